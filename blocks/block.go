@@ -1,0 +1,107 @@
+package blocks
+
+import (
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// RuntimeBuiltin is the runtime of the built-in blocks.
+const RuntimeBuiltin = "builtin"
+
+// Block is a block kind a step can use.
+type Block struct {
+	Name        string
+	Runtime     string // RuntimeBuiltin, lang.RuntimeGo, lang.RuntimeJS or lang.RuntimeLLM
+	Description string
+	UseWhen     string
+	Tags        []string
+	Inputs      []*lang.Field
+	Outputs     []*lang.Field
+
+	// OpenOutputs lets a step declare extra typed output fields with
+	// `output` blocks (the llm built-in).
+	OpenOutputs bool
+	// CacheDefault is whether a step's result is reused when its block and
+	// inputs are unchanged, unless the step says otherwise (§4.4).
+	CacheDefault bool
+	// PropagatesSensitive marks the outputs sensitive when any input is: the
+	// block's code could echo its inputs (§4.5).
+	PropagatesSensitive bool
+	// OutputTypeFrom maps an output to the input whose value type it has
+	// (the value built-in returns its input unchanged).
+	OutputTypeFrom map[string]string
+
+	// Def is the definition of a user block; nil for built-ins.
+	Def *lang.BlockDef
+}
+
+// Builtin reports whether b is a built-in block.
+func (b *Block) Builtin() bool { return b.Runtime == RuntimeBuiltin }
+
+// DeclRange is where the block is defined; empty for built-ins.
+func (b *Block) DeclRange() hcl.Range {
+	if b.Def == nil {
+		return hcl.Range{}
+	}
+	return b.Def.DeclRange
+}
+
+// Input returns the input named name, or nil.
+func (b *Block) Input(name string) *lang.Field { return findField(b.Inputs, name) }
+
+// Output returns the output named name, or nil.
+func (b *Block) Output(name string) *lang.Field { return findField(b.Outputs, name) }
+
+// InputNames lists the block's input names in declaration order.
+func (b *Block) InputNames() []string { return fieldNames(b.Inputs) }
+
+// OutputNames lists the block's output names in declaration order.
+func (b *Block) OutputNames() []string { return fieldNames(b.Outputs) }
+
+// InputType is the object type of all the block's inputs.
+func (b *Block) InputType() cty.Type { return ObjectType(b.Inputs) }
+
+// OutputType is the object type of all the block's outputs.
+func (b *Block) OutputType() cty.Type { return ObjectType(b.Outputs) }
+
+// ObjectType is the object type with an attribute per field.
+func ObjectType(fields []*lang.Field) cty.Type {
+	attrs := make(map[string]cty.Type, len(fields))
+	for _, f := range fields {
+		attrs[f.Name] = f.Type.Type
+	}
+	return cty.Object(attrs)
+}
+
+func findField(fields []*lang.Field, name string) *lang.Field {
+	for _, f := range fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+func fieldNames(fields []*lang.Field) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// MergeOutputs returns base with extra added; an extra field replaces a base
+// field of the same name.
+func MergeOutputs(base, extra []*lang.Field) []*lang.Field {
+	if len(extra) == 0 {
+		return base
+	}
+	out := make([]*lang.Field, 0, len(base)+len(extra))
+	for _, f := range base {
+		if findField(extra, f.Name) == nil {
+			out = append(out, f)
+		}
+	}
+	return append(out, extra...)
+}

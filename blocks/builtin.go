@@ -1,0 +1,145 @@
+package blocks
+
+import (
+	"github.com/flowctl/flowctl/lang"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// DefaultMaxBytes is the default response limit of http and scrape.
+const DefaultMaxBytes = 10 << 20
+
+// UsageType is the type of an llm step's usage output.
+var UsageType = cty.Object(map[string]cty.Type{
+	"prompt_tokens":     cty.Number,
+	"completion_tokens": cty.Number,
+	"total_tokens":      cty.Number,
+})
+
+func field(name string, ty cty.Type, def cty.Value, desc string) *lang.Field {
+	return &lang.Field{Name: name, Type: lang.TypeSpec{Type: ty}, Default: def, Description: desc}
+}
+
+// required is a field with no default.
+func required(name string, ty cty.Type, desc string) *lang.Field {
+	return field(name, ty, cty.NilVal, desc)
+}
+
+// optional is a field whose default is null.
+func optional(name string, ty cty.Type, desc string) *lang.Field {
+	return field(name, ty, cty.NullVal(ty), desc)
+}
+
+func out(name string, ty cty.Type, desc string) *lang.Field {
+	return field(name, ty, cty.NilVal, desc)
+}
+
+// Builtins returns the built-in blocks of §3.2, in catalog order. Each call
+// returns fresh values.
+func Builtins() []*Block {
+	stringMap := cty.Map(cty.String)
+	return []*Block{
+		{
+			Name:        "http",
+			Runtime:     RuntimeBuiltin,
+			Description: "Make an HTTP request and return the status, headers and body",
+			UseWhen:     "You need to call a web API or download a document over HTTP",
+			Tags:        []string{"web", "api", "network"},
+			Inputs: []*lang.Field{
+				required("url", cty.String, "The URL to request"),
+				field("method", cty.String, cty.StringVal("GET"), "The HTTP method"),
+				optional("headers", stringMap, "Request headers"),
+				optional("query", stringMap, "Query parameters added to the URL"),
+				optional("body", cty.DynamicPseudoType, "The request body"),
+				field("body_type", cty.String, cty.StringVal("json"), "How the body is encoded: json, form or text"),
+				field("max_bytes", cty.Number, cty.NumberIntVal(DefaultMaxBytes), "The largest response body accepted"),
+			},
+			Outputs: []*lang.Field{
+				out("status", cty.Number, "The HTTP status code"),
+				out("headers", stringMap, "Response headers"),
+				out("body", cty.DynamicPseudoType, "The body, parsed when it is JSON, else a string"),
+				out("text", cty.String, "The body as text"),
+			},
+		},
+		{
+			Name:        "llm",
+			Runtime:     RuntimeBuiltin,
+			Description: "Ask a language model; declare output fields for structured, type-checked replies",
+			UseWhen:     "You need to summarize, classify, extract, translate or generate text",
+			Tags:        []string{"llm", "ai", "text"},
+			Inputs: []*lang.Field{
+				required("prompt", cty.String, "The prompt"),
+				optional("system", cty.String, "The system message"),
+				optional("model", cty.String, "The model; default FLOWCTL_MODEL"),
+				optional("temperature", cty.Number, "Sampling temperature"),
+				optional("max_tokens", cty.Number, "The most tokens to generate"),
+			},
+			Outputs: []*lang.Field{
+				out("text", cty.String, "The model's reply"),
+				out("usage", UsageType, "Tokens used"),
+			},
+			OpenOutputs:         true,
+			PropagatesSensitive: true,
+		},
+		{
+			Name:        "scrape",
+			Runtime:     RuntimeBuiltin,
+			Description: "Fetch a web page and extract its title, text and links",
+			UseWhen:     "You need the readable text or the links of an HTML page",
+			Tags:        []string{"web", "html", "network"},
+			Inputs: []*lang.Field{
+				required("url", cty.String, "The page's URL"),
+				optional("selector", cty.String, "A CSS selector limiting what is extracted"),
+				field("max_bytes", cty.Number, cty.NumberIntVal(DefaultMaxBytes), "The largest page accepted"),
+			},
+			Outputs: []*lang.Field{
+				out("title", cty.String, "The page title"),
+				out("text", cty.String, "The visible text"),
+				out("links", cty.List(cty.String), "The absolute URLs of the links"),
+			},
+		},
+		{
+			Name:        "file",
+			Runtime:     RuntimeBuiltin,
+			Description: "Read a text file next to the flow",
+			UseWhen:     "You need the contents of a local text file",
+			Tags:        []string{"file", "local"},
+			Inputs: []*lang.Field{
+				required("path", cty.String, "The path, relative to the flow file"),
+			},
+			Outputs: []*lang.Field{
+				out("text", cty.String, "The file's text"),
+				out("sha256", cty.String, "The hex SHA-256 of the file"),
+			},
+			CacheDefault: true,
+		},
+		{
+			Name:        "value",
+			Runtime:     RuntimeBuiltin,
+			Description: "Return a value unchanged",
+			UseWhen:     "You need a named intermediate value or a constant",
+			Tags:        []string{"core"},
+			Inputs: []*lang.Field{
+				required("value", cty.DynamicPseudoType, "Any value"),
+			},
+			Outputs: []*lang.Field{
+				out("value", cty.DynamicPseudoType, "The same value"),
+			},
+			CacheDefault:        true,
+			PropagatesSensitive: true,
+			OutputTypeFrom:      map[string]string{"value": "value"},
+		},
+		{
+			Name:        "sleep",
+			Runtime:     RuntimeBuiltin,
+			Description: "Wait for a duration",
+			UseWhen:     "You need a pause between steps",
+			Tags:        []string{"core", "time"},
+			Inputs: []*lang.Field{
+				required("duration", cty.String, "How long, such as \"500ms\" or \"2s\""),
+			},
+			Outputs: []*lang.Field{
+				out("slept_ms", cty.Number, "How long the step slept, in milliseconds"),
+			},
+		},
+	}
+}

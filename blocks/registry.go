@@ -1,0 +1,121 @@
+package blocks
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Registry is the set of blocks a flow can use, by name: the built-ins, then
+// blocks defined inline in the flow, in blocks/*.block.hcl next to the flow,
+// and in every --registry directory (§1).
+type Registry struct {
+	blocks []*Block
+	byName map[string]*Block
+	files  []string
+}
+
+// NewRegistry returns a registry holding the built-in blocks.
+func NewRegistry() *Registry {
+	r := &Registry{byName: map[string]*Block{}}
+	for _, b := range Builtins() {
+		r.blocks = append(r.blocks, b)
+		r.byName[b.Name] = b
+	}
+	return r
+}
+
+// Lookup returns the block named name, or nil.
+func (r *Registry) Lookup(name string) *Block { return r.byName[name] }
+
+// All returns every block, built-ins first, then in the order loaded.
+func (r *Registry) All() []*Block { return r.blocks }
+
+// Names returns every block name, sorted.
+func (r *Registry) Names() []string { return lang.SortedKeys(r.byName) }
+
+// Files lists the block files that were read, in order.
+func (r *Registry) Files() []string { return r.files }
+
+// AddDefs checks block definitions and adds them. A name that is already
+// taken is an error pointing at both definitions.
+func (r *Registry) AddDefs(defs []*lang.BlockDef) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, def := range defs {
+		b, d := FromDef(def)
+		diags = append(diags, d...)
+		if prev, ok := r.byName[def.Name]; ok {
+			if prev.Builtin() {
+				diags = append(diags, lang.Error(def.NameRange, "Reserved block name",
+					"%q is the name of a built-in block; a user block must have a name of its own.", def.Name)...)
+			} else {
+				diags = append(diags, lang.Error(def.NameRange, "Duplicate block definition",
+					"A block named %q is already defined at %s; each block name is defined once across the flow, blocks/ and the registries.",
+					def.Name, lang.RangeString(prev.Def.NameRange))...)
+			}
+			continue
+		}
+		r.blocks = append(r.blocks, b)
+		r.byName[b.Name] = b
+	}
+	return diags
+}
+
+// LoadDir parses and adds every *.block.hcl file directly inside dir. A
+// missing directory is an error when required is true and nothing otherwise.
+func (r *Registry) LoadDir(parser *lang.Parser, dir string, required bool) hcl.Diagnostics {
+	if _, err := os.Stat(dir); err != nil {
+		if !required {
+			return nil
+		}
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Registry directory not found",
+			Detail:   "The registry directory " + dir + " could not be read: " + err.Error() + ".",
+		}}
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "*.block.hcl"))
+	sort.Strings(matches)
+	var diags hcl.Diagnostics
+	for _, path := range matches {
+		defs, d := ParseBlockFile(parser, path)
+		diags = append(diags, d...)
+		r.files = append(r.files, path)
+		diags = append(diags, r.AddDefs(defs)...)
+	}
+	return diags
+}
+
+// ParseBlockFile parses and decodes one block file.
+func ParseBlockFile(parser *lang.Parser, path string) ([]*lang.BlockDef, hcl.Diagnostics) {
+	f, diags := parser.ParseFile(path)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	defs, d := lang.DecodeBlockFile(f)
+	return defs, append(diags, d...)
+}
+
+// LoadOptions says where a flow's registry comes from.
+type LoadOptions struct {
+	Parser       *lang.Parser
+	FlowFile     string          // its directory's blocks/ is searched
+	Inline       []*lang.BlockDef // definitions in the flow file itself
+	RegistryDirs []string
+}
+
+// Load builds a flow's registry in the order of §1.
+func Load(opts LoadOptions) (*Registry, hcl.Diagnostics) {
+	r := NewRegistry()
+	diags := r.AddDefs(opts.Inline)
+	if opts.FlowFile != "" {
+		diags = append(diags, r.LoadDir(opts.Parser, filepath.Join(filepath.Dir(opts.FlowFile), "blocks"), false)...)
+	}
+	for _, dir := range opts.RegistryDirs {
+		diags = append(diags, r.LoadDir(opts.Parser, dir, true)...)
+	}
+	return r, diags
+}

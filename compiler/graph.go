@@ -1,0 +1,241 @@
+package compiler
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// graph builds the DAG: a step depends on the steps its expressions refer
+// to, directly or through locals, and on its depends_on entries.
+func (c *compilation) graph() hcl.Diagnostics {
+	p := c.prog
+	localSteps := map[*Local][]*Step{}
+	var stepsOf func(l *Local, seen map[*Local]bool) []*Step
+	stepsOf = func(l *Local, seen map[*Local]bool) []*Step {
+		if r, ok := localSteps[l]; ok {
+			return r
+		}
+		if seen[l] {
+			return nil
+		}
+		seen[l] = true
+		out := append([]*Step(nil), l.Steps...)
+		for _, d := range l.Deps {
+			out = append(out, stepsOf(d, seen)...)
+		}
+		localSteps[l] = out
+		return out
+	}
+	for _, s := range p.Steps {
+		add := func(dep *Step, rng hcl.Range) {
+			if dep == nil || dep == s {
+				return
+			}
+			if _, ok := s.depRanges[dep]; !ok {
+				s.depRanges[dep] = rng
+				s.Deps = append(s.Deps, dep)
+			}
+		}
+		for _, r := range s.Refs {
+			switch r.Root {
+			case lang.RootStep:
+				add(p.StepsByName[r.Name], r.NameRange)
+			case lang.RootLocal:
+				if l := p.LocalsByName[r.Name]; l != nil {
+					s.LocalRefs = append(s.LocalRefs, l)
+					for _, dep := range stepsOf(l, map[*Local]bool{}) {
+						add(dep, r.NameRange)
+					}
+				}
+			}
+		}
+		for _, tr := range s.DependsOn {
+			if ref, _ := lang.ParseRef(tr); ref != nil {
+				add(p.StepsByName[ref.Name], tr.SourceRange())
+			}
+		}
+		sort.Slice(s.Deps, func(i, j int) bool { return s.Deps[i].Index < s.Deps[j].Index })
+	}
+	for _, s := range p.Steps {
+		for _, d := range s.Deps {
+			d.Dependents = append(d.Dependents, s)
+		}
+	}
+	return nil
+}
+
+// cycles reports every cycle of the DAG, naming each step on it.
+func (c *compilation) cycles() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, scc := range stronglyConnected(c.prog.Steps) {
+		if len(scc) < 2 {
+			continue
+		}
+		cycle := cyclePath(scc)
+		names := make([]string, 0, len(cycle)+1)
+		for _, s := range cycle {
+			names = append(names, "step."+s.Name)
+		}
+		names = append(names, "step."+cycle[0].Name)
+		detail := "These steps depend on each other in a cycle: " + strings.Join(names, " → ") + "."
+		if len(cycle) < len(scc) {
+			detail += " All the steps caught in cycles here: " + strings.Join(Names(scc), ", ") + "."
+		}
+		first, next := cycle[0], cycle[1%len(cycle)]
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Dependency cycle",
+			Detail:   detail + " Remove one of the references to break it.",
+			Subject:  first.depRanges[next].Ptr(),
+		})
+	}
+	return diags
+}
+
+// stronglyConnected returns the strongly connected components of the step
+// graph (Tarjan's algorithm), each sorted by declaration order.
+func stronglyConnected(steps []*Step) [][]*Step {
+	index := make([]int, len(steps))
+	low := make([]int, len(steps))
+	onStack := make([]bool, len(steps))
+	for i := range index {
+		index[i] = -1
+	}
+	var stack []*Step
+	var out [][]*Step
+	next := 0
+	var connect func(s *Step)
+	connect = func(s *Step) {
+		index[s.Index], low[s.Index] = next, next
+		next++
+		stack = append(stack, s)
+		onStack[s.Index] = true
+		for _, d := range s.Deps {
+			switch {
+			case index[d.Index] < 0:
+				connect(d)
+				low[s.Index] = min(low[s.Index], low[d.Index])
+			case onStack[d.Index]:
+				low[s.Index] = min(low[s.Index], index[d.Index])
+			}
+		}
+		if low[s.Index] == index[s.Index] {
+			var scc []*Step
+			for {
+				top := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[top.Index] = false
+				scc = append(scc, top)
+				if top == s {
+					break
+				}
+			}
+			sort.Slice(scc, func(i, j int) bool { return scc[i].Index < scc[j].Index })
+			out = append(out, scc)
+		}
+	}
+	for _, s := range steps {
+		if index[s.Index] < 0 {
+			connect(s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0].Index < out[j][0].Index })
+	return out
+}
+
+// cyclePath finds a cycle through the first step of a strongly connected
+// component, following dependencies inside it.
+func cyclePath(scc []*Step) []*Step {
+	in := map[*Step]bool{}
+	for _, s := range scc {
+		in[s] = true
+	}
+	start := scc[0]
+	visited := map[*Step]bool{}
+	var path []*Step
+	var dfs func(s *Step) bool
+	dfs = func(s *Step) bool {
+		path = append(path, s)
+		visited[s] = true
+		for _, d := range s.Deps {
+			if d == start {
+				return true
+			}
+			if in[d] && !visited[d] && dfs(d) {
+				return true
+			}
+		}
+		path = path[:len(path)-1]
+		return false
+	}
+	if dfs(start) {
+		return path
+	}
+	return scc
+}
+
+// stages assigns each step its longest-path level and finds a critical
+// path.
+func (c *compilation) stages() hcl.Diagnostics {
+	p := c.prog
+	order := topoOrder(p.Steps)
+	for _, s := range order {
+		s.Stage = 0
+		for _, d := range s.Deps {
+			s.Stage = max(s.Stage, d.Stage+1)
+		}
+		for len(p.Stages) <= s.Stage {
+			p.Stages = append(p.Stages, nil)
+		}
+	}
+	for _, s := range p.Steps {
+		p.Stages[s.Stage] = append(p.Stages[s.Stage], s)
+	}
+	var last *Step
+	for _, s := range p.Steps {
+		if last == nil || s.Stage > last.Stage {
+			last = s
+		}
+	}
+	for s := last; s != nil; {
+		p.CriticalPath = append([]*Step{s}, p.CriticalPath...)
+		var prev *Step
+		for _, d := range s.Deps {
+			if d.Stage == s.Stage-1 {
+				prev = d
+				break
+			}
+		}
+		s = prev
+	}
+	return nil
+}
+
+// topoOrder returns the steps with every step after its dependencies, in
+// declaration order where the graph allows (Kahn's algorithm).
+func topoOrder(steps []*Step) []*Step {
+	pending := make([]int, len(steps))
+	var ready []*Step
+	for _, s := range steps {
+		pending[s.Index] = len(s.Deps)
+		if len(s.Deps) == 0 {
+			ready = append(ready, s)
+		}
+	}
+	out := make([]*Step, 0, len(steps))
+	for len(ready) > 0 {
+		s := ready[0]
+		ready = ready[1:]
+		out = append(out, s)
+		for _, d := range s.Dependents {
+			pending[d.Index]--
+			if pending[d.Index] == 0 {
+				ready = append(ready, d)
+			}
+		}
+	}
+	return out
+}

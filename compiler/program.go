@@ -1,0 +1,205 @@
+package compiler
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+)
+
+// Program is a compiled flow.
+type Program struct {
+	Filename string
+	Dir      string
+	// SourceHash is the SHA-256 of the flow file and every block file it
+	// loaded, so that a saved plan can tell when the flow changed.
+	SourceHash string
+
+	File      *lang.File
+	Flow      *lang.Flow
+	Registry  *blocks.Registry
+	Functions map[string]function.Function
+
+	Inputs   []*lang.Input
+	Secrets  []*lang.Secret
+	Locals   []*Local
+	Memories []*lang.Memory
+	Outputs  []*lang.Output
+	Steps    []*Step // in declaration order
+
+	InputsByName   map[string]*lang.Input
+	SecretsByName  map[string]*lang.Secret
+	LocalsByName   map[string]*Local
+	MemoriesByName map[string]*lang.Memory
+	StepsByName    map[string]*Step
+	OutputsByName  map[string]*lang.Output
+
+	// Stages are the longest-path levels of the DAG: a step's stage is one
+	// more than the highest stage of its dependencies. They are for display;
+	// the runtime starts each step as soon as its own dependencies finish.
+	Stages [][]*Step
+	// CriticalPath is a longest chain of dependent steps.
+	CriticalPath []*Step
+}
+
+// Step is a compiled step.
+type Step struct {
+	*lang.Step
+	Index   int // position in Program.Steps
+	Block   *blocks.Block
+	Outputs []*lang.Field // the block's outputs plus the step's declared ones
+	// OutputType is the type of one instance's outputs; Value is what
+	// `step.NAME` evaluates to at compile time (unknown, of the right type,
+	// marked sensitive when it may be).
+	OutputType cty.Type
+	Value      cty.Value
+	Sensitive  bool
+
+	// Refs are the references of the step's expressions (arguments, when,
+	// for_each); LocalRefs the locals those use, transitively.
+	Refs      []*lang.Ref
+	LocalRefs []*Local
+	// Deps are the steps this one depends on, in declaration order;
+	// Dependents the steps that depend on it.
+	Deps       []*Step
+	Dependents []*Step
+	depRanges  map[*Step]hcl.Range // where each dependency is referenced
+	Stage      int                 // index into Program.Stages
+}
+
+// Local is a compiled local value.
+type Local struct {
+	*lang.Local
+	Refs  []*lang.Ref
+	Deps  []*Local // locals it refers to directly
+	Steps []*Step  // steps it refers to directly
+}
+
+// CacheEnabled is whether the step's results are cached: the step's cache
+// argument, else its block's default.
+func (s *Step) CacheEnabled() bool {
+	if s.Cache != nil {
+		return *s.Cache
+	}
+	return s.Block.CacheDefault
+}
+
+// Names returns the names of steps, in order.
+func Names(steps []*Step) []string {
+	out := make([]string, len(steps))
+	for i, s := range steps {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// Options configure a compilation.
+type Options struct {
+	// Parser reads the files; the caller keeps it to print diagnostics with
+	// snippets. A new one is made when nil.
+	Parser *lang.Parser
+	// RegistryDirs are the --registry directories.
+	RegistryDirs []string
+	// Source, when set, is used as the flow file's content instead of
+	// reading it (for tests and editors).
+	Source []byte
+}
+
+// Compile compiles the flow file at filename. It returns the program as far
+// as compilation got, which is complete only when diags has no errors.
+func Compile(filename string, opts Options) (*Program, hcl.Diagnostics) {
+	if opts.Parser == nil {
+		opts.Parser = lang.NewParser()
+	}
+	c := &compilation{
+		opts: opts,
+		prog: &Program{Filename: filename, Dir: filepath.Dir(filename)},
+	}
+	var diags hcl.Diagnostics
+	for _, p := range passes {
+		d := p.run(c)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			break
+		}
+	}
+	return c.prog, Normalize(diags)
+}
+
+type compilation struct {
+	opts Options
+	prog *Program
+}
+
+// passes are the compiler's passes in order; compilation stops after one
+// that produced errors.
+var passes = []struct {
+	name string
+	run  func(*compilation) hcl.Diagnostics
+}{
+	{"decode", (*compilation).decode},
+	{"resolve", (*compilation).resolve},
+	{"types", (*compilation).types},
+	{"graph", (*compilation).graph},
+	{"cycles", (*compilation).cycles},
+	{"stages", (*compilation).stages},
+}
+
+// Normalize orders diagnostics by file and position, diagnostics without a
+// range first, and drops repeats of the same problem at the same place.
+func Normalize(diags hcl.Diagnostics) hcl.Diagnostics {
+	type key struct {
+		summary, detail string
+		rng             hcl.Range
+	}
+	seen := map[key]bool{}
+	out := diags[:0]
+	for _, d := range diags {
+		k := key{summary: d.Summary, detail: d.Detail}
+		if d.Subject != nil {
+			k.rng = *d.Subject
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, d)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Subject, out[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a == nil && b != nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		}
+		return a.Start.Byte < b.Start.Byte
+	})
+	return out
+}
+
+func (c *compilation) hashSources() {
+	h := sha256.New()
+	files := c.opts.Parser.Files()
+	names := append([]string{c.prog.Filename}, c.prog.Registry.Files()...)
+	for _, name := range names {
+		var src []byte
+		if f, ok := files[name]; ok && f != nil {
+			src = f.Bytes
+		} else if b, err := os.ReadFile(name); err == nil {
+			src = b
+		}
+		h.Write([]byte(filepath.Base(name)))
+		h.Write([]byte{0})
+		h.Write(src)
+		h.Write([]byte{0})
+	}
+	c.prog.SourceHash = hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,341 @@
+package compiler
+
+import (
+	"strings"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// resolve looks up every step's block, checks its arguments against the
+// block's inputs, and resolves every reference and function name.
+func (c *compilation) resolve() hcl.Diagnostics {
+	p := c.prog
+	var diags hcl.Diagnostics
+	for _, s := range p.Steps {
+		diags = append(diags, c.resolveBlock(s)...)
+	}
+	for _, l := range p.Locals {
+		var d hcl.Diagnostics
+		l.Refs, d = c.resolveExpr(l.Expr, refContext{what: "a local value"})
+		diags = append(diags, d...)
+		for _, r := range l.Refs {
+			switch r.Root {
+			case lang.RootLocal:
+				if dep := p.LocalsByName[r.Name]; dep != nil {
+					l.Deps = append(l.Deps, dep)
+				}
+			case lang.RootStep:
+				if dep := p.StepsByName[r.Name]; dep != nil {
+					l.Steps = append(l.Steps, dep)
+				}
+			}
+		}
+	}
+	diags = append(diags, c.localCycles()...)
+	for _, s := range p.Steps {
+		ctx := refContext{what: "step " + quote(s.Name), self: s, each: s.ForEach != nil}
+		for _, a := range s.Args {
+			refs, d := c.resolveExpr(a.Expr, ctx)
+			diags = append(diags, d...)
+			s.Refs = append(s.Refs, refs...)
+		}
+		if s.When != nil {
+			refs, d := c.resolveExpr(s.When, ctx)
+			diags = append(diags, d...)
+			s.Refs = append(s.Refs, refs...)
+		}
+		if s.ForEach != nil {
+			refs, d := c.resolveExpr(s.ForEach, refContext{what: "for_each", self: s})
+			diags = append(diags, d...)
+			s.Refs = append(s.Refs, refs...)
+		}
+		for _, tr := range s.DependsOn {
+			ref, _ := lang.ParseRef(tr)
+			diags = append(diags, c.resolveStepName(ref, refContext{self: s})...)
+		}
+	}
+	for _, o := range p.Outputs {
+		if o.Value != nil {
+			_, d := c.resolveExpr(o.Value, refContext{what: "an output"})
+			diags = append(diags, d...)
+		}
+	}
+	for _, m := range p.Memories {
+		if m.Value != nil {
+			_, d := c.resolveExpr(m.Value, refContext{what: "a memory value"})
+			diags = append(diags, d...)
+		}
+	}
+	return diags
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// resolveBlock finds the step's block and checks the step's arguments and
+// output declarations against it.
+func (c *compilation) resolveBlock(s *Step) hcl.Diagnostics {
+	if s.Use == "" {
+		return nil // reported by lang
+	}
+	b := c.prog.Registry.Lookup(s.Use)
+	if b == nil {
+		return lang.Error(s.UseRange, "Unknown block",
+			"There is no block named %q among the built-in blocks, the flow's inline blocks, blocks/ and the registries.%s",
+			s.Use, lang.Suggest(s.Use, c.prog.Registry.Names()))
+	}
+	s.Block = b
+	s.Outputs = b.Outputs
+	var diags hcl.Diagnostics
+	for _, a := range s.Args {
+		if b.Input(a.Name) != nil {
+			continue
+		}
+		options := append(b.InputNames(), lang.MetaArguments...)
+		diags = append(diags, lang.Error(a.NameRange, "Unsupported argument",
+			"Block %q has no input named %q; its inputs are %s.%s",
+			b.Name, a.Name, listOrNone(b.InputNames()), lang.Suggest(a.Name, options))...)
+	}
+	for _, in := range b.Inputs {
+		if !in.Required() || s.ArgsByName[in.Name] != nil {
+			continue
+		}
+		detail := "Step %q uses block %q, which requires input %q (%s)."
+		if in.Description != "" {
+			detail += " " + strings.TrimSuffix(in.Description, ".") + "."
+		}
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Missing required input",
+			Detail:   sprintf(detail, s.Name, b.Name, in.Name, lang.TypeString(in.Type.Type)),
+			Subject:  s.DeclRange.Ptr(),
+		})
+	}
+	if len(s.Step.Outputs) > 0 {
+		if !b.OpenOutputs {
+			diags = append(diags, lang.Error(s.OutputRange, "Unexpected output block",
+				"Only steps that use the llm block can declare output fields; block %q has the fixed outputs %s.",
+				b.Name, listOrNone(b.OutputNames()))...)
+		} else {
+			s.Outputs = blocks.MergeOutputs(b.Outputs, s.Step.Outputs)
+		}
+	}
+	return diags
+}
+
+// refContext says where an expression stands, for the rules on references.
+type refContext struct {
+	what string // "step \"x\"", "an output", …
+	self *Step  // the step the expression belongs to
+	each bool   // each.key and each.value are available
+}
+
+// resolveExpr checks every reference and function call of an expression.
+func (c *compilation) resolveExpr(expr hcl.Expression, ctx refContext) ([]*lang.Ref, hcl.Diagnostics) {
+	var refs []*lang.Ref
+	var diags hcl.Diagnostics
+	for _, tr := range expr.Variables() {
+		ref, d := c.resolveTraversal(tr, ctx)
+		diags = append(diags, d...)
+		if ref != nil && !d.HasErrors() {
+			refs = append(refs, ref)
+		}
+	}
+	diags = append(diags, c.checkFunctions(expr)...)
+	return refs, diags
+}
+
+func (c *compilation) resolveTraversal(tr hcl.Traversal, ctx refContext) (*lang.Ref, hcl.Diagnostics) {
+	p := c.prog
+	root := tr.RootName()
+	switch root {
+	case lang.RootInput, lang.RootSecret, lang.RootLocal, lang.RootMemory, lang.RootStep, lang.RootEach, lang.RootRun, lang.RootFlow:
+	default:
+		return nil, lang.Error(tr[0].SourceRange(), "Unknown variable",
+			"There is no variable named %q. References start with one of %s.%s",
+			root, strings.Join(lang.Roots, ", "), lang.Suggest(root, lang.Roots))
+	}
+	ref, diags := lang.ParseRef(tr)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	unknown := func(kind string, names []string) hcl.Diagnostics {
+		return lang.Error(ref.NameRange, "Unknown "+kind,
+			"There is no %s named %q in this flow.%s", kind, ref.Name, lang.Suggest(ref.Name, names))
+	}
+	switch root {
+	case lang.RootInput:
+		if p.InputsByName[ref.Name] == nil {
+			diags = unknown("input", lang.SortedKeys(p.InputsByName))
+		}
+	case lang.RootSecret:
+		if p.SecretsByName[ref.Name] == nil {
+			diags = unknown("secret", lang.SortedKeys(p.SecretsByName))
+		}
+	case lang.RootLocal:
+		if p.LocalsByName[ref.Name] == nil {
+			diags = unknown("local value", lang.SortedKeys(p.LocalsByName))
+		}
+	case lang.RootMemory:
+		if p.MemoriesByName[ref.Name] == nil {
+			diags = unknown("memory", lang.SortedKeys(p.MemoriesByName))
+		}
+	case lang.RootStep:
+		diags = c.resolveStepRef(ref, ctx)
+	case lang.RootEach:
+		switch {
+		case !ctx.each && ctx.self != nil && ctx.self.ForEach != nil:
+			diags = lang.Error(tr.SourceRange(), "Invalid each reference",
+				"The for_each expression itself cannot use %s: each refers to the instances it creates.", lang.TraversalString(tr))
+		case !ctx.each:
+			diags = lang.Error(tr.SourceRange(), "Reference to each outside for_each",
+				"%s is only available in the arguments and when condition of a step that has for_each; %s has none.",
+				lang.TraversalString(tr), ctx.what)
+		case ref.Name != "key" && ref.Name != "value":
+			diags = lang.Error(ref.NameRange, "Invalid each reference",
+				"each has only the attributes key and value.%s", lang.Suggest(ref.Name, []string{"key", "value"}))
+		}
+	case lang.RootRun:
+		if ref.Name != "id" {
+			diags = lang.Error(ref.NameRange, "Invalid run reference", "run has only the attribute id.%s",
+				lang.Suggest(ref.Name, []string{"id"}))
+		}
+	case lang.RootFlow:
+		if ref.Name != "name" {
+			diags = lang.Error(ref.NameRange, "Invalid flow reference", "flow has only the attribute name.%s",
+				lang.Suggest(ref.Name, []string{"name"}))
+		}
+	}
+	return ref, diags
+}
+
+func (c *compilation) resolveStepName(ref *lang.Ref, ctx refContext) hcl.Diagnostics {
+	target := c.prog.StepsByName[ref.Name]
+	if target == nil {
+		return lang.Error(ref.NameRange, "Unknown step",
+			"There is no step named %q in this flow.%s", ref.Name, lang.Suggest(ref.Name, lang.SortedKeys(c.prog.StepsByName)))
+	}
+	if target == ctx.self {
+		return lang.Error(ref.NameRange, "Self-referential step",
+			"Step %q refers to itself; a step cannot depend on its own outputs.", ref.Name)
+	}
+	return nil
+}
+
+// resolveStepRef checks step.NAME.FIELD, or step.NAME[KEY].FIELD for a step
+// with for_each.
+func (c *compilation) resolveStepRef(ref *lang.Ref, ctx refContext) hcl.Diagnostics {
+	if d := c.resolveStepName(ref, ctx); d.HasErrors() {
+		return d
+	}
+	target := c.prog.StepsByName[ref.Name]
+	rest := ref.Traversal[2:]
+	if len(rest) == 0 {
+		return nil
+	}
+	if target.ForEach != nil {
+		if attr, ok := rest[0].(hcl.TraverseAttr); ok {
+			return lang.Error(hcl.RangeBetween(ref.NameRange, attr.SrcRange), "Missing instance key",
+				"Step %q has for_each, so step.%s is a collection of instances: use step.%s[KEY].%s for one instance or step.%s[*].%s for all of them.",
+				ref.Name, ref.Name, ref.Name, attr.Name, ref.Name, attr.Name)
+		}
+		rest = rest[1:]
+		if len(rest) == 0 {
+			return nil
+		}
+	} else if idx, ok := rest[0].(hcl.TraverseIndex); ok {
+		return lang.Error(idx.SrcRange, "Unexpected instance key",
+			"Step %q has no for_each, so it has one instance and no keys: refer to its outputs as step.%s.FIELD.", ref.Name, ref.Name)
+	}
+	attr, ok := rest[0].(hcl.TraverseAttr)
+	if !ok || target.Block == nil {
+		return nil // an index into the outputs object; the types pass checks it
+	}
+	for _, f := range target.Outputs {
+		if f.Name == attr.Name {
+			return nil
+		}
+	}
+	names := make([]string, len(target.Outputs))
+	for i, f := range target.Outputs {
+		names[i] = f.Name
+	}
+	return lang.Error(attr.SrcRange, "Unknown output field",
+		"Step %q (block %q) has no output named %q; its outputs are %s.%s",
+		ref.Name, target.Block.Name, attr.Name, listOrNone(names), lang.Suggest(attr.Name, names))
+}
+
+// checkFunctions reports calls to functions that are not in the table.
+func (c *compilation) checkFunctions(expr hcl.Expression) hcl.Diagnostics {
+	node, ok := expr.(hclsyntax.Node)
+	if !ok {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	hclsyntax.VisitAll(node, func(n hclsyntax.Node) hcl.Diagnostics {
+		call, ok := n.(*hclsyntax.FunctionCallExpr)
+		if !ok {
+			return nil
+		}
+		if _, ok := c.prog.Functions[call.Name]; !ok {
+			diags = append(diags, lang.Error(call.NameRange, "Call to unknown function",
+				"There is no function named %q.%s", call.Name, lang.Suggest(call.Name, lang.SortedKeys(c.prog.Functions)))...)
+		}
+		return nil
+	})
+	return diags
+}
+
+// localCycles reports locals that depend on themselves.
+func (c *compilation) localCycles() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	const (
+		unvisited = iota
+		visiting
+		done
+	)
+	state := map[*Local]int{}
+	var stack []*Local
+	var visit func(l *Local)
+	visit = func(l *Local) {
+		state[l] = visiting
+		stack = append(stack, l)
+		for _, d := range l.Deps {
+			switch state[d] {
+			case unvisited:
+				visit(d)
+			case visiting:
+				var names []string
+				start := 0
+				for i, s := range stack {
+					if s == d {
+						start = i
+					}
+				}
+				for _, s := range stack[start:] {
+					names = append(names, "local."+s.Name)
+				}
+				names = append(names, "local."+d.Name)
+				diags = append(diags, lang.Error(d.NameRange, "Cycle in locals",
+					"These local values refer to each other in a cycle: %s.", strings.Join(names, " → "))...)
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[l] = done
+	}
+	for _, l := range c.prog.Locals {
+		if state[l] == unvisited {
+			visit(l)
+		}
+	}
+	return diags
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}

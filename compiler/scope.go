@@ -1,0 +1,132 @@
+package compiler
+
+import (
+	"sync"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Values supplies what references evaluate to. The compiler supplies
+// unknown values of the declared types; plan supplies known inputs; the
+// runtime supplies the real values of finished steps.
+type Values interface {
+	Input(in *lang.Input) cty.Value
+	Secret(s *lang.Secret) cty.Value
+	Memory(m *lang.Memory) cty.Value
+	Step(s *Step) cty.Value
+	RunID() cty.Value
+}
+
+// Each is the each object of one instance of a for_each step.
+type Each struct {
+	Key, Value cty.Value
+}
+
+// Scope evaluates a program's expressions against a set of Values. Local
+// values are evaluated once per scope, when first used. A Scope is safe for
+// concurrent use.
+type Scope struct {
+	Program *Program
+	Values  Values
+
+	mu     sync.Mutex
+	locals map[*Local]*localResult
+}
+
+type localResult struct {
+	once  sync.Once
+	val   cty.Value
+	diags hcl.Diagnostics
+}
+
+// NewScope returns a scope over prog's expressions.
+func NewScope(prog *Program, vals Values) *Scope {
+	return &Scope{Program: prog, Values: vals, locals: map[*Local]*localResult{}}
+}
+
+// Eval evaluates expr, with each set inside a for_each instance.
+func (s *Scope) Eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.EvalContext, hcl.Diagnostics) {
+	ctx, diags := s.EvalContext(expr.Variables(), each)
+	if diags.HasErrors() {
+		return cty.DynamicVal, ctx, diags
+	}
+	v, d := expr.Value(ctx)
+	return v, ctx, append(diags, d...)
+}
+
+// Local returns the value of a local, evaluating it on first use.
+func (s *Scope) Local(l *Local) (cty.Value, hcl.Diagnostics) {
+	s.mu.Lock()
+	r := s.locals[l]
+	if r == nil {
+		r = &localResult{}
+		s.locals[l] = r
+	}
+	s.mu.Unlock()
+	r.once.Do(func() {
+		r.val, _, r.diags = s.Eval(l.Expr, nil)
+	})
+	return r.val, r.diags
+}
+
+// EvalContext builds the evaluation context for the given references: each
+// root holds only the names referred to, so building it costs as much as the
+// expression's references, not the size of the flow.
+func (s *Scope) EvalContext(traversals []hcl.Traversal, each *Each) (*hcl.EvalContext, hcl.Diagnostics) {
+	p := s.Program
+	var diags hcl.Diagnostics
+	groups := map[string]map[string]cty.Value{}
+	vars := map[string]cty.Value{}
+	put := func(root, name string, v cty.Value) {
+		m := groups[root]
+		if m == nil {
+			m = map[string]cty.Value{}
+			groups[root] = m
+		}
+		m[name] = v
+	}
+	for _, tr := range traversals {
+		ref, d := lang.ParseRef(tr)
+		if d.HasErrors() {
+			continue // reported by the resolve pass; evaluation reports it again
+		}
+		switch ref.Root {
+		case lang.RootInput:
+			if in := p.InputsByName[ref.Name]; in != nil {
+				put(ref.Root, ref.Name, s.Values.Input(in))
+			}
+		case lang.RootSecret:
+			if sec := p.SecretsByName[ref.Name]; sec != nil {
+				put(ref.Root, ref.Name, s.Values.Secret(sec))
+			}
+		case lang.RootMemory:
+			if m := p.MemoriesByName[ref.Name]; m != nil {
+				put(ref.Root, ref.Name, s.Values.Memory(m))
+			}
+		case lang.RootLocal:
+			if l := p.LocalsByName[ref.Name]; l != nil {
+				v, d := s.Local(l)
+				diags = append(diags, d...)
+				put(ref.Root, ref.Name, v)
+			}
+		case lang.RootStep:
+			if st := p.StepsByName[ref.Name]; st != nil {
+				put(ref.Root, ref.Name, s.Values.Step(st))
+			}
+		case lang.RootEach:
+			if each != nil {
+				vars[lang.RootEach] = cty.ObjectVal(map[string]cty.Value{"key": each.Key, "value": each.Value})
+			}
+		case lang.RootRun:
+			vars[lang.RootRun] = cty.ObjectVal(map[string]cty.Value{"id": s.Values.RunID()})
+		case lang.RootFlow:
+			vars[lang.RootFlow] = cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(p.Flow.Name)})
+		}
+	}
+	for root, m := range groups {
+		vars[root] = cty.ObjectVal(m)
+	}
+	return &hcl.EvalContext{Variables: vars, Functions: p.Functions}, diags
+}

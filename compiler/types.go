@@ -1,0 +1,226 @@
+package compiler
+
+import (
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// types evaluates every expression with unknown values of the declared
+// types and checks that each result converts to its target type, as
+// Terraform's validate does. Values of type any defer the check to run time.
+func (c *compilation) types() hcl.Diagnostics {
+	p := c.prog
+	tv := &typeValues{c: c, state: map[*Step]int{}}
+	tv.scope = NewScope(p, tv)
+	var diags hcl.Diagnostics
+	for _, l := range p.Locals {
+		_, d := tv.scope.Local(l)
+		diags = append(diags, d...)
+	}
+	for _, s := range p.Steps {
+		tv.Step(s)
+	}
+	diags = append(diags, tv.diags...)
+	for _, o := range p.Outputs {
+		if o.Value == nil {
+			continue
+		}
+		v, _, d := tv.scope.Eval(o.Value, nil)
+		diags = append(diags, d...)
+		if !d.HasErrors() && lang.IsSensitive(v) && !o.Sensitive {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Output refers to sensitive values",
+				Detail: "Output " + quote(o.Name) + " may be derived from a secret or a sensitive input. " +
+					"Set sensitive = true in the output block to confirm that it is meant to be returned; it is then shown as (sensitive).",
+				Subject: o.Value.Range().Ptr(),
+			})
+		}
+	}
+	for _, m := range p.Memories {
+		if m.Value == nil {
+			continue
+		}
+		v, ctx, d := tv.scope.Eval(m.Value, nil)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		if lang.IsSensitive(v) {
+			diags = append(diags, lang.Error(m.Value.Range(), "Sensitive memory value",
+				"Memory %q would store a value derived from a secret or a sensitive input; sensitive values are never stored in the state.", m.Name)...)
+			continue
+		}
+		diags = append(diags, checkConversion(v, m.Type, m.Value, ctx, "Incorrect memory value type",
+			sprintf("The value of memory %q must be %s", m.Name, lang.FriendlyTypeName(m.Type.Type)))...)
+	}
+	return diags
+}
+
+// typeValues are the compile-time values: unknown, of the declared types.
+type typeValues struct {
+	c     *compilation
+	scope *Scope
+	state map[*Step]int // 0 unvisited, 1 in progress, 2 done
+	diags hcl.Diagnostics
+}
+
+func (tv *typeValues) Input(in *lang.Input) cty.Value {
+	v := cty.UnknownVal(in.Type.Type)
+	if in.Sensitive {
+		v = v.Mark(lang.Sensitive)
+	}
+	return v
+}
+
+func (tv *typeValues) Secret(*lang.Secret) cty.Value {
+	return cty.UnknownVal(cty.String).Mark(lang.Sensitive)
+}
+
+func (tv *typeValues) Memory(m *lang.Memory) cty.Value { return cty.UnknownVal(m.Type.Type) }
+
+func (tv *typeValues) RunID() cty.Value { return cty.UnknownVal(cty.String) }
+
+// Step checks a step on first use and returns its compile-time value. A step
+// reached again while it is being checked is part of a cycle, which the
+// cycles pass reports; it gets a placeholder here.
+func (tv *typeValues) Step(s *Step) cty.Value {
+	switch tv.state[s] {
+	case 1:
+		return cty.DynamicVal
+	case 2:
+		return s.Value
+	}
+	tv.state[s] = 1
+	tv.diags = append(tv.diags, tv.checkStep(s)...)
+	tv.state[s] = 2
+	return s.Value
+}
+
+func (tv *typeValues) checkStep(s *Step) hcl.Diagnostics {
+	s.Value = cty.DynamicVal
+	if s.Block == nil {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	each, wrap, d := tv.forEach(s)
+	diags = append(diags, d...)
+
+	argTypes := map[string]cty.Type{}
+	for _, a := range s.Args {
+		in := s.Block.Input(a.Name)
+		v, ctx, d := tv.scope.Eval(a.Expr, each)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		if lang.IsSensitive(v) && s.Block.PropagatesSensitive {
+			s.Sensitive = true
+		}
+		d = checkConversion(v, in.Type, a.Expr, ctx, "Incorrect input type",
+			sprintf("Input %q of block %q must be %s", in.Name, s.Block.Name, lang.FriendlyTypeName(in.Type.Type)))
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			argTypes[a.Name] = v.Type()
+		}
+	}
+	if s.When != nil {
+		v, ctx, d := tv.scope.Eval(s.When, each)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			diags = append(diags, checkConversion(v, lang.TypeSpec{Type: cty.Bool}, s.When, ctx, "Invalid when condition",
+				"The when condition must be a bool")...)
+			if v.IsKnown() && v.IsNull() {
+				diags = append(diags, lang.Error(s.When.Range(), "Invalid when condition", "The when condition must not be null.")...)
+			}
+		}
+	}
+
+	s.OutputType = outputType(s.Outputs, s.Block, argTypes)
+	inst := cty.UnknownVal(s.OutputType)
+	if s.Sensitive {
+		inst = inst.Mark(lang.Sensitive)
+	}
+	s.Value = wrap(inst)
+	return diags
+}
+
+// outputType is the object type of a step instance's outputs; an output
+// that takes its type from an input gets the type of the value given.
+func outputType(outputs []*lang.Field, b *blocks.Block, argTypes map[string]cty.Type) cty.Type {
+	attrs := make(map[string]cty.Type, len(outputs))
+	for _, f := range outputs {
+		attrs[f.Name] = f.Type.Type
+		if in, ok := b.OutputTypeFrom[f.Name]; ok {
+			if ty, ok := argTypes[in]; ok {
+				attrs[f.Name] = ty
+			}
+		}
+	}
+	return cty.Object(attrs)
+}
+
+// forEach checks a step's for_each and returns the each value its
+// instances see and how one instance's value becomes the step's value.
+func (tv *typeValues) forEach(s *Step) (*Each, func(cty.Value) cty.Value, hcl.Diagnostics) {
+	single := func(v cty.Value) cty.Value { return v }
+	if s.ForEach == nil {
+		return nil, single, nil
+	}
+	v, _, diags := tv.scope.Eval(s.ForEach, nil)
+	dynamic := &Each{Key: cty.DynamicVal, Value: cty.DynamicVal}
+	asDynamic := func(cty.Value) cty.Value { return cty.DynamicVal }
+	if diags.HasErrors() {
+		return dynamic, asDynamic, diags
+	}
+	rng := s.ForEach.Range()
+	if lang.IsSensitive(v) {
+		return dynamic, asDynamic, lang.Error(rng, "Sensitive for_each",
+			"The for_each value of step %q is derived from a secret or a sensitive input; instance keys are shown and stored, so they may not be sensitive.", s.Name)
+	}
+	if v.IsKnown() && v.IsNull() {
+		return dynamic, asDynamic, lang.Error(rng, "Invalid for_each", "The for_each value of step %q is null; it must be a list, set, tuple or map.", s.Name)
+	}
+	ty := v.Type()
+	elem := func(t cty.Type) cty.Value { return cty.UnknownVal(t) }
+	switch {
+	case ty == cty.DynamicPseudoType:
+		return dynamic, asDynamic, nil
+	case ty.IsListType(), ty.IsSetType():
+		return &Each{Key: cty.UnknownVal(cty.Number), Value: elem(ty.ElementType())},
+			func(i cty.Value) cty.Value { return cty.UnknownVal(cty.List(i.Type())).WithMarks(i.Marks()) }, nil
+	case ty.IsTupleType():
+		return &Each{Key: cty.UnknownVal(cty.Number), Value: cty.DynamicVal},
+			func(i cty.Value) cty.Value { return cty.UnknownVal(cty.List(i.Type())).WithMarks(i.Marks()) }, nil
+	case ty.IsMapType():
+		return &Each{Key: cty.UnknownVal(cty.String), Value: elem(ty.ElementType())},
+			func(i cty.Value) cty.Value { return cty.UnknownVal(cty.Map(i.Type())).WithMarks(i.Marks()) }, nil
+	case ty.IsObjectType():
+		return &Each{Key: cty.UnknownVal(cty.String), Value: cty.DynamicVal},
+			func(i cty.Value) cty.Value { return cty.UnknownVal(cty.Map(i.Type())).WithMarks(i.Marks()) }, nil
+	}
+	return dynamic, asDynamic, lang.Error(rng, "Invalid for_each",
+		"The for_each value of step %q must be a list, set, tuple or map; this is %s.", s.Name, ty.FriendlyName())
+}
+
+// checkConversion reports a value that cannot convert to a declared type,
+// with the path inside the value where conversion failed.
+func checkConversion(v cty.Value, ts lang.TypeSpec, expr hcl.Expression, ctx *hcl.EvalContext, summary, prefix string) hcl.Diagnostics {
+	if ts.Defaults != nil && v.IsWhollyKnown() && !v.IsNull() {
+		v = ts.Defaults.Apply(v)
+	}
+	if _, err := convert.Convert(v, ts.Type); err != nil {
+		return hcl.Diagnostics{{
+			Severity:    hcl.DiagError,
+			Summary:     summary,
+			Detail:      prefix + ": " + lang.FormatConvertError(err) + ".",
+			Subject:     expr.Range().Ptr(),
+			Expression:  expr,
+			EvalContext: ctx,
+		}}
+	}
+	return nil
+}

@@ -1,0 +1,19 @@
+module github.com/flowctl/flowctl
+
+go 1.26.8
+
+require (
+	github.com/agext/levenshtein v1.2.3
+	github.com/hashicorp/hcl/v2 v2.25.0
+	github.com/zclconf/go-cty v1.19.0
+	golang.org/x/tools v0.52.0
+)
+
+require (
+	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
+	github.com/apparentlymart/go-textseg/v17 v17.0.1 // indirect
+	github.com/mitchellh/go-wordwrap v1.0.1 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/text v0.31.0 // indirect
+)

@@ -1,0 +1,336 @@
+package lang
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var ctyString = cty.String
+
+// Retry defaults (§2.2).
+const (
+	DefaultBackoff    = time.Second
+	DefaultMaxBackoff = 30 * time.Second
+)
+
+// Runtimes a block definition may name.
+const (
+	RuntimeGo  = "go"
+	RuntimeJS  = "js"
+	RuntimeLLM = "llm"
+)
+
+// Runtimes lists the runtimes, for messages and suggestions.
+var Runtimes = []string{RuntimeGo, RuntimeJS, RuntimeLLM}
+
+// BlockDef is a `block "NAME"` definition, inline in a flow or in a block
+// file: a typed function implemented in Go, JavaScript or as an LLM prompt.
+type BlockDef struct {
+	Name         string
+	Description  string
+	UseWhen      string
+	Tags         []string
+	Runtime      string
+	RuntimeRange hcl.Range
+	Timeout      *Duration
+	Inputs       []*Field
+	Outputs      []*Field
+
+	// Source is the code of a go or js block, read from source_file when
+	// that is given. SourceLine is the line of the file (SourceRange's file)
+	// on which the code's first line stands, so that errors in the code can
+	// be mapped to the file.
+	Source      string
+	SourceRange hcl.Range
+	SourceLine  int
+	SourceFile  string // the path given in source_file, if any
+
+	Prompt      hcl.Expression // llm: template over input.*
+	System      hcl.Expression // llm: optional template over input.*
+	Model       string
+	Temperature *float64
+	MaxTokens   int
+
+	Examples  []*Example
+	NameRange hcl.Range
+	DeclRange hcl.Range
+}
+
+// Field is an input or output of a block, or an output declared on a step.
+type Field struct {
+	Name        string
+	Type        TypeSpec
+	Default     cty.Value // cty.NilVal: required (inputs) or not applicable
+	Description string
+	NameRange   hcl.Range
+	DeclRange   hcl.Range
+}
+
+// Example is a block's `example`: inputs and the outputs they must give.
+type Example struct {
+	Input       cty.Value
+	Output      cty.Value
+	InputRange  hcl.Range
+	OutputRange hcl.Range
+	DeclRange   hcl.Range
+}
+
+var blockDefSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "description"}, {Name: "use_when"}, {Name: "tags"},
+		{Name: "runtime", Required: true}, {Name: "timeout"},
+		{Name: "source"}, {Name: "source_file"},
+		{Name: "prompt"}, {Name: "system"},
+		{Name: "model"}, {Name: "temperature"}, {Name: "max_tokens"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "input", LabelNames: []string{"name"}},
+		{Type: "output", LabelNames: []string{"name"}},
+		{Type: "example"},
+	},
+}
+
+var inputFieldSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "description"}},
+}
+
+var outputFieldSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "description"}},
+}
+
+var exampleSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "input", Required: true}, {Name: "output", Required: true}},
+}
+
+// DecodeBlockDef decodes one block definition.
+func DecodeBlockDef(b *hcl.Block) (*BlockDef, hcl.Diagnostics) {
+	def := &BlockDef{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange}
+	diags := checkName("block", def.Name, def.NameRange)
+	content, d := b.Body.Content(blockDefSchema)
+	diags = append(diags, d...)
+	attrs := content.Attributes
+	var sourceAttr, sourceFileAttr *hcl.Attribute
+	for _, a := range sortedAttributes(attrs) {
+		switch a.Name {
+		case "description":
+			def.Description, d = stringAttr(a)
+		case "use_when":
+			def.UseWhen, d = stringAttr(a)
+		case "tags":
+			def.Tags, d = stringListAttr(a)
+		case "runtime":
+			def.RuntimeRange = a.Expr.Range()
+			def.Runtime, d = stringAttr(a)
+			if !d.HasErrors() && def.Runtime != RuntimeGo && def.Runtime != RuntimeJS && def.Runtime != RuntimeLLM {
+				d = Error(a.Expr.Range(), "Unknown runtime",
+					"The runtime %s is not known; a block's runtime is \"go\", \"js\" or \"llm\".%s",
+					quote(def.Runtime), Suggest(def.Runtime, Runtimes))
+			}
+		case "timeout":
+			var t Duration
+			t, d = durationAttr(a)
+			if !d.HasErrors() {
+				def.Timeout = &t
+			}
+		case "source":
+			sourceAttr = a
+			def.Source, d = stringAttr(a)
+			def.SourceRange = a.Expr.Range()
+			def.SourceLine = sourceFirstLine(a.Expr)
+		case "source_file":
+			sourceFileAttr = a
+			def.SourceFile, d = stringAttr(a)
+		case "prompt":
+			def.Prompt = a.Expr
+		case "system":
+			def.System = a.Expr
+		case "model":
+			def.Model, d = stringAttr(a)
+		case "temperature":
+			var t float64
+			t, d = numberAttr(a)
+			if !d.HasErrors() {
+				if t < 0 || t > 2 {
+					d = Error(a.Expr.Range(), "Invalid temperature", "The temperature must be between 0 and 2; got %g.", t)
+				} else {
+					def.Temperature = &t
+				}
+			}
+		case "max_tokens":
+			def.MaxTokens, d = intAttr(a, 1)
+		}
+		diags = append(diags, d...)
+	}
+	if sourceAttr != nil && sourceFileAttr != nil {
+		diags = append(diags, Error(sourceFileAttr.Range, "Conflicting source arguments",
+			"Block %s sets both source and source_file; give the code one way only.", quote(def.Name))...)
+	} else if sourceFileAttr != nil && def.SourceFile != "" {
+		diags = append(diags, def.readSourceFile(sourceFileAttr)...)
+	}
+	for _, blk := range content.Blocks {
+		switch blk.Type {
+		case "input":
+			f, d := decodeField(blk, "input")
+			diags = append(diags, d...)
+			if IsMetaArgument(f.Name) {
+				diags = append(diags, Error(f.NameRange, "Reserved input name",
+					"The input name %s is a step meta-argument, so a step could not set it. Meta-arguments are %s.",
+					quote(f.Name), strings.Join(MetaArguments, ", "))...)
+			}
+			def.Inputs = append(def.Inputs, f)
+		case "output":
+			f, d := decodeField(blk, "output")
+			diags = append(diags, d...)
+			def.Outputs = append(def.Outputs, f)
+		case "example":
+			ex, d := decodeExample(blk)
+			diags = append(diags, d...)
+			if ex != nil {
+				def.Examples = append(def.Examples, ex)
+			}
+		}
+	}
+	diags = append(diags, checkDuplicateFields("input", def.Inputs)...)
+	diags = append(diags, checkDuplicateFields("output", def.Outputs)...)
+	diags = append(diags, def.checkRuntimeFields(attrs, b)...)
+	return def, diags
+}
+
+// checkRuntimeFields reports arguments that the block's runtime needs but
+// lacks, or has but does not use.
+func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	switch def.Runtime {
+	case RuntimeGo, RuntimeJS:
+		if _, ok := attrs["source"]; !ok {
+			if _, ok := attrs["source_file"]; !ok {
+				diags = append(diags, Error(def.RuntimeRange, "Missing source",
+					"A block with runtime %s needs its code in source (or source_file).", quote(def.Runtime))...)
+			}
+		}
+		for _, name := range []string{"prompt", "system", "model", "temperature", "max_tokens"} {
+			if a, ok := attrs[name]; ok {
+				diags = append(diags, Error(a.NameRange, "Unexpected argument",
+					"The %s argument is only for blocks with runtime \"llm\"; block %s has runtime %s.", name, quote(def.Name), quote(def.Runtime))...)
+			}
+		}
+	case RuntimeLLM:
+		if _, ok := attrs["prompt"]; !ok {
+			diags = append(diags, Error(def.RuntimeRange, "Missing prompt",
+				"A block with runtime \"llm\" needs a prompt: a template over its inputs, such as prompt = \"Summarize: ${input.text}\".")...)
+		}
+		for _, name := range []string{"source", "source_file"} {
+			if a, ok := attrs[name]; ok {
+				diags = append(diags, Error(a.NameRange, "Unexpected argument",
+					"The %s argument is only for blocks with runtime \"go\" or \"js\"; block %s has runtime \"llm\".", name, quote(def.Name))...)
+			}
+		}
+	}
+	return diags
+}
+
+func (def *BlockDef) readSourceFile(a *hcl.Attribute) hcl.Diagnostics {
+	rel := def.SourceFile
+	if filepath.IsAbs(rel) || !filepath.IsLocal(rel) {
+		return Error(a.Expr.Range(), "Invalid source_file",
+			"The source_file %s must be a relative path inside the directory of %s, with no \"..\" escapes.", quote(rel), a.Range.Filename)
+	}
+	path := filepath.Join(filepath.Dir(a.Range.Filename), rel)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return Error(a.Expr.Range(), "Invalid source_file",
+			"The source_file %s could not be read: %s.", quote(rel), unwrapPathError(err))
+	}
+	def.Source = string(src)
+	def.SourceRange = hcl.Range{Filename: path, Start: hcl.InitialPos, End: hcl.InitialPos}
+	def.SourceLine = 1
+	return nil
+}
+
+// sourceFirstLine is the line on which a source string's first line stands:
+// the line after "<<-GO" for a heredoc, the expression's own line otherwise.
+func sourceFirstLine(expr hcl.Expression) int {
+	line := expr.Range().Start.Line
+	if t, ok := expr.(*hclsyntax.TemplateExpr); ok && len(t.Parts) > 0 {
+		if first := t.Parts[0].Range().Start.Line; first > line {
+			return first
+		}
+	}
+	return line
+}
+
+func decodeField(b *hcl.Block, kind string) (*Field, hcl.Diagnostics) {
+	f := &Field{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange}
+	diags := checkName(kind, f.Name, f.NameRange)
+	schema := outputFieldSchema
+	if kind == "input" {
+		schema = inputFieldSchema
+	}
+	content, d := b.Body.Content(schema)
+	diags = append(diags, d...)
+	f.Type, d = decodeTypeSpec(content.Attributes, b.DefRange)
+	diags = append(diags, d...)
+	if a, ok := content.Attributes["default"]; ok && !d.HasErrors() {
+		f.Default, d = decodeDefault(a, f.Type)
+		diags = append(diags, d...)
+	}
+	if a, ok := content.Attributes["description"]; ok {
+		f.Description, d = stringAttr(a)
+		diags = append(diags, d...)
+	}
+	return f, diags
+}
+
+func checkDuplicateFields(kind string, fields []*Field) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	seen := map[string]*Field{}
+	for _, f := range fields {
+		if prev, ok := seen[f.Name]; ok {
+			diags = append(diags, Error(f.NameRange, "Duplicate "+kind,
+				"An %s named %s was already declared at %s.", kind, quote(f.Name), RangeString(prev.NameRange))...)
+			continue
+		}
+		seen[f.Name] = f
+	}
+	return diags
+}
+
+func decodeExample(b *hcl.Block) (*Example, hcl.Diagnostics) {
+	content, diags := b.Body.Content(exampleSchema)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	ex := &Example{DeclRange: b.DefRange}
+	in, out := content.Attributes["input"], content.Attributes["output"]
+	ex.InputRange, ex.OutputRange = in.Expr.Range(), out.Expr.Range()
+	var d hcl.Diagnostics
+	ex.Input, d = constObject(in)
+	diags = append(diags, d...)
+	ex.Output, d = constObject(out)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return ex, diags
+}
+
+func constObject(a *hcl.Attribute) (cty.Value, hcl.Diagnostics) {
+	v, diags := constValue(a.Expr)
+	if diags.HasErrors() {
+		return v, diags
+	}
+	if v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()) {
+		return cty.DynamicVal, Error(a.Expr.Range(), "Invalid example "+a.Name,
+			"The example's %s must be an object of field values, such as { text = \"a b\" }.", a.Name)
+	}
+	return v, nil
+}
+
+// Required reports whether an input field has no default.
+func (f *Field) Required() bool { return f.Default == cty.NilVal }

@@ -1,0 +1,273 @@
+package lang
+
+import (
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// MetaArguments are the step arguments that are not block inputs. No block
+// may declare an input with one of these names.
+var MetaArguments = []string{
+	"use", "description", "depends_on", "when", "for_each", "parallelism",
+	"timeout", "retry", "cache", "on_error", "output",
+}
+
+// IsMetaArgument reports whether name is one of MetaArguments.
+func IsMetaArgument(name string) bool {
+	for _, m := range MetaArguments {
+		if m == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Step is a `step "NAME"` block: one use of a block, with its inputs given as
+// expressions and its meta-arguments.
+type Step struct {
+	Name        string
+	Use         string
+	UseRange    hcl.Range
+	Description string
+	DependsOn   []hcl.Traversal // each a step.NAME reference
+	When        hcl.Expression  // nil when absent
+	ForEach     hcl.Expression  // nil when absent
+	Parallelism int             // 0: no limit of its own
+	Timeout     *Duration       // per attempt; nil: the block's default
+	Retry       *Retry
+	Cache       *bool // nil: the block's default
+	OnError     string
+	Outputs     []*Field          // declared output fields (blocks with open outputs only)
+	OutputRange hcl.Range         // the first output block, for "not allowed here"
+	Args        []*hcl.Attribute  // the block inputs, in source order
+	ArgsByName  map[string]*hcl.Attribute
+	NameRange   hcl.Range
+	DeclRange   hcl.Range
+	Body        hcl.Body
+}
+
+// OnError values.
+const (
+	OnErrorFail     = "fail"
+	OnErrorContinue = "continue"
+)
+
+// Retry is a step's `retry` block.
+type Retry struct {
+	Attempts   int
+	Backoff    Duration
+	MaxBackoff Duration
+	DeclRange  hcl.Range
+}
+
+var stepMetaSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "use", Required: true},
+		{Name: "description"},
+		{Name: "depends_on"},
+		{Name: "when"},
+		{Name: "for_each"},
+		{Name: "parallelism"},
+		{Name: "timeout"},
+		{Name: "cache"},
+		{Name: "on_error"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "retry"},
+		{Type: "output", LabelNames: []string{"name"}},
+	},
+}
+
+var retryBlockSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "attempts"}, {Name: "backoff"}, {Name: "max_backoff"}},
+}
+
+func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
+	s := &Step{
+		Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange,
+		OnError: OnErrorFail, Body: b.Body, ArgsByName: map[string]*hcl.Attribute{},
+	}
+	diags := checkName("step", s.Name, s.NameRange)
+	content, _, d := b.Body.PartialContent(stepMetaSchema)
+	diags = append(diags, d...)
+	attrs := content.Attributes
+
+	if a, ok := attrs["use"]; ok {
+		s.UseRange = a.Expr.Range()
+		v, d := constValue(a.Expr)
+		if d.HasErrors() || v.IsNull() || !v.IsKnown() || !v.Type().Equals(ctyString) {
+			diags = append(diags, Error(a.Expr.Range(), "Invalid use",
+				"The use argument must be a string literal naming a built-in or registry block, such as use = \"http\".")...)
+		} else {
+			s.Use = v.AsString()
+		}
+	}
+	if a, ok := attrs["description"]; ok {
+		s.Description, d = stringAttr(a)
+		diags = append(diags, d...)
+	}
+	if a, ok := attrs["depends_on"]; ok {
+		s.DependsOn, d = decodeDependsOn(a)
+		diags = append(diags, d...)
+	}
+	if a, ok := attrs["when"]; ok {
+		s.When = a.Expr
+	}
+	if a, ok := attrs["for_each"]; ok {
+		s.ForEach = a.Expr
+	}
+	if a, ok := attrs["parallelism"]; ok {
+		s.Parallelism, d = intAttr(a, 1)
+		diags = append(diags, d...)
+		if s.ForEach == nil && !d.HasErrors() {
+			diags = append(diags, Error(a.Range, "Parallelism without for_each",
+				"The parallelism argument limits how many instances of a for_each step run at once; step %s has no for_each.", quote(s.Name))...)
+		}
+	}
+	if a, ok := attrs["timeout"]; ok {
+		t, d := durationAttr(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			s.Timeout = &t
+		}
+	}
+	if a, ok := attrs["cache"]; ok {
+		c, d := boolAttr(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			s.Cache = &c
+		}
+	}
+	if a, ok := attrs["on_error"]; ok {
+		v, d := stringAttr(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if v != OnErrorFail && v != OnErrorContinue {
+				diags = append(diags, Error(a.Expr.Range(), "Invalid on_error",
+					"The on_error argument must be \"fail\" or \"continue\", not %s.%s", quote(v),
+					Suggest(v, []string{OnErrorFail, OnErrorContinue}))...)
+			} else {
+				s.OnError = v
+			}
+		}
+	}
+	for _, blk := range content.Blocks {
+		switch blk.Type {
+		case "retry":
+			if s.Retry != nil {
+				diags = append(diags, Error(blk.DefRange, "Duplicate retry block",
+					"Step %s already has a retry block at %s; a step takes at most one.", quote(s.Name), RangeString(s.Retry.DeclRange))...)
+				continue
+			}
+			s.Retry, d = decodeRetryBlock(blk)
+			diags = append(diags, d...)
+		case "output":
+			if len(s.Outputs) == 0 {
+				s.OutputRange = blk.DefRange
+			}
+			f, d := decodeField(blk, "output")
+			diags = append(diags, d...)
+			s.Outputs = append(s.Outputs, f)
+		}
+	}
+	diags = append(diags, checkDuplicateFields("output", s.Outputs)...)
+
+	s.Args, d = stepArguments(b.Body)
+	diags = append(diags, d...)
+	for _, a := range s.Args {
+		s.ArgsByName[a.Name] = a
+	}
+	return s, diags
+}
+
+// stepArguments returns the attributes of a step body that are not
+// meta-arguments (the block's inputs), and reports nested blocks other than
+// retry and output.
+func stepArguments(body hcl.Body) ([]*hcl.Attribute, hcl.Diagnostics) {
+	syn, ok := body.(*hclsyntax.Body)
+	if !ok {
+		return nil, nil
+	}
+	var diags hcl.Diagnostics
+	attrs := hcl.Attributes{}
+	for name, a := range syn.Attributes {
+		if !IsMetaArgument(name) {
+			attrs[name] = a.AsHCLAttribute()
+		}
+	}
+	for _, blk := range syn.Blocks {
+		if blk.Type == "retry" || blk.Type == "output" {
+			continue
+		}
+		diags = append(diags, Error(blk.TypeRange, "Unsupported block type",
+			"Blocks of type %s are not expected in a step; a step takes only retry and output blocks.%s",
+			quote(blk.Type), Suggest(blk.Type, []string{"retry", "output"}))...)
+	}
+	return sortedAttributes(attrs), diags
+}
+
+func decodeRetryBlock(b *hcl.Block) (*Retry, hcl.Diagnostics) {
+	r := &Retry{Attempts: 1, DeclRange: b.DefRange}
+	r.Backoff.Duration = DefaultBackoff
+	r.MaxBackoff.Duration = DefaultMaxBackoff
+	content, diags := b.Body.Content(retryBlockSchema)
+	var d hcl.Diagnostics
+	if a, ok := content.Attributes["attempts"]; ok {
+		r.Attempts, d = intAttr(a, 1)
+		diags = append(diags, d...)
+	}
+	if a, ok := content.Attributes["backoff"]; ok {
+		r.Backoff, d = durationAttr(a)
+		diags = append(diags, d...)
+	}
+	if a, ok := content.Attributes["max_backoff"]; ok {
+		r.MaxBackoff, d = durationAttr(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() && r.MaxBackoff.Duration < r.Backoff.Duration {
+			diags = append(diags, Error(a.Expr.Range(), "Invalid max_backoff",
+				"The max_backoff (%s) must not be shorter than the backoff (%s).", r.MaxBackoff.Duration, r.Backoff.Duration)...)
+		}
+	}
+	return r, diags
+}
+
+func decodeDependsOn(a *hcl.Attribute) ([]hcl.Traversal, hcl.Diagnostics) {
+	exprs, diags := hcl.ExprList(a.Expr)
+	if diags.HasErrors() {
+		return nil, Error(a.Expr.Range(), "Invalid depends_on",
+			"The depends_on argument must be a list of step references, such as [step.fetch].")
+	}
+	var out []hcl.Traversal
+	for _, e := range exprs {
+		tr, d := hcl.AbsTraversalForExpr(e)
+		if d.HasErrors() || tr.RootName() != RootStep || len(tr) != 2 {
+			diags = append(diags, Error(e.Range(), "Invalid depends_on entry",
+				"Each depends_on entry must be a reference to a whole step, such as step.fetch, with no attributes or keys after it.")...)
+			continue
+		}
+		if _, ok := tr[1].(hcl.TraverseAttr); !ok {
+			diags = append(diags, Error(e.Range(), "Invalid depends_on entry",
+				"Each depends_on entry must be a reference to a whole step, such as step.fetch.")...)
+			continue
+		}
+		out = append(out, tr)
+	}
+	return out, diags
+}
+
+// sortedAttributes returns attributes in source order.
+func sortedAttributes(attrs hcl.Attributes) []*hcl.Attribute {
+	out := make([]*hcl.Attribute, 0, len(attrs))
+	for _, a := range attrs {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Range.Filename != out[j].Range.Filename {
+			return out[i].Range.Filename < out[j].Range.Filename
+		}
+		return out[i].Range.Start.Byte < out[j].Range.Start.Byte
+	})
+	return out
+}
