@@ -102,7 +102,7 @@ func ParseBlockFile(parser *lang.Parser, path string) ([]*lang.BlockDef, hcl.Dia
 // LoadOptions says where a flow's registry comes from.
 type LoadOptions struct {
 	Parser       *lang.Parser
-	FlowFile     string          // its directory's blocks/ is searched
+	FlowFile     string           // its directory's blocks/ is searched
 	Inline       []*lang.BlockDef // definitions in the flow file itself
 	RegistryDirs []string
 }

@@ -36,9 +36,9 @@ func Functions(baseDir string) map[string]function.Function {
 		"replace": replaceFunc, "split": stdlib.SplitFunc, "strrev": stdlib.ReverseFunc,
 		"substr": stdlib.SubstrFunc, "title": stdlib.TitleFunc, "trim": stdlib.TrimFunc,
 		"trimprefix": stdlib.TrimPrefixFunc, "trimsuffix": stdlib.TrimSuffixFunc,
-		"trimspace": stdlib.TrimSpaceFunc,
-		"startswith": stringPredicate("prefix", strings.HasPrefix),
-		"endswith":   stringPredicate("suffix", strings.HasSuffix),
+		"trimspace":   stdlib.TrimSpaceFunc,
+		"startswith":  stringPredicate("prefix", strings.HasPrefix),
+		"endswith":    stringPredicate("suffix", strings.HasSuffix),
 		"strcontains": stringPredicate("substr", strings.Contains),
 		// collections
 		"chunklist": stdlib.ChunklistFunc, "coalesce": stdlib.CoalesceFunc,

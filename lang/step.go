@@ -39,9 +39,9 @@ type Step struct {
 	Retry       *Retry
 	Cache       *bool // nil: the block's default
 	OnError     string
-	Outputs     []*Field          // declared output fields (blocks with open outputs only)
-	OutputRange hcl.Range         // the first output block, for "not allowed here"
-	Args        []*hcl.Attribute  // the block inputs, in source order
+	Outputs     []*Field         // declared output fields (blocks with open outputs only)
+	OutputRange hcl.Range        // the first output block, for "not allowed here"
+	Args        []*hcl.Attribute // the block inputs, in source order
 	ArgsByName  map[string]*hcl.Attribute
 	NameRange   hcl.Range
 	DeclRange   hcl.Range
