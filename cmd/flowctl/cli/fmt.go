@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/pmezard/go-difflib/difflib"
+	"github.com/spf13/cobra"
+)
+
+func newFmtCommand(s streams) *cobra.Command {
+	var check, diff bool
+	cmd := &cobra.Command{
+		Use:   "fmt [PATH...]",
+		Short: "Rewrite flow and block files in canonical style",
+		Long: `Fmt rewrites every *.hcl file under the paths (default: the current
+directory), recursively, in canonical HCL style and lists the files it changed.
+With --check it changes nothing, lists the files that would change and exits 1
+if there are any. With --diff it also prints the changes as a unified diff.
+The path - formats standard input to standard output.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				args = []string{"."}
+			}
+			return runFmt(s, args, check, diff)
+		},
+	}
+	cmd.Flags().BoolVar(&check, "check", false, "change nothing; list files that need formatting and exit 1 if any do")
+	cmd.Flags().BoolVar(&diff, "diff", false, "print the changes as a unified diff")
+	return cmd
+}
+
+func runFmt(s streams, paths []string, check, diff bool) error {
+	parser := lang.NewParser()
+	var diags hcl.Diagnostics
+	changed := 0
+	var files []string
+	for _, p := range paths {
+		if p == "-" {
+			src, err := io.ReadAll(s.in)
+			if err != nil {
+				return err
+			}
+			out, d := lang.Format(src, "<stdin>")
+			if d.HasErrors() {
+				parser.ParseSource(src, "<stdin>")
+				diags = append(diags, d...)
+				continue
+			}
+			if check && !bytes.Equal(src, out) {
+				changed++
+			}
+			if diff {
+				writeDiff(s.out, "<stdin>", src, out)
+			} else if !check {
+				s.out.Write(out)
+			}
+			continue
+		}
+		found, d := findFiles([]string{p}, isHCLFile)
+		diags = append(diags, d...)
+		files = append(files, found...)
+	}
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			diags = append(diags, pathError(name, err))
+			continue
+		}
+		out, d := lang.Format(src, name)
+		if d.HasErrors() {
+			parser.ParseSource(src, name)
+			diags = append(diags, d...)
+			continue
+		}
+		if bytes.Equal(src, out) {
+			continue
+		}
+		changed++
+		fmt.Fprintln(s.out, name)
+		if diff {
+			writeDiff(s.out, name, src, out)
+		}
+		if !check {
+			if err := writeFileAtomic(name, out); err != nil {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Cannot write file",
+					Detail:   fmt.Sprintf("The formatted %s could not be written: %s.", name, err),
+				})
+			}
+		}
+	}
+	diags = compiler.Normalize(diags)
+	writeHumanDiagnostics(s.err, parser.Files(), diags)
+	if diags.HasErrors() || (check && changed > 0) {
+		return exitError{exitFailure}
+	}
+	return nil
+}
+
+func writeDiff(w io.Writer, name string, a, b []byte) {
+	text, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A:        difflib.SplitLines(string(a)),
+		B:        difflib.SplitLines(string(b)),
+		FromFile: "old/" + filepath.ToSlash(name),
+		ToFile:   "new/" + filepath.ToSlash(name),
+		Context:  3,
+	})
+	io.WriteString(w, text)
+}
+
+// writeFileAtomic replaces a file's content through a temporary file and a
+// rename, keeping its permissions, so that an interrupted write loses
+// nothing.
+func writeFileAtomic(name string, data []byte) error {
+	info, err := os.Stat(name)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/spf13/cobra"
+)
+
+func newGraphCommand(s streams) *cobra.Command {
+	var format string
+	var registries []string
+	cmd := &cobra.Command{
+		Use:   "graph FLOW",
+		Short: "Print a flow's step graph as Graphviz DOT or Mermaid",
+		Long: `Graph prints the DAG of a flow's steps: an edge from each step to the steps
+that depend on it. Steps on the critical path are drawn bold. FLOW is a flow
+file or a directory holding one.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var write func(io.Writer, *compiler.Program)
+			switch format {
+			case "dot":
+				write = writeDOT
+			case "mermaid":
+				write = writeMermaid
+			default:
+				return usagef("unknown --format %q: use dot or mermaid", format)
+			}
+			prog, err := newFlowLoader(s, false, registries).compile(args[0])
+			if err != nil {
+				return err
+			}
+			write(s.out, prog)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "dot", "dot or mermaid")
+	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	return cmd
+}
+
+func stepLabel(s *compiler.Step) string {
+	label := s.Use
+	if s.ForEach != nil {
+		label += ", for_each"
+	}
+	return label
+}
+
+func onCriticalPath(p *compiler.Program) map[*compiler.Step]bool {
+	m := map[*compiler.Step]bool{}
+	for _, s := range p.CriticalPath {
+		m[s] = true
+	}
+	return m
+}
+
+func writeDOT(w io.Writer, p *compiler.Program) {
+	crit := onCriticalPath(p)
+	fmt.Fprintf(w, "digraph %q {\n", p.Flow.Name)
+	fmt.Fprintln(w, "  rankdir = LR;")
+	fmt.Fprintln(w, "  node [shape = box, style = rounded];")
+	for _, s := range p.Steps {
+		extra := ""
+		if crit[s] {
+			extra = ", penwidth = 2"
+		}
+		fmt.Fprintf(w, "  %q [label = %q%s];\n", s.Name, s.Name+"\n"+stepLabel(s), extra)
+	}
+	for _, s := range p.Steps {
+		for _, d := range s.Deps {
+			extra := ""
+			if crit[s] && crit[d] && d.Stage == s.Stage-1 {
+				extra = " [penwidth = 2]"
+			}
+			fmt.Fprintf(w, "  %q -> %q%s;\n", d.Name, s.Name, extra)
+		}
+	}
+	fmt.Fprintln(w, "}")
+}
+
+func writeMermaid(w io.Writer, p *compiler.Program) {
+	crit := onCriticalPath(p)
+	// Node ids get a prefix: Mermaid reserves some words (end) and reads
+	// ids starting with o or x after a link as edge shapes.
+	id := func(s *compiler.Step) string { return "s_" + s.Name }
+	fmt.Fprintln(w, "flowchart LR")
+	for _, s := range p.Steps {
+		fmt.Fprintf(w, "  %s[\"%s<br/><small>%s</small>\"]\n", id(s), s.Name, stepLabel(s))
+	}
+	for _, s := range p.Steps {
+		for _, d := range s.Deps {
+			fmt.Fprintf(w, "  %s --> %s\n", id(d), id(s))
+		}
+	}
+	var bold []string
+	for _, s := range p.CriticalPath {
+		bold = append(bold, id(s))
+	}
+	if len(bold) > 0 && len(crit) > 0 {
+		fmt.Fprintln(w, "  classDef critical stroke-width:3px")
+		fmt.Fprintf(w, "  class %s critical\n", strings.Join(bold, ","))
+	}
+}

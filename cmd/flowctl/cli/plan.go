@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/spf13/cobra"
+)
+
+func newPlanCommand(s streams) *cobra.Command {
+	var inputs inputFlags
+	var jsonOut, detailed bool
+	var registries []string
+	cmd := &cobra.Command{
+		Use:   "plan FLOW",
+		Short: "Show what applying a flow would do",
+		Long: `Plan compiles a flow, resolves its inputs and shows each step with its stage
+and what apply would do with it:
+
+  + run      the step would run
+  - skip     its when condition is already known to be false
+
+It ends with the counts and the critical path. With --detailed-exitcode it exits
+0 when no step would run, 1 on errors and 2 when steps would run.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			given, diags, err := inputs.values()
+			if err != nil {
+				return err
+			}
+			l := newFlowLoader(s, jsonOut, registries)
+			if err := l.check(diags); err != nil {
+				return err
+			}
+			prog, err := l.compile(args[0])
+			if err != nil {
+				return err
+			}
+			vals, diags := prog.ResolveInputs(given)
+			if err := l.check(diags); err != nil {
+				return err
+			}
+			plan, diags := prog.StaticPlan(vals)
+			if err := l.check(diags); err != nil {
+				return err
+			}
+			if jsonOut {
+				if err := writeJSON(s.out, newJSONPlan(plan)); err != nil {
+					return err
+				}
+			} else {
+				writeHumanPlan(s.out, plan)
+			}
+			if detailed && plan.WouldRun() {
+				return exitError{exitUsage}
+			}
+			return nil
+		},
+	}
+	inputs.register(cmd)
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the plan as one JSON object")
+	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when steps would run, 0 when none would")
+	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	return cmd
+}
+
+type jsonPlan struct {
+	FormatVersion string         `json:"format_version"`
+	Flow          string         `json:"flow"`
+	Stages        [][]string     `json:"stages"`
+	CriticalPath  []string       `json:"critical_path"`
+	Steps         []jsonPlanStep `json:"steps"`
+}
+
+type jsonPlanStep struct {
+	Name      string   `json:"name"`
+	Use       string   `json:"use"`
+	Stage     int      `json:"stage"`
+	Action    string   `json:"action"`
+	Reason    string   `json:"reason,omitempty"`
+	DependsOn []string `json:"depends_on"`
+}
+
+func newJSONPlan(plan *compiler.Plan) jsonPlan {
+	p := plan.Program
+	out := jsonPlan{
+		FormatVersion: jsonFormatVersion,
+		Flow:          p.Flow.Name,
+		Stages:        [][]string{},
+		CriticalPath:  compiler.Names(p.CriticalPath),
+		Steps:         []jsonPlanStep{},
+	}
+	for _, st := range p.Stages {
+		out.Stages = append(out.Stages, compiler.Names(st))
+	}
+	for _, s := range plan.Steps {
+		out.Steps = append(out.Steps, jsonPlanStep{
+			Name: s.Name, Use: s.Use, Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
+			DependsOn: compiler.Names(s.Deps),
+		})
+	}
+	return out
+}
+
+var actionSymbols = map[compiler.Action]string{
+	compiler.ActionRun:     "+ run",
+	compiler.ActionCached:  "= cached",
+	compiler.ActionUnknown: "~ unknown",
+	compiler.ActionSkip:    "- skip",
+}
+
+func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
+	p := plan.Program
+	fmt.Fprintf(w, "Flow %q: %s in %s\n", p.Flow.Name, plural(len(p.Steps), "step", "steps"), plural(len(p.Stages), "stage", "stages"))
+	byStep := map[*compiler.Step]*compiler.PlannedStep{}
+	width := 0
+	for _, s := range plan.Steps {
+		byStep[s.Step] = s
+		width = max(width, len(s.Name))
+	}
+	for i, stage := range p.Stages {
+		fmt.Fprintf(w, "\nStage %d\n", i+1)
+		for _, st := range stage {
+			s := byStep[st]
+			line := fmt.Sprintf("  %-9s %-*s  %s", actionSymbols[s.Action], width, s.Name, stepLabel(st))
+			if len(st.Deps) > 0 {
+				line += "  ← " + strings.Join(compiler.Names(st.Deps), ", ")
+			}
+			if s.Reason != "" {
+				line += "  (" + s.Reason + ")"
+			}
+			fmt.Fprintln(w, strings.TrimRight(line, " "))
+		}
+	}
+	n := plan.Counts()
+	fmt.Fprintf(w, "\nPlan: %d to run, %d cached, %d unknown, %d to skip.\n",
+		n[compiler.ActionRun], n[compiler.ActionCached], n[compiler.ActionUnknown], n[compiler.ActionSkip])
+	if len(p.CriticalPath) > 0 {
+		fmt.Fprintf(w, "Critical path: %s (%s)\n", strings.Join(compiler.Names(p.CriticalPath), " → "),
+			plural(len(p.CriticalPath), "step", "steps"))
+	}
+}

@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes (§5).
+const (
+	exitOK      = 0
+	exitFailure = 1 // diagnostics with errors, a failed run, files that need formatting
+	exitUsage   = 2 // usage errors; plan --detailed-exitcode: steps would run
+)
+
+// exitError ends a command with a given exit code, after the command has
+// printed whatever explains it.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// usageError is a mistake in the command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// streams are a command's standard streams.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// Main runs flowctl with the process's arguments and streams and returns
+// the exit code.
+func Main() int {
+	return Run(os.Args[1:], streams{in: os.Stdin, out: os.Stdout, err: os.Stderr})
+}
+
+// Run runs flowctl with the given arguments and streams.
+func Run(args []string, s streams) int {
+	root := newRootCommand(s)
+	root.SetArgs(args)
+	err := root.Execute()
+	var ee exitError
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintf(s.err, "Error: %s\nRun '%s --help' for usage.\n", ue.msg, commandPath(root, args))
+		return exitUsage
+	default:
+		// cobra's own errors are about the command line: unknown flags,
+		// commands and argument counts.
+		fmt.Fprintf(s.err, "Error: %s\nRun '%s --help' for usage.\n", err, commandPath(root, args))
+		return exitUsage
+	}
+}
+
+func commandPath(root *cobra.Command, args []string) string {
+	if c, _, err := root.Find(args); err == nil && c != nil {
+		return c.CommandPath()
+	}
+	return root.Name()
+}
+
+func newRootCommand(s streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "flowctl",
+		Short: "Validate, plan and run LLM and automation pipelines written as HCL",
+		Long: `flowctl is a toolchain for LLM and automation pipelines written as code.
+
+A flow is an HCL file (NAME.flow.hcl) of steps that use typed blocks. flowctl
+type-checks the flow and the wiring between its steps, shows what a run would
+do, and runs it.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(
+		newValidateCommand(s),
+		newFmtCommand(s),
+		newGraphCommand(s),
+		newPlanCommand(s),
+		newVersionCommand(s),
+	)
+	return root
+}

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/spf13/cobra"
+)
+
+func newValidateCommand(s streams) *cobra.Command {
+	var jsonOut bool
+	var format string
+	var registries []string
+	cmd := &cobra.Command{
+		Use:   "validate [PATH...]",
+		Short: "Check flows and block files for errors",
+		Long: `Validate checks syntax, references, types, cycles and block definitions of
+every flow (*.flow.hcl) and block file (*.block.hcl) under the paths (default:
+the current directory), recursively. It exits 1 when there are errors.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case jsonOut && format != "":
+				return usagef("--json and --format cannot be used together")
+			case format != "" && format != "github" && format != "human" && format != "json":
+				return usagef("unknown --format %q: use human, json or github", format)
+			}
+			if jsonOut {
+				format = "json"
+			}
+			if len(args) == 0 {
+				args = []string{"."}
+			}
+			return runValidate(s, args, format, registries)
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the result as one JSON object")
+	cmd.Flags().StringVar(&format, "format", "", "output format: human, json or github (workflow annotations)")
+	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	return cmd
+}
+
+func runValidate(s streams, paths []string, format string, registries []string) error {
+	parser := lang.NewParser()
+	files, diags := findFiles(paths, isFlowOrBlockFile)
+	var flows, blockFiles []string
+	for _, f := range files {
+		if lang.IsBlockFile(f) {
+			blockFiles = append(blockFiles, f)
+		} else {
+			flows = append(flows, f)
+		}
+	}
+	if len(files) == 0 && !diags.HasErrors() {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "No flow or block files",
+			Detail:   fmt.Sprintf("No *.flow.hcl or *.block.hcl files were found under %v.", paths),
+		})
+	}
+	loaded := map[string]bool{}
+	for _, flow := range flows {
+		prog, d := compiler.Compile(flow, compiler.Options{Parser: parser, RegistryDirs: registries})
+		diags = append(diags, d...)
+		if prog.Registry != nil {
+			for _, f := range prog.Registry.Files() {
+				loaded[absPath(f)] = true
+			}
+		}
+	}
+	for _, bf := range blockFiles {
+		if loaded[absPath(bf)] {
+			continue
+		}
+		defs, d := blocks.ParseBlockFile(parser, bf)
+		diags = append(diags, d...)
+		diags = append(diags, blocks.NewRegistry().AddDefs(defs)...)
+	}
+	diags = compiler.Normalize(diags)
+
+	switch format {
+	case "json":
+		if err := writeJSON(s.out, newJSONValidate(parser.Files(), diags)); err != nil {
+			return err
+		}
+	case "github":
+		writeGitHubDiagnostics(s.out, diags)
+	default:
+		writeHumanDiagnostics(s.err, parser.Files(), diags)
+		if !diags.HasErrors() {
+			fmt.Fprintf(s.out, "Success! %s and %s are valid.\n",
+				plural(len(flows), "flow", "flows"), plural(len(blockFiles), "block file", "block files"))
+		} else {
+			errs, warns := countDiags(diags)
+			fmt.Fprintf(s.err, "Validation failed: %s, %s.\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+		}
+	}
+	if diags.HasErrors() {
+		return exitError{exitFailure}
+	}
+	return nil
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}

@@ -1,0 +1,59 @@
+package compiler
+
+import (
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// InputValue is a value given for a flow input, with where it came from
+// ("--input topic=…", "inputs.json") for messages.
+type InputValue struct {
+	Value  cty.Value
+	Source string
+}
+
+// ResolveInputs checks the given values against the flow's inputs and
+// returns a value for every input: the given one converted to the input's
+// type, else its default. Unknown names and missing required inputs are
+// errors.
+func (p *Program) ResolveInputs(given map[string]InputValue) (map[string]cty.Value, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	out := make(map[string]cty.Value, len(p.Inputs))
+	for _, name := range lang.SortedKeys(given) {
+		if p.InputsByName[name] == nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Unknown input",
+				Detail: sprintf("%s sets input %q, but flow %q declares no such input.%s",
+					given[name].Source, name, p.Flow.Name, lang.Suggest(name, lang.SortedKeys(p.InputsByName))),
+			})
+		}
+	}
+	for _, in := range p.Inputs {
+		g, ok := given[in.Name]
+		if !ok {
+			if in.Required() {
+				diags = append(diags, lang.Error(in.NameRange, "Missing required input",
+					"Input %q has no default, so a value must be given with --input %s=VALUE or --input-file.", in.Name, in.Name)...)
+				continue
+			}
+			out[in.Name] = in.Default
+			continue
+		}
+		v := g.Value
+		if in.Type.Defaults != nil && !v.IsNull() {
+			v = in.Type.Defaults.Apply(v)
+		}
+		cv, err := convert.Convert(v, in.Type.Type)
+		if err != nil {
+			diags = append(diags, lang.Error(in.NameRange, "Invalid input value",
+				"The value given for input %q by %s is not %s: %s.", in.Name, g.Source,
+				lang.FriendlyTypeName(in.Type.Type), lang.FormatConvertError(err))...)
+			continue
+		}
+		out[in.Name] = cv
+	}
+	return out, diags
+}

@@ -1,0 +1,103 @@
+package compiler
+
+import (
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Action is what apply would do with a step.
+type Action string
+
+// Actions of a plan (§5).
+const (
+	ActionRun     Action = "run"
+	ActionCached  Action = "cached"
+	ActionUnknown Action = "unknown"
+	ActionSkip    Action = "skip"
+)
+
+// Plan is what applying a program with given inputs would do, as far as it
+// is known before running.
+type Plan struct {
+	Program *Program
+	Inputs  map[string]cty.Value
+	Steps   []*PlannedStep // in declaration order
+}
+
+// PlannedStep is one step of a plan.
+type PlannedStep struct {
+	*Step
+	Action Action
+	Reason string // why, for skip and unknown
+}
+
+// Counts returns how many steps have each action.
+func (p *Plan) Counts() map[Action]int {
+	n := map[Action]int{}
+	for _, s := range p.Steps {
+		n[s.Action]++
+	}
+	return n
+}
+
+// WouldRun reports whether applying the plan would run any step.
+func (p *Plan) WouldRun() bool {
+	n := p.Counts()
+	return n[ActionRun]+n[ActionUnknown] > 0
+}
+
+// StaticPlan evaluates each step's when condition with the resolved inputs
+// (other steps' outputs are still unknown): a step whose condition is
+// already false would be skipped, every other step would run.
+func (p *Program) StaticPlan(inputs map[string]cty.Value) (*Plan, hcl.Diagnostics) {
+	plan := &Plan{Program: p, Inputs: inputs}
+	scope := NewScope(p, &planValues{prog: p, inputs: inputs})
+	var diags hcl.Diagnostics
+	for _, s := range p.Steps {
+		ps := &PlannedStep{Step: s, Action: ActionRun}
+		if s.When != nil {
+			var each *Each
+			if s.ForEach != nil {
+				each = &Each{Key: cty.DynamicVal, Value: cty.DynamicVal}
+			}
+			v, _, d := scope.Eval(s.When, each)
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				v, _ = v.UnmarkDeep()
+				if v.IsKnown() && !v.IsNull() && v.Type() == cty.Bool && v.False() {
+					ps.Action, ps.Reason = ActionSkip, "when is false"
+				}
+			}
+		}
+		plan.Steps = append(plan.Steps, ps)
+	}
+	return plan, Normalize(diags)
+}
+
+// planValues are known inputs and unknown everything else.
+type planValues struct {
+	prog   *Program
+	inputs map[string]cty.Value
+}
+
+func (pv *planValues) Input(in *lang.Input) cty.Value {
+	v, ok := pv.inputs[in.Name]
+	if !ok {
+		v = cty.UnknownVal(in.Type.Type)
+	}
+	if in.Sensitive {
+		v = v.Mark(lang.Sensitive)
+	}
+	return v
+}
+
+func (pv *planValues) Secret(*lang.Secret) cty.Value {
+	return cty.UnknownVal(cty.String).Mark(lang.Sensitive)
+}
+
+func (pv *planValues) Memory(m *lang.Memory) cty.Value { return cty.UnknownVal(m.Type.Type) }
+
+func (pv *planValues) Step(s *Step) cty.Value { return s.Value }
+
+func (pv *planValues) RunID() cty.Value { return cty.UnknownVal(cty.String) }
