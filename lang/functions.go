@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 )
@@ -29,6 +30,7 @@ func Functions(baseDir string) map[string]function.Function {
 		"abs": stdlib.AbsoluteFunc, "ceil": stdlib.CeilFunc, "floor": stdlib.FloorFunc,
 		"log": stdlib.LogFunc, "max": stdlib.MaxFunc, "min": stdlib.MinFunc,
 		"parseint": stdlib.ParseIntFunc, "pow": stdlib.PowFunc, "signum": stdlib.SignumFunc,
+		"sum": sumFunc,
 		// strings
 		"chomp": stdlib.ChompFunc, "format": stdlib.FormatFunc, "formatlist": stdlib.FormatListFunc,
 		"indent": stdlib.IndentFunc, "join": stdlib.JoinFunc, "lower": stdlib.LowerFunc,
@@ -136,6 +138,35 @@ var replaceFunc = function.New(&function.Spec{
 			return stdlib.RegexReplaceFunc.Call([]cty.Value{args[0], re, args[2]})
 		}
 		return stdlib.ReplaceFunc.Call(args)
+	},
+})
+
+// sumFunc is Terraform's sum: the total of a list, set or tuple of numbers.
+var sumFunc = function.New(&function.Spec{
+	Description: "Returns the total of a list, set or tuple of numbers.",
+	Params: []function.Parameter{{Name: "numbers", Type: cty.DynamicPseudoType}},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		ty := args[0].Type()
+		if !(ty.IsListType() || ty.IsSetType() || ty.IsTupleType()) {
+			return cty.NilType, function.NewArgErrorf(0, "sum needs a list, set or tuple of numbers, not %s", ty.FriendlyName())
+		}
+		return cty.Number, nil
+	},
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		total := cty.Zero
+		i := 0
+		for it := args[0].ElementIterator(); it.Next(); i++ {
+			_, v := it.Element()
+			if v.IsNull() {
+				return cty.NilVal, function.NewArgErrorf(0, "element %d is null", i)
+			}
+			n, err := convert.Convert(v, cty.Number)
+			if err != nil {
+				return cty.NilVal, function.NewArgErrorf(0, "element %d: %s", i, err)
+			}
+			total = total.Add(n)
+		}
+		return total, nil
 	},
 })
 
