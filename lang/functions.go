@@ -144,7 +144,7 @@ var replaceFunc = function.New(&function.Spec{
 // sumFunc is Terraform's sum: the total of a list, set or tuple of numbers.
 var sumFunc = function.New(&function.Spec{
 	Description: "Returns the total of a list, set or tuple of numbers.",
-	Params: []function.Parameter{{Name: "numbers", Type: cty.DynamicPseudoType}},
+	Params:      []function.Parameter{{Name: "numbers", Type: cty.DynamicPseudoType}},
 	Type: func(args []cty.Value) (cty.Type, error) {
 		ty := args[0].Type()
 		if !(ty.IsListType() || ty.IsSetType() || ty.IsTupleType()) {
