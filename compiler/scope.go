@@ -36,7 +36,6 @@ type Scope struct {
 }
 
 type localResult struct {
-	once  sync.Once
 	val   cty.Value
 	diags hcl.Diagnostics
 }
@@ -56,19 +55,26 @@ func (s *Scope) Eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.EvalConte
 	return v, ctx, append(diags, d...)
 }
 
-// Local returns the value of a local, evaluating it on first use.
+// Local returns the value of a local, evaluating it on first use. Two
+// goroutines may both evaluate a local that neither has finished; the
+// results are the same and the first one is kept. (A sync.Once would
+// deadlock when a local is reached again while it is being evaluated, as
+// it is through a step on a dependency cycle.)
 func (s *Scope) Local(l *Local) (cty.Value, hcl.Diagnostics) {
 	s.mu.Lock()
-	r := s.locals[l]
-	if r == nil {
-		r = &localResult{}
-		s.locals[l] = r
-	}
+	r, ok := s.locals[l]
 	s.mu.Unlock()
-	r.once.Do(func() {
-		r.val, _, r.diags = s.Eval(l.Expr, nil)
-	})
-	return r.val, r.diags
+	if ok {
+		return r.val, r.diags
+	}
+	val, _, diags := s.Eval(l.Expr, nil)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.locals[l]; ok {
+		return r.val, r.diags
+	}
+	s.locals[l] = &localResult{val: val, diags: diags}
+	return val, diags
 }
 
 // EvalContext builds the evaluation context for the given references: each

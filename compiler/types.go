@@ -24,10 +24,26 @@ func (c *compilation) types() hcl.Diagnostics {
 		tv.Step(s)
 	}
 	diags = append(diags, tv.diags...)
+	// With every step's value known, find splats over map-keyed steps.
+	for _, l := range p.Locals {
+		diags = append(diags, c.checkSplats(l.Expr)...)
+	}
+	for _, s := range p.Steps {
+		for _, a := range s.Args {
+			diags = append(diags, c.checkSplats(a.Expr)...)
+		}
+		if s.When != nil {
+			diags = append(diags, c.checkSplats(s.When)...)
+		}
+		if s.ForEach != nil {
+			diags = append(diags, c.checkSplats(s.ForEach)...)
+		}
+	}
 	for _, o := range p.Outputs {
 		if o.Value == nil {
 			continue
 		}
+		diags = append(diags, c.checkSplats(o.Value)...)
 		v, _, d := tv.scope.Eval(o.Value, nil)
 		diags = append(diags, d...)
 		if !d.HasErrors() && lang.IsSensitive(v) && !o.Sensitive {

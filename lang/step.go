@@ -222,7 +222,11 @@ func decodeRetryBlock(b *hcl.Block) (*Retry, hcl.Diagnostics) {
 		r.Backoff, d = durationAttr(a)
 		diags = append(diags, d...)
 	}
-	if a, ok := content.Attributes["max_backoff"]; ok {
+	maxAttr, hasMax := content.Attributes["max_backoff"]
+	if !hasMax && r.Backoff.Duration > r.MaxBackoff.Duration {
+		r.MaxBackoff.Duration = r.Backoff.Duration // the default cap never lowers a given backoff
+	}
+	if a, ok := maxAttr, hasMax; ok {
 		r.MaxBackoff, d = durationAttr(a)
 		diags = append(diags, d...)
 		if !d.HasErrors() && r.MaxBackoff.Duration < r.Backoff.Duration {
