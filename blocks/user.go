@@ -92,7 +92,7 @@ func checkTemplate(b *Block, expr hcl.Expression, what string) hcl.Diagnostics {
 // inputs and outputs.
 func checkExample(b *Block, ex *lang.Example) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	check := func(val cty.Value, rng hcl.Range, fields []*lang.Field, what string, needAll bool) {
+	check := func(val cty.Value, expr hcl.Expression, fields []*lang.Field, what string, needAll bool) {
 		given := map[string]cty.Value{}
 		for it := val.ElementIterator(); it.Next(); {
 			k, v := it.Element()
@@ -105,7 +105,7 @@ func checkExample(b *Block, ex *lang.Example) hcl.Diagnostics {
 		for _, k := range lang.SortedKeys(given) {
 			f := findField(fields, k)
 			if f == nil {
-				diags = append(diags, lang.Error(rng, "Unknown example "+what,
+				diags = append(diags, lang.Error(lang.ObjectItemRange(expr, k, true), "Unknown example "+what,
 					"The example gives %s %q, which block %q does not have.%s", what, k, b.Name, lang.Suggest(k, names))...)
 				continue
 			}
@@ -114,7 +114,7 @@ func checkExample(b *Block, ex *lang.Example) hcl.Diagnostics {
 				v = f.Type.Defaults.Apply(v)
 			}
 			if _, err := convert.Convert(v, f.Type.Type); err != nil {
-				diags = append(diags, lang.Error(rng, "Invalid example "+what,
+				diags = append(diags, lang.Error(lang.ObjectItemRange(expr, k, false), "Invalid example "+what,
 					"The example's %s %q must be %s: %s.", what, k, lang.FriendlyTypeName(f.Type.Type), lang.FormatConvertError(err))...)
 			}
 		}
@@ -128,12 +128,12 @@ func checkExample(b *Block, ex *lang.Example) hcl.Diagnostics {
 			}
 		}
 		if len(missing) > 0 {
-			diags = append(diags, lang.Error(rng, "Missing example "+what,
+			diags = append(diags, lang.Error(expr.Range(), "Missing example "+what,
 				"The example must give the required %s %s of block %q.", what, quoteList(missing), b.Name)...)
 		}
 	}
-	check(ex.Input, ex.InputRange, b.Inputs, "input", true)
-	check(ex.Output, ex.OutputRange, b.Outputs, "output", false)
+	check(ex.Input, ex.InputExpr, b.Inputs, "input", true)
+	check(ex.Output, ex.OutputExpr, b.Outputs, "output", false)
 	return diags
 }
 

@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -52,7 +51,7 @@ func (p *Plan) WouldRun() bool {
 // already false would be skipped, every other step would run.
 func (p *Program) StaticPlan(inputs map[string]cty.Value) (*Plan, hcl.Diagnostics) {
 	plan := &Plan{Program: p, Inputs: inputs}
-	scope := NewScope(p, &planValues{prog: p, inputs: inputs})
+	scope := NewScope(p, &planValues{staticValues{inputs: inputs}})
 	var diags hcl.Diagnostics
 	for _, s := range p.Steps {
 		ps := &PlannedStep{Step: s, Action: ActionRun}
@@ -75,29 +74,10 @@ func (p *Program) StaticPlan(inputs map[string]cty.Value) (*Plan, hcl.Diagnostic
 	return plan, Normalize(diags)
 }
 
-// planValues are known inputs and unknown everything else.
+// planValues are known inputs and unknown everything else; a step is its
+// compile-time value.
 type planValues struct {
-	prog   *Program
-	inputs map[string]cty.Value
+	staticValues
 }
-
-func (pv *planValues) Input(in *lang.Input) cty.Value {
-	v, ok := pv.inputs[in.Name]
-	if !ok {
-		v = cty.UnknownVal(in.Type.Type)
-	}
-	if in.Sensitive {
-		v = v.Mark(lang.Sensitive)
-	}
-	return v
-}
-
-func (pv *planValues) Secret(*lang.Secret) cty.Value {
-	return cty.UnknownVal(cty.String).Mark(lang.Sensitive)
-}
-
-func (pv *planValues) Memory(m *lang.Memory) cty.Value { return cty.UnknownVal(m.Type.Type) }
 
 func (pv *planValues) Step(s *Step) cty.Value { return s.Value }
-
-func (pv *planValues) RunID() cty.Value { return cty.UnknownVal(cty.String) }

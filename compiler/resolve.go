@@ -269,21 +269,12 @@ func (c *compilation) resolveStepRef(ref *lang.Ref, ctx refContext) hcl.Diagnost
 
 // checkFunctions reports calls to functions that are not in the table.
 func (c *compilation) checkFunctions(expr hcl.Expression) hcl.Diagnostics {
-	node, ok := expr.(hclsyntax.Node)
-	if !ok {
-		return nil
-	}
 	var diags hcl.Diagnostics
-	hclsyntax.VisitAll(node, func(n hclsyntax.Node) hcl.Diagnostics {
-		call, ok := n.(*hclsyntax.FunctionCallExpr)
-		if !ok {
-			return nil
-		}
+	visit(expr, func(call *hclsyntax.FunctionCallExpr) {
 		if _, ok := c.prog.Functions[call.Name]; !ok {
 			diags = append(diags, lang.Error(call.NameRange, "Call to unknown function",
 				"There is no function named %q.%s", call.Name, lang.Suggest(call.Name, lang.SortedKeys(c.prog.Functions)))...)
 		}
-		return nil
 	})
 	return diags
 }

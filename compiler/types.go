@@ -76,29 +76,41 @@ func (c *compilation) types() hcl.Diagnostics {
 	return diags
 }
 
-// typeValues are the compile-time values: unknown, of the declared types.
-type typeValues struct {
-	c     *compilation
-	scope *Scope
-	state map[*Step]int // 0 unvisited, 1 in progress, 2 done
-	diags hcl.Diagnostics
+// staticValues are the values known before a run: the given inputs (none
+// at validate time) and, for everything else, unknown values of the
+// declared types. Sensitive inputs and secrets are marked.
+type staticValues struct {
+	inputs map[string]cty.Value
 }
 
-func (tv *typeValues) Input(in *lang.Input) cty.Value {
-	v := cty.UnknownVal(in.Type.Type)
+func (sv *staticValues) Input(in *lang.Input) cty.Value {
+	v, ok := sv.inputs[in.Name]
+	if !ok {
+		v = cty.UnknownVal(in.Type.Type)
+	}
 	if in.Sensitive {
 		v = v.Mark(lang.Sensitive)
 	}
 	return v
 }
 
-func (tv *typeValues) Secret(*lang.Secret) cty.Value {
+func (sv *staticValues) Secret(*lang.Secret) cty.Value {
 	return cty.UnknownVal(cty.String).Mark(lang.Sensitive)
 }
 
-func (tv *typeValues) Memory(m *lang.Memory) cty.Value { return cty.UnknownVal(m.Type.Type) }
+func (sv *staticValues) Memory(m *lang.Memory) cty.Value { return cty.UnknownVal(m.Type.Type) }
 
-func (tv *typeValues) RunID() cty.Value { return cty.UnknownVal(cty.String) }
+func (sv *staticValues) RunID() cty.Value { return cty.UnknownVal(cty.String) }
+
+// typeValues are the compile-time values: each step's value is computed by
+// checking the step when it is first referred to.
+type typeValues struct {
+	staticValues
+	c     *compilation
+	scope *Scope
+	state map[*Step]int // 0 unvisited, 1 in progress, 2 done
+	diags hcl.Diagnostics
+}
 
 // Step checks a step on first use and returns its compile-time value. A step
 // reached again while it is being checked is part of a cycle, which the

@@ -74,11 +74,11 @@ type Field struct {
 
 // Example is a block's `example`: inputs and the outputs they must give.
 type Example struct {
-	Input       cty.Value
-	Output      cty.Value
-	InputRange  hcl.Range
-	OutputRange hcl.Range
-	DeclRange   hcl.Range
+	Input      cty.Value
+	Output     cty.Value
+	InputExpr  hcl.Expression
+	OutputExpr hcl.Expression
+	DeclRange  hcl.Range
 }
 
 var blockDefSchema = &hcl.BodySchema{
@@ -308,7 +308,7 @@ func decodeExample(b *hcl.Block) (*Example, hcl.Diagnostics) {
 	}
 	ex := &Example{DeclRange: b.DefRange}
 	in, out := content.Attributes["input"], content.Attributes["output"]
-	ex.InputRange, ex.OutputRange = in.Expr.Range(), out.Expr.Range()
+	ex.InputExpr, ex.OutputExpr = in.Expr, out.Expr
 	var d hcl.Diagnostics
 	ex.Input, d = constObject(in)
 	diags = append(diags, d...)
@@ -334,3 +334,22 @@ func constObject(a *hcl.Attribute) (cty.Value, hcl.Diagnostics) {
 
 // Required reports whether an input field has no default.
 func (f *Field) Required() bool { return f.Default == cty.NilVal }
+
+// ObjectItemRange returns the range of the item named key in an object
+// constructor expression ({ key = value }): the value's range, or the key's
+// when keyOnly is set. It falls back to the whole expression's range.
+func ObjectItemRange(expr hcl.Expression, key string, keyOnly bool) hcl.Range {
+	if obj, ok := expr.(*hclsyntax.ObjectConsExpr); ok {
+		for _, item := range obj.Items {
+			k, diags := item.KeyExpr.Value(nil)
+			if diags.HasErrors() || k.Type() != cty.String || !k.IsKnown() || k.IsNull() || k.AsString() != key {
+				continue
+			}
+			if keyOnly {
+				return item.KeyExpr.Range()
+			}
+			return item.ValueExpr.Range()
+		}
+	}
+	return expr.Range()
+}

@@ -55,37 +55,21 @@ func DecodeFlowFile(f *hcl.File, filename string) (*File, hcl.Diagnostics) {
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "flow":
-			v, d := decodeFlowBlock(b)
-			diags = append(diags, d...)
-			file.Flows = append(file.Flows, v)
+			file.Flows = collect(file.Flows, &diags)(decodeFlowBlock(b))
 		case "input":
-			v, d := decodeInputBlock(b)
-			diags = append(diags, d...)
-			file.Inputs = append(file.Inputs, v)
+			file.Inputs = collect(file.Inputs, &diags)(decodeInputBlock(b))
 		case "secret":
-			v, d := decodeSecretBlock(b)
-			diags = append(diags, d...)
-			file.Secrets = append(file.Secrets, v)
+			file.Secrets = collect(file.Secrets, &diags)(decodeSecretBlock(b))
 		case "locals":
-			v, d := decodeLocalsBlock(b)
-			diags = append(diags, d...)
-			file.Locals = append(file.Locals, v...)
+			file.Locals = collectAll(file.Locals, &diags)(decodeLocalsBlock(b))
 		case "memory":
-			v, d := decodeMemoryBlock(b)
-			diags = append(diags, d...)
-			file.Memories = append(file.Memories, v)
+			file.Memories = collect(file.Memories, &diags)(decodeMemoryBlock(b))
 		case "block":
-			v, d := DecodeBlockDef(b)
-			diags = append(diags, d...)
-			file.Blocks = append(file.Blocks, v)
+			file.Blocks = collect(file.Blocks, &diags)(DecodeBlockDef(b))
 		case "step":
-			v, d := decodeStepBlock(b)
-			diags = append(diags, d...)
-			file.Steps = append(file.Steps, v)
+			file.Steps = collect(file.Steps, &diags)(decodeStepBlock(b))
 		case "output":
-			v, d := decodeOutputBlock(b)
-			diags = append(diags, d...)
-			file.Outputs = append(file.Outputs, v)
+			file.Outputs = collect(file.Outputs, &diags)(decodeOutputBlock(b))
 		}
 	}
 	return file, diags
@@ -104,4 +88,20 @@ func DecodeBlockFile(f *hcl.File) ([]*BlockDef, hcl.Diagnostics) {
 		defs = append(defs, def)
 	}
 	return defs, diags
+}
+
+// collect appends a decoded item to a list and its diagnostics to diags.
+func collect[T any](list []T, diags *hcl.Diagnostics) func(T, hcl.Diagnostics) []T {
+	return func(v T, d hcl.Diagnostics) []T {
+		*diags = append(*diags, d...)
+		return append(list, v)
+	}
+}
+
+// collectAll is collect for a decoder that yields several items.
+func collectAll[T any](list []T, diags *hcl.Diagnostics) func([]T, hcl.Diagnostics) []T {
+	return func(v []T, d hcl.Diagnostics) []T {
+		*diags = append(*diags, d...)
+		return append(list, v...)
+	}
 }

@@ -1,0 +1,143 @@
+package blocks
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/zclconf/go-cty/cty"
+)
+
+func TestBuiltinCatalog(t *testing.T) {
+	wantCache := map[string]bool{"http": false, "llm": false, "scrape": false, "sleep": false, "file": true, "value": true}
+	wantSensitive := map[string]bool{"http": false, "scrape": false, "file": false, "sleep": false, "value": true, "llm": true}
+	r := NewRegistry()
+	if got := strings.Join(r.Names(), ","); got != "file,http,llm,scrape,sleep,value" {
+		t.Fatalf("built-ins: %s", got)
+	}
+	for _, b := range r.All() {
+		if b.CacheDefault != wantCache[b.Name] {
+			t.Errorf("%s: cache default %v", b.Name, b.CacheDefault)
+		}
+		if b.PropagatesSensitive != wantSensitive[b.Name] {
+			t.Errorf("%s: propagates sensitive %v", b.Name, b.PropagatesSensitive)
+		}
+		for _, f := range append(append([]*lang.Field{}, b.Inputs...), b.Outputs...) {
+			if !lang.ValidName(f.Name) || lang.IsMetaArgument(f.Name) {
+				t.Errorf("%s: field name %q", b.Name, f.Name)
+			}
+		}
+	}
+	http := r.Lookup("http")
+	if in := http.Input("method"); in.Required() || in.Default.AsString() != "GET" {
+		t.Errorf("http method default: %#v", in.Default)
+	}
+	if !http.Input("url").Required() {
+		t.Error("http url is not required")
+	}
+	if got := http.OutputType(); !got.Equals(cty.Object(map[string]cty.Type{
+		"status": cty.Number, "headers": cty.Map(cty.String), "body": cty.DynamicPseudoType, "text": cty.String,
+	})) {
+		t.Errorf("http outputs: %#v", got)
+	}
+	if !r.Lookup("llm").OpenOutputs || r.Lookup("http").OpenOutputs {
+		t.Error("only llm has open outputs")
+	}
+}
+
+func loadDefs(t *testing.T, src string) []*lang.BlockDef {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.block.hcl")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defs, diags := ParseBlockFile(lang.NewParser(), path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return defs
+}
+
+func TestUserBlocks(t *testing.T) {
+	defs := loadDefs(t, `
+block "summarize" {
+  runtime = "llm"
+  prompt  = "Summarize: ${input.text}"
+  input "text" {
+    type = string
+  }
+  output "bullets" {
+    type = list(string)
+  }
+}
+
+block "double" {
+  runtime = "js"
+  source  = "function execute(i) { return { n: i.n * 2 } }"
+  input "n" {
+    type = number
+  }
+  output "n" {
+    type = number
+  }
+  example {
+    input  = { n = "two" }
+    output = { n = 4, extra = 1 }
+  }
+}
+`)
+	r := NewRegistry()
+	diags := r.AddDefs(defs)
+	var summaries []string
+	for _, d := range diags {
+		summaries = append(summaries, d.Summary+" @"+lang.RangeString(*d.Subject)[len(filepath.Dir(d.Subject.Filename))+1:])
+	}
+	want := []string{
+		"Invalid example input @x.block.hcl:23,20",
+		"Unknown example output @x.block.hcl:24,23",
+	}
+	if strings.Join(summaries, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(summaries, "\n"), strings.Join(want, "\n"))
+	}
+	s := r.Lookup("summarize")
+	if got := strings.Join(s.OutputNames(), ","); got != "text,usage,bullets" {
+		t.Errorf("llm block outputs: %s", got)
+	}
+	if s.CacheDefault || !r.Lookup("double").CacheDefault {
+		t.Error("cache defaults: llm false, js true")
+	}
+
+	// A second definition of a name, or a built-in's name, is an error.
+	diags = r.AddDefs(loadDefs(t, "block \"double\" {\n  runtime = \"js\"\n  source = \"x\"\n}\nblock \"http\" {\n  runtime = \"js\"\n  source = \"x\"\n}\n"))
+	if len(diags) != 2 || diags[0].Summary != "Duplicate block definition" || diags[1].Summary != "Reserved block name" {
+		t.Fatalf("duplicates: %v", diags)
+	}
+	if !strings.Contains(diags[0].Detail, "x.block.hcl:13,7") {
+		t.Errorf("duplicate does not point at the first definition: %s", diags[0].Detail)
+	}
+}
+
+func TestPromptReferences(t *testing.T) {
+	defs := loadDefs(t, `
+block "bad" {
+  runtime = "llm"
+  prompt  = "${input.txt} ${step.x.y}"
+  input "text" {
+    type = string
+  }
+}
+`)
+	diags := NewRegistry().AddDefs(defs)
+	if len(diags) != 2 {
+		t.Fatalf("want 2 diagnostics, got %v", diags)
+	}
+	if diags[0].Summary != "Unknown input" || !strings.Contains(diags[0].Detail, `Did you mean "text"?`) {
+		t.Errorf("first: %s: %s", diags[0].Summary, diags[0].Detail)
+	}
+	if diags[1].Summary != "Invalid reference in prompt" || diags[1].Subject.Start.Column != 29 {
+		t.Errorf("second: %s at %v", diags[1].Summary, diags[1].Subject)
+	}
+}
