@@ -32,8 +32,21 @@ type Block struct {
 	// (the value built-in returns its input unchanged).
 	OutputTypeFrom map[string]string
 
+	// Checks validate input values beyond their types; the compiler runs
+	// them on values known at compile time, the runtime on every value.
+	Checks map[string]func(cty.Value) error
+
 	// Def is the definition of a user block; nil for built-ins.
 	Def *lang.BlockDef
+}
+
+// CheckInput runs the block's check for an input on a known, non-null value
+// of the input's type.
+func (b *Block) CheckInput(name string, v cty.Value) error {
+	if check := b.Checks[name]; check != nil && v.IsWhollyKnown() && !v.IsNull() {
+		return check(v)
+	}
+	return nil
 }
 
 // Builtin reports whether b is a built-in block.
@@ -92,7 +105,7 @@ func fieldNames(fields []*lang.Field) []string {
 }
 
 // MergeOutputs returns base with extra added; an extra field replaces a base
-// field of the same name.
+// field of the same name (CheckReservedOutputs reports such names).
 func MergeOutputs(base, extra []*lang.Field) []*lang.Field {
 	if len(extra) == 0 {
 		return base

@@ -1,6 +1,10 @@
 package blocks
 
 import (
+	"fmt"
+	"strings"
+	"time"
+
 	"github.com/flowctl/flowctl/lang"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -53,6 +57,11 @@ func Builtins() []*Block {
 				field("body_type", cty.String, cty.StringVal("json"), "How the body is encoded: json, form or text"),
 				field("max_bytes", cty.Number, cty.NumberIntVal(DefaultMaxBytes), "The largest response body accepted"),
 			},
+			Checks: map[string]func(cty.Value) error{
+				"method":    checkMethod,
+				"body_type": checkOneOf("json", "form", "text"),
+				"max_bytes": checkPositive,
+			},
 			Outputs: []*lang.Field{
 				out("status", cty.Number, "The HTTP status code"),
 				out("headers", stringMap, "Response headers"),
@@ -73,6 +82,10 @@ func Builtins() []*Block {
 				optional("temperature", cty.Number, "Sampling temperature"),
 				optional("max_tokens", cty.Number, "The most tokens to generate"),
 			},
+			Checks: map[string]func(cty.Value) error{
+				"temperature": checkRange(0, 2),
+				"max_tokens":  checkPositive,
+			},
 			Outputs: []*lang.Field{
 				out("text", cty.String, "The model's reply"),
 				out("usage", UsageType, "Tokens used"),
@@ -91,6 +104,7 @@ func Builtins() []*Block {
 				optional("selector", cty.String, "A CSS selector limiting what is extracted"),
 				field("max_bytes", cty.Number, cty.NumberIntVal(DefaultMaxBytes), "The largest page accepted"),
 			},
+			Checks: map[string]func(cty.Value) error{"max_bytes": checkPositive},
 			Outputs: []*lang.Field{
 				out("title", cty.String, "The page title"),
 				out("text", cty.String, "The visible text"),
@@ -137,9 +151,54 @@ func Builtins() []*Block {
 			Inputs: []*lang.Field{
 				required("duration", cty.String, "How long, such as \"500ms\" or \"2s\""),
 			},
+			Checks: map[string]func(cty.Value) error{"duration": checkDuration},
 			Outputs: []*lang.Field{
 				out("slept_ms", cty.Number, "How long the step slept, in milliseconds"),
 			},
 		},
 	}
+}
+
+func checkOneOf(options ...string) func(cty.Value) error {
+	return func(v cty.Value) error {
+		for _, o := range options {
+			if v.AsString() == o {
+				return nil
+			}
+		}
+		return fmt.Errorf("%q is not one of %s", v.AsString(), strings.Join(options, ", "))
+	}
+}
+
+func checkMethod(v cty.Value) error {
+	m := v.AsString()
+	if m == "" || strings.ContainsFunc(m, func(r rune) bool { return r < 'A' || r > 'Z' }) {
+		return fmt.Errorf("%q is not an HTTP method; use an upper-case method such as GET or POST", m)
+	}
+	return nil
+}
+
+func checkPositive(v cty.Value) error {
+	if v.AsBigFloat().Sign() <= 0 {
+		return fmt.Errorf("must be greater than zero, not %s", v.AsBigFloat().Text('g', -1))
+	}
+	return nil
+}
+
+func checkRange(lo, hi float64) func(cty.Value) error {
+	return func(v cty.Value) error {
+		f, _ := v.AsBigFloat().Float64()
+		if f < lo || f > hi {
+			return fmt.Errorf("must be between %g and %g, not %g", lo, hi, f)
+		}
+		return nil
+	}
+}
+
+func checkDuration(v cty.Value) error {
+	d, err := time.ParseDuration(v.AsString())
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q is not a duration such as \"500ms\", \"30s\" or \"2m\"", v.AsString())
+	}
+	return nil
 }

@@ -34,6 +34,7 @@ func FromDef(def *lang.BlockDef) (*Block, hcl.Diagnostics) {
 	}
 	var diags hcl.Diagnostics
 	if def.Runtime == lang.RuntimeLLM {
+		diags = append(diags, CheckReservedOutputs(llmOutputs(), def.Outputs)...)
 		b.Outputs = MergeOutputs(llmOutputs(), def.Outputs)
 		diags = append(diags, checkTemplate(b, def.Prompt, "prompt")...)
 		diags = append(diags, checkTemplate(b, def.System, "system")...)
@@ -143,4 +144,17 @@ func quoteList(names []string) string {
 		q[i] = `"` + n + `"`
 	}
 	return strings.Join(q, ", ")
+}
+
+// CheckReservedOutputs reports declared output fields that take the name of
+// an output the block always has (text and usage of llm blocks).
+func CheckReservedOutputs(fixed, declared []*lang.Field) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, f := range declared {
+		if findField(fixed, f.Name) != nil {
+			diags = append(diags, lang.Error(f.NameRange, "Reserved output name",
+				"Every llm block has the outputs %s; a declared output field needs another name.", quoteList(fieldNames(fixed)))...)
+		}
+	}
+	return diags
 }

@@ -88,11 +88,18 @@ func indexNamed[T any](items []T, kind string, name func(T) (string, hcl.Range),
 		n, rng := name(it)
 		if first, ok := ranges[n]; ok {
 			*diags = append(*diags, lang.Error(rng, "Duplicate "+kind,
-				"A %s named %q was already declared at %s; %s names must be unique within a flow.",
-				kind, n, lang.RangeString(first), kind)...)
+				"%s %s named %q was already declared at %s; %s names must be unique within a flow.",
+				capitalize(lang.Article(kind)), kind, n, lang.RangeString(first), kind)...)
 			continue
 		}
 		m[n], ranges[n] = it, rng
 	}
 	return m
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }

@@ -119,6 +119,7 @@ func (c *compilation) resolveBlock(s *Step) hcl.Diagnostics {
 				"Only steps that use the llm block can declare output fields; block %q has the fixed outputs %s.",
 				b.Name, listOrNone(b.OutputNames()))...)
 		} else {
+			diags = append(diags, blocks.CheckReservedOutputs(b.Outputs, s.Step.Outputs)...)
 			s.Outputs = blocks.MergeOutputs(b.Outputs, s.Step.Outputs)
 		}
 	}

@@ -150,6 +150,9 @@ func (tv *typeValues) checkStep(s *Step) hcl.Diagnostics {
 		}
 		d = checkConversion(v, in.Type, a.Expr, ctx, "Incorrect input type",
 			sprintf("Input %q of block %q must be %s", in.Name, s.Block.Name, lang.FriendlyTypeName(in.Type.Type)))
+		if !d.HasErrors() {
+			d = checkInputValue(s.Block, in, v, a.Expr, ctx)
+		}
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			argTypes[a.Name] = v.Type()
@@ -221,17 +224,21 @@ func (tv *typeValues) forEach(s *Step) (*Each, func(cty.Value) cty.Value, hcl.Di
 		return &Each{Key: cty.UnknownVal(cty.Number), Value: elem(ty.ElementType())},
 			func(i cty.Value) cty.Value { return cty.UnknownVal(cty.List(i.Type())).WithMarks(i.Marks()) }, nil
 	case ty.IsTupleType():
-		return &Each{Key: cty.UnknownVal(cty.Number), Value: cty.DynamicVal},
+		return &Each{Key: cty.UnknownVal(cty.Number), Value: elem(unifiedType(ty.TupleElementTypes()))},
 			func(i cty.Value) cty.Value { return cty.UnknownVal(cty.List(i.Type())).WithMarks(i.Marks()) }, nil
 	case ty.IsMapType():
 		return &Each{Key: cty.UnknownVal(cty.String), Value: elem(ty.ElementType())},
 			func(i cty.Value) cty.Value { return cty.UnknownVal(cty.Map(i.Type())).WithMarks(i.Marks()) }, nil
 	case ty.IsObjectType():
-		return &Each{Key: cty.UnknownVal(cty.String), Value: cty.DynamicVal},
+		var types []cty.Type
+		for _, name := range lang.SortedKeys(ty.AttributeTypes()) {
+			types = append(types, ty.AttributeType(name))
+		}
+		return &Each{Key: cty.UnknownVal(cty.String), Value: elem(unifiedType(types))},
 			func(i cty.Value) cty.Value { return cty.UnknownVal(cty.Map(i.Type())).WithMarks(i.Marks()) }, nil
 	}
 	return dynamic, asDynamic, lang.Error(rng, "Invalid for_each",
-		"The for_each value of step %q must be a list, set, tuple or map; this is %s.", s.Name, ty.FriendlyName())
+		"The for_each value of step %q must be a list, set, tuple or map; this is %s %s.", s.Name, lang.Article(ty.FriendlyName()), ty.FriendlyName())
 }
 
 // checkConversion reports a value that cannot convert to a declared type,
@@ -248,6 +255,51 @@ func checkConversion(v cty.Value, ts lang.TypeSpec, expr hcl.Expression, ctx *hc
 			Subject:     expr.Range().Ptr(),
 			Expression:  expr,
 			EvalContext: ctx,
+		}}
+	}
+	return nil
+}
+
+// unifiedType is the one type all of types convert to, or any when there is
+// none (a tuple of mixed elements).
+func unifiedType(types []cty.Type) cty.Type {
+	if len(types) == 0 {
+		return cty.DynamicPseudoType
+	}
+	ty, _ := convert.UnifyUnsafe(types)
+	if ty == cty.NilType {
+		return cty.DynamicPseudoType
+	}
+	return ty
+}
+
+// checkInputValue checks a value that is already known at compile time:
+// null for a required input, and the block's own rules for the input
+// (http's body_type, sleep's duration, …).
+func checkInputValue(b *blocks.Block, in *lang.Field, v cty.Value, expr hcl.Expression, ctx *hcl.EvalContext) hcl.Diagnostics {
+	if !v.IsWhollyKnown() {
+		return nil
+	}
+	v, _ = v.UnmarkDeep()
+	if v.IsNull() {
+		if in.Required() {
+			return hcl.Diagnostics{{
+				Severity: hcl.DiagError, Summary: "Null value for required input",
+				Detail:  sprintf("Input %q of block %q is required and may not be null.", in.Name, b.Name),
+				Subject: expr.Range().Ptr(), Expression: expr, EvalContext: ctx,
+			}}
+		}
+		return nil
+	}
+	cv, err := convert.Convert(v, in.Type.Type)
+	if err != nil {
+		return nil
+	}
+	if err := b.CheckInput(in.Name, cv); err != nil {
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Invalid value for input",
+			Detail:  sprintf("Input %q of block %q: %s.", in.Name, b.Name, err),
+			Subject: expr.Range().Ptr(), Expression: expr, EvalContext: ctx,
 		}}
 	}
 	return nil

@@ -193,7 +193,11 @@ func stepArguments(body hcl.Body) ([]*hcl.Attribute, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	attrs := hcl.Attributes{}
 	for name, a := range syn.Attributes {
-		if !IsMetaArgument(name) {
+		switch {
+		case name == "retry" || name == "output":
+			diags = append(diags, Error(a.NameRange, "Unsupported argument",
+				"%s is a nested block, not an argument: write %s without the equals sign.", quote(name), blockExample(name))...)
+		case !IsMetaArgument(name):
 			attrs[name] = a.AsHCLAttribute()
 		}
 	}
@@ -274,4 +278,11 @@ func sortedAttributes(attrs hcl.Attributes) []*hcl.Attribute {
 		return out[i].Range.Start.Byte < out[j].Range.Start.Byte
 	})
 	return out
+}
+
+func blockExample(name string) string {
+	if name == "output" {
+		return `output "NAME" { type = ... }`
+	}
+	return "retry { attempts = 3 }"
 }

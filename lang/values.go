@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -41,7 +42,7 @@ func constOf(attr *hcl.Attribute, ty cty.Type, what string) (cty.Value, hcl.Diag
 }
 
 func stringAttr(attr *hcl.Attribute) (string, hcl.Diagnostics) {
-	v, diags := constOf(attr, cty.String, attr.Name)
+	v, diags := constOf(attr, cty.String, attr.Name+" argument")
 	if diags.HasErrors() {
 		return "", diags
 	}
@@ -49,7 +50,7 @@ func stringAttr(attr *hcl.Attribute) (string, hcl.Diagnostics) {
 }
 
 func boolAttr(attr *hcl.Attribute) (bool, hcl.Diagnostics) {
-	v, diags := constOf(attr, cty.Bool, attr.Name)
+	v, diags := constOf(attr, cty.Bool, attr.Name+" argument")
 	if diags.HasErrors() {
 		return false, diags
 	}
@@ -57,7 +58,7 @@ func boolAttr(attr *hcl.Attribute) (bool, hcl.Diagnostics) {
 }
 
 func intAttr(attr *hcl.Attribute, min int) (int, hcl.Diagnostics) {
-	v, diags := constOf(attr, cty.Number, attr.Name)
+	v, diags := constOf(attr, cty.Number, attr.Name+" argument")
 	if diags.HasErrors() {
 		return 0, diags
 	}
@@ -71,7 +72,7 @@ func intAttr(attr *hcl.Attribute, min int) (int, hcl.Diagnostics) {
 }
 
 func numberAttr(attr *hcl.Attribute) (float64, hcl.Diagnostics) {
-	v, diags := constOf(attr, cty.Number, attr.Name)
+	v, diags := constOf(attr, cty.Number, attr.Name+" argument")
 	if diags.HasErrors() {
 		return 0, diags
 	}
@@ -80,7 +81,7 @@ func numberAttr(attr *hcl.Attribute) (float64, hcl.Diagnostics) {
 }
 
 func stringListAttr(attr *hcl.Attribute) ([]string, hcl.Diagnostics) {
-	v, diags := constOf(attr, cty.List(cty.String), attr.Name)
+	v, diags := constOf(attr, cty.List(cty.String), attr.Name+" argument")
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -117,7 +118,15 @@ func durationAttr(attr *hcl.Attribute) (Duration, hcl.Diagnostics) {
 	return Duration{Duration: d, Range: attr.Expr.Range()}, nil
 }
 
-// FriendlyTypeName names a type for messages: "a string", "a list of string".
+// Article returns "a" or "an" for a word.
+func Article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// FriendlyTypeName names a type for messages: "a string", "of type list(string)".
 func FriendlyTypeName(ty cty.Type) string {
 	switch {
 	case ty == cty.DynamicPseudoType:
