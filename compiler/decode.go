@@ -76,6 +76,7 @@ func (c *compilation) decode() hcl.Diagnostics {
 	diags = append(diags, d...)
 	p.Registry = reg
 	c.hashSources()
+	c.fingerprints()
 	return diags
 }
 

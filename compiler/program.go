@@ -47,6 +47,11 @@ type Program struct {
 	Stages [][]*Step
 	// CriticalPath is a longest chain of dependent steps.
 	CriticalPath []*Step
+
+	// Fingerprints identify each block's definition for the result cache:
+	// a hash of its source text (and source_file), or of the built-in's
+	// name and version.
+	Fingerprints map[*blocks.Block]string
 }
 
 // Step is a compiled step.
@@ -183,6 +188,29 @@ func Normalize(diags hcl.Diagnostics) hcl.Diagnostics {
 		return a.Start.Byte < b.Start.Byte
 	})
 	return out
+}
+
+// builtinVersion changes when a built-in block's behaviour changes, so
+// that cached results of the old behaviour are not reused.
+const builtinVersion = "1"
+
+func (c *compilation) fingerprints() {
+	files := c.opts.Parser.Files()
+	c.prog.Fingerprints = map[*blocks.Block]string{}
+	for _, b := range c.prog.Registry.All() {
+		h := sha256.New()
+		if b.Builtin() {
+			h.Write([]byte("builtin\x00" + b.Name + "\x00" + builtinVersion))
+		} else {
+			r := b.Def.BodyRange
+			if f, ok := files[r.Filename]; ok && f != nil && r.End.Byte <= len(f.Bytes) && r.Start.Byte <= r.End.Byte {
+				h.Write(f.Bytes[r.Start.Byte:r.End.Byte])
+			}
+			h.Write([]byte{0})
+			h.Write([]byte(b.Def.Source))
+		}
+		c.prog.Fingerprints[b] = hex.EncodeToString(h.Sum(nil))
+	}
 }
 
 func (c *compilation) hashSources() {

@@ -60,6 +60,9 @@ type BlockDef struct {
 	Examples  []*Example
 	NameRange hcl.Range
 	DeclRange hcl.Range
+	// BodyRange covers the whole definition, header to closing brace: its
+	// text identifies the definition's version for the result cache.
+	BodyRange hcl.Range
 }
 
 // Field is an input or output of a block, or an output declared on a step.
@@ -110,7 +113,10 @@ var exampleSchema = &hcl.BodySchema{
 
 // DecodeBlockDef decodes one block definition.
 func DecodeBlockDef(b *hcl.Block) (*BlockDef, hcl.Diagnostics) {
-	def := &BlockDef{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange}
+	def := &BlockDef{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange, BodyRange: b.DefRange}
+	if body, ok := b.Body.(*hclsyntax.Body); ok {
+		def.BodyRange = hcl.RangeBetween(b.DefRange, body.SrcRange)
+	}
 	diags := checkName("block", def.Name, def.NameRange)
 	content, d := b.Body.Content(blockDefSchema)
 	diags = append(diags, d...)

@@ -1,0 +1,106 @@
+package blocks
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"time"
+	"unicode/utf8"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// MaxFileBytes bounds what the file block reads.
+const MaxFileBytes = 10 << 20
+
+// BuiltinExecutors returns the executors of the built-in blocks.
+func BuiltinExecutors() map[string]Executor {
+	return map[string]Executor{
+		"value": ExecutorFunc(execValue),
+		"file":  fileExecutor{},
+		"sleep": ExecutorFunc(execSleep),
+	}
+}
+
+func execValue(_ context.Context, call *Call) (*Result, error) {
+	return &Result{Outputs: map[string]cty.Value{"value": call.Inputs["value"]}}, nil
+}
+
+// fileExecutor runs the file block. Its cache key includes the file's
+// content, so an edited file is read again.
+type fileExecutor struct{}
+
+func (fileExecutor) CacheKey(call *Call) (string, error) {
+	b, _, err := readLocalFile(call)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+func (fileExecutor) Execute(_ context.Context, call *Call) (*Result, error) {
+	b, _, err := readLocalFile(call)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	return &Result{Outputs: map[string]cty.Value{
+		"text":   cty.StringVal(string(b)),
+		"sha256": cty.StringVal(hex.EncodeToString(sum[:])),
+	}}, nil
+}
+
+func readLocalFile(call *Call) ([]byte, string, error) {
+	rel := call.Inputs["path"].AsString()
+	path, err := lang.ResolveLocalPath(call.Dir, rel)
+	if err != nil {
+		return nil, "", err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot read %q: %w", rel, unwrap(err))
+	}
+	if info.IsDir() {
+		return nil, "", fmt.Errorf("%q is a directory, not a file", rel)
+	}
+	if info.Size() > MaxFileBytes {
+		return nil, "", fmt.Errorf("%q is %d bytes, more than the %d the file block reads", rel, info.Size(), MaxFileBytes)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot read %q: %w", rel, unwrap(err))
+	}
+	if !utf8.Valid(b) {
+		return nil, "", fmt.Errorf("%q is not UTF-8 text", rel)
+	}
+	return b, path, nil
+}
+
+func execSleep(ctx context.Context, call *Call) (*Result, error) {
+	d, err := time.ParseDuration(call.Inputs["duration"].AsString())
+	if err != nil || d < 0 {
+		return nil, fmt.Errorf("invalid duration %q", call.Inputs["duration"].AsString())
+	}
+	start := time.Now()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return &Result{Outputs: map[string]cty.Value{
+		"slept_ms": cty.NumberIntVal(time.Since(start).Milliseconds()),
+	}}, nil
+}
+
+func unwrap(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

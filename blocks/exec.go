@@ -1,0 +1,75 @@
+package blocks
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Call is one execution of a block: one attempt of one step instance.
+type Call struct {
+	Block *Block
+	// Inputs holds a value for every input of the block, converted to the
+	// input's type, defaults applied, with no marks: blocks see real
+	// values, secrets included.
+	Inputs map[string]cty.Value
+	// Outputs are the output fields the step expects (the block's, plus
+	// the step's declared ones for llm).
+	Outputs []*lang.Field
+	// Dir is the flow file's directory; the file block reads relative to
+	// it.
+	Dir string
+	// Log receives lines the block prints (console.log and the like).
+	Log func(line string)
+}
+
+// Result is what a block returns: a value for each output field (the
+// runtime converts them to the declared types), and the tokens used by llm
+// blocks.
+type Result struct {
+	Outputs map[string]cty.Value
+	Usage   *Usage
+}
+
+// Usage counts the tokens of LLM calls.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Executor runs blocks of one runtime. The context carries the attempt's
+// timeout and the run's cancellation; an executor must return promptly when
+// it is done.
+type Executor interface {
+	Execute(ctx context.Context, call *Call) (*Result, error)
+}
+
+// ExecutorFunc adapts a function to Executor.
+type ExecutorFunc func(ctx context.Context, call *Call) (*Result, error)
+
+// Execute calls f.
+func (f ExecutorFunc) Execute(ctx context.Context, call *Call) (*Result, error) { return f(ctx, call) }
+
+// Executors maps a block to the executor that runs it: built-ins by name,
+// user blocks by runtime.
+type Executors struct {
+	Builtins map[string]Executor
+	Runtimes map[string]Executor // lang.RuntimeGo, lang.RuntimeJS, lang.RuntimeLLM
+}
+
+// For returns the executor of a block, or an error saying what is missing.
+func (e *Executors) For(b *Block) (Executor, error) {
+	if b.Builtin() {
+		if ex := e.Builtins[b.Name]; ex != nil {
+			return ex, nil
+		}
+		return nil, fmt.Errorf("the built-in block %q cannot run in this build", b.Name)
+	}
+	if ex := e.Runtimes[b.Runtime]; ex != nil {
+		return ex, nil
+	}
+	return nil, fmt.Errorf("block %q has runtime %q, which this build cannot run yet", b.Name, b.Runtime)
+}
