@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -120,6 +121,7 @@ func Builtins() []*Block {
 			Inputs: []*lang.Field{
 				required("path", cty.String, "The path, relative to the flow file"),
 			},
+			Checks: map[string]func(cty.Value) error{"path": checkLocalPath},
 			Outputs: []*lang.Field{
 				out("text", cty.String, "The file's text"),
 				out("sha256", cty.String, "The hex SHA-256 of the file"),
@@ -197,8 +199,21 @@ func checkRange(lo, hi float64) func(cty.Value) error {
 
 func checkDuration(v cty.Value) error {
 	d, err := time.ParseDuration(v.AsString())
-	if err != nil || d < 0 {
+	switch {
+	case err != nil:
 		return fmt.Errorf("%q is not a duration such as \"500ms\", \"30s\" or \"2m\"", v.AsString())
+	case d < 0:
+		return fmt.Errorf("%q is negative", v.AsString())
+	}
+	return nil
+}
+
+// checkLocalPath refuses paths that leave the flow's directory; whether the
+// file exists is known only when the step runs.
+func checkLocalPath(v cty.Value) error {
+	p := v.AsString()
+	if p == "" || filepath.IsAbs(p) || !filepath.IsLocal(filepath.FromSlash(p)) {
+		return fmt.Errorf("the path %q must be relative to the flow's directory and stay inside it", p)
 	}
 	return nil
 }

@@ -19,9 +19,11 @@ const MaxFileBytes = 10 << 20
 // BuiltinExecutors returns the executors of the built-in blocks.
 func BuiltinExecutors() map[string]Executor {
 	return map[string]Executor{
-		"value": ExecutorFunc(execValue),
-		"file":  fileExecutor{},
-		"sleep": ExecutorFunc(execSleep),
+		"value":  ExecutorFunc(execValue),
+		"file":   fileExecutor{},
+		"sleep":  ExecutorFunc(execSleep),
+		"http":   NewHTTPExecutor(nil),
+		"scrape": NewScrapeExecutor(nil),
 	}
 }
 

@@ -16,6 +16,7 @@ type Registry struct {
 	blocks []*Block
 	byName map[string]*Block
 	files  []string
+	loaded map[string]bool // absolute paths of the files read
 }
 
 // NewRegistry returns a registry holding the built-in blocks.
@@ -67,20 +68,38 @@ func (r *Registry) AddDefs(defs []*lang.BlockDef) hcl.Diagnostics {
 // LoadDir parses and adds every *.block.hcl file directly inside dir. A
 // missing directory is an error when required is true and nothing otherwise.
 func (r *Registry) LoadDir(parser *lang.Parser, dir string, required bool) hcl.Diagnostics {
-	if _, err := os.Stat(dir); err != nil {
-		if !required {
-			return nil
-		}
+	info, err := os.Stat(dir)
+	switch {
+	case err != nil && !required:
+		return nil
+	case err != nil:
 		return hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Registry directory not found",
-			Detail:   "The registry directory " + dir + " could not be read: " + err.Error() + ".",
+			Detail:   "The registry directory " + dir + " could not be read: " + lang.PathErrorText(err) + ".",
+		}}
+	case !info.IsDir():
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Registry is not a directory",
+			Detail:   "The registry " + dir + " is a file; --registry names a directory of *.block.hcl files.",
 		}}
 	}
 	matches, _ := filepath.Glob(filepath.Join(dir, "*.block.hcl"))
 	sort.Strings(matches)
 	var diags hcl.Diagnostics
 	for _, path := range matches {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			abs = path
+		}
+		if r.loaded[abs] {
+			continue // the same file named twice, as blocks/ and a --registry
+		}
+		if r.loaded == nil {
+			r.loaded = map[string]bool{}
+		}
+		r.loaded[abs] = true
 		defs, d := ParseBlockFile(parser, path)
 		diags = append(diags, d...)
 		r.files = append(r.files, path)

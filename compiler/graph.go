@@ -12,6 +12,7 @@ import (
 // to, directly or through locals, and on its depends_on entries.
 func (c *compilation) graph() hcl.Diagnostics {
 	p := c.prog
+	var diags hcl.Diagnostics
 	localSteps := map[*Local][]*Step{}
 	var stepsOf func(l *Local, seen map[*Local]bool) []*Step
 	stepsOf = func(l *Local, seen map[*Local]bool) []*Step {
@@ -47,6 +48,10 @@ func (c *compilation) graph() hcl.Diagnostics {
 				if l := p.LocalsByName[r.Name]; l != nil {
 					s.LocalRefs = append(s.LocalRefs, l)
 					for _, dep := range stepsOf(l, map[*Local]bool{}) {
+						if dep == s {
+							diags = append(diags, lang.Error(r.NameRange, "Self-referential step",
+								"Step %q refers to itself through local.%s, which uses step.%s; a step cannot depend on its own outputs.", s.Name, l.Name, s.Name)...)
+						}
 						add(dep, r.NameRange)
 					}
 				}
@@ -64,7 +69,7 @@ func (c *compilation) graph() hcl.Diagnostics {
 			d.Dependents = append(d.Dependents, s)
 		}
 	}
-	return nil
+	return diags
 }
 
 // cycles reports every cycle of the DAG, naming each step on it.

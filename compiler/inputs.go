@@ -8,9 +8,12 @@ import (
 )
 
 // InputValue is a value given for a flow input, with where it came from
-// ("--input topic=…", "inputs.json") for messages.
+// ("--input topic=…", "inputs.json") for messages. Raw is the text of a
+// command-line value: an input of type string takes it as it is, so that
+// --input zip=02134 stays "02134".
 type InputValue struct {
 	Value  cty.Value
+	Raw    *string
 	Source string
 }
 
@@ -33,6 +36,12 @@ func (p *Program) ResolveInputs(given map[string]InputValue) (map[string]cty.Val
 	}
 	for _, in := range p.Inputs {
 		g, ok := given[in.Name]
+		if ok && g.Raw != nil && in.Type.Type == cty.String {
+			g.Value = cty.StringVal(*g.Raw)
+		}
+		if ok && g.Value.IsNull() {
+			ok = false // null means not set, as for a Terraform variable
+		}
 		if !ok {
 			if in.Required() {
 				diags = append(diags, lang.Error(in.NameRange, "Missing required input",

@@ -220,7 +220,7 @@ func (c *compilation) resolveStepName(ref *lang.Ref, ctx refContext) hcl.Diagnos
 	}
 	if target == ctx.self {
 		return lang.Error(ref.NameRange, "Self-referential step",
-			"Step %q refers to itself; a step cannot depend on its own outputs.", ref.Name)
+			"Step %q refers to itself; a step cannot depend on itself.", ref.Name)
 	}
 	return nil
 }
@@ -239,8 +239,8 @@ func (c *compilation) resolveStepRef(ref *lang.Ref, ctx refContext) hcl.Diagnost
 	if target.ForEach != nil {
 		if attr, ok := rest[0].(hcl.TraverseAttr); ok {
 			return lang.Error(hcl.RangeBetween(ref.NameRange, attr.SrcRange), "Missing instance key",
-				"Step %q has for_each, so step.%s is a collection of instances: use step.%s[KEY].%s for one instance or step.%s[*].%s for all of them.",
-				ref.Name, ref.Name, ref.Name, attr.Name, ref.Name, attr.Name)
+				"Step %q has for_each, so step.%s is a collection of instances: use step.%s[KEY].%s for one instance, or for all of them step.%s[*].%s when for_each is a list or set and values(step.%s)[*].%s when it is a map.",
+				ref.Name, ref.Name, ref.Name, attr.Name, ref.Name, attr.Name, ref.Name, attr.Name)
 		}
 		rest = rest[1:]
 		if len(rest) == 0 {

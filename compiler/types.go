@@ -44,7 +44,7 @@ func (c *compilation) types() hcl.Diagnostics {
 			continue
 		}
 		diags = append(diags, c.checkSplats(o.Value)...)
-		v, _, d := tv.scope.Eval(o.Value, nil)
+		v, _, d := tv.eval(o.Value, nil)
 		diags = append(diags, d...)
 		if !d.HasErrors() && lang.IsSensitive(v) && !o.Sensitive {
 			diags = append(diags, &hcl.Diagnostic{
@@ -60,7 +60,7 @@ func (c *compilation) types() hcl.Diagnostics {
 		if m.Value == nil {
 			continue
 		}
-		v, ctx, d := tv.scope.Eval(m.Value, nil)
+		v, ctx, d := tv.eval(m.Value, nil)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
@@ -112,6 +112,31 @@ type typeValues struct {
 	diags hcl.Diagnostics
 }
 
+// eval evaluates an expression for the types pass. Some functions (try,
+// can) and object keys drop the sensitive mark when their arguments are
+// unknown, as every value is here: a result that is not known yet is
+// marked sensitive when anything the expression refers to is.
+func (tv *typeValues) eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.EvalContext, hcl.Diagnostics) {
+	v, ctx, diags := tv.scope.Eval(expr, each)
+	if diags.HasErrors() || v.IsWhollyKnown() || lang.IsSensitive(v) {
+		return v, ctx, diags
+	}
+	for _, tr := range expr.Variables() {
+		if rv, d := tr.TraverseAbs(ctx); !d.HasErrors() && lang.IsSensitive(rv) {
+			return v.Mark(lang.Sensitive), ctx, diags
+		}
+		if root, ok := ctx.Variables[tr.RootName()]; ok && len(tr) >= 2 {
+			// step.x where x is sensitive as a whole, even if the
+			// traversal goes deeper than its known type.
+			if attr, ok := tr[1].(hcl.TraverseAttr); ok && root.Type().IsObjectType() && root.Type().HasAttribute(attr.Name) &&
+				lang.IsSensitive(root.GetAttr(attr.Name)) {
+				return v.Mark(lang.Sensitive), ctx, diags
+			}
+		}
+	}
+	return v, ctx, diags
+}
+
 // Step checks a step on first use and returns its compile-time value. A step
 // reached again while it is being checked is part of a cycle, which the
 // cycles pass reports; it gets a placeholder here.
@@ -140,7 +165,7 @@ func (tv *typeValues) checkStep(s *Step) hcl.Diagnostics {
 	argTypes := map[string]cty.Type{}
 	for _, a := range s.Args {
 		in := s.Block.Input(a.Name)
-		v, ctx, d := tv.scope.Eval(a.Expr, each)
+		v, ctx, d := tv.eval(a.Expr, each)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
@@ -159,7 +184,7 @@ func (tv *typeValues) checkStep(s *Step) hcl.Diagnostics {
 		}
 	}
 	if s.When != nil {
-		v, ctx, d := tv.scope.Eval(s.When, each)
+		v, ctx, d := tv.eval(s.When, each)
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			diags = append(diags, checkConversion(v, lang.TypeSpec{Type: cty.Bool}, s.When, ctx, "Invalid when condition",
@@ -201,7 +226,7 @@ func (tv *typeValues) forEach(s *Step) (*Each, func(cty.Value) cty.Value, hcl.Di
 	if s.ForEach == nil {
 		return nil, single, nil
 	}
-	v, _, diags := tv.scope.Eval(s.ForEach, nil)
+	v, _, diags := tv.eval(s.ForEach, nil)
 	dynamic := &Each{Key: cty.DynamicVal, Value: cty.DynamicVal}
 	asDynamic := func(cty.Value) cty.Value { return cty.DynamicVal }
 	if diags.HasErrors() {

@@ -147,6 +147,11 @@ func DecodeBlockDef(b *hcl.Block) (*BlockDef, hcl.Diagnostics) {
 		case "source":
 			sourceAttr = a
 			def.Source, d = stringAttr(a)
+			for _, diag := range d {
+				if diag.Summary == "Variables not allowed" {
+					diag.Detail += " Source code is an HCL template: write $${ for a literal ${ (as in a JavaScript template string) and %%{ for %{."
+				}
+			}
 			def.SourceRange = a.Expr.Range()
 			def.SourceLine = sourceFirstLine(a.Expr)
 		case "source_file":

@@ -54,6 +54,10 @@ func (p *Parser) Files() map[string]*hcl.File {
 	return p.p.Files()
 }
 
+// PathErrorText is the reason of a file system error without the Go
+// operation and path around it: "no such file or directory".
+func PathErrorText(err error) string { return unwrapPathError(err) }
+
 func unwrapPathError(err error) string {
 	if pe, ok := err.(*os.PathError); ok {
 		return pe.Err.Error()

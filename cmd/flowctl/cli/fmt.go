@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -107,8 +108,8 @@ func runFmt(s streams, paths []string, check, diff bool) error {
 
 func writeDiff(w io.Writer, name string, a, b []byte) {
 	text, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A:        difflib.SplitLines(string(a)),
-		B:        difflib.SplitLines(string(b)),
+		A:        splitLines(a),
+		B:        splitLines(b),
 		FromFile: "old/" + filepath.ToSlash(name),
 		ToFile:   "new/" + filepath.ToSlash(name),
 		Context:  3,
@@ -120,6 +121,9 @@ func writeDiff(w io.Writer, name string, a, b []byte) {
 // rename, keeping its permissions, so that an interrupted write loses
 // nothing.
 func writeFileAtomic(name string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(name); err == nil {
+		name = target // rewrite the file a link points to, keep the link
+	}
 	info, err := os.Stat(name)
 	if err != nil {
 		return err
@@ -141,4 +145,14 @@ func writeFileAtomic(name string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), name)
+}
+
+// splitLines splits text into lines that keep their newlines; unlike
+// difflib.SplitLines it adds no empty line after a final newline.
+func splitLines(b []byte) []string {
+	lines := strings.SplitAfter(string(b), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }

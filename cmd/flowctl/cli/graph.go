@@ -91,17 +91,25 @@ func writeMermaid(w io.Writer, p *compiler.Program) {
 	for _, s := range p.Steps {
 		fmt.Fprintf(w, "  %s[\"%s<br/><small>%s</small>\"]\n", id(s), s.Name, stepLabel(s))
 	}
+	edge, boldEdges := 0, []string{}
 	for _, s := range p.Steps {
 		for _, d := range s.Deps {
 			fmt.Fprintf(w, "  %s --> %s\n", id(d), id(s))
+			if crit[s] && crit[d] && d.Stage == s.Stage-1 {
+				boldEdges = append(boldEdges, fmt.Sprint(edge))
+			}
+			edge++
 		}
 	}
 	var bold []string
 	for _, s := range p.CriticalPath {
 		bold = append(bold, id(s))
 	}
-	if len(bold) > 0 && len(crit) > 0 {
+	if len(bold) > 0 {
 		fmt.Fprintln(w, "  classDef critical stroke-width:3px")
 		fmt.Fprintf(w, "  class %s critical\n", strings.Join(bold, ","))
+	}
+	if len(boldEdges) > 0 {
+		fmt.Fprintf(w, "  linkStyle %s stroke-width:3px\n", strings.Join(boldEdges, ","))
 	}
 }

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/spf13/cobra"
@@ -43,7 +45,7 @@ func (f *inputFlags) values() (map[string]compiler.InputValue, hcl.Diagnostics, 
 		if !ok || name == "" {
 			return nil, nil, usagef("--input %q must have the form NAME=VALUE", pair)
 		}
-		out[name] = compiler.InputValue{Value: parseInputValue(raw), Source: "--input " + name}
+		out[name] = compiler.InputValue{Value: parseInputValue(raw), Raw: &raw, Source: "--input " + name}
 	}
 	return out, diags, nil
 }
@@ -70,10 +72,15 @@ func readInputFile(name string) (map[string]cty.Value, hcl.Diagnostics) {
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(src, &raw); err != nil {
+		reason := err.Error()
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			reason = "it holds " + lang.Article(te.Value) + " " + te.Value
+		}
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid input file",
-			Detail:   fmt.Sprintf("The input file %s must hold one JSON object of input values: %s.", name, err),
+			Detail:   fmt.Sprintf("The input file %s must hold one JSON object of input values, such as {\"topic\": \"news\"}; %s.", name, reason),
 		}}
 	}
 	out := map[string]cty.Value{}

@@ -3,16 +3,18 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime"
 	"github.com/spf13/cobra"
 )
 
 func newPlanCommand(s streams) *cobra.Command {
-	var inputs inputFlags
+	var f runFlags
 	var jsonOut, detailed bool
-	var registries []string
+	var out string
 	cmd := &cobra.Command{
 		Use:   "plan FLOW",
 		Short: "Show what applying a flow would do",
@@ -20,17 +22,21 @@ func newPlanCommand(s streams) *cobra.Command {
 and what apply would do with it:
 
   + run      the step would run
+  = cached   its result is in the cache and would be reused
+  ~ unknown  it depends on values known only at run time
   - skip     its when condition is already known to be false
 
-It ends with the counts and the critical path. With --detailed-exitcode it exits
-0 when no step would run, 1 on errors and 2 when steps would run.`,
+It ends with the counts and the critical path. --out saves the plan, pinning
+the flow's source and its inputs, for apply PLAN.json. With
+--detailed-exitcode it exits 0 when no step would run, 1 on errors and 2 when
+steps would run.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			given, diags, err := inputs.values()
+			given, diags, err := f.inputs.values()
 			if err != nil {
 				return err
 			}
-			l := newFlowLoader(s, jsonOut, registries)
+			l := newFlowLoader(s, jsonOut, f.registries)
 			if err := l.check(diags); err != nil {
 				return err
 			}
@@ -42,9 +48,23 @@ It ends with the counts and the critical path. With --detailed-exitcode it exits
 			if err := l.check(diags); err != nil {
 				return err
 			}
-			plan, diags := prog.StaticPlan(vals)
+			opts := runtime.Options{Inputs: vals, Namespace: f.namespace, NoCache: f.noCache, Executors: defaultExecutors()}
+			if dir := f.stateDirFor(prog); dirExists(dir) {
+				st, err := f.openState(prog)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				opts.Store = st
+			}
+			plan, diags := runtime.Plan(prog, opts)
 			if err := l.check(diags); err != nil {
 				return err
+			}
+			if out != "" {
+				if err := writeSavedPlan(out, plan, f.namespace); err != nil {
+					return err
+				}
 			}
 			if jsonOut {
 				if err := writeJSON(s.out, newJSONPlan(plan)); err != nil {
@@ -59,10 +79,10 @@ It ends with the counts and the critical path. With --detailed-exitcode it exits
 			return nil
 		},
 	}
-	inputs.register(cmd)
+	f.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the plan as one JSON object")
 	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when steps would run, 0 when none would")
-	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	cmd.Flags().StringVar(&out, "out", "", "save the plan to this file for apply")
 	return cmd
 }
 
@@ -124,7 +144,7 @@ func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
 		fmt.Fprintf(w, "\nStage %d\n", i+1)
 		for _, st := range stage {
 			s := byStep[st]
-			line := fmt.Sprintf("  %-9s %-*s  %s", actionSymbols[s.Action], width, s.Name, stepLabel(st))
+			line := fmt.Sprintf("  %-10s %-*s  %s", actionSymbols[s.Action], width, s.Name, stepLabel(st))
 			if len(st.Deps) > 0 {
 				line += "  ← " + strings.Join(compiler.Names(st.Deps), ", ")
 			}
@@ -141,4 +161,9 @@ func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
 		fmt.Fprintf(w, "Critical path: %s (%s)\n", strings.Join(compiler.Names(p.CriticalPath), " → "),
 			plural(len(p.CriticalPath), "step", "steps"))
 	}
+}
+
+func dirExists(dir string) bool {
+	info, err := os.Stat(dir)
+	return err == nil && info.IsDir()
 }

@@ -44,6 +44,10 @@ func Main() int {
 // Run runs flowctl with the given arguments and streams.
 func Run(args []string, s streams) int {
 	root := newRootCommand(s)
+	// started is set once the command line has been accepted: errors after
+	// that are failures (exit 1), errors before it are usage errors.
+	started := false
+	root.PersistentPreRun = func(*cobra.Command, []string) { started = true }
 	root.SetArgs(args)
 	err := root.Execute()
 	var ee exitError
@@ -56,6 +60,9 @@ func Run(args []string, s streams) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(s.err, "Error: %s\nRun '%s --help' for usage.\n", ue.msg, commandPath(root, args))
 		return exitUsage
+	case started:
+		fmt.Fprintf(s.err, "Error: %s\n", err)
+		return exitFailure
 	default:
 		// cobra's own errors are about the command line: unknown flags,
 		// commands and argument counts.
@@ -79,7 +86,7 @@ func newRootCommand(s streams) *cobra.Command {
 
 A flow is an HCL file (NAME.flow.hcl) of steps that use typed blocks. flowctl
 type-checks the flow and the wiring between its steps, shows what a run would
-do, and runs it.`,
+do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -93,6 +100,9 @@ do, and runs it.`,
 		newFmtCommand(s),
 		newGraphCommand(s),
 		newPlanCommand(s),
+		newApplyCommand(s),
+		newRunsCommand(s),
+		newOutputCommand(s),
 		newVersionCommand(s),
 	)
 	return root

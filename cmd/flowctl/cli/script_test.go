@@ -14,6 +14,11 @@ import (
 var updateScripts = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
 
 func TestMain(m *testing.M) {
+	// The end-to-end tests run flowctl as a child process by re-executing
+	// this test binary with FLOWCTL_TEST_MAIN set.
+	if os.Getenv("FLOWCTL_TEST_MAIN") == "1" {
+		os.Exit(Main())
+	}
 	testscript.Main(m, map[string]func(){
 		"flowctl": func() { os.Exit(Main()) },
 	})

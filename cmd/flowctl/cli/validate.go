@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
@@ -58,7 +59,7 @@ func runValidate(s streams, paths []string, format string, registries []string) 
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "No flow or block files",
-			Detail:   fmt.Sprintf("No *.flow.hcl or *.block.hcl files were found under %v.", paths),
+			Detail:   fmt.Sprintf("No *.flow.hcl or *.block.hcl files were found under %s.", strings.Join(paths, ", ")),
 		})
 	}
 	loaded := map[string]bool{}

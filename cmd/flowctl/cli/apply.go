@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/spf13/cobra"
+	"github.com/zclconf/go-cty/cty"
+	"golang.org/x/term"
+)
+
+func newApplyCommand(s streams) *cobra.Command {
+	var f runFlags
+	var jsonOut, autoApprove bool
+	var parallelism int
+	cmd := &cobra.Command{
+		Use:   "apply FLOW|PLAN.json",
+		Short: "Run a flow",
+		Long: `Apply runs a flow: each step starts as soon as the steps it depends on have
+finished, up to --parallelism at once. Results are recorded in the state
+directory (.flowctl next to the flow) as they finish, and cached results are
+reused. On a terminal apply shows the plan and asks for confirmation unless
+--auto-approve is given; elsewhere it needs --auto-approve or a plan saved with
+plan --out, which it refuses when the flow changed since. Ctrl-C cancels the
+running steps and keeps what finished.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if parallelism < 1 {
+				return usagef("--parallelism must be at least 1")
+			}
+			secrets, err := f.secretValues()
+			if err != nil {
+				return err
+			}
+			given, diags, err := f.inputs.values()
+			if err != nil {
+				return err
+			}
+			l := newFlowLoader(s, jsonOut, f.registries)
+			if err := l.check(diags); err != nil {
+				return err
+			}
+			fromPlan := isSavedPlan(args[0])
+			var prog *compiler.Program
+			var inputs map[string]cty.Value
+			if fromPlan {
+				var ns string
+				if prog, inputs, ns, err = readSavedPlan(l, args[0], given); err != nil {
+					return err
+				}
+				if !cmd.Flags().Changed("namespace") {
+					f.namespace = ns
+				}
+			} else {
+				if prog, err = l.compile(args[0]); err != nil {
+					return err
+				}
+				var diags hcl.Diagnostics
+				inputs, diags = prog.ResolveInputs(given)
+				if err := l.check(diags); err != nil {
+					return err
+				}
+			}
+			interactive := isTerminal(s.in) && isTerminal(s.out)
+			if !fromPlan && !autoApprove && (jsonOut || !interactive) {
+				return usagef("apply needs --auto-approve, or a plan saved with plan --out, when it cannot ask for confirmation")
+			}
+			st, err := f.openState(prog)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			opts := runtime.Options{
+				Inputs: inputs, Secrets: secrets, Parallelism: parallelism, Namespace: f.namespace,
+				NoCache: f.noCache, Store: st, Executors: defaultExecutors(),
+			}
+			if !fromPlan && !autoApprove {
+				plan, diags := runtime.Plan(prog, opts)
+				if err := l.check(diags); err != nil {
+					return err
+				}
+				writeHumanPlan(s.out, plan)
+				fmt.Fprint(s.out, "\nDo you want to run these steps? Only 'yes' will be accepted: ")
+				answer, _ := bufio.NewReader(s.in).ReadString('\n')
+				if strings.TrimSpace(answer) != "yes" {
+					fmt.Fprintln(s.err, "Apply cancelled.")
+					return exitError{exitFailure}
+				}
+			}
+
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			var view applyView
+			if jsonOut {
+				view = newApplyJSON(s.out)
+			} else {
+				view = newApplyHuman(s.out)
+			}
+			opts.Observe = view.Event
+			res, err := runtime.Apply(ctx, prog, opts)
+			view.Close()
+			if err != nil {
+				return err
+			}
+			if len(res.Diagnostics) > 0 && !jsonOut {
+				writeHumanDiagnostics(s.err, l.parser.Files(), res.Diagnostics)
+			}
+			if res.Status != runtime.StatusOK {
+				return exitError{exitFailure}
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the run's events as JSON lines")
+	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "run without asking for confirmation")
+	cmd.Flags().IntVar(&parallelism, "parallelism", runtime.DefaultParallelism, "how many step instances may run at once")
+	return cmd
+}
+
+// defaultExecutors are the executors of this build.
+func defaultExecutors() *blocks.Executors {
+	return &blocks.Executors{Builtins: blocks.BuiltinExecutors()}
+}
+
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// savedPlan is the file plan --out writes: it pins the flow's source and
+// its input values, so that apply runs exactly what was reviewed.
+type savedPlan struct {
+	FormatVersion   string                     `json:"format_version"`
+	Flow            string                     `json:"flow"`
+	FlowFile        string                     `json:"flow_file"` // relative to the plan file
+	SourceHash      string                     `json:"source_hash"`
+	Namespace       string                     `json:"namespace"`
+	Inputs          map[string]json.RawMessage `json:"inputs"`
+	SensitiveInputs []string                   `json:"sensitive_inputs,omitempty"`
+	Plan            jsonPlan                   `json:"plan"`
+}
+
+func writeSavedPlan(path string, plan *compiler.Plan, namespace string) error {
+	p := plan.Program
+	rel, err := filepath.Rel(filepath.Dir(absPath(path)), absPath(p.Filename))
+	if err != nil {
+		rel = absPath(p.Filename)
+	}
+	sp := savedPlan{
+		FormatVersion: jsonFormatVersion, Flow: p.Flow.Name, FlowFile: filepath.ToSlash(rel),
+		SourceHash: p.SourceHash, Namespace: namespace, Inputs: map[string]json.RawMessage{}, Plan: newJSONPlan(plan),
+	}
+	for _, in := range p.Inputs {
+		v := plan.Inputs[in.Name]
+		if in.Sensitive {
+			sp.SensitiveInputs = append(sp.SensitiveInputs, in.Name)
+			continue
+		}
+		raw, err := ctyjson.Marshal(v, cty.DynamicPseudoType)
+		if err != nil {
+			return err
+		}
+		sp.Inputs[in.Name] = raw
+	}
+	b, err := json.MarshalIndent(sp, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// isSavedPlan reports whether a path names a saved plan rather than a flow.
+func isSavedPlan(path string) bool {
+	return filepath.Ext(path) == ".json"
+}
+
+// readSavedPlan loads a saved plan and compiles its flow, refusing a plan
+// whose flow changed since it was made.
+func readSavedPlan(l *flowLoader, path string, given map[string]compiler.InputValue) (*compiler.Program, map[string]cty.Value, string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, "", l.fail(hcl.Diagnostics{pathError(path, err)})
+	}
+	var sp savedPlan
+	if err := json.Unmarshal(b, &sp); err != nil || sp.FormatVersion == "" || sp.SourceHash == "" {
+		return nil, nil, "", l.fail(hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Invalid saved plan",
+			Detail: fmt.Sprintf("%s is not a plan written by flowctl plan --out.", path),
+		}})
+	}
+	flowFile := filepath.Join(filepath.Dir(path), filepath.FromSlash(sp.FlowFile))
+	prog, err := l.compile(flowFile)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if prog.SourceHash != sp.SourceHash {
+		return nil, nil, "", l.fail(hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Saved plan is stale",
+			Detail: fmt.Sprintf("The flow %s or its block files changed since %s was made. Run flowctl plan --out again and review the new plan.", flowFile, path),
+		}})
+	}
+	vals := map[string]compiler.InputValue{}
+	for name, raw := range sp.Inputs {
+		v, err := ctyjson.Unmarshal(raw, cty.DynamicPseudoType)
+		if err != nil {
+			return nil, nil, "", l.fail(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid saved plan", Detail: fmt.Sprintf("Input %q: %s.", name, err)}})
+		}
+		vals[name] = compiler.InputValue{Value: v, Source: path}
+	}
+	for _, name := range sp.SensitiveInputs {
+		if g, ok := given[name]; ok {
+			vals[name] = g
+		}
+	}
+	for name := range given {
+		if _, ok := vals[name]; !ok || !contains(sp.SensitiveInputs, name) {
+			return nil, nil, "", usagef("--input %s cannot change a saved plan; only sensitive inputs, which a plan does not store, are given again", name)
+		}
+	}
+	resolved, diags := prog.ResolveInputs(vals)
+	if err := l.check(diags); err != nil {
+		return nil, nil, "", err
+	}
+	return prog, resolved, sp.Namespace, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/spf13/cobra"
+)
+
+// runFlags are the flags of the commands that evaluate a flow with values:
+// plan, apply and watch.
+type runFlags struct {
+	inputs     inputFlags
+	registries []string
+	stateDir   string
+	namespace  string
+	secrets    []string
+	noCache    bool
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	f.inputs.register(cmd)
+	cmd.Flags().StringArrayVar(&f.registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	cmd.Flags().StringVar(&f.stateDir, "state", "", "the state directory (default: .flowctl next to the flow file)")
+	cmd.Flags().StringVar(&f.namespace, "namespace", "default", "the memory namespace, e.g. one per user")
+	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")
+	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "run every step; reuse no cached result")
+}
+
+// stateDirFor is the state directory of a flow.
+func (f *runFlags) stateDirFor(prog *compiler.Program) string {
+	if f.stateDir != "" {
+		return f.stateDir
+	}
+	return filepath.Join(prog.Dir, ".flowctl")
+}
+
+func (f *runFlags) openState(prog *compiler.Program) (*state.Store, error) {
+	dir := f.stateDirFor(prog)
+	st, err := state.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening the state in %s: %w", dir, err)
+	}
+	return st, nil
+}
+
+func (f *runFlags) secretValues() (map[string]string, error) {
+	out := map[string]string{}
+	for _, pair := range f.secrets {
+		name, val, ok := strings.Cut(pair, "=")
+		if !ok || name == "" {
+			return nil, usagef("--secret must have the form NAME=VALUE")
+		}
+		out[name] = val
+	}
+	return out, nil
+}

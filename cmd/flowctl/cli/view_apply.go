@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/flowctl/flowctl/runtime"
+	"golang.org/x/term"
+)
+
+// applyView renders a run's events.
+type applyView interface {
+	Event(e runtime.Event)
+	Close()
+}
+
+var (
+	_ applyView = (*applyJSON)(nil)
+	_ applyView = (*applyHuman)(nil)
+)
+
+// applyJSON prints one JSON object per event (§5).
+type applyJSON struct {
+	enc *json.Encoder
+}
+
+func newApplyJSON(w io.Writer) *applyJSON { return &applyJSON{enc: json.NewEncoder(w)} }
+
+func jsonTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func (v *applyJSON) Event(e runtime.Event) {
+	switch e := e.(type) {
+	case runtime.RunStarted:
+		v.enc.Encode(map[string]any{"type": "run_started", "time": jsonTime(e.Time), "run_id": e.RunID, "flow": e.Flow})
+	case runtime.StepStarted:
+		v.enc.Encode(map[string]any{"type": "step_started", "time": jsonTime(e.Time), "step": e.Step, "instance": e.Instance.JSON(), "attempt": e.Attempt})
+	case runtime.StepFinished:
+		m := map[string]any{
+			"type": "step_finished", "time": jsonTime(e.Time), "step": e.Step, "instance": e.Instance.JSON(),
+			"status": string(e.Status), "duration_ms": e.Duration.Milliseconds(), "error": nil,
+		}
+		switch {
+		case e.Error != "":
+			m["error"] = e.Error
+		case e.Reason != "":
+			m["error"] = e.Reason
+		}
+		if e.Usage != nil {
+			m["usage"] = e.Usage
+		}
+		v.enc.Encode(m)
+	case runtime.RunFinished:
+		m := map[string]any{"type": "run_finished", "time": jsonTime(e.Time), "run_id": e.RunID, "status": string(e.Status), "outputs": plainOutputs(e)}
+		if e.Error != "" {
+			m["error"] = e.Error
+		}
+		v.enc.Encode(m)
+	}
+}
+
+func (v *applyJSON) Close() {}
+
+func plainOutputs(e runtime.RunFinished) map[string]any {
+	out := map[string]any{}
+	for name, val := range e.Outputs {
+		out[name] = runtime.PlainJSON(val)
+	}
+	return out
+}
+
+// applyHuman prints a line per finished step instance and, on a terminal,
+// keeps a live table of the running ones below them: step, attempt and
+// elapsed time.
+type applyHuman struct {
+	w    io.Writer
+	live bool
+
+	mu       sync.Mutex
+	running  map[string]*runningStep
+	drawn    int // lines of the live table on screen
+	total    int
+	finished int
+	counts   map[runtime.Status]int
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+type runningStep struct {
+	label   string
+	attempt int
+	started time.Time
+}
+
+func newApplyHuman(w io.Writer) *applyHuman {
+	v := &applyHuman{w: w, running: map[string]*runningStep{}, counts: map[runtime.Status]int{}}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		v.live = true
+		v.stop, v.done = make(chan struct{}), make(chan struct{})
+		go v.tick()
+	}
+	return v
+}
+
+var statusMarks = map[runtime.Status]string{
+	runtime.StatusOK:        "✓",
+	runtime.StatusCached:    "=",
+	runtime.StatusSkipped:   "-",
+	runtime.StatusFailed:    "✗",
+	runtime.StatusCancelled: "!",
+}
+
+func (v *applyHuman) Event(e runtime.Event) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	switch e := e.(type) {
+	case runtime.RunStarted:
+		v.total = e.Steps
+		fmt.Fprintf(v.w, "Run %s of flow %q\n", e.RunID, e.Flow)
+	case runtime.StepStarted:
+		label := runtime.Label(e.Step, e.Instance)
+		if rs := v.running[label]; rs != nil {
+			rs.attempt = e.Attempt
+		} else {
+			v.running[label] = &runningStep{label: label, attempt: e.Attempt, started: e.Time}
+		}
+		v.redraw()
+	case runtime.StepFinished:
+		label := runtime.Label(e.Step, e.Instance)
+		delete(v.running, label)
+		v.counts[e.Status]++
+		v.clear()
+		line := fmt.Sprintf("  %s %-9s %s", statusMarks[e.Status], e.Status, label)
+		if e.Status == runtime.StatusOK || e.Status == runtime.StatusFailed {
+			line += fmt.Sprintf("  %s", e.Duration.Round(time.Millisecond))
+		}
+		if e.Attempts > 1 {
+			line += fmt.Sprintf("  (%d attempts)", e.Attempts)
+		}
+		if e.Reason != "" {
+			line += "  (" + e.Reason + ")"
+		}
+		fmt.Fprintln(v.w, line)
+		if e.Error != "" && e.Status == runtime.StatusFailed {
+			for _, l := range strings.Split(e.Error, "\n") {
+				fmt.Fprintln(v.w, "      "+l)
+			}
+		}
+		v.redraw()
+	case runtime.RunFinished:
+		v.clear()
+		v.summary(e)
+	}
+}
+
+func (v *applyHuman) summary(e runtime.RunFinished) {
+	var parts []string
+	for _, st := range []runtime.Status{runtime.StatusOK, runtime.StatusCached, runtime.StatusSkipped, runtime.StatusFailed, runtime.StatusCancelled} {
+		if n := v.counts[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	fmt.Fprintf(v.w, "\nRun %s: %s (%s).\n", e.Status, e.RunID, strings.Join(parts, ", "))
+	if len(e.Outputs) == 0 {
+		return
+	}
+	fmt.Fprintln(v.w, "\nOutputs:")
+	writeOutputs(v.w, plainOutputs(e))
+}
+
+// writeOutputs prints outputs as NAME = JSON, sorted by name.
+func writeOutputs(w io.Writer, outputs map[string]any) {
+	names := make([]string, 0, len(outputs))
+	for n := range outputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b, _ := json.MarshalIndent(outputs[n], "", "  ")
+		fmt.Fprintf(w, "%s = %s\n", n, b)
+	}
+}
+
+// clear erases the live table.
+func (v *applyHuman) clear() {
+	if !v.live || v.drawn == 0 {
+		return
+	}
+	fmt.Fprintf(v.w, "\x1b[%dA\x1b[J", v.drawn)
+	v.drawn = 0
+}
+
+const maxLiveRows = 10
+
+// redraw draws the live table of running steps.
+func (v *applyHuman) redraw() {
+	if !v.live {
+		return
+	}
+	v.clear()
+	rows := make([]*runningStep, 0, len(v.running))
+	for _, rs := range v.running {
+		rows = append(rows, rs)
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].started.Before(rows[j].started) })
+	done := 0
+	for _, n := range v.counts {
+		done += n
+	}
+	fmt.Fprintf(v.w, "  %d running, %d finished\n", len(rows), done)
+	v.drawn = 1
+	for i, rs := range rows {
+		if i == maxLiveRows {
+			fmt.Fprintf(v.w, "    … and %d more\n", len(rows)-maxLiveRows)
+			v.drawn++
+			break
+		}
+		fmt.Fprintf(v.w, "    %-40s attempt %d  %s\n", rs.label, rs.attempt, time.Since(rs.started).Round(100*time.Millisecond))
+		v.drawn++
+	}
+}
+
+func (v *applyHuman) tick() {
+	defer close(v.done)
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-v.stop:
+			return
+		case <-t.C:
+			v.mu.Lock()
+			if len(v.running) > 0 {
+				v.redraw()
+			}
+			v.mu.Unlock()
+		}
+	}
+}
+
+func (v *applyHuman) Close() {
+	if v.live {
+		close(v.stop)
+		<-v.done
+		v.mu.Lock()
+		v.clear()
+		v.mu.Unlock()
+	}
+}

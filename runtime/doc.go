@@ -1,0 +1,14 @@
+// Package runtime executes compiled flows.
+//
+// The scheduler starts each step instance the moment the steps it depends
+// on have finished (never stage by stage), bounded by the run's parallelism
+// and each for_each step's own. Expressions are evaluated with real values
+// through the compiler's Scope; values cross into blocks unmarked and come
+// back converted to the declared types. Results are recorded in the state
+// store (package runtime/state) as they finish, cacheable results are
+// reused across runs, and every value derived from a secret stays marked
+// sensitive so that it never reaches the state, the events or the logs.
+//
+// Package compiler supplies the checked Program; package blocks the
+// executors that run each kind of block. The CLI renders the events.
+package runtime

@@ -1,0 +1,116 @@
+package runtime
+
+import (
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Status of a step instance or a run.
+type Status string
+
+// Statuses (§5).
+const (
+	StatusOK        Status = "ok"
+	StatusFailed    Status = "failed"
+	StatusSkipped   Status = "skipped"
+	StatusCached    Status = "cached"
+	StatusCancelled Status = "cancelled"
+)
+
+// Event is something that happened during a run, in the order the runner
+// reports them. Observers are called one event at a time.
+type Event interface{ event() }
+
+// RunStarted is the first event of a run.
+type RunStarted struct {
+	Time  time.Time
+	RunID string
+	Flow  string
+	Steps int
+}
+
+// StepStarted reports the start of an attempt of a step instance.
+type StepStarted struct {
+	Time     time.Time
+	Step     string
+	Instance Key
+	Attempt  int
+}
+
+// StepFinished reports the end of a step instance.
+type StepFinished struct {
+	Time     time.Time
+	Step     string
+	Instance Key
+	Status   Status
+	Attempts int
+	Duration time.Duration
+	Error    string // redacted: no sensitive value appears in it
+	Reason   string // why a step was skipped
+	Outputs  cty.Value
+	Usage    *blocks.Usage
+}
+
+// RunFinished is the last event of a run.
+type RunFinished struct {
+	Time    time.Time
+	RunID   string
+	Status  Status
+	Outputs map[string]cty.Value // sensitive outputs keep their mark
+	Error   string
+}
+
+func (RunStarted) event()   {}
+func (StepStarted) event()  {}
+func (StepFinished) event() {}
+func (RunFinished) event()  {}
+
+// Key is a step instance's key: none for a step without for_each, the index
+// for a list, set or tuple, the key for a map or object.
+type Key struct {
+	Value cty.Value // cty.NilVal for a single instance
+}
+
+// NoKey is the key of a step without for_each.
+var NoKey = Key{}
+
+// IsNone reports whether k is NoKey.
+func (k Key) IsNone() bool { return k.Value == cty.NilVal }
+
+// JSON returns the key as a JSON-ready value: nil, an int or a string.
+func (k Key) JSON() any {
+	switch {
+	case k.IsNone():
+		return nil
+	case k.Value.Type() == cty.Number:
+		i, _ := k.Value.AsBigFloat().Int64()
+		return i
+	}
+	return k.Value.AsString()
+}
+
+// String is "" for NoKey, else the index or the key.
+func (k Key) String() string {
+	switch v := k.JSON().(type) {
+	case nil:
+		return ""
+	case int64:
+		return itoa(v)
+	default:
+		return v.(string)
+	}
+}
+
+// Label is the step's name with its key, as step[0] or step["a"].
+func Label(step string, k Key) string {
+	switch v := k.JSON().(type) {
+	case nil:
+		return step
+	case int64:
+		return step + "[" + itoa(v) + "]"
+	default:
+		return step + "[" + quote(v.(string)) + "]"
+	}
+}

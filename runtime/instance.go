@@ -1,0 +1,341 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// runInstance runs one instance of a step: its when condition, its inputs,
+// a cache lookup, then the block with timeouts and retries.
+func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) instanceResult {
+	select {
+	case r.sem <- struct{}{}:
+		defer func() { <-r.sem }()
+	case <-ctx.Done():
+		return r.endInstance(s, inst, time.Now(), 0, StatusCancelled, nullOutputs(s), "the run was cancelled", "", nil)
+	}
+	start := time.Now()
+	fail := func(diags hcl.Diagnostics) instanceResult {
+		r.addDiags(diags)
+		return r.endInstance(s, inst, start, 0, StatusFailed, nullOutputs(s), diagText(diags), "", nil)
+	}
+
+	if s.When != nil {
+		v, _, diags := r.scope.Eval(s.When, inst.each)
+		if !diags.HasErrors() {
+			v, _ = v.UnmarkDeep()
+			if v, err := convert.Convert(v, cty.Bool); err != nil || v.IsNull() || !v.IsKnown() {
+				diags = lang.Error(s.When.Range(), "Invalid when condition",
+					"The when condition of step %q must be true or false.", s.Name)
+			} else if v.False() {
+				return r.endInstance(s, inst, start, 0, StatusSkipped, nullOutputs(s), "", "", nil)
+			}
+		}
+		if diags.HasErrors() {
+			return fail(diags)
+		}
+	}
+
+	inputs, sensitive, _, diags := r.evalInputs(s, inst, false)
+	if diags.HasErrors() {
+		return fail(diags)
+	}
+	call := &blocks.Call{Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir}
+	exec, err := r.opts.Executors.For(s.Block)
+	if err != nil {
+		return fail(r.stepError(s, inst, err))
+	}
+
+	// Results derived from a secret are never stored, so they are never
+	// cached either.
+	cacheable := !sensitive && (r.opts.CacheAll || s.CacheEnabled())
+	var key string
+	if cacheable {
+		if key, err = r.cacheKey(s, call, exec); err != nil {
+			return fail(r.stepError(s, inst, err))
+		}
+		if !r.opts.NoCache && r.opts.Store != nil {
+			if v, ok := r.cached(s, key); ok {
+				return r.endInstance(s, inst, start, 0, StatusCached, v, "", key, nil)
+			}
+		}
+	}
+
+	value, attempts, usage, err := r.attempt(ctx, s, inst, exec, call)
+	switch {
+	case err == nil:
+		if sensitive {
+			value = value.Mark(lang.Sensitive)
+		}
+		if !cacheable {
+			key = ""
+		}
+		return r.endInstance(s, inst, start, attempts, StatusOK, value, "", key, usage)
+	case errors.Is(err, errCancelled):
+		return r.endInstance(s, inst, start, attempts, StatusCancelled, nullOutputs(s), "cancelled", "", usage)
+	}
+	diags = r.stepError(s, inst, err)
+	r.addDiags(diags)
+	return r.endInstance(s, inst, start, attempts, StatusFailed, nullOutputs(s), err.Error(), "", usage)
+}
+
+// attempt calls the block, retrying failures as the step's retry block says.
+func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec blocks.Executor, call *blocks.Call) (cty.Value, int, *blocks.Usage, error) {
+	attempts, backoff, maxBackoff := 1, lang.DefaultBackoff, lang.DefaultMaxBackoff
+	if s.Retry != nil {
+		attempts, backoff, maxBackoff = s.Retry.Attempts, s.Retry.Backoff.Duration, s.Retry.MaxBackoff.Duration
+	}
+	var timeout time.Duration
+	switch {
+	case s.Timeout != nil:
+		timeout = s.Timeout.Duration
+	case s.Block.Def != nil && s.Block.Def.Timeout != nil:
+		timeout = s.Block.Def.Timeout.Duration
+	}
+	var usage *blocks.Usage
+	for n := 1; ; n++ {
+		r.emit(StepStarted{Time: time.Now(), Step: s.Name, Instance: inst.key, Attempt: n})
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if timeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, timeout)
+		}
+		res, err := exec.Execute(actx, call)
+		deadline := actx.Err() == context.DeadlineExceeded
+		cancel()
+		if res != nil && res.Usage != nil {
+			usage = addUsage(usage, res.Usage)
+		}
+		if err == nil {
+			v, err := r.convertOutputs(s, call, res)
+			return v, n, usage, err // a result of the wrong shape is not retried
+		}
+		switch {
+		case ctx.Err() != nil:
+			return cty.NilVal, n, usage, errCancelled
+		case deadline:
+			err = fmt.Errorf("exceeded its %s timeout", timeout)
+		}
+		if n >= attempts {
+			if attempts > 1 {
+				err = fmt.Errorf("%w (after %d attempts)", err, attempts)
+			}
+			return cty.NilVal, n, usage, err
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return cty.NilVal, n, usage, errCancelled
+		}
+		backoff = min(backoff*2, maxBackoff)
+	}
+}
+
+func addUsage(a, b *blocks.Usage) *blocks.Usage {
+	if a == nil {
+		c := *b
+		return &c
+	}
+	return &blocks.Usage{
+		PromptTokens:     a.PromptTokens + b.PromptTokens,
+		CompletionTokens: a.CompletionTokens + b.CompletionTokens,
+		TotalTokens:      a.TotalTokens + b.TotalTokens,
+	}
+}
+
+// evalInputs evaluates a step's arguments for one instance and converts
+// each to its input's type; inputs not given take their defaults. It also
+// says whether any value is sensitive and the block passes that on, and,
+// when planning, whether any value is not known yet.
+func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[string]cty.Value, bool, bool, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	sensitive, unknown := false, false
+	out := make(map[string]cty.Value, len(s.Block.Inputs))
+	for _, in := range s.Block.Inputs {
+		attr := s.ArgsByName[in.Name]
+		if attr == nil {
+			out[in.Name] = in.Default
+			continue
+		}
+		v, ctx, d := r.scope.Eval(attr.Expr, inst.each)
+		if d.HasErrors() {
+			diags = append(diags, d...)
+			continue
+		}
+		if lang.IsSensitive(v) {
+			r.redact.addValue(v)
+			sensitive = sensitive || s.Block.PropagatesSensitive
+		}
+		v, _ = v.UnmarkDeep()
+		bad := func(summary, detail string) {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: summary,
+				Detail:  fmt.Sprintf("Step %s, input %q of block %q: %s.", Label(s.Name, inst.key), in.Name, s.Block.Name, detail),
+				Subject: attr.Expr.Range().Ptr(), Expression: attr.Expr, EvalContext: ctx,
+			})
+		}
+		if !v.IsWhollyKnown() {
+			if planning {
+				unknown = true
+			} else {
+				bad("Unknown input value", "the value is not known; a step it depends on produced no value")
+			}
+			continue
+		}
+		if in.Type.Defaults != nil && !v.IsNull() {
+			v = in.Type.Defaults.Apply(v)
+		}
+		cv, err := convert.Convert(v, in.Type.Type)
+		if err != nil {
+			bad("Invalid input value", "must be "+lang.FriendlyTypeName(in.Type.Type)+": "+lang.FormatConvertError(err))
+			continue
+		}
+		if cv.IsNull() && in.Required() {
+			bad("Null value for required input", "the input is required and may not be null")
+			continue
+		}
+		if err := s.Block.CheckInput(in.Name, cv); err != nil {
+			bad("Invalid value for input", err.Error())
+			continue
+		}
+		out[in.Name] = cv
+	}
+	return out, sensitive, unknown, diags
+}
+
+// convertOutputs converts what the block returned to the step's output
+// types, naming the path of any mismatch.
+func (r *run) convertOutputs(s *compiler.Step, call *blocks.Call, res *blocks.Result) (cty.Value, error) {
+	attrs := make(map[string]cty.Value, len(s.Outputs))
+	for _, f := range s.Outputs {
+		v, ok := res.Outputs[f.Name]
+		if !ok || v == cty.NilVal {
+			if f.Name == "usage" && res.Usage != nil {
+				v = cty.ObjectVal(map[string]cty.Value{
+					"prompt_tokens":     cty.NumberIntVal(int64(res.Usage.PromptTokens)),
+					"completion_tokens": cty.NumberIntVal(int64(res.Usage.CompletionTokens)),
+					"total_tokens":      cty.NumberIntVal(int64(res.Usage.TotalTokens)),
+				})
+			} else {
+				return cty.NilVal, fmt.Errorf("block %q returned no output %q", s.Block.Name, f.Name)
+			}
+		}
+		if in, ok := s.Block.OutputTypeFrom[f.Name]; ok {
+			attrs[f.Name] = call.Inputs[in] // the input's own value and type
+			continue
+		}
+		cv, err := convert.Convert(v, f.Type.Type)
+		if err != nil {
+			return cty.NilVal, fmt.Errorf("output %q of block %q must be %s: %s",
+				f.Name, s.Block.Name, lang.FriendlyTypeName(f.Type.Type), lang.FormatConvertError(err))
+		}
+		attrs[f.Name] = cv
+	}
+	return cty.ObjectVal(attrs), nil
+}
+
+// stepError turns a step's failure into a diagnostic at the step.
+func (r *run) stepError(s *compiler.Step, inst instance, err error) hcl.Diagnostics {
+	return hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Step failed",
+		Detail:   fmt.Sprintf("Step %s (block %q) failed: %s.", Label(s.Name, inst.key), s.Block.Name, r.redact.redact(trimDot(err.Error()))),
+		Subject:  s.DeclRange.Ptr(),
+	}}
+}
+
+func trimDot(s string) string {
+	for len(s) > 0 && s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// cacheKeyer is implemented by executors whose results depend on more than
+// their inputs (the file block: the file's content).
+type cacheKeyer interface {
+	CacheKey(call *blocks.Call) (string, error)
+}
+
+// cacheKey hashes what a result depends on: the block's definition, the
+// input values, and the step's declared outputs (§4.4).
+func (r *run) cacheKey(s *compiler.Step, call *blocks.Call, exec blocks.Executor) (string, error) {
+	h := sha256.New()
+	h.Write([]byte("flowctl-cache-1\x00"))
+	h.Write([]byte(r.prog.Fingerprints[s.Block]))
+	h.Write([]byte{0})
+	in, err := encodeValue(cty.ObjectVal(call.Inputs))
+	if err != nil {
+		return "", err
+	}
+	h.Write(in)
+	for _, f := range s.Step.Outputs {
+		h.Write([]byte("\x00" + f.Name + ":" + lang.TypeString(f.Type.Type)))
+	}
+	if ck, ok := exec.(cacheKeyer); ok {
+		extra, err := ck.CacheKey(call)
+		if err != nil {
+			return "", err
+		}
+		h.Write([]byte("\x00" + extra))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// cached returns the stored result for key, if there is one. The key covers
+// the block's definition and the step's declared outputs, so a stored
+// result has the types the step expects.
+func (r *run) cached(s *compiler.Step, key string) (cty.Value, bool) {
+	raw, ok, err := r.opts.Store.CacheGet(key)
+	if err != nil || !ok {
+		return cty.NilVal, false
+	}
+	v, err := decodeValue(raw)
+	if err != nil {
+		return cty.NilVal, false
+	}
+	return v, true
+}
+
+// endInstance records and reports how an instance ended.
+func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, attempts int, status Status,
+	value cty.Value, errText string, key string, usage *blocks.Usage) instanceResult {
+	now := time.Now()
+	errText = r.redact.redact(errText)
+	sensitive := lang.IsSensitive(value)
+	res := &state.StepResult{
+		RunID: r.id, Step: s.Name, Instance: inst.key.String(), Status: string(status), Attempts: attempts,
+		StartedAt: start, FinishedAt: now, Sensitive: sensitive, Error: errText, CacheKey: key,
+	}
+	if !sensitive && (status == StatusOK || status == StatusCached) {
+		if raw, err := encodeValue(value); err == nil {
+			res.Outputs = raw
+			if status == StatusOK && key != "" && r.opts.Store != nil {
+				r.opts.Store.CachePut(key, r.prog.Flow.Name, s.Name, raw)
+			}
+		}
+	}
+	if usage != nil {
+		res.Usage, _ = json.Marshal(usage)
+	}
+	r.record(res)
+	r.emit(StepFinished{
+		Time: now, Step: s.Name, Instance: inst.key, Status: status, Attempts: attempts,
+		Duration: now.Sub(start), Error: errText, Outputs: value, Usage: usage,
+	})
+	return instanceResult{value: value, status: status}
+}

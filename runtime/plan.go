@@ -1,0 +1,152 @@
+package runtime
+
+import (
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Plan says what applying the program would do, as far as the inputs and
+// the result cache tell before running: each step would run, be reused from
+// the cache, be skipped (its when is already false), or is unknown (its
+// inputs depend on steps that must run first).
+func Plan(prog *compiler.Program, opts Options) (*compiler.Plan, hcl.Diagnostics) {
+	opts.Secrets, opts.LookupEnv = nil, func(string) (string, bool) { return "", false }
+	r, diags := newRun(prog, opts)
+	diags = dropMissingSecrets(diags)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if err := r.loadMemory(); err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read the state", Detail: err.Error()}}
+	}
+	plan := &compiler.Plan{Program: prog, Inputs: opts.Inputs}
+	planned := make([]*compiler.PlannedStep, len(prog.Steps))
+	for _, st := range prog.Stages {
+		for _, s := range st {
+			ps, value := r.planStep(s)
+			planned[s.Index] = ps
+			r.steps[s.Index].value = value
+		}
+	}
+	plan.Steps = planned
+	return plan, compiler.Normalize(r.diags)
+}
+
+// dropMissingSecrets removes the missing-secret errors: plan needs no
+// secret values, apply does.
+func dropMissingSecrets(diags hcl.Diagnostics) hcl.Diagnostics {
+	var out hcl.Diagnostics
+	for _, d := range diags {
+		if d.Summary != "Missing secret" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// planStep decides one step's action and the value its dependents see: the
+// cached result when every instance is cached, otherwise unknown.
+func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
+	ps := &compiler.PlannedStep{Step: s}
+	unknownValue := s.Value
+	var instances []instance
+	isMap := false
+	if s.ForEach == nil {
+		instances = []instance{{key: NoKey}}
+	} else {
+		v, _, diags := r.scope.Eval(s.ForEach, nil)
+		if diags.HasErrors() || !v.IsWhollyKnown() {
+			ps.Action, ps.Reason = compiler.ActionUnknown, "for_each known only at run time"
+			return ps, unknownValue
+		}
+		var d hcl.Diagnostics
+		if instances, isMap, d = r.expand(s); d.HasErrors() {
+			r.addDiags(d)
+			ps.Action = compiler.ActionRun
+			return ps, unknownValue
+		}
+	}
+	counts := map[compiler.Action]int{}
+	vals := make([]cty.Value, len(instances))
+	reason := ""
+	for i, inst := range instances {
+		action, value, why := r.planInstance(s, inst)
+		counts[action]++
+		vals[i] = value
+		if reason == "" {
+			reason = why
+		}
+	}
+	switch {
+	case counts[compiler.ActionRun] > 0:
+		ps.Action = compiler.ActionRun
+	case counts[compiler.ActionUnknown] > 0:
+		ps.Action = compiler.ActionUnknown
+	case counts[compiler.ActionCached] > 0:
+		ps.Action = compiler.ActionCached
+	default:
+		ps.Action = compiler.ActionSkip
+		reason = "when is false"
+		if len(instances) == 0 {
+			reason = "for_each is empty"
+		}
+	}
+	if ps.Action == compiler.ActionRun || ps.Action == compiler.ActionUnknown {
+		ps.Reason = reason
+		return ps, unknownValue
+	}
+	if ps.Action == compiler.ActionSkip {
+		ps.Reason = reason
+	}
+	if s.ForEach == nil {
+		return ps, vals[0]
+	}
+	return ps, assemble(instances, vals, isMap)
+}
+
+func (r *run) planInstance(s *compiler.Step, inst instance) (compiler.Action, cty.Value, string) {
+	if s.When != nil {
+		v, _, diags := r.scope.Eval(s.When, inst.each)
+		if diags.HasErrors() {
+			return compiler.ActionRun, cty.NilVal, ""
+		}
+		v, _ = v.UnmarkDeep()
+		if !v.IsKnown() {
+			return compiler.ActionUnknown, cty.NilVal, "when known only at run time"
+		}
+		if v.Type() == cty.Bool && !v.IsNull() && v.False() {
+			return compiler.ActionSkip, nullOutputs(s), ""
+		}
+	}
+	if !(r.opts.CacheAll || s.CacheEnabled()) {
+		return compiler.ActionRun, cty.NilVal, "block " + s.Block.Name + " is not cached"
+	}
+	inputs, sensitive, unknown, diags := r.evalInputs(s, inst, true)
+	switch {
+	case diags.HasErrors():
+		return compiler.ActionRun, cty.NilVal, ""
+	case unknown:
+		return compiler.ActionUnknown, cty.NilVal, "inputs known only at run time"
+	case sensitive:
+		return compiler.ActionRun, cty.NilVal, "sensitive results are not cached"
+	case r.opts.NoCache:
+		return compiler.ActionRun, cty.NilVal, "--no-cache"
+	case r.opts.Store == nil:
+		return compiler.ActionRun, cty.NilVal, "not in the cache"
+	}
+	call := &blocks.Call{Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir}
+	exec, err := r.opts.Executors.For(s.Block)
+	if err != nil {
+		return compiler.ActionRun, cty.NilVal, ""
+	}
+	key, err := r.cacheKey(s, call, exec)
+	if err != nil {
+		return compiler.ActionRun, cty.NilVal, ""
+	}
+	if v, ok := r.cached(s, key); ok {
+		return compiler.ActionCached, v, ""
+	}
+	return compiler.ActionRun, cty.NilVal, "not in the cache"
+}

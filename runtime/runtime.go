@@ -1,0 +1,366 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// DefaultParallelism bounds how many step instances run at once (§4.1).
+const DefaultParallelism = 16
+
+// Options configure a run.
+type Options struct {
+	// Inputs are the flow's input values, as compiler.Program.ResolveInputs
+	// returns them.
+	Inputs map[string]cty.Value
+	// Secrets given on the command line, by secret name; the others are read
+	// from the environment through LookupEnv (os.LookupEnv when nil).
+	Secrets   map[string]string
+	LookupEnv func(string) (string, bool)
+
+	Parallelism int    // DefaultParallelism when 0
+	Namespace   string // memory scope; "default" when empty
+	// NoCache runs every step, reusing no stored result; results are still
+	// stored for later runs.
+	NoCache bool
+	// CacheAll makes every step cacheable (watch mode), whatever its cache
+	// argument and its block's default.
+	CacheAll bool
+
+	Store     *state.Store
+	Executors *blocks.Executors
+	// Observe receives the run's events one at a time.
+	Observe func(Event)
+	RunID   string // a new id when empty
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	RunID   string
+	Status  Status
+	Outputs map[string]cty.Value
+	// Diagnostics are the problems that ended or failed the run: failed
+	// steps' errors with the source range of the step, a missing secret, an
+	// output that could not be evaluated.
+	Diagnostics hcl.Diagnostics
+}
+
+// Apply runs a compiled program. It returns an error only when the run
+// could not be recorded; problems of the flow are in Result.Diagnostics.
+// Cancelling ctx cancels running steps, which are recorded as cancelled,
+// and keeps everything that finished.
+func Apply(ctx context.Context, prog *compiler.Program, opts Options) (*Result, error) {
+	r, diags := newRun(prog, opts)
+	if diags.HasErrors() {
+		return &Result{Status: StatusFailed, Diagnostics: diags}, nil
+	}
+	return r.apply(ctx)
+}
+
+type run struct {
+	prog   *compiler.Program
+	opts   Options
+	id     string
+	scope  *compiler.Scope
+	redact *redactor
+
+	inputs  map[string]cty.Value
+	secrets map[string]cty.Value
+	memory  map[string]cty.Value
+
+	sem chan struct{} // the run's parallelism
+
+	mu     sync.Mutex // guards steps' results and the fields below
+	steps  []*stepRun
+	diags  hcl.Diagnostics
+	failed bool
+
+	obsMu sync.Mutex
+	wg    sync.WaitGroup
+}
+
+func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = DefaultParallelism
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = "default"
+	}
+	if opts.LookupEnv == nil {
+		opts.LookupEnv = os.LookupEnv
+	}
+	if opts.Executors == nil {
+		opts.Executors = &blocks.Executors{Builtins: blocks.BuiltinExecutors()}
+	}
+	r := &run{
+		prog:    prog,
+		opts:    opts,
+		id:      opts.RunID,
+		redact:  &redactor{},
+		inputs:  map[string]cty.Value{},
+		secrets: map[string]cty.Value{},
+		memory:  map[string]cty.Value{},
+		sem:     make(chan struct{}, opts.Parallelism),
+	}
+	if r.id == "" {
+		r.id = state.NewRunID()
+	}
+	var diags hcl.Diagnostics
+	for _, in := range prog.Inputs {
+		v, ok := opts.Inputs[in.Name]
+		if !ok {
+			diags = append(diags, lang.Error(in.NameRange, "Missing input value",
+				"Input %q has no value; resolve inputs before running.", in.Name)...)
+			continue
+		}
+		if in.Sensitive {
+			r.redact.addValue(v)
+			v = v.Mark(lang.Sensitive)
+		}
+		r.inputs[in.Name] = v
+	}
+	// A missing secret is an error before any step runs (§4.5).
+	for _, s := range prog.Secrets {
+		val, ok := opts.Secrets[s.Name]
+		if !ok {
+			val, ok = opts.LookupEnv(s.Env)
+		}
+		if !ok {
+			diags = append(diags, lang.Error(s.NameRange, "Missing secret",
+				"Secret %q is read from the environment variable %s, which is not set. Set it, or pass --secret %s=VALUE.",
+				s.Name, s.Env, s.Name)...)
+			continue
+		}
+		r.redact.add(val)
+		r.secrets[s.Name] = cty.StringVal(val).Mark(lang.Sensitive)
+	}
+	r.scope = compiler.NewScope(prog, (*runValues)(r))
+	r.steps = make([]*stepRun, len(prog.Steps))
+	for i, s := range prog.Steps {
+		r.steps[i] = &stepRun{step: s, pending: len(s.Deps)}
+	}
+	return r, diags
+}
+
+func (r *run) apply(ctx context.Context) (*Result, error) {
+	st := r.opts.Store
+	started := time.Now()
+	inputsJSON, _ := json.Marshal(r.plainInputs())
+	if err := r.loadMemory(); err != nil {
+		return nil, err
+	}
+	if st != nil {
+		if err := st.CreateRun(&state.Run{
+			ID: r.id, Flow: r.prog.Flow.Name, Namespace: r.opts.Namespace, FlowFile: r.prog.Filename,
+			SourceHash: r.prog.SourceHash, Inputs: inputsJSON, Status: "running", StartedAt: started,
+		}); err != nil {
+			return nil, fmt.Errorf("recording the run: %w", err)
+		}
+	}
+	r.emit(RunStarted{Time: started, RunID: r.id, Flow: r.prog.Flow.Name, Steps: len(r.prog.Steps)})
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.wg.Add(len(r.steps))
+	var roots []*stepRun
+	for _, s := range r.steps {
+		if s.pending == 0 {
+			roots = append(roots, s)
+		}
+	}
+	for _, s := range roots {
+		go r.runStep(runCtx, s)
+	}
+	r.wg.Wait()
+
+	res := &Result{RunID: r.id, Status: StatusOK, Outputs: map[string]cty.Value{}}
+	switch {
+	case ctx.Err() != nil:
+		res.Status = StatusCancelled
+	case r.failed:
+		res.Status = StatusFailed
+	}
+	if res.Status == StatusOK {
+		res.Outputs = r.evalOutputs()
+	}
+	if res.Status == StatusOK && len(r.diags) == 0 {
+		r.saveMemory()
+	}
+	if r.diags.HasErrors() && res.Status == StatusOK {
+		res.Status = StatusFailed
+	}
+	res.Diagnostics = r.redactDiags(compiler.Normalize(r.diags))
+	errText := ""
+	if res.Diagnostics.HasErrors() {
+		errText = r.redact.redact(res.Diagnostics.Error())
+	}
+	if st != nil {
+		outJSON, _ := json.Marshal(plainOutputs(res.Outputs))
+		if err := st.FinishRun(&state.Run{
+			ID: r.id, Status: string(res.Status), FinishedAt: time.Now(), Outputs: outJSON, Error: errText,
+		}); err != nil {
+			return res, fmt.Errorf("recording the run: %w", err)
+		}
+	}
+	r.emit(RunFinished{Time: time.Now(), RunID: r.id, Status: res.Status, Outputs: res.Outputs, Error: errText})
+	return res, nil
+}
+
+// redactDiags removes sensitive values from diagnostics' text: a function's
+// error can quote the secret it was given.
+func (r *run) redactDiags(diags hcl.Diagnostics) hcl.Diagnostics {
+	for _, d := range diags {
+		d.Summary = r.redact.redact(d.Summary)
+		d.Detail = r.redact.redact(d.Detail)
+	}
+	return diags
+}
+
+func (r *run) emit(e Event) {
+	if r.opts.Observe == nil {
+		return
+	}
+	r.obsMu.Lock()
+	defer r.obsMu.Unlock()
+	r.opts.Observe(e)
+}
+
+func (r *run) addDiags(d hcl.Diagnostics) {
+	r.mu.Lock()
+	r.diags = append(r.diags, d...)
+	r.mu.Unlock()
+}
+
+// plainInputs are the inputs as stored with the run: sensitive ones hidden.
+func (r *run) plainInputs() map[string]any {
+	out := map[string]any{}
+	for name, v := range r.inputs {
+		out[name] = PlainJSON(v)
+	}
+	return out
+}
+
+func plainOutputs(outputs map[string]cty.Value) map[string]any {
+	out := map[string]any{}
+	for name, v := range outputs {
+		out[name] = PlainJSON(v)
+	}
+	return out
+}
+
+// evalOutputs evaluates the flow's outputs with the finished steps.
+func (r *run) evalOutputs() map[string]cty.Value {
+	out := map[string]cty.Value{}
+	for _, o := range r.prog.Outputs {
+		v, _, diags := r.scope.Eval(o.Value, nil)
+		if diags.HasErrors() {
+			r.addDiags(diags)
+			continue
+		}
+		out[o.Name] = v
+	}
+	return out
+}
+
+func (r *run) loadMemory() error {
+	var stored map[string]json.RawMessage
+	if r.opts.Store != nil {
+		var err error
+		if stored, err = r.opts.Store.Memory(r.prog.Flow.Name, r.opts.Namespace); err != nil {
+			return fmt.Errorf("reading memory: %w", err)
+		}
+	}
+	for _, m := range r.prog.Memories {
+		r.memory[m.Name] = m.Default
+		raw, ok := stored[m.Name]
+		if !ok {
+			continue
+		}
+		v, err := decodeValue(raw)
+		if err == nil {
+			v, err = convert.Convert(v, m.Type.Type)
+		}
+		if err != nil {
+			// The memory's type changed since it was stored: start over
+			// from the default.
+			continue
+		}
+		r.memory[m.Name] = v
+	}
+	return nil
+}
+
+// saveMemory stores each memory's value after a successful run (§4.6).
+func (r *run) saveMemory() {
+	values := map[string]json.RawMessage{}
+	for _, m := range r.prog.Memories {
+		if m.Value == nil {
+			continue
+		}
+		v, _, diags := r.scope.Eval(m.Value, nil)
+		if !diags.HasErrors() {
+			var err error
+			if v, err = convert.Convert(v, m.Type.Type); err != nil {
+				diags = lang.Error(m.Value.Range(), "Invalid memory value",
+					"The value of memory %q must be %s: %s.", m.Name, lang.FriendlyTypeName(m.Type.Type), lang.FormatConvertError(err))
+			}
+		}
+		if diags.HasErrors() {
+			r.addDiags(diags)
+			continue
+		}
+		if lang.IsSensitive(v) {
+			continue // the compiler rejects this; never store a secret
+		}
+		raw, err := encodeValue(v)
+		if err != nil {
+			continue
+		}
+		values[m.Name] = raw
+	}
+	if len(values) > 0 && r.opts.Store != nil {
+		if err := r.opts.Store.SetMemory(r.prog.Flow.Name, r.opts.Namespace, values); err != nil {
+			r.addDiags(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Memory not saved", Detail: err.Error()}})
+		}
+	}
+}
+
+// runValues supplies real values to expressions.
+type runValues run
+
+func (v *runValues) Input(in *lang.Input) cty.Value { return v.inputs[in.Name] }
+
+func (v *runValues) Secret(s *lang.Secret) cty.Value {
+	if val, ok := v.secrets[s.Name]; ok {
+		return val
+	}
+	return cty.UnknownVal(cty.String).Mark(lang.Sensitive)
+}
+
+func (v *runValues) Memory(m *lang.Memory) cty.Value { return v.memory[m.Name] }
+
+func (v *runValues) Step(s *compiler.Step) cty.Value {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if val := v.steps[s.Index].value; val != cty.NilVal {
+		return val
+	}
+	return cty.DynamicVal
+}
+
+func (v *runValues) RunID() cty.Value { return cty.StringVal(v.id) }
+
+var errCancelled = errors.New("cancelled")

@@ -1,0 +1,206 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// rowsPerStatement is how many step results or cache entries one INSERT
+// statement writes. Executing a statement has a fixed cost (database/sql,
+// the driver, the VDBE) that dominates a narrow row, so a batch is written
+// in statements of this many rows, and only its tail row by row. Measured:
+// 32 rows per statement costs about 60% of one statement per row.
+const rowsPerStatement = 32
+
+// A table receives one kind of asynchronous op. Its rows wait in pending
+// (indexes into the batch) until rowsPerStatement of them can be written
+// by one statement, or until the batch ends or a synchronous op needs the
+// writes before it applied.
+type table struct {
+	one, many  *sql.Stmt // one row; rowsPerStatement rows
+	appendArgs func(args []any, o *op, now int64) []any
+	describe   func(o *op, err error) error
+	pending    []int
+}
+
+var steps = tableDef{
+	insert: `INSERT INTO steps (run_id, step, instance, status, attempts, started_at,
+	finished_at, outputs, sensitive, error, cache_key, usage) VALUES `,
+	row: `(?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, CAST(? AS TEXT))`,
+	// Rows of one statement may name the same step instance: SQLite applies
+	// them in order, so the last one wins there too.
+	conflict: `
+ON CONFLICT (run_id, step, instance) DO UPDATE SET
+	status = excluded.status,
+	attempts = excluded.attempts,
+	started_at = excluded.started_at,
+	finished_at = excluded.finished_at,
+	outputs = excluded.outputs,
+	sensitive = excluded.sensitive,
+	error = excluded.error,
+	cache_key = excluded.cache_key,
+	usage = excluded.usage`,
+	appendArgs: func(args []any, o *op, _ int64) []any {
+		r := &o.step
+		return append(args,
+			r.RunID, r.Step, r.Instance, r.Status, int64(r.Attempts),
+			nanos(r.StartedAt), nanos(r.FinishedAt), text(r.Outputs),
+			r.Sensitive, r.Error, r.CacheKey, text(r.Usage))
+	},
+	describe: func(o *op, err error) error {
+		r := &o.step
+		return fmt.Errorf("recording step %s%s of run %s: %w", r.Step, instanceSuffix(r.Instance), r.RunID, err)
+	},
+}
+
+var cache = tableDef{
+	insert: `INSERT INTO cache (hash, key, flow, step, outputs, stored_at) VALUES `,
+	row:    `(?, ?, ?, ?, CAST(? AS TEXT), ?)`,
+	conflict: `
+ON CONFLICT (hash) DO UPDATE SET
+	key = excluded.key,
+	flow = excluded.flow,
+	step = excluded.step,
+	outputs = excluded.outputs,
+	stored_at = excluded.stored_at`,
+	appendArgs: func(args []any, o *op, now int64) []any {
+		c := &o.cache
+		return append(args, keyHash(c.key), c.key, c.flow, c.step, text(c.outputs), now)
+	},
+	describe: func(o *op, err error) error {
+		return fmt.Errorf("storing the cache entry of step %s (key %s): %w", o.cache.step, o.cache.key, err)
+	},
+}
+
+// A tableDef is the SQL and the arguments of a table's rows.
+type tableDef struct {
+	insert, row, conflict string
+	appendArgs            func(args []any, o *op, now int64) []any
+	describe              func(o *op, err error) error
+}
+
+func (d *tableDef) sql(rows int) string {
+	return d.insert + strings.TrimSuffix(strings.Repeat(d.row+",\n", rows), ",\n") + d.conflict
+}
+
+func (d *tableDef) prepare(ctx context.Context, conn *sql.Conn) (*table, error) {
+	t := &table{appendArgs: d.appendArgs, describe: d.describe}
+	var err error
+	if t.one, err = conn.PrepareContext(ctx, d.sql(1)); err != nil {
+		return nil, err
+	}
+	if t.many, err = conn.PrepareContext(ctx, d.sql(rowsPerStatement)); err != nil {
+		t.one.Close()
+		return nil, err
+	}
+	t.pending = make([]int, 0, rowsPerStatement)
+	return t, nil
+}
+
+func (t *table) close() error {
+	err := t.one.Close()
+	if err2 := t.many.Close(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+// apply writes batch, whose first op is seq first, in one transaction and
+// reports whether it committed. Errors go to the sync ops and, for the
+// asynchronous ones, to failed.
+func (w *writer) apply(batch []op, first uint64) bool {
+	ctx := context.Background()
+	st := &w.stmts
+	if _, err := st.begin.ExecContext(ctx); err != nil {
+		w.failBatch(batch, first, fmt.Errorf("beginning a transaction: %w", err))
+		return false
+	}
+	now := time.Now().UnixNano()
+	for i := range batch {
+		o := &batch[i]
+		switch o.kind {
+		case opStep:
+			w.add(w.steps, batch, first, i, now)
+		case opCache:
+			w.add(w.cache, batch, first, i, now)
+		case opSync:
+			w.writeRows(w.steps, batch, first, now)
+			w.writeRows(w.cache, batch, first, now)
+			o.sync.err = w.applySync(ctx, o.sync)
+		}
+	}
+	w.writeRows(w.steps, batch, first, now)
+	w.writeRows(w.cache, batch, first, now)
+	if _, err := st.commit.ExecContext(ctx); err != nil {
+		// SQLite may have rolled back already, after an I/O error say; then
+		// ROLLBACK fails too, harmlessly.
+		st.rollback.ExecContext(ctx)
+		w.failBatch(batch, first, fmt.Errorf("committing: %w", err))
+		return false
+	}
+	return true
+}
+
+func (w *writer) add(t *table, batch []op, first uint64, i int, now int64) {
+	t.pending = append(t.pending, i)
+	if len(t.pending) == rowsPerStatement {
+		w.writeRows(t, batch, first, now)
+	}
+}
+
+// writeRows writes t's pending rows: in one statement when there are
+// rowsPerStatement of them, else one by one. A statement that fails is
+// undone as a whole, so then its rows are written one by one too, to keep
+// the good ones and report each bad one.
+func (w *writer) writeRows(t *table, batch []op, first uint64, now int64) {
+	rows := t.pending
+	if len(rows) == 0 {
+		return
+	}
+	t.pending = rows[:0]
+	ctx := context.Background()
+	if len(rows) == rowsPerStatement {
+		args := w.args[:0]
+		for _, i := range rows {
+			args = t.appendArgs(args, &batch[i], now)
+		}
+		_, err := t.many.ExecContext(ctx, args...)
+		clear(args)
+		w.args = args[:0]
+		if err == nil {
+			return
+		}
+	}
+	for _, i := range rows {
+		args := t.appendArgs(w.args[:0], &batch[i], now)
+		_, err := t.one.ExecContext(ctx, args...)
+		clear(args)
+		w.args = args[:0]
+		if err != nil {
+			w.failed(first+uint64(i), 1, t.describe(&batch[i], err))
+		}
+	}
+}
+
+// keyHash is the 64-bit FNV-1a hash of a cache key. The cache is indexed by
+// it rather than by the key: cache keys are long and random, and an index
+// of 8-byte integers is a quarter of the size, so that the many random
+// inserts of a run dirty (and write to the WAL) far fewer pages. Two keys
+// with the same hash share a slot: the later CachePut evicts the other
+// entry, and CacheGet checks the key, so the cost of a collision is a
+// cache miss.
+func keyHash(key string) int64 {
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	h := uint64(offset)
+	for i := 0; i < len(key); i++ {
+		h ^= uint64(key[i])
+		h *= prime
+	}
+	return int64(h)
+}

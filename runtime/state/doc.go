@@ -1,0 +1,46 @@
+// Package state is flowctl's embedded state store: one SQLite database,
+// state.db, in the state directory (.flowctl/ next to the flow file, or
+// --state DIR). It holds the runs of flows, the result of every step
+// instance, the result cache and the memory of flows (DESIGN §4.4, §4.6).
+//
+// The parent package runtime is the only writer: it creates a run, records
+// step results as they finish, stores cache entries, saves memory and
+// finishes the run. The CLI (flowctl runs, flowctl output, plan's cache
+// look-up) only reads. Values are opaque to this package: the runtime
+// encodes inputs, outputs, usage and memory as JSON itself, and it must
+// redact sensitive values before handing them over (DESIGN §4.5); the store
+// never inspects them. Store them as given, read them back as given.
+//
+// # Writes
+//
+// Step results (RecordStep) and cache entries (CachePut) are written
+// asynchronously: they are handed to a single writer goroutine that
+// group-commits. It waits for the first pending write, takes everything else
+// queued by then, and commits it all in one transaction, so under load many
+// rows share one commit and an idle store commits a row at once. Flush waits
+// until everything handed over before it is committed.
+//
+// CreateRun, FinishRun and SetMemory are synchronous: they go through the
+// same queue, in order, and return once committed. So every write is applied
+// in the order it was handed over; in particular FinishRun commits the step
+// results recorded before it, and a later RecordStep of the same step
+// instance replaces an earlier one.
+//
+// Reads (Runs, Run, Steps, LatestRun, Memory, CacheGet) see committed data
+// only: call Flush first to read one's own asynchronous writes.
+//
+// # Durability
+//
+// The database runs in WAL mode with synchronous=NORMAL. A committed
+// transaction survives the process being killed at any moment, SIGKILL
+// included; an operating-system crash or power loss may lose the last
+// transactions but does not corrupt the database. Several processes may open
+// the same database at once: writers take turns, waiting up to a busy
+// timeout for each other.
+//
+// # Schema
+//
+// The schema is versioned with PRAGMA user_version and migrated forward by
+// Open inside one transaction (schema.go). A database written by a newer
+// flowctl, with a schema version this build does not know, is refused.
+package state

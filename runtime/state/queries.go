@@ -1,0 +1,232 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MinPrefix is the shortest run ID prefix Run accepts.
+const MinPrefix = 4
+
+// maxAmbiguous is how many candidates an ambiguous prefix error lists.
+const maxAmbiguous = 5
+
+const runColumns = `id, flow, namespace, flow_file, source_hash, inputs, status,
+	started_at, finished_at, outputs, error, usage`
+
+const stepColumns = `run_id, step, instance, status, attempts, started_at, finished_at,
+	outputs, sensitive, error, cache_key, usage`
+
+// Runs returns the runs of flow ("" for every flow), newest first, at most
+// limit of them (limit <= 0 for all).
+func (s *Store) Runs(flow string, limit int) ([]*Run, error) {
+	if limit <= 0 {
+		limit = -1 // no limit
+	}
+	var rows *sql.Rows
+	var err error
+	if flow == "" {
+		rows, err = s.db.QueryContext(context.Background(),
+			`SELECT `+runColumns+` FROM runs ORDER BY started_at DESC, id DESC LIMIT ?`, limit)
+	} else {
+		rows, err = s.db.QueryContext(context.Background(),
+			`SELECT `+runColumns+` FROM runs WHERE flow = ? ORDER BY started_at DESC, id DESC LIMIT ?`, flow, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing runs: %w", err)
+	}
+	runs, err := scanRuns(rows)
+	if err != nil {
+		return nil, fmt.Errorf("listing runs: %w", err)
+	}
+	return runs, nil
+}
+
+// Run returns the run whose ID is id or, failing that, starts with id when
+// id has at least MinPrefix characters. Matching ignores case when id as
+// typed matches nothing. The error wraps ErrRunNotFound when no run
+// matches, and ErrAmbiguousRun when several do.
+func (s *Store) Run(id string) (*Run, error) {
+	if id == "" {
+		return nil, fmt.Errorf("%w: the run ID is empty", ErrRunNotFound)
+	}
+	runs, err := s.runsByID(id)
+	if err == nil && len(runs) == 0 && strings.ToLower(id) != id {
+		runs, err = s.runsByID(strings.ToLower(id))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("looking up run %s: %w", id, err)
+	}
+	switch {
+	case len(runs) == 1:
+		return runs[0], nil
+	case len(runs) == 0 && len(id) < MinPrefix:
+		return nil, fmt.Errorf("%w: no run has the ID %q (a prefix needs at least %d characters)", ErrRunNotFound, id, MinPrefix)
+	case len(runs) == 0:
+		return nil, fmt.Errorf("%w: no run ID is or starts with %q", ErrRunNotFound, id)
+	}
+	ids := make([]string, 0, maxAmbiguous)
+	for _, r := range runs[:min(len(runs), maxAmbiguous)] {
+		ids = append(ids, r.ID)
+	}
+	more := ""
+	if len(runs) > maxAmbiguous {
+		more = ", …"
+	}
+	return nil, fmt.Errorf("%w: %q matches runs %s%s; type more of the ID", ErrAmbiguousRun, id, strings.Join(ids, ", "), more)
+}
+
+// runsByID returns the run with ID id or, when there is none and id is long
+// enough to be a prefix, up to maxAmbiguous+1 runs whose ID starts with id.
+func (s *Store) runsByID(id string) ([]*Run, error) {
+	ctx := context.Background()
+	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := scanRuns(rows)
+	if err != nil || len(runs) > 0 || len(id) < MinPrefix {
+		return runs, err
+	}
+	// id <= ID < successor(id) is "ID starts with id", and uses the index.
+	if hi, ok := successor(id); ok {
+		rows, err = s.db.QueryContext(ctx,
+			`SELECT `+runColumns+` FROM runs WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3`,
+			id, hi, maxAmbiguous+1)
+	} else {
+		rows, err = s.db.QueryContext(ctx,
+			`SELECT `+runColumns+` FROM runs WHERE id >= ?1 ORDER BY id LIMIT ?2`,
+			id, maxAmbiguous+1)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return scanRuns(rows)
+}
+
+// successor is the least string greater than every string with prefix p,
+// or false when there is none (p is all 0xff bytes).
+func successor(p string) (string, bool) {
+	b := []byte(p)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
+// LatestRun returns the newest run of flow in namespace ("" for
+// DefaultNamespace) whose status is status ("" for any), or nil and no error
+// when there is none.
+func (s *Store) LatestRun(flow, ns, status string) (*Run, error) {
+	rows, err := s.db.QueryContext(context.Background(), `SELECT `+runColumns+` FROM runs
+		WHERE flow = ?1 AND namespace = ?2 AND (?3 = '' OR status = ?3)
+		ORDER BY started_at DESC, id DESC LIMIT 1`, flow, namespace(ns), status)
+	if err != nil {
+		return nil, fmt.Errorf("looking up the latest run of %s: %w", flow, err)
+	}
+	runs, err := scanRuns(rows)
+	if err != nil {
+		return nil, fmt.Errorf("looking up the latest run of %s: %w", flow, err)
+	}
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	return runs[0], nil
+}
+
+// Steps returns the step results of the run with ID runID (exactly), in the
+// order they started; steps that never started (StartedAt zero) come last.
+// Ties are broken by finish time, then step name and instance.
+func (s *Store) Steps(runID string) ([]*StepResult, error) {
+	rows, err := s.db.QueryContext(context.Background(), `SELECT `+stepColumns+` FROM steps
+		WHERE run_id = ?
+		ORDER BY started_at IS NULL, started_at, finished_at, step, instance`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("reading the steps of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	var steps []*StepResult
+	for rows.Next() {
+		r := new(StepResult)
+		var started, finished sql.NullInt64
+		var attempts int64
+		if err := rows.Scan(&r.RunID, &r.Step, &r.Instance, &r.Status, &attempts,
+			&started, &finished, (*[]byte)(&r.Outputs), &r.Sensitive, &r.Error,
+			&r.CacheKey, (*[]byte)(&r.Usage)); err != nil {
+			return nil, fmt.Errorf("reading the steps of run %s: %w", runID, err)
+		}
+		r.Attempts = int(attempts)
+		r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
+		steps = append(steps, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the steps of run %s: %w", runID, err)
+	}
+	return steps, nil
+}
+
+// CacheGet returns the outputs stored under the cache key key, and whether
+// there are any. It sees committed entries only (see Flush).
+func (s *Store) CacheGet(key string) (json.RawMessage, bool, error) {
+	var stored string
+	var out []byte
+	err := s.cacheGet.QueryRowContext(context.Background(), keyHash(key)).Scan(&stored, &out)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && stored != key {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the cache: %w", err)
+	}
+	return out, true, nil
+}
+
+// Memory returns the stored memory values of flow in namespace ("" for
+// DefaultNamespace), by memory name. The map is empty, not nil, when
+// nothing is stored.
+func (s *Store) Memory(flow, ns string) (map[string]json.RawMessage, error) {
+	ns = namespace(ns)
+	rows, err := s.db.QueryContext(context.Background(),
+		`SELECT name, value FROM memory WHERE flow = ? AND namespace = ?`, flow, ns)
+	if err != nil {
+		return nil, fmt.Errorf("reading the memory of flow %s (namespace %s): %w", flow, ns, err)
+	}
+	defer rows.Close()
+	values := make(map[string]json.RawMessage)
+	for rows.Next() {
+		var name string
+		var value []byte
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, fmt.Errorf("reading the memory of flow %s (namespace %s): %w", flow, ns, err)
+		}
+		values[name] = value
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the memory of flow %s (namespace %s): %w", flow, ns, err)
+	}
+	return values, nil
+}
+
+// scanRuns reads and closes rows of runColumns.
+func scanRuns(rows *sql.Rows) ([]*Run, error) {
+	defer rows.Close()
+	var runs []*Run
+	for rows.Next() {
+		r := new(Run)
+		var started, finished sql.NullInt64
+		if err := rows.Scan(&r.ID, &r.Flow, &r.Namespace, &r.FlowFile, &r.SourceHash,
+			(*[]byte)(&r.Inputs), &r.Status, &started, &finished,
+			(*[]byte)(&r.Outputs), &r.Error, (*[]byte)(&r.Usage)); err != nil {
+			return nil, err
+		}
+		r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
+		runs = append(runs, r)
+	}
+	return runs, rows.Err()
+}

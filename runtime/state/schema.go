@@ -1,0 +1,119 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations are the schema changes, in order. Migration i brings a database
+// from schema version i to i+1; PRAGMA user_version holds the version. Never
+// edit a migration that has shipped: append a new one.
+//
+// Conventions: times are INTEGER unix nanoseconds, NULL when unknown (a
+// zero time.Time); JSON values are TEXT, NULL when absent (a nil
+// json.RawMessage).
+var migrations = []string{
+	// 1: runs, step results, result cache, memory.
+	`
+CREATE TABLE runs (
+	id          TEXT NOT NULL PRIMARY KEY,
+	flow        TEXT NOT NULL,
+	namespace   TEXT NOT NULL,
+	flow_file   TEXT NOT NULL,
+	source_hash TEXT NOT NULL,
+	inputs      TEXT,
+	status      TEXT NOT NULL,
+	started_at  INTEGER,
+	finished_at INTEGER,
+	outputs     TEXT,
+	error       TEXT NOT NULL,
+	usage       TEXT
+);
+CREATE INDEX runs_by_started ON runs (started_at);
+CREATE INDEX runs_by_flow ON runs (flow, started_at);
+CREATE INDEX runs_by_namespace ON runs (flow, namespace, started_at);
+
+-- A rowid table with a separate unique index rather than a WITHOUT ROWID
+-- table keyed by (run_id, step, instance): outputs can be large, and large
+-- rows belong in a rowid table. The step results of a run are appended.
+
+CREATE TABLE steps (
+	run_id      TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	step        TEXT NOT NULL,
+	instance    TEXT NOT NULL,
+	status      TEXT NOT NULL,
+	attempts    INTEGER NOT NULL,
+	started_at  INTEGER,
+	finished_at INTEGER,
+	outputs     TEXT,
+	sensitive   INTEGER NOT NULL,
+	error       TEXT NOT NULL,
+	cache_key   TEXT NOT NULL,
+	usage       TEXT,
+	UNIQUE (run_id, step, instance)
+);
+
+-- The cache is looked up by the 64-bit hash of the key (keyHash), not by
+-- the key: cache keys are long and random, and a run inserts thousands of
+-- them at random places of the index; an index of integers is a quarter of
+-- the size of one of keys, so those inserts dirty far fewer pages.
+CREATE TABLE cache (
+	hash      INTEGER NOT NULL,
+	key       TEXT NOT NULL,
+	flow      TEXT NOT NULL,
+	step      TEXT NOT NULL,
+	outputs   TEXT,
+	stored_at INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX cache_by_hash ON cache (hash);
+
+CREATE TABLE memory (
+	flow       TEXT NOT NULL,
+	namespace  TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	value      TEXT,
+	updated_at INTEGER NOT NULL,
+	PRIMARY KEY (flow, namespace, name)
+) WITHOUT ROWID;
+`,
+}
+
+// schemaVersion is the version a database has once every migration ran.
+var schemaVersion = len(migrations)
+
+// migrate brings the database to schemaVersion. It runs in one immediate
+// transaction, so two processes opening a new database at once do not both
+// create the schema, and a process killed half-way leaves the database as it
+// was.
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see dsn.
+	if err != nil {
+		return fmt.Errorf("reading the schema version: %w", err)
+	}
+	defer tx.Rollback()
+
+	var version int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("reading the schema version: %w", err)
+	}
+	switch {
+	case version == schemaVersion:
+		return nil
+	case version > schemaVersion:
+		return fmt.Errorf("the state database has schema version %d, but this flowctl knows versions up to %d: it was written by a newer flowctl", version, schemaVersion)
+	}
+	for v := version; v < schemaVersion; v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migrating the state database to schema version %d: %w", v+1, err)
+		}
+	}
+	// PRAGMA takes no parameters; schemaVersion is an int.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
+		return fmt.Errorf("setting the schema version: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrating the state database: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// FileName is the name of the database file inside the state directory.
+const FileName = "state.db"
+
+// DefaultNamespace is the namespace of runs and memory when none is given
+// (DESIGN §4.6). An empty namespace means DefaultNamespace everywhere in this
+// package.
+const DefaultNamespace = "default"
+
+// busyTimeout is how long a write waits for another process's write to
+// finish before it fails with "database is locked".
+const busyTimeout = 10 * time.Second
+
+var (
+	// ErrClosed is returned by the methods of a closed Store.
+	ErrClosed = errors.New("state store is closed")
+	// ErrRunNotFound is returned (wrapped) when no run has the given ID.
+	ErrRunNotFound = errors.New("run not found")
+	// ErrAmbiguousRun is returned (wrapped) when a run ID prefix matches
+	// several runs.
+	ErrAmbiguousRun = errors.New("ambiguous run ID prefix")
+)
+
+// A Run is one execution of a flow.
+type Run struct {
+	ID         string // NewRunID; CreateRun assigns one when empty
+	Flow       string // the flow's name
+	Namespace  string // --namespace; "" means DefaultNamespace
+	FlowFile   string // path of the flow file
+	SourceHash string // hash of the flow's source, for stale-plan checks
+	Inputs     json.RawMessage
+	Status     string // "running", then "ok", "failed" or "cancelled"
+	StartedAt  time.Time
+	FinishedAt time.Time // zero while running
+	Outputs    json.RawMessage
+	Error      string
+	Usage      json.RawMessage // token usage of the whole run
+}
+
+// A StepResult is the outcome of one instance of one step of a run. Instance
+// tells the instances of a step with count or for_each apart ("" for a step
+// without either).
+type StepResult struct {
+	RunID      string
+	Step       string
+	Instance   string
+	Status     string // "ok", "failed", "skipped", "cached", "cancelled", ...
+	Attempts   int
+	StartedAt  time.Time // zero when the step never started
+	FinishedAt time.Time
+	Outputs    json.RawMessage // already redacted by the caller when Sensitive
+	Sensitive  bool
+	Error      string
+	CacheKey   string
+	Usage      json.RawMessage
+}
+
+// A Store is an open state database. Its methods are safe for concurrent
+// use.
+type Store struct {
+	path string
+	db   *sql.DB // readers, and the writer's connection
+	w    *writer
+
+	// Prepared on db, used by the synchronous reads.
+	cacheGet *sql.Stmt
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens the state database in dir, creating dir (0o755) and the
+// database when they do not exist, and migrating the schema to the current
+// version. Several processes may open the same database at once.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the state directory: %w", err)
+	}
+	path, err := filepath.Abs(filepath.Join(dir, FileName))
+	if err != nil {
+		return nil, fmt.Errorf("opening the state database: %w", err)
+	}
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	// A few idle readers; the writer holds one connection for the life of
+	// the store.
+	db.SetMaxIdleConns(4)
+	s, err := open(db, path)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func open(db *sql.DB, path string) (*Store, error) {
+	ctx := context.Background()
+	if err := migrate(ctx, db); err != nil {
+		return nil, err
+	}
+	s := &Store{path: path, db: db}
+	var err error
+	if s.cacheGet, err = db.PrepareContext(ctx, `SELECT key, outputs FROM cache WHERE hash = ?`); err != nil {
+		return nil, err
+	}
+	if s.w, err = newWriter(ctx, db); err != nil {
+		s.cacheGet.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// dsn is the driver's data source name for the database at path, an
+// absolute path. The
+// pragmas are applied to every connection the pool opens: busy_timeout
+// first (the driver orders it so), so that switching to WAL waits for other
+// processes too. _txlock=immediate makes every transaction BEGIN IMMEDIATE:
+// a writer takes the write lock when it begins, where the busy timeout
+// applies, rather than failing half-way when upgrading a read lock.
+func dsn(path string) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive letter: file:///C:/...
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	// Statement journals (needed by the writer's multi-row upserts) in
+	// memory rather than in temporary files: it halves the cost of a row.
+	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Set("_txlock", "immediate")
+	return "file://" + (&url.URL{Path: p}).EscapedPath() + "?" + q.Encode()
+}
+
+// Path is the path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close flushes pending writes, stops the writer and closes the database.
+// It returns the first error of the flush or of closing. Closing twice
+// returns the first result again.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		flushErr := s.w.flush()
+		closeErr := s.w.close()
+		s.closeErr = errors.Join(flushErr, closeErr, s.cacheGet.Close(), s.db.Close())
+	})
+	return s.closeErr
+}
+
+// nanos is t as stored: unix nanoseconds, or NULL for the zero time.
+func nanos(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+// fromNanos is the inverse of nanos.
+func fromNanos(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, n.Int64)
+}
+
+// text is a JSON value as bound to a "CAST(? AS TEXT)" parameter: the
+// bytes without a copy into a string, nil (NULL) for a nil value.
+func text(v json.RawMessage) any {
+	if v == nil {
+		return nil
+	}
+	return []byte(v)
+}
+
+func namespace(ns string) string {
+	if ns == "" {
+		return DefaultNamespace
+	}
+	return ns
+}

@@ -1,0 +1,334 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// maxPending bounds the queue: a writer that falls this far behind makes
+// RecordStep and CachePut wait for it rather than grow the queue without
+// limit.
+const maxPending = 1 << 15
+
+// writerCacheKiB is the page cache size of the writer's connection.
+const writerCacheKiB = 32 << 10
+
+// The writer is the single goroutine that writes to the database. Every
+// write, asynchronous or not, is an op in one FIFO queue. The writer waits
+// for the first op, takes every op queued by then, and applies them all in
+// one transaction on its own connection (group commit). Ops are numbered in
+// the order they are queued (seq, from 1); done is the seq of the last op
+// whose transaction has ended, which is what Flush waits for.
+type writer struct {
+	conn         *sql.Conn
+	stmts        writerStmts
+	steps, cache *table
+	args         []any // reused for the arguments of a statement
+
+	mu      sync.Mutex
+	work    sync.Cond // the queue grew, or the writer must stop
+	space   sync.Cond // the writer took the queue
+	settled sync.Cond // done advanced
+	pending []op
+	spare   []op   // the other buffer, reused while the writer is idle
+	seq     uint64 // ops queued so far
+	done    uint64 // ops whose transaction has ended
+	closing bool
+	stopped chan struct{}
+	commits uint64 // transactions committed, for tests
+
+	// The first asynchronous write error not yet reported by Flush, the
+	// seq of its op, and how many more failed after it.
+	err     error
+	errSeq  uint64
+	errMore int
+}
+
+type opKind uint8
+
+const (
+	opStep opKind = iota + 1
+	opCache
+	opSync
+)
+
+// An op is one queued write. It holds StepResult and cacheEntry by value so
+// that queueing one allocates nothing once the buffers have grown.
+type op struct {
+	kind  opKind
+	step  StepResult
+	cache cacheEntry
+	sync  *syncOp
+}
+
+type cacheEntry struct {
+	key, flow, step string
+	outputs         json.RawMessage
+}
+
+// A syncOp is a synchronous write: fn runs inside the batch's transaction,
+// in a savepoint of its own so that it is applied entirely or not at all;
+// its caller waits on done and reads err.
+type syncOp struct {
+	fn   func(ctx context.Context, st *writerStmts) error
+	err  error
+	done chan struct{}
+}
+
+// writerStmts are the statements prepared on the writer's connection.
+type writerStmts struct {
+	begin, commit, rollback                *sql.Stmt
+	savepoint, rollbackSavepoint, release  *sql.Stmt
+	insertRun, finishRun, upsertMemoryItem *sql.Stmt
+}
+
+func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{conn: conn, stopped: make(chan struct{})}
+	w.work.L = &w.mu
+	w.space.L = &w.mu
+	w.settled.L = &w.mu
+	if err := w.prepare(ctx); err != nil {
+		w.closeStmts()
+		conn.Close()
+		return nil, err
+	}
+	go w.run()
+	return w, nil
+}
+
+func (w *writer) prepare(ctx context.Context) error {
+	// A page cache large enough for the pages a big batch dirties (the
+	// default is 2 MiB), for this connection only.
+	if _, err := w.conn.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = %d", -writerCacheKiB)); err != nil {
+		return err
+	}
+	st := &w.stmts
+	for _, p := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{
+		// BEGIN IMMEDIATE takes the write lock at once, waiting up to the
+		// busy timeout for another process's transaction.
+		{&st.begin, `BEGIN IMMEDIATE`},
+		{&st.commit, `COMMIT`},
+		{&st.rollback, `ROLLBACK`},
+		{&st.savepoint, `SAVEPOINT op`},
+		{&st.rollbackSavepoint, `ROLLBACK TO op`},
+		{&st.release, `RELEASE op`},
+		{&st.insertRun, insertRunSQL},
+		{&st.finishRun, finishRunSQL},
+		{&st.upsertMemoryItem, upsertMemorySQL},
+	} {
+		s, err := w.conn.PrepareContext(ctx, p.query)
+		if err != nil {
+			return fmt.Errorf("preparing %q: %w", p.query, err)
+		}
+		*p.stmt = s
+	}
+	var err error
+	if w.steps, err = steps.prepare(ctx, w.conn); err != nil {
+		return fmt.Errorf("preparing the statements for step results: %w", err)
+	}
+	if w.cache, err = cache.prepare(ctx, w.conn); err != nil {
+		return fmt.Errorf("preparing the statements for cache entries: %w", err)
+	}
+	return nil
+}
+
+func (w *writer) closeStmts() error {
+	var errs []error
+	for _, t := range []*table{w.steps, w.cache} {
+		if t != nil {
+			errs = append(errs, t.close())
+		}
+	}
+	st := &w.stmts
+	for _, s := range []*sql.Stmt{
+		st.begin, st.commit, st.rollback,
+		st.savepoint, st.rollbackSavepoint, st.release,
+		st.insertRun, st.finishRun, st.upsertMemoryItem,
+	} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// push queues o and returns its seq, or false when the writer is closing.
+func (w *writer) push(o *op) (uint64, bool) {
+	w.mu.Lock()
+	for len(w.pending) >= maxPending && !w.closing {
+		w.space.Wait()
+	}
+	if w.closing {
+		w.mu.Unlock()
+		return 0, false
+	}
+	w.pending = append(w.pending, *o)
+	w.seq++
+	seq := w.seq
+	w.mu.Unlock()
+	w.work.Signal()
+	return seq, true
+}
+
+// do runs fn in the writer, after everything queued before it, and waits
+// until its transaction has committed. It returns fn's error or the
+// commit's, and the op's seq.
+func (w *writer) do(fn func(ctx context.Context, st *writerStmts) error) (uint64, error) {
+	so := &syncOp{fn: fn, done: make(chan struct{})}
+	seq, ok := w.push(&op{kind: opSync, sync: so})
+	if !ok {
+		return 0, ErrClosed
+	}
+	<-so.done
+	return seq, so.err
+}
+
+// flush waits until every op queued so far has been written and returns the
+// first asynchronous write error among them not reported before.
+func (w *writer) flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closing {
+		return ErrClosed
+	}
+	target := w.seq
+	for w.done < target {
+		w.settled.Wait()
+	}
+	return w.takeErrLocked(target)
+}
+
+// takeErr returns, and forgets, the first asynchronous write error of an op
+// queued at or before seq.
+func (w *writer) takeErr(seq uint64) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.takeErrLocked(seq)
+}
+
+func (w *writer) takeErrLocked(seq uint64) error {
+	if w.err == nil || w.errSeq > seq {
+		return nil
+	}
+	err := w.err
+	if w.errMore > 0 {
+		err = fmt.Errorf("%w (and %d more failed writes)", err, w.errMore)
+	}
+	w.err, w.errSeq, w.errMore = nil, 0, 0
+	return err
+}
+
+// failed records the failure of the asynchronous op seq, and of n-1 more.
+func (w *writer) failed(seq uint64, n int, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err, w.errSeq, w.errMore = err, seq, n-1
+	} else {
+		w.errMore += n
+	}
+}
+
+// close stops the writer once the queue is empty and releases its
+// connection. Ops queued after close are refused.
+func (w *writer) close() error {
+	w.mu.Lock()
+	w.closing = true
+	w.mu.Unlock()
+	w.work.Broadcast()
+	w.space.Broadcast()
+	<-w.stopped
+	return errors.Join(w.closeStmts(), w.conn.Close())
+}
+
+func (w *writer) run() {
+	defer close(w.stopped)
+	for {
+		w.mu.Lock()
+		for len(w.pending) == 0 && !w.closing {
+			w.work.Wait()
+		}
+		if len(w.pending) == 0 {
+			w.mu.Unlock()
+			return
+		}
+		batch := w.pending
+		w.pending, w.spare = w.spare[:0], nil
+		first := w.done + 1
+		w.mu.Unlock()
+		w.space.Broadcast()
+
+		committed := w.apply(batch, first)
+
+		w.mu.Lock()
+		w.done += uint64(len(batch))
+		if committed {
+			w.commits++
+		}
+		w.mu.Unlock()
+		w.settled.Broadcast()
+		for i := range batch {
+			if so := batch[i].sync; so != nil {
+				close(so.done)
+			}
+		}
+		clear(batch) // drop the references to the callers' values
+		w.mu.Lock()
+		w.spare = batch[:0]
+		w.mu.Unlock()
+	}
+}
+
+func (w *writer) applySync(ctx context.Context, so *syncOp) error {
+	st := &w.stmts
+	if _, err := st.savepoint.ExecContext(ctx); err != nil {
+		return err
+	}
+	err := so.fn(ctx, st)
+	if err != nil {
+		st.rollbackSavepoint.ExecContext(ctx)
+	}
+	if _, rerr := st.release.ExecContext(ctx); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// failBatch gives err to every op of a batch that did not commit.
+func (w *writer) failBatch(batch []op, first uint64, err error) {
+	async, firstAsync := 0, uint64(0)
+	for i := range batch {
+		o := &batch[i]
+		if o.kind == opSync {
+			if o.sync.err == nil {
+				o.sync.err = err
+			}
+			continue
+		}
+		if async == 0 {
+			firstAsync = first + uint64(i)
+		}
+		async++
+	}
+	if async > 0 {
+		w.failed(firstAsync, async, fmt.Errorf("writing %d step results and cache entries: %w", async, err))
+	}
+}
+
+func instanceSuffix(instance string) string {
+	if instance == "" {
+		return ""
+	}
+	return "[" + instance + "]"
+}

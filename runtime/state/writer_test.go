@@ -1,0 +1,524 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestStepRoundTrip(t *testing.T) {
+	s := openStore(t)
+	run := createRun(t, s, "", "f", time.Time{})
+	start := time.Unix(0, 1_700_000_000_000_000_001)
+	want := &StepResult{
+		RunID:      run.ID,
+		Step:       "fetch",
+		Instance:   `"https://example.com"`,
+		Status:     "ok",
+		Attempts:   3,
+		StartedAt:  start,
+		FinishedAt: start.Add(time.Second),
+		Outputs:    json.RawMessage(`{"body": "(sensitive)"}`),
+		Sensitive:  true,
+		Error:      "",
+		CacheKey:   "8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4",
+		Usage:      json.RawMessage(`{"prompt_tokens":1}`),
+	}
+	s.RecordStep(want)
+	bare := &StepResult{RunID: run.ID, Step: "skipped", Status: "skipped", Error: "upstream failed"}
+	s.RecordStep(bare)
+	flush(t, s)
+
+	steps, err := s.Steps(run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 2 {
+		t.Fatalf("Steps = %d results, want 2", len(steps))
+	}
+	checkStep(t, steps[0], want)
+	checkStep(t, steps[1], bare) // never started: last
+}
+
+func checkStep(t *testing.T, got, want *StepResult) {
+	t.Helper()
+	if got.RunID != want.RunID || got.Step != want.Step || got.Instance != want.Instance ||
+		got.Status != want.Status || got.Attempts != want.Attempts ||
+		!got.StartedAt.Equal(want.StartedAt) || !got.FinishedAt.Equal(want.FinishedAt) ||
+		!jsonEqual(got.Outputs, want.Outputs) || got.Sensitive != want.Sensitive ||
+		got.Error != want.Error || got.CacheKey != want.CacheKey || !jsonEqual(got.Usage, want.Usage) {
+		t.Errorf("step result:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestRecordStepCopies checks that RecordStep keeps the values, not the
+// pointer: the caller may reuse its StepResult at once.
+func TestRecordStepCopies(t *testing.T) {
+	s := openStore(t)
+	run := createRun(t, s, "", "f", time.Time{})
+	r := &StepResult{RunID: run.ID, Step: "a", Status: "ok"}
+	s.RecordStep(r)
+	r.Step, r.Status = "b", "failed"
+	s.RecordStep(r)
+	flush(t, s)
+	steps, err := s.Steps(run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	for _, st := range steps {
+		got += st.Step + "=" + st.Status + " "
+	}
+	if got != "a=ok b=failed " {
+		t.Errorf("recorded %q, want a=ok b=failed", got)
+	}
+}
+
+func TestStepsOrder(t *testing.T) {
+	s := openStore(t)
+	run := createRun(t, s, "", "f", time.Time{})
+	t0 := time.Unix(1_700_000_000, 0)
+	at := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+	for _, r := range []*StepResult{
+		{Step: "never", FinishedAt: at(9)},
+		{Step: "third", StartedAt: at(3), FinishedAt: at(4)},
+		{Step: "first", StartedAt: at(1), FinishedAt: at(5)},
+		{Step: "tie", Instance: "1", StartedAt: at(2), FinishedAt: at(3)},
+		{Step: "tie", Instance: "0", StartedAt: at(2), FinishedAt: at(3)},
+		{Step: "early", StartedAt: at(2), FinishedAt: at(2)},
+		{Step: "also_never"},
+	} {
+		r.RunID, r.Status = run.ID, "ok"
+		s.RecordStep(r)
+	}
+	other := createRun(t, s, "", "f", time.Time{})
+	s.RecordStep(&StepResult{RunID: other.ID, Step: "other", StartedAt: at(0)})
+	flush(t, s)
+
+	steps, err := s.Steps(run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range steps {
+		got = append(got, st.Step+instanceSuffix(st.Instance))
+	}
+	want := "first early tie[0] tie[1] third also_never never"
+	if strings.Join(got, " ") != want {
+		t.Errorf("Steps order:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if steps, err := s.Steps("nosuchrun"); err != nil || len(steps) != 0 {
+		t.Errorf("Steps of an unknown run = %v, %v; want none", steps, err)
+	}
+}
+
+// TestRecordStepUpsert records the same step instance several times, in
+// one batch (some in one multi-row statement) and across batches: the last
+// one handed over wins.
+func TestRecordStepUpsert(t *testing.T) {
+	s := openStore(t)
+	run := createRun(t, s, "", "f", time.Time{})
+	release := blockWriter(t, s)
+	for i := 1; i <= 2*rowsPerStatement+3; i++ {
+		s.RecordStep(&StepResult{RunID: run.ID, Step: "a", Status: "running", Attempts: i})
+		s.RecordStep(&StepResult{RunID: run.ID, Step: "b", Instance: fmt.Sprint(i % 2), Attempts: i})
+	}
+	release()
+	flush(t, s)
+	s.RecordStep(&StepResult{RunID: run.ID, Step: "a", Status: "ok", Attempts: 100, Outputs: json.RawMessage(`1`)})
+	flush(t, s)
+
+	steps, err := s.Steps(run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, st := range steps {
+		got[st.Step+instanceSuffix(st.Instance)] = st.Attempts
+	}
+	want := map[string]int{"a": 100, "b[0]": 2*rowsPerStatement + 2, "b[1]": 2*rowsPerStatement + 3}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after upserts: %v, want %v", got, want)
+	}
+}
+
+// blockWriter makes the writer wait, inside a transaction, until release
+// is called, so that the writes handed over meanwhile form one batch.
+func blockWriter(t *testing.T, s *Store) (release func()) {
+	t.Helper()
+	started, unblock := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.w.do(func(context.Context, *writerStmts) error {
+			close(started)
+			<-unblock
+			return nil
+		})
+		done <- err
+	}()
+	<-started
+	return func() {
+		close(unblock)
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func (w *writer) commitCount() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.commits
+}
+
+// TestGroupCommit checks that the writes handed over while the writer is
+// busy are committed together, in one transaction.
+func TestGroupCommit(t *testing.T) {
+	s := openStore(t)
+	run := createRun(t, s, "", "f", time.Time{})
+	release := blockWriter(t, s)
+	before := s.w.commitCount()
+	const n = 1000
+	for i := range n {
+		s.RecordStep(&StepResult{RunID: run.ID, Step: "s", Instance: fmt.Sprint(i), Status: "ok"})
+		s.CachePut(fmt.Sprint("key", i), "f", "s", json.RawMessage(`{}`))
+	}
+	release()
+	flush(t, s)
+	if got := s.w.commitCount() - before; got != 2 {
+		t.Errorf("%d transactions for the blocked batch and %d writes handed over meanwhile, want 2", got, 2*n)
+	}
+	if steps, err := s.Steps(run.ID); err != nil || len(steps) != n {
+		t.Errorf("Steps = %d results, %v; want %d", len(steps), err, n)
+	}
+}
+
+// TestIdleCommit checks that an idle writer commits a row at once, without
+// waiting for a Flush.
+func TestIdleCommit(t *testing.T) {
+	s := openStore(t)
+	run := createRun(t, s, "", "f", time.Time{})
+	s.RecordStep(&StepResult{RunID: run.ID, Step: "s", Status: "ok"})
+	s.CachePut("k", "f", "s", json.RawMessage(`true`))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		steps, err := s.Steps(run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ok, err := s.CacheGet("k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(steps) == 1 && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not committed after 10s without Flush: %d steps, cache entry %v", len(steps), ok)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestCache(t *testing.T) {
+	s := openStore(t)
+	if v, ok, err := s.CacheGet("k1"); v != nil || ok || err != nil {
+		t.Errorf("CacheGet of a missing key = %s, %v, %v", v, ok, err)
+	}
+	s.CachePut("k1", "f", "a", json.RawMessage(`{"n": 1}`))
+	s.CachePut("k2", "f", "b", nil)
+	flush(t, s)
+	if v, ok, err := s.CacheGet("k1"); string(v) != `{"n": 1}` || !ok || err != nil {
+		t.Errorf("CacheGet(k1) = %s, %v, %v", v, ok, err)
+	}
+	if v, ok, err := s.CacheGet("k2"); v != nil || !ok || err != nil {
+		t.Errorf("CacheGet(k2) = %s, %v, %v; want nil outputs, found", v, ok, err)
+	}
+
+	// Upsert.
+	s.CachePut("k1", "f", "a", json.RawMessage(`{"n": 2}`))
+	flush(t, s)
+	if v, _, _ := s.CacheGet("k1"); string(v) != `{"n": 2}` {
+		t.Errorf("after a second CachePut, CacheGet(k1) = %s", v)
+	}
+	var n int
+	if err := s.db.QueryRow("SELECT count(*) FROM cache").Scan(&n); err != nil || n != 2 {
+		t.Errorf("%d cache rows, %v; want 2", n, err)
+	}
+
+	// A slot holding another key with the same hash is a miss.
+	if _, err := s.db.Exec("UPDATE cache SET key = 'other' WHERE key = 'k1'"); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := s.CacheGet("k1"); v != nil || ok || err != nil {
+		t.Errorf("CacheGet of a key whose slot another key holds = %s, %v, %v; want a miss", v, ok, err)
+	}
+}
+
+func TestKeyHash(t *testing.T) {
+	// FNV-1a test vectors.
+	for in, want := range map[string]uint64{
+		"":       0xcbf29ce484222325,
+		"a":      0xaf63dc4c8601ec8c,
+		"foobar": 0x85944171f73967e8,
+	} {
+		if got := uint64(keyHash(in)); got != want {
+			t.Errorf("keyHash(%q) = %#x, want %#x", in, got, want)
+		}
+	}
+}
+
+func TestMemory(t *testing.T) {
+	s := openStore(t)
+	set := func(flow, ns string, kv ...string) {
+		t.Helper()
+		m := map[string]json.RawMessage{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = json.RawMessage(kv[i+1])
+		}
+		if err := s.SetMemory(flow, ns, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(flow, ns string) string {
+		t.Helper()
+		m, err := s.Memory(flow, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m == nil {
+			t.Errorf("Memory(%q, %q) is nil, want a map", flow, ns)
+		}
+		return fmt.Sprint(m)
+	}
+	if got := get("f", ""); got != "map[]" {
+		t.Errorf("empty memory = %s", got)
+	}
+	set("f", "", "count", "1", "notes", `["a"]`)
+	set("f", "alice", "count", "10")
+	set("g", "", "count", "100")
+	set("f", "", "count", "2") // the other names keep their values
+	set("f", "")               // nothing to store
+
+	for _, tc := range []struct{ flow, ns, want string }{
+		{"f", "", `map[count:[50] notes:[91 34 97 34 93]]`},
+		{"f", "default", `map[count:[50] notes:[91 34 97 34 93]]`},
+		{"f", "alice", `map[count:[49 48]]`},
+		{"f", "bob", `map[]`},
+		{"g", "", `map[count:[49 48 48]]`},
+	} {
+		if got := get(tc.flow, tc.ns); got != tc.want {
+			t.Errorf("Memory(%q, %q) = %s, want %s", tc.flow, tc.ns, got, tc.want)
+		}
+	}
+
+	if err := s.SetMemory("f", "", map[string]json.RawMessage{"gone": nil}); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := s.Memory("f", "")
+	if v, ok := m["gone"]; !ok || v != nil {
+		t.Errorf("a nil value came back as %q, %v; want nil, present", v, ok)
+	}
+}
+
+// TestSetMemoryAtomic checks that SetMemory is applied entirely or not at
+// all: a failing value undoes the ones before it, and only those.
+func TestSetMemoryAtomic(t *testing.T) {
+	s := openStore(t)
+	if err := s.SetMemory("f", "", map[string]json.RawMessage{"a": json.RawMessage(`1`)}); err != nil {
+		t.Fatal(err)
+	}
+	// A trigger makes the value "bad" fail; "a" sorts before it and is
+	// written first.
+	if _, err := s.db.Exec(`CREATE TRIGGER no_bad BEFORE INSERT ON memory WHEN NEW.name = 'bad'
+		BEGIN SELECT RAISE(ABORT, 'bad memory'); END`); err != nil {
+		t.Fatal(err)
+	}
+	run := createRun(t, s, "", "f", time.Time{})
+	release := blockWriter(t, s)
+	s.RecordStep(&StepResult{RunID: run.ID, Step: "same_batch", Status: "ok"})
+	errc := make(chan error)
+	go func() {
+		errc <- s.SetMemory("f", "", map[string]json.RawMessage{"a": json.RawMessage(`2`), "bad": json.RawMessage(`3`)})
+	}()
+	waitQueued(t, s, 2)
+	release()
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "bad memory") {
+		t.Errorf("SetMemory = %v, want the trigger's error", err)
+	}
+	m, _ := s.Memory("f", "")
+	if fmt.Sprint(m) != "map[a:[49]]" {
+		t.Errorf("memory after a failed SetMemory = %s, want a:1", m)
+	}
+	if steps, _ := s.Steps(run.ID); len(steps) != 1 {
+		t.Errorf("the step result in the same batch as the failed SetMemory was lost")
+	}
+}
+
+// waitQueued waits until n ops are queued.
+func waitQueued(t *testing.T, s *Store, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		s.w.mu.Lock()
+		queued := len(s.w.pending)
+		s.w.mu.Unlock()
+		if queued >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d ops queued after 10s, want %d", queued, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestFlushError checks that failed asynchronous writes are reported by the
+// next Flush, once, and that they do not take the good writes of their
+// batch down with them.
+func TestFlushError(t *testing.T) {
+	s := openStore(t)
+	run := createRun(t, s, "", "f", time.Time{})
+	if err := s.Flush(); err != nil {
+		t.Fatalf("Flush with nothing pending = %v", err)
+	}
+
+	// A step result of a run that does not exist breaks the foreign key:
+	// once on its own and once inside a full multi-row statement.
+	release := blockWriter(t, s)
+	s.RecordStep(&StepResult{RunID: "nosuchrun", Step: "orphan", Status: "ok"})
+	for i := range rowsPerStatement + 5 {
+		s.RecordStep(&StepResult{RunID: run.ID, Step: "good", Instance: fmt.Sprint(i), Status: "ok"})
+		if i == 7 {
+			s.RecordStep(&StepResult{RunID: "nosuchrun", Step: "orphan2", Status: "ok"})
+		}
+	}
+	s.CachePut("k", "f", "good", json.RawMessage(`1`))
+	release()
+
+	err := s.Flush()
+	if err == nil {
+		t.Fatal("Flush after failed writes = nil")
+	}
+	for _, want := range []string{"recording step orphan of run nosuchrun", "FOREIGN KEY", "and 1 more failed write"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Flush error %q does not contain %q", err, want)
+		}
+	}
+	if err := s.Flush(); err != nil {
+		t.Errorf("second Flush = %v, want nil: an error is reported once", err)
+	}
+	if steps, err := s.Steps(run.ID); err != nil || len(steps) != rowsPerStatement+5 {
+		t.Errorf("Steps = %d results, %v; want the %d good ones", len(steps), err, rowsPerStatement+5)
+	}
+	if _, ok, _ := s.CacheGet("k"); !ok {
+		t.Error("the cache entry of the batch was lost")
+	}
+}
+
+// TestFinishRunReportsWriteErrors checks that FinishRun, which flushes,
+// reports a failed step write, and still stores the run's end.
+func TestFinishRunReportsWriteErrors(t *testing.T) {
+	s := openStore(t)
+	run := createRun(t, s, "", "f", time.Time{})
+	s.RecordStep(&StepResult{RunID: "nosuchrun", Step: "orphan"})
+	err := s.FinishRun(&Run{ID: run.ID, Status: "ok"})
+	if err == nil || !strings.Contains(err.Error(), "orphan") {
+		t.Errorf("FinishRun = %v, want the failed step write", err)
+	}
+	if r, _ := s.Run(run.ID); r == nil || r.Status != "ok" {
+		t.Errorf("run after FinishRun = %+v, want status ok", r)
+	}
+	if err := s.Flush(); err != nil {
+		t.Errorf("Flush after FinishRun reported the error = %v", err)
+	}
+}
+
+// TestConcurrentUse hands writes over from many goroutines while others
+// read; run it with -race.
+func TestConcurrentUse(t *testing.T) {
+	s := openStore(t)
+	run := createRun(t, s, "", "f", time.Time{})
+	const workers, each = 8, 300
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				id := fmt.Sprintf("%d-%d", w, i)
+				s.RecordStep(&StepResult{RunID: run.ID, Step: "s", Instance: id, Status: "ok", Outputs: json.RawMessage(`"` + id + `"`)})
+				s.CachePut(id, "f", "s", json.RawMessage(`"`+id+`"`))
+				if i%100 == 0 {
+					if err := s.Flush(); err != nil {
+						t.Error(err)
+					}
+					if err := s.SetMemory("f", "", map[string]json.RawMessage{fmt.Sprint("w", w): json.RawMessage(fmt.Sprint(i))}); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		})
+		wg.Go(func() {
+			for i := range each / 10 {
+				if _, err := s.Steps(run.ID); err != nil {
+					t.Error(err)
+				}
+				if _, _, err := s.CacheGet(fmt.Sprintf("%d-%d", w, i)); err != nil {
+					t.Error(err)
+				}
+				if _, err := s.Runs("", 5); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := s.FinishRun(&Run{ID: run.ID, Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	steps, err := s.Steps(run.ID)
+	if err != nil || len(steps) != workers*each {
+		t.Fatalf("Steps = %d results, %v; want %d", len(steps), err, workers*each)
+	}
+	for _, st := range steps {
+		if string(st.Outputs) != `"`+st.Instance+`"` {
+			t.Fatalf("step %s has outputs %s", st.Instance, st.Outputs)
+		}
+		v, ok, err := s.CacheGet(st.Instance)
+		if err != nil || !ok || string(v) != string(st.Outputs) {
+			t.Fatalf("CacheGet(%s) = %s, %v, %v", st.Instance, v, ok, err)
+		}
+	}
+}
+
+// TestQueueBound checks that a writer far behind makes RecordStep wait
+// rather than grow the queue beyond maxPending.
+func TestQueueBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("hands over more than maxPending writes")
+	}
+	s := openStore(t)
+	run := createRun(t, s, "", "f", time.Time{})
+	release := blockWriter(t, s)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range maxPending + 10 {
+			s.RecordStep(&StepResult{RunID: run.ID, Step: "s", Instance: fmt.Sprint(i)})
+		}
+	}()
+	waitQueued(t, s, maxPending)
+	select {
+	case <-done:
+		t.Fatal("RecordStep did not wait for a full queue")
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	<-done
+	flush(t, s)
+	if steps, err := s.Steps(run.ID); err != nil || len(steps) != maxPending+10 {
+		t.Errorf("Steps = %d results, %v; want %d", len(steps), err, maxPending+10)
+	}
+}

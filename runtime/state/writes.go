@@ -1,0 +1,148 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
+
+// CreateRun stores a new run and returns once it is committed, after every
+// write handed over before it. When r.ID is empty it is set to NewRunID(),
+// an empty r.Namespace to DefaultNamespace, a zero r.StartedAt to now and an
+// empty r.Status to "running". A run ID that exists already is an error.
+func (s *Store) CreateRun(r *Run) error {
+	if r.Flow == "" {
+		return errors.New("creating a run: the flow name is empty")
+	}
+	if r.ID == "" {
+		r.ID = NewRunID()
+	}
+	r.Namespace = namespace(r.Namespace)
+	if r.StartedAt.IsZero() {
+		r.StartedAt = time.Now()
+	}
+	if r.Status == "" {
+		r.Status = "running"
+	}
+	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		_, err := st.insertRun.ExecContext(ctx,
+			r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(r.Inputs),
+			r.Status, nanos(r.StartedAt), nanos(r.FinishedAt), text(r.Outputs),
+			r.Error, text(r.Usage))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("creating run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// FinishRun stores the end of run r.ID: its Status, FinishedAt (set to now
+// when zero), Outputs, Error and Usage; the other fields are left as
+// CreateRun stored them. It returns once committed, after every write
+// handed over before it, in particular the run's step results. When one of
+// those asynchronous writes failed, FinishRun returns that error (as Flush
+// would) even though the run itself was stored.
+func (s *Store) FinishRun(r *Run) error {
+	if r.Status == "" {
+		return fmt.Errorf("finishing run %s: the status is empty", r.ID)
+	}
+	if r.FinishedAt.IsZero() {
+		r.FinishedAt = time.Now()
+	}
+	seq, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		res, err := st.finishRun.ExecContext(ctx,
+			r.Status, nanos(r.FinishedAt), text(r.Outputs), r.Error, text(r.Usage), r.ID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrRunNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("finishing run %s: %w", r.ID, err)
+	}
+	return s.w.takeErr(seq)
+}
+
+// RecordStep hands a step result over to the writer and returns at once; it
+// is committed shortly after, or by the next Flush, FinishRun or Close. The
+// run must have been created. A result for a step instance that has one
+// already replaces it (the later RecordStep wins).
+//
+// RecordStep copies *r, so the caller may reuse r; it does not copy the
+// bytes of r.Outputs and r.Usage, which must not be modified afterwards.
+// Errors are reported by the next Flush. After Close, RecordStep does
+// nothing (and Flush reports ErrClosed).
+func (s *Store) RecordStep(r *StepResult) {
+	s.w.push(&op{kind: opStep, step: *r})
+}
+
+// CachePut hands a result cache entry over to the writer, as RecordStep
+// does: it replaces any entry with the same key. flow and step say where the
+// entry came from. outputs is not copied and must not be modified
+// afterwards.
+func (s *Store) CachePut(key, flow, step string, outputs json.RawMessage) {
+	s.w.push(&op{kind: opCache, cache: cacheEntry{key, flow, step, outputs}})
+}
+
+// Flush waits until everything handed over so far is committed. It returns
+// the first error of the asynchronous writes (RecordStep, CachePut) among
+// them that no earlier Flush or FinishRun has returned; a failed write is
+// reported once.
+func (s *Store) Flush() error {
+	return s.w.flush()
+}
+
+// SetMemory stores the memory values of flow in namespace ("" for
+// DefaultNamespace), in one transaction, and returns once committed.
+// Values not named in values keep what they hold.
+func (s *Store) SetMemory(flow, ns string, values map[string]json.RawMessage) error {
+	if len(values) == 0 {
+		return nil
+	}
+	ns = namespace(ns)
+	names := slices.Sorted(maps.Keys(values))
+	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		now := time.Now().UnixNano()
+		for _, name := range names {
+			if _, err := st.upsertMemoryItem.ExecContext(ctx, flow, ns, name, text(values[name]), now); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("storing the memory of flow %s (namespace %s): %w", flow, ns, err)
+	}
+	return nil
+}
+
+const insertRunSQL = `
+INSERT INTO runs (id, flow, namespace, flow_file, source_hash, inputs, status,
+	started_at, finished_at, outputs, error, usage)
+VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, CAST(? AS TEXT), ?, CAST(? AS TEXT))`
+
+const finishRunSQL = `
+UPDATE runs SET
+	status = ?,
+	finished_at = ?,
+	outputs = CAST(? AS TEXT),
+	error = ?,
+	usage = CAST(? AS TEXT)
+WHERE id = ?`
+
+const upsertMemorySQL = `
+INSERT INTO memory (flow, namespace, name, value, updated_at)
+VALUES (?, ?, ?, CAST(? AS TEXT), ?)
+ON CONFLICT (flow, namespace, name) DO UPDATE SET
+	value = excluded.value,
+	updated_at = excluded.updated_at`

@@ -1,0 +1,269 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// stepRun is a step's progress in a run.
+type stepRun struct {
+	step    *compiler.Step
+	pending int       // dependencies not yet finished (run.mu)
+	value   cty.Value // what step.NAME evaluates to, once finished (run.mu)
+	// blocked: the step failed (without on_error = "continue"), was
+	// cancelled, or was skipped because of either; its dependents are
+	// skipped (or cancelled) in turn.
+	blocked   bool
+	cancelled bool
+}
+
+// instance is one instance of a step: the step itself, or one element of
+// its for_each.
+type instance struct {
+	key  Key
+	each *compiler.Each
+}
+
+// instanceResult is how an instance ended.
+type instanceResult struct {
+	value  cty.Value // the instance's outputs object
+	status Status
+}
+
+// runStep runs every instance of a step whose dependencies have finished,
+// then hands the step's value to its dependents.
+func (r *run) runStep(ctx context.Context, s *stepRun) {
+	defer r.wg.Done()
+	blocked, cancelled, upstream := r.upstream(s)
+	switch {
+	case cancelled || ctx.Err() != nil:
+		r.recordUnstarted(s, StatusCancelled, "the run was cancelled")
+		r.finishStep(ctx, s, nullOutputs(s.step), true, true)
+		return
+	case blocked:
+		r.recordUnstarted(s, StatusSkipped, "upstream step "+upstream+" failed")
+		r.finishStep(ctx, s, nullOutputs(s.step), true, false)
+		return
+	}
+
+	instances, isMap, diags := r.expand(s.step)
+	if diags.HasErrors() {
+		r.failUnstarted(s, diags)
+		r.finishStep(ctx, s, cty.NullVal(s.step.Value.Type()), s.step.OnError != lang.OnErrorContinue, false)
+		return
+	}
+	results := make([]instanceResult, len(instances))
+	if s.step.ForEach == nil {
+		results[0] = r.runInstance(ctx, s.step, instances[0])
+	} else {
+		limit := len(instances)
+		if s.step.Parallelism > 0 {
+			limit = s.step.Parallelism
+		}
+		slots := make(chan struct{}, max(limit, 1))
+		done := make(chan struct{})
+		for i, inst := range instances {
+			slots <- struct{}{}
+			go func() {
+				defer func() { <-slots; done <- struct{}{} }()
+				results[i] = r.runInstance(ctx, s.step, inst)
+			}()
+		}
+		for range instances {
+			<-done
+		}
+	}
+	failed, cancelled := false, false
+	vals := make([]cty.Value, len(results))
+	for i, res := range results {
+		vals[i] = res.value
+		failed = failed || res.status == StatusFailed
+		cancelled = cancelled || res.status == StatusCancelled
+	}
+	var value cty.Value
+	if s.step.ForEach == nil {
+		value = vals[0]
+	} else {
+		value = assemble(instances, vals, isMap)
+	}
+	blocked = cancelled || (failed && s.step.OnError != lang.OnErrorContinue)
+	if failed && s.step.OnError != lang.OnErrorContinue {
+		r.mu.Lock()
+		r.failed = true
+		r.mu.Unlock()
+	}
+	r.finishStep(ctx, s, value, blocked, cancelled)
+}
+
+// upstream reports whether a dependency blocks the step, and names it.
+func (r *run) upstream(s *stepRun) (blocked, cancelled bool, name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range s.step.Deps {
+		ds := r.steps[d.Index]
+		if ds.cancelled {
+			return true, true, d.Name
+		}
+		if ds.blocked && !blocked {
+			blocked, name = true, d.Name
+		}
+	}
+	return blocked, false, name
+}
+
+// finishStep publishes the step's value and starts the dependents that no
+// longer wait for anything.
+func (r *run) finishStep(ctx context.Context, s *stepRun, value cty.Value, blocked, cancelled bool) {
+	r.mu.Lock()
+	s.value, s.blocked, s.cancelled = value, blocked, cancelled
+	var ready []*stepRun
+	for _, d := range s.step.Dependents {
+		ds := r.steps[d.Index]
+		ds.pending--
+		if ds.pending == 0 {
+			ready = append(ready, ds)
+		}
+	}
+	r.mu.Unlock()
+	for _, ds := range ready {
+		go r.runStep(ctx, ds)
+	}
+}
+
+// expand evaluates a step's for_each into its instances.
+func (r *run) expand(s *compiler.Step) ([]instance, bool, hcl.Diagnostics) {
+	if s.ForEach == nil {
+		return []instance{{key: NoKey}}, false, nil
+	}
+	v, _, diags := r.scope.Eval(s.ForEach, nil)
+	if diags.HasErrors() {
+		return nil, false, diags
+	}
+	rng := s.ForEach.Range()
+	if lang.IsSensitive(v) {
+		return nil, false, lang.Error(rng, "Sensitive for_each",
+			"The for_each value of step %q is derived from a secret; instance keys are shown and stored, so they may not be sensitive.", s.Name)
+	}
+	if !v.IsWhollyKnown() || v.IsNull() {
+		return nil, false, lang.Error(rng, "Invalid for_each", "The for_each value of step %q is null or not known.", s.Name)
+	}
+	ty := v.Type()
+	var out []instance
+	switch {
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		i := int64(0)
+		for it := v.ElementIterator(); it.Next(); i++ {
+			_, e := it.Element()
+			k := cty.NumberIntVal(i)
+			out = append(out, instance{key: Key{k}, each: &compiler.Each{Key: k, Value: e}})
+		}
+		return out, false, nil
+	case ty.IsMapType() || ty.IsObjectType():
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			out = append(out, instance{key: Key{k}, each: &compiler.Each{Key: k, Value: e}})
+		}
+		return out, true, nil
+	}
+	return nil, false, lang.Error(rng, "Invalid for_each",
+		"The for_each value of step %q must be a list, set, tuple or map; this is %s %s.", s.Name, lang.Article(ty.FriendlyName()), ty.FriendlyName())
+}
+
+// assemble builds the value of a for_each step from its instances: a list
+// by index, or a map by key (a tuple or object when the instances' types
+// differ).
+func assemble(instances []instance, vals []cty.Value, isMap bool) cty.Value {
+	sameType := true
+	for _, v := range vals[min(1, len(vals)):] {
+		if !v.Type().Equals(vals[0].Type()) {
+			sameType = false
+			break
+		}
+	}
+	if !isMap {
+		switch {
+		case len(vals) == 0:
+			return cty.EmptyTupleVal
+		case sameType:
+			return cty.ListVal(vals)
+		}
+		return cty.TupleVal(vals)
+	}
+	m := make(map[string]cty.Value, len(vals))
+	for i, inst := range instances {
+		m[inst.key.Value.AsString()] = vals[i]
+	}
+	switch {
+	case len(vals) == 0:
+		return cty.EmptyObjectVal
+	case sameType:
+		return cty.MapVal(m)
+	}
+	return cty.ObjectVal(m)
+}
+
+// nullOutputs is the value of a skipped instance: every output null.
+func nullOutputs(s *compiler.Step) cty.Value {
+	attrs := make(map[string]cty.Value, len(s.Outputs))
+	for _, f := range s.Outputs {
+		attrs[f.Name] = cty.NullVal(f.Type.Type)
+	}
+	return cty.ObjectVal(attrs)
+}
+
+// recordUnstarted records a step that never started: skipped because a
+// dependency failed, or cancelled.
+func (r *run) recordUnstarted(s *stepRun, status Status, reason string) {
+	now := time.Now()
+	r.record(&state.StepResult{
+		RunID: r.id, Step: s.step.Name, Status: string(status), StartedAt: now, FinishedAt: now, Error: reason,
+	})
+	r.emit(StepFinished{Time: now, Step: s.step.Name, Instance: NoKey, Status: status, Reason: reason})
+}
+
+// failUnstarted records a step whose for_each could not be evaluated.
+func (r *run) failUnstarted(s *stepRun, diags hcl.Diagnostics) {
+	now := time.Now()
+	msg := r.redact.redact(diagText(diags))
+	r.record(&state.StepResult{
+		RunID: r.id, Step: s.step.Name, Status: string(StatusFailed), StartedAt: now, FinishedAt: now, Error: msg,
+	})
+	r.addDiags(diags)
+	if s.step.OnError != lang.OnErrorContinue {
+		r.mu.Lock()
+		r.failed = true
+		r.mu.Unlock()
+	}
+	r.emit(StepFinished{Time: now, Step: s.step.Name, Instance: NoKey, Status: StatusFailed, Error: msg})
+}
+
+func (r *run) record(res *state.StepResult) {
+	if r.opts.Store != nil {
+		r.opts.Store.RecordStep(res)
+	}
+}
+
+// diagText renders diagnostics on one line each: "file:line,col: summary: detail".
+func diagText(diags hcl.Diagnostics) string {
+	var out string
+	for i, d := range diags {
+		if i > 0 {
+			out += "\n"
+		}
+		if d.Subject != nil {
+			out += fmt.Sprintf("%s: ", lang.RangeString(*d.Subject))
+		}
+		out += d.Summary
+		if d.Detail != "" {
+			out += ": " + d.Detail
+		}
+	}
+	return out
+}
