@@ -41,7 +41,7 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 				diags = lang.Error(s.When.Range(), "Invalid when condition",
 					"The when condition of step %q must be true or false.", s.Name)
 			} else if v.False() {
-				return r.endInstance(s, inst, start, 0, StatusSkipped, nullOutputs(s), "", "", nil)
+				return r.endInstance(s, inst, start, 0, StatusSkipped, nullOutputs(s), "when is false", "", nil)
 			}
 		}
 		if diags.HasErrors() {
@@ -333,9 +333,13 @@ func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, atte
 		res.Usage, _ = json.Marshal(usage)
 	}
 	r.record(res)
-	r.emit(StepFinished{
+	ev := StepFinished{
 		Time: now, Step: s.Name, Instance: inst.key, Status: status, Attempts: attempts,
 		Duration: now.Sub(start), Error: errText, Outputs: value, Usage: usage,
-	})
+	}
+	if status == StatusSkipped || status == StatusCancelled {
+		ev.Reason, ev.Error = errText, ""
+	}
+	r.emit(ev)
 	return instanceResult{value: value, status: status}
 }

@@ -73,6 +73,11 @@ func readSavedPlan(l *flowLoader, path string, given map[string]compiler.InputVa
 			Detail: fmt.Sprintf("%s is not a plan written by flowctl plan --out.", path),
 		}})
 	}
+	for name := range given {
+		if !contains(sp.SensitiveInputs, name) {
+			return nil, nil, "", usagef("--input %s cannot change a saved plan; only sensitive inputs, which a plan does not store, are given again", name)
+		}
+	}
 	flowFile := filepath.Join(filepath.Dir(path), filepath.FromSlash(sp.FlowFile))
 	prog, err := l.compile(flowFile)
 	if err != nil {
@@ -95,11 +100,6 @@ func readSavedPlan(l *flowLoader, path string, given map[string]compiler.InputVa
 	for _, name := range sp.SensitiveInputs {
 		if g, ok := given[name]; ok {
 			vals[name] = g
-		}
-	}
-	for name := range given {
-		if _, ok := vals[name]; !ok || !contains(sp.SensitiveInputs, name) {
-			return nil, nil, "", usagef("--input %s cannot change a saved plan; only sensitive inputs, which a plan does not store, are given again", name)
 		}
 	}
 	resolved, diags := prog.ResolveInputs(vals)

@@ -45,11 +45,11 @@ func (v *applyJSON) Event(e runtime.Event) {
 			"type": "step_finished", "time": jsonTime(e.Time), "step": e.Step, "instance": e.Instance.JSON(),
 			"status": string(e.Status), "duration_ms": e.Duration.Milliseconds(), "error": nil,
 		}
-		switch {
-		case e.Error != "":
+		if e.Error != "" {
 			m["error"] = e.Error
-		case e.Reason != "":
-			m["error"] = e.Reason
+		}
+		if e.Reason != "" {
+			m["reason"] = e.Reason
 		}
 		if e.Usage != nil {
 			m["usage"] = e.Usage
@@ -137,7 +137,7 @@ func (v *applyHuman) Event(e runtime.Event) {
 		v.clear()
 		line := fmt.Sprintf("  %s %-9s %s", statusMarks[e.Status], e.Status, label)
 		if e.Status == runtime.StatusOK || e.Status == runtime.StatusFailed {
-			line += fmt.Sprintf("  %s", e.Duration.Round(time.Millisecond))
+			line += "  " + formatDuration(e.Duration)
 		}
 		if e.Attempts > 1 {
 			line += fmt.Sprintf("  (%d attempts)", e.Attempts)
@@ -251,4 +251,11 @@ func (v *applyHuman) Close() {
 		v.clear()
 		v.mu.Unlock()
 	}
+}
+
+func formatDuration(d time.Duration) string {
+	if d < time.Millisecond {
+		return "<1ms"
+	}
+	return d.Round(time.Millisecond).String()
 }
