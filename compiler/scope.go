@@ -33,6 +33,7 @@ type Scope struct {
 
 	mu     sync.Mutex
 	locals map[*Local]*localResult
+	vars   sync.Map // hcl.Expression → []hcl.Traversal, its references
 }
 
 type localResult struct {
@@ -47,12 +48,24 @@ func NewScope(prog *Program, vals Values) *Scope {
 
 // Eval evaluates expr, with each set inside a for_each instance.
 func (s *Scope) Eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.EvalContext, hcl.Diagnostics) {
-	ctx, diags := s.EvalContext(expr.Variables(), each)
+	ctx, diags := s.EvalContext(s.variables(expr), each)
 	if diags.HasErrors() {
 		return cty.DynamicVal, ctx, diags
 	}
 	v, d := expr.Value(ctx)
 	return v, ctx, append(diags, d...)
+}
+
+// variables returns an expression's references, walking its syntax tree
+// once per scope: a for_each step evaluates the same expressions for every
+// instance.
+func (s *Scope) variables(expr hcl.Expression) []hcl.Traversal {
+	if v, ok := s.vars.Load(expr); ok {
+		return v.([]hcl.Traversal)
+	}
+	vars := expr.Variables()
+	s.vars.Store(expr, vars)
+	return vars
 }
 
 // Local returns the value of a local, evaluating it on first use. Two

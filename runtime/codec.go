@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -34,11 +35,15 @@ func encodeValue(v cty.Value) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	val, err := ctyjson.Marshal(v, v.Type())
-	if err != nil {
+	var buf bytes.Buffer
+	buf.WriteString(`{"type":`)
+	buf.Write(ty)
+	buf.WriteString(`,"value":`)
+	if err := marshalValue(&buf, v); err != nil {
 		return nil, err
 	}
-	return json.Marshal(typedValue{Type: ty, Value: val})
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
 }
 
 // decodeValue reverses encodeValue.

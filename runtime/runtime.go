@@ -235,6 +235,19 @@ func (r *run) emit(e Event) {
 	}
 	r.obsMu.Lock()
 	defer r.obsMu.Unlock()
+	// Events are stamped as they are delivered, so that their times never
+	// go backwards in the order observers see them.
+	now := time.Now()
+	switch ev := e.(type) {
+	case RunStarted:
+		ev.Time, e = now, ev
+	case StepStarted:
+		ev.Time, e = now, ev
+	case StepFinished:
+		ev.Time, e = now, ev
+	case RunFinished:
+		ev.Time, e = now, ev
+	}
 	r.opts.Observe(e)
 }
 

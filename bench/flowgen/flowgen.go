@@ -26,3 +26,36 @@ func Chains(chains, length int) []byte {
 	}
 	return []byte(b.String())
 }
+
+// Skewed returns two independent chains of sleep steps: chain A of 10 ×
+// 30ms and chain B of one 300ms step and 9 × 1ms. The critical path is
+// chain B (309ms); a stage-by-stage scheduler would wait for the slowest
+// step of every stage and take about 1.8 times as long.
+func Skewed() []byte {
+	var b strings.Builder
+	b.WriteString("flow \"skewed\" {}\n")
+	chain := func(name string, durations []string) {
+		for i, d := range durations {
+			dep := ""
+			if i > 0 {
+				dep = fmt.Sprintf("  depends_on = [step.%s%d]\n", name, i-1)
+			}
+			fmt.Fprintf(&b, "\nstep \"%s%d\" {\n  use      = \"sleep\"\n  duration = %q\n%s}\n", name, i, d, dep)
+		}
+	}
+	a := make([]string, 10)
+	for i := range a {
+		a[i] = "30ms"
+	}
+	chain("a", a)
+	chain("b", []string{"300ms", "1ms", "1ms", "1ms", "1ms", "1ms", "1ms", "1ms", "1ms", "1ms"})
+	return []byte(b.String())
+}
+
+// FanOut returns one for_each step of n sleep instances of duration d.
+func FanOut(n int, d string) []byte {
+	return []byte(fmt.Sprintf("flow \"fanout\" {}\n\nstep \"wait\" {\n  use      = \"sleep\"\n  for_each = range(%d)\n  duration = %q\n}\n", n, d))
+}
+
+// Chain returns a flow of n value steps, each adding one to the one before.
+func Chain(n int) []byte { return Chains(1, n) }

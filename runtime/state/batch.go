@@ -20,10 +20,16 @@ const rowsPerStatement = 32
 // by one statement, or until the batch ends or a synchronous op needs the
 // writes before it applied.
 type table struct {
-	one, many  *sql.Stmt // one row; rowsPerStatement rows
-	appendArgs func(args []any, o *op, now int64) []any
-	describe   func(o *op, err error) error
-	pending    []int
+	one, many *sql.Stmt // one row; rowsPerStatement rows
+	def       *tableDef
+	pending   []int
+}
+
+// A tableDef is the SQL and the arguments of a table's rows.
+type tableDef struct {
+	insert, row, conflict string
+	appendArgs            func(a *args, o *op)
+	describe              func(o *op, err error) error
 }
 
 var steps = tableDef{
@@ -43,11 +49,11 @@ ON CONFLICT (run_id, step, instance) DO UPDATE SET
 	error = excluded.error,
 	cache_key = excluded.cache_key,
 	usage = excluded.usage`,
-	appendArgs: func(args []any, o *op, _ int64) []any {
+	appendArgs: func(a *args, o *op) {
 		r := &o.step
-		return append(args,
-			r.RunID, r.Step, r.Instance, r.Status, int64(r.Attempts),
-			nanos(r.StartedAt), nanos(r.FinishedAt), text(r.Outputs),
+		a.list = append(a.list,
+			a.runID.of(r.RunID), a.step.of(r.Step), r.Instance, a.status.of(r.Status),
+			int64(r.Attempts), nanos(r.StartedAt), nanos(r.FinishedAt), text(r.Outputs),
 			r.Sensitive, r.Error, r.CacheKey, text(r.Usage))
 	},
 	describe: func(o *op, err error) error {
@@ -66,20 +72,36 @@ ON CONFLICT (hash) DO UPDATE SET
 	step = excluded.step,
 	outputs = excluded.outputs,
 	stored_at = excluded.stored_at`,
-	appendArgs: func(args []any, o *op, now int64) []any {
+	appendArgs: func(a *args, o *op) {
 		c := &o.cache
-		return append(args, keyHash(c.key), c.key, c.flow, c.step, text(c.outputs), now)
+		a.list = append(a.list, keyHash(c.key), c.key, a.flow.of(c.flow), a.step.of(c.step), text(c.outputs), a.now)
 	},
 	describe: func(o *op, err error) error {
 		return fmt.Errorf("storing the cache entry of step %s (key %s): %w", o.cache.step, o.cache.key, err)
 	},
 }
 
-// A tableDef is the SQL and the arguments of a table's rows.
-type tableDef struct {
-	insert, row, conflict string
-	appendArgs            func(args []any, o *op, now int64) []any
-	describe              func(o *op, err error) error
+// args builds the arguments of a statement. It is reused from statement to
+// statement, and so are the interface values of the strings that repeat
+// from row to row (the run, the step, the status, the flow): converting a
+// string to an interface allocates.
+type args struct {
+	list                      []any
+	now                       any // the batch's time
+	runID, step, status, flow box
+}
+
+// A box holds the interface value of the last string it was asked for.
+type box struct {
+	s string
+	v any
+}
+
+func (b *box) of(s string) any {
+	if b.v == nil || b.s != s {
+		b.s, b.v = s, s
+	}
+	return b.v
 }
 
 func (d *tableDef) sql(rows int) string {
@@ -87,7 +109,7 @@ func (d *tableDef) sql(rows int) string {
 }
 
 func (d *tableDef) prepare(ctx context.Context, conn *sql.Conn) (*table, error) {
-	t := &table{appendArgs: d.appendArgs, describe: d.describe}
+	t := &table{def: d, pending: make([]int, 0, rowsPerStatement)}
 	var err error
 	if t.one, err = conn.PrepareContext(ctx, d.sql(1)); err != nil {
 		return nil, err
@@ -96,7 +118,6 @@ func (d *tableDef) prepare(ctx context.Context, conn *sql.Conn) (*table, error) 
 		t.one.Close()
 		return nil, err
 	}
-	t.pending = make([]int, 0, rowsPerStatement)
 	return t, nil
 }
 
@@ -118,22 +139,22 @@ func (w *writer) apply(batch []op, first uint64) bool {
 		w.failBatch(batch, first, fmt.Errorf("beginning a transaction: %w", err))
 		return false
 	}
-	now := time.Now().UnixNano()
+	w.args.now = time.Now().UnixNano()
 	for i := range batch {
 		o := &batch[i]
 		switch o.kind {
 		case opStep:
-			w.add(w.steps, batch, first, i, now)
+			w.add(w.steps, batch, first, i)
 		case opCache:
-			w.add(w.cache, batch, first, i, now)
+			w.add(w.cache, batch, first, i)
 		case opSync:
-			w.writeRows(w.steps, batch, first, now)
-			w.writeRows(w.cache, batch, first, now)
+			w.writeRows(w.steps, batch, first)
+			w.writeRows(w.cache, batch, first)
 			o.sync.err = w.applySync(ctx, o.sync)
 		}
 	}
-	w.writeRows(w.steps, batch, first, now)
-	w.writeRows(w.cache, batch, first, now)
+	w.writeRows(w.steps, batch, first)
+	w.writeRows(w.cache, batch, first)
 	if _, err := st.commit.ExecContext(ctx); err != nil {
 		// SQLite may have rolled back already, after an I/O error say; then
 		// ROLLBACK fails too, harmlessly.
@@ -144,10 +165,10 @@ func (w *writer) apply(batch []op, first uint64) bool {
 	return true
 }
 
-func (w *writer) add(t *table, batch []op, first uint64, i int, now int64) {
+func (w *writer) add(t *table, batch []op, first uint64, i int) {
 	t.pending = append(t.pending, i)
 	if len(t.pending) == rowsPerStatement {
-		w.writeRows(t, batch, first, now)
+		w.writeRows(t, batch, first)
 	}
 }
 
@@ -155,32 +176,32 @@ func (w *writer) add(t *table, batch []op, first uint64, i int, now int64) {
 // rowsPerStatement of them, else one by one. A statement that fails is
 // undone as a whole, so then its rows are written one by one too, to keep
 // the good ones and report each bad one.
-func (w *writer) writeRows(t *table, batch []op, first uint64, now int64) {
+func (w *writer) writeRows(t *table, batch []op, first uint64) {
 	rows := t.pending
 	if len(rows) == 0 {
 		return
 	}
 	t.pending = rows[:0]
 	ctx := context.Background()
+	a := &w.args
 	if len(rows) == rowsPerStatement {
-		args := w.args[:0]
 		for _, i := range rows {
-			args = t.appendArgs(args, &batch[i], now)
+			t.def.appendArgs(a, &batch[i])
 		}
-		_, err := t.many.ExecContext(ctx, args...)
-		clear(args)
-		w.args = args[:0]
+		_, err := t.many.ExecContext(ctx, a.list...)
+		clear(a.list)
+		a.list = a.list[:0]
 		if err == nil {
 			return
 		}
 	}
 	for _, i := range rows {
-		args := t.appendArgs(w.args[:0], &batch[i], now)
-		_, err := t.one.ExecContext(ctx, args...)
-		clear(args)
-		w.args = args[:0]
+		t.def.appendArgs(a, &batch[i])
+		_, err := t.one.ExecContext(ctx, a.list...)
+		clear(a.list)
+		a.list = a.list[:0]
 		if err != nil {
-			w.failed(first+uint64(i), 1, t.describe(&batch[i], err))
+			w.failed(first+uint64(i), 1, t.def.describe(&batch[i], err))
 		}
 	}
 }

@@ -248,14 +248,17 @@ func checkAfterCrash(t *testing.T, dir, runID string, flushed int) {
 	}
 }
 
-// TestConcurrentProcesses runs two writing processes on one new database at
-// once: they create it, migrate it and write to it, taking turns.
+// TestConcurrentProcesses runs several writing processes on one new
+// database at once: they create it, switch it to WAL, migrate it and write
+// to it, taking turns.
 func TestConcurrentProcesses(t *testing.T) {
 	dir := t.TempDir()
-	const batches = 50
-	ids := []string{NewRunID(), NewRunID()}
+	const batches = 10
+	var ids []string
 	var children []*child
-	for _, id := range ids {
+	for range 4 {
+		id := NewRunID()
+		ids = append(ids, id)
 		children = append(children, startChild(t, dir, id, batches))
 	}
 	for i, c := range children {

@@ -7,9 +7,11 @@
 // step results as they finish, stores cache entries, saves memory and
 // finishes the run. The CLI (flowctl runs, flowctl output, plan's cache
 // look-up) only reads. Values are opaque to this package: the runtime
-// encodes inputs, outputs, usage and memory as JSON itself, and it must
-// redact sensitive values before handing them over (DESIGN §4.5); the store
-// never inspects them. Store them as given, read them back as given.
+// encodes inputs, outputs, usage and memory as JSON itself, and they are
+// stored and read back byte for byte. The store never inspects them, so the
+// runtime must redact sensitive values before handing them over, to
+// RecordStep and CachePut alike (DESIGN §4.5); StepResult.Sensitive only
+// records that it did.
 //
 // # Writes
 //
@@ -17,14 +19,19 @@
 // asynchronously: they are handed to a single writer goroutine that
 // group-commits. It waits for the first pending write, takes everything else
 // queued by then, and commits it all in one transaction, so under load many
-// rows share one commit and an idle store commits a row at once. Flush waits
-// until everything handed over before it is committed.
+// rows share one commit and an idle store commits a row at once. Handing a
+// row over costs the caller a copy into the queue, no I/O; when the writer
+// falls far behind, the caller waits for it. Flush waits until everything
+// handed over before it is committed, and returns the first asynchronous
+// write error not reported yet (each is reported once; a failed row does not
+// stop the others of its transaction).
 //
 // CreateRun, FinishRun and SetMemory are synchronous: they go through the
 // same queue, in order, and return once committed. So every write is applied
-// in the order it was handed over; in particular FinishRun commits the step
-// results recorded before it, and a later RecordStep of the same step
-// instance replaces an earlier one.
+// in the order it was handed over: in particular FinishRun commits the step
+// results recorded before it (and reports their errors, as Flush does), and
+// a later RecordStep of the same step instance replaces an earlier one.
+// Close flushes too.
 //
 // Reads (Runs, Run, Steps, LatestRun, Memory, CacheGet) see committed data
 // only: call Flush first to read one's own asynchronous writes.

@@ -3,7 +3,12 @@ package state
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // migrations are the schema changes, in order. Migration i brings a database
@@ -82,6 +87,37 @@ CREATE TABLE memory (
 // schemaVersion is the version a database has once every migration ran.
 var schemaVersion = len(migrations)
 
+// setup puts the database in WAL mode and migrates it.
+//
+// Switching a new database to WAL needs an exclusive lock, and SQLite does
+// not wait for it: when several processes open a new database at once,
+// some get SQLITE_BUSY at once, whatever the busy timeout. So setup retries
+// on SQLITE_BUSY, for as long as the busy timeout. WAL mode is persistent:
+// the other connections find it in the file.
+func setup(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(busyTimeout)
+	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
+		err := setupOnce(ctx, db)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(delay)
+	}
+}
+
+func setupOnce(ctx context.Context, db *sql.DB) error {
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+		return fmt.Errorf("switching to WAL mode: %w", err)
+	}
+	return migrate(ctx, db)
+}
+
+func isBusy(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
 // migrate brings the database to schemaVersion. It runs in one immediate
 // transaction, so two processes opening a new database at once do not both
 // create the schema, and a process killed half-way leaves the database as it
@@ -89,7 +125,7 @@ var schemaVersion = len(migrations)
 func migrate(ctx context.Context, db *sql.DB) error {
 	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see dsn.
 	if err != nil {
-		return fmt.Errorf("reading the schema version: %w", err)
+		return fmt.Errorf("beginning the migration: %w", err)
 	}
 	defer tx.Rollback()
 

@@ -281,7 +281,7 @@ func TestDSN(t *testing.T) {
 	if !strings.HasPrefix(d, "file:///tmp/x%20y/state.db?") {
 		t.Errorf("dsn = %q", d)
 	}
-	for _, want := range []string{"busy_timeout%2810000%29", "journal_mode%28WAL%29", "synchronous%28NORMAL%29", "foreign_keys%28ON%29", "_txlock=immediate"} {
+	for _, want := range []string{"busy_timeout%2810000%29", "synchronous%28NORMAL%29", "foreign_keys%28ON%29", "_txlock=immediate"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("dsn %q lacks %q", d, want)
 		}

@@ -11,8 +11,8 @@ import (
 
 // maxPending bounds the queue: a writer that falls this far behind makes
 // RecordStep and CachePut wait for it rather than grow the queue without
-// limit.
-const maxPending = 1 << 15
+// limit. A variable for tests.
+var maxPending = 1 << 15
 
 // writerCacheKiB is the page cache size of the writer's connection.
 const writerCacheKiB = 32 << 10
@@ -27,7 +27,7 @@ type writer struct {
 	conn         *sql.Conn
 	stmts        writerStmts
 	steps, cache *table
-	args         []any // reused for the arguments of a statement
+	args         args
 
 	mu      sync.Mutex
 	work    sync.Cond // the queue grew, or the writer must stop

@@ -442,7 +442,7 @@ func TestFinishRunReportsWriteErrors(t *testing.T) {
 func TestConcurrentUse(t *testing.T) {
 	s := openStore(t)
 	run := createRun(t, s, "", "f", time.Time{})
-	const workers, each = 8, 300
+	const workers, each = 4, 200
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
@@ -450,7 +450,7 @@ func TestConcurrentUse(t *testing.T) {
 				id := fmt.Sprintf("%d-%d", w, i)
 				s.RecordStep(&StepResult{RunID: run.ID, Step: "s", Instance: id, Status: "ok", Outputs: json.RawMessage(`"` + id + `"`)})
 				s.CachePut(id, "f", "s", json.RawMessage(`"`+id+`"`))
-				if i%100 == 0 {
+				if i%50 == 0 {
 					if err := s.Flush(); err != nil {
 						t.Error(err)
 					}
@@ -461,7 +461,7 @@ func TestConcurrentUse(t *testing.T) {
 			}
 		})
 		wg.Go(func() {
-			for i := range each / 10 {
+			for i := range each / 20 {
 				if _, err := s.Steps(run.ID); err != nil {
 					t.Error(err)
 				}
@@ -496,9 +496,8 @@ func TestConcurrentUse(t *testing.T) {
 // TestQueueBound checks that a writer far behind makes RecordStep wait
 // rather than grow the queue beyond maxPending.
 func TestQueueBound(t *testing.T) {
-	if testing.Short() {
-		t.Skip("hands over more than maxPending writes")
-	}
+	defer func(n int) { maxPending = n }(maxPending)
+	maxPending = 500
 	s := openStore(t)
 	run := createRun(t, s, "", "f", time.Time{})
 	release := blockWriter(t, s)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/runtime"
 	"golang.org/x/term"
 )
@@ -25,46 +27,127 @@ var (
 	_ applyView = (*applyHuman)(nil)
 )
 
-// applyJSON prints one JSON object per event (§5).
+// applyJSON prints one JSON object per event (§5). Events are buffered and
+// flushed at least every flushInterval, so that a run of many short steps
+// does not make a write per event, and a reader still sees them promptly.
 type applyJSON struct {
-	enc *json.Encoder
+	mu   sync.Mutex // events and the flusher
+	buf  *bufio.Writer
+	enc  *json.Encoder
+	stop func()
 }
 
-func newApplyJSON(w io.Writer) *applyJSON { return &applyJSON{enc: json.NewEncoder(w)} }
+const flushInterval = 50 * time.Millisecond
+
+func newApplyJSON(w io.Writer) *applyJSON {
+	v := &applyJSON{buf: bufio.NewWriterSize(w, 64<<10)}
+	v.enc = json.NewEncoder(v.buf)
+	return v
+}
+
+// events are the JSON shapes of the events; every one has type and time.
+type (
+	jsonRunStarted struct {
+		Type  string `json:"type"`
+		Time  string `json:"time"`
+		RunID string `json:"run_id"`
+		Flow  string `json:"flow"`
+	}
+	jsonStepStarted struct {
+		Type     string `json:"type"`
+		Time     string `json:"time"`
+		Step     string `json:"step"`
+		Instance any    `json:"instance"`
+		Attempt  int    `json:"attempt"`
+	}
+	jsonStepFinished struct {
+		Type       string        `json:"type"`
+		Time       string        `json:"time"`
+		Step       string        `json:"step"`
+		Instance   any           `json:"instance"`
+		Status     string        `json:"status"`
+		DurationMS int64         `json:"duration_ms"`
+		Error      *string       `json:"error"`
+		Reason     string        `json:"reason,omitempty"`
+		Attempts   int           `json:"attempts,omitempty"`
+		Usage      *blocks.Usage `json:"usage,omitempty"`
+	}
+	jsonRunFinished struct {
+		Type    string         `json:"type"`
+		Time    string         `json:"time"`
+		RunID   string         `json:"run_id"`
+		Status  string         `json:"status"`
+		Outputs map[string]any `json:"outputs"`
+		Error   string         `json:"error,omitempty"`
+	}
+)
 
 func jsonTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func (v *applyJSON) Event(e runtime.Event) {
+	if _, ok := e.(runtime.RunFinished); ok {
+		v.stopFlusher()
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	switch e := e.(type) {
 	case runtime.RunStarted:
-		v.enc.Encode(map[string]any{"type": "run_started", "time": jsonTime(e.Time), "run_id": e.RunID, "flow": e.Flow})
+		v.enc.Encode(jsonRunStarted{"run_started", jsonTime(e.Time), e.RunID, e.Flow})
+		v.buf.Flush()
+		v.startFlusher()
 	case runtime.StepStarted:
-		v.enc.Encode(map[string]any{"type": "step_started", "time": jsonTime(e.Time), "step": e.Step, "instance": e.Instance.JSON(), "attempt": e.Attempt})
+		v.enc.Encode(jsonStepStarted{"step_started", jsonTime(e.Time), e.Step, e.Instance.JSON(), e.Attempt})
 	case runtime.StepFinished:
-		m := map[string]any{
-			"type": "step_finished", "time": jsonTime(e.Time), "step": e.Step, "instance": e.Instance.JSON(),
-			"status": string(e.Status), "duration_ms": e.Duration.Milliseconds(), "error": nil,
+		ev := jsonStepFinished{
+			Type: "step_finished", Time: jsonTime(e.Time), Step: e.Step, Instance: e.Instance.JSON(),
+			Status: string(e.Status), DurationMS: e.Duration.Milliseconds(), Reason: e.Reason, Attempts: e.Attempts, Usage: e.Usage,
 		}
 		if e.Error != "" {
-			m["error"] = e.Error
+			ev.Error = &e.Error
 		}
-		if e.Reason != "" {
-			m["reason"] = e.Reason
-		}
-		if e.Usage != nil {
-			m["usage"] = e.Usage
-		}
-		v.enc.Encode(m)
+		v.enc.Encode(ev)
 	case runtime.RunFinished:
-		m := map[string]any{"type": "run_finished", "time": jsonTime(e.Time), "run_id": e.RunID, "status": string(e.Status), "outputs": plainOutputs(e)}
-		if e.Error != "" {
-			m["error"] = e.Error
-		}
-		v.enc.Encode(m)
+		v.enc.Encode(jsonRunFinished{"run_finished", jsonTime(e.Time), e.RunID, string(e.Status), plainOutputs(e), e.Error})
+		v.buf.Flush()
 	}
 }
 
-func (v *applyJSON) Close() {}
+// startFlusher flushes the buffered events every flushInterval.
+func (v *applyJSON) startFlusher() {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	mu := &v.mu
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(flushInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				mu.Lock()
+				v.buf.Flush()
+				mu.Unlock()
+			}
+		}
+	}()
+	v.stop = func() { close(done); <-stopped }
+}
+
+func (v *applyJSON) stopFlusher() {
+	if v.stop != nil {
+		v.stop()
+		v.stop = nil
+	}
+}
+
+func (v *applyJSON) Close() {
+	v.stopFlusher()
+	v.mu.Lock()
+	v.buf.Flush()
+	v.mu.Unlock()
+}
 
 func plainOutputs(e runtime.RunFinished) map[string]any {
 	out := map[string]any{}
