@@ -3,6 +3,7 @@ module github.com/flowctl/flowctl
 go 1.26.8
 
 require (
+	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/agext/levenshtein v1.2.3
 	github.com/hashicorp/hcl/v2 v2.25.0
 	github.com/pmezard/go-difflib v1.0.0
@@ -11,10 +12,10 @@ require (
 	github.com/zclconf/go-cty v1.19.0
 	golang.org/x/term v0.47.0
 	golang.org/x/tools v0.52.0
+	modernc.org/sqlite v1.61.1
 )
 
 require (
-	github.com/PuerkitoBio/goquery v1.13.0 // indirect
 	github.com/andybalholm/cascadia v1.3.4 // indirect
 	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
 	github.com/apparentlymart/go-textseg/v17 v17.0.1 // indirect
@@ -35,5 +36,4 @@ require (
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.61.1
 )

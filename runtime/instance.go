@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -278,11 +279,23 @@ func (r *run) cacheKey(s *compiler.Step, call *blocks.Call, exec blocks.Executor
 	h.Write([]byte("flowctl-cache-1\x00"))
 	h.Write([]byte(r.prog.Fingerprints[s.Block]))
 	h.Write([]byte{0})
-	in, err := encodeValue(cty.ObjectVal(call.Inputs))
-	if err != nil {
-		return "", err
+	// The inputs in the block's order, each as JSON after its type: the
+	// declared type, or for an input of type any the value's own.
+	var buf bytes.Buffer
+	for _, in := range s.Block.Inputs {
+		v := call.Inputs[in.Name]
+		buf.WriteString(in.Name)
+		buf.WriteByte(0)
+		if in.Type.Type == cty.DynamicPseudoType {
+			buf.WriteString(lang.TypeString(v.Type()))
+			buf.WriteByte(0)
+		}
+		if err := marshalValue(&buf, v); err != nil {
+			return "", err
+		}
+		buf.WriteByte(0)
 	}
-	h.Write(in)
+	h.Write(buf.Bytes())
 	for _, f := range s.Step.Outputs {
 		h.Write([]byte("\x00" + f.Name + ":" + lang.TypeString(f.Type.Type)))
 	}

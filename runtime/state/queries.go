@@ -173,7 +173,8 @@ func (s *Store) Steps(runID string) ([]*StepResult, error) {
 }
 
 // CacheGet returns the outputs stored under the cache key key, and whether
-// there are any. It sees committed entries only (see Flush).
+// there are any. It sees committed entries only (see Flush). An entry
+// evicted by another key with the same 64-bit hash (see keyHash) is a miss.
 func (s *Store) CacheGet(key string) (json.RawMessage, bool, error) {
 	var stored string
 	var out []byte

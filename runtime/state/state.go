@@ -150,6 +150,7 @@ func dsn(path string) string {
 	// memory rather than in temporary files, where writing them took a
 	// quarter of the writer's time.
 	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Add("_pragma", "wal_autocheckpoint(16384)")
 	q.Set("_txlock", "immediate")
 	return "file://" + (&url.URL{Path: p}).EscapedPath() + "?" + q.Encode()
 }
