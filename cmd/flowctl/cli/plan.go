@@ -18,8 +18,9 @@ func newPlanCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan FLOW",
 		Short: "Show what applying a flow would do",
-		Long: `Plan compiles a flow, resolves its inputs and shows each step with its stage
-and what apply would do with it:
+		Long: `Plan compiles a flow (FLOW is a flow file or a directory holding one),
+resolves its inputs, looks up the result cache and shows each step with its
+stage and what apply would do with it:
 
   + run      the step would run
   = cached   its result is in the cache and would be reused
