@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/flowctl/flowctl/lang"
 	"io"
 	"math"
 	"mime"
@@ -93,7 +94,7 @@ func newHTTPRequest(ctx context.Context, in map[string]cty.Value) (*http.Request
 	}
 	if len(query) > 0 {
 		extra := url.Values{}
-		for _, k := range sortedKeys(query) {
+		for _, k := range lang.SortedKeys(query) {
 			extra.Add(k, query[k])
 		}
 		if u.RawQuery != "" {
@@ -115,7 +116,7 @@ func newHTTPRequest(ctx context.Context, in map[string]cty.Value) (*http.Request
 	if err != nil {
 		return nil, nil, label.errorf(err, "cannot make the request: %v", unwrapURLError(err))
 	}
-	for _, k := range sortedKeys(headers) {
+	for _, k := range lang.SortedKeys(headers) {
 		if http.CanonicalHeaderKey(k) == "Host" {
 			req.Host = headers[k]
 			continue
@@ -255,15 +256,6 @@ func stringMapInput(v cty.Value) map[string]string {
 		}
 	}
 	return m
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // maxBytesInput reads max_bytes; null is DefaultMaxBytes.

@@ -232,13 +232,8 @@ func (tv *typeValues) forEach(s *Step) (*Each, func(cty.Value) cty.Value, hcl.Di
 	if diags.HasErrors() {
 		return dynamic, asDynamic, diags
 	}
-	rng := s.ForEach.Range()
-	if lang.IsSensitive(v) {
-		return dynamic, asDynamic, lang.Error(rng, "Sensitive for_each",
-			"The for_each value of step %q is derived from a secret or a sensitive input; instance keys are shown and stored, so they may not be sensitive.", s.Name)
-	}
-	if v.IsKnown() && v.IsNull() {
-		return dynamic, asDynamic, lang.Error(rng, "Invalid for_each", "The for_each value of step %q is null; it must be a list, set, tuple or map.", s.Name)
+	if d := CheckForEach(s, v); d.HasErrors() {
+		return dynamic, asDynamic, d
 	}
 	ty := v.Type()
 	elem := func(t cty.Type) cty.Value { return cty.UnknownVal(t) }
@@ -262,7 +257,26 @@ func (tv *typeValues) forEach(s *Step) (*Each, func(cty.Value) cty.Value, hcl.Di
 		return &Each{Key: cty.UnknownVal(cty.String), Value: elem(unifiedType(types))},
 			func(i cty.Value) cty.Value { return cty.UnknownVal(cty.Map(i.Type())).WithMarks(i.Marks()) }, nil
 	}
-	return dynamic, asDynamic, lang.Error(rng, "Invalid for_each",
+	return dynamic, asDynamic, nil // CheckForEach reported any other type
+}
+
+// CheckForEach checks a for_each value, known or not: it may not be
+// sensitive (instance keys are shown and stored), null, or anything but a
+// list, set, tuple, map or object.
+func CheckForEach(s *Step, v cty.Value) hcl.Diagnostics {
+	rng := s.ForEach.Range()
+	if lang.IsSensitive(v) {
+		return lang.Error(rng, "Sensitive for_each",
+			"The for_each value of step %q is derived from a secret or a sensitive input; instance keys are shown and stored, so they may not be sensitive.", s.Name)
+	}
+	if v.IsKnown() && v.IsNull() {
+		return lang.Error(rng, "Invalid for_each", "The for_each value of step %q is null; it must be a list, set, tuple or map.", s.Name)
+	}
+	ty := v.Type()
+	if ty == cty.DynamicPseudoType || ty.IsListType() || ty.IsSetType() || ty.IsTupleType() || ty.IsMapType() || ty.IsObjectType() {
+		return nil
+	}
+	return lang.Error(rng, "Invalid for_each",
 		"The for_each value of step %q must be a list, set, tuple or map; this is %s %s.", s.Name, lang.Article(ty.FriendlyName()), ty.FriendlyName())
 }
 

@@ -146,13 +146,11 @@ func (r *run) expand(s *compiler.Step) ([]instance, bool, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, false, diags
 	}
-	rng := s.ForEach.Range()
-	if lang.IsSensitive(v) {
-		return nil, false, lang.Error(rng, "Sensitive for_each",
-			"The for_each value of step %q is derived from a secret; instance keys are shown and stored, so they may not be sensitive.", s.Name)
+	if d := compiler.CheckForEach(s, v); d.HasErrors() {
+		return nil, false, d
 	}
-	if !v.IsWhollyKnown() || v.IsNull() {
-		return nil, false, lang.Error(rng, "Invalid for_each", "The for_each value of step %q is null or not known.", s.Name)
+	if !v.IsWhollyKnown() {
+		return nil, false, lang.Error(s.ForEach.Range(), "Invalid for_each", "The for_each value of step %q is not known.", s.Name)
 	}
 	ty := v.Type()
 	var out []instance
@@ -165,15 +163,13 @@ func (r *run) expand(s *compiler.Step) ([]instance, bool, hcl.Diagnostics) {
 			out = append(out, instance{key: Key{k}, each: &compiler.Each{Key: k, Value: e}})
 		}
 		return out, false, nil
-	case ty.IsMapType() || ty.IsObjectType():
-		for it := v.ElementIterator(); it.Next(); {
-			k, e := it.Element()
-			out = append(out, instance{key: Key{k}, each: &compiler.Each{Key: k, Value: e}})
-		}
-		return out, true, nil
 	}
-	return nil, false, lang.Error(rng, "Invalid for_each",
-		"The for_each value of step %q must be a list, set, tuple or map; this is %s %s.", s.Name, lang.Article(ty.FriendlyName()), ty.FriendlyName())
+	// A map or an object, as CheckForEach allows nothing else.
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		out = append(out, instance{key: Key{k}, each: &compiler.Each{Key: k, Value: e}})
+	}
+	return out, true, nil
 }
 
 // assemble builds the value of a for_each step from its instances: a list

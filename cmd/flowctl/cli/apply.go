@@ -99,6 +99,13 @@ running steps and keeps what finished.`,
 
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			go func() {
+				// The first Ctrl-C cancels the run and keeps what finished;
+				// after it, the default handling is back, so a second one
+				// ends the process at once.
+				<-ctx.Done()
+				stop()
+			}()
 			var view applyView
 			if jsonOut {
 				view = newApplyJSON(s.out)
