@@ -30,7 +30,7 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	}
 	start := time.Now()
 	fail := func(diags hcl.Diagnostics) instanceResult {
-		r.addDiags(diags)
+		r.addStepDiags(s, diags)
 		return r.endInstance(s, inst, start, 0, StatusFailed, nullOutputs(s), diagText(diags), "", nil)
 	}
 
@@ -88,8 +88,7 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	case errors.Is(err, errCancelled):
 		return r.endInstance(s, inst, start, attempts, StatusCancelled, nullOutputs(s), "cancelled", "", usage)
 	}
-	diags = r.stepError(s, inst, err)
-	r.addDiags(diags)
+	r.addStepDiags(s, r.stepError(s, inst, err))
 	return r.endInstance(s, inst, start, attempts, StatusFailed, nullOutputs(s), err.Error(), "", usage)
 }
 

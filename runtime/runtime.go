@@ -240,13 +240,17 @@ func (r *run) emit(e Event) {
 	now := time.Now()
 	switch ev := e.(type) {
 	case RunStarted:
-		ev.Time, e = now, ev
+		ev.Time = now
+		e = ev
 	case StepStarted:
-		ev.Time, e = now, ev
+		ev.Time = now
+		e = ev
 	case StepFinished:
-		ev.Time, e = now, ev
+		ev.Time = now
+		e = ev
 	case RunFinished:
-		ev.Time, e = now, ev
+		ev.Time = now
+		e = ev
 	}
 	r.opts.Observe(e)
 }

@@ -22,6 +22,9 @@ type stepRun struct {
 	// skipped (or cancelled) in turn.
 	blocked   bool
 	cancelled bool
+	// failedBy names the failed step that blocked this one: itself, or
+	// the upstream step whose failure it was skipped for.
+	failedBy string
 }
 
 // instance is one instance of a step: the step itself, or one element of
@@ -49,10 +52,12 @@ func (r *run) runStep(ctx context.Context, s *stepRun) {
 		return
 	case blocked:
 		r.recordUnstarted(s, StatusSkipped, "upstream step "+upstream+" failed")
+		s.failedBy = upstream
 		r.finishStep(ctx, s, nullOutputs(s.step), true, false)
 		return
 	}
 
+	s.failedBy = s.step.Name
 	instances, isMap, diags := r.expand(s.step)
 	if diags.HasErrors() {
 		r.failUnstarted(s, diags)
@@ -102,7 +107,8 @@ func (r *run) runStep(ctx context.Context, s *stepRun) {
 	r.finishStep(ctx, s, value, blocked, cancelled)
 }
 
-// upstream reports whether a dependency blocks the step, and names it.
+// upstream reports whether a dependency blocks the step, and names the
+// failed step behind it.
 func (r *run) upstream(s *stepRun) (blocked, cancelled bool, name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -112,7 +118,7 @@ func (r *run) upstream(s *stepRun) (blocked, cancelled bool, name string) {
 			return true, true, d.Name
 		}
 		if ds.blocked && !blocked {
-			blocked, name = true, d.Name
+			blocked, name = true, ds.failedBy
 		}
 	}
 	return blocked, false, name
@@ -231,7 +237,7 @@ func (r *run) failUnstarted(s *stepRun, diags hcl.Diagnostics) {
 	r.record(&state.StepResult{
 		RunID: r.id, Step: s.step.Name, Status: string(StatusFailed), StartedAt: now, FinishedAt: now, Error: msg,
 	})
-	r.addDiags(diags)
+	r.addStepDiags(s.step, diags)
 	if s.step.OnError != lang.OnErrorContinue {
 		r.mu.Lock()
 		r.failed = true
@@ -262,4 +268,19 @@ func diagText(diags hcl.Diagnostics) string {
 		}
 	}
 	return out
+}
+
+// addStepDiags records a step's failure. A step with on_error = "continue"
+// does not fail the run, so its errors are kept as warnings.
+func (r *run) addStepDiags(s *compiler.Step, diags hcl.Diagnostics) {
+	if s.OnError == lang.OnErrorContinue {
+		warn := make(hcl.Diagnostics, len(diags))
+		for i, d := range diags {
+			c := *d
+			c.Severity = hcl.DiagWarning
+			warn[i] = &c
+		}
+		diags = warn
+	}
+	r.addDiags(diags)
 }
