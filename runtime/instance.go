@@ -26,6 +26,8 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	case r.sem <- struct{}{}:
 		defer func() { <-r.sem }()
 	case <-ctx.Done():
+	}
+	if ctx.Err() != nil {
 		return r.endInstance(s, inst, time.Now(), 0, StatusCancelled, nullOutputs(s), "the run was cancelled", "", nil)
 	}
 	start := time.Now()
@@ -35,7 +37,8 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	}
 
 	if s.When != nil {
-		v, _, diags := r.scope.Eval(s.When, inst.each)
+		v, ctx, diags := r.scope.Eval(s.When, inst.each)
+		diags = hideSensitive(s.When, ctx, diags)
 		if !diags.HasErrors() {
 			v, _ = v.UnmarkDeep()
 			if v, err := convert.Convert(v, cty.Bool); err != nil || v.IsNull() || !v.IsKnown() {
@@ -66,8 +69,13 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	var key string
 	if cacheable {
 		if key, err = r.cacheKey(s, call, exec); err != nil {
-			return fail(r.stepError(s, inst, err))
+			// The key needs what the block reads (a file that is not
+			// there): run uncached, and let the block report it, with
+			// its retries.
+			cacheable, key = false, ""
 		}
+	}
+	if cacheable {
 		if !r.opts.NoCache && r.opts.Store != nil {
 			if v, ok := r.cached(s, key); ok {
 				return r.endInstance(s, inst, start, 0, StatusCached, v, "", key, nil)
@@ -173,7 +181,7 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 		}
 		v, ctx, d := r.scope.Eval(attr.Expr, inst.each)
 		if d.HasErrors() {
-			diags = append(diags, d...)
+			diags = append(diags, hideSensitive(attr.Expr, ctx, d)...)
 			continue
 		}
 		if lang.IsSensitive(v) {
@@ -354,4 +362,36 @@ func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, atte
 	}
 	r.emit(ev)
 	return instanceResult{value: value, status: status}
+}
+
+// hideSensitive replaces the details of errors in an expression that uses a
+// sensitive value: a function's error quotes the value it was given (and
+// upper(secret) or base64encode(secret) is no longer the secret's text, so
+// the redactor would not find it).
+func hideSensitive(expr hcl.Expression, ctx *hcl.EvalContext, diags hcl.Diagnostics) hcl.Diagnostics {
+	if ctx == nil || !diags.HasErrors() {
+		return diags
+	}
+	sensitive := false
+	for _, tr := range expr.Variables() {
+		if v, d := tr.TraverseAbs(ctx); !d.HasErrors() && lang.IsSensitive(v) {
+			sensitive = true
+			break
+		}
+		if root, ok := ctx.Variables[tr.RootName()]; ok && lang.IsSensitive(root) {
+			sensitive = true
+			break
+		}
+	}
+	if !sensitive {
+		return diags
+	}
+	out := make(hcl.Diagnostics, len(diags))
+	for i, d := range diags {
+		c := *d
+		c.Detail = "The expression uses a sensitive value, so the details of this error are not shown."
+		c.Expression, c.EvalContext = nil, nil
+		out[i] = &c
+	}
+	return out
 }

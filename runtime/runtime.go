@@ -132,6 +132,15 @@ func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
 		}
 		r.inputs[in.Name] = v
 	}
+	for _, name := range lang.SortedKeys(opts.Secrets) {
+		if prog.SecretsByName[name] == nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Unknown secret",
+				Detail: fmt.Sprintf("--secret %s sets a secret that flow %q does not declare.%s",
+					name, prog.Flow.Name, lang.Suggest(name, lang.SortedKeys(prog.SecretsByName))),
+			})
+		}
+	}
 	// A missing secret is an error before any step runs (§4.5).
 	for _, s := range prog.Secrets {
 		val, ok := opts.Secrets[s.Name]

@@ -43,3 +43,7 @@ output "greetings" {
 output "count" {
   value = step.count.value
 }
+
+output "loud" {
+  value = step.loud.value # null unless shout = true
+}

@@ -126,7 +126,7 @@ func successor(p string) (string, bool) {
 // when there is none.
 func (s *Store) LatestRun(flow, ns, status string) (*Run, error) {
 	rows, err := s.db.QueryContext(context.Background(), `SELECT `+runColumns+` FROM runs
-		WHERE flow = ?1 AND namespace = ?2 AND (?3 = '' OR status = ?3)
+		WHERE (?1 = '' OR flow = ?1) AND namespace = ?2 AND (?3 = '' OR status = ?3)
 		ORDER BY started_at DESC, id DESC LIMIT 1`, flow, namespace(ns), status)
 	if err != nil {
 		return nil, fmt.Errorf("looking up the latest run of %s: %w", flow, err)

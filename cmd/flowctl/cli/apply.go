@@ -53,13 +53,14 @@ running steps and keeps what finished.`,
 			var prog *compiler.Program
 			var inputs map[string]cty.Value
 			if fromPlan {
-				var ns string
-				if prog, inputs, ns, err = readSavedPlan(l, args[0], given); err != nil {
+				var sp *savedPlan
+				if prog, inputs, sp, err = readSavedPlan(l, args[0], given); err != nil {
 					return err
 				}
 				if !cmd.Flags().Changed("namespace") {
-					f.namespace = ns
+					f.namespace = sp.Namespace
 				}
+				f.noCache = f.noCache || sp.NoCache
 			} else {
 				if prog, err = l.compile(args[0]); err != nil {
 					return err
@@ -83,6 +84,8 @@ running steps and keeps what finished.`,
 				Inputs: inputs, Secrets: secrets, Parallelism: parallelism, Namespace: f.namespace,
 				NoCache: f.noCache, Store: st, Executors: defaultExecutors(),
 			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			if !fromPlan && !autoApprove {
 				plan, diags := runtime.Plan(prog, opts)
 				if err := l.check(diags); err != nil {
@@ -90,15 +93,23 @@ running steps and keeps what finished.`,
 				}
 				writeHumanPlan(s.out, plan)
 				fmt.Fprint(s.out, "\nDo you want to run these steps? Only 'yes' will be accepted: ")
-				answer, _ := bufio.NewReader(s.in).ReadString('\n')
-				if strings.TrimSpace(answer) != "yes" {
+				answer := make(chan string, 1)
+				go func() {
+					line, _ := bufio.NewReader(s.in).ReadString('\n')
+					answer <- line
+				}()
+				select {
+				case line := <-answer:
+					if strings.TrimSpace(line) == "yes" {
+						break
+					}
 					fmt.Fprintln(s.err, "Apply cancelled.")
+					return exitError{exitFailure}
+				case <-ctx.Done():
+					fmt.Fprintln(s.err, "\nApply cancelled.")
 					return exitError{exitFailure}
 				}
 			}
-
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			go func() {
 				// The first Ctrl-C cancels the run and keeps what finished;
 				// after it, the default handling is back, so a second one

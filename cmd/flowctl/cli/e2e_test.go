@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"encoding/base64"
 	"bytes"
 	"database/sql"
 	"encoding/json"
@@ -191,6 +192,18 @@ step "bad" {
   on_error = "continue"
 }
 
+step "bad_upper" {
+  use      = "value"
+  value    = tonumber(upper(secret.token))
+  on_error = "continue"
+}
+
+step "bad_base64" {
+  use      = "value"
+  value    = tonumber(base64encode(secret.token))
+  on_error = "continue"
+}
+
 output "ok" {
   value = step.call.body.ok
 }
@@ -223,9 +236,12 @@ output "echo" {
 	if gotAuth != "Bearer "+secret {
 		t.Fatalf("the block did not receive the real secret: %q", gotAuth)
 	}
+	forms := [][]byte{[]byte(secret), []byte(strings.ToUpper(secret)), []byte(base64.StdEncoding.EncodeToString([]byte(secret)))}
 	for i, out := range outputs {
-		if bytes.Contains(out, []byte(secret)) {
-			t.Errorf("output %d contains the secret:\n%s", i, out)
+		for _, form := range forms {
+			if bytes.Contains(out, form) {
+				t.Errorf("output %d contains the secret (%s):\n%s", i, form, out)
+			}
 		}
 	}
 	filepath.WalkDir(filepath.Join(dir, ".flowctl"), func(p string, d fs.DirEntry, err error) error {
@@ -236,8 +252,10 @@ output "echo" {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bytes.Contains(b, []byte(secret)) || bytes.Contains(b, []byte("Zq7-token")) {
-			t.Errorf("%s contains the secret", p)
+		for _, form := range append(forms, []byte("Zq7-token")) {
+			if bytes.Contains(b, form) {
+				t.Errorf("%s contains the secret (%s)", p, form)
+			}
 		}
 		return nil
 	})

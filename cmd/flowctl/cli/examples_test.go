@@ -27,6 +27,10 @@ func TestExamples(t *testing.T) {
 			if err := os.CopyFS(dir, os.DirFS(filepath.Dir(flow))); err != nil {
 				t.Fatal(err)
 			}
+			// A state left by running the example by hand is not copied.
+			if err := os.RemoveAll(filepath.Join(dir, ".flowctl")); err != nil {
+				t.Fatal(err)
+			}
 			run := func(args ...string) []byte {
 				t.Helper()
 				var out, errOut bytes.Buffer

@@ -13,6 +13,7 @@ import (
 func newOutputCommand(s streams) *cobra.Command {
 	var f stateFlags
 	var jsonOut bool
+	var namespace string
 	cmd := &cobra.Command{
 		Use:   "output [NAME]",
 		Short: "Print the outputs of the last successful run",
@@ -27,7 +28,7 @@ as (sensitive).`,
 				return err
 			}
 			defer st.Close()
-			run, err := st.LatestRun(flow, "", "ok")
+			run, err := st.LatestRun(flow, namespace, "ok")
 			if err != nil {
 				return err
 			}
@@ -69,5 +70,6 @@ as (sensitive).`,
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	cmd.Flags().StringVar(&namespace, "namespace", "default", "the namespace of the run")
 	return cmd
 }

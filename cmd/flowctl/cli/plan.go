@@ -63,9 +63,10 @@ steps would run.`,
 				return err
 			}
 			if out != "" {
-				if err := writeSavedPlan(out, plan, f.namespace); err != nil {
+				if err := writeSavedPlan(out, plan, f.namespace, f.noCache); err != nil {
 					return err
 				}
+				defer fmt.Fprintf(s.err, "Saved the plan to %s; run it with: flowctl apply %s\n", out, out)
 			}
 			if jsonOut {
 				if err := writeJSON(s.out, newJSONPlan(plan)); err != nil {

@@ -20,12 +20,13 @@ type savedPlan struct {
 	FlowFile        string                     `json:"flow_file"` // relative to the plan file
 	SourceHash      string                     `json:"source_hash"`
 	Namespace       string                     `json:"namespace"`
+	NoCache         bool                       `json:"no_cache,omitempty"`
 	Inputs          map[string]json.RawMessage `json:"inputs"`
 	SensitiveInputs []string                   `json:"sensitive_inputs,omitempty"`
 	Plan            jsonPlan                   `json:"plan"`
 }
 
-func writeSavedPlan(path string, plan *compiler.Plan, namespace string) error {
+func writeSavedPlan(path string, plan *compiler.Plan, namespace string, noCache bool) error {
 	p := plan.Program
 	rel, err := filepath.Rel(filepath.Dir(absPath(path)), absPath(p.Filename))
 	if err != nil {
@@ -33,7 +34,7 @@ func writeSavedPlan(path string, plan *compiler.Plan, namespace string) error {
 	}
 	sp := savedPlan{
 		FormatVersion: jsonFormatVersion, Flow: p.Flow.Name, FlowFile: filepath.ToSlash(rel),
-		SourceHash: p.SourceHash, Namespace: namespace, Inputs: map[string]json.RawMessage{}, Plan: newJSONPlan(plan),
+		SourceHash: p.SourceHash, Namespace: namespace, NoCache: noCache, Inputs: map[string]json.RawMessage{}, Plan: newJSONPlan(plan),
 	}
 	for _, in := range p.Inputs {
 		v := plan.Inputs[in.Name]
@@ -61,30 +62,30 @@ func isSavedPlan(path string) bool {
 
 // readSavedPlan loads a saved plan and compiles its flow, refusing a plan
 // whose flow changed since it was made.
-func readSavedPlan(l *flowLoader, path string, given map[string]compiler.InputValue) (*compiler.Program, map[string]cty.Value, string, error) {
+func readSavedPlan(l *flowLoader, path string, given map[string]compiler.InputValue) (*compiler.Program, map[string]cty.Value, *savedPlan, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, "", l.fail(hcl.Diagnostics{pathError(path, err)})
+		return nil, nil, nil, l.fail(hcl.Diagnostics{pathError(path, err)})
 	}
 	var sp savedPlan
 	if err := json.Unmarshal(b, &sp); err != nil || sp.FormatVersion == "" || sp.SourceHash == "" {
-		return nil, nil, "", l.fail(hcl.Diagnostics{{
+		return nil, nil, nil, l.fail(hcl.Diagnostics{{
 			Severity: hcl.DiagError, Summary: "Invalid saved plan",
 			Detail: fmt.Sprintf("%s is not a plan written by flowctl plan --out.", path),
 		}})
 	}
 	for name := range given {
 		if !contains(sp.SensitiveInputs, name) {
-			return nil, nil, "", usagef("--input %s cannot change a saved plan; only sensitive inputs, which a plan does not store, are given again", name)
+			return nil, nil, nil, usagef("--input %s cannot change a saved plan; only sensitive inputs, which a plan does not store, are given again", name)
 		}
 	}
 	flowFile := filepath.Join(filepath.Dir(path), filepath.FromSlash(sp.FlowFile))
 	prog, err := l.compile(flowFile)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, err
 	}
 	if prog.SourceHash != sp.SourceHash {
-		return nil, nil, "", l.fail(hcl.Diagnostics{{
+		return nil, nil, nil, l.fail(hcl.Diagnostics{{
 			Severity: hcl.DiagError, Summary: "Saved plan is stale",
 			Detail: fmt.Sprintf("The flow %s or its block files changed since %s was made. Run flowctl plan --out again and review the new plan.", flowFile, path),
 		}})
@@ -93,7 +94,7 @@ func readSavedPlan(l *flowLoader, path string, given map[string]compiler.InputVa
 	for name, raw := range sp.Inputs {
 		v, err := ctyjson.Unmarshal(raw, cty.DynamicPseudoType)
 		if err != nil {
-			return nil, nil, "", l.fail(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid saved plan", Detail: fmt.Sprintf("Input %q: %s.", name, err)}})
+			return nil, nil, nil, l.fail(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid saved plan", Detail: fmt.Sprintf("Input %q: %s.", name, err)}})
 		}
 		vals[name] = compiler.InputValue{Value: v, Source: path}
 	}
@@ -104,9 +105,9 @@ func readSavedPlan(l *flowLoader, path string, given map[string]compiler.InputVa
 	}
 	resolved, diags := prog.ResolveInputs(vals)
 	if err := l.check(diags); err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, err
 	}
-	return prog, resolved, sp.Namespace, nil
+	return prog, resolved, &sp, nil
 }
 
 func contains(list []string, s string) bool {

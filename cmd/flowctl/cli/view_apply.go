@@ -161,8 +161,9 @@ func plainOutputs(e runtime.RunFinished) map[string]any {
 // keeps a live table of the running ones below them: step, attempt and
 // elapsed time.
 type applyHuman struct {
-	w    io.Writer
-	live bool
+	w     io.Writer
+	live  bool
+	width int // the terminal's columns; live rows are cut to fit
 
 	mu       sync.Mutex
 	running  map[string]*runningStep
@@ -184,6 +185,10 @@ func newApplyHuman(w io.Writer) *applyHuman {
 	v := &applyHuman{w: w, running: map[string]*runningStep{}, counts: map[runtime.Status]int{}}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		v.live = true
+		v.width = 80
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			v.width = cols
+		}
 		v.stop, v.done = make(chan struct{}), make(chan struct{})
 		go v.tick()
 	}
@@ -295,17 +300,24 @@ func (v *applyHuman) redraw() {
 	for _, n := range v.counts {
 		done += n
 	}
-	fmt.Fprintf(v.w, "  %d running, %d finished\n", len(rows), done)
-	v.drawn = 1
+	v.row(fmt.Sprintf("  %d running, %d finished", len(rows), done))
 	for i, rs := range rows {
 		if i == maxLiveRows {
-			fmt.Fprintf(v.w, "    … and %d more\n", len(rows)-maxLiveRows)
-			v.drawn++
+			v.row(fmt.Sprintf("    … and %d more", len(rows)-maxLiveRows))
 			break
 		}
-		fmt.Fprintf(v.w, "    %-40s attempt %d  %s\n", rs.label, rs.attempt, time.Since(rs.started).Round(100*time.Millisecond))
-		v.drawn++
+		v.row(fmt.Sprintf("    %-30s attempt %d  %s", rs.label, rs.attempt, time.Since(rs.started).Round(100*time.Millisecond)))
 	}
+}
+
+// row prints one line of the live table, cut to the terminal's width so
+// that it never wraps (the redraw counts lines).
+func (v *applyHuman) row(line string) {
+	if r := []rune(line); len(r) > v.width-1 {
+		line = string(r[:max(v.width-2, 1)]) + "…"
+	}
+	fmt.Fprintln(v.w, line)
+	v.drawn++
 }
 
 func (v *applyHuman) tick() {
