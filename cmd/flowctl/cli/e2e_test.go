@@ -2,9 +2,9 @@ package cli
 
 import (
 	"bufio"
-	"encoding/base64"
 	"bytes"
 	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io/fs"
