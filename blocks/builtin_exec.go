@@ -62,6 +62,9 @@ func readLocalFile(call *Call) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if call.Touch != nil {
+		call.Touch(path)
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot read %q: %w", rel, unwrap(err))

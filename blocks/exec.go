@@ -23,6 +23,9 @@ type Call struct {
 	Dir string
 	// Log receives lines the block prints (console.log and the like).
 	Log func(line string)
+	// Touch, when set, is told each local file the block reads, so that
+	// watch mode can re-run the step when the file changes.
+	Touch func(path string)
 }
 
 // Result is what a block returns: a value for each output field (the

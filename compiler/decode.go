@@ -23,7 +23,7 @@ func (c *compilation) decode() hcl.Diagnostics {
 	file, d := lang.DecodeFlowFile(f, p.Filename)
 	diags = append(diags, d...)
 	p.File = file
-	p.Functions = lang.Functions(p.Dir)
+	p.Functions = lang.FunctionsReporting(p.Dir, c.opts.OnFileRead)
 
 	switch len(file.Flows) {
 	case 0:

@@ -115,6 +115,9 @@ type Options struct {
 	// Source, when set, is used as the flow file's content instead of
 	// reading it (for tests and editors).
 	Source []byte
+	// OnFileRead, when set, is told every path the file() function reads,
+	// at compile time and when the program runs.
+	OnFileRead func(path string)
 }
 
 // Compile compiles the flow file at filename. It returns the program as far

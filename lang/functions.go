@@ -25,6 +25,12 @@ const MaxFileFunctionBytes = 10 << 20
 // under Terraform's names, plus urlencode, base64encode, base64decode,
 // sha256 and file. file reads relative to baseDir and may not leave it.
 func Functions(baseDir string) map[string]function.Function {
+	return FunctionsReporting(baseDir, nil)
+}
+
+// FunctionsReporting is Functions, with file() reporting each path it
+// reads to onRead (watch mode re-runs a flow when one of them changes).
+func FunctionsReporting(baseDir string, onRead func(path string)) map[string]function.Function {
 	return map[string]function.Function{
 		// numbers
 		"abs": stdlib.AbsoluteFunc, "ceil": stdlib.CeilFunc, "floor": stdlib.FloorFunc,
@@ -64,7 +70,7 @@ func Functions(baseDir string) map[string]function.Function {
 		"toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)), "tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
 		"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
 		// files
-		"file": fileFunc(baseDir),
+		"file": fileFunc(baseDir, onRead),
 	}
 }
 
@@ -203,7 +209,7 @@ var lengthFunc = function.New(&function.Spec{
 	},
 })
 
-func fileFunc(baseDir string) function.Function {
+func fileFunc(baseDir string, onRead func(string)) function.Function {
 	return function.New(&function.Spec{
 		Description: "Reads a UTF-8 text file, relative to the flow file's directory.",
 		Params:      []function.Parameter{{Name: "path", Type: cty.String}},
@@ -213,6 +219,9 @@ func fileFunc(baseDir string) function.Function {
 			path, err := ResolveLocalPath(baseDir, rel)
 			if err != nil {
 				return cty.NilVal, function.NewArgError(0, err)
+			}
+			if onRead != nil {
+				onRead(path)
 			}
 			info, err := os.Stat(path)
 			if err != nil {

@@ -44,6 +44,8 @@ type Options struct {
 	Executors *blocks.Executors
 	// Observe receives the run's events one at a time.
 	Observe func(Event)
+	// OnFileRead, when set, is told each local file a block reads.
+	OnFileRead func(path string)
 	RunID   string // a new id when empty
 }
 

@@ -39,7 +39,10 @@ func (f *runFlags) stateDirFor(prog *compiler.Program) string {
 }
 
 func (f *runFlags) openState(prog *compiler.Program) (*state.Store, error) {
-	dir := f.stateDirFor(prog)
+	return openStateDir(f.stateDirFor(prog))
+}
+
+func openStateDir(dir string) (*state.Store, error) {
 	st, err := state.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("opening the state in %s: %w", dir, err)

@@ -263,12 +263,7 @@ func (v *applyHuman) summary(e runtime.RunFinished) {
 
 // writeOutputs prints outputs as NAME = JSON, sorted by name.
 func writeOutputs(w io.Writer, outputs map[string]any) {
-	names := make([]string, 0, len(outputs))
-	for n := range outputs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range sortedNames(outputs) {
 		b, _ := json.MarshalIndent(outputs[n], "", "  ")
 		fmt.Fprintf(w, "%s = %s\n", n, b)
 	}
