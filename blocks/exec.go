@@ -26,6 +26,11 @@ type Call struct {
 	// Touch, when set, is told each local file the block reads, so that
 	// watch mode can re-run the step when the file changes.
 	Touch func(path string)
+	// Step names the step instance, as step or step[key], for logs.
+	Step string
+	// Redact replaces the text of sensitive values in a string; blocks use
+	// it for anything they log (prompt logs). Nil means nothing to redact.
+	Redact func(string) string
 }
 
 // Result is what a block returns: a value for each output field (the

@@ -57,7 +57,10 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	if diags.HasErrors() {
 		return fail(diags)
 	}
-	call := &blocks.Call{Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Touch: r.opts.OnFileRead}
+	call := &blocks.Call{
+		Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Touch: r.opts.OnFileRead,
+		Step: Label(s.Name, inst.key), Redact: r.redact.redact,
+	}
 	exec, err := r.opts.Executors.For(s.Block)
 	if err != nil {
 		return fail(r.stepError(s, inst, err))
