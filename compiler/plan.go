@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -29,6 +30,9 @@ type PlannedStep struct {
 	*Step
 	Action Action
 	Reason string // why, for skip and unknown
+	// Instances is how many instances would run (for_each), or -1 when the
+	// for_each value is known only at run time.
+	Instances int
 }
 
 // Counts returns how many steps have each action.
@@ -54,7 +58,10 @@ func (p *Program) StaticPlan(inputs map[string]cty.Value) (*Plan, hcl.Diagnostic
 	scope := NewScope(p, &planValues{staticValues{inputs: inputs}})
 	var diags hcl.Diagnostics
 	for _, s := range p.Steps {
-		ps := &PlannedStep{Step: s, Action: ActionRun}
+		ps := &PlannedStep{Step: s, Action: ActionRun, Instances: 1}
+		if s.ForEach != nil {
+			ps.Instances = -1
+		}
 		if s.When != nil {
 			var each *Each
 			if s.ForEach != nil {
@@ -81,3 +88,24 @@ type planValues struct {
 }
 
 func (pv *planValues) Step(s *Step) cty.Value { return s.Value }
+
+// LLMCalls counts the model calls a run would make at least: one per
+// instance of each llm step that would run (retries and re-asks add more).
+// known is false when some count is not known before the run.
+func (p *Plan) LLMCalls() (n int, known bool) {
+	known = true
+	for _, s := range p.Steps {
+		if s.Block == nil || !(s.Block.Runtime == lang.RuntimeLLM || (s.Block.Builtin() && s.Block.Name == "llm")) {
+			continue
+		}
+		if s.Action != ActionRun && s.Action != ActionUnknown {
+			continue
+		}
+		if s.Instances < 0 {
+			known = false
+			continue
+		}
+		n += s.Instances
+	}
+	return n, known
+}

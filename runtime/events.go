@@ -60,6 +60,7 @@ type RunFinished struct {
 	Status  Status
 	Outputs map[string]cty.Value // sensitive outputs keep their mark
 	Error   string
+	Usage   *blocks.Usage // the tokens of the run's LLM calls; nil when none
 }
 
 func (RunStarted) event()   {}

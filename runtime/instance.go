@@ -354,6 +354,9 @@ func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, atte
 	}
 	if usage != nil {
 		res.Usage, _ = json.Marshal(usage)
+		r.mu.Lock()
+		r.usage = addUsage(r.usage, usage)
+		r.mu.Unlock()
 	}
 	r.record(res)
 	ev := StepFinished{

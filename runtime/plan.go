@@ -49,7 +49,7 @@ func dropMissingSecrets(diags hcl.Diagnostics) hcl.Diagnostics {
 // planStep decides one step's action and the value its dependents see: the
 // cached result when every instance is cached, otherwise unknown.
 func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
-	ps := &compiler.PlannedStep{Step: s}
+	ps := &compiler.PlannedStep{Step: s, Instances: 1}
 	unknownValue := s.Value
 	var instances []instance
 	isMap := false
@@ -58,7 +58,7 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 	} else {
 		v, _, diags := r.scope.Eval(s.ForEach, nil)
 		if diags.HasErrors() || !v.IsWhollyKnown() {
-			ps.Action, ps.Reason = compiler.ActionUnknown, "for_each known only at run time"
+			ps.Action, ps.Reason, ps.Instances = compiler.ActionUnknown, "for_each known only at run time", -1
 			return ps, unknownValue
 		}
 		var d hcl.Diagnostics
@@ -68,6 +68,7 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 			return ps, unknownValue
 		}
 	}
+	ps.Instances = len(instances)
 	counts := map[compiler.Action]int{}
 	vals := make([]cty.Value, len(instances))
 	reason := ""

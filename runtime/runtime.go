@@ -58,6 +58,9 @@ type Result struct {
 	// steps' errors with the source range of the step, a missing secret, an
 	// output that could not be evaluated.
 	Diagnostics hcl.Diagnostics
+	// Usage is the tokens of every LLM call of the run; nil when none was
+	// made.
+	Usage *blocks.Usage
 }
 
 // Apply runs a compiled program. It returns an error only when the run
@@ -89,6 +92,7 @@ type run struct {
 	steps  []*stepRun
 	diags  hcl.Diagnostics
 	failed bool
+	usage  *blocks.Usage
 
 	obsMu sync.Mutex
 	wg    sync.WaitGroup
@@ -214,19 +218,24 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		res.Status = StatusFailed
 	}
 	res.Diagnostics = r.redactDiags(compiler.Normalize(r.diags))
+	res.Usage = r.usage
 	errText := ""
 	if res.Diagnostics.HasErrors() {
 		errText = r.redact.redact(res.Diagnostics.Error())
 	}
 	if st != nil {
 		outJSON, _ := json.Marshal(plainOutputs(res.Outputs))
+		var usageJSON json.RawMessage
+		if res.Usage != nil {
+			usageJSON, _ = json.Marshal(res.Usage)
+		}
 		if err := st.FinishRun(&state.Run{
-			ID: r.id, Status: string(res.Status), FinishedAt: time.Now(), Outputs: outJSON, Error: errText,
+			ID: r.id, Status: string(res.Status), FinishedAt: time.Now(), Outputs: outJSON, Error: errText, Usage: usageJSON,
 		}); err != nil {
 			return res, fmt.Errorf("recording the run: %w", err)
 		}
 	}
-	r.emit(RunFinished{Time: time.Now(), RunID: r.id, Status: res.Status, Outputs: res.Outputs, Error: errText})
+	r.emit(RunFinished{Time: time.Now(), RunID: r.id, Status: res.Status, Outputs: res.Outputs, Error: errText, Usage: res.Usage})
 	return res, nil
 }
 

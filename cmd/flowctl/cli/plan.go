@@ -91,6 +91,9 @@ steps would run.`,
 type jsonPlan struct {
 	FormatVersion string         `json:"format_version"`
 	Flow          string         `json:"flow"`
+	// LLMCalls is the least number of model calls the run would make;
+	// null when a for_each count is known only at run time.
+	LLMCalls *int `json:"llm_calls"`
 	Stages        [][]string     `json:"stages"`
 	CriticalPath  []string       `json:"critical_path"`
 	Steps         []jsonPlanStep `json:"steps"`
@@ -116,6 +119,9 @@ func newJSONPlan(plan *compiler.Plan) jsonPlan {
 	}
 	for _, st := range p.Stages {
 		out.Stages = append(out.Stages, compiler.Names(st))
+	}
+	if n, known := plan.LLMCalls(); known {
+		out.LLMCalls = &n
 	}
 	for _, s := range plan.Steps {
 		out.Steps = append(out.Steps, jsonPlanStep{
@@ -162,6 +168,12 @@ func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
 	if len(p.CriticalPath) > 0 {
 		fmt.Fprintf(w, "Critical path: %s (%s)\n", strings.Join(compiler.Names(p.CriticalPath), " → "),
 			plural(len(p.CriticalPath), "step", "steps"))
+	}
+	switch n, known := plan.LLMCalls(); {
+	case !known:
+		fmt.Fprintf(w, "LLM calls: at least %d, more for for_each steps known only at run time.\n", n)
+	case n > 0:
+		fmt.Fprintf(w, "LLM calls: %d (retries and re-asks add more).\n", n)
 	}
 }
 

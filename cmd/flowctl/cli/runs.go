@@ -198,7 +198,7 @@ func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
 	fmt.Fprintf(s.out, "Run %s of flow %q: %s\n", run.ID, run.Flow, run.Status)
 	fmt.Fprintf(s.out, "Started %s, took %s, namespace %s\n\n", run.StartedAt.Local().Format("2006-01-02 15:04:05"), runDuration(run), run.Namespace)
 	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tSTATUS\tATTEMPTS\tDURATION\tERROR")
+	fmt.Fprintln(tw, "STEP\tSTATUS\tATTEMPTS\tDURATION\tTOKENS\tERROR")
 	for _, sr := range steps {
 		label := sr.Step
 		if sr.Instance != "" {
@@ -208,9 +208,12 @@ func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
 		if len(msg) > 100 {
 			msg = msg[:97] + "..."
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", label, sr.Status, sr.Attempts, sr.FinishedAt.Sub(sr.StartedAt).Round(time.Millisecond), msg)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", label, sr.Status, sr.Attempts, sr.FinishedAt.Sub(sr.StartedAt).Round(time.Millisecond), tokens(sr.Usage), msg)
 	}
 	tw.Flush()
+	if t := tokens(run.Usage); t != "-" {
+		fmt.Fprintf(s.out, "\nTokens: %s in all.\n", t)
+	}
 	if len(nonEmpty(run.Outputs)) > 0 {
 		var outputs map[string]any
 		if json.Unmarshal(run.Outputs, &outputs) == nil && len(outputs) > 0 {
@@ -240,4 +243,15 @@ func plainStored(raw json.RawMessage) json.RawMessage {
 
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// tokens renders stored usage as its total, or "-".
+func tokens(raw json.RawMessage) string {
+	var u struct {
+		Total int `json:"total_tokens"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil || u.Total == 0 {
+		return "-"
+	}
+	return fmt.Sprint(u.Total)
 }

@@ -79,6 +79,7 @@ type (
 		Status  string         `json:"status"`
 		Outputs map[string]any `json:"outputs"`
 		Error   string         `json:"error,omitempty"`
+		Usage   *blocks.Usage  `json:"usage,omitempty"`
 	}
 )
 
@@ -107,7 +108,7 @@ func (v *applyJSON) Event(e runtime.Event) {
 		}
 		v.enc.Encode(ev)
 	case runtime.RunFinished:
-		v.enc.Encode(jsonRunFinished{"run_finished", jsonTime(e.Time), e.RunID, string(e.Status), plainOutputs(e), e.Error})
+		v.enc.Encode(jsonRunFinished{"run_finished", jsonTime(e.Time), e.RunID, string(e.Status), plainOutputs(e), e.Error, e.Usage})
 		v.buf.Flush()
 	}
 }
@@ -254,6 +255,9 @@ func (v *applyHuman) summary(e runtime.RunFinished) {
 		}
 	}
 	fmt.Fprintf(v.w, "\nRun %s: %s (%s).\n", e.Status, e.RunID, strings.Join(parts, ", "))
+	if u := e.Usage; u != nil {
+		fmt.Fprintf(v.w, "Tokens: %d (%d prompt, %d completion).\n", u.TotalTokens, u.PromptTokens, u.CompletionTokens)
+	}
 	if len(e.Outputs) == 0 {
 		return
 	}
