@@ -46,7 +46,7 @@ type Options struct {
 	Observe func(Event)
 	// OnFileRead, when set, is told each local file a block reads.
 	OnFileRead func(path string)
-	RunID   string // a new id when empty
+	RunID      string // a new id when empty
 }
 
 // Result is the outcome of a run.

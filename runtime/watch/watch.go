@@ -69,7 +69,6 @@ type CycleFinished struct {
 	Ran, Cached    int
 }
 
-
 // Run runs the loop until ctx is cancelled. It returns an error only when
 // the files cannot be watched at all.
 func Run(ctx context.Context, opts Options) error {

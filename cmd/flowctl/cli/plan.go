@@ -89,14 +89,14 @@ steps would run.`,
 }
 
 type jsonPlan struct {
-	FormatVersion string         `json:"format_version"`
-	Flow          string         `json:"flow"`
+	FormatVersion string `json:"format_version"`
+	Flow          string `json:"flow"`
 	// LLMCalls is the least number of model calls the run would make;
 	// null when a for_each count is known only at run time.
-	LLMCalls *int `json:"llm_calls"`
-	Stages        [][]string     `json:"stages"`
-	CriticalPath  []string       `json:"critical_path"`
-	Steps         []jsonPlanStep `json:"steps"`
+	LLMCalls     *int           `json:"llm_calls"`
+	Stages       [][]string     `json:"stages"`
+	CriticalPath []string       `json:"critical_path"`
+	Steps        []jsonPlanStep `json:"steps"`
 }
 
 type jsonPlanStep struct {
