@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
@@ -75,6 +78,17 @@ running steps and keeps what finished.`,
 			if !fromPlan && !autoApprove && (jsonOut || !interactive) {
 				return usagef("apply needs --auto-approve, or a plan saved with plan --out, when it cannot ask for confirmation")
 			}
+			logFile, err := openPromptLog(f.logPrompts)
+			if err != nil {
+				return err
+			}
+			if logFile != nil {
+				defer logFile.Close()
+			}
+			ex, err := executors(writerOrNil(logFile))
+			if err != nil {
+				return err
+			}
 			st, err := f.openState(prog)
 			if err != nil {
 				return err
@@ -82,7 +96,7 @@ running steps and keeps what finished.`,
 			defer st.Close()
 			opts := runtime.Options{
 				Inputs: inputs, Secrets: secrets, Parallelism: parallelism, Namespace: f.namespace,
-				NoCache: f.noCache, Store: st, Executors: defaultExecutors(),
+				NoCache: f.noCache, Store: st, Executors: ex,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -138,19 +152,60 @@ running steps and keeps what finished.`,
 			return nil
 		},
 	}
-	f.register(cmd)
+	f.registerRun(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the run's events as JSON lines")
 	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "run without asking for confirmation")
 	cmd.Flags().IntVar(&parallelism, "parallelism", runtime.DefaultParallelism, "how many step instances may run at once")
 	return cmd
 }
 
-// defaultExecutors are the executors of this build.
+// executors are the executors of this build: the built-ins, and one LLM
+// executor (configured from the environment) for the llm built-in and llm
+// blocks, so that they share its concurrency and rate limits. logPrompts,
+// when set, receives a JSON line per LLM round trip.
+func executors(logPrompts io.Writer) (*blocks.Executors, error) {
+	cfg, err := llm.ConfigFromEnv(os.LookupEnv)
+	if err != nil {
+		return nil, usagef("%s", err)
+	}
+	cfg.LogPrompts = logPrompts
+	model := llm.NewExecutor(cfg)
+	b := blocks.BuiltinExecutors()
+	b["llm"] = model
+	return &blocks.Executors{Builtins: b, Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: model}}, nil
+}
+
+// defaultExecutors are the executors for plan, which runs nothing.
 func defaultExecutors() *blocks.Executors {
-	return &blocks.Executors{Builtins: blocks.BuiltinExecutors()}
+	ex, err := executors(nil)
+	if err != nil {
+		return &blocks.Executors{Builtins: blocks.BuiltinExecutors()}
+	}
+	return ex
+}
+
+// openPromptLog opens the --log-prompts file for appending.
+func openPromptLog(path string) (io.WriteCloser, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the prompt log: %w", err)
+	}
+	return f, nil
 }
 
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// writerOrNil avoids handing on a typed nil io.WriteCloser as a non-nil
+// io.Writer.
+func writerOrNil(w io.WriteCloser) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return w
 }

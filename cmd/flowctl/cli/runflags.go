@@ -19,6 +19,7 @@ type runFlags struct {
 	namespace  string
 	secrets    []string
 	noCache    bool
+	logPrompts string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -28,6 +29,12 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.namespace, "namespace", "default", "the memory namespace, e.g. one per user")
 	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")
 	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "run every step; reuse no cached result")
+}
+
+// registerRun adds the flags of the commands that run steps.
+func (f *runFlags) registerRun(cmd *cobra.Command) {
+	f.register(cmd)
+	cmd.Flags().StringVar(&f.logPrompts, "log-prompts", "", "append one JSON line per LLM round trip (request, response, duration, tokens, error) to this file, sensitive values redacted")
 }
 
 // stateDirFor is the state directory of a flow.

@@ -59,6 +59,17 @@ cancelled and what finished is kept.`,
 			if dir == "" {
 				dir = filepath.Join(filepath.Dir(path), ".flowctl")
 			}
+			logFile, err := openPromptLog(f.logPrompts)
+			if err != nil {
+				return err
+			}
+			if logFile != nil {
+				defer logFile.Close()
+			}
+			ex, err := executors(writerOrNil(logFile))
+			if err != nil {
+				return err
+			}
 			st, err := openStateDir(dir)
 			if err != nil {
 				return err
@@ -75,13 +86,13 @@ cancelled and what finished is kept.`,
 			err = watch.Run(ctx, watch.Options{
 				FlowFile: path, RegistryDirs: f.registries, Inputs: given, Secrets: secrets,
 				Namespace: f.namespace, NoCache: f.noCache, Parallelism: parallelism,
-				Store: st, Executors: defaultExecutors(), Debounce: debounce, Observe: view.Event,
+				Store: st, Executors: ex, Debounce: debounce, Observe: view.Event,
 			})
 			view.Close()
 			return err
 		},
 	}
-	f.register(cmd)
+	f.registerRun(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print each cycle's events as JSON lines, between cycle_started and cycle_finished")
 	cmd.Flags().IntVar(&parallelism, "parallelism", runtime.DefaultParallelism, "how many step instances may run at once")
 	cmd.Flags().DurationVar(&debounce, "debounce", watch.DefaultDebounce, "how long to wait for the writes of a save to settle")

@@ -1,0 +1,401 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	openai "github.com/sashabaranov/go-openai"
+	"golang.org/x/time/rate"
+)
+
+// Backoff between retries: exponential from backoffBase, capped at
+// backoffCap, with jitter. A Retry-After longer than maxRetryAfter is not
+// waited for.
+const (
+	backoffBase   = 500 * time.Millisecond
+	backoffCap    = 20 * time.Second
+	maxRetryAfter = 2 * time.Minute
+	defaultOpenAI = "https://api.openai.com/v1"
+	// httpTimeout bounds one request when the step sets no timeout, so
+	// that a server that never answers cannot hang a run.
+	httpTimeout = 10 * time.Minute
+)
+
+// transport sends chat completions to the server within the limits that
+// every step shares: at most Concurrency requests in flight and RPM
+// requests a minute, retries included.
+type transport struct {
+	client     *openai.Client
+	baseURL    string // for messages
+	apiKey     string // never shown: scrubbed from every message
+	sem        chan struct{}
+	limiter    *rate.Limiter // nil: no limit
+	rpm        int
+	maxRetries int
+	log        *promptLog // nil: no prompt log
+}
+
+func newTransport(cfg Config) *transport {
+	oc := openai.DefaultConfig(cfg.APIKey)
+	t := &transport{
+		baseURL:    defaultOpenAI,
+		apiKey:     cfg.APIKey,
+		sem:        make(chan struct{}, cfg.Concurrency),
+		rpm:        cfg.RPM,
+		maxRetries: cfg.MaxRetries,
+	}
+	if cfg.BaseURL != "" {
+		oc.BaseURL, t.baseURL = cfg.BaseURL, cfg.BaseURL
+	}
+	if cfg.HTTPClient != nil {
+		oc.HTTPClient = cfg.HTTPClient
+	} else {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = cfg.Concurrency
+		oc.HTTPClient = &http.Client{Transport: tr, Timeout: httpTimeout}
+	}
+	t.client = openai.NewClientWithConfig(oc)
+	if cfg.RPM > 0 {
+		t.limiter = rate.NewLimiter(rate.Limit(float64(cfg.RPM)/60), max(1, cfg.RPM/60))
+	}
+	if cfg.LogPrompts != nil {
+		t.log = &promptLog{w: cfg.LogPrompts}
+	}
+	return t
+}
+
+// request is one chat completion as the executor means it; the fields
+// the prompt log shows are kept as given.
+type request struct {
+	model       string
+	messages    []openai.ChatCompletionMessage
+	format      *openai.ChatCompletionResponseFormat
+	temperature *float64
+	maxTokens   int // 0: unset
+}
+
+func (r *request) openai() openai.ChatCompletionRequest {
+	req := openai.ChatCompletionRequest{Model: r.model, Messages: r.messages, ResponseFormat: r.format}
+	if r.temperature != nil {
+		req.Temperature = float32(*r.temperature)
+		if req.Temperature == 0 {
+			// go-openai omits a zero temperature, which servers take as
+			// their default (1); the smallest positive float is sent
+			// instead and means the same.
+			req.Temperature = float32(smallestTemperature)
+		}
+	}
+	if r.maxTokens > 0 {
+		if reasoningModel(r.model) {
+			req.MaxCompletionTokens = r.maxTokens // these models refuse max_tokens
+		} else {
+			req.MaxTokens = r.maxTokens
+		}
+	}
+	return req
+}
+
+const smallestTemperature = 1e-45 // math.SmallestNonzeroFloat32
+
+// reasoningModel reports whether OpenAI's model wants max_completion_tokens.
+func reasoningModel(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "gpt-6"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// complete sends a request, retrying what may succeed on a later try. Every
+// try waits for a place under the concurrency and rate limits, and is
+// written to the prompt log.
+func (t *transport) complete(ctx context.Context, call *blocks.Call, r *request) (openai.ChatCompletionResponse, error) {
+	req := r.openai()
+	for try := 0; ; try++ {
+		if err := t.acquire(ctx); err != nil {
+			return openai.ChatCompletionResponse{}, err
+		}
+		start := time.Now()
+		resp, err := t.client.CreateChatCompletion(ctx, req)
+		<-t.sem
+		dur := time.Since(start)
+		var f *failure
+		if err != nil {
+			f = t.classify(ctx, err, resp.Header(), r.model)
+		}
+		t.log.write(call, r, start, dur, resp, f)
+		if f == nil {
+			return resp, nil
+		}
+		if !f.retry || try >= t.maxRetries {
+			if f.retry && try > 0 {
+				f.msg += fmt.Sprintf(" (after %d tries)", try+1)
+			}
+			return resp, f
+		}
+		wait := backoff(try)
+		if f.hasRetryAfter {
+			if f.retryAfter > maxRetryAfter {
+				f.msg += fmt.Sprintf("; the server asks to wait %s before trying again", f.retryAfter.Round(time.Second))
+				return resp, f
+			}
+			wait = f.retryAfter + rand.N(f.retryAfter/10+1)
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+			f.msg += fmt.Sprintf("; no time is left before the step's timeout to try again in %s", wait.Round(time.Millisecond))
+			return resp, f
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return resp, t.ctxError(ctx, err)
+		}
+	}
+}
+
+// acquire waits for a place under the concurrency limit, then for the rate
+// limiter. It holds the place while it waits for the limiter, so that a
+// request starts as soon as its token is there.
+func (t *transport) acquire(ctx context.Context) error {
+	select {
+	case t.sem <- struct{}{}:
+	case <-ctx.Done():
+		return t.ctxError(ctx, ctx.Err())
+	}
+	if t.limiter == nil {
+		return nil
+	}
+	if err := t.limiter.Wait(ctx); err != nil {
+		<-t.sem
+		if ctx.Err() != nil {
+			return t.ctxError(ctx, ctx.Err())
+		}
+		return fmt.Errorf("the limit of %d requests a minute (%s) leaves no time for this request before the step's timeout: %w",
+			t.rpm, EnvRPM, context.DeadlineExceeded)
+	}
+	return nil
+}
+
+// backoff is how long to wait before retry number try (from 0): an
+// exponential delay, capped, of which a random half is waited.
+func backoff(try int) time.Duration {
+	d := backoffCap
+	if try < 16 {
+		d = min(backoffBase<<try, backoffCap)
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// parseRetryAfter reads how long the server asks us to wait: Retry-After in
+// seconds or as an HTTP date, or OpenAI's retry-after-ms.
+func parseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	if ms := h.Get("Retry-After-Ms"); ms != "" {
+		if f, err := strconv.ParseFloat(ms, 64); err == nil && f >= 0 {
+			return time.Duration(f * float64(time.Millisecond)), true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
+		return time.Duration(secs * float64(time.Second)), true
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(at.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// failure is a failed try: what to tell the user, and whether another try
+// may succeed.
+type failure struct {
+	msg           string
+	retry         bool
+	status        int    // HTTP status; 0 when there was no reply
+	serverMsg     string // the server's own message
+	hasRetryAfter bool
+	retryAfter    time.Duration
+	err           error // the underlying error, for errors.Is
+}
+
+func (f *failure) Error() string { return f.msg }
+func (f *failure) Unwrap() error { return f.err }
+
+// classify turns an error of go-openai into a failure that says what to do.
+func (t *transport) classify(ctx context.Context, err error, h http.Header, model string) *failure {
+	if ctx.Err() != nil {
+		return &failure{msg: t.ctxError(ctx, ctx.Err()).Error(), err: ctx.Err()}
+	}
+	status, code, msg := statusOf(err)
+	if status == 0 {
+		return t.classifyNetwork(err, model)
+	}
+	f := &failure{status: status, serverMsg: t.scrub(msg), err: err}
+	detail := fmt.Sprintf("%d %s", status, http.StatusText(status))
+	if f.serverMsg != "" {
+		detail += ": " + f.serverMsg
+	}
+	switch {
+	case status == http.StatusUnauthorized && t.apiKey == "":
+		f.msg = fmt.Sprintf("the model server at %s requires an API key (%s); set %s", t.baseURL, detail, EnvAPIKey)
+	case status == http.StatusUnauthorized:
+		f.msg = fmt.Sprintf("the model server at %s refused the API key (%s); check %s", t.baseURL, detail, EnvAPIKey)
+	case status == http.StatusForbidden:
+		f.msg = fmt.Sprintf("the model server at %s denied access (%s); check that the key of %s may use model %q", t.baseURL, detail, EnvAPIKey, model)
+	case modelNotFound(status, code, msg):
+		f.msg = fmt.Sprintf("the model %q was not found at %s (%s); name a model the server offers in the step's model argument or in %s", model, t.baseURL, detail, EnvModel)
+	case status == http.StatusNotFound:
+		f.msg = fmt.Sprintf("the model server at %s has no chat completions endpoint (%s); check %s (it usually ends in /v1)", t.baseURL, detail, EnvBaseURL)
+	case status == http.StatusTooManyRequests && code == "insufficient_quota":
+		f.msg = fmt.Sprintf("the account of %s has no quota left (%s); check its plan and billing", EnvAPIKey, detail)
+	case status == http.StatusTooManyRequests:
+		f.msg = fmt.Sprintf("the model server is rate limiting requests (%s); lower %s or %s, or try again later", detail, EnvRPM, EnvConcurrency)
+		f.retry = true
+	case status >= 500 || status == http.StatusRequestTimeout:
+		f.msg = fmt.Sprintf("the model server failed (%s); try again later", detail)
+		f.retry = true
+	default:
+		f.msg = fmt.Sprintf("the model server rejected the request (%s)", detail)
+	}
+	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		f.retryAfter, f.hasRetryAfter = parseRetryAfter(h, time.Now())
+	}
+	return f
+}
+
+// classifyNetwork handles errors without an HTTP status: the server could
+// not be reached, the connection broke, or the reply was not a chat
+// completion.
+func (t *transport) classifyNetwork(err error, model string) *failure {
+	f := &failure{err: err}
+	inner := err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		inner = ue.Err // without the method and URL, said below
+	}
+	var dns *net.DNSError
+	var ne net.Error
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &dns) && !dns.IsTimeout:
+		f.msg = fmt.Sprintf("cannot reach the model server at %s: %s; check %s", t.baseURL, t.scrub(inner.Error()), EnvBaseURL)
+	case errors.As(err, &ne) && ne.Timeout():
+		f.msg = fmt.Sprintf("the model server at %s did not answer in time: %s", t.baseURL, t.scrub(inner.Error()))
+		f.retry = true
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		f.msg = fmt.Sprintf("the connection to the model server at %s broke: %s", t.baseURL, t.scrub(inner.Error()))
+		f.retry = true
+	case errors.As(err, &se), errors.As(err, &te):
+		f.msg = fmt.Sprintf("the server at %s did not reply with a chat completion (%s); check %s", t.baseURL, t.scrub(err.Error()), EnvBaseURL)
+	case ue != nil:
+		f.msg = fmt.Sprintf("cannot reach the model server at %s: %s; check %s", t.baseURL, t.scrub(inner.Error()), EnvBaseURL)
+	default:
+		// go-openai's own checks of the request, such as parameters a
+		// reasoning model does not take.
+		f.msg = fmt.Sprintf("model %q: %s", model, t.scrub(err.Error()))
+	}
+	return f
+}
+
+// ctxError says why a call stopped when its context ended.
+func (t *transport) ctxError(ctx context.Context, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		return fmt.Errorf("no reply from the model server at %s before the step's timeout: %w", t.baseURL, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("the call to the model was cancelled: %w", err)
+}
+
+// scrub removes the API key from a text that will be shown or logged.
+func (t *transport) scrub(s string) string {
+	if t.apiKey != "" {
+		s = strings.ReplaceAll(s, t.apiKey, "(OPENAI_API_KEY)")
+	}
+	return s
+}
+
+// statusOf returns the HTTP status, error code and message of an error
+// reply, or status 0 when the error is not one.
+func statusOf(err error) (status int, code, msg string) {
+	var ae *openai.APIError
+	var re *openai.RequestError
+	switch {
+	case errors.As(err, &ae):
+		if ae.Code != nil {
+			code = fmt.Sprint(ae.Code)
+		}
+		return ae.HTTPStatusCode, code, ae.Message
+	case errors.As(err, &re):
+		body := strings.TrimSpace(string(re.Body))
+		if len(body) > 300 {
+			body = body[:300] + "…"
+		}
+		return re.HTTPStatusCode, "", body
+	}
+	return 0, "", ""
+}
+
+// modelNotFound reports whether an error reply says the model is unknown.
+func modelNotFound(status int, code, msg string) bool {
+	if code == "model_not_found" {
+		return true
+	}
+	if status != http.StatusNotFound && status != http.StatusBadRequest {
+		return false
+	}
+	m := strings.ToLower(msg)
+	if !strings.Contains(m, "model") {
+		return false
+	}
+	for _, s := range []string{"not found", "does not exist", "not exist", "unknown model", "invalid model", "no such model", "not available"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// formatRejected reports whether a failure says that the server does not
+// take the response_format sent: a 400 whose message names it, or a 404
+// or 422 about it (422 is how servers built on pydantic refuse an unknown
+// value).
+func formatRejected(err error) bool {
+	var f *failure
+	if !errors.As(err, &f) {
+		return false
+	}
+	m := strings.ToLower(f.serverMsg)
+	mentions := strings.Contains(m, "response_format") || strings.Contains(m, "json_schema") ||
+		strings.Contains(m, "json_object") || strings.Contains(m, "response format")
+	switch f.status {
+	case http.StatusBadRequest, http.StatusNotFound:
+		return mentions
+	case http.StatusUnprocessableEntity:
+		return mentions || !strings.Contains(m, "model")
+	}
+	return false
+}

@@ -1,0 +1,126 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// promptLog writes --log-prompts: one JSON line per round trip with the
+// server. Lines from parallel steps never interleave.
+type promptLog struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+type logEntry struct {
+	Time       string        `json:"time"`
+	Step       string        `json:"step"`
+	Model      string        `json:"model"`
+	Request    logRequest    `json:"request"`
+	Response   *string       `json:"response"`
+	DurationMS int64         `json:"duration_ms"`
+	Usage      *blocks.Usage `json:"usage"`
+	Error      *string       `json:"error"`
+}
+
+type logRequest struct {
+	Messages       []logMessage `json:"messages"`
+	ResponseFormat any          `json:"response_format"`
+	Temperature    *float64     `json:"temperature"`
+	MaxTokens      *int         `json:"max_tokens"`
+}
+
+type logMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// write logs one round trip; f is nil when it succeeded. Every string goes
+// through the call's redactor, so sensitive values never reach the log.
+func (l *promptLog) write(call *blocks.Call, r *request, start time.Time, dur time.Duration, resp openai.ChatCompletionResponse, f *failure) {
+	if l == nil {
+		return
+	}
+	redact := func(s string) string { return s }
+	if call.Redact != nil {
+		redact = call.Redact
+	}
+	e := logEntry{
+		Time:       start.UTC().Format(time.RFC3339Nano),
+		Step:       redact(call.Step),
+		Model:      redact(r.model),
+		DurationMS: dur.Milliseconds(),
+		Request:    logRequest{Temperature: r.temperature, Messages: make([]logMessage, len(r.messages))},
+	}
+	for i, m := range r.messages {
+		e.Request.Messages[i] = logMessage{Role: m.Role, Content: redact(m.Content)}
+	}
+	if r.format != nil {
+		// Through JSON, so that the strings of the schema (descriptions)
+		// are redacted too.
+		if raw, err := json.Marshal(r.format); err == nil {
+			var v any
+			if json.Unmarshal(raw, &v) == nil {
+				e.Request.ResponseFormat = redactAll(v, redact)
+			}
+		}
+	}
+	if r.maxTokens > 0 {
+		e.Request.MaxTokens = &r.maxTokens
+	}
+	if f == nil {
+		if len(resp.Choices) > 0 {
+			text := redact(resp.Choices[0].Message.Content)
+			e.Response = &text
+		}
+		e.Usage = usageOf(resp)
+	} else {
+		msg := redact(f.msg)
+		e.Error = &msg
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w.Write(buf.Bytes()) // a prompt log that cannot be written does not fail the step
+}
+
+// redactAll applies redact to every string inside a decoded JSON value.
+func redactAll(v any, redact func(string) string) any {
+	switch v := v.(type) {
+	case string:
+		return redact(v)
+	case []any:
+		for i := range v {
+			v[i] = redactAll(v[i], redact)
+		}
+	case map[string]any:
+		for k, x := range v {
+			v[k] = redactAll(x, redact)
+		}
+	}
+	return v
+}
+
+// usageOf is the token usage of a reply.
+func usageOf(resp openai.ChatCompletionResponse) *blocks.Usage {
+	u := &blocks.Usage{
+		PromptTokens:     resp.Usage.PromptTokens,
+		CompletionTokens: resp.Usage.CompletionTokens,
+		TotalTokens:      resp.Usage.TotalTokens,
+	}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	}
+	return u
+}

@@ -1,0 +1,171 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// A schema is a JSON schema as sent in response_format. Properties keep
+// the order of the declared fields, since models write the fields in the
+// order the schema gives them.
+type schema struct {
+	// Strict is whether OpenAI's strict structured outputs can enforce
+	// the schema. Strict mode needs every object closed and every
+	// property required; maps, tuples and `any` cannot be said that way,
+	// so a schema with them is sent with strict false.
+	Strict bool
+	JSON   json.RawMessage
+}
+
+// outputSchema makes the schema of the object the model must return: one
+// required property per declared output field, no others.
+func outputSchema(fields []*lang.Field) schema {
+	b := &schemaBuilder{strict: true}
+	props := make(properties, len(fields))
+	required := make([]string, len(fields))
+	for i, f := range fields {
+		s := b.typeSchema(f.Type.Type)
+		if f.Description != "" {
+			s = append(obj{{"description", f.Description}}, s...)
+		}
+		props[i] = property{f.Name, s}
+		required[i] = f.Name
+	}
+	top := obj{
+		{"type", "object"},
+		{"properties", props},
+		{"required", required},
+		{"additionalProperties", false},
+	}
+	raw, err := json.Marshal(top)
+	if err != nil {
+		panic(err) // only strings, bools and the types below
+	}
+	return schema{Strict: b.strict, JSON: raw}
+}
+
+type schemaBuilder struct{ strict bool }
+
+// typeSchema is the schema of values of type ty.
+func (b *schemaBuilder) typeSchema(ty cty.Type) obj {
+	switch {
+	case ty == cty.String:
+		return obj{{"type", "string"}}
+	case ty == cty.Number:
+		return obj{{"type", "number"}}
+	case ty == cty.Bool:
+		return obj{{"type", "boolean"}}
+	case ty.IsListType() || ty.IsSetType():
+		return obj{{"type", "array"}, {"items", b.typeSchema(ty.ElementType())}}
+	case ty.IsTupleType():
+		// Strict mode has no prefixItems.
+		b.strict = false
+		elems := ty.TupleElementTypes()
+		items := make([]obj, len(elems))
+		for i, et := range elems {
+			items[i] = b.typeSchema(et)
+		}
+		return obj{{"type", "array"}, {"prefixItems", items}, {"minItems", len(elems)}, {"maxItems", len(elems)}}
+	case ty.IsMapType():
+		// Strict mode allows no open objects.
+		b.strict = false
+		return obj{{"type", "object"}, {"additionalProperties", b.typeSchema(ty.ElementType())}}
+	case ty.IsObjectType():
+		names := lang.SortedKeys(ty.AttributeTypes())
+		props := make(properties, len(names))
+		for i, name := range names {
+			s := b.typeSchema(ty.AttributeType(name))
+			if ty.AttributeOptional(name) {
+				// Strict mode wants every property required: an
+				// optional one is required but may be null.
+				s = nullable(s)
+			}
+			props[i] = property{name, s}
+		}
+		return obj{{"type", "object"}, {"properties", props}, {"required", names}, {"additionalProperties", false}}
+	default:
+		// any: every JSON value.
+		b.strict = false
+		return obj{}
+	}
+}
+
+// nullable lets a schema also accept null.
+func nullable(s obj) obj {
+	if len(s) == 0 {
+		return s // any value, null included
+	}
+	if len(s) == 1 && s[0].key == "type" {
+		if t, ok := s[0].value.(string); ok {
+			return obj{{"type", []string{t, "null"}}}
+		}
+	}
+	return obj{{"anyOf", []obj{s, {{"type", "null"}}}}}
+}
+
+// obj is a JSON object that keeps its keys in order.
+type obj []member
+
+type member struct {
+	key   string
+	value any
+}
+
+func (o obj) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.key)
+		buf.Write(k)
+		buf.WriteByte(':')
+		v, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// property is one entry of a schema's properties, in order.
+type property struct {
+	name   string
+	schema obj
+}
+
+type properties []property
+
+func (p properties) MarshalJSON() ([]byte, error) {
+	o := make(obj, len(p))
+	for i, prop := range p {
+		o[i] = member{prop.name, prop.schema}
+	}
+	return o.MarshalJSON()
+}
+
+// schemaName makes a name that response_format accepts
+// (^[a-zA-Z0-9_-]{1,64}$) from a block's name.
+func schemaName(name string) string {
+	s := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, name)
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	if s == "" {
+		s = "output"
+	}
+	return s
+}
