@@ -17,9 +17,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -29,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/flowctl/flowctl/bench/benchutil"
 	"github.com/flowctl/flowctl/bench/flowgen"
 )
 
@@ -42,12 +41,9 @@ func main() {
 	flag.Parse()
 	var err error
 	dir, err = os.MkdirTemp("", "flowctl-bench-")
-	check(err)
+	benchutil.Check(err)
 	defer os.RemoveAll(dir)
-	bin = filepath.Join(dir, "flowctl")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/flowctl")
-	build.Stderr = os.Stderr
-	check(build.Run())
+	bin = benchutil.Build(dir)
 
 	wall, _, _ := measure("chain10", flowgen.Chain(10), true)
 	fmt.Printf("cold apply, 10-step chain:        %8.1f ms process wall time\n", ms(wall))
@@ -71,45 +67,25 @@ func main() {
 // run starts from an empty state.
 func measure(name string, src []byte, fresh bool, extra ...string) (time.Duration, time.Duration, int64) {
 	d := filepath.Join(dir, name)
-	check(os.MkdirAll(d, 0o755))
-	check(os.WriteFile(filepath.Join(d, name+".flow.hcl"), src, 0o644))
+	benchutil.Check(os.MkdirAll(d, 0o755))
+	benchutil.Check(os.WriteFile(filepath.Join(d, name+".flow.hcl"), src, 0o644))
 	var walls, runTimes []time.Duration
 	var rss []int64
 	for i := 0; i < *runs; i++ {
 		if fresh {
-			check(os.RemoveAll(filepath.Join(d, ".flowctl")))
+			benchutil.Check(os.RemoveAll(filepath.Join(d, ".flowctl")))
 		}
 		args := append([]string{"apply", "--auto-approve", "--json", d}, extra...)
 		cmd := exec.Command(bin, args...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, os.Stderr
 		start := time.Now()
-		check(cmd.Run())
+		benchutil.Check(cmd.Run())
 		walls = append(walls, time.Since(start))
-		runTimes = append(runTimes, runTime(out.Bytes()))
+		runTimes = append(runTimes, benchutil.RunTime(out.Bytes()))
 		rss = append(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
 	}
 	return median(walls), median(runTimes), medianInt(rss)
-}
-
-func runTime(events []byte) time.Duration {
-	var first, last time.Time
-	sc := bufio.NewScanner(bytes.NewReader(events))
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	for sc.Scan() {
-		var e struct {
-			Type string    `json:"type"`
-			Time time.Time `json:"time"`
-		}
-		check(json.Unmarshal(sc.Bytes(), &e))
-		switch e.Type {
-		case "run_started":
-			first = e.Time
-		case "run_finished":
-			last = e.Time
-		}
-	}
-	return last.Sub(first)
 }
 
 func median(d []time.Duration) time.Duration {
@@ -123,10 +99,3 @@ func medianInt(v []int64) int64 {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}

@@ -13,9 +13,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -25,16 +23,15 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/flowctl/flowctl/bench/benchutil"
 )
 
 func main() {
 	dir, err := os.MkdirTemp("", "flowctl-bench-llm-")
-	check(err)
+	benchutil.Check(err)
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "flowctl")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/flowctl")
-	build.Stderr = os.Stderr
-	check(build.Run())
+	bin := benchutil.Build(dir)
 
 	var mu sync.Mutex
 	var times []time.Time
@@ -52,15 +49,15 @@ func main() {
 
 	run := func(name string, n int, env ...string) time.Duration {
 		d := filepath.Join(dir, name)
-		check(os.MkdirAll(d, 0o755))
+		benchutil.Check(os.MkdirAll(d, 0o755))
 		flow := fmt.Sprintf("flow %q {}\n\nstep \"ask\" {\n  use      = \"llm\"\n  for_each = range(%d)\n  prompt   = \"question ${each.key}\"\n}\n", name, n)
-		check(os.WriteFile(filepath.Join(d, name+".flow.hcl"), []byte(flow), 0o644))
+		benchutil.Check(os.WriteFile(filepath.Join(d, name+".flow.hcl"), []byte(flow), 0o644))
 		cmd := exec.Command(bin, "apply", "--auto-approve", "--json", "--parallelism", "100", d)
 		cmd.Env = append(os.Environ(), append([]string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY="}, env...)...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, os.Stderr
-		check(cmd.Run())
-		return runTime(out.Bytes())
+		benchutil.Check(cmd.Run())
+		return benchutil.RunTime(out.Bytes())
 	}
 
 	fmt.Printf("50 llm steps, 200ms latency, concurrency 10: %6.0f ms run time\n",
@@ -89,31 +86,4 @@ func main() {
 	mu.Unlock()
 	fmt.Printf("100 llm steps, FLOWCTL_LLM_RPM=600: %d requests in %.1fs; at most %d in any 10s window (limit 100 + burst 10); %d in the first second\n",
 		len(times), took.Seconds(), most, first10s)
-}
-
-func runTime(events []byte) time.Duration {
-	var first, last time.Time
-	sc := bufio.NewScanner(bytes.NewReader(events))
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	for sc.Scan() {
-		var e struct {
-			Type string    `json:"type"`
-			Time time.Time `json:"time"`
-		}
-		check(json.Unmarshal(sc.Bytes(), &e))
-		switch e.Type {
-		case "run_started":
-			first = e.Time
-		case "run_finished":
-			last = e.Time
-		}
-	}
-	return last.Sub(first)
-}
-
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/flowctl/flowctl/bench/benchutil"
 	"github.com/flowctl/flowctl/bench/flowgen"
 )
 
@@ -22,19 +23,16 @@ func main() {
 	runs := flag.Int("runs", 5, "runs per size; the median is reported")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "flowctl-bench-")
-	check(err)
+	benchutil.Check(err)
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "flowctl")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/flowctl")
-	build.Stderr = os.Stderr
-	check(build.Run())
+	bin := benchutil.Build(dir)
 
 	fmt.Printf("%-8s %-8s %12s %12s %14s\n", "steps", "stages", "wall", "peak RSS", "per step")
 	var base time.Duration
 	for _, size := range []struct{ chains, length int }{{10, 100}, {100, 100}} {
 		n := size.chains * size.length
 		flow := filepath.Join(dir, fmt.Sprintf("chains%d.flow.hcl", n))
-		check(os.WriteFile(flow, flowgen.Chains(size.chains, size.length), 0o644))
+		benchutil.Check(os.WriteFile(flow, flowgen.Chains(size.chains, size.length), 0o644))
 		var walls []time.Duration
 		var rss []int64
 		for i := 0; i < *runs; i++ {
@@ -59,12 +57,5 @@ func main() {
 		} else {
 			fmt.Printf("   (%.1f× the 1k time for 10× the steps)\n", float64(wall)/float64(base))
 		}
-	}
-}
-
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
 	}
 }

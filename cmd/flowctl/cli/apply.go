@@ -37,19 +37,8 @@ plan --out, which it refuses when the flow changed since. Ctrl-C cancels the
 running steps and keeps what finished.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if parallelism < 1 {
-				return usagef("--parallelism must be at least 1")
-			}
-			secrets, err := f.secretValues()
+			l, secrets, given, err := f.start(s, jsonOut, parallelism)
 			if err != nil {
-				return err
-			}
-			given, diags, err := f.inputs.values()
-			if err != nil {
-				return err
-			}
-			l := newFlowLoader(s, jsonOut, f.registries)
-			if err := l.check(diags); err != nil {
 				return err
 			}
 			fromPlan := isSavedPlan(args[0])
@@ -78,17 +67,11 @@ running steps and keeps what finished.`,
 			if !fromPlan && !autoApprove && (jsonOut || !interactive) {
 				return usagef("apply needs --auto-approve, or a plan saved with plan --out, when it cannot ask for confirmation")
 			}
-			logFile, err := openPromptLog(f.logPrompts)
+			ex, closeLog, err := f.runExecutors()
 			if err != nil {
 				return err
 			}
-			if logFile != nil {
-				defer logFile.Close()
-			}
-			ex, err := executors(writerOrNil(logFile))
-			if err != nil {
-				return err
-			}
+			defer closeLog()
 			st, err := f.openState(prog)
 			if err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -67,4 +68,45 @@ func (f *runFlags) secretValues() (map[string]string, error) {
 		out[name] = val
 	}
 	return out, nil
+}
+
+// start checks the flags that apply and watch share and returns the flow
+// loader, the --secret values and the given inputs.
+func (f *runFlags) start(s streams, jsonOut bool, parallelism int) (*flowLoader, map[string]string, map[string]compiler.InputValue, error) {
+	if parallelism < 1 {
+		return nil, nil, nil, usagef("--parallelism must be at least 1")
+	}
+	secrets, err := f.secretValues()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	given, diags, err := f.inputs.values()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	l := newFlowLoader(s, jsonOut, f.registries)
+	if err := l.check(diags); err != nil {
+		return nil, nil, nil, err
+	}
+	return l, secrets, given, nil
+}
+
+// runExecutors opens the --log-prompts file, if any, and returns the
+// executors and a function that closes the log.
+func (f *runFlags) runExecutors() (*blocks.Executors, func(), error) {
+	logFile, err := openPromptLog(f.logPrompts)
+	if err != nil {
+		return nil, nil, err
+	}
+	closeLog := func() {
+		if logFile != nil {
+			logFile.Close()
+		}
+	}
+	ex, err := executors(writerOrNil(logFile))
+	if err != nil {
+		closeLog()
+		return nil, nil, err
+	}
+	return ex, closeLog, nil
 }

@@ -36,19 +36,8 @@ result and waits for the next save. Ctrl-C stops it; running steps are
 cancelled and what finished is kept.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if parallelism < 1 {
-				return usagef("--parallelism must be at least 1")
-			}
-			secrets, err := f.secretValues()
+			l, secrets, given, err := f.start(s, jsonOut, parallelism)
 			if err != nil {
-				return err
-			}
-			given, diags, err := f.inputs.values()
-			if err != nil {
-				return err
-			}
-			l := newFlowLoader(s, jsonOut, f.registries)
-			if err := l.check(diags); err != nil {
 				return err
 			}
 			path, diags := flowPath(args[0])
@@ -59,17 +48,11 @@ cancelled and what finished is kept.`,
 			if dir == "" {
 				dir = filepath.Join(filepath.Dir(path), ".flowctl")
 			}
-			logFile, err := openPromptLog(f.logPrompts)
+			ex, closeLog, err := f.runExecutors()
 			if err != nil {
 				return err
 			}
-			if logFile != nil {
-				defer logFile.Close()
-			}
-			ex, err := executors(writerOrNil(logFile))
-			if err != nil {
-				return err
-			}
+			defer closeLog()
 			st, err := openStateDir(dir)
 			if err != nil {
 				return err

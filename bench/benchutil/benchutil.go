@@ -1,0 +1,54 @@
+// Package benchutil holds what the benchmark programs share: building the
+// flowctl binary and reading run times from apply's JSON events.
+package benchutil
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// Build builds ./cmd/flowctl into dir and returns the binary's path. It
+// must run from the repository's root, as `go run ./bench/...` does.
+func Build(dir string) string {
+	bin := filepath.Join(dir, "flowctl")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/flowctl")
+	build.Stderr = os.Stderr
+	Check(build.Run())
+	return bin
+}
+
+// RunTime is the time from the run_started to the run_finished event of
+// apply --json output.
+func RunTime(events []byte) time.Duration {
+	var first, last time.Time
+	sc := bufio.NewScanner(bytes.NewReader(events))
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var e struct {
+			Type string    `json:"type"`
+			Time time.Time `json:"time"`
+		}
+		Check(json.Unmarshal(sc.Bytes(), &e))
+		switch e.Type {
+		case "run_started":
+			first = e.Time
+		case "run_finished":
+			last = e.Time
+		}
+	}
+	return last.Sub(first)
+}
+
+// Check ends the program on an error.
+func Check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
