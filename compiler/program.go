@@ -153,6 +153,7 @@ var passes = []struct {
 	run  func(*compilation) hcl.Diagnostics
 }{
 	{"decode", (*compilation).decode},
+	{"code", (*compilation).code},
 	{"resolve", (*compilation).resolve},
 	{"types", (*compilation).types},
 	{"graph", (*compilation).graph},

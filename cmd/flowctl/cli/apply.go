@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
@@ -146,7 +147,7 @@ running steps and keeps what finished.`,
 // executor (configured from the environment) for the llm built-in and llm
 // blocks, so that they share its concurrency and rate limits. logPrompts,
 // when set, receives a JSON line per LLM round trip.
-func executors(logPrompts io.Writer) (*blocks.Executors, error) {
+func executors(logPrompts io.Writer, sandbox string) (*blocks.Executors, error) {
 	cfg, err := llm.ConfigFromEnv(os.LookupEnv)
 	if err != nil {
 		return nil, usagef("%s", err)
@@ -155,12 +156,35 @@ func executors(logPrompts io.Writer) (*blocks.Executors, error) {
 	model := llm.NewExecutor(cfg)
 	b := blocks.BuiltinExecutors()
 	b["llm"] = model
-	return &blocks.Executors{Builtins: b, Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: model}}, nil
+	ex := &blocks.Executors{Builtins: b, Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: model}}
+	switch sandbox {
+	case sandboxInProcess:
+		ex.Runtimes[lang.RuntimeGo] = gorun.NewExecutor()
+	case sandboxIsolated:
+		ex.Runtimes[lang.RuntimeGo] = noIsolation
+		ex.Runtimes[lang.RuntimeJS] = noIsolation
+	default:
+		return nil, usagef("unknown --sandbox %q: use isolated or inprocess", sandbox)
+	}
+	return ex, nil
 }
+
+// Sandbox modes for code blocks.
+const (
+	sandboxIsolated  = "isolated"
+	sandboxInProcess = "inprocess"
+)
+
+// noIsolation runs code blocks when isolated workers are asked for: this
+// build has none, so it says how to run reviewed code instead.
+var noIsolation = blocks.ExecutorFunc(func(_ context.Context, call *blocks.Call) (*blocks.Result, error) {
+	return nil, fmt.Errorf("block %q has runtime %q: code blocks run in isolated worker processes, which this build does not have yet; to run code you have reviewed inside the flowctl process, pass --sandbox=inprocess",
+		call.Block.Name, call.Block.Runtime)
+})
 
 // defaultExecutors are the executors for plan, which runs nothing.
 func defaultExecutors() *blocks.Executors {
-	ex, err := executors(nil)
+	ex, err := executors(nil, sandboxIsolated)
 	if err != nil {
 		return &blocks.Executors{Builtins: blocks.BuiltinExecutors()}
 	}

@@ -21,6 +21,7 @@ type runFlags struct {
 	secrets    []string
 	noCache    bool
 	logPrompts string
+	sandbox    string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -36,6 +37,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 func (f *runFlags) registerRun(cmd *cobra.Command) {
 	f.register(cmd)
 	cmd.Flags().StringVar(&f.logPrompts, "log-prompts", "", "append one JSON line per LLM round trip (request, response, duration, tokens, error) to this file, sensitive values redacted")
+	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (worker processes; not in this build yet) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
 }
 
 // stateDirFor is the state directory of a flow.
@@ -103,7 +105,7 @@ func (f *runFlags) runExecutors() (*blocks.Executors, func(), error) {
 			logFile.Close()
 		}
 	}
-	ex, err := executors(writerOrNil(logFile))
+	ex, err := executors(writerOrNil(logFile), f.sandbox)
 	if err != nil {
 		closeLog()
 		return nil, nil, err

@@ -78,7 +78,11 @@ func runValidate(s streams, paths []string, format string, registries []string) 
 		}
 		defs, d := blocks.ParseBlockFile(parser, bf)
 		diags = append(diags, d...)
-		diags = append(diags, blocks.NewRegistry().AddDefs(defs)...)
+		d = blocks.NewRegistry().AddDefs(defs)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			diags = append(diags, compiler.CheckCode(defs)...)
+		}
 	}
 	diags = compiler.Normalize(diags)
 

@@ -1,0 +1,32 @@
+package compiler
+
+import (
+	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// code compiles the source of every go block in the registry: a syntax
+// error, an import outside the allowlist or an Execute of the wrong type is
+// an error at its line in the flow or block file.
+func (c *compilation) code() hcl.Diagnostics {
+	var defs []*lang.BlockDef
+	for _, b := range c.prog.Registry.All() {
+		if b.Def != nil {
+			defs = append(defs, b.Def)
+		}
+	}
+	return CheckCode(defs)
+}
+
+// CheckCode compiles the code of block definitions (go blocks with the
+// sandbox's allowlist) and reports what does not compile.
+func CheckCode(defs []*lang.BlockDef) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, def := range defs {
+		if def.Runtime == lang.RuntimeGo && def.Source != "" {
+			diags = append(diags, gorun.Check(def)...)
+		}
+	}
+	return diags
+}
