@@ -1,0 +1,162 @@
+package gorun
+
+import (
+	"go/constant"
+	"math/bits"
+	"path"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+	"github.com/traefik/yaegi/stdlib/generic"
+)
+
+// allowed maps each standard package a go block may import to the symbols
+// removed from it (nil: none). fmt is the exception: its symbols are listed
+// in fmtKept, and everything else in it is dropped.
+//
+// Symbols are removed when they reach the process's standard streams,
+// sleep or start timers that would outlive the call, or run the block's
+// code on a goroutine of its own (time.AfterFunc, context.AfterFunc). The
+// methods of an allowed type cannot be removed, so a package is allowed only
+// when none of its types has a method that does I/O (text/template is left
+// out for (*Template).ParseFiles).
+var allowed = map[string][]string{
+	"bytes":           nil,
+	"cmp":             nil,
+	"context":         {"AfterFunc"},
+	"crypto/sha256":   nil,
+	"encoding/base64": nil,
+	"encoding/hex":    nil,
+	"encoding/json":   nil,
+	"errors":          nil,
+	"fmt":             nil, // see fmtKept
+	"hash/crc32":      nil,
+	"html":            nil,
+	"maps":            nil,
+	"math":            nil,
+	"math/bits":       nil,
+	"math/rand":       nil,
+	"net/url":         nil,
+	"regexp":          nil,
+	"slices":          nil,
+	"sort":            nil,
+	"strconv":         nil,
+	"strings":         nil,
+	"time":            {"After", "AfterFunc", "NewTicker", "NewTimer", "Sleep", "Tick"},
+	"unicode":         nil,
+	"unicode/utf8":    nil,
+}
+
+// fmtKept are the symbols of fmt a block can use: formatting to strings,
+// byte slices, errors and writers the code holds (no allowed package yields
+// a file or a connection), and scanning from strings. Print*, Scan* and
+// Fscan* are gone.
+var fmtKept = []string{
+	"Append", "Appendf", "Appendln", "Errorf", "FormatString",
+	"Fprint", "Fprintf", "Fprintln", "Sprint", "Sprintf", "Sprintln",
+	"Sscan", "Sscanf", "Sscanln",
+	"Formatter", "GoStringer", "ScanState", "Scanner", "State", "Stringer",
+}
+
+// genericPackages are the allowed packages that yaegi implements partly as
+// interpreted Go source (stdlib/generic), compiled into an interpreter that
+// imports any of them, in this order.
+var genericPackages = []string{"cmp", "maps", "slices"}
+
+// Packages lists the import paths a go block may use, sorted.
+func Packages() []string {
+	out := make([]string, 0, len(allowed))
+	for p := range allowed {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Allowed reports whether a go block may import the package path.
+func Allowed(importPath string) bool {
+	_, ok := allowed[importPath]
+	return ok
+}
+
+// symbols is the filtered symbol table of every allowed package, keyed by
+// import path, built once from yaegi's stdlib.Symbols.
+var symbols = buildSymbols()
+
+func buildSymbols() map[string]map[string]reflect.Value {
+	out := map[string]map[string]reflect.Value{}
+	for p, removed := range allowed {
+		src, ok := stdlib.Symbols[p+"/"+path.Base(p)]
+		if !ok {
+			panic("gorun: yaegi has no symbols for the allowed package " + p)
+		}
+		syms := map[string]reflect.Value{}
+		for name, v := range src {
+			if p == "fmt" && !keptInFmt(name) {
+				continue
+			}
+			if slices.Contains(removed, name) {
+				continue
+			}
+			syms[name] = v
+		}
+		out[p] = syms
+	}
+	// What yaegi's fixStdlib does for math/bits: UintSize of this machine,
+	// not of the one that generated the symbols.
+	out["math/bits"]["UintSize"] = reflect.ValueOf(constant.MakeInt64(bits.UintSize))
+	return out
+}
+
+// keptInFmt reports whether the fmt symbol name stays: a listed one, or the
+// wrapper type yaegi uses for one of the kept interfaces (_Stringer, …).
+func keptInFmt(name string) bool {
+	return slices.Contains(fmtKept, strings.TrimPrefix(name, "_"))
+}
+
+// exports returns the symbols to give an interpreter whose code imports
+// the packages imports (all allowed).
+//
+// The keys are written "dir/./name" rather than yaegi's usual "dir/name":
+// Interpreter.Use treats a map holding the key "fmt/fmt" as the standard
+// library and then puts fmt.Print, Printf, Println, Scan, Scanf and Scanln
+// back, writing to the interpreter's streams. Use splits a key with
+// path.Dir and path.Base, which clean the "/.", so the packages are found
+// under their real import paths all the same.
+func exports(imports []string) interp.Exports {
+	ex := interp.Exports{}
+	for _, p := range imports {
+		ex[p+"/./"+path.Base(p)] = symbols[p]
+	}
+	if genericSources(imports) != nil {
+		// The interpreted sources import one another (slices imports cmp).
+		for _, p := range genericPackages {
+			ex[p+"/./"+p] = symbols[p]
+		}
+	}
+	// MapTypes tells yaegi which interfaces to wrap interpreted values in
+	// when they are passed to fmt.Sprint and the like (so that an
+	// interpreted String method is used). It names no symbol.
+	ex["."] = stdlib.Symbols["."]
+	return ex
+}
+
+// genericSources returns the interpreted sources of the generic packages to
+// compile into an interpreter for the given imports.
+func genericSources(imports []string) []string {
+	need := false
+	for _, p := range imports {
+		if slices.Contains(genericPackages, p) {
+			need = true
+		}
+	}
+	if !need {
+		return nil
+	}
+	// cmp, maps and slices in this order: slices imports cmp.
+	return generic.Sources[:]
+}

@@ -1,0 +1,200 @@
+package gorun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// sourceName is the file name the block's code is compiled under in an
+// interpreter; positions in yaegi's messages that start with it are in the
+// block's code (those of yaegi's interpreted generic packages have none).
+const sourceName = "block.go"
+
+// executeType is the type Execute must have.
+var executeType = reflect.TypeOf(func(context.Context, map[string]any) (map[string]any, error) { return nil, nil })
+
+const executeSignature = "func Execute(ctx context.Context, input map[string]any) (map[string]any, error)"
+
+// problem is something wrong with a go block's code, at a line and column
+// of the code (1-based; 0 when unknown).
+type problem struct {
+	line, col int
+	summary   string
+	detail    string // a sentence about the code, without the block's name
+}
+
+// analysis is what the Go parser tells about a block's code.
+type analysis struct {
+	imports  []string // the allowed packages it imports, each once
+	execLine int      // the line of func Execute; 0 when missing
+	problems []problem
+}
+
+// analyze parses a block's code and checks what can be checked without
+// compiling it: the package clause, the imports against the allowlist, no
+// go statements, and a func Execute.
+func analyze(src string) *analysis {
+	an := &analysis{}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, sourceName, src, parser.AllErrors|parser.SkipObjectResolution)
+	if err != nil {
+		var list scanner.ErrorList
+		if errors.As(err, &list) {
+			for i, e := range list {
+				if i == 5 {
+					break
+				}
+				an.problems = append(an.problems, problem{e.Pos.Line, e.Pos.Column, "Go syntax error", e.Msg + "."})
+			}
+		}
+		if len(an.problems) == 0 {
+			an.problems = append(an.problems, problem{0, 0, "Go syntax error", err.Error() + "."})
+		}
+		return an
+	}
+	pos := func(p token.Pos) (int, int) {
+		position := fset.Position(p)
+		return position.Line, position.Column
+	}
+	if f.Name.Name != "block" {
+		l, c := pos(f.Name.Pos())
+		an.problems = append(an.problems, problem{l, c, "Invalid go block",
+			fmt.Sprintf("The code is package %s; the code of a go block is package block.", f.Name.Name)})
+	}
+	seen := map[string]bool{}
+	for _, spec := range f.Imports {
+		p, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			continue // the parser reports bad paths
+		}
+		if !Allowed(p) {
+			l, c := pos(spec.Path.Pos())
+			an.problems = append(an.problems, problem{l, c, "Forbidden import", forbiddenImport(p)})
+			continue
+		}
+		if !seen[p] {
+			seen[p] = true
+			an.imports = append(an.imports, p)
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if g, ok := n.(*ast.GoStmt); ok {
+			l, c := pos(g.Pos())
+			an.problems = append(an.problems, problem{l, c, "Go statement in a go block",
+				"A go block cannot start goroutines: a goroutine could go on running after the call, and only the whole block can be stopped when the call times out."})
+		}
+		return true
+	})
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "Execute" {
+			an.execLine, _ = pos(fd.Pos())
+		}
+	}
+	if an.execLine == 0 {
+		an.problems = append(an.problems, problem{0, 0, "Invalid go block",
+			"The code has no func Execute; a go block's code defines " + executeSignature + "."})
+	}
+	return an
+}
+
+func forbiddenImport(p string) string {
+	msg := fmt.Sprintf("The code imports %q, which a go block cannot use. A go block can import only these standard packages: %s.",
+		p, strings.Join(Packages(), ", "))
+	switch {
+	case strings.HasPrefix(p, "os") || strings.HasPrefix(p, "io") || strings.HasPrefix(p, "net") ||
+		p == "bufio" || p == "path/filepath" || p == "syscall":
+		msg += " A block gets its data from its inputs; read files and call URLs with the file and http built-in blocks."
+	case strings.HasPrefix(p, "text/"):
+		msg += " Build text with strings, strconv and fmt.Sprintf."
+	}
+	return msg
+}
+
+// problem returns the first problem found by the parser, or nil.
+func (an *analysis) problem() *problem {
+	if len(an.problems) == 0 {
+		return nil
+	}
+	return &an.problems[0]
+}
+
+// typeString writes a function type as Go code would, with any.
+func typeString(t reflect.Type) string {
+	return strings.ReplaceAll(t.String(), "interface {}", "any")
+}
+
+var positionRE = regexp.MustCompile(`^(?:` + regexp.QuoteMeta(sourceName) + `:(\d+):(\d+): )?(?:(\d+):\d+: )?`)
+
+// compileProblem turns a message of yaegi's compiler into a problem at the
+// line it names in the block's code, its column mapped back from the
+// instrumented code. A message with a position but no file name is about
+// yaegi's interpreted copy of a generic package (slices.Insert,
+// maps.Clone…), which some instantiations break. panicked says the
+// compiler panicked rather than report an error.
+func compileProblem(msg string, an *analysis, ins *instrumented, panicked bool) *problem {
+	msg = strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0])
+	m := positionRE.FindStringSubmatch(msg)
+	p := &problem{summary: "Go compile error"}
+	rest := msg[len(m[0]):]
+	p.detail = "The code does not compile: " + rest + "."
+	switch {
+	case m[1] != "":
+		p.line, _ = strconv.Atoi(m[1])
+		p.col, _ = strconv.Atoi(m[2])
+		if ins != nil {
+			p.col = ins.column(p.line, p.col)
+		}
+	case m[3] != "":
+		p.line = an.execLine
+		p.detail = "The interpreter failed on a generic standard function the code uses: " + rest + "."
+		panicked = true
+	}
+	if panicked || unsupportedRE.MatchString(rest) {
+		p.detail += yaegiNote
+	}
+	return p
+}
+
+var unsupportedRE = regexp.MustCompile(`undefined: (min|max|clear)\b|undefined selector|cannot range over|nil type`)
+
+const yaegiNote = " (Go blocks run in the yaegi interpreter, which follows Go 1.22 without min, max, clear, range over integers or functions, and with only part of slices and maps: no slices.Sort or slices.Sorted, for instance; sort.Slice and sort.Strings work.)"
+
+// Check checks the code of a go block for validate: its syntax, package
+// clause, imports (only the allowlist of Packages), the absence of go
+// statements, and that it compiles with func Execute of the right type.
+// Each problem is reported at its line in the flow file (or the file of
+// source_file). It returns nothing for blocks of other runtimes or without
+// code.
+func Check(def *lang.BlockDef) hcl.Diagnostics {
+	if def == nil || def.Runtime != lang.RuntimeGo || def.Source == "" {
+		return nil
+	}
+	an := analyze(def.Source)
+	if len(an.problems) == 0 {
+		if prob := compileOnly(def.Source, an); prob != nil {
+			an.problems = append(an.problems, *prob)
+		}
+	}
+	var diags hcl.Diagnostics
+	for _, p := range an.problems {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  p.summary,
+			Detail:   fmt.Sprintf("Block %q: %s", def.Name, p.detail),
+			Subject:  sourceRange(def, p.line, p.col).Ptr(),
+		})
+	}
+	return diags
+}

@@ -1,0 +1,333 @@
+package gorun
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// Executor runs blocks with runtime "go". It keeps, per distinct source
+// code, the result of checking it and a pool of workers: interpreters that
+// hold the code compiled and serve one call at a time. A call takes an idle
+// worker or compiles a new one, so concurrent calls of one block get one
+// interpreter each; the worker goes back to the pool after the call,
+// unless the call timed out, was cancelled or panicked.
+type Executor struct {
+	mu       sync.Mutex
+	programs map[string]*program // by source code
+	lru      *list.List          // of *program, most recently used first
+
+	// maxPrograms bounds the sources kept (watch mode sees many versions);
+	// maxIdle bounds the idle workers kept per source.
+	maxPrograms, maxIdle int
+
+	compiles atomic.Int64 // interpreters made, each compiling the code once
+}
+
+// program is one source code and its workers.
+type program struct {
+	src  string
+	an   *analysis
+	code *instrumented // nil when an has problems
+	elem *list.Element
+
+	mu      sync.Mutex
+	idle    []*worker
+	broken  *problem // the code does not compile; kept so as not to retry
+	evicted bool
+}
+
+// NewExecutor returns an Executor with empty caches.
+func NewExecutor() *Executor {
+	return &Executor{
+		programs:    map[string]*program{},
+		lru:         list.New(),
+		maxPrograms: 64,
+		maxIdle:     max(8, runtime.GOMAXPROCS(0)),
+	}
+}
+
+var _ blocks.Executor = (*Executor)(nil)
+
+// Execute runs the block's Execute with the call's inputs as JSON-shaped Go
+// values and returns its outputs, converted to the types the call expects.
+func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+	if call.Block == nil || call.Block.Def == nil || call.Block.Def.Runtime != lang.RuntimeGo {
+		return nil, errors.New("the go executor runs only user blocks with runtime \"go\"")
+	}
+	def := call.Block.Def
+	if err := ctx.Err(); err != nil {
+		return nil, stoppedError(def, 0, err)
+	}
+	input, err := inputValues(call.Inputs)
+	if err != nil {
+		return nil, &Error{Block: def.Name, Msg: "cannot pass its inputs: " + err.Error()}
+	}
+	p := e.program(def.Source)
+	if prob := p.an.problem(); prob != nil {
+		return nil, compileError(def, prob)
+	}
+	w, err := e.worker(ctx, p)
+	if err != nil {
+		return nil, e.startError(ctx, def, p, err)
+	}
+	bctx, release := blockContext(ctx)
+	r, err := w.call(ctx, bctx, input, call.Log)
+	release()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, stoppedError(def, p.an.execLine, ctx.Err())
+		}
+		return nil, &Error{Block: def.Name, Msg: err.Error(), Range: sourceRange(def, p.an.execLine, 0), Err: err}
+	}
+	if r.panicked {
+		return nil, &Error{Block: def.Name, Msg: "panicked" + at(def, r.line) + ": " + r.panicMsg, Range: sourceRange(def, r.line, 0)}
+	}
+	p.put(w, e.maxIdle)
+	if r.hasErr {
+		return nil, &Error{Block: def.Name, Msg: "returned an error: " + r.err + " (Execute is at " + place(def, p.an.execLine) + ")",
+			Range: sourceRange(def, p.an.execLine, 0)}
+	}
+	outs, err := outputValues(r, call.Outputs)
+	if err != nil {
+		return nil, &Error{Block: def.Name, Msg: err.Error() + " (Execute is at " + place(def, p.an.execLine) + ")",
+			Range: sourceRange(def, p.an.execLine, 0)}
+	}
+	return &blocks.Result{Outputs: outs}, nil
+}
+
+// blockContext is the context the code gets: the call's deadline and
+// cancellation, without the call's values.
+func blockContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	var c context.Context
+	var cancel context.CancelFunc
+	if d, ok := ctx.Deadline(); ok {
+		c, cancel = context.WithDeadline(context.Background(), d)
+	} else {
+		c, cancel = context.WithCancel(context.Background())
+	}
+	stop := context.AfterFunc(ctx, cancel)
+	return c, func() {
+		stop()
+		cancel()
+	}
+}
+
+// program returns the entry of a source code, making it (and parsing the
+// code) on first use.
+func (e *Executor) program(src string) *program {
+	e.mu.Lock()
+	if p, ok := e.programs[src]; ok {
+		e.lru.MoveToFront(p.elem)
+		e.mu.Unlock()
+		return p
+	}
+	e.mu.Unlock()
+
+	p := &program{src: src, an: analyze(src)}
+	if p.an.problem() == nil {
+		code, err := instrument(src)
+		if err != nil {
+			p.an.problems = append(p.an.problems, problem{0, 0, "Go syntax error", err.Error() + "."})
+		}
+		p.code = code
+	}
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if q, ok := e.programs[src]; ok { // made meanwhile by another call
+		e.lru.MoveToFront(q.elem)
+		return q
+	}
+	p.elem = e.lru.PushFront(p)
+	e.programs[src] = p
+	for e.lru.Len() > e.maxPrograms {
+		old := e.lru.Back().Value.(*program)
+		e.lru.Remove(old.elem)
+		delete(e.programs, old.src)
+		old.evict()
+	}
+	return p
+}
+
+// worker takes an idle worker of p or makes one.
+func (e *Executor) worker(ctx context.Context, p *program) (*worker, error) {
+	p.mu.Lock()
+	if p.broken != nil {
+		p.mu.Unlock()
+		return nil, errBroken
+	}
+	if n := len(p.idle); n > 0 {
+		w := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return w, nil
+	}
+	p.mu.Unlock()
+
+	e.compiles.Add(1)
+	w, err := start(ctx, p.code, p.an)
+	var cf *compileFailure
+	if errors.As(err, &cf) {
+		p.mu.Lock()
+		p.broken = cf.prob
+		p.mu.Unlock()
+		return nil, errBroken
+	}
+	return w, err
+}
+
+var errBroken = errors.New("the code does not compile")
+
+// startError describes why no worker could be had.
+func (e *Executor) startError(ctx context.Context, def *lang.BlockDef, p *program, err error) error {
+	var ip *initPanic
+	switch {
+	case errors.Is(err, errBroken):
+		p.mu.Lock()
+		prob := p.broken
+		p.mu.Unlock()
+		return compileError(def, prob)
+	case ctx.Err() != nil:
+		return stoppedError(def, 0, ctx.Err())
+	case errors.As(err, &ip):
+		return &Error{Block: def.Name, Msg: "panicked while its package was initialized" + at(def, ip.line) + ": " + ip.msg,
+			Range: sourceRange(def, ip.line, 0)}
+	}
+	return &Error{Block: def.Name, Msg: "could not start: " + err.Error(), Range: def.SourceRange, Err: err}
+}
+
+// put returns a worker to the pool after a call, or stops it when the pool
+// is full or the program was evicted.
+func (p *program) put(w *worker, maxIdle int) {
+	p.mu.Lock()
+	if !p.evicted && len(p.idle) < maxIdle {
+		p.idle = append(p.idle, w)
+		w = nil
+	}
+	p.mu.Unlock()
+	if w != nil {
+		w.kill()
+	}
+}
+
+func (p *program) evict() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle, p.evicted = nil, true
+	p.mu.Unlock()
+	for _, w := range idle {
+		w.kill()
+	}
+}
+
+// Close stops every idle interpreter and forgets the compiled code.
+func (e *Executor) Close() error {
+	e.mu.Lock()
+	progs := e.programs
+	e.programs = map[string]*program{}
+	e.lru.Init()
+	e.mu.Unlock()
+	for _, p := range progs {
+		p.evict()
+	}
+	return nil
+}
+
+// Error is a failure of a go block's code: it names the block and, in Msg,
+// the place in the flow file (or source_file) it concerns. Range is that
+// place, for a diagnostic.
+type Error struct {
+	Block string
+	Msg   string
+	Range hcl.Range
+	Err   error // the underlying error (context.DeadlineExceeded…), if any
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("block %q %s", e.Block, e.Msg) }
+func (e *Error) Unwrap() error { return e.Err }
+
+// at is " at FILE:LINE" for a line of the code, or "" when it is unknown.
+func at(def *lang.BlockDef, line int) string {
+	if line <= 0 {
+		return ""
+	}
+	return " at " + place(def, line)
+}
+
+func compileError(def *lang.BlockDef, p *problem) error {
+	return &Error{Block: def.Name, Msg: "cannot run: " + place(def, p.line) + ": " + p.detail, Range: sourceRange(def, p.line, p.col)}
+}
+
+func stoppedError(def *lang.BlockDef, line int, err error) error {
+	what := "exceeded its timeout"
+	if errors.Is(err, context.Canceled) {
+		what = "was cancelled"
+	}
+	where := ""
+	if line > 0 {
+		where = " (Execute is at " + place(def, line) + ")"
+	}
+	return &Error{Block: def.Name, Msg: what + "; its code was stopped" + where, Range: sourceRange(def, line, 0), Err: err}
+}
+
+// outputValues converts what Execute returned to cty values: each field's
+// JSON, decoded with the type it implies, then converted to the type of
+// the expected output field. With no expected fields, every field is kept.
+func outputValues(r response, fields []*lang.Field) (map[string]cty.Value, error) {
+	if r.nilMap && len(fields) > 0 {
+		return nil, errors.New("returned a nil map and no error")
+	}
+	vals := make(map[string]cty.Value, len(r.outputs))
+	for k, b := range r.outputs {
+		v, err := jsonValue(b)
+		if err != nil {
+			return nil, fmt.Errorf("returned output %q that cannot be read back: %s", k, err)
+		}
+		vals[k] = v
+	}
+	if len(fields) == 0 {
+		if len(r.badJSON) > 0 {
+			k := sortedKeys(r.badJSON)[0]
+			return nil, fmt.Errorf("returned output %q, which is not JSON-shaped: %s", k, r.badJSON[k])
+		}
+		return vals, nil
+	}
+	out := make(map[string]cty.Value, len(fields))
+	for _, f := range fields {
+		if msg, ok := r.badJSON[f.Name]; ok {
+			return nil, fmt.Errorf("returned output %q, which is not JSON-shaped: %s", f.Name, msg)
+		}
+		v, ok := vals[f.Name]
+		if !ok {
+			return nil, fmt.Errorf("returned no output %q", f.Name)
+		}
+		cv, err := convert.Convert(v, f.Type.Type)
+		if err != nil {
+			return nil, fmt.Errorf("returned output %q, which must be %s: %s",
+				f.Name, lang.FriendlyTypeName(f.Type.Type), lang.FormatConvertError(err))
+		}
+		out[f.Name] = cv
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
