@@ -2,13 +2,15 @@ package compiler
 
 import (
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
+	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 )
 
-// code compiles the source of every go block in the registry: a syntax
-// error, an import outside the allowlist or an Execute of the wrong type is
-// an error at its line in the flow or block file.
+// code compiles the source of every go and js block in the registry: a
+// syntax error, an import outside the allowlist, an Execute of the wrong
+// type or a missing execute function is an error at its line in the flow or
+// block file.
 func (c *compilation) code() hcl.Diagnostics {
 	var defs []*lang.BlockDef
 	for _, b := range c.prog.Registry.All() {
@@ -20,12 +22,19 @@ func (c *compilation) code() hcl.Diagnostics {
 }
 
 // CheckCode compiles the code of block definitions (go blocks with the
-// sandbox's allowlist) and reports what does not compile.
+// sandbox's allowlist, js blocks with goja) and reports what does not
+// compile.
 func CheckCode(defs []*lang.BlockDef) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, def := range defs {
-		if def.Runtime == lang.RuntimeGo && def.Source != "" {
+		if def.Source == "" {
+			continue
+		}
+		switch def.Runtime {
+		case lang.RuntimeGo:
 			diags = append(diags, gorun.Check(def)...)
+		case lang.RuntimeJS:
+			diags = append(diags, jsrun.Check(def)...)
 		}
 	}
 	return diags

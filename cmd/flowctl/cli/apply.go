@@ -13,6 +13,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
+	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
@@ -160,6 +161,7 @@ func executors(logPrompts io.Writer, sandbox string) (*blocks.Executors, error) 
 	switch sandbox {
 	case sandboxInProcess:
 		ex.Runtimes[lang.RuntimeGo] = gorun.NewExecutor()
+		ex.Runtimes[lang.RuntimeJS] = jsrun.NewExecutor()
 	case sandboxIsolated:
 		ex.Runtimes[lang.RuntimeGo] = noIsolation
 		ex.Runtimes[lang.RuntimeJS] = noIsolation

@@ -10,7 +10,7 @@ import (
 
 // offline lists the examples that run with no network and no model: the
 // test applies them twice and checks that the second run is all cached.
-var offline = map[string]bool{"hello": true, "digest": true}
+var offline = map[string][]string{"hello": nil, "digest": nil, "notes": {"--sandbox=inprocess"}}
 
 // TestExamples validates and plans every flow under examples/, and applies
 // the ones that run offline, each in a copy of its directory so that the
@@ -53,11 +53,12 @@ func TestExamples(t *testing.T) {
 					t.Errorf("step %s: action %q (%s) on a fresh state", s.Name, s.Action, s.Reason)
 				}
 			}
-			if !offline[name] {
+			extra, ok := offline[name]
+			if !ok {
 				t.Skipf("%s needs the network, a model or code blocks to apply", name)
 			}
 			for i, want := range []string{"ok", "cached"} {
-				events := parseEvents(t, run("apply", "--auto-approve", "--json", dir))
+				events := parseEvents(t, run(append([]string{"apply", "--auto-approve", "--json", dir}, extra...)...))
 				last := events[len(events)-1]
 				if last.Type != "run_finished" || last.Status != "ok" {
 					t.Fatalf("apply %d ended with %+v", i+1, last)

@@ -1,0 +1,530 @@
+// Package jsrun runs the code of js blocks (runtime = "js", §3.1) in
+// process with goja.
+//
+// A block's source is compiled once (Compile; the Executor caches programs
+// by the hash of their source) and every call runs in a fresh goja
+// Runtime, so nothing a call does — to the global object, to the built-in
+// prototypes, to its own top-level variables — can be seen by another
+// call. A fresh runtime costs less than the 30 µs a trivial call may take
+// (goja builds its built-ins lazily), so there is no pool of runtimes
+// whose cleanliness would need proving.
+//
+// The source must define a function execute(input, ctx). input holds the
+// block's inputs, passed as JSON text and parsed by JSON.parse inside the
+// runtime; ctx is a frozen {step}. execute may return a Promise (or be
+// async): it is awaited by running the runtime's job queue to its end. The
+// result is serialised by JSON.stringify inside the runtime and decoded
+// into one value per output field; converting them to the declared types
+// is left to the caller.
+//
+// The globals are ECMAScript's, console.log (with the aliases info, warn,
+// error and debug), which writes to the call's log, at most 64 KiB per
+// call, and goja's GoError, an ordinary Error constructor. goja has no
+// require, timers, network, file system or process. The package never
+// hands a Go object to a runtime: only strings cross, and the console
+// functions, which are native functions. It disables source maps, whose
+// loader would read any file named by a sourceMappingURL comment in the
+// block or in code it evals.
+//
+// A call is interrupted when its context ends (timeouts and
+// cancellation), and its functions may nest 1,000 calls deep. Execute
+// runs the JavaScript on a goroutine of its own and returns at most a
+// second after the context ends even when the code is inside a built-in
+// function, which goja cannot interrupt; that goroutine is then abandoned
+// and ends when the built-in returns.
+//
+// What cannot be contained in process is the Go runtime's own limits.
+// One built-in call can ask for any amount of memory ('x'.repeat(2**40),
+// new ArrayBuffer(2**40)), and Go ends the process when an allocation
+// fails; a loop can fill memory before its timeout; some built-ins recurse
+// in Go on data the code builds (eval of deeply nested code, a call
+// through a long chain of bound functions) until the goroutine's stack
+// passes 1 GB, which also ends the process; and some take time quadratic
+// in their input (JSON.stringify of deeply nested objects) without
+// checking for interrupts. Compile refuses sources over 512 KiB and
+// brackets nested over 1,000 deep, which keeps goja's recursive parser
+// within its stack, but a source crafted to mislead that check can still
+// crash it. Untrusted code must therefore run in a worker process with
+// memory limits; this package is the engine such a worker runs.
+package jsrun
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// progName is the name goja gives the block's code in stack frames; frames
+// of other code (eval, Function, built-ins) are told apart by it.
+const progName = "block.js"
+
+// goja's parser and compiler recurse once per level of nesting, and Go
+// ends the process, rather than failing the parse, when a goroutine's
+// stack passes 1 GB. Brackets cost the parser about 4 KiB of stack a
+// level (a quarter of a million end the process); prefix operators,
+// assignments and the like a few hundred bytes.
+const (
+	// maxNesting bounds how deeply brackets and template substitutions
+	// may nest in a block's source.
+	maxNesting = 1000
+	// MaxSourceBytes bounds the size of a block's source, and with it
+	// the nesting of everything else: half a million levels of "!" need
+	// about 256 MiB of stack.
+	MaxSourceBytes = 512 << 10
+)
+
+// Program is a compiled js block: its code and where the code stands, so
+// that errors can name the block and the line of the flow file.
+type Program struct {
+	prog     *goja.Program
+	block    string
+	filename string
+	line0    int // the file's line of the source's first line
+}
+
+// Block is the name of the block the program was compiled from.
+func (p *Program) Block() string { return p.block }
+
+// Compile compiles a js block's source. The source must parse and define a
+// function execute (a function declaration, or a var, let or const named
+// execute); errors name the block and the line of the file holding the
+// source.
+func Compile(def *lang.BlockDef) (*Program, error) {
+	c := compileSource(def.Source)
+	if c.err != nil {
+		return nil, c.err.at(def)
+	}
+	return newProgram(def, c.prog), nil
+}
+
+// Check compiles a js block's source for validation and returns its errors
+// as diagnostics, with their subject at the line of the file (flow file or
+// source_file) where the problem is. It runs none of the code, and returns
+// nothing for blocks of other runtimes or without code (package lang
+// reports a missing source).
+func Check(def *lang.BlockDef) hcl.Diagnostics {
+	if def.Runtime != lang.RuntimeJS || def.Source == "" {
+		return nil
+	}
+	c := compileSource(def.Source)
+	if c.err == nil {
+		return nil
+	}
+	e := c.err.at(def)
+	summary := "Invalid JavaScript"
+	if c.err.kind == kindNoExecute {
+		summary = "Missing execute function"
+	}
+	rng := e.subject(def)
+	return hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  summary,
+		Detail:   fmt.Sprintf("In block %q: %s.", def.Name, strings.TrimSuffix(e.Message, ".")),
+		Subject:  &rng,
+	}}
+}
+
+func newProgram(def *lang.BlockDef, prog *goja.Program) *Program {
+	return &Program{prog: prog, block: def.Name, filename: def.SourceRange.Filename, line0: def.SourceLine}
+}
+
+// fileLine maps a line of the source to the line of the file holding it.
+func (p *Program) fileLine(srcLine int) int { return mapLine(p.line0, srcLine) }
+
+func mapLine(line0, srcLine int) int {
+	if srcLine <= 0 {
+		return 0
+	}
+	if line0 <= 0 {
+		return srcLine
+	}
+	return line0 + srcLine - 1
+}
+
+// Error is a problem with a js block's code or a call of it: a syntax
+// error, a missing execute function, an exception, a timeout, a result
+// that does not fit the outputs. It names the block and, when known, the
+// line of the file holding the source (the flow file for inline sources).
+type Error struct {
+	Block    string
+	Filename string // the file holding the source; set for compile errors
+	Line     int    // the line in that file; 0 when unknown
+	Message  string // e.g. "TypeError: Cannot read property 'x' of undefined"
+
+	srcLine, srcColumn int // where in the source, for diagnostics
+	err                error
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Filename != "" && e.Line > 0:
+		return fmt.Sprintf("block %q (%s:%d): %s", e.Block, e.Filename, e.Line, e.Message)
+	case e.Line > 0:
+		return fmt.Sprintf("block %q line %d: %s", e.Block, e.Line, e.Message)
+	}
+	return fmt.Sprintf("block %q: %s", e.Block, e.Message)
+}
+
+// Unwrap returns the cause, such as context.DeadlineExceeded.
+func (e *Error) Unwrap() error { return e.err }
+
+// subject is the range of the file to point a diagnostic at: the error's
+// column in its line when the line can be found in the file, else the
+// whole line, else the source attribute.
+func (e *Error) subject(def *lang.BlockDef) hcl.Range {
+	fallback := def.SourceRange
+	if e.Line <= 0 || def.SourceRange.Filename == "" {
+		return fallback
+	}
+	data, err := readFileCapped(def.SourceRange.Filename, 64<<20)
+	if err != nil {
+		return hcl.Range{Filename: def.SourceRange.Filename,
+			Start: hcl.Pos{Line: e.Line, Column: 1, Byte: fallback.Start.Byte},
+			End:   hcl.Pos{Line: e.Line, Column: 1, Byte: fallback.Start.Byte}}
+	}
+	start, end, ok := lineBounds(data, e.Line)
+	if !ok {
+		return fallback
+	}
+	lineText := string(data[start:end])
+	rng := hcl.Range{Filename: def.SourceRange.Filename,
+		Start: hcl.Pos{Line: e.Line, Column: 1, Byte: start},
+		End:   hcl.Pos{Line: e.Line, Column: utf8.RuneCountInString(lineText) + 1, Byte: end}}
+	// An inline source may be indented differently in the file (heredocs
+	// strip indentation): find the source's line in the file's to place
+	// the column.
+	srcText, ok := sourceLine(def.Source, e.srcLine)
+	if !ok || e.srcColumn <= 0 || strings.TrimSpace(srcText) == "" {
+		return rng
+	}
+	off := strings.Index(lineText, srcText)
+	if off < 0 {
+		return rng
+	}
+	col := runeOffset(srcText, e.srcColumn-1) // bytes into the source line
+	b := start + off + col
+	if b > end {
+		return rng
+	}
+	next := b
+	if next < end {
+		_, size := utf8.DecodeRune(data[next:end])
+		next += size
+	}
+	c := utf8.RuneCountInString(string(data[start:b])) + 1
+	rng.Start = hcl.Pos{Line: e.Line, Column: c, Byte: b}
+	rng.End = hcl.Pos{Line: e.Line, Column: c + 1, Byte: next}
+	if next == b {
+		rng.End.Column = c
+	}
+	return rng
+}
+
+func readFileCapped(path string, max int64) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > max {
+		return nil, errors.New("not a regular file of a reasonable size")
+	}
+	return os.ReadFile(path)
+}
+
+// lineBounds returns the byte offsets of the start and end (before the
+// newline) of a 1-based line.
+func lineBounds(data []byte, line int) (int, int, bool) {
+	start := 0
+	for l := 1; l < line; l++ {
+		i := bytes.IndexByte(data[start:], '\n')
+		if i < 0 {
+			return 0, 0, false
+		}
+		start += i + 1
+	}
+	end := start
+	for end < len(data) && data[end] != '\n' {
+		end++
+	}
+	if end > start && data[end-1] == '\r' {
+		end--
+	}
+	return start, end, true
+}
+
+func sourceLine(src string, line int) (string, bool) {
+	if line <= 0 {
+		return "", false
+	}
+	lines := strings.Split(src, "\n")
+	if line > len(lines) {
+		return "", false
+	}
+	return strings.TrimSuffix(lines[line-1], "\r"), true
+}
+
+// runeOffset is the byte offset of the n-th rune (0-based) of s, capped at
+// len(s). goja counts columns in characters.
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+// compiled is the outcome of compiling one source, shared by every block
+// with that source.
+type compiled struct {
+	prog *goja.Program
+	err  *srcError
+}
+
+type errKind int
+
+const (
+	kindSyntax errKind = iota
+	kindNoExecute
+)
+
+// srcError is a compile error, positioned in the source.
+type srcError struct {
+	kind         errKind
+	line, column int // in the source; 0 when unknown
+	msg          string
+}
+
+// at places a compile error in a block definition.
+func (e *srcError) at(def *lang.BlockDef) *Error {
+	return &Error{
+		Block: def.Name, Filename: def.SourceRange.Filename, Line: mapLine(def.SourceLine, e.line),
+		Message: e.msg, srcLine: e.line, srcColumn: e.column,
+	}
+}
+
+func sourceKey(src string) [32]byte { return sha256.Sum256([]byte(src)) }
+
+// compileSource parses and compiles a source and checks that it defines
+// execute, without running any of it.
+func compileSource(src string) (c *compiled) {
+	if len(src) > MaxSourceBytes {
+		return &compiled{err: &srcError{msg: fmt.Sprintf(
+			"the source is %d KiB; a js block's source may be at most %d KiB", (len(src)+1023)>>10, MaxSourceBytes>>10)}}
+	}
+	if depth, line := nesting(src); depth > maxNesting {
+		return &compiled{err: &srcError{line: line, msg: fmt.Sprintf(
+			"SyntaxError: brackets nest more than %d levels deep", maxNesting)}}
+	}
+	// Source maps stay off: a sourceMappingURL comment would make the
+	// parser read the file it names, and remap the lines errors report.
+	prg, err := parser.ParseFile(nil, progName, src, 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		var list parser.ErrorList
+		var one *parser.Error
+		switch {
+		case errors.As(err, &list) && len(list) > 0:
+			return &compiled{err: &srcError{line: list[0].Position.Line, column: list[0].Position.Column,
+				msg: "SyntaxError: " + list[0].Message}}
+		case errors.As(err, &one):
+			return &compiled{err: &srcError{line: one.Position.Line, column: one.Position.Column,
+				msg: "SyntaxError: " + one.Message}}
+		}
+		return &compiled{err: &srcError{msg: "SyntaxError: " + err.Error()}}
+	}
+	if !definesExecute(prg) {
+		return &compiled{err: &srcError{kind: kindNoExecute, line: 1,
+			msg: "the source does not define a function execute(input, ctx); declare one at the top level"}}
+	}
+	p, err := compileAST(prg)
+	if err != nil {
+		e := &srcError{msg: "SyntaxError: " + err.Error()}
+		var se *goja.CompilerSyntaxError
+		if errors.As(err, &se) {
+			e.msg = "SyntaxError: " + se.Message
+			if se.File != nil {
+				pos := se.File.Position(se.Offset)
+				e.line, e.column = pos.Line, pos.Column
+			}
+		}
+		return &compiled{err: e}
+	}
+	return &compiled{prog: p}
+}
+
+// compileAST compiles a parsed program; goja panics on some compile
+// errors, which become errors here.
+func compileAST(prg *ast.Program) (p *goja.Program, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			p, err = nil, fmt.Errorf("%v", x)
+		}
+	}()
+	return goja.CompileAST(prg, false)
+}
+
+// definesExecute reports whether the program declares execute at its top
+// level. Whether it is a function is checked when it runs.
+func definesExecute(prg *ast.Program) bool {
+	isExecute := func(list []*ast.Binding) bool {
+		for _, b := range list {
+			if id, ok := b.Target.(*ast.Identifier); ok && id.Name == "execute" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, st := range prg.Body {
+		switch st := st.(type) {
+		case *ast.FunctionDeclaration:
+			if st.Function != nil && st.Function.Name != nil && st.Function.Name.Name == "execute" {
+				return true
+			}
+		case *ast.VariableStatement:
+			if isExecute(st.List) {
+				return true
+			}
+		case *ast.LexicalDeclaration:
+			if isExecute(st.List) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nesting returns the deepest nesting of brackets and template
+// substitutions in a source, and the line where it is deepest. It skips
+// strings, template text, comments and regular expression literals (told
+// from division by the character before them, as tokenizers without a
+// parser do). It guards the parser against sources that would exhaust its
+// stack, and gives them a readable error; it is not a tokenizer, and a
+// source crafted to mislead it can still reach the parser (see the package
+// documentation on what a worker process is for).
+func nesting(src string) (max, maxLine int) {
+	var stack []byte // open brackets; '$' for a template substitution
+	line := 1
+	var prev byte // the last significant character of code
+	push := func(c byte) {
+		stack = append(stack, c)
+		if len(stack) > max {
+			max, maxLine = len(stack), line
+		}
+	}
+	// skipTemplate scans template text from i (after the backquote or the
+	// closing brace of a substitution) and returns the index of the
+	// closing backquote or of the "{" opening a substitution, which it
+	// pushes.
+	skipTemplate := func(i int) int {
+		for ; i < len(src); i++ {
+			switch src[i] {
+			case '\\':
+				i++
+				if i < len(src) && src[i] == '\n' {
+					line++
+				}
+			case '\n':
+				line++
+			case '`':
+				return i
+			case '$':
+				if i+1 < len(src) && src[i+1] == '{' {
+					push('$')
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '\n':
+			line++
+			continue
+		case ' ', '\t', '\r', '\f', '\v':
+			continue
+		case '(', '[', '{':
+			push(c)
+		case ')', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case '}':
+			if len(stack) > 0 {
+				top := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if top == '$' {
+					i = skipTemplate(i + 1)
+				}
+			}
+		case '`':
+			i = skipTemplate(i + 1)
+		case '\'', '"':
+			for i++; i < len(src) && src[i] != c && src[i] != '\n'; i++ {
+				if src[i] == '\\' {
+					i++
+					if i < len(src) && src[i] == '\n' {
+						line++
+					}
+				}
+			}
+			if i < len(src) && src[i] == '\n' {
+				line++
+			}
+		case '/':
+			switch {
+			case i+1 < len(src) && src[i+1] == '/':
+				for i < len(src) && src[i] != '\n' {
+					i++
+				}
+				line++
+				continue // comments leave prev as it was
+			case i+1 < len(src) && src[i+1] == '*':
+				end := strings.Index(src[i+2:], "*/")
+				if end < 0 {
+					return max, maxLine
+				}
+				line += strings.Count(src[i:i+2+end], "\n")
+				i += end + 3
+				continue
+			case regexCanStart(prev):
+				class := false
+				for i++; i < len(src) && src[i] != '\n'; i++ {
+					if src[i] == '\\' {
+						i++
+					} else if src[i] == '[' {
+						class = true
+					} else if src[i] == ']' {
+						class = false
+					} else if src[i] == '/' && !class {
+						break
+					}
+				}
+				if i < len(src) && src[i] == '\n' {
+					line++
+				}
+				c = 'a' // a slash after a literal divides
+			}
+		}
+		prev = c
+	}
+	return max, maxLine
+}
+
+// regexCanStart reports whether a slash after prev starts a regular
+// expression literal rather than a division.
+func regexCanStart(prev byte) bool {
+	return prev == 0 || strings.IndexByte("(,=:[!&|?{};+-*%<>~^", prev) >= 0
+}
