@@ -732,7 +732,7 @@ input "table" {
 
 block "work" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "item" {
     type = string
   }
@@ -832,7 +832,7 @@ flow "conditional" {}
 
 block "probe" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "v" {
     type = string
   }
@@ -951,7 +951,7 @@ output "per_map_dep" {
 const ctWorkBlock = `
 block "work" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "item" {
     type = string
   }
@@ -1195,7 +1195,7 @@ flow "many" {}
 
 block "work" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "i" {
     type = number
   }
@@ -1252,7 +1252,7 @@ input "raw" {
 
 block "flaky" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "name" {
     type = string
   }
@@ -1266,7 +1266,7 @@ block "flaky" {
 
 block "num" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "n" {
     type = number
   }
@@ -1424,7 +1424,7 @@ flow "timeouts" {}
 
 block "hang" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   timeout = "30ms"
   input "name" {
     type = string
@@ -1484,7 +1484,7 @@ input "n" {
 
 block "double" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "x" {
     type = number
   }
@@ -1894,7 +1894,7 @@ memory "constant" {
 
 block "maybe" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "fail" {
     type = bool
   }
@@ -2069,7 +2069,7 @@ flow "locals" {}
 
 block "slow" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "v" {
     type = string
   }
@@ -2306,7 +2306,7 @@ memory "count" {
 
 block "blocker" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "name" {
     type = string
   }

@@ -197,7 +197,7 @@ flow "eager" {}
 
 block "gate" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "name" {
     type = string
   }
@@ -266,7 +266,7 @@ flow "fail" {}
 
 block "boom" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "n" {
     type = number
   }
@@ -350,7 +350,7 @@ flow "retry" {}
 
 block "flaky" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "mode" {
     type = string
   }
@@ -445,7 +445,7 @@ flow "bounded" {}
 
 block "track" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "i" {
     type = number
   }
@@ -538,7 +538,7 @@ input "raw" {
 
 block "urls" {
   runtime = "js"
-  source  = "-"
+  source  = "function execute(input) { return {} }"
   input "items" {
     type = list(object({ url = string }))
   }
