@@ -2,7 +2,6 @@ package compiler
 
 import (
 	"github.com/flowctl/flowctl/lang"
-	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -49,45 +48,6 @@ func (p *Plan) WouldRun() bool {
 	n := p.Counts()
 	return n[ActionRun]+n[ActionUnknown] > 0
 }
-
-// StaticPlan evaluates each step's when condition with the resolved inputs
-// (other steps' outputs are still unknown): a step whose condition is
-// already false would be skipped, every other step would run.
-func (p *Program) StaticPlan(inputs map[string]cty.Value) (*Plan, hcl.Diagnostics) {
-	plan := &Plan{Program: p, Inputs: inputs}
-	scope := NewScope(p, &planValues{staticValues{inputs: inputs}})
-	var diags hcl.Diagnostics
-	for _, s := range p.Steps {
-		ps := &PlannedStep{Step: s, Action: ActionRun, Instances: 1}
-		if s.ForEach != nil {
-			ps.Instances = -1
-		}
-		if s.When != nil {
-			var each *Each
-			if s.ForEach != nil {
-				each = &Each{Key: cty.DynamicVal, Value: cty.DynamicVal}
-			}
-			v, _, d := scope.Eval(s.When, each)
-			diags = append(diags, d...)
-			if !d.HasErrors() {
-				v, _ = v.UnmarkDeep()
-				if v.IsKnown() && !v.IsNull() && v.Type() == cty.Bool && v.False() {
-					ps.Action, ps.Reason = ActionSkip, "when is false"
-				}
-			}
-		}
-		plan.Steps = append(plan.Steps, ps)
-	}
-	return plan, Normalize(diags)
-}
-
-// planValues are known inputs and unknown everything else; a step is its
-// compile-time value.
-type planValues struct {
-	staticValues
-}
-
-func (pv *planValues) Step(s *Step) cty.Value { return s.Value }
 
 // LLMCalls counts the model calls a run would make at least: one per
 // instance of each llm step that would run (retries and re-asks add more).
