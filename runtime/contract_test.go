@@ -34,21 +34,7 @@ import (
 // directory and compiles it.
 func ctCompile(t *testing.T, src string, files map[string]string) *compiler.Program {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	path := filepath.Join(dir, "contract.flow.hcl")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog, diags := compiler.Compile(path, compiler.Options{})
-	if diags.HasErrors() {
-		t.Fatalf("compile: %s", diags.Error())
-	}
-	return prog
+	return compileFiles(t, "contract.flow.hcl", src, files)
 }
 
 // ctInputs resolves the flow's inputs with the given values (the defaults

@@ -22,8 +22,20 @@ import (
 // compile compiles a flow from source in a temporary directory.
 func compile(t *testing.T, src string) *compiler.Program {
 	t.Helper()
+	return compileFiles(t, "test.flow.hcl", src, nil)
+}
+
+// compileFiles writes a flow file named name and the given other files to
+// a temporary directory and compiles the flow.
+func compileFiles(t *testing.T, name, src string, files map[string]string) *compiler.Program {
+	t.Helper()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "test.flow.hcl")
+	for f, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
