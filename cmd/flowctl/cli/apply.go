@@ -147,11 +147,13 @@ running steps and keeps what finished.`,
 // executors are the executors of this build: the built-ins, and one LLM
 // executor (configured from the environment) for the llm built-in and llm
 // blocks, so that they share its concurrency and rate limits. logPrompts,
-// when set, receives a JSON line per LLM round trip.
-func executors(logPrompts io.Writer, sandbox string) (*blocks.Executors, error) {
+// when set, receives a JSON line per LLM round trip. The returned function
+// releases what the executors hold (sandbox worker processes); call it when
+// the run is over.
+func executors(logPrompts io.Writer, sandbox string) (*blocks.Executors, func(), error) {
 	cfg, err := llm.ConfigFromEnv(os.LookupEnv)
 	if err != nil {
-		return nil, usagef("%s", err)
+		return nil, nil, usagef("%s", err)
 	}
 	cfg.LogPrompts = logPrompts
 	model := llm.NewExecutor(cfg)
@@ -166,9 +168,9 @@ func executors(logPrompts io.Writer, sandbox string) (*blocks.Executors, error) 
 		ex.Runtimes[lang.RuntimeGo] = noIsolation
 		ex.Runtimes[lang.RuntimeJS] = noIsolation
 	default:
-		return nil, usagef("unknown --sandbox %q: use isolated or inprocess", sandbox)
+		return nil, nil, usagef("unknown --sandbox %q: use isolated or inprocess", sandbox)
 	}
-	return ex, nil
+	return ex, func() {}, nil
 }
 
 // Sandbox modes for code blocks.
@@ -186,7 +188,7 @@ var noIsolation = blocks.ExecutorFunc(func(_ context.Context, call *blocks.Call)
 
 // defaultExecutors are the executors for plan, which runs nothing.
 func defaultExecutors() *blocks.Executors {
-	ex, err := executors(nil, sandboxIsolated)
+	ex, _, err := executors(nil, sandboxIsolated)
 	if err != nil {
 		return &blocks.Executors{Builtins: blocks.BuiltinExecutors()}
 	}

@@ -94,7 +94,7 @@ func (f *runFlags) start(s streams, jsonOut bool, parallelism int) (*flowLoader,
 }
 
 // runExecutors opens the --log-prompts file, if any, and returns the
-// executors and a function that closes the log.
+// executors and a function that releases them and closes the log.
 func (f *runFlags) runExecutors() (*blocks.Executors, func(), error) {
 	logFile, err := openPromptLog(f.logPrompts)
 	if err != nil {
@@ -105,10 +105,10 @@ func (f *runFlags) runExecutors() (*blocks.Executors, func(), error) {
 			logFile.Close()
 		}
 	}
-	ex, err := executors(writerOrNil(logFile), f.sandbox)
+	ex, release, err := executors(writerOrNil(logFile), f.sandbox)
 	if err != nil {
 		closeLog()
 		return nil, nil, err
 	}
-	return ex, closeLog, nil
+	return ex, func() { release(); closeLog() }, nil
 }
