@@ -26,6 +26,13 @@ const (
 	RuntimeLLM = "llm"
 )
 
+// Where code blocks run (the sandbox argument of a block, and flowctl's
+// --sandbox flag).
+const (
+	SandboxIsolated  = "isolated"
+	SandboxInProcess = "inprocess"
+)
+
 // Runtimes lists the runtimes, for messages and suggestions.
 var Runtimes = []string{RuntimeGo, RuntimeJS, RuntimeLLM}
 
@@ -50,6 +57,10 @@ type BlockDef struct {
 	SourceRange hcl.Range
 	SourceLine  int
 	SourceFile  string // the path given in source_file, if any
+	// Sandbox is where a go or js block's code runs: SandboxIsolated
+	// (worker processes, the default) or SandboxInProcess (inside flowctl,
+	// for code that has been reviewed). Empty when not set.
+	Sandbox string
 
 	Prompt      hcl.Expression // llm: template over input.*
 	System      hcl.Expression // llm: optional template over input.*
@@ -88,7 +99,7 @@ var blockDefSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "description"}, {Name: "use_when"}, {Name: "tags"},
 		{Name: "runtime", Required: true}, {Name: "timeout"},
-		{Name: "source"}, {Name: "source_file"},
+		{Name: "source"}, {Name: "source_file"}, {Name: "sandbox"},
 		{Name: "prompt"}, {Name: "system"},
 		{Name: "model"}, {Name: "temperature"}, {Name: "max_tokens"},
 	},
@@ -157,6 +168,13 @@ func DecodeBlockDef(b *hcl.Block) (*BlockDef, hcl.Diagnostics) {
 		case "source_file":
 			sourceFileAttr = a
 			def.SourceFile, d = stringAttr(a)
+		case "sandbox":
+			def.Sandbox, d = stringAttr(a)
+			if !d.HasErrors() && def.Sandbox != SandboxIsolated && def.Sandbox != SandboxInProcess {
+				d = Error(a.Expr.Range(), "Unknown sandbox",
+					"The sandbox %s is not known; a code block runs \"isolated\" (in worker processes, the default) or \"inprocess\" (inside flowctl, for reviewed code).%s",
+					quote(def.Sandbox), Suggest(def.Sandbox, []string{SandboxIsolated, SandboxInProcess}))
+			}
 		case "prompt":
 			def.Prompt = a.Expr
 		case "system":
@@ -236,7 +254,7 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 			diags = append(diags, Error(def.RuntimeRange, "Missing prompt",
 				"A block with runtime \"llm\" needs a prompt: a template over its inputs, such as prompt = \"Summarize: ${input.text}\".")...)
 		}
-		for _, name := range []string{"source", "source_file"} {
+		for _, name := range []string{"source", "source_file", "sandbox"} {
 			if a, ok := attrs[name]; ok {
 				diags = append(diags, Error(a.NameRange, "Unexpected argument",
 					"The %s argument is only for blocks with runtime \"go\" or \"js\"; block %s has runtime \"llm\".", name, quote(def.Name))...)

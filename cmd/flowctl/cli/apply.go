@@ -13,6 +13,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
+	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
 	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -160,31 +161,29 @@ func executors(logPrompts io.Writer, sandbox string) (*blocks.Executors, func(),
 	b := blocks.BuiltinExecutors()
 	b["llm"] = model
 	ex := &blocks.Executors{Builtins: b, Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: model}}
+	release := func() {}
 	switch sandbox {
 	case sandboxInProcess:
 		ex.Runtimes[lang.RuntimeGo] = gorun.NewExecutor()
 		ex.Runtimes[lang.RuntimeJS] = jsrun.NewExecutor()
 	case sandboxIsolated:
-		ex.Runtimes[lang.RuntimeGo] = noIsolation
-		ex.Runtimes[lang.RuntimeJS] = noIsolation
+		pool := isolate.New(isolate.Options{Notice: func(msg string) {
+			fmt.Fprintf(os.Stderr, "Warning: %s.\n", msg)
+		}})
+		ex.Runtimes[lang.RuntimeGo] = isolate.Route(pool, gorun.NewExecutor())
+		ex.Runtimes[lang.RuntimeJS] = isolate.Route(pool, jsrun.NewExecutor())
+		release = func() { pool.Close() }
 	default:
 		return nil, nil, usagef("unknown --sandbox %q: use isolated or inprocess", sandbox)
 	}
-	return ex, func() {}, nil
+	return ex, release, nil
 }
 
-// Sandbox modes for code blocks.
+// Sandbox modes for code blocks (--sandbox).
 const (
-	sandboxIsolated  = "isolated"
-	sandboxInProcess = "inprocess"
+	sandboxIsolated  = lang.SandboxIsolated
+	sandboxInProcess = lang.SandboxInProcess
 )
-
-// noIsolation runs code blocks when isolated workers are asked for: this
-// build has none, so it says how to run reviewed code instead.
-var noIsolation = blocks.ExecutorFunc(func(_ context.Context, call *blocks.Call) (*blocks.Result, error) {
-	return nil, fmt.Errorf("block %q has runtime %q: code blocks run in isolated worker processes, which this build does not have yet; to run code you have reviewed inside the flowctl process, pass --sandbox=inprocess",
-		call.Block.Name, call.Block.Runtime)
-})
 
 // defaultExecutors are the executors for plan, which runs nothing.
 func defaultExecutors() *blocks.Executors {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
 	"github.com/spf13/cobra"
 )
 
@@ -38,6 +39,9 @@ type streams struct {
 // Main runs flowctl with the process's arguments and streams and returns
 // the exit code.
 func Main() int {
+	if len(os.Args) > 1 && os.Args[1] == isolate.WorkerArg {
+		return isolate.Main(os.Args[2:])
+	}
 	return Run(os.Args[1:], streams{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 }
 

@@ -37,7 +37,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 func (f *runFlags) registerRun(cmd *cobra.Command) {
 	f.register(cmd)
 	cmd.Flags().StringVar(&f.logPrompts, "log-prompts", "", "append one JSON line per LLM round trip (request, response, duration, tokens, error) to this file, sensitive values redacted")
-	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (worker processes; not in this build yet) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
+	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (confined worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
 }
 
 // stateDirFor is the state directory of a flow.

@@ -8,12 +8,17 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 var updateScripts = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
 
 func TestMain(m *testing.M) {
+	// Sandbox workers are this test binary too.
+	if len(os.Args) > 1 && os.Args[1] == isolate.WorkerArg {
+		os.Exit(isolate.Main(os.Args[2:]))
+	}
 	// The end-to-end tests run flowctl as a child process by re-executing
 	// this test binary with FLOWCTL_TEST_MAIN set.
 	if os.Getenv("FLOWCTL_TEST_MAIN") == "1" {

@@ -1,0 +1,109 @@
+//go:build linux && (amd64 || arm64)
+
+package isolate
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// maxOpenFiles is the worker's RLIMIT_NOFILE: the protocol pipes and what
+// the Go runtime opens for itself, with room to spare, but no more.
+const maxOpenFiles = 32
+
+// confine applies the worker's limits to itself and returns the layers it
+// had to go without, each with the reason. It runs before the first
+// request is read.
+func confine(l limits) (missing []string) {
+	debug.SetMaxStack(l.maxStack)
+	// The garbage collector works harder as the heap nears the budget;
+	// RLIMIT_AS is the hard stop.
+	debug.SetMemoryLimit(l.memory)
+	if err := os.Chdir("/"); err != nil {
+		missing = append(missing, "a neutral working directory ("+err.Error()+")")
+	}
+	if vm, err := virtualSize(); err != nil {
+		missing = append(missing, "the memory limit ("+err.Error()+")")
+	} else if err := setLimit(unix.RLIMIT_AS, uint64(vm+l.memory)); err != nil {
+		missing = append(missing, "the memory limit ("+err.Error()+")")
+	}
+	cpu := uint64((l.cpu + time.Second - 1) / time.Second)
+	for _, r := range []struct {
+		res  int
+		max  uint64
+		name string
+	}{
+		{unix.RLIMIT_CPU, cpu, "the CPU time limit"},
+		{unix.RLIMIT_FSIZE, 0, "the file size limit"},
+		{unix.RLIMIT_CORE, 0, "the core dump limit"},
+		{unix.RLIMIT_NOFILE, maxOpenFiles, "the open file limit"},
+	} {
+		if err := setLimit(r.res, r.max); err != nil {
+			missing = append(missing, r.name+" ("+err.Error()+")")
+		}
+	}
+	if err := restrictLandlock(); err != nil {
+		missing = append(missing, "Landlock file system and network rules ("+err.Error()+")")
+	}
+	if err := installSeccomp(); err != nil {
+		missing = append(missing, "the seccomp system call filter ("+err.Error()+")")
+	}
+	return missing
+}
+
+func setLimit(res int, n uint64) error {
+	return unix.Setrlimit(res, &unix.Rlimit{Cur: n, Max: n})
+}
+
+// virtualSize is the process's current virtual memory size in bytes, from
+// /proc/self/status.
+func virtualSize() (int64, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := bytes.Fields(sc.Bytes())
+		if len(f) >= 2 && string(f[0]) == "VmSize:" {
+			kb, err := strconv.ParseInt(string(f[1]), 10, 64)
+			if err != nil {
+				return 0, err
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("no VmSize in /proc/self/status")
+}
+
+// restrictLandlock denies every file system access, TCP bind and connect,
+// and signals and abstract sockets outside the worker, as far as the
+// kernel's Landlock supports.
+func restrictLandlock() error {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
+		if err == nil {
+			err = fmt.Errorf("ABI version %d", abi)
+		}
+		return fmt.Errorf("not available on this kernel: %w", err)
+	}
+	return landlock.V11.BestEffort().Restrict()
+}
+
+// cpuUsed is the CPU time the worker has used.
+func cpuUsed() time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,13 @@
+//go:build !linux || !(amd64 || arm64)
+
+package isolate
+
+import "time"
+
+// confine has no confinement layers to apply on this system; the worker
+// still runs code in a process of its own, under the parent's timeouts.
+func confine(l limits) []string {
+	return []string{"resource limits, Landlock and seccomp (not available on this system)"}
+}
+
+func cpuUsed() time.Duration { return 0 }

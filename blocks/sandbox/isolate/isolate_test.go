@@ -1,0 +1,370 @@
+package isolate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// probeArg makes the test binary confine itself like a worker and then try
+// what the confinement must stop, printing one line per attempt.
+const probeArg = "__isolate-probe"
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case WorkerArg:
+			os.Exit(Main(os.Args[2:]))
+		case probeArg:
+			os.Exit(probe())
+		}
+	}
+	os.Exit(m.Run())
+}
+
+// probe confines the process and reports what it can still do.
+func probe() int {
+	missing := confine(limits{memory: DefaultMemory, cpu: time.Minute, maxStack: defaultStack})
+	fmt.Println("missing:", strings.Join(missing, "; "))
+	if _, err := os.ReadFile("/etc/passwd"); err != nil {
+		fmt.Println("read: denied")
+	} else {
+		fmt.Println("read: allowed")
+	}
+	if err := os.WriteFile("/tmp/isolate-probe", []byte("x"), 0o600); err != nil {
+		fmt.Println("write: denied")
+	} else {
+		fmt.Println("write: allowed")
+	}
+	if c, err := net.DialTimeout("tcp", os.Getenv("PROBE_ADDR"), time.Second); err != nil {
+		fmt.Println("dial: denied")
+	} else {
+		c.Close()
+		fmt.Println("dial: allowed")
+	}
+	if err := exec.Command("/bin/true").Run(); err != nil {
+		fmt.Println("exec: denied")
+	} else {
+		fmt.Println("exec: allowed")
+	}
+	return 0
+}
+
+// block decodes a block definition from flow-file text.
+func block(t testing.TB, text string) *blocks.Block {
+	t.Helper()
+	f, diags := hclsyntax.ParseConfig([]byte(text), "flow.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	content, diags := f.Body.Content(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "block", LabelNames: []string{"name"}}}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	def, diags := lang.DecodeBlockDef(content.Blocks[0])
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	b, diags := blocks.FromDef(def)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return b
+}
+
+// jsBlock is block "x" with input "n" (number) and output "out" (any); the
+// code's first line is line 5 of flow.hcl.
+func jsBlock(t testing.TB, js string) *blocks.Block {
+	return block(t, `block "x" {
+  runtime = "js"
+  input "n" { type = number }
+  output "out" { type = any }
+  source = <<-JS
+`+js+`
+  JS
+}
+`)
+}
+
+// goBlock is block "g" with input "n" (number) and output "out" (any),
+// Execute's body given.
+func goBlock(t testing.TB, imports, body string) *blocks.Block {
+	return block(t, `block "g" {
+  runtime = "go"
+  input "n" { type = number }
+  output "out" { type = any }
+  source = <<-GO
+package block
+
+import (
+	"context"
+`+imports+`
+)
+
+func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+`+body+`
+}
+  GO
+}
+`)
+}
+
+func newPool(t testing.TB, o Options) *Pool {
+	t.Helper()
+	if len(o.Command) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Command = []string{exe, WorkerArg}
+	}
+	p := New(o)
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func callOf(b *blocks.Block, n float64) *blocks.Call {
+	return &blocks.Call{Block: b, Inputs: map[string]cty.Value{"n": cty.NumberFloatVal(n)}, Outputs: b.Outputs, Step: "s"}
+}
+
+func run(t testing.TB, p *Pool, b *blocks.Block, n float64, timeout time.Duration) (cty.Value, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	res, err := p.Execute(ctx, callOf(b, n))
+	if err != nil {
+		return cty.NilVal, err
+	}
+	return res.Outputs["out"], nil
+}
+
+func TestJSAndGoCalls(t *testing.T) {
+	p := newPool(t, Options{Size: 2})
+	js := jsBlock(t, `function execute(input) { return { out: { twice: input.n * 2, s: "é" + input.n } } }`)
+	g := goBlock(t, `"strconv"`, `return map[string]any{"out": []any{input["n"].(float64) + 1, strconv.Itoa(3)}}, nil`)
+	for i := range 5 {
+		v, err := run(t, p, js, float64(i), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := cty.ObjectVal(map[string]cty.Value{"twice": cty.NumberIntVal(int64(2 * i)), "s": cty.StringVal(fmt.Sprint("é", i))})
+		if !v.RawEquals(want) {
+			t.Fatalf("js: got %#v, want %#v", v, want)
+		}
+		v, err = run(t, p, g, float64(i), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = cty.TupleVal([]cty.Value{cty.NumberIntVal(int64(i + 1)), cty.StringVal("3")})
+		if !v.RawEquals(want) {
+			t.Fatalf("go: got %#v, want %#v", v, want)
+		}
+	}
+	if n := p.Spawned(); n < 1 || n > 2 {
+		t.Errorf("spawned %d workers for sequential calls, want 1 or 2", n)
+	}
+}
+
+func TestLogLinesAreRedacted(t *testing.T) {
+	p := newPool(t, Options{Size: 1})
+	js := jsBlock(t, `function execute(input) { console.log("token", "s3cret"); return { out: 1 } }`)
+	var lines []string
+	call := callOf(js, 1)
+	call.Log = func(l string) { lines = append(lines, l) }
+	call.Redact = func(s string) string { return strings.ReplaceAll(s, "s3cret", "(sensitive)") }
+	if _, err := p.Execute(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 1 || lines[0] != "token (sensitive)" {
+		t.Fatalf("log lines %q", lines)
+	}
+}
+
+func TestErrorsNameBlockAndLine(t *testing.T) {
+	p := newPool(t, Options{Size: 1})
+	js := jsBlock(t, "function execute(input) {\n  throw new TypeError('bad ' + input.n)\n}")
+	_, err := run(t, p, js, 7, 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), `block "x"`) || !strings.Contains(err.Error(), "line 7") || !strings.Contains(err.Error(), "TypeError: bad 7") {
+		t.Fatalf("error %v", err)
+	}
+	g := goBlock(t, `"errors"`, `return nil, errors.New("no good")`)
+	_, err = run(t, p, g, 1, 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), `block "g" returned an error: no good`) {
+		t.Fatalf("error %v", err)
+	}
+	// The worker serves on after code errors.
+	if p.Spawned() != 1 {
+		t.Errorf("spawned %d workers, want 1", p.Spawned())
+	}
+}
+
+func TestTimeoutReplacesWorker(t *testing.T) {
+	p := newPool(t, Options{Size: 1})
+	loop := jsBlock(t, `function execute(input) { for (;;) { try { while (true) {} } catch (e) {} } }`)
+	start := time.Now()
+	_, err := run(t, p, loop, 1, 300*time.Millisecond)
+	if !errors.Is(err, context.DeadlineExceeded) && (err == nil || !strings.Contains(err.Error(), "timeout")) {
+		t.Fatalf("error %v", err)
+	}
+	if d := time.Since(start); d > 300*time.Millisecond+time.Second {
+		t.Fatalf("took %s", d)
+	}
+	ok := jsBlock(t, `function execute(input) { return { out: input.n } }`)
+	if v, err := run(t, p, ok, 3, 5*time.Second); err != nil || !v.RawEquals(cty.NumberIntVal(3)) {
+		t.Fatalf("after a timeout: %#v, %v", v, err)
+	}
+	if p.Spawned() != 2 {
+		t.Errorf("spawned %d workers, want 2 (the timed-out one replaced)", p.Spawned())
+	}
+}
+
+func TestMemoryBombsKillOnlyTheirWorker(t *testing.T) {
+	p := newPool(t, Options{Size: 2, Memory: 128 << 20})
+	cases := map[string]*blocks.Block{
+		"repeat":   jsBlock(t, `function execute(input) { return { out: 'x'.repeat(2 ** 40).length } }`),
+		"doubling": jsBlock(t, `function execute(input) { let s = 'xy'; for (;;) { s = s + s } }`),
+		"growth":   jsBlock(t, `function execute(input) { const a = []; for (;;) { a.push(new Array(100000).fill(1)) } }`),
+		"go make":  goBlock(t, ``, `b := make([]byte, 1<<40); return map[string]any{"out": len(b)}, nil`),
+		"go grow":  goBlock(t, ``, "var keep [][]byte\nfor {\n keep = append(keep, make([]byte, 1<<20))\n}"),
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := run(t, p, b, 1, 20*time.Second)
+			if err == nil || !strings.Contains(err.Error(), "memory limit") {
+				t.Fatalf("error %v", err)
+			}
+		})
+	}
+	ok := jsBlock(t, `function execute(input) { return { out: input.n } }`)
+	if v, err := run(t, p, ok, 3, 5*time.Second); err != nil || !v.RawEquals(cty.NumberIntVal(3)) {
+		t.Fatalf("after the bombs: %#v, %v", v, err)
+	}
+}
+
+func TestDeepRecursion(t *testing.T) {
+	p := newPool(t, Options{Size: 1})
+	g := goBlock(t, ``, "var f func(int) int\nf = func(n int) int { return f(n+1) + 1 }\nreturn map[string]any{\"out\": f(0)}, nil")
+	_, err := run(t, p, g, 1, 2*time.Second)
+	if err == nil || !(strings.Contains(err.Error(), "stack") || strings.Contains(err.Error(), "memory") || strings.Contains(err.Error(), "recursion deeper") || strings.Contains(err.Error(), "timeout")) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestOversizedReply(t *testing.T) {
+	p := newPool(t, Options{Size: 1, MaxMessage: 1 << 20})
+	js := jsBlock(t, `function execute(input) { return { out: 'x'.repeat(2 << 20) } }`)
+	_, err := run(t, p, js, 1, 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "more than 1048576 bytes") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestConcurrentCalls(t *testing.T) {
+	p := newPool(t, Options{Size: 3})
+	js := jsBlock(t, `function execute(input) { return { out: input.n + 1 } }`)
+	var wg sync.WaitGroup
+	errs := make(chan error, 60)
+	for i := range 60 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := run(t, p, js, float64(i), 10*time.Second)
+			if err == nil && !v.RawEquals(cty.NumberIntVal(int64(i+1))) {
+				err = fmt.Errorf("call %d got %#v", i, v)
+			}
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n := p.Spawned(); n > 3 {
+		t.Errorf("spawned %d workers, size is 3", n)
+	}
+}
+
+func TestCloseKillsWorkers(t *testing.T) {
+	p := newPool(t, Options{Size: 2})
+	loop := jsBlock(t, `function execute(input) { while (true) {} }`)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := run(t, p, loop, 1, time.Minute)
+		errc <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	p.mu.Lock()
+	var pids []int
+	for w := range p.live {
+		pids = append(pids, w.cmd.Process.Pid)
+	}
+	p.mu.Unlock()
+	p.Close()
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Fatal("the running call succeeded")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the running call did not end after Close")
+	}
+	if len(pids) == 0 {
+		t.Fatal("no live worker")
+	}
+	for _, pid := range pids {
+		deadline := time.Now().Add(2 * time.Second)
+		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("worker %d still exists", pid)
+		}
+	}
+}
+
+func TestConfinement(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe, probeArg)
+	cmd.Env = []string{"PROBE_ADDR=" + ln.Addr().String()}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	t.Logf("%s", out)
+	for _, want := range []string{"read: denied", "write: denied", "dial: denied", "exec: denied"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("probe output lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,254 @@
+package isolate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
+)
+
+// Defaults of [Options].
+const (
+	DefaultMemory     = 256 << 20 // bytes a worker may grow by after start-up
+	DefaultCPU        = 5 * time.Minute
+	DefaultMaxCalls   = 10000
+	DefaultMaxMessage = 32 << 20
+	DefaultGrace      = 250 * time.Millisecond
+	defaultStack      = 64 << 20
+	// maxCallLog is how much log text one call may send; the code blocks'
+	// own caps are lower, so this stops only a misbehaving worker.
+	maxCallLog = 1 << 20
+	// spawnTimeout bounds a worker's start-up, confinement included.
+	spawnTimeout = 10 * time.Second
+)
+
+// Options configure a [Pool]. The zero value is ready to use.
+type Options struct {
+	// Command is the worker's program and the arguments before the
+	// worker's own; default: this executable and [WorkerArg].
+	Command []string
+	// Size is how many workers may run at once; default: the number of
+	// CPUs, at least 2.
+	Size int
+	// Memory is how many bytes a worker's address space may grow by after
+	// it has started (RLIMIT_AS), and the Go heap's soft limit.
+	Memory int64
+	// CPU is the CPU time a worker may use over its life (RLIMIT_CPU); a
+	// worker that has used half of it is replaced after its call.
+	CPU time.Duration
+	// MaxCalls replaces a worker after that many calls.
+	MaxCalls int
+	// MaxMessage caps a reply (the outputs) in bytes.
+	MaxMessage int
+	// Grace is how long a worker has, after a call's deadline, to report
+	// its own timeout before it is killed.
+	Grace time.Duration
+	// NoNamespaces spawns workers without a new user and network
+	// namespace.
+	NoNamespaces bool
+	// Notice is told, once each, of confinement layers the workers run
+	// without on this system.
+	Notice func(string)
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if len(o.Command) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return o, fmt.Errorf("cannot find the flowctl executable to start sandbox workers: %w", err)
+		}
+		o.Command = []string{exe, WorkerArg}
+	}
+	if o.Size <= 0 {
+		o.Size = max(2, runtime.NumCPU())
+	}
+	if o.Memory <= 0 {
+		o.Memory = DefaultMemory
+	}
+	if o.CPU <= 0 {
+		o.CPU = DefaultCPU
+	}
+	if o.MaxCalls <= 0 {
+		o.MaxCalls = DefaultMaxCalls
+	}
+	if o.MaxMessage <= 0 {
+		o.MaxMessage = DefaultMaxMessage
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
+	return o, nil
+}
+
+// Pool runs go and js blocks in worker processes. It is safe for
+// concurrent use; each worker serves one call at a time.
+type Pool struct {
+	opts    Options
+	optsErr error
+
+	idle   chan *proc    // workers waiting for a call
+	tokens chan struct{} // room for one more worker each
+
+	mu     sync.Mutex
+	live   map[*proc]bool
+	closed bool
+	said   map[string]bool
+	noNS   atomic.Bool // namespaces failed once: don't try again
+
+	nextID  atomic.Uint64
+	spawned atomic.Int64
+}
+
+var _ blocks.Executor = (*Pool)(nil)
+
+// New returns a pool; workers are started when calls need them.
+func New(opts Options) *Pool {
+	o, err := opts.withDefaults()
+	p := &Pool{
+		opts: o, optsErr: err,
+		idle:   make(chan *proc, max(o.Size, 1)),
+		tokens: make(chan struct{}, max(o.Size, 1)),
+		live:   map[*proc]bool{},
+		said:   map[string]bool{},
+	}
+	for range cap(p.tokens) {
+		p.tokens <- struct{}{}
+	}
+	p.noNS.Store(o.NoNamespaces)
+	return p
+}
+
+// Spawned is how many workers the pool has started.
+func (p *Pool) Spawned() int64 { return p.spawned.Load() }
+
+// Execute runs one call of a go or js block in a worker.
+func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+	if call.Block == nil || call.Block.Def == nil {
+		return nil, errors.New("the sandbox was asked to run a block without a definition")
+	}
+	def := call.Block.Def
+	if def.Runtime != lang.RuntimeGo && def.Runtime != lang.RuntimeJS {
+		return nil, fmt.Errorf("block %q has runtime %q, which the sandbox does not run", def.Name, def.Runtime)
+	}
+	if p.optsErr != nil {
+		return nil, p.optsErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, stopped(def.Name, err)
+	}
+	var timeoutMS int64
+	if d, ok := ctx.Deadline(); ok {
+		timeoutMS = max(1, time.Until(d).Milliseconds())
+	}
+	req, err := encodeRequest(p.nextID.Add(1), call, timeoutMS)
+	if err != nil {
+		return nil, fmt.Errorf("block %q %s", def.Name, err)
+	}
+	w, err := p.acquire(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, stopped(def.Name, ctx.Err())
+		}
+		return nil, fmt.Errorf("block %q could not be run: %w", def.Name, err)
+	}
+	res, keep, err := w.call(ctx, p, req, call)
+	w.calls++
+	if keep && w.calls < p.opts.MaxCalls {
+		p.release(w)
+	} else {
+		p.discard(w)
+	}
+	return res, err
+}
+
+// stopped is the error of a call that ended with its context.
+func stopped(block string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("block %q exceeded its timeout: %w", block, err)
+	}
+	return fmt.Errorf("block %q was cancelled: %w", block, err)
+}
+
+// acquire takes an idle worker, or starts one when there is room, or
+// waits for one.
+func (p *Pool) acquire(ctx context.Context) (*proc, error) {
+	select {
+	case w := <-p.idle:
+		return w, nil
+	default:
+	}
+	select {
+	case w := <-p.idle:
+		return w, nil
+	case <-p.tokens:
+		w, err := p.spawn()
+		if err != nil {
+			p.tokens <- struct{}{}
+			return nil, err
+		}
+		return w, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// release puts a worker back after a call it finished cleanly.
+func (p *Pool) release(w *proc) {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		p.discard(w)
+		return
+	}
+	p.idle <- w
+}
+
+// discard stops a worker and makes room for another.
+func (p *Pool) discard(w *proc) {
+	w.kill()
+	p.mu.Lock()
+	delete(p.live, w)
+	p.mu.Unlock()
+	p.tokens <- struct{}{}
+}
+
+// Close stops every worker. Calls running at the time fail.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	live := make([]*proc, 0, len(p.live))
+	for w := range p.live {
+		live = append(live, w)
+	}
+	p.mu.Unlock()
+	for _, w := range live {
+		w.kill()
+	}
+	for {
+		select {
+		case w := <-p.idle:
+			p.discard(w)
+		default:
+			return nil
+		}
+	}
+}
+
+// notice reports a missing confinement layer once.
+func (p *Pool) notice(layer string) {
+	p.mu.Lock()
+	said := p.said[layer]
+	p.said[layer] = true
+	p.mu.Unlock()
+	if !said && p.opts.Notice != nil {
+		p.opts.Notice("code blocks run without " + layer)
+	}
+}

@@ -1,0 +1,148 @@
+package isolate
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// WorkerArg is the first argument that makes the flowctl binary (or a test
+// binary) run as a sandbox worker: its main function must call [Main]
+// before anything else when it sees it.
+const WorkerArg = "__flowctl-sandbox-worker"
+
+// Protocol file descriptors, as the worker sees them.
+const (
+	requestFD = 3
+	replyFD   = 4
+)
+
+// request is one call of a block, as sent to a worker.
+type request struct {
+	ID        uint64          `json:"id"`
+	Block     wireBlock       `json:"block"`
+	Step      string          `json:"step,omitempty"`
+	Inputs    json.RawMessage `json:"inputs"` // ctyjson.SimpleJSONValue of an object
+	Outputs   []wireField     `json:"outputs,omitempty"`
+	TimeoutMS int64           `json:"timeout_ms,omitempty"`
+}
+
+// wireBlock is what a worker needs of a block definition to run it.
+type wireBlock struct {
+	Name        string    `json:"name"`
+	Runtime     string    `json:"runtime"`
+	Source      string    `json:"source"`
+	SourceFile  string    `json:"source_file,omitempty"`
+	SourceLine  int       `json:"source_line,omitempty"`
+	SourceRange hcl.Range `json:"source_range"`
+}
+
+// wireField is an output field the call expects.
+type wireField struct {
+	Name string          `json:"name"`
+	Type json.RawMessage `json:"type"`
+}
+
+// message is a line from a worker: the hello after start-up, a log line of
+// the running call, or its reply.
+type message struct {
+	// Hello: the worker is ready. Missing lists the confinement layers it
+	// runs without, each with the reason.
+	Hello   bool     `json:"hello,omitempty"`
+	Missing []string `json:"missing,omitempty"`
+
+	ID  uint64 `json:"id,omitempty"`
+	Log string `json:"log,omitempty"`
+
+	// Reply: Done is set, then either Error or Outputs (field name →
+	// ctyjson.SimpleJSONValue). Recycle asks the parent to replace the
+	// worker (its call was stopped, or it has used much of its CPU time).
+	Done    bool                       `json:"done,omitempty"`
+	Error   string                     `json:"error,omitempty"`
+	Outputs map[string]json.RawMessage `json:"outputs,omitempty"`
+	Recycle bool                       `json:"recycle,omitempty"`
+}
+
+// encodeRequest builds the request for a call.
+func encodeRequest(id uint64, call *blocks.Call, timeoutMS int64) ([]byte, error) {
+	def := call.Block.Def
+	in, err := ctyjson.SimpleJSONValue{Value: cty.ObjectVal(call.Inputs)}.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("cannot pass the inputs: %w", err)
+	}
+	req := request{
+		ID: id, Step: call.Step, Inputs: in, TimeoutMS: timeoutMS,
+		Block: wireBlock{
+			Name: def.Name, Runtime: def.Runtime, Source: def.Source, SourceFile: def.SourceFile,
+			SourceLine: def.SourceLine, SourceRange: def.SourceRange,
+		},
+	}
+	for _, f := range call.Outputs {
+		ty, err := ctyjson.MarshalType(f.Type.Type)
+		if err != nil {
+			return nil, fmt.Errorf("cannot describe output %q: %w", f.Name, err)
+		}
+		req.Outputs = append(req.Outputs, wireField{Name: f.Name, Type: ty})
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// decodeRequest turns a request back into a call, without logging.
+func decodeRequest(req *request) (*blocks.Call, error) {
+	var in ctyjson.SimpleJSONValue
+	if err := in.UnmarshalJSON(req.Inputs); err != nil {
+		return nil, fmt.Errorf("reading the inputs: %w", err)
+	}
+	inputs := map[string]cty.Value{}
+	if !in.Value.IsNull() && in.Value.Type().IsObjectType() {
+		inputs = in.Value.AsValueMap()
+	}
+	def := &lang.BlockDef{
+		Name: req.Block.Name, Runtime: req.Block.Runtime, Source: req.Block.Source,
+		SourceFile: req.Block.SourceFile, SourceLine: req.Block.SourceLine, SourceRange: req.Block.SourceRange,
+	}
+	call := &blocks.Call{Block: &blocks.Block{Name: def.Name, Runtime: def.Runtime, Def: def}, Inputs: inputs, Step: req.Step}
+	for _, f := range req.Outputs {
+		ty, err := ctyjson.UnmarshalType(f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("reading the type of output %q: %w", f.Name, err)
+		}
+		call.Outputs = append(call.Outputs, &lang.Field{Name: f.Name, Type: lang.TypeSpec{Type: ty}})
+	}
+	return call, nil
+}
+
+// encodeOutputs is the Outputs of a reply.
+func encodeOutputs(outs map[string]cty.Value) (map[string]json.RawMessage, error) {
+	m := make(map[string]json.RawMessage, len(outs))
+	for k, v := range outs {
+		b, err := ctyjson.SimpleJSONValue{Value: v}.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("output %q cannot be passed back: %w", k, err)
+		}
+		m[k] = b
+	}
+	return m, nil
+}
+
+// decodeOutputs reads the Outputs of a reply.
+func decodeOutputs(m map[string]json.RawMessage) (map[string]cty.Value, error) {
+	outs := make(map[string]cty.Value, len(m))
+	for k, b := range m {
+		var v ctyjson.SimpleJSONValue
+		if err := v.UnmarshalJSON(b); err != nil {
+			return nil, fmt.Errorf("output %q came back unreadable: %w", k, err)
+		}
+		outs[k] = v.Value
+	}
+	return outs, nil
+}

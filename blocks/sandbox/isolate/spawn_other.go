@@ -1,0 +1,11 @@
+//go:build !linux
+
+package isolate
+
+import "syscall"
+
+// sysProcAttr: namespaces are a Linux feature; elsewhere the worker gets a
+// process group of its own.
+func sysProcAttr(namespaces bool) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}

@@ -1,0 +1,161 @@
+package isolate
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
+	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
+	"github.com/flowctl/flowctl/lang"
+
+	_ "time/tzdata" // time zones without reading the file system
+)
+
+// limits are a worker's resource limits, passed on its command line.
+type limits struct {
+	memory   int64         // bytes the worker may grow by after start-up
+	cpu      time.Duration // CPU time over the worker's life
+	maxStack int           // bytes of one goroutine's stack
+}
+
+func (l limits) args() []string {
+	return []string{
+		fmt.Sprintf("-memory=%d", l.memory),
+		fmt.Sprintf("-cpu=%s", l.cpu),
+		fmt.Sprintf("-stack=%d", l.maxStack),
+	}
+}
+
+// Main runs a sandbox worker: args are the arguments after [WorkerArg]. It
+// returns the process's exit code. A worker ends when its request pipe is
+// closed.
+func Main(args []string) int {
+	fs := flag.NewFlagSet(WorkerArg, flag.ContinueOnError)
+	var l limits
+	fs.Int64Var(&l.memory, "memory", DefaultMemory, "")
+	fs.DurationVar(&l.cpu, "cpu", DefaultCPU, "")
+	fs.IntVar(&l.maxStack, "stack", defaultStack, "")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	in := os.NewFile(requestFD, "requests")
+	out := os.NewFile(replyFD, "replies")
+	if in == nil || out == nil {
+		fmt.Fprintln(os.Stderr, "flowctl: the sandbox worker mode is for flowctl's own use")
+		return 2
+	}
+	w := &server{
+		out:   bufio.NewWriterSize(out, 64<<10),
+		goEx:  gorun.NewExecutor(),
+		jsEx:  jsrun.NewExecutor(),
+		limit: l,
+	}
+	missing := confine(l)
+	if err := w.send(message{Hello: true, Missing: missing}); err != nil {
+		return 1
+	}
+	if err := w.serve(bufio.NewReaderSize(in, 64<<10)); err != nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintln(os.Stderr, "flowctl sandbox worker:", err)
+		return 1
+	}
+	return 0
+}
+
+// server is the worker's side of the protocol.
+type server struct {
+	mu    sync.Mutex // guards out: log lines come from the call's goroutine
+	out   *bufio.Writer
+	goEx  *gorun.Executor
+	jsEx  *jsrun.Executor
+	limit limits
+}
+
+func (s *server) send(m message) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.out.Write(b)
+	s.out.WriteByte('\n')
+	return s.out.Flush()
+}
+
+// serve answers requests until the request pipe is closed or a reply
+// asks for the worker to be replaced.
+func (s *server) serve(in *bufio.Reader) error {
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return err
+		}
+		var req request
+		if err := json.Unmarshal(line, &req); err != nil {
+			return fmt.Errorf("unreadable request: %w", err)
+		}
+		reply := s.handle(&req)
+		if !reply.Recycle && cpuUsed() > s.limit.cpu/2 {
+			reply.Recycle = true
+		}
+		if err := s.send(reply); err != nil {
+			return err
+		}
+		if reply.Recycle {
+			return nil
+		}
+	}
+}
+
+// handle runs one request and returns its reply.
+func (s *server) handle(req *request) message {
+	reply := message{ID: req.ID, Done: true}
+	call, err := decodeRequest(req)
+	if err != nil {
+		reply.Error = fmt.Sprintf("block %q: %s", req.Block.Name, err)
+		return reply
+	}
+	call.Log = func(line string) { _ = s.send(message{ID: req.ID, Log: line}) }
+	var ex blocks.Executor
+	switch call.Block.Runtime {
+	case lang.RuntimeGo:
+		ex = s.goEx
+	case lang.RuntimeJS:
+		ex = s.jsEx
+	default:
+		reply.Error = fmt.Sprintf("block %q has runtime %q, which the sandbox does not run", call.Block.Name, call.Block.Runtime)
+		return reply
+	}
+	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	if req.TimeoutMS > 0 {
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutMS)*time.Millisecond)
+	}
+	res, err := ex.Execute(ctx, call)
+	stopped := ctx.Err() != nil
+	cancel()
+	if stopped {
+		// Code may still be running on another goroutine (a built-in that
+		// could not be interrupted): this worker is done.
+		reply.Recycle = true
+	}
+	if err != nil {
+		reply.Error = err.Error()
+		return reply
+	}
+	outs, err := encodeOutputs(res.Outputs)
+	if err != nil {
+		reply.Error = fmt.Sprintf("block %q: %s", call.Block.Name, err)
+		return reply
+	}
+	reply.Outputs = outs
+	return reply
+}
