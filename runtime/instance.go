@@ -115,6 +115,8 @@ func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec
 		timeout = s.Timeout.Duration
 	case s.Block.Def != nil && s.Block.Def.Timeout != nil:
 		timeout = s.Block.Def.Timeout.Duration
+	case s.Block.Runtime == lang.RuntimeGo || s.Block.Runtime == lang.RuntimeJS:
+		timeout = DefaultCodeTimeout
 	}
 	var usage *blocks.Usage
 	for n := 1; ; n++ {

@@ -21,6 +21,11 @@ import (
 // DefaultParallelism bounds how many step instances run at once (§4.1).
 const DefaultParallelism = 16
 
+// DefaultCodeTimeout is the per-attempt timeout of a step whose go or js
+// block sets no timeout (nor does the step): code that never returns
+// would otherwise hold its worker, and the run, forever.
+const DefaultCodeTimeout = 30 * time.Second
+
 // Options configure a run.
 type Options struct {
 	// Inputs are the flow's input values, as compiler.Program.ResolveInputs
