@@ -102,8 +102,10 @@ type Pool struct {
 	said   map[string]bool
 	noNS   atomic.Bool // namespaces failed once: don't try again
 
-	nextID  atomic.Uint64
-	spawned atomic.Int64
+	wires     sync.Map // *lang.BlockDef → wireEntry
+	wireCount atomic.Int64
+	nextID    atomic.Uint64
+	spawned   atomic.Int64
 }
 
 var _ blocks.Executor = (*Pool)(nil)
@@ -143,14 +145,7 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 	if err := ctx.Err(); err != nil {
 		return nil, stopped(def.Name, err)
 	}
-	var timeoutMS int64
-	if d, ok := ctx.Deadline(); ok {
-		timeoutMS = max(1, time.Until(d).Milliseconds())
-	}
-	req, err := encodeRequest(p.nextID.Add(1), call, timeoutMS)
-	if err != nil {
-		return nil, fmt.Errorf("block %q %s", def.Name, err)
-	}
+	key, wire := p.wireOf(def)
 	w, err := p.acquire(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -158,14 +153,57 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 		}
 		return nil, fmt.Errorf("block %q could not be run: %w", def.Name, err)
 	}
-	res, keep, err := w.call(ctx, p, req, call)
+	if w.known[key] {
+		wire = nil
+	}
+	var timeoutMS int64
+	if d, ok := ctx.Deadline(); ok {
+		timeoutMS = max(1, time.Until(d).Milliseconds())
+	}
+	id := p.nextID.Add(1)
+	req, err := encodeRequest(id, key, wire, call, timeoutMS)
+	if err != nil {
+		p.release(w)
+		return nil, fmt.Errorf("block %q %s", def.Name, err)
+	}
+	w.known[key] = true
+	res, keep, err := w.call(ctx, p, id, req, call)
 	w.calls++
-	if keep && w.calls < p.opts.MaxCalls {
+	if keep && w.calls < p.opts.MaxCalls && len(w.known) < maxKnownBlocks {
 		p.release(w)
 	} else {
 		p.discard(w)
 	}
 	return res, err
+}
+
+// maxKnownBlocks bounds the definitions one worker is sent (watch mode
+// sends a new one per edit); a worker that has seen that many is replaced.
+const maxKnownBlocks = 256
+
+// maxWires bounds the definitions whose wire form the pool keeps.
+const maxWires = 1024
+
+// wireEntry is a definition's wire form and its key.
+type wireEntry struct {
+	key  string
+	wire *wireBlock
+}
+
+// wireOf returns the key and wire form of a definition, made once.
+func (p *Pool) wireOf(def *lang.BlockDef) (string, *wireBlock) {
+	if e, ok := p.wires.Load(def); ok {
+		return e.(wireEntry).key, e.(wireEntry).wire
+	}
+	if p.wireCount.Add(1) > maxWires {
+		// Definitions of earlier compilations (watch mode): forget them.
+		p.wires.Clear()
+		p.wireCount.Store(1)
+	}
+	wire := toWire(def)
+	e := wireEntry{key: blockKey(wire), wire: wire}
+	p.wires.Store(def, e)
+	return e.key, e.wire
 }
 
 // stopped is the error of a call that ended with its context.
@@ -179,10 +217,17 @@ func stopped(block string, err error) error {
 // acquire takes an idle worker, or starts one when there is room, or
 // waits for one.
 func (p *Pool) acquire(ctx context.Context) (*proc, error) {
-	select {
-	case w := <-p.idle:
-		return w, nil
-	default:
+	for {
+		select {
+		case w := <-p.idle:
+			if w.exited() {
+				p.discard(w) // it died while idle
+				continue
+			}
+			return w, nil
+		default:
+		}
+		break
 	}
 	select {
 	case w := <-p.idle:
@@ -214,6 +259,7 @@ func (p *Pool) release(w *proc) {
 // discard stops a worker and makes room for another.
 func (p *Pool) discard(w *proc) {
 	w.kill()
+	w.close()
 	p.mu.Lock()
 	delete(p.live, w)
 	p.mu.Unlock()

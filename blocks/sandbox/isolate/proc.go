@@ -21,16 +21,17 @@ import (
 // proc is one worker process, as the pool sees it.
 type proc struct {
 	cmd    *exec.Cmd
-	req    *os.File     // the worker's requests: our write end
-	msgs   chan message // from the reader goroutine; closed when the worker's replies end
-	gone   chan struct{}
+	req    *os.File      // the worker's requests: our write end
+	rep    *os.File      // its replies: our read end
+	br     *bufio.Reader // on rep
 	stderr *headBuffer
 	calls  int
+	max    int             // the longest message accepted
+	known  map[string]bool // keys of the definitions the worker has been sent
 
-	mu      sync.Mutex
-	readErr error // why msgs was closed
-	killed  bool  // by the pool
-	waited  chan struct{}
+	mu     sync.Mutex
+	killed bool          // by the pool
+	waited chan struct{} // closed when the process has been reaped
 }
 
 // spawn starts a worker and waits for its hello.
@@ -66,11 +67,11 @@ func (p *Pool) spawn() (*proc, error) {
 
 // start starts one worker process and reads its hello.
 func (p *Pool) start(namespaces bool) (*proc, message, error) {
-	reqR, reqW, err := os.Pipe()
+	reqR, reqW, err := blockingPipe()
 	if err != nil {
 		return nil, message{}, err
 	}
-	repR, repW, err := os.Pipe()
+	repR, repW, err := blockingPipe()
 	if err != nil {
 		reqR.Close()
 		reqW.Close()
@@ -82,8 +83,9 @@ func (p *Pool) start(namespaces bool) (*proc, message, error) {
 	cmd.Env = []string{}
 	cmd.Dir = "/"
 	w := &proc{
-		cmd: cmd, req: reqW, msgs: make(chan message, 16), gone: make(chan struct{}),
-		stderr: &headBuffer{max: 8 << 10}, waited: make(chan struct{}),
+		cmd: cmd, req: reqW, rep: repR, br: bufio.NewReaderSize(repR, 64<<10),
+		stderr: &headBuffer{max: 8 << 10}, waited: make(chan struct{}), max: p.opts.MaxMessage,
+		known: map[string]bool{},
 	}
 	cmd.Stderr = w.stderr
 	cmd.ExtraFiles = []*os.File{reqR, repW} // fds 3 and 4
@@ -100,53 +102,45 @@ func (p *Pool) start(namespaces bool) (*proc, message, error) {
 		cmd.Wait()
 		close(w.waited)
 	}()
-	go w.read(repR, p.opts.MaxMessage)
-	t := time.NewTimer(spawnTimeout)
-	defer t.Stop()
-	select {
-	case m, ok := <-w.msgs:
-		if ok && m.Hello {
-			return w, m, nil
-		}
-		w.kill()
-		if !ok {
-			return nil, message{}, fmt.Errorf("a sandbox worker stopped while starting: %s", w.death())
-		}
-		return nil, message{}, errors.New("a sandbox worker started with an unexpected message")
-	case <-t.C:
-		w.kill()
+	t := time.AfterFunc(spawnTimeout, w.kill)
+	m, err := w.next()
+	stoppedInTime := t.Stop()
+	switch {
+	case err != nil && !stoppedInTime:
 		return nil, message{}, fmt.Errorf("a sandbox worker did not start within %s", spawnTimeout)
+	case err != nil:
+		w.kill()
+		return nil, message{}, fmt.Errorf("a sandbox worker stopped while starting: %s", w.death())
+	case !m.Hello:
+		w.kill()
+		return nil, message{}, errors.New("a sandbox worker started with an unexpected message")
 	}
+	return w, m, nil
 }
 
-// read turns the worker's reply lines into messages until they end.
-func (w *proc) read(r *os.File, maxMessage int) {
-	defer r.Close()
-	defer close(w.msgs)
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := readLine(br, maxMessage)
-		if err != nil {
-			w.setReadErr(err)
-			return
-		}
-		var m message
-		if err := json.Unmarshal(line, &m); err != nil {
-			w.setReadErr(fmt.Errorf("the sandbox worker sent an unreadable message: %w", err))
-			return
-		}
-		select {
-		case w.msgs <- m:
-		case <-w.gone:
-			return
-		}
+// blockingPipe is a pipe whose ends block in read and write rather than
+// going through the runtime's poller: a reply wakes the reading goroutine
+// directly, which saves a scheduling hop per call. Calls are bounded by
+// killing the worker, which ends a blocked read or write.
+func blockingPipe() (r, w *os.File, err error) {
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		return nil, nil, fmt.Errorf("cannot make a pipe for a sandbox worker: %w", err)
 	}
+	return os.NewFile(uintptr(fds[0]), "sandbox-replies"), os.NewFile(uintptr(fds[1]), "sandbox-requests"), nil
 }
 
-func (w *proc) setReadErr(err error) {
-	w.mu.Lock()
-	w.readErr = err
-	w.mu.Unlock()
+// next reads the worker's next message.
+func (w *proc) next() (message, error) {
+	line, err := readLine(w.br, w.max)
+	if err != nil {
+		return message{}, err
+	}
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		return message{}, fmt.Errorf("the sandbox worker sent an unreadable message: %w", err)
+	}
+	return m, nil
 }
 
 // errTooLong is a message over the size cap.
@@ -173,73 +167,101 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
+// watchdog kills a worker when its call's context ends: at once when the
+// call is cancelled, Grace after its deadline (the worker stops the code at
+// the deadline itself and says so). stop disarms it; timedOut reports
+// whether it killed the worker for the deadline.
+type watchdog struct {
+	mu       sync.Mutex
+	done     bool
+	timedOut bool
+	stopCtx  func() bool
+	timer    *time.Timer
+}
+
+func (w *proc) watch(ctx context.Context, grace time.Duration) *watchdog {
+	d := &watchdog{}
+	d.stopCtx = context.AfterFunc(ctx, func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.done {
+			return
+		}
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			w.kill()
+			return
+		}
+		d.timer = time.AfterFunc(grace, func() {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			if !d.done {
+				d.timedOut = true
+				w.kill()
+			}
+		})
+	})
+	return d
+}
+
+func (d *watchdog) stop() (timedOut bool) {
+	d.stopCtx()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.done = true
+	if d.timer != nil {
+		d.timer.Stop()
+	}
+	return d.timedOut
+}
+
 // call sends a request and waits for its reply. keep is false when the
 // worker must not serve another call.
-func (w *proc) call(ctx context.Context, p *Pool, req []byte, call *blocks.Call) (res *blocks.Result, keep bool, err error) {
+func (w *proc) call(ctx context.Context, p *Pool, id uint64, req []byte, call *blocks.Call) (res *blocks.Result, keep bool, err error) {
 	name := call.Block.Name
-	if d, ok := ctx.Deadline(); ok {
-		w.req.SetWriteDeadline(d.Add(p.opts.Grace))
-	} else {
-		w.req.SetWriteDeadline(time.Time{})
-	}
+	dog := w.watch(ctx, p.opts.Grace)
+	defer dog.stop()
 	if _, err := w.req.Write(req); err != nil {
 		if ctx.Err() != nil {
 			return nil, false, stopped(name, ctx.Err())
 		}
 		return nil, false, fmt.Errorf("block %q could not be sent to its sandbox worker: %s", name, w.death())
 	}
-	var grace <-chan time.Time
-	done := ctx.Done()
 	logged := 0
 	for {
-		select {
-		case m, ok := <-w.msgs:
-			if !ok {
-				w.mu.Lock()
-				rerr := w.readErr
-				w.mu.Unlock()
-				if errors.Is(rerr, errTooLong) {
-					return nil, false, fmt.Errorf("block %q returned more than %d bytes", name, p.opts.MaxMessage)
-				}
-				if ctx.Err() != nil {
-					return nil, false, stopped(name, ctx.Err())
-				}
-				return nil, false, fmt.Errorf("block %q %s", name, w.death())
+		m, err := w.next()
+		if err != nil {
+			if dog.stop() {
+				return nil, false, fmt.Errorf("block %q exceeded its timeout; its sandbox worker was stopped: %w", name, context.DeadlineExceeded)
 			}
-			if m.Log != "" && !m.Done {
-				if logged += len(m.Log); logged <= maxCallLog && call.Log != nil {
-					line := m.Log
-					if call.Redact != nil {
-						line = call.Redact(line)
-					}
-					call.Log(line)
-				}
-				continue
-			}
-			if !m.Done || m.Hello {
-				return nil, false, fmt.Errorf("block %q: the sandbox worker sent an unexpected message", name)
-			}
-			if m.Error != "" {
-				return nil, !m.Recycle, errors.New(m.Error)
-			}
-			outs, err := decodeOutputs(m.Outputs)
-			if err != nil {
-				return nil, false, fmt.Errorf("block %q %s", name, err)
-			}
-			return &blocks.Result{Outputs: outs}, !m.Recycle, nil
-		case <-done:
-			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			if ctx.Err() != nil {
 				return nil, false, stopped(name, ctx.Err())
 			}
-			// The worker stops the code at the same deadline and says so;
-			// give it a moment before killing it.
-			done = nil
-			t := time.NewTimer(p.opts.Grace)
-			defer t.Stop()
-			grace = t.C
-		case <-grace:
-			return nil, false, fmt.Errorf("block %q exceeded its timeout; its sandbox worker was stopped: %w", name, context.DeadlineExceeded)
+			if errors.Is(err, errTooLong) {
+				return nil, false, fmt.Errorf("block %q returned more than %d bytes", name, p.opts.MaxMessage)
+			}
+			return nil, false, fmt.Errorf("block %q %s", name, w.death())
 		}
+		if m.Log != "" && !m.Done {
+			if logged += len(m.Log); logged <= maxCallLog && call.Log != nil {
+				line := m.Log
+				if call.Redact != nil {
+					line = call.Redact(line)
+				}
+				call.Log(line)
+			}
+			continue
+		}
+		if !m.Done || m.Hello || m.ID != id {
+			return nil, false, fmt.Errorf("block %q: the sandbox worker sent an unexpected message", name)
+		}
+		if m.Error != "" {
+			return nil, !m.Recycle, errors.New(m.Error)
+		}
+		outs, err := decodeOutputs(m.Outputs)
+		if err != nil {
+			return nil, false, fmt.Errorf("block %q %s", name, err)
+		}
+		return &blocks.Result{Outputs: outs}, !m.Recycle, nil
 	}
 }
 
@@ -252,12 +274,26 @@ func (w *proc) kill() {
 	if already {
 		return
 	}
-	close(w.gone)
-	w.req.Close()
 	if w.cmd.Process != nil {
 		syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
 		w.cmd.Process.Kill()
 	}
+}
+
+// exited reports whether the worker process has ended.
+func (w *proc) exited() bool {
+	select {
+	case <-w.waited:
+		return true
+	default:
+		return false
+	}
+}
+
+// close releases the pipes of a worker that has been killed.
+func (w *proc) close() {
+	w.req.Close()
+	w.rep.Close()
 }
 
 // death says why a worker stopped, from what its runtime printed and its

@@ -1,6 +1,8 @@
 package isolate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -24,8 +26,11 @@ const (
 
 // request is one call of a block, as sent to a worker.
 type request struct {
-	ID        uint64          `json:"id"`
-	Block     wireBlock       `json:"block"`
+	ID uint64 `json:"id"`
+	// BlockKey identifies the block's definition; Block is sent only the
+	// first time a worker sees the key, and the worker keeps it.
+	BlockKey  string          `json:"block_key"`
+	Block     *wireBlock      `json:"block,omitempty"`
 	Step      string          `json:"step,omitempty"`
 	Inputs    json.RawMessage `json:"inputs"` // ctyjson.SimpleJSONValue of an object
 	Outputs   []wireField     `json:"outputs,omitempty"`
@@ -68,20 +73,30 @@ type message struct {
 	Recycle bool                       `json:"recycle,omitempty"`
 }
 
-// encodeRequest builds the request for a call.
-func encodeRequest(id uint64, call *blocks.Call, timeoutMS int64) ([]byte, error) {
-	def := call.Block.Def
+// blockKey identifies a definition's wire form: a hash of what a worker
+// is sent of it.
+func blockKey(b *wireBlock) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	_ = enc.Encode(b)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func toWire(def *lang.BlockDef) *wireBlock {
+	return &wireBlock{
+		Name: def.Name, Runtime: def.Runtime, Source: def.Source, SourceFile: def.SourceFile,
+		SourceLine: def.SourceLine, SourceRange: def.SourceRange,
+	}
+}
+
+// encodeRequest builds the request for a call; withBlock includes the
+// block's definition.
+func encodeRequest(id uint64, key string, block *wireBlock, call *blocks.Call, timeoutMS int64) ([]byte, error) {
 	in, err := ctyjson.SimpleJSONValue{Value: cty.ObjectVal(call.Inputs)}.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("cannot pass the inputs: %w", err)
 	}
-	req := request{
-		ID: id, Step: call.Step, Inputs: in, TimeoutMS: timeoutMS,
-		Block: wireBlock{
-			Name: def.Name, Runtime: def.Runtime, Source: def.Source, SourceFile: def.SourceFile,
-			SourceLine: def.SourceLine, SourceRange: def.SourceRange,
-		},
-	}
+	req := request{ID: id, BlockKey: key, Block: block, Step: call.Step, Inputs: in, TimeoutMS: timeoutMS}
 	for _, f := range call.Outputs {
 		ty, err := ctyjson.MarshalType(f.Type.Type)
 		if err != nil {
@@ -96,8 +111,9 @@ func encodeRequest(id uint64, call *blocks.Call, timeoutMS int64) ([]byte, error
 	return append(b, '\n'), nil
 }
 
-// decodeRequest turns a request back into a call, without logging.
-func decodeRequest(req *request) (*blocks.Call, error) {
+// decodeRequest turns a request back into a call of block b, without
+// logging.
+func decodeRequest(req *request, b *blocks.Block) (*blocks.Call, error) {
 	var in ctyjson.SimpleJSONValue
 	if err := in.UnmarshalJSON(req.Inputs); err != nil {
 		return nil, fmt.Errorf("reading the inputs: %w", err)
@@ -106,11 +122,7 @@ func decodeRequest(req *request) (*blocks.Call, error) {
 	if !in.Value.IsNull() && in.Value.Type().IsObjectType() {
 		inputs = in.Value.AsValueMap()
 	}
-	def := &lang.BlockDef{
-		Name: req.Block.Name, Runtime: req.Block.Runtime, Source: req.Block.Source,
-		SourceFile: req.Block.SourceFile, SourceLine: req.Block.SourceLine, SourceRange: req.Block.SourceRange,
-	}
-	call := &blocks.Call{Block: &blocks.Block{Name: def.Name, Runtime: def.Runtime, Def: def}, Inputs: inputs, Step: req.Step}
+	call := &blocks.Call{Block: b, Inputs: inputs, Step: req.Step}
 	for _, f := range req.Outputs {
 		ty, err := ctyjson.UnmarshalType(f.Type)
 		if err != nil {
@@ -119,6 +131,15 @@ func decodeRequest(req *request) (*blocks.Call, error) {
 		call.Outputs = append(call.Outputs, &lang.Field{Name: f.Name, Type: lang.TypeSpec{Type: ty}})
 	}
 	return call, nil
+}
+
+// fromWire is the block a worker runs for a wire definition.
+func fromWire(w *wireBlock) *blocks.Block {
+	def := &lang.BlockDef{
+		Name: w.Name, Runtime: w.Runtime, Source: w.Source,
+		SourceFile: w.SourceFile, SourceLine: w.SourceLine, SourceRange: w.SourceRange,
+	}
+	return &blocks.Block{Name: def.Name, Runtime: def.Runtime, Def: def}
 }
 
 // encodeOutputs is the Outputs of a reply.

@@ -54,10 +54,11 @@ func Main(args []string) int {
 		return 2
 	}
 	w := &server{
-		out:   bufio.NewWriterSize(out, 64<<10),
-		goEx:  gorun.NewExecutor(),
-		jsEx:  jsrun.NewExecutor(),
-		limit: l,
+		out:    bufio.NewWriterSize(out, 64<<10),
+		goEx:   gorun.NewExecutor(),
+		jsEx:   jsrun.NewExecutor(),
+		limit:  l,
+		blocks: map[string]*blocks.Block{},
 	}
 	missing := confine(l)
 	if err := w.send(message{Hello: true, Missing: missing}); err != nil {
@@ -72,11 +73,12 @@ func Main(args []string) int {
 
 // server is the worker's side of the protocol.
 type server struct {
-	mu    sync.Mutex // guards out: log lines come from the call's goroutine
-	out   *bufio.Writer
-	goEx  *gorun.Executor
-	jsEx  *jsrun.Executor
-	limit limits
+	mu     sync.Mutex // guards out: log lines come from the call's goroutine
+	out    *bufio.Writer
+	blocks map[string]*blocks.Block // by key, as sent once
+	goEx   *gorun.Executor
+	jsEx   *jsrun.Executor
+	limit  limits
 }
 
 func (s *server) send(m message) error {
@@ -119,9 +121,19 @@ func (s *server) serve(in *bufio.Reader) error {
 // handle runs one request and returns its reply.
 func (s *server) handle(req *request) message {
 	reply := message{ID: req.ID, Done: true}
-	call, err := decodeRequest(req)
+	b := s.blocks[req.BlockKey]
+	if req.Block != nil {
+		b = fromWire(req.Block)
+		s.blocks[req.BlockKey] = b
+	}
+	if b == nil {
+		reply.Error = "the sandbox worker was sent an unknown block"
+		reply.Recycle = true
+		return reply
+	}
+	call, err := decodeRequest(req, b)
 	if err != nil {
-		reply.Error = fmt.Sprintf("block %q: %s", req.Block.Name, err)
+		reply.Error = fmt.Sprintf("block %q: %s", b.Name, err)
 		return reply
 	}
 	call.Log = func(line string) { _ = s.send(message{ID: req.ID, Log: line}) }
