@@ -40,6 +40,10 @@ block "keywords" {
       return { words: input.text.split(/\W+/).filter(w => w.length > 4) }
     }
   JS
+  example {
+    input  = { text = "Agents search the pages, then summarize them." }
+    output = { words = ["Agents", "search", "pages", "summarize"] }
+  }
 }
 
 step "search" {

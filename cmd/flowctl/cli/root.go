@@ -108,6 +108,7 @@ do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
 		newWatchCommand(s),
 		newRunsCommand(s),
 		newOutputCommand(s),
+		newTestCommand(s),
 		newVersionCommand(s),
 	)
 	return root

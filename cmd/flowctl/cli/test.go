@@ -1,0 +1,347 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/blocktest"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/diagjson"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/spf13/cobra"
+)
+
+func newTestCommand(s streams) *cobra.Command {
+	var jsonOut bool
+	var registries []string
+	var sandbox string
+	cmd := &cobra.Command{
+		Use:   "test [PATH...]",
+		Short: "Run the examples of block definitions as tests",
+		Long: `Test runs every example of every block defined in the flows (*.flow.hcl) and
+block files (*.block.hcl) under the paths (default: the current directory),
+in the blocks/ directories next to the flows and in the --registry
+directories. Each example calls its block with the example's inputs; it passes
+when the outputs the example gives equal what the block returns, and fails
+with a diff of the fields that differ. Examples of llm blocks are skipped: a
+model's reply is not deterministic. Test exits 1 when any example fails or a
+block definition has errors.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if sandbox != sandboxIsolated && sandbox != sandboxInProcess {
+				return usagef("unknown --sandbox %q: use isolated or inprocess", sandbox)
+			}
+			if len(args) == 0 {
+				args = []string{"."}
+			}
+			return runTest(s, args, registries, sandbox, jsonOut)
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the results as one JSON object")
+	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry and test (repeatable)")
+	cmd.Flags().StringVar(&sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
+	return cmd
+}
+
+func runTest(s streams, paths, registries []string, sandbox string, jsonOut bool) error {
+	parser := lang.NewParser()
+	found, diags := loadTestBlocks(parser, paths, registries)
+	diags = compiler.Normalize(diags)
+	if diags.HasErrors() {
+		if jsonOut {
+			if err := writeJSON(s.out, newJSONValidate(parser.Files(), diags)); err != nil {
+				return err
+			}
+		} else {
+			writeHumanDiagnostics(s.err, parser.Files(), diags)
+			errs, warns := countDiags(diags)
+			fmt.Fprintf(s.err, "Test failed: %s, %s.\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+		}
+		return exitError{exitFailure}
+	}
+	writeHumanDiagnostics(s.err, parser.Files(), diags)
+
+	var view testView = newTestHuman(s.out)
+	if jsonOut {
+		view = newTestJSON(s.out)
+	}
+	examples := 0
+	for _, b := range found {
+		examples += len(b.Def.Examples)
+	}
+	if examples == 0 {
+		return view.Done(len(found))
+	}
+	ex, release, err := executors(nil, sandbox)
+	if err != nil {
+		return err
+	}
+	defer release()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	for _, b := range found {
+		view.Block(blocktest.Run(ctx, b, ex, blocktest.Options{
+			Dir: filepath.Dir(b.Def.DeclRange.Filename),
+			Log: func(block, line string) { fmt.Fprintf(s.err, "%s: %s\n", block, line) },
+		}))
+	}
+	err = view.Done(len(found))
+	if ctx.Err() != nil {
+		fmt.Fprintln(s.err, "Test cancelled.")
+		return exitError{exitFailure}
+	}
+	return err
+}
+
+// loadTestBlocks finds the flow and block files under the paths, as
+// validate does, and returns the user blocks they define, in the blocks/
+// directories next to the flows and in the registries: each once, ordered
+// by file and position. Diagnostics report definitions that do not
+// decode, check or compile; a flow's steps are not compiled.
+func loadTestBlocks(parser *lang.Parser, paths, registries []string) ([]*blocks.Block, hcl.Diagnostics) {
+	files, diags := findFiles(paths, isFlowOrBlockFile)
+	var flows, blockFiles []string
+	for _, f := range files {
+		if lang.IsBlockFile(f) {
+			blockFiles = append(blockFiles, f)
+		} else {
+			flows = append(flows, f)
+		}
+	}
+	if len(files) == 0 && len(registries) == 0 && !diags.HasErrors() {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "No flow or block files",
+			Detail:   fmt.Sprintf("No *.flow.hcl or *.block.hcl files were found under %s.", strings.Join(paths, ", ")),
+		})
+	}
+
+	found := map[string]*blocks.Block{}
+	loaded := map[string]bool{}
+	collect := func(r *blocks.Registry) {
+		for _, f := range r.Files() {
+			loaded[absPath(f)] = true
+		}
+		for _, b := range r.All() {
+			if b.Def == nil {
+				continue
+			}
+			key := fmt.Sprintf("%s:%d", absPath(b.Def.DeclRange.Filename), b.Def.DeclRange.Start.Byte)
+			if _, ok := found[key]; !ok {
+				found[key] = b
+			}
+		}
+	}
+	for _, flow := range flows {
+		inline, d := flowBlockDefs(parser, flow)
+		diags = append(diags, d...)
+		if d.HasErrors() && inline == nil {
+			continue
+		}
+		r, d := blocks.Load(blocks.LoadOptions{Parser: parser, FlowFile: flow, Inline: inline, RegistryDirs: registries})
+		diags = append(diags, d...)
+		collect(r)
+	}
+	if len(flows) == 0 {
+		r := blocks.NewRegistry()
+		for _, dir := range registries {
+			diags = append(diags, r.LoadDir(parser, dir, true)...)
+		}
+		collect(r)
+	}
+	for _, bf := range blockFiles {
+		if loaded[absPath(bf)] {
+			continue
+		}
+		defs, d := blocks.ParseBlockFile(parser, bf)
+		diags = append(diags, d...)
+		r := blocks.NewRegistry()
+		diags = append(diags, r.AddDefs(defs)...)
+		collect(r)
+	}
+
+	out := make([]*blocks.Block, 0, len(found))
+	for _, b := range found {
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Def.DeclRange, out[j].Def.DeclRange
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		return a.Start.Byte < b.Start.Byte
+	})
+	defs := make([]*lang.BlockDef, len(out))
+	for i, b := range out {
+		defs[i] = b.Def
+	}
+	diags = append(diags, compiler.CheckCode(defs)...)
+	return out, diags
+}
+
+// flowBlockDefs decodes the block definitions of a flow file, and nothing
+// else of it: the blocks' examples are tested even when a step is wrong.
+func flowBlockDefs(parser *lang.Parser, path string) ([]*lang.BlockDef, hcl.Diagnostics) {
+	f, diags := parser.ParseFile(path)
+	if diags.HasErrors() || f == nil || f.Body == nil {
+		return nil, diags
+	}
+	content, _, d := f.Body.PartialContent(&hcl.BodySchema{
+		Blocks: []hcl.BlockHeaderSchema{{Type: "block", LabelNames: []string{"name"}}},
+	})
+	diags = append(diags, d...)
+	defs := []*lang.BlockDef{}
+	for _, b := range content.Blocks {
+		def, d := lang.DecodeBlockDef(b)
+		diags = append(diags, d...)
+		defs = append(defs, def)
+	}
+	return defs, diags
+}
+
+// testView renders the results of flowctl test.
+type testView interface {
+	// Block shows the results of one block's examples.
+	Block(results []blocktest.Result)
+	// Done ends the output, given how many blocks were found, and returns
+	// the command's error: exit 1 when an example failed.
+	Done(blocks int) error
+}
+
+var (
+	_ testView = (*testHuman)(nil)
+	_ testView = (*testJSON)(nil)
+)
+
+type testCounts struct {
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
+}
+
+func (c *testCounts) add(r blocktest.Result) {
+	switch r.Status {
+	case blocktest.StatusPassed:
+		c.Passed++
+	case blocktest.StatusFailed:
+		c.Failed++
+	default:
+		c.Skipped++
+	}
+}
+
+func (c *testCounts) result() error {
+	if c.Failed > 0 {
+		return exitError{exitFailure}
+	}
+	return nil
+}
+
+// testHuman prints a line per example, the error and diff of each failure,
+// and the counts.
+type testHuman struct {
+	w      io.Writer
+	counts testCounts
+}
+
+func newTestHuman(w io.Writer) *testHuman { return &testHuman{w: w} }
+
+func (v *testHuman) Block(results []blocktest.Result) {
+	for _, r := range results {
+		v.counts.add(r)
+		name := fmt.Sprintf("%s example %d", r.Block, r.Example)
+		switch r.Status {
+		case blocktest.StatusPassed:
+			fmt.Fprintf(v.w, "PASS %s (%s)\n", name, formatDuration(r.Duration))
+		case blocktest.StatusSkipped:
+			fmt.Fprintf(v.w, "SKIP %s: %s\n", name, r.Error)
+		default:
+			fmt.Fprintf(v.w, "FAIL %s (%s:%d)\n", name, r.Range.Filename, r.Range.Start.Line)
+			writeIndented(v.w, "    ", r.Error)
+			writeIndented(v.w, "      ", r.Diff)
+		}
+	}
+}
+
+func (v *testHuman) Done(blocks int) error {
+	c := v.counts
+	if c.Passed+c.Failed+c.Skipped == 0 {
+		fmt.Fprintf(v.w, "No examples found in %s.\n", plural(blocks, "block", "blocks"))
+		return nil
+	}
+	fmt.Fprintf(v.w, "%d passed, %d failed, %d skipped\n", c.Passed, c.Failed, c.Skipped)
+	return c.result()
+}
+
+// writeIndented writes each line of text with a prefix.
+func writeIndented(w io.Writer, prefix, text string) {
+	text = strings.TrimRight(text, "\n")
+	if text == "" {
+		return
+	}
+	for _, line := range strings.Split(text, "\n") {
+		fmt.Fprintf(w, "%s%s\n", prefix, line)
+	}
+}
+
+// testJSON prints one object with the counts and every result.
+type testJSON struct {
+	w   io.Writer
+	out jsonTest
+}
+
+type jsonTest struct {
+	testCounts
+	Results []jsonTestResult `json:"results"`
+}
+
+type jsonTestResult struct {
+	Block      string          `json:"block"`
+	Example    int             `json:"example"`
+	Status     string          `json:"status"`
+	Error      string          `json:"error"`
+	Diff       string          `json:"diff"`
+	Expected   any             `json:"expected"`
+	Actual     any             `json:"actual"`
+	DurationMS int64           `json:"duration_ms"`
+	Range      *diagjson.Range `json:"range,omitempty"`
+}
+
+func newTestJSON(w io.Writer) *testJSON {
+	return &testJSON{w: w, out: jsonTest{Results: []jsonTestResult{}}}
+}
+
+func (v *testJSON) Block(results []blocktest.Result) {
+	for _, r := range results {
+		v.out.add(r)
+		jr := jsonTestResult{
+			Block: r.Block, Example: r.Example, Status: string(r.Status), Error: r.Error, Diff: r.Diff,
+			Expected: runtime.PlainJSON(r.Expected), Actual: runtime.PlainJSON(r.Actual),
+			DurationMS: r.Duration.Milliseconds(),
+		}
+		if rng := r.Range; rng.Filename != "" {
+			jr.Range = &diagjson.Range{
+				Filename: rng.Filename,
+				Start:    diagjson.Pos{Line: rng.Start.Line, Column: rng.Start.Column, Byte: rng.Start.Byte},
+				End:      diagjson.Pos{Line: rng.End.Line, Column: rng.End.Column, Byte: rng.End.Byte},
+			}
+		}
+		v.out.Results = append(v.out.Results, jr)
+	}
+}
+
+func (v *testJSON) Done(int) error {
+	if err := writeJSON(v.w, v.out); err != nil {
+		return err
+	}
+	return v.out.result()
+}
