@@ -10,9 +10,9 @@ import (
 
 // offline lists the examples that run with no network and no model: the
 // test applies them twice and checks that the second run is all cached.
-var offline = map[string][]string{"hello": nil, "digest": nil, "notes": {"--sandbox=inprocess"}}
+var offline = map[string][]string{"hello": nil, "digest": nil, "notes": nil}
 
-// TestExamples validates and plans every flow under examples/, and applies
+// TestExamples validates, tests and plans every flow under examples/, and applies
 // the ones that run offline, each in a copy of its directory so that the
 // repository gets no state.
 func TestExamples(t *testing.T) {
@@ -41,6 +41,7 @@ func TestExamples(t *testing.T) {
 				return out.Bytes()
 			}
 			run("validate", dir)
+			run("test", dir) // the blocks' examples, in the sandbox
 			var plan jsonPlan
 			if err := json.Unmarshal(run("plan", "--json", dir), &plan); err != nil {
 				t.Fatalf("plan --json: %v", err)
@@ -55,7 +56,7 @@ func TestExamples(t *testing.T) {
 			}
 			extra, ok := offline[name]
 			if !ok {
-				t.Skipf("%s needs the network, a model or code blocks to apply", name)
+				t.Skipf("%s needs the network or a model to apply", name)
 			}
 			for i, want := range []string{"ok", "cached"} {
 				events := parseEvents(t, run(append([]string{"apply", "--auto-approve", "--json", dir}, extra...)...))
