@@ -368,3 +368,81 @@ func TestConfinement(t *testing.T) {
 		}
 	}
 }
+
+func TestRouteRunsOptedInBlocksInProcess(t *testing.T) {
+	p := newPool(t, Options{Size: 1})
+	var inProcess int
+	local := blocks.ExecutorFunc(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+		inProcess++
+		return &blocks.Result{Outputs: map[string]cty.Value{"out": cty.NumberIntVal(9)}}, nil
+	})
+	ex := Route(p, local)
+	reviewed := block(t, `block "r" {
+  runtime = "js"
+  sandbox = "inprocess"
+  output "out" { type = any }
+  source  = "function execute() { return { out: 1 } }"
+}
+`)
+	if _, err := ex.Execute(context.Background(), &blocks.Call{Block: reviewed, Outputs: reviewed.Outputs}); err != nil {
+		t.Fatal(err)
+	}
+	if inProcess != 1 || p.Spawned() != 0 {
+		t.Fatalf("in process %d, workers %d; want 1 and 0", inProcess, p.Spawned())
+	}
+	js := jsBlock(t, `function execute(input) { return { out: input.n } }`)
+	if _, err := ex.Execute(context.Background(), callOf(js, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if inProcess != 1 || p.Spawned() != 1 {
+		t.Fatalf("in process %d, workers %d; want 1 and 1", inProcess, p.Spawned())
+	}
+}
+
+func TestWorkerThatDiedIdleIsReplaced(t *testing.T) {
+	p := newPool(t, Options{Size: 1})
+	js := jsBlock(t, `function execute(input) { return { out: input.n } }`)
+	if _, err := run(t, p, js, 1, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	w := <-p.idle
+	syscall.Kill(w.cmd.Process.Pid, syscall.SIGKILL)
+	<-w.waited
+	p.idle <- w
+	if v, err := run(t, p, js, 2, 5*time.Second); err != nil || !v.RawEquals(cty.NumberIntVal(2)) {
+		t.Fatalf("%#v, %v", v, err)
+	}
+	if p.Spawned() != 2 {
+		t.Errorf("spawned %d, want 2", p.Spawned())
+	}
+}
+
+func TestSpawnFailureIsAnError(t *testing.T) {
+	p := newPool(t, Options{Command: []string{"/nonexistent/flowctl", WorkerArg}})
+	_, err := run(t, p, jsBlock(t, `function execute() { return { out: 1 } }`), 1, 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), `block "x" could not be run: cannot start a sandbox worker`) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestWorkerModeNeedsItsPipes(t *testing.T) {
+	exe, _ := os.Executable()
+	out, err := exec.Command(exe, WorkerArg).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "for flowctl's own use") {
+		t.Fatalf("%v: %s", err, out)
+	}
+}
+
+func TestRecycledAfterMaxCalls(t *testing.T) {
+	p := newPool(t, Options{Size: 1, MaxCalls: 3})
+	js := jsBlock(t, `function execute(input) { return { out: input.n } }`)
+	for i := range 7 {
+		if _, err := run(t, p, js, float64(i), 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p.Spawned() != 3 {
+		t.Errorf("spawned %d workers for 7 calls at 3 per worker, want 3", p.Spawned())
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -58,6 +57,7 @@ func (p *Pool) spawn() (*proc, error) {
 	if p.closed {
 		p.mu.Unlock()
 		w.kill()
+		w.close()
 		return nil, errors.New("the sandbox is closed")
 	}
 	p.live[w] = true
@@ -107,13 +107,16 @@ func (p *Pool) start(namespaces bool) (*proc, message, error) {
 	stoppedInTime := t.Stop()
 	switch {
 	case err != nil && !stoppedInTime:
-		return nil, message{}, fmt.Errorf("a sandbox worker did not start within %s", spawnTimeout)
+		err = fmt.Errorf("a sandbox worker did not start within %s", spawnTimeout)
 	case err != nil:
-		w.kill()
-		return nil, message{}, fmt.Errorf("a sandbox worker stopped while starting: %s", w.death())
+		err = fmt.Errorf("a sandbox worker stopped while starting: %s", w.death())
 	case !m.Hello:
+		err = errors.New("a sandbox worker started with an unexpected message")
+	}
+	if err != nil {
 		w.kill()
-		return nil, message{}, errors.New("a sandbox worker started with an unexpected message")
+		w.close()
+		return nil, message{}, err
 	}
 	return w, m, nil
 }
@@ -123,11 +126,14 @@ func (p *Pool) start(namespaces bool) (*proc, message, error) {
 // directly, which saves a scheduling hop per call. Calls are bounded by
 // killing the worker, which ends a blocked read or write.
 func blockingPipe() (r, w *os.File, err error) {
-	var fds [2]int
-	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+	r, w, err = os.Pipe()
+	if err != nil {
 		return nil, nil, fmt.Errorf("cannot make a pipe for a sandbox worker: %w", err)
 	}
-	return os.NewFile(uintptr(fds[0]), "sandbox-replies"), os.NewFile(uintptr(fds[1]), "sandbox-requests"), nil
+	// Fd puts a file in blocking mode.
+	r.Fd()
+	w.Fd()
+	return r, w, nil
 }
 
 // next reads the worker's next message.
@@ -275,7 +281,7 @@ func (w *proc) kill() {
 		return
 	}
 	if w.cmd.Process != nil {
-		syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(w.cmd.Process.Pid)
 		w.cmd.Process.Kill()
 	}
 }
@@ -314,19 +320,15 @@ func (w *proc) death() string {
 		return "exceeded its stack limit (the recursion is too deep)"
 	}
 	st := w.cmd.ProcessState
-	if st != nil {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			switch ws.Signal() {
-			case syscall.SIGXCPU:
-				return "exceeded its CPU time limit"
-			case syscall.SIGKILL:
-				w.mu.Lock()
-				killed := w.killed
-				w.mu.Unlock()
-				if !killed {
-					return "was stopped: its sandbox worker was killed (CPU time or memory limit)"
-				}
-			}
+	switch signalOf(st) {
+	case "SIGXCPU":
+		return "exceeded its CPU time limit"
+	case "SIGKILL":
+		w.mu.Lock()
+		killed := w.killed
+		w.mu.Unlock()
+		if !killed {
+			return "was stopped: its sandbox worker was killed (CPU time or memory limit)"
 		}
 	}
 	if line := fatalLine(out); line != "" {

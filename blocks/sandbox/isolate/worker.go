@@ -47,12 +47,12 @@ func Main(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	in := os.NewFile(requestFD, "requests")
-	out := os.NewFile(replyFD, "replies")
-	if in == nil || out == nil {
+	if !isPipe(requestFD) || !isPipe(replyFD) {
 		fmt.Fprintln(os.Stderr, "flowctl: the sandbox worker mode is for flowctl's own use")
 		return 2
 	}
+	in := os.NewFile(requestFD, "requests")
+	out := os.NewFile(replyFD, "replies")
 	w := &server{
 		out:    bufio.NewWriterSize(out, 64<<10),
 		goEx:   gorun.NewExecutor(),
