@@ -23,6 +23,10 @@ const (
 	EnvModel       = "FLOWCTL_MODEL"
 	EnvConcurrency = "FLOWCTL_LLM_CONCURRENCY"
 	EnvRPM         = "FLOWCTL_LLM_RPM"
+
+	// EnvEmbeddingsModel names the embeddings model of registry search;
+	// unset, search uses text ranking alone.
+	EnvEmbeddingsModel = "FLOWCTL_EMBEDDINGS_MODEL"
 )
 
 // Config configures an Executor. The zero value of a field means its
@@ -39,6 +43,10 @@ type Config struct {
 	// RPM is how many requests may start per minute, shared by every step
 	// (FLOWCTL_LLM_RPM); 0 means no limit. Retries count too.
 	RPM int
+
+	// EmbeddingsModel is the model that embeds blocks and queries for
+	// registry search (FLOWCTL_EMBEDDINGS_MODEL); empty: no embeddings.
+	EmbeddingsModel string
 
 	// LogPrompts, when set, receives one JSON line per round trip with the
 	// server (--log-prompts).
@@ -65,6 +73,8 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 		APIKey:  get(EnvAPIKey),
 		BaseURL: get(EnvBaseURL),
 		Model:   get(EnvModel),
+
+		EmbeddingsModel: get(EnvEmbeddingsModel),
 	}
 	if cfg.Model == "" {
 		cfg.Model = DefaultModel

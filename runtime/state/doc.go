@@ -1,12 +1,15 @@
 // Package state is flowctl's embedded state store: one SQLite database,
 // state.db, in the state directory (.flowctl/ next to the flow file, or
 // --state DIR). It holds the runs of flows, the result of every step
-// instance, the result cache and the memory of flows (DESIGN §4.4, §4.6).
+// instance, the result cache and the memory of flows (DESIGN §4.4, §4.6),
+// and the embedding vectors of registry search (Vectors, a VectorCache of
+// package blocks/index, written by the commands that search).
 //
-// The parent package runtime is the only writer: it creates a run, records
-// step results as they finish, stores cache entries, saves memory and
-// finishes the run. The CLI (flowctl runs, flowctl output, plan's cache
-// look-up) only reads. Values are opaque to this package: the runtime
+// The parent package runtime is the only writer of runs, step results,
+// cache entries and memory: it creates a run, records step results as they
+// finish, stores cache entries, saves memory and finishes the run. The CLI
+// (flowctl runs, flowctl output, plan's cache look-up) only reads them;
+// the vectors are written by whoever searches the registry. Values are opaque to this package: the runtime
 // encodes inputs, outputs, usage and memory as JSON itself, and they are
 // stored and read back byte for byte. The store never inspects them, so the
 // runtime must redact sensitive values before handing them over, to

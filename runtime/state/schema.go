@@ -82,6 +82,21 @@ CREATE TABLE memory (
 	PRIMARY KEY (flow, namespace, name)
 ) WITHOUT ROWID;
 `,
+	// 2: embedding vectors of registry search.
+	`
+-- A vector is the little-endian float32s of one embedding, kilobytes
+-- long: a rowid table with a unique index, for the reason given for steps.
+-- key is the caller's (package blocks/index: a hash of the model and the
+-- text); model is kept beside it so that a model's vectors can be told
+-- apart and dropped.
+CREATE TABLE vectors (
+	model     TEXT NOT NULL,
+	key       TEXT NOT NULL,
+	vector    BLOB NOT NULL,
+	stored_at INTEGER NOT NULL,
+	UNIQUE (model, key)
+);
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

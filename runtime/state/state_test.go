@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -79,7 +80,7 @@ func TestOpen(t *testing.T) {
 		"foreign_keys": "1",
 		"busy_timeout": "10000",
 		"temp_store":   "2", // MEMORY
-		"user_version": "1",
+		"user_version": strconv.Itoa(schemaVersion),
 	} {
 		if got := pragma(t, s.db, name); got != want {
 			t.Errorf("PRAGMA %s = %s, want %s", name, got, want)
@@ -200,8 +201,8 @@ func TestMigrateFromEmpty(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := pragma(t, s.db, "user_version"); v != "1" {
-			t.Errorf("user_version = %s, want 1", v)
+		if v := pragma(t, s.db, "user_version"); v != strconv.Itoa(schemaVersion) {
+			t.Errorf("user_version = %s, want %d", v, schemaVersion)
 		}
 		s.Close()
 	}

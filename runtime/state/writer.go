@@ -84,6 +84,7 @@ type writerStmts struct {
 	begin, commit, rollback                *sql.Stmt
 	savepoint, rollbackSavepoint, release  *sql.Stmt
 	insertRun, finishRun, upsertMemoryItem *sql.Stmt
+	upsertVector                           *sql.Stmt
 }
 
 func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
@@ -126,6 +127,7 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.insertRun, insertRunSQL},
 		{&st.finishRun, finishRunSQL},
 		{&st.upsertMemoryItem, upsertMemorySQL},
+		{&st.upsertVector, upsertVectorSQL},
 	} {
 		s, err := w.conn.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -155,6 +157,7 @@ func (w *writer) closeStmts() error {
 		st.begin, st.commit, st.rollback,
 		st.savepoint, st.rollbackSavepoint, st.release,
 		st.insertRun, st.finishRun, st.upsertMemoryItem,
+		st.upsertVector,
 	} {
 		if s != nil {
 			errs = append(errs, s.Close())

@@ -108,8 +108,10 @@ do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
 		newWatchCommand(s),
 		newRunsCommand(s),
 		newOutputCommand(s),
+		newBlocksCommand(s),
 		newTestCommand(s),
 		newVersionCommand(s),
+		newThinkCommand(s),
 	)
 	return root
 }

@@ -1,0 +1,378 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang/diagjson"
+	"github.com/flowctl/flowctl/thinker"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// thinkView renders the thinker's events.
+type thinkView interface {
+	Event(e thinker.Event)
+	Close()
+}
+
+var (
+	_ thinkView = (*thinkJSON)(nil)
+	_ thinkView = (*thinkHuman)(nil)
+)
+
+// thinkJSON prints one JSON object per event (§7); every object has type
+// and time.
+type thinkJSON struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func newThinkJSON(w io.Writer) *thinkJSON {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &thinkJSON{enc: enc}
+}
+
+func (v *thinkJSON) Close() {}
+
+// The JSON shapes of the events.
+type (
+	jsonThinkStage struct {
+		Type       string `json:"type"`
+		Time       string `json:"time"`
+		Stage      string `json:"stage"`
+		Try        int    `json:"try,omitempty"`
+		Block      string `json:"block,omitempty"`
+		Intent     string `json:"intent,omitempty"`
+		Embeddings *bool  `json:"embeddings,omitempty"`
+		Note       string `json:"note,omitempty"`
+	}
+	jsonLLMRequest struct {
+		Type     string `json:"type"`
+		Time     string `json:"time"`
+		Stage    string `json:"stage"`
+		Model    string `json:"model,omitempty"`
+		Try      int    `json:"try,omitempty"`
+		Block    string `json:"block,omitempty"`
+		Messages int    `json:"messages"`
+		Strict   bool   `json:"strict"`
+	}
+	jsonLLMResponse struct {
+		Type       string          `json:"type"`
+		Time       string          `json:"time"`
+		Stage      string          `json:"stage"`
+		Try        int             `json:"try,omitempty"`
+		Block      string          `json:"block,omitempty"`
+		DurationMS int64           `json:"duration_ms"`
+		Usage      blocks.Usage    `json:"usage"`
+		Reply      json.RawMessage `json:"reply,omitempty"`
+		Error      string          `json:"error,omitempty"`
+	}
+	jsonDecomposeBlocks struct {
+		Type   string              `json:"type"`
+		Time   string              `json:"time"`
+		Blocks []thinker.BlockSpec `json:"blocks"`
+	}
+	jsonSearchFound struct {
+		Type    string  `json:"type"`
+		Time    string  `json:"time"`
+		Block   string  `json:"block"`
+		Found   string  `json:"found"`
+		Runtime string  `json:"runtime"`
+		Score   float64 `json:"score"`
+	}
+	jsonSearchMissing struct {
+		Type       string          `json:"type"`
+		Time       string          `json:"time"`
+		Block      string          `json:"block"`
+		Candidates []jsonCandidate `json:"candidates"`
+	}
+	jsonCandidate struct {
+		Name  string  `json:"name"`
+		Score float64 `json:"score"`
+		Why   string  `json:"why"`
+	}
+	jsonCreatingBlock struct {
+		Type    string `json:"type"`
+		Time    string `json:"time"`
+		Block   string `json:"block"`
+		Name    string `json:"name"`
+		Runtime string `json:"runtime"`
+		Try     int    `json:"try"`
+	}
+	jsonBlockTest struct {
+		Type        string                `json:"type"`
+		Time        string                `json:"time"`
+		Block       string                `json:"block"`
+		Name        string                `json:"name"`
+		Try         int                   `json:"try"`
+		DurationMS  *int64                `json:"duration_ms,omitempty"`
+		Phase       string                `json:"phase,omitempty"`
+		Error       string                `json:"error,omitempty"`
+		Diff        string                `json:"diff,omitempty"`
+		Diagnostics []diagjson.Diagnostic `json:"diagnostics,omitempty"`
+	}
+	jsonBlockCreated struct {
+		Type    string `json:"type"`
+		Time    string `json:"time"`
+		Block   string `json:"block"`
+		Name    string `json:"name"`
+		Runtime string `json:"runtime"`
+		File    string `json:"file"`
+		Tries   int    `json:"tries"`
+		Tested  bool   `json:"tested"`
+		Note    string `json:"note,omitempty"`
+	}
+	jsonWired struct {
+		Type  string   `json:"type"`
+		Time  string   `json:"time"`
+		Try   int      `json:"try,omitempty"`
+		Flow  string   `json:"flow"`
+		File  string   `json:"file"`
+		Steps []string `json:"steps"`
+	}
+	jsonCompileFailed struct {
+		Type         string                `json:"type"`
+		Time         string                `json:"time"`
+		Try          int                   `json:"try"`
+		File         string                `json:"file"`
+		ErrorCount   int                   `json:"error_count"`
+		WarningCount int                   `json:"warning_count"`
+		Diagnostics  []diagjson.Diagnostic `json:"diagnostics"`
+	}
+	jsonThinkComplete struct {
+		Type          string                `json:"type"`
+		Time          string                `json:"time"`
+		Flow          string                `json:"flow"`
+		File          string                `json:"file"`
+		Valid         bool                  `json:"valid"`
+		BlocksFound   map[string]string     `json:"blocks_found"`
+		BlocksCreated map[string]string     `json:"blocks_created"`
+		BlockFiles    []string              `json:"block_files"`
+		Steps         []string              `json:"steps"`
+		Diagnostics   []diagjson.Diagnostic `json:"diagnostics"`
+		Usage         blocks.Usage          `json:"usage"`
+	}
+	jsonThinkError struct {
+		Type        string                `json:"type"`
+		Time        string                `json:"time"`
+		Stage       string                `json:"stage"`
+		Message     string                `json:"message"`
+		BlockFiles  []string              `json:"block_files"`
+		Diagnostics []diagjson.Diagnostic `json:"diagnostics"`
+		Usage       blocks.Usage          `json:"usage"`
+	}
+)
+
+func (v *thinkJSON) Event(e thinker.Event) {
+	var out any
+	switch e := e.(type) {
+	case thinker.StageStarted:
+		j := jsonThinkStage{Type: "stage", Time: jsonTime(e.Time), Stage: e.Stage, Try: e.Try, Block: e.Block, Intent: e.Intent, Note: e.Note}
+		if e.Stage == thinker.StageSearch {
+			j.Embeddings = &e.Embeddings
+		}
+		out = j
+	case thinker.LLMRequest:
+		out = jsonLLMRequest{"llm_request", jsonTime(e.Time), e.Stage, e.Model, e.Try, e.Block, e.Messages, e.Strict}
+	case thinker.LLMResponse:
+		out = jsonLLMResponse{"llm_response", jsonTime(e.Time), e.Stage, e.Try, e.Block, e.Duration.Milliseconds(), e.Usage, e.Reply, e.Error}
+	case thinker.DecomposeBlocks:
+		out = jsonDecomposeBlocks{"decompose_blocks", jsonTime(e.Time), e.Blocks}
+	case thinker.SearchFound:
+		out = jsonSearchFound{"search_found", jsonTime(e.Time), e.Block, e.Found, e.Runtime, e.Score}
+	case thinker.SearchMissing:
+		cands := []jsonCandidate{}
+		for _, c := range e.Candidates {
+			cands = append(cands, jsonCandidate{c.Name, c.Score, c.Why})
+		}
+		out = jsonSearchMissing{"search_missing", jsonTime(e.Time), e.Block, cands}
+	case thinker.CreatingBlock:
+		out = jsonCreatingBlock{"creating_block", jsonTime(e.Time), e.Block, e.Name, e.Runtime, e.Try}
+	case thinker.BlockTestPassed:
+		ms := e.Duration.Milliseconds()
+		out = jsonBlockTest{Type: "block_test_passed", Time: jsonTime(e.Time), Block: e.Block, Name: e.Name, Try: e.Try, DurationMS: &ms}
+	case thinker.BlockTestFailed:
+		j := jsonBlockTest{Type: "block_test_failed", Time: jsonTime(e.Time), Block: e.Block, Name: e.Name, Try: e.Try,
+			Phase: e.Phase, Error: e.Error, Diff: e.Diff}
+		if len(e.Diagnostics) > 0 {
+			j.Diagnostics = diagjson.New(e.Files, e.Diagnostics).Diagnostics
+		}
+		out = j
+	case thinker.BlockCreated:
+		out = jsonBlockCreated{"block_created", jsonTime(e.Time), e.Block, e.Name, e.Runtime, e.File, e.Tries, e.Tested, e.Note}
+	case thinker.Wired:
+		out = jsonWired{Type: "wired", Time: jsonTime(e.Time), Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
+	case thinker.Repaired:
+		out = jsonWired{Type: "repaired", Time: jsonTime(e.Time), Try: e.Try, Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
+	case thinker.CompileFailed:
+		d := diagjson.New(e.Files, e.Diagnostics)
+		out = jsonCompileFailed{"compile_failed", jsonTime(e.Time), e.Try, e.File, d.ErrorCount, d.WarningCount, d.Diagnostics}
+	case thinker.Complete:
+		out = jsonThinkComplete{"complete", jsonTime(e.Time), e.Flow, e.File, e.Valid, e.BlocksFound, e.BlocksCreated,
+			nonNil(e.BlockFiles), nonNil(e.Steps), diagjson.New(e.Files, e.Diagnostics).Diagnostics, e.Usage}
+	case thinker.Failed:
+		out = jsonThinkError{"error", jsonTime(e.Time), e.Stage, e.Message, nonNil(e.BlockFiles),
+			diagjson.New(e.Files, e.Diagnostics).Diagnostics, e.Usage}
+	default:
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.enc.Encode(out)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// thinkHuman shows the stages as they progress, one line each, with what
+// each found, created or fixed under it.
+type thinkHuman struct {
+	out, err io.Writer
+	mu       sync.Mutex
+}
+
+func newThinkHuman(out, err io.Writer) *thinkHuman { return &thinkHuman{out: out, err: err} }
+
+func (v *thinkHuman) Close() {}
+
+func (v *thinkHuman) Event(e thinker.Event) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	w := v.out
+	switch e := e.(type) {
+	case thinker.StageStarted:
+		switch e.Stage {
+		case thinker.StageClarify, thinker.StageDecompose:
+			if e.Try > 1 {
+				fmt.Fprintf(w, "· %s (try %d)\n", e.Stage, e.Try)
+			} else {
+				fmt.Fprintf(w, "· %s\n", e.Stage)
+			}
+			if e.Intent != "" && e.Try <= 1 {
+				fmt.Fprintf(w, "    intent: %s\n", oneLine(e.Intent))
+			}
+		case thinker.StageSearch:
+			fmt.Fprintf(w, "· search\n")
+			if e.Note != "" {
+				fmt.Fprintf(v.err, "Warning: %s\n", e.Note)
+			}
+		case thinker.StageCreateBlock:
+			fmt.Fprintf(w, "· create_block %s (try %d)\n", e.Block, e.Try)
+		case thinker.StageWire:
+			fmt.Fprintf(w, "· wire\n")
+		case thinker.StageRepair:
+			fmt.Fprintf(w, "· repair (try %d)\n", e.Try)
+		}
+	case thinker.DecomposeBlocks:
+		ids := make([]string, len(e.Blocks))
+		for i, b := range e.Blocks {
+			ids[i] = b.ID
+		}
+		fmt.Fprintf(w, "    %s: %s\n", plural(len(ids), "block", "blocks"), strings.Join(ids, ", "))
+	case thinker.SearchFound:
+		kind := e.Runtime
+		if kind == blocks.RuntimeBuiltin {
+			kind = "built-in"
+		}
+		fmt.Fprintf(w, "    ✓ %s → %s (%s)\n", e.Block, e.Found, kind)
+	case thinker.SearchMissing:
+		fmt.Fprintf(w, "    + %s: not in the registry; it will be created\n", e.Block)
+	case thinker.BlockTestFailed:
+		what := "its example failed"
+		if e.Phase == thinker.PhaseCheck {
+			what = "it does not validate"
+		}
+		fmt.Fprintf(w, "    ✗ %s: %s: %s\n", e.Name, what, oneLine(e.Error))
+		for _, l := range strings.Split(strings.TrimRight(e.Diff, "\n"), "\n") {
+			if l != "" {
+				fmt.Fprintf(w, "        %s\n", l)
+			}
+		}
+	case thinker.BlockTestPassed:
+		fmt.Fprintf(w, "    ✓ %s: its example passed\n", e.Name)
+	case thinker.BlockCreated:
+		fmt.Fprintf(w, "    ✓ wrote %s\n", e.File)
+		if e.Note != "" {
+			fmt.Fprintf(w, "      (%s)\n", e.Note)
+		}
+	case thinker.Wired, thinker.Repaired:
+		// The compile result follows.
+	case thinker.CompileFailed:
+		errs, _ := countDiags(e.Diagnostics)
+		fmt.Fprintf(w, "    ✗ %s has %s\n", e.File, plural(errs, "error", "errors"))
+		for _, d := range e.Diagnostics {
+			if d.Severity == hcl.DiagError {
+				fmt.Fprintf(w, "        %s\n", diagLine(d))
+			}
+		}
+	case thinker.Complete:
+		if e.Valid {
+			fmt.Fprintf(w, "    ✓ the flow validates\n")
+		}
+		fmt.Fprintf(w, "\nWrote %s: %s", e.File, plural(len(e.Steps), "step", "steps"))
+		if len(e.BlocksFound) > 0 {
+			fmt.Fprintf(w, "; found %s", blockList(e.BlocksFound))
+		}
+		if len(e.BlocksCreated) > 0 {
+			fmt.Fprintf(w, "; created %s", blockList(e.BlocksCreated))
+		}
+		fmt.Fprintf(w, ".\nTokens: %d.\n", e.Usage.TotalTokens)
+		if e.Valid {
+			writeHumanDiagnostics(v.err, e.Files, e.Diagnostics) // warnings
+			fmt.Fprintf(w, "Next: flowctl plan %s\n", e.File)
+		} else {
+			writeHumanDiagnostics(v.err, e.Files, e.Diagnostics)
+		}
+	case thinker.Failed:
+		if len(e.BlockFiles) > 0 {
+			fmt.Fprintf(v.err, "The created blocks were kept: %s\n", strings.Join(e.BlockFiles, ", "))
+		}
+	}
+}
+
+// blockList renders "id → name" pairs, sorted, with the name alone when
+// it is the id.
+func blockList(m map[string]string) string {
+	var out []string
+	for _, id := range sortedStrings(m) {
+		if m[id] == id {
+			out = append(out, id)
+		} else {
+			out = append(out, id+" → "+m[id])
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func sortedStrings(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// diagLine is a diagnostic on one line: where, summary and detail.
+func diagLine(d *hcl.Diagnostic) string {
+	s := d.Summary
+	if d.Detail != "" {
+		s += ": " + d.Detail
+	}
+	if d.Subject != nil {
+		s = fmt.Sprintf("%s:%d,%d: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, s)
+	}
+	return oneLine(s)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

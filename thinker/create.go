@@ -1,0 +1,225 @@
+package thinker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/blocktest"
+	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/diagjson"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// llmNote is what BlockCreated says of an llm block.
+const llmNote = "llm blocks are checked (definition, prompt template, example fields) but their examples are not run: a model's reply is not deterministic"
+
+// create asks for a missing block until one passes its checks and its
+// example, at most MaxCreateTries times, sending each failure back to
+// the model. The block that passes is written to blocks/NAME.block.hcl
+// next to the flow and added to the registry.
+func (r *run) create(ctx context.Context, intent string, spec BlockSpec) (*blocks.Block, error) {
+	name := r.blockName(spec.ID)
+	path := filepath.Join(r.dir, "blocks", name+".block.hcl")
+	schema := createSchema(spec)
+	msgs := []llm.Message{user(message(
+		prop("intent", intent),
+		prop("name", name),
+		prop("specification", specInfo(spec)),
+	))}
+	var last string
+	for try := 1; try <= MaxCreateTries; try++ {
+		r.stage(StageCreateBlock, try, spec.ID, "")
+		r.emit(CreatingBlock{Time: time.Now(), Block: spec.ID, Name: name, Runtime: spec.Runtime, Try: try})
+		var reply createReply
+		raw, err := r.ask(ctx, request{schema: schema, system: createSystem, messages: msgs, try: try, block: spec.ID}, &reply)
+		if err != nil {
+			return nil, err
+		}
+		c := r.checkBlock(ctx, spec, name, path, &reply, try)
+		if c.feedback == "" {
+			if err := writeFile(path, c.src); err != nil {
+				return nil, stageErr(StageCreateBlock, err, "writing block %q: %s", name, err)
+			}
+			if d := r.reg.AddDefs(c.defs); d.HasErrors() {
+				return nil, stageErr(StageCreateBlock, nil, "adding block %q to the registry: %s", name, diagSentence(d))
+			}
+			r.res.BlockFiles = append(r.res.BlockFiles, path)
+			created := BlockCreated{Time: time.Now(), Block: spec.ID, Name: name, Runtime: c.block.Runtime, File: path, Tries: try, Tested: true}
+			if c.block.Runtime == lang.RuntimeLLM {
+				created.Tested, created.Note = false, llmNote
+			}
+			r.emit(created)
+			return c.block, nil
+		}
+		last = c.problem
+		msgs = append(msgs, assistant(raw), user(c.feedback))
+		if ctx.Err() != nil {
+			return nil, stageErr(StageCreateBlock, ctx.Err(), "cancelled")
+		}
+	}
+	return nil, stageErr(StageCreateBlock, nil, "block %q failed its checks %d times; the last problem: %s", name, MaxCreateTries, last)
+}
+
+// checked is the outcome of one try of a block: the block file and the
+// block when it passed, else what to tell the model (feedback) and the
+// user (problem).
+type checked struct {
+	src      []byte
+	defs     []*lang.BlockDef
+	block    *blocks.Block
+	feedback string
+	problem  string
+}
+
+// checkBlock renders a create_block reply as a block file, parses it back
+// and checks it as validate does (definition, example fields, code
+// compilation), then runs its example in the sandbox unless it is an llm
+// block. It reports the outcome as events.
+func (r *run) checkBlock(ctx context.Context, spec BlockSpec, name, path string, reply *createReply, try int) checked {
+	c := checked{}
+	src, diags := renderBlock(name, reply)
+	c.src = src
+	parser := lang.NewParser()
+	if !diags.HasErrors() {
+		f, d := parser.ParseSource(src, path)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			defs, d := lang.DecodeBlockFile(f)
+			diags = append(diags, d...)
+			c.defs = defs
+			if !d.HasErrors() && len(defs) == 1 {
+				b, d := blocks.FromDef(defs[0])
+				diags = append(diags, d...)
+				if !d.HasErrors() {
+					diags = append(diags, compiler.CheckCode(defs)...)
+				}
+				c.block = b
+			}
+		}
+	}
+	if c.block == nil && !diags.HasErrors() {
+		diags = problem("Invalid block file", "The block file made from the reply does not hold exactly one block definition.")
+	}
+	diags = compiler.Normalize(diags)
+	if diags.HasErrors() {
+		files := parser.Files()
+		c.problem = diagSentence(diags)
+		c.feedback = checkFeedback(path, src, files, diags)
+		r.emit(BlockTestFailed{
+			Time: time.Now(), Block: spec.ID, Name: name, Try: try, Phase: PhaseCheck,
+			Error: c.problem, Diagnostics: diags, Files: files,
+		})
+		return c
+	}
+	if c.block.Runtime == lang.RuntimeLLM {
+		return c
+	}
+	results := blocktest.Run(ctx, c.block, r.opts.Executors, blocktest.Options{Dir: r.dir, Timeout: r.opts.ExampleTimeout})
+	var took time.Duration
+	for _, res := range results {
+		took += res.Duration
+		if res.Status == blocktest.StatusPassed {
+			continue
+		}
+		c.problem = res.Error
+		c.feedback = exampleFeedback(res)
+		r.emit(BlockTestFailed{
+			Time: time.Now(), Block: spec.ID, Name: name, Try: try, Phase: PhaseExample,
+			Error: res.Error, Diff: res.Diff,
+		})
+		return c
+	}
+	if len(results) == 0 {
+		c.problem = "the block has no example"
+		c.feedback = "The block has no example; give one whose outputs are certain."
+		r.emit(BlockTestFailed{Time: time.Now(), Block: spec.ID, Name: name, Try: try, Phase: PhaseExample, Error: c.problem})
+		return c
+	}
+	r.emit(BlockTestPassed{Time: time.Now(), Block: spec.ID, Name: name, Try: try, Duration: took})
+	return c
+}
+
+// checkFeedback tells the model why the block file made from its reply
+// does not validate: the file and the diagnostics as validate --json
+// prints them.
+func checkFeedback(path string, src []byte, files map[string]*hcl.File, diags hcl.Diagnostics) string {
+	return message(
+		prop("problem", "The block file made from your reply does not validate. Fix every error and reply with the whole corrected block."),
+		prop("block_file", path),
+		prop("block", string(src)),
+		prop("diagnostics", diagjson.New(files, diags)),
+	)
+}
+
+// exampleFeedback tells the model how the block's example failed.
+func exampleFeedback(res blocktest.Result) string {
+	fields := []member{
+		prop("problem", "The block's example failed when it was run: "+res.Error+". Fix the code, or the example if its expected outputs are wrong, and reply with the whole corrected block."),
+		prop("error", res.Error),
+	}
+	if res.Diff != "" {
+		fields = append(fields, prop("diff", "- the example's expected output, + what the block returned:\n"+res.Diff))
+	}
+	if j, ok := jsonOf(res.Expected); ok {
+		fields = append(fields, prop("expected", json.RawMessage(j)))
+	}
+	if j, ok := jsonOf(res.Actual); ok {
+		fields = append(fields, prop("actual", json.RawMessage(j)))
+	}
+	return message(fields...)
+}
+
+// blockName is the name of a block created for the required block id: id,
+// or id_2, id_3, … when the registry or a block file already has it.
+func (r *run) blockName(id string) string {
+	for n := 1; ; n++ {
+		name := id
+		if n > 1 {
+			name = fmt.Sprintf("%s_%d", id, n)
+		}
+		if r.reg.Lookup(name) != nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(r.dir, "blocks", name+".block.hcl")); err == nil {
+			continue
+		}
+		return name
+	}
+}
+
+// writeFile writes a file atomically: to a temporary file in the same
+// directory, renamed over the target, so that no reader sees it half
+// written.
+func writeFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, nothing is there
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

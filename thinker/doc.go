@@ -1,0 +1,43 @@
+// Package thinker turns an intent into a flow that validates (§7): it
+// asks a language model, stage by stage, what the flow needs, finds what
+// the registry already has, creates and tests what it lacks, and wires
+// the blocks into a flow that the compiler accepts.
+//
+// The stages run in order:
+//
+//   - clarify: is the intent specific enough? On a terminal the user is
+//     asked the model's questions (at most three requests); without one
+//     an unclear intent fails with the question. Options.NoClarify skips
+//     the stage.
+//   - decompose: which blocks are needed, each with typed inputs and
+//     outputs.
+//   - search (no model): each required block is looked up in the
+//     registry with package blocks/index (full text, plus embeddings when
+//     an embedder is given); a hit serves it when index.Compatible says
+//     its types fit.
+//   - create_block: a missing block is written by the model, rendered as
+//     a block file with hclwrite, parsed back and checked as validate
+//     checks it (definition, example fields, code compilation), and its
+//     example run in the sandbox with package blocks/blocktest. Failures
+//     go back to the model, at most three tries. llm blocks are checked
+//     but their examples are not run. A passing block is written to
+//     blocks/NAME.block.hcl next to the flow.
+//   - wire: the model assembles the flow; every expression and type it
+//     wrote is parsed, the flow rendered with hclwrite and compiled with
+//     package compiler against the registry.
+//   - repair: while the flow has errors, its diagnostics go back to the
+//     model as the JSON of validate --json (package lang/diagjson), at
+//     most three times.
+//
+// Each LLM stage is one structured-output request whose JSON schema is
+// named after the stage and sent strict where the types allow it; the
+// reply is checked against the stage's shape before it is used. A failed
+// request or a malformed reply ends the run with an Error naming the
+// stage. The flow file is written only when it validates (or with
+// Options.Force), block and flow files atomically.
+//
+// The thinker reports what it does as Events; it renders nothing. The
+// CLI (flowctl think) shows them as the stages progress or as JSON lines.
+// Package blocks/llm provides the Model (llm.Executor.Ask), package
+// blocks the registry and the executors that run examples.
+package thinker

@@ -1,0 +1,336 @@
+package thinker
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// The generators turn replies into HCL files with hclwrite. Every
+// expression and type the model wrote is parsed first; one that does not
+// parse is left out of the file and reported as a diagnostic without a
+// range (it has no place in the file), worded for the model.
+
+// exprTokens parses src as one HCL expression and returns its tokens.
+func exprTokens(src string, what string) (hclwrite.Tokens, hcl.Diagnostics) {
+	if strings.TrimSpace(src) == "" {
+		return nil, problem("Missing expression", "%s is empty; give an HCL expression.", capitalizeFirst(what))
+	}
+	if _, diags := hclsyntax.ParseExpression([]byte(src), what, hcl.InitialPos); diags.HasErrors() {
+		detail := fmt.Sprintf("%s, %s, is not a valid HCL expression: %s.", capitalizeFirst(what), strconv.Quote(src), diagSentence(diags))
+		if !strings.HasPrefix(strings.TrimSpace(src), `"`) {
+			detail += " Text is written in quotes, as in " + strconv.Quote(strconv.Quote(src)) + "."
+		}
+		return nil, problem("Invalid expression", "%s", detail)
+	}
+	return lexTokens(src)
+}
+
+// typeTokens parses src as an HCL type expression and returns its tokens.
+func typeTokens(src string, what string) (cty.Type, hclwrite.Tokens, hcl.Diagnostics) {
+	if strings.TrimSpace(src) == "" {
+		return cty.DynamicPseudoType, nil, problem("Missing type", "%s has no type; give an HCL type expression such as string or list(string).", capitalizeFirst(what))
+	}
+	ty, diags := lang.ParseType(src, what)
+	if diags.HasErrors() {
+		return cty.DynamicPseudoType, nil, problem("Invalid type expression",
+			"%s has the type %s, which is not an HCL type expression: %s. Types are string, number, bool, any, list(T), set(T), map(T), object({ name = T }).",
+			capitalizeFirst(what), strconv.Quote(src), diagSentence(diags))
+	}
+	toks, d := lexTokens(src)
+	return ty, toks, d
+}
+
+// lexTokens returns the hclwrite tokens of an expression that parses: the
+// expression of an attribute whose value it is.
+func lexTokens(src string) (hclwrite.Tokens, hcl.Diagnostics) {
+	f, diags := hclwrite.ParseConfig([]byte("v = "+src+"\n"), "expression", hcl.InitialPos)
+	if diags.HasErrors() || f.Body().GetAttribute("v") == nil || len(f.Body().Attributes()) != 1 {
+		return nil, problem("Invalid expression", "The expression %s cannot be written as an argument's value.", strconv.Quote(src))
+	}
+	return f.Body().GetAttribute("v").Expr().BuildTokens(nil), nil
+}
+
+// valueTokens converts a JSON value to HCL tokens.
+func valueTokens(raw json.RawMessage, what string) (cty.Value, hclwrite.Tokens, hcl.Diagnostics) {
+	ty, err := ctyjson.ImpliedType(raw)
+	if err == nil {
+		var v cty.Value
+		if v, err = ctyjson.Unmarshal(raw, ty); err == nil {
+			return v, hclwrite.TokensForValue(v), nil
+		}
+	}
+	return cty.NilVal, nil, problem("Invalid value", "%s is not a JSON value: %s.", capitalizeFirst(what), err)
+}
+
+// heredocTokens writes text as an indented heredoc (<<-MARKER), whose
+// indentation HCL strips when it reads the file. With literal set, the
+// text is not a template: ${ and %{ are escaped. Lines of only spaces are
+// written empty.
+func heredocTokens(text, marker string, literal bool, indent int) hclwrite.Tokens {
+	if literal {
+		text = strings.ReplaceAll(text, "${", "$${")
+		text = strings.ReplaceAll(text, "%{", "%%{")
+	}
+	text = strings.TrimRight(text, "\n")
+	lines := strings.Split(text, "\n")
+	marker = heredocMarker(lines, marker)
+	pad := strings.Repeat(" ", indent+2)
+	var b strings.Builder
+	for _, l := range lines {
+		l = strings.TrimRight(l, "\r")
+		if strings.TrimSpace(l) != "" {
+			b.WriteString(pad)
+			b.WriteString(l)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(strings.Repeat(" ", indent))
+	return hclwrite.Tokens{
+		{Type: hclsyntax.TokenOHeredoc, Bytes: []byte("<<-" + marker + "\n")},
+		{Type: hclsyntax.TokenStringLit, Bytes: []byte(b.String())},
+		{Type: hclsyntax.TokenCHeredoc, Bytes: []byte(marker)},
+	}
+}
+
+// heredocMarker is marker, or marker with a number when a line of the
+// text would end the heredoc early.
+func heredocMarker(lines []string, marker string) string {
+	taken := map[string]bool{}
+	for _, l := range lines {
+		taken[strings.TrimSpace(l)] = true
+	}
+	m := marker
+	for n := 2; taken[m]; n++ {
+		m = fmt.Sprintf("%s_%d", marker, n)
+	}
+	return m
+}
+
+// renderBlock makes the block file of a create_block reply, for a block
+// named name.
+func renderBlock(name string, r *createReply) ([]byte, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	f := hclwrite.NewEmptyFile()
+	blk := f.Body().AppendNewBlock("block", []string{name})
+	body := blk.Body()
+	if r.Description != "" {
+		body.SetAttributeValue("description", cty.StringVal(r.Description))
+	}
+	body.SetAttributeValue("runtime", cty.StringVal(r.Runtime))
+	for _, group := range []struct {
+		kind   string
+		fields []FieldSpec
+	}{{"input", r.Inputs}, {"output", r.Outputs}} {
+		for _, fs := range group.fields {
+			fb := body.AppendNewBlock(group.kind, []string{fs.Name})
+			_, toks, d := typeTokens(fs.Type, fmt.Sprintf("the %s %q", group.kind, fs.Name))
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				fb.Body().SetAttributeRaw("type", toks)
+			}
+			if fs.Description != "" {
+				fb.Body().SetAttributeValue("description", cty.StringVal(fs.Description))
+			}
+		}
+	}
+	switch r.Runtime {
+	case lang.RuntimeGo, lang.RuntimeJS:
+		if r.Source == nil || strings.TrimSpace(*r.Source) == "" {
+			diags = append(diags, problem("Missing source", "A block with runtime %q needs its code in source.", r.Runtime)...)
+			break
+		}
+		body.SetAttributeRaw("source", heredocTokens(*r.Source, strings.ToUpper(r.Runtime), true, 2))
+	case lang.RuntimeLLM:
+		if r.Prompt == nil || strings.TrimSpace(*r.Prompt) == "" {
+			diags = append(diags, problem("Missing prompt", "A block with runtime \"llm\" needs a prompt: a template over its inputs, such as \"Summarize: ${input.text}\".")...)
+			break
+		}
+		toks, d := promptTokens(*r.Prompt)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			body.SetAttributeRaw("prompt", toks)
+		}
+	default:
+		diags = append(diags, problem("Unknown runtime", "The runtime %q is not known; a block's runtime is \"go\", \"js\" or \"llm\".", r.Runtime)...)
+	}
+	ex := body.AppendNewBlock("example", nil).Body()
+	for _, part := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"input", r.Example.Input}, {"output", r.Example.Output}} {
+		v, toks, d := valueTokens(part.raw, "the example's "+part.name)
+		if !d.HasErrors() && !(v.Type().IsObjectType() && !v.IsNull()) {
+			d = problem("Invalid example "+part.name, "The example's %s must be an object of field values, such as {\"text\": \"a b\"}.", part.name)
+		}
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			ex.SetAttributeRaw(part.name, toks)
+		}
+	}
+	return hclwrite.Format(f.Bytes()), diags
+}
+
+// promptTokens writes an llm block's prompt template: a heredoc when it
+// has lines or interpolations, else a quoted string.
+func promptTokens(prompt string) (hclwrite.Tokens, hcl.Diagnostics) {
+	if _, diags := hclsyntax.ParseTemplate([]byte(prompt), "prompt", hcl.InitialPos); diags.HasErrors() {
+		return nil, problem("Invalid prompt template", "The prompt is not a valid HCL template: %s. Interpolate inputs as ${input.NAME}; write $${ for a literal ${.", diagSentence(diags))
+	}
+	if !strings.Contains(prompt, "\n") && !strings.Contains(prompt, "${") && !strings.Contains(prompt, "%{") {
+		return hclwrite.TokensForValue(cty.StringVal(prompt)), nil
+	}
+	return heredocTokens(prompt, "PROMPT", false, 2), nil
+}
+
+// renderFlow makes the flow file of a wire or repair reply. Blocks are
+// the registry's, to order each step's arguments as its block declares
+// its inputs.
+func renderFlow(r *wireReply, reg *blocks.Registry) ([]byte, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	f := hclwrite.NewEmptyFile()
+	root := f.Body()
+	fb := root.AppendNewBlock("flow", []string{r.Name}).Body()
+	if r.Description != "" {
+		fb.SetAttributeValue("description", cty.StringVal(r.Description))
+	}
+	for _, in := range r.Inputs {
+		root.AppendNewline()
+		b := root.AppendNewBlock("input", []string{in.Name}).Body()
+		if strings.TrimSpace(in.Type) != "" {
+			_, toks, d := typeTokens(in.Type, fmt.Sprintf("the input %q", in.Name))
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				b.SetAttributeRaw("type", toks)
+			}
+		}
+		if in.Description != "" {
+			b.SetAttributeValue("description", cty.StringVal(in.Description))
+		}
+		if len(in.Default) > 0 && string(in.Default) != "null" {
+			_, toks, d := valueTokens(in.Default, fmt.Sprintf("the default of input %q", in.Name))
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				b.SetAttributeRaw("default", toks)
+			}
+		}
+	}
+	for _, s := range r.Steps {
+		root.AppendNewline()
+		b := root.AppendNewBlock("step", []string{s.Name}).Body()
+		b.SetAttributeValue("use", cty.StringVal(s.Use))
+		if deps := dependsOnTokens(s, &diags); deps != nil {
+			b.SetAttributeRaw("depends_on", deps)
+		}
+		for _, name := range argOrder(s, reg.Lookup(s.Use)) {
+			val := s.Args[name]
+			if val == nil {
+				continue
+			}
+			what := fmt.Sprintf("the argument %q of step %q", name, s.Name)
+			if !hclsyntax.ValidIdentifier(name) {
+				diags = append(diags, problem("Invalid argument name", "Step %q has an argument named %q, which is not an HCL identifier; arguments are named after the block's inputs.", s.Name, name)...)
+				continue
+			}
+			toks, d := exprTokens(*val, what)
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				b.SetAttributeRaw(name, toks)
+			}
+		}
+	}
+	for _, o := range r.Outputs {
+		root.AppendNewline()
+		b := root.AppendNewBlock("output", []string{o.Name}).Body()
+		toks, d := exprTokens(o.Value, fmt.Sprintf("the value of output %q", o.Name))
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			b.SetAttributeRaw("value", toks)
+		}
+	}
+	return hclwrite.Format(f.Bytes()), diags
+}
+
+// dependsOnTokens writes a step's depends_on as a list of step.NAME
+// references; names may be given with or without "step.".
+func dependsOnTokens(s wireStep, diags *hcl.Diagnostics) hclwrite.Tokens {
+	var elems []hclwrite.Tokens
+	for _, d := range s.DependsOn {
+		name := strings.TrimPrefix(strings.TrimSpace(d), lang.RootStep+".")
+		if !hclsyntax.ValidIdentifier(name) {
+			*diags = append(*diags, problem("Invalid depends_on", "Step %q depends on %q, which is not a step name.", s.Name, d)...)
+			continue
+		}
+		elems = append(elems, hclwrite.TokensForTraversal(hcl.Traversal{
+			hcl.TraverseRoot{Name: lang.RootStep}, hcl.TraverseAttr{Name: name},
+		}))
+	}
+	if len(elems) == 0 {
+		return nil
+	}
+	return hclwrite.TokensForTuple(elems)
+}
+
+// argOrder is the order a step's arguments are written in: meta-arguments
+// first, then the block's inputs as it declares them, then any others by
+// name.
+func argOrder(s wireStep, b *blocks.Block) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(name string) {
+		if _, ok := s.Args[name]; ok && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	for _, m := range stepMetaArgs {
+		add(m)
+	}
+	if b != nil {
+		for _, in := range b.Inputs {
+			add(in.Name)
+		}
+	}
+	for _, name := range lang.SortedKeys(s.Args) {
+		add(name)
+	}
+	return out
+}
+
+// problem is an error diagnostic without a range.
+func problem(summary, detail string, args ...any) hcl.Diagnostics {
+	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(detail, args...)}}
+}
+
+// diagSentence renders the errors of diagnostics in one sentence, without
+// their ranges (which point into the expression alone).
+func diagSentence(diags hcl.Diagnostics) string {
+	var parts []string
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		s := d.Summary
+		if d.Detail != "" {
+			s += ": " + strings.TrimSuffix(d.Detail, ".")
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func capitalizeFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

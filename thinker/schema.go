@@ -1,0 +1,349 @@
+package thinker
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// The stages (§7). Each LLM stage's request is sent with a JSON schema
+// whose name is the stage's name.
+const (
+	StageClarify     = "clarify"
+	StageDecompose   = "decompose"
+	StageSearch      = "search" // no LLM
+	StageCreateBlock = "create_block"
+	StageWire        = "wire"
+	StageRepair      = "repair"
+)
+
+// A stageSchema is what a stage's reply must look like. Send is the schema
+// sent as response_format, as exact as the request allows (the blocks a
+// wire reply may use, the example fields of a block to create); Shape is
+// the general shape every reply of the stage has, which the reply is
+// checked against before it is used. A reply that does not have the
+// shape is malformed; one that has it but says something wrong (a bad
+// type expression, an unknown block) goes back to the model.
+type stageSchema struct {
+	Name   string
+	Send   json.RawMessage
+	Strict bool
+	Shape  json.RawMessage
+}
+
+// Replies.
+
+type clarifyReply struct {
+	Ready         bool   `json:"ready"`
+	Question      string `json:"question"`
+	RefinedIntent string `json:"refined_intent"`
+}
+
+type decomposeReply struct {
+	Blocks []BlockSpec `json:"blocks"`
+}
+
+// BlockSpec is a block the intent needs, as the decompose stage describes
+// it.
+type BlockSpec struct {
+	ID          string      `json:"id"`
+	Description string      `json:"description"`
+	Runtime     string      `json:"runtime"`
+	Inputs      []FieldSpec `json:"inputs"`
+	Outputs     []FieldSpec `json:"outputs"`
+}
+
+// FieldSpec is an input or output of a BlockSpec or of a created block:
+// Type is an HCL type expression.
+type FieldSpec struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Description string `json:"description"`
+
+	ty cty.Type // Type, parsed
+}
+
+type createReply struct {
+	ID          string      `json:"id"`
+	Description string      `json:"description"`
+	Runtime     string      `json:"runtime"`
+	Source      *string     `json:"source"`
+	Prompt      *string     `json:"prompt"`
+	Inputs      []FieldSpec `json:"inputs"`
+	Outputs     []FieldSpec `json:"outputs"`
+	Example     struct {
+		Input  json.RawMessage `json:"input"`
+		Output json.RawMessage `json:"output"`
+	} `json:"example"`
+}
+
+// wireReply is the reply of wire and of repair.
+type wireReply struct {
+	Name        string       `json:"name"`
+	Description string       `json:"description"`
+	Inputs      []wireInput  `json:"inputs"`
+	Steps       []wireStep   `json:"steps"`
+	Outputs     []wireOutput `json:"outputs"`
+}
+
+type wireInput struct {
+	Name        string          `json:"name"`
+	Type        string          `json:"type"`
+	Description string          `json:"description"`
+	Default     json.RawMessage `json:"default"`
+}
+
+type wireStep struct {
+	Name      string             `json:"name"`
+	Use       string             `json:"use"`
+	Args      map[string]*string `json:"args"`
+	DependsOn []string           `json:"depends_on"`
+}
+
+type wireOutput struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Schemas. They are built as ordered objects, since models write the
+// fields in the order the schema gives them.
+
+// obj is a JSON object that keeps its keys in order.
+type obj []member
+
+type member struct {
+	key   string
+	value any
+}
+
+func (o obj) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.key)
+		buf.Write(k)
+		buf.WriteByte(':')
+		v, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// object is a closed object schema whose properties are all required, as
+// strict structured outputs want.
+func object(props ...member) obj {
+	properties := make(obj, len(props))
+	required := make([]string, len(props))
+	for i, p := range props {
+		properties[i] = p
+		required[i] = p.key
+	}
+	return obj{{"type", "object"}, {"properties", properties}, {"required", required}, {"additionalProperties", false}}
+}
+
+func prop(name string, schema any) member { return member{name, schema} }
+
+func str(desc string) obj {
+	if desc == "" {
+		return obj{{"type", "string"}}
+	}
+	return obj{{"type", "string"}, {"description", desc}}
+}
+
+func nullableStr(desc string) obj {
+	return obj{{"type", []string{"string", "null"}}, {"description", desc}}
+}
+
+func boolean(desc string) obj { return obj{{"type", "boolean"}, {"description", desc}} }
+
+func array(items any) obj { return obj{{"type", "array"}, {"items", items}} }
+
+func enum(desc string, values ...string) obj {
+	return obj{{"type", "string"}, {"enum", values}, {"description", desc}}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only the schema types above
+	}
+	return b
+}
+
+const typeDesc = "An HCL type expression: string, number, bool, list(string), map(number), object({ title = string, url = string }) or any"
+
+func fieldSchema() obj {
+	return object(
+		prop("name", str("A snake_case name: [a-z_][a-z0-9_]*")),
+		prop("type", str(typeDesc)),
+		prop("description", str("What the field holds")),
+	)
+}
+
+func runtimeSchema() obj {
+	return enum(`"go" or "js" for deterministic code, "llm" for work that needs a language model`,
+		lang.RuntimeGo, lang.RuntimeJS, lang.RuntimeLLM)
+}
+
+var clarifySchema = func() stageSchema {
+	s := mustJSON(object(
+		prop("ready", boolean("Whether the intent says enough to build the flow")),
+		prop("question", str("One short question for the user when not ready; empty when ready")),
+		prop("refined_intent", str("The intent restated completely, with everything the answers added")),
+	))
+	return stageSchema{Name: StageClarify, Send: s, Strict: true, Shape: s}
+}()
+
+var decomposeSchema = func() stageSchema {
+	s := mustJSON(object(prop("blocks", array(object(
+		prop("id", str("A snake_case name for the block: [a-z_][a-z0-9_]*")),
+		prop("description", str("What the block does, in one sentence")),
+		prop("runtime", runtimeSchema()),
+		prop("inputs", array(fieldSchema())),
+		prop("outputs", array(fieldSchema())),
+	)))))
+	return stageSchema{Name: StageDecompose, Send: s, Strict: true, Shape: s}
+}()
+
+// createSchema is the schema of a create_block reply for spec: its
+// example's input and output are objects of the spec's fields.
+func createSchema(spec BlockSpec) stageSchema {
+	build := func(example obj) obj {
+		return object(
+			prop("id", str("The block's name, as given")),
+			prop("description", str("What the block does, in one sentence")),
+			prop("runtime", runtimeSchema()),
+			prop("source", nullableStr("The code of a go or js block; null for an llm block")),
+			prop("prompt", nullableStr("The prompt template of an llm block, over input.NAME; null for a go or js block")),
+			prop("inputs", array(fieldSchema())),
+			prop("outputs", array(fieldSchema())),
+			prop("example", example),
+		)
+	}
+	in, inStrict := llm.FieldsSchema(specFields(spec.Inputs))
+	out, outStrict := llm.FieldsSchema(specFields(spec.Outputs))
+	send := build(object(
+		prop("input", json.RawMessage(in)),
+		prop("output", json.RawMessage(out)),
+	))
+	shape := build(object(
+		prop("input", obj{{"type", "object"}}),
+		prop("output", obj{{"type", "object"}}),
+	))
+	return stageSchema{Name: StageCreateBlock, Send: mustJSON(send), Strict: inStrict && outStrict, Shape: mustJSON(shape)}
+}
+
+// specFields are a spec's fields as lang fields, for llm.FieldsSchema.
+func specFields(fs []FieldSpec) []*lang.Field {
+	out := make([]*lang.Field, len(fs))
+	for i, f := range fs {
+		out[i] = &lang.Field{Name: f.Name, Type: lang.TypeSpec{Type: f.ty}, Description: f.Description}
+	}
+	return out
+}
+
+// stepMetaArgs are the meta-arguments a wire reply may give among a
+// step's args.
+var stepMetaArgs = []string{"for_each", "when"}
+
+// wireSchema is the schema of a wire or repair reply that may use the
+// given blocks: each step is one of the blocks, with its inputs as args.
+func wireSchema(name string, bs []*blocks.Block) stageSchema {
+	var variants []any
+	for _, b := range bs {
+		var args []member
+		for _, in := range b.Inputs {
+			desc := fmt.Sprintf("An HCL expression of type %s for input %q", typeName(in.Type.Type), in.Name)
+			if in.Description != "" {
+				desc += ": " + in.Description
+			}
+			if in.Required() {
+				args = append(args, prop(in.Name, str(desc+" (required)")))
+			} else {
+				args = append(args, prop(in.Name, nullableStr(desc+"; null for the default")))
+			}
+		}
+		for _, m := range stepMetaArgs {
+			if b.Input(m) == nil {
+				args = append(args, prop(m, nullableStr(metaArgDesc[m])))
+			}
+		}
+		variants = append(variants, object(
+			prop("name", str("A snake_case step name, unique in the flow")),
+			prop("use", enum("The block the step runs", b.Name)),
+			prop("args", object(args...)),
+			prop("depends_on", array(str("The name of a step that must run first although no value is passed"))),
+		))
+	}
+	var stepSchema any = obj{}
+	switch len(variants) {
+	case 0:
+	case 1:
+		stepSchema = variants[0]
+	default:
+		stepSchema = obj{{"anyOf", variants}}
+	}
+	build := func(steps any) obj {
+		return object(
+			prop("name", str("The flow's snake_case name")),
+			prop("description", str("What the flow does, in one sentence")),
+			prop("inputs", array(object(
+				prop("name", str("A snake_case input name")),
+				prop("type", str(typeDesc)),
+				prop("description", str("What the input is")),
+				prop("default", defaultSchema()),
+			))),
+			prop("steps", array(steps)),
+			prop("outputs", array(object(
+				prop("name", str("A snake_case output name")),
+				prop("value", str("An HCL expression, such as step.summary.text")),
+			))),
+		)
+	}
+	shape := build(object(
+		prop("name", str("")),
+		prop("use", str("")),
+		prop("args", obj{{"type", "object"}, {"additionalProperties", obj{{"type", []string{"string", "null"}}}}}),
+		prop("depends_on", array(str(""))),
+	))
+	return stageSchema{Name: name, Send: mustJSON(build(stepSchema)), Strict: true, Shape: mustJSON(shape)}
+}
+
+var metaArgDesc = map[string]string{
+	"for_each": "Optional: an HCL expression of a list or map; the step runs once per element, with each.key and each.value, and step.NAME[*].FIELD lists the outputs. null for one run",
+	"when":     "Optional: an HCL bool expression; false skips the step. null to always run",
+}
+
+// defaultSchema is an input's default: a JSON value, or null for a
+// required input.
+func defaultSchema() obj {
+	scalar := []any{obj{{"type", "string"}}, obj{{"type", "number"}}, obj{{"type", "boolean"}}}
+	return obj{
+		{"description", "The default value as JSON, or null when the input is required"},
+		{"anyOf", append(append([]any{}, scalar...),
+			array(obj{{"anyOf", scalar}}),
+			obj{{"type", "null"}},
+		)},
+	}
+}
+
+// typeName renders a type for people and models: "any" for the dynamic
+// type.
+func typeName(ty cty.Type) string {
+	if ty == cty.DynamicPseudoType {
+		return "any"
+	}
+	return lang.TypeString(ty)
+}

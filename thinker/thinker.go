@@ -1,0 +1,279 @@
+package thinker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/index"
+	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Limits of the stages (§7).
+const (
+	MaxClarifyRounds  = 3 // clarify requests on a terminal
+	MaxDecomposeTries = 3 // decompose requests when the blocks have problems
+	MaxCreateTries    = 3 // create_block requests per missing block
+	MaxRepairs        = 3 // repair requests after wire
+)
+
+// Model answers structured requests; *llm.Executor is one.
+type Model interface {
+	Ask(ctx context.Context, req llm.AskRequest) ([]byte, blocks.Usage, error)
+}
+
+var _ Model = (*llm.Executor)(nil)
+
+// Options configure Think.
+type Options struct {
+	// Intent is what the flow should do, in the user's words.
+	Intent string
+	// Model answers the stages' requests; ModelName, when set, is the
+	// model asked (empty: the provider's configured default).
+	Model     Model
+	ModelName string
+
+	// Out is the flow file to write. Empty: NAME.flow.hcl in Dir, NAME the
+	// flow's name (NAME_2.flow.hcl and so on when that file exists).
+	Out string
+	// Dir is where the flow goes when Out is empty; empty means ".".
+	Dir string
+	// Registries are the --registry directories, searched besides the
+	// built-ins and the blocks/ directory next to the flow.
+	Registries []string
+
+	// Executors run the examples of created go and js blocks.
+	Executors *blocks.Executors
+	// ExampleTimeout bounds one example run; zero: blocktest's default.
+	ExampleTimeout time.Duration
+
+	// NoClarify skips the clarify stage.
+	NoClarify bool
+	// Answer asks the user a clarifying question and returns the answer;
+	// nil when there is no terminal to ask on, so that an intent that
+	// needs clarifying fails with the model's question. An empty answer
+	// goes on with the intent as understood.
+	Answer func(ctx context.Context, question string) (string, error)
+
+	// Force writes the last flow attempt even when it does not validate.
+	Force bool
+
+	// Embedder, when set, adds embeddings to the registry search, with
+	// EmbeddingsModel and the optional VectorCache (see package index).
+	Embedder        index.Embedder
+	VectorCache     index.VectorCache
+	EmbeddingsModel string
+
+	// Observe receives the events, one at a time; nil: none.
+	Observe func(Event)
+}
+
+// Result is what Think did.
+type Result struct {
+	Flow       string   // the flow's name
+	File       string   // the flow file written; empty when none
+	Valid      bool     // whether the written flow validates
+	BlockFiles []string // the block files written for created blocks
+	// Diagnostics are the last flow attempt's, with Files for their
+	// snippets.
+	Diagnostics hcl.Diagnostics
+	Files       map[string]*hcl.File
+	Usage       blocks.Usage // tokens of every request
+}
+
+// Error is why Think failed: the stage and what went wrong.
+type Error struct {
+	Stage string
+	Msg   string
+	Err   error // the underlying error, if any
+}
+
+func (e *Error) Error() string { return e.Stage + ": " + e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+func stageErr(stage string, err error, format string, args ...any) *Error {
+	return &Error{Stage: stage, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// run is one Think call.
+type run struct {
+	opts Options
+	dir  string // the flow's directory
+	res  *Result
+	reg  *blocks.Registry // the registry, created blocks added as they pass
+}
+
+// Think turns an intent into a flow file that validates, creating the
+// blocks the registry lacks: clarify → decompose → search → create_block
+// → wire → repair. It writes block files as their examples pass and the
+// flow file only when it validates (or with Force), each atomically. The
+// last event is Complete when the flow was written, Failed otherwise. A
+// written flow that does not validate (Force) is returned with an Error.
+func Think(ctx context.Context, opts Options) (*Result, error) {
+	r := &run{opts: opts, res: &Result{}}
+	r.dir = opts.Dir
+	if opts.Out != "" {
+		r.dir = filepath.Dir(opts.Out)
+	}
+	if r.dir == "" {
+		r.dir = "."
+	}
+	err := r.think(ctx)
+	if err != nil {
+		var te *Error
+		if !errors.As(err, &te) {
+			te = &Error{Stage: "think", Msg: err.Error(), Err: err}
+			err = te
+		}
+		if r.res.File == "" {
+			r.emit(Failed{
+				Time: time.Now(), Stage: te.Stage, Message: te.Msg, BlockFiles: r.res.BlockFiles,
+				Diagnostics: r.res.Diagnostics, Files: r.res.Files, Usage: r.res.Usage,
+			})
+		}
+	}
+	return r.res, err
+}
+
+func (r *run) think(ctx context.Context) error {
+	intent := strings.TrimSpace(r.opts.Intent)
+	if intent == "" {
+		return stageErr(StageClarify, nil, "the intent is empty; say what the flow should do")
+	}
+	if r.opts.Model == nil {
+		return stageErr(StageClarify, nil, "no model to ask")
+	}
+	if err := r.loadRegistry(); err != nil {
+		return err
+	}
+	if !r.opts.NoClarify {
+		var err error
+		if intent, err = r.clarify(ctx, intent); err != nil {
+			return err
+		}
+	}
+	specs, err := r.decompose(ctx, intent)
+	if err != nil {
+		return err
+	}
+	plan, err := r.search(ctx, specs)
+	if err != nil {
+		return err
+	}
+	for _, p := range plan {
+		if p.block != nil {
+			continue
+		}
+		if p.block, err = r.create(ctx, intent, p.spec); err != nil {
+			return err
+		}
+		p.created = true
+	}
+	return r.wire(ctx, intent, plan)
+}
+
+// loadRegistry loads the blocks a flow in the target directory can use.
+func (r *run) loadRegistry() error {
+	parser := lang.NewParser()
+	reg, diags := blocks.Load(blocks.LoadOptions{
+		Parser:       parser,
+		FlowFile:     filepath.Join(r.dir, "flow.flow.hcl"),
+		RegistryDirs: r.opts.Registries,
+	})
+	if diags.HasErrors() {
+		r.res.Diagnostics, r.res.Files = diags, parser.Files()
+		return stageErr(StageSearch, nil, "the registry has errors; fix its block files first (flowctl validate shows them)")
+	}
+	r.reg = reg
+	return nil
+}
+
+func (r *run) emit(e Event) {
+	if r.opts.Observe != nil {
+		r.opts.Observe(e)
+	}
+}
+
+func (r *run) stage(name string, try int, block, intent string) {
+	r.emit(StageStarted{Time: time.Now(), Stage: name, Try: try, Block: block, Intent: intent})
+}
+
+// request is one LLM request of a stage.
+type request struct {
+	schema   stageSchema
+	system   string
+	messages []llm.Message
+	try      int
+	block    string
+}
+
+// ask sends a request and decodes its reply into out. It returns the
+// reply's JSON for the conversation. A failed request, a reply that is no
+// JSON object, and one that lacks the stage's shape end the stage.
+func (r *run) ask(ctx context.Context, q request, out any) (json.RawMessage, error) {
+	stage := q.schema.Name
+	r.emit(LLMRequest{
+		Time: time.Now(), Stage: stage, Model: r.opts.ModelName, Try: q.try, Block: q.block,
+		Messages: len(q.messages) + 1, Strict: q.schema.Strict,
+	})
+	start := time.Now()
+	reply, usage, err := r.opts.Model.Ask(ctx, llm.AskRequest{
+		Name: stage, Schema: q.schema.Send, Strict: q.schema.Strict,
+		System: q.system, Messages: q.messages, Model: r.opts.ModelName,
+	})
+	r.res.Usage.PromptTokens += usage.PromptTokens
+	r.res.Usage.CompletionTokens += usage.CompletionTokens
+	r.res.Usage.TotalTokens += usage.TotalTokens
+	resp := LLMResponse{Time: time.Now(), Stage: stage, Try: q.try, Block: q.block, Duration: time.Since(start), Usage: usage}
+	if err != nil {
+		resp.Error = err.Error()
+		r.emit(resp)
+		var re *llm.ReplyError
+		if errors.As(err, &re) {
+			return nil, stageErr(stage, err, "the model's reply is malformed: it is not a JSON object (%s); the reply began %s", re.Err, excerpt(re.Reply))
+		}
+		if ctx.Err() != nil {
+			return nil, stageErr(stage, err, "cancelled")
+		}
+		return nil, stageErr(stage, err, "%s", err)
+	}
+	resp.Reply = reply
+	r.emit(resp)
+	var v any
+	if err := json.Unmarshal(reply, &v); err != nil {
+		return nil, stageErr(stage, err, "the model's reply is malformed: %s", err)
+	}
+	if problems := checkShape(v, q.schema.Shape); len(problems) > 0 {
+		return nil, stageErr(stage, nil, "the model's reply is malformed: it does not have the shape of a %s reply: %s",
+			stage, strings.Join(problems, "; "))
+	}
+	if err := json.Unmarshal(reply, out); err != nil {
+		return nil, stageErr(stage, err, "the model's reply is malformed: %s", err)
+	}
+	return reply, nil
+}
+
+// excerpt quotes the start of a reply for an error message.
+func excerpt(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "empty"
+	}
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:120]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func user(content string) llm.Message { return llm.Message{Role: llm.RoleUser, Content: content} }
+
+func assistant(reply json.RawMessage) llm.Message {
+	return llm.Message{Role: llm.RoleAssistant, Content: string(reply)}
+}

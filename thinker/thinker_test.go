@@ -1,0 +1,234 @@
+package thinker
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+)
+
+const (
+	decomposeNotes = `{"blocks": [
+		{"id": "read_notes", "description": "Read a local text file", "runtime": "go",
+		 "inputs": [{"name": "path", "type": "string", "description": "The file"}],
+		 "outputs": [{"name": "text", "type": "string", "description": "Its text"}]},
+		{"id": "count_words", "description": "Count the words of a text", "runtime": "js",
+		 "inputs": [{"name": "text", "type": "string", "description": "The text"}],
+		 "outputs": [{"name": "count", "type": "number", "description": "How many words"}]}]}`
+	createCountWords = `{"id": "count_words", "description": "Count the words of a text", "runtime": "js",
+		"source": "function execute(input) {\n  return { count: input.text.split(/\\s+/).filter(w => w).length }\n}",
+		"prompt": null,
+		"inputs": [{"name": "text", "type": "string", "description": "The text"}],
+		"outputs": [{"name": "count", "type": "number", "description": "How many words"}],
+		"example": {"input": {"text": "one two  three"}, "output": {"count": 3}}}`
+	wireNotes = `{"name": "note_words", "description": "Count the words of notes.txt", "inputs": [],
+		"steps": [
+			{"name": "read", "use": "file", "args": {"path": "\"notes.txt\""}, "depends_on": []},
+			{"name": "count", "use": "count_words", "args": {"text": "%s"}, "depends_on": []}],
+		"outputs": [{"name": "count", "value": "step.count.count"}]}`
+)
+
+func testExecutors() *blocks.Executors {
+	return &blocks.Executors{
+		Builtins: blocks.BuiltinExecutors(),
+		Runtimes: map[string]blocks.Executor{lang.RuntimeJS: jsrun.NewExecutor()},
+	}
+}
+
+func wire(text string) string { return strings.Replace(wireNotes, "%s", text, 1) }
+
+// TestThinkEvents runs every stage against a scripted model and checks
+// the events in order, the files written, and that the flow compiles.
+func TestThinkEvents(t *testing.T) {
+	dir := t.TempDir()
+	m := newFakeModel(map[string][]string{
+		StageClarify:     {`{"ready": true, "question": "", "refined_intent": "Count the words of notes.txt"}`},
+		StageDecompose:   {decomposeNotes},
+		StageCreateBlock: {createCountWords},
+		StageWire:        {wire("step.read.text")},
+	})
+	var events []Event
+	res, err := Think(context.Background(), Options{
+		Intent: "count words in my notes", Model: m, Dir: dir, Executors: testExecutors(),
+		Observe: func(e Event) { events = append(events, e) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"StageStarted:clarify", "LLMRequest", "LLMResponse",
+		"StageStarted:decompose", "LLMRequest", "LLMResponse", "DecomposeBlocks",
+		"StageStarted:search", "SearchFound", "SearchMissing",
+		"StageStarted:create_block", "CreatingBlock", "LLMRequest", "LLMResponse", "BlockTestPassed", "BlockCreated",
+		"StageStarted:wire", "LLMRequest", "LLMResponse", "Wired", "Complete",
+	}
+	if got := eventTypes(events); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("events:\n got %v\nwant %v", got, want)
+	}
+	for _, e := range events {
+		switch e := e.(type) {
+		case StageStarted:
+			if e.Stage == StageDecompose && e.Intent != "Count the words of notes.txt" {
+				t.Errorf("decompose works from %q, not the refined intent", e.Intent)
+			}
+		case SearchFound:
+			if e.Block != "read_notes" || e.Found != "file" || e.Runtime != blocks.RuntimeBuiltin {
+				t.Errorf("found %+v", e)
+			}
+		case SearchMissing:
+			if e.Block != "count_words" {
+				t.Errorf("missing %+v", e)
+			}
+		case BlockCreated:
+			if e.Name != "count_words" || !e.Tested || e.Tries != 1 || e.File != filepath.Join(dir, "blocks", "count_words.block.hcl") {
+				t.Errorf("created %+v", e)
+			}
+		case Complete:
+			if !e.Valid || e.BlocksFound["read_notes"] != "file" || e.BlocksCreated["count_words"] != "count_words" || e.Usage.TotalTokens != 60 {
+				t.Errorf("complete %+v", e)
+			}
+		}
+	}
+	flow := filepath.Join(dir, "note_words.flow.hcl")
+	if res.File != flow || !res.Valid || len(res.BlockFiles) != 1 {
+		t.Errorf("result %+v", res)
+	}
+	if _, diags := compiler.Compile(flow, compiler.Options{}); diags.HasErrors() {
+		t.Errorf("the written flow does not compile: %v", diags)
+	}
+	src, _ := os.ReadFile(flow)
+	if formatted, _ := lang.Format(src, flow); string(formatted) != string(src) {
+		t.Errorf("the flow is not formatted:\n%s", src)
+	}
+	// The wire request offers the planned blocks and the glue built-in.
+	wireReq := m.requestsFor(StageWire)[0]
+	for _, want := range []string{`"name": "file"`, `"name": "count_words"`, `"name": "value"`, `"serves": [`} {
+		if !strings.Contains(lastMessage(wireReq), want) {
+			t.Errorf("wire message lacks %s:\n%s", want, lastMessage(wireReq))
+		}
+	}
+	// A second flow of the same name does not replace the first.
+	m = newFakeModel(map[string][]string{StageDecompose: {decomposeNotes}, StageWire: {wire("step.read.text")}})
+	res, err = Think(context.Background(), Options{Intent: "again", Model: m, Dir: dir, Executors: testExecutors(), NoClarify: true})
+	if err != nil || res.File != filepath.Join(dir, "note_words_2.flow.hcl") || len(res.BlockFiles) != 0 {
+		t.Errorf("second run: %+v, %v", res, err)
+	}
+}
+
+// TestThinkRepair checks that compile errors go to repair as the JSON of
+// validate --json, and that the repaired flow is written.
+func TestThinkRepair(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "blocks"), 0o755)
+	m := newFakeModel(map[string][]string{
+		StageDecompose:   {decomposeNotes},
+		StageCreateBlock: {createCountWords},
+		StageWire:        {wire(`[\"a\", \"b\"]`)},
+		StageRepair:      {wire("step.read.txt"), wire("step.read.text")},
+	})
+	var events []Event
+	res, err := Think(context.Background(), Options{
+		Intent: "count", Model: m, Dir: dir, Executors: testExecutors(), NoClarify: true,
+		Observe: func(e Event) { events = append(events, e) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []CompileFailed
+	for _, e := range events {
+		if cf, ok := e.(CompileFailed); ok {
+			failed = append(failed, cf)
+		}
+	}
+	if len(failed) != 2 || failed[0].Try != 0 || failed[1].Try != 1 {
+		t.Fatalf("compile failures: %+v", failed)
+	}
+	repairs := m.requestsFor(StageRepair)
+	if len(repairs) != 2 {
+		t.Fatalf("%d repair requests", len(repairs))
+	}
+	msg := lastMessage(repairs[0])
+	for _, want := range []string{`"format_version": "1.0"`, `"summary": "Incorrect input type"`, `"flow_file": "` + filepath.Join(dir, "note_words.flow.hcl"), `"previous_reply": {`, `"snippet": {`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("repair message lacks %s:\n%s", want, msg)
+		}
+	}
+	if !strings.Contains(lastMessage(repairs[1]), `Unknown output field`) {
+		t.Errorf("second repair lacks the new diagnostics:\n%s", lastMessage(repairs[1]))
+	}
+	if !res.Valid || res.File == "" {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestClarify(t *testing.T) {
+	notReady := `{"ready": false, "question": "Which file?", "refined_intent": "Count words"}`
+	ready := `{"ready": true, "question": "", "refined_intent": "Count the words of notes.txt"}`
+
+	t.Run("terminal", func(t *testing.T) {
+		m := newFakeModel(map[string][]string{StageClarify: {notReady, ready}})
+		var asked []string
+		r := &run{opts: Options{Model: m, Answer: func(_ context.Context, q string) (string, error) {
+			asked = append(asked, q)
+			return "notes.txt", nil
+		}}, res: &Result{}}
+		intent, err := r.clarify(context.Background(), "count words")
+		if err != nil || intent != "Count the words of notes.txt" {
+			t.Fatalf("%q, %v", intent, err)
+		}
+		reqs := m.requestsFor(StageClarify)
+		if len(asked) != 1 || len(reqs) != 2 || len(reqs[1].Messages) != 3 || !strings.Contains(lastMessage(reqs[1]), "notes.txt") {
+			t.Errorf("asked %v; second request %+v", asked, reqs[1].Messages)
+		}
+	})
+	t.Run("at most three rounds", func(t *testing.T) {
+		m := newFakeModel(map[string][]string{StageClarify: {notReady, notReady, notReady, ready}})
+		n := 0
+		r := &run{opts: Options{Model: m, Answer: func(context.Context, string) (string, error) { n++; return "more", nil }}, res: &Result{}}
+		intent, err := r.clarify(context.Background(), "count words")
+		if err != nil || intent != "Count words" || n != 2 || len(m.requestsFor(StageClarify)) != MaxClarifyRounds {
+			t.Errorf("%q, %v; %d answers, %d requests", intent, err, n, len(m.requestsFor(StageClarify)))
+		}
+	})
+	t.Run("no terminal", func(t *testing.T) {
+		dir := t.TempDir()
+		m := newFakeModel(map[string][]string{StageClarify: {notReady}})
+		var events []Event
+		_, err := Think(context.Background(), Options{Intent: "count words", Model: m, Dir: dir,
+			Observe: func(e Event) { events = append(events, e) }})
+		var te *Error
+		if !errors.As(err, &te) || te.Stage != StageClarify || !strings.Contains(err.Error(), "Which file?") || !strings.Contains(err.Error(), "--no-clarify") {
+			t.Fatalf("error %v", err)
+		}
+		if f, ok := events[len(events)-1].(Failed); !ok || f.Stage != StageClarify {
+			t.Errorf("last event %#v", events[len(events)-1])
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("files written: %v", entries)
+		}
+	})
+}
+
+// TestMalformedReplies checks that replies that are not JSON, or not of
+// the stage's shape, end the run naming the stage.
+func TestMalformedReplies(t *testing.T) {
+	for _, c := range []struct {
+		reply, want string
+	}{
+		{"Sure! Here are the blocks.", `decompose: the model's reply is malformed: it is not a JSON object`},
+		{`{"blocks": [{"id": "a"}]}`, `decompose: the model's reply is malformed: it does not have the shape of a decompose reply: .blocks[0]: the field "description" is missing`},
+	} {
+		m := newFakeModel(map[string][]string{StageDecompose: {c.reply}})
+		_, err := Think(context.Background(), Options{Intent: "x", Model: m, Dir: t.TempDir(), NoClarify: true})
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("reply %s: error %v", c.reply, err)
+		}
+	}
+}

@@ -1,0 +1,206 @@
+package thinker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/diagjson"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// glueBlocks are built-ins every wire request may use besides the
+// planned blocks: value passes a computed value on.
+var glueBlocks = []string{"value"}
+
+// attempt is one flow made from a wire or repair reply, and how it
+// compiled.
+type attempt struct {
+	name  string
+	path  string
+	src   []byte
+	steps []string
+	diags hcl.Diagnostics
+	files map[string]*hcl.File
+}
+
+// wire asks for the flow, compiles it, and sends its diagnostics back
+// through repair until it validates, at most MaxRepairs times. The flow
+// is written when it validates, or with Force as it last was.
+func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
+	use := r.blocksInPlay(plan)
+	var infos []obj
+	for _, b := range use {
+		var ids []string
+		for _, p := range plan {
+			if p.block == b {
+				ids = append(ids, p.spec.ID)
+			}
+		}
+		infos = append(infos, blockInfo(b, ids))
+	}
+	base := []member{prop("intent", intent), prop("blocks", infos)}
+
+	r.stage(StageWire, 0, "", "")
+	var reply wireReply
+	raw, err := r.ask(ctx, request{schema: wireSchema(StageWire, use), system: wireSystem, messages: []llm.Message{user(message(base...))}}, &reply)
+	if err != nil {
+		return err
+	}
+	a := r.attempt(&reply)
+	r.emit(Wired{Time: time.Now(), Flow: a.name, File: a.path, Steps: a.steps})
+	repairSchema := wireSchema(StageRepair, use)
+	for try := 1; a.diags.HasErrors(); try++ {
+		r.emit(CompileFailed{Time: time.Now(), Try: try - 1, File: a.path, Diagnostics: a.diags, Files: a.files})
+		if try > MaxRepairs {
+			break
+		}
+		r.stage(StageRepair, try, "", "")
+		msg := message(append(base[:len(base):len(base)],
+			prop("previous_reply", raw),
+			prop("flow_file", a.path),
+			prop("flow", string(a.src)),
+			prop("diagnostics", diagjson.New(a.files, a.diags)),
+		)...)
+		reply = wireReply{}
+		if raw, err = r.ask(ctx, request{schema: repairSchema, system: repairSystem, messages: []llm.Message{user(msg)}, try: try}, &reply); err != nil {
+			r.res.Diagnostics, r.res.Files = a.diags, a.files
+			return err
+		}
+		a = r.attempt(&reply)
+		r.emit(Repaired{Time: time.Now(), Try: try, Flow: a.name, File: a.path, Steps: a.steps})
+	}
+	res := r.res
+	res.Flow, res.Diagnostics, res.Files = a.name, a.diags, a.files
+	valid := !a.diags.HasErrors()
+	if !valid && !r.opts.Force {
+		return stageErr(StageRepair, nil, "the flow still has %s after %d repairs, so it was not written; pass --force to write the last attempt",
+			countErrors(a.diags), MaxRepairs)
+	}
+	if err := writeFile(a.path, a.src); err != nil {
+		return stageErr(StageWire, err, "writing the flow: %s", err)
+	}
+	res.File, res.Valid = a.path, valid
+	found, created := map[string]string{}, map[string]string{}
+	for _, p := range plan {
+		if p.created {
+			created[p.spec.ID] = p.block.Name
+		} else {
+			found[p.spec.ID] = p.block.Name
+		}
+	}
+	r.emit(Complete{
+		Time: time.Now(), Flow: a.name, File: a.path, Valid: valid, BlocksFound: found, BlocksCreated: created,
+		BlockFiles: res.BlockFiles, Steps: a.steps, Diagnostics: a.diags, Files: a.files, Usage: res.Usage,
+	})
+	if !valid {
+		return stageErr(StageRepair, nil, "the flow still has %s after %d repairs; it was written to %s anyway (--force)",
+			countErrors(a.diags), MaxRepairs, a.path)
+	}
+	return nil
+}
+
+// blocksInPlay are the blocks a wire reply may use: the planned ones, in
+// order, then the glue built-ins.
+func (r *run) blocksInPlay(plan []*planned) []*blocks.Block {
+	var out []*blocks.Block
+	seen := map[*blocks.Block]bool{}
+	add := func(b *blocks.Block) {
+		if b != nil && !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	for _, p := range plan {
+		add(p.block)
+	}
+	for _, name := range glueBlocks {
+		add(r.reg.Lookup(name))
+	}
+	return out
+}
+
+// attempt makes the flow file of a reply and compiles it against the
+// registry: the built-ins, blocks/ next to the flow (created blocks
+// included) and the --registry directories. Expressions or types that do
+// not parse are reported without compiling, since the flow lacks them.
+func (r *run) attempt(reply *wireReply) *attempt {
+	a := &attempt{name: reply.Name, path: r.flowPath(reply.Name)}
+	for _, s := range reply.Steps {
+		a.steps = append(a.steps, s.Name)
+	}
+	src, diags := renderFlow(reply, r.reg)
+	a.src = src
+	parser := lang.NewParser()
+	if diags.HasErrors() {
+		parser.ParseSource(src, a.path)
+	} else {
+		_, d := compiler.Compile(a.path, compiler.Options{Parser: parser, RegistryDirs: r.opts.Registries, Source: src})
+		diags = append(diags, d...)
+	}
+	a.diags, a.files = compiler.Normalize(diags), parser.Files()
+	return a
+}
+
+// flowPath is where the flow goes: Options.Out, else NAME.flow.hcl in the
+// directory, NAME_2.flow.hcl and so on when that file exists.
+func (r *run) flowPath(name string) string {
+	if r.opts.Out != "" {
+		return r.opts.Out
+	}
+	stem := fileStem(name)
+	for n := 1; ; n++ {
+		s := stem
+		if n > 1 {
+			s = fmt.Sprintf("%s_%d", stem, n)
+		}
+		p := filepath.Join(r.dir, s+".flow.hcl")
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+	}
+}
+
+// fileStem makes a file name from a flow's name: its name when valid,
+// else the name's letters, digits and underscores.
+func fileStem(name string) string {
+	if lang.ValidName(name) {
+		return name
+	}
+	s := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		}
+		return '_'
+	}, name)
+	s = strings.Trim(s, "_")
+	if s == "" {
+		return "flow"
+	}
+	return s
+}
+
+func countErrors(diags hcl.Diagnostics) string {
+	n := 0
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			n++
+		}
+	}
+	if n == 1 {
+		return "1 error"
+	}
+	return fmt.Sprintf("%d errors", n)
+}
