@@ -15,7 +15,8 @@
 // The files follow the path of a call:
 //
 //   - config.go: Config and ConfigFromEnv (OPENAI_API_KEY, OPENAI_BASE_URL,
-//     FLOWCTL_MODEL, FLOWCTL_LLM_CONCURRENCY, FLOWCTL_LLM_RPM).
+//     FLOWCTL_MODEL, FLOWCTL_LLM_CONCURRENCY, FLOWCTL_LLM_RPM,
+//     FLOWCTL_EMBEDDINGS_MODEL).
 //   - executor.go: the Executor; building the messages, the structured
 //     output loop with its re-asks, and the fall-back from json_schema to
 //     JSON mode for servers that do not support it.
@@ -28,6 +29,11 @@
 //     shared by every step, retries with backoff honouring Retry-After, and
 //     errors that say what to do.
 //   - log.go: --log-prompts, one JSON line per round trip, redacted.
+//   - ask.go: Executor.Ask, a structured-output request with a caller's
+//     schema and conversation (the thinker's stages), over the same
+//     transport, fall-backs and lenient parsing.
+//   - embed.go: an Embedder for the block index (embeddings endpoint), with
+//     the same retries.
 //
 // Behaviour a caller should know:
 //
