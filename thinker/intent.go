@@ -61,8 +61,8 @@ func (r *run) decompose(ctx context.Context, intent string) ([]BlockSpec, error)
 	var catalog []obj
 	for _, b := range r.catalog(intent) {
 		catalog = append(catalog, obj{
-			{"name", b.Name}, {"description", b.Description},
-			{"inputs", fieldSummary(b.Inputs)}, {"outputs", fieldSummary(b.Outputs)},
+			{Key: "name", Value: b.Name}, {Key: "description", Value: b.Description},
+			{Key: "inputs", Value: fieldSummary(b.Inputs)}, {Key: "outputs", Value: fieldSummary(b.Outputs)},
 		})
 	}
 	msgs := []llm.Message{user(message(prop("intent", intent), prop("available_blocks", catalog)))}

@@ -84,33 +84,33 @@ func message(fields ...member) string {
 // blockInfo describes a block to the model: name, what it does, and its
 // inputs and outputs with their types, requiredness and defaults.
 func blockInfo(b *blocks.Block, forIDs []string) obj {
-	o := obj{{"name", b.Name}, {"description", b.Description}}
+	o := obj{{Key: "name", Value: b.Name}, {Key: "description", Value: b.Description}}
 	if b.UseWhen != "" {
-		o = append(o, member{"use_when", b.UseWhen})
+		o = append(o, member{Key: "use_when", Value: b.UseWhen})
 	}
 	rt := b.Runtime
-	o = append(o, member{"runtime", rt})
+	o = append(o, member{Key: "runtime", Value: rt})
 	if len(forIDs) > 0 {
-		o = append(o, member{"serves", forIDs})
+		o = append(o, member{Key: "serves", Value: forIDs})
 	}
 	var ins []obj
 	for _, in := range b.Inputs {
-		f := obj{{"name", in.Name}, {"type", typeName(in.Type.Type)}}
+		f := obj{{Key: "name", Value: in.Name}, {Key: "type", Value: typeName(in.Type.Type)}}
 		if in.Required() {
-			f = append(f, member{"required", true})
+			f = append(f, member{Key: "required", Value: true})
 		} else if d, ok := jsonOf(in.Default); ok {
-			f = append(f, member{"default", d})
+			f = append(f, member{Key: "default", Value: d})
 		}
 		if in.Description != "" {
-			f = append(f, member{"description", in.Description})
+			f = append(f, member{Key: "description", Value: in.Description})
 		}
 		ins = append(ins, f)
 	}
 	var outs []obj
 	for _, out := range b.Outputs {
-		f := obj{{"name", out.Name}, {"type", typeName(out.Type.Type)}}
+		f := obj{{Key: "name", Value: out.Name}, {Key: "type", Value: typeName(out.Type.Type)}}
 		if out.Description != "" {
-			f = append(f, member{"description", out.Description})
+			f = append(f, member{Key: "description", Value: out.Description})
 		}
 		outs = append(outs, f)
 	}
@@ -120,7 +120,7 @@ func blockInfo(b *blocks.Block, forIDs []string) obj {
 	if outs == nil {
 		outs = []obj{}
 	}
-	return append(o, member{"inputs", ins}, member{"outputs", outs})
+	return append(o, member{Key: "inputs", Value: ins}, member{Key: "outputs", Value: outs})
 }
 
 // jsonOf renders a known, non-null value as JSON.
@@ -141,13 +141,13 @@ func specInfo(s BlockSpec) obj {
 	fields := func(fs []FieldSpec) []obj {
 		out := []obj{}
 		for _, f := range fs {
-			out = append(out, obj{{"name", f.Name}, {"type", f.Type}, {"description", f.Description}})
+			out = append(out, obj{{Key: "name", Value: f.Name}, {Key: "type", Value: f.Type}, {Key: "description", Value: f.Description}})
 		}
 		return out
 	}
 	return obj{
-		{"id", s.ID}, {"description", s.Description}, {"runtime", s.Runtime},
-		{"inputs", fields(s.Inputs)}, {"outputs", fields(s.Outputs)},
+		{Key: "id", Value: s.ID}, {Key: "description", Value: s.Description}, {Key: "runtime", Value: s.Runtime},
+		{Key: "inputs", Value: fields(s.Inputs)}, {Key: "outputs", Value: fields(s.Outputs)},
 	}
 }
 

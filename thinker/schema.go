@@ -1,7 +1,6 @@
 package thinker
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -113,33 +112,11 @@ type wireOutput struct {
 // Schemas. They are built as ordered objects, since models write the
 // fields in the order the schema gives them.
 
-// obj is a JSON object that keeps its keys in order.
-type obj []member
-
-type member struct {
-	key   string
-	value any
-}
-
-func (o obj) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.key)
-		buf.Write(k)
-		buf.WriteByte(':')
-		v, err := json.Marshal(m.value)
-		if err != nil {
-			return nil, err
-		}
-		buf.Write(v)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
-}
+// obj and member are llm's ordered JSON object.
+type (
+	obj    = llm.Object
+	member = llm.Member
+)
 
 // object is a closed object schema whose properties are all required, as
 // strict structured outputs want.
@@ -148,30 +125,32 @@ func object(props ...member) obj {
 	required := make([]string, len(props))
 	for i, p := range props {
 		properties[i] = p
-		required[i] = p.key
+		required[i] = p.Key
 	}
-	return obj{{"type", "object"}, {"properties", properties}, {"required", required}, {"additionalProperties", false}}
+	return obj{{Key: "type", Value: "object"}, {Key: "properties", Value: properties}, {Key: "required", Value: required}, {Key: "additionalProperties", Value: false}}
 }
 
-func prop(name string, schema any) member { return member{name, schema} }
+func prop(name string, schema any) member { return member{Key: name, Value: schema} }
 
 func str(desc string) obj {
 	if desc == "" {
-		return obj{{"type", "string"}}
+		return obj{{Key: "type", Value: "string"}}
 	}
-	return obj{{"type", "string"}, {"description", desc}}
+	return obj{{Key: "type", Value: "string"}, {Key: "description", Value: desc}}
 }
 
 func nullableStr(desc string) obj {
-	return obj{{"type", []string{"string", "null"}}, {"description", desc}}
+	return obj{{Key: "type", Value: []string{"string", "null"}}, {Key: "description", Value: desc}}
 }
 
-func boolean(desc string) obj { return obj{{"type", "boolean"}, {"description", desc}} }
+func boolean(desc string) obj {
+	return obj{{Key: "type", Value: "boolean"}, {Key: "description", Value: desc}}
+}
 
-func array(items any) obj { return obj{{"type", "array"}, {"items", items}} }
+func array(items any) obj { return obj{{Key: "type", Value: "array"}, {Key: "items", Value: items}} }
 
 func enum(desc string, values ...string) obj {
-	return obj{{"type", "string"}, {"enum", values}, {"description", desc}}
+	return obj{{Key: "type", Value: "string"}, {Key: "enum", Value: values}, {Key: "description", Value: desc}}
 }
 
 func mustJSON(v any) json.RawMessage {
@@ -239,8 +218,8 @@ func createSchema(spec BlockSpec) stageSchema {
 		prop("output", json.RawMessage(out)),
 	))
 	shape := build(object(
-		prop("input", obj{{"type", "object"}}),
-		prop("output", obj{{"type", "object"}}),
+		prop("input", obj{{Key: "type", Value: "object"}}),
+		prop("output", obj{{Key: "type", Value: "object"}}),
 	))
 	return stageSchema{Name: StageCreateBlock, Send: mustJSON(send), Strict: inStrict && outStrict, Shape: mustJSON(shape)}
 }
@@ -293,7 +272,7 @@ func wireSchema(name string, bs []*blocks.Block) stageSchema {
 	case 1:
 		stepSchema = variants[0]
 	default:
-		stepSchema = obj{{"anyOf", variants}}
+		stepSchema = obj{{Key: "anyOf", Value: variants}}
 	}
 	build := func(steps any) obj {
 		return object(
@@ -315,7 +294,7 @@ func wireSchema(name string, bs []*blocks.Block) stageSchema {
 	shape := build(object(
 		prop("name", str("")),
 		prop("use", str("")),
-		prop("args", obj{{"type", "object"}, {"additionalProperties", obj{{"type", []string{"string", "null"}}}}}),
+		prop("args", obj{{Key: "type", Value: "object"}, {Key: "additionalProperties", Value: obj{{Key: "type", Value: []string{"string", "null"}}}}}),
 		prop("depends_on", array(str(""))),
 	))
 	return stageSchema{Name: name, Send: mustJSON(build(stepSchema)), Strict: true, Shape: mustJSON(shape)}
@@ -329,12 +308,12 @@ var metaArgDesc = map[string]string{
 // defaultSchema is an input's default: a JSON value, or null for a
 // required input.
 func defaultSchema() obj {
-	scalar := []any{obj{{"type", "string"}}, obj{{"type", "number"}}, obj{{"type", "boolean"}}}
+	scalar := []any{obj{{Key: "type", Value: "string"}}, obj{{Key: "type", Value: "number"}}, obj{{Key: "type", Value: "boolean"}}}
 	return obj{
-		{"description", "The default value as JSON, or null when the input is required"},
-		{"anyOf", append(append([]any{}, scalar...),
-			array(obj{{"anyOf", scalar}}),
-			obj{{"type", "null"}},
+		{Key: "description", Value: "The default value as JSON, or null when the input is required"},
+		{Key: "anyOf", Value: append(append([]any{}, scalar...),
+			array(obj{{Key: "anyOf", Value: scalar}}),
+			obj{{Key: "type", Value: "null"}},
 		)},
 	}
 }

@@ -30,7 +30,7 @@ func outputSchema(fields []*lang.Field) schema {
 	for i, f := range fields {
 		s := b.typeSchema(f.Type.Type)
 		if f.Description != "" {
-			s = append(obj{{"description", f.Description}}, s...)
+			s = append(obj{{Key: "description", Value: f.Description}}, s...)
 		}
 		props[i] = property{f.Name, s}
 		required[i] = f.Name
@@ -54,13 +54,13 @@ type schemaBuilder struct{ strict bool }
 func (b *schemaBuilder) typeSchema(ty cty.Type) obj {
 	switch {
 	case ty == cty.String:
-		return obj{{"type", "string"}}
+		return obj{{Key: "type", Value: "string"}}
 	case ty == cty.Number:
-		return obj{{"type", "number"}}
+		return obj{{Key: "type", Value: "number"}}
 	case ty == cty.Bool:
-		return obj{{"type", "boolean"}}
+		return obj{{Key: "type", Value: "boolean"}}
 	case ty.IsListType() || ty.IsSetType():
-		return obj{{"type", "array"}, {"items", b.typeSchema(ty.ElementType())}}
+		return obj{{Key: "type", Value: "array"}, {Key: "items", Value: b.typeSchema(ty.ElementType())}}
 	case ty.IsTupleType():
 		// Strict mode has no prefixItems.
 		b.strict = false
@@ -69,11 +69,11 @@ func (b *schemaBuilder) typeSchema(ty cty.Type) obj {
 		for i, et := range elems {
 			items[i] = b.typeSchema(et)
 		}
-		return obj{{"type", "array"}, {"prefixItems", items}, {"minItems", len(elems)}, {"maxItems", len(elems)}}
+		return obj{{Key: "type", Value: "array"}, {Key: "prefixItems", Value: items}, {Key: "minItems", Value: len(elems)}, {Key: "maxItems", Value: len(elems)}}
 	case ty.IsMapType():
 		// Strict mode allows no open objects.
 		b.strict = false
-		return obj{{"type", "object"}, {"additionalProperties", b.typeSchema(ty.ElementType())}}
+		return obj{{Key: "type", Value: "object"}, {Key: "additionalProperties", Value: b.typeSchema(ty.ElementType())}}
 	case ty.IsObjectType():
 		names := lang.SortedKeys(ty.AttributeTypes())
 		props := make(properties, len(names))
@@ -86,7 +86,7 @@ func (b *schemaBuilder) typeSchema(ty cty.Type) obj {
 			}
 			props[i] = property{name, s}
 		}
-		return obj{{"type", "object"}, {"properties", props}, {"required", names}, {"additionalProperties", false}}
+		return obj{{Key: "type", Value: "object"}, {Key: "properties", Value: props}, {Key: "required", Value: names}, {Key: "additionalProperties", Value: false}}
 	default:
 		// any: every JSON value.
 		b.strict = false
@@ -99,33 +99,37 @@ func nullable(s obj) obj {
 	if len(s) == 0 {
 		return s // any value, null included
 	}
-	if len(s) == 1 && s[0].key == "type" {
-		if t, ok := s[0].value.(string); ok {
-			return obj{{"type", []string{t, "null"}}}
+	if len(s) == 1 && s[0].Key == "type" {
+		if t, ok := s[0].Value.(string); ok {
+			return obj{{Key: "type", Value: []string{t, "null"}}}
 		}
 	}
-	return obj{{"anyOf", []obj{s, {{"type", "null"}}}}}
+	return obj{{Key: "anyOf", Value: []obj{s, {{Key: "type", Value: "null"}}}}}
 }
 
-// obj is a JSON object that keeps its keys in order.
-type obj []member
+// Object is a JSON object that keeps its members in order: models write
+// the fields of a reply in the order its schema gives them. The thinker's
+// stage schemas are built with it too.
+type Object []Member
 
-type member struct {
-	key   string
-	value any
+// Member is a key of an Object and its value.
+type Member struct {
+	Key   string
+	Value any
 }
 
-func (o obj) MarshalJSON() ([]byte, error) {
+// MarshalJSON writes the members in order.
+func (o Object) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	for i, m := range o {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		k, _ := json.Marshal(m.key)
+		k, _ := json.Marshal(m.Key)
 		buf.Write(k)
 		buf.WriteByte(':')
-		v, err := json.Marshal(m.value)
+		v, err := json.Marshal(m.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -134,6 +138,12 @@ func (o obj) MarshalJSON() ([]byte, error) {
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
 }
+
+// obj and member are the short names used in this package.
+type (
+	obj    = Object
+	member = Member
+)
 
 // property is one entry of a schema's properties, in order.
 type property struct {
@@ -146,7 +156,7 @@ type properties []property
 func (p properties) MarshalJSON() ([]byte, error) {
 	o := make(obj, len(p))
 	for i, prop := range p {
-		o[i] = member{prop.name, prop.schema}
+		o[i] = member{Key: prop.name, Value: prop.schema}
 	}
 	return o.MarshalJSON()
 }
