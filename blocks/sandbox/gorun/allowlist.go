@@ -119,7 +119,8 @@ func keptInFmt(name string) bool {
 }
 
 // exports returns the symbols to give an interpreter whose code imports
-// the packages imports (all allowed).
+// the packages imports (all allowed), with the packages' variables copied
+// for that interpreter alone.
 //
 // The keys are written "dir/./name" rather than yaegi's usual "dir/name":
 // Interpreter.Use treats a map holding the key "fmt/fmt" as the standard
@@ -129,13 +130,16 @@ func keptInFmt(name string) bool {
 // under their real import paths all the same.
 func exports(imports []string) interp.Exports {
 	ex := interp.Exports{}
+	memo := map[uintptr]reflect.Value{}
 	for _, p := range imports {
-		ex[p+"/./"+path.Base(p)] = symbols[p]
+		ex[p+"/./"+path.Base(p)] = ownVariables(symbols[p], memo)
 	}
 	if genericSources(imports) != nil {
 		// The interpreted sources import one another (slices imports cmp).
 		for _, p := range genericPackages {
-			ex[p+"/./"+p] = symbols[p]
+			if _, ok := ex[p+"/./"+p]; !ok {
+				ex[p+"/./"+p] = ownVariables(symbols[p], memo)
+			}
 		}
 	}
 	// MapTypes tells yaegi which interfaces to wrap interpreted values in

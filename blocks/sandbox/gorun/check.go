@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"path"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/traefik/yaegi/stdlib"
 )
 
 // sourceName is the file name the block's code is compiled under in an
@@ -48,7 +50,7 @@ type analysis struct {
 func analyze(src string) *analysis {
 	an := &analysis{}
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, sourceName, src, parser.AllErrors|parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fset, sourceName, src, parser.AllErrors)
 	if err != nil {
 		var list scanner.ErrorList
 		if errors.As(err, &list) {
@@ -89,11 +91,32 @@ func analyze(src string) *analysis {
 			an.imports = append(an.imports, p)
 		}
 	}
+	names := importNames(f)
+	changes := func(target ast.Expr) {
+		if name, path, ok := packageVariable(target, names); ok {
+			l, c := pos(target.Pos())
+			an.problems = append(an.problems, problem{l, c, "Change to a package variable",
+				fmt.Sprintf("The code changes %s of package %s. Go blocks may read the standard library's variables but not change them: copy the value into a variable of your own.", name, path)})
+		}
+	}
 	ast.Inspect(f, func(n ast.Node) bool {
-		if g, ok := n.(*ast.GoStmt); ok {
-			l, c := pos(g.Pos())
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			l, c := pos(n.Pos())
 			an.problems = append(an.problems, problem{l, c, "Go statement in a go block",
 				"A go block cannot start goroutines: a goroutine could go on running after the call, and only the whole block can be stopped when the call times out."})
+		case *ast.AssignStmt:
+			if n.Tok != token.DEFINE {
+				for _, lhs := range n.Lhs {
+					changes(lhs)
+				}
+			}
+		case *ast.IncDecStmt:
+			changes(n.X)
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				changes(n.X)
+			}
 		}
 		return true
 	})
@@ -107,6 +130,51 @@ func analyze(src string) *analysis {
 			"The code has no func Execute; a go block's code defines " + executeSignature + "."})
 	}
 	return an
+}
+
+// importNames maps the names a file's imports are known by to their
+// paths.
+func importNames(f *ast.File) map[string]string {
+	names := map[string]string{}
+	for _, spec := range f.Imports {
+		p, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			continue
+		}
+		name := path.Base(p)
+		if spec.Name != nil {
+			name = spec.Name.Name
+		}
+		names[name] = p
+	}
+	return names
+}
+
+// packageVariable reports whether an assignment's target (or what & is
+// taken of) is a package's variable or is reached through one:
+// base64.StdEncoding, *base64.StdEncoding, unicode.Latin.R16[0].Lo.
+func packageVariable(e ast.Expr, imports map[string]string) (name, path string, ok bool) {
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.SelectorExpr:
+			// A package's name resolves to no object in the file; a
+			// variable that shadows it does.
+			if id, isIdent := x.X.(*ast.Ident); isIdent && id.Obj == nil {
+				if p, isPkg := imports[id.Name]; isPkg {
+					return id.Name + "." + x.Sel.Name, p, true
+				}
+			}
+			e = x.X
+		default:
+			return "", "", false
+		}
+	}
 }
 
 func forbiddenImport(p string) string {
@@ -149,6 +217,9 @@ func compileProblem(msg string, an *analysis, ins *instrumented, panicked bool) 
 	p := &problem{summary: "Go compile error"}
 	rest := msg[len(m[0]):]
 	p.detail = "The code does not compile: " + rest + "."
+	if d, ok := removedSymbol(rest); ok {
+		p.detail = d
+	}
 	switch {
 	case m[1] != "":
 		p.line, _ = strconv.Atoi(m[1])
@@ -165,6 +236,34 @@ func compileProblem(msg string, an *analysis, ins *instrumented, panicked bool) 
 		p.detail += yaegiNote
 	}
 	return p
+}
+
+var noSymbolRE = regexp.MustCompile(`^package \S+ "([^"]+)" has no symbol (\w+)$`)
+
+// removedSymbol explains yaegi's "package fmt "fmt" has no symbol Println"
+// when the symbol is one the sandbox leaves out of an allowed package
+// (see allowed and fmtKept), rather than a name the package never had.
+func removedSymbol(msg string) (string, bool) {
+	m := noSymbolRE.FindStringSubmatch(msg)
+	if m == nil || !Allowed(m[1]) {
+		return "", false
+	}
+	pkg, name := m[1], m[2]
+	if _, ok := stdlib.Symbols[pkg+"/"+path.Base(pkg)][name]; !ok {
+		return "", false
+	}
+	why := "it is left out of the sandbox"
+	switch {
+	case pkg == "fmt" && strings.HasPrefix(name, "Print"):
+		why = "they cannot print; return values or use an error"
+	case pkg == "fmt" && (strings.HasPrefix(name, "Scan") || strings.HasPrefix(name, "Fscan")):
+		why = "they cannot read input; take values from the block's inputs (fmt.Sscan reads from a string)"
+	case pkg == "time":
+		why = "they cannot sleep or start timers; a block returns as soon as its work is done"
+	case pkg == "context" && name == "AfterFunc":
+		why = "they cannot run code on a goroutine of their own"
+	}
+	return fmt.Sprintf("%s.%s is not available in go blocks: %s (%s).", path.Base(pkg), name, why, msg), true
 }
 
 var unsupportedRE = regexp.MustCompile(`undefined: (min|max|clear)\b|undefined selector|cannot range over|nil type`)

@@ -33,6 +33,11 @@ type Executor struct {
 	maxPrograms, maxIdle int
 
 	compiles atomic.Int64 // interpreters made, each compiling the code once
+
+	// MaxOutput caps the size in bytes of the JSON of what Execute
+	// returns; a larger result fails the call with a size error. 0 means
+	// no cap. Set it before the first call.
+	MaxOutput int
 }
 
 // program is one source code and its workers.
@@ -98,6 +103,16 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 	if r.hasErr {
 		return nil, &Error{Block: def.Name, Msg: "returned an error: " + r.err + " (Execute is at " + place(def, p.an.execLine) + ")",
 			Range: sourceRange(def, p.an.execLine, 0)}
+	}
+	if e.MaxOutput > 0 {
+		size := 0
+		for _, b := range r.outputs {
+			size += len(b)
+		}
+		if size > e.MaxOutput {
+			return nil, &Error{Block: def.Name, Msg: fmt.Sprintf("returned more than %d bytes of output (%d as JSON)", e.MaxOutput, size),
+				Range: sourceRange(def, p.an.execLine, 0)}
+		}
 	}
 	outs, err := outputValues(r, call.Outputs)
 	if err != nil {

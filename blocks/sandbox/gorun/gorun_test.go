@@ -2,12 +2,14 @@ package gorun
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/zclconf/go-cty/cty"
@@ -247,9 +249,11 @@ func TestSyntaxAndShapeErrors(t *testing.T) {
 		{"signature", "package block\n\nimport \"context\"\n\nfunc Execute(ctx context.Context, input map[string]string) (map[string]any, error) {\n\treturn nil, nil\n}\n", 5, "Execute is func(context.Context, map[string]string) (map[string]any, error)"},
 		{"go statement", code(nil, "go func() {}()\n\treturn nil, nil"), bodyLine, "cannot start goroutines"},
 		{"println", code([]string{"fmt"}, `fmt.Println("hi")
-	return nil, nil`), bodyLine, `package fmt "fmt" has no symbol Println`},
+	return nil, nil`), bodyLine, `fmt.Println is not available in go blocks: they cannot print; return values or use an error (package fmt "fmt" has no symbol Println).`},
 		{"sleep", code([]string{"time"}, `time.Sleep(time.Second)
-	return nil, nil`), bodyLine, `has no symbol Sleep`},
+	return nil, nil`), bodyLine, `time.Sleep is not available in go blocks: they cannot sleep or start timers`},
+		{"no such symbol", code([]string{"strings"}, `_ = strings.Shout("a")
+	return nil, nil`), bodyLine, `The code does not compile: package strings "strings" has no symbol Shout.`},
 		{"min", code(nil, `return map[string]any{"y": min(1, 2)}, nil`), bodyLine, "yaegi"},
 	} {
 		def := parseDef(t, c.src)
@@ -616,7 +620,9 @@ func TestRemovedSymbols(t *testing.T) {
 		}
 		def := parseDef(t, code(imports, "_ = "+use+"\n\treturn nil, nil"))
 		diags := Check(def)
-		if len(diags) != 1 || diags[0].Subject.Start.Line != flowOffset+bodyLine || !strings.Contains(diags[0].Detail, "has no symbol "+strings.Split(use, ".")[1]) {
+		if len(diags) != 1 || diags[0].Subject.Start.Line != flowOffset+bodyLine || diags[0].Summary != "Go compile error" ||
+			!strings.Contains(diags[0].Detail, use+" is not available in go blocks: they cannot ") ||
+			!strings.Contains(diags[0].Detail, "has no symbol "+strings.Split(use, ".")[1]) {
 			t.Errorf("%s: %v", use, diags)
 		}
 	}
@@ -670,5 +676,56 @@ func Execute(ctx context.Context, input map[string]any) (map[string]any, error) 
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("Check ran the code")
+	}
+}
+
+func TestPackageVariablesCannotBeChanged(t *testing.T) {
+	for _, body := range []string{
+		"base64.StdEncoding = base64.URLEncoding",
+		"*base64.StdEncoding = *base64.URLEncoding",
+		"unicode.Latin.R16[0].Lo = 1",
+		"p := &base64.StdEncoding\n_ = p",
+	} {
+		src := code([]string{"encoding/base64", "unicode"}, "_ = unicode.Latin\n"+body+"\nreturn map[string]any{}, nil")
+		an := analyze(src)
+		p := an.problem()
+		if p == nil || p.summary != "Change to a package variable" {
+			t.Errorf("%q: problem %+v", body, p)
+		}
+	}
+	// A local variable that shadows a package's name is the code's own.
+	src := code([]string{"net/url"}, "url, _ := url.Parse(\"http://x\")\nurl.Path = \"/y\"\nreturn map[string]any{\"out\": url.String()}, nil")
+	if p := analyze(src).problem(); p != nil {
+		t.Errorf("shadowed package name: %+v", p)
+	}
+}
+
+func TestPackageVariablesAreCopiedPerInterpreter(t *testing.T) {
+	e := NewExecutor()
+	// Through an alias, which Check cannot see: the change stays in the
+	// block's own interpreter.
+	evil := parseDef(t, code([]string{"encoding/base64", "unicode"},
+		"p := base64.StdEncoding\n*p = *base64.URLEncoding\nl := unicode.Latin\nl.R16[0].Lo = 7\nreturn map[string]any{\"y\": map[string]any{\"out\": p.EncodeToString([]byte{0xfb, 0xff})}}, nil"))
+	v, err := run(t, e, evil, cty.NullVal(cty.DynamicPseudoType))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.GetAttr("out").AsString(); got != "-_8=" {
+		t.Fatalf("the block's own encoding gave %q", got)
+	}
+	plain := parseDef(t, code([]string{"encoding/base64", "unicode"},
+		"return map[string]any{\"y\": map[string]any{\"out\": base64.StdEncoding.EncodeToString([]byte{0xfb, 0xff}), \"latin\": unicode.Is(unicode.Latin, 'a')}}, nil"))
+	v, err = run(t, e, plain, cty.NullVal(cty.DynamicPseudoType))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.GetAttr("out").AsString(); got != "+/8=" {
+		t.Errorf("another block's base64.StdEncoding gave %q", got)
+	}
+	if v.GetAttr("latin").False() {
+		t.Error("another block's unicode.Latin was changed")
+	}
+	if base64.StdEncoding.EncodeToString([]byte{0xfb, 0xff}) != "+/8=" || unicode.Latin.R16[0].Lo == 7 {
+		t.Error("flowctl's own variables were changed")
 	}
 }

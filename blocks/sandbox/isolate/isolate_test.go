@@ -268,7 +268,7 @@ func TestOversizedReply(t *testing.T) {
 	p := newPool(t, Options{Size: 1, MaxMessage: 1 << 20})
 	js := jsBlock(t, `function execute(input) { return { out: 'x'.repeat(2 << 20) } }`)
 	_, err := run(t, p, js, 1, 5*time.Second)
-	if err == nil || !strings.Contains(err.Error(), "more than 1048576 bytes") {
+	if err == nil || !strings.Contains(err.Error(), "returned more than 524288 bytes of output") {
 		t.Fatalf("error %v", err)
 	}
 }
@@ -444,5 +444,46 @@ func TestRecycledAfterMaxCalls(t *testing.T) {
 	}
 	if p.Spawned() != 3 {
 		t.Errorf("spawned %d workers for 7 calls at 3 per worker, want 3", p.Spawned())
+	}
+}
+
+func TestEmptyLogLines(t *testing.T) {
+	p := newPool(t, Options{Size: 1})
+	js := jsBlock(t, `function execute(input) { console.log(""); console.log("a\n\nb"); return { out: 1 } }`)
+	var lines []string
+	call := callOf(js, 1)
+	call.Log = func(l string) { lines = append(lines, l) }
+	if _, err := p.Execute(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"", "a", "", "b"}; fmt.Sprint(lines) != fmt.Sprint(want) {
+		t.Fatalf("log lines %q, want %q", lines, want)
+	}
+}
+
+func TestHugeOutputIsASizeError(t *testing.T) {
+	p := newPool(t, Options{Size: 1})
+	for _, b := range []*blocks.Block{
+		jsBlock(t, `function execute(input) { return { out: "x".repeat(20 << 20) } }`),
+		goBlock(t, `"strings"`, `return map[string]any{"out": strings.Repeat("x", 20<<20)}, nil`),
+	} {
+		_, err := run(t, p, b, 1, 20*time.Second)
+		if err == nil || !strings.Contains(err.Error(), "returned more than 16777216 bytes of output") {
+			t.Errorf("%s: error %v", b.Runtime, err)
+		}
+	}
+}
+
+func TestTimeoutIsSeenByTheCaller(t *testing.T) {
+	p := newPool(t, Options{Size: 1})
+	loop := goBlock(t, ``, "for {\n}")
+	for range 5 {
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+		_, err := p.Execute(ctx, callOf(loop, 1))
+		deadline := ctx.Err() == context.DeadlineExceeded
+		cancel()
+		if err == nil || !deadline || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("error %v; the caller's deadline passed: %v", err, deadline)
+		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 // Defaults of [Options].
 const (
-	DefaultMemory     = 256 << 20 // bytes a worker may grow by after start-up
+	DefaultMemory     = 512 << 20 // bytes a worker may grow by after start-up
 	DefaultCPU        = 5 * time.Minute
 	DefaultMaxCalls   = 10000
 	DefaultMaxMessage = 32 << 20
@@ -158,7 +158,9 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 	}
 	var timeoutMS int64
 	if d, ok := ctx.Deadline(); ok {
-		timeoutMS = max(1, time.Until(d).Milliseconds())
+		// The worker's deadline falls just after ours, so that a timeout
+		// is always seen here first and reported as the step's.
+		timeoutMS = int64((time.Until(d)+time.Millisecond-1)/time.Millisecond) + workerDeadlineLag
 	}
 	id := p.nextID.Add(1)
 	req, err := encodeRequest(id, key, wire, call, timeoutMS)
@@ -176,6 +178,10 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 	}
 	return res, err
 }
+
+// workerDeadlineLag is how many milliseconds after the call's deadline the
+// worker's falls.
+const workerDeadlineLag = 5
 
 // maxKnownBlocks bounds the definitions one worker is sent (watch mode
 // sends a new one per edit); a worker that has seen that many is replaced.

@@ -77,7 +77,9 @@ func (p *Pool) start(namespaces bool) (*proc, message, error) {
 		reqW.Close()
 		return nil, message{}, err
 	}
-	l := limits{memory: p.opts.Memory, cpu: p.opts.CPU, maxStack: defaultStack}
+	// Outputs are capped at half the reply's size: JSON with types, and
+	// escapes, can double them.
+	l := limits{memory: p.opts.Memory, cpu: p.opts.CPU, maxStack: defaultStack, maxOutput: p.opts.MaxMessage / 2}
 	args := append(append([]string{}, p.opts.Command[1:]...), l.args()...)
 	cmd := exec.Command(p.opts.Command[0], args...)
 	cmd.Env = []string{}
@@ -247,9 +249,9 @@ func (w *proc) call(ctx context.Context, p *Pool, id uint64, req []byte, call *b
 			}
 			return nil, false, fmt.Errorf("block %q %s", name, w.death())
 		}
-		if m.Log != "" && !m.Done {
-			if logged += len(m.Log); logged <= maxCallLog && call.Log != nil {
-				line := m.Log
+		if m.Log != nil && !m.Done {
+			if logged += len(*m.Log) + 1; logged <= maxCallLog && call.Log != nil {
+				line := *m.Log
 				if call.Redact != nil {
 					line = call.Redact(line)
 				}
@@ -261,6 +263,10 @@ func (w *proc) call(ctx context.Context, p *Pool, id uint64, req []byte, call *b
 			return nil, false, fmt.Errorf("block %q: the sandbox worker sent an unexpected message", name)
 		}
 		if m.Error != "" {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				// The worker stopped the code at its deadline, just after ours.
+				return nil, !m.Recycle, fmt.Errorf("%s: %w", m.Error, context.DeadlineExceeded)
+			}
 			return nil, !m.Recycle, errors.New(m.Error)
 		}
 		outs, err := decodeOutputs(m.Outputs)

@@ -61,8 +61,8 @@ type message struct {
 	Hello   bool     `json:"hello,omitempty"`
 	Missing []string `json:"missing,omitempty"`
 
-	ID  uint64 `json:"id,omitempty"`
-	Log string `json:"log,omitempty"`
+	ID  uint64  `json:"id,omitempty"`
+	Log *string `json:"log,omitempty"` // a pointer: an empty line is a line
 
 	// Reply: Done is set, then either Error or Outputs (field name →
 	// ctyjson.SimpleJSONValue). Recycle asks the parent to replace the

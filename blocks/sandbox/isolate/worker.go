@@ -22,9 +22,10 @@ import (
 
 // limits are a worker's resource limits, passed on its command line.
 type limits struct {
-	memory   int64         // bytes the worker may grow by after start-up
-	cpu      time.Duration // CPU time over the worker's life
-	maxStack int           // bytes of one goroutine's stack
+	memory    int64         // bytes the worker may grow by after start-up
+	cpu       time.Duration // CPU time over the worker's life
+	maxStack  int           // bytes of one goroutine's stack
+	maxOutput int           // bytes of a call's outputs as JSON
 }
 
 func (l limits) args() []string {
@@ -32,6 +33,7 @@ func (l limits) args() []string {
 		fmt.Sprintf("-memory=%d", l.memory),
 		fmt.Sprintf("-cpu=%s", l.cpu),
 		fmt.Sprintf("-stack=%d", l.maxStack),
+		fmt.Sprintf("-output=%d", l.maxOutput),
 	}
 }
 
@@ -44,6 +46,7 @@ func Main(args []string) int {
 	fs.Int64Var(&l.memory, "memory", DefaultMemory, "")
 	fs.DurationVar(&l.cpu, "cpu", DefaultCPU, "")
 	fs.IntVar(&l.maxStack, "stack", defaultStack, "")
+	fs.IntVar(&l.maxOutput, "output", DefaultMaxMessage/2, "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -53,10 +56,12 @@ func Main(args []string) int {
 	}
 	in := os.NewFile(requestFD, "requests")
 	out := os.NewFile(replyFD, "replies")
+	goEx, jsEx := gorun.NewExecutor(), jsrun.NewExecutor()
+	goEx.MaxOutput, jsEx.MaxOutput = l.maxOutput, l.maxOutput
 	w := &server{
 		out:    bufio.NewWriterSize(out, 64<<10),
-		goEx:   gorun.NewExecutor(),
-		jsEx:   jsrun.NewExecutor(),
+		goEx:   goEx,
+		jsEx:   jsEx,
 		limit:  l,
 		blocks: map[string]*blocks.Block{},
 	}
@@ -136,7 +141,7 @@ func (s *server) handle(req *request) message {
 		reply.Error = fmt.Sprintf("block %q: %s", b.Name, err)
 		return reply
 	}
-	call.Log = func(line string) { _ = s.send(message{ID: req.ID, Log: line}) }
+	call.Log = func(line string) { _ = s.send(message{ID: req.ID, Log: &line}) }
 	var ex blocks.Executor
 	switch call.Block.Runtime {
 	case lang.RuntimeGo:

@@ -90,6 +90,9 @@ type Program struct {
 	block    string
 	filename string
 	line0    int // the file's line of the source's first line
+	// maxOutput caps the JSON text of execute's result in bytes; 0: no
+	// cap.
+	maxOutput int
 }
 
 // Block is the name of the block the program was compiled from.

@@ -39,6 +39,11 @@ const truncatedLine = "[log truncated]"
 // every call in a fresh goja Runtime. It is safe for concurrent use.
 type Executor struct {
 	programs sync.Map // sha256 of the source → *compiled
+
+	// MaxOutput caps the size in bytes of the JSON text of a call's
+	// result; a larger result fails the call with a size error. 0 means
+	// no cap. Set it before the first call.
+	MaxOutput int
 }
 
 var _ blocks.Executor = (*Executor)(nil)
@@ -58,7 +63,9 @@ func (e *Executor) Program(def *lang.BlockDef) (*Program, error) {
 	if c.err != nil {
 		return nil, c.err.at(def)
 	}
-	return newProgram(def, c.prog), nil
+	p := newProgram(def, c.prog)
+	p.maxOutput = e.MaxOutput
+	return p, nil
 }
 
 // Execute runs one call of a js block.
@@ -233,7 +240,11 @@ func (p *Program) decode(out goja.Value, fields []*lang.Field) (map[string]cty.V
 		}
 		return nil, &Error{Block: p.block, Message: "execute returned undefined; it must return " + want}
 	}
-	text := []byte(out.String())
+	str := out.String()
+	if p.maxOutput > 0 && len(str) > p.maxOutput {
+		return nil, &Error{Block: p.block, Message: fmt.Sprintf("execute returned more than %d bytes of output (%d as JSON)", p.maxOutput, len(str))}
+	}
+	text := []byte(str)
 	if len(text) == 0 || text[0] != '{' {
 		return nil, &Error{Block: p.block, Message: fmt.Sprintf("execute must return %s; it returned %s", want, clip(string(text), 200))}
 	}

@@ -1,0 +1,50 @@
+# Starting a program.
+#
+# Refused by validate and by apply's compilation: no step runs.
+
+flow "compile_go_os_exec" {}
+
+block "hostile" {
+  runtime = "go"
+  output "out" {
+    type = any
+  }
+  source = <<-GO
+    package block
+
+    import (
+      "context"
+      "os/exec" // want: Forbidden import: Block "hostile": The code imports "os/exec"
+    )
+
+    func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+      out, err := exec.Command("sh", "-c", "kill -9 $PPID").Output()
+      return map[string]any{"out": string(out)}, err
+    }
+  GO
+}
+
+step "hostile" {
+  use     = "hostile"
+  timeout = "2s"
+}
+
+block "independent" {
+  runtime = "go"
+  output "n" {
+    type = number
+  }
+  source = <<-GO
+    package block
+
+    import "context"
+
+    func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+      return map[string]any{"n": 1}, nil
+    }
+  GO
+}
+
+step "independent" {
+  use = "independent"
+}

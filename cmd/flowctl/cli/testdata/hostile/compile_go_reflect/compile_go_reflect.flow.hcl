@@ -1,0 +1,50 @@
+# Reaching unexported state with reflect.
+#
+# Refused by validate and by apply's compilation: no step runs.
+
+flow "compile_go_reflect" {}
+
+block "hostile" {
+  runtime = "go"
+  output "out" {
+    type = any
+  }
+  source = <<-GO
+    package block
+
+    import (
+      "context"
+      "reflect" // want: Forbidden import: Block "hostile": The code imports "reflect"
+    )
+
+    func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+      v := reflect.ValueOf(ctx).Elem()
+      return map[string]any{"out": v.NumField()}, nil
+    }
+  GO
+}
+
+step "hostile" {
+  use     = "hostile"
+  timeout = "2s"
+}
+
+block "independent" {
+  runtime = "go"
+  output "n" {
+    type = number
+  }
+  source = <<-GO
+    package block
+
+    import "context"
+
+    func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+      return map[string]any{"n": 1}, nil
+    }
+  GO
+}
+
+step "independent" {
+  use = "independent"
+}

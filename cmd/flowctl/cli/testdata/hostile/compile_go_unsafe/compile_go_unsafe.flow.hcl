@@ -1,0 +1,50 @@
+# Reading memory through unsafe pointers.
+#
+# Refused by validate and by apply's compilation: no step runs.
+
+flow "compile_go_unsafe" {}
+
+block "hostile" {
+  runtime = "go"
+  output "out" {
+    type = any
+  }
+  source = <<-GO
+    package block
+
+    import (
+      "context"
+      "unsafe" // want: Forbidden import: Block "hostile": The code imports "unsafe"
+    )
+
+    func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+      p := uintptr(unsafe.Pointer(&input)) - 4096
+      return map[string]any{"out": *(*byte)(unsafe.Pointer(p))}, nil
+    }
+  GO
+}
+
+step "hostile" {
+  use     = "hostile"
+  timeout = "2s"
+}
+
+block "independent" {
+  runtime = "go"
+  output "n" {
+    type = number
+  }
+  source = <<-GO
+    package block
+
+    import "context"
+
+    func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+      return map[string]any{"n": 1}, nil
+    }
+  GO
+}
+
+step "independent" {
+  use = "independent"
+}

@@ -1,0 +1,49 @@
+# A byte slice of a tebibyte.
+#
+# expect: ^block "hostile" exceeded its memory limit$
+
+flow "go_memory_make" {}
+
+block "hostile" {
+  runtime = "go"
+  output "out" {
+    type = any
+  }
+  source = <<-GO
+    package block
+
+    import (
+      "context"
+    )
+
+    func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+      b := make([]byte, 1<<40)
+      return map[string]any{"out": len(b)}, nil
+    }
+  GO
+}
+
+step "hostile" {
+  use     = "hostile"
+  timeout = "10s"
+}
+
+block "independent" {
+  runtime = "go"
+  output "n" {
+    type = number
+  }
+  source = <<-GO
+    package block
+
+    import "context"
+
+    func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+      return map[string]any{"n": 1}, nil
+    }
+  GO
+}
+
+step "independent" {
+  use = "independent"
+}
