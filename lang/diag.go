@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/agext/levenshtein"
 	"github.com/hashicorp/hcl/v2"
@@ -24,11 +25,13 @@ func Error(rng hcl.Range, summary, detail string, args ...any) hcl.Diagnostics {
 }
 
 // Suggest returns " Did you mean "X"?" for the option closest to given, or ""
-// when no option is close enough to be a likely typo.
+// when no option is close enough to be a likely typo. Case does not count:
+// names are lower case, and "HTTP" means "http".
 func Suggest(given string, options []string) string {
 	best, bestDist := "", 4
+	lower := strings.ToLower(given)
 	for _, o := range options {
-		d := levenshtein.Distance(given, o, nil)
+		d := levenshtein.Distance(lower, strings.ToLower(o), nil)
 		if d < bestDist || (d == bestDist && best != "" && o < best) {
 			best, bestDist = o, d
 		}

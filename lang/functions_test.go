@@ -111,6 +111,8 @@ func TestSuggest(t *testing.T) {
 		"mthod":    ` Did you mean "method"?`,
 		"header":   ` Did you mean "headers"?`,
 		"urll":     ` Did you mean "url"?`,
+		"URL":      ` Did you mean "url"?`,
+		"Max_Byte": ` Did you mean "max_bytes"?`,
 		"zzzzzzzz": "",
 		"x":        "",
 	} {

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/blocktest"
+	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -35,7 +37,7 @@ func (r *run) create(ctx context.Context, intent string, spec BlockSpec) (*block
 	))}
 	var last string
 	for try := 1; try <= MaxCreateTries; try++ {
-		r.stage(StageCreateBlock, try, spec.ID, "")
+		r.stage(StageCreateBlock, try, spec.ID, "", last)
 		r.emit(CreatingBlock{Time: time.Now(), Block: spec.ID, Name: name, Runtime: spec.Runtime, Try: try})
 		var reply createReply
 		raw, err := r.ask(ctx, request{schema: schema, system: createSystem, messages: msgs, try: try, block: spec.ID}, &reply)
@@ -98,6 +100,7 @@ func (r *run) checkBlock(ctx context.Context, spec BlockSpec, name, path string,
 				b, d := blocks.FromDef(defs[0])
 				diags = append(diags, d...)
 				if !d.HasErrors() {
+					diags = append(diags, fitsSpec(spec, b)...)
 					diags = append(diags, compiler.CheckCode(defs)...)
 				}
 				c.block = b
@@ -146,12 +149,54 @@ func (r *run) checkBlock(ctx context.Context, spec BlockSpec, name, path string,
 	return c
 }
 
+// fitsSpec checks that a created block is the block its specification
+// asks for: the same runtime, unless the specification leaves it open
+// (empty), and inputs and outputs that index.Compatible accepts for the
+// specification's, as the search would for a registry block. A block that
+// does not fit would leave the flow without what decompose planned, and
+// an llm block in place of a go or js one would skip the example run.
+func fitsSpec(spec BlockSpec, b *blocks.Block) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	def := b.Def
+	if spec.Runtime != "" && b.Runtime != spec.Runtime {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Wrong runtime",
+			Detail: fmt.Sprintf("The specification asks for a block with runtime %q, but this block's runtime is %q. Write the block with runtime %q.",
+				spec.Runtime, b.Runtime, spec.Runtime),
+			Subject: def.RuntimeRange.Ptr(),
+		})
+	}
+	if ok, why := index.Compatible(b, ports(spec.Inputs), ports(spec.Outputs)); !ok {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Block does not fit its specification",
+			Detail: fmt.Sprintf("The block's inputs and outputs must be those of its specification (inputs: %s; outputs: %s), but %s. Keep the names and types the specification gives.",
+				fieldList(spec.Inputs), fieldList(spec.Outputs), why),
+			Subject: def.NameRange.Ptr(),
+		})
+	}
+	return diags
+}
+
+// fieldList renders a specification's fields as "name type, …".
+func fieldList(fs []FieldSpec) string {
+	if len(fs) == 0 {
+		return "none"
+	}
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Name + " " + f.Type
+	}
+	return strings.Join(out, ", ")
+}
+
 // checkFeedback tells the model why the block file made from its reply
 // does not validate: the file and the diagnostics as validate --json
 // prints them.
 func checkFeedback(path string, src []byte, files map[string]*hcl.File, diags hcl.Diagnostics) string {
 	return message(
-		prop("problem", "The block file made from your reply does not validate. Fix every error and reply with the whole corrected block."),
+		prop("problem", "The block file made from your reply does not pass its checks: it must validate and fit its specification. Fix every error and reply with the whole corrected block."),
 		prop("block_file", path),
 		prop("block", string(src)),
 		prop("diagnostics", diagjson.New(files, diags)),

@@ -3,7 +3,9 @@
 // the registry already has, creates and tests what it lacks, and wires
 // the blocks into a flow that the compiler accepts.
 //
-// The stages run in order:
+// Before the first request the registry is loaded and its code compiled,
+// as validate does: the model cannot change a registry block, so one that
+// does not validate ends the run at once. The stages then run in order:
 //
 //   - clarify: is the intent specific enough? On a terminal the user is
 //     asked the model's questions (at most three requests); without one
@@ -17,14 +19,17 @@
 //     its types fit.
 //   - create_block: a missing block is written by the model, rendered as
 //     a block file with hclwrite, parsed back and checked as validate
-//     checks it (definition, example fields, code compilation), and its
-//     example run in the sandbox with package blocks/blocktest. Failures
-//     go back to the model, at most three tries. llm blocks are checked
-//     but their examples are not run. A passing block is written to
-//     blocks/NAME.block.hcl next to the flow.
+//     checks it (definition, example fields, code compilation) and
+//     against its specification (its runtime, and its inputs and outputs
+//     by index.Compatible), and its example run in the sandbox with
+//     package blocks/blocktest. Failures go back to the model, at most
+//     three tries. llm blocks are checked but their examples are not run.
+//     A passing block is written to blocks/NAME.block.hcl next to the
+//     flow.
 //   - wire: the model assembles the flow; every expression and type it
-//     wrote is parsed, the flow rendered with hclwrite and compiled with
-//     package compiler against the registry.
+//     wrote is parsed, the flow rendered with hclwrite (without what does
+//     not parse) and compiled with package compiler against the
+//     registry.
 //   - repair: while the flow has errors, its diagnostics go back to the
 //     model as the JSON of validate --json (package lang/diagjson), at
 //     most three times.

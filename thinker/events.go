@@ -17,14 +17,17 @@ type Event interface{ event() }
 // StageSearch. Try counts the requests of clarify, decompose,
 // create_block and repair from 1; Block is the block a create_block
 // stage writes; Intent the (refined) intent a decompose stage works from.
-// A search stage says whether it uses embeddings, and in Note why not
-// when they failed.
+// Reason says, in one sentence, why a decompose, create_block or repair
+// request is sent again: what was wrong with the previous reply. A search
+// stage says whether it uses embeddings, and in Note why not when they
+// failed.
 type StageStarted struct {
 	Time       time.Time
 	Stage      string
 	Try        int
 	Block      string
 	Intent     string
+	Reason     string
 	Embeddings bool
 	Note       string
 }

@@ -261,15 +261,20 @@ func renderFlow(r *wireReply, reg *blocks.Registry) ([]byte, hcl.Diagnostics) {
 }
 
 // dependsOnTokens writes a step's depends_on as a list of step.NAME
-// references; names may be given with or without "step.".
+// references, each once; names may be given with or without "step.".
 func dependsOnTokens(s wireStep, diags *hcl.Diagnostics) hclwrite.Tokens {
 	var elems []hclwrite.Tokens
+	seen := map[string]bool{}
 	for _, d := range s.DependsOn {
 		name := strings.TrimPrefix(strings.TrimSpace(d), lang.RootStep+".")
 		if !hclsyntax.ValidIdentifier(name) {
 			*diags = append(*diags, problem("Invalid depends_on", "Step %q depends on %q, which is not a step name.", s.Name, d)...)
 			continue
 		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
 		elems = append(elems, hclwrite.TokensForTraversal(hcl.Traversal{
 			hcl.TraverseRoot{Name: lang.RootStep}, hcl.TraverseAttr{Name: name},
 		}))

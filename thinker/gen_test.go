@@ -25,7 +25,8 @@ func wireFrom(t *testing.T, src string) *wireReply {
 // TestRenderFlow checks the flow made from a wire reply: expressions are
 // written as given (templates, functions, references), arguments in the
 // block's order, defaults as HCL values, depends_on as references; the
-// result is formatted and compiles.
+// result is formatted and compiles. A step named twice in depends_on is
+// written once.
 func TestRenderFlow(t *testing.T) {
 	r := wireFrom(t, `{
 		"name": "fetch_words", "description": "Fetch a page and count its words",
@@ -36,7 +37,7 @@ func TestRenderFlow(t *testing.T) {
 		],
 		"steps": [
 			{"name": "get", "use": "http", "args": {"method": "\"GET\"", "url": "\"${input.url}?q=${urlencode(join(\",\", input.tags))}\"", "headers": null}, "depends_on": []},
-			{"name": "echo", "use": "value", "args": {"value": "length(step.get.text) + input.limit"}, "depends_on": ["step.get"]}
+			{"name": "echo", "use": "value", "args": {"value": "length(step.get.text) + input.limit"}, "depends_on": ["step.get", "get", " step.get "]}
 		],
 		"outputs": [{"name": "size", "value": "step.echo.value"}]
 	}`)

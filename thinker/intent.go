@@ -20,7 +20,7 @@ import (
 func (r *run) clarify(ctx context.Context, intent string) (string, error) {
 	msgs := []llm.Message{user(message(prop("intent", intent)))}
 	for round := 1; ; round++ {
-		r.stage(StageClarify, round, "", "")
+		r.stage(StageClarify, round, "", "", "")
 		var reply clarifyReply
 		raw, err := r.ask(ctx, request{schema: clarifySchema, system: clarifySystem, messages: msgs, try: round}, &reply)
 		if err != nil {
@@ -68,7 +68,11 @@ func (r *run) decompose(ctx context.Context, intent string) ([]BlockSpec, error)
 	msgs := []llm.Message{user(message(prop("intent", intent), prop("available_blocks", catalog)))}
 	var problems []string
 	for try := 1; try <= MaxDecomposeTries; try++ {
-		r.stage(StageDecompose, try, "", intent)
+		reason := ""
+		if len(problems) > 0 {
+			reason = "the blocks cannot be used: " + strings.Join(problems, "; ")
+		}
+		r.stage(StageDecompose, try, "", intent, reason)
 		var reply decomposeReply
 		raw, err := r.ask(ctx, request{schema: decomposeSchema, system: decomposeSystem, messages: msgs, try: try}, &reply)
 		if err != nil {

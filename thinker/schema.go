@@ -197,13 +197,16 @@ var decomposeSchema = func() stageSchema {
 }()
 
 // createSchema is the schema of a create_block reply for spec: its
-// example's input and output are objects of the spec's fields.
+// runtime is the spec's, and its example's input and output are objects of
+// the spec's fields. The shape the reply is checked against allows every
+// runtime, so that a reply of another runtime goes back to the model as a
+// failed check rather than ending the run as malformed.
 func createSchema(spec BlockSpec) stageSchema {
-	build := func(example obj) obj {
+	build := func(runtime, example obj) obj {
 		return object(
 			prop("id", str("The block's name, as given")),
 			prop("description", str("What the block does, in one sentence")),
-			prop("runtime", runtimeSchema()),
+			prop("runtime", runtime),
 			prop("source", nullableStr("The code of a go or js block; null for an llm block")),
 			prop("prompt", nullableStr("The prompt template of an llm block, over input.NAME; null for a go or js block")),
 			prop("inputs", array(fieldSchema())),
@@ -213,11 +216,15 @@ func createSchema(spec BlockSpec) stageSchema {
 	}
 	in, inStrict := llm.FieldsSchema(specFields(spec.Inputs))
 	out, outStrict := llm.FieldsSchema(specFields(spec.Outputs))
-	send := build(object(
+	runtime := runtimeSchema()
+	if spec.Runtime != "" {
+		runtime = enum("The runtime the specification gives", spec.Runtime)
+	}
+	send := build(runtime, object(
 		prop("input", json.RawMessage(in)),
 		prop("output", json.RawMessage(out)),
 	))
-	shape := build(object(
+	shape := build(runtimeSchema(), object(
 		prop("input", obj{{Key: "type", Value: "object"}}),
 		prop("output", obj{{Key: "type", Value: "object"}}),
 	))

@@ -112,7 +112,7 @@ func TestStageSchemas(t *testing.T) {
 			"source": "function execute(i) { return {} }", "prompt": null, "inputs": [], "outputs": [],
 			"example": {"input": {"text": "a b"}, "output": {"count": 2, "words": ["a", "b"]}}}`},
 		{createSchema(spec(t, map[string]string{"data": "any"}, map[string]string{"out": "map(string)"})), "create_block", false,
-			`{"id": "x", "description": "", "runtime": "llm", "source": null, "prompt": "p", "inputs": [], "outputs": [],
+			`{"id": "x", "description": "", "runtime": "js", "source": "s", "prompt": null, "inputs": [], "outputs": [],
 			"example": {"input": {"data": [1, "a"]}, "output": {"out": {"k": "v"}}}}`},
 		{wireSchema(StageWire, registryBlocks(t, "http", "value")), "wire", true, `{"name": "f", "description": "", "inputs": [
 			{"name": "url", "type": "string", "description": "", "default": "https://example.com"},
@@ -147,6 +147,22 @@ func TestStageSchemas(t *testing.T) {
 				t.Errorf("sent schema rejects a good reply: %v", p)
 			}
 		})
+	}
+}
+
+// TestCreateSchemaRuntime: the create_block schema sent asks for the
+// specification's runtime; the shape allows every runtime, so that a reply
+// of another runtime is a failed check, not a malformed reply.
+func TestCreateSchemaRuntime(t *testing.T) {
+	sch := createSchema(spec(t, map[string]string{"text": "string"}, map[string]string{"count": "number"}))
+	var reply any
+	json.Unmarshal([]byte(`{"id": "word_count", "description": "d", "runtime": "llm", "source": null, "prompt": "p",
+		"inputs": [], "outputs": [], "example": {"input": {"text": "a"}, "output": {"count": 1}}}`), &reply)
+	if p := checkShape(reply, sch.Send); len(p) != 1 || !strings.Contains(p[0], `.runtime: the string "llm" is not one of "js"`) {
+		t.Errorf("sent schema: %v", p)
+	}
+	if p := checkShape(reply, sch.Shape); len(p) > 0 {
+		t.Errorf("shape: %v", p)
 	}
 }
 

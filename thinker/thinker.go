@@ -12,6 +12,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 )
@@ -23,6 +24,10 @@ const (
 	MaxCreateTries    = 3 // create_block requests per missing block
 	MaxRepairs        = 3 // repair requests after wire
 )
+
+// modelWhere is where the user of flowctl think names the model, for the
+// advice of an unknown model's error.
+const modelWhere = "with --model or in " + llm.EnvModel
 
 // Model answers structured requests; *llm.Executor is one.
 type Model interface {
@@ -179,7 +184,10 @@ func (r *run) think(ctx context.Context) error {
 	return r.wire(ctx, intent, plan)
 }
 
-// loadRegistry loads the blocks a flow in the target directory can use.
+// loadRegistry loads the blocks a flow in the target directory can use
+// and compiles their code, as validate does: a registry block that does
+// not decode or compile would fail every flow attempt, and the model
+// cannot change it, so it ends the run before the first request.
 func (r *run) loadRegistry() error {
 	parser := lang.NewParser()
 	reg, diags := blocks.Load(blocks.LoadOptions{
@@ -187,8 +195,15 @@ func (r *run) loadRegistry() error {
 		FlowFile:     filepath.Join(r.dir, "flow.flow.hcl"),
 		RegistryDirs: r.opts.Registries,
 	})
+	var defs []*lang.BlockDef
+	for _, b := range reg.All() {
+		if b.Def != nil {
+			defs = append(defs, b.Def)
+		}
+	}
+	diags = append(diags, compiler.CheckCode(defs)...)
 	if diags.HasErrors() {
-		r.res.Diagnostics, r.res.Files = diags, parser.Files()
+		r.res.Diagnostics, r.res.Files = compiler.Normalize(diags), parser.Files()
 		return stageErr(StageSearch, nil, "the registry has errors; fix its block files first (flowctl validate shows them)")
 	}
 	r.reg = reg
@@ -201,8 +216,10 @@ func (r *run) emit(e Event) {
 	}
 }
 
-func (r *run) stage(name string, try int, block, intent string) {
-	r.emit(StageStarted{Time: time.Now(), Stage: name, Try: try, Block: block, Intent: intent})
+// stage reports the start of a stage; reason, for a stage asked again,
+// is why the previous try failed.
+func (r *run) stage(name string, try int, block, intent, reason string) {
+	r.emit(StageStarted{Time: time.Now(), Stage: name, Try: try, Block: block, Intent: intent, Reason: reason})
 }
 
 // request is one LLM request of a stage.
@@ -226,7 +243,7 @@ func (r *run) ask(ctx context.Context, q request, out any) (json.RawMessage, err
 	start := time.Now()
 	reply, usage, err := r.opts.Model.Ask(ctx, llm.AskRequest{
 		Name: stage, Schema: q.schema.Send, Strict: q.schema.Strict,
-		System: q.system, Messages: q.messages, Model: r.opts.ModelName,
+		System: q.system, Messages: q.messages, Model: r.opts.ModelName, ModelWhere: modelWhere,
 	})
 	r.res.Usage.PromptTokens += usage.PromptTokens
 	r.res.Usage.CompletionTokens += usage.CompletionTokens

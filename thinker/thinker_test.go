@@ -232,3 +232,40 @@ func TestMalformedReplies(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryReasons: a stage asked again says why in its StageStarted
+// event: the problems of the previous decompose reply, the last problem
+// of a created block, the errors of the flow before a repair.
+func TestRetryReasons(t *testing.T) {
+	badIDs := strings.Replace(decomposeNotes, `"id": "read_notes"`, `"id": "Read Notes"`, 1)
+	buggy := strings.Replace(createCountWords, `"count": 3`, `"count": 4`, 1)
+	m := newFakeModel(map[string][]string{
+		StageDecompose:   {badIDs, decomposeNotes},
+		StageCreateBlock: {buggy, createCountWords},
+		StageWire:        {wire("step.read.txt")},
+		StageRepair:      {wire("step.read.text")},
+	})
+	reasons := map[string][]string{}
+	_, err := Think(context.Background(), Options{
+		Intent: "count", Model: m, Dir: t.TempDir(), Executors: testExecutors(), NoClarify: true,
+		Observe: func(e Event) {
+			if s, ok := e.(StageStarted); ok && s.Stage != StageSearch {
+				reasons[s.Stage] = append(reasons[s.Stage], s.Reason)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		StageDecompose:   {"", `the blocks cannot be used: the id "Read Notes" is not a snake_case name`},
+		StageCreateBlock: {"", `output "count" differs from the example`},
+		StageWire:        {""},
+		StageRepair:      {"the flow has 1 error"},
+	}
+	for stage, w := range want {
+		if strings.Join(reasons[stage], "|") != strings.Join(w, "|") {
+			t.Errorf("%s: reasons %q, want %q", stage, reasons[stage], w)
+		}
+	}
+}

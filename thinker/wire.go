@@ -50,7 +50,7 @@ func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
 	}
 	base := []member{prop("intent", intent), prop("blocks", infos)}
 
-	r.stage(StageWire, 0, "", "")
+	r.stage(StageWire, 0, "", "", "")
 	var reply wireReply
 	raw, err := r.ask(ctx, request{schema: wireSchema(StageWire, use), system: wireSystem, messages: []llm.Message{user(message(base...))}}, &reply)
 	if err != nil {
@@ -64,7 +64,7 @@ func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
 		if try > MaxRepairs {
 			break
 		}
-		r.stage(StageRepair, try, "", "")
+		r.stage(StageRepair, try, "", "", "the flow has "+countErrors(a.diags))
 		msg := message(append(base[:len(base):len(base)],
 			prop("previous_reply", raw),
 			prop("flow_file", a.path),
@@ -132,7 +132,9 @@ func (r *run) blocksInPlay(plan []*planned) []*blocks.Block {
 // attempt makes the flow file of a reply and compiles it against the
 // registry: the built-ins, blocks/ next to the flow (created blocks
 // included) and the --registry directories. Expressions or types that do
-// not parse are reported without compiling, since the flow lacks them.
+// not parse are left out of the file and reported besides what the
+// compiler finds in the rest, so that the diagnostics are those validate
+// reports on the file that would be written, plus the parts it lacks.
 func (r *run) attempt(reply *wireReply) *attempt {
 	a := &attempt{name: reply.Name, path: r.flowPath(reply.Name)}
 	for _, s := range reply.Steps {
@@ -141,12 +143,8 @@ func (r *run) attempt(reply *wireReply) *attempt {
 	src, diags := renderFlow(reply, r.reg)
 	a.src = src
 	parser := lang.NewParser()
-	if diags.HasErrors() {
-		parser.ParseSource(src, a.path)
-	} else {
-		_, d := compiler.Compile(a.path, compiler.Options{Parser: parser, RegistryDirs: r.opts.Registries, Source: src})
-		diags = append(diags, d...)
-	}
+	_, d := compiler.Compile(a.path, compiler.Options{Parser: parser, RegistryDirs: r.opts.Registries, Source: src})
+	diags = append(diags, d...)
 	a.diags, a.files = compiler.Normalize(diags), parser.Files()
 	return a
 }

@@ -270,6 +270,24 @@ func TestTimeout(t *testing.T) {
 		r := runOne(t, parseBlock(t, wordCount), waits, Options{Timeout: 20 * time.Millisecond})
 		wantFailed(t, r, "exceeded its 20ms timeout")
 	})
+	t.Run("sandbox that stops the code first", func(t *testing.T) {
+		// A sandbox worker enforces the deadline itself, from the whole
+		// milliseconds it was sent, and may answer just before it.
+		early := fake(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+			d, _ := ctx.Deadline()
+			time.Sleep(time.Until(d) - 2*time.Millisecond)
+			return nil, errors.New(`block "word_count" exceeded its timeout; its code was stopped (Execute is at test.block.hcl:9)`)
+		})
+		r := runOne(t, parseBlock(t, wordCount), early, Options{Timeout: 50 * time.Millisecond})
+		wantFailed(t, r, "exceeded its 50ms timeout")
+	})
+	t.Run("error long before the deadline", func(t *testing.T) {
+		fails := fake(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+			return nil, errors.New("boom")
+		})
+		r := runOne(t, parseBlock(t, wordCount), fails, Options{Timeout: time.Hour})
+		wantFailed(t, r, "boom")
+	})
 	t.Run("executor that does not stop", func(t *testing.T) {
 		defer func(d time.Duration) { abandonAfter = d }(abandonAfter)
 		abandonAfter = 20 * time.Millisecond

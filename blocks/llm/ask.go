@@ -33,6 +33,12 @@ type AskRequest struct {
 	Messages []Message
 	// Model overrides the configured model; empty: the configured one.
 	Model string
+	// ModelWhere says where the caller's user names the model, completing
+	// the advice of an unknown model's error: "name a model the server
+	// offers " + ModelWhere, such as "with --model or in FLOWCTL_MODEL".
+	// Empty: as for steps ("in the step's model argument or in
+	// FLOWCTL_MODEL").
+	ModelWhere string
 	// Temperature, when set, is sent as the sampling temperature.
 	Temperature *float64
 }
@@ -93,7 +99,7 @@ func (e *Executor) Ask(ctx context.Context, req AskRequest) ([]byte, blocks.Usag
 	sch := schema{Strict: req.Strict, JSON: req.Schema}
 	for {
 		mode := e.format.Load()
-		r := &request{model: model, temperature: req.Temperature}
+		r := &request{model: model, modelWhere: req.ModelWhere, temperature: req.Temperature}
 		system := req.System
 		switch mode {
 		case formatSchema:

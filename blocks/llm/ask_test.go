@@ -98,3 +98,24 @@ func TestAskErrors(t *testing.T) {
 		t.Errorf("no server: %v", err)
 	}
 }
+
+// TestAskUnknownModelAdvice: the advice of an unknown model's error says
+// where the caller's user names the model; without ModelWhere it is the
+// steps' advice.
+func TestAskUnknownModelAdvice(t *testing.T) {
+	for _, c := range []struct {
+		where, want, not string
+	}{
+		{"", "name a model the server offers in the step's model argument or in FLOWCTL_MODEL", "--model"},
+		{"with --model or in FLOWCTL_MODEL", "name a model the server offers with --model or in FLOWCTL_MODEL", "step's model argument"},
+	} {
+		s := newServer(t, failCode(404, "model_not_found", "The model `nope` does not exist"))
+		req := askRequest()
+		req.Model, req.ModelWhere = "nope", c.where
+		_, _, err := NewExecutor(testConfig(s)).Ask(testCtx(t), req)
+		if err == nil || !strings.Contains(err.Error(), `the model "nope" was not found`) ||
+			!strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) {
+			t.Errorf("ModelWhere %q: %v", c.where, err)
+		}
+	}
+}

@@ -80,6 +80,7 @@ func newTransport(cfg Config) *transport {
 // the prompt log shows are kept as given.
 type request struct {
 	model       string
+	modelWhere  string // where the model is named, for an unknown model's advice; empty: stepModelWhere
 	messages    []openai.ChatCompletionMessage
 	format      *openai.ChatCompletionResponseFormat
 	temperature *float64
@@ -134,7 +135,7 @@ func (t *transport) complete(ctx context.Context, call *blocks.Call, r *request)
 		dur := time.Since(start)
 		var f *failure
 		if err != nil {
-			f = t.classify(ctx, err, resp.Header(), r.model)
+			f = t.classify(ctx, err, resp.Header(), r)
 		}
 		t.log.write(call, r, start, dur, resp, f)
 		if f == nil {
@@ -244,8 +245,13 @@ type failure struct {
 func (f *failure) Error() string { return f.msg }
 func (f *failure) Unwrap() error { return f.err }
 
+// stepModelWhere says where a step's model is named: the advice of an
+// unknown model's error when the request does not say otherwise.
+var stepModelWhere = "in the step's model argument or in " + EnvModel
+
 // classify turns an error of go-openai into a failure that says what to do.
-func (t *transport) classify(ctx context.Context, err error, h http.Header, model string) *failure {
+func (t *transport) classify(ctx context.Context, err error, h http.Header, r *request) *failure {
+	model := r.model
 	if ctx.Err() != nil {
 		return &failure{msg: t.ctxError(ctx, ctx.Err()).Error(), err: ctx.Err()}
 	}
@@ -266,7 +272,11 @@ func (t *transport) classify(ctx context.Context, err error, h http.Header, mode
 	case status == http.StatusForbidden:
 		f.msg = fmt.Sprintf("the model server at %s denied access (%s); check that the key of %s may use model %q", t.baseURL, detail, EnvAPIKey, model)
 	case modelNotFound(status, code, msg):
-		f.msg = fmt.Sprintf("the model %q was not found at %s (%s); name a model the server offers in the step's model argument or in %s", model, t.baseURL, detail, EnvModel)
+		where := r.modelWhere
+		if where == "" {
+			where = stepModelWhere
+		}
+		f.msg = fmt.Sprintf("the model %q was not found at %s (%s); name a model the server offers %s", model, t.baseURL, detail, where)
 	case status == http.StatusNotFound:
 		f.msg = fmt.Sprintf("the model server at %s has no chat completions endpoint (%s); check %s (it usually ends in /v1)", t.baseURL, detail, EnvBaseURL)
 	case status == http.StatusTooManyRequests && code == "insufficient_quota":

@@ -108,7 +108,7 @@ func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, erro
 func (e *Embedder) classify(ctx context.Context, err error, h http.Header) *failure {
 	status, code, msg := statusOf(err)
 	if ctx.Err() != nil || (status != http.StatusNotFound && !modelNotFound(status, code, msg)) {
-		return e.t.classify(ctx, err, h, e.model)
+		return e.t.classify(ctx, err, h, &request{model: e.model})
 	}
 	detail := fmt.Sprintf("%d %s", status, http.StatusText(status))
 	if msg = e.t.scrub(msg); msg != "" {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
@@ -38,11 +40,13 @@ func newBlocksCommand(s streams) *cobra.Command {
 		Use:   "blocks [list | search QUERY | show NAME]",
 		Short: "List, search and describe the blocks steps can use",
 		Long: `Blocks lists the blocks a flow in the current directory can use: the
-built-ins, the blocks of ./blocks/*.block.hcl and those of every --registry
-directory. Search ranks them for a query by their names, tags, descriptions
-and use_when texts; with FLOWCTL_EMBEDDINGS_MODEL set it ranks by embeddings
-too, caching the vectors in .flowctl. Show describes one block: its inputs
-and outputs with their types and defaults, and where it is defined.`,
+built-ins, the blocks of ./blocks/*.block.hcl, those of every --registry
+directory, and the blocks defined inline in the flow files of the current
+directory (which only their own flow can use). Search ranks them for a
+query by their names, tags, descriptions and use_when texts; with
+FLOWCTL_EMBEDDINGS_MODEL set it ranks by embeddings too, caching the vectors
+in .flowctl. Show describes one block: its inputs and outputs with their
+types and defaults, and where it is defined.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sub := "list"
@@ -54,7 +58,7 @@ and outputs with their types and defaults, and where it is defined.`,
 				return blocksList(s, registries, jsonOut)
 			case sub == "list":
 				return usagef("blocks list takes no arguments")
-			case sub == "search" && len(args) > 0:
+			case sub == "search" && strings.TrimSpace(strings.Join(args, " ")) != "":
 				if limit < 1 {
 					return usagef("--limit must be at least 1")
 				}
@@ -75,19 +79,59 @@ and outputs with their types and defaults, and where it is defined.`,
 	return cmd
 }
 
-// loadBlocks loads the registry of the current directory. Problems in the
-// block files are printed as validate prints them and end the command.
-func loadBlocks(s streams, registries []string, jsonOut bool) (*blocks.Registry, *flowLoader, error) {
+// loadBlocks loads the blocks of the current directory: its registry (the
+// built-ins, ./blocks and the registries), then the blocks defined inline
+// in its flow files, flow by flow in the order of their names. Each flow's
+// inline blocks are checked against the registry as the flow's compilation
+// checks them (a name taken twice is an error). Problems in the block and
+// flow files are printed as validate prints them and end the command. A
+// name may appear more than once: inline in different flows.
+func loadBlocks(s streams, registries []string, jsonOut bool) ([]*blocks.Block, *flowLoader, error) {
 	l := newFlowLoader(s, jsonOut, registries)
 	dirs := registries
 	if dirExists(localBlocksDir) {
 		dirs = append([]string{localBlocksDir}, registries...)
 	}
 	reg, diags := blocks.Load(blocks.LoadOptions{Parser: l.parser, RegistryDirs: dirs})
-	if err := l.check(diags); err != nil {
+	all := reg.All()
+	flows, _ := filepath.Glob("*.flow.hcl")
+	for _, flow := range flows {
+		inline, d := flowBlockDefs(l.parser, flow)
+		diags = append(diags, d...)
+		if len(inline) == 0 {
+			continue
+		}
+		r, d := blocks.Load(blocks.LoadOptions{Parser: l.parser, FlowFile: flow, Inline: inline, RegistryDirs: registries})
+		diags = append(diags, d...)
+		for _, b := range r.All() {
+			if inlineIn(b) == flow {
+				all = append(all, b)
+			}
+		}
+	}
+	if err := l.check(compiler.Normalize(diags)); err != nil {
 		return nil, nil, err
 	}
-	return reg, l, nil
+	return all, l, nil
+}
+
+// inlineIn is the flow file a block is defined inline in, or "".
+func inlineIn(b *blocks.Block) string {
+	if b.Def == nil || !lang.IsFlowFile(b.Def.DeclRange.Filename) {
+		return ""
+	}
+	return b.Def.DeclRange.Filename
+}
+
+// definedIn says briefly where a block is defined, for tables.
+func definedIn(b *blocks.Block) string {
+	switch {
+	case b.Def == nil:
+		return "built in"
+	case inlineIn(b) != "":
+		return inlineIn(b) + " (inline)"
+	}
+	return b.Def.DeclRange.Filename
 }
 
 type jsonBlockSummary struct {
@@ -97,6 +141,7 @@ type jsonBlockSummary struct {
 	UseWhen     string    `json:"use_when"`
 	Tags        []string  `json:"tags"`
 	DefinedAt   *jsonSpot `json:"defined_at"`
+	Inline      bool      `json:"inline"` // defined in a flow file, for that flow alone
 }
 
 // jsonSpot is where a block is defined.
@@ -112,28 +157,33 @@ func newJSONBlockSummary(b *blocks.Block) jsonBlockSummary {
 		out.Tags = []string{}
 	}
 	if !b.Builtin() {
-		r := b.DeclRange()
-		out.DefinedAt = &jsonSpot{Filename: r.Filename, Line: r.Start.Line, Column: r.Start.Column}
+		out.DefinedAt = spotOf(b)
+		out.Inline = inlineIn(b) != ""
 	}
 	return out
 }
 
+func spotOf(b *blocks.Block) *jsonSpot {
+	r := b.DeclRange()
+	return &jsonSpot{Filename: r.Filename, Line: r.Start.Line, Column: r.Start.Column}
+}
+
 func blocksList(s streams, registries []string, jsonOut bool) error {
-	reg, _, err := loadBlocks(s, registries, jsonOut)
+	all, _, err := loadBlocks(s, registries, jsonOut)
 	if err != nil {
 		return err
 	}
 	if jsonOut {
 		out := []jsonBlockSummary{}
-		for _, b := range reg.All() {
+		for _, b := range all {
 			out = append(out, newJSONBlockSummary(b))
 		}
 		return writeJSON(s.out, out)
 	}
 	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tRUNTIME\tDESCRIPTION")
-	for _, b := range reg.All() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Name, b.Runtime, firstLine(b.Description))
+	fmt.Fprintln(tw, "NAME\tRUNTIME\tDEFINED IN\tDESCRIPTION")
+	for _, b := range all {
+		fmt.Fprintln(tw, cells(b.Name, b.Runtime, definedIn(b), firstLine(b.Description)))
 	}
 	return tw.Flush()
 }
@@ -146,11 +196,11 @@ type jsonHit struct {
 }
 
 func blocksSearch(s streams, registries []string, query string, limit int, jsonOut bool) error {
-	reg, _, err := loadBlocks(s, registries, jsonOut)
+	all, _, err := loadBlocks(s, registries, jsonOut)
 	if err != nil {
 		return err
 	}
-	ix := index.New(reg.All())
+	ix := index.New(all)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	closeState := useEmbeddings(ctx, s.err, ix)
@@ -171,9 +221,9 @@ func blocksSearch(s streams, registries []string, query string, limit int, jsonO
 		return nil
 	}
 	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCORE\tNAME\tRUNTIME\tDESCRIPTION")
+	fmt.Fprintln(tw, "SCORE\tNAME\tRUNTIME\tDEFINED IN\tDESCRIPTION")
 	for _, h := range hits {
-		fmt.Fprintf(tw, "%.2f\t%s\t%s\t%s\n", h.Score, h.Block.Name, h.Block.Runtime, firstLine(h.Block.Description))
+		fmt.Fprintln(tw, cells(fmt.Sprintf("%.2f", h.Score), h.Block.Name, h.Block.Runtime, definedIn(h.Block), firstLine(h.Block.Description)))
 	}
 	return tw.Flush()
 }
@@ -224,6 +274,9 @@ type jsonBlock struct {
 	Outputs     []jsonBlockField `json:"outputs"`
 	OpenOutputs bool             `json:"open_outputs"`
 	Examples    int              `json:"examples"`
+	// AlsoDefinedAt are the other definitions of the name: inline blocks
+	// of other flows.
+	AlsoDefinedAt []*jsonSpot `json:"also_defined_at,omitempty"`
 }
 
 type jsonBlockField struct {
@@ -234,24 +287,38 @@ type jsonBlockField struct {
 	Description string          `json:"description"`
 }
 
+// blocksShow describes the block of that name. When flows of the current
+// directory define it inline each, the first is described and the others
+// are named.
 func blocksShow(s streams, registries []string, name string, jsonOut bool) error {
-	reg, l, err := loadBlocks(s, registries, jsonOut)
+	all, l, err := loadBlocks(s, registries, jsonOut)
 	if err != nil {
 		return err
 	}
-	b := reg.Lookup(name)
-	if b == nil {
+	var found []*blocks.Block
+	names := map[string]bool{}
+	for _, b := range all {
+		names[b.Name] = true
+		if b.Name == name {
+			found = append(found, b)
+		}
+	}
+	if len(found) == 0 {
 		return l.fail(hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Unknown block",
-			Detail: fmt.Sprintf("There is no block named %q among the built-ins, %s/*.block.hcl and the --registry directories.%s",
-				name, localBlocksDir, lang.Suggest(name, reg.Names())),
+			Detail: fmt.Sprintf("There is no block named %q among the built-ins, %s/*.block.hcl, the --registry directories and the flow files of the current directory.%s",
+				name, localBlocksDir, lang.Suggest(name, lang.SortedKeys(names))),
 		}})
 	}
 	if jsonOut {
-		return writeJSON(s.out, newJSONBlock(b))
+		out := newJSONBlock(found[0])
+		for _, b := range found[1:] {
+			out.AlsoDefinedAt = append(out.AlsoDefinedAt, spotOf(b))
+		}
+		return writeJSON(s.out, out)
 	}
-	writeBlock(s.out, b)
+	writeBlock(s.out, found[0], found[1:])
 	return nil
 }
 
@@ -278,8 +345,9 @@ func newJSONBlock(b *blocks.Block) jsonBlock {
 	return out
 }
 
-// writeBlock describes a block for people.
-func writeBlock(w io.Writer, b *blocks.Block) {
+// writeBlock describes a block for people; others are other definitions
+// of its name.
+func writeBlock(w io.Writer, b *blocks.Block, others []*blocks.Block) {
 	fmt.Fprintf(w, "%s\n", b.Name)
 	if b.Description != "" {
 		fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(strings.TrimSpace(b.Description), "\n", "\n  "))
@@ -294,17 +362,28 @@ func writeBlock(w io.Writer, b *blocks.Block) {
 	if len(b.Tags) > 0 {
 		row("Tags:", strings.Join(b.Tags, ", "))
 	}
+	timeout, examples := "none (the step's timeout applies)", 0
 	if b.Def != nil {
-		timeout := "none (the step's timeout applies)"
 		if b.Def.Timeout != nil {
 			timeout = b.Def.Timeout.Duration.String()
 		}
-		row("Timeout:", timeout)
-		row("Examples:", fmt.Sprint(len(b.Def.Examples)))
+		examples = len(b.Def.Examples)
+	}
+	row("Timeout:", timeout)
+	row("Examples:", fmt.Sprint(examples))
+	switch {
+	case b.Def == nil:
+		row("Defined at:", "built in")
+	case inlineIn(b) != "":
+		r := b.DeclRange()
+		row("Defined at:", fmt.Sprintf("%s:%d (inline: only that flow can use it)", r.Filename, r.Start.Line))
+	default:
 		r := b.DeclRange()
 		row("Defined at:", fmt.Sprintf("%s:%d", r.Filename, r.Start.Line))
-	} else {
-		row("Defined at:", "built in")
+	}
+	for _, o := range others {
+		r := o.DeclRange()
+		row("Also defined at:", fmt.Sprintf("%s:%d (inline)", r.Filename, r.Start.Line))
 	}
 	tw.Flush()
 

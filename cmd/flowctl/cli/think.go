@@ -96,7 +96,7 @@ func runThink(s streams, a thinkArgs) error {
 	if a.jsonOut {
 		view = newThinkJSON(s.out)
 	} else {
-		view = newThinkHuman(s.out, s.err)
+		view = newThinkHuman(s.out, s.err, a.registries)
 	}
 	modelName := a.model
 	if modelName == "" {

@@ -73,6 +73,48 @@ func TestThinkAllFound(t *testing.T) {
 	}
 }
 
+// TestThinkHumanHints: the human view says why decompose is asked again,
+// and the suggested plan command carries the --registry flags, quoted for
+// the shell where needed.
+func TestThinkHumanHints(t *testing.T) {
+	thinkDir(t)
+	for _, dir := range []string{"my reg", "lib"} {
+		os.MkdirAll(dir, 0o755)
+	}
+	os.WriteFile(filepath.Join("my reg", "shout.block.hcl"), []byte(`block "shout" {
+  description = "Upper-case a text"
+  runtime     = "js"
+  input "text" {
+    type = string
+  }
+  output "text" {
+    type = string
+  }
+  source = "function execute(input) { return { text: input.text.toUpperCase() } }"
+}
+`), 0o644)
+	shout := `{"id": "shout", "description": "Upper-case a text", "runtime": "js",
+		"inputs": [{"name": "text", "type": "string", "description": "The text"}],
+		"outputs": [{"name": "text", "type": "string", "description": "The text in capitals"}]}`
+	newThinkServer(t, map[string][]string{
+		"decompose": {decompose(strings.Replace(decomposeRead, `"read_notes"`, `"Read Notes"`, 1), shout), decompose(decomposeRead, shout)},
+		"wire": {wireReply("loud_notes", []string{`read file path="notes.txt"`, `loud shout text=step.read.text`},
+			"loud=step.loud.text")},
+	})
+	code, out, errOut := runCLI(t, "think", "--no-clarify", "--registry", "my reg", "--registry", "lib", "Shout my notes")
+	if code != 0 {
+		t.Fatalf("think exited %d:\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"· decompose (try 2)\n    ✗ try 1: the blocks cannot be used: the id \"Read Notes\" is not a snake_case name\n",
+		"\nNext: flowctl plan loud_notes.flow.hcl --registry 'my reg' --registry lib\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestThinkCreatesBlocks: three required blocks are missing and created —
 // js and go, whose examples run, and llm, which is only checked — then
 // wired with a built-in. The human view shows the stages.
@@ -292,6 +334,53 @@ func TestThinkFailures(t *testing.T) {
 		code, out, errOut := runCLI(t, "think", "Count my notes")
 		if code != 1 || !strings.Contains(errOut, "the registry has errors") || !strings.Contains(errOut, "Unknown runtime") ||
 			!strings.Contains(errOut, `runtime = "python"`) || len(srv.recorded("")) != 0 {
+			t.Errorf("exit %d:\n%s%s", code, out, errOut)
+		}
+	})
+
+	t.Run("registry code does not compile", func(t *testing.T) {
+		dir := thinkDir(t)
+		os.Mkdir(filepath.Join(dir, "blocks"), 0o755)
+		os.WriteFile(filepath.Join(dir, "blocks", "half.block.hcl"), []byte(`block "half" {
+  runtime = "go"
+  input "n" {
+    type = number
+  }
+  output "half" {
+    type = number
+  }
+  source = <<-GO
+    package block
+
+    import "context"
+
+    func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+      return map[string]any{"half": halve(input["n"])}, nil
+    }
+  GO
+}
+`), 0o644)
+		srv := newThinkServer(t, map[string][]string{"decompose": {decompose(decomposeRead)}})
+		code, out, errOut := runCLI(t, "think", "--no-clarify", "Count my notes")
+		if code != 1 || !strings.Contains(errOut, "the registry has errors") || !strings.Contains(errOut, "Go compile error") ||
+			!strings.Contains(errOut, "undefined: halve") || !strings.Contains(errOut, "on blocks/half.block.hcl line 15") || len(srv.recorded("")) != 0 {
+			t.Errorf("exit %d after %d requests:\n%s%s", code, len(srv.recorded("")), out, errOut)
+		}
+	})
+
+	t.Run("unknown model", func(t *testing.T) {
+		thinkDir(t)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"error":{"message":"The model `+"`nope`"+` does not exist","type":"invalid_request_error","code":"model_not_found"}}`)
+		}))
+		defer srv.Close()
+		t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+		t.Setenv("OPENAI_API_KEY", "")
+		code, out, errOut := runCLI(t, "think", "--no-clarify", "--model", "nope", "Count my notes")
+		if code != 1 || !strings.Contains(errOut, `decompose: the model "nope" was not found`) ||
+			!strings.Contains(errOut, "name a model the server offers with --model or in FLOWCTL_MODEL") || strings.Contains(errOut, "step's") {
 			t.Errorf("exit %d:\n%s%s", code, out, errOut)
 		}
 	})

@@ -49,6 +49,7 @@ type (
 		Try        int    `json:"try,omitempty"`
 		Block      string `json:"block,omitempty"`
 		Intent     string `json:"intent,omitempty"`
+		Reason     string `json:"reason,omitempty"`
 		Embeddings *bool  `json:"embeddings,omitempty"`
 		Note       string `json:"note,omitempty"`
 	}
@@ -173,7 +174,7 @@ func (v *thinkJSON) Event(e thinker.Event) {
 	var out any
 	switch e := e.(type) {
 	case thinker.StageStarted:
-		j := jsonThinkStage{Type: "stage", Time: jsonTime(e.Time), Stage: e.Stage, Try: e.Try, Block: e.Block, Intent: e.Intent, Note: e.Note}
+		j := jsonThinkStage{Type: "stage", Time: jsonTime(e.Time), Stage: e.Stage, Try: e.Try, Block: e.Block, Intent: e.Intent, Reason: e.Reason, Note: e.Note}
 		if e.Stage == thinker.StageSearch {
 			j.Embeddings = &e.Embeddings
 		}
@@ -235,13 +236,17 @@ func nonNil[T any](s []T) []T {
 }
 
 // thinkHuman shows the stages as they progress, one line each, with what
-// each found, created or fixed under it.
+// each found, created or fixed under it. registries are the --registry
+// directories, which the command it suggests next needs too.
 type thinkHuman struct {
-	out, err io.Writer
-	mu       sync.Mutex
+	out, err   io.Writer
+	registries []string
+	mu         sync.Mutex
 }
 
-func newThinkHuman(out, err io.Writer) *thinkHuman { return &thinkHuman{out: out, err: err} }
+func newThinkHuman(out, err io.Writer, registries []string) *thinkHuman {
+	return &thinkHuman{out: out, err: err, registries: registries}
+}
 
 func (v *thinkHuman) Close() {}
 
@@ -260,6 +265,11 @@ func (v *thinkHuman) Event(e thinker.Event) {
 			}
 			if e.Intent != "" && e.Try <= 1 {
 				fmt.Fprintf(w, "    intent: %s\n", oneLine(e.Intent))
+			}
+			if e.Stage == thinker.StageDecompose && e.Reason != "" {
+				// The other stages show why they are asked again as it
+				// happens: a block's failed check, the flow's errors.
+				fmt.Fprintf(w, "    ✗ try %d: %s\n", e.Try-1, oneLine(e.Reason))
 			}
 		case thinker.StageSearch:
 			fmt.Fprintf(w, "· search\n")
@@ -329,7 +339,7 @@ func (v *thinkHuman) Event(e thinker.Event) {
 		fmt.Fprintf(w, ".\nTokens: %d.\n", e.Usage.TotalTokens)
 		if e.Valid {
 			writeHumanDiagnostics(v.err, e.Files, e.Diagnostics) // warnings
-			fmt.Fprintf(w, "Next: flowctl plan %s\n", e.File)
+			fmt.Fprintf(w, "Next: %s\n", planCommand(e.File, v.registries))
 		} else {
 			writeHumanDiagnostics(v.err, e.Files, e.Diagnostics)
 		}
@@ -338,6 +348,25 @@ func (v *thinkHuman) Event(e thinker.Event) {
 			fmt.Fprintf(v.err, "The created blocks were kept: %s\n", strings.Join(e.BlockFiles, ", "))
 		}
 	}
+}
+
+// planCommand is the flowctl plan command line for a flow written with
+// these --registry directories, quoted for a POSIX shell.
+func planCommand(file string, registries []string) string {
+	args := []string{"flowctl", "plan", shellQuote(file)}
+	for _, r := range registries {
+		args = append(args, "--registry", shellQuote(r))
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and the punctuation of ordinary paths.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // blockList renders "id → name" pairs, sorted, with the name alone when
