@@ -2,6 +2,7 @@ package isolate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -102,7 +103,7 @@ type Pool struct {
 	said   map[string]bool
 	noNS   atomic.Bool // namespaces failed once: don't try again
 
-	wires     sync.Map // *lang.BlockDef → wireEntry
+	wires     sync.Map // *lang.BlockDef → wireEntry, outputsKey → []byte
 	wireCount atomic.Int64
 	nextID    atomic.Uint64
 	spawned   atomic.Int64
@@ -145,7 +146,14 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 	if err := ctx.Err(); err != nil {
 		return nil, stopped(def.Name, err)
 	}
-	key, wire := p.wireOf(def)
+	key, wire, err := p.wireOf(def)
+	if err != nil {
+		return nil, fmt.Errorf("block %q cannot be sent to the sandbox: %w", def.Name, err)
+	}
+	outs, err := p.outputsOf(call.Outputs)
+	if err != nil {
+		return nil, fmt.Errorf("block %q %s", def.Name, err)
+	}
 	w, err := p.acquire(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -163,7 +171,7 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 		timeoutMS = int64((time.Until(d)+time.Millisecond-1)/time.Millisecond) + workerDeadlineLag
 	}
 	id := p.nextID.Add(1)
-	req, err := encodeRequest(id, key, wire, call, timeoutMS)
+	req, err := encodeRequest(id, key, wire, outs, call, timeoutMS)
 	if err != nil {
 		p.release(w)
 		return nil, fmt.Errorf("block %q %s", def.Name, err)
@@ -190,26 +198,60 @@ const maxKnownBlocks = 256
 // maxWires bounds the definitions whose wire form the pool keeps.
 const maxWires = 1024
 
-// wireEntry is a definition's wire form and its key.
+// wireEntry is a definition's wire form: its key and JSON.
 type wireEntry struct {
 	key  string
-	wire *wireBlock
+	json []byte
 }
 
-// wireOf returns the key and wire form of a definition, made once.
-func (p *Pool) wireOf(def *lang.BlockDef) (string, *wireBlock) {
+// wireOf returns the key and JSON of a definition, made once.
+func (p *Pool) wireOf(def *lang.BlockDef) (string, []byte, error) {
 	if e, ok := p.wires.Load(def); ok {
-		return e.(wireEntry).key, e.(wireEntry).wire
+		return e.(wireEntry).key, e.(wireEntry).json, nil
 	}
+	p.forgetEarlier()
+	wire := toWire(def)
+	b, err := json.Marshal(wire)
+	if err != nil {
+		return "", nil, err
+	}
+	e := wireEntry{key: blockKey(wire), json: b}
+	p.wires.Store(def, e)
+	return e.key, e.json, nil
+}
+
+// outputsOf returns the JSON of a call's output fields, made once per
+// field list.
+func (p *Pool) outputsOf(fields []*lang.Field) ([]byte, error) {
+	if len(fields) == 0 {
+		return nil, nil
+	}
+	k := outputsKey{first: fields[0], n: len(fields)}
+	if b, ok := p.wires.Load(k); ok {
+		return b.([]byte), nil
+	}
+	p.forgetEarlier()
+	b, err := outputsJSON(fields)
+	if err != nil {
+		return nil, err
+	}
+	p.wires.Store(k, b)
+	return b, nil
+}
+
+// outputsKey identifies a list of output fields (a step's, or a block's).
+type outputsKey struct {
+	first *lang.Field
+	n     int
+}
+
+// forgetEarlier drops what the pool has made of the definitions of
+// earlier compilations (watch mode) once it holds too many.
+func (p *Pool) forgetEarlier() {
 	if p.wireCount.Add(1) > maxWires {
-		// Definitions of earlier compilations (watch mode): forget them.
 		p.wires.Clear()
 		p.wireCount.Store(1)
 	}
-	wire := toWire(def)
-	e := wireEntry{key: blockKey(wire), wire: wire}
-	p.wires.Store(def, e)
-	return e.key, e.wire
 }
 
 // stopped is the error of a call that ended with its context.

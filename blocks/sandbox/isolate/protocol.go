@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
@@ -32,8 +33,8 @@ type request struct {
 	BlockKey  string          `json:"block_key"`
 	Block     *wireBlock      `json:"block,omitempty"`
 	Step      string          `json:"step,omitempty"`
-	Inputs    json.RawMessage `json:"inputs"` // ctyjson.SimpleJSONValue of an object
-	Outputs   []wireField     `json:"outputs,omitempty"`
+	Inputs    json.RawMessage `json:"inputs"`            // ctyjson.SimpleJSONValue of an object
+	Outputs   json.RawMessage `json:"outputs,omitempty"` // []wireField
 	TimeoutMS int64           `json:"timeout_ms,omitempty"`
 }
 
@@ -89,31 +90,79 @@ func toWire(def *lang.BlockDef) *wireBlock {
 	}
 }
 
-// encodeRequest builds the request for a call; withBlock includes the
-// block's definition.
-func encodeRequest(id uint64, key string, block *wireBlock, call *blocks.Call, timeoutMS int64) ([]byte, error) {
+// encodeRequest builds the request for a call. block is the definition's
+// JSON, or nil when the worker has it; outputs is the JSON of the output
+// fields ([]wireField). The request is assembled by hand from parts that
+// are JSON already: it is made for every call.
+func encodeRequest(id uint64, key string, block, outputs []byte, call *blocks.Call, timeoutMS int64) ([]byte, error) {
 	in, err := ctyjson.SimpleJSONValue{Value: cty.ObjectVal(call.Inputs)}.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("cannot pass the inputs: %w", err)
 	}
-	req := request{ID: id, BlockKey: key, Block: block, Step: call.Step, Inputs: in, TimeoutMS: timeoutMS}
-	for _, f := range call.Outputs {
+	step, err := json.Marshal(call.Step)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 0, 128+len(block)+len(outputs)+len(in))
+	buf = append(buf, `{"id":`...)
+	buf = strconv.AppendUint(buf, id, 10)
+	buf = append(buf, `,"block_key":`...)
+	buf = strconv.AppendQuote(buf, key) // hex digits
+	if block != nil {
+		buf = append(buf, `,"block":`...)
+		buf = append(buf, block...)
+	}
+	buf = append(buf, `,"step":`...)
+	buf = append(buf, step...)
+	buf = append(buf, `,"inputs":`...)
+	buf = append(buf, in...)
+	if len(outputs) > 0 {
+		buf = append(buf, `,"outputs":`...)
+		buf = append(buf, outputs...)
+	}
+	if timeoutMS > 0 {
+		buf = append(buf, `,"timeout_ms":`...)
+		buf = strconv.AppendInt(buf, timeoutMS, 10)
+	}
+	return append(buf, "}\n"...), nil
+}
+
+// outputsJSON is the JSON of a call's output fields with their types.
+func outputsJSON(fields []*lang.Field) ([]byte, error) {
+	out := make([]wireField, 0, len(fields))
+	for _, f := range fields {
 		ty, err := ctyjson.MarshalType(f.Type.Type)
 		if err != nil {
 			return nil, fmt.Errorf("cannot describe output %q: %w", f.Name, err)
 		}
-		req.Outputs = append(req.Outputs, wireField{Name: f.Name, Type: ty})
+		out = append(out, wireField{Name: f.Name, Type: ty})
 	}
-	b, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
+	return json.Marshal(out)
 }
 
-// decodeRequest turns a request back into a call of block b, without
-// logging.
-func decodeRequest(req *request, b *blocks.Block) (*blocks.Call, error) {
+// decodeOutputFields reads the output fields of a request.
+func decodeOutputFields(raw []byte) ([]*lang.Field, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var wf []wireField
+	if err := json.Unmarshal(raw, &wf); err != nil {
+		return nil, fmt.Errorf("reading the output fields: %w", err)
+	}
+	fields := make([]*lang.Field, 0, len(wf))
+	for _, f := range wf {
+		ty, err := ctyjson.UnmarshalType(f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("reading the type of output %q: %w", f.Name, err)
+		}
+		fields = append(fields, &lang.Field{Name: f.Name, Type: lang.TypeSpec{Type: ty}})
+	}
+	return fields, nil
+}
+
+// decodeRequest turns a request back into a call of block b with the
+// given output fields, without logging.
+func decodeRequest(req *request, b *blocks.Block, outputs []*lang.Field) (*blocks.Call, error) {
 	var in ctyjson.SimpleJSONValue
 	if err := in.UnmarshalJSON(req.Inputs); err != nil {
 		return nil, fmt.Errorf("reading the inputs: %w", err)
@@ -122,15 +171,7 @@ func decodeRequest(req *request, b *blocks.Block) (*blocks.Call, error) {
 	if !in.Value.IsNull() && in.Value.Type().IsObjectType() {
 		inputs = in.Value.AsValueMap()
 	}
-	call := &blocks.Call{Block: b, Inputs: inputs, Step: req.Step}
-	for _, f := range req.Outputs {
-		ty, err := ctyjson.UnmarshalType(f.Type)
-		if err != nil {
-			return nil, fmt.Errorf("reading the type of output %q: %w", f.Name, err)
-		}
-		call.Outputs = append(call.Outputs, &lang.Field{Name: f.Name, Type: lang.TypeSpec{Type: ty}})
-	}
-	return call, nil
+	return &blocks.Call{Block: b, Inputs: inputs, Outputs: outputs, Step: req.Step}, nil
 }
 
 // fromWire is the block a worker runs for a wire definition.
@@ -140,6 +181,42 @@ func fromWire(w *wireBlock) *blocks.Block {
 		SourceFile: w.SourceFile, SourceLine: w.SourceLine, SourceRange: w.SourceRange,
 	}
 	return &blocks.Block{Name: def.Name, Runtime: def.Runtime, Def: def}
+}
+
+// encodeReply is the line of a reply, assembled by hand when it carries
+// outputs (which are JSON already).
+func encodeReply(m message) ([]byte, error) {
+	if m.Error != "" || m.Outputs == nil {
+		b, err := json.Marshal(m)
+		return append(b, '\n'), err
+	}
+	size := 64
+	for k, v := range m.Outputs {
+		size += len(k) + len(v) + 8
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, `{"id":`...)
+	buf = strconv.AppendUint(buf, m.ID, 10)
+	buf = append(buf, `,"done":true`...)
+	if m.Recycle {
+		buf = append(buf, `,"recycle":true`...)
+	}
+	buf = append(buf, `,"outputs":{`...)
+	first := true
+	for k, v := range m.Outputs {
+		if !first {
+			buf = append(buf, ',')
+		}
+		first = false
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, kb...)
+		buf = append(buf, ':')
+		buf = append(buf, v...)
+	}
+	return append(buf, "}}\n"...), nil
 }
 
 // encodeOutputs is the Outputs of a reply.

@@ -64,6 +64,7 @@ func Main(args []string) int {
 		jsEx:   jsEx,
 		limit:  l,
 		blocks: map[string]*blocks.Block{},
+		fields: map[string][]*lang.Field{},
 	}
 	missing := confine(l)
 	if err := w.send(message{Hello: true, Missing: missing}); err != nil {
@@ -81,20 +82,20 @@ type server struct {
 	mu     sync.Mutex // guards out: log lines come from the call's goroutine
 	out    *bufio.Writer
 	blocks map[string]*blocks.Block // by key, as sent once
+	fields map[string][]*lang.Field // output fields, by their JSON
 	goEx   *gorun.Executor
 	jsEx   *jsrun.Executor
 	limit  limits
 }
 
 func (s *server) send(m message) error {
-	b, err := json.Marshal(m)
+	b, err := encodeReply(m)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.out.Write(b)
-	s.out.WriteByte('\n')
 	return s.out.Flush()
 }
 
@@ -123,6 +124,22 @@ func (s *server) serve(in *bufio.Reader) error {
 	}
 }
 
+// outputFields decodes a request's output fields, once per distinct JSON.
+func (s *server) outputFields(raw []byte) ([]*lang.Field, error) {
+	if f, ok := s.fields[string(raw)]; ok {
+		return f, nil
+	}
+	f, err := decodeOutputFields(raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.fields) >= 1024 {
+		clear(s.fields)
+	}
+	s.fields[string(raw)] = f
+	return f, nil
+}
+
 // handle runs one request and returns its reply.
 func (s *server) handle(req *request) message {
 	reply := message{ID: req.ID, Done: true}
@@ -136,7 +153,12 @@ func (s *server) handle(req *request) message {
 		reply.Recycle = true
 		return reply
 	}
-	call, err := decodeRequest(req, b)
+	outputs, err := s.outputFields(req.Outputs)
+	if err != nil {
+		reply.Error = fmt.Sprintf("block %q: %s", b.Name, err)
+		return reply
+	}
+	call, err := decodeRequest(req, b, outputs)
 	if err != nil {
 		reply.Error = fmt.Sprintf("block %q: %s", b.Name, err)
 		return reply
