@@ -233,6 +233,9 @@ func TestTimeoutReplacesWorker(t *testing.T) {
 }
 
 func TestMemoryBombsKillOnlyTheirWorker(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory does not fit under the workers' address-space limit")
+	}
 	p := newPool(t, Options{Size: 2, Memory: 128 << 20})
 	cases := map[string]*blocks.Block{
 		"repeat":   jsBlock(t, `function execute(input) { return { out: 'x'.repeat(2 ** 40).length } }`),
@@ -256,6 +259,9 @@ func TestMemoryBombsKillOnlyTheirWorker(t *testing.T) {
 }
 
 func TestDeepRecursion(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory does not fit under the workers' address-space limit")
+	}
 	p := newPool(t, Options{Size: 1})
 	g := goBlock(t, ``, "var f func(int) int\nf = func(n int) int { return f(n+1) + 1 }\nreturn map[string]any{\"out\": f(0)}, nil")
 	_, err := run(t, p, g, 1, 2*time.Second)
@@ -462,6 +468,9 @@ func TestEmptyLogLines(t *testing.T) {
 }
 
 func TestHugeOutputIsASizeError(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory does not fit under the workers' address-space limit")
+	}
 	p := newPool(t, Options{Size: 1})
 	for _, b := range []*blocks.Block{
 		jsBlock(t, `function execute(input) { return { out: "x".repeat(20 << 20) } }`),
