@@ -496,3 +496,19 @@ func TestTimeoutIsSeenByTheCaller(t *testing.T) {
 		}
 	}
 }
+
+func TestMissingLayersAreSaidOnce(t *testing.T) {
+	var said []string
+	p := newPool(t, Options{Size: 2, Notice: func(s string) { said = append(said, s) }})
+	for range 3 {
+		p.notice("Landlock file system and network rules (not available on this kernel)")
+	}
+	p.notice("the seccomp system call filter (EINVAL)")
+	want := []string{
+		"code blocks run without Landlock file system and network rules (not available on this kernel)",
+		"code blocks run without the seccomp system call filter (EINVAL)",
+	}
+	if fmt.Sprint(said) != fmt.Sprint(want) {
+		t.Fatalf("said %q, want %q", said, want)
+	}
+}
