@@ -141,3 +141,20 @@ block "bad" {
 		t.Errorf("second: %s at %v", diags[1].Summary, diags[1].Subject)
 	}
 }
+
+func TestParseBlocks(t *testing.T) {
+	bs, diags := ParseBlocks([]byte(`block "up" {
+  runtime = "js"
+  input "s" { type = string }
+  output "s" { type = string }
+  source = "function execute(i) { return { s: i.s.toUpperCase() } }"
+}
+`), "up.block.hcl")
+	if diags.HasErrors() || len(bs) != 1 || bs[0].Name != "up" || bs[0].Inputs[0].Name != "s" {
+		t.Fatalf("blocks %v, diagnostics %v", bs, diags)
+	}
+	_, diags = ParseBlocks([]byte("block \"x\" {\n  runtime = \"cobol\"\n}\n"), "x.block.hcl")
+	if !diags.HasErrors() || diags[0].Subject == nil || diags[0].Subject.Start.Line != 2 {
+		t.Fatalf("diagnostics %v", diags)
+	}
+}

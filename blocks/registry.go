@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // Registry is the set of blocks a flow can use, by name: the built-ins, then
@@ -137,4 +138,25 @@ func Load(opts LoadOptions) (*Registry, hcl.Diagnostics) {
 		diags = append(diags, r.LoadDir(opts.Parser, dir, true)...)
 	}
 	return r, diags
+}
+
+// ParseBlocks parses and decodes the block definitions in src, the text of
+// a block file named filename (which need not exist), into blocks.
+func ParseBlocks(src []byte, filename string) ([]*Block, hcl.Diagnostics) {
+	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	defs, d := lang.DecodeBlockFile(f)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	var out []*Block
+	for _, def := range defs {
+		b, d := FromDef(def)
+		diags = append(diags, d...)
+		out = append(out, b)
+	}
+	return out, diags
 }

@@ -14,9 +14,6 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
-	"github.com/flowctl/flowctl/lang"
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -67,23 +64,11 @@ func probe() int {
 // block decodes a block definition from flow-file text.
 func block(t testing.TB, text string) *blocks.Block {
 	t.Helper()
-	f, diags := hclsyntax.ParseConfig([]byte(text), "flow.hcl", hcl.InitialPos)
-	if diags.HasErrors() {
+	bs, diags := blocks.ParseBlocks([]byte(text), "flow.hcl")
+	if diags.HasErrors() || len(bs) == 0 {
 		t.Fatal(diags)
 	}
-	content, diags := f.Body.Content(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "block", LabelNames: []string{"name"}}}})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	def, diags := lang.DecodeBlockDef(content.Blocks[0])
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	b, diags := blocks.FromDef(def)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	return b
+	return bs[0]
 }
 
 // jsBlock is block "x" with input "n" (number) and output "out" (any); the

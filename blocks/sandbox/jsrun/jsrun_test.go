@@ -15,8 +15,6 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -32,23 +30,11 @@ func flowBlock(t testing.TB, dir, text string) *blocks.Block {
 			t.Fatal(err)
 		}
 	}
-	f, diags := hclsyntax.ParseConfig([]byte(text), name, hcl.InitialPos)
-	if diags.HasErrors() {
+	bs, diags := blocks.ParseBlocks([]byte(text), name)
+	if diags.HasErrors() || len(bs) == 0 {
 		t.Fatal(diags)
 	}
-	content, diags := f.Body.Content(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "block", LabelNames: []string{"name"}}}})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	def, diags := lang.DecodeBlockDef(content.Blocks[0])
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	b, diags := blocks.FromDef(def)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	return b
+	return bs[0]
 }
 
 // jsBlock is a block "x" with the given JavaScript, an input "in" of type
