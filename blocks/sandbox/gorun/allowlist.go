@@ -106,6 +106,12 @@ func buildSymbols() map[string]map[string]reflect.Value {
 		}
 		out[p] = syms
 	}
+	for name, f := range contextFuncs {
+		if _, ok := out["context"][name]; !ok {
+			panic("gorun: yaegi has no context." + name)
+		}
+		out["context"][name] = reflect.ValueOf(f)
+	}
 	// What yaegi's fixStdlib does for math/bits: UintSize of this machine,
 	// not of the one that generated the symbols.
 	out["math/bits"]["UintSize"] = reflect.ValueOf(constant.MakeInt64(bits.UintSize))

@@ -729,3 +729,25 @@ func TestPackageVariablesAreCopiedPerInterpreter(t *testing.T) {
 		t.Error("flowctl's own variables were changed")
 	}
 }
+
+func TestContextsOfTheBlocksOwnTypeAreRefused(t *testing.T) {
+	e := NewExecutor()
+	src := "package block\n\nimport (\n\t\"context\"\n\t\"time\"\n)\n\n" +
+		"type own struct{ context.Context }\n\n" +
+		"func (own) Deadline() (time.Time, bool) { return time.Time{}, false }\n\n" +
+		"func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {\n" +
+		"\tc, cancel := context.WithTimeout(ctx, time.Second)\n\tdefer cancel()\n" +
+		"\tv := context.WithValue(c, \"k\", 1)\n" +
+		"\t_, cancel2 := context.WithCancel(own{v})\n\tdefer cancel2()\n" +
+		"\treturn map[string]any{\"y\": 1}, nil\n}\n"
+	_, err := run(t, e, parseDef(t, src), cty.NilVal)
+	if err == nil || !strings.Contains(err.Error(), "must derive from the ctx Execute is given") {
+		t.Fatalf("error %v", err)
+	}
+	// Deriving from the call's ctx works.
+	ok := parseDef(t, code([]string{"time"}, "c, cancel := context.WithTimeout(ctx, time.Second)\ndefer cancel()\nreturn map[string]any{\"y\": context.WithValue(c, \"k\", 2).Value(\"k\")}, nil"))
+	v, err := run(t, e, ok, cty.NilVal)
+	if err != nil || !v.RawEquals(cty.NumberIntVal(2)) {
+		t.Fatalf("%#v, %v", v, err)
+	}
+}

@@ -1,10 +1,11 @@
 # go statements are refused, but context.WithCancel starts a goroutine of
 # its own for a parent context it does not know, and calls the parent's
-# Err method there: interpreted code on a goroutine nobody recovers. Its
-# panic crashes the worker (it would crash flowctl in process), and only
-# the worker.
+# Err method there: interpreted code on a goroutine nobody recovers. A go
+# block's context functions accept only the context package's own
+# Contexts, so the call panics on the block's own goroutine instead, and
+# the step fails with an error at its line (in process too).
 #
-# expect: ^block "hostile" crashed its sandbox worker: panic: boom on another goroutine
+# expect: ^block "hostile" panicked at \S+:\d+: a go block's contexts must derive from the ctx Execute is given
 
 flow "go_goroutine_panic_via_context" {}
 
