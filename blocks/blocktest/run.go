@@ -70,13 +70,6 @@ type Options struct {
 // skipLLM is the reason llm examples are skipped.
 const skipLLM = "the examples of llm blocks are not run: a model's reply is not deterministic and needs a provider"
 
-// deadlineSlack is how close to an example's deadline an executor's error
-// may come and still count as the timeout. A sandbox enforces the deadline
-// itself (a worker process is sent the time left in whole milliseconds),
-// so its own "exceeded its timeout" can come back a moment before the
-// deadline passes here.
-const deadlineSlack = 5 * time.Millisecond
-
 // abandonAfter is how long Run waits, after an example's timeout, for an
 // executor that does not return. It then reports the example as failed
 // and goes on; the executor's goroutine is left behind.
@@ -178,9 +171,9 @@ func runExample(ctx context.Context, b *blocks.Block, ex *blocks.Executors, opts
 // execute calls the executor with the example's timeout. An executor that
 // panics fails the example with the panic's value; one that outlives its
 // timeout by abandonAfter is left behind, its log silenced. An error that
-// comes back when the deadline has passed, or is within deadlineSlack of
-// it, is the timeout, said as the runtime says it ("exceeded its 1s
-// timeout") whichever part of the sandbox stopped the code first.
+// comes back when the deadline has passed is the timeout, said as the
+// runtime says it ("exceeded its 1s timeout"); the sandbox's workers stop
+// code only after the caller's deadline, so it has always passed by then.
 func execute(ctx context.Context, exec blocks.Executor, call *blocks.Call, timeout time.Duration, abandoned *atomic.Bool) (*blocks.Result, error) {
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -220,17 +213,10 @@ func execute(ctx context.Context, exec blocks.Executor, call *blocks.Call, timeo
 	switch {
 	case ctx.Err() != nil:
 		return nil, errors.New("the tests were cancelled")
-	case actx.Err() == context.DeadlineExceeded || pastDeadline(actx):
+	case actx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("exceeded its %s timeout", timeout)
 	}
 	return nil, o.err
-}
-
-// pastDeadline reports whether ctx's deadline is at most deadlineSlack
-// away.
-func pastDeadline(ctx context.Context) bool {
-	d, ok := ctx.Deadline()
-	return ok && time.Until(d) <= deadlineSlack
 }
 
 // fieldValues returns the fields of an example's input or output object.
