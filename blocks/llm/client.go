@@ -141,28 +141,39 @@ func (t *transport) complete(ctx context.Context, call *blocks.Call, r *request)
 		if f == nil {
 			return resp, nil
 		}
-		if !f.retry || try >= t.maxRetries {
-			if f.retry && try > 0 {
-				f.msg += fmt.Sprintf(" (after %d tries)", try+1)
-			}
-			return resp, f
-		}
-		wait := backoff(try)
-		if f.hasRetryAfter {
-			if f.retryAfter > maxRetryAfter {
-				f.msg += fmt.Sprintf("; the server asks to wait %s before trying again", f.retryAfter.Round(time.Second))
-				return resp, f
-			}
-			wait = f.retryAfter + rand.N(f.retryAfter/10+1)
-		}
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-			f.msg += fmt.Sprintf("; no time is left before the step's timeout to try again in %s", wait.Round(time.Millisecond))
-			return resp, f
-		}
-		if err := sleep(ctx, wait); err != nil {
-			return resp, t.ctxError(ctx, err)
+		if err := t.retryAfterFailure(ctx, f, try); err != nil {
+			return resp, err
 		}
 	}
+}
+
+// retryAfterFailure decides, after try (from 0) failed with f, whether to
+// try again: it waits the backoff (or the server's Retry-After) and
+// returns nil, or returns the error to give up with (f, its message saying
+// why there is no further try).
+func (t *transport) retryAfterFailure(ctx context.Context, f *failure, try int) error {
+	if !f.retry || try >= t.maxRetries {
+		if f.retry && try > 0 {
+			f.msg += fmt.Sprintf(" (after %d tries)", try+1)
+		}
+		return f
+	}
+	wait := backoff(try)
+	if f.hasRetryAfter {
+		if f.retryAfter > maxRetryAfter {
+			f.msg += fmt.Sprintf("; the server asks to wait %s before trying again", f.retryAfter.Round(time.Second))
+			return f
+		}
+		wait = f.retryAfter + rand.N(f.retryAfter/10+1)
+	}
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+		f.msg += fmt.Sprintf("; no time is left before the step's timeout to try again in %s", wait.Round(time.Millisecond))
+		return f
+	}
+	if err := sleep(ctx, wait); err != nil {
+		return t.ctxError(ctx, err)
+	}
+	return nil
 }
 
 // acquire waits for a place under the concurrency limit, then for the rate

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/flowctl/flowctl/blocks/index"
 	openai "github.com/sashabaranov/go-openai"
@@ -78,26 +77,8 @@ func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, erro
 		if err == nil {
 			return e.vectors(resp, len(texts))
 		}
-		f := e.classify(ctx, err, resp.Header())
-		if !f.retry || try >= e.t.maxRetries {
-			if f.retry && try > 0 {
-				f.msg += fmt.Sprintf(" (after %d tries)", try+1)
-			}
-			return nil, f
-		}
-		wait := backoff(try)
-		if f.hasRetryAfter {
-			if f.retryAfter > maxRetryAfter {
-				f.msg += fmt.Sprintf("; the server asks to wait %s before trying again", f.retryAfter.Round(time.Second))
-				return nil, f
-			}
-			wait = f.retryAfter
-		}
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-			return nil, f
-		}
-		if err := sleep(ctx, wait); err != nil {
-			return nil, e.t.ctxError(ctx, err)
+		if err := e.t.retryAfterFailure(ctx, e.classify(ctx, err, resp.Header()), try); err != nil {
+			return nil, err
 		}
 	}
 }
