@@ -72,3 +72,24 @@ func SortedKeys[V any](m map[string]V) []string {
 func RangeString(rng hcl.Range) string {
 	return fmt.Sprintf("%s:%d,%d", rng.Filename, rng.Start.Line, rng.Start.Column)
 }
+
+// ErrorSentence renders the errors of diagnostics in one line, "summary:
+// detail" joined by "; ", each after "file:line,col: " when withRanges is
+// set and it has a range. Warnings are left out.
+func ErrorSentence(diags hcl.Diagnostics, withRanges bool) string {
+	var parts []string
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		s := d.Summary
+		if d.Detail != "" {
+			s += ": " + strings.TrimSuffix(d.Detail, ".")
+		}
+		if withRanges && d.Subject != nil {
+			s = RangeString(*d.Subject) + ": " + s
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}

@@ -50,7 +50,7 @@ func (r *run) create(ctx context.Context, intent string, spec BlockSpec) (*block
 				return nil, stageErr(StageCreateBlock, err, "writing block %q: %s", name, err)
 			}
 			if d := r.reg.AddDefs(c.defs); d.HasErrors() {
-				return nil, stageErr(StageCreateBlock, nil, "adding block %q to the registry: %s", name, diagSentence(d))
+				return nil, stageErr(StageCreateBlock, nil, "adding block %q to the registry: %s", name, lang.ErrorSentence(d, false))
 			}
 			r.res.BlockFiles = append(r.res.BlockFiles, path)
 			created := BlockCreated{Time: time.Now(), Block: spec.ID, Name: name, Runtime: c.block.Runtime, File: path, Tries: try, Tested: true}
@@ -113,7 +113,7 @@ func (r *run) checkBlock(ctx context.Context, spec BlockSpec, name, path string,
 	diags = compiler.Normalize(diags)
 	if diags.HasErrors() {
 		files := parser.Files()
-		c.problem = diagSentence(diags)
+		c.problem = lang.ErrorSentence(diags, false)
 		c.feedback = checkFeedback(path, src, files, diags)
 		r.emit(BlockTestFailed{
 			Time: time.Now(), Block: spec.ID, Name: name, Try: try, Phase: PhaseCheck,

@@ -26,7 +26,7 @@ func exprTokens(src string, what string) (hclwrite.Tokens, hcl.Diagnostics) {
 		return nil, problem("Missing expression", "%s is empty; give an HCL expression.", capitalizeFirst(what))
 	}
 	if _, diags := hclsyntax.ParseExpression([]byte(src), what, hcl.InitialPos); diags.HasErrors() {
-		detail := fmt.Sprintf("%s, %s, is not a valid HCL expression: %s.", capitalizeFirst(what), strconv.Quote(src), diagSentence(diags))
+		detail := fmt.Sprintf("%s, %s, is not a valid HCL expression: %s.", capitalizeFirst(what), strconv.Quote(src), lang.ErrorSentence(diags, false))
 		if !strings.HasPrefix(strings.TrimSpace(src), `"`) {
 			detail += " Text is written in quotes, as in " + strconv.Quote(strconv.Quote(src)) + "."
 		}
@@ -44,7 +44,7 @@ func typeTokens(src string, what string) (cty.Type, hclwrite.Tokens, hcl.Diagnos
 	if diags.HasErrors() {
 		return cty.DynamicPseudoType, nil, problem("Invalid type expression",
 			"%s has the type %s, which is not an HCL type expression: %s. Types are string, number, bool, any, list(T), set(T), map(T), object({ name = T }).",
-			capitalizeFirst(what), strconv.Quote(src), diagSentence(diags))
+			capitalizeFirst(what), strconv.Quote(src), lang.ErrorSentence(diags, false))
 	}
 	toks, d := lexTokens(src)
 	return ty, toks, d
@@ -184,7 +184,7 @@ func renderBlock(name string, r *createReply) ([]byte, hcl.Diagnostics) {
 // has lines or interpolations, else a quoted string.
 func promptTokens(prompt string) (hclwrite.Tokens, hcl.Diagnostics) {
 	if _, diags := hclsyntax.ParseTemplate([]byte(prompt), "prompt", hcl.InitialPos); diags.HasErrors() {
-		return nil, problem("Invalid prompt template", "The prompt is not a valid HCL template: %s. Interpolate inputs as ${input.NAME}; write $${ for a literal ${.", diagSentence(diags))
+		return nil, problem("Invalid prompt template", "The prompt is not a valid HCL template: %s. Interpolate inputs as ${input.NAME}; write $${ for a literal ${.", lang.ErrorSentence(diags, false))
 	}
 	if !strings.Contains(prompt, "\n") && !strings.Contains(prompt, "${") && !strings.Contains(prompt, "%{") {
 		return hclwrite.TokensForValue(cty.StringVal(prompt)), nil
@@ -314,23 +314,6 @@ func argOrder(s wireStep, b *blocks.Block) []string {
 // problem is an error diagnostic without a range.
 func problem(summary, detail string, args ...any) hcl.Diagnostics {
 	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(detail, args...)}}
-}
-
-// diagSentence renders the errors of diagnostics in one sentence, without
-// their ranges (which point into the expression alone).
-func diagSentence(diags hcl.Diagnostics) string {
-	var parts []string
-	for _, d := range diags {
-		if d.Severity != hcl.DiagError {
-			continue
-		}
-		s := d.Summary
-		if d.Detail != "" {
-			s += ": " + strings.TrimSuffix(d.Detail, ".")
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, "; ")
 }
 
 func capitalizeFirst(s string) string {

@@ -146,7 +146,7 @@ func checkFields(block, kind string, fields []FieldSpec) []string {
 		ty, diags := lang.ParseType(f.Type, "type")
 		if diags.HasErrors() {
 			problems = append(problems, fmt.Sprintf("block %q: the %s %q has the type %q, which is not an HCL type expression (%s)",
-				block, kind, f.Name, f.Type, diagSentence(diags)))
+				block, kind, f.Name, f.Type, lang.ErrorSentence(diags, false)))
 			continue
 		}
 		f.ty = ty

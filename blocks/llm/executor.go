@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -284,7 +283,7 @@ func evalTemplate(expr hcl.Expression, call *blocks.Call, what string) (string, 
 	}
 	v, diags := expr.Value(ctx)
 	if diags.HasErrors() {
-		return "", fmt.Errorf("the %s template of block %q: %s", what, call.Block.Name, diagText(diags))
+		return "", fmt.Errorf("the %s template of block %q: %s", what, call.Block.Name, lang.ErrorSentence(diags, true))
 	}
 	v, _ = v.UnmarkDeep()
 	v, err := convert.Convert(v, cty.String)
@@ -295,26 +294,6 @@ func evalTemplate(expr hcl.Expression, call *blocks.Call, what string) (string, 
 		return "", fmt.Errorf("the %s template of block %q produced no text", what, call.Block.Name)
 	}
 	return v.AsString(), nil
-}
-
-// diagText renders the errors of diagnostics on one line, with where they
-// are.
-func diagText(diags hcl.Diagnostics) string {
-	var parts []string
-	for _, d := range diags {
-		if d.Severity != hcl.DiagError {
-			continue
-		}
-		s := d.Summary
-		if d.Detail != "" {
-			s += ": " + strings.TrimSuffix(d.Detail, ".")
-		}
-		if d.Subject != nil {
-			s = fmt.Sprintf("%s:%d,%d: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, s)
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, "; ")
 }
 
 // declaredFields are the output fields the model must return: the step's
