@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -104,5 +105,27 @@ func flowPath(arg string) (string, hcl.Diagnostics) {
 }
 
 func isFlowOrBlockFile(p string) bool { return lang.IsFlowFile(p) || lang.IsBlockFile(p) }
+
+// findFlowsAndBlockFiles finds the flow and block files under the paths,
+// recursively. Finding none is an error unless none is fine (there is a
+// registry to look at instead).
+func findFlowsAndBlockFiles(paths []string, noneIsFine bool) (flows, blockFiles []string, diags hcl.Diagnostics) {
+	files, diags := findFiles(paths, isFlowOrBlockFile)
+	for _, f := range files {
+		if lang.IsBlockFile(f) {
+			blockFiles = append(blockFiles, f)
+		} else {
+			flows = append(flows, f)
+		}
+	}
+	if len(files) == 0 && !noneIsFine && !diags.HasErrors() {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "No flow or block files",
+			Detail:   fmt.Sprintf("No *.flow.hcl or *.block.hcl files were found under %s.", strings.Join(paths, ", ")),
+		})
+	}
+	return flows, blockFiles, diags
+}
 
 func isHCLFile(p string) bool { return strings.HasSuffix(p, ".hcl") }

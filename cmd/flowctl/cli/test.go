@@ -108,22 +108,7 @@ func runTest(s streams, paths, registries []string, sandbox string, jsonOut bool
 // by file and position. Diagnostics report definitions that do not
 // decode, check or compile; a flow's steps are not compiled.
 func loadTestBlocks(parser *lang.Parser, paths, registries []string) ([]*blocks.Block, hcl.Diagnostics) {
-	files, diags := findFiles(paths, isFlowOrBlockFile)
-	var flows, blockFiles []string
-	for _, f := range files {
-		if lang.IsBlockFile(f) {
-			blockFiles = append(blockFiles, f)
-		} else {
-			flows = append(flows, f)
-		}
-	}
-	if len(files) == 0 && len(registries) == 0 && !diags.HasErrors() {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "No flow or block files",
-			Detail:   fmt.Sprintf("No *.flow.hcl or *.block.hcl files were found under %s.", strings.Join(paths, ", ")),
-		})
-	}
+	flows, blockFiles, diags := findFlowsAndBlockFiles(paths, len(registries) > 0)
 
 	found := map[string]*blocks.Block{}
 	loaded := map[string]bool{}

@@ -3,12 +3,10 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
-	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
 
@@ -46,22 +44,7 @@ the current directory), recursively. It exits 1 when there are errors.`,
 
 func runValidate(s streams, paths []string, format string, registries []string) error {
 	parser := lang.NewParser()
-	files, diags := findFiles(paths, isFlowOrBlockFile)
-	var flows, blockFiles []string
-	for _, f := range files {
-		if lang.IsBlockFile(f) {
-			blockFiles = append(blockFiles, f)
-		} else {
-			flows = append(flows, f)
-		}
-	}
-	if len(files) == 0 && !diags.HasErrors() {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "No flow or block files",
-			Detail:   fmt.Sprintf("No *.flow.hcl or *.block.hcl files were found under %s.", strings.Join(paths, ", ")),
-		})
-	}
+	flows, blockFiles, diags := findFlowsAndBlockFiles(paths, false)
 	loaded := map[string]bool{}
 	for _, flow := range flows {
 		prog, d := compiler.Compile(flow, compiler.Options{Parser: parser, RegistryDirs: registries})
