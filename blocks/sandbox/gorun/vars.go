@@ -5,16 +5,13 @@ import (
 	"time"
 )
 
-// shared are the package variables an interpreter gets as they are: their
-// identity matters (t.Location() == time.UTC) and interpreted code cannot
-// change what they point to but by assigning through them, which Check
-// refuses.
-var shared = map[reflect.Value]bool{}
-
-func init() {
-	for _, p := range []any{&time.UTC, &time.Local} {
-		shared[reflect.ValueOf(p).Elem()] = true
-	}
+// shared are the addresses of the package variables an interpreter gets
+// as they are: their identity matters (t.Location() == time.UTC) and
+// interpreted code cannot change what they point to but by assigning
+// through them, which Check refuses.
+var shared = map[uintptr]bool{
+	reflect.ValueOf(&time.UTC).Pointer():   true,
+	reflect.ValueOf(&time.Local).Pointer(): true,
 }
 
 // ownVariables returns a package's symbols with every variable replaced
@@ -28,7 +25,7 @@ func init() {
 func ownVariables(syms map[string]reflect.Value, memo map[uintptr]reflect.Value) map[string]reflect.Value {
 	out := make(map[string]reflect.Value, len(syms))
 	for name, v := range syms {
-		if !v.CanAddr() || isShared(v) {
+		if !v.CanAddr() || shared[v.Addr().Pointer()] {
 			out[name] = v
 			continue
 		}
@@ -37,15 +34,6 @@ func ownVariables(syms map[string]reflect.Value, memo map[uintptr]reflect.Value)
 		out[name] = c
 	}
 	return out
-}
-
-func isShared(v reflect.Value) bool {
-	for s := range shared {
-		if s.Addr().Pointer() == v.Addr().Pointer() {
-			return true
-		}
-	}
-	return false
 }
 
 // deepCopy copies v: pointers to structs, slices and maps get new
