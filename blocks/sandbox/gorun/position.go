@@ -2,7 +2,6 @@ package gorun
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"strconv"
 
@@ -118,12 +117,4 @@ func place(def *lang.BlockDef, line int) string {
 		name = "the block's source"
 	}
 	return name + ":" + strconv.Itoa(flowLine(def, line))
-}
-
-// emptyFS is a file system with nothing in it: where yaegi looks for the
-// source of packages it does not hold.
-type emptyFS struct{}
-
-func (emptyFS) Open(name string) (fs.File, error) {
-	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }

@@ -170,7 +170,6 @@ type applyHuman struct {
 	running  map[string]*runningStep
 	drawn    int // lines of the live table on screen
 	total    int
-	finished int
 	counts   map[runtime.Status]int
 	stop     chan struct{}
 	done     chan struct{}
