@@ -166,13 +166,13 @@ type applyHuman struct {
 	live  bool
 	width int // the terminal's columns; live rows are cut to fit
 
-	mu       sync.Mutex
-	running  map[string]*runningStep
-	drawn    int // lines of the live table on screen
-	total    int
-	counts   map[runtime.Status]int
-	stop     chan struct{}
-	done     chan struct{}
+	mu      sync.Mutex
+	running map[string]*runningStep
+	drawn   int // lines of the live table on screen
+	total   int
+	counts  map[runtime.Status]int
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 type runningStep struct {
