@@ -1,0 +1,141 @@
+// The repository's own checks: what is tracked in git. .ci/run runs them
+// first, and go test ./... runs them with everything else.
+package flowctl_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// maxTrackedSize is the largest file the repository may track: anything
+// larger is a build output, a dump or data that belongs elsewhere.
+const maxTrackedSize = 1_000_000
+
+// binaryMagics are the first bytes of executables and compiled code: ELF,
+// Mach-O (32 and 64 bits, both byte orders; universal binaries and Java
+// class files share cafebabe). PE files ("MZ") are checked apart, since
+// text may start with those two letters.
+var binaryMagics = [][]byte{
+	{0x7f, 'E', 'L', 'F'},
+	{0xfe, 0xed, 0xfa, 0xce}, {0xfe, 0xed, 0xfa, 0xcf},
+	{0xce, 0xfa, 0xed, 0xfe}, {0xcf, 0xfa, 0xed, 0xfe},
+	{0xca, 0xfe, 0xba, 0xbe},
+}
+
+// trackedProblems lists the files tracked in the git work tree at dir
+// that are executable binaries or larger than maxTrackedSize.
+func trackedProblems(dir string) ([]string, error) {
+	cmd := exec.Command("git", "ls-files", "-z")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files: %w", err)
+	}
+	var problems []string
+	for _, name := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		if name == "" {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			continue // deleted in the work tree, not yet in the index
+		}
+		info, err := f.Stat()
+		if err != nil || !info.Mode().IsRegular() {
+			f.Close()
+			continue
+		}
+		head := make([]byte, 1024)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		head = head[:n]
+		if info.Size() > maxTrackedSize {
+			problems = append(problems, fmt.Sprintf("%s: %d bytes, over the 1 MB limit for tracked files", name, info.Size()))
+		}
+		if isBinary(head) {
+			problems = append(problems, name+": an executable binary")
+		}
+	}
+	return problems, nil
+}
+
+func isBinary(head []byte) bool {
+	for _, m := range binaryMagics {
+		if bytes.HasPrefix(head, m) {
+			return true
+		}
+	}
+	return bytes.HasPrefix(head, []byte("MZ")) && bytes.IndexByte(head, 0) >= 0
+}
+
+// TestTrackedFiles fails when the repository tracks a build output.
+func TestTrackedFiles(t *testing.T) {
+	if _, err := os.Stat(".git"); err != nil {
+		t.Skip("not a git work tree")
+	}
+	problems, err := trackedProblems(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) > 0 {
+		t.Errorf("remove these files from the repository (git rm --cached FILE) and add build outputs to .gitignore:\n%s",
+			strings.Join(problems, "\n"))
+	}
+}
+
+// TestTrackedFilesCheck makes sure the check above finds what it must.
+func TestTrackedFilesCheck(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	elf := append([]byte{0x7f, 'E', 'L', 'F', 2, 1, 1}, make([]byte, 64)...)
+	pe := append([]byte("MZ\x90\x00\x03"), make([]byte, 64)...)
+	cases := []struct {
+		name  string
+		files map[string][]byte
+		want  []string
+	}{
+		{"clean", map[string][]byte{"main.go": []byte("package main\n"), "README.md": []byte("MZ is a text here.\n")}, nil},
+		{"elf", map[string][]byte{"apply": elf, "a.go": []byte("package a\n")}, []string{"apply: an executable binary"}},
+		{"pe", map[string][]byte{"bin/tool.exe": pe}, []string{"bin/tool.exe: an executable binary"}},
+		{"large", map[string][]byte{"dump.json": bytes.Repeat([]byte("x"), maxTrackedSize+1)},
+			[]string{"dump.json: 1000001 bytes, over the 1 MB limit for tracked files"}},
+		{"limit", map[string][]byte{"data.txt": bytes.Repeat([]byte("x"), maxTrackedSize)}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			git := func(args ...string) {
+				cmd := exec.Command("git", args...)
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			git("init", "-q")
+			for name, b := range c.files {
+				p := filepath.Join(dir, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, b, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			git("add", ".")
+			got, err := trackedProblems(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}
