@@ -11,10 +11,11 @@ import (
 // the result cache tell before running: each step would run, be reused from
 // the cache, be skipped (its when is already false), or is unknown (its
 // inputs depend on steps that must run first).
+//
+// A missing secret is an error, as it is for Apply: a plan promises a run
+// that can start.
 func Plan(prog *compiler.Program, opts Options) (*compiler.Plan, hcl.Diagnostics) {
-	opts.Secrets, opts.LookupEnv = nil, func(string) (string, bool) { return "", false }
 	r, diags := newRun(prog, opts)
-	diags = dropMissingSecrets(diags)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -32,18 +33,6 @@ func Plan(prog *compiler.Program, opts Options) (*compiler.Plan, hcl.Diagnostics
 	}
 	plan.Steps = planned
 	return plan, compiler.Normalize(r.diags)
-}
-
-// dropMissingSecrets removes the missing-secret errors: plan needs no
-// secret values, apply does.
-func dropMissingSecrets(diags hcl.Diagnostics) hcl.Diagnostics {
-	var out hcl.Diagnostics
-	for _, d := range diags {
-		if d.Summary != "Missing secret" {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // planStep decides one step's action and the value its dependents see: the

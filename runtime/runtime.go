@@ -70,8 +70,10 @@ type Result struct {
 
 // Apply runs a compiled program. It returns an error only when the run
 // could not be recorded; problems of the flow are in Result.Diagnostics.
-// Cancelling ctx cancels running steps, which are recorded as cancelled,
-// and keeps everything that finished.
+// When the run cannot start (an input without a value, a missing secret),
+// nothing is recorded or observed, Result.RunID is empty and Diagnostics
+// say why. Cancelling ctx cancels running steps, which are recorded as
+// cancelled, and keeps everything that finished.
 func Apply(ctx context.Context, prog *compiler.Program, opts Options) (*Result, error) {
 	r, diags := newRun(prog, opts)
 	if diags.HasErrors() {

@@ -1,7 +1,8 @@
 # The research flow: search the web, scrape the pages found, extract keywords
 # with an inline JavaScript block and summarize with a model. Needs network
 # access, SEARCH_API_TOKEN and an OpenAI-compatible model to apply; it
-# validates and plans offline.
+# validates offline, and plans offline with any token:
+# flowctl plan examples/research --secret search_token=any
 flow "research" {
   description = "Search for a topic and summarize what was found"
 }

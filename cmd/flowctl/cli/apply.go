@@ -40,7 +40,7 @@ plan --out, which it refuses when the flow changed since. Ctrl-C cancels the
 running steps and keeps what finished.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, secrets, given, err := f.start(s, jsonOut, parallelism)
+			l, secrets, given, err := f.start(s, parallelism)
 			if err != nil {
 				return err
 			}
@@ -126,8 +126,11 @@ running steps and keeps what finished.`,
 			opts.Observe = view.Event
 			res, err := runtime.Apply(ctx, prog, opts)
 			view.Close()
-			if err != nil {
+			switch {
+			case err != nil:
 				return err
+			case res.RunID == "": // the run could not start
+				return l.fail(res.Diagnostics)
 			}
 			if len(res.Diagnostics) > 0 && !jsonOut {
 				writeHumanDiagnostics(s.err, l.parser.Files(), res.Diagnostics)

@@ -87,7 +87,7 @@ types and defaults, and where it is defined.`,
 // flow files are printed as validate prints them and end the command. A
 // name may appear more than once: inline in different flows.
 func loadBlocks(s streams, registries []string, jsonOut bool) ([]*blocks.Block, *flowLoader, error) {
-	l := newFlowLoader(s, jsonOut, registries)
+	l := newFlowLoader(s, registries)
 	dirs := registries
 	if dirExists(localBlocksDir) {
 		dirs = append([]string{localBlocksDir}, registries...)

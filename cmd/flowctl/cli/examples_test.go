@@ -12,6 +12,10 @@ import (
 // test applies them twice and checks that the second run is all cached.
 var offline = map[string][]string{"hello": nil, "digest": nil, "notes": nil}
 
+// planArgs are what an example needs to plan: a value for each secret, as
+// a missing secret is an error at plan time.
+var planArgs = map[string][]string{"research": {"--secret", "search_token=any"}}
+
 // TestExamples validates, tests and plans every flow under examples/, and applies
 // the ones that run offline, each in a copy of its directory so that the
 // repository gets no state.
@@ -43,7 +47,7 @@ func TestExamples(t *testing.T) {
 			run("validate", dir)
 			run("test", dir) // the blocks' examples, in the sandbox
 			var plan jsonPlan
-			if err := json.Unmarshal(run("plan", "--json", dir), &plan); err != nil {
+			if err := json.Unmarshal(run(append([]string{"plan", "--json", dir}, planArgs[name]...)...), &plan); err != nil {
 				t.Fatalf("plan --json: %v", err)
 			}
 			if len(plan.Steps) == 0 || len(plan.CriticalPath) == 0 {

@@ -29,7 +29,7 @@ file or a directory holding one.`,
 			default:
 				return usagef("unknown --format %q: use dot or mermaid", format)
 			}
-			prog, err := newFlowLoader(s, false, registries).compile(args[0])
+			prog, err := newFlowLoader(s, registries).compile(args[0])
 			if err != nil {
 				return err
 			}

@@ -6,35 +6,33 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// flowLoader compiles the flow a command works on and prints problems the
-// way the command prints its results.
+// flowLoader compiles the flow a command works on. Errors end the command
+// as a diagsError, which Run prints as the command prints its results;
+// warnings go to standard error at once.
 type flowLoader struct {
 	s          streams
-	jsonOut    bool
 	registries []string
 	parser     *lang.Parser
 }
 
-func newFlowLoader(s streams, jsonOut bool, registries []string) *flowLoader {
-	return &flowLoader{s: s, jsonOut: jsonOut, registries: registries, parser: lang.NewParser()}
+func newFlowLoader(s streams, registries []string) *flowLoader {
+	return &flowLoader{s: s, registries: registries, parser: lang.NewParser()}
 }
 
-// compile compiles the FLOW argument. On errors it prints them and returns
-// an exitError.
+// compile compiles the FLOW argument.
 func (l *flowLoader) compile(arg string) (*compiler.Program, error) {
 	path, diags := flowPath(arg)
 	if diags.HasErrors() {
 		return nil, l.fail(diags)
 	}
 	prog, diags := compiler.Compile(path, compiler.Options{Parser: l.parser, RegistryDirs: l.registries})
-	if diags.HasErrors() {
-		return nil, l.fail(diags)
+	if err := l.check(diags); err != nil {
+		return nil, err
 	}
-	l.warn(diags)
 	return prog, nil
 }
 
-// check prints diagnostics: errors end the command, warnings go to stderr.
+// check ends the command when diags has errors, and prints warnings.
 func (l *flowLoader) check(diags hcl.Diagnostics) error {
 	if diags.HasErrors() {
 		return l.fail(diags)
@@ -43,18 +41,14 @@ func (l *flowLoader) check(diags hcl.Diagnostics) error {
 	return nil
 }
 
+// fail ends the command with diags, printed with the parsed files'
+// snippets.
 func (l *flowLoader) fail(diags hcl.Diagnostics) error {
-	diags = compiler.Normalize(diags)
-	if l.jsonOut {
-		writeJSON(l.s.out, newJSONValidate(l.parser.Files(), diags))
-	} else {
-		writeHumanDiagnostics(l.s.err, l.parser.Files(), diags)
-	}
-	return exitError{exitFailure}
+	return failDiags(l.parser.Files(), diags)
 }
 
 func (l *flowLoader) warn(diags hcl.Diagnostics) {
 	if len(diags) > 0 {
-		writeHumanDiagnostics(l.s.err, l.parser.Files(), diags)
+		writeHumanDiagnostics(l.s.err, l.parser.Files(), compiler.Normalize(diags))
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/flowctl/flowctl/lang"
-	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
 
@@ -33,9 +32,7 @@ as (sensitive).`,
 				return err
 			}
 			if run == nil {
-				writeHumanDiagnostics(s.err, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "No successful run",
-					Detail: "The state holds no successful run yet; outputs are recorded when a run succeeds."}})
-				return exitError{exitFailure}
+				return failf("No successful run", "The state holds no successful run yet; outputs are recorded when a run succeeds.")
 			}
 			outputs := map[string]any{}
 			if len(run.Outputs) > 0 {
@@ -51,9 +48,7 @@ as (sensitive).`,
 						names = append(names, n)
 					}
 					sort.Strings(names)
-					writeHumanDiagnostics(s.err, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unknown output",
-						Detail: fmt.Sprintf("Run %s of flow %q has no output %q.%s", run.ID, run.Flow, args[0], lang.Suggest(args[0], names))}})
-					return exitError{exitFailure}
+					return failf("Unknown output", "Run %s of flow %q has no output %q.%s", run.ID, run.Flow, args[0], lang.Suggest(args[0], names))
 				}
 				if str, ok := v.(string); ok && !jsonOut {
 					fmt.Fprintln(s.out, str)

@@ -33,11 +33,15 @@ the flow's source and its inputs, for apply PLAN.json. With
 steps would run.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			secrets, err := f.secretValues()
+			if err != nil {
+				return err
+			}
 			given, diags, err := f.inputs.values()
 			if err != nil {
 				return err
 			}
-			l := newFlowLoader(s, jsonOut, f.registries)
+			l := newFlowLoader(s, f.registries)
 			if err := l.check(diags); err != nil {
 				return err
 			}
@@ -49,7 +53,7 @@ steps would run.`,
 			if err := l.check(diags); err != nil {
 				return err
 			}
-			opts := runtime.Options{Inputs: vals, Namespace: f.namespace, NoCache: f.noCache, Executors: defaultExecutors()}
+			opts := runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.namespace, NoCache: f.noCache, Executors: defaultExecutors()}
 			if dir := f.stateDirFor(prog); dirExists(dir) {
 				st, err := f.openState(prog)
 				if err != nil {

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 
@@ -10,25 +8,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes (§5).
+// Exit codes (docs/design.md, "Commands").
 const (
 	exitOK      = 0
 	exitFailure = 1 // diagnostics with errors, a failed run, files that need formatting
 	exitUsage   = 2 // usage errors; plan --detailed-exitcode: steps would run
 )
-
-// exitError ends a command with a given exit code, after the command has
-// printed whatever explains it.
-type exitError struct{ code int }
-
-func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
-
-// usageError is a mistake in the command line.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
 // streams are a command's standard streams.
 type streams struct {
@@ -53,33 +38,11 @@ func Run(args []string, s streams) int {
 	started := false
 	root.PersistentPreRun = func(*cobra.Command, []string) { started = true }
 	root.SetArgs(args)
-	err := root.Execute()
-	var ee exitError
-	var ue usageError
-	switch {
-	case err == nil:
+	cmd, err := root.ExecuteC()
+	if err == nil {
 		return exitOK
-	case errors.As(err, &ee):
-		return ee.code
-	case errors.As(err, &ue):
-		fmt.Fprintf(s.err, "Error: %s\nRun '%s --help' for usage.\n", ue.msg, commandPath(root, args))
-		return exitUsage
-	case started:
-		fmt.Fprintf(s.err, "Error: %s\n", err)
-		return exitFailure
-	default:
-		// cobra's own errors are about the command line: unknown flags,
-		// commands and argument counts.
-		fmt.Fprintf(s.err, "Error: %s\nRun '%s --help' for usage.\n", err, commandPath(root, args))
-		return exitUsage
 	}
-}
-
-func commandPath(root *cobra.Command, args []string) string {
-	if c, _, err := root.Find(args); err == nil && c != nil {
-		return c.CommandPath()
-	}
-	return root.Name()
+	return report(s, cmd, args, err, started)
 }
 
 func newRootCommand(s streams) *cobra.Command {

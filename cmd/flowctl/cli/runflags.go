@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -55,7 +54,7 @@ func (f *runFlags) openState(prog *compiler.Program) (*state.Store, error) {
 func openStateDir(dir string) (*state.Store, error) {
 	st, err := state.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("opening the state in %s: %w", dir, err)
+		return nil, stateError(dir, err)
 	}
 	return st, nil
 }
@@ -74,7 +73,7 @@ func (f *runFlags) secretValues() (map[string]string, error) {
 
 // start checks the flags that apply and watch share and returns the flow
 // loader, the --secret values and the given inputs.
-func (f *runFlags) start(s streams, jsonOut bool, parallelism int) (*flowLoader, map[string]string, map[string]compiler.InputValue, error) {
+func (f *runFlags) start(s streams, parallelism int) (*flowLoader, map[string]string, map[string]compiler.InputValue, error) {
 	if parallelism < 1 {
 		return nil, nil, nil, usagef("--parallelism must be at least 1")
 	}
@@ -86,7 +85,7 @@ func (f *runFlags) start(s streams, jsonOut bool, parallelism int) (*flowLoader,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	l := newFlowLoader(s, jsonOut, f.registries)
+	l := newFlowLoader(s, f.registries)
 	if err := l.check(diags); err != nil {
 		return nil, nil, nil, err
 	}
@@ -112,3 +111,12 @@ func (f *runFlags) runExecutors() (*blocks.Executors, func(), error) {
 	}
 	return ex, func() { release(); closeLog() }, nil
 }
+
+// stateError is the diagnostic of a state that cannot be opened: a
+// directory that cannot be made, a damaged or newer database, or one that
+// another process keeps locked.
+func stateError(dir string, err error) error {
+	return failf("Cannot open the state", "The state in %s cannot be opened: %s.", dir, trimStop(err.Error()))
+}
+
+func trimStop(s string) string { return strings.TrimRight(s, ".") }

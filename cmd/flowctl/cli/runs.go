@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/runtime/state"
-	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
 
@@ -28,7 +27,7 @@ func (f *stateFlags) register(cmd *cobra.Command) {
 func (f *stateFlags) open(s streams) (*state.Store, string, error) {
 	dir, flowName := f.dir, ""
 	if f.flow != "" {
-		l := newFlowLoader(s, false, nil)
+		l := newFlowLoader(s, nil)
 		prog, err := l.compile(f.flow)
 		if err != nil {
 			return nil, "", err
@@ -42,15 +41,11 @@ func (f *stateFlags) open(s streams) (*state.Store, string, error) {
 		dir = ".flowctl"
 	}
 	if !dirExists(dir) {
-		writeHumanDiagnostics(s.err, nil, hcl.Diagnostics{{
-			Severity: hcl.DiagError, Summary: "No state",
-			Detail: fmt.Sprintf("There is no state in %s: apply a flow first, or name its state with --state DIR or --flow FLOW.", dir),
-		}})
-		return nil, "", exitError{exitFailure}
+		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name its state with --state DIR or --flow FLOW.", dir)
 	}
 	st, err := state.Open(dir)
 	if err != nil {
-		return nil, "", fmt.Errorf("opening the state in %s: %w", dir, err)
+		return nil, "", stateError(dir, err)
 	}
 	return st, flowName, nil
 }
@@ -174,8 +169,7 @@ func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
 	defer st.Close()
 	run, err := st.Run(id)
 	if err != nil {
-		writeHumanDiagnostics(s.err, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unknown run", Detail: err.Error()}})
-		return exitError{exitFailure}
+		return failf("Unknown run", "%s", sentence(err.Error()))
 	}
 	steps, err := st.Steps(run.ID)
 	if err != nil {

@@ -57,16 +57,9 @@ func runTest(s streams, paths, registries []string, sandbox string, jsonOut bool
 	found, diags := loadTestBlocks(parser, paths, registries)
 	diags = compiler.Normalize(diags)
 	if diags.HasErrors() {
-		if jsonOut {
-			if err := writeJSON(s.out, newJSONValidate(parser.Files(), diags)); err != nil {
-				return err
-			}
-		} else {
-			writeHumanDiagnostics(s.err, parser.Files(), diags)
-			errs, warns := countDiags(diags)
-			fmt.Fprintf(s.err, "Test failed: %s, %s.\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
-		}
-		return exitError{exitFailure}
+		errs, warns := countDiags(diags)
+		return &diagsError{diags: diags, files: parser.Files(),
+			trailer: fmt.Sprintf("Test failed: %s, %s.", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))}
 	}
 	writeHumanDiagnostics(s.err, parser.Files(), diags)
 

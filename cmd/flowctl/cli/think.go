@@ -125,7 +125,10 @@ func runThink(s streams, a thinkArgs) error {
 	if !a.jsonOut && res != nil && res.File == "" && len(res.Diagnostics) > 0 {
 		writeHumanDiagnostics(s.err, res.Files, res.Diagnostics)
 	}
-	return err
+	// The events have reported the failure (with --json, as an error
+	// event); the message goes to standard error in both modes.
+	fmt.Fprintf(s.err, "Error: %s\n", err)
+	return exitError{exitFailure}
 }
 
 // thinkEmbeddings adds embeddings to the thinker's registry search when

@@ -36,7 +36,7 @@ result and waits for the next save. Ctrl-C stops it; running steps are
 cancelled and what finished is kept.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, secrets, given, err := f.start(s, jsonOut, parallelism)
+			l, secrets, given, err := f.start(s, parallelism)
 			if err != nil {
 				return err
 			}

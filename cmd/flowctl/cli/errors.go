@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang/diagjson"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/spf13/cobra"
+)
+
+// How a command ends with an error. A command returns one of these, and Run
+// prints it the way the command prints its results: for people, on
+// standard error; with --json, as one diagnostics object on standard
+// output, so that a script reading the JSON never finds it empty.
+//
+//   - usageError: the command line is wrong (exit 2);
+//   - diagsError: problems found before or instead of the command's work:
+//     a flow that does not compile, a bad input value, a missing secret or
+//     file, a stale plan, a state that cannot be opened (exit 1);
+//   - exitError: the command has already printed what went wrong (a failed
+//     run, files that need formatting) and only the exit code is left;
+//   - any other error: a failure of the system, printed as a diagnostic
+//     without a source range (exit 1).
+
+// exitError ends a command with a given exit code, after the command has
+// printed whatever explains it.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// usageError is a mistake in the command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// diagsError ends a command with diagnostics. files are the parsed files,
+// for the source snippets.
+type diagsError struct {
+	diags hcl.Diagnostics
+	files map[string]*hcl.File
+	// trailer, when set, is a line printed after the diagnostics for
+	// people, such as "Test failed: 2 errors, 0 warnings."
+	trailer string
+}
+
+func (e *diagsError) Error() string { return e.diags.Error() }
+
+// failDiags ends a command with diagnostics (errors, and the warnings that
+// came with them).
+func failDiags(files map[string]*hcl.File, diags hcl.Diagnostics) error {
+	return &diagsError{diags: compiler.Normalize(diags), files: files}
+}
+
+// failf ends a command with one diagnostic without a source range.
+func failf(summary, format string, args ...any) error {
+	return failDiags(nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, args...)}})
+}
+
+// jsonDiagnostics is what a command run with --json prints on standard
+// output when it ends with an error: diagnostics in the shape of validate
+// --json's.
+type jsonDiagnostics struct {
+	Type        string                `json:"type"` // "diagnostics"
+	Time        string                `json:"time"`
+	Diagnostics []diagjson.Diagnostic `json:"diagnostics"`
+}
+
+func newJSONDiagnostics(files map[string]*hcl.File, diags hcl.Diagnostics) jsonDiagnostics {
+	return jsonDiagnostics{Type: "diagnostics", Time: jsonTime(time.Now()), Diagnostics: diagjson.New(files, diags).Diagnostics}
+}
+
+// writeDiagnosticsJSON prints diagnostics as one JSON object on one line,
+// so that it can follow a stream of JSON events.
+func writeDiagnosticsJSON(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {
+	b, _ := json.Marshal(newJSONDiagnostics(files, diags))
+	w.Write(append(b, '\n'))
+}
+
+// report prints the error a command ended with and returns the exit code.
+// started says whether cobra accepted the command line: errors before that
+// are its own, about flags, commands and argument counts.
+func report(s streams, cmd *cobra.Command, args []string, err error, started bool) int {
+	jsonOut := jsonRequested(cmd, args)
+	var ee exitError
+	var ue usageError
+	var de *diagsError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &de):
+		if jsonOut {
+			writeDiagnosticsJSON(s.out, de.files, de.diags)
+		} else {
+			writeHumanDiagnostics(s.err, de.files, de.diags)
+			if de.trailer != "" {
+				fmt.Fprintln(s.err, de.trailer)
+			}
+		}
+		return exitFailure
+	case errors.As(err, &ue) || !started:
+		help := fmt.Sprintf("Run '%s --help' for usage.", commandPath(cmd))
+		if jsonOut {
+			writeDiagnosticsJSON(s.out, nil, hcl.Diagnostics{{
+				Severity: hcl.DiagError, Summary: "Invalid command line", Detail: sentence(err.Error()) + " " + help,
+			}})
+		} else {
+			fmt.Fprintf(s.err, "Error: %s\n%s\n", err, help)
+		}
+		return exitUsage
+	}
+	if jsonOut {
+		writeDiagnosticsJSON(s.out, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Command failed", Detail: sentence(err.Error())}})
+	} else {
+		fmt.Fprintf(s.err, "Error: %s\n", err)
+	}
+	return exitFailure
+}
+
+// jsonRequested reports whether the command was asked for JSON output
+// (--json, or --format json). The flags may not have been parsed when the
+// command line has a mistake, so the words are read too.
+func jsonRequested(cmd *cobra.Command, args []string) bool {
+	if cmd == nil {
+		return false
+	}
+	flags := cmd.Flags()
+	hasJSON := flags.Lookup("json") != nil
+	hasFormat := flags.Lookup("format") != nil
+	if hasJSON {
+		if v, err := flags.GetBool("json"); err == nil && v {
+			return true
+		}
+	}
+	if hasFormat {
+		if v, err := flags.GetString("format"); err == nil && v == "json" {
+			return true
+		}
+	}
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case hasJSON && (a == "--json" || a == "--json=true" || a == "--json=1"):
+			return true
+		case hasFormat && (a == "--format=json" || (a == "--format" && i+1 < len(args) && args[i+1] == "json")):
+			return true
+		}
+	}
+	return false
+}
+
+func commandPath(cmd *cobra.Command) string {
+	if cmd == nil {
+		return "flowctl"
+	}
+	return cmd.CommandPath()
+}
+
+// sentence makes an error message a sentence: a capital first letter and a
+// full stop.
+func sentence(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return msg
+	}
+	r, n := utf8.DecodeRuneInString(msg)
+	msg = string(unicode.ToUpper(r)) + msg[n:]
+	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") && !strings.HasSuffix(msg, "!") {
+		msg += "."
+	}
+	return msg
+}
