@@ -404,15 +404,11 @@ func TestHTTPTimeout(t *testing.T) {
 			const timeout = 300 * time.Millisecond
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
 			defer cancel()
-			start := time.Now()
 			_, err := NewHTTPExecutor(nil).Execute(ctx, builtinCall(t, "http", map[string]cty.Value{
 				"url": cty.StringVal(srv.URL + path),
 			}))
-			// The server holds the response for far longer than the
-			// deadline; returning at all shows the deadline was honoured.
-			if elapsed := time.Since(start); elapsed > 5*time.Second {
-				t.Errorf("returned after %s", elapsed)
-			}
+			// The server holds the response until the request ends (or
+			// 10s): a timeout error shows the deadline was honoured.
 			if err == nil || !strings.Contains(err.Error(), "GET "+srv.URL+path+": the request timed out after ") {
 				t.Fatalf("error %v", err)
 			}

@@ -69,6 +69,31 @@ func (c *compilation) graph() hcl.Diagnostics {
 			d.Dependents = append(d.Dependents, s)
 		}
 	}
+	p.OutputSteps = map[*lang.Output][]*Step{}
+	for _, o := range p.Outputs {
+		seen := map[*Step]bool{}
+		var steps []*Step
+		add := func(s *Step) {
+			if s != nil && !seen[s] {
+				seen[s] = true
+				steps = append(steps, s)
+			}
+		}
+		for _, r := range c.outputRefs[o] {
+			switch r.Root {
+			case lang.RootStep:
+				add(p.StepsByName[r.Name])
+			case lang.RootLocal:
+				if l := p.LocalsByName[r.Name]; l != nil {
+					for _, s := range stepsOf(l, map[*Local]bool{}) {
+						add(s)
+					}
+				}
+			}
+		}
+		sort.Slice(steps, func(i, j int) bool { return steps[i].Index < steps[j].Index })
+		p.OutputSteps[o] = steps
+	}
 	return diags
 }
 

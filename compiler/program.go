@@ -40,6 +40,10 @@ type Program struct {
 	MemoriesByName map[string]*lang.Memory
 	StepsByName    map[string]*Step
 	OutputsByName  map[string]*lang.Output
+	// OutputSteps are the steps each output's value refers to, directly or
+	// through locals, in declaration order: a failed run has an output
+	// only when all of them finished.
+	OutputSteps map[*lang.Output][]*Step
 
 	// Stages are the longest-path levels of the DAG: a step's stage is one
 	// more than the highest stage of its dependencies. They are for display;
@@ -144,6 +148,9 @@ func Compile(filename string, opts Options) (*Program, hcl.Diagnostics) {
 type compilation struct {
 	opts Options
 	prog *Program
+	// outputRefs are the references of each output's value (resolve),
+	// from which graph finds the steps each output needs.
+	outputRefs map[*lang.Output][]*lang.Ref
 }
 
 // passes are the compiler's passes in order; compilation stops after one

@@ -57,10 +57,12 @@ func (c *compilation) resolve() hcl.Diagnostics {
 			diags = append(diags, c.resolveStepName(ref, refContext{self: s})...)
 		}
 	}
+	c.outputRefs = map[*lang.Output][]*lang.Ref{}
 	for _, o := range p.Outputs {
 		if o.Value != nil {
-			_, d := c.resolveExpr(o.Value, refContext{what: "an output"})
+			refs, d := c.resolveExpr(o.Value, refContext{what: "an output"})
 			diags = append(diags, d...)
+			c.outputRefs[o] = refs
 		}
 	}
 	for _, m := range p.Memories {

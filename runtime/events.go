@@ -59,8 +59,21 @@ type RunFinished struct {
 	RunID   string
 	Status  Status
 	Outputs map[string]cty.Value // sensitive outputs keep their mark
-	Error   string
-	Usage   *blocks.Usage // the tokens of the run's LLM calls; nil when none
+	// FailedOutputs are the outputs the run could not evaluate (see
+	// Result).
+	FailedOutputs []FailedOutput
+	Error         string
+	Usage         *blocks.Usage // the tokens of the run's LLM calls; nil when none
+}
+
+// FailedOutput is an output that a run could not evaluate.
+type FailedOutput struct {
+	Name string `json:"name"`
+	// Step is the step whose failure, skipping or cancellation left the
+	// output without a value; empty when the output's own expression
+	// failed.
+	Step   string `json:"step,omitempty"`
+	Reason string `json:"reason"` // redacted
 }
 
 func (RunStarted) event()   {}

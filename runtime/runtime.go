@@ -56,9 +56,13 @@ type Options struct {
 
 // Result is the outcome of a run.
 type Result struct {
-	RunID   string
-	Status  Status
-	Outputs map[string]cty.Value
+	RunID  string
+	Status Status
+	// Outputs are the outputs the run could evaluate: all of them when it
+	// succeeded; for a failed or cancelled run, those whose steps all
+	// finished. FailedOutputs are the others, in declaration order.
+	Outputs       map[string]cty.Value
+	FailedOutputs []FailedOutput
 	// Diagnostics are the problems that ended or failed the run: failed
 	// steps' errors with the source range of the step, a missing secret, an
 	// output that could not be evaluated.
@@ -215,9 +219,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 	case r.failed:
 		res.Status = StatusFailed
 	}
-	if res.Status == StatusOK {
-		res.Outputs = r.evalOutputs()
-	}
+	res.Outputs, res.FailedOutputs = r.evalOutputs(res.Status == StatusOK)
 	if res.Status == StatusOK && len(r.diags) == 0 {
 		r.saveMemory()
 	}
@@ -232,17 +234,24 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 	}
 	if st != nil {
 		outJSON, _ := json.Marshal(plainOutputs(res.Outputs))
-		var usageJSON json.RawMessage
+		var usageJSON, failedJSON json.RawMessage
 		if res.Usage != nil {
 			usageJSON, _ = json.Marshal(res.Usage)
 		}
+		if len(res.FailedOutputs) > 0 {
+			failedJSON, _ = json.Marshal(res.FailedOutputs)
+		}
 		if err := st.FinishRun(&state.Run{
-			ID: r.id, Status: string(res.Status), FinishedAt: time.Now(), Outputs: outJSON, Error: errText, Usage: usageJSON,
+			ID: r.id, Status: string(res.Status), FinishedAt: time.Now(), Outputs: outJSON, FailedOutputs: failedJSON,
+			Error: errText, Usage: usageJSON,
 		}); err != nil {
 			return res, fmt.Errorf("recording the run: %w", err)
 		}
 	}
-	r.emit(RunFinished{Time: time.Now(), RunID: r.id, Status: res.Status, Outputs: res.Outputs, Error: errText, Usage: res.Usage})
+	r.emit(RunFinished{
+		Time: time.Now(), RunID: r.id, Status: res.Status, Outputs: res.Outputs, FailedOutputs: res.FailedOutputs,
+		Error: errText, Usage: res.Usage,
+	})
 	return res, nil
 }
 
@@ -305,18 +314,49 @@ func plainOutputs(outputs map[string]cty.Value) map[string]any {
 	return out
 }
 
-// evalOutputs evaluates the flow's outputs with the finished steps.
-func (r *run) evalOutputs() map[string]cty.Value {
+// evalOutputs evaluates the flow's outputs with the finished steps. When
+// the run did not succeed (complete is false), an output is evaluated only
+// when every step it refers to finished: one that failed, was skipped for
+// a failure upstream or was cancelled has no value to give. An output
+// whose expression fails is reported among the diagnostics too.
+func (r *run) evalOutputs(complete bool) (map[string]cty.Value, []FailedOutput) {
 	out := map[string]cty.Value{}
+	var failed []FailedOutput
 	for _, o := range r.prog.Outputs {
+		if !complete {
+			if f, ok := r.unfinished(o); ok {
+				failed = append(failed, f)
+				continue
+			}
+		}
 		v, _, diags := r.scope.Eval(o.Value, nil)
 		if diags.HasErrors() {
 			r.addDiags(diags)
+			failed = append(failed, FailedOutput{Name: o.Name, Reason: r.redact.redact(diagText(diags))})
 			continue
 		}
 		out[o.Name] = v
 	}
-	return out
+	return out, failed
+}
+
+// unfinished says why an output has no value when a step it refers to did
+// not finish: the step failed, was skipped because another failed, or was
+// cancelled.
+func (r *run) unfinished(o *lang.Output) (FailedOutput, bool) {
+	for _, s := range r.prog.OutputSteps[o] {
+		sr := r.steps[s.Index]
+		switch {
+		case sr.cancelled:
+			return FailedOutput{Name: o.Name, Step: s.Name, Reason: fmt.Sprintf("step %q was cancelled", s.Name)}, true
+		case sr.blocked && sr.failedBy == s.Name:
+			return FailedOutput{Name: o.Name, Step: s.Name, Reason: fmt.Sprintf("step %q failed", s.Name)}, true
+		case sr.blocked:
+			return FailedOutput{Name: o.Name, Step: s.Name,
+				Reason: fmt.Sprintf("step %q was skipped because step %q failed", s.Name, sr.failedBy)}, true
+		}
+	}
+	return FailedOutput{}, false
 }
 
 func (r *run) loadMemory() error {

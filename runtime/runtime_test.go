@@ -401,7 +401,8 @@ step "slow" {
 		}
 		return map[string]cty.Value{"ok": cty.True}, nil
 	}}
-	start := time.Now()
+	// The slow step waits for its context: it fails only if its timeouts
+	// end its attempts.
 	res, rec := apply(t, prog, Options{Executors: &blocks.Executors{Runtimes: map[string]blocks.Executor{"js": fake}}})
 	f := rec.finished()
 	if f["flaky"].Status != StatusOK || f["flaky"].Attempts != 3 {
@@ -412,9 +413,6 @@ step "slow" {
 	}
 	if res.Status != StatusFailed {
 		t.Errorf("run: %s", res.Status)
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Error("timeouts did not end the attempts")
 	}
 
 	// Cancelling the run cancels the running step and keeps the finished.

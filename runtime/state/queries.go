@@ -16,7 +16,7 @@ const MinPrefix = 4
 const maxAmbiguous = 5
 
 const runColumns = `id, flow, namespace, flow_file, source_hash, inputs, status,
-	started_at, finished_at, outputs, error, usage`
+	started_at, finished_at, outputs, error, usage, failed_outputs`
 
 const stepColumns = `run_id, step, instance, status, attempts, started_at, finished_at,
 	outputs, sensitive, error, cache_key, usage`
@@ -223,7 +223,7 @@ func scanRuns(rows *sql.Rows) ([]*Run, error) {
 		var started, finished sql.NullInt64
 		if err := rows.Scan(&r.ID, &r.Flow, &r.Namespace, &r.FlowFile, &r.SourceHash,
 			(*[]byte)(&r.Inputs), &r.Status, &started, &finished,
-			(*[]byte)(&r.Outputs), &r.Error, (*[]byte)(&r.Usage)); err != nil {
+			(*[]byte)(&r.Outputs), &r.Error, (*[]byte)(&r.Usage), (*[]byte)(&r.FailedOutputs)); err != nil {
 			return nil, err
 		}
 		r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)

@@ -1,8 +1,10 @@
 package state
 
 import (
+	"database/sql"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -282,5 +284,60 @@ func TestLatestRun(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("LatestRun(%q, %q, %q) = %q, want %q", tc.flow, tc.ns, tc.status, got, tc.want)
 		}
+	}
+}
+
+// TestFailedOutputs checks that the outputs a run could not evaluate are
+// stored and read back with the run.
+func TestFailedOutputs(t *testing.T) {
+	s := openStore(t)
+	r := createRun(t, s, "", "f", time.Time{})
+	failed := json.RawMessage(`[{"name":"summary","step":"fetch","reason":"step \"fetch\" failed"}]`)
+	if err := s.FinishRun(&Run{ID: r.ID, Status: "failed", Outputs: json.RawMessage(`{"count":3}`), FailedOutputs: failed}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Run(r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Outputs) != `{"count":3}` || string(got.FailedOutputs) != string(failed) {
+		t.Errorf("outputs %s, failed outputs %s", got.Outputs, got.FailedOutputs)
+	}
+	ok := createRun(t, s, "", "f", time.Time{})
+	if err := s.FinishRun(&Run{ID: ok.ID, Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Run(ok.ID); err != nil || got.FailedOutputs != nil {
+		t.Errorf("a run without failed outputs reads back %q, %v", got.FailedOutputs, err)
+	}
+}
+
+// TestMigrateVersion2 checks that the runs of a database of schema version
+// 2 are kept and gain an empty failed_outputs.
+func TestMigrateVersion2(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", dsn(filepath.Join(dir, FileName)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		migrations[0], migrations[1],
+		`INSERT INTO runs (id, flow, namespace, flow_file, source_hash, inputs, status, started_at, finished_at, outputs, error, usage)
+		 VALUES ('r1', 'f', 'default', 'f.flow.hcl', 'h', '{}', 'failed', 1, 2, '{"a":1}', 'boom', NULL)`,
+		`PRAGMA user_version = 2`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s := openStoreIn(t, dir)
+	r, err := s.Run("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != "failed" || string(r.Outputs) != `{"a":1}` || r.FailedOutputs != nil || r.Error != "boom" {
+		t.Errorf("run after the migration: %+v", r)
 	}
 }

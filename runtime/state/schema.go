@@ -97,6 +97,10 @@ CREATE TABLE vectors (
 	UNIQUE (model, key)
 );
 `,
+	// 3: the outputs a failed or cancelled run could not evaluate.
+	`
+ALTER TABLE runs ADD COLUMN failed_outputs TEXT;
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

@@ -50,8 +50,11 @@ type Run struct {
 	StartedAt  time.Time
 	FinishedAt time.Time // zero while running
 	Outputs    json.RawMessage
-	Error      string
-	Usage      json.RawMessage // token usage of the whole run
+	// FailedOutputs are the outputs a failed or cancelled run could not
+	// evaluate, with the reason: a JSON array, nil when there are none.
+	FailedOutputs json.RawMessage
+	Error         string
+	Usage         json.RawMessage // token usage of the whole run
 }
 
 // A StepResult is the outcome of one instance of one step of a run. Instance

@@ -32,7 +32,7 @@ func (s *Store) CreateRun(r *Run) error {
 		_, err := st.insertRun.ExecContext(ctx,
 			r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(r.Inputs),
 			r.Status, nanos(r.StartedAt), nanos(r.FinishedAt), text(r.Outputs),
-			r.Error, text(r.Usage))
+			r.Error, text(r.Usage), text(r.FailedOutputs))
 		return err
 	})
 	if err != nil {
@@ -42,7 +42,7 @@ func (s *Store) CreateRun(r *Run) error {
 }
 
 // FinishRun stores the end of run r.ID: its Status, FinishedAt (set to now
-// when zero), Outputs, Error and Usage; the other fields are left as
+// when zero), Outputs, FailedOutputs, Error and Usage; the other fields are left as
 // CreateRun stored them. It returns once committed, after every write
 // handed over before it, in particular the run's step results. When one of
 // those asynchronous writes failed, FinishRun returns that error (as Flush
@@ -56,7 +56,7 @@ func (s *Store) FinishRun(r *Run) error {
 	}
 	seq, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
 		res, err := st.finishRun.ExecContext(ctx,
-			r.Status, nanos(r.FinishedAt), text(r.Outputs), r.Error, text(r.Usage), r.ID)
+			r.Status, nanos(r.FinishedAt), text(r.Outputs), r.Error, text(r.Usage), text(r.FailedOutputs), r.ID)
 		if err != nil {
 			return err
 		}
@@ -128,8 +128,8 @@ func (s *Store) SetMemory(flow, ns string, values map[string]json.RawMessage) er
 
 const insertRunSQL = `
 INSERT INTO runs (id, flow, namespace, flow_file, source_hash, inputs, status,
-	started_at, finished_at, outputs, error, usage)
-VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, CAST(? AS TEXT), ?, CAST(? AS TEXT))`
+	started_at, finished_at, outputs, error, usage, failed_outputs)
+VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT))`
 
 const finishRunSQL = `
 UPDATE runs SET
@@ -137,7 +137,8 @@ UPDATE runs SET
 	finished_at = ?,
 	outputs = CAST(? AS TEXT),
 	error = ?,
-	usage = CAST(? AS TEXT)
+	usage = CAST(? AS TEXT),
+	failed_outputs = CAST(? AS TEXT)
 WHERE id = ?`
 
 const upsertMemorySQL = `

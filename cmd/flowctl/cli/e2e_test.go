@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -16,7 +17,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/flowctl/flowctl/runtime/state"
 )
@@ -63,7 +63,7 @@ step "work" {
   use         = "sleep"
   for_each    = range(40)
   parallelism = 4
-  duration    = "25ms"
+  duration    = "${20 + each.value}ms" # a cache key of its own for each instance
   cache       = true
 }
 
@@ -73,37 +73,73 @@ step "sum" {
 }
 `
 
-// TestKillDuringApply kills flowctl apply with SIGKILL at several points.
+// TestKillDuringApply kills flowctl apply with SIGKILL at several points
+// of a run, chosen by the events it has printed rather than by time: at
+// once, after run_started, and after 10 and 30 finished step instances.
 // The state must open cleanly afterwards, and a second apply must reuse
 // every step instance the killed run completed and re-run none of them.
 func TestKillDuringApply(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
-	for _, delay := range []time.Duration{40 * time.Millisecond, 120 * time.Millisecond, 220 * time.Millisecond} {
-		t.Run(delay.String(), func(t *testing.T) {
+	for _, point := range []struct {
+		name     string
+		started  bool // wait for run_started
+		finished int  // then for this many step_finished events
+	}{
+		{"at once", false, 0},
+		{"after run_started", true, 0},
+		{"after 10 steps", true, 10},
+		{"after 30 steps", true, 30},
+	} {
+		t.Run(point.name, func(t *testing.T) {
 			dir := t.TempDir()
 			if err := os.WriteFile(filepath.Join(dir, "k.flow.hcl"), []byte(killFlow), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			cmd := flowctl(t, dir, "apply", "--auto-approve", "--json", ".")
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(delay)
-			cmd.Process.Signal(syscall.SIGKILL)
-			cmd.Wait()
-
-			// The database opens and is intact.
-			db, err := sql.Open("sqlite", filepath.Join(dir, ".flowctl", state.FileName))
+			stdout, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
 			}
-			var check string
-			if err := db.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
-				t.Fatalf("integrity_check: %q, %v", check, err)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
 			}
-			db.Close()
+			if point.started {
+				started, finished := false, 0
+				sc := bufio.NewScanner(stdout)
+				for !(started && finished >= point.finished) && sc.Scan() {
+					var e event
+					if json.Unmarshal(sc.Bytes(), &e) != nil {
+						continue
+					}
+					started = started || e.Type == "run_started"
+					if e.Type == "step_finished" {
+						finished++
+					}
+				}
+				if !started || finished < point.finished {
+					t.Fatalf("apply ended before the kill point: run_started %v, %d steps finished", started, finished)
+				}
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			go io.Copy(io.Discard, stdout)
+			cmd.Wait()
+
+			// The database, if the run got as far as making one, opens
+			// and is intact.
+			dbFile := filepath.Join(dir, ".flowctl", state.FileName)
+			if _, err := os.Stat(dbFile); err != nil && !point.started {
+				t.Logf("killed before the state was made")
+			} else if err := checkIntegrity(dbFile); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(dir, ".flowctl"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 			st, err := state.Open(filepath.Join(dir, ".flowctl"))
 			if err != nil {
 				t.Fatal(err)
@@ -125,7 +161,7 @@ func TestKillDuringApply(t *testing.T) {
 					completed[s.Step+"["+s.Instance+"]"] = true
 				}
 			}
-			t.Logf("killed after %s with %d instances completed", delay, len(completed))
+			t.Logf("killed %s with %d instances completed", point.name, len(completed))
 
 			out, err := flowctl(t, dir, "apply", "--auto-approve", "--json", ".").Output()
 			if err != nil {
@@ -261,4 +297,18 @@ output "echo" {
 		}
 		return nil
 	})
+}
+
+// checkIntegrity checks a state database with SQLite's integrity check.
+func checkIntegrity(file string) error {
+	db, err := sql.Open("sqlite", file)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var check string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+		return fmt.Errorf("integrity_check of %s: %q, %v", file, check, err)
+	}
+	return nil
 }

@@ -3,23 +3,28 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
 
 func newOutputCommand(s streams) *cobra.Command {
 	var f stateFlags
 	var jsonOut bool
-	var namespace string
+	var namespace, runID string
 	cmd := &cobra.Command{
 		Use:   "output [NAME]",
-		Short: "Print the outputs of the last successful run",
+		Short: "Print the outputs of the last successful run, or of any run",
 		Long: `Output prints the outputs of the newest successful run in the state (of the
-flow given with --flow, else of any flow there). With NAME it prints that
-output alone: a string as it is, anything else as JSON. Sensitive outputs show
-as (sensitive).`,
+flow given with --flow, else of any flow there), or of the run given with
+--run, failed and cancelled runs included: those have the outputs whose steps
+finished, and the others are listed on standard error with the reason. With
+NAME it prints that output alone: a string as it is, anything else as JSON;
+an output the run has no value for is an error that says why. Sensitive
+outputs show as (sensitive).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, flow, err := f.open(s)
@@ -27,44 +32,94 @@ as (sensitive).`,
 				return err
 			}
 			defer st.Close()
-			run, err := st.LatestRun(flow, namespace, "ok")
+			run, err := outputRun(st, flow, namespace, runID)
 			if err != nil {
 				return err
 			}
-			if run == nil {
-				return failf("No successful run", "The state holds no successful run yet; outputs are recorded when a run succeeds.")
-			}
-			outputs := map[string]any{}
-			if len(run.Outputs) > 0 {
-				if err := json.Unmarshal(run.Outputs, &outputs); err != nil {
-					return fmt.Errorf("reading the outputs of run %s: %w", run.ID, err)
-				}
+			outputs, failed, err := runOutputs(run)
+			if err != nil {
+				return err
 			}
 			if len(args) == 1 {
-				v, ok := outputs[args[0]]
-				if !ok {
-					names := make([]string, 0, len(outputs))
-					for n := range outputs {
-						names = append(names, n)
-					}
-					sort.Strings(names)
-					return failf("Unknown output", "Run %s of flow %q has no output %q.%s", run.ID, run.Flow, args[0], lang.Suggest(args[0], names))
-				}
-				if str, ok := v.(string); ok && !jsonOut {
-					fmt.Fprintln(s.out, str)
-					return nil
-				}
-				return writeJSON(s.out, v)
+				return writeOneOutput(s, run, args[0], outputs, failed, jsonOut)
 			}
 			if jsonOut {
-				return writeJSON(s.out, outputs)
+				if err := writeJSON(s.out, outputs); err != nil {
+					return err
+				}
+			} else {
+				writeOutputs(s.out, outputs)
 			}
-			writeOutputs(s.out, outputs)
+			writeFailedOutputs(s.err, failed)
 			return nil
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
 	cmd.Flags().StringVar(&namespace, "namespace", "default", "the namespace of the run")
+	cmd.Flags().StringVar(&runID, "run", "", "read the outputs of this run (an id or a unique prefix), whatever its status")
 	return cmd
+}
+
+// outputRun is the run whose outputs output prints: the one given by id,
+// else the newest successful one.
+func outputRun(st *state.Store, flow, namespace, id string) (*state.Run, error) {
+	if id != "" {
+		run, err := st.Run(id)
+		if err != nil {
+			return nil, runLookupError(err)
+		}
+		if run.Status == "running" {
+			return nil, failf("Run not finished", "Run %s of flow %q is still running (or its process was killed); its outputs are recorded when it ends.", run.ID, run.Flow)
+		}
+		return run, nil
+	}
+	run, err := st.LatestRun(flow, namespace, "ok")
+	if err != nil {
+		return nil, err
+	}
+	if run == nil {
+		return nil, failf("No successful run", "The state holds no successful run yet; outputs are recorded when a run succeeds. Name a failed run with --run RUN_ID to see the outputs it has.")
+	}
+	return run, nil
+}
+
+// runOutputs reads a run's stored outputs and the outputs it has no value
+// for.
+func runOutputs(run *state.Run) (map[string]any, []runtime.FailedOutput, error) {
+	outputs := map[string]any{}
+	var failed []runtime.FailedOutput
+	if len(nonEmpty(run.Outputs)) > 0 {
+		if err := json.Unmarshal(run.Outputs, &outputs); err != nil {
+			return nil, nil, fmt.Errorf("reading the outputs of run %s: %w", run.ID, err)
+		}
+	}
+	if len(nonEmpty(run.FailedOutputs)) > 0 {
+		if err := json.Unmarshal(run.FailedOutputs, &failed); err != nil {
+			return nil, nil, fmt.Errorf("reading the outputs of run %s: %w", run.ID, err)
+		}
+	}
+	return outputs, failed, nil
+}
+
+func writeOneOutput(s streams, run *state.Run, name string, outputs map[string]any, failed []runtime.FailedOutput, jsonOut bool) error {
+	v, ok := outputs[name]
+	if !ok {
+		for _, f := range failed {
+			if f.Name == name {
+				return failf("Output without a value", "Run %s of flow %q (%s) has no value for output %q: %s.", run.ID, run.Flow, run.Status, name, trimStop(f.Reason))
+			}
+		}
+		names := sortedNames(outputs)
+		for _, f := range failed {
+			names = append(names, f.Name)
+		}
+		slices.Sort(names)
+		return failf("Unknown output", "Run %s of flow %q has no output %q.%s", run.ID, run.Flow, name, lang.Suggest(name, names))
+	}
+	if str, ok := v.(string); ok && !jsonOut {
+		fmt.Fprintln(s.out, str)
+		return nil
+	}
+	return writeJSON(s.out, v)
 }

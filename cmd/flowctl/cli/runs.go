@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -89,14 +93,18 @@ type jsonRun struct {
 	DurationMS *int64          `json:"duration_ms"`
 	Inputs     json.RawMessage `json:"inputs,omitempty"`
 	Outputs    json.RawMessage `json:"outputs,omitempty"`
-	Error      string          `json:"error,omitempty"`
-	Usage      json.RawMessage `json:"usage,omitempty"`
+	// FailedOutputs: the outputs a failed or cancelled run has no value
+	// for, with the reason.
+	FailedOutputs json.RawMessage `json:"failed_outputs,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	Usage         json.RawMessage `json:"usage,omitempty"`
 }
 
 func newJSONRun(r *state.Run) jsonRun {
 	jr := jsonRun{
 		ID: r.ID, Flow: r.Flow, Namespace: r.Namespace, Status: r.Status, StartedAt: jsonTime(r.StartedAt),
-		Inputs: nonEmpty(r.Inputs), Outputs: nonEmpty(r.Outputs), Error: r.Error, Usage: nonEmpty(r.Usage),
+		Inputs: nonEmpty(r.Inputs), Outputs: nonEmpty(r.Outputs), FailedOutputs: nonEmpty(r.FailedOutputs),
+		Error: r.Error, Usage: nonEmpty(r.Usage),
 	}
 	if !r.FinishedAt.IsZero() {
 		t, d := jsonTime(r.FinishedAt), r.FinishedAt.Sub(r.StartedAt).Milliseconds()
@@ -169,7 +177,7 @@ func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
 	defer st.Close()
 	run, err := st.Run(id)
 	if err != nil {
-		return failf("Unknown run", "%s", sentence(err.Error()))
+		return runLookupError(err)
 	}
 	steps, err := st.Steps(run.ID)
 	if err != nil {
@@ -194,10 +202,7 @@ func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
 	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tSTATUS\tATTEMPTS\tDURATION\tTOKENS\tERROR")
 	for _, sr := range steps {
-		label := sr.Step
-		if sr.Instance != "" {
-			label += "[" + sr.Instance + "]"
-		}
+		label := resultLabel(sr)
 		msg := strings.ReplaceAll(sr.Error, "\n", " ")
 		if len(msg) > 100 {
 			msg = msg[:97] + "..."
@@ -208,17 +213,68 @@ func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
 	if t := tokens(run.Usage); t != "-" {
 		fmt.Fprintf(s.out, "\nTokens: %s in all.\n", t)
 	}
-	if len(nonEmpty(run.Outputs)) > 0 {
-		var outputs map[string]any
-		if json.Unmarshal(run.Outputs, &outputs) == nil && len(outputs) > 0 {
+	writeStepOutputs(s.out, steps)
+	if outputs, failed, err := runOutputs(run); err == nil {
+		if len(outputs) > 0 {
 			fmt.Fprintln(s.out, "\nOutputs:")
 			writeOutputs(s.out, outputs)
 		}
+		writeFailedOutputs(s.out, failed)
 	}
 	if run.Error != "" {
 		fmt.Fprintf(s.out, "\nError:\n%s\n", indent(run.Error, "  "))
 	}
 	return nil
+}
+
+// maxStepOutputWidth is how much of a step's outputs runs show prints on
+// its line; runs show --json has them whole.
+const maxStepOutputWidth = 120
+
+// writeStepOutputs prints what each step instance returned, one line each.
+func writeStepOutputs(w io.Writer, steps []*state.StepResult) {
+	header := false
+	for _, sr := range steps {
+		text := ""
+		switch {
+		case sr.Sensitive:
+			text = "(sensitive)"
+		case len(plainStored(sr.Outputs)) > 0:
+			text = string(compactJSON(plainStored(sr.Outputs)))
+		default:
+			continue
+		}
+		if !header {
+			fmt.Fprintln(w, "\nStep outputs:")
+			header = true
+		}
+		fmt.Fprintf(w, "  %s = %s\n", resultLabel(sr), cut(text, maxStepOutputWidth))
+	}
+}
+
+func resultLabel(sr *state.StepResult) string {
+	if sr.Instance == "" {
+		return sr.Step
+	}
+	return sr.Step + "[" + sr.Instance + "]"
+}
+
+// compactJSON removes the insignificant spaces of JSON.
+func compactJSON(raw json.RawMessage) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// cut shortens s to at most n runes, ending it with … when cut.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }
 
 // plainStored turns a stored typed value into plain JSON.
@@ -248,4 +304,16 @@ func tokens(raw json.RawMessage) string {
 		return "-"
 	}
 	return fmt.Sprint(u.Total)
+}
+
+// runLookupError is the diagnostic of a run id that names no run, or
+// several.
+func runLookupError(err error) error {
+	switch {
+	case errors.Is(err, state.ErrAmbiguousRun):
+		return failf("Ambiguous run ID", "%s", sentence(err.Error()))
+	case errors.Is(err, state.ErrRunNotFound):
+		return failf("Unknown run", "%s", sentence(err.Error()))
+	}
+	return err
 }

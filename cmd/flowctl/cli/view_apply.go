@@ -73,13 +73,14 @@ type (
 		Usage      *blocks.Usage `json:"usage,omitempty"`
 	}
 	jsonRunFinished struct {
-		Type    string         `json:"type"`
-		Time    string         `json:"time"`
-		RunID   string         `json:"run_id"`
-		Status  string         `json:"status"`
-		Outputs map[string]any `json:"outputs"`
-		Error   string         `json:"error,omitempty"`
-		Usage   *blocks.Usage  `json:"usage,omitempty"`
+		Type          string                 `json:"type"`
+		Time          string                 `json:"time"`
+		RunID         string                 `json:"run_id"`
+		Status        string                 `json:"status"`
+		Outputs       map[string]any         `json:"outputs"`
+		FailedOutputs []runtime.FailedOutput `json:"failed_outputs,omitempty"`
+		Error         string                 `json:"error,omitempty"`
+		Usage         *blocks.Usage          `json:"usage,omitempty"`
 	}
 )
 
@@ -108,7 +109,7 @@ func (v *applyJSON) Event(e runtime.Event) {
 		}
 		v.enc.Encode(ev)
 	case runtime.RunFinished:
-		v.enc.Encode(jsonRunFinished{"run_finished", jsonTime(e.Time), e.RunID, string(e.Status), plainOutputs(e), e.Error, e.Usage})
+		v.enc.Encode(jsonRunFinished{"run_finished", jsonTime(e.Time), e.RunID, string(e.Status), plainOutputs(e), e.FailedOutputs, e.Error, e.Usage})
 		v.buf.Flush()
 	}
 }
@@ -257,11 +258,22 @@ func (v *applyHuman) summary(e runtime.RunFinished) {
 	if u := e.Usage; u != nil {
 		fmt.Fprintf(v.w, "Tokens: %d (%d prompt, %d completion).\n", u.TotalTokens, u.PromptTokens, u.CompletionTokens)
 	}
-	if len(e.Outputs) == 0 {
+	if len(e.Outputs) > 0 {
+		fmt.Fprintln(v.w, "\nOutputs:")
+		writeOutputs(v.w, plainOutputs(e))
+	}
+	writeFailedOutputs(v.w, e.FailedOutputs)
+}
+
+// writeFailedOutputs lists the outputs a run has no value for, and why.
+func writeFailedOutputs(w io.Writer, failed []runtime.FailedOutput) {
+	if len(failed) == 0 {
 		return
 	}
-	fmt.Fprintln(v.w, "\nOutputs:")
-	writeOutputs(v.w, plainOutputs(e))
+	fmt.Fprintln(w, "\nOutputs without a value:")
+	for _, f := range failed {
+		fmt.Fprintf(w, "  %s: %s\n", f.Name, strings.ReplaceAll(f.Reason, "\n", "\n    "))
+	}
 }
 
 // writeOutputs prints outputs as NAME = JSON, sorted by name.

@@ -25,7 +25,7 @@ block "hostile" {
 
 step "hostile" {
   use     = "hostile"
-  timeout = "10s"
+  timeout = "60s"
 }
 
 block "independent" {

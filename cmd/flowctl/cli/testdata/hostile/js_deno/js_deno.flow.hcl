@@ -18,7 +18,7 @@ block "hostile" {
 
 step "hostile" {
   use     = "hostile"
-  timeout = "2s"
+  timeout = "60s"
 }
 
 block "independent" {

@@ -44,7 +44,7 @@ block "hostile" {
 
 step "hostile" {
   use     = "hostile"
-  timeout = "2s"
+  timeout = "60s"
   after   = step.independent.n
 }
 

@@ -65,7 +65,7 @@ block "hostile" {
 
 step "hostile" {
   use     = "hostile"
-  timeout = "2s"
+  timeout = "60s"
   mode    = "pollute"
 }
 

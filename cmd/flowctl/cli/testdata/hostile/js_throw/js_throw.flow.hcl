@@ -19,7 +19,7 @@ block "hostile" {
 
 step "hostile" {
   use     = "hostile"
-  timeout = "2s"
+  timeout = "60s"
 }
 
 block "independent" {

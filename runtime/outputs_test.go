@@ -1,0 +1,217 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/flowctl/flowctl/runtime/state"
+)
+
+const partialFlow = `
+flow "partial" {}
+
+secret "tok" {}
+
+step "ok" {
+  use   = "value"
+  value = "computed"
+}
+
+step "bad" {
+  use  = "file"
+  path = "missing.txt"
+}
+
+step "after" {
+  use   = "value"
+  value = upper(step.bad.text)
+}
+
+step "tolerant" {
+  use      = "file"
+  path     = "missing-too.txt"
+  on_error = "continue"
+}
+
+step "secretive" {
+  use   = "value"
+  value = "x${secret.tok}"
+}
+
+locals {
+  via_local = step.after.value
+}
+
+output "a" {
+  value = step.ok.value
+}
+
+output "b" {
+  value = local.via_local
+}
+
+output "c" {
+  value = step.tolerant.text
+}
+
+output "d" {
+  value = step.bad.text
+}
+
+output "e" {
+  value     = step.secretive.value
+  sensitive = true
+}
+
+output "f" {
+  value = tonumber(step.ok.value)
+}
+`
+
+// TestPartialOutputs: a failed run keeps every output whose steps all
+// finished and says why each other one has no value, in the result, the
+// run_finished event and the state.
+func TestPartialOutputs(t *testing.T) {
+	prog := compile(t, partialFlow)
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res, rec := apply(t, prog, Options{Store: st, Secrets: map[string]string{"tok": "s3cr3t-value"}})
+	if res.Status != StatusFailed {
+		t.Fatalf("status %s, want failed", res.Status)
+	}
+	got := map[string]string{}
+	for name, v := range res.Outputs {
+		got[name] = outputJSON(t, v)
+	}
+	want := map[string]string{"a": `"computed"`, "c": `null`, "e": `"(sensitive)"`}
+	if len(got) != len(want) {
+		t.Errorf("outputs %v, want %v", got, want)
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("output %s = %s, want %s", name, got[name], w)
+		}
+	}
+	wantFailed := []FailedOutput{
+		{Name: "b", Step: "after", Reason: `step "after" was skipped because step "bad" failed`},
+		{Name: "d", Step: "bad", Reason: `step "bad" failed`},
+		{Name: "f", Reason: "test.flow.hcl:"},
+	}
+	if len(res.FailedOutputs) != len(wantFailed) {
+		t.Fatalf("failed outputs %+v, want %+v", res.FailedOutputs, wantFailed)
+	}
+	for i, w := range wantFailed {
+		f := res.FailedOutputs[i]
+		if f.Name != w.Name || f.Step != w.Step || (w.Step != "" && f.Reason != w.Reason) {
+			t.Errorf("failed output %d = %+v, want %+v", i, f, w)
+		}
+	}
+	if r := res.FailedOutputs[2].Reason; !strings.Contains(r, "test.flow.hcl:58,") || !strings.Contains(r, "Invalid function argument") {
+		t.Errorf("the failed expression's reason is %q", r)
+	}
+
+	// The event carries the same.
+	var fin RunFinished
+	for _, e := range rec.events {
+		if f, ok := e.(RunFinished); ok {
+			fin = f
+		}
+	}
+	if len(fin.Outputs) != 3 || len(fin.FailedOutputs) != 3 || fin.FailedOutputs[0].Name != "b" {
+		t.Errorf("run_finished: outputs %v, failed %+v", fin.Outputs, fin.FailedOutputs)
+	}
+
+	// And the state.
+	run, err := st.Run(res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outputs map[string]any
+	var failed []FailedOutput
+	if err := json.Unmarshal(run.Outputs, &outputs); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(run.FailedOutputs, &failed); err != nil {
+		t.Fatal(err)
+	}
+	if outputs["a"] != "computed" || outputs["e"] != "(sensitive)" || len(outputs) != 3 || len(failed) != 3 || failed[1].Step != "bad" {
+		t.Errorf("stored outputs %s, failed outputs %s", run.Outputs, run.FailedOutputs)
+	}
+	if strings.Contains(string(run.Outputs)+string(run.FailedOutputs), "s3cr3t") {
+		t.Error("the secret is in the stored outputs")
+	}
+}
+
+// TestPartialOutputsCancelled: a cancelled run keeps the outputs of the
+// steps that finished before it was cancelled.
+func TestPartialOutputsCancelled(t *testing.T) {
+	prog := compile(t, `
+flow "cancelled" {}
+
+step "quick" {
+  use   = "value"
+  value = 1
+}
+
+step "slow" {
+  use      = "sleep"
+  duration = "10m"
+}
+
+step "later" {
+  use   = "value"
+  value = step.slow.slept_ms + step.quick.value
+}
+
+output "quick" {
+  value = step.quick.value
+}
+
+output "slow" {
+  value = step.slow.slept_ms
+}
+
+output "later" {
+  value = step.later.value
+}
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in, _ := prog.ResolveInputs(nil)
+	// Events are delivered one at a time: cancel once quick has finished
+	// and slow has started, whichever comes last.
+	quickDone, slowStarted := false, false
+	res, err := Apply(ctx, prog, Options{Inputs: in, Observe: func(e Event) {
+		switch e := e.(type) {
+		case StepStarted:
+			slowStarted = slowStarted || e.Step == "slow"
+		case StepFinished:
+			quickDone = quickDone || (e.Step == "quick" && e.Status == StatusOK)
+		}
+		if quickDone && slowStarted {
+			cancel()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != StatusCancelled {
+		t.Fatalf("status %s", res.Status)
+	}
+	if len(res.Outputs) != 1 || outputJSON(t, res.Outputs["quick"]) != "1" {
+		t.Errorf("outputs %v", res.Outputs)
+	}
+	want := []FailedOutput{
+		{Name: "slow", Step: "slow", Reason: `step "slow" was cancelled`},
+		{Name: "later", Step: "later", Reason: `step "later" was cancelled`},
+	}
+	if len(res.FailedOutputs) != 2 || res.FailedOutputs[0] != want[0] || res.FailedOutputs[1] != want[1] {
+		t.Errorf("failed outputs %+v, want %+v", res.FailedOutputs, want)
+	}
+}
+
