@@ -23,10 +23,10 @@ type Block struct {
 	// `output` blocks (the llm built-in).
 	OpenOutputs bool
 	// CacheDefault is whether a step's result is reused when its block and
-	// inputs are unchanged, unless the step says otherwise (§4.4).
+	// inputs are unchanged, unless the step says otherwise (docs/design.md, "State and cache").
 	CacheDefault bool
 	// PropagatesSensitive marks the outputs sensitive when any input is: the
-	// block's code could echo its inputs (§4.5).
+	// block's code could echo its inputs (docs/design.md, "Secrets").
 	PropagatesSensitive bool
 	// OutputTypeFrom maps an output to the input whose value type it has
 	// (the value built-in returns its input unchanged).

@@ -38,7 +38,7 @@ func out(name string, ty cty.Type, desc string) *lang.Field {
 	return field(name, ty, cty.NilVal, desc)
 }
 
-// Builtins returns the built-in blocks of §3.2, in catalog order. Each call
+// Builtins returns the built-in blocks (docs/design.md, "Blocks"), in catalog order. Each call
 // returns fresh values.
 func Builtins() []*Block {
 	stringMap := cty.Map(cty.String)

@@ -23,7 +23,7 @@ import (
 	"golang.org/x/net/html/charset"
 )
 
-// NewHTTPExecutor returns the executor of the http built-in (§3.2). A nil
+// NewHTTPExecutor returns the executor of the http built-in (docs/design.md, "Blocks"). A nil
 // client means a client with no timeout of its own: the step's timeout
 // reaches the request through the context. Redirects are followed as
 // net/http does (up to 10; credentials are not sent to another host).

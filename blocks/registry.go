@@ -12,7 +12,7 @@ import (
 
 // Registry is the set of blocks a flow can use, by name: the built-ins, then
 // blocks defined inline in the flow, in blocks/*.block.hcl next to the flow,
-// and in every --registry directory (§1).
+// and in every --registry directory (docs/design.md, "Files").
 type Registry struct {
 	blocks []*Block
 	byName map[string]*Block
@@ -127,7 +127,7 @@ type LoadOptions struct {
 	RegistryDirs []string
 }
 
-// Load builds a flow's registry in the order of §1.
+// Load builds a flow's registry in the order docs/design.md ("Files") gives.
 func Load(opts LoadOptions) (*Registry, hcl.Diagnostics) {
 	r := NewRegistry()
 	diags := r.AddDefs(opts.Inline)

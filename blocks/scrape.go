@@ -16,7 +16,7 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// NewScrapeExecutor returns the executor of the scrape built-in (§3.2). It
+// NewScrapeExecutor returns the executor of the scrape built-in (docs/design.md, "Blocks"). It
 // GETs the page with the same client defaults, max_bytes rule, status
 // handling and error redaction as NewHTTPExecutor, then extracts:
 //

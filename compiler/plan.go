@@ -8,7 +8,7 @@ import (
 // Action is what apply would do with a step.
 type Action string
 
-// Actions of a plan (§5).
+// Actions of a plan (docs/design.md, "Commands").
 const (
 	ActionRun     Action = "run"
 	ActionCached  Action = "cached"

@@ -13,7 +13,7 @@ import (
 
 var ctyString = cty.String
 
-// Retry defaults (§2.2).
+// Retry defaults (docs/design.md, "The language").
 const (
 	DefaultBackoff    = time.Second
 	DefaultMaxBackoff = 30 * time.Second

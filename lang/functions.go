@@ -21,7 +21,7 @@ import (
 // MaxFileFunctionBytes bounds what file() reads.
 const MaxFileFunctionBytes = 10 << 20
 
-// Functions returns the function table of §2.3: go-cty's standard library
+// Functions returns the function table (docs/design.md, "The language"): go-cty's standard library
 // under Terraform's names, plus urlencode, base64encode, base64decode,
 // sha256 and file. file reads relative to baseDir and may not leave it.
 func Functions(baseDir string) map[string]function.Function {

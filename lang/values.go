@@ -143,7 +143,7 @@ func FriendlyTypeName(ty cty.Type) string {
 
 type mark string
 
-// Sensitive marks values derived from a secret or a sensitive input (§4.5).
+// Sensitive marks values derived from a secret or a sensitive input (docs/design.md, "Secrets").
 const Sensitive = mark("sensitive")
 
 // IsSensitive reports whether v or anything inside it is sensitive.

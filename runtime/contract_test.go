@@ -1,7 +1,7 @@
 package runtime
 
-// Contract tests for the runtime, written from DESIGN.md (§2.2, §3.2, §4,
-// §5) and docs/runtime.md. They use the built-in value, sleep and file
+// Contract tests for the runtime, written from docs/design.md ("The language",
+// "Blocks", "The runtime", "Commands") and docs/runtime.md. They use the built-in value, sleep and file
 // blocks and fake js executors; nothing touches the network, and nothing
 // asserts on wall-clock durations.
 
@@ -227,7 +227,7 @@ func ctStatusValid(s Status) bool {
 	return false
 }
 
-// ctCheckEvents checks that a run's events are well-formed (DESIGN §5,
+// ctCheckEvents checks that a run's events are well-formed (docs/design.md, "Commands";
 // docs/runtime.md "Events").
 func ctCheckEvents(t *testing.T, prog *compiler.Program, run *ctRun) {
 	t.Helper()

@@ -10,7 +10,7 @@ import (
 // Status of a step instance or a run.
 type Status string
 
-// Statuses (§5).
+// Statuses (docs/design.md, "Commands").
 const (
 	StatusOK        Status = "ok"
 	StatusFailed    Status = "failed"

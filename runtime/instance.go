@@ -285,7 +285,7 @@ type cacheKeyer interface {
 }
 
 // cacheKey hashes what a result depends on: the block's definition, the
-// input values, and the step's declared outputs (§4.4).
+// input values, and the step's declared outputs (docs/design.md, "State and cache").
 func (r *run) cacheKey(s *compiler.Step, call *blocks.Call, exec blocks.Executor) (string, error) {
 	h := sha256.New()
 	h.Write([]byte("flowctl-cache-1\x00"))

@@ -18,7 +18,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 )
 
-// DefaultParallelism bounds how many step instances run at once (§4.1).
+// DefaultParallelism bounds how many step instances run at once (docs/design.md, "Scheduling").
 const DefaultParallelism = 16
 
 // DefaultCodeTimeout is the per-attempt timeout of a step whose go or js
@@ -158,7 +158,7 @@ func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
 			})
 		}
 	}
-	// A missing secret is an error before any step runs (§4.5).
+	// A missing secret is an error before any step runs (docs/design.md, "Secrets").
 	for _, s := range prog.Secrets {
 		val, ok := opts.Secrets[s.Name]
 		if !ok {
@@ -387,7 +387,7 @@ func (r *run) loadMemory() error {
 	return nil
 }
 
-// saveMemory stores each memory's value after a successful run (§4.6).
+// saveMemory stores each memory's value after a successful run (docs/design.md, "Memory").
 func (r *run) saveMemory() {
 	values := map[string]json.RawMessage{}
 	for _, m := range r.prog.Memories {

@@ -1,6 +1,6 @@
 package thinker_test
 
-// Contract tests of DESIGN §7 (the thinker), written against the exported
+// Contract tests of the thinker (docs/design.md, "The thinker", and docs/thinker.md), written against the exported
 // API only: thinker.Think with a real *llm.Executor talking to an
 // httptest server that plays an OpenAI-compatible model. The server
 // answers by response_format.json_schema.name, so these tests see the
@@ -32,17 +32,17 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// §7: the only names a stage's json_schema may have.
+// The only names a stage's json_schema may have.
 var contractStages = []string{"clarify", "decompose", "create_block", "wire", "repair"}
 
-// §7: the event types of --json, in the order the table lists them.
+// The event types of --json, in the order the table lists them.
 var contractEvents = []string{
 	"stage", "llm_request", "llm_response", "decompose_blocks", "search_found",
 	"search_missing", "creating_block", "block_test_passed", "block_test_failed",
 	"block_created", "wired", "compile_failed", "repaired", "complete", "error",
 }
 
-// eventName maps the thinker's Go events to the §7 event names, as the
+// eventName maps the thinker's Go events to the documented event names, as the
 // package documents them (Failed is the JSON event "error"). The JSON
 // rendering itself lives in the CLI and cannot be reached from here.
 func eventName(t *testing.T, e thinker.Event) string {
@@ -79,7 +79,7 @@ func eventName(t *testing.T, e thinker.Event) string {
 	case thinker.Failed:
 		return "error"
 	}
-	t.Errorf("event %T is not one of the §7 events", e)
+	t.Errorf("event %T is not one of the documented events", e)
 	return fmt.Sprintf("%T", e)
 }
 
@@ -170,7 +170,7 @@ func (f *fakeModel) executor() *llm.Executor {
 	return llm.NewExecutor(llm.Config{BaseURL: f.srv.URL + "/v1", Model: "test-model", MaxRetries: -1})
 }
 
-// Replies in the shapes of §7.
+// Replies in the documented shapes.
 const (
 	replyClarify = `{"ready": true, "question": "", "refined_intent": "Count the words of notes.txt"}`
 
@@ -190,7 +190,7 @@ const (
 	  "inputs": [{"name": "text", "type": "string", "description": "The text"}],
 	  "outputs": [{"name": "count", "type": "number", "description": "How many words"}],
 	  "example": {"input": {"text": "one two three"}, "output": {"count": 4}}}`
-	// §7 writes "source" or "prompt": this reply gives source alone.
+	// The shape has "source" or "prompt": this reply gives source alone.
 	replyCreateRight = `{"id": "count_words", "description": "Count the words of a text", "runtime": "js",
 	  "source": "function execute(input) { return { count: input.text.split(/\\s+/).filter(w => w).length } }",
 	  "inputs": [{"name": "text", "type": "string", "description": "The text"}],
@@ -298,14 +298,14 @@ func props(t *testing.T, where string, schema any) (properties, required []strin
 	return properties, required
 }
 
-// wantKeys checks that an object schema has exactly the §7 keys as its
+// wantKeys checks that an object schema has exactly the documented keys as its
 // properties and that each is required (strict structured outputs).
 func wantKeys(t *testing.T, where string, schema any, keys ...string) {
 	t.Helper()
 	sort.Strings(keys)
 	p, r := props(t, where, schema)
 	if !reflect.DeepEqual(p, keys) {
-		t.Errorf("%s: properties %v, want the §7 keys %v", where, p, keys)
+		t.Errorf("%s: properties %v, want the documented keys %v", where, p, keys)
 	}
 	if !reflect.DeepEqual(r, keys) {
 		t.Errorf("%s: required %v, want %v", where, r, keys)
@@ -332,7 +332,7 @@ func items(t *testing.T, where string, schema any) any {
 	return s["items"]
 }
 
-// checkSchema checks the schema a stage sent against the reply shape §7
+// checkSchema checks the schema a stage sent against the documented reply shape
 // gives for that stage.
 func checkSchema(t *testing.T, r sent) {
 	t.Helper()
@@ -386,7 +386,7 @@ func checkSchema(t *testing.T, r sent) {
 			}
 		}
 	default:
-		t.Errorf("a request was sent with json_schema name %q, which is not a §7 stage", r.Name)
+		t.Errorf("a request was sent with json_schema name %q, which is not a thinker stage", r.Name)
 	}
 }
 
@@ -415,7 +415,7 @@ func TestContractFullRun(t *testing.T) {
 			t.Errorf("%s: response_format.type %q, want json_schema", r.Name, r.Format)
 		}
 		if !slices.Contains(contractStages, r.Name) {
-			t.Errorf("json_schema.name %q is not one of the §7 stages %v", r.Name, contractStages)
+			t.Errorf("json_schema.name %q is not one of the thinker stages %v", r.Name, contractStages)
 		}
 		checkSchema(t, r)
 		names = append(names, r.Name)
@@ -454,7 +454,7 @@ func TestContractFullRun(t *testing.T) {
 	}
 	for n := range seen {
 		if !slices.Contains(contractEvents, n) {
-			t.Errorf("event %q is not a §7 event", n)
+			t.Errorf("event %q is not a documented event", n)
 		}
 	}
 	if len(order) == 0 || order[len(order)-1] != "complete" {

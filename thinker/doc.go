@@ -1,4 +1,4 @@
-// Package thinker turns an intent into a flow that validates (§7): it
+// Package thinker turns an intent into a flow that validates (docs/design.md, "The thinker"): it
 // asks a language model, stage by stage, what the flow needs, finds what
 // the registry already has, creates and tests what it lacks, and wires
 // the blocks into a flow that the compiler accepts.

@@ -9,7 +9,7 @@ import (
 )
 
 // Event is something that happened while thinking, in the order it
-// happened. The CLI renders events for people and as JSON lines (§7); the
+// happened. The CLI renders events for people and as JSON lines (docs/design.md, "The thinker"); the
 // observer is called one event at a time.
 type Event interface{ event() }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// The stages (§7). Each LLM stage's request is sent with a JSON schema
+// The stages (docs/design.md, "The thinker"). Each LLM stage's request is sent with a JSON schema
 // whose name is the stage's name.
 const (
 	StageClarify     = "clarify"

@@ -96,7 +96,7 @@ func registryBlocks(t *testing.T, names ...string) []*blocks.Block {
 // TestStageSchemas checks that every stage's schema is named after the
 // stage, that its Send schema is strict-mode valid (closed objects, every
 // property required) when it says it is strict, and that its shape
-// accepts a reply of §7's shape.
+// accepts a reply of the documented shape.
 func TestStageSchemas(t *testing.T) {
 	wordCount := spec(t, map[string]string{"text": "string"}, map[string]string{"count": "number", "words": "list(string)"})
 	cases := []struct {

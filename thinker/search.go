@@ -21,7 +21,7 @@ type planned struct {
 	created bool
 }
 
-// search looks each required block up in the registry (§7): full text
+// search looks each required block up in the registry (docs/design.md, "The thinker"): full text
 // over names, descriptions, use_when and tags, plus embeddings when the
 // options give an embedder. A hit serves the block when its inputs and
 // outputs are compatible with the required ones; a block without such a

@@ -17,7 +17,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// Limits of the stages (§7).
+// Limits of the stages (docs/design.md, "The thinker").
 const (
 	MaxClarifyRounds  = 3 // clarify requests on a terminal
 	MaxDecomposeTries = 3 // decompose requests when the blocks have problems

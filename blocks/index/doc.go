@@ -1,5 +1,5 @@
 // Package index finds blocks for a need: the search behind
-// `flowctl blocks search` and the thinker's search stage (DESIGN §5, §7).
+// `flowctl blocks search` and the thinker's search stage (docs/design.md, "The thinker").
 //
 // An Index is built once from the blocks of a registry (the built-ins and
 // the user blocks). Search ranks them by BM25 over four fields of each

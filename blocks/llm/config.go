@@ -16,7 +16,7 @@ const (
 	DefaultMaxRetries  = 4
 )
 
-// The environment variables ConfigFromEnv reads (§6).
+// The environment variables ConfigFromEnv reads (docs/design.md, "Language models").
 const (
 	EnvAPIKey      = "OPENAI_API_KEY"
 	EnvBaseURL     = "OPENAI_BASE_URL"

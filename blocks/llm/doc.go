@@ -1,6 +1,6 @@
-// Package llm runs the llm blocks of §3.1 and §3.2 against one
+// Package llm runs the llm blocks and the llm built-in against one
 // OpenAI-compatible chat completions server (OpenAI, Ollama, vLLM,
-// OpenRouter, Groq, …), as §6 describes.
+// OpenRouter, Groq, …), as docs/design.md ("Language models") describes.
 //
 // One Executor serves both the llm built-in (whose prompt, system, model,
 // temperature and max_tokens are inputs) and user blocks with

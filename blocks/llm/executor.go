@@ -15,7 +15,7 @@ import (
 )
 
 // maxReasks is how many times the model is asked again after a reply that
-// does not fit the declared outputs (§3.1).
+// does not fit the declared outputs (docs/design.md, "Blocks").
 const maxReasks = 2
 
 // How structured output is asked for. An Executor starts with the JSON

@@ -1,7 +1,7 @@
 // Package state is flowctl's embedded state store: one SQLite database,
 // state.db, in the state directory (.flowctl/ next to the flow file, or
 // --state DIR). It holds the runs of flows, the result of every step
-// instance, the result cache and the memory of flows (DESIGN §4.4, §4.6),
+// instance, the result cache and the memory of flows (docs/design.md, "State and cache" and "Memory"),
 // and the embedding vectors of registry search (Vectors, a VectorCache of
 // package blocks/index, written by the commands that search).
 //
@@ -13,7 +13,7 @@
 // encodes inputs, outputs, usage and memory as JSON itself, and they are
 // stored and read back byte for byte. The store never inspects them, so the
 // runtime must redact sensitive values before handing them over, to
-// RecordStep and CachePut alike (DESIGN §4.5); StepResult.Sensitive only
+// RecordStep and CachePut alike (docs/design.md, "Secrets"); StepResult.Sensitive only
 // records that it did.
 //
 // # Writes

@@ -20,7 +20,7 @@ import (
 const FileName = "state.db"
 
 // DefaultNamespace is the namespace of runs and memory when none is given
-// (DESIGN §4.6). An empty namespace means DefaultNamespace everywhere in this
+// (docs/design.md, "Memory"). An empty namespace means DefaultNamespace everywhere in this
 // package.
 const DefaultNamespace = "default"
 

@@ -1,4 +1,4 @@
-// Package gorun runs the code of go blocks (runtime = "go", §3.1) in the
+// Package gorun runs the code of go blocks (runtime = "go") in the
 // yaegi interpreter, in process, with only an allowlist of standard
 // packages.
 //

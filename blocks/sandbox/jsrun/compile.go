@@ -1,4 +1,4 @@
-// Package jsrun runs the code of js blocks (runtime = "js", §3.1) in
+// Package jsrun runs the code of js blocks (runtime = "js") in
 // process with goja.
 //
 // A block's source is compiled once (Compile; the Executor caches programs

@@ -10,7 +10,7 @@ import (
 )
 
 // consoleMethods all write to the call's log. ECMAScript has no console;
-// §3.1 gives blocks console.log, and the usual aliases spare users a
+// The design gives blocks console.log, and the usual aliases spare users a
 // TypeError.
 var consoleMethods = []string{"log", "info", "warn", "error", "debug"}
 

@@ -29,7 +29,7 @@ func writeHumanDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Di
 	hcl.NewDiagnosticTextWriter(w, files, width, color).WriteDiagnostics(diags)
 }
 
-// JSON output of validate (§5), the shape of Terraform's validate -json,
+// JSON output of validate (docs/design.md, "Commands"), the shape of Terraform's validate -json,
 // lives in package diagjson, which the thinker uses too.
 
 const jsonFormatVersion = diagjson.FormatVersion

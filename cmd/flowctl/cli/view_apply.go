@@ -27,7 +27,7 @@ var (
 	_ applyView = (*applyHuman)(nil)
 )
 
-// applyJSON prints one JSON object per event (§5). Events are buffered and
+// applyJSON prints one JSON object per event (docs/design.md, "Commands"). Events are buffered and
 // flushed at least every flushInterval, so that a run of many short steps
 // does not make a write per event, and a reader still sees them promptly.
 type applyJSON struct {

@@ -25,7 +25,7 @@ var (
 	_ thinkView = (*thinkHuman)(nil)
 )
 
-// thinkJSON prints one JSON object per event (§7); every object has type
+// thinkJSON prints one JSON object per event (docs/design.md, "The thinker"); every object has type
 // and time.
 type thinkJSON struct {
 	mu  sync.Mutex
