@@ -214,4 +214,3 @@ output "later" {
 		t.Errorf("failed outputs %+v, want %+v", res.FailedOutputs, want)
 	}
 }
-
