@@ -36,6 +36,9 @@ var (
 	// ErrAmbiguousRun is returned (wrapped) when a run ID prefix matches
 	// several runs.
 	ErrAmbiguousRun = errors.New("ambiguous run ID prefix")
+	// ErrLocked is returned (wrapped) by Open when another connection
+	// kept the database locked for longer than the busy timeout.
+	ErrLocked = errors.New("the state database is locked by another process")
 )
 
 // A Run is one execution of a flow.
@@ -110,6 +113,9 @@ func Open(dir string) (*Store, error) {
 	s, err := open(db, path)
 	if err != nil {
 		db.Close()
+		if isBusy(err) {
+			return nil, fmt.Errorf("opening %s: %w for more than %s", path, ErrLocked, busyTimeout)
+		}
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	return s, nil

@@ -3,12 +3,16 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowctl/flowctl/runtime/state"
 )
 
 // The error matrix: every command, for people and with --json, given a
@@ -66,12 +70,16 @@ func matrixDirs(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{
-		"plain/plain.flow.hcl":            matrixPlain,
-		"secret/secret.flow.hcl":          matrixSecret,
-		"broken/broken.flow.hcl":          matrixBroken,
-		"badblocks/broken.block.hcl":      matrixBadBlock,
-		"notadir":                         "a file where a state directory is expected\n",
-		"plain/blocks/.keep":              "",
+		"plain/plain.flow.hcl":       matrixPlain,
+		"secret/secret.flow.hcl":     matrixSecret,
+		"broken/broken.flow.hcl":     matrixBroken,
+		"badblocks/broken.block.hcl": matrixBadBlock,
+		"notadir":                    "a file where a state directory is expected\n",
+		// A plan saved before the flow changed: its source hash is not
+		// the flow's.
+		"stale.json": `{"format_version": "1.0", "flow": "plain", "flow_file": "plain/plain.flow.hcl",
+			"source_hash": "0000", "namespace": "default", "inputs": {}, "plan": {}}`,
+		"plain/blocks/x.json":             "[1, 2]\n",
 		"secret/unused/placeholder.txt":   "",
 		"broken/notes/placeholder.txt":    "",
 		"badblocks/notes/placeholder.txt": "",
@@ -156,6 +164,10 @@ func matrixCases() []matrixCase {
 		{name: "blocks/compile error", args: []string{"blocks", "--registry", "{dir}/badblocks"}, code: exitFailure, summary: "Unknown runtime"},
 		{name: "test/compile error", args: []string{"test", "{dir}/badblocks"}, code: exitFailure, summary: "Unknown runtime",
 			human: "Error: Unknown runtime"},
+
+		// A saved plan.
+		{name: "apply/stale plan", args: []string{"apply", "{dir}/stale.json"}, code: exitFailure, summary: "Saved plan is stale"},
+		{name: "apply/not a plan", args: []string{"apply", "{dir}/plain/blocks/x.json"}, code: exitFailure, summary: "Invalid saved plan"},
 
 		// The state.
 		{name: "apply/state cannot be opened", args: []string{"apply", "--auto-approve", "{dir}/plain", "--state", "{dir}/notadir"}, code: exitFailure, summary: "Cannot open the state"},
@@ -298,5 +310,41 @@ func TestWatchReportsInCycles(t *testing.T) {
 			}
 			t.Fatalf("watch ended without a cycle: %v", sc.Err())
 		})
+	}
+}
+
+// TestLockedState: a state that another process keeps locked is a
+// diagnostic, on stderr or as JSON, after the busy timeout.
+func TestLockedState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the state's busy timeout")
+	}
+	t.Parallel()
+	dir := matrixDirs(t)
+	flow := filepath.Join(dir, "plain")
+	if code, out, errOut := runIn("apply", "--auto-approve", flow); code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", code, out, errOut)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(flow, ".flowctl", state.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), "ROLLBACK")
+	code, out, errOut := runIn("apply", "--auto-approve", "--json", flow)
+	if code != exitFailure || errOut != "" {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	d := onlyDiagnostics(t, out)
+	if d.Diagnostics[0].Summary != "State locked" || !strings.Contains(d.Diagnostics[0].Detail, "Another flowctl") {
+		t.Errorf("diagnostic %+v", d.Diagnostics[0])
 	}
 }

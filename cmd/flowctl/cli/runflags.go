@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 
@@ -116,6 +117,9 @@ func (f *runFlags) runExecutors() (*blocks.Executors, func(), error) {
 // directory that cannot be made, a damaged or newer database, or one that
 // another process keeps locked.
 func stateError(dir string, err error) error {
+	if errors.Is(err, state.ErrLocked) {
+		return failf("State locked", "The state in %s cannot be opened: %s. Another flowctl (or another program) is writing to it; try again when it has finished.", dir, trimStop(err.Error()))
+	}
 	return failf("Cannot open the state", "The state in %s cannot be opened: %s.", dir, trimStop(err.Error()))
 }
 
