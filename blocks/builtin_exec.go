@@ -58,29 +58,30 @@ func (fileExecutor) Execute(_ context.Context, call *Call) (*Result, error) {
 
 func readLocalFile(call *Call) ([]byte, string, error) {
 	rel := call.Inputs["path"].AsString()
+	shown := call.Show(rel)
 	path, err := lang.ResolveLocalPath(call.Dir, rel)
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("the path %q %v", shown, err)
 	}
 	if call.Touch != nil {
 		call.Touch(path)
 	}
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("cannot read %q: %w", rel, unwrap(err))
+		return nil, "", fmt.Errorf("cannot read %q: %w", shown, unwrap(err))
 	}
 	if info.IsDir() {
-		return nil, "", fmt.Errorf("%q is a directory, not a file", rel)
+		return nil, "", fmt.Errorf("%q is a directory, not a file", shown)
 	}
 	if info.Size() > MaxFileBytes {
-		return nil, "", fmt.Errorf("%q is %d bytes, more than the %d the file block reads", rel, info.Size(), MaxFileBytes)
+		return nil, "", fmt.Errorf("%q is %d bytes, more than the %d the file block reads", shown, info.Size(), MaxFileBytes)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("cannot read %q: %w", rel, unwrap(err))
+		return nil, "", fmt.Errorf("cannot read %q: %w", shown, unwrap(err))
 	}
 	if !utf8.Valid(b) {
-		return nil, "", fmt.Errorf("%q is not UTF-8 text", rel)
+		return nil, "", fmt.Errorf("%q is not UTF-8 text", shown)
 	}
 	return b, path, nil
 }
@@ -88,7 +89,7 @@ func readLocalFile(call *Call) ([]byte, string, error) {
 func execSleep(ctx context.Context, call *Call) (*Result, error) {
 	d, err := time.ParseDuration(call.Inputs["duration"].AsString())
 	if err != nil || d < 0 {
-		return nil, fmt.Errorf("invalid duration %q", call.Inputs["duration"].AsString())
+		return nil, fmt.Errorf("invalid duration %q", call.Show(call.Inputs["duration"].AsString()))
 	}
 	start := time.Now()
 	t := time.NewTimer(d)

@@ -33,6 +33,18 @@ type Call struct {
 	Redact func(string) string
 }
 
+// Show returns s as a message may show it: with the text of sensitive
+// values replaced. Errors are built from shown values, before any quoting
+// or escaping, so that no encoding of a secret can reach a message:
+//
+//	fmt.Errorf("cannot read %q", call.Show(path))
+func (c *Call) Show(s string) string {
+	if c == nil || c.Redact == nil {
+		return s
+	}
+	return c.Redact(s)
+}
+
 // Result is what a block returns: a value for each output field (the
 // runtime converts them to the declared types), and the tokens used by llm
 // blocks.

@@ -21,6 +21,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 	"golang.org/x/net/html/charset"
+	"golang.org/x/net/http/httpguts"
 )
 
 // NewHTTPExecutor returns the executor of the http built-in (docs/design.md, "Blocks"). A nil
@@ -53,7 +54,7 @@ func clientOrDefault(c *http.Client) *http.Client {
 }
 
 func (e *httpExecutor) Execute(ctx context.Context, call *Call) (*Result, error) {
-	req, label, err := newHTTPRequest(ctx, call.Inputs)
+	req, label, err := newHTTPRequest(ctx, call)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +79,11 @@ func (e *httpExecutor) Execute(ctx context.Context, call *Call) (*Result, error)
 }
 
 // newHTTPRequest builds the request of an http step, and the label that
-// names it in errors.
-func newHTTPRequest(ctx context.Context, in map[string]cty.Value) (*http.Request, *reqLabel, error) {
+// names it in errors. Every value an error shows is shown through
+// call.Show before it is quoted or escaped: the method, the URL (parsed
+// again from its shown text), header names.
+func newHTTPRequest(ctx context.Context, call *Call) (*http.Request, *reqLabel, error) {
+	in := call.Inputs
 	method := "GET"
 	if v := in["method"]; !v.IsNull() {
 		method = v.AsString()
@@ -88,25 +92,29 @@ func newHTTPRequest(ctx context.Context, in map[string]cty.Value) (*http.Request
 	query := stringMapInput(in["query"])
 	secrets := secretsOf(headers, query)
 
-	u, err := parseHTTPURL(in["url"].AsString())
+	extra := url.Values{}
+	for _, k := range lang.SortedKeys(query) {
+		extra.Add(k, query[k])
+	}
+	u, label, err := requestURL(call, method, extra.Encode(), secrets)
 	if err != nil {
-		return nil, nil, (&reqLabel{secrets: secrets}).plain(err)
+		return nil, nil, err
 	}
-	if len(query) > 0 {
-		extra := url.Values{}
-		for _, k := range lang.SortedKeys(query) {
-			extra.Add(k, query[k])
-		}
-		if u.RawQuery != "" {
-			u.RawQuery += "&"
-		}
-		u.RawQuery += extra.Encode()
+	if !validMethod(method) {
+		return nil, nil, label.errorf(nil, "%q is not an HTTP method", call.Show(method))
 	}
-	label := newReqLabel(method, u, secrets)
+	for _, k := range lang.SortedKeys(headers) {
+		if !httpguts.ValidHeaderFieldName(k) {
+			return nil, nil, label.errorf(nil, "%q is not a valid header name", call.Show(k))
+		}
+		if !httpguts.ValidHeaderFieldValue(headers[k]) {
+			return nil, nil, label.errorf(nil, "the value of header %q is not valid (it holds a control character)", call.Show(k))
+		}
+	}
 
 	body, contentType, err := encodeBody(in["body"], in["body_type"])
 	if err != nil {
-		return nil, nil, label.errorf(err, "%v", err)
+		return nil, nil, label.errorf(err, "%v", call.Show(err.Error()))
 	}
 	var r io.Reader
 	if body != nil {
@@ -114,7 +122,7 @@ func newHTTPRequest(ctx context.Context, in map[string]cty.Value) (*http.Request
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), r)
 	if err != nil {
-		return nil, nil, label.errorf(err, "cannot make the request: %v", unwrapURLError(err))
+		return nil, nil, label.errorf(err, "cannot make the request: %v", call.Show(unwrapURLError(err).Error()))
 	}
 	for _, k := range lang.SortedKeys(headers) {
 		if http.CanonicalHeaderKey(k) == "Host" {
@@ -127,6 +135,55 @@ func newHTTPRequest(ctx context.Context, in map[string]cty.Value) (*http.Request
 		req.Header.Set("Content-Type", contentType)
 	}
 	return req, label, nil
+}
+
+// requestURL parses the url input of an http or scrape step, adds query
+// (encoded) to it, and makes the label that names the request in errors.
+// The label's URL is parsed again from the url's shown text (Call.Show),
+// so that a sensitive value in its host or path appears in no error,
+// escaped or not.
+func requestURL(call *Call, method, query string, secrets []string) (*url.URL, *reqLabel, error) {
+	rawURL := call.Inputs["url"].AsString()
+	u, err := parseHTTPURL(rawURL)
+	if err != nil {
+		return nil, nil, (&reqLabel{secrets: secrets, redact: call.Redact}).plain(err)
+	}
+	shown := u
+	if s := call.Show(rawURL); s != rawURL {
+		// A URL that is wholly sensitive (or no longer parses once its
+		// sensitive parts are replaced) is shown as (sensitive).
+		shown, _ = parseHTTPURL(s)
+	}
+	if query != "" {
+		u.RawQuery = joinQuery(u.RawQuery, query)
+		if shown != nil && shown != u {
+			shown.RawQuery = joinQuery(shown.RawQuery, query) // the label shows its keys only
+		}
+	}
+	label := newReqLabel(call.Show(method), shown, secrets)
+	label.redact = call.Redact
+	return u, label, nil
+}
+
+func joinQuery(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "&" + b
+}
+
+// validMethod reports whether m is an HTTP method token (RFC 9110):
+// net/http would refuse it with an error that quotes it.
+func validMethod(m string) bool {
+	if m == "" {
+		return false
+	}
+	for i := 0; i < len(m); i++ {
+		if !httpguts.IsTokenRune(rune(m[i])) {
+			return false
+		}
+	}
+	return true
 }
 
 // encodeBody encodes the body input as body_type says; a null body is no
@@ -405,6 +462,9 @@ type reqLabel struct {
 	method  string
 	url     string   // without user information and query values
 	secrets []string // values to remove from error text, longest first
+	// redact, when set, removes the run's sensitive values from error
+	// text too (Call.Redact).
+	redact func(string) string
 }
 
 // minSecretLen is the length from which request values are removed from
@@ -419,6 +479,9 @@ var publicHeaders = map[string]bool{
 }
 
 func newReqLabel(method string, u *url.URL, secrets []string) *reqLabel {
+	if u == nil {
+		return &reqLabel{method: method, url: lang.SensitiveText, secrets: normalizeSecrets(secrets)}
+	}
 	if u.User != nil {
 		secrets = append(secrets, u.User.Username())
 		if p, ok := u.User.Password(); ok {
@@ -482,6 +545,9 @@ func redactURL(u *url.URL) string {
 func (l *reqLabel) scrub(s string) string {
 	for _, secret := range l.secrets {
 		s = strings.ReplaceAll(s, secret, "(redacted)")
+	}
+	if l.redact != nil {
+		s = l.redact(s)
 	}
 	return s
 }

@@ -50,18 +50,17 @@ func (e *scrapeExecutor) Execute(ctx context.Context, call *Call) (*Result, erro
 	if v := call.Inputs["selector"]; !v.IsNull() && strings.TrimSpace(v.AsString()) != "" {
 		s, err := cascadia.Compile(v.AsString())
 		if err != nil {
-			return nil, fmt.Errorf("invalid selector %q: %v", v.AsString(), err)
+			return nil, fmt.Errorf("invalid selector %q: %v", call.Show(v.AsString()), call.Show(err.Error()))
 		}
 		sel = s
 	}
-	u, err := parseHTTPURL(call.Inputs["url"].AsString())
+	u, label, err := requestURL(call, http.MethodGet, "", nil)
 	if err != nil {
-		return nil, (&reqLabel{}).plain(err)
+		return nil, err
 	}
-	label := newReqLabel(http.MethodGet, u, nil)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, label.errorf(err, "cannot make the request: %v", unwrapURLError(err))
+		return nil, label.errorf(err, "cannot make the request: %v", call.Show(unwrapURLError(err).Error()))
 	}
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1")
 	req.Header.Set("User-Agent", scrapeUserAgent)

@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"fmt"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -218,7 +218,7 @@ func fileFunc(baseDir string, onRead func(string)) function.Function {
 			rel := args[0].AsString()
 			path, err := ResolveLocalPath(baseDir, rel)
 			if err != nil {
-				return cty.NilVal, function.NewArgError(0, err)
+				return cty.NilVal, function.NewArgErrorf(0, "the path %q %v", rel, err)
 			}
 			if onRead != nil {
 				onRead(path)
@@ -244,10 +244,12 @@ func fileFunc(baseDir string, onRead func(string)) function.Function {
 
 // ResolveLocalPath joins a path relative to baseDir and refuses absolute
 // paths and paths that leave baseDir through "..". Symbolic links inside
-// baseDir that point outside it are refused too.
+// baseDir that point outside it are refused too. Its errors do not quote
+// the path, which the caller shows as it may: they complete "the path
+// "x" …".
 func ResolveLocalPath(baseDir, rel string) (string, error) {
 	if rel == "" || filepath.IsAbs(rel) || !filepath.IsLocal(filepath.FromSlash(rel)) {
-		return "", fmt.Errorf("the path %q must be relative to the flow's directory and stay inside it", rel)
+		return "", errors.New("must be relative to the flow's directory and stay inside it")
 	}
 	path := filepath.Join(baseDir, filepath.FromSlash(rel))
 	real, err := filepath.EvalSymlinks(path)
@@ -259,7 +261,7 @@ func ResolveLocalPath(baseDir, rel string) (string, error) {
 		return path, nil
 	}
 	if r, err := filepath.Rel(base, real); err != nil || !filepath.IsLocal(r) {
-		return "", fmt.Errorf("the path %q leads outside the flow's directory", rel)
+		return "", errors.New("leads outside the flow's directory")
 	}
 	return path, nil
 }

@@ -146,5 +146,8 @@ type mark string
 // Sensitive marks values derived from a secret or a sensitive input (docs/design.md, "Secrets").
 const Sensitive = mark("sensitive")
 
+// SensitiveText stands in for a sensitive value wherever values are shown.
+const SensitiveText = "(sensitive)"
+
 // IsSensitive reports whether v or anything inside it is sensitive.
 func IsSensitive(v cty.Value) bool { return v.HasMarkDeep(Sensitive) }

@@ -2,8 +2,12 @@ package runtime
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"html"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +21,7 @@ func itoa(i int64) string   { return strconv.FormatInt(i, 10) }
 func quote(s string) string { return strconv.Quote(s) }
 
 // SensitiveText stands in for a sensitive value wherever values are shown.
-const SensitiveText = "(sensitive)"
+const SensitiveText = lang.SensitiveText
 
 // typedValue is how values are stored: with their type, so that they come
 // back as the same cty value.
@@ -117,16 +121,26 @@ func plainMarked(v cty.Value) any {
 	return SensitiveText
 }
 
-// redactor replaces the text of sensitive values in messages. It is safe
-// for concurrent use.
+// redactor replaces the text of sensitive values in messages: each value
+// as it is and in the encodings that messages apply to values (see
+// encodedForms). It is a second line of defence: blocks build their errors
+// from values already shown through it (blocks.Call.Show). It is safe for
+// concurrent use.
 type redactor struct {
 	mu      sync.RWMutex
-	secrets []string
+	secrets []string // every form of every value, longest first
 	seen    map[string]bool
+	// rep replaces every form in one pass, so that the stand-in text is
+	// never taken for a form in turn.
+	rep *strings.Replacer
 }
 
+// minRedacted is the shortest text redacted: shorter strings would blank
+// out ordinary words.
+const minRedacted = 3
+
 func (r *redactor) add(s string) {
-	if len(s) < 3 { // shorter strings would blank out ordinary words
+	if len(s) < minRedacted {
 		return
 	}
 	r.mu.Lock()
@@ -134,9 +148,50 @@ func (r *redactor) add(s string) {
 	if r.seen == nil {
 		r.seen = map[string]bool{}
 	}
-	if !r.seen[s] {
-		r.seen[s] = true
-		r.secrets = append(r.secrets, s)
+	if r.seen[s] {
+		return
+	}
+	r.seen[s] = true
+	for _, f := range encodedForms(s) {
+		if len(f) >= minRedacted && !slices.Contains(r.secrets, f) {
+			r.secrets = append(r.secrets, f)
+		}
+	}
+	// Longest first, so that a form that contains another goes whole.
+	slices.SortStableFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(r.secrets))
+	for _, f := range r.secrets {
+		pairs = append(pairs, f, SensitiveText)
+	}
+	r.rep = strings.NewReplacer(pairs...)
+}
+
+// encodedForms are the texts under which s may appear in a message: as it
+// is, URL-escaped for a path or a query, quoted as Go (%q, %+q) and JSON
+// quote strings, HTML-escaped, and base64-encoded (standard and URL
+// alphabets, padded or not). What code derives from a secret otherwise
+// (reversed, split, inside a longer base64 text) is not recognised.
+func encodedForms(s string) []string {
+	unquote := func(q string) string { return q[1 : len(q)-1] }
+	var js strings.Builder
+	enc := json.NewEncoder(&js)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	jsonHTML, _ := json.Marshal(s)
+	b := []byte(s)
+	return []string{
+		s,
+		url.PathEscape(s),
+		url.QueryEscape(s),
+		unquote(strconv.Quote(s)),
+		unquote(strconv.QuoteToASCII(s)),
+		unquote(strings.TrimSuffix(js.String(), "\n")),
+		unquote(string(jsonHTML)),
+		html.EscapeString(s),
+		base64.StdEncoding.EncodeToString(b),
+		base64.RawStdEncoding.EncodeToString(b),
+		base64.URLEncoding.EncodeToString(b),
+		base64.RawURLEncoding.EncodeToString(b),
 	}
 }
 
@@ -161,10 +216,8 @@ func (r *redactor) addValue(v cty.Value) {
 func (r *redactor) redact(s string) string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, secret := range r.secrets {
-		if strings.Contains(s, secret) {
-			s = strings.ReplaceAll(s, secret, SensitiveText)
-		}
+	if r.rep == nil {
+		return s
 	}
-	return s
+	return r.rep.Replace(s)
 }
