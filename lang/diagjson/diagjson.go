@@ -1,9 +1,13 @@
 package diagjson
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
@@ -63,6 +67,52 @@ type ExprValue struct {
 	Statement string `json:"statement"`
 }
 
+// WriteTo writes v as indented JSON (two spaces), one diagnostic at a
+// time, so that a file with tens of thousands of problems is printed
+// without building the whole document in memory. The bytes are those of a
+// json.Encoder with SetIndent("", "  ").
+func (v Validate) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	cw := &countWriter{w: bw}
+	fmt.Fprintf(cw, "{\n  \"format_version\": %q,\n  \"valid\": %t,\n  \"error_count\": %d,\n  \"warning_count\": %d,\n  \"diagnostics\": [",
+		v.FormatVersion, v.Valid, v.ErrorCount, v.WarningCount)
+	for i, d := range v.Diagnostics {
+		b, err := json.MarshalIndent(d, "    ", "  ")
+		if err != nil {
+			return cw.n, err
+		}
+		if i > 0 {
+			cw.Write([]byte(","))
+		}
+		cw.Write([]byte("\n    "))
+		cw.Write(b)
+	}
+	if len(v.Diagnostics) > 0 {
+		cw.Write([]byte("\n  "))
+	}
+	cw.Write([]byte("]\n}\n"))
+	if cw.err != nil {
+		return cw.n, cw.err
+	}
+	return cw.n, bw.Flush()
+}
+
+type countWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.err = err
+	return n, err
+}
+
 // New renders diagnostics; files are the parsed files, for snippets.
 func New(files map[string]*hcl.File, diags hcl.Diagnostics) Validate {
 	out := Validate{FormatVersion: FormatVersion, Diagnostics: []Diagnostic{}}
@@ -112,13 +162,24 @@ func NewDiagnostic(files map[string]*hcl.File, d *hcl.Diagnostic) Diagnostic {
 	for end < len(src) && src[end] != '\n' {
 		end++
 	}
+	hs, he := s.Start.Byte-start, s.End.Byte-start
+	// Lines far longer than a snippet shows are narrowed before they are
+	// copied: a 1 MB line with thousands of problems must not be copied
+	// once for each.
+	if end-start > 4*maxSnippetCode {
+		from := max(start, s.Start.Byte-2*maxSnippetCode)
+		to := min(end, max(s.End.Byte, s.Start.Byte)+2*maxSnippetCode)
+		hs, he = hs-(from-start), he-(from-start)
+		start, end = from, to
+	}
 	snip := &Snippet{
 		Code:                 strings.TrimRight(string(src[start:end]), "\r"),
 		StartLine:            ctx.Start.Line,
-		HighlightStartOffset: s.Start.Byte - start,
-		HighlightEndOffset:   s.End.Byte - start,
+		HighlightStartOffset: hs,
+		HighlightEndOffset:   he,
 		Values:               []ExprValue{},
 	}
+	snip.cut(maxSnippetCode)
 	if c := contextString(f, s.Start.Byte); c != "" {
 		snip.Context = &c
 	}
@@ -127,6 +188,41 @@ func NewDiagnostic(files map[string]*hcl.File, d *hcl.Diagnostic) Diagnostic {
 	}
 	jd.Snippet = snip
 	return jd
+}
+
+// maxSnippetCode bounds a snippet's code: lines longer than that (a
+// minified document, a binary file) are cut around the highlight.
+const maxSnippetCode = 1024
+
+// cut shortens the code to about n bytes around the highlight, marking
+// what was cut with "…" and moving the highlight's offsets to match.
+func (s *Snippet) cut(n int) {
+	if len(s.Code) <= n {
+		return
+	}
+	const mark = "…"
+	hs, he := s.HighlightStartOffset, s.HighlightEndOffset
+	he = min(he, hs+n/2) // a long highlight keeps its start
+	start := max(0, hs-(n-(he-hs))/2)
+	end := min(len(s.Code), start+n)
+	for start > 0 && !utf8.RuneStart(s.Code[start]) {
+		start--
+	}
+	for end < len(s.Code) && !utf8.RuneStart(s.Code[end]) {
+		end++
+	}
+	code := s.Code[start:end]
+	shift := -start
+	if start > 0 {
+		code = mark + code
+		shift += len(mark)
+	}
+	if end < len(s.Code) {
+		code += mark
+	}
+	s.Code = code
+	s.HighlightStartOffset = hs + shift
+	s.HighlightEndOffset = min(s.HighlightEndOffset, end) + shift
 }
 
 func contextString(f *hcl.File, offset int) string {

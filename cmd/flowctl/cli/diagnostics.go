@@ -6,15 +6,24 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/flowctl/flowctl/lang/diagjson"
 	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/term"
 )
 
+// maxDiagnosticsPerFile is how many diagnostics of one file are printed
+// for people; the rest are counted. JSON output keeps them all.
+const maxDiagnosticsPerFile = 100
+
+// maxExcerptLine is how much of one source line a diagnostic shows.
+const maxExcerptLine = 400
+
 // writeHumanDiagnostics prints diagnostics with HCL's text writer: a source
 // snippet, a caret under the range and the wrapped detail. Colour is used
-// only when w is a terminal.
+// only when w is a terminal. At most maxDiagnosticsPerFile are printed per
+// file, followed by how many more there are.
 func writeHumanDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {
 	if len(diags) == 0 {
 		return
@@ -26,7 +35,158 @@ func writeHumanDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Di
 			width = uint(cols - 2)
 		}
 	}
-	hcl.NewDiagnosticTextWriter(w, files, width, color).WriteDiagnostics(diags)
+	ex := excerpts{files: files, lines: map[string][]int{}}
+	shown := map[string]int{}
+	var cut []string
+	more := map[string]int{}
+	for _, d := range diags {
+		if d.Subject != nil {
+			name := d.Subject.Filename
+			if shown[name] == maxDiagnosticsPerFile {
+				if more[name] == 0 {
+					cut = append(cut, name)
+				}
+				more[name]++
+				continue
+			}
+			shown[name]++
+		}
+		d, f := ex.of(d)
+		hcl.NewDiagnosticTextWriter(w, f, width, color).WriteDiagnostic(d)
+	}
+	for _, name := range cut {
+		fmt.Fprintf(w, "And %s in %s not shown (validate --json lists them all).\n\n",
+			plural(more[name], "more diagnostic", "more diagnostics"), name)
+	}
+}
+
+// excerpts give HCL's text writer, one diagnostic at a time, a file that
+// holds only the lines the diagnostic shows (after as many empty lines as
+// come before them, so that line numbers stay right). The writer scans its
+// file from the start for each diagnostic; with excerpts, printing many
+// diagnostics of a large file costs the lines they show, not the file's
+// size times their number.
+type excerpts struct {
+	files map[string]*hcl.File
+	lines map[string][]int // the byte offset of each line's start, by file
+}
+
+func (e *excerpts) of(d *hcl.Diagnostic) (*hcl.Diagnostic, map[string]*hcl.File) {
+	if d.Subject == nil {
+		return d, e.files
+	}
+	name := d.Subject.Filename
+	f := e.files[name]
+	if f == nil || f.Bytes == nil {
+		return d, e.files
+	}
+	src := f.Bytes
+	starts, ok := e.lines[name]
+	if !ok {
+		starts = lineStarts(src)
+		e.lines[name] = starts
+	}
+	snip := *d.Subject
+	if d.Context != nil && d.Context.Filename == name {
+		snip = hcl.RangeOver(snip, *d.Context)
+	}
+	first, last := snip.Start.Line, snip.End.Line
+	if first < 1 || last < first || last > len(starts) || starts[first-1] > snip.Start.Byte || snip.End.Byte > len(src) {
+		return d, e.files // a range that does not fit the file: let the writer cope
+	}
+	// The excerpt: as many empty lines as come before the snippet, then
+	// its lines, each narrowed to maxExcerptLine around the subject when
+	// it is longer (a minified document), the cuts marked with "…".
+	text := make([]byte, 0, first-1+(last-first+1)*(maxExcerptLine+8))
+	for range first - 1 {
+		text = append(text, '\n')
+	}
+	var segs []segment
+	for line := first; line <= last; line++ {
+		from, to := starts[line-1], len(src)
+		if line < len(starts) {
+			to = starts[line] // this line's newline included
+		}
+		lo, hi := from, to
+		if to-from > maxExcerptLine {
+			at := max(from, min(d.Subject.Start.Byte, to)) // the subject, or the nearest end of the line
+			lo = max(from, at-maxExcerptLine/2)
+			hi = min(to, lo+maxExcerptLine)
+			for lo > from && !utf8.RuneStart(src[lo]) {
+				lo--
+			}
+			for hi < to && !utf8.RuneStart(src[hi]) {
+				hi++
+			}
+		}
+		if lo > from {
+			text = append(text, "…"...)
+		}
+		segs = append(segs, segment{orig: lo, end: hi, at: len(text)})
+		text = append(text, src[lo:hi]...)
+		if hi < to {
+			text = append(text, "…\n"...)
+		}
+	}
+	c := *d
+	c.Subject = remap(d.Subject, segs)
+	c.Context = remap(d.Context, segs)
+	ef := &hcl.File{Body: f.Body, Bytes: text, Nav: fixedNav(contextOf(f, d.Subject.Start.Byte))}
+	return &c, map[string]*hcl.File{name: ef}
+}
+
+// segment is a part of a file copied into an excerpt: bytes [orig, end)
+// of the file are at offset at of the excerpt.
+type segment struct{ orig, end, at int }
+
+// remap moves a range's byte offsets from the file to the excerpt. An
+// offset in a part that was cut goes to the nearest kept byte.
+func remap(r *hcl.Range, segs []segment) *hcl.Range {
+	if r == nil {
+		return nil
+	}
+	move := func(p int) int {
+		for _, s := range segs {
+			switch {
+			case p < s.orig:
+				return s.at
+			case p <= s.end:
+				return s.at + p - s.orig
+			}
+		}
+		last := segs[len(segs)-1]
+		return last.at + last.end - last.orig
+	}
+	c := *r
+	c.Start.Byte = move(r.Start.Byte)
+	c.End.Byte = move(r.End.Byte)
+	return &c
+}
+
+// contextOf is what HCL's writer puts after "on FILE line N": the block
+// around offset ("in step "a"").
+func contextOf(f *hcl.File, offset int) string {
+	if cs, ok := f.Nav.(interface{ ContextString(int) string }); ok {
+		return cs.ContextString(offset)
+	}
+	return ""
+}
+
+// fixedNav answers the text writer's ContextString for an excerpt with
+// the context found in the whole file.
+type fixedNav string
+
+func (n fixedNav) ContextString(int) string { return string(n) }
+
+// lineStarts returns the byte offset at which each line of src starts.
+func lineStarts(src []byte) []int {
+	starts := []int{0}
+	for i, b := range src {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
 }
 
 // JSON output of validate (docs/design.md, "Commands"), the shape of Terraform's validate -json,

@@ -219,4 +219,3 @@ step "llm_model" {
 		return nil
 	})
 }
-

@@ -71,7 +71,7 @@ func runValidate(s streams, paths []string, format string, registries []string) 
 
 	switch format {
 	case "json":
-		if err := writeJSON(s.out, newJSONValidate(parser.Files(), diags)); err != nil {
+		if _, err := newJSONValidate(parser.Files(), diags).WriteTo(s.out); err != nil {
 			return err
 		}
 	case "github":
