@@ -3,6 +3,7 @@ package blocks
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/zclconf/go-cty/cty"
@@ -31,6 +32,31 @@ type Call struct {
 	// Redact replaces the text of sensitive values in a string; blocks use
 	// it for anything they log (prompt logs). Nil means nothing to redact.
 	Redact func(string) string
+	// Timeout is the attempt's time limit, for a Queued executor, which
+	// starts it when the block starts to run; other executors find the
+	// limit on their context. Zero means none beyond the context's.
+	Timeout time.Duration
+}
+
+// Queued is implemented by executors that may wait for capacity before
+// they run a block (the sandbox's pool of worker processes). The runtime
+// gives them the attempt's timeout in Call.Timeout instead of on the
+// context, and they start its clock when the block starts, so that time
+// spent waiting for a worker is never a step's. They bound the wait
+// themselves and report it with a *WaitError.
+type Queued interface {
+	Executor
+	Queued()
+}
+
+// WaitError is the error of a call that waited too long for capacity.
+type WaitError struct {
+	Waited time.Duration
+	For    string // what it waited for: "a sandbox worker (all 2 were busy)"
+}
+
+func (e *WaitError) Error() string {
+	return fmt.Sprintf("waited %s for %s", e.Waited.Round(time.Millisecond), e.For)
 }
 
 // Show returns s as a message may show it: with the text of sensitive

@@ -118,15 +118,23 @@ func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec
 	case s.Block.Runtime == lang.RuntimeGo || s.Block.Runtime == lang.RuntimeJS:
 		timeout = DefaultCodeTimeout
 	}
+	// An executor that waits for capacity (the sandbox's workers) starts
+	// the timeout itself when the block starts: waiting is not the step's
+	// time.
+	_, queued := exec.(blocks.Queued)
+	if queued {
+		call.Timeout = timeout
+	}
 	var usage *blocks.Usage
 	for n := 1; ; n++ {
 		r.emit(StepStarted{Time: time.Now(), Step: s.Name, Instance: inst.key, Attempt: n})
 		actx, cancel := ctx, context.CancelFunc(func() {})
-		if timeout > 0 {
+		if timeout > 0 && !queued {
 			actx, cancel = context.WithTimeout(ctx, timeout)
 		}
 		res, err := exec.Execute(actx, call)
-		deadline := actx.Err() == context.DeadlineExceeded
+		deadline := actx.Err() == context.DeadlineExceeded ||
+			(queued && timeout > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded))
 		cancel()
 		if res != nil && res.Usage != nil {
 			usage = addUsage(usage, res.Usage)

@@ -498,3 +498,62 @@ func TestMissingLayersAreSaidOnce(t *testing.T) {
 		t.Fatalf("said %q, want %q", said, want)
 	}
 }
+
+// TestWaitIsNotTheStepsTime: with every worker held by runaway code, a
+// call waits for a worker and then gets its whole timeout: a block that
+// fails at once fails with its own error, not with a timeout.
+func TestWaitIsNotTheStepsTime(t *testing.T) {
+	p := newPool(t, Options{Size: 1})
+	loop := jsBlock(t, `function execute(input) { for (;;) {} }`)
+	bad := jsBlock(t, `function execute(input) { return require("fs") }`)
+	held := make(chan error, 1)
+	go func() {
+		c := callOf(loop, 1)
+		c.Timeout = 2 * time.Second
+		_, err := p.Execute(context.Background(), c)
+		held <- err
+	}()
+	waitBusy(t, p)
+	c := callOf(bad, 1)
+	c.Timeout = 300 * time.Millisecond // far less than the 2s the runaway call holds the worker
+	_, err := p.Execute(context.Background(), c)
+	if err == nil || !strings.Contains(err.Error(), "ReferenceError: require is not defined") {
+		t.Errorf("the waiting call ended with %v, want its own ReferenceError", err)
+	}
+	if err := <-held; err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the runaway call ended with %v, want its timeout", err)
+	}
+}
+
+// TestMaxWait: a call that waits longer than MaxWait for a worker fails
+// saying so.
+func TestMaxWait(t *testing.T) {
+	p := newPool(t, Options{Size: 1, MaxWait: 200 * time.Millisecond})
+	loop := jsBlock(t, `function execute(input) { for (;;) {} }`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go p.Execute(ctx, callOf(loop, 1))
+	waitBusy(t, p)
+	_, err := p.Execute(context.Background(), callOf(jsBlock(t, `function execute(input) { return { out: 1 } }`), 1))
+	var we *blocks.WaitError
+	if !errors.As(err, &we) || !strings.Contains(err.Error(), "waited ") || !strings.Contains(err.Error(), "for a sandbox worker (all 1 were busy)") {
+		t.Errorf("error %v, want a WaitError", err)
+	}
+}
+
+// waitBusy waits, however long it takes, until every worker of the pool
+// is taken.
+func waitBusy(t *testing.T, p *Pool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the pool's workers were not all taken within a minute")
+		}
+		p.mu.Lock()
+		busy := len(p.live) == p.opts.Size && len(p.idle) == 0
+		p.mu.Unlock()
+		if busy {
+			return
+		}
+	}
+}

@@ -22,6 +22,7 @@ const (
 	DefaultMaxCalls   = 10000
 	DefaultMaxMessage = 32 << 20
 	DefaultGrace      = 250 * time.Millisecond
+	DefaultMaxWait    = 10 * time.Minute
 	defaultStack      = 64 << 20
 	// maxCallLog is how much log text one call may send; the code blocks'
 	// own caps are lower, so this stops only a misbehaving worker.
@@ -51,6 +52,9 @@ type Options struct {
 	// Grace is how long a worker has, after a call's deadline, to report
 	// its own timeout before it is killed.
 	Grace time.Duration
+	// MaxWait bounds how long a call waits for a free worker when all
+	// are busy; the call's own timeout starts once it has one.
+	MaxWait time.Duration
 	// NoNamespaces spawns workers without a new user and network
 	// namespace.
 	NoNamespaces bool
@@ -85,6 +89,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
 	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = DefaultMaxWait
+	}
 	return o, nil
 }
 
@@ -109,7 +116,12 @@ type Pool struct {
 	spawned   atomic.Int64
 }
 
-var _ blocks.Executor = (*Pool)(nil)
+var _ blocks.Queued = (*Pool)(nil)
+
+// Queued marks the pool as an executor that waits for workers: the
+// runtime gives it a call's timeout in Call.Timeout, and its clock starts
+// when a worker takes the call.
+func (*Pool) Queued() {}
 
 // New returns a pool; workers are started when calls need them.
 func New(opts Options) *Pool {
@@ -131,7 +143,9 @@ func New(opts Options) *Pool {
 // Spawned is how many workers the pool has started.
 func (p *Pool) Spawned() int64 { return p.spawned.Load() }
 
-// Execute runs one call of a go or js block in a worker.
+// Execute runs one call of a go or js block in a worker. The call's
+// Timeout, when set, starts once a worker has taken it; until then it
+// waits, at most MaxWait, for the run's context or a free worker.
 func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
 	if call.Block == nil || call.Block.Def == nil {
 		return nil, errors.New("the sandbox was asked to run a block without a definition")
@@ -160,6 +174,11 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 			return nil, stopped(def.Name, ctx.Err())
 		}
 		return nil, fmt.Errorf("block %q could not be run: %w", def.Name, err)
+	}
+	if call.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, call.Timeout)
+		defer cancel()
 	}
 	if w.known[key] {
 		wire = nil
@@ -277,6 +296,9 @@ func (p *Pool) acquire(ctx context.Context) (*proc, error) {
 		}
 		break
 	}
+	start := time.Now()
+	wait := time.NewTimer(p.opts.MaxWait)
+	defer wait.Stop()
 	select {
 	case w := <-p.idle:
 		return w, nil
@@ -289,6 +311,8 @@ func (p *Pool) acquire(ctx context.Context) (*proc, error) {
 		return w, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-wait.C:
+		return nil, &blocks.WaitError{Waited: time.Since(start), For: fmt.Sprintf("a sandbox worker (all %d were busy)", p.opts.Size)}
 	}
 }
 

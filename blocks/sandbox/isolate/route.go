@@ -9,12 +9,28 @@ import (
 
 // Route returns an executor that runs a block's calls in the pool, or with
 // inProcess when the block's definition says sandbox = "inprocess" (code
-// that has been reviewed and needs the speed).
-func Route(p *Pool, inProcess blocks.Executor) blocks.Executor {
-	return blocks.ExecutorFunc(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
-		if call.Block != nil && call.Block.Def != nil && call.Block.Def.Sandbox == lang.SandboxInProcess {
-			return inProcess.Execute(ctx, call)
+// that has been reviewed and needs the speed). It is blocks.Queued, as the
+// pool is: it applies a call's Timeout itself, for the in-process calls on
+// their context.
+func Route(p *Pool, inProcess blocks.Executor) blocks.Queued {
+	return router{p, inProcess}
+}
+
+type router struct {
+	pool      *Pool
+	inProcess blocks.Executor
+}
+
+func (router) Queued() {}
+
+func (r router) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+	if call.Block != nil && call.Block.Def != nil && call.Block.Def.Sandbox == lang.SandboxInProcess {
+		if call.Timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, call.Timeout)
+			defer cancel()
 		}
-		return p.Execute(ctx, call)
-	})
+		return r.inProcess.Execute(ctx, call)
+	}
+	return r.pool.Execute(ctx, call)
 }

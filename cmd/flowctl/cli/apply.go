@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -170,7 +171,11 @@ func executors(logPrompts io.Writer, sandbox string) (*blocks.Executors, func(),
 		ex.Runtimes[lang.RuntimeGo] = gorun.NewExecutor()
 		ex.Runtimes[lang.RuntimeJS] = jsrun.NewExecutor()
 	case sandboxIsolated:
-		pool := isolate.New(isolate.Options{Notice: func(msg string) {
+		size, err := sandboxWorkers(os.LookupEnv)
+		if err != nil {
+			return nil, nil, err
+		}
+		pool := isolate.New(isolate.Options{Size: size, Notice: func(msg string) {
 			fmt.Fprintf(os.Stderr, "Warning: %s.\n", msg)
 		}})
 		ex.Runtimes[lang.RuntimeGo] = isolate.Route(pool, gorun.NewExecutor())
@@ -180,6 +185,22 @@ func executors(logPrompts io.Writer, sandbox string) (*blocks.Executors, func(),
 		return nil, nil, usagef("unknown --sandbox %q: use isolated or inprocess", sandbox)
 	}
 	return ex, release, nil
+}
+
+// envSandboxWorkers sets how many sandbox worker processes run code at
+// once (default: the number of CPUs, at least 2).
+const envSandboxWorkers = "FLOWCTL_SANDBOX_WORKERS"
+
+func sandboxWorkers(lookup func(string) (string, bool)) (int, error) {
+	v, ok := lookup(envSandboxWorkers)
+	if !ok || v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, usagef("%s must be a whole number of at least 1, not %q", envSandboxWorkers, v)
+	}
+	return n, nil
 }
 
 // Sandbox modes for code blocks (--sandbox).
