@@ -13,6 +13,10 @@ import (
 // DefaultMaxBytes is the default response limit of http and scrape.
 const DefaultMaxBytes = 10 << 20
 
+// MaxBodyBytes is the largest max_bytes of http and scrape: a response is
+// held in memory, and a step's outputs are stored in the state.
+const MaxBodyBytes = 64 << 20
+
 // UsageType is the type of an llm step's usage output.
 var UsageType = cty.Object(map[string]cty.Type{
 	"prompt_tokens":     cty.Number,
@@ -61,7 +65,7 @@ func Builtins() []*Block {
 			Checks: map[string]func(cty.Value) error{
 				"method":    checkMethod,
 				"body_type": checkOneOf("json", "form", "text"),
-				"max_bytes": checkPositive,
+				"max_bytes": checkMaxBytes,
 			},
 			Outputs: []*lang.Field{
 				out("status", cty.Number, "The HTTP status code"),
@@ -105,7 +109,7 @@ func Builtins() []*Block {
 				optional("selector", cty.String, "A CSS selector limiting what is extracted"),
 				field("max_bytes", cty.Number, cty.NumberIntVal(DefaultMaxBytes), "The largest page accepted"),
 			},
-			Checks: map[string]func(cty.Value) error{"max_bytes": checkPositive},
+			Checks: map[string]func(cty.Value) error{"max_bytes": checkMaxBytes},
 			Outputs: []*lang.Field{
 				out("title", cty.String, "The page title"),
 				out("text", cty.String, "The visible text"),
@@ -183,6 +187,16 @@ func checkMethod(v cty.Value) error {
 func checkPositive(v cty.Value) error {
 	if v.AsBigFloat().Sign() <= 0 {
 		return fmt.Errorf("must be greater than zero, not %s", v.AsBigFloat().Text('g', -1))
+	}
+	return nil
+}
+
+func checkMaxBytes(v cty.Value) error {
+	if err := checkPositive(v); err != nil {
+		return err
+	}
+	if n, _ := v.AsBigFloat().Float64(); n > MaxBodyBytes {
+		return fmt.Errorf("must be at most %d (64 MiB), not %.0f: a response is held in memory and stored in the state", MaxBodyBytes, n)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -258,8 +257,8 @@ func formBody(v cty.Value) (string, error) {
 
 // parseJSONBody parses a JSON response into a cty value; an empty body is
 // null.
-func parseJSONBody(b []byte) (cty.Value, error) {
-	b = bytes.TrimPrefix(b, utf8BOM)
+func parseJSONBody(body string) (cty.Value, error) {
+	b := []byte(strings.TrimPrefix(body, string(utf8BOM)))
 	if len(bytes.TrimSpace(b)) == 0 {
 		return cty.NullVal(cty.DynamicPseudoType), nil
 	}
@@ -379,11 +378,11 @@ const statusBodyBytes = 200
 // fetch sends req and reads the response body, refusing bodies over
 // maxBytes and statuses of 400 or more. The returned response's body is
 // closed; its headers and Request (the last one, after redirects) remain.
-func fetch(client *http.Client, req *http.Request, maxBytes int64, label *reqLabel) (*http.Response, []byte, error) {
+func fetch(client *http.Client, req *http.Request, maxBytes int64, label *reqLabel) (*http.Response, string, error) {
 	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, nil, label.transportError(req.Context(), err, start)
+		return nil, "", label.transportError(req.Context(), err, start)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 {
@@ -392,7 +391,7 @@ func fetch(client *http.Client, req *http.Request, maxBytes int64, label *reqLab
 		if status == "" {
 			status = fmt.Sprint(resp.StatusCode)
 		}
-		return nil, nil, &StatusError{
+		return nil, "", &StatusError{
 			Method:     label.method,
 			URL:        label.url,
 			StatusCode: resp.StatusCode,
@@ -401,20 +400,52 @@ func fetch(client *http.Client, req *http.Request, maxBytes int64, label *reqLab
 		}
 	}
 	if req.Method != http.MethodHead && resp.ContentLength > maxBytes {
-		return nil, nil, label.errorf(nil, "the response is %d bytes, more than max_bytes (%d)", resp.ContentLength, maxBytes)
+		return nil, "", label.errorf(nil, "the response is %d bytes, more than max_bytes (%d)", resp.ContentLength, maxBytes)
 	}
-	r := io.Reader(resp.Body)
-	if maxBytes < math.MaxInt64 {
-		r = io.LimitReader(r, maxBytes+1)
-	}
-	b, err := io.ReadAll(r)
+	body, err := readBody(resp.Body, resp.ContentLength, maxBytes)
 	if err != nil {
-		return nil, nil, label.transportError(req.Context(), err, start)
+		return nil, "", label.transportError(req.Context(), err, start)
 	}
-	if int64(len(b)) > maxBytes {
-		return nil, nil, label.errorf(nil, "the response is larger than max_bytes (%d bytes)", maxBytes)
+	if int64(len(body)) > maxBytes {
+		return nil, "", label.errorf(nil, "the response is larger than max_bytes (%d bytes)", maxBytes)
 	}
-	return resp, b, nil
+	return resp, body, nil
+}
+
+// readBody reads at most limit+1 bytes of r into the string it becomes. A
+// body of known length is read into a string of that size; one of unknown
+// length into chunks of growing size, joined once at the end. Either way
+// a large body costs about its own size, at most twice while it is read.
+func readBody(r io.Reader, length, limit int64) (string, error) {
+	r = io.LimitReader(r, limit+1)
+	var b strings.Builder
+	if length > 0 && length <= limit {
+		b.Grow(int(length))
+		_, err := io.Copy(&b, r)
+		return b.String(), err
+	}
+	var chunks [][]byte
+	total, size := 0, 64<<10
+	for {
+		chunk := make([]byte, size)
+		n, err := io.ReadFull(r, chunk)
+		if n > 0 {
+			chunks = append(chunks, chunk[:n])
+			total += n
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		size = min(2*size, 8<<20)
+	}
+	b.Grow(total)
+	for _, c := range chunks {
+		b.Write(c)
+	}
+	return b.String(), nil
 }
 
 // snippet is the start of b, at most n bytes, as valid UTF-8 on one line.
@@ -439,20 +470,21 @@ var utf8BOM = []byte("\xEF\xBB\xBF")
 // decodeBody returns a response body as UTF-8 text: decoded from the
 // charset the Content-Type (or, for HTML, the page) declares, else taken as
 // UTF-8 with invalid sequences replaced by U+FFFD.
-func decodeBody(b []byte, contentType string) string {
+func decodeBody(body, contentType string) string {
 	mt, params, _ := mime.ParseMediaType(contentType)
 	label := params["charset"]
-	if label == "" && isHTMLType(mt) && !utf8.Valid(b) {
-		_, label, _ = charset.DetermineEncoding(b, contentType)
+	if label == "" && isHTMLType(mt) && !utf8.ValidString(body) {
+		_, label, _ = charset.DetermineEncoding([]byte(body[:min(len(body), 1024)]), contentType)
 	}
 	if label != "" {
 		if enc, name := charset.Lookup(label); enc != nil && name != "utf-8" {
-			if out, err := enc.NewDecoder().Bytes(b); err == nil {
-				return strings.ToValidUTF8(string(out), "\uFFFD")
+			if out, err := enc.NewDecoder().String(body); err == nil {
+				return strings.ToValidUTF8(out, "\uFFFD")
 			}
 		}
 	}
-	return strings.ToValidUTF8(string(bytes.TrimPrefix(b, utf8BOM)), "\uFFFD")
+	// Valid UTF-8 comes back as it is, without a copy.
+	return strings.ToValidUTF8(strings.TrimPrefix(body, string(utf8BOM)), "\uFFFD")
 }
 
 func isHTMLType(mt string) bool { return mt == "text/html" || mt == "application/xhtml+xml" }

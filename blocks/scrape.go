@@ -71,7 +71,7 @@ func (e *scrapeExecutor) Execute(ctx context.Context, call *Call) (*Result, erro
 
 	ct := resp.Header.Get("Content-Type")
 	if ct == "" {
-		ct = http.DetectContentType(body)
+		ct = http.DetectContentType([]byte(body[:min(len(body), 512)]))
 	}
 	mt, _, _ := mime.ParseMediaType(ct)
 	text := decodeBody(body, ct)

@@ -40,6 +40,9 @@ func encodeValue(v cty.Value) (json.RawMessage, error) {
 		return nil, err
 	}
 	var buf bytes.Buffer
+	hint := sizeHint(v)
+	buf.Grow(len(ty) + hint + hint/16 + 32) // a sixteenth for escapes
+
 	buf.WriteString(`{"type":`)
 	buf.Write(ty)
 	buf.WriteString(`,"value":`)

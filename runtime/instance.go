@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -28,12 +29,12 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	case <-ctx.Done():
 	}
 	if ctx.Err() != nil {
-		return r.endInstance(s, inst, time.Now(), 0, StatusCancelled, nullOutputs(s), "the run was cancelled", "", nil)
+		return r.endInstance(s, inst, time.Now(), ending{status: StatusCancelled, value: nullOutputs(s), err: "the run was cancelled"})
 	}
 	start := time.Now()
 	fail := func(diags hcl.Diagnostics) instanceResult {
 		r.addStepDiags(s, diags)
-		return r.endInstance(s, inst, start, 0, StatusFailed, nullOutputs(s), diagText(diags), "", nil)
+		return r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: diagText(diags)})
 	}
 
 	if s.When != nil {
@@ -45,7 +46,7 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 				diags = lang.Error(s.When.Range(), "Invalid when condition",
 					"The when condition of step %q must be true or false.", s.Name)
 			} else if v.False() {
-				return r.endInstance(s, inst, start, 0, StatusSkipped, nullOutputs(s), "when is false", "", nil)
+				return r.endInstance(s, inst, start, ending{status: StatusSkipped, value: nullOutputs(s), err: "when is false"})
 			}
 		}
 		if diags.HasErrors() {
@@ -80,27 +81,30 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	}
 	if cacheable {
 		if !r.opts.NoCache && r.opts.Store != nil {
-			if v, ok := r.cached(s, key); ok {
-				return r.endInstance(s, inst, start, 0, StatusCached, v, "", key, nil)
+			if v, raw, ok := r.cached(key); ok {
+				return r.endInstance(s, inst, start, ending{status: StatusCached, value: v, raw: raw, key: key})
 			}
 		}
 	}
 
 	value, attempts, usage, err := r.attempt(ctx, s, inst, exec, call)
 	switch {
+	case err == nil && sensitive:
+		// Never stored, so not encoded.
+		return r.endInstance(s, inst, start, ending{status: StatusOK, value: value.Mark(lang.Sensitive), attempts: attempts, usage: usage})
 	case err == nil:
-		if sensitive {
-			value = value.Mark(lang.Sensitive)
+		var raw json.RawMessage
+		if raw, err = storable(value, MaxStoredOutputs); err == nil {
+			if !cacheable {
+				key = ""
+			}
+			return r.endInstance(s, inst, start, ending{status: StatusOK, value: value, raw: raw, key: key, attempts: attempts, usage: usage})
 		}
-		if !cacheable {
-			key = ""
-		}
-		return r.endInstance(s, inst, start, attempts, StatusOK, value, "", key, usage)
 	case errors.Is(err, errCancelled):
-		return r.endInstance(s, inst, start, attempts, StatusCancelled, nullOutputs(s), "cancelled", "", usage)
+		return r.endInstance(s, inst, start, ending{status: StatusCancelled, value: nullOutputs(s), err: "cancelled", attempts: attempts, usage: usage})
 	}
 	r.addStepDiags(s, r.stepError(s, inst, err))
-	return r.endInstance(s, inst, start, attempts, StatusFailed, nullOutputs(s), err.Error(), "", usage)
+	return r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: err.Error(), attempts: attempts, usage: usage})
 }
 
 // attempt calls the block, retrying failures as the step's retry block says.
@@ -329,37 +333,67 @@ func (r *run) cacheKey(s *compiler.Step, call *blocks.Call, exec blocks.Executor
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// cached returns the stored result for key, if there is one. The key covers
-// the block's definition and the step's declared outputs, so a stored
-// result has the types the step expects.
-func (r *run) cached(s *compiler.Step, key string) (cty.Value, bool) {
+// cached returns the stored result for key, decoded and as stored, if
+// there is one. The key covers the block's definition and the step's
+// declared outputs, so a stored result has the types the step expects.
+func (r *run) cached(key string) (cty.Value, json.RawMessage, bool) {
 	raw, ok, err := r.opts.Store.CacheGet(key)
 	if err != nil || !ok {
-		return cty.NilVal, false
+		return cty.NilVal, nil, false
 	}
 	v, err := decodeValue(raw)
 	if err != nil {
-		return cty.NilVal, false
+		return cty.NilVal, nil, false
 	}
-	return v, true
+	return v, raw, true
+}
+
+// MaxStoredOutputs bounds the outputs of one step instance, as the state
+// stores them (JSON): a step that returns more fails, before anything is
+// recorded, rather than making the run's record fail or fill the disk.
+const MaxStoredOutputs = 256 << 20
+
+// storable encodes a step instance's outputs for the state, refusing
+// outputs larger than limit (MaxStoredOutputs).
+func storable(v cty.Value, limit int) (json.RawMessage, error) {
+	raw, err := encodeValue(v)
+	if err != nil {
+		return nil, fmt.Errorf("its outputs cannot be stored: %w", err)
+	}
+	if len(raw) > limit {
+		return nil, fmt.Errorf("its outputs are %s as the state stores them, more than the %s a step result may hold",
+			mib(len(raw)), mib(limit))
+	}
+	return raw, nil
+}
+
+func mib(n int) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB" }
+
+// ending is how an instance ended.
+type ending struct {
+	status   Status
+	value    cty.Value       // the instance's outputs object
+	raw      json.RawMessage // value as stored, for ok and cached results that are not sensitive
+	err      string          // the error, or why it was skipped or cancelled
+	key      string          // the cache key under which to store an ok result
+	attempts int
+	usage    *blocks.Usage
 }
 
 // endInstance records and reports how an instance ended.
-func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, attempts int, status Status,
-	value cty.Value, errText string, key string, usage *blocks.Usage) instanceResult {
+func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, e ending) instanceResult {
 	now := time.Now()
-	errText = r.redact.redact(errText)
+	status, value, key, attempts, usage := e.status, e.value, e.key, e.attempts, e.usage
+	errText := r.redact.redact(e.err)
 	sensitive := lang.IsSensitive(value)
 	res := &state.StepResult{
 		RunID: r.id, Step: s.Name, Instance: inst.key.String(), Status: string(status), Attempts: attempts,
 		StartedAt: start, FinishedAt: now, Sensitive: sensitive, Error: errText, CacheKey: key,
 	}
-	if !sensitive && (status == StatusOK || status == StatusCached) {
-		if raw, err := encodeValue(value); err == nil {
-			res.Outputs = raw
-			if status == StatusOK && key != "" && r.opts.Store != nil {
-				r.opts.Store.CachePut(key, r.prog.Flow.Name, s.Name, raw)
-			}
+	if !sensitive && e.raw != nil {
+		res.Outputs = e.raw
+		if status == StatusOK && key != "" && r.opts.Store != nil {
+			r.opts.Store.CachePut(key, r.prog.Flow.Name, s.Name, e.raw)
 		}
 	}
 	if usage != nil {

@@ -3,10 +3,13 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/zclconf/go-cty/cty"
 )
 
 const partialFlow = `
@@ -212,5 +215,58 @@ output "later" {
 	}
 	if len(res.FailedOutputs) != 2 || res.FailedOutputs[0] != want[0] || res.FailedOutputs[1] != want[1] {
 		t.Errorf("failed outputs %+v, want %+v", res.FailedOutputs, want)
+	}
+}
+
+// TestRecordingFailureFailsTheRun: when step results cannot be recorded,
+// the run is failed, in its result and in the state, with the reason.
+func TestRecordingFailureFailsTheRun(t *testing.T) {
+	big := strings.Repeat("x", 2<<20) // kept in a blob file of the state
+	prog := compileFiles(t, "test.flow.hcl", `
+flow "big" {}
+
+step "read" {
+  use  = "file"
+  path = "big.txt"
+}
+
+output "n" {
+  value = step.read.sha256
+}
+`, map[string]string{"big.txt": big})
+	dir := t.TempDir()
+	st, err := state.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// A file where the blobs' directory should be: the result of read
+	// cannot be stored.
+	if err := os.WriteFile(filepath.Join(dir, "blobs"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := apply(t, prog, Options{Store: st})
+	if res.Status != StatusFailed || !strings.Contains(res.Diagnostics.Error(), "Results not recorded") {
+		t.Fatalf("status %s, diagnostics %s", res.Status, res.Diagnostics.Error())
+	}
+	run, err := st.Run(res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != "failed" || !strings.Contains(run.Error, "could not be recorded") || !strings.Contains(run.Error, "storing a value of 2097") {
+		t.Errorf("the state says %s: %s", run.Status, run.Error)
+	}
+}
+
+// TestOutputsTooLargeForTheState: a step whose outputs are larger than a
+// step result may hold fails, with a clear error, before anything is
+// recorded.
+func TestOutputsTooLargeForTheState(t *testing.T) {
+	v, err := storable(cty.ObjectVal(map[string]cty.Value{"text": cty.StringVal(strings.Repeat("y", 2<<20))}), 1<<20)
+	if err == nil || v != nil || err.Error() != "its outputs are 2.0 MiB as the state stores them, more than the 1.0 MiB a step result may hold" {
+		t.Errorf("storable = %d bytes, %v", len(v), err)
+	}
+	if _, err := storable(cty.ObjectVal(map[string]cty.Value{"text": cty.StringVal("small")}), 1<<20); err != nil {
+		t.Error(err)
 	}
 }

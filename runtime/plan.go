@@ -135,7 +135,7 @@ func (r *run) planInstance(s *compiler.Step, inst instance) (compiler.Action, ct
 	if err != nil {
 		return compiler.ActionRun, cty.NilVal, ""
 	}
-	if v, ok := r.cached(s, key); ok {
+	if v, _, ok := r.cached(key); ok {
 		return compiler.ActionCached, v, ""
 	}
 	return compiler.ActionRun, cty.NilVal, "not in the cache"

@@ -220,6 +220,19 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		res.Status = StatusFailed
 	}
 	res.Outputs, res.FailedOutputs = r.evalOutputs(res.Status == StatusOK)
+	// A run whose step results could not all be recorded is not ok,
+	// whatever its steps did: the state would say what did not happen.
+	if st != nil {
+		if err := st.Flush(); err != nil {
+			r.addDiags(hcl.Diagnostics{{
+				Severity: hcl.DiagError, Summary: "Results not recorded",
+				Detail: fmt.Sprintf("Step results of this run could not be recorded in the state, so the run is failed: %s.", trimDot(err.Error())),
+			}})
+			if res.Status == StatusOK {
+				res.Status = StatusFailed
+			}
+		}
+	}
 	if res.Status == StatusOK && len(r.diags) == 0 {
 		r.saveMemory()
 	}
@@ -245,6 +258,9 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 			ID: r.id, Status: string(res.Status), FinishedAt: time.Now(), Outputs: outJSON, FailedOutputs: failedJSON,
 			Error: errText, Usage: usageJSON,
 		}); err != nil {
+			// Record at least that it failed, and why, rather than leave
+			// it running.
+			st.FinishRun(&state.Run{ID: r.id, Status: string(StatusFailed), Error: "recording the run failed: " + r.redact.redact(err.Error())})
 			return res, fmt.Errorf("recording the run: %w", err)
 		}
 	}

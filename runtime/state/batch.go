@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -144,9 +145,13 @@ func (w *writer) apply(batch []op, first uint64) bool {
 		o := &batch[i]
 		switch o.kind {
 		case opStep:
-			w.add(w.steps, batch, first, i)
+			if w.offload(&o.step.Outputs, w.steps, batch, first, i) {
+				w.add(w.steps, batch, first, i)
+			}
 		case opCache:
-			w.add(w.cache, batch, first, i)
+			if w.offload(&o.cache.outputs, w.cache, batch, first, i) {
+				w.add(w.cache, batch, first, i)
+			}
 		case opSync:
 			w.writeRows(w.steps, batch, first)
 			w.writeRows(w.cache, batch, first)
@@ -162,6 +167,18 @@ func (w *writer) apply(batch []op, first uint64) bool {
 		w.failBatch(batch, first, fmt.Errorf("committing: %w", err))
 		return false
 	}
+	return true
+}
+
+// offload keeps a large value in a blob file and puts the reference in
+// its place (see BlobThreshold). It reports whether the op can go on.
+func (w *writer) offload(v *json.RawMessage, t *table, batch []op, first uint64, i int) bool {
+	ref, err := storeBlob(w.dir, *v)
+	if err != nil {
+		w.failed(first+uint64(i), 1, t.def.describe(&batch[i], err))
+		return false
+	}
+	*v = ref
 	return true
 }
 

@@ -39,7 +39,7 @@ func (s *Store) Runs(flow string, limit int) ([]*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing runs: %w", err)
 	}
-	runs, err := scanRuns(rows)
+	runs, err := s.scanRuns(rows)
 	if err != nil {
 		return nil, fmt.Errorf("listing runs: %w", err)
 	}
@@ -88,7 +88,7 @@ func (s *Store) runsByID(id string) ([]*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	runs, err := scanRuns(rows)
+	runs, err := s.scanRuns(rows)
 	if err != nil || len(runs) > 0 || len(id) < MinPrefix {
 		return runs, err
 	}
@@ -105,7 +105,7 @@ func (s *Store) runsByID(id string) ([]*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scanRuns(rows)
+	return s.scanRuns(rows)
 }
 
 // successor is the least string greater than every string with prefix p,
@@ -131,7 +131,7 @@ func (s *Store) LatestRun(flow, ns, status string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("looking up the latest run of %s: %w", flow, err)
 	}
-	runs, err := scanRuns(rows)
+	runs, err := s.scanRuns(rows)
 	if err != nil {
 		return nil, fmt.Errorf("looking up the latest run of %s: %w", flow, err)
 	}
@@ -164,6 +164,9 @@ func (s *Store) Steps(runID string) ([]*StepResult, error) {
 		}
 		r.Attempts = int(attempts)
 		r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
+		if r.Outputs, err = loadBlob(s.w.dir, r.Outputs); err != nil {
+			return nil, fmt.Errorf("the outputs of step %s%s of run %s: %w", r.Step, instanceSuffix(r.Instance), runID, err)
+		}
 		steps = append(steps, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -184,6 +187,9 @@ func (s *Store) CacheGet(key string) (json.RawMessage, bool, error) {
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("reading the cache: %w", err)
+	}
+	if out, err = loadBlob(s.w.dir, out); err != nil {
+		return nil, false, nil // a blob that is gone is a miss
 	}
 	return out, true, nil
 }
@@ -215,7 +221,7 @@ func (s *Store) Memory(flow, ns string) (map[string]json.RawMessage, error) {
 }
 
 // scanRuns reads and closes rows of runColumns.
-func scanRuns(rows *sql.Rows) ([]*Run, error) {
+func (s *Store) scanRuns(rows *sql.Rows) ([]*Run, error) {
 	defer rows.Close()
 	var runs []*Run
 	for rows.Next() {
@@ -227,6 +233,13 @@ func scanRuns(rows *sql.Rows) ([]*Run, error) {
 			return nil, err
 		}
 		r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
+		var err error
+		if r.Inputs, err = loadBlob(s.w.dir, r.Inputs); err != nil {
+			return nil, fmt.Errorf("the inputs of run %s: %w", r.ID, err)
+		}
+		if r.Outputs, err = loadBlob(s.w.dir, r.Outputs); err != nil {
+			return nil, fmt.Errorf("the outputs of run %s: %w", r.ID, err)
+		}
 		runs = append(runs, r)
 	}
 	return runs, rows.Err()

@@ -131,7 +131,7 @@ func open(db *sql.DB, path string) (*Store, error) {
 	if s.cacheGet, err = db.PrepareContext(ctx, `SELECT key, outputs FROM cache WHERE hash = ?`); err != nil {
 		return nil, err
 	}
-	if s.w, err = newWriter(ctx, db); err != nil {
+	if s.w, err = newWriter(ctx, db, filepath.Dir(path)); err != nil {
 		s.cacheGet.Close()
 		return nil, err
 	}

@@ -25,6 +25,7 @@ const writerCacheKiB = 32 << 10
 // whose transaction has ended, which is what Flush waits for.
 type writer struct {
 	conn         *sql.Conn
+	dir          string // the state directory, for blobs
 	stmts        writerStmts
 	steps, cache *table
 	args         args
@@ -87,12 +88,12 @@ type writerStmts struct {
 	upsertVector                           *sql.Stmt
 }
 
-func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
+func newWriter(ctx context.Context, db *sql.DB, dir string) (*writer, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{conn: conn, stopped: make(chan struct{})}
+	w := &writer{conn: conn, dir: dir, stopped: make(chan struct{})}
 	w.work.L = &w.mu
 	w.space.L = &w.mu
 	w.settled.L = &w.mu

@@ -28,10 +28,18 @@ func (s *Store) CreateRun(r *Run) error {
 	if r.Status == "" {
 		r.Status = "running"
 	}
-	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+	inputs, err := storeBlob(s.w.dir, r.Inputs)
+	if err != nil {
+		return fmt.Errorf("creating run %s: %w", r.ID, err)
+	}
+	outputs, err := storeBlob(s.w.dir, r.Outputs)
+	if err != nil {
+		return fmt.Errorf("creating run %s: %w", r.ID, err)
+	}
+	_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
 		_, err := st.insertRun.ExecContext(ctx,
-			r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(r.Inputs),
-			r.Status, nanos(r.StartedAt), nanos(r.FinishedAt), text(r.Outputs),
+			r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(inputs),
+			r.Status, nanos(r.StartedAt), nanos(r.FinishedAt), text(outputs),
 			r.Error, text(r.Usage), text(r.FailedOutputs))
 		return err
 	})
@@ -54,9 +62,13 @@ func (s *Store) FinishRun(r *Run) error {
 	if r.FinishedAt.IsZero() {
 		r.FinishedAt = time.Now()
 	}
+	outputs, err := storeBlob(s.w.dir, r.Outputs)
+	if err != nil {
+		return fmt.Errorf("finishing run %s: %w", r.ID, err)
+	}
 	seq, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
 		res, err := st.finishRun.ExecContext(ctx,
-			r.Status, nanos(r.FinishedAt), text(r.Outputs), r.Error, text(r.Usage), text(r.FailedOutputs), r.ID)
+			r.Status, nanos(r.FinishedAt), text(outputs), r.Error, text(r.Usage), text(r.FailedOutputs), r.ID)
 		if err != nil {
 			return err
 		}
