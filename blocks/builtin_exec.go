@@ -16,14 +16,20 @@ import (
 // MaxFileBytes bounds what the file block reads.
 const MaxFileBytes = 10 << 20
 
-// BuiltinExecutors returns the executors of the built-in blocks.
-func BuiltinExecutors() map[string]Executor {
+// BuiltinExecutors returns the executors of the built-in blocks, with the
+// default HTTP options.
+func BuiltinExecutors() map[string]Executor { return BuiltinExecutorsWith(HTTPOptions{}) }
+
+// BuiltinExecutorsWith returns the executors of the built-in blocks; http
+// and scrape share one client made from o.
+func BuiltinExecutorsWith(o HTTPOptions) map[string]Executor {
+	h := newHTTPExecutor(nil, o)
 	return map[string]Executor{
 		"value":  ExecutorFunc(execValue),
 		"file":   fileExecutor{},
 		"sleep":  ExecutorFunc(execSleep),
-		"http":   NewHTTPExecutor(nil),
-		"scrape": NewScrapeExecutor(nil),
+		"http":   h,
+		"scrape": &scrapeExecutor{h},
 	}
 }
 

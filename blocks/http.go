@@ -40,22 +40,41 @@ import (
 // information, and values of the request's headers and query that appear in
 // a quoted response body are replaced by (redacted).
 func NewHTTPExecutor(client *http.Client) Executor {
-	return &httpExecutor{client: clientOrDefault(client)}
+	return newHTTPExecutor(client, HTTPOptions{})
 }
 
-type httpExecutor struct{ client *http.Client }
-
-func clientOrDefault(c *http.Client) *http.Client {
-	if c != nil {
-		return c
+func newHTTPExecutor(client *http.Client, o HTTPOptions) *httpExecutor {
+	if client == nil {
+		client = NewHTTPClient(o)
 	}
-	return &http.Client{}
+	return &httpExecutor{client: client, opts: o}
+}
+
+// httpExecutor runs http steps; scrapeExecutor shares its client and
+// options.
+type httpExecutor struct {
+	client *http.Client
+	opts   HTTPOptions
+}
+
+// withTimeout bounds a request whose step set no timeout (its context has
+// no deadline) by the options' timeout.
+func (e *httpExecutor) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, e.opts.timeout())
 }
 
 func (e *httpExecutor) Execute(ctx context.Context, call *Call) (*Result, error) {
+	ctx, cancel := e.withTimeout(ctx)
+	defer cancel()
 	req, label, err := newHTTPRequest(ctx, call)
 	if err != nil {
 		return nil, err
+	}
+	if err := e.opts.Egress.CheckURL(req.URL); err != nil {
+		return nil, label.errorf(err, "%v", err)
 	}
 	resp, body, err := fetch(e.client, req, maxBytesInput(call.Inputs["max_bytes"]), label)
 	if err != nil {
@@ -603,7 +622,10 @@ func (l *reqLabel) plain(err error) error {
 func (l *reqLabel) transportError(ctx context.Context, err error, start time.Time) error {
 	err = unwrapURLError(err)
 	var ne net.Error
+	var ee *EgressError
 	switch {
+	case errors.As(err, &ee):
+		return l.errorf(ee, "%v", ee)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return l.errorf(ctx.Err(), "the request timed out after %s", time.Since(start).Round(time.Millisecond))
 	case errors.As(err, &ne) && ne.Timeout():

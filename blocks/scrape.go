@@ -36,16 +36,18 @@ import (
 // gives its text, no title and no links (the selector is ignored); other
 // content types fail the step.
 func NewScrapeExecutor(client *http.Client) Executor {
-	return &scrapeExecutor{client: clientOrDefault(client)}
+	return &scrapeExecutor{newHTTPExecutor(client, HTTPOptions{})}
 }
 
-type scrapeExecutor struct{ client *http.Client }
+type scrapeExecutor struct{ h *httpExecutor }
 
 // scrapeUserAgent identifies scrape's requests; some sites refuse Go's
 // default agent.
 const scrapeUserAgent = "Mozilla/5.0 (compatible; flowctl)"
 
 func (e *scrapeExecutor) Execute(ctx context.Context, call *Call) (*Result, error) {
+	ctx, cancel := e.h.withTimeout(ctx)
+	defer cancel()
 	var sel cascadia.Selector
 	if v := call.Inputs["selector"]; !v.IsNull() && strings.TrimSpace(v.AsString()) != "" {
 		s, err := cascadia.Compile(v.AsString())
@@ -64,7 +66,10 @@ func (e *scrapeExecutor) Execute(ctx context.Context, call *Call) (*Result, erro
 	}
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1")
 	req.Header.Set("User-Agent", scrapeUserAgent)
-	resp, body, err := fetch(e.client, req, maxBytesInput(call.Inputs["max_bytes"]), label)
+	if err := e.h.opts.Egress.CheckURL(req.URL); err != nil {
+		return nil, label.errorf(err, "%v", err)
+	}
+	resp, body, err := fetch(e.h.client, req, maxBytesInput(call.Inputs["max_bytes"]), label)
 	if err != nil {
 		return nil, err
 	}

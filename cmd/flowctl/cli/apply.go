@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
@@ -149,24 +150,65 @@ running steps and keeps what finished.`,
 	return cmd
 }
 
+// execOptions choose how the executors run blocks.
+type execOptions struct {
+	// logPrompts, when set, receives a JSON line per LLM round trip.
+	logPrompts io.Writer
+	sandbox    string   // sandboxIsolated or sandboxInProcess
+	httpAllow  []string // --http-allow; FLOWCTL_HTTP_ALLOW when empty
+}
+
+// Environment variables of the http and scrape blocks.
+const (
+	envHTTPTimeout = "FLOWCTL_HTTP_TIMEOUT"
+	envHTTPAllow   = "FLOWCTL_HTTP_ALLOW"
+)
+
+// httpOptions reads the HTTP options from the flags and the environment.
+func httpOptions(allow []string, lookup func(string) (string, bool)) (blocks.HTTPOptions, error) {
+	var o blocks.HTTPOptions
+	if v, ok := lookup(envHTTPTimeout); ok && v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return o, usagef("%s must be a duration such as 60s or 2m, not %q", envHTTPTimeout, v)
+		}
+		o.Timeout = d
+	}
+	spec := strings.Join(allow, ",")
+	if len(allow) == 0 {
+		spec, _ = lookup(envHTTPAllow)
+	}
+	if spec != "" {
+		e, err := blocks.ParseEgress(spec)
+		if err != nil {
+			return o, usagef("the HTTP allow list (--http-allow or %s): %s", envHTTPAllow, err)
+		}
+		o.Egress = e
+	}
+	return o, nil
+}
+
 // executors are the executors of this build: the built-ins, and one LLM
 // executor (configured from the environment) for the llm built-in and llm
-// blocks, so that they share its concurrency and rate limits. logPrompts,
-// when set, receives a JSON line per LLM round trip. The returned function
-// releases what the executors hold (sandbox worker processes); call it when
-// the run is over.
-func executors(logPrompts io.Writer, sandbox string) (*blocks.Executors, func(), error) {
+// blocks, so that they share its concurrency and rate limits. The returned
+// function releases what the executors hold (sandbox worker processes);
+// call it when the run is over.
+func executors(o execOptions) (*blocks.Executors, func(), error) {
 	cfg, err := llm.ConfigFromEnv(os.LookupEnv)
 	if err != nil {
 		return nil, nil, usagef("%s", err)
 	}
-	cfg.LogPrompts = logPrompts
+	cfg.LogPrompts = o.logPrompts
 	model := llm.NewExecutor(cfg)
-	b := blocks.BuiltinExecutors()
+	hopts, err := httpOptions(o.httpAllow, os.LookupEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	b := blocks.BuiltinExecutorsWith(hopts)
 	b["llm"] = model
 	ex := &blocks.Executors{Builtins: b, Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: model}}
 	release := func() {}
-	switch sandbox {
+	switch o.sandbox {
 	case sandboxInProcess:
 		ex.Runtimes[lang.RuntimeGo] = gorun.NewExecutor()
 		ex.Runtimes[lang.RuntimeJS] = jsrun.NewExecutor()
@@ -182,7 +224,7 @@ func executors(logPrompts io.Writer, sandbox string) (*blocks.Executors, func(),
 		ex.Runtimes[lang.RuntimeJS] = isolate.Route(pool, jsrun.NewExecutor())
 		release = func() { pool.Close() }
 	default:
-		return nil, nil, usagef("unknown --sandbox %q: use isolated or inprocess", sandbox)
+		return nil, nil, usagef("unknown --sandbox %q: use isolated or inprocess", o.sandbox)
 	}
 	return ex, release, nil
 }
@@ -208,15 +250,6 @@ const (
 	sandboxIsolated  = lang.SandboxIsolated
 	sandboxInProcess = lang.SandboxInProcess
 )
-
-// defaultExecutors are the executors for plan, which runs nothing.
-func defaultExecutors() *blocks.Executors {
-	ex, _, err := executors(nil, sandboxIsolated)
-	if err != nil {
-		return &blocks.Executors{Builtins: blocks.BuiltinExecutors()}
-	}
-	return ex
-}
 
 // openPromptLog opens the --log-prompts file for appending.
 func openPromptLog(path string) (io.WriteCloser, error) {

@@ -348,3 +348,38 @@ func TestLockedState(t *testing.T) {
 		t.Errorf("diagnostic %+v", d.Diagnostics[0])
 	}
 }
+
+// TestHTTPSettings: the HTTP timeout and allow list come from the
+// environment or --http-allow; bad values are usage errors, and a step
+// that reaches for a cloud metadata address is refused.
+func TestHTTPSettings(t *testing.T) {
+	dir := t.TempDir()
+	flow := `flow "meta" {}
+
+step "creds" {
+  use      = "http"
+  url      = "http://169.254.169.254/latest/meta-data/iam/"
+  on_error = "continue"
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "meta.flow.hcl"), []byte(flow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runIn("apply", "--auto-approve", "--json", dir)
+	if code != 0 || !strings.Contains(out, `169.254.169.254 is a link-local address, where cloud metadata services answer`) {
+		t.Errorf("metadata address: exit %d\n%s", code, out)
+	}
+	code, _, errOut := runIn("apply", "--auto-approve", "--http-allow", "http://example.com", dir)
+	if code != exitUsage || !strings.Contains(errOut, "the HTTP allow list (--http-allow or FLOWCTL_HTTP_ALLOW)") {
+		t.Errorf("bad --http-allow: exit %d\n%s", code, errOut)
+	}
+	t.Setenv(envHTTPAllow, "example.com/x")
+	if code, _, errOut := runIn("apply", "--auto-approve", dir); code != exitUsage || !strings.Contains(errOut, `"example.com/x" is not a host name`) {
+		t.Errorf("bad %s: exit %d\n%s", envHTTPAllow, code, errOut)
+	}
+	t.Setenv(envHTTPAllow, "")
+	t.Setenv(envHTTPTimeout, "soon")
+	if code, _, errOut := runIn("apply", "--auto-approve", dir); code != exitUsage || !strings.Contains(errOut, "FLOWCTL_HTTP_TIMEOUT must be a duration") {
+		t.Errorf("bad %s: exit %d\n%s", envHTTPTimeout, code, errOut)
+	}
+}

@@ -53,7 +53,14 @@ steps would run.`,
 			if err := l.check(diags); err != nil {
 				return err
 			}
-			opts := runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.namespace, NoCache: f.noCache, Executors: defaultExecutors()}
+			// Plan runs nothing: the executors give the cache keys of the
+			// blocks whose results depend on more than their inputs.
+			ex, release, err := executors(execOptions{sandbox: sandboxIsolated})
+			if err != nil {
+				return err
+			}
+			defer release()
+			opts := runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.namespace, NoCache: f.noCache, Executors: ex}
 			if dir := f.stateDirFor(prog); dirExists(dir) {
 				st, err := f.openState(prog)
 				if err != nil {

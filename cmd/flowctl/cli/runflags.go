@@ -22,6 +22,7 @@ type runFlags struct {
 	noCache    bool
 	logPrompts string
 	sandbox    string
+	httpAllow  []string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -37,6 +38,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 func (f *runFlags) registerRun(cmd *cobra.Command) {
 	f.register(cmd)
 	cmd.Flags().StringVar(&f.logPrompts, "log-prompts", "", "append one JSON line per LLM round trip (request, response, duration, tokens, error) to this file, sensitive values redacted")
+	cmd.Flags().StringArrayVar(&f.httpAllow, "http-allow", nil, "where http and scrape steps may connect: host names, *.domain patterns, addresses or networks such as 10.0.0.0/8 (repeatable, or comma-separated; default: "+envHTTPAllow+", else anywhere but link-local addresses)")
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (confined worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
 }
 
@@ -105,7 +107,7 @@ func (f *runFlags) runExecutors() (*blocks.Executors, func(), error) {
 			logFile.Close()
 		}
 	}
-	ex, release, err := executors(writerOrNil(logFile), f.sandbox)
+	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, httpAllow: f.httpAllow})
 	if err != nil {
 		closeLog()
 		return nil, nil, err

@@ -74,7 +74,7 @@ func runTest(s streams, paths, registries []string, sandbox string, jsonOut bool
 	if examples == 0 {
 		return view.Done(len(found))
 	}
-	ex, release, err := executors(nil, sandbox)
+	ex, release, err := executors(execOptions{sandbox: sandbox})
 	if err != nil {
 		return err
 	}

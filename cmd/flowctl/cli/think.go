@@ -75,7 +75,7 @@ func runThink(s streams, a thinkArgs) error {
 	if err != nil {
 		return usagef("%s", err)
 	}
-	ex, release, err := executors(nil, a.sandbox)
+	ex, release, err := executors(execOptions{sandbox: a.sandbox})
 	if err != nil {
 		return err
 	}

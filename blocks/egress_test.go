@@ -1,0 +1,131 @@
+package blocks
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+func TestParseEgress(t *testing.T) {
+	e, err := ParseEgress("api.example.com, *.internal.example 10.0.0.0/8,192.168.1.5 ::1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.hosts) != 2 || len(e.nets) != 3 {
+		t.Errorf("hosts %v, nets %v", e.hosts, e.nets)
+	}
+	for _, bad := range []string{"http://example.com", "example.com/path", "*", "user@host", "a:b:c:zz"} {
+		if _, err := ParseEgress(bad); err == nil {
+			t.Errorf("ParseEgress(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestEgressCheckURL(t *testing.T) {
+	e, _ := ParseEgress("api.example.com,*.example.org,10.0.0.0/8,169.254.169.254")
+	for _, c := range []struct {
+		policy *Egress
+		url    string
+		want   string // "" for allowed, else part of the error
+	}{
+		{nil, "http://example.com/", ""},
+		{nil, "http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a link-local address"},
+		{nil, "http://[fe80::1]/", "fe80::1 is a link-local address"},
+		{nil, "http://[fd00:ec2::254]/", "is a link-local address"},
+		{nil, "http://127.0.0.1:8080/", ""},
+		{e, "https://api.example.com/v1", ""},
+		{e, "https://API.Example.COM./v1", ""},
+		{e, "https://a.b.example.org/", ""},
+		{e, "https://example.org/", ""}, // a name: left to the dial, as the list has networks
+		{e, "http://10.1.2.3/", ""},
+		{e, "http://11.1.2.3/", "11.1.2.3 is not in the HTTP allow list (the HTTP allow list is: api.example.com, *.example.org, 10.0.0.0/8, 169.254.169.254)"},
+		{e, "http://169.254.169.254/", ""}, // named by address
+		{e, "http://169.254.1.1/", "169.254.1.1 is a link-local address"},
+	} {
+		u, _ := url.Parse(c.url)
+		err := c.policy.CheckURL(u)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.url, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want %q", c.url, err, c.want)
+		}
+	}
+	hostsOnly, _ := ParseEgress("api.example.com")
+	if err := hostsOnly.CheckURL(&url.URL{Host: "other.example.com"}); err == nil || !strings.Contains(err.Error(), "other.example.com is not in the HTTP allow list") {
+		t.Errorf("a name outside a list of names: %v", err)
+	}
+}
+
+// TestEgressRequests runs http steps against a local server under several
+// allow lists: the check applies to the request, to redirects and to the
+// addresses a name resolves to.
+func TestEgressRequests(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/to-metadata" {
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+			return
+		}
+		w.Write([]byte("hello"))
+	}))
+	defer srv.Close()
+	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
+	for _, c := range []struct {
+		allow, url, want string
+	}{
+		{"", srv.URL, ""},
+		{"127.0.0.0/8", srv.URL, ""},
+		{"localhost", "http://localhost" + port, ""},
+		{"example.com", srv.URL, "127.0.0.1 is not in the HTTP allow list"},
+		{"10.0.0.0/8", "http://localhost" + port, "127.0.0.1 is not in the HTTP allow list"}, // refused when dialling
+		{"", srv.URL + "/to-metadata", "169.254.169.254 is a link-local address"},
+		{"127.0.0.0/8", srv.URL + "/to-metadata", "169.254.169.254 is a link-local address"},
+	} {
+		var e *Egress
+		if c.allow != "" {
+			e, _ = ParseEgress(c.allow)
+		}
+		ex := BuiltinExecutorsWith(HTTPOptions{Egress: e})["http"]
+		res, err := ex.Execute(context.Background(), builtinCall(t, "http", map[string]cty.Value{"url": cty.StringVal(c.url)}))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("allow %q, %s: %v", c.allow, c.url, err)
+		case c.want == "" && res.Outputs["text"].AsString() != "hello":
+			t.Errorf("allow %q, %s: %v", c.allow, c.url, res.Outputs)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("allow %q, %s: %v, want %q", c.allow, c.url, err, c.want)
+		}
+	}
+}
+
+// TestHTTPDefaultTimeout: a request of a step without a timeout of its
+// own ends at the options' timeout.
+func TestHTTPDefaultTimeout(t *testing.T) {
+	done := make(chan struct{})
+	defer close(done)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		select { // one byte, then nothing until the client gives up
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer srv.Close()
+	for _, name := range []string{"http", "scrape"} {
+		ex := BuiltinExecutorsWith(HTTPOptions{Timeout: 200 * time.Millisecond})[name]
+		_, err := ex.Execute(context.Background(), builtinCall(t, name, map[string]cty.Value{"url": cty.StringVal(srv.URL)}))
+		if err == nil || !strings.Contains(err.Error(), "the request timed out after") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if DefaultHTTPTimeout != time.Minute || (HTTPOptions{}).timeout() != time.Minute {
+		t.Errorf("the default timeout is %s", (HTTPOptions{}).timeout())
+	}
+}
