@@ -197,6 +197,11 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 	}
 	w.known[key] = true
 	res, keep, err := w.call(ctx, p, id, req, call)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		// The code failed as its time ran out (describing what it threw
+		// was cut short, say): the deadline is what ended it.
+		err = stopped(def.Name, ctx.Err())
+	}
 	w.calls++
 	if keep && w.calls < p.opts.MaxCalls && len(w.known) < maxKnownBlocks {
 		p.release(w)

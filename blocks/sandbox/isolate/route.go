@@ -2,6 +2,7 @@ package isolate
 
 import (
 	"context"
+	"errors"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
@@ -30,7 +31,11 @@ func (r router) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result,
 			ctx, cancel = context.WithTimeout(ctx, call.Timeout)
 			defer cancel()
 		}
-		return r.inProcess.Execute(ctx, call)
+		res, err := r.inProcess.Execute(ctx, call)
+		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			err = stopped(call.Block.Def.Name, ctx.Err())
+		}
+		return res, err
 	}
 	return r.pool.Execute(ctx, call)
 }
