@@ -112,6 +112,19 @@ func buildSymbols() map[string]map[string]reflect.Value {
 		}
 		out["context"][name] = reflect.ValueOf(f)
 	}
+	// The wrapper types of io's interfaces, and nothing else of io: yaegi
+	// wraps an interpreted value in them when the code hands it to
+	// compiled code as an io.Writer or io.Reader (fmt.Fprintf with a
+	// writer of the block's own, json.NewEncoder). Without them the value
+	// is a nil interface inside that code. Their names start with "_", so
+	// no block can refer to them, and io itself still cannot be imported.
+	io := map[string]reflect.Value{}
+	for name, v := range stdlib.Symbols["io/io"] {
+		if strings.HasPrefix(name, "_") {
+			io[name] = v
+		}
+	}
+	out[wrappersOnly] = io
 	// What yaegi's fixStdlib does for math/bits: UintSize of this machine,
 	// not of the one that generated the symbols.
 	out["math/bits"]["UintSize"] = reflect.ValueOf(constant.MakeInt64(bits.UintSize))
@@ -152,8 +165,13 @@ func exports(imports []string) interp.Exports {
 	// when they are passed to fmt.Sprint and the like (so that an
 	// interpreted String method is used). It names no symbol.
 	ex["."] = stdlib.Symbols["."]
+	ex[wrappersOnly+"/./io"] = symbols[wrappersOnly]
 	return ex
 }
+
+// wrappersOnly is the package whose wrapper types every interpreter gets
+// (see buildSymbols); its functions are not there.
+const wrappersOnly = "io"
 
 // genericSources returns the interpreted sources of the generic packages to
 // compile into an interpreter for the given imports.

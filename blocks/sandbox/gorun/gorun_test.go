@@ -745,3 +745,75 @@ func TestContextsOfTheBlocksOwnTypeAreRefused(t *testing.T) {
 		t.Fatalf("%#v, %v", v, err)
 	}
 }
+
+// TestWritersOfTheBlocksOwn: a value of the block's own type with a Write
+// method goes to compiled code as an io.Writer (fmt.Fprintf,
+// json.NewEncoder), though io itself cannot be imported; a panic in its
+// method is placed at the method's line.
+func TestWritersOfTheBlocksOwn(t *testing.T) {
+	def := parseDef(t, `package block
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+type upper struct{ b bytes.Buffer }
+
+func (u *upper) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("boom")) {
+		panic("a writer that panics")
+	}
+	return u.b.Write(bytes.ToUpper(p))
+}
+
+func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+	w := &upper{}
+	fmt.Fprintf(w, "hello %d;", 42)
+	json.NewEncoder(w).Encode(map[string]any{"k": input["x"]})
+	return map[string]any{"y": w.b.String()}, nil
+}
+`)
+	e := NewExecutor()
+	defer e.Close()
+	got, err := run(t, e, def, cty.StringVal("v"))
+	if err != nil || got.AsString() != "HELLO 42;{\"K\":\"V\"}\n" {
+		t.Fatalf("got %#v, %v", got, err)
+	}
+	_, err = run(t, e, def, cty.StringVal("boom"))
+	want := fmt.Sprintf(`block "demo" panicked at %s:%d: a writer that panics`, def.SourceRange.Filename, flowOffset+14)
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+	// io stays out of reach.
+	if p := Check(parseDef(t, code([]string{"io"}, `return nil, nil`))); len(p) == 0 {
+		t.Error("a block could import io")
+	}
+}
+
+// TestInitPanicLine: a panic in a package-level initializer is placed at
+// its line.
+func TestInitPanicLine(t *testing.T) {
+	def := parseDef(t, `package block
+
+import "context"
+
+var table = []int{1, 2, 3}
+var fourth = at(3)
+
+func at(i int) int { return table[i] }
+
+func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+	return map[string]any{"y": fourth}, nil
+}
+`)
+	e := NewExecutor()
+	defer e.Close()
+	_, err := run(t, e, def, cty.NilVal)
+	want := fmt.Sprintf(`block "demo" panicked while its package was initialized at %s:%d`, def.SourceRange.Filename, flowOffset+8)
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "index out of range") {
+		t.Errorf("err = %v\nwant %s…", err, want)
+	}
+}

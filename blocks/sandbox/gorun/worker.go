@@ -106,7 +106,10 @@ func start(ctx context.Context, code *instrumented, an *analysis) (*worker, erro
 			return nil, ctx.Err()
 		}
 		if p, ok := isPanic(err); ok {
-			if v, err := i.Eval("block." + lineVar); err == nil && v.CanInt() {
+			// A line of the block's own when one of its package-level
+			// initializers panicked; none when the interpreter failed
+			// before running any of it.
+			if v, err := i.Eval("block." + lineVar); err == nil && v.CanInt() && v.Int() > 0 {
 				return nil, &initPanic{msg: fmt.Sprint(p.Value), line: int(v.Int())}
 			}
 			// A panic of yaegi's compiler.
