@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -268,5 +269,64 @@ func TestOutputsTooLargeForTheState(t *testing.T) {
 	}
 	if _, err := storable(cty.ObjectVal(map[string]cty.Value{"text": cty.StringVal("small")}), 1<<20); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestCorruptMemory: a stored memory value that cannot be read stops the
+// run before it starts, with an error at the memory, unless
+// ResetCorruptMemory starts it over (a warning); a value of another type
+// starts over with a warning.
+func TestCorruptMemory(t *testing.T) {
+	prog := compile(t, `
+flow "remember" {}
+
+memory "count" {
+  type    = number
+  default = 0
+  value   = memory.count + 1
+}
+
+step "read" {
+  use   = "value"
+  value = memory.count
+}
+
+output "was" {
+  value = step.read.value
+}
+`)
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	set := func(raw string) {
+		if err := st.SetMemory("remember", "", map[string]json.RawMessage{"count": json.RawMessage(raw)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(`{"type":"number","value":"not a number"}`)
+	res, _ := apply(t, prog, Options{Store: st})
+	if res.RunID != "" || !res.Diagnostics.HasErrors() || res.Diagnostics[0].Summary != "Corrupt memory" ||
+		res.Diagnostics[0].Subject == nil || res.Diagnostics[0].Subject.Start.Line != 4 {
+		t.Fatalf("run %q: %v", res.RunID, res.Diagnostics)
+	}
+	if runs, _ := st.Runs("", 0); len(runs) != 0 {
+		t.Errorf("%d runs recorded", len(runs))
+	}
+	res, _ = apply(t, prog, Options{Store: st, ResetCorruptMemory: true})
+	if res.Status != StatusOK || len(res.Diagnostics) != 1 || res.Diagnostics[0].Summary != "Memory reset" || outputJSON(t, res.Outputs["was"]) != "0" {
+		t.Fatalf("with the reset: %s, %v, %v", res.Status, res.Diagnostics, res.Outputs)
+	}
+	// The run stored the next value.
+	res, _ = apply(t, prog, Options{Store: st})
+	if res.Status != StatusOK || len(res.Diagnostics) != 0 || outputJSON(t, res.Outputs["was"]) != "1" {
+		t.Fatalf("after the reset: %s, %v, %v", res.Status, res.Diagnostics, res.Outputs)
+	}
+	set(`{"type":"string","value":"seven"}`)
+	res, _ = apply(t, prog, Options{Store: st})
+	if res.Status != StatusOK || len(res.Diagnostics) != 1 || res.Diagnostics[0].Severity != hcl.DiagWarning ||
+		!strings.Contains(res.Diagnostics[0].Detail, "was stored as a string, which does not convert to its type now, a number") || outputJSON(t, res.Outputs["was"]) != "0" {
+		t.Errorf("another type: %s, %v, %v", res.Status, res.Diagnostics, res.Outputs)
 	}
 }

@@ -19,9 +19,14 @@ func Plan(prog *compiler.Program, opts Options) (*compiler.Plan, hcl.Diagnostics
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	if err := r.loadMemory(); err != nil {
+	mdiags, err := r.loadMemory()
+	if err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read the state", Detail: err.Error()}}
 	}
+	if mdiags.HasErrors() {
+		return nil, mdiags
+	}
+	r.addDiags(mdiags)
 	plan := &compiler.Plan{Program: prog, Inputs: opts.Inputs}
 	planned := make([]*compiler.PlannedStep, len(prog.Steps))
 	for _, st := range prog.Stages {

@@ -44,6 +44,9 @@ type Options struct {
 	// CacheAll makes every step cacheable (watch mode), whatever its cache
 	// argument and its block's default.
 	CacheAll bool
+	// ResetCorruptMemory starts a memory whose stored value cannot be read
+	// over from its default, with a warning, instead of refusing to run.
+	ResetCorruptMemory bool
 
 	Store     *state.Store
 	Executors *blocks.Executors
@@ -185,8 +188,12 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 	st := r.opts.Store
 	started := time.Now()
 	inputsJSON, _ := json.Marshal(r.plainInputs())
-	if err := r.loadMemory(); err != nil {
+	mdiags, err := r.loadMemory()
+	if err != nil {
 		return nil, err
+	}
+	if mdiags.HasErrors() {
+		return &Result{Status: StatusFailed, Diagnostics: mdiags}, nil // the run does not start
 	}
 	if st != nil {
 		if err := st.CreateRun(&state.Run{
@@ -236,6 +243,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 	if res.Status == StatusOK && len(r.diags) == 0 {
 		r.saveMemory()
 	}
+	r.addDiags(mdiags) // warnings of memories that started over
 	if r.diags.HasErrors() && res.Status == StatusOK {
 		res.Status = StatusFailed
 	}
@@ -375,14 +383,20 @@ func (r *run) unfinished(o *lang.Output) (FailedOutput, bool) {
 	return FailedOutput{}, false
 }
 
-func (r *run) loadMemory() error {
+// loadMemory reads each memory's stored value, or its default. A value the
+// state holds but cannot be read is an error at the memory's declaration,
+// unless Options.ResetCorruptMemory says to start it over from its default
+// (a warning); a value stored with another type (the declaration changed)
+// starts over from the default with a warning.
+func (r *run) loadMemory() (hcl.Diagnostics, error) {
 	var stored map[string]json.RawMessage
 	if r.opts.Store != nil {
 		var err error
 		if stored, err = r.opts.Store.Memory(r.prog.Flow.Name, r.opts.Namespace); err != nil {
-			return fmt.Errorf("reading memory: %w", err)
+			return nil, fmt.Errorf("reading memory: %w", err)
 		}
 	}
+	var diags hcl.Diagnostics
 	for _, m := range r.prog.Memories {
 		r.memory[m.Name] = m.Default
 		raw, ok := stored[m.Name]
@@ -390,17 +404,33 @@ func (r *run) loadMemory() error {
 			continue
 		}
 		v, err := decodeValue(raw)
-		if err == nil {
-			v, err = convert.Convert(v, m.Type.Type)
-		}
 		if err != nil {
-			// The memory's type changed since it was stored: start over
-			// from the default.
+			if r.opts.ResetCorruptMemory {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagWarning, Summary: "Memory reset",
+					Detail: fmt.Sprintf("The stored value of memory %q (namespace %q) could not be read (%s), so it starts over from its default.",
+						m.Name, r.opts.Namespace, trimDot(err.Error())),
+					Subject: m.NameRange.Ptr(),
+				})
+				continue
+			}
+			diags = append(diags, lang.Error(m.NameRange, "Corrupt memory",
+				"The stored value of memory %q (namespace %q) cannot be read: %s. Nothing ran. Apply with --reset-corrupt-memory to start it over from its default.",
+				m.Name, r.opts.Namespace, trimDot(err.Error()))...)
 			continue
 		}
-		r.memory[m.Name] = v
+		if cv, err := convert.Convert(v, m.Type.Type); err != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagWarning, Summary: "Memory reset",
+				Detail: fmt.Sprintf("Memory %q (namespace %q) was stored as %s, which does not convert to its type now, %s, so it starts over from its default.",
+					m.Name, r.opts.Namespace, lang.FriendlyTypeName(v.Type()), lang.FriendlyTypeName(m.Type.Type)),
+				Subject: m.NameRange.Ptr(),
+			})
+		} else {
+			r.memory[m.Name] = cv
+		}
 	}
-	return nil
+	return diags, nil
 }
 
 // saveMemory stores each memory's value after a successful run (docs/design.md, "Memory").

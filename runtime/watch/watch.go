@@ -34,11 +34,13 @@ type Options struct {
 	Secrets   map[string]string
 	Namespace string
 	// NoCache turns off reuse: every step runs in every cycle.
-	NoCache     bool
-	Parallelism int
-	Store       *state.Store
-	Executors   *blocks.Executors
-	Debounce    time.Duration // DefaultDebounce when 0
+	NoCache bool
+	// ResetCorruptMemory: see runtime.Options.
+	ResetCorruptMemory bool
+	Parallelism        int
+	Store              *state.Store
+	Executors          *blocks.Executors
+	Debounce           time.Duration // DefaultDebounce when 0
 	// Observe receives the session's events one at a time: CycleStarted,
 	// the runtime's events (runtime.Event), CycleFinished.
 	Observe func(event any)
@@ -251,7 +253,7 @@ func (s *session) runCycle(ctx context.Context, changed []string) {
 	res, err := runtime.Apply(ctx, prog, runtime.Options{
 		Inputs: inputs, Secrets: s.opts.Secrets, Namespace: s.opts.Namespace, Parallelism: s.opts.Parallelism,
 		NoCache: s.opts.NoCache, CacheAll: !s.opts.NoCache, Store: s.opts.Store, Executors: s.opts.Executors,
-		OnFileRead: touch,
+		OnFileRead: touch, ResetCorruptMemory: s.opts.ResetCorruptMemory,
 		Observe: func(e runtime.Event) {
 			if f, ok := e.(runtime.StepFinished); ok {
 				switch f.Status {

@@ -84,7 +84,7 @@ running steps and keeps what finished.`,
 			defer st.Close()
 			opts := runtime.Options{
 				Inputs: inputs, Secrets: secrets, Parallelism: parallelism, Namespace: f.namespace,
-				NoCache: f.noCache, Store: st, Executors: ex,
+				NoCache: f.noCache, Store: st, Executors: ex, ResetCorruptMemory: f.resetMemory,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

@@ -60,7 +60,8 @@ steps would run.`,
 				return err
 			}
 			defer release()
-			opts := runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.namespace, NoCache: f.noCache, Executors: ex}
+			opts := runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.namespace, NoCache: f.noCache, Executors: ex,
+				ResetCorruptMemory: f.resetMemory}
 			if dir := f.stateDirFor(prog); dirExists(dir) {
 				st, err := f.openState(prog)
 				if err != nil {

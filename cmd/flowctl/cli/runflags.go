@@ -20,9 +20,12 @@ type runFlags struct {
 	namespace  string
 	secrets    []string
 	noCache    bool
-	logPrompts string
-	sandbox    string
-	httpAllow  []string
+	// resetMemory starts memories whose stored values cannot be read
+	// over from their defaults.
+	resetMemory bool
+	logPrompts  string
+	sandbox     string
+	httpAllow   []string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -32,6 +35,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.namespace, "namespace", "default", "the memory namespace, e.g. one per user")
 	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")
 	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "run every step; reuse no cached result")
+	cmd.Flags().BoolVar(&f.resetMemory, "reset-corrupt-memory", false, "start a memory whose stored value cannot be read over from its default (a warning), instead of refusing to run")
 }
 
 // registerRun adds the flags of the commands that run steps.

@@ -68,7 +68,7 @@ cancelled and what finished is kept.`,
 			}
 			err = watch.Run(ctx, watch.Options{
 				FlowFile: path, RegistryDirs: f.registries, Inputs: given, Secrets: secrets,
-				Namespace: f.namespace, NoCache: f.noCache, Parallelism: parallelism,
+				Namespace: f.namespace, NoCache: f.noCache, Parallelism: parallelism, ResetCorruptMemory: f.resetMemory,
 				Store: st, Executors: ex, Debounce: debounce, Observe: view.Event,
 			})
 			view.Close()
