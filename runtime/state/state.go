@@ -88,6 +88,8 @@ type Store struct {
 	// Prepared on db, used by the synchronous reads.
 	cacheGet *sql.Stmt
 
+	owned owned // the locks of the runs this store created (owner.go)
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -135,6 +137,11 @@ func open(db *sql.DB, path string) (*Store, error) {
 		s.cacheGet.Close()
 		return nil, err
 	}
+	if _, err := s.reapInterrupted(); err != nil {
+		s.w.close()
+		s.cacheGet.Close()
+		return nil, fmt.Errorf("recording interrupted runs: %w", err)
+	}
 	return s, nil
 }
 
@@ -172,6 +179,7 @@ func (s *Store) Path() string { return s.path }
 // returns the first result again.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		defer s.releaseAll()
 		flushErr := s.w.flush()
 		closeErr := s.w.close()
 		s.closeErr = errors.Join(flushErr, closeErr, s.cacheGet.Close(), s.db.Close())

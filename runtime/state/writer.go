@@ -85,6 +85,7 @@ type writerStmts struct {
 	begin, commit, rollback                *sql.Stmt
 	savepoint, rollbackSavepoint, release  *sql.Stmt
 	insertRun, finishRun, upsertMemoryItem *sql.Stmt
+	markInterrupted                        *sql.Stmt
 	upsertVector                           *sql.Stmt
 }
 
@@ -127,6 +128,7 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.release, `RELEASE op`},
 		{&st.insertRun, insertRunSQL},
 		{&st.finishRun, finishRunSQL},
+		{&st.markInterrupted, markInterruptedSQL},
 		{&st.upsertMemoryItem, upsertMemorySQL},
 		{&st.upsertVector, upsertVectorSQL},
 	} {
@@ -157,7 +159,7 @@ func (w *writer) closeStmts() error {
 	for _, s := range []*sql.Stmt{
 		st.begin, st.commit, st.rollback,
 		st.savepoint, st.rollbackSavepoint, st.release,
-		st.insertRun, st.finishRun, st.upsertMemoryItem,
+		st.insertRun, st.finishRun, st.upsertMemoryItem, st.markInterrupted,
 		st.upsertVector,
 	} {
 		if s != nil {

@@ -32,18 +32,28 @@ func (s *Store) CreateRun(r *Run) error {
 	if err != nil {
 		return fmt.Errorf("creating run %s: %w", r.ID, err)
 	}
-	outputs, err := storeBlob(s.w.dir, r.Outputs)
-	if err != nil {
-		return fmt.Errorf("creating run %s: %w", r.ID, err)
+	// A running run is locked by its process before it exists, so that no
+	// one takes it for one whose process died (owner.go).
+	claimed := false
+	if r.Status == "running" {
+		if claimed, err = s.claim(r.ID); err != nil {
+			return fmt.Errorf("creating run %s: %w", r.ID, err)
+		}
 	}
-	_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
-		_, err := st.insertRun.ExecContext(ctx,
-			r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(inputs),
-			r.Status, nanos(r.StartedAt), nanos(r.FinishedAt), text(outputs),
-			r.Error, text(r.Usage), text(r.FailedOutputs))
-		return err
-	})
+	outputs, err := storeBlob(s.w.dir, r.Outputs)
+	if err == nil {
+		_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
+			_, err := st.insertRun.ExecContext(ctx,
+				r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(inputs),
+				r.Status, nanos(r.StartedAt), nanos(r.FinishedAt), text(outputs),
+				r.Error, text(r.Usage), text(r.FailedOutputs))
+			return err
+		})
+	}
 	if err != nil {
+		if claimed {
+			s.release(r.ID)
+		}
 		return fmt.Errorf("creating run %s: %w", r.ID, err)
 	}
 	return nil
@@ -82,6 +92,7 @@ func (s *Store) FinishRun(r *Run) error {
 	if err != nil {
 		return fmt.Errorf("finishing run %s: %w", r.ID, err)
 	}
+	s.release(r.ID)
 	return s.w.takeErr(seq)
 }
 

@@ -150,6 +150,11 @@ func TestKillDuringApply(t *testing.T) {
 			}
 			var steps []*state.StepResult
 			if len(runs) == 1 { // none when killed before the run began
+				// Opening the state found the killed run and recorded it
+				// as interrupted.
+				if runs[0].Status != state.StatusInterrupted {
+					t.Errorf("the killed run is %s, want %s", runs[0].Status, state.StatusInterrupted)
+				}
 				if steps, err = st.Steps(runs[0].ID); err != nil {
 					t.Fatal(err)
 				}

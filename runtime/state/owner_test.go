@@ -1,0 +1,71 @@
+package state
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestInterruptedRuns: a running run whose lock nobody holds is recorded
+// as interrupted when the state is next opened; one whose process still
+// holds it is left running.
+func TestInterruptedRuns(t *testing.T) {
+	if !lockingWorks {
+		t.Skip("no file locks on this system")
+	}
+	dir := t.TempDir()
+	a := openStoreIn(t, dir)
+	live := createRun(t, a, "", "f", time.Time{})
+	dead := createRun(t, a, "", "f", time.Time{})
+	done := createRun(t, a, "", "f", time.Time{})
+	if err := a.FinishRun(&Run{ID: done.ID, Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	// dead's process is gone: its lock file is there, locked by no one.
+	a.owned.mu.Lock()
+	a.owned.files[dead.ID].Close()
+	delete(a.owned.files, dead.ID)
+	a.owned.mu.Unlock()
+	if _, err := os.Stat(filepath.Join(dir, "locks", dead.ID)); err != nil {
+		t.Fatal(err)
+	}
+
+	b := openStoreIn(t, dir)
+	for id, want := range map[string]string{live.ID: "running", dead.ID: StatusInterrupted, done.ID: "ok"} {
+		r, err := b.Run(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != want {
+			t.Errorf("run %s: %s, want %s", id, r.Status, want)
+		}
+		if want == StatusInterrupted && (r.Error != interruptedError || r.FinishedAt.IsZero()) {
+			t.Errorf("interrupted run: error %q, finished %v", r.Error, r.FinishedAt)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "locks", dead.ID)); !os.IsNotExist(err) {
+		t.Errorf("the lock file of the interrupted run is left: %v", err)
+	}
+	// A run that finishes lets its lock go and leaves no file.
+	if err := a.FinishRun(&Run{ID: live.ID, Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "locks", live.ID)); !os.IsNotExist(err) {
+		t.Errorf("the lock file of a finished run is left: %v", err)
+	}
+	// A running run without a lock file (an older flowctl's) is taken for
+	// interrupted too.
+	old := &Run{ID: NewRunID(), Flow: "f", Status: "running"}
+	if _, err := b.w.do(func(ctx context.Context, st *writerStmts) error {
+		_, err := st.insertRun.ExecContext(ctx, old.ID, old.Flow, "default", "", "", nil, "running", nil, nil, nil, "", nil, nil)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c := openStoreIn(t, dir)
+	if r, err := c.Run(old.ID); err != nil || r.Status != StatusInterrupted {
+		t.Errorf("a run without a lock file: %v, %v", r, err)
+	}
+}
