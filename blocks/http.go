@@ -16,9 +16,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/net/http/httpguts"
 )
@@ -217,7 +217,7 @@ func encodeBody(v, bodyType cty.Value) ([]byte, string, error) {
 	}
 	switch bt {
 	case "json":
-		b, err := ctyjson.Marshal(v, v.Type())
+		b, err := jsonval.Marshal(v)
 		if err != nil {
 			return nil, "", fmt.Errorf("cannot encode the body as JSON: %v", err)
 		}
@@ -281,12 +281,9 @@ func parseJSONBody(body string) (cty.Value, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return cty.NullVal(cty.DynamicPseudoType), nil
 	}
-	ty, err := ctyjson.ImpliedType(b)
+	v, err := jsonval.Decode(b)
 	if err == nil {
-		var v cty.Value
-		if v, err = ctyjson.Unmarshal(b, ty); err == nil {
-			return v, nil
-		}
+		return v, nil
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		err = errors.New("it ends too early")

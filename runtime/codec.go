@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -39,18 +39,15 @@ func encodeValue(v cty.Value) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	hint := sizeHint(v)
-	buf.Grow(len(ty) + hint + hint/16 + 32) // a sixteenth for escapes
-
-	buf.WriteString(`{"type":`)
-	buf.Write(ty)
-	buf.WriteString(`,"value":`)
-	if err := marshalValue(&buf, v); err != nil {
+	hint := jsonval.SizeHint(v)
+	out := make([]byte, 0, len(ty)+hint+hint/16+32) // a sixteenth for escapes
+	out = append(out, `{"type":`...)
+	out = append(out, ty...)
+	out = append(out, `,"value":`...)
+	if out, err = jsonval.Append(out, v); err != nil {
 		return nil, err
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return append(out, '}'), nil
 }
 
 // decodeValue reverses encodeValue.
@@ -85,17 +82,15 @@ func plain(v cty.Value) any {
 	if v.IsNull() || !v.IsKnown() {
 		return nil
 	}
-	b, err := ctyjson.Marshal(v, cty.DynamicPseudoType)
+	b, err := jsonval.Marshal(v)
 	if err != nil {
 		return nil
 	}
-	var wrapped struct {
-		Value any `json:"value"`
-	}
-	if json.Unmarshal(b, &wrapped) != nil {
+	var x any
+	if json.Unmarshal(b, &x) != nil {
 		return nil
 	}
-	return wrapped.Value
+	return x
 }
 
 // plainMarked renders a collection with sensitive parts element by element.

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +13,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -305,21 +305,22 @@ func (r *run) cacheKey(s *compiler.Step, call *blocks.Call, exec blocks.Executor
 	h.Write([]byte{0})
 	// The inputs in the block's order, each as JSON after its type: the
 	// declared type, or for an input of type any the value's own.
-	var buf bytes.Buffer
+	var buf []byte
 	for _, in := range s.Block.Inputs {
 		v := call.Inputs[in.Name]
-		buf.WriteString(in.Name)
-		buf.WriteByte(0)
+		buf = append(buf, in.Name...)
+		buf = append(buf, 0)
 		if in.Type.Type == cty.DynamicPseudoType {
-			buf.WriteString(lang.TypeString(v.Type()))
-			buf.WriteByte(0)
+			buf = append(buf, lang.TypeString(v.Type())...)
+			buf = append(buf, 0)
 		}
-		if err := marshalValue(&buf, v); err != nil {
+		var err error
+		if buf, err = jsonval.Append(buf, v); err != nil {
 			return "", err
 		}
-		buf.WriteByte(0)
+		buf = append(buf, 0)
 	}
-	h.Write(buf.Bytes())
+	h.Write(buf)
 	for _, f := range s.Step.Outputs {
 		h.Write([]byte("\x00" + f.Name + ":" + lang.TypeString(f.Type.Type)))
 	}

@@ -8,11 +8,11 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // The generators turn replies into HCL files with hclwrite. Every
@@ -62,12 +62,9 @@ func lexTokens(src string) (hclwrite.Tokens, hcl.Diagnostics) {
 
 // valueTokens converts a JSON value to HCL tokens.
 func valueTokens(raw json.RawMessage, what string) (cty.Value, hclwrite.Tokens, hcl.Diagnostics) {
-	ty, err := ctyjson.ImpliedType(raw)
+	v, err := jsonval.Decode(raw)
 	if err == nil {
-		var v cty.Value
-		if v, err = ctyjson.Unmarshal(raw, ty); err == nil {
-			return v, hclwrite.TokensForValue(v), nil
-		}
+		return v, hclwrite.TokensForValue(v), nil
 	}
 	return cty.NilVal, nil, problem("Invalid value", "%s is not a JSON value: %s.", capitalizeFirst(what), err)
 }

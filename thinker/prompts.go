@@ -7,8 +7,8 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // The system messages of the stages. The user messages are JSON objects
@@ -129,7 +129,7 @@ func jsonOf(v cty.Value) (json.RawMessage, bool) {
 		return nil, false
 	}
 	v, _ = v.UnmarkDeep()
-	b, err := ctyjson.Marshal(v, v.Type())
+	b, err := jsonval.Marshal(v)
 	if err != nil {
 		return nil, false
 	}

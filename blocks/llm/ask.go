@@ -9,8 +9,8 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	openai "github.com/sashabaranov/go-openai"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // AskRequest is one structured request made outside a step, such as a
@@ -152,7 +152,7 @@ func replyObject(text string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := ctyjson.Marshal(v, v.Type())
+	b, err := jsonval.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("the JSON object cannot be read: %s", err)
 	}

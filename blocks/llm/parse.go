@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // maxProblems bounds how many mismatches one error lists: enough for the
@@ -171,20 +171,12 @@ func removeTrailingCommas(s string) string {
 
 // decodeObject decodes a JSON object into a cty value of its implied type.
 func decodeObject(s string) (cty.Value, error) {
-	var probe any
-	if err := json.Unmarshal([]byte(s), &probe); err != nil {
+	v, err := jsonval.Decode([]byte(s))
+	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return cty.NilVal, fmt.Errorf("the JSON object is invalid: %s (at character %d of the object)", se.Error(), se.Offset)
 		}
-		return cty.NilVal, fmt.Errorf("the JSON object is invalid: %s", err)
-	}
-	ty, err := ctyjson.ImpliedType([]byte(s))
-	if err != nil {
-		return cty.NilVal, fmt.Errorf("the JSON object is invalid: %s", err)
-	}
-	v, err := ctyjson.Unmarshal([]byte(s), ty)
-	if err != nil {
 		return cty.NilVal, fmt.Errorf("the JSON object is invalid: %s", err)
 	}
 	return v, nil

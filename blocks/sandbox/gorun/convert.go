@@ -1,11 +1,7 @@
 package gorun
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"sort"
 
 	"github.com/zclconf/go-cty/cty"
@@ -94,61 +90,4 @@ func pathString(path cty.Path) string {
 		}
 	}
 	return fmt.Sprintf("%q", s)
-}
-
-// jsonValue decodes a JSON text to the cty value of the type it implies:
-// an object for a JSON object, a tuple for an array, and number, string,
-// bool or a null of unknown type. It gives what ctyjson.ImpliedType and
-// ctyjson.Unmarshal give together, in a fifth of the time.
-func jsonValue(b []byte) (cty.Value, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return cty.NilVal, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return cty.NilVal, errors.New("extra data after the value")
-	}
-	return ctyValue(v)
-}
-
-func ctyValue(v any) (cty.Value, error) {
-	switch v := v.(type) {
-	case nil:
-		return cty.NullVal(cty.DynamicPseudoType), nil
-	case string:
-		return cty.StringVal(v), nil
-	case bool:
-		return cty.BoolVal(v), nil
-	case json.Number:
-		return cty.ParseNumberVal(string(v))
-	case []any:
-		if len(v) == 0 {
-			return cty.EmptyTupleVal, nil
-		}
-		elems := make([]cty.Value, len(v))
-		for i, e := range v {
-			ce, err := ctyValue(e)
-			if err != nil {
-				return cty.NilVal, err
-			}
-			elems[i] = ce
-		}
-		return cty.TupleVal(elems), nil
-	case map[string]any:
-		if len(v) == 0 {
-			return cty.EmptyObjectVal, nil
-		}
-		attrs := make(map[string]cty.Value, len(v))
-		for k, e := range v {
-			ce, err := ctyValue(e)
-			if err != nil {
-				return cty.NilVal, err
-			}
-			attrs[k] = ce
-		}
-		return cty.ObjectVal(attrs), nil
-	}
-	return cty.NilVal, fmt.Errorf("unexpected JSON value %T", v)
 }

@@ -4,36 +4,7 @@ import (
 	"testing"
 
 	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
-
-// jsonValue gives what ctyjson's ImpliedType and Unmarshal give.
-func TestJSONValueMatchesCtyJSON(t *testing.T) {
-	for _, doc := range []string{
-		`"a"`, `1.5`, `12345678901234567890123`, `true`, `null`, `[]`, `{}`,
-		`[1, "a", null, {"b": [true]}]`,
-		`{"n": 1, "s": "x", "l": [1, 2], "o": {"k": null}, "e": {}, "u": "\u00e9"}`,
-	} {
-		ty, err := ctyjson.ImpliedType([]byte(doc))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := ctyjson.Unmarshal([]byte(doc), ty)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := jsonValue([]byte(doc))
-		if err != nil {
-			t.Fatalf("%s: %v", doc, err)
-		}
-		if !got.RawEquals(want) {
-			t.Errorf("%s: got %#v, want %#v", doc, got, want)
-		}
-	}
-	if _, err := jsonValue([]byte(`1 2`)); err == nil {
-		t.Error("extra data accepted")
-	}
-}
 
 func TestInputValues(t *testing.T) {
 	in := map[string]cty.Value{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -306,7 +307,7 @@ func outputValues(r response, fields []*lang.Field) (map[string]cty.Value, error
 	}
 	vals := make(map[string]cty.Value, len(r.outputs))
 	for k, b := range r.outputs {
-		v, err := jsonValue(b)
+		v, err := jsonval.Decode(b)
 		if err != nil {
 			return nil, fmt.Errorf("returned output %q that cannot be read back: %s", k, err)
 		}

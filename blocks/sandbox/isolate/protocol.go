@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
@@ -33,7 +34,7 @@ type request struct {
 	BlockKey  string          `json:"block_key"`
 	Block     *wireBlock      `json:"block,omitempty"`
 	Step      string          `json:"step,omitempty"`
-	Inputs    json.RawMessage `json:"inputs"`            // ctyjson.SimpleJSONValue of an object
+	Inputs    json.RawMessage `json:"inputs"`            // an object, as package jsonval writes it
 	Outputs   json.RawMessage `json:"outputs,omitempty"` // []wireField
 	TimeoutMS int64           `json:"timeout_ms,omitempty"`
 }
@@ -66,7 +67,7 @@ type message struct {
 	Log *string `json:"log,omitempty"` // a pointer: an empty line is a line
 
 	// Reply: Done is set, then either Error or Outputs (field name →
-	// ctyjson.SimpleJSONValue). Recycle asks the parent to replace the
+	// package jsonval). Recycle asks the parent to replace the
 	// worker (its call was stopped, or it has used much of its CPU time).
 	Done    bool                       `json:"done,omitempty"`
 	Error   string                     `json:"error,omitempty"`
@@ -95,7 +96,7 @@ func toWire(def *lang.BlockDef) *wireBlock {
 // fields ([]wireField). The request is assembled by hand from parts that
 // are JSON already: it is made for every call.
 func encodeRequest(id uint64, key string, block, outputs []byte, call *blocks.Call, timeoutMS int64) ([]byte, error) {
-	in, err := ctyjson.SimpleJSONValue{Value: cty.ObjectVal(call.Inputs)}.MarshalJSON()
+	in, err := jsonval.Marshal(cty.ObjectVal(call.Inputs))
 	if err != nil {
 		return nil, fmt.Errorf("cannot pass the inputs: %w", err)
 	}
@@ -163,13 +164,13 @@ func decodeOutputFields(raw []byte) ([]*lang.Field, error) {
 // decodeRequest turns a request back into a call of block b with the
 // given output fields, without logging.
 func decodeRequest(req *request, b *blocks.Block, outputs []*lang.Field) (*blocks.Call, error) {
-	var in ctyjson.SimpleJSONValue
-	if err := in.UnmarshalJSON(req.Inputs); err != nil {
+	in, err := jsonval.Decode(req.Inputs)
+	if err != nil {
 		return nil, fmt.Errorf("reading the inputs: %w", err)
 	}
 	inputs := map[string]cty.Value{}
-	if !in.Value.IsNull() && in.Value.Type().IsObjectType() {
-		inputs = in.Value.AsValueMap()
+	if !in.IsNull() && in.Type().IsObjectType() {
+		inputs = in.AsValueMap()
 	}
 	return &blocks.Call{Block: b, Inputs: inputs, Outputs: outputs, Step: req.Step}, nil
 }
@@ -208,11 +209,7 @@ func encodeReply(m message) ([]byte, error) {
 			buf = append(buf, ',')
 		}
 		first = false
-		kb, err := json.Marshal(k)
-		if err != nil {
-			return nil, err
-		}
-		buf = append(buf, kb...)
+		buf = jsonval.AppendString(buf, k)
 		buf = append(buf, ':')
 		buf = append(buf, v...)
 	}
@@ -223,7 +220,7 @@ func encodeReply(m message) ([]byte, error) {
 func encodeOutputs(outs map[string]cty.Value) (map[string]json.RawMessage, error) {
 	m := make(map[string]json.RawMessage, len(outs))
 	for k, v := range outs {
-		b, err := ctyjson.SimpleJSONValue{Value: v}.MarshalJSON()
+		b, err := jsonval.Marshal(v)
 		if err != nil {
 			return nil, fmt.Errorf("output %q cannot be passed back: %w", k, err)
 		}
@@ -236,11 +233,11 @@ func encodeOutputs(outs map[string]cty.Value) (map[string]json.RawMessage, error
 func decodeOutputs(m map[string]json.RawMessage) (map[string]cty.Value, error) {
 	outs := make(map[string]cty.Value, len(m))
 	for k, b := range m {
-		var v ctyjson.SimpleJSONValue
-		if err := v.UnmarshalJSON(b); err != nil {
+		v, err := jsonval.Decode(b)
+		if err != nil {
 			return nil, fmt.Errorf("output %q came back unreadable: %w", k, err)
 		}
-		outs[k] = v.Value
+		outs[k] = v
 	}
 	return outs, nil
 }

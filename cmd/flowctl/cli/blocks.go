@@ -17,11 +17,11 @@ import (
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // localBlocksDir holds the block files of the current directory's
@@ -429,7 +429,7 @@ func defaultText(v cty.Value) string {
 	if v.IsNull() {
 		return "null"
 	}
-	b, err := ctyjson.Marshal(v, v.Type())
+	b, err := jsonval.Marshal(v)
 	if err != nil {
 		return "(" + lang.FriendlyTypeName(v.Type()) + ")"
 	}

@@ -9,11 +9,11 @@ import (
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // inputFlags are the --input and --input-file flags of plan, apply and
@@ -86,11 +86,7 @@ func readInputFile(name string) (map[string]cty.Value, hcl.Diagnostics) {
 	out := map[string]cty.Value{}
 	var diags hcl.Diagnostics
 	for k, msg := range raw {
-		ty, err := ctyjson.ImpliedType(msg)
-		var v cty.Value
-		if err == nil {
-			v, err = ctyjson.Unmarshal(msg, ty)
-		}
+		v, err := jsonval.Decode(msg)
 		if err != nil {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,

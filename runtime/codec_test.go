@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"bytes"
-	"encoding/json"
 	"math/big"
 	"testing"
 
@@ -48,21 +46,5 @@ func TestEncodeRoundTrip(t *testing.T) {
 	}
 	if _, err := encodeValue(cty.StringVal("x").Mark("m")); err == nil {
 		t.Error("a marked value was encoded")
-	}
-}
-
-// TestWriteJSONString: strings are escaped byte for byte as encoding/json
-// escapes them.
-func TestWriteJSONString(t *testing.T) {
-	for _, s := range []string{
-		"", "plain", "quote \" and \\ backslash", "<html>&amp;</html>", "tab\tnew\nline\r\b\f\x00\x1f\x7f",
-		"héllo wörld €", "\u2028\u2029", "bad \xff utf-8 \xc3", "emoji 😀",
-	} {
-		var buf bytes.Buffer
-		writeJSONString(&buf, s)
-		want, _ := json.Marshal(s)
-		if buf.String() != string(want) {
-			t.Errorf("writeJSONString(%q) = %s, want %s", s, buf.String(), want)
-		}
 	}
 }

@@ -1,0 +1,243 @@
+// Package jsonval converts between cty values and JSON text, in one pass
+// each way. It is the one converter of the project: the state stores
+// values with it, the sandboxes pass inputs and outputs through it, and
+// JSON from users, servers and models is read with it.
+//
+// Writing: lists, sets and tuples become arrays, maps and objects become
+// objects, numbers are written exactly (whole numbers and exact doubles in
+// their short forms, others in full), strings are escaped as encoding/json
+// escapes them (HTML characters and U+2028/U+2029 included, invalid UTF-8
+// as U+FFFD), so that the same value always gives the same bytes (cache
+// keys depend on it).
+//
+// Reading: the cty type a JSON text implies — an object for an object, a
+// tuple for an array, a number, string, bool, or a null of unknown type —
+// what ctyjson.ImpliedType and ctyjson.Unmarshal give together, in one
+// pass through encoding/json's decoder rather than two through its token
+// API.
+package jsonval
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Append appends the JSON of a known value without marks.
+func Append(b []byte, v cty.Value) ([]byte, error) {
+	switch {
+	case v == cty.NilVal || v.IsNull():
+		return append(b, "null"...), nil
+	case !v.IsKnown():
+		return nil, errors.New("the value is not known yet")
+	case v.IsMarked():
+		return nil, errors.New("a marked value cannot be written as JSON")
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		return AppendString(b, v.AsString()), nil
+	case ty == cty.Number:
+		return appendNumber(b, v.AsBigFloat()), nil
+	case ty == cty.Bool:
+		return strconv.AppendBool(b, v.True()), nil
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		b = append(b, '[')
+		i := 0
+		for it := v.ElementIterator(); it.Next(); i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			_, e := it.Element()
+			var err error
+			if b, err = Append(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case ty.IsMapType() || ty.IsObjectType():
+		b = append(b, '{')
+		i := 0
+		for it := v.ElementIterator(); it.Next(); i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			k, e := it.Element()
+			b = AppendString(b, k.AsString())
+			b = append(b, ':')
+			var err error
+			if b, err = Append(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	}
+	return nil, fmt.Errorf("a value of type %s cannot be written as JSON", ty.FriendlyName())
+}
+
+// Marshal returns the JSON of a known value without marks, in a buffer
+// sized for it once.
+func Marshal(v cty.Value) ([]byte, error) {
+	hint := SizeHint(v)
+	return Append(make([]byte, 0, hint+hint/16), v)
+}
+
+// appendNumber writes a number exactly: a whole number that fits 64 bits
+// or an exact double in its shortest form, anything else in full.
+func appendNumber(b []byte, f *big.Float) []byte {
+	if f.IsInt() {
+		if i, acc := f.Int64(); acc == big.Exact {
+			return strconv.AppendInt(b, i, 10)
+		}
+	}
+	if x, acc := f.Float64(); acc == big.Exact && !math.IsInf(x, 0) {
+		return strconv.AppendFloat(b, x, 'g', -1, 64)
+	}
+	return f.Append(b, 'f', -1)
+}
+
+// AppendString appends s as a JSON string, escaped exactly as
+// encoding/json escapes it.
+func AppendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// SizeHint guesses the length of v's JSON, to size a buffer once.
+func SizeHint(v cty.Value) int {
+	if v == cty.NilVal || v.IsNull() || !v.IsKnown() {
+		return 4
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		return len(v.AsString()) + 2
+	case ty.IsCollectionType() || ty.IsObjectType() || ty.IsTupleType():
+		n := 2
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			if k.Type() == cty.String {
+				n += len(k.AsString()) + 3
+			}
+			n += SizeHint(e) + 1
+		}
+		return n
+	}
+	return 8
+}
+
+// Decode reads one JSON value, and nothing after it, as the cty value of
+// the type it implies.
+func Decode(text []byte) (cty.Value, error) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return cty.NilVal, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return cty.NilVal, errors.New("extra data after the value")
+	}
+	return FromGo(x)
+}
+
+// FromGo converts what encoding/json decodes into an interface value —
+// nil, bool, string, float64 or json.Number, []any, map[string]any — to
+// the cty value Decode would give.
+func FromGo(x any) (cty.Value, error) {
+	switch x := x.(type) {
+	case nil:
+		return cty.NullVal(cty.DynamicPseudoType), nil
+	case bool:
+		return cty.BoolVal(x), nil
+	case string:
+		return cty.StringVal(x), nil
+	case json.Number:
+		return cty.ParseNumberVal(string(x))
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return cty.NilVal, fmt.Errorf("%v is not a number JSON can hold", x)
+		}
+		return cty.NumberFloatVal(x), nil
+	case []any:
+		if len(x) == 0 {
+			return cty.EmptyTupleVal, nil
+		}
+		vals := make([]cty.Value, len(x))
+		for i, e := range x {
+			v, err := FromGo(e)
+			if err != nil {
+				return cty.NilVal, err
+			}
+			vals[i] = v
+		}
+		return cty.TupleVal(vals), nil
+	case map[string]any:
+		if len(x) == 0 {
+			return cty.EmptyObjectVal, nil
+		}
+		attrs := make(map[string]cty.Value, len(x))
+		for k, e := range x {
+			v, err := FromGo(e)
+			if err != nil {
+				return cty.NilVal, err
+			}
+			attrs[k] = v
+		}
+		return cty.ObjectVal(attrs), nil
+	}
+	return cty.NilVal, fmt.Errorf("unexpected JSON value %T", x)
+}

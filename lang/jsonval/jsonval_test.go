@@ -1,0 +1,91 @@
+package jsonval
+
+import (
+	"encoding/json"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// TestDecodeAsCtyjson: Decode gives what ctyjson's ImpliedType and
+// Unmarshal give together.
+func TestDecodeAsCtyjson(t *testing.T) {
+	for _, text := range []string{
+		`null`, `true`, `"héllo \u003c\n"`, `42`, `-0.5`, `1e400`, `123456789012345678901234567890`,
+		`[]`, `{}`, `[1, "a", null, [true]]`, `{"a": {"b": [1, 2.5]}, "c": null, "": "empty key"}`,
+	} {
+		got, err := Decode([]byte(text))
+		if err != nil {
+			t.Errorf("%s: %v", text, err)
+			continue
+		}
+		ty, err := ctyjson.ImpliedType([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ctyjson.Unmarshal([]byte(text), ty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.RawEquals(want) {
+			t.Errorf("%s: %#v, want %#v", text, got, want)
+		}
+	}
+	for _, bad := range []string{``, `{`, `[1,]`, `1 2`, `{"a":1} x`} {
+		if _, err := Decode([]byte(bad)); err == nil {
+			t.Errorf("Decode(%q) succeeded", bad)
+		}
+	}
+}
+
+// TestAppendRoundTrip: what Append writes reads back with Decode (and with
+// ctyjson) as the same value, after conversion to the value's type;
+// strings are escaped as encoding/json escapes them.
+func TestAppendRoundTrip(t *testing.T) {
+	huge, _, _ := big.ParseFloat("123456789012345678901234567890.125", 10, 512, big.ToNearestEven)
+	third := cty.NumberIntVal(1).Divide(cty.NumberIntVal(3))
+	for _, v := range []cty.Value{
+		cty.StringVal("héllo \"quoted\" \\ <b>&</b> \u2028 \x01"),
+		cty.NumberIntVal(-42), cty.NumberFloatVal(0.1), cty.NumberVal(huge), third,
+		cty.True, cty.NullVal(cty.String),
+		cty.ListVal([]cty.Value{cty.NumberIntVal(1), cty.NumberIntVal(2)}),
+		cty.SetVal([]cty.Value{cty.StringVal("b"), cty.StringVal("a")}),
+		cty.TupleVal([]cty.Value{cty.StringVal("x"), cty.NumberIntVal(1), cty.NullVal(cty.Bool)}),
+		cty.MapVal(map[string]cty.Value{"k": cty.StringVal("v")}),
+		cty.ObjectVal(map[string]cty.Value{"a": cty.EmptyObjectVal, "b": cty.ListValEmpty(cty.String)}),
+	} {
+		b, err := Marshal(v)
+		if err != nil {
+			t.Fatalf("%#v: %v", v, err)
+		}
+		want, err := ctyjson.Marshal(v, v.Type())
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ctyjson.Unmarshal(b, v.Type())
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if !back.RawEquals(v) {
+			t.Errorf("%s reads back as %#v, want %#v", b, back, v)
+		}
+		if v.Type() == cty.String && string(b) != string(want) {
+			t.Errorf("string %s, encoding/json writes %s", b, want)
+		}
+	}
+	for _, s := range []string{"", "plain", "tab\tnew\nline\r\b\f\x00\x1f\x7f", "bad \xff utf-8 \xc3", "emoji 😀", strings.Repeat("é", 100)} {
+		want, _ := json.Marshal(s)
+		if got := AppendString(nil, s); string(got) != string(want) {
+			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+	}
+	if _, err := Append(nil, cty.UnknownVal(cty.String)); err == nil {
+		t.Error("an unknown value was written")
+	}
+	if _, err := Append(nil, cty.StringVal("x").Mark("m")); err == nil {
+		t.Error("a marked value was written")
+	}
+}
