@@ -21,8 +21,10 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require github.com/hashicorp/golang-lru/v2 v2.0.7
+
 require (
-	github.com/andybalholm/cascadia v1.3.4 // indirect
+	github.com/andybalholm/cascadia v1.3.4
 	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
 	github.com/apparentlymart/go-textseg/v17 v17.0.1 // indirect
 	github.com/dlclark/regexp2/v2 v2.5.2 // indirect

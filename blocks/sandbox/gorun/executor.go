@@ -1,7 +1,6 @@
 package gorun
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -25,13 +25,11 @@ import (
 // interpreter each; the worker goes back to the pool after the call,
 // unless the call timed out, was cancelled or panicked.
 type Executor struct {
-	mu       sync.Mutex
-	programs map[string]*program // by source code
-	lru      *list.List          // of *program, most recently used first
-
-	// maxPrograms bounds the sources kept (watch mode sees many versions);
+	// programs are kept by source code, the least recently used evicted
+	// beyond maxPrograms (watch mode sees many versions).
+	programs *lru.Cache[string, *program]
 	// maxIdle bounds the idle workers kept per source.
-	maxPrograms, maxIdle int
+	maxIdle int
 
 	compiles atomic.Int64 // interpreters made, each compiling the code once
 
@@ -46,7 +44,6 @@ type program struct {
 	src  string
 	an   *analysis
 	code *instrumented // nil when an has problems
-	elem *list.Element
 
 	mu      sync.Mutex
 	idle    []*worker
@@ -54,14 +51,13 @@ type program struct {
 	evicted bool
 }
 
+// maxPrograms bounds the sources an Executor keeps.
+const maxPrograms = 64
+
 // NewExecutor returns an Executor with empty caches.
 func NewExecutor() *Executor {
-	return &Executor{
-		programs:    map[string]*program{},
-		lru:         list.New(),
-		maxPrograms: 64,
-		maxIdle:     max(8, runtime.GOMAXPROCS(0)),
-	}
+	c, _ := lru.NewWithEvict(maxPrograms, func(_ string, p *program) { p.evict() })
+	return &Executor{programs: c, maxIdle: max(8, runtime.GOMAXPROCS(0))}
 }
 
 var _ blocks.Executor = (*Executor)(nil)
@@ -78,7 +74,7 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 	}
 	input, err := inputValues(call.Inputs)
 	if err != nil {
-		return nil, &Error{Block: def.Name, Msg: "cannot pass its inputs: " + err.Error()}
+		return nil, newError(def, 0, "cannot pass its inputs: "+err.Error(), hcl.Range{}, nil)
 	}
 	p := e.program(def.Source)
 	if prob := p.an.problem(); prob != nil {
@@ -95,15 +91,15 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 		if ctx.Err() != nil {
 			return nil, stoppedError(def, p.an.execLine, ctx.Err())
 		}
-		return nil, &Error{Block: def.Name, Msg: err.Error(), Range: sourceRange(def, p.an.execLine, 0), Err: err}
+		return nil, newError(def, p.an.execLine, err.Error(), sourceRange(def, p.an.execLine, 0), err)
 	}
 	if r.panicked {
-		return nil, &Error{Block: def.Name, Msg: "panicked" + at(def, r.line) + ": " + r.panicMsg, Range: sourceRange(def, r.line, 0)}
+		return nil, newError(def, r.line, "panicked"+at(def, r.line)+": "+r.panicMsg, sourceRange(def, r.line, 0), nil)
 	}
 	p.put(w, e.maxIdle)
 	if r.hasErr {
-		return nil, &Error{Block: def.Name, Msg: "returned an error: " + r.err + " (Execute is at " + place(def, p.an.execLine) + ")",
-			Range: sourceRange(def, p.an.execLine, 0)}
+		return nil, newError(def, p.an.execLine, "returned an error: "+r.err+" (Execute is at "+place(def, p.an.execLine)+")",
+			sourceRange(def, p.an.execLine, 0), nil)
 	}
 	if e.MaxOutput > 0 {
 		size := 0
@@ -111,14 +107,14 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 			size += len(b)
 		}
 		if size > e.MaxOutput {
-			return nil, &Error{Block: def.Name, Msg: fmt.Sprintf("returned more than %d bytes of output (%d as JSON)", e.MaxOutput, size),
-				Range: sourceRange(def, p.an.execLine, 0)}
+			return nil, newError(def, p.an.execLine, fmt.Sprintf("returned more than %d bytes of output (%d as JSON)", e.MaxOutput, size),
+				sourceRange(def, p.an.execLine, 0), nil)
 		}
 	}
 	outs, err := outputValues(r, call.Outputs)
 	if err != nil {
-		return nil, &Error{Block: def.Name, Msg: err.Error() + " (Execute is at " + place(def, p.an.execLine) + ")",
-			Range: sourceRange(def, p.an.execLine, 0)}
+		return nil, newError(def, p.an.execLine, err.Error()+" (Execute is at "+place(def, p.an.execLine)+")",
+			sourceRange(def, p.an.execLine, 0), nil)
 	}
 	return &blocks.Result{Outputs: outs}, nil
 }
@@ -143,13 +139,9 @@ func blockContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // program returns the entry of a source code, making it (and parsing the
 // code) on first use.
 func (e *Executor) program(src string) *program {
-	e.mu.Lock()
-	if p, ok := e.programs[src]; ok {
-		e.lru.MoveToFront(p.elem)
-		e.mu.Unlock()
+	if p, ok := e.programs.Get(src); ok {
 		return p
 	}
-	e.mu.Unlock()
 
 	p := &program{src: src, an: analyze(src)}
 	if p.an.problem() == nil {
@@ -160,19 +152,8 @@ func (e *Executor) program(src string) *program {
 		p.code = code
 	}
 
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if q, ok := e.programs[src]; ok { // made meanwhile by another call
-		e.lru.MoveToFront(q.elem)
-		return q
-	}
-	p.elem = e.lru.PushFront(p)
-	e.programs[src] = p
-	for e.lru.Len() > e.maxPrograms {
-		old := e.lru.Back().Value.(*program)
-		e.lru.Remove(old.elem)
-		delete(e.programs, old.src)
-		old.evict()
+	if q, ok, _ := e.programs.PeekOrAdd(src, p); ok {
+		return q // made meanwhile by another call
 	}
 	return p
 }
@@ -218,10 +199,10 @@ func (e *Executor) startError(ctx context.Context, def *lang.BlockDef, p *progra
 	case ctx.Err() != nil:
 		return stoppedError(def, 0, ctx.Err())
 	case errors.As(err, &ip):
-		return &Error{Block: def.Name, Msg: "panicked while its package was initialized" + at(def, ip.line) + ": " + ip.msg,
-			Range: sourceRange(def, ip.line, 0)}
+		return newError(def, ip.line, "panicked while its package was initialized"+at(def, ip.line)+": "+ip.msg,
+			sourceRange(def, ip.line, 0), nil)
 	}
-	return &Error{Block: def.Name, Msg: "could not start: " + err.Error(), Range: def.SourceRange, Err: err}
+	return newError(def, 0, "could not start: "+err.Error(), def.SourceRange, err)
 }
 
 // put returns a worker to the pool after a call, or stops it when the pool
@@ -250,29 +231,9 @@ func (p *program) evict() {
 
 // Close stops every idle interpreter and forgets the compiled code.
 func (e *Executor) Close() error {
-	e.mu.Lock()
-	progs := e.programs
-	e.programs = map[string]*program{}
-	e.lru.Init()
-	e.mu.Unlock()
-	for _, p := range progs {
-		p.evict()
-	}
+	e.programs.Purge() // each evicted
 	return nil
 }
-
-// Error is a failure of a go block's code: it names the block and, in Msg,
-// the place in the flow file (or source_file) it concerns. Range is that
-// place, for a diagnostic.
-type Error struct {
-	Block string
-	Msg   string
-	Range hcl.Range
-	Err   error // the underlying error (context.DeadlineExceeded…), if any
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("block %q %s", e.Block, e.Msg) }
-func (e *Error) Unwrap() error { return e.Err }
 
 // at is " at FILE:LINE" for a line of the code, or "" when it is unknown.
 func at(def *lang.BlockDef, line int) string {
@@ -283,7 +244,7 @@ func at(def *lang.BlockDef, line int) string {
 }
 
 func compileError(def *lang.BlockDef, p *problem) error {
-	return &Error{Block: def.Name, Msg: "cannot run: " + place(def, p.line) + ": " + p.detail, Range: sourceRange(def, p.line, p.col)}
+	return newError(def, p.line, "cannot run: "+place(def, p.line)+": "+p.detail, sourceRange(def, p.line, p.col), nil)
 }
 
 func stoppedError(def *lang.BlockDef, line int, err error) error {
@@ -295,7 +256,7 @@ func stoppedError(def *lang.BlockDef, line int, err error) error {
 	if line > 0 {
 		where = " (Execute is at " + place(def, line) + ")"
 	}
-	return &Error{Block: def.Name, Msg: what + "; its code was stopped" + where, Range: sourceRange(def, line, 0), Err: err}
+	return newError(def, line, what+"; its code was stopped"+where, sourceRange(def, line, 0), err)
 }
 
 // outputValues converts what Execute returned to cty values: each field's

@@ -478,7 +478,7 @@ func Execute(ctx context.Context, input map[string]any) (map[string]any, error) 
 
 func TestProgramsBounded(t *testing.T) {
 	e := NewExecutor()
-	e.maxPrograms = 2
+	e.programs.Resize(2)
 	defer e.Close()
 	for i := 0; i < 4; i++ {
 		def := parseDef(t, code(nil, fmt.Sprintf(`return map[string]any{"y": %d}, nil`, i)))
@@ -486,7 +486,7 @@ func TestProgramsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := len(e.programs); n != 2 {
+	if n := e.programs.Len(); n != 2 {
 		t.Fatalf("%d programs kept", n)
 	}
 }

@@ -49,17 +49,16 @@
 package jsrun
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"os"
+	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
+	"github.com/flowctl/flowctl/blocks/sandbox"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 )
@@ -128,12 +127,11 @@ func Check(def *lang.BlockDef) hcl.Diagnostics {
 	if c.err.kind == kindNoExecute {
 		summary = "Missing execute function"
 	}
-	rng := e.subject(def)
 	return hcl.Diagnostics{{
 		Severity: hcl.DiagError,
 		Summary:  summary,
-		Detail:   fmt.Sprintf("In block %q: %s.", def.Name, strings.TrimSuffix(e.Message, ".")),
-		Subject:  &rng,
+		Detail:   fmt.Sprintf("In block %q: %s.", def.Name, strings.TrimSuffix(c.err.msg, ".")),
+		Subject:  e.Range.Ptr(),
 	}}
 }
 
@@ -142,150 +140,24 @@ func newProgram(def *lang.BlockDef, prog *goja.Program) *Program {
 }
 
 // fileLine maps a line of the source to the line of the file holding it.
-func (p *Program) fileLine(srcLine int) int { return mapLine(p.line0, srcLine) }
-
-func mapLine(line0, srcLine int) int {
-	if srcLine <= 0 {
-		return 0
-	}
-	if line0 <= 0 {
-		return srcLine
-	}
-	return line0 + srcLine - 1
+func (p *Program) fileLine(srcLine int) int {
+	return sandbox.FileLine(&lang.BlockDef{SourceLine: p.line0}, srcLine)
 }
 
-// Error is a problem with a js block's code or a call of it: a syntax
-// error, a missing execute function, an exception, a timeout, a result
-// that does not fit the outputs. It names the block and, when known, the
-// line of the file holding the source (the flow file for inline sources).
-type Error struct {
-	Block    string
-	Filename string // the file holding the source; set for compile errors
-	Line     int    // the line in that file; 0 when unknown
-	Message  string // e.g. "TypeError: Cannot read property 'x' of undefined"
+// Error is the error of every problem of a js block's code or call. Its
+// text names the line of the file holding the source when it is known:
+// `block "x" line 7: TypeError: …`, and for compile errors the file too:
+// `block "x" (flow.hcl:9): SyntaxError: …`.
+type Error = sandbox.Error
 
-	srcLine, srcColumn int // where in the source, for diagnostics
-	err                error
-}
-
-func (e *Error) Error() string {
-	switch {
-	case e.Filename != "" && e.Line > 0:
-		return fmt.Sprintf("block %q (%s:%d): %s", e.Block, e.Filename, e.Line, e.Message)
-	case e.Line > 0:
-		return fmt.Sprintf("block %q line %d: %s", e.Block, e.Line, e.Message)
+// newError is the error of a call of a block; line is the file's, 0 when
+// unknown.
+func newError(block string, line int, msg string, cause error) *Error {
+	text := ": " + msg
+	if line > 0 {
+		text = " line " + strconv.Itoa(line) + ": " + msg
 	}
-	return fmt.Sprintf("block %q: %s", e.Block, e.Message)
-}
-
-// Unwrap returns the cause, such as context.DeadlineExceeded.
-func (e *Error) Unwrap() error { return e.err }
-
-// subject is the range of the file to point a diagnostic at: the error's
-// column in its line when the line can be found in the file, else the
-// whole line, else the source attribute.
-func (e *Error) subject(def *lang.BlockDef) hcl.Range {
-	fallback := def.SourceRange
-	if e.Line <= 0 || def.SourceRange.Filename == "" {
-		return fallback
-	}
-	data, err := readFileCapped(def.SourceRange.Filename, 64<<20)
-	if err != nil {
-		return hcl.Range{Filename: def.SourceRange.Filename,
-			Start: hcl.Pos{Line: e.Line, Column: 1, Byte: fallback.Start.Byte},
-			End:   hcl.Pos{Line: e.Line, Column: 1, Byte: fallback.Start.Byte}}
-	}
-	start, end, ok := lineBounds(data, e.Line)
-	if !ok {
-		return fallback
-	}
-	lineText := string(data[start:end])
-	rng := hcl.Range{Filename: def.SourceRange.Filename,
-		Start: hcl.Pos{Line: e.Line, Column: 1, Byte: start},
-		End:   hcl.Pos{Line: e.Line, Column: utf8.RuneCountInString(lineText) + 1, Byte: end}}
-	// An inline source may be indented differently in the file (heredocs
-	// strip indentation): find the source's line in the file's to place
-	// the column.
-	srcText, ok := sourceLine(def.Source, e.srcLine)
-	if !ok || e.srcColumn <= 0 || strings.TrimSpace(srcText) == "" {
-		return rng
-	}
-	off := strings.Index(lineText, srcText)
-	if off < 0 {
-		return rng
-	}
-	col := runeOffset(srcText, e.srcColumn-1) // bytes into the source line
-	b := start + off + col
-	if b > end {
-		return rng
-	}
-	next := b
-	if next < end {
-		_, size := utf8.DecodeRune(data[next:end])
-		next += size
-	}
-	c := utf8.RuneCountInString(string(data[start:b])) + 1
-	rng.Start = hcl.Pos{Line: e.Line, Column: c, Byte: b}
-	rng.End = hcl.Pos{Line: e.Line, Column: c + 1, Byte: next}
-	if next == b {
-		rng.End.Column = c
-	}
-	return rng
-}
-
-func readFileCapped(path string, max int64) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > max {
-		return nil, errors.New("not a regular file of a reasonable size")
-	}
-	return os.ReadFile(path)
-}
-
-// lineBounds returns the byte offsets of the start and end (before the
-// newline) of a 1-based line.
-func lineBounds(data []byte, line int) (int, int, bool) {
-	start := 0
-	for l := 1; l < line; l++ {
-		i := bytes.IndexByte(data[start:], '\n')
-		if i < 0 {
-			return 0, 0, false
-		}
-		start += i + 1
-	}
-	end := start
-	for end < len(data) && data[end] != '\n' {
-		end++
-	}
-	if end > start && data[end-1] == '\r' {
-		end--
-	}
-	return start, end, true
-}
-
-func sourceLine(src string, line int) (string, bool) {
-	if line <= 0 {
-		return "", false
-	}
-	lines := strings.Split(src, "\n")
-	if line > len(lines) {
-		return "", false
-	}
-	return strings.TrimSuffix(lines[line-1], "\r"), true
-}
-
-// runeOffset is the byte offset of the n-th rune (0-based) of s, capped at
-// len(s). goja counts columns in characters.
-func runeOffset(s string, n int) int {
-	for i := range s {
-		if n == 0 {
-			return i
-		}
-		n--
-	}
-	return len(s)
+	return &Error{Block: block, Line: line, Text: text, Err: cause}
 }
 
 // compiled is the outcome of compiling one source, shared by every block
@@ -309,12 +181,25 @@ type srcError struct {
 	msg          string
 }
 
-// at places a compile error in a block definition.
+// at places a compile error in a block definition: its range is the
+// character at the error's column (goja counts columns in characters), or
+// the line.
 func (e *srcError) at(def *lang.BlockDef) *Error {
-	return &Error{
-		Block: def.Name, Filename: def.SourceRange.Filename, Line: mapLine(def.SourceLine, e.line),
-		Message: e.msg, srcLine: e.line, srcColumn: e.column,
+	line := sandbox.FileLine(def, e.line)
+	err := newError(def.Name, line, e.msg, nil)
+	if line > 0 && def.SourceRange.Filename != "" {
+		err.Text = fmt.Sprintf(" (%s:%d): %s", def.SourceRange.Filename, line, e.msg)
 	}
+	col := 0
+	if src, ok := sandbox.SourceLine(def.Source, e.line); ok && e.column > 0 && strings.TrimSpace(src) != "" {
+		col = sandbox.RuneOffset(src, e.column-1) + 1
+	}
+	if col > 0 {
+		err.Range = sandbox.Range(def, e.line, col, 1)
+	} else {
+		err.Range = sandbox.Range(def, e.line, 0, 0)
+	}
+	return err
 }
 
 func sourceKey(src string) [32]byte { return sha256.Sum256([]byte(src)) }

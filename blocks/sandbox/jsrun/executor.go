@@ -8,13 +8,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/sandbox"
 	"github.com/flowctl/flowctl/lang"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -38,7 +39,9 @@ const truncatedLine = "[log truncated]"
 // Executor runs js blocks. It compiles each distinct source once and runs
 // every call in a fresh goja Runtime. It is safe for concurrent use.
 type Executor struct {
-	programs sync.Map // sha256 of the source → *compiled
+	// programs are the compiled sources, by their SHA-256; the least
+	// recently used go beyond MaxPrograms (watch mode sees many versions).
+	programs *lru.Cache[[32]byte, *compiled]
 
 	// MaxOutput caps the size in bytes of the JSON text of a call's
 	// result; a larger result fails the call with a size error. 0 means
@@ -48,18 +51,26 @@ type Executor struct {
 
 var _ blocks.Executor = (*Executor)(nil)
 
+// MaxPrograms bounds the compiled sources an Executor keeps.
+const MaxPrograms = 256
+
 // NewExecutor returns an Executor with an empty program cache.
-func NewExecutor() *Executor { return &Executor{} }
+func NewExecutor() *Executor {
+	c, _ := lru.New[[32]byte, *compiled](MaxPrograms)
+	return &Executor{programs: c}
+}
 
 // Program returns the compiled program of a js block definition, compiling
 // its source the first time the source is seen.
 func (e *Executor) Program(def *lang.BlockDef) (*Program, error) {
 	key := sourceKey(def.Source)
-	v, ok := e.programs.Load(key)
+	c, ok := e.programs.Get(key)
 	if !ok {
-		v, _ = e.programs.LoadOrStore(key, compileSource(def.Source))
+		c = compileSource(def.Source)
+		if prev, ok, _ := e.programs.PeekOrAdd(key, c); ok {
+			c = prev // compiled meanwhile by another call
+		}
 	}
-	c := v.(*compiled)
 	if c.err != nil {
 		return nil, c.err.at(def)
 	}
@@ -109,7 +120,7 @@ func (p *Program) Run(ctx context.Context, call *blocks.Call) (*blocks.Result, e
 	}
 	input, err := inputJSON(call.Inputs)
 	if err != nil {
-		return nil, &Error{Block: p.block, Message: "cannot pass the inputs: " + err.Error()}
+		return nil, newError(p.block, 0, "cannot pass the inputs: "+err.Error(), nil)
 	}
 	sink := &logSink{log: call.Log, redact: call.Redact}
 	rt := goja.New()
@@ -154,7 +165,7 @@ func (p *Program) stopped(ctx context.Context, line int, abandoned bool) error {
 	if abandoned {
 		msg += " while inside a built-in function that could not be interrupted"
 	}
-	return &Error{Block: p.block, Line: line, Message: msg, err: cause}
+	return newError(p.block, line, msg, cause)
 }
 
 // runIn runs a call in rt, on a goroutine of its own: a goja Runtime is not
@@ -185,8 +196,7 @@ func (p *Program) runIn(rt *goja.Runtime, sink *logSink, input string, call *blo
 	}
 	execute, ok := goja.AssertFunction(rt.Get("execute"))
 	if !ok {
-		return outcome{err: &Error{Block: p.block, Line: p.fileLine(1),
-			Message: "execute is not a function; the source must define function execute(input, ctx)"}}
+		return outcome{err: newError(p.block, p.fileLine(1), "execute is not a function; the source must define function execute(input, ctx)", nil)}
 	}
 	in, err := parse(goja.Undefined(), rt.ToValue(input))
 	if err != nil {
@@ -207,8 +217,7 @@ func (p *Program) runIn(rt *goja.Runtime, sink *logSink, input string, call *blo
 		if pr, ok := obj.Export().(*goja.Promise); ok {
 			switch pr.State() {
 			case goja.PromiseStatePending:
-				return outcome{err: &Error{Block: p.block,
-					Message: "execute returned a Promise that never settled (there are no timers or I/O to wait for)"}}
+				return outcome{err: newError(p.block, 0, "execute returned a Promise that never settled (there are no timers or I/O to wait for)", nil)}
 			case goja.PromiseStateRejected:
 				return p.rejected(pr.Result(), stringify)
 			}
@@ -238,19 +247,19 @@ func (p *Program) decode(out goja.Value, fields []*lang.Field) (map[string]cty.V
 		if len(fields) == 0 {
 			return map[string]cty.Value{}, nil
 		}
-		return nil, &Error{Block: p.block, Message: "execute returned undefined; it must return " + want}
+		return nil, newError(p.block, 0, "execute returned undefined; it must return "+want, nil)
 	}
 	str := out.String()
 	if p.maxOutput > 0 && len(str) > p.maxOutput {
-		return nil, &Error{Block: p.block, Message: fmt.Sprintf("execute returned more than %d bytes of output (%d as JSON)", p.maxOutput, len(str))}
+		return nil, newError(p.block, 0, fmt.Sprintf("execute returned more than %d bytes of output (%d as JSON)", p.maxOutput, len(str)), nil)
 	}
 	text := []byte(str)
 	if len(text) == 0 || text[0] != '{' {
-		return nil, &Error{Block: p.block, Message: fmt.Sprintf("execute must return %s; it returned %s", want, clip(string(text), 200))}
+		return nil, newError(p.block, 0, fmt.Sprintf("execute must return %s; it returned %s", want, clip(string(text), 200)), nil)
 	}
 	values, err := decodeFields(text, names)
 	if err != nil {
-		return nil, &Error{Block: p.block, Message: "cannot read the result of execute: " + err.Error()}
+		return nil, newError(p.block, 0, "cannot read the result of execute: "+err.Error(), nil)
 	}
 	var missing []string
 	for _, f := range fields {
@@ -262,11 +271,11 @@ func (p *Program) decode(out goja.Value, fields []*lang.Field) (map[string]cty.V
 	case 0:
 		return values, nil
 	case 1:
-		return nil, &Error{Block: p.block, Message: fmt.Sprintf(
-			"the result of execute has no field %s (fields that are undefined or functions are dropped); it must return %s", missing[0], want)}
+		return nil, newError(p.block, 0, fmt.Sprintf(
+			"the result of execute has no field %s (fields that are undefined or functions are dropped); it must return %s", missing[0], want), nil)
 	}
-	return nil, &Error{Block: p.block, Message: fmt.Sprintf(
-		"the result of execute has no fields %s (fields that are undefined or functions are dropped); it must return %s", strings.Join(missing, ", "), want)}
+	return nil, newError(p.block, 0, fmt.Sprintf(
+		"the result of execute has no fields %s (fields that are undefined or functions are dropped); it must return %s", strings.Join(missing, ", "), want), nil)
 }
 
 // fail turns an error from goja into the call's outcome.
@@ -277,21 +286,18 @@ func (p *Program) fail(err error, stringify goja.Callable, prefix string) outcom
 	}
 	var so *goja.StackOverflowError
 	if errors.As(err, &so) {
-		return outcome{err: &Error{Block: p.block, Line: p.frameLine(so.Stack()),
-			Message: fmt.Sprintf("%sRangeError: Maximum call stack size exceeded (more than %d nested calls)", prefix, MaxCallStackSize)}}
+		return outcome{err: newError(p.block, p.frameLine(so.Stack()), fmt.Sprintf("%sRangeError: Maximum call stack size exceeded (more than %d nested calls)", prefix, MaxCallStackSize), nil)}
 	}
 	var ex *goja.Exception
 	if errors.As(err, &ex) {
-		return outcome{err: &Error{Block: p.block, Line: p.frameLine(ex.Stack()),
-			Message: prefix + describe(ex.Value(), stringify, "threw ")}}
+		return outcome{err: newError(p.block, p.frameLine(ex.Stack()), prefix+describe(ex.Value(), stringify, "threw "), nil)}
 	}
-	return outcome{err: &Error{Block: p.block, Message: prefix + err.Error()}}
+	return outcome{err: newError(p.block, 0, prefix+err.Error(), nil)}
 }
 
 // rejected is the outcome of a Promise rejected with reason.
 func (p *Program) rejected(reason goja.Value, stringify goja.Callable) outcome {
-	return outcome{err: &Error{Block: p.block, Line: p.stackLine(reason),
-		Message: describe(reason, stringify, "the Promise returned by execute was rejected with ")}}
+	return outcome{err: newError(p.block, p.stackLine(reason), describe(reason, stringify, "the Promise returned by execute was rejected with "), nil)}
 }
 
 // fromPanic turns a panic on the call's goroutine into its outcome: goja
@@ -306,7 +312,7 @@ func (p *Program) fromPanic(x any) outcome {
 			return p.fail(err, nil, "")
 		}
 	}
-	return outcome{err: &Error{Block: p.block, Message: fmt.Sprintf("internal error in the JavaScript engine: %v", x)}}
+	return outcome{err: newError(p.block, 0, fmt.Sprintf("internal error in the JavaScript engine: %v", x), nil)}
 }
 
 // frameLine is the file line of the innermost stack frame in the block's
@@ -395,7 +401,7 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:runeOffset(s, n)] + "…"
+	return s[:sandbox.RuneOffset(s, n)] + "…"
 }
 
 // Calls run on goroutines kept between calls: goja's frames are deep, and

@@ -749,3 +749,18 @@ func firstLine(s, prefix string) string {
 	}
 	return ""
 }
+
+// TestProgramsBounded: the compiled sources kept are bounded.
+func TestProgramsBounded(t *testing.T) {
+	e := NewExecutor()
+	e.programs.Resize(2)
+	for i := range 4 {
+		b := jsBlock(t, fmt.Sprintf(`function execute() { return { out: %d } }`, i))
+		if got := mustRun(t, e, b, cty.NumberIntVal(1)); !got.RawEquals(cty.NumberIntVal(int64(i))) {
+			t.Fatalf("call %d: %#v", i, got)
+		}
+	}
+	if n := e.programs.Len(); n != 2 {
+		t.Fatalf("%d programs kept", n)
+	}
+}
