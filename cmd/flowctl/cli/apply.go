@@ -72,7 +72,7 @@ running steps and keeps what finished.`,
 			if !fromPlan && !autoApprove && (jsonOut || !interactive) {
 				return usagef("apply needs --auto-approve, or a plan saved with plan --out, when it cannot ask for confirmation")
 			}
-			ex, closeLog, err := f.runExecutors()
+			ex, closeLog, err := f.runExecutors(s)
 			if err != nil {
 				return err
 			}
@@ -156,6 +156,9 @@ type execOptions struct {
 	logPrompts io.Writer
 	sandbox    string   // sandboxIsolated or sandboxInProcess
 	httpAllow  []string // --http-allow; FLOWCTL_HTTP_ALLOW when empty
+	// warnings receives the sandbox's notices of the confinement layers
+	// this system lacks.
+	warnings io.Writer
 }
 
 // Environment variables of the http and scrape blocks.
@@ -218,7 +221,9 @@ func executors(o execOptions) (*blocks.Executors, func(), error) {
 			return nil, nil, err
 		}
 		pool := isolate.New(isolate.Options{Size: size, Notice: func(msg string) {
-			fmt.Fprintf(os.Stderr, "Warning: %s.\n", msg)
+			if o.warnings != nil {
+				fmt.Fprintf(o.warnings, "Warning: %s.\n", msg)
+			}
 		}})
 		ex.Runtimes[lang.RuntimeGo] = isolate.Route(pool, gorun.NewExecutor())
 		ex.Runtimes[lang.RuntimeJS] = isolate.Route(pool, jsrun.NewExecutor())

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/flowctl/flowctl/lang/diagjson"
@@ -201,36 +200,6 @@ type (
 
 func newJSONValidate(files map[string]*hcl.File, diags hcl.Diagnostics) jsonValidate {
 	return diagjson.New(files, diags)
-}
-
-// writeGitHubDiagnostics prints GitHub Actions workflow commands, which
-// GitHub shows as annotations on the pull request's files.
-func writeGitHubDiagnostics(w io.Writer, diags hcl.Diagnostics) {
-	for _, d := range diags {
-		kind := "error"
-		if d.Severity == hcl.DiagWarning {
-			kind = "warning"
-		}
-		msg := d.Summary
-		if d.Detail != "" {
-			msg += ": " + d.Detail
-		}
-		if d.Subject == nil {
-			fmt.Fprintf(w, "::%s::%s\n", kind, escapeGitHubData(msg))
-			continue
-		}
-		s := d.Subject
-		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d::%s\n", kind,
-			escapeGitHubProperty(s.Filename), s.Start.Line, s.Start.Column, escapeGitHubData(msg))
-	}
-}
-
-func escapeGitHubData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func escapeGitHubProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
 func writeJSON(w io.Writer, v any) error {

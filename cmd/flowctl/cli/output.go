@@ -40,18 +40,18 @@ outputs show as (sensitive).`,
 			if err != nil {
 				return err
 			}
-			if len(args) == 1 {
-				return writeOneOutput(s, run, args[0], outputs, failed, jsonOut)
-			}
+			var view outputView = outputHuman{s}
 			if jsonOut {
-				if err := writeJSON(s.out, outputs); err != nil {
+				view = outputJSON{s}
+			}
+			if len(args) == 1 {
+				v, err := oneOutput(run, args[0], outputs, failed)
+				if err != nil {
 					return err
 				}
-			} else {
-				writeOutputs(s.out, outputs)
+				return view.One(v)
 			}
-			writeFailedOutputs(s.err, failed)
-			return nil
+			return view.All(outputs, failed)
 		},
 	}
 	f.register(cmd)
@@ -102,12 +102,14 @@ func runOutputs(run *state.Run) (map[string]any, []runtime.FailedOutput, error) 
 	return outputs, failed, nil
 }
 
-func writeOneOutput(s streams, run *state.Run, name string, outputs map[string]any, failed []runtime.FailedOutput, jsonOut bool) error {
+// oneOutput is the value of one output of a run, or the error that says
+// why there is none.
+func oneOutput(run *state.Run, name string, outputs map[string]any, failed []runtime.FailedOutput) (any, error) {
 	v, ok := outputs[name]
 	if !ok {
 		for _, f := range failed {
 			if f.Name == name {
-				return failf("Output without a value", "Run %s of flow %q (%s) has no value for output %q: %s.", run.ID, run.Flow, run.Status, name, trimStop(f.Reason))
+				return nil, failf("Output without a value", "Run %s of flow %q (%s) has no value for output %q: %s.", run.ID, run.Flow, run.Status, name, trimStop(f.Reason))
 			}
 		}
 		names := sortedNames(outputs)
@@ -115,11 +117,7 @@ func writeOneOutput(s streams, run *state.Run, name string, outputs map[string]a
 			names = append(names, f.Name)
 		}
 		slices.Sort(names)
-		return failf("Unknown output", "Run %s of flow %q has no output %q.%s", run.ID, run.Flow, name, lang.Suggest(name, names))
+		return nil, failf("Unknown output", "Run %s of flow %q has no output %q.%s", run.ID, run.Flow, name, lang.Suggest(name, names))
 	}
-	if str, ok := v.(string); ok && !jsonOut {
-		fmt.Fprintln(s.out, str)
-		return nil
-	}
-	return writeJSON(s.out, v)
+	return v, nil
 }

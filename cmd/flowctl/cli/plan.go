@@ -2,11 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"strings"
 
-	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/spf13/cobra"
 )
@@ -55,7 +52,7 @@ steps would run.`,
 			}
 			// Plan runs nothing: the executors give the cache keys of the
 			// blocks whose results depend on more than their inputs.
-			ex, release, err := executors(execOptions{sandbox: sandboxIsolated})
+			ex, release, err := executors(execOptions{sandbox: sandboxIsolated, warnings: s.err})
 			if err != nil {
 				return err
 			}
@@ -80,12 +77,12 @@ steps would run.`,
 				}
 				defer fmt.Fprintf(s.err, "Saved the plan to %s; run it with: flowctl apply %s\n", out, out)
 			}
+			var view planView = planHuman{s.out}
 			if jsonOut {
-				if err := writeJSON(s.out, newJSONPlan(plan)); err != nil {
-					return err
-				}
-			} else {
-				writeHumanPlan(s.out, plan)
+				view = planJSON{s.out}
+			}
+			if err := view.Plan(plan); err != nil {
+				return err
 			}
 			if detailed && plan.WouldRun() {
 				return exitError{exitUsage}
@@ -98,95 +95,6 @@ steps would run.`,
 	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when steps would run, 0 when none would")
 	cmd.Flags().StringVar(&out, "out", "", "save the plan to this file for apply")
 	return cmd
-}
-
-type jsonPlan struct {
-	FormatVersion string `json:"format_version"`
-	Flow          string `json:"flow"`
-	// LLMCalls is the least number of model calls the run would make;
-	// null when a for_each count is known only at run time.
-	LLMCalls     *int           `json:"llm_calls"`
-	Stages       [][]string     `json:"stages"`
-	CriticalPath []string       `json:"critical_path"`
-	Steps        []jsonPlanStep `json:"steps"`
-}
-
-type jsonPlanStep struct {
-	Name      string   `json:"name"`
-	Use       string   `json:"use"`
-	Stage     int      `json:"stage"`
-	Action    string   `json:"action"`
-	Reason    string   `json:"reason,omitempty"`
-	DependsOn []string `json:"depends_on"`
-}
-
-func newJSONPlan(plan *compiler.Plan) jsonPlan {
-	p := plan.Program
-	out := jsonPlan{
-		FormatVersion: jsonFormatVersion,
-		Flow:          p.Flow.Name,
-		Stages:        [][]string{},
-		CriticalPath:  compiler.Names(p.CriticalPath),
-		Steps:         []jsonPlanStep{},
-	}
-	for _, st := range p.Stages {
-		out.Stages = append(out.Stages, compiler.Names(st))
-	}
-	if n, known := plan.LLMCalls(); known {
-		out.LLMCalls = &n
-	}
-	for _, s := range plan.Steps {
-		out.Steps = append(out.Steps, jsonPlanStep{
-			Name: s.Name, Use: s.Use, Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
-			DependsOn: compiler.Names(s.Deps),
-		})
-	}
-	return out
-}
-
-var actionSymbols = map[compiler.Action]string{
-	compiler.ActionRun:     "+ run",
-	compiler.ActionCached:  "= cached",
-	compiler.ActionUnknown: "~ unknown",
-	compiler.ActionSkip:    "- skip",
-}
-
-func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
-	p := plan.Program
-	fmt.Fprintf(w, "Flow %q: %s in %s\n", p.Flow.Name, plural(len(p.Steps), "step", "steps"), plural(len(p.Stages), "stage", "stages"))
-	byStep := map[*compiler.Step]*compiler.PlannedStep{}
-	width := 0
-	for _, s := range plan.Steps {
-		byStep[s.Step] = s
-		width = max(width, len(s.Name))
-	}
-	for i, stage := range p.Stages {
-		fmt.Fprintf(w, "\nStage %d\n", i+1)
-		for _, st := range stage {
-			s := byStep[st]
-			line := fmt.Sprintf("  %-10s %-*s  %s", actionSymbols[s.Action], width, s.Name, stepLabel(st))
-			if len(st.Deps) > 0 {
-				line += "  ← " + strings.Join(compiler.Names(st.Deps), ", ")
-			}
-			if s.Reason != "" {
-				line += "  (" + s.Reason + ")"
-			}
-			fmt.Fprintln(w, strings.TrimRight(line, " "))
-		}
-	}
-	n := plan.Counts()
-	fmt.Fprintf(w, "\nPlan: %d to run, %d cached, %d unknown, %d to skip.\n",
-		n[compiler.ActionRun], n[compiler.ActionCached], n[compiler.ActionUnknown], n[compiler.ActionSkip])
-	if len(p.CriticalPath) > 0 {
-		fmt.Fprintf(w, "Critical path: %s (%s)\n", strings.Join(compiler.Names(p.CriticalPath), " → "),
-			plural(len(p.CriticalPath), "step", "steps"))
-	}
-	switch n, known := plan.LLMCalls(); {
-	case !known:
-		fmt.Fprintf(w, "LLM calls: at least %d, more for for_each steps known only at run time.\n", n)
-	case n > 0:
-		fmt.Fprintf(w, "LLM calls: %d (retries and re-asks add more).\n", n)
-	}
 }
 
 func dirExists(dir string) bool {

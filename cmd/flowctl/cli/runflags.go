@@ -101,7 +101,7 @@ func (f *runFlags) start(s streams, parallelism int) (*flowLoader, map[string]st
 
 // runExecutors opens the --log-prompts file, if any, and returns the
 // executors and a function that releases them and closes the log.
-func (f *runFlags) runExecutors() (*blocks.Executors, func(), error) {
+func (f *runFlags) runExecutors(s streams) (*blocks.Executors, func(), error) {
 	logFile, err := openPromptLog(f.logPrompts)
 	if err != nil {
 		return nil, nil, err
@@ -111,7 +111,7 @@ func (f *runFlags) runExecutors() (*blocks.Executors, func(), error) {
 			logFile.Close()
 		}
 	}
-	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, httpAllow: f.httpAllow})
+	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, httpAllow: f.httpAllow, warnings: s.err})
 	if err != nil {
 		closeLog()
 		return nil, nil, err

@@ -75,7 +75,7 @@ func runThink(s streams, a thinkArgs) error {
 	if err != nil {
 		return usagef("%s", err)
 	}
-	ex, release, err := executors(execOptions{sandbox: a.sandbox})
+	ex, release, err := executors(execOptions{sandbox: a.sandbox, warnings: s.err})
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"path/filepath"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -69,22 +68,8 @@ func runValidate(s streams, paths []string, format string, registries []string) 
 	}
 	diags = compiler.Normalize(diags)
 
-	switch format {
-	case "json":
-		if _, err := newJSONValidate(parser.Files(), diags).WriteTo(s.out); err != nil {
-			return err
-		}
-	case "github":
-		writeGitHubDiagnostics(s.out, diags)
-	default:
-		writeHumanDiagnostics(s.err, parser.Files(), diags)
-		if !diags.HasErrors() {
-			fmt.Fprintf(s.out, "Success! %s and %s are valid.\n",
-				plural(len(flows), "flow", "flows"), plural(len(blockFiles), "block file", "block files"))
-		} else {
-			errs, warns := countDiags(diags)
-			fmt.Fprintf(s.err, "Validation failed: %s, %s.\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
-		}
+	if err := newValidateView(s, format).Result(parser.Files(), diags, len(flows), len(blockFiles)); err != nil {
+		return err
 	}
 	if diags.HasErrors() {
 		return exitError{exitFailure}

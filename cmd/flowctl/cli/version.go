@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -29,11 +27,11 @@ func newVersionCommand(s streams) *cobra.Command {
 		Short: "Print the flowctl version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var view versionView = versionHuman{s.out}
 			if jsonOut {
-				return writeJSON(s.out, map[string]string{"version": version(), "go": runtime.Version()})
+				view = versionJSON{s.out}
 			}
-			fmt.Fprintf(s.out, "flowctl %s (%s %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return nil
+			return view.Version(version())
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the version as JSON")

@@ -2,15 +2,9 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -48,7 +42,7 @@ cancelled and what finished is kept.`,
 			if dir == "" {
 				dir = filepath.Join(filepath.Dir(path), ".flowctl")
 			}
-			ex, closeLog, err := f.runExecutors()
+			ex, closeLog, err := f.runExecutors(s)
 			if err != nil {
 				return err
 			}
@@ -80,162 +74,4 @@ cancelled and what finished is kept.`,
 	cmd.Flags().IntVar(&parallelism, "parallelism", runtime.DefaultParallelism, "how many step instances may run at once")
 	cmd.Flags().DurationVar(&debounce, "debounce", watch.DefaultDebounce, "how long to wait for the writes of a save to settle")
 	return cmd
-}
-
-type watchView interface {
-	Event(e any)
-	Close()
-}
-
-// watchJSON prints the runtime's events as apply --json does, framed by
-// cycle_started and cycle_finished.
-type watchJSON struct {
-	*applyJSON
-}
-
-type jsonCycleStarted struct {
-	Type    string   `json:"type"`
-	Time    string   `json:"time"`
-	Cycle   int      `json:"cycle"`
-	Changed []string `json:"changed"`
-}
-
-type jsonCycleFinished struct {
-	Type           string           `json:"type"`
-	Time           string           `json:"time"`
-	Cycle          int              `json:"cycle"`
-	Status         string           `json:"status"`
-	DurationMS     int64            `json:"duration_ms"`
-	Ran            int              `json:"ran"`
-	Cached         int              `json:"cached"`
-	Outputs        map[string]any   `json:"outputs"`
-	ChangedOutputs []string         `json:"changed_outputs"`
-	Diagnostics    []jsonDiagnostic `json:"diagnostics"`
-}
-
-func (v *watchJSON) Event(e any) {
-	switch e := e.(type) {
-	case watch.CycleStarted:
-		changed := e.Changed
-		if changed == nil {
-			changed = []string{}
-		}
-		v.write(jsonCycleStarted{"cycle_started", jsonTime(e.Time), e.Cycle, changed})
-	case watch.CycleFinished:
-		out := jsonCycleFinished{
-			Type: "cycle_finished", Time: jsonTime(e.Time), Cycle: e.Cycle, Status: e.Status,
-			DurationMS: e.Duration.Milliseconds(), Ran: e.Ran, Cached: e.Cached,
-			Outputs: plainOutputs(runtime.RunFinished{Outputs: e.Outputs}), ChangedOutputs: e.ChangedOutputs,
-			Diagnostics: newJSONValidate(e.Files, e.Diagnostics).Diagnostics,
-		}
-		if out.ChangedOutputs == nil {
-			out.ChangedOutputs = []string{}
-		}
-		v.write(out)
-	case runtime.Event:
-		v.applyJSON.Event(e)
-	}
-}
-
-func (v *watchJSON) write(x any) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.enc.Encode(x)
-	v.buf.Flush()
-}
-
-// watchHuman prints each cycle compactly: the steps that ran (cached ones
-// are counted), the outputs and what changed in them, or the diagnostics.
-type watchHuman struct {
-	w, errw io.Writer
-	mu      sync.Mutex
-	last    int // the last good cycle
-}
-
-func (v *watchHuman) Event(e any) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	switch e := e.(type) {
-	case watch.CycleStarted:
-		what := "start"
-		if len(e.Changed) > 0 {
-			var names []string
-			for _, c := range e.Changed {
-				names = append(names, relPath(c))
-			}
-			what = strings.Join(names, ", ") + " changed"
-		}
-		fmt.Fprintf(v.w, "── cycle %d · %s · %s\n", e.Cycle, e.Time.Local().Format("15:04:05"), what)
-	case runtime.StepFinished:
-		if e.Status == runtime.StatusCached {
-			return
-		}
-		line := fmt.Sprintf("  %s %-9s %s", statusMarks[e.Status], e.Status, runtime.Label(e.Step, e.Instance))
-		if e.Status == runtime.StatusOK || e.Status == runtime.StatusFailed {
-			line += "  " + formatDuration(e.Duration)
-		}
-		if e.Reason != "" {
-			line += "  (" + e.Reason + ")"
-		}
-		fmt.Fprintln(v.w, line)
-		if e.Error != "" {
-			fmt.Fprintln(v.w, "      "+strings.ReplaceAll(e.Error, "\n", "\n      "))
-		}
-	case watch.CycleFinished:
-		v.finished(e)
-	}
-}
-
-func (v *watchHuman) finished(e watch.CycleFinished) {
-	if e.Status == "invalid" {
-		writeHumanDiagnostics(v.errw, e.Files, e.Diagnostics)
-		if v.last > 0 {
-			fmt.Fprintf(v.w, "  The flow has errors; the results of cycle %d stand. Watching for changes.\n\n", v.last)
-		} else {
-			fmt.Fprintln(v.w, "  The flow has errors. Watching for changes.")
-			fmt.Fprintln(v.w)
-		}
-		return
-	}
-	if len(e.Diagnostics) > 0 {
-		writeHumanDiagnostics(v.errw, e.Files, e.Diagnostics)
-	}
-	fmt.Fprintf(v.w, "  %s: %d ran, %d cached in %s\n", e.Status, e.Ran, e.Cached, formatDuration(e.Duration))
-	if e.Status == "ok" {
-		v.last = e.Cycle
-		changed := map[string]bool{}
-		for _, n := range e.ChangedOutputs {
-			changed[n] = true
-		}
-		outputs := plainOutputs(runtime.RunFinished{Outputs: e.Outputs})
-		for _, n := range sortedNames(outputs) {
-			b, _ := json.Marshal(outputs[n])
-			mark := ""
-			if changed[n] {
-				mark = "   (changed)"
-			}
-			fmt.Fprintf(v.w, "  %s = %s%s\n", n, b, mark)
-		}
-	}
-	fmt.Fprintln(v.w)
-}
-
-func (v *watchHuman) Close() {}
-
-func sortedNames(m map[string]any) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-func relPath(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
 }

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/flowctl/flowctl/compiler"
+)
+
+// planView renders what applying a flow would do.
+type planView interface {
+	Plan(plan *compiler.Plan) error
+}
+
+var (
+	_ planView = planHuman{}
+	_ planView = planJSON{}
+)
+
+// planHuman prints the steps stage by stage with their actions, the counts
+// and the critical path.
+type planHuman struct{ w io.Writer }
+
+func (v planHuman) Plan(plan *compiler.Plan) error {
+	writeHumanPlan(v.w, plan)
+	return nil
+}
+
+// planJSON prints the plan as one JSON object.
+type planJSON struct{ w io.Writer }
+
+func (v planJSON) Plan(plan *compiler.Plan) error { return writeJSON(v.w, newJSONPlan(plan)) }
+
+type jsonPlan struct {
+	FormatVersion string `json:"format_version"`
+	Flow          string `json:"flow"`
+	// LLMCalls is the least number of model calls the run would make;
+	// null when a for_each count is known only at run time.
+	LLMCalls     *int           `json:"llm_calls"`
+	Stages       [][]string     `json:"stages"`
+	CriticalPath []string       `json:"critical_path"`
+	Steps        []jsonPlanStep `json:"steps"`
+}
+
+type jsonPlanStep struct {
+	Name      string   `json:"name"`
+	Use       string   `json:"use"`
+	Stage     int      `json:"stage"`
+	Action    string   `json:"action"`
+	Reason    string   `json:"reason,omitempty"`
+	DependsOn []string `json:"depends_on"`
+}
+
+func newJSONPlan(plan *compiler.Plan) jsonPlan {
+	p := plan.Program
+	out := jsonPlan{
+		FormatVersion: jsonFormatVersion,
+		Flow:          p.Flow.Name,
+		Stages:        [][]string{},
+		CriticalPath:  compiler.Names(p.CriticalPath),
+		Steps:         []jsonPlanStep{},
+	}
+	for _, st := range p.Stages {
+		out.Stages = append(out.Stages, compiler.Names(st))
+	}
+	if n, known := plan.LLMCalls(); known {
+		out.LLMCalls = &n
+	}
+	for _, s := range plan.Steps {
+		out.Steps = append(out.Steps, jsonPlanStep{
+			Name: s.Name, Use: s.Use, Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
+			DependsOn: compiler.Names(s.Deps),
+		})
+	}
+	return out
+}
+
+var actionSymbols = map[compiler.Action]string{
+	compiler.ActionRun:     "+ run",
+	compiler.ActionCached:  "= cached",
+	compiler.ActionUnknown: "~ unknown",
+	compiler.ActionSkip:    "- skip",
+}
+
+func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
+	p := plan.Program
+	fmt.Fprintf(w, "Flow %q: %s in %s\n", p.Flow.Name, plural(len(p.Steps), "step", "steps"), plural(len(p.Stages), "stage", "stages"))
+	byStep := map[*compiler.Step]*compiler.PlannedStep{}
+	width := 0
+	for _, s := range plan.Steps {
+		byStep[s.Step] = s
+		width = max(width, len(s.Name))
+	}
+	for i, stage := range p.Stages {
+		fmt.Fprintf(w, "\nStage %d\n", i+1)
+		for _, st := range stage {
+			s := byStep[st]
+			line := fmt.Sprintf("  %-10s %-*s  %s", actionSymbols[s.Action], width, s.Name, stepLabel(st))
+			if len(st.Deps) > 0 {
+				line += "  ← " + strings.Join(compiler.Names(st.Deps), ", ")
+			}
+			if s.Reason != "" {
+				line += "  (" + s.Reason + ")"
+			}
+			fmt.Fprintln(w, strings.TrimRight(line, " "))
+		}
+	}
+	n := plan.Counts()
+	fmt.Fprintf(w, "\nPlan: %d to run, %d cached, %d unknown, %d to skip.\n",
+		n[compiler.ActionRun], n[compiler.ActionCached], n[compiler.ActionUnknown], n[compiler.ActionSkip])
+	if len(p.CriticalPath) > 0 {
+		fmt.Fprintf(w, "Critical path: %s (%s)\n", strings.Join(compiler.Names(p.CriticalPath), " → "),
+			plural(len(p.CriticalPath), "step", "steps"))
+	}
+	switch n, known := plan.LLMCalls(); {
+	case !known:
+		fmt.Fprintf(w, "LLM calls: at least %d, more for for_each steps known only at run time.\n", n)
+	case n > 0:
+		fmt.Fprintf(w, "LLM calls: %d (retries and re-asks add more).\n", n)
+	}
+}

@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/flowctl/flowctl/runtime/state"
+)
+
+// runsView renders the recorded runs: a list, or one run with its steps.
+type runsView interface {
+	List(runs []*state.Run) error
+	Show(run *state.Run, steps []*state.StepResult) error
+}
+
+var (
+	_ runsView = runsHuman{}
+	_ runsView = runsJSON{}
+)
+
+func newRunsView(s streams, jsonOut bool) runsView {
+	if jsonOut {
+		return runsJSON{s.out}
+	}
+	return runsHuman{s.out}
+}
+
+// runsHuman prints tables.
+type runsHuman struct{ w io.Writer }
+
+func (v runsHuman) List(runs []*state.Run) error {
+	if len(runs) == 0 {
+		fmt.Fprintln(v.w, "No runs recorded.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(v.w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tFLOW\tSTATUS\tSTARTED\tDURATION")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Flow, r.Status, r.StartedAt.Local().Format("2006-01-02 15:04:05"), runDuration(r))
+	}
+	return tw.Flush()
+}
+
+func (v runsHuman) Show(run *state.Run, steps []*state.StepResult) error {
+	w := v.w
+	fmt.Fprintf(w, "Run %s of flow %q: %s\n", run.ID, run.Flow, run.Status)
+	fmt.Fprintf(w, "Started %s, took %s, namespace %s\n\n", run.StartedAt.Local().Format("2006-01-02 15:04:05"), runDuration(run), run.Namespace)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STEP\tSTATUS\tATTEMPTS\tDURATION\tTOKENS\tERROR")
+	for _, sr := range steps {
+		msg := strings.ReplaceAll(sr.Error, "\n", " ")
+		if len(msg) > 100 {
+			msg = msg[:97] + "..."
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", resultLabel(sr), sr.Status, sr.Attempts, sr.FinishedAt.Sub(sr.StartedAt).Round(time.Millisecond), tokens(sr.Usage), msg)
+	}
+	tw.Flush()
+	if t := tokens(run.Usage); t != "-" {
+		fmt.Fprintf(w, "\nTokens: %s in all.\n", t)
+	}
+	writeStepOutputs(w, steps)
+	if outputs, failed, err := runOutputs(run); err == nil {
+		if len(outputs) > 0 {
+			fmt.Fprintln(w, "\nOutputs:")
+			writeOutputs(w, outputs)
+		}
+		writeFailedOutputs(w, failed)
+	}
+	if run.Error != "" {
+		fmt.Fprintf(w, "\nError:\n%s\n", indent(run.Error, "  "))
+	}
+	return nil
+}
+
+// runsJSON prints JSON: an array of runs, or one run with its steps.
+type runsJSON struct{ w io.Writer }
+
+func (v runsJSON) List(runs []*state.Run) error {
+	out := []jsonRun{}
+	for _, r := range runs {
+		out = append(out, newJSONRun(r))
+	}
+	return writeJSON(v.w, out)
+}
+
+func (v runsJSON) Show(run *state.Run, steps []*state.StepResult) error {
+	out := struct {
+		jsonRun
+		Steps []jsonStep `json:"steps"`
+	}{jsonRun: newJSONRun(run), Steps: []jsonStep{}}
+	for _, sr := range steps {
+		out.Steps = append(out.Steps, jsonStep{
+			Step: sr.Step, Instance: sr.Instance, Status: sr.Status, Attempts: sr.Attempts,
+			StartedAt: jsonTime(sr.StartedAt), DurationMS: sr.FinishedAt.Sub(sr.StartedAt).Milliseconds(),
+			Outputs: plainStored(sr.Outputs), Sensitive: sr.Sensitive, Error: sr.Error, Usage: nonEmpty(sr.Usage),
+		})
+	}
+	return writeJSON(v.w, out)
+}
+
+// maxStepOutputWidth is how much of a step's outputs runs show prints on
+// its line; runs show --json has them whole.
+const maxStepOutputWidth = 120
+
+type jsonRun struct {
+	ID         string          `json:"id"`
+	Flow       string          `json:"flow"`
+	Namespace  string          `json:"namespace"`
+	Status     string          `json:"status"`
+	StartedAt  string          `json:"started_at"`
+	FinishedAt *string         `json:"finished_at"`
+	DurationMS *int64          `json:"duration_ms"`
+	Inputs     json.RawMessage `json:"inputs,omitempty"`
+	Outputs    json.RawMessage `json:"outputs,omitempty"`
+	// FailedOutputs: the outputs a failed or cancelled run has no value
+	// for, with the reason.
+	FailedOutputs json.RawMessage `json:"failed_outputs,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	Usage         json.RawMessage `json:"usage,omitempty"`
+}
+
+func newJSONRun(r *state.Run) jsonRun {
+	jr := jsonRun{
+		ID: r.ID, Flow: r.Flow, Namespace: r.Namespace, Status: r.Status, StartedAt: jsonTime(r.StartedAt),
+		Inputs: nonEmpty(r.Inputs), Outputs: nonEmpty(r.Outputs), FailedOutputs: nonEmpty(r.FailedOutputs),
+		Error: r.Error, Usage: nonEmpty(r.Usage),
+	}
+	if !r.FinishedAt.IsZero() {
+		t, d := jsonTime(r.FinishedAt), r.FinishedAt.Sub(r.StartedAt).Milliseconds()
+		jr.FinishedAt, jr.DurationMS = &t, &d
+	}
+	return jr
+}
+
+func runDuration(r *state.Run) string {
+	if r.FinishedAt.IsZero() {
+		return "-"
+	}
+	return r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond).String()
+}
+
+type jsonStep struct {
+	Step       string          `json:"step"`
+	Instance   string          `json:"instance"`
+	Status     string          `json:"status"`
+	Attempts   int             `json:"attempts"`
+	StartedAt  string          `json:"started_at"`
+	DurationMS int64           `json:"duration_ms"`
+	Outputs    json.RawMessage `json:"outputs,omitempty"`
+	Sensitive  bool            `json:"sensitive,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Usage      json.RawMessage `json:"usage,omitempty"`
+}
+
+// writeStepOutputs prints what each step instance returned, one line each.
+func writeStepOutputs(w io.Writer, steps []*state.StepResult) {
+	header := false
+	for _, sr := range steps {
+		text := ""
+		switch {
+		case sr.Sensitive:
+			text = "(sensitive)"
+		case len(plainStored(sr.Outputs)) > 0:
+			text = string(compactJSON(plainStored(sr.Outputs)))
+		default:
+			continue
+		}
+		if !header {
+			fmt.Fprintln(w, "\nStep outputs:")
+			header = true
+		}
+		fmt.Fprintf(w, "  %s = %s\n", resultLabel(sr), cut(text, maxStepOutputWidth))
+	}
+}
+
+func resultLabel(sr *state.StepResult) string {
+	if sr.Instance == "" {
+		return sr.Step
+	}
+	return sr.Step + "[" + sr.Instance + "]"
+}
+
+// compactJSON removes the insignificant spaces of JSON.
+func compactJSON(raw json.RawMessage) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// cut shortens s to at most n runes, ending it with … when cut.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// plainStored turns a stored typed value into plain JSON.
+func plainStored(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var tv struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(raw, &tv) != nil {
+		return nil
+	}
+	return tv.Value
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// tokens renders stored usage as its total, or "-".
+func tokens(raw json.RawMessage) string {
+	var u struct {
+		Total int `json:"total_tokens"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil || u.Total == 0 {
+		return "-"
+	}
+	return fmt.Sprint(u.Total)
+}
