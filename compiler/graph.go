@@ -100,11 +100,20 @@ func (c *compilation) graph() hcl.Diagnostics {
 // cycles reports every cycle of the DAG, naming each step on it.
 func (c *compilation) cycles() hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	for _, scc := range stronglyConnected(c.prog.Steps) {
-		if len(scc) < 2 {
-			continue
+	steps := c.prog.Steps
+	deps := stepDeps(steps)
+	for _, comp := range components(len(steps), deps) {
+		if len(comp) < 2 {
+			continue // a step cannot depend on itself (resolve says so)
 		}
-		cycle := cyclePath(scc)
+		scc := make([]*Step, len(comp))
+		for i, v := range comp {
+			scc[i] = steps[v]
+		}
+		var cycle []*Step
+		for _, v := range cycleThrough(comp, deps) {
+			cycle = append(cycle, steps[v])
+		}
 		names := make([]string, 0, len(cycle)+1)
 		for _, s := range cycle {
 			names = append(names, "step."+s.Name)
@@ -125,86 +134,15 @@ func (c *compilation) cycles() hcl.Diagnostics {
 	return diags
 }
 
-// stronglyConnected returns the strongly connected components of the step
-// graph (Tarjan's algorithm), each sorted by declaration order.
-func stronglyConnected(steps []*Step) [][]*Step {
-	index := make([]int, len(steps))
-	low := make([]int, len(steps))
-	onStack := make([]bool, len(steps))
-	for i := range index {
-		index[i] = -1
-	}
-	var stack []*Step
-	var out [][]*Step
-	next := 0
-	var connect func(s *Step)
-	connect = func(s *Step) {
-		index[s.Index], low[s.Index] = next, next
-		next++
-		stack = append(stack, s)
-		onStack[s.Index] = true
-		for _, d := range s.Deps {
-			switch {
-			case index[d.Index] < 0:
-				connect(d)
-				low[s.Index] = min(low[s.Index], low[d.Index])
-			case onStack[d.Index]:
-				low[s.Index] = min(low[s.Index], index[d.Index])
-			}
+// stepDeps is the step graph as package-level cycle functions take it.
+func stepDeps(steps []*Step) func(int) []int {
+	return func(i int) []int {
+		out := make([]int, len(steps[i].Deps))
+		for k, d := range steps[i].Deps {
+			out[k] = d.Index
 		}
-		if low[s.Index] == index[s.Index] {
-			var scc []*Step
-			for {
-				top := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				onStack[top.Index] = false
-				scc = append(scc, top)
-				if top == s {
-					break
-				}
-			}
-			sort.Slice(scc, func(i, j int) bool { return scc[i].Index < scc[j].Index })
-			out = append(out, scc)
-		}
+		return out
 	}
-	for _, s := range steps {
-		if index[s.Index] < 0 {
-			connect(s)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0].Index < out[j][0].Index })
-	return out
-}
-
-// cyclePath finds a cycle through the first step of a strongly connected
-// component, following dependencies inside it.
-func cyclePath(scc []*Step) []*Step {
-	in := map[*Step]bool{}
-	for _, s := range scc {
-		in[s] = true
-	}
-	start := scc[0]
-	visited := map[*Step]bool{}
-	var path []*Step
-	var dfs func(s *Step) bool
-	dfs = func(s *Step) bool {
-		path = append(path, s)
-		visited[s] = true
-		for _, d := range s.Deps {
-			if d == start {
-				return true
-			}
-			if in[d] && !visited[d] && dfs(d) {
-				return true
-			}
-		}
-		path = path[:len(path)-1]
-		return false
-	}
-	if dfs(start) {
-		return path
-	}
-	return scc
 }
 
 // stages assigns each step its longest-path level and finds a critical

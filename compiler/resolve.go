@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -36,7 +37,7 @@ func (c *compilation) resolve() hcl.Diagnostics {
 	}
 	diags = append(diags, c.localCycles()...)
 	for _, s := range p.Steps {
-		ctx := refContext{what: "step " + quote(s.Name), self: s, each: s.ForEach != nil}
+		ctx := refContext{what: "step " + strconv.Quote(s.Name), self: s, each: s.ForEach != nil}
 		for _, a := range s.Args {
 			refs, d := c.resolveExpr(a.Expr, ctx)
 			diags = append(diags, d...)
@@ -73,8 +74,6 @@ func (c *compilation) resolve() hcl.Diagnostics {
 	}
 	return diags
 }
-
-func quote(s string) string { return `"` + s + `"` }
 
 // resolveBlock finds the step's block and checks the step's arguments and
 // output declarations against it.
@@ -282,47 +281,36 @@ func (c *compilation) checkFunctions(expr hcl.Expression) hcl.Diagnostics {
 	return diags
 }
 
-// localCycles reports locals that depend on themselves.
+// localCycles reports locals that depend on themselves, one diagnostic
+// per cycle, at the first local of the cycle in declaration order.
 func (c *compilation) localCycles() hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	const (
-		unvisited = iota
-		visiting
-		done
-	)
-	state := map[*Local]int{}
-	var stack []*Local
-	var visit func(l *Local)
-	visit = func(l *Local) {
-		state[l] = visiting
-		stack = append(stack, l)
-		for _, d := range l.Deps {
-			switch state[d] {
-			case unvisited:
-				visit(d)
-			case visiting:
-				var names []string
-				start := 0
-				for i, s := range stack {
-					if s == d {
-						start = i
-					}
-				}
-				for _, s := range stack[start:] {
-					names = append(names, "local."+s.Name)
-				}
-				names = append(names, "local."+d.Name)
-				diags = append(diags, lang.Error(d.NameRange, "Cycle in locals",
-					"These local values refer to each other in a cycle: %s.", strings.Join(names, " → "))...)
+	locals := c.prog.Locals
+	at := make(map[*Local]int, len(locals))
+	for i, l := range locals {
+		at[l] = i
+	}
+	deps := func(i int) []int {
+		var out []int
+		for _, d := range locals[i].Deps {
+			if j, ok := at[d]; ok {
+				out = append(out, j)
 			}
 		}
-		stack = stack[:len(stack)-1]
-		state[l] = done
+		return out
 	}
-	for _, l := range c.prog.Locals {
-		if state[l] == unvisited {
-			visit(l)
+	var diags hcl.Diagnostics
+	for _, comp := range components(len(locals), deps) {
+		if !cyclic(comp, deps) {
+			continue
 		}
+		cycle := cycleThrough(comp, deps)
+		names := make([]string, 0, len(cycle)+1)
+		for _, v := range cycle {
+			names = append(names, "local."+locals[v].Name)
+		}
+		names = append(names, "local."+locals[cycle[0]].Name)
+		diags = append(diags, lang.Error(locals[cycle[0]].NameRange, "Cycle in locals",
+			"These local values refer to each other in a cycle: %s.", strings.Join(names, " → "))...)
 	}
 	return diags
 }

@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"strconv"
+
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
@@ -50,7 +52,7 @@ func (c *compilation) types() hcl.Diagnostics {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Output refers to sensitive values",
-				Detail: "Output " + quote(o.Name) + " may be derived from a secret or a sensitive input. " +
+				Detail: "Output " + strconv.Quote(o.Name) + " may be derived from a secret or a sensitive input. " +
 					"Set sensitive = true in the output block to confirm that it is meant to be returned; it is then shown as (sensitive).",
 				Subject: o.Value.Range().Ptr(),
 			})

@@ -74,8 +74,6 @@ func FunctionsReporting(baseDir string, onRead func(path string)) map[string]fun
 	}
 }
 
-// FunctionNames lists the function table's names in order.
-func FunctionNames() []string { return SortedKeys(Functions("")) }
 
 func stringFunc(desc string, f func(string) (string, error)) function.Function {
 	return function.New(&function.Spec{

@@ -121,8 +121,3 @@ func parseExpression(src, filename string) (hcl.Expression, hcl.Diagnostics) {
 	return hclsyntax.ParseExpression([]byte(src), filename, hcl.InitialPos)
 }
 
-// ParseExpression parses src as one HCL expression; filename names it in
-// diagnostics.
-func ParseExpression(src, filename string) (hcl.Expression, hcl.Diagnostics) {
-	return parseExpression(src, filename)
-}

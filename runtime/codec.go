@@ -17,9 +17,6 @@ import (
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
-func itoa(i int64) string   { return strconv.FormatInt(i, 10) }
-func quote(s string) string { return strconv.Quote(s) }
-
 // SensitiveText stands in for a sensitive value wherever values are shown.
 const SensitiveText = lang.SensitiveText
 

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -111,7 +112,7 @@ func (k Key) String() string {
 	case nil:
 		return ""
 	case int64:
-		return itoa(v)
+		return strconv.FormatInt(v, 10)
 	default:
 		return v.(string)
 	}
@@ -123,8 +124,8 @@ func Label(step string, k Key) string {
 	case nil:
 		return step
 	case int64:
-		return step + "[" + itoa(v) + "]"
+		return step + "[" + strconv.FormatInt(v, 10) + "]"
 	default:
-		return step + "[" + quote(v.(string)) + "]"
+		return step + "[" + strconv.Quote(v.(string)) + "]"
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -140,10 +141,10 @@ func TestStageSchemas(t *testing.T) {
 			if err := json.Unmarshal([]byte(c.reply), &reply); err != nil {
 				t.Fatal(err)
 			}
-			if p := checkShape(reply, c.schema.Shape); len(p) > 0 {
+			if p := llm.CheckShape(reply, c.schema.Shape); len(p) > 0 {
 				t.Errorf("shape rejects a good reply: %v", p)
 			}
-			if p := checkShape(reply, c.schema.Send); len(p) > 0 {
+			if p := llm.CheckShape(reply, c.schema.Send); len(p) > 0 {
 				t.Errorf("sent schema rejects a good reply: %v", p)
 			}
 		})
@@ -158,10 +159,10 @@ func TestCreateSchemaRuntime(t *testing.T) {
 	var reply any
 	json.Unmarshal([]byte(`{"id": "word_count", "description": "d", "runtime": "llm", "source": null, "prompt": "p",
 		"inputs": [], "outputs": [], "example": {"input": {"text": "a"}, "output": {"count": 1}}}`), &reply)
-	if p := checkShape(reply, sch.Send); len(p) != 1 || !strings.Contains(p[0], `.runtime: the string "llm" is not one of "js"`) {
+	if p := llm.CheckShape(reply, sch.Send); len(p) != 1 || !strings.Contains(p[0], `.runtime: the string "llm" is not one of "js"`) {
 		t.Errorf("sent schema: %v", p)
 	}
-	if p := checkShape(reply, sch.Shape); len(p) > 0 {
+	if p := llm.CheckShape(reply, sch.Shape); len(p) > 0 {
 		t.Errorf("shape: %v", p)
 	}
 }
@@ -218,7 +219,7 @@ func TestCheckShape(t *testing.T) {
 		if err := json.Unmarshal([]byte(c.reply), &v); err != nil {
 			t.Fatal(err)
 		}
-		got := checkShape(v, c.schema.Shape)
+		got := llm.CheckShape(v, c.schema.Shape)
 		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 			t.Errorf("%s\n got: %q\nwant: %q", c.reply, got, c.want)
 		}

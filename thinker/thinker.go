@@ -267,7 +267,7 @@ func (r *run) ask(ctx context.Context, q request, out any) (json.RawMessage, err
 	if err := json.Unmarshal(reply, &v); err != nil {
 		return nil, stageErr(stage, err, "the model's reply is malformed: %s", err)
 	}
-	if problems := checkShape(v, q.schema.Shape); len(problems) > 0 {
+	if problems := llm.CheckShape(v, q.schema.Shape); len(problems) > 0 {
 		return nil, stageErr(stage, nil, "the model's reply is malformed: it does not have the shape of a %s reply: %s",
 			stage, strings.Join(problems, "; "))
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -276,7 +275,7 @@ func outputValues(r response, fields []*lang.Field) (map[string]cty.Value, error
 	}
 	if len(fields) == 0 {
 		if len(r.badJSON) > 0 {
-			k := sortedKeys(r.badJSON)[0]
+			k := lang.SortedKeys(r.badJSON)[0]
 			return nil, fmt.Errorf("returned output %q, which is not JSON-shaped: %s", k, r.badJSON[k])
 		}
 		return vals, nil
@@ -298,13 +297,4 @@ func outputValues(r response, fields []*lang.Field) (map[string]cty.Value, error
 		out[f.Name] = cv
 	}
 	return out, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

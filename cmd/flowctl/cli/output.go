@@ -112,7 +112,7 @@ func oneOutput(run *state.Run, name string, outputs map[string]any, failed []run
 				return nil, failf("Output without a value", "Run %s of flow %q (%s) has no value for output %q: %s.", run.ID, run.Flow, run.Status, name, trimStop(f.Reason))
 			}
 		}
-		names := sortedNames(outputs)
+		names := lang.SortedKeys(outputs)
 		for _, f := range failed {
 			names = append(names, f.Name)
 		}

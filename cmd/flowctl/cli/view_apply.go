@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"golang.org/x/term"
 )
@@ -278,7 +279,7 @@ func writeFailedOutputs(w io.Writer, failed []runtime.FailedOutput) {
 
 // writeOutputs prints outputs as NAME = JSON, sorted by name.
 func writeOutputs(w io.Writer, outputs map[string]any) {
-	for _, n := range sortedNames(outputs) {
+	for _, n := range lang.SortedKeys(outputs) {
 		b, _ := json.MarshalIndent(outputs[n], "", "  ")
 		fmt.Fprintf(w, "%s = %s\n", n, b)
 	}

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/diagjson"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/hashicorp/hcl/v2"
@@ -373,7 +373,7 @@ func shellQuote(s string) string {
 // it is the id.
 func blockList(m map[string]string) string {
 	var out []string
-	for _, id := range sortedStrings(m) {
+	for _, id := range lang.SortedKeys(m) {
 		if m[id] == id {
 			out = append(out, id)
 		} else {
@@ -381,15 +381,6 @@ func blockList(m map[string]string) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-func sortedStrings(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // diagLine is a diagnostic on one line: where, summary and detail.

@@ -6,10 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/watch"
 )
@@ -140,7 +140,7 @@ func (v *watchHuman) finished(e watch.CycleFinished) {
 			changed[n] = true
 		}
 		outputs := plainOutputs(runtime.RunFinished{Outputs: e.Outputs})
-		for _, n := range sortedNames(outputs) {
+		for _, n := range lang.SortedKeys(outputs) {
 			b, _ := json.Marshal(outputs[n])
 			mark := ""
 			if changed[n] {
@@ -153,15 +153,6 @@ func (v *watchHuman) finished(e watch.CycleFinished) {
 }
 
 func (v *watchHuman) Close() {}
-
-func sortedNames(m map[string]any) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
 
 func relPath(p string) string {
 	if wd, err := os.Getwd(); err == nil {

@@ -1,4 +1,4 @@
-package thinker
+package llm
 
 import (
 	"encoding/json"
@@ -8,12 +8,14 @@ import (
 	"github.com/flowctl/flowctl/lang"
 )
 
-// checkShape checks a decoded reply against a schema of the subset of
-// JSON Schema the stages use (type, enum, properties, required,
-// additionalProperties, items, anyOf) and returns the problems, each with
-// its path. A missing property whose schema allows null counts as null,
+// CheckShape checks a reply decoded from JSON (encoding/json's interface
+// values) against a JSON Schema of the subset that Ask's callers send
+// (type, enum, properties, required, additionalProperties, items, anyOf),
+// and returns the problems worded for the model, each with its path, as
+// the checks of llm blocks' replies against their declared types are
+// (parse.go). A missing property whose schema allows null counts as null,
 // and properties the schema does not name are ignored.
-func checkShape(v any, schema json.RawMessage) []string {
+func CheckShape(v any, schema json.RawMessage) []string {
 	var s map[string]any
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return []string{"the schema cannot be read: " + err.Error()}
