@@ -74,7 +74,6 @@ func FunctionsReporting(baseDir string, onRead func(path string)) map[string]fun
 	}
 }
 
-
 func stringFunc(desc string, f func(string) (string, error)) function.Function {
 	return function.New(&function.Spec{
 		Description: desc,

@@ -120,4 +120,3 @@ func FormatConvertError(err error) string {
 func parseExpression(src, filename string) (hcl.Expression, hcl.Diagnostics) {
 	return hclsyntax.ParseExpression([]byte(src), filename, hcl.InitialPos)
 }
-

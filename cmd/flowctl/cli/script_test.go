@@ -12,7 +12,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-var updateScripts = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
+// update rewrites the expected output of the txtar cases: testdata/script
+// and testdata/hostile.
+var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar and testdata/hostile/*.txtar")
 
 func TestMain(m *testing.M) {
 	// Sandbox workers are this test binary too.
@@ -35,7 +37,7 @@ func TestMain(m *testing.M) {
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
-		UpdateScripts: *updateScripts,
+		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			return nil
