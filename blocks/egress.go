@@ -16,6 +16,12 @@ import (
 // forever.
 const DefaultHTTPTimeout = 60 * time.Second
 
+// DefaultConnsPerHost bounds the connections the http and scrape blocks
+// have open to one host (scheme, host and port) at once; further requests
+// wait for one of them. A fan-out of thousands of requests then neither
+// exhausts the machine's sockets nor floods the server.
+const DefaultConnsPerHost = 8
+
 // HTTPOptions configure the http and scrape blocks.
 type HTTPOptions struct {
 	// Timeout bounds each request of a step that sets no timeout of its
@@ -24,6 +30,9 @@ type HTTPOptions struct {
 	// Egress says where the blocks may connect; nil means anywhere but
 	// link-local addresses.
 	Egress *Egress
+	// ConnsPerHost bounds the open connections to one host;
+	// DefaultConnsPerHost when zero.
+	ConnsPerHost int
 }
 
 func (o HTTPOptions) timeout() time.Duration {
@@ -196,11 +205,17 @@ func (e *Egress) dialContext(d *net.Dialer) func(ctx context.Context, network, a
 }
 
 // NewHTTPClient returns the client of the http and scrape blocks: Go's
-// default transport, connecting as the egress policy allows, following up
+// default transport with at most ConnsPerHost connections per host,
+// connecting as the egress policy allows, following up
 // to 10 redirects, each checked against the policy.
 func NewHTTPClient(o HTTPOptions) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = o.Egress.dialContext(&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second})
+	t.MaxConnsPerHost = o.ConnsPerHost
+	if t.MaxConnsPerHost <= 0 {
+		t.MaxConnsPerHost = DefaultConnsPerHost
+	}
+	t.MaxIdleConnsPerHost = t.MaxConnsPerHost // keep what may be reused
 	return &http.Client{
 		Transport: t,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {

@@ -2,10 +2,14 @@ package blocks
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -127,5 +131,115 @@ func TestHTTPDefaultTimeout(t *testing.T) {
 	}
 	if DefaultHTTPTimeout != time.Minute || (HTTPOptions{}).timeout() != time.Minute {
 		t.Errorf("the default timeout is %s", (HTTPOptions{}).timeout())
+	}
+}
+
+// TestConnsPerHost: a fan-out of requests to one host opens at most
+// ConnsPerHost connections to it; every request is answered.
+func TestConnsPerHost(t *testing.T) {
+	for _, c := range []struct{ set, want int }{{0, DefaultConnsPerHost}, {3, 3}} {
+		var mu sync.Mutex
+		open, most := 0, 0
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(5 * time.Millisecond)
+			w.Write([]byte("ok"))
+		}))
+		srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch st {
+			case http.StateNew:
+				open++
+				most = max(most, open)
+			case http.StateClosed, http.StateHijacked:
+				open--
+			}
+		}
+		srv.Start()
+		ex := BuiltinExecutorsWith(HTTPOptions{ConnsPerHost: c.set})["http"]
+		var wg sync.WaitGroup
+		errs := make(chan error, 60)
+		for i := 0; i < 60; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := ex.Execute(context.Background(), builtinCall(t, "http", map[string]cty.Value{"url": cty.StringVal(srv.URL)}))
+				if err == nil && res.Outputs["body"].AsString() != "ok" {
+					err = fmt.Errorf("body %v", res.Outputs["body"])
+				}
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("ConnsPerHost %d: %v", c.set, err)
+			}
+		}
+		srv.Close()
+		if most > c.want || most < 1 {
+			t.Errorf("ConnsPerHost %d: %d connections were open at once, want at most %d", c.set, most, c.want)
+		}
+	}
+}
+
+// TestLimit: a limited executor runs at most n calls at once, and a
+// call's timeout starts when it runs, not while it waits.
+func TestLimit(t *testing.T) {
+	var mu sync.Mutex
+	running, most := 0, 0
+	inner := ExecutorFunc(func(ctx context.Context, call *Call) (*Result, error) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		defer func() { mu.Lock(); running--; mu.Unlock() }()
+		select {
+		case <-time.After(20 * time.Millisecond):
+			return &Result{}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	ex := Limit(inner, 2)
+	var wg sync.WaitGroup
+	errs := make(chan error, 12)
+	for i := 0; i < 12; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// 12 calls of 20ms in 2 places take 120ms or more; each
+			// has 10s of its own.
+			_, err := ex.Execute(context.Background(), &Call{Timeout: 10 * time.Second})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if most != 2 {
+		t.Errorf("%d calls ran at once, want 2", most)
+	}
+
+	// A call that outlives its timeout is stopped with an error that
+	// says so and wraps context.DeadlineExceeded.
+	slow := Limit(ExecutorFunc(func(ctx context.Context, call *Call) (*Result, error) {
+		<-ctx.Done()
+		return nil, fmt.Errorf("interrupted")
+	}), 1)
+	_, err := slow.Execute(context.Background(), &Call{Block: &Block{Name: "b"}, Timeout: 10 * time.Millisecond})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `block "b" exceeded its timeout`) {
+		t.Errorf("timeout: %v", err)
+	}
+	// A call cancelled while it waits for a place returns at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ex.Execute(ctx, &Call{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }

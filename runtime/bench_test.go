@@ -64,13 +64,17 @@ func BenchmarkSkewed(b *testing.B) {
 	b.ReportMetric(float64(per)/float64(309*time.Millisecond), "x-critical-path")
 }
 
-// BenchmarkFanOut20 runs a for_each of 20 × sleep 200ms.
-func BenchmarkFanOut20(b *testing.B) {
-	prog := compileBench(b, flowgen.FanOut(20, "200ms"))
+// BenchmarkFanOut20 and BenchmarkFanOut1000 run a for_each of 20 and
+// 1,000 × sleep 200ms with default options.
+func BenchmarkFanOut20(b *testing.B)   { benchFanOut(b, 20) }
+func BenchmarkFanOut1000(b *testing.B) { benchFanOut(b, 1000) }
+
+func benchFanOut(b *testing.B, n int) {
+	prog := compileBench(b, flowgen.FanOut(n, "200ms"))
 	inputs, _ := prog.ResolveInputs(nil)
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := Apply(context.Background(), prog, Options{Inputs: inputs, NoCache: true, Parallelism: 20})
+		res, err := Apply(context.Background(), prog, Options{Inputs: inputs, NoCache: true})
 		if err != nil || res.Status != StatusOK {
 			b.Fatalf("%v %v", err, res.Diagnostics)
 		}

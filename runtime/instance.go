@@ -23,10 +23,12 @@ import (
 // runInstance runs one instance of a step: its when condition, its inputs,
 // a cache lookup, then the block with timeouts and retries.
 func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) instanceResult {
-	select {
-	case r.sem <- struct{}{}:
-		defer func() { <-r.sem }()
-	case <-ctx.Done():
+	if r.sem != nil {
+		select {
+		case r.sem <- struct{}{}:
+			defer func() { <-r.sem }()
+		case <-ctx.Done():
+		}
 	}
 	if ctx.Err() != nil {
 		return r.endInstance(s, inst, time.Now(), ending{status: StatusCancelled, value: nullOutputs(s), err: "the run was cancelled"})

@@ -18,9 +18,6 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 )
 
-// DefaultParallelism bounds how many step instances run at once (docs/design.md, "Scheduling").
-const DefaultParallelism = 16
-
 // DefaultCodeTimeout is the per-attempt timeout of a step whose go or js
 // block sets no timeout (nor does the step): code that never returns
 // would otherwise hold its worker, and the run, forever.
@@ -36,7 +33,12 @@ type Options struct {
 	Secrets   map[string]string
 	LookupEnv func(string) (string, bool)
 
-	Parallelism int    // DefaultParallelism when 0
+	// Parallelism, when above 0, caps how many step instances run at
+	// once. There is no such cap by default: each kind of work is bounded
+	// by what limits it — code by the sandbox's workers, llm calls by the
+	// provider's limits, http by connections per host — and steps that
+	// only wait do not hold a place (docs/design.md, "Scheduling").
+	Parallelism int
 	Namespace   string // memory scope; "default" when empty
 	// NoCache runs every step, reusing no stored result; results are still
 	// stored for later runs.
@@ -100,7 +102,7 @@ type run struct {
 	secrets map[string]cty.Value
 	memory  map[string]cty.Value
 
-	sem chan struct{} // the run's parallelism
+	sem chan struct{} // the run's overall cap; nil when none
 
 	mu     sync.Mutex // guards steps' results and the fields below
 	steps  []*stepRun
@@ -113,9 +115,6 @@ type run struct {
 }
 
 func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
-	if opts.Parallelism <= 0 {
-		opts.Parallelism = DefaultParallelism
-	}
 	if opts.Namespace == "" {
 		opts.Namespace = "default"
 	}
@@ -133,7 +132,9 @@ func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
 		inputs:  map[string]cty.Value{},
 		secrets: map[string]cty.Value{},
 		memory:  map[string]cty.Value{},
-		sem:     make(chan struct{}, opts.Parallelism),
+	}
+	if opts.Parallelism > 0 {
+		r.sem = make(chan struct{}, opts.Parallelism)
 	}
 	if r.id == "" {
 		r.id = state.NewRunID()

@@ -514,6 +514,43 @@ step "narrow" {
 
 var peakTotal int
 
+// TestNoOverallCapByDefault: steps that wait do not hold places of a
+// CPU-sized pool. Every instance of a wide for_each waits until all have
+// started, which only happens when none is held back.
+func TestNoOverallCapByDefault(t *testing.T) {
+	const n = 200
+	prog := compile(t, fmt.Sprintf(`
+flow "wide" {}
+
+block "meet" {
+  runtime = "js"
+  source  = "function execute(input) { return {} }"
+}
+
+step "all" {
+  use      = "meet"
+  for_each = range(%d)
+}
+`, n))
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	all := make(chan struct{})
+	go func() { arrived.Wait(); close(all) }()
+	fake := fakeJS{"meet": func(ctx context.Context, in map[string]cty.Value) (map[string]cty.Value, error) {
+		arrived.Done()
+		select {
+		case <-all:
+			return map[string]cty.Value{}, nil
+		case <-time.After(time.Minute):
+			return nil, fmt.Errorf("not every instance started within a minute")
+		}
+	}}
+	res, _ := apply(t, prog, Options{Executors: &blocks.Executors{Runtimes: map[string]blocks.Executor{"js": fake}}})
+	if res.Status != StatusOK {
+		t.Fatalf("status %s: %v", res.Status, res.Diagnostics)
+	}
+}
+
 func TestMissingSecretRunsNothing(t *testing.T) {
 	prog := compile(t, `
 flow "secretive" {}

@@ -10,8 +10,11 @@
 //   - a skewed DAG of sleeps (chain A 10 × 30ms, chain B 300ms then 9 × 1ms):
 //     run time against the 309ms critical path;
 //
-//   - a for_each of 20 × sleep 200ms, with --parallelism 20 and with the
-//     default 16.
+//   - for_each fan-outs of steps that only wait, with default settings:
+//     20 and 1,000 × sleep 200ms, and 200 http requests to a local server
+//     that answers in 100ms, spread over 4 hosts (127.0.0.2–5): run time,
+//     and the most connections any host had open at once (the limit is 8
+//     per host by default).
 //
 //     go run ./bench/apply [-runs 5]
 package main
@@ -20,10 +23,13 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"sync"
 	"syscall"
 	"time"
 
@@ -56,11 +62,73 @@ func main() {
 	fmt.Printf("skewed DAG (critical path 309ms): %8.1f ms run time, %.2f× the critical path\n",
 		ms(run), float64(run)/float64(309*time.Millisecond))
 
-	_, run, _ = measure("fanout20", flowgen.FanOut(20, "200ms"), false, "--parallelism", "20")
-	fmt.Printf("for_each 20 × sleep 200ms:        %8.1f ms run time (--parallelism 20)\n", ms(run))
-	_, run, _ = measure("fanout20d", flowgen.FanOut(20, "200ms"), false)
-	fmt.Printf("for_each 20 × sleep 200ms:        %8.1f ms run time (default --parallelism 16)\n", ms(run))
+	_, run, _ = measure("fanout20", flowgen.FanOut(20, "200ms"), false)
+	fmt.Printf("for_each 20 × sleep 200ms:        %8.1f ms run time\n", ms(run))
+	_, run, _ = measure("fanout1000", flowgen.FanOut(1000, "200ms"), false)
+	fmt.Printf("for_each 1,000 × sleep 200ms:     %8.1f ms run time\n", ms(run))
+
+	srv := newSlowServer(4, 100*time.Millisecond)
+	defer srv.close()
+	_, run, _ = measure("http200", flowgen.Requests(srv.urls(200)), false, "--no-cache")
+	fmt.Printf("200 http requests, 4 hosts:       %8.1f ms run time, at most %d connections open to one host\n",
+		ms(run), srv.maxOpen())
 }
+
+// slowServer answers every request after a delay, on several loopback
+// addresses, and counts the connections open to each.
+type slowServer struct {
+	srv   *http.Server
+	addrs []string
+	mu    sync.Mutex
+	open  map[string]int // by local address
+	most  int
+}
+
+func newSlowServer(hosts int, delay time.Duration) *slowServer {
+	s := &slowServer{open: map[string]int{}}
+	s.srv = &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(delay)
+			w.Write([]byte("ok"))
+		}),
+		ConnState: func(c net.Conn, st http.ConnState) {
+			host := c.LocalAddr().String()
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			switch st {
+			case http.StateNew:
+				s.open[host]++
+				s.most = max(s.most, s.open[host])
+			case http.StateClosed, http.StateHijacked:
+				s.open[host]--
+			}
+		},
+	}
+	for i := 0; i < hosts; i++ {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", i+2))
+		benchutil.Check(err)
+		s.addrs = append(s.addrs, l.Addr().String())
+		go s.srv.Serve(l)
+	}
+	return s
+}
+
+// urls returns n URLs of the server, spread over its hosts in turn.
+func (s *slowServer) urls(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("http://%s/item/%d", s.addrs[i%len(s.addrs)], i)
+	}
+	return out
+}
+
+func (s *slowServer) maxOpen() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.most
+}
+
+func (s *slowServer) close() { s.srv.Close() }
 
 // measure applies a flow *runs times and returns the median process wall
 // time, run time (from the events) and peak RSS in KiB. With fresh, every

@@ -57,5 +57,16 @@ func FanOut(n int, d string) []byte {
 	return []byte(fmt.Sprintf("flow \"fanout\" {}\n\nstep \"wait\" {\n  use      = \"sleep\"\n  for_each = range(%d)\n  duration = %q\n}\n", n, d))
 }
 
+// Requests returns one for_each step of http GET requests, one per URL.
+func Requests(urls []string) []byte {
+	var b strings.Builder
+	b.WriteString("flow \"requests\" {}\n\nstep \"get\" {\n  use      = \"http\"\n  for_each = [\n")
+	for _, u := range urls {
+		fmt.Fprintf(&b, "    %q,\n", u)
+	}
+	b.WriteString("  ]\n  url = each.value\n}\n")
+	return []byte(b.String())
+}
+
 // Chain returns a flow of n value steps, each adding one to the one before.
 func Chain(n int) []byte { return Chains(1, n) }

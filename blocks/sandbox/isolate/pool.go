@@ -158,7 +158,7 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 		return nil, p.optsErr
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, stopped(def.Name, err)
+		return nil, blocks.Stopped(def.Name, err)
 	}
 	key, wire, err := p.wireOf(def)
 	if err != nil {
@@ -171,7 +171,7 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 	w, err := p.acquire(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, stopped(def.Name, ctx.Err())
+			return nil, blocks.Stopped(def.Name, ctx.Err())
 		}
 		return nil, fmt.Errorf("block %q could not be run: %w", def.Name, err)
 	}
@@ -200,7 +200,7 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 		// The code failed as its time ran out (describing what it threw
 		// was cut short, say): the deadline is what ended it.
-		err = stopped(def.Name, ctx.Err())
+		err = blocks.Stopped(def.Name, ctx.Err())
 	}
 	w.calls++
 	if keep && w.calls < p.opts.MaxCalls && len(w.known) < maxKnownBlocks {
@@ -276,14 +276,6 @@ func (p *Pool) forgetEarlier() {
 		p.wires.Clear()
 		p.wireCount.Store(1)
 	}
-}
-
-// stopped is the error of a call that ended with its context.
-func stopped(block string, err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("block %q exceeded its timeout: %w", block, err)
-	}
-	return fmt.Errorf("block %q was cancelled: %w", block, err)
 }
 
 // acquire takes an idle worker, or starts one when there is room, or

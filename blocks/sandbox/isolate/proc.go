@@ -230,7 +230,7 @@ func (w *proc) call(ctx context.Context, p *Pool, id uint64, req []byte, call *b
 	defer dog.stop()
 	if _, err := w.req.Write(req); err != nil {
 		if ctx.Err() != nil {
-			return nil, false, stopped(name, ctx.Err())
+			return nil, false, blocks.Stopped(name, ctx.Err())
 		}
 		return nil, false, fmt.Errorf("block %q could not be sent to its sandbox worker: %s", name, w.death())
 	}
@@ -242,7 +242,7 @@ func (w *proc) call(ctx context.Context, p *Pool, id uint64, req []byte, call *b
 				return nil, false, fmt.Errorf("block %q exceeded its timeout; its sandbox worker was stopped: %w", name, context.DeadlineExceeded)
 			}
 			if ctx.Err() != nil {
-				return nil, false, stopped(name, ctx.Err())
+				return nil, false, blocks.Stopped(name, ctx.Err())
 			}
 			if errors.Is(err, errTooLong) {
 				return nil, false, fmt.Errorf("block %q returned more than %d bytes", name, p.opts.MaxMessage)

@@ -2,7 +2,6 @@ package isolate
 
 import (
 	"context"
-	"errors"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
@@ -26,16 +25,10 @@ func (router) Queued() {}
 
 func (r router) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
 	if call.Block != nil && call.Block.Def != nil && call.Block.Def.Sandbox == lang.SandboxInProcess {
-		if call.Timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, call.Timeout)
-			defer cancel()
+		if q, ok := r.inProcess.(blocks.Queued); ok {
+			return q.Execute(ctx, call) // it applies the timeout when the call starts
 		}
-		res, err := r.inProcess.Execute(ctx, call)
-		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-			err = stopped(call.Block.Def.Name, ctx.Err())
-		}
-		return res, err
+		return blocks.ExecuteWithin(ctx, call, r.inProcess)
 	}
 	return r.pool.Execute(ctx, call)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -146,7 +147,7 @@ running steps and keeps what finished.`,
 	f.registerRun(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the run's events as JSON lines")
 	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "run without asking for confirmation")
-	cmd.Flags().IntVar(&parallelism, "parallelism", runtime.DefaultParallelism, "how many step instances may run at once")
+	cmd.Flags().IntVar(&parallelism, "parallelism", 0, "at most this many step instances at once (default: no overall cap; code, llm and http steps have limits of their own)")
 	return cmd
 }
 
@@ -156,6 +157,7 @@ type execOptions struct {
 	logPrompts io.Writer
 	sandbox    string   // sandboxIsolated or sandboxInProcess
 	httpAllow  []string // --http-allow; FLOWCTL_HTTP_ALLOW when empty
+	httpConns  int      // --http-conns-per-host; FLOWCTL_HTTP_CONNS_PER_HOST when 0
 	// warnings receives the sandbox's notices of the confinement layers
 	// this system lacks.
 	warnings io.Writer
@@ -165,11 +167,26 @@ type execOptions struct {
 const (
 	envHTTPTimeout = "FLOWCTL_HTTP_TIMEOUT"
 	envHTTPAllow   = "FLOWCTL_HTTP_ALLOW"
+	envHTTPConns   = "FLOWCTL_HTTP_CONNS_PER_HOST"
 )
 
 // httpOptions reads the HTTP options from the flags and the environment.
-func httpOptions(allow []string, lookup func(string) (string, bool)) (blocks.HTTPOptions, error) {
+func httpOptions(allow []string, conns int, lookup func(string) (string, bool)) (blocks.HTTPOptions, error) {
 	var o blocks.HTTPOptions
+	switch {
+	case conns < 0:
+		return o, usagef("--http-conns-per-host must be at least 1")
+	case conns > 0:
+		o.ConnsPerHost = conns
+	default:
+		if v, ok := lookup(envHTTPConns); ok && v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return o, usagef("%s must be a whole number of at least 1, not %q", envHTTPConns, v)
+			}
+			o.ConnsPerHost = n
+		}
+	}
 	if v, ok := lookup(envHTTPTimeout); ok && v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -203,7 +220,7 @@ func executors(o execOptions) (*blocks.Executors, func(), error) {
 	}
 	cfg.LogPrompts = o.logPrompts
 	model := llm.NewExecutor(cfg)
-	hopts, err := httpOptions(o.httpAllow, os.LookupEnv)
+	hopts, err := httpOptions(o.httpAllow, o.httpConns, os.LookupEnv)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -213,8 +230,8 @@ func executors(o execOptions) (*blocks.Executors, func(), error) {
 	release := func() {}
 	switch o.sandbox {
 	case sandboxInProcess:
-		ex.Runtimes[lang.RuntimeGo] = gorun.NewExecutor()
-		ex.Runtimes[lang.RuntimeJS] = jsrun.NewExecutor()
+		ex.Runtimes[lang.RuntimeGo] = inProcess(gorun.NewExecutor())
+		ex.Runtimes[lang.RuntimeJS] = inProcess(jsrun.NewExecutor())
 	case sandboxIsolated:
 		size, err := sandboxWorkers(os.LookupEnv)
 		if err != nil {
@@ -225,13 +242,20 @@ func executors(o execOptions) (*blocks.Executors, func(), error) {
 				fmt.Fprintf(o.warnings, "Warning: %s.\n", msg)
 			}
 		}})
-		ex.Runtimes[lang.RuntimeGo] = isolate.Route(pool, gorun.NewExecutor())
-		ex.Runtimes[lang.RuntimeJS] = isolate.Route(pool, jsrun.NewExecutor())
+		ex.Runtimes[lang.RuntimeGo] = isolate.Route(pool, inProcess(gorun.NewExecutor()))
+		ex.Runtimes[lang.RuntimeJS] = isolate.Route(pool, inProcess(jsrun.NewExecutor()))
 		release = func() { pool.Close() }
 	default:
 		return nil, nil, usagef("unknown --sandbox %q: use isolated or inprocess", o.sandbox)
 	}
 	return ex, release, nil
+}
+
+// inProcess bounds code run in flowctl's own process to one call per
+// processor, as the sandbox's pool bounds its workers: code computes, and
+// more calls at once than processors only add interpreters.
+func inProcess(e blocks.Executor) blocks.Executor {
+	return blocks.Limit(e, goruntime.GOMAXPROCS(0))
 }
 
 // envSandboxWorkers sets how many sandbox worker processes run code at

@@ -122,8 +122,8 @@ func matrixCases() []matrixCase {
 		badFlag("watch", "{dir}/plain"), badFlag("graph", "{dir}/plain"), badFlag("runs"), badFlag("output"),
 		badFlag("blocks"), badFlag("test"), badFlag("think", "intent"), badFlag("version"),
 		// A flag the command has, given a wrong value.
-		{name: "apply/bad parallelism", args: []string{"apply", "--auto-approve", "--parallelism", "0", "{dir}/plain"}, code: exitUsage,
-			summary: "Invalid command line", human: "Error: --parallelism must be at least 1"},
+		{name: "apply/bad parallelism", args: []string{"apply", "--auto-approve", "--parallelism", "-1", "{dir}/plain"}, code: exitUsage,
+			summary: "Invalid command line", human: "Error: --parallelism must be 0 (no cap) or more"},
 		{name: "runs/too many arguments", args: []string{"runs", "show", "a", "b"}, code: exitUsage,
 			summary: "Invalid command line", human: "Error: accepts between 0 and 2 arg(s), received 3"},
 
@@ -381,5 +381,20 @@ step "creds" {
 	t.Setenv(envHTTPTimeout, "soon")
 	if code, _, errOut := runIn("apply", "--auto-approve", dir); code != exitUsage || !strings.Contains(errOut, "FLOWCTL_HTTP_TIMEOUT must be a duration") {
 		t.Errorf("bad %s: exit %d\n%s", envHTTPTimeout, code, errOut)
+	}
+	t.Setenv(envHTTPTimeout, "")
+	if code, _, errOut := runIn("apply", "--auto-approve", "--http-conns-per-host", "-2", dir); code != exitUsage || !strings.Contains(errOut, "--http-conns-per-host must be at least 1") {
+		t.Errorf("bad --http-conns-per-host: exit %d\n%s", code, errOut)
+	}
+	t.Setenv(envHTTPConns, "many")
+	if code, _, errOut := runIn("apply", "--auto-approve", dir); code != exitUsage || !strings.Contains(errOut, `FLOWCTL_HTTP_CONNS_PER_HOST must be a whole number of at least 1, not "many"`) {
+		t.Errorf("bad %s: exit %d\n%s", envHTTPConns, code, errOut)
+	}
+	three := func(k string) (string, bool) { return map[string]string{envHTTPConns: "3"}[k], k == envHTTPConns }
+	if o, err := httpOptions(nil, 0, three); err != nil || o.ConnsPerHost != 3 {
+		t.Errorf("%s=3: %+v %v", envHTTPConns, o, err)
+	}
+	if o, err := httpOptions(nil, 5, three); err != nil || o.ConnsPerHost != 5 {
+		t.Errorf("the flag does not win over the environment: %+v %v", o, err)
 	}
 }

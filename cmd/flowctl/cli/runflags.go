@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -26,6 +27,9 @@ type runFlags struct {
 	logPrompts  string
 	sandbox     string
 	httpAllow   []string
+	// httpConns is --http-conns-per-host; FLOWCTL_HTTP_CONNS_PER_HOST,
+	// then blocks.DefaultConnsPerHost, when 0.
+	httpConns int
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -43,6 +47,7 @@ func (f *runFlags) registerRun(cmd *cobra.Command) {
 	f.register(cmd)
 	cmd.Flags().StringVar(&f.logPrompts, "log-prompts", "", "append one JSON line per LLM round trip (request, response, duration, tokens, error) to this file, sensitive values redacted")
 	cmd.Flags().StringArrayVar(&f.httpAllow, "http-allow", nil, "where http and scrape steps may connect: host names, *.domain patterns, addresses or networks such as 10.0.0.0/8 (repeatable, or comma-separated; default: "+envHTTPAllow+", else anywhere but link-local addresses)")
+	cmd.Flags().IntVar(&f.httpConns, "http-conns-per-host", 0, fmt.Sprintf("how many connections http and scrape steps may have open to one host (default: %s, else %d)", envHTTPConns, blocks.DefaultConnsPerHost))
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (confined worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
 }
 
@@ -81,8 +86,8 @@ func (f *runFlags) secretValues() (map[string]string, error) {
 // start checks the flags that apply and watch share and returns the flow
 // loader, the --secret values and the given inputs.
 func (f *runFlags) start(s streams, parallelism int) (*flowLoader, map[string]string, map[string]compiler.InputValue, error) {
-	if parallelism < 1 {
-		return nil, nil, nil, usagef("--parallelism must be at least 1")
+	if parallelism < 0 {
+		return nil, nil, nil, usagef("--parallelism must be 0 (no cap) or more")
 	}
 	secrets, err := f.secretValues()
 	if err != nil {
@@ -111,7 +116,7 @@ func (f *runFlags) runExecutors(s streams) (*blocks.Executors, func(), error) {
 			logFile.Close()
 		}
 	}
-	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, httpAllow: f.httpAllow, warnings: s.err})
+	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, httpAllow: f.httpAllow, httpConns: f.httpConns, warnings: s.err})
 	if err != nil {
 		closeLog()
 		return nil, nil, err

@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/watch"
 	"github.com/spf13/cobra"
 )
@@ -71,7 +70,7 @@ cancelled and what finished is kept.`,
 	}
 	f.registerRun(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print each cycle's events as JSON lines, between cycle_started and cycle_finished")
-	cmd.Flags().IntVar(&parallelism, "parallelism", runtime.DefaultParallelism, "how many step instances may run at once")
+	cmd.Flags().IntVar(&parallelism, "parallelism", 0, "at most this many step instances at once (default: no overall cap; code, llm and http steps have limits of their own)")
 	cmd.Flags().DurationVar(&debounce, "debounce", watch.DefaultDebounce, "how long to wait for the writes of a save to settle")
 	return cmd
 }
