@@ -20,7 +20,13 @@ const MaxNesting = 256
 // comments — and reports where the nesting first goes deeper than
 // MaxNesting. It is a guard, not a parser: it may miscount a construct or
 // two, which matters only hundreds of levels deep.
-func checkNesting(src []byte, filename string) *hcl.Diagnostic {
+//
+// It also returns where top-level items seem to start: the offsets of
+// lines that begin with a name outside every bracket, string and
+// comment. parseSplit parses the file in pieces cut there, and falls back
+// to parsing it whole when a cut was not where it looked.
+func checkNesting(src []byte, filename string) (*hcl.Diagnostic, []int) {
+	var starts []int
 	type frame struct {
 		kind   byte   // '{', '[', '(' or 't' (a template interpolation) in code; '"' a string; 'h' a heredoc
 		marker []byte // a heredoc's closing marker
@@ -53,7 +59,7 @@ func checkNesting(src []byte, filename string) *hcl.Diagnostic {
 				stack = stack[:len(stack)-1]
 			case (c == '$' || c == '%') && i+1 < len(src) && src[i+1] == '{':
 				if d := push(frame{kind: 't'}, i); d != nil {
-					return d
+					return d, nil
 				}
 				i++
 			case (c == '$' || c == '%') && i+1 < len(src) && src[i+1] == c:
@@ -75,13 +81,16 @@ func checkNesting(src []byte, filename string) *hcl.Diagnostic {
 			}
 			if (c == '$' || c == '%') && i+1 < len(src) && src[i+1] == '{' {
 				if d := push(frame{kind: 't'}, i); d != nil {
-					return d
+					return d, nil
 				}
 				i++
 			}
 			continue
 		}
 		// Code: the top level, brackets and template interpolations.
+		if atLineStart && len(stack) == 0 && (c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			starts = append(starts, i)
+		}
 		switch {
 		case c == '#' || (c == '/' && i+1 < len(src) && src[i+1] == '/'):
 			for i < len(src) && src[i] != '\n' {
@@ -91,12 +100,12 @@ func checkNesting(src []byte, filename string) *hcl.Diagnostic {
 		case c == '/' && i+1 < len(src) && src[i+1] == '*':
 			end := bytes.Index(src[i+2:], []byte("*/"))
 			if end < 0 {
-				return nil
+				return nil, nil
 			}
 			i += end + 3
 		case c == '"':
 			if d := push(frame{kind: '"'}, i); d != nil {
-				return d
+				return d, nil
 			}
 		case c == '<' && i+1 < len(src) && src[i+1] == '<':
 			j := i + 2
@@ -109,14 +118,14 @@ func checkNesting(src []byte, filename string) *hcl.Diagnostic {
 			}
 			if k > j && k < len(src) && (src[k] == '\n' || src[k] == '\r') {
 				if d := push(frame{kind: 'h', marker: src[j:k]}, i); d != nil {
-					return d
+					return d, nil
 				}
 				i = k
 				lineStart = true
 			}
 		case c == '{' || c == '[' || c == '(':
 			if d := push(frame{kind: c}, i); d != nil {
-				return d
+				return d, nil
 			}
 		case c == '}' || c == ']' || c == ')':
 			if len(stack) > 0 {
@@ -124,7 +133,7 @@ func checkNesting(src []byte, filename string) *hcl.Diagnostic {
 			}
 		}
 	}
-	return nil
+	return nil, starts
 }
 
 func isIdentByte(c byte) bool {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // Parser reads HCL files and keeps their sources, so that diagnostics can be
@@ -45,8 +46,9 @@ func (p *Parser) ParseFile(filename string) (*hcl.File, hcl.Diagnostics) {
 // nested deeper than MaxNesting (see checkNesting).
 func (p *Parser) ParseSource(src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
 	d := checkEncoding(src, filename)
+	var starts []int
 	if d == nil {
-		d = checkNesting(src, filename)
+		d, starts = checkNesting(src, filename)
 	}
 	if d != nil {
 		f := &hcl.File{Body: hcl.EmptyBody(), Bytes: src}
@@ -55,7 +57,13 @@ func (p *Parser) ParseSource(src []byte, filename string) (*hcl.File, hcl.Diagno
 		}
 		return f, hcl.Diagnostics{d}
 	}
-	f, diags := p.p.ParseHCL(src, filename)
+	if f := p.p.Files()[filename]; f != nil {
+		return f, nil // parsed before, as hclparse does
+	}
+	f, diags, ok := parseSplit(src, filename, starts)
+	if !ok {
+		f, diags = hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	}
 	if f == nil {
 		f = &hcl.File{Bytes: src}
 	}
