@@ -56,6 +56,12 @@ type Program struct {
 	// a hash of its source text (and source_file), or of the built-in's
 	// name and version.
 	Fingerprints map[*blocks.Block]string
+
+	// vars are the references of each expression the resolve pass
+	// checked, so that evaluating an expression, once per step instance
+	// and run, does not walk its syntax tree again. Read-only after
+	// compilation.
+	vars map[hcl.Expression][]hcl.Traversal
 }
 
 // Step is a compiled step.
@@ -132,7 +138,7 @@ func Compile(filename string, opts Options) (*Program, hcl.Diagnostics) {
 	}
 	c := &compilation{
 		opts: opts,
-		prog: &Program{Filename: filename, Dir: filepath.Dir(filename)},
+		prog: &Program{Filename: filename, Dir: filepath.Dir(filename), vars: map[hcl.Expression][]hcl.Traversal{}},
 	}
 	var diags hcl.Diagnostics
 	for _, p := range passes {

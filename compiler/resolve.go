@@ -138,7 +138,9 @@ type refContext struct {
 func (c *compilation) resolveExpr(expr hcl.Expression, ctx refContext) ([]*lang.Ref, hcl.Diagnostics) {
 	var refs []*lang.Ref
 	var diags hcl.Diagnostics
-	for _, tr := range expr.Variables() {
+	vars := expr.Variables()
+	c.prog.vars[expr] = vars
+	for _, tr := range vars {
 		ref, d := c.resolveTraversal(tr, ctx)
 		diags = append(diags, d...)
 		if ref != nil && !d.HasErrors() {

@@ -60,6 +60,9 @@ func (s *Scope) Eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.EvalConte
 // once per scope: a for_each step evaluates the same expressions for every
 // instance.
 func (s *Scope) variables(expr hcl.Expression) []hcl.Traversal {
+	if v, ok := s.Program.vars[expr]; ok {
+		return v
+	}
 	if v, ok := s.vars.Load(expr); ok {
 		return v.([]hcl.Traversal)
 	}
