@@ -28,7 +28,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"sync"
 	"syscall"
 	"time"
@@ -153,17 +152,7 @@ func measure(name string, src []byte, fresh bool, extra ...string) (time.Duratio
 		runTimes = append(runTimes, benchutil.RunTime(out.Bytes()))
 		rss = append(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
 	}
-	return median(walls), median(runTimes), medianInt(rss)
-}
-
-func median(d []time.Duration) time.Duration {
-	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-	return d[len(d)/2]
-}
-
-func medianInt(v []int64) int64 {
-	sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
-	return v[len(v)/2]
+	return benchutil.Median(walls), benchutil.Median(runTimes), benchutil.Median(rss)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -5,11 +5,13 @@ package benchutil
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -43,6 +45,12 @@ func RunTime(events []byte) time.Duration {
 		}
 	}
 	return last.Sub(first)
+}
+
+// Median returns the middle value of v (sorting v).
+func Median[T cmp.Ordered](v []T) T {
+	slices.Sort(v)
+	return v[len(v)/2]
 }
 
 // Check ends the program on an error.

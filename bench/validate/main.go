@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"syscall"
 	"time"
 
@@ -58,11 +57,9 @@ func main() {
 			}
 			rss = append(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) // KiB on Linux
 		}
-		sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
-		sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
-		wall := walls[len(walls)/2]
+		wall := benchutil.Median(walls)
 		fmt.Printf("%-8d %-8d %12s %9.1f MB %11.1f µs", n, size.length, wall.Round(time.Millisecond),
-			float64(rss[len(rss)/2])/1024, float64(wall.Microseconds())/float64(n))
+			float64(benchutil.Median(rss))/1024, float64(wall.Microseconds())/float64(n))
 		if base == 0 {
 			base = wall
 			fmt.Println()
@@ -139,9 +136,7 @@ func measure(bin string, runs int, args ...string) (time.Duration, int64, []byte
 		rss = append(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
 		out = head.b
 	}
-	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
-	sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
-	return walls[len(walls)/2], rss[len(rss)/2], out
+	return benchutil.Median(walls), benchutil.Median(rss), out
 }
 
 // headWriter keeps the first n bytes written to it.

@@ -10,8 +10,9 @@ import (
 // Route returns an executor that runs a block's calls in the pool, or with
 // inProcess when the block's definition says sandbox = "inprocess" (code
 // that has been reviewed and needs the speed). It is blocks.Queued, as the
-// pool is: it applies a call's Timeout itself, for the in-process calls on
-// their context.
+// pool is: an in-process call goes to inProcess as it is when that is
+// Queued too (blocks.Limit), else with its Timeout applied
+// (blocks.ExecuteWithin).
 func Route(p *Pool, inProcess blocks.Executor) blocks.Queued {
 	return router{p, inProcess}
 }

@@ -30,12 +30,11 @@ import (
 func newApplyCommand(s streams) *cobra.Command {
 	var f runFlags
 	var jsonOut, autoApprove bool
-	var parallelism int
 	cmd := &cobra.Command{
 		Use:   "apply FLOW|PLAN.json",
 		Short: "Run a flow",
 		Long: `Apply runs a flow: each step starts as soon as the steps it depends on have
-finished, up to --parallelism at once. Results are recorded in the state
+finished (--parallelism N caps how many run at once). Results are recorded in the state
 directory (.flowctl next to the flow) as they finish, and cached results are
 reused. On a terminal apply shows the plan and asks for confirmation unless
 --auto-approve is given; elsewhere it needs --auto-approve or a plan saved with
@@ -43,7 +42,7 @@ plan --out, which it refuses when the flow changed since. Ctrl-C cancels the
 running steps and keeps what finished.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, secrets, given, err := f.start(s, parallelism)
+			l, secrets, given, err := f.start(s)
 			if err != nil {
 				return err
 			}
@@ -84,7 +83,7 @@ running steps and keeps what finished.`,
 			}
 			defer st.Close()
 			opts := runtime.Options{
-				Inputs: inputs, Secrets: secrets, Parallelism: parallelism, Namespace: f.namespace,
+				Inputs: inputs, Secrets: secrets, Parallelism: f.parallelism, Namespace: f.namespace,
 				NoCache: f.noCache, Store: st, Executors: ex, ResetCorruptMemory: f.resetMemory,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -147,7 +146,6 @@ running steps and keeps what finished.`,
 	f.registerRun(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the run's events as JSON lines")
 	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "run without asking for confirmation")
-	cmd.Flags().IntVar(&parallelism, "parallelism", 0, "at most this many step instances at once (default: no overall cap; code, llm and http steps have limits of their own)")
 	return cmd
 }
 

@@ -30,6 +30,9 @@ type runFlags struct {
 	// httpConns is --http-conns-per-host; FLOWCTL_HTTP_CONNS_PER_HOST,
 	// then blocks.DefaultConnsPerHost, when 0.
 	httpConns int
+	// parallelism is --parallelism: an overall cap on step instances
+	// running at once; 0, the default, is none.
+	parallelism int
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -48,6 +51,7 @@ func (f *runFlags) registerRun(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.logPrompts, "log-prompts", "", "append one JSON line per LLM round trip (request, response, duration, tokens, error) to this file, sensitive values redacted")
 	cmd.Flags().StringArrayVar(&f.httpAllow, "http-allow", nil, "where http and scrape steps may connect: host names, *.domain patterns, addresses or networks such as 10.0.0.0/8 (repeatable, or comma-separated; default: "+envHTTPAllow+", else anywhere but link-local addresses)")
 	cmd.Flags().IntVar(&f.httpConns, "http-conns-per-host", 0, fmt.Sprintf("how many connections http and scrape steps may have open to one host (default: %s, else %d)", envHTTPConns, blocks.DefaultConnsPerHost))
+	cmd.Flags().IntVar(&f.parallelism, "parallelism", 0, "at most this many step instances at once (default: no overall cap; code, llm and http steps have limits of their own)")
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (confined worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
 }
 
@@ -85,8 +89,8 @@ func (f *runFlags) secretValues() (map[string]string, error) {
 
 // start checks the flags that apply and watch share and returns the flow
 // loader, the --secret values and the given inputs.
-func (f *runFlags) start(s streams, parallelism int) (*flowLoader, map[string]string, map[string]compiler.InputValue, error) {
-	if parallelism < 0 {
+func (f *runFlags) start(s streams) (*flowLoader, map[string]string, map[string]compiler.InputValue, error) {
+	if f.parallelism < 0 {
 		return nil, nil, nil, usagef("--parallelism must be 0 (no cap) or more")
 	}
 	secrets, err := f.secretValues()

@@ -15,7 +15,6 @@ import (
 func newWatchCommand(s streams) *cobra.Command {
 	var f runFlags
 	var jsonOut bool
-	var parallelism int
 	var debounce time.Duration
 	cmd := &cobra.Command{
 		Use:   "watch FLOW",
@@ -29,7 +28,7 @@ result and waits for the next save. Ctrl-C stops it; running steps are
 cancelled and what finished is kept.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, secrets, given, err := f.start(s, parallelism)
+			l, secrets, given, err := f.start(s)
 			if err != nil {
 				return err
 			}
@@ -61,7 +60,7 @@ cancelled and what finished is kept.`,
 			}
 			err = watch.Run(ctx, watch.Options{
 				FlowFile: path, RegistryDirs: f.registries, Inputs: given, Secrets: secrets,
-				Namespace: f.namespace, NoCache: f.noCache, Parallelism: parallelism, ResetCorruptMemory: f.resetMemory,
+				Namespace: f.namespace, NoCache: f.noCache, Parallelism: f.parallelism, ResetCorruptMemory: f.resetMemory,
 				Store: st, Executors: ex, Debounce: debounce, Observe: view.Event,
 			})
 			view.Close()
@@ -70,7 +69,6 @@ cancelled and what finished is kept.`,
 	}
 	f.registerRun(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print each cycle's events as JSON lines, between cycle_started and cycle_finished")
-	cmd.Flags().IntVar(&parallelism, "parallelism", 0, "at most this many step instances at once (default: no overall cap; code, llm and http steps have limits of their own)")
 	cmd.Flags().DurationVar(&debounce, "debounce", watch.DefaultDebounce, "how long to wait for the writes of a save to settle")
 	return cmd
 }
