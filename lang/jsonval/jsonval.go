@@ -13,8 +13,7 @@
 // Reading: the cty type a JSON text implies — an object for an object, a
 // tuple for an array, a number, string, bool, or a null of unknown type —
 // what ctyjson.ImpliedType and ctyjson.Unmarshal give together, in one
-// pass through encoding/json's decoder rather than two through its token
-// API.
+// pass rather than two through encoding/json's token API.
 package jsonval
 
 import (
@@ -26,6 +25,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/zclconf/go-cty/cty"
@@ -180,8 +180,26 @@ func SizeHint(v cty.Value) int {
 }
 
 // Decode reads one JSON value, and nothing after it, as the cty value of
-// the type it implies.
+// the type it implies. Strings with escapes or non-ASCII characters are
+// read by encoding/json, for its handling of escapes, surrogates and
+// invalid UTF-8; the rest is read here.
 func Decode(text []byte) (cty.Value, error) {
+	d := decoder{text: text}
+	d.space()
+	v, err := d.value(0)
+	if d.space(); err == nil && d.i < len(d.text) {
+		err = errors.New("extra data")
+	}
+	if err != nil {
+		// Say what is wrong in encoding/json's words (callers show its
+		// syntax errors and offsets).
+		return decodeAny(text)
+	}
+	return v, nil
+}
+
+// decodeAny is Decode through encoding/json's decoder.
+func decodeAny(text []byte) (cty.Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
 	var x any
@@ -192,6 +210,217 @@ func Decode(text []byte) (cty.Value, error) {
 		return cty.NilVal, errors.New("extra data after the value")
 	}
 	return FromGo(x)
+}
+
+// maxDepth bounds the nesting of arrays and objects, as encoding/json's
+// does.
+const maxDepth = 10000
+
+// literals are JSON's names.
+var literals = []struct {
+	text string
+	v    cty.Value
+}{{"null", cty.NullVal(cty.DynamicPseudoType)}, {"true", cty.True}, {"false", cty.False}}
+
+type decoder struct {
+	text []byte
+	i    int
+}
+
+func (d *decoder) space() {
+	for d.i < len(d.text) {
+		switch d.text[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// errorf makes an error; Decode replaces it with encoding/json's.
+func (d *decoder) errorf(format string, args ...any) error {
+	return fmt.Errorf(format, args...)
+}
+
+// next reports whether the next byte is c, and if so consumes it.
+func (d *decoder) next(c byte) bool {
+	if d.i < len(d.text) && d.text[d.i] == c {
+		d.i++
+		return true
+	}
+	return false
+}
+
+func (d *decoder) value(depth int) (cty.Value, error) {
+	if d.i >= len(d.text) {
+		return cty.NilVal, d.errorf("unexpected end of JSON input")
+	}
+	switch c := d.text[d.i]; {
+	case c == '{' || c == '[':
+		if depth >= maxDepth {
+			return cty.NilVal, d.errorf("exceeded the maximum nesting depth")
+		}
+		if c == '{' {
+			return d.object(depth + 1)
+		}
+		return d.array(depth + 1)
+	case c == '"':
+		s, err := d.str()
+		if err != nil {
+			return cty.NilVal, err
+		}
+		return cty.StringVal(s), nil
+	case c == '-' || c >= '0' && c <= '9':
+		start := d.i
+		for d.i < len(d.text) && strings.IndexByte("+-.eE0123456789", d.text[d.i]) >= 0 {
+			d.i++
+		}
+		lit := d.text[start:d.i]
+		if !isNumber(lit) {
+			d.i = start
+			return cty.NilVal, d.errorf("invalid number %q", lit)
+		}
+		return cty.ParseNumberVal(string(lit))
+	}
+	for _, l := range literals {
+		if bytes.HasPrefix(d.text[d.i:], []byte(l.text)) {
+			d.i += len(l.text)
+			return l.v, nil
+		}
+	}
+	return cty.NilVal, d.errorf("invalid character %q looking for a value", d.text[d.i])
+}
+
+func (d *decoder) object(depth int) (cty.Value, error) {
+	d.i++ // {
+	d.space()
+	if d.next('}') {
+		return cty.EmptyObjectVal, nil
+	}
+	attrs := map[string]cty.Value{}
+	for {
+		d.space()
+		if d.i >= len(d.text) || d.text[d.i] != '"' {
+			return cty.NilVal, d.errorf("expected a string for an object key")
+		}
+		k, err := d.str()
+		if err != nil {
+			return cty.NilVal, err
+		}
+		d.space()
+		if !d.next(':') {
+			return cty.NilVal, d.errorf("expected a colon after an object key")
+		}
+		d.space()
+		v, err := d.value(depth)
+		if err != nil {
+			return cty.NilVal, err
+		}
+		attrs[k] = v // the last of repeated keys wins
+		d.space()
+		switch {
+		case d.next(','):
+		case d.next('}'):
+			return cty.ObjectVal(attrs), nil
+		default:
+			return cty.NilVal, d.errorf("expected a comma or the end of an object")
+		}
+	}
+}
+
+func (d *decoder) array(depth int) (cty.Value, error) {
+	d.i++ // [
+	d.space()
+	if d.next(']') {
+		return cty.EmptyTupleVal, nil
+	}
+	var vals []cty.Value
+	for {
+		d.space()
+		v, err := d.value(depth)
+		if err != nil {
+			return cty.NilVal, err
+		}
+		vals = append(vals, v)
+		d.space()
+		switch {
+		case d.next(','):
+		case d.next(']'):
+			return cty.TupleVal(vals), nil
+		default:
+			return cty.NilVal, d.errorf("expected a comma or the end of an array")
+		}
+	}
+}
+
+// str reads a string: printable ASCII without escapes as it is, anything
+// else through encoding/json.
+func (d *decoder) str() (string, error) {
+	start := d.i
+	d.i++ // "
+	plain := true
+	for ; d.i < len(d.text); d.i++ {
+		switch c := d.text[d.i]; {
+		case c == '"':
+			d.i++
+			if plain {
+				return string(d.text[start+1 : d.i-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(d.text[start:d.i], &s); err != nil {
+				return "", err
+			}
+			return s, nil
+		case c == '\\':
+			plain = false
+			d.i++ // the escaped character cannot end the string
+		case c < 0x20:
+			return "", d.errorf("invalid control character in a string")
+		case c >= 0x7f:
+			plain = false
+		}
+	}
+	return "", d.errorf("unexpected end of JSON input")
+}
+
+// isNumber reports whether t is a JSON number:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func isNumber(t []byte) bool {
+	i := 0
+	digits := func() int {
+		n := 0
+		for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(t) && t[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(t) && t[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(t) && t[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(t) && (t[i] == 'e' || t[i] == 'E') {
+		i++
+		if i < len(t) && (t[i] == '+' || t[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(t)
 }
 
 // FromGo converts what encoding/json decodes into an interface value —

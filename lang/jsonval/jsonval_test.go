@@ -15,6 +15,7 @@ import (
 func TestDecodeAsCtyjson(t *testing.T) {
 	for _, text := range []string{
 		`null`, `true`, `"héllo \u003c\n"`, `42`, `-0.5`, `1e400`, `123456789012345678901234567890`,
+		`false`, `"plain / ascii ~"`, " [ 1 ,\n{ \"k\" : [ ] } ]\t", `"\ud83d\ude00 caf\u00e9 é \u0000"`, `""`, `-0`, `0.5e-3`, `7E+2`, ` 1`, `"x" `,
 		`[]`, `{}`, `[1, "a", null, [true]]`, `{"a": {"b": [1, 2.5]}, "c": null, "": "empty key"}`,
 	} {
 		got, err := Decode([]byte(text))
@@ -34,7 +35,19 @@ func TestDecodeAsCtyjson(t *testing.T) {
 			t.Errorf("%s: %#v, want %#v", text, got, want)
 		}
 	}
-	for _, bad := range []string{``, `{`, `[1,]`, `1 2`, `{"a":1} x`} {
+	if v, err := Decode([]byte(`{"a": 1, "a": 2}`)); err != nil || !v.GetAttr("a").RawEquals(cty.NumberIntVal(2)) {
+		t.Errorf("repeated keys: %#v, %v; want the last to win", v, err)
+	}
+	if v, err := Decode([]byte("\"\xff\"")); err != nil || v.AsString() != "\ufffd" {
+		t.Errorf("invalid UTF-8: %#v, %v; want U+FFFD", v, err)
+	}
+	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	if _, err := Decode([]byte(deep)); err != nil {
+		t.Errorf("%d levels: %v", maxDepth, err)
+	}
+	for _, bad := range []string{``, `{`, `[1,]`, `1 2`, `{"a":1} x`,
+		strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1), `{"a" 1}`, `{1: 2}`, `[1 2]`, `{"a":1,}`,
+		`01`, `-`, `1.`, `.5`, `+1`, `1e`, `"open`, `"a"b"`, "\"tab\t\"", `nul`, `True`} {
 		if _, err := Decode([]byte(bad)); err == nil {
 			t.Errorf("Decode(%q) succeeded", bad)
 		}

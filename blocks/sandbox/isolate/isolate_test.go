@@ -304,8 +304,8 @@ func TestCloseKillsWorkers(t *testing.T) {
 			t.Fatal("no worker took the call within a minute")
 		}
 		p.mu.Lock()
-		if len(p.idle) == 0 {
-			for w := range p.live {
+		for _, w := range p.workers {
+			if len(w.pending) > 0 {
 				pids = append(pids, w.cmd.Process.Pid)
 			}
 		}
@@ -397,10 +397,11 @@ func TestWorkerThatDiedIdleIsReplaced(t *testing.T) {
 	if _, err := run(t, p, js, 1, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	w := <-p.idle
+	p.mu.Lock()
+	w := p.workers[0]
+	p.mu.Unlock()
 	syscall.Kill(w.cmd.Process.Pid, syscall.SIGKILL)
 	<-w.waited
-	p.idle <- w
 	if v, err := run(t, p, js, 2, 5*time.Second); err != nil || !v.RawEquals(cty.NumberIntVal(2)) {
 		t.Fatalf("%#v, %v", v, err)
 	}
@@ -550,10 +551,114 @@ func waitBusy(t *testing.T, p *Pool) {
 			t.Fatal("the pool's workers were not all taken within a minute")
 		}
 		p.mu.Lock()
-		busy := len(p.live) == p.opts.Size && len(p.idle) == 0
+		busy := len(p.workers) == p.opts.Size
+		for _, w := range p.workers {
+			busy = busy && len(w.pending) > 0
+		}
 		p.mu.Unlock()
 		if busy {
 			return
+		}
+	}
+}
+
+// pipelined is a pool of one worker that is sent calls behind the one it
+// runs however long that has run.
+func pipelined(t *testing.T) *Pool {
+	p := newPool(t, Options{Size: 1})
+	p.behind = time.Hour
+	return p
+}
+
+// waitPending waits, however long it takes, until the pool's one worker
+// has been sent n calls it has not answered.
+func waitPending(t *testing.T, p *Pool, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the worker was not sent %d calls within a minute", n)
+		}
+		p.mu.Lock()
+		ok := len(p.workers) == 1 && len(p.workers[0].pending) == n
+		p.mu.Unlock()
+		if ok {
+			return
+		}
+	}
+}
+
+// TestQueuedCallsMoveWhenTheWorkerStops: calls sent to a worker behind
+// one that times out (which replaces the worker) run on the next worker
+// and succeed; one whose caller gave up while it waited is not run.
+func TestQueuedCallsMoveWhenTheWorkerStops(t *testing.T) {
+	p := pipelined(t)
+	loop := jsBlock(t, `function execute(input) { for (;;) {} }`)
+	echo := jsBlock(t, `function execute(input) { return { out: input.n * 10 } }`)
+	first := make(chan error, 1)
+	go func() {
+		c := callOf(loop, 0)
+		c.Timeout = 2 * time.Second
+		_, err := p.Execute(context.Background(), c)
+		first <- err
+	}()
+	waitPending(t, p, 1)
+	results := make([]chan error, 4)
+	for i := range results {
+		results[i] = make(chan error, 1)
+		go func() {
+			v, err := run(t, p, echo, float64(i+1), time.Minute)
+			if err == nil && !v.RawEquals(cty.NumberIntVal(int64(10*(i+1)))) {
+				err = fmt.Errorf("call %d got %#v", i+1, v)
+			}
+			results[i] <- err
+		}()
+	}
+	waitPending(t, p, 5)
+	ctx, cancel := context.WithCancel(context.Background())
+	gaveUp := make(chan error, 1)
+	go func() {
+		_, err := p.Execute(ctx, callOf(echo, 99))
+		gaveUp <- err
+	}()
+	waitPending(t, p, 6)
+	cancel()
+	if err := <-gaveUp; !errors.Is(err, context.Canceled) {
+		t.Errorf("the call whose caller gave up ended with %v", err)
+	}
+	if err := <-first; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the runaway call ended with %v, want its timeout", err)
+	}
+	for i, r := range results {
+		if err := <-r; err != nil {
+			t.Errorf("queued call %d: %v", i+1, err)
+		}
+	}
+	if p.Spawned() != 2 {
+		t.Errorf("spawned %d workers, want 2", p.Spawned())
+	}
+}
+
+// TestPipelinedLogsGoToTheirCalls: log lines of calls sent together reach
+// each its own call's log.
+func TestPipelinedLogsGoToTheirCalls(t *testing.T) {
+	p := pipelined(t)
+	loud := jsBlock(t, `function execute(input) { console.log("call " + input.n); return { out: input.n } }`)
+	const n = 20
+	logs := make([][]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			c := callOf(loud, float64(i))
+			c.Log = func(l string) { logs[i] = append(logs[i], l) }
+			if _, err := p.Execute(context.Background(), c); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for i, l := range logs {
+		if want := []string{fmt.Sprintf("call %d", i)}; fmt.Sprint(l) != fmt.Sprint(want) {
+			t.Errorf("call %d logged %q, want %q", i, l, want)
 		}
 	}
 }

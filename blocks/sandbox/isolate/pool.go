@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // Defaults of [Options].
@@ -96,25 +99,36 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // Pool runs go and js blocks in worker processes. It is safe for
-// concurrent use; each worker serves one call at a time.
+// concurrent use. A worker runs one call at a time, in the order it is
+// sent them; under load the pool sends a worker a few calls ahead
+// (pipelineDepth), so that the worker reads them, and its replies are
+// read, several at a time instead of one process wake-up per call.
 type Pool struct {
 	opts    Options
 	optsErr error
 
-	idle   chan *proc    // workers waiting for a call
-	tokens chan struct{} // room for one more worker each
-
-	mu     sync.Mutex
-	live   map[*proc]bool
-	closed bool
-	said   map[string]bool
-	noNS   atomic.Bool // namespaces failed once: don't try again
+	mu       sync.Mutex
+	workers  []*proc  // live workers that may be sent calls
+	starting int      // workers being started
+	waiting  []*pcall // calls no worker has taken yet, oldest first
+	closed   bool
+	behind   time.Duration // queueBehind; tests change it
+	said     map[string]bool
+	noNS     atomic.Bool // namespaces failed once: don't try again
 
 	wires     sync.Map // *lang.BlockDef → wireEntry, outputsKey → []byte
 	wireCount atomic.Int64
 	nextID    atomic.Uint64
 	spawned   atomic.Int64
 }
+
+// pipelineDepth is how many calls a worker may be sent at once: the one
+// it runs and those queued behind it.
+const pipelineDepth = 8
+
+// queueBehind is how recently a worker must have started its current
+// call to be sent more: a call is not queued behind one that is slow.
+const queueBehind = 20 * time.Millisecond
 
 var _ blocks.Queued = (*Pool)(nil)
 
@@ -126,16 +140,7 @@ func (*Pool) Queued() {}
 // New returns a pool; workers are started when calls need them.
 func New(opts Options) *Pool {
 	o, err := opts.withDefaults()
-	p := &Pool{
-		opts: o, optsErr: err,
-		idle:   make(chan *proc, max(o.Size, 1)),
-		tokens: make(chan struct{}, max(o.Size, 1)),
-		live:   map[*proc]bool{},
-		said:   map[string]bool{},
-	}
-	for range cap(p.tokens) {
-		p.tokens <- struct{}{}
-	}
+	p := &Pool{opts: o, optsErr: err, said: map[string]bool{}, behind: queueBehind}
 	p.noNS.Store(o.NoNamespaces)
 	return p
 }
@@ -143,9 +148,51 @@ func New(opts Options) *Pool {
 // Spawned is how many workers the pool has started.
 func (p *Pool) Spawned() int64 { return p.spawned.Load() }
 
+// pcall is a call on its way through the pool.
+type pcall struct {
+	call     *blocks.Call
+	key      string    // of the block's definition
+	wire     []byte    // the definition's JSON
+	outs     []byte    // the output fields' JSON
+	inputs   []byte    // the inputs' JSON
+	step     []byte    // the step's name as JSON
+	deadline time.Time // the caller's, if any
+	ev       chan event
+
+	// Guarded by Pool.mu.
+	id        uint64
+	w         *proc // the worker it was sent to
+	withDef   bool  // the request carries the definition
+	started   bool  // it is the call its worker runs
+	abandoned bool  // its caller has gone
+
+	logMu   sync.Mutex // held while a log line is passed on
+	logDone bool       // the caller has gone: no more log lines
+	logged  int
+}
+
+// event is what the pool tells a call's caller.
+type event struct {
+	kind eventKind
+	msg  *message // evDone
+	err  error    // evFailed
+}
+
+type eventKind int
+
+const (
+	evSpawn   eventKind = iota // start a worker for the call
+	evStarted                  // a worker runs the call
+	evDone                     // its reply
+	evFailed                   // the worker died, or the pool closed
+)
+
+// errClosed fails the calls of a pool that is closing.
+var errClosed = errors.New("the sandbox is closed")
+
 // Execute runs one call of a go or js block in a worker. The call's
-// Timeout, when set, starts once a worker has taken it; until then it
-// waits, at most MaxWait, for the run's context or a free worker.
+// Timeout, when set, starts once a worker runs it; until then it waits,
+// at most MaxWait, for the run's context or a free worker.
 func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
 	if call.Block == nil || call.Block.Def == nil {
 		return nil, errors.New("the sandbox was asked to run a block without a definition")
@@ -168,47 +215,393 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 	if err != nil {
 		return nil, fmt.Errorf("block %q %s", def.Name, err)
 	}
-	w, err := p.acquire(ctx)
+	in, err := jsonval.Marshal(cty.ObjectVal(call.Inputs))
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, blocks.Stopped(def.Name, ctx.Err())
-		}
-		return nil, fmt.Errorf("block %q could not be run: %w", def.Name, err)
+		return nil, fmt.Errorf("block %q cannot pass the inputs: %w", def.Name, err)
 	}
-	if call.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, call.Timeout)
-		defer cancel()
-	}
-	if w.known[key] {
-		wire = nil
-	}
-	var timeoutMS int64
-	if d, ok := ctx.Deadline(); ok {
-		// The worker's deadline falls just after ours, so that a timeout
-		// is always seen here first and reported as the step's.
-		timeoutMS = int64((time.Until(d)+time.Millisecond-1)/time.Millisecond) + workerDeadlineLag
-	}
-	id := p.nextID.Add(1)
-	req, err := encodeRequest(id, key, wire, outs, call, timeoutMS)
+	step, err := json.Marshal(call.Step)
 	if err != nil {
-		p.release(w)
-		return nil, fmt.Errorf("block %q %s", def.Name, err)
+		return nil, err
 	}
-	w.known[key] = true
-	res, keep, err := w.call(ctx, p, id, req, call)
+	c := &pcall{call: call, key: key, wire: wire, outs: outs, inputs: in, step: step, ev: make(chan event, 3)}
+	c.deadline, _ = ctx.Deadline()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, fmt.Errorf("block %q could not be run: %w", def.Name, errClosed)
+	}
+	p.waiting = append(p.waiting, c)
+	p.dispatchLocked()
+	p.mu.Unlock()
+	res, err := p.await(ctx, c)
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 		// The code failed as its time ran out (describing what it threw
 		// was cut short, say): the deadline is what ended it.
 		err = blocks.Stopped(def.Name, ctx.Err())
 	}
-	w.calls++
-	if keep && w.calls < p.opts.MaxCalls && len(w.known) < maxKnownBlocks {
-		p.release(w)
-	} else {
-		p.discard(w)
-	}
 	return res, err
+}
+
+// await waits until a worker runs the call, starting one when the pool
+// says so, and then for its outcome.
+func (p *Pool) await(ctx context.Context, c *pcall) (*blocks.Result, error) {
+	name := c.call.Block.Name
+	var wait *time.Timer
+	start := time.Now()
+	for {
+		var e event
+		select {
+		case e = <-c.ev:
+		default:
+			if wait == nil {
+				wait = time.NewTimer(p.opts.MaxWait)
+				defer wait.Stop()
+			}
+			select {
+			case e = <-c.ev:
+			case <-ctx.Done():
+				p.abandon(c)
+				return nil, blocks.Stopped(name, ctx.Err())
+			case <-wait.C:
+				p.abandon(c)
+				return nil, &blocks.WaitError{Waited: time.Since(start), For: fmt.Sprintf("a sandbox worker (all %d were busy)", p.opts.Size)}
+			}
+		}
+		switch e.kind {
+		case evSpawn:
+			if err := p.spawnFor(c); err != nil {
+				return nil, fmt.Errorf("block %q could not be run: %w", name, err)
+			}
+		case evStarted:
+			return p.running(ctx, c)
+		default: // the pool closed before the call started
+			return nil, fmt.Errorf("block %q could not be run: %w", name, e.err)
+		}
+	}
+}
+
+// running waits for the outcome of a call its worker runs, and stops the
+// worker when the call's time is up or its context ends.
+func (p *Pool) running(ctx context.Context, c *pcall) (*blocks.Result, error) {
+	if c.call.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.call.Timeout)
+		defer cancel()
+	}
+	w := c.w
+	dog := w.watch(ctx, p.opts.Grace)
+	e := <-c.ev
+	timedOut := dog.stop()
+	name := c.call.Block.Name
+	if e.kind == evFailed {
+		switch {
+		case timedOut:
+			return nil, fmt.Errorf("block %q exceeded its timeout; its sandbox worker was stopped: %w", name, context.DeadlineExceeded)
+		case ctx.Err() != nil:
+			return nil, blocks.Stopped(name, ctx.Err())
+		case errors.Is(e.err, errTooLong):
+			return nil, fmt.Errorf("block %q returned more than %d bytes", name, p.opts.MaxMessage)
+		case errors.Is(e.err, errUnexpected), errors.Is(e.err, errClosed):
+			return nil, fmt.Errorf("block %q: %w", name, e.err)
+		}
+		return nil, fmt.Errorf("block %q %s", name, w.death())
+	}
+	m := e.msg
+	if m.Error != "" {
+		if m.Timeout || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// The worker stopped the code at its deadline, just after ours.
+			return nil, fmt.Errorf("%s: %w", m.Error, context.DeadlineExceeded)
+		}
+		return nil, errors.New(m.Error)
+	}
+	outs, err := decodeOutputs(m.Outputs)
+	if err != nil {
+		return nil, fmt.Errorf("block %q %s", name, err)
+	}
+	return &blocks.Result{Outputs: outs}, nil
+}
+
+// abandon notes that a call's caller has gone. A call that waits in the
+// pool is dropped; one its worker runs (or will, when it reaches it) is
+// stopped with the worker, as nobody waits for it.
+func (p *Pool) abandon(c *pcall) {
+	c.logMu.Lock()
+	c.logDone = true
+	c.logMu.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c.abandoned = true
+	if i := slices.Index(p.waiting, c); i >= 0 {
+		p.waiting = slices.Delete(p.waiting, i, i+1)
+		return
+	}
+	if c.started {
+		c.w.kill()
+	}
+}
+
+// dispatchLocked gives waiting calls to workers: an idle worker first,
+// else a new one while there is room, else a busy worker whose call
+// started recently and which has room in its pipeline. Calls that find
+// none wait for a worker's next reply.
+func (p *Pool) dispatchLocked() {
+	for len(p.waiting) > 0 && !p.closed {
+		c := p.waiting[0]
+		w := p.pickLocked(false)
+		if w == nil && len(p.workers)+p.starting < p.opts.Size {
+			p.popWaitingLocked()
+			p.starting++
+			c.ev <- event{kind: evSpawn}
+			continue
+		}
+		if w == nil {
+			w = p.pickLocked(true)
+		}
+		if w == nil {
+			return
+		}
+		p.popWaitingLocked()
+		p.assignLocked(w, c)
+	}
+}
+
+func (p *Pool) popWaitingLocked() {
+	p.waiting[0] = nil
+	p.waiting = p.waiting[1:]
+	if len(p.waiting) == 0 {
+		p.waiting = nil // let the array go
+	}
+}
+
+// pickLocked returns an idle worker, or with busy the least loaded worker
+// that may be sent another call, or nil.
+func (p *Pool) pickLocked(busy bool) *proc {
+	var best *proc
+	var now time.Time
+	for _, w := range p.workers {
+		if !p.acceptsLocked(w) || w.exited() {
+			continue
+		}
+		n := len(w.pending)
+		if n == 0 {
+			return w
+		}
+		if !busy || n >= pipelineDepth || (best != nil && n >= len(best.pending)) {
+			continue
+		}
+		if now.IsZero() {
+			now = time.Now()
+		}
+		if now.Sub(w.headStart) < p.behind {
+			best = w
+		}
+	}
+	return best
+}
+
+// acceptsLocked reports whether a worker may be sent another call: it has
+// not been sent MaxCalls, nor too many definitions.
+func (p *Pool) acceptsLocked(w *proc) bool {
+	return w.sent < p.opts.MaxCalls && len(w.known) < maxKnownBlocks
+}
+
+// assignLocked sends a call to a worker.
+func (p *Pool) assignLocked(w *proc, c *pcall) {
+	c.id = p.nextID.Add(1)
+	c.w = w
+	c.withDef = !w.known[c.key]
+	w.known[c.key] = true
+	w.sent++
+	w.pending = append(w.pending, c)
+	w.sendq = append(w.sendq, c)
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	if len(w.pending) == 1 {
+		p.startLocked(w, c)
+	}
+}
+
+// startLocked notes that a worker runs a call: the first it was sent, or
+// the next once it has replied to the one before.
+func (p *Pool) startLocked(w *proc, c *pcall) {
+	w.headStart = time.Now()
+	c.started = true
+	if c.abandoned {
+		w.kill() // nobody waits for it, and it may never end
+		return
+	}
+	c.ev <- event{kind: evStarted}
+}
+
+// spawnFor starts a worker for a call the pool chose to start one for,
+// and sends it the call.
+func (p *Pool) spawnFor(c *pcall) error {
+	w, err := p.spawn()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.starting--
+	if err == nil && p.closed {
+		w.kill()
+		w.close()
+		err = errClosed
+	}
+	if err != nil {
+		p.dispatchLocked() // there is room for another attempt
+		return err
+	}
+	p.workers = append(p.workers, w)
+	go p.write(w)
+	go p.read(w)
+	p.assignLocked(w, c)
+	p.dispatchLocked()
+	return nil
+}
+
+// retireLocked takes a worker out of service and stops it; the calls it
+// was sent and had not started are given to others.
+func (p *Pool) retireLocked(w *proc) {
+	if i := slices.Index(p.workers, w); i >= 0 {
+		p.workers = slices.Delete(p.workers, i, i+1)
+	}
+	w.kill()
+}
+
+// lost handles a worker whose replies have ended (it exited, was killed,
+// or broke the protocol): the call it ran fails with err, and those
+// queued behind it go to other workers.
+func (p *Pool) lost(w *proc, err error) {
+	w.kill()
+	p.mu.Lock()
+	p.retireLocked(w)
+	pending := w.pending
+	w.pending, w.sendq = nil, nil
+	close(w.wake)
+	var requeue []*pcall
+	for i, c := range pending {
+		switch {
+		case i == 0 && c.started:
+			c.ev <- event{kind: evFailed, err: err}
+		case c.abandoned:
+		case p.closed:
+			c.ev <- event{kind: evFailed, err: errClosed}
+		default:
+			c.started, c.w = false, nil
+			requeue = append(requeue, c)
+		}
+	}
+	p.waiting = append(requeue, p.waiting...)
+	p.dispatchLocked()
+	p.mu.Unlock()
+	<-w.waited
+	w.close()
+}
+
+// read reads a worker's messages and passes each to its call.
+func (p *Pool) read(w *proc) {
+	for {
+		m, err := w.next()
+		if err != nil {
+			p.lost(w, err)
+			return
+		}
+		p.mu.Lock()
+		var c *pcall
+		if len(w.pending) > 0 {
+			c = w.pending[0]
+		}
+		if c == nil || !c.started || m.Hello || m.ID != c.id || (m.Log == nil && !m.Done) {
+			p.mu.Unlock()
+			p.lost(w, errUnexpected)
+			return
+		}
+		if m.Log != nil && !m.Done {
+			p.mu.Unlock()
+			c.passLog(*m.Log)
+			continue
+		}
+		w.pending[0] = nil
+		w.pending = w.pending[1:]
+		c.ev <- event{kind: evDone, msg: &m}
+		switch {
+		case m.Recycle:
+			// The worker exits after this reply; the calls behind it go
+			// to others when its replies end.
+			p.retireLocked(w)
+		case len(w.pending) > 0:
+			p.startLocked(w, w.pending[0])
+		case !p.acceptsLocked(w):
+			p.retireLocked(w)
+		}
+		p.dispatchLocked()
+		p.mu.Unlock()
+	}
+}
+
+// passLog passes a log line of the call to its caller's log, redacted,
+// up to maxCallLog bytes.
+func (c *pcall) passLog(line string) {
+	c.logMu.Lock()
+	defer c.logMu.Unlock()
+	if c.logDone || c.call.Log == nil {
+		return
+	}
+	if c.logged += len(line) + 1; c.logged > maxCallLog {
+		return
+	}
+	if c.call.Redact != nil {
+		line = c.call.Redact(line)
+	}
+	c.call.Log(line)
+}
+
+// write sends a worker the calls it is given, several in one write when
+// they come faster than it takes them.
+func (p *Pool) write(w *proc) {
+	var buf []byte
+	for range w.wake {
+		p.mu.Lock()
+		batch := w.sendq
+		w.sendq = nil
+		p.mu.Unlock()
+		buf = buf[:0]
+		for _, c := range batch {
+			var def []byte
+			if c.withDef {
+				def = c.wire
+			}
+			buf = appendRequest(buf, c.id, c.key, def, c.outs, c.step, c.inputs, timeoutMS(c))
+		}
+		if len(buf) == 0 {
+			continue
+		}
+		if _, err := w.req.Write(buf); err != nil {
+			w.kill() // its replies end, and lost says why
+			return
+		}
+		if cap(buf) > 1<<20 {
+			buf = nil
+		}
+	}
+}
+
+// timeoutMS is the time in milliseconds a worker gives a call from when
+// it starts it: the call's Timeout, or what is left of its caller's
+// deadline, whichever is shorter, plus workerDeadlineLag; 0 for no limit.
+func timeoutMS(c *pcall) int64 {
+	d := c.call.Timeout
+	if !c.deadline.IsZero() {
+		if left := time.Until(c.deadline); d <= 0 || left < d {
+			d = max(left, time.Millisecond)
+		}
+	}
+	if d <= 0 {
+		return 0
+	}
+	// The worker's deadline falls just after ours, so that a timeout is
+	// seen here first and reported as the step's.
+	return int64((d+time.Millisecond-1)/time.Millisecond) + workerDeadlineLag
 }
 
 // workerDeadlineLag is how many milliseconds after the call's deadline the
@@ -278,83 +671,21 @@ func (p *Pool) forgetEarlier() {
 	}
 }
 
-// acquire takes an idle worker, or starts one when there is room, or
-// waits for one.
-func (p *Pool) acquire(ctx context.Context) (*proc, error) {
-	for {
-		select {
-		case w := <-p.idle:
-			if w.exited() {
-				p.discard(w) // it died while idle
-				continue
-			}
-			return w, nil
-		default:
-		}
-		break
-	}
-	start := time.Now()
-	wait := time.NewTimer(p.opts.MaxWait)
-	defer wait.Stop()
-	select {
-	case w := <-p.idle:
-		return w, nil
-	case <-p.tokens:
-		w, err := p.spawn()
-		if err != nil {
-			p.tokens <- struct{}{}
-			return nil, err
-		}
-		return w, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-wait.C:
-		return nil, &blocks.WaitError{Waited: time.Since(start), For: fmt.Sprintf("a sandbox worker (all %d were busy)", p.opts.Size)}
-	}
-}
-
-// release puts a worker back after a call it finished cleanly.
-func (p *Pool) release(w *proc) {
-	p.mu.Lock()
-	closed := p.closed
-	p.mu.Unlock()
-	if closed {
-		p.discard(w)
-		return
-	}
-	p.idle <- w
-}
-
-// discard stops a worker and makes room for another.
-func (p *Pool) discard(w *proc) {
-	w.kill()
-	w.close()
-	p.mu.Lock()
-	delete(p.live, w)
-	p.mu.Unlock()
-	p.tokens <- struct{}{}
-}
-
-// Close stops every worker. Calls running at the time fail.
+// Close stops every worker. Calls running at the time fail, and so do
+// those waiting for a worker.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	p.closed = true
-	live := make([]*proc, 0, len(p.live))
-	for w := range p.live {
-		live = append(live, w)
+	workers := slices.Clone(p.workers)
+	for _, c := range p.waiting {
+		c.ev <- event{kind: evFailed, err: errClosed}
 	}
+	p.waiting = nil
 	p.mu.Unlock()
-	for _, w := range live {
+	for _, w := range workers {
 		w.kill()
 	}
-	for {
-		select {
-		case w := <-p.idle:
-			p.discard(w)
-		default:
-			return nil
-		}
-	}
+	return nil
 }
 
 // notice reports a missing confinement layer once.

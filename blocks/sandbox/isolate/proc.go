@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/flowctl/flowctl/blocks"
 )
 
 // proc is one worker process, as the pool sees it.
@@ -24,9 +22,15 @@ type proc struct {
 	rep    *os.File      // its replies: our read end
 	br     *bufio.Reader // on rep
 	stderr *headBuffer
-	calls  int
-	max    int             // the longest message accepted
-	known  map[string]bool // keys of the definitions the worker has been sent
+	max    int // the longest message accepted
+
+	// Guarded by Pool.mu.
+	known     map[string]bool // keys of the definitions the worker has been sent
+	sent      int             // calls it has been sent
+	pending   []*pcall        // calls sent and not answered, in order; the first runs
+	sendq     []*pcall        // calls to write to it
+	headStart time.Time       // when the first pending call started
+	wake      chan struct{}   // tells the writer there is something to send
 
 	mu     sync.Mutex
 	killed bool          // by the pool
@@ -53,25 +57,16 @@ func (p *Pool) spawn() (*proc, error) {
 		p.notice(m)
 	}
 	p.spawned.Add(1)
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		w.kill()
-		w.close()
-		return nil, errors.New("the sandbox is closed")
-	}
-	p.live[w] = true
-	p.mu.Unlock()
 	return w, nil
 }
 
 // start starts one worker process and reads its hello.
 func (p *Pool) start(namespaces bool) (*proc, message, error) {
-	reqR, reqW, err := blockingPipe()
+	reqR, reqW, err := workerPipe(true)
 	if err != nil {
 		return nil, message{}, err
 	}
-	repR, repW, err := blockingPipe()
+	repR, repW, err := workerPipe(false)
 	if err != nil {
 		reqR.Close()
 		reqW.Close()
@@ -87,7 +82,7 @@ func (p *Pool) start(namespaces bool) (*proc, message, error) {
 	w := &proc{
 		cmd: cmd, req: reqW, rep: repR, br: bufio.NewReaderSize(repR, 64<<10),
 		stderr: &headBuffer{max: 8 << 10}, waited: make(chan struct{}), max: p.opts.MaxMessage,
-		known: map[string]bool{},
+		known: map[string]bool{}, wake: make(chan struct{}, 1),
 	}
 	cmd.Stderr = w.stderr
 	cmd.ExtraFiles = []*os.File{reqR, repW} // fds 3 and 4
@@ -123,18 +118,22 @@ func (p *Pool) start(namespaces bool) (*proc, message, error) {
 	return w, m, nil
 }
 
-// blockingPipe is a pipe whose ends block in read and write rather than
-// going through the runtime's poller: a reply wakes the reading goroutine
-// directly, which saves a scheduling hop per call. Calls are bounded by
-// killing the worker, which ends a blocked read or write.
-func blockingPipe() (r, w *os.File, err error) {
+// workerPipe is a pipe between the pool and a worker. The worker's end
+// (the read end when toWorker) blocks in read or write: the worker has
+// one thing to do at a time. The pool's end goes through the runtime's
+// poller, so that waiting for a worker holds no thread; it ends when the
+// worker exits or is killed.
+func workerPipe(toWorker bool) (r, w *os.File, err error) {
 	r, w, err = os.Pipe()
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot make a pipe for a sandbox worker: %w", err)
 	}
 	// Fd puts a file in blocking mode.
-	r.Fd()
-	w.Fd()
+	if toWorker {
+		r.Fd()
+	} else {
+		w.Fd()
+	}
 	return r, w, nil
 }
 
@@ -151,8 +150,12 @@ func (w *proc) next() (message, error) {
 	return m, nil
 }
 
-// errTooLong is a message over the size cap.
-var errTooLong = errors.New("message too long")
+var (
+	// errTooLong is a message over the size cap.
+	errTooLong = errors.New("message too long")
+	// errUnexpected is a message out of turn.
+	errUnexpected = errors.New("the sandbox worker sent an unexpected message")
+)
 
 // readLine reads one line of at most max bytes.
 func readLine(br *bufio.Reader, max int) ([]byte, error) {
@@ -220,61 +223,6 @@ func (d *watchdog) stop() (timedOut bool) {
 		d.timer.Stop()
 	}
 	return d.timedOut
-}
-
-// call sends a request and waits for its reply. keep is false when the
-// worker must not serve another call.
-func (w *proc) call(ctx context.Context, p *Pool, id uint64, req []byte, call *blocks.Call) (res *blocks.Result, keep bool, err error) {
-	name := call.Block.Name
-	dog := w.watch(ctx, p.opts.Grace)
-	defer dog.stop()
-	if _, err := w.req.Write(req); err != nil {
-		if ctx.Err() != nil {
-			return nil, false, blocks.Stopped(name, ctx.Err())
-		}
-		return nil, false, fmt.Errorf("block %q could not be sent to its sandbox worker: %s", name, w.death())
-	}
-	logged := 0
-	for {
-		m, err := w.next()
-		if err != nil {
-			if dog.stop() {
-				return nil, false, fmt.Errorf("block %q exceeded its timeout; its sandbox worker was stopped: %w", name, context.DeadlineExceeded)
-			}
-			if ctx.Err() != nil {
-				return nil, false, blocks.Stopped(name, ctx.Err())
-			}
-			if errors.Is(err, errTooLong) {
-				return nil, false, fmt.Errorf("block %q returned more than %d bytes", name, p.opts.MaxMessage)
-			}
-			return nil, false, fmt.Errorf("block %q %s", name, w.death())
-		}
-		if m.Log != nil && !m.Done {
-			if logged += len(*m.Log) + 1; logged <= maxCallLog && call.Log != nil {
-				line := *m.Log
-				if call.Redact != nil {
-					line = call.Redact(line)
-				}
-				call.Log(line)
-			}
-			continue
-		}
-		if !m.Done || m.Hello || m.ID != id {
-			return nil, false, fmt.Errorf("block %q: the sandbox worker sent an unexpected message", name)
-		}
-		if m.Error != "" {
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				// The worker stopped the code at its deadline, just after ours.
-				return nil, !m.Recycle, fmt.Errorf("%s: %w", m.Error, context.DeadlineExceeded)
-			}
-			return nil, !m.Recycle, errors.New(m.Error)
-		}
-		outs, err := decodeOutputs(m.Outputs)
-		if err != nil {
-			return nil, false, fmt.Errorf("block %q %s", name, err)
-		}
-		return &blocks.Result{Outputs: outs}, !m.Recycle, nil
-	}
 }
 
 // kill ends the worker and its process group. It is idempotent.

@@ -71,6 +71,7 @@ type message struct {
 	// worker (its call was stopped, or it has used much of its CPU time).
 	Done    bool                       `json:"done,omitempty"`
 	Error   string                     `json:"error,omitempty"`
+	Timeout bool                       `json:"timeout,omitempty"` // the call's deadline stopped it
 	Outputs map[string]json.RawMessage `json:"outputs,omitempty"`
 	Recycle bool                       `json:"recycle,omitempty"`
 }
@@ -91,20 +92,12 @@ func toWire(def *lang.BlockDef) *wireBlock {
 	}
 }
 
-// encodeRequest builds the request for a call. block is the definition's
-// JSON, or nil when the worker has it; outputs is the JSON of the output
-// fields ([]wireField). The request is assembled by hand from parts that
-// are JSON already: it is made for every call.
-func encodeRequest(id uint64, key string, block, outputs []byte, call *blocks.Call, timeoutMS int64) ([]byte, error) {
-	in, err := jsonval.Marshal(cty.ObjectVal(call.Inputs))
-	if err != nil {
-		return nil, fmt.Errorf("cannot pass the inputs: %w", err)
-	}
-	step, err := json.Marshal(call.Step)
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, 0, 128+len(block)+len(outputs)+len(in))
+// appendRequest appends the line of a request to buf. block is the
+// definition's JSON, or nil when the worker has it; outputs is the JSON of
+// the output fields ([]wireField), step and inputs are JSON too. The line
+// is assembled by hand from parts that are JSON already: one is made for
+// every call.
+func appendRequest(buf []byte, id uint64, key string, block, outputs, step, inputs []byte, timeoutMS int64) []byte {
 	buf = append(buf, `{"id":`...)
 	buf = strconv.AppendUint(buf, id, 10)
 	buf = append(buf, `,"block_key":`...)
@@ -116,7 +109,7 @@ func encodeRequest(id uint64, key string, block, outputs []byte, call *blocks.Ca
 	buf = append(buf, `,"step":`...)
 	buf = append(buf, step...)
 	buf = append(buf, `,"inputs":`...)
-	buf = append(buf, in...)
+	buf = append(buf, inputs...)
 	if len(outputs) > 0 {
 		buf = append(buf, `,"outputs":`...)
 		buf = append(buf, outputs...)
@@ -125,7 +118,7 @@ func encodeRequest(id uint64, key string, block, outputs []byte, call *blocks.Ca
 		buf = append(buf, `,"timeout_ms":`...)
 		buf = strconv.AppendInt(buf, timeoutMS, 10)
 	}
-	return append(buf, "}\n"...), nil
+	return append(buf, "}\n"...)
 }
 
 // outputsJSON is the JSON of a call's output fields with their types.
@@ -199,6 +192,9 @@ func encodeReply(m message) ([]byte, error) {
 	buf = append(buf, `{"id":`...)
 	buf = strconv.AppendUint(buf, m.ID, 10)
 	buf = append(buf, `,"done":true`...)
+	if m.Timeout {
+		buf = append(buf, `,"timeout":true`...)
+	}
 	if m.Recycle {
 		buf = append(buf, `,"recycle":true`...)
 	}

@@ -182,6 +182,7 @@ func (s *server) handle(req *request) message {
 	stopped := ctx.Err() != nil
 	cancel()
 	if stopped {
+		reply.Timeout = errors.Is(ctx.Err(), context.DeadlineExceeded)
 		// Code may still be running on another goroutine (a built-in that
 		// could not be interrupted): this worker is done.
 		reply.Recycle = true

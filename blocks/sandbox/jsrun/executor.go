@@ -118,12 +118,12 @@ func (p *Program) Run(ctx context.Context, call *blocks.Call) (*blocks.Result, e
 	if ctx.Err() != nil {
 		return nil, p.stopped(ctx, 0, false)
 	}
-	input, err := inputJSON(call.Inputs)
+	rt := goja.New()
+	input, err := inputObject(rt, call.Inputs)
 	if err != nil {
 		return nil, newError(p.block, 0, "cannot pass the inputs: "+err.Error(), nil)
 	}
 	sink := &logSink{log: call.Log, redact: call.Redact}
-	rt := goja.New()
 	done := make(chan outcome, 1)
 	goRun(func() { done <- p.runIn(rt, sink, input, call) })
 	var o outcome
@@ -170,7 +170,7 @@ func (p *Program) stopped(ctx context.Context, line int, abandoned bool) error {
 
 // runIn runs a call in rt, on a goroutine of its own: a goja Runtime is not
 // safe for concurrent use, and only Interrupt is called from elsewhere.
-func (p *Program) runIn(rt *goja.Runtime, sink *logSink, input string, call *blocks.Call) (o outcome) {
+func (p *Program) runIn(rt *goja.Runtime, sink *logSink, in *goja.Object, call *blocks.Call) (o outcome) {
 	defer func() {
 		if x := recover(); x != nil {
 			o = p.fromPanic(x)
@@ -185,9 +185,7 @@ func (p *Program) runIn(rt *goja.Runtime, sink *logSink, input string, call *blo
 
 	// Take the built-ins this package uses before the block's code can
 	// replace them.
-	jsonObj := g.Get("JSON").(*goja.Object)
-	parse, _ := goja.AssertFunction(jsonObj.Get("parse"))
-	stringify, _ := goja.AssertFunction(jsonObj.Get("stringify"))
+	stringify, _ := goja.AssertFunction(g.Get("JSON").(*goja.Object).Get("stringify"))
 	freeze, _ := goja.AssertFunction(g.Get("Object").(*goja.Object).Get("freeze"))
 	installConsole(rt, g, sink, stringify)
 
@@ -197,10 +195,6 @@ func (p *Program) runIn(rt *goja.Runtime, sink *logSink, input string, call *blo
 	execute, ok := goja.AssertFunction(rt.Get("execute"))
 	if !ok {
 		return outcome{err: newError(p.block, p.fileLine(1), "execute is not a function; the source must define function execute(input, ctx)", nil)}
-	}
-	in, err := parse(goja.Undefined(), rt.ToValue(input))
-	if err != nil {
-		return p.fail(err, stringify, "")
 	}
 	cx := rt.NewObject()
 	_ = cx.Set("step", call.Step)

@@ -1,27 +1,75 @@
 package jsrun
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/dop251/goja"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/zclconf/go-cty/cty"
 )
 
-// The values crossing into and out of a runtime are JSON text, converted
-// by package jsonval.
+// Inputs enter a runtime as the values JSON.parse would make of their
+// JSON (package jsonval's): plain objects and arrays, numbers as doubles.
+// Outputs leave it as the JSON text of JSON.stringify, read by package
+// jsonval.
 
-// inputJSON renders a call's inputs as a JSON object, for JSON.parse in
-// the runtime.
-func inputJSON(inputs map[string]cty.Value) (string, error) {
-	if len(inputs) == 0 {
-		return "{}", nil
-	}
+// inputObject makes the object of a call's inputs in rt.
+func inputObject(rt *goja.Runtime, inputs map[string]cty.Value) (*goja.Object, error) {
 	obj, _ := cty.ObjectVal(inputs).UnmarkDeep()
-	b, err := jsonval.Marshal(obj)
+	v, err := toJS(rt, obj)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return string(b), nil
+	return v.(*goja.Object), nil
+}
+
+// toJS is the value JSON.parse gives for the JSON of a known value
+// without marks.
+func toJS(rt *goja.Runtime, v cty.Value) (goja.Value, error) {
+	switch {
+	case v.IsNull():
+		return goja.Null(), nil
+	case !v.IsKnown():
+		return nil, errors.New("the value is not known yet")
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		return rt.ToValue(v.AsString()), nil
+	case ty == cty.Number:
+		f, _ := v.AsBigFloat().Float64()
+		return rt.ToValue(f), nil
+	case ty == cty.Bool:
+		return rt.ToValue(v.True()), nil
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		elems := make([]any, 0, v.LengthInt())
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			x, err := toJS(rt, e)
+			if err != nil {
+				return nil, err
+			}
+			elems = append(elems, x)
+		}
+		return rt.NewArray(elems...), nil
+	case ty.IsMapType() || ty.IsObjectType():
+		obj := rt.NewObject()
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			x, err := toJS(rt, e)
+			if err != nil {
+				return nil, err
+			}
+			// An own property, as JSON.parse makes: a key "__proto__"
+			// must not set the prototype.
+			if err := obj.DefineDataProperty(k.AsString(), x, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE); err != nil {
+				return nil, err
+			}
+		}
+		return obj, nil
+	}
+	return nil, fmt.Errorf("a value of type %s cannot be passed", ty.FriendlyName())
 }
 
 // decodeFields reads the JSON text of an object and returns the values of
