@@ -72,6 +72,50 @@ func toJS(rt *goja.Runtime, v cty.Value) (goja.Value, error) {
 	return nil, fmt.Errorf("a value of type %s cannot be passed", ty.FriendlyName())
 }
 
+// stringifier is JSON.stringify(value) by the runtime's own algorithm.
+func stringifier(rt *goja.Runtime) goja.Callable {
+	return func(_ goja.Value, args ...goja.Value) (goja.Value, error) {
+		v := goja.Undefined()
+		if len(args) > 0 {
+			v = args[0]
+		}
+		text, ok, err := jsonText(rt, v)
+		if err != nil || !ok {
+			return goja.Undefined(), err
+		}
+		return rt.ToValue(text), nil
+	}
+}
+
+// jsonText is what JSON.stringify gives for v; ok is false where it gives
+// undefined (undefined, functions, symbols). An exception thrown by a
+// toJSON method or getter is the error; an interrupt panics on, as it
+// does through the runtime's own calls.
+func jsonText(rt *goja.Runtime, v goja.Value) (text string, ok bool, err error) {
+	if v == nil || goja.IsUndefined(v) {
+		return "", false, nil
+	}
+	if _, sym := v.(*goja.Symbol); sym {
+		return "", false, nil
+	}
+	if obj, isObj := v.(*goja.Object); isObj {
+		if _, fn := goja.AssertFunction(obj); fn {
+			return "", false, nil
+		}
+		b, err := obj.MarshalJSON()
+		if err != nil {
+			return "", false, err
+		}
+		return string(b), true, nil
+	}
+	// A primitive: as the one element of an array.
+	b, err := rt.NewArray(v).MarshalJSON()
+	if err != nil {
+		return "", false, err
+	}
+	return string(b[1 : len(b)-1]), true, nil
+}
+
 // decodeFields reads the JSON text of an object and returns the values of
 // the named fields that it has, with the types their JSON implies.
 func decodeFields(text []byte, names []string) (map[string]cty.Value, error) {
