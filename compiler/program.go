@@ -61,7 +61,7 @@ type Program struct {
 	// checked, so that evaluating an expression, once per step instance
 	// and run, does not walk its syntax tree again. Read-only after
 	// compilation.
-	vars map[hcl.Expression][]hcl.Traversal
+	vars map[hcl.Expression]*exprRefs
 }
 
 // Step is a compiled step.
@@ -138,7 +138,7 @@ func Compile(filename string, opts Options) (*Program, hcl.Diagnostics) {
 	}
 	c := &compilation{
 		opts: opts,
-		prog: &Program{Filename: filename, Dir: filepath.Dir(filename), vars: map[hcl.Expression][]hcl.Traversal{}},
+		prog: &Program{Filename: filename, Dir: filepath.Dir(filename), vars: map[hcl.Expression]*exprRefs{}},
 	}
 	var diags hcl.Diagnostics
 	for _, p := range passes {

@@ -138,9 +138,9 @@ type refContext struct {
 func (c *compilation) resolveExpr(expr hcl.Expression, ctx refContext) ([]*lang.Ref, hcl.Diagnostics) {
 	var refs []*lang.Ref
 	var diags hcl.Diagnostics
-	vars := expr.Variables()
-	c.prog.vars[expr] = vars
-	for _, tr := range vars {
+	r := newExprRefs(expr)
+	c.prog.vars[expr] = r
+	for _, tr := range r.traversals {
 		ref, d := c.resolveTraversal(tr, ctx)
 		diags = append(diags, d...)
 		if ref != nil && !d.HasErrors() {

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/flowctl/flowctl/lang"
@@ -33,7 +34,7 @@ type Scope struct {
 
 	mu     sync.Mutex
 	locals map[*Local]*localResult
-	vars   sync.Map // hcl.Expression → []hcl.Traversal, its references
+	vars   sync.Map // hcl.Expression → *exprRefs
 }
 
 type localResult struct {
@@ -48,7 +49,7 @@ func NewScope(prog *Program, vals Values) *Scope {
 
 // Eval evaluates expr, with each set inside a for_each instance.
 func (s *Scope) Eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.EvalContext, hcl.Diagnostics) {
-	ctx, diags := s.EvalContext(s.variables(expr), each)
+	ctx, diags := s.evalContext(s.variables(expr).names, each)
 	if diags.HasErrors() {
 		return cty.DynamicVal, ctx, diags
 	}
@@ -57,18 +58,51 @@ func (s *Scope) Eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.EvalConte
 }
 
 // variables returns an expression's references, walking its syntax tree
-// once per scope: a for_each step evaluates the same expressions for every
-// instance.
-func (s *Scope) variables(expr hcl.Expression) []hcl.Traversal {
+// once per scope (the compiler found those of the flow's own expressions):
+// a for_each step evaluates the same expressions for every instance.
+func (s *Scope) variables(expr hcl.Expression) *exprRefs {
 	if v, ok := s.Program.vars[expr]; ok {
 		return v
 	}
 	if v, ok := s.vars.Load(expr); ok {
-		return v.([]hcl.Traversal)
+		return v.(*exprRefs)
 	}
-	vars := expr.Variables()
-	s.vars.Store(expr, vars)
-	return vars
+	r := newExprRefs(expr)
+	s.vars.Store(expr, r)
+	return r
+}
+
+// exprRefs are the references of an expression: its traversals, and the
+// distinct root.name pairs among them.
+type exprRefs struct {
+	traversals []hcl.Traversal
+	names      []refName
+}
+
+func newExprRefs(expr hcl.Expression) *exprRefs {
+	trs := expr.Variables()
+	return &exprRefs{traversals: trs, names: refNames(trs)}
+}
+
+// refName is what an evaluation context needs of a reference: its root
+// and the name after it.
+type refName struct{ root, name string }
+
+// refNames are the distinct root.name pairs of traversals; traversals that
+// are not references (reported by the resolve pass) are left out.
+func refNames(traversals []hcl.Traversal) []refName {
+	names := make([]refName, 0, len(traversals))
+	for _, tr := range traversals {
+		ref, d := lang.ParseRef(tr)
+		if d.HasErrors() {
+			continue
+		}
+		n := refName{ref.Root, ref.Name}
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // Local returns the value of a local, evaluating it on first use. Two
@@ -97,23 +131,27 @@ func (s *Scope) Local(l *Local) (cty.Value, hcl.Diagnostics) {
 // root holds only the names referred to, so building it costs as much as the
 // expression's references, not the size of the flow.
 func (s *Scope) EvalContext(traversals []hcl.Traversal, each *Each) (*hcl.EvalContext, hcl.Diagnostics) {
+	return s.evalContext(refNames(traversals), each)
+}
+
+func (s *Scope) evalContext(names []refName, each *Each) (*hcl.EvalContext, hcl.Diagnostics) {
 	p := s.Program
 	var diags hcl.Diagnostics
-	groups := map[string]map[string]cty.Value{}
-	vars := map[string]cty.Value{}
+	var groups map[string]map[string]cty.Value
+	vars := make(map[string]cty.Value, 2)
 	put := func(root, name string, v cty.Value) {
 		m := groups[root]
 		if m == nil {
-			m = map[string]cty.Value{}
+			if groups == nil {
+				groups = make(map[string]map[string]cty.Value, 2)
+			}
+			m = make(map[string]cty.Value, len(names))
 			groups[root] = m
 		}
 		m[name] = v
 	}
-	for _, tr := range traversals {
-		ref, d := lang.ParseRef(tr)
-		if d.HasErrors() {
-			continue // reported by the resolve pass; evaluation reports it again
-		}
+	for _, ref := range names {
+		ref := lang.Ref{Root: ref.root, Name: ref.name}
 		switch ref.Root {
 		case lang.RootInput:
 			if in := p.InputsByName[ref.Name]; in != nil {

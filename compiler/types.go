@@ -123,7 +123,7 @@ func (tv *typeValues) eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.Eva
 	if diags.HasErrors() || v.IsWhollyKnown() || lang.IsSensitive(v) {
 		return v, ctx, diags
 	}
-	for _, tr := range tv.scope.variables(expr) {
+	for _, tr := range tv.scope.variables(expr).traversals {
 		if rv, d := tr.TraverseAbs(ctx); !d.HasErrors() && lang.IsSensitive(rv) {
 			return v.Mark(lang.Sensitive), ctx, diags
 		}
