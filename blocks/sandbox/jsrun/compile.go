@@ -10,10 +10,11 @@
 // whose cleanliness would need proving.
 //
 // The source must define a function execute(input, ctx). input holds the
-// block's inputs, passed as JSON text and parsed by JSON.parse inside the
-// runtime; ctx is a frozen {step}. execute may return a Promise (or be
+// block's inputs, built in the runtime as JSON.parse would make them of
+// their JSON; ctx is a frozen {step}. execute may return a Promise (or be
 // async): it is awaited by running the runtime's job queue to its end. The
-// result is serialised by JSON.stringify inside the runtime and decoded
+// result is serialised by the runtime's own JSON.stringify algorithm (which
+// the code cannot replace) and decoded
 // into one value per output field; converting them to the declared types
 // is left to the caller.
 //

@@ -764,3 +764,68 @@ func TestProgramsBounded(t *testing.T) {
 		t.Fatalf("%d programs kept", n)
 	}
 }
+
+// TestInputsAsJSONParseMakesThem: inputs are plain objects and arrays with
+// own properties (a key "__proto__" included), numbers as doubles.
+func TestInputsAsJSONParseMakesThem(t *testing.T) {
+	e := NewExecutor()
+	b := jsBlock(t, `
+function execute(input) {
+  const v = input.in
+  return { out: [
+    Object.getPrototypeOf(v) === Object.prototype,
+    Object.prototype.hasOwnProperty.call(v, "__proto__"),
+    v.__proto__,
+    Array.isArray(v.list),
+    typeof v.big,
+    v.big === 2 ** 60,
+    v.nothing === null,
+    Object.keys(v).join(","),
+  ] }
+}`)
+	in := cty.ObjectVal(map[string]cty.Value{
+		"__proto__": cty.StringVal("own"),
+		"list":      cty.SetVal([]cty.Value{cty.NumberIntVal(1)}),
+		"big":       cty.NumberIntVal(1 << 60),
+		"nothing":   cty.NullVal(cty.String),
+	})
+	got, err := run(t, e, b, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cty.TupleVal([]cty.Value{cty.True, cty.True, cty.StringVal("own"), cty.True, cty.StringVal("number"),
+		cty.True, cty.True, cty.StringVal("__proto__,big,list,nothing")})
+	if !got.RawEquals(want) {
+		t.Fatalf("got %#v\nwant %#v", got, want)
+	}
+}
+
+// TestResultsUseTheRuntimesOwnJSON: replacing JSON does not change how
+// results and logged objects are serialised; toJSON methods are honoured.
+func TestResultsUseTheRuntimesOwnJSON(t *testing.T) {
+	e := NewExecutor()
+	b := jsBlock(t, `
+function execute() {
+  JSON.stringify = () => '{"out":"replaced"}'
+  JSON = null
+  console.log({ a: [1, "two"], d: { toJSON() { return "D" } } })
+  return { out: { when: { toJSON() { return "today" } }, s: "é\n", n: 0.5, f() {}, u: undefined } }
+}`)
+	var lines []string
+	call := newCall(b, cty.NullVal(cty.DynamicPseudoType))
+	call.Log = func(l string) { lines = append(lines, l) }
+	res, err := e.Execute(context.Background(), call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cty.ObjectVal(map[string]cty.Value{"when": cty.StringVal("today"), "s": cty.StringVal("é\n"), "n": cty.NumberFloatVal(0.5)})
+	if got := res.Outputs["out"]; !got.RawEquals(want) {
+		t.Errorf("out %#v, want %#v", got, want)
+	}
+	if want := []string{`{"a":[1,"two"],"d":"D"}`}; fmt.Sprint(lines) != fmt.Sprint(want) {
+		t.Errorf("log %q, want %q", lines, want)
+	}
+	b = jsBlock(t, `function execute() { return "text" }`)
+	_, err = run(t, e, b, cty.NumberIntVal(1))
+	wantError(t, err, `execute must return an object with the fields out; it returned "text"`)
+}
