@@ -127,13 +127,9 @@ func (s *Scope) Local(l *Local) (cty.Value, hcl.Diagnostics) {
 	return val, diags
 }
 
-// EvalContext builds the evaluation context for the given references: each
+// evalContext builds the evaluation context for the given references: each
 // root holds only the names referred to, so building it costs as much as the
 // expression's references, not the size of the flow.
-func (s *Scope) EvalContext(traversals []hcl.Traversal, each *Each) (*hcl.EvalContext, hcl.Diagnostics) {
-	return s.evalContext(refNames(traversals), each)
-}
-
 func (s *Scope) evalContext(names []refName, each *Each) (*hcl.EvalContext, hcl.Diagnostics) {
 	p := s.Program
 	var diags hcl.Diagnostics
@@ -151,29 +147,28 @@ func (s *Scope) evalContext(names []refName, each *Each) (*hcl.EvalContext, hcl.
 		m[name] = v
 	}
 	for _, ref := range names {
-		ref := lang.Ref{Root: ref.root, Name: ref.name}
-		switch ref.Root {
+		switch ref.root {
 		case lang.RootInput:
-			if in := p.InputsByName[ref.Name]; in != nil {
-				put(ref.Root, ref.Name, s.Values.Input(in))
+			if in := p.InputsByName[ref.name]; in != nil {
+				put(ref.root, ref.name, s.Values.Input(in))
 			}
 		case lang.RootSecret:
-			if sec := p.SecretsByName[ref.Name]; sec != nil {
-				put(ref.Root, ref.Name, s.Values.Secret(sec))
+			if sec := p.SecretsByName[ref.name]; sec != nil {
+				put(ref.root, ref.name, s.Values.Secret(sec))
 			}
 		case lang.RootMemory:
-			if m := p.MemoriesByName[ref.Name]; m != nil {
-				put(ref.Root, ref.Name, s.Values.Memory(m))
+			if m := p.MemoriesByName[ref.name]; m != nil {
+				put(ref.root, ref.name, s.Values.Memory(m))
 			}
 		case lang.RootLocal:
-			if l := p.LocalsByName[ref.Name]; l != nil {
+			if l := p.LocalsByName[ref.name]; l != nil {
 				v, d := s.Local(l)
 				diags = append(diags, d...)
-				put(ref.Root, ref.Name, v)
+				put(ref.root, ref.name, v)
 			}
 		case lang.RootStep:
-			if st := p.StepsByName[ref.Name]; st != nil {
-				put(ref.Root, ref.Name, s.Values.Step(st))
+			if st := p.StepsByName[ref.name]; st != nil {
+				put(ref.root, ref.name, s.Values.Step(st))
 			}
 		case lang.RootEach:
 			if each != nil {

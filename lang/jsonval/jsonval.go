@@ -188,7 +188,7 @@ func Decode(text []byte) (cty.Value, error) {
 	d.space()
 	v, err := d.value(0)
 	if d.space(); err == nil && d.i < len(d.text) {
-		err = errors.New("extra data")
+		err = errSyntax
 	}
 	if err != nil {
 		// Say what is wrong in encoding/json's words (callers show its
@@ -238,10 +238,9 @@ func (d *decoder) space() {
 	}
 }
 
-// errorf makes an error; Decode replaces it with encoding/json's.
-func (d *decoder) errorf(format string, args ...any) error {
-	return fmt.Errorf(format, args...)
-}
+// errSyntax is any fault the decoder finds; Decode then says what it is
+// in encoding/json's words.
+var errSyntax = errors.New("invalid JSON")
 
 // next reports whether the next byte is c, and if so consumes it.
 func (d *decoder) next(c byte) bool {
@@ -254,12 +253,12 @@ func (d *decoder) next(c byte) bool {
 
 func (d *decoder) value(depth int) (cty.Value, error) {
 	if d.i >= len(d.text) {
-		return cty.NilVal, d.errorf("unexpected end of JSON input")
+		return cty.NilVal, errSyntax
 	}
 	switch c := d.text[d.i]; {
 	case c == '{' || c == '[':
 		if depth >= maxDepth {
-			return cty.NilVal, d.errorf("exceeded the maximum nesting depth")
+			return cty.NilVal, errSyntax
 		}
 		if c == '{' {
 			return d.object(depth + 1)
@@ -278,8 +277,7 @@ func (d *decoder) value(depth int) (cty.Value, error) {
 		}
 		lit := d.text[start:d.i]
 		if !isNumber(lit) {
-			d.i = start
-			return cty.NilVal, d.errorf("invalid number %q", lit)
+			return cty.NilVal, errSyntax
 		}
 		return cty.ParseNumberVal(string(lit))
 	}
@@ -289,7 +287,7 @@ func (d *decoder) value(depth int) (cty.Value, error) {
 			return l.v, nil
 		}
 	}
-	return cty.NilVal, d.errorf("invalid character %q looking for a value", d.text[d.i])
+	return cty.NilVal, errSyntax
 }
 
 func (d *decoder) object(depth int) (cty.Value, error) {
@@ -302,7 +300,7 @@ func (d *decoder) object(depth int) (cty.Value, error) {
 	for {
 		d.space()
 		if d.i >= len(d.text) || d.text[d.i] != '"' {
-			return cty.NilVal, d.errorf("expected a string for an object key")
+			return cty.NilVal, errSyntax
 		}
 		k, err := d.str()
 		if err != nil {
@@ -310,7 +308,7 @@ func (d *decoder) object(depth int) (cty.Value, error) {
 		}
 		d.space()
 		if !d.next(':') {
-			return cty.NilVal, d.errorf("expected a colon after an object key")
+			return cty.NilVal, errSyntax
 		}
 		d.space()
 		v, err := d.value(depth)
@@ -324,7 +322,7 @@ func (d *decoder) object(depth int) (cty.Value, error) {
 		case d.next('}'):
 			return cty.ObjectVal(attrs), nil
 		default:
-			return cty.NilVal, d.errorf("expected a comma or the end of an object")
+			return cty.NilVal, errSyntax
 		}
 	}
 }
@@ -349,7 +347,7 @@ func (d *decoder) array(depth int) (cty.Value, error) {
 		case d.next(']'):
 			return cty.TupleVal(vals), nil
 		default:
-			return cty.NilVal, d.errorf("expected a comma or the end of an array")
+			return cty.NilVal, errSyntax
 		}
 	}
 }
@@ -376,12 +374,12 @@ func (d *decoder) str() (string, error) {
 			plain = false
 			d.i++ // the escaped character cannot end the string
 		case c < 0x20:
-			return "", d.errorf("invalid control character in a string")
+			return "", errSyntax
 		case c >= 0x7f:
 			plain = false
 		}
 	}
-	return "", d.errorf("unexpected end of JSON input")
+	return "", errSyntax
 }
 
 // isNumber reports whether t is a JSON number:

@@ -220,40 +220,40 @@ func (p *Program) runIn(rt *goja.Runtime, sink *logSink, in *goja.Object, call *
 			res = pr.Result()
 		}
 	}
-	out, err := stringify(goja.Undefined(), res)
+	out, ok, err := jsonText(rt, res)
 	if err != nil {
 		return p.fail(err, stringify, "cannot serialise the result of execute: ")
 	}
-	outputs, oerr := p.decode(out, call.Outputs)
+	outputs, oerr := p.decode(out, ok, call.Outputs)
 	return outcome{outputs: outputs, err: oerr}
 }
 
-// decode turns the JSON text of execute's result into a value for each
-// output field.
-func (p *Program) decode(out goja.Value, fields []*lang.Field) (map[string]cty.Value, error) {
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		names[i] = f.Name
+// decode turns the JSON text of execute's result (ok false: undefined)
+// into a value for each output field.
+func (p *Program) decode(text []byte, ok bool, fields []*lang.Field) (map[string]cty.Value, error) {
+	want := func() string {
+		if len(fields) == 0 {
+			return "an object"
+		}
+		names := make([]string, len(fields))
+		for i, f := range fields {
+			names[i] = f.Name
+		}
+		return "an object with the fields " + strings.Join(names, ", ")
 	}
-	want := "an object with the fields " + strings.Join(names, ", ")
-	if len(fields) == 0 {
-		want = "an object"
-	}
-	if out == nil || goja.IsUndefined(out) {
+	if !ok {
 		if len(fields) == 0 {
 			return map[string]cty.Value{}, nil
 		}
-		return nil, newError(p.block, 0, "execute returned undefined; it must return "+want, nil)
+		return nil, newError(p.block, 0, "execute returned undefined; it must return "+want(), nil)
 	}
-	str := out.String()
-	if p.maxOutput > 0 && len(str) > p.maxOutput {
-		return nil, newError(p.block, 0, fmt.Sprintf("execute returned more than %d bytes of output (%d as JSON)", p.maxOutput, len(str)), nil)
+	if p.maxOutput > 0 && len(text) > p.maxOutput {
+		return nil, newError(p.block, 0, fmt.Sprintf("execute returned more than %d bytes of output (%d as JSON)", p.maxOutput, len(text)), nil)
 	}
-	text := []byte(str)
 	if len(text) == 0 || text[0] != '{' {
-		return nil, newError(p.block, 0, fmt.Sprintf("execute must return %s; it returned %s", want, clip(string(text), 200)), nil)
+		return nil, newError(p.block, 0, fmt.Sprintf("execute must return %s; it returned %s", want(), clip(string(text), 200)), nil)
 	}
-	values, err := decodeFields(text, names)
+	values, err := decodeFields(text, fields)
 	if err != nil {
 		return nil, newError(p.block, 0, "cannot read the result of execute: "+err.Error(), nil)
 	}
@@ -268,10 +268,10 @@ func (p *Program) decode(out goja.Value, fields []*lang.Field) (map[string]cty.V
 		return values, nil
 	case 1:
 		return nil, newError(p.block, 0, fmt.Sprintf(
-			"the result of execute has no field %s (fields that are undefined or functions are dropped); it must return %s", missing[0], want), nil)
+			"the result of execute has no field %s (fields that are undefined or functions are dropped); it must return %s", missing[0], want()), nil)
 	}
 	return nil, newError(p.block, 0, fmt.Sprintf(
-		"the result of execute has no fields %s (fields that are undefined or functions are dropped); it must return %s", strings.Join(missing, ", "), want), nil)
+		"the result of execute has no fields %s (fields that are undefined or functions are dropped); it must return %s", strings.Join(missing, ", "), want()), nil)
 }
 
 // fail turns an error from goja into the call's outcome.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dop251/goja"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -83,7 +84,7 @@ func stringifier(rt *goja.Runtime) goja.Callable {
 		if err != nil || !ok {
 			return goja.Undefined(), err
 		}
-		return rt.ToValue(text), nil
+		return rt.ToValue(string(text)), nil
 	}
 }
 
@@ -91,34 +92,31 @@ func stringifier(rt *goja.Runtime) goja.Callable {
 // undefined (undefined, functions, symbols). An exception thrown by a
 // toJSON method or getter is the error; an interrupt panics on, as it
 // does through the runtime's own calls.
-func jsonText(rt *goja.Runtime, v goja.Value) (text string, ok bool, err error) {
+func jsonText(rt *goja.Runtime, v goja.Value) (text []byte, ok bool, err error) {
 	if v == nil || goja.IsUndefined(v) {
-		return "", false, nil
+		return nil, false, nil
 	}
 	if _, sym := v.(*goja.Symbol); sym {
-		return "", false, nil
+		return nil, false, nil
 	}
 	if obj, isObj := v.(*goja.Object); isObj {
 		if _, fn := goja.AssertFunction(obj); fn {
-			return "", false, nil
+			return nil, false, nil
 		}
 		b, err := obj.MarshalJSON()
-		if err != nil {
-			return "", false, err
-		}
-		return string(b), true, nil
+		return b, err == nil, err
 	}
 	// A primitive: as the one element of an array.
 	b, err := rt.NewArray(v).MarshalJSON()
 	if err != nil {
-		return "", false, err
+		return nil, false, err
 	}
-	return string(b[1 : len(b)-1]), true, nil
+	return b[1 : len(b)-1], true, nil
 }
 
 // decodeFields reads the JSON text of an object and returns the values of
 // the named fields that it has, with the types their JSON implies.
-func decodeFields(text []byte, names []string) (map[string]cty.Value, error) {
+func decodeFields(text []byte, fields []*lang.Field) (map[string]cty.Value, error) {
 	doc, err := jsonval.Decode(text)
 	if err != nil {
 		return nil, err
@@ -126,10 +124,10 @@ func decodeFields(text []byte, names []string) (map[string]cty.Value, error) {
 	if !doc.Type().IsObjectType() {
 		return nil, fmt.Errorf("it is %s, not an object", doc.Type().FriendlyName())
 	}
-	out := make(map[string]cty.Value, len(names))
-	for _, name := range names {
-		if doc.Type().HasAttribute(name) {
-			out[name] = doc.GetAttr(name)
+	out := make(map[string]cty.Value, len(fields))
+	for _, f := range fields {
+		if doc.Type().HasAttribute(f.Name) {
+			out[f.Name] = doc.GetAttr(f.Name)
 		}
 	}
 	return out, nil
