@@ -10,10 +10,16 @@ import (
 // the others wait for a place, in the order they came. It bounds work
 // that is limited by processors (code run in flowctl's own process), so
 // that a for_each of thousands of code steps does not start thousands of
-// interpreters. It is Queued: a call's Timeout starts when the call has
+// interpreters. It is Bounded, and Queued: a call's Timeout starts when the call has
 // its place, so the wait is not the step's time.
 func Limit(exec Executor, n int) Queued {
 	return &limited{exec: exec, slots: make(chan struct{}, max(n, 1))}
+}
+
+// Bounded is an executor that runs at most Width calls at once: a caller
+// with more calls to make gains nothing by making more than Width at once.
+type Bounded interface {
+	Width() int
 }
 
 type limited struct {
@@ -22,6 +28,8 @@ type limited struct {
 }
 
 func (*limited) Queued() {}
+
+func (l *limited) Width() int { return cap(l.slots) }
 
 func (l *limited) Execute(ctx context.Context, call *Call) (*Result, error) {
 	select {

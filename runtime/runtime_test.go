@@ -551,6 +551,73 @@ step "all" {
 	}
 }
 
+// TestBoundedExecutorTakesInstancesInOrder: the instances of a step whose
+// executor runs one call at a time start one after another, in order, and
+// all of them run.
+func TestBoundedExecutorTakesInstancesInOrder(t *testing.T) {
+	prog := compile(t, `
+flow "ordered" {}
+
+block "note" {
+  runtime = "js"
+  input "i" { type = number }
+  output "i" { type = number }
+  source = "function execute(input) { return input }"
+}
+
+step "each" {
+  use      = "note"
+  for_each = range(50)
+  i        = each.value
+}
+
+output "sum" {
+  value = sum(step.each[*].i)
+}
+`)
+	var mu sync.Mutex
+	var order []int
+	running := 0
+	fake := fakeJS{"note": func(ctx context.Context, in map[string]cty.Value) (map[string]cty.Value, error) {
+		var i int
+		if err := gocty.FromCtyValue(in["i"], &i); err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		running++
+		if running > 1 {
+			mu.Unlock()
+			return nil, fmt.Errorf("instance %d started while another ran", i)
+		}
+		order = append(order, i)
+		mu.Unlock()
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return map[string]cty.Value{"i": in["i"]}, nil
+	}}
+	res, _ := apply(t, prog, Options{Executors: &blocks.Executors{Runtimes: map[string]blocks.Executor{"js": oneAtATime{fake}}}})
+	if res.Status != StatusOK {
+		t.Fatalf("status %s: %v", res.Status, res.Diagnostics)
+	}
+	if got := res.Outputs["sum"]; !got.RawEquals(cty.NumberIntVal(49 * 50 / 2)) {
+		t.Errorf("sum = %#v", got)
+	}
+	for k, i := range order {
+		if i != k {
+			t.Fatalf("instances ran in the order %v", order)
+		}
+	}
+	if len(order) != 50 {
+		t.Errorf("%d instances ran, want 50", len(order))
+	}
+}
+
+// oneAtATime is an executor that says it runs one call at a time.
+type oneAtATime struct{ blocks.Executor }
+
+func (oneAtATime) Width() int { return 1 }
+
 func TestMissingSecretRunsNothing(t *testing.T) {
 	prog := compile(t, `
 flow "secretive" {}

@@ -3,8 +3,11 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -68,22 +71,30 @@ func (r *run) runStep(ctx context.Context, s *stepRun) {
 	if s.step.ForEach == nil {
 		results[0] = r.runInstance(ctx, s.step, instances[0])
 	} else {
-		limit := len(instances)
+		// As many instances run at once as the step's parallelism, or
+		// the executor, allows; each of these goroutines takes the next
+		// instance in order when it is done with one.
+		width := len(instances)
 		if s.step.Parallelism > 0 {
-			limit = s.step.Parallelism
+			width = min(width, s.step.Parallelism)
 		}
-		slots := make(chan struct{}, max(limit, 1))
-		done := make(chan struct{})
-		for i, inst := range instances {
-			slots <- struct{}{}
-			go func() {
-				defer func() { <-slots; done <- struct{}{} }()
-				results[i] = r.runInstance(ctx, s.step, inst)
-			}()
+		if b, ok := r.executor(s.step).(blocks.Bounded); ok {
+			width = min(width, b.Width())
 		}
-		for range instances {
-			<-done
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range max(width, 1) {
+			wg.Go(func() {
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= len(instances) {
+						return
+					}
+					results[i] = r.runInstance(ctx, s.step, instances[i])
+				}
+			})
 		}
+		wg.Wait()
 	}
 	failed, cancelled := false, false
 	vals := make([]cty.Value, len(results))
@@ -283,4 +294,11 @@ func (r *run) addStepDiags(s *compiler.Step, diags hcl.Diagnostics) {
 		diags = warn
 	}
 	r.addDiags(diags)
+}
+
+// executor is the executor of a step's block, or nil when this build has
+// none (each instance then reports it).
+func (r *run) executor(s *compiler.Step) blocks.Executor {
+	ex, _ := r.opts.Executors.For(s.Block)
+	return ex
 }
