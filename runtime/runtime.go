@@ -216,7 +216,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		}
 	}
 	for _, s := range roots {
-		go r.runStep(runCtx, s)
+		go r.runSteps(runCtx, s)
 	}
 	r.wg.Wait()
 

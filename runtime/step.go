@@ -43,29 +43,44 @@ type instanceResult struct {
 	status Status
 }
 
-// runStep runs every instance of a step whose dependencies have finished,
-// then hands the step's value to its dependents.
-func (r *run) runStep(ctx context.Context, s *stepRun) {
-	defer r.wg.Done()
+// runSteps runs a step whose dependencies have finished, then, on the same
+// goroutine, one of the dependents that it made ready; the others get
+// goroutines of their own. A chain of steps thus runs on one goroutine,
+// whose stack has already grown to what a step needs.
+func (r *run) runSteps(ctx context.Context, s *stepRun) {
+	for s != nil {
+		ready := r.runStep(ctx, s)
+		r.wg.Done()
+		s = nil
+		for i, ds := range ready {
+			if i == 0 {
+				s = ds
+				continue
+			}
+			go r.runSteps(ctx, ds)
+		}
+	}
+}
+
+// runStep runs every instance of a step, hands the step's value to its
+// dependents, and returns those that no longer wait for anything.
+func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
 	blocked, cancelled, upstream := r.upstream(s)
 	switch {
 	case cancelled || ctx.Err() != nil:
 		r.recordUnstarted(s, StatusCancelled, "the run was cancelled")
-		r.finishStep(ctx, s, nullOutputs(s.step), true, true)
-		return
+		return r.finishStep(s, nullOutputs(s.step), true, true)
 	case blocked:
 		r.recordUnstarted(s, StatusSkipped, "upstream step "+upstream+" failed")
 		s.failedBy = upstream
-		r.finishStep(ctx, s, nullOutputs(s.step), true, false)
-		return
+		return r.finishStep(s, nullOutputs(s.step), true, false)
 	}
 
 	s.failedBy = s.step.Name
 	instances, isMap, diags := r.expand(s.step)
 	if diags.HasErrors() {
 		r.failUnstarted(s, diags)
-		r.finishStep(ctx, s, cty.NullVal(s.step.Value.Type()), s.step.OnError != lang.OnErrorContinue, false)
-		return
+		return r.finishStep(s, cty.NullVal(s.step.Value.Type()), s.step.OnError != lang.OnErrorContinue, false)
 	}
 	results := make([]instanceResult, len(instances))
 	if s.step.ForEach == nil {
@@ -115,7 +130,7 @@ func (r *run) runStep(ctx context.Context, s *stepRun) {
 		r.failed = true
 		r.mu.Unlock()
 	}
-	r.finishStep(ctx, s, value, blocked, cancelled)
+	return r.finishStep(s, value, blocked, cancelled)
 }
 
 // upstream reports whether a dependency blocks the step, and names the
@@ -135,9 +150,9 @@ func (r *run) upstream(s *stepRun) (blocked, cancelled bool, name string) {
 	return blocked, false, name
 }
 
-// finishStep publishes the step's value and starts the dependents that no
+// finishStep publishes the step's value and returns the dependents that no
 // longer wait for anything.
-func (r *run) finishStep(ctx context.Context, s *stepRun, value cty.Value, blocked, cancelled bool) {
+func (r *run) finishStep(s *stepRun, value cty.Value, blocked, cancelled bool) []*stepRun {
 	r.mu.Lock()
 	s.value, s.blocked, s.cancelled = value, blocked, cancelled
 	var ready []*stepRun
@@ -149,9 +164,7 @@ func (r *run) finishStep(ctx context.Context, s *stepRun, value cty.Value, block
 		}
 	}
 	r.mu.Unlock()
-	for _, ds := range ready {
-		go r.runStep(ctx, ds)
-	}
+	return ready
 }
 
 // expand evaluates a step's for_each into its instances.
