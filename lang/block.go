@@ -33,6 +33,17 @@ const (
 	SandboxInProcess = "inprocess"
 )
 
+// How a go block's code runs (the engine argument of a go block, and
+// flowctl's --go-engine flag): interpreted by yaegi, the default, or built
+// by the Go toolchain into a program that runs as a sandbox worker.
+const (
+	EngineInterpreted = "interpreted"
+	EngineCompiled    = "compiled"
+)
+
+// Engines lists the engines of go blocks, for messages and suggestions.
+var Engines = []string{EngineInterpreted, EngineCompiled}
+
 // Runtimes lists the runtimes, for messages and suggestions.
 var Runtimes = []string{RuntimeGo, RuntimeJS, RuntimeLLM}
 
@@ -61,6 +72,10 @@ type BlockDef struct {
 	// (worker processes, the default) or SandboxInProcess (inside flowctl,
 	// for code that has been reviewed). Empty when not set.
 	Sandbox string
+	// Engine is how a go block's code runs: EngineInterpreted or
+	// EngineCompiled. Empty when not set (interpreted).
+	Engine      string
+	EngineRange hcl.Range
 
 	Prompt      hcl.Expression // llm: template over input.*
 	System      hcl.Expression // llm: optional template over input.*
@@ -99,7 +114,7 @@ var blockDefSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "description"}, {Name: "use_when"}, {Name: "tags"},
 		{Name: "runtime", Required: true}, {Name: "timeout"},
-		{Name: "source"}, {Name: "source_file"}, {Name: "sandbox"},
+		{Name: "source"}, {Name: "source_file"}, {Name: "sandbox"}, {Name: "engine"},
 		{Name: "prompt"}, {Name: "system"},
 		{Name: "model"}, {Name: "temperature"}, {Name: "max_tokens"},
 	},
@@ -175,6 +190,14 @@ func DecodeBlockDef(b *hcl.Block) (*BlockDef, hcl.Diagnostics) {
 					"The sandbox %s is not known; a code block runs \"isolated\" (in worker processes, the default) or \"inprocess\" (inside flowctl, for reviewed code).%s",
 					quote(def.Sandbox), Suggest(def.Sandbox, []string{SandboxIsolated, SandboxInProcess}))
 			}
+		case "engine":
+			def.EngineRange = a.Expr.Range()
+			def.Engine, d = stringAttr(a)
+			if !d.HasErrors() && def.Engine != EngineInterpreted && def.Engine != EngineCompiled {
+				d = Error(a.Expr.Range(), "Unknown engine",
+					"The engine %s is not known; a go block runs \"interpreted\" (by yaegi, the default) or \"compiled\" (built by the Go toolchain).%s",
+					quote(def.Engine), Suggest(def.Engine, Engines))
+			}
 		case "prompt":
 			def.Prompt = a.Expr
 		case "system":
@@ -243,6 +266,14 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 					"A block with runtime %s needs its code in source (or source_file).", quote(def.Runtime))...)
 			}
 		}
+		if a, ok := attrs["engine"]; ok && def.Runtime == RuntimeJS {
+			diags = append(diags, Error(a.NameRange, "Unexpected argument",
+				"The engine argument is only for blocks with runtime \"go\"; js blocks always run on goja.")...)
+		}
+		if a, ok := attrs["sandbox"]; ok && def.Engine == EngineCompiled && def.Sandbox == SandboxInProcess {
+			diags = append(diags, Error(a.Expr.Range(), "Conflicting engine and sandbox",
+				"Block %s is compiled, and a compiled go block always runs in a sandbox worker process of its own; remove sandbox = \"inprocess\" or the engine argument.", quote(def.Name))...)
+		}
 		for _, name := range []string{"prompt", "system", "model", "temperature", "max_tokens"} {
 			if a, ok := attrs[name]; ok {
 				diags = append(diags, Error(a.NameRange, "Unexpected argument",
@@ -253,6 +284,10 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 		if _, ok := attrs["prompt"]; !ok {
 			diags = append(diags, Error(def.RuntimeRange, "Missing prompt",
 				"A block with runtime \"llm\" needs a prompt: a template over its inputs, such as prompt = \"Summarize: ${input.text}\".")...)
+		}
+		if a, ok := attrs["engine"]; ok {
+			diags = append(diags, Error(a.NameRange, "Unexpected argument",
+				"The engine argument is only for blocks with runtime \"go\"; block %s has runtime \"llm\".", quote(def.Name))...)
 		}
 		for _, name := range []string{"source", "source_file", "sandbox"} {
 			if a, ok := attrs[name]; ok {
@@ -381,4 +416,16 @@ func ObjectItemRange(expr hcl.Expression, key string, keyOnly bool) hcl.Range {
 		}
 	}
 	return expr.Range()
+}
+
+// Compiled reports whether a go block's code runs compiled, given the
+// run's --go-engine (empty: each block's own engine).
+func (def *BlockDef) Compiled(override string) bool {
+	if def == nil || def.Runtime != RuntimeGo {
+		return false
+	}
+	if override != "" {
+		return override == EngineCompiled
+	}
+	return def.Engine == EngineCompiled
 }

@@ -11,6 +11,7 @@ import (
 	"path"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,7 +51,7 @@ type analysis struct {
 func analyze(src string) *analysis {
 	an := &analysis{}
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, sourceName, src, parser.AllErrors)
+	f, err := parser.ParseFile(fset, sourceName, src, parser.AllErrors|parser.ParseComments)
 	if err != nil {
 		var list scanner.ErrorList
 		if errors.As(err, &list) {
@@ -117,9 +118,29 @@ func analyze(src string) *analysis {
 			if n.Op == token.AND {
 				changes(n.X)
 			}
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && id.Obj == nil {
+				if p, ok := names[id.Name]; ok {
+					if why, ok := removedWhy(p, n.Sel.Name); ok {
+						l, c := pos(n.Pos())
+						an.problems = append(an.problems, problem{l, c, "Function not available in go blocks",
+							fmt.Sprintf("%s.%s is not available in go blocks: %s.", id.Name, n.Sel.Name, why)})
+					}
+				}
+			}
 		}
 		return true
 	})
+	for _, g := range f.Comments {
+		for _, c := range g.List {
+			if strings.HasPrefix(c.Text, "//go:") {
+				l, col := pos(c.Pos())
+				directive, _, _ := strings.Cut(c.Text, " ")
+				an.problems = append(an.problems, problem{l, col, "Compiler directive in a go block",
+					fmt.Sprintf("The code has the directive %s; go blocks may not give the Go compiler directives (//go: comments).", directive)})
+			}
+		}
+	}
 	for _, d := range f.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "Execute" {
 			an.execLine, _ = pos(fd.Pos())
@@ -248,22 +269,41 @@ func removedSymbol(msg string) (string, bool) {
 	if m == nil || !Allowed(m[1]) {
 		return "", false
 	}
-	pkg, name := m[1], m[2]
+	why, ok := removedWhy(m[1], m[2])
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("%s.%s is not available in go blocks: %s (%s).", path.Base(m[1]), m[2], why, msg), true
+}
+
+// removedWhy says why the symbol name of the allowed package pkg is left
+// out of the sandbox, when it is (see allowed and fmtKept).
+func removedWhy(pkg, name string) (string, bool) {
+	removed, ok := allowed[pkg]
+	if !ok {
+		return "", false
+	}
 	if _, ok := stdlib.Symbols[pkg+"/"+path.Base(pkg)][name]; !ok {
 		return "", false
 	}
-	why := "it is left out of the sandbox"
+	if pkg == "fmt" {
+		if keptInFmt(name) {
+			return "", false
+		}
+	} else if !slices.Contains(removed, name) {
+		return "", false
+	}
 	switch {
 	case pkg == "fmt" && strings.HasPrefix(name, "Print"):
-		why = "they cannot print; return values or use an error"
+		return "they cannot print; return values or use an error", true
 	case pkg == "fmt" && (strings.HasPrefix(name, "Scan") || strings.HasPrefix(name, "Fscan")):
-		why = "they cannot read input; take values from the block's inputs (fmt.Sscan reads from a string)"
+		return "they cannot read input; take values from the block's inputs (fmt.Sscan reads from a string)", true
 	case pkg == "time":
-		why = "they cannot sleep or start timers; a block returns as soon as its work is done"
+		return "they cannot sleep or start timers; a block returns as soon as its work is done", true
 	case pkg == "context" && name == "AfterFunc":
-		why = "they cannot run code on a goroutine of their own"
+		return "they cannot run code on a goroutine of their own", true
 	}
-	return fmt.Sprintf("%s.%s is not available in go blocks: %s (%s).", path.Base(pkg), name, why, msg), true
+	return "it is left out of the sandbox", true
 }
 
 var unsupportedRE = regexp.MustCompile(`undefined: (min|max|clear)\b|undefined selector|cannot range over|nil type`)
@@ -286,8 +326,31 @@ func Check(def *lang.BlockDef) hcl.Diagnostics {
 			an.problems = append(an.problems, *prob)
 		}
 	}
+	return problemDiags(def, an.problems)
+}
+
+// Vet checks the code of a go block as Check does but without compiling
+// it, for the compiled engine, whose compiler comes after: syntax, package
+// clause, imports, go statements, changes to package variables, functions
+// left out of the sandbox, compiler directives and a func Execute. It
+// returns the line of func Execute (0 when there is none) and the
+// problems.
+func Vet(def *lang.BlockDef) (int, hcl.Diagnostics) {
+	an := analyze(def.Source)
+	return an.execLine, problemDiags(def, an.problems)
+}
+
+// CompileProblem is a problem the compiler found at line and column of a
+// go block's code (column 0: the whole line): the diagnostic validate
+// reports, and the error a call of the block fails with.
+func CompileProblem(def *lang.BlockDef, line, col int, detail string) (*hcl.Diagnostic, error) {
+	p := &problem{line: line, col: col, summary: "Go compile error", detail: detail}
+	return problemDiags(def, []problem{*p})[0], compileError(def, p)
+}
+
+func problemDiags(def *lang.BlockDef, problems []problem) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	for _, p := range an.problems {
+	for _, p := range problems {
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  p.summary,

@@ -92,28 +92,39 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 		}
 		return nil, newError(def, p.an.execLine, err.Error(), sourceRange(def, p.an.execLine, 0), err)
 	}
-	if r.panicked {
-		return nil, newError(def, r.line, "panicked"+at(def, r.line)+": "+r.panicMsg, sourceRange(def, r.line, 0), nil)
+	if !r.Panicked {
+		p.put(w, e.maxIdle)
 	}
-	p.put(w, e.maxIdle)
-	if r.hasErr {
-		return nil, newError(def, p.an.execLine, "returned an error: "+r.err+" (Execute is at "+place(def, p.an.execLine)+")",
-			sourceRange(def, p.an.execLine, 0), nil)
+	return Finish(def, p.an.execLine, r, call.Outputs, e.MaxOutput)
+}
+
+// Finish turns the outcome of a call of a go block into the call's result,
+// or the error the call fails with: a panic at its line, the error Execute
+// returned, outputs over maxOutput bytes (0: no cap), or outputs that do
+// not fit the fields (see outputValues). execLine is the line of func
+// Execute in the block's code.
+func Finish(def *lang.BlockDef, execLine int, r Outcome, fields []*lang.Field, maxOutput int) (*blocks.Result, error) {
+	if r.Panicked {
+		return nil, newError(def, r.Line, "panicked"+at(def, r.Line)+": "+r.PanicMsg, sourceRange(def, r.Line, 0), nil)
 	}
-	if e.MaxOutput > 0 {
+	if r.HasErr {
+		return nil, newError(def, execLine, "returned an error: "+r.Err+" (Execute is at "+place(def, execLine)+")",
+			sourceRange(def, execLine, 0), nil)
+	}
+	if maxOutput > 0 {
 		size := 0
-		for _, b := range r.outputs {
+		for _, b := range r.Outputs {
 			size += len(b)
 		}
-		if size > e.MaxOutput {
-			return nil, newError(def, p.an.execLine, fmt.Sprintf("returned more than %d bytes of output (%d as JSON)", e.MaxOutput, size),
-				sourceRange(def, p.an.execLine, 0), nil)
+		if size > maxOutput {
+			return nil, newError(def, execLine, fmt.Sprintf("returned more than %d bytes of output (%d as JSON)", maxOutput, size),
+				sourceRange(def, execLine, 0), nil)
 		}
 	}
-	outs, err := outputValues(r, call.Outputs)
+	outs, err := outputValues(r, fields)
 	if err != nil {
-		return nil, newError(def, p.an.execLine, err.Error()+" (Execute is at "+place(def, p.an.execLine)+")",
-			sourceRange(def, p.an.execLine, 0), nil)
+		return nil, newError(def, execLine, err.Error()+" (Execute is at "+place(def, execLine)+")",
+			sourceRange(def, execLine, 0), nil)
 	}
 	return &blocks.Result{Outputs: outs}, nil
 }
@@ -246,6 +257,11 @@ func compileError(def *lang.BlockDef, p *problem) error {
 	return newError(def, p.line, "cannot run: "+place(def, p.line)+": "+p.detail, sourceRange(def, p.line, p.col), nil)
 }
 
+// Stopped is the error of a call of a go block stopped by its timeout or
+// by cancellation (err says which); line is that of func Execute, 0 when
+// unknown.
+func Stopped(def *lang.BlockDef, line int, err error) error { return stoppedError(def, line, err) }
+
 func stoppedError(def *lang.BlockDef, line int, err error) error {
 	what := "exceeded its timeout"
 	if errors.Is(err, context.Canceled) {
@@ -261,12 +277,12 @@ func stoppedError(def *lang.BlockDef, line int, err error) error {
 // outputValues converts what Execute returned to cty values: each field's
 // JSON, decoded with the type it implies, then converted to the type of
 // the expected output field. With no expected fields, every field is kept.
-func outputValues(r response, fields []*lang.Field) (map[string]cty.Value, error) {
-	if r.nilMap && len(fields) > 0 {
+func outputValues(r Outcome, fields []*lang.Field) (map[string]cty.Value, error) {
+	if r.NilMap && len(fields) > 0 {
 		return nil, errors.New("returned a nil map and no error")
 	}
-	vals := make(map[string]cty.Value, len(r.outputs))
-	for k, b := range r.outputs {
+	vals := make(map[string]cty.Value, len(r.Outputs))
+	for k, b := range r.Outputs {
 		v, err := jsonval.Decode(b)
 		if err != nil {
 			return nil, fmt.Errorf("returned output %q that cannot be read back: %s", k, err)
@@ -274,15 +290,15 @@ func outputValues(r response, fields []*lang.Field) (map[string]cty.Value, error
 		vals[k] = v
 	}
 	if len(fields) == 0 {
-		if len(r.badJSON) > 0 {
-			k := lang.SortedKeys(r.badJSON)[0]
-			return nil, fmt.Errorf("returned output %q, which is not JSON-shaped: %s", k, r.badJSON[k])
+		if len(r.BadJSON) > 0 {
+			k := lang.SortedKeys(r.BadJSON)[0]
+			return nil, fmt.Errorf("returned output %q, which is not JSON-shaped: %s", k, r.BadJSON[k])
 		}
 		return vals, nil
 	}
 	out := make(map[string]cty.Value, len(fields))
 	for _, f := range fields {
-		if msg, ok := r.badJSON[f.Name]; ok {
+		if msg, ok := r.BadJSON[f.Name]; ok {
 			return nil, fmt.Errorf("returned output %q, which is not JSON-shaped: %s", f.Name, msg)
 		}
 		v, ok := vals[f.Name]

@@ -27,7 +27,7 @@ import (
 // stopped and dropped, never reused.
 type worker struct {
 	reqs  chan request
-	resps chan response // buffered: the loop never waits for the caller
+	resps chan Outcome // buffered: the loop never waits for the caller
 	quit  chan struct{} // closed to end the loop
 	stop  context.CancelFunc
 	dead  chan struct{} // closed when the loop has ended
@@ -41,17 +41,19 @@ type request struct {
 	input map[string]any
 }
 
-// response is what one call of Execute gave, encoded on the worker's
-// goroutine (String, Error and MarshalJSON methods are interpreted code).
-type response struct {
-	outputs  map[string]json.RawMessage
-	badJSON  map[string]string // outputs json.Marshal refused, with why
-	nilMap   bool
-	err      string // the error Execute returned, if hasErr
-	hasErr   bool
-	panicked bool
-	panicMsg string
-	line     int // the line of the block's code where it panicked; 0 unknown
+// Outcome is what one call of a go block's Execute gave, whichever engine
+// ran it: the interpreter encodes it on its worker's goroutine (String,
+// Error and MarshalJSON methods are interpreted code), a compiled program
+// in its own process. Finish turns it into the call's result or error.
+type Outcome struct {
+	Outputs  map[string]json.RawMessage `json:"outputs,omitempty"`
+	BadJSON  map[string]string          `json:"bad_json,omitempty"` // outputs json.Marshal refused, with why
+	NilMap   bool                       `json:"nil_map,omitempty"`
+	Err      string                     `json:"err,omitempty"` // the error Execute returned, if HasErr
+	HasErr   bool                       `json:"has_err,omitempty"`
+	Panicked bool                       `json:"panicked,omitempty"`
+	PanicMsg string                     `json:"panic,omitempty"`
+	Line     int                        `json:"line,omitempty"` // of the block's code where it panicked; 0 unknown
 }
 
 // servePackage is the import path of the package of helper functions the
@@ -87,7 +89,7 @@ const serveLoop = `func flowctlServe() {
 func start(ctx context.Context, code *instrumented, an *analysis) (*worker, error) {
 	w := &worker{
 		reqs:  make(chan request),
-		resps: make(chan response, 1),
+		resps: make(chan Outcome, 1),
 		quit:  make(chan struct{}),
 		dead:  make(chan struct{}),
 		log:   &logWriter{},
@@ -160,21 +162,21 @@ func (e *initPanic) Error() string { return e.msg }
 // call runs Execute once, with the context bctx. It returns a response, or
 // an error when ctx ended first (ctx.Err()) or the loop ended; in both
 // cases the worker is dead.
-func (w *worker) call(ctx, bctx context.Context, input map[string]any, logf func(string)) (response, error) {
+func (w *worker) call(ctx, bctx context.Context, input map[string]any, logf func(string)) (Outcome, error) {
 	w.log.begin(logf)
 	defer w.log.end()
 	select {
 	case w.reqs <- request{ctx: bctx, input: input}:
 	case <-w.dead:
 		w.kill()
-		return response{}, w.deadError()
+		return Outcome{}, w.deadError()
 	case <-ctx.Done():
 		w.kill()
-		return response{}, ctx.Err()
+		return Outcome{}, ctx.Err()
 	}
 	select {
 	case r := <-w.resps:
-		if r.panicked {
+		if r.Panicked {
 			w.kill()
 		}
 		return r, nil
@@ -185,11 +187,11 @@ func (w *worker) call(ctx, bctx context.Context, input map[string]any, logf func
 		case r := <-w.resps:
 			return r, nil
 		default:
-			return response{}, w.deadError()
+			return Outcome{}, w.deadError()
 		}
 	case <-ctx.Done():
 		w.kill()
-		return response{}, ctx.Err()
+		return Outcome{}, ctx.Err()
 	}
 }
 
@@ -223,22 +225,22 @@ func (w *worker) next() (context.Context, map[string]any, bool) {
 
 // done is gorun.Done: it encodes what Execute returned and hands it back.
 func (w *worker) done(out map[string]any, err error) {
-	var r response
+	var r Outcome
 	if err != nil {
-		r.hasErr, r.err = true, err.Error()
+		r.HasErr, r.Err = true, err.Error()
 	} else {
-		r.nilMap = out == nil
-		r.outputs = make(map[string]json.RawMessage, len(out))
+		r.NilMap = out == nil
+		r.Outputs = make(map[string]json.RawMessage, len(out))
 		for k, v := range out {
 			b, err := json.Marshal(v)
 			if err != nil {
-				if r.badJSON == nil {
-					r.badJSON = map[string]string{}
+				if r.BadJSON == nil {
+					r.BadJSON = map[string]string{}
 				}
-				r.badJSON[k] = err.Error()
+				r.BadJSON[k] = err.Error()
 				continue
 			}
-			r.outputs[k] = b
+			r.Outputs[k] = b
 		}
 	}
 	w.send(r)
@@ -246,10 +248,10 @@ func (w *worker) done(out map[string]any, err error) {
 
 // panic is gorun.Panic: Execute panicked with v at the line.
 func (w *worker) panic(v any, line int) {
-	w.send(response{panicked: true, panicMsg: fmt.Sprint(v), line: line})
+	w.send(Outcome{Panicked: true, PanicMsg: fmt.Sprint(v), Line: line})
 }
 
-func (w *worker) send(r response) {
+func (w *worker) send(r Outcome) {
 	select {
 	case w.resps <- r:
 	default: // a stopped worker's late result
