@@ -23,6 +23,8 @@ require (
 
 require github.com/hashicorp/golang-lru/v2 v2.0.7
 
+require github.com/gofrs/flock v0.13.2 // indirect
+
 require (
 	github.com/andybalholm/cascadia v1.3.4
 	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect

@@ -16,10 +16,11 @@ func Limit(exec Executor, n int) Queued {
 	return &limited{exec: exec, slots: make(chan struct{}, max(n, 1))}
 }
 
-// Bounded is an executor that runs at most Width calls at once: a caller
-// with more calls to make gains nothing by making more than Width at once.
+// Bounded is an executor that runs at most Width(b) calls of block b at
+// once (0: no bound): a caller with more calls to make gains nothing by
+// making more than that at once.
 type Bounded interface {
-	Width() int
+	Width(b *Block) int
 }
 
 type limited struct {
@@ -29,7 +30,7 @@ type limited struct {
 
 func (*limited) Queued() {}
 
-func (l *limited) Width() int { return cap(l.slots) }
+func (l *limited) Width(*Block) int { return cap(l.slots) }
 
 func (l *limited) Execute(ctx context.Context, call *Call) (*Result, error) {
 	select {

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"github.com/flowctl/flowctl/blocks/sandbox/gobuild"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
 	"github.com/flowctl/flowctl/lang"
@@ -22,7 +23,8 @@ func (c *compilation) code() hcl.Diagnostics {
 }
 
 // CheckCode compiles the code of block definitions (go blocks with the
-// sandbox's allowlist, js blocks with goja) and reports what does not
+// sandbox's allowlist, interpreted by yaegi or built by the Go toolchain
+// for engine = "compiled"; js blocks with goja) and reports what does not
 // compile.
 func CheckCode(defs []*lang.BlockDef) hcl.Diagnostics {
 	var diags hcl.Diagnostics
@@ -32,6 +34,12 @@ func CheckCode(defs []*lang.BlockDef) hcl.Diagnostics {
 		}
 		switch def.Runtime {
 		case lang.RuntimeGo:
+			if def.Compiled("") {
+				// The interpreter's limits are not the compiler's: the
+				// code is vetted and built (and kept for the runs).
+				diags = append(diags, gobuild.Default().Check(def)...)
+				continue
+			}
 			diags = append(diags, gorun.Check(def)...)
 		case lang.RuntimeJS:
 			diags = append(diags, jsrun.Check(def)...)

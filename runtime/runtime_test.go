@@ -616,7 +616,7 @@ output "sum" {
 // oneAtATime is an executor that says it runs one call at a time.
 type oneAtATime struct{ blocks.Executor }
 
-func (oneAtATime) Width() int { return 1 }
+func (oneAtATime) Width(*blocks.Block) int { return 1 }
 
 func TestMissingSecretRunsNothing(t *testing.T) {
 	prog := compile(t, `

@@ -93,8 +93,8 @@ func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
 		if s.step.Parallelism > 0 {
 			width = min(width, s.step.Parallelism)
 		}
-		if b, ok := r.executor(s.step).(blocks.Bounded); ok {
-			width = min(width, b.Width())
+		if b, ok := r.executor(s.step).(blocks.Bounded); ok && b.Width(s.step.Block) > 0 {
+			width = min(width, b.Width(s.step.Block))
 		}
 		var next atomic.Int64
 		var wg sync.WaitGroup

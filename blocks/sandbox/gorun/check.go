@@ -335,9 +335,14 @@ func Check(def *lang.BlockDef) hcl.Diagnostics {
 // left out of the sandbox, compiler directives and a func Execute. It
 // returns the line of func Execute (0 when there is none) and the
 // problems.
-func Vet(def *lang.BlockDef) (int, hcl.Diagnostics) {
+// The error is what a call of the block fails with when there are
+// problems.
+func Vet(def *lang.BlockDef) (int, hcl.Diagnostics, error) {
 	an := analyze(def.Source)
-	return an.execLine, problemDiags(def, an.problems)
+	if prob := an.problem(); prob != nil {
+		return an.execLine, problemDiags(def, an.problems), compileError(def, prob)
+	}
+	return an.execLine, nil, nil
 }
 
 // CompileProblem is a problem the compiler found at line and column of a

@@ -57,7 +57,7 @@ func BenchmarkSpawn(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			p := newPool(b, Options{})
 			for b.Loop() {
-				w, _, err := p.start(ns)
+				w, _, err := p.start(ns, "")
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -139,7 +139,7 @@ func BenchmarkForEach2000(b *testing.B) {
 					ex = blocks.Limit(gorun.NewExecutor(), goruntime.GOMAXPROCS(0))
 				}
 				if mode == lang.SandboxIsolated {
-					ex = Route(newPool(b, Options{}), ex)
+					ex = Route(newPool(b, Options{}), ex, RouteOptions{})
 				}
 				exs := &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{rt: ex}}
 				opts := runtime.Options{NoCache: true, Executors: exs}

@@ -5,6 +5,8 @@ package isolate
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -39,6 +41,56 @@ func confine(l limits) (missing []string) {
 	} else if err := setLimit(unix.RLIMIT_AS, uint64(vm+l.memory)); err != nil {
 		missing = append(missing, "the memory limit ("+err.Error()+")")
 	}
+	missing = append(missing, setLimits(l)...)
+	if err := restrictLandlock(); err != nil {
+		missing = append(missing, "Landlock file system and network rules ("+err.Error()+")")
+	}
+	if err := installSeccomp(); err != nil {
+		missing = append(missing, "the seccomp system call filter ("+err.Error()+")")
+	}
+	return missing
+}
+
+// confineForExec confines a worker that is to become a compiled block's
+// program: the limits and Landlock rules of confine (Landlock lets it
+// execute the program and nothing else), which hold across exec. What
+// cannot be done before exec is left to the program, with what it needs:
+// the file descriptor of /proc/self/status, to size the memory limit once
+// it runs (-1 when it could not be opened), and the seccomp filter (as the
+// hex of its struct sock_filter array), which would refuse the exec.
+func confineForExec(l limits, program string) (missing []string, statusFD int, filter string) {
+	if err := os.Chdir("/"); err != nil {
+		missing = append(missing, "a neutral working directory ("+err.Error()+")")
+	}
+	statusFD, err := unix.Open("/proc/self/status", unix.O_RDONLY, 0) // inherited by the program
+	if err != nil {
+		statusFD = -1
+	}
+	missing = append(missing, setLimits(l)...)
+	rule := landlock.PathAccess(llsys.AccessFSExecute|llsys.AccessFSReadFile, program)
+	if err := restrictLandlock(rule); err != nil {
+		missing = append(missing, "Landlock file system and network rules ("+err.Error()+")")
+	}
+	raw, err := seccompFilter()
+	if err != nil {
+		missing = append(missing, "the seccomp system call filter ("+err.Error()+")")
+		return missing, statusFD, ""
+	}
+	b := make([]byte, 0, 8*len(raw))
+	for _, in := range raw {
+		b = binary.NativeEndian.AppendUint16(b, in.Op)
+		b = append(b, in.Jt, in.Jf)
+		b = binary.NativeEndian.AppendUint32(b, in.K)
+	}
+	return missing, statusFD, hex.EncodeToString(b)
+}
+
+// seccompNr is the number of the seccomp system call.
+const seccompNr = unix.SYS_SECCOMP
+
+// setLimits sets the worker's CPU, file size, core dump and open file
+// limits.
+func setLimits(l limits) (missing []string) {
 	cpu := uint64((l.cpu + time.Second - 1) / time.Second)
 	for _, r := range []struct {
 		res  int
@@ -53,12 +105,6 @@ func confine(l limits) (missing []string) {
 		if err := setLimit(r.res, r.max); err != nil {
 			missing = append(missing, r.name+" ("+err.Error()+")")
 		}
-	}
-	if err := restrictLandlock(); err != nil {
-		missing = append(missing, "Landlock file system and network rules ("+err.Error()+")")
-	}
-	if err := installSeccomp(); err != nil {
-		missing = append(missing, "the seccomp system call filter ("+err.Error()+")")
 	}
 	return missing
 }
@@ -88,10 +134,10 @@ func virtualSize() (int64, error) {
 	return 0, fmt.Errorf("no VmSize in /proc/self/status")
 }
 
-// restrictLandlock denies every file system access, TCP bind and connect,
-// and signals and abstract sockets outside the worker, as far as the
-// kernel's Landlock supports.
-func restrictLandlock() error {
+// restrictLandlock denies every file system access but what rules allow,
+// TCP bind and connect, and signals and abstract sockets outside the
+// worker, as far as the kernel's Landlock supports.
+func restrictLandlock(rules ...landlock.Rule) error {
 	abi, err := llsys.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
 		if err == nil {
@@ -99,7 +145,7 @@ func restrictLandlock() error {
 		}
 		return fmt.Errorf("not available on this kernel: %w", err)
 	}
-	return landlock.V11.BestEffort().Restrict()
+	return landlock.V11.BestEffort().Restrict(rules...)
 }
 
 // cpuUsed is the CPU time the worker has used.

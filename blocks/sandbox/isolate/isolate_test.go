@@ -368,7 +368,7 @@ func TestRouteRunsOptedInBlocksInProcess(t *testing.T) {
 		inProcess++
 		return &blocks.Result{Outputs: map[string]cty.Value{"out": cty.NumberIntVal(9)}}, nil
 	})
-	ex := Route(p, local)
+	ex := Route(p, local, RouteOptions{})
 	reviewed := block(t, `block "r" {
   runtime = "js"
   sandbox = "inprocess"

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/sandbox/gobuild"
+	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/zclconf/go-cty/cty"
@@ -64,6 +66,8 @@ type Options struct {
 	// Notice is told, once each, of confinement layers the workers run
 	// without on this system.
 	Notice func(string)
+	// Builder builds compiled go blocks; default: gobuild.Default().
+	Builder *gobuild.Builder
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -94,6 +98,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxWait <= 0 {
 		o.MaxWait = DefaultMaxWait
+	}
+	if o.Builder == nil {
+		o.Builder = gobuild.Default()
 	}
 	return o, nil
 }
@@ -158,6 +165,10 @@ type pcall struct {
 	step     []byte    // the step's name as JSON
 	deadline time.Time // the caller's, if any
 	ev       chan event
+	// program is the executable of a compiled go block, whose calls only
+	// its own workers take; "" for code the flowctl worker runs.
+	program  string
+	execLine int // of a compiled block: the line of func Execute
 
 	// Guarded by Pool.mu.
 	id        uint64
@@ -190,10 +201,17 @@ const (
 // errClosed fails the calls of a pool that is closing.
 var errClosed = errors.New("the sandbox is closed")
 
-// Execute runs one call of a go or js block in a worker. The call's
-// Timeout, when set, starts once a worker runs it; until then it waits,
-// at most MaxWait, for the run's context or a free worker.
+// Execute runs one call of a go or js block in a worker; a go block with
+// engine = "compiled" is built first (see package gobuild) and runs in a
+// worker of its own program. The call's Timeout, when set, starts once a
+// worker runs it; until then it waits, at most MaxWait, for the run's
+// context or a free worker.
 func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+	return p.execute(ctx, call, call.Block != nil && call.Block.Def.Compiled(""))
+}
+
+// execute runs a call, compiled or not.
+func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*blocks.Result, error) {
 	if call.Block == nil || call.Block.Def == nil {
 		return nil, errors.New("the sandbox was asked to run a block without a definition")
 	}
@@ -206,6 +224,13 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, blocks.Stopped(def.Name, err)
+	}
+	var prog *gobuild.Program
+	if compiled {
+		var err error
+		if prog, err = p.opts.Builder.Program(ctx, def); err != nil {
+			return nil, err
+		}
 	}
 	key, wire, err := p.wireOf(def)
 	if err != nil {
@@ -224,6 +249,10 @@ func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, 
 		return nil, err
 	}
 	c := &pcall{call: call, key: key, wire: wire, outs: outs, inputs: in, step: step, ev: make(chan event, 3)}
+	if prog != nil {
+		// The program is the block: it is sent no definition.
+		c.program, c.execLine, c.wire = prog.Path, prog.ExecLine, nil
+	}
 	c.deadline, _ = ctx.Deadline()
 	p.mu.Lock()
 	if p.closed {
@@ -307,6 +336,9 @@ func (p *Pool) running(ctx context.Context, c *pcall) (*blocks.Result, error) {
 		return nil, fmt.Errorf("block %q %s", name, w.death())
 	}
 	m := e.msg
+	if c.program != "" {
+		return compiledResult(c, m, p.opts.MaxMessage/2)
+	}
 	if m.Error != "" {
 		if m.Timeout || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// The worker stopped the code at its deadline, just after ours.
@@ -319,6 +351,23 @@ func (p *Pool) running(ctx context.Context, c *pcall) (*blocks.Result, error) {
 		return nil, fmt.Errorf("block %q %s", name, err)
 	}
 	return &blocks.Result{Outputs: outs}, nil
+}
+
+// compiledResult turns the reply of a compiled block's program into the
+// result or error the interpreted engine would give.
+func compiledResult(c *pcall, m *message, maxOutput int) (*blocks.Result, error) {
+	def := c.call.Block.Def
+	switch {
+	case m.Timeout:
+		return nil, gorun.Stopped(def, c.execLine, context.DeadlineExceeded)
+	case m.Outcome == nil:
+		msg := m.Error
+		if msg == "" {
+			msg = "its program replied with no outcome"
+		}
+		return nil, fmt.Errorf("block %q: %s", def.Name, msg)
+	}
+	return gorun.Finish(def, c.execLine, *m.Outcome, c.call.Outputs, maxOutput)
 }
 
 // abandon notes that a call's caller has gone. A call that waits in the
@@ -347,7 +396,16 @@ func (p *Pool) abandon(c *pcall) {
 func (p *Pool) dispatchLocked() {
 	for len(p.waiting) > 0 && !p.closed {
 		c := p.waiting[0]
-		w := p.pickLocked(false)
+		w := p.pickLocked(c.program, false)
+		if w == nil && len(p.workers)+p.starting >= p.opts.Size {
+			// Make room: an idle worker of another program goes.
+			for _, o := range p.workers {
+				if o.program != c.program && len(o.pending) == 0 {
+					p.retireLocked(o)
+					break
+				}
+			}
+		}
 		if w == nil && len(p.workers)+p.starting < p.opts.Size {
 			p.popWaitingLocked()
 			p.starting++
@@ -355,7 +413,7 @@ func (p *Pool) dispatchLocked() {
 			continue
 		}
 		if w == nil {
-			w = p.pickLocked(true)
+			w = p.pickLocked(c.program, true)
 		}
 		if w == nil {
 			return
@@ -373,13 +431,13 @@ func (p *Pool) popWaitingLocked() {
 	}
 }
 
-// pickLocked returns an idle worker, or with busy the least loaded worker
-// that may be sent another call, or nil.
-func (p *Pool) pickLocked(busy bool) *proc {
+// pickLocked returns an idle worker of program, or with busy the least
+// loaded one that may be sent another call, or nil.
+func (p *Pool) pickLocked(program string, busy bool) *proc {
 	var best *proc
 	var now time.Time
 	for _, w := range p.workers {
-		if !p.acceptsLocked(w) || w.exited() {
+		if w.program != program || !p.acceptsLocked(w) || w.exited() {
 			continue
 		}
 		n := len(w.pending)
@@ -438,7 +496,7 @@ func (p *Pool) startLocked(w *proc, c *pcall) {
 // spawnFor starts a worker for a call the pool chose to start one for,
 // and sends it the call.
 func (p *Pool) spawnFor(c *pcall) error {
-	w, err := p.spawn()
+	w, err := p.spawn(c.program)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.starting--

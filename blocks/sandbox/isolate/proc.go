@@ -23,6 +23,9 @@ type proc struct {
 	br     *bufio.Reader // on rep
 	stderr *headBuffer
 	max    int // the longest message accepted
+	// program is the compiled block the worker runs; "" for the
+	// flowctl worker, which runs any code it is sent.
+	program string
 
 	// Guarded by Pool.mu.
 	known     map[string]bool // keys of the definitions the worker has been sent
@@ -37,14 +40,15 @@ type proc struct {
 	waited chan struct{} // closed when the process has been reaped
 }
 
-// spawn starts a worker and waits for its hello.
-func (p *Pool) spawn() (*proc, error) {
+// spawn starts a worker (of a compiled block's program, when given) and
+// waits for its hello.
+func (p *Pool) spawn(program string) (*proc, error) {
 	ns := !p.noNS.Load()
-	w, hello, err := p.start(ns)
+	w, hello, err := p.start(ns, program)
 	if err != nil && ns {
 		// The kernel (or its configuration) does not let unprivileged
 		// processes make namespaces: go on without them.
-		if w2, hello2, err2 := p.start(false); err2 == nil {
+		if w2, hello2, err2 := p.start(false, program); err2 == nil {
 			p.noNS.Store(true)
 			p.notice("a user and network namespace (" + firstLine(err.Error()) + ")")
 			w, hello, err = w2, hello2, nil
@@ -61,7 +65,7 @@ func (p *Pool) spawn() (*proc, error) {
 }
 
 // start starts one worker process and reads its hello.
-func (p *Pool) start(namespaces bool) (*proc, message, error) {
+func (p *Pool) start(namespaces bool, program string) (*proc, message, error) {
 	reqR, reqW, err := workerPipe(true)
 	if err != nil {
 		return nil, message{}, err
@@ -74,7 +78,7 @@ func (p *Pool) start(namespaces bool) (*proc, message, error) {
 	}
 	// Outputs are capped at half the reply's size: JSON with types, and
 	// escapes, can double them.
-	l := limits{memory: p.opts.Memory, cpu: p.opts.CPU, maxStack: defaultStack, maxOutput: p.opts.MaxMessage / 2}
+	l := limits{memory: p.opts.Memory, cpu: p.opts.CPU, maxStack: defaultStack, maxOutput: p.opts.MaxMessage / 2, exec: program}
 	args := append(append([]string{}, p.opts.Command[1:]...), l.args()...)
 	cmd := exec.Command(p.opts.Command[0], args...)
 	cmd.Env = []string{}
@@ -82,7 +86,7 @@ func (p *Pool) start(namespaces bool) (*proc, message, error) {
 	w := &proc{
 		cmd: cmd, req: reqW, rep: repR, br: bufio.NewReaderSize(repR, 64<<10),
 		stderr: &headBuffer{max: 8 << 10}, waited: make(chan struct{}), max: p.opts.MaxMessage,
-		known: map[string]bool{}, wake: make(chan struct{}, 1),
+		known: map[string]bool{}, wake: make(chan struct{}, 1), program: program,
 	}
 	cmd.Stderr = w.stderr
 	cmd.ExtraFiles = []*os.File{reqR, repW} // fds 3 and 4

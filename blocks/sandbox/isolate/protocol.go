@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/hashicorp/hcl/v2"
@@ -74,6 +75,9 @@ type message struct {
 	Timeout bool                       `json:"timeout,omitempty"` // the call's deadline stopped it
 	Outputs map[string]json.RawMessage `json:"outputs,omitempty"`
 	Recycle bool                       `json:"recycle,omitempty"`
+	// Outcome is what a compiled block's program replies instead of
+	// Outputs and Error: what Execute gave, converted here.
+	Outcome *gorun.Outcome `json:"outcome,omitempty"`
 }
 
 // blockKey identifies a definition's wire form: a hash of what a worker

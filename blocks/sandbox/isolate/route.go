@@ -7,29 +7,64 @@ import (
 	"github.com/flowctl/flowctl/lang"
 )
 
+// RouteOptions say where a router sends calls.
+type RouteOptions struct {
+	// GoEngine, when set, runs every go block with that engine
+	// (lang.EngineInterpreted or lang.EngineCompiled), whatever its own
+	// engine argument says (--go-engine).
+	GoEngine string
+	// InProcess runs every call that is not of a compiled block in
+	// process (--sandbox inprocess).
+	InProcess bool
+}
+
 // Route returns an executor that runs a block's calls in the pool, or with
 // inProcess when the block's definition says sandbox = "inprocess" (code
-// that has been reviewed and needs the speed). It is blocks.Queued, as the
-// pool is: an in-process call goes to inProcess as it is when that is
-// Queued too (blocks.Limit), else with its Timeout applied
-// (blocks.ExecuteWithin).
-func Route(p *Pool, inProcess blocks.Executor) blocks.Queued {
-	return router{p, inProcess}
+// that has been reviewed and needs the speed) or the options say so. A
+// compiled go block always runs in the pool, in a worker of its own
+// program. It is blocks.Queued, as the pool is: an in-process call goes to
+// inProcess as it is when that is Queued too (blocks.Limit), else with its
+// Timeout applied (blocks.ExecuteWithin).
+func Route(p *Pool, inProcess blocks.Executor, o RouteOptions) blocks.Queued {
+	return router{p, inProcess, o}
 }
 
 type router struct {
 	pool      *Pool
 	inProcess blocks.Executor
+	o         RouteOptions
 }
 
 func (router) Queued() {}
 
+// Width is that of the in-process executor for the blocks that run in
+// process; the pool takes as many calls as it is given.
+func (r router) Width(b *blocks.Block) int {
+	bounded, ok := r.inProcess.(blocks.Bounded)
+	if !ok || b == nil || b.Def == nil || !r.inProcessFor(b.Def) {
+		return 0
+	}
+	return bounded.Width(b)
+}
+
+// inProcessFor reports whether a block's calls run in process.
+func (r router) inProcessFor(def *lang.BlockDef) bool {
+	return !def.Compiled(r.o.GoEngine) && (r.o.InProcess || def.Sandbox == lang.SandboxInProcess)
+}
+
 func (r router) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
-	if call.Block != nil && call.Block.Def != nil && call.Block.Def.Sandbox == lang.SandboxInProcess {
+	var def *lang.BlockDef
+	if call.Block != nil {
+		def = call.Block.Def
+	}
+	if def.Compiled(r.o.GoEngine) {
+		return r.pool.execute(ctx, call, true)
+	}
+	if def != nil && r.inProcessFor(def) {
 		if q, ok := r.inProcess.(blocks.Queued); ok {
 			return q.Execute(ctx, call) // it applies the timeout when the call starts
 		}
 		return blocks.ExecuteWithin(ctx, call, r.inProcess)
 	}
-	return r.pool.Execute(ctx, call)
+	return r.pool.execute(ctx, call, false)
 }

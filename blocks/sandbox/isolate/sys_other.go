@@ -3,6 +3,7 @@
 package isolate
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -16,5 +17,7 @@ func killGroup(pid int) {}
 func signalOf(st *os.ProcessState) string { return "" }
 
 func isPipe(fd int) bool { return false }
+
+func execProgram(path string, args []string) error { return errors.New("not available on this system") }
 
 func sysProcAttr(namespaces bool) *syscall.SysProcAttr { return nil }

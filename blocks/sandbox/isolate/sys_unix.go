@@ -33,3 +33,9 @@ func isPipe(fd int) bool {
 	var st syscall.Stat_t
 	return syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFIFO
 }
+
+// execProgram replaces the process with a program, with an empty
+// environment.
+func execProgram(path string, args []string) error {
+	return syscall.Exec(path, args, []string{})
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/sandbox/gobuild"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
 	"github.com/flowctl/flowctl/lang"
@@ -26,6 +27,9 @@ type limits struct {
 	cpu       time.Duration // CPU time over the worker's life
 	maxStack  int           // bytes of one goroutine's stack
 	maxOutput int           // bytes of a call's outputs as JSON
+	// exec is the program of a compiled go block: the worker confines
+	// itself and becomes that program, which speaks the protocol.
+	exec string
 }
 
 func (l limits) args() []string {
@@ -34,6 +38,7 @@ func (l limits) args() []string {
 		fmt.Sprintf("-cpu=%s", l.cpu),
 		fmt.Sprintf("-stack=%d", l.maxStack),
 		fmt.Sprintf("-output=%d", l.maxOutput),
+		"-exec=" + l.exec,
 	}
 }
 
@@ -47,12 +52,16 @@ func Main(args []string) int {
 	fs.DurationVar(&l.cpu, "cpu", DefaultCPU, "")
 	fs.IntVar(&l.maxStack, "stack", defaultStack, "")
 	fs.IntVar(&l.maxOutput, "output", DefaultMaxMessage/2, "")
+	fs.StringVar(&l.exec, "exec", "", "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if !isPipe(requestFD) || !isPipe(replyFD) {
 		fmt.Fprintln(os.Stderr, "flowctl: the sandbox worker mode is for flowctl's own use")
 		return 2
+	}
+	if l.exec != "" {
+		return becomeProgram(l)
 	}
 	in := os.NewFile(requestFD, "requests")
 	out := os.NewFile(replyFD, "replies")
@@ -198,4 +207,24 @@ func (s *server) handle(req *request) message {
 	}
 	reply.Outputs = outs
 	return reply
+}
+
+// becomeProgram confines the worker and executes a compiled block's
+// program in its place, with the same protocol pipes; it returns only when
+// that fails.
+func becomeProgram(l limits) int {
+	missing, statusFD, filter := confineForExec(l, l.exec)
+	said, _ := json.Marshal(missing)
+	args := []string{l.exec, gobuild.ProgramArg,
+		fmt.Sprintf("-memory=%d", l.memory),
+		fmt.Sprintf("-cpu=%s", l.cpu),
+		fmt.Sprintf("-stack=%d", l.maxStack),
+		fmt.Sprintf("-statusfd=%d", statusFD),
+		"-seccomp=" + filter,
+		fmt.Sprintf("-seccomp-nr=%d", seccompNr),
+		"-missing=" + string(said),
+	}
+	err := execProgram(l.exec, args)
+	fmt.Fprintln(os.Stderr, "flowctl sandbox worker: cannot run the compiled block's program:", err)
+	return 1
 }

@@ -154,6 +154,7 @@ type execOptions struct {
 	// logPrompts, when set, receives a JSON line per LLM round trip.
 	logPrompts io.Writer
 	sandbox    string   // sandboxIsolated or sandboxInProcess
+	goEngine   string   // --go-engine: "" (each block's own), interpreted or compiled
 	httpAllow  []string // --http-allow; FLOWCTL_HTTP_ALLOW when empty
 	httpConns  int      // --http-conns-per-host; FLOWCTL_HTTP_CONNS_PER_HOST when 0
 	// warnings receives the sandbox's notices of the confinement layers
@@ -225,29 +226,39 @@ func executors(o execOptions) (*blocks.Executors, func(), error) {
 	b := blocks.BuiltinExecutorsWith(hopts)
 	b["llm"] = model
 	ex := &blocks.Executors{Builtins: b, Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: model}}
-	release := func() {}
-	switch o.sandbox {
-	case sandboxInProcess:
-		ex.Runtimes[lang.RuntimeGo] = inProcess(gorun.NewExecutor())
-		ex.Runtimes[lang.RuntimeJS] = inProcess(jsrun.NewExecutor())
-	case sandboxIsolated:
-		size, err := sandboxWorkers(os.LookupEnv)
-		if err != nil {
-			return nil, nil, err
-		}
-		pool := isolate.New(isolate.Options{Size: size, Notice: func(msg string) {
-			if o.warnings != nil {
-				fmt.Fprintf(o.warnings, "Warning: %s.\n", msg)
-			}
-		}})
-		ex.Runtimes[lang.RuntimeGo] = isolate.Route(pool, inProcess(gorun.NewExecutor()))
-		ex.Runtimes[lang.RuntimeJS] = isolate.Route(pool, inProcess(jsrun.NewExecutor()))
-		release = func() { pool.Close() }
-	default:
+	if o.sandbox != sandboxIsolated && o.sandbox != sandboxInProcess {
 		return nil, nil, usagef("unknown --sandbox %q: use isolated or inprocess", o.sandbox)
 	}
-	return ex, release, nil
+	if err := checkGoEngine(o.goEngine); err != nil {
+		return nil, nil, err
+	}
+	size, err := sandboxWorkers(os.LookupEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The pool starts no worker until a call needs one; compiled go
+	// blocks run there whatever --sandbox says.
+	pool := isolate.New(isolate.Options{Size: size, Notice: func(msg string) {
+		if o.warnings != nil {
+			fmt.Fprintf(o.warnings, "Warning: %s.\n", msg)
+		}
+	}})
+	ro := isolate.RouteOptions{GoEngine: o.goEngine, InProcess: o.sandbox == sandboxInProcess}
+	ex.Runtimes[lang.RuntimeGo] = isolate.Route(pool, inProcess(gorun.NewExecutor()), ro)
+	ex.Runtimes[lang.RuntimeJS] = isolate.Route(pool, inProcess(jsrun.NewExecutor()), ro)
+	return ex, func() { pool.Close() }, nil
 }
+
+// checkGoEngine checks a --go-engine value ("" is each block's own).
+func checkGoEngine(engine string) error {
+	if engine != "" && engine != lang.EngineInterpreted && engine != lang.EngineCompiled {
+		return usagef("unknown --go-engine %q: use interpreted or compiled", engine)
+	}
+	return nil
+}
+
+// goEngineUsage is the help of --go-engine.
+const goEngineUsage = "run every go block interpreted (by yaegi) or compiled (built by the Go toolchain on PATH), whatever its engine argument says (default: each block's own)"
 
 // inProcess bounds code run in flowctl's own process to one call per
 // processor, as the sandbox's pool bounds its workers: code computes, and

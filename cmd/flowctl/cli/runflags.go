@@ -26,6 +26,7 @@ type runFlags struct {
 	resetMemory bool
 	logPrompts  string
 	sandbox     string
+	goEngine    string
 	httpAllow   []string
 	// httpConns is --http-conns-per-host; FLOWCTL_HTTP_CONNS_PER_HOST,
 	// then blocks.DefaultConnsPerHost, when 0.
@@ -53,6 +54,7 @@ func (f *runFlags) registerRun(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.httpConns, "http-conns-per-host", 0, fmt.Sprintf("how many connections http and scrape steps may have open to one host (default: %s, else %d)", envHTTPConns, blocks.DefaultConnsPerHost))
 	cmd.Flags().IntVar(&f.parallelism, "parallelism", 0, "at most this many step instances at once (default: no overall cap; code, llm and http steps have limits of their own)")
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (confined worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
+	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
 }
 
 // stateDirFor is the state directory of a flow.
@@ -120,7 +122,7 @@ func (f *runFlags) runExecutors(s streams) (*blocks.Executors, func(), error) {
 			logFile.Close()
 		}
 	}
-	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, httpAllow: f.httpAllow, httpConns: f.httpConns, warnings: s.err})
+	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, goEngine: f.goEngine, httpAllow: f.httpAllow, httpConns: f.httpConns, warnings: s.err})
 	if err != nil {
 		closeLog()
 		return nil, nil, err

@@ -20,7 +20,7 @@ import (
 func newTestCommand(s streams) *cobra.Command {
 	var jsonOut bool
 	var registries []string
-	var sandbox string
+	var sandbox, goEngine string
 	cmd := &cobra.Command{
 		Use:   "test [PATH...]",
 		Short: "Run the examples of block definitions as tests",
@@ -36,19 +36,23 @@ block definition has errors.`,
 			if sandbox != sandboxIsolated && sandbox != sandboxInProcess {
 				return usagef("unknown --sandbox %q: use isolated or inprocess", sandbox)
 			}
+			if err := checkGoEngine(goEngine); err != nil {
+				return err
+			}
 			if len(args) == 0 {
 				args = []string{"."}
 			}
-			return runTest(s, args, registries, sandbox, jsonOut)
+			return runTest(s, args, registries, execOptions{sandbox: sandbox, goEngine: goEngine}, jsonOut)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the results as one JSON object")
 	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry and test (repeatable)")
 	cmd.Flags().StringVar(&sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
+	cmd.Flags().StringVar(&goEngine, "go-engine", "", goEngineUsage)
 	return cmd
 }
 
-func runTest(s streams, paths, registries []string, sandbox string, jsonOut bool) error {
+func runTest(s streams, paths, registries []string, eo execOptions, jsonOut bool) error {
 	parser := lang.NewParser()
 	found, diags := loadTestBlocks(parser, paths, registries)
 	diags = compiler.Normalize(diags)
@@ -70,7 +74,8 @@ func runTest(s streams, paths, registries []string, sandbox string, jsonOut bool
 	if examples == 0 {
 		return view.Done(len(found))
 	}
-	ex, release, err := executors(execOptions{sandbox: sandbox, warnings: s.err})
+	eo.warnings = s.err
+	ex, release, err := executors(eo)
 	if err != nil {
 		return err
 	}
