@@ -119,24 +119,15 @@ func (b *Builder) Builds() int {
 	return b.count
 }
 
-// NoToolchainError is the error of a compiled block when there is no Go
-// toolchain to build it with.
-type NoToolchainError struct {
-	Block string
-	Range hcl.Range
-	Err   error
-}
-
-func (e *NoToolchainError) Error() string {
-	return fmt.Sprintf("block %q is compiled (engine = \"compiled\"), which needs the Go toolchain on PATH: %s", e.Block, e.Err)
-}
-
-func (e *NoToolchainError) Unwrap() error { return e.Err }
+// ErrNoToolchain is wrapped by the error of a compiled block when there
+// is no Go toolchain to build it with.
+var ErrNoToolchain = errors.New("the Go toolchain was not found on PATH")
 
 // Program returns the program of a compiled go block, building it unless
 // it is in the cache. A block whose code has problems returns the error a
 // call fails with (a *sandbox.Error at the line of the first); without a
-// Go toolchain, a *NoToolchainError.
+// Go toolchain, a *sandbox.Error at the engine argument that wraps
+// ErrNoToolchain.
 func (b *Builder) Program(ctx context.Context, def *lang.BlockDef) (*Program, error) {
 	p, _, err := b.program(ctx, def)
 	return p, err
@@ -148,15 +139,14 @@ func (b *Builder) Program(ctx context.Context, def *lang.BlockDef) (*Program, er
 // toolchain the code is not built, and a warning says so.
 func (b *Builder) Check(def *lang.BlockDef) hcl.Diagnostics {
 	_, diags, err := b.program(context.Background(), def)
-	var nt *NoToolchainError
 	switch {
 	case diags != nil:
 		return diags
-	case errors.As(err, &nt):
+	case errors.Is(err, ErrNoToolchain):
 		return hcl.Diagnostics{{
 			Severity: hcl.DiagWarning,
 			Summary:  "Compiled block not built",
-			Detail:   fmt.Sprintf("Block %q is compiled, but there is no Go toolchain here to build (and check) it with: %s. apply and test will fail until there is one.", def.Name, nt.Err),
+			Detail:   fmt.Sprintf("Block %q is compiled, but there is no Go toolchain here to build (and check) it with: %s. apply and test will fail until there is one.", def.Name, b.toolErr),
 			Subject:  engineRange(def).Ptr(),
 		}}
 	case err != nil:
@@ -184,7 +174,9 @@ func (b *Builder) program(ctx context.Context, def *lang.BlockDef) (*Program, hc
 		return nil, diags, err
 	}
 	if err := b.toolchain(); err != nil {
-		return nil, nil, &NoToolchainError{Block: def.Name, Range: engineRange(def), Err: err}
+		return nil, nil, &sandbox.Error{Block: def.Name, Range: engineRange(def), Err: ErrNoToolchain,
+			Text: " is compiled (engine = \"compiled\"), which needs the Go toolchain on PATH: " + err.Error() +
+				"; install Go, or run it interpreted (--go-engine interpreted)"}
 	}
 	if b.dirErr != nil {
 		return nil, nil, fmt.Errorf("block %q cannot be built: %w", def.Name, b.dirErr)
