@@ -67,8 +67,9 @@ type Program struct {
 // Builder builds programs and keeps them in a directory. It is safe for
 // concurrent use.
 type Builder struct {
-	dir    string
-	dirErr error
+	dir     string
+	goCache string // the Go build cache; default dir/gocache
+	dirErr  error
 
 	toolOnce sync.Once
 	goTool   string // the go command, "" when there is none
@@ -89,7 +90,7 @@ type result struct {
 
 // New returns a builder that keeps programs in dir.
 func New(dir string) *Builder {
-	return &Builder{dir: dir, built: map[string]result{}}
+	return &Builder{dir: dir, goCache: filepath.Join(dir, "gocache"), built: map[string]result{}}
 }
 
 var defaultBuilder = sync.OnceValue(func() *Builder {
@@ -240,7 +241,7 @@ func (b *Builder) env() []string {
 	return append(os.Environ(),
 		"CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOFLAGS=", "GOWORK=off", "GO111MODULE=on",
 		"GOPROXY=off", "GOOS=", "GOARCH=", "GOEXPERIMENT=",
-		"GOCACHE="+filepath.Join(b.dir, "gocache"))
+		"GOCACHE="+b.goCache)
 }
 
 // key is the hash a program is kept by.

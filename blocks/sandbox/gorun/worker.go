@@ -27,7 +27,7 @@ import (
 // stopped and dropped, never reused.
 type worker struct {
 	reqs  chan request
-	resps chan Outcome // buffered: the loop never waits for the caller
+	resps chan Outcome  // buffered: the loop never waits for the caller
 	quit  chan struct{} // closed to end the loop
 	stop  context.CancelFunc
 	dead  chan struct{} // closed when the loop has ended
