@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/spf13/cobra"
 )
 
@@ -44,10 +45,24 @@ file or a directory holding one.`,
 
 func stepLabel(s *compiler.Step) string {
 	label := s.Use
+	if e := engineOf(s); e == lang.EngineCompiled {
+		label += ", compiled"
+	}
 	if s.ForEach != nil {
 		label += ", for_each"
 	}
 	return label
+}
+
+// engineOf is the engine of a step's go block; "" for other blocks.
+func engineOf(s *compiler.Step) string {
+	if s.Block == nil || s.Block.Def == nil || s.Block.Def.Runtime != lang.RuntimeGo {
+		return ""
+	}
+	if s.Block.Def.Compiled("") {
+		return lang.EngineCompiled
+	}
+	return lang.EngineInterpreted
 }
 
 func onCriticalPath(p *compiler.Program) map[*compiler.Step]bool {

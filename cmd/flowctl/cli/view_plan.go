@@ -46,6 +46,7 @@ type jsonPlan struct {
 type jsonPlanStep struct {
 	Name      string   `json:"name"`
 	Use       string   `json:"use"`
+	Engine    string   `json:"engine,omitempty"` // of a go block: interpreted or compiled
 	Stage     int      `json:"stage"`
 	Action    string   `json:"action"`
 	Reason    string   `json:"reason,omitempty"`
@@ -69,7 +70,7 @@ func newJSONPlan(plan *compiler.Plan) jsonPlan {
 	}
 	for _, s := range plan.Steps {
 		out.Steps = append(out.Steps, jsonPlanStep{
-			Name: s.Name, Use: s.Use, Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
+			Name: s.Name, Use: s.Use, Engine: engineOf(s.Step), Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
 			DependsOn: compiler.Names(s.Deps),
 		})
 	}
