@@ -44,6 +44,7 @@ import (
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/gofrs/flock"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/sync/singleflight"
 )
@@ -77,9 +78,12 @@ type Builder struct {
 	toolErr  error
 
 	group singleflight.Group
-	mu    sync.Mutex
-	built map[string]result // by key: programs and compile errors
-	count int               // builds run, for tests
+	// programs are the programs found for definitions: a call looks its
+	// block's up without checking or hashing its code again.
+	programs *lru.Cache[*lang.BlockDef, *Program]
+	mu       sync.Mutex
+	built    map[string]result // by key: programs and compile errors
+	count    int               // builds run, for tests
 }
 
 type result struct {
@@ -90,7 +94,8 @@ type result struct {
 
 // New returns a builder that keeps programs in dir.
 func New(dir string) *Builder {
-	return &Builder{dir: dir, goCache: filepath.Join(dir, "gocache"), built: map[string]result{}}
+	programs, _ := lru.New[*lang.BlockDef, *Program](256)
+	return &Builder{dir: dir, goCache: filepath.Join(dir, "gocache"), built: map[string]result{}, programs: programs}
 }
 
 var defaultBuilder = sync.OnceValue(func() *Builder {
@@ -130,7 +135,13 @@ var ErrNoToolchain = errors.New("the Go toolchain was not found on PATH")
 // Go toolchain, a *sandbox.Error at the engine argument that wraps
 // ErrNoToolchain.
 func (b *Builder) Program(ctx context.Context, def *lang.BlockDef) (*Program, error) {
+	if p, ok := b.programs.Get(def); ok && isProgram(p.Path) {
+		return p, nil
+	}
 	p, _, err := b.program(ctx, def)
+	if err == nil {
+		b.programs.Add(def, p)
+	}
 	return p, err
 }
 
