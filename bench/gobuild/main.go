@@ -4,10 +4,13 @@
 //   - a compute-heavy block (recursive fibo(34) and a tally of 2,000,000
 //     generated rows in a map): the step's own duration, against the same
 //     code built as a plain Go program and timed in-process;
+//
 //   - a second apply of the unchanged block: the process's wall time
 //     outside the step (no build);
+//
 //   - a first build with a warm Go build cache: the program is removed
 //     from the cache, the Go build cache kept;
+//
 //   - a for_each of 2,000 trivial calls, compiled against interpreted in
 //     the isolated sandbox: run time.
 //
