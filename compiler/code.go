@@ -19,14 +19,16 @@ func (c *compilation) code() hcl.Diagnostics {
 			defs = append(defs, b.Def)
 		}
 	}
-	return CheckCode(defs)
+	return CheckCode(defs, c.opts.GoEngine)
 }
 
 // CheckCode compiles the code of block definitions (go blocks with the
 // sandbox's allowlist, interpreted by yaegi or built by the Go toolchain
 // for engine = "compiled"; js blocks with goja) and reports what does not
 // compile.
-func CheckCode(defs []*lang.BlockDef) hcl.Diagnostics {
+//
+// goEngine, when set, is the engine every go block is checked for.
+func CheckCode(defs []*lang.BlockDef, goEngine string) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, def := range defs {
 		if def.Source == "" {
@@ -34,7 +36,7 @@ func CheckCode(defs []*lang.BlockDef) hcl.Diagnostics {
 		}
 		switch def.Runtime {
 		case lang.RuntimeGo:
-			if def.Compiled("") {
+			if def.Compiled(goEngine) {
 				// The interpreter's limits are not the compiler's: the
 				// code is vetted and built (and kept for the runs).
 				diags = append(diags, gobuild.Default().Check(def)...)

@@ -128,6 +128,10 @@ type Options struct {
 	// OnFileRead, when set, is told every path the file() function reads,
 	// at compile time and when the program runs.
 	OnFileRead func(path string)
+	// GoEngine, when set, is the engine every go block is checked for
+	// (--go-engine): a compiled block is vetted and built, an interpreted
+	// one compiled by yaegi. Empty: each block's own engine.
+	GoEngine string
 }
 
 // Compile compiles the flow file at filename. It returns the program as far

@@ -101,7 +101,7 @@ func (r *run) checkBlock(ctx context.Context, spec BlockSpec, name, path string,
 				diags = append(diags, d...)
 				if !d.HasErrors() {
 					diags = append(diags, fitsSpec(spec, b)...)
-					diags = append(diags, compiler.CheckCode(defs)...)
+					diags = append(diags, compiler.CheckCode(defs, "")...)
 				}
 				c.block = b
 			}

@@ -178,7 +178,7 @@ func TestRenderBlock(t *testing.T) {
 				if !strings.Contains(string(src), "${input.text}") || def.Prompt == nil {
 					t.Errorf("prompt lost its interpolation:\n%s", src)
 				}
-			} else if d := compiler.CheckCode(defs); d.HasErrors() {
+			} else if d := compiler.CheckCode(defs, ""); d.HasErrors() {
 				t.Errorf("code does not compile: %v\n%s", d, src)
 			}
 		})

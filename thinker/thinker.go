@@ -201,7 +201,7 @@ func (r *run) loadRegistry() error {
 			defs = append(defs, b.Def)
 		}
 	}
-	diags = append(diags, compiler.CheckCode(defs)...)
+	diags = append(diags, compiler.CheckCode(defs, "")...)
 	if diags.HasErrors() {
 		r.res.Diagnostics, r.res.Files = compiler.Normalize(diags), parser.Files()
 		return stageErr(StageSearch, nil, "the registry has errors; fix its block files first (flowctl validate shows them)")

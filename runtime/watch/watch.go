@@ -28,6 +28,9 @@ const DefaultDebounce = 20 * time.Millisecond
 type Options struct {
 	FlowFile     string
 	RegistryDirs []string
+	// GoEngine, when set, is the engine every go block runs with
+	// (--go-engine); the executors must agree.
+	GoEngine string
 	// Inputs are the given input values; they are resolved against each
 	// new compilation.
 	Inputs    map[string]compiler.InputValue
@@ -209,7 +212,7 @@ func (s *session) runCycle(ctx context.Context, changed []string) {
 	}
 	parser := lang.NewParser()
 	prog, diags := compiler.Compile(s.opts.FlowFile, compiler.Options{
-		Parser: parser, RegistryDirs: s.opts.RegistryDirs, OnFileRead: touch,
+		Parser: parser, RegistryDirs: s.opts.RegistryDirs, OnFileRead: touch, GoEngine: s.opts.GoEngine,
 	})
 	fin.Files = parser.Files()
 	touch(s.opts.FlowFile)

@@ -281,6 +281,9 @@ func outputValues(r Outcome, fields []*lang.Field) (map[string]cty.Value, error)
 	if r.NilMap && len(fields) > 0 {
 		return nil, errors.New("returned a nil map and no error")
 	}
+	for _, k := range lang.SortedKeys(r.Unreadable) {
+		return nil, fmt.Errorf("returned output %q that cannot be read back: %s", k, r.Unreadable[k])
+	}
 	vals := make(map[string]cty.Value, len(r.Outputs))
 	for k, b := range r.Outputs {
 		v, err := jsonval.Decode(b)

@@ -46,14 +46,17 @@ type request struct {
 // Error and MarshalJSON methods are interpreted code), a compiled program
 // in its own process. Finish turns it into the call's result or error.
 type Outcome struct {
-	Outputs  map[string]json.RawMessage `json:"outputs,omitempty"`
-	BadJSON  map[string]string          `json:"bad_json,omitempty"` // outputs json.Marshal refused, with why
-	NilMap   bool                       `json:"nil_map,omitempty"`
-	Err      string                     `json:"err,omitempty"` // the error Execute returned, if HasErr
-	HasErr   bool                       `json:"has_err,omitempty"`
-	Panicked bool                       `json:"panicked,omitempty"`
-	PanicMsg string                     `json:"panic,omitempty"`
-	Line     int                        `json:"line,omitempty"` // of the block's code where it panicked; 0 unknown
+	Outputs map[string]json.RawMessage `json:"outputs,omitempty"`
+	BadJSON map[string]string          `json:"bad_json,omitempty"` // outputs json.Marshal refused, with why
+	// Unreadable are outputs a compiled program found nested too deeply
+	// to be read back, with why (the interpreter finds them on reading).
+	Unreadable map[string]string `json:"unreadable,omitempty"`
+	NilMap     bool              `json:"nil_map,omitempty"`
+	Err        string            `json:"err,omitempty"` // the error Execute returned, if HasErr
+	HasErr     bool              `json:"has_err,omitempty"`
+	Panicked   bool              `json:"panicked,omitempty"`
+	PanicMsg   string            `json:"panic,omitempty"`
+	Line       int               `json:"line,omitempty"` // of the block's code where it panicked; 0 unknown
 }
 
 // servePackage is the import path of the package of helper functions the

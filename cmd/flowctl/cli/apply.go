@@ -257,8 +257,23 @@ func checkGoEngine(engine string) error {
 	return nil
 }
 
+// envGoEngine is the default of --go-engine.
+const envGoEngine = "FLOWCTL_GO_ENGINE"
+
+// resolveGoEngine is the engine of a --go-engine flag's value: the value,
+// else $FLOWCTL_GO_ENGINE, else "" (each block's own), checked.
+func resolveGoEngine(flag string) (string, error) {
+	if flag == "" {
+		flag = os.Getenv(envGoEngine)
+		if err := checkGoEngine(flag); err != nil {
+			return "", usagef("%s must be interpreted or compiled, not %q", envGoEngine, flag)
+		}
+	}
+	return flag, checkGoEngine(flag)
+}
+
 // goEngineUsage is the help of --go-engine.
-const goEngineUsage = "run every go block interpreted (by yaegi) or compiled (built by the Go toolchain on PATH), whatever its engine argument says (default: each block's own)"
+const goEngineUsage = "run every go block interpreted (by yaegi) or compiled (built by the Go toolchain on PATH), whatever its engine argument says (default: " + envGoEngine + ", else each block's own)"
 
 // inProcess bounds code run in flowctl's own process to one call per
 // processor, as the sandbox's pool bounds its workers: code computes, and

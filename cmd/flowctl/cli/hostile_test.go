@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
@@ -125,8 +126,9 @@ func TestHostile(t *testing.T) {
 	}
 	cases := make([]*hostileCase, 0, len(files))
 	runtimeCases := 0
+	compiled := 0
 	for _, file := range files {
-		c, err := readHostileCase(file)
+		c, err := readHostileCase(file, "want")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,6 +136,20 @@ func TestHostile(t *testing.T) {
 			runtimeCases++
 		}
 		cases = append(cases, c)
+		// Every go case runs again with its go blocks compiled, when
+		// there is a Go toolchain (CI has one).
+		if _, err := exec.LookPath("go"); err == nil && hostileGoRE.MatchString(c.flow) {
+			cc, err := readHostileCase(file, "want compiled")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cc.name, cc.env = "compiled_"+c.name, []string{"FLOWCTL_GO_ENGINE=compiled"}
+			cases = append(cases, cc)
+			compiled++
+		}
+	}
+	if _, err := exec.LookPath("go"); err == nil && compiled < 20 {
+		t.Fatalf("%d go cases to run compiled: the suite has lost cases", compiled)
 	}
 	if len(cases) < 30 || runtimeCases < len(cases)/2 {
 		t.Fatalf("%d cases of which %d at run time: the suite has lost cases", len(cases), runtimeCases)
@@ -188,6 +204,11 @@ type hostileCase struct {
 	known   string
 	flaky   bool          // known shows only sometimes
 	timeout time.Duration // the hostile step's
+	// wantFile is the file of the want lines: "want", or for the run of a
+	// go case with every go block compiled, "want compiled" when the case
+	// has one (the engines' errors may differ in their words).
+	wantFile string
+	env      []string // of flowctl, added to the test's
 }
 
 // hostileLine is one line of a case's want file.
@@ -232,16 +253,21 @@ var (
 	hostileWantLine  = regexp.MustCompile(`^(line \d+|\w+): (\w+)(?:: (.*)| ~ (.*))?$`)
 	hostileStepRE    = regexp.MustCompile(`(?ms)^step "hostile" \{\n(.*?)^\}`)
 	hostileTimeoutRE = regexp.MustCompile(`(?m)^\s*timeout\s*=\s*"([^"]+)"`)
+	hostileGoRE      = regexp.MustCompile(`(?m)^block "hostile" \{\n\s*runtime\s*=\s*"go"`)
 )
 
-// readHostileCase reads a case's archive.
-func readHostileCase(file string) (*hostileCase, error) {
+// readHostileCase reads a case's archive, with the want lines of wantFile
+// ("want" when the archive has no such file).
+func readHostileCase(file, wantFile string) (*hostileCase, error) {
 	name := strings.TrimSuffix(filepath.Base(file), ".txtar")
 	ar, err := txtar.ParseFile(file)
 	if err != nil {
 		return nil, err
 	}
-	c := &hostileCase{name: name, file: file, archive: ar}
+	c := &hostileCase{name: name, file: file, archive: ar, wantFile: wantFile}
+	if !slices.ContainsFunc(ar.Files, func(f txtar.File) bool { return f.Name == wantFile }) {
+		wantFile = "want"
+	}
 	for _, line := range strings.Split(string(ar.Comment), "\n") {
 		if m := hostileDirective.FindStringSubmatch(line); m != nil {
 			c.known, c.flaky = m[2], m[1] == "flaky"
@@ -252,7 +278,7 @@ func readHostileCase(file string) (*hostileCase, error) {
 		switch f.Name {
 		case "hostile.flow.hcl":
 			c.flow, haveFlow = string(f.Data), true
-		case "want":
+		case wantFile:
 			haveWant = true
 			for i, line := range strings.Split(strings.TrimRight(string(f.Data), "\n"), "\n") {
 				w, err := parseHostileLine(line)
@@ -329,7 +355,7 @@ type hostileOutcome struct {
 func (c *hostileCase) runFlowctl(t *testing.T, dir, secret string, args ...string) *hostileOutcome {
 	t.Helper()
 	cmd := flowctl(t, dir, args...)
-	cmd.Env = append(cmd.Env, "HOSTILE_SECRET="+secret)
+	cmd.Env = append(append(cmd.Env, "HOSTILE_SECRET="+secret), c.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -357,7 +383,7 @@ var hostileCrash = regexp.MustCompile(`(?m)^(panic: |fatal error: |goroutine \d+
 func (c *hostileCase) run(t *testing.T) (sawWorkers bool) {
 	dir := t.TempDir()
 	for _, f := range c.archive.Files {
-		if f.Name == "want" {
+		if strings.HasPrefix(f.Name, "want") {
 			continue
 		}
 		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
@@ -433,11 +459,12 @@ func (c *hostileCase) update(t *testing.T, got []hostileLine) {
 	for _, w := range got {
 		b.WriteString(w.text + "\n")
 	}
-	for i, f := range c.archive.Files {
-		if f.Name == "want" {
-			c.archive.Files[i].Data = []byte(b.String())
-		}
+	i := slices.IndexFunc(c.archive.Files, func(f txtar.File) bool { return f.Name == c.wantFile })
+	if i < 0 {
+		c.archive.Files = append(c.archive.Files, txtar.File{Name: c.wantFile})
+		i = len(c.archive.Files) - 1
 	}
+	c.archive.Files[i].Data = []byte(b.String())
 	if err := os.WriteFile(c.file, txtar.Format(c.archive), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ type flowLoader struct {
 	s          streams
 	registries []string
 	parser     *lang.Parser
+	goEngine   string // --go-engine, resolved
 }
 
 func newFlowLoader(s streams, registries []string) *flowLoader {
@@ -25,7 +26,7 @@ func (l *flowLoader) compile(arg string) (*compiler.Program, error) {
 	if diags.HasErrors() {
 		return nil, l.fail(diags)
 	}
-	prog, diags := compiler.Compile(path, compiler.Options{Parser: l.parser, RegistryDirs: l.registries})
+	prog, diags := compiler.Compile(path, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine})
 	if err := l.check(diags); err != nil {
 		return nil, err
 	}

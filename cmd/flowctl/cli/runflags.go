@@ -103,7 +103,11 @@ func (f *runFlags) start(s streams) (*flowLoader, map[string]string, map[string]
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if f.goEngine, err = resolveGoEngine(f.goEngine); err != nil {
+		return nil, nil, nil, err
+	}
 	l := newFlowLoader(s, f.registries)
+	l.goEngine = f.goEngine
 	if err := l.check(diags); err != nil {
 		return nil, nil, nil, err
 	}

@@ -36,7 +36,8 @@ block definition has errors.`,
 			if sandbox != sandboxIsolated && sandbox != sandboxInProcess {
 				return usagef("unknown --sandbox %q: use isolated or inprocess", sandbox)
 			}
-			if err := checkGoEngine(goEngine); err != nil {
+			goEngine, err := resolveGoEngine(goEngine)
+			if err != nil {
 				return err
 			}
 			if len(args) == 0 {
@@ -54,7 +55,7 @@ block definition has errors.`,
 
 func runTest(s streams, paths, registries []string, eo execOptions, jsonOut bool) error {
 	parser := lang.NewParser()
-	found, diags := loadTestBlocks(parser, paths, registries)
+	found, diags := loadTestBlocks(parser, paths, registries, eo.goEngine)
 	diags = compiler.Normalize(diags)
 	if diags.HasErrors() {
 		errs, warns := countDiags(diags)
@@ -101,7 +102,7 @@ func runTest(s streams, paths, registries []string, eo execOptions, jsonOut bool
 // directories next to the flows and in the registries: each once, ordered
 // by file and position. Diagnostics report definitions that do not
 // decode, check or compile; a flow's steps are not compiled.
-func loadTestBlocks(parser *lang.Parser, paths, registries []string) ([]*blocks.Block, hcl.Diagnostics) {
+func loadTestBlocks(parser *lang.Parser, paths, registries []string, goEngine string) ([]*blocks.Block, hcl.Diagnostics) {
 	flows, blockFiles, diags := findFlowsAndBlockFiles(paths, len(registries) > 0)
 
 	found := map[string]*blocks.Block{}
@@ -163,7 +164,7 @@ func loadTestBlocks(parser *lang.Parser, paths, registries []string) ([]*blocks.
 	for i, b := range out {
 		defs[i] = b.Def
 	}
-	diags = append(diags, compiler.CheckCode(defs)...)
+	diags = append(diags, compiler.CheckCode(defs, goEngine)...)
 	return out, diags
 }
 

@@ -11,7 +11,7 @@ import (
 
 func newValidateCommand(s streams) *cobra.Command {
 	var jsonOut bool
-	var format string
+	var format, goEngine string
 	var registries []string
 	cmd := &cobra.Command{
 		Use:   "validate [PATH...]",
@@ -32,21 +32,26 @@ the current directory), recursively. It exits 1 when there are errors.`,
 			if len(args) == 0 {
 				args = []string{"."}
 			}
-			return runValidate(s, args, format, registries)
+			goEngine, err := resolveGoEngine(goEngine)
+			if err != nil {
+				return err
+			}
+			return runValidate(s, args, format, registries, goEngine)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the result as one JSON object")
 	cmd.Flags().StringVar(&format, "format", "", "output format: human, json or github (workflow annotations)")
 	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	cmd.Flags().StringVar(&goEngine, "go-engine", "", "check every go block for this engine: interpreted (yaegi) or compiled (vetted and built by the Go toolchain); default: "+envGoEngine+", else each block's own")
 	return cmd
 }
 
-func runValidate(s streams, paths []string, format string, registries []string) error {
+func runValidate(s streams, paths []string, format string, registries []string, goEngine string) error {
 	parser := lang.NewParser()
 	flows, blockFiles, diags := findFlowsAndBlockFiles(paths, false)
 	loaded := map[string]bool{}
 	for _, flow := range flows {
-		prog, d := compiler.Compile(flow, compiler.Options{Parser: parser, RegistryDirs: registries})
+		prog, d := compiler.Compile(flow, compiler.Options{Parser: parser, RegistryDirs: registries, GoEngine: goEngine})
 		diags = append(diags, d...)
 		if prog.Registry != nil {
 			for _, f := range prog.Registry.Files() {
@@ -63,7 +68,7 @@ func runValidate(s streams, paths []string, format string, registries []string) 
 		d = blocks.NewRegistry().AddDefs(defs)
 		diags = append(diags, d...)
 		if !d.HasErrors() {
-			diags = append(diags, compiler.CheckCode(defs)...)
+			diags = append(diags, compiler.CheckCode(defs, goEngine)...)
 		}
 	}
 	diags = compiler.Normalize(diags)

@@ -59,7 +59,7 @@ cancelled and what finished is kept.`,
 				view = &watchHuman{w: s.out, errw: s.err}
 			}
 			err = watch.Run(ctx, watch.Options{
-				FlowFile: path, RegistryDirs: f.registries, Inputs: given, Secrets: secrets,
+				FlowFile: path, RegistryDirs: f.registries, GoEngine: f.goEngine, Inputs: given, Secrets: secrets,
 				Namespace: f.namespace, NoCache: f.noCache, Parallelism: f.parallelism, ResetCorruptMemory: f.resetMemory,
 				Store: st, Executors: ex, Debounce: debounce, Observe: view.Event,
 			})

@@ -34,14 +34,16 @@ const blockFile = "/block/block.go"
 // Outcome is what one call of Execute gave; its JSON is that of
 // flowctl's gorun.Outcome.
 type Outcome struct {
-	Outputs  map[string]json.RawMessage `json:"outputs,omitempty"`
-	BadJSON  map[string]string          `json:"bad_json,omitempty"`
-	NilMap   bool                       `json:"nil_map,omitempty"`
-	Err      string                     `json:"err,omitempty"`
-	HasErr   bool                       `json:"has_err,omitempty"`
-	Panicked bool                       `json:"panicked,omitempty"`
-	PanicMsg string                     `json:"panic,omitempty"`
-	Line     int                        `json:"line,omitempty"`
+	Outputs map[string]json.RawMessage `json:"outputs,omitempty"`
+	BadJSON map[string]string          `json:"bad_json,omitempty"`
+	// Unreadable are outputs nested deeper than flowctl reads JSON.
+	Unreadable map[string]string `json:"unreadable,omitempty"`
+	NilMap     bool              `json:"nil_map,omitempty"`
+	Err        string            `json:"err,omitempty"`
+	HasErr     bool              `json:"has_err,omitempty"`
+	Panicked   bool              `json:"panicked,omitempty"`
+	PanicMsg   string            `json:"panic,omitempty"`
+	Line       int               `json:"line,omitempty"`
 }
 
 // request is what the program reads of a request.
@@ -74,7 +76,7 @@ var out struct {
 
 // send writes one message.
 func send(m message) {
-	b, err := json.Marshal(m)
+	b, err := encode(m)
 	if err != nil {
 		b, _ = json.Marshal(message{ID: m.ID, Done: true, Error: "the reply could not be encoded: " + err.Error()})
 	}
@@ -82,6 +84,47 @@ func send(m message) {
 	defer out.mu.Unlock()
 	out.w.Write(append(b, '\n'))
 	out.w.Flush()
+}
+
+// encode is the JSON of a message. The outputs of a reply are JSON
+// already (encoding/json wrote them): they are put in as they are, for
+// flowctl to read (and judge) as it reads the interpreter's.
+func encode(m message) ([]byte, error) {
+	o := m.Outcome
+	if o == nil || len(o.Outputs) == 0 {
+		return json.Marshal(m)
+	}
+	rest := *o
+	rest.Outputs = nil
+	m.Outcome = nil
+	head, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	tail, err := json.Marshal(rest)
+	if err != nil {
+		return nil, err
+	}
+	buf := append(head[:len(head)-1:len(head)-1], `,"outcome":{"outputs":{`...)
+	first := true
+	for k, v := range o.Outputs {
+		if !first {
+			buf = append(buf, ',')
+		}
+		first = false
+		key, _ := json.Marshal(k)
+		buf = append(buf, key...)
+		buf = append(buf, ':')
+		buf = append(buf, v...)
+	}
+	buf = append(buf, '}')
+	if len(tail) > 2 { // more than {}
+		buf = append(buf, ',')
+		buf = append(buf, tail[1:]...)
+	} else {
+		buf = append(buf, '}')
+	}
+	return append(buf, '}'), nil
 }
 
 // Serve runs the worker protocol with the block's Execute until the
@@ -179,9 +222,43 @@ func run(execute Execute, ctx context.Context, input map[string]any) (o Outcome)
 			o.BadJSON[k] = err.Error()
 			continue
 		}
+		if tooDeep(b) {
+			if o.Unreadable == nil {
+				o.Unreadable = map[string]string{}
+			}
+			o.Unreadable[k] = fmt.Sprintf("its JSON is nested more than %d levels deep (exceeded max depth)", maxDepth)
+			continue
+		}
 		o.Outputs[k] = b
 	}
 	return o
+}
+
+// maxDepth is how deeply flowctl reads JSON nested, as encoding/json.
+const maxDepth = 10000
+
+// tooDeep reports whether JSON text nests arrays and objects deeper than
+// maxDepth.
+func tooDeep(b []byte) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			if depth++; depth > maxDepth {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
 }
 
 // panicLine is the line of the block's code where the panic being
