@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -23,51 +24,7 @@ func TestWatchCommand(t *testing.T) {
 	if err := os.WriteFile(flow, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := flowctl(t, dir, "watch", "--json", ".")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan map[string]any)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				t.Errorf("not JSON: %q", sc.Text())
-				continue
-			}
-			lines <- m
-		}
-	}()
-	// cycle reads the events of one cycle, from cycle_started to
-	// cycle_finished.
-	cycle := func() []map[string]any {
-		t.Helper()
-		var evs []map[string]any
-		timeout := time.After(20 * time.Second)
-		for {
-			select {
-			case m, ok := <-lines:
-				if !ok {
-					t.Fatal("watch ended")
-				}
-				evs = append(evs, m)
-				if m["type"] == "cycle_finished" {
-					if evs[0]["type"] != "cycle_started" {
-						t.Fatalf("a cycle starts with %v", evs[0])
-					}
-					return evs
-				}
-			case <-timeout:
-				t.Fatal("no cycle_finished")
-			}
-		}
-	}
+	cycle, stop := startWatch(t, dir)
 	statuses := func(evs []map[string]any) string {
 		var s []string
 		for _, e := range evs {
@@ -100,13 +57,133 @@ func TestWatchCommand(t *testing.T) {
 	if last["outputs"].(map[string]any)["b"] != 3.0 {
 		t.Errorf("the last good outputs are not kept: %v", last["outputs"])
 	}
-	cmd.Process.Signal(syscall.SIGINT)
-	for range lines {
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("watch after SIGINT: %v", err)
-	}
+	stop()
 	if _, err := os.Stat(filepath.Join(dir, ".flowctl", "state.db")); err != nil {
 		t.Error(err)
+	}
+}
+
+// startWatch runs flowctl watch --json in dir in a child process. cycle
+// returns the events of its next cycle, from cycle_started to
+// cycle_finished; stop ends it with SIGINT and checks that it exits well.
+func startWatch(t *testing.T, dir string, args ...string) (cycle func() []map[string]any, stop func()) {
+	cmd := flowctl(t, dir, append([]string{"watch", "--json"}, append(args, ".")...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan map[string]any)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Errorf("not JSON: %q", sc.Text())
+				continue
+			}
+			lines <- m
+		}
+	}()
+	cycle = func() []map[string]any {
+		t.Helper()
+		var evs []map[string]any
+		timeout := time.After(2 * time.Minute)
+		for {
+			select {
+			case m, ok := <-lines:
+				if !ok {
+					t.Fatal("watch ended")
+				}
+				evs = append(evs, m)
+				if m["type"] == "cycle_finished" {
+					if evs[0]["type"] != "cycle_started" {
+						t.Fatalf("a cycle starts with %v", evs[0])
+					}
+					return evs
+				}
+			case <-timeout:
+				t.Fatal("no cycle_finished")
+			}
+		}
+	}
+	stop = func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		for range lines {
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("watch after SIGINT: %v", err)
+		}
+	}
+	return cycle, stop
+}
+
+// TestWatchCompiledBlock: watch builds a changed compiled block; a build
+// error is a diagnostic at the code's line and the last results stand;
+// the fix is built and run.
+func TestWatchCompiledBlock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("compiled go blocks need the Go toolchain on PATH")
+	}
+	dir := t.TempDir()
+	flow := filepath.Join(dir, "w.flow.hcl")
+	src := `flow "w" {}
+
+block "triple" {
+  runtime = "go"
+  engine  = "compiled"
+  input "n" { type = number }
+  output "n" { type = number }
+  source = <<-GO
+    package block
+
+    import "context"
+
+    func Execute(ctx context.Context, input map[string]any) (map[string]any, error) {
+      return map[string]any{"n": input["n"].(float64) * 3}, nil
+    }
+  GO
+}
+
+step "t" {
+  use = "triple"
+  n   = 2
+}
+
+output "n" {
+  value = step.t.n
+}
+`
+	if err := os.WriteFile(flow, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cycle, stop := startWatch(t, dir)
+	defer stop()
+	last := func(evs []map[string]any) map[string]any { return evs[len(evs)-1] }
+	if c := last(cycle()); c["status"] != "ok" || c["outputs"].(map[string]any)["n"] != 6.0 {
+		t.Fatalf("first cycle: %v", c)
+	}
+	os.WriteFile(flow, []byte(strings.Replace(src, "* 3", "* three", 1)), 0o644)
+	c := last(cycle())
+	diags, _ := c["diagnostics"].([]any)
+	if c["status"] != "invalid" || len(diags) != 1 || !strings.Contains(diags[0].(map[string]any)["detail"].(string), "undefined: three") {
+		t.Fatalf("broken block: %v", c)
+	}
+	if line := diags[0].(map[string]any)["range"].(map[string]any)["start"].(map[string]any)["line"]; line != 14.0 {
+		t.Errorf("the compile error is at line %v, want 14", line)
+	}
+	if c["outputs"].(map[string]any)["n"] != 6.0 {
+		t.Errorf("the last good outputs are not kept: %v", c["outputs"])
+	}
+	os.WriteFile(flow, []byte(strings.Replace(src, "* 3", "* 4", 1)), 0o644)
+	if c := last(cycle()); c["status"] != "ok" || c["outputs"].(map[string]any)["n"] != 8.0 {
+		t.Fatalf("after the fix: %v", c)
 	}
 }
