@@ -357,6 +357,7 @@ func isProgram(path string) bool {
 
 // writeModule writes a program's module into dir.
 func (b *Builder) writeModule(dir, src string) error {
+	code, _ := rewrite(src)
 	goLine := ""
 	if v, ok := strings.CutPrefix(b.goVer, "go"); ok && len(v) > 0 && v[0] >= '0' && v[0] <= '9' {
 		goLine = "\ngo " + strings.Fields(v)[0] + "\n"
@@ -364,7 +365,7 @@ func (b *Builder) writeModule(dir, src string) error {
 	files := map[string]string{
 		"go.mod":                 "module " + modulePath + "\n" + goLine,
 		"main.go":                mainFile,
-		"block/block.go":         src,
+		"block/block.go":         code,
 		"block/zz_flowctl_go.go": shimFile(src),
 	}
 	names, err := fs.Glob(runnerFS, "runner/*.go")
@@ -462,9 +463,13 @@ const maxCompileErrors = 10
 func compileErrors(def *lang.BlockDef, output string) (hcl.Diagnostics, error) {
 	var diags hcl.Diagnostics
 	var first error
+	_, edits := rewrite(def.Source)
 	for _, m := range compileErrorRE.FindAllStringSubmatch(output, maxCompileErrors) {
 		line, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
+		if col > 0 {
+			col = originalColumn(edits, line, col)
+		}
 		msg := strings.TrimSuffix(strings.TrimSpace(m[3]), ".")
 		d, err := gorun.CompileProblem(def, line, col, "The code does not compile: "+msg+".")
 		diags = append(diags, d)
