@@ -88,6 +88,21 @@ func TestBuildOnceThenCached(t *testing.T) {
 			t.Errorf("paths %q", paths)
 		}
 	}
+	// Two builders on one directory, as two processes would be, build a
+	// new block once between them: the file lock.
+	d2 := def(t, `return map[string]any{"out": 2}, nil`)
+	b1, b2 := newBuilder(t, dir), newBuilder(t, dir)
+	for _, bb := range []*Builder{b1, b2} {
+		wg.Go(func() {
+			if _, err := bb.Program(context.Background(), d2); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := b1.Builds() + b2.Builds(); n != 1 {
+		t.Errorf("two builders built %d times, want 1", n)
+	}
 	other := newBuilder(t, dir)
 	if p, err := other.Program(context.Background(), d); err != nil || p.Path != paths[0] || other.Builds() != 0 {
 		t.Errorf("second builder: %v, %v, %d builds", p, err, other.Builds())
