@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -48,6 +49,11 @@ type Queued interface {
 	Executor
 	Queued()
 }
+
+// ErrFinal is wrapped by an error that retrying cannot change: the step
+// fails at once, whatever its retry block says (a flow test's mocked
+// failure).
+var ErrFinal = errors.New("final")
 
 // WaitError is the error of a call that waited too long for capacity.
 type WaitError struct {

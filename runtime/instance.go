@@ -64,7 +64,7 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 		Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Touch: r.opts.OnFileRead,
 		Step: Label(s.Name, inst.key), Redact: r.redact.redact,
 	}
-	exec, err := r.opts.Executors.For(s.Block)
+	exec, err := r.executorFor(s)
 	if err != nil {
 		return fail(r.stepError(s, inst, err))
 	}
@@ -155,7 +155,7 @@ func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec
 		case deadline:
 			err = fmt.Errorf("exceeded its %s timeout", timeout)
 		}
-		if n >= attempts {
+		if n >= attempts || errors.Is(err, blocks.ErrFinal) {
 			if attempts > 1 {
 				err = fmt.Errorf("%w (after %d attempts)", err, attempts)
 			}

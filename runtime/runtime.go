@@ -52,6 +52,9 @@ type Options struct {
 
 	Store     *state.Store
 	Executors *blocks.Executors
+	// Replace, when set, may give a step an executor of its own instead
+	// of its block's (nil: the block's): flow tests' mocks and overrides.
+	Replace func(*compiler.Step) blocks.Executor
 	// Observe receives the run's events one at a time.
 	Observe func(Event)
 	// OnFileRead, when set, is told each local file a block reads.
@@ -75,6 +78,9 @@ type Result struct {
 	// Usage is the tokens of every LLM call of the run; nil when none was
 	// made.
 	Usage *blocks.Usage
+	// Steps are the values step.NAME had at the end of the run, for every
+	// step (null outputs for a step that did not finish).
+	Steps map[string]cty.Value
 }
 
 // Apply runs a compiled program. It returns an error only when the run
@@ -228,6 +234,10 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		res.Status = StatusFailed
 	}
 	res.Outputs, res.FailedOutputs = r.evalOutputs(res.Status == StatusOK)
+	res.Steps = make(map[string]cty.Value, len(r.steps))
+	for _, s := range r.steps {
+		res.Steps[s.step.Name] = s.value
+	}
 	// A run whose step results could not all be recorded is not ok,
 	// whatever its steps did: the state would say what did not happen.
 	if st != nil {

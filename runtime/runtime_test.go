@@ -618,6 +618,63 @@ type oneAtATime struct{ blocks.Executor }
 
 func (oneAtATime) Width(*blocks.Block) int { return 1 }
 
+// TestReplaceAndFinalErrors: Options.Replace gives a step an executor of
+// its own, and an error that wraps blocks.ErrFinal is not retried.
+func TestReplaceAndFinalErrors(t *testing.T) {
+	prog := compile(t, `
+flow "r" {}
+
+block "echo" {
+  runtime = "js"
+  input "v" { type = number }
+  output "v" { type = number }
+  source = "function execute(input) { return input }"
+}
+
+step "a" {
+  use = "echo"
+  v   = 1
+}
+
+step "b" {
+  use = "echo"
+  v   = step.a.v + 1
+  retry {
+    attempts = 3
+    backoff  = "1ms"
+  }
+}
+`)
+	calls := 0
+	fake := fakeJS{"echo": func(ctx context.Context, in map[string]cty.Value) (map[string]cty.Value, error) {
+		return map[string]cty.Value{"v": in["v"]}, nil
+	}}
+	res, rec := apply(t, prog, Options{
+		Executors: &blocks.Executors{Runtimes: map[string]blocks.Executor{"js": fake}},
+		Replace: func(s *compiler.Step) blocks.Executor {
+			if s.Name != "b" {
+				return nil
+			}
+			return blocks.ExecutorFunc(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+				calls++
+				if !call.Inputs["v"].RawEquals(cty.NumberIntVal(2)) {
+					return nil, fmt.Errorf("b was given %#v", call.Inputs["v"])
+				}
+				return nil, fmt.Errorf("refused: %w", blocks.ErrFinal)
+			})
+		},
+	})
+	if res.Status != StatusFailed || calls != 1 {
+		t.Fatalf("status %s after %d calls: %v", res.Status, calls, res.Diagnostics)
+	}
+	if f := rec.finished()["b"]; f.Attempts != 1 || !strings.Contains(f.Error, "refused") {
+		t.Errorf("b: %+v", f)
+	}
+	if !res.Steps["a"].GetAttr("v").RawEquals(cty.NumberIntVal(1)) {
+		t.Errorf("Steps[a] = %#v", res.Steps["a"])
+	}
+}
+
 func TestMissingSecretRunsNothing(t *testing.T) {
 	prog := compile(t, `
 flow "secretive" {}

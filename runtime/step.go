@@ -309,9 +309,20 @@ func (r *run) addStepDiags(s *compiler.Step, diags hcl.Diagnostics) {
 	r.addDiags(diags)
 }
 
-// executor is the executor of a step's block, or nil when this build has
-// none (each instance then reports it).
+// executor is the executor of a step, or nil when this build has none
+// (each instance then reports it).
 func (r *run) executor(s *compiler.Step) blocks.Executor {
-	ex, _ := r.opts.Executors.For(s.Block)
+	ex, _ := r.executorFor(s)
 	return ex
+}
+
+// executorFor is the executor of a step: the one Options.Replace gives it,
+// else its block's.
+func (r *run) executorFor(s *compiler.Step) (blocks.Executor, error) {
+	if r.opts.Replace != nil {
+		if ex := r.opts.Replace(s); ex != nil {
+			return ex, nil
+		}
+	}
+	return r.opts.Executors.For(s.Block)
 }

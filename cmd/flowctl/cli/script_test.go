@@ -3,9 +3,12 @@ package cli
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
@@ -43,9 +46,45 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": cmdExitCode,
+			"exitcode":  cmdExitCode,
+			"cmpreport": cmdCmpReport,
 		},
 	})
+}
+
+// cmdCmpReport compares standard output with a file, the durations of
+// flowctl test's lines ("(FILE:LINE, 12ms)") read as "DURATION":
+//
+//	cmpreport want/report.txt
+func cmdCmpReport(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: cmpreport FILE")
+	}
+	got := durationRE.ReplaceAllString(ts.ReadFile("stdout"), "${1}DURATION)")
+	if want := ts.ReadFile(args[0]); got != want {
+		ts.Fatalf("stdout differs from %s:\n%s", args[0], diffLines(want, got))
+	}
+}
+
+var durationRE = regexp.MustCompile(`(?m)(\(\S+:\d+, )(?:<1ms|[\d.]+(?:µs|ms|s))\)$`)
+
+// diffLines shows the lines of got that differ from want's.
+func diffLines(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := range max(len(w), len(g)) {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
 }
 
 // cmdExitCode runs a program and checks its exit code:

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
+	goruntime "runtime"
 	"sort"
 	"syscall"
 
@@ -20,7 +22,8 @@ import (
 func newTestCommand(s streams) *cobra.Command {
 	var jsonOut bool
 	var registries []string
-	var sandbox, goEngine string
+	var sandbox, goEngine, run string
+	var tf testFlags
 	cmd := &cobra.Command{
 		Use:   "test [PATH...]",
 		Short: "Run the examples of block definitions as tests",
@@ -43,19 +46,41 @@ block definition has errors.`,
 			if len(args) == 0 {
 				args = []string{"."}
 			}
-			return runTest(s, args, registries, execOptions{sandbox: sandbox, goEngine: goEngine}, jsonOut)
+			if run != "" {
+				re, err := regexp.Compile(run)
+				if err != nil {
+					return usagef("--run %q is not a regular expression: %v", run, err)
+				}
+				tf.filter = re
+			}
+			if tf.parallelism < 0 {
+				return usagef("--parallelism must be at least 1")
+			}
+			return runTest(s, args, registries, execOptions{sandbox: sandbox, goEngine: goEngine}, tf, jsonOut)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the results as one JSON object")
 	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry and test (repeatable)")
 	cmd.Flags().StringVar(&sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
 	cmd.Flags().StringVar(&goEngine, "go-engine", "", goEngineUsage)
+	cmd.Flags().StringVar(&run, "run", "", "run only the flow tests whose names match this regular expression")
+	cmd.Flags().IntVar(&tf.parallelism, "parallelism", 0, "how many flow tests run at once (default: 4 per processor; waiting for I/O does not count)")
+	cmd.Flags().BoolVar(&tf.live, "live", false, "let flow tests call models and the network through steps they do not mock")
 	return cmd
 }
 
-func runTest(s streams, paths, registries []string, eo execOptions, jsonOut bool) error {
+// testFlags are the flags of flowctl test about flow tests.
+type testFlags struct {
+	filter      *regexp.Regexp // --run
+	parallelism int
+	live        bool
+}
+
+func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags, jsonOut bool) error {
 	parser := lang.NewParser()
 	found, diags := loadTestBlocks(parser, paths, registries, eo.goEngine)
+	tests, d := loadFlowTests(parser, paths, registries, eo.goEngine, true)
+	diags = append(diags, d...)
 	diags = compiler.Normalize(diags)
 	if diags.HasErrors() {
 		errs, warns := countDiags(diags)
@@ -72,7 +97,7 @@ func runTest(s streams, paths, registries []string, eo execOptions, jsonOut bool
 	for _, b := range found {
 		examples += len(b.Def.Examples)
 	}
-	if examples == 0 {
+	if examples == 0 && len(tests) == 0 {
 		return view.Done(len(found))
 	}
 	eo.warnings = s.err
@@ -84,10 +109,19 @@ func runTest(s streams, paths, registries []string, eo execOptions, jsonOut bool
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for _, b := range found {
+		if len(b.Def.Examples) == 0 {
+			continue
+		}
 		view.Block(blocktest.Run(ctx, b, ex, blocktest.Options{
 			Dir: filepath.Dir(b.Def.DeclRange.Filename),
 			Log: func(block, line string) { fmt.Fprintf(s.err, "%s: %s\n", block, line) },
 		}))
+	}
+	if len(tests) > 0 {
+		if tf.parallelism == 0 {
+			tf.parallelism = 4 * goruntime.GOMAXPROCS(0)
+		}
+		view.Tests(runFlowTests(ctx, tests, ex, tf.filter, tf.parallelism, tf.live), parser.Files())
 	}
 	err = view.Done(len(found))
 	if ctx.Err() != nil {

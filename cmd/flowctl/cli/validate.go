@@ -71,6 +71,8 @@ func runValidate(s streams, paths []string, format string, registries []string, 
 			diags = append(diags, compiler.CheckCode(defs, goEngine)...)
 		}
 	}
+	_, d := loadFlowTests(parser, paths, registries, goEngine, false)
+	diags = append(diags, d...)
 	diags = compiler.Normalize(diags)
 
 	if err := newValidateView(s, format).Result(parser.Files(), diags, len(flows), len(blockFiles)); err != nil {

@@ -8,12 +8,17 @@ import (
 	"github.com/flowctl/flowctl/blocks/blocktest"
 	"github.com/flowctl/flowctl/lang/diagjson"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/flowtest"
+	"github.com/hashicorp/hcl/v2"
 )
 
 // testView renders the results of flowctl test.
 type testView interface {
 	// Block shows the results of one block's examples.
 	Block(results []blocktest.Result)
+	// Tests shows the results of flow tests; files are the parsed files
+	// their failures point into.
+	Tests(results []flowtest.Result, files map[string]*hcl.File)
 	// Done ends the output, given how many blocks were found, and returns
 	// the command's error: exit 1 when an example failed.
 	Done(blocks int) error
@@ -27,7 +32,19 @@ var (
 type testCounts struct {
 	Passed  int `json:"passed"`
 	Failed  int `json:"failed"`
+	Errored int `json:"errored"`
 	Skipped int `json:"skipped"`
+}
+
+func (c *testCounts) addTest(r flowtest.Result) {
+	switch r.Status {
+	case flowtest.StatusPassed:
+		c.Passed++
+	case flowtest.StatusFailed:
+		c.Failed++
+	default:
+		c.Errored++
+	}
 }
 
 func (c *testCounts) add(r blocktest.Result) {
@@ -42,7 +59,7 @@ func (c *testCounts) add(r blocktest.Result) {
 }
 
 func (c *testCounts) result() error {
-	if c.Failed > 0 {
+	if c.Failed > 0 || c.Errored > 0 {
 		return exitError{exitFailure}
 	}
 	return nil
@@ -74,13 +91,33 @@ func (v *testHuman) Block(results []blocktest.Result) {
 	}
 }
 
+func (v *testHuman) Tests(results []flowtest.Result, files map[string]*hcl.File) {
+	for _, r := range results {
+		v.counts.addTest(r)
+		word := map[flowtest.Status]string{flowtest.StatusPassed: "PASS", flowtest.StatusFailed: "FAIL"}[r.Status]
+		if word == "" {
+			word = "ERROR"
+		}
+		fmt.Fprintf(v.w, "%s %s (%s, %s)\n", word, r.Test, testPlace(r), formatDuration(r.Duration))
+		if len(r.Failures) > 0 {
+			var b strings.Builder
+			writeHumanDiagnostics(&b, files, r.Failures)
+			writeIndented(v.w, "    ", b.String())
+		}
+	}
+}
+
 func (v *testHuman) Done(blocks int) error {
 	c := v.counts
-	if c.Passed+c.Failed+c.Skipped == 0 {
-		fmt.Fprintf(v.w, "No examples found in %s.\n", plural(blocks, "block", "blocks"))
+	if c.Passed+c.Failed+c.Errored+c.Skipped == 0 {
+		fmt.Fprintf(v.w, "No examples or tests found in %s.\n", plural(blocks, "block", "blocks"))
 		return nil
 	}
-	fmt.Fprintf(v.w, "%d passed, %d failed, %d skipped\n", c.Passed, c.Failed, c.Skipped)
+	if c.Errored > 0 {
+		fmt.Fprintf(v.w, "%d passed, %d failed, %d errored, %d skipped\n", c.Passed, c.Failed, c.Errored, c.Skipped)
+	} else {
+		fmt.Fprintf(v.w, "%d passed, %d failed, %d skipped\n", c.Passed, c.Failed, c.Skipped)
+	}
 	return c.result()
 }
 
@@ -103,10 +140,22 @@ type testJSON struct {
 
 type jsonTest struct {
 	testCounts
-	Results []jsonTestResult `json:"results"`
+	Results []any `json:"results"` // jsonTestResult and jsonFlowTestResult
+}
+
+// jsonFlowTestResult is a flow test's entry of --json.
+type jsonFlowTestResult struct {
+	Kind       string                `json:"kind"` // "test"
+	Test       string                `json:"test"`
+	File       string                `json:"file"`
+	Status     string                `json:"status"`
+	DurationMS int64                 `json:"duration_ms"`
+	Range      *diagjson.Range       `json:"range,omitempty"`
+	Failures   []diagjson.Diagnostic `json:"failures"`
 }
 
 type jsonTestResult struct {
+	Kind       string          `json:"kind"` // "example"
 	Block      string          `json:"block"`
 	Example    int             `json:"example"`
 	Status     string          `json:"status"`
@@ -119,25 +168,42 @@ type jsonTestResult struct {
 }
 
 func newTestJSON(w io.Writer) *testJSON {
-	return &testJSON{w: w, out: jsonTest{Results: []jsonTestResult{}}}
+	return &testJSON{w: w, out: jsonTest{Results: []any{}}}
 }
 
 func (v *testJSON) Block(results []blocktest.Result) {
 	for _, r := range results {
 		v.out.add(r)
 		jr := jsonTestResult{
-			Block: r.Block, Example: r.Example, Status: string(r.Status), Error: r.Error, Diff: r.Diff,
+			Kind: "example", Block: r.Block, Example: r.Example, Status: string(r.Status), Error: r.Error, Diff: r.Diff,
 			Expected: runtime.PlainJSON(r.Expected), Actual: runtime.PlainJSON(r.Actual),
 			DurationMS: r.Duration.Milliseconds(),
 		}
-		if rng := r.Range; rng.Filename != "" {
-			jr.Range = &diagjson.Range{
-				Filename: rng.Filename,
-				Start:    diagjson.Pos{Line: rng.Start.Line, Column: rng.Start.Column, Byte: rng.Start.Byte},
-				End:      diagjson.Pos{Line: rng.End.Line, Column: rng.End.Column, Byte: rng.End.Byte},
-			}
-		}
+		jr.Range = jsonRange(r.Range)
 		v.out.Results = append(v.out.Results, jr)
+	}
+}
+
+func (v *testJSON) Tests(results []flowtest.Result, files map[string]*hcl.File) {
+	for _, r := range results {
+		v.out.addTest(r)
+		v.out.Results = append(v.out.Results, jsonFlowTestResult{
+			Kind: "test", Test: r.Test, File: r.Range.Filename, Status: string(r.Status),
+			DurationMS: r.Duration.Milliseconds(), Range: jsonRange(r.Range),
+			Failures: diagjson.New(files, r.Failures).Diagnostics,
+		})
+	}
+}
+
+// jsonRange is a range in JSON; nil for none.
+func jsonRange(rng hcl.Range) *diagjson.Range {
+	if rng.Filename == "" {
+		return nil
+	}
+	return &diagjson.Range{
+		Filename: rng.Filename,
+		Start:    diagjson.Pos{Line: rng.Start.Line, Column: rng.Start.Column, Byte: rng.Start.Byte},
+		End:      diagjson.Pos{Line: rng.End.Line, Column: rng.End.Column, Byte: rng.End.Byte},
 	}
 }
 

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/flowtest"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// loadFlowTests finds the test files (*.test.hcl) under the paths, decodes
+// their tests, compiles each test's flow (once per flow) and checks the
+// tests against it. A flow that does not compile is reported (unless
+// flowDiags is false: the caller reports its flows), and its tests are
+// left out.
+func loadFlowTests(parser *lang.Parser, paths, registries []string, goEngine string, flowDiags bool) ([]*compiler.Test, hcl.Diagnostics) {
+	files, diags := findFiles(paths, lang.IsTestFile)
+	progs := map[string]*compiler.Program{}
+	broken := map[string]bool{}
+	var out []*compiler.Test
+	for _, file := range files {
+		if !lang.IsTestFile(file) {
+			continue
+		}
+		f, d := parser.ParseFile(file)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		defs, d := lang.DecodeTestFile(f)
+		diags = append(diags, d...)
+		for _, def := range defs {
+			flow, d := testFlow(file, def)
+			diags = append(diags, d...)
+			if d.HasErrors() || broken[flow] {
+				continue
+			}
+			prog := progs[flow]
+			if prog == nil {
+				p, d := compiler.Compile(flow, compiler.Options{Parser: parser, RegistryDirs: registries, GoEngine: goEngine})
+				if flowDiags {
+					diags = append(diags, d...)
+				}
+				if d.HasErrors() {
+					broken[flow] = true
+					continue
+				}
+				prog, progs[flow] = p, p
+			}
+			t, d := compiler.CompileTest(prog, def)
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				out = append(out, t)
+			}
+		}
+	}
+	return out, diags
+}
+
+// testFlow is the flow file a test runs: its flow argument, relative to
+// the test file, else the one flow of the test file's directory.
+func testFlow(file string, def *lang.TestDef) (string, hcl.Diagnostics) {
+	dir := filepath.Dir(file)
+	if def.Flow != "" {
+		p, err := lang.ResolveLocalPath(dir, def.Flow)
+		if err == nil {
+			_, err = os.Stat(p)
+		}
+		if err != nil {
+			return "", lang.Error(def.FlowRange, "Invalid flow", "The flow of test %q cannot be read: %s.", def.Name, err)
+		}
+		return p, nil
+	}
+	flows, _ := filepath.Glob(filepath.Join(dir, "*.flow.hcl"))
+	if len(flows) != 1 {
+		return "", lang.Error(def.NameRange, "Which flow?",
+			"Test %q names no flow, and %s holds %d flow files: say which with flow = \"NAME.flow.hcl\".", def.Name, dir, len(flows))
+	}
+	return flows[0], nil
+}
+
+// runFlowTests runs the tests whose names match filter (all when nil),
+// parallelism at a time, and returns their results in order.
+func runFlowTests(ctx context.Context, tests []*compiler.Test, ex *blocks.Executors, filter *regexp.Regexp, parallelism int, live bool) []flowtest.Result {
+	var selected []*compiler.Test
+	for _, t := range tests {
+		if filter == nil || filter.MatchString(t.Def.Name) {
+			selected = append(selected, t)
+		}
+	}
+	results := make([]flowtest.Result, len(selected))
+	slots := make(chan struct{}, max(parallelism, 1))
+	var wg sync.WaitGroup
+	for i, t := range selected {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			results[i] = flowtest.Run(ctx, t, flowtest.Options{Executors: ex, Live: live})
+		})
+	}
+	wg.Wait()
+	return results
+}
+
+// testPlace is where a test is: FILE:LINE.
+func testPlace(r flowtest.Result) string {
+	return fmt.Sprintf("%s:%d", relPath(r.Range.Filename), r.Range.Start.Line)
+}

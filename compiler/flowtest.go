@@ -1,0 +1,186 @@
+package compiler
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
+)
+
+// Test is a test of a flow, checked against the flow's program.
+type Test struct {
+	Def     *lang.TestDef
+	Program *Program
+	// Inputs are the flow's input values: the test's, else the defaults.
+	Inputs map[string]cty.Value
+	// Replaced maps each step a mock or an override replaces to its
+	// replacement (an override wins over a mock).
+	Replaced map[*Step]*lang.Replacement
+	// Expect are the steps that must fail.
+	Expect []*Step
+}
+
+// CompileTest checks a test against the program of its flow: its inputs,
+// that each mock names a block some step uses and each override a step,
+// that what they give fits the outputs of the block, that expect_failures
+// names steps, and that the asserts refer to what exists. Diagnostics have
+// the ranges of the test file.
+func CompileTest(prog *Program, def *lang.TestDef) (*Test, hcl.Diagnostics) {
+	t := &Test{Def: def, Program: prog, Replaced: map[*Step]*lang.Replacement{}}
+	var diags hcl.Diagnostics
+	dir := filepath.Dir(def.DeclRange.Filename)
+	functions := lang.Functions(dir)
+	given := map[string]InputValue{}
+	if def.Inputs != nil {
+		v, d := def.Inputs.Value(&hcl.EvalContext{Functions: functions})
+		diags = append(diags, d...)
+		switch {
+		case d.HasErrors():
+		case v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()):
+			diags = append(diags, lang.Error(def.Inputs.Range(), "Invalid inputs",
+				"The inputs of test %q are an object of the flow's input values, such as { path = \"notes.txt\" }.", def.Name)...)
+		default:
+			for k, iv := range v.AsValueMap() {
+				given[k] = InputValue{Value: iv, Source: fmt.Sprintf("test %q", def.Name)}
+			}
+		}
+	}
+	if !diags.HasErrors() {
+		in, d := prog.ResolveInputs(given)
+		for _, dg := range d {
+			if dg.Subject == nil && def.Inputs != nil {
+				dg.Subject = def.Inputs.Range().Ptr()
+			}
+		}
+		diags = append(diags, d...)
+		t.Inputs = in
+	}
+
+	used := map[string]bool{}
+	for _, s := range prog.Steps {
+		used[s.Block.Name] = true
+	}
+	for _, m := range def.Mocks {
+		n := 0
+		for _, s := range prog.Steps {
+			if s.Block.Name == m.Target {
+				t.Replaced[s] = m
+				n++
+				diags = append(diags, checkReplacement(s, m, functions)...)
+			}
+		}
+		if n == 0 {
+			diags = append(diags, lang.Error(m.TargetRange, "Mock of an unused block",
+				"No step of flow %q uses the block %q, so the mock would replace nothing.%s",
+				prog.Flow.Name, m.Target, lang.Suggest(m.Target, lang.SortedKeys(used)))...)
+		}
+	}
+	for _, o := range def.Overrides {
+		s := prog.StepsByName[o.Target]
+		if s == nil {
+			diags = append(diags, lang.Error(o.TargetRange, "Override of an unknown step",
+				"Flow %q has no step %q.%s", prog.Flow.Name, o.Target, lang.Suggest(o.Target, lang.SortedKeys(prog.StepsByName)))...)
+			continue
+		}
+		t.Replaced[s] = o
+		diags = append(diags, checkReplacement(s, o, functions)...)
+	}
+	for _, tr := range def.ExpectFailures {
+		name := tr[1].(hcl.TraverseAttr).Name
+		s := prog.StepsByName[name]
+		if s == nil {
+			diags = append(diags, lang.Error(tr.SourceRange(), "Unknown step",
+				"Flow %q has no step %q.%s", prog.Flow.Name, name, lang.Suggest(name, lang.SortedKeys(prog.StepsByName)))...)
+			continue
+		}
+		t.Expect = append(t.Expect, s)
+	}
+	ctx := t.typeContext(functions)
+	for _, a := range def.Asserts {
+		v, d := a.Condition.Value(ctx)
+		diags = append(diags, d...)
+		if !d.HasErrors() && v.Type() != cty.DynamicPseudoType {
+			if _, err := convert.Convert(v, cty.Bool); err != nil {
+				diags = append(diags, lang.Error(a.Condition.Range(), "Invalid assert condition",
+					"The condition must be true or false; it is %s.", lang.FriendlyTypeName(v.Type()))...)
+			}
+		}
+		_, d = a.ErrorMessage.Value(ctx)
+		diags = append(diags, d...)
+	}
+	return t, diags
+}
+
+// checkReplacement checks what a mock or override gives a step: an object
+// whose fields are outputs of the step's block, each of its type.
+func checkReplacement(s *Step, r *lang.Replacement, functions map[string]function.Function) hcl.Diagnostics {
+	if r.Outputs == nil {
+		return nil
+	}
+	args := map[string]cty.Value{}
+	for _, in := range s.Block.Inputs {
+		args[in.Name] = cty.UnknownVal(in.Type.Type)
+	}
+	v, diags := r.Outputs.Value(&hcl.EvalContext{
+		Variables: map[string]cty.Value{"args": cty.ObjectVal(args)},
+		Functions: functions,
+	})
+	if diags.HasErrors() {
+		return diags
+	}
+	if v.IsNull() || !v.Type().IsObjectType() {
+		return lang.Error(r.Outputs.Range(), "Invalid outputs",
+			"The outputs given for step %q are an object of its block's outputs, such as { text = \"...\" }.", s.Name)
+	}
+	fields := map[string]*lang.Field{}
+	for _, f := range s.Outputs {
+		fields[f.Name] = f
+	}
+	for _, name := range lang.SortedKeys(v.Type().AttributeTypes()) {
+		f := fields[name]
+		if f == nil {
+			diags = append(diags, lang.Error(r.Outputs.Range(), "Unknown output",
+				"Block %q has no output %q.%s", s.Block.Name, name, lang.Suggest(name, lang.SortedKeys(fields)))...)
+			continue
+		}
+		if _, err := convert.Convert(v.GetAttr(name), f.Type.Type); err != nil {
+			diags = append(diags, lang.Error(r.Outputs.Range(), "Wrong output type",
+				"Output %q of block %q must be %s: %s.", name, s.Block.Name, lang.FriendlyTypeName(f.Type.Type), lang.FormatConvertError(err))...)
+		}
+	}
+	return diags
+}
+
+// typeContext is what assert conditions are checked with: every input,
+// step, output and run value unknown, of its type.
+func (t *Test) typeContext(functions map[string]function.Function) *hcl.EvalContext {
+	p := t.Program
+	inputs := map[string]cty.Value{}
+	for _, in := range p.Inputs {
+		inputs[in.Name] = cty.UnknownVal(in.Type.Type)
+	}
+	steps := map[string]cty.Value{}
+	for _, s := range p.Steps {
+		steps[s.Name] = cty.UnknownVal(s.Value.Type())
+	}
+	outputs := map[string]cty.Value{}
+	for _, o := range p.Outputs {
+		outputs[o.Name] = cty.DynamicVal
+	}
+	return &hcl.EvalContext{
+		Variables: map[string]cty.Value{
+			"input":  cty.ObjectVal(inputs),
+			"step":   cty.ObjectVal(steps),
+			"output": cty.ObjectVal(outputs),
+			"run": cty.ObjectVal(map[string]cty.Value{
+				"status":       cty.UnknownVal(cty.String),
+				"failed_steps": cty.DynamicVal, // a tuple of strings
+			}),
+		},
+		Functions: functions,
+	}
+}

@@ -1,0 +1,302 @@
+// Package flowtest runs the tests of flows (test blocks of *.test.hcl
+// files, checked by compiler.CompileTest): each test applies its flow once
+// with a state of its own and no cache, with the steps its mocks and
+// overrides replace giving what they say, and then checks that exactly the
+// expected steps failed and that every assert holds.
+package flowtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
+)
+
+// Status is how a test ended.
+type Status string
+
+// The statuses of a Result.
+const (
+	// StatusPassed: exactly the expected steps failed and every assert
+	// held.
+	StatusPassed Status = "passed"
+	// StatusFailed: an assert did not hold, or other steps failed than
+	// the expected ones.
+	StatusFailed Status = "failed"
+	// StatusErrored: the test could not run as written (it would call a
+	// model or the network, its state could not be made, an assert could
+	// not be evaluated).
+	StatusErrored Status = "errored"
+)
+
+// Result is the outcome of one test.
+type Result struct {
+	Test     string
+	Range    hcl.Range // the test's name in its file
+	Status   Status
+	Duration time.Duration
+	// Failures say why a test failed or errored: diagnostics with the
+	// ranges of the test file (an assert's condition, with the values of
+	// its references) or of the flow (a step that failed).
+	Failures hcl.Diagnostics
+}
+
+// Options configure Run.
+type Options struct {
+	// Executors run the steps no mock or override replaces.
+	Executors *blocks.Executors
+	// Live lets steps that call a model or the network run unmocked.
+	Live bool
+}
+
+// Run runs one test.
+func Run(ctx context.Context, t *compiler.Test, opts Options) Result {
+	start := time.Now()
+	res := Result{Test: t.Def.Name, Range: t.Def.NameRange}
+	res.Status, res.Failures = run(ctx, t, opts)
+	res.Duration = time.Since(start)
+	return res
+}
+
+func run(ctx context.Context, t *compiler.Test, opts Options) (Status, hcl.Diagnostics) {
+	if !opts.Live {
+		if diags := unmocked(t); diags.HasErrors() {
+			return StatusErrored, diags
+		}
+	}
+	dir, err := os.MkdirTemp("", "flowctl-test-")
+	if err != nil {
+		return StatusErrored, errorDiag(t.Def.NameRange, "No state for the test", err.Error())
+	}
+	defer os.RemoveAll(dir)
+	st, err := state.Open(filepath.Join(dir, "state"))
+	if err != nil {
+		return StatusErrored, errorDiag(t.Def.NameRange, "No state for the test", err.Error())
+	}
+	defer st.Close()
+
+	functions := lang.Functions(t.Program.Dir)
+	var mu sync.Mutex
+	failed := map[string]string{} // step → its first error
+	res, err := runtime.Apply(ctx, t.Program, runtime.Options{
+		Inputs: t.Inputs, Store: st, NoCache: true, Executors: opts.Executors,
+		Replace: func(s *compiler.Step) blocks.Executor {
+			if r := t.Replaced[s]; r != nil {
+				return &replacement{step: s, r: r, functions: functions}
+			}
+			return nil
+		},
+		Observe: func(e runtime.Event) {
+			if f, ok := e.(runtime.StepFinished); ok && f.Status == runtime.StatusFailed {
+				mu.Lock()
+				if _, ok := failed[f.Step]; !ok {
+					failed[f.Step] = f.Error
+				}
+				mu.Unlock()
+			}
+		},
+	})
+	if err != nil {
+		return StatusErrored, errorDiag(t.Def.NameRange, "The test's run was not recorded", err.Error())
+	}
+	if res.RunID == "" {
+		// The run did not start (a missing secret, say).
+		return StatusErrored, res.Diagnostics
+	}
+
+	var diags hcl.Diagnostics
+	expected := map[string]bool{}
+	for _, s := range t.Expect {
+		expected[s.Name] = true
+		if _, ok := failed[s.Name]; !ok {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Expected failure did not happen",
+				Detail:  fmt.Sprintf("Test %q expects step %q to fail, and it did not.", t.Def.Name, s.Name),
+				Subject: t.Def.ExpectRange.Ptr(),
+			})
+		}
+	}
+	for _, name := range lang.SortedKeys(failed) {
+		if !expected[name] {
+			s := t.Program.StepsByName[name]
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Step failed",
+				Detail:  fmt.Sprintf("Step %q failed: %s. Test %q does not expect it to (expect_failures).", name, strings.TrimSuffix(failed[name], "."), t.Def.Name),
+				Subject: s.DeclRange.Ptr(),
+			})
+		}
+	}
+
+	ctx2 := assertContext(t, res, failed, functions)
+	status := StatusPassed
+	if diags.HasErrors() {
+		status = StatusFailed
+	}
+	for _, a := range t.Def.Asserts {
+		v, d := a.Condition.Value(ctx2)
+		if d.HasErrors() {
+			diags = append(diags, d...)
+			status = StatusErrored
+			continue
+		}
+		ok, err := isTrue(v)
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Invalid assert condition", Detail: err.Error() + ".",
+				Subject: a.Condition.Range().Ptr(), Expression: a.Condition, EvalContext: ctx2,
+			})
+			status = StatusErrored
+			continue
+		}
+		if ok {
+			continue
+		}
+		msg := "the condition is false"
+		if m, d := a.ErrorMessage.Value(ctx2); !d.HasErrors() {
+			m, _ = m.UnmarkDeep()
+			if m, err := convert.Convert(m, cty.String); err == nil && m.IsKnown() && !m.IsNull() {
+				msg = m.AsString()
+			}
+		}
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError, Summary: "Test assertion failed", Detail: msg,
+			Subject: a.Condition.Range().Ptr(), Expression: a.Condition, EvalContext: ctx2,
+		})
+		if status == StatusPassed {
+			status = StatusFailed
+		}
+	}
+	return status, diags
+}
+
+// isTrue reads an assert's value.
+func isTrue(v cty.Value) (bool, error) {
+	v, _ = v.UnmarkDeep()
+	b, err := convert.Convert(v, cty.Bool)
+	switch {
+	case err != nil:
+		return false, fmt.Errorf("the condition must be true or false; it is %s", lang.FriendlyTypeName(v.Type()))
+	case b.IsNull():
+		return false, errors.New("the condition is null")
+	case !b.IsKnown():
+		return false, errors.New("the condition is not known")
+	}
+	return b.True(), nil
+}
+
+// assertContext is what asserts see: the flow's inputs, every step's
+// value, the outputs (null for those the run could not evaluate), and the
+// run's status and failed steps.
+func assertContext(t *compiler.Test, res *runtime.Result, failed map[string]string, functions map[string]function.Function) *hcl.EvalContext {
+	outputs := map[string]cty.Value{}
+	for _, o := range t.Program.Outputs {
+		v, ok := res.Outputs[o.Name]
+		if !ok {
+			v = cty.NullVal(cty.DynamicPseudoType)
+		}
+		outputs[o.Name] = v
+	}
+	// A tuple, so that run.failed_steps == ["a", "b"] holds.
+	names := lang.SortedKeys(failed)
+	vals := make([]cty.Value, len(names))
+	for i, n := range names {
+		vals[i] = cty.StringVal(n)
+	}
+	failedSteps := cty.TupleVal(vals)
+	return &hcl.EvalContext{
+		Variables: map[string]cty.Value{
+			"input":  cty.ObjectVal(t.Inputs),
+			"step":   cty.ObjectVal(res.Steps),
+			"output": cty.ObjectVal(outputs),
+			"run": cty.ObjectVal(map[string]cty.Value{
+				"status":       cty.StringVal(string(res.Status)),
+				"failed_steps": failedSteps,
+			}),
+		},
+		Functions: functions,
+	}
+}
+
+// unmocked reports the steps that would call a model or the network
+// without a mock or override.
+func unmocked(t *compiler.Test) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, s := range t.Program.Steps {
+		if t.Replaced[s] != nil {
+			continue
+		}
+		what := ""
+		switch {
+		case s.Block.Runtime == lang.RuntimeLLM || (s.Block.Builtin() && s.Block.Name == "llm"):
+			what = "calls a model"
+		case s.Block.Builtin() && slices.Contains([]string{"http", "scrape"}, s.Block.Name):
+			what = "calls the network (" + s.Block.Name + ")"
+		default:
+			continue
+		}
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError, Summary: "Unmocked step",
+			Detail: fmt.Sprintf("Step %q %s: mock it (mock %q { outputs = { ... } } or override \"step.%s\"), or run the test with --live.",
+				s.Name, what, s.Block.Name, s.Name),
+			Subject: s.DeclRange.Ptr(),
+		})
+	}
+	return diags
+}
+
+func errorDiag(rng hcl.Range, summary, detail string) hcl.Diagnostics {
+	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail + ".", Subject: rng.Ptr()}}
+}
+
+// replacement runs a step that a mock or override replaces: it gives the
+// outputs (evaluated with args, the step's arguments) or fails with the
+// error, which is not retried.
+type replacement struct {
+	step      *compiler.Step
+	r         *lang.Replacement
+	functions map[string]function.Function
+}
+
+func (x *replacement) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+	if x.r.HasError {
+		return nil, fmt.Errorf("%s (%w by the test)", x.r.Error, errMocked)
+	}
+	args := map[string]cty.Value{}
+	for k, v := range call.Inputs {
+		args[k] = v
+	}
+	v, diags := x.r.Outputs.Value(&hcl.EvalContext{
+		Variables: map[string]cty.Value{"args": cty.ObjectVal(args)},
+		Functions: x.functions,
+	})
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("the test's outputs for step %q: %s", x.step.Name, lang.ErrorSentence(diags, true))
+	}
+	outs := map[string]cty.Value{}
+	for _, f := range x.step.Outputs {
+		if v.Type().IsObjectType() && v.Type().HasAttribute(f.Name) {
+			outs[f.Name] = v.GetAttr(f.Name)
+		} else {
+			outs[f.Name] = cty.NullVal(f.Type.Type)
+		}
+	}
+	return &blocks.Result{Outputs: outs}, nil
+}
+
+// errMocked marks a mocked failure: final, so not retried.
+var errMocked = fmt.Errorf("mocked: %w", blocks.ErrFinal)
