@@ -54,6 +54,42 @@ type Result struct {
 	// ranges of the test file (an assert's condition, with the values of
 	// its references) or of the flow (a step that failed).
 	Failures hcl.Diagnostics
+	// Runs and Passes count the runs of a test run several times
+	// (--repeat); both are 0 for a test run once.
+	Runs, Passes int
+}
+
+// Aggregate is the result of a test run several times: passed when every
+// run passed, or when at least minRate of them did (minRate > 0); else
+// failed, errored when no run got as far as failing. Its failures are
+// those of the first run that did not pass, and its duration the runs'
+// sum.
+func Aggregate(runs []Result, minRate float64) Result {
+	out := runs[0]
+	out.Runs, out.Passes, out.Duration, out.Failures = len(runs), 0, 0, nil
+	errored := 0
+	for _, r := range runs {
+		out.Duration += r.Duration
+		switch r.Status {
+		case StatusPassed:
+			out.Passes++
+		case StatusErrored:
+			errored++
+		}
+		if r.Status != StatusPassed && out.Failures == nil {
+			out.Failures = r.Failures
+		}
+	}
+	rate := float64(out.Passes) / float64(out.Runs)
+	switch {
+	case out.Passes == out.Runs, minRate > 0 && rate >= minRate:
+		out.Status = StatusPassed
+	case errored == out.Runs:
+		out.Status = StatusErrored
+	default:
+		out.Status = StatusFailed
+	}
+	return out
 }
 
 // Options configure Run.

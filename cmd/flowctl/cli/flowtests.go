@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sync"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -86,26 +85,39 @@ func testFlow(file string, def *lang.TestDef) (string, hcl.Diagnostics) {
 	return flows[0], nil
 }
 
-// runFlowTests runs the tests whose names match filter (all when nil),
-// parallelism at a time, and returns their results in order.
-func runFlowTests(ctx context.Context, tests []*compiler.Test, ex *blocks.Executors, filter *regexp.Regexp, parallelism int, live bool) []flowtest.Result {
+// runFlowTests runs the tests whose names match --run, each --repeat
+// times, --parallelism runs at a time, and returns their results in
+// order.
+func runFlowTests(ctx context.Context, tests []*compiler.Test, ex *blocks.Executors, tf testFlags) []flowtest.Result {
 	var selected []*compiler.Test
 	for _, t := range tests {
-		if filter == nil || filter.MatchString(t.Def.Name) {
+		if tf.filter == nil || tf.filter.MatchString(t.Def.Name) {
 			selected = append(selected, t)
 		}
 	}
-	results := make([]flowtest.Result, len(selected))
-	slots := make(chan struct{}, max(parallelism, 1))
+	repeat := max(tf.repeat, 1)
+	runs := make([][]flowtest.Result, len(selected))
+	slots := make(chan struct{}, max(tf.parallelism, 1))
 	var wg sync.WaitGroup
 	for i, t := range selected {
-		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			results[i] = flowtest.Run(ctx, t, flowtest.Options{Executors: ex, Live: live})
-		})
+		runs[i] = make([]flowtest.Result, repeat)
+		for n := range repeat {
+			wg.Go(func() {
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				runs[i][n] = flowtest.Run(ctx, t, flowtest.Options{Executors: ex, Live: tf.live})
+			})
+		}
 	}
 	wg.Wait()
+	results := make([]flowtest.Result, len(selected))
+	for i, r := range runs {
+		if repeat == 1 {
+			results[i] = r[0]
+		} else {
+			results[i] = flowtest.Aggregate(r, tf.minPassRate)
+		}
+	}
 	return results
 }
 

@@ -21,6 +21,7 @@ import (
 
 func newTestCommand(s streams) *cobra.Command {
 	var jsonOut bool
+	var format string
 	var registries []string
 	var sandbox, goEngine, run string
 	var tf testFlags
@@ -56,16 +57,37 @@ block definition has errors.`,
 			if tf.parallelism < 0 {
 				return usagef("--parallelism must be at least 1")
 			}
-			return runTest(s, args, registries, execOptions{sandbox: sandbox, goEngine: goEngine}, tf, jsonOut)
+			if tf.repeat < 1 {
+				return usagef("--repeat must be at least 1")
+			}
+			if tf.minPassRate < 0 || tf.minPassRate > 1 {
+				return usagef("--min-pass-rate must be between 0 and 1")
+			}
+			switch {
+			case jsonOut && format != "" && format != "json":
+				return usagef("--json and --format %s disagree", format)
+			case jsonOut:
+				format = "json"
+			case format == "":
+				format = "human"
+			case format != "human" && format != "json" && format != "github":
+				return usagef("unknown --format %q: use human, json or github", format)
+			}
+			tf.format = format
+			return runTest(s, args, registries, execOptions{sandbox: sandbox, goEngine: goEngine}, tf)
 		},
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the results as one JSON object")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the results as one JSON object (--format json)")
+	cmd.Flags().StringVar(&format, "format", "", "output format: human, json, or github (the human report and a workflow command per failure, which GitHub shows as annotations)")
+	cmd.Flags().StringVar(&tf.junit, "junit", "", "also write the results as JUnit XML to this file, one testsuite per file")
 	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry and test (repeatable)")
 	cmd.Flags().StringVar(&sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
 	cmd.Flags().StringVar(&goEngine, "go-engine", "", goEngineUsage)
 	cmd.Flags().StringVar(&run, "run", "", "run only the flow tests whose names match this regular expression")
 	cmd.Flags().IntVar(&tf.parallelism, "parallelism", 0, "how many flow tests run at once (default: 4 per processor; waiting for I/O does not count)")
 	cmd.Flags().BoolVar(&tf.live, "live", false, "let flow tests call models and the network through steps they do not mock")
+	cmd.Flags().IntVar(&tf.repeat, "repeat", 1, "run each flow test this many times and report its pass count and pass^N (whether every run passed)")
+	cmd.Flags().Float64Var(&tf.minPassRate, "min-pass-rate", 0, "with --repeat, a test passes when at least this fraction of its runs (0 to 1) passed; default: all of them")
 	return cmd
 }
 
@@ -74,9 +96,13 @@ type testFlags struct {
 	filter      *regexp.Regexp // --run
 	parallelism int
 	live        bool
+	repeat      int
+	minPassRate float64
+	format      string // human, json or github
+	junit       string // --junit FILE
 }
 
-func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags, jsonOut bool) error {
+func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags) error {
 	parser := lang.NewParser()
 	found, diags := loadTestBlocks(parser, paths, registries, eo.goEngine)
 	tests, d := loadFlowTests(parser, paths, registries, eo.goEngine, true)
@@ -90,8 +116,14 @@ func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags
 	writeHumanDiagnostics(s.err, parser.Files(), diags)
 
 	var view testView = newTestHuman(s.out)
-	if jsonOut {
+	switch tf.format {
+	case "json":
 		view = newTestJSON(s.out)
+	case "github":
+		view = testGitHub{newTestHuman(s.out)}
+	}
+	if tf.junit != "" {
+		view = newJUnitReport(view, tf.junit)
 	}
 	examples := 0
 	for _, b := range found {
@@ -121,7 +153,7 @@ func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags
 		if tf.parallelism == 0 {
 			tf.parallelism = 4 * goruntime.GOMAXPROCS(0)
 		}
-		view.Tests(runFlowTests(ctx, tests, ex, tf.filter, tf.parallelism, tf.live), parser.Files())
+		view.Tests(runFlowTests(ctx, tests, ex, tf), parser.Files())
 	}
 	err = view.Done(len(found))
 	if ctx.Err() != nil {

@@ -98,7 +98,12 @@ func (v *testHuman) Tests(results []flowtest.Result, files map[string]*hcl.File)
 		if word == "" {
 			word = "ERROR"
 		}
-		fmt.Fprintf(v.w, "%s %s (%s, %s)\n", word, r.Test, testPlace(r), formatDuration(r.Duration))
+		if r.Runs > 0 {
+			fmt.Fprintf(v.w, "%s %s (%s, %s): %d of %d runs passed, pass^%d %s\n", word, r.Test, testPlace(r),
+				formatDuration(r.Duration), r.Passes, r.Runs, r.Runs, yesNo(r.Passes == r.Runs))
+		} else {
+			fmt.Fprintf(v.w, "%s %s (%s, %s)\n", word, r.Test, testPlace(r), formatDuration(r.Duration))
+		}
 		if len(r.Failures) > 0 {
 			var b strings.Builder
 			writeHumanDiagnostics(&b, files, r.Failures)
@@ -152,6 +157,17 @@ type jsonFlowTestResult struct {
 	DurationMS int64                 `json:"duration_ms"`
 	Range      *diagjson.Range       `json:"range,omitempty"`
 	Failures   []diagjson.Diagnostic `json:"failures"`
+	// With --repeat: how many runs, how many passed, and pass^N.
+	Runs   *int  `json:"runs,omitempty"`
+	Passes *int  `json:"passes,omitempty"`
+	PassK  *bool `json:"pass_k,omitempty"`
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 type jsonTestResult struct {
@@ -187,11 +203,16 @@ func (v *testJSON) Block(results []blocktest.Result) {
 func (v *testJSON) Tests(results []flowtest.Result, files map[string]*hcl.File) {
 	for _, r := range results {
 		v.out.addTest(r)
-		v.out.Results = append(v.out.Results, jsonFlowTestResult{
+		jr := jsonFlowTestResult{
 			Kind: "test", Test: r.Test, File: r.Range.Filename, Status: string(r.Status),
 			DurationMS: r.Duration.Milliseconds(), Range: jsonRange(r.Range),
 			Failures: diagjson.New(files, r.Failures).Diagnostics,
-		})
+		}
+		if r.Runs > 0 {
+			all := r.Passes == r.Runs
+			jr.Runs, jr.Passes, jr.PassK = &r.Runs, &r.Passes, &all
+		}
+		v.out.Results = append(v.out.Results, jr)
 	}
 }
 

@@ -60,6 +60,12 @@ func (v validateJSON) Result(files map[string]*hcl.File, diags hcl.Diagnostics, 
 type validateGitHub struct{ w io.Writer }
 
 func (v validateGitHub) Result(_ map[string]*hcl.File, diags hcl.Diagnostics, _, _ int) error {
+	writeGitHubDiagnostics(v.w, diags)
+	return nil
+}
+
+// writeGitHubDiagnostics writes a workflow command per diagnostic.
+func writeGitHubDiagnostics(w io.Writer, diags hcl.Diagnostics) {
 	for _, d := range diags {
 		kind := "error"
 		if d.Severity == hcl.DiagWarning {
@@ -70,14 +76,13 @@ func (v validateGitHub) Result(_ map[string]*hcl.File, diags hcl.Diagnostics, _,
 			msg += ": " + d.Detail
 		}
 		if d.Subject == nil {
-			fmt.Fprintf(v.w, "::%s::%s\n", kind, escapeGitHubData(msg))
+			fmt.Fprintf(w, "::%s::%s\n", kind, escapeGitHubData(msg))
 			continue
 		}
 		s := d.Subject
-		fmt.Fprintf(v.w, "::%s file=%s,line=%d,col=%d::%s\n", kind,
+		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d::%s\n", kind,
 			escapeGitHubProperty(s.Filename), s.Start.Line, s.Start.Column, escapeGitHubData(msg))
 	}
-	return nil
 }
 
 func escapeGitHubData(s string) string {

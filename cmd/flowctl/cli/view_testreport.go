@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks/blocktest"
+	"github.com/flowctl/flowctl/runtime/flowtest"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// testGitHub is the human report plus a GitHub Actions workflow command
+// for each failure, which GitHub shows as an annotation on its file.
+type testGitHub struct {
+	*testHuman
+}
+
+func (v testGitHub) Block(results []blocktest.Result) {
+	v.testHuman.Block(results)
+	var diags hcl.Diagnostics
+	for _, r := range results {
+		if r.Status == blocktest.StatusFailed {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: fmt.Sprintf("%s example %d failed", r.Block, r.Example),
+				Detail: strings.TrimSpace(r.Error + "\n" + r.Diff), Subject: r.Range.Ptr(),
+			})
+		}
+	}
+	writeGitHubDiagnostics(v.w, diags)
+}
+
+func (v testGitHub) Tests(results []flowtest.Result, files map[string]*hcl.File) {
+	v.testHuman.Tests(results, files)
+	for _, r := range results {
+		for _, d := range r.Failures {
+			d := *d
+			d.Summary = fmt.Sprintf("test %q: %s", r.Test, d.Summary)
+			writeGitHubDiagnostics(v.w, hcl.Diagnostics{&d})
+		}
+	}
+}
+
+// junitReport is a testView that records every result and writes them as
+// JUnit XML, one testsuite per file, when the run is done; the report the
+// user sees is its inner view's.
+type junitReport struct {
+	testView
+	path   string
+	suites map[string]*junitSuite
+	order  []string
+}
+
+type junitSuites struct {
+	XMLName xml.Name      `xml:"testsuites"`
+	Suites  []*junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     float64     `xml:"-"`
+	Seconds  string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func newJUnitReport(inner testView, path string) *junitReport {
+	return &junitReport{testView: inner, path: path, suites: map[string]*junitSuite{}}
+}
+
+func (j *junitReport) suite(file string) *junitSuite {
+	s := j.suites[file]
+	if s == nil {
+		s = &junitSuite{Name: file}
+		j.suites[file] = s
+		j.order = append(j.order, file)
+	}
+	return s
+}
+
+func (j *junitReport) add(file string, c junitCase) {
+	s := j.suite(file)
+	s.Tests++
+	s.Seconds = fmt.Sprintf("%.3f", s.Time)
+	switch {
+	case c.Failure != nil:
+		s.Failures++
+	case c.Error != nil:
+		s.Errors++
+	case c.Skipped != nil:
+		s.Skipped++
+	}
+	s.Cases = append(s.Cases, c)
+}
+
+func (j *junitReport) Block(results []blocktest.Result) {
+	j.testView.Block(results)
+	for _, r := range results {
+		file := relPath(r.Range.Filename)
+		j.suite(file).Time += r.Duration.Seconds()
+		c := junitCase{Name: fmt.Sprintf("%s example %d", r.Block, r.Example), Classname: file, Time: seconds(r.Duration)}
+		switch r.Status {
+		case blocktest.StatusFailed:
+			c.Failure = &junitMessage{Message: r.Error, Text: r.Diff}
+		case blocktest.StatusSkipped:
+			c.Skipped = &junitMessage{Message: r.Error}
+		}
+		j.add(file, c)
+	}
+}
+
+func (j *junitReport) Tests(results []flowtest.Result, files map[string]*hcl.File) {
+	j.testView.Tests(results, files)
+	for _, r := range results {
+		file := relPath(r.Range.Filename)
+		j.suite(file).Time += r.Duration.Seconds()
+		c := junitCase{Name: r.Test, Classname: file, Time: seconds(r.Duration)}
+		if len(r.Failures) > 0 {
+			var b strings.Builder
+			writeHumanDiagnostics(&b, files, r.Failures)
+			m := &junitMessage{Message: r.Failures[0].Summary, Text: b.String()}
+			if r.Status == flowtest.StatusErrored {
+				c.Error = m
+			} else {
+				c.Failure = m
+			}
+		}
+		j.add(file, c)
+	}
+}
+
+func (j *junitReport) Done(blocks int) error {
+	err := j.testView.Done(blocks)
+	out := junitSuites{}
+	for _, f := range j.order {
+		out.Suites = append(out.Suites, j.suites[f])
+	}
+	if werr := writeXMLFile(j.path, out); werr != nil {
+		return werr
+	}
+	return err
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+func writeXMLFile(path string, v any) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing the JUnit report: %w", err)
+	}
+	if err := writeXML(f, v); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the JUnit report: %w", err)
+	}
+	return f.Close()
+}
+
+func writeXML(w io.Writer, v any) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
