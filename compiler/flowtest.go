@@ -17,6 +17,8 @@ type Test struct {
 	Program *Program
 	// Inputs are the flow's input values: the test's, else the defaults.
 	Inputs map[string]cty.Value
+	// Secrets are the test's secret values, by name.
+	Secrets map[string]string
 	// Replaced maps each step a mock or an override replaces to its
 	// replacement (an override wins over a mock).
 	Replaced map[*Step]*lang.Replacement
@@ -58,6 +60,31 @@ func CompileTest(prog *Program, def *lang.TestDef) (*Test, hcl.Diagnostics) {
 		}
 		diags = append(diags, d...)
 		t.Inputs = in
+	}
+
+	if def.Secrets != nil {
+		t.Secrets = map[string]string{}
+		v, d := def.Secrets.Value(&hcl.EvalContext{Functions: functions})
+		diags = append(diags, d...)
+		ok := !d.HasErrors() && !v.IsNull() && v.IsWhollyKnown() && (v.Type().IsObjectType() || v.Type().IsMapType())
+		if ok {
+			for k, sv := range v.AsValueMap() {
+				s, err := convert.Convert(sv, cty.String)
+				switch {
+				case err != nil || s.IsNull():
+					ok = false
+				case prog.SecretsByName[k] == nil:
+					diags = append(diags, lang.Error(def.Secrets.Range(), "Unknown secret",
+						"Flow %q declares no secret %q.%s", prog.Flow.Name, k, lang.Suggest(k, lang.SortedKeys(prog.SecretsByName)))...)
+				default:
+					t.Secrets[k] = s.AsString()
+				}
+			}
+		}
+		if !ok && !d.HasErrors() {
+			diags = append(diags, lang.Error(def.Secrets.Range(), "Invalid secrets",
+				"The secrets of test %q are an object of strings, such as { token = \"test\" }.", def.Name)...)
+		}
 	}
 
 	used := map[string]bool{}

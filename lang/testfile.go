@@ -21,6 +21,9 @@ type TestDef struct {
 	FlowRange hcl.Range
 	// Inputs is the object of the flow's input values; nil for none.
 	Inputs hcl.Expression
+	// Secrets is the object of the flow's secret values (name → string),
+	// so that a test needs no environment; nil for none.
+	Secrets hcl.Expression
 	// Mocks replace every step that uses a block; Overrides one step.
 	Mocks     []*Replacement
 	Overrides []*Replacement
@@ -58,7 +61,7 @@ var testFileSchema = &hcl.BodySchema{
 }
 
 var testSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "flow"}, {Name: "inputs"}, {Name: "expect_failures"}},
+	Attributes: []hcl.AttributeSchema{{Name: "flow"}, {Name: "inputs"}, {Name: "secrets"}, {Name: "expect_failures"}},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "mock", LabelNames: []string{"block"}},
 		{Type: "override", LabelNames: []string{"step"}},
@@ -109,6 +112,8 @@ func decodeTest(b *hcl.Block) (*TestDef, hcl.Diagnostics) {
 			diags = append(diags, d...)
 		case "inputs":
 			t.Inputs = a.Expr
+		case "secrets":
+			t.Secrets = a.Expr
 		case "expect_failures":
 			t.ExpectRange = a.Expr.Range()
 			exprs, d := hcl.ExprList(a.Expr)

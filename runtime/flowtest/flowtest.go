@@ -130,7 +130,7 @@ func run(ctx context.Context, t *compiler.Test, opts Options) (Status, hcl.Diagn
 	var mu sync.Mutex
 	failed := map[string]string{} // step → its first error
 	res, err := runtime.Apply(ctx, t.Program, runtime.Options{
-		Inputs: t.Inputs, Store: st, NoCache: true, Executors: opts.Executors,
+		Inputs: t.Inputs, Secrets: t.Secrets, Store: st, NoCache: true, Executors: opts.Executors,
 		Replace: func(s *compiler.Step) blocks.Executor {
 			if r := t.Replaced[s]; r != nil {
 				return &replacement{step: s, r: r, functions: functions}
@@ -256,9 +256,9 @@ func assertContext(t *compiler.Test, res *runtime.Result, failed map[string]stri
 	failedSteps := cty.TupleVal(vals)
 	return &hcl.EvalContext{
 		Variables: map[string]cty.Value{
-			"input":  cty.ObjectVal(t.Inputs),
-			"step":   cty.ObjectVal(res.Steps),
-			"output": cty.ObjectVal(outputs),
+			"input":  structural(cty.ObjectVal(t.Inputs)),
+			"step":   structural(cty.ObjectVal(res.Steps)),
+			"output": structural(cty.ObjectVal(outputs)),
 			"run": cty.ObjectVal(map[string]cty.Value{
 				"status":       cty.StringVal(string(res.Status)),
 				"failed_steps": failedSteps,
@@ -266,6 +266,42 @@ func assertContext(t *compiler.Test, res *runtime.Result, failed map[string]stri
 		},
 		Functions: functions,
 	}
+}
+
+// structural makes every list and set in v a tuple, and every map an
+// object, so that an assert compares them with what it writes: in HCL a
+// list never equals a tuple, and ["a", "b"] is a tuple.
+func structural(v cty.Value) cty.Value {
+	v, marks := v.Unmark()
+	ty := v.Type()
+	switch {
+	case !v.IsKnown():
+		if ty.IsListType() || ty.IsSetType() || ty.IsMapType() {
+			v = cty.DynamicVal
+		}
+	case v.IsNull():
+		if ty.IsListType() || ty.IsSetType() || ty.IsMapType() {
+			v = cty.NullVal(cty.DynamicPseudoType)
+		}
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		var elems []cty.Value
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			elems = append(elems, structural(e))
+		}
+		v = cty.TupleVal(elems)
+		if elems == nil {
+			v = cty.EmptyTupleVal
+		}
+	case ty.IsMapType() || ty.IsObjectType():
+		attrs := map[string]cty.Value{}
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			attrs[k.AsString()] = structural(e)
+		}
+		v = cty.ObjectVal(attrs)
+	}
+	return v.WithMarks(marks)
 }
 
 // unmocked reports the steps that would call a model or the network

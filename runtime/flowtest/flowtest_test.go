@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 )
 
 func TestAggregate(t *testing.T) {
@@ -37,5 +38,27 @@ func TestAggregate(t *testing.T) {
 	}
 	if got := Aggregate([]Result{pass, pass}, 0); got.Duration != 2*time.Second {
 		t.Errorf("duration %s", got.Duration)
+	}
+}
+
+// TestStructural: what asserts see compares equal to the tuples and
+// objects they write.
+func TestStructural(t *testing.T) {
+	v := cty.ObjectVal(map[string]cty.Value{
+		"list":  cty.ListVal([]cty.Value{cty.StringVal("a"), cty.StringVal("b")}),
+		"empty": cty.ListValEmpty(cty.Number),
+		"set":   cty.SetVal([]cty.Value{cty.NumberIntVal(1)}),
+		"map":   cty.MapVal(map[string]cty.Value{"k": cty.ListVal([]cty.Value{cty.True})}),
+		"null":  cty.NullVal(cty.List(cty.String)),
+	})
+	want := cty.ObjectVal(map[string]cty.Value{
+		"list":  cty.TupleVal([]cty.Value{cty.StringVal("a"), cty.StringVal("b")}),
+		"empty": cty.EmptyTupleVal,
+		"set":   cty.TupleVal([]cty.Value{cty.NumberIntVal(1)}),
+		"map":   cty.ObjectVal(map[string]cty.Value{"k": cty.TupleVal([]cty.Value{cty.True})}),
+		"null":  cty.NullVal(cty.DynamicPseudoType),
+	})
+	if got := structural(v); !got.RawEquals(want) {
+		t.Errorf("structural = %#v", got)
 	}
 }
