@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -254,6 +255,9 @@ func expressionValues(expr hcl.Expression, ctx *hcl.EvalContext) []ExprValue {
 	return out
 }
 
+// maxShownValue bounds the JSON of a collection or object a snippet shows.
+const maxShownValue = 120
+
 func describeValue(v cty.Value) string {
 	if v.HasMark(lang.Sensitive) {
 		return "has a sensitive value"
@@ -274,10 +278,17 @@ func describeValue(v cty.Value) string {
 		return "is " + v.AsBigFloat().Text('g', -1)
 	case ty == cty.Bool:
 		return fmt.Sprintf("is %t", v.True())
-	case ty.IsCollectionType() || ty.IsTupleType():
+	case ty.IsCollectionType() || ty.IsTupleType() || ty.IsObjectType():
+		// A short value is shown; a long one is described.
+		if v.IsWhollyKnown() {
+			if b, err := jsonval.Marshal(v); err == nil && len(b) <= maxShownValue {
+				return "is " + string(b)
+			}
+		}
+		if ty.IsObjectType() {
+			return fmt.Sprintf("is object with %d attributes", len(ty.AttributeTypes()))
+		}
 		return fmt.Sprintf("is %s with %d elements", ty.FriendlyName(), v.LengthInt())
-	case ty.IsObjectType():
-		return fmt.Sprintf("is object with %d attributes", len(ty.AttributeTypes()))
 	}
 	return "is " + ty.FriendlyName()
 }

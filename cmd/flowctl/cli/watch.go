@@ -14,7 +14,7 @@ import (
 
 func newWatchCommand(s streams) *cobra.Command {
 	var f runFlags
-	var jsonOut bool
+	var jsonOut, withTests bool
 	var debounce time.Duration
 	cmd := &cobra.Command{
 		Use:   "watch FLOW",
@@ -58,6 +58,9 @@ cancelled and what finished is kept.`,
 			} else {
 				view = &watchHuman{w: s.out, errw: s.err}
 			}
+			if withTests {
+				view = &watchTests{watchView: view, ctx: ctx, flow: path, s: s, f: &f, ex: ex, json: jsonOut}
+			}
 			err = watch.Run(ctx, watch.Options{
 				FlowFile: path, RegistryDirs: f.registries, GoEngine: f.goEngine, Inputs: given, Secrets: secrets,
 				Namespace: f.namespace, NoCache: f.noCache, Parallelism: f.parallelism, ResetCorruptMemory: f.resetMemory,
@@ -70,5 +73,6 @@ cancelled and what finished is kept.`,
 	f.registerRun(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print each cycle's events as JSON lines, between cycle_started and cycle_finished")
 	cmd.Flags().DurationVar(&debounce, "debounce", watch.DefaultDebounce, "how long to wait for the writes of a save to settle")
+	cmd.Flags().BoolVar(&withTests, "test", false, "after each successful apply, run the flow's tests (*.test.hcl in its directory)")
 	return cmd
 }

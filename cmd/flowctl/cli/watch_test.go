@@ -67,6 +67,13 @@ func TestWatchCommand(t *testing.T) {
 // returns the events of its next cycle, from cycle_started to
 // cycle_finished; stop ends it with SIGINT and checks that it exits well.
 func startWatch(t *testing.T, dir string, args ...string) (cycle func() []map[string]any, stop func()) {
+	cycle, _, stop = startWatchEvents(t, dir, args...)
+	return cycle, stop
+}
+
+// startWatchEvents is startWatch that also returns a function giving the
+// next event, whatever it is.
+func startWatchEvents(t *testing.T, dir string, args ...string) (cycle func() []map[string]any, next func() map[string]any, stop func()) {
 	cmd := flowctl(t, dir, append([]string{"watch", "--json"}, append(args, ".")...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -89,6 +96,19 @@ func startWatch(t *testing.T, dir string, args ...string) (cycle func() []map[st
 			lines <- m
 		}
 	}()
+	next = func() map[string]any {
+		t.Helper()
+		select {
+		case m, ok := <-lines:
+			if !ok {
+				t.Fatal("watch ended")
+			}
+			return m
+		case <-time.After(2 * time.Minute):
+			t.Fatal("no event")
+		}
+		return nil
+	}
 	cycle = func() []map[string]any {
 		t.Helper()
 		var evs []map[string]any
@@ -119,7 +139,34 @@ func startWatch(t *testing.T, dir string, args ...string) (cycle func() []map[st
 			t.Errorf("watch after SIGINT: %v", err)
 		}
 	}
-	return cycle, stop
+	return cycle, next, stop
+}
+
+// TestWatchTests: with --test, each successful cycle runs the flow's tests
+// and reports them; a cycle that breaks them says so.
+func TestWatchTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := t.TempDir()
+	flow := filepath.Join(dir, "w.flow.hcl")
+	src := "flow \"w\" {}\n\nstep \"a\" {\n  use   = \"value\"\n  value = 2\n}\n\noutput \"a\" {\n  value = step.a.value\n}\n"
+	test := "test \"two\" {\n  assert {\n    condition     = output.a == 2\n    error_message = \"a is two\"\n  }\n}\n"
+	os.WriteFile(flow, []byte(src), 0o644)
+	os.WriteFile(filepath.Join(dir, "w.test.hcl"), []byte(test), 0o644)
+	cycle, next, stop := startWatchEvents(t, dir, "--test")
+	defer stop()
+	cycle()
+	if e := next(); e["type"] != "tests_finished" || e["passed"] != 1.0 || e["failed"] != 0.0 {
+		t.Fatalf("after the first cycle: %v", e)
+	}
+	os.WriteFile(flow, []byte(strings.Replace(src, "value = 2", "value = 3", 1)), 0o644)
+	cycle()
+	e := next()
+	results, _ := e["results"].([]any)
+	if e["type"] != "tests_finished" || e["failed"] != 1.0 || len(results) != 1 || results[0].(map[string]any)["status"] != "failed" {
+		t.Fatalf("after the change: %v", e)
+	}
 }
 
 // TestWatchCompiledBlock: watch builds a changed compiled block; a build
