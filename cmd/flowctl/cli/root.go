@@ -3,6 +3,8 @@ package cli
 import (
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
 	"github.com/spf13/cobra"
@@ -37,7 +39,7 @@ func Run(args []string, s streams) int {
 	// that are failures (exit 1), errors before it are usage errors.
 	started := false
 	root.PersistentPreRun = func(*cobra.Command, []string) { started = true }
-	root.SetArgs(args)
+	root.SetArgs(goStyleRun(args))
 	cmd, err := root.ExecuteC()
 	if err == nil {
 		return exitOK
@@ -77,4 +79,22 @@ do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
 		newThinkCommand(s),
 	)
 	return root
+}
+
+// goStyleRun lets `flowctl test` take -run REGEX, as go test does: the
+// flag is --run, and one dash would read as the shorthands -r -u -n.
+func goStyleRun(args []string) []string {
+	if len(args) == 0 || args[0] != "test" {
+		return args
+	}
+	out := slices.Clone(args)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if a == "-run" || strings.HasPrefix(a, "-run=") {
+			out[i] = "-" + a
+		}
+	}
+	return out
 }

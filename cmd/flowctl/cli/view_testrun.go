@@ -118,11 +118,7 @@ func (v *testHuman) Done(blocks int) error {
 		fmt.Fprintf(v.w, "No examples or tests found in %s.\n", plural(blocks, "block", "blocks"))
 		return nil
 	}
-	if c.Errored > 0 {
-		fmt.Fprintf(v.w, "%d passed, %d failed, %d errored, %d skipped\n", c.Passed, c.Failed, c.Errored, c.Skipped)
-	} else {
-		fmt.Fprintf(v.w, "%d passed, %d failed, %d skipped\n", c.Passed, c.Failed, c.Skipped)
-	}
+	fmt.Fprintf(v.w, "%d passed, %d failed, %d errored, %d skipped\n", c.Passed, c.Failed, c.Errored, c.Skipped)
 	return c.result()
 }
 
