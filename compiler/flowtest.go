@@ -54,8 +54,12 @@ func CompileTest(prog *Program, def *lang.TestDef) (*Test, hcl.Diagnostics) {
 	if !diags.HasErrors() {
 		in, d := prog.ResolveInputs(given)
 		for _, dg := range d {
-			if dg.Subject == nil && def.Inputs != nil {
+			switch {
+			case dg.Subject != nil:
+			case def.Inputs != nil:
 				dg.Subject = def.Inputs.Range().Ptr()
+			default:
+				dg.Subject = def.NameRange.Ptr()
 			}
 		}
 		diags = append(diags, d...)
