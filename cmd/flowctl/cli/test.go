@@ -24,6 +24,7 @@ func newTestCommand(s streams) *cobra.Command {
 	var format string
 	var registries []string
 	var sandbox, goEngine, run string
+	var httpAllow []string
 	var tf testFlags
 	cmd := &cobra.Command{
 		Use:   "test [PATH...]",
@@ -74,7 +75,7 @@ block definition has errors.`,
 				return usagef("unknown --format %q: use human, json or github", format)
 			}
 			tf.format = format
-			return runTest(s, args, registries, execOptions{sandbox: sandbox, goEngine: goEngine}, tf)
+			return runTest(s, args, registries, execOptions{sandbox: sandbox, goEngine: goEngine, httpAllow: httpAllow}, tf)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the results as one JSON object (--format json)")
@@ -86,6 +87,7 @@ block definition has errors.`,
 	cmd.Flags().StringVar(&run, "run", "", "run only the flow tests whose names match this regular expression")
 	cmd.Flags().IntVar(&tf.parallelism, "parallelism", 0, "how many flow tests run at once (default: 4 per processor; waiting for I/O does not count)")
 	cmd.Flags().BoolVar(&tf.live, "live", false, "let flow tests call models and the network through steps they do not mock")
+	cmd.Flags().StringArrayVar(&httpAllow, "http-allow", nil, "with --live, where http and scrape steps may connect, as for apply (default: "+envHTTPAllow+", else anywhere but link-local addresses)")
 	cmd.Flags().IntVar(&tf.repeat, "repeat", 1, "run each flow test this many times and report its pass count and pass^N (whether every run passed)")
 	cmd.Flags().Float64Var(&tf.minPassRate, "min-pass-rate", 0, "with --repeat, a test passes when at least this fraction of its runs (0 to 1) passed; default: all of them")
 	return cmd
