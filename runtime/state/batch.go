@@ -82,6 +82,22 @@ ON CONFLICT (hash) DO UPDATE SET
 	},
 }
 
+var events = tableDef{
+	insert: `INSERT INTO events (run_id, seq, type, data) VALUES `,
+	row:    `(?, ?, ?, CAST(? AS TEXT))`,
+	conflict: `
+ON CONFLICT (run_id, seq) DO UPDATE SET
+	type = excluded.type,
+	data = excluded.data`,
+	appendArgs: func(a *args, o *op) {
+		e := &o.event
+		a.list = append(a.list, a.runID.of(e.RunID), e.Seq, e.Type, text(e.Data))
+	},
+	describe: func(o *op, err error) error {
+		return fmt.Errorf("recording event %d of run %s: %w", o.event.Seq, o.event.RunID, err)
+	},
+}
+
 // args builds the arguments of a statement. It is reused from statement to
 // statement, and so are the interface values of the strings that repeat
 // from row to row (the run, the step, the status, the flow): converting a
@@ -152,14 +168,18 @@ func (w *writer) apply(batch []op, first uint64) bool {
 			if w.offload(&o.cache.outputs, w.cache, batch, first, i) {
 				w.add(w.cache, batch, first, i)
 			}
+		case opEvent:
+			w.add(w.events, batch, first, i)
 		case opSync:
 			w.writeRows(w.steps, batch, first)
 			w.writeRows(w.cache, batch, first)
+			w.writeRows(w.events, batch, first)
 			o.sync.err = w.applySync(ctx, o.sync)
 		}
 	}
 	w.writeRows(w.steps, batch, first)
 	w.writeRows(w.cache, batch, first)
+	w.writeRows(w.events, batch, first)
 	if _, err := st.commit.ExecContext(ctx); err != nil {
 		// SQLite may have rolled back already, after an I/O error say; then
 		// ROLLBACK fails too, harmlessly.

@@ -175,6 +175,36 @@ func (s *Store) Steps(runID string) ([]*StepResult, error) {
 	return steps, nil
 }
 
+// Events returns the events of a run with a sequence number above after,
+// in order, at most limit of them (0: all).
+func (s *Store) Events(runID string, after int64, limit int) ([]Event, error) {
+	q := `SELECT seq, type, data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq`
+	args := []any{runID, after}
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := s.db.Query(q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the events of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		e := Event{RunID: runID}
+		var data string
+		if err := rows.Scan(&e.Seq, &e.Type, &data); err != nil {
+			return nil, fmt.Errorf("reading the events of run %s: %w", runID, err)
+		}
+		e.Data = json.RawMessage(data)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the events of run %s: %w", runID, err)
+	}
+	return out, nil
+}
+
 // CacheGet returns the outputs stored under the cache key key, and whether
 // there are any. It sees committed entries only (see Flush). An entry
 // evicted by another key with the same 64-bit hash (see keyHash) is a miss.

@@ -101,6 +101,18 @@ CREATE TABLE vectors (
 	`
 ALTER TABLE runs ADD COLUMN failed_outputs TEXT;
 `,
+	// 4: the events of a run, as apply --json prints them, numbered from 1
+	// (recorded by flowctl serve, so that a client that connects late or
+	// reconnects misses none).
+	`
+CREATE TABLE events (
+	run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	seq    INTEGER NOT NULL,
+	type   TEXT NOT NULL,
+	data   TEXT NOT NULL,
+	PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

@@ -60,6 +60,16 @@ type Run struct {
 	Usage         json.RawMessage // token usage of the whole run
 }
 
+// An Event is one event of a run, as apply --json prints it: Seq numbers
+// the events of a run from 1, Type is the event's type ("step_finished"),
+// Data its JSON object.
+type Event struct {
+	RunID string
+	Seq   int64
+	Type  string
+	Data  json.RawMessage
+}
+
 // A StepResult is the outcome of one instance of one step of a run. Instance
 // tells the instances of a step with count or for_each apart ("" for a step
 // without either).

@@ -27,7 +27,7 @@ type writer struct {
 	conn         *sql.Conn
 	dir          string // the state directory, for blobs
 	stmts        writerStmts
-	steps, cache *table
+	steps, cache, events *table
 	args         args
 
 	mu      sync.Mutex
@@ -54,6 +54,7 @@ type opKind uint8
 const (
 	opStep opKind = iota + 1
 	opCache
+	opEvent
 	opSync
 )
 
@@ -63,6 +64,7 @@ type op struct {
 	kind  opKind
 	step  StepResult
 	cache cacheEntry
+	event Event
 	sync  *syncOp
 }
 
@@ -139,6 +141,9 @@ func (w *writer) prepare(ctx context.Context) error {
 		*p.stmt = s
 	}
 	var err error
+	if w.events, err = events.prepare(ctx, w.conn); err != nil {
+		return fmt.Errorf("preparing the statements for events: %w", err)
+	}
 	if w.steps, err = steps.prepare(ctx, w.conn); err != nil {
 		return fmt.Errorf("preparing the statements for step results: %w", err)
 	}
@@ -150,7 +155,7 @@ func (w *writer) prepare(ctx context.Context) error {
 
 func (w *writer) closeStmts() error {
 	var errs []error
-	for _, t := range []*table{w.steps, w.cache} {
+	for _, t := range []*table{w.steps, w.cache, w.events} {
 		if t != nil {
 			errs = append(errs, t.close())
 		}

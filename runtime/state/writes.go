@@ -117,6 +117,13 @@ func (s *Store) CachePut(key, flow, step string, outputs json.RawMessage) {
 	s.w.push(&op{kind: opCache, cache: cacheEntry{key, flow, step, outputs}})
 }
 
+// RecordEvent hands an event of a run over to the writer, as RecordStep
+// does; an event with the same run and sequence number replaces it. Data
+// is not copied and must not be modified afterwards.
+func (s *Store) RecordEvent(e Event) {
+	s.w.push(&op{kind: opEvent, event: e})
+}
+
 // Flush waits until everything handed over so far is committed. It returns
 // the first error of the asynchronous writes (RecordStep, CachePut) among
 // them that no earlier Flush or FinishRun has returned; a failed write is
