@@ -24,11 +24,11 @@ const writerCacheKiB = 32 << 10
 // the order they are queued (seq, from 1); done is the seq of the last op
 // whose transaction has ended, which is what Flush waits for.
 type writer struct {
-	conn         *sql.Conn
-	dir          string // the state directory, for blobs
-	stmts        writerStmts
+	conn                 *sql.Conn
+	dir                  string // the state directory, for blobs
+	stmts                writerStmts
 	steps, cache, events *table
-	args         args
+	args                 args
 
 	mu      sync.Mutex
 	work    sync.Cond // the queue grew, or the writer must stop
