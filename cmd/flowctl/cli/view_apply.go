@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"golang.org/x/term"
@@ -46,46 +45,7 @@ func newApplyJSON(w io.Writer) *applyJSON {
 	return v
 }
 
-// events are the JSON shapes of the events; every one has type and time.
-type (
-	jsonRunStarted struct {
-		Type  string `json:"type"`
-		Time  string `json:"time"`
-		RunID string `json:"run_id"`
-		Flow  string `json:"flow"`
-	}
-	jsonStepStarted struct {
-		Type     string `json:"type"`
-		Time     string `json:"time"`
-		Step     string `json:"step"`
-		Instance any    `json:"instance"`
-		Attempt  int    `json:"attempt"`
-	}
-	jsonStepFinished struct {
-		Type       string        `json:"type"`
-		Time       string        `json:"time"`
-		Step       string        `json:"step"`
-		Instance   any           `json:"instance"`
-		Status     string        `json:"status"`
-		DurationMS int64         `json:"duration_ms"`
-		Error      *string       `json:"error"`
-		Reason     string        `json:"reason,omitempty"`
-		Attempts   int           `json:"attempts,omitempty"`
-		Usage      *blocks.Usage `json:"usage,omitempty"`
-	}
-	jsonRunFinished struct {
-		Type          string                 `json:"type"`
-		Time          string                 `json:"time"`
-		RunID         string                 `json:"run_id"`
-		Status        string                 `json:"status"`
-		Outputs       map[string]any         `json:"outputs"`
-		FailedOutputs []runtime.FailedOutput `json:"failed_outputs,omitempty"`
-		Error         string                 `json:"error,omitempty"`
-		Usage         *blocks.Usage          `json:"usage,omitempty"`
-	}
-)
-
-func jsonTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+func jsonTime(t time.Time) string { return runtime.JSONTime(t) }
 
 func (v *applyJSON) Event(e runtime.Event) {
 	if _, ok := e.(runtime.RunFinished); ok {
@@ -93,24 +53,16 @@ func (v *applyJSON) Event(e runtime.Event) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	switch e := e.(type) {
+	_, doc := runtime.EventJSON(e)
+	if doc == nil {
+		return
+	}
+	v.enc.Encode(doc)
+	switch e.(type) {
 	case runtime.RunStarted:
-		v.enc.Encode(jsonRunStarted{"run_started", jsonTime(e.Time), e.RunID, e.Flow})
 		v.buf.Flush()
 		v.startFlusher()
-	case runtime.StepStarted:
-		v.enc.Encode(jsonStepStarted{"step_started", jsonTime(e.Time), e.Step, e.Instance.JSON(), e.Attempt})
-	case runtime.StepFinished:
-		ev := jsonStepFinished{
-			Type: "step_finished", Time: jsonTime(e.Time), Step: e.Step, Instance: e.Instance.JSON(),
-			Status: string(e.Status), DurationMS: e.Duration.Milliseconds(), Reason: e.Reason, Attempts: e.Attempts, Usage: e.Usage,
-		}
-		if e.Error != "" {
-			ev.Error = &e.Error
-		}
-		v.enc.Encode(ev)
 	case runtime.RunFinished:
-		v.enc.Encode(jsonRunFinished{"run_finished", jsonTime(e.Time), e.RunID, string(e.Status), plainOutputs(e), e.FailedOutputs, e.Error, e.Usage})
 		v.buf.Flush()
 	}
 }
@@ -152,13 +104,7 @@ func (v *applyJSON) Close() {
 	v.mu.Unlock()
 }
 
-func plainOutputs(e runtime.RunFinished) map[string]any {
-	out := map[string]any{}
-	for name, val := range e.Outputs {
-		out[name] = runtime.PlainJSON(val)
-	}
-	return out
-}
+func plainOutputs(e runtime.RunFinished) map[string]any { return runtime.PlainOutputs(e.Outputs) }
 
 // applyHuman prints a line per finished step instance and, on a terminal,
 // keeps a live table of the running ones below them: step, attempt and
