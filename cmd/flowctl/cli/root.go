@@ -77,6 +77,7 @@ do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
 		newTestCommand(s),
 		newVersionCommand(s),
 		newThinkCommand(s),
+		newServeCommand(s),
 	)
 	return root
 }

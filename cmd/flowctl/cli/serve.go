@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/flowctl/flowctl/server"
+	"github.com/spf13/cobra"
+)
+
+// envToken is the bearer token serve requires when set.
+const envToken = "FLOWCTL_TOKEN"
+
+// shutdownGrace is how long serve waits, on SIGTERM, for requests and runs.
+const shutdownGrace = 10 * time.Second
+
+func newServeCommand(s streams) *cobra.Command {
+	var addr, stateDir, tokenFile, sandbox, goEngine string
+	var registries, httpAllow []string
+	var maxActive, maxQueue int
+	cmd := &cobra.Command{
+		Use:   "serve [DIR]",
+		Short: "Serve the flows under a directory over HTTP",
+		Long: `Serve runs an HTTP API for the flows (*.flow.hcl) under DIR (default: the
+current directory): list them, start runs, follow a run's events as
+Server-Sent Events (replayed for a client that connects late), read runs
+back and cancel them. Runs use the same runtime and state as apply (DIR's
+.flowctl, or --state). Flows are compiled again when their files change; an
+edit that does not compile keeps the last good version. With FLOWCTL_TOKEN
+set (or --token-file), every request but GET /healthz needs Authorization:
+Bearer TOKEN; serve refuses to listen beyond the loopback interface without
+one. See docs/serve.md.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return usagef("%s is not a directory", dir)
+			}
+			engine, err := resolveGoEngine(goEngine)
+			if err != nil {
+				return err
+			}
+			token := os.Getenv(envToken)
+			if tokenFile != "" {
+				b, err := os.ReadFile(tokenFile)
+				if err != nil {
+					return usagef("reading --token-file: %v", err)
+				}
+				token = strings.TrimSpace(string(b))
+			}
+			host, _, err := net.SplitHostPort(addr)
+			if err != nil {
+				return usagef("--addr %q is not HOST:PORT", addr)
+			}
+			if ip := net.ParseIP(host); token == "" && (ip == nil || !ip.IsLoopback()) && host != "localhost" {
+				return usagef("serve listens beyond the loopback interface (%s) only with a token: set %s or --token-file", addr, envToken)
+			}
+			if maxActive < 1 || maxQueue < 1 {
+				return usagef("--max-active and --max-queue must be at least 1")
+			}
+			if stateDir == "" {
+				stateDir = filepath.Join(dir, ".flowctl")
+			}
+			st, err := openStateDir(stateDir)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			ex, release, err := executors(execOptions{sandbox: sandbox, goEngine: engine, httpAllow: httpAllow, warnings: s.err})
+			if err != nil {
+				return err
+			}
+			defer release()
+			srv := server.New(server.Options{
+				Dir: dir, Registries: registries, GoEngine: engine, Store: st, Executors: ex,
+				Token: token, MaxActive: maxActive, MaxQueue: maxQueue,
+			})
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("listening on %s: %w", addr, err)
+			}
+			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+			fmt.Fprintf(s.err, "Serving the flows under %s on http://%s\n", dir, ln.Addr())
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			errc := make(chan error, 1)
+			go func() { errc <- hs.Serve(ln) }()
+			select {
+			case err := <-errc:
+				srv.Close()
+				return err
+			case <-ctx.Done():
+			}
+			fmt.Fprintln(s.err, "Stopping: running runs are cancelled and recorded.")
+			sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+			defer cancel()
+			go hs.Shutdown(sctx) // event streams end when their runs do
+			srv.Close()
+			if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				return err
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
+	cmd.Flags().StringVar(&stateDir, "state", "", "the state directory (default: DIR/.flowctl)")
+	cmd.Flags().StringVar(&tokenFile, "token-file", "", "a file holding the bearer token (default: "+envToken+")")
+	cmd.Flags().IntVar(&maxActive, "max-active", server.DefaultMaxActive, "runs at once; the others wait, queued")
+	cmd.Flags().IntVar(&maxQueue, "max-queue", server.DefaultMaxQueue, "queued runs at most; more are refused with 429")
+	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	cmd.Flags().StringVar(&sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
+	cmd.Flags().StringVar(&goEngine, "go-engine", "", goEngineUsage)
+	cmd.Flags().StringArrayVar(&httpAllow, "http-allow", nil, "where http and scrape steps may connect, as for apply")
+	return cmd
+}

@@ -1,0 +1,374 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// serveProc is a flowctl serve process on a loopback port.
+type serveProc struct {
+	t     *testing.T
+	url   string
+	token string
+}
+
+// startServe starts flowctl serve on dir and waits until it listens.
+func startServe(t *testing.T, dir string, env []string, args ...string) *serveProc {
+	t.Helper()
+	cmd := flowctl(t, dir, append([]string{"serve", "--addr", "127.0.0.1:0", "--sandbox", "inprocess"}, args...)...)
+	cmd.Env = append(cmd.Env, env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stderr)
+	addr := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	url := ""
+	for lines.Scan() {
+		if m := addr.FindStringSubmatch(lines.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	if url == "" {
+		cmd.Process.Kill()
+		t.Fatal("serve did not say where it listens")
+	}
+	go io.Copy(io.Discard, stderr)
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve after SIGTERM: %v", err)
+			}
+		case <-time.After(time.Minute):
+			cmd.Process.Kill()
+			t.Error("serve did not stop after SIGTERM")
+		}
+	})
+	return &serveProc{t: t, url: url}
+}
+
+// do sends a request and decodes the JSON reply into out (when not nil).
+func (p *serveProc) do(method, path, body string, out any, headers ...string) int {
+	p.t.Helper()
+	req, err := http.NewRequest(method, p.url+path, strings.NewReader(body))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if p.token != "" {
+		req.Header.Set("Authorization", "Bearer "+p.token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			p.t.Fatalf("%s %s: %v: %s", method, path, err, b)
+		}
+	}
+	return resp.StatusCode
+}
+
+// sseEvent is one Server-Sent Event.
+type sseEvent struct {
+	id, event, data string
+}
+
+// events reads a run's event stream to its end.
+func (p *serveProc) events(id string, lastID string) []sseEvent {
+	p.t.Helper()
+	req, _ := http.NewRequest("GET", p.url+"/v1/runs/"+id+"/events", nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	if p.token != "" {
+		req.Header.Set("Authorization", "Bearer "+p.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		p.t.Fatalf("Content-Type %q", ct)
+	}
+	var out []sseEvent
+	var cur sseEvent
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.event != "" {
+				out = append(out, cur)
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "id: "):
+			cur.id = line[4:]
+		case strings.HasPrefix(line, "event: "):
+			cur.event = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			cur.data = line[6:]
+		}
+	}
+	return out
+}
+
+const serveFlow = `flow "greet" {
+  description = "Greets"
+}
+
+input "name" {
+  type = string
+}
+
+input "wait" {
+  type    = string
+  default = "0s"
+}
+
+step "pause" {
+  use      = "sleep"
+  duration = input.wait
+}
+
+step "hello" {
+  use        = "value"
+  value      = "Hello, ${input.name}!"
+  depends_on = [step.pause]
+}
+
+output "greeting" {
+  value = step.hello.value
+}
+`
+
+func serveDir(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "greet.flow.hcl"), []byte(serveFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+type runReply struct {
+	RunID  string            `json:"run_id"`
+	Status string            `json:"status"`
+	Links  map[string]string `json:"links"`
+	Error  struct {
+		Code        string `json:"code"`
+		Message     string `json:"message"`
+		Diagnostics []struct {
+			Summary string `json:"summary"`
+		} `json:"diagnostics"`
+	} `json:"error"`
+}
+
+// TestServeRunAndEvents: a run started over HTTP finishes, its record and
+// its full event stream can be read, and a client that reconnects with
+// Last-Event-ID gets exactly the events it missed.
+func TestServeRunAndEvents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	p := startServe(t, serveDir(t), nil)
+	var health map[string]string
+	if p.do("GET", "/healthz", "", &health) != 200 || health["status"] != "ok" {
+		t.Fatalf("healthz: %v", health)
+	}
+	var flows struct {
+		Flows []struct {
+			Name   string `json:"name"`
+			Inputs []struct {
+				Name     string `json:"name"`
+				Required bool   `json:"required"`
+			} `json:"inputs"`
+		} `json:"flows"`
+	}
+	if p.do("GET", "/v1/flows", "", &flows) != 200 || len(flows.Flows) != 1 || flows.Flows[0].Name != "greet" || !flows.Flows[0].Inputs[0].Required {
+		t.Fatalf("flows: %+v", flows)
+	}
+	var r runReply
+	if code := p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "Ada"}}`, &r); code != 202 || r.RunID == "" || r.Links["events"] != "/v1/runs/"+r.RunID+"/events" {
+		t.Fatalf("start: %d %+v", code, r)
+	}
+	evs := p.events(r.RunID, "")
+	if len(evs) < 4 || evs[0].event != "run_started" || evs[len(evs)-1].event != "run_finished" {
+		t.Fatalf("events: %+v", evs)
+	}
+	for i, e := range evs {
+		if e.id != fmt.Sprint(i+1) || !strings.Contains(e.data, `"type":"`+e.event+`"`) {
+			t.Errorf("event %d: %+v", i+1, e)
+		}
+	}
+	if !strings.Contains(evs[len(evs)-1].data, `"greeting":"Hello, Ada!"`) {
+		t.Errorf("run_finished: %s", evs[len(evs)-1].data)
+	}
+	missed := p.events(r.RunID, "2")
+	if len(missed) != len(evs)-2 || missed[0].id != "3" || missed[len(missed)-1].event != "run_finished" {
+		t.Errorf("after 2: %+v", missed)
+	}
+	var run struct {
+		Status  string            `json:"status"`
+		Outputs map[string]string `json:"outputs"`
+		Steps   []struct {
+			Step   string `json:"step"`
+			Status string `json:"status"`
+		} `json:"steps"`
+	}
+	if p.do("GET", "/v1/runs/"+r.RunID, "", &run) != 200 || run.Status != "ok" || run.Outputs["greeting"] != "Hello, Ada!" || len(run.Steps) != 2 {
+		t.Errorf("run: %+v", run)
+	}
+	var list struct {
+		Runs []struct {
+			RunID  string `json:"run_id"`
+			Status string `json:"status"`
+		} `json:"runs"`
+	}
+	if p.do("GET", "/v1/runs?flow=greet&status=ok", "", &list) != 200 || len(list.Runs) != 1 || list.Runs[0].RunID != r.RunID {
+		t.Errorf("runs: %+v", list)
+	}
+}
+
+// TestServeErrors: unknown flows and runs are 404, bad inputs 400 with
+// diagnostics, unknown fields 400, all as {"error": {...}}.
+func TestServeErrors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	p := startServe(t, serveDir(t), nil)
+	for _, c := range []struct {
+		method, path, body string
+		code               int
+		errCode            string
+	}{
+		{"POST", "/v1/flows/nope/runs", `{}`, 404, "not_found"},
+		{"POST", "/v1/flows/greet/runs", `{}`, 400, "invalid_inputs"},
+		{"POST", "/v1/flows/greet/runs", `{"inputs": {"name": 1, "other": 2}}`, 400, "invalid_inputs"},
+		{"POST", "/v1/flows/greet/runs", `{"inputz": {}}`, 400, "bad_request"},
+		{"GET", "/v1/runs/nope", ``, 404, "not_found"},
+		{"GET", "/v1/runs/nope/events", ``, 404, "not_found"},
+		{"POST", "/v1/runs/nope/cancel", ``, 404, "not_found"},
+		{"GET", "/v1/runs?limit=0", ``, 400, "bad_request"},
+	} {
+		var r runReply
+		if code := p.do(c.method, c.path, c.body, &r); code != c.code || r.Error.Code != c.errCode || r.Error.Message == "" {
+			t.Errorf("%s %s %s: %d %+v", c.method, c.path, c.body, code, r.Error)
+		}
+		if c.errCode == "invalid_inputs" && len(r.Error.Diagnostics) == 0 {
+			t.Errorf("%s: no diagnostics", c.body)
+		}
+	}
+}
+
+// TestServeQueueCancelIdempotency: beyond --max-active runs wait queued and
+// start in order; a queued or running run can be cancelled; an
+// Idempotency-Key seen before gives its run.
+func TestServeQueueCancelIdempotency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	p := startServe(t, serveDir(t), nil, "--max-active", "1")
+	var long, queued, again runReply
+	p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "long", "wait": "1h"}}`, &long, "Idempotency-Key", "k1")
+	p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "next"}}`, &queued)
+	if queued.Status != "queued" {
+		t.Fatalf("second run: %+v", queued)
+	}
+	if code := p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "long", "wait": "1h"}}`, &again, "Idempotency-Key", "k1"); code != 200 || again.RunID != long.RunID {
+		t.Errorf("idempotent start: %d %+v, want %s", code, again, long.RunID)
+	}
+	var c runReply
+	if code := p.do("POST", "/v1/runs/"+queued.RunID+"/cancel", "", &c); code != 202 || c.Status != "cancelled" {
+		t.Errorf("cancel queued: %d %+v", code, c)
+	}
+	if code := p.do("POST", "/v1/runs/"+long.RunID+"/cancel", "", &c); code != 202 {
+		t.Errorf("cancel running: %d %+v", code, c)
+	}
+	evs := p.events(long.RunID, "")
+	if last := evs[len(evs)-1]; last.event != "run_finished" || !strings.Contains(last.data, `"status":"cancelled"`) {
+		t.Errorf("the cancelled run ends with %+v", last)
+	}
+	if code := p.do("POST", "/v1/runs/"+long.RunID+"/cancel", "", &c); code != 409 || c.Error.Code != "finished" {
+		t.Errorf("cancel finished: %d %+v", code, c.Error)
+	}
+}
+
+// TestServeToken: with a token every request but /healthz needs it;
+// serve refuses a non-loopback address without one.
+func TestServeToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := serveDir(t)
+	p := startServe(t, dir, []string{"FLOWCTL_TOKEN=s3cret"})
+	var r runReply
+	if code := p.do("GET", "/v1/flows", "", &r); code != 401 || r.Error.Code != "unauthorized" {
+		t.Errorf("without the token: %d %+v", code, r.Error)
+	}
+	if code := p.do("GET", "/healthz", "", nil); code != 200 {
+		t.Errorf("healthz without the token: %d", code)
+	}
+	p.token = "s3cret"
+	if code := p.do("GET", "/v1/flows", "", nil); code != 200 {
+		t.Errorf("with the token: %d", code)
+	}
+	cmd := flowctl(t, dir, "serve", "--addr", "0.0.0.0:0")
+	out, err := cmd.CombinedOutput()
+	if err == nil || cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "only with a token") {
+		t.Errorf("non-loopback without a token: %v\n%s", err, out)
+	}
+}
+
+// TestServeManyRuns: 200 runs started at once all finish, each with its
+// whole event stream.
+func TestServeManyRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	p := startServe(t, serveDir(t), nil)
+	const n = 200
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			var r runReply
+			if code := p.do("POST", "/v1/flows/greet/runs", fmt.Sprintf(`{"inputs": {"name": "n%d"}}`, i), &r); code != 202 {
+				t.Errorf("run %d: %d %+v", i, code, r)
+			}
+			ids[i] = r.RunID
+		})
+	}
+	wg.Wait()
+	for i, id := range ids {
+		evs := p.events(id, "")
+		if len(evs) < 4 || evs[len(evs)-1].event != "run_finished" || !strings.Contains(evs[len(evs)-1].data, fmt.Sprintf(`"Hello, n%d!"`, i)) {
+			t.Fatalf("run %d: %+v", i, evs)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Run statuses the server adds to the state's: a run waiting for a place
+// (--max-active), and one that could not start.
+const (
+	statusQueued = "queued"
+)
+
+// liveRun is a run the server started or queued, while it is not
+// finished. Its events are kept here as well as in the state, so that
+// streams read them without waiting for the state's writer.
+type liveRun struct {
+	id        string
+	flow      string
+	prog      *compiler.Program
+	inputs    map[string]cty.Value
+	namespace string
+
+	mu       sync.Mutex
+	status   string // queued, running, then the run's
+	events   []state.Event
+	changed  chan struct{} // closed and replaced when events or status change
+	done     bool          // finished, and its events are in the state
+	cancel   context.CancelFunc
+	notStart string // why the run could not start, when it could not
+}
+
+func newLiveRun(id, flow string, prog *compiler.Program, inputs map[string]cty.Value, ns string) *liveRun {
+	return &liveRun{id: id, flow: flow, prog: prog, inputs: inputs, namespace: ns, status: statusQueued, changed: make(chan struct{})}
+}
+
+// publish adds an event and wakes the streams.
+func (lr *liveRun) publish(e state.Event) {
+	lr.mu.Lock()
+	lr.events = append(lr.events, e)
+	lr.wakeLocked()
+	lr.mu.Unlock()
+}
+
+func (lr *liveRun) wakeLocked() {
+	close(lr.changed)
+	lr.changed = make(chan struct{})
+}
+
+// since returns the events after seq, whether the run is done, and a
+// channel closed when there is more.
+func (lr *liveRun) since(seq int64) ([]state.Event, bool, <-chan struct{}) {
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	var out []state.Event
+	for _, e := range lr.events {
+		if e.Seq > seq {
+			out = append(out, e)
+		}
+	}
+	return out, lr.done, lr.changed
+}
+
+// run runs the flow and records its events, numbered from 1.
+func (s *Server) run(ctx context.Context, lr *liveRun) {
+	var seq int64
+	res, err := runtime.Apply(ctx, lr.prog, runtime.Options{
+		RunID: lr.id, Inputs: lr.inputs, Namespace: lr.namespace, Store: s.store, Executors: s.opts.Executors,
+		Observe: func(e runtime.Event) {
+			typ, doc := runtime.EventJSON(e)
+			if doc == nil {
+				return
+			}
+			data, err := json.Marshal(doc)
+			if err != nil {
+				return
+			}
+			seq++
+			ev := state.Event{RunID: lr.id, Seq: seq, Type: typ, Data: data}
+			s.store.RecordEvent(ev)
+			if typ == "run_started" {
+				lr.mu.Lock()
+				lr.status = "running"
+				lr.mu.Unlock()
+			}
+			lr.publish(ev)
+		},
+	})
+	// The events are in the state before the run is taken off the live
+	// ones: a stream that starts then reads them there.
+	s.store.Flush()
+	lr.mu.Lock()
+	switch {
+	case err != nil:
+		lr.status, lr.notStart = "failed", err.Error()
+	case res.RunID == "":
+		lr.status, lr.notStart = "failed", diagText(res)
+	default:
+		lr.status = string(res.Status)
+	}
+	lr.done = true
+	lr.wakeLocked()
+	lr.mu.Unlock()
+	s.finished(lr)
+}
+
+// diagText is why a run did not start.
+func diagText(res *runtime.Result) string {
+	msg := ""
+	for _, d := range res.Diagnostics {
+		if msg != "" {
+			msg += "; "
+		}
+		msg += d.Summary + ": " + d.Detail
+	}
+	return msg
+}

@@ -1,0 +1,560 @@
+// Package server is flowctl serve: an HTTP API that runs the flows under a
+// directory with the local runtime and the same state as apply, and
+// streams each run's events (the documents of apply --json) as
+// Server-Sent Events, replayed from the state for a client that connects
+// late or reconnects.
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang/diagjson"
+	"github.com/flowctl/flowctl/lang/jsonval"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxActive = 64
+	DefaultMaxQueue  = 10000
+	// maxBody bounds a request's body.
+	maxBody = 1 << 20
+	// keepAlive is how often a quiet event stream gets a comment.
+	keepAlive = 15 * time.Second
+)
+
+// Options configure a Server.
+type Options struct {
+	Dir        string // the flows under it are served
+	Registries []string
+	GoEngine   string
+	Store      *state.Store
+	Executors  *blocks.Executors
+	// Token, when set, is required of every request but GET /healthz, as
+	// Authorization: Bearer TOKEN.
+	Token string
+	// MaxActive runs run at once; the others wait, queued, in order, up
+	// to MaxQueue of them.
+	MaxActive, MaxQueue int
+}
+
+// Server serves the API. It is an http.Handler.
+type Server struct {
+	opts  Options
+	store *state.Store
+	flows *flowSet
+	mux   *http.ServeMux
+	ctx   context.Context
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
+
+	mu     sync.Mutex
+	live   map[string]*liveRun
+	queue  []*liveRun
+	active int
+	idem   map[string]string // Idempotency-Key → run id
+}
+
+// New returns a server of the flows under opts.Dir.
+func New(opts Options) *Server {
+	if opts.MaxActive <= 0 {
+		opts.MaxActive = DefaultMaxActive
+	}
+	if opts.MaxQueue <= 0 {
+		opts.MaxQueue = DefaultMaxQueue
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	s := &Server{
+		opts: opts, store: opts.Store, ctx: ctx, stop: stop,
+		flows: &flowSet{dir: opts.Dir, registries: opts.Registries, goEngine: opts.GoEngine},
+		live:  map[string]*liveRun{}, idem: map[string]string{},
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /v1/flows", s.getFlows)
+	mux.HandleFunc("POST /v1/flows/{flow}/runs", s.postRun)
+	mux.HandleFunc("GET /v1/runs", s.getRuns)
+	mux.HandleFunc("GET /v1/runs/{id}", s.getRun)
+	mux.HandleFunc("GET /v1/runs/{id}/events", s.getEvents)
+	mux.HandleFunc("POST /v1/runs/{id}/cancel", s.postCancel)
+	s.mux = mux
+	return s
+}
+
+// ServeHTTP checks the token, then serves the request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Token != "" && r.URL.Path != "/healthz" {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token)) != 1 {
+			writeError(w, http.StatusUnauthorized, "unauthorized", "This server needs Authorization: Bearer TOKEN.", nil, nil)
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// Close cancels the runs that are running or queued and waits for them to
+// record how they ended.
+func (s *Server) Close() {
+	s.stop()
+	s.mu.Lock()
+	queued := s.queue
+	s.queue = nil
+	s.mu.Unlock()
+	for _, lr := range queued {
+		s.cancelQueued(lr)
+	}
+	s.wg.Wait()
+}
+
+// apiError is the body of every error reply.
+type apiError struct {
+	Error struct {
+		Code        string                `json:"code"`
+		Message     string                `json:"message"`
+		Diagnostics []diagjson.Diagnostic `json:"diagnostics,omitempty"`
+	} `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string, files map[string]*hcl.File, diags hcl.Diagnostics) {
+	var e apiError
+	e.Error.Code, e.Error.Message = code, msg
+	if len(diags) > 0 {
+		e.Error.Diagnostics = diagjson.New(files, diags).Diagnostics
+	}
+	writeJSON(w, status, e)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// decodeBody reads a JSON body into v: at most maxBody bytes, no unknown
+// fields. An empty body leaves v as it is.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("The body is over %d bytes.", maxBody), nil, nil)
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "bad_request", "The body is not the JSON expected: "+err.Error()+".", nil, nil)
+		return false
+	}
+	return true
+}
+
+// flowJSON is a flow in GET /v1/flows.
+type flowJSON struct {
+	Name        string                `json:"name"`
+	File        string                `json:"file"`
+	Description string                `json:"description,omitempty"`
+	Inputs      []inputJSON           `json:"inputs"`
+	Outputs     []string              `json:"outputs"`
+	Errors      []diagjson.Diagnostic `json:"errors,omitempty"`
+}
+
+type inputJSON struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Default     any    `json:"default,omitempty"`
+	Required    bool   `json:"required"`
+	Description string `json:"description,omitempty"`
+	Sensitive   bool   `json:"sensitive,omitempty"`
+}
+
+func (s *Server) getFlows(w http.ResponseWriter, r *http.Request) {
+	out := []flowJSON{}
+	for _, e := range s.flows.list() {
+		f := flowJSON{Name: e.name(), File: e.file, Inputs: []inputJSON{}, Outputs: []string{}}
+		if e.diags.HasErrors() {
+			f.Errors = diagjson.New(e.files, e.diags).Diagnostics
+		}
+		if p := e.prog; p != nil {
+			f.Description = p.Flow.Description
+			for _, in := range p.Inputs {
+				ij := inputJSON{Name: in.Name, Type: in.Type.Type.FriendlyName(), Required: in.Default == cty.NilVal, Description: in.Description, Sensitive: in.Sensitive}
+				if in.Default != cty.NilVal && !in.Sensitive {
+					ij.Default = runtime.PlainJSON(in.Default)
+				}
+				f.Inputs = append(f.Inputs, ij)
+			}
+			for _, o := range p.Outputs {
+				f.Outputs = append(f.Outputs, o.Name)
+			}
+		}
+		out = append(out, f)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"flows": out})
+}
+
+// runRequest is the body of POST /v1/flows/{flow}/runs.
+type runRequest struct {
+	Inputs    map[string]json.RawMessage `json:"inputs"`
+	Namespace string                     `json:"namespace"`
+}
+
+// runLinks are a run's URLs.
+func runLinks(id string) map[string]string {
+	return map[string]string{"self": "/v1/runs/" + id, "events": "/v1/runs/" + id + "/events"}
+}
+
+func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
+	e := s.flows.get(r.PathValue("flow"))
+	if e == nil {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no flow %q.", r.PathValue("flow")), nil, nil)
+		return
+	}
+	if e.prog == nil {
+		writeError(w, http.StatusConflict, "invalid_flow", fmt.Sprintf("Flow %q does not compile.", e.name()), e.files, e.diags)
+		return
+	}
+	var req runRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	given := map[string]compiler.InputValue{}
+	for name, raw := range req.Inputs {
+		v, err := jsonval.Decode(raw)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("Input %q is not JSON: %s.", name, err), nil, nil)
+			return
+		}
+		given[name] = compiler.InputValue{Value: v, Source: "the request"}
+	}
+	prog := e.prog
+	inputs, diags := prog.ResolveInputs(given)
+	if diags.HasErrors() {
+		writeError(w, http.StatusBadRequest, "invalid_inputs", "The inputs do not fit the flow's.", e.files, diags)
+		return
+	}
+	key := r.Header.Get("Idempotency-Key")
+	s.mu.Lock()
+	if id, ok := s.idem[key]; ok && key != "" {
+		s.mu.Unlock()
+		s.writeRunStatus(w, http.StatusOK, id)
+		return
+	}
+	if len(s.queue) >= s.opts.MaxQueue {
+		s.mu.Unlock()
+		writeError(w, http.StatusTooManyRequests, "queue_full", fmt.Sprintf("%d runs are queued already.", s.opts.MaxQueue), nil, nil)
+		return
+	}
+	lr := newLiveRun(state.NewRunID(), prog.Flow.Name, prog, inputs, req.Namespace)
+	s.live[lr.id] = lr
+	if key != "" {
+		s.idem[key] = lr.id
+	}
+	s.queue = append(s.queue, lr)
+	s.dispatchLocked()
+	s.mu.Unlock()
+	s.writeRunStatus(w, http.StatusAccepted, lr.id)
+}
+
+// dispatchLocked starts queued runs while there is room.
+func (s *Server) dispatchLocked() {
+	for len(s.queue) > 0 && s.active < s.opts.MaxActive && s.ctx.Err() == nil {
+		lr := s.queue[0]
+		s.queue = s.queue[1:]
+		s.active++
+		ctx, cancel := context.WithCancel(s.ctx)
+		lr.mu.Lock()
+		lr.cancel = cancel
+		lr.status = "running"
+		lr.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer cancel()
+			s.run(ctx, lr)
+		}()
+	}
+}
+
+// finished takes a run that ended off the live ones and starts the next.
+func (s *Server) finished(lr *liveRun) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active--
+	if lr.notStart == "" {
+		delete(s.live, lr.id) // the state has it
+	}
+	s.dispatchLocked()
+}
+
+func (s *Server) writeRunStatus(w http.ResponseWriter, code int, id string) {
+	status := ""
+	if lr := s.liveRun(id); lr != nil {
+		lr.mu.Lock()
+		status = lr.status
+		lr.mu.Unlock()
+	} else if run, err := s.store.Run(id); err == nil && run != nil {
+		status = run.Status
+	}
+	writeJSON(w, code, map[string]any{"run_id": id, "status": status, "links": runLinks(id)})
+}
+
+func (s *Server) liveRun(id string) *liveRun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live[id]
+}
+
+// runSummary is a run in GET /v1/runs.
+type runSummary struct {
+	RunID      string            `json:"run_id"`
+	Flow       string            `json:"flow"`
+	Status     string            `json:"status"`
+	StartedAt  *string           `json:"started_at"`
+	FinishedAt *string           `json:"finished_at"`
+	Links      map[string]string `json:"links"`
+}
+
+func timeJSON(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := runtime.JSONTime(t)
+	return &s
+}
+
+func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	flow, status, cursor := q.Get("flow"), q.Get("status"), q.Get("cursor")
+	limit := 50
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > 1000 {
+			writeError(w, http.StatusBadRequest, "bad_request", "limit is a whole number from 1 to 1000.", nil, nil)
+			return
+		}
+		limit = n
+	}
+	var all []runSummary
+	s.mu.Lock()
+	for _, lr := range slices.Backward(s.queue) {
+		all = append(all, runSummary{RunID: lr.id, Flow: lr.flow, Status: statusQueued, Links: runLinks(lr.id)})
+	}
+	s.mu.Unlock()
+	runs, err := s.store.Runs(flow, 0)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "state", err.Error(), nil, nil)
+		return
+	}
+	for _, run := range runs {
+		all = append(all, runSummary{RunID: run.ID, Flow: run.Flow, Status: run.Status, StartedAt: timeJSON(run.StartedAt), FinishedAt: timeJSON(run.FinishedAt), Links: runLinks(run.ID)})
+	}
+	out := []runSummary{}
+	skipping := cursor != ""
+	next := ""
+	for _, rs := range all {
+		if skipping {
+			skipping = rs.RunID != cursor
+			continue
+		}
+		if (flow != "" && rs.Flow != flow) || (status != "" && rs.Status != status) {
+			continue
+		}
+		if len(out) == limit {
+			next = out[len(out)-1].RunID
+			break
+		}
+		out = append(out, rs)
+	}
+	body := map[string]any{"runs": out}
+	if next != "" {
+		body["next_cursor"] = next
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// stepJSON is a step instance in GET /v1/runs/{id}.
+type stepJSON struct {
+	Step       string          `json:"step"`
+	Instance   string          `json:"instance,omitempty"`
+	Status     string          `json:"status"`
+	Attempts   int             `json:"attempts"`
+	StartedAt  *string         `json:"started_at"`
+	FinishedAt *string         `json:"finished_at"`
+	Error      string          `json:"error,omitempty"`
+	Outputs    json.RawMessage `json:"outputs,omitempty"`
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	run, err := s.store.Run(id)
+	if err != nil || run == nil {
+		if lr := s.liveRun(id); lr != nil {
+			lr.mu.Lock()
+			body := map[string]any{"run_id": id, "flow": lr.flow, "status": lr.status, "steps": []stepJSON{}, "links": runLinks(id)}
+			if lr.notStart != "" {
+				body["error"] = lr.notStart
+			}
+			lr.mu.Unlock()
+			writeJSON(w, http.StatusOK, body)
+			return
+		}
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
+		return
+	}
+	steps, err := s.store.Steps(id)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "state", err.Error(), nil, nil)
+		return
+	}
+	out := []stepJSON{}
+	for _, st := range steps {
+		out = append(out, stepJSON{Step: st.Step, Instance: st.Instance, Status: st.Status, Attempts: st.Attempts,
+			StartedAt: timeJSON(st.StartedAt), FinishedAt: timeJSON(st.FinishedAt), Error: st.Error, Outputs: st.Outputs})
+	}
+	body := map[string]any{
+		"run_id": run.ID, "flow": run.Flow, "namespace": run.Namespace, "status": run.Status,
+		"started_at": timeJSON(run.StartedAt), "finished_at": timeJSON(run.FinishedAt),
+		"inputs": rawOrNull(run.Inputs), "outputs": rawOrNull(run.Outputs), "failed_outputs": rawOrNull(run.FailedOutputs),
+		"steps": out, "links": runLinks(id),
+	}
+	if run.Error != "" {
+		body["error"] = run.Error
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+func rawOrNull(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	lr := s.liveRun(id)
+	if lr == nil {
+		if run, err := s.store.Run(id); err == nil && run != nil {
+			writeError(w, http.StatusConflict, "finished", fmt.Sprintf("Run %s has finished (%s).", id, run.Status), nil, nil)
+			return
+		}
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
+		return
+	}
+	s.mu.Lock()
+	i := slices.Index(s.queue, lr)
+	if i >= 0 {
+		s.queue = slices.Delete(s.queue, i, i+1)
+	}
+	s.mu.Unlock()
+	if i >= 0 {
+		s.cancelQueued(lr)
+	} else {
+		lr.mu.Lock()
+		cancel := lr.cancel
+		lr.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	}
+	s.writeRunStatus(w, http.StatusAccepted, id)
+}
+
+// cancelQueued ends a run that never started.
+func (s *Server) cancelQueued(lr *liveRun) {
+	lr.mu.Lock()
+	lr.status, lr.notStart, lr.done = "cancelled", "cancelled before it started", true
+	lr.wakeLocked()
+	lr.mu.Unlock()
+}
+
+// getEvents streams a run's events as Server-Sent Events: those after
+// Last-Event-ID (or ?after=N) first, then the new ones as they come, until
+// the run has finished.
+func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	after := int64(0)
+	for _, v := range []string{r.Header.Get("Last-Event-ID"), r.URL.Query().Get("after")} {
+		if v == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "bad_request", "Last-Event-ID and after are event numbers.", nil, nil)
+			return
+		}
+		after = n
+	}
+	lr := s.liveRun(id)
+	if lr == nil {
+		if run, err := s.store.Run(id); err != nil || run == nil {
+			writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
+			return
+		}
+	}
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	send := func(evs []state.Event) {
+		for _, e := range evs {
+			fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, e.Data)
+			after = e.Seq
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		if lr == nil {
+			// A finished run: everything is in the state.
+			evs, err := s.store.Events(id, after, 0)
+			if err == nil {
+				send(evs)
+			}
+			return
+		}
+		evs, done, changed := lr.since(after)
+		send(evs)
+		if done {
+			if s.liveRun(id) == nil {
+				lr = nil // read the rest, if any, from the state
+				continue
+			}
+			return // it never started
+		}
+		select {
+		case <-changed:
+		case <-tick.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+			if flusher != nil {
+				flusher.Flush()
+			}
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
