@@ -69,6 +69,9 @@ type Server struct {
 	queue  []*liveRun
 	active int
 	idem   map[string]string // Idempotency-Key → run id
+	// draining: shutting down; queued runs stay queued, new ones are
+	// refused.
+	draining bool
 }
 
 // New returns a server of the flows under opts.Dir.
@@ -109,6 +112,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// Drain stops starting queued runs and waits, until ctx ends, for the
+// running ones to finish; it reports whether they all did.
+func (s *Server) Drain(ctx context.Context) bool {
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // Close cancels the runs that are running or queued and waits for them to
@@ -260,6 +279,11 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		s.writeRunStatus(w, http.StatusOK, id)
 		return
 	}
+	if s.draining {
+		s.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, "stopping", "The server is stopping.", nil, nil)
+		return
+	}
 	if len(s.queue) >= s.opts.MaxQueue {
 		s.mu.Unlock()
 		writeError(w, http.StatusTooManyRequests, "queue_full", fmt.Sprintf("%d runs are queued already.", s.opts.MaxQueue), nil, nil)
@@ -278,7 +302,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 
 // dispatchLocked starts queued runs while there is room.
 func (s *Server) dispatchLocked() {
-	for len(s.queue) > 0 && s.active < s.opts.MaxActive && s.ctx.Err() == nil {
+	for len(s.queue) > 0 && s.active < s.opts.MaxActive && s.ctx.Err() == nil && !s.draining {
 		lr := s.queue[0]
 		s.queue = s.queue[1:]
 		s.active++

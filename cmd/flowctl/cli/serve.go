@@ -103,12 +103,16 @@ one. See docs/serve.md.`,
 				return err
 			case <-ctx.Done():
 			}
-			fmt.Fprintln(s.err, "Stopping: running runs are cancelled and recorded.")
+			// Stop accepting; let running runs finish for a while; cancel
+			// what is left (recorded as cancelled) and the queue.
+			fmt.Fprintf(s.err, "Stopping: running runs have %s to finish; the others are cancelled.\n", shutdownGrace)
 			sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 			defer cancel()
-			go hs.Shutdown(sctx) // event streams end when their runs do
+			shut := make(chan error, 1)
+			go func() { shut <- hs.Shutdown(sctx) }() // event streams end when their runs do
+			srv.Drain(sctx)
 			srv.Close()
-			if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			if err := <-shut; err != nil && !errors.Is(err, context.DeadlineExceeded) {
 				return err
 			}
 			return nil

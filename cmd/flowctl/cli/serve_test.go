@@ -372,3 +372,57 @@ func TestServeManyRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestServeRecompiles: an edit of a flow is picked up; an edit that does
+// not compile is reported by GET /v1/flows while runs use the last good
+// version; bodies over 1 MiB are refused.
+func TestServeRecompiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := serveDir(t)
+	p := startServe(t, dir, nil)
+	type flowsReply struct {
+		Flows []struct {
+			Description string `json:"description"`
+			Errors      []struct {
+				Summary string `json:"summary"`
+			} `json:"errors"`
+		} `json:"flows"`
+	}
+	// until polls GET /v1/flows until cond holds (the server looks at the
+	// files at most twice a second).
+	until := func(what string, cond func(flowsReply) bool) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for {
+			var f flowsReply
+			p.do("GET", "/v1/flows", "", &f)
+			if len(f.Flows) == 1 && cond(f) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %+v", what, f)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	flow := filepath.Join(dir, "greet.flow.hcl")
+	os.WriteFile(flow, []byte(strings.Replace(serveFlow, `description = "Greets"`, `description = "Says hello"`, 1)), 0o644)
+	until("the edit", func(f flowsReply) bool { return f.Flows[0].Description == "Says hello" && len(f.Flows[0].Errors) == 0 })
+	os.WriteFile(flow, []byte(strings.Replace(serveFlow, "step.pause", "step.nope", 1)), 0o644)
+	until("the broken edit", func(f flowsReply) bool {
+		return len(f.Flows[0].Errors) == 1 && f.Flows[0].Errors[0].Summary == "Unknown step" && f.Flows[0].Description == "Says hello"
+	})
+	var r runReply
+	if code := p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "Ada"}}`, &r); code != 202 {
+		t.Fatalf("a run of the last good version: %d %+v", code, r)
+	}
+	if evs := p.events(r.RunID, ""); !strings.Contains(evs[len(evs)-1].data, `"Hello, Ada!"`) {
+		t.Errorf("the run: %+v", evs[len(evs)-1])
+	}
+	big := `{"inputs": {"name": "` + strings.Repeat("x", 2<<20) + `"}}`
+	if code := p.do("POST", "/v1/flows/greet/runs", big, &r); code != 413 || r.Error.Code != "too_large" {
+		t.Errorf("a 2 MiB body: %d %+v", code, r.Error)
+	}
+}
