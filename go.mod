@@ -23,7 +23,10 @@ require (
 
 require github.com/hashicorp/golang-lru/v2 v2.0.7
 
-require github.com/gofrs/flock v0.13.2 // indirect
+require (
+	github.com/gofrs/flock v0.13.2 // indirect
+	github.com/robfig/cron/v3 v3.0.1 // indirect
+)
 
 require (
 	github.com/andybalholm/cascadia v1.3.4

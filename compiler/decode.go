@@ -44,6 +44,8 @@ func (c *compilation) decode() hcl.Diagnostics {
 	}
 
 	p.Inputs, p.Secrets, p.Memories, p.Outputs = file.Inputs, file.Secrets, file.Memories, file.Outputs
+	p.Schedules = file.Schedules
+	indexNamed(file.Schedules, "schedule", func(v *lang.Schedule) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.InputsByName = indexNamed(file.Inputs, "input", func(v *lang.Input) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.SecretsByName = indexNamed(file.Secrets, "secret", func(v *lang.Secret) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.MemoriesByName = indexNamed(file.Memories, "memory", func(v *lang.Memory) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)

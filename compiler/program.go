@@ -32,6 +32,9 @@ type Program struct {
 	Locals   []*Local
 	Memories []*lang.Memory
 	Outputs  []*lang.Output
+	// Schedules are when flowctl serve starts runs of the flow, each
+	// checked: its inputs resolve (ScheduleInputs).
+	Schedules []*lang.Schedule
 	Steps    []*Step // in declaration order
 
 	InputsByName   map[string]*lang.Input
@@ -176,6 +179,7 @@ var passes = []struct {
 	{"graph", (*compilation).graph},
 	{"cycles", (*compilation).cycles},
 	{"stages", (*compilation).stages},
+	{"schedules", (*compilation).schedules},
 }
 
 // Normalize orders diagnostics by file and position, diagnostics without a

@@ -19,6 +19,8 @@ type File struct {
 	Blocks   []*BlockDef
 	Steps    []*Step
 	Outputs  []*Output
+	// Schedules are when flowctl serve starts runs of the flow.
+	Schedules []*Schedule
 }
 
 var flowFileSchema = &hcl.BodySchema{
@@ -31,6 +33,7 @@ var flowFileSchema = &hcl.BodySchema{
 		{Type: "block", LabelNames: []string{"name"}},
 		{Type: "step", LabelNames: []string{"name"}},
 		{Type: "output", LabelNames: []string{"name"}},
+		{Type: "schedule", LabelNames: []string{"name"}},
 	},
 }
 
@@ -70,6 +73,8 @@ func DecodeFlowFile(f *hcl.File, filename string) (*File, hcl.Diagnostics) {
 			file.Steps = collect(file.Steps, &diags)(decodeStepBlock(b))
 		case "output":
 			file.Outputs = collect(file.Outputs, &diags)(decodeOutputBlock(b))
+		case "schedule":
+			file.Schedules = collect(file.Schedules, &diags)(decodeScheduleBlock(b))
 		}
 	}
 	return file, diags

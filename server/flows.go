@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/sha256"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,7 +35,7 @@ type flowEntry struct {
 	prog  *compiler.Program    // the last good program; nil when none
 	diags hcl.Diagnostics      // of the last compilation
 	files map[string]*hcl.File // of the last compilation, for diagnostics
-	mtime map[string]time.Time // of every file the compilation read
+	sums  map[string][32]byte  // of every file the compilation read
 }
 
 // recheckEvery bounds how often the flows' files are looked at again.
@@ -73,28 +74,36 @@ func (fs *flowSet) refresh() {
 	}
 }
 
+// changed reports whether a file the last compilation read is not what it
+// was (by content: a save within the file system's timestamp granularity
+// keeps the modification time).
 func (e *flowEntry) changed() bool {
-	for p, t := range e.mtime {
-		st, err := os.Stat(p)
-		if err != nil || !st.ModTime().Equal(t) {
+	for p, sum := range e.sums {
+		if fileSum(p) != sum {
 			return true
 		}
 	}
 	return false
 }
 
+// fileSum is the SHA-256 of a file's content; zero when it cannot be read.
+func fileSum(p string) [32]byte {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return [32]byte{}
+	}
+	return sha256.Sum256(b)
+}
+
 func (e *flowEntry) compile(registries []string, goEngine string) {
 	parser := lang.NewParser()
 	prog, diags := compiler.Compile(e.file, compiler.Options{Parser: parser, RegistryDirs: registries, GoEngine: goEngine})
 	e.diags, e.files = diags, parser.Files()
-	e.mtime = map[string]time.Time{}
-	for name := range parser.Files() {
-		if st, err := os.Stat(name); err == nil {
-			e.mtime[name] = st.ModTime()
-		}
-	}
-	if st, err := os.Stat(e.file); err == nil {
-		e.mtime[e.file] = st.ModTime()
+	// What was parsed, not what the files hold now: a save during the
+	// compilation is seen at the next look.
+	e.sums = map[string][32]byte{e.file: {}}
+	for name, f := range parser.Files() {
+		e.sums[name] = sha256.Sum256(f.Bytes)
 	}
 	if !diags.HasErrors() {
 		e.prog = prog

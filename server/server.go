@@ -62,7 +62,8 @@ type Server struct {
 	mux   *http.ServeMux
 	ctx   context.Context
 	stop  context.CancelFunc
-	wg    sync.WaitGroup
+	wg    sync.WaitGroup // the runs
+	bg    sync.WaitGroup // the scheduler
 
 	mu     sync.Mutex
 	live   map[string]*liveRun
@@ -99,6 +100,11 @@ func New(opts Options) *Server {
 	mux.HandleFunc("GET /v1/runs/{id}/events", s.getEvents)
 	mux.HandleFunc("POST /v1/runs/{id}/cancel", s.postCancel)
 	s.mux = mux
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		s.schedule()
+	}()
 	return s
 }
 
@@ -142,6 +148,7 @@ func (s *Server) Close() {
 		s.cancelQueued(lr)
 	}
 	s.wg.Wait()
+	s.bg.Wait()
 }
 
 // apiError is the body of every error reply.
@@ -289,15 +296,21 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusTooManyRequests, "queue_full", fmt.Sprintf("%d runs are queued already.", s.opts.MaxQueue), nil, nil)
 		return
 	}
-	lr := newLiveRun(state.NewRunID(), prog.Flow.Name, prog, inputs, req.Namespace)
-	s.live[lr.id] = lr
+	lr := s.enqueueLocked(prog, inputs, req.Namespace)
 	if key != "" {
 		s.idem[key] = lr.id
 	}
-	s.queue = append(s.queue, lr)
-	s.dispatchLocked()
 	s.mu.Unlock()
 	s.writeRunStatus(w, http.StatusAccepted, lr.id)
+}
+
+// enqueueLocked queues a run of prog and starts it when there is room.
+func (s *Server) enqueueLocked(prog *compiler.Program, inputs map[string]cty.Value, ns string) *liveRun {
+	lr := newLiveRun(state.NewRunID(), prog.Flow.Name, prog, inputs, ns)
+	s.live[lr.id] = lr
+	s.queue = append(s.queue, lr)
+	s.dispatchLocked()
+	return lr
 }
 
 // dispatchLocked starts queued runs while there is room.

@@ -44,3 +44,23 @@ func TestEvents(t *testing.T) {
 		t.Errorf("an unknown run's: %+v, %v", none, err)
 	}
 }
+
+// TestScheduleFired: when a schedule last fired is kept per flow and name.
+func TestScheduleFired(t *testing.T) {
+	s := openStore(t)
+	if _, ok, err := s.ScheduleFired("f", "nightly"); ok || err != nil {
+		t.Fatalf("before: %v %v", ok, err)
+	}
+	at := time.Unix(1700000000, 123)
+	for _, when := range []time.Time{at.Add(-time.Hour), at} {
+		if err := s.SetScheduleFired("f", "nightly", when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SetScheduleFired("g", "nightly", at.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := s.ScheduleFired("f", "nightly"); !ok || err != nil || !got.Equal(at) {
+		t.Errorf("after: %v %v %v", got, ok, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // MinPrefix is the shortest run ID prefix Run accepts.
@@ -203,6 +204,20 @@ func (s *Store) Events(runID string, after int64, limit int) ([]Event, error) {
 		return nil, fmt.Errorf("reading the events of run %s: %w", runID, err)
 	}
 	return out, nil
+}
+
+// ScheduleFired is when a schedule of a flow last fired; false when it
+// never did.
+func (s *Store) ScheduleFired(flow, name string) (time.Time, bool, error) {
+	var ns int64
+	err := s.db.QueryRow(`SELECT fired_at FROM schedules WHERE flow = ? AND name = ?`, flow, name).Scan(&ns)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return time.Time{}, false, nil
+	case err != nil:
+		return time.Time{}, false, fmt.Errorf("reading schedule %s of flow %s: %w", name, flow, err)
+	}
+	return time.Unix(0, ns), true, nil
 }
 
 // CacheGet returns the outputs stored under the cache key key, and whether

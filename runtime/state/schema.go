@@ -113,6 +113,15 @@ CREATE TABLE events (
 	PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
 `,
+	// 5: when each schedule of flowctl serve last fired.
+	`
+CREATE TABLE schedules (
+	flow     TEXT NOT NULL,
+	name     TEXT NOT NULL,
+	fired_at INTEGER NOT NULL,
+	PRIMARY KEY (flow, name)
+) WITHOUT ROWID;
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

@@ -156,6 +156,23 @@ func (s *Store) SetMemory(flow, ns string, values map[string]json.RawMessage) er
 	return nil
 }
 
+// SetScheduleFired records when a schedule of a flow last fired, and
+// returns once committed.
+func (s *Store) SetScheduleFired(flow, name string, at time.Time) error {
+	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		_, err := st.upsertSchedule.ExecContext(ctx, flow, name, at.UnixNano())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recording schedule %s of flow %s: %w", name, flow, err)
+	}
+	return nil
+}
+
+const upsertScheduleSQL = `
+INSERT INTO schedules (flow, name, fired_at) VALUES (?, ?, ?)
+ON CONFLICT (flow, name) DO UPDATE SET fired_at = excluded.fired_at`
+
 const insertRunSQL = `
 INSERT INTO runs (id, flow, namespace, flow_file, source_hash, inputs, status,
 	started_at, finished_at, outputs, error, usage, failed_outputs)

@@ -426,3 +426,78 @@ func TestServeRecompiles(t *testing.T) {
 		t.Errorf("a 2 MiB body: %d %+v", code, r.Error)
 	}
 }
+
+// TestServeSchedules: a schedule starts runs of its flow with its inputs;
+// a time missed while no server ran starts one run when the server
+// starts, unless catch_up = false.
+func TestServeSchedules(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := t.TempDir()
+	flow := serveFlow + `
+schedule "often" {
+  cron   = "@every 1s"
+  inputs = { name = "often" }
+}
+
+schedule "hourly" {
+  cron   = "@every 1h"
+  inputs = { name = "hourly" }
+}
+
+schedule "hourly_no_catch_up" {
+  cron     = "@every 1h"
+  inputs   = { name = "skipped" }
+  catch_up = false
+}
+`
+	os.WriteFile(filepath.Join(dir, "greet.flow.hcl"), []byte(flow), 0o644)
+	// The hourly schedules last fired two hours ago: one was missed.
+	st, err := openStateDir(filepath.Join(dir, ".flowctl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hourly", "hourly_no_catch_up"} {
+		if err := st.SetScheduleFired("greet", name, time.Now().Add(-2*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	p := startServe(t, dir, nil)
+	greetings := func() map[string]int {
+		var list struct {
+			Runs []struct {
+				RunID  string `json:"run_id"`
+				Status string `json:"status"`
+			} `json:"runs"`
+		}
+		p.do("GET", "/v1/runs?limit=1000", "", &list)
+		got := map[string]int{}
+		for _, r := range list.Runs {
+			if r.Status != "ok" {
+				continue
+			}
+			var run struct {
+				Inputs map[string]string `json:"inputs"`
+			}
+			p.do("GET", "/v1/runs/"+r.RunID, "", &run)
+			got[run.Inputs["name"]]++
+		}
+		return got
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		g := greetings()
+		if g["often"] >= 2 && g["hourly"] >= 1 {
+			if g["hourly"] != 1 || g["skipped"] != 0 {
+				t.Errorf("runs by name: %v", g)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("runs by name: %v", g)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

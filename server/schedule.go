@@ -1,0 +1,71 @@
+package server
+
+import (
+	"time"
+
+	"github.com/flowctl/flowctl/lang"
+)
+
+// scheduleTick is how often the schedules are looked at.
+const scheduleTick = 250 * time.Millisecond
+
+// schedule starts the runs of the flows' schedules until the server
+// closes. When each schedule last fired is kept in the state: a time
+// missed while no server ran starts one run when the server starts, unless
+// the schedule says catch_up = false; a schedule seen for the first time
+// fires at its next time.
+func (s *Server) schedule() {
+	last := map[string]time.Time{} // by flow/schedule
+	t := time.NewTicker(scheduleTick)
+	defer t.Stop()
+	for {
+		now := time.Now()
+		for _, e := range s.flows.list() {
+			if e.prog == nil {
+				continue
+			}
+			for _, sch := range e.prog.Schedules {
+				s.fire(e, sch, last, now)
+			}
+		}
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// fire starts a run of a schedule whose time has come.
+func (s *Server) fire(e *flowEntry, sch *lang.Schedule, last map[string]time.Time, now time.Time) {
+	flow := e.prog.Flow.Name
+	key := flow + "/" + sch.Name
+	prev, ok := last[key]
+	if !ok {
+		fired, found, err := s.store.ScheduleFired(flow, sch.Name)
+		switch {
+		case err != nil:
+			return // tried again at the next tick
+		case !found || !sch.CatchUp:
+			// Nothing was missed, or what was is not made up for.
+			fired = now
+			s.store.SetScheduleFired(flow, sch.Name, now)
+		}
+		prev = fired
+		last[key] = prev
+	}
+	if sch.Next(prev).After(now) {
+		return
+	}
+	inputs, diags := e.prog.ScheduleInputs(sch)
+	last[key] = now
+	s.store.SetScheduleFired(flow, sch.Name, now)
+	if diags.HasErrors() {
+		return // the compiler reports it
+	}
+	s.mu.Lock()
+	if !s.draining && len(s.queue) < s.opts.MaxQueue {
+		s.enqueueLocked(e.prog, inputs, "")
+	}
+	s.mu.Unlock()
+}
