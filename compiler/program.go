@@ -35,7 +35,7 @@ type Program struct {
 	// Schedules are when flowctl serve starts runs of the flow, each
 	// checked: its inputs resolve (ScheduleInputs).
 	Schedules []*lang.Schedule
-	Steps    []*Step // in declaration order
+	Steps     []*Step // in declaration order
 
 	InputsByName   map[string]*lang.Input
 	SecretsByName  map[string]*lang.Secret
