@@ -73,6 +73,7 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 	res, err := runtime.Apply(ctx, lr.prog, runtime.Options{
 		RunID: lr.id, Inputs: lr.inputs, Namespace: lr.namespace, Store: s.store, Executors: s.opts.Executors,
 		Observe: func(e runtime.Event) {
+			s.metrics.observe(lr.flow, e)
 			typ, doc := runtime.EventJSON(e)
 			if doc == nil {
 				return

@@ -56,14 +56,15 @@ type Options struct {
 
 // Server serves the API. It is an http.Handler.
 type Server struct {
-	opts  Options
-	store *state.Store
-	flows *flowSet
-	mux   *http.ServeMux
-	ctx   context.Context
-	stop  context.CancelFunc
-	wg    sync.WaitGroup // the runs
-	bg    sync.WaitGroup // the scheduler
+	opts    Options
+	store   *state.Store
+	flows   *flowSet
+	mux     *http.ServeMux
+	metrics *metrics
+	ctx     context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup // the runs
+	bg      sync.WaitGroup // the scheduler
 
 	mu     sync.Mutex
 	live   map[string]*liveRun
@@ -99,6 +100,8 @@ func New(opts Options) *Server {
 	mux.HandleFunc("GET /v1/runs/{id}", s.getRun)
 	mux.HandleFunc("GET /v1/runs/{id}/events", s.getEvents)
 	mux.HandleFunc("POST /v1/runs/{id}/cancel", s.postCancel)
+	s.metrics = newMetrics(s)
+	mux.Handle("GET /metrics", s.metrics.handler())
 	s.mux = mux
 	s.bg.Add(1)
 	go func() {

@@ -501,3 +501,38 @@ schedule "hourly_no_catch_up" {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestServeMetrics: GET /metrics counts runs by status and step
+// durations, and says how many runs are queued and running.
+func TestServeMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	p := startServe(t, serveDir(t), nil)
+	var r runReply
+	p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "Ada"}}`, &r)
+	p.events(r.RunID, "") // until it has finished
+	// The run leaves the active ones just after its stream ends.
+	var b []byte
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(p.url + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(b), "flowctl_runs_active 0") || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, want := range []string{
+		`flowctl_runs_total{flow="greet",status="ok"} 1`,
+		`flowctl_step_duration_seconds_count{flow="greet",status="ok"} 2`,
+		`flowctl_runs_queued 0`,
+		`flowctl_runs_active 0`,
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("no %q in\n%s", want, b)
+		}
+	}
+}
