@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 
 	"github.com/flowctl/flowctl/compiler"
@@ -70,10 +71,19 @@ func (lr *liveRun) since(seq int64) ([]state.Event, bool, <-chan struct{}) {
 // run runs the flow and records its events, numbered from 1.
 func (s *Server) run(ctx context.Context, lr *liveRun) {
 	var seq int64
+	var failed []string
 	res, err := runtime.Apply(ctx, lr.prog, runtime.Options{
 		RunID: lr.id, Inputs: lr.inputs, Namespace: lr.namespace, Store: s.store, Executors: s.opts.Executors,
 		Observe: func(e runtime.Event) {
 			s.metrics.observe(lr.flow, e)
+			switch e := e.(type) {
+			case runtime.StepFinished:
+				if e.Status == runtime.StatusFailed && !slices.Contains(failed, e.Step) {
+					failed = append(failed, e.Step)
+				}
+			case runtime.RunFinished:
+				s.notify.finished(lr.flow, e, failed)
+			}
 			typ, doc := runtime.EventJSON(e)
 			if doc == nil {
 				return

@@ -52,6 +52,12 @@ type Options struct {
 	// MaxActive runs run at once; the others wait, queued, in order, up
 	// to MaxQueue of them.
 	MaxActive, MaxQueue int
+	// NotifyURLs receive a POST of each finished run's summary, signed
+	// with NotifySecret (HMAC-SHA256) when it is set; BaseURL is the
+	// server's, for the summary's link.
+	NotifyURLs   []string
+	NotifySecret string
+	BaseURL      string
 }
 
 // Server serves the API. It is an http.Handler.
@@ -61,6 +67,8 @@ type Server struct {
 	flows   *flowSet
 	mux     *http.ServeMux
 	metrics *metrics
+	notify  *notifier
+	nstop   context.CancelFunc
 	ctx     context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup // the runs
@@ -101,6 +109,9 @@ func New(opts Options) *Server {
 	mux.HandleFunc("GET /v1/runs/{id}/events", s.getEvents)
 	mux.HandleFunc("POST /v1/runs/{id}/cancel", s.postCancel)
 	s.metrics = newMetrics(s)
+	nctx, nstop := context.WithCancel(context.Background())
+	s.notify, s.nstop = &notifier{urls: opts.NotifyURLs, secret: []byte(opts.NotifySecret), base: opts.BaseURL,
+		client: &http.Client{Timeout: 30 * time.Second}, ctx: nctx}, nstop
 	mux.Handle("GET /metrics", s.metrics.handler())
 	s.mux = mux
 	s.bg.Add(1)
@@ -152,7 +163,15 @@ func (s *Server) Close() {
 	}
 	s.wg.Wait()
 	s.bg.Wait()
+	// Notifications under way get a few seconds more.
+	ctx, cancel := context.WithTimeout(context.Background(), notifyGrace)
+	defer cancel()
+	s.notify.wait(ctx)
+	s.nstop()
 }
+
+// notifyGrace is how long Close waits for notifications under way.
+const notifyGrace = 5 * time.Second
 
 // apiError is the body of every error reply.
 type apiError struct {

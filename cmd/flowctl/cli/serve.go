@@ -20,12 +20,15 @@ import (
 // envToken is the bearer token serve requires when set.
 const envToken = "FLOWCTL_TOKEN"
 
+// envNotifySecret signs the notifications of serve --notify.
+const envNotifySecret = "FLOWCTL_NOTIFY_SECRET"
+
 // shutdownGrace is how long serve waits, on SIGTERM, for requests and runs.
 const shutdownGrace = 10 * time.Second
 
 func newServeCommand(s streams) *cobra.Command {
 	var addr, stateDir, tokenFile, sandbox, goEngine string
-	var registries, httpAllow []string
+	var registries, httpAllow, notify []string
 	var maxActive, maxQueue int
 	cmd := &cobra.Command{
 		Use:   "serve [DIR]",
@@ -83,14 +86,15 @@ one. See docs/serve.md.`,
 				return err
 			}
 			defer release()
-			srv := server.New(server.Options{
-				Dir: dir, Registries: registries, GoEngine: engine, Store: st, Executors: ex,
-				Token: token, MaxActive: maxActive, MaxQueue: maxQueue,
-			})
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listening on %s: %w", addr, err)
 			}
+			srv := server.New(server.Options{
+				Dir: dir, Registries: registries, GoEngine: engine, Store: st, Executors: ex,
+				Token: token, MaxActive: maxActive, MaxQueue: maxQueue,
+				NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: "http://" + ln.Addr().String(),
+			})
 			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 			fmt.Fprintf(s.err, "Serving the flows under %s on http://%s\n", dir, ln.Addr())
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -127,5 +131,6 @@ one. See docs/serve.md.`,
 	cmd.Flags().StringVar(&sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
 	cmd.Flags().StringVar(&goEngine, "go-engine", "", goEngineUsage)
 	cmd.Flags().StringArrayVar(&httpAllow, "http-allow", nil, "where http and scrape steps may connect, as for apply")
+	cmd.Flags().StringArrayVar(&notify, "notify", nil, "POST each finished run's summary to this URL (repeatable), signed when "+envNotifySecret+" is set")
 	return cmd
 }

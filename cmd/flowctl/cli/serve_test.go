@@ -2,10 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -534,5 +538,66 @@ func TestServeMetrics(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("no %q in\n%s", want, b)
 		}
+	}
+}
+
+// TestServeNotify: each finished run's summary is POSTed to --notify,
+// signed with FLOWCTL_NOTIFY_SECRET, and tried again after a failure.
+func TestServeNotify(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	var mu sync.Mutex
+	var bodies [][]byte
+	var sigs []string
+	tries := 0
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		tries++
+		if tries == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable) // tried again
+			return
+		}
+		bodies = append(bodies, b)
+		sigs = append(sigs, r.Header.Get("X-Flowctl-Signature"))
+	}))
+	defer recv.Close()
+	p := startServe(t, serveDir(t), []string{"FLOWCTL_NOTIFY_SECRET=shh"}, "--notify", recv.URL)
+	var r runReply
+	p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "Ada"}}`, &r)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		mu.Lock()
+		n := len(bodies)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no notification")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var sum struct {
+		Type        string            `json:"type"`
+		RunID       string            `json:"run_id"`
+		Status      string            `json:"status"`
+		Outputs     map[string]string `json:"outputs"`
+		FailedSteps []string          `json:"failed_steps"`
+		Link        string            `json:"link"`
+	}
+	if err := json.Unmarshal(bodies[0], &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Type != "run_finished" || sum.RunID != r.RunID || sum.Status != "ok" || sum.Outputs["greeting"] != "Hello, Ada!" ||
+		len(sum.FailedSteps) != 0 || sum.Link != p.url+"/v1/runs/"+r.RunID {
+		t.Errorf("summary: %s", bodies[0])
+	}
+	mac := hmac.New(sha256.New, []byte("shh"))
+	mac.Write(bodies[0])
+	if want := "sha256=" + hex.EncodeToString(mac.Sum(nil)); sigs[0] != want || tries != 2 {
+		t.Errorf("signature %q, want %q; %d tries", sigs[0], want, tries)
 	}
 }

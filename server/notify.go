@@ -1,0 +1,111 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/flowctl/flowctl/runtime"
+)
+
+// Notification tries, per URL: the first try at once, the others after
+// these waits.
+var notifyBackoff = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second}
+
+// notifier POSTs the summary of each finished run to URLs, signed with
+// HMAC-SHA256 of the body when there is a secret, retried with backoff,
+// on goroutines of its own so that runs never wait for it.
+type notifier struct {
+	urls   []string
+	secret []byte
+	base   string // the server's URL, for links
+	client *http.Client
+	wg     sync.WaitGroup
+	ctx    context.Context
+}
+
+// runSummaryJSON is what a notification says of a run.
+type runSummaryJSON struct {
+	Type        string         `json:"type"` // run_finished
+	Time        string         `json:"time"`
+	RunID       string         `json:"run_id"`
+	Flow        string         `json:"flow"`
+	Status      string         `json:"status"`
+	Outputs     map[string]any `json:"outputs"`
+	FailedSteps []string       `json:"failed_steps"`
+	Error       string         `json:"error,omitempty"`
+	Link        string         `json:"link"`
+}
+
+// finished sends the summary of a finished run.
+func (n *notifier) finished(flow string, e runtime.RunFinished, failed []string) {
+	if n == nil || len(n.urls) == 0 {
+		return
+	}
+	if failed == nil {
+		failed = []string{}
+	}
+	body, err := json.Marshal(runSummaryJSON{
+		Type: "run_finished", Time: runtime.JSONTime(e.Time), RunID: e.RunID, Flow: flow, Status: string(e.Status),
+		Outputs: runtime.PlainOutputs(e.Outputs), FailedSteps: failed, Error: e.Error,
+		Link: n.base + "/v1/runs/" + e.RunID,
+	})
+	if err != nil {
+		return
+	}
+	for _, u := range n.urls {
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			n.post(u, body)
+		}()
+	}
+}
+
+// post delivers one notification, trying again after each wait of
+// notifyBackoff while the server runs.
+func (n *notifier) post(url string, body []byte) {
+	for i := 0; ; i++ {
+		req, err := http.NewRequestWithContext(n.ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if len(n.secret) > 0 {
+			mac := hmac.New(sha256.New, n.secret)
+			mac.Write(body)
+			req.Header.Set("X-Flowctl-Signature", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+		}
+		resp, err := n.client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode < 300 {
+				return
+			}
+		}
+		if i >= len(notifyBackoff) {
+			return
+		}
+		select {
+		case <-time.After(notifyBackoff[i]):
+		case <-n.ctx.Done():
+			return
+		}
+	}
+}
+
+// wait waits for the notifications under way, at most until ctx ends.
+func (n *notifier) wait(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { n.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
