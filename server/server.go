@@ -55,9 +55,13 @@ type Options struct {
 	// NotifyURLs receive a POST of each finished run's summary, signed
 	// with NotifySecret (HMAC-SHA256) when it is set; BaseURL is the
 	// server's, for the summary's link.
-	NotifyURLs   []string
-	NotifySecret string
-	BaseURL      string
+	// NamespaceHeader, when set, names a request header a trusted proxy
+	// sets to choose the memory namespace of the runs it starts; it wins
+	// over the body's namespace.
+	NamespaceHeader string
+	NotifyURLs      []string
+	NotifySecret    string
+	BaseURL         string
 }
 
 // Server serves the API. It is an http.Handler.
@@ -294,6 +298,9 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		given[name] = compiler.InputValue{Value: v, Source: "the request"}
+	}
+	if h := s.opts.NamespaceHeader; h != "" && r.Header.Get(h) != "" {
+		req.Namespace = r.Header.Get(h)
 	}
 	prog := e.prog
 	inputs, diags := prog.ResolveInputs(given)

@@ -27,7 +27,7 @@ const envNotifySecret = "FLOWCTL_NOTIFY_SECRET"
 const shutdownGrace = 10 * time.Second
 
 func newServeCommand(s streams) *cobra.Command {
-	var addr, stateDir, tokenFile, sandbox, goEngine string
+	var addr, stateDir, tokenFile, sandbox, goEngine, nsHeader string
 	var registries, httpAllow, notify []string
 	var maxActive, maxQueue int
 	cmd := &cobra.Command{
@@ -93,7 +93,7 @@ one. See docs/serve.md.`,
 			srv := server.New(server.Options{
 				Dir: dir, Registries: registries, GoEngine: engine, Store: st, Executors: ex,
 				Token: token, MaxActive: maxActive, MaxQueue: maxQueue,
-				NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: "http://" + ln.Addr().String(),
+				NamespaceHeader: nsHeader, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: "http://" + ln.Addr().String(),
 			})
 			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 			fmt.Fprintf(s.err, "Serving the flows under %s on http://%s\n", dir, ln.Addr())
@@ -131,6 +131,7 @@ one. See docs/serve.md.`,
 	cmd.Flags().StringVar(&sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
 	cmd.Flags().StringVar(&goEngine, "go-engine", "", goEngineUsage)
 	cmd.Flags().StringArrayVar(&httpAllow, "http-allow", nil, "where http and scrape steps may connect, as for apply")
+	cmd.Flags().StringVar(&nsHeader, "namespace-header", "", "a request header, set by a trusted proxy, that chooses the memory namespace of the runs a request starts")
 	cmd.Flags().StringArrayVar(&notify, "notify", nil, "POST each finished run's summary to this URL (repeatable), signed when "+envNotifySecret+" is set")
 	return cmd
 }

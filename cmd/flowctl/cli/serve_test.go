@@ -601,3 +601,26 @@ func TestServeNotify(t *testing.T) {
 		t.Errorf("signature %q, want %q; %d tries", sigs[0], want, tries)
 	}
 }
+
+// TestServeNamespaceHeader: with --namespace-header, a trusted proxy's
+// header chooses the namespace of the runs a request starts.
+func TestServeNamespaceHeader(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	p := startServe(t, serveDir(t), nil, "--namespace-header", "X-Tenant")
+	var r runReply
+	p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "Ada"}, "namespace": "body"}`, &r, "X-Tenant", "acme")
+	p.events(r.RunID, "")
+	var run struct {
+		Namespace string `json:"namespace"`
+	}
+	if p.do("GET", "/v1/runs/"+r.RunID, "", &run); run.Namespace != "acme" {
+		t.Errorf("namespace %q, want acme", run.Namespace)
+	}
+	p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "Ada"}, "namespace": "body"}`, &r)
+	p.events(r.RunID, "")
+	if p.do("GET", "/v1/runs/"+r.RunID, "", &run); run.Namespace != "body" {
+		t.Errorf("namespace %q without the header, want body", run.Namespace)
+	}
+}
