@@ -547,12 +547,20 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 	s.writeRunStatus(w, http.StatusAccepted, id)
 }
 
-// cancelQueued ends a run that never started.
+// cancelQueued ends a run that never started: it is run with a context
+// that has ended, so that it is recorded (every step cancelled) and its
+// events streamed like any other run's.
 func (s *Server) cancelQueued(lr *liveRun) {
-	lr.mu.Lock()
-	lr.status, lr.notStart, lr.done = "cancelled", "cancelled before it started", true
-	lr.wakeLocked()
-	lr.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.mu.Lock()
+	s.active++ // until finished
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.run(ctx, lr)
+	}()
 }
 
 // getEvents streams a run's events as Server-Sent Events: those after

@@ -308,8 +308,19 @@ func TestServeQueueCancelIdempotency(t *testing.T) {
 		t.Errorf("idempotent start: %d %+v, want %s", code, again, long.RunID)
 	}
 	var c runReply
-	if code := p.do("POST", "/v1/runs/"+queued.RunID+"/cancel", "", &c); code != 202 || c.Status != "cancelled" {
+	if code := p.do("POST", "/v1/runs/"+queued.RunID+"/cancel", "", &c); code != 202 {
 		t.Errorf("cancel queued: %d %+v", code, c)
+	}
+	// A run cancelled before it started is recorded, and streamed.
+	qevs := p.events(queued.RunID, "")
+	if last := qevs[len(qevs)-1]; last.event != "run_finished" || !strings.Contains(last.data, `"status":"cancelled"`) {
+		t.Errorf("the cancelled queued run ends with %+v", last)
+	}
+	var rec struct {
+		Status string `json:"status"`
+	}
+	if p.do("GET", "/v1/runs/"+queued.RunID, "", &rec); rec.Status != "cancelled" {
+		t.Errorf("the cancelled queued run's record: %+v", rec)
 	}
 	if code := p.do("POST", "/v1/runs/"+long.RunID+"/cancel", "", &c); code != 202 {
 		t.Errorf("cancel running: %d %+v", code, c)
