@@ -310,10 +310,16 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 	}
 	key := r.Header.Get("Idempotency-Key")
 	s.mu.Lock()
-	if id, ok := s.idem[key]; ok && key != "" {
-		s.mu.Unlock()
-		s.writeRunStatus(w, http.StatusOK, id)
-		return
+	if key != "" {
+		id, ok := s.idem[key]
+		if !ok {
+			id, ok, _ = s.store.IdempotencyKey(key) // a key of an earlier process
+		}
+		if ok {
+			s.mu.Unlock()
+			s.writeRunStatus(w, http.StatusOK, id)
+			return
+		}
 	}
 	if s.draining {
 		s.mu.Unlock()
@@ -328,6 +334,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 	lr := s.enqueueLocked(prog, inputs, req.Namespace)
 	if key != "" {
 		s.idem[key] = lr.id
+		s.store.SetIdempotencyKey(key, lr.id)
 	}
 	s.mu.Unlock()
 	s.writeRunStatus(w, http.StatusAccepted, lr.id)

@@ -206,6 +206,20 @@ func (s *Store) Events(runID string, after int64, limit int) ([]Event, error) {
 	return out, nil
 }
 
+// IdempotencyKey is the run an Idempotency-Key started; false when the
+// key was never recorded.
+func (s *Store) IdempotencyKey(key string) (string, bool, error) {
+	var id string
+	err := s.db.QueryRow(`SELECT run_id FROM idempotency WHERE key = ?`, key).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("reading an Idempotency-Key: %w", err)
+	}
+	return id, true, nil
+}
+
 // ScheduleFired is when a schedule of a flow last fired; false when it
 // never did.
 func (s *Store) ScheduleFired(flow, name string) (time.Time, bool, error) {

@@ -122,6 +122,14 @@ CREATE TABLE schedules (
 	PRIMARY KEY (flow, name)
 ) WITHOUT ROWID;
 `,
+	// 6: the Idempotency-Keys of flowctl serve, and the runs they started.
+	`
+CREATE TABLE idempotency (
+	key        TEXT NOT NULL PRIMARY KEY,
+	run_id     TEXT NOT NULL,
+	created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

@@ -87,7 +87,7 @@ type writerStmts struct {
 	begin, commit, rollback                *sql.Stmt
 	savepoint, rollbackSavepoint, release  *sql.Stmt
 	insertRun, finishRun, upsertMemoryItem *sql.Stmt
-	upsertSchedule                         *sql.Stmt
+	upsertSchedule, insertIdempotency      *sql.Stmt
 	markInterrupted                        *sql.Stmt
 	upsertVector                           *sql.Stmt
 }
@@ -134,6 +134,7 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.markInterrupted, markInterruptedSQL},
 		{&st.upsertMemoryItem, upsertMemorySQL},
 		{&st.upsertSchedule, upsertScheduleSQL},
+		{&st.insertIdempotency, insertIdempotencySQL},
 		{&st.upsertVector, upsertVectorSQL},
 	} {
 		s, err := w.conn.PrepareContext(ctx, p.query)
@@ -166,7 +167,7 @@ func (w *writer) closeStmts() error {
 	for _, s := range []*sql.Stmt{
 		st.begin, st.commit, st.rollback,
 		st.savepoint, st.rollbackSavepoint, st.release,
-		st.insertRun, st.finishRun, st.upsertMemoryItem, st.markInterrupted, st.upsertSchedule,
+		st.insertRun, st.finishRun, st.upsertMemoryItem, st.markInterrupted, st.upsertSchedule, st.insertIdempotency,
 		st.upsertVector,
 	} {
 		if s != nil {

@@ -635,3 +635,20 @@ func TestServeNamespaceHeader(t *testing.T) {
 		t.Errorf("namespace %q without the header, want body", run.Namespace)
 	}
 }
+
+// TestServeIdempotencyKeysAreKept: an Idempotency-Key is kept in the
+// state, so another server on it (a restart) gives the same run.
+func TestServeIdempotencyKeysAreKept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := serveDir(t)
+	first := startServe(t, dir, nil)
+	var a, b runReply
+	first.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "Ada"}}`, &a, "Idempotency-Key", "order-17")
+	first.events(a.RunID, "")
+	second := startServe(t, dir, nil)
+	if code := second.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "Ada"}}`, &b, "Idempotency-Key", "order-17"); code != 200 || b.RunID != a.RunID || b.Status != "ok" {
+		t.Errorf("the key at another server: %d %+v, want run %s", code, b, a.RunID)
+	}
+}
