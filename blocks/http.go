@@ -13,6 +13,8 @@ import (
 	"github.com/flowctl/flowctl/lang"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -132,6 +134,10 @@ func newHTTPRequest(ctx context.Context, call *Call) (*http.Request, *reqLabel, 
 		r = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), r)
+	if err == nil {
+		// The trace context of the step's span, when traces are on.
+		otel.GetTextMapPropagator().Inject(ctx, propagation.HeaderCarrier(req.Header))
+	}
 	if err != nil {
 		return nil, nil, label.errorf(err, "cannot make the request: %v", call.Show(unwrapURLError(err).Error()))
 	}

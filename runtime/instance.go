@@ -18,6 +18,9 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // runInstance runs one instance of a step: its when condition, its inputs,
@@ -84,6 +87,10 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	if cacheable {
 		if !r.opts.NoCache && r.opts.Store != nil {
 			if v, raw, ok := r.cached(key); ok {
+				if _, span := startStepSpan(ctx, s, inst, trace.WithTimestamp(start)); span != nil {
+					span.SetAttributes(attribute.Bool("flowctl.cache_hit", true), attribute.String("flowctl.status", string(StatusCached)))
+					span.End()
+				}
 				return r.endInstance(s, inst, start, ending{status: StatusCached, value: v, raw: raw, key: key})
 			}
 		}
@@ -134,11 +141,13 @@ func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec
 	var usage *blocks.Usage
 	for n := 1; ; n++ {
 		r.emit(StepStarted{Time: time.Now(), Step: s.Name, Instance: inst.key, Attempt: n})
-		actx, cancel := ctx, context.CancelFunc(func() {})
+		sctx, span := startStepSpan(ctx, s, inst, trace.WithAttributes(attribute.Int("flowctl.attempt", n)))
+		actx, cancel := sctx, context.CancelFunc(func() {})
 		if timeout > 0 && !queued {
-			actx, cancel = context.WithTimeout(ctx, timeout)
+			actx, cancel = context.WithTimeout(sctx, timeout)
 		}
 		res, err := exec.Execute(actx, call)
+		endStepSpan(span, res, err)
 		deadline := actx.Err() == context.DeadlineExceeded ||
 			(queued && timeout > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded))
 		cancel()
@@ -447,4 +456,35 @@ func hideSensitive(expr hcl.Expression, ctx *hcl.EvalContext, diags hcl.Diagnost
 		out[i] = &c
 	}
 	return out
+}
+
+// startStepSpan starts the span of a step instance's attempt (or cache
+// hit) under the run's span; when the run's span does not record (traces
+// are off) it starts none and returns ctx and nil, so that a step costs
+// nothing more.
+func startStepSpan(ctx context.Context, s *compiler.Step, inst instance, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return ctx, nil
+	}
+	opts = append(opts, trace.WithAttributes(attribute.String("flowctl.step", s.Name),
+		attribute.String("flowctl.instance", inst.key.String()), attribute.String("flowctl.block", s.Block.Name)))
+	return tracer().Start(ctx, "step "+Label(s.Name, inst.key), opts...)
+}
+
+// endStepSpan ends the span of an attempt with its status and token usage.
+func endStepSpan(span trace.Span, res *blocks.Result, err error) {
+	if span == nil {
+		return
+	}
+	if res != nil && res.Usage != nil {
+		span.SetAttributes(attribute.Int("flowctl.tokens.prompt", res.Usage.PromptTokens),
+			attribute.Int("flowctl.tokens.completion", res.Usage.CompletionTokens))
+	}
+	if err != nil {
+		span.SetAttributes(attribute.String("flowctl.status", string(StatusFailed)))
+		span.SetStatus(codes.Error, "the attempt failed")
+	} else {
+		span.SetAttributes(attribute.String("flowctl.status", string(StatusOK)))
+	}
+	span.End()
 }

@@ -16,6 +16,10 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultCodeTimeout is the per-attempt timeout of a step whose go or js
@@ -212,6 +216,9 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 	}
 	r.emit(RunStarted{Time: started, RunID: r.id, Flow: r.prog.Flow.Name, Steps: len(r.prog.Steps)})
 
+	ctx, span := tracer().Start(ctx, "run "+r.prog.Flow.Name, trace.WithTimestamp(started), trace.WithAttributes(
+		attribute.String("flowctl.flow", r.prog.Flow.Name), attribute.String("flowctl.run_id", r.id)))
+	defer span.End() // ended with the run's status below; this covers errors
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.wg.Add(len(r.steps))
@@ -283,12 +290,22 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 			return res, fmt.Errorf("recording the run: %w", err)
 		}
 	}
+	end := time.Now()
+	span.SetAttributes(attribute.String("flowctl.status", string(res.Status)))
+	if res.Status != StatusOK {
+		span.SetStatus(codes.Error, errText)
+	}
+	span.End(trace.WithTimestamp(end))
 	r.emit(RunFinished{
-		Time: time.Now(), RunID: r.id, Status: res.Status, Outputs: res.Outputs, FailedOutputs: res.FailedOutputs,
+		Time: end, RunID: r.id, Status: res.Status, Outputs: res.Outputs, FailedOutputs: res.FailedOutputs,
 		Error: errText, Usage: res.Usage,
 	})
 	return res, nil
 }
+
+// tracer makes the spans of runs and steps: a no-op until a tracer
+// provider is installed (package runtime/tracing).
+func tracer() trace.Tracer { return otel.Tracer("github.com/flowctl/flowctl/runtime") }
 
 // redactDiags removes sensitive values from diagnostics' text: a function's
 // error can quote the secret it was given.

@@ -72,6 +72,8 @@ running steps and keeps what finished.`,
 			if !fromPlan && !autoApprove && (jsonOut || !interactive) {
 				return usagef("apply needs --auto-approve, or a plan saved with plan --out, when it cannot ask for confirmation")
 			}
+			stopTraces := startTraces(s)
+			defer stopTraces()
 			ex, closeLog, err := f.runExecutors(s)
 			if err != nil {
 				return err

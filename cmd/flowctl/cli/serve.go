@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/flowctl/flowctl/server"
 	"github.com/spf13/cobra"
 )
@@ -81,6 +82,8 @@ one. See docs/serve.md.`,
 				return err
 			}
 			defer st.Close()
+			stopTraces := startTraces(s)
+			defer stopTraces()
 			ex, release, err := executors(execOptions{sandbox: sandbox, goEngine: engine, httpAllow: httpAllow, warnings: s.err})
 			if err != nil {
 				return err
@@ -134,4 +137,22 @@ one. See docs/serve.md.`,
 	cmd.Flags().StringVar(&nsHeader, "namespace-header", "", "a request header, set by a trusted proxy, that chooses the memory namespace of the runs a request starts")
 	cmd.Flags().StringArrayVar(&notify, "notify", nil, "POST each finished run's summary to this URL (repeatable), signed when "+envNotifySecret+" is set")
 	return cmd
+}
+
+// startTraces exports OpenTelemetry traces of runs when the environment
+// asks for them (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER); the
+// function it returns flushes them. A setup that fails is a warning.
+func startTraces(s streams) func() {
+	shutdown, err := tracing.Setup(context.Background())
+	if err != nil {
+		fmt.Fprintf(s.err, "Warning: traces are not exported: %v.\n", err)
+		return func() {}
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdown(ctx); err != nil {
+			fmt.Fprintf(s.err, "Warning: exporting traces: %v.\n", err)
+		}
+	}
 }
