@@ -149,6 +149,22 @@ func Builtins() []*Block {
 			OutputTypeFrom:      map[string]string{"value": "value"},
 		},
 		{
+			Name:        "approval",
+			Runtime:     RuntimeBuiltin,
+			Description: "Wait for a person to approve or reject before the flow goes on",
+			UseWhen:     "A person must review or approve something before the flow acts on it, such as sending emails, publishing, or spending money",
+			Tags:        []string{"core", "human", "approval", "review", "wait"},
+			Inputs: []*lang.Field{
+				required("message", cty.String, "The question, shown to whoever decides"),
+			},
+			Outputs: []*lang.Field{
+				out("approved", cty.Bool, "Always true: a rejection fails the step"),
+				out("comment", cty.String, "The comment given with the decision"),
+				out("by", cty.String, "Who decided"),
+				out("decided_at", cty.String, "When, as an RFC 3339 time"),
+			},
+		},
+		{
 			Name:        "sleep",
 			Runtime:     RuntimeBuiltin,
 			Description: "Wait for a duration",

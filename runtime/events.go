@@ -18,18 +18,21 @@ const (
 	StatusSkipped   Status = "skipped"
 	StatusCached    Status = "cached"
 	StatusCancelled Status = "cancelled"
+	// StatusWaiting: see approval.go.
 )
 
 // Event is something that happened during a run, in the order the runner
 // reports them. Observers are called one event at a time.
 type Event interface{ event() }
 
-// RunStarted is the first event of a run.
+// RunStarted is the first event of a run, and of each resumption of it
+// (Resumed).
 type RunStarted struct {
-	Time  time.Time
-	RunID string
-	Flow  string
-	Steps int
+	Time    time.Time
+	RunID   string
+	Flow    string
+	Steps   int
+	Resumed bool
 }
 
 // StepStarted reports the start of an attempt of a step instance.
@@ -52,6 +55,31 @@ type StepFinished struct {
 	Reason   string // why a step was skipped
 	Outputs  cty.Value
 	Usage    *blocks.Usage
+	// Resumed: the instance finished before the run was resumed, and
+	// keeps what it recorded then.
+	Resumed bool
+}
+
+// StepWaiting reports an approval step instance that waits for a
+// decision.
+type StepWaiting struct {
+	Time     time.Time
+	Step     string
+	Instance Key
+	Message  string
+	Deadline time.Time // zero for none
+}
+
+// RunWaiting is the last event of a run that stops to wait for approvals:
+// everything that did not depend on them has finished. Outputs are those
+// it could evaluate, as for a failed run. The run goes on when it is
+// resumed (Options.Resume), after a decision.
+type RunWaiting struct {
+	Time          time.Time
+	RunID         string
+	Waiting       []Waiting
+	Outputs       map[string]cty.Value
+	FailedOutputs []FailedOutput
 }
 
 // RunFinished is the last event of a run.
@@ -81,6 +109,8 @@ func (RunStarted) event()   {}
 func (StepStarted) event()  {}
 func (StepFinished) event() {}
 func (RunFinished) event()  {}
+func (StepWaiting) event()  {}
+func (RunWaiting) event()   {}
 
 // Key is a step instance's key: none for a step without for_each, the index
 // for a list, set or tuple, the key for a map or object.

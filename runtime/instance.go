@@ -36,6 +36,11 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	if ctx.Err() != nil {
 		return r.endInstance(s, inst, time.Now(), ending{status: StatusCancelled, value: nullOutputs(s), err: "the run was cancelled"})
 	}
+	if r.prior != nil {
+		if res, ok := r.kept(s, inst); ok {
+			return res
+		}
+	}
 	start := time.Now()
 	fail := func(diags hcl.Diagnostics) instanceResult {
 		r.addStepDiags(s, diags)
@@ -62,6 +67,9 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	inputs, sensitive, _, diags := r.evalInputs(s, inst, false)
 	if diags.HasErrors() {
 		return fail(diags)
+	}
+	if isApproval(s) && (r.opts.Replace == nil || r.opts.Replace(s) == nil) {
+		return r.runApproval(ctx, s, inst, inputs, start)
 	}
 	call := &blocks.Call{
 		Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Touch: r.opts.OnFileRead,

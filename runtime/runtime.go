@@ -64,6 +64,18 @@ type Options struct {
 	// OnFileRead, when set, is told each local file a block reads.
 	OnFileRead func(path string)
 	RunID      string // a new id when empty
+	// Resume continues the run RunID of the Store, which ended waiting,
+	// failed, cancelled or interrupted (resume.go): step instances that
+	// finished ok keep what they recorded; the others run. Inputs must
+	// be the run's.
+	Resume bool
+	// Ask, when set, asks a person for the decision of an approval step
+	// that has none recorded, and returns it (or ErrNoAnswer to let the
+	// step wait); its context ends at the step's deadline. Without it,
+	// approval steps wait for a decision recorded in the Store.
+	Ask func(context.Context, ApprovalRequest) (Decision, error)
+	// Origin is recorded with the run: what started it ("" for apply).
+	Origin string
 }
 
 // Result is the outcome of a run.
@@ -85,6 +97,8 @@ type Result struct {
 	// Steps are the values step.NAME had at the end of the run, for every
 	// step (null outputs for a step that did not finish).
 	Steps map[string]cty.Value
+	// Waiting are the approval step instances a waiting run waits for.
+	Waiting []Waiting
 }
 
 // Apply runs a compiled program. It returns an error only when the run
@@ -113,12 +127,16 @@ type run struct {
 	memory  map[string]cty.Value
 
 	sem chan struct{} // the run's overall cap; nil when none
+	// prior are the step results the run recorded before it was
+	// resumed, by step and instance; nil when it was not.
+	prior map[string]map[string]*state.StepResult
 
-	mu     sync.Mutex // guards steps' results and the fields below
-	steps  []*stepRun
-	diags  hcl.Diagnostics
-	failed bool
-	usage  *blocks.Usage
+	mu      sync.Mutex // guards steps' results and the fields below
+	steps   []*stepRun
+	diags   hcl.Diagnostics
+	failed  bool
+	usage   *blocks.Usage
+	waiting []Waiting
 
 	obsMu sync.Mutex
 	wg    sync.WaitGroup
@@ -206,15 +224,21 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 	if mdiags.HasErrors() {
 		return &Result{Status: StatusFailed, Diagnostics: mdiags}, nil // the run does not start
 	}
-	if st != nil {
+	switch {
+	case r.opts.Resume:
+		if err := r.reopen(); err != nil {
+			return nil, err
+		}
+	case st != nil:
 		if err := st.CreateRun(&state.Run{
 			ID: r.id, Flow: r.prog.Flow.Name, Namespace: r.opts.Namespace, FlowFile: r.prog.Filename,
 			SourceHash: r.prog.SourceHash, Inputs: inputsJSON, Status: "running", StartedAt: started,
+			Origin: r.opts.Origin,
 		}); err != nil {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}
 	}
-	r.emit(RunStarted{Time: started, RunID: r.id, Flow: r.prog.Flow.Name, Steps: len(r.prog.Steps)})
+	r.emit(RunStarted{Time: started, RunID: r.id, Flow: r.prog.Flow.Name, Steps: len(r.prog.Steps), Resumed: r.opts.Resume})
 
 	ctx, span := tracer().Start(ctx, "run "+r.prog.Flow.Name, trace.WithTimestamp(started), trace.WithAttributes(
 		attribute.String("flowctl.flow", r.prog.Flow.Name), attribute.String("flowctl.run_id", r.id)))
@@ -239,6 +263,9 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		res.Status = StatusCancelled
 	case r.failed:
 		res.Status = StatusFailed
+	case len(r.waiting) > 0:
+		res.Status = StatusWaiting
+		res.Waiting = r.sortedWaiting()
 	}
 	res.Outputs, res.FailedOutputs = r.evalOutputs(res.Status == StatusOK)
 	res.Steps = make(map[string]cty.Value, len(r.steps))
@@ -262,8 +289,8 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		r.saveMemory()
 	}
 	r.addDiags(mdiags) // warnings of memories that started over
-	if r.diags.HasErrors() && res.Status == StatusOK {
-		res.Status = StatusFailed
+	if r.diags.HasErrors() && (res.Status == StatusOK || res.Status == StatusWaiting) {
+		res.Status, res.Waiting = StatusFailed, nil
 	}
 	res.Diagnostics = r.redactDiags(compiler.Normalize(r.diags))
 	res.Usage = r.usage
@@ -296,6 +323,10 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		span.SetStatus(codes.Error, errText)
 	}
 	span.End(trace.WithTimestamp(end))
+	if res.Status == StatusWaiting {
+		r.emit(RunWaiting{Time: end, RunID: r.id, Waiting: res.Waiting, Outputs: res.Outputs, FailedOutputs: res.FailedOutputs})
+		return res, nil
+	}
 	r.emit(RunFinished{
 		Time: end, RunID: r.id, Status: res.Status, Outputs: res.Outputs, FailedOutputs: res.FailedOutputs,
 		Error: errText, Usage: res.Usage,
@@ -337,6 +368,12 @@ func (r *run) emit(e Event) {
 		ev.Time = now
 		e = ev
 	case RunFinished:
+		ev.Time = now
+		e = ev
+	case StepWaiting:
+		ev.Time = now
+		e = ev
+	case RunWaiting:
 		ev.Time = now
 		e = ev
 	}
@@ -401,6 +438,11 @@ func (r *run) unfinished(o *lang.Output) (FailedOutput, bool) {
 		switch {
 		case sr.cancelled:
 			return FailedOutput{Name: o.Name, Step: s.Name, Reason: fmt.Sprintf("step %q was cancelled", s.Name)}, true
+		case sr.waiting && sr.failedBy == s.Name:
+			return FailedOutput{Name: o.Name, Step: s.Name, Reason: fmt.Sprintf("step %q waits for approval", s.Name)}, true
+		case sr.waiting:
+			return FailedOutput{Name: o.Name, Step: s.Name,
+				Reason: fmt.Sprintf("step %q waits for step %q, which waits for approval", s.Name, sr.failedBy)}, true
 		case sr.blocked && sr.failedBy == s.Name:
 			return FailedOutput{Name: o.Name, Step: s.Name, Reason: fmt.Sprintf("step %q failed", s.Name)}, true
 		case sr.blocked:

@@ -25,9 +25,16 @@ type stepRun struct {
 	// skipped (or cancelled) in turn.
 	blocked   bool
 	cancelled bool
-	// failedBy names the failed step that blocked this one: itself, or
-	// the upstream step whose failure it was skipped for.
+	// waiting: the step, or one it depends on, waits for an approval;
+	// it is blocked, but neither failed nor skipped: it runs when the run
+	// is resumed after the decision.
+	waiting bool
+	// failedBy names the failed (or waiting) step that blocked this one:
+	// itself, or the upstream step it was skipped for.
 	failedBy string
+	// reran: in a resumed run, an instance of the step ran again (did not
+	// keep what it recorded), so its dependents do not keep theirs.
+	reran bool
 }
 
 // instance is one instance of a step: the step itself, or one element of
@@ -41,6 +48,7 @@ type instance struct {
 type instanceResult struct {
 	value  cty.Value // the instance's outputs object
 	status Status
+	kept   bool // recorded before the run was resumed
 }
 
 // runSteps runs a step whose dependencies have finished, then, on the same
@@ -65,8 +73,12 @@ func (r *run) runSteps(ctx context.Context, s *stepRun) {
 // runStep runs every instance of a step, hands the step's value to its
 // dependents, and returns those that no longer wait for anything.
 func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
-	blocked, cancelled, upstream := r.upstream(s)
+	blocked, cancelled, waiting, upstream := r.upstream(s)
 	switch {
+	case waiting && !cancelled && ctx.Err() == nil:
+		// Nothing is recorded: the step runs when the run is resumed.
+		s.waiting, s.failedBy = true, upstream
+		return r.finishStep(s, nullOutputs(s.step), true, false)
 	case cancelled || ctx.Err() != nil:
 		r.recordUnstarted(s, StatusCancelled, "the run was cancelled")
 		return r.finishStep(s, nullOutputs(s.step), true, true)
@@ -111,12 +123,18 @@ func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
 		}
 		wg.Wait()
 	}
-	failed, cancelled := false, false
+	failed, cancelled, waiting := false, false, false
 	vals := make([]cty.Value, len(results))
 	for i, res := range results {
 		vals[i] = res.value
 		failed = failed || res.status == StatusFailed
 		cancelled = cancelled || res.status == StatusCancelled
+		waiting = waiting || res.status == StatusWaiting
+		s.reran = s.reran || (!res.kept && res.status != StatusSkipped)
+	}
+	if waiting && !failed && !cancelled {
+		s.waiting = true
+		return r.finishStep(s, nullOutputs(s.step), true, false)
 	}
 	var value cty.Value
 	if s.step.ForEach == nil {
@@ -133,21 +151,24 @@ func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
 	return r.finishStep(s, value, blocked, cancelled)
 }
 
-// upstream reports whether a dependency blocks the step, and names the
-// failed step behind it.
-func (r *run) upstream(s *stepRun) (blocked, cancelled bool, name string) {
+// upstream reports whether a dependency blocks the step — it failed, was
+// cancelled, or waits for an approval — and names the failed (or waiting)
+// step behind it. A failure upstream wins over a wait.
+func (r *run) upstream(s *stepRun) (blocked, cancelled, waiting bool, name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, d := range s.step.Deps {
 		ds := r.steps[d.Index]
-		if ds.cancelled {
-			return true, true, d.Name
-		}
-		if ds.blocked && !blocked {
-			blocked, name = true, ds.failedBy
+		switch {
+		case ds.cancelled:
+			return true, true, false, d.Name
+		case ds.blocked && !ds.waiting && (!blocked || waiting):
+			blocked, waiting, name = true, false, ds.failedBy
+		case ds.waiting && !blocked:
+			blocked, waiting, name = true, true, ds.failedBy
 		}
 	}
-	return blocked, false, name
+	return blocked, false, waiting, name
 }
 
 // finishStep publishes the step's value and returns the dependents that no

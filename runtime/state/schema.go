@@ -130,6 +130,25 @@ CREATE TABLE idempotency (
 	created_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+	// 7: approval steps (what each instance waits for, and the decision),
+	// and what started each run ("" for apply, "serve").
+	`
+CREATE TABLE approvals (
+	run_id       TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	step         TEXT NOT NULL,
+	instance     TEXT NOT NULL,
+	message      TEXT NOT NULL,
+	requested_at INTEGER NOT NULL,
+	deadline     INTEGER,
+	decided_at   INTEGER,
+	approved     INTEGER NOT NULL DEFAULT 0,
+	comment      TEXT NOT NULL DEFAULT '',
+	decided_by   TEXT NOT NULL DEFAULT '',
+	closed       INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (run_id, step, instance)
+) WITHOUT ROWID;
+ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

@@ -49,7 +49,7 @@ type Run struct {
 	FlowFile   string // path of the flow file
 	SourceHash string // hash of the flow's source, for stale-plan checks
 	Inputs     json.RawMessage
-	Status     string // "running", then "ok", "failed" or "cancelled"
+	Status     string // "running", then "ok", "failed", "cancelled" or "waiting"
 	StartedAt  time.Time
 	FinishedAt time.Time // zero while running
 	Outputs    json.RawMessage
@@ -58,6 +58,9 @@ type Run struct {
 	FailedOutputs json.RawMessage
 	Error         string
 	Usage         json.RawMessage // token usage of the whole run
+	// Origin is what started the run: "" for apply, "serve" for the
+	// server (which resumes its own runs after a crash).
+	Origin string
 }
 
 // An Event is one event of a run, as apply --json prints it: Seq numbers

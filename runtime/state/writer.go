@@ -88,7 +88,9 @@ type writerStmts struct {
 	savepoint, rollbackSavepoint, release  *sql.Stmt
 	insertRun, finishRun, upsertMemoryItem *sql.Stmt
 	upsertSchedule, insertIdempotency      *sql.Stmt
-	markInterrupted                        *sql.Stmt
+	markInterrupted, reopenRun             *sql.Stmt
+	requestApproval, decideApproval        *sql.Stmt
+	closeApproval                          *sql.Stmt
 	upsertVector                           *sql.Stmt
 }
 
@@ -132,6 +134,10 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.insertRun, insertRunSQL},
 		{&st.finishRun, finishRunSQL},
 		{&st.markInterrupted, markInterruptedSQL},
+		{&st.reopenRun, reopenRunSQL},
+		{&st.requestApproval, requestApprovalSQL},
+		{&st.decideApproval, decideApprovalSQL},
+		{&st.closeApproval, closeApprovalSQL},
 		{&st.upsertMemoryItem, upsertMemorySQL},
 		{&st.upsertSchedule, upsertScheduleSQL},
 		{&st.insertIdempotency, insertIdempotencySQL},
@@ -168,7 +174,7 @@ func (w *writer) closeStmts() error {
 		st.begin, st.commit, st.rollback,
 		st.savepoint, st.rollbackSavepoint, st.release,
 		st.insertRun, st.finishRun, st.upsertMemoryItem, st.markInterrupted, st.upsertSchedule, st.insertIdempotency,
-		st.upsertVector,
+		st.upsertVector, st.reopenRun, st.requestApproval, st.decideApproval, st.closeApproval,
 	} {
 		if s != nil {
 			errs = append(errs, s.Close())

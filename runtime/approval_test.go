@@ -1,0 +1,354 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/zclconf/go-cty/cty"
+)
+
+const approvalFlow = `
+flow "mailer" {}
+
+input "n" {
+  type    = number
+  default = 3
+}
+
+block "draft" {
+  runtime = "js"
+  input "n" { type = number }
+  output "emails" { type = list(string) }
+  source = "function execute(input) { return input }"
+}
+
+block "send" {
+  runtime = "js"
+  input "emails" { type = list(string) }
+  output "sent" { type = number }
+  source = "function execute(input) { return input }"
+}
+
+step "draft" {
+  use = "draft"
+  n   = input.n
+}
+
+step "review" {
+  use     = "approval"
+  message = "Send ${length(step.draft.emails)} emails?"
+  timeout = "48h"
+}
+
+step "send" {
+  use    = "send"
+  emails = step.draft.emails
+  depends_on = [step.review]
+}
+
+step "audit" {
+  use   = "value"
+  value = "by ${step.review.by}: ${step.review.comment}"
+}
+
+step "independent" {
+  use   = "value"
+  value = step.draft.emails[0]
+}
+
+output "sent" {
+  value = step.send.sent
+}
+
+output "first" {
+  value = step.independent.value
+}
+`
+
+// mailerExecutors count the calls of draft and send.
+func mailerExecutors(drafts, sends *atomic.Int32) *blocks.Executors {
+	return &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{"js": fakeJS{
+		"draft": func(ctx context.Context, in map[string]cty.Value) (map[string]cty.Value, error) {
+			drafts.Add(1)
+			n, _ := in["n"].AsBigFloat().Int64()
+			var out []cty.Value
+			for i := range n {
+				out = append(out, cty.StringVal(fmt.Sprintf("mail %d", i)))
+			}
+			return map[string]cty.Value{"emails": cty.ListVal(out)}, nil
+		},
+		"send": func(ctx context.Context, in map[string]cty.Value) (map[string]cty.Value, error) {
+			sends.Add(1)
+			return map[string]cty.Value{"sent": cty.NumberIntVal(int64(in["emails"].LengthInt()))}, nil
+		},
+	}}}
+}
+
+func openStore(t *testing.T) *state.Store {
+	t.Helper()
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// TestApprovalWaitsThenResumes: a run stops at an approval step with
+// what does not depend on it done; the decision is recorded; resuming
+// the run keeps the finished steps (draft is not called again) and runs
+// the rest with the decision as the step's outputs.
+func TestApprovalWaitsThenResumes(t *testing.T) {
+	prog := compile(t, approvalFlow)
+	st := openStore(t)
+	var drafts, sends atomic.Int32
+	ex := mailerExecutors(&drafts, &sends)
+	res, rec := apply(t, prog, Options{Store: st, Executors: ex})
+	if res.Status != StatusWaiting {
+		t.Fatalf("status %s: %v", res.Status, res.Diagnostics)
+	}
+	if len(res.Waiting) != 1 || res.Waiting[0].Step != "review" || res.Waiting[0].Message != "Send 3 emails?" {
+		t.Fatalf("waiting: %+v", res.Waiting)
+	}
+	if d := res.Waiting[0].Deadline.Sub(res.Waiting[0].Since); d != 48*time.Hour {
+		t.Errorf("deadline %s after the request", d)
+	}
+	if got := outputJSON(t, res.Outputs["first"]); got != `"mail 0"` {
+		t.Errorf("first = %s", got)
+	}
+	if _, ok := res.Outputs["sent"]; ok || len(res.FailedOutputs) != 1 || !strings.Contains(res.FailedOutputs[0].Reason, "waits for") {
+		t.Errorf("failed outputs: %+v", res.FailedOutputs)
+	}
+	fin := rec.finished()
+	if _, ran := fin["send"]; ran {
+		t.Errorf("send finished while review waits: %+v", fin["send"])
+	}
+	if _, ran := fin["audit"]; ran {
+		t.Errorf("audit finished while review waits")
+	}
+	var last Event
+	for _, e := range rec.events {
+		last = e
+	}
+	if w, ok := last.(RunWaiting); !ok || len(w.Waiting) != 1 {
+		t.Errorf("last event: %#v", last)
+	}
+	run, err := st.Run(res.RunID)
+	if err != nil || run.Status != "waiting" {
+		t.Fatalf("run record: %+v, %v", run, err)
+	}
+
+	// Nobody decided: resuming waits again, running nothing.
+	res2, _ := apply(t, prog, Options{Store: st, Executors: ex, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, prog, run)})
+	if res2.Status != StatusWaiting || drafts.Load() != 1 || sends.Load() != 0 {
+		t.Fatalf("resumed undecided: %s, drafts %d, sends %d", res2.Status, drafts.Load(), sends.Load())
+	}
+
+	if _, err := st.DecideApproval(res.RunID, "review", "", true, "looks good", "ana"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DecideApproval(res.RunID, "review", "", false, "", "bob"); !errors.Is(err, state.ErrNotWaiting) {
+		t.Errorf("a second decision: %v", err)
+	}
+	res3, rec3 := apply(t, prog, Options{Store: st, Executors: ex, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, prog, run)})
+	if res3.Status != StatusOK {
+		t.Fatalf("resumed: %s: %v", res3.Status, res3.Diagnostics)
+	}
+	if drafts.Load() != 1 || sends.Load() != 1 {
+		t.Errorf("drafts %d, sends %d; want 1, 1", drafts.Load(), sends.Load())
+	}
+	if got := outputJSON(t, res3.Outputs["sent"]); got != "3" {
+		t.Errorf("sent = %s", got)
+	}
+	if got := outputJSON(t, res3.Steps["audit"].GetAttr("value")); got != `"by ana: looks good"` {
+		t.Errorf("audit = %s", got)
+	}
+	if f := rec3.finished()["draft"]; !f.Resumed || f.Status != StatusOK {
+		t.Errorf("draft on resume: %+v", f)
+	}
+	if f := rec3.finished()["review"]; f.Resumed || f.Status != StatusOK {
+		t.Errorf("review on resume: %+v", f)
+	}
+	if s, ok := rec3.events[0].(RunStarted); !ok || !s.Resumed {
+		t.Errorf("first event: %#v", rec3.events[0])
+	}
+	run, _ = st.Run(res.RunID)
+	if run.Status != "ok" || !strings.Contains(string(run.Outputs), `"sent":3`) {
+		t.Errorf("run record: %s %s", run.Status, run.Outputs)
+	}
+	// A run that finished ok cannot be resumed.
+	if err := ResumeCheck(prog, run); err == nil {
+		t.Error("ResumeCheck of an ok run")
+	}
+	_, err = Apply(context.Background(), prog, Options{Store: st, Executors: ex, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, prog, run)})
+	if !errors.Is(err, state.ErrNotResumable) {
+		t.Errorf("resuming an ok run: %v", err)
+	}
+}
+
+func inputsOf(t *testing.T, prog *compiler.Program, run *state.Run) map[string]cty.Value {
+	t.Helper()
+	in, diags := ResumeInputs(prog, run, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return in
+}
+
+// TestApprovalRejectedAndAsked: a rejection fails the step with who and
+// why, not retried, its dependents skipped; Ask answers inline; a
+// deadline that passed fails the step.
+func TestApprovalRejectedAndAsked(t *testing.T) {
+	prog := compile(t, approvalFlow)
+	st := openStore(t)
+	var drafts, sends atomic.Int32
+	ex := mailerExecutors(&drafts, &sends)
+
+	asked := 0
+	res, rec := apply(t, prog, Options{Store: st, Executors: ex, Ask: func(ctx context.Context, req ApprovalRequest) (Decision, error) {
+		asked++
+		if req.Message != "Send 3 emails?" || req.Step != "review" {
+			t.Errorf("request: %+v", req)
+		}
+		return Decision{Approved: false, Comment: "too many", By: "ana"}, nil
+	}})
+	if res.Status != StatusFailed || asked != 1 || sends.Load() != 0 {
+		t.Fatalf("status %s, asked %d, sends %d", res.Status, asked, sends.Load())
+	}
+	if f := rec.finished()["review"]; f.Status != StatusFailed || f.Error != "rejected by ana: too many" {
+		t.Errorf("review: %+v", f)
+	}
+	if f := rec.finished()["send"]; f.Status != StatusSkipped {
+		t.Errorf("send: %+v", f)
+	}
+	if !strings.Contains(res.Diagnostics.Error(), "rejected by ana: too many") {
+		t.Errorf("diagnostics: %v", res.Diagnostics)
+	}
+
+	// Resuming the failed run asks again.
+	run, _ := st.Run(res.RunID)
+	res2, _ := apply(t, prog, Options{Store: st, Executors: ex, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, prog, run),
+		Ask: func(ctx context.Context, req ApprovalRequest) (Decision, error) {
+			return Decision{Approved: true, By: "ana"}, nil
+		}})
+	if res2.Status != StatusOK || drafts.Load() != 1 || sends.Load() != 1 {
+		t.Fatalf("resumed: %s, drafts %d, sends %d: %v", res2.Status, drafts.Load(), sends.Load(), res2.Diagnostics)
+	}
+
+	// ErrNoAnswer lets the step wait.
+	res3, _ := apply(t, prog, Options{Store: st, Executors: ex, Ask: func(context.Context, ApprovalRequest) (Decision, error) {
+		return Decision{}, ErrNoAnswer
+	}})
+	if res3.Status != StatusWaiting {
+		t.Fatalf("no answer: %s", res3.Status)
+	}
+}
+
+func TestApprovalDeadline(t *testing.T) {
+	prog := compile(t, strings.Replace(approvalFlow, `timeout = "48h"`, `timeout = "1ms"`, 1))
+	st := openStore(t)
+	var drafts, sends atomic.Int32
+	ex := mailerExecutors(&drafts, &sends)
+	res, _ := apply(t, prog, Options{Store: st, Executors: ex})
+	if res.Status != StatusWaiting {
+		t.Fatalf("status %s", res.Status)
+	}
+	for !time.Now().After(res.Waiting[0].Deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	run, _ := st.Run(res.RunID)
+	res2, rec := apply(t, prog, Options{Store: st, Executors: ex, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, prog, run)})
+	if res2.Status != StatusFailed || !strings.Contains(rec.finished()["review"].Error, "nobody decided within its 1ms timeout") {
+		t.Fatalf("after the deadline: %s, %+v", res2.Status, rec.finished()["review"])
+	}
+	if _, err := st.DecideApproval(res.RunID, "review", "", true, "", "late"); !errors.Is(err, state.ErrNotWaiting) {
+		t.Errorf("deciding after the deadline: %v", err)
+	}
+}
+
+// TestResumeAfterFailure: a failed run resumed keeps what finished ok and
+// runs the failed step and what it blocked; a step downstream of one that
+// ran again runs again too.
+func TestResumeAfterFailure(t *testing.T) {
+	prog := compile(t, `
+flow "flaky" {}
+
+block "count" {
+  runtime = "js"
+  input "x" { type = number }
+  output "x" { type = number }
+  source = "function execute(input) { return input }"
+}
+
+step "a" {
+  use = "count"
+  x   = 1
+}
+
+step "b" {
+  use = "count"
+  x   = step.a.x + 1
+}
+
+step "c" {
+  use = "count"
+  x   = step.b.x + 1
+}
+
+step "each" {
+  use      = "count"
+  for_each = [1, 2, 3]
+  x        = each.value * 10
+}
+
+output "c" {
+  value = step.c.x
+}
+`)
+	st := openStore(t)
+	calls := map[string]int{}
+	failB := true
+	ex := &blocks.Executors{Runtimes: map[string]blocks.Executor{"js": blocks.ExecutorFunc(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+		calls[call.Step]++
+		if call.Step == "b" && failB {
+			return nil, errors.New("b is down")
+		}
+		if call.Step == `each[1]` && failB {
+			return nil, errors.New("each[1] is down")
+		}
+		return &blocks.Result{Outputs: map[string]cty.Value{"x": call.Inputs["x"]}}, nil
+	})}}
+	res, _ := apply(t, prog, Options{Store: st, Executors: ex, Parallelism: 1})
+	if res.Status != StatusFailed {
+		t.Fatalf("first run: %s", res.Status)
+	}
+	failB = false
+	run, _ := st.Run(res.RunID)
+	res2, rec := apply(t, prog, Options{Store: st, Executors: ex, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, prog, run), Parallelism: 1})
+	if res2.Status != StatusOK || outputJSON(t, res2.Outputs["c"]) != "3" {
+		t.Fatalf("resumed: %s %v", res2.Status, res2.Diagnostics)
+	}
+	want := map[string]int{"a": 1, "b": 2, "c": 1, "each[0]": 1, "each[1]": 2, "each[2]": 1}
+	for k, n := range want {
+		if calls[k] != n {
+			t.Errorf("%s called %d times, want %d (%v)", k, calls[k], n, calls)
+		}
+	}
+	if !rec.finished()["a"].Resumed || rec.finished()["b"].Resumed || !rec.finished()[`each[2]`].Resumed {
+		t.Errorf("resumed flags: %+v", rec.finished())
+	}
+	steps, _ := st.Steps(res.RunID)
+	for _, s := range steps {
+		if s.Status != "ok" {
+			t.Errorf("recorded %s[%s]: %s", s.Step, s.Instance, s.Status)
+		}
+	}
+}

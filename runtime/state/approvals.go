@@ -1,0 +1,182 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// An Approval is what an instance of an approval step waits for: a
+// person's decision, asked with Message at RequestedAt, until Deadline
+// (zero for none). DecidedAt is zero until someone decides. Closed means
+// the step has taken the decision (or its deadline passed): a later
+// resumption of the run that runs the step again asks anew.
+type Approval struct {
+	RunID, Step, Instance string
+	Message               string
+	RequestedAt, Deadline time.Time
+	DecidedAt             time.Time
+	Approved              bool
+	Comment, By           string
+	Closed                bool
+}
+
+// Decided reports whether someone decided.
+func (a *Approval) Decided() bool { return !a.DecidedAt.IsZero() }
+
+// ErrNotWaiting is returned by DecideApproval when the step instance does
+// not wait for a decision: it never asked, someone decided already, or
+// its step has finished.
+var ErrNotWaiting = errors.New("the step is not waiting for a decision")
+
+// ErrNotResumable is returned by ReopenRun for a run that is running, or
+// finished ok.
+var ErrNotResumable = errors.New("the run cannot be resumed")
+
+// ReopenRun marks a run that ended waiting, failed, cancelled or
+// interrupted as running again, owned by this store's process (as
+// CreateRun does), so that it can be resumed; FinishRun records its new
+// end. It fails with ErrNotResumable when the run is running or ok, and
+// when another process holds it.
+func (s *Store) ReopenRun(id string) error {
+	claimed, err := s.claim(id)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNotResumable, err)
+	}
+	_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
+		res, err := st.reopenRun.ExecContext(ctx, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrNotResumable
+		}
+		return nil
+	})
+	if err != nil {
+		if claimed {
+			s.release(id)
+		}
+		return fmt.Errorf("resuming run %s: %w", id, err)
+	}
+	return nil
+}
+
+// RequestApproval records that a step instance waits for a decision,
+// replacing an earlier request of the same instance (decided or not), and
+// returns once committed.
+func (s *Store) RequestApproval(a *Approval) error {
+	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		_, err := st.requestApproval.ExecContext(ctx, a.RunID, a.Step, a.Instance, a.Message,
+			a.RequestedAt.UnixNano(), nanos(a.Deadline))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recording the approval step %s of run %s: %w", a.Step, a.RunID, err)
+	}
+	return nil
+}
+
+// DecideApproval records a decision of a step instance that waits for
+// one, and returns the approval as decided; ErrNotWaiting when it does
+// not wait.
+func (s *Store) DecideApproval(runID, step, instance string, approved bool, comment, by string) (*Approval, error) {
+	now := time.Now()
+	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		res, err := st.decideApproval.ExecContext(ctx, now.UnixNano(), approved, comment, by, runID, step, instance)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrNotWaiting
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("deciding step %s of run %s: %w", step, runID, err)
+	}
+	return s.Approval(runID, step, instance)
+}
+
+// CloseApproval records that a step instance has taken its decision (or
+// that its deadline passed), and returns once committed.
+func (s *Store) CloseApproval(runID, step, instance string) error {
+	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		_, err := st.closeApproval.ExecContext(ctx, runID, step, instance)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recording the decision of step %s of run %s: %w", step, runID, err)
+	}
+	return nil
+}
+
+// Approval returns the approval of a step instance, or nil when it never
+// asked.
+func (s *Store) Approval(runID, step, instance string) (*Approval, error) {
+	as, err := s.approvals(`WHERE run_id = ? AND step = ? AND instance = ?`, runID, step, instance)
+	if err != nil || len(as) == 0 {
+		return nil, err
+	}
+	return as[0], nil
+}
+
+// Approvals returns the approvals of a run, by step and instance; with an
+// empty runID, the open approvals of every run.
+func (s *Store) Approvals(runID string) ([]*Approval, error) {
+	if runID == "" {
+		return s.approvals(`WHERE closed = 0`)
+	}
+	return s.approvals(`WHERE run_id = ?`, runID)
+}
+
+func (s *Store) approvals(where string, args ...any) ([]*Approval, error) {
+	rows, err := s.db.QueryContext(context.Background(), `SELECT run_id, step, instance, message, requested_at,
+		deadline, decided_at, approved, comment, decided_by, closed FROM approvals `+where+` ORDER BY run_id, step, instance`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading approvals: %w", err)
+	}
+	defer rows.Close()
+	var out []*Approval
+	for rows.Next() {
+		a := new(Approval)
+		var requested int64
+		var deadline, decided sql.NullInt64
+		if err := rows.Scan(&a.RunID, &a.Step, &a.Instance, &a.Message, &requested, &deadline, &decided,
+			&a.Approved, &a.Comment, &a.By, &a.Closed); err != nil {
+			return nil, fmt.Errorf("reading approvals: %w", err)
+		}
+		a.RequestedAt, a.Deadline, a.DecidedAt = time.Unix(0, requested), fromNanos(deadline), fromNanos(decided)
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading approvals: %w", err)
+	}
+	return out, nil
+}
+
+const reopenRunSQL = `
+UPDATE runs SET status = 'running', finished_at = NULL, error = ''
+WHERE id = ? AND status IN ('waiting', 'failed', 'cancelled', 'interrupted')`
+
+const requestApprovalSQL = `
+INSERT INTO approvals (run_id, step, instance, message, requested_at, deadline)
+VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (run_id, step, instance) DO UPDATE SET
+	message = excluded.message,
+	requested_at = excluded.requested_at,
+	deadline = excluded.deadline,
+	decided_at = NULL, approved = 0, comment = '', decided_by = '', closed = 0`
+
+const decideApprovalSQL = `
+UPDATE approvals SET decided_at = ?, approved = ?, comment = ?, decided_by = ?
+WHERE run_id = ? AND step = ? AND instance = ? AND decided_at IS NULL AND closed = 0`
+
+const closeApprovalSQL = `
+UPDATE approvals SET closed = 1 WHERE run_id = ? AND step = ? AND instance = ?`
