@@ -152,7 +152,7 @@ func Builtins() []*Block {
 			Name:        "approval",
 			Runtime:     RuntimeBuiltin,
 			Description: "Wait for a person to approve or reject before the flow goes on",
-			UseWhen:     "A person must review or approve something before the flow acts on it, such as sending emails, publishing, or spending money",
+			UseWhen:     "A person must review and approve what the flow is about to do, such as sending emails, publishing or spending money, before it does it",
 			Tags:        []string{"core", "human", "approval", "review", "wait"},
 			Inputs: []*lang.Field{
 				required("message", cty.String, "The question, shown to whoever decides"),

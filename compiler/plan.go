@@ -14,6 +14,9 @@ const (
 	ActionCached  Action = "cached"
 	ActionUnknown Action = "unknown"
 	ActionSkip    Action = "skip"
+	// ActionApprove: an approval step, which waits for a person's
+	// decision.
+	ActionApprove Action = "approval"
 )
 
 // Plan is what applying a program with given inputs would do, as far as it
@@ -46,7 +49,7 @@ func (p *Plan) Counts() map[Action]int {
 // WouldRun reports whether applying the plan would run any step.
 func (p *Plan) WouldRun() bool {
 	n := p.Counts()
-	return n[ActionRun]+n[ActionUnknown] > 0
+	return n[ActionRun]+n[ActionUnknown]+n[ActionApprove] > 0
 }
 
 // LLMCalls counts the model calls a run would make at least: one per

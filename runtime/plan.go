@@ -75,6 +75,8 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 		}
 	}
 	switch {
+	case counts[compiler.ActionApprove] > 0:
+		ps.Action = compiler.ActionApprove
 	case counts[compiler.ActionRun] > 0:
 		ps.Action = compiler.ActionRun
 	case counts[compiler.ActionUnknown] > 0:
@@ -88,7 +90,7 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 			reason = "for_each is empty"
 		}
 	}
-	if ps.Action == compiler.ActionRun || ps.Action == compiler.ActionUnknown {
+	if ps.Action == compiler.ActionRun || ps.Action == compiler.ActionUnknown || ps.Action == compiler.ActionApprove {
 		ps.Reason = reason
 		return ps, unknownValue
 	}
@@ -114,6 +116,9 @@ func (r *run) planInstance(s *compiler.Step, inst instance) (compiler.Action, ct
 		if v.Type() == cty.Bool && !v.IsNull() && v.False() {
 			return compiler.ActionSkip, nullOutputs(s), ""
 		}
+	}
+	if isApproval(s) {
+		return compiler.ActionApprove, cty.NilVal, "waits for a person's decision"
 	}
 	if !(r.opts.CacheAll || s.CacheEnabled()) {
 		return compiler.ActionRun, cty.NilVal, "block " + s.Block.Name + " is not cached"

@@ -110,10 +110,8 @@ func Run(ctx context.Context, t *compiler.Test, opts Options) Result {
 }
 
 func run(ctx context.Context, t *compiler.Test, opts Options) (Status, hcl.Diagnostics) {
-	if !opts.Live {
-		if diags := unmocked(t); diags.HasErrors() {
-			return StatusErrored, diags
-		}
+	if diags := unmocked(t, opts.Live); diags.HasErrors() {
+		return StatusErrored, diags
 	}
 	dir, err := os.MkdirTemp("", "flowctl-test-")
 	if err != nil {
@@ -305,15 +303,20 @@ func structural(v cty.Value) cty.Value {
 }
 
 // unmocked reports the steps that would call a model or the network
-// without a mock or override.
-func unmocked(t *compiler.Test) hcl.Diagnostics {
+// without a mock or override (unless live), and the approval steps
+// without one: a test has nobody to ask.
+func unmocked(t *compiler.Test, live bool) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, s := range t.Program.Steps {
 		if t.Replaced[s] != nil {
 			continue
 		}
-		what := ""
+		what, fix := "", "or run the test with --live"
 		switch {
+		case s.Block.Builtin() && s.Block.Name == "approval":
+			what, fix = "waits for a person's decision", "as a test has nobody to ask"
+		case live:
+			continue
 		case s.Block.Runtime == lang.RuntimeLLM || (s.Block.Builtin() && s.Block.Name == "llm"):
 			what = "calls a model"
 		case s.Block.Builtin() && slices.Contains([]string{"http", "scrape"}, s.Block.Name):
@@ -323,8 +326,8 @@ func unmocked(t *compiler.Test) hcl.Diagnostics {
 		}
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError, Summary: "Unmocked step",
-			Detail: fmt.Sprintf("Step %q %s: mock it (mock %q { outputs = { ... } } or override \"step.%s\"), or run the test with --live.",
-				s.Name, what, s.Block.Name, s.Name),
+			Detail: fmt.Sprintf("Step %q %s: mock it (mock %q { outputs = { ... } } or override \"step.%s\"), %s.",
+				s.Name, what, s.Block.Name, s.Name, fix),
 			Subject: s.DeclRange.Ptr(),
 		})
 	}

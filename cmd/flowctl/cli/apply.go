@@ -30,8 +30,9 @@ import (
 func newApplyCommand(s streams) *cobra.Command {
 	var f runFlags
 	var jsonOut, autoApprove bool
+	var resume, flowFile string
 	cmd := &cobra.Command{
-		Use:   "apply FLOW|PLAN.json",
+		Use:   "apply FLOW|PLAN.json | apply --resume RUN_ID",
 		Short: "Run a flow",
 		Long: `Apply runs a flow: each step starts as soon as the steps it depends on have
 finished (--parallelism N caps how many run at once). Results are recorded in the state
@@ -39,9 +40,26 @@ directory (.flowctl next to the flow) as they finish, and cached results are
 reused. On a terminal apply shows the plan and asks for confirmation unless
 --auto-approve is given; elsewhere it needs --auto-approve or a plan saved with
 plan --out, which it refuses when the flow changed since. Ctrl-C cancels the
-running steps and keeps what finished.`,
-		Args: cobra.ExactArgs(1),
+running steps and keeps what finished.
+
+An approval step asks its question on a terminal; elsewhere (or with --json)
+the run stops, waiting, once nothing else can run: apply prints how to decide
+(flowctl approve) and exits with code 3.
+
+--resume RUN_ID continues a run that failed, was cancelled or interrupted, or
+waits: steps that finished ok keep their recorded results, the others run.
+The flow (the file the run recorded, or --flow) must be unchanged.`,
+		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if resume != "" {
+				if len(args) > 0 {
+					return usagef("apply --resume takes no FLOW: the run names its flow (use --flow to give its file)")
+				}
+				return applyResume(s, &f, resume, flowFile, jsonOut)
+			}
+			if len(args) != 1 {
+				return usagef("apply needs a FLOW (or a PLAN.json), or --resume RUN_ID")
+			}
 			l, secrets, given, err := f.start(s)
 			if err != nil {
 				return err
@@ -114,41 +132,31 @@ running steps and keeps what finished.`,
 					return exitError{exitFailure}
 				}
 			}
-			go func() {
-				// The first Ctrl-C cancels the run and keeps what finished;
-				// after it, the default handling is back, so a second one
-				// ends the process at once.
-				<-ctx.Done()
-				stop()
-			}()
-			var view applyView
-			if jsonOut {
-				view = newApplyJSON(s.out)
-			} else {
-				view = newApplyHuman(s.out)
-			}
-			opts.Observe = view.Event
-			res, err := runtime.Apply(ctx, prog, opts)
-			view.Close()
-			switch {
-			case err != nil:
-				return err
-			case res.RunID == "": // the run could not start
-				return l.fail(res.Diagnostics)
-			}
-			if len(res.Diagnostics) > 0 && !jsonOut {
-				writeHumanDiagnostics(s.err, l.parser.Files(), res.Diagnostics)
-			}
-			if res.Status != runtime.StatusOK {
-				return exitError{exitFailure}
-			}
-			return nil
+			stop()
+			return runInForeground(s, l, prog, opts, jsonOut)
 		},
 	}
 	f.registerRun(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the run's events as JSON lines")
 	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "run without asking for confirmation")
+	cmd.Flags().StringVar(&resume, "resume", "", "continue this recorded run: steps that finished ok keep their results")
+	cmd.Flags().StringVar(&flowFile, "flow", "", "with --resume: the run's flow file (default: the file the run recorded)")
 	return cmd
+}
+
+// applyResume is apply --resume RUN_ID.
+func applyResume(s streams, f *runFlags, id, flowFile string, jsonOut bool) error {
+	sf := &stateFlags{dir: f.stateDir, flow: flowFile}
+	st, _, err := sf.open(s)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	run, err := st.Run(id)
+	if err != nil {
+		return runLookupError(err)
+	}
+	return resumeRun(s, f, sf, st, run, jsonOut)
 }
 
 // execOptions choose how the executors run blocks.

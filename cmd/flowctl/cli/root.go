@@ -15,6 +15,7 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // diagnostics with errors, a failed run, files that need formatting
 	exitUsage   = 2 // usage errors; plan --detailed-exitcode: steps would run
+	// exitWaiting (3): a run waits for an approval (approve.go).
 )
 
 // streams are a command's standard streams.
@@ -70,6 +71,7 @@ do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
 		newGraphCommand(s),
 		newPlanCommand(s),
 		newApplyCommand(s),
+		newApproveCommand(s),
 		newWatchCommand(s),
 		newRunsCommand(s),
 		newOutputCommand(s),

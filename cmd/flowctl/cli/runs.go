@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 
+	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
@@ -93,7 +94,17 @@ func runsList(s streams, f *stateFlags, limit int, jsonOut bool) error {
 	if err != nil {
 		return err
 	}
-	return newRunsView(s, jsonOut).List(runs)
+	open, err := st.Approvals("")
+	if err != nil {
+		return err
+	}
+	waits := map[string][]*state.Approval{}
+	for _, a := range open {
+		if !a.Decided() {
+			waits[a.RunID] = append(waits[a.RunID], a)
+		}
+	}
+	return newRunsView(s, jsonOut).List(runs, waits)
 }
 
 func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
@@ -110,7 +121,17 @@ func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
 	if err != nil {
 		return err
 	}
-	return newRunsView(s, jsonOut).Show(run, steps)
+	as, err := st.Approvals(run.ID)
+	if err != nil {
+		return err
+	}
+	var waits []*state.Approval
+	for _, a := range as {
+		if !a.Closed && !a.Decided() && run.Status == string(runtime.StatusWaiting) {
+			waits = append(waits, a)
+		}
+	}
+	return newRunsView(s, jsonOut).Show(run, steps, waits)
 }
 
 // runLookupError is the diagnostic of a run id that names no run, or

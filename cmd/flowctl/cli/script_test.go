@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -48,6 +49,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":  cmdExitCode,
 			"cmpreport": cmdCmpReport,
+			"lastrun":   cmdLastRun,
 		},
 	})
 }
@@ -111,4 +113,24 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdLastRun sets an environment variable to the ID of the newest run in
+// a state directory:
+//
+//	lastrun flow/.flowctl RUN
+func cmdLastRun(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: lastrun STATE_DIR VAR")
+	}
+	st, err := state.Open(ts.MkAbs(args[0]))
+	if err != nil {
+		ts.Fatalf("lastrun: %v", err)
+	}
+	defer st.Close()
+	run, err := st.LatestRun("", "", "")
+	if err != nil || run == nil {
+		ts.Fatalf("lastrun: no run (%v)", err)
+	}
+	ts.Setenv(args[1], run.ID)
 }

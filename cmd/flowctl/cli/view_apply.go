@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -48,7 +49,8 @@ func newApplyJSON(w io.Writer) *applyJSON {
 func jsonTime(t time.Time) string { return runtime.JSONTime(t) }
 
 func (v *applyJSON) Event(e runtime.Event) {
-	if _, ok := e.(runtime.RunFinished); ok {
+	switch e.(type) {
+	case runtime.RunFinished, runtime.RunWaiting:
 		v.stopFlusher()
 	}
 	v.mu.Lock()
@@ -62,7 +64,7 @@ func (v *applyJSON) Event(e runtime.Event) {
 	case runtime.RunStarted:
 		v.buf.Flush()
 		v.startFlusher()
-	case runtime.RunFinished:
+	case runtime.RunFinished, runtime.RunWaiting:
 		v.buf.Flush()
 	}
 }
@@ -111,6 +113,7 @@ func plainOutputs(e runtime.RunFinished) map[string]any { return runtime.PlainOu
 // elapsed time.
 type applyHuman struct {
 	w     io.Writer
+	term  io.Writer // w, but for a question's time (hold)
 	live  bool
 	width int // the terminal's columns; live rows are cut to fit
 
@@ -121,6 +124,9 @@ type applyHuman struct {
 	counts  map[runtime.Status]int
 	stop    chan struct{}
 	done    chan struct{}
+	// asking: a question is on the terminal; lines wait in held.
+	asking bool
+	held   *bytes.Buffer
 }
 
 type runningStep struct {
@@ -130,7 +136,7 @@ type runningStep struct {
 }
 
 func newApplyHuman(w io.Writer) *applyHuman {
-	v := &applyHuman{w: w, running: map[string]*runningStep{}, counts: map[runtime.Status]int{}}
+	v := &applyHuman{w: w, term: w, running: map[string]*runningStep{}, counts: map[runtime.Status]int{}}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		v.live = true
 		v.width = 80
@@ -172,7 +178,10 @@ func (v *applyHuman) Event(e runtime.Event) {
 		v.counts[e.Status]++
 		v.clear()
 		line := fmt.Sprintf("  %s %-9s %s", statusMarks[e.Status], e.Status, label)
-		if e.Status == runtime.StatusOK || e.Status == runtime.StatusFailed {
+		switch {
+		case e.Resumed:
+			line += "  (from the run's record)"
+		case e.Status == runtime.StatusOK || e.Status == runtime.StatusFailed:
 			line += "  " + formatDuration(e.Duration)
 		}
 		if e.Attempts > 1 {
@@ -188,20 +197,40 @@ func (v *applyHuman) Event(e runtime.Event) {
 			}
 		}
 		v.redraw()
+	case runtime.StepWaiting:
+		label := runtime.Label(e.Step, e.Instance)
+		delete(v.running, label)
+		v.counts[runtime.StatusWaiting]++
+		v.clear()
+		fmt.Fprintf(v.w, "  %s %-9s %s  (%s)\n", "?", runtime.StatusWaiting, label, e.Message)
+		v.redraw()
+	case runtime.RunWaiting:
+		v.clear()
+		fmt.Fprintf(v.w, "\nRun waiting: %s (%s).\n", e.RunID, v.countsText())
+		if len(e.Outputs) > 0 {
+			fmt.Fprintln(v.w, "\nOutputs so far:")
+			writeOutputs(v.w, runtime.PlainOutputs(e.Outputs))
+		}
+		writeFailedOutputs(v.w, e.FailedOutputs)
 	case runtime.RunFinished:
 		v.clear()
 		v.summary(e)
 	}
 }
 
-func (v *applyHuman) summary(e runtime.RunFinished) {
+// countsText is how many step instances ended each way.
+func (v *applyHuman) countsText() string {
 	var parts []string
-	for _, st := range []runtime.Status{runtime.StatusOK, runtime.StatusCached, runtime.StatusSkipped, runtime.StatusFailed, runtime.StatusCancelled} {
+	for _, st := range []runtime.Status{runtime.StatusOK, runtime.StatusCached, runtime.StatusSkipped, runtime.StatusFailed, runtime.StatusCancelled, runtime.StatusWaiting} {
 		if n := v.counts[st]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}
 	}
-	fmt.Fprintf(v.w, "\nRun %s: %s (%s).\n", e.Status, e.RunID, strings.Join(parts, ", "))
+	return strings.Join(parts, ", ")
+}
+
+func (v *applyHuman) summary(e runtime.RunFinished) {
+	fmt.Fprintf(v.w, "\nRun %s: %s (%s).\n", e.Status, e.RunID, v.countsText())
 	if u := e.Usage; u != nil {
 		fmt.Fprintf(v.w, "Tokens: %d (%d prompt, %d completion).\n", u.TotalTokens, u.PromptTokens, u.CompletionTokens)
 	}
@@ -233,7 +262,7 @@ func writeOutputs(w io.Writer, outputs map[string]any) {
 
 // clear erases the live table.
 func (v *applyHuman) clear() {
-	if !v.live || v.drawn == 0 {
+	if !v.live || v.drawn == 0 || v.asking {
 		return
 	}
 	fmt.Fprintf(v.w, "\x1b[%dA\x1b[J", v.drawn)
@@ -244,7 +273,7 @@ const maxLiveRows = 10
 
 // redraw draws the live table of running steps.
 func (v *applyHuman) redraw() {
-	if !v.live {
+	if !v.live || v.asking {
 		return
 	}
 	v.clear()

@@ -82,6 +82,7 @@ var actionSymbols = map[compiler.Action]string{
 	compiler.ActionCached:  "= cached",
 	compiler.ActionUnknown: "~ unknown",
 	compiler.ActionSkip:    "- skip",
+	compiler.ActionApprove: "? approval",
 }
 
 func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
@@ -108,8 +109,12 @@ func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
 		}
 	}
 	n := plan.Counts()
-	fmt.Fprintf(w, "\nPlan: %d to run, %d cached, %d unknown, %d to skip.\n",
-		n[compiler.ActionRun], n[compiler.ActionCached], n[compiler.ActionUnknown], n[compiler.ActionSkip])
+	approvals := ""
+	if a := n[compiler.ActionApprove]; a > 0 {
+		approvals = ", " + plural(a, "approval", "approvals")
+	}
+	fmt.Fprintf(w, "\nPlan: %d to run, %d cached, %d unknown, %d to skip%s.\n",
+		n[compiler.ActionRun], n[compiler.ActionCached], n[compiler.ActionUnknown], n[compiler.ActionSkip], approvals)
 	if len(p.CriticalPath) > 0 {
 		fmt.Fprintf(w, "Critical path: %s (%s)\n", strings.Join(compiler.Names(p.CriticalPath), " → "),
 			plural(len(p.CriticalPath), "step", "steps"))

@@ -10,13 +10,15 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
 // runsView renders the recorded runs: a list, or one run with its steps.
+// waits are the open approvals of runs, by run ID.
 type runsView interface {
-	List(runs []*state.Run) error
-	Show(run *state.Run, steps []*state.StepResult) error
+	List(runs []*state.Run, waits map[string][]*state.Approval) error
+	Show(run *state.Run, steps []*state.StepResult, waits []*state.Approval) error
 }
 
 var (
@@ -34,7 +36,7 @@ func newRunsView(s streams, jsonOut bool) runsView {
 // runsHuman prints tables.
 type runsHuman struct{ w io.Writer }
 
-func (v runsHuman) List(runs []*state.Run) error {
+func (v runsHuman) List(runs []*state.Run, waits map[string][]*state.Approval) error {
 	if len(runs) == 0 {
 		fmt.Fprintln(v.w, "No runs recorded.")
 		return nil
@@ -44,12 +46,62 @@ func (v runsHuman) List(runs []*state.Run) error {
 	for _, r := range runs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Flow, r.Status, r.StartedAt.Local().Format("2006-01-02 15:04:05"), runDuration(r))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	header := false
+	for _, r := range runs {
+		if r.Status != string(runtime.StatusWaiting) || len(waits[r.ID]) == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(v.w, "\nWaiting for approval (decide with flowctl approve RUN STEP [--reject]):")
+			header = true
+		}
+		for _, a := range waits[r.ID] {
+			fmt.Fprintf(v.w, "  %s waits for %s\n", r.ID, approvalText(a))
+		}
+	}
+	return nil
 }
 
-func (v runsHuman) Show(run *state.Run, steps []*state.StepResult) error {
+// approvalText is what an approval waits for: step, message, deadline.
+func approvalText(a *state.Approval) string {
+	text := fmt.Sprintf("%s: %s", instanceLabel(a.Step, a.Instance), a.Message)
+	if !a.Deadline.IsZero() {
+		text += fmt.Sprintf(" (until %s)", a.Deadline.Local().Format("2006-01-02 15:04"))
+	}
+	return text
+}
+
+// jsonWait is an open approval in runs --json.
+type jsonWait struct {
+	Step     string  `json:"step"`
+	Instance string  `json:"instance"`
+	Message  string  `json:"message"`
+	Since    string  `json:"since"`
+	Deadline *string `json:"deadline"`
+}
+
+func newJSONWaits(as []*state.Approval) []jsonWait {
+	var out []jsonWait
+	for _, a := range as {
+		w := jsonWait{Step: a.Step, Instance: a.Instance, Message: a.Message, Since: jsonTime(a.RequestedAt)}
+		if !a.Deadline.IsZero() {
+			d := jsonTime(a.Deadline)
+			w.Deadline = &d
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func (v runsHuman) Show(run *state.Run, steps []*state.StepResult, waits []*state.Approval) error {
 	w := v.w
 	fmt.Fprintf(w, "Run %s of flow %q: %s\n", run.ID, run.Flow, run.Status)
+	for _, a := range waits {
+		fmt.Fprintf(w, "Waits for %s\n", approvalText(a))
+	}
 	fmt.Fprintf(w, "Started %s, took %s, namespace %s\n\n", run.StartedAt.Local().Format("2006-01-02 15:04:05"), runDuration(run), run.Namespace)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tSTATUS\tATTEMPTS\tDURATION\tTOKENS\tERROR")
@@ -58,7 +110,7 @@ func (v runsHuman) Show(run *state.Run, steps []*state.StepResult) error {
 		if len(msg) > 100 {
 			msg = msg[:97] + "..."
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", resultLabel(sr), sr.Status, sr.Attempts, sr.FinishedAt.Sub(sr.StartedAt).Round(time.Millisecond), tokens(sr.Usage), msg)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", resultLabel(sr), sr.Status, sr.Attempts, stepDuration(sr), tokens(sr.Usage), msg)
 	}
 	tw.Flush()
 	if t := tokens(run.Usage); t != "-" {
@@ -81,19 +133,22 @@ func (v runsHuman) Show(run *state.Run, steps []*state.StepResult) error {
 // runsJSON prints JSON: an array of runs, or one run with its steps.
 type runsJSON struct{ w io.Writer }
 
-func (v runsJSON) List(runs []*state.Run) error {
+func (v runsJSON) List(runs []*state.Run, waits map[string][]*state.Approval) error {
 	out := []jsonRun{}
 	for _, r := range runs {
-		out = append(out, newJSONRun(r))
+		jr := newJSONRun(r)
+		jr.WaitingFor = newJSONWaits(waits[r.ID])
+		out = append(out, jr)
 	}
 	return writeJSON(v.w, out)
 }
 
-func (v runsJSON) Show(run *state.Run, steps []*state.StepResult) error {
+func (v runsJSON) Show(run *state.Run, steps []*state.StepResult, waits []*state.Approval) error {
 	out := struct {
 		jsonRun
 		Steps []jsonStep `json:"steps"`
 	}{jsonRun: newJSONRun(run), Steps: []jsonStep{}}
+	out.WaitingFor = newJSONWaits(waits)
 	for _, sr := range steps {
 		out.Steps = append(out.Steps, jsonStep{
 			Step: sr.Step, Instance: sr.Instance, Status: sr.Status, Attempts: sr.Attempts,
@@ -123,6 +178,8 @@ type jsonRun struct {
 	FailedOutputs json.RawMessage `json:"failed_outputs,omitempty"`
 	Error         string          `json:"error,omitempty"`
 	Usage         json.RawMessage `json:"usage,omitempty"`
+	// WaitingFor: the approvals a waiting run waits for.
+	WaitingFor []jsonWait `json:"waiting_for,omitempty"`
 }
 
 func newJSONRun(r *state.Run) jsonRun {
@@ -136,6 +193,13 @@ func newJSONRun(r *state.Run) jsonRun {
 		jr.FinishedAt, jr.DurationMS = &t, &d
 	}
 	return jr
+}
+
+func stepDuration(sr *state.StepResult) string {
+	if sr.FinishedAt.IsZero() {
+		return "-"
+	}
+	return sr.FinishedAt.Sub(sr.StartedAt).Round(time.Millisecond).String()
 }
 
 func runDuration(r *state.Run) string {

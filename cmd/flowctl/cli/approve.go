@@ -1,0 +1,333 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"os/user"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/spf13/cobra"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// exitWaiting: a run stopped to wait for an approval (docs/design.md,
+// "Commands").
+const exitWaiting = 3
+
+func newApproveCommand(s streams) *cobra.Command {
+	var f runFlags
+	var sf stateFlags
+	var reject, jsonOut bool
+	var comment, by, instance string
+	cmd := &cobra.Command{
+		Use:   "approve RUN_ID STEP",
+		Short: "Decide a waiting approval step, and continue its run",
+		Long: `Approve records a decision of an approval step that a run waits for — an
+approval, or a rejection with --reject — and continues the run in the
+foreground, as apply does: the steps that finished keep their results, the
+approval step gives the decision, and what depends on it runs. A rejection
+fails the step with "rejected by BY: COMMENT".
+
+The run's flow is its recorded flow file (or --flow), which must be
+unchanged since the run started. When another process holds the run (flowctl
+serve, or an apply still running other steps), the decision is recorded and
+that process continues it.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if by == "" {
+				by = currentUser()
+			}
+			sf.dir = f.stateDir
+			st, _, err := sf.open(s)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			run, err := st.Run(args[0])
+			if err != nil {
+				return runLookupError(err)
+			}
+			if _, err := st.DecideApproval(run.ID, args[1], instance, !reject, comment, by); err != nil {
+				return notWaitingError(st, run, args[1], instance, err)
+			}
+			verb := "Approved"
+			if reject {
+				verb = "Rejected"
+			}
+			fmt.Fprintf(s.err, "%s step %s of run %s.\n", verb, instanceLabel(args[1], instance), run.ID)
+			if run.Status != string(runtime.StatusWaiting) {
+				fmt.Fprintf(s.err, "Run %s is %s; the process running it takes the decision.\n", run.ID, run.Status)
+				return nil
+			}
+			return resumeRun(s, &f, &sf, st, run, jsonOut)
+		},
+	}
+	f.registerRun(cmd)
+	cmd.Flags().Lookup("state").Usage = "the state directory (default: .flowctl, or next to --flow)"
+	cmd.Flags().StringVar(&sf.flow, "flow", "", "the run's flow file or directory (default: the file the run recorded)")
+	cmd.Flags().BoolVar(&reject, "reject", false, "reject: the step fails")
+	cmd.Flags().StringVar(&comment, "comment", "", "a comment kept with the decision (the step's comment output)")
+	cmd.Flags().StringVar(&by, "by", "", "who decides (default: the user's login name)")
+	cmd.Flags().StringVar(&instance, "instance", "", "the instance of a for_each approval step: its index or key")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the continued run's events as JSON lines")
+	return cmd
+}
+
+func instanceLabel(step, instance string) string {
+	if instance == "" {
+		return step
+	}
+	return step + "[" + instance + "]"
+}
+
+// notWaitingError explains a decision that could not be recorded: the
+// step does not wait, and what the run's approvals are.
+func notWaitingError(st *state.Store, run *state.Run, step, instance string, err error) error {
+	if !errors.Is(err, state.ErrNotWaiting) {
+		return err
+	}
+	var waiting []string
+	if as, err := st.Approvals(run.ID); err == nil {
+		for _, a := range as {
+			if !a.Closed && !a.Decided() {
+				waiting = append(waiting, instanceLabel(a.Step, a.Instance))
+			}
+		}
+	}
+	detail := fmt.Sprintf("Step %s of run %s (%s) is not waiting for a decision", instanceLabel(step, instance), run.ID, run.Status)
+	if len(waiting) > 0 {
+		detail += "; it waits for " + strings.Join(waiting, ", ")
+	} else {
+		detail += "; the run waits for no approval"
+	}
+	return failf("Not waiting", "%s.", detail)
+}
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return os.Getenv("USER")
+}
+
+// resumeRun continues a recorded run in the foreground, as apply runs one.
+func resumeRun(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *state.Run, jsonOut bool) error {
+	l, secrets, given, err := f.start(s)
+	if err != nil {
+		return err
+	}
+	file := sf.flow
+	if file == "" {
+		file = run.FlowFile
+		if _, err := os.Stat(file); err != nil {
+			return failf("Flow not found", "Run %s ran the flow file %s, which is not found from here; name it with --flow.", run.ID, file)
+		}
+	}
+	prog, err := l.compile(file)
+	if err != nil {
+		return err
+	}
+	if err := runtime.ResumeCheck(prog, run); err != nil {
+		return failf("Cannot resume", "%s.", trimPeriod(err.Error()))
+	}
+	givenValues := map[string]cty.Value{}
+	for name, v := range given {
+		givenValues[name] = v.Value
+	}
+	inputs, diags := runtime.ResumeInputs(prog, run, givenValues)
+	if err := l.check(diags); err != nil {
+		return err
+	}
+	stopTraces := startTraces(s)
+	defer stopTraces()
+	ex, closeLog, err := f.runExecutors(s)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	opts := runtime.Options{
+		Inputs: inputs, Secrets: secrets, Parallelism: f.parallelism, Namespace: run.Namespace,
+		NoCache: f.noCache, Store: st, Executors: ex, ResetCorruptMemory: f.resetMemory,
+		RunID: run.ID, Resume: true,
+	}
+	return runInForeground(s, l, prog, opts, jsonOut)
+}
+
+func trimPeriod(s string) string { return strings.TrimSuffix(s, ".") }
+
+// runInForeground runs (or resumes) a flow as apply does: its events on
+// the terminal or as JSON lines, Ctrl-C cancelling it, approval questions
+// asked on a terminal. A run that stops waiting for decisions that were
+// recorded meanwhile is resumed at once. It returns the command's end:
+// nil when the run succeeded, exit 3 when it waits, else exit 1.
+func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runtime.Options, jsonOut bool) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		// The first Ctrl-C cancels the run and keeps what finished;
+		// after it, the default handling is back, so a second one
+		// ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
+	interactive := !jsonOut && isTerminal(s.in) && isTerminal(s.out)
+	var asker *terminalAsker
+	if interactive {
+		asker = &terminalAsker{in: bufio.NewReader(s.in), by: currentUser()}
+	}
+	for {
+		var view applyView
+		if jsonOut {
+			view = newApplyJSON(s.out)
+		} else {
+			h := newApplyHuman(s.out)
+			if asker != nil {
+				asker.view = h
+				opts.Ask = asker.ask
+			}
+			view = h
+		}
+		opts.Observe = view.Event
+		res, err := runtime.Apply(ctx, prog, opts)
+		view.Close()
+		switch {
+		case err != nil:
+			return err
+		case res.RunID == "": // the run could not start
+			return l.fail(res.Diagnostics)
+		}
+		if len(res.Diagnostics) > 0 && !jsonOut {
+			writeHumanDiagnostics(s.err, l.parser.Files(), res.Diagnostics)
+		}
+		switch res.Status {
+		case runtime.StatusOK:
+			return nil
+		case runtime.StatusWaiting:
+			if decidedMeanwhile(opts.Store, res.RunID) && ctx.Err() == nil {
+				opts.RunID, opts.Resume = res.RunID, true
+				continue
+			}
+			if !jsonOut {
+				writeHowToDecide(s.err, res)
+			}
+			return exitError{exitWaiting}
+		}
+		return exitError{exitFailure}
+	}
+}
+
+// decidedMeanwhile reports whether a waiting run has a decision that no
+// step has taken yet: one recorded while the run went on with other steps.
+func decidedMeanwhile(st *state.Store, runID string) bool {
+	as, err := st.Approvals(runID)
+	if err != nil {
+		return false
+	}
+	for _, a := range as {
+		if !a.Closed && a.Decided() {
+			return true
+		}
+	}
+	return false
+}
+
+// writeHowToDecide tells what a waiting run waits for, and the commands
+// that decide.
+func writeHowToDecide(w io.Writer, res *runtime.Result) {
+	fmt.Fprintf(w, "\nRun %s waits for approval:\n", res.RunID)
+	for _, wt := range res.Waiting {
+		line := fmt.Sprintf("  %s: %s", runtime.Label(wt.Step, wt.Instance), wt.Message)
+		if !wt.Deadline.IsZero() {
+			line += fmt.Sprintf(" (until %s)", wt.Deadline.Local().Format("2006-01-02 15:04"))
+		}
+		fmt.Fprintln(w, line)
+	}
+	wt := res.Waiting[0]
+	inst := ""
+	if k := wt.Instance.String(); k != "" {
+		inst = " --instance " + shellQuote(k)
+	}
+	fmt.Fprintf(w, "Decide with:\n  flowctl approve %s %s%s [--comment TEXT]\n  flowctl approve %s %s%s --reject [--comment TEXT]\n",
+		res.RunID, wt.Step, inst, res.RunID, wt.Step, inst)
+}
+
+
+// terminalAsker asks approval questions on the terminal, one at a time,
+// holding the run's other lines until the answer.
+type terminalAsker struct {
+	mu   sync.Mutex
+	in   *bufio.Reader
+	by   string
+	view *applyHuman
+}
+
+func (a *terminalAsker) ask(ctx context.Context, req runtime.ApprovalRequest) (runtime.Decision, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := a.view.hold()
+	defer a.view.release()
+	fmt.Fprintf(out, "\n? %s asks: %s\n", runtime.Label(req.Step, req.Instance), req.Message)
+	for {
+		fmt.Fprint(out, `  Approve? yes or no, a comment may follow a colon ("no: wrong list"): `)
+		line := make(chan string, 1)
+		go func() {
+			l, err := a.in.ReadString('\n')
+			if err != nil && l == "" {
+				close(line)
+				return
+			}
+			line <- l
+		}()
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(out)
+			return runtime.Decision{}, ctx.Err()
+		case l, ok := <-line:
+			if !ok {
+				fmt.Fprintln(out)
+				return runtime.Decision{}, runtime.ErrNoAnswer
+			}
+			answer, comment, _ := strings.Cut(strings.TrimSpace(l), ":")
+			switch strings.ToLower(strings.TrimSpace(answer)) {
+			case "yes", "y":
+				return runtime.Decision{Approved: true, Comment: strings.TrimSpace(comment), By: a.by}, nil
+			case "no", "n":
+				return runtime.Decision{Approved: false, Comment: strings.TrimSpace(comment), By: a.by}, nil
+			}
+		}
+	}
+}
+
+// hold stops the view's output (kept until release) and returns the
+// terminal, for a question.
+func (v *applyHuman) hold() io.Writer {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.clear()
+	out := v.w
+	v.held = &bytes.Buffer{}
+	v.w = v.held
+	v.asking = true
+	return out
+}
+
+// release prints what the view held, and goes on.
+func (v *applyHuman) release() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	held := v.held
+	v.w, v.held, v.asking = v.term, nil, false
+	v.w.Write(held.Bytes())
+	v.redraw()
+}
