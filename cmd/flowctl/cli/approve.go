@@ -262,7 +262,6 @@ func writeHowToDecide(w io.Writer, res *runtime.Result) {
 		res.RunID, wt.Step, inst, res.RunID, wt.Step, inst)
 }
 
-
 // terminalAsker asks approval questions on the terminal, one at a time,
 // holding the run's other lines until the answer.
 type terminalAsker struct {
