@@ -26,6 +26,11 @@ import (
 // runInstance runs one instance of a step: its when condition, its inputs,
 // a cache lookup, then the block with timeouts and retries.
 func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) instanceResult {
+	if r.prior != nil {
+		if res, ok := r.kept(s, inst); ok {
+			return res
+		}
+	}
 	if r.sem != nil {
 		select {
 		case r.sem <- struct{}{}:
@@ -35,11 +40,6 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	}
 	if ctx.Err() != nil {
 		return r.endInstance(s, inst, time.Now(), ending{status: StatusCancelled, value: nullOutputs(s), err: "the run was cancelled"})
-	}
-	if r.prior != nil {
-		if res, ok := r.kept(s, inst); ok {
-			return res
-		}
 	}
 	start := time.Now()
 	fail := func(diags hcl.Diagnostics) instanceResult {

@@ -79,7 +79,9 @@ func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
 		// Nothing is recorded: the step runs when the run is resumed.
 		s.waiting, s.failedBy = true, upstream
 		return r.finishStep(s, nullOutputs(s.step), true, false)
-	case cancelled || ctx.Err() != nil:
+	case cancelled || (ctx.Err() != nil && r.prior[s.step.Name] == nil):
+		// (A resumed run's step that recorded results goes on to its
+		// instances, which keep what finished.)
 		r.recordUnstarted(s, StatusCancelled, "the run was cancelled")
 		return r.finishStep(s, nullOutputs(s.step), true, true)
 	case blocked:

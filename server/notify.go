@@ -43,6 +43,51 @@ type runSummaryJSON struct {
 	Link        string         `json:"link"`
 }
 
+// waitingJSON is what a notification says of a run that waits for
+// approvals.
+type waitingJSON struct {
+	Type    string         `json:"type"` // run_waiting
+	Time    string         `json:"time"`
+	RunID   string         `json:"run_id"`
+	Flow    string         `json:"flow"`
+	Status  string         `json:"status"`
+	Outputs map[string]any `json:"outputs"`
+	Waiting []waitJSON     `json:"waiting"`
+	Link    string         `json:"link"`
+}
+
+type waitJSON struct {
+	Step     string  `json:"step"`
+	Instance any     `json:"instance"`
+	Message  string  `json:"message"`
+	Deadline *string `json:"deadline"`
+	Decide   string  `json:"decide"` // the URL to POST the decision to
+}
+
+// waiting sends the summary of a run that waits for approvals.
+func (n *notifier) waiting(flow string, e runtime.RunWaiting) {
+	if n == nil || len(n.urls) == 0 {
+		return
+	}
+	ws := []waitJSON{}
+	for _, w := range e.Waiting {
+		wj := waitJSON{Step: w.Step, Instance: w.Instance.JSON(), Message: w.Message, Decide: n.base + "/v1/runs/" + e.RunID + "/approvals/" + w.Step}
+		if !w.Deadline.IsZero() {
+			d := runtime.JSONTime(w.Deadline)
+			wj.Deadline = &d
+		}
+		ws = append(ws, wj)
+	}
+	body, err := json.Marshal(waitingJSON{
+		Type: "run_waiting", Time: runtime.JSONTime(e.Time), RunID: e.RunID, Flow: flow, Status: string(runtime.StatusWaiting),
+		Outputs: runtime.PlainOutputs(e.Outputs), Waiting: ws, Link: n.base + "/v1/runs/" + e.RunID,
+	})
+	if err != nil {
+		return
+	}
+	n.send(body)
+}
+
 // finished sends the summary of a finished run.
 func (n *notifier) finished(flow string, e runtime.RunFinished, failed []string) {
 	if n == nil || len(n.urls) == 0 {
@@ -59,6 +104,11 @@ func (n *notifier) finished(flow string, e runtime.RunFinished, failed []string)
 	if err != nil {
 		return
 	}
+	n.send(body)
+}
+
+// send posts a notification to every URL.
+func (n *notifier) send(body []byte) {
 	for _, u := range n.urls {
 		n.wg.Add(1)
 		go func() {

@@ -28,8 +28,16 @@ type liveRun struct {
 	inputs    map[string]cty.Value
 	namespace string
 
+	// resume: the run exists in the state and continues (after a
+	// decision, a deadline, or a crash of the server).
+	resume bool
+	// failResume, when set, is why a run that should be resumed cannot
+	// be: it is recorded as failed with it instead.
+	failResume string
+	seq        int64 // the last event's number
+
 	mu       sync.Mutex
-	status   string // queued, running, then the run's
+	status   string // queued, running, waiting, then the run's
 	events   []state.Event
 	changed  chan struct{} // closed and replaced when events or status change
 	done     bool          // finished, and its events are in the state
@@ -68,12 +76,17 @@ func (lr *liveRun) since(seq int64) ([]state.Event, bool, <-chan struct{}) {
 	return out, lr.done, lr.changed
 }
 
-// run runs the flow and records its events, numbered from 1.
+// run runs the flow, or resumes it, and records its events, numbered
+// from 1 across the run's resumptions.
 func (s *Server) run(ctx context.Context, lr *liveRun) {
-	var seq int64
+	if lr.failResume != "" {
+		s.failToResume(lr)
+		return
+	}
 	var failed []string
 	res, err := runtime.Apply(ctx, lr.prog, runtime.Options{
 		RunID: lr.id, Inputs: lr.inputs, Namespace: lr.namespace, Store: s.store, Executors: s.opts.Executors,
+		Resume: lr.resume, Origin: originServe,
 		Observe: func(e runtime.Event) {
 			s.metrics.observe(lr.flow, e)
 			switch e := e.(type) {
@@ -83,6 +96,8 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 				}
 			case runtime.RunFinished:
 				s.notify.finished(lr.flow, e, failed)
+			case runtime.RunWaiting:
+				s.notify.waiting(lr.flow, e)
 			}
 			typ, doc := runtime.EventJSON(e)
 			if doc == nil {
@@ -92,8 +107,8 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 			if err != nil {
 				return
 			}
-			seq++
-			ev := state.Event{RunID: lr.id, Seq: seq, Type: typ, Data: data}
+			lr.seq++
+			ev := state.Event{RunID: lr.id, Seq: lr.seq, Type: typ, Data: data}
 			s.store.RecordEvent(ev)
 			if typ == "run_started" {
 				lr.mu.Lock()
@@ -108,6 +123,13 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 	s.store.Flush()
 	lr.mu.Lock()
 	switch {
+	case err != nil && lr.resume:
+		// Not resumed (another process holds the run): the state
+		// says what it is.
+		lr.status = ""
+		if run, e := s.store.Run(lr.id); e == nil {
+			lr.status = run.Status
+		}
 	case err != nil:
 		lr.status, lr.notStart = "failed", err.Error()
 	case res.RunID == "":
@@ -115,11 +137,20 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 	default:
 		lr.status = string(res.Status)
 	}
-	lr.done = true
+	waiting := err == nil && res.Status == runtime.StatusWaiting
+	lr.done = !waiting
+	lr.resume = true // from now on it exists in the state
 	lr.wakeLocked()
 	lr.mu.Unlock()
 	s.finished(lr)
+	if waiting {
+		s.waiting(lr, res.Waiting)
+	}
 }
+
+// originServe is the origin of the runs the server starts: it resumes
+// those of them that a crash interrupted.
+const originServe = "serve"
 
 // diagText is why a run did not start.
 func diagText(res *runtime.Result) string {

@@ -112,12 +112,14 @@ func New(opts Options) *Server {
 	mux.HandleFunc("GET /v1/runs/{id}", s.getRun)
 	mux.HandleFunc("GET /v1/runs/{id}/events", s.getEvents)
 	mux.HandleFunc("POST /v1/runs/{id}/cancel", s.postCancel)
+	mux.HandleFunc("POST /v1/runs/{id}/approvals/{step}", s.postApproval)
 	s.metrics = newMetrics(s)
 	nctx, nstop := context.WithCancel(context.Background())
 	s.notify, s.nstop = &notifier{urls: opts.NotifyURLs, secret: []byte(opts.NotifySecret), base: opts.BaseURL,
 		client: &http.Client{Timeout: 30 * time.Second}, ctx: nctx}, nstop
 	mux.Handle("GET /metrics", s.metrics.handler())
 	s.mux = mux
+	s.recover()
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
@@ -374,7 +376,10 @@ func (s *Server) finished(lr *liveRun) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.active--
-	if lr.notStart == "" {
+	lr.mu.Lock()
+	keep := lr.notStart != "" || !lr.done // could not start, or waits
+	lr.mu.Unlock()
+	if !keep {
 		delete(s.live, lr.id) // the state has it
 	}
 	s.dispatchLocked()
@@ -431,6 +436,9 @@ func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
 	var all []runSummary
 	s.mu.Lock()
 	for _, lr := range slices.Backward(s.queue) {
+		if lr.resume {
+			continue // the state has it
+		}
 		all = append(all, runSummary{RunID: lr.id, Flow: lr.flow, Status: statusQueued, Links: runLinks(lr.id)})
 	}
 	s.mu.Unlock()
@@ -535,13 +543,19 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
 		return
 	}
+	lr.mu.Lock()
+	waiting := lr.status == string(runtime.StatusWaiting)
+	if waiting {
+		lr.status = statusQueued // not woken by a decision meanwhile
+	}
+	lr.mu.Unlock()
 	s.mu.Lock()
 	i := slices.Index(s.queue, lr)
 	if i >= 0 {
 		s.queue = slices.Delete(s.queue, i, i+1)
 	}
 	s.mu.Unlock()
-	if i >= 0 {
+	if i >= 0 || waiting {
 		s.cancelQueued(lr)
 	} else {
 		lr.mu.Lock()

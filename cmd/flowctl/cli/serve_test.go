@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -22,9 +23,18 @@ import (
 
 // serveProc is a flowctl serve process on a loopback port.
 type serveProc struct {
-	t     *testing.T
-	url   string
-	token string
+	t      *testing.T
+	url    string
+	token  string
+	cmd    *exec.Cmd
+	killed bool
+}
+
+// kill ends the server with SIGKILL, as a crash would.
+func (p *serveProc) kill() {
+	p.killed = true
+	p.cmd.Process.Kill()
+	p.cmd.Wait()
 }
 
 // startServe starts flowctl serve on dir and waits until it listens.
@@ -53,7 +63,11 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *servePr
 		t.Fatal("serve did not say where it listens")
 	}
 	go io.Copy(io.Discard, stderr)
+	p := &serveProc{t: t, url: url, cmd: cmd}
 	t.Cleanup(func() {
+		if p.killed {
+			return
+		}
 		cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
@@ -67,7 +81,7 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *servePr
 			t.Error("serve did not stop after SIGTERM")
 		}
 	})
-	return &serveProc{t: t, url: url}
+	return p
 }
 
 // do sends a request and decodes the JSON reply into out (when not nil).

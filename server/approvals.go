@@ -1,0 +1,197 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
+)
+
+// A run that waits for approvals stays among the live runs, status
+// "waiting", its event stream open. A decision (POST
+// /v1/runs/{id}/approvals/{step}, or flowctl approve) or the earliest
+// deadline of its approvals queues it again, resumed: the steps that
+// finished keep their results.
+
+// approvalRequest is the body of POST /v1/runs/{id}/approvals/{step}.
+type approvalRequest struct {
+	Approved *bool  `json:"approved"`
+	Comment  string `json:"comment"`
+	By       string `json:"by"`
+	Instance string `json:"instance"` // of a for_each approval step
+}
+
+func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
+	id, step := r.PathValue("id"), r.PathValue("step")
+	var req approvalRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.Approved == nil {
+		writeError(w, http.StatusBadRequest, "bad_request", `The body needs "approved": true or false.`, nil, nil)
+		return
+	}
+	run, err := s.store.Run(id)
+	if err != nil || run == nil {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
+		return
+	}
+	if run.Status != string(runtime.StatusWaiting) && run.Status != "running" {
+		writeError(w, http.StatusConflict, "not_waiting", fmt.Sprintf("Run %s has finished (%s).", run.ID, run.Status), nil, nil)
+		return
+	}
+	a, err := s.store.DecideApproval(run.ID, step, req.Instance, *req.Approved, req.Comment, req.By)
+	switch {
+	case errors.Is(err, state.ErrNotWaiting):
+		label := step
+		if req.Instance != "" {
+			label += "[" + req.Instance + "]"
+		}
+		writeError(w, http.StatusConflict, "not_waiting", fmt.Sprintf("Step %s of run %s is not waiting for a decision.", label, run.ID), nil, nil)
+		return
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, "state", err.Error(), nil, nil)
+		return
+	}
+	s.wake(run.ID)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"run_id": run.ID, "step": a.Step, "instance": a.Instance, "approved": a.Approved,
+		"comment": a.Comment, "by": a.By, "decided_at": runtime.JSONTime(a.DecidedAt), "links": runLinks(run.ID),
+	})
+}
+
+// wake resumes a waiting run of this server, when it has one by that ID:
+// a decision or a deadline came. A run still running takes its decisions
+// when it stops (waiting).
+func (s *Server) wake(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lr := s.live[id]
+	if lr == nil {
+		return
+	}
+	lr.mu.Lock()
+	waiting := lr.status == string(runtime.StatusWaiting)
+	if waiting {
+		lr.status = statusQueued
+		lr.wakeLocked()
+	}
+	lr.mu.Unlock()
+	if !waiting || s.ctx.Err() != nil {
+		return
+	}
+	s.queue = append(s.queue, lr)
+	s.dispatchLocked()
+}
+
+// waiting follows a run that stopped to wait: it is resumed at once when
+// a decision came while it ran, else at its earliest deadline (or by a
+// decision).
+func (s *Server) waiting(lr *liveRun, ws []runtime.Waiting) {
+	if decided(s.store, lr.id) {
+		s.wake(lr.id)
+		return
+	}
+	var first time.Time
+	for _, w := range ws {
+		if !w.Deadline.IsZero() && (first.IsZero() || w.Deadline.Before(first)) {
+			first = w.Deadline
+		}
+	}
+	if first.IsZero() {
+		return
+	}
+	t := time.AfterFunc(time.Until(first), func() { s.wake(lr.id) })
+	go func() {
+		<-s.ctx.Done()
+		t.Stop()
+	}()
+}
+
+// decided reports whether a run has a decision no step has taken yet.
+func decided(st *state.Store, runID string) bool {
+	as, err := st.Approvals(runID)
+	if err != nil {
+		return false
+	}
+	for _, a := range as {
+		if !a.Closed && a.Decided() {
+			return true
+		}
+	}
+	return false
+}
+
+// recover takes up, when the server starts, the runs a server left: those
+// of its runs that were running when it was killed (recorded as
+// interrupted) are resumed, and the waiting runs of the flows it serves
+// wait again, live. A run whose flow changed since, or whose sensitive
+// inputs are gone with the process that had them, is recorded as failed,
+// saying why.
+func (s *Server) recover() {
+	runs, err := s.store.Runs("", 0)
+	if err != nil {
+		return
+	}
+	for i := len(runs) - 1; i >= 0; i-- { // oldest first
+		run := runs[i]
+		interrupted := run.Status == state.StatusInterrupted && run.Origin == originServe
+		if !interrupted && run.Status != string(runtime.StatusWaiting) {
+			continue
+		}
+		e := s.flows.get(run.Flow)
+		if e == nil || e.prog == nil {
+			continue // not served here: left as it is
+		}
+		lr := newLiveRun(run.ID, run.Flow, e.prog, nil, run.Namespace)
+		lr.resume = true
+		if evs, err := s.store.Events(run.ID, 0, 0); err == nil && len(evs) > 0 {
+			lr.seq = evs[len(evs)-1].Seq
+		}
+		if err := runtime.ResumeCheck(e.prog, run); err != nil {
+			lr.failResume = err.Error()
+		} else if in, diags := runtime.ResumeInputs(e.prog, run, nil); diags.HasErrors() {
+			lr.failResume = diags[0].Detail
+		} else {
+			lr.inputs = in
+		}
+		s.mu.Lock()
+		s.live[lr.id] = lr
+		if interrupted {
+			s.queue = append(s.queue, lr)
+			s.dispatchLocked()
+			s.mu.Unlock()
+			continue
+		}
+		lr.status = string(runtime.StatusWaiting)
+		s.mu.Unlock()
+		if lr.failResume != "" {
+			continue // failed when woken: a decision cannot be taken
+		}
+		var ws []runtime.Waiting
+		if as, err := s.store.Approvals(run.ID); err == nil {
+			for _, a := range as {
+				if !a.Closed {
+					ws = append(ws, runtime.Waiting{Step: a.Step, Message: a.Message, Since: a.RequestedAt, Deadline: a.Deadline})
+				}
+			}
+		}
+		s.waiting(lr, ws)
+	}
+}
+
+// failToResume records as failed a run that cannot be resumed, and why.
+func (s *Server) failToResume(lr *liveRun) {
+	msg := "cannot resume: " + lr.failResume
+	if err := s.store.ReopenRun(lr.id); err == nil {
+		s.store.FinishRun(&state.Run{ID: lr.id, Status: string(runtime.StatusFailed), Error: msg})
+	}
+	lr.mu.Lock()
+	lr.status, lr.done = string(runtime.StatusFailed), true
+	lr.wakeLocked()
+	lr.mu.Unlock()
+	s.finished(lr)
+}
