@@ -27,8 +27,8 @@ type Approval struct {
 func (a *Approval) Decided() bool { return !a.DecidedAt.IsZero() }
 
 // ErrNotWaiting is returned by DecideApproval when the step instance does
-// not wait for a decision: it never asked, someone decided already, or
-// its step has finished.
+// not wait for a decision: it never asked, someone decided already, its
+// deadline passed, or its step has finished.
 var ErrNotWaiting = errors.New("the step is not waiting for a decision")
 
 // ErrNotResumable is returned by ReopenRun for a run that is running, or
@@ -87,7 +87,7 @@ func (s *Store) RequestApproval(a *Approval) error {
 func (s *Store) DecideApproval(runID, step, instance string, approved bool, comment, by string) (*Approval, error) {
 	now := time.Now()
 	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
-		res, err := st.decideApproval.ExecContext(ctx, now.UnixNano(), approved, comment, by, runID, step, instance)
+		res, err := st.decideApproval.ExecContext(ctx, now.UnixNano(), approved, comment, by, runID, step, instance, now.UnixNano())
 		if err != nil {
 			return err
 		}
@@ -176,7 +176,8 @@ ON CONFLICT (run_id, step, instance) DO UPDATE SET
 
 const decideApprovalSQL = `
 UPDATE approvals SET decided_at = ?, approved = ?, comment = ?, decided_by = ?
-WHERE run_id = ? AND step = ? AND instance = ? AND decided_at IS NULL AND closed = 0`
+WHERE run_id = ? AND step = ? AND instance = ? AND decided_at IS NULL AND closed = 0
+	AND (deadline IS NULL OR deadline > ?)`
 
 const closeApprovalSQL = `
 UPDATE approvals SET closed = 1 WHERE run_id = ? AND step = ? AND instance = ?`

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
@@ -100,9 +101,14 @@ func notWaitingError(st *state.Store, run *state.Run, step, instance string, err
 	var waiting []string
 	if as, err := st.Approvals(run.ID); err == nil {
 		for _, a := range as {
-			if !a.Closed && !a.Decided() {
-				waiting = append(waiting, instanceLabel(a.Step, a.Instance))
+			if a.Closed || a.Decided() {
+				continue
 			}
+			if a.Step == step && a.Instance == instance && !a.Deadline.IsZero() && time.Now().After(a.Deadline) {
+				return failf("Not waiting", "The deadline of step %s of run %s passed at %s: the step fails when the run resumes (flowctl apply --resume %s).",
+					instanceLabel(step, instance), run.ID, a.Deadline.Local().Format("2006-01-02 15:04:05"), run.ID)
+			}
+			waiting = append(waiting, instanceLabel(a.Step, a.Instance))
 		}
 	}
 	detail := fmt.Sprintf("Step %s of run %s (%s) is not waiting for a decision", instanceLabel(step, instance), run.ID, run.Status)

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -73,7 +75,13 @@ func TestServeApproval(t *testing.T) {
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "mail.flow.hcl"), []byte(approvalServeFlow), 0o644)
-	p := startServe(t, dir, nil)
+	notes := make(chan []byte, 10)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		notes <- b
+	}))
+	defer recv.Close()
+	p := startServe(t, dir, nil, "--notify", recv.URL)
 	var r runReply
 	if code := p.do("POST", "/v1/flows/mail/runs", `{"inputs": {"to": "Ada"}}`, &r); code != 202 {
 		t.Fatalf("start: %d %+v", code, r)
@@ -81,6 +89,24 @@ func TestServeApproval(t *testing.T) {
 	run := p.waitStatus(r.RunID, "waiting")
 	if len(run.Steps) != 2 {
 		t.Errorf("steps while waiting: %+v", run.Steps)
+	}
+	select {
+	case b := <-notes:
+		var n struct {
+			Type    string `json:"type"`
+			RunID   string `json:"run_id"`
+			Status  string `json:"status"`
+			Waiting []struct {
+				Step, Message, Decide string
+			} `json:"waiting"`
+		}
+		json.Unmarshal(b, &n)
+		if n.Type != "run_waiting" || n.RunID != r.RunID || n.Status != "waiting" || len(n.Waiting) != 1 ||
+			n.Waiting[0].Message != "Send to Ada?" || n.Waiting[0].Decide != p.url+"/v1/runs/"+r.RunID+"/approvals/review" {
+			t.Errorf("notification: %s", b)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no run_waiting notification")
 	}
 	// The stream stays open while the run waits: read it on the side.
 	streamed := make(chan []sseEvent, 1)
@@ -251,4 +277,25 @@ func (p *serveProc) waitStepOK(id, step string) {
 		}
 	}
 	p.t.Fatalf("step %s of run %s is not recorded ok", step, id)
+}
+
+// TestServeApprovalDeadline: at an approval's deadline the server resumes
+// the run, and the step fails.
+func TestServeApprovalDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := t.TempDir()
+	flow := strings.Replace(approvalServeFlow, `message = "Send to ${input.to}?"`, `message = "Send to ${input.to}?"
+  timeout = "300ms"`, 1)
+	os.WriteFile(filepath.Join(dir, "mail.flow.hcl"), []byte(flow), 0o644)
+	p := startServe(t, dir, nil)
+	var r runReply
+	if code := p.do("POST", "/v1/flows/mail/runs", `{"inputs": {"to": "Ada"}}`, &r); code != 202 {
+		t.Fatalf("start: %d %+v", code, r)
+	}
+	run := p.waitStatus(r.RunID, "failed")
+	if !strings.Contains(run.Error, "nobody decided within its 300ms timeout") {
+		t.Errorf("error: %s", run.Error)
+	}
 }
