@@ -43,6 +43,9 @@ type liveRun struct {
 	done     bool          // finished, and its events are in the state
 	cancel   context.CancelFunc
 	notStart string // why the run could not start, when it could not
+	// cancelled: someone cancelled it (POST …/cancel), as opposed to the
+	// server stopping.
+	cancelled bool
 }
 
 func newLiveRun(id, flow string, prog *compiler.Program, inputs map[string]cty.Value, ns string) *liveRun {
@@ -136,6 +139,12 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 		lr.status, lr.notStart = "failed", diagText(res)
 	default:
 		lr.status = string(res.Status)
+	}
+	if err == nil && res.RunID != "" && res.Status == runtime.StatusCancelled && !lr.cancelled && s.ctx.Err() != nil {
+		// Cancelled by the server stopping: the next server takes it up.
+		if s.store.Interrupt(lr.id) == nil {
+			lr.status = state.StatusInterrupted
+		}
 	}
 	waiting := err == nil && res.Status == runtime.StatusWaiting
 	lr.done = !waiting

@@ -84,8 +84,9 @@ type Server struct {
 	active int
 	idem   map[string]string // Idempotency-Key → run id
 	// draining: shutting down; queued runs stay queued, new ones are
-	// refused.
+	// refused. stopping is closed then.
 	draining bool
+	stopping chan struct{}
 }
 
 // New returns a server of the flows under opts.Dir.
@@ -100,7 +101,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts: opts, store: opts.Store, ctx: ctx, stop: stop,
 		flows: &flowSet{dir: opts.Dir, registries: opts.Registries, goEngine: opts.GoEngine},
-		live:  map[string]*liveRun{}, idem: map[string]string{},
+		live:  map[string]*liveRun{}, idem: map[string]string{}, stopping: make(chan struct{}),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -140,11 +141,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// Drain stops starting queued runs and waits, until ctx ends, for the
-// running ones to finish; it reports whether they all did.
+// Drain stops starting queued runs, ends the event streams of waiting
+// runs, and waits, until ctx ends, for the running ones to finish; it
+// reports whether they all did.
 func (s *Server) Drain(ctx context.Context) bool {
 	s.mu.Lock()
-	s.draining = true
+	if !s.draining {
+		s.draining = true
+		close(s.stopping)
+	}
 	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
@@ -156,8 +161,9 @@ func (s *Server) Drain(ctx context.Context) bool {
 	}
 }
 
-// Close cancels the runs that are running or queued and waits for them to
-// record how they ended.
+// Close stops the runs that are running or queued and waits for them to
+// record how they ended: interrupted (runs.go), taken up by the next
+// server that starts on the state.
 func (s *Server) Close() {
 	s.stop()
 	s.mu.Lock()
@@ -544,6 +550,7 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lr.mu.Lock()
+	lr.cancelled = true
 	waiting := lr.status == string(runtime.StatusWaiting)
 	if waiting {
 		lr.status = statusQueued // not woken by a decision meanwhile
@@ -623,6 +630,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
+	stopping := s.stopping
 	for {
 		if lr == nil {
 			// A finished run: everything is in the state.
@@ -650,6 +658,14 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		case <-r.Context().Done():
 			return
+		case <-stopping:
+			lr.mu.Lock()
+			waiting := lr.status == string(runtime.StatusWaiting)
+			lr.mu.Unlock()
+			if waiting {
+				return // the run goes on in the next server
+			}
+			stopping = nil // a running run's stream ends with it
 		}
 	}
 }

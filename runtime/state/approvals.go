@@ -66,6 +66,23 @@ func (s *Store) ReopenRun(id string) error {
 	return nil
 }
 
+// Interrupt records a run that ended cancelled because its process was
+// stopping (not because someone cancelled it) as interrupted, so that it
+// can be taken up again.
+func (s *Store) Interrupt(id string) error {
+	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		_, err := st.interruptRun.ExecContext(ctx, StatusInterrupted, stoppedError, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recording run %s as interrupted: %w", id, err)
+	}
+	return nil
+}
+
+// stoppedError is the error recorded by Interrupt.
+const stoppedError = "the process running it stopped before the run finished; the steps it recorded are kept"
+
 // RequestApproval records that a step instance waits for a decision,
 // replacing an earlier request of the same instance (decided or not), and
 // returns once committed.
@@ -164,6 +181,8 @@ func (s *Store) approvals(where string, args ...any) ([]*Approval, error) {
 const reopenRunSQL = `
 UPDATE runs SET status = 'running', finished_at = NULL, error = ''
 WHERE id = ? AND status IN ('waiting', 'failed', 'cancelled', 'interrupted')`
+
+const interruptRunSQL = `UPDATE runs SET status = ?, error = ? WHERE id = ? AND status = 'cancelled'`
 
 const requestApprovalSQL = `
 INSERT INTO approvals (run_id, step, instance, message, requested_at, deadline)

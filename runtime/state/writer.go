@@ -90,7 +90,7 @@ type writerStmts struct {
 	upsertSchedule, insertIdempotency      *sql.Stmt
 	markInterrupted, reopenRun             *sql.Stmt
 	requestApproval, decideApproval        *sql.Stmt
-	closeApproval                          *sql.Stmt
+	closeApproval, interruptRun            *sql.Stmt
 	upsertVector                           *sql.Stmt
 }
 
@@ -138,6 +138,7 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.requestApproval, requestApprovalSQL},
 		{&st.decideApproval, decideApprovalSQL},
 		{&st.closeApproval, closeApprovalSQL},
+		{&st.interruptRun, interruptRunSQL},
 		{&st.upsertMemoryItem, upsertMemorySQL},
 		{&st.upsertSchedule, upsertScheduleSQL},
 		{&st.insertIdempotency, insertIdempotencySQL},
@@ -174,7 +175,7 @@ func (w *writer) closeStmts() error {
 		st.begin, st.commit, st.rollback,
 		st.savepoint, st.rollbackSavepoint, st.release,
 		st.insertRun, st.finishRun, st.upsertMemoryItem, st.markInterrupted, st.upsertSchedule, st.insertIdempotency,
-		st.upsertVector, st.reopenRun, st.requestApproval, st.decideApproval, st.closeApproval,
+		st.upsertVector, st.reopenRun, st.requestApproval, st.decideApproval, st.closeApproval, st.interruptRun,
 	} {
 		if s != nil {
 			errs = append(errs, s.Close())

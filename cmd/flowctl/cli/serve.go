@@ -29,6 +29,7 @@ const shutdownGrace = 10 * time.Second
 
 func newServeCommand(s streams) *cobra.Command {
 	var addr, stateDir, tokenFile, sandbox, goEngine, nsHeader string
+	var grace time.Duration
 	var registries, httpAllow, notify []string
 	var maxActive, maxQueue int
 	cmd := &cobra.Command{
@@ -110,10 +111,11 @@ one. See docs/serve.md.`,
 				return err
 			case <-ctx.Done():
 			}
-			// Stop accepting; let running runs finish for a while; cancel
-			// what is left (recorded as cancelled) and the queue.
-			fmt.Fprintf(s.err, "Stopping: running runs have %s to finish; the others are cancelled.\n", shutdownGrace)
-			sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+			// Stop accepting; let running runs finish for a while; stop
+			// what is left and the queue, recorded as interrupted for the
+			// next server to take up.
+			fmt.Fprintf(s.err, "Stopping: running runs have %s to finish; the others are interrupted, and resumed by the next server.\n", grace)
+			sctx, cancel := context.WithTimeout(context.Background(), grace)
 			defer cancel()
 			shut := make(chan error, 1)
 			go func() { shut <- hs.Shutdown(sctx) }() // event streams end when their runs do
@@ -126,6 +128,7 @@ one. See docs/serve.md.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
+	cmd.Flags().DurationVar(&grace, "shutdown-grace", shutdownGrace, "on SIGTERM or SIGINT, how long running runs have to finish before they are interrupted")
 	cmd.Flags().StringVar(&stateDir, "state", "", "the state directory (default: DIR/.flowctl)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "a file holding the bearer token (default: "+envToken+")")
 	cmd.Flags().IntVar(&maxActive, "max-active", server.DefaultMaxActive, "runs at once; the others wait, queued")

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -297,5 +298,49 @@ func TestServeApprovalDeadline(t *testing.T) {
 	run := p.waitStatus(r.RunID, "failed")
 	if !strings.Contains(run.Error, "nobody decided within its 300ms timeout") {
 		t.Errorf("error: %s", run.Error)
+	}
+}
+
+// TestServeStopInterrupts: on SIGTERM a run that does not finish within
+// --shutdown-grace is recorded as interrupted (a queued one too), and the
+// next server resumes both; the server does not wait for the event stream
+// of a waiting run.
+func TestServeStopInterrupts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := serveDir(t)
+	os.WriteFile(filepath.Join(dir, "mail.flow.hcl"), []byte(approvalServeFlow), 0o644)
+	p := startServe(t, dir, nil, "--shutdown-grace", "200ms", "--max-active", "1")
+	var slow, queued, waiting runReply
+	p.do("POST", "/v1/flows/mail/runs", `{"inputs": {"to": "Ada"}}`, &waiting)
+	p.waitStatus(waiting.RunID, "waiting")
+	streamDone := make(chan struct{})
+	go func() { p.events(waiting.RunID, ""); close(streamDone) }()
+	p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "Ada", "wait": "1s"}}`, &slow)
+	p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "Bo"}}`, &queued)
+	p.waitStatus(slow.RunID, "running")
+	p.stop()
+	select {
+	case <-streamDone:
+	case <-time.After(time.Minute):
+		t.Fatal("the waiting run's event stream did not end")
+	}
+	p = startServe(t, dir, nil)
+	for id, want := range map[string]string{slow.RunID: "Hello, Ada!", queued.RunID: "Hello, Bo!"} {
+		if run := p.waitStatus(id, "ok"); run.Outputs["greeting"] != want {
+			t.Errorf("run %s: %v", id, run.Outputs)
+		}
+	}
+	p.waitStatus(waiting.RunID, "waiting")
+}
+
+// stop ends the server with SIGTERM and waits for it.
+func (p *serveProc) stop() {
+	p.t.Helper()
+	p.killed = true
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if err := p.cmd.Wait(); err != nil {
+		p.t.Errorf("serve after SIGTERM: %v", err)
 	}
 }
