@@ -253,7 +253,7 @@ func TestApprovalRejectedAndAsked(t *testing.T) {
 }
 
 func TestApprovalDeadline(t *testing.T) {
-	prog := compile(t, strings.Replace(approvalFlow, `timeout = "48h"`, `timeout = "1ms"`, 1))
+	prog := compile(t, approvalFlow)
 	st := openStore(t)
 	var drafts, sends atomic.Int32
 	ex := mailerExecutors(&drafts, &sends)
@@ -261,16 +261,18 @@ func TestApprovalDeadline(t *testing.T) {
 	if res.Status != StatusWaiting {
 		t.Fatalf("status %s", res.Status)
 	}
-	for !time.Now().After(res.Waiting[0].Deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	run, _ := st.Run(res.RunID)
-	res2, rec := apply(t, prog, Options{Store: st, Executors: ex, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, prog, run)})
-	if res2.Status != StatusFailed || !strings.Contains(rec.finished()["review"].Error, "nobody decided within its 1ms timeout") {
-		t.Fatalf("after the deadline: %s, %+v", res2.Status, rec.finished()["review"])
+	// The request as if made two days ago: its deadline has passed.
+	past := time.Now().Add(-49 * time.Hour)
+	if err := st.RequestApproval(&state.Approval{RunID: res.RunID, Step: "review", Message: "Send 3 emails?", RequestedAt: past, Deadline: past.Add(48 * time.Hour)}); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := st.DecideApproval(res.RunID, "review", "", true, "", "late"); !errors.Is(err, state.ErrNotWaiting) {
 		t.Errorf("deciding after the deadline: %v", err)
+	}
+	run, _ := st.Run(res.RunID)
+	res2, rec := apply(t, prog, Options{Store: st, Executors: ex, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, prog, run)})
+	if res2.Status != StatusFailed || !strings.Contains(rec.finished()["review"].Error, "nobody decided within its 48h0m0s timeout") {
+		t.Fatalf("after the deadline: %s, %+v", res2.Status, rec.finished()["review"])
 	}
 }
 
