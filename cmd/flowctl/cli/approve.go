@@ -75,6 +75,7 @@ that process continues it.`,
 		},
 	}
 	f.registerRun(cmd)
+	cmd.Flags().MarkHidden("namespace") // the run's own
 	cmd.Flags().Lookup("state").Usage = "the state directory (default: .flowctl, or next to --flow)"
 	cmd.Flags().StringVar(&sf.flow, "flow", "", "the run's flow file or directory (default: the file the run recorded)")
 	cmd.Flags().BoolVar(&reject, "reject", false, "reject: the step fails")

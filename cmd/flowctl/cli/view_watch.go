@@ -113,6 +113,8 @@ func (v *watchHuman) Event(e any) {
 		if e.Error != "" {
 			fmt.Fprintln(v.w, "      "+strings.ReplaceAll(e.Error, "\n", "\n      "))
 		}
+	case runtime.StepWaiting:
+		fmt.Fprintf(v.w, "  ? %-9s %s  (%s; decide with flowctl approve)\n", runtime.StatusWaiting, runtime.Label(e.Step, e.Instance), e.Message)
 	case watch.CycleFinished:
 		v.finished(e)
 	}
