@@ -7,12 +7,15 @@ type Flow struct {
 	Name        string
 	Description string
 	Version     string
-	NameRange   hcl.Range
-	DeclRange   hcl.Range
+	// Timeout bounds a whole run: after it the running steps are
+	// cancelled and the run fails. Nil for none.
+	Timeout   *Duration
+	NameRange hcl.Range
+	DeclRange hcl.Range
 }
 
 var flowBlockSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "version"}},
+	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "version"}, {Name: "timeout"}},
 }
 
 func decodeFlowBlock(b *hcl.Block) (*Flow, hcl.Diagnostics) {
@@ -27,6 +30,13 @@ func decodeFlowBlock(b *hcl.Block) (*Flow, hcl.Diagnostics) {
 	if a, ok := content.Attributes["version"]; ok {
 		fl.Version, d = stringAttr(a)
 		diags = append(diags, d...)
+	}
+	if a, ok := content.Attributes["timeout"]; ok {
+		t, d := durationAttr(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			fl.Timeout = &t
+		}
 	}
 	return fl, diags
 }

@@ -354,3 +354,75 @@ output "c" {
 		}
 	}
 }
+
+// TestTargetsAndTimeout: with targets only they and what they depend on
+// run, the outputs that need other steps have none, and nothing else is
+// recorded; a run past its timeout fails, its running steps cancelled.
+func TestTargetsAndTimeout(t *testing.T) {
+	prog := compile(t, `
+flow "parts" {
+  timeout = "50ms"
+}
+
+step "a" {
+  use   = "value"
+  value = 1
+}
+
+step "b" {
+  use   = "value"
+  value = step.a.value + 1
+}
+
+step "c" {
+  use   = "value"
+  value = step.a.value + 10
+}
+
+step "slow" {
+  use      = "sleep"
+  duration = "1h"
+}
+
+output "b" {
+  value = step.b.value
+}
+
+output "c" {
+  value = step.c.value
+}
+`)
+	st := openStore(t)
+	res, rec := apply(t, prog, Options{Store: st, Targets: []string{"step.b"}})
+	if res.Status != StatusOK || outputJSON(t, res.Outputs["b"]) != "2" {
+		t.Fatalf("targeted: %s %v", res.Status, res.Diagnostics)
+	}
+	if _, ok := res.Outputs["c"]; ok || len(res.FailedOutputs) != 1 || res.FailedOutputs[0].Reason != `step "c" was not targeted` {
+		t.Errorf("failed outputs: %+v", res.FailedOutputs)
+	}
+	fin := rec.finished()
+	if len(fin) != 2 || fin["a"].Status != StatusOK || fin["b"].Status != StatusOK {
+		t.Errorf("finished: %+v", fin)
+	}
+	steps, _ := st.Steps(res.RunID)
+	if len(steps) != 2 {
+		t.Errorf("recorded %d steps", len(steps))
+	}
+	res, _ = apply(t, prog, Options{Targets: []string{"step.bb"}})
+	if res.RunID != "" || !strings.Contains(res.Diagnostics.Error(), `Did you mean "b"?`) {
+		t.Errorf("unknown target: %v", res.Diagnostics)
+	}
+
+	res, rec = apply(t, prog, Options{Store: st})
+	if res.Status != StatusFailed || !strings.Contains(res.Diagnostics.Error(), "Run timed out") ||
+		!strings.Contains(res.Diagnostics.Error(), "within its 50ms timeout") || rec.finished()["slow"].Status != StatusCancelled {
+		t.Errorf("timed out: %s %v %+v", res.Status, res.Diagnostics, rec.finished()["slow"])
+	}
+	if d := res.Diagnostics[0]; d.Subject == nil || d.Subject.Start.Line != 3 {
+		t.Errorf("the timeout's diagnostic is not at the flow's timeout: %+v", d.Subject)
+	}
+	res, _ = apply(t, prog, Options{Store: st, Timeout: time.Hour, Targets: []string{"c"}})
+	if res.Status != StatusOK {
+		t.Errorf("--timeout instead of the flow's: %s %v", res.Status, res.Diagnostics)
+	}
+}

@@ -31,6 +31,11 @@ func Plan(prog *compiler.Program, opts Options) (*compiler.Plan, hcl.Diagnostics
 	planned := make([]*compiler.PlannedStep, len(prog.Steps))
 	for _, st := range prog.Stages {
 		for _, s := range st {
+			if r.targeted != nil && !r.targeted[s.Index] {
+				planned[s.Index] = &compiler.PlannedStep{Step: s, Instances: 1, Action: compiler.ActionSkip, Reason: "not targeted"}
+				r.steps[s.Index].value = nullOutputs(s)
+				continue
+			}
 			ps, value := r.planStep(s)
 			planned[s.Index] = ps
 			r.steps[s.Index].value = value

@@ -76,6 +76,14 @@ type Options struct {
 	Ask func(context.Context, ApprovalRequest) (Decision, error)
 	// Origin is recorded with the run: what started it ("" for apply).
 	Origin string
+	// Timeout, when above 0, bounds the run (instead of the flow's
+	// timeout): after it the running steps are cancelled and the run
+	// fails.
+	Timeout time.Duration
+	// Targets, when set, are the steps to run (by name), with the steps
+	// they depend on; the others neither run nor are recorded, and the
+	// outputs that need them have no value (targets.go).
+	Targets []string
 }
 
 // Result is the outcome of a run.
@@ -130,6 +138,8 @@ type run struct {
 	// prior are the step results the run recorded before it was
 	// resumed, by step and instance; nil when it was not.
 	prior map[string]map[string]*state.StepResult
+	// targeted says, by step index, which steps run; nil: all of them.
+	targeted []bool
 
 	mu      sync.Mutex // guards steps' results and the fields below
 	steps   []*stepRun
@@ -205,6 +215,7 @@ func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
 		r.redact.add(val)
 		r.secrets[s.Name] = cty.StringVal(val).Mark(lang.Sensitive)
 	}
+	diags = append(diags, r.target()...)
 	r.scope = compiler.NewScope(prog, (*runValues)(r))
 	r.steps = make([]*stepRun, len(prog.Steps))
 	for i, s := range prog.Steps {
@@ -243,7 +254,14 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 	ctx, span := tracer().Start(ctx, "run "+r.prog.Flow.Name, trace.WithTimestamp(started), trace.WithAttributes(
 		attribute.String("flowctl.flow", r.prog.Flow.Name), attribute.String("flowctl.run_id", r.id)))
 	defer span.End() // ended with the run's status below; this covers errors
+	timeout, timeoutRange := r.opts.Timeout, (*hcl.Range)(nil)
+	if timeout <= 0 && r.prog.Flow.Timeout != nil {
+		timeout, timeoutRange = r.prog.Flow.Timeout.Duration, r.prog.Flow.Timeout.Range.Ptr()
+	}
 	runCtx, cancel := context.WithCancel(ctx)
+	if timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
 	defer cancel()
 	r.wg.Add(len(r.steps))
 	var roots []*stepRun
@@ -261,13 +279,20 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 	switch {
 	case ctx.Err() != nil:
 		res.Status = StatusCancelled
+	case runCtx.Err() == context.DeadlineExceeded:
+		res.Status = StatusFailed
+		r.addDiags(hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Run timed out",
+			Detail:  fmt.Sprintf("The run did not finish within its %s timeout; the steps still running were cancelled.", timeout),
+			Subject: timeoutRange,
+		}})
 	case r.failed:
 		res.Status = StatusFailed
 	case len(r.waiting) > 0:
 		res.Status = StatusWaiting
 		res.Waiting = r.sortedWaiting()
 	}
-	res.Outputs, res.FailedOutputs = r.evalOutputs(res.Status == StatusOK)
+	res.Outputs, res.FailedOutputs = r.evalOutputs(res.Status == StatusOK && r.targeted == nil)
 	res.Steps = make(map[string]cty.Value, len(r.steps))
 	for _, s := range r.steps {
 		res.Steps[s.step.Name] = s.value
@@ -285,7 +310,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
-	if res.Status == StatusOK && len(r.diags) == 0 {
+	if res.Status == StatusOK && len(r.diags) == 0 && r.targeted == nil {
 		r.saveMemory()
 	}
 	r.addDiags(mdiags) // warnings of memories that started over
@@ -436,6 +461,8 @@ func (r *run) unfinished(o *lang.Output) (FailedOutput, bool) {
 	for _, s := range r.prog.OutputSteps[o] {
 		sr := r.steps[s.Index]
 		switch {
+		case sr.untargeted:
+			return FailedOutput{Name: o.Name, Step: s.Name, Reason: fmt.Sprintf("step %q was not targeted", s.Name)}, true
 		case sr.cancelled:
 			return FailedOutput{Name: o.Name, Step: s.Name, Reason: fmt.Sprintf("step %q was cancelled", s.Name)}, true
 		case sr.waiting && sr.failedBy == s.Name:

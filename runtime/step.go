@@ -35,6 +35,9 @@ type stepRun struct {
 	// reran: in a resumed run, an instance of the step ran again (did not
 	// keep what it recorded), so its dependents do not keep theirs.
 	reran bool
+	// untargeted: the run has targets, and this step is not one of them
+	// nor a step they depend on; it does not run.
+	untargeted bool
 }
 
 // instance is one instance of a step: the step itself, or one element of
@@ -73,6 +76,11 @@ func (r *run) runSteps(ctx context.Context, s *stepRun) {
 // runStep runs every instance of a step, hands the step's value to its
 // dependents, and returns those that no longer wait for anything.
 func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
+	if r.targeted != nil && !r.targeted[s.step.Index] {
+		// Its dependents are not targeted either.
+		s.untargeted = true
+		return r.finishStep(s, nullOutputs(s.step), false, false)
+	}
 	blocked, cancelled, waiting, upstream := r.upstream(s)
 	switch {
 	case waiting && !cancelled && ctx.Err() == nil:

@@ -41,9 +41,12 @@ type Options struct {
 	// ResetCorruptMemory: see runtime.Options.
 	ResetCorruptMemory bool
 	Parallelism        int
-	Store              *state.Store
-	Executors          *blocks.Executors
-	Debounce           time.Duration // DefaultDebounce when 0
+	// Targets and Timeout: see runtime.Options.
+	Targets   []string
+	Timeout   time.Duration
+	Store     *state.Store
+	Executors *blocks.Executors
+	Debounce  time.Duration // DefaultDebounce when 0
 	// Observe receives the session's events one at a time: CycleStarted,
 	// the runtime's events (runtime.Event), CycleFinished.
 	Observe func(event any)
@@ -257,6 +260,7 @@ func (s *session) runCycle(ctx context.Context, changed []string) {
 		Inputs: inputs, Secrets: s.opts.Secrets, Namespace: s.opts.Namespace, Parallelism: s.opts.Parallelism,
 		NoCache: s.opts.NoCache, CacheAll: !s.opts.NoCache, Store: s.opts.Store, Executors: s.opts.Executors,
 		OnFileRead: touch, ResetCorruptMemory: s.opts.ResetCorruptMemory,
+		Targets: s.opts.Targets, Timeout: s.opts.Timeout,
 		Observe: func(e runtime.Event) {
 			if f, ok := e.(runtime.StepFinished); ok {
 				switch f.Status {

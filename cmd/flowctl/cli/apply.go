@@ -105,6 +105,7 @@ The flow (the file the run recorded, or --flow) must be unchanged.`,
 			opts := runtime.Options{
 				Inputs: inputs, Secrets: secrets, Parallelism: f.parallelism, Namespace: f.namespace,
 				NoCache: f.noCache, Store: st, Executors: ex, ResetCorruptMemory: f.resetMemory,
+				Timeout: f.timeout, Targets: f.targets,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

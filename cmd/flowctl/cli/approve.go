@@ -166,6 +166,7 @@ func resumeRun(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *sta
 	opts := runtime.Options{
 		Inputs: inputs, Secrets: secrets, Parallelism: f.parallelism, Namespace: run.Namespace,
 		NoCache: f.noCache, Store: st, Executors: ex, ResetCorruptMemory: f.resetMemory,
+		Timeout: f.timeout, Targets: f.targets,
 		RunID: run.ID, Resume: true,
 	}
 	return runInForeground(s, l, prog, opts, jsonOut)

@@ -57,7 +57,7 @@ steps would run.`,
 				return err
 			}
 			defer release()
-			opts := runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.namespace, NoCache: f.noCache, Executors: ex,
+			opts := runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.namespace, NoCache: f.noCache, Executors: ex, Targets: f.targets,
 				ResetCorruptMemory: f.resetMemory}
 			if dir := f.stateDirFor(prog); dirExists(dir) {
 				st, err := f.openState(prog)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
@@ -34,6 +35,8 @@ type runFlags struct {
 	// parallelism is --parallelism: an overall cap on step instances
 	// running at once; 0, the default, is none.
 	parallelism int
+	targets     []string      // --target
+	timeout     time.Duration // --timeout; 0: the flow's
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -43,6 +46,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.namespace, "namespace", "default", "the memory namespace, e.g. one per user")
 	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")
 	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "run every step; reuse no cached result")
+	cmd.Flags().StringArrayVar(&f.targets, "target", nil, "run only this step (step.NAME) and the steps it depends on (repeatable)")
 	cmd.Flags().BoolVar(&f.resetMemory, "reset-corrupt-memory", false, "start a memory whose stored value cannot be read over from its default (a warning), instead of refusing to run")
 }
 
@@ -52,6 +56,7 @@ func (f *runFlags) registerRun(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.logPrompts, "log-prompts", "", "append one JSON line per LLM round trip (request, response, duration, tokens, error) to this file, sensitive values redacted")
 	cmd.Flags().StringArrayVar(&f.httpAllow, "http-allow", nil, "where http and scrape steps may connect: host names, *.domain patterns, addresses or networks such as 10.0.0.0/8 (repeatable, or comma-separated; default: "+envHTTPAllow+", else anywhere but link-local addresses)")
 	cmd.Flags().IntVar(&f.httpConns, "http-conns-per-host", 0, fmt.Sprintf("how many connections http and scrape steps may have open to one host (default: %s, else %d)", envHTTPConns, blocks.DefaultConnsPerHost))
+	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "fail the run when it has not finished after this long, cancelling its running steps (default: the flow's timeout, else none)")
 	cmd.Flags().IntVar(&f.parallelism, "parallelism", 0, "at most this many step instances at once (default: no overall cap; code, llm and http steps have limits of their own)")
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (confined worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
 	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)

@@ -53,11 +53,12 @@ func newRunsCommand(s streams) *cobra.Command {
 	var jsonOut bool
 	var limit int
 	cmd := &cobra.Command{
-		Use:   "runs [list | show RUN_ID]",
-		Short: "List recorded runs, or show one run's steps",
+		Use:   "runs [list | show RUN_ID | retry RUN_ID]",
+		Short: "List recorded runs, show one run's steps, or retry a run",
 		Long: `Runs lists the runs recorded in the state, newest first, or shows one run
 (a unique prefix of its id is enough) with every step instance's status,
-attempts, timing and error.`,
+attempts, timing and error. runs retry RUN_ID continues a failed, cancelled,
+interrupted or waiting run, as apply --resume does.`,
 		Args: cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -67,8 +68,12 @@ attempts, timing and error.`,
 				return runsShow(s, &f, args[1], jsonOut)
 			case args[0] == "show":
 				return usagef("runs show needs a run id")
+			case args[0] == "retry" && len(args) == 2:
+				return applyResume(s, &runFlags{stateDir: f.dir, sandbox: sandboxIsolated}, args[1], f.flow, jsonOut)
+			case args[0] == "retry":
+				return usagef("runs retry needs a run id")
 			}
-			return usagef("unknown runs subcommand %q: use list or show RUN_ID", args[0])
+			return usagef("unknown runs subcommand %q: use list, show RUN_ID or retry RUN_ID", args[0])
 		},
 	}
 	f.register(cmd)

@@ -64,6 +64,7 @@ cancelled and what finished is kept.`,
 			err = watch.Run(ctx, watch.Options{
 				FlowFile: path, RegistryDirs: f.registries, GoEngine: f.goEngine, Inputs: given, Secrets: secrets,
 				Namespace: f.namespace, NoCache: f.noCache, Parallelism: f.parallelism, ResetCorruptMemory: f.resetMemory,
+				Targets: f.targets, Timeout: f.timeout,
 				Store: st, Executors: ex, Debounce: debounce, Observe: view.Event,
 			})
 			view.Close()
