@@ -15,7 +15,14 @@ type InputValue struct {
 	Value  cty.Value
 	Raw    *string
 	Source string
+	// Optional: a value for an input the flow may not have (one from the
+	// environment, FLOWCTL_INPUT_NAME), ignored when it has none.
+	Optional bool
 }
+
+// EnvInputPrefix begins the environment variables that give inputs
+// (FLOWCTL_INPUT_topic), after --input and --input-file.
+const EnvInputPrefix = "FLOWCTL_INPUT_"
 
 // ResolveInputs checks the given values against the flow's inputs and
 // returns a value for every input: the given one converted to the input's
@@ -25,7 +32,7 @@ func (p *Program) ResolveInputs(given map[string]InputValue) (map[string]cty.Val
 	var diags hcl.Diagnostics
 	out := make(map[string]cty.Value, len(p.Inputs))
 	for _, name := range lang.SortedKeys(given) {
-		if p.InputsByName[name] == nil {
+		if p.InputsByName[name] == nil && !given[name].Optional {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Unknown input",
@@ -45,7 +52,7 @@ func (p *Program) ResolveInputs(given map[string]InputValue) (map[string]cty.Val
 		if !ok {
 			if in.Required() {
 				diags = append(diags, lang.Error(in.NameRange, "Missing required input",
-					"Input %q has no default, so a value must be given with --input %s=VALUE or --input-file.", in.Name, in.Name)...)
+					"Input %q has no default, so a value must be given with --input %s=VALUE, --input-file or %s%s.", in.Name, in.Name, EnvInputPrefix, in.Name)...)
 				continue
 			}
 			out[in.Name] = in.Default

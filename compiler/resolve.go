@@ -8,6 +8,7 @@ import (
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty/function"
 )
 
 // resolve looks up every step's block, checks its arguments against the
@@ -277,10 +278,49 @@ func (c *compilation) checkFunctions(expr hcl.Expression) hcl.Diagnostics {
 	visit(expr, func(call *hclsyntax.FunctionCallExpr) {
 		if _, ok := c.prog.Functions[call.Name]; !ok {
 			diags = append(diags, lang.Error(call.NameRange, "Call to unknown function",
-				"There is no function named %q.%s", call.Name, lang.Suggest(call.Name, lang.SortedKeys(c.prog.Functions)))...)
+				"There is no function named %q.%s", call.Name, suggestFunction(call.Name, c.prog.Functions))...)
 		}
 	})
 	return diags
+}
+
+// functionSynonyms are the names other languages give the functions a
+// flow has.
+var functionSynonyms = map[string]string{
+	"uppercase": "upper", "toupper": "upper", "to_upper": "upper", "lowercase": "lower", "tolower": "lower", "to_lower": "lower",
+	"len": "length", "size": "length", "count": "length", "strlen": "length",
+	"str": "tostring", "string": "tostring", "to_string": "tostring", "int": "tonumber", "toint": "tonumber", "parseint": "tonumber", "number": "tonumber",
+	"stringify": "jsonencode", "tojson": "jsonencode", "to_json": "jsonencode", "json_encode": "jsonencode",
+	"parse_json": "jsondecode", "fromjson": "jsondecode", "from_json": "jsondecode", "json_decode": "jsondecode",
+	"sprintf": "format", "printf": "format", "strip": "trimspace", "trim_space": "trimspace", "now": "timestamp",
+	"startswith": "startswith", "starts_with": "startswith", "endswith": "endswith", "ends_with": "endswith",
+	"includes": "contains", "has": "contains", "sum": "sum", "unique": "distinct", "uniq": "distinct",
+}
+
+// suggestFunction is " Did you mean …?" for an unknown function: the
+// function other languages call by that name, a name near it, or a
+// function whose name begins or ends it ("uppercase" → "upper").
+func suggestFunction(name string, funcs map[string]function.Function) string {
+	names := lang.SortedKeys(funcs)
+	lower := strings.ToLower(name)
+	if f, ok := functionSynonyms[lower]; ok {
+		if _, exists := funcs[f]; exists {
+			return " Did you mean " + strconv.Quote(f) + "?"
+		}
+	}
+	if s := lang.Suggest(name, names); s != "" {
+		return s
+	}
+	best := ""
+	for _, n := range names {
+		if len(n) >= 3 && len(n) > len(best) && (strings.HasPrefix(lower, n) || strings.HasSuffix(lower, n)) {
+			best = n
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " Did you mean " + strconv.Quote(best) + "?"
 }
 
 // localCycles reports locals that depend on themselves, one diagnostic

@@ -32,7 +32,8 @@ func newApplyCommand(s streams) *cobra.Command {
 	var jsonOut, autoApprove bool
 	var resume, flowFile string
 	cmd := &cobra.Command{
-		Use:   "apply FLOW|PLAN.json | apply --resume RUN_ID",
+		Use:        "apply FLOW|PLAN.json | apply --resume RUN_ID",
+		SuggestFor: []string{"run", "exec", "execute", "start"},
 		Short: "Run a flow",
 		Long: `Apply runs a flow: each step starts as soon as the steps it depends on have
 finished (--parallelism N caps how many run at once). Results are recorded in the state

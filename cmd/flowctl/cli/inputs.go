@@ -33,6 +33,15 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 func (f *inputFlags) values() (map[string]compiler.InputValue, hcl.Diagnostics, error) {
 	out := map[string]compiler.InputValue{}
 	var diags hcl.Diagnostics
+	// The environment first: --input-file and --input win.
+	for _, kv := range os.Environ() {
+		name, raw, _ := strings.Cut(kv, "=")
+		name, ok := strings.CutPrefix(name, compiler.EnvInputPrefix)
+		if !ok || name == "" {
+			continue
+		}
+		out[name] = compiler.InputValue{Value: parseInputValue(raw), Raw: &raw, Source: compiler.EnvInputPrefix + name, Optional: true}
+	}
 	for _, file := range f.files {
 		vals, d := readInputFile(file)
 		diags = append(diags, d...)

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"fmt"
 	"io"
+	goruntime "runtime"
 	"os"
 	"slices"
 	"strings"
@@ -60,6 +62,9 @@ do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// flowctl --version, as flowctl version prints it.
+	root.Version = version()
+	root.SetVersionTemplate(fmt.Sprintf("flowctl {{.Version}} (%s %s/%s)\n", goruntime.Version(), goruntime.GOOS, goruntime.GOARCH))
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)

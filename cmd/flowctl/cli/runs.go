@@ -56,7 +56,7 @@ func newRunsCommand(s streams) *cobra.Command {
 		Use:   "runs [list | show RUN_ID | retry RUN_ID]",
 		Short: "List recorded runs, show one run's steps, or retry a run",
 		Long: `Runs lists the runs recorded in the state, newest first, or shows one run
-(a unique prefix of its id is enough) with every step instance's status,
+(a unique prefix of its id is enough; none, or "latest", for the newest) with every step instance's status,
 attempts, timing and error. runs retry RUN_ID continues a failed, cancelled,
 interrupted or waiting run, as apply --resume does.`,
 		Args: cobra.RangeArgs(0, 2),
@@ -67,7 +67,7 @@ interrupted or waiting run, as apply --resume does.`,
 			case args[0] == "show" && len(args) == 2:
 				return runsShow(s, &f, args[1], jsonOut)
 			case args[0] == "show":
-				return usagef("runs show needs a run id")
+				return runsShow(s, &f, "latest", jsonOut)
 			case args[0] == "retry" && len(args) == 2:
 				return applyResume(s, &runFlags{stateDir: f.dir, sandbox: sandboxIsolated}, args[1], f.flow, jsonOut)
 			case args[0] == "retry":
@@ -112,14 +112,24 @@ func runsList(s streams, f *stateFlags, limit int, jsonOut bool) error {
 	return newRunsView(s, jsonOut).List(runs, waits)
 }
 
+// runsShow shows a run; "latest" is the newest (of --flow's flow).
 func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
-	st, _, err := f.open(s)
+	st, flow, err := f.open(s)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	run, err := st.Run(id)
-	if err != nil {
+	var run *state.Run
+	if id == "latest" {
+		runs, err := st.Runs(flow, 1)
+		if err != nil {
+			return err
+		}
+		if len(runs) == 0 {
+			return failf("No runs", "No run is recorded in %s.", st.Path())
+		}
+		run = runs[0]
+	} else if run, err = st.Run(id); err != nil {
 		return runLookupError(err)
 	}
 	steps, err := st.Steps(run.ID)

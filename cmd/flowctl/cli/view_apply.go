@@ -226,6 +226,9 @@ func (v *applyHuman) countsText() string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}
 	}
+	if len(parts) == 0 {
+		return "no steps"
+	}
 	return strings.Join(parts, ", ")
 }
 
