@@ -34,7 +34,7 @@ func newApplyCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:        "apply FLOW|PLAN.json | apply --resume RUN_ID",
 		SuggestFor: []string{"run", "exec", "execute", "start"},
-		Short: "Run a flow",
+		Short:      "Run a flow",
 		Long: `Apply runs a flow: each step starts as soon as the steps it depends on have
 finished (--parallelism N caps how many run at once). Results are recorded in the state
 directory (.flowctl next to the flow) as they finish, and cached results are

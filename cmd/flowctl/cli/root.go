@@ -3,8 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
-	goruntime "runtime"
 	"os"
+	goruntime "runtime"
 	"slices"
 	"strings"
 
