@@ -6,6 +6,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -120,7 +121,7 @@ type typeValues struct {
 // marked sensitive when anything the expression refers to is.
 func (tv *typeValues) eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.EvalContext, hcl.Diagnostics) {
 	v, ctx, diags := tv.scope.Eval(expr, each)
-	if diags.HasErrors() || v.IsWhollyKnown() || lang.IsSensitive(v) {
+	if diags.HasErrors() || v.IsWhollyKnown() || lang.IsSensitive(v) || isNonsensitive(expr) {
 		return v, ctx, diags
 	}
 	for _, tr := range tv.scope.variables(expr).traversals {
@@ -137,6 +138,23 @@ func (tv *typeValues) eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.Eva
 		}
 	}
 	return v, ctx, diags
+}
+
+// isNonsensitive reports whether an expression is a call of nonsensitive(),
+// whose value is not sensitive whatever it refers to.
+func isNonsensitive(expr hcl.Expression) bool {
+	for {
+		switch e := expr.(type) {
+		case *hclsyntax.ParenthesesExpr:
+			expr = e.Expression
+		case *hclsyntax.TemplateWrapExpr:
+			expr = e.Wrapped
+		case *hclsyntax.FunctionCallExpr:
+			return e.Name == "nonsensitive"
+		default:
+			return false
+		}
+	}
 }
 
 // Step checks a step on first use and returns its compile-time value. A step

@@ -68,11 +68,27 @@ func FunctionsReporting(baseDir string, onRead func(path string)) map[string]fun
 		"tostring": stdlib.MakeToFunc(cty.String), "tonumber": stdlib.MakeToFunc(cty.Number),
 		"tobool": stdlib.MakeToFunc(cty.Bool), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
 		"toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)), "tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
-		"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
+		"try": tryfunc.TryFunc, "can": tryfunc.CanFunc, "nonsensitive": nonsensitiveFunc,
 		// files
 		"file": fileFunc(baseDir, onRead),
 	}
 }
+
+// nonsensitiveFunc is nonsensitive(value): the value without its
+// sensitive mark, for what is safe to show although derived from a secret
+// (a length, whether it is set). The value itself is not changed.
+var nonsensitiveFunc = function.New(&function.Spec{
+	Description: "Returns the value without its sensitive mark",
+	Params: []function.Parameter{{
+		Name: "value", Type: cty.DynamicPseudoType,
+		AllowMarked: true, AllowNull: true, AllowUnknown: true, AllowDynamicType: true,
+	}},
+	Type: func(args []cty.Value) (cty.Type, error) { return args[0].Type(), nil },
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		v, _ := args[0].UnmarkDeep()
+		return v, nil
+	},
+})
 
 func stringFunc(desc string, f func(string) (string, error)) function.Function {
 	return function.New(&function.Spec{

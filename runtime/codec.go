@@ -62,15 +62,18 @@ func decodeValue(raw json.RawMessage) (cty.Value, error) {
 
 // PlainJSON renders a value as plain JSON for people and events: sensitive
 // values (anywhere inside) become "(sensitive)", null stays null.
-func PlainJSON(v cty.Value) any {
+func PlainJSON(v cty.Value) any { return ShowJSON(v, SensitiveText) }
+
+// ShowJSON is PlainJSON with stand-in in place of each sensitive value.
+func ShowJSON(v cty.Value, standIn any) any {
 	if v == cty.NilVal {
 		return nil
 	}
 	if lang.IsSensitive(v) {
 		if v.HasMark(lang.Sensitive) {
-			return SensitiveText
+			return standIn
 		}
-		return plainMarked(v)
+		return plainMarked(v, standIn)
 	}
 	return plain(v)
 }
@@ -91,7 +94,7 @@ func plain(v cty.Value) any {
 }
 
 // plainMarked renders a collection with sensitive parts element by element.
-func plainMarked(v cty.Value) any {
+func plainMarked(v cty.Value, standIn any) any {
 	v, _ = v.Unmark()
 	if v.IsNull() || !v.IsKnown() {
 		return nil
@@ -102,18 +105,18 @@ func plainMarked(v cty.Value) any {
 		out := map[string]any{}
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()
-			out[k.AsString()] = PlainJSON(e)
+			out[k.AsString()] = ShowJSON(e, standIn)
 		}
 		return out
 	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
 		out := []any{}
 		for it := v.ElementIterator(); it.Next(); {
 			_, e := it.Element()
-			out = append(out, PlainJSON(e))
+			out = append(out, ShowJSON(e, standIn))
 		}
 		return out
 	}
-	return SensitiveText
+	return standIn
 }
 
 // redactor replaces the text of sensitive values in messages: each value

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/zclconf/go-cty/cty"
 	"golang.org/x/term"
 )
 
@@ -106,7 +107,24 @@ func (v *applyJSON) Close() {
 	v.mu.Unlock()
 }
 
-func plainOutputs(e runtime.RunFinished) map[string]any { return runtime.PlainOutputs(e.Outputs) }
+// shownOutputs are outputs for people: a sensitive value is (sensitive),
+// bare, so that it cannot be taken for a string (writeOutputs).
+func shownOutputs(outputs map[string]cty.Value) map[string]any {
+	out := make(map[string]any, len(outputs))
+	for name, v := range outputs {
+		out[name] = runtime.ShowJSON(v, sensitiveMark)
+	}
+	return out
+}
+
+// bareSensitive is JSON of shownOutputs with (sensitive) bare.
+func bareSensitive(b []byte) string {
+	return strings.ReplaceAll(string(b), `"`+sensitiveMark+`"`, runtime.SensitiveText)
+}
+
+// sensitiveMark stands in for a sensitive value in shownOutputs: a string
+// no value holds, written bare by writeOutputs.
+const sensitiveMark = "\ue000" + runtime.SensitiveText + "\ue000"
 
 // applyHuman prints a line per finished step instance and, on a terminal,
 // keeps a live table of the running ones below them: step, attempt and
@@ -209,7 +227,7 @@ func (v *applyHuman) Event(e runtime.Event) {
 		fmt.Fprintf(v.w, "\nRun waiting: %s (%s).\n", e.RunID, v.countsText())
 		if len(e.Outputs) > 0 {
 			fmt.Fprintln(v.w, "\nOutputs so far:")
-			writeOutputs(v.w, runtime.PlainOutputs(e.Outputs))
+			writeOutputs(v.w, shownOutputs(e.Outputs))
 		}
 		writeFailedOutputs(v.w, e.FailedOutputs)
 	case runtime.RunFinished:
@@ -239,7 +257,7 @@ func (v *applyHuman) summary(e runtime.RunFinished) {
 	}
 	if len(e.Outputs) > 0 {
 		fmt.Fprintln(v.w, "\nOutputs:")
-		writeOutputs(v.w, plainOutputs(e))
+		writeOutputs(v.w, shownOutputs(e.Outputs))
 	}
 	writeFailedOutputs(v.w, e.FailedOutputs)
 }
@@ -259,7 +277,7 @@ func writeFailedOutputs(w io.Writer, failed []runtime.FailedOutput) {
 func writeOutputs(w io.Writer, outputs map[string]any) {
 	for _, n := range lang.SortedKeys(outputs) {
 		b, _ := json.MarshalIndent(outputs[n], "", "  ")
-		fmt.Fprintf(w, "%s = %s\n", n, b)
+		fmt.Fprintf(w, "%s = %s\n", n, bareSensitive(b))
 	}
 }
 

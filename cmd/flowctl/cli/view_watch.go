@@ -57,7 +57,7 @@ func (v *watchJSON) Event(e any) {
 		out := jsonCycleFinished{
 			Type: "cycle_finished", Time: jsonTime(e.Time), Cycle: e.Cycle, Status: e.Status,
 			DurationMS: e.Duration.Milliseconds(), Ran: e.Ran, Cached: e.Cached,
-			Outputs: plainOutputs(runtime.RunFinished{Outputs: e.Outputs}), ChangedOutputs: e.ChangedOutputs,
+			Outputs: runtime.PlainOutputs(e.Outputs), ChangedOutputs: e.ChangedOutputs,
 			Diagnostics: newJSONValidate(e.Files, e.Diagnostics).Diagnostics,
 		}
 		if out.ChangedOutputs == nil {
@@ -141,14 +141,14 @@ func (v *watchHuman) finished(e watch.CycleFinished) {
 		for _, n := range e.ChangedOutputs {
 			changed[n] = true
 		}
-		outputs := plainOutputs(runtime.RunFinished{Outputs: e.Outputs})
+		outputs := shownOutputs(e.Outputs)
 		for _, n := range lang.SortedKeys(outputs) {
 			b, _ := json.Marshal(outputs[n])
 			mark := ""
 			if changed[n] {
 				mark = "   (changed)"
 			}
-			fmt.Fprintf(v.w, "  %s = %s%s\n", n, b, mark)
+			fmt.Fprintf(v.w, "  %s = %s%s\n", n, bareSensitive(b), mark)
 		}
 	}
 	fmt.Fprintln(v.w)
