@@ -3,6 +3,9 @@ package runtime
 import (
 	"time"
 
+	"github.com/flowctl/flowctl/lang/diagjson"
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -68,10 +71,44 @@ type (
 		Status        string         `json:"status"`
 		Outputs       map[string]any `json:"outputs"`
 		FailedOutputs []FailedOutput `json:"failed_outputs,omitempty"`
-		Error         string         `json:"error,omitempty"`
+		Error         *jsonRunError  `json:"error,omitempty"`
 		Usage         *blocks.Usage  `json:"usage,omitempty"`
 	}
+	// jsonRunError is why a run failed: the text, and each error as a
+	// diagnostic in validate --json's shape, with the step it is about.
+	jsonRunError struct {
+		Message     string              `json:"message"`
+		Diagnostics []jsonRunDiagnostic `json:"diagnostics"`
+	}
+	jsonRunDiagnostic struct {
+		Severity string          `json:"severity"`
+		Summary  string          `json:"summary"`
+		Detail   string          `json:"detail"`
+		Range    *diagjson.Range `json:"range,omitempty"`
+		Step     string          `json:"step,omitempty"`
+	}
 )
+
+// runError is the error document of a run_finished event; nil when the
+// run has no error.
+func runError(e RunFinished) *jsonRunError {
+	if e.Error == "" {
+		return nil
+	}
+	out := &jsonRunError{Message: e.Error, Diagnostics: []jsonRunDiagnostic{}}
+	for _, d := range e.Diagnostics {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		jd := diagjson.NewDiagnostic(nil, d)
+		rd := jsonRunDiagnostic{Severity: jd.Severity, Summary: jd.Summary, Detail: jd.Detail, Range: jd.Range}
+		if sd, ok := d.Extra.(StepDiag); ok {
+			rd.Step = sd.Step
+		}
+		out.Diagnostics = append(out.Diagnostics, rd)
+	}
+	return out
+}
 
 // EventJSON is an event's type ("step_finished") and the document
 // encoding/json writes as apply --json prints it; nil for an event that is
@@ -85,8 +122,11 @@ func EventJSON(e Event) (string, any) {
 	case StepFinished:
 		ev := jsonStepFinished{
 			Type: "step_finished", Time: JSONTime(e.Time), Step: e.Step, Instance: e.Instance.JSON(),
-			Status: string(e.Status), DurationMS: e.Duration.Milliseconds(), Reason: e.Reason, Attempts: e.Attempts, Usage: e.Usage,
+			Status: string(e.Status), DurationMS: e.Duration.Milliseconds(), Reason: e.Reason, Usage: e.Usage,
 			Resumed: e.Resumed,
+		}
+		if e.Attempts > 1 {
+			ev.Attempts = e.Attempts // only when the step retried, as documented
 		}
 		if e.Error != "" {
 			ev.Error = &e.Error
@@ -101,7 +141,7 @@ func EventJSON(e Event) (string, any) {
 		}
 		return "run_waiting", jsonRunWaiting{"run_waiting", JSONTime(e.Time), e.RunID, string(StatusWaiting), ws, PlainOutputs(e.Outputs), e.FailedOutputs}
 	case RunFinished:
-		return "run_finished", jsonRunFinished{"run_finished", JSONTime(e.Time), e.RunID, string(e.Status), PlainOutputs(e.Outputs), e.FailedOutputs, e.Error, e.Usage}
+		return "run_finished", jsonRunFinished{"run_finished", JSONTime(e.Time), e.RunID, string(e.Status), PlainOutputs(e.Outputs), e.FailedOutputs, runError(e), e.Usage}
 	}
 	return "", nil
 }

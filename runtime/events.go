@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"strconv"
+
+	"github.com/hashicorp/hcl/v2"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -91,9 +93,14 @@ type RunFinished struct {
 	// FailedOutputs are the outputs the run could not evaluate (see
 	// Result).
 	FailedOutputs []FailedOutput
-	Error         string
-	Usage         *blocks.Usage // the tokens of the run's LLM calls; nil when none
+	Error         string          // the errors as one text
+	Diagnostics   hcl.Diagnostics // the errors, redacted (Result.Diagnostics)
+	Usage         *blocks.Usage   // the tokens of the run's LLM calls; nil when none
 }
+
+// StepDiag is the Extra of a diagnostic about a step instance's failure:
+// which one (its label, step[key]).
+type StepDiag struct{ Step string }
 
 // FailedOutput is an output that a run could not evaluate.
 type FailedOutput struct {

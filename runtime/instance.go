@@ -299,6 +299,7 @@ func (r *run) stepError(s *compiler.Step, inst instance, err error) hcl.Diagnost
 		Summary:  "Step failed",
 		Detail:   fmt.Sprintf("Step %s (block %q) failed: %s.", Label(s.Name, inst.key), s.Block.Name, r.redact.redact(trimDot(err.Error()))),
 		Subject:  s.DeclRange.Ptr(),
+		Extra:    StepDiag{Step: Label(s.Name, inst.key)},
 	}}
 }
 

@@ -354,7 +354,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 	}
 	r.emit(RunFinished{
 		Time: end, RunID: r.id, Status: res.Status, Outputs: res.Outputs, FailedOutputs: res.FailedOutputs,
-		Error: errText, Usage: res.Usage,
+		Error: errText, Diagnostics: res.Diagnostics, Usage: res.Usage,
 	})
 	return res, nil
 }
