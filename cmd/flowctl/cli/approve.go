@@ -200,6 +200,7 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 			view = newApplyJSON(s.out)
 		} else {
 			h := newApplyHuman(s.out)
+			h.labels = labelWidth(prog)
 			if asker != nil {
 				asker.view = h
 				opts.Ask = asker.ask

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/zclconf/go-cty/cty"
@@ -130,10 +131,14 @@ const sensitiveMark = "\ue000" + runtime.SensitiveText + "\ue000"
 // keeps a live table of the running ones below them: step, attempt and
 // elapsed time.
 type applyHuman struct {
-	w     io.Writer
-	term  io.Writer // w, but for a question's time (hold)
-	live  bool
-	width int // the terminal's columns; live rows are cut to fit
+	w    io.Writer
+	term io.Writer // w, but for a question's time (hold)
+	live bool
+	// labels is the width of the step column: the longest step name
+	// (with room for an instance key); 0 when not known.
+	labels int
+	color  bool // a terminal, NO_COLOR unset: cached steps are dimmed
+	width  int // the terminal's columns; live rows are cut to fit
 
 	mu      sync.Mutex
 	running map[string]*runningStep
@@ -157,6 +162,7 @@ func newApplyHuman(w io.Writer) *applyHuman {
 	v := &applyHuman{w: w, term: w, running: map[string]*runningStep{}, counts: map[runtime.Status]int{}}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		v.live = true
+		v.color = colorTerminal(w)
 		v.width = 80
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
 			v.width = cols
@@ -195,24 +201,32 @@ func (v *applyHuman) Event(e runtime.Event) {
 		delete(v.running, label)
 		v.counts[e.Status]++
 		v.clear()
-		line := fmt.Sprintf("  %s %-9s %s", statusMarks[e.Status], e.Status, label)
+		line := fmt.Sprintf("  %s %-9s %-*s", statusMarks[e.Status], e.Status, v.labels, label)
 		switch {
 		case e.Resumed:
 			line += "  (from the run's record)"
 		case e.Status == runtime.StatusOK || e.Status == runtime.StatusFailed:
-			line += "  " + formatDuration(e.Duration)
+			line += fmt.Sprintf("  %7s", formatDuration(e.Duration))
 		}
 		if e.Attempts > 1 {
-			line += fmt.Sprintf("  (%d attempts)", e.Attempts)
+			line += fmt.Sprintf("  %d attempts", e.Attempts)
 		}
 		if e.Reason != "" {
 			line += "  (" + e.Reason + ")"
 		}
+		line = strings.TrimRight(line, " ")
+		if e.Status == runtime.StatusCached && v.color {
+			line = dim(line)
+		}
 		fmt.Fprintln(v.w, line)
 		if e.Error != "" && e.Status == runtime.StatusFailed {
-			for _, l := range strings.Split(e.Error, "\n") {
-				fmt.Fprintln(v.w, "      "+l)
+			// One line: the diagnostics at the end, and runs show, have
+			// the whole error.
+			line := cut(firstLine(e.Error), maxErrorLine)
+			if strings.Contains(strings.TrimSpace(e.Error), "\n") && !strings.HasSuffix(line, "…") {
+				line += " …"
 			}
+			fmt.Fprintln(v.w, "      "+line)
 		}
 		v.redraw()
 	case runtime.StepWaiting:
@@ -353,6 +367,31 @@ func (v *applyHuman) Close() {
 		v.clear()
 		v.mu.Unlock()
 	}
+}
+
+// maxErrorLine is how much of a failed step's error its line shows.
+const maxErrorLine = 160
+
+// dim is a line printed dimmed on a terminal.
+func dim(line string) string { return "\x1b[2m" + line + "\x1b[0m" }
+
+// colorTerminal reports whether w is a terminal that may show colours.
+func colorTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == ""
+}
+
+// labelWidth is the width of the step column for a program's steps.
+func labelWidth(prog *compiler.Program) int {
+	w := 0
+	for _, s := range prog.Steps {
+		n := len(s.Name)
+		if s.ForEach != nil {
+			n += 5 // [123]
+		}
+		w = max(w, n)
+	}
+	return min(w, 40)
 }
 
 func formatDuration(d time.Duration) string {

@@ -99,15 +99,15 @@ func (v *watchHuman) Event(e any) {
 		}
 		fmt.Fprintf(v.w, "── cycle %d · %s · %s\n", e.Cycle, e.Time.Local().Format("15:04:05"), what)
 	case runtime.StepFinished:
-		if e.Status == runtime.StatusCached {
-			return
-		}
 		line := fmt.Sprintf("  %s %-9s %s", statusMarks[e.Status], e.Status, runtime.Label(e.Step, e.Instance))
 		if e.Status == runtime.StatusOK || e.Status == runtime.StatusFailed {
 			line += "  " + formatDuration(e.Duration)
 		}
 		if e.Reason != "" {
 			line += "  (" + e.Reason + ")"
+		}
+		if e.Status == runtime.StatusCached && colorTerminal(v.w) {
+			line = dim(line)
 		}
 		fmt.Fprintln(v.w, line)
 		if e.Error != "" {
