@@ -138,7 +138,7 @@ type applyHuman struct {
 	// (with room for an instance key); 0 when not known.
 	labels int
 	color  bool // a terminal, NO_COLOR unset: cached steps are dimmed
-	width  int // the terminal's columns; live rows are cut to fit
+	width  int  // the terminal's columns; live rows are cut to fit
 
 	mu      sync.Mutex
 	running map[string]*runningStep
