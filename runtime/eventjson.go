@@ -28,6 +28,14 @@ type (
 		Message  string  `json:"message"`
 		Deadline *string `json:"deadline"`
 	}
+	jsonStepLog struct {
+		Type     string `json:"type"`
+		Time     string `json:"time"`
+		Step     string `json:"step"`
+		Instance any    `json:"instance"`
+		Stream   string `json:"stream"`
+		Line     string `json:"line"`
+	}
 	jsonWaiting struct {
 		Step     string  `json:"step"`
 		Instance any     `json:"instance"`
@@ -132,6 +140,8 @@ func EventJSON(e Event) (string, any) {
 			ev.Error = &e.Error
 		}
 		return "step_finished", ev
+	case StepLog:
+		return "step_log", jsonStepLog{"step_log", JSONTime(e.Time), e.Step, e.Instance.JSON(), e.Stream, e.Line}
 	case StepWaiting:
 		return "step_waiting", jsonStepWaiting{"step_waiting", JSONTime(e.Time), e.Step, e.Instance.JSON(), e.Message, optTime(e.Deadline)}
 	case RunWaiting:

@@ -75,6 +75,11 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 		Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Touch: r.opts.OnFileRead,
 		Step: Label(s.Name, inst.key), Redact: r.redact.redact,
 	}
+	var log *instanceLog
+	if !s.Block.Builtin() {
+		log = r.newInstanceLog(s.Name, inst.key)
+		call.Log = log.line
+	}
 	exec, err := r.executorFor(s)
 	if err != nil {
 		return fail(r.stepError(s, inst, err))
@@ -108,20 +113,20 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	switch {
 	case err == nil && sensitive:
 		// Never stored, so not encoded.
-		return r.endInstance(s, inst, start, ending{status: StatusOK, value: value.Mark(lang.Sensitive), attempts: attempts, usage: usage})
+		return r.endInstance(s, inst, start, ending{status: StatusOK, value: value.Mark(lang.Sensitive), attempts: attempts, usage: usage, log: log.text()})
 	case err == nil:
 		var raw json.RawMessage
 		if raw, err = storable(value, MaxStoredOutputs); err == nil {
 			if !cacheable {
 				key = ""
 			}
-			return r.endInstance(s, inst, start, ending{status: StatusOK, value: value, raw: raw, key: key, attempts: attempts, usage: usage})
+			return r.endInstance(s, inst, start, ending{status: StatusOK, value: value, raw: raw, key: key, attempts: attempts, usage: usage, log: log.text()})
 		}
 	case errors.Is(err, errCancelled):
-		return r.endInstance(s, inst, start, ending{status: StatusCancelled, value: nullOutputs(s), err: "cancelled", attempts: attempts, usage: usage})
+		return r.endInstance(s, inst, start, ending{status: StatusCancelled, value: nullOutputs(s), err: "cancelled", attempts: attempts, usage: usage, log: log.text()})
 	}
 	r.addStepDiags(s, r.stepError(s, inst, err))
-	return r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: err.Error(), attempts: attempts, usage: usage})
+	return r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: err.Error(), attempts: attempts, usage: usage, log: log.text()})
 }
 
 // attempt calls the block, retrying failures as the step's retry block says.
@@ -399,6 +404,7 @@ type ending struct {
 	key      string          // the cache key under which to store an ok result
 	attempts int
 	usage    *blocks.Usage
+	log      string // what the instance printed
 }
 
 // endInstance records and reports how an instance ended.
@@ -409,7 +415,7 @@ func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, e en
 	sensitive := lang.IsSensitive(value)
 	res := &state.StepResult{
 		RunID: r.id, Step: s.Name, Instance: inst.key.String(), Status: string(status), Attempts: attempts,
-		StartedAt: start, FinishedAt: now, Sensitive: sensitive, Error: errText, CacheKey: key,
+		StartedAt: start, FinishedAt: now, Sensitive: sensitive, Error: errText, CacheKey: key, Log: e.log,
 	}
 	if !sensitive && e.raw != nil {
 		res.Outputs = e.raw

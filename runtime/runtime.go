@@ -401,6 +401,9 @@ func (r *run) emit(e Event) {
 	case RunWaiting:
 		ev.Time = now
 		e = ev
+	case StepLog:
+		ev.Time = now
+		e = ev
 	}
 	r.opts.Observe(e)
 }

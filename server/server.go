@@ -490,6 +490,7 @@ type stepJSON struct {
 	FinishedAt *string         `json:"finished_at"`
 	Error      string          `json:"error,omitempty"`
 	Outputs    json.RawMessage `json:"outputs,omitempty"`
+	Log        string          `json:"log,omitempty"`
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
@@ -517,7 +518,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	out := []stepJSON{}
 	for _, st := range steps {
 		out = append(out, stepJSON{Step: st.Step, Instance: st.Instance, Status: st.Status, Attempts: st.Attempts,
-			StartedAt: timeJSON(st.StartedAt), FinishedAt: timeJSON(st.FinishedAt), Error: st.Error, Outputs: st.Outputs})
+			StartedAt: timeJSON(st.StartedAt), FinishedAt: timeJSON(st.FinishedAt), Error: st.Error, Outputs: st.Outputs, Log: st.Log})
 	}
 	body := map[string]any{
 		"run_id": run.ID, "flow": run.Flow, "namespace": run.Namespace, "status": run.Status,

@@ -35,8 +35,8 @@ type tableDef struct {
 
 var steps = tableDef{
 	insert: `INSERT INTO steps (run_id, step, instance, status, attempts, started_at,
-	finished_at, outputs, sensitive, error, cache_key, usage) VALUES `,
-	row: `(?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, CAST(? AS TEXT))`,
+	finished_at, outputs, sensitive, error, cache_key, usage, log) VALUES `,
+	row: `(?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, CAST(? AS TEXT), ?)`,
 	// Rows of one statement may name the same step instance: SQLite applies
 	// them in order, so the last one wins there too.
 	conflict: `
@@ -49,13 +49,14 @@ ON CONFLICT (run_id, step, instance) DO UPDATE SET
 	sensitive = excluded.sensitive,
 	error = excluded.error,
 	cache_key = excluded.cache_key,
-	usage = excluded.usage`,
+	usage = excluded.usage,
+	log = excluded.log`,
 	appendArgs: func(a *args, o *op) {
 		r := &o.step
 		a.list = append(a.list,
 			a.runID.of(r.RunID), a.step.of(r.Step), r.Instance, a.status.of(r.Status),
 			int64(r.Attempts), nanos(r.StartedAt), nanos(r.FinishedAt), text(r.Outputs),
-			r.Sensitive, r.Error, r.CacheKey, text(r.Usage))
+			r.Sensitive, r.Error, r.CacheKey, text(r.Usage), r.Log)
 	},
 	describe: func(o *op, err error) error {
 		r := &o.step

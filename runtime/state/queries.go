@@ -20,7 +20,7 @@ const runColumns = `id, flow, namespace, flow_file, source_hash, inputs, status,
 	started_at, finished_at, outputs, error, usage, failed_outputs, origin`
 
 const stepColumns = `run_id, step, instance, status, attempts, started_at, finished_at,
-	outputs, sensitive, error, cache_key, usage`
+	outputs, sensitive, error, cache_key, usage, log`
 
 // Runs returns the runs of flow ("" for every flow), newest first, at most
 // limit of them (limit <= 0 for all).
@@ -160,7 +160,7 @@ func (s *Store) Steps(runID string) ([]*StepResult, error) {
 		var attempts int64
 		if err := rows.Scan(&r.RunID, &r.Step, &r.Instance, &r.Status, &attempts,
 			&started, &finished, (*[]byte)(&r.Outputs), &r.Sensitive, &r.Error,
-			&r.CacheKey, (*[]byte)(&r.Usage)); err != nil {
+			&r.CacheKey, (*[]byte)(&r.Usage), &r.Log); err != nil {
 			return nil, fmt.Errorf("reading the steps of run %s: %w", runID, err)
 		}
 		r.Attempts = int(attempts)

@@ -149,6 +149,10 @@ CREATE TABLE approvals (
 ) WITHOUT ROWID;
 ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 `,
+	// 8: what each step instance printed (console.log, print).
+	`
+ALTER TABLE steps ADD COLUMN log TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

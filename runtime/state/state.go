@@ -89,6 +89,9 @@ type StepResult struct {
 	Error      string
 	CacheKey   string
 	Usage      json.RawMessage
+	// Log is what the instance printed, redacted, one line per line,
+	// capped by the runtime (with a marker when cut).
+	Log string
 }
 
 // A Store is an open state database. Its methods are safe for concurrent

@@ -135,7 +135,7 @@ The flow (the file the run recorded, or --flow) must be unchanged.`,
 				}
 			}
 			stop()
-			return runInForeground(s, l, prog, opts, jsonOut)
+			return runInForeground(s, l, prog, opts, jsonOut, f.verbose)
 		},
 	}
 	f.registerRun(cmd)

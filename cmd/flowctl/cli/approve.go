@@ -169,7 +169,7 @@ func resumeRun(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *sta
 		Timeout: f.timeout, Targets: f.targets,
 		RunID: run.ID, Resume: true,
 	}
-	return runInForeground(s, l, prog, opts, jsonOut)
+	return runInForeground(s, l, prog, opts, jsonOut, f.verbose)
 }
 
 func trimPeriod(s string) string { return strings.TrimSuffix(s, ".") }
@@ -179,7 +179,7 @@ func trimPeriod(s string) string { return strings.TrimSuffix(s, ".") }
 // asked on a terminal. A run that stops waiting for decisions that were
 // recorded meanwhile is resumed at once. It returns the command's end:
 // nil when the run succeeded, exit 3 when it waits, else exit 1.
-func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runtime.Options, jsonOut bool) error {
+func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runtime.Options, jsonOut, verbose bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -200,7 +200,7 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 			view = newApplyJSON(s.out)
 		} else {
 			h := newApplyHuman(s.out)
-			h.labels = labelWidth(prog)
+			h.labels, h.verbose = labelWidth(prog), verbose
 			if asker != nil {
 				asker.view = h
 				opts.Ask = asker.ask

@@ -125,7 +125,7 @@ func matrixCases() []matrixCase {
 		{name: "apply/bad parallelism", args: []string{"apply", "--auto-approve", "--parallelism", "-1", "{dir}/plain"}, code: exitUsage,
 			summary: "Invalid command line", human: "Error: --parallelism must be 0 (no cap) or more"},
 		{name: "runs/too many arguments", args: []string{"runs", "show", "a", "b"}, code: exitUsage,
-			summary: "Invalid command line", human: "Error: accepts between 0 and 2 arg(s), received 3"},
+			summary: "Invalid command line", human: "Error: runs show takes at most one run id"},
 
 		// Bad input values.
 		{name: "plan/bad input value", args: []string{"plan", "{dir}/plain", "--input", "n=abc"}, code: exitFailure, summary: "Invalid input value"},

@@ -36,6 +36,7 @@ type runFlags struct {
 	// running at once; 0, the default, is none.
 	parallelism int
 	targets     []string      // --target
+	verbose     bool          // --verbose: step logs as they come
 	timeout     time.Duration // --timeout; 0: the flow's
 }
 
@@ -60,6 +61,7 @@ func (f *runFlags) registerRun(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.parallelism, "parallelism", 0, "at most this many step instances at once (default: no overall cap; code, llm and http steps have limits of their own)")
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (confined worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
 	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
+	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print what code steps log (console.log, print) as it comes; without it, a failed step shows its last lines")
 }
 
 // stateDirFor is the state directory of a flow.

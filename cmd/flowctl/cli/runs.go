@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"time"
 
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -50,35 +51,49 @@ func (f *stateFlags) open(s streams) (*state.Store, string, error) {
 
 func newRunsCommand(s streams) *cobra.Command {
 	var f stateFlags
-	var jsonOut bool
+	var jsonOut, follow bool
 	var limit int
 	cmd := &cobra.Command{
-		Use:   "runs [list | show RUN_ID | retry RUN_ID]",
+		Use:   "runs [list | show RUN_ID | logs RUN_ID [STEP] | retry RUN_ID]",
 		Short: "List recorded runs, show one run's steps, or retry a run",
 		Long: `Runs lists the runs recorded in the state, newest first, or shows one run
 (a unique prefix of its id is enough; none, or "latest", for the newest) with every step instance's status,
-attempts, timing and error. runs retry RUN_ID continues a failed, cancelled,
-interrupted or waiting run, as apply --resume does.`,
-		Args: cobra.RangeArgs(0, 2),
+attempts, timing and error. runs logs RUN_ID [STEP] prints what the run's
+code steps printed (console.log, print), by step instance; --follow prints
+each instance's log as it finishes, until the run ends. runs retry RUN_ID
+continues a failed, cancelled, interrupted or waiting run, as apply --resume
+does.`,
+		Args: cobra.RangeArgs(0, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
+			case len(args) == 3 && args[0] != "logs":
+				return usagef("runs %s takes at most one run id", args[0])
 			case len(args) == 0 || (args[0] == "list" && len(args) == 1):
 				return runsList(s, &f, limit, jsonOut)
 			case args[0] == "show" && len(args) == 2:
 				return runsShow(s, &f, args[1], jsonOut)
 			case args[0] == "show":
 				return runsShow(s, &f, "latest", jsonOut)
+			case args[0] == "logs" && len(args) >= 2:
+				step := ""
+				if len(args) == 3 {
+					step = args[2]
+				}
+				return runsLogs(s, &f, args[1], step, follow, jsonOut)
+			case args[0] == "logs":
+				return usagef("runs logs needs a run id")
 			case args[0] == "retry" && len(args) == 2:
 				return applyResume(s, &runFlags{stateDir: f.dir, sandbox: sandboxIsolated}, args[1], f.flow, jsonOut)
 			case args[0] == "retry":
 				return usagef("runs retry needs a run id")
 			}
-			return usagef("unknown runs subcommand %q: use list, show RUN_ID or retry RUN_ID", args[0])
+			return usagef("unknown runs subcommand %q: use list, show RUN_ID, logs RUN_ID or retry RUN_ID", args[0])
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
 	cmd.Flags().IntVar(&limit, "limit", 20, "list at most this many runs")
+	cmd.Flags().BoolVar(&follow, "follow", false, "runs logs: print each step's log as it finishes, until the run ends")
 	return cmd
 }
 
@@ -159,4 +174,64 @@ func runLookupError(err error) error {
 		return failf("Unknown run", "%s", sentence(err.Error()))
 	}
 	return err
+}
+
+// runsLogs prints the logs of a run's step instances (of one step, or one
+// instance as step[key], when step is set), in the order they started;
+// with follow, it waits for the instances still to finish while the run
+// is running.
+func runsLogs(s streams, f *stateFlags, id, step string, follow, jsonOut bool) error {
+	st, _, err := f.open(s)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	run, err := st.Run(id)
+	if err != nil {
+		return runLookupError(err)
+	}
+	view := newLogsView(s, jsonOut)
+	shown := map[string]bool{}
+	for {
+		steps, err := st.Steps(run.ID)
+		if err != nil {
+			return err
+		}
+		for _, sr := range steps {
+			label := resultLabel(sr)
+			if shown[label] || (step != "" && step != sr.Step && step != label) || sr.FinishedAt.IsZero() {
+				continue
+			}
+			shown[label] = true
+			if sr.Log != "" {
+				view.Log(sr)
+			}
+		}
+		if !follow {
+			break
+		}
+		if run, err = st.Run(run.ID); err != nil {
+			return err
+		}
+		if run.Status != "running" {
+			if !shownAll(steps, shown) {
+				continue // the last instances finished with the run
+			}
+			break
+		}
+		time.Sleep(logsPoll)
+	}
+	return view.Close()
+}
+
+// logsPoll is how often runs logs --follow looks at the state.
+const logsPoll = 200 * time.Millisecond
+
+func shownAll(steps []*state.StepResult, shown map[string]bool) bool {
+	for _, sr := range steps {
+		if !sr.FinishedAt.IsZero() && !shown[resultLabel(sr)] {
+			return false
+		}
+	}
+	return true
 }

@@ -138,7 +138,11 @@ type applyHuman struct {
 	// (with room for an instance key); 0 when not known.
 	labels int
 	color  bool // a terminal, NO_COLOR unset: cached steps are dimmed
-	width  int  // the terminal's columns; live rows are cut to fit
+	// verbose prints each line a step logs as it comes; otherwise the
+	// last lines of a step that fails are printed under it (tails).
+	verbose bool
+	tails   map[string][]string
+	width   int // the terminal's columns; live rows are cut to fit
 
 	mu      sync.Mutex
 	running map[string]*runningStep
@@ -227,8 +231,31 @@ func (v *applyHuman) Event(e runtime.Event) {
 				line += " …"
 			}
 			fmt.Fprintln(v.w, "      "+line)
+			if t := v.tails[label]; len(t) > 0 {
+				fmt.Fprintf(v.w, "      its last log lines (flowctl runs logs for all):\n")
+				for _, l := range t {
+					fmt.Fprintf(v.w, "        │ %s\n", cut(l, maxErrorLine))
+				}
+			}
 		}
+		delete(v.tails, label)
 		v.redraw()
+	case runtime.StepLog:
+		label := runtime.Label(e.Step, e.Instance)
+		if v.verbose {
+			v.clear()
+			fmt.Fprintf(v.w, "    %s │ %s\n", label, e.Line)
+			v.redraw()
+			return
+		}
+		if v.tails == nil {
+			v.tails = map[string][]string{}
+		}
+		t := append(v.tails[label], e.Line)
+		if len(t) > failedLogLines {
+			t = t[len(t)-failedLogLines:]
+		}
+		v.tails[label] = t
 	case runtime.StepWaiting:
 		label := runtime.Label(e.Step, e.Instance)
 		delete(v.running, label)
@@ -368,6 +395,9 @@ func (v *applyHuman) Close() {
 		v.mu.Unlock()
 	}
 }
+
+// failedLogLines is how many of its last log lines a failed step shows.
+const failedLogLines = 5
 
 // maxErrorLine is how much of a failed step's error its line shows.
 const maxErrorLine = 160

@@ -117,6 +117,7 @@ func (v runsHuman) Show(run *state.Run, steps []*state.StepResult, waits []*stat
 		fmt.Fprintf(w, "\nTokens: %s in all.\n", t)
 	}
 	writeStepOutputs(w, steps)
+	writeLogged(w, run.ID, steps)
 	if outputs, failed, err := runOutputs(run); err == nil {
 		if len(outputs) > 0 {
 			fmt.Fprintln(w, "\nOutputs:")
@@ -153,7 +154,7 @@ func (v runsJSON) Show(run *state.Run, steps []*state.StepResult, waits []*state
 		out.Steps = append(out.Steps, jsonStep{
 			Step: sr.Step, Instance: sr.Instance, Status: sr.Status, Attempts: sr.Attempts,
 			StartedAt: jsonTime(sr.StartedAt), DurationMS: sr.FinishedAt.Sub(sr.StartedAt).Milliseconds(),
-			Outputs: plainStored(sr.Outputs), Sensitive: sr.Sensitive, Error: sr.Error, Usage: nonEmpty(sr.Usage),
+			Outputs: plainStored(sr.Outputs), Sensitive: sr.Sensitive, Error: sr.Error, Usage: nonEmpty(sr.Usage), Log: sr.Log,
 		})
 	}
 	return writeJSON(v.w, out)
@@ -220,6 +221,20 @@ type jsonStep struct {
 	Sensitive  bool            `json:"sensitive,omitempty"`
 	Error      string          `json:"error,omitempty"`
 	Usage      json.RawMessage `json:"usage,omitempty"`
+	Log        string          `json:"log,omitempty"`
+}
+
+// writeLogged names the step instances that printed something.
+func writeLogged(w io.Writer, runID string, steps []*state.StepResult) {
+	var logged []string
+	for _, sr := range steps {
+		if sr.Log != "" {
+			logged = append(logged, fmt.Sprintf("%s (%s)", resultLabel(sr), plural(strings.Count(sr.Log, "\n")+1, "line", "lines")))
+		}
+	}
+	if len(logged) > 0 {
+		fmt.Fprintf(w, "\nLogged: %s; flowctl runs logs %s prints them.\n", strings.Join(logged, ", "), runID)
+	}
 }
 
 // writeStepOutputs prints what each step instance returned, one line each.
@@ -296,3 +311,36 @@ func tokens(raw json.RawMessage) string {
 	}
 	return fmt.Sprint(u.Total)
 }
+
+// logsView prints step logs: for people, a header per step instance and its
+// lines; as JSON, one object per instance and line ({step, instance, line}).
+type logsView interface {
+	Log(sr *state.StepResult)
+	Close() error
+}
+
+func newLogsView(s streams, jsonOut bool) logsView {
+	if jsonOut {
+		return &logsJSON{enc: json.NewEncoder(s.out)}
+	}
+	return logsHuman{s.out}
+}
+
+type logsHuman struct{ w io.Writer }
+
+func (v logsHuman) Log(sr *state.StepResult) {
+	fmt.Fprintf(v.w, "── %s (%s)\n", resultLabel(sr), sr.Status)
+	fmt.Fprintln(v.w, sr.Log)
+}
+
+func (v logsHuman) Close() error { return nil }
+
+type logsJSON struct{ enc *json.Encoder }
+
+func (v *logsJSON) Log(sr *state.StepResult) {
+	for _, line := range strings.Split(sr.Log, "\n") {
+		v.enc.Encode(map[string]string{"step": sr.Step, "instance": sr.Instance, "line": line})
+	}
+}
+
+func (v *logsJSON) Close() error { return nil }

@@ -80,6 +80,7 @@ func (v *watchJSON) write(x any) {
 // are counted), the outputs and what changed in them, or the diagnostics.
 type watchHuman struct {
 	w, errw io.Writer
+	verbose bool // print what steps log
 	mu      sync.Mutex
 	last    int // the last good cycle
 }
@@ -112,6 +113,10 @@ func (v *watchHuman) Event(e any) {
 		fmt.Fprintln(v.w, line)
 		if e.Error != "" {
 			fmt.Fprintln(v.w, "      "+strings.ReplaceAll(e.Error, "\n", "\n      "))
+		}
+	case runtime.StepLog:
+		if v.verbose {
+			fmt.Fprintf(v.w, "    %s │ %s\n", runtime.Label(e.Step, e.Instance), e.Line)
 		}
 	case runtime.StepWaiting:
 		fmt.Fprintf(v.w, "  ? %-9s %s  (%s; decide with flowctl approve)\n", runtime.StatusWaiting, runtime.Label(e.Step, e.Instance), e.Message)

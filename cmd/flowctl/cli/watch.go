@@ -56,7 +56,7 @@ cancelled and what finished is kept.`,
 			if jsonOut {
 				view = &watchJSON{applyJSON: newApplyJSON(s.out)}
 			} else {
-				view = &watchHuman{w: s.out, errw: s.err}
+				view = &watchHuman{w: s.out, errw: s.err, verbose: f.verbose}
 			}
 			if withTests {
 				view = &watchTests{watchView: view, ctx: ctx, flow: path, s: s, f: &f, ex: ex, json: jsonOut}
