@@ -22,6 +22,10 @@ type Block struct {
 	// OpenOutputs lets a step declare extra typed output fields with
 	// `output` blocks (the llm built-in).
 	OpenOutputs bool
+	// TypedOutputs are outputs of type any whose type a step may declare
+	// with an `output` block (http's body), checked downstream by the
+	// compiler and at run time.
+	TypedOutputs []string
 	// CacheDefault is whether a step's result is reused when its block and
 	// inputs are unchanged, unless the step says otherwise (docs/design.md, "State and cache").
 	CacheDefault bool

@@ -73,6 +73,7 @@ func Builtins() []*Block {
 				out("body", cty.DynamicPseudoType, "The body, parsed when it is JSON, else a string"),
 				out("text", cty.String, "The body as text"),
 			},
+			TypedOutputs: []string{"body"},
 		},
 		{
 			Name:        "llm",

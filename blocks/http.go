@@ -78,9 +78,18 @@ func (e *httpExecutor) Execute(ctx context.Context, call *Call) (*Result, error)
 	ct := resp.Header.Get("Content-Type")
 	parsed := cty.StringVal(decodeBody(body, ct))
 	text := parsed
-	if isJSONType(ct) {
+	switch {
+	case isJSONType(ct):
 		if parsed, err = parseJSONBody(body); err != nil {
 			return nil, label.errorf(err, "%v", err)
+		}
+	case wantsJSON(call):
+		// The step declared a structured body: a JSON body served with
+		// another content type is taken; anything else is an error that
+		// says what came instead.
+		if parsed, err = parseJSONBody(body); err != nil {
+			return nil, label.errorf(nil, "the response body of step %s is not JSON: it starts with %s; status %d, content-type %s",
+				call.Step, call.Show(startOf(decodeBody(body, ct))), resp.StatusCode, nonEmptyText(ct, "none"))
 		}
 	}
 	return &Result{Outputs: map[string]cty.Value{
@@ -89,6 +98,29 @@ func (e *httpExecutor) Execute(ctx context.Context, call *Call) (*Result, error)
 		"body":    parsed,
 		"text":    text,
 	}}, nil
+}
+
+// wantsJSON reports whether the step declared its body's type as
+// something other than any or string (output "body" { type = … }).
+func wantsJSON(call *Call) bool {
+	f := findField(call.Outputs, "body")
+	return f != nil && f.Type.Type != cty.DynamicPseudoType && f.Type.Type != cty.String
+}
+
+// startOf is the start of a body for a message, quoted, on one line.
+func startOf(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:60]) + "…"
+	}
+	return "`" + s + "`"
+}
+
+func nonEmptyText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // newHTTPRequest builds the request of an http step, and the label that

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowctl/flowctl/lang"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -525,5 +526,41 @@ func TestRedactURL(t *testing.T) {
 		if got := redactURL(u); got != tt.want {
 			t.Errorf("redactURL(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestHTTPTypedBody: a step that declares its body's type gets JSON served
+// as text parsed, and a body that is not JSON is an error that says what
+// came instead.
+func TestHTTPTypedBody(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/html" {
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, "<!DOCTYPE html>\n<html><body>Not the API</body></html>")
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, `{"items": ["a"]}`)
+	}))
+	defer srv.Close()
+	ex := NewHTTPExecutor(nil)
+	typed := func(path string) *Call {
+		call := builtinCall(t, "http", map[string]cty.Value{"url": cty.StringVal(srv.URL + path)})
+		call.Step = "fetch"
+		call.Outputs = MergeOutputs(call.Outputs, []*lang.Field{{Name: "body", Type: lang.TypeSpec{Type: cty.Object(map[string]cty.Type{"items": cty.List(cty.String)})}}})
+		return call
+	}
+	res, err := ex.Execute(context.Background(), typed("/json-as-text"))
+	if err != nil || jsonOf(t, res.Outputs["body"]) != `{"items":["a"]}` {
+		t.Fatalf("JSON served as text: %v, %v", res, err)
+	}
+	_, err = ex.Execute(context.Background(), typed("/html"))
+	if err == nil || !strings.Contains(err.Error(), "the response body of step fetch is not JSON: it starts with `<!DOCTYPE html> <html><body>Not the API</body></html>`; status 200, content-type text/html") {
+		t.Errorf("HTML for a typed body: %v", err)
+	}
+	// Untyped, the same page is the body as a string.
+	call := builtinCall(t, "http", map[string]cty.Value{"url": cty.StringVal(srv.URL + "/html")})
+	if res, err := ex.Execute(context.Background(), call); err != nil || res.Outputs["body"].Type() != cty.String {
+		t.Errorf("untyped: %v, %v", res, err)
 	}
 }

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -116,11 +117,24 @@ func (c *compilation) resolveBlock(s *Step) hcl.Diagnostics {
 		})
 	}
 	if len(s.Step.Outputs) > 0 {
-		if !b.OpenOutputs {
+		switch {
+		case len(b.TypedOutputs) > 0:
+			var typed []*lang.Field
+			for _, f := range s.Step.Outputs {
+				if slices.Contains(b.TypedOutputs, f.Name) {
+					typed = append(typed, f)
+					continue
+				}
+				diags = append(diags, lang.Error(f.NameRange, "Unexpected output block",
+					"A step of block %q may declare the type of its output %q, not an output %q.%s",
+					b.Name, b.TypedOutputs[0], f.Name, lang.Suggest(f.Name, b.TypedOutputs))...)
+			}
+			s.Outputs = blocks.MergeOutputs(b.Outputs, typed)
+		case !b.OpenOutputs:
 			diags = append(diags, lang.Error(s.OutputRange, "Unexpected output block",
-				"Only steps that use the llm block can declare output fields; block %q has the fixed outputs %s.",
+				"Only steps that use the llm block can declare output fields (and http steps the type of their body); block %q has the fixed outputs %s.",
 				b.Name, listOrNone(b.OutputNames()))...)
-		} else {
+		default:
 			diags = append(diags, blocks.CheckReservedOutputs(b.Outputs, s.Step.Outputs)...)
 			s.Outputs = blocks.MergeOutputs(b.Outputs, s.Step.Outputs)
 		}
