@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -148,14 +149,47 @@ func Compile(filename string, opts Options) (*Program, hcl.Diagnostics) {
 		prog: &Program{Filename: filename, Dir: filepath.Dir(filename), vars: map[hcl.Expression]*exprRefs{}},
 	}
 	var diags hcl.Diagnostics
+	failed := false
+	var errRanges []hcl.Range // of the errors of earlier passes
 	for _, p := range passes {
-		d := p.run(c)
-		diags = append(diags, d...)
-		if d.HasErrors() {
-			break
+		if c.prog.Registry == nil && p.name != "decode" {
+			break // the file could not be read or parsed
 		}
+		if (failed && !p.afterErrors) || (c.noEval && p.name == "types") {
+			continue
+		}
+		d := consequences(p.run(c), errRanges)
+		diags = append(diags, d...)
+		for _, e := range d {
+			if e.Severity == hcl.DiagError && e.Subject != nil {
+				errRanges = append(errRanges, *e.Subject)
+			}
+		}
+		failed = failed || d.HasErrors()
 	}
 	return c.prog, Normalize(diags)
+}
+
+// consequences drops the diagnostics of a pass that are consequences of an
+// error an earlier pass reported: those about the same source (their
+// ranges overlap), such as the type error of a reference that does not
+// resolve.
+func consequences(diags hcl.Diagnostics, earlier []hcl.Range) hcl.Diagnostics {
+	if len(earlier) == 0 {
+		return diags
+	}
+	out := diags[:0:0]
+	for _, d := range diags {
+		if d.Subject != nil && slices.ContainsFunc(earlier, func(r hcl.Range) bool { return overlaps(r, *d.Subject) }) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func overlaps(a, b hcl.Range) bool {
+	return a.Filename == b.Filename && a.Start.Byte < max(b.End.Byte, b.Start.Byte+1) && b.Start.Byte < max(a.End.Byte, a.Start.Byte+1)
 }
 
 type compilation struct {
@@ -164,22 +198,29 @@ type compilation struct {
 	// outputRefs are the references of each output's value (resolve),
 	// from which graph finds the steps each output needs.
 	outputRefs map[*lang.Output][]*lang.Ref
+	// noEval: expressions cannot be evaluated (locals form a cycle); the
+	// types pass, which evaluates them, is skipped.
+	noEval bool
 }
 
-// passes are the compiler's passes in order; compilation stops after one
-// that produced errors.
+// passes are the compiler's passes in order. Those marked afterErrors
+// run after a pass that found errors too, so that one compilation reports
+// every error it can: each skips, or gives a placeholder (an unknown value)
+// for, what an earlier pass could not make, so that no error is a mere
+// consequence of another. The others need a program without errors.
 var passes = []struct {
-	name string
-	run  func(*compilation) hcl.Diagnostics
+	name        string
+	run         func(*compilation) hcl.Diagnostics
+	afterErrors bool
 }{
-	{"decode", (*compilation).decode},
-	{"code", (*compilation).code},
-	{"resolve", (*compilation).resolve},
-	{"types", (*compilation).types},
-	{"graph", (*compilation).graph},
-	{"cycles", (*compilation).cycles},
-	{"stages", (*compilation).stages},
-	{"schedules", (*compilation).schedules},
+	{"decode", (*compilation).decode, true},
+	{"code", (*compilation).code, true},
+	{"resolve", (*compilation).resolve, true},
+	{"types", (*compilation).types, true},
+	{"graph", (*compilation).graph, true},
+	{"cycles", (*compilation).cycles, true},
+	{"stages", (*compilation).stages, false},
+	{"schedules", (*compilation).schedules, true},
 }
 
 // Normalize orders diagnostics by file and position, diagnostics without a

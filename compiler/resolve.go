@@ -37,7 +37,12 @@ func (c *compilation) resolve() hcl.Diagnostics {
 			}
 		}
 	}
-	diags = append(diags, c.localCycles()...)
+	if d := c.localCycles(); d.HasErrors() {
+		// Evaluating a local of a cycle would never end: the passes
+		// that evaluate do not run.
+		c.noEval = true
+		diags = append(diags, d...)
+	}
 	for _, s := range p.Steps {
 		ctx := refContext{what: "step " + strconv.Quote(s.Name), self: s, each: s.ForEach != nil}
 		for _, a := range s.Args {
@@ -102,8 +107,8 @@ func (c *compilation) resolveBlock(s *Step) hcl.Diagnostics {
 			b.Name, a.Name, listOrNone(b.InputNames()), lang.Suggest(a.Name, options))...)
 	}
 	for _, in := range b.Inputs {
-		if !in.Required() || s.ArgsByName[in.Name] != nil {
-			continue
+		if !in.Required() || s.ArgsByName[in.Name] != nil || lang.IsMetaArgument(in.Name) {
+			continue // (an input named as a meta-argument is an error of the block's)
 		}
 		detail := "Step %q uses block %q, which requires input %q (%s)."
 		if in.Description != "" {

@@ -185,6 +185,9 @@ func (tv *typeValues) checkStep(s *Step) hcl.Diagnostics {
 	argTypes := map[string]cty.Type{}
 	for _, a := range s.Args {
 		in := s.Block.Input(a.Name)
+		if in == nil {
+			continue // not an input of the block: resolve said so
+		}
 		v, ctx, d := tv.eval(a.Expr, each)
 		diags = append(diags, d...)
 		if d.HasErrors() {

@@ -170,6 +170,9 @@ func decodeOutputBlock(b *hcl.Block) (*Output, hcl.Diagnostics) {
 	if a, ok := content.Attributes["sensitive"]; ok {
 		o.Sensitive, d = boolAttr(a)
 		diags = append(diags, d...)
+		if d.HasErrors() {
+			o.Sensitive = true // meant to say something: no error of its value for want of it
+		}
 	}
 	return o, diags
 }
