@@ -23,6 +23,10 @@ const (
 // is known before running.
 type Plan struct {
 	Program *Program
+	// CriticalTime says how long the critical path takes and by what
+	// durations ("2.4s by the durations of the last successful run"); empty
+	// when the path counts steps.
+	CriticalTime string
 	Inputs  map[string]cty.Value
 	Steps   []*PlannedStep // in declaration order
 }

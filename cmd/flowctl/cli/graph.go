@@ -3,10 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
 
@@ -17,7 +19,9 @@ func newGraphCommand(s streams) *cobra.Command {
 		Use:   "graph FLOW",
 		Short: "Print a flow's step graph as Graphviz DOT or Mermaid",
 		Long: `Graph prints the DAG of a flow's steps: an edge from each step to the steps
-that depend on it. Steps on the critical path are drawn bold. FLOW is a flow
+that depend on it. Steps on the critical path are drawn bold: the chain that
+takes the most time by the last successful run's durations (and sleep steps'
+declared ones), else the longest chain. FLOW is a flow
 file or a directory holding one.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -34,6 +38,15 @@ file or a directory holding one.`,
 			if err != nil {
 				return err
 			}
+			// The critical path by time when the flow's state has the
+			// durations of a run (or its sleep steps declare some).
+			var st *state.Store
+			if dir := filepath.Join(prog.Dir, ".flowctl"); dirExists(dir) {
+				if st, err = state.Open(dir); err == nil {
+					defer st.Close()
+				}
+			}
+			timeCriticalPath(prog, st, "")
 			write(s.out, prog)
 			return nil
 		},
@@ -73,6 +86,17 @@ func onCriticalPath(p *compiler.Program) map[*compiler.Step]bool {
 	return m
 }
 
+// criticalEdge reports whether d → s is an edge of the critical path: s
+// follows d on it.
+func criticalEdge(p *compiler.Program, d, s *compiler.Step) bool {
+	for i := 1; i < len(p.CriticalPath); i++ {
+		if p.CriticalPath[i-1] == d && p.CriticalPath[i] == s {
+			return true
+		}
+	}
+	return false
+}
+
 func writeDOT(w io.Writer, p *compiler.Program) {
 	crit := onCriticalPath(p)
 	fmt.Fprintf(w, "digraph %q {\n", p.Flow.Name)
@@ -88,7 +112,7 @@ func writeDOT(w io.Writer, p *compiler.Program) {
 	for _, s := range p.Steps {
 		for _, d := range s.Deps {
 			extra := ""
-			if crit[s] && crit[d] && d.Stage == s.Stage-1 {
+			if criticalEdge(p, d, s) {
 				extra = " [penwidth = 2]"
 			}
 			fmt.Fprintf(w, "  %q -> %q%s;\n", d.Name, s.Name, extra)
@@ -98,7 +122,6 @@ func writeDOT(w io.Writer, p *compiler.Program) {
 }
 
 func writeMermaid(w io.Writer, p *compiler.Program) {
-	crit := onCriticalPath(p)
 	// Node ids get a prefix: Mermaid reserves some words (end) and reads
 	// ids starting with o or x after a link as edge shapes.
 	id := func(s *compiler.Step) string { return "s_" + s.Name }
@@ -110,7 +133,7 @@ func writeMermaid(w io.Writer, p *compiler.Program) {
 	for _, s := range p.Steps {
 		for _, d := range s.Deps {
 			fmt.Fprintf(w, "  %s --> %s\n", id(d), id(s))
-			if crit[s] && crit[d] && d.Stage == s.Stage-1 {
+			if criticalEdge(p, d, s) {
 				boldEdges = append(boldEdges, fmt.Sprint(edge))
 			}
 			edge++

@@ -71,6 +71,7 @@ steps would run.`,
 			if err := l.check(diags); err != nil {
 				return err
 			}
+			plan.CriticalTime = timeCriticalPath(prog, opts.Store, f.namespace)
 			if out != "" {
 				if err := writeSavedPlan(out, plan, f.namespace, f.noCache); err != nil {
 					return err

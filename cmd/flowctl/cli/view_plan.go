@@ -37,10 +37,13 @@ type jsonPlan struct {
 	Flow          string `json:"flow"`
 	// LLMCalls is the least number of model calls the run would make;
 	// null when a for_each count is known only at run time.
-	LLMCalls     *int           `json:"llm_calls"`
-	Stages       [][]string     `json:"stages"`
-	CriticalPath []string       `json:"critical_path"`
-	Steps        []jsonPlanStep `json:"steps"`
+	LLMCalls     *int       `json:"llm_calls"`
+	Stages       [][]string `json:"stages"`
+	CriticalPath []string   `json:"critical_path"`
+	// CriticalBy: how long the critical path takes, by what durations;
+	// absent when it counts steps.
+	CriticalBy string         `json:"critical_path_time,omitempty"`
+	Steps      []jsonPlanStep `json:"steps"`
 }
 
 type jsonPlanStep struct {
@@ -60,6 +63,7 @@ func newJSONPlan(plan *compiler.Plan) jsonPlan {
 		Flow:          p.Flow.Name,
 		Stages:        [][]string{},
 		CriticalPath:  compiler.Names(p.CriticalPath),
+		CriticalBy:    plan.CriticalTime,
 		Steps:         []jsonPlanStep{},
 	}
 	for _, st := range p.Stages {
@@ -116,8 +120,11 @@ func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
 	fmt.Fprintf(w, "\nPlan: %d to run, %d cached, %d unknown, %d to skip%s.\n",
 		n[compiler.ActionRun], n[compiler.ActionCached], n[compiler.ActionUnknown], n[compiler.ActionSkip], approvals)
 	if len(p.CriticalPath) > 0 {
-		fmt.Fprintf(w, "Critical path: %s (%s)\n", strings.Join(compiler.Names(p.CriticalPath), " → "),
-			plural(len(p.CriticalPath), "step", "steps"))
+		how := plural(len(p.CriticalPath), "step", "steps")
+		if plan.CriticalTime != "" {
+			how += ", " + plan.CriticalTime
+		}
+		fmt.Fprintf(w, "Critical path: %s (%s)\n", strings.Join(compiler.Names(p.CriticalPath), " → "), how)
 	}
 	switch n, known := plan.LLMCalls(); {
 	case !known:
