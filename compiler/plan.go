@@ -27,8 +27,8 @@ type Plan struct {
 	// durations ("2.4s by the durations of the last successful run"); empty
 	// when the path counts steps.
 	CriticalTime string
-	Inputs  map[string]cty.Value
-	Steps   []*PlannedStep // in declaration order
+	Inputs       map[string]cty.Value
+	Steps        []*PlannedStep // in declaration order
 }
 
 // PlannedStep is one step of a plan.
