@@ -49,7 +49,7 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 
 	if s.When != nil {
 		v, ctx, diags := r.scope.Eval(s.When, inst.each)
-		diags = hideSensitive(s.When, ctx, diags)
+		diags = r.explainAny(s.When, ctx, hideSensitive(s.When, ctx, diags))
 		if !diags.HasErrors() {
 			v, _ = v.UnmarkDeep()
 			if v, err := convert.Convert(v, cty.Bool); err != nil || v.IsNull() || !v.IsKnown() {
@@ -222,7 +222,7 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 		}
 		v, ctx, d := r.scope.Eval(attr.Expr, inst.each)
 		if d.HasErrors() {
-			diags = append(diags, hideSensitive(attr.Expr, ctx, d)...)
+			diags = append(diags, r.explainAny(attr.Expr, ctx, hideSensitive(attr.Expr, ctx, d))...)
 			continue
 		}
 		if lang.IsSensitive(v) {
@@ -445,6 +445,9 @@ func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, e en
 // sensitive value: a function's error quotes the value it was given (and
 // upper(secret) or base64encode(secret) is no longer the secret's text, so
 // the redactor would not find it).
+// sensitiveDetail is the detail of an error hideSensitive hid.
+const sensitiveDetail = "The expression uses a sensitive value, so the details of this error are not shown."
+
 func hideSensitive(expr hcl.Expression, ctx *hcl.EvalContext, diags hcl.Diagnostics) hcl.Diagnostics {
 	if ctx == nil || !diags.HasErrors() {
 		return diags
@@ -466,7 +469,7 @@ func hideSensitive(expr hcl.Expression, ctx *hcl.EvalContext, diags hcl.Diagnost
 	out := make(hcl.Diagnostics, len(diags))
 	for i, d := range diags {
 		c := *d
-		c.Detail = "The expression uses a sensitive value, so the details of this error are not shown."
+		c.Detail = sensitiveDetail
 		c.Expression, c.EvalContext = nil, nil
 		out[i] = &c
 	}
