@@ -118,6 +118,35 @@ func shownOutputs(outputs map[string]cty.Value) map[string]any {
 	return out
 }
 
+// storedOutputs marks, for people, the sensitive values of outputs read
+// back from the state, where they are the string "(sensitive)", so that
+// writeOutputs shows them bare as it shows a run's own.
+func storedOutputs(outputs map[string]any) map[string]any {
+	var mark func(v any) any
+	mark = func(v any) any {
+		switch v := v.(type) {
+		case string:
+			if v == runtime.SensitiveText {
+				return sensitiveMark
+			}
+		case map[string]any:
+			out := make(map[string]any, len(v))
+			for k, e := range v {
+				out[k] = mark(e)
+			}
+			return out
+		case []any:
+			out := make([]any, len(v))
+			for i, e := range v {
+				out[i] = mark(e)
+			}
+			return out
+		}
+		return v
+	}
+	return mark(outputs).(map[string]any)
+}
+
 // bareSensitive is JSON of shownOutputs with (sensitive) bare.
 func bareSensitive(b []byte) string {
 	return strings.ReplaceAll(string(b), `"`+sensitiveMark+`"`, runtime.SensitiveText)

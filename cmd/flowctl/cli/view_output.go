@@ -22,7 +22,7 @@ var (
 type outputHuman struct{ s streams }
 
 func (v outputHuman) All(outputs map[string]any, failed []runtime.FailedOutput) error {
-	writeOutputs(v.s.out, outputs)
+	writeOutputs(v.s.out, storedOutputs(outputs))
 	writeFailedOutputs(v.s.err, failed)
 	return nil
 }

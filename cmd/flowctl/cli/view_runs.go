@@ -121,7 +121,7 @@ func (v runsHuman) Show(run *state.Run, steps []*state.StepResult, waits []*stat
 	if outputs, failed, err := runOutputs(run); err == nil {
 		if len(outputs) > 0 {
 			fmt.Fprintln(w, "\nOutputs:")
-			writeOutputs(w, outputs)
+			writeOutputs(w, storedOutputs(outputs))
 		}
 		writeFailedOutputs(w, failed)
 	}
