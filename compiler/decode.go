@@ -79,6 +79,7 @@ func (c *compilation) decode() hcl.Diagnostics {
 	p.Registry = reg
 	c.hashSources()
 	c.fingerprints()
+	c.hashSteps()
 	return diags
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -60,6 +61,12 @@ type Program struct {
 	// a hash of its source text (and source_file), or of the built-in's
 	// name and version.
 	Fingerprints map[*blocks.Block]string
+	// StepSums are a SHA-256 of each step's source (its whole block), and
+	// RestSum one of the flow file without its steps (inputs, locals,
+	// memory, secrets, outputs): with the blocks' fingerprints they tell
+	// which steps a change to the flow affects (StepFingerprints).
+	StepSums map[*Step]string
+	RestSum  string
 
 	// vars are the references of each expression the resolve pass
 	// checked, so that evaluating an expression, once per step instance
@@ -290,6 +297,64 @@ func (c *compilation) fingerprints() {
 		}
 		c.prog.Fingerprints[b] = hex.EncodeToString(h.Sum(nil))
 	}
+}
+
+// hashSteps computes StepSums and RestSum.
+func (c *compilation) hashSteps() {
+	p := c.prog
+	p.StepSums = make(map[*Step]string, len(p.Steps))
+	f := c.opts.Parser.Files()[p.Filename]
+	if f == nil {
+		return
+	}
+	rest := sha256.New()
+	at := 0
+	for _, s := range p.Steps { // in source order
+		r := s.DeclRange
+		if b, ok := s.Body.(*hclsyntax.Body); ok {
+			r = hcl.RangeBetween(s.DeclRange, b.SrcRange)
+		}
+		if r.Start.Byte < at || r.End.Byte > len(f.Bytes) || r.Start.Byte > r.End.Byte {
+			continue
+		}
+		sum := sha256.Sum256(f.Bytes[r.Start.Byte:r.End.Byte])
+		p.StepSums[s] = hex.EncodeToString(sum[:])
+		rest.Write(f.Bytes[at:r.Start.Byte])
+		at = r.End.Byte
+	}
+	rest.Write(f.Bytes[at:])
+	p.RestSum = hex.EncodeToString(rest.Sum(nil))
+}
+
+// StepFingerprints identify what each step does: its source, its block's
+// definition, the rest of the flow file, and the fingerprints of the steps
+// it depends on. A recorded result of a step whose fingerprint is the same
+// fits the program; a resumed run keeps only those.
+func (p *Program) StepFingerprints() map[string]string {
+	out := make(map[string]string, len(p.Steps))
+	var fp func(s *Step) string
+	fp = func(s *Step) string {
+		if v, ok := out[s.Name]; ok {
+			return v
+		}
+		out[s.Name] = "" // a cycle, which the compiler reports
+		h := sha256.New()
+		h.Write([]byte(p.RestSum + "\x00" + p.StepSums[s] + "\x00" + p.Fingerprints[s.Block]))
+		deps := make([]string, 0, len(s.Deps))
+		for _, d := range s.Deps {
+			deps = append(deps, d.Name+"="+fp(d))
+		}
+		slices.Sort(deps)
+		for _, d := range deps {
+			h.Write([]byte("\x00" + d))
+		}
+		out[s.Name] = hex.EncodeToString(h.Sum(nil)[:8]) // enough to tell versions apart
+		return out[s.Name]
+	}
+	for _, s := range p.Steps {
+		fp(s)
+	}
+	return out
 }
 
 func (c *compilation) hashSources() {

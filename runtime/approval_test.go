@@ -185,7 +185,7 @@ func TestApprovalWaitsThenResumes(t *testing.T) {
 		t.Errorf("run record: %s %s", run.Status, run.Outputs)
 	}
 	// A run that finished ok cannot be resumed.
-	if err := ResumeCheck(prog, run); err == nil {
+	if err := ResumeCheck(prog, run, nil); err == nil {
 		t.Error("ResumeCheck of an ok run")
 	}
 	_, err = Apply(context.Background(), prog, Options{Store: st, Executors: ex, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, prog, run)})
@@ -425,4 +425,62 @@ output "c" {
 	if res.Status != StatusOK {
 		t.Errorf("--timeout instead of the flow's: %s %v", res.Status, res.Diagnostics)
 	}
+}
+
+// TestResumeAfterAFix: a run that failed can be resumed after the failing
+// step is fixed (the steps that finished keep their results), but not
+// after a change to a step that finished.
+func TestResumeAfterAFix(t *testing.T) {
+	const flow = `
+flow "fix" {}
+
+step "a" {
+  use   = "value"
+  value = 1
+}
+
+step "b" {
+  use  = "file"
+  path = %s
+}
+
+step "c" {
+  use   = "value"
+  value = (tonumber(trimspace(step.b.text)) + step.a.value) * 10
+}
+
+output "c" {
+  value = step.c.value
+}
+`
+	st := openStore(t)
+	broken := compileWith(t, fmt.Sprintf(flow, `"missing.txt"`))
+	res, _ := apply(t, broken, Options{Store: st})
+	if res.Status != StatusFailed {
+		t.Fatalf("first run: %s", res.Status)
+	}
+	run, _ := st.Run(res.RunID)
+	steps, _ := st.Steps(res.RunID)
+
+	fixed := compileWith(t, fmt.Sprintf(flow, `"data.txt"`))
+	if err := ResumeCheck(fixed, run, steps); err != nil {
+		t.Fatalf("resuming after fixing b: %v", err)
+	}
+	changedA := compileWith(t, strings.Replace(fmt.Sprintf(flow, `"data.txt"`), "value = 1", "value = 5", 1))
+	if err := ResumeCheck(changedA, run, steps); !errors.Is(err, ErrFlowChanged) || !strings.Contains(err.Error(), "finished step a,") {
+		t.Errorf("resuming after changing a: %v", err)
+	}
+	res2, rec := apply(t, fixed, Options{Store: st, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, fixed, run)})
+	if res2.Status != StatusOK || outputJSON(t, res2.Outputs["c"]) != "30" {
+		t.Fatalf("resumed: %s %v", res2.Status, res2.Diagnostics)
+	}
+	if !rec.finished()["a"].Resumed || rec.finished()["b"].Resumed || rec.finished()["c"].Resumed {
+		t.Errorf("kept: %+v", rec.finished())
+	}
+}
+
+// compileWith compiles a flow in a directory of its own, under one name.
+func compileWith(t *testing.T, src string) *compiler.Program {
+	t.Helper()
+	return compileFiles(t, "fix.flow.hcl", src, map[string]string{"data.txt": "2\n"})
 }

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -15,30 +17,51 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// Resuming a run (Options.Resume) continues it under the same ID, with the
-// same program and inputs: a step instance that finished ok (or from the
-// cache) keeps the outputs it recorded, unless a step it depends on ran
-// again; every other instance runs — failed, skipped, cancelled, waiting
-// for an approval (which then finds the decision), or never started. A
-// sensitive result was never stored, so its step runs again, and so do
-// the steps that depend on it.
+// Resuming a run (Options.Resume) continues it under the same ID, with
+// its inputs: a step instance that finished ok (or from the cache) keeps
+// the outputs it recorded, unless its step's fingerprint changed (its
+// source, its block, the rest of the flow file, or a step it depends on:
+// compiler.Program.StepFingerprints) or a step it depends on ran again;
+// every other instance runs — failed, skipped, cancelled, waiting for an
+// approval (which then finds the decision), or never started. A sensitive
+// result was never stored, so its step runs again, and so do the steps
+// that depend on it.
 
-// ErrFlowChanged is wrapped by ResumeCheck's error when the flow is not the
-// one the run ran.
+// ErrFlowChanged is wrapped by ResumeCheck's error when the flow changed
+// in a way that affects the steps the run finished.
 var ErrFlowChanged = errors.New("the flow changed since the run started")
 
-// ResumeCheck reports whether prog can resume run: same flow, same source,
-// and a status a run can be resumed from.
-func ResumeCheck(prog *compiler.Program, run *state.Run) error {
+// ResumeCheck reports whether prog can resume run, whose recorded steps
+// are steps: same flow, a status a run can be resumed from, and no step
+// that finished ok changed since (fixing a step that failed is what a
+// resumption is for). A run recorded without step fingerprints needs the
+// very same source.
+func ResumeCheck(prog *compiler.Program, run *state.Run, steps []*state.StepResult) error {
 	switch {
 	case run.Flow != prog.Flow.Name:
 		return fmt.Errorf("run %s is of flow %q, not %q", run.ID, run.Flow, prog.Flow.Name)
-	case run.SourceHash != prog.SourceHash:
-		return fmt.Errorf("%w: run %s ran another version of flow %q, so its recorded steps may not fit this one; start a new run", ErrFlowChanged, run.ID, run.Flow)
 	case run.Status == "running":
 		return fmt.Errorf("run %s is running", run.ID)
 	case run.Status == string(StatusOK):
 		return fmt.Errorf("run %s finished ok; there is nothing to resume", run.ID)
+	case run.SourceHash == prog.SourceHash:
+		return nil
+	}
+	var recorded map[string]string
+	if len(run.Fingerprints) == 0 || json.Unmarshal(run.Fingerprints, &recorded) != nil {
+		return fmt.Errorf("%w: run %s ran another version of flow %q, so its recorded steps may not fit this one; start a new run", ErrFlowChanged, run.ID, run.Flow)
+	}
+	current := prog.StepFingerprints()
+	var changed []string
+	for _, sr := range steps {
+		if (sr.Status == string(StatusOK) || sr.Status == string(StatusCached)) && recorded[sr.Step] != current[sr.Step] && !slices.Contains(changed, sr.Step) {
+			changed = append(changed, sr.Step)
+		}
+	}
+	if len(changed) > 0 {
+		slices.Sort(changed)
+		return fmt.Errorf("%w: run %s finished step %s, which the change affects (its source, its block, the rest of the flow file or a step it depends on changed); start a new run, or undo the change",
+			ErrFlowChanged, run.ID, strings.Join(changed, ", "))
 	}
 	return nil
 }
@@ -95,7 +118,22 @@ func (r *run) reopen() error {
 	if st == nil {
 		return errors.New("resuming a run needs the state")
 	}
-	if err := st.ReopenRun(r.id); err != nil {
+	// The fingerprints of the program that recorded the steps, before this
+	// one's replace them.
+	run, err := st.Run(r.id)
+	if err != nil {
+		return err
+	}
+	current := r.prog.StepFingerprints()
+	var recorded map[string]string
+	if len(run.Fingerprints) == 0 || json.Unmarshal(run.Fingerprints, &recorded) != nil {
+		recorded = nil
+	}
+	r.stale = map[string]bool{}
+	for name, fp := range current {
+		r.stale[name] = recorded == nil && run.SourceHash != r.prog.SourceHash || recorded != nil && recorded[name] != fp
+	}
+	if err := st.ReopenRun(r.id, fingerprintsJSON(current)); err != nil {
 		return err
 	}
 	steps, err := st.Steps(r.id)
@@ -119,7 +157,7 @@ func (r *run) reopen() error {
 // when it must run.
 func (r *run) kept(s *compiler.Step, inst instance) (instanceResult, bool) {
 	rec := r.prior[s.Name][inst.key.String()]
-	if rec == nil || (rec.Status != string(StatusOK) && rec.Status != string(StatusCached)) || rec.Sensitive || rec.Outputs == nil {
+	if rec == nil || r.stale[s.Name] || (rec.Status != string(StatusOK) && rec.Status != string(StatusCached)) || rec.Sensitive || rec.Outputs == nil {
 		return instanceResult{}, false
 	}
 	r.mu.Lock()
@@ -149,6 +187,15 @@ func (r *run) kept(s *compiler.Step, inst instance) (instanceResult, bool) {
 		Duration: rec.FinishedAt.Sub(rec.StartedAt), Outputs: v, Usage: usage, Resumed: true,
 	})
 	return instanceResult{value: v, status: Status(rec.Status), kept: true}, true
+}
+
+// fingerprintsJSON is step fingerprints as the state keeps them.
+func fingerprintsJSON(fps map[string]string) json.RawMessage {
+	b, err := json.Marshal(fps)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // sortedWaiting are the instances the run waits for, by step and key.

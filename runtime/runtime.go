@@ -138,6 +138,9 @@ type run struct {
 	// prior are the step results the run recorded before it was
 	// resumed, by step and instance; nil when it was not.
 	prior map[string]map[string]*state.StepResult
+	// stale: in a resumed run, the steps whose fingerprint is not the
+	// one they were recorded with; they run again.
+	stale map[string]bool
 	// targeted says, by step index, which steps run; nil: all of them.
 	targeted []bool
 
@@ -332,9 +335,15 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		if len(res.FailedOutputs) > 0 {
 			failedJSON, _ = json.Marshal(res.FailedOutputs)
 		}
+		var fps json.RawMessage
+		if res.Status != StatusOK {
+			// What a resumption checks its program against (resume.go);
+			// a run that succeeded is never resumed.
+			fps = fingerprintsJSON(r.prog.StepFingerprints())
+		}
 		if err := st.FinishRun(&state.Run{
 			ID: r.id, Status: string(res.Status), FinishedAt: time.Now(), Outputs: outJSON, FailedOutputs: failedJSON,
-			Error: errText, Usage: usageJSON,
+			Error: errText, Usage: usageJSON, Fingerprints: fps,
 		}); err != nil {
 			// Record at least that it failed, and why, rather than leave
 			// it running.

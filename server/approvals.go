@@ -151,7 +151,8 @@ func (s *Server) recover() {
 		if evs, err := s.store.Events(run.ID, 0, 0); err == nil && len(evs) > 0 {
 			lr.seq = evs[len(evs)-1].Seq
 		}
-		if err := runtime.ResumeCheck(e.prog, run); err != nil {
+		steps, _ := s.store.Steps(run.ID)
+		if err := runtime.ResumeCheck(e.prog, run, steps); err != nil {
 			lr.failResume = err.Error()
 		} else if in, diags := runtime.ResumeInputs(e.prog, run, nil); diags.HasErrors() {
 			lr.failResume = diags[0].Detail
@@ -186,7 +187,7 @@ func (s *Server) recover() {
 // failToResume records as failed a run that cannot be resumed, and why.
 func (s *Server) failToResume(lr *liveRun) {
 	msg := "cannot resume: " + lr.failResume
-	if err := s.store.ReopenRun(lr.id); err == nil {
+	if err := s.store.ReopenRun(lr.id, nil); err == nil {
 		s.store.FinishRun(&state.Run{ID: lr.id, Status: string(runtime.StatusFailed), Error: msg})
 	}
 	lr.mu.Lock()

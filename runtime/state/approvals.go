@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -37,16 +38,17 @@ var ErrNotResumable = errors.New("the run cannot be resumed")
 
 // ReopenRun marks a run that ended waiting, failed, cancelled or
 // interrupted as running again, owned by this store's process (as
-// CreateRun does), so that it can be resumed; FinishRun records its new
-// end. It fails with ErrNotResumable when the run is running or ok, and
-// when another process holds it.
-func (s *Store) ReopenRun(id string) error {
+// CreateRun does), with the step fingerprints of the program that resumes
+// it (kept as they were when nil), so that it can be resumed; FinishRun
+// records its new end. It fails with ErrNotResumable when the run is
+// running or ok, and when another process holds it.
+func (s *Store) ReopenRun(id string, fingerprints json.RawMessage) error {
 	claimed, err := s.claim(id)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNotResumable, err)
 	}
 	_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
-		res, err := st.reopenRun.ExecContext(ctx, id)
+		res, err := st.reopenRun.ExecContext(ctx, text(fingerprints), id)
 		if err != nil {
 			return err
 		}
@@ -179,7 +181,8 @@ func (s *Store) approvals(where string, args ...any) ([]*Approval, error) {
 }
 
 const reopenRunSQL = `
-UPDATE runs SET status = 'running', finished_at = NULL, error = ''
+UPDATE runs SET status = 'running', finished_at = NULL, error = '',
+	fingerprints = coalesce(CAST(? AS TEXT), fingerprints)
 WHERE id = ? AND status IN ('waiting', 'failed', 'cancelled', 'interrupted')`
 
 const interruptRunSQL = `UPDATE runs SET status = ?, error = ? WHERE id = ? AND status = 'cancelled'`

@@ -13,7 +13,7 @@ func TestApprovalsAndReopen(t *testing.T) {
 	if err := s.CreateRun(run); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ReopenRun(run.ID); !errors.Is(err, ErrNotResumable) {
+	if err := s.ReopenRun(run.ID, nil); !errors.Is(err, ErrNotResumable) {
 		t.Errorf("reopening a running run: %v", err)
 	}
 	now := time.Now()
@@ -50,7 +50,7 @@ func TestApprovalsAndReopen(t *testing.T) {
 	if a, _ := s.Approval(run.ID, "review", ""); a.Decided() || a.Closed || a.Message != "again?" || !a.Deadline.IsZero() {
 		t.Errorf("asked again: %+v", a)
 	}
-	if err := s.ReopenRun(run.ID); err != nil {
+	if err := s.ReopenRun(run.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	r, err := s.Run(run.ID)

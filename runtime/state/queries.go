@@ -17,7 +17,7 @@ const MinPrefix = 4
 const maxAmbiguous = 5
 
 const runColumns = `id, flow, namespace, flow_file, source_hash, inputs, status,
-	started_at, finished_at, outputs, error, usage, failed_outputs, origin`
+	started_at, finished_at, outputs, error, usage, failed_outputs, origin, fingerprints`
 
 const stepColumns = `run_id, step, instance, status, attempts, started_at, finished_at,
 	outputs, sensitive, error, cache_key, usage, log`
@@ -288,7 +288,7 @@ func (s *Store) scanRuns(rows *sql.Rows) ([]*Run, error) {
 		var started, finished sql.NullInt64
 		if err := rows.Scan(&r.ID, &r.Flow, &r.Namespace, &r.FlowFile, &r.SourceHash,
 			(*[]byte)(&r.Inputs), &r.Status, &started, &finished,
-			(*[]byte)(&r.Outputs), &r.Error, (*[]byte)(&r.Usage), (*[]byte)(&r.FailedOutputs), &r.Origin); err != nil {
+			(*[]byte)(&r.Outputs), &r.Error, (*[]byte)(&r.Usage), (*[]byte)(&r.FailedOutputs), &r.Origin, (*[]byte)(&r.Fingerprints)); err != nil {
 			return nil, err
 		}
 		r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)

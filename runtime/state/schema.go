@@ -153,6 +153,11 @@ ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 	`
 ALTER TABLE steps ADD COLUMN log TEXT NOT NULL DEFAULT '';
 `,
+	// 9: the fingerprint of each step of a run's program (a JSON object by
+	// step name), against which a resumption checks its own.
+	`
+ALTER TABLE runs ADD COLUMN fingerprints TEXT;
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

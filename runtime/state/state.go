@@ -61,6 +61,10 @@ type Run struct {
 	// Origin is what started the run: "" for apply, "serve" for the
 	// server (which resumes its own runs after a crash).
 	Origin string
+	// Fingerprints are the fingerprints of the steps of the program that
+	// ran (last resumed) it, a JSON object by step name, recorded when it
+	// ends other than ok; nil when unknown.
+	Fingerprints json.RawMessage
 }
 
 // An Event is one event of a run, as apply --json prints it: Seq numbers

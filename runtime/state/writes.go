@@ -46,7 +46,7 @@ func (s *Store) CreateRun(r *Run) error {
 			_, err := st.insertRun.ExecContext(ctx,
 				r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(inputs),
 				r.Status, nanos(r.StartedAt), nanos(r.FinishedAt), text(outputs),
-				r.Error, text(r.Usage), text(r.FailedOutputs), r.Origin)
+				r.Error, text(r.Usage), text(r.FailedOutputs), r.Origin, text(r.Fingerprints))
 			return err
 		})
 	}
@@ -60,8 +60,8 @@ func (s *Store) CreateRun(r *Run) error {
 }
 
 // FinishRun stores the end of run r.ID: its Status, FinishedAt (set to now
-// when zero), Outputs, FailedOutputs, Error and Usage; the other fields are left as
-// CreateRun stored them. It returns once committed, after every write
+// when zero), Outputs, FailedOutputs, Error, Usage and, when not nil,
+// Fingerprints; the other fields are left as CreateRun stored them. It returns once committed, after every write
 // handed over before it, in particular the run's step results. When one of
 // those asynchronous writes failed, FinishRun returns that error (as Flush
 // would) even though the run itself was stored.
@@ -78,7 +78,7 @@ func (s *Store) FinishRun(r *Run) error {
 	}
 	seq, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
 		res, err := st.finishRun.ExecContext(ctx,
-			r.Status, nanos(r.FinishedAt), text(outputs), r.Error, text(r.Usage), text(r.FailedOutputs), r.ID)
+			r.Status, nanos(r.FinishedAt), text(outputs), r.Error, text(r.Usage), text(r.FailedOutputs), text(r.Fingerprints), r.ID)
 		if err != nil {
 			return err
 		}
@@ -190,8 +190,8 @@ ON CONFLICT (flow, name) DO UPDATE SET fired_at = excluded.fired_at`
 
 const insertRunSQL = `
 INSERT INTO runs (id, flow, namespace, flow_file, source_hash, inputs, status,
-	started_at, finished_at, outputs, error, usage, failed_outputs, origin)
-VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?)`
+	started_at, finished_at, outputs, error, usage, failed_outputs, origin, fingerprints)
+VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, CAST(? AS TEXT))`
 
 const finishRunSQL = `
 UPDATE runs SET
@@ -200,7 +200,8 @@ UPDATE runs SET
 	outputs = CAST(? AS TEXT),
 	error = ?,
 	usage = CAST(? AS TEXT),
-	failed_outputs = CAST(? AS TEXT)
+	failed_outputs = CAST(? AS TEXT),
+	fingerprints = coalesce(CAST(? AS TEXT), fingerprints)
 WHERE id = ?`
 
 const upsertMemorySQL = `

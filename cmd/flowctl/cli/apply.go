@@ -49,7 +49,8 @@ the run stops, waiting, once nothing else can run: apply prints how to decide
 
 --resume RUN_ID continues a run that failed, was cancelled or interrupted, or
 waits: steps that finished ok keep their recorded results, the others run.
-The flow (the file the run recorded, or --flow) must be unchanged.`,
+The flow (the file the run recorded, or --flow) may have changed, but not in
+the steps that finished: fix the failing step, then resume.`,
 		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if resume != "" {

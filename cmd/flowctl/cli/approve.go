@@ -40,8 +40,8 @@ foreground, as apply does: the steps that finished keep their results, the
 approval step gives the decision, and what depends on it runs. A rejection
 fails the step with "rejected by BY: COMMENT".
 
-The run's flow is its recorded flow file (or --flow), which must be
-unchanged since the run started. When another process holds the run (flowctl
+The run's flow is its recorded flow file (or --flow); a change to a step
+that finished is refused. When another process holds the run (flowctl
 serve, or an apply still running other steps), the decision is recorded and
 that process continues it.`,
 		Args: cobra.ExactArgs(2),
@@ -145,7 +145,11 @@ func resumeRun(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *sta
 	if err != nil {
 		return err
 	}
-	if err := runtime.ResumeCheck(prog, run); err != nil {
+	steps, err := st.Steps(run.ID)
+	if err != nil {
+		return err
+	}
+	if err := runtime.ResumeCheck(prog, run, steps); err != nil {
 		return failf("Cannot resume", "%s.", trimPeriod(err.Error()))
 	}
 	givenValues := map[string]cty.Value{}
