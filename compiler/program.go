@@ -34,6 +34,9 @@ type Program struct {
 	Locals   []*Local
 	Memories []*lang.Memory
 	Outputs  []*lang.Output
+	// OutputTypes are the outputs' types as the compiler knows them
+	// (cty.DynamicPseudoType where only the run will tell).
+	OutputTypes map[string]cty.Type
 	// Schedules are when flowctl serve starts runs of the flow, each
 	// checked: its inputs resolve (ScheduleInputs).
 	Schedules []*lang.Schedule

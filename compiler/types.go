@@ -16,6 +16,7 @@ import (
 // Terraform's validate does. Values of type any defer the check to run time.
 func (c *compilation) types() hcl.Diagnostics {
 	p := c.prog
+	p.OutputTypes = make(map[string]cty.Type, len(p.Outputs))
 	tv := &typeValues{c: c, state: map[*Step]int{}}
 	tv.scope = NewScope(p, tv)
 	var diags hcl.Diagnostics
@@ -49,6 +50,9 @@ func (c *compilation) types() hcl.Diagnostics {
 		diags = append(diags, c.checkSplats(o.Value)...)
 		v, _, d := tv.eval(o.Value, nil)
 		diags = append(diags, d...)
+		if !d.HasErrors() {
+			p.OutputTypes[o.Name] = v.Type()
+		}
 		if !d.HasErrors() && lang.IsSensitive(v) && !o.Sensitive {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,

@@ -9,13 +9,16 @@ type Flow struct {
 	Version     string
 	// Timeout bounds a whole run: after it the running steps are
 	// cancelled and the run fails. Nil for none.
-	Timeout   *Duration
+	Timeout *Duration
+	// Hidden: expose = false, the flow is not offered as a tool
+	// (flowctl mcp, flowctl tools).
+	Hidden    bool
 	NameRange hcl.Range
 	DeclRange hcl.Range
 }
 
 var flowBlockSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "version"}, {Name: "timeout"}},
+	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "version"}, {Name: "timeout"}, {Name: "expose"}},
 }
 
 func decodeFlowBlock(b *hcl.Block) (*Flow, hcl.Diagnostics) {
@@ -30,6 +33,11 @@ func decodeFlowBlock(b *hcl.Block) (*Flow, hcl.Diagnostics) {
 	if a, ok := content.Attributes["version"]; ok {
 		fl.Version, d = stringAttr(a)
 		diags = append(diags, d...)
+	}
+	if a, ok := content.Attributes["expose"]; ok {
+		expose, d := boolAttr(a)
+		diags = append(diags, d...)
+		fl.Hidden = !d.HasErrors() && !expose
 	}
 	if a, ok := content.Attributes["timeout"]; ok {
 		t, d := durationAttr(a)

@@ -85,6 +85,8 @@ do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
 		newVersionCommand(s),
 		newThinkCommand(s),
 		newServeCommand(s),
+		newToolsCommand(s),
+		newMCPCommand(s),
 	)
 	return root
 }

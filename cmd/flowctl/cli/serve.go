@@ -57,20 +57,9 @@ one. See docs/serve.md.`,
 			if err != nil {
 				return err
 			}
-			token := os.Getenv(envToken)
-			if tokenFile != "" {
-				b, err := os.ReadFile(tokenFile)
-				if err != nil {
-					return usagef("reading --token-file: %v", err)
-				}
-				token = strings.TrimSpace(string(b))
-			}
-			host, _, err := net.SplitHostPort(addr)
+			token, err := listenToken("serve", addr, tokenFile)
 			if err != nil {
-				return usagef("--addr %q is not HOST:PORT", addr)
-			}
-			if ip := net.ParseIP(host); token == "" && (ip == nil || !ip.IsLoopback()) && host != "localhost" {
-				return usagef("serve listens beyond the loopback interface (%s) only with a token: set %s or --token-file", addr, envToken)
+				return err
 			}
 			if maxActive < 1 || maxQueue < 1 {
 				return usagef("--max-active and --max-queue must be at least 1")
@@ -140,6 +129,28 @@ one. See docs/serve.md.`,
 	cmd.Flags().StringVar(&nsHeader, "namespace-header", "", "a request header, set by a trusted proxy, that chooses the memory namespace of the runs a request starts")
 	cmd.Flags().StringArrayVar(&notify, "notify", nil, "POST each finished run's summary to this URL (repeatable), signed when "+envNotifySecret+" is set")
 	return cmd
+}
+
+// listenToken reads the bearer token of a command that listens on addr
+// (FLOWCTL_TOKEN, or --token-file), and refuses an address beyond the
+// loopback interface without one.
+func listenToken(command, addr, tokenFile string) (string, error) {
+	token := os.Getenv(envToken)
+	if tokenFile != "" {
+		b, err := os.ReadFile(tokenFile)
+		if err != nil {
+			return "", usagef("reading --token-file: %v", err)
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", usagef("%q is not HOST:PORT", addr)
+	}
+	if ip := net.ParseIP(host); token == "" && (ip == nil || !ip.IsLoopback()) && host != "localhost" {
+		return "", usagef("%s listens beyond the loopback interface (%s) only with a token: set %s or --token-file", command, addr, envToken)
+	}
+	return token, nil
 }
 
 // startTraces exports OpenTelemetry traces of runs when the environment

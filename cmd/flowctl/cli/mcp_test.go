@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flowctl/flowctl/runtime/state"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCP: flowctl mcp over stdio, spoken to by the SDK's client: the
+// flows are tools with their schemas (expose = false left out), a call
+// runs the flow and returns its outputs, bad arguments are an error result
+// (not a protocol error), progress is reported, the flow's source and the
+// run's record are resources.
+func TestMCP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../../examples/hello/hello.flow.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "hello.flow.hcl"), src, 0o644)
+	os.MkdirAll(filepath.Join(dir, "hidden"), 0o755)
+	os.WriteFile(filepath.Join(dir, "hidden", "secret.flow.hcl"), []byte("flow \"internal\" {\n  expose = false\n}\n"), 0o644)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	progress := make(chan float64, 100)
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(ctx context.Context, req *sdk.ProgressNotificationClientRequest) {
+			progress <- req.Params.Progress
+		},
+	})
+	session, err := client.Connect(ctx, &sdk.CommandTransport{Command: flowctl(t, dir, "mcp", "--sandbox", "inprocess", ".")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+
+	tools, err := session.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != 1 || tools.Tools[0].Name != "hello" || tools.Tools[0].Description != "Greet a list of people and count the greetings" {
+		t.Fatalf("tools: %+v", tools.Tools)
+	}
+	schema, _ := json.Marshal(tools.Tools[0].InputSchema)
+	if !strings.Contains(string(schema), `"names":{"default":["Ada","Grace","Linus"],"description":"Who to greet","items":{"type":"string"},"type":"array"}`) {
+		t.Errorf("input schema: %s", schema)
+	}
+
+	params := &sdk.CallToolParams{Name: "hello", Arguments: map[string]any{"names": []string{"Bo", "Cy"}}}
+	params.SetProgressToken("p1")
+	res, err := session.CallTool(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || !strings.Contains(string(out), `"Hello, Bo!"`) {
+		t.Fatalf("call: error %v, %s %+v", res.IsError, out, res.Content)
+	}
+	select {
+	case <-progress:
+	case <-time.After(time.Minute):
+		t.Error("no progress notification")
+	}
+
+	res, err = session.CallTool(ctx, &sdk.CallToolParams{Name: "hello", Arguments: map[string]any{"names": "not a list", "nmes": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	if !res.IsError || !strings.Contains(text, `Unknown input`) || !strings.Contains(text, `nmes`) {
+		t.Errorf("bad arguments: %v %s", res.IsError, text)
+	}
+
+	r, err := session.ReadResource(ctx, &sdk.ReadResourceParams{URI: "flowctl://flows/hello"})
+	if err != nil || !strings.Contains(r.Contents[0].Text, `flow "hello"`) {
+		t.Errorf("flow resource: %v %+v", err, r)
+	}
+	st, err := state.Open(filepath.Join(dir, ".flowctl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := st.LatestRun("hello", "", "ok")
+	st.Close()
+	if err != nil || run == nil {
+		t.Fatalf("the call's run: %v %v", run, err)
+	}
+	r, err = session.ReadResource(ctx, &sdk.ReadResourceParams{URI: "flowctl://runs/" + run.ID})
+	if err != nil || !strings.Contains(r.Contents[0].Text, `"status": "ok"`) || !strings.Contains(r.Contents[0].Text, `"Step": "greet"`) {
+		t.Errorf("run resource: %v %+v", err, r)
+	}
+}

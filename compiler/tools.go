@@ -1,0 +1,71 @@
+package compiler
+
+import (
+	"encoding/json"
+
+	"github.com/flowctl/flowctl/lang/jsonschema"
+	"github.com/flowctl/flowctl/lang/jsonval"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// InputSchema is the JSON Schema of the flow's inputs as the arguments of
+// a tool: one property per input that is not sensitive (a client may not
+// give those), with its type, description and default; the inputs without
+// a default are required.
+func (p *Program) InputSchema() jsonschema.Object {
+	b := &jsonschema.Builder{}
+	props := jsonschema.Object{}
+	required := []string{}
+	for _, in := range p.Inputs {
+		if in.Sensitive {
+			continue
+		}
+		s := b.Type(in.Type.Type)
+		if in.Description != "" {
+			s = append(jsonschema.Object{{Key: "description", Value: in.Description}}, s...)
+		}
+		if in.Default == cty.NilVal {
+			required = append(required, in.Name)
+		} else if !in.Default.IsNull() {
+			if raw, err := jsonval.Marshal(in.Default); err == nil {
+				s = append(s, jsonschema.Member{Key: "default", Value: json.RawMessage(raw)})
+			}
+		}
+		props = append(props, jsonschema.Member{Key: in.Name, Value: s})
+	}
+	return jsonschema.Object{
+		{Key: "type", Value: "object"},
+		{Key: "properties", Value: props},
+		{Key: "required", Value: required},
+		{Key: "additionalProperties", Value: false},
+	}
+}
+
+// OutputSchema is the JSON Schema of the flow's outputs, an object with
+// one property per output of the type the compiler knows (any where only
+// a run can tell; a sensitive output is the string "(sensitive)").
+func (p *Program) OutputSchema() jsonschema.Object {
+	b := &jsonschema.Builder{}
+	props := jsonschema.Object{}
+	names := []string{}
+	for _, o := range p.Outputs {
+		ty, ok := p.OutputTypes[o.Name]
+		if !ok || o.Sensitive {
+			ty = cty.DynamicPseudoType
+		}
+		s := b.Type(ty)
+		if o.Sensitive {
+			s = jsonschema.Object{{Key: "type", Value: "string"}}
+		}
+		if o.Description != "" {
+			s = append(jsonschema.Object{{Key: "description", Value: o.Description}}, s...)
+		}
+		props = append(props, jsonschema.Member{Key: o.Name, Value: s})
+		names = append(names, o.Name)
+	}
+	return jsonschema.Object{
+		{Key: "type", Value: "object"},
+		{Key: "properties", Value: props},
+		{Key: "required", Value: names},
+	}
+}

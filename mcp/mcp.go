@@ -1,0 +1,257 @@
+// Package mcp serves flows as Model Context Protocol tools (flowctl mcp),
+// with the official Go SDK: one tool per flow, whose input and output
+// schemas are the flow's (compiler.Program.InputSchema, OutputSchema); a
+// call runs the flow with the local runtime, the state and cache of apply.
+// The flows' sources are resources, and so is each run's record
+// (flowctl://runs/{id}). Flows are compiled again when their files change,
+// and the tool list with them.
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configure a Server.
+type Options struct {
+	Files      []string // the flow files offered
+	Registries []string
+	GoEngine   string
+	Only       []string // when set, only these flows
+	Store      *state.Store
+	Executors  *blocks.Executors
+	Version    string
+}
+
+// Server is the flows as an MCP server.
+type Server struct {
+	opts Options
+	sdk  *sdk.Server
+
+	mu    sync.Mutex
+	flows map[string]*flow // by file
+}
+
+// flow is a flow file and, when it compiles, its tool.
+type flow struct {
+	sum  [32]byte
+	prog *compiler.Program
+}
+
+// New compiles the flows and makes the MCP server.
+func New(opts Options) *Server {
+	s := &Server{opts: opts, flows: map[string]*flow{}}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "flowctl", Version: opts.Version}, nil)
+	s.sdk.AddResourceTemplate(&sdk.ResourceTemplate{
+		URITemplate: "flowctl://runs/{id}", Name: "run", MIMEType: "application/json",
+		Description: "The record of a run: status, inputs, outputs, and its step instances",
+	}, s.readRun)
+	s.refresh()
+	return s
+}
+
+// SDK is the MCP server, to run on a transport.
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// Watch compiles the flows again when their files change, until ctx ends.
+func (s *Server) Watch(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.refresh()
+		}
+	}
+}
+
+// refresh compiles the flow files whose content changed, and replaces
+// their tools and resources; a flow that no longer compiles keeps its last
+// good tool.
+func (s *Server) refresh() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, file := range s.opts.Files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		sum := sha256.Sum256(src)
+		f := s.flows[file]
+		if f != nil && f.sum == sum {
+			continue
+		}
+		if f == nil {
+			f = &flow{}
+			s.flows[file] = f
+		}
+		f.sum = sum
+		prog, diags := compiler.Compile(file, compiler.Options{RegistryDirs: s.opts.Registries, GoEngine: s.opts.GoEngine})
+		if diags.HasErrors() {
+			continue
+		}
+		if f.prog != nil {
+			s.sdk.RemoveTools(f.prog.Flow.Name)
+			s.sdk.RemoveResources(flowURI(f.prog))
+		}
+		f.prog = prog
+		if prog.Flow.Hidden || (len(s.opts.Only) > 0 && !slices.Contains(s.opts.Only, prog.Flow.Name)) {
+			continue
+		}
+		in, _ := json.Marshal(prog.InputSchema())
+		out, _ := json.Marshal(prog.OutputSchema())
+		s.sdk.AddTool(&sdk.Tool{
+			Name: prog.Flow.Name, Description: prog.Flow.Description,
+			InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out),
+		}, s.call(prog))
+		text := string(src)
+		s.sdk.AddResource(&sdk.Resource{
+			URI: flowURI(prog), Name: prog.Flow.Name, MIMEType: "text/plain",
+			Description: "The source of flow " + prog.Flow.Name + " (" + file + ")",
+		}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}}, nil
+		})
+	}
+}
+
+func flowURI(p *compiler.Program) string { return "flowctl://flows/" + p.Flow.Name }
+
+// call is the handler of a flow's tool: it checks the arguments against
+// the flow's inputs, runs the flow, reports progress when the client asks
+// for it, and returns the outputs; a failed run is an error result with
+// the failing steps' errors and the outputs it could compute. The client's
+// cancellation cancels the run.
+func (s *Server) call(prog *compiler.Program) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var args map[string]json.RawMessage
+		if len(req.Params.Arguments) > 0 {
+			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+				return errorResult("The arguments must be a JSON object of the flow's inputs: %v.", err), nil
+			}
+		}
+		given := map[string]compiler.InputValue{}
+		for name, raw := range args {
+			if in := prog.InputsByName[name]; in != nil && in.Sensitive {
+				return errorResult("Input %q is sensitive: a client may not give it.", name), nil
+			}
+			v, err := jsonval.Decode(raw)
+			if err != nil {
+				return errorResult("Argument %q is not JSON: %v.", name, err), nil
+			}
+			given[name] = compiler.InputValue{Value: v, Source: "the arguments"}
+		}
+		inputs, diags := prog.ResolveInputs(given)
+		if diags.HasErrors() {
+			return errorResult("The arguments do not fit the flow's inputs:\n%s", diagLines(diags)), nil
+		}
+		token := req.Params.GetProgressToken()
+		done, total := 0, len(prog.Steps)
+		res, err := runtime.Apply(ctx, prog, runtime.Options{
+			Inputs: inputs, Store: s.opts.Store, Executors: s.opts.Executors, Origin: "mcp",
+			Observe: func(e runtime.Event) {
+				if f, ok := e.(runtime.StepFinished); ok && token != nil && f.Instance.IsNone() {
+					done++
+					req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+						ProgressToken: token, Progress: float64(min(done, total)), Total: float64(total),
+						Message: fmt.Sprintf("step %s %s", f.Step, f.Status),
+					})
+				}
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		outputs := runtime.PlainOutputs(res.Outputs)
+		text, _ := json.MarshalIndent(outputs, "", "  ")
+		if res.Status != runtime.StatusOK {
+			msg := fmt.Sprintf("Run %s of flow %s %s.", res.RunID, prog.Flow.Name, res.Status)
+			if len(res.Diagnostics) > 0 {
+				msg += "\n" + diagLines(res.Diagnostics)
+			}
+			msg += "\nOutputs it could compute: " + string(text)
+			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, nil
+		}
+		return &sdk.CallToolResult{
+			Content:           []sdk.Content{&sdk.TextContent{Text: string(text)}},
+			StructuredContent: outputs,
+		}, nil
+	}
+}
+
+// readRun is the resource flowctl://runs/{id}: a run's record.
+func (s *Server) readRun(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+	id := strings.TrimPrefix(req.Params.URI, "flowctl://runs/")
+	run, err := s.opts.Store.Run(id)
+	if err != nil {
+		return nil, sdk.ResourceNotFoundError(req.Params.URI)
+	}
+	steps, err := s.opts.Store.Steps(run.ID)
+	if err != nil {
+		return nil, err
+	}
+	type step struct {
+		Step, Instance, Status, Error string
+		Attempts                      int
+		Outputs                       json.RawMessage `json:",omitempty"`
+	}
+	doc := map[string]any{"run_id": run.ID, "flow": run.Flow, "status": run.Status, "error": run.Error,
+		"inputs": rawOrNull(run.Inputs), "outputs": rawOrNull(run.Outputs)}
+	var list []step
+	for _, sr := range steps {
+		list = append(list, step{sr.Step, sr.Instance, sr.Status, sr.Error, sr.Attempts, sr.Outputs})
+	}
+	doc["steps"] = list
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}}, nil
+}
+
+func rawOrNull(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+func errorResult(format string, args ...any) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
+
+// diagLines renders diagnostics one per line, as a model reads them:
+// "file:line,col: summary: detail".
+func diagLines(diags hcl.Diagnostics) string {
+	var b strings.Builder
+	for _, d := range diags {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		if d.Subject != nil {
+			b.WriteString(lang.RangeString(*d.Subject) + ": ")
+		}
+		b.WriteString(d.Summary)
+		if d.Detail != "" {
+			b.WriteString(": " + d.Detail)
+		}
+	}
+	return b.String()
+}
