@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -99,4 +103,95 @@ func TestMCP(t *testing.T) {
 	if err != nil || !strings.Contains(r.Contents[0].Text, `"status": "ok"`) || !strings.Contains(r.Contents[0].Text, `"Step": "greet"`) {
 		t.Errorf("run resource: %v %+v", err, r)
 	}
+}
+
+// TestMCPHTTP: flowctl mcp --http with a token: a request without it is
+// refused; the SDK's client with it lists and calls tools; a call the
+// client cancels cancels its run.
+func TestMCPHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "slow.flow.hcl"), []byte(`flow "slow" {
+  description = "Waits"
+}
+
+input "wait" {
+  type    = string
+  default = "1ms"
+}
+
+step "pause" {
+  use      = "sleep"
+  duration = input.wait
+}
+
+output "slept" {
+  value = step.pause.slept_ms >= 0
+}
+`), 0o644)
+	cmd := flowctl(t, dir, "mcp", "--http", "127.0.0.1:0", ".")
+	cmd.Env = append(cmd.Env, "FLOWCTL_TOKEN=t0k3n")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	sc := bufio.NewScanner(stderr)
+	url := ""
+	for sc.Scan() {
+		if m := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`).FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	if url == "" {
+		t.Fatal("mcp --http did not say where it listens")
+	}
+	go io.Copy(io.Discard, stderr)
+	if resp, err := http.Post(url, "application/json", strings.NewReader(`{}`)); err != nil || resp.StatusCode != 401 {
+		t.Fatalf("without the token: %v %v", resp, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	session, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tokenTransport("t0k3n")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	// A call cancelled by the client: its run is recorded cancelled.
+	cctx, ccancel := context.WithCancel(ctx)
+	go func() { time.Sleep(500 * time.Millisecond); ccancel() }()
+	if _, err := session.CallTool(cctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{"wait": "1h"}}); err == nil {
+		t.Error("a cancelled call returned no error")
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		st, err := state.Open(filepath.Join(dir, ".flowctl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, _ := st.LatestRun("slow", "", "")
+		st.Close()
+		if run != nil && run.Status == "cancelled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cancelled call's run: %+v", run)
+		}
+	}
+}
+
+// tokenTransport adds a bearer token to every request.
+type tokenTransport string
+
+func (t tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(t))
+	return http.DefaultTransport.RoundTrip(r)
 }
