@@ -30,7 +30,10 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	Files      []string // the flow files offered
+	// Files lists the flow files offered; it is called again at each
+	// look for changes, so that new files become tools and removed ones
+	// stop being.
+	Files      func() []string
 	Registries []string
 	GoEngine   string
 	Only       []string // when set, only these flows
@@ -89,7 +92,17 @@ func (s *Server) Watch(ctx context.Context, every time.Duration) {
 func (s *Server) refresh() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, file := range s.opts.Files {
+	files := s.opts.Files()
+	for file, f := range s.flows {
+		if !slices.Contains(files, file) {
+			if f.prog != nil {
+				s.sdk.RemoveTools(f.prog.Flow.Name)
+				s.sdk.RemoveResources(flowURI(f.prog))
+			}
+			delete(s.flows, file)
+		}
+	}
+	for _, file := range files {
 		src, err := os.ReadFile(file)
 		if err != nil {
 			continue

@@ -55,9 +55,12 @@ docs/tools.md.`,
 					return err
 				}
 			}
-			files, diags := findFiles([]string{dir}, lang.IsFlowFile)
-			if diags.HasErrors() {
+			if _, diags := findFiles([]string{dir}, lang.IsFlowFile); diags.HasErrors() {
 				return failDiags(nil, diags)
+			}
+			files := func() []string {
+				found, _ := findFiles([]string{dir}, lang.IsFlowFile)
+				return found
 			}
 			if stateDir == "" {
 				stateDir = filepath.Join(dir, ".flowctl")

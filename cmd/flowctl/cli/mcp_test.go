@@ -90,6 +90,17 @@ func TestMCP(t *testing.T) {
 	if err != nil || !strings.Contains(r.Contents[0].Text, `flow "hello"`) {
 		t.Errorf("flow resource: %v %+v", err, r)
 	}
+	// A new flow file becomes a tool.
+	os.WriteFile(filepath.Join(dir, "bye.flow.hcl"), []byte("flow \"bye\" {}\n"), 0o644)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		tools, err := session.ListTools(ctx, nil)
+		if err == nil && len(tools.Tools) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new flow is not a tool: %+v %v", tools, err)
+		}
+	}
 	st, err := state.Open(filepath.Join(dir, ".flowctl"))
 	if err != nil {
 		t.Fatal(err)
