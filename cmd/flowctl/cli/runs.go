@@ -55,7 +55,7 @@ func newRunsCommand(s streams) *cobra.Command {
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "runs [list | show RUN_ID | logs RUN_ID [STEP] | retry RUN_ID]",
-		Short: "List recorded runs, show one run's steps, or retry a run",
+		Short: "List recorded runs; show one run's steps or logs; retry a run",
 		Long: `Runs lists the runs recorded in the state, newest first, or shows one run
 (a unique prefix of its id is enough; none, or "latest", for the newest) with every step instance's status,
 attempts, timing and error. runs logs RUN_ID [STEP] prints what the run's

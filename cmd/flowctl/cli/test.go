@@ -28,7 +28,7 @@ func newTestCommand(s streams) *cobra.Command {
 	var tf testFlags
 	cmd := &cobra.Command{
 		Use:   "test [PATH...]",
-		Short: "Run the examples of block definitions as tests",
+		Short: "Run the tests of flows (*.test.hcl) and the examples of blocks",
 		Long: `Test runs every example of every block defined in the flows (*.flow.hcl) and
 block files (*.block.hcl) under the paths (default: the current directory),
 in the blocks/ directories next to the flows and in the --registry
