@@ -20,11 +20,9 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
-	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
-	"github.com/hashicorp/hcl/v2"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -173,7 +171,7 @@ func (s *Server) call(prog *compiler.Program) sdk.ToolHandler {
 		}
 		inputs, diags := prog.ResolveInputs(given)
 		if diags.HasErrors() {
-			return errorResult("The arguments do not fit the flow's inputs:\n%s", diagLines(diags)), nil
+			return errorResult("The arguments do not fit the flow's inputs:\n%s", runtime.DiagText(diags)), nil
 		}
 		token := req.Params.GetProgressToken()
 		done, total := 0, len(prog.Steps)
@@ -197,7 +195,7 @@ func (s *Server) call(prog *compiler.Program) sdk.ToolHandler {
 		if res.Status != runtime.StatusOK {
 			msg := fmt.Sprintf("Run %s of flow %s %s.", res.RunID, prog.Flow.Name, res.Status)
 			if len(res.Diagnostics) > 0 {
-				msg += "\n" + diagLines(res.Diagnostics)
+				msg += "\n" + runtime.DiagText(res.Diagnostics)
 			}
 			msg += "\nOutputs it could compute: " + string(text)
 			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, nil
@@ -248,23 +246,4 @@ func rawOrNull(b json.RawMessage) json.RawMessage {
 
 func errorResult(format string, args ...any) *sdk.CallToolResult {
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(format, args...)}}}
-}
-
-// diagLines renders diagnostics one per line, as a model reads them:
-// "file:line,col: summary: detail".
-func diagLines(diags hcl.Diagnostics) string {
-	var b strings.Builder
-	for _, d := range diags {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		if d.Subject != nil {
-			b.WriteString(lang.RangeString(*d.Subject) + ": ")
-		}
-		b.WriteString(d.Summary)
-		if d.Detail != "" {
-			b.WriteString(": " + d.Detail)
-		}
-	}
-	return b.String()
 }

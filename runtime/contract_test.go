@@ -316,7 +316,7 @@ func (c *contractCase) writeRun(run *ctRun) {
 		if d.Severity == hcl.DiagWarning {
 			severity = "warning"
 		}
-		fmt.Fprintf(w, "%s: %s\n", severity, c.clean(diagText(hcl.Diagnostics{d})))
+		fmt.Fprintf(w, "%s: %s\n", severity, c.clean(DiagText(hcl.Diagnostics{d})))
 	}
 }
 

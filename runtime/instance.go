@@ -44,7 +44,7 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	start := time.Now()
 	fail := func(diags hcl.Diagnostics) instanceResult {
 		r.addStepDiags(s, diags)
-		return r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: diagText(diags)})
+		return r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: DiagText(diags)})
 	}
 
 	if s.When != nil {

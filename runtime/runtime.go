@@ -458,7 +458,7 @@ func (r *run) evalOutputs(complete bool) (map[string]cty.Value, []FailedOutput) 
 		v, _, diags := r.scope.Eval(o.Value, nil)
 		if diags.HasErrors() {
 			r.addDiags(diags)
-			failed = append(failed, FailedOutput{Name: o.Name, Reason: r.redact.redact(diagText(diags))})
+			failed = append(failed, FailedOutput{Name: o.Name, Reason: r.redact.redact(DiagText(diags))})
 			continue
 		}
 		out[o.Name] = v

@@ -288,7 +288,7 @@ func (r *run) recordUnstarted(s *stepRun, status Status, reason string) {
 // failUnstarted records a step whose for_each could not be evaluated.
 func (r *run) failUnstarted(s *stepRun, diags hcl.Diagnostics) {
 	now := time.Now()
-	msg := r.redact.redact(diagText(diags))
+	msg := r.redact.redact(DiagText(diags))
 	r.record(&state.StepResult{
 		RunID: r.id, Step: s.step.Name, Status: string(StatusFailed), StartedAt: now, FinishedAt: now, Error: msg,
 	})
@@ -307,8 +307,9 @@ func (r *run) record(res *state.StepResult) {
 	}
 }
 
-// diagText renders diagnostics on one line each: "file:line,col: summary: detail".
-func diagText(diags hcl.Diagnostics) string {
+// DiagText renders diagnostics one per line, as a model or a log reads
+// them: "file:line,col: summary: detail".
+func DiagText(diags hcl.Diagnostics) string {
 	var out string
 	for i, d := range diags {
 		if i > 0 {

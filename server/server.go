@@ -70,6 +70,7 @@ type Server struct {
 	store   *state.Store
 	flows   *flowSet
 	mux     *http.ServeMux
+	guarded http.Handler // mux behind the token
 	metrics *metrics
 	notify  *notifier
 	nstop   context.CancelFunc
@@ -120,6 +121,7 @@ func New(opts Options) *Server {
 		client: &http.Client{Timeout: 30 * time.Second}, ctx: nctx}, nstop
 	mux.Handle("GET /metrics", s.metrics.handler())
 	s.mux = mux
+	s.guarded = RequireToken(opts.Token, mux)
 	s.recover()
 	s.bg.Add(1)
 	go func() {
@@ -129,16 +131,31 @@ func New(opts Options) *Server {
 	return s
 }
 
-// ServeHTTP checks the token, then serves the request.
+// ServeHTTP checks the token (but for GET /healthz), then serves the
+// request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Token != "" && r.URL.Path != "/healthz" {
+	if r.URL.Path == "/healthz" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	s.guarded.ServeHTTP(w, r)
+}
+
+// RequireToken serves h only to requests with Authorization: Bearer
+// token, compared in constant time; the others get 401 with a JSON error.
+// An empty token requires nothing.
+func RequireToken(token string, h http.Handler) http.Handler {
+	if token == "" {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token)) != 1 {
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
 			writeError(w, http.StatusUnauthorized, "unauthorized", "This server needs Authorization: Bearer TOKEN.", nil, nil)
 			return
 		}
-	}
-	s.mux.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Drain stops starting queued runs, ends the event streams of waiting

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -11,12 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/mcp"
+	"github.com/flowctl/flowctl/server"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -91,7 +90,7 @@ docs/tools.md.`,
 				return fmt.Errorf("listening on %s: %w", httpAddr, err)
 			}
 			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil)
-			hs := &http.Server{Handler: bearer(token, h), ReadHeaderTimeout: 10 * time.Second}
+			hs := &http.Server{Handler: server.RequireToken(token, h), ReadHeaderTimeout: 10 * time.Second}
 			fmt.Fprintf(s.err, "Serving the flows under %s as MCP tools on http://%s\n", dir, ln.Addr())
 			go func() {
 				<-ctx.Done()
@@ -114,24 +113,6 @@ docs/tools.md.`,
 	cmd.Flags().StringVar(&goEngine, "go-engine", "", goEngineUsage)
 	cmd.Flags().StringArrayVar(&httpAllow, "http-allow", nil, "where http and scrape steps may connect, as for apply")
 	return cmd
-}
-
-// bearer requires Authorization: Bearer token of every request when token
-// is set, compared in constant time.
-func bearer(token string, h http.Handler) http.Handler {
-	if token == "" {
-		return h
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			fmt.Fprintln(w, `{"error": {"code": "unauthorized", "message": "This server needs Authorization: Bearer TOKEN."}}`)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
 }
 
 // readCloser and writeCloser give the command's streams the Close the MCP

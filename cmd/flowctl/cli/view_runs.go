@@ -258,12 +258,7 @@ func writeStepOutputs(w io.Writer, steps []*state.StepResult) {
 	}
 }
 
-func resultLabel(sr *state.StepResult) string {
-	if sr.Instance == "" {
-		return sr.Step
-	}
-	return sr.Step + "[" + sr.Instance + "]"
-}
+func resultLabel(sr *state.StepResult) string { return instanceLabel(sr.Step, sr.Instance) }
 
 // compactJSON removes the insignificant spaces of JSON.
 func compactJSON(raw json.RawMessage) []byte {
