@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -38,6 +39,9 @@ type Options struct {
 	Store      *state.Store
 	Executors  *blocks.Executors
 	Version    string
+	// Warnings, when set, is told of each flow file that does not
+	// compile (at each change of its content).
+	Warnings io.Writer
 }
 
 // Server is the flows as an MCP server.
@@ -117,6 +121,9 @@ func (s *Server) refresh() {
 		f.sum = sum
 		prog, diags := compiler.Compile(file, compiler.Options{RegistryDirs: s.opts.Registries, GoEngine: s.opts.GoEngine})
 		if diags.HasErrors() {
+			if s.opts.Warnings != nil {
+				fmt.Fprintf(s.opts.Warnings, "Warning: %s does not compile, so it is not offered (or keeps its last good version):\n%s\n", file, runtime.DiagText(diags))
+			}
 			continue
 		}
 		if f.prog != nil {

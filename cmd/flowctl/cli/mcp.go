@@ -74,7 +74,7 @@ docs/tools.md.`,
 				return err
 			}
 			defer release()
-			srv := mcp.New(mcp.Options{Files: files, Registries: registries, GoEngine: engine, Only: only, Store: st, Executors: ex, Version: version()})
+			srv := mcp.New(mcp.Options{Files: files, Registries: registries, GoEngine: engine, Only: only, Store: st, Executors: ex, Version: version(), Warnings: s.err})
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			go srv.Watch(ctx, time.Second)
