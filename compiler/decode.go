@@ -63,7 +63,7 @@ func (c *compilation) decode() hcl.Diagnostics {
 	p.StepsByName = make(map[string]*Step, len(stepDecls))
 	for _, s := range file.Steps {
 		if stepDecls[s.Name] == s {
-			cs := &Step{Step: s, Index: len(p.Steps), depRanges: map[*Step]hcl.Range{}}
+			cs := &Step{Step: s, Index: len(p.Steps)}
 			p.Steps = append(p.Steps, cs)
 			p.StepsByName[s.Name] = cs
 		}

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,14 +32,27 @@ func (c *compilation) graph() hcl.Diagnostics {
 		return out
 	}
 	for _, s := range p.Steps {
+		var many map[*Step]bool // the deps as a set, once there are many
 		add := func(dep *Step, rng hcl.Range) {
 			if dep == nil || dep == s {
 				return
 			}
-			if _, ok := s.depRanges[dep]; !ok {
-				s.depRanges[dep] = rng
-				s.Deps = append(s.Deps, dep)
+			switch {
+			case many != nil:
+				if many[dep] {
+					return
+				}
+				many[dep] = true
+			case slices.Contains(s.Deps, dep):
+				return
+			case len(s.Deps) >= 32:
+				many = map[*Step]bool{dep: true}
+				for _, d := range s.Deps {
+					many[d] = true
+				}
 			}
+			s.depRanges = append(s.depRanges, rng)
+			s.Deps = append(s.Deps, dep)
 		}
 		for _, r := range s.Refs {
 			switch r.Root {
@@ -62,7 +76,7 @@ func (c *compilation) graph() hcl.Diagnostics {
 				add(p.StepsByName[ref.Name], tr.SourceRange())
 			}
 		}
-		sort.Slice(s.Deps, func(i, j int) bool { return s.Deps[i].Index < s.Deps[j].Index })
+		sort.Sort(byIndex{s.Deps, s.depRanges})
 	}
 	for _, s := range p.Steps {
 		for _, d := range s.Deps {
@@ -128,7 +142,7 @@ func (c *compilation) cycles() hcl.Diagnostics {
 			Severity: hcl.DiagError,
 			Summary:  "Dependency cycle",
 			Detail:   detail + " Remove one of the references to break it.",
-			Subject:  first.depRanges[next].Ptr(),
+			Subject:  first.depRange(next),
 		})
 	}
 	return diags
@@ -206,4 +220,17 @@ func topoOrder(steps []*Step) []*Step {
 		}
 	}
 	return out
+}
+
+// byIndex sorts a step's Deps by declaration order, with their ranges.
+type byIndex struct {
+	deps   []*Step
+	ranges []hcl.Range
+}
+
+func (b byIndex) Len() int           { return len(b.deps) }
+func (b byIndex) Less(i, j int) bool { return b.deps[i].Index < b.deps[j].Index }
+func (b byIndex) Swap(i, j int) {
+	b.deps[i], b.deps[j] = b.deps[j], b.deps[i]
+	b.ranges[i], b.ranges[j] = b.ranges[j], b.ranges[i]
 }

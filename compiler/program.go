@@ -99,8 +99,16 @@ type Step struct {
 	// Dependents the steps that depend on it.
 	Deps       []*Step
 	Dependents []*Step
-	depRanges  map[*Step]hcl.Range // where each dependency is referenced
-	Stage      int                 // index into Program.Stages
+	depRanges  []hcl.Range // where each of Deps is referenced, by index
+	Stage      int         // index into Program.Stages
+}
+
+// depRange returns where the step refers to dep, one of its Deps.
+func (s *Step) depRange(dep *Step) *hcl.Range {
+	if i := slices.Index(s.Deps, dep); i >= 0 {
+		return &s.depRanges[i]
+	}
+	return nil
 }
 
 // Local is a compiled local value.
