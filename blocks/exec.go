@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -37,6 +38,29 @@ type Call struct {
 	// starts it when the block starts to run; other executors find the
 	// limit on their context. Zero means none beyond the context's.
 	Timeout time.Duration
+	// Tools, for an llm block, are what the model may call; nil: none.
+	Tools *Tools
+}
+
+// Tools are the flows and blocks an llm step's model may call, which the
+// runtime runs.
+type Tools struct {
+	Defs []ToolDef
+	// Max is how many calls the model may make in all.
+	Max int
+	// Call runs one call of the model's: the tool named name with its
+	// arguments as the model wrote them (a JSON object, unchecked). It
+	// returns the result as JSON text; an error is a message for the
+	// model (arguments that do not fit, a tool that failed, an unknown
+	// name), unless the context ended. Calls may run concurrently.
+	Call func(ctx context.Context, id, name, args string) (string, error)
+}
+
+// ToolDef is a tool as the model sees it.
+type ToolDef struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // the JSON Schema of the arguments
 }
 
 // Queued is implemented by executors that may wait for capacity before

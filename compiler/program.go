@@ -100,7 +100,9 @@ type Step struct {
 	Deps       []*Step
 	Dependents []*Step
 	depRanges  []hcl.Range // where each of Deps is referenced, by index
-	Stage      int         // index into Program.Stages
+	// Tools are what an llm step may call, from its tools argument.
+	Tools []*Tool
+	Stage int // index into Program.Stages
 }
 
 // depRange returns where the step refers to dep, one of its Deps.
@@ -154,6 +156,8 @@ type Options struct {
 	// (--go-engine): a compiled block is vetted and built, an interpreted
 	// one compiled by yaegi. Empty: each block's own engine.
 	GoEngine string
+
+	flows *flowSet // shared with the compilations of the flows it uses
 }
 
 // Compile compiles the flow file at filename. It returns the program as far
@@ -351,6 +355,9 @@ func (p *Program) StepFingerprints() map[string]string {
 		out[s.Name] = "" // a cycle, which the compiler reports
 		h := sha256.New()
 		h.Write([]byte(p.RestSum + "\x00" + p.StepSums[s] + "\x00" + p.Fingerprints[s.Block]))
+		for _, t := range s.Tools {
+			h.Write([]byte("\x00" + t.Ref() + "=" + t.Fingerprint))
+		}
 		deps := make([]string, 0, len(s.Deps))
 		for _, d := range s.Deps {
 			deps = append(deps, d.Name+"="+fp(d))

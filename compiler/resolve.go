@@ -19,6 +19,7 @@ func (c *compilation) resolve() hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, s := range p.Steps {
 		diags = append(diags, c.resolveBlock(s)...)
+		diags = append(diags, c.resolveTools(s)...)
 	}
 	for _, l := range p.Locals {
 		var d hcl.Diagnostics

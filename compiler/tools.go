@@ -3,6 +3,7 @@ package compiler
 import (
 	"encoding/json"
 
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonschema"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/zclconf/go-cty/cty"
@@ -13,13 +14,32 @@ import (
 // give those), with its type, description and default; the inputs without
 // a default are required.
 func (p *Program) InputSchema() jsonschema.Object {
+	var fields []*lang.Field
+	for _, in := range p.Inputs {
+		if !in.Sensitive {
+			fields = append(fields, &lang.Field{Name: in.Name, Type: in.Type, Default: in.Default, Description: in.Description})
+		}
+	}
+	return argumentsSchema(fields)
+}
+
+// InputSchema is the JSON Schema of the tool's arguments: the flow's
+// (Program.InputSchema) or the block's inputs.
+func (t *Tool) InputSchema() jsonschema.Object {
+	if t.Flow != nil {
+		return t.Flow.InputSchema()
+	}
+	return argumentsSchema(t.Block.Inputs)
+}
+
+// argumentsSchema is the schema of an object of the given inputs: each
+// with its type, description and default; those without a default
+// required; no others.
+func argumentsSchema(fields []*lang.Field) jsonschema.Object {
 	b := &jsonschema.Builder{}
 	props := jsonschema.Object{}
 	required := []string{}
-	for _, in := range p.Inputs {
-		if in.Sensitive {
-			continue
-		}
+	for _, in := range fields {
 		s := b.Type(in.Type.Type)
 		if in.Description != "" {
 			s = append(jsonschema.Object{{Key: "description", Value: in.Description}}, s...)

@@ -11,7 +11,7 @@ import (
 // may declare an input with one of these names.
 var MetaArguments = []string{
 	"use", "description", "depends_on", "when", "for_each", "parallelism",
-	"timeout", "retry", "cache", "on_error", "output",
+	"timeout", "retry", "cache", "on_error", "output", "tools", "max_tool_calls",
 }
 
 // IsMetaArgument reports whether name is one of MetaArguments.
@@ -39,13 +39,19 @@ type Step struct {
 	Retry       *Retry
 	Cache       *bool // nil: the block's default
 	OnError     string
-	Outputs     []*Field         // declared output fields (blocks with open outputs only)
-	OutputRange hcl.Range        // the first output block, for "not allowed here"
-	Args        []*hcl.Attribute // the block inputs, in source order
-	ArgsByName  map[string]*hcl.Attribute
-	NameRange   hcl.Range
-	DeclRange   hcl.Range
-	Body        hcl.Body
+	// Tools are what an llm step may call (`tools`): each a flow.NAME or
+	// block.NAME reference; MaxToolCalls bounds the calls (0: the
+	// default, DefaultMaxToolCalls).
+	ToolRefs     []hcl.Traversal
+	ToolsRange   hcl.Range
+	MaxToolCalls int
+	Outputs      []*Field         // declared output fields (blocks with open outputs only)
+	OutputRange  hcl.Range        // the first output block, for "not allowed here"
+	Args         []*hcl.Attribute // the block inputs, in source order
+	ArgsByName   map[string]*hcl.Attribute
+	NameRange    hcl.Range
+	DeclRange    hcl.Range
+	Body         hcl.Body
 }
 
 // OnError values.
@@ -73,6 +79,8 @@ var stepMetaSchema = &hcl.BodySchema{
 		{Name: "timeout"},
 		{Name: "cache"},
 		{Name: "on_error"},
+		{Name: "tools"},
+		{Name: "max_tool_calls"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "retry"},
@@ -114,6 +122,19 @@ func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
 	}
 	if a, ok := attrs["when"]; ok {
 		s.When = a.Expr
+	}
+	if a, ok := attrs["tools"]; ok {
+		s.ToolsRange = a.Expr.Range()
+		s.ToolRefs, d = decodeTools(a)
+		diags = append(diags, d...)
+	}
+	if a, ok := attrs["max_tool_calls"]; ok {
+		s.MaxToolCalls, d = intAttr(a, 1)
+		diags = append(diags, d...)
+		if s.ToolRefs == nil && !d.HasErrors() {
+			diags = append(diags, Error(a.Range, "max_tool_calls without tools",
+				"The max_tool_calls argument bounds the calls an llm step makes to its tools; step %s has no tools argument.", quote(s.Name))...)
+		}
 	}
 	if a, ok := attrs["for_each"]; ok {
 		s.ForEach = a.Expr
@@ -258,6 +279,41 @@ func decodeDependsOn(a *hcl.Attribute) ([]hcl.Traversal, hcl.Diagnostics) {
 		if _, ok := tr[1].(hcl.TraverseAttr); !ok {
 			diags = append(diags, Error(e.Range(), "Invalid depends_on entry",
 				"Each depends_on entry must be a reference to a whole step, such as step.fetch.")...)
+			continue
+		}
+		out = append(out, tr)
+	}
+	return out, diags
+}
+
+// DefaultMaxToolCalls is how many tool calls an llm step may make when
+// it does not say (max_tool_calls).
+const DefaultMaxToolCalls = 10
+
+// Roots of the references in a tools argument.
+const (
+	ToolFlow  = "flow"
+	ToolBlock = "block"
+)
+
+// decodeTools reads a tools argument: a list of flow.NAME and block.NAME
+// references, which name flows and blocks rather than values.
+func decodeTools(a *hcl.Attribute) ([]hcl.Traversal, hcl.Diagnostics) {
+	exprs, diags := hcl.ExprList(a.Expr)
+	if diags.HasErrors() {
+		return nil, Error(a.Expr.Range(), "Invalid tools",
+			"The tools argument must be a list of flows and blocks, such as [flow.search_docs, block.word_count].")
+	}
+	out := []hcl.Traversal{}
+	for _, e := range exprs {
+		tr, d := hcl.AbsTraversalForExpr(e)
+		attr := len(tr) == 2
+		if attr {
+			_, attr = tr[1].(hcl.TraverseAttr)
+		}
+		if d.HasErrors() || !attr || (tr.RootName() != ToolFlow && tr.RootName() != ToolBlock) {
+			diags = append(diags, Error(e.Range(), "Invalid tool",
+				"Each tool must be flow.NAME (a flow in this flow's directory or a registry) or block.NAME (a built-in or registry block), such as flow.search_docs.")...)
 			continue
 		}
 		out = append(out, tr)

@@ -36,6 +36,27 @@ type (
 		Stream   string `json:"stream"`
 		Line     string `json:"line"`
 	}
+	jsonToolCallStarted struct {
+		Type      string `json:"type"`
+		Time      string `json:"time"`
+		Step      string `json:"step"`
+		Instance  any    `json:"instance"`
+		Tool      string `json:"tool"`
+		CallID    string `json:"call_id"`
+		Arguments string `json:"arguments"`
+	}
+	jsonToolCallFinished struct {
+		Type       string `json:"type"`
+		Time       string `json:"time"`
+		Step       string `json:"step"`
+		Instance   any    `json:"instance"`
+		Tool       string `json:"tool"`
+		CallID     string `json:"call_id"`
+		Status     string `json:"status"`
+		DurationMS int64  `json:"duration_ms"`
+		RunID      string `json:"run_id,omitempty"`
+		Error      string `json:"error,omitempty"`
+	}
 	jsonWaiting struct {
 		Step     string  `json:"step"`
 		Instance any     `json:"instance"`
@@ -142,6 +163,11 @@ func EventJSON(e Event) (string, any) {
 		return "step_finished", ev
 	case StepLog:
 		return "step_log", jsonStepLog{"step_log", JSONTime(e.Time), e.Step, e.Instance.JSON(), e.Stream, e.Line}
+	case ToolCallStarted:
+		return "tool_call_started", jsonToolCallStarted{"tool_call_started", JSONTime(e.Time), e.Step, e.Instance.JSON(), e.Tool, e.CallID, e.Arguments}
+	case ToolCallFinished:
+		return "tool_call_finished", jsonToolCallFinished{"tool_call_finished", JSONTime(e.Time), e.Step, e.Instance.JSON(), e.Tool, e.CallID,
+			string(e.Status()), e.Duration.Milliseconds(), e.RunID, e.Error}
 	case StepWaiting:
 		return "step_waiting", jsonStepWaiting{"step_waiting", JSONTime(e.Time), e.Step, e.Instance.JSON(), e.Message, optTime(e.Deadline)}
 	case RunWaiting:

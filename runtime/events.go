@@ -3,8 +3,9 @@ package runtime
 import (
 	"strconv"
 
-	"github.com/hashicorp/hcl/v2"
 	"time"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/zclconf/go-cty/cty"

@@ -76,10 +76,11 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 		Step: Label(s.Name, inst.key), Redact: r.redact.redact,
 	}
 	var log *instanceLog
-	if !s.Block.Builtin() {
+	if !s.Block.Builtin() || len(s.Tools) > 0 {
 		log = r.newInstanceLog(s.Name, inst.key)
 		call.Log = log.line
 	}
+	call.Tools = r.stepTools(s, inst, call.Log)
 	exec, err := r.executorFor(s)
 	if err != nil {
 		return fail(r.stepError(s, inst, err))
@@ -131,66 +132,113 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 
 // attempt calls the block, retrying failures as the step's retry block says.
 func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec blocks.Executor, call *blocks.Call) (cty.Value, int, *blocks.Usage, error) {
-	attempts, backoff, maxBackoff := 1, lang.DefaultBackoff, lang.DefaultMaxBackoff
-	if s.Retry != nil {
-		attempts, backoff, maxBackoff = s.Retry.Attempts, s.Retry.Backoff.Duration, s.Retry.MaxBackoff.Duration
+	res, n, usage, err := triesOf(s).run(ctx, exec, call, func(ctx context.Context, n int) (context.Context, func(*blocks.Result, error)) {
+		r.emit(StepStarted{Time: time.Now(), Step: s.Name, Instance: inst.key, Attempt: n})
+		sctx, span := startStepSpan(ctx, s, inst, trace.WithAttributes(attribute.Int("flowctl.attempt", n)))
+		return sctx, func(res *blocks.Result, err error) { endStepSpan(span, res, err) }
+	})
+	if err != nil {
+		return cty.NilVal, n, usage, err
 	}
-	var timeout time.Duration
-	switch {
-	case s.Timeout != nil:
+	v, err := convertOutputs(s.Block, s.Outputs, call, res)
+	return v, n, usage, err // a result of the wrong shape is not retried
+}
+
+// tries are how a block is called: how many attempts, the backoff between
+// them, and each attempt's timeout.
+type tries struct {
+	attempts            int
+	backoff, maxBackoff time.Duration
+	timeout             time.Duration // 0: none
+}
+
+// triesOf is how a step's block is called: its retry block, and its
+// timeout, else its block's, else the default of code blocks.
+func triesOf(s *compiler.Step) tries {
+	timeout := blockTimeout(s.Block)
+	if s.Timeout != nil {
 		timeout = s.Timeout.Duration
-	case s.Block.Def != nil && s.Block.Def.Timeout != nil:
-		timeout = s.Block.Def.Timeout.Duration
-	case s.Block.Runtime == lang.RuntimeGo || s.Block.Runtime == lang.RuntimeJS:
-		timeout = DefaultCodeTimeout
 	}
+	return retrying(s.Retry, timeout)
+}
+
+// retrying is how a retry block (nil: none) calls a block.
+func retrying(retry *lang.Retry, timeout time.Duration) tries {
+	t := tries{attempts: 1, backoff: lang.DefaultBackoff, maxBackoff: lang.DefaultMaxBackoff, timeout: timeout}
+	if retry != nil {
+		t.attempts, t.backoff, t.maxBackoff = retry.Attempts, retry.Backoff.Duration, retry.MaxBackoff.Duration
+	}
+	return t
+}
+
+// blockTimeout is a block's own timeout: its definition's, else for code
+// blocks DefaultCodeTimeout.
+func blockTimeout(b *blocks.Block) time.Duration {
+	switch {
+	case b.Def != nil && b.Def.Timeout != nil:
+		return b.Def.Timeout.Duration
+	case b.Runtime == lang.RuntimeGo || b.Runtime == lang.RuntimeJS:
+		return DefaultCodeTimeout
+	}
+	return 0
+}
+
+// run calls exec until an attempt succeeds, a failure is final, or the
+// attempts are used; each is told to each (when set), which returns the
+// attempt's context and a function told how it ended. It returns the
+// result, the attempts made and the tokens they used; errCancelled when
+// ctx ended.
+func (t tries) run(ctx context.Context, exec blocks.Executor, call *blocks.Call,
+	each func(context.Context, int) (context.Context, func(*blocks.Result, error))) (*blocks.Result, int, *blocks.Usage, error) {
 	// An executor that waits for capacity (the sandbox's workers) starts
 	// the timeout itself when the block starts: waiting is not the step's
 	// time.
 	_, queued := exec.(blocks.Queued)
 	if queued {
-		call.Timeout = timeout
+		call.Timeout = t.timeout
 	}
 	var usage *blocks.Usage
+	backoff := t.backoff
 	for n := 1; ; n++ {
-		r.emit(StepStarted{Time: time.Now(), Step: s.Name, Instance: inst.key, Attempt: n})
-		sctx, span := startStepSpan(ctx, s, inst, trace.WithAttributes(attribute.Int("flowctl.attempt", n)))
+		sctx, ended := ctx, func(*blocks.Result, error) {}
+		if each != nil {
+			sctx, ended = each(ctx, n)
+		}
 		actx, cancel := sctx, context.CancelFunc(func() {})
-		if timeout > 0 && !queued {
-			actx, cancel = context.WithTimeout(sctx, timeout)
+		if t.timeout > 0 && !queued {
+			actx, cancel = context.WithTimeout(sctx, t.timeout)
 		}
 		res, err := exec.Execute(actx, call)
-		endStepSpan(span, res, err)
+		ended(res, err)
 		deadline := actx.Err() == context.DeadlineExceeded ||
-			(queued && timeout > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded))
+			(queued && t.timeout > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded))
 		cancel()
 		if res != nil && res.Usage != nil {
 			usage = addUsage(usage, res.Usage)
 		}
 		if err == nil {
-			v, err := r.convertOutputs(s, call, res)
-			return v, n, usage, err // a result of the wrong shape is not retried
+			return res, n, usage, nil
 		}
 		switch {
 		case ctx.Err() != nil:
-			return cty.NilVal, n, usage, errCancelled
+			return nil, n, usage, errCancelled
 		case deadline:
-			err = fmt.Errorf("exceeded its %s timeout", timeout)
+			err = fmt.Errorf("exceeded its %s timeout", t.timeout)
 		}
-		if n >= attempts || errors.Is(err, blocks.ErrFinal) {
-			if attempts > 1 {
-				err = fmt.Errorf("%w (after %d attempts)", err, attempts)
+		if n >= t.attempts || errors.Is(err, blocks.ErrFinal) {
+			if t.attempts > 1 {
+				err = fmt.Errorf("%w (after %d attempts)", err, t.attempts)
 			}
-			return cty.NilVal, n, usage, err
+			return nil, n, usage, err
 		}
-		t := time.NewTimer(backoff)
+		timer := time.NewTimer(backoff)
 		select {
-		case <-t.C:
+		case <-timer.C:
 		case <-ctx.Done():
-			t.Stop()
-			return cty.NilVal, n, usage, errCancelled
+			timer.Stop()
+			return nil, n, usage, errCancelled
 		}
-		backoff = min(backoff*2, maxBackoff)
+		backoff = min(backoff*2, t.maxBackoff)
 	}
 }
 
@@ -266,11 +314,11 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 	return out, sensitive, unknown, diags
 }
 
-// convertOutputs converts what the block returned to the step's output
-// types, naming the path of any mismatch.
-func (r *run) convertOutputs(s *compiler.Step, call *blocks.Call, res *blocks.Result) (cty.Value, error) {
-	attrs := make(map[string]cty.Value, len(s.Outputs))
-	for _, f := range s.Outputs {
+// convertOutputs converts what block b returned to the output types,
+// naming the path of any mismatch.
+func convertOutputs(b *blocks.Block, outputs []*lang.Field, call *blocks.Call, res *blocks.Result) (cty.Value, error) {
+	attrs := make(map[string]cty.Value, len(outputs))
+	for _, f := range outputs {
 		v, ok := res.Outputs[f.Name]
 		if !ok || v == cty.NilVal {
 			if f.Name == "usage" && res.Usage != nil {
@@ -280,17 +328,17 @@ func (r *run) convertOutputs(s *compiler.Step, call *blocks.Call, res *blocks.Re
 					"total_tokens":      cty.NumberIntVal(int64(res.Usage.TotalTokens)),
 				})
 			} else {
-				return cty.NilVal, fmt.Errorf("block %q returned no output %q", s.Block.Name, f.Name)
+				return cty.NilVal, fmt.Errorf("block %q returned no output %q", b.Name, f.Name)
 			}
 		}
-		if in, ok := s.Block.OutputTypeFrom[f.Name]; ok {
+		if in, ok := b.OutputTypeFrom[f.Name]; ok {
 			attrs[f.Name] = call.Inputs[in] // the input's own value and type
 			continue
 		}
 		cv, err := convert.Convert(v, f.Type.Type)
 		if err != nil {
 			return cty.NilVal, fmt.Errorf("output %q of block %q must be %s: %s",
-				f.Name, s.Block.Name, lang.FriendlyTypeName(f.Type.Type), lang.FormatConvertError(err))
+				f.Name, b.Name, lang.FriendlyTypeName(f.Type.Type), lang.FormatConvertError(err))
 		}
 		attrs[f.Name] = cv
 	}
@@ -322,16 +370,27 @@ type cacheKeyer interface {
 }
 
 // cacheKey hashes what a result depends on: the block's definition, the
-// input values, and the step's declared outputs (docs/design.md, "State and cache").
+// input values, the step's declared outputs (docs/design.md, "State and
+// cache"), and the versions of the tools an llm step may call.
 func (r *run) cacheKey(s *compiler.Step, call *blocks.Call, exec blocks.Executor) (string, error) {
+	var tools []string
+	for _, t := range s.Tools {
+		tools = append(tools, "tool "+t.Ref()+"="+t.Fingerprint)
+	}
+	return r.blockCacheKey(s.Block, call, exec, s.Step.Outputs, tools...)
+}
+
+// blockCacheKey is the cache key of a call of block b: its definition, the
+// input values, the declared outputs (by name and type) and extra text.
+func (r *run) blockCacheKey(b *blocks.Block, call *blocks.Call, exec blocks.Executor, outputs []*lang.Field, extra ...string) (string, error) {
 	h := sha256.New()
 	h.Write([]byte("flowctl-cache-1\x00"))
-	h.Write([]byte(r.prog.Fingerprints[s.Block]))
+	h.Write([]byte(r.prog.Fingerprints[b]))
 	h.Write([]byte{0})
 	// The inputs in the block's order, each as JSON after its type: the
 	// declared type, or for an input of type any the value's own.
 	var buf []byte
-	for _, in := range s.Block.Inputs {
+	for _, in := range b.Inputs {
 		v := call.Inputs[in.Name]
 		buf = append(buf, in.Name...)
 		buf = append(buf, 0)
@@ -346,8 +405,11 @@ func (r *run) cacheKey(s *compiler.Step, call *blocks.Call, exec blocks.Executor
 		buf = append(buf, 0)
 	}
 	h.Write(buf)
-	for _, f := range s.Step.Outputs {
+	for _, f := range outputs {
 		h.Write([]byte("\x00" + f.Name + ":" + lang.TypeString(f.Type.Type)))
+	}
+	for _, x := range extra {
+		h.Write([]byte("\x00" + x))
 	}
 	if ck, ok := exec.(cacheKeyer); ok {
 		extra, err := ck.CacheKey(call)

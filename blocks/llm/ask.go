@@ -120,7 +120,8 @@ func (e *Executor) Ask(ctx context.Context, req AskRequest) ([]byte, blocks.Usag
 		}
 		r.messages = append(r.messages, turns...)
 		u := &blocks.Usage{}
-		text, cut, err := e.send(ctx, call, r, u)
+		msg, cut, err := e.send(ctx, call, r, u)
+		text := msg.Content
 		usage.PromptTokens += u.PromptTokens
 		usage.CompletionTokens += u.CompletionTokens
 		usage.TotalTokens += u.TotalTokens

@@ -85,10 +85,15 @@ type request struct {
 	format      *openai.ChatCompletionResponseFormat
 	temperature *float64
 	maxTokens   int // 0: unset
+	tools       []openai.Tool
+	noToolCalls bool // tool_choice none: the tools are listed but may not be called
 }
 
 func (r *request) openai() openai.ChatCompletionRequest {
-	req := openai.ChatCompletionRequest{Model: r.model, Messages: r.messages, ResponseFormat: r.format}
+	req := openai.ChatCompletionRequest{Model: r.model, Messages: r.messages, ResponseFormat: r.format, Tools: r.tools}
+	if r.noToolCalls {
+		req.ToolChoice = "none"
+	}
 	if r.temperature != nil {
 		req.Temperature = float32(*r.temperature)
 		if req.Temperature == 0 {

@@ -72,10 +72,15 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 		return nil, err
 	}
 	usage := &blocks.Usage{}
+	tl := newToolLoop(call)
 	fields := declaredFields(call.Outputs)
 	if len(fields) == 0 {
-		r := &request{model: p.model, temperature: p.temperature, maxTokens: p.maxTokens, messages: p.messages("", nil)}
-		text, _, err := e.send(ctx, call, r, usage)
+		var turns []openai.ChatCompletionMessage
+		text, _, err := e.converse(ctx, tl, &turns, func(turns []openai.ChatCompletionMessage) (openai.ChatCompletionMessage, bool, error) {
+			r := &request{model: p.model, temperature: p.temperature, maxTokens: p.maxTokens, messages: p.messages("", turns)}
+			tl.offer(r)
+			return e.send(ctx, call, r, usage)
+		})
 		if err != nil {
 			return &blocks.Result{Usage: usage}, err
 		}
@@ -84,7 +89,7 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 			"usage": usageValue(usage),
 		}, Usage: usage}, nil
 	}
-	return e.structured(ctx, call, p, fields, usage)
+	return e.structured(ctx, call, p, fields, tl, usage)
 }
 
 // CacheKey adds the model to a result's cache key: a step that names no
@@ -96,13 +101,15 @@ func (e *Executor) CacheKey(call *blocks.Call) (string, error) {
 
 // structured asks for the declared fields as a JSON object and parses the
 // reply, re-asking with the problem when it does not fit.
-func (e *Executor) structured(ctx context.Context, call *blocks.Call, p params, fields []*lang.Field, usage *blocks.Usage) (*blocks.Result, error) {
+func (e *Executor) structured(ctx context.Context, call *blocks.Call, p params, fields []*lang.Field, tl *toolLoop, usage *blocks.Usage) (*blocks.Result, error) {
 	sch := outputSchema(fields)
 	name := schemaName(call.Block.Name)
 	var turns []openai.ChatCompletionMessage
 	var problem string
 	for try := 0; try <= maxReasks; try++ {
-		reply, cut, err := e.askStructured(ctx, call, p, sch, name, turns, usage)
+		reply, cut, err := e.converse(ctx, tl, &turns, func(turns []openai.ChatCompletionMessage) (openai.ChatCompletionMessage, bool, error) {
+			return e.askStructured(ctx, call, p, sch, name, turns, tl, usage)
+		})
 		if err != nil {
 			return &blocks.Result{Usage: usage}, err
 		}
@@ -134,7 +141,7 @@ func reaskText(problem string) string {
 // current format, falling back to a simpler one when the server rejects
 // it.
 func (e *Executor) askStructured(ctx context.Context, call *blocks.Call, p params, sch schema, name string,
-	turns []openai.ChatCompletionMessage, usage *blocks.Usage) (string, bool, error) {
+	turns []openai.ChatCompletionMessage, tl *toolLoop, usage *blocks.Usage) (openai.ChatCompletionMessage, bool, error) {
 	for {
 		mode := e.format.Load()
 		r := &request{model: p.model, temperature: p.temperature, maxTokens: p.maxTokens}
@@ -153,12 +160,13 @@ func (e *Executor) askStructured(ctx context.Context, call *blocks.Call, p param
 		default:
 			r.messages = p.messages(jsonInstruction(sch), turns)
 		}
-		text, cut, err := e.send(ctx, call, r, usage)
+		tl.offer(r)
+		msg, cut, err := e.send(ctx, call, r, usage)
 		if err != nil && mode < formatText && formatRejected(err) {
 			e.format.CompareAndSwap(mode, mode+1)
 			continue
 		}
-		return text, cut, err
+		return msg, cut, err
 	}
 }
 
@@ -169,25 +177,26 @@ func jsonInstruction(sch schema) string {
 }
 
 // send makes one round trip (with the transport's retries) and adds its
-// tokens to usage. It returns the reply and whether it was cut off at
-// max_tokens.
-func (e *Executor) send(ctx context.Context, call *blocks.Call, r *request, usage *blocks.Usage) (string, bool, error) {
+// tokens to usage. It returns the model's message and whether it was cut
+// off at max_tokens.
+func (e *Executor) send(ctx context.Context, call *blocks.Call, r *request, usage *blocks.Usage) (openai.ChatCompletionMessage, bool, error) {
+	var none openai.ChatCompletionMessage
 	resp, err := e.t.complete(ctx, call, r)
 	if err != nil {
-		return "", false, err
+		return none, false, err
 	}
 	u := usageOf(resp)
 	usage.PromptTokens += u.PromptTokens
 	usage.CompletionTokens += u.CompletionTokens
 	usage.TotalTokens += u.TotalTokens
 	if len(resp.Choices) == 0 {
-		return "", false, fmt.Errorf("the model server at %s returned no reply (no choices)", e.t.baseURL)
+		return none, false, fmt.Errorf("the model server at %s returned no reply (no choices)", e.t.baseURL)
 	}
 	c := resp.Choices[0]
 	if c.Message.Refusal != "" {
-		return "", false, fmt.Errorf("the model refused to answer: %s", c.Message.Refusal)
+		return none, false, fmt.Errorf("the model refused to answer: %s", c.Message.Refusal)
 	}
-	return c.Message.Content, c.FinishReason == openai.FinishReasonLength, nil
+	return c.Message, c.FinishReason == openai.FinishReasonLength, nil
 }
 
 // messages builds the conversation: the system message (with extra

@@ -24,6 +24,7 @@ type logEntry struct {
 	Model      string        `json:"model"`
 	Request    logRequest    `json:"request"`
 	Response   *string       `json:"response"`
+	ToolCalls  []logToolCall `json:"tool_calls,omitempty"` // in the response
 	DurationMS int64         `json:"duration_ms"`
 	Usage      *blocks.Usage `json:"usage"`
 	Error      *string       `json:"error"`
@@ -34,11 +35,28 @@ type logRequest struct {
 	ResponseFormat any          `json:"response_format"`
 	Temperature    *float64     `json:"temperature"`
 	MaxTokens      *int         `json:"max_tokens"`
+	Tools          []string     `json:"tools,omitempty"` // their names
 }
 
 type logMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role       string        `json:"role"`
+	Content    string        `json:"content"`
+	ToolCalls  []logToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string        `json:"tool_call_id,omitempty"`
+}
+
+type logToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+func logToolCalls(calls []openai.ToolCall, redact func(string) string) []logToolCall {
+	var out []logToolCall
+	for _, c := range calls {
+		out = append(out, logToolCall{ID: c.ID, Name: c.Function.Name, Arguments: redact(c.Function.Arguments)})
+	}
+	return out
 }
 
 // write logs one round trip; f is nil when it succeeded. Every string goes
@@ -59,7 +77,11 @@ func (l *promptLog) write(call *blocks.Call, r *request, start time.Time, dur ti
 		Request:    logRequest{Temperature: r.temperature, Messages: make([]logMessage, len(r.messages))},
 	}
 	for i, m := range r.messages {
-		e.Request.Messages[i] = logMessage{Role: m.Role, Content: redact(m.Content)}
+		e.Request.Messages[i] = logMessage{Role: m.Role, Content: redact(m.Content),
+			ToolCalls: logToolCalls(m.ToolCalls, redact), ToolCallID: m.ToolCallID}
+	}
+	for _, t := range r.tools {
+		e.Request.Tools = append(e.Request.Tools, t.Function.Name)
 	}
 	if r.format != nil {
 		// Through JSON, so that the strings of the schema (descriptions)
@@ -78,6 +100,7 @@ func (l *promptLog) write(call *blocks.Call, r *request, start time.Time, dur ti
 		if len(resp.Choices) > 0 {
 			text := redact(resp.Choices[0].Message.Content)
 			e.Response = &text
+			e.ToolCalls = logToolCalls(resp.Choices[0].Message.ToolCalls, redact)
 		}
 		e.Usage = usageOf(resp)
 	} else {

@@ -54,6 +54,10 @@ type jsonPlanStep struct {
 	Action    string   `json:"action"`
 	Reason    string   `json:"reason,omitempty"`
 	DependsOn []string `json:"depends_on"`
+	// Tools are what an llm step may call, as flow.NAME and block.NAME,
+	// at most MaxToolCalls times.
+	Tools        []string `json:"tools,omitempty"`
+	MaxToolCalls int      `json:"max_tool_calls,omitempty"`
 }
 
 func newJSONPlan(plan *compiler.Plan) jsonPlan {
@@ -75,7 +79,7 @@ func newJSONPlan(plan *compiler.Plan) jsonPlan {
 	for _, s := range plan.Steps {
 		out.Steps = append(out.Steps, jsonPlanStep{
 			Name: s.Name, Use: s.Use, Engine: engineOf(s.Step), Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
-			DependsOn: compiler.Names(s.Deps),
+			DependsOn: compiler.Names(s.Deps), Tools: toolRefs(s.Step), MaxToolCalls: s.Step.ToolCallLimit(),
 		})
 	}
 	return out
@@ -110,6 +114,10 @@ func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
 				line += "  (" + s.Reason + ")"
 			}
 			fmt.Fprintln(w, strings.TrimRight(line, " "))
+			if len(st.Tools) > 0 {
+				fmt.Fprintf(w, "  %-10s %-*s  may call %s (at most %s)\n", "", width, "",
+					strings.Join(toolRefs(st), ", "), plural(st.ToolCallLimit(), "time", "times"))
+			}
 		}
 	}
 	n := plan.Counts()
@@ -132,4 +140,14 @@ func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
 	case n > 0:
 		fmt.Fprintf(w, "LLM calls: %d (retries and re-asks add more).\n", n)
 	}
+}
+
+// toolRefs are the tools an llm step may call, as flow.NAME and
+// block.NAME.
+func toolRefs(s *compiler.Step) []string {
+	var out []string
+	for _, t := range s.Tools {
+		out = append(out, t.Ref())
+	}
+	return out
 }

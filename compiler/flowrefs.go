@@ -1,0 +1,229 @@
+package compiler
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// flowFileSuffix ends the name of every flow file.
+const flowFileSuffix = ".flow.hcl"
+
+// flowSet is what the compilations of one flow and of the flows it uses
+// share: the flows compiled so far, and the chain of flows being compiled,
+// outermost first, to report a flow that uses itself.
+type flowSet struct {
+	chain    []string // absolute paths
+	compiled map[string]*flowResult
+}
+
+type flowResult struct {
+	prog  *Program
+	diags hcl.Diagnostics
+}
+
+// compileFlow is Compile, for the flows a flow uses (set in init: the
+// passes refer to this file's functions, which would make Compile refer to
+// itself while passes is initialized).
+var compileFlow func(string, Options) (*Program, hcl.Diagnostics)
+
+func init() { compileFlow = Compile }
+
+// flowByName finds the flow named name in the flow's directory, then in
+// the registry directories, compiles it (once per compilation) and
+// returns it. The diagnostics are at rng, where the flow is named.
+func (c *compilation) flowByName(name string, rng hcl.Range) (*Program, hcl.Diagnostics) {
+	if c.opts.flows == nil {
+		self, _ := filepath.Abs(c.prog.Filename)
+		c.opts.flows = &flowSet{chain: []string{self}, compiled: map[string]*flowResult{}}
+	}
+	set := c.opts.flows
+	dirs := append([]string{c.prog.Dir}, c.opts.RegistryDirs...)
+	var known []string
+	file := ""
+	for _, dir := range dirs {
+		paths, _ := filepath.Glob(filepath.Join(dir, "*"+flowFileSuffix))
+		sort.Strings(paths)
+		for _, path := range paths {
+			n := c.flowName(path)
+			if n == "" {
+				continue
+			}
+			known = append(known, n)
+			if n == name && file == "" {
+				file, _ = filepath.Abs(path)
+			}
+		}
+	}
+	if file == "" {
+		return nil, lang.Error(rng, "Unknown flow",
+			"There is no flow named %q in the flow's directory or the registry directories; the flows there are %s.%s",
+			name, listOrNone(known), lang.Suggest(name, known))
+	}
+	if i := slices.Index(set.chain, file); i >= 0 {
+		var names []string
+		for _, f := range append(set.chain[i:], file) {
+			names = append(names, c.flowName(f))
+		}
+		return nil, lang.Error(rng, "Flow cycle",
+			"Flows use each other in a cycle: %s. A flow cannot use itself, directly or through other flows.",
+			strings.Join(names, " → "))
+	}
+	r := set.compiled[file]
+	if r == nil {
+		opts := c.opts
+		opts.Source = nil
+		opts.flows = &flowSet{chain: append(slices.Clone(set.chain), file), compiled: set.compiled}
+		prog, diags := compileFlow(file, opts)
+		r = &flowResult{prog: prog, diags: diags}
+		set.compiled[file] = r
+	}
+	if r.diags.HasErrors() {
+		first := r.diags.Errs()[0].(*hcl.Diagnostic)
+		if first.Summary == "Flow cycle" {
+			return nil, lang.Error(rng, first.Summary, "%s", first.Detail)
+		}
+		where := ""
+		if first.Subject != nil {
+			where = " (" + lang.RangeString(*first.Subject) + ")"
+		}
+		return nil, lang.Error(rng, "Flow does not compile",
+			"Flow %q (%s) has errors, the first: %s%s. Run flowctl validate %s to see them all.",
+			name, file, strings.TrimSuffix(first.Summary, "."), where, file)
+	}
+	return r.prog, nil
+}
+
+// flowName reads the name of the flow a file declares, "" when it
+// declares none (or does not parse).
+func (c *compilation) flowName(path string) string {
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	f, _ := c.opts.Parser.ParseFile(path)
+	if f == nil {
+		return ""
+	}
+	body, ok := f.Body.(*hclsyntax.Body)
+	if !ok {
+		return ""
+	}
+	for _, b := range body.Blocks {
+		if b.Type == "flow" && len(b.Labels) == 1 {
+			return b.Labels[0]
+		}
+	}
+	return ""
+}
+
+// Tool is a flow or a block an llm step may call (its tools argument).
+type Tool struct {
+	Name  string // the flow's or block's name, which the model calls
+	Range hcl.Range
+	Flow  *Program      // a flow tool
+	Block *blocks.Block // a block tool
+	// Fingerprint identifies the tool's version, for the cache key of
+	// the step that may call it.
+	Fingerprint string
+}
+
+// Ref is how the tools argument names the tool: flow.NAME or block.NAME.
+func (t *Tool) Ref() string {
+	if t.Flow != nil {
+		return lang.ToolFlow + "." + t.Name
+	}
+	return lang.ToolBlock + "." + t.Name
+}
+
+// Description is what the model reads of the tool.
+func (t *Tool) Description() string {
+	if t.Flow != nil {
+		return t.Flow.Flow.Description
+	}
+	d := t.Block.Description
+	if t.Block.UseWhen != "" {
+		d = strings.TrimSpace(d + " Use when: " + t.Block.UseWhen)
+	}
+	return d
+}
+
+// ToolCallLimit is how many tool calls the step's model may make: its
+// max_tool_calls, else lang.DefaultMaxToolCalls; 0 without tools.
+func (s *Step) ToolCallLimit() int {
+	switch {
+	case len(s.Tools) == 0:
+		return 0
+	case s.MaxToolCalls > 0:
+		return s.MaxToolCalls
+	}
+	return lang.DefaultMaxToolCalls
+}
+
+// isLLM reports whether a block is an llm block: the built-in, or a user
+// block with runtime "llm".
+func isLLM(b *blocks.Block) bool {
+	return b.Runtime == lang.RuntimeLLM || (b.Builtin() && b.Name == "llm")
+}
+
+// resolveTools checks a step's tools argument and finds each tool.
+func (c *compilation) resolveTools(s *Step) hcl.Diagnostics {
+	if s.ToolRefs == nil || s.Block == nil {
+		return nil
+	}
+	if !isLLM(s.Block) {
+		return lang.Error(s.ToolsRange, "Tools on a step that is not llm",
+			"Step %q uses block %q; only llm steps call tools, which the model chooses.", s.Name, s.Block.Name)
+	}
+	var diags hcl.Diagnostics
+	seen := map[string]hcl.Range{}
+	for _, tr := range s.ToolRefs {
+		name := tr[1].(hcl.TraverseAttr).Name
+		rng := tr.SourceRange()
+		t := &Tool{Name: name, Range: rng}
+		switch tr.RootName() {
+		case lang.ToolBlock:
+			b := c.prog.Registry.Lookup(name)
+			switch {
+			case b == nil:
+				diags = append(diags, lang.Error(rng, "Unknown block",
+					"There is no block named %q among the built-in blocks, the flow's inline blocks, blocks/ and the registries.%s",
+					name, lang.Suggest(name, c.prog.Registry.Names()))...)
+				continue
+			case b.Builtin() && b.Name == "approval":
+				diags = append(diags, lang.Error(rng, "Invalid tool",
+					"An approval waits for a person, so a model cannot call it as a tool.")...)
+				continue
+			}
+			t.Block, t.Fingerprint = b, c.prog.Fingerprints[b]
+		default:
+			prog, d := c.flowByName(name, rng)
+			if d.HasErrors() {
+				diags = append(diags, d...)
+				continue
+			}
+			for _, in := range prog.Inputs {
+				if in.Sensitive && in.Default == cty.NilVal {
+					diags = append(diags, lang.Error(rng, "Flow cannot be a tool",
+						"Flow %q requires the sensitive input %q, which a model may not give; give the input a default, or make it a secret of that flow.", name, in.Name)...)
+				}
+			}
+			t.Flow, t.Fingerprint = prog, prog.SourceHash
+		}
+		if first, ok := seen[name]; ok {
+			diags = append(diags, lang.Error(rng, "Duplicate tool",
+				"Step %q already has a tool named %q at %s; the model tells tools apart by name.", s.Name, name, lang.RangeString(first))...)
+			continue
+		}
+		seen[name] = rng
+		s.Tools = append(s.Tools, t)
+	}
+	return diags
+}

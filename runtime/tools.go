@@ -1,0 +1,240 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// ToolCallStarted reports that the model of an llm step called one of the
+// step's tools.
+type ToolCallStarted struct {
+	Time      time.Time
+	Step      string
+	Instance  Key
+	Tool      string // flow.NAME or block.NAME; the name the model gave when no tool has it
+	CallID    string
+	Arguments string // as the model wrote them, with sensitive text redacted
+}
+
+// ToolCallFinished reports how a tool call ended. Error is what the model
+// was told when the call failed; RunID is the run of a flow tool.
+type ToolCallFinished struct {
+	Time     time.Time
+	Step     string
+	Instance Key
+	Tool     string
+	CallID   string
+	Duration time.Duration
+	Cached   bool
+	RunID    string
+	Error    string
+}
+
+// Status is how the call ended: ok, cached or failed.
+func (e ToolCallFinished) Status() Status {
+	switch {
+	case e.Error != "":
+		return StatusFailed
+	case e.Cached:
+		return StatusCached
+	}
+	return StatusOK
+}
+
+func (ToolCallStarted) event()  {}
+func (ToolCallFinished) event() {}
+
+// stepTools gives the model of an llm step instance its tools: their
+// definitions, and the function that runs the calls, recording each.
+func (r *run) stepTools(s *compiler.Step, inst instance, log func(string)) *blocks.Tools {
+	if len(s.Tools) == 0 {
+		return nil
+	}
+	t := &blocks.Tools{Max: s.ToolCallLimit()}
+	byName := map[string]*compiler.Tool{}
+	var names []string
+	for _, tool := range s.Tools {
+		params, _ := json.Marshal(tool.InputSchema())
+		t.Defs = append(t.Defs, blocks.ToolDef{Name: tool.Name, Description: tool.Description(), Parameters: params})
+		byName[tool.Name] = tool
+		names = append(names, tool.Name)
+	}
+	t.Call = func(ctx context.Context, id, name, args string) (string, error) {
+		tool := byName[name]
+		ref := name
+		if tool != nil {
+			ref = tool.Ref()
+		}
+		start := time.Now()
+		r.emit(ToolCallStarted{Time: start, Step: s.Name, Instance: inst.key, Tool: ref, CallID: id, Arguments: r.redact.redact(args)})
+		var out toolResult
+		var err error
+		if tool == nil {
+			err = fmt.Errorf("there is no tool named %q; the tools are %s", name, strings.Join(names, ", "))
+		} else {
+			out, err = r.callTool(ctx, s, tool, args, log)
+		}
+		e := ToolCallFinished{Time: time.Now(), Step: s.Name, Instance: inst.key, Tool: ref, CallID: id,
+			Duration: time.Since(start), Cached: out.cached, RunID: out.runID}
+		if err != nil {
+			e.Error = r.redact.redact(err.Error())
+		}
+		r.emit(e)
+		return out.json, err
+	}
+	return t
+}
+
+// toolResult is what a tool call returned: its outputs as JSON text.
+type toolResult struct {
+	json   string
+	cached bool
+	runID  string
+}
+
+// callTool runs one call with the model's arguments: a flow as a run of
+// its own, a block through its executor with the cache and the step's
+// retries.
+func (r *run) callTool(ctx context.Context, s *compiler.Step, tool *compiler.Tool, args string, log func(string)) (toolResult, error) {
+	var raw map[string]json.RawMessage
+	if strings.TrimSpace(args) != "" {
+		if err := json.Unmarshal([]byte(args), &raw); err != nil || raw == nil {
+			return toolResult{}, fmt.Errorf("the arguments must be a JSON object of the tool's inputs; got %s", clip(args, 200))
+		}
+	}
+	if tool.Flow != nil {
+		return r.callFlow(ctx, tool.Flow, raw)
+	}
+	return r.callBlock(ctx, s, tool.Block, raw, log)
+}
+
+// callFlow runs a flow tool: the arguments are its inputs.
+func (r *run) callFlow(ctx context.Context, prog *compiler.Program, raw map[string]json.RawMessage) (toolResult, error) {
+	given := map[string]compiler.InputValue{}
+	for name, v := range raw {
+		if in := prog.InputsByName[name]; in != nil && in.Sensitive {
+			return toolResult{}, fmt.Errorf("input %q of flow %s is sensitive: a model may not give it", name, prog.Flow.Name)
+		}
+		val, err := jsonval.Decode(v)
+		if err != nil {
+			return toolResult{}, fmt.Errorf("argument %q is not JSON: %v", name, err)
+		}
+		given[name] = compiler.InputValue{Value: val, Source: "the arguments"}
+	}
+	inputs, diags := prog.ResolveInputs(given)
+	if diags.HasErrors() {
+		return toolResult{}, fmt.Errorf("the arguments do not fit the inputs of flow %s: %s", prog.Flow.Name, lang.ErrorSentence(diags, false))
+	}
+	res, err := Apply(ctx, prog, Options{
+		Inputs: inputs, Secrets: r.opts.Secrets, LookupEnv: r.opts.LookupEnv, Namespace: r.opts.Namespace,
+		NoCache: r.opts.NoCache, Store: r.opts.Store, Executors: r.opts.Executors, OnFileRead: r.opts.OnFileRead,
+		Origin: "tool",
+	})
+	if err != nil {
+		return toolResult{}, err
+	}
+	if ctx.Err() != nil {
+		return toolResult{runID: res.RunID}, ctx.Err()
+	}
+	if res.Status != StatusOK {
+		msg := fmt.Sprintf("flow %s (run %s) %s", prog.Flow.Name, res.RunID, res.Status)
+		if len(res.Diagnostics) > 0 {
+			msg += ": " + lang.ErrorSentence(res.Diagnostics, false)
+		}
+		return toolResult{runID: res.RunID}, errors.New(msg)
+	}
+	b, err := json.Marshal(PlainOutputs(res.Outputs))
+	return toolResult{json: string(b), runID: res.RunID}, err
+}
+
+// callBlock runs a block tool: the arguments are its inputs, checked and
+// converted as a step's are; its result is cached as a step's would be.
+func (r *run) callBlock(ctx context.Context, s *compiler.Step, b *blocks.Block, raw map[string]json.RawMessage, log func(string)) (toolResult, error) {
+	for name := range raw {
+		if b.Input(name) == nil {
+			return toolResult{}, fmt.Errorf("block %s has no input %q; its inputs are %s", b.Name, name, strings.Join(b.InputNames(), ", "))
+		}
+	}
+	inputs := make(map[string]cty.Value, len(b.Inputs))
+	for _, in := range b.Inputs {
+		v, ok := raw[in.Name]
+		if !ok {
+			if in.Required() {
+				return toolResult{}, fmt.Errorf("input %q (%s) of block %s is required", in.Name, lang.FriendlyTypeName(in.Type.Type), b.Name)
+			}
+			inputs[in.Name] = in.Default
+			continue
+		}
+		val, err := jsonval.Decode(v)
+		if err != nil {
+			return toolResult{}, fmt.Errorf("argument %q is not JSON: %v", in.Name, err)
+		}
+		if in.Type.Defaults != nil && !val.IsNull() {
+			val = in.Type.Defaults.Apply(val)
+		}
+		cv, err := convert.Convert(val, in.Type.Type)
+		switch {
+		case err != nil:
+			return toolResult{}, fmt.Errorf("argument %q must be %s: %s", in.Name, lang.FriendlyTypeName(in.Type.Type), lang.FormatConvertError(err))
+		case cv.IsNull() && in.Required():
+			return toolResult{}, fmt.Errorf("argument %q is required and may not be null", in.Name)
+		}
+		if err := b.CheckInput(in.Name, cv); err != nil {
+			return toolResult{}, fmt.Errorf("argument %q: %v", in.Name, err)
+		}
+		inputs[in.Name] = cv
+	}
+	exec, err := r.opts.Executors.For(b)
+	if err != nil {
+		return toolResult{}, err
+	}
+	call := &blocks.Call{Block: b, Inputs: inputs, Outputs: b.Outputs, Dir: r.prog.Dir, Touch: r.opts.OnFileRead,
+		Step: s.Name + " → " + b.Name, Redact: r.redact.redact}
+	if log != nil {
+		call.Log = func(line string) { log("[" + b.Name + "] " + line) }
+	}
+	key := ""
+	if b.CacheDefault && r.opts.Store != nil {
+		if key, err = r.blockCacheKey(b, call, exec, b.Outputs); err == nil && !r.opts.NoCache {
+			if v, _, ok := r.cached(key); ok {
+				plain, err := jsonval.Marshal(v)
+				return toolResult{json: string(plain), cached: true}, err
+			}
+		}
+	}
+	res, _, _, err := retrying(s.Retry, blockTimeout(b)).run(ctx, exec, call, nil)
+	if errors.Is(err, errCancelled) {
+		return toolResult{}, ctx.Err()
+	}
+	if err != nil {
+		return toolResult{}, err
+	}
+	v, err := convertOutputs(b, b.Outputs, call, res)
+	if err != nil {
+		return toolResult{}, err
+	}
+	if stored, err := encodeValue(v); err == nil && key != "" {
+		r.opts.Store.CachePut(key, r.prog.Flow.Name, s.Name+" → "+b.Name, stored)
+	}
+	plain, err := jsonval.Marshal(v)
+	return toolResult{json: string(plain)}, err
+}
+
+// clip cuts s to n runes, marking the cut.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
