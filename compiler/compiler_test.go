@@ -1,6 +1,7 @@
 package compiler_test
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -125,6 +126,14 @@ func formatProgram(p *compiler.Program) string {
 	for _, s := range p.Steps {
 		fmt.Fprintf(&b, "step %s: use=%s deps=[%s] outputs=%s sensitive=%v cache=%v\n",
 			s.Name, s.Block.Name, strings.Join(compiler.Names(s.Deps), " "), typeString(s), s.Sensitive, s.CacheEnabled())
+		for _, t := range s.Tools {
+			fmt.Fprintf(&b, "  tool %s: %s of %d calls; arguments %s\n", t.Ref(), t.Description(), s.ToolCallLimit(), toJSON(t.InputSchema()))
+		}
 	}
 	return b.String()
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

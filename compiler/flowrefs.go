@@ -150,7 +150,10 @@ func (t *Tool) Description() string {
 	}
 	d := t.Block.Description
 	if t.Block.UseWhen != "" {
-		d = strings.TrimSpace(d + " Use when: " + t.Block.UseWhen)
+		if d != "" {
+			d = strings.TrimSuffix(d, ".") + ". "
+		}
+		d += "Use when: " + t.Block.UseWhen
 	}
 	return d
 }
@@ -163,6 +166,8 @@ func (s *Step) ToolCallLimit() int {
 		return 0
 	case s.MaxToolCalls > 0:
 		return s.MaxToolCalls
+	case s.Block.Def != nil && s.Block.Def.MaxToolCalls > 0:
+		return s.Block.Def.MaxToolCalls
 	}
 	return lang.DefaultMaxToolCalls
 }
@@ -173,18 +178,26 @@ func isLLM(b *blocks.Block) bool {
 	return b.Runtime == lang.RuntimeLLM || (b.Builtin() && b.Name == "llm")
 }
 
-// resolveTools checks a step's tools argument and finds each tool.
+// resolveTools checks a step's tools argument, and its block's, and finds
+// each tool.
 func (c *compilation) resolveTools(s *Step) hcl.Diagnostics {
-	if s.ToolRefs == nil || s.Block == nil {
+	if s.Block == nil {
 		return nil
 	}
-	if !isLLM(s.Block) {
+	refs := s.ToolRefs
+	if s.Block.Def != nil {
+		refs = append(slices.Clip(s.Block.Def.ToolRefs), refs...)
+	}
+	if refs == nil {
+		return nil
+	}
+	if s.ToolRefs != nil && !isLLM(s.Block) {
 		return lang.Error(s.ToolsRange, "Tools on a step that is not llm",
 			"Step %q uses block %q; only llm steps call tools, which the model chooses.", s.Name, s.Block.Name)
 	}
 	var diags hcl.Diagnostics
 	seen := map[string]hcl.Range{}
-	for _, tr := range s.ToolRefs {
+	for _, tr := range refs {
 		name := tr[1].(hcl.TraverseAttr).Name
 		rng := tr.SourceRange()
 		t := &Tool{Name: name, Range: rng}

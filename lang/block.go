@@ -82,6 +82,12 @@ type BlockDef struct {
 	Model       string
 	Temperature *float64
 	MaxTokens   int
+	// ToolRefs, ToolsRange and MaxToolCalls are an llm block's tools, as
+	// a step's (Step.ToolRefs): every step that uses the block may call
+	// them.
+	ToolRefs     []hcl.Traversal
+	ToolsRange   hcl.Range
+	MaxToolCalls int
 
 	Examples  []*Example
 	NameRange hcl.Range
@@ -117,6 +123,7 @@ var blockDefSchema = &hcl.BodySchema{
 		{Name: "source"}, {Name: "source_file"}, {Name: "sandbox"}, {Name: "engine"},
 		{Name: "prompt"}, {Name: "system"},
 		{Name: "model"}, {Name: "temperature"}, {Name: "max_tokens"},
+		{Name: "tools"}, {Name: "max_tool_calls"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "input", LabelNames: []string{"name"}},
@@ -216,6 +223,11 @@ func DecodeBlockDef(b *hcl.Block) (*BlockDef, hcl.Diagnostics) {
 			}
 		case "max_tokens":
 			def.MaxTokens, d = intAttr(a, 1)
+		case "tools":
+			def.ToolsRange = a.Expr.Range()
+			def.ToolRefs, d = decodeTools(a)
+		case "max_tool_calls":
+			def.MaxToolCalls, d = intAttr(a, 1)
 		}
 		diags = append(diags, d...)
 	}
@@ -274,13 +286,17 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 			diags = append(diags, Error(a.Expr.Range(), "Conflicting engine and sandbox",
 				"Block %s is compiled, and a compiled go block always runs in a sandbox worker process of its own; remove sandbox = \"inprocess\" or the engine argument.", quote(def.Name))...)
 		}
-		for _, name := range []string{"prompt", "system", "model", "temperature", "max_tokens"} {
+		for _, name := range []string{"prompt", "system", "model", "temperature", "max_tokens", "tools", "max_tool_calls"} {
 			if a, ok := attrs[name]; ok {
 				diags = append(diags, Error(a.NameRange, "Unexpected argument",
 					"The %s argument is only for blocks with runtime \"llm\"; block %s has runtime %s.", name, quote(def.Name), quote(def.Runtime))...)
 			}
 		}
 	case RuntimeLLM:
+		if a, ok := attrs["max_tool_calls"]; ok && def.ToolRefs == nil {
+			diags = append(diags, Error(a.Range, "max_tool_calls without tools",
+				"The max_tool_calls argument bounds the calls the model makes to its tools; block %s has no tools argument.", quote(def.Name))...)
+		}
 		if _, ok := attrs["prompt"]; !ok {
 			diags = append(diags, Error(def.RuntimeRange, "Missing prompt",
 				"A block with runtime \"llm\" needs a prompt: a template over its inputs, such as prompt = \"Summarize: ${input.text}\".")...)
