@@ -9,6 +9,10 @@ import (
 // RuntimeBuiltin is the runtime of the built-in blocks.
 const RuntimeBuiltin = "builtin"
 
+// RuntimeFlow is the runtime of a step's block that is a flow (use =
+// "flow.NAME"), which the runtime runs as a run of its own.
+const RuntimeFlow = "flow"
+
 // Block is a block kind a step can use.
 type Block struct {
 	Name        string

@@ -40,6 +40,9 @@ type Call struct {
 	Timeout time.Duration
 	// Tools, for an llm block, are what the model may call; nil: none.
 	Tools *Tools
+	// Sensitive names the inputs whose values come from a secret or a
+	// sensitive value (Inputs has them unmarked); nil when none does.
+	Sensitive map[string]bool
 }
 
 // Tools are the flows and blocks an llm step's model may call, which the

@@ -240,3 +240,37 @@ func (c *compilation) resolveTools(s *Step) hcl.Diagnostics {
 	}
 	return diags
 }
+
+// FlowBlock is the block of a step that uses a flow (use = "flow.NAME"):
+// its arguments are the flow's inputs, its outputs the flow's, of the
+// types the compiler knows; its result is not cached (the flow's steps
+// are); and anything given a sensitive value may return it.
+func FlowBlock(p *Program) *blocks.Block {
+	b := &blocks.Block{
+		Name: lang.ToolFlow + "." + p.Flow.Name, Runtime: blocks.RuntimeFlow, Description: p.Flow.Description,
+		PropagatesSensitive: true,
+	}
+	for _, in := range p.Inputs {
+		b.Inputs = append(b.Inputs, &lang.Field{Name: in.Name, Type: in.Type, Default: in.Default,
+			Description: in.Description, NameRange: in.NameRange, DeclRange: in.DeclRange})
+	}
+	for _, o := range p.Outputs {
+		ty, ok := p.OutputTypes[o.Name]
+		if !ok {
+			ty = cty.DynamicPseudoType
+		}
+		b.Outputs = append(b.Outputs, &lang.Field{Name: o.Name, Type: lang.TypeSpec{Type: ty},
+			Description: o.Description, NameRange: o.NameRange, DeclRange: o.DeclRange})
+	}
+	return b
+}
+
+// SensitiveOutputs reports whether any output of the flow is sensitive.
+func (p *Program) SensitiveOutputs() bool {
+	for _, o := range p.Outputs {
+		if o.Sensitive {
+			return true
+		}
+	}
+	return false
+}

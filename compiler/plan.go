@@ -39,6 +39,10 @@ type PlannedStep struct {
 	// Instances is how many instances would run (for_each), or -1 when the
 	// for_each value is known only at run time.
 	Instances int
+	// FlowPlan is the plan of the flow the step uses (use =
+	// "flow.NAME"), with the arguments of its first instance as far as
+	// they are known; nil for other steps.
+	FlowPlan *Plan
 }
 
 // Counts returns how many steps have each action.
@@ -62,6 +66,20 @@ func (p *Plan) WouldRun() bool {
 func (p *Plan) LLMCalls() (n int, known bool) {
 	known = true
 	for _, s := range p.Steps {
+		if s.FlowPlan != nil {
+			// A step that uses a flow: its flow's calls, for each
+			// instance.
+			if s.Action == ActionSkip {
+				continue
+			}
+			if s.Instances < 0 {
+				known = false
+				continue
+			}
+			m, k := s.FlowPlan.LLMCalls()
+			n, known = n+m*s.Instances, known && k
+			continue
+		}
 		if s.Block == nil || !(s.Block.Runtime == lang.RuntimeLLM || (s.Block.Builtin() && s.Block.Name == "llm")) {
 			continue
 		}

@@ -102,6 +102,9 @@ type Step struct {
 	depRanges  []hcl.Range // where each of Deps is referenced, by index
 	// Tools are what an llm step may call, from its tools argument.
 	Tools []*Tool
+	// Flow is the flow a step uses as its block (use = "flow.NAME"), whose
+	// inputs and outputs Block has (FlowBlock); nil for other steps.
+	Flow  *Program
 	Stage int // index into Program.Stages
 }
 

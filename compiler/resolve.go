@@ -89,7 +89,18 @@ func (c *compilation) resolveBlock(s *Step) hcl.Diagnostics {
 	if s.Use == "" {
 		return nil // reported by lang
 	}
-	b := c.prog.Registry.Lookup(s.Use)
+	var b *blocks.Block
+	if name, ok := strings.CutPrefix(s.Use, lang.ToolFlow+"."); ok {
+		prog, d := c.flowByName(name, s.UseRange)
+		if d.HasErrors() {
+			return d
+		}
+		b = FlowBlock(prog)
+		c.prog.Fingerprints[b] = prog.SourceHash
+		s.Flow = prog
+	} else {
+		b = c.prog.Registry.Lookup(s.Use)
+	}
 	if b == nil {
 		return lang.Error(s.UseRange, "Unknown block",
 			"There is no block named %q among the built-in blocks, the flow's inline blocks, blocks/ and the registries.%s",

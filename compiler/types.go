@@ -222,6 +222,9 @@ func (tv *typeValues) checkStep(s *Step) hcl.Diagnostics {
 		}
 	}
 
+	if s.Flow != nil && s.Flow.SensitiveOutputs() {
+		s.Sensitive = true
+	}
 	s.OutputType = outputType(s.Outputs, s.Block, argTypes)
 	inst := cty.UnknownVal(s.OutputType)
 	if s.Sensitive {

@@ -64,16 +64,17 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 		}
 	}
 
-	inputs, sensitive, _, diags := r.evalInputs(s, inst, false)
+	inputs, marked, _, diags := r.evalInputs(s, inst, false)
 	if diags.HasErrors() {
 		return fail(diags)
 	}
+	sensitive := sensitiveResult(s, marked)
 	if isApproval(s) && (r.opts.Replace == nil || r.opts.Replace(s) == nil) {
 		return r.runApproval(ctx, s, inst, inputs, start)
 	}
 	call := &blocks.Call{
 		Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Touch: r.opts.OnFileRead,
-		Step: Label(s.Name, inst.key), Redact: r.redact.redact,
+		Step: Label(s.Name, inst.key), Redact: r.redact.redact, Sensitive: marked,
 	}
 	var log *instanceLog
 	if !s.Block.Builtin() || len(s.Tools) > 0 {
@@ -256,11 +257,12 @@ func addUsage(a, b *blocks.Usage) *blocks.Usage {
 
 // evalInputs evaluates a step's arguments for one instance and converts
 // each to its input's type; inputs not given take their defaults. It also
-// says whether any value is sensitive and the block passes that on, and,
-// when planning, whether any value is not known yet.
-func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[string]cty.Value, bool, bool, hcl.Diagnostics) {
+// names the inputs whose values are sensitive, and, when planning, says
+// whether any value is not known yet.
+func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[string]cty.Value, map[string]bool, bool, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
-	sensitive, unknown := false, false
+	var marked map[string]bool
+	unknown := false
 	out := make(map[string]cty.Value, len(s.Block.Inputs))
 	for _, in := range s.Block.Inputs {
 		attr := s.ArgsByName[in.Name]
@@ -275,7 +277,10 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 		}
 		if lang.IsSensitive(v) {
 			r.redact.addValue(v)
-			sensitive = sensitive || s.Block.PropagatesSensitive
+			if marked == nil {
+				marked = map[string]bool{}
+			}
+			marked[in.Name] = true
 		}
 		v, _ = v.UnmarkDeep()
 		bad := func(summary, detail string) {
@@ -311,7 +316,14 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 		}
 		out[in.Name] = cv
 	}
-	return out, sensitive, unknown, diags
+	return out, marked, unknown, diags
+}
+
+// sensitiveResult says whether a step's result is sensitive, given the
+// inputs whose values are: when its block passes them on, or when it is a
+// flow with a sensitive output.
+func sensitiveResult(s *compiler.Step, marked map[string]bool) bool {
+	return len(marked) > 0 && s.Block.PropagatesSensitive || s.Flow != nil && s.Flow.SensitiveOutputs()
 }
 
 // convertOutputs converts what block b returned to the output types,

@@ -3,6 +3,7 @@ package runtime
 import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -68,6 +69,9 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 		}
 	}
 	ps.Instances = len(instances)
+	if s.Flow != nil {
+		ps.FlowPlan = r.planFlow(s, instances)
+	}
 	counts := map[compiler.Action]int{}
 	vals := make([]cty.Value, len(instances))
 	reason := ""
@@ -125,16 +129,19 @@ func (r *run) planInstance(s *compiler.Step, inst instance) (compiler.Action, ct
 	if isApproval(s) {
 		return compiler.ActionApprove, cty.NilVal, "waits for a person's decision"
 	}
+	if s.Flow != nil && !s.CacheEnabled() {
+		return compiler.ActionRun, cty.NilVal, "runs flow " + s.Flow.Flow.Name
+	}
 	if !(r.opts.CacheAll || s.CacheEnabled()) {
 		return compiler.ActionRun, cty.NilVal, "block " + s.Block.Name + " is not cached"
 	}
-	inputs, sensitive, unknown, diags := r.evalInputs(s, inst, true)
+	inputs, marked, unknown, diags := r.evalInputs(s, inst, true)
 	switch {
 	case diags.HasErrors():
 		return compiler.ActionRun, cty.NilVal, ""
 	case unknown:
 		return compiler.ActionUnknown, cty.NilVal, "inputs known only at run time"
-	case sensitive:
+	case sensitiveResult(s, marked):
 		return compiler.ActionRun, cty.NilVal, "sensitive results are not cached"
 	case r.opts.NoCache:
 		return compiler.ActionRun, cty.NilVal, "--no-cache"
@@ -154,4 +161,29 @@ func (r *run) planInstance(s *compiler.Step, inst instance) (compiler.Action, ct
 		return compiler.ActionCached, v, ""
 	}
 	return compiler.ActionRun, cty.NilVal, "not in the cache"
+}
+
+// planFlow plans the flow a step uses, with the arguments of its first
+// instance as far as they are known (the others are unknown); nil when
+// the step has no instance.
+func (r *run) planFlow(s *compiler.Step, instances []instance) *compiler.Plan {
+	inputs := map[string]cty.Value{}
+	if len(instances) > 0 {
+		var marked map[string]bool
+		inputs, marked, _, _ = r.evalInputs(s, instances[0], true)
+		for name := range marked {
+			inputs[name] = inputs[name].Mark(lang.Sensitive)
+		}
+	}
+	for _, in := range s.Flow.Inputs {
+		if _, ok := inputs[in.Name]; !ok {
+			inputs[in.Name] = cty.UnknownVal(in.Type.Type)
+		}
+	}
+	plan, diags := Plan(s.Flow, Options{
+		Inputs: inputs, Secrets: r.secretsFor(s.Flow), LookupEnv: r.opts.LookupEnv, Namespace: r.opts.Namespace,
+		NoCache: r.opts.NoCache, CacheAll: r.opts.CacheAll, Store: r.opts.Store, Executors: r.opts.Executors,
+	})
+	r.addDiags(diags)
+	return plan
 }

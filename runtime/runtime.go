@@ -76,6 +76,10 @@ type Options struct {
 	Ask func(context.Context, ApprovalRequest) (Decision, error)
 	// Origin is recorded with the run: what started it ("" for apply).
 	Origin string
+	// ParentRun and ParentStep, recorded with the run, are the run and
+	// step instance that started it: a step that uses a flow, or an llm
+	// step's tool call.
+	ParentRun, ParentStep string
 	// Timeout, when above 0, bounds the run (instead of the flow's
 	// timeout): after it the running steps are cancelled and the run
 	// fails.
@@ -188,7 +192,7 @@ func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
 				"Input %q has no value; resolve inputs before running.", in.Name)...)
 			continue
 		}
-		if in.Sensitive {
+		if in.Sensitive || lang.IsSensitive(v) {
 			r.redact.addValue(v)
 			v = v.Mark(lang.Sensitive)
 		}
@@ -247,7 +251,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		if err := st.CreateRun(&state.Run{
 			ID: r.id, Flow: r.prog.Flow.Name, Namespace: r.opts.Namespace, FlowFile: r.prog.Filename,
 			SourceHash: r.prog.SourceHash, Inputs: inputsJSON, Status: "running", StartedAt: started,
-			Origin: r.opts.Origin,
+			Origin: r.opts.Origin, ParentRun: r.opts.ParentRun, ParentStep: r.opts.ParentStep,
 		}); err != nil {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}

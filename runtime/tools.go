@@ -83,7 +83,7 @@ func (r *run) stepTools(s *compiler.Step, inst instance, log func(string)) *bloc
 		if tool == nil {
 			err = fmt.Errorf("there is no tool named %q; the tools are %s", name, strings.Join(names, ", "))
 		} else {
-			out, err = r.callTool(ctx, s, tool, args, log)
+			out, err = r.callTool(ctx, s, inst, tool, args, log)
 		}
 		e := ToolCallFinished{Time: time.Now(), Step: s.Name, Instance: inst.key, Tool: ref, CallID: id,
 			Duration: time.Since(start), Cached: out.cached, RunID: out.runID}
@@ -106,7 +106,7 @@ type toolResult struct {
 // callTool runs one call with the model's arguments: a flow as a run of
 // its own, a block through its executor with the cache and the step's
 // retries.
-func (r *run) callTool(ctx context.Context, s *compiler.Step, tool *compiler.Tool, args string, log func(string)) (toolResult, error) {
+func (r *run) callTool(ctx context.Context, s *compiler.Step, inst instance, tool *compiler.Tool, args string, log func(string)) (toolResult, error) {
 	var raw map[string]json.RawMessage
 	if strings.TrimSpace(args) != "" {
 		if err := json.Unmarshal([]byte(args), &raw); err != nil || raw == nil {
@@ -114,13 +114,13 @@ func (r *run) callTool(ctx context.Context, s *compiler.Step, tool *compiler.Too
 		}
 	}
 	if tool.Flow != nil {
-		return r.callFlow(ctx, tool.Flow, raw)
+		return r.callFlow(ctx, tool.Flow, raw, Label(s.Name, inst.key))
 	}
 	return r.callBlock(ctx, s, tool.Block, raw, log)
 }
 
 // callFlow runs a flow tool: the arguments are its inputs.
-func (r *run) callFlow(ctx context.Context, prog *compiler.Program, raw map[string]json.RawMessage) (toolResult, error) {
+func (r *run) callFlow(ctx context.Context, prog *compiler.Program, raw map[string]json.RawMessage, step string) (toolResult, error) {
 	given := map[string]compiler.InputValue{}
 	for name, v := range raw {
 		if in := prog.InputsByName[name]; in != nil && in.Sensitive {
@@ -132,27 +132,12 @@ func (r *run) callFlow(ctx context.Context, prog *compiler.Program, raw map[stri
 		}
 		given[name] = compiler.InputValue{Value: val, Source: "the arguments"}
 	}
-	inputs, diags := prog.ResolveInputs(given)
-	if diags.HasErrors() {
-		return toolResult{}, fmt.Errorf("the arguments do not fit the inputs of flow %s: %s", prog.Flow.Name, lang.ErrorSentence(diags, false))
-	}
-	res, err := Apply(ctx, prog, Options{
-		Inputs: inputs, Secrets: r.opts.Secrets, LookupEnv: r.opts.LookupEnv, Namespace: r.opts.Namespace,
-		NoCache: r.opts.NoCache, Store: r.opts.Store, Executors: r.opts.Executors, OnFileRead: r.opts.OnFileRead,
-		Origin: "tool",
-	})
+	res, err := r.runFlow(ctx, prog, given, nil, "tool", step)
 	if err != nil {
-		return toolResult{}, err
-	}
-	if ctx.Err() != nil {
-		return toolResult{runID: res.RunID}, ctx.Err()
-	}
-	if res.Status != StatusOK {
-		msg := fmt.Sprintf("flow %s (run %s) %s", prog.Flow.Name, res.RunID, res.Status)
-		if len(res.Diagnostics) > 0 {
-			msg += ": " + lang.ErrorSentence(res.Diagnostics, false)
+		if res != nil {
+			return toolResult{runID: res.RunID}, err
 		}
-		return toolResult{runID: res.RunID}, errors.New(msg)
+		return toolResult{}, err
 	}
 	b, err := json.Marshal(PlainOutputs(res.Outputs))
 	return toolResult{json: string(b), runID: res.RunID}, err

@@ -59,7 +59,7 @@ func TestInterruptedRuns(t *testing.T) {
 	// interrupted too.
 	old := &Run{ID: NewRunID(), Flow: "f", Status: "running"}
 	if _, err := b.w.do(func(ctx context.Context, st *writerStmts) error {
-		_, err := st.insertRun.ExecContext(ctx, old.ID, old.Flow, "default", "", "", nil, "running", nil, nil, nil, "", nil, nil, "", nil)
+		_, err := st.insertRun.ExecContext(ctx, old.ID, old.Flow, "default", "", "", nil, "running", nil, nil, nil, "", nil, nil, "", nil, "", "")
 		return err
 	}); err != nil {
 		t.Fatal(err)

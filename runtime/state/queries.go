@@ -17,7 +17,7 @@ const MinPrefix = 4
 const maxAmbiguous = 5
 
 const runColumns = `id, flow, namespace, flow_file, source_hash, inputs, status,
-	started_at, finished_at, outputs, error, usage, failed_outputs, origin, fingerprints`
+	started_at, finished_at, outputs, error, usage, failed_outputs, origin, fingerprints, parent_run, parent_step`
 
 const stepColumns = `run_id, step, instance, status, attempts, started_at, finished_at,
 	outputs, sensitive, error, cache_key, usage, log`
@@ -43,6 +43,21 @@ func (s *Store) Runs(flow string, limit int) ([]*Run, error) {
 	runs, err := s.scanRuns(rows)
 	if err != nil {
 		return nil, fmt.Errorf("listing runs: %w", err)
+	}
+	return runs, nil
+}
+
+// Children returns the runs that run id started (ParentRun), oldest
+// first.
+func (s *Store) Children(id string) ([]*Run, error) {
+	rows, err := s.db.QueryContext(context.Background(),
+		`SELECT `+runColumns+` FROM runs WHERE parent_run = ? ORDER BY started_at, id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("listing the runs of run %s: %w", id, err)
+	}
+	runs, err := s.scanRuns(rows)
+	if err != nil {
+		return nil, fmt.Errorf("listing the runs of run %s: %w", id, err)
 	}
 	return runs, nil
 }
@@ -288,7 +303,8 @@ func (s *Store) scanRuns(rows *sql.Rows) ([]*Run, error) {
 		var started, finished sql.NullInt64
 		if err := rows.Scan(&r.ID, &r.Flow, &r.Namespace, &r.FlowFile, &r.SourceHash,
 			(*[]byte)(&r.Inputs), &r.Status, &started, &finished,
-			(*[]byte)(&r.Outputs), &r.Error, (*[]byte)(&r.Usage), (*[]byte)(&r.FailedOutputs), &r.Origin, (*[]byte)(&r.Fingerprints)); err != nil {
+			(*[]byte)(&r.Outputs), &r.Error, (*[]byte)(&r.Usage), (*[]byte)(&r.FailedOutputs), &r.Origin, (*[]byte)(&r.Fingerprints),
+			&r.ParentRun, &r.ParentStep); err != nil {
 			return nil, err
 		}
 		r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)

@@ -55,9 +55,44 @@ func checkRun(t *testing.T, got, want *Run) {
 	if got.ID != want.ID || got.Flow != want.Flow || got.Namespace != want.Namespace ||
 		got.FlowFile != want.FlowFile || got.SourceHash != want.SourceHash ||
 		got.Status != want.Status || got.Error != want.Error ||
+		got.ParentRun != want.ParentRun || got.ParentStep != want.ParentStep ||
 		!got.StartedAt.Equal(want.StartedAt) || !got.FinishedAt.Equal(want.FinishedAt) ||
 		!jsonEqual(got.Inputs, want.Inputs) || !jsonEqual(got.Outputs, want.Outputs) || !jsonEqual(got.Usage, want.Usage) {
 		t.Errorf("run:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestChildren(t *testing.T) {
+	s := openStore(t)
+	parent := &Run{Flow: "outer", Status: "ok"}
+	if err := s.CreateRun(parent); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Unix(1_700_000_000, 0)
+	var want []*Run
+	for i, step := range []string{"brief", `each["b"]`} {
+		c := &Run{Flow: "inner", Status: "ok", Origin: "flow", StartedAt: base.Add(time.Duration(i) * time.Second),
+			ParentRun: parent.ID, ParentStep: step}
+		if err := s.CreateRun(c); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, c)
+	}
+	if err := s.CreateRun(&Run{Flow: "inner", Status: "ok"}); err != nil { // not a child
+		t.Fatal(err)
+	}
+	got, err := s.Children(parent.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("children: %d runs, want %d", len(got), len(want))
+	}
+	for i := range want {
+		checkRun(t, got[i], want[i])
+	}
+	if got, err := s.Children(want[0].ID); err != nil || len(got) != 0 {
+		t.Errorf("children of a run that started none: %v, %v", got, err)
 	}
 }
 

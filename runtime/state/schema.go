@@ -158,6 +158,13 @@ ALTER TABLE steps ADD COLUMN log TEXT NOT NULL DEFAULT '';
 	`
 ALTER TABLE runs ADD COLUMN fingerprints TEXT;
 `,
+	// 10: the run and step instance a run was started by: a step that
+	// uses a flow, or an llm step's tool call.
+	`
+ALTER TABLE runs ADD COLUMN parent_run TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN parent_step TEXT NOT NULL DEFAULT '';
+CREATE INDEX runs_by_parent ON runs (parent_run) WHERE parent_run != '';
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

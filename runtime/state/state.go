@@ -65,6 +65,12 @@ type Run struct {
 	// ran (last resumed) it, a JSON object by step name, recorded when it
 	// ends other than ok; nil when unknown.
 	Fingerprints json.RawMessage
+	// ParentRun and ParentStep are the run and step instance (step or
+	// step[key]) that started this run: a step that uses a flow (origin
+	// "flow"), or a tool call of an llm step (origin "tool"); "" for
+	// other runs.
+	ParentRun  string
+	ParentStep string
 }
 
 // An Event is one event of a run, as apply --json prints it: Seq numbers

@@ -46,7 +46,7 @@ func (s *Store) CreateRun(r *Run) error {
 			_, err := st.insertRun.ExecContext(ctx,
 				r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(inputs),
 				r.Status, nanos(r.StartedAt), nanos(r.FinishedAt), text(outputs),
-				r.Error, text(r.Usage), text(r.FailedOutputs), r.Origin, text(r.Fingerprints))
+				r.Error, text(r.Usage), text(r.FailedOutputs), r.Origin, text(r.Fingerprints), r.ParentRun, r.ParentStep)
 			return err
 		})
 	}
@@ -190,8 +190,8 @@ ON CONFLICT (flow, name) DO UPDATE SET fired_at = excluded.fired_at`
 
 const insertRunSQL = `
 INSERT INTO runs (id, flow, namespace, flow_file, source_hash, inputs, status,
-	started_at, finished_at, outputs, error, usage, failed_outputs, origin, fingerprints)
-VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, CAST(? AS TEXT))`
+	started_at, finished_at, outputs, error, usage, failed_outputs, origin, fingerprints, parent_run, parent_step)
+VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, CAST(? AS TEXT), ?, ?)`
 
 const finishRunSQL = `
 UPDATE runs SET

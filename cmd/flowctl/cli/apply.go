@@ -116,7 +116,7 @@ the steps that finished: fix the failing step, then resume.`,
 				if err := l.check(diags); err != nil {
 					return err
 				}
-				writeHumanPlan(s.out, plan)
+				writeHumanPlan(s.out, plan, false)
 				fmt.Fprint(s.out, "\nDo you want to run these steps? Only 'yes' will be accepted: ")
 				answer := make(chan string, 1)
 				go func() {

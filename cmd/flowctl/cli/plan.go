@@ -10,7 +10,7 @@ import (
 
 func newPlanCommand(s streams) *cobra.Command {
 	var f runFlags
-	var jsonOut, detailed bool
+	var jsonOut, detailed, expand bool
 	var out string
 	cmd := &cobra.Command{
 		Use:   "plan FLOW",
@@ -24,7 +24,9 @@ stage and what apply would do with it:
   ~ unknown  it depends on values known only at run time
   - skip     its when condition is already known to be false
 
-It ends with the counts and the critical path. --out saves the plan, pinning
+A step that uses a flow is one step; --expand shows the flow's steps under
+it, planned with the step's arguments as far as they are known. It ends with
+the counts and the critical path. --out saves the plan, pinning
 the flow's source and its inputs, for apply PLAN.json. With
 --detailed-exitcode it exits 0 when no step would run, 1 on errors and 2 when
 steps would run.`,
@@ -78,9 +80,9 @@ steps would run.`,
 				}
 				defer fmt.Fprintf(s.err, "Saved the plan to %s; run it with: flowctl apply %s\n", out, out)
 			}
-			var view planView = planHuman{s.out}
+			var view planView = planHuman{s.out, expand}
 			if jsonOut {
-				view = planJSON{s.out}
+				view = planJSON{s.out, expand}
 			}
 			if err := view.Plan(plan); err != nil {
 				return err
@@ -95,6 +97,7 @@ steps would run.`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the plan as one JSON object")
 	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when steps would run, 0 when none would")
 	cmd.Flags().StringVar(&out, "out", "", "save the plan to this file for apply")
+	cmd.Flags().BoolVar(&expand, "expand", false, "show the steps of the flows that steps use (use = \"flow.NAME\")")
 	return cmd
 }
 

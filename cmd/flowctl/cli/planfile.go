@@ -34,7 +34,7 @@ func writeSavedPlan(path string, plan *compiler.Plan, namespace string, noCache 
 	}
 	sp := savedPlan{
 		FormatVersion: jsonFormatVersion, Flow: p.Flow.Name, FlowFile: filepath.ToSlash(rel),
-		SourceHash: p.SourceHash, Namespace: namespace, NoCache: noCache, Inputs: map[string]json.RawMessage{}, Plan: newJSONPlan(plan),
+		SourceHash: p.SourceHash, Namespace: namespace, NoCache: noCache, Inputs: map[string]json.RawMessage{}, Plan: newJSONPlan(plan, true),
 	}
 	for _, in := range p.Inputs {
 		v := plan.Inputs[in.Name]

@@ -147,7 +147,7 @@ func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
 	} else if run, err = st.Run(id); err != nil {
 		return runLookupError(err)
 	}
-	steps, err := st.Steps(run.ID)
+	tree, err := loadRunTree(st, run, 0)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,44 @@ func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
 			waits = append(waits, a)
 		}
 	}
-	return newRunsView(s, jsonOut).Show(run, steps, waits)
+	return newRunsView(s, jsonOut).Show(tree, waits)
+}
+
+// runTree is a run with its step results and the runs its step instances
+// started (steps that use a flow, tool calls), by step instance label.
+type runTree struct {
+	run      *state.Run
+	steps    []*state.StepResult
+	children map[string][]*runTree
+}
+
+// maxRunDepth bounds how deep runs show follows runs started by runs.
+const maxRunDepth = 8
+
+func loadRunTree(st *state.Store, run *state.Run, depth int) (*runTree, error) {
+	steps, err := st.Steps(run.ID)
+	if err != nil {
+		return nil, err
+	}
+	t := &runTree{run: run, steps: steps}
+	if depth >= maxRunDepth {
+		return t, nil
+	}
+	kids, err := st.Children(run.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range kids {
+		kt, err := loadRunTree(st, k, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if t.children == nil {
+			t.children = map[string][]*runTree{}
+		}
+		t.children[k.ParentStep] = append(t.children[k.ParentStep], kt)
+	}
+	return t, nil
 }
 
 // runLookupError is the diagnostic of a run id that names no run, or

@@ -236,8 +236,13 @@ func TestLLMToolCalls(t *testing.T) {
 		t.Errorf("tool call events: %d started, %d ok, %d failed, shout's run %q; want 5, 2, 3 and a run", started, ok, failed, shoutRun)
 	}
 	code, out, _ = runCLI(t, "runs", "show", shoutRun, "--json", "--state", filepath.Join(dir, ".flowctl"))
-	if code != 0 || !strings.Contains(out, `"HI"`) {
+	if code != 0 || !strings.Contains(out, `"HI"`) || !strings.Contains(out, `"origin": "tool"`) {
 		t.Errorf("runs show of the flow tool's run: exit %d\n%s", code, out)
+	}
+	// The parent run's runs show nests the tool's run under the llm step.
+	code, out, _ = runCLI(t, "runs", "show", "latest", "--flow", filepath.Join(dir, "main.flow.hcl"))
+	if code != 0 || !strings.Contains(out, "run "+shoutRun+` of flow "shout" (tool)`) {
+		t.Errorf("runs show of the parent run: exit %d\n%s", code, out)
 	}
 }
 

@@ -20,17 +20,24 @@ var (
 
 // planHuman prints the steps stage by stage with their actions, the counts
 // and the critical path.
-type planHuman struct{ w io.Writer }
+// With expand, the steps of the flows steps use follow them.
+type planHuman struct {
+	w      io.Writer
+	expand bool
+}
 
 func (v planHuman) Plan(plan *compiler.Plan) error {
-	writeHumanPlan(v.w, plan)
+	writeHumanPlan(v.w, plan, v.expand)
 	return nil
 }
 
 // planJSON prints the plan as one JSON object.
-type planJSON struct{ w io.Writer }
+type planJSON struct {
+	w      io.Writer
+	expand bool
+}
 
-func (v planJSON) Plan(plan *compiler.Plan) error { return writeJSON(v.w, newJSONPlan(plan)) }
+func (v planJSON) Plan(plan *compiler.Plan) error { return writeJSON(v.w, newJSONPlan(plan, v.expand)) }
 
 type jsonPlan struct {
 	FormatVersion string `json:"format_version"`
@@ -58,9 +65,11 @@ type jsonPlanStep struct {
 	// at most MaxToolCalls times.
 	Tools        []string `json:"tools,omitempty"`
 	MaxToolCalls int      `json:"max_tool_calls,omitempty"`
+	// Flow is the plan of the flow the step uses, with plan --expand.
+	Flow *jsonPlan `json:"flow,omitempty"`
 }
 
-func newJSONPlan(plan *compiler.Plan) jsonPlan {
+func newJSONPlan(plan *compiler.Plan, expand bool) jsonPlan {
 	p := plan.Program
 	out := jsonPlan{
 		FormatVersion: jsonFormatVersion,
@@ -77,10 +86,15 @@ func newJSONPlan(plan *compiler.Plan) jsonPlan {
 		out.LLMCalls = &n
 	}
 	for _, s := range plan.Steps {
-		out.Steps = append(out.Steps, jsonPlanStep{
+		js := jsonPlanStep{
 			Name: s.Name, Use: s.Use, Engine: engineOf(s.Step), Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
 			DependsOn: compiler.Names(s.Deps), Tools: toolRefs(s.Step), MaxToolCalls: s.Step.ToolCallLimit(),
-		})
+		}
+		if s.FlowPlan != nil && expand {
+			sub := newJSONPlan(s.FlowPlan, expand)
+			js.Flow = &sub
+		}
+		out.Steps = append(out.Steps, js)
 	}
 	return out
 }
@@ -93,32 +107,12 @@ var actionSymbols = map[compiler.Action]string{
 	compiler.ActionApprove: "? approval",
 }
 
-func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
+func writeHumanPlan(w io.Writer, plan *compiler.Plan, expand bool) {
 	p := plan.Program
 	fmt.Fprintf(w, "Flow %q: %s in %s\n", p.Flow.Name, plural(len(p.Steps), "step", "steps"), plural(len(p.Stages), "stage", "stages"))
-	byStep := map[*compiler.Step]*compiler.PlannedStep{}
-	width := 0
-	for _, s := range plan.Steps {
-		byStep[s.Step] = s
-		width = max(width, len(s.Name))
-	}
 	for i, stage := range p.Stages {
 		fmt.Fprintf(w, "\nStage %d\n", i+1)
-		for _, st := range stage {
-			s := byStep[st]
-			line := fmt.Sprintf("  %-10s %-*s  %s", actionSymbols[s.Action], width, s.Name, stepLabel(st))
-			if len(st.Deps) > 0 {
-				line += "  ← " + strings.Join(compiler.Names(st.Deps), ", ")
-			}
-			if s.Reason != "" {
-				line += "  (" + s.Reason + ")"
-			}
-			fmt.Fprintln(w, strings.TrimRight(line, " "))
-			if len(st.Tools) > 0 {
-				fmt.Fprintf(w, "  %-10s %-*s  may call %s (at most %s)\n", "", width, "",
-					strings.Join(toolRefs(st), ", "), plural(st.ToolCallLimit(), "time", "times"))
-			}
-		}
+		writePlanSteps(w, plan, stage, "  ", expand)
 	}
 	n := plan.Counts()
 	approvals := ""
@@ -139,6 +133,38 @@ func writeHumanPlan(w io.Writer, plan *compiler.Plan) {
 		fmt.Fprintf(w, "LLM calls: at least %d, more for for_each steps known only at run time.\n", n)
 	case n > 0:
 		fmt.Fprintf(w, "LLM calls: %d (retries and re-asks add more).\n", n)
+	}
+}
+
+// writePlanSteps prints a line for each of steps, as plan has it, each
+// followed by the tools it may call and (plan --expand) the steps of the
+// flow it uses, further indented.
+func writePlanSteps(w io.Writer, plan *compiler.Plan, steps []*compiler.Step, indent string, expand bool) {
+	byStep := map[*compiler.Step]*compiler.PlannedStep{}
+	width := 0
+	for _, s := range plan.Steps {
+		byStep[s.Step] = s
+		width = max(width, len(s.Name))
+	}
+	for _, st := range steps {
+		s := byStep[st]
+		line := fmt.Sprintf("%s%-10s %-*s  %s", indent, actionSymbols[s.Action], width, s.Name, stepLabel(st))
+		if len(st.Deps) > 0 {
+			line += "  ← " + strings.Join(compiler.Names(st.Deps), ", ")
+		}
+		if s.Reason != "" {
+			line += "  (" + s.Reason + ")"
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+		pad := indent + strings.Repeat(" ", 11+width+2)
+		if len(st.Tools) > 0 {
+			fmt.Fprintf(w, "%smay call %s (at most %s)\n", pad,
+				strings.Join(toolRefs(st), ", "), plural(st.ToolCallLimit(), "time", "times"))
+		}
+		if sub := s.FlowPlan; sub != nil && expand {
+			fmt.Fprintf(w, "%sflow %q: %s\n", pad, sub.Program.Flow.Name, plural(len(sub.Program.Steps), "step", "steps"))
+			writePlanSteps(w, sub, sub.Program.Steps, pad+"  ", expand)
+		}
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // waits are the open approvals of runs, by run ID.
 type runsView interface {
 	List(runs []*state.Run, waits map[string][]*state.Approval) error
-	Show(run *state.Run, steps []*state.StepResult, waits []*state.Approval) error
+	Show(t *runTree, waits []*state.Approval) error
 }
 
 var (
@@ -96,8 +96,8 @@ func newJSONWaits(as []*state.Approval) []jsonWait {
 	return out
 }
 
-func (v runsHuman) Show(run *state.Run, steps []*state.StepResult, waits []*state.Approval) error {
-	w := v.w
+func (v runsHuman) Show(t *runTree, waits []*state.Approval) error {
+	w, run, steps := v.w, t.run, t.steps
 	fmt.Fprintf(w, "Run %s of flow %q: %s\n", run.ID, run.Flow, run.Status)
 	for _, a := range waits {
 		fmt.Fprintf(w, "Waits for %s\n", approvalText(a))
@@ -105,13 +105,7 @@ func (v runsHuman) Show(run *state.Run, steps []*state.StepResult, waits []*stat
 	fmt.Fprintf(w, "Started %s, took %s, namespace %s\n\n", run.StartedAt.Local().Format("2006-01-02 15:04:05"), runDuration(run), run.Namespace)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tSTATUS\tATTEMPTS\tDURATION\tTOKENS\tERROR")
-	for _, sr := range steps {
-		msg := strings.ReplaceAll(sr.Error, "\n", " ")
-		if len(msg) > 100 {
-			msg = msg[:97] + "..."
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", resultLabel(sr), sr.Status, sr.Attempts, stepDuration(sr), tokens(sr.Usage), msg)
-	}
+	writeStepRows(tw, t, "")
 	tw.Flush()
 	if t := tokens(run.Usage); t != "-" {
 		fmt.Fprintf(w, "\nTokens: %s in all.\n", t)
@@ -131,6 +125,23 @@ func (v runsHuman) Show(run *state.Run, steps []*state.StepResult, waits []*stat
 	return nil
 }
 
+// writeStepRows prints a row for each step instance of t, each followed
+// by the runs it started: a line naming the run, then its steps, indented.
+func writeStepRows(tw io.Writer, t *runTree, prefix string) {
+	for _, sr := range t.steps {
+		msg := strings.ReplaceAll(sr.Error, "\n", " ")
+		if len(msg) > 100 {
+			msg = msg[:97] + "..."
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\t%s\n", prefix, resultLabel(sr), sr.Status, sr.Attempts, stepDuration(sr), tokens(sr.Usage), msg)
+		for _, kid := range t.children[resultLabel(sr)] {
+			fmt.Fprintf(tw, "%s  run %s of flow %q (%s)\t%s\t\t%s\t%s\t\n", prefix, kid.run.ID, kid.run.Flow, kid.run.Origin,
+				kid.run.Status, runDuration(kid.run), tokens(kid.run.Usage))
+			writeStepRows(tw, kid, prefix+"    ")
+		}
+	}
+}
+
 // runsJSON prints JSON: an array of runs, or one run with its steps.
 type runsJSON struct{ w io.Writer }
 
@@ -144,20 +155,34 @@ func (v runsJSON) List(runs []*state.Run, waits map[string][]*state.Approval) er
 	return writeJSON(v.w, out)
 }
 
-func (v runsJSON) Show(run *state.Run, steps []*state.StepResult, waits []*state.Approval) error {
-	out := struct {
-		jsonRun
-		Steps []jsonStep `json:"steps"`
-	}{jsonRun: newJSONRun(run), Steps: []jsonStep{}}
+func (v runsJSON) Show(t *runTree, waits []*state.Approval) error {
+	out := newJSONRunSteps(t)
 	out.WaitingFor = newJSONWaits(waits)
-	for _, sr := range steps {
-		out.Steps = append(out.Steps, jsonStep{
+	return writeJSON(v.w, out)
+}
+
+// jsonRunSteps is a run with its steps in runs show --json; each step
+// has the runs it started.
+type jsonRunSteps struct {
+	jsonRun
+	Origin string     `json:"origin,omitempty"`
+	Steps  []jsonStep `json:"steps"`
+}
+
+func newJSONRunSteps(t *runTree) jsonRunSteps {
+	out := jsonRunSteps{jsonRun: newJSONRun(t.run), Origin: t.run.Origin, Steps: []jsonStep{}}
+	for _, sr := range t.steps {
+		js := jsonStep{
 			Step: sr.Step, Instance: sr.Instance, Status: sr.Status, Attempts: sr.Attempts,
 			StartedAt: jsonTime(sr.StartedAt), DurationMS: sr.FinishedAt.Sub(sr.StartedAt).Milliseconds(),
 			Outputs: plainStored(sr.Outputs), Sensitive: sr.Sensitive, Error: sr.Error, Usage: nonEmpty(sr.Usage), Log: sr.Log,
-		})
+		}
+		for _, kid := range t.children[resultLabel(sr)] {
+			js.Runs = append(js.Runs, newJSONRunSteps(kid))
+		}
+		out.Steps = append(out.Steps, js)
 	}
-	return writeJSON(v.w, out)
+	return out
 }
 
 // maxStepOutputWidth is how much of a step's outputs runs show prints on
@@ -222,6 +247,9 @@ type jsonStep struct {
 	Error      string          `json:"error,omitempty"`
 	Usage      json.RawMessage `json:"usage,omitempty"`
 	Log        string          `json:"log,omitempty"`
+	// Runs are the runs the step instance started: the flow it uses, the
+	// flows its tool calls ran.
+	Runs []jsonRunSteps `json:"runs,omitempty"`
 }
 
 // writeLogged names the step instances that printed something.

@@ -1,0 +1,95 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// flowExecutor runs the flow a step uses as its block (use = "flow.NAME")
+// as a run of its own, recorded under the step's run: the step's
+// arguments are the flow's inputs and its outputs the flow's.
+type flowExecutor struct {
+	r    *run
+	prog *compiler.Program
+}
+
+func (e flowExecutor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+	given := make(map[string]compiler.InputValue, len(call.Inputs))
+	for name, v := range call.Inputs {
+		given[name] = compiler.InputValue{Value: v, Source: "step " + call.Step}
+	}
+	res, err := e.r.runFlow(ctx, e.prog, given, call.Sensitive, "flow", call.Step)
+	if res != nil && call.Log != nil {
+		call.Log(fmt.Sprintf("flow %s ran as run %s (%s)", e.prog.Flow.Name, res.RunID, res.Status))
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]cty.Value, len(res.Outputs))
+	for name, v := range res.Outputs {
+		out[name], _ = v.UnmarkDeep()
+	}
+	return &blocks.Result{Outputs: out, Usage: res.Usage}, nil
+}
+
+// runFlow runs prog as a run started by step (a step instance label) of
+// this run, with the given inputs (those named in sensitive marked so),
+// the secrets prog declares, and this run's store, cache and executors.
+// A run that does not end ok is an error naming it and what failed; the
+// result is returned with it when the run started.
+func (r *run) runFlow(ctx context.Context, prog *compiler.Program, given map[string]compiler.InputValue,
+	sensitive map[string]bool, origin, step string) (*Result, error) {
+	inputs, diags := prog.ResolveInputs(given)
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("the values do not fit the inputs of flow %s: %s", prog.Flow.Name, lang.ErrorSentence(diags, false))
+	}
+	for name := range sensitive {
+		if v, ok := inputs[name]; ok {
+			inputs[name] = v.Mark(lang.Sensitive)
+		}
+	}
+	res, err := Apply(ctx, prog, Options{
+		Inputs: inputs, Secrets: r.secretsFor(prog), LookupEnv: r.opts.LookupEnv, Namespace: r.opts.Namespace,
+		Parallelism: r.opts.Parallelism, NoCache: r.opts.NoCache, CacheAll: r.opts.CacheAll,
+		Store: r.opts.Store, Executors: r.opts.Executors, OnFileRead: r.opts.OnFileRead, Ask: r.opts.Ask,
+		Origin: origin, ParentRun: r.id, ParentStep: step,
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case ctx.Err() != nil:
+		return res, ctx.Err()
+	case res.Status == StatusOK:
+		return res, nil
+	}
+	msg := fmt.Sprintf("flow %s (run %s) %s", prog.Flow.Name, res.RunID, res.Status)
+	if res.Status == StatusWaiting {
+		msg += " for a decision; approve it, then run this step again"
+	}
+	if len(res.Diagnostics) > 0 {
+		msg += ": " + lang.ErrorSentence(res.Diagnostics, false)
+	}
+	return res, errors.New(msg)
+}
+
+// secretsFor are the secrets given to this run that prog declares: a
+// flow a run starts gets only those; the others it reads from the
+// environment, as any run does.
+func (r *run) secretsFor(prog *compiler.Program) map[string]string {
+	var secrets map[string]string
+	for name, v := range r.opts.Secrets {
+		if prog.SecretsByName[name] != nil {
+			if secrets == nil {
+				secrets = map[string]string{}
+			}
+			secrets[name] = v
+		}
+	}
+	return secrets
+}
