@@ -166,6 +166,24 @@ func Builtins() []*Block {
 			},
 		},
 		{
+			Name:        "mcp",
+			Runtime:     RuntimeBuiltin,
+			Description: "Call a tool of an MCP server declared with an mcp_server block",
+			UseWhen:     "You need a tool that an external Model Context Protocol server provides, such as a search engine, a database or an issue tracker",
+			Tags:        []string{"mcp", "tool", "agent", "integration", "network"},
+			Inputs: []*lang.Field{
+				required("server", cty.String, "The name of an mcp_server block of the flow"),
+				required("tool", cty.String, "The name of the server's tool"),
+				optional("arguments", cty.DynamicPseudoType, "The tool's arguments, an object (none when null)"),
+			},
+			Outputs: []*lang.Field{
+				out("result", cty.DynamicPseudoType, "The tool's structured result, else its text parsed when it is JSON, else the text"),
+				out("text", cty.String, "The text of the result"),
+			},
+			TypedOutputs:        []string{"result"},
+			PropagatesSensitive: true,
+		},
+		{
 			Name:        "sleep",
 			Runtime:     RuntimeBuiltin,
 			Description: "Wait for a duration",

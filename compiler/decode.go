@@ -44,7 +44,8 @@ func (c *compilation) decode() hcl.Diagnostics {
 	}
 
 	p.Inputs, p.Secrets, p.Memories, p.Outputs = file.Inputs, file.Secrets, file.Memories, file.Outputs
-	p.Schedules = file.Schedules
+	p.Schedules, p.MCPServers = file.Schedules, file.MCPServers
+	p.MCPServersByName = indexNamed(file.MCPServers, "mcp_server", func(v *lang.MCPServer) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	indexNamed(file.Schedules, "schedule", func(v *lang.Schedule) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.InputsByName = indexNamed(file.Inputs, "input", func(v *lang.Input) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.SecretsByName = indexNamed(file.Secrets, "secret", func(v *lang.Secret) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)

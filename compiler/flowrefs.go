@@ -128,25 +128,34 @@ func (c *compilation) flowName(path string) string {
 type Tool struct {
 	Name  string // the flow's or block's name, which the model calls
 	Range hcl.Range
-	Flow  *Program      // a flow tool
-	Block *blocks.Block // a block tool
+	Flow  *Program        // a flow tool
+	Block *blocks.Block   // a block tool
+	MCP   *lang.MCPServer // a tool of an MCP server, which it describes at run time
 	// Fingerprint identifies the tool's version, for the cache key of
 	// the step that may call it.
 	Fingerprint string
 }
 
-// Ref is how the tools argument names the tool: flow.NAME or block.NAME.
+// Ref is how the tools argument names the tool: flow.NAME, block.NAME
+// or mcp.SERVER.TOOL.
 func (t *Tool) Ref() string {
-	if t.Flow != nil {
+	switch {
+	case t.Flow != nil:
 		return lang.ToolFlow + "." + t.Name
+	case t.MCP != nil:
+		return lang.ToolMCP + "." + t.MCP.Name + "." + t.Name
 	}
 	return lang.ToolBlock + "." + t.Name
 }
 
-// Description is what the model reads of the tool.
+// Description is what the model reads of the tool; "" for an MCP
+// server's tool, which the server describes.
 func (t *Tool) Description() string {
-	if t.Flow != nil {
+	switch {
+	case t.Flow != nil:
 		return t.Flow.Flow.Description
+	case t.MCP != nil:
+		return ""
 	}
 	d := t.Block.Description
 	if t.Block.UseWhen != "" {
@@ -202,6 +211,14 @@ func (c *compilation) resolveTools(s *Step) hcl.Diagnostics {
 		rng := tr.SourceRange()
 		t := &Tool{Name: name, Range: rng}
 		switch tr.RootName() {
+		case lang.ToolMCP:
+			srv := c.prog.MCPServersByName[name]
+			if srv == nil {
+				diags = append(diags, unknownMCPServer(c.prog, name, rng)...)
+				continue
+			}
+			t.Name, t.MCP, t.Fingerprint = tr[2].(hcl.TraverseAttr).Name, srv, srv.Fingerprint()
+			name = t.Name
 		case lang.ToolBlock:
 			b := c.prog.Registry.Lookup(name)
 			switch {

@@ -40,7 +40,11 @@ type Program struct {
 	// Schedules are when flowctl serve starts runs of the flow, each
 	// checked: its inputs resolve (ScheduleInputs).
 	Schedules []*lang.Schedule
-	Steps     []*Step // in declaration order
+	// MCPServers are the MCP servers the flow declares, whose tools its
+	// steps may call.
+	MCPServers       []*lang.MCPServer
+	MCPServersByName map[string]*lang.MCPServer
+	Steps            []*Step // in declaration order
 
 	InputsByName   map[string]*lang.Input
 	SecretsByName  map[string]*lang.Secret

@@ -24,10 +24,14 @@ func (p *Program) InputSchema() jsonschema.Object {
 }
 
 // InputSchema is the JSON Schema of the tool's arguments: the flow's
-// (Program.InputSchema) or the block's inputs.
+// (Program.InputSchema) or the block's inputs; nil for an MCP server's
+// tool, whose schema the server gives.
 func (t *Tool) InputSchema() jsonschema.Object {
-	if t.Flow != nil {
+	switch {
+	case t.Flow != nil:
 		return t.Flow.InputSchema()
+	case t.MCP != nil:
+		return nil
 	}
 	return argumentsSchema(t.Block.Inputs)
 }

@@ -80,7 +80,7 @@ func (c *compilation) types() hcl.Diagnostics {
 		diags = append(diags, checkConversion(v, m.Type, m.Value, ctx, "Incorrect memory value type",
 			sprintf("The value of memory %q must be %s", m.Name, lang.FriendlyTypeName(m.Type.Type)))...)
 	}
-	return diags
+	return append(diags, c.checkMCP(tv)...)
 }
 
 // staticValues are the values known before a run: the given inputs (none

@@ -21,6 +21,8 @@ type File struct {
 	Outputs  []*Output
 	// Schedules are when flowctl serve starts runs of the flow.
 	Schedules []*Schedule
+	// MCPServers are the MCP servers whose tools steps may call.
+	MCPServers []*MCPServer
 }
 
 var flowFileSchema = &hcl.BodySchema{
@@ -34,6 +36,7 @@ var flowFileSchema = &hcl.BodySchema{
 		{Type: "step", LabelNames: []string{"name"}},
 		{Type: "output", LabelNames: []string{"name"}},
 		{Type: "schedule", LabelNames: []string{"name"}},
+		{Type: "mcp_server", LabelNames: []string{"name"}},
 	},
 }
 
@@ -75,6 +78,8 @@ func DecodeFlowFile(f *hcl.File, filename string) (*File, hcl.Diagnostics) {
 			file.Outputs = collect(file.Outputs, &diags)(decodeOutputBlock(b))
 		case "schedule":
 			file.Schedules = collect(file.Schedules, &diags)(decodeScheduleBlock(b))
+		case "mcp_server":
+			file.MCPServers = collect(file.MCPServers, &diags)(decodeMCPServerBlock(b))
 		}
 	}
 	return file, diags

@@ -294,6 +294,7 @@ const DefaultMaxToolCalls = 10
 const (
 	ToolFlow  = "flow"
 	ToolBlock = "block"
+	ToolMCP   = "mcp" // mcp.SERVER.TOOL
 )
 
 // decodeTools reads a tools argument: a list of flow.NAME and block.NAME
@@ -307,13 +308,17 @@ func decodeTools(a *hcl.Attribute) ([]hcl.Traversal, hcl.Diagnostics) {
 	out := []hcl.Traversal{}
 	for _, e := range exprs {
 		tr, d := hcl.AbsTraversalForExpr(e)
-		attr := len(tr) == 2
-		if attr {
-			_, attr = tr[1].(hcl.TraverseAttr)
+		want := 2
+		if tr.RootName() == ToolMCP {
+			want = 3
 		}
-		if d.HasErrors() || !attr || (tr.RootName() != ToolFlow && tr.RootName() != ToolBlock) {
+		ok := !d.HasErrors() && len(tr) == want
+		for i := 1; ok && i < len(tr); i++ {
+			_, ok = tr[i].(hcl.TraverseAttr)
+		}
+		if !ok || (tr.RootName() != ToolFlow && tr.RootName() != ToolBlock && tr.RootName() != ToolMCP) {
 			diags = append(diags, Error(e.Range(), "Invalid tool",
-				"Each tool must be flow.NAME (a flow in this flow's directory or a registry) or block.NAME (a built-in or registry block), such as flow.search_docs.")...)
+				"Each tool must be flow.NAME (a flow in this flow's directory or a registry), block.NAME (a built-in or registry block) or mcp.SERVER.TOOL (a tool of an mcp_server of the flow), such as flow.search_docs.")...)
 			continue
 		}
 		out = append(out, tr)

@@ -81,7 +81,6 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 		log = r.newInstanceLog(s.Name, inst.key)
 		call.Log = log.line
 	}
-	call.Tools = r.stepTools(s, inst, call.Log)
 	exec, err := r.executorFor(s)
 	if err != nil {
 		return fail(r.stepError(s, inst, err))
@@ -111,6 +110,9 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 		}
 	}
 
+	if call.Tools, err = r.stepTools(ctx, s, inst, call.Log); err != nil {
+		return fail(r.stepError(s, inst, err))
+	}
 	value, attempts, usage, err := r.attempt(ctx, s, inst, exec, call)
 	switch {
 	case err == nil && sensitive:

@@ -139,6 +139,7 @@ type run struct {
 	memory  map[string]cty.Value
 
 	sem chan struct{} // the run's overall cap; nil when none
+	mcp mcpPool       // the run's sessions with MCP servers
 	// prior are the step results the run recorded before it was
 	// resumed, by step and instance; nil when it was not.
 	prior map[string]map[string]*state.StepResult
@@ -232,6 +233,7 @@ func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
 }
 
 func (r *run) apply(ctx context.Context) (*Result, error) {
+	defer r.closeMCP()
 	st := r.opts.Store
 	started := time.Now()
 	inputsJSON, _ := json.Marshal(r.plainInputs())

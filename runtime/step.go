@@ -349,16 +349,19 @@ func (r *run) executor(s *compiler.Step) blocks.Executor {
 }
 
 // executorFor is the executor of a step: the one Options.Replace gives it,
-// else, for a step that uses a flow, one that runs the flow; else its
-// block's.
+// else, for a step that uses a flow, one that runs the flow, and for an
+// mcp step one that calls the run's MCP server; else its block's.
 func (r *run) executorFor(s *compiler.Step) (blocks.Executor, error) {
 	if r.opts.Replace != nil {
 		if ex := r.opts.Replace(s); ex != nil {
 			return ex, nil
 		}
 	}
-	if s.Flow != nil {
+	switch {
+	case s.Flow != nil:
 		return flowExecutor{r: r, prog: s.Flow}, nil
+	case s.Block.Builtin() && s.Block.Name == "mcp":
+		return mcpExecutor{r}, nil
 	}
 	return r.opts.Executors.For(s.Block)
 }

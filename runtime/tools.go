@@ -56,17 +56,31 @@ func (ToolCallStarted) event()  {}
 func (ToolCallFinished) event() {}
 
 // stepTools gives the model of an llm step instance its tools: their
-// definitions, and the function that runs the calls, recording each.
-func (r *run) stepTools(s *compiler.Step, inst instance, log func(string)) *blocks.Tools {
+// definitions (an MCP server's from the server, which this starts), and
+// the function that runs the calls, recording each.
+func (r *run) stepTools(ctx context.Context, s *compiler.Step, inst instance, log func(string)) (*blocks.Tools, error) {
 	if len(s.Tools) == 0 {
-		return nil
+		return nil, nil
 	}
 	t := &blocks.Tools{Max: s.ToolCallLimit()}
 	byName := map[string]*compiler.Tool{}
 	var names []string
 	for _, tool := range s.Tools {
-		params, _ := json.Marshal(tool.InputSchema())
-		t.Defs = append(t.Defs, blocks.ToolDef{Name: tool.Name, Description: tool.Description(), Parameters: params})
+		def := blocks.ToolDef{Name: tool.Name, Description: tool.Description()}
+		if tool.MCP != nil {
+			sess, err := r.mcpSession(ctx, tool.MCP.Name)
+			if err != nil {
+				return nil, err
+			}
+			mt, err := sess.Tool(ctx, tool.Name)
+			if err != nil {
+				return nil, err
+			}
+			def.Description, def.Parameters = mt.Description, mt.InputSchema
+		} else {
+			def.Parameters, _ = json.Marshal(tool.InputSchema())
+		}
+		t.Defs = append(t.Defs, def)
 		byName[tool.Name] = tool
 		names = append(names, tool.Name)
 	}
@@ -93,7 +107,7 @@ func (r *run) stepTools(s *compiler.Step, inst instance, log func(string)) *bloc
 		r.emit(e)
 		return out.json, err
 	}
-	return t
+	return t, nil
 }
 
 // toolResult is what a tool call returned: its outputs as JSON text.
@@ -113,8 +127,11 @@ func (r *run) callTool(ctx context.Context, s *compiler.Step, inst instance, too
 			return toolResult{}, fmt.Errorf("the arguments must be a JSON object of the tool's inputs; got %s", clip(args, 200))
 		}
 	}
-	if tool.Flow != nil {
+	switch {
+	case tool.Flow != nil:
 		return r.callFlow(ctx, tool.Flow, raw, Label(s.Name, inst.key))
+	case tool.MCP != nil:
+		return r.callMCP(ctx, tool, args)
 	}
 	return r.callBlock(ctx, s, tool.Block, raw, log)
 }
@@ -141,6 +158,29 @@ func (r *run) callFlow(ctx context.Context, prog *compiler.Program, raw map[stri
 	}
 	b, err := json.Marshal(PlainOutputs(res.Outputs))
 	return toolResult{json: string(b), runID: res.RunID}, err
+}
+
+// callMCP calls a tool of an MCP server with the model's arguments, which
+// the server checks. Its result is the structured content, else the text.
+func (r *run) callMCP(ctx context.Context, tool *compiler.Tool, args string) (toolResult, error) {
+	sess, err := r.mcpSession(ctx, tool.MCP.Name)
+	if err != nil {
+		return toolResult{}, err
+	}
+	var raw json.RawMessage
+	if strings.TrimSpace(args) != "" {
+		raw = json.RawMessage(args)
+	}
+	res, err := sess.Call(ctx, tool.Name, raw)
+	switch {
+	case err != nil:
+		return toolResult{}, err
+	case res.IsError:
+		return toolResult{}, fmt.Errorf("the tool failed: %s", clip(res.Text, 2000))
+	case res.Structured != nil:
+		return toolResult{json: string(res.Structured)}, nil
+	}
+	return toolResult{json: res.Text}, nil
 }
 
 // callBlock runs a block tool: the arguments are its inputs, checked and

@@ -321,6 +321,8 @@ func unmocked(t *compiler.Test, live bool) hcl.Diagnostics {
 			what = "calls a model"
 		case s.Block.Builtin() && slices.Contains([]string{"http", "scrape"}, s.Block.Name):
 			what = "calls the network (" + s.Block.Name + ")"
+		case s.Block.Builtin() && s.Block.Name == "mcp":
+			what = "calls a tool of an MCP server"
 		default:
 			continue
 		}

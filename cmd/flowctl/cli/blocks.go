@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,15 +10,19 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/blocks/mcpclient"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // localBlocksDir holds the block files of the current directory's
@@ -38,7 +43,9 @@ func newBlocksCommand(s streams) *cobra.Command {
 		Long: `Blocks lists the blocks a flow in the current directory can use: the
 built-ins, the blocks of ./blocks/*.block.hcl, those of every --registry
 directory, and the blocks defined inline in the flow files of the current
-directory (which only their own flow can use). Search ranks them for a
+directory (which only their own flow can use), then the tools of the
+mcp_server blocks of those flow files, as mcp.SERVER.TOOL (each server is
+started, or reached, to list them). Search ranks the blocks for a
 query by their names, tags, descriptions and use_when texts; with
 FLOWCTL_EMBEDDINGS_MODEL set it ranks by embeddings too, caching the vectors
 in .flowctl. Show describes one block: its inputs and outputs with their
@@ -131,11 +138,66 @@ func definedIn(b *blocks.Block) string {
 }
 
 func blocksList(s streams, registries []string, jsonOut bool) error {
-	all, _, err := loadBlocks(s, registries, jsonOut)
+	all, l, err := loadBlocks(s, registries, jsonOut)
 	if err != nil {
 		return err
 	}
-	return newBlocksView(s, jsonOut).List(all)
+	return newBlocksView(s, jsonOut).List(all, listMCPTools(l))
+}
+
+// mcpTool is a tool of an MCP server that a flow of the current directory
+// declares, or (with err) a server whose tools could not be listed.
+type mcpTool struct {
+	flow   string
+	server *lang.MCPServer
+	tool   mcpclient.Tool
+	err    error
+}
+
+// name is how an llm step's tools name the tool: mcp.SERVER.TOOL.
+func (t mcpTool) name() string {
+	if t.err != nil {
+		return lang.ToolMCP + "." + t.server.Name + ".*"
+	}
+	return lang.ToolMCP + "." + t.server.Name + "." + t.tool.Name
+}
+
+// mcpListTimeout bounds how long blocks list waits for MCP servers.
+const mcpListTimeout = 30 * time.Second
+
+// listMCPTools starts or reaches the MCP servers the flow files of the
+// current directory declare, as a run would (inputs at their defaults,
+// secrets from the environment), and lists their tools.
+func listMCPTools(l *flowLoader) []mcpTool {
+	var out []mcpTool
+	flows, _ := filepath.Glob("*.flow.hcl")
+	for _, flow := range flows {
+		if src, err := os.ReadFile(flow); err != nil || !bytes.Contains(src, []byte("mcp_server")) {
+			continue
+		}
+		prog, diags := compiler.Compile(flow, compiler.Options{Parser: l.parser, RegistryDirs: l.registries})
+		if diags.HasErrors() || prog == nil {
+			continue // blocks list is not validate; its servers are not listed
+		}
+		inputs, _ := prog.ResolveInputs(nil)
+		for _, in := range prog.Inputs {
+			if _, ok := inputs[in.Name]; !ok {
+				inputs[in.Name] = cty.UnknownVal(in.Type.Type)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), mcpListTimeout)
+		for _, st := range runtime.ListMCPTools(ctx, prog, runtime.Options{Inputs: inputs}) {
+			if st.Err != nil {
+				out = append(out, mcpTool{flow: flow, server: st.Server, err: st.Err})
+				continue
+			}
+			for _, t := range st.Tools {
+				out = append(out, mcpTool{flow: flow, server: st.Server, tool: t})
+			}
+		}
+		cancel()
+	}
+	return out
 }
 
 func blocksSearch(s streams, registries []string, query string, limit int, jsonOut bool) error {

@@ -17,7 +17,7 @@ import (
 // blocksView renders what flowctl blocks finds: the blocks, a search's
 // ranked hits, or one block.
 type blocksView interface {
-	List(all []*blocks.Block) error
+	List(all []*blocks.Block, tools []mcpTool) error
 	Search(query string, hits []index.Hit) error
 	Show(b *blocks.Block, others []*blocks.Block) error
 }
@@ -37,11 +37,18 @@ func newBlocksView(s streams, jsonOut bool) blocksView {
 // blocksHuman prints tables and a block's description.
 type blocksHuman struct{ w io.Writer }
 
-func (v blocksHuman) List(all []*blocks.Block) error {
+func (v blocksHuman) List(all []*blocks.Block, tools []mcpTool) error {
 	tw := tabwriter.NewWriter(v.w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tRUNTIME\tDEFINED IN\tDESCRIPTION")
 	for _, b := range all {
 		fmt.Fprintln(tw, cells(b.Name, b.Runtime, definedIn(b), firstLine(b.Description)))
+	}
+	for _, t := range tools {
+		desc := firstLine(t.tool.Description)
+		if t.err != nil {
+			desc = "cannot list its tools: " + cut(firstLine(t.err.Error()), 160)
+		}
+		fmt.Fprintln(tw, cells(t.name(), lang.ToolMCP, fmt.Sprintf("%s (mcp_server %s)", t.flow, t.server.Name), desc))
 	}
 	return tw.Flush()
 }
@@ -67,10 +74,20 @@ func (v blocksHuman) Show(b *blocks.Block, others []*blocks.Block) error {
 // blocksJSON prints JSON.
 type blocksJSON struct{ w io.Writer }
 
-func (v blocksJSON) List(all []*blocks.Block) error {
+func (v blocksJSON) List(all []*blocks.Block, tools []mcpTool) error {
 	out := []jsonBlockSummary{}
 	for _, b := range all {
 		out = append(out, newJSONBlockSummary(b))
+	}
+	for _, t := range tools {
+		r := t.server.DeclRange
+		js := jsonBlockSummary{Name: t.name(), Runtime: lang.ToolMCP, Description: t.tool.Description, Tags: []string{},
+			DefinedAt: &jsonSpot{Filename: r.Filename, Line: r.Start.Line, Column: r.Start.Column}, Inline: true,
+			MCPServer: t.server.Name, InputSchema: t.tool.InputSchema}
+		if t.err != nil {
+			js.Error = t.err.Error()
+		}
+		out = append(out, js)
 	}
 	return writeJSON(v.w, out)
 }
@@ -99,6 +116,12 @@ type jsonBlockSummary struct {
 	Tags        []string  `json:"tags"`
 	DefinedAt   *jsonSpot `json:"defined_at"`
 	Inline      bool      `json:"inline"` // defined in a flow file, for that flow alone
+	// MCPServer, for a tool of an MCP server (runtime "mcp", named
+	// mcp.SERVER.TOOL), is the server; InputSchema its arguments' JSON
+	// Schema; Error why the server's tools could not be listed.
+	MCPServer   string          `json:"mcp_server,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	Error       string          `json:"error,omitempty"`
 }
 
 // jsonSpot is where a block is defined.
