@@ -56,6 +56,17 @@ type LLMResponse struct {
 	Error    string
 }
 
+// ReplyAdjusted is a debug event: a reply was taken with changes (fields
+// renamed, dropped or defaulted, JSON values read as HCL expressions),
+// each in Notes.
+type ReplyAdjusted struct {
+	Time  time.Time
+	Stage string
+	Try   int
+	Block string
+	Notes []string
+}
+
 // DecomposeBlocks lists the blocks the intent needs.
 type DecomposeBlocks struct {
 	Time   time.Time
@@ -203,6 +214,7 @@ func (StageStarted) event()    {}
 func (LLMRequest) event()      {}
 func (LLMResponse) event()     {}
 func (DecomposeBlocks) event() {}
+func (ReplyAdjusted) event()   {}
 func (SearchFound) event()     {}
 func (SearchMissing) event()   {}
 func (CreatingBlock) event()   {}

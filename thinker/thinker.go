@@ -267,6 +267,17 @@ func (r *run) ask(ctx context.Context, q request, out any) (json.RawMessage, err
 	if err := json.Unmarshal(reply, &v); err != nil {
 		return nil, stageErr(stage, err, "the model's reply is malformed: %s", err)
 	}
+	var shape map[string]any
+	if json.Unmarshal(q.schema.Shape, &shape) == nil {
+		var notes []string
+		v = conform(v, shape, "reply", &notes)
+		if len(notes) > 0 {
+			r.emit(ReplyAdjusted{Time: time.Now(), Stage: stage, Try: q.try, Block: q.block, Notes: notes})
+			if reply, err = json.Marshal(v); err != nil {
+				return nil, stageErr(stage, err, "the model's reply is malformed: %s", err)
+			}
+		}
+	}
 	if problems := llm.CheckShape(v, q.schema.Shape); len(problems) > 0 {
 		return nil, stageErr(stage, nil, "the model's reply is malformed: it does not have the shape of a %s reply: %s",
 			stage, strings.Join(problems, "; "))

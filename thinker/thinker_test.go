@@ -269,3 +269,63 @@ func TestRetryReasons(t *testing.T) {
 		}
 	}
 }
+
+// TestTolerantReplies: a wire reply in the shapes models send — a field
+// in camel case, another capitalised, optional fields left out, an extra
+// field, JSON numbers, booleans and objects as args — is taken, with
+// each change in a ReplyAdjusted event, and gives a flow that validates.
+func TestTolerantReplies(t *testing.T) {
+	dir := t.TempDir()
+	m := newFakeModel(map[string][]string{
+		StageClarify:     {`{"ready": true, "question": "", "refined_intent": "Count the words of notes.txt"}`},
+		StageDecompose:   {decomposeNotes},
+		StageCreateBlock: {createCountWords},
+		StageWire: {`{"name": "note_words", "confidence": 0.9,
+			"Steps": [
+				{"name": "read", "use": "file", "args": {"path": "\"notes.txt\""}},
+				{"name": "count", "use": "count_words", "args": {"text": "step.read.text"}, "dependsOn": ["read"]},
+				{"name": "limit", "use": "value", "args": {"value": 5}},
+				{"name": "flags", "use": "value", "args": {"value": {"strict": true, "tags": ["a", "b"]}}}],
+			"outputs": [{"name": "count", "value": "step.count.count"}, {"name": "limit", "value": "step.limit.value"},
+				{"name": "strict", "value": "step.flags.value.strict"}]}`},
+	})
+	var notes []string
+	res, err := Think(context.Background(), Options{
+		Intent: "count words in my notes", Model: m, Dir: dir, Executors: testExecutors(),
+		Observe: func(e Event) {
+			if a, ok := e.(ReplyAdjusted); ok && a.Stage == StageWire {
+				notes = append(notes, a.Notes...)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Valid {
+		t.Fatalf("the flow does not validate: %v", res.Diagnostics)
+	}
+	all := strings.Join(notes, "\n")
+	for _, want := range []string{
+		`reply.Steps read as "steps"`,
+		`reply.steps[1].dependsOn read as "depends_on"`,
+		`reply.confidence ignored`,
+		`reply.description missing: taken as ""`,
+		`reply.inputs missing: taken as []`,
+		`reply.steps[0].depends_on missing: taken as []`,
+		`reply.steps[2].args.value: the JSON value 5 read as the HCL expression 5`,
+		`the HCL expression {`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notes lack %q:\n%s", want, all)
+		}
+	}
+	src, err := os.ReadFile(res.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"value = 5", "strict = true", `depends_on = [step.read]`} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("the flow lacks %q:\n%s", want, src)
+		}
+	}
+}

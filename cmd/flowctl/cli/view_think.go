@@ -159,6 +159,14 @@ type (
 		Diagnostics   []diagjson.Diagnostic `json:"diagnostics"`
 		Usage         blocks.Usage          `json:"usage"`
 	}
+	jsonReplyAdjusted struct {
+		Type  string   `json:"type"`
+		Time  string   `json:"time"`
+		Stage string   `json:"stage"`
+		Try   int      `json:"try"`
+		Block string   `json:"block,omitempty"`
+		Notes []string `json:"notes"`
+	}
 	jsonThinkError struct {
 		Type        string                `json:"type"`
 		Time        string                `json:"time"`
@@ -185,6 +193,8 @@ func (v *thinkJSON) Event(e thinker.Event) {
 		out = jsonLLMResponse{"llm_response", jsonTime(e.Time), e.Stage, e.Try, e.Block, e.Duration.Milliseconds(), e.Usage, e.Reply, e.Error}
 	case thinker.DecomposeBlocks:
 		out = jsonDecomposeBlocks{"decompose_blocks", jsonTime(e.Time), e.Blocks}
+	case thinker.ReplyAdjusted:
+		out = jsonReplyAdjusted{"reply_adjusted", jsonTime(e.Time), e.Stage, e.Try, e.Block, e.Notes}
 	case thinker.SearchFound:
 		out = jsonSearchFound{"search_found", jsonTime(e.Time), e.Block, e.Found, e.Runtime, e.Score}
 	case thinker.SearchMissing:

@@ -1,0 +1,182 @@
+package thinker
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// conform bends a reply toward the shape of its stage, as real models
+// write replies: a field spelled in another case (dependsOn, DependsOn)
+// takes the schema's name; a field the schema does not have is dropped; a
+// missing array is empty, a missing description empty and a missing field
+// that may be null is null; and a JSON number, boolean, array or object
+// where the schema wants a string (an HCL expression, such as a step's
+// argument) becomes the HCL expression of that value (5, true, ["a"],
+// { k = "v" }). Each change is described in notes, by path.
+func conform(v any, schema map[string]any, path string, notes *[]string) any {
+	if schema == nil {
+		return v
+	}
+	if _, ok := schema["anyOf"]; ok {
+		return v // a choice of shapes (an input's default): taken as it is
+	}
+	// A number, a boolean, an array or an object where a string (an
+	// HCL expression) is wanted.
+	if types, jt := schemaTypes(schema), typeOfJSON(v); jt != "" && contains(types, "string") && !contains(types, jt) {
+		if expr, ok := hclExpression(v); ok {
+			*notes = append(*notes, fmt.Sprintf("%s: the JSON value %s read as the HCL expression %s", path, compactJSONText(v), expr))
+			return expr
+		}
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		props, _ := schema["properties"].(map[string]any)
+		if props == nil {
+			if extra, ok := schema["additionalProperties"].(map[string]any); ok {
+				for _, k := range lang.SortedKeys(x) {
+					x[k] = conform(x[k], extra, path+"."+k, notes)
+				}
+			}
+			return x
+		}
+		byFolded := map[string]string{}
+		for name := range props {
+			byFolded[foldKey(name)] = name
+		}
+		out := make(map[string]any, len(x))
+		for _, k := range lang.SortedKeys(x) {
+			name := k
+			if _, ok := props[k]; !ok {
+				if n, ok := byFolded[foldKey(k)]; ok {
+					name = n
+					*notes = append(*notes, fmt.Sprintf("%s.%s read as %q", path, k, n))
+				} else {
+					*notes = append(*notes, fmt.Sprintf("%s.%s ignored: there is no such field", path, k))
+					continue
+				}
+			}
+			if _, dup := out[name]; dup {
+				continue // the schema's own spelling wins
+			}
+			ps, _ := props[name].(map[string]any)
+			out[name] = conform(x[k], ps, path+"."+name, notes)
+		}
+		required, _ := schema["required"].([]any)
+		for _, r := range required {
+			name, _ := r.(string)
+			if _, ok := out[name]; ok {
+				continue
+			}
+			ps, _ := props[name].(map[string]any)
+			switch {
+			case hasType(ps, "array"):
+				out[name] = []any{}
+			case name == "description" && hasType(ps, "string"):
+				out[name] = ""
+			case allowsNull(ps):
+				out[name] = nil
+			default:
+				continue // missing, as the shape check says
+			}
+			*notes = append(*notes, fmt.Sprintf("%s.%s missing: taken as %s", path, name, describeDefault(out[name])))
+		}
+		return out
+	case []any:
+		items, _ := schema["items"].(map[string]any)
+		for i := range x {
+			x[i] = conform(x[i], items, fmt.Sprintf("%s[%d]", path, i), notes)
+		}
+		return x
+	}
+	return v
+}
+
+// foldKey is a field name without case, underscores or dashes:
+// depends_on, dependsOn and DependsOn are one.
+func foldKey(k string) string {
+	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
+}
+
+// hclExpression is the HCL expression of a JSON value.
+func hclExpression(v any) (string, bool) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", false
+	}
+	ty, err := ctyjson.ImpliedType(b)
+	if err != nil {
+		return "", false
+	}
+	cv, err := ctyjson.Unmarshal(b, ty)
+	if err != nil {
+		return "", false
+	}
+	return strings.TrimSpace(string(hclwrite.TokensForValue(cv).Bytes())), true
+}
+
+func schemaTypes(s map[string]any) []string {
+	switch t := s["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func hasType(s map[string]any, t string) bool { return contains(schemaTypes(s), t) }
+
+func allowsNull(s map[string]any) bool { return s != nil && hasType(s, "null") }
+
+func typeOfJSON(v any) string {
+	switch v.(type) {
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func describeDefault(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return `""`
+	case []any:
+		if len(v) == 0 {
+			return "[]"
+		}
+	}
+	return compactJSONText(v)
+}
+
+func compactJSONText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
