@@ -250,8 +250,17 @@ func (c *compilation) resolveTraversal(tr hcl.Traversal, ctx refContext) (*lang.
 func (c *compilation) resolveStepName(ref *lang.Ref, ctx refContext) hcl.Diagnostics {
 	target := c.prog.StepsByName[ref.Name]
 	if target == nil {
+		names := lang.SortedKeys(c.prog.StepsByName)
+		hint := lang.Suggest(ref.Name, names)
+		switch {
+		case hint != "":
+		case len(names) == 0:
+			hint = " The flow has no steps."
+		case len(names) <= maxListedNames:
+			hint = " Its steps are " + strings.Join(names, ", ") + "."
+		}
 		return lang.Error(ref.NameRange, "Unknown step",
-			"There is no step named %q in this flow.%s", ref.Name, lang.Suggest(ref.Name, lang.SortedKeys(c.prog.StepsByName)))
+			"There is no step named %q in this flow.%s", ref.Name, hint)
 	}
 	if target == ctx.self {
 		return lang.Error(ref.NameRange, "Self-referential step",
@@ -387,6 +396,10 @@ func (c *compilation) localCycles() hcl.Diagnostics {
 	}
 	return diags
 }
+
+// maxListedNames is how many names an error lists when it lists them
+// all.
+const maxListedNames = 12
 
 func listOrNone(names []string) string {
 	if len(names) == 0 {

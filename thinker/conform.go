@@ -13,8 +13,8 @@ import (
 // conform bends a reply toward the shape of its stage, as real models
 // write replies: a field spelled in another case (dependsOn, DependsOn)
 // takes the schema's name; a field the schema does not have is dropped; a
-// missing array is empty, a missing description empty and a missing field
-// that may be null is null; and a JSON number, boolean, array or object
+// missing optional field (optionalField) takes its empty value ("", [] or
+// null); and a JSON number, boolean, array or object
 // where the schema wants a string (an HCL expression, such as a step's
 // argument) becomes the HCL expression of that value (5, true, ["a"],
 // { k = "v" }). Each change is described in notes, by path.
@@ -73,15 +73,16 @@ func conform(v any, schema map[string]any, path string, notes *[]string) any {
 				continue
 			}
 			ps, _ := props[name].(map[string]any)
+			if !optionalField(name, props) {
+				continue // missing, as the shape check says
+			}
 			switch {
 			case hasType(ps, "array"):
 				out[name] = []any{}
-			case name == "description" && hasType(ps, "string"):
+			case hasType(ps, "string"):
 				out[name] = ""
-			case allowsNull(ps):
-				out[name] = nil
 			default:
-				continue // missing, as the shape check says
+				out[name] = nil
 			}
 			*notes = append(*notes, fmt.Sprintf("%s.%s missing: taken as %s", path, name, describeDefault(out[name])))
 		}
@@ -94,6 +95,19 @@ func conform(v any, schema map[string]any, path string, notes *[]string) any {
 		return x
 	}
 	return v
+}
+
+// optionalField reports whether a reply may leave a field out: a
+// description, a step's depends_on, an input's default, and a flow's
+// inputs (an object with steps is a flow).
+func optionalField(name string, props map[string]any) bool {
+	switch name {
+	case "description", "depends_on", "default":
+		return true
+	case "inputs":
+		return props["steps"] != nil
+	}
+	return false
 }
 
 // foldKey is a field name without case, underscores or dashes:

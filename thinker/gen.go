@@ -32,7 +32,7 @@ func exprTokens(src string, what string) (hclwrite.Tokens, hcl.Diagnostics) {
 		}
 		return nil, problem("Invalid expression", "%s", detail)
 	}
-	return lexTokens(src)
+	return lexTokens(src, what)
 }
 
 // typeTokens parses src as an HCL type expression and returns its tokens.
@@ -46,16 +46,17 @@ func typeTokens(src string, what string) (cty.Type, hclwrite.Tokens, hcl.Diagnos
 			"%s has the type %s, which is not an HCL type expression: %s. Types are string, number, bool, any, list(T), set(T), map(T), object({ name = T }).",
 			capitalizeFirst(what), strconv.Quote(src), lang.ErrorSentence(diags, false))
 	}
-	toks, d := lexTokens(src)
+	toks, d := lexTokens(src, what)
 	return ty, toks, d
 }
 
 // lexTokens returns the hclwrite tokens of an expression that parses: the
-// expression of an attribute whose value it is.
-func lexTokens(src string) (hclwrite.Tokens, hcl.Diagnostics) {
+// expression of an attribute whose value it is (what names it).
+func lexTokens(src, what string) (hclwrite.Tokens, hcl.Diagnostics) {
 	f, diags := hclwrite.ParseConfig([]byte("v = "+src+"\n"), "expression", hcl.InitialPos)
 	if diags.HasErrors() || f.Body().GetAttribute("v") == nil || len(f.Body().Attributes()) != 1 {
-		return nil, problem("Invalid expression", "The expression %s cannot be written as an argument's value.", strconv.Quote(src))
+		return nil, problem("Invalid expression", "%s, %s, cannot be written on one line as a value: write one expression, without newlines outside strings.",
+			capitalizeFirst(what), strconv.Quote(src))
 	}
 	return f.Body().GetAttribute("v").Expr().BuildTokens(nil), nil
 }
@@ -191,9 +192,20 @@ func promptTokens(prompt string) (hclwrite.Tokens, hcl.Diagnostics) {
 
 // renderFlow makes the flow file of a wire or repair reply. Blocks are
 // the registry's, to order each step's arguments as its block declares
-// its inputs.
-func renderFlow(r *wireReply, reg *blocks.Registry) ([]byte, hcl.Diagnostics) {
-	var diags hcl.Diagnostics
+// its inputs. Templates written for references are fixed where the
+// reference is clear (fixes says which) and reported where not.
+func renderFlow(r *wireReply, reg *blocks.Registry) (src []byte, fixes []string, diags hcl.Diagnostics) {
+	refs := newRefResolver(r, reg)
+	expr := func(src, what string) (hclwrite.Tokens, hcl.Diagnostics) {
+		src, fix, d := refs.fixTemplate(src, what)
+		if fix != "" {
+			fixes = append(fixes, fix)
+		}
+		if d.HasErrors() {
+			return nil, d
+		}
+		return exprTokens(src, what)
+	}
 	f := hclwrite.NewEmptyFile()
 	root := f.Body()
 	fb := root.AppendNewBlock("flow", []string{r.Name}).Body()
@@ -238,7 +250,7 @@ func renderFlow(r *wireReply, reg *blocks.Registry) ([]byte, hcl.Diagnostics) {
 				diags = append(diags, problem("Invalid argument name", "Step %q has an argument named %q, which is not an HCL identifier; arguments are named after the block's inputs.", s.Name, name)...)
 				continue
 			}
-			toks, d := exprTokens(*val, what)
+			toks, d := expr(*val, what)
 			diags = append(diags, d...)
 			if !d.HasErrors() {
 				b.SetAttributeRaw(name, toks)
@@ -248,13 +260,13 @@ func renderFlow(r *wireReply, reg *blocks.Registry) ([]byte, hcl.Diagnostics) {
 	for _, o := range r.Outputs {
 		root.AppendNewline()
 		b := root.AppendNewBlock("output", []string{o.Name}).Body()
-		toks, d := exprTokens(o.Value, fmt.Sprintf("the value of output %q", o.Name))
+		toks, d := expr(o.Value, fmt.Sprintf("the value of output %q", o.Name))
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			b.SetAttributeRaw("value", toks)
 		}
 	}
-	return hclwrite.Format(f.Bytes()), diags
+	return hclwrite.Format(f.Bytes()), fixes, diags
 }
 
 // dependsOnTokens writes a step's depends_on as a list of step.NAME

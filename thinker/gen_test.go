@@ -41,7 +41,7 @@ func TestRenderFlow(t *testing.T) {
 		],
 		"outputs": [{"name": "size", "value": "step.echo.value"}]
 	}`)
-	src, diags := renderFlow(r, blocks.NewRegistry())
+	src, _, diags := renderFlow(r, blocks.NewRegistry())
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -97,7 +97,7 @@ func TestRenderFlowBadExpressions(t *testing.T) {
 		"steps": [{"name": "get", "use": "http", "args": {"url": "https://example.com", "bad-name!": "1", "method": "\"GET\""}, "depends_on": ["not a step"]}],
 		"outputs": [{"name": "o", "value": "step.get.text +"}]
 	}`)
-	src, diags := renderFlow(r, blocks.NewRegistry())
+	src, _, diags := renderFlow(r, blocks.NewRegistry())
 	var got []string
 	for _, d := range diags {
 		if d.Subject != nil {

@@ -68,7 +68,7 @@ const wireSystem = `You assemble a flow for flowctl from the blocks listed in th
 
 ` + flowRules
 
-const repairSystem = `You fix a flow for flowctl. The message gives the intent, the blocks the flow may use, the flow as it was generated from your previous reply (flow_file, with line numbers matching the diagnostics), and the compiler's diagnostics as the JSON of flowctl validate --json. Fix every error and reply with the whole corrected flow in the same shape as before.
+const repairSystem = `You fix a flow for flowctl. The message gives the intent, the blocks the flow may use, the flow as it was generated from your previous reply (flow_file, with line numbers matching the diagnostics), the compiler's diagnostics as the JSON of flowctl validate --json, and the same errors as problems: where each is (the step and argument), the text at fault, and the problem with its fix. Fix every error and reply with the whole corrected flow in the same shape as before.
 
 ` + flowRules
 

@@ -223,7 +223,7 @@ func TestMalformedReplies(t *testing.T) {
 		reply, want string
 	}{
 		{"Sure! Here are the blocks.", `decompose: the model's reply is malformed: it is not a JSON object`},
-		{`{"blocks": [{"id": "a"}]}`, `decompose: the model's reply is malformed: it does not have the shape of a decompose reply: .blocks[0]: the field "description" is missing`},
+		{`{"blocks": [{"id": "a"}]}`, `decompose: the model's reply is malformed: it does not have the shape of a decompose reply: .blocks[0]: the field "runtime" is missing`},
 	} {
 		m := newFakeModel(map[string][]string{StageDecompose: {c.reply}})
 		_, err := Think(context.Background(), Options{Intent: "x", Model: m, Dir: t.TempDir(), NoClarify: true})
@@ -327,5 +327,64 @@ func TestTolerantReplies(t *testing.T) {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("the flow lacks %q:\n%s", want, src)
 		}
+	}
+}
+
+// TestTemplateReferences: an argument written as a template of another
+// tool is rewritten as the reference when it names one step output
+// ("{{read.text}}", ${step.read.text} unquoted), with the fix in a
+// ReplyAdjusted event; otherwise the repair request says what to write
+// instead, and following it gives a flow that validates.
+func TestTemplateReferences(t *testing.T) {
+	for _, arg := range []string{`{{read.text}}`, `\"{{ read.text }}\"`, `${step.read.text}`} {
+		t.Run(arg, func(t *testing.T) {
+			m := newFakeModel(map[string][]string{
+				StageDecompose:   {decomposeNotes},
+				StageCreateBlock: {createCountWords},
+				StageWire:        {wire(arg)},
+			})
+			var notes []string
+			res, err := Think(context.Background(), Options{
+				Intent: "count words in my notes", Model: m, Dir: t.TempDir(), Executors: testExecutors(), NoClarify: true,
+				Observe: func(e Event) {
+					if a, ok := e.(ReplyAdjusted); ok {
+						notes = append(notes, a.Notes...)
+					}
+				},
+			})
+			if err != nil || !res.Valid {
+				t.Fatalf("Think: %v, valid %v", err, res.Valid)
+			}
+			if len(notes) != 1 || !strings.Contains(notes[0], `rewritten as the reference step.read.text`) {
+				t.Errorf("notes: %q", notes)
+			}
+			src, _ := os.ReadFile(res.File)
+			if !strings.Contains(string(src), "text = step.read.text") {
+				t.Errorf("the flow:\n%s", src)
+			}
+		})
+	}
+	for _, c := range []struct{ arg, want string }{
+		{`{{fetch.body}}`, `write the reference step.fetch.body (no quotes, no braces)`},
+		{`\"Words: {{read.text}}\"`, `write ${step.read.text} inside the quotes`},
+	} {
+		t.Run(c.arg, func(t *testing.T) {
+			m := newFakeModel(map[string][]string{
+				StageDecompose:   {decomposeNotes},
+				StageCreateBlock: {createCountWords},
+				StageWire:        {wire(c.arg)},
+				StageRepair:      {wire("step.read.text")},
+			})
+			res, err := Think(context.Background(), Options{
+				Intent: "count words in my notes", Model: m, Dir: t.TempDir(), Executors: testExecutors(), NoClarify: true,
+			})
+			if err != nil || !res.Valid {
+				t.Fatalf("Think: %v, valid %v", err, res.Valid)
+			}
+			reqs := m.requestsFor(StageRepair)
+			if len(reqs) != 1 || !strings.Contains(lastMessage(reqs[0]), c.want) {
+				t.Errorf("the repair request lacks %q", c.want)
+			}
+		})
 	}
 }

@@ -56,7 +56,7 @@ func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
 	if err != nil {
 		return err
 	}
-	a := r.attempt(&reply)
+	a := r.attempt(&reply, StageWire, 0)
 	r.emit(Wired{Time: time.Now(), Flow: a.name, File: a.path, Steps: a.steps})
 	repairSchema := wireSchema(StageRepair, use)
 	for try := 1; a.diags.HasErrors(); try++ {
@@ -70,13 +70,14 @@ func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
 			prop("flow_file", a.path),
 			prop("flow", string(a.src)),
 			prop("diagnostics", diagjson.New(a.files, a.diags)),
+			prop("problems", problems(a)),
 		)...)
 		reply = wireReply{}
 		if raw, err = r.ask(ctx, request{schema: repairSchema, system: repairSystem, messages: []llm.Message{user(msg)}, try: try}, &reply); err != nil {
 			r.res.Diagnostics, r.res.Files = a.diags, a.files
 			return err
 		}
-		a = r.attempt(&reply)
+		a = r.attempt(&reply, StageRepair, try)
 		r.emit(Repaired{Time: time.Now(), Try: try, Flow: a.name, File: a.path, Steps: a.steps})
 	}
 	res := r.res
@@ -135,13 +136,16 @@ func (r *run) blocksInPlay(plan []*planned) []*blocks.Block {
 // not parse are left out of the file and reported besides what the
 // compiler finds in the rest, so that the diagnostics are those validate
 // reports on the file that would be written, plus the parts it lacks.
-func (r *run) attempt(reply *wireReply) *attempt {
+func (r *run) attempt(reply *wireReply, stage string, try int) *attempt {
 	a := &attempt{name: reply.Name, path: r.flowPath(reply.Name)}
 	for _, s := range reply.Steps {
 		a.steps = append(a.steps, s.Name)
 	}
-	src, diags := renderFlow(reply, r.reg)
+	src, fixes, diags := renderFlow(reply, r.reg)
 	a.src = src
+	if len(fixes) > 0 {
+		r.emit(ReplyAdjusted{Time: time.Now(), Stage: stage, Try: try, Notes: fixes})
+	}
 	parser := lang.NewParser()
 	_, d := compiler.Compile(a.path, compiler.Options{Parser: parser, RegistryDirs: r.opts.Registries, Source: src})
 	diags = append(diags, d...)
