@@ -75,13 +75,16 @@ type DecomposeBlocks struct {
 
 // SearchFound reports a required block the registry has: Found is the
 // block's name, Runtime its runtime ("builtin" for a built-in), Score its
-// search score.
+// search score, Relevance how much it is about the required block's
+// purpose (0 to 1) and Reason why it was taken.
 type SearchFound struct {
-	Time    time.Time
-	Block   string
-	Found   string
-	Runtime string
-	Score   float64
+	Time      time.Time
+	Block     string
+	Found     string
+	Runtime   string
+	Score     float64
+	Relevance float64
+	Reason    string
 }
 
 // SearchMissing reports a required block the registry lacks; Candidates

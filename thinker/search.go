@@ -2,6 +2,7 @@ package thinker
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -13,6 +14,15 @@ import (
 // compatibility.
 const searchLimit = 5
 
+// Relevance thresholds: a hit serves a required block only when it is
+// about the same thing — its words cover this share of the required
+// block's name and description (index.Relevance), or, with embeddings,
+// its vector is this close to the query's.
+const (
+	minRelevance       = 0.3
+	minVectorRelevance = 0.6
+)
+
 // planned is a required block and the block that serves it: found in the
 // registry, or created.
 type planned struct {
@@ -23,9 +33,10 @@ type planned struct {
 
 // search looks each required block up in the registry (docs/design.md, "The thinker"): full text
 // over names, descriptions, use_when and tags, plus embeddings when the
-// options give an embedder. A hit serves the block when its inputs and
-// outputs are compatible with the required ones; a block without such a
-// hit is missing and will be created. Embeddings that fail leave the
+// options give an embedder. A hit serves the block when it is relevant to
+// the required block's purpose (relevant) and its inputs and outputs are
+// compatible with the required ones — types alone are not enough; a
+// block without such a hit is missing and will be created. Embeddings that fail leave the
 // search to full text, and the stage's event says so.
 func (r *run) search(ctx context.Context, specs []BlockSpec) ([]*planned, error) {
 	ix := index.New(r.reg.All())
@@ -53,11 +64,16 @@ func (r *run) search(ctx context.Context, specs []BlockSpec) ([]*planned, error)
 		ins, outs := ports(spec.Inputs), ports(spec.Outputs)
 		var candidates []Candidate
 		for _, h := range hits {
+			rel, reason, relevant := relevant(ix, h, spec)
 			ok, why := index.Compatible(h.Block, ins, outs)
-			if ok {
+			if ok && relevant {
 				p.block = h.Block
-				r.emit(SearchFound{Time: time.Now(), Block: spec.ID, Found: h.Block.Name, Runtime: h.Block.Runtime, Score: h.Score})
+				r.emit(SearchFound{Time: time.Now(), Block: spec.ID, Found: h.Block.Name, Runtime: h.Block.Runtime, Score: h.Score,
+					Relevance: rel, Reason: reason})
 				break
+			}
+			if !relevant {
+				why = reason
 			}
 			candidates = append(candidates, Candidate{Name: h.Block.Name, Score: h.Score, Why: why})
 		}
@@ -66,6 +82,30 @@ func (r *run) search(ctx context.Context, specs []BlockSpec) ([]*planned, error)
 		}
 	}
 	return plan, nil
+}
+
+// relevant says how relevant a hit is to a required block's purpose,
+// why, and whether that is enough to serve it.
+func relevant(ix *index.Index, h index.Hit, spec BlockSpec) (float64, string, bool) {
+	purpose := strings.ReplaceAll(spec.ID, "_", " ") + ". " + spec.Description
+	rel, shared := ix.Relevance(h.Block, purpose)
+	var reason string
+	if len(shared) == 0 {
+		reason = "its name, description and tags share no word with the purpose"
+	} else {
+		reason = "its name, description and tags share " + strings.Join(shared, ", ") + " with the purpose"
+	}
+	reason += fmt.Sprintf(" (relevance %.2f", rel)
+	ok := rel >= minRelevance
+	if h.Vector > 0 {
+		reason += fmt.Sprintf(", embedding similarity %.2f", h.Vector)
+		ok = ok || h.Vector >= minVectorRelevance
+	}
+	reason += ")"
+	if !ok {
+		reason = fmt.Sprintf("not about what %s does: %s; below %.2f", spec.ID, reason, minRelevance)
+	}
+	return rel, reason, ok
 }
 
 // searchQuery is what a required block is searched by: its id in words,

@@ -388,3 +388,51 @@ func TestTemplateReferences(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchByMeaning: a required block whose inputs and outputs fit a
+// registry block that does something else (file reads path → text) is
+// not served by it: the search reports the candidate as not relevant and
+// the block is created; a relevant one is found with its relevance and
+// reason.
+func TestSearchByMeaning(t *testing.T) {
+	decompose := `{"blocks": [
+		{"id": "normalize_text", "description": "Normalize the whitespace and letter case of a text", "runtime": "js",
+		 "inputs": [{"name": "path", "type": "string", "description": "The text"}],
+		 "outputs": [{"name": "text", "type": "string", "description": "The normalized text"}]},
+		{"id": "read_notes", "description": "Read a local text file", "runtime": "go",
+		 "inputs": [{"name": "path", "type": "string", "description": "The file"}],
+		 "outputs": [{"name": "text", "type": "string", "description": "Its text"}]}]}`
+	m := newFakeModel(map[string][]string{StageDecompose: {decompose}})
+	var found []SearchFound
+	var missing []SearchMissing
+	Think(context.Background(), Options{
+		Intent: "normalize my notes", Model: m, Dir: t.TempDir(), Executors: testExecutors(), NoClarify: true,
+		Observe: func(e Event) {
+			switch e := e.(type) {
+			case SearchFound:
+				found = append(found, e)
+			case SearchMissing:
+				missing = append(missing, e)
+			}
+		},
+	})
+	if len(found) != 1 || found[0].Block != "read_notes" || found[0].Found != "file" || found[0].Relevance < 0.5 ||
+		!strings.Contains(found[0].Reason, "share") {
+		t.Errorf("found: %+v", found)
+	}
+	if len(missing) != 1 || missing[0].Block != "normalize_text" {
+		t.Fatalf("missing: %+v", missing)
+	}
+	why := ""
+	for _, c := range missing[0].Candidates {
+		if c.Name == "file" {
+			why = c.Why
+		}
+	}
+	if !strings.Contains(why, "not about what normalize_text does") {
+		t.Errorf("why file does not serve normalize_text: %q (candidates %+v)", why, missing[0].Candidates)
+	}
+	if len(m.requestsFor(StageCreateBlock)) == 0 {
+		t.Error("normalize_text was not created")
+	}
+}

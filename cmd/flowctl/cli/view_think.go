@@ -80,12 +80,14 @@ type (
 		Blocks []thinker.BlockSpec `json:"blocks"`
 	}
 	jsonSearchFound struct {
-		Type    string  `json:"type"`
-		Time    string  `json:"time"`
-		Block   string  `json:"block"`
-		Found   string  `json:"found"`
-		Runtime string  `json:"runtime"`
-		Score   float64 `json:"score"`
+		Type      string  `json:"type"`
+		Time      string  `json:"time"`
+		Block     string  `json:"block"`
+		Found     string  `json:"found"`
+		Runtime   string  `json:"runtime"`
+		Score     float64 `json:"score"`
+		Relevance float64 `json:"relevance"`
+		Reason    string  `json:"reason"`
 	}
 	jsonSearchMissing struct {
 		Type       string          `json:"type"`
@@ -196,7 +198,7 @@ func (v *thinkJSON) Event(e thinker.Event) {
 	case thinker.ReplyAdjusted:
 		out = jsonReplyAdjusted{"reply_adjusted", jsonTime(e.Time), e.Stage, e.Try, e.Block, e.Notes}
 	case thinker.SearchFound:
-		out = jsonSearchFound{"search_found", jsonTime(e.Time), e.Block, e.Found, e.Runtime, e.Score}
+		out = jsonSearchFound{"search_found", jsonTime(e.Time), e.Block, e.Found, e.Runtime, e.Score, e.Relevance, e.Reason}
 	case thinker.SearchMissing:
 		cands := []jsonCandidate{}
 		for _, c := range e.Candidates {
