@@ -1,8 +1,10 @@
 package lang
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -300,6 +302,8 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 		if _, ok := attrs["prompt"]; !ok {
 			diags = append(diags, Error(def.RuntimeRange, "Missing prompt",
 				"A block with runtime \"llm\" needs a prompt: a template over its inputs, such as prompt = \"Summarize: ${input.text}\".")...)
+		} else {
+			diags = append(diags, def.checkPromptInputs()...)
 		}
 		if a, ok := attrs["engine"]; ok {
 			diags = append(diags, Error(a.NameRange, "Unexpected argument",
@@ -313,6 +317,54 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 		}
 	}
 	return diags
+}
+
+// PromptIgnoresInputs is the summary of the warning for an llm block
+// whose prompt and system message use none of its inputs.
+const PromptIgnoresInputs = "Prompt does not use the inputs"
+
+// placeholderRE finds {name} and {{name}} in a template's literal text:
+// the placeholders of other template languages, which HCL leaves as they
+// are.
+var placeholderRE = regexp.MustCompile(`\{\{?\s*(?:input\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\}\}?`)
+
+// checkPromptInputs warns when an llm block has inputs and neither its
+// prompt nor its system message refers to anything: the model would
+// be asked without the data. Placeholders such as {text} or {{text}} for
+// an input are named, with what to write instead.
+func (def *BlockDef) checkPromptInputs() hcl.Diagnostics {
+	if len(def.Inputs) == 0 || def.Prompt == nil {
+		return nil
+	}
+	for _, expr := range []hcl.Expression{def.Prompt, def.System} {
+		if expr == nil {
+			continue
+		}
+		if len(expr.Variables()) > 0 {
+			return nil // input.NAME, or a reference reported elsewhere
+		}
+	}
+	inputs := map[string]bool{}
+	var names []string
+	for _, in := range def.Inputs {
+		inputs[in.Name] = true
+		names = append(names, in.Name)
+	}
+	detail := fmt.Sprintf("The prompt of block %s refers to none of its inputs (%s), so the model is asked without them.", quote(def.Name), strings.Join(names, ", "))
+	if t, ok := def.Prompt.(*hclsyntax.TemplateExpr); ok {
+		for _, part := range t.Parts {
+			lit, ok := part.(*hclsyntax.LiteralValueExpr)
+			if !ok || lit.Val.Type() != cty.String {
+				continue
+			}
+			if m := placeholderRE.FindStringSubmatch(lit.Val.AsString()); m != nil && inputs[m[1]] {
+				detail += fmt.Sprintf(" %s is plain text in an HCL template: write ${input.%s}.", m[0], m[1])
+				return Warning(def.Prompt.Range(), PromptIgnoresInputs, "%s", detail)
+			}
+		}
+	}
+	detail += fmt.Sprintf(" Interpolate them, as in ${input.%s}.", names[0])
+	return Warning(def.Prompt.Range(), PromptIgnoresInputs, "%s", detail)
 }
 
 func (def *BlockDef) readSourceFile(a *hcl.Attribute) hcl.Diagnostics {

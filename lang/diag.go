@@ -24,6 +24,13 @@ func Error(rng hcl.Range, summary, detail string, args ...any) hcl.Diagnostics {
 	}}
 }
 
+// Warning returns a one-element warning diagnostic with subject rng.
+func Warning(rng hcl.Range, summary, detail string, args ...any) hcl.Diagnostics {
+	d := Error(rng, summary, detail, args...)
+	d[0].Severity = hcl.DiagWarning
+	return d
+}
+
 // Suggest returns " Did you mean "X"?" for the option closest to given, or ""
 // when no option is close enough to be a likely typo. Case does not count:
 // names are lower case, and "HTTP" means "http".

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -109,6 +110,18 @@ func (r *run) checkBlock(ctx context.Context, spec BlockSpec, name, path string,
 	}
 	if c.block == nil && !diags.HasErrors() {
 		diags = problem("Invalid block file", "The block file made from the reply does not hold exactly one block definition.")
+	}
+	// What validate only warns of, in a block a person wrote, is an error
+	// in one the thinker writes: the block would not do its job.
+	for _, d := range diags {
+		if d.Summary == lang.PromptIgnoresInputs {
+			d.Severity = hcl.DiagError
+		}
+	}
+	if !diags.HasErrors() {
+		if why := trivialExample(reply.Example.Input, reply.Example.Output); why != "" {
+			diags = problem("Trivial example", "The example %s, so it would pass whatever the block does: give an input the block must change and the output it must give for it.", why)
+		}
 	}
 	diags = compiler.Normalize(diags)
 	if diags.HasErrors() {
@@ -267,4 +280,46 @@ func writeFile(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// trivialExample says why an example proves nothing, or "": its output
+// is its input, or it is empty while the input is not.
+func trivialExample(input, output json.RawMessage) string {
+	var in, out map[string]any
+	if json.Unmarshal(input, &in) != nil || json.Unmarshal(output, &out) != nil {
+		return "" // reported as invalid elsewhere
+	}
+	if len(out) > 0 && reflect.DeepEqual(in, out) {
+		return "gives its input back as the output"
+	}
+	if !isEmptyJSON(in) && isEmptyJSON(out) {
+		return "has an empty output for an input that is not"
+	}
+	return ""
+}
+
+// isEmptyJSON reports whether a JSON value holds nothing: null, "", [],
+// {}, or an object or array of only such values.
+func isEmptyJSON(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case string:
+		return v == ""
+	case []any:
+		for _, e := range v {
+			if !isEmptyJSON(e) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, e := range v {
+			if !isEmptyJSON(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

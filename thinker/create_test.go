@@ -102,3 +102,61 @@ func TestCreatedBlockFitsSpec(t *testing.T) {
 		}
 	})
 }
+
+// TestCreatedBlockNonsense: a created llm block whose prompt uses none of
+// its inputs ({{text}} written as plain text) and a block whose example
+// gives its input back are refused with what to do instead; the next
+// replies pass.
+func TestCreatedBlockNonsense(t *testing.T) {
+	decompose := `{"blocks": [
+		{"id": "tidy_text", "description": "Collapse the runs of spaces of a text", "runtime": "js",
+		 "inputs": [{"name": "text", "type": "string", "description": "The text"}],
+		 "outputs": [{"name": "text", "type": "string", "description": "The tidied text"}]},
+		{"id": "summarize_text", "description": "Summarize a text in one sentence", "runtime": "llm",
+		 "inputs": [{"name": "text", "type": "string", "description": "The text"}],
+		 "outputs": [{"name": "summary", "type": "string", "description": "The summary"}]}]}`
+	tidy := func(example string) string {
+		return `{"id": "tidy_text", "description": "Collapse the runs of spaces of a text", "runtime": "js",
+		"source": "function execute(input) {\n  return { text: input.text.replace(/ +/g, ' ') }\n}", "prompt": null,
+		"inputs": [{"name": "text", "type": "string", "description": "The text"}],
+		"outputs": [{"name": "text", "type": "string", "description": "The tidied text"}],
+		"example": ` + example + `}`
+	}
+	summarize := func(prompt string) string {
+		return `{"id": "summarize_text", "description": "Summarize a text in one sentence", "runtime": "llm",
+		"source": null, "prompt": "` + prompt + `",
+		"inputs": [{"name": "text", "type": "string", "description": "The text"}],
+		"outputs": [{"name": "summary", "type": "string", "description": "The summary"}],
+		"example": {"input": {"text": "A long text."}, "output": {"summary": "Short."}}}`
+	}
+	m := newFakeModel(map[string][]string{
+		StageDecompose: {decompose},
+		StageCreateBlock: {
+			tidy(`{"input": {"text": "a b"}, "output": {"text": "a b"}}`),
+			tidy(`{"input": {"text": "a   b"}, "output": {"text": "a b"}}`),
+			summarize(`Summarize {{text}} in one sentence.`),
+			summarize(`Summarize in one sentence: ${input.text}`),
+		},
+	})
+	var failed []BlockTestFailed
+	Think(context.Background(), Options{
+		Intent: "tidy and summarize", Model: m, Dir: t.TempDir(), Executors: testExecutors(), NoClarify: true,
+		Observe: func(e Event) {
+			if f, ok := e.(BlockTestFailed); ok {
+				failed = append(failed, f)
+			}
+		},
+	})
+	if len(failed) != 2 {
+		t.Fatalf("failures: %+v", failed)
+	}
+	if f := failed[0]; f.Block != "tidy_text" || !strings.Contains(f.Error, "Trivial example: The example gives its input back as the output") {
+		t.Errorf("tidy_text: %+v", f)
+	}
+	if f := failed[1]; f.Block != "summarize_text" || !strings.Contains(f.Error, "{{text}} is plain text in an HCL template: write ${input.text}") {
+		t.Errorf("summarize_text: %+v", f)
+	}
+	if n := len(m.requestsFor(StageCreateBlock)); n != 4 {
+		t.Errorf("%d create_block requests, want 4", n)
+	}
+}
