@@ -3,6 +3,7 @@ package thinker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,8 +68,12 @@ func (r *run) create(ctx context.Context, intent string, spec BlockSpec) (*block
 			return nil, stageErr(StageCreateBlock, ctx.Err(), "cancelled")
 		}
 	}
-	return nil, stageErr(StageCreateBlock, nil, "block %q failed its checks %d times; the last problem: %s", name, MaxCreateTries, last)
+	return nil, stageErr(StageCreateBlock, errNotWritten, "block %q failed its checks %d times; the last problem: %s", name, MaxCreateTries, last)
 }
+
+// errNotWritten is the error of a block that failed all its tries, after
+// which the run plans again once.
+var errNotWritten = errors.New("the block could not be written")
 
 // checked is the outcome of one try of a block: the block file and the
 // block when it passed, else what to tell the model (feedback) and the

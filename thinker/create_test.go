@@ -87,11 +87,13 @@ func TestCreatedBlockFitsSpec(t *testing.T) {
 		})
 	}
 
+	// Three misfits: the run plans again once, then fails when the
+	// block fails again.
 	t.Run("three misfits", func(t *testing.T) {
 		dir := t.TempDir()
 		m := newFakeModel(map[string][]string{
-			StageDecompose:   {decomposeNotes},
-			StageCreateBlock: {renamed, asLLM, renamed},
+			StageDecompose:   {decomposeNotes, decomposeNotes},
+			StageCreateBlock: {renamed, asLLM, renamed, renamed, renamed, renamed},
 		})
 		_, err := Think(context.Background(), Options{Intent: "count", Model: m, Dir: dir, Executors: testExecutors(), NoClarify: true})
 		if err == nil || !strings.Contains(err.Error(), `block "count_words" failed its checks 3 times; the last problem: Block does not fit its specification`) {
@@ -99,6 +101,9 @@ func TestCreatedBlockFitsSpec(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(dir, "blocks")); err == nil {
 			t.Errorf("a block file was written")
+		}
+		if reqs := m.requestsFor(StageDecompose); len(reqs) != 2 || !strings.Contains(lastMessage(reqs[1]), `"replan"`) {
+			t.Errorf("decompose was not asked again with what failed")
 		}
 	})
 }

@@ -57,7 +57,7 @@ const maxCatalog = 60
 // decompose asks which blocks the intent needs. Blocks with problems
 // (names, types) are sent back with the problems, at most
 // MaxDecomposeTries times in all.
-func (r *run) decompose(ctx context.Context, intent string) ([]BlockSpec, error) {
+func (r *run) decompose(ctx context.Context, intent, failed string) ([]BlockSpec, error) {
 	var catalog []obj
 	for _, b := range r.catalog(intent) {
 		catalog = append(catalog, obj{
@@ -65,12 +65,20 @@ func (r *run) decompose(ctx context.Context, intent string) ([]BlockSpec, error)
 			{Key: "inputs", Value: fieldSummary(b.Inputs)}, {Key: "outputs", Value: fieldSummary(b.Outputs)},
 		})
 	}
-	msgs := []llm.Message{user(message(prop("intent", intent), prop("available_blocks", catalog)))}
+	fields := []member{prop("intent", intent), prop("available_blocks", catalog)}
+	if failed != "" {
+		fields = append(fields, prop("replan", "A plan before this one failed: "+failed+
+			". Plan again: split that block into smaller ones, or do its work with the available blocks."))
+	}
+	msgs := []llm.Message{user(message(fields...))}
 	var problems []string
 	for try := 1; try <= MaxDecomposeTries; try++ {
 		reason := ""
-		if len(problems) > 0 {
+		switch {
+		case len(problems) > 0:
 			reason = "the blocks cannot be used: " + strings.Join(problems, "; ")
+		case failed != "" && try == 1:
+			reason = "planning again: " + failed
 		}
 		r.stage(StageDecompose, try, "", intent, reason)
 		var reply decomposeReply

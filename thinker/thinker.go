@@ -23,6 +23,9 @@ const (
 	MaxDecomposeTries = 3 // decompose requests when the blocks have problems
 	MaxCreateTries    = 3 // create_block requests per missing block
 	MaxRepairs        = 3 // repair requests after wire
+	// DefaultMaxCalls bounds the model requests of a whole run when
+	// Options.MaxCalls is 0.
+	DefaultMaxCalls = 40
 )
 
 // modelWhere is where the user of flowctl think names the model, for the
@@ -70,6 +73,10 @@ type Options struct {
 	// Force writes the last flow attempt even when it does not validate.
 	Force bool
 
+	// MaxCalls bounds the model requests of the whole run; 0 means
+	// DefaultMaxCalls.
+	MaxCalls int
+
 	// Embedder, when set, adds embeddings to the registry search, with
 	// EmbeddingsModel and the optional VectorCache (see package index).
 	Embedder        index.Embedder
@@ -113,6 +120,10 @@ type run struct {
 	dir  string // the flow's directory
 	res  *Result
 	reg  *blocks.Registry // the registry, created blocks added as they pass
+
+	calls  map[string]int // the model requests sent, by stage
+	ncalls int
+	stages []string // the stages in the order they first asked
 }
 
 // Think turns an intent into a flow file that validates, creating the
@@ -164,24 +175,48 @@ func (r *run) think(ctx context.Context) error {
 			return err
 		}
 	}
-	specs, err := r.decompose(ctx, intent)
+	plan, err := r.plan(ctx, intent)
 	if err != nil {
 		return err
-	}
-	plan, err := r.search(ctx, specs)
-	if err != nil {
-		return err
-	}
-	for _, p := range plan {
-		if p.block != nil {
-			continue
-		}
-		if p.block, err = r.create(ctx, intent, p.spec); err != nil {
-			return err
-		}
-		p.created = true
 	}
 	return r.wire(ctx, intent, plan)
+}
+
+// plan decomposes the intent, searches the registry and creates the
+// blocks it lacks. When a block cannot be written, it plans once more,
+// telling decompose what failed (split the block, or use others); the
+// blocks created so far are in the registry by then, for the search.
+func (r *run) plan(ctx context.Context, intent string) ([]*planned, error) {
+	failed := ""
+	for round := 1; ; round++ {
+		specs, err := r.decompose(ctx, intent, failed)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := r.search(ctx, specs)
+		if err != nil {
+			return nil, err
+		}
+		err = nil
+		for _, p := range plan {
+			if p.block != nil {
+				continue
+			}
+			if p.block, err = r.create(ctx, intent, p.spec); err != nil {
+				break
+			}
+			p.created = true
+		}
+		var te *Error
+		switch {
+		case err == nil:
+			return plan, nil
+		case round == 1 && errors.As(err, &te) && errors.Is(te.Err, errNotWritten):
+			failed = te.Msg
+		default:
+			return nil, err
+		}
+	}
 }
 
 // loadRegistry loads the blocks a flow in the target directory can use
@@ -236,6 +271,17 @@ type request struct {
 // JSON object, and one that lacks the stage's shape end the stage.
 func (r *run) ask(ctx context.Context, q request, out any) (json.RawMessage, error) {
 	stage := q.schema.Name
+	if max := r.maxCalls(); r.ncalls >= max {
+		return nil, stageErr(stage, errBudget, "the run has used its %d model calls (%s); allow more with --max-calls", max, r.callSummary())
+	}
+	if r.calls == nil {
+		r.calls = map[string]int{}
+	}
+	if r.calls[stage] == 0 {
+		r.stages = append(r.stages, stage)
+	}
+	r.calls[stage]++
+	r.ncalls++
 	r.emit(LLMRequest{
 		Time: time.Now(), Stage: stage, Model: r.opts.ModelName, Try: q.try, Block: q.block,
 		Messages: len(q.messages) + 1, Strict: q.schema.Strict,
@@ -286,6 +332,26 @@ func (r *run) ask(ctx context.Context, q request, out any) (json.RawMessage, err
 		return nil, stageErr(stage, err, "the model's reply is malformed: %s", err)
 	}
 	return reply, nil
+}
+
+// errBudget is the error of a request past Options.MaxCalls.
+var errBudget = errors.New("model call budget used")
+
+func (r *run) maxCalls() int {
+	if r.opts.MaxCalls > 0 {
+		return r.opts.MaxCalls
+	}
+	return DefaultMaxCalls
+}
+
+// callSummary says which stages sent the requests: "decompose 2,
+// create_block 30, repair 8".
+func (r *run) callSummary() string {
+	var parts []string
+	for _, st := range r.stages {
+		parts = append(parts, fmt.Sprintf("%s %d", st, r.calls[st]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // excerpt quotes the start of a reply for an error message.

@@ -436,3 +436,66 @@ func TestSearchByMeaning(t *testing.T) {
 		t.Error("normalize_text was not created")
 	}
 }
+
+// TestReplan: a block that cannot be written sends the run back to
+// decompose once, with what failed; the new plan (which the registry
+// serves) is wired into a flow.
+func TestReplan(t *testing.T) {
+	broken := `{"id": "count_words", "description": "Count the words of a text", "runtime": "js",
+		"source": "function execute(input) { return { count: 0 } }", "prompt": null,
+		"inputs": [{"name": "text", "type": "string", "description": "The text"}],
+		"outputs": [{"name": "count", "type": "number", "description": "How many words"}],
+		"example": {"input": {"text": "one two"}, "output": {"count": 2}}}`
+	onlyRead := `{"blocks": [{"id": "read_notes", "description": "Read a local text file", "runtime": "go",
+		"inputs": [{"name": "path", "type": "string", "description": "The file"}],
+		"outputs": [{"name": "text", "type": "string", "description": "Its text"}]}]}`
+	m := newFakeModel(map[string][]string{
+		StageDecompose:   {decomposeNotes, onlyRead},
+		StageCreateBlock: {broken, broken, broken},
+		StageWire: {`{"name": "notes", "description": "", "inputs": [],
+			"steps": [{"name": "read", "use": "file", "args": {"path": "\"notes.txt\""}, "depends_on": []}],
+			"outputs": [{"name": "words", "value": "length(split(\" \", step.read.text))"}]}`},
+	})
+	var reasons []string
+	res, err := Think(context.Background(), Options{
+		Intent: "count words in my notes", Model: m, Dir: t.TempDir(), Executors: testExecutors(), NoClarify: true,
+		Observe: func(e Event) {
+			if s, ok := e.(StageStarted); ok && s.Stage == StageDecompose {
+				reasons = append(reasons, s.Reason)
+			}
+		},
+	})
+	if err != nil || !res.Valid {
+		t.Fatalf("Think: %v", err)
+	}
+	if len(reasons) != 2 || !strings.Contains(reasons[1], `planning again: block "count_words" failed its checks 3 times`) {
+		t.Errorf("decompose reasons: %q", reasons)
+	}
+	reqs := m.requestsFor(StageDecompose)
+	if len(reqs) != 2 || !strings.Contains(lastMessage(reqs[1]), "split that block into smaller ones") {
+		t.Errorf("the second decompose request does not say what failed")
+	}
+}
+
+// TestMaxCalls: the run stops when it has sent MaxCalls requests, saying
+// which stages used them.
+func TestMaxCalls(t *testing.T) {
+	bad := `{"id": "count_words", "description": "Count the words of a text", "runtime": "js",
+		"source": "function execute(input) { return { count: 0 } }", "prompt": null,
+		"inputs": [{"name": "text", "type": "string", "description": "The text"}],
+		"outputs": [{"name": "count", "type": "number", "description": "How many words"}],
+		"example": {"input": {"text": "one two"}, "output": {"count": 2}}}`
+	m := newFakeModel(map[string][]string{
+		StageDecompose:   {decomposeNotes},
+		StageCreateBlock: {bad, bad, bad},
+	})
+	_, err := Think(context.Background(), Options{
+		Intent: "count", Model: m, Dir: t.TempDir(), Executors: testExecutors(), NoClarify: true, MaxCalls: 3,
+	})
+	if err == nil || !strings.Contains(err.Error(), "create_block: the run has used its 3 model calls (decompose 1, create_block 2); allow more with --max-calls") {
+		t.Errorf("error: %v", err)
+	}
+	if n := len(m.requests); n != 3 {
+		t.Errorf("%d requests sent, want 3", n)
+	}
+}

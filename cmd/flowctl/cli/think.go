@@ -23,6 +23,7 @@ func newThinkCommand(s streams) *cobra.Command {
 	var out, model, sandbox, logPrompts string
 	var registries []string
 	var noClarify, force, jsonOut bool
+	var maxCalls int
 	cmd := &cobra.Command{
 		Use:   `think "INTENT"`,
 		Short: "Write a flow for an intent with a language model",
@@ -45,10 +46,12 @@ names the model. See docs/thinker.md.`,
 				return usagef("the intent is empty; say what the flow should do")
 			case out != "" && !lang.IsFlowFile(out):
 				return usagef("--out must name a *.flow.hcl file, not %q", out)
+			case maxCalls < 1:
+				return usagef("--max-calls must be at least 1")
 			}
 			return runThink(s, thinkArgs{
 				intent: intent, out: out, model: model, sandbox: sandbox, logPrompts: logPrompts,
-				registries: registries, noClarify: noClarify, force: force, jsonOut: jsonOut,
+				registries: registries, noClarify: noClarify, force: force, jsonOut: jsonOut, maxCalls: maxCalls,
 			})
 		},
 	}
@@ -60,6 +63,7 @@ names the model. See docs/thinker.md.`,
 	fl.BoolVar(&force, "force", false, "write the last flow attempt even when it does not validate (exit status 1)")
 	fl.BoolVar(&jsonOut, "json", false, "print the thinker's events as JSON lines")
 	fl.StringVar(&sandbox, "sandbox", sandboxIsolated, "where the examples of created go and js blocks run: isolated (worker processes) or inprocess")
+	fl.IntVar(&maxCalls, "max-calls", thinker.DefaultMaxCalls, "the most model requests the whole run may send")
 	fl.StringVar(&logPrompts, "log-prompts", "", "append one JSON line per LLM round trip (request, response, duration, tokens, error) to this file")
 	return cmd
 }
@@ -68,6 +72,7 @@ type thinkArgs struct {
 	intent, out, model, sandbox, logPrompts string
 	registries                              []string
 	noClarify, force, jsonOut               bool
+	maxCalls                                int
 }
 
 func runThink(s streams, a thinkArgs) error {
@@ -105,7 +110,7 @@ func runThink(s streams, a thinkArgs) error {
 	opts := thinker.Options{
 		Intent: a.intent, Model: llm.NewExecutor(cfg), ModelName: modelName,
 		Out: a.out, Registries: a.registries, Executors: ex,
-		NoClarify: a.noClarify, Force: a.force, Observe: view.Event,
+		NoClarify: a.noClarify, Force: a.force, MaxCalls: a.maxCalls, Observe: view.Event,
 	}
 	dir := "."
 	if a.out != "" {
