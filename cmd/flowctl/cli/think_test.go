@@ -432,9 +432,10 @@ func TestThinkRetriesExhausted(t *testing.T) {
 	for _, force := range []bool{false, true} {
 		t.Run(fmt.Sprintf("create force=%v", force), func(t *testing.T) {
 			dir := thinkDir(t)
+			// Three failed tries, a second plan, three more.
 			srv := newThinkServer(t, map[string][]string{
-				"decompose":    {decompose(decomposeRead, decomposeCount)},
-				"create_block": {badBlock, badBlock, badBlock},
+				"decompose":    {decompose(decomposeRead, decomposeCount), decompose(decomposeRead, decomposeCount)},
+				"create_block": {badBlock, badBlock, badBlock, badBlock, badBlock, badBlock},
 			})
 			args := []string{"think", "--no-clarify", "--sandbox=inprocess", "Count my notes"}
 			if force {
@@ -444,8 +445,8 @@ func TestThinkRetriesExhausted(t *testing.T) {
 			if code != 1 || !strings.Contains(errOut, `create_block: block "count_words" failed its checks 3 times; the last problem: output "count" differs from the example`) {
 				t.Errorf("exit %d:\n%s%s", code, out, errOut)
 			}
-			if n := len(srv.recorded("create_block")); n != 3 || len(srv.recorded("wire")) != 0 {
-				t.Errorf("%d create_block requests, then wire", n)
+			if n := len(srv.recorded("create_block")); n != 6 || len(srv.recorded("decompose")) != 2 || len(srv.recorded("wire")) != 0 {
+				t.Errorf("%d create_block requests, %d decompose, then wire", n, len(srv.recorded("decompose")))
 			}
 			if got := filesIn(t, dir); len(got) != 1 {
 				t.Errorf("files written: %v", got)
