@@ -31,6 +31,10 @@ const llmNote = "llm blocks are checked (definition, prompt template, example fi
 func (r *run) create(ctx context.Context, intent string, spec BlockSpec) (*blocks.Block, error) {
 	name := r.blockName(spec.ID)
 	path := filepath.Join(r.dir, "blocks", name+".block.hcl")
+	write := path
+	if r.stageDir != "" {
+		write = filepath.Join(r.stageDir, name+".block.hcl") // proposed, not written
+	}
 	schema := createSchema(spec)
 	msgs := []llm.Message{user(message(
 		prop("intent", intent),
@@ -48,14 +52,19 @@ func (r *run) create(ctx context.Context, intent string, spec BlockSpec) (*block
 		}
 		c := r.checkBlock(ctx, spec, name, path, &reply, try)
 		if c.feedback == "" {
-			if err := writeFile(path, c.src); err != nil {
+			if err := writeFile(write, c.src); err != nil {
 				return nil, stageErr(StageCreateBlock, err, "writing block %q: %s", name, err)
 			}
 			if d := r.reg.AddDefs(c.defs); d.HasErrors() {
 				return nil, stageErr(StageCreateBlock, nil, "adding block %q to the registry: %s", name, lang.ErrorSentence(d, false))
 			}
-			r.res.BlockFiles = append(r.res.BlockFiles, path)
-			created := BlockCreated{Time: time.Now(), Block: spec.ID, Name: name, Runtime: c.block.Runtime, File: path, Tries: try, Tested: true}
+			if r.stageDir != "" {
+				r.staged = append(r.staged, ProposedFile{Path: path, Content: c.src})
+			} else {
+				r.res.BlockFiles = append(r.res.BlockFiles, path)
+			}
+			created := BlockCreated{Time: time.Now(), Block: spec.ID, Name: name, Runtime: c.block.Runtime, File: path, Tries: try, Tested: true,
+				Staged: r.stageDir != ""}
 			if c.block.Runtime == lang.RuntimeLLM {
 				created.Tested, created.Note = false, llmNote
 			}

@@ -67,6 +67,18 @@ type ReplyAdjusted struct {
 	Notes []string
 }
 
+// Proposed is the last event of an Edit run that succeeded: the change
+// it proposes (staged as ID), with its unified diff.
+type Proposed struct {
+	Time   time.Time
+	ID     string
+	Flow   string
+	File   string
+	Change Change
+	Diff   string
+	Usage  blocks.Usage
+}
+
 // DecomposeBlocks lists the blocks the intent needs.
 type DecomposeBlocks struct {
 	Time   time.Time
@@ -143,9 +155,10 @@ type BlockTestFailed struct {
 	Files       map[string]*hcl.File // for the diagnostics' snippets
 }
 
-// BlockCreated reports a created block written to its block file. Tested
-// is false for llm blocks, whose definition is checked but whose example
-// is not run; Note says so.
+// BlockCreated reports a created block written to its block file, or
+// with Staged (think --edit) made part of the proposal, to be written to
+// File when it is accepted. Tested is false for llm blocks, whose
+// definition is checked but whose example is not run; Note says so.
 type BlockCreated struct {
 	Time    time.Time
 	Block   string
@@ -155,6 +168,7 @@ type BlockCreated struct {
 	Tries   int
 	Tested  bool
 	Note    string
+	Staged  bool
 }
 
 // Wired reports the flow made from the wire reply.
@@ -218,6 +232,7 @@ func (LLMRequest) event()      {}
 func (LLMResponse) event()     {}
 func (DecomposeBlocks) event() {}
 func (ReplyAdjusted) event()   {}
+func (Proposed) event()        {}
 func (SearchFound) event()     {}
 func (SearchMissing) event()   {}
 func (CreatingBlock) event()   {}

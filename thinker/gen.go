@@ -3,6 +3,7 @@ package thinker
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -195,17 +196,7 @@ func promptTokens(prompt string) (hclwrite.Tokens, hcl.Diagnostics) {
 // its inputs. Templates written for references are fixed where the
 // reference is clear (fixes says which) and reported where not.
 func renderFlow(r *wireReply, reg *blocks.Registry) (src []byte, fixes []string, diags hcl.Diagnostics) {
-	refs := newRefResolver(r, reg)
-	expr := func(src, what string) (hclwrite.Tokens, hcl.Diagnostics) {
-		src, fix, d := refs.fixTemplate(src, what)
-		if fix != "" {
-			fixes = append(fixes, fix)
-		}
-		if d.HasErrors() {
-			return nil, d
-		}
-		return exprTokens(src, what)
-	}
+	w := newFlowWriter(r, reg)
 	f := hclwrite.NewEmptyFile()
 	root := f.Body()
 	fb := root.AppendNewBlock("flow", []string{r.Name}).Body()
@@ -214,59 +205,143 @@ func renderFlow(r *wireReply, reg *blocks.Registry) (src []byte, fixes []string,
 	}
 	for _, in := range r.Inputs {
 		root.AppendNewline()
-		b := root.AppendNewBlock("input", []string{in.Name}).Body()
-		if strings.TrimSpace(in.Type) != "" {
-			_, toks, d := typeTokens(in.Type, fmt.Sprintf("the input %q", in.Name))
-			diags = append(diags, d...)
-			if !d.HasErrors() {
-				b.SetAttributeRaw("type", toks)
-			}
-		}
-		if in.Description != "" {
-			b.SetAttributeValue("description", cty.StringVal(in.Description))
-		}
-		if len(in.Default) > 0 && string(in.Default) != "null" {
-			_, toks, d := valueTokens(in.Default, fmt.Sprintf("the default of input %q", in.Name))
-			diags = append(diags, d...)
-			if !d.HasErrors() {
-				b.SetAttributeRaw("default", toks)
-			}
-		}
+		w.input(root.AppendNewBlock("input", []string{in.Name}).Body(), in)
 	}
 	for _, s := range r.Steps {
 		root.AppendNewline()
-		b := root.AppendNewBlock("step", []string{s.Name}).Body()
-		b.SetAttributeValue("use", cty.StringVal(s.Use))
-		if deps := dependsOnTokens(s, &diags); deps != nil {
-			b.SetAttributeRaw("depends_on", deps)
-		}
-		for _, name := range argOrder(s, reg.Lookup(s.Use)) {
-			val := s.Args[name]
-			if val == nil {
-				continue
-			}
-			what := fmt.Sprintf("the argument %q of step %q", name, s.Name)
-			if !hclsyntax.ValidIdentifier(name) {
-				diags = append(diags, problem("Invalid argument name", "Step %q has an argument named %q, which is not an HCL identifier; arguments are named after the block's inputs.", s.Name, name)...)
-				continue
-			}
-			toks, d := expr(*val, what)
-			diags = append(diags, d...)
-			if !d.HasErrors() {
-				b.SetAttributeRaw(name, toks)
-			}
-		}
+		w.step(root.AppendNewBlock("step", []string{s.Name}).Body(), s, nil)
 	}
 	for _, o := range r.Outputs {
 		root.AppendNewline()
-		b := root.AppendNewBlock("output", []string{o.Name}).Body()
-		toks, d := expr(o.Value, fmt.Sprintf("the value of output %q", o.Name))
-		diags = append(diags, d...)
+		w.output(root.AppendNewBlock("output", []string{o.Name}).Body(), o)
+	}
+	return hclwrite.Format(f.Bytes()), w.fixes, w.diags
+}
+
+// flowWriter writes the parts of a wire reply into hclwrite bodies,
+// gathering the fixes of templates and the problems.
+type flowWriter struct {
+	reg   *blocks.Registry
+	refs  *refResolver
+	fixes []string
+	diags hcl.Diagnostics
+}
+
+func newFlowWriter(r *wireReply, reg *blocks.Registry) *flowWriter {
+	return &flowWriter{reg: reg, refs: newRefResolver(r, reg)}
+}
+
+// expr parses an expression the model wrote, first fixing or reporting a
+// template written for a reference; nil when it has problems.
+func (w *flowWriter) expr(src, what string) hclwrite.Tokens {
+	src, fix, d := w.refs.fixTemplate(src, what)
+	if fix != "" {
+		w.fixes = append(w.fixes, fix)
+	}
+	if !d.HasErrors() {
+		var toks hclwrite.Tokens
+		toks, d = exprTokens(src, what)
 		if !d.HasErrors() {
-			b.SetAttributeRaw("value", toks)
+			return toks
 		}
 	}
-	return hclwrite.Format(f.Bytes()), fixes, diags
+	w.diags = append(w.diags, d...)
+	return nil
+}
+
+// input sets the attributes of an input block.
+func (w *flowWriter) input(b *hclwrite.Body, in wireInput) {
+	if strings.TrimSpace(in.Type) != "" {
+		_, toks, d := typeTokens(in.Type, fmt.Sprintf("the input %q", in.Name))
+		w.diags = append(w.diags, d...)
+		if !d.HasErrors() {
+			b.SetAttributeRaw("type", toks)
+		}
+	} else {
+		b.RemoveAttribute("type")
+	}
+	if in.Description != "" {
+		b.SetAttributeValue("description", cty.StringVal(in.Description))
+	} else {
+		b.RemoveAttribute("description")
+	}
+	if len(in.Default) > 0 && string(in.Default) != "null" {
+		_, toks, d := valueTokens(in.Default, fmt.Sprintf("the default of input %q", in.Name))
+		w.diags = append(w.diags, d...)
+		if !d.HasErrors() {
+			b.SetAttributeRaw("default", toks)
+		}
+	} else {
+		b.RemoveAttribute("default")
+	}
+}
+
+// step sets the attributes of a step block: its use, depends_on and
+// arguments. With old (a step of the flow being edited), only what
+// differs from old is written, and the arguments old has and s lacks are
+// removed, so that everything else in the block stays as it was.
+func (w *flowWriter) step(b *hclwrite.Body, s wireStep, old *wireStep) {
+	if old == nil || old.Use != s.Use {
+		b.SetAttributeValue("use", cty.StringVal(s.Use))
+	}
+	if old == nil || !slices.Equal(depNames(old.DependsOn), depNames(s.DependsOn)) {
+		if deps := dependsOnTokens(s, &w.diags); deps != nil {
+			b.SetAttributeRaw("depends_on", deps)
+		} else {
+			b.RemoveAttribute("depends_on")
+		}
+	}
+	for _, name := range argOrder(s, w.reg.Lookup(s.Use)) {
+		val := s.Args[name]
+		if val == nil {
+			if old != nil && old.Args[name] != nil {
+				b.RemoveAttribute(name)
+			}
+			continue
+		}
+		if old != nil && old.Args[name] != nil && sameExpr(*old.Args[name], *val) {
+			continue
+		}
+		if !hclsyntax.ValidIdentifier(name) {
+			w.diags = append(w.diags, problem("Invalid argument name", "Step %q has an argument named %q, which is not an HCL identifier; arguments are named after the block's inputs.", s.Name, name)...)
+			continue
+		}
+		if toks := w.expr(*val, fmt.Sprintf("the argument %q of step %q", name, s.Name)); toks != nil {
+			b.SetAttributeRaw(name, toks)
+		}
+	}
+	if old != nil {
+		for name := range old.Args {
+			if _, ok := s.Args[name]; !ok {
+				b.RemoveAttribute(name)
+			}
+		}
+	}
+}
+
+// output sets the value of an output block.
+func (w *flowWriter) output(b *hclwrite.Body, o wireOutput) {
+	if toks := w.expr(o.Value, fmt.Sprintf("the value of output %q", o.Name)); toks != nil {
+		b.SetAttributeRaw("value", toks)
+	}
+}
+
+// depNames are the step names of a depends_on list, without "step.".
+func depNames(deps []string) []string {
+	var out []string
+	for _, d := range deps {
+		out = append(out, strings.TrimPrefix(strings.TrimSpace(d), lang.RootStep+"."))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// sameExpr reports whether two expressions are the same once formatted.
+func sameExpr(a, b string) bool {
+	format := func(s string) string {
+		return strings.TrimSpace(string(hclwrite.Format([]byte("v = " + strings.TrimSpace(s)))))
+	}
+	return format(a) == format(b)
 }
 
 // dependsOnTokens writes a step's depends_on as a list of step.NAME

@@ -66,6 +66,11 @@ func (r *run) decompose(ctx context.Context, intent, failed string) ([]BlockSpec
 		})
 	}
 	fields := []member{prop("intent", intent), prop("available_blocks", catalog)}
+	if r.base != nil {
+		fields = append(fields,
+			prop("current_flow", string(r.base.src)),
+			prop("edit", "The intent changes the current flow. List only the blocks the change needs that neither the current flow nor the available blocks have; an empty list when they suffice."))
+	}
 	if failed != "" {
 		fields = append(fields, prop("replan", "A plan before this one failed: "+failed+
 			". Plan again: split that block into smaller ones, or do its work with the available blocks."))
@@ -87,6 +92,9 @@ func (r *run) decompose(ctx context.Context, intent, failed string) ([]BlockSpec
 			return nil, err
 		}
 		problems = checkSpecs(reply.Blocks)
+		if r.base != nil && len(reply.Blocks) == 0 {
+			problems = nil // an edit may need no new block
+		}
 		if len(problems) == 0 {
 			r.emit(DecomposeBlocks{Time: time.Now(), Blocks: reply.Blocks})
 			return reply.Blocks, nil

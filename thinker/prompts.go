@@ -68,6 +68,10 @@ const wireSystem = `You assemble a flow for flowctl from the blocks listed in th
 
 ` + flowRules
 
+const editSystem = `You change an existing flow for flowctl so that it does what the intent asks. The message gives the intent, the blocks the flow may use, the current flow as HCL (current_flow) and in the shape of your reply (current_flow_json). Reply with the complete new version of the flow in that shape: keep the inputs, steps and outputs that stay, with their names and arguments as they are, and change, add or remove only what the intent needs.
+
+` + flowRules
+
 const repairSystem = `You fix a flow for flowctl. The message gives the intent, the blocks the flow may use, the flow as it was generated from your previous reply (flow_file, with line numbers matching the diagnostics), the compiler's diagnostics as the JSON of flowctl validate --json, and the same errors as problems: where each is (the step and argument), the text at fault, and the problem with its fix. Fix every error and reply with the whole corrected flow in the same shape as before.
 
 ` + flowRules

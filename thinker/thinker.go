@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -77,6 +78,16 @@ type Options struct {
 	// DefaultMaxCalls.
 	MaxCalls int
 
+	// Edit, when set, is a flow file to change rather than a new flow to
+	// write: the model gets the flow, plans only what is new, and wires
+	// a complete new version, which is applied to the file in place. The
+	// result is a proposal (Result.Proposal): nothing is written, and
+	// the blocks it creates are part of it. Out and Force do not apply.
+	Edit string
+	// Stage, when set, records a proposal and returns its ID (for the
+	// Proposed event).
+	Stage func(*Proposal) (string, error)
+
 	// Embedder, when set, adds embeddings to the registry search, with
 	// EmbeddingsModel and the optional VectorCache (see package index).
 	Embedder        index.Embedder
@@ -98,6 +109,28 @@ type Result struct {
 	Diagnostics hcl.Diagnostics
 	Files       map[string]*hcl.File
 	Usage       blocks.Usage // tokens of every request
+	// Proposal is the change an Edit run proposes; nil otherwise.
+	Proposal *Proposal
+}
+
+// Proposal is the change think --edit proposes: the flow file and the
+// new block files, each with the content it had (nil: a new file) and
+// its new content, the change part by part, and the unified diff.
+type Proposal struct {
+	ID       string // when staged (Options.Stage)
+	Flow     string
+	FlowFile string
+	Intent   string
+	Change   Change
+	Files    []ProposedFile
+	Diff     string
+}
+
+// ProposedFile is a file a proposal writes.
+type ProposedFile struct {
+	Path    string
+	Base    []byte // nil: the file is new
+	Content []byte
 }
 
 // Error is why Think failed: the stage and what went wrong.
@@ -121,6 +154,10 @@ type run struct {
 	res  *Result
 	reg  *blocks.Registry // the registry, created blocks added as they pass
 
+	base     *baseFlow // the flow an Edit run changes; nil otherwise
+	stageDir string    // where an Edit run keeps the blocks it creates
+	staged   []ProposedFile
+
 	calls  map[string]int // the model requests sent, by stage
 	ncalls int
 	stages []string // the stages in the order they first asked
@@ -135,11 +172,21 @@ type run struct {
 func Think(ctx context.Context, opts Options) (*Result, error) {
 	r := &run{opts: opts, res: &Result{}}
 	r.dir = opts.Dir
-	if opts.Out != "" {
+	switch {
+	case opts.Edit != "":
+		r.dir = filepath.Dir(opts.Edit)
+	case opts.Out != "":
 		r.dir = filepath.Dir(opts.Out)
 	}
 	if r.dir == "" {
 		r.dir = "."
+	}
+	if opts.Edit != "" {
+		var err error
+		if r.stageDir, err = os.MkdirTemp("", "flowctl-think-"); err != nil {
+			return r.res, stageErr(StageDecompose, err, "%s", err)
+		}
+		defer os.RemoveAll(r.stageDir)
 	}
 	err := r.think(ctx)
 	if err != nil {
@@ -165,6 +212,12 @@ func (r *run) think(ctx context.Context) error {
 	}
 	if r.opts.Model == nil {
 		return stageErr(StageClarify, nil, "no model to ask")
+	}
+	if r.opts.Edit != "" {
+		var err error
+		if r.base, err = loadBase(r.opts.Edit); err != nil {
+			return err
+		}
 	}
 	if err := r.loadRegistry(); err != nil {
 		return err
@@ -225,11 +278,20 @@ func (r *run) plan(ctx context.Context, intent string) ([]*planned, error) {
 // cannot change it, so it ends the run before the first request.
 func (r *run) loadRegistry() error {
 	parser := lang.NewParser()
-	reg, diags := blocks.Load(blocks.LoadOptions{
+	opts := blocks.LoadOptions{
 		Parser:       parser,
 		FlowFile:     filepath.Join(r.dir, "flow.flow.hcl"),
 		RegistryDirs: r.opts.Registries,
-	})
+	}
+	if r.base != nil {
+		// The blocks the edited flow defines inline are the flow's to use.
+		opts.FlowFile = r.base.path
+		if f, d := parser.ParseSource(r.base.src, r.base.path); !d.HasErrors() {
+			file, _ := lang.DecodeFlowFile(f, r.base.path)
+			opts.Inline = file.Blocks
+		}
+	}
+	reg, diags := blocks.Load(opts)
 	var defs []*lang.BlockDef
 	for _, b := range reg.All() {
 		if b.Def != nil {

@@ -2,11 +2,13 @@ package thinker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,16 +51,21 @@ func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
 		infos = append(infos, blockInfo(b, ids))
 	}
 	base := []member{prop("intent", intent), prop("blocks", infos)}
+	system, schema, repairSchema := wireSystem, wireSchema(StageWire, use), wireSchema(StageRepair, use)
+	if r.base != nil {
+		base = append(base, prop("current_flow", string(r.base.src)), prop("current_flow_json", r.base.wire))
+		system = editSystem
+		schema, repairSchema = r.editSchema(schema), r.editSchema(repairSchema)
+	}
 
 	r.stage(StageWire, 0, "", "", "")
 	var reply wireReply
-	raw, err := r.ask(ctx, request{schema: wireSchema(StageWire, use), system: wireSystem, messages: []llm.Message{user(message(base...))}}, &reply)
+	raw, err := r.ask(ctx, request{schema: schema, system: system, messages: []llm.Message{user(message(base...))}}, &reply)
 	if err != nil {
 		return err
 	}
 	a := r.attempt(&reply, StageWire, 0)
 	r.emit(Wired{Time: time.Now(), Flow: a.name, File: a.path, Steps: a.steps})
-	repairSchema := wireSchema(StageRepair, use)
 	for try := 1; a.diags.HasErrors(); try++ {
 		r.emit(CompileFailed{Time: time.Now(), Try: try - 1, File: a.path, Diagnostics: a.diags, Files: a.files})
 		if try > MaxRepairs {
@@ -83,6 +90,12 @@ func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
 	res := r.res
 	res.Flow, res.Diagnostics, res.Files = a.name, a.diags, a.files
 	valid := !a.diags.HasErrors()
+	if r.base != nil {
+		if !valid {
+			return stageErr(StageRepair, nil, "the changed flow still has %s after %d repairs, so nothing was proposed", countErrors(a.diags), MaxRepairs)
+		}
+		return r.propose(intent, a, &reply)
+	}
 	if !valid && !r.opts.Force {
 		return stageErr(StageRepair, nil, "the flow still has %s after %d repairs, so it was not written; pass --force to write the last attempt",
 			countErrors(a.diags), MaxRepairs)
@@ -124,6 +137,11 @@ func (r *run) blocksInPlay(plan []*planned) []*blocks.Block {
 	for _, p := range plan {
 		add(p.block)
 	}
+	if r.base != nil {
+		for _, name := range r.base.uses {
+			add(r.reg.Lookup(name))
+		}
+	}
 	for _, name := range glueBlocks {
 		add(r.reg.Lookup(name))
 	}
@@ -137,17 +155,28 @@ func (r *run) blocksInPlay(plan []*planned) []*blocks.Block {
 // compiler finds in the rest, so that the diagnostics are those validate
 // reports on the file that would be written, plus the parts it lacks.
 func (r *run) attempt(reply *wireReply, stage string, try int) *attempt {
-	a := &attempt{name: reply.Name, path: r.flowPath(reply.Name)}
+	a := &attempt{name: reply.Name}
 	for _, s := range reply.Steps {
 		a.steps = append(a.steps, s.Name)
 	}
-	src, fixes, diags := renderFlow(reply, r.reg)
+	var src []byte
+	var fixes []string
+	var diags hcl.Diagnostics
+	registries := r.opts.Registries
+	if r.base != nil {
+		a.path = r.base.path
+		src, fixes, diags = applyEdit(r.base, reply, r.reg)
+		registries = append(slices.Clip(registries), r.stageDir)
+	} else {
+		a.path = r.flowPath(reply.Name)
+		src, fixes, diags = renderFlow(reply, r.reg)
+	}
 	a.src = src
 	if len(fixes) > 0 {
 		r.emit(ReplyAdjusted{Time: time.Now(), Stage: stage, Try: try, Notes: fixes})
 	}
 	parser := lang.NewParser()
-	_, d := compiler.Compile(a.path, compiler.Options{Parser: parser, RegistryDirs: r.opts.Registries, Source: src})
+	_, d := compiler.Compile(a.path, compiler.Options{Parser: parser, RegistryDirs: registries, Source: src})
 	diags = append(diags, d...)
 	a.diags, a.files = compiler.Normalize(diags), parser.Files()
 	return a
@@ -205,4 +234,71 @@ func countErrors(diags hcl.Diagnostics) string {
 		return "1 error"
 	}
 	return fmt.Sprintf("%d errors", n)
+}
+
+// editSchema is the schema of a reply that edits the flow: the steps may
+// also use the blocks the flow uses that the registry does not describe
+// (inline blocks of other flows, flows, MCP tools), with any arguments,
+// and the schema is then not enforced strictly.
+func (r *run) editSchema(s stageSchema) stageSchema {
+	var unknown []string
+	for _, name := range r.base.uses {
+		if r.reg.Lookup(name) == nil {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return s
+	}
+	var send map[string]any
+	if json.Unmarshal(s.Send, &send) != nil {
+		return s
+	}
+	steps := send["properties"].(map[string]any)["steps"].(map[string]any)
+	variant := object(
+		prop("name", str("A snake_case step name, unique in the flow")),
+		prop("use", enum("A block the current flow uses", unknown...)),
+		prop("args", obj{{Key: "type", Value: "object"}, {Key: "additionalProperties", Value: nullableStr("An HCL expression")}}),
+		prop("depends_on", array(str("The name of a step that must run first although no value is passed"))),
+	)
+	items := steps["items"]
+	if alts, ok := items.(map[string]any)["anyOf"].([]any); ok {
+		steps["items"] = map[string]any{"anyOf": append(alts, variant)}
+	} else {
+		steps["items"] = map[string]any{"anyOf": []any{items, variant}}
+	}
+	s.Send, s.Strict = mustJSON(send), false
+	return s
+}
+
+// propose makes the proposal of an Edit run from its last, valid
+// attempt: the flow file and the blocks created for it, with the change
+// step by step and the unified diff, staged with Options.Stage.
+func (r *run) propose(intent string, a *attempt, reply *wireReply) error {
+	change := changeOf(&r.base.wire, reply)
+	if change.Empty() && len(r.staged) == 0 {
+		return stageErr(StageWire, nil, "the reply changes nothing in %s; say what should change", r.base.path)
+	}
+	p := &Proposal{Flow: a.name, FlowFile: r.base.path, Intent: intent, Change: change}
+	p.Files = append(p.Files, ProposedFile{Path: r.base.path, Base: r.base.src, Content: a.src})
+	p.Files = append(p.Files, r.staged...)
+	var diff strings.Builder
+	for _, f := range p.Files {
+		name := f.Path
+		if rel, err := filepath.Rel(r.dir, f.Path); err == nil {
+			name = rel // as the flow's directory has it
+		}
+		diff.WriteString(unifiedDiff(filepath.ToSlash(name), f.Base, f.Content))
+	}
+	p.Diff = diff.String()
+	if r.opts.Stage != nil {
+		id, err := r.opts.Stage(p)
+		if err != nil {
+			return stageErr(StageWire, err, "staging the proposal: %s", err)
+		}
+		p.ID = id
+	}
+	r.res.Proposal = p
+	r.emit(Proposed{Time: time.Now(), ID: p.ID, Flow: p.Flow, File: p.FlowFile, Change: change, Diff: p.Diff, Usage: r.res.Usage})
+	return nil
 }

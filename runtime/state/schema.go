@@ -165,6 +165,21 @@ ALTER TABLE runs ADD COLUMN parent_run TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN parent_step TEXT NOT NULL DEFAULT '';
 CREATE INDEX runs_by_parent ON runs (parent_run) WHERE parent_run != '';
 `,
+	// 11: the changes flowctl think --edit stages.
+	`
+CREATE TABLE proposals (
+	id         TEXT NOT NULL PRIMARY KEY,
+	flow       TEXT NOT NULL,
+	flow_file  TEXT NOT NULL,
+	intent     TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	status     TEXT NOT NULL,
+	decided_at INTEGER,
+	summary    TEXT,
+	files      TEXT NOT NULL,
+	diff       TEXT NOT NULL
+);
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

@@ -92,6 +92,7 @@ type writerStmts struct {
 	requestApproval, decideApproval        *sql.Stmt
 	closeApproval, interruptRun            *sql.Stmt
 	upsertVector                           *sql.Stmt
+	insertProposal, decideProposal         *sql.Stmt
 }
 
 func newWriter(ctx context.Context, db *sql.DB, dir string) (*writer, error) {
@@ -143,6 +144,8 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.upsertSchedule, upsertScheduleSQL},
 		{&st.insertIdempotency, insertIdempotencySQL},
 		{&st.upsertVector, upsertVectorSQL},
+		{&st.insertProposal, insertProposalSQL},
+		{&st.decideProposal, decideProposalSQL},
 	} {
 		s, err := w.conn.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -176,6 +179,7 @@ func (w *writer) closeStmts() error {
 		st.savepoint, st.rollbackSavepoint, st.release,
 		st.insertRun, st.finishRun, st.upsertMemoryItem, st.markInterrupted, st.upsertSchedule, st.insertIdempotency,
 		st.upsertVector, st.reopenRun, st.requestApproval, st.decideApproval, st.closeApproval, st.interruptRun,
+		st.insertProposal, st.decideProposal,
 	} {
 		if s != nil {
 			errs = append(errs, s.Close())

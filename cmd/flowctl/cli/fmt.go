@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,13 +121,21 @@ func writeDiff(w io.Writer, name string, a, b []byte) {
 
 // writeFileAtomic replaces a file's content through a temporary file and a
 // rename, keeping its permissions, so that an interrupted write loses
-// nothing.
+// nothing. A file that does not exist is created (0644), with its
+// directory.
 func writeFileAtomic(name string, data []byte) error {
 	if target, err := filepath.EvalSymlinks(name); err == nil {
 		name = target // rewrite the file a link points to, keep the link
 	}
-	info, err := os.Stat(name)
-	if err != nil {
+	perm := os.FileMode(0o644)
+	switch info, err := os.Stat(name); {
+	case err == nil:
+		perm = info.Mode().Perm()
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return err
+		}
+	default:
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
@@ -137,7 +147,7 @@ func writeFileAtomic(name string, data []byte) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
+	if err := tmp.Chmod(perm); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -22,8 +22,9 @@ import (
 func newThinkCommand(s streams) *cobra.Command {
 	var out, model, sandbox, logPrompts string
 	var registries []string
-	var noClarify, force, jsonOut bool
+	var noClarify, force, jsonOut, accept bool
 	var maxCalls int
+	var edit string
 	cmd := &cobra.Command{
 		Use:   `think "INTENT"`,
 		Short: "Write a flow for an intent with a language model",
@@ -34,6 +35,14 @@ blocks/NAME.block.hcl next to the flow), and wires them into a flow that it
 compiles, sending the compiler's diagnostics back to the model until the flow
 validates. The flow (NAME.flow.hcl, or --out) is written only when it
 validates; --force writes the last attempt anyway.
+
+With --edit FLOW, think changes an existing flow instead: the model gets the
+flow, plans only what is new, creates the blocks it lacks and wires a
+complete new version, which is applied to the file in place (comments and
+everything the change does not touch stay). The result is a proposal, staged
+in the state next to the flow and printed step by step (+ added, ~ changed,
+- removed) with a unified diff; nothing is written until it is accepted: at
+the prompt on a terminal, with --accept, or with flowctl proposals accept ID.
 
 Think needs a model server: OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL
 for any OpenAI-compatible server (Ollama, vLLM, …); FLOWCTL_MODEL or --model
@@ -48,10 +57,15 @@ names the model. See docs/thinker.md.`,
 				return usagef("--out must name a *.flow.hcl file, not %q", out)
 			case maxCalls < 1:
 				return usagef("--max-calls must be at least 1")
+			case edit != "" && (out != "" || force):
+				return usagef("--edit proposes a change of its flow: --out and --force do not apply")
+			case accept && edit == "":
+				return usagef("--accept is for --edit, which proposes a change")
 			}
 			return runThink(s, thinkArgs{
 				intent: intent, out: out, model: model, sandbox: sandbox, logPrompts: logPrompts,
 				registries: registries, noClarify: noClarify, force: force, jsonOut: jsonOut, maxCalls: maxCalls,
+				edit: edit, accept: accept,
 			})
 		},
 	}
@@ -63,6 +77,8 @@ names the model. See docs/thinker.md.`,
 	fl.BoolVar(&force, "force", false, "write the last flow attempt even when it does not validate (exit status 1)")
 	fl.BoolVar(&jsonOut, "json", false, "print the thinker's events as JSON lines")
 	fl.StringVar(&sandbox, "sandbox", sandboxIsolated, "where the examples of created go and js blocks run: isolated (worker processes) or inprocess")
+	fl.StringVar(&edit, "edit", "", "change this flow (a flow file, or a directory holding one) instead of writing a new one: stage the change as a proposal")
+	fl.BoolVar(&accept, "accept", false, "with --edit: write the proposed change at once")
 	fl.IntVar(&maxCalls, "max-calls", thinker.DefaultMaxCalls, "the most model requests the whole run may send")
 	fl.StringVar(&logPrompts, "log-prompts", "", "append one JSON line per LLM round trip (request, response, duration, tokens, error) to this file")
 	return cmd
@@ -71,8 +87,9 @@ names the model. See docs/thinker.md.`,
 type thinkArgs struct {
 	intent, out, model, sandbox, logPrompts string
 	registries                              []string
-	noClarify, force, jsonOut               bool
+	noClarify, force, jsonOut, accept       bool
 	maxCalls                                int
+	edit                                    string
 }
 
 func runThink(s streams, a thinkArgs) error {
@@ -118,13 +135,31 @@ func runThink(s streams, a thinkArgs) error {
 	}
 	closeVectors := thinkEmbeddings(&opts, cfg, dir)
 	defer closeVectors()
-	if isTerminal(s.in) && isTerminal(s.err) {
-		opts.Answer = terminalAnswer(s.in, s.err)
+	terminal := isTerminal(s.in) && isTerminal(s.err)
+	in := bufio.NewReader(s.in)
+	if terminal {
+		opts.Answer = terminalAnswer(in, s.err)
+	}
+	var st *state.Store
+	if a.edit != "" {
+		path, diags := flowPath(a.edit)
+		if diags.HasErrors() {
+			return newFlowLoader(s, a.registries).fail(diags)
+		}
+		if st, err = state.Open(filepath.Join(filepath.Dir(path), ".flowctl")); err != nil {
+			return stateError(filepath.Join(filepath.Dir(path), ".flowctl"), err)
+		}
+		defer st.Close()
+		opts.Edit = path
+		opts.Stage = func(p *thinker.Proposal) (string, error) { return stageProposal(st, p) }
 	}
 
 	res, err := thinker.Think(ctx, opts)
 	view.Close()
 	if err == nil {
+		if res.Proposal != nil {
+			return settleProposal(ctx, s, in, st, res.Proposal.ID, a.accept, terminal && !a.jsonOut)
+		}
 		return nil
 	}
 	if !a.jsonOut && res != nil && res.File == "" && len(res.Diagnostics) > 0 {
@@ -134,6 +169,40 @@ func runThink(s streams, a thinkArgs) error {
 	// event); the message goes to standard error in both modes.
 	fmt.Fprintf(s.err, "Error: %s\n", err)
 	return exitError{exitFailure}
+}
+
+// settleProposal accepts the proposal think --edit staged when asked to
+// (--accept, or yes at the prompt on a terminal), and otherwise says how
+// to accept or reject it later.
+func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.Store, id string, accept, ask bool) error {
+	if !accept && ask {
+		answer, err := terminalLine(ctx, in, s.err, "\nAccept? [y/N] ")
+		if err != nil {
+			return err
+		}
+		accept = strings.EqualFold(answer, "y") || strings.EqualFold(answer, "yes")
+	}
+	p, err := st.Proposal(id)
+	if err != nil {
+		return err
+	}
+	if !accept {
+		fmt.Fprintf(s.err, "Staged as proposal %s: flowctl proposals accept %s writes it; flowctl proposals reject %s drops it.\n", id, id, id)
+		return nil
+	}
+	if err := acceptProposal(st, p); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.err, "Accepted proposal %s: wrote %s.\n", id, strings.Join(proposalPaths(p), ", "))
+	return nil
+}
+
+func proposalPaths(p *state.Proposal) []string {
+	var out []string
+	for _, f := range p.Files {
+		out = append(out, f.Path)
+	}
+	return out
 }
 
 // thinkEmbeddings adds embeddings to the thinker's registry search when
@@ -157,30 +226,35 @@ func thinkEmbeddings(opts *thinker.Options, cfg llm.Config, dir string) func() {
 
 // terminalAnswer asks a clarifying question on the terminal and reads the
 // answer, one line.
-func terminalAnswer(in io.Reader, w io.Writer) func(ctx context.Context, question string) (string, error) {
-	r := bufio.NewReader(in)
+func terminalAnswer(in *bufio.Reader, w io.Writer) func(ctx context.Context, question string) (string, error) {
 	return func(ctx context.Context, question string) (string, error) {
-		fmt.Fprintf(w, "\n%s\n(answer, or press Enter to go on as it is) > ", question)
-		answer := make(chan string, 1)
-		failed := make(chan error, 1)
-		go func() {
-			line, err := r.ReadString('\n')
-			if err != nil && line == "" {
-				failed <- err
-				return
-			}
-			answer <- strings.TrimSpace(line)
-		}()
-		select {
-		case line := <-answer:
-			return line, nil
-		case err := <-failed:
-			if err == io.EOF {
-				return "", nil
-			}
-			return "", err
-		case <-ctx.Done():
-			return "", ctx.Err()
+		return terminalLine(ctx, in, w, fmt.Sprintf("\n%s\n(answer, or press Enter to go on as it is) > ", question))
+	}
+}
+
+// terminalLine prints a prompt and reads one line, trimmed ("" at the end
+// of the input).
+func terminalLine(ctx context.Context, r *bufio.Reader, w io.Writer, prompt string) (string, error) {
+	fmt.Fprint(w, prompt)
+	answer := make(chan string, 1)
+	failed := make(chan error, 1)
+	go func() {
+		line, err := r.ReadString('\n')
+		if err != nil && line == "" {
+			failed <- err
+			return
 		}
+		answer <- strings.TrimSpace(line)
+	}()
+	select {
+	case line := <-answer:
+		return line, nil
+	case err := <-failed:
+		if err == io.EOF {
+			return "", nil
+		}
+		return "", err
+	case <-ctx.Done():
+		return "", ctx.Err()
 	}
 }

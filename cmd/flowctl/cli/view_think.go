@@ -130,6 +130,7 @@ type (
 		Tries   int    `json:"tries"`
 		Tested  bool   `json:"tested"`
 		Note    string `json:"note,omitempty"`
+		Staged  bool   `json:"staged,omitempty"`
 	}
 	jsonWired struct {
 		Type  string   `json:"type"`
@@ -160,6 +161,18 @@ type (
 		Steps         []string              `json:"steps"`
 		Diagnostics   []diagjson.Diagnostic `json:"diagnostics"`
 		Usage         blocks.Usage          `json:"usage"`
+	}
+	jsonProposed struct {
+		Type    string       `json:"type"`
+		Time    string       `json:"time"`
+		ID      string       `json:"id"`
+		Flow    string       `json:"flow"`
+		File    string       `json:"file"`
+		Added   []string     `json:"added"`
+		Changed []string     `json:"changed"`
+		Removed []string     `json:"removed"`
+		Diff    string       `json:"diff"`
+		Usage   blocks.Usage `json:"usage"`
 	}
 	jsonReplyAdjusted struct {
 		Type  string   `json:"type"`
@@ -197,6 +210,9 @@ func (v *thinkJSON) Event(e thinker.Event) {
 		out = jsonDecomposeBlocks{"decompose_blocks", jsonTime(e.Time), e.Blocks}
 	case thinker.ReplyAdjusted:
 		out = jsonReplyAdjusted{"reply_adjusted", jsonTime(e.Time), e.Stage, e.Try, e.Block, e.Notes}
+	case thinker.Proposed:
+		out = jsonProposed{"proposal", jsonTime(e.Time), e.ID, e.Flow, e.File, nonNil(e.Change.Added), nonNil(e.Change.Changed),
+			nonNil(e.Change.Removed), e.Diff, e.Usage}
 	case thinker.SearchFound:
 		out = jsonSearchFound{"search_found", jsonTime(e.Time), e.Block, e.Found, e.Runtime, e.Score, e.Relevance, e.Reason}
 	case thinker.SearchMissing:
@@ -218,7 +234,7 @@ func (v *thinkJSON) Event(e thinker.Event) {
 		}
 		out = j
 	case thinker.BlockCreated:
-		out = jsonBlockCreated{"block_created", jsonTime(e.Time), e.Block, e.Name, e.Runtime, e.File, e.Tries, e.Tested, e.Note}
+		out = jsonBlockCreated{"block_created", jsonTime(e.Time), e.Block, e.Name, e.Runtime, e.File, e.Tries, e.Tested, e.Note, e.Staged}
 	case thinker.Wired:
 		out = jsonWired{Type: "wired", Time: jsonTime(e.Time), Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
 	case thinker.Repaired:
@@ -323,7 +339,11 @@ func (v *thinkHuman) Event(e thinker.Event) {
 	case thinker.BlockTestPassed:
 		fmt.Fprintf(w, "    ✓ %s: its example passed\n", e.Name)
 	case thinker.BlockCreated:
-		fmt.Fprintf(w, "    ✓ wrote %s\n", e.File)
+		if e.Staged {
+			fmt.Fprintf(w, "    ✓ %s is part of the proposal\n", e.File)
+		} else {
+			fmt.Fprintf(w, "    ✓ wrote %s\n", e.File)
+		}
 		if e.Note != "" {
 			fmt.Fprintf(w, "      (%s)\n", e.Note)
 		}
@@ -355,6 +375,10 @@ func (v *thinkHuman) Event(e thinker.Event) {
 		} else {
 			writeHumanDiagnostics(v.err, e.Files, e.Diagnostics)
 		}
+	case thinker.Proposed:
+		fmt.Fprintf(w, "    ✓ the changed flow validates\n\nProposal %s for %s:\n", e.ID, e.File)
+		writeChange(w, e.Change, e.Diff)
+		fmt.Fprintf(w, "Tokens: %d.\n", e.Usage.TotalTokens)
 	case thinker.Failed:
 		if len(e.BlockFiles) > 0 {
 			fmt.Fprintf(v.err, "The created blocks were kept: %s\n", strings.Join(e.BlockFiles, ", "))

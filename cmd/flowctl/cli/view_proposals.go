@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/thinker"
+)
+
+// proposalsView renders the proposals think --edit staged.
+type proposalsView interface {
+	List(ps []*state.Proposal) error
+	Show(p *state.Proposal) error
+}
+
+var (
+	_ proposalsView = proposalsHuman{}
+	_ proposalsView = proposalsJSON{}
+)
+
+func newProposalsView(s streams, jsonOut bool) proposalsView {
+	if jsonOut {
+		return proposalsJSON{s.out}
+	}
+	return proposalsHuman{s.out}
+}
+
+type proposalsHuman struct{ w io.Writer }
+
+func (v proposalsHuman) List(ps []*state.Proposal) error {
+	if len(ps) == 0 {
+		fmt.Fprintln(v.w, "No proposals.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(v.w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROPOSAL\tFLOW\tSTATUS\tCREATED\tCHANGE\tINTENT")
+	for _, p := range ps {
+		c := changeOfProposal(p)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t+%d ~%d -%d\t%s\n", p.ID, p.Flow, p.Status, p.Created.Local().Format("2006-01-02 15:04:05"),
+			len(c.Added), len(c.Changed), len(c.Removed), cut(firstLine(p.Intent), 60))
+	}
+	return tw.Flush()
+}
+
+func (v proposalsHuman) Show(p *state.Proposal) error {
+	fmt.Fprintf(v.w, "Proposal %s for %s (flow %q): %s\n", p.ID, p.FlowFile, p.Flow, p.Status)
+	fmt.Fprintf(v.w, "Intent: %s\n", p.Intent)
+	writeChange(v.w, changeOfProposal(p), p.Diff)
+	return nil
+}
+
+// writeChange prints a change step by step, then its diff.
+func writeChange(w io.Writer, c thinker.Change, diff string) {
+	fmt.Fprintln(w)
+	for _, l := range c.Lines() {
+		fmt.Fprintln(w, l)
+	}
+	if diff != "" {
+		fmt.Fprintln(w)
+		fmt.Fprint(w, diff)
+		if !strings.HasSuffix(diff, "\n") {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func changeOfProposal(p *state.Proposal) thinker.Change {
+	var c thinker.Change
+	json.Unmarshal(p.Summary, &c)
+	return c
+}
+
+type proposalsJSON struct{ w io.Writer }
+
+// jsonProposal is a proposal in proposals --json.
+type jsonProposal struct {
+	ID       string               `json:"id"`
+	Flow     string               `json:"flow"`
+	FlowFile string               `json:"flow_file"`
+	Intent   string               `json:"intent"`
+	Status   string               `json:"status"`
+	Created  string               `json:"created_at"`
+	Decided  *string              `json:"decided_at"`
+	Added    []string             `json:"added"`
+	Changed  []string             `json:"changed"`
+	Removed  []string             `json:"removed"`
+	Files    []state.ProposalFile `json:"files,omitempty"`
+	Diff     string               `json:"diff,omitempty"`
+}
+
+func newJSONProposal(p *state.Proposal, whole bool) jsonProposal {
+	c := changeOfProposal(p)
+	j := jsonProposal{ID: p.ID, Flow: p.Flow, FlowFile: p.FlowFile, Intent: p.Intent, Status: p.Status,
+		Created: jsonTime(p.Created), Added: nonNil(c.Added), Changed: nonNil(c.Changed), Removed: nonNil(c.Removed)}
+	if !p.Decided.IsZero() {
+		d := jsonTime(p.Decided)
+		j.Decided = &d
+	}
+	if whole {
+		j.Files, j.Diff = p.Files, p.Diff
+	}
+	return j
+}
+
+func (v proposalsJSON) List(ps []*state.Proposal) error {
+	out := []jsonProposal{}
+	for _, p := range ps {
+		out = append(out, newJSONProposal(p, false))
+	}
+	return writeJSON(v.w, out)
+}
+
+func (v proposalsJSON) Show(p *state.Proposal) error { return writeJSON(v.w, newJSONProposal(p, true)) }

@@ -1,0 +1,41 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+func TestProposals(t *testing.T) {
+	s := openStore(t)
+	p := &Proposal{Flow: "notes", FlowFile: "notes.flow.hcl", Intent: "also count lines",
+		Summary: json.RawMessage(`{"added":["step lines"]}`), Diff: "--- a\n+++ b\n",
+		Files: []ProposalFile{{Path: "notes.flow.hcl", BaseSHA256: "abc", Content: "flow \"notes\" {}\n"}}}
+	if err := s.CreateProposal(p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Proposal(p.ID[:6])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != p.ID || got.Status != ProposalStaged || got.Intent != p.Intent || len(got.Files) != 1 ||
+		got.Files[0] != p.Files[0] || string(got.Summary) != string(p.Summary) || got.Diff != p.Diff || !got.Decided.IsZero() {
+		t.Errorf("proposal: %+v", got)
+	}
+	if err := s.DecideProposal(p.ID, ProposalAccepted); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DecideProposal(p.ID, ProposalRejected); !errors.Is(err, ErrNotStaged) {
+		t.Errorf("deciding a decided proposal: %v", err)
+	}
+	if got, _ := s.Proposal(p.ID); got.Status != ProposalAccepted || got.Decided.IsZero() {
+		t.Errorf("after accepting: %+v", got)
+	}
+	if _, err := s.Proposal("zzzzzz"); !errors.Is(err, ErrProposalNotFound) {
+		t.Errorf("an unknown ID: %v", err)
+	}
+	all, err := s.Proposals()
+	if err != nil || len(all) != 1 {
+		t.Errorf("proposals: %v %v", all, err)
+	}
+}
