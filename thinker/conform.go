@@ -151,8 +151,6 @@ func schemaTypes(s map[string]any) []string {
 
 func hasType(s map[string]any, t string) bool { return contains(schemaTypes(s), t) }
 
-func allowsNull(s map[string]any) bool { return s != nil && hasType(s, "null") }
-
 func typeOfJSON(v any) string {
 	switch v.(type) {
 	case float64:

@@ -1,8 +1,6 @@
 package thinker
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -295,12 +293,6 @@ func lines(b []byte) []string {
 		out = out[:len(out)-1]
 	}
 	return out
-}
-
-// sha256Hex is the hex SHA-256 of b.
-func sha256Hex(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
 }
 
 func byName[T any](list []T, name func(T) string) map[string]T {
