@@ -109,6 +109,7 @@ func New(opts Options) *Server {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /v1/flows", s.getFlows)
+	mux.HandleFunc("GET /v1/flows/{flow}", s.getFlow)
 	mux.HandleFunc("POST /v1/flows/{flow}/runs", s.postRun)
 	mux.HandleFunc("GET /v1/runs", s.getRuns)
 	mux.HandleFunc("GET /v1/runs/{id}", s.getRun)
@@ -120,6 +121,7 @@ func New(opts Options) *Server {
 	s.notify, s.nstop = &notifier{urls: opts.NotifyURLs, secret: []byte(opts.NotifySecret), base: opts.BaseURL,
 		client: &http.Client{Timeout: 30 * time.Second}, ctx: nctx}, nstop
 	mux.Handle("GET /metrics", s.metrics.handler())
+	dashboard(mux)
 	s.mux = mux
 	s.guarded = RequireToken(opts.Token, mux)
 	s.recover()
@@ -131,10 +133,11 @@ func New(opts Options) *Server {
 	return s
 }
 
-// ServeHTTP checks the token (but for GET /healthz), then serves the
+// ServeHTTP checks the token (but for GET /healthz and the dashboard's
+// pages, which hold no data and ask for the token), then serves the
 // request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/healthz" {
+	if r.URL.Path == "/healthz" || isDashboardPath(r.URL.Path) {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
@@ -254,6 +257,27 @@ type flowJSON struct {
 	Inputs      []inputJSON           `json:"inputs"`
 	Outputs     []string              `json:"outputs"`
 	Errors      []diagjson.Diagnostic `json:"errors,omitempty"`
+	// The graph, in GET /v1/flows/{flow} only: each step with its stage
+	// and the steps it depends on, the critical path (by steps), and the
+	// schedules.
+	Steps        []graphStepJSON `json:"steps,omitempty"`
+	CriticalPath []string        `json:"critical_path,omitempty"`
+	Schedules    []scheduleJSON  `json:"schedules,omitempty"`
+}
+
+type graphStepJSON struct {
+	Name      string   `json:"name"`
+	Use       string   `json:"use"`
+	Stage     int      `json:"stage"`
+	DependsOn []string `json:"depends_on"`
+	ForEach   bool     `json:"for_each,omitempty"`
+	Approval  bool     `json:"approval,omitempty"`
+}
+
+type scheduleJSON struct {
+	Name     string `json:"name"`
+	Cron     string `json:"cron"`
+	Timezone string `json:"timezone"`
 }
 
 type inputJSON struct {
@@ -268,26 +292,55 @@ type inputJSON struct {
 func (s *Server) getFlows(w http.ResponseWriter, r *http.Request) {
 	out := []flowJSON{}
 	for _, e := range s.flows.list() {
-		f := flowJSON{Name: e.name(), File: e.file, Inputs: []inputJSON{}, Outputs: []string{}}
-		if e.diags.HasErrors() {
-			f.Errors = diagjson.New(e.files, e.diags).Diagnostics
-		}
-		if p := e.prog; p != nil {
-			f.Description = p.Flow.Description
-			for _, in := range p.Inputs {
-				ij := inputJSON{Name: in.Name, Type: in.Type.Type.FriendlyName(), Required: in.Default == cty.NilVal, Description: in.Description, Sensitive: in.Sensitive}
-				if in.Default != cty.NilVal && !in.Sensitive {
-					ij.Default = runtime.PlainJSON(in.Default)
-				}
-				f.Inputs = append(f.Inputs, ij)
-			}
-			for _, o := range p.Outputs {
-				f.Outputs = append(f.Outputs, o.Name)
-			}
-		}
-		out = append(out, f)
+		out = append(out, newFlowJSON(e, false))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"flows": out})
+}
+
+// getFlow is one flow with its graph.
+func (s *Server) getFlow(w http.ResponseWriter, r *http.Request) {
+	e := s.flows.get(r.PathValue("flow"))
+	if e == nil {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no flow %q.", r.PathValue("flow")), nil, nil)
+		return
+	}
+	writeJSON(w, http.StatusOK, newFlowJSON(e, true))
+}
+
+// newFlowJSON describes a flow: with graph, its steps, critical path and
+// schedules too.
+func newFlowJSON(e *flowEntry, graph bool) flowJSON {
+	f := flowJSON{Name: e.name(), File: e.file, Inputs: []inputJSON{}, Outputs: []string{}}
+	if e.diags.HasErrors() {
+		f.Errors = diagjson.New(e.files, e.diags).Diagnostics
+	}
+	p := e.prog
+	if p == nil {
+		return f
+	}
+	f.Description = p.Flow.Description
+	for _, in := range p.Inputs {
+		ij := inputJSON{Name: in.Name, Type: in.Type.Type.FriendlyName(), Required: in.Default == cty.NilVal, Description: in.Description, Sensitive: in.Sensitive}
+		if in.Default != cty.NilVal && !in.Sensitive {
+			ij.Default = runtime.PlainJSON(in.Default)
+		}
+		f.Inputs = append(f.Inputs, ij)
+	}
+	for _, o := range p.Outputs {
+		f.Outputs = append(f.Outputs, o.Name)
+	}
+	if !graph {
+		return f
+	}
+	f.Steps, f.CriticalPath, f.Schedules = []graphStepJSON{}, compiler.Names(p.CriticalPath), []scheduleJSON{}
+	for _, st := range p.Steps {
+		f.Steps = append(f.Steps, graphStepJSON{Name: st.Name, Use: st.Use, Stage: st.Stage, DependsOn: compiler.Names(st.Deps),
+			ForEach: st.ForEach != nil, Approval: st.Block != nil && st.Block.Builtin() && st.Block.Name == "approval"})
+	}
+	for _, sc := range p.Schedules {
+		f.Schedules = append(f.Schedules, scheduleJSON{Name: sc.Name, Cron: sc.Cron, Timezone: sc.Location.String()})
+	}
+	return f
 }
 
 // runRequest is the body of POST /v1/flows/{flow}/runs.
@@ -434,6 +487,29 @@ type runSummary struct {
 	StartedAt  *string           `json:"started_at"`
 	FinishedAt *string           `json:"finished_at"`
 	Links      map[string]string `json:"links"`
+	// WaitingFor, for a waiting run, are the approval steps it waits for.
+	WaitingFor []waitingForJSON `json:"waiting_for,omitempty"`
+}
+
+type waitingForJSON struct {
+	Step     string `json:"step"`
+	Instance string `json:"instance,omitempty"`
+	Message  string `json:"message"`
+}
+
+// waitingFor are the approval steps a waiting run waits for.
+func (s *Server) waitingFor(runID string) []waitingForJSON {
+	as, err := s.store.Approvals(runID)
+	if err != nil {
+		return nil
+	}
+	var out []waitingForJSON
+	for _, a := range as {
+		if !a.Closed && !a.Decided() {
+			out = append(out, waitingForJSON{Step: a.Step, Instance: a.Instance, Message: a.Message})
+		}
+	}
+	return out
 }
 
 func timeJSON(t time.Time) *string {
@@ -487,6 +563,9 @@ func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
 		if len(out) == limit {
 			next = out[len(out)-1].RunID
 			break
+		}
+		if rs.Status == string(runtime.StatusWaiting) {
+			rs.WaitingFor = s.waitingFor(rs.RunID)
 		}
 		out = append(out, rs)
 	}
