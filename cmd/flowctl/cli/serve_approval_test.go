@@ -91,6 +91,35 @@ func TestServeApproval(t *testing.T) {
 	if len(run.Steps) != 2 {
 		t.Errorf("steps while waiting: %+v", run.Steps)
 	}
+	// The list says what a waiting run waits for; the flow, its graph.
+	var list struct {
+		Runs []struct {
+			RunID      string `json:"run_id"`
+			WaitingFor []struct {
+				Step, Message string
+			} `json:"waiting_for"`
+		} `json:"runs"`
+	}
+	if code := p.do("GET", "/v1/runs", "", &list); code != 200 || len(list.Runs) != 1 || len(list.Runs[0].WaitingFor) != 1 ||
+		list.Runs[0].WaitingFor[0].Step != "review" || list.Runs[0].WaitingFor[0].Message == "" {
+		t.Errorf("GET /v1/runs of a waiting run: %d %+v", code, list)
+	}
+	var flow struct {
+		Steps []struct {
+			Name      string   `json:"name"`
+			Stage     int      `json:"stage"`
+			DependsOn []string `json:"depends_on"`
+			Approval  bool     `json:"approval"`
+		} `json:"steps"`
+		CriticalPath []string `json:"critical_path"`
+	}
+	if code := p.do("GET", "/v1/flows/mail", "", &flow); code != 200 || len(flow.Steps) != 3 || !flow.Steps[1].Approval ||
+		flow.Steps[2].Stage != 1 || len(flow.CriticalPath) == 0 {
+		t.Errorf("GET /v1/flows/mail: %d %+v", code, flow)
+	}
+	if code := p.do("GET", "/v1/flows/nope", "", nil); code != 404 {
+		t.Errorf("GET an unknown flow: %d", code)
+	}
 	select {
 	case b := <-notes:
 		var n struct {
