@@ -586,6 +586,7 @@ type stepJSON struct {
 	FinishedAt *string         `json:"finished_at"`
 	Error      string          `json:"error,omitempty"`
 	Outputs    json.RawMessage `json:"outputs,omitempty"`
+	Sensitive  bool            `json:"sensitive,omitempty"` // its outputs are sensitive, so not recorded
 	Log        string          `json:"log,omitempty"`
 }
 
@@ -614,7 +615,8 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	out := []stepJSON{}
 	for _, st := range steps {
 		out = append(out, stepJSON{Step: st.Step, Instance: st.Instance, Status: st.Status, Attempts: st.Attempts,
-			StartedAt: timeJSON(st.StartedAt), FinishedAt: timeJSON(st.FinishedAt), Error: st.Error, Outputs: st.Outputs, Log: st.Log})
+			StartedAt: timeJSON(st.StartedAt), FinishedAt: timeJSON(st.FinishedAt), Error: st.Error, Outputs: st.Outputs,
+			Sensitive: st.Sensitive, Log: st.Log})
 	}
 	body := map[string]any{
 		"run_id": run.ID, "flow": run.Flow, "namespace": run.Namespace, "status": run.Status,

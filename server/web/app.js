@@ -508,7 +508,8 @@ async function runPage(id) {
           h('dt', {}, 'Started'), h('dd', {}, when(st.started_at)),
           h('dt', {}, 'Took'), h('dd', {}, duration(st.started_at, st.finished_at))),
         st.error ? [h('h3', {}, 'Error'), h('pre', { class: 'error' }, st.error)] : null,
-        h('h3', {}, 'Outputs'), st.outputs == null ? h('p', { class: 'muted' }, 'None recorded.') : json(plain(st.outputs)),
+        h('h3', {}, 'Outputs'),
+        st.sensitive ? h('p', {}, '(sensitive)') : st.outputs == null ? h('p', { class: 'muted' }, 'None recorded.') : json(plain(st.outputs)),
         st.log ? [h('h3', {}, 'Log'), h('pre', {}, st.log)] : null)) :
         h('p', { class: 'muted' }, 'Not run yet.'));
   }
