@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
@@ -27,7 +28,7 @@ func conform(v any, schema map[string]any, path string, notes *[]string) any {
 	}
 	// A number, a boolean, an array or an object where a string (an
 	// HCL expression) is wanted.
-	if types, jt := schemaTypes(schema), typeOfJSON(v); jt != "" && contains(types, "string") && !contains(types, jt) {
+	if types, jt := llm.SchemaTypes(schema), typeOfJSON(v); jt != "" && contains(types, "string") && !contains(types, jt) {
 		if expr, ok := hclExpression(v); ok {
 			*notes = append(*notes, fmt.Sprintf("%s: the JSON value %s read as the HCL expression %s", path, compactJSONText(v), expr))
 			return expr
@@ -133,23 +134,7 @@ func hclExpression(v any) (string, bool) {
 	return strings.TrimSpace(string(hclwrite.TokensForValue(cv).Bytes())), true
 }
 
-func schemaTypes(s map[string]any) []string {
-	switch t := s["type"].(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, x := range t {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-func hasType(s map[string]any, t string) bool { return contains(schemaTypes(s), t) }
+func hasType(s map[string]any, t string) bool { return contains(llm.SchemaTypes(s), t) }
 
 func typeOfJSON(v any) string {
 	switch v.(type) {

@@ -61,7 +61,7 @@ func (c *shapeChecker) check(v any, s map[string]any, path string) {
 		}
 		return
 	}
-	if types := schemaTypes(s); len(types) > 0 && !typeMatches(v, types) {
+	if types := SchemaTypes(s); len(types) > 0 && !typeMatches(v, types) {
 		c.add(path, "%s is required, not %s", describeTypes(types), describeJSON(v))
 		return
 	}
@@ -112,7 +112,9 @@ func (c *shapeChecker) check(v any, s map[string]any, path string) {
 	}
 }
 
-func schemaTypes(s map[string]any) []string {
+// SchemaTypes are the types a JSON Schema's "type" names: one, or a
+// list; none when it names none.
+func SchemaTypes(s map[string]any) []string {
 	switch t := s["type"].(type) {
 	case string:
 		return []string{t}
@@ -132,7 +134,7 @@ func allowsNull(s map[string]any) bool {
 	if s == nil {
 		return false
 	}
-	for _, t := range schemaTypes(s) {
+	for _, t := range SchemaTypes(s) {
 		if t == "null" {
 			return true
 		}
