@@ -21,7 +21,8 @@ type Program struct {
 	Filename string
 	Dir      string
 	// SourceHash is the SHA-256 of the flow file and every block file it
-	// loaded, so that a saved plan can tell when the flow changed.
+	// loaded, with the source hashes of the flows it uses (sub-flows and
+	// tools), so that a saved plan can tell when the flow changed.
 	SourceHash string
 
 	File      *lang.File
@@ -196,7 +197,36 @@ func Compile(filename string, opts Options) (*Program, hcl.Diagnostics) {
 		}
 		failed = failed || d.HasErrors()
 	}
+	c.hashFlowsUsed()
 	return c.prog, Normalize(diags)
+}
+
+// hashFlowsUsed folds the source hashes of the flows the flow uses, as
+// steps' blocks and as tools, into its own: a change in one of them is a
+// change of the flow, for a saved plan and for a run resumed.
+func (c *compilation) hashFlowsUsed() {
+	var used []string
+	for _, s := range c.prog.Steps {
+		if s.Flow != nil {
+			used = append(used, s.Flow.Flow.Name+"="+s.Flow.SourceHash)
+		}
+		for _, t := range s.Tools {
+			if t.Flow != nil {
+				used = append(used, t.Flow.Flow.Name+"="+t.Flow.SourceHash)
+			}
+		}
+	}
+	if len(used) == 0 {
+		return
+	}
+	slices.Sort(used)
+	h := sha256.New()
+	h.Write([]byte(c.prog.SourceHash))
+	for _, u := range slices.Compact(used) {
+		h.Write([]byte{0})
+		h.Write([]byte(u))
+	}
+	c.prog.SourceHash = hex.EncodeToString(h.Sum(nil))
 }
 
 // consequences drops the diagnostics of a pass that are consequences of an
