@@ -300,25 +300,34 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 			}
 			continue
 		}
-		if in.Type.Defaults != nil && !v.IsNull() {
-			v = in.Type.Defaults.Apply(v)
-		}
-		cv, err := convert.Convert(v, in.Type.Type)
-		if err != nil {
-			bad("Invalid input value", "must be "+lang.FriendlyTypeName(in.Type.Type)+": "+lang.FormatConvertError(err))
-			continue
-		}
-		if cv.IsNull() && in.Required() {
-			bad("Null value for required input", "the input is required and may not be null")
-			continue
-		}
-		if err := s.Block.CheckInput(in.Name, cv); err != nil {
-			bad("Invalid value for input", err.Error())
+		cv, summary, detail := convertInput(s.Block, in, v)
+		if summary != "" {
+			bad(summary, detail)
 			continue
 		}
 		out[in.Name] = cv
 	}
 	return out, marked, unknown, diags
+}
+
+// convertInput converts a known value for an input of block b to the
+// input's type, its defaults applied, and checks it; on a problem it
+// returns its summary and what is wrong.
+func convertInput(b *blocks.Block, in *lang.Field, v cty.Value) (cty.Value, string, string) {
+	if in.Type.Defaults != nil && !v.IsNull() {
+		v = in.Type.Defaults.Apply(v)
+	}
+	cv, err := convert.Convert(v, in.Type.Type)
+	switch {
+	case err != nil:
+		return cty.NilVal, "Invalid input value", "must be " + lang.FriendlyTypeName(in.Type.Type) + ": " + lang.FormatConvertError(err)
+	case cv.IsNull() && in.Required():
+		return cty.NilVal, "Null value for required input", "the input is required and may not be null"
+	}
+	if err := b.CheckInput(in.Name, cv); err != nil {
+		return cty.NilVal, "Invalid value for input", err.Error()
+	}
+	return cv, "", ""
 }
 
 // sensitiveResult says whether a step's result is sensitive, given the

@@ -180,10 +180,7 @@ func (r *run) planFlow(s *compiler.Step, instances []instance) *compiler.Plan {
 			inputs[in.Name] = cty.UnknownVal(in.Type.Type)
 		}
 	}
-	plan, diags := Plan(s.Flow, Options{
-		Inputs: inputs, Secrets: r.secretsFor(s.Flow), LookupEnv: r.opts.LookupEnv, Namespace: r.opts.Namespace,
-		NoCache: r.opts.NoCache, CacheAll: r.opts.CacheAll, Store: r.opts.Store, Executors: r.opts.Executors,
-	})
+	plan, diags := Plan(s.Flow, r.childOptions(s.Flow, inputs))
 	r.addDiags(diags)
 	return plan
 }

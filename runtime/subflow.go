@@ -54,12 +54,10 @@ func (r *run) runFlow(ctx context.Context, prog *compiler.Program, given map[str
 			inputs[name] = v.Mark(lang.Sensitive)
 		}
 	}
-	res, err := Apply(ctx, prog, Options{
-		Inputs: inputs, Secrets: r.secretsFor(prog), LookupEnv: r.opts.LookupEnv, Namespace: r.opts.Namespace,
-		Parallelism: r.opts.Parallelism, NoCache: r.opts.NoCache, CacheAll: r.opts.CacheAll,
-		Store: r.opts.Store, Executors: r.opts.Executors, OnFileRead: r.opts.OnFileRead, Ask: r.opts.Ask,
-		Origin: origin, ParentRun: r.id, ParentStep: step,
-	})
+	opts := r.childOptions(prog, inputs)
+	opts.Parallelism, opts.OnFileRead, opts.Ask = r.opts.Parallelism, r.opts.OnFileRead, r.opts.Ask
+	opts.Origin, opts.ParentRun, opts.ParentStep = origin, r.id, step
+	res, err := Apply(ctx, prog, opts)
 	switch {
 	case err != nil:
 		return nil, err
@@ -76,6 +74,16 @@ func (r *run) runFlow(ctx context.Context, prog *compiler.Program, given map[str
 		msg += ": " + lang.ErrorSentence(res.Diagnostics, false)
 	}
 	return res, errors.New(msg)
+}
+
+// childOptions are the options of a run (or plan) of prog that this run
+// starts: the inputs, the secrets prog declares, and this run's
+// environment, namespace, cache settings, store and executors.
+func (r *run) childOptions(prog *compiler.Program, inputs map[string]cty.Value) Options {
+	return Options{
+		Inputs: inputs, Secrets: r.secretsFor(prog), LookupEnv: r.opts.LookupEnv, Namespace: r.opts.Namespace,
+		NoCache: r.opts.NoCache, CacheAll: r.opts.CacheAll, Store: r.opts.Store, Executors: r.opts.Executors,
+	}
 }
 
 // secretsFor are the secrets given to this run that prog declares: a

@@ -13,7 +13,6 @@ import (
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
 )
 
 // ToolCallStarted reports that the model of an llm step called one of the
@@ -205,18 +204,9 @@ func (r *run) callBlock(ctx context.Context, s *compiler.Step, b *blocks.Block, 
 		if err != nil {
 			return toolResult{}, fmt.Errorf("argument %q is not JSON: %v", in.Name, err)
 		}
-		if in.Type.Defaults != nil && !val.IsNull() {
-			val = in.Type.Defaults.Apply(val)
-		}
-		cv, err := convert.Convert(val, in.Type.Type)
-		switch {
-		case err != nil:
-			return toolResult{}, fmt.Errorf("argument %q must be %s: %s", in.Name, lang.FriendlyTypeName(in.Type.Type), lang.FormatConvertError(err))
-		case cv.IsNull() && in.Required():
-			return toolResult{}, fmt.Errorf("argument %q is required and may not be null", in.Name)
-		}
-		if err := b.CheckInput(in.Name, cv); err != nil {
-			return toolResult{}, fmt.Errorf("argument %q: %v", in.Name, err)
+		cv, summary, detail := convertInput(b, in, val)
+		if summary != "" {
+			return toolResult{}, fmt.Errorf("argument %q: %s", in.Name, detail)
 		}
 		inputs[in.Name] = cv
 	}

@@ -3,6 +3,7 @@ package thinker
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/flowctl/flowctl/blocks/llm"
@@ -28,7 +29,7 @@ func conform(v any, schema map[string]any, path string, notes *[]string) any {
 	}
 	// A number, a boolean, an array or an object where a string (an
 	// HCL expression) is wanted.
-	if types, jt := llm.SchemaTypes(schema), typeOfJSON(v); jt != "" && contains(types, "string") && !contains(types, jt) {
+	if types, jt := llm.SchemaTypes(schema), typeOfJSON(v); jt != "" && slices.Contains(types, "string") && !slices.Contains(types, jt) {
 		if expr, ok := hclExpression(v); ok {
 			*notes = append(*notes, fmt.Sprintf("%s: the JSON value %s read as the HCL expression %s", path, compactJSONText(v), expr))
 			return expr
@@ -134,7 +135,7 @@ func hclExpression(v any) (string, bool) {
 	return strings.TrimSpace(string(hclwrite.TokensForValue(cv).Bytes())), true
 }
 
-func hasType(s map[string]any, t string) bool { return contains(llm.SchemaTypes(s), t) }
+func hasType(s map[string]any, t string) bool { return slices.Contains(llm.SchemaTypes(s), t) }
 
 func typeOfJSON(v any) string {
 	switch v.(type) {
@@ -148,15 +149,6 @@ func typeOfJSON(v any) string {
 		return "object"
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func describeDefault(v any) string {

@@ -50,7 +50,7 @@ func loadBase(path string) (*baseFlow, error) {
 	}
 	literal := func(attrs hclsyntax.Attributes, name string) string {
 		if a, ok := attrs[name]; ok {
-			if v, d := a.Expr.Value(nil); !d.HasErrors() && v.Type().FriendlyName() == "string" && !v.IsNull() {
+			if v, d := a.Expr.Value(nil); !d.HasErrors() && v.Type() == cty.String && !v.IsNull() && v.IsKnown() {
 				return v.AsString()
 			}
 		}

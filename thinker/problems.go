@@ -66,7 +66,7 @@ func place(body *hclsyntax.Body, src []byte, rng hcl.Range) (string, string) {
 		return "the flow", text
 	}
 	for _, b := range body.Blocks {
-		if !contains2(b.Range(), rng) && !contains2(b.DefRange(), rng) {
+		if !holds(b.Range(), rng) && !holds(b.DefRange(), rng) {
 			continue
 		}
 		where := b.Type
@@ -74,7 +74,7 @@ func place(body *hclsyntax.Body, src []byte, rng hcl.Range) (string, string) {
 			where = fmt.Sprintf("%s %q", b.Type, b.Labels[0])
 		}
 		for name, attr := range b.Body.Attributes {
-			if contains2(attr.SrcRange, rng) {
+			if holds(attr.SrcRange, rng) {
 				what := "argument"
 				if b.Type != "step" {
 					what = "attribute"
@@ -87,8 +87,8 @@ func place(body *hclsyntax.Body, src []byte, rng hcl.Range) (string, string) {
 	return "the flow", text
 }
 
-// contains2 reports whether outer holds inner.
-func contains2(outer, inner hcl.Range) bool {
+// holds reports whether outer holds inner.
+func holds(outer, inner hcl.Range) bool {
 	return inner.Start.Byte >= outer.Start.Byte && inner.End.Byte <= outer.End.Byte
 }
 

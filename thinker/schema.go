@@ -246,7 +246,10 @@ var stepMetaArgs = []string{"for_each", "when"}
 
 // wireSchema is the schema of a wire or repair reply that may use the
 // given blocks: each step is one of the blocks, with its inputs as args.
-func wireSchema(name string, bs []*blocks.Block) stageSchema {
+// A step may also use one of others (the blocks of a flow being edited
+// that the registry does not describe: flows, inline blocks of other
+// flows), with any args; the schema is then not enforced strictly.
+func wireSchema(name string, bs []*blocks.Block, others ...string) stageSchema {
 	var variants []any
 	for _, b := range bs {
 		var args []member
@@ -270,6 +273,14 @@ func wireSchema(name string, bs []*blocks.Block) stageSchema {
 			prop("name", str("A snake_case step name, unique in the flow")),
 			prop("use", enum("The block the step runs", b.Name)),
 			prop("args", object(args...)),
+			prop("depends_on", array(str("The name of a step that must run first although no value is passed"))),
+		))
+	}
+	if len(others) > 0 {
+		variants = append(variants, object(
+			prop("name", str("A snake_case step name, unique in the flow")),
+			prop("use", enum("A block the current flow uses", others...)),
+			prop("args", obj{{Key: "type", Value: "object"}, {Key: "additionalProperties", Value: nullableStr("An HCL expression")}}),
 			prop("depends_on", array(str("The name of a step that must run first although no value is passed"))),
 		))
 	}
@@ -304,7 +315,7 @@ func wireSchema(name string, bs []*blocks.Block) stageSchema {
 		prop("args", obj{{Key: "type", Value: "object"}, {Key: "additionalProperties", Value: obj{{Key: "type", Value: []string{"string", "null"}}}}}),
 		prop("depends_on", array(str(""))),
 	))
-	return stageSchema{Name: name, Send: mustJSON(build(stepSchema)), Strict: true, Shape: mustJSON(shape)}
+	return stageSchema{Name: name, Send: mustJSON(build(stepSchema)), Strict: len(others) == 0, Shape: mustJSON(shape)}
 }
 
 var metaArgDesc = map[string]string{

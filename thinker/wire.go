@@ -2,7 +2,6 @@ package thinker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -51,12 +50,18 @@ func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
 		infos = append(infos, blockInfo(b, ids))
 	}
 	base := []member{prop("intent", intent), prop("blocks", infos)}
-	system, schema, repairSchema := wireSystem, wireSchema(StageWire, use), wireSchema(StageRepair, use)
+	system := wireSystem
+	var others []string // the blocks the edited flow uses that the registry lacks
 	if r.base != nil {
 		base = append(base, prop("current_flow", string(r.base.src)), prop("current_flow_json", r.base.wire))
 		system = editSystem
-		schema, repairSchema = r.editSchema(schema), r.editSchema(repairSchema)
+		for _, name := range r.base.uses {
+			if r.reg.Lookup(name) == nil {
+				others = append(others, name)
+			}
+		}
 	}
+	schema, repairSchema := wireSchema(StageWire, use, others...), wireSchema(StageRepair, use, others...)
 
 	r.stage(StageWire, 0, "", "", "")
 	var reply wireReply
@@ -234,41 +239,6 @@ func countErrors(diags hcl.Diagnostics) string {
 		return "1 error"
 	}
 	return fmt.Sprintf("%d errors", n)
-}
-
-// editSchema is the schema of a reply that edits the flow: the steps may
-// also use the blocks the flow uses that the registry does not describe
-// (inline blocks of other flows, flows, MCP tools), with any arguments,
-// and the schema is then not enforced strictly.
-func (r *run) editSchema(s stageSchema) stageSchema {
-	var unknown []string
-	for _, name := range r.base.uses {
-		if r.reg.Lookup(name) == nil {
-			unknown = append(unknown, name)
-		}
-	}
-	if len(unknown) == 0 {
-		return s
-	}
-	var send map[string]any
-	if json.Unmarshal(s.Send, &send) != nil {
-		return s
-	}
-	steps := send["properties"].(map[string]any)["steps"].(map[string]any)
-	variant := object(
-		prop("name", str("A snake_case step name, unique in the flow")),
-		prop("use", enum("A block the current flow uses", unknown...)),
-		prop("args", obj{{Key: "type", Value: "object"}, {Key: "additionalProperties", Value: nullableStr("An HCL expression")}}),
-		prop("depends_on", array(str("The name of a step that must run first although no value is passed"))),
-	)
-	items := steps["items"]
-	if alts, ok := items.(map[string]any)["anyOf"].([]any); ok {
-		steps["items"] = map[string]any{"anyOf": append(alts, variant)}
-	} else {
-		steps["items"] = map[string]any{"anyOf": []any{items, variant}}
-	}
-	s.Send, s.Strict = mustJSON(send), false
-	return s
 }
 
 // propose makes the proposal of an Edit run from its last, valid

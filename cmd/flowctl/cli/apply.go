@@ -117,21 +117,13 @@ the steps that finished: fix the failing step, then resume.`,
 					return err
 				}
 				writeHumanPlan(s.out, plan, false)
-				fmt.Fprint(s.out, "\nDo you want to run these steps? Only 'yes' will be accepted: ")
-				answer := make(chan string, 1)
-				go func() {
-					line, _ := bufio.NewReader(s.in).ReadString('\n')
-					answer <- line
-				}()
-				select {
-				case line := <-answer:
-					if strings.TrimSpace(line) == "yes" {
-						break
-					}
-					fmt.Fprintln(s.err, "Apply cancelled.")
-					return exitError{exitFailure}
-				case <-ctx.Done():
+				line, err := terminalLine(ctx, bufio.NewReader(s.in), s.out, "\nDo you want to run these steps? Only 'yes' will be accepted: ")
+				switch {
+				case ctx.Err() != nil:
 					fmt.Fprintln(s.err, "\nApply cancelled.")
+					return exitError{exitFailure}
+				case err != nil || line != "yes":
+					fmt.Fprintln(s.err, "Apply cancelled.")
 					return exitError{exitFailure}
 				}
 			}
@@ -332,6 +324,31 @@ func openPromptLog(path string) (io.WriteCloser, error) {
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalLine prints a prompt and reads one line, trimmed. It returns
+// io.EOF when the input ends before a line, and ctx's error when ctx ends
+// first (the read goes on in the background).
+func terminalLine(ctx context.Context, r *bufio.Reader, w io.Writer, prompt string) (string, error) {
+	fmt.Fprint(w, prompt)
+	type read struct {
+		line string
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		line, err := r.ReadString('\n')
+		if err != nil && line != "" {
+			err = nil // a last line without a newline
+		}
+		done <- read{strings.TrimSpace(line), err}
+	}()
+	select {
+	case got := <-done:
+		return got.line, got.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 }
 
 // writerOrNil avoids handing on a typed nil io.WriteCloser as a non-nil

@@ -291,26 +291,16 @@ func (a *terminalAsker) ask(ctx context.Context, req runtime.ApprovalRequest) (r
 	defer a.view.release()
 	fmt.Fprintf(out, "\n? %s asks: %s\n", runtime.Label(req.Step, req.Instance), req.Message)
 	for {
-		fmt.Fprint(out, `  Approve? yes or no, a comment may follow a colon ("no: wrong list"): `)
-		line := make(chan string, 1)
-		go func() {
-			l, err := a.in.ReadString('\n')
-			if err != nil && l == "" {
-				close(line)
-				return
-			}
-			line <- l
-		}()
-		select {
-		case <-ctx.Done():
+		l, err := terminalLine(ctx, a.in, out, `  Approve? yes or no, a comment may follow a colon ("no: wrong list"): `)
+		switch {
+		case ctx.Err() != nil:
 			fmt.Fprintln(out)
 			return runtime.Decision{}, ctx.Err()
-		case l, ok := <-line:
-			if !ok {
-				fmt.Fprintln(out)
-				return runtime.Decision{}, runtime.ErrNoAnswer
-			}
-			answer, comment, _ := strings.Cut(strings.TrimSpace(l), ":")
+		case err != nil:
+			fmt.Fprintln(out)
+			return runtime.Decision{}, runtime.ErrNoAnswer
+		default:
+			answer, comment, _ := strings.Cut(l, ":")
 			switch strings.ToLower(strings.TrimSpace(answer)) {
 			case "yes", "y":
 				return runtime.Decision{Approved: true, Comment: strings.TrimSpace(comment), By: a.by}, nil

@@ -172,6 +172,8 @@ func listMCPTools(l *flowLoader) []mcpTool {
 	var out []mcpTool
 	flows, _ := filepath.Glob("*.flow.hcl")
 	for _, flow := range flows {
+		// Only a flow whose text names mcp_server can declare one: the
+		// others are not compiled.
 		if src, err := os.ReadFile(flow); err != nil || !bytes.Contains(src, []byte("mcp_server")) {
 			continue
 		}

@@ -177,7 +177,7 @@ func runThink(s streams, a thinkArgs) error {
 func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.Store, id string, accept, ask bool) error {
 	if !accept && ask {
 		answer, err := terminalLine(ctx, in, s.err, "\nAccept? [y/N] ")
-		if err != nil {
+		if err != nil && err != io.EOF {
 			return err
 		}
 		accept = strings.EqualFold(answer, "y") || strings.EqualFold(answer, "yes")
@@ -228,33 +228,10 @@ func thinkEmbeddings(opts *thinker.Options, cfg llm.Config, dir string) func() {
 // answer, one line.
 func terminalAnswer(in *bufio.Reader, w io.Writer) func(ctx context.Context, question string) (string, error) {
 	return func(ctx context.Context, question string) (string, error) {
-		return terminalLine(ctx, in, w, fmt.Sprintf("\n%s\n(answer, or press Enter to go on as it is) > ", question))
-	}
-}
-
-// terminalLine prints a prompt and reads one line, trimmed ("" at the end
-// of the input).
-func terminalLine(ctx context.Context, r *bufio.Reader, w io.Writer, prompt string) (string, error) {
-	fmt.Fprint(w, prompt)
-	answer := make(chan string, 1)
-	failed := make(chan error, 1)
-	go func() {
-		line, err := r.ReadString('\n')
-		if err != nil && line == "" {
-			failed <- err
-			return
-		}
-		answer <- strings.TrimSpace(line)
-	}()
-	select {
-	case line := <-answer:
-		return line, nil
-	case err := <-failed:
+		line, err := terminalLine(ctx, in, w, fmt.Sprintf("\n%s\n(answer, or press Enter to go on as it is) > ", question))
 		if err == io.EOF {
-			return "", nil
+			return "", nil // go on as it is
 		}
-		return "", err
-	case <-ctx.Done():
-		return "", ctx.Err()
+		return line, err
 	}
 }
