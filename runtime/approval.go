@@ -109,19 +109,11 @@ func (r *run) runApproval(ctx context.Context, s *compiler.Step, inst instance, 
 				return r.approvalFailed(s, inst, start, err.Error())
 			}
 		}
-		if !a.Approved {
-			why := "rejected by " + nonEmpty(a.By, "someone")
-			if a.Comment != "" {
-				why += ": " + a.Comment
-			}
-			return r.approvalFailed(s, inst, start, why)
+		o := ApprovalOutcome(Decision{Approved: a.Approved, Comment: a.Comment, By: a.By}, a.DecidedAt)
+		if o.Status != StatusOK {
+			return r.approvalFailed(s, inst, start, o.Error)
 		}
-		v := cty.ObjectVal(map[string]cty.Value{
-			"approved":   cty.True,
-			"comment":    cty.StringVal(a.Comment),
-			"by":         cty.StringVal(a.By),
-			"decided_at": cty.StringVal(JSONTime(a.DecidedAt)),
-		})
+		v := o.Outputs
 		raw, err := storable(v, MaxStoredOutputs)
 		if err != nil {
 			return r.approvalFailed(s, inst, start, err.Error())
@@ -143,6 +135,25 @@ func (r *run) runApproval(ctx context.Context, s *compiler.Step, inst instance, 
 	})
 	r.emit(StepWaiting{Time: time.Now(), Step: s.Name, Instance: inst.key, Message: a.Message, Deadline: a.Deadline})
 	return instanceResult{value: nullOutputs(s), status: StatusWaiting}
+}
+
+// ApprovalOutcome is how an approval step instance ends with a decision
+// made at a time: approved, its outputs are the decision; rejected, it
+// fails saying by whom and why.
+func ApprovalOutcome(d Decision, at time.Time) Outcome {
+	if !d.Approved {
+		why := "rejected by " + nonEmpty(d.By, "someone")
+		if d.Comment != "" {
+			why += ": " + d.Comment
+		}
+		return Outcome{Status: StatusFailed, Attempts: 1, Error: why}
+	}
+	return Outcome{Status: StatusOK, Attempts: 1, Outputs: cty.ObjectVal(map[string]cty.Value{
+		"approved":   cty.True,
+		"comment":    cty.StringVal(d.Comment),
+		"by":         cty.StringVal(d.By),
+		"decided_at": cty.StringVal(JSONTime(at)),
+	})}
 }
 
 // approvalFailed ends an approval instance that failed: rejected, timed

@@ -27,8 +27,9 @@ type typedValue struct {
 	Value json.RawMessage `json:"value"`
 }
 
-// encodeValue encodes a known, unmarked value with its type.
-func encodeValue(v cty.Value) (json.RawMessage, error) {
+// EncodeValue encodes a known, unmarked value with its type, as the state
+// stores values.
+func EncodeValue(v cty.Value) (json.RawMessage, error) {
 	if v.ContainsMarked() {
 		return nil, fmt.Errorf("a marked value cannot be stored")
 	}
@@ -47,8 +48,8 @@ func encodeValue(v cty.Value) (json.RawMessage, error) {
 	return append(out, '}'), nil
 }
 
-// decodeValue reverses encodeValue.
-func decodeValue(raw json.RawMessage) (cty.Value, error) {
+// DecodeValue reverses EncodeValue.
+func DecodeValue(raw json.RawMessage) (cty.Value, error) {
 	var tv typedValue
 	if err := json.Unmarshal(raw, &tv); err != nil {
 		return cty.NilVal, err

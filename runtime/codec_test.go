@@ -32,11 +32,11 @@ func TestEncodeRoundTrip(t *testing.T) {
 		cty.EmptyObjectVal,
 	}
 	for _, v := range vals {
-		raw, err := encodeValue(v)
+		raw, err := EncodeValue(v)
 		if err != nil {
 			t.Fatalf("%#v: %v", v, err)
 		}
-		got, err := decodeValue(raw)
+		got, err := DecodeValue(raw)
 		if err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
@@ -44,7 +44,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 			t.Errorf("round trip of %#v gave %#v (%s)", v, got, raw)
 		}
 	}
-	if _, err := encodeValue(cty.StringVal("x").Mark("m")); err == nil {
+	if _, err := EncodeValue(cty.StringVal("x").Mark("m")); err == nil {
 		t.Error("a marked value was encoded")
 	}
 }

@@ -350,7 +350,7 @@ func (c *contractCase) memory(ns string) {
 		return
 	}
 	for _, name := range lang.SortedKeys(raw) {
-		v, err := decodeValue(raw[name])
+		v, err := DecodeValue(raw[name])
 		if err != nil {
 			c.t.Fatalf("memory %s: %v", name, err)
 		}

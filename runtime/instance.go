@@ -130,22 +130,42 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 		return r.endInstance(s, inst, start, ending{status: StatusCancelled, value: nullOutputs(s), err: "cancelled", attempts: attempts, usage: usage, log: log.text()})
 	}
 	r.addStepDiags(s, r.stepError(s, inst, err))
-	return r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: err.Error(), attempts: attempts, usage: usage, log: log.text()})
+	res := r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: err.Error(), attempts: attempts, usage: usage, log: log.text()})
+	res.retry = !errors.Is(err, blocks.ErrFinal) && !errors.Is(err, errShape)
+	return res
 }
 
 // attempt calls the block, retrying failures as the step's retry block says.
 func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec blocks.Executor, call *blocks.Call) (cty.Value, int, *blocks.Usage, error) {
-	res, n, usage, err := triesOf(s).run(ctx, exec, call, func(ctx context.Context, n int) (context.Context, func(*blocks.Result, error)) {
+	t, first := triesOf(s), 0
+	if r.opts.attempt > 0 {
+		t.attempts, first = 1, r.opts.attempt-1
+	}
+	res, n, usage, err := t.run(ctx, exec, call, func(ctx context.Context, n int) (context.Context, func(*blocks.Result, error)) {
+		n += first
 		r.emit(StepStarted{Time: time.Now(), Step: s.Name, Instance: inst.key, Attempt: n})
 		sctx, span := startStepSpan(ctx, s, inst, trace.WithAttributes(attribute.Int("flowctl.attempt", n)))
 		return sctx, func(res *blocks.Result, err error) { endStepSpan(span, res, err) }
 	})
+	n += first
 	if err != nil {
 		return cty.NilVal, n, usage, err
 	}
 	v, err := convertOutputs(s.Block, s.Outputs, call, res)
-	return v, n, usage, err // a result of the wrong shape is not retried
+	if err != nil {
+		err = shapeError{err} // a result of the wrong shape is not retried
+	}
+	return v, n, usage, err
 }
+
+// errShape is wrapped by the error of a result of the wrong shape, which
+// retrying does not change.
+var errShape = errors.New("wrong shape")
+
+type shapeError struct{ err error }
+
+func (e shapeError) Error() string   { return e.err.Error() }
+func (e shapeError) Unwrap() []error { return []error{e.err, errShape} }
 
 // tries are how a block is called: how many attempts, the backoff between
 // them, and each attempt's timeout.
@@ -156,13 +176,16 @@ type tries struct {
 }
 
 // triesOf is how a step's block is called: its retry block, and its
-// timeout, else its block's, else the default of code blocks.
-func triesOf(s *compiler.Step) tries {
-	timeout := blockTimeout(s.Block)
+// timeout (StepTimeout).
+func triesOf(s *compiler.Step) tries { return retrying(s.Retry, StepTimeout(s)) }
+
+// StepTimeout is the timeout of each attempt of a step: its own, else its
+// block's, else the default of code blocks; 0 for none.
+func StepTimeout(s *compiler.Step) time.Duration {
 	if s.Timeout != nil {
-		timeout = s.Timeout.Duration
+		return s.Timeout.Duration
 	}
-	return retrying(s.Retry, timeout)
+	return blockTimeout(s.Block)
 }
 
 // retrying is how a retry block (nil: none) calls a block.
@@ -452,7 +475,7 @@ func (r *run) cached(key string) (cty.Value, json.RawMessage, bool) {
 	if err != nil || !ok {
 		return cty.NilVal, nil, false
 	}
-	v, err := decodeValue(raw)
+	v, err := DecodeValue(raw)
 	if err != nil {
 		return cty.NilVal, nil, false
 	}
@@ -467,7 +490,7 @@ const MaxStoredOutputs = 256 << 20
 // storable encodes a step instance's outputs for the state, refusing
 // outputs larger than limit (MaxStoredOutputs).
 func storable(v cty.Value, limit int) (json.RawMessage, error) {
-	raw, err := encodeValue(v)
+	raw, err := EncodeValue(v)
 	if err != nil {
 		return nil, fmt.Errorf("its outputs cannot be stored: %w", err)
 	}
@@ -490,6 +513,9 @@ type ending struct {
 	attempts int
 	usage    *blocks.Usage
 	log      string // what the instance printed
+	// recorded: the engine that ran the instance recorded its result
+	// (Machine.Done).
+	recorded bool
 }
 
 // endInstance records and reports how an instance ended.
@@ -514,7 +540,9 @@ func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, e en
 		r.usage = addUsage(r.usage, usage)
 		r.mu.Unlock()
 	}
-	r.record(res)
+	if !e.recorded {
+		r.record(res)
+	}
 	ev := StepFinished{
 		Time: now, Step: s.Name, Instance: inst.key, Status: status, Attempts: attempts,
 		Duration: now.Sub(start), Error: errText, Outputs: value, Usage: usage,

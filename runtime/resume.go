@@ -168,7 +168,7 @@ func (r *run) kept(s *compiler.Step, inst instance) (instanceResult, bool) {
 		}
 	}
 	r.mu.Unlock()
-	v, err := decodeValue(rec.Outputs)
+	v, err := DecodeValue(rec.Outputs)
 	if err != nil {
 		return instanceResult{}, false
 	}

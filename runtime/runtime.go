@@ -88,6 +88,15 @@ type Options struct {
 	// they depend on; the others neither run nor are recorded, and the
 	// outputs that need them have no value (targets.go).
 	Targets []string
+	// Record, when set, receives the run's step results instead of
+	// Store: a Machine records them through its engine.
+	Record func(*state.StepResult)
+
+	// noSecrets: the run reads no secret (a Machine's).
+	noSecrets bool
+	// attempt, when above 0, makes each instance a single attempt with
+	// this number: the engine that runs the instance retries it (Task).
+	attempt int
 }
 
 // Result is the outcome of a run.
@@ -149,6 +158,10 @@ type run struct {
 	// targeted says, by step index, which steps run; nil: all of them.
 	targeted []bool
 
+	// halted: the engine that drives the run cancelled it
+	// (Machine.Cancel).
+	halted bool
+
 	mu      sync.Mutex // guards steps' results and the fields below
 	steps   []*stepRun
 	diags   hcl.Diagnostics
@@ -209,7 +222,12 @@ func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
 		}
 	}
 	// A missing secret is an error before any step runs (docs/design.md, "Secrets").
+	// A Machine's run has none: its secrets are unknown (runValues.Secret),
+	// resolved where its tasks run.
 	for _, s := range prog.Secrets {
+		if opts.noSecrets {
+			break
+		}
 		val, ok := opts.Secrets[s.Name]
 		if !ok {
 			val, ok = opts.LookupEnv(s.Env)
@@ -518,7 +536,7 @@ func (r *run) loadMemory() (hcl.Diagnostics, error) {
 		if !ok {
 			continue
 		}
-		v, err := decodeValue(raw)
+		v, err := DecodeValue(raw)
 		if err != nil {
 			if r.opts.ResetCorruptMemory {
 				diags = append(diags, &hcl.Diagnostic{
@@ -550,6 +568,16 @@ func (r *run) loadMemory() (hcl.Diagnostics, error) {
 
 // saveMemory stores each memory's value after a successful run (docs/design.md, "Memory").
 func (r *run) saveMemory() {
+	values := r.memoryValues()
+	if len(values) > 0 && r.opts.Store != nil {
+		if err := r.opts.Store.SetMemory(r.prog.Flow.Name, r.opts.Namespace, values); err != nil {
+			r.addDiags(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Memory not saved", Detail: err.Error()}})
+		}
+	}
+}
+
+// memoryValues evaluates the memories' new values, as stored.
+func (r *run) memoryValues() map[string]json.RawMessage {
 	values := map[string]json.RawMessage{}
 	for _, m := range r.prog.Memories {
 		if m.Value == nil {
@@ -570,17 +598,13 @@ func (r *run) saveMemory() {
 		if lang.IsSensitive(v) {
 			continue // the compiler rejects this; never store a secret
 		}
-		raw, err := encodeValue(v)
+		raw, err := EncodeValue(v)
 		if err != nil {
 			continue
 		}
 		values[m.Name] = raw
 	}
-	if len(values) > 0 && r.opts.Store != nil {
-		if err := r.opts.Store.SetMemory(r.prog.Flow.Name, r.opts.Namespace, values); err != nil {
-			r.addDiags(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Memory not saved", Detail: err.Error()}})
-		}
-	}
+	return values
 }
 
 // runValues supplies real values to expressions.

@@ -52,6 +52,9 @@ type instanceResult struct {
 	value  cty.Value // the instance's outputs object
 	status Status
 	kept   bool // recorded before the run was resumed
+	// retry: the instance failed in a way another attempt may not (its
+	// block's error, not its inputs' or its result's shape).
+	retry bool
 }
 
 // runSteps runs a step whose dependencies have finished, then, on the same
@@ -76,33 +79,9 @@ func (r *run) runSteps(ctx context.Context, s *stepRun) {
 // runStep runs every instance of a step, hands the step's value to its
 // dependents, and returns those that no longer wait for anything.
 func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
-	if r.targeted != nil && !r.targeted[s.step.Index] {
-		// Its dependents are not targeted either.
-		s.untargeted = true
-		return r.finishStep(s, nullOutputs(s.step), false, false)
-	}
-	blocked, cancelled, waiting, upstream := r.upstream(s)
-	switch {
-	case waiting && !cancelled && ctx.Err() == nil:
-		// Nothing is recorded: the step runs when the run is resumed.
-		s.waiting, s.failedBy = true, upstream
-		return r.finishStep(s, nullOutputs(s.step), true, false)
-	case cancelled || (ctx.Err() != nil && r.prior[s.step.Name] == nil):
-		// (A resumed run's step that recorded results goes on to its
-		// instances, which keep what finished.)
-		r.recordUnstarted(s, StatusCancelled, "the run was cancelled")
-		return r.finishStep(s, nullOutputs(s.step), true, true)
-	case blocked:
-		r.recordUnstarted(s, StatusSkipped, "upstream step "+upstream+" failed")
-		s.failedBy = upstream
-		return r.finishStep(s, nullOutputs(s.step), true, false)
-	}
-
-	s.failedBy = s.step.Name
-	instances, isMap, diags := r.expand(s.step)
-	if diags.HasErrors() {
-		r.failUnstarted(s, diags)
-		return r.finishStep(s, cty.NullVal(s.step.Value.Type()), s.step.OnError != lang.OnErrorContinue, false)
+	instances, isMap, ready, done := r.beginStep(s, ctx.Err() != nil)
+	if done {
+		return ready
 	}
 	results := make([]instanceResult, len(instances))
 	if s.step.ForEach == nil {
@@ -133,6 +112,49 @@ func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
 		}
 		wg.Wait()
 	}
+	return r.endStep(s, instances, isMap, results)
+}
+
+// beginStep decides what becomes of a step whose dependencies have
+// finished (cancelled: the run was cancelled). Either it does not run —
+// it is not targeted, waits, is cancelled or skipped, or its for_each
+// fails — and done is true, with the dependents it made ready; or its
+// instances are to run, then endStep ends it.
+func (r *run) beginStep(s *stepRun, cancelled bool) (instances []instance, isMap bool, ready []*stepRun, done bool) {
+	if r.targeted != nil && !r.targeted[s.step.Index] {
+		// Its dependents are not targeted either.
+		s.untargeted = true
+		return nil, false, r.finishStep(s, nullOutputs(s.step), false, false), true
+	}
+	blocked, upCancelled, waiting, upstream := r.upstream(s)
+	switch {
+	case waiting && !upCancelled && !cancelled:
+		// Nothing is recorded: the step runs when the run is resumed.
+		s.waiting, s.failedBy = true, upstream
+		return nil, false, r.finishStep(s, nullOutputs(s.step), true, false), true
+	case upCancelled || (cancelled && r.prior[s.step.Name] == nil):
+		// (A resumed run's step that recorded results goes on to its
+		// instances, which keep what finished.)
+		r.recordUnstarted(s, StatusCancelled, "the run was cancelled")
+		return nil, false, r.finishStep(s, nullOutputs(s.step), true, true), true
+	case blocked:
+		r.recordUnstarted(s, StatusSkipped, "upstream step "+upstream+" failed")
+		s.failedBy = upstream
+		return nil, false, r.finishStep(s, nullOutputs(s.step), true, false), true
+	}
+
+	s.failedBy = s.step.Name
+	instances, isMap, diags := r.expand(s.step)
+	if diags.HasErrors() {
+		r.failUnstarted(s, diags)
+		return nil, false, r.finishStep(s, cty.NullVal(s.step.Value.Type()), s.step.OnError != lang.OnErrorContinue, false), true
+	}
+	return instances, isMap, nil, false
+}
+
+// endStep ends a step whose instances have all ended, with their results,
+// and returns the dependents it made ready.
+func (r *run) endStep(s *stepRun, instances []instance, isMap bool, results []instanceResult) []*stepRun {
 	failed, cancelled, waiting := false, false, false
 	vals := make([]cty.Value, len(results))
 	for i, res := range results {
@@ -152,7 +174,7 @@ func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
 	} else {
 		value = assemble(instances, vals, isMap)
 	}
-	blocked = cancelled || (failed && s.step.OnError != lang.OnErrorContinue)
+	blocked := cancelled || (failed && s.step.OnError != lang.OnErrorContinue)
 	if failed && s.step.OnError != lang.OnErrorContinue {
 		r.mu.Lock()
 		r.failed = true
@@ -302,7 +324,9 @@ func (r *run) failUnstarted(s *stepRun, diags hcl.Diagnostics) {
 }
 
 func (r *run) record(res *state.StepResult) {
-	if r.opts.Store != nil {
+	if r.opts.Record != nil {
+		r.opts.Record(res)
+	} else if r.opts.Store != nil {
 		r.opts.Store.RecordStep(res)
 	}
 }

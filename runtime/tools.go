@@ -239,7 +239,7 @@ func (r *run) callBlock(ctx context.Context, s *compiler.Step, b *blocks.Block, 
 	if err != nil {
 		return toolResult{}, err
 	}
-	if stored, err := encodeValue(v); err == nil && key != "" {
+	if stored, err := EncodeValue(v); err == nil && key != "" {
 		r.opts.Store.CachePut(key, r.prog.Flow.Name, s.Name+" → "+b.Name, stored)
 	}
 	plain, err := jsonval.Marshal(v)

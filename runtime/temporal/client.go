@@ -1,0 +1,152 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/zclconf/go-cty/cty"
+	"go.temporal.io/sdk/client"
+)
+
+// DefaultAddress is the Temporal frontend's address when neither
+// --address nor TEMPORAL_ADDRESS gives one, as Temporal's own tools do.
+const DefaultAddress = "127.0.0.1:7233"
+
+// Address is the address given, else TEMPORAL_ADDRESS, else
+// DefaultAddress.
+func Address(given string) string {
+	if given != "" {
+		return given
+	}
+	if a := os.Getenv("TEMPORAL_ADDRESS"); a != "" {
+		return a
+	}
+	return DefaultAddress
+}
+
+// Dial connects to a Temporal frontend; namespace "" is Temporal's
+// "default".
+func Dial(address, namespace string) (client.Client, error) {
+	c, err := client.Dial(client.Options{HostPort: Address(address), Namespace: namespace, Logger: quietLogger{}})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to Temporal at %s: %w", Address(address), err)
+	}
+	return c, nil
+}
+
+// NewRunInput is the workflow input of a run of prog with inputs (as
+// compiler.Program.ResolveInputs gives them). Sensitive inputs are
+// refused: they would be in the workflow's history.
+func NewRunInput(prog *compiler.Program, inputs map[string]cty.Value, runID, namespace string) (RunInput, error) {
+	if runID == "" {
+		runID = state.NewRunID()
+	}
+	if namespace == "" {
+		namespace = state.DefaultNamespace
+	}
+	in := RunInput{RunID: runID, Flow: prog.Flow.Name, FlowFile: prog.Filename, SourceHash: prog.SourceHash, Namespace: namespace}
+	for _, decl := range prog.Inputs {
+		if v, ok := inputs[decl.Name]; ok && (decl.Sensitive || lang.IsSensitive(v)) {
+			return in, fmt.Errorf("input %q is sensitive, and the temporal engine does not put sensitive values into the workflow's history; pass it as a secret, which workers read from their environment", decl.Name)
+		}
+	}
+	var err error
+	if in.Inputs, err = encodeMap(inputs); err != nil {
+		return in, fmt.Errorf("encoding the inputs: %w", err)
+	}
+	return in, nil
+}
+
+// Start starts a run on Temporal: the workflow's ID is the run's.
+func Start(ctx context.Context, c client.Client, taskQueue string, in RunInput) (client.WorkflowRun, error) {
+	if taskQueue == "" {
+		taskQueue = DefaultTaskQueue
+	}
+	return c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: in.RunID, TaskQueue: taskQueue}, WorkflowName, in)
+}
+
+// pollInterval is how often Follow asks a running workflow for its new
+// events.
+const pollInterval = 50 * time.Millisecond
+
+// Follow hands the events of a run on Temporal to observe as they
+// happen, until it ends, and returns its result. Cancelling ctx cancels
+// the run (and still follows it to its end).
+func Follow(ctx context.Context, c client.Client, runID string, observe func(runtime.Event)) (*RunOutput, error) {
+	done := make(chan struct{})
+	var out RunOutput
+	var runErr error
+	go func() {
+		defer close(done)
+		runErr = c.GetWorkflow(context.Background(), runID, "").Get(context.Background(), &out)
+	}()
+	seen := 0
+	deliver := func() error {
+		resp, err := c.QueryWorkflow(context.Background(), runID, "", EventsQuery, seen)
+		if err != nil {
+			return err
+		}
+		var events []Event
+		if err := resp.Get(&events); err != nil {
+			return err
+		}
+		seen += len(events)
+		for _, w := range events {
+			if ev, err := w.Runtime(); err == nil {
+				observe(ev)
+			}
+		}
+		return nil
+	}
+	cancelled := false
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			if runErr != nil {
+				return nil, runErr
+			}
+			if err := deliver(); err != nil {
+				return nil, err
+			}
+			return &out, nil
+		case <-tick.C:
+			deliver() // a query may fail while no worker is up; the next one tries again
+		case <-ctx.Done():
+			if !cancelled {
+				cancelled = true
+				if err := c.CancelWorkflow(context.Background(), runID, ""); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+}
+
+// Approve sends an approval decision to a run on Temporal.
+func Approve(ctx context.Context, c client.Client, runID string, d ApprovalDecision) error {
+	if err := c.SignalWorkflow(ctx, runID, "", ApprovalSignal, d); err != nil {
+		return fmt.Errorf("signalling run %s on Temporal: %w", runID, err)
+	}
+	return nil
+}
+
+// ErrNotTemporal is returned for a run that is not on Temporal.
+var ErrNotTemporal = errors.New("the run is not on Temporal")
+
+// quietLogger drops the SDK's log lines: flowctl reports what matters
+// itself.
+type quietLogger struct{}
+
+func (quietLogger) Debug(string, ...any) {}
+func (quietLogger) Info(string, ...any)  {}
+func (quietLogger) Warn(string, ...any)  {}
+func (quietLogger) Error(string, ...any) {}

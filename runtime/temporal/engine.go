@@ -1,0 +1,302 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/zclconf/go-cty/cty"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// finalError is the type of a step activity's error that no retry
+// changes.
+const finalError = "flowctl.final"
+
+const requestActivity = "flowctl.request_approval"
+
+// An Engine runs the workflow and the activities of a worker.
+type Engine struct {
+	programs map[string]*compiler.Program // by flow name
+	opts     Options
+}
+
+// Options configure an Engine.
+type Options struct {
+	// Store records runs, step results and events, and holds the cache and
+	// memory; nil records nothing (tests of the workflow alone).
+	Store     *state.Store
+	Executors *blocks.Executors
+	// Secrets by name; the others are read from the worker's environment
+	// through LookupEnv (os.LookupEnv when nil).
+	Secrets   map[string]string
+	LookupEnv func(string) (string, bool)
+}
+
+// NewEngine is an engine for the programs, by flow name.
+func NewEngine(programs []*compiler.Program, opts Options) (*Engine, error) {
+	e := &Engine{programs: map[string]*compiler.Program{}, opts: opts}
+	for _, p := range programs {
+		if other := e.programs[p.Flow.Name]; other != nil {
+			return nil, fmt.Errorf("flow %q is declared by both %s and %s", p.Flow.Name, other.Filename, p.Filename)
+		}
+		e.programs[p.Flow.Name] = p
+	}
+	return e, nil
+}
+
+// Register registers the workflow and the activities with a worker.
+func (e *Engine) Register(w worker.Registry) {
+	w.RegisterWorkflowWithOptions(e.Run, workflow.RegisterOptions{Name: WorkflowName})
+	w.RegisterActivityWithOptions(e.step, activity.RegisterOptions{Name: stepActivity})
+	w.RegisterActivityWithOptions(e.start, activity.RegisterOptions{Name: startActivity})
+	w.RegisterActivityWithOptions(e.finish, activity.RegisterOptions{Name: finishActivity})
+	w.RegisterActivityWithOptions(e.requestApproval, activity.RegisterOptions{Name: requestActivity})
+}
+
+// StepInput is the step activity's input.
+type StepInput struct {
+	RunID      string                     `json:"run_id"`
+	Flow       string                     `json:"flow"`
+	SourceHash string                     `json:"source_hash"`
+	Namespace  string                     `json:"namespace"`
+	Inputs     map[string]json.RawMessage `json:"inputs"`
+	NoCache    bool                       `json:"no_cache,omitempty"`
+	Step       string                     `json:"step"`
+	Key        json.RawMessage            `json:"key,omitempty"`  // typed; none for a step without for_each
+	Each       json.RawMessage            `json:"each,omitempty"` // each.value
+	Steps      map[string]json.RawMessage `json:"steps"`          // the values of the steps it depends on
+	Memory     map[string]json.RawMessage `json:"memory,omitempty"`
+	// MaxAttempts are the attempts the retry policy allows: the last
+	// reports a failure as an outcome rather than an error.
+	MaxAttempts int `json:"max_attempts"`
+}
+
+// StepOutput is the step activity's result.
+type StepOutput struct {
+	Status   string          `json:"status"`
+	Outputs  json.RawMessage `json:"outputs,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Attempts int             `json:"attempts"`
+	Usage    *blocks.Usage   `json:"usage,omitempty"`
+	Log      string          `json:"log,omitempty"`
+	Recorded bool            `json:"recorded,omitempty"`
+	Started  time.Time       `json:"started"`
+	Events   []Event         `json:"events,omitempty"`
+}
+
+func (o StepOutput) outcome() (runtime.Outcome, error) {
+	v, err := decode(o.Outputs)
+	if err != nil {
+		return runtime.Outcome{}, fmt.Errorf("reading the step's outputs: %w", err)
+	}
+	return runtime.Outcome{Status: runtime.Status(o.Status), Outputs: v, Error: o.Error, Attempts: o.Attempts,
+		Usage: o.Usage, Log: o.Log, Recorded: o.Recorded, Started: o.Started}, nil
+}
+
+// step runs one attempt of a step instance. A failure another attempt
+// may mend is an error while attempts remain, so that Temporal retries
+// it; the last attempt's failure, and a final one, is an outcome.
+func (e *Engine) step(ctx context.Context, in StepInput) (*StepOutput, error) {
+	prog, err := e.program(in.Flow, in.SourceHash)
+	if err != nil {
+		return nil, err
+	}
+	inputs, err := decodeMap(in.Inputs)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("reading the run's inputs: "+err.Error(), finalError, nil)
+	}
+	spec := runtime.TaskSpec{RunID: in.RunID, Namespace: in.Namespace, Step: in.Step, Key: runtime.NoKey,
+		Attempt: int(activity.GetInfo(ctx).Attempt)}
+	if spec.Steps, err = decodeMap(in.Steps); err == nil {
+		spec.Memory, err = decodeMap(in.Memory)
+	}
+	if err == nil && len(in.Key) > 0 {
+		var k, each cty.Value
+		if k, err = decode(in.Key); err == nil {
+			each, err = decode(in.Each)
+			spec.Key, spec.Each = runtime.Key{Value: k}, &compiler.Each{Key: k, Value: each}
+		}
+	}
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("reading the step's input: "+err.Error(), finalError, nil)
+	}
+
+	// Heartbeats tell Temporal the worker is alive, and deliver the
+	// run's cancellation.
+	hctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		t := time.NewTicker(heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-hctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(hctx)
+			}
+		}
+	}()
+
+	res, err := runtime.RunTask(hctx, prog, runtime.Options{
+		Inputs: inputs, Store: e.opts.Store, Executors: e.opts.Executors, Secrets: e.opts.Secrets,
+		LookupEnv: e.opts.LookupEnv, NoCache: in.NoCache, Origin: Origin,
+	}, spec)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), finalError, nil)
+	}
+	o := res.Outcome
+	if o.Status == runtime.StatusCancelled && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if o.Status == runtime.StatusFailed && res.Retry && spec.Attempt < in.MaxAttempts {
+		return nil, temporal.NewApplicationError(o.Error, "flowctl.step_failed")
+	}
+	if o.Status == runtime.StatusFailed && in.MaxAttempts > 1 && res.Retry {
+		o.Error = fmt.Sprintf("%s (after %d attempts)", o.Error, in.MaxAttempts)
+	}
+	out := &StepOutput{Status: string(o.Status), Error: o.Error, Attempts: o.Attempts, Usage: o.Usage, Log: o.Log,
+		Recorded: o.Recorded, Started: o.Started}
+	if o.Outputs != cty.NilVal && (o.Status == runtime.StatusOK || o.Status == runtime.StatusCached) {
+		raw, sensitive, err := encodeValueOf(o.Outputs)
+		if err != nil {
+			return nil, temporal.NewNonRetryableApplicationError("encoding the step's outputs: "+err.Error(), finalError, nil)
+		}
+		if sensitive {
+			out.Outputs = nil
+			out.Status, out.Error = string(runtime.StatusFailed),
+				"its outputs are sensitive, and the temporal engine does not put sensitive values into the workflow's history; run this flow with the local engine"
+		} else {
+			out.Outputs = raw
+		}
+	}
+	for _, ev := range res.Events {
+		if w, ok, err := toWire(ev); ok && err == nil {
+			out.Events = append(out.Events, w)
+		}
+	}
+	return out, nil
+}
+
+// start records the run and returns the flow's memory, as stored.
+func (e *Engine) start(ctx context.Context, in RunInput) (map[string]json.RawMessage, error) {
+	st := e.opts.Store
+	if st == nil {
+		return nil, nil
+	}
+	if _, err := st.Run(in.RunID); errors.Is(err, state.ErrRunNotFound) {
+		inputs, _ := json.Marshal(plainInputs(in.Inputs))
+		if err := st.CreateRun(&state.Run{
+			ID: in.RunID, Flow: in.Flow, Namespace: in.Namespace, FlowFile: in.FlowFile, SourceHash: in.SourceHash,
+			Inputs: inputs, Status: "running", StartedAt: time.Now(), Origin: Origin,
+		}); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	return st.Memory(in.Flow, in.Namespace)
+}
+
+// plainInputs are typed inputs as plain JSON, as the state records a
+// run's inputs.
+func plainInputs(in map[string]json.RawMessage) map[string]any {
+	out := map[string]any{}
+	for name, raw := range in {
+		if v, err := decode(raw); err == nil {
+			out[name] = runtime.PlainJSON(v)
+		}
+	}
+	return out
+}
+
+// FinishInput is what the finish activity records.
+type FinishInput struct {
+	RunID     string                     `json:"run_id"`
+	Flow      string                     `json:"flow"`
+	Namespace string                     `json:"namespace"`
+	Status    string                     `json:"status"`
+	Memory    map[string]json.RawMessage `json:"memory,omitempty"`
+	Records   []*state.StepResult        `json:"records,omitempty"`
+	Events    []Event                    `json:"events,omitempty"`
+}
+
+// finish records the step results the workflow decided, the run's events
+// and its end, and the memory of a run that succeeded.
+func (e *Engine) finish(ctx context.Context, in FinishInput) error {
+	st := e.opts.Store
+	if st == nil {
+		return nil
+	}
+	for _, r := range in.Records {
+		st.RecordStep(r)
+	}
+	var last Event
+	for i, w := range in.Events {
+		ev, err := w.Runtime()
+		if err != nil {
+			continue
+		}
+		typ, doc := runtime.EventJSON(ev)
+		data, err := json.Marshal(doc)
+		if doc == nil || err != nil {
+			continue
+		}
+		st.RecordEvent(state.Event{RunID: in.RunID, Seq: int64(i + 1), Type: typ, Data: data})
+		last = w
+	}
+	if err := st.Flush(); err != nil {
+		return err
+	}
+	if len(in.Memory) > 0 {
+		if err := st.SetMemory(in.Flow, in.Namespace, in.Memory); err != nil {
+			return err
+		}
+	}
+	run := &state.Run{ID: in.RunID, Status: in.Status, FinishedAt: time.Now()}
+	if last.Type == "run_finished" {
+		outs := map[string]any{}
+		for name, o := range last.RunOutputs {
+			v, _ := decodeOutput(o.Value, o.Sensitive)
+			outs[name] = runtime.PlainJSON(v)
+		}
+		run.Outputs, _ = json.Marshal(outs)
+		if len(last.FailedOutputs) > 0 {
+			run.FailedOutputs, _ = json.Marshal(last.FailedOutputs)
+		}
+		if last.Usage != nil {
+			run.Usage, _ = json.Marshal(last.Usage)
+		}
+		run.Error = last.Error
+	}
+	return st.FinishRun(run)
+}
+
+// ApprovalRequest is an approval step instance's request, recorded so
+// that flowctl approve and the API find it.
+type ApprovalRequest struct {
+	RunID       string    `json:"run_id"`
+	Step        string    `json:"step"`
+	Instance    string    `json:"instance"`
+	Message     string    `json:"message"`
+	RequestedAt time.Time `json:"requested_at"`
+	Deadline    time.Time `json:"deadline,omitzero"`
+}
+
+func (e *Engine) requestApproval(ctx context.Context, req ApprovalRequest) error {
+	if e.opts.Store == nil {
+		return nil
+	}
+	return e.opts.Store.RequestApproval(&state.Approval{RunID: req.RunID, Step: req.Step, Instance: req.Instance,
+		Message: req.Message, RequestedAt: req.RequestedAt, Deadline: req.Deadline})
+}
