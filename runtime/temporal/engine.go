@@ -33,8 +33,10 @@ type Engine struct {
 // Options configure an Engine.
 type Options struct {
 	// Store records runs, step results and events, and holds the cache and
-	// memory; nil records nothing (tests of the workflow alone).
+	// memory; nil records nothing (tests of the workflow alone). StoreFor,
+	// when set, gives each flow's instead.
 	Store     *state.Store
+	StoreFor  func(*compiler.Program) *state.Store
 	Executors *blocks.Executors
 	// Secrets by name; the others are read from the worker's environment
 	// through LookupEnv (os.LookupEnv when nil).
@@ -52,6 +54,14 @@ func NewEngine(programs []*compiler.Program, opts Options) (*Engine, error) {
 		e.programs[p.Flow.Name] = p
 	}
 	return e, nil
+}
+
+// store is the state of a flow's runs.
+func (e *Engine) store(flow string) *state.Store {
+	if p := e.programs[flow]; p != nil && e.opts.StoreFor != nil {
+		return e.opts.StoreFor(p)
+	}
+	return e.opts.Store
 }
 
 // Register registers the workflow and the activities with a worker.
@@ -149,7 +159,7 @@ func (e *Engine) step(ctx context.Context, in StepInput) (*StepOutput, error) {
 	}()
 
 	res, err := runtime.RunTask(hctx, prog, runtime.Options{
-		Inputs: inputs, Store: e.opts.Store, Executors: e.opts.Executors, Secrets: e.opts.Secrets,
+		Inputs: inputs, Store: e.store(in.Flow), Executors: e.opts.Executors, Secrets: e.opts.Secrets,
 		LookupEnv: e.opts.LookupEnv, NoCache: in.NoCache, Origin: Origin,
 	}, spec)
 	if err != nil {
@@ -190,7 +200,7 @@ func (e *Engine) step(ctx context.Context, in StepInput) (*StepOutput, error) {
 
 // start records the run and returns the flow's memory, as stored.
 func (e *Engine) start(ctx context.Context, in RunInput) (map[string]json.RawMessage, error) {
-	st := e.opts.Store
+	st := e.store(in.Flow)
 	if st == nil {
 		return nil, nil
 	}
@@ -234,7 +244,7 @@ type FinishInput struct {
 // finish records the step results the workflow decided, the run's events
 // and its end, and the memory of a run that succeeded.
 func (e *Engine) finish(ctx context.Context, in FinishInput) error {
-	st := e.opts.Store
+	st := e.store(in.Flow)
 	if st == nil {
 		return nil
 	}
@@ -286,6 +296,7 @@ func (e *Engine) finish(ctx context.Context, in FinishInput) error {
 // that flowctl approve and the API find it.
 type ApprovalRequest struct {
 	RunID       string    `json:"run_id"`
+	Flow        string    `json:"flow"`
 	Step        string    `json:"step"`
 	Instance    string    `json:"instance"`
 	Message     string    `json:"message"`
@@ -294,9 +305,10 @@ type ApprovalRequest struct {
 }
 
 func (e *Engine) requestApproval(ctx context.Context, req ApprovalRequest) error {
-	if e.opts.Store == nil {
+	st := e.store(req.Flow)
+	if st == nil {
 		return nil
 	}
-	return e.opts.Store.RequestApproval(&state.Approval{RunID: req.RunID, Step: req.Step, Instance: req.Instance,
+	return st.RequestApproval(&state.Approval{RunID: req.RunID, Step: req.Step, Instance: req.Instance,
 		Message: req.Message, RequestedAt: req.RequestedAt, Deadline: req.Deadline})
 }

@@ -279,7 +279,7 @@ func (d *driver) approval(t *runtime.Task) {
 	if v := t.Inputs["message"]; !v.IsNull() {
 		msg = v.AsString()
 	}
-	req := ApprovalRequest{RunID: d.in.RunID, Step: t.Step.Name, Instance: t.Key.String(), Message: msg, RequestedAt: workflow.Now(d.ctx)}
+	req := ApprovalRequest{RunID: d.in.RunID, Flow: d.in.Flow, Step: t.Step.Name, Instance: t.Key.String(), Message: msg, RequestedAt: workflow.Now(d.ctx)}
 	if t.Step.Timeout != nil && t.Step.Timeout.Duration > 0 {
 		req.Deadline = req.RequestedAt.Add(t.Step.Timeout.Duration)
 		timeout := t.Step.Timeout.Duration

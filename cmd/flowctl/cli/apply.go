@@ -29,6 +29,7 @@ import (
 
 func newApplyCommand(s streams) *cobra.Command {
 	var f runFlags
+	var ef engineFlags
 	var jsonOut, autoApprove bool
 	var resume, flowFile string
 	cmd := &cobra.Command{
@@ -53,7 +54,14 @@ The flow (the file the run recorded, or --flow) may have changed, but not in
 the steps that finished: fix the failing step, then resume.`,
 		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			engine, err := ef.resolve()
+			if err != nil {
+				return err
+			}
 			if resume != "" {
+				if engine != engineLocal {
+					return usagef("apply --resume is for runs of the local engine: a run on Temporal goes on by itself")
+				}
 				if len(args) > 0 {
 					return usagef("apply --resume takes no FLOW: the run names its flow (use --flow to give its file)")
 				}
@@ -128,10 +136,14 @@ the steps that finished: fix the failing step, then resume.`,
 				}
 			}
 			stop()
+			if engine == engineTemporal {
+				return applyOnTemporal(s, l, &ef, &f, prog, inputs, jsonOut)
+			}
 			return runInForeground(s, l, prog, opts, jsonOut, f.verbose)
 		},
 	}
 	f.registerRun(cmd)
+	ef.register(cmd, "temporal-namespace")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the run's events as JSON lines")
 	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "run without asking for confirmation")
 	cmd.Flags().StringVar(&resume, "resume", "", "continue this recorded run: steps that finished ok keep their results")

@@ -88,6 +88,7 @@ do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
 		newServeCommand(s),
 		newToolsCommand(s),
 		newMCPCommand(s),
+		newWorkerCommand(s),
 	)
 	return root
 }
