@@ -31,9 +31,12 @@ func Address(given string) string {
 	return DefaultAddress
 }
 
-// Dial connects to a Temporal frontend; namespace "" is Temporal's
-// "default".
+// Dial connects to a Temporal frontend (Address); namespace "" is
+// TEMPORAL_NAMESPACE, else Temporal's "default".
 func Dial(address, namespace string) (client.Client, error) {
+	if namespace == "" {
+		namespace = os.Getenv("TEMPORAL_NAMESPACE")
+	}
 	c, err := client.Dial(client.Options{HostPort: Address(address), Namespace: namespace, Logger: quietLogger{}})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to Temporal at %s: %w", Address(address), err)

@@ -47,6 +47,9 @@ const Origin = "temporal"
 const (
 	heartbeat        = 2 * time.Second
 	heartbeatTimeout = 10 * time.Second
+	// lostAttempts are the attempts a step may lose with its workers
+	// besides its own.
+	lostAttempts = 5
 	// noTimeout bounds an attempt of a step without a timeout.
 	noTimeout = 24 * time.Hour
 )
@@ -339,7 +342,11 @@ func (d *driver) activity(t *runtime.Task) {
 		policy.MaximumAttempts = int32(retry.Attempts)
 		policy.InitialInterval, policy.MaximumInterval = retry.Backoff.Duration, retry.MaxBackoff.Duration
 	}
+	// The step's attempts are the block's: the activity reports the last
+	// one's failure as an outcome. Temporal may try more, for attempts
+	// lost with a worker (a heartbeat timeout).
 	in.MaxAttempts = int(policy.MaximumAttempts)
+	policy.MaximumAttempts += lostAttempts
 	timeout := runtime.StepTimeout(t.Step)
 	attempt := noTimeout
 	if timeout > 0 {
@@ -359,7 +366,7 @@ func (d *driver) activity(t *runtime.Task) {
 		case errors.As(err, &canceled) || err != nil && d.cancelled:
 			d.done(t, cancelledOutcome)
 		case err != nil:
-			d.done(t, runtime.Outcome{Status: runtime.StatusFailed, Error: activityError(err), Attempts: in.MaxAttempts})
+			d.done(t, runtime.Outcome{Status: runtime.StatusFailed, Error: activityError(err), Attempts: int(policy.MaximumAttempts)})
 		default:
 			o, err := out.outcome()
 			if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/runtime/temporal"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -28,6 +29,7 @@ const exitWaiting = 3
 
 func newApproveCommand(s streams) *cobra.Command {
 	var f runFlags
+	var ef engineFlags
 	var sf stateFlags
 	var reject, jsonOut bool
 	var comment, by, instance string
@@ -67,6 +69,17 @@ that process continues it.`,
 				verb = "Rejected"
 			}
 			fmt.Fprintf(s.err, "%s step %s of run %s.\n", verb, instanceLabel(args[1], instance), run.ID)
+			if run.Origin == temporal.Origin {
+				// The workflow waits for the decision as a signal.
+				c, err := temporal.Dial(ef.address, ef.namespace)
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				return temporal.Approve(cmd.Context(), c, run.ID, temporal.ApprovalDecision{
+					Step: args[1], Instance: instance, Approved: !reject, Comment: comment, By: by,
+				})
+			}
 			if run.Status != string(runtime.StatusWaiting) {
 				fmt.Fprintf(s.err, "Run %s is %s; the process running it takes the decision.\n", run.ID, run.Status)
 				return nil
@@ -75,6 +88,8 @@ that process continues it.`,
 		},
 	}
 	f.registerRun(cmd)
+	cmd.Flags().StringVar(&ef.address, "address", "", "for a run on Temporal: the Temporal frontend's HOST:PORT (default: TEMPORAL_ADDRESS, else "+temporal.DefaultAddress+")")
+	cmd.Flags().StringVar(&ef.namespace, "temporal-namespace", "", "for a run on Temporal: its Temporal namespace (default: TEMPORAL_NAMESPACE, else default)")
 	cmd.Flags().MarkHidden("namespace") // the run's own
 	cmd.Flags().Lookup("state").Usage = "the state directory (default: .flowctl, or next to --flow)"
 	cmd.Flags().StringVar(&sf.flow, "flow", "", "the run's flow file or directory (default: the file the run recorded)")

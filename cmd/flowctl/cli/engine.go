@@ -49,9 +49,6 @@ func (e *engineFlags) resolve() (string, error) {
 	case "", engineLocal:
 		e.engine = engineLocal
 	case engineTemporal:
-		if e.namespace == "" {
-			e.namespace = os.Getenv("TEMPORAL_NAMESPACE")
-		}
 	default:
 		return "", usagef("unknown engine %q: use local or temporal", e.engine)
 	}

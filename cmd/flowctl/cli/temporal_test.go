@@ -1,0 +1,346 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/flowctl/flowctl/runtime/temporal"
+)
+
+// The tests of the temporal engine run flowctl workers and applies against
+// a real Temporal dev server, the temporal CLI's (v1.5.1): FLOWCTL_TEMPORAL
+// names the binary, else it is looked for in PATH and in
+// ~/.cache/flowctl/bin, where .ci/run installs it. In CI (CI set) its
+// absence fails the tests.
+
+func temporalCLI(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("FLOWCTL_TEMPORAL"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("temporal"); err == nil {
+		return p
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		p := filepath.Join(home, ".cache", "flowctl", "bin", "temporal")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("no temporal CLI to run the temporal engine's tests: go install github.com/temporalio/cli/cmd/temporal@v1.5.1 (.ci/run does)")
+	}
+	t.Skip("no temporal CLI (go install github.com/temporalio/cli/cmd/temporal@v1.5.1); CI runs these tests")
+	return ""
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// devServer starts a Temporal dev server on free loopback ports, in
+// memory, and returns its address; it is stopped when the test ends.
+func devServer(t *testing.T) string {
+	t.Helper()
+	bin := temporalCLI(t)
+	port, uiPort := freePort(t), freePort(t)
+	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
+		"--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(uiPort), "--log-level", "error")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		c, err := temporal.Dial(addr, "")
+		if err == nil {
+			_, err = c.CheckHealth(context.Background(), nil)
+			c.Close()
+			if err == nil {
+				return addr
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Temporal dev server did not come up at %s: %v\n%s", addr, err, logs.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// startWorker starts flowctl worker for dir; stop it with kill.
+func startWorker(t *testing.T, addr, queue, dir string) *exec.Cmd {
+	t.Helper()
+	cmd := flowctl(t, dir, "worker", "--engine", "temporal", "--address", addr, "--task-queue", queue, ".")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("worker log:\n%s", logs.String())
+		}
+	})
+	return cmd
+}
+
+// finalOutputs are the outputs of the run_finished event of apply --json.
+func finalOutputs(t *testing.T, out []byte) map[string]any {
+	t.Helper()
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	var last struct {
+		Type    string         `json:"type"`
+		Status  string         `json:"status"`
+		Outputs map[string]any `json:"outputs"`
+	}
+	if err := json.Unmarshal(lines[len(lines)-1], &last); err != nil || last.Type != "run_finished" {
+		t.Fatalf("last line is not run_finished: %s (%v)", lines[len(lines)-1], err)
+	}
+	if last.Status != "ok" {
+		t.Fatalf("run %s:\n%s", last.Status, out)
+	}
+	return last.Outputs
+}
+
+// TestTemporalExamples runs the offline examples on a worker and locally,
+// each in a copy of its own, and compares the outputs; runs and output
+// read the Temporal run back.
+func TestTemporalExamples(t *testing.T) {
+	addr := devServer(t)
+	local, remote := t.TempDir(), t.TempDir()
+	for _, d := range []string{local, remote} {
+		if err := os.CopyFS(d, os.DirFS("../../../examples")); err != nil {
+			t.Fatal(err)
+		}
+		for name := range offline {
+			os.RemoveAll(filepath.Join(d, name, ".flowctl"))
+		}
+	}
+	startWorker(t, addr, "examples", remote)
+	for name := range offline {
+		t.Run(name, func(t *testing.T) {
+			run := func(dir string, args ...string) []byte {
+				t.Helper()
+				cmd := flowctl(t, dir, args...)
+				var out, errOut bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &errOut
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("flowctl %s: %v\n%s%s", strings.Join(args, " "), err, out.String(), errOut.String())
+				}
+				return out.Bytes()
+			}
+			want := finalOutputs(t, run(filepath.Join(local, name), "apply", "--auto-approve", "--json", "."))
+			got := finalOutputs(t, run(filepath.Join(remote, name), "apply", "--engine", "temporal", "--address", addr,
+				"--task-queue", "examples", "--auto-approve", "--json", "."))
+			wantJSON, _ := json.Marshal(want)
+			gotJSON, _ := json.Marshal(got)
+			if !bytes.Equal(wantJSON, gotJSON) {
+				t.Errorf("outputs on Temporal:\n%s\nlocally:\n%s", gotJSON, wantJSON)
+			}
+			// runs and output read the run back from the state.
+			out := run(filepath.Join(remote, name), "output", "--json")
+			var recorded map[string]any
+			if err := json.Unmarshal(out, &recorded); err != nil {
+				t.Fatalf("output --json: %s (%v)", out, err)
+			}
+			recJSON, _ := json.Marshal(recorded)
+			if !bytes.Equal(recJSON, wantJSON) {
+				t.Errorf("flowctl output after the Temporal run:\n%s\nwant:\n%s", recJSON, wantJSON)
+			}
+			if out := run(filepath.Join(remote, name), "runs", "list"); !strings.Contains(string(out), " ok ") {
+				t.Errorf("runs list does not show the run ok:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestTemporalWorkerKilled kills the worker (SIGKILL) in the middle of a
+// 20-step chain of http steps, starts another, and checks that the run
+// completes and that no step that had finished ran again.
+func TestTemporalWorkerKilled(t *testing.T) {
+	addr := devServer(t)
+	var mu sync.Mutex
+	count := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		count[r.URL.Path]++
+		mu.Unlock()
+		time.Sleep(300 * time.Millisecond)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"path": %q}`, r.URL.Path)
+	}))
+	defer srv.Close()
+	requests := func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		out := map[string]int{}
+		for k, v := range count {
+			out[k] = v
+		}
+		return out
+	}
+
+	var src strings.Builder
+	src.WriteString("flow \"chain\" {}\ninput \"base\" { type = string }\n")
+	for i := 1; i <= 20; i++ {
+		prev := `""`
+		if i > 1 {
+			prev = fmt.Sprintf("step.s%d.body.path", i-1)
+		}
+		fmt.Fprintf(&src, "step \"s%d\" {\n  use = \"http\"\n  url = \"${input.base}/s%d?after=${urlencode(%s)}\"\n}\n", i, i, prev)
+	}
+	src.WriteString("output \"last\" { value = step.s20.body.path }\n")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "chain.flow.hcl"), []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	first := startWorker(t, addr, "killed", dir)
+	apply := flowctl(t, dir, "apply", "--engine", "temporal", "--address", addr, "--task-queue", "killed",
+		"--auto-approve", "--json", "--input", "base="+srv.URL, "chain.flow.hcl")
+	var out, errOut bytes.Buffer
+	apply.Stdout, apply.Stderr = &out, &errOut
+	if err := apply.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(requests()) < 8 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the chain did not reach step 8: %v\n%s", requests(), errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	first.Process.Kill()
+	first.Wait()
+	before := requests()
+	startWorker(t, addr, "killed", dir)
+
+	done := make(chan error, 1)
+	go func() { done <- apply.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("apply: %v\n%s%s", err, out.String(), errOut.String())
+		}
+	case <-time.After(5 * time.Minute):
+		apply.Process.Kill()
+		t.Fatalf("the run did not complete after the worker was replaced:\n%s", out.String())
+	}
+	if got := finalOutputs(t, out.Bytes())["last"]; got != "/s20" {
+		t.Errorf("output last = %v", got)
+	}
+	after := requests()
+	for i := 1; i <= 20; i++ {
+		path := fmt.Sprintf("/s%d", i)
+		n := after[path]
+		switch {
+		case n == 0:
+			t.Errorf("step s%d never ran", i)
+		case before[path] > 0 && n > before[path]+1:
+			t.Errorf("step s%d ran %d times", i, n)
+		}
+	}
+	// The steps that had finished when the worker died (all that had
+	// started but the last) ran once.
+	started := len(before)
+	for i := 1; i < started; i++ {
+		if n := after[fmt.Sprintf("/s%d", i)]; n != 1 {
+			t.Errorf("step s%d, finished before the kill, ran %d times", i, n)
+		}
+	}
+}
+
+// TestTemporalApprove approves a run on Temporal with flowctl approve,
+// which signals the workflow.
+func TestTemporalApprove(t *testing.T) {
+	addr := devServer(t)
+	dir := t.TempDir()
+	src := `
+flow "ship" {}
+step "ask" {
+  use     = "approval"
+  message = "Ship it?"
+}
+output "by" { value = step.ask.by }
+`
+	if err := os.WriteFile(filepath.Join(dir, "ship.flow.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startWorker(t, addr, "approve", dir)
+	apply := flowctl(t, dir, "apply", "--engine", "temporal", "--address", addr, "--task-queue", "approve",
+		"--auto-approve", "--json", "ship.flow.hcl")
+	var out, errOut bytes.Buffer
+	apply.Stdout, apply.Stderr = &out, &errOut
+	if err := apply.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- apply.Wait() }()
+	// The run's ID is in its first event; the request is recorded when the
+	// step waits.
+	var runID string
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if line, _, ok := strings.Cut(out.String(), "\n"); ok && strings.Contains(out.String(), `"step_waiting"`) {
+			var ev struct {
+				RunID string `json:"run_id"`
+			}
+			json.Unmarshal([]byte(line), &ev)
+			runID = ev.RunID
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not wait: %s%s", out.String(), errOut.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	approve := flowctl(t, dir, "approve", "--address", addr, "--by", "ana", runID, "ask")
+	if b, err := approve.CombinedOutput(); err != nil {
+		t.Fatalf("approve: %v\n%s", err, b)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("apply: %v\n%s%s", err, out.String(), errOut.String())
+		}
+	case <-time.After(2 * time.Minute):
+		apply.Process.Kill()
+		t.Fatalf("the run did not go on after the approval:\n%s", out.String())
+	}
+	if got := finalOutputs(t, out.Bytes())["by"]; got != "ana" {
+		t.Errorf("output by = %v", got)
+	}
+}
