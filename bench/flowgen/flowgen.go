@@ -70,3 +70,19 @@ func Requests(urls []string) []byte {
 
 // Chain returns a flow of n value steps, each adding one to the one before.
 func Chain(n int) []byte { return Chains(1, n) }
+
+// HTTPChain returns a flow of n http steps in a chain: each GETs
+// base/N with the path the one before it got.
+func HTTPChain(n int, base string) []byte {
+	var b strings.Builder
+	b.WriteString("flow \"httpchain\" {}\n")
+	for i := 0; i < n; i++ {
+		prev := `""`
+		if i > 0 {
+			prev = fmt.Sprintf("step.h%d.text", i-1)
+		}
+		fmt.Fprintf(&b, "\nstep \"h%d\" {\n  use = \"http\"\n  url = \"%s/%d?after=${urlencode(%s)}\"\n}\n", i, base, i, prev)
+	}
+	fmt.Fprintf(&b, "\noutput \"last\" {\n  value = step.h%d.text\n}\n", n-1)
+	return []byte(b.String())
+}

@@ -64,7 +64,8 @@ func devServer(t *testing.T) string {
 	bin := temporalCLI(t)
 	port, uiPort := freePort(t), freePort(t)
 	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
-		"--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(uiPort), "--log-level", "error")
+		"--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(uiPort), "--log-level", "error",
+		"--dynamic-config-value", `history.timerProcessorMaxTimeShift="10ms"`)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {

@@ -1,0 +1,233 @@
+// Command temporal measures runs on the temporal engine against a
+// Temporal dev server (the temporal CLI's, v1.5.1: -temporal, else
+// FLOWCTL_TEMPORAL, else temporal in PATH or ~/.cache/flowctl/bin), side
+// by side with the same work as a plain Temporal SDK workflow and with the
+// local engine:
+//
+//   - a 100-step chain of http steps (a local server that answers at
+//     once): flowctl on Temporal, plain SDK activities, plain SDK local
+//     activities, and flowctl's local engine;
+//   - a 100-step chain of value steps, which run inside the workflow;
+//   - for_each 20 × sleep 200ms (Temporal timers).
+//
+// Times are from starting the workflow to its result, as a client sees
+// them (for the local engine: apply's run time).
+//
+//	go run ./bench/temporal [-runs 3]
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/flowctl/flowctl/bench/benchutil"
+	"github.com/flowctl/flowctl/bench/flowgen"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	ftemporal "github.com/flowctl/flowctl/runtime/temporal"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+var (
+	runs    = flag.Int("runs", 3, "runs per figure; the median is reported")
+	tempBin = flag.String("temporal", "", "the temporal CLI (default: FLOWCTL_TEMPORAL, else PATH, else ~/.cache/flowctl/bin/temporal)")
+)
+
+const steps = 100
+
+func main() {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "flowctl-bench-temporal-")
+	benchutil.Check(err)
+	defer os.RemoveAll(dir)
+	bin := benchutil.Build(dir)
+
+	// A server that answers at once, with its path.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	benchutil.Check(err)
+	go http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.URL.Path) }))
+	base := "http://" + l.Addr().String()
+
+	addr, stop := devServer(dir)
+	defer stop()
+
+	flows := filepath.Join(dir, "flows")
+	write := func(name string, src []byte) string {
+		p := filepath.Join(flows, name, name+".flow.hcl")
+		benchutil.Check(os.MkdirAll(filepath.Dir(p), 0o755))
+		benchutil.Check(os.WriteFile(p, src, 0o644))
+		return p
+	}
+	httpFlow := write("httpchain", flowgen.HTTPChain(steps, base))
+	valueFlow := write("chains", flowgen.Chain(steps))
+	fanFlow := write("fanout", flowgen.FanOut(20, "200ms"))
+
+	w := exec.Command(bin, "worker", "--engine", "temporal", "--address", addr, "--task-queue", "bench", flows)
+	w.Stderr = os.Stderr
+	benchutil.Check(w.Start())
+	defer func() { w.Process.Signal(syscall.SIGTERM); w.Wait() }()
+
+	c, err := ftemporal.Dial(addr, "")
+	benchutil.Check(err)
+	defer c.Close()
+
+	// Plain SDK workflows doing the same http GETs, on a worker here.
+	pw := worker.New(c, "plain", worker.Options{})
+	pw.RegisterWorkflowWithOptions(plainChain, workflow.RegisterOptions{Name: "plain-chain"})
+	pw.RegisterActivityWithOptions(get, activity.RegisterOptions{Name: "get"})
+	benchutil.Check(pw.Start())
+	defer pw.Stop()
+
+	flowctlRun := func(path string) time.Duration {
+		prog, diags := compiler.Compile(path, compiler.Options{Parser: lang.NewParser()})
+		if diags.HasErrors() {
+			benchutil.Check(diags)
+		}
+		return median(func() time.Duration {
+			inputs, diags := prog.ResolveInputs(nil)
+			if diags.HasErrors() {
+				benchutil.Check(diags)
+			}
+			in, err := ftemporal.NewRunInput(prog, inputs, "", "")
+			benchutil.Check(err)
+			in.NoCache = true
+			start := time.Now()
+			run, err := ftemporal.Start(context.Background(), c, "bench", in)
+			benchutil.Check(err)
+			var out ftemporal.RunOutput
+			benchutil.Check(run.Get(context.Background(), &out))
+			if out.Status != "ok" {
+				benchutil.Check(fmt.Errorf("run %s: %s", out.Status, out.Error))
+			}
+			return time.Since(start)
+		})
+	}
+	plainRun := func(local bool) time.Duration {
+		return median(func() time.Duration {
+			start := time.Now()
+			run, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{TaskQueue: "plain"}, "plain-chain", base, local)
+			benchutil.Check(err)
+			benchutil.Check(run.Get(context.Background(), nil))
+			return time.Since(start)
+		})
+	}
+	localRun := func(path string) time.Duration {
+		return median(func() time.Duration {
+			var out bytes.Buffer
+			cmd := exec.Command(bin, "apply", "--auto-approve", "--json", "--no-cache", "--state", filepath.Join(dir, "local-state"), path)
+			cmd.Stdout, cmd.Stderr = &out, os.Stderr
+			benchutil.Check(cmd.Run())
+			return benchutil.RunTime(out.Bytes())
+		})
+	}
+
+	flowctlHTTP, plain, plainLocal, local := flowctlRun(httpFlow), plainRun(false), plainRun(true), localRun(httpFlow)
+	fmt.Printf("100-step http chain: flowctl on Temporal %7.1f ms (%.2f ms/step, %.2f× plain activities); plain SDK activities %7.1f ms (%.2f ms/step); plain local activities %6.1f ms; flowctl local engine %6.1f ms\n",
+		ms(flowctlHTTP), ms(flowctlHTTP)/steps, float64(flowctlHTTP)/float64(plain), ms(plain), ms(plain)/steps, ms(plainLocal), ms(local))
+	fmt.Printf("100-step value chain on Temporal:       %7.1f ms\n", ms(flowctlRun(valueFlow)))
+	fmt.Printf("for_each 20 × sleep 200ms on Temporal:  %7.1f ms\n", ms(flowctlRun(fanFlow)))
+}
+
+// plainChain runs the chain of GETs as plain activities (or local ones).
+func plainChain(ctx workflow.Context, base string, local bool) error {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: time.Minute})
+	prev := ""
+	for i := 0; i < steps; i++ {
+		url := fmt.Sprintf("%s/%d?after=%s", base, i, prev)
+		var f workflow.Future
+		if local {
+			f = workflow.ExecuteLocalActivity(ctx, get, url)
+		} else {
+			f = workflow.ExecuteActivity(ctx, "get", url)
+		}
+		if err := f.Get(ctx, &prev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func get(ctx context.Context, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+// devServer starts a Temporal dev server in memory on a free port.
+func devServer(dir string) (string, func()) {
+	bin := *tempBin
+	if bin == "" {
+		bin = os.Getenv("FLOWCTL_TEMPORAL")
+	}
+	if bin == "" {
+		if p, err := exec.LookPath("temporal"); err == nil {
+			bin = p
+		} else {
+			home, _ := os.UserHomeDir()
+			bin = filepath.Join(home, ".cache", "flowctl", "bin", "temporal")
+		}
+	}
+	port, ui := freePort(), freePort()
+	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
+		"--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(ui), "--log-level", "error",
+		// Timers fire within 1s by default: the history service may shift
+		// them to batch its work.
+		"--dynamic-config-value", `history.timerProcessorMaxTimeShift="10ms"`)
+	cmd.Stderr = os.Stderr
+	benchutil.Check(cmd.Start())
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		c, err := ftemporal.Dial(addr, "")
+		if err == nil {
+			_, err = c.CheckHealth(context.Background(), nil)
+			c.Close()
+			if err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			benchutil.Check(fmt.Errorf("the dev server did not start: %w", err))
+		}
+	}
+	return addr, func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }
+}
+
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	benchutil.Check(err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func median(f func() time.Duration) time.Duration {
+	f() // warm up
+	var v []time.Duration
+	for range *runs {
+		v = append(v, f())
+	}
+	return benchutil.Median(v)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
