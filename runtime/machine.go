@@ -107,9 +107,6 @@ func (m *Machine) Value(s *compiler.Step) cty.Value { return m.r.steps[s.Index].
 // Memory are the memories' values at the start of the run.
 func (m *Machine) Memory() map[string]cty.Value { return m.r.memory }
 
-// RunID is the run's ID.
-func (m *Machine) RunID() string { return m.r.id }
-
 // Start starts the run and returns the first tasks.
 func (m *Machine) Start() []*Task {
 	m.r.emit(RunStarted{RunID: m.r.id, Flow: m.r.prog.Flow.Name, Steps: len(m.r.prog.Steps)})

@@ -2,7 +2,6 @@ package temporal
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -141,9 +140,6 @@ func Approve(ctx context.Context, c client.Client, runID string, d ApprovalDecis
 	}
 	return nil
 }
-
-// ErrNotTemporal is returned for a run that is not on Temporal.
-var ErrNotTemporal = errors.New("the run is not on Temporal")
 
 // quietLogger drops the SDK's log lines: flowctl reports what matters
 // itself.
