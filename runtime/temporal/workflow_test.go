@@ -14,7 +14,6 @@ import (
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
-	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/zclconf/go-cty/cty"
 	"go.temporal.io/sdk/testsuite"
@@ -386,6 +385,21 @@ output "slept" { value = [for n in step.nap : n.slept_ms] }
 	}
 }
 
+func TestSecretApprovalMessage(t *testing.T) {
+	prog := compile(t, `
+flow "secret" {}
+secret "token" { env = "TOKEN" }
+step "ask" {
+  use     = "approval"
+  message = "token ${secret.token}"
+}
+`)
+	r := execute(t, prog, nil, nil)
+	if r.err != nil || r.out.Status != "failed" || !strings.Contains(r.out.Error, "may not use a secret") {
+		t.Fatalf("run: %+v %v", r.out, r.err)
+	}
+}
+
 func TestOtherSourceRefused(t *testing.T) {
 	prog := compile(t, `
 flow "f" {}
@@ -412,5 +426,4 @@ step "v" {
 	if err == nil || !strings.Contains(err.Error(), "is not the flow the run was started with") {
 		t.Fatalf("error = %v", err)
 	}
-	_ = runtime.StatusOK
 }
