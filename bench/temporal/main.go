@@ -35,6 +35,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	ftemporal "github.com/flowctl/flowctl/runtime/temporal"
+	"github.com/flowctl/flowctl/runtime/temporal/devserver"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -53,7 +54,7 @@ func main() {
 	dir, err := os.MkdirTemp("", "flowctl-bench-temporal-")
 	benchutil.Check(err)
 	defer os.RemoveAll(dir)
-	bin := benchutil.Build(dir)
+	flowctl := benchutil.Build(dir)
 
 	// A server that answers at once, with its path.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -61,8 +62,14 @@ func main() {
 	go http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.URL.Path) }))
 	base := "http://" + l.Addr().String()
 
-	addr, stop := devServer(dir)
-	defer stop()
+	bin := *tempBin
+	if bin == "" {
+		bin = devserver.Find()
+	}
+	srv, err := devserver.Start(bin)
+	benchutil.Check(err)
+	defer srv.Stop()
+	addr := srv.Addr
 
 	flows := filepath.Join(dir, "flows")
 	write := func(name string, src []byte) string {
@@ -75,7 +82,7 @@ func main() {
 	valueFlow := write("chains", flowgen.Chain(steps))
 	fanFlow := write("fanout", flowgen.FanOut(20, "200ms"))
 
-	w := exec.Command(bin, "worker", "--engine", "temporal", "--address", addr, "--task-queue", "bench", flows)
+	w := exec.Command(flowctl, "worker", "--engine", "temporal", "--address", addr, "--task-queue", "bench", flows)
 	w.Stderr = os.Stderr
 	benchutil.Check(w.Start())
 	defer func() { w.Process.Signal(syscall.SIGTERM); w.Wait() }()
@@ -127,7 +134,7 @@ func main() {
 	localRun := func(path string) time.Duration {
 		return median(func() time.Duration {
 			var out bytes.Buffer
-			cmd := exec.Command(bin, "apply", "--auto-approve", "--json", "--no-cache", "--state", filepath.Join(dir, "local-state"), path)
+			cmd := exec.Command(flowctl, "apply", "--auto-approve", "--json", "--no-cache", "--state", filepath.Join(dir, "local-state"), path)
 			cmd.Stdout, cmd.Stderr = &out, os.Stderr
 			benchutil.Check(cmd.Run())
 			return benchutil.RunTime(out.Bytes())
@@ -173,52 +180,6 @@ func get(ctx context.Context, url string) (string, error) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return string(b), err
-}
-
-// devServer starts a Temporal dev server in memory on a free port.
-func devServer(dir string) (string, func()) {
-	bin := *tempBin
-	if bin == "" {
-		bin = os.Getenv("FLOWCTL_TEMPORAL")
-	}
-	if bin == "" {
-		if p, err := exec.LookPath("temporal"); err == nil {
-			bin = p
-		} else {
-			home, _ := os.UserHomeDir()
-			bin = filepath.Join(home, ".cache", "flowctl", "bin", "temporal")
-		}
-	}
-	port, ui := freePort(), freePort()
-	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
-		"--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(ui), "--log-level", "error",
-		// Timers fire within 1s by default: the history service may shift
-		// them to batch its work.
-		"--dynamic-config-value", `history.timerProcessorMaxTimeShift="10ms"`)
-	cmd.Stderr = os.Stderr
-	benchutil.Check(cmd.Start())
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		c, err := ftemporal.Dial(addr, "")
-		if err == nil {
-			_, err = c.CheckHealth(context.Background(), nil)
-			c.Close()
-			if err == nil {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			benchutil.Check(fmt.Errorf("the dev server did not start: %w", err))
-		}
-	}
-	return addr, func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }
-}
-
-func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	benchutil.Check(err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func median(f func() time.Duration) time.Duration {

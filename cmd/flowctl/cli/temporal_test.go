@@ -2,10 +2,8 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,11 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/flowctl/flowctl/runtime/temporal"
+	"github.com/flowctl/flowctl/runtime/temporal/devserver"
 )
 
 // The tests of the temporal engine run flowctl workers and applies against
@@ -26,77 +23,23 @@ import (
 // ~/.cache/flowctl/bin, where .ci/run installs it. In CI (CI set) its
 // absence fails the tests.
 
-func temporalCLI(t *testing.T) string {
+// devServer starts a Temporal dev server, stopped when the test ends, and
+// returns its address.
+func devServer(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("FLOWCTL_TEMPORAL"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("temporal"); err == nil {
-		return p
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		p := filepath.Join(home, ".cache", "flowctl", "bin", "temporal")
-		if _, err := os.Stat(p); err == nil {
-			return p
+	bin := devserver.Find()
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no temporal CLI to run the temporal engine's tests: go install github.com/temporalio/cli/cmd/temporal@v1.5.1 (.ci/run does)")
 		}
+		t.Skip("no temporal CLI (go install github.com/temporalio/cli/cmd/temporal@v1.5.1); CI runs these tests")
 	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no temporal CLI to run the temporal engine's tests: go install github.com/temporalio/cli/cmd/temporal@v1.5.1 (.ci/run does)")
-	}
-	t.Skip("no temporal CLI (go install github.com/temporalio/cli/cmd/temporal@v1.5.1); CI runs these tests")
-	return ""
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := devserver.Start(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// devServer starts a Temporal dev server on free loopback ports, in
-// memory, and returns its address; it is stopped when the test ends.
-func devServer(t *testing.T) string {
-	t.Helper()
-	bin := temporalCLI(t)
-	port, uiPort := freePort(t), freePort(t)
-	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
-		"--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(uiPort), "--log-level", "error",
-		"--dynamic-config-value", `history.timerProcessorMaxTimeShift="10ms"`)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-		}
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		c, err := temporal.Dial(addr, "")
-		if err == nil {
-			_, err = c.CheckHealth(context.Background(), nil)
-			c.Close()
-			if err == nil {
-				return addr
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the Temporal dev server did not come up at %s: %v\n%s", addr, err, logs.String())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	t.Cleanup(srv.Stop)
+	return srv.Addr
 }
 
 // startWorker starts flowctl worker for dir; stop it with kill.
