@@ -305,7 +305,7 @@ func (c *contractCase) writeRun(run *ctRun) {
 		fmt.Fprintf(w, "calls: %s\n", calls)
 	}
 	if len(run.res.Outputs) > 0 {
-		b, _ := json.Marshal(plainOutputs(run.res.Outputs))
+		b, _ := json.Marshal(PlainOutputs(run.res.Outputs))
 		fmt.Fprintf(w, "outputs: %s\n", b)
 	}
 	for _, f := range run.res.FailedOutputs {
@@ -687,7 +687,7 @@ func eventText(e Event) string {
 	case StepFinished:
 		b, _ = json.Marshal(map[string]any{"o": PlainJSON(ev.Outputs), "e": ev.Error, "r": ev.Reason})
 	case RunFinished:
-		b, _ = json.Marshal(map[string]any{"o": plainOutputs(ev.Outputs), "e": ev.Error, "f": ev.FailedOutputs})
+		b, _ = json.Marshal(map[string]any{"o": PlainOutputs(ev.Outputs), "e": ev.Error, "f": ev.FailedOutputs})
 	}
 	return string(b)
 }

@@ -238,24 +238,14 @@ func (m *Machine) Result() (*Result, map[string]json.RawMessage) {
 	case r.failed:
 		res.Status = StatusFailed
 	}
-	res.Outputs, res.FailedOutputs = r.evalOutputs(res.Status == StatusOK && r.targeted == nil)
-	res.Steps = make(map[string]cty.Value, len(r.steps))
-	for _, s := range r.steps {
-		res.Steps[s.step.Name] = s.value
-	}
+	r.evaluate(res)
 	var memory map[string]json.RawMessage
 	if res.Status == StatusOK && len(r.diags) == 0 && r.targeted == nil {
 		memory = r.memoryValues()
 	}
-	if r.diags.HasErrors() && res.Status == StatusOK {
-		res.Status = StatusFailed
+	errText := r.conclude(res)
+	if res.Status != StatusOK {
 		memory = nil
-	}
-	res.Diagnostics = r.redactDiags(compiler.Normalize(r.diags))
-	res.Usage = r.usage
-	errText := ""
-	if res.Diagnostics.HasErrors() {
-		errText = r.redact.redact(res.Diagnostics.Error())
 	}
 	r.emit(RunFinished{
 		RunID: r.id, Status: res.Status, Outputs: res.Outputs, FailedOutputs: res.FailedOutputs,

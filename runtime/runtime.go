@@ -319,11 +319,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		res.Status = StatusWaiting
 		res.Waiting = r.sortedWaiting()
 	}
-	res.Outputs, res.FailedOutputs = r.evalOutputs(res.Status == StatusOK && r.targeted == nil)
-	res.Steps = make(map[string]cty.Value, len(r.steps))
-	for _, s := range r.steps {
-		res.Steps[s.step.Name] = s.value
-	}
+	r.evaluate(res)
 	// A run whose step results could not all be recorded is not ok,
 	// whatever its steps did: the state would say what did not happen.
 	if st != nil {
@@ -341,17 +337,9 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		r.saveMemory()
 	}
 	r.addDiags(mdiags) // warnings of memories that started over
-	if r.diags.HasErrors() && (res.Status == StatusOK || res.Status == StatusWaiting) {
-		res.Status, res.Waiting = StatusFailed, nil
-	}
-	res.Diagnostics = r.redactDiags(compiler.Normalize(r.diags))
-	res.Usage = r.usage
-	errText := ""
-	if res.Diagnostics.HasErrors() {
-		errText = r.redact.redact(res.Diagnostics.Error())
-	}
+	errText := r.conclude(res)
 	if st != nil {
-		outJSON, _ := json.Marshal(plainOutputs(res.Outputs))
+		outJSON, _ := json.Marshal(PlainOutputs(res.Outputs))
 		var usageJSON, failedJSON json.RawMessage
 		if res.Usage != nil {
 			usageJSON, _ = json.Marshal(res.Usage)
@@ -390,6 +378,30 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		Error: errText, Diagnostics: res.Diagnostics, Usage: res.Usage,
 	})
 	return res, nil
+}
+
+// evaluate gives a finished run's result its outputs and the values of its
+// steps.
+func (r *run) evaluate(res *Result) {
+	res.Outputs, res.FailedOutputs = r.evalOutputs(res.Status == StatusOK && r.targeted == nil)
+	res.Steps = make(map[string]cty.Value, len(r.steps))
+	for _, s := range r.steps {
+		res.Steps[s.step.Name] = s.value
+	}
+}
+
+// conclude fails a result that its diagnostics fail, gives it the
+// diagnostics and usage, and returns its error text (redacted).
+func (r *run) conclude(res *Result) string {
+	if r.diags.HasErrors() && (res.Status == StatusOK || res.Status == StatusWaiting) {
+		res.Status, res.Waiting = StatusFailed, nil
+	}
+	res.Diagnostics = r.redactDiags(compiler.Normalize(r.diags))
+	res.Usage = r.usage
+	if res.Diagnostics.HasErrors() {
+		return r.redact.redact(res.Diagnostics.Error())
+	}
+	return ""
 }
 
 // tracer makes the spans of runs and steps: a no-op until a tracer
@@ -451,14 +463,6 @@ func (r *run) addDiags(d hcl.Diagnostics) {
 func (r *run) plainInputs() map[string]any {
 	out := map[string]any{}
 	for name, v := range r.inputs {
-		out[name] = PlainJSON(v)
-	}
-	return out
-}
-
-func plainOutputs(outputs map[string]cty.Value) map[string]any {
-	out := map[string]any{}
-	for name, v := range outputs {
 		out[name] = PlainJSON(v)
 	}
 	return out

@@ -205,7 +205,11 @@ func (e *Engine) start(ctx context.Context, in RunInput) (map[string]json.RawMes
 		return nil, nil
 	}
 	if _, err := st.Run(in.RunID); errors.Is(err, state.ErrRunNotFound) {
-		inputs, _ := json.Marshal(plainInputs(in.Inputs))
+		values, err := decodeMap(in.Inputs)
+		if err != nil {
+			return nil, temporal.NewNonRetryableApplicationError("reading the run's inputs: "+err.Error(), finalError, nil)
+		}
+		inputs, _ := json.Marshal(runtime.PlainOutputs(values))
 		if err := st.CreateRun(&state.Run{
 			ID: in.RunID, Flow: in.Flow, Namespace: in.Namespace, FlowFile: in.FlowFile, SourceHash: in.SourceHash,
 			Inputs: inputs, Status: "running", StartedAt: time.Now(), Origin: Origin,
@@ -216,18 +220,6 @@ func (e *Engine) start(ctx context.Context, in RunInput) (map[string]json.RawMes
 		return nil, err
 	}
 	return st.Memory(in.Flow, in.Namespace)
-}
-
-// plainInputs are typed inputs as plain JSON, as the state records a
-// run's inputs.
-func plainInputs(in map[string]json.RawMessage) map[string]any {
-	out := map[string]any{}
-	for name, raw := range in {
-		if v, err := decode(raw); err == nil {
-			out[name] = runtime.PlainJSON(v)
-		}
-	}
-	return out
 }
 
 // FinishInput is what the finish activity records.
@@ -251,7 +243,7 @@ func (e *Engine) finish(ctx context.Context, in FinishInput) error {
 	for _, r := range in.Records {
 		st.RecordStep(r)
 	}
-	var last Event
+	var last runtime.Event
 	for i, w := range in.Events {
 		ev, err := w.Runtime()
 		if err != nil {
@@ -263,7 +255,7 @@ func (e *Engine) finish(ctx context.Context, in FinishInput) error {
 			continue
 		}
 		st.RecordEvent(state.Event{RunID: in.RunID, Seq: int64(i + 1), Type: typ, Data: data})
-		last = w
+		last = ev
 	}
 	if err := st.Flush(); err != nil {
 		return err
@@ -274,20 +266,15 @@ func (e *Engine) finish(ctx context.Context, in FinishInput) error {
 		}
 	}
 	run := &state.Run{ID: in.RunID, Status: in.Status, FinishedAt: time.Now()}
-	if last.Type == "run_finished" {
-		outs := map[string]any{}
-		for name, o := range last.RunOutputs {
-			v, _ := decodeOutput(o.Value, o.Sensitive)
-			outs[name] = runtime.PlainJSON(v)
+	if rf, ok := last.(runtime.RunFinished); ok {
+		run.Outputs, _ = json.Marshal(runtime.PlainOutputs(rf.Outputs))
+		if len(rf.FailedOutputs) > 0 {
+			run.FailedOutputs, _ = json.Marshal(rf.FailedOutputs)
 		}
-		run.Outputs, _ = json.Marshal(outs)
-		if len(last.FailedOutputs) > 0 {
-			run.FailedOutputs, _ = json.Marshal(last.FailedOutputs)
+		if rf.Usage != nil {
+			run.Usage, _ = json.Marshal(rf.Usage)
 		}
-		if last.Usage != nil {
-			run.Usage, _ = json.Marshal(last.Usage)
-		}
-		run.Error = last.Error
+		run.Error = rf.Error
 	}
 	return st.FinishRun(run)
 }

@@ -3,7 +3,6 @@ package temporal
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -214,14 +213,4 @@ func decodeOutput(raw json.RawMessage, sensitive bool) (cty.Value, error) {
 		return cty.DynamicVal.Mark(lang.Sensitive), nil
 	}
 	return decode(raw)
-}
-
-// sortedNames are a map's keys in order.
-func sortedNames[V any](m map[string]V) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

@@ -174,7 +174,7 @@ func (e *Engine) program(flow, hash string) (*compiler.Program, error) {
 	switch {
 	case prog == nil:
 		return nil, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("this worker has no flow %q (it has %s): start it in the directory of the flow", flow, strings.Join(sortedNames(e.programs), ", ")),
+			fmt.Sprintf("this worker has no flow %q (it has %s): start it in the directory of the flow", flow, strings.Join(lang.SortedKeys(e.programs), ", ")),
 			"flowctl.unknown_flow", nil)
 	case prog.SourceHash != hash:
 		return nil, temporal.NewNonRetryableApplicationError(
@@ -209,7 +209,7 @@ type driver struct {
 func (d *driver) cancel() {
 	d.cancelled = true
 	d.m.Cancel()
-	for _, k := range sortedNames(d.waiters) {
+	for _, k := range lang.SortedKeys(d.waiters) {
 		t := d.waiters[k]
 		delete(d.waiters, k)
 		d.done(t, cancelledOutcome)

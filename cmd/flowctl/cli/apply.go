@@ -102,11 +102,15 @@ the steps that finished: fix the failing step, then resume.`,
 			}
 			stopTraces := startTraces(s)
 			defer stopTraces()
-			ex, closeLog, err := f.runExecutors(s)
-			if err != nil {
-				return err
+			// On Temporal, the workers run the blocks.
+			var ex *blocks.Executors
+			if engine == engineLocal {
+				var closeLog func()
+				if ex, closeLog, err = f.runExecutors(s); err != nil {
+					return err
+				}
+				defer closeLog()
 			}
-			defer closeLog()
 			st, err := f.openState(prog)
 			if err != nil {
 				return err
