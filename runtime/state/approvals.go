@@ -43,7 +43,7 @@ var ErrNotResumable = errors.New("the run cannot be resumed")
 // records its new end. It fails with ErrNotResumable when the run is
 // running or ok, and when another process holds it.
 func (s *Store) ReopenRun(id string, fingerprints json.RawMessage) error {
-	claimed, err := s.claim(id)
+	claimed, err := s.owner.claim(id)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNotResumable, err)
 	}
@@ -61,7 +61,7 @@ func (s *Store) ReopenRun(id string, fingerprints json.RawMessage) error {
 	})
 	if err != nil {
 		if claimed {
-			s.release(id)
+			s.owner.release(id)
 		}
 		return fmt.Errorf("resuming run %s: %w", id, err)
 	}
@@ -106,7 +106,7 @@ func (s *Store) RequestApproval(a *Approval) error {
 func (s *Store) DecideApproval(runID, step, instance string, approved bool, comment, by string) (*Approval, error) {
 	now := time.Now()
 	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
-		res, err := st.decideApproval.ExecContext(ctx, now.UnixNano(), approved, comment, by, runID, step, instance, now.UnixNano())
+		res, err := st.decideApproval.ExecContext(ctx, now.UnixNano(), flag(approved), comment, by, runID, step, instance, now.UnixNano())
 		if err != nil {
 			return err
 		}

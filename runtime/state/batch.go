@@ -56,7 +56,7 @@ ON CONFLICT (run_id, step, instance) DO UPDATE SET
 		a.list = append(a.list,
 			a.runID.of(r.RunID), a.step.of(r.Step), r.Instance, a.status.of(r.Status),
 			int64(r.Attempts), nanos(r.StartedAt), nanos(r.FinishedAt), text(r.Outputs),
-			r.Sensitive, r.Error, r.CacheKey, text(r.Usage), r.Log)
+			flag(r.Sensitive), r.Error, r.CacheKey, text(r.Usage), r.Log)
 	},
 	describe: func(o *op, err error) error {
 		r := &o.step
@@ -126,7 +126,7 @@ func (d *tableDef) sql(rows int) string {
 	return d.insert + strings.TrimSuffix(strings.Repeat(d.row+",\n", rows), ",\n") + d.conflict
 }
 
-func (d *tableDef) prepare(ctx context.Context, conn *sql.Conn) (*table, error) {
+func (d *tableDef) prepare(ctx context.Context, conn *sqlConn) (*table, error) {
 	t := &table{def: d, pending: make([]int, 0, rowsPerStatement)}
 	var err error
 	if t.one, err = conn.PrepareContext(ctx, d.sql(1)); err != nil {
@@ -226,7 +226,7 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 		for _, i := range rows {
 			t.def.appendArgs(a, &batch[i])
 		}
-		_, err := t.many.ExecContext(ctx, a.list...)
+		err := w.exec(ctx, t.many, a.list)
 		clear(a.list)
 		a.list = a.list[:0]
 		if err == nil {
@@ -235,13 +235,28 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 	}
 	for _, i := range rows {
 		t.def.appendArgs(a, &batch[i])
-		_, err := t.one.ExecContext(ctx, a.list...)
+		err := w.exec(ctx, t.one, a.list)
 		clear(a.list)
 		a.list = a.list[:0]
 		if err != nil {
 			w.failed(first+uint64(i), 1, t.def.describe(&batch[i], err))
 		}
 	}
+}
+
+// exec executes a statement of the batch. Where a failed statement aborts
+// the transaction (PostgreSQL), it runs in a savepoint, so that the
+// others go on. (In PostgreSQL, rows of one statement that name the same
+// step instance fail it: its rows are then written one by one.)
+func (w *writer) exec(ctx context.Context, stmt *sql.Stmt, args []any) error {
+	if !w.b.guarded() {
+		_, err := stmt.ExecContext(ctx, args...)
+		return err
+	}
+	return w.savepoint(ctx, func() error {
+		_, err := stmt.ExecContext(ctx, args...)
+		return err
+	})
 }
 
 // keyHash is the 64-bit FNV-1a hash of a cache key. The cache is indexed by

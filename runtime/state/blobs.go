@@ -36,9 +36,10 @@ func blobPath(dir, ref string) (string, error) {
 }
 
 // storeBlob keeps v in a blob file when it is larger than BlobThreshold and
-// returns what the database holds instead: v itself, or a reference.
+// returns what the database holds instead: v itself, or a reference. A
+// store without a directory (PostgreSQL) keeps every value in its row.
 func storeBlob(dir string, v json.RawMessage) (json.RawMessage, error) {
-	if len(v) <= BlobThreshold {
+	if len(v) <= BlobThreshold || dir == "" {
 		return v, nil
 	}
 	sum := sha256.Sum256(v)

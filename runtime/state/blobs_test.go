@@ -15,7 +15,7 @@ import (
 // file.
 func TestBlobs(t *testing.T) {
 	dir := t.TempDir()
-	s := openStoreIn(t, dir)
+	s := openSQLiteIn(t, dir)
 	big := json.RawMessage(`{"type":"string","value":"` + strings.Repeat("x", 3<<20) + `"}`)
 	small := json.RawMessage(`{"type":"number","value":1}`)
 	r := createRun(t, s, "", "f", time.Time{})

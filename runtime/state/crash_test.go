@@ -269,7 +269,7 @@ func TestConcurrentProcesses(t *testing.T) {
 			t.Fatalf("child %d flushed %d rows, want %d", i, c.flushed, batches*childBatchSize)
 		}
 	}
-	s := openStoreIn(t, dir)
+	s := openSQLiteIn(t, dir)
 	var check string
 	if err := s.db.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
 		t.Fatalf("integrity_check = %q, %v", check, err)

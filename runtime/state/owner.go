@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,28 +25,46 @@ const StatusInterrupted = "interrupted"
 // interruptedError is the error recorded with an interrupted run.
 const interruptedError = "the process running it ended before the run finished (it was killed, or the machine stopped); the steps it recorded are kept"
 
-// owned are the lock files of the runs this store created and has not
-// finished.
-type owned struct {
+// An owner keeps the locks by which a process owns the running runs it
+// created: lock files in a state directory (fileOwner), or PostgreSQL's
+// advisory locks (pgOwner).
+type owner interface {
+	// claim takes the lock of a new run. It reports false, and takes
+	// nothing, when this store holds it already (a run created twice,
+	// which the database then refuses).
+	claim(runID string) (bool, error)
+	// release lets the lock of a run go.
+	release(runID string)
+	// close lets every lock go (Store.Close).
+	close()
+	// abandoned reports whether nobody holds the lock of a running run.
+	abandoned(runID string) bool
+	// forget drops what is left of the lock of a run that was reaped.
+	forget(runID string)
+}
+
+// fileOwner locks a file of each run (locks/RUN_ID in the state
+// directory).
+type fileOwner struct {
+	dir   string
 	mu    sync.Mutex
-	files map[string]*os.File
+	files map[string]*os.File // the runs this store created and has not finished
 }
 
-func (s *Store) lockPath(runID string) string {
-	return filepath.Join(s.w.dir, "locks", runID)
+func (o *fileOwner) lockPath(runID string) string {
+	return filepath.Join(o.dir, "locks", runID)
 }
 
-// claim takes the lock of a new run. It reports false, and takes nothing,
-// when this store holds it already (a run created twice, which the
-// database then refuses).
-func (s *Store) claim(runID string) (bool, error) {
-	s.owned.mu.Lock()
-	_, mine := s.owned.files[runID]
-	s.owned.mu.Unlock()
+func (o *fileOwner) forget(runID string) { os.Remove(o.lockPath(runID)) }
+
+func (o *fileOwner) claim(runID string) (bool, error) {
+	o.mu.Lock()
+	_, mine := o.files[runID]
+	o.mu.Unlock()
 	if mine {
 		return false, nil
 	}
-	path := s.lockPath(runID)
+	path := o.lockPath(runID)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
@@ -60,48 +79,45 @@ func (s *Store) claim(runID string) (bool, error) {
 		}
 		return false, err
 	}
-	s.owned.mu.Lock()
-	if s.owned.files == nil {
-		s.owned.files = map[string]*os.File{}
+	o.mu.Lock()
+	if o.files == nil {
+		o.files = map[string]*os.File{}
 	}
-	s.owned.files[runID] = f
-	s.owned.mu.Unlock()
+	o.files[runID] = f
+	o.mu.Unlock()
 	return true, nil
 }
 
-// release lets the lock of a run go.
-func (s *Store) release(runID string) {
-	s.owned.mu.Lock()
-	f := s.owned.files[runID]
-	delete(s.owned.files, runID)
-	s.owned.mu.Unlock()
+func (o *fileOwner) release(runID string) {
+	o.mu.Lock()
+	f := o.files[runID]
+	delete(o.files, runID)
+	o.mu.Unlock()
 	if f != nil {
 		os.Remove(f.Name())
 		f.Close() // closing the file releases the lock
 	}
 }
 
-// releaseAll lets every lock go (Close).
-func (s *Store) releaseAll() {
-	s.owned.mu.Lock()
-	ids := make([]string, 0, len(s.owned.files))
-	for id := range s.owned.files {
+func (o *fileOwner) close() {
+	o.mu.Lock()
+	ids := make([]string, 0, len(o.files))
+	for id := range o.files {
 		ids = append(ids, id)
 	}
-	s.owned.mu.Unlock()
+	o.mu.Unlock()
 	for _, id := range ids {
-		s.release(id)
+		o.release(id)
 	}
 }
 
-// abandoned reports whether nobody holds the lock of a running run: its
-// lock file is gone (a run of an older flowctl, which took none), or can be
-// locked.
-func (s *Store) abandoned(runID string) bool {
+// abandoned: the run's lock file is gone (a run of an older flowctl, which
+// took none), or can be locked.
+func (o *fileOwner) abandoned(runID string) bool {
 	if !lockingWorks {
 		return false // cannot tell: leave it running
 	}
-	f, err := os.OpenFile(s.lockPath(runID), os.O_RDWR, 0)
+	f, err := os.OpenFile(o.lockPath(runID), os.O_RDWR, 0)
 	if os.IsNotExist(err) {
 		return true
 	}
@@ -113,10 +129,77 @@ func (s *Store) abandoned(runID string) bool {
 	return err == nil && ok // the lock goes with f.Close
 }
 
+// pgOwner holds a session-level advisory lock per running run, keyed by
+// the hash of its ID, on a connection of its own: PostgreSQL lets them go
+// when the process's connection ends, however it ends.
+type pgOwner struct {
+	conn *sql.Conn
+	mu   sync.Mutex
+	held map[string]bool
+}
+
+func (o *pgOwner) claim(runID string) (bool, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.held[runID] {
+		return false, nil
+	}
+	var ok bool
+	if err := o.conn.QueryRowContext(context.Background(), `SELECT pg_try_advisory_lock($1)`, keyHash("run "+runID)).Scan(&ok); err != nil {
+		return false, err
+	}
+	if !ok {
+		return false, fmt.Errorf("another process holds the lock of run %s", runID)
+	}
+	o.held[runID] = true
+	return true, nil
+}
+
+func (o *pgOwner) release(runID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.held[runID] {
+		delete(o.held, runID)
+		o.conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, keyHash("run "+runID))
+	}
+}
+
+func (o *pgOwner) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.held) > 0 {
+		o.held = map[string]bool{}
+		o.conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock_all()`)
+	}
+	o.conn.Close()
+}
+
+func (o *pgOwner) abandoned(runID string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.held[runID] {
+		return false
+	}
+	ctx := context.Background()
+	var ok bool
+	if err := o.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, keyHash("run "+runID)).Scan(&ok); err != nil || !ok {
+		return false
+	}
+	o.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, keyHash("run "+runID))
+	return true
+}
+
+func (o *pgOwner) forget(string) {}
+
+// OriginTemporal is the origin of runs on the temporal engine: Temporal
+// keeps them going, not a process, so they take no lock and are never
+// reaped.
+const OriginTemporal = "temporal"
+
 // reapInterrupted records as interrupted the running runs whose process is
 // gone, and returns their IDs.
 func (s *Store) reapInterrupted() ([]string, error) {
-	rows, err := s.db.QueryContext(context.Background(), `SELECT id FROM runs WHERE status = 'running'`)
+	rows, err := s.db.QueryContext(context.Background(), `SELECT id FROM runs WHERE status = 'running' AND origin != ?`, OriginTemporal)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +218,7 @@ func (s *Store) reapInterrupted() ([]string, error) {
 	}
 	var reaped []string
 	for _, id := range running {
-		if !s.abandoned(id) {
+		if !s.owner.abandoned(id) {
 			continue
 		}
 		now := time.Now()
@@ -148,7 +231,7 @@ func (s *Store) reapInterrupted() ([]string, error) {
 		if err != nil {
 			return reaped, err
 		}
-		os.Remove(s.lockPath(id))
+		s.owner.forget(id)
 		reaped = append(reaped, id)
 	}
 	return reaped, nil

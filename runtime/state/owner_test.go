@@ -16,7 +16,7 @@ func TestInterruptedRuns(t *testing.T) {
 		t.Skip("no file locks on this system")
 	}
 	dir := t.TempDir()
-	a := openStoreIn(t, dir)
+	a := openSQLiteIn(t, dir)
 	live := createRun(t, a, "", "f", time.Time{})
 	dead := createRun(t, a, "", "f", time.Time{})
 	done := createRun(t, a, "", "f", time.Time{})
@@ -24,15 +24,16 @@ func TestInterruptedRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// dead's process is gone: its lock file is there, locked by no one.
-	a.owned.mu.Lock()
-	a.owned.files[dead.ID].Close()
-	delete(a.owned.files, dead.ID)
-	a.owned.mu.Unlock()
+	o := a.owner.(*fileOwner)
+	o.mu.Lock()
+	o.files[dead.ID].Close()
+	delete(o.files, dead.ID)
+	o.mu.Unlock()
 	if _, err := os.Stat(filepath.Join(dir, "locks", dead.ID)); err != nil {
 		t.Fatal(err)
 	}
 
-	b := openStoreIn(t, dir)
+	b := openSQLiteIn(t, dir)
 	for id, want := range map[string]string{live.ID: "running", dead.ID: StatusInterrupted, done.ID: "ok"} {
 		r, err := b.Run(id)
 		if err != nil {
@@ -64,8 +65,34 @@ func TestInterruptedRuns(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	c := openStoreIn(t, dir)
+	c := openSQLiteIn(t, dir)
 	if r, err := c.Run(old.ID); err != nil || r.Status != StatusInterrupted {
 		t.Errorf("a run without a lock file: %v, %v", r, err)
+	}
+}
+
+// TestOwnerGone, on either backend: a run whose process let its locks go
+// (died) is interrupted when the state is next opened; a run of a live
+// process, and a run on Temporal, are left running.
+func TestOwnerGone(t *testing.T) {
+	if !lockingWorks {
+		t.Skip("no file locks on this system")
+	}
+	dir := t.TempDir()
+	a := openStoreIn(t, dir)
+	b := openStoreIn(t, dir)
+	dead := createRun(t, a, "", "f", time.Time{})
+	live := createRun(t, b, "", "f", time.Time{})
+	durable := &Run{Flow: "f", Origin: OriginTemporal}
+	if err := a.CreateRun(durable); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, a)
+	a.owner.close() // as the process's end does
+	c := openStoreIn(t, dir)
+	for id, want := range map[string]string{dead.ID: StatusInterrupted, live.ID: "running", durable.ID: "running"} {
+		if r, err := c.Run(id); err != nil || r.Status != want {
+			t.Errorf("run %s: %+v, %v; want %s", id, r, err, want)
+		}
 	}
 }

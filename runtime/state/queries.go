@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -26,7 +27,7 @@ const stepColumns = `run_id, step, instance, status, attempts, started_at, finis
 // limit of them (limit <= 0 for all).
 func (s *Store) Runs(flow string, limit int) ([]*Run, error) {
 	if limit <= 0 {
-		limit = -1 // no limit
+		limit = math.MaxInt64 // no limit
 	}
 	var rows *sql.Rows
 	var err error
@@ -142,7 +143,7 @@ func successor(p string) (string, bool) {
 // when there is none.
 func (s *Store) LatestRun(flow, ns, status string) (*Run, error) {
 	rows, err := s.db.QueryContext(context.Background(), `SELECT `+runColumns+` FROM runs
-		WHERE (?1 = '' OR flow = ?1) AND namespace = ?2 AND (?3 = '' OR status = ?3)
+		WHERE (CAST(?1 AS TEXT) = '' OR flow = ?1) AND namespace = ?2 AND (CAST(?3 AS TEXT) = '' OR status = ?3)
 		ORDER BY started_at DESC, id DESC LIMIT 1`, flow, namespace(ns), status)
 	if err != nil {
 		return nil, fmt.Errorf("looking up the latest run of %s: %w", flow, err)
@@ -163,7 +164,7 @@ func (s *Store) LatestRun(flow, ns, status string) (*Run, error) {
 func (s *Store) Steps(runID string) ([]*StepResult, error) {
 	rows, err := s.db.QueryContext(context.Background(), `SELECT `+stepColumns+` FROM steps
 		WHERE run_id = ?
-		ORDER BY started_at IS NULL, started_at, finished_at, step, instance`, runID)
+		ORDER BY started_at IS NULL, started_at, finished_at IS NOT NULL, finished_at, step, instance`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("reading the steps of run %s: %w", runID, err)
 	}
@@ -273,10 +274,17 @@ func (s *Store) CacheGet(key string) (json.RawMessage, bool, error) {
 // nothing is stored.
 func (s *Store) Memory(flow, ns string) (map[string]json.RawMessage, error) {
 	ns = namespace(ns)
-	rows, err := s.db.QueryContext(context.Background(),
-		`SELECT name, value FROM memory WHERE flow = ? AND namespace = ?`, flow, ns)
+	values, err := readMemory(s.db.QueryContext(context.Background(), selectMemorySQL, flow, ns))
 	if err != nil {
 		return nil, fmt.Errorf("reading the memory of flow %s (namespace %s): %w", flow, ns, err)
+	}
+	return values, nil
+}
+
+// readMemory reads and closes rows of name and value.
+func readMemory(rows *sql.Rows, err error) (map[string]json.RawMessage, error) {
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	values := make(map[string]json.RawMessage)
@@ -284,14 +292,11 @@ func (s *Store) Memory(flow, ns string) (map[string]json.RawMessage, error) {
 		var name string
 		var value []byte
 		if err := rows.Scan(&name, &value); err != nil {
-			return nil, fmt.Errorf("reading the memory of flow %s (namespace %s): %w", flow, ns, err)
+			return nil, err
 		}
 		values[name] = value
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading the memory of flow %s (namespace %s): %w", flow, ns, err)
-	}
-	return values, nil
+	return values, rows.Err()
 }
 
 // scanRuns reads and closes rows of runColumns.

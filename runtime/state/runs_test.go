@@ -124,8 +124,8 @@ func TestCreateRunDuplicate(t *testing.T) {
 	s := openStore(t)
 	createRun(t, s, "dup0000000000000", "f", time.Time{})
 	err := s.CreateRun(&Run{ID: "dup0000000000000", Flow: "g"})
-	if err == nil || !strings.Contains(err.Error(), "UNIQUE") {
-		t.Errorf("second CreateRun with the same ID = %v, want a UNIQUE constraint error", err)
+	if !errors.Is(err, ErrRunExists) {
+		t.Errorf("second CreateRun with the same ID = %v, want ErrRunExists", err)
 	}
 	// The failed write did not disturb the writer.
 	r := createRun(t, s, "", "f", time.Time{})
@@ -367,7 +367,7 @@ func TestMigrateVersion2(t *testing.T) {
 	}
 	db.Close()
 
-	s := openStoreIn(t, dir)
+	s := openSQLiteIn(t, dir)
 	r, err := s.Run("r1")
 	if err != nil {
 		t.Fatal(err)

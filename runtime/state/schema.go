@@ -231,11 +231,8 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		return fmt.Errorf("reading the schema version: %w", err)
 	}
-	switch {
-	case version == schemaVersion:
-		return nil
-	case version > schemaVersion:
-		return fmt.Errorf("the state database has schema version %d, but this flowctl knows versions up to %d: it was written by a newer flowctl", version, schemaVersion)
+	if err := checkVersion(version); err != nil || version == schemaVersion {
+		return err
 	}
 	for v := version; v < schemaVersion; v++ {
 		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
@@ -248,6 +245,14 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("migrating the state database: %w", err)
+	}
+	return nil
+}
+
+// checkVersion refuses a schema written by a newer flowctl.
+func checkVersion(version int) error {
+	if version > schemaVersion {
+		return fmt.Errorf("the state database has schema version %d, but this flowctl knows versions up to %d: it was written by a newer flowctl", version, schemaVersion)
 	}
 	return nil
 }

@@ -13,7 +13,8 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
 )
 
 // FileName is the name of the database file inside the state directory.
@@ -36,6 +37,9 @@ var (
 	// ErrAmbiguousRun is returned (wrapped) when a run ID prefix matches
 	// several runs.
 	ErrAmbiguousRun = errors.New("ambiguous run ID prefix")
+	// ErrRunExists is returned (wrapped) by CreateRun when a run has the
+	// ID already.
+	ErrRunExists = errors.New("a run with this ID exists already")
 	// ErrLocked is returned (wrapped) by Open when another connection
 	// kept the database locked for longer than the busy timeout.
 	ErrLocked = errors.New("the state database is locked by another process")
@@ -108,13 +112,13 @@ type StepResult struct {
 // use.
 type Store struct {
 	path string
-	db   *sql.DB // the readers' pool; the writer holds one of its connections
+	db   *sqlDB // the readers' pool; the writer holds one of its connections
 	w    *writer
 
 	// Prepared on db, used by the synchronous reads.
 	cacheGet *sql.Stmt
 
-	owned owned // the locks of the runs this store created (owner.go)
+	owner owner // the locks of the runs this store created (owner.go)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -138,7 +142,7 @@ func Open(dir string) (*Store, error) {
 	// A few idle readers; the writer holds one connection for the life of
 	// the store.
 	db.SetMaxIdleConns(4)
-	s, err := open(db, path)
+	s, err := open(db, path, sqliteBackend{dir: filepath.Dir(path)})
 	if err != nil {
 		db.Close()
 		if isBusy(err) {
@@ -149,23 +153,66 @@ func Open(dir string) (*Store, error) {
 	return s, nil
 }
 
-func open(db *sql.DB, path string) (*Store, error) {
+// OpenURL opens the PostgreSQL database of a postgres:// (or
+// postgresql://) URL, migrating its schema to the current version. Any
+// number of processes may share it.
+func OpenURL(dbURL string) (*Store, error) {
+	shown := RedactURL(dbURL)
+	db, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", shown, err)
+	}
+	db.SetMaxIdleConns(4)
+	s, err := open(db, shown, postgresBackend{})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", shown, err)
+	}
+	return s, nil
+}
+
+// IsURL reports whether a --state value names a database rather than a
+// directory.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// RedactURL is a database URL without its password.
+func RedactURL(dbURL string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return "the state database"
+	}
+	return u.Redacted()
+}
+
+func open(db *sql.DB, path string, b backend) (*Store, error) {
 	ctx := context.Background()
-	if err := setup(ctx, db); err != nil {
+	if err := b.migrate(ctx, db); err != nil {
 		return nil, err
 	}
-	s := &Store{path: path, db: db}
+	s := &Store{path: path, db: &sqlDB{DB: db, b: b}}
 	var err error
-	if s.cacheGet, err = db.PrepareContext(ctx, `SELECT key, outputs FROM cache WHERE hash = ?`); err != nil {
+	if s.owner, err = b.owner(ctx, db); err != nil {
 		return nil, err
 	}
-	if s.w, err = newWriter(ctx, db, filepath.Dir(path)); err != nil {
+	if s.cacheGet, err = s.db.PrepareContext(ctx, `SELECT key, outputs FROM cache WHERE hash = ?`); err != nil {
+		s.owner.close()
+		return nil, err
+	}
+	dir := ""
+	if sb, ok := b.(sqliteBackend); ok {
+		dir = sb.dir
+	}
+	if s.w, err = newWriter(ctx, db, dir, b); err != nil {
 		s.cacheGet.Close()
+		s.owner.close()
 		return nil, err
 	}
 	if _, err := s.reapInterrupted(); err != nil {
 		s.w.close()
 		s.cacheGet.Close()
+		s.owner.close()
 		return nil, fmt.Errorf("recording interrupted runs: %w", err)
 	}
 	return s, nil
@@ -197,7 +244,8 @@ func dsn(path string) string {
 	return "file://" + (&url.URL{Path: p}).EscapedPath() + "?" + q.Encode()
 }
 
-// Path is the absolute path of the database file.
+// Path is the absolute path of the database file, or the database's URL
+// without its password.
 func (s *Store) Path() string { return s.path }
 
 // Close flushes pending writes, stops the writer and closes the database.
@@ -205,7 +253,7 @@ func (s *Store) Path() string { return s.path }
 // returns the first result again.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		defer s.releaseAll()
+		defer s.owner.close()
 		flushErr := s.w.flush()
 		closeErr := s.w.close()
 		s.closeErr = errors.Join(flushErr, closeErr, s.cacheGet.Close(), s.db.Close())
@@ -227,6 +275,14 @@ func fromNanos(n sql.NullInt64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, n.Int64)
+}
+
+// flag is a boolean as stored: 1 or 0.
+func flag(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // text is a JSON value as bound to a "CAST(? AS TEXT)" parameter: the

@@ -21,9 +21,13 @@ func openStore(t testing.TB) *Store {
 	return openStoreIn(t, t.TempDir())
 }
 
+// openStoreIn opens the store of dir: its SQLite database, or, when
+// FLOWCTL_TEST_STATE_URL names a PostgreSQL database (.ci/with-postgres
+// does), a schema of that database of dir's own, so that the suite runs
+// against either backend.
 func openStoreIn(t testing.TB, dir string) *Store {
 	t.Helper()
-	s, err := Open(dir)
+	s, err := openAny(t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,6 +37,47 @@ func openStoreIn(t testing.TB, dir string) *Store {
 		}
 	})
 	return s
+}
+
+// openSQLiteIn opens the SQLite store of dir, whatever backend the suite
+// runs against: for what only the SQLite store has (lock files).
+func openSQLiteIn(t testing.TB, dir string) *Store {
+	t.Helper()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// openAny opens the store of dir on the backend the suite runs against
+// (openStoreIn).
+func openAny(t testing.TB, dir string) (*Store, error) {
+	if base := os.Getenv("FLOWCTL_TEST_STATE_URL"); base != "" {
+		return OpenURL(testSchema(t, base, dir))
+	}
+	return Open(dir)
+}
+
+// testSchema creates the schema of dir in the database of base (once) and
+// returns the URL of base with that schema as its search path.
+func testSchema(t testing.TB, base, dir string) string {
+	t.Helper()
+	name := "t" + strconv.FormatUint(uint64(keyHash(dir)), 16)
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE SCHEMA IF NOT EXISTS ` + name); err != nil {
+		t.Fatal(err)
+	}
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	return base + sep + "search_path=" + name
 }
 
 // createRun creates a run of flow with the given ID, started at start.
@@ -63,7 +108,7 @@ func pragma(t *testing.T, db *sql.DB, name string) string {
 
 func TestOpen(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", ".flowctl")
-	s := openStoreIn(t, dir)
+	s := openSQLiteIn(t, dir)
 
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm()&^0o022 != 0o755 {
 		t.Errorf("state directory: %v, %v; want a directory with mode 0755 (less umask)", fi, err)
@@ -82,11 +127,11 @@ func TestOpen(t *testing.T) {
 		"temp_store":   "2", // MEMORY
 		"user_version": strconv.Itoa(schemaVersion),
 	} {
-		if got := pragma(t, s.db, name); got != want {
+		if got := pragma(t, s.db.DB, name); got != want {
 			t.Errorf("PRAGMA %s = %s, want %s", name, got, want)
 		}
 	}
-	if got := pragma(t, s.db, "integrity_check"); got != "ok" {
+	if got := pragma(t, s.db.DB, "integrity_check"); got != "ok" {
 		t.Errorf("integrity_check: %s", got)
 	}
 }
@@ -95,7 +140,7 @@ func TestOpen(t *testing.T) {
 // file: URI: spaces, '?', '#' and '%' are escaped.
 func TestOpenOddPath(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a b?c#d%20e")
-	s := openStoreIn(t, dir)
+	s := openSQLiteIn(t, dir)
 	createRun(t, s, "", "f", time.Time{})
 	if _, err := os.Stat(filepath.Join(dir, FileName)); err != nil {
 		t.Fatalf("the database is not where it was asked for: %v", err)
@@ -104,7 +149,7 @@ func TestOpenOddPath(t *testing.T) {
 
 func TestOpenRelativeDir(t *testing.T) {
 	t.Chdir(t.TempDir())
-	s := openStoreIn(t, ".flowctl")
+	s := openSQLiteIn(t, ".flowctl")
 	if !filepath.IsAbs(s.Path()) {
 		t.Errorf("Path() = %q, want an absolute path", s.Path())
 	}
@@ -135,7 +180,7 @@ func TestOpenErrors(t *testing.T) {
 
 func TestReopenKeepsData(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir)
+	s, err := openAny(t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +246,7 @@ func TestMigrateFromEmpty(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := pragma(t, s.db, "user_version"); v != strconv.Itoa(schemaVersion) {
+		if v := pragma(t, s.db.DB, "user_version"); v != strconv.Itoa(schemaVersion) {
 			t.Errorf("user_version = %s, want %d", v, schemaVersion)
 		}
 		s.Close()

@@ -57,7 +57,7 @@ func TestVectors(t *testing.T) {
 
 func TestVectorsPersist(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir)
+	s, err := openAny(t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestVectorsPersist(t *testing.T) {
 }
 
 func TestVectorsDamagedRow(t *testing.T) {
-	s := openStore(t)
+	s := openSQLiteIn(t, t.TempDir())
 	if _, err := s.db.Exec(`INSERT INTO vectors (model, key, vector, stored_at) VALUES ('m', 'k', x'010203', 0)`); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestMigrateVersion1(t *testing.T) {
 	}
 	db.Close()
 
-	s := openStoreIn(t, dir)
+	s := openSQLiteIn(t, dir)
 	if m, err := s.Memory("f", ""); err != nil || string(m["m"]) != `"v"` {
 		t.Errorf("Memory after the migration = %v, %v", m, err)
 	}

@@ -24,7 +24,8 @@ const writerCacheKiB = 32 << 10
 // the order they are queued (seq, from 1); done is the seq of the last op
 // whose transaction has ended, which is what Flush waits for.
 type writer struct {
-	conn                 *sql.Conn
+	conn                 *sqlConn
+	b                    backend
 	dir                  string // the state directory, for blobs
 	stmts                writerStmts
 	steps, cache, events *table
@@ -85,6 +86,7 @@ type syncOp struct {
 // writerStmts are the statements prepared on the writer's connection.
 type writerStmts struct {
 	begin, commit, rollback                *sql.Stmt
+	lockMemory, selectMemory               *sql.Stmt
 	savepoint, rollbackSavepoint, release  *sql.Stmt
 	insertRun, finishRun, upsertMemoryItem *sql.Stmt
 	upsertSchedule, insertIdempotency      *sql.Stmt
@@ -95,12 +97,13 @@ type writerStmts struct {
 	insertProposal, decideProposal         *sql.Stmt
 }
 
-func newWriter(ctx context.Context, db *sql.DB, dir string) (*writer, error) {
-	conn, err := db.Conn(ctx)
+func newWriter(ctx context.Context, db *sql.DB, dir string, b backend) (*writer, error) {
+	c, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{conn: conn, dir: dir, stopped: make(chan struct{})}
+	conn := &sqlConn{Conn: c, b: b}
+	w := &writer{conn: conn, b: b, dir: dir, stopped: make(chan struct{})}
 	w.work.L = &w.mu
 	w.space.L = &w.mu
 	w.settled.L = &w.mu
@@ -114,9 +117,7 @@ func newWriter(ctx context.Context, db *sql.DB, dir string) (*writer, error) {
 }
 
 func (w *writer) prepare(ctx context.Context) error {
-	// A page cache large enough for the pages a big batch dirties (the
-	// default is 2 MiB), for this connection only.
-	if _, err := w.conn.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = %d", -writerCacheKiB)); err != nil {
+	if err := w.b.setupWriter(ctx, w.conn.Conn); err != nil {
 		return err
 	}
 	st := &w.stmts
@@ -124,9 +125,8 @@ func (w *writer) prepare(ctx context.Context) error {
 		stmt  **sql.Stmt
 		query string
 	}{
-		// BEGIN IMMEDIATE takes the write lock at once, waiting up to the
-		// busy timeout for another process's transaction.
-		{&st.begin, `BEGIN IMMEDIATE`},
+		{&st.begin, w.b.begin()},
+		{&st.selectMemory, selectMemorySQL},
 		{&st.commit, `COMMIT`},
 		{&st.rollback, `ROLLBACK`},
 		{&st.savepoint, `SAVEPOINT op`},
@@ -152,6 +152,12 @@ func (w *writer) prepare(ctx context.Context) error {
 			return fmt.Errorf("preparing %q: %w", p.query, err)
 		}
 		*p.stmt = s
+	}
+	if q := w.b.lockMemory(); q != "" {
+		var err error
+		if st.lockMemory, err = w.conn.PrepareContext(ctx, q); err != nil {
+			return fmt.Errorf("preparing %q: %w", q, err)
+		}
 	}
 	var err error
 	if w.events, err = events.prepare(ctx, w.conn); err != nil {
@@ -179,7 +185,7 @@ func (w *writer) closeStmts() error {
 		st.savepoint, st.rollbackSavepoint, st.release,
 		st.insertRun, st.finishRun, st.upsertMemoryItem, st.markInterrupted, st.upsertSchedule, st.insertIdempotency,
 		st.upsertVector, st.reopenRun, st.requestApproval, st.decideApproval, st.closeApproval, st.interruptRun,
-		st.insertProposal, st.decideProposal,
+		st.insertProposal, st.decideProposal, st.lockMemory, st.selectMemory,
 	} {
 		if s != nil {
 			errs = append(errs, s.Close())
@@ -316,11 +322,16 @@ func (w *writer) run() {
 }
 
 func (w *writer) applySync(ctx context.Context, so *syncOp) error {
+	return w.savepoint(ctx, func() error { return so.fn(ctx, &w.stmts) })
+}
+
+// savepoint runs fn in a savepoint: what it wrote is undone when it fails.
+func (w *writer) savepoint(ctx context.Context, fn func() error) error {
 	st := &w.stmts
 	if _, err := st.savepoint.ExecContext(ctx); err != nil {
 		return err
 	}
-	err := so.fn(ctx, st)
+	err := fn()
 	if err != nil {
 		st.rollbackSavepoint.ExecContext(ctx)
 	}

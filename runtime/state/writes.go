@@ -35,8 +35,8 @@ func (s *Store) CreateRun(r *Run) error {
 	// A running run is locked by its process before it exists, so that no
 	// one takes it for one whose process died (owner.go).
 	claimed := false
-	if r.Status == "running" {
-		if claimed, err = s.claim(r.ID); err != nil {
+	if r.Status == "running" && r.Origin != OriginTemporal {
+		if claimed, err = s.owner.claim(r.ID); err != nil {
 			return fmt.Errorf("creating run %s: %w", r.ID, err)
 		}
 	}
@@ -52,7 +52,10 @@ func (s *Store) CreateRun(r *Run) error {
 	}
 	if err != nil {
 		if claimed {
-			s.release(r.ID)
+			s.owner.release(r.ID)
+		}
+		if s.db.b.duplicate(err) {
+			err = ErrRunExists
 		}
 		return fmt.Errorf("creating run %s: %w", r.ID, err)
 	}
@@ -92,7 +95,7 @@ func (s *Store) FinishRun(r *Run) error {
 	if err != nil {
 		return fmt.Errorf("finishing run %s: %w", r.ID, err)
 	}
-	s.release(r.ID)
+	s.owner.release(r.ID)
 	return s.w.takeErr(seq)
 }
 
@@ -136,14 +139,35 @@ func (s *Store) Flush() error {
 // DefaultNamespace), in one transaction, and returns once committed.
 // Values not named in values keep what they hold.
 func (s *Store) SetMemory(flow, ns string, values map[string]json.RawMessage) error {
-	if len(values) == 0 {
-		return nil
-	}
+	return s.UpdateMemory(flow, ns, func(map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+		return values, nil
+	})
+}
+
+// UpdateMemory reads the memory values of flow in namespace and stores
+// what update makes of them, in one transaction that no other update of
+// that memory, by any process, interleaves with: concurrent runs that
+// each add one to a counter add two. update runs on the store's writer,
+// and must not call the store. Values update does not name keep what they
+// hold.
+func (s *Store) UpdateMemory(flow, ns string, update func(stored map[string]json.RawMessage) (map[string]json.RawMessage, error)) error {
 	ns = namespace(ns)
-	names := slices.Sorted(maps.Keys(values))
 	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		if st.lockMemory != nil {
+			if _, err := st.lockMemory.ExecContext(ctx, keyHash("memory "+flow+"\x00"+ns)); err != nil {
+				return err
+			}
+		}
+		stored, err := readMemory(st.selectMemory.QueryContext(ctx, flow, ns))
+		if err != nil {
+			return err
+		}
+		values, err := update(stored)
+		if err != nil {
+			return err
+		}
 		now := time.Now().UnixNano()
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(values)) {
 			if _, err := st.upsertMemoryItem.ExecContext(ctx, flow, ns, name, text(values[name]), now); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -203,6 +227,8 @@ UPDATE runs SET
 	failed_outputs = CAST(? AS TEXT),
 	fingerprints = coalesce(CAST(? AS TEXT), fingerprints)
 WHERE id = ?`
+
+const selectMemorySQL = `SELECT name, value FROM memory WHERE flow = ? AND namespace = ?`
 
 const upsertMemorySQL = `
 INSERT INTO memory (flow, namespace, name, value, updated_at)
