@@ -533,6 +533,12 @@ func (r *run) loadMemory() (hcl.Diagnostics, error) {
 			return nil, fmt.Errorf("reading memory: %w", err)
 		}
 	}
+	return r.readMemory(stored), nil
+}
+
+// readMemory sets each memory to its stored value, or its default (see
+// loadMemory).
+func (r *run) readMemory(stored map[string]json.RawMessage) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, m := range r.prog.Memories {
 		r.memory[m.Name] = m.Default
@@ -567,16 +573,25 @@ func (r *run) loadMemory() (hcl.Diagnostics, error) {
 			r.memory[m.Name] = cv
 		}
 	}
-	return diags, nil
+	return diags
 }
 
 // saveMemory stores each memory's value after a successful run (docs/design.md, "Memory").
+// The values are evaluated with the memories as stored at that moment, in
+// the transaction that stores them: runs that end at the same time, in any
+// process, each see the other's update (two runs counting add two).
 func (r *run) saveMemory() {
-	values := r.memoryValues()
-	if len(values) > 0 && r.opts.Store != nil {
-		if err := r.opts.Store.SetMemory(r.prog.Flow.Name, r.opts.Namespace, values); err != nil {
-			r.addDiags(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Memory not saved", Detail: err.Error()}})
+	if r.opts.Store == nil || len(r.prog.Memories) == 0 {
+		return
+	}
+	err := r.opts.Store.UpdateMemory(r.prog.Flow.Name, r.opts.Namespace, func(stored map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+		if diags := r.readMemory(stored); diags.HasErrors() {
+			return nil, errors.New(DiagText(diags))
 		}
+		return r.memoryValues(), nil
+	})
+	if err != nil {
+		r.addDiags(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Memory not saved", Detail: err.Error()}})
 	}
 }
 

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"os"
 	"time"
@@ -18,29 +19,55 @@ import (
 // --address nor TEMPORAL_ADDRESS gives one, as Temporal's own tools do.
 const DefaultAddress = "127.0.0.1:7233"
 
-// Address is the address given, else TEMPORAL_ADDRESS, else
-// DefaultAddress.
-func Address(given string) string {
-	if given != "" {
-		return given
-	}
-	if a := os.Getenv("TEMPORAL_ADDRESS"); a != "" {
-		return a
-	}
-	return DefaultAddress
-}
-
 // Dial connects to a Temporal frontend (Address); namespace "" is
-// TEMPORAL_NAMESPACE, else Temporal's "default".
+// TEMPORAL_NAMESPACE, else Temporal's "default". Credentials come from the
+// environment, as Temporal's CLI reads them: TEMPORAL_API_KEY (an API key,
+// over TLS), or TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (the files of a
+// client certificate, mTLS).
 func Dial(address, namespace string) (client.Client, error) {
-	if namespace == "" {
-		namespace = os.Getenv("TEMPORAL_NAMESPACE")
-	}
-	c, err := client.Dial(client.Options{HostPort: Address(address), Namespace: namespace, Logger: quietLogger{}})
+	opts, err := clientOptions(address, namespace, os.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to Temporal at %s: %w", Address(address), err)
+		return nil, err
+	}
+	c, err := client.Dial(opts)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to Temporal at %s: %w", opts.HostPort, err)
 	}
 	return c, nil
+}
+
+// clientOptions are the options of Dial, with the environment getenv.
+func clientOptions(address, namespace string, getenv func(string) string) (client.Options, error) {
+	if namespace == "" {
+		namespace = getenv("TEMPORAL_NAMESPACE")
+	}
+	opts := client.Options{HostPort: addressFrom(address, getenv), Namespace: namespace, Logger: quietLogger{}}
+	cert, key := getenv("TEMPORAL_TLS_CERT"), getenv("TEMPORAL_TLS_KEY")
+	switch {
+	case getenv("TEMPORAL_API_KEY") != "":
+		opts.Credentials = client.NewAPIKeyStaticCredentials(getenv("TEMPORAL_API_KEY"))
+	case cert != "" || key != "":
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return opts, fmt.Errorf("reading the client certificate (TEMPORAL_TLS_CERT, TEMPORAL_TLS_KEY): %w", err)
+		}
+		opts.Credentials = client.NewMTLSCredentials(pair)
+	}
+	return opts, nil
+}
+
+// Address is the address given, else TEMPORAL_ADDRESS, else
+// DefaultAddress.
+func Address(given string) string { return addressFrom(given, os.Getenv) }
+
+func addressFrom(given string, getenv func(string) string) string {
+	switch {
+	case given != "":
+		return given
+	case getenv("TEMPORAL_ADDRESS") != "":
+		return getenv("TEMPORAL_ADDRESS")
+	}
+	return DefaultAddress
 }
 
 // NewRunInput is the workflow input of a run of prog with inputs (as

@@ -43,8 +43,8 @@ flow file or a directory holding one.`,
 			// The critical path by time when the flow's state has the
 			// durations of a run (or its sleep steps declare some).
 			var st *state.Store
-			if dir := filepath.Join(prog.Dir, ".flowctl"); dirExists(dir) {
-				if st, err = state.Open(dir); err == nil {
+			if dir := stateLocation("", filepath.Join(prog.Dir, ".flowctl")); state.IsURL(dir) || dirExists(dir) {
+				if st, err = openStateDir(dir); err == nil {
 					defer st.Close()
 				}
 			}

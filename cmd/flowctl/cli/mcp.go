@@ -61,9 +61,7 @@ docs/tools.md.`,
 				found, _ := findFiles([]string{dir}, lang.IsFlowFile)
 				return found
 			}
-			if stateDir == "" {
-				stateDir = filepath.Join(dir, ".flowctl")
-			}
+			stateDir = stateLocation(stateDir, filepath.Join(dir, ".flowctl"))
 			st, err := openStateDir(stateDir)
 			if err != nil {
 				return err
@@ -105,7 +103,7 @@ docs/tools.md.`,
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve over streamable HTTP on HOST:PORT instead of standard input and output")
-	cmd.Flags().StringVar(&stateDir, "state", "", "the state directory (default: DIR/.flowctl)")
+	cmd.Flags().StringVar(&stateDir, "state", "", "the state directory, or a postgres:// URL (default: "+envStateURL+", else DIR/.flowctl)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "with --http: a file holding the bearer token (default: "+envToken+")")
 	cmd.Flags().StringSliceVar(&only, "only", nil, "only these flows (comma-separated names)")
 	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")

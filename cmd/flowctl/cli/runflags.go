@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -43,7 +44,7 @@ type runFlags struct {
 func (f *runFlags) register(cmd *cobra.Command) {
 	f.inputs.register(cmd)
 	cmd.Flags().StringArrayVar(&f.registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
-	cmd.Flags().StringVar(&f.stateDir, "state", "", "the state directory (default: .flowctl next to the flow file)")
+	cmd.Flags().StringVar(&f.stateDir, "state", "", "the state directory, or a postgres:// URL (default: "+envStateURL+", else .flowctl next to the flow file)")
 	cmd.Flags().StringVar(&f.namespace, "namespace", "default", "the memory namespace, e.g. one per user")
 	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")
 	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "run every step; reuse no cached result")
@@ -64,19 +65,40 @@ func (f *runFlags) registerRun(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print what code steps log (console.log, print) as it comes; without it, a failed step shows its last lines")
 }
 
-// stateDirFor is the state directory of a flow.
+// stateDirFor is the state of a flow: a directory, or a database URL.
 func (f *runFlags) stateDirFor(prog *compiler.Program) string {
-	if f.stateDir != "" {
-		return f.stateDir
+	return stateLocation(f.stateDir, filepath.Join(prog.Dir, ".flowctl"))
+}
+
+// envStateURL names a shared state database for every command.
+const envStateURL = "FLOWCTL_STATE_URL"
+
+// stateLocation is where the state is: --state when given, else
+// FLOWCTL_STATE_URL when set, else the default directory.
+func stateLocation(given, dir string) string {
+	if given != "" {
+		return given
 	}
-	return filepath.Join(prog.Dir, ".flowctl")
+	if u := os.Getenv(envStateURL); u != "" {
+		return u
+	}
+	return dir
 }
 
 func (f *runFlags) openState(prog *compiler.Program) (*state.Store, error) {
 	return openStateDir(f.stateDirFor(prog))
 }
 
+// openStateDir opens the state in a directory, or the PostgreSQL
+// database of a postgres:// URL.
 func openStateDir(dir string) (*state.Store, error) {
+	if state.IsURL(dir) {
+		st, err := state.OpenURL(dir)
+		if err != nil {
+			return nil, stateError(state.RedactURL(dir), err)
+		}
+		return st, nil
+	}
 	st, err := state.Open(dir)
 	if err != nil {
 		return nil, stateError(dir, err)

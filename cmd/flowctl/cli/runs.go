@@ -18,13 +18,13 @@ type stateFlags struct {
 }
 
 func (f *stateFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.dir, "state", "", "the state directory (default: .flowctl, or next to --flow)")
+	cmd.Flags().StringVar(&f.dir, "state", "", "the state directory, or a postgres:// URL (default: "+envStateURL+", else .flowctl, or next to --flow)")
 	cmd.Flags().StringVar(&f.flow, "flow", "", "a flow file or directory: use its state and only its runs")
 }
 
 // open opens the state and names the flow to filter by ("" for all).
 func (f *stateFlags) open(s streams) (*state.Store, string, error) {
-	dir, flowName := f.dir, ""
+	dir, flowName := stateLocation(f.dir, ""), ""
 	if f.flow != "" {
 		l := newFlowLoader(s, nil)
 		prog, err := l.compile(f.flow)
@@ -39,12 +39,12 @@ func (f *stateFlags) open(s streams) (*state.Store, string, error) {
 	if dir == "" {
 		dir = ".flowctl"
 	}
-	if !dirExists(dir) {
+	if !state.IsURL(dir) && !dirExists(dir) {
 		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name its state with --state DIR or --flow FLOW.", dir)
 	}
-	st, err := state.Open(dir)
+	st, err := openStateDir(dir)
 	if err != nil {
-		return nil, "", stateError(dir, err)
+		return nil, "", err
 	}
 	return st, flowName, nil
 }

@@ -64,9 +64,7 @@ one. See docs/serve.md.`,
 			if maxActive < 1 || maxQueue < 1 {
 				return usagef("--max-active and --max-queue must be at least 1")
 			}
-			if stateDir == "" {
-				stateDir = filepath.Join(dir, ".flowctl")
-			}
+			stateDir = stateLocation(stateDir, filepath.Join(dir, ".flowctl"))
 			st, err := openStateDir(stateDir)
 			if err != nil {
 				return err
@@ -118,7 +116,7 @@ one. See docs/serve.md.`,
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
 	cmd.Flags().DurationVar(&grace, "shutdown-grace", shutdownGrace, "on SIGTERM or SIGINT, how long running runs have to finish before they are interrupted")
-	cmd.Flags().StringVar(&stateDir, "state", "", "the state directory (default: DIR/.flowctl)")
+	cmd.Flags().StringVar(&stateDir, "state", "", "the state directory, or a postgres:// URL (default: "+envStateURL+", else DIR/.flowctl)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "a file holding the bearer token (default: "+envToken+")")
 	cmd.Flags().IntVar(&maxActive, "max-active", server.DefaultMaxActive, "runs at once; the others wait, queued")
 	cmd.Flags().IntVar(&maxQueue, "max-queue", server.DefaultMaxQueue, "queued runs at most; more are refused with 429")

@@ -146,8 +146,8 @@ func runThink(s streams, a thinkArgs) error {
 		if diags.HasErrors() {
 			return newFlowLoader(s, a.registries).fail(diags)
 		}
-		if st, err = state.Open(filepath.Join(filepath.Dir(path), ".flowctl")); err != nil {
-			return stateError(filepath.Join(filepath.Dir(path), ".flowctl"), err)
+		if st, err = openStateDir(stateLocation("", filepath.Join(filepath.Dir(path), ".flowctl"))); err != nil {
+			return err
 		}
 		defer st.Close()
 		opts.Edit = path

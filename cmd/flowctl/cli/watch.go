@@ -36,10 +36,7 @@ cancelled and what finished is kept.`,
 			if err := l.check(diags); err != nil {
 				return err
 			}
-			dir := f.stateDir
-			if dir == "" {
-				dir = filepath.Join(filepath.Dir(path), ".flowctl")
-			}
+			dir := stateLocation(f.stateDir, filepath.Join(filepath.Dir(path), ".flowctl"))
 			ex, closeLog, err := f.runExecutors(s)
 			if err != nil {
 				return err
