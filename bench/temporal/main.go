@@ -88,7 +88,7 @@ func main() {
 	benchutil.Check(w.Start())
 	defer func() { w.Process.Signal(syscall.SIGTERM); w.Wait() }()
 
-	c, err := ftemporal.Dial(addr, "")
+	c, err := ftemporal.Dial(addr, "", nil)
 	benchutil.Check(err)
 	defer c.Close()
 
@@ -110,7 +110,7 @@ func main() {
 			if diags.HasErrors() {
 				benchutil.Check(diags)
 			}
-			in, err := ftemporal.NewRunInput(prog, inputs, "", "")
+			in, err := ftemporal.NewRunInput(prog, inputs, "", "", false)
 			benchutil.Check(err)
 			in.NoCache = true
 			start := time.Now()

@@ -180,6 +180,15 @@ CREATE TABLE proposals (
 	diff       TEXT NOT NULL
 );
 `,
+	// 12: payloads of the temporal engine kept by reference (over 1 MiB),
+	// by the SHA-256 of their bytes.
+	`
+CREATE TABLE payloads (
+	ref       TEXT NOT NULL PRIMARY KEY,
+	data      BLOB NOT NULL,
+	stored_at INTEGER NOT NULL
+);
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

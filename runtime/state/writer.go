@@ -87,6 +87,7 @@ type syncOp struct {
 type writerStmts struct {
 	begin, commit, rollback                *sql.Stmt
 	lockMemory, selectMemory               *sql.Stmt
+	insertPayload                          *sql.Stmt
 	savepoint, rollbackSavepoint, release  *sql.Stmt
 	insertRun, finishRun, upsertMemoryItem *sql.Stmt
 	upsertSchedule, insertIdempotency      *sql.Stmt
@@ -127,6 +128,7 @@ func (w *writer) prepare(ctx context.Context) error {
 	}{
 		{&st.begin, w.b.begin()},
 		{&st.selectMemory, selectMemorySQL},
+		{&st.insertPayload, insertPayloadSQL},
 		{&st.commit, `COMMIT`},
 		{&st.rollback, `ROLLBACK`},
 		{&st.savepoint, `SAVEPOINT op`},
@@ -185,7 +187,7 @@ func (w *writer) closeStmts() error {
 		st.savepoint, st.rollbackSavepoint, st.release,
 		st.insertRun, st.finishRun, st.upsertMemoryItem, st.markInterrupted, st.upsertSchedule, st.insertIdempotency,
 		st.upsertVector, st.reopenRun, st.requestApproval, st.decideApproval, st.closeApproval, st.interruptRun,
-		st.insertProposal, st.decideProposal, st.lockMemory, st.selectMemory,
+		st.insertProposal, st.decideProposal, st.lockMemory, st.selectMemory, st.insertPayload,
 	} {
 		if s != nil {
 			errs = append(errs, s.Close())

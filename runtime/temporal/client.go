@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/zclconf/go-cty/cty"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 )
 
 // DefaultAddress is the Temporal frontend's address when neither
@@ -24,11 +26,13 @@ const DefaultAddress = "127.0.0.1:7233"
 // environment, as Temporal's CLI reads them: TEMPORAL_API_KEY (an API key,
 // over TLS), or TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (the files of a
 // client certificate, mTLS).
-func Dial(address, namespace string) (client.Client, error) {
+// dc is the data converter (DataConverter); nil for the SDK's default.
+func Dial(address, namespace string, dc converter.DataConverter) (client.Client, error) {
 	opts, err := clientOptions(address, namespace, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
+	opts.DataConverter = dc
 	c, err := client.Dial(opts)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to Temporal at %s: %w", opts.HostPort, err)
@@ -71,9 +75,9 @@ func addressFrom(given string, getenv func(string) string) string {
 }
 
 // NewRunInput is the workflow input of a run of prog with inputs (as
-// compiler.Program.ResolveInputs gives them). Sensitive inputs are
-// refused: they would be in the workflow's history.
-func NewRunInput(prog *compiler.Program, inputs map[string]cty.Value, runID, namespace string) (RunInput, error) {
+// compiler.Program.ResolveInputs gives them). Sensitive inputs are refused
+// unless payloads are encrypted: they would be in the workflow's history.
+func NewRunInput(prog *compiler.Program, inputs map[string]cty.Value, runID, namespace string, encrypted bool) (RunInput, error) {
 	if runID == "" {
 		runID = state.NewRunID()
 	}
@@ -81,14 +85,21 @@ func NewRunInput(prog *compiler.Program, inputs map[string]cty.Value, runID, nam
 		namespace = state.DefaultNamespace
 	}
 	in := RunInput{RunID: runID, Flow: prog.Flow.Name, FlowFile: prog.Filename, SourceHash: prog.SourceHash, Namespace: namespace}
+	in.Inputs = map[string]json.RawMessage{}
 	for _, decl := range prog.Inputs {
-		if v, ok := inputs[decl.Name]; ok && (decl.Sensitive || lang.IsSensitive(v)) {
-			return in, fmt.Errorf("input %q is sensitive, and the temporal engine does not put sensitive values into the workflow's history; pass it as a secret, which workers read from their environment", decl.Name)
+		v, ok := inputs[decl.Name]
+		if !ok {
+			continue
 		}
-	}
-	var err error
-	if in.Inputs, err = encodeMap(inputs); err != nil {
-		return in, fmt.Errorf("encoding the inputs: %w", err)
+		if decl.Sensitive {
+			v = v.Mark(lang.Sensitive)
+		}
+		// Declared sensitive, it is marked again where it is read.
+		raw, _, err := encodeCrossing(v, encrypted, fmt.Sprintf("input %q is", decl.Name))
+		if err != nil {
+			return in, err
+		}
+		in.Inputs[decl.Name] = raw
 	}
 	return in, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/zclconf/go-cty/cty"
@@ -42,6 +43,9 @@ type Options struct {
 	// through LookupEnv (os.LookupEnv when nil).
 	Secrets   map[string]string
 	LookupEnv func(string) (string, bool)
+	// Encrypted: the workers' and clients' data converter encrypts
+	// payloads (DataConverter with a key), so sensitive values may cross.
+	Encrypted bool
 }
 
 // NewEngine is an engine for the programs, by flow name.
@@ -82,9 +86,10 @@ type StepInput struct {
 	Inputs     map[string]json.RawMessage `json:"inputs"`
 	NoCache    bool                       `json:"no_cache,omitempty"`
 	Step       string                     `json:"step"`
-	Key        json.RawMessage            `json:"key,omitempty"`  // typed; none for a step without for_each
-	Each       json.RawMessage            `json:"each,omitempty"` // each.value
-	Steps      map[string]json.RawMessage `json:"steps"`          // the values of the steps it depends on
+	Key        json.RawMessage            `json:"key,omitempty"`       // typed; none for a step without for_each
+	Each       json.RawMessage            `json:"each,omitempty"`      // each.value
+	Steps      map[string]json.RawMessage `json:"steps"`               // the values of the steps it depends on
+	Sensitive  []string                   `json:"sensitive,omitempty"` // those of Steps that are sensitive
 	Memory     map[string]json.RawMessage `json:"memory,omitempty"`
 	// MaxAttempts are the attempts the retry policy allows: the last
 	// reports a failure as an outcome rather than an error.
@@ -101,13 +106,18 @@ type StepOutput struct {
 	Log      string          `json:"log,omitempty"`
 	Recorded bool            `json:"recorded,omitempty"`
 	Started  time.Time       `json:"started"`
-	Events   []Event         `json:"events,omitempty"`
+	// Sensitive: Outputs are sensitive (payloads are encrypted).
+	Sensitive bool    `json:"sensitive,omitempty"`
+	Events    []Event `json:"events,omitempty"`
 }
 
 func (o StepOutput) outcome() (runtime.Outcome, error) {
 	v, err := decode(o.Outputs)
 	if err != nil {
 		return runtime.Outcome{}, fmt.Errorf("reading the step's outputs: %w", err)
+	}
+	if o.Sensitive && v != cty.NilVal {
+		v = v.Mark(lang.Sensitive)
 	}
 	return runtime.Outcome{Status: runtime.Status(o.Status), Outputs: v, Error: o.Error, Attempts: o.Attempts,
 		Usage: o.Usage, Log: o.Log, Recorded: o.Recorded, Started: o.Started}, nil
@@ -129,6 +139,11 @@ func (e *Engine) step(ctx context.Context, in StepInput) (*StepOutput, error) {
 		Attempt: int(activity.GetInfo(ctx).Attempt)}
 	if spec.Steps, err = decodeMap(in.Steps); err == nil {
 		spec.Memory, err = decodeMap(in.Memory)
+	}
+	for _, name := range in.Sensitive {
+		if v, ok := spec.Steps[name]; ok {
+			spec.Steps[name] = v.Mark(lang.Sensitive)
+		}
 	}
 	if err == nil && len(in.Key) > 0 {
 		var k, each cty.Value
@@ -178,16 +193,10 @@ func (e *Engine) step(ctx context.Context, in StepInput) (*StepOutput, error) {
 	out := &StepOutput{Status: string(o.Status), Error: o.Error, Attempts: o.Attempts, Usage: o.Usage, Log: o.Log,
 		Recorded: o.Recorded, Started: o.Started}
 	if o.Outputs != cty.NilVal && (o.Status == runtime.StatusOK || o.Status == runtime.StatusCached) {
-		raw, sensitive, err := encodeValueOf(o.Outputs)
+		out.Outputs, out.Sensitive, err = encodeCrossing(o.Outputs, e.opts.Encrypted, "its outputs are")
 		if err != nil {
-			return nil, temporal.NewNonRetryableApplicationError("encoding the step's outputs: "+err.Error(), finalError, nil)
-		}
-		if sensitive {
-			out.Outputs = nil
-			out.Status, out.Error = string(runtime.StatusFailed),
-				"its outputs are sensitive, and the temporal engine does not put sensitive values into the workflow's history; run this flow with the local engine"
-		} else {
-			out.Outputs = raw
+			out.Outputs, out.Sensitive = nil, false
+			out.Status, out.Error = string(runtime.StatusFailed), err.Error()
 		}
 	}
 	for _, ev := range res.Events {

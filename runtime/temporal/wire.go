@@ -111,6 +111,22 @@ func encodeValueOf(v cty.Value) (json.RawMessage, bool, error) {
 	return raw, false, err
 }
 
+// encodeCrossing encodes a value that crosses into the history: a
+// sensitive one only when payloads are encrypted (unmarked, and sensitive
+// says so), else it is an error naming what.
+func encodeCrossing(v cty.Value, encrypted bool, what string) (json.RawMessage, bool, error) {
+	if v == cty.NilVal || !v.ContainsMarked() {
+		raw, err := encode(v)
+		return raw, false, err
+	}
+	if !encrypted {
+		return nil, true, fmt.Errorf("%s sensitive, and without %s the temporal engine puts no sensitive value into a workflow's history (set it on workers and clients, or run the flow with the local engine)", what, EnvKey)
+	}
+	v, _ = v.UnmarkDeep()
+	raw, err := encode(v)
+	return raw, true, err
+}
+
 // toWire converts an event of a Machine; ok is false for events that do
 // not cross (tool calls, which a task's log reports).
 func toWire(e runtime.Event) (Event, bool, error) {

@@ -420,12 +420,12 @@ func (d *driver) stepInput(t *runtime.Task) (StepInput, error) {
 		}
 	}
 	for _, dep := range t.Step.Deps {
-		raw, sensitive, err := encodeValueOf(d.m.Value(dep))
+		raw, sensitive, err := encodeCrossing(d.m.Value(dep), d.e.opts.Encrypted, fmt.Sprintf("step %s depends on step %s, whose outputs are", t.Step.Name, dep.Name))
 		if err != nil {
 			return in, err
 		}
 		if sensitive {
-			return in, fmt.Errorf("step %s depends on step %s, whose outputs are sensitive: the temporal engine does not pass sensitive values between steps", t.Step.Name, dep.Name)
+			in.Sensitive = append(in.Sensitive, dep.Name)
 		}
 		in.Steps[dep.Name] = raw
 	}

@@ -97,7 +97,7 @@ func execute(t *testing.T, prog *compiler.Program, inputs map[string]cty.Value, 
 	for d, f := range delayed {
 		env.RegisterDelayedCallback(func() { f(env) }, d)
 	}
-	in, err := NewRunInput(prog, inputs, "run-1", "")
+	in, err := NewRunInput(prog, inputs, "run-1", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +416,7 @@ step "v" {
 	suite.SetLogger(quietLogger{})
 	env := suite.NewTestWorkflowEnvironment()
 	e.Register(env)
-	in, err := NewRunInput(prog, nil, "run-2", "")
+	in, err := NewRunInput(prog, nil, "run-2", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

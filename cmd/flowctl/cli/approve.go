@@ -71,7 +71,7 @@ that process continues it.`,
 			fmt.Fprintf(s.err, "%s step %s of run %s.\n", verb, instanceLabel(args[1], instance), run.ID)
 			if run.Origin == temporal.Origin {
 				// The workflow waits for the decision as a signal.
-				c, err := temporal.Dial(ef.address, ef.namespace)
+				c, _, err := ef.dial(st)
 				if err != nil {
 					return err
 				}

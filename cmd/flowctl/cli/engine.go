@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 )
 
@@ -53,6 +54,22 @@ func (e *engineFlags) resolve() (string, error) {
 		return "", usagef("unknown engine %q: use local or temporal", e.engine)
 	}
 	return e.engine, nil
+}
+
+// dial connects to Temporal with the data converter of workers and
+// clients: large payloads kept in st, all encrypted with the key of
+// FLOWCTL_TEMPORAL_KEY when set (encrypted says so).
+func (e *engineFlags) dial(st *state.Store) (c client.Client, encrypted bool, err error) {
+	key, err := temporal.Key(os.Getenv(temporal.EnvKey))
+	if err != nil {
+		return nil, false, usagef("%s", err)
+	}
+	dc, err := temporal.DataConverter(st, key)
+	if err != nil {
+		return nil, false, err
+	}
+	c, err = temporal.Dial(e.address, e.namespace, dc)
+	return c, key != nil, err
 }
 
 func newWorkerCommand(s streams) *cobra.Command {
@@ -109,18 +126,26 @@ runs it had go on on other workers.`,
 					}
 				}
 			}
+			// Large payloads go to the state of DIR's flows when they share
+			// one (a database, or DIR/.flowctl), where clients look.
+			payloads := stores[stateLocation(f.stateDir, filepath.Join(dir, ".flowctl"))]
+			if len(stores) == 1 {
+				for _, st := range stores {
+					payloads = st
+				}
+			}
+			c, encrypted, err := ef.dial(payloads)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
 			eng, err := temporal.NewEngine(progs, temporal.Options{
-				Executors: ex, Secrets: secrets,
+				Executors: ex, Secrets: secrets, Encrypted: encrypted,
 				StoreFor: func(p *compiler.Program) *state.Store { return stores[f.stateDirFor(p)] },
 			})
 			if err != nil {
 				return usagef("%s", err)
 			}
-			c, err := temporal.Dial(ef.address, ef.namespace)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
 			w := worker.New(c, ef.taskQueue, worker.Options{})
 			eng.Register(w)
 			if err := w.Start(); err != nil {
@@ -167,23 +192,23 @@ func compileAll(l *flowLoader, dir string) ([]*compiler.Program, error) {
 
 // applyOnTemporal starts a run on Temporal and follows it, printing what
 // a local run prints.
-func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, f *runFlags, prog *compiler.Program, inputs map[string]cty.Value, jsonOut bool) error {
+func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, f *runFlags, st *state.Store, prog *compiler.Program, inputs map[string]cty.Value, jsonOut bool) error {
 	switch {
 	case f.timeout > 0:
 		return usagef("--timeout is not supported with --engine temporal yet: give the flow a timeout")
 	case f.parallelism > 0:
 		return usagef("--parallelism is not supported with --engine temporal: workers' limits apply")
 	}
-	in, err := temporal.NewRunInput(prog, inputs, "", f.namespace)
-	if err != nil {
-		return usagef("%s", err)
-	}
-	in.NoCache, in.Targets = f.noCache, f.targets
-	c, err := temporal.Dial(ef.address, ef.namespace)
+	c, encrypted, err := ef.dial(st)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	in, err := temporal.NewRunInput(prog, inputs, "", f.namespace, encrypted)
+	if err != nil {
+		return usagef("%s", err)
+	}
+	in.NoCache, in.Targets = f.noCache, f.targets
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if _, err := temporal.Start(ctx, c, ef.taskQueue, in); err != nil {

@@ -134,8 +134,11 @@ func TestTemporalExamples(t *testing.T) {
 // TestTemporalWorkerKilled kills the worker (SIGKILL) in the middle of a
 // 20-step chain of http steps, starts another, and checks that the run
 // completes and that no step that had finished ran again.
+//
+// Workers and the client encrypt payloads (FLOWCTL_TEMPORAL_KEY).
 func TestTemporalWorkerKilled(t *testing.T) {
 	addr := devServer(t)
+	t.Setenv("FLOWCTL_TEMPORAL_KEY", "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=")
 	var mu sync.Mutex
 	count := map[string]int{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -64,7 +64,7 @@ func Start(bin string) (*Server, error) {
 		return nil, err
 	}
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		c, err := temporal.Dial(s.Addr, "")
+		c, err := temporal.Dial(s.Addr, "", nil)
 		if err == nil {
 			_, err = c.CheckHealth(context.Background(), nil)
 			c.Close()
