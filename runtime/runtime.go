@@ -27,6 +27,12 @@ import (
 // would otherwise hold its worker, and the run, forever.
 const DefaultCodeTimeout = 30 * time.Second
 
+// ErrStopping is the cause of a run's context cancelled because the
+// process stops (flowctl serve shutting down): an engine whose runs outlive
+// the process (Temporal) stops following them and leaves them running,
+// returning an error that wraps it.
+var ErrStopping = errors.New("the process is stopping")
+
 // Options configure a run.
 type Options struct {
 	// Inputs are the flow's input values, as compiler.Program.ResolveInputs

@@ -56,6 +56,12 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "state", err.Error(), nil, nil)
 		return
 	}
+	if run.Origin == state.OriginTemporal && s.opts.Engine != nil {
+		if err := s.opts.Engine.Approve(r.Context(), run.ID, step, req.Instance, *req.Approved, req.Comment, req.By); err != nil {
+			writeError(w, http.StatusBadGateway, "engine", err.Error(), nil, nil)
+			return
+		}
+	}
 	s.wake(run.ID)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"run_id": run.ID, "step": a.Step, "instance": a.Instance, "approved": a.Approved,

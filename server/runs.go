@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"sync"
 
@@ -87,7 +88,11 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 		return
 	}
 	var failed []string
-	res, err := runtime.Apply(ctx, lr.prog, runtime.Options{
+	apply := runtime.Apply
+	if s.opts.Engine != nil {
+		apply = s.opts.Engine.Apply
+	}
+	res, err := apply(ctx, lr.prog, runtime.Options{
 		RunID: lr.id, Inputs: lr.inputs, Namespace: lr.namespace, Store: s.store, Executors: s.opts.Executors,
 		Resume: lr.resume, Origin: originServe,
 		Observe: func(e runtime.Event) {
@@ -133,6 +138,9 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 		if run, e := s.store.Run(lr.id); e == nil {
 			lr.status = run.Status
 		}
+	case errors.Is(err, runtime.ErrStopping):
+		// Its engine keeps it going; the state says what it is.
+		lr.status = "running"
 	case err != nil:
 		lr.status, lr.notStart = "failed", err.Error()
 	case res.RunID == "":

@@ -62,6 +62,18 @@ type Options struct {
 	NotifyURLs      []string
 	NotifySecret    string
 	BaseURL         string
+	// Engine, when set, runs the runs instead of the process (the temporal
+	// engine): its runs are recorded by its workers, and their approvals
+	// are sent to it.
+	Engine Engine
+}
+
+// An Engine runs flows elsewhere, as runtime.Apply runs them in the
+// process.
+type Engine interface {
+	Apply(ctx context.Context, prog *compiler.Program, opts runtime.Options) (*runtime.Result, error)
+	// Approve hands a decision recorded in the state to the run.
+	Approve(ctx context.Context, runID, step, instance string, approved bool, comment, by string) error
 }
 
 // Server serves the API. It is an http.Handler.
@@ -98,7 +110,8 @@ func New(opts Options) *Server {
 	if opts.MaxQueue <= 0 {
 		opts.MaxQueue = DefaultMaxQueue
 	}
-	ctx, stop := context.WithCancel(context.Background())
+	ctx, stopCause := context.WithCancelCause(context.Background())
+	stop := func() { stopCause(runtime.ErrStopping) }
 	s := &Server{
 		opts: opts, store: opts.Store, ctx: ctx, stop: stop,
 		flows: &flowSet{dir: opts.Dir, registries: opts.Registries, goEngine: opts.GoEngine},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -118,7 +120,8 @@ const pollInterval = 50 * time.Millisecond
 
 // Follow hands the events of a run on Temporal to observe as they
 // happen, until it ends, and returns its result. Cancelling ctx cancels
-// the run (and still follows it to its end).
+// the run (and still follows it to its end), unless its cause is
+// runtime.ErrStopping: then Follow returns that, and the run goes on.
 func Follow(ctx context.Context, c client.Client, runID string, observe func(runtime.Event)) (*RunOutput, error) {
 	done := make(chan struct{})
 	var out RunOutput
@@ -161,6 +164,9 @@ func Follow(ctx context.Context, c client.Client, runID string, observe func(run
 		case <-tick.C:
 			deliver() // a query may fail while no worker is up; the next one tries again
 		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), runtime.ErrStopping) {
+				return nil, fmt.Errorf("run %s goes on on Temporal: %w", runID, runtime.ErrStopping)
+			}
 			if !cancelled {
 				cancelled = true
 				if err := c.CancelWorkflow(context.Background(), runID, ""); err != nil {
@@ -187,3 +193,64 @@ func (quietLogger) Debug(string, ...any) {}
 func (quietLogger) Info(string, ...any)  {}
 func (quietLogger) Warn(string, ...any)  {}
 func (quietLogger) Error(string, ...any) {}
+
+// A Runner runs flows on Temporal as runtime.Apply runs them in the
+// process: apply --engine temporal and serve --engine temporal use it.
+type Runner struct {
+	Client    client.Client
+	TaskQueue string
+	// Encrypted: the client's data converter encrypts payloads, so
+	// sensitive inputs may cross.
+	Encrypted bool
+}
+
+// Apply starts a run of prog on Temporal with opts' RunID, Inputs,
+// Namespace, NoCache and Targets, hands its events to opts.Observe as they
+// happen, and returns its result. A run that cannot start has no RunID and
+// its Diagnostics say why. Cancelling ctx cancels the run.
+func (r Runner) Apply(ctx context.Context, prog *compiler.Program, opts runtime.Options) (*runtime.Result, error) {
+	cannot := func(detail string) (*runtime.Result, error) {
+		return &runtime.Result{Status: runtime.StatusFailed, Diagnostics: hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Cannot run on Temporal", Detail: detail,
+		}}}, nil
+	}
+	switch {
+	case opts.Resume:
+		return cannot("a run on Temporal goes on by itself; it is not resumed")
+	case opts.Timeout > 0:
+		return cannot("a run timeout is not supported on Temporal yet: give the flow a timeout")
+	case opts.Parallelism > 0:
+		return cannot("--parallelism is not supported on Temporal: the workers' limits apply")
+	}
+	in, err := NewRunInput(prog, opts.Inputs, opts.RunID, opts.Namespace, r.Encrypted)
+	if err != nil {
+		return cannot(err.Error())
+	}
+	in.NoCache, in.Targets = opts.NoCache, opts.Targets
+	if _, err := Start(ctx, r.Client, r.TaskQueue, in); err != nil {
+		return nil, fmt.Errorf("starting the run on Temporal: %w", err)
+	}
+	var finished *runtime.RunFinished
+	out, err := Follow(ctx, r.Client, in.RunID, func(e runtime.Event) {
+		if rf, ok := e.(runtime.RunFinished); ok {
+			finished = &rf
+		}
+		if opts.Observe != nil {
+			opts.Observe(e)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run %s on Temporal: %w", in.RunID, err)
+	}
+	res := &runtime.Result{RunID: in.RunID, Status: runtime.Status(out.Status)}
+	if finished != nil {
+		res.Outputs, res.FailedOutputs = finished.Outputs, finished.FailedOutputs
+		res.Diagnostics, res.Usage = finished.Diagnostics, finished.Usage
+	}
+	return res, nil
+}
+
+// Approve sends the decision of an approval step instance to a run.
+func (r Runner) Approve(ctx context.Context, runID, step, instance string, approved bool, comment, by string) error {
+	return Approve(ctx, r.Client, runID, ApprovalDecision{Step: step, Instance: instance, Approved: approved, Comment: comment, By: by})
+}

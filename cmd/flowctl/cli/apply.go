@@ -141,7 +141,7 @@ the steps that finished: fix the failing step, then resume.`,
 			}
 			stop()
 			if engine == engineTemporal {
-				return applyOnTemporal(s, l, &ef, &f, st, prog, inputs, jsonOut)
+				return applyOnTemporal(s, l, &ef, st, prog, opts, jsonOut, f.verbose)
 			}
 			return runInForeground(s, l, prog, opts, jsonOut, f.verbose)
 		},

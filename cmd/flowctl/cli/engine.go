@@ -14,7 +14,6 @@ import (
 	"github.com/flowctl/flowctl/runtime/temporal"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
-	"github.com/zclconf/go-cty/cty"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 )
@@ -190,53 +189,37 @@ func compileAll(l *flowLoader, dir string) ([]*compiler.Program, error) {
 	return progs, nil
 }
 
-// applyOnTemporal starts a run on Temporal and follows it, printing what
-// a local run prints.
-func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, f *runFlags, st *state.Store, prog *compiler.Program, inputs map[string]cty.Value, jsonOut bool) error {
-	switch {
-	case f.timeout > 0:
-		return usagef("--timeout is not supported with --engine temporal yet: give the flow a timeout")
-	case f.parallelism > 0:
-		return usagef("--parallelism is not supported with --engine temporal: workers' limits apply")
-	}
+// applyOnTemporal runs a flow on Temporal, printing what a local run
+// prints.
+func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store, prog *compiler.Program, opts runtime.Options, jsonOut, verbose bool) error {
 	c, encrypted, err := ef.dial(st)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	in, err := temporal.NewRunInput(prog, inputs, "", f.namespace, encrypted)
-	if err != nil {
-		return usagef("%s", err)
-	}
-	in.NoCache, in.Targets = f.noCache, f.targets
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if _, err := temporal.Start(ctx, c, ef.taskQueue, in); err != nil {
-		return fmt.Errorf("starting the run on Temporal: %w", err)
-	}
 	var view applyView
 	if jsonOut {
 		view = newApplyJSON(s.out)
 	} else {
 		h := newApplyHuman(s.out)
-		h.labels, h.verbose = labelWidth(prog), f.verbose
+		h.labels, h.verbose = labelWidth(prog), verbose
 		view = h
 	}
-	var finished *runtime.RunFinished
-	out, err := temporal.Follow(ctx, c, in.RunID, func(e runtime.Event) {
-		if rf, ok := e.(runtime.RunFinished); ok {
-			finished = &rf
-		}
-		view.Event(e)
-	})
+	opts.Observe = view.Event
+	res, err := temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}.Apply(ctx, prog, opts)
 	view.Close()
-	if err != nil {
-		return fmt.Errorf("run %s on Temporal: %w", in.RunID, err)
+	switch {
+	case err != nil:
+		return err
+	case res.RunID == "": // the run could not start
+		return l.fail(res.Diagnostics)
 	}
-	if finished != nil && len(finished.Diagnostics) > 0 && !jsonOut {
-		writeHumanDiagnostics(s.err, l.parser.Files(), finished.Diagnostics)
+	if len(res.Diagnostics) > 0 && !jsonOut {
+		writeHumanDiagnostics(s.err, l.parser.Files(), res.Diagnostics)
 	}
-	if out.Status != string(runtime.StatusOK) {
+	if res.Status != runtime.StatusOK {
 		return exitError{exitFailure}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/flowctl/flowctl/runtime/temporal"
 	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/flowctl/flowctl/server"
 	"github.com/spf13/cobra"
@@ -32,6 +33,7 @@ func newServeCommand(s streams) *cobra.Command {
 	var grace time.Duration
 	var registries, httpAllow, notify []string
 	var maxActive, maxQueue int
+	var ef engineFlags
 	cmd := &cobra.Command{
 		Use:   "serve [DIR]",
 		Short: "Serve the flows under a directory over HTTP",
@@ -43,7 +45,9 @@ back and cancel them. Runs use the same runtime and state as apply (DIR's
 edit that does not compile keeps the last good version. With FLOWCTL_TOKEN
 set (or --token-file), every request but GET /healthz needs Authorization:
 Bearer TOKEN; serve refuses to listen beyond the loopback interface without
-one. See docs/serve.md.`,
+one. With --engine temporal the runs run on Temporal workers (flowctl
+worker), which record them; approvals are sent to them. See docs/serve.md
+and docs/scale-out.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
@@ -54,6 +58,10 @@ one. See docs/serve.md.`,
 				return usagef("%s is not a directory", dir)
 			}
 			engine, err := resolveGoEngine(goEngine)
+			if err != nil {
+				return err
+			}
+			runEngine, err := ef.resolve()
 			if err != nil {
 				return err
 			}
@@ -77,13 +85,22 @@ one. See docs/serve.md.`,
 				return err
 			}
 			defer release()
+			var onTemporal server.Engine
+			if runEngine == engineTemporal {
+				c, encrypted, err := ef.dial(st)
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				onTemporal = temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listening on %s: %w", addr, err)
 			}
 			srv := server.New(server.Options{
 				Dir: dir, Registries: registries, GoEngine: engine, Store: st, Executors: ex,
-				Token: token, MaxActive: maxActive, MaxQueue: maxQueue,
+				Token: token, MaxActive: maxActive, MaxQueue: maxQueue, Engine: onTemporal,
 				NamespaceHeader: nsHeader, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: "http://" + ln.Addr().String(),
 			})
 			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
@@ -115,6 +132,7 @@ one. See docs/serve.md.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
+	ef.register(cmd, "temporal-namespace")
 	cmd.Flags().DurationVar(&grace, "shutdown-grace", shutdownGrace, "on SIGTERM or SIGINT, how long running runs have to finish before they are interrupted")
 	cmd.Flags().StringVar(&stateDir, "state", "", "the state directory, or a postgres:// URL (default: "+envStateURL+", else DIR/.flowctl)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "a file holding the bearer token (default: "+envToken+")")

@@ -291,3 +291,40 @@ output "by" { value = step.ask.by }
 		t.Errorf("output by = %v", got)
 	}
 }
+
+// TestTemporalServe: flowctl serve --engine temporal starts a run on a
+// worker; the API's approval reaches the waiting workflow as a signal; the
+// run ends ok with its outputs, and its event stream ends with
+// run_finished.
+func TestTemporalServe(t *testing.T) {
+	addr := devServer(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mail.flow.hcl"), []byte(approvalServeFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startWorker(t, addr, "serve", dir)
+	p := startServe(t, dir, nil, "--engine", "temporal", "--address", addr, "--task-queue", "serve")
+	var r runReply
+	if code := p.do("POST", "/v1/flows/mail/runs", `{"inputs": {"to": "Ada"}}`, &r); code != 202 {
+		t.Fatalf("start: %d %+v", code, r)
+	}
+	// The request is recorded by the worker when the step waits.
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var e struct{ Error struct{ Code string } }
+		code := p.do("POST", "/v1/runs/"+r.RunID+"/approvals/review", `{"approved": true, "by": "bo"}`, &e)
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the approval was not taken: %d %+v", code, e)
+		}
+	}
+	run := p.waitStatus(r.RunID, "ok")
+	if got := run.Outputs["sent"]; got != "Dear Ada, approved by bo" {
+		t.Errorf("sent = %q", got)
+	}
+	evs := p.events(r.RunID, "")
+	if len(evs) == 0 || evs[len(evs)-1].event != "run_finished" {
+		t.Errorf("events: %+v", evs)
+	}
+}
