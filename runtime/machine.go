@@ -31,6 +31,8 @@ type Machine struct {
 	tasks  map[int]*Task
 	nextID int
 	left   int // steps not yet finished
+	// timedOut: the run's timeout cancelled it (TimedOut); it failed.
+	timedOut bool
 }
 
 // openStep is a step with instances out.
@@ -122,6 +124,14 @@ func (m *Machine) Start() []*Task {
 // Cancel cancels the run: steps that have not started are cancelled;
 // the engine still reports the tasks out (cancelled, as a rule).
 func (m *Machine) Cancel() { m.r.halted = true }
+
+// TimedOut fails the run for its timeout (at rng, nil when given on the
+// command line) and cancels it.
+func (m *Machine) TimedOut(timeout time.Duration, rng *hcl.Range) {
+	m.r.addDiags(timeoutDiags(timeout, rng))
+	m.timedOut = true
+	m.Cancel()
+}
 
 // Finished reports whether every step has finished.
 func (m *Machine) Finished() bool { return m.left == 0 }
@@ -233,10 +243,10 @@ func (m *Machine) Result() (*Result, map[string]json.RawMessage) {
 	r := m.r
 	res := &Result{RunID: r.id, Status: StatusOK}
 	switch {
+	case m.timedOut || r.failed:
+		res.Status = StatusFailed
 	case r.halted:
 		res.Status = StatusCancelled
-	case r.failed:
-		res.Status = StatusFailed
 	}
 	r.evaluate(res)
 	var memory map[string]json.RawMessage

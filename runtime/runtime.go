@@ -314,11 +314,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		res.Status = StatusCancelled
 	case runCtx.Err() == context.DeadlineExceeded:
 		res.Status = StatusFailed
-		r.addDiags(hcl.Diagnostics{{
-			Severity: hcl.DiagError, Summary: "Run timed out",
-			Detail:  fmt.Sprintf("The run did not finish within its %s timeout; the steps still running were cancelled.", timeout),
-			Subject: timeoutRange,
-		}})
+		r.addDiags(timeoutDiags(timeout, timeoutRange))
 	case r.failed:
 		res.Status = StatusFailed
 	case len(r.waiting) > 0:
@@ -408,6 +404,16 @@ func (r *run) conclude(res *Result) string {
 		return r.redact.redact(res.Diagnostics.Error())
 	}
 	return ""
+}
+
+// timeoutDiags say that a run's timeout (at rng, nil when given on the
+// command line) ended it.
+func timeoutDiags(timeout time.Duration, rng *hcl.Range) hcl.Diagnostics {
+	return hcl.Diagnostics{{
+		Severity: hcl.DiagError, Summary: "Run timed out",
+		Detail:  fmt.Sprintf("The run did not finish within its %s timeout; the steps still running were cancelled.", timeout),
+		Subject: rng,
+	}}
 }
 
 // tracer makes the spans of runs and steps: a no-op until a tracer

@@ -205,7 +205,7 @@ type Runner struct {
 }
 
 // Apply starts a run of prog on Temporal with opts' RunID, Inputs,
-// Namespace, NoCache and Targets, hands its events to opts.Observe as they
+// Namespace, NoCache, Targets and Timeout, hands its events to opts.Observe as they
 // happen, and returns its result. A run that cannot start has no RunID and
 // its Diagnostics say why. Cancelling ctx cancels the run.
 func (r Runner) Apply(ctx context.Context, prog *compiler.Program, opts runtime.Options) (*runtime.Result, error) {
@@ -217,8 +217,6 @@ func (r Runner) Apply(ctx context.Context, prog *compiler.Program, opts runtime.
 	switch {
 	case opts.Resume:
 		return cannot("a run on Temporal goes on by itself; it is not resumed")
-	case opts.Timeout > 0:
-		return cannot("a run timeout is not supported on Temporal yet: give the flow a timeout")
 	case opts.Parallelism > 0:
 		return cannot("--parallelism is not supported on Temporal: the workers' limits apply")
 	}
@@ -226,7 +224,7 @@ func (r Runner) Apply(ctx context.Context, prog *compiler.Program, opts runtime.
 	if err != nil {
 		return cannot(err.Error())
 	}
-	in.NoCache, in.Targets = opts.NoCache, opts.Targets
+	in.NoCache, in.Targets, in.Timeout = opts.NoCache, opts.Targets, opts.Timeout
 	if _, err := Start(ctx, r.Client, r.TaskQueue, in); err != nil {
 		return nil, fmt.Errorf("starting the run on Temporal: %w", err)
 	}

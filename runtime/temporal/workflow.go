@@ -18,6 +18,7 @@ import (
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
@@ -65,6 +66,8 @@ type RunInput struct {
 	Inputs     map[string]json.RawMessage `json:"inputs"`
 	NoCache    bool                       `json:"no_cache,omitempty"`
 	Targets    []string                   `json:"targets,omitempty"`
+	// Timeout, when above 0, bounds the run instead of the flow's timeout.
+	Timeout time.Duration `json:"timeout,omitempty"`
 }
 
 // RunOutput is the workflow's result.
@@ -127,6 +130,24 @@ func (e *Engine) Run(ctx workflow.Context, in RunInput) (*RunOutput, error) {
 		return nil, temporal.NewNonRetryableApplicationError(runtime.DiagText(diags), "flowctl.bad_run", nil)
 	}
 	d.m = m
+	// The steps run in a context the run's timeout cancels.
+	runCtx, stopRun := workflow.WithCancel(ctx)
+	d.ctx = runCtx
+	timeout, timeoutRange := in.Timeout, (*hcl.Range)(nil)
+	if timeout <= 0 && prog.Flow.Timeout != nil {
+		timeout, timeoutRange = prog.Flow.Timeout.Duration, prog.Flow.Timeout.Range.Ptr()
+	}
+	if timeout > 0 {
+		tctx, stopTimer := workflow.WithCancel(ctx)
+		defer stopTimer()
+		d.sel.AddFuture(workflow.NewTimer(tctx, timeout), func(f workflow.Future) {
+			if f.Get(tctx, nil) == nil && !d.cancelled {
+				m.TimedOut(timeout, timeoutRange)
+				d.cancel()
+				stopRun()
+			}
+		})
+	}
 	// Cancellation comes once, through a channel: ctx.Done() stays ready
 	// once closed.
 	cancelled := workflow.NewChannel(ctx)
@@ -207,6 +228,9 @@ type driver struct {
 // cancel cancels the run: steps not started are cancelled, approvals
 // stop waiting; activities and timers end cancelled by themselves.
 func (d *driver) cancel() {
+	if d.cancelled {
+		return
+	}
 	d.cancelled = true
 	d.m.Cancel()
 	for _, k := range lang.SortedKeys(d.waiters) {

@@ -365,6 +365,52 @@ step "quick" {
 	}
 }
 
+// TestRunTimeout: the flow's timeout, or the run's (RunInput.Timeout)
+// instead, fails the run and cancels what still runs.
+func TestRunTimeout(t *testing.T) {
+	prog := compile(t, `
+flow "slow" {
+  timeout = "1h"
+}
+step "nap" {
+  use      = "sleep"
+  duration = "2h"
+}
+step "after" {
+  use   = "value"
+  value = step.nap.slept_ms
+}
+step "quick" {
+  use   = "value"
+  value = 1
+}
+`)
+	r := execute(t, prog, nil, nil)
+	if r.err != nil || r.out.Status != "failed" || !strings.Contains(r.out.Error, "did not finish within its 1h0m0s timeout") {
+		t.Fatalf("run: %+v %v", r.out, r.err)
+	}
+	st := stepStatus(t, r)
+	if st["nap"] != "cancelled" || st["after"] != "cancelled" || st["quick"] != "ok" {
+		t.Errorf("step statuses: %v", st)
+	}
+	// A run's own timeout wins over the flow's.
+	in, err := NewRunInput(prog, nil, "run-t", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Timeout = 30 * time.Minute
+	e, _ := NewEngine([]*compiler.Program{prog}, Options{})
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(quietLogger{})
+	env := suite.NewTestWorkflowEnvironment()
+	e.Register(env)
+	env.ExecuteWorkflow(WorkflowName, in)
+	var out RunOutput
+	if err := env.GetWorkflowResult(&out); err != nil || !strings.Contains(out.Error, "30m0s timeout") {
+		t.Errorf("with a run timeout: %+v, %v", out, err)
+	}
+}
+
 func TestSleepIsATimer(t *testing.T) {
 	prog := compile(t, `
 flow "sleepy" {}
