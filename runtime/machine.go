@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -237,9 +236,10 @@ func (m *Machine) dispatch(os *openStep, i int) *Task {
 	return t
 }
 
-// Result ends the run: its status, outputs and diagnostics, and the
-// memories' values to store (when it succeeded). It emits RunFinished.
-func (m *Machine) Result() (*Result, map[string]json.RawMessage) {
+// Result ends the run: its status, outputs and diagnostics, and whether
+// its memories are to be stored (it succeeded; SaveMemory stores them). It
+// emits RunFinished.
+func (m *Machine) Result() (*Result, bool) {
 	r := m.r
 	res := &Result{RunID: r.id, Status: StatusOK}
 	switch {
@@ -249,19 +249,35 @@ func (m *Machine) Result() (*Result, map[string]json.RawMessage) {
 		res.Status = StatusCancelled
 	}
 	r.evaluate(res)
-	var memory map[string]json.RawMessage
-	if res.Status == StatusOK && len(r.diags) == 0 && r.targeted == nil {
-		memory = r.memoryValues()
-	}
+	save := res.Status == StatusOK && len(r.diags) == 0 && r.targeted == nil && len(r.prog.Memories) > 0
 	errText := r.conclude(res)
-	if res.Status != StatusOK {
-		memory = nil
-	}
 	r.emit(RunFinished{
 		RunID: r.id, Status: res.Status, Outputs: res.Outputs, FailedOutputs: res.FailedOutputs,
 		Error: errText, Diagnostics: res.Diagnostics, Usage: res.Usage,
 	})
-	return res, memory
+	return res, save
+}
+
+// SaveMemory stores the memories of a run that a Machine drove and that
+// succeeded, as a local run does at its end: evaluated with the values of
+// its steps and the memories as stored, in one transaction. opts give the
+// Store, Inputs, Namespace and RunID.
+func SaveMemory(prog *compiler.Program, opts Options, steps map[string]cty.Value) error {
+	opts.noSecrets = true
+	r, diags := newRun(prog, opts)
+	if diags.HasErrors() {
+		return errors.New(DiagText(diags))
+	}
+	for name, v := range steps {
+		if s := prog.StepsByName[name]; s != nil {
+			r.steps[s.Index].value = v
+		}
+	}
+	r.saveMemory()
+	if r.diags.HasErrors() {
+		return errors.New(DiagText(r.diags))
+	}
+	return nil
 }
 
 // A TaskSpec is a Machine's task as the engine hands it to where it runs.

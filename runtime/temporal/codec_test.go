@@ -91,7 +91,7 @@ func TestCodecs(t *testing.T) {
 }
 
 // executeWith runs a workflow with a data converter and engine options.
-func executeWith(t *testing.T, prog *compiler.Program, st *state.Store, dc converter.DataConverter, opts Options, inputs map[string]cty.Value) result {
+func executeWith(t *testing.T, prog *compiler.Program, st *state.Store, dc converter.DataConverter, opts Options, inputs map[string]cty.Value, runID string) result {
 	t.Helper()
 	opts.Store = st
 	e, err := NewEngine([]*compiler.Program{prog}, opts)
@@ -103,7 +103,7 @@ func executeWith(t *testing.T, prog *compiler.Program, st *state.Store, dc conve
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetDataConverter(dc)
 	e.Register(env)
-	in, err := NewRunInput(prog, inputs, "run-c", "", opts.Encrypted)
+	in, err := NewRunInput(prog, inputs, runID, "", opts.Encrypted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ output "size" { value = step.size.text }
 	}
 	defer st.Close()
 	dc, _ := DataConverter(st, nil)
-	r := executeWith(t, prog, st, dc, Options{}, map[string]cty.Value{"base": cty.StringVal(srv.URL)})
+	r := executeWith(t, prog, st, dc, Options{}, map[string]cty.Value{"base": cty.StringVal(srv.URL)}, "run-large")
 	if r.err != nil || r.out.Status != "ok" {
 		t.Fatalf("run: %+v %v", r.out, r.err)
 	}
@@ -193,13 +193,13 @@ output "status" { value = step.call.status }
 	inputs := map[string]cty.Value{"base": cty.StringVal(srv.URL)}
 
 	plain, _ := DataConverter(st, nil)
-	r := executeWith(t, prog, st, plain, Options{LookupEnv: lookup}, inputs)
+	r := executeWith(t, prog, st, plain, Options{LookupEnv: lookup}, inputs, "run-plain")
 	if r.err != nil || r.out.Status != "failed" || !strings.Contains(r.out.Error, EnvKey) {
 		t.Fatalf("without a key: %+v %v", r.out, r.err)
 	}
 
 	dc, _ := DataConverter(st, newKey(t))
-	r = executeWith(t, prog, st, dc, Options{LookupEnv: lookup, Encrypted: true}, inputs)
+	r = executeWith(t, prog, st, dc, Options{LookupEnv: lookup, Encrypted: true}, inputs, "run-encrypted")
 	if r.err != nil || r.out.Status != "ok" {
 		t.Fatalf("with a key: %+v %v", r.out, r.err)
 	}

@@ -233,13 +233,17 @@ func (e *Engine) start(ctx context.Context, in RunInput) (map[string]json.RawMes
 
 // FinishInput is what the finish activity records.
 type FinishInput struct {
-	RunID     string                     `json:"run_id"`
-	Flow      string                     `json:"flow"`
-	Namespace string                     `json:"namespace"`
-	Status    string                     `json:"status"`
-	Memory    map[string]json.RawMessage `json:"memory,omitempty"`
-	Records   []*state.StepResult        `json:"records,omitempty"`
-	Events    []Event                    `json:"events,omitempty"`
+	RunID      string              `json:"run_id"`
+	Flow       string              `json:"flow"`
+	SourceHash string              `json:"source_hash"`
+	Namespace  string              `json:"namespace"`
+	Status     string              `json:"status"`
+	Records    []*state.StepResult `json:"records,omitempty"`
+	Events     []Event             `json:"events,omitempty"`
+	// Inputs and Steps, of a run whose memories are to be stored: the
+	// run's inputs and its steps' values, to evaluate them with.
+	Inputs map[string]json.RawMessage `json:"inputs,omitempty"`
+	Steps  map[string]json.RawMessage `json:"steps,omitempty"`
 }
 
 // finish records the step results the workflow decided, the run's events
@@ -269,10 +273,9 @@ func (e *Engine) finish(ctx context.Context, in FinishInput) error {
 	if err := st.Flush(); err != nil {
 		return err
 	}
-	if len(in.Memory) > 0 {
-		if err := st.SetMemory(in.Flow, in.Namespace, in.Memory); err != nil {
-			return err
-		}
+	var memErr error
+	if in.Steps != nil {
+		memErr = e.saveMemory(st, in)
 	}
 	run := &state.Run{ID: in.RunID, Status: in.Status, FinishedAt: time.Now()}
 	if rf, ok := last.(runtime.RunFinished); ok {
@@ -285,7 +288,33 @@ func (e *Engine) finish(ctx context.Context, in FinishInput) error {
 		}
 		run.Error = rf.Error
 	}
-	return st.FinishRun(run)
+	if memErr != nil {
+		run.Status, run.Error = string(runtime.StatusFailed), "Memory not saved: "+memErr.Error()
+	}
+	if err := st.FinishRun(run); err != nil {
+		return err
+	}
+	if memErr != nil {
+		return temporal.NewNonRetryableApplicationError(run.Error, finalError, nil)
+	}
+	return nil
+}
+
+// saveMemory stores the memories of a run that succeeded.
+func (e *Engine) saveMemory(st *state.Store, in FinishInput) error {
+	prog, err := e.program(in.Flow, in.SourceHash)
+	if err != nil {
+		return err
+	}
+	inputs, err := decodeMap(in.Inputs)
+	if err != nil {
+		return err
+	}
+	steps, err := decodeMap(in.Steps)
+	if err != nil {
+		return err
+	}
+	return runtime.SaveMemory(prog, runtime.Options{Store: st, Inputs: inputs, Namespace: in.Namespace, RunID: in.RunID}, steps)
 }
 
 // ApprovalRequest is an approval step instance's request, recorded so

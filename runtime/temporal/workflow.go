@@ -168,14 +168,24 @@ func (e *Engine) Run(ctx workflow.Context, in RunInput) (*RunOutput, error) {
 	for !m.Finished() {
 		d.sel.Select(ctx)
 	}
-	res, memValues := m.Result()
+	res, saveMemory := m.Result()
 
 	// The run's end is recorded even when it was cancelled.
 	fctx, cancel := workflow.NewDisconnectedContext(lctx)
 	defer cancel()
 	fin := FinishInput{
-		RunID: in.RunID, Flow: in.Flow, Namespace: in.Namespace, Status: string(res.Status), Memory: memValues,
+		RunID: in.RunID, Flow: in.Flow, SourceHash: in.SourceHash, Namespace: in.Namespace, Status: string(res.Status),
 		Records: records, Events: d.events,
+	}
+	if saveMemory {
+		// The memories are evaluated where they are stored, with the
+		// steps' values, so that concurrent runs lose no update.
+		fin.Inputs, fin.Steps = in.Inputs, map[string]json.RawMessage{}
+		for _, s := range prog.Steps {
+			if raw, sensitive, err := encodeValueOf(m.Value(s)); err == nil && !sensitive && raw != nil {
+				fin.Steps[s.Name] = raw
+			}
+		}
 	}
 	if err := workflow.ExecuteLocalActivity(fctx, finishActivity, fin).Get(fctx, nil); err != nil {
 		return nil, err

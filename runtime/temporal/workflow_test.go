@@ -16,6 +16,7 @@ import (
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/zclconf/go-cty/cty"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 )
 
@@ -408,6 +409,43 @@ step "quick" {
 	var out RunOutput
 	if err := env.GetWorkflowResult(&out); err != nil || !strings.Contains(out.Error, "30m0s timeout") {
 		t.Errorf("with a run timeout: %+v, %v", out, err)
+	}
+}
+
+// TestMemory: a run that succeeds stores its memories, evaluated with the
+// memories as stored when it ends; one that fails stores nothing.
+func TestMemory(t *testing.T) {
+	prog := compile(t, `
+flow "counter" {}
+input "fail" {
+  type    = bool
+  default = false
+}
+memory "runs" {
+  type    = number
+  default = 0
+  value   = memory.runs + step.one.value
+}
+step "one" {
+  use   = "value"
+  value = input.fail ? tonumber("x") : 1
+}
+output "before" { value = memory.runs }
+`)
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i, fail := range []bool{false, true, false} {
+		r := executeWith(t, prog, st, converter.GetDefaultDataConverter(), Options{}, map[string]cty.Value{"fail": cty.BoolVal(fail)}, fmt.Sprintf("run-%d", i))
+		if r.err != nil || (r.out.Status == "ok") == fail {
+			t.Fatalf("run %d: %+v %v", i, r.out, r.err)
+		}
+	}
+	mem, err := st.Memory("counter", "")
+	if err != nil || string(mem["runs"]) != `{"type":"number","value":2}` {
+		t.Errorf("memory = %s, %v", mem["runs"], err)
 	}
 }
 
