@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/flowctl/flowctl/runtime/state/pgtest"
 )
 
 // openStore opens a store in a new temporary directory and closes it, checking
@@ -52,32 +54,12 @@ func openSQLiteIn(t testing.TB, dir string) *Store {
 }
 
 // openAny opens the store of dir on the backend the suite runs against
-// (openStoreIn).
+// (openStoreIn): a schema of dir's own when pgtest.EnvURL is set.
 func openAny(t testing.TB, dir string) (*Store, error) {
-	if base := os.Getenv("FLOWCTL_TEST_STATE_URL"); base != "" {
-		return OpenURL(testSchema(t, base, dir))
+	if url := pgtest.URL(t, "t"+strconv.FormatUint(uint64(keyHash(dir)), 16)); url != "" {
+		return OpenURL(url)
 	}
 	return Open(dir)
-}
-
-// testSchema creates the schema of dir in the database of base (once) and
-// returns the URL of base with that schema as its search path.
-func testSchema(t testing.TB, base, dir string) string {
-	t.Helper()
-	name := "t" + strconv.FormatUint(uint64(keyHash(dir)), 16)
-	db, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`CREATE SCHEMA IF NOT EXISTS ` + name); err != nil {
-		t.Fatal(err)
-	}
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + "search_path=" + name
 }
 
 // createRun creates a run of flow with the given ID, started at start.

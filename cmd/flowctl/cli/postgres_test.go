@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,35 +10,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowctl/flowctl/runtime/state/pgtest"
 	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
-// postgresURL is the URL of a PostgreSQL database of the test's own (a
-// schema of FLOWCTL_TEST_STATE_URL's database, which .ci/with-postgres
-// sets; in CI its absence fails the test).
+// postgresURL is the URL of a PostgreSQL database of the test's own
+// (pgtest); in CI its absence fails the test.
 func postgresURL(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("FLOWCTL_TEST_STATE_URL")
-	if base == "" {
+	url := pgtest.URL(t, fmt.Sprintf("cli_%d", time.Now().UnixNano()))
+	if url == "" {
 		if os.Getenv("CI") != "" {
 			t.Fatal("no PostgreSQL for the shared-state tests: run them with .ci/with-postgres (.ci/run does)")
 		}
 		t.Skip("no PostgreSQL (run with .ci/with-postgres); CI runs these tests")
 	}
-	db, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	schema := fmt.Sprintf("cli_%d", time.Now().UnixNano())
-	if _, err := db.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatal(err)
-	}
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + "search_path=" + schema
+	return url
 }
 
 const sharedFlow = `
