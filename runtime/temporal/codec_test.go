@@ -157,6 +157,55 @@ output "size" { value = step.size.text }
 	}
 }
 
+// TestSensitiveInput: a sensitive input crosses only encrypted, reaches
+// its step, and is recorded as "(sensitive)".
+func TestSensitiveInput(t *testing.T) {
+	var mu sync.Mutex
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+	prog := compile(t, `
+flow "pin" {}
+input "base" { type = string }
+input "pin" {
+  type      = string
+  sensitive = true
+}
+step "call" {
+  use = "http"
+  url = "${input.base}/${input.pin}"
+}
+`)
+	inputs := map[string]cty.Value{"base": cty.StringVal(srv.URL), "pin": cty.StringVal("4242")}
+	if _, err := NewRunInput(prog, inputs, "", "", false); err == nil || !strings.Contains(err.Error(), EnvKey) {
+		t.Errorf("without a key: %v", err)
+	}
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	dc, _ := DataConverter(st, newKey(t))
+	r := executeWith(t, prog, st, dc, Options{Encrypted: true}, inputs, "run-pin")
+	if r.err != nil || r.out.Status != "ok" {
+		t.Fatalf("run: %+v %v", r.out, r.err)
+	}
+	run, err := st.Run(r.runID)
+	if err != nil || strings.Contains(string(run.Inputs), "4242") || !strings.Contains(string(run.Inputs), "(sensitive)") {
+		t.Errorf("recorded inputs %s, %v", run.Inputs, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(paths) != 1 || paths[0] != "/4242" {
+		t.Errorf("requests: %v", paths)
+	}
+}
+
 // TestSensitiveValues: with a payload key, a step's sensitive outputs
 // (derived from a secret) reach the step that uses them; without one,
 // the step fails naming the key.
@@ -202,6 +251,16 @@ output "status" { value = step.call.status }
 	r = executeWith(t, prog, st, dc, Options{LookupEnv: lookup, Encrypted: true}, inputs, "run-encrypted")
 	if r.err != nil || r.out.Status != "ok" {
 		t.Fatalf("with a key: %+v %v", r.out, r.err)
+	}
+	// Nothing derived from the secret is stored.
+	steps, err := st.Steps(r.runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps {
+		if strings.Contains(string(s.Outputs), "S3CRET") || s.Step == "derived" && !s.Sensitive {
+			t.Errorf("step %s recorded %s (sensitive %v)", s.Step, s.Outputs, s.Sensitive)
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -218,6 +218,15 @@ func (e *Engine) start(ctx context.Context, in RunInput) (map[string]json.RawMes
 		if err != nil {
 			return nil, temporal.NewNonRetryableApplicationError("reading the run's inputs: "+err.Error(), finalError, nil)
 		}
+		prog, err := e.program(in.Flow, in.SourceHash)
+		if err != nil {
+			return nil, err
+		}
+		for _, decl := range prog.Inputs {
+			if v, ok := values[decl.Name]; ok && decl.Sensitive {
+				values[decl.Name] = v.Mark(lang.Sensitive) // recorded as "(sensitive)"
+			}
+		}
 		inputs, _ := json.Marshal(runtime.PlainOutputs(values))
 		if err := st.CreateRun(&state.Run{
 			ID: in.RunID, Flow: in.Flow, Namespace: in.Namespace, FlowFile: in.FlowFile, SourceHash: in.SourceHash,
