@@ -16,7 +16,6 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/testsuite"
 )
 
 func newKey(t *testing.T) []byte {
@@ -98,11 +97,8 @@ func executeWith(t *testing.T, prog *compiler.Program, st *state.Store, dc conve
 	if err != nil {
 		t.Fatal(err)
 	}
-	var suite testsuite.WorkflowTestSuite
-	suite.SetLogger(quietLogger{})
-	env := suite.NewTestWorkflowEnvironment()
+	env := newEnv(e)
 	env.SetDataConverter(dc)
-	e.Register(env)
 	in, err := NewRunInput(prog, inputs, runID, "", opts.Encrypted)
 	if err != nil {
 		t.Fatal(err)

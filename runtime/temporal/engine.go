@@ -68,6 +68,15 @@ func (e *Engine) store(flow string) *state.Store {
 	return e.opts.Store
 }
 
+// WorkerOptions are the options of a worker's (and a test environment's)
+// workflow workers: a workflow task may evaluate a whole flow of value
+// steps, or decode values of megabytes, so the deadlock detector waits 30s
+// rather than the SDK's 1s before it takes a task that has not yielded for
+// a blocked one.
+func WorkerOptions() worker.Options {
+	return worker.Options{DeadlockDetectionTimeout: 30 * time.Second}
+}
+
 // Register registers the workflow and the activities with a worker.
 func (e *Engine) Register(w worker.Registry) {
 	w.RegisterWorkflowWithOptions(e.Run, workflow.RegisterOptions{Name: WorkflowName})

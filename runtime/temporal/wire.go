@@ -57,8 +57,8 @@ func decodeMap(m map[string]json.RawMessage) (map[string]cty.Value, error) {
 
 // Event is a run's event as it crosses Temporal: the events query
 // returns them, and apply prints them as it prints a local run's
-// (Event.Runtime). Values are typed JSON; a sensitive one is left out and
-// Sensitive (or the output's Sensitive) says so.
+// (Event.Runtime). The run's outputs are typed JSON; a sensitive one is
+// left out and its Sensitive says so.
 type Event struct {
 	Type          string                 `json:"type"`
 	Time          time.Time              `json:"time"`
@@ -75,8 +75,6 @@ type Event struct {
 	Reason        string                 `json:"reason,omitempty"`
 	Message       string                 `json:"message,omitempty"`
 	Deadline      time.Time              `json:"deadline,omitzero"`
-	Outputs       json.RawMessage        `json:"outputs,omitempty"`
-	Sensitive     bool                   `json:"sensitive,omitempty"`
 	RunOutputs    map[string]wireOutput  `json:"run_outputs,omitempty"`
 	FailedOutputs []runtime.FailedOutput `json:"failed_outputs,omitempty"`
 	Diagnostics   []wireDiagnostic       `json:"diagnostics,omitempty"`
@@ -145,9 +143,10 @@ func toWire(e runtime.Event) (Event, bool, error) {
 	case runtime.StepStarted:
 		w = Event{Type: "step_started", Time: e.Time, Step: e.Step, Instance: key(e.Instance), Attempt: e.Attempt}
 	case runtime.StepFinished:
+		// Without its outputs, which no view of a run shows and which may
+		// be megabytes: the run's outputs and the state have them.
 		w = Event{Type: "step_finished", Time: e.Time, Step: e.Step, Instance: key(e.Instance), Status: string(e.Status),
 			Attempts: e.Attempts, Duration: e.Duration, Error: e.Error, Reason: e.Reason, Usage: e.Usage}
-		w.Outputs, w.Sensitive, err = encodeValueOf(e.Outputs)
 	case runtime.StepLog:
 		w = Event{Type: "step_log", Time: e.Time, Step: e.Step, Instance: key(e.Instance), Stream: e.Stream, Line: e.Line}
 	case runtime.StepWaiting:
@@ -195,12 +194,8 @@ func (w Event) Runtime() (runtime.Event, error) {
 	case "step_waiting":
 		return runtime.StepWaiting{Time: w.Time, Step: w.Step, Instance: key, Message: w.Message, Deadline: w.Deadline}, nil
 	case "step_finished":
-		out, err := decodeOutput(w.Outputs, w.Sensitive)
-		if err != nil {
-			return nil, err
-		}
 		return runtime.StepFinished{Time: w.Time, Step: w.Step, Instance: key, Status: runtime.Status(w.Status),
-			Attempts: w.Attempts, Duration: w.Duration, Error: w.Error, Reason: w.Reason, Outputs: out, Usage: w.Usage}, nil
+			Attempts: w.Attempts, Duration: w.Duration, Error: w.Error, Reason: w.Reason, Usage: w.Usage}, nil
 	case "run_finished":
 		e := runtime.RunFinished{Time: w.Time, RunID: w.RunID, Status: runtime.Status(w.Status), Error: w.Error,
 			FailedOutputs: w.FailedOutputs, Usage: w.Usage, Outputs: map[string]cty.Value{}}

@@ -70,6 +70,20 @@ func compile(t *testing.T, src string) *compiler.Program {
 	return prog
 }
 
+// newEnv is a test environment of the SDK's running e's workflow and
+// activities, with the workers' options.
+func newEnv(e *Engine) *testsuite.TestWorkflowEnvironment {
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(quietLogger{})
+	env := suite.NewTestWorkflowEnvironment()
+	env.SetWorkerOptions(WorkerOptions())
+	// The environment's own deadline (3s by default) far above what a
+	// test takes, on a busy machine and with -race.
+	env.SetTestTimeout(2 * time.Minute)
+	e.Register(env)
+	return env
+}
+
 type result struct {
 	out    *RunOutput
 	err    error
@@ -91,10 +105,7 @@ func execute(t *testing.T, prog *compiler.Program, inputs map[string]cty.Value, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var suite testsuite.WorkflowTestSuite
-	suite.SetLogger(quietLogger{})
-	env := suite.NewTestWorkflowEnvironment()
-	e.Register(env)
+	env := newEnv(e)
 	for d, f := range delayed {
 		env.RegisterDelayedCallback(func() { f(env) }, d)
 	}
@@ -401,10 +412,7 @@ step "quick" {
 	}
 	in.Timeout = 30 * time.Minute
 	e, _ := NewEngine([]*compiler.Program{prog}, Options{})
-	var suite testsuite.WorkflowTestSuite
-	suite.SetLogger(quietLogger{})
-	env := suite.NewTestWorkflowEnvironment()
-	e.Register(env)
+	env := newEnv(e)
 	env.ExecuteWorkflow(WorkflowName, in)
 	var out RunOutput
 	if err := env.GetWorkflowResult(&out); err != nil || !strings.Contains(out.Error, "30m0s timeout") {
@@ -496,10 +504,7 @@ step "v" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var suite testsuite.WorkflowTestSuite
-	suite.SetLogger(quietLogger{})
-	env := suite.NewTestWorkflowEnvironment()
-	e.Register(env)
+	env := newEnv(e)
 	in, err := NewRunInput(prog, nil, "run-2", "", false)
 	if err != nil {
 		t.Fatal(err)

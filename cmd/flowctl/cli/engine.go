@@ -145,7 +145,7 @@ runs it had go on on other workers.`,
 			if err != nil {
 				return usagef("%s", err)
 			}
-			w := worker.New(c, ef.taskQueue, worker.Options{})
+			w := worker.New(c, ef.taskQueue, temporal.WorkerOptions())
 			eng.Register(w)
 			if err := w.Start(); err != nil {
 				return fmt.Errorf("starting the worker: %w", err)
