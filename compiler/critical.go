@@ -48,7 +48,7 @@ func DeclaredDuration(s *Step) (time.Duration, bool) {
 	if !s.Block.Builtin() || s.Block.Name != "sleep" {
 		return 0, false
 	}
-	a := s.ArgsByName["duration"]
+	a := s.Arg("duration")
 	if a == nil {
 		return 0, false
 	}

@@ -46,7 +46,7 @@ func (c *compilation) checkMCP(tv *typeValues) hcl.Diagnostics {
 		if s.Block == nil || !s.Block.Builtin() || s.Block.Name != "mcp" {
 			continue
 		}
-		a := s.ArgsByName["server"]
+		a := s.Arg("server")
 		if a == nil {
 			continue // a missing input, reported by resolve
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -362,10 +361,7 @@ func (c *compilation) hashSteps() {
 	rest := sha256.New()
 	at := 0
 	for _, s := range p.Steps { // in source order
-		r := s.DeclRange
-		if b, ok := s.Body.(*hclsyntax.Body); ok {
-			r = hcl.RangeBetween(s.DeclRange, b.SrcRange)
-		}
+		r := s.SrcRange
 		if r.Start.Byte < at || r.End.Byte > len(f.Bytes) || r.Start.Byte > r.End.Byte {
 			continue
 		}

@@ -119,7 +119,7 @@ func (c *compilation) resolveBlock(s *Step) hcl.Diagnostics {
 			b.Name, a.Name, listOrNone(b.InputNames()), lang.Suggest(a.Name, options))...)
 	}
 	for _, in := range b.Inputs {
-		if !in.Required() || s.ArgsByName[in.Name] != nil || lang.IsMetaArgument(in.Name) {
+		if !in.Required() || s.Arg(in.Name) != nil || lang.IsMetaArgument(in.Name) {
 			continue // (an input named as a meta-argument is an error of the block's)
 		}
 		detail := "Step %q uses block %q, which requires input %q (%s)."

@@ -10,7 +10,6 @@ import (
 // compiler reports files with none or several.
 type File struct {
 	Filename string
-	Body     hcl.Body
 	Flows    []*Flow
 	Inputs   []*Input
 	Secrets  []*Secret
@@ -53,7 +52,7 @@ func IsBlockFile(path string) bool { return strings.HasSuffix(path, ".block.hcl"
 // DecodeFlowFile decodes a parsed flow file. It returns a File even when
 // there are errors, holding everything that could be decoded.
 func DecodeFlowFile(f *hcl.File, filename string) (*File, hcl.Diagnostics) {
-	file := &File{Filename: filename, Body: f.Body}
+	file := &File{Filename: filename}
 	if f.Body == nil {
 		return file, nil
 	}

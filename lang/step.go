@@ -48,10 +48,21 @@ type Step struct {
 	Outputs      []*Field         // declared output fields (blocks with open outputs only)
 	OutputRange  hcl.Range        // the first output block, for "not allowed here"
 	Args         []*hcl.Attribute // the block inputs, in source order
-	ArgsByName   map[string]*hcl.Attribute
 	NameRange    hcl.Range
 	DeclRange    hcl.Range
-	Body         hcl.Body
+	// SrcRange is the whole block, from its type to its closing brace.
+	SrcRange hcl.Range
+}
+
+// Arg returns the step's argument (block input) name, nil when the step
+// does not set it.
+func (s *Step) Arg(name string) *hcl.Attribute {
+	for _, a := range s.Args {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
 }
 
 // OnError values.
@@ -95,7 +106,10 @@ var retryBlockSchema = &hcl.BodySchema{
 func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
 	s := &Step{
 		Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange,
-		OnError: OnErrorFail, Body: b.Body, ArgsByName: map[string]*hcl.Attribute{},
+		OnError: OnErrorFail, SrcRange: b.DefRange,
+	}
+	if body, ok := b.Body.(*hclsyntax.Body); ok {
+		s.SrcRange = hcl.RangeBetween(b.DefRange, body.SrcRange)
 	}
 	diags := checkName("step", s.Name, s.NameRange)
 	content, _, d := b.Body.PartialContent(stepMetaSchema)
@@ -197,9 +211,6 @@ func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
 
 	s.Args, d = stepArguments(b.Body)
 	diags = append(diags, d...)
-	for _, a := range s.Args {
-		s.ArgsByName[a.Name] = a
-	}
 	return s, diags
 }
 

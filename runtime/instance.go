@@ -290,7 +290,7 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 	unknown := false
 	out := make(map[string]cty.Value, len(s.Block.Inputs))
 	for _, in := range s.Block.Inputs {
-		attr := s.ArgsByName[in.Name]
+		attr := s.Arg(in.Name)
 		if attr == nil {
 			out[in.Name] = in.Default
 			continue

@@ -217,6 +217,7 @@ func (s *session) runCycle(ctx context.Context, changed []string) {
 	prog, diags := compiler.Compile(s.opts.FlowFile, compiler.Options{
 		Parser: parser, RegistryDirs: s.opts.RegistryDirs, OnFileRead: touch, GoEngine: s.opts.GoEngine,
 	})
+	parser.Release() // the program keeps what it evaluates
 	fin.Files = parser.Files()
 	touch(s.opts.FlowFile)
 	for name := range parser.Files() {

@@ -30,6 +30,9 @@ func (l *flowLoader) compile(arg string) (*compiler.Program, error) {
 	if err := l.check(diags); err != nil {
 		return nil, err
 	}
+	// The program keeps what it evaluates; the rest of the syntax trees
+	// would stay in memory for as long as the command runs.
+	l.parser.Release()
 	return prog, nil
 }
 
