@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
@@ -117,6 +118,8 @@ type typeValues struct {
 	scope *Scope
 	state map[*Step]int // 0 unvisited, 1 in progress, 2 done
 	diags hcl.Diagnostics
+	// objects are the primitive object types steps have had (intern).
+	objects map[string]cty.Type
 }
 
 // eval evaluates an expression for the types pass. Some functions (try,
@@ -225,13 +228,38 @@ func (tv *typeValues) checkStep(s *Step) hcl.Diagnostics {
 	if s.Flow != nil && s.Flow.SensitiveOutputs() {
 		s.Sensitive = true
 	}
-	s.OutputType = outputType(s.Outputs, s.Block, argTypes)
+	s.OutputType = tv.intern(outputType(s.Outputs, s.Block, argTypes))
 	inst := cty.UnknownVal(s.OutputType)
 	if s.Sensitive {
 		inst = inst.Mark(lang.Sensitive)
 	}
 	s.Value = wrap(inst)
 	return diags
+}
+
+// intern returns the object type equal to ty that an earlier step got,
+// when ty's attributes are primitive: the steps of a flow of thousands of
+// steps of a few blocks then share a few types.
+func (tv *typeValues) intern(ty cty.Type) cty.Type {
+	var key strings.Builder
+	for _, name := range lang.SortedKeys(ty.AttributeTypes()) {
+		at := ty.AttributeType(name)
+		if !at.IsPrimitiveType() && at != cty.DynamicPseudoType {
+			return ty
+		}
+		key.WriteString(name)
+		key.WriteByte(0)
+		key.WriteString(at.FriendlyName())
+		key.WriteByte(0)
+	}
+	if t, ok := tv.objects[key.String()]; ok {
+		return t
+	}
+	if tv.objects == nil {
+		tv.objects = map[string]cty.Type{}
+	}
+	tv.objects[key.String()] = ty
+	return ty
 }
 
 // outputType is the object type of a step instance's outputs; an output

@@ -1,7 +1,10 @@
 package runtime
 
 import (
+	"strconv"
 	"time"
+
+	"github.com/flowctl/flowctl/lang/jsonval"
 
 	"github.com/flowctl/flowctl/lang/diagjson"
 	"github.com/hashicorp/hcl/v2"
@@ -180,6 +183,69 @@ func EventJSON(e Event) (string, any) {
 		return "run_finished", jsonRunFinished{"run_finished", JSONTime(e.Time), e.RunID, string(e.Status), PlainOutputs(e.Outputs), e.FailedOutputs, runError(e), e.Usage}
 	}
 	return "", nil
+}
+
+// AppendEventJSON appends the JSON document of a step_started or
+// step_finished event, the events a run has most of, byte for byte as
+// encoding/json writes EventJSON's document, without reflection. It
+// reports false for other events (and a step_finished with usage): encode
+// those with EventJSON.
+func AppendEventJSON(b []byte, e Event) ([]byte, bool) {
+	switch e := e.(type) {
+	case StepStarted:
+		b = appendStepHead(b, "step_started", e.Time, e.Step, e.Instance)
+		b = append(b, `,"attempt":`...)
+		b = strconv.AppendInt(b, int64(e.Attempt), 10)
+		return append(b, '}'), true
+	case StepFinished:
+		if e.Usage != nil {
+			return b, false
+		}
+		b = appendStepHead(b, "step_finished", e.Time, e.Step, e.Instance)
+		b = append(b, `,"status":`...)
+		b = jsonval.AppendString(b, string(e.Status))
+		b = append(b, `,"duration_ms":`...)
+		b = strconv.AppendInt(b, e.Duration.Milliseconds(), 10)
+		b = append(b, `,"error":`...)
+		if e.Error == "" {
+			b = append(b, "null"...)
+		} else {
+			b = jsonval.AppendString(b, e.Error)
+		}
+		if e.Reason != "" {
+			b = append(b, `,"reason":`...)
+			b = jsonval.AppendString(b, e.Reason)
+		}
+		if e.Attempts > 1 {
+			b = append(b, `,"attempts":`...)
+			b = strconv.AppendInt(b, int64(e.Attempts), 10)
+		}
+		if e.Resumed {
+			b = append(b, `,"resumed":true`...)
+		}
+		return append(b, '}'), true
+	}
+	return b, false
+}
+
+// appendStepHead appends the fields every step event starts with.
+func appendStepHead(b []byte, typ string, t time.Time, step string, inst Key) []byte {
+	b = append(b, `{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","time":"`...)
+	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","step":`...)
+	b = jsonval.AppendString(b, step)
+	b = append(b, `,"instance":`...)
+	switch k := inst.JSON().(type) {
+	case nil:
+		b = append(b, "null"...)
+	case int64:
+		b = strconv.AppendInt(b, k, 10)
+	case string:
+		b = jsonval.AppendString(b, k)
+	}
+	return b
 }
 
 // optTime is a time that may be zero (none) in JSON.

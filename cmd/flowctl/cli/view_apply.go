@@ -37,6 +37,7 @@ type applyJSON struct {
 	mu   sync.Mutex // events and the flusher
 	buf  *bufio.Writer
 	enc  *json.Encoder
+	line []byte // the last event's line, reused
 	stop func()
 }
 
@@ -57,6 +58,11 @@ func (v *applyJSON) Event(e runtime.Event) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if line, ok := runtime.AppendEventJSON(v.line[:0], e); ok {
+		v.line = append(line, '\n')
+		v.buf.Write(v.line)
+		return
+	}
 	_, doc := runtime.EventJSON(e)
 	if doc == nil {
 		return
