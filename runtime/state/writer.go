@@ -7,12 +7,25 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // maxPending bounds the queue: a writer that falls this far behind makes
 // RecordStep and CachePut wait for it rather than grow the queue without
 // limit. A variable for tests.
 var maxPending = 1 << 15
+
+// After a commit, the writer waits up to commitGap for more ops before
+// it begins the next transaction, unless a caller waits for it (a
+// synchronous op, Flush, Close) or gatherOps ops are queued already.
+// Every commit writes each page it dirtied to the WAL: a run that records
+// thousands of small results a second would otherwise commit a few rows
+// at a time and write the same pages again and again. Asynchronous writes
+// are still committed within milliseconds.
+const (
+	commitGap = 2 * time.Millisecond
+	gatherOps = 4096
+)
 
 // writerCacheKiB is the page cache size of the writer's connection.
 const writerCacheKiB = 32 << 10
@@ -41,6 +54,9 @@ type writer struct {
 	done    uint64 // ops whose transaction has ended
 	closing bool
 	stopped chan struct{}
+	// wake ends the writer's wait after a commit (commitGap): a caller
+	// waits for the writer.
+	wake chan struct{}
 	commits uint64 // transactions committed, for tests
 
 	// The first asynchronous write error not yet reported by Flush, the
@@ -104,7 +120,7 @@ func newWriter(ctx context.Context, db *sql.DB, dir string, b backend) (*writer,
 		return nil, err
 	}
 	conn := &sqlConn{Conn: c, b: b}
-	w := &writer{conn: conn, b: b, dir: dir, stopped: make(chan struct{})}
+	w := &writer{conn: conn, b: b, dir: dir, stopped: make(chan struct{}), wake: make(chan struct{}, 1)}
 	w.work.L = &w.mu
 	w.space.L = &w.mu
 	w.settled.L = &w.mu
@@ -209,9 +225,41 @@ func (w *writer) push(o *op) (uint64, bool) {
 	w.pending = append(w.pending, *o)
 	w.seq++
 	seq := w.seq
+	urgent := o.kind == opSync || len(w.pending) == gatherOps
 	w.mu.Unlock()
 	w.work.Signal()
+	if urgent {
+		w.hurry()
+	}
 	return seq, true
+}
+
+// hurry ends the writer's wait for more ops, if it waits.
+func (w *writer) hurry() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// gather waits, after a commit, until commitGap has passed, more than
+// gatherOps ops are queued or a caller waits for the writer.
+func (w *writer) gather(t *time.Timer) {
+	w.mu.Lock()
+	busy := w.closing || len(w.pending) >= gatherOps
+	for i := range w.pending {
+		busy = busy || w.pending[i].kind == opSync
+	}
+	w.mu.Unlock()
+	if busy {
+		return
+	}
+	t.Reset(commitGap)
+	select {
+	case <-t.C:
+	case <-w.wake:
+		t.Stop()
+	}
 }
 
 // do runs fn in the writer, after everything queued before it, and waits
@@ -236,6 +284,9 @@ func (w *writer) flush() error {
 		return ErrClosed
 	}
 	target := w.seq
+	if w.done < target {
+		w.hurry()
+	}
 	for w.done < target {
 		w.settled.Wait()
 	}
@@ -279,6 +330,7 @@ func (w *writer) close() error {
 	w.mu.Lock()
 	w.closing = true
 	w.mu.Unlock()
+	w.hurry()
 	w.work.Broadcast()
 	w.space.Broadcast()
 	<-w.stopped
@@ -287,6 +339,8 @@ func (w *writer) close() error {
 
 func (w *writer) run() {
 	defer close(w.stopped)
+	t := time.NewTimer(commitGap)
+	t.Stop()
 	for {
 		w.mu.Lock()
 		for len(w.pending) == 0 && !w.closing {
@@ -320,6 +374,9 @@ func (w *writer) run() {
 		w.mu.Lock()
 		w.spare = batch[:0]
 		w.mu.Unlock()
+		if committed {
+			w.gather(t)
+		}
 	}
 }
 
