@@ -21,8 +21,10 @@
 // Step results (RecordStep) and cache entries (CachePut) are written
 // asynchronously: they are handed to a single writer goroutine that
 // group-commits. It waits for the first pending write, takes everything else
-// queued by then, and commits it all in one transaction, so under load many
-// rows share one commit and an idle store commits a row at once. Handing a
+// queued by then, and commits it all in one transaction; after a commit it
+// gathers writes for up to 2ms before the next, unless a caller waits for
+// it. So under load many rows share one commit, and an idle store commits
+// a row within milliseconds. Handing a
 // row over costs the caller a copy into the queue, no I/O; when the writer
 // falls far behind, the caller waits for it. Flush waits until everything
 // handed over before it is committed, and returns the first asynchronous
