@@ -56,7 +56,7 @@ type writer struct {
 	stopped chan struct{}
 	// wake ends the writer's wait after a commit (commitGap): a caller
 	// waits for the writer.
-	wake chan struct{}
+	wake    chan struct{}
 	commits uint64 // transactions committed, for tests
 
 	// The first asynchronous write error not yet reported by Flush, the
