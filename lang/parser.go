@@ -82,18 +82,22 @@ func (p *Parser) ParseSource(src []byte, filename string) (*hcl.File, hcl.Diagno
 // top-level blocks, which names the block around a line ("in step "a"").
 // A compiled program keeps only the expressions it evaluates, so after
 // Release a program of ten thousand steps holds half the memory. A file
-// asked for again is parsed again.
-func (p *Parser) Release() {
+// asked for again is parsed again. Release returns the size of the
+// sources whose trees it dropped, in bytes.
+func (p *Parser) Release() int {
 	if p.released == nil {
 		p.released = map[string]bool{}
 	}
+	n := 0
 	for name, f := range p.p.Files() {
 		if p.released[name] {
 			continue
 		}
 		p.p.AddFile(name, &hcl.File{Body: hcl.EmptyBody(), Bytes: f.Bytes, Nav: newOutline(f)})
 		p.released[name] = true
+		n += len(f.Bytes)
 	}
+	return n
 }
 
 // outline is a released file's navigation: its top-level blocks, in

@@ -85,7 +85,12 @@ func TestRelease(t *testing.T) {
 		want = append(want, f.Nav.(nav).ContextString(off))
 		wantDefs = append(wantDefs, f.Nav.(nav).ContextDefRange(off))
 	}
-	p.Release()
+	if n := p.Release(); n != len(src) {
+		t.Errorf("Release = %d bytes, want %d", n, len(src))
+	}
+	if n := p.Release(); n != 0 {
+		t.Errorf("Release again = %d bytes, want 0", n)
+	}
 	r := p.Files()[path]
 	if string(r.Bytes) != string(src) {
 		t.Fatalf("released source %q", r.Bytes)

@@ -52,14 +52,14 @@ ON CONFLICT (run_id, step, instance) DO UPDATE SET
 	usage = excluded.usage,
 	log = excluded.log`,
 	appendArgs: func(a *args, o *op) {
-		r := &o.step
+		r := o.step
 		a.list = append(a.list,
 			a.runID.of(r.RunID), a.step.of(r.Step), r.Instance, a.status.of(r.Status),
 			int64(r.Attempts), nanos(r.StartedAt), nanos(r.FinishedAt), text(r.Outputs),
 			flag(r.Sensitive), r.Error, r.CacheKey, text(r.Usage), r.Log)
 	},
 	describe: func(o *op, err error) error {
-		r := &o.step
+		r := o.step
 		return fmt.Errorf("recording step %s%s of run %s: %w", r.Step, instanceSuffix(r.Instance), r.RunID, err)
 	},
 }
@@ -75,7 +75,7 @@ ON CONFLICT (hash) DO UPDATE SET
 	outputs = excluded.outputs,
 	stored_at = excluded.stored_at`,
 	appendArgs: func(a *args, o *op) {
-		c := &o.cache
+		c := o.cache
 		a.list = append(a.list, keyHash(c.key), c.key, a.flow.of(c.flow), a.step.of(c.step), text(c.outputs), a.now)
 	},
 	describe: func(o *op, err error) error {
@@ -91,7 +91,7 @@ ON CONFLICT (run_id, seq) DO UPDATE SET
 	type = excluded.type,
 	data = excluded.data`,
 	appendArgs: func(a *args, o *op) {
-		e := &o.event
+		e := o.event
 		a.list = append(a.list, a.runID.of(e.RunID), e.Seq, e.Type, text(e.Data))
 	},
 	describe: func(o *op, err error) error {

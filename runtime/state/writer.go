@@ -75,13 +75,14 @@ const (
 	opSync
 )
 
-// An op is one queued write. It holds StepResult and cacheEntry by value so
-// that queueing one allocates nothing once the buffers have grown.
+// An op is one queued write: its kind and what it writes. The queue holds
+// small ops and the writes their own size, so that a queue of thousands
+// of step results, cache entries and events stays small.
 type op struct {
 	kind  opKind
-	step  StepResult
-	cache cacheEntry
-	event Event
+	step  *StepResult
+	cache *cacheEntry
+	event *Event
 	sync  *syncOp
 }
 

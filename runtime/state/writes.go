@@ -109,7 +109,8 @@ func (s *Store) FinishRun(r *Run) error {
 // Errors are reported by the next Flush. After Close, RecordStep does
 // nothing (and Flush reports ErrClosed).
 func (s *Store) RecordStep(r *StepResult) {
-	s.w.push(&op{kind: opStep, step: *r})
+	c := *r
+	s.w.push(&op{kind: opStep, step: &c})
 }
 
 // CachePut hands a result cache entry over to the writer, as RecordStep
@@ -117,14 +118,14 @@ func (s *Store) RecordStep(r *StepResult) {
 // entry came from. outputs is not copied and must not be modified
 // afterwards.
 func (s *Store) CachePut(key, flow, step string, outputs json.RawMessage) {
-	s.w.push(&op{kind: opCache, cache: cacheEntry{key, flow, step, outputs}})
+	s.w.push(&op{kind: opCache, cache: &cacheEntry{key, flow, step, outputs}})
 }
 
 // RecordEvent hands an event of a run over to the writer, as RecordStep
 // does; an event with the same run and sequence number replaces it. Data
 // is not copied and must not be modified afterwards.
 func (s *Store) RecordEvent(e Event) {
-	s.w.push(&op{kind: opEvent, event: e})
+	s.w.push(&op{kind: opEvent, event: &e})
 }
 
 // Flush waits until everything handed over so far is committed. It returns
