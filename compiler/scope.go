@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/flowctl/flowctl/lang"
@@ -102,6 +103,8 @@ func refNames(traversals []hcl.Traversal) []refName {
 			names = append(names, n)
 		}
 	}
+	// By root, so that evalContext builds each root's object in one go.
+	slices.SortStableFunc(names, func(a, b refName) int { return strings.Compare(a.root, b.root) })
 	return names
 }
 
@@ -133,18 +136,19 @@ func (s *Scope) Local(l *Local) (cty.Value, hcl.Diagnostics) {
 func (s *Scope) evalContext(names []refName, each *Each) (*hcl.EvalContext, hcl.Diagnostics) {
 	p := s.Program
 	var diags hcl.Diagnostics
-	var groups map[string]map[string]cty.Value
 	vars := make(map[string]cty.Value, 2)
+	// names are sorted by root: the names of one root are collected in
+	// group, which becomes the root's object when the next root starts.
+	var group map[string]cty.Value
+	var groupRoot string
 	put := func(root, name string, v cty.Value) {
-		m := groups[root]
-		if m == nil {
-			if groups == nil {
-				groups = make(map[string]map[string]cty.Value, 2)
+		if group == nil || root != groupRoot {
+			if group != nil {
+				vars[groupRoot] = cty.ObjectVal(group)
 			}
-			m = make(map[string]cty.Value, len(names))
-			groups[root] = m
+			group, groupRoot = make(map[string]cty.Value, len(names)), root
 		}
-		m[name] = v
+		group[name] = v
 	}
 	for _, ref := range names {
 		switch ref.root {
@@ -180,8 +184,8 @@ func (s *Scope) evalContext(names []refName, each *Each) (*hcl.EvalContext, hcl.
 			vars[lang.RootFlow] = cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(p.Flow.Name)})
 		}
 	}
-	for root, m := range groups {
-		vars[root] = cty.ObjectVal(m)
+	if group != nil {
+		vars[groupRoot] = cty.ObjectVal(group)
 	}
 	return &hcl.EvalContext{Variables: vars, Functions: p.Functions}, diags
 }
