@@ -1,7 +1,9 @@
 package lang
 
 import (
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -57,7 +59,8 @@ func DecodeFlowFile(f *hcl.File, filename string) (*File, hcl.Diagnostics) {
 		return file, nil
 	}
 	content, diags := f.Body.Content(flowFileSchema)
-	for _, b := range content.Blocks {
+	steps := decodeStepBlocks(content.Blocks)
+	for i, b := range content.Blocks {
 		switch b.Type {
 		case "flow":
 			file.Flows = collect(file.Flows, &diags)(decodeFlowBlock(b))
@@ -72,7 +75,7 @@ func DecodeFlowFile(f *hcl.File, filename string) (*File, hcl.Diagnostics) {
 		case "block":
 			file.Blocks = collect(file.Blocks, &diags)(DecodeBlockDef(b))
 		case "step":
-			file.Steps = collect(file.Steps, &diags)(decodeStepBlock(b))
+			file.Steps = collect(file.Steps, &diags)(steps[i].step, steps[i].diags)
 		case "output":
 			file.Outputs = collect(file.Outputs, &diags)(decodeOutputBlock(b))
 		case "schedule":
@@ -82,6 +85,47 @@ func DecodeFlowFile(f *hcl.File, filename string) (*File, hcl.Diagnostics) {
 		}
 	}
 	return file, diags
+}
+
+// parallelStepsMin is how many step blocks a flow file has before
+// decodeStepBlocks decodes them on every processor.
+const parallelStepsMin = 512
+
+type decodedStep struct {
+	step  *Step
+	diags hcl.Diagnostics
+}
+
+// decodeStepBlocks decodes the step blocks of blocks, by index (the
+// others' entries are empty): a step block's decoding reads only its
+// own block, so a flow of thousands of steps decodes them on every
+// processor.
+func decodeStepBlocks(blocks hcl.Blocks) []decodedStep {
+	out := make([]decodedStep, len(blocks))
+	var idx []int
+	for i, b := range blocks {
+		if b.Type == "step" {
+			idx = append(idx, i)
+		}
+	}
+	decode := func(i int) { out[i].step, out[i].diags = decodeStepBlock(blocks[i]) }
+	workers := runtime.GOMAXPROCS(0)
+	if len(idx) < parallelStepsMin || workers < 2 {
+		for _, i := range idx {
+			decode(i)
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for _, i := range idx[w*len(idx)/workers : (w+1)*len(idx)/workers] {
+				decode(i)
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // DecodeBlockFile decodes a parsed block file: one or more block definitions.
