@@ -1,10 +1,11 @@
 package cli
 
 import (
+	goruntime "runtime"
+
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
-	goruntime "runtime"
 )
 
 // collectAfterRelease is the size of released sources (bytes) from which
