@@ -129,11 +129,11 @@ func (r *run) runApproval(ctx context.Context, s *compiler.Step, inst instance, 
 	r.mu.Lock()
 	r.waiting = append(r.waiting, w)
 	r.mu.Unlock()
-	r.record(&state.StepResult{
+	r.record(state.StepResult{
 		RunID: r.id, Step: s.Name, Instance: key, Status: string(StatusWaiting), StartedAt: a.RequestedAt,
 		Error: "waiting for approval",
 	})
-	r.emit(StepWaiting{Time: time.Now(), Step: s.Name, Instance: inst.key, Message: a.Message, Deadline: a.Deadline})
+	emit(r, StepWaiting{Time: time.Now(), Step: s.Name, Instance: inst.key, Message: a.Message, Deadline: a.Deadline})
 	return instanceResult{value: nullOutputs(s), status: StatusWaiting}
 }
 

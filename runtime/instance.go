@@ -143,7 +143,7 @@ func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec
 	}
 	res, n, usage, err := t.run(ctx, exec, call, func(ctx context.Context, n int) (context.Context, func(*blocks.Result, error)) {
 		n += first
-		r.emit(StepStarted{Time: time.Now(), Step: s.Name, Instance: inst.key, Attempt: n})
+		emit(r, StepStarted{Time: time.Now(), Step: s.Name, Instance: inst.key, Attempt: n})
 		sctx, span := startStepSpan(ctx, s, inst, trace.WithAttributes(attribute.Int("flowctl.attempt", n)))
 		return sctx, func(res *blocks.Result, err error) { endStepSpan(span, res, err) }
 	})
@@ -524,7 +524,7 @@ func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, e en
 	status, value, key, attempts, usage := e.status, e.value, e.key, e.attempts, e.usage
 	errText := r.redact.redact(e.err)
 	sensitive := lang.IsSensitive(value)
-	res := &state.StepResult{
+	res := state.StepResult{
 		RunID: r.id, Step: s.Name, Instance: inst.key.String(), Status: string(status), Attempts: attempts,
 		StartedAt: start, FinishedAt: now, Sensitive: sensitive, Error: errText, CacheKey: key, Log: e.log,
 	}
@@ -550,7 +550,7 @@ func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, e en
 	if status == StatusSkipped || status == StatusCancelled {
 		ev.Reason, ev.Error = errText, ""
 	}
-	r.emit(ev)
+	emit(r, ev)
 	return instanceResult{value: value, status: status}
 }
 

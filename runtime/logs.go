@@ -55,7 +55,7 @@ func (l *instanceLog) line(s string) {
 	}
 	l.b.WriteString(s)
 	l.mu.Unlock()
-	l.r.emit(StepLog{Time: time.Now(), Step: l.step, Instance: l.key, Stream: "stdout", Line: s})
+	emit(l.r, StepLog{Time: time.Now(), Step: l.step, Instance: l.key, Stream: "stdout", Line: s})
 }
 
 // text is the log as stored: the lines, and a marker when some were left

@@ -110,7 +110,7 @@ func (m *Machine) Memory() map[string]cty.Value { return m.r.memory }
 
 // Start starts the run and returns the first tasks.
 func (m *Machine) Start() []*Task {
-	m.r.emit(RunStarted{RunID: m.r.id, Flow: m.r.prog.Flow.Name, Steps: len(m.r.prog.Steps)})
+	emit(m.r, RunStarted{RunID: m.r.id, Flow: m.r.prog.Flow.Name, Steps: len(m.r.prog.Steps)})
 	var roots []*stepRun
 	for _, s := range m.r.steps {
 		if s.pending == 0 {
@@ -232,7 +232,7 @@ func (m *Machine) dispatch(os *openStep, i int) *Task {
 	m.nextID++
 	t := &Task{ID: m.nextID, Step: s, Key: inst.key, Each: inst.each, Inputs: inputs, Started: time.Now(), index: i}
 	m.tasks[t.ID] = t
-	r.emit(StepStarted{Step: s.Name, Instance: inst.key, Attempt: 1})
+	emit(r, StepStarted{Step: s.Name, Instance: inst.key, Attempt: 1})
 	return t
 }
 
@@ -251,7 +251,7 @@ func (m *Machine) Result() (*Result, bool) {
 	r.evaluate(res)
 	save := res.Status == StatusOK && len(r.diags) == 0 && r.targeted == nil && len(r.prog.Memories) > 0
 	errText := r.conclude(res)
-	r.emit(RunFinished{
+	emit(r, RunFinished{
 		RunID: r.id, Status: res.Status, Outputs: res.Outputs, FailedOutputs: res.FailedOutputs,
 		Error: errText, Diagnostics: res.Diagnostics, Usage: res.Usage,
 	})

@@ -182,7 +182,7 @@ func (r *run) kept(s *compiler.Step, inst instance) (instanceResult, bool) {
 			r.mu.Unlock()
 		}
 	}
-	r.emit(StepFinished{
+	emit(r, StepFinished{
 		Time: time.Now(), Step: s.Name, Instance: inst.key, Status: Status(rec.Status), Attempts: rec.Attempts,
 		Duration: rec.FinishedAt.Sub(rec.StartedAt), Outputs: v, Usage: usage, Resumed: true,
 	})

@@ -282,7 +282,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}
 	}
-	r.emit(RunStarted{Time: started, RunID: r.id, Flow: r.prog.Flow.Name, Steps: len(r.prog.Steps), Resumed: r.opts.Resume})
+	emit(r, RunStarted{Time: started, RunID: r.id, Flow: r.prog.Flow.Name, Steps: len(r.prog.Steps), Resumed: r.opts.Resume})
 
 	ctx, span := tracer().Start(ctx, "run "+r.prog.Flow.Name, trace.WithTimestamp(started), trace.WithAttributes(
 		attribute.String("flowctl.flow", r.prog.Flow.Name), attribute.String("flowctl.run_id", r.id)))
@@ -372,10 +372,10 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 	}
 	span.End(trace.WithTimestamp(end))
 	if res.Status == StatusWaiting {
-		r.emit(RunWaiting{Time: end, RunID: r.id, Waiting: res.Waiting, Outputs: res.Outputs, FailedOutputs: res.FailedOutputs})
+		emit(r, RunWaiting{Time: end, RunID: r.id, Waiting: res.Waiting, Outputs: res.Outputs, FailedOutputs: res.FailedOutputs})
 		return res, nil
 	}
-	r.emit(RunFinished{
+	emit(r, RunFinished{
 		Time: end, RunID: r.id, Status: res.Status, Outputs: res.Outputs, FailedOutputs: res.FailedOutputs,
 		Error: errText, Diagnostics: res.Diagnostics, Usage: res.Usage,
 	})
@@ -430,39 +430,17 @@ func (r *run) redactDiags(diags hcl.Diagnostics) hcl.Diagnostics {
 	return diags
 }
 
-func (r *run) emit(e Event) {
+// emit delivers an event to the run's observer. Events are stamped as
+// they are delivered (at), so that their times never go backwards in the
+// order observers see them. emit is generic so that an event is boxed
+// into an Event once, and not at all when nothing observes the run.
+func emit[E interface{ at(time.Time) Event }](r *run, e E) {
 	if r.opts.Observe == nil {
 		return
 	}
 	r.obsMu.Lock()
 	defer r.obsMu.Unlock()
-	// Events are stamped as they are delivered, so that their times never
-	// go backwards in the order observers see them.
-	now := time.Now()
-	switch ev := e.(type) {
-	case RunStarted:
-		ev.Time = now
-		e = ev
-	case StepStarted:
-		ev.Time = now
-		e = ev
-	case StepFinished:
-		ev.Time = now
-		e = ev
-	case RunFinished:
-		ev.Time = now
-		e = ev
-	case StepWaiting:
-		ev.Time = now
-		e = ev
-	case RunWaiting:
-		ev.Time = now
-		e = ev
-	case StepLog:
-		ev.Time = now
-		e = ev
-	}
-	r.opts.Observe(e)
+	r.opts.Observe(e.at(time.Now()))
 }
 
 func (r *run) addDiags(d hcl.Diagnostics) {

@@ -301,17 +301,17 @@ func nullOutputs(s *compiler.Step) cty.Value {
 // dependency failed, or cancelled.
 func (r *run) recordUnstarted(s *stepRun, status Status, reason string) {
 	now := time.Now()
-	r.record(&state.StepResult{
+	r.record(state.StepResult{
 		RunID: r.id, Step: s.step.Name, Status: string(status), StartedAt: now, FinishedAt: now, Error: reason,
 	})
-	r.emit(StepFinished{Time: now, Step: s.step.Name, Instance: NoKey, Status: status, Reason: reason})
+	emit(r, StepFinished{Time: now, Step: s.step.Name, Instance: NoKey, Status: status, Reason: reason})
 }
 
 // failUnstarted records a step whose for_each could not be evaluated.
 func (r *run) failUnstarted(s *stepRun, diags hcl.Diagnostics) {
 	now := time.Now()
 	msg := r.redact.redact(DiagText(diags))
-	r.record(&state.StepResult{
+	r.record(state.StepResult{
 		RunID: r.id, Step: s.step.Name, Status: string(StatusFailed), StartedAt: now, FinishedAt: now, Error: msg,
 	})
 	r.addStepDiags(s.step, diags)
@@ -320,14 +320,18 @@ func (r *run) failUnstarted(s *stepRun, diags hcl.Diagnostics) {
 		r.failed = true
 		r.mu.Unlock()
 	}
-	r.emit(StepFinished{Time: now, Step: s.step.Name, Instance: NoKey, Status: StatusFailed, Error: msg})
+	emit(r, StepFinished{Time: now, Step: s.step.Name, Instance: NoKey, Status: StatusFailed, Error: msg})
 }
 
-func (r *run) record(res *state.StepResult) {
+// record hands a step result over. It takes the result by value: the
+// store copies it, so a result recorded in the store is not allocated
+// twice.
+func (r *run) record(res state.StepResult) {
 	if r.opts.Record != nil {
-		r.opts.Record(res)
+		c := res
+		r.opts.Record(&c)
 	} else if r.opts.Store != nil {
-		r.opts.Store.RecordStep(res)
+		r.opts.Store.RecordStep(&res)
 	}
 }
 

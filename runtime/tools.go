@@ -90,7 +90,7 @@ func (r *run) stepTools(ctx context.Context, s *compiler.Step, inst instance, lo
 			ref = tool.Ref()
 		}
 		start := time.Now()
-		r.emit(ToolCallStarted{Time: start, Step: s.Name, Instance: inst.key, Tool: ref, CallID: id, Arguments: r.redact.redact(args)})
+		emit(r, ToolCallStarted{Time: start, Step: s.Name, Instance: inst.key, Tool: ref, CallID: id, Arguments: r.redact.redact(args)})
 		var out toolResult
 		var err error
 		if tool == nil {
@@ -103,7 +103,7 @@ func (r *run) stepTools(ctx context.Context, s *compiler.Step, inst instance, lo
 		if err != nil {
 			e.Error = r.redact.redact(err.Error())
 		}
-		r.emit(e)
+		emit(r, e)
 		return out.json, err
 	}
 	return t, nil
