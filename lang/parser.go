@@ -107,7 +107,6 @@ type outline []outlineBlock
 type outlineBlock struct {
 	start, end int    // byte offsets of the block
 	header     string // type and quoted labels: step "a"
-	def        hcl.Range
 }
 
 func newOutline(f *hcl.File) outline {
@@ -122,7 +121,7 @@ func newOutline(f *hcl.File) outline {
 			h += " " + strconv.Quote(l)
 		}
 		r := b.Range()
-		o[i] = outlineBlock{start: r.Start.Byte, end: r.End.Byte, header: h, def: b.DefRange()}
+		o[i] = outlineBlock{start: r.Start.Byte, end: r.End.Byte, header: h}
 	}
 	return o
 }
@@ -143,14 +142,6 @@ func (o outline) ContextString(offset int) string {
 		return b.header
 	}
 	return ""
-}
-
-// ContextDefRange is the header of the block around offset.
-func (o outline) ContextDefRange(offset int) hcl.Range {
-	if b := o.block(offset); b != nil {
-		return b.def
-	}
-	return hcl.Range{}
 }
 
 // Files returns every file the parser has read, by name, for

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
@@ -75,15 +74,10 @@ func TestRelease(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	type nav interface {
-		ContextString(int) string
-		ContextDefRange(int) hcl.Range
-	}
+	type nav interface{ ContextString(int) string }
 	var want []string
-	var wantDefs []hcl.Range
 	for off := range src {
 		want = append(want, f.Nav.(nav).ContextString(off))
-		wantDefs = append(wantDefs, f.Nav.(nav).ContextDefRange(off))
 	}
 	if n := p.Release(); n != len(src) {
 		t.Errorf("Release = %d bytes, want %d", n, len(src))
@@ -98,9 +92,6 @@ func TestRelease(t *testing.T) {
 	for off := range src {
 		if got := r.Nav.(nav).ContextString(off); got != want[off] {
 			t.Errorf("offset %d: context %q, want %q", off, got, want[off])
-		}
-		if got := r.Nav.(nav).ContextDefRange(off); got != wantDefs[off] {
-			t.Errorf("offset %d: def range %v, want %v", off, got, wantDefs[off])
 		}
 	}
 	if want[20] != `step "a"` || want[len(src)-3] != "locals" {
