@@ -201,7 +201,7 @@ func (c *compilation) resolveTools(s *Step) hcl.Diagnostics {
 		return nil
 	}
 	if s.ToolRefs != nil && !isLLM(s.Block) {
-		return lang.Error(s.ToolsRange, "Tools on a step that is not llm",
+		return lang.Error(*s.ToolsRange, "Tools on a step that is not llm",
 			"Step %q uses block %q; only llm steps call tools, which the model chooses.", s.Name, s.Block.Name)
 	}
 	var diags hcl.Diagnostics

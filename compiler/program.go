@@ -361,14 +361,14 @@ func (c *compilation) hashSteps() {
 	rest := sha256.New()
 	at := 0
 	for _, s := range p.Steps { // in source order
-		r := s.SrcRange
-		if r.Start.Byte < at || r.End.Byte > len(f.Bytes) || r.Start.Byte > r.End.Byte {
+		start, end := s.DeclRange.Start.Byte, s.SrcEnd
+		if start < at || end > len(f.Bytes) || start > end {
 			continue
 		}
-		sum := sha256.Sum256(f.Bytes[r.Start.Byte:r.End.Byte])
+		sum := sha256.Sum256(f.Bytes[start:end])
 		p.StepSums[s] = hex.EncodeToString(sum[:])
-		rest.Write(f.Bytes[at:r.Start.Byte])
-		at = r.End.Byte
+		rest.Write(f.Bytes[at:start])
+		at = end
 	}
 	rest.Write(f.Bytes[at:])
 	p.RestSum = hex.EncodeToString(rest.Sum(nil))

@@ -148,7 +148,7 @@ func (c *compilation) resolveBlock(s *Step) hcl.Diagnostics {
 			}
 			s.Outputs = blocks.MergeOutputs(b.Outputs, typed)
 		case !b.OpenOutputs:
-			diags = append(diags, lang.Error(s.OutputRange, "Unexpected output block",
+			diags = append(diags, lang.Error(*s.OutputRange, "Unexpected output block",
 				"Only steps that use the llm block can declare output fields (and http steps the type of their body); block %q has the fixed outputs %s.",
 				b.Name, listOrNone(b.OutputNames()))...)
 		default:

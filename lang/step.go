@@ -43,15 +43,16 @@ type Step struct {
 	// block.NAME reference; MaxToolCalls bounds the calls (0: the
 	// default, DefaultMaxToolCalls).
 	ToolRefs     []hcl.Traversal
-	ToolsRange   hcl.Range
+	ToolsRange   *hcl.Range // nil without tools
 	MaxToolCalls int
 	Outputs      []*Field         // declared output fields (blocks with open outputs only)
-	OutputRange  hcl.Range        // the first output block, for "not allowed here"
+	OutputRange  *hcl.Range       // the first output block, for "not allowed here"; nil without one
 	Args         []*hcl.Attribute // the block inputs, in source order
 	NameRange    hcl.Range
 	DeclRange    hcl.Range
-	// SrcRange is the whole block, from its type to its closing brace.
-	SrcRange hcl.Range
+	// SrcEnd is the byte offset just past the block's closing brace: the
+	// block's source is from DeclRange.Start to there.
+	SrcEnd int
 }
 
 // Arg returns the step's argument (block input) name, nil when the step
@@ -106,10 +107,10 @@ var retryBlockSchema = &hcl.BodySchema{
 func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
 	s := &Step{
 		Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange,
-		OnError: OnErrorFail, SrcRange: b.DefRange,
+		OnError: OnErrorFail, SrcEnd: b.DefRange.End.Byte,
 	}
 	if body, ok := b.Body.(*hclsyntax.Body); ok {
-		s.SrcRange = hcl.RangeBetween(b.DefRange, body.SrcRange)
+		s.SrcEnd = body.SrcRange.End.Byte
 	}
 	diags := checkName("step", s.Name, s.NameRange)
 	content, _, d := b.Body.PartialContent(stepMetaSchema)
@@ -138,7 +139,7 @@ func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
 		s.When = a.Expr
 	}
 	if a, ok := attrs["tools"]; ok {
-		s.ToolsRange = a.Expr.Range()
+		s.ToolsRange = a.Expr.Range().Ptr()
 		s.ToolRefs, d = decodeTools(a)
 		diags = append(diags, d...)
 	}
@@ -200,7 +201,7 @@ func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
 			diags = append(diags, d...)
 		case "output":
 			if len(s.Outputs) == 0 {
-				s.OutputRange = blk.DefRange
+				s.OutputRange = blk.DefRange.Ptr()
 			}
 			f, d := decodeField(blk, "output")
 			diags = append(diags, d...)
