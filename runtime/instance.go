@@ -135,6 +135,9 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	return res
 }
 
+// endNothing ends an attempt that has no span.
+func endNothing(*blocks.Result, error) {}
+
 // attempt calls the block, retrying failures as the step's retry block says.
 func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec blocks.Executor, call *blocks.Call) (cty.Value, int, *blocks.Usage, error) {
 	t, first := triesOf(s), 0
@@ -144,6 +147,9 @@ func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec
 	res, n, usage, err := t.run(ctx, exec, call, func(ctx context.Context, n int) (context.Context, func(*blocks.Result, error)) {
 		n += first
 		emit(r, StepStarted{Time: time.Now(), Step: s.Name, Instance: inst.key, Attempt: n})
+		if !trace.SpanFromContext(ctx).IsRecording() {
+			return ctx, endNothing
+		}
 		sctx, span := startStepSpan(ctx, s, inst, trace.WithAttributes(attribute.Int("flowctl.attempt", n)))
 		return sctx, func(res *blocks.Result, err error) { endStepSpan(span, res, err) }
 	})
@@ -226,7 +232,7 @@ func (t tries) run(ctx context.Context, exec blocks.Executor, call *blocks.Call,
 	var usage *blocks.Usage
 	backoff := t.backoff
 	for n := 1; ; n++ {
-		sctx, ended := ctx, func(*blocks.Result, error) {}
+		sctx, ended := ctx, endNothing
 		if each != nil {
 			sctx, ended = each(ctx, n)
 		}
@@ -429,13 +435,13 @@ func (r *run) cacheKey(s *compiler.Step, call *blocks.Call, exec blocks.Executor
 // blockCacheKey is the cache key of a call of block b: its definition, the
 // input values, the declared outputs (by name and type) and extra text.
 func (r *run) blockCacheKey(b *blocks.Block, call *blocks.Call, exec blocks.Executor, outputs []*lang.Field, extra ...string) (string, error) {
-	h := sha256.New()
-	h.Write([]byte("flowctl-cache-1\x00"))
-	h.Write([]byte(r.prog.Fingerprints[b]))
-	h.Write([]byte{0})
+	// Everything hashed is appended to one buffer, hashed at the end.
+	buf := make([]byte, 0, 256)
+	buf = append(buf, "flowctl-cache-1\x00"...)
+	buf = append(buf, r.prog.Fingerprints[b]...)
+	buf = append(buf, 0)
 	// The inputs in the block's order, each as JSON after its type: the
 	// declared type, or for an input of type any the value's own.
-	var buf []byte
 	for _, in := range b.Inputs {
 		v := call.Inputs[in.Name]
 		buf = append(buf, in.Name...)
@@ -450,21 +456,26 @@ func (r *run) blockCacheKey(b *blocks.Block, call *blocks.Call, exec blocks.Exec
 		}
 		buf = append(buf, 0)
 	}
-	h.Write(buf)
 	for _, f := range outputs {
-		h.Write([]byte("\x00" + f.Name + ":" + lang.TypeString(f.Type.Type)))
+		buf = append(buf, 0)
+		buf = append(buf, f.Name...)
+		buf = append(buf, ':')
+		buf = append(buf, lang.TypeString(f.Type.Type)...)
 	}
 	for _, x := range extra {
-		h.Write([]byte("\x00" + x))
+		buf = append(buf, 0)
+		buf = append(buf, x...)
 	}
 	if ck, ok := exec.(cacheKeyer); ok {
 		extra, err := ck.CacheKey(call)
 		if err != nil {
 			return "", err
 		}
-		h.Write([]byte("\x00" + extra))
+		buf = append(buf, 0)
+		buf = append(buf, extra...)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // cached returns the stored result for key, decoded and as stored, if
