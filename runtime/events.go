@@ -116,6 +116,9 @@ type FailedOutput struct {
 func (RunStarted) event()   {}
 func (StepStarted) event()  {}
 func (StepFinished) event() {}
+func (RunFinished) event()  {}
+func (StepWaiting) event()  {}
+func (RunWaiting) event()   {}
 
 // at returns the event stamped with the time t it is delivered at (emit).
 func (e RunStarted) at(t time.Time) Event   { e.Time = t; return e }
@@ -129,9 +132,6 @@ func (e StepLog) at(t time.Time) Event      { e.Time = t; return e }
 // Tool calls keep the times they were made at.
 func (e ToolCallStarted) at(time.Time) Event  { return e }
 func (e ToolCallFinished) at(time.Time) Event { return e }
-func (RunFinished) event()                    {}
-func (StepWaiting) event()                    {}
-func (RunWaiting) event()                     {}
 
 // Key is a step instance's key: none for a step without for_each, the index
 // for a list, set or tuple, the key for a map or object.

@@ -54,8 +54,8 @@ type writer struct {
 	done    uint64 // ops whose transaction has ended
 	closing bool
 	stopped chan struct{}
-	// wake ends the writer's wait after a commit (commitGap): a caller
-	// waits for the writer.
+	// wake ends the writer's wait after a commit (gather): a caller
+	// waits for the writer, or gatherOps ops are queued.
 	wake    chan struct{}
 	commits uint64 // transactions committed, for tests
 
@@ -75,9 +75,9 @@ const (
 	opSync
 )
 
-// An op is one queued write: its kind and what it writes. The queue holds
-// small ops and the writes their own size, so that a queue of thousands
-// of step results, cache entries and events stays small.
+// An op is one queued write: its kind and a pointer to what it writes, so
+// that a slot of the queue is small whatever the kind and a queue of
+// thousands of step results, cache entries and events stays small.
 type op struct {
 	kind  opKind
 	step  *StepResult
@@ -243,8 +243,8 @@ func (w *writer) hurry() {
 	}
 }
 
-// gather waits, after a commit, until commitGap has passed, more than
-// gatherOps ops are queued or a caller waits for the writer.
+// gather waits, after a commit, until commitGap has passed, gatherOps ops
+// are queued or a caller waits for the writer.
 func (w *writer) gather(t *time.Timer) {
 	w.mu.Lock()
 	busy := w.closing || len(w.pending) >= gatherOps
