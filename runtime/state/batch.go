@@ -2,7 +2,7 @@ package state
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -21,7 +21,7 @@ const rowsPerStatement = 32
 // by one statement, or until the batch ends or a synchronous op needs the
 // writes before it applied.
 type table struct {
-	one, many *sql.Stmt // one row; rowsPerStatement rows
+	one, many *driverStmt // one row; rowsPerStatement rows
 	def       *tableDef
 	pending   []int
 }
@@ -105,7 +105,8 @@ ON CONFLICT (run_id, seq) DO UPDATE SET
 // string to an interface allocates.
 type args struct {
 	list                      []any
-	now                       any // the batch's time
+	named                     []driver.NamedValue // list, as the driver takes it
+	now                       any                 // the batch's time
 	runID, step, status, flow box
 }
 
@@ -129,14 +130,62 @@ func (d *tableDef) sql(rows int) string {
 func (d *tableDef) prepare(ctx context.Context, conn *sqlConn) (*table, error) {
 	t := &table{def: d, pending: make([]int, 0, rowsPerStatement)}
 	var err error
-	if t.one, err = conn.PrepareContext(ctx, d.sql(1)); err != nil {
+	if t.one, err = prepareDriverStmt(ctx, conn, d.sql(1)); err != nil {
 		return nil, err
 	}
-	if t.many, err = conn.PrepareContext(ctx, d.sql(rowsPerStatement)); err != nil {
+	if t.many, err = prepareDriverStmt(ctx, conn, d.sql(rowsPerStatement)); err != nil {
 		t.one.Close()
 		return nil, err
 	}
 	return t, nil
+}
+
+// A driverStmt is a statement prepared on the writer's connection through
+// its driver (sql.Conn.Raw). Executing it hands the arguments to the
+// driver as they are: database/sql's Stmt.ExecContext copies and checks
+// every argument of every call, and a statement of rowsPerStatement step
+// results has hundreds. The arguments are of the driver's own types
+// (int64, string, []byte, nil).
+type driverStmt struct {
+	conn *sqlConn
+	stmt driver.Stmt
+	exec driver.StmtExecContext
+}
+
+func prepareDriverStmt(ctx context.Context, conn *sqlConn, query string) (*driverStmt, error) {
+	s := &driverStmt{conn: conn}
+	err := conn.Raw(func(dc any) error {
+		p, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("the database driver (%T) cannot prepare statements", dc)
+		}
+		st, err := p.PrepareContext(ctx, conn.b.bind(query))
+		if err != nil {
+			return err
+		}
+		ex, ok := st.(driver.StmtExecContext)
+		if !ok {
+			st.Close()
+			return fmt.Errorf("the database driver's statements (%T) cannot execute with a context", st)
+		}
+		s.stmt, s.exec = st, ex
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("preparing %q: %w", query, err)
+	}
+	return s, nil
+}
+
+func (s *driverStmt) execute(ctx context.Context, args []driver.NamedValue) error {
+	return s.conn.Raw(func(any) error {
+		_, err := s.exec.ExecContext(ctx, args)
+		return err
+	})
+}
+
+func (s *driverStmt) Close() error {
+	return s.conn.Raw(func(any) error { return s.stmt.Close() })
 }
 
 func (t *table) close() error {
@@ -226,18 +275,14 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 		for _, i := range rows {
 			t.def.appendArgs(a, &batch[i])
 		}
-		err := w.exec(ctx, t.many, a.list)
-		clear(a.list)
-		a.list = a.list[:0]
+		err := w.exec(ctx, t.many, a)
 		if err == nil {
 			return
 		}
 	}
 	for _, i := range rows {
 		t.def.appendArgs(a, &batch[i])
-		err := w.exec(ctx, t.one, a.list)
-		clear(a.list)
-		a.list = a.list[:0]
+		err := w.exec(ctx, t.one, a)
 		if err != nil {
 			w.failed(first+uint64(i), 1, t.def.describe(&batch[i], err))
 		}
@@ -248,15 +293,22 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 // the transaction (PostgreSQL), it runs in a savepoint, so that the
 // others go on. (In PostgreSQL, rows of one statement that name the same
 // step instance fail it: its rows are then written one by one.)
-func (w *writer) exec(ctx context.Context, stmt *sql.Stmt, args []any) error {
-	if !w.b.guarded() {
-		_, err := stmt.ExecContext(ctx, args...)
-		return err
+// The arguments are a's list, which exec empties.
+func (w *writer) exec(ctx context.Context, stmt *driverStmt, a *args) error {
+	for i, v := range a.list {
+		a.named = append(a.named, driver.NamedValue{Ordinal: i + 1, Value: v})
 	}
-	return w.savepoint(ctx, func() error {
-		_, err := stmt.ExecContext(ctx, args...)
-		return err
-	})
+	defer func() {
+		// Drop the references to the rows' values.
+		clear(a.list)
+		a.list = a.list[:0]
+		clear(a.named)
+		a.named = a.named[:0]
+	}()
+	if !w.b.guarded() {
+		return stmt.execute(ctx, a.named)
+	}
+	return w.savepoint(ctx, func() error { return stmt.execute(ctx, a.named) })
 }
 
 // keyHash is the 64-bit FNV-1a hash of a cache key. The cache is indexed by
