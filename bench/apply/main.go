@@ -5,7 +5,8 @@
 //
 //   - 10,000 value steps (100 chains × 100) with --no-cache: run time, from
 //     the run_started to the run_finished event, per step, and the peak RSS
-//     of the process;
+//     of the process, with the peaks of its own (anonymous) memory and of
+//     the binary's pages it maps;
 //
 //   - a skewed DAG of sleeps (chain A 10 × 30ms, chain B 300ms then 9 × 1ms):
 //     run time against the 309ms critical path;
@@ -56,6 +57,10 @@ func main() {
 	_, run, rss := measure("chains10k", flowgen.Chains(100, 100), false, "--no-cache")
 	fmt.Printf("10,000 value steps, --no-cache:   %8.1f ms run time, %.1f µs/step, peak RSS %.0f MB\n",
 		ms(run), float64(run.Microseconds())/10000, float64(rss)/1024)
+	if anon, file := peakMemory(); anon > 0 {
+		fmt.Printf("  of which at most %.0f MB the process's own memory, %.0f MB the binary's mapped pages\n",
+			float64(anon)/1024, float64(file)/1024)
+	}
 
 	_, run, _ = measure("skewed", flowgen.Skewed(), false)
 	fmt.Printf("skewed DAG (critical path 309ms): %8.1f ms run time, %.2f× the critical path\n",
@@ -138,6 +143,7 @@ func measure(name string, src []byte, fresh bool, extra ...string) (time.Duratio
 	benchutil.Check(os.WriteFile(filepath.Join(d, name+".flow.hcl"), src, 0o644))
 	var walls, runTimes []time.Duration
 	var rss []int64
+	peakAnon, peakFile = nil, nil
 	for i := 0; i < *runs; i++ {
 		if fresh {
 			benchutil.Check(os.RemoveAll(filepath.Join(d, ".flowctl")))
@@ -147,7 +153,10 @@ func measure(name string, src []byte, fresh bool, extra ...string) (time.Duratio
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, os.Stderr
 		start := time.Now()
-		benchutil.Check(cmd.Run())
+		benchutil.Check(cmd.Start())
+		stop := watchMemory(cmd.Process.Pid)
+		benchutil.Check(cmd.Wait())
+		stop()
 		walls = append(walls, time.Since(start))
 		runTimes = append(runTimes, benchutil.RunTime(out.Bytes()))
 		rss = append(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
@@ -156,3 +165,60 @@ func measure(name string, src []byte, fresh bool, extra ...string) (time.Duratio
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// The peaks of the process's anonymous memory and of its mapped file
+// pages (the binary's code and data, as many as the kernel mapped), in
+// KiB, as /proc/PID/status tells them every few milliseconds: peak RSS
+// counts both, and how much of the binary a process maps depends on how
+// the kernel cached the file (a binary just written by the linker is
+// mapped in larger pieces than one read back from disk).
+var peakAnon, peakFile []int64
+
+// watchMemory samples a process's memory until stop is called, and
+// keeps its peaks for peakMemory. Where /proc is not there, it keeps
+// nothing.
+func watchMemory(pid int) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var anon, file int64
+		defer func() {
+			if anon > 0 {
+				peakAnon, peakFile = append(peakAnon, anon), append(peakFile, file)
+			}
+		}()
+		for {
+			if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
+				anon = max(anon, statusKB(b, "RssAnon:"))
+				file = max(file, statusKB(b, "RssFile:"))
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// peakMemory returns the medians of the peaks watchMemory kept for the
+// last measure.
+func peakMemory() (anon, file int64) {
+	if len(peakAnon) == 0 {
+		return 0, 0
+	}
+	return benchutil.Median(peakAnon), benchutil.Median(peakFile)
+}
+
+// statusKB reads the value of a field of /proc/PID/status, in kB.
+func statusKB(status []byte, field string) int64 {
+	i := bytes.Index(status, []byte(field))
+	if i < 0 {
+		return 0
+	}
+	var kb int64
+	fmt.Sscan(string(status[i+len(field):min(len(status), i+len(field)+24)]), &kb)
+	return kb
+}
