@@ -30,10 +30,10 @@ type typedValue struct {
 // EncodeValue encodes a known, unmarked value with its type, as the state
 // stores values.
 func EncodeValue(v cty.Value) (json.RawMessage, error) {
-	if v.ContainsMarked() {
+	if v.IsMarked() {
 		return nil, fmt.Errorf("a marked value cannot be stored")
 	}
-	ty, err := ctyjson.MarshalType(v.Type())
+	ty, err := typeJSON(v.Type())
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +46,38 @@ func EncodeValue(v cty.Value) (json.RawMessage, error) {
 		return nil, err
 	}
 	return append(out, '}'), nil
+}
+
+// recentTypes are the JSON of the last types EncodeValue wrote: a run
+// stores thousands of values of a few types, and ctyjson.MarshalType
+// goes through encoding/json every time.
+var recentTypes struct {
+	sync.Mutex
+	types [8]cty.Type
+	json  [8][]byte // nil: the slot is empty
+	next  int
+}
+
+// typeJSON is ctyjson.MarshalType(ty), from recentTypes when ty is there.
+func typeJSON(ty cty.Type) ([]byte, error) {
+	rt := &recentTypes
+	rt.Lock()
+	for i, j := range rt.json {
+		if j != nil && rt.types[i].Equals(ty) {
+			rt.Unlock()
+			return j, nil
+		}
+	}
+	rt.Unlock()
+	j, err := ctyjson.MarshalType(ty)
+	if err != nil {
+		return nil, err
+	}
+	rt.Lock()
+	rt.types[rt.next], rt.json[rt.next] = ty, j
+	rt.next = (rt.next + 1) % len(rt.json)
+	rt.Unlock()
+	return j, nil
 }
 
 // DecodeValue reverses EncodeValue.

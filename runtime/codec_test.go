@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"math/big"
 	"testing"
 
@@ -31,6 +32,16 @@ func TestEncodeRoundTrip(t *testing.T) {
 		}),
 		cty.EmptyObjectVal,
 	}
+	// More types than EncodeValue keeps the JSON of (recentTypes), some
+	// alike but for one attribute's type, each encoded twice.
+	for i := range 20 {
+		attr := cty.Value(cty.NumberIntVal(int64(i)))
+		if i%2 == 1 {
+			attr = cty.StringVal(fmt.Sprint(i))
+		}
+		vals = append(vals, cty.ObjectVal(map[string]cty.Value{fmt.Sprint("a", i/2): attr}))
+	}
+	vals = append(vals, vals...)
 	for _, v := range vals {
 		raw, err := EncodeValue(v)
 		if err != nil {
@@ -46,5 +57,9 @@ func TestEncodeRoundTrip(t *testing.T) {
 	}
 	if _, err := EncodeValue(cty.StringVal("x").Mark("m")); err == nil {
 		t.Error("a marked value was encoded")
+	}
+	nested := cty.ObjectVal(map[string]cty.Value{"a": cty.ListVal([]cty.Value{cty.StringVal("x").Mark("m")})})
+	if _, err := EncodeValue(nested); err == nil {
+		t.Error("a value with a marked element was encoded")
 	}
 }

@@ -156,9 +156,10 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// SizeHint guesses the length of v's JSON, to size a buffer once.
+// SizeHint guesses the length of v's JSON, to size a buffer once. A
+// marked part counts as little: Append refuses it.
 func SizeHint(v cty.Value) int {
-	if v == cty.NilVal || v.IsNull() || !v.IsKnown() {
+	if v == cty.NilVal || v.IsMarked() || v.IsNull() || !v.IsKnown() {
 		return 4
 	}
 	ty := v.Type()
