@@ -68,7 +68,7 @@ func checkTemplate(b *Block, expr hcl.Expression, what string) hcl.Diagnostics {
 			continue
 		}
 		if _, ok := inputs[ref.Name]; !ok {
-			diags = append(diags, lang.Error(ref.NameRange, "Unknown input",
+			diags = append(diags, lang.Error(ref.NameRange(), "Unknown input",
 				"Block %q has no input named %q.%s", b.Name, ref.Name, lang.Suggest(ref.Name, b.InputNames()))...)
 		}
 	}

@@ -57,16 +57,16 @@ func (c *compilation) graph() hcl.Diagnostics {
 		for _, r := range s.Refs {
 			switch r.Root {
 			case lang.RootStep:
-				add(p.StepsByName[r.Name], r.NameRange)
+				add(p.StepsByName[r.Name], r.NameRange())
 			case lang.RootLocal:
 				if l := p.LocalsByName[r.Name]; l != nil {
 					s.LocalRefs = append(s.LocalRefs, l)
 					for _, dep := range stepsOf(l, map[*Local]bool{}) {
 						if dep == s {
-							diags = append(diags, lang.Error(r.NameRange, "Self-referential step",
+							diags = append(diags, lang.Error(r.NameRange(), "Self-referential step",
 								"Step %q refers to itself through local.%s, which uses step.%s; a step cannot depend on its own outputs.", s.Name, l.Name, s.Name)...)
 						}
-						add(dep, r.NameRange)
+						add(dep, r.NameRange())
 					}
 				}
 			}

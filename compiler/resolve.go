@@ -198,7 +198,7 @@ func (c *compilation) resolveTraversal(tr hcl.Traversal, ctx refContext) (*lang.
 		return nil, diags
 	}
 	unknown := func(kind string, names []string) hcl.Diagnostics {
-		return lang.Error(ref.NameRange, "Unknown "+kind,
+		return lang.Error(ref.NameRange(), "Unknown "+kind,
 			"There is no %s named %q in this flow.%s", kind, ref.Name, lang.Suggest(ref.Name, names))
 	}
 	switch root {
@@ -230,17 +230,17 @@ func (c *compilation) resolveTraversal(tr hcl.Traversal, ctx refContext) (*lang.
 				"%s is only available in the arguments and when condition of a step that has for_each; %s has none.",
 				lang.TraversalString(tr), ctx.what)
 		case ref.Name != "key" && ref.Name != "value":
-			diags = lang.Error(ref.NameRange, "Invalid each reference",
+			diags = lang.Error(ref.NameRange(), "Invalid each reference",
 				"each has only the attributes key and value.%s", lang.Suggest(ref.Name, []string{"key", "value"}))
 		}
 	case lang.RootRun:
 		if ref.Name != "id" {
-			diags = lang.Error(ref.NameRange, "Invalid run reference", "run has only the attribute id.%s",
+			diags = lang.Error(ref.NameRange(), "Invalid run reference", "run has only the attribute id.%s",
 				lang.Suggest(ref.Name, []string{"id"}))
 		}
 	case lang.RootFlow:
 		if ref.Name != "name" {
-			diags = lang.Error(ref.NameRange, "Invalid flow reference", "flow has only the attribute name.%s",
+			diags = lang.Error(ref.NameRange(), "Invalid flow reference", "flow has only the attribute name.%s",
 				lang.Suggest(ref.Name, []string{"name"}))
 		}
 	}
@@ -259,11 +259,11 @@ func (c *compilation) resolveStepName(ref *lang.Ref, ctx refContext) hcl.Diagnos
 		case len(names) <= maxListedNames:
 			hint = " Its steps are " + strings.Join(names, ", ") + "."
 		}
-		return lang.Error(ref.NameRange, "Unknown step",
+		return lang.Error(ref.NameRange(), "Unknown step",
 			"There is no step named %q in this flow.%s", ref.Name, hint)
 	}
 	if target == ctx.self {
-		return lang.Error(ref.NameRange, "Self-referential step",
+		return lang.Error(ref.NameRange(), "Self-referential step",
 			"Step %q refers to itself; a step cannot depend on itself.", ref.Name)
 	}
 	return nil
@@ -282,7 +282,7 @@ func (c *compilation) resolveStepRef(ref *lang.Ref, ctx refContext) hcl.Diagnost
 	}
 	if target.ForEach != nil {
 		if attr, ok := rest[0].(hcl.TraverseAttr); ok {
-			return lang.Error(hcl.RangeBetween(ref.NameRange, attr.SrcRange), "Missing instance key",
+			return lang.Error(hcl.RangeBetween(ref.NameRange(), attr.SrcRange), "Missing instance key",
 				"Step %q has for_each, so step.%s is a collection of instances: use step.%s[KEY].%s for one instance, or for all of them step.%s[*].%s when for_each is a list or set and values(step.%s)[*].%s when it is a map.",
 				ref.Name, ref.Name, ref.Name, attr.Name, ref.Name, attr.Name, ref.Name, attr.Name)
 		}

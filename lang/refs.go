@@ -30,8 +30,12 @@ var Roots = []string{RootInput, RootSecret, RootLocal, RootMemory, RootStep, Roo
 type Ref struct {
 	Root      string
 	Name      string
-	NameRange hcl.Range // root and name, e.g. "step.search"
 	Traversal hcl.Traversal
+}
+
+// NameRange is where the root and the name are, e.g. "step.search".
+func (r *Ref) NameRange() hcl.Range {
+	return hcl.RangeBetween(r.Traversal[0].SourceRange(), r.Traversal[1].SourceRange())
 }
 
 // ParseRef splits a traversal into its root and name. A traversal whose
@@ -47,12 +51,7 @@ func ParseRef(tr hcl.Traversal) (*Ref, hcl.Diagnostics) {
 		return nil, Error(tr[1].SourceRange(), "Invalid reference",
 			"The name after %s must be given with a dot, as in %s.NAME.", quote(root), root)
 	}
-	return &Ref{
-		Root:      root,
-		Name:      attr.Name,
-		NameRange: hcl.RangeBetween(tr[0].SourceRange(), attr.SrcRange),
-		Traversal: tr,
-	}, nil
+	return &Ref{Root: root, Name: attr.Name, Traversal: tr}, nil
 }
 
 // String is the reference's root and name, e.g. "step.search".
