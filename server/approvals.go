@@ -156,6 +156,7 @@ func (s *Server) recover() {
 		lr.resume = true
 		if evs, err := s.store.Events(run.ID, 0, 0); err == nil && len(evs) > 0 {
 			lr.seq = evs[len(evs)-1].Seq
+			lr.base = lr.seq
 		}
 		steps, _ := s.store.Steps(run.ID)
 		if err := runtime.ResumeCheck(e.prog, run, steps); err != nil {

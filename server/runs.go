@@ -36,6 +36,9 @@ type liveRun struct {
 	// be: it is recorded as failed with it instead.
 	failResume string
 	seq        int64 // the last event's number
+	// base: the events numbered up to base were recorded by an earlier
+	// server (before a restart); they are in the state, not in events.
+	base int64
 
 	mu       sync.Mutex
 	status   string // queued, running, waiting, then the run's

@@ -740,6 +740,13 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 			flusher.Flush()
 		}
 	}
+	if lr != nil && after < lr.base {
+		// A run resumed after a restart: its earlier events are in the
+		// state only.
+		if evs, err := s.store.Events(id, after, int(lr.base-after)); err == nil {
+			send(evs)
+		}
+	}
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
 	stopping := s.stopping

@@ -196,6 +196,21 @@ func TestServeApproval(t *testing.T) {
 	p.kill()
 	p = startServe(t, dir, nil)
 	p.waitStatus(r.RunID, "waiting")
+	// A stream of the resumed run, open before the decision, starts with
+	// the events the first server recorded.
+	st := p.openEvents(r.RunID, "")
+	defer st.close()
+	got1 := make(chan sseEvent, 1)
+	go func() { e, _ := st.next(); got1 <- e }()
+	var head sseEvent
+	select {
+	case head = <-got1:
+	case <-time.After(time.Minute):
+		t.Fatal("the stream of the resumed run sent nothing for a minute")
+	}
+	if head.id != "1" || head.event != "run_started" {
+		t.Fatalf("the stream of the resumed run starts with %+v", head)
+	}
 	if code := p.do("POST", "/v1/runs/"+r.RunID+"/approvals/review", `{"approved": false, "by": "bob", "comment": "not now"}`, &d); code != 200 {
 		t.Fatalf("decide after restart: %d %v", code, d)
 	}
@@ -203,9 +218,31 @@ func TestServeApproval(t *testing.T) {
 	if !strings.Contains(run.Error, "rejected by bob: not now") {
 		t.Errorf("error: %s", run.Error)
 	}
-	if evs := p.events(r.RunID, ""); len(evs) == 0 || evs[len(evs)-1].event != "run_finished" || evs[len(evs)-1].id != fmt.Sprint(len(evs)) {
-		t.Errorf("events after the restart: %+v", evs)
+	evs = []sseEvent{head}
+	for ev, ok := st.next(); ok; ev, ok = st.next() {
+		evs = append(evs, ev)
 	}
+	for i, ev := range evs {
+		if ev.id != fmt.Sprint(i+1) {
+			t.Errorf("event %d of the resumed run's stream has id %s: %+v", i+1, ev.id, evs)
+			break
+		}
+	}
+	if evs[len(evs)-1].event != "run_finished" || strings.Count(eventTypes(evs), "run_started") != 2 {
+		t.Errorf("the resumed run's stream: %s", eventTypes(evs))
+	}
+	if again := p.events(r.RunID, ""); len(again) != len(evs) || again[len(again)-1].event != "run_finished" {
+		t.Errorf("events after the run: %d, the stream had %d", len(again), len(evs))
+	}
+}
+
+// eventTypes are the types of events, space-separated.
+func eventTypes(evs []sseEvent) string {
+	var types []string
+	for _, e := range evs {
+		types = append(types, e.event)
+	}
+	return strings.Join(types, " ")
 }
 
 // TestServeResumesAfterKill: kill -9 of the server while 20 runs are

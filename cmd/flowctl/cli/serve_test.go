@@ -119,6 +119,27 @@ type sseEvent struct {
 // events reads a run's event stream to its end.
 func (p *serveProc) events(id string, lastID string) []sseEvent {
 	p.t.Helper()
+	st := p.openEvents(id, lastID)
+	defer st.close()
+	var out []sseEvent
+	for {
+		e, ok := st.next()
+		if !ok {
+			return out
+		}
+		out = append(out, e)
+	}
+}
+
+// eventStream reads a run's event stream one event at a time.
+type eventStream struct {
+	body io.ReadCloser
+	sc   *bufio.Scanner
+}
+
+// openEvents opens a run's event stream.
+func (p *serveProc) openEvents(id string, lastID string) *eventStream {
+	p.t.Helper()
 	req, _ := http.NewRequest("GET", p.url+"/v1/runs/"+id+"/events", nil)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
@@ -130,20 +151,24 @@ func (p *serveProc) events(id string, lastID string) []sseEvent {
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		resp.Body.Close()
 		p.t.Fatalf("Content-Type %q", ct)
 	}
-	var out []sseEvent
-	var cur sseEvent
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	return &eventStream{body: resp.Body, sc: sc}
+}
+
+// next returns the next event; false at the end of the stream.
+func (st *eventStream) next() (sseEvent, bool) {
+	var cur sseEvent
+	for st.sc.Scan() {
+		line := st.sc.Text()
 		switch {
 		case line == "":
 			if cur.event != "" {
-				out = append(out, cur)
+				return cur, true
 			}
 			cur = sseEvent{}
 		case strings.HasPrefix(line, "id: "):
@@ -154,8 +179,10 @@ func (p *serveProc) events(id string, lastID string) []sseEvent {
 			cur.data = line[6:]
 		}
 	}
-	return out
+	return sseEvent{}, false
 }
+
+func (st *eventStream) close() { st.body.Close() }
 
 const serveFlow = `flow "greet" {
   description = "Greets"
