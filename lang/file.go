@@ -1,9 +1,7 @@
 package lang
 
 import (
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -108,23 +106,17 @@ func decodeStepBlocks(blocks hcl.Blocks) []decodedStep {
 			idx = append(idx, i)
 		}
 	}
-	decode := func(i int) { out[i].step, out[i].diags = decodeStepBlock(blocks[i]) }
-	workers := runtime.GOMAXPROCS(0)
-	if len(idx) < parallelStepsMin || workers < 2 {
-		for _, i := range idx {
-			decode(i)
+	decode := func(k int) {
+		i := idx[k]
+		out[i].step, out[i].diags = decodeStepBlock(blocks[i])
+	}
+	if len(idx) < parallelStepsMin {
+		for k := range idx {
+			decode(k)
 		}
-		return out
+	} else {
+		onEveryProcessor(len(idx), decode)
 	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for _, i := range idx[w*len(idx)/workers : (w+1)*len(idx)/workers] {
-				decode(i)
-			}
-		})
-	}
-	wg.Wait()
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -51,20 +52,9 @@ func parseSplit(src []byte, filename string, starts []int) (*hcl.File, hcl.Diagn
 		pos[i] = hcl.Pos{Line: line, Column: 1, Byte: cuts[i]}
 		line += bytes.Count(src[cuts[i]:cuts[i+1]], []byte{'\n'})
 	}
-	var wg sync.WaitGroup
-	next := make(chan int, n)
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	for range min(n, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for i := range next {
-				files[i], diags[i] = hclsyntax.ParseConfig(src[cuts[i]:cuts[i+1]], filename, pos[i])
-			}
-		})
-	}
-	wg.Wait()
+	onEveryProcessor(n, func(i int) {
+		files[i], diags[i] = hclsyntax.ParseConfig(src[cuts[i]:cuts[i+1]], filename, pos[i])
+	})
 	for i := range n {
 		body, ok := files[i].Body.(*hclsyntax.Body)
 		if len(diags[i]) > 0 || !ok || len(body.Attributes) > 0 {
@@ -82,4 +72,20 @@ func parseSplit(src []byte, filename string, starts []int) (*hcl.File, hcl.Diagn
 	root.SrcRange = hcl.RangeBetween(root.SrcRange, last.SrcRange)
 	root.EndRange = last.EndRange
 	return &hcl.File{Body: root, Bytes: src, Nav: files[0].Nav}, nil, true
+}
+
+// onEveryProcessor calls fn(i) for every i in [0, n), on as many
+// goroutines as there are processors, each taking the next i, and
+// returns when all calls have.
+func onEveryProcessor(n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }

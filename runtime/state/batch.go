@@ -53,7 +53,7 @@ ON CONFLICT (run_id, step, instance) DO UPDATE SET
 	log = excluded.log`,
 	appendArgs: func(a *args, o *op) {
 		r := o.step
-		a.list = append(a.list,
+		a.add(
 			a.runID.of(r.RunID), a.step.of(r.Step), r.Instance, a.status.of(r.Status),
 			int64(r.Attempts), nanos(r.StartedAt), nanos(r.FinishedAt), text(r.Outputs),
 			flag(r.Sensitive), r.Error, r.CacheKey, text(r.Usage), r.Log)
@@ -76,7 +76,7 @@ ON CONFLICT (hash) DO UPDATE SET
 	stored_at = excluded.stored_at`,
 	appendArgs: func(a *args, o *op) {
 		c := o.cache
-		a.list = append(a.list, keyHash(c.key), c.key, a.flow.of(c.flow), a.step.of(c.step), text(c.outputs), a.now)
+		a.add(keyHash(c.key), c.key, a.flow.of(c.flow), a.step.of(c.step), text(c.outputs), a.now)
 	},
 	describe: func(o *op, err error) error {
 		return fmt.Errorf("storing the cache entry of step %s (key %s): %w", o.cache.step, o.cache.key, err)
@@ -92,7 +92,7 @@ ON CONFLICT (run_id, seq) DO UPDATE SET
 	data = excluded.data`,
 	appendArgs: func(a *args, o *op) {
 		e := o.event
-		a.list = append(a.list, a.runID.of(e.RunID), e.Seq, e.Type, text(e.Data))
+		a.add(a.runID.of(e.RunID), e.Seq, e.Type, text(e.Data))
 	},
 	describe: func(o *op, err error) error {
 		return fmt.Errorf("recording event %d of run %s: %w", o.event.Seq, o.event.RunID, err)
@@ -104,10 +104,16 @@ ON CONFLICT (run_id, seq) DO UPDATE SET
 // from row to row (the run, the step, the status, the flow): converting a
 // string to an interface allocates.
 type args struct {
-	list                      []any
-	named                     []driver.NamedValue // list, as the driver takes it
-	now                       any                 // the batch's time
+	list                      []driver.NamedValue
+	now                       any // the batch's time
 	runID, step, status, flow box
+}
+
+// add appends arguments to the list.
+func (a *args) add(vs ...any) {
+	for _, v := range vs {
+		a.list = append(a.list, driver.NamedValue{Ordinal: len(a.list) + 1, Value: v})
+	}
 }
 
 // A box holds the interface value of the last string it was asked for.
@@ -148,8 +154,13 @@ func (d *tableDef) prepare(ctx context.Context, conn *sqlConn) (*table, error) {
 // (int64, string, []byte, nil).
 type driverStmt struct {
 	conn *sqlConn
-	stmt driver.Stmt
-	exec driver.StmtExecContext
+	stmt execStmt
+}
+
+// execStmt is a driver statement that executes with a context.
+type execStmt interface {
+	driver.Stmt
+	driver.StmtExecContext
 }
 
 func prepareDriverStmt(ctx context.Context, conn *sqlConn, query string) (*driverStmt, error) {
@@ -163,12 +174,12 @@ func prepareDriverStmt(ctx context.Context, conn *sqlConn, query string) (*drive
 		if err != nil {
 			return err
 		}
-		ex, ok := st.(driver.StmtExecContext)
+		ex, ok := st.(execStmt)
 		if !ok {
 			st.Close()
 			return fmt.Errorf("the database driver's statements (%T) cannot execute with a context", st)
 		}
-		s.stmt, s.exec = st, ex
+		s.stmt = ex
 		return nil
 	})
 	if err != nil {
@@ -179,7 +190,7 @@ func prepareDriverStmt(ctx context.Context, conn *sqlConn, query string) (*drive
 
 func (s *driverStmt) execute(ctx context.Context, args []driver.NamedValue) error {
 	return s.conn.Raw(func(any) error {
-		_, err := s.exec.ExecContext(ctx, args)
+		_, err := s.stmt.ExecContext(ctx, args)
 		return err
 	})
 }
@@ -295,20 +306,14 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 // step instance fail it: its rows are then written one by one.)
 // The arguments are a's list, which exec empties.
 func (w *writer) exec(ctx context.Context, stmt *driverStmt, a *args) error {
-	for i, v := range a.list {
-		a.named = append(a.named, driver.NamedValue{Ordinal: i + 1, Value: v})
-	}
 	defer func() {
-		// Drop the references to the rows' values.
-		clear(a.list)
+		clear(a.list) // drop the references to the rows' values
 		a.list = a.list[:0]
-		clear(a.named)
-		a.named = a.named[:0]
 	}()
 	if !w.b.guarded() {
-		return stmt.execute(ctx, a.named)
+		return stmt.execute(ctx, a.list)
 	}
-	return w.savepoint(ctx, func() error { return stmt.execute(ctx, a.named) })
+	return w.savepoint(ctx, func() error { return stmt.execute(ctx, a.list) })
 }
 
 // keyHash is the 64-bit FNV-1a hash of a cache key. The cache is indexed by

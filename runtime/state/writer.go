@@ -244,17 +244,9 @@ func (w *writer) hurry() {
 }
 
 // gather waits, after a commit, until commitGap has passed, gatherOps ops
-// are queued or a caller waits for the writer.
+// are queued or a caller waits for the writer. Whoever hurried the writer
+// while it was writing left a wake behind, so then it does not wait.
 func (w *writer) gather(t *time.Timer) {
-	w.mu.Lock()
-	busy := w.closing || len(w.pending) >= gatherOps
-	for i := range w.pending {
-		busy = busy || w.pending[i].kind == opSync
-	}
-	w.mu.Unlock()
-	if busy {
-		return
-	}
 	t.Reset(commitGap)
 	select {
 	case <-t.C:
