@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"golang.org/x/tools/txtar"
 )
 
@@ -90,6 +92,22 @@ func TestCases(t *testing.T) {
 				if got[sec] != want[sec] {
 					t.Errorf("%s:\n--- got\n%s--- want\n%s", sec, got[sec], want[sec])
 				}
+			}
+
+			// Releasing the trees while compiling changes nothing, and
+			// leaves no compiled flow file's tree in the parser (a flow
+			// file only read for its flow's name is released with
+			// Parser.Release, after compiling).
+			opts.Parser, opts.Release = lang.NewParser(), true
+			rprog, rdiags := compiler.Compile(filepath.Join(dir, flow), opts)
+			if d := formatDiags(rdiags, dir); d != formatDiags(diags, dir) {
+				t.Errorf("with Release, errors:\n%s", d)
+			}
+			if !diags.HasErrors() && (formatProgram(rprog) != got["program"] || rprog.SourceHash != prog.SourceHash) {
+				t.Errorf("with Release, program:\n%s", formatProgram(rprog))
+			}
+			if _, ok := opts.Parser.Files()[filepath.Join(dir, flow)].Body.(*hclsyntax.Body); ok {
+				t.Errorf("with Release, the tree of %s is kept", flow)
 			}
 		})
 	}

@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"path/filepath"
+
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
@@ -17,10 +19,15 @@ func (c *compilation) decode() hcl.Diagnostics {
 	} else {
 		f, diags = c.opts.Parser.ParseFile(p.Filename)
 	}
+	decodeFile := lang.DecodeFlowFile
+	if c.opts.Release {
+		c.opts.Parser.ReleaseFile(p.Filename) // f is now this decoding's alone
+		decodeFile = lang.ConsumeFlowFile
+	}
 	if diags.HasErrors() {
 		return diags
 	}
-	file, d := lang.DecodeFlowFile(f, p.Filename)
+	file, d := decodeFile(f, p.Filename)
 	diags = append(diags, d...)
 	p.File = file
 	p.Functions = lang.FunctionsReporting(p.Dir, c.opts.OnFileRead)
@@ -45,6 +52,13 @@ func (c *compilation) decode() hcl.Diagnostics {
 
 	p.Inputs, p.Secrets, p.Memories, p.Outputs = file.Inputs, file.Secrets, file.Memories, file.Outputs
 	p.Schedules, p.MCPServers = file.Schedules, file.MCPServers
+	if abs, err := filepath.Abs(p.Filename); err == nil {
+		name := ""
+		if len(file.Flows) > 0 {
+			name = file.Flows[0].Name
+		}
+		c.opts.flows.names[abs] = name // what flowName would read
+	}
 	p.MCPServersByName = indexNamed(file.MCPServers, "mcp_server", func(v *lang.MCPServer) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	indexNamed(file.Schedules, "schedule", func(v *lang.Schedule) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.InputsByName = indexNamed(file.Inputs, "input", func(v *lang.Input) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)

@@ -23,6 +23,15 @@ const flowFileSuffix = ".flow.hcl"
 type flowSet struct {
 	chain    []string // absolute paths
 	compiled map[string]*flowResult
+	// names are the names of the flows of the files read so far, by
+	// absolute path ("": the file declares none), so that a file whose
+	// tree was released (Options.Release) is not parsed again for it.
+	names map[string]string
+}
+
+func newFlowSet(filename string) *flowSet {
+	self, _ := filepath.Abs(filename)
+	return &flowSet{chain: []string{self}, compiled: map[string]*flowResult{}, names: map[string]string{}}
 }
 
 type flowResult struct {
@@ -41,10 +50,6 @@ func init() { compileFlow = Compile }
 // the registry directories, compiles it (once per compilation) and
 // returns it. The diagnostics are at rng, where the flow is named.
 func (c *compilation) flowByName(name string, rng hcl.Range) (*Program, hcl.Diagnostics) {
-	if c.opts.flows == nil {
-		self, _ := filepath.Abs(c.prog.Filename)
-		c.opts.flows = &flowSet{chain: []string{self}, compiled: map[string]*flowResult{}}
-	}
 	set := c.opts.flows
 	dirs := append([]string{c.prog.Dir}, c.opts.RegistryDirs...)
 	var known []string
@@ -81,7 +86,7 @@ func (c *compilation) flowByName(name string, rng hcl.Range) (*Program, hcl.Diag
 	if r == nil {
 		opts := c.opts
 		opts.Source = nil
-		opts.flows = &flowSet{chain: append(slices.Clone(set.chain), file), compiled: set.compiled}
+		opts.flows = &flowSet{chain: append(slices.Clone(set.chain), file), compiled: set.compiled, names: set.names}
 		prog, diags := compileFlow(file, opts)
 		r = &flowResult{prog: prog, diags: diags}
 		set.compiled[file] = r
@@ -105,6 +110,10 @@ func (c *compilation) flowByName(name string, rng hcl.Range) (*Program, hcl.Diag
 // flowName reads the name of the flow a file declares, "" when it
 // declares none (or does not parse).
 func (c *compilation) flowName(path string) string {
+	abs, _ := filepath.Abs(path)
+	if n, ok := c.opts.flows.names[abs]; ok {
+		return n
+	}
 	if _, err := os.Stat(path); err != nil {
 		return ""
 	}
@@ -116,12 +125,15 @@ func (c *compilation) flowName(path string) string {
 	if !ok {
 		return ""
 	}
+	n := ""
 	for _, b := range body.Blocks {
 		if b.Type == "flow" && len(b.Labels) == 1 {
-			return b.Labels[0]
+			n = b.Labels[0]
+			break
 		}
 	}
-	return ""
+	c.opts.flows.names[abs] = n
+	return n
 }
 
 // Tool is a flow or a block an llm step may call (its tools argument).

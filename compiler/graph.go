@@ -83,8 +83,9 @@ func (c *compilation) graph() hcl.Diagnostics {
 			d.Dependents = append(d.Dependents, s)
 		}
 	}
-	p.OutputSteps = map[*lang.Output][]*Step{}
-	for _, o := range p.Outputs {
+	// The steps refs refer to, directly or through locals, in
+	// declaration order.
+	refSteps := func(refs []*lang.Ref) []*Step {
 		seen := map[*Step]bool{}
 		var steps []*Step
 		add := func(s *Step) {
@@ -93,7 +94,7 @@ func (c *compilation) graph() hcl.Diagnostics {
 				steps = append(steps, s)
 			}
 		}
-		for _, r := range c.outputRefs[o] {
+		for _, r := range refs {
 			switch r.Root {
 			case lang.RootStep:
 				add(p.StepsByName[r.Name])
@@ -106,7 +107,15 @@ func (c *compilation) graph() hcl.Diagnostics {
 			}
 		}
 		sort.Slice(steps, func(i, j int) bool { return steps[i].Index < steps[j].Index })
-		p.OutputSteps[o] = steps
+		return steps
+	}
+	p.OutputSteps = map[*lang.Output][]*Step{}
+	for _, o := range p.Outputs {
+		p.OutputSteps[o] = refSteps(c.outputRefs[o])
+	}
+	p.MemorySteps = map[*lang.Memory][]*Step{}
+	for _, m := range p.Memories {
+		p.MemorySteps[m] = refSteps(c.memoryRefs[m])
 	}
 	return diags
 }

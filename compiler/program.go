@@ -56,6 +56,9 @@ type Program struct {
 	// through locals, in declaration order: a failed run has an output
 	// only when all of them finished.
 	OutputSteps map[*lang.Output][]*Step
+	// MemorySteps are the steps each memory's new value refers to, the
+	// same way; it is evaluated when the run ends.
+	MemorySteps map[*lang.Memory][]*Step
 
 	// Stages are the longest-path levels of the DAG: a step's stage is one
 	// more than the highest stage of its dependencies. They are for display;
@@ -163,6 +166,12 @@ type Options struct {
 	// (--go-engine): a compiled block is vetted and built, an interpreted
 	// one compiled by yaegi. Empty: each block's own engine.
 	GoEngine string
+	// Release drops each flow file's syntax tree from Parser as the file
+	// is decoded (lang.ConsumeFlowFile), for a caller that keeps the
+	// program and would release the trees after compiling anyway
+	// (Parser.Release): a large flow's trees and the program built from
+	// them are then not all in memory at once.
+	Release bool
 
 	flows *flowSet // shared with the compilations of the flows it uses
 }
@@ -172,6 +181,9 @@ type Options struct {
 func Compile(filename string, opts Options) (*Program, hcl.Diagnostics) {
 	if opts.Parser == nil {
 		opts.Parser = lang.NewParser()
+	}
+	if opts.flows == nil {
+		opts.flows = newFlowSet(filename)
 	}
 	c := &compilation{
 		opts: opts,
@@ -253,9 +265,11 @@ func overlaps(a, b hcl.Range) bool {
 type compilation struct {
 	opts Options
 	prog *Program
-	// outputRefs are the references of each output's value (resolve),
-	// from which graph finds the steps each output needs.
+	// outputRefs and memoryRefs are the references of each output's and
+	// memory's value (resolve), from which graph finds the steps each
+	// needs.
 	outputRefs map[*lang.Output][]*lang.Ref
+	memoryRefs map[*lang.Memory][]*lang.Ref
 	// noEval: expressions cannot be evaluated (locals form a cycle); the
 	// types pass, which evaluates them, is skipped.
 	noEval bool

@@ -74,10 +74,12 @@ func (c *compilation) resolve() hcl.Diagnostics {
 			c.outputRefs[o] = refs
 		}
 	}
+	c.memoryRefs = map[*lang.Memory][]*lang.Ref{}
 	for _, m := range p.Memories {
 		if m.Value != nil {
-			_, d := c.resolveExpr(m.Value, refContext{what: "a memory value"})
+			refs, d := c.resolveExpr(m.Value, refContext{what: "a memory value"})
 			diags = append(diags, d...)
+			c.memoryRefs[m] = refs
 		}
 	}
 	return diags

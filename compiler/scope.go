@@ -144,9 +144,9 @@ func (s *Scope) evalContext(names []refName, each *Each) (*hcl.EvalContext, hcl.
 	put := func(root, name string, v cty.Value) {
 		if group == nil || root != groupRoot {
 			if group != nil {
-				vars[groupRoot] = cty.ObjectVal(group)
+				vars[groupRoot] = lang.ObjectOf(group)
 			}
-			group, groupRoot = make(map[string]cty.Value, len(names)), root
+			group, groupRoot = lang.NewAttrs(), root
 		}
 		group[name] = v
 	}
@@ -185,7 +185,7 @@ func (s *Scope) evalContext(names []refName, each *Each) (*hcl.EvalContext, hcl.
 		}
 	}
 	if group != nil {
-		vars[groupRoot] = cty.ObjectVal(group)
+		vars[groupRoot] = lang.ObjectOf(group)
 	}
 	return &hcl.EvalContext{Variables: vars, Functions: p.Functions}, diags
 }

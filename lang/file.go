@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // File is a decoded flow file. A valid flow file has exactly one Flow; the
@@ -52,12 +53,28 @@ func IsBlockFile(path string) bool { return strings.HasSuffix(path, ".block.hcl"
 // DecodeFlowFile decodes a parsed flow file. It returns a File even when
 // there are errors, holding everything that could be decoded.
 func DecodeFlowFile(f *hcl.File, filename string) (*File, hcl.Diagnostics) {
+	return decodeFlowFile(f, filename, false)
+}
+
+// ConsumeFlowFile is DecodeFlowFile for a file whose syntax tree nothing
+// else reads (Parser.ReleaseFile): each step block's tree is dropped once
+// the step is decoded, so that for a flow of thousands of steps the trees
+// and the steps decoded from them are not all in memory at once.
+func ConsumeFlowFile(f *hcl.File, filename string) (*File, hcl.Diagnostics) {
+	return decodeFlowFile(f, filename, true)
+}
+
+func decodeFlowFile(f *hcl.File, filename string, consume bool) (*File, hcl.Diagnostics) {
 	file := &File{Filename: filename}
 	if f.Body == nil {
 		return file, nil
 	}
 	content, diags := f.Body.Content(flowFileSchema)
-	steps := decodeStepBlocks(content.Blocks)
+	if body, ok := f.Body.(*hclsyntax.Body); ok && consume {
+		// The blocks' bodies are now reached through content alone.
+		body.Blocks = nil
+	}
+	steps := decodeStepBlocks(content.Blocks, consume)
 	for i, b := range content.Blocks {
 		switch b.Type {
 		case "flow":
@@ -97,8 +114,8 @@ type decodedStep struct {
 // decodeStepBlocks decodes the step blocks of blocks, by index (the
 // others' entries are empty): a step block's decoding reads only its
 // own block, so a flow of thousands of steps decodes them on every
-// processor.
-func decodeStepBlocks(blocks hcl.Blocks) []decodedStep {
+// processor. consume drops each step block's body once it is decoded.
+func decodeStepBlocks(blocks hcl.Blocks, consume bool) []decodedStep {
 	out := make([]decodedStep, len(blocks))
 	var idx []int
 	for i, b := range blocks {
@@ -109,6 +126,9 @@ func decodeStepBlocks(blocks hcl.Blocks) []decodedStep {
 	decode := func(k int) {
 		i := idx[k]
 		out[i].step, out[i].diags = decodeStepBlock(blocks[i])
+		if consume {
+			blocks[i].Body = nil
+		}
 	}
 	if len(idx) < parallelStepsMin {
 		for k := range idx {

@@ -15,7 +15,7 @@ import (
 // decoding them one by one gives.
 func TestDecodeManySteps(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("flow \"f\" {}\n")
+	b.WriteString("flow \"f\" {}\ninput \"n\" {\n  type = number\n}\nlocals {\n  l = input.n\n}\noutput \"o\" {\n  value = step.s0.value\n}\n")
 	for i := range 3 * parallelStepsMin {
 		switch i % 7 {
 		case 3:
@@ -47,5 +47,15 @@ func TestDecodeManySteps(t *testing.T) {
 	}
 	if len(wantDiags) == 0 || !reflect.DeepEqual(diags, wantDiags) {
 		t.Errorf("%d diagnostics, want the %d of decoding one by one, in order", len(diags), len(wantDiags))
+	}
+
+	// Consuming the tree decodes the same, and leaves the tree without
+	// the blocks.
+	consumed, cdiags := ConsumeFlowFile(f, "f.flow.hcl")
+	if !reflect.DeepEqual(consumed, file) || !reflect.DeepEqual(cdiags, diags) {
+		t.Errorf("ConsumeFlowFile: %d steps, %d inputs, %d diagnostics; want what DecodeFlowFile gives", len(consumed.Steps), len(consumed.Inputs), len(cdiags))
+	}
+	if n := len(f.Body.(*hclsyntax.Body).Blocks); n != 0 {
+		t.Errorf("the consumed tree still has %d blocks", n)
 	}
 }

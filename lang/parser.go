@@ -85,19 +85,26 @@ func (p *Parser) ParseSource(src []byte, filename string) (*hcl.File, hcl.Diagno
 // asked for again is parsed again. Release returns the size of the
 // sources whose trees it dropped, in bytes.
 func (p *Parser) Release() int {
+	n := 0
+	for name := range p.p.Files() {
+		n += p.ReleaseFile(name)
+	}
+	return n
+}
+
+// ReleaseFile is Release for one file. The file's tree is then the
+// caller's alone (ConsumeFlowFile).
+func (p *Parser) ReleaseFile(name string) int {
+	f := p.p.Files()[name]
+	if f == nil || p.released[name] {
+		return 0
+	}
 	if p.released == nil {
 		p.released = map[string]bool{}
 	}
-	n := 0
-	for name, f := range p.p.Files() {
-		if p.released[name] {
-			continue
-		}
-		p.p.AddFile(name, &hcl.File{Body: hcl.EmptyBody(), Bytes: f.Bytes, Nav: newOutline(f)})
-		p.released[name] = true
-		n += len(f.Bytes)
-	}
-	return n
+	p.p.AddFile(name, &hcl.File{Body: hcl.EmptyBody(), Bytes: f.Bytes, Nav: newOutline(f)})
+	p.released[name] = true
+	return len(f.Bytes)
 }
 
 // outline is a released file's navigation: its top-level blocks, in

@@ -3,6 +3,7 @@ package lang
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -151,3 +152,20 @@ const SensitiveText = "(sensitive)"
 
 // IsSensitive reports whether v or anything inside it is sensitive.
 func IsSensitive(v cty.Value) bool { return v.HasMarkDeep(Sensitive) }
+
+// attrMaps recycles the maps objects are built from: cty.ObjectVal copies
+// the map it is given, which is scratch once it returns.
+var attrMaps = sync.Pool{New: func() any { return map[string]cty.Value{} }}
+
+// NewAttrs returns an empty map to collect an object's attributes in, for
+// ObjectOf.
+func NewAttrs() map[string]cty.Value { return attrMaps.Get().(map[string]cty.Value) }
+
+// ObjectOf returns the object of attrs, a map from NewAttrs, and takes the
+// map back: attrs must not be used after.
+func ObjectOf(attrs map[string]cty.Value) cty.Value {
+	v := cty.ObjectVal(attrs)
+	clear(attrs)
+	attrMaps.Put(attrs)
+	return v
+}

@@ -158,7 +158,7 @@ func TestApprovalWaitsThenResumes(t *testing.T) {
 	if _, err := st.DecideApproval(res.RunID, "review", "", false, "", "bob"); !errors.Is(err, state.ErrNotWaiting) {
 		t.Errorf("a second decision: %v", err)
 	}
-	res3, rec3 := apply(t, prog, Options{Store: st, Executors: ex, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, prog, run)})
+	res3, rec3 := apply(t, prog, Options{Store: st, Executors: ex, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, prog, run), StepValues: true})
 	if res3.Status != StatusOK {
 		t.Fatalf("resumed: %s: %v", res3.Status, res3.Diagnostics)
 	}

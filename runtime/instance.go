@@ -313,7 +313,9 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 			}
 			marked[in.Name] = true
 		}
-		v, _ = v.UnmarkDeep()
+		if v.ContainsMarked() {
+			v, _ = v.UnmarkDeep()
+		}
 		bad := func(summary, detail string) {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError, Summary: summary,
@@ -369,7 +371,7 @@ func sensitiveResult(s *compiler.Step, marked map[string]bool) bool {
 // convertOutputs converts what block b returned to the output types,
 // naming the path of any mismatch.
 func convertOutputs(b *blocks.Block, outputs []*lang.Field, call *blocks.Call, res *blocks.Result) (cty.Value, error) {
-	attrs := make(map[string]cty.Value, len(outputs))
+	attrs := lang.NewAttrs()
 	for _, f := range outputs {
 		v, ok := res.Outputs[f.Name]
 		if !ok || v == cty.NilVal {
@@ -394,7 +396,7 @@ func convertOutputs(b *blocks.Block, outputs []*lang.Field, call *blocks.Call, r
 		}
 		attrs[f.Name] = cv
 	}
-	return cty.ObjectVal(attrs), nil
+	return lang.ObjectOf(attrs), nil
 }
 
 // stepError turns a step's failure into a diagnostic at the step.

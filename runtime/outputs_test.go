@@ -330,3 +330,93 @@ output "was" {
 		t.Errorf("another type: %s, %v, %v", res.Status, res.Diagnostics, res.Outputs)
 	}
 }
+
+// TestReleaseValues: a run that releases values drops a step's value once
+// the steps that refer to it, directly or through a local, have finished,
+// and keeps those that an output or a memory refers to, which are
+// evaluated when the run ends.
+func TestReleaseValues(t *testing.T) {
+	prog := compile(t, `
+flow "keep" {}
+
+memory "last" {
+  type    = number
+  default = 0
+  value   = step.b.value
+}
+
+locals {
+  l = step.c.value
+}
+
+step "a" {
+  use   = "value"
+  value = memory.last + 1
+}
+
+step "b" {
+  use   = "value"
+  value = step.a.value + 1
+}
+
+step "c" {
+  use   = "value"
+  value = step.b.value + 1
+}
+
+step "d" {
+  use   = "value"
+  value = local.l + 1
+}
+
+step "e" {
+  use      = "value"
+  for_each = [1, 2]
+  value    = step.b.value + each.value
+}
+
+output "d" {
+  value = step.d.value
+}
+
+output "e" {
+  value = [for v in step.e : v.value]
+}
+`)
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i, want := range []struct{ d, e string }{{"4", "[3,4]"}, {"6", "[5,6]"}} {
+		r, diags := newRun(prog, Options{Store: st, Inputs: map[string]cty.Value{}})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		r.releaseValues()
+		res, err := r.apply(context.Background())
+		if err != nil || res.Status != StatusOK {
+			t.Fatalf("run %d: %v %s %v", i, err, res.Status, res.Diagnostics)
+		}
+		if d, e := outputJSON(t, res.Outputs["d"]), outputJSON(t, res.Outputs["e"]); d != want.d || e != want.e {
+			t.Errorf("run %d: outputs d = %s, e = %s; want %s, %s", i, d, e, want.d, want.e)
+		}
+		var kept []string
+		for _, s := range r.steps {
+			if s.value != cty.NilVal {
+				kept = append(kept, s.step.Name)
+			}
+		}
+		if got := strings.Join(kept, " "); got != "b d e" {
+			t.Errorf("run %d: values kept of %s, want b d e", i, got)
+		}
+		if res.Steps != nil {
+			t.Errorf("run %d: Steps without Options.StepValues", i)
+		}
+	}
+	// Memory: the second run started from the first's b (2), so a = 3.
+	res, _ := apply(t, prog, Options{Store: st, StepValues: true})
+	if got := outputJSON(t, res.Steps["a"].GetAttr("value")); got != "5" || len(res.Steps) != 5 {
+		t.Errorf("third run: a = %s, %d step values", got, len(res.Steps))
+	}
+}

@@ -97,6 +97,11 @@ type Options struct {
 	// Record, when set, receives the run's step results instead of
 	// Store: a Machine records them through its engine.
 	Record func(*state.StepResult)
+	// StepValues fills Result.Steps. Without it, a run keeps a step's
+	// value only until the steps, outputs and memories that refer to it
+	// have been evaluated: the run's memory follows what is still to
+	// run, not everything that ran (the values are in the state).
+	StepValues bool
 
 	// noSecrets: the run reads no secret (a Machine's).
 	noSecrets bool
@@ -122,7 +127,8 @@ type Result struct {
 	// made.
 	Usage *blocks.Usage
 	// Steps are the values step.NAME had at the end of the run, for every
-	// step (null outputs for a step that did not finish).
+	// step (null outputs for a step that did not finish); only with
+	// Options.StepValues.
 	Steps map[string]cty.Value
 	// Waiting are the approval step instances a waiting run waits for.
 	Waiting []Waiting
@@ -138,6 +144,9 @@ func Apply(ctx context.Context, prog *compiler.Program, opts Options) (*Result, 
 	r, diags := newRun(prog, opts)
 	if diags.HasErrors() {
 		return &Result{Status: StatusFailed, Diagnostics: diags}, nil
+	}
+	if !opts.StepValues {
+		r.releaseValues()
 	}
 	return r.apply(ctx)
 }
@@ -167,6 +176,8 @@ type run struct {
 	// halted: the engine that drives the run cancelled it
 	// (Machine.Cancel).
 	halted bool
+	// release: the run drops step values nothing needs (releaseValues).
+	release bool
 
 	mu      sync.Mutex // guards steps' results and the fields below
 	steps   []*stepRun
@@ -386,6 +397,9 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 // steps.
 func (r *run) evaluate(res *Result) {
 	res.Outputs, res.FailedOutputs = r.evalOutputs(res.Status == StatusOK && r.targeted == nil)
+	if !r.opts.StepValues {
+		return
+	}
 	res.Steps = make(map[string]cty.Value, len(r.steps))
 	for _, s := range r.steps {
 		res.Steps[s.step.Name] = s.value

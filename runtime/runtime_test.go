@@ -650,7 +650,8 @@ step "b" {
 		return map[string]cty.Value{"v": in["v"]}, nil
 	}}
 	res, rec := apply(t, prog, Options{
-		Executors: &blocks.Executors{Runtimes: map[string]blocks.Executor{"js": fake}},
+		Executors:  &blocks.Executors{Runtimes: map[string]blocks.Executor{"js": fake}},
+		StepValues: true,
 		Replace: func(s *compiler.Step) blocks.Executor {
 			if s.Name != "b" {
 				return nil

@@ -38,6 +38,10 @@ type stepRun struct {
 	// untargeted: the run has targets, and this step is not one of them
 	// nor a step they depend on; it does not run.
 	untargeted bool
+	// holders, in a run that releases values (releaseValues), is how
+	// many of the step's dependents have not finished, plus one when an
+	// output or a memory refers to it; at zero its value is dropped.
+	holders int
 }
 
 // instance is one instance of a step: the step itself, or one element of
@@ -216,8 +220,43 @@ func (r *run) finishStep(s *stepRun, value cty.Value, blocked, cancelled bool) [
 			ready = append(ready, ds)
 		}
 	}
+	if r.release {
+		// Nothing evaluates this step's expressions any more.
+		if s.holders == 0 {
+			s.value = cty.NilVal
+		}
+		for _, d := range s.step.Deps {
+			ds := r.steps[d.Index]
+			if ds.holders--; ds.holders == 0 {
+				ds.value = cty.NilVal
+			}
+		}
+	}
 	r.mu.Unlock()
 	return ready
+}
+
+// releaseValues makes the run drop each step's value once nothing is
+// left to evaluate that refers to it: every step that depends on it has
+// finished, and no output or memory refers to it (they are evaluated
+// when the run ends). A run of thousands of steps then holds the values
+// of the steps still running and of those they need, not of all that
+// ran.
+func (r *run) releaseValues() {
+	r.release = true
+	for _, s := range r.steps {
+		s.holders = len(s.step.Dependents)
+	}
+	for _, steps := range r.prog.OutputSteps {
+		for _, s := range steps {
+			r.steps[s.Index].holders++
+		}
+	}
+	for _, steps := range r.prog.MemorySteps {
+		for _, s := range steps {
+			r.steps[s.Index].holders++
+		}
+	}
 }
 
 // expand evaluates a step's for_each into its instances.

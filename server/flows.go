@@ -97,7 +97,7 @@ func fileSum(p string) [32]byte {
 
 func (e *flowEntry) compile(registries []string, goEngine string) {
 	parser := lang.NewParser()
-	prog, diags := compiler.Compile(e.file, compiler.Options{Parser: parser, RegistryDirs: registries, GoEngine: goEngine})
+	prog, diags := compiler.Compile(e.file, compiler.Options{Parser: parser, RegistryDirs: registries, GoEngine: goEngine, Release: true})
 	parser.Release() // the program keeps what it evaluates
 	e.diags, e.files = diags, parser.Files()
 	// What was parsed, not what the files hold now: a save during the

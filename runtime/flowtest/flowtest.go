@@ -128,7 +128,7 @@ func run(ctx context.Context, t *compiler.Test, opts Options) (Status, hcl.Diagn
 	var mu sync.Mutex
 	failed := map[string]string{} // step → its first error
 	res, err := runtime.Apply(ctx, t.Program, runtime.Options{
-		Inputs: t.Inputs, Secrets: t.Secrets, Store: st, NoCache: true, Executors: opts.Executors,
+		Inputs: t.Inputs, Secrets: t.Secrets, Store: st, NoCache: true, Executors: opts.Executors, StepValues: true,
 		Replace: func(s *compiler.Step) blocks.Executor {
 			if r := t.Replaced[s]; r != nil {
 				return &replacement{step: s, r: r, functions: functions}

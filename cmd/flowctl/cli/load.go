@@ -33,7 +33,7 @@ func (l *flowLoader) compile(arg string) (*compiler.Program, error) {
 	if diags.HasErrors() {
 		return nil, l.fail(diags)
 	}
-	prog, diags := compiler.Compile(path, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine})
+	prog, diags := compiler.Compile(path, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine, Release: true})
 	if err := l.check(diags); err != nil {
 		return nil, err
 	}
