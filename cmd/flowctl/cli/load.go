@@ -1,17 +1,10 @@
 package cli
 
 import (
-	goruntime "runtime"
-
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 )
-
-// collectAfterRelease is the size of released sources (bytes) from which
-// compile collects their syntax trees before the command goes on: a flow
-// of a few thousand steps.
-const collectAfterRelease = 256 << 10
 
 // flowLoader compiles the flow a command works on. Errors end the command
 // as a diagsError, which Run prints as the command prints its results;
@@ -37,13 +30,11 @@ func (l *flowLoader) compile(arg string) (*compiler.Program, error) {
 	if err := l.check(diags); err != nil {
 		return nil, err
 	}
-	// The program keeps what it evaluates; the rest of the syntax trees
-	// would stay in memory for as long as the command runs. Large trees
-	// are collected at once: the run's heap then grows from what the
-	// program keeps, not from the trees as well.
-	if l.parser.Release() >= collectAfterRelease {
-		goruntime.GC()
-	}
+	// The program keeps what it evaluates. The flow files' syntax trees
+	// went as they were decoded (Options.Release); the other files'
+	// (blocks, flows only named) would stay in memory for as long as the
+	// command runs.
+	l.parser.Release()
 	return prog, nil
 }
 
