@@ -31,6 +31,7 @@ func (c *compilation) graph() hcl.Diagnostics {
 		localSteps[l] = out
 		return out
 	}
+	c.depRanges = make([][]hcl.Range, len(p.Steps))
 	for _, s := range p.Steps {
 		var many map[*Step]bool // the deps as a set, once there are many
 		add := func(dep *Step, rng hcl.Range) {
@@ -51,10 +52,10 @@ func (c *compilation) graph() hcl.Diagnostics {
 					many[d] = true
 				}
 			}
-			s.depRanges = append(s.depRanges, rng)
+			c.depRanges[s.Index] = append(c.depRanges[s.Index], rng)
 			s.Deps = append(s.Deps, dep)
 		}
-		for _, r := range s.Refs {
+		for _, r := range c.stepRefs[s.Index] {
 			switch r.Root {
 			case lang.RootStep:
 				add(p.StepsByName[r.Name], r.NameRange())
@@ -76,7 +77,7 @@ func (c *compilation) graph() hcl.Diagnostics {
 				add(p.StepsByName[ref.Name], tr.SourceRange())
 			}
 		}
-		sort.Sort(byIndex{s.Deps, s.depRanges})
+		sort.Sort(byIndex{s.Deps, c.depRanges[s.Index]})
 	}
 	for _, s := range p.Steps {
 		for _, d := range s.Deps {
@@ -151,10 +152,18 @@ func (c *compilation) cycles() hcl.Diagnostics {
 			Severity: hcl.DiagError,
 			Summary:  "Dependency cycle",
 			Detail:   detail + " Remove one of the references to break it.",
-			Subject:  first.depRange(next),
+			Subject:  c.depRange(first, next),
 		})
 	}
 	return diags
+}
+
+// depRange returns where s refers to dep, one of its Deps.
+func (c *compilation) depRange(s, dep *Step) *hcl.Range {
+	if i := slices.Index(s.Deps, dep); i >= 0 && i < len(c.depRanges[s.Index]) {
+		return &c.depRanges[s.Index][i]
+	}
+	return nil
 }
 
 // stepDeps is the step graph as package-level cycle functions take it.

@@ -71,16 +71,16 @@ type Program struct {
 	// a hash of its source text (and source_file), or of the built-in's
 	// name and version.
 	Fingerprints map[*blocks.Block]string
-	// StepSums are a SHA-256 of each step's source (its whole block), and
-	// RestSum one of the flow file without its steps (inputs, locals,
-	// memory, secrets, outputs): with the blocks' fingerprints they tell
-	// which steps a change to the flow affects (StepFingerprints).
-	StepSums map[*Step]string
-	RestSum  string
+	// RestSum is a SHA-256 of the flow file without its steps (inputs,
+	// locals, memory, secrets, outputs): with each step's own and the
+	// blocks' fingerprints it tells which steps a change to the flow
+	// affects (StepFingerprints).
+	RestSum string
 
 	// vars are the references of each expression the resolve pass
 	// checked, so that evaluating an expression, once per step instance
-	// and run, does not walk its syntax tree again. Read-only after
+	// and run, does not walk its syntax tree again: their names (the
+	// traversals are dropped when compiling ends). Read-only after
 	// compilation.
 	vars map[hcl.Expression]*exprRefs
 }
@@ -98,29 +98,22 @@ type Step struct {
 	Value      cty.Value
 	Sensitive  bool
 
-	// Refs are the references of the step's expressions (arguments, when,
-	// for_each); LocalRefs the locals those use, transitively.
-	Refs      []*lang.Ref
+	// LocalRefs are the locals the step's expressions (arguments, when,
+	// for_each) use, transitively.
 	LocalRefs []*Local
 	// Deps are the steps this one depends on, in declaration order;
 	// Dependents the steps that depend on it.
 	Deps       []*Step
 	Dependents []*Step
-	depRanges  []hcl.Range // where each of Deps is referenced, by index
 	// Tools are what an llm step may call, from its tools argument.
 	Tools []*Tool
 	// Flow is the flow a step uses as its block (use = "flow.NAME"), whose
 	// inputs and outputs Block has (FlowBlock); nil for other steps.
 	Flow  *Program
 	Stage int // index into Program.Stages
-}
-
-// depRange returns where the step refers to dep, one of its Deps.
-func (s *Step) depRange(dep *Step) *hcl.Range {
-	if i := slices.Index(s.Deps, dep); i >= 0 {
-		return &s.depRanges[i]
-	}
-	return nil
+	// sum is a SHA-256 of the step's source, its whole block (zero when
+	// the source could not be read): see StepFingerprints.
+	sum [32]byte
 }
 
 // Local is a compiled local value.
@@ -209,6 +202,11 @@ func Compile(filename string, opts Options) (*Program, hcl.Diagnostics) {
 		failed = failed || d.HasErrors()
 	}
 	c.hashFlowsUsed()
+	// Evaluating an expression needs its names; its traversals were for
+	// the passes.
+	for _, r := range c.prog.vars {
+		r.traversals = nil
+	}
 	return c.prog, Normalize(diags)
 }
 
@@ -265,11 +263,16 @@ func overlaps(a, b hcl.Range) bool {
 type compilation struct {
 	opts Options
 	prog *Program
-	// outputRefs and memoryRefs are the references of each output's and
-	// memory's value (resolve), from which graph finds the steps each
-	// needs.
+	// stepRefs are the references of each step's expressions (arguments,
+	// when, for_each), by step index, and outputRefs and memoryRefs those
+	// of each output's and memory's value (resolve), from which graph
+	// finds the steps each needs; depRanges are where each step refers
+	// to each of its Deps, by index (graph), for the cycles pass. They
+	// are the compilation's: a program does not keep them.
+	stepRefs   [][]*lang.Ref
 	outputRefs map[*lang.Output][]*lang.Ref
 	memoryRefs map[*lang.Memory][]*lang.Ref
+	depRanges  [][]hcl.Range
 	// noEval: expressions cannot be evaluated (locals form a cycle); the
 	// types pass, which evaluates them, is skipped.
 	noEval bool
@@ -364,10 +367,9 @@ func (c *compilation) fingerprints() {
 	}
 }
 
-// hashSteps computes StepSums and RestSum.
+// hashSteps computes each step's sum and RestSum.
 func (c *compilation) hashSteps() {
 	p := c.prog
-	p.StepSums = make(map[*Step]string, len(p.Steps))
 	f := c.opts.Parser.Files()[p.Filename]
 	if f == nil {
 		return
@@ -379,8 +381,7 @@ func (c *compilation) hashSteps() {
 		if start < at || end > len(f.Bytes) || start > end {
 			continue
 		}
-		sum := sha256.Sum256(f.Bytes[start:end])
-		p.StepSums[s] = hex.EncodeToString(sum[:])
+		s.sum = sha256.Sum256(f.Bytes[start:end])
 		rest.Write(f.Bytes[at:start])
 		at = end
 	}
@@ -401,7 +402,11 @@ func (p *Program) StepFingerprints() map[string]string {
 		}
 		out[s.Name] = "" // a cycle, which the compiler reports
 		h := sha256.New()
-		h.Write([]byte(p.RestSum + "\x00" + p.StepSums[s] + "\x00" + p.Fingerprints[s.Block]))
+		sum := ""
+		if s.sum != ([32]byte{}) {
+			sum = hex.EncodeToString(s.sum[:])
+		}
+		h.Write([]byte(p.RestSum + "\x00" + sum + "\x00" + p.Fingerprints[s.Block]))
 		for _, t := range s.Tools {
 			h.Write([]byte("\x00" + t.Ref() + "=" + t.Fingerprint))
 		}

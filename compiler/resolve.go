@@ -44,23 +44,26 @@ func (c *compilation) resolve() hcl.Diagnostics {
 		c.noEval = true
 		diags = append(diags, d...)
 	}
+	c.stepRefs = make([][]*lang.Ref, len(p.Steps))
 	for _, s := range p.Steps {
 		ctx := refContext{what: "step " + strconv.Quote(s.Name), self: s, each: s.ForEach != nil}
+		var srefs []*lang.Ref
 		for _, a := range s.Args {
 			refs, d := c.resolveExpr(a.Expr, ctx)
 			diags = append(diags, d...)
-			s.Refs = append(s.Refs, refs...)
+			srefs = append(srefs, refs...)
 		}
 		if s.When != nil {
 			refs, d := c.resolveExpr(s.When, ctx)
 			diags = append(diags, d...)
-			s.Refs = append(s.Refs, refs...)
+			srefs = append(srefs, refs...)
 		}
 		if s.ForEach != nil {
 			refs, d := c.resolveExpr(s.ForEach, refContext{what: "for_each", self: s})
 			diags = append(diags, d...)
-			s.Refs = append(s.Refs, refs...)
+			srefs = append(srefs, refs...)
 		}
+		c.stepRefs[s.Index] = srefs
 		for _, tr := range s.DependsOn {
 			ref, _ := lang.ParseRef(tr)
 			diags = append(diags, c.resolveStepName(ref, refContext{self: s})...)
