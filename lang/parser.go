@@ -82,29 +82,25 @@ func (p *Parser) ParseSource(src []byte, filename string) (*hcl.File, hcl.Diagno
 // top-level blocks, which names the block around a line ("in step "a"").
 // A compiled program keeps only the expressions it evaluates, so after
 // Release a program of ten thousand steps holds half the memory. A file
-// asked for again is parsed again. Release returns the size of the
-// sources whose trees it dropped, in bytes.
-func (p *Parser) Release() int {
-	n := 0
+// asked for again is parsed again.
+func (p *Parser) Release() {
 	for name := range p.p.Files() {
-		n += p.ReleaseFile(name)
+		p.ReleaseFile(name)
 	}
-	return n
 }
 
 // ReleaseFile is Release for one file. The file's tree is then the
 // caller's alone (ConsumeFlowFile).
-func (p *Parser) ReleaseFile(name string) int {
+func (p *Parser) ReleaseFile(name string) {
 	f := p.p.Files()[name]
 	if f == nil || p.released[name] {
-		return 0
+		return
 	}
 	if p.released == nil {
 		p.released = map[string]bool{}
 	}
 	p.p.AddFile(name, &hcl.File{Body: hcl.EmptyBody(), Bytes: f.Bytes, Nav: newOutline(f)})
 	p.released[name] = true
-	return len(f.Bytes)
 }
 
 // outline is a released file's navigation: its top-level blocks, in

@@ -24,6 +24,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -63,7 +64,22 @@ func Append(b []byte, v cty.Value) ([]byte, error) {
 			}
 		}
 		return append(b, ']'), nil
-	case ty.IsMapType() || ty.IsObjectType():
+	case ty.IsObjectType():
+		var buf [8]string
+		b = append(b, '{')
+		for i, name := range attributeNames(ty, buf[:]) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendString(b, name)
+			b = append(b, ':')
+			var err error
+			if b, err = Append(b, v.GetAttr(name)); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case ty.IsMapType():
 		b = append(b, '{')
 		i := 0
 		for it := v.ElementIterator(); it.Next(); i++ {
@@ -81,6 +97,18 @@ func Append(b []byte, v cty.Value) ([]byte, error) {
 		return append(b, '}'), nil
 	}
 	return nil, fmt.Errorf("a value of type %s cannot be written as JSON", ty.FriendlyName())
+}
+
+// attributeNames returns the attribute names of an object type in order,
+// in buf when they fit: cty's element iterator allocates them for every
+// object it walks.
+func attributeNames(ty cty.Type, buf []string) []string {
+	names := buf[:0]
+	for name := range ty.AttributeTypes() {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // Marshal returns the JSON of a known value without marks, in a buffer
@@ -166,7 +194,13 @@ func SizeHint(v cty.Value) int {
 	switch {
 	case ty == cty.String:
 		return len(v.AsString()) + 2
-	case ty.IsCollectionType() || ty.IsObjectType() || ty.IsTupleType():
+	case ty.IsObjectType():
+		n := 2
+		for name := range ty.AttributeTypes() {
+			n += len(name) + 3 + SizeHint(v.GetAttr(name)) + 1
+		}
+		return n
+	case ty.IsCollectionType() || ty.IsTupleType():
 		n := 2
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()

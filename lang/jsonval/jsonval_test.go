@@ -95,6 +95,21 @@ func TestAppendRoundTrip(t *testing.T) {
 			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
 		}
 	}
+	// Objects' attributes are written in order, however many there are.
+	attrs := map[string]cty.Value{}
+	for _, n := range []string{"k", "b", "j", "a", "i", "c", "h", "d", "g", "e", "f"} {
+		attrs[n] = cty.StringVal(n)
+	}
+	attrs["f"] = cty.ObjectVal(map[string]cty.Value{"z": cty.NumberIntVal(2), "y": cty.True})
+	for _, v := range []cty.Value{cty.ObjectVal(attrs), cty.ObjectVal(map[string]cty.Value{"b": cty.NumberIntVal(1), "a": cty.StringVal("x")})} {
+		want, _ := ctyjson.Marshal(v, v.Type())
+		if got, err := Marshal(v); err != nil || string(got) != string(want) {
+			t.Errorf("Marshal = %s, %v; want %s", got, err, want)
+		}
+		if h := SizeHint(v); h < len(want) {
+			t.Errorf("SizeHint = %d for %d bytes", h, len(want))
+		}
+	}
 	if _, err := Append(nil, cty.UnknownVal(cty.String)); err == nil {
 		t.Error("an unknown value was written")
 	}
