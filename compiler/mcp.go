@@ -8,8 +8,9 @@ import (
 
 // checkMCP checks the flow's mcp_server blocks and the steps that use the
 // mcp block: a server's env and headers are maps of strings that refer
-// only to inputs, secrets and locals (a server starts before any step
-// needs it to); an mcp step names a declared server, as a literal.
+// only to inputs, secrets and locals that use no step (a server starts
+// before any step needs it to); an mcp step names a declared server, as a
+// literal.
 func (c *compilation) checkMCP(tv *typeValues) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, srv := range c.prog.MCPServers {
@@ -23,7 +24,18 @@ func (c *compilation) checkMCP(tv *typeValues) hcl.Diagnostics {
 			bad := false
 			for _, tr := range e.expr.Variables() {
 				switch tr.RootName() {
-				case "input", "secret", "local":
+				case "input", "secret":
+				case "local":
+					ref, _ := lang.ParseRef(tr)
+					if ref == nil {
+						continue
+					}
+					if s := stepOfLocal(c.prog.LocalsByName[ref.Name], map[*Local]bool{}); s != nil {
+						bad = true
+						diags = append(diags, lang.Error(tr.SourceRange(), "Invalid reference",
+							"The %s of mcp_server %q may refer to inputs, secrets and locals that use no step, not to local.%s, which uses step.%s: the server is started before the steps that call it run.",
+							e.name, srv.Name, ref.Name, s.Name)...)
+					}
 				default:
 					bad = true
 					diags = append(diags, lang.Error(tr.SourceRange(), "Invalid reference",
@@ -62,6 +74,24 @@ func (c *compilation) checkMCP(tv *typeValues) hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// stepOfLocal returns a step that local l refers to, directly or through
+// other locals; nil when it refers to none.
+func stepOfLocal(l *Local, seen map[*Local]bool) *Step {
+	if l == nil || seen[l] {
+		return nil
+	}
+	seen[l] = true
+	if len(l.Steps) > 0 {
+		return l.Steps[0]
+	}
+	for _, d := range l.Deps {
+		if s := stepOfLocal(d, seen); s != nil {
+			return s
+		}
+	}
+	return nil
 }
 
 // unknownMCPServer is the error of a name that is no mcp_server's.
