@@ -258,10 +258,12 @@ type FinishInput struct {
 	Status     string              `json:"status"`
 	Records    []*state.StepResult `json:"records,omitempty"`
 	Events     []Event             `json:"events,omitempty"`
-	// Inputs and Steps, of a run whose memories are to be stored: the
-	// run's inputs and its steps' values, to evaluate them with.
-	Inputs map[string]json.RawMessage `json:"inputs,omitempty"`
-	Steps  map[string]json.RawMessage `json:"steps,omitempty"`
+	// SaveMemory: the run's memories are to be stored, evaluated with
+	// Inputs, the run's inputs, and Steps, the values of the steps they
+	// refer to.
+	SaveMemory bool                       `json:"save_memory,omitempty"`
+	Inputs     map[string]json.RawMessage `json:"inputs,omitempty"`
+	Steps      map[string]json.RawMessage `json:"steps,omitempty"`
 }
 
 // finish records the step results the workflow decided, the run's events
@@ -292,7 +294,7 @@ func (e *Engine) finish(ctx context.Context, in FinishInput) error {
 		return err
 	}
 	var memErr error
-	if in.Steps != nil {
+	if in.SaveMemory {
 		memErr = e.saveMemory(st, in)
 	}
 	run := &state.Run{ID: in.RunID, Status: in.Status, FinishedAt: time.Now()}

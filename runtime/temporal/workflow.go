@@ -179,11 +179,14 @@ func (e *Engine) Run(ctx workflow.Context, in RunInput) (*RunOutput, error) {
 	}
 	if saveMemory {
 		// The memories are evaluated where they are stored, with the
-		// steps' values, so that concurrent runs lose no update.
-		fin.Inputs, fin.Steps = in.Inputs, map[string]json.RawMessage{}
-		for _, s := range prog.Steps {
-			if raw, sensitive, err := encodeValueOf(m.Value(s)); err == nil && !sensitive && raw != nil {
-				fin.Steps[s.Name] = raw
+		// values of the steps they refer to, so that concurrent runs
+		// lose no update.
+		fin.SaveMemory, fin.Inputs, fin.Steps = true, in.Inputs, map[string]json.RawMessage{}
+		for _, mem := range prog.Memories {
+			for _, s := range prog.MemorySteps[mem] {
+				if raw, sensitive, err := encodeValueOf(m.Value(s)); err == nil && !sensitive && raw != nil {
+					fin.Steps[s.Name] = raw
+				}
 			}
 		}
 	}

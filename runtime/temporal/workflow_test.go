@@ -455,6 +455,28 @@ output "before" { value = memory.runs }
 	if err != nil || string(mem["runs"]) != `{"type":"number","value":2}` {
 		t.Errorf("memory = %s, %v", mem["runs"], err)
 	}
+
+	// A memory that refers to no step is stored too.
+	tally := compile(t, `
+flow "tally" {}
+memory "runs" {
+  type    = number
+  default = 0
+  value   = memory.runs + 1
+}
+step "one" {
+  use   = "value"
+  value = 1
+}
+`)
+	for i := range 2 {
+		if r := executeWith(t, tally, st, converter.GetDefaultDataConverter(), Options{}, nil, fmt.Sprintf("tally-%d", i)); r.err != nil || r.out.Status != "ok" {
+			t.Fatalf("tally %d: %+v %v", i, r.out, r.err)
+		}
+	}
+	if mem, err := st.Memory("tally", ""); err != nil || string(mem["runs"]) != `{"type":"number","value":2}` {
+		t.Errorf("tally memory = %s, %v", mem["runs"], err)
+	}
 }
 
 func TestSleepIsATimer(t *testing.T) {
