@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -320,4 +321,17 @@ func TestDSN(t *testing.T) {
 // nil being distinct from empty.
 func jsonEqual(a, b json.RawMessage) bool {
 	return (a == nil) == (b == nil) && bytes.Equal(a, b)
+}
+
+func TestReady(t *testing.T) {
+	s := openStore(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := s.Ready(ctx); err == nil {
+		t.Fatal("Ready of a closed store: no error")
+	}
 }
