@@ -9,6 +9,13 @@
 // reused across runs, and every value derived from a secret stays marked
 // sensitive so that it never reaches the state, the events or the logs.
 //
+// The run's life is in runtime.go (starting a run and its steps), step.go
+// (scheduling: which steps are ready, their instances, and the values
+// they hand on), instance.go and retry.go (running one instance: its
+// inputs, its attempts), cache.go and record.go (recording: cache keys,
+// what the state and the events are told as each instance ends), and
+// finish.go and memory.go (finishing: outputs, status, memories).
+//
 // Package compiler supplies the checked Program; package blocks the
 // executors that run each kind of block. The CLI renders the events.
 package runtime

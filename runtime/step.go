@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
-	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -334,44 +332,6 @@ func nullOutputs(s *compiler.Step) cty.Value {
 		attrs[f.Name] = cty.NullVal(f.Type.Type)
 	}
 	return cty.ObjectVal(attrs)
-}
-
-// recordUnstarted records a step that never started: skipped because a
-// dependency failed, or cancelled.
-func (r *run) recordUnstarted(s *stepRun, status Status, reason string) {
-	now := time.Now()
-	r.record(state.StepResult{
-		RunID: r.id, Step: s.step.Name, Status: string(status), StartedAt: now, FinishedAt: now, Error: reason,
-	})
-	emit(r, StepFinished{Time: now, Step: s.step.Name, Instance: NoKey, Status: status, Reason: reason})
-}
-
-// failUnstarted records a step whose for_each could not be evaluated.
-func (r *run) failUnstarted(s *stepRun, diags hcl.Diagnostics) {
-	now := time.Now()
-	msg := r.redact.redact(DiagText(diags))
-	r.record(state.StepResult{
-		RunID: r.id, Step: s.step.Name, Status: string(StatusFailed), StartedAt: now, FinishedAt: now, Error: msg,
-	})
-	r.addStepDiags(s.step, diags)
-	if s.step.OnError != lang.OnErrorContinue {
-		r.mu.Lock()
-		r.failed = true
-		r.mu.Unlock()
-	}
-	emit(r, StepFinished{Time: now, Step: s.step.Name, Instance: NoKey, Status: StatusFailed, Error: msg})
-}
-
-// record hands a step result over. It takes the result by value: the
-// store copies it, so a result recorded in the store is not allocated
-// twice.
-func (r *run) record(res state.StepResult) {
-	if r.opts.Record != nil {
-		c := res
-		r.opts.Record(&c)
-	} else if r.opts.Store != nil {
-		r.opts.Store.RecordStep(&res)
-	}
 }
 
 // DiagText renders diagnostics one per line, as a model or a log reads

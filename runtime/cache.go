@@ -1,0 +1,91 @@
+package runtime
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// cacheKeyer is implemented by executors whose results depend on more than
+// their inputs (the file block: the file's content).
+type cacheKeyer interface {
+	CacheKey(call *blocks.Call) (string, error)
+}
+
+// cacheKey hashes what a result depends on: the block's definition, the
+// input values, the step's declared outputs (docs/design.md, "State and
+// cache"), and the versions of the tools an llm step may call.
+func (r *run) cacheKey(s *compiler.Step, call *blocks.Call, exec blocks.Executor) (string, error) {
+	var tools []string
+	for _, t := range s.Tools {
+		tools = append(tools, "tool "+t.Ref()+"="+t.Fingerprint)
+	}
+	return r.blockCacheKey(s.Block, call, exec, s.Step.Outputs, tools...)
+}
+
+// blockCacheKey is the cache key of a call of block b: its definition, the
+// input values, the declared outputs (by name and type) and extra text.
+func (r *run) blockCacheKey(b *blocks.Block, call *blocks.Call, exec blocks.Executor, outputs []*lang.Field, extra ...string) (string, error) {
+	// Everything hashed is appended to one buffer, hashed at the end.
+	buf := make([]byte, 0, 256)
+	buf = append(buf, "flowctl-cache-1\x00"...)
+	buf = append(buf, r.prog.Fingerprints[b]...)
+	buf = append(buf, 0)
+	// The inputs in the block's order, each as JSON after its type: the
+	// declared type, or for an input of type any the value's own.
+	for _, in := range b.Inputs {
+		v := call.Inputs[in.Name]
+		buf = append(buf, in.Name...)
+		buf = append(buf, 0)
+		if in.Type.Type == cty.DynamicPseudoType {
+			buf = append(buf, lang.TypeString(v.Type())...)
+			buf = append(buf, 0)
+		}
+		var err error
+		if buf, err = jsonval.Append(buf, v); err != nil {
+			return "", err
+		}
+		buf = append(buf, 0)
+	}
+	for _, f := range outputs {
+		buf = append(buf, 0)
+		buf = append(buf, f.Name...)
+		buf = append(buf, ':')
+		buf = append(buf, lang.TypeString(f.Type.Type)...)
+	}
+	for _, x := range extra {
+		buf = append(buf, 0)
+		buf = append(buf, x...)
+	}
+	if ck, ok := exec.(cacheKeyer); ok {
+		extra, err := ck.CacheKey(call)
+		if err != nil {
+			return "", err
+		}
+		buf = append(buf, 0)
+		buf = append(buf, extra...)
+	}
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// cached returns the stored result for key, decoded and as stored, if
+// there is one. The key covers the block's definition and the step's
+// declared outputs, so a stored result has the types the step expects.
+func (r *run) cached(key string) (cty.Value, json.RawMessage, bool) {
+	raw, ok, err := r.opts.Store.CacheGet(key)
+	if err != nil || !ok {
+		return cty.NilVal, nil, false
+	}
+	v, err := DecodeValue(raw)
+	if err != nil {
+		return cty.NilVal, nil, false
+	}
+	return v, raw, true
+}
