@@ -1,21 +1,3 @@
-// Package gobuild builds go blocks with engine = "compiled" into programs
-// with the Go toolchain found on PATH, and keeps them in a cache.
-//
-// A program is a module of three packages: the block's code as package
-// block (with print and println that write to the call's log, unless the
-// code declares its own), package runner (this package's runner
-// directory, copied as source: it confines the process and speaks the
-// sandbox worker protocol), and a main that serves the block's Execute.
-// Everything is the standard library, so a build downloads nothing. It is
-// built with CGO_ENABLED=0, -trimpath and a Go build cache of its own, and
-// kept under the cache directory by a hash of the code, the runner, the Go
-// version, flowctl's version and the platform; a second run of an
-// unchanged block does not build. Builds of one block, by this process or
-// others, happen once: a file lock guards each.
-//
-// The code is checked as an interpreted block's is (gorun.Vet) before it
-// is built; the compiler's errors are reported at the block's own lines.
-// Package isolate runs the programs as sandbox workers.
 package gobuild
 
 import (

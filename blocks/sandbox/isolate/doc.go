@@ -17,4 +17,21 @@
 // that has not answered shortly after it is killed with its process
 // group. A worker is replaced after a timeout, a crash, an oversized
 // message or a given number of calls.
+//
+// The files, on the pool's side:
+//
+//   - pool.go: Options, the Pool, and Execute, which prepares a call.
+//   - schedule.go: which worker takes a call (dispatch, the pipeline of
+//     calls sent ahead), waiting for one, and a call's outcome.
+//   - workers.go: starting a worker for a call, reading its replies and
+//     log lines, writing its requests, and a worker that is lost.
+//   - programs.go: what the pool sends of a block (its definition's wire
+//     form, made once) and the result of a compiled block's program.
+//   - proc.go: one worker process, its start-up, watchdog and death.
+//   - route.go: the executor that sends a block's calls to the pool or in
+//     process.
+//
+// On the worker's side: worker.go (Main, serving requests), confine_*.go
+// and seccomp_*.go (the confinement), spawn_*.go and sys_*.go (process
+// attributes). protocol.go holds the messages both sides exchange.
 package isolate

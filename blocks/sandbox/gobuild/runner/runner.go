@@ -1,14 +1,3 @@
-// Package runner is what a compiled go block's program adds to the block's
-// code: it confines the process before the block's package is initialized,
-// speaks the sandbox worker protocol on file descriptors 3 and 4, runs
-// Execute for each request, and gives the block print and println that
-// write to the call's log.
-//
-// Package gobuild copies this package's source into every program it
-// builds, so it imports the standard library only, and the program needs
-// no module download. Its messages are those of package isolate's
-// protocol; a compiled worker's reply carries an Outcome, which flowctl
-// turns into the call's result as it does the interpreter's.
 package runner
 
 import (
