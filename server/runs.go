@@ -3,183 +3,346 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
+	"net/http"
 	"slices"
-	"sync"
+	"strconv"
 
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/zclconf/go-cty/cty"
 )
 
-// Run statuses the server adds to the state's: a run waiting for a place
-// (--max-active), and one that could not start.
-const (
-	statusQueued = "queued"
-)
-
-// liveRun is a run the server started or queued, while it is not
-// finished. Its events are kept here as well as in the state, so that
-// streams read them without waiting for the state's writer.
-type liveRun struct {
-	id        string
-	flow      string
-	prog      *compiler.Program
-	inputs    map[string]cty.Value
-	namespace string
-
-	// resume: the run exists in the state and continues (after a
-	// decision, a deadline, or a crash of the server).
-	resume bool
-	// failResume, when set, is why a run that should be resumed cannot
-	// be: it is recorded as failed with it instead.
-	failResume string
-	seq        int64 // the last event's number
-	// base: the events numbered up to base were recorded by an earlier
-	// server (before a restart); they are in the state, not in events.
-	base int64
-
-	mu       sync.Mutex
-	status   string // queued, running, waiting, then the run's
-	events   []state.Event
-	changed  chan struct{} // closed and replaced when events or status change
-	done     bool          // finished, and its events are in the state
-	cancel   context.CancelFunc
-	notStart string // why the run could not start, when it could not
-	// cancelled: someone cancelled it (POST …/cancel), as opposed to the
-	// server stopping.
-	cancelled bool
+// runRequest is the body of POST /v1/flows/{flow}/runs.
+type runRequest struct {
+	Inputs    map[string]json.RawMessage `json:"inputs"`
+	Namespace string                     `json:"namespace"`
 }
 
-func newLiveRun(id, flow string, prog *compiler.Program, inputs map[string]cty.Value, ns string) *liveRun {
-	return &liveRun{id: id, flow: flow, prog: prog, inputs: inputs, namespace: ns, status: statusQueued, changed: make(chan struct{})}
+// runLinks are a run's URLs.
+func runLinks(id string) map[string]string {
+	return map[string]string{"self": "/v1/runs/" + id, "events": "/v1/runs/" + id + "/events"}
 }
 
-// publish adds an event and wakes the streams.
-func (lr *liveRun) publish(e state.Event) {
-	lr.mu.Lock()
-	lr.events = append(lr.events, e)
-	lr.wakeLocked()
-	lr.mu.Unlock()
-}
-
-func (lr *liveRun) wakeLocked() {
-	close(lr.changed)
-	lr.changed = make(chan struct{})
-}
-
-// since returns the events after seq, whether the run is done, and a
-// channel closed when there is more.
-func (lr *liveRun) since(seq int64) ([]state.Event, bool, <-chan struct{}) {
-	lr.mu.Lock()
-	defer lr.mu.Unlock()
-	var out []state.Event
-	for _, e := range lr.events {
-		if e.Seq > seq {
-			out = append(out, e)
-		}
-	}
-	return out, lr.done, lr.changed
-}
-
-// run runs the flow, or resumes it, and records its events, numbered
-// from 1 across the run's resumptions.
-func (s *Server) run(ctx context.Context, lr *liveRun) {
-	if lr.failResume != "" {
-		s.failToResume(lr)
+func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
+	e := s.flows.get(r.PathValue("flow"))
+	if e == nil {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no flow %q.", r.PathValue("flow")), nil, nil)
 		return
 	}
-	var failed []string
-	apply := runtime.Apply
-	if s.opts.Engine != nil {
-		apply = s.opts.Engine.Apply
+	if e.prog == nil {
+		writeError(w, http.StatusConflict, "invalid_flow", fmt.Sprintf("Flow %q does not compile.", e.name()), e.files, e.diags)
+		return
 	}
-	res, err := apply(ctx, lr.prog, runtime.Options{
-		RunID: lr.id, Inputs: lr.inputs, Namespace: lr.namespace, Store: s.store, Executors: s.opts.Executors,
-		Resume: lr.resume, Origin: originServe,
-		Observe: func(e runtime.Event) {
-			s.metrics.observe(lr.flow, e)
-			switch e := e.(type) {
-			case runtime.StepFinished:
-				if e.Status == runtime.StatusFailed && !slices.Contains(failed, e.Step) {
-					failed = append(failed, e.Step)
-				}
-			case runtime.RunFinished:
-				s.notify.finished(lr.flow, e, failed)
-			case runtime.RunWaiting:
-				s.notify.waiting(lr.flow, e)
-			}
-			typ, doc := runtime.EventJSON(e)
-			if doc == nil {
-				return
-			}
-			data, err := json.Marshal(doc)
-			if err != nil {
-				return
-			}
-			lr.seq++
-			ev := state.Event{RunID: lr.id, Seq: lr.seq, Type: typ, Data: data}
-			s.store.RecordEvent(ev)
-			if typ == "run_started" {
-				lr.mu.Lock()
-				lr.status = "running"
-				lr.mu.Unlock()
-			}
-			lr.publish(ev)
-		},
-	})
-	// The events are in the state before the run is taken off the live
-	// ones: a stream that starts then reads them there.
-	s.store.Flush()
-	lr.mu.Lock()
-	switch {
-	case err != nil && lr.resume:
-		// Not resumed (another process holds the run): the state
-		// says what it is.
-		lr.status = ""
-		if run, e := s.store.Run(lr.id); e == nil {
-			lr.status = run.Status
+	var req runRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	given := map[string]compiler.InputValue{}
+	for name, raw := range req.Inputs {
+		v, err := jsonval.Decode(raw)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("Input %q is not JSON: %s.", name, err), nil, nil)
+			return
 		}
-	case errors.Is(err, runtime.ErrStopping):
-		// Its engine keeps it going; the state says what it is.
+		given[name] = compiler.InputValue{Value: v, Source: "the request"}
+	}
+	if h := s.opts.NamespaceHeader; h != "" && r.Header.Get(h) != "" {
+		req.Namespace = r.Header.Get(h)
+	}
+	prog := e.prog
+	inputs, diags := prog.ResolveInputs(given)
+	if diags.HasErrors() {
+		writeError(w, http.StatusBadRequest, "invalid_inputs", "The inputs do not fit the flow's.", e.files, diags)
+		return
+	}
+	key := r.Header.Get("Idempotency-Key")
+	s.mu.Lock()
+	if key != "" {
+		id, ok := s.idem[key]
+		if !ok {
+			id, ok, _ = s.store.IdempotencyKey(key) // a key of an earlier process
+		}
+		if ok {
+			s.mu.Unlock()
+			s.writeRunStatus(w, http.StatusOK, id)
+			return
+		}
+	}
+	if s.draining {
+		s.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, "stopping", "The server is stopping.", nil, nil)
+		return
+	}
+	if len(s.queue) >= s.opts.MaxQueue {
+		s.mu.Unlock()
+		writeError(w, http.StatusTooManyRequests, "queue_full", fmt.Sprintf("%d runs are queued already.", s.opts.MaxQueue), nil, nil)
+		return
+	}
+	lr := s.enqueueLocked(prog, inputs, req.Namespace)
+	if key != "" {
+		s.idem[key] = lr.id
+		s.store.SetIdempotencyKey(key, lr.id)
+	}
+	s.mu.Unlock()
+	s.writeRunStatus(w, http.StatusAccepted, lr.id)
+}
+
+// enqueueLocked queues a run of prog and starts it when there is room.
+func (s *Server) enqueueLocked(prog *compiler.Program, inputs map[string]cty.Value, ns string) *liveRun {
+	lr := newLiveRun(state.NewRunID(), prog.Flow.Name, prog, inputs, ns)
+	s.live[lr.id] = lr
+	s.queue = append(s.queue, lr)
+	s.dispatchLocked()
+	return lr
+}
+
+// dispatchLocked starts queued runs while there is room.
+func (s *Server) dispatchLocked() {
+	for len(s.queue) > 0 && s.active < s.opts.MaxActive && s.ctx.Err() == nil && !s.draining {
+		lr := s.queue[0]
+		s.queue = s.queue[1:]
+		s.active++
+		ctx, cancel := context.WithCancel(s.ctx)
+		lr.mu.Lock()
+		lr.cancel = cancel
 		lr.status = "running"
-	case err != nil:
-		lr.status, lr.notStart = "failed", err.Error()
-	case res.RunID == "":
-		lr.status, lr.notStart = "failed", diagText(res)
-	default:
-		lr.status = string(res.Status)
-	}
-	if err == nil && res.RunID != "" && res.Status == runtime.StatusCancelled && !lr.cancelled && s.ctx.Err() != nil {
-		// Cancelled by the server stopping: the next server takes it up.
-		if s.store.Interrupt(lr.id) == nil {
-			lr.status = state.StatusInterrupted
-		}
-	}
-	waiting := err == nil && res.Status == runtime.StatusWaiting
-	lr.done = !waiting
-	lr.resume = true // from now on it exists in the state
-	lr.wakeLocked()
-	lr.mu.Unlock()
-	s.finished(lr)
-	if waiting {
-		s.waiting(lr, res.Waiting)
+		lr.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer cancel()
+			s.run(ctx, lr)
+		}()
 	}
 }
 
-// originServe is the origin of the runs the server starts: it resumes
-// those of them that a crash interrupted.
-const originServe = "serve"
-
-// diagText is why a run did not start.
-func diagText(res *runtime.Result) string {
-	msg := ""
-	for _, d := range res.Diagnostics {
-		if msg != "" {
-			msg += "; "
-		}
-		msg += d.Summary + ": " + d.Detail
+// finished takes a run that ended off the live ones and starts the next.
+func (s *Server) finished(lr *liveRun) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active--
+	lr.mu.Lock()
+	keep := lr.notStart != "" || !lr.done // could not start, or waits
+	lr.mu.Unlock()
+	if !keep {
+		delete(s.live, lr.id) // the state has it
 	}
-	return msg
+	s.dispatchLocked()
+}
+
+func (s *Server) writeRunStatus(w http.ResponseWriter, code int, id string) {
+	status := ""
+	if lr := s.liveRun(id); lr != nil {
+		lr.mu.Lock()
+		status = lr.status
+		lr.mu.Unlock()
+	} else if run, err := s.store.Run(id); err == nil && run != nil {
+		status = run.Status
+	}
+	writeJSON(w, code, map[string]any{"run_id": id, "status": status, "links": runLinks(id)})
+}
+
+func (s *Server) liveRun(id string) *liveRun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live[id]
+}
+
+// runSummary is a run in GET /v1/runs.
+type runSummary struct {
+	RunID      string            `json:"run_id"`
+	Flow       string            `json:"flow"`
+	Status     string            `json:"status"`
+	StartedAt  *string           `json:"started_at"`
+	FinishedAt *string           `json:"finished_at"`
+	Links      map[string]string `json:"links"`
+	// WaitingFor, for a waiting run, are the approval steps it waits for.
+	WaitingFor []waitingForJSON `json:"waiting_for,omitempty"`
+}
+
+type waitingForJSON struct {
+	Step     string `json:"step"`
+	Instance string `json:"instance,omitempty"`
+	Message  string `json:"message"`
+}
+
+// waitingFor are the approval steps a waiting run waits for.
+func (s *Server) waitingFor(runID string) []waitingForJSON {
+	as, err := s.store.Approvals(runID)
+	if err != nil {
+		return nil
+	}
+	var out []waitingForJSON
+	for _, a := range as {
+		if !a.Closed && !a.Decided() {
+			out = append(out, waitingForJSON{Step: a.Step, Instance: a.Instance, Message: a.Message})
+		}
+	}
+	return out
+}
+
+func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	flow, status, cursor := q.Get("flow"), q.Get("status"), q.Get("cursor")
+	limit := 50
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > 1000 {
+			writeError(w, http.StatusBadRequest, "bad_request", "limit is a whole number from 1 to 1000.", nil, nil)
+			return
+		}
+		limit = n
+	}
+	var all []runSummary
+	s.mu.Lock()
+	for _, lr := range slices.Backward(s.queue) {
+		if lr.resume {
+			continue // the state has it
+		}
+		all = append(all, runSummary{RunID: lr.id, Flow: lr.flow, Status: statusQueued, Links: runLinks(lr.id)})
+	}
+	s.mu.Unlock()
+	runs, err := s.store.Runs(flow, 0)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "state", err.Error(), nil, nil)
+		return
+	}
+	for _, run := range runs {
+		all = append(all, runSummary{RunID: run.ID, Flow: run.Flow, Status: run.Status, StartedAt: timeJSON(run.StartedAt), FinishedAt: timeJSON(run.FinishedAt), Links: runLinks(run.ID)})
+	}
+	out := []runSummary{}
+	skipping := cursor != ""
+	next := ""
+	for _, rs := range all {
+		if skipping {
+			skipping = rs.RunID != cursor
+			continue
+		}
+		if (flow != "" && rs.Flow != flow) || (status != "" && rs.Status != status) {
+			continue
+		}
+		if len(out) == limit {
+			next = out[len(out)-1].RunID
+			break
+		}
+		if rs.Status == string(runtime.StatusWaiting) {
+			rs.WaitingFor = s.waitingFor(rs.RunID)
+		}
+		out = append(out, rs)
+	}
+	body := map[string]any{"runs": out}
+	if next != "" {
+		body["next_cursor"] = next
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// stepJSON is a step instance in GET /v1/runs/{id}.
+type stepJSON struct {
+	Step       string          `json:"step"`
+	Instance   string          `json:"instance,omitempty"`
+	Status     string          `json:"status"`
+	Attempts   int             `json:"attempts"`
+	StartedAt  *string         `json:"started_at"`
+	FinishedAt *string         `json:"finished_at"`
+	Error      string          `json:"error,omitempty"`
+	Outputs    json.RawMessage `json:"outputs,omitempty"`
+	Sensitive  bool            `json:"sensitive,omitempty"` // its outputs are sensitive, so not recorded
+	Log        string          `json:"log,omitempty"`
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	run, err := s.store.Run(id)
+	if err != nil || run == nil {
+		if lr := s.liveRun(id); lr != nil {
+			lr.mu.Lock()
+			body := map[string]any{"run_id": id, "flow": lr.flow, "status": lr.status, "steps": []stepJSON{}, "links": runLinks(id)}
+			if lr.notStart != "" {
+				body["error"] = lr.notStart
+			}
+			lr.mu.Unlock()
+			writeJSON(w, http.StatusOK, body)
+			return
+		}
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
+		return
+	}
+	steps, err := s.store.Steps(id)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "state", err.Error(), nil, nil)
+		return
+	}
+	out := []stepJSON{}
+	for _, st := range steps {
+		out = append(out, stepJSON{Step: st.Step, Instance: st.Instance, Status: st.Status, Attempts: st.Attempts,
+			StartedAt: timeJSON(st.StartedAt), FinishedAt: timeJSON(st.FinishedAt), Error: st.Error, Outputs: st.Outputs,
+			Sensitive: st.Sensitive, Log: st.Log})
+	}
+	body := map[string]any{
+		"run_id": run.ID, "flow": run.Flow, "namespace": run.Namespace, "status": run.Status,
+		"started_at": timeJSON(run.StartedAt), "finished_at": timeJSON(run.FinishedAt),
+		"inputs": rawOrNull(run.Inputs), "outputs": rawOrNull(run.Outputs), "failed_outputs": rawOrNull(run.FailedOutputs),
+		"steps": out, "links": runLinks(id),
+	}
+	if run.Error != "" {
+		body["error"] = run.Error
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	lr := s.liveRun(id)
+	if lr == nil {
+		if run, err := s.store.Run(id); err == nil && run != nil {
+			writeError(w, http.StatusConflict, "finished", fmt.Sprintf("Run %s has finished (%s).", id, run.Status), nil, nil)
+			return
+		}
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
+		return
+	}
+	lr.mu.Lock()
+	lr.cancelled = true
+	waiting := lr.status == string(runtime.StatusWaiting)
+	if waiting {
+		lr.status = statusQueued // not woken by a decision meanwhile
+	}
+	lr.mu.Unlock()
+	s.mu.Lock()
+	i := slices.Index(s.queue, lr)
+	if i >= 0 {
+		s.queue = slices.Delete(s.queue, i, i+1)
+	}
+	s.mu.Unlock()
+	if i >= 0 || waiting {
+		s.cancelQueued(lr)
+	} else {
+		lr.mu.Lock()
+		cancel := lr.cancel
+		lr.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	}
+	s.writeRunStatus(w, http.StatusAccepted, id)
+}
+
+// cancelQueued ends a run that never started: it is run with a context
+// that has ended, so that it is recorded (every step cancelled) and its
+// events streamed like any other run's.
+func (s *Server) cancelQueued(lr *liveRun) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.mu.Lock()
+	s.active++ // until finished
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.run(ctx, lr)
+	}()
 }

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -21,8 +19,9 @@ import (
 )
 
 func newMCPCommand(s streams) *cobra.Command {
-	var httpAddr, stateDir, tokenFile, sandbox, goEngine string
-	var registries, only, httpAllow []string
+	var httpAddr string
+	var only []string
+	var df dirFlags
 	cmd := &cobra.Command{
 		Use:   "mcp [DIR]",
 		Short: "Serve the flows under a directory as MCP tools",
@@ -37,20 +36,13 @@ selects flows, and flows are compiled again when their files change. See
 docs/tools.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := "."
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				return usagef("%s is not a directory", dir)
-			}
-			engine, err := resolveGoEngine(goEngine)
+			dir, err := dirArg(args)
 			if err != nil {
 				return err
 			}
 			token := ""
 			if httpAddr != "" {
-				if token, err = listenToken("mcp", httpAddr, tokenFile); err != nil {
+				if token, err = listenToken("mcp", httpAddr, df.tokenFile); err != nil {
 					return err
 				}
 			}
@@ -61,18 +53,12 @@ docs/tools.md.`,
 				found, _ := findFiles([]string{dir}, lang.IsFlowFile)
 				return found
 			}
-			stateDir = stateLocation(stateDir, filepath.Join(dir, ".flowctl"))
-			st, err := openStateDir(stateDir)
+			sd, err := df.open(s, dir)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			ex, release, err := executors(execOptions{sandbox: sandbox, goEngine: engine, httpAllow: httpAllow, warnings: s.err})
-			if err != nil {
-				return err
-			}
-			defer release()
-			srv := mcp.New(mcp.Options{Files: files, Registries: registries, GoEngine: engine, Only: only, Store: st, Executors: ex, Version: version(), Warnings: s.err})
+			defer sd.close()
+			srv := mcp.New(mcp.Options{Files: files, Registries: df.registries, GoEngine: sd.engine, Only: only, Store: sd.st, Executors: sd.ex, Version: version(), Warnings: s.err})
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			go srv.Watch(ctx, time.Second)
@@ -83,33 +69,19 @@ docs/tools.md.`,
 				}
 				return nil
 			}
-			ln, err := net.Listen("tcp", httpAddr)
+			ln, err := listen(httpAddr)
 			if err != nil {
-				return fmt.Errorf("listening on %s: %w", httpAddr, err)
-			}
-			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil)
-			hs := &http.Server{Handler: server.RequireToken(token, h), ReadHeaderTimeout: 10 * time.Second}
-			fmt.Fprintf(s.err, "Serving the flows under %s as MCP tools on http://%s\n", dir, ln.Addr())
-			go func() {
-				<-ctx.Done()
-				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				hs.Shutdown(sctx)
-			}()
-			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				return err
 			}
-			return nil
+			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil)
+			hs := newHTTPServer(server.RequireToken(token, h))
+			fmt.Fprintf(s.err, "Serving the flows under %s as MCP tools on http://%s\n", dir, ln.Addr())
+			return serveUntil(ctx, hs, ln, 5*time.Second)
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve over streamable HTTP on HOST:PORT instead of standard input and output")
-	cmd.Flags().StringVar(&stateDir, "state", "", "the state directory, or a postgres:// URL (default: "+envStateURL+", else DIR/.flowctl)")
-	cmd.Flags().StringVar(&tokenFile, "token-file", "", "with --http: a file holding the bearer token (default: "+envToken+")")
+	df.register(cmd, "with --http: a file holding the bearer token (default: "+envToken+")")
 	cmd.Flags().StringSliceVar(&only, "only", nil, "only these flows (comma-separated names)")
-	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
-	cmd.Flags().StringVar(&sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
-	cmd.Flags().StringVar(&goEngine, "go-engine", "", goEngineUsage)
-	cmd.Flags().StringArrayVar(&httpAllow, "http-allow", nil, "where http and scrape steps may connect, as for apply")
 	return cmd
 }
 

@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -29,9 +25,10 @@ const envNotifySecret = "FLOWCTL_NOTIFY_SECRET"
 const shutdownGrace = 10 * time.Second
 
 func newServeCommand(s streams) *cobra.Command {
-	var addr, stateDir, tokenFile, sandbox, goEngine, nsHeader string
+	var addr, nsHeader string
 	var grace time.Duration
-	var registries, httpAllow, notify []string
+	var notify []string
+	var df dirFlags
 	var maxActive, maxQueue int
 	var ef engineFlags
 	cmd := &cobra.Command{
@@ -50,14 +47,7 @@ worker), which record them; approvals are sent to them. See docs/serve.md
 and docs/scale-out.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := "."
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				return usagef("%s is not a directory", dir)
-			}
-			engine, err := resolveGoEngine(goEngine)
+			dir, err := dirArg(args)
 			if err != nil {
 				return err
 			}
@@ -65,45 +55,39 @@ and docs/scale-out.md.`,
 			if err != nil {
 				return err
 			}
-			token, err := listenToken("serve", addr, tokenFile)
+			token, err := listenToken("serve", addr, df.tokenFile)
 			if err != nil {
 				return err
 			}
 			if maxActive < 1 || maxQueue < 1 {
 				return usagef("--max-active and --max-queue must be at least 1")
 			}
-			stateDir = stateLocation(stateDir, filepath.Join(dir, ".flowctl"))
-			st, err := openStateDir(stateDir)
+			sd, err := df.open(s, dir)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			defer sd.close()
 			stopTraces := startTraces(s)
 			defer stopTraces()
-			ex, release, err := executors(execOptions{sandbox: sandbox, goEngine: engine, httpAllow: httpAllow, warnings: s.err})
-			if err != nil {
-				return err
-			}
-			defer release()
 			var onTemporal server.Engine
 			if runEngine == engineTemporal {
-				c, encrypted, err := ef.dial(st)
+				c, encrypted, err := ef.dial(sd.st)
 				if err != nil {
 					return err
 				}
 				defer c.Close()
 				onTemporal = temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}
 			}
-			ln, err := net.Listen("tcp", addr)
+			ln, err := listen(addr)
 			if err != nil {
-				return fmt.Errorf("listening on %s: %w", addr, err)
+				return err
 			}
 			srv := server.New(server.Options{
-				Dir: dir, Registries: registries, GoEngine: engine, Store: st, Executors: ex,
+				Dir: dir, Registries: df.registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex,
 				Token: token, MaxActive: maxActive, MaxQueue: maxQueue, Engine: onTemporal,
 				NamespaceHeader: nsHeader, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: "http://" + ln.Addr().String(),
 			})
-			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+			hs := newHTTPServer(srv)
 			fmt.Fprintf(s.err, "Serving the flows under %s on http://%s\n", dir, ln.Addr())
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -134,39 +118,12 @@ and docs/scale-out.md.`,
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
 	ef.register(cmd, "temporal-namespace")
 	cmd.Flags().DurationVar(&grace, "shutdown-grace", shutdownGrace, "on SIGTERM or SIGINT, how long running runs have to finish before they are interrupted")
-	cmd.Flags().StringVar(&stateDir, "state", "", "the state directory, or a postgres:// URL (default: "+envStateURL+", else DIR/.flowctl)")
-	cmd.Flags().StringVar(&tokenFile, "token-file", "", "a file holding the bearer token (default: "+envToken+")")
+	df.register(cmd, "a file holding the bearer token (default: "+envToken+")")
 	cmd.Flags().IntVar(&maxActive, "max-active", server.DefaultMaxActive, "runs at once; the others wait, queued")
 	cmd.Flags().IntVar(&maxQueue, "max-queue", server.DefaultMaxQueue, "queued runs at most; more are refused with 429")
-	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
-	cmd.Flags().StringVar(&sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
-	cmd.Flags().StringVar(&goEngine, "go-engine", "", goEngineUsage)
-	cmd.Flags().StringArrayVar(&httpAllow, "http-allow", nil, "where http and scrape steps may connect, as for apply")
 	cmd.Flags().StringVar(&nsHeader, "namespace-header", "", "a request header, set by a trusted proxy, that chooses the memory namespace of the runs a request starts")
 	cmd.Flags().StringArrayVar(&notify, "notify", nil, "POST each finished run's summary to this URL (repeatable), signed when "+envNotifySecret+" is set")
 	return cmd
-}
-
-// listenToken reads the bearer token of a command that listens on addr
-// (FLOWCTL_TOKEN, or --token-file), and refuses an address beyond the
-// loopback interface without one.
-func listenToken(command, addr, tokenFile string) (string, error) {
-	token := os.Getenv(envToken)
-	if tokenFile != "" {
-		b, err := os.ReadFile(tokenFile)
-		if err != nil {
-			return "", usagef("reading --token-file: %v", err)
-		}
-		token = strings.TrimSpace(string(b))
-	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", usagef("%q is not HOST:PORT", addr)
-	}
-	if ip := net.ParseIP(host); token == "" && (ip == nil || !ip.IsLoopback()) && host != "localhost" {
-		return "", usagef("%s listens beyond the loopback interface (%s) only with a token: set %s or --token-file", command, addr, envToken)
-	}
-	return token, nil
 }
 
 // startTraces exports OpenTelemetry traces of runs when the environment

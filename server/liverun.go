@@ -1,0 +1,185 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Run statuses the server adds to the state's: a run waiting for a place
+// (--max-active), and one that could not start.
+const (
+	statusQueued = "queued"
+)
+
+// liveRun is a run the server started or queued, while it is not
+// finished. Its events are kept here as well as in the state, so that
+// streams read them without waiting for the state's writer.
+type liveRun struct {
+	id        string
+	flow      string
+	prog      *compiler.Program
+	inputs    map[string]cty.Value
+	namespace string
+
+	// resume: the run exists in the state and continues (after a
+	// decision, a deadline, or a crash of the server).
+	resume bool
+	// failResume, when set, is why a run that should be resumed cannot
+	// be: it is recorded as failed with it instead.
+	failResume string
+	seq        int64 // the last event's number
+	// base: the events numbered up to base were recorded by an earlier
+	// server (before a restart); they are in the state, not in events.
+	base int64
+
+	mu       sync.Mutex
+	status   string // queued, running, waiting, then the run's
+	events   []state.Event
+	changed  chan struct{} // closed and replaced when events or status change
+	done     bool          // finished, and its events are in the state
+	cancel   context.CancelFunc
+	notStart string // why the run could not start, when it could not
+	// cancelled: someone cancelled it (POST …/cancel), as opposed to the
+	// server stopping.
+	cancelled bool
+}
+
+func newLiveRun(id, flow string, prog *compiler.Program, inputs map[string]cty.Value, ns string) *liveRun {
+	return &liveRun{id: id, flow: flow, prog: prog, inputs: inputs, namespace: ns, status: statusQueued, changed: make(chan struct{})}
+}
+
+// publish adds an event and wakes the streams.
+func (lr *liveRun) publish(e state.Event) {
+	lr.mu.Lock()
+	lr.events = append(lr.events, e)
+	lr.wakeLocked()
+	lr.mu.Unlock()
+}
+
+func (lr *liveRun) wakeLocked() {
+	close(lr.changed)
+	lr.changed = make(chan struct{})
+}
+
+// since returns the events after seq, whether the run is done, and a
+// channel closed when there is more.
+func (lr *liveRun) since(seq int64) ([]state.Event, bool, <-chan struct{}) {
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	var out []state.Event
+	for _, e := range lr.events {
+		if e.Seq > seq {
+			out = append(out, e)
+		}
+	}
+	return out, lr.done, lr.changed
+}
+
+// run runs the flow, or resumes it, and records its events, numbered
+// from 1 across the run's resumptions.
+func (s *Server) run(ctx context.Context, lr *liveRun) {
+	if lr.failResume != "" {
+		s.failToResume(lr)
+		return
+	}
+	var failed []string
+	apply := runtime.Apply
+	if s.opts.Engine != nil {
+		apply = s.opts.Engine.Apply
+	}
+	res, err := apply(ctx, lr.prog, runtime.Options{
+		RunID: lr.id, Inputs: lr.inputs, Namespace: lr.namespace, Store: s.store, Executors: s.opts.Executors,
+		Resume: lr.resume, Origin: originServe,
+		Observe: func(e runtime.Event) {
+			s.metrics.observe(lr.flow, e)
+			switch e := e.(type) {
+			case runtime.StepFinished:
+				if e.Status == runtime.StatusFailed && !slices.Contains(failed, e.Step) {
+					failed = append(failed, e.Step)
+				}
+			case runtime.RunFinished:
+				s.notify.finished(lr.flow, e, failed)
+			case runtime.RunWaiting:
+				s.notify.waiting(lr.flow, e)
+			}
+			typ, doc := runtime.EventJSON(e)
+			if doc == nil {
+				return
+			}
+			data, err := json.Marshal(doc)
+			if err != nil {
+				return
+			}
+			lr.seq++
+			ev := state.Event{RunID: lr.id, Seq: lr.seq, Type: typ, Data: data}
+			s.store.RecordEvent(ev)
+			if typ == "run_started" {
+				lr.mu.Lock()
+				lr.status = "running"
+				lr.mu.Unlock()
+			}
+			lr.publish(ev)
+		},
+	})
+	// The events are in the state before the run is taken off the live
+	// ones: a stream that starts then reads them there.
+	s.store.Flush()
+	lr.mu.Lock()
+	switch {
+	case err != nil && lr.resume:
+		// Not resumed (another process holds the run): the state
+		// says what it is.
+		lr.status = ""
+		if run, e := s.store.Run(lr.id); e == nil {
+			lr.status = run.Status
+		}
+	case errors.Is(err, runtime.ErrStopping):
+		// Its engine keeps it going; the state says what it is.
+		lr.status = "running"
+	case err != nil:
+		lr.status, lr.notStart = "failed", err.Error()
+	case res.RunID == "":
+		lr.status, lr.notStart = "failed", diagText(res)
+	default:
+		lr.status = string(res.Status)
+	}
+	if err == nil && res.RunID != "" && res.Status == runtime.StatusCancelled && !lr.cancelled && s.ctx.Err() != nil {
+		// Cancelled by the server stopping: the next server takes it up.
+		if s.store.Interrupt(lr.id) == nil {
+			lr.status = state.StatusInterrupted
+		}
+	}
+	waiting := err == nil && res.Status == runtime.StatusWaiting
+	lr.done = !waiting
+	lr.resume = true // from now on it exists in the state
+	lr.wakeLocked()
+	lr.mu.Unlock()
+	s.finished(lr)
+	if waiting {
+		s.waiting(lr, res.Waiting)
+	}
+}
+
+// originServe is the origin of the runs the server starts: it resumes
+// those of them that a crash interrupted.
+const originServe = "serve"
+
+// diagText is why a run did not start.
+func diagText(res *runtime.Result) string {
+	msg := ""
+	for _, d := range res.Diagnostics {
+		if msg != "" {
+			msg += "; "
+		}
+		msg += d.Summary + ": " + d.Detail
+	}
+	return msg
+}
