@@ -115,6 +115,7 @@ func Builtins() []*Block {
 				out("title", cty.String, "The page title"),
 				out("text", cty.String, "The visible text"),
 				out("links", cty.List(cty.String), "The absolute URLs of the links"),
+				out("html", cty.String, "The HTML inside the page, or inside each element the selector matches, one a line"),
 			},
 		},
 		{

@@ -30,11 +30,14 @@ import (
 //   - links: the http and https targets of <a href> in the same part of the
 //     page, resolved against the URL of the response (after redirects) and
 //     <base href>, without fragments, each once, in page order.
+//   - html: the HTML inside the page's html element, or inside each element
+//     the selector matches (one a line, in page order), as x/net/html
+//     renders the parsed page.
 //
 // A selector that is not valid CSS fails the step before any request; one
 // that matches nothing gives empty text and links. A text/plain response
-// gives its text, no title and no links (the selector is ignored); other
-// content types fail the step.
+// gives its text as text and html, no title and no links (the selector is
+// ignored); other content types fail the step.
 func NewScrapeExecutor(client *http.Client) Executor {
 	return &scrapeExecutor{newHTTPExecutor(client, HTTPOptions{})}
 }
@@ -82,7 +85,7 @@ func (e *scrapeExecutor) Execute(ctx context.Context, call *Call) (*Result, erro
 	text := decodeBody(body, ct)
 	switch {
 	case mt == "text/plain":
-		return scrapeResult("", strings.TrimSpace(text), nil), nil
+		return scrapeResult("", strings.TrimSpace(text), nil, text), nil
 	case !isHTMLType(mt):
 		return nil, label.errorf(nil, "the response is %s, not HTML or plain text", mt)
 	}
@@ -106,10 +109,22 @@ func (e *scrapeExecutor) Execute(ctx context.Context, call *Call) (*Result, erro
 		x.newline = true
 		x.walk(n)
 	}
-	return scrapeResult(pageTitle(doc), strings.TrimSpace(x.b.String()), x.links), nil
+	htmlRoots := doc.Find("html").First()
+	if sel != nil {
+		htmlRoots = roots
+	}
+	inner := make([]string, 0, htmlRoots.Length())
+	for i := range htmlRoots.Nodes {
+		h, err := htmlRoots.Eq(i).Html()
+		if err != nil {
+			return nil, label.errorf(err, "cannot render the page: %v", err)
+		}
+		inner = append(inner, h)
+	}
+	return scrapeResult(pageTitle(doc), strings.TrimSpace(x.b.String()), x.links, strings.Join(inner, "\n")), nil
 }
 
-func scrapeResult(title, text string, links []string) *Result {
+func scrapeResult(title, text string, links []string, html string) *Result {
 	lv := cty.ListValEmpty(cty.String)
 	if len(links) > 0 {
 		vals := make([]cty.Value, len(links))
@@ -122,6 +137,7 @@ func scrapeResult(title, text string, links []string) *Result {
 		"title": cty.StringVal(title),
 		"text":  cty.StringVal(text),
 		"links": lv,
+		"html":  cty.StringVal(html),
 	}}
 }
 

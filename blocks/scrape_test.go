@@ -65,6 +65,7 @@ func TestScrape(t *testing.T) {
 		title    string
 		text     string
 		links    []string
+		html     string // "" when the case does not check it
 	}{
 		{
 			name:  "whole page",
@@ -96,6 +97,7 @@ func TestScrape(t *testing.T) {
 			title:    "The Page",
 			text:     "Hello world\none\ntwo dup",
 			links:    []string{srv.URL + "/docs/a.html"},
+			html:     "Hello    world\none\ntwo <a href=\"a.html\">dup</a>",
 		},
 		{name: "selector matching nothing", path: "/page.html", selector: ".nothing", title: "The Page"},
 		{
@@ -105,8 +107,10 @@ func TestScrape(t *testing.T) {
 			text:  "o t p",
 			links: []string{srv.URL + "/sub/other.html", srv.URL + "/top.html", srv.URL + "/sub/page.html?p=2"},
 		},
-		{name: "declared charset", path: "/cp1252.html", title: "café", text: "naïve"},
-		{name: "plain text", path: "/plain.txt", selector: "p", text: "just text\nhttp://example.com/not-a-link"},
+		{name: "declared charset", path: "/cp1252.html", title: "café", text: "naïve",
+			html: `<head><meta charset="windows-1252"/><title>café</title></head><body><p>naïve</p></body>`},
+		{name: "plain text", path: "/plain.txt", selector: "p", text: "just text\nhttp://example.com/not-a-link",
+			html: "  just text\nhttp://example.com/not-a-link  "},
 	}
 	ex := NewScrapeExecutor(nil)
 	for _, tt := range tests {
@@ -124,6 +128,9 @@ func TestScrape(t *testing.T) {
 			}
 			if got := res.Outputs["text"].AsString(); got != tt.text {
 				t.Errorf("text = %q, want %q", got, tt.text)
+			}
+			if got := res.Outputs["html"].AsString(); tt.html != "" && got != tt.html {
+				t.Errorf("html = %q, want %q", got, tt.html)
 			}
 			lv := res.Outputs["links"]
 			if !lv.Type().Equals(cty.List(cty.String)) {
