@@ -235,9 +235,7 @@ func (c *compilation) resolveTools(s *Step) hcl.Diagnostics {
 			b := c.prog.Registry.Lookup(name)
 			switch {
 			case b == nil:
-				diags = append(diags, lang.Error(rng, "Unknown block",
-					"There is no block named %q among the built-in blocks, the flow's inline blocks, blocks/ and the registries.%s",
-					name, lang.Suggest(name, c.prog.Registry.Names()))...)
+				diags = append(diags, c.unknownBlock(name, rng)...)
 				continue
 			case b.Builtin() && b.Name == "approval":
 				diags = append(diags, lang.Error(rng, "Invalid tool",

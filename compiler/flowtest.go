@@ -3,6 +3,8 @@ package compiler
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
@@ -132,6 +134,10 @@ func CompileTest(prog *Program, def *lang.TestDef) (*Test, hcl.Diagnostics) {
 	}
 	ctx := t.typeContext(functions)
 	for _, a := range def.Asserts {
+		if d := t.checkRefs(a.Condition, a.ErrorMessage); d.HasErrors() {
+			diags = append(diags, d...)
+			continue
+		}
 		v, d := a.Condition.Value(ctx)
 		diags = append(diags, d...)
 		if !d.HasErrors() && v.Type() != cty.DynamicPseudoType {
@@ -181,6 +187,60 @@ func checkReplacement(s *Step, r *lang.Replacement, functions map[string]functio
 		if _, err := convert.Convert(v.GetAttr(name), f.Type.Type); err != nil {
 			diags = append(diags, lang.Error(r.Outputs.Range(), "Wrong output type",
 				"Output %q of block %q must be %s: %s.", name, s.Block.Name, lang.FriendlyTypeName(f.Type.Type), lang.FormatConvertError(err))...)
+		}
+	}
+	return diags
+}
+
+// testRoots are the variables an assert can refer to.
+var testRoots = []string{lang.RootInput, lang.RootStep, "output", lang.RootRun}
+
+// checkRefs checks that the references of an assert name what the flow
+// has (HCL's own errors about objects would name no candidates).
+func (t *Test) checkRefs(exprs ...hcl.Expression) hcl.Diagnostics {
+	p := t.Program
+	var diags hcl.Diagnostics
+	for _, expr := range exprs {
+		for _, tr := range expr.Variables() {
+			root := tr.RootName()
+			if !slices.Contains(testRoots, root) {
+				diags = append(diags, lang.Error(tr[0].SourceRange(), "Unknown variable",
+					"There is no variable named %q in a test's assert; it can refer to %s.%s",
+					root, strings.Join(testRoots, ", "), lang.Suggest(root, testRoots))...)
+				continue
+			}
+			if len(tr) < 2 {
+				continue
+			}
+			attr, ok := tr[1].(hcl.TraverseAttr)
+			if !ok {
+				continue
+			}
+			var names []string
+			kind := ""
+			switch root {
+			case lang.RootInput:
+				kind, names = "input", lang.SortedKeys(p.InputsByName)
+			case lang.RootStep:
+				kind, names = "step", lang.SortedKeys(p.StepsByName)
+			case "output":
+				kind = "output"
+				for _, o := range p.Outputs {
+					names = append(names, o.Name)
+				}
+				slices.Sort(names)
+			case lang.RootRun:
+				kind, names = "run attribute", []string{"failed_steps", "status"}
+			}
+			switch {
+			case slices.Contains(names, attr.Name):
+			case len(names) == 0:
+				diags = append(diags, lang.Error(attr.SrcRange, "Unknown "+kind,
+					"Flow %q has no %ss, so none named %q.", p.Flow.Name, kind, attr.Name)...)
+			default:
+				diags = append(diags, lang.Error(attr.SrcRange, "Unknown "+kind,
+					"Flow %q has no %s named %q; it has %s.%s", p.Flow.Name, kind, attr.Name, strings.Join(names, ", "), lang.Suggest(attr.Name, names))...)
+			}
 		}
 	}
 	return diags

@@ -107,9 +107,7 @@ func (c *compilation) resolveBlock(s *Step) hcl.Diagnostics {
 		b = c.prog.Registry.Lookup(s.Use)
 	}
 	if b == nil {
-		return lang.Error(s.UseRange, "Unknown block",
-			"There is no block named %q among the built-in blocks, the flow's inline blocks, blocks/ and the registries.%s",
-			s.Use, lang.Suggest(s.Use, c.prog.Registry.Names()))
+		return c.unknownBlock(s.Use, s.UseRange)
 	}
 	s.Block = b
 	s.Outputs = b.Outputs
@@ -272,6 +270,14 @@ func (c *compilation) resolveStepName(ref *lang.Ref, ctx refContext) hcl.Diagnos
 			"Step %q refers to itself; a step cannot depend on itself.", ref.Name)
 	}
 	return nil
+}
+
+// unknownBlock is the error of a use or tool naming no block: it names the
+// closest blocks there are.
+func (c *compilation) unknownBlock(name string, rng hcl.Range) hcl.Diagnostics {
+	return lang.Error(rng, "Unknown block",
+		"There is no block named %q among the built-in blocks, the flow's inline blocks, blocks/ and the registries.%s",
+		name, lang.SuggestAmong(name, c.prog.Registry.Names()))
 }
 
 // resolveStepRef checks step.NAME.FIELD, or step.NAME[KEY].FIELD for a step

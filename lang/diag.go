@@ -33,20 +33,110 @@ func Warning(rng hcl.Range, summary, detail string, args ...any) hcl.Diagnostics
 
 // Suggest returns " Did you mean "X"?" for the option closest to given, or ""
 // when no option is close enough to be a likely typo. Case does not count:
-// names are lower case, and "HTTP" means "http".
+// names are lower case, and "HTTP" means "http". Closeness is the edit
+// distance less what the names share at their start or end (see closeness):
+// "rows" is nearer "row_count" than "top".
 func Suggest(given string, options []string) string {
-	best, bestDist := "", 4
-	lower := strings.ToLower(given)
-	for _, o := range options {
-		d := levenshtein.Distance(lower, strings.ToLower(o), nil)
-		if d < bestDist || (d == bestDist && best != "" && o < best) {
-			best, bestDist = o, d
-		}
+	if best := Closest(given, options, 1); len(best) == 1 && likelyTypo(given, best[0]) {
+		return " Did you mean " + strconv.Quote(best[0]) + "?"
 	}
-	if best == "" || bestDist > len(given)/2+1 {
+	return ""
+}
+
+// SuggestAmong is Suggest, and when no option is close enough for that,
+// names the closest few of them (" The closest are "a", "b" and "c".")
+// so that a reader always sees what there is to choose from; "" when
+// there are no options.
+func SuggestAmong(given string, options []string) string {
+	if s := Suggest(given, options); s != "" {
+		return s
+	}
+	best := Closest(given, options, maxClosest)
+	switch len(best) {
+	case 0:
 		return ""
+	case 1:
+		return " The only one is " + strconv.Quote(best[0]) + "."
 	}
-	return " Did you mean " + strconv.Quote(best) + "?"
+	quoted := make([]string, len(best))
+	for i, b := range best {
+		quoted[i] = strconv.Quote(b)
+	}
+	return " The closest are " + strings.Join(quoted[:len(quoted)-1], ", ") + " and " + quoted[len(quoted)-1] + "."
+}
+
+// maxClosest is how many names SuggestAmong lists.
+const maxClosest = 3
+
+// Closest returns up to n options, the closest to given first (ties in
+// alphabetical order).
+func Closest(given string, options []string, n int) []string {
+	type scored struct {
+		name  string
+		score int
+	}
+	lower := strings.ToLower(given)
+	all := make([]scored, 0, len(options))
+	seen := map[string]bool{}
+	for _, o := range options {
+		if seen[o] {
+			continue
+		}
+		seen[o] = true
+		all = append(all, scored{o, closeness(lower, strings.ToLower(o))})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score < all[j].score
+		}
+		return all[i].name < all[j].name
+	})
+	out := make([]string, 0, min(n, len(all)))
+	for _, s := range all[:min(n, len(all))] {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+// closeness ranks option o for the name a person typed, g (both lower
+// case); lower is closer. It is the edit distance less twice the longer
+// of the prefix and the suffix they share, when that is at least
+// minAffix long: a name typed is more often a known one cut short or
+// run on (rows → row_count, len → length) than one with letters changed
+// throughout.
+func closeness(g, o string) int {
+	d := levenshtein.Distance(g, o, nil)
+	if a := affix(g, o); a >= minAffix {
+		d -= 2 * a
+	}
+	return d
+}
+
+// minAffix is the shortest shared prefix or suffix that counts.
+const minAffix = 3
+
+// affix is the length of the longer of the prefix and the suffix g and o
+// share.
+func affix(g, o string) int {
+	n := min(len(g), len(o))
+	p := 0
+	for p < n && g[p] == o[p] {
+		p++
+	}
+	s := 0
+	for s < n && g[len(g)-1-s] == o[len(o)-1-s] {
+		s++
+	}
+	return max(p, s)
+}
+
+// likelyTypo reports whether option o is near enough to given to be what
+// was meant: a few edits apart for its length, or sharing a start or end
+// of minAffix letters or more.
+func likelyTypo(given, o string) bool {
+	g, lo := strings.ToLower(given), strings.ToLower(o)
+	d := levenshtein.Distance(g, lo, nil)
+	return d <= min(3, len(given)/2+1) || affix(g, lo) >= minAffix
 }
 
 var nameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)

@@ -279,7 +279,7 @@ func blocksShow(s streams, registries []string, name string, jsonOut bool) error
 			Severity: hcl.DiagError,
 			Summary:  "Unknown block",
 			Detail: fmt.Sprintf("There is no block named %q among the built-ins, %s/*.block.hcl, the --registry directories and the flow files of the current directory.%s",
-				name, localBlocksDir, lang.Suggest(name, lang.SortedKeys(names))),
+				name, localBlocksDir, lang.SuggestAmong(name, lang.SortedKeys(names))),
 		}})
 	}
 	return newBlocksView(s, jsonOut).Show(found[0], found[1:])
