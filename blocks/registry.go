@@ -7,7 +7,6 @@ import (
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // Registry is the set of blocks a flow can use, by name: the built-ins, then
@@ -143,7 +142,7 @@ func Load(opts LoadOptions) (*Registry, hcl.Diagnostics) {
 // ParseBlocks parses and decodes the block definitions in src, the text of
 // a block file named filename (which need not exist), into blocks.
 func ParseBlocks(src []byte, filename string) ([]*Block, hcl.Diagnostics) {
-	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	f, diags := lang.NewParser().ParseSource(src, filename)
 	if diags.HasErrors() {
 		return nil, diags
 	}

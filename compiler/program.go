@@ -3,6 +3,7 @@ package compiler
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -171,7 +172,25 @@ type Options struct {
 
 // Compile compiles the flow file at filename. It returns the program as far
 // as compilation got, which is complete only when diags has no errors.
-func Compile(filename string, opts Options) (*Program, hcl.Diagnostics) {
+//
+// A panic while compiling, a bug whatever the file holds, is an error
+// diagnostic rather than the end of the process: serve, watch and the
+// language server compile files as they are saved, and no file may take
+// them down.
+func Compile(filename string, opts Options) (prog *Program, diags hcl.Diagnostics) {
+	defer func() {
+		if r := recover(); r != nil {
+			if prog == nil {
+				prog = &Program{Filename: filename, Dir: filepath.Dir(filename)}
+			}
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Internal compiler error",
+				Detail: fmt.Sprintf("Compiling %s failed inside flowctl: %v. This is a bug in flowctl, not in the file; the file is refused until it is fixed. Please report it with the file.",
+					filename, r),
+			})
+		}
+	}()
 	if opts.Parser == nil {
 		opts.Parser = lang.NewParser()
 	}
@@ -182,7 +201,7 @@ func Compile(filename string, opts Options) (*Program, hcl.Diagnostics) {
 		opts: opts,
 		prog: &Program{Filename: filename, Dir: filepath.Dir(filename), vars: map[hcl.Expression]*exprRefs{}},
 	}
-	var diags hcl.Diagnostics
+	prog = c.prog
 	failed := false
 	var errRanges []hcl.Range // of the errors of earlier passes
 	for _, p := range passes {

@@ -7,8 +7,12 @@ import (
 )
 
 // Format returns src in canonical HCL style. A file with syntax errors is
-// not formatted: its diagnostics are returned instead.
+// not formatted: its diagnostics are returned instead; nor is one that is
+// not UTF-8 text or nests too deep (see ParseSource).
 func Format(src []byte, filename string) ([]byte, hcl.Diagnostics) {
+	if d, _ := checkSource(src, filename); d != nil {
+		return nil, hcl.Diagnostics{d}
+	}
 	if _, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos); diags.HasErrors() {
 		return nil, diags
 	}

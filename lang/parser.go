@@ -48,11 +48,7 @@ func (p *Parser) ParseFile(filename string) (*hcl.File, hcl.Diagnostics) {
 // which for a binary file is a diagnostic every few bytes. Nor is a source
 // nested deeper than MaxNesting (see checkNesting).
 func (p *Parser) ParseSource(src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
-	d := checkEncoding(src, filename)
-	var starts []int
-	if d == nil {
-		d, starts = checkNesting(src, filename)
-	}
+	d, starts := checkSource(src, filename)
 	if d != nil {
 		f := &hcl.File{Body: hcl.EmptyBody(), Bytes: src}
 		if _, known := p.p.Files()[filename]; !known {
@@ -75,6 +71,16 @@ func (p *Parser) ParseSource(src []byte, filename string) (*hcl.File, hcl.Diagno
 		delete(p.released, filename)
 	}
 	return f, diags
+}
+
+// checkSource is what ParseSource checks before it parses: that src is
+// UTF-8 text (checkEncoding) nested no deeper than the parser bears
+// (checkNesting), which also finds where top-level items start.
+func checkSource(src []byte, filename string) (*hcl.Diagnostic, []int) {
+	if d := checkEncoding(src, filename); d != nil {
+		return d, nil
+	}
+	return checkNesting(src, filename)
 }
 
 // Release drops the syntax trees of the files the parser has read and

@@ -117,5 +117,8 @@ func FormatConvertError(err error) string {
 }
 
 func parseExpression(src, filename string) (hcl.Expression, hcl.Diagnostics) {
+	if d, _ := checkSource([]byte(src), filename); d != nil {
+		return nil, hcl.Diagnostics{d}
+	}
 	return hclsyntax.ParseExpression([]byte(src), filename, hcl.InitialPos)
 }

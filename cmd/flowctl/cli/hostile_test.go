@@ -47,6 +47,10 @@ import (
 //   - the value of HOSTILE_SECRET, set in flowctl's environment, appears
 //     in none of its output nor in its state directory.
 //
+// A file of the archive may hold {{repeat "TEXT" N}}, written as TEXT N
+// times over: a case can be megabytes of source (a million unary
+// minuses) without a tracked file of that size.
+//
 // The archive's comment describes the case. A line of it may mark a known
 // sandbox bug:
 //
@@ -151,7 +155,7 @@ func TestHostile(t *testing.T) {
 	if _, err := exec.LookPath("go"); err == nil && compiled < 20 {
 		t.Fatalf("%d go cases to run compiled: the suite has lost cases", compiled)
 	}
-	if len(cases) < 30 || runtimeCases < len(cases)/2 {
+	if len(cases) < 30 || runtimeCases < 50 {
 		t.Fatalf("%d cases of which %d at run time: the suite has lost cases", len(cases), runtimeCases)
 	}
 	// The process checks must have something to check: the sampling may
@@ -376,6 +380,21 @@ func (c *hostileCase) runFlowctl(t *testing.T, dir, secret string, args ...strin
 	return o
 }
 
+var hostileRepeat = regexp.MustCompile(`\{\{repeat "((?:[^"\\]|\\.)*)" (\d+)\}\}`)
+
+// hostileExpand writes out a file's {{repeat "TEXT" N}}.
+func hostileExpand(data []byte) []byte {
+	return hostileRepeat.ReplaceAllFunc(data, func(m []byte) []byte {
+		sm := hostileRepeat.FindSubmatch(m)
+		text, err := strconv.Unquote(`"` + string(sm[1]) + `"`)
+		n, err2 := strconv.Atoi(string(sm[2]))
+		if err != nil || err2 != nil {
+			return m
+		}
+		return []byte(strings.Repeat(text, n))
+	})
+}
+
 var hostileCrash = regexp.MustCompile(`(?m)^(panic: |fatal error: |goroutine \d+ \[|SIGSEGV|unexpected fault address)`)
 
 // run runs the case; it reports whether the process sampling saw the
@@ -386,7 +405,7 @@ func (c *hostileCase) run(t *testing.T) (sawWorkers bool) {
 		if strings.HasPrefix(f.Name, "want") {
 			continue
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), hostileExpand(f.Data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
