@@ -3,7 +3,9 @@ package server
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/flowctl/flowctl/runtime"
@@ -53,12 +55,12 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, "not_waiting", fmt.Sprintf("Step %s of run %s is not waiting for a decision.", label, run.ID), nil, nil)
 		return
 	case err != nil:
-		writeError(w, http.StatusInternalServerError, "state", err.Error(), nil, nil)
+		s.internalError(w, r, err)
 		return
 	}
 	if run.Origin == state.OriginTemporal && s.opts.Engine != nil {
 		if err := s.opts.Engine.Approve(r.Context(), run.ID, step, req.Instance, *req.Approved, req.Comment, req.By); err != nil {
-			writeError(w, http.StatusBadGateway, "engine", err.Error(), nil, nil)
+			s.failed(w, r, http.StatusBadGateway, "engine", err)
 			return
 		}
 	}
@@ -138,25 +140,35 @@ func decided(st *state.Store, runID string) bool {
 // inputs are gone with the process that had them, is recorded as failed,
 // saying why.
 func (s *Server) recover() {
-	runs, err := s.store.Runs("", 0)
-	if err != nil {
-		return
+	var runs []*state.Run
+	for _, status := range []string{state.StatusInterrupted, string(runtime.StatusWaiting)} {
+		found, err := s.runsWithStatus(status)
+		if err != nil {
+			s.log.Error("reading the runs to take up", slog.Any("error", err))
+			return
+		}
+		runs = append(runs, found...)
 	}
-	for i := len(runs) - 1; i >= 0; i-- { // oldest first
-		run := runs[i]
-		interrupted := run.Status == state.StatusInterrupted && run.Origin == originServe
-		if !interrupted && run.Status != string(runtime.StatusWaiting) {
+	slices.SortFunc(runs, func(a, b *state.Run) int { return a.StartedAt.Compare(b.StartedAt) }) // oldest first
+	for _, run := range runs {
+		interrupted := run.Status == state.StatusInterrupted
+		if interrupted && run.Origin != originServe {
 			continue
 		}
 		e := s.flows.get(run.Flow)
 		if e == nil || e.prog == nil {
 			continue // not served here: left as it is
 		}
+		id := run.ID
+		run, err := s.store.Run(id) // with its inputs and fingerprints
+		if err != nil {
+			s.log.Error("reading a run to take up", slog.String("run_id", id), slog.Any("error", err))
+			continue
+		}
 		lr := newLiveRun(run.ID, run.Flow, e.prog, nil, run.Namespace)
 		lr.resume = true
-		if evs, err := s.store.Events(run.ID, 0, 0); err == nil && len(evs) > 0 {
-			lr.seq = evs[len(evs)-1].Seq
-			lr.base = lr.seq
+		if seq, err := s.store.LastEventSeq(run.ID); err == nil {
+			lr.seq, lr.base = seq, seq
 		}
 		steps, _ := s.store.Steps(run.ID)
 		if err := runtime.ResumeCheck(e.prog, run, steps); err != nil {
@@ -188,6 +200,23 @@ func (s *Server) recover() {
 			}
 		}
 		s.waiting(lr, ws)
+	}
+}
+
+// runsWithStatus are the runs of a status, a page at a time on its index.
+func (s *Server) runsWithStatus(status string) ([]*state.Run, error) {
+	var out []*state.Run
+	var after *state.RunKey
+	for {
+		runs, next, err := s.store.RunPage(s.ctx, state.RunFilter{Status: status}, after, maxPage)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, runs...)
+		if next == nil {
+			return out, nil
+		}
+		after = next
 	}
 }
 

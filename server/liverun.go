@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
@@ -28,6 +29,7 @@ type liveRun struct {
 	prog      *compiler.Program
 	inputs    map[string]cty.Value
 	namespace string
+	queuedAt  time.Time // when it was first queued: its place in GET /v1/runs
 
 	// resume: the run exists in the state and continues (after a
 	// decision, a deadline, or a crash of the server).
@@ -53,7 +55,8 @@ type liveRun struct {
 }
 
 func newLiveRun(id, flow string, prog *compiler.Program, inputs map[string]cty.Value, ns string) *liveRun {
-	return &liveRun{id: id, flow: flow, prog: prog, inputs: inputs, namespace: ns, status: statusQueued, changed: make(chan struct{})}
+	return &liveRun{id: id, flow: flow, prog: prog, inputs: inputs, namespace: ns, queuedAt: time.Now(),
+		status: statusQueued, changed: make(chan struct{})}
 }
 
 // publish adds an event and wakes the streams.

@@ -19,6 +19,9 @@ type apiError struct {
 		Code        string                `json:"code"`
 		Message     string                `json:"message"`
 		Diagnostics []diagjson.Diagnostic `json:"diagnostics,omitempty"`
+		// RequestID, of an error of the server's own, finds its cause in
+		// the server's log.
+		RequestID string `json:"request_id,omitempty"`
 	} `json:"error"`
 }
 

@@ -3,10 +3,10 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang/jsonval"
@@ -58,41 +58,72 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_inputs", "The inputs do not fit the flow's.", e.files, diags)
 		return
 	}
+	id := state.NewRunID()
 	key := r.Header.Get("Idempotency-Key")
-	s.mu.Lock()
 	if key != "" {
-		id, ok := s.idem[key]
-		if !ok {
-			id, ok, _ = s.store.IdempotencyKey(key) // a key of an earlier process
+		if code, msg := s.refuseStart(); code != 0 {
+			writeError(w, code, codeOf(code), msg, nil, nil)
+			return
 		}
-		if ok {
-			s.mu.Unlock()
-			s.writeRunStatus(w, http.StatusOK, id)
+		digest := requestDigest(prog, req.Inputs)
+		had, err := s.claimKey(prog.Flow.Name, req.Namespace, key, digest, id)
+		switch {
+		case err != nil:
+			s.internalError(w, r, err)
+			return
+		case had != nil && had.Request != digest:
+			writeError(w, http.StatusUnprocessableEntity, "idempotency_key_reused", fmt.Sprintf(
+				"The Idempotency-Key was used for another request of flow %s at %s (run %s); use a new key for a new request.",
+				prog.Flow.Name, runtime.JSONTime(had.CreatedAt), had.RunID), nil, nil)
+			return
+		case had != nil:
+			s.writeRunStatus(w, http.StatusOK, had.RunID)
 			return
 		}
 	}
-	if s.draining {
+	s.mu.Lock()
+	if code, msg := s.refuseStartLocked(); code != 0 {
 		s.mu.Unlock()
-		writeError(w, http.StatusServiceUnavailable, "stopping", "The server is stopping.", nil, nil)
+		if key != "" {
+			s.store.ReleaseIdempotencyKey(state.IdempotencyKey{Flow: prog.Flow.Name, Namespace: req.Namespace, Key: key, RunID: id})
+		}
+		writeError(w, code, codeOf(code), msg, nil, nil)
 		return
 	}
-	if len(s.queue) >= s.opts.MaxQueue {
-		s.mu.Unlock()
-		writeError(w, http.StatusTooManyRequests, "queue_full", fmt.Sprintf("%d runs are queued already.", s.opts.MaxQueue), nil, nil)
-		return
-	}
-	lr := s.enqueueLocked(prog, inputs, req.Namespace)
-	if key != "" {
-		s.idem[key] = lr.id
-		s.store.SetIdempotencyKey(key, lr.id)
-	}
+	lr := s.enqueueLocked(id, prog, inputs, req.Namespace)
 	s.mu.Unlock()
 	s.writeRunStatus(w, http.StatusAccepted, lr.id)
 }
 
+// refuseStart is why a run cannot be queued now (an HTTP status and a
+// message), 0 when it can.
+func (s *Server) refuseStart() (int, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refuseStartLocked()
+}
+
+func (s *Server) refuseStartLocked() (int, string) {
+	switch {
+	case s.draining:
+		return http.StatusServiceUnavailable, "The server is stopping."
+	case len(s.queue) >= s.opts.MaxQueue:
+		return http.StatusTooManyRequests, fmt.Sprintf("%d runs are queued already.", s.opts.MaxQueue)
+	}
+	return 0, ""
+}
+
+// codeOf is the error code of a refusal's status.
+func codeOf(status int) string {
+	if status == http.StatusTooManyRequests {
+		return "queue_full"
+	}
+	return "stopping"
+}
+
 // enqueueLocked queues a run of prog and starts it when there is room.
-func (s *Server) enqueueLocked(prog *compiler.Program, inputs map[string]cty.Value, ns string) *liveRun {
-	lr := newLiveRun(state.NewRunID(), prog.Flow.Name, prog, inputs, ns)
+func (s *Server) enqueueLocked(id string, prog *compiler.Program, inputs map[string]cty.Value, ns string) *liveRun {
+	lr := newLiveRun(id, prog.Flow.Name, prog, inputs, ns)
 	s.live[lr.id] = lr
 	s.queue = append(s.queue, lr)
 	s.dispatchLocked()
@@ -151,95 +182,6 @@ func (s *Server) liveRun(id string) *liveRun {
 	return s.live[id]
 }
 
-// runSummary is a run in GET /v1/runs.
-type runSummary struct {
-	RunID      string            `json:"run_id"`
-	Flow       string            `json:"flow"`
-	Status     string            `json:"status"`
-	StartedAt  *string           `json:"started_at"`
-	FinishedAt *string           `json:"finished_at"`
-	Links      map[string]string `json:"links"`
-	// WaitingFor, for a waiting run, are the approval steps it waits for.
-	WaitingFor []waitingForJSON `json:"waiting_for,omitempty"`
-}
-
-type waitingForJSON struct {
-	Step     string `json:"step"`
-	Instance string `json:"instance,omitempty"`
-	Message  string `json:"message"`
-}
-
-// waitingFor are the approval steps a waiting run waits for.
-func (s *Server) waitingFor(runID string) []waitingForJSON {
-	as, err := s.store.Approvals(runID)
-	if err != nil {
-		return nil
-	}
-	var out []waitingForJSON
-	for _, a := range as {
-		if !a.Closed && !a.Decided() {
-			out = append(out, waitingForJSON{Step: a.Step, Instance: a.Instance, Message: a.Message})
-		}
-	}
-	return out
-}
-
-func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	flow, status, cursor := q.Get("flow"), q.Get("status"), q.Get("cursor")
-	limit := 50
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > 1000 {
-			writeError(w, http.StatusBadRequest, "bad_request", "limit is a whole number from 1 to 1000.", nil, nil)
-			return
-		}
-		limit = n
-	}
-	var all []runSummary
-	s.mu.Lock()
-	for _, lr := range slices.Backward(s.queue) {
-		if lr.resume {
-			continue // the state has it
-		}
-		all = append(all, runSummary{RunID: lr.id, Flow: lr.flow, Status: statusQueued, Links: runLinks(lr.id)})
-	}
-	s.mu.Unlock()
-	runs, err := s.store.Runs(flow, 0)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "state", err.Error(), nil, nil)
-		return
-	}
-	for _, run := range runs {
-		all = append(all, runSummary{RunID: run.ID, Flow: run.Flow, Status: run.Status, StartedAt: timeJSON(run.StartedAt), FinishedAt: timeJSON(run.FinishedAt), Links: runLinks(run.ID)})
-	}
-	out := []runSummary{}
-	skipping := cursor != ""
-	next := ""
-	for _, rs := range all {
-		if skipping {
-			skipping = rs.RunID != cursor
-			continue
-		}
-		if (flow != "" && rs.Flow != flow) || (status != "" && rs.Status != status) {
-			continue
-		}
-		if len(out) == limit {
-			next = out[len(out)-1].RunID
-			break
-		}
-		if rs.Status == string(runtime.StatusWaiting) {
-			rs.WaitingFor = s.waitingFor(rs.RunID)
-		}
-		out = append(out, rs)
-	}
-	body := map[string]any{"runs": out}
-	if next != "" {
-		body["next_cursor"] = next
-	}
-	writeJSON(w, http.StatusOK, body)
-}
-
 // stepJSON is a step instance in GET /v1/runs/{id}.
 type stepJSON struct {
 	Step       string          `json:"step"`
@@ -257,7 +199,11 @@ type stepJSON struct {
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	run, err := s.store.Run(id)
-	if err != nil || run == nil {
+	if err != nil && !errors.Is(err, state.ErrRunNotFound) {
+		s.internalError(w, r, err)
+		return
+	}
+	if run == nil {
 		if lr := s.liveRun(id); lr != nil {
 			lr.mu.Lock()
 			body := map[string]any{"run_id": id, "flow": lr.flow, "status": lr.status, "steps": []stepJSON{}, "links": runLinks(id)}
@@ -273,7 +219,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	}
 	steps, err := s.store.Steps(id)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "state", err.Error(), nil, nil)
+		s.internalError(w, r, err)
 		return
 	}
 	out := []stepJSON{}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/state"
 )
 
 // scheduleTick is how often the schedules are looked at.
@@ -65,7 +66,7 @@ func (s *Server) fire(e *flowEntry, sch *lang.Schedule, last map[string]time.Tim
 	}
 	s.mu.Lock()
 	if !s.draining && len(s.queue) < s.opts.MaxQueue {
-		s.enqueueLocked(e.prog, inputs, "")
+		s.enqueueLocked(state.NewRunID(), e.prog, inputs, "")
 	}
 	s.mu.Unlock()
 }

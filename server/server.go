@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -45,6 +46,12 @@ type Options struct {
 	NotifyURLs      []string
 	NotifySecret    string
 	BaseURL         string
+	// IdempotencyExpiry is how long an Idempotency-Key is kept
+	// (DefaultIdempotencyExpiry when 0).
+	IdempotencyExpiry time.Duration
+	// Logger receives the server's log: requests, runs, refusals, errors
+	// (nothing when nil).
+	Logger *slog.Logger
 	// Engine, when set, runs the runs instead of the process (the temporal
 	// engine): its runs are recorded by its workers, and their approvals
 	// are sent to it.
@@ -62,10 +69,12 @@ type Engine interface {
 // Server serves the API. It is an http.Handler.
 type Server struct {
 	opts    Options
+	log     *slog.Logger
 	store   *state.Store
 	flows   *flowSet
 	mux     *http.ServeMux
 	guarded http.Handler // mux behind the token
+	handler http.Handler // everything, behind the request log
 	metrics *metrics
 	notify  *notifier
 	nstop   context.CancelFunc
@@ -78,7 +87,6 @@ type Server struct {
 	live   map[string]*liveRun
 	queue  []*liveRun
 	active int
-	idem   map[string]string // Idempotency-Key → run id
 	// draining: shutting down; queued runs stay queued, new ones are
 	// refused. stopping is closed then.
 	draining bool
@@ -93,12 +101,18 @@ func New(opts Options) *Server {
 	if opts.MaxQueue <= 0 {
 		opts.MaxQueue = DefaultMaxQueue
 	}
+	if opts.IdempotencyExpiry <= 0 {
+		opts.IdempotencyExpiry = DefaultIdempotencyExpiry
+	}
 	ctx, stopCause := context.WithCancelCause(context.Background())
 	stop := func() { stopCause(runtime.ErrStopping) }
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	s := &Server{
-		opts: opts, store: opts.Store, ctx: ctx, stop: stop,
+		opts: opts, log: opts.Logger, store: opts.Store, ctx: ctx, stop: stop,
 		flows: &flowSet{dir: opts.Dir, registries: opts.Registries, goEngine: opts.GoEngine},
-		live:  map[string]*liveRun{}, idem: map[string]string{}, stopping: make(chan struct{}),
+		live:  map[string]*liveRun{}, stopping: make(chan struct{}),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -120,11 +134,16 @@ func New(opts Options) *Server {
 	dashboard(mux)
 	s.mux = mux
 	s.guarded = RequireToken(opts.Token, mux)
+	s.handler = s.logRequests(http.HandlerFunc(s.route))
 	s.recover()
-	s.bg.Add(1)
+	s.bg.Add(2)
 	go func() {
 		defer s.bg.Done()
 		s.schedule()
+	}()
+	go func() {
+		defer s.bg.Done()
+		s.pruneKeys()
 	}()
 	return s
 }
@@ -133,6 +152,10 @@ func New(opts Options) *Server {
 // pages, which hold no data and ask for the token), then serves the
 // request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/healthz" || isDashboardPath(r.URL.Path) {
 		s.mux.ServeHTTP(w, r)
 		return

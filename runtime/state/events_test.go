@@ -64,19 +64,3 @@ func TestScheduleFired(t *testing.T) {
 		t.Errorf("after: %v %v %v", got, ok, err)
 	}
 }
-
-// TestIdempotencyKey: a key keeps the first run it was recorded with.
-func TestIdempotencyKey(t *testing.T) {
-	s := openStore(t)
-	if _, ok, err := s.IdempotencyKey("k"); ok || err != nil {
-		t.Fatalf("before: %v %v", ok, err)
-	}
-	for _, id := range []string{"run1", "run2"} {
-		if err := s.SetIdempotencyKey("k", id); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if id, ok, err := s.IdempotencyKey("k"); !ok || err != nil || id != "run1" {
-		t.Errorf("after: %q %v %v", id, ok, err)
-	}
-}

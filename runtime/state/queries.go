@@ -48,6 +48,110 @@ func (s *Store) Runs(flow string, limit int) ([]*Run, error) {
 	return runs, nil
 }
 
+// A RunFilter chooses runs for RunPage: each field that is set must equal
+// the run's ("" for any).
+type RunFilter struct {
+	Flow, Namespace, Status string
+}
+
+// A RunKey is a run's place in the list of RunPage, newest first: by
+// StartedAt, then by ID.
+type RunKey struct {
+	StartedAt time.Time
+	ID        string
+}
+
+// runSummaryColumns are the columns of a run that RunPage reads.
+const runSummaryColumns = `id, flow, namespace, status, started_at, finished_at, origin, parent_run, parent_step`
+
+// RunPage returns at most limit runs that f chooses, newest first (by
+// StartedAt, then by ID), after the key after (nil: from the newest), and
+// the key to pass as after for the next page (nil when there is none).
+// Whatever the filter, the query walks an index (migration 13) from after
+// for limit+1 rows: a page costs the page, not the history. It reads what
+// a list shows: ID, Flow, Namespace, Status, StartedAt, FinishedAt,
+// Origin, ParentRun and ParentStep.
+func (s *Store) RunPage(ctx context.Context, f RunFilter, after *RunKey, limit int) ([]*Run, *RunKey, error) {
+	if limit <= 0 {
+		return nil, nil, fmt.Errorf("listing runs: the page size %d is not positive", limit)
+	}
+	var where []string
+	var args []any
+	for _, c := range []struct{ col, v string }{{"flow", f.Flow}, {"namespace", f.Namespace}, {"status", f.Status}} {
+		if c.v != "" {
+			where = append(where, c.col+" = ?")
+			args = append(args, c.v)
+		}
+	}
+	if after != nil {
+		where = append(where, "(started_at, id) < (?, ?)")
+		args = append(args, after.StartedAt.UnixNano(), after.ID)
+	}
+	q := `SELECT ` + runSummaryColumns + ` FROM runs`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY started_at DESC, id DESC LIMIT ?`
+	args = append(args, limit+1)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing runs: %w", err)
+	}
+	defer rows.Close()
+	runs := make([]*Run, 0, limit+1)
+	for rows.Next() {
+		r := new(Run)
+		var started, finished sql.NullInt64
+		if err := rows.Scan(&r.ID, &r.Flow, &r.Namespace, &r.Status, &started, &finished, &r.Origin, &r.ParentRun, &r.ParentStep); err != nil {
+			return nil, nil, fmt.Errorf("listing runs: %w", err)
+		}
+		r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
+		runs = append(runs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("listing runs: %w", err)
+	}
+	if len(runs) <= limit {
+		return runs, nil, nil
+	}
+	runs = runs[:limit]
+	last := runs[limit-1]
+	return runs, &RunKey{StartedAt: last.StartedAt, ID: last.ID}, nil
+}
+
+// OpenApprovals returns the approvals that still wait for a decision
+// (neither decided nor closed) of the runs runIDs, by run: one query, on
+// the approvals' key, whatever the number of runs in the state.
+func (s *Store) OpenApprovals(runIDs []string) (map[string][]*Approval, error) {
+	out := map[string][]*Approval{}
+	if len(runIDs) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(runIDs))
+	for i, id := range runIDs {
+		args[i] = id
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(runIDs)), ", ")
+	as, err := s.approvals(`WHERE run_id IN (`+marks+`) AND closed = 0 AND decided_at IS NULL`, args...)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range as {
+		out[a.RunID] = append(out[a.RunID], a)
+	}
+	return out, nil
+}
+
+// LastEventSeq is the number of the last event recorded of a run, 0 when
+// there is none.
+func (s *Store) LastEventSeq(runID string) (int64, error) {
+	var seq sql.NullInt64
+	if err := s.db.QueryRow(`SELECT max(seq) FROM events WHERE run_id = ?`, runID).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("reading the events of run %s: %w", runID, err)
+	}
+	return seq.Int64, nil
+}
+
 // Children returns the runs that run id started (ParentRun), oldest
 // first.
 func (s *Store) Children(id string) ([]*Run, error) {
@@ -220,20 +324,6 @@ func (s *Store) Events(runID string, after int64, limit int) ([]Event, error) {
 		return nil, fmt.Errorf("reading the events of run %s: %w", runID, err)
 	}
 	return out, nil
-}
-
-// IdempotencyKey is the run an Idempotency-Key started; false when the
-// key was never recorded.
-func (s *Store) IdempotencyKey(key string) (string, bool, error) {
-	var id string
-	err := s.db.QueryRow(`SELECT run_id FROM idempotency WHERE key = ?`, key).Scan(&id)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return "", false, nil
-	case err != nil:
-		return "", false, fmt.Errorf("reading an Idempotency-Key: %w", err)
-	}
-	return id, true, nil
 }
 
 // ScheduleFired is when a schedule of a flow last fired; false when it

@@ -189,6 +189,38 @@ CREATE TABLE payloads (
 	stored_at INTEGER NOT NULL
 );
 `,
+	// 13: a page of runs costs the page, whatever the history: an index
+	// for every filter of the runs list (flow, status, namespace, and
+	// each combination), in the list's order (newest first, then by ID),
+	// replacing the indexes without the ID. Idempotency-Keys of flowctl
+	// serve are scoped to a flow and namespace and remember the request
+	// they came with (so that a key reused with another is told apart), and
+	// expire (created_at): the unscoped keys of migration 6 are dropped.
+	`
+DROP INDEX runs_by_started;
+DROP INDEX runs_by_flow;
+DROP INDEX runs_by_namespace;
+CREATE INDEX runs_page ON runs (started_at, id);
+CREATE INDEX runs_page_flow ON runs (flow, started_at, id);
+CREATE INDEX runs_page_status ON runs (status, started_at, id);
+CREATE INDEX runs_page_namespace ON runs (namespace, started_at, id);
+CREATE INDEX runs_page_flow_status ON runs (flow, status, started_at, id);
+CREATE INDEX runs_page_flow_namespace ON runs (flow, namespace, started_at, id);
+CREATE INDEX runs_page_namespace_status ON runs (namespace, status, started_at, id);
+CREATE INDEX runs_page_flow_namespace_status ON runs (flow, namespace, status, started_at, id);
+
+DROP TABLE idempotency;
+CREATE TABLE idempotency_keys (
+	flow       TEXT NOT NULL,
+	namespace  TEXT NOT NULL,
+	key        TEXT NOT NULL,
+	request    TEXT NOT NULL,
+	run_id     TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	PRIMARY KEY (flow, namespace, key)
+) WITHOUT ROWID;
+CREATE INDEX idempotency_keys_by_created ON idempotency_keys (created_at);
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

@@ -194,21 +194,6 @@ func (s *Store) SetScheduleFired(flow, name string, at time.Time) error {
 	return nil
 }
 
-// SetIdempotencyKey records the run an Idempotency-Key started, and
-// returns once committed; a key recorded before keeps its run.
-func (s *Store) SetIdempotencyKey(key, runID string) error {
-	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
-		_, err := st.insertIdempotency.ExecContext(ctx, key, runID, time.Now().UnixNano())
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("recording an Idempotency-Key: %w", err)
-	}
-	return nil
-}
-
-const insertIdempotencySQL = `INSERT INTO idempotency (key, run_id, created_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING`
-
 const upsertScheduleSQL = `
 INSERT INTO schedules (flow, name, fired_at) VALUES (?, ?, ?)
 ON CONFLICT (flow, name) DO UPDATE SET fired_at = excluded.fired_at`

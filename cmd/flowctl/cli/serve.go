@@ -26,7 +26,7 @@ const shutdownGrace = 10 * time.Second
 
 func newServeCommand(s streams) *cobra.Command {
 	var addr, nsHeader string
-	var grace time.Duration
+	var grace, idemExpiry time.Duration
 	var notify []string
 	var df dirFlags
 	var maxActive, maxQueue int
@@ -62,6 +62,9 @@ and docs/scale-out.md.`,
 			if maxActive < 1 || maxQueue < 1 {
 				return usagef("--max-active and --max-queue must be at least 1")
 			}
+			if idemExpiry <= 0 {
+				return usagef("--idempotency-expiry must be positive")
+			}
 			sd, err := df.open(s, dir)
 			if err != nil {
 				return err
@@ -85,7 +88,7 @@ and docs/scale-out.md.`,
 			srv := server.New(server.Options{
 				Dir: dir, Registries: df.registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex,
 				Token: token, MaxActive: maxActive, MaxQueue: maxQueue, Engine: onTemporal,
-				NamespaceHeader: nsHeader, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: "http://" + ln.Addr().String(),
+				NamespaceHeader: nsHeader, IdempotencyExpiry: idemExpiry, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: "http://" + ln.Addr().String(),
 			})
 			hs := newHTTPServer(srv)
 			fmt.Fprintf(s.err, "Serving the flows under %s on http://%s\n", dir, ln.Addr())
@@ -117,6 +120,7 @@ and docs/scale-out.md.`,
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
 	ef.register(cmd, "temporal-namespace")
+	cmd.Flags().DurationVar(&idemExpiry, "idempotency-expiry", server.DefaultIdempotencyExpiry, "how long an Idempotency-Key is kept")
 	cmd.Flags().DurationVar(&grace, "shutdown-grace", shutdownGrace, "on SIGTERM or SIGINT, how long running runs have to finish before they are interrupted")
 	df.register(cmd, "a file holding the bearer token (default: "+envToken+")")
 	cmd.Flags().IntVar(&maxActive, "max-active", server.DefaultMaxActive, "runs at once; the others wait, queued")
