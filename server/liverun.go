@@ -17,7 +17,8 @@ import (
 // Run statuses the server adds to the state's: a run waiting for a place
 // (--max-active), and one that could not start.
 const (
-	statusQueued = "queued"
+	statusQueued  = "queued"
+	statusRunning = "running" // the state's
 )
 
 // liveRun is a run the server started or queued, while it is not
@@ -128,6 +129,7 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 				lr.mu.Lock()
 				lr.status = "running"
 				lr.mu.Unlock()
+				s.started(lr)
 			}
 			lr.publish(ev)
 		},

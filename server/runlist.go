@@ -14,11 +14,13 @@ import (
 )
 
 // GET /v1/runs lists the runs a page at a time, newest first: the runs
-// queued in this server (in its memory, not yet in the state) first, then
+// queued in this server, or starting (in its memory, not yet in the
+// state) first, then
 // the state's, by start time and ID. A page costs the page: the state's
 // part is one query on an index of its filters (state.RunPage) from where
 // the last page ended, and the approvals its waiting runs wait for one
-// more; only the queue, which --max-queue bounds, is looked at whole.
+// more; only the queue, which --max-queue bounds, is looked at whole (and
+// sorted: a few microseconds for the default's 10,000).
 
 // runSummary is a run in GET /v1/runs.
 type runSummary struct {
@@ -117,7 +119,14 @@ func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		var waiting []string
+		inMemory := map[string]bool{}
+		for _, rs := range out {
+			inMemory[rs.RunID] = true
+		}
 		for _, run := range runs {
+			if inMemory[run.ID] {
+				continue // starting: listed already
+			}
 			out = append(out, runSummary{RunID: run.ID, Flow: run.Flow, Namespace: run.Namespace, Status: run.Status,
 				StartedAt: timeJSON(run.StartedAt), FinishedAt: timeJSON(run.FinishedAt), Links: runLinks(run.ID)})
 			if run.Status == string(runtime.StatusWaiting) {
@@ -139,22 +148,37 @@ func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, body)
 }
 
-// queuedPage is the part of a page in the queue: the queued runs f
+// queuedPage is the part of a page in this server's memory: the queued
+// runs and those starting, which the state does not have yet, that f
 // chooses, newest first, after cur, at most limit; and the cursor of the
-// next page when the queue has more.
+// next page when there are more.
 func (s *Server) queuedPage(f state.RunFilter, cur *runCursor, limit int) ([]runSummary, *runCursor) {
-	out := []runSummary{}
-	if f.Status != "" && f.Status != statusQueued {
-		return out, nil
-	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	var last *liveRun
-	for _, lr := range slices.Backward(s.queue) {
-		if lr.resume {
-			continue // the state has it
+	type item struct {
+		lr     *liveRun
+		status string
+	}
+	items := make([]item, 0, len(s.queue)+len(s.starting))
+	for _, lr := range s.queue {
+		if !lr.resume { // else the state has it
+			items = append(items, item{lr, statusQueued})
 		}
-		if f.Flow != "" && lr.flow != f.Flow || f.Namespace != "" && nsOf(lr.namespace) != f.Namespace {
+	}
+	for _, lr := range s.starting {
+		items = append(items, item{lr, statusRunning})
+	}
+	s.mu.Unlock()
+	slices.SortFunc(items, func(a, b item) int { // newest first
+		if c := b.lr.queuedAt.Compare(a.lr.queuedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.lr.id, a.lr.id)
+	})
+	out := []runSummary{}
+	var last *liveRun
+	for _, it := range items {
+		lr := it.lr
+		if f.Flow != "" && lr.flow != f.Flow || f.Namespace != "" && nsOf(lr.namespace) != f.Namespace || f.Status != "" && f.Status != it.status {
 			continue
 		}
 		if cur != nil && !queuedBefore(lr, cur.key) {
@@ -163,7 +187,7 @@ func (s *Server) queuedPage(f state.RunFilter, cur *runCursor, limit int) ([]run
 		if len(out) == limit {
 			return out, &runCursor{queued: true, key: state.RunKey{StartedAt: last.queuedAt, ID: last.id}}
 		}
-		out = append(out, runSummary{RunID: lr.id, Flow: lr.flow, Namespace: nsOf(lr.namespace), Status: statusQueued, Links: runLinks(lr.id)})
+		out = append(out, runSummary{RunID: lr.id, Flow: lr.flow, Namespace: nsOf(lr.namespace), Status: it.status, Links: runLinks(lr.id)})
 		last = lr
 	}
 	return out, nil

@@ -136,6 +136,9 @@ func (s *Server) dispatchLocked() {
 		lr := s.queue[0]
 		s.queue = s.queue[1:]
 		s.active++
+		if !lr.resume {
+			s.starting[lr.id] = lr
+		}
 		ctx, cancel := context.WithCancel(s.ctx)
 		lr.mu.Lock()
 		lr.cancel = cancel
@@ -150,11 +153,19 @@ func (s *Server) dispatchLocked() {
 	}
 }
 
+// started takes a run off those starting: the state has it.
+func (s *Server) started(lr *liveRun) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.starting, lr.id)
+}
+
 // finished takes a run that ended off the live ones and starts the next.
 func (s *Server) finished(lr *liveRun) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.active--
+	delete(s.starting, lr.id)
 	lr.mu.Lock()
 	keep := lr.notStart != "" || !lr.done // could not start, or waits
 	lr.mu.Unlock()

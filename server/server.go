@@ -86,6 +86,9 @@ type Server struct {
 	mu     sync.Mutex
 	live   map[string]*liveRun
 	queue  []*liveRun
+	// starting are the runs taken off the queue that the state does not
+	// have yet (no run_started): GET /v1/runs lists them with the queue.
+	starting map[string]*liveRun
 	active int
 	// draining: shutting down; queued runs stay queued, new ones are
 	// refused. stopping is closed then.
@@ -112,7 +115,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts: opts, log: opts.Logger, store: opts.Store, ctx: ctx, stop: stop,
 		flows: &flowSet{dir: opts.Dir, registries: opts.Registries, goEngine: opts.GoEngine},
-		live:  map[string]*liveRun{}, stopping: make(chan struct{}),
+		live:  map[string]*liveRun{}, starting: map[string]*liveRun{}, stopping: make(chan struct{}),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
