@@ -83,13 +83,13 @@ type Server struct {
 	wg      sync.WaitGroup // the runs
 	bg      sync.WaitGroup // the scheduler
 
-	mu     sync.Mutex
-	live   map[string]*liveRun
-	queue  []*liveRun
+	mu    sync.Mutex
+	live  map[string]*liveRun
+	queue []*liveRun
 	// starting are the runs taken off the queue that the state does not
 	// have yet (no run_started): GET /v1/runs lists them with the queue.
 	starting map[string]*liveRun
-	active int
+	active   int
 	// draining: shutting down; queued runs stay queued, new ones are
 	// refused. stopping is closed then.
 	draining bool
