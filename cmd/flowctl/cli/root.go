@@ -89,6 +89,7 @@ do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
 		newToolsCommand(s),
 		newMCPCommand(s),
 		newWorkerCommand(s),
+		newLSPCommand(s),
 	)
 	return root
 }

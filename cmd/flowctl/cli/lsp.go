@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"io"
+	"log"
+	"time"
+
+	"github.com/flowctl/flowctl/lsp"
+	"github.com/spf13/cobra"
+)
+
+func newLSPCommand(s streams) *cobra.Command {
+	var registries []string
+	var debounce time.Duration
+	cmd := &cobra.Command{
+		Use:   "lsp [--registry DIR]...",
+		Short: "Serve the language server protocol over standard input and output",
+		Long: `Lsp is flowctl's language server (LSP 3.17 over standard input and output),
+for editors: diagnostics as validate gives them while you type, hover, completion,
+definition, references, rename, code actions, formatting as fmt, symbols, semantic
+tokens, inlay hints of step output types and code lenses. The workspace is the
+folder the editor opens; registry directories come from --registry and from the
+client's initialization options ({"registries": [...]}). See docs/editors.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return lsp.Serve(s.in, nopWriteCloser{s.out}, lsp.Options{
+				RegistryDirs: registries,
+				Debounce:     debounce,
+				Log:          log.New(s.err, "flowctl lsp: ", log.LstdFlags),
+				Version:      version(),
+			})
+		},
+	}
+	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	cmd.Flags().DurationVar(&debounce, "debounce", lsp.DefaultDebounce, "how long to wait after an edit before checking")
+	return cmd
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,309 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flowctl/flowctl/runtime/state"
+	"go.lsp.dev/protocol"
+)
+
+const (
+	flowFile  = "greet/greet.flow.hcl"
+	childFile = "greet/count.flow.hcl"
+	testFile  = "greet/greet.test.hcl"
+	blockFile = "greet/blocks/shout.block.hcl"
+)
+
+func (c *client) at(rel, needle string, delta int) map[string]any {
+	return map[string]any{"textDocument": map[string]any{"uri": c.uri(rel)}, "position": c.pos(rel, needle, delta)}
+}
+
+// TestConformance drives every feature of the server over a pipe, as an
+// editor does, and compares each answer with its golden file.
+func TestConformance(t *testing.T) {
+	c := startServer(t, filepath.Join("testdata", "ws"))
+	var init json.RawMessage
+	c.golden("initialize", capabilities())
+	_ = init
+
+	// Diagnostics: the compiler's, on open.
+	c.open(flowFile)
+	d := c.diagnostics(flowFile, func(p protocol.PublishDiagnosticsParams) bool { return len(p.Diagnostics) == 3 })
+	c.golden("diagnostics_open", d)
+
+	// Hover.
+	hovers := []struct {
+		name, file, needle string
+		delta              int
+	}{
+		{"hover_use_builtin", flowFile, `use = "http"`, 8},
+		{"hover_use_block", flowFile, `use  = "shout"`, 10},
+		{"hover_use_flow", flowFile, `"flow.count_words"`, 3},
+		{"hover_step_field", flowFile, `step.shout.text`, 12},
+		{"hover_step_splat", flowFile, `step.hello[*].value`, 6},
+		{"hover_input", flowFile, `input.names`, 7},
+		{"hover_local", flowFile, `local.greeting`, 7},
+		{"hover_secret", flowFile, `secret.token`, 8},
+		{"hover_memory", flowFile, `memory.runs + 1`, 8},
+		{"hover_each", flowFile, `each.value`, 6},
+		{"hover_function", flowFile, `join(`, 1},
+		{"hover_argument", flowFile, `url = "https`, 1},
+		{"hover_meta", flowFile, `on_error`, 2},
+		{"hover_child_input_arg", flowFile, `names = input.names`, 1},
+		{"hover_test_override", testFile, `step.post`, 6},
+		{"hover_test_output", testFile, `output.greetings`, 8},
+		{"hover_block_file", blockFile, `"shout"`, 2},
+	}
+	for _, h := range hovers {
+		var res *protocol.Hover
+		if err := c.call("textDocument/hover", c.at(h.file, h.needle, h.delta), &res); err != nil {
+			t.Fatalf("%s: %v", h.name, err)
+		}
+		c.golden(h.name, res)
+	}
+
+	// Completion, on edits that leave lines half typed.
+	c.open(testFile)
+	completions := []struct {
+		name, file, old, new, needle string
+		delta                        int
+	}{
+		{"complete_arguments", flowFile, "step \"fetch\" {\n  use = \"http\"\n", "step \"fetch\" {\n  use = \"http\"\n  \n", "use = \"http\"\n  \n", 15},
+		{"complete_use", flowFile, "  \n}", "}", `use = "http"
+}`, 8},
+		{"complete_use_block", flowFile, `use = "http"
+}`, `use = "ht"
+}`, `use = "ht"`, 9},
+		{"complete_step", flowFile, `text  = step.shout.text`, `text  = step.`, `text  = step.`, 13},
+		{"complete_step_field", flowFile, `text  = step.`, `text  = step.shout.`, `text  = step.shout.`, 19},
+		{"complete_input", flowFile, `text  = step.shout.`, `text  = input.`, `text  = input.`, 14},
+		{"complete_enum", flowFile, `on_error = "continue"`, `on_error = "c`, `on_error = "c`, 13},
+		{"complete_function", flowFile, `text  = input.`, `text  = jo`, `text  = jo`, 10},
+		{"complete_test_output", testFile, `condition     = output.greetings`, `condition     = output.`, `= output.`, 9},
+		{"complete_flow_attributes", flowFile, `  description = "Greet people, loudly when asked"`, `  description = "Greet people, loudly when asked"
+  v`, "\n  v", 4},
+	}
+	for _, cc := range completions {
+		c.edit(cc.file, cc.old, cc.new)
+		var res protocol.CompletionList
+		if err := c.call("textDocument/completion", c.at(cc.file, cc.needle, cc.delta), &res); err != nil {
+			t.Fatalf("%s: %v", cc.name, err)
+		}
+		c.golden(cc.name, res)
+	}
+	// Back to the files as they were.
+	for _, rel := range []string{flowFile, testFile} {
+		src, _ := os.ReadFile(filepath.Join(c.root, rel))
+		c.edit(rel, c.docs[rel], string(src))
+	}
+	c.diagnostics(flowFile, func(p protocol.PublishDiagnosticsParams) bool {
+		return p.Version == uint32(c.vers[flowFile]) && len(p.Diagnostics) == 3
+	})
+
+	// Definition.
+	defs := []struct {
+		name, file, needle string
+		delta              int
+	}{
+		{"definition_step", flowFile, `step.shout.text`, 6},
+		{"definition_input", flowFile, `input.loud ?`, 7},
+		{"definition_local", flowFile, `local.greeting`, 7},
+		{"definition_use_block", flowFile, `use  = "shout"`, 10},
+		{"definition_use_flow", flowFile, `"flow.count_words"`, 8},
+		{"definition_test_override", testFile, `step.post`, 6},
+		{"definition_child_output", flowFile, `step.count.words`, 12},
+	}
+	for _, dd := range defs {
+		var res []protocol.Location
+		if err := c.call("textDocument/definition", c.at(dd.file, dd.needle, dd.delta), &res); err != nil {
+			t.Fatalf("%s: %v", dd.name, err)
+		}
+		c.golden(dd.name, res)
+	}
+
+	// References: a step in the flow and its test; a sub-flow's input in
+	// its parent.
+	refs := []struct {
+		name, file, needle string
+		delta              int
+	}{
+		{"references_step", flowFile, `step "shout"`, 7},
+		{"references_child_input", childFile, `input "text"`, 8},
+		{"references_block", blockFile, `"shout"`, 2},
+	}
+	for _, r := range refs {
+		p := c.at(r.file, r.needle, r.delta)
+		p["context"] = map[string]any{"includeDeclaration": true}
+		var res []protocol.Location
+		if err := c.call("textDocument/references", p, &res); err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+		c.golden(r.name, res)
+	}
+
+	// Rename, and a rename refused because the name is taken.
+	var rng protocol.Range
+	if err := c.call("textDocument/prepareRename", c.at(flowFile, `step "shout"`, 7), &rng); err != nil {
+		t.Fatal(err)
+	}
+	c.golden("prepare_rename", rng)
+	renames := []struct{ name, file, needle, to string }{
+		{"rename_step", flowFile, `step "shout"`, "yell"},
+		{"rename_child_output", childFile, `output "words"`, "count"},
+		{"rename_block", blockFile, `"shout"`, "louder"},
+	}
+	for _, r := range renames {
+		p := c.at(r.file, r.needle, len(r.needle)-3)
+		p["newName"] = r.to
+		var res protocol.WorkspaceEdit
+		if err := c.call("textDocument/rename", p, &res); err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+		c.golden(r.name, res)
+	}
+	for _, r := range []struct{ name, needle, to string }{
+		{"rename_clash", `step "shout"`, "count"},
+		{"rename_invalid", `step "shout"`, "Not-A-Name"},
+		{"rename_builtin", `use = "http"`, "web"},
+	} {
+		p := c.at(flowFile, r.needle, len(r.needle)-3)
+		p["newName"] = r.to
+		err := c.call("textDocument/rename", p, nil)
+		if err == nil {
+			t.Fatalf("%s: the rename was not refused", r.name)
+		}
+		c.golden(r.name, err.Error())
+	}
+
+	// Code actions: the diagnostics' quick fixes, extract, fmt.
+	var diags []protocol.Diagnostic
+	for _, dg := range c.diagnostics(flowFile, func(protocol.PublishDiagnosticsParams) bool { return true }).Diagnostics {
+		diags = append(diags, dg)
+	}
+	for i, dg := range diags {
+		var res []protocol.CodeAction
+		p := map[string]any{"textDocument": map[string]any{"uri": c.uri(flowFile)}, "range": dg.Range,
+			"context": map[string]any{"diagnostics": []protocol.Diagnostic{dg}}}
+		if err := c.call("textDocument/codeAction", p, &res); err != nil {
+			t.Fatal(err)
+		}
+		c.golden("code_action_"+itoa(i), res)
+	}
+	sel := c.pos(flowFile, `join(" ", step.hello[*].value)`, 0)
+	selEnd := c.pos(flowFile, `join(" ", step.hello[*].value)`, len(`join(" ", step.hello[*].value)`))
+	var extract []protocol.CodeAction
+	if err := c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": c.uri(flowFile)},
+		"range": protocol.Range{Start: sel, End: selEnd}, "context": map[string]any{"diagnostics": []any{}}}, &extract); err != nil {
+		t.Fatal(err)
+	}
+	c.golden("code_action_extract", extract)
+
+	// Formatting, exactly as flowctl fmt: a misaligned file is aligned.
+	c.edit(flowFile, `  use      = "value"`, `  use = "value"`)
+	var edits []protocol.TextEdit
+	if err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": c.uri(flowFile)},
+		"options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits); err != nil {
+		t.Fatal(err)
+	}
+	if len(edits) != 1 || !strings.Contains(edits[0].NewText, `  use      = "value"`) {
+		t.Errorf("formatting: %v", edits)
+	}
+	src, _ := os.ReadFile(filepath.Join(c.root, flowFile))
+	if edits[0].NewText != string(src) {
+		t.Errorf("formatting does not give what flowctl fmt writes")
+	}
+	c.edit(flowFile, `  use = "value"`, `  use      = "value"`)
+
+	// Symbols.
+	var syms []protocol.DocumentSymbol
+	c.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": c.uri(flowFile)}}, &syms)
+	c.golden("document_symbols", syms)
+	var wsyms []protocol.SymbolInformation
+	c.call("workspace/symbol", map[string]any{"query": "word"}, &wsyms)
+	c.golden("workspace_symbols", wsyms)
+
+	// Semantic tokens and inlay hints.
+	var toks protocol.SemanticTokens
+	c.call("textDocument/semanticTokens/full", map[string]any{"textDocument": map[string]any{"uri": c.uri(childFile)}}, &toks)
+	c.golden("semantic_tokens", toks)
+	var hints []inlayHint
+	c.call("textDocument/inlayHint", map[string]any{"textDocument": map[string]any{"uri": c.uri(flowFile)},
+		"range": protocol.Range{End: protocol.Position{Line: 1000}}}, &hints)
+	c.golden("inlay_hints", hints)
+
+	// Code lens: reference counts, and the last run from the state.
+	recordRun(t, filepath.Join(c.root, "greet"))
+	var lenses []protocol.CodeLens
+	c.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": c.uri(flowFile)}}, &lenses)
+	c.golden("code_lens", lenses)
+
+	// Across files: a block file's edit re-checks the flow that uses it;
+	// a sub-flow's edit re-checks its parent; a test file is checked
+	// against its flow.
+	c.open(blockFile)
+	c.edit(blockFile, `output "text"`, `output "shouted"`)
+	d = c.diagnostics(flowFile, func(p protocol.PublishDiagnosticsParams) bool { return hasMessage(p, "no output named \"text\"") })
+	c.golden("diagnostics_block_edit", d)
+	c.edit(blockFile, `output "shouted"`, `output "text"`)
+	c.diagnostics(flowFile, func(p protocol.PublishDiagnosticsParams) bool { return !hasMessage(p, "no output named") })
+
+	c.open(childFile)
+	c.edit(childFile, `input "names" {
+  type    = list(string)
+  default = []
+}`, `input "names" {
+  type = list(string)
+}`)
+	c.diagnostics(flowFile, func(p protocol.PublishDiagnosticsParams) bool {
+		return !hasMessage(p, "requires input \"names\"") // names is given: no error
+	})
+	c.edit(childFile, `input "text" {`, `input "body" {`)
+	d = c.diagnostics(flowFile, func(p protocol.PublishDiagnosticsParams) bool { return hasMessage(p, "Flow does not compile") })
+	c.golden("diagnostics_subflow_edit", d)
+	c.edit(childFile, `input "body" {`, `input "text" {`)
+
+	c.edit(flowFile, `${input.nmae}`, `${input.names[0]}`)
+	c.edit(flowFile, `X-Api         = secret.api_key`, `X-Api         = secret.token`)
+	c.edit(flowFile, "step \"fetch\" {\n  use = \"http\"\n}", "step \"fetch\" {\n  use = \"http\"\n  url = \"https://example.com\"\n}")
+	c.diagnostics(flowFile, func(p protocol.PublishDiagnosticsParams) bool { return len(p.Diagnostics) == 0 })
+	c.edit(testFile, `override "step.post"`, `override "step.psot"`)
+	d = c.diagnostics(testFile, func(p protocol.PublishDiagnosticsParams) bool { return len(p.Diagnostics) > 0 })
+	c.golden("diagnostics_test_file", d)
+}
+
+func hasMessage(p protocol.PublishDiagnosticsParams, s string) bool {
+	for _, d := range p.Diagnostics {
+		if strings.Contains(d.Message, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// recordRun records a run of the greet flow in its state, as apply does.
+func recordRun(t *testing.T, dir string) {
+	t.Helper()
+	st, err := state.Open(filepath.Join(dir, ".flowctl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	run := &state.Run{ID: "run1", Flow: "greet", FlowFile: filepath.Join(dir, "greet.flow.hcl"), Status: "failed", StartedAt: start}
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	st.RecordStep(&state.StepResult{RunID: "run1", Step: "shout", Status: "ok", Attempts: 1, StartedAt: start, FinishedAt: start.Add(120 * time.Millisecond)})
+	st.RecordStep(&state.StepResult{RunID: "run1", Step: "post", Status: "failed", Attempts: 1, StartedAt: start, FinishedAt: start.Add(time.Second), Error: "connection refused"})
+	for i, inst := range []string{"0", "1"} {
+		st.RecordStep(&state.StepResult{RunID: "run1", Step: "hello", Instance: inst, Status: "ok", Attempts: 1, StartedAt: start, FinishedAt: start.Add(time.Duration(i+1) * time.Millisecond)})
+	}
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
