@@ -3,6 +3,7 @@ package blocks
 import (
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 
@@ -59,6 +60,16 @@ func loadDefs(t *testing.T, src string) []*lang.BlockDef {
 		t.Fatal(diags)
 	}
 	return defs
+}
+
+// TestValueIsBounded: the value block computes on its caller's goroutine,
+// so the runtime runs no more of its instances at once than there are
+// processors.
+func TestValueIsBounded(t *testing.T) {
+	b, ok := BuiltinExecutors()["value"].(Bounded)
+	if !ok || b.Width(nil) != goruntime.GOMAXPROCS(0) {
+		t.Fatalf("the value executor is not bounded by GOMAXPROCS: %#v", BuiltinExecutors()["value"])
+	}
 }
 
 func TestUserBlocks(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	goruntime "runtime"
 	"time"
 	"unicode/utf8"
 
@@ -25,7 +26,7 @@ func BuiltinExecutors() map[string]Executor { return BuiltinExecutorsWith(HTTPOp
 func BuiltinExecutorsWith(o HTTPOptions) map[string]Executor {
 	h := newHTTPExecutor(nil, o)
 	return map[string]Executor{
-		"value":  ExecutorFunc(execValue),
+		"value":  valueExecutor{},
 		"file":   fileExecutor{},
 		"sleep":  ExecutorFunc(execSleep),
 		"http":   h,
@@ -33,7 +34,15 @@ func BuiltinExecutorsWith(o HTTPOptions) map[string]Executor {
 	}
 }
 
-func execValue(_ context.Context, call *Call) (*Result, error) {
+// valueExecutor runs the value block. It is Bounded: it computes on its
+// caller's goroutine and never waits, so more instances of a for_each at
+// once than there are processors gain nothing (and 100,000 at once would
+// hold 100,000 goroutines, and contend for the state, for nothing).
+type valueExecutor struct{}
+
+func (valueExecutor) Width(*Block) int { return goruntime.GOMAXPROCS(0) }
+
+func (valueExecutor) Execute(_ context.Context, call *Call) (*Result, error) {
 	return &Result{Outputs: map[string]cty.Value{"value": call.Inputs["value"]}}, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
 )
 
 // InputValue is a value given for a flow input, with where it came from
@@ -62,7 +61,7 @@ func (p *Program) ResolveInputs(given map[string]InputValue) (map[string]cty.Val
 		if in.Type.Defaults != nil && !v.IsNull() {
 			v = in.Type.Defaults.Apply(v)
 		}
-		cv, err := convert.Convert(v, in.Type.Type)
+		cv, err := lang.Convert(v, in.Type.Type)
 		if err != nil {
 			diags = append(diags, lang.Error(in.NameRange, "Invalid input value",
 				"The value given for input %q by %s is not %s: %s.", in.Name, g.Source,

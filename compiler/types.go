@@ -388,7 +388,7 @@ func checkInputValue(b *blocks.Block, in *lang.Field, v cty.Value, expr hcl.Expr
 		}
 		return nil
 	}
-	cv, err := convert.Convert(v, in.Type.Type)
+	cv, err := lang.Convert(v, in.Type.Type)
 	if err != nil {
 		return nil
 	}

@@ -4,7 +4,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
 )
 
 // TypeSpec is a declared type: the `type` argument of an input, output,
@@ -51,7 +50,7 @@ func decodeDefault(attr *hcl.Attribute, ts TypeSpec) (cty.Value, hcl.Diagnostics
 	if ts.Defaults != nil && !v.IsNull() {
 		v = ts.Defaults.Apply(v)
 	}
-	cv, err := convert.Convert(v, ts.Type)
+	cv, err := Convert(v, ts.Type)
 	if err != nil {
 		return cty.DynamicVal, hcl.Diagnostics{{
 			Severity: hcl.DiagError,

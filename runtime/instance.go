@@ -221,7 +221,7 @@ func convertInput(b *blocks.Block, in *lang.Field, v cty.Value) (cty.Value, stri
 	if in.Type.Defaults != nil && !v.IsNull() {
 		v = in.Type.Defaults.Apply(v)
 	}
-	cv, err := convert.Convert(v, in.Type.Type)
+	cv, err := lang.Convert(v, in.Type.Type)
 	switch {
 	case err != nil:
 		return cty.NilVal, "Invalid input value", "must be " + lang.FriendlyTypeName(in.Type.Type) + ": " + lang.FormatConvertError(err)
@@ -262,7 +262,7 @@ func convertOutputs(b *blocks.Block, outputs []*lang.Field, call *blocks.Call, r
 			attrs[f.Name] = call.Inputs[in] // the input's own value and type
 			continue
 		}
-		cv, err := convert.Convert(v, f.Type.Type)
+		cv, err := lang.Convert(v, f.Type.Type)
 		if err != nil {
 			return cty.NilVal, fmt.Errorf("output %q of block %q must be %s: %s",
 				f.Name, b.Name, lang.FriendlyTypeName(f.Type.Type), lang.FormatConvertError(err))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty/convert"
 )
 
 // loadMemory reads each memory's stored value, or its default. A value the
@@ -52,7 +51,7 @@ func (r *run) readMemory(stored map[string]json.RawMessage) hcl.Diagnostics {
 				m.Name, r.opts.Namespace, trimDot(err.Error()))...)
 			continue
 		}
-		if cv, err := convert.Convert(v, m.Type.Type); err != nil {
+		if cv, err := lang.Convert(v, m.Type.Type); err != nil {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagWarning, Summary: "Memory reset",
 				Detail: fmt.Sprintf("Memory %q (namespace %q) was stored as %s, which does not convert to its type now, %s, so it starts over from its default.",
@@ -95,7 +94,7 @@ func (r *run) memoryValues() map[string]json.RawMessage {
 		v, _, diags := r.scope.Eval(m.Value, nil)
 		if !diags.HasErrors() {
 			var err error
-			if v, err = convert.Convert(v, m.Type.Type); err != nil {
+			if v, err = lang.Convert(v, m.Type.Type); err != nil {
 				diags = lang.Error(m.Value.Range(), "Invalid memory value",
 					"The value of memory %q must be %s: %s.", m.Name, lang.FriendlyTypeName(m.Type.Type), lang.FormatConvertError(err))
 			}

@@ -733,3 +733,60 @@ step "parse" {
 		t.Errorf("error: %s", got)
 	}
 }
+
+// TestForEachWidth: a for_each step runs at most as many instances at once
+// as its executor's Width, and, when nothing bounds them,
+// maxInstanceGoroutines; all of them run.
+func TestForEachWidth(t *testing.T) {
+	prog := compile(t, `
+flow "w" {}
+
+block "echo" {
+  runtime = "js"
+  input "i" { type = number }
+  output "i" { type = number }
+  source = "function execute(input) { return input }"
+}
+
+step "fan" {
+  use      = "echo"
+  for_each = range(200)
+  i        = each.value
+}
+
+output "n" {
+  value = length(step.fan)
+}
+`)
+	defer func(n int) { maxInstanceGoroutines = n }(maxInstanceGoroutines)
+	maxInstanceGoroutines = 8
+	for _, c := range []struct {
+		bounded bool
+		want    int
+	}{{true, 1}, {false, 8}} {
+		var mu sync.Mutex
+		running, most, calls := 0, 0, 0
+		var fake blocks.Executor = fakeJS{"echo": func(ctx context.Context, in map[string]cty.Value) (map[string]cty.Value, error) {
+			mu.Lock()
+			running++
+			calls++
+			most = max(most, running)
+			mu.Unlock()
+			time.Sleep(100 * time.Microsecond)
+			mu.Lock()
+			running--
+			mu.Unlock()
+			return in, nil
+		}}
+		if c.bounded {
+			fake = oneAtATime{fake}
+		}
+		res, _ := apply(t, prog, Options{Executors: &blocks.Executors{Runtimes: map[string]blocks.Executor{"js": fake}}})
+		if res.Status != StatusOK || !res.Outputs["n"].RawEquals(cty.NumberIntVal(200)) || calls != 200 {
+			t.Fatalf("bounded %v: status %s, %d calls, outputs %#v: %v", c.bounded, res.Status, calls, res.Outputs, res.Diagnostics)
+		}
+		if most > c.want {
+			t.Errorf("bounded %v: %d instances ran at once, want at most %d", c.bounded, most, c.want)
+		}
+	}
+}

@@ -59,6 +59,15 @@ type instanceResult struct {
 	retry bool
 }
 
+// maxInstanceGoroutines bounds how many instances of one for_each step
+// run at once when neither the step's parallelism nor its executor bounds
+// them (sleep, http, llm and file steps, which hold nothing while they
+// wait): each instance running holds a goroutine, whose stack has grown to
+// what evaluating an expression needs, and its evaluated inputs, so a
+// for_each over 100,000 items would otherwise hold 100,000 of each. A
+// variable for tests.
+var maxInstanceGoroutines = 4096
+
 // runSteps runs a step whose dependencies have finished, then, on the same
 // goroutine, one of the dependents that it made ready; the others get
 // goroutines of their own. A chain of steps thus runs on one goroutine,
@@ -92,7 +101,7 @@ func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
 		// As many instances run at once as the step's parallelism, or
 		// the executor, allows; each of these goroutines takes the next
 		// instance in order when it is done with one.
-		width := len(instances)
+		width := min(len(instances), maxInstanceGoroutines)
 		if s.step.Parallelism > 0 {
 			width = min(width, s.step.Parallelism)
 		}

@@ -86,3 +86,59 @@ func HTTPChain(n int, base string) []byte {
 	fmt.Fprintf(&b, "\noutput \"last\" {\n  value = step.h%d.text\n}\n", n-1)
 	return []byte(b.String())
 }
+
+// ForEach returns a flow with one for_each step over its input "items", a
+// list of records (Items): with js false a value step that reshapes each
+// record, with js true a js block that does.
+func ForEach(js bool) []byte {
+	var b strings.Builder
+	b.WriteString("flow \"foreach\" {}\n\ninput \"items\" {\n  type = list(object({ id = number, name = string }))\n}\n")
+	if js {
+		b.WriteString(`
+block "shape" {
+  runtime = "js"
+  source  = "function execute(input) { return { id: input.item.id, name: input.item.name.toUpperCase() } }"
+  input "item" {
+    type = object({ id = number, name = string })
+  }
+  output "id" {
+    type = number
+  }
+  output "name" {
+    type = string
+  }
+}
+
+step "each" {
+  use      = "shape"
+  for_each = input.items
+  item     = each.value
+}
+`)
+	} else {
+		b.WriteString(`
+step "each" {
+  use      = "value"
+  for_each = input.items
+  value    = { id = each.value.id, name = upper(each.value.name) }
+}
+`)
+	}
+	b.WriteString("\noutput \"count\" {\n  value = length(step.each)\n}\n")
+	return []byte(b.String())
+}
+
+// Items returns the JSON of an --input-file giving ForEach's input n
+// records.
+func Items(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"items": [`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id": %d, "name": "item %d"}`, i, i)
+	}
+	b.WriteString("]}\n")
+	return []byte(b.String())
+}

@@ -388,6 +388,14 @@ func TestRouteRunsOptedInBlocksInProcess(t *testing.T) {
 	}
 	if inProcess != 1 || p.Spawned() != 1 {
 		t.Fatalf("in process %d, workers %d; want 1 and 1", inProcess, p.Spawned())
+	}	// The runtime starts as many calls of a for_each at once as the
+	// executor's Width: the pool's for pooled blocks, none for in-process
+	// blocks of an executor that is not bounded.
+	if w := ex.(blocks.Bounded).Width(js); w != 1*pipelineDepth {
+		t.Errorf("width of a pooled block %d, want %d", w, pipelineDepth)
+	}
+	if w := ex.(blocks.Bounded).Width(reviewed); w != 0 {
+		t.Errorf("width of an in-process block %d, want 0", w)
 	}
 }
 

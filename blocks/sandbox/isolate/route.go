@@ -38,13 +38,15 @@ type router struct {
 func (router) Queued() {}
 
 // Width is that of the in-process executor for the blocks that run in
-// process; the pool takes as many calls as it is given.
+// process, else the pool's.
 func (r router) Width(b *blocks.Block) int {
-	bounded, ok := r.inProcess.(blocks.Bounded)
-	if !ok || b == nil || b.Def == nil || !r.inProcessFor(b.Def) {
-		return 0
+	if b == nil || b.Def == nil || !r.inProcessFor(b.Def) {
+		return r.pool.Width(b)
 	}
-	return bounded.Width(b)
+	if bounded, ok := r.inProcess.(blocks.Bounded); ok {
+		return bounded.Width(b)
+	}
+	return 0
 }
 
 // inProcessFor reports whether a block's calls run in process.

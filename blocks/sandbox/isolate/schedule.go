@@ -18,6 +18,13 @@ const pipelineDepth = 8
 // call to be sent more: a call is not queued behind one that is slow.
 const queueBehind = 20 * time.Millisecond
 
+// Width is how many calls the pool can use at once: each worker running
+// one with its pipeline full behind it. A caller with more to make (a
+// for_each of 100,000 items) gains nothing by making them all at once:
+// they would wait in the pool, each holding its inputs, a goroutine and a
+// timer, and fail after MaxWait at the back of a long queue.
+func (p *Pool) Width(*blocks.Block) int { return p.opts.Size * pipelineDepth }
+
 // await waits until a worker runs the call, starting one when the pool
 // says so, and then for its outcome.
 func (p *Pool) await(ctx context.Context, c *pcall) (*blocks.Result, error) {
