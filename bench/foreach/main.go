@@ -8,8 +8,10 @@
 //   - a value step over 10,000 and over 100,000 records (each reshaped:
 //     an object built from the record, a function called), and how much
 //     more 100,000 cost than 10,000;
+//
 //   - a js block called once per record over 20,000 records, in the
 //     default sandbox (isolated worker processes);
+//
 //   - `flowctl runs show` of the 100,000-instance run, as people read it
 //     and with --json.
 //
