@@ -388,7 +388,8 @@ func TestRouteRunsOptedInBlocksInProcess(t *testing.T) {
 	}
 	if inProcess != 1 || p.Spawned() != 1 {
 		t.Fatalf("in process %d, workers %d; want 1 and 1", inProcess, p.Spawned())
-	} // The runtime starts as many calls of a for_each at once as the
+	}
+	// The runtime starts as many calls of a for_each at once as the
 	// executor's Width: the pool's for pooled blocks, none for in-process
 	// blocks of an executor that is not bounded.
 	if w := ex.(blocks.Bounded).Width(js); w != 1*pipelineDepth {
