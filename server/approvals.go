@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // A run that waits for approvals stays among the live runs, status
@@ -35,6 +36,15 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
 	if req.Approved == nil {
 		writeError(w, http.StatusBadRequest, "bad_request", `The body needs "approved": true or false.`, nil, nil)
 		return
+	}
+	if t := tokenOf(r); t != nil && s.opts.Tokens.isNamed() {
+		// Who decided is who the token is: the body cannot say otherwise.
+		if req.By != "" && req.By != t.Name {
+			writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf(
+				`"by" is the name of the request's token (%s) on this server: leave it out.`, t.Name), nil, nil)
+			return
+		}
+		req.By = t.Name
 	}
 	run, err := s.store.Run(id)
 	if err != nil || run == nil {
@@ -64,7 +74,12 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.wake(run.ID)
+	if lr := s.liveRun(run.ID); lr != nil {
+		lr.mu.Lock()
+		lr.trace = trace.SpanContextFromContext(r.Context()) // the resumed run is part of the decision's trace
+		lr.mu.Unlock()
+	}
+	s.wake(run.ID, "a decision")
 	writeJSON(w, http.StatusOK, map[string]any{
 		"run_id": run.ID, "step": a.Step, "instance": a.Instance, "approved": a.Approved,
 		"comment": a.Comment, "by": a.By, "decided_at": runtime.JSONTime(a.DecidedAt), "links": runLinks(run.ID),
@@ -74,7 +89,7 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
 // wake resumes a waiting run of this server, when it has one by that ID:
 // a decision or a deadline came. A run still running takes its decisions
 // when it stops (waiting).
-func (s *Server) wake(id string) {
+func (s *Server) wake(id, why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	lr := s.live[id]
@@ -91,6 +106,7 @@ func (s *Server) wake(id string) {
 	if !waiting || s.ctx.Err() != nil {
 		return
 	}
+	s.log.Info("run resumed", slog.String("run_id", id), slog.String("flow", lr.flow), slog.String("why", why))
 	s.queue = append(s.queue, lr)
 	s.dispatchLocked()
 }
@@ -100,7 +116,7 @@ func (s *Server) wake(id string) {
 // decision).
 func (s *Server) waiting(lr *liveRun, ws []runtime.Waiting) {
 	if decided(s.store, lr.id) {
-		s.wake(lr.id)
+		s.wake(lr.id, "a decision")
 		return
 	}
 	var first time.Time
@@ -112,7 +128,7 @@ func (s *Server) waiting(lr *liveRun, ws []runtime.Waiting) {
 	if first.IsZero() {
 		return
 	}
-	t := time.AfterFunc(time.Until(first), func() { s.wake(lr.id) })
+	t := time.AfterFunc(time.Until(first), func() { s.wake(lr.id, "a deadline") })
 	go func() {
 		<-s.ctx.Done()
 		t.Stop()
@@ -178,6 +194,7 @@ func (s *Server) recover() {
 		} else {
 			lr.inputs = in
 		}
+		s.log.Info("run taken up", slog.String("run_id", run.ID), slog.String("flow", run.Flow), slog.String("status", run.Status))
 		s.mu.Lock()
 		s.live[lr.id] = lr
 		if interrupted {

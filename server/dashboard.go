@@ -1,10 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"embed"
 	"io/fs"
 	"net/http"
-	"strings"
 )
 
 // The dashboard: plain HTML, CSS and JavaScript modules, embedded, that
@@ -17,10 +17,12 @@ var webFiles embed.FS
 // script shows the one the path names.
 var dashboardPages = []string{"GET /{$}", "GET /flows", "GET /flows/{flow}", "GET /runs/{id}"}
 
-// dashboard adds the dashboard's pages and files to mux.
-func dashboard(mux *http.ServeMux) {
+// dashboard adds the dashboard's pages and files to mux; the page carries
+// the CSRF token its writes send when the server has no tokens (guard.go).
+func dashboard(mux *http.ServeMux, csrf string) {
 	web, _ := fs.Sub(webFiles, "web")
 	page, _ := fs.ReadFile(web, "index.html")
+	page = bytes.Replace(page, []byte("{{csrf}}"), []byte(csrf), 1)
 	for _, p := range dashboardPages {
 		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -29,11 +31,4 @@ func dashboard(mux *http.ServeMux) {
 		})
 	}
 	mux.Handle("GET /ui/", http.StripPrefix("/ui/", http.FileServerFS(web)))
-}
-
-// isDashboardPath reports whether a path is one of the dashboard's pages
-// or files, which are served without the token: they hold no data.
-func isDashboardPath(p string) bool {
-	return p == "/" || p == "/flows" || strings.HasPrefix(p, "/flows/") || strings.HasPrefix(p, "/runs/") ||
-		strings.HasPrefix(p, "/ui/")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/zclconf/go-cty/cty"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Run statuses the server adds to the state's: a run waiting for a place
@@ -31,6 +33,9 @@ type liveRun struct {
 	inputs    map[string]cty.Value
 	namespace string
 	queuedAt  time.Time // when it was first queued: its place in GET /v1/runs
+	// trace is the span of the request that started or resumed it, the
+	// parent of the run's span.
+	trace trace.SpanContext
 
 	// resume: the run exists in the state and continues (after a
 	// decision, a deadline, or a crash of the server).
@@ -95,6 +100,7 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 		return
 	}
 	var failed []string
+	var started time.Time
 	apply := runtime.Apply
 	if s.opts.Engine != nil {
 		apply = s.opts.Engine.Apply
@@ -105,13 +111,21 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 		Observe: func(e runtime.Event) {
 			s.metrics.observe(lr.flow, e)
 			switch e := e.(type) {
+			case runtime.RunStarted:
+				started = e.Time
+				s.log.Info("run started", slog.String("run_id", lr.id), slog.String("flow", lr.flow),
+					slog.String("namespace", nsOf(lr.namespace)), slog.Bool("resumed", e.Resumed))
 			case runtime.StepFinished:
 				if e.Status == runtime.StatusFailed && !slices.Contains(failed, e.Step) {
 					failed = append(failed, e.Step)
 				}
 			case runtime.RunFinished:
+				s.log.Info("run finished", slog.String("run_id", lr.id), slog.String("flow", lr.flow),
+					slog.String("status", string(e.Status)), slog.Duration("duration", e.Time.Sub(started)))
 				s.notify.finished(lr.flow, e, failed)
 			case runtime.RunWaiting:
+				s.log.Info("run waiting", slog.String("run_id", lr.id), slog.String("flow", lr.flow),
+					slog.Int("approvals", len(e.Waiting)), slog.Duration("duration", e.Time.Sub(started)))
 				s.notify.waiting(lr.flow, e)
 			}
 			typ, doc := runtime.EventJSON(e)
@@ -149,8 +163,17 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 	case errors.Is(err, runtime.ErrStopping):
 		// Its engine keeps it going; the state says what it is.
 		lr.status = "running"
+	case err != nil && s.ctx.Err() == nil && !s.checkState(s.ctx):
+		// The state does not answer: queued again, started when it does.
+		lr.status = statusQueued
+		lr.mu.Unlock()
+		s.log.Warn("run not started: the state does not answer; queued again", slog.String("run_id", lr.id),
+			slog.String("flow", lr.flow), slog.Any("error", err))
+		s.requeue(lr)
+		return
 	case err != nil:
-		lr.status, lr.notStart = "failed", err.Error()
+		s.log.Error("run not started", slog.String("run_id", lr.id), slog.String("flow", lr.flow), slog.Any("error", err))
+		lr.status, lr.notStart = "failed", "The run could not start; the server's log says why, under run ID "+lr.id+"."
 	case res.RunID == "":
 		lr.status, lr.notStart = "failed", diagText(res)
 	default:
@@ -171,6 +194,16 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 	if waiting {
 		s.waiting(lr, res.Waiting)
 	}
+}
+
+// requeue puts a run that could not start back at the head of the queue.
+func (s *Server) requeue(lr *liveRun) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active--
+	delete(s.starting, lr.id)
+	s.queue = slices.Insert(s.queue, 0, lr)
+	s.dispatchLocked()
 }
 
 // originServe is the origin of the runs the server starts: it resumes

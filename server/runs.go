@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/zclconf/go-cty/cty"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // runRequest is the body of POST /v1/flows/{flow}/runs.
@@ -58,11 +61,16 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_inputs", "The inputs do not fit the flow's.", e.files, diags)
 		return
 	}
+	if !s.stateReady(r.Context()) {
+		w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter.Seconds())))
+		s.refuse(w, prog.Flow.Name, http.StatusServiceUnavailable, "state_unavailable", "The state does not answer now: no run can start. Try again later.")
+		return
+	}
 	id := state.NewRunID()
 	key := r.Header.Get("Idempotency-Key")
 	if key != "" {
 		if code, msg := s.refuseStart(); code != 0 {
-			writeError(w, code, codeOf(code), msg, nil, nil)
+			s.refuse(w, prog.Flow.Name, code, codeOf(code), msg)
 			return
 		}
 		digest := requestDigest(prog, req.Inputs)
@@ -87,12 +95,18 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		if key != "" {
 			s.store.ReleaseIdempotencyKey(state.IdempotencyKey{Flow: prog.Flow.Name, Namespace: req.Namespace, Key: key, RunID: id})
 		}
-		writeError(w, code, codeOf(code), msg, nil, nil)
+		s.refuse(w, prog.Flow.Name, code, codeOf(code), msg)
 		return
 	}
-	lr := s.enqueueLocked(id, prog, inputs, req.Namespace)
+	lr := s.enqueueLocked(id, prog, inputs, req.Namespace, trace.SpanContextFromContext(r.Context()))
 	s.mu.Unlock()
 	s.writeRunStatus(w, http.StatusAccepted, lr.id)
+}
+
+// refuse answers a start request that the server refuses, and logs it.
+func (s *Server) refuse(w http.ResponseWriter, flow string, status int, code, msg string) {
+	s.log.Warn("run refused", slog.String("flow", flow), slog.Int("status", status), slog.String("reason", code))
+	writeError(w, status, code, msg, nil, nil)
 }
 
 // refuseStart is why a run cannot be queued now (an HTTP status and a
@@ -121,9 +135,11 @@ func codeOf(status int) string {
 	return "stopping"
 }
 
-// enqueueLocked queues a run of prog and starts it when there is room.
-func (s *Server) enqueueLocked(id string, prog *compiler.Program, inputs map[string]cty.Value, ns string) *liveRun {
+// enqueueLocked queues a run of prog and starts it when there is room;
+// parent, when valid, is the span its span is a child of.
+func (s *Server) enqueueLocked(id string, prog *compiler.Program, inputs map[string]cty.Value, ns string, parent trace.SpanContext) *liveRun {
 	lr := newLiveRun(id, prog.Flow.Name, prog, inputs, ns)
+	lr.trace = parent
 	s.live[lr.id] = lr
 	s.queue = append(s.queue, lr)
 	s.dispatchLocked()
@@ -132,7 +148,7 @@ func (s *Server) enqueueLocked(id string, prog *compiler.Program, inputs map[str
 
 // dispatchLocked starts queued runs while there is room.
 func (s *Server) dispatchLocked() {
-	for len(s.queue) > 0 && s.active < s.opts.MaxActive && s.ctx.Err() == nil && !s.draining {
+	for len(s.queue) > 0 && s.active < s.opts.MaxActive && s.ctx.Err() == nil && !s.draining && s.stateIsReady() {
 		lr := s.queue[0]
 		s.queue = s.queue[1:]
 		s.active++
@@ -140,6 +156,9 @@ func (s *Server) dispatchLocked() {
 			s.starting[lr.id] = lr
 		}
 		ctx, cancel := context.WithCancel(s.ctx)
+		if lr.trace.IsValid() {
+			ctx = trace.ContextWithSpanContext(ctx, lr.trace)
+		}
 		lr.mu.Lock()
 		lr.cancel = cancel
 		lr.status = "running"

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // scheduleTick is how often the schedules are looked at.
@@ -65,8 +67,12 @@ func (s *Server) fire(e *flowEntry, sch *lang.Schedule, last map[string]time.Tim
 		return // the compiler reports it
 	}
 	s.mu.Lock()
-	if !s.draining && len(s.queue) < s.opts.MaxQueue {
-		s.enqueueLocked(state.NewRunID(), e.prog, inputs, "")
+	defer s.mu.Unlock()
+	if s.draining || len(s.queue) >= s.opts.MaxQueue {
+		s.log.Warn("schedule fired, run refused", slog.String("flow", flow), slog.String("schedule", sch.Name),
+			slog.Bool("stopping", s.draining), slog.Int("queued", len(s.queue)))
+		return
 	}
-	s.mu.Unlock()
+	lr := s.enqueueLocked(state.NewRunID(), e.prog, inputs, "", trace.SpanContext{})
+	s.log.Info("schedule fired", slog.String("flow", flow), slog.String("schedule", sch.Name), slog.String("run_id", lr.id))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 )
 
 // Defaults of Options.
@@ -30,9 +31,15 @@ type Options struct {
 	GoEngine   string
 	Store      *state.Store
 	Executors  *blocks.Executors
-	// Token, when set, is required of every request but GET /healthz, as
-	// Authorization: Bearer TOKEN.
-	Token string
+	// Tokens, when it has any, are required of every request but the
+	// probes and the dashboard's pages, as Authorization: Bearer TOKEN,
+	// each allowing what its roles say (auth.go); without tokens, requests
+	// are guarded against other sites' pages (guard.go).
+	Tokens *Tokens
+	// AllowedHosts are the host names, besides the loopback ones, that a
+	// request without a token may name in its Host header: the host of
+	// --addr, and --allowed-host.
+	AllowedHosts []string
 	// MaxActive runs run at once; the others wait, queued, in order, up
 	// to MaxQueue of them.
 	MaxActive, MaxQueue int
@@ -73,8 +80,9 @@ type Server struct {
 	store   *state.Store
 	flows   *flowSet
 	mux     *http.ServeMux
-	guarded http.Handler // mux behind the token
 	handler http.Handler // everything, behind the request log
+	csrf    string       // the dashboard's CSRF token (guard.go)
+	ready   readiness
 	metrics *metrics
 	notify  *notifier
 	nstop   context.CancelFunc
@@ -113,7 +121,8 @@ func New(opts Options) *Server {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		opts: opts, log: opts.Logger, store: opts.Store, ctx: ctx, stop: stop,
+		opts: opts, log: opts.Logger, store: opts.Store, ctx: ctx, stop: stop, csrf: newCSRFToken(),
+		ready: readiness{stateOK: true},
 		flows: &flowSet{dir: opts.Dir, registries: opts.Registries, goEngine: opts.GoEngine},
 		live:  map[string]*liveRun{}, starting: map[string]*liveRun{}, stopping: make(chan struct{}),
 	}
@@ -121,28 +130,42 @@ func New(opts Options) *Server {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	mux.HandleFunc("GET /v1/flows", s.getFlows)
-	mux.HandleFunc("GET /v1/flows/{flow}", s.getFlow)
-	mux.HandleFunc("POST /v1/flows/{flow}/runs", s.postRun)
-	mux.HandleFunc("GET /v1/runs", s.getRuns)
-	mux.HandleFunc("GET /v1/runs/{id}", s.getRun)
-	mux.HandleFunc("GET /v1/runs/{id}/events", s.getEvents)
-	mux.HandleFunc("POST /v1/runs/{id}/cancel", s.postCancel)
-	mux.HandleFunc("POST /v1/runs/{id}/approvals/{step}", s.postApproval)
+	mux.HandleFunc("GET /readyz", s.getReadyz)
+	api := func(pattern string, role Role, h http.HandlerFunc) { mux.Handle(pattern, s.need(role, h)) }
+	api("GET /v1/flows", RoleRead, s.getFlows)
+	api("GET /v1/flows/{flow}", RoleRead, s.getFlow)
+	api("POST /v1/flows/{flow}/runs", RoleRun, s.postRun)
+	api("GET /v1/runs", RoleRead, s.getRuns)
+	api("GET /v1/runs/{id}", RoleRead, s.getRun)
+	api("GET /v1/runs/{id}/events", RoleRead, s.getEvents)
+	api("POST /v1/runs/{id}/cancel", RoleRun, s.postCancel)
+	api("POST /v1/runs/{id}/approvals/{step}", RoleApprove, s.postApproval)
 	s.metrics = newMetrics(s)
 	nctx, nstop := context.WithCancel(context.Background())
 	s.notify, s.nstop = &notifier{urls: opts.NotifyURLs, secret: []byte(opts.NotifySecret), base: opts.BaseURL,
 		client: &http.Client{Timeout: 30 * time.Second}, ctx: nctx}, nstop
-	mux.Handle("GET /metrics", s.metrics.handler())
-	dashboard(mux)
+	mux.Handle("GET /metrics", s.need(RoleRead, s.metrics.handler()))
+	dashboard(mux, s.csrf)
 	s.mux = mux
-	s.guarded = RequireToken(opts.Token, mux)
-	s.handler = s.logRequests(http.HandlerFunc(s.route))
+	// Each request is a span (a child of the caller's, when its
+	// traceparent names one), named after its route; a run it starts is a
+	// child of it (liverun.go).
+	s.handler = otelhttp.NewHandler(s.logRequests(http.HandlerFunc(s.route)), "flowctl serve",
+		otelhttp.WithSpanNameFormatter(func(op string, r *http.Request) string {
+			if _, pattern := s.mux.Handler(r); pattern != "" {
+				return pattern
+			}
+			return op
+		}))
 	s.recover()
-	s.bg.Add(2)
+	s.bg.Add(3)
 	go func() {
 		defer s.bg.Done()
 		s.schedule()
+	}()
+	go func() {
+		defer s.bg.Done()
+		s.watchState()
 	}()
 	go func() {
 		defer s.bg.Done()
@@ -151,19 +174,32 @@ func New(opts Options) *Server {
 	return s
 }
 
-// ServeHTTP checks the token (but for GET /healthz and the dashboard's
-// pages, which hold no data and ask for the token), then serves the
-// request.
+// ServeHTTP serves a request: logged, with an ID, and checked: by its
+// token and the token's roles when the server has tokens, else by the
+// guard (but for the probes).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
 }
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/healthz" || isDashboardPath(r.URL.Path) {
-		s.mux.ServeHTTP(w, r)
+	probe := r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
+	if !probe && !s.opts.Tokens.required() && !s.guard(w, r) {
 		return
 	}
-	s.guarded.ServeHTTP(w, r)
+	s.mux.ServeHTTP(w, r)
+}
+
+// need serves h to requests whose token has role, when the server has
+// tokens; the token is then in the request's context (tokenOf).
+func (s *Server) need(role Role, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if t, ok := authorize(s.opts.Tokens, role, w, r); ok {
+			if t != nil {
+				r = r.WithContext(context.WithValue(r.Context(), tokenKey, t))
+			}
+			h.ServeHTTP(w, r)
+		}
+	})
 }
 
 // Drain stops starting queued runs, ends the event streams of waiting

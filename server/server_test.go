@@ -79,7 +79,7 @@ func newTestServer(t *testing.T, fs files, edit func(*Options)) *testServer {
 	}
 	srv := New(opts)
 	hs := httptest.NewServer(srv)
-	ts := &testServer{t: t, srv: srv, http: hs, url: hs.URL, dir: dir, store: st, token: opts.Token, logs: logs}
+	ts := &testServer{t: t, srv: srv, http: hs, url: hs.URL, dir: dir, store: st, logs: logs}
 	t.Cleanup(func() {
 		hs.CloseClientConnections()
 		hs.Close()
@@ -124,6 +124,10 @@ func (ts *testServer) do(method, path, body string, out any, headers ...string) 
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "Host" {
+			req.Host = headers[i+1]
+			continue
+		}
 		if headers[i+1] == "" {
 			req.Header.Del(headers[i])
 			continue
@@ -142,6 +146,18 @@ func (ts *testServer) do(method, path, body string, out any, headers ...string) 
 		}
 	}
 	return resp
+}
+
+// body is the body of a GET.
+func (ts *testServer) body(path string) string {
+	ts.t.Helper()
+	resp, err := http.Get(ts.url + path)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
 
 // code sends a request and returns the reply's status.

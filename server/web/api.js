@@ -6,9 +6,15 @@ export const tokenKey = 'flowctl-token';
 
 export class Unauthorized extends Error {}
 
+// csrf is the token a write sends when the server has no bearer tokens:
+// only a page of the server's own origin can read it.
+const csrf = document.querySelector('meta[name="flowctl-csrf"]')?.content || '';
+
 function headers(extra = {}) {
   const token = sessionStorage.getItem(tokenKey);
-  return token ? { ...extra, Authorization: `Bearer ${token}` } : extra;
+  const out = { ...extra, 'X-Flowctl-CSRF': csrf };
+  if (token) out.Authorization = `Bearer ${token}`;
+  return out;
 }
 
 export async function api(path, options = {}) {

@@ -40,11 +40,18 @@ docs/tools.md.`,
 			if err != nil {
 				return err
 			}
-			token := ""
+			var tokens *server.Tokens
 			if httpAddr != "" {
-				if token, err = listenToken("mcp", httpAddr, df.tokenFile); err != nil {
+				if tokens, err = df.tokens.load("mcp", httpAddr); err != nil {
 					return err
 				}
+				if err := df.tls.check(); err != nil {
+					return err
+				}
+			}
+			log, err := df.log.logger(s.err)
+			if err != nil {
+				return err
 			}
 			if _, diags := findFiles([]string{dir}, lang.IsFlowFile); diags.HasErrors() {
 				return failDiags(nil, diags)
@@ -73,17 +80,24 @@ docs/tools.md.`,
 			if err != nil {
 				return err
 			}
-			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil)
-			hs := newHTTPServer(server.RequireToken(token, h))
-			fmt.Fprintf(s.err, "Serving the flows under %s as MCP tools on http://%s\n", dir, ln.Addr())
-			return serveUntil(ctx, hs, ln, 5*time.Second)
+			go df.tokens.watch(ctx, tokens, log)
+			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, &sdk.StreamableHTTPOptions{Logger: log})
+			mux := http.NewServeMux()
+			mux.Handle(mcpPath, h)
+			mux.Handle("/{$}", h) // the endpoint of earlier versions
+			hs := newHTTPServer(server.RequireToken(tokens, server.RoleRun, mux))
+			log.Info(fmt.Sprintf("Serving the flows under %s as MCP tools on %s://%s%s", dir, df.tls.scheme(), ln.Addr(), mcpPath))
+			return serveUntil(ctx, hs, ln, df.tls, 5*time.Second)
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve over streamable HTTP on HOST:PORT instead of standard input and output")
-	df.register(cmd, "with --http: a file holding the bearer token (default: "+envToken+")")
+	df.register(cmd, "with --http: ")
 	cmd.Flags().StringSliceVar(&only, "only", nil, "only these flows (comma-separated names)")
 	return cmd
 }
+
+// mcpPath is the path of mcp --http's endpoint.
+const mcpPath = "/mcp"
 
 // readCloser and writeCloser give the command's streams the Close the MCP
 // transport asks for; the process's own streams stay open.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/flowctl/flowctl/server"
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 )
 
 // envToken is the bearer token serve requires when set.
@@ -26,6 +28,7 @@ const shutdownGrace = 10 * time.Second
 
 func newServeCommand(s streams) *cobra.Command {
 	var addr, nsHeader string
+	var hosts []string
 	var grace, idemExpiry time.Duration
 	var notify []string
 	var df dirFlags
@@ -40,9 +43,12 @@ Server-Sent Events (replayed for a client that connects late), read runs
 back and cancel them. Runs use the same runtime and state as apply (DIR's
 .flowctl, or --state). Flows are compiled again when their files change; an
 edit that does not compile keeps the last good version. With FLOWCTL_TOKEN
-set (or --token-file), every request but GET /healthz needs Authorization:
-Bearer TOKEN; serve refuses to listen beyond the loopback interface without
-one. With --engine temporal the runs run on Temporal workers (flowctl
+set (or --token-file, or named tokens with roles in --tokens-file), every
+request but the probes (/healthz, /readyz) and the dashboard's pages needs
+Authorization: Bearer TOKEN; serve refuses to listen beyond the loopback
+interface without one. Without a token it answers only requests for its own
+host names, from no other site's page. --tls-cert and --tls-key serve HTTPS;
+--log-format json writes the log as JSON. With --engine temporal the runs run on Temporal workers (flowctl
 worker), which record them; approvals are sent to them. See docs/serve.md
 and docs/scale-out.md.`,
 		Args: cobra.MaximumNArgs(1),
@@ -55,7 +61,14 @@ and docs/scale-out.md.`,
 			if err != nil {
 				return err
 			}
-			token, err := listenToken("serve", addr, df.tokenFile)
+			tokens, err := df.tokens.load("serve", addr)
+			if err != nil {
+				return err
+			}
+			if err := df.tls.check(); err != nil {
+				return err
+			}
+			log, err := df.log.logger(s.err)
 			if err != nil {
 				return err
 			}
@@ -79,7 +92,7 @@ and docs/scale-out.md.`,
 					return err
 				}
 				defer c.Close()
-				onTemporal = temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}
+				onTemporal = temporalEngine{temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}}
 			}
 			ln, err := listen(addr)
 			if err != nil {
@@ -87,15 +100,16 @@ and docs/scale-out.md.`,
 			}
 			srv := server.New(server.Options{
 				Dir: dir, Registries: df.registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex,
-				Token: token, MaxActive: maxActive, MaxQueue: maxQueue, Engine: onTemporal,
-				NamespaceHeader: nsHeader, IdempotencyExpiry: idemExpiry, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: "http://" + ln.Addr().String(),
+				Tokens: tokens, AllowedHosts: allowedHosts(addr, hosts), Logger: log, MaxActive: maxActive, MaxQueue: maxQueue, Engine: onTemporal,
+				NamespaceHeader: nsHeader, IdempotencyExpiry: idemExpiry, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: df.tls.scheme() + "://" + ln.Addr().String(),
 			})
 			hs := newHTTPServer(srv)
-			fmt.Fprintf(s.err, "Serving the flows under %s on http://%s\n", dir, ln.Addr())
+			log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, df.tls.scheme(), ln.Addr()))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			go df.tokens.watch(ctx, tokens, log)
 			errc := make(chan error, 1)
-			go func() { errc <- hs.Serve(ln) }()
+			go func() { errc <- df.tls.serve(hs, ln) }()
 			select {
 			case err := <-errc:
 				srv.Close()
@@ -105,13 +119,14 @@ and docs/scale-out.md.`,
 			// Stop accepting; let running runs finish for a while; stop
 			// what is left and the queue, recorded as interrupted for the
 			// next server to take up.
-			fmt.Fprintf(s.err, "Stopping: running runs have %s to finish; the others are interrupted, and resumed by the next server.\n", grace)
+			log.Info(fmt.Sprintf("Stopping: running runs have %s to finish; the others are interrupted, and resumed by the next server.", grace))
 			sctx, cancel := context.WithTimeout(context.Background(), grace)
 			defer cancel()
 			shut := make(chan error, 1)
 			go func() { shut <- hs.Shutdown(sctx) }() // event streams end when their runs do
-			srv.Drain(sctx)
+			all := srv.Drain(sctx)
 			srv.Close()
+			log.Info("stopped", slog.Bool("runs_finished", all))
 			if err := <-shut; err != nil && !errors.Is(err, context.DeadlineExceeded) {
 				return err
 			}
@@ -122,12 +137,22 @@ and docs/scale-out.md.`,
 	ef.register(cmd, "temporal-namespace")
 	cmd.Flags().DurationVar(&idemExpiry, "idempotency-expiry", server.DefaultIdempotencyExpiry, "how long an Idempotency-Key is kept")
 	cmd.Flags().DurationVar(&grace, "shutdown-grace", shutdownGrace, "on SIGTERM or SIGINT, how long running runs have to finish before they are interrupted")
-	df.register(cmd, "a file holding the bearer token (default: "+envToken+")")
+	df.register(cmd, "")
+	cmd.Flags().StringArrayVar(&hosts, "allowed-host", nil, "a host name that requests without a token may be sent to, besides the loopback names and --addr's (repeatable)")
 	cmd.Flags().IntVar(&maxActive, "max-active", server.DefaultMaxActive, "runs at once; the others wait, queued")
 	cmd.Flags().IntVar(&maxQueue, "max-queue", server.DefaultMaxQueue, "queued runs at most; more are refused with 429")
 	cmd.Flags().StringVar(&nsHeader, "namespace-header", "", "a request header, set by a trusted proxy, that chooses the memory namespace of the runs a request starts")
 	cmd.Flags().StringArrayVar(&notify, "notify", nil, "POST each finished run's summary to this URL (repeatable), signed when "+envNotifySecret+" is set")
 	return cmd
+}
+
+// temporalEngine runs serve's runs on Temporal, and says for /readyz
+// whether the Temporal server answers.
+type temporalEngine struct{ temporal.Runner }
+
+func (e temporalEngine) Ready(ctx context.Context) error {
+	_, err := e.Client.CheckHealth(ctx, &client.CheckHealthRequest{})
+	return err
 }
 
 // startTraces exports OpenTelemetry traces of runs when the environment

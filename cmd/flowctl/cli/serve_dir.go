@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -22,14 +22,20 @@ import (
 
 // dirFlags are the flags of a command that serves the flows under DIR.
 type dirFlags struct {
-	stateDir, tokenFile, sandbox, goEngine string
-	registries, httpAllow                  []string
+	stateDir, sandbox, goEngine string
+	registries, httpAllow       []string
+	tokens                      tokenFlags
+	tls                         tlsFlags
+	log                         logFlags
 }
 
-// register adds the flags to cmd; tokenUse is the help of --token-file.
-func (f *dirFlags) register(cmd *cobra.Command, tokenUse string) {
+// register adds the flags to cmd; listening prefixes the help of those
+// that matter only when the command listens on HTTP.
+func (f *dirFlags) register(cmd *cobra.Command, listening string) {
 	cmd.Flags().StringVar(&f.stateDir, "state", "", "the state directory, or a postgres:// URL (default: "+envStateURL+", else DIR/.flowctl)")
-	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", tokenUse)
+	f.tokens.register(cmd, listening)
+	f.tls.register(cmd, listening)
+	f.log.register(cmd)
 	cmd.Flags().StringArrayVar(&f.registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
 	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
@@ -97,37 +103,53 @@ func newHTTPServer(h http.Handler) *http.Server {
 
 // serveUntil serves hs on ln until ctx ends, then shuts it down, giving
 // requests under way until grace; an error of serving is returned.
-func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener, grace time.Duration) error {
+func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener, tf tlsFlags, grace time.Duration) error {
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), grace)
 		defer cancel()
 		hs.Shutdown(sctx)
 	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := tf.serve(hs, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
 }
 
-// listenToken reads the bearer token of a command that listens on addr
-// (FLOWCTL_TOKEN, or --token-file), and refuses an address beyond the
-// loopback interface without one.
-func listenToken(command, addr, tokenFile string) (string, error) {
-	token := os.Getenv(envToken)
-	if tokenFile != "" {
-		b, err := os.ReadFile(tokenFile)
-		if err != nil {
-			return "", usagef("reading --token-file: %v", err)
+// tlsFlags are --tls-cert and --tls-key: with both, HTTPS.
+type tlsFlags struct{ cert, key string }
+
+func (f *tlsFlags) register(cmd *cobra.Command, prefix string) {
+	cmd.Flags().StringVar(&f.cert, "tls-cert", "", prefix+"serve HTTPS with this certificate (PEM; with --tls-key)")
+	cmd.Flags().StringVar(&f.key, "tls-key", "", prefix+"the private key (PEM) of --tls-cert")
+}
+
+// check refuses one of the two without the other, and files that do not
+// make a key pair.
+func (f tlsFlags) check() error {
+	if (f.cert == "") != (f.key == "") {
+		return usagef("--tls-cert and --tls-key go together")
+	}
+	if f.cert != "" {
+		if _, err := tls.LoadX509KeyPair(f.cert, f.key); err != nil {
+			return usagef("--tls-cert and --tls-key: %v", err)
 		}
-		token = strings.TrimSpace(string(b))
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", usagef("%q is not HOST:PORT", addr)
+	return nil
+}
+
+// scheme is the scheme of the server's URLs.
+func (f tlsFlags) scheme() string {
+	if f.cert != "" {
+		return "https"
 	}
-	if ip := net.ParseIP(host); token == "" && (ip == nil || !ip.IsLoopback()) && host != "localhost" {
-		return "", usagef("%s listens beyond the loopback interface (%s) only with a token: set %s or --token-file", command, addr, envToken)
+	return "http"
+}
+
+// serve serves hs on ln, over TLS when the flags say so.
+func (f tlsFlags) serve(hs *http.Server, ln net.Listener) error {
+	if f.cert != "" {
+		return hs.ServeTLS(ln, f.cert, f.key)
 	}
-	return token, nil
+	return hs.Serve(ln)
 }

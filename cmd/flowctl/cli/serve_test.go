@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -28,6 +29,29 @@ type serveProc struct {
 	token  string
 	cmd    *exec.Cmd
 	killed bool
+	// client sends the requests (http.DefaultClient unless set).
+	client *http.Client
+	// stderr is what the server wrote after saying where it listens.
+	stderr *lockedBuffer
+}
+
+// lockedBuffer is a bytes.Buffer that a goroutine writes while the test
+// reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // kill ends the server with SIGKILL, as a crash would.
@@ -50,7 +74,7 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *servePr
 		t.Fatal(err)
 	}
 	lines := bufio.NewScanner(stderr)
-	addr := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	addr := regexp.MustCompile(`on (https?://127\.0\.0\.1:\d+)`)
 	url := ""
 	for lines.Scan() {
 		if m := addr.FindStringSubmatch(lines.Text()); m != nil {
@@ -62,8 +86,8 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *servePr
 		cmd.Process.Kill()
 		t.Fatal("serve did not say where it listens")
 	}
-	go io.Copy(io.Discard, stderr)
-	p := &serveProc{t: t, url: url, cmd: cmd}
+	p := &serveProc{t: t, url: url, cmd: cmd, client: http.DefaultClient, stderr: &lockedBuffer{}}
+	go io.Copy(p.stderr, stderr)
 	t.Cleanup(func() {
 		if p.killed {
 			return
@@ -94,10 +118,13 @@ func (p *serveProc) do(method, path, body string, out any, headers ...string) in
 	if p.token != "" {
 		req.Header.Set("Authorization", "Bearer "+p.token)
 	}
+	if method == "POST" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := p.client.Do(req)
 	if err != nil {
 		p.t.Fatal(err)
 	}

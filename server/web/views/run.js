@@ -47,7 +47,7 @@ export async function runPage(id) {
         h('dt', {}, 'Duration'), h('dd', {}, duration(run.started_at, run.finished_at)),
         run.error ? [h('dt', {}, 'Error'), h('dd', { class: 'error' }, run.error)] : null),
       ['queued', 'running', 'waiting'].includes(run.status) ?
-        h('button', { class: 'danger', onclick: () => api(`/v1/runs/${encodeURIComponent(id)}/cancel`, { method: 'POST' }).catch(() => {}) }, 'Cancel the run') : null);
+        h('button', { class: 'danger', onclick: () => api(`/v1/runs/${encodeURIComponent(id)}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } }).catch(() => {}) }, 'Cancel the run') : null);
   }
 
   function renderOutputs() {
@@ -111,7 +111,7 @@ export async function runPage(id) {
         try {
           await api(`/v1/runs/${encodeURIComponent(id)}/approvals/${encodeURIComponent(step)}`, {
             method: 'POST', headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ approved, comment: comment.value, by: 'dashboard', instance: ev.instance == null ? '' : String(ev.instance) }),
+            body: JSON.stringify({ approved, comment: comment.value, instance: ev.instance == null ? '' : String(ev.instance) }),
           });
           delete waits[step];
           renderApprovals();
