@@ -266,34 +266,7 @@ func (s *Store) LatestRun(flow, ns, status string) (*Run, error) {
 // order they started; steps that never started (StartedAt zero) come last.
 // Ties are broken by finish time, then step name and instance.
 func (s *Store) Steps(runID string) ([]*StepResult, error) {
-	rows, err := s.db.QueryContext(context.Background(), `SELECT `+stepColumns+` FROM steps
-		WHERE run_id = ?
-		ORDER BY started_at IS NULL, started_at, finished_at IS NOT NULL, finished_at, step, instance`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("reading the steps of run %s: %w", runID, err)
-	}
-	defer rows.Close()
-	var steps []*StepResult
-	for rows.Next() {
-		r := new(StepResult)
-		var started, finished sql.NullInt64
-		var attempts int64
-		if err := rows.Scan(&r.RunID, &r.Step, &r.Instance, &r.Status, &attempts,
-			&started, &finished, (*[]byte)(&r.Outputs), &r.Sensitive, &r.Error,
-			&r.CacheKey, (*[]byte)(&r.Usage), &r.Log); err != nil {
-			return nil, fmt.Errorf("reading the steps of run %s: %w", runID, err)
-		}
-		r.Attempts = int(attempts)
-		r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
-		if r.Outputs, err = loadBlob(s.w.dir, r.Outputs); err != nil {
-			return nil, fmt.Errorf("the outputs of step %s%s of run %s: %w", r.Step, instanceSuffix(r.Instance), runID, err)
-		}
-		steps = append(steps, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading the steps of run %s: %w", runID, err)
-	}
-	return steps, nil
+	return s.StepResults(runID, StepQuery{})
 }
 
 // Events returns the events of a run with a sequence number above after,

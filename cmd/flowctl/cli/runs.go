@@ -53,12 +53,15 @@ func newRunsCommand(s streams) *cobra.Command {
 	var f stateFlags
 	var jsonOut, follow bool
 	var limit int
+	var step string
 	cmd := &cobra.Command{
 		Use:   "runs [list | show RUN_ID | logs RUN_ID [STEP] | retry RUN_ID]",
 		Short: "List recorded runs; show one run's steps or logs; retry a run",
 		Long: `Runs lists the runs recorded in the state, newest first, or shows one run
 (a unique prefix of its id is enough; none, or "latest", for the newest) with every step instance's status,
-attempts, timing and error. runs logs RUN_ID [STEP] prints what the run's
+attempts, timing and error; a step of more than 50 instances is shown as
+one row of counts by status, with the instances that did not succeed, and
+--step STEP lists every instance of one step. runs logs RUN_ID [STEP] prints what the run's
 code steps printed (console.log, print), by step instance; --follow prints
 each instance's log as it finishes, until the run ends. runs retry RUN_ID
 continues a failed, cancelled, interrupted or waiting run, as apply --resume
@@ -71,9 +74,9 @@ does.`,
 			case len(args) == 0 || (args[0] == "list" && len(args) == 1):
 				return runsList(s, &f, limit, jsonOut)
 			case args[0] == "show" && len(args) == 2:
-				return runsShow(s, &f, args[1], jsonOut)
+				return runsShow(s, &f, args[1], step, jsonOut)
 			case args[0] == "show":
-				return runsShow(s, &f, "latest", jsonOut)
+				return runsShow(s, &f, "latest", step, jsonOut)
 			case args[0] == "logs" && len(args) >= 2:
 				step := ""
 				if len(args) == 3 {
@@ -94,6 +97,7 @@ does.`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
 	cmd.Flags().IntVar(&limit, "limit", 20, "list at most this many runs")
 	cmd.Flags().BoolVar(&follow, "follow", false, "runs logs: print each step's log as it finishes, until the run ends")
+	cmd.Flags().StringVar(&step, "step", "", "runs show: list every instance of this step (a step of more than 50 instances is otherwise summarized)")
 	return cmd
 }
 
@@ -128,7 +132,7 @@ func runsList(s streams, f *stateFlags, limit int, jsonOut bool) error {
 }
 
 // runsShow shows a run; "latest" is the newest (of --flow's flow).
-func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
+func runsShow(s streams, f *stateFlags, id, step string, jsonOut bool) error {
 	st, flow, err := f.open(s)
 	if err != nil {
 		return err
@@ -146,6 +150,9 @@ func runsShow(s streams, f *stateFlags, id string, jsonOut bool) error {
 		run = runs[0]
 	} else if run, err = st.Run(id); err != nil {
 		return runLookupError(err)
+	}
+	if step != "" {
+		return runsShowStep(s.out, st, run, step, jsonOut)
 	}
 	tree, err := loadRunTree(st, run, 0)
 	if err != nil {
@@ -170,17 +177,20 @@ type runTree struct {
 	run      *state.Run
 	steps    []*state.StepResult
 	children map[string][]*runTree
+	// summaries are the steps of more than maxListedInstances
+	// instances, by the row that stands for each in steps (loadSteps).
+	summaries map[*state.StepResult]*stepSummary
 }
 
 // maxRunDepth bounds how deep runs show follows runs started by runs.
 const maxRunDepth = 8
 
 func loadRunTree(st *state.Store, run *state.Run, depth int) (*runTree, error) {
-	steps, err := st.Steps(run.ID)
+	steps, summaries, err := loadSteps(st, run.ID)
 	if err != nil {
 		return nil, err
 	}
-	t := &runTree{run: run, steps: steps}
+	t := &runTree{run: run, steps: steps, summaries: summaries}
 	if depth >= maxRunDepth {
 		return t, nil
 	}

@@ -111,6 +111,10 @@ func (v runsHuman) Show(t *runTree, waits []*state.Approval) error {
 		fmt.Fprintf(w, "\nTokens: %s in all.\n", t)
 	}
 	writeStepOutputs(w, steps)
+	if len(t.summaries) > 0 {
+		fmt.Fprintf(w, "\nSteps of more than %d instances:\n", maxListedInstances)
+		writeSummaryOutputs(w, run.ID, t.summaries)
+	}
 	writeLogged(w, run.ID, steps)
 	if outputs, failed, err := runOutputs(run); err == nil {
 		if len(outputs) > 0 {
@@ -129,17 +133,26 @@ func (v runsHuman) Show(t *runTree, waits []*state.Approval) error {
 // by the runs it started: a line naming the run, then its steps, indented.
 func writeStepRows(tw io.Writer, t *runTree, prefix string) {
 	for _, sr := range t.steps {
-		msg := strings.ReplaceAll(sr.Error, "\n", " ")
-		if len(msg) > 100 {
-			msg = msg[:97] + "..."
+		if s := t.summaries[sr]; s != nil {
+			writeSummaryRow(tw, prefix, s)
+			continue
 		}
-		fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\t%s\n", prefix, resultLabel(sr), sr.Status, sr.Attempts, stepDuration(sr), tokens(sr.Usage), msg)
+		writeStepRow(tw, prefix, sr)
 		for _, kid := range t.children[resultLabel(sr)] {
 			fmt.Fprintf(tw, "%s  run %s of flow %q (%s)\t%s\t\t%s\t%s\t\n", prefix, kid.run.ID, kid.run.Flow, kid.run.Origin,
 				kid.run.Status, runDuration(kid.run), tokens(kid.run.Usage))
 			writeStepRows(tw, kid, prefix+"    ")
 		}
 	}
+}
+
+// writeStepRow prints a step instance's row.
+func writeStepRow(tw io.Writer, prefix string, sr *state.StepResult) {
+	msg := strings.ReplaceAll(sr.Error, "\n", " ")
+	if len(msg) > 100 {
+		msg = msg[:97] + "..."
+	}
+	fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\t%s\n", prefix, resultLabel(sr), sr.Status, sr.Attempts, stepDuration(sr), tokens(sr.Usage), msg)
 }
 
 // runsJSON prints JSON: an array of runs, or one run with its steps.
@@ -167,22 +180,32 @@ type jsonRunSteps struct {
 	jsonRun
 	Origin string     `json:"origin,omitempty"`
 	Steps  []jsonStep `json:"steps"`
+	// Summarized are the steps of more than maxListedInstances instances:
+	// Steps lists only those of their instances that did not succeed.
+	Summarized []jsonStepSummary `json:"summarized,omitempty"`
 }
 
 func newJSONRunSteps(t *runTree) jsonRunSteps {
-	out := jsonRunSteps{jsonRun: newJSONRun(t.run), Origin: t.run.Origin, Steps: []jsonStep{}}
+	out := jsonRunSteps{jsonRun: newJSONRun(t.run), Origin: t.run.Origin, Steps: []jsonStep{}, Summarized: newJSONSummaries(t.summaries)}
 	for _, sr := range t.steps {
-		js := jsonStep{
-			Step: sr.Step, Instance: sr.Instance, Status: sr.Status, Attempts: sr.Attempts,
-			StartedAt: jsonTime(sr.StartedAt), DurationMS: sr.FinishedAt.Sub(sr.StartedAt).Milliseconds(),
-			Outputs: plainStored(sr.Outputs), Sensitive: sr.Sensitive, Error: sr.Error, Usage: nonEmpty(sr.Usage), Log: sr.Log,
+		if t.summaries[sr] != nil {
+			continue
 		}
+		js := newJSONStep(sr)
 		for _, kid := range t.children[resultLabel(sr)] {
 			js.Runs = append(js.Runs, newJSONRunSteps(kid))
 		}
 		out.Steps = append(out.Steps, js)
 	}
 	return out
+}
+
+func newJSONStep(sr *state.StepResult) jsonStep {
+	return jsonStep{
+		Step: sr.Step, Instance: sr.Instance, Status: sr.Status, Attempts: sr.Attempts,
+		StartedAt: jsonTime(sr.StartedAt), DurationMS: sr.FinishedAt.Sub(sr.StartedAt).Milliseconds(),
+		Outputs: plainStored(sr.Outputs), Sensitive: sr.Sensitive, Error: sr.Error, Usage: nonEmpty(sr.Usage), Log: sr.Log,
+	}
 }
 
 // maxStepOutputWidth is how much of a step's outputs runs show prints on
