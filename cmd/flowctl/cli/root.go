@@ -90,6 +90,7 @@ do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
 		newMCPCommand(s),
 		newWorkerCommand(s),
 		newLSPCommand(s),
+		newDocsCommand(s),
 	)
 	return root
 }
