@@ -17,6 +17,7 @@ import (
 	"github.com/creachadair/jrpc2"
 	"github.com/creachadair/jrpc2/channel"
 	"go.lsp.dev/protocol"
+	"golang.org/x/tools/txtar"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden answers of the conformance suite")
@@ -36,14 +37,11 @@ type client struct {
 	logs  bytes.Buffer
 }
 
-// startServer copies the workspace dir into a temporary directory and
-// starts a server on it.
-func startServer(t *testing.T, dir string) *client {
+// startServer unpacks the workspace of a txtar archive into a temporary
+// directory and starts a server on it.
+func startServer(t *testing.T, archive string) *client {
 	t.Helper()
-	root := t.TempDir()
-	if err := os.CopyFS(root, os.DirFS(dir)); err != nil {
-		t.Fatal(err)
-	}
+	root := unpack(t, archive)
 	root, _ = filepath.EvalSymlinks(root)
 	c := &client{t: t, root: root, docs: map[string]string{}, vers: map[string]int32{},
 		diags: map[protocol.DocumentURI][]protocol.PublishDiagnosticsParams{}, wake: make(chan struct{}, 1)}
@@ -92,6 +90,24 @@ func startServer(t *testing.T, dir string) *client {
 	}, &res)
 	c.cli.Notify(context.Background(), "initialized", map[string]any{})
 	return c
+}
+
+// unpack writes the files of a txtar archive into a temporary directory.
+func unpack(t testing.TB, archive string) string {
+	t.Helper()
+	ar, err := txtar.ParseFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for _, f := range ar.Files {
+		p := filepath.Join(root, f.Name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
 }
 
 type syncWriter struct {

@@ -13,7 +13,7 @@ import (
 // TestPanicFailsOneRequest: a handler that panics fails its request with
 // an error; the server answers the next one.
 func TestPanicFailsOneRequest(t *testing.T) {
-	c := startServer(t, filepath.Join("testdata", "ws"))
+	c := startServer(t, filepath.Join("testdata", "ws.txtar"))
 	c.open(flowFile)
 	testPanic = func(method string) {
 		if method == "textDocument/hover" {
@@ -63,7 +63,6 @@ func mutate(src []byte, ops []byte) []byte {
 //	go test ./lsp -run '^$' -fuzz FuzzEdits -fuzztime 2m
 func FuzzEdits(f *testing.F) {
 	flows, _ := filepath.Glob("../examples/*/*.flow.hcl")
-	flows = append(flows, filepath.Join("testdata", "ws", flowFile))
 	for i := range flows {
 		f.Add(uint8(i), []byte{0, 0, 40, 3, 0, 80, 22, 1, 10, 7, 0, 200, 46, 0, 120})
 		f.Add(uint8(i), []byte{})

@@ -26,7 +26,7 @@ func (c *client) at(rel, needle string, delta int) map[string]any {
 // TestConformance drives every feature of the server over a pipe, as an
 // editor does, and compares each answer with its golden file.
 func TestConformance(t *testing.T) {
-	c := startServer(t, filepath.Join("testdata", "ws"))
+	c := startServer(t, filepath.Join("testdata", "ws.txtar"))
 	var init json.RawMessage
 	c.golden("initialize", capabilities())
 	_ = init

@@ -9,7 +9,7 @@ const args = [];
 for (const g of ['go', 'javascript', 'python']) {
   args.push('-g', path.join(grammars, 'grammars', g + '.json'));
 }
-args.push(path.join(__dirname, 'fixtures', '*.hcl'));
+args.push(path.join(__dirname, 'fixtures', '*.fixture'));
 const bin = path.join(__dirname, '..', 'node_modules', 'vscode-tmgrammar-test', 'dist', 'unit.js');
 const r = spawnSync(process.execPath, [bin, ...args], { stdio: 'inherit', cwd: path.join(__dirname, '..') });
 process.exit(r.status === null ? 1 : r.status);
