@@ -22,6 +22,9 @@ import (
 const (
 	statusQueued  = "queued"
 	statusRunning = "running" // the state's
+	// statusCancelling is the answer to the cancellation of a running run:
+	// it stops its steps, then ends cancelled.
+	statusCancelling = "cancelling"
 )
 
 // liveRun is a run the server started or queued, while it is not
@@ -186,12 +189,20 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 		}
 	}
 	waiting := err == nil && res.Status == runtime.StatusWaiting
+	// Cancelled while it was stopping to wait: cancelled now.
+	cancelNow := waiting && lr.cancelled
+	if cancelNow {
+		lr.status = statusQueued
+	}
 	lr.done = !waiting
 	lr.resume = true // from now on it exists in the state
 	lr.wakeLocked()
 	lr.mu.Unlock()
 	s.finished(lr)
-	if waiting {
+	switch {
+	case cancelNow:
+		s.cancelQueued(lr)
+	case waiting:
 		s.waiting(lr, res.Waiting)
 	}
 }

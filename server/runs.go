@@ -270,22 +270,43 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, body)
 }
 
+// postCancel cancels a run. A queued run, or one waiting for approvals,
+// is cancelled at once: the answer (200) says it is cancelled. A running
+// run is told to stop (202, "cancelling"): its steps are cancelled and it
+// ends cancelled, as its events say. Of a cancellation and a decision on a
+// waiting run, exactly one wins (state.CancelWaiting): the other gets 409.
 func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	lr := s.liveRun(id)
 	if lr == nil {
-		if run, err := s.store.Run(id); err == nil && run != nil {
+		run, err := s.store.Run(id)
+		switch {
+		case errors.Is(err, state.ErrRunNotFound):
+			writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
+		case err != nil:
+			s.internalError(w, r, err)
+		case run.Status == statusRunning || run.Status == string(runtime.StatusWaiting):
+			writeError(w, http.StatusConflict, "not_held", fmt.Sprintf("Run %s is %s in another process, which alone can cancel it.", id, run.Status), nil, nil)
+		default:
 			writeError(w, http.StatusConflict, "finished", fmt.Sprintf("Run %s has finished (%s).", id, run.Status), nil, nil)
-			return
 		}
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
+		return
+	}
+	// A decision that a resumed run has not taken yet wins; else no
+	// decision can be recorded any more.
+	switch err := s.store.CancelWaiting(id); {
+	case errors.Is(err, state.ErrDecided):
+		writeError(w, http.StatusConflict, "decided", fmt.Sprintf("A decision on run %s came first: the run goes on with it.", id), nil, nil)
+		return
+	case err != nil:
+		s.internalError(w, r, err)
 		return
 	}
 	lr.mu.Lock()
 	lr.cancelled = true
 	waiting := lr.status == string(runtime.StatusWaiting)
 	if waiting {
-		lr.status = statusQueued // not woken by a decision meanwhile
+		lr.status = statusQueued // not woken by a deadline meanwhile
 	}
 	lr.mu.Unlock()
 	s.mu.Lock()
@@ -294,31 +315,40 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 		s.queue = slices.Delete(s.queue, i, i+1)
 	}
 	s.mu.Unlock()
-	if i >= 0 || waiting {
-		s.cancelQueued(lr)
-	} else {
+	if i < 0 && !waiting {
 		lr.mu.Lock()
 		cancel := lr.cancel
 		lr.mu.Unlock()
 		if cancel != nil {
 			cancel()
 		}
+		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": id, "status": statusCancelling, "links": runLinks(id)})
+		return
 	}
-	s.writeRunStatus(w, http.StatusAccepted, id)
+	select {
+	case <-s.cancelQueued(lr):
+	case <-r.Context().Done():
+		return
+	}
+	s.writeRunStatus(w, http.StatusOK, id)
 }
 
 // cancelQueued ends a run that never started: it is run with a context
 // that has ended, so that it is recorded (every step cancelled) and its
-// events streamed like any other run's.
-func (s *Server) cancelQueued(lr *liveRun) {
+// events streamed like any other run's. The channel is closed once it is
+// recorded.
+func (s *Server) cancelQueued(lr *liveRun) <-chan struct{} {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	s.mu.Lock()
 	s.active++ // until finished
 	s.mu.Unlock()
 	s.wg.Add(1)
+	done := make(chan struct{})
 	go func() {
 		defer s.wg.Done()
+		defer close(done)
 		s.run(ctx, lr)
 	}()
+	return done
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -94,9 +95,10 @@ func openState(t *testing.T, dir string) *state.Store {
 	t.Helper()
 	var st *state.Store
 	var err error
-	name := "srv_" + strings.ToLower(strings.NewReplacer("/", "_", "-", "_").Replace(t.Name()))
+	name := "srv_" + strings.ToLower(strings.NewReplacer("/", "_", "-", "_").Replace(t.Name())) + "_" + newRequestID()
 	if url := pgtest.URL(t, name); url != "" {
 		st, err = state.OpenURL(url)
+		t.Cleanup(func() { dropSchema(t, name) })
 	} else {
 		st, err = state.Open(dir)
 	}
@@ -105,6 +107,19 @@ func openState(t *testing.T, dir string) *state.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// dropSchema drops a test's PostgreSQL schema.
+func dropSchema(t *testing.T, name string) {
+	db, err := sql.Open("pgx", os.Getenv(pgtest.EnvURL))
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DROP SCHEMA ` + name + ` CASCADE`); err != nil {
+		t.Error(err)
+	}
 }
 
 // do sends a request, with the server's token when it has one, and

@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -261,5 +262,44 @@ func TestIdempotencyKeys(t *testing.T) {
 	wg.Wait()
 	if winners != 1 {
 		t.Errorf("%d claims of one key won", winners)
+	}
+}
+
+// TestCancelWaiting: of a decision and a cancellation racing on a waiting
+// run, exactly one wins, on every run.
+func TestCancelWaiting(t *testing.T) {
+	s := openStore(t)
+	now := time.Now()
+	const runs = 30
+	for i := range runs {
+		id := fmt.Sprint("w", i)
+		createRun(t, s, id, "f", now)
+		if err := s.RequestApproval(&Approval{RunID: id, Step: "check", Message: "ok?", RequestedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	decided, cancelled := make([]error, runs), make([]error, runs)
+	for i := range runs {
+		id := fmt.Sprint("w", i)
+		wg.Add(2)
+		go func() { defer wg.Done(); _, decided[i] = s.DecideApproval(id, "check", "", true, "", "ana") }()
+		go func() { defer wg.Done(); cancelled[i] = s.CancelWaiting(id) }()
+	}
+	wg.Wait()
+	for i := range runs {
+		d, c := decided[i], cancelled[i]
+		switch {
+		case d == nil && errors.Is(c, ErrDecided), c == nil && errors.Is(d, ErrNotWaiting):
+		default:
+			t.Errorf("run %d: decision %v, cancellation %v", i, d, c)
+		}
+		a, err := s.Approval(fmt.Sprint("w", i), "check", "")
+		if err != nil || (d == nil) != a.Decided() || (c == nil) != a.Closed {
+			t.Errorf("run %d: the approval %+v %v", i, a, err)
+		}
+	}
+	if err := s.CancelWaiting("none"); err != nil {
+		t.Errorf("a run without approvals: %v", err)
 	}
 }
