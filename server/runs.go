@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang/jsonval"
@@ -302,6 +303,9 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, err)
 		return
 	}
+	if !s.settle(r.Context(), lr) {
+		return
+	}
 	lr.mu.Lock()
 	lr.cancelled = true
 	waiting := lr.status == string(runtime.StatusWaiting)
@@ -317,6 +321,12 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if i < 0 && !waiting {
 		lr.mu.Lock()
+		if lr.done {
+			status := lr.status
+			lr.mu.Unlock()
+			writeError(w, http.StatusConflict, "finished", fmt.Sprintf("Run %s has finished (%s).", id, status), nil, nil)
+			return
+		}
 		cancel := lr.cancel
 		lr.mu.Unlock()
 		if cancel != nil {
@@ -331,6 +341,31 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeRunStatus(w, http.StatusOK, id)
+}
+
+// settle waits while a live run that is running has ended in the state
+// (finished, or stopped to wait) and the server has not yet seen it end, so
+// that what it does next is decided on what the run is. It returns false
+// when ctx ends first.
+func (s *Server) settle(ctx context.Context, lr *liveRun) bool {
+	for {
+		lr.mu.Lock()
+		status, changed := lr.status, lr.changed
+		lr.mu.Unlock()
+		if status != statusRunning {
+			return true
+		}
+		run, err := s.store.Run(lr.id)
+		if err != nil || run.Status == statusRunning {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Millisecond):
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 // cancelQueued ends a run that never started: it is run with a context
