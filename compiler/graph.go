@@ -118,6 +118,7 @@ func (c *compilation) graph() hcl.Diagnostics {
 	for _, m := range p.Memories {
 		p.MemorySteps[m] = refSteps(c.memoryRefs[m])
 	}
+	c.hashEnvs()
 	return diags
 }
 

@@ -8,9 +8,12 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
@@ -72,11 +75,6 @@ type Program struct {
 	// a hash of its source text (and source_file), or of the built-in's
 	// name and version.
 	Fingerprints map[*blocks.Block]string
-	// RestSum is a SHA-256 of the flow file without its steps (inputs,
-	// locals, memory, secrets, outputs): with each step's own and the
-	// blocks' fingerprints it tells which steps a change to the flow
-	// affects (StepFingerprints).
-	RestSum string
 
 	// vars are the references of each expression the resolve pass
 	// checked, so that evaluating an expression, once per step instance
@@ -113,8 +111,10 @@ type Step struct {
 	Flow  *Program
 	Stage int // index into Program.Stages
 	// sum is a SHA-256 of the step's source, its whole block (zero when
-	// the source could not be read): see StepFingerprints.
-	sum [32]byte
+	// the source could not be read), and env one of the inputs, locals,
+	// memories and secrets its expressions refer to (hashEnvs): see
+	// StepFingerprints.
+	sum, env [32]byte
 }
 
 // Local is a compiled local value.
@@ -123,6 +123,8 @@ type Local struct {
 	Refs  []*lang.Ref
 	Deps  []*Local // locals it refers to directly
 	Steps []*Step  // steps it refers to directly
+	// sum is a SHA-256 of its expression's source (hashSteps).
+	sum [32]byte
 }
 
 // CacheEnabled is whether the step's results are cached: the step's cache
@@ -386,32 +388,99 @@ func (c *compilation) fingerprints() {
 	}
 }
 
-// hashSteps computes each step's sum and RestSum.
+// hashSteps computes each step's sum and each local's.
 func (c *compilation) hashSteps() {
 	p := c.prog
 	f := c.opts.Parser.Files()[p.Filename]
 	if f == nil {
 		return
 	}
-	rest := sha256.New()
-	at := 0
-	for _, s := range p.Steps { // in source order
-		start, end := s.DeclRange.Start.Byte, s.SrcEnd
-		if start < at || end > len(f.Bytes) || start > end {
-			continue
+	src := func(r hcl.Range) []byte {
+		if r.Filename != p.Filename || r.Start.Byte > r.End.Byte || r.End.Byte > len(f.Bytes) {
+			return nil
 		}
-		s.sum = sha256.Sum256(f.Bytes[start:end])
-		rest.Write(f.Bytes[at:start])
-		at = end
+		return f.Bytes[r.Start.Byte:r.End.Byte]
 	}
-	rest.Write(f.Bytes[at:])
-	p.RestSum = hex.EncodeToString(rest.Sum(nil))
+	for _, s := range p.Steps {
+		if b := src(hcl.Range{Filename: p.Filename, Start: s.DeclRange.Start, End: hcl.Pos{Byte: s.SrcEnd}}); b != nil {
+			s.sum = sha256.Sum256(b)
+		}
+	}
+	for _, l := range p.Locals {
+		l.sum = sha256.Sum256(src(l.Expr.Range()))
+	}
 }
 
-// StepFingerprints identify what each step does: its source, its block's
-// definition, the rest of the flow file, and the fingerprints of the steps
-// it depends on. A recorded result of a step whose fingerprint is the same
-// fits the program; a resumed run keeps only those.
+// hashEnvs computes each step's env: what the inputs, locals, memories
+// and secrets its expressions refer to (locals with what they refer to in
+// turn) are declared as, and for an mcp step the MCP servers it may call.
+// Steps are not in it: StepFingerprints folds in the fingerprints of the
+// steps a step depends on.
+func (c *compilation) hashEnvs() {
+	p := c.prog
+	for _, s := range p.Steps {
+		var parts []string
+		seen := map[string]bool{}
+		var add func(refs []*lang.Ref)
+		add = func(refs []*lang.Ref) {
+			for _, r := range refs {
+				key := r.Root + "." + r.Name
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				switch r.Root {
+				case lang.RootInput:
+					if in := p.InputsByName[r.Name]; in != nil {
+						parts = append(parts, key+" "+lang.TypeString(in.Type.Type)+" "+valueText(in.Default)+" "+strconv.FormatBool(in.Sensitive))
+					}
+				case lang.RootMemory:
+					if m := p.MemoriesByName[r.Name]; m != nil {
+						parts = append(parts, key+" "+lang.TypeString(m.Type.Type)+" "+valueText(m.Default))
+					}
+				case lang.RootSecret:
+					if sec := p.SecretsByName[r.Name]; sec != nil {
+						parts = append(parts, key+" "+sec.Env)
+					}
+				case lang.RootLocal:
+					if l := p.LocalsByName[r.Name]; l != nil {
+						parts = append(parts, key+" "+hex.EncodeToString(l.sum[:]))
+						add(l.Refs)
+					}
+				}
+			}
+		}
+		add(c.stepRefs[s.Index])
+		if s.Block != nil && s.Block.Builtin() && s.Block.Name == "mcp" {
+			for _, m := range p.MCPServers {
+				parts = append(parts, "mcp_server."+m.Name+" "+m.Fingerprint())
+			}
+		}
+		slices.Sort(parts)
+		s.env = sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	}
+}
+
+// valueText is a declared default as text: its JSON, or "-" for none.
+func valueText(v cty.Value) string {
+	if v == cty.NilVal {
+		return "-"
+	}
+	b, err := jsonval.Marshal(v)
+	if err != nil {
+		return "?"
+	}
+	return string(b)
+}
+
+// StepFingerprints identify what each step does: its source (its
+// arguments and meta-arguments), its block's definition, what the inputs,
+// locals, memories and secrets it refers to are declared as, the versions
+// of the tools it may call, and the fingerprints of the steps it depends
+// on. A recorded result of a step whose fingerprint is the same fits the
+// program; a resumed run keeps only those. A change elsewhere in the flow
+// file — another step, an output, a block no step it depends on uses —
+// changes no step's fingerprint but its own.
 func (p *Program) StepFingerprints() map[string]string {
 	out := make(map[string]string, len(p.Steps))
 	var fp func(s *Step) string
@@ -425,7 +494,7 @@ func (p *Program) StepFingerprints() map[string]string {
 		if s.sum != ([32]byte{}) {
 			sum = hex.EncodeToString(s.sum[:])
 		}
-		h.Write([]byte(p.RestSum + "\x00" + sum + "\x00" + p.Fingerprints[s.Block]))
+		h.Write([]byte("step-2\x00" + sum + "\x00" + hex.EncodeToString(s.env[:]) + "\x00" + p.Fingerprints[s.Block]))
 		for _, t := range s.Tools {
 			h.Write([]byte("\x00" + t.Ref() + "=" + t.Fingerprint))
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -483,4 +484,104 @@ output "c" {
 func compileWith(t *testing.T, src string) *compiler.Program {
 	t.Helper()
 	return compileFiles(t, "fix.flow.hcl", src, map[string]string{"data.txt": "2\n"})
+}
+
+// TestResumeAfterFixingABlock (issue 34 #4): fixing the code of a failed
+// for_each step's block, defined in the flow file, leaves every step that
+// finished as it was — the resumption keeps them and runs the fixed one —
+// and so does editing an output or a step nothing finished depends on; a
+// change to what a finished step refers to (a local) is refused, naming
+// only the steps it reaches.
+func TestResumeAfterFixingABlock(t *testing.T) {
+	const flow = `
+flow "fix" {}
+
+locals {
+  base = 10
+  unused = "x"
+}
+
+block "double" {
+  runtime = "js"
+  input "x" { type = number }
+  output "y" { type = number }
+  source = "function execute(input) { return { y: input.x * %s } }"
+}
+
+step "first" {
+  use   = "value"
+  value = local.base
+}
+
+step "slow" {
+  use   = "value"
+  value = "unrelated"
+}
+
+step "double" {
+  use      = "double"
+  for_each = range(3)
+  x        = step.first.value + each.value
+}
+
+step "last" {
+  use   = "value"
+  value = sum(step.double[*].y)
+}
+
+output "total" {
+  value = step.last.value
+}
+`
+	// The fake js executor runs the factor written in the block's source.
+	exec := blocks.ExecutorFunc(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+		src := call.Block.Def.Source
+		factor := src[strings.Index(src, "input.x * ")+len("input.x * ") : strings.Index(src, " }")]
+		if factor == "boom" {
+			return nil, errors.New("boom is not defined")
+		}
+		f, _ := strconv.Atoi(factor)
+		return &blocks.Result{Outputs: map[string]cty.Value{"y": call.Inputs["x"].Multiply(cty.NumberIntVal(int64(f)))}}, nil
+	})
+	opts := func(st *state.Store) Options {
+		return Options{Store: st, Executors: &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{"js": exec}}}
+	}
+	st := openStore(t)
+	broken := compileWith(t, fmt.Sprintf(flow, "boom"))
+	res, _ := apply(t, broken, opts(st))
+	if res.Status != StatusFailed {
+		t.Fatalf("first run: %s %v", res.Status, res.Diagnostics)
+	}
+	run, _ := st.Run(res.RunID)
+	steps, _ := st.Steps(res.RunID)
+
+	fixedSrc := fmt.Sprintf(flow, "2")
+	for _, c := range []struct{ what, src string }{
+		{"fixing the block", fixedSrc},
+		{"and editing the output", strings.Replace(fixedSrc, "value = step.last.value", "value = step.last.value + 0", 1)},
+		{"and editing an unused local", strings.Replace(fixedSrc, `unused = "x"`, `unused = "y"`, 1)},
+		{"and editing the step after", strings.Replace(fixedSrc, "sum(step.double[*].y)", "sum(step.double[*].y) * 1", 1)},
+	} {
+		if err := ResumeCheck(compileWith(t, c.src), run, steps); err != nil {
+			t.Errorf("resuming after %s: %v", c.what, err)
+		}
+	}
+	err := ResumeCheck(compileWith(t, strings.Replace(fixedSrc, "base = 10", "base = 11", 1)), run, steps)
+	if !errors.Is(err, ErrFlowChanged) || !strings.Contains(err.Error(), "finished step first,") {
+		t.Errorf("resuming after changing the local first uses: %v", err)
+	}
+
+	fixed := compileWith(t, fixedSrc)
+	res2, rec := apply(t, fixed, func() Options {
+		o := opts(st)
+		o.RunID, o.Resume, o.Inputs = res.RunID, true, inputsOf(t, fixed, run)
+		return o
+	}())
+	if res2.Status != StatusOK || outputJSON(t, res2.Outputs["total"]) != "66" {
+		t.Fatalf("resumed: %s %v", res2.Status, res2.Diagnostics)
+	}
+	fin := rec.finished()
+	if !fin["first"].Resumed || !fin["slow"].Resumed || fin["double[0]"].Resumed || fin["last"].Resumed {
+		t.Errorf("kept: %+v", fin)
+	}
 }

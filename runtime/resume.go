@@ -20,8 +20,9 @@ import (
 // Resuming a run (Options.Resume) continues it under the same ID, with
 // its inputs: a step instance that finished ok (or from the cache) keeps
 // the outputs it recorded, unless its step's fingerprint changed (its
-// source, its block, the rest of the flow file, or a step it depends on:
-// compiler.Program.StepFingerprints) or a step it depends on ran again;
+// arguments, its block, an input, local, memory or secret it refers to, or
+// a step it depends on: compiler.Program.StepFingerprints) or a step it
+// depends on ran again;
 // every other instance runs — failed, skipped, cancelled, waiting for an
 // approval (which then finds the decision), or never started. A sensitive
 // result was never stored, so its step runs again, and so do the steps
@@ -60,7 +61,7 @@ func ResumeCheck(prog *compiler.Program, run *state.Run, steps []*state.StepResu
 	}
 	if len(changed) > 0 {
 		slices.Sort(changed)
-		return fmt.Errorf("%w: run %s finished step %s, which the change affects (its source, its block, the rest of the flow file or a step it depends on changed); start a new run, or undo the change",
+		return fmt.Errorf("%w: run %s finished step %s, which the change affects (its arguments, its block, an input, local, memory or secret it refers to, or a step it depends on changed); start a new run, or undo the change",
 			ErrFlowChanged, run.ID, strings.Join(changed, ", "))
 	}
 	return nil
@@ -130,8 +131,12 @@ func (r *run) reopen() error {
 		recorded = nil
 	}
 	r.stale = map[string]bool{}
-	for name, fp := range current {
-		r.stale[name] = recorded == nil && run.SourceHash != r.prog.SourceHash || recorded != nil && recorded[name] != fp
+	if run.SourceHash != r.prog.SourceHash {
+		// (The same source is the same program, whatever fingerprints an
+		// older flowctl recorded.)
+		for name, fp := range current {
+			r.stale[name] = recorded == nil || recorded[name] != fp
+		}
 	}
 	if err := st.ReopenRun(r.id, fingerprintsJSON(current)); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -307,4 +308,81 @@ func BenchmarkEditToCycle(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/edit")
+}
+
+// TestWatchRerunsWhatAChangeReaches: watch re-runs no more than the steps
+// a change reaches (the cache keys each instance by its block's definition
+// and its input values, as finely as a step's fingerprint or finer): a
+// fix to an inline block re-runs its step and what depends on it, an
+// edited output or a step nothing depends on re-runs nothing else.
+func TestWatchRerunsWhatAChangeReaches(t *testing.T) {
+	const src = `
+flow "w" {}
+
+block "shout" {
+  runtime = "js"
+  input "s" { type = string }
+  output "s" { type = string }
+  source = "function execute(input) { return { s: input.s + '%s' } }"
+}
+
+step "a" {
+  use   = "value"
+  value = "a"
+}
+
+step "shouted" {
+  use      = "shout"
+  for_each = ["x", "y"]
+  s        = "${step.a.value}${each.value}"
+}
+
+step "joined" {
+  use   = "value"
+  value = join(",", step.shouted[*].s)
+}
+
+step "other" {
+  use   = "value"
+  value = 1
+}
+
+output "joined" {
+  value = step.joined.value
+}
+`
+	dir := t.TempDir()
+	flow := filepath.Join(dir, "w.flow.hcl")
+	write(t, flow, fmt.Sprintf(src, "!"))
+	js := blocks.ExecutorFunc(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+		src := call.Block.Def.Source
+		suffix := src[strings.Index(src, "'")+1 : strings.LastIndex(src, "'")]
+		return &blocks.Result{Outputs: map[string]cty.Value{"s": cty.StringVal(call.Inputs["s"].AsString() + suffix)}}, nil
+	})
+	ts := start(t, dir, Options{Executors: &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{"js": js}}})
+	c := ts.next(t)
+	if c.fin.Status != "ok" || c.fin.Ran != 5 {
+		t.Fatalf("first cycle: %s, %d ran: %v %v", c.fin.Status, c.fin.Ran, c.fin.Diagnostics, c.statuses)
+	}
+	for _, step := range []struct {
+		what, src string
+		ran       []string
+	}{
+		{"the block's code", fmt.Sprintf(src, "?"), []string{"joined", "shouted[0]", "shouted[1]"}},
+		{"an output", strings.Replace(fmt.Sprintf(src, "?"), "value = step.joined.value", `value = "${step.joined.value}."`, 1), nil},
+		{"a step nothing depends on", strings.Replace(fmt.Sprintf(src, "?"), "value = 1", "value = 2", 1), []string{"other"}},
+	} {
+		write(t, flow, step.src)
+		c = ts.next(t)
+		var ran []string
+		for label, st := range c.statuses {
+			if st == runtime.StatusOK {
+				ran = append(ran, label)
+			}
+		}
+		slices.Sort(ran)
+		if c.fin.Status != "ok" || strings.Join(ran, " ") != strings.Join(step.ran, " ") {
+			t.Errorf("after a change to %s: %s, ran %v, want %v", step.what, c.fin.Status, ran, step.ran)
+		}
+	}
 }
