@@ -91,6 +91,7 @@ do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
 		newWorkerCommand(s),
 		newLSPCommand(s),
 		newDocsCommand(s),
+		newImportCommand(s),
 	)
 	return root
 }

@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/flowctl/flowctl/importer/importtest"
+)
+
+const corpusDir = "../../../importer/testdata"
+
+// TestImportCorpus runs the import corpus end to end (importer/importtest
+// says what a case holds): flowctl import, then flowctl apply against a
+// local HTTP server and a scripted model; the outputs must be the
+// original's, and the server must get the requests the case lists.
+func TestImportCorpus(t *testing.T) {
+	ran := 0
+	for _, c := range importtest.Cases(t, corpusDir) {
+		if !c.Runs() {
+			continue
+		}
+		ran++
+		t.Run(c.Name, func(t *testing.T) { runImportCase(t, c) })
+	}
+	if ran < 8 {
+		t.Errorf("only %d corpus cases run", ran)
+	}
+}
+
+func runImportCase(t *testing.T, c *importtest.Case) {
+	srv := importtest.NewServer(t, c)
+	model := importtest.NewModel(t, c)
+	t.Setenv("OPENAI_BASE_URL", model.URL)
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("FLOWCTL_MODEL", "test")
+	flow := importCase(t, c, srv.URL)
+	code, out, errOut := runCLI(t, append(append([]string{"apply", "--auto-approve", "--json",
+		"--state", filepath.Join(t.TempDir(), "state")}, c.Args()...), flow)...)
+	status, outputs := importtest.RunFinished(out)
+	if code != 0 || status != "ok" {
+		t.Fatalf("apply exited %d (%s):\n%s%s", code, status, out, errOut)
+	}
+	importtest.CompareOutputs(t, "flowctl", outputs, "the original", c.Outputs(t))
+	if reqs, ok := c.Files["run/requests"]; ok {
+		if got, want := srv.Requests(), strings.TrimSpace(string(reqs)); got != want {
+			t.Errorf("requests:\n--- got\n%s\n--- want\n%s", got, want)
+		}
+	}
+}
+
+// importCase imports the case's source, with url for the server, and
+// returns the directory of the flow.
+func importCase(t *testing.T, c *importtest.Case, url string) string {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "source.json")
+	os.WriteFile(src, importtest.Substitute(c.Files["source.json"], url), 0o644)
+	args := []string{"import", "--out", filepath.Join(dir, "flow")}
+	if b := c.Files["blocks.json"]; b != nil {
+		os.WriteFile(filepath.Join(dir, "blocks.json"), importtest.Substitute(b, url), 0o644)
+		args = append(args, "--blocks", filepath.Join(dir, "blocks.json"))
+	}
+	code, out, errOut := runCLI(t, append(args, src)...)
+	if code != 0 {
+		t.Fatalf("import exited %d:\n%s%s", code, out, errOut)
+	}
+	return filepath.Join(dir, "flow")
+}
+
+// TestImportCommand checks what the command says and writes: the files
+// and the secrets to set; a source that cannot be converted writes
+// nothing and exits 1 with diagnostics at JSON paths, or with --partial
+// writes a flow that validates; --json gives the same as one object.
+func TestImportCommand(t *testing.T) {
+	dir := t.TempDir()
+	var weatherSrc, unsupported []byte
+	for _, c := range importtest.Cases(t, corpusDir) {
+		switch c.Name {
+		case "anythingllm/weather_report":
+			weatherSrc = c.Files["source.json"]
+		case "anythingllm/unsupported":
+			unsupported = c.Files["source.json"]
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "weather.json"), weatherSrc, 0o644)
+	os.WriteFile(filepath.Join(dir, "unsupported.json"), unsupported, 0o644)
+
+	out1 := filepath.Join(dir, "out")
+	code, out, errOut := runCLI(t, "import", "--out", out1, filepath.Join(dir, "weather.json"))
+	if code != 0 {
+		t.Fatalf("import exited %d:\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"Wrote " + filepath.Join(out1, "weather_report.flow.hcl"), "FLOWCTL_SECRET_AUTHORIZATION  header Authorization of step weather"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("import output lacks %q:\n%s", want, out)
+		}
+	}
+	written, _ := os.ReadFile(filepath.Join(out1, "weather_report.flow.hcl"))
+	if strings.Contains(string(written), "sk-live-0123456789abcdef") {
+		t.Errorf("the credential was written into the flow:\n%s", written)
+	}
+	// An imported flow is a tool, as AnythingLLM registers flows as agent skills.
+	code, out, _ = runCLI(t, "tools", "--format", "mcp", out1)
+	if code != 0 || !strings.Contains(out, `"name": "weather_report"`) || !strings.Contains(out, `"city"`) {
+		t.Errorf("tools: %d\n%s", code, out)
+	}
+
+	out2 := filepath.Join(dir, "out2")
+	code, out, errOut = runCLI(t, "import", "--out", out2, filepath.Join(dir, "unsupported.json"))
+	if code != 1 || !strings.Contains(errOut, "Unsupported step type") || !strings.Contains(errOut, "/steps/1/type") || !strings.Contains(errOut, "Nothing written") {
+		t.Errorf("import of an unsupported step: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(out2); !os.IsNotExist(err) {
+		t.Errorf("import that failed wrote %s", out2)
+	}
+	code, out, _ = runCLI(t, "import", "--json", "--out", out2, filepath.Join(dir, "unsupported.json"))
+	var res struct {
+		Written     bool     `json:"written"`
+		Files       []string `json:"files"`
+		Diagnostics []struct {
+			Severity string `json:"severity"`
+			Summary  string `json:"summary"`
+			Source   struct {
+				File, Path, Node, Type string
+			} `json:"source"`
+		} `json:"diagnostics"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 || res.Written || len(res.Diagnostics) != 1 {
+		t.Fatalf("import --json: exit %d, %v\n%s", code, err, out)
+	}
+	if d := res.Diagnostics[0]; d.Severity != "error" || d.Source.Path != "/steps/1/type" || d.Source.Type != "code" || d.Source.Node != "sum" {
+		t.Errorf("diagnostic %+v", d)
+	}
+	code, out, errOut = runCLI(t, "import", "--partial", "--out", out2, filepath.Join(dir, "unsupported.json"))
+	if code != 0 || !strings.Contains(errOut, "Warning: Unsupported step type") {
+		t.Fatalf("import --partial: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(t, "validate", out2); code != 0 {
+		t.Errorf("the partial flow does not validate: %s%s", out, errOut)
+	}
+	code, out, errOut = runCLI(t, "apply", "--auto-approve", "--state", filepath.Join(dir, "state"), out2)
+	if code != 1 || !strings.Contains(out+errOut, "Unknown flow type: code") {
+		t.Errorf("the partial flow's gap does not fail with its message: exit %d\n%s%s", code, out, errOut)
+	}
+
+	code, _, errOut = runCLI(t, "import", "--from", "zapier", filepath.Join(dir, "weather.json"))
+	if code != 2 || !strings.Contains(errOut, `unknown --from "zapier"`) {
+		t.Errorf("--from zapier: exit %d %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "import", "--from", "n8n", "--out", out2, filepath.Join(dir, "weather.json"))
+	if code != 1 || !strings.Contains(strings.Join(strings.Fields(errOut), " "), "reads as an AnythingLLM agent flow, not an n8n workflow") {
+		t.Errorf("--from n8n on an AnythingLLM flow: exit %d %s", code, errOut)
+	}
+	os.WriteFile(filepath.Join(dir, "broken.json"), []byte(`{"name": "x", "steps": [}`), 0o644)
+	code, _, errOut = runCLI(t, "import", filepath.Join(dir, "broken.json"))
+	if code != 1 || !strings.Contains(errOut, "Invalid JSON") || !strings.Contains(errOut, "line 1") {
+		t.Errorf("broken JSON: exit %d %s", code, errOut)
+	}
+}

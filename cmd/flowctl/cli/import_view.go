@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/flowctl/flowctl/importer"
+	"github.com/flowctl/flowctl/lang/diagjson"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// importView renders the result of import: the files written, the
+// secrets to set and what else to do, or the diagnostics that stopped it.
+type importView interface {
+	Written(files map[string]*hcl.File, diags hcl.Diagnostics, written []string, res *importer.Result) error
+	Failed(files map[string]*hcl.File, diags hcl.Diagnostics) error
+}
+
+var (
+	_ importView = importHuman{}
+	_ importView = importJSON{}
+)
+
+func newImportView(s streams, jsonOut, partial bool) importView {
+	if jsonOut {
+		return importJSON{s.out}
+	}
+	return importHuman{s, partial}
+}
+
+// importHuman prints the diagnostics with their snippets on stderr, and
+// the files and next steps on stdout.
+type importHuman struct {
+	s       streams
+	partial bool
+}
+
+func (v importHuman) Written(files map[string]*hcl.File, diags hcl.Diagnostics, written []string, res *importer.Result) error {
+	writeHumanDiagnostics(v.s.err, files, diags)
+	for _, w := range written {
+		fmt.Fprintf(v.s.out, "Wrote %s\n", w)
+	}
+	if len(res.Secrets) > 0 {
+		fmt.Fprintln(v.s.out, "\nSet these secrets before a run (their values are not in the files):")
+		for _, sec := range res.Secrets {
+			fmt.Fprintf(v.s.out, "  %s  %s (secret.%s of flow %s)\n", sec.Env, sec.For, sec.Name, sec.Flow)
+		}
+	}
+	if len(res.Next) > 0 {
+		fmt.Fprintln(v.s.out, "\nThen:")
+		for _, n := range res.Next {
+			fmt.Fprintf(v.s.out, "  %s\n", n)
+		}
+	}
+	if len(written) > 0 {
+		fmt.Fprintf(v.s.out, "\nNext: flowctl validate %s, then flowctl plan on each flow.\n", filepath.Dir(written[0]))
+	}
+	return nil
+}
+
+func (v importHuman) Failed(files map[string]*hcl.File, diags hcl.Diagnostics) error {
+	writeHumanDiagnostics(v.s.err, files, diags)
+	errs, warns := countDiags(diags)
+	fmt.Fprintf(v.s.err, "Nothing written: %s, %s.", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	if !v.partial {
+		fmt.Fprint(v.s.err, " With --partial the flows are written, each part that could not be converted a step that fails with its message.")
+	}
+	fmt.Fprintln(v.s.err)
+	return exitError{exitFailure}
+}
+
+// importJSON prints one object: the files written (none when it failed),
+// the secrets, the next steps and the diagnostics, each with the place in
+// its source file.
+type importJSON struct{ w io.Writer }
+
+type importJSONResult struct {
+	FormatVersion string                 `json:"format_version"`
+	Written       bool                   `json:"written"`
+	Files         []string               `json:"files"`
+	Secrets       []importJSONSecret     `json:"secrets"`
+	Next          []string               `json:"next"`
+	Diagnostics   []importJSONDiagnostic `json:"diagnostics"`
+}
+
+type importJSONSecret struct {
+	Flow string `json:"flow"`
+	Name string `json:"name"`
+	Env  string `json:"env"`
+	For  string `json:"for"`
+}
+
+type importJSONDiagnostic struct {
+	diagjson.Diagnostic
+	Source *importer.Origin `json:"source,omitempty"`
+}
+
+func (v importJSON) write(files map[string]*hcl.File, diags hcl.Diagnostics, written []string, res *importer.Result) error {
+	out := importJSONResult{FormatVersion: diagjson.FormatVersion, Written: res != nil,
+		Files: []string{}, Secrets: []importJSONSecret{}, Next: []string{}, Diagnostics: []importJSONDiagnostic{}}
+	out.Files = append(out.Files, written...)
+	if res != nil {
+		for _, s := range res.Secrets {
+			out.Secrets = append(out.Secrets, importJSONSecret(s))
+		}
+		out.Next = append(out.Next, res.Next...)
+	}
+	for _, d := range diags {
+		jd := importJSONDiagnostic{Diagnostic: diagjson.NewDiagnostic(files, d)}
+		if o, ok := d.Extra.(importer.Origin); ok {
+			jd.Source = &o
+		}
+		out.Diagnostics = append(out.Diagnostics, jd)
+	}
+	enc := json.NewEncoder(v.w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func (v importJSON) Written(files map[string]*hcl.File, diags hcl.Diagnostics, written []string, res *importer.Result) error {
+	return v.write(files, diags, written, res)
+}
+
+func (v importJSON) Failed(files map[string]*hcl.File, diags hcl.Diagnostics) error {
+	if err := v.write(files, diags, nil, nil); err != nil {
+		return err
+	}
+	return exitError{exitFailure}
+}

@@ -1,0 +1,261 @@
+package importer
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// Format is a source format.
+type Format string
+
+// The formats import reads.
+const (
+	AnythingLLM Format = "anythingllm"
+	AgentFlow   Format = "agentflow"
+	N8N         Format = "n8n"
+)
+
+// Formats are the formats, in the order --from lists them.
+var Formats = []Format{AnythingLLM, AgentFlow, N8N}
+
+// File is a file given to import, or written by it.
+type File struct {
+	Name  string // a path; for written files, relative to the output directory
+	Bytes []byte
+}
+
+// Options configure an import.
+type Options struct {
+	// From forces the format; empty detects it from each file's shape.
+	From Format
+	// Blocks are the AgentFlow registry's block definitions: JSON files
+	// holding one definition or a list of them.
+	Blocks []File
+	// Partial writes a flow even when parts of it cannot be converted:
+	// each such part becomes a step that fails with the diagnostic's
+	// message, and the diagnostics are warnings.
+	Partial bool
+}
+
+// Result is what an import writes and what the user must do next.
+type Result struct {
+	Files   []File   // flows and block files, in the order written
+	Secrets []Secret // the secrets the flows read
+	Next    []string // other things to do, one sentence each
+}
+
+// Secret is a secret a generated flow declares: its value is not in any
+// written file and must be set before a run.
+type Secret struct {
+	Flow string // the flow's name
+	Name string
+	Env  string // the environment variable it is read from
+	For  string // what it is, for the user
+}
+
+// Origin says where in a source file a diagnostic comes from; it is the
+// Extra of every diagnostic Import returns that has a place.
+type Origin struct {
+	File string `json:"file"`
+	Path string `json:"path"` // a JSON Pointer
+	Node string `json:"node,omitempty"`
+	Type string `json:"type,omitempty"`
+}
+
+// Import converts each file into a flow (and the blocks it needs). When a
+// file cannot be converted in full, the result holds no files, unless
+// opts.Partial; files that cannot be read as any format stop an import
+// even then.
+func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	res := &Result{}
+	written := map[string]string{} // path → the file it came from
+	fatal := false
+	var blockSrcs []*source
+	for _, b := range opts.Blocks {
+		s, d := parseSource(b.Name, b.Bytes)
+		diags = append(diags, d...)
+		if s != nil {
+			blockSrcs = append(blockSrcs, s)
+		}
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	for _, f := range files {
+		src, d := parseSource(f.Name, f.Bytes)
+		diags = append(diags, d...)
+		if src == nil {
+			fatal = true
+			continue
+		}
+		format, d := detect(src, opts.From)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			fatal = true
+			continue
+		}
+		c := newConv(src, format)
+		switch format {
+		case AnythingLLM:
+			convertAnythingLLM(c)
+		case AgentFlow:
+			convertAgentFlow(c, blockSrcs)
+		case N8N:
+			convertN8N(c)
+		}
+		diags = append(diags, c.diags...)
+		fatal = fatal || c.fatal
+		if c.fatal {
+			continue
+		}
+		out, d := c.file.render()
+		diags = append(diags, d...)
+		fatal = fatal || d.HasErrors()
+		for _, o := range out {
+			if prev, ok := written[o.Name]; ok {
+				if prevFile := findFile(res.Files, o.Name); prevFile != nil && string(prevFile.Bytes) == string(o.Bytes) {
+					continue // the same block file, needed by two flows
+				}
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Two flows with one name",
+					Detail:   fmt.Sprintf("%s and %s would both be written to %s; rename one of them in its source.", prev, f.Name, o.Name),
+				})
+				fatal = true
+				continue
+			}
+			written[o.Name] = f.Name
+			res.Files = append(res.Files, o)
+		}
+		res.Secrets = append(res.Secrets, c.file.secretList()...)
+		res.Next = append(res.Next, c.file.next...)
+	}
+	if fatal || (diags.HasErrors() && !opts.Partial) {
+		return nil, diags
+	}
+	if opts.Partial {
+		for _, d := range diags {
+			d.Severity = hcl.DiagWarning
+		}
+	}
+	return res, diags
+}
+
+func findFile(files []File, name string) *File {
+	for i := range files {
+		if files[i].Name == name {
+			return &files[i]
+		}
+	}
+	return nil
+}
+
+// detect finds the format from the shape of the file, or checks the one
+// forced.
+func detect(src *source, from Format) (Format, hcl.Diagnostics) {
+	root := src.Root
+	var found Format
+	if root.Kind == 'o' {
+		switch {
+		case root.get("steps") != nil && root.get("steps").Kind == 'a':
+			found = AnythingLLM
+		case root.get("connections") != nil || n8nNodes(root):
+			found = N8N
+		case root.get("nodes") != nil && (root.get("edges") != nil || agentflowNodes(root)):
+			found = AgentFlow
+		}
+	}
+	if from != "" {
+		if !slices.Contains(Formats, from) {
+			return "", hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unknown format",
+				Detail: fmt.Sprintf("%q is not a format import reads: use one of %s.", from, formatList())}}
+		}
+		if found != "" && found != from {
+			rng := src.rangeOf(root.Rng.Start.Byte, root.Rng.Start.Byte+1)
+			return "", hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Not an " + string(from) + " file",
+				Detail:  fmt.Sprintf("%s reads as %s, not %s (--from %s).", src.Name, describe(found), describe(from), from),
+				Subject: &rng}}
+		}
+		return from, nil
+	}
+	if found == "" {
+		rng := src.rangeOf(root.Rng.Start.Byte, root.Rng.Start.Byte+1)
+		return "", hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unknown source format",
+			Detail: fmt.Sprintf("%s is none of the formats import reads: an AnythingLLM agent flow has steps, an AgentFlow pipeline nodes with block_id and edges, an n8n workflow nodes and connections. Use --from (%s) to say which it is.",
+				src.Name, formatList()),
+			Subject: &rng}}
+	}
+	return found, nil
+}
+
+func formatList() string {
+	var s []string
+	for _, f := range Formats {
+		s = append(s, string(f))
+	}
+	return strings.Join(s, ", ")
+}
+
+func describe(f Format) string {
+	switch f {
+	case AnythingLLM:
+		return "an AnythingLLM agent flow"
+	case AgentFlow:
+		return "an AgentFlow pipeline"
+	}
+	return "an n8n workflow"
+}
+
+func n8nNodes(root *jv) bool {
+	for _, n := range root.items("nodes") {
+		if strings.Contains(n.str("type"), ".") && n.get("parameters") != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func agentflowNodes(root *jv) bool {
+	for _, n := range root.items("nodes") {
+		if n.get("block_id") != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// render writes the flow file and its block files, formatted.
+func (f *flowFile) render() ([]File, hcl.Diagnostics) {
+	var out []File
+	var diags hcl.Diagnostics
+	add := func(name string, src []byte) {
+		formatted, d := lang.Format(src, name)
+		if d.HasErrors() {
+			// A bug of the importer: the generated text must parse.
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Generated HCL does not parse",
+				Detail: fmt.Sprintf("flowctl import generated %s with a syntax error (%s); please report it with the source file.", name, d.Error())})
+			return
+		}
+		if _, d := hclsyntax.ParseConfig(formatted, name, hcl.InitialPos); d.HasErrors() {
+			diags = append(diags, d...)
+			return
+		}
+		out = append(out, File{Name: name, Bytes: formatted})
+	}
+	add(f.name+".flow.hcl", f.flowBytes())
+	for _, b := range f.blockFiles {
+		if b.fixed != nil {
+			out = append(out, File{Name: path.Join("blocks", b.name+".block.hcl"), Bytes: b.fixed()})
+			continue
+		}
+		add(path.Join("blocks", b.name+".block.hcl"), b.bytes())
+	}
+	return out, diags
+}

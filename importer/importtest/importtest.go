@@ -1,0 +1,272 @@
+// Package importtest runs the cases of the import corpus
+// (importer/testdata) against a local HTTP server and a scripted model:
+// what cmd/flowctl/cli's TestImportCorpus and importer/n8nlive share.
+//
+// A case is a txtar archive. Besides the source (source.json, blocks.json)
+// and the files import writes (want/…), a case that runs holds:
+//
+//	run/server.json   {"METHOD /path": {"json": value} | {"text": "…", "type": "text/html"} | {"status": 503}}
+//	run/model.json    [{"match": "text in the prompt", "reply": "…"}]
+//	run/args          more apply arguments, one a line (--secret, --input)
+//	run/outputs.json  the outputs the original gives: written from its
+//	                  semantics (AnythingLLM, AgentFlow), recorded from n8n
+//	                  itself (n8n: importer/n8nlive checks n8n still gives them)
+//	run/requests      the requests the server must get, sorted, one a line
+//	run/not-in-n8n    why n8n cannot run the case (n8nlive leaves it out)
+//	run/n8n-credentials.json  credentials n8n import:credentials reads
+//
+// http://test.server in the case's files stands for the server's URL.
+package importtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// Placeholder is the URL the cases use for the local server.
+const Placeholder = "http://test.server"
+
+// Case is a case of the corpus.
+type Case struct {
+	Name   string // FORMAT/NAME
+	Path   string
+	Format string
+	Files  map[string][]byte
+}
+
+// Runs reports whether the case is run (it has expected outputs).
+func (c *Case) Runs() bool { return c.Files["run/outputs.json"] != nil }
+
+// Cases reads the corpus under dir (importer/testdata).
+func Cases(t testing.TB, dir string) []*Case {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*", "*.txtar"))
+	if len(paths) == 0 {
+		t.Fatalf("no cases under %s", dir)
+	}
+	var out []*Case
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &Case{Path: p, Files: map[string][]byte{}}
+		c.Format = filepath.Base(filepath.Dir(p))
+		c.Name = c.Format + "/" + strings.TrimSuffix(filepath.Base(p), ".txtar")
+		for _, f := range ar.Files {
+			c.Files[f.Name] = f.Data
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Substitute puts url where the case says http://test.server.
+func Substitute(b []byte, url string) []byte {
+	return []byte(strings.ReplaceAll(string(b), Placeholder, url))
+}
+
+// Args are the case's more apply arguments.
+func (c *Case) Args() []string {
+	var out []string
+	for _, a := range strings.Split(strings.TrimSpace(string(c.Files["run/args"])), "\n") {
+		out = append(out, strings.Fields(a)...)
+	}
+	return out
+}
+
+// Outputs are the outputs the case expects.
+func (c *Case) Outputs(t testing.TB) map[string]any {
+	var want map[string]any
+	if err := json.Unmarshal(c.Files["run/outputs.json"], &want); err != nil {
+		t.Fatalf("%s: run/outputs.json: %v", c.Name, err)
+	}
+	return want
+}
+
+// CompareOutputs reports each output that differs, as JSON values
+// (numbers as numbers, objects without order), with both values.
+func CompareOutputs(t testing.TB, gotName string, got map[string]any, wantName string, want map[string]any) {
+	t.Helper()
+	for _, k := range sortedKeys(want) {
+		g, ok := got[k]
+		if !ok {
+			t.Errorf("output %s: %s gives none; %s gives %s", k, gotName, wantName, JSON(want[k]))
+			continue
+		}
+		if !reflect.DeepEqual(normal(g), normal(want[k])) {
+			t.Errorf("output %s differs:\n%s: %s\n%s: %s", k, gotName, JSON(g), wantName, JSON(want[k]))
+		}
+	}
+	for _, k := range sortedKeys(got) {
+		if _, ok := want[k]; !ok {
+			t.Errorf("output %s: %s gives %s, which %s does not have", k, gotName, JSON(got[k]), wantName)
+		}
+	}
+}
+
+func normal(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	json.Unmarshal(b, &out)
+	return out
+}
+
+// JSON is v as compact JSON, for messages.
+func JSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// Server answers the routes of run/server.json and keeps the requests.
+type Server struct {
+	*httptest.Server
+	mu   sync.Mutex
+	seen []string
+}
+
+// NewServer starts the case's server; the test's cleanup stops it.
+func NewServer(t testing.TB, c *Case) *Server {
+	routes := map[string]struct {
+		JSON   any    `json:"json"`
+		Text   string `json:"text"`
+		Type   string `json:"type"`
+		Status int    `json:"status"`
+	}{}
+	if spec := c.Files["run/server.json"]; spec != nil {
+		if err := json.Unmarshal(spec, &routes); err != nil {
+			t.Fatalf("%s: run/server.json: %v", c.Name, err)
+		}
+	}
+	s := &Server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		line := r.Method + " " + r.URL.RequestURI()
+		for _, h := range []string{"Authorization", "Content-Type", "X-Api-Key", "X-Trace"} {
+			if v := r.Header.Get(h); v != "" {
+				line += fmt.Sprintf(" %s=%s", strings.ToLower(h), v)
+			}
+		}
+		if len(body) > 0 {
+			line += " body=" + string(body)
+		}
+		s.mu.Lock()
+		s.seen = append(s.seen, line)
+		s.mu.Unlock()
+		route, ok := routes[r.Method+" "+r.URL.Path]
+		if !ok {
+			http.Error(w, "no route "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+			return
+		}
+		status := route.Status
+		if status == 0 {
+			status = 200
+		}
+		if route.JSON != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			json.NewEncoder(w).Encode(route.JSON)
+			return
+		}
+		ct := route.Type
+		if ct == "" {
+			ct = "text/plain; charset=utf-8"
+		}
+		w.Header().Set("Content-Type", ct)
+		w.WriteHeader(status)
+		io.WriteString(w, route.Text)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Requests are the requests the server got, sorted, one a line.
+func (s *Server) Requests() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lines := append([]string(nil), s.seen...)
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// Reset forgets the requests so far.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	s.seen = nil
+	s.mu.Unlock()
+}
+
+// NewModel starts an OpenAI-compatible server that answers each request
+// with the reply of the first rule of run/model.json whose match is in
+// its last message (a request no rule matches is a 400).
+func NewModel(t testing.TB, c *Case) *httptest.Server {
+	var rules []struct {
+		Match string `json:"match"`
+		Reply string `json:"reply"`
+	}
+	if spec := c.Files["run/model.json"]; spec != nil {
+		if err := json.Unmarshal(spec, &rules); err != nil {
+			t.Fatalf("%s: run/model.json: %v", c.Name, err)
+		}
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		last := req.Messages[len(req.Messages)-1].Content
+		reply := ""
+		for _, rule := range rules {
+			if strings.Contains(last, rule.Match) {
+				reply = rule.Reply
+				break
+			}
+		}
+		if reply == "" {
+			http.Error(w, "no scripted reply for: "+last, http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "x", "object": "chat.completion", "model": "test",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": reply}}},
+			"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+		})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// RunFinished reads the outputs and status of apply --json's last line.
+func RunFinished(out string) (status string, outputs map[string]any) {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var finished struct {
+		Status  string         `json:"status"`
+		Outputs map[string]any `json:"outputs"`
+	}
+	json.Unmarshal([]byte(lines[len(lines)-1]), &finished)
+	return finished.Status, finished.Outputs
+}

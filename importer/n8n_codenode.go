@@ -1,0 +1,199 @@
+package importer
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// The Code node and the steps that evaluate expressions run on the
+// n8n_code block: goja, in the sandbox, with n8n_code.js as the adapter
+// that gives the code n8n's names ($input, $json, items, $('Node')).
+
+//go:embed n8n_code.js
+var n8nCodeJS string
+
+// n8nCodeBlockFile is blocks/n8n.block.hcl, which holds the n8n_code
+// block. Its text is made once.
+func n8nCodeBlockFile() *blockFile {
+	return &blockFile{name: "n8n", fixed: n8nCodeBlockText}
+}
+
+var n8nCodeBlockText = sync.OnceValue(func() []byte {
+	b := n8nCodeBlock()
+	out, d := lang.Format(b.bytes(), "n8n.block.hcl")
+	if d.HasErrors() {
+		panic("the n8n_code block does not parse: " + d.Error())
+	}
+	return out
+})
+
+func n8nCodeBlock() *blockFile {
+	b := hclwrite.NewBlock("block", []string{"n8n_code"})
+	body := b.Body()
+	body.SetAttributeValue("description", cty.StringVal("n8n's Code node, expressions and list nodes, on goja (written by flowctl import)"))
+	body.SetAttributeValue("runtime", cty.StringVal("js"))
+	input := func(name, typ string, def expr, desc string) {
+		ib := body.AppendNewBlock("input", []string{name}).Body()
+		ib.SetAttributeRaw("type", clone(code(typ)))
+		if def != nil {
+			ib.SetAttributeRaw("default", clone(def))
+		}
+		ib.SetAttributeValue("description", cty.StringVal(desc))
+	}
+	input("mode", "string", nil, "runOnceForAllItems, runOnceForEachItem, expressions, splitOut, aggregate, sort or scheduleTrigger")
+	input("code", "string", str(""), "the Code node's JavaScript")
+	input("expressions", "map(string)", code("{}"), "n8n expressions to evaluate, by name")
+	input("params", "any", code("{}"), "the parameters of a list node")
+	input("items", "any", code("[]"), "the json of the input items")
+	input("index", "number", code("0"), "the index of the current item")
+	input("nodes", "any", code("{}"), "the json of the items of the nodes the code names, by node name")
+	input("workflow", "string", str(""), "the workflow's name ($workflow.name)")
+	for _, o := range [][2]string{{"items", "the json of the output items"}, {"values", "the values of the expressions, by name"}} {
+		ob := body.AppendNewBlock("output", []string{o[0]}).Body()
+		ob.SetAttributeRaw("type", clone(code("any")))
+		ob.SetAttributeValue("description", cty.StringVal(o[1]))
+	}
+	body.SetAttributeRaw("source", clone(template([]tpart{{Lit: n8nCodeJS}}, true)))
+	return &blockFile{
+		name:   "n8n",
+		header: []string{"Written by flowctl import for the flows imported from n8n; the same for every import."},
+		blocks: []decl{{block: b}},
+	}
+}
+
+// codeNode is the Code node (v2, JavaScript): run once for all items, or
+// once for each item (for_each).
+func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
+	p := node.params
+	if node.version < 2 {
+		n.problem(node.where, node.j.get("typeVersion"), "Unsupported version", "Code v2 is converted; this node is an older version.")
+		return nil
+	}
+	if lang := p.str("language"); lang != "" && lang != "javaScript" {
+		n.problem(node.where, p.get("language"), "Unsupported language", "Code nodes in "+lang+" are not converted; JavaScript ones run on goja.")
+		return nil
+	}
+	mode := p.str("mode")
+	if mode == "" {
+		mode = "runOnceForAllItems"
+	}
+	src := p.str("jsCode")
+	nodes, ok := n.referencedNodes(node, src, p.get("jsCode"))
+	if !ok {
+		return nil
+	}
+	if unsupportedN8NName.MatchString(src) || strings.Contains(src, "require(") || strings.Contains(src, "$helpers") || strings.Contains(src, "this.helpers") {
+		bad := unsupportedN8NName.FindString(src)
+		if bad == "" {
+			bad = "require or helpers"
+		}
+		n.problem(node.where, p.get("jsCode"), "Unsupported code",
+			fmt.Sprintf("the code uses %s, which goja's n8n adapter does not have (it has $input, $json, items, item, $('Node'), $node, $itemIndex, $workflow.name and JavaScript's built-ins).", bad))
+		return nil
+	}
+	each := mode == "runOnceForEachItem"
+	b, body := n.codeStep(node.step, mode, in, each, nodes)
+	n.retry(node, body)
+	body.SetAttributeRaw("code", clone(template([]tpart{{Lit: src}}, false)))
+	what := "run once for all items"
+	if each {
+		what = "run once for each item"
+	}
+	n.step(n.nodeComment(node)+": JavaScript, "+what, b)
+	if each {
+		return []n8nItems{{e: call("flatten", join(ref("step", node.step), "[*].items"))}}
+	}
+	return []n8nItems{{e: ref("step", node.step, "items")}}
+}
+
+// nodeRef finds the nodes code names: $('Name'), $("Name"), $node["Name"],
+// $node.Name, $items("Name").
+var nodeRef = regexp.MustCompile(`\$\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\s*\)|\$node\[\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\s*\]|\$node\.([A-Za-z_$][\w$]*)|\$items\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")`)
+
+// referencedNodes are the items of the nodes src names, as an object by
+// node name (nil when it names none). A node that has not run before this
+// one is a problem.
+func (n *n8n) referencedNodes(node *n8nNode, src string, at *jv) (expr, bool) {
+	seen := map[string]bool{}
+	var ms []member
+	for _, m := range nodeRef.FindAllStringSubmatch(src, -1) {
+		name := ""
+		for _, g := range m[1:] {
+			if g != "" {
+				name = g
+			}
+		}
+		name = strings.NewReplacer(`\'`, `'`, `\"`, `"`, `\\`, `\`).Replace(name)
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		other := n.byName[name]
+		if other == nil || !other.conv || len(other.items) == 0 {
+			n.problem(node.where, at, "Unknown node",
+				fmt.Sprintf("the code names node %q, which is not a node that runs before this one.", name))
+			return nil, false
+		}
+		ms = append(ms, member{Name: name, Value: other.items[0].e})
+	}
+	if strings.Contains(src, "$(") && len(ms) < strings.Count(src, "$(") {
+		for _, m := range regexp.MustCompile(`\$\(\s*[^'"\s]`).FindAllString(src, 1) {
+			n.problem(node.where, at, "Unsupported node reference",
+				fmt.Sprintf("%s…: the code names a node with something other than a string literal, which flowctl import cannot follow.", m))
+			return nil, false
+		}
+	}
+	if len(ms) == 0 {
+		return nil, true
+	}
+	return object(ms), true
+}
+
+// flush writes the step that evaluates the node's JavaScript expressions,
+// before the node's own step.
+func (s *n8nScope) flush() {
+	if len(s.js.members) == 0 {
+		return
+	}
+	n := s.n
+	nodes, ok := n.referencedNodes(s.node, strings.Join(s.js.src, "\n"), s.node.params)
+	if !ok {
+		return
+	}
+	b, body := n.codeStep(s.jsStep, "expressions", s.input, s.perItem, nodes)
+	body.SetAttributeRaw("expressions", clone(object(s.js.members)))
+	n.step(n.nodeComment(s.node)+": its JavaScript expressions, evaluated by goja as n8n evaluates them", b)
+}
+
+// codeStep starts a step of the n8n_code block over the items of in (for
+// each of them when each), with the items of the nodes it names. It is
+// not cached: code may read the time or random numbers, as n8n runs it
+// every time.
+func (n *n8n) codeStep(name, mode string, in n8nItems, each bool, nodes expr) (*hclwrite.Block, *hclwrite.Body) {
+	n.code = true
+	b, body := newStep(name, "n8n_code")
+	if each {
+		body.SetAttributeRaw("for_each", clone(in.e))
+	}
+	body.SetAttributeValue("mode", cty.StringVal(mode))
+	body.SetAttributeRaw("items", clone(in.e))
+	if each {
+		body.SetAttributeRaw("index", clone(code("each.key")))
+	}
+	if nodes != nil {
+		body.SetAttributeRaw("nodes", clone(nodes))
+	}
+	if n.workflow != "" {
+		body.SetAttributeRaw("workflow", clone(str(n.workflow)))
+	}
+	body.SetAttributeValue("cache", cty.False)
+	n.dependsOn(body, in)
+	return b, body
+}

@@ -1,0 +1,253 @@
+package importer
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// IF v2 and Filter v2: a condition for each item, as n8n's filter
+// parameter evaluates it (n8n-workflow's executeFilter): string, number,
+// boolean, array and object operators, joined by and or or. The items
+// pass through a for expression: IF's two outputs are the items for which
+// the conditions hold and the others.
+
+func (n *n8n) ifNode(node *n8nNode, in n8nItems) []n8nItems {
+	return n.conditionNode(node, in, "IF", func(cond expr) (expr, string) {
+		return object([]member{
+			{"when_true", join("[for i, item in ", in.e, " : item if ", cond, "]")},
+			{"when_false", join("[for i, item in ", in.e, " : item if !", paren(cond), "]")},
+		}), "its items split by the conditions (when_true is output true, when_false output false)"
+	}, "when_true", "when_false")
+}
+
+func (n *n8n) filterNode(node *n8nNode, in n8nItems) []n8nItems {
+	return n.conditionNode(node, in, "Filter", func(cond expr) (expr, string) {
+		return join("[for i, item in ", in.e, " : item if ", cond, "]"), "the items for which the conditions hold"
+	})
+}
+
+// conditionNode writes the value step of IF or Filter: value makes its
+// value from the condition over item and i; outputs name its outputs'
+// attributes (none: the value is the one output).
+func (n *n8n) conditionNode(node *n8nNode, in n8nItems, kind string, value func(cond expr) (expr, string), outputs ...string) []n8nItems {
+	if node.version < 2 {
+		n.problem(node.where, node.j.get("typeVersion"), "Unsupported version", kind+" v2 is converted; this node is an older version.")
+		return nil
+	}
+	s := n.scope(node, in, true)
+	cond, ok := n.conditions(node, s.forItem())
+	if !ok {
+		return nil
+	}
+	v, what := value(cond)
+	b, body := newStep(node.step, "value")
+	body.SetAttributeRaw("value", clone(v))
+	n.dependsOn(body, in)
+	s.flush()
+	n.step(n.nodeComment(node)+": "+what, b)
+	if len(outputs) == 0 {
+		return []n8nItems{{e: ref("step", node.step, "value")}}
+	}
+	var out []n8nItems
+	for _, o := range outputs {
+		out = append(out, n8nItems{e: ref("step", node.step, "value", o)})
+	}
+	return out
+}
+
+// conditions is the HCL of the node's conditions, over item and i.
+func (n *n8n) conditions(node *n8nNode, s *n8nScope) (expr, bool) {
+	p := node.params
+	c := p.get("conditions")
+	caseSensitive := c.boolean(true, "options", "caseSensitive")
+	if p.boolean(false, "options", "ignoreCase") {
+		caseSensitive = false
+	}
+	op := " && "
+	switch comb := c.str("combinator"); comb {
+	case "", "and":
+	case "or":
+		op = " || "
+	default:
+		n.problem(node.where, c.get("combinator"), "Unsupported combinator", fmt.Sprintf("%q is neither and nor or.", comb))
+		return nil, false
+	}
+	list := c.items("conditions")
+	if len(list) == 0 {
+		return code(strconv.FormatBool(op == " && ")), true
+	}
+	var out expr
+	for i, cond := range list {
+		e, ok := n.condition(node, s, cond, i, caseSensitive)
+		if !ok {
+			return nil, false
+		}
+		if i > 0 {
+			out = append(out, code(op)...)
+		}
+		if len(list) > 1 {
+			e = paren(e)
+		}
+		out = append(out, e...)
+	}
+	return out, true
+}
+
+// condition is one condition: left operator right.
+func (n *n8n) condition(node *n8nNode, s *n8nScope, c *jv, i int, caseSensitive bool) (expr, bool) {
+	typ, op := c.str("operator", "type"), c.str("operator", "operation")
+	left := s.value(c.get("leftValue"), fmt.Sprintf("condition %d left", i))
+	right := func() expr { return n.rightValue(s, c.get("rightValue"), typ, fmt.Sprintf("condition %d right", i)) }
+	not := func(e expr) expr { return join("!", paren(e)) }
+	switch op {
+	case "exists":
+		return join("try(", left, ", null) != null"), true
+	case "notExists":
+		return join("try(", left, ", null) == null"), true
+	}
+	switch typ {
+	case "string":
+		l, r := left, expr(nil)
+		if op != "empty" && op != "notEmpty" {
+			r = right()
+		}
+		if !caseSensitive {
+			l = call("lower", l)
+			if r != nil && op != "regex" && op != "notRegex" {
+				r = call("lower", r)
+			}
+		}
+		switch op {
+		case "empty":
+			return join("coalesce(try(", left, ", null), \"\") == \"\""), true
+		case "notEmpty":
+			return join("coalesce(try(", left, ", null), \"\") != \"\""), true
+		case "equals":
+			return join(l, " == ", r), true
+		case "notEquals":
+			return join(l, " != ", r), true
+		case "contains":
+			return call("strcontains", l, r), true
+		case "notContains":
+			return not(call("strcontains", l, r)), true
+		case "startsWith":
+			return call("startswith", l, r), true
+		case "notStartsWith":
+			return not(call("startswith", l, r)), true
+		case "endsWith":
+			return call("endswith", l, r), true
+		case "notEndsWith":
+			return not(call("endswith", l, r)), true
+		case "regex", "notRegex":
+			pat, ok := n.regexPattern(node, c.get("rightValue"), r, caseSensitive)
+			if !ok {
+				return nil, false
+			}
+			e := call("can", call("regex", pat, l))
+			if op == "notRegex" {
+				e = not(e)
+			}
+			return e, true
+		}
+	case "number":
+		ops := map[string]string{"equals": "==", "notEquals": "!=", "gt": ">", "lt": "<", "gte": ">=", "lte": "<="}
+		if o, ok := ops[op]; ok {
+			return join(paren(left), " "+o+" ", paren(right())), true
+		}
+		switch op {
+		case "empty":
+			return join("try(", left, ", null) == null"), true
+		case "notEmpty":
+			return join("try(", left, ", null) != null"), true
+		}
+	case "boolean":
+		switch op {
+		case "true":
+			return join("tobool(", left, ") == true"), true
+		case "false":
+			return join("tobool(", left, ") == false"), true
+		case "equals":
+			return join("tobool(", left, ") == tobool(", right(), ")"), true
+		case "notEquals":
+			return join("tobool(", left, ") != tobool(", right(), ")"), true
+		case "empty":
+			return join("try(", left, ", null) == null"), true
+		case "notEmpty":
+			return join("try(", left, ", null) != null"), true
+		}
+	case "array":
+		length := join("try(length(", left, "), 0)")
+		ops := map[string]string{"lengthEquals": "==", "lengthNotEquals": "!=", "lengthGt": ">", "lengthLt": "<", "lengthGte": ">=", "lengthLte": "<="}
+		if o, ok := ops[op]; ok {
+			return join(length, " "+o+" ", paren(n.rightValue(s, c.get("rightValue"), "number", fmt.Sprintf("condition %d right", i)))), true
+		}
+		switch op {
+		case "contains":
+			return call("contains", left, right()), true
+		case "notContains":
+			return not(call("contains", left, right())), true
+		case "empty":
+			return join(length, " == 0"), true
+		case "notEmpty":
+			return join(length, " != 0"), true
+		}
+	case "object":
+		switch op {
+		case "empty":
+			return join("try(length(", left, "), 0) == 0"), true
+		case "notEmpty":
+			return join("try(length(", left, "), 0) != 0"), true
+		}
+	}
+	n.problem(node.where, c.get("operator"), "Unsupported condition",
+		fmt.Sprintf("the %s operator %q is not converted (string, number, boolean, array and object comparisons are; dates are not).", typ, op))
+	return nil, false
+}
+
+// rightValue is a condition's right value, converted to the operator's
+// type when it is a literal (n8n's loose validation reads "18" as 18).
+func (n *n8n) rightValue(s *n8nScope, v *jv, typ, path string) expr {
+	if v != nil && v.Kind == 's' && !strings.HasPrefix(v.Str, "=") {
+		switch typ {
+		case "number":
+			if f, err := strconv.ParseFloat(strings.TrimSpace(v.Str), 64); err == nil {
+				return code(strconv.FormatFloat(f, 'f', -1, 64))
+			}
+		case "boolean":
+			if b, err := strconv.ParseBool(strings.ToLower(v.Str)); err == nil {
+				return code(strconv.FormatBool(b))
+			}
+		}
+	}
+	return s.value(v, path)
+}
+
+// regexPattern is the RE2 pattern of a JavaScript regular expression
+// written as /pattern/flags or as a plain pattern.
+func (n *n8n) regexPattern(node *n8nNode, v *jv, r expr, caseSensitive bool) (expr, bool) {
+	if v == nil || v.Kind != 's' || strings.HasPrefix(v.Str, "=") {
+		return r, true
+	}
+	pat := v.Str
+	if m := regexp.MustCompile(`^/(.*?)/([gimusy]*)$`).FindStringSubmatch(pat); m != nil {
+		pat = m[1]
+		flags := ""
+		for _, f := range m[2] {
+			switch f {
+			case 'i', 'm', 's':
+				flags += string(f)
+			}
+		}
+		if flags != "" {
+			pat = "(?" + flags + ")" + pat
+		}
+	}
+	if _, err := regexp.Compile(pat); err != nil {
+		n.problem(node.where, v, "Unsupported regular expression",
+			fmt.Sprintf("the pattern is JavaScript that RE2 (HCL's regex) does not read: %v.", err))
+		return nil, false
+	}
+	return str(pat), true
+}

@@ -1,0 +1,284 @@
+package importer
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// The n8n nodes that start a flow or move items without computing them:
+// Manual Trigger, Schedule Trigger, No Operation, Wait, Limit, Merge, and
+// the list nodes the n8n_code block runs (Split Out, Aggregate, Sort).
+
+// manualTrigger is the flow itself: one empty item.
+func (n *n8n) manualTrigger(node *n8nNode, _ n8nItems) []n8nItems {
+	n.file.header = append(n.file.header, fmt.Sprintf("%s starts the flow: one empty item.", n.nodeComment(node)))
+	return []n8nItems{{e: code("[{}]")}}
+}
+
+// scheduleTrigger is a schedule block for each rule, and a step giving
+// the item n8n's Schedule Trigger gives (the time of the run, in UTC).
+func (n *n8n) scheduleTrigger(node *n8nNode, _ n8nItems) []n8nItems {
+	tz := n.src.Root.str("settings", "timezone")
+	if tz == "" || tz == "DEFAULT" {
+		n.warn(node.where, node.params, "Schedule in UTC",
+			"the workflow sets no timezone: n8n reads the schedule in its instance's (GENERIC_TIMEZONE, America/New_York unless set); the flow's schedule and item are in UTC.")
+		tz = ""
+	} else if tz != "UTC" && tz != "Etc/UTC" {
+		n.warn(node.where, n.src.Root.get("settings", "timezone"), "Item times in UTC",
+			"the schedule runs in "+tz+", but the trigger's item gives the time in UTC (n8n gives it in "+tz+").")
+	}
+	rules := node.params.items("rule", "interval")
+	if len(rules) == 0 {
+		rules = []*jv{{Kind: 'o', Obj: map[string]*jv{}, Ptr: node.params.Ptr + "/rule", Rng: node.params.Rng}}
+	}
+	for i, r := range rules {
+		cron, ok := n.cronOf(node, r)
+		if !ok {
+			continue
+		}
+		b := hclwrite.NewBlock("schedule", []string{n.name("schedule", node.name+fmt.Sprintf(" %d", i+1), "schedule")})
+		b.Body().SetAttributeValue("cron", cty.StringVal(cron))
+		if tz != "" {
+			b.Body().SetAttributeValue("timezone", cty.StringVal(tz))
+		}
+		n.file.schedules = append(n.file.schedules, decl{comment: []string{fmt.Sprintf("%s, rule %d", n.nodeComment(node), i+1)}, block: b})
+	}
+	b, body := newStep(node.step, "n8n_code")
+	n.code = true
+	body.SetAttributeValue("mode", cty.StringVal("scheduleTrigger"))
+	body.SetAttributeValue("cache", cty.False)
+	n.step(n.nodeComment(node)+": the item of the run's start", b)
+	return []n8nItems{{e: ref("step", node.step, "items")}}
+}
+
+// cronOf is the cron expression of a Schedule Trigger rule.
+func (n *n8n) cronOf(node *n8nNode, r *jv) (string, bool) {
+	num := func(key string, def int) int { return int(r.number(float64(def), key)) }
+	minute, hour := num("triggerAtMinute", 0), num("triggerAtHour", 0)
+	switch field := r.str("field"); field {
+	case "cronExpression":
+		f := strings.Fields(r.str("expression"))
+		switch {
+		case len(f) == 5:
+			return strings.Join(f, " "), true
+		case len(f) == 6 && f[0] == "0":
+			return strings.Join(f[1:], " "), true
+		}
+		n.problem(node.where, r.get("expression"), "Unsupported cron expression",
+			"a schedule's cron has five fields (minute to day of week); this one has "+strconv.Itoa(len(f))+" (n8n also reads a first field of seconds, which only \"0\" converts).")
+		return "", false
+	case "seconds":
+		return fmt.Sprintf("@every %ds", num("secondsInterval", 30)), true
+	case "minutes":
+		return fmt.Sprintf("*/%d * * * *", num("minutesInterval", 5)), true
+	case "hours":
+		return fmt.Sprintf("%d */%d * * *", minute, num("hoursInterval", 1)), true
+	case "", "days":
+		if d := num("daysInterval", 1); d != 1 {
+			return fmt.Sprintf("%d %d */%d * *", minute, hour, d), true
+		}
+		return fmt.Sprintf("%d %d * * *", minute, hour), true
+	case "weeks":
+		var days []string
+		for _, d := range r.items("triggerAtDay") {
+			days = append(days, d.Num)
+		}
+		dow := "*"
+		if len(days) > 0 {
+			dow = strings.Join(days, ",")
+		}
+		if w := num("weeksInterval", 1); w != 1 {
+			n.warn(node.where, r, "Weekly schedule", fmt.Sprintf("every %d weeks: a cron schedule runs every week on these days.", w))
+		}
+		return fmt.Sprintf("%d %d * * %s", minute, hour, dow), true
+	case "months":
+		return fmt.Sprintf("%d %d %d */%d *", minute, hour, num("triggerAtDayOfMonth", 1), num("monthsInterval", 1)), true
+	default:
+		n.problem(node.where, r.get("field"), "Unsupported schedule", fmt.Sprintf("the interval %q is none of n8n's.", field))
+		return "", false
+	}
+}
+
+// noOpNode passes its items on: a value step, so that the node is in the
+// flow for review.
+func (n *n8n) noOpNode(node *n8nNode, in n8nItems) []n8nItems {
+	b, body := newStep(node.step, "value")
+	body.SetAttributeRaw("value", clone(in.e))
+	n.dependsOn(body, in)
+	n.step(n.nodeComment(node)+": passes its items on", b)
+	return []n8nItems{{e: ref("step", node.step, "value"), lineage: appendLineage(in.lineage, node)}}
+}
+
+// dependsOn adds what the items wait for beyond their references.
+func (n *n8n) dependsOn(body *hclwrite.Body, in n8nItems) {
+	if len(in.deps) == 0 {
+		return
+	}
+	var deps []expr
+	for _, d := range in.deps {
+		deps = append(deps, ref("step", d))
+	}
+	body.SetAttributeRaw("depends_on", clone(tuple(deps)))
+}
+
+func appendLineage(l []*n8nNode, node *n8nNode) []*n8nNode {
+	out := append([]*n8nNode{}, l...)
+	return append(out, node)
+}
+
+// waitNode sleeps for a time interval and passes its items on; the nodes
+// after it wait for the sleep.
+func (n *n8n) waitNode(node *n8nNode, in n8nItems) []n8nItems {
+	p := node.params
+	if r := p.str("resume"); r != "" && r != "timeInterval" {
+		n.problem(node.where, p.get("resume"), "Unsupported wait",
+			fmt.Sprintf("resume %q (a webhook, a form or a date) is not converted; a time interval becomes a sleep.", r))
+		return nil
+	}
+	amount := p.number(1, "amount")
+	if node.version < 1.1 && p.get("amount") == nil {
+		amount = 1
+	}
+	unit := p.str("unit")
+	if unit == "" {
+		unit = "hours"
+	}
+	mult := map[string]float64{"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400}[unit]
+	if mult == 0 {
+		n.problem(node.where, p.get("unit"), "Unsupported wait", fmt.Sprintf("the unit %q is none of seconds, minutes, hours, days.", unit))
+		return nil
+	}
+	ms := int64(amount * mult * 1000)
+	b, body := newStep(node.step, "sleep")
+	body.SetAttributeValue("duration", cty.StringVal(duration(max(ms, 1))))
+	// The sleep starts when the items have come.
+	n.dependsOn(body, n8nItems{deps: append(append([]string{}, in.from...), in.deps...)})
+	what := strings.TrimSuffix(unit, "s")
+	if amount != 1 {
+		what = unit
+	}
+	n.step(n.nodeComment(node)+fmt.Sprintf(": %s %s", strconv.FormatFloat(amount, 'f', -1, 64), what), b)
+	deps := append(append([]string{}, in.deps...), node.step)
+	return []n8nItems{{e: in.e, deps: deps, from: in.from, lineage: appendLineage(in.lineage, node)}}
+}
+
+// limitNode keeps the first or the last maxItems items.
+func (n *n8n) limitNode(node *n8nNode, in n8nItems) []n8nItems {
+	p := node.params
+	max := p.get("maxItems")
+	var count expr = code("1")
+	if max != nil {
+		count = n.scope(node, in, false).value(max, "maxItems")
+	}
+	b, body := newStep(node.step, "value")
+	var out n8nItems
+	if p.str("keep") == "lastItems" {
+		body.SetAttributeRaw("value", clone(join("slice(", in.e, ", max(length(", in.e, ") - (", count, "), 0), length(", in.e, "))")))
+		out = n8nItems{e: ref("step", node.step, "value")}
+	} else {
+		body.SetAttributeRaw("value", clone(join("slice(", in.e, ", 0, min(", count, ", length(", in.e, ")))")))
+		out = n8nItems{e: ref("step", node.step, "value"), lineage: appendLineage(in.lineage, node)}
+	}
+	n.dependsOn(body, in)
+	n.step(n.nodeComment(node), b)
+	return []n8nItems{out}
+}
+
+// mergeNode appends the items of its inputs, in input order (Merge v3,
+// mode append).
+func (n *n8n) mergeNode(node *n8nNode, _ n8nItems) []n8nItems {
+	p := node.params
+	if node.version < 3 {
+		n.problem(node.where, node.j.get("typeVersion"), "Unsupported version", "Merge v3 is converted; this node is an older version.")
+		return nil
+	}
+	if m := p.str("mode"); m != "" && m != "append" {
+		n.problem(node.where, p.get("mode"), "Unsupported merge", fmt.Sprintf("mode %q: flowctl import converts the append mode.", m))
+		return nil
+	}
+	inputs := int(p.number(2, "numberInputs"))
+	var lists []expr
+	var deps []string
+	for i := range max(inputs, len(node.ins)) {
+		in, ok := n.inputItems(node, i)
+		if !ok {
+			return nil
+		}
+		lists = append(lists, in.e)
+		deps = append(deps, in.deps...)
+	}
+	b, body := newStep(node.step, "value")
+	body.SetAttributeRaw("value", clone(call("concat", lists...)))
+	n.dependsOn(body, n8nItems{deps: deps})
+	n.step(n.nodeComment(node)+": the items of its inputs, one after the other", b)
+	return []n8nItems{{e: ref("step", node.step, "value")}}
+}
+
+// listNode is a node the n8n_code block runs over all its items, with its
+// parameters as n8n gives them.
+func (n *n8n) listNode(node *n8nNode, in n8nItems, mode string, what string) []n8nItems {
+	n.code = true
+	b, body := newStep(node.step, "n8n_code")
+	body.SetAttributeValue("mode", cty.StringVal(mode))
+	body.SetAttributeRaw("items", clone(in.e))
+	body.SetAttributeRaw("params", clone(jsonLiteral(node.params)))
+	n.dependsOn(body, in)
+	n.step(n.nodeComment(node)+": "+what, b)
+	return []n8nItems{{e: ref("step", node.step, "items")}}
+}
+
+func (n *n8n) splitOutNode(node *n8nNode, in n8nItems) []n8nItems {
+	if n.expressionParams(node) {
+		return nil
+	}
+	return n.listNode(node, in, "splitOut", "an item for each element of "+strconv.Quote(node.params.str("fieldToSplitOut")))
+}
+
+func (n *n8n) aggregateNode(node *n8nNode, in n8nItems) []n8nItems {
+	if n.expressionParams(node) {
+		return nil
+	}
+	return n.listNode(node, in, "aggregate", "one item of lists")
+}
+
+func (n *n8n) sortNode(node *n8nNode, in n8nItems) []n8nItems {
+	if n.expressionParams(node) {
+		return nil
+	}
+	return n.listNode(node, in, "sort", "the items in order")
+}
+
+// expressionParams reports (as a problem) a list node parameter that is
+// an expression: those nodes read their parameters once, from item 0,
+// and the flow passes them as they are written.
+func (n *n8n) expressionParams(node *n8nNode) bool {
+	var found *jv
+	var walk func(v *jv)
+	walk = func(v *jv) {
+		switch v.Kind {
+		case 's':
+			if strings.HasPrefix(v.Str, "=") && found == nil && !(node.typ == "sort" && v.Ptr == node.params.Ptr+"/code") {
+				found = v
+			}
+		case 'o':
+			for _, k := range v.Keys {
+				walk(v.Obj[k])
+			}
+		case 'a':
+			for _, e := range v.Arr {
+				walk(e)
+			}
+		}
+	}
+	walk(node.params)
+	if found != nil {
+		n.problem(node.where, found, "Unsupported expression",
+			"flowctl import converts this node's parameters as literals; write the value instead of an expression.")
+		return true
+	}
+	return false
+}

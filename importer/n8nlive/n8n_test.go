@@ -1,0 +1,270 @@
+package n8nlive
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flowctl/flowctl/importer"
+	"github.com/flowctl/flowctl/importer/importtest"
+	"golang.org/x/tools/txtar"
+)
+
+var update = flag.Bool("update", false, "record n8n's outputs in the cases (run/outputs.json)")
+
+// TestN8N runs each n8n case of the corpus in n8n and in flowctl.
+func TestN8N(t *testing.T) {
+	n8n := os.Getenv("FLOWCTL_N8N")
+	if n8n == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("FLOWCTL_N8N is not set: .ci/run installs n8n and runs this test with it")
+		}
+		t.Skip("FLOWCTL_N8N is not set (the path of n8n; .ci/run installs it)")
+	}
+	var cases []*importtest.Case
+	for _, c := range importtest.Cases(t, "../testdata") {
+		if c.Format == "n8n" && c.Runs() && c.Files["run/not-in-n8n"] == nil {
+			cases = append(cases, c)
+		}
+	}
+	if len(cases) < 4 {
+		t.Fatalf("only %d n8n cases run", len(cases))
+	}
+	flowctl := buildFlowctl(t)
+	home := t.TempDir()
+	env := n8nEnv(t, home)
+
+	// Every case's workflow goes to n8n at once (one import), each with the
+	// URL of its own server.
+	servers := map[string]*importtest.Server{}
+	wfDir := filepath.Join(home, "workflows")
+	os.MkdirAll(wfDir, 0o755)
+	ids := map[string]string{}
+	for i, c := range cases {
+		srv := importtest.NewServer(t, c)
+		servers[c.Name] = srv
+		var wf map[string]any
+		if err := json.Unmarshal(importtest.Substitute(c.Files["source.json"], srv.URL), &wf); err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		id := fmt.Sprintf("flowctlcase%05d", i)
+		wf["id"] = id
+		ids[c.Name] = id
+		b, _ := json.Marshal(wf)
+		os.WriteFile(filepath.Join(wfDir, fmt.Sprintf("%s.json", id)), b, 0o644)
+	}
+	runN8N(t, n8n, env, "import:workflow", "--separate", "--input="+wfDir)
+
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			srv := servers[c.Name]
+			if creds := c.Files["run/n8n-credentials.json"]; creds != nil {
+				p := filepath.Join(home, "credentials.json")
+				os.WriteFile(p, creds, 0o600)
+				runN8N(t, n8n, env, "import:credentials", "--input="+p)
+			}
+			fromN8N := executeN8N(t, n8n, env, ids[c.Name], c)
+			srv.Reset()
+			fromFlowctl := runFlowctl(t, flowctl, c, srv.URL)
+			importtest.CompareOutputs(t, "flowctl", fromFlowctl, "n8n", fromN8N)
+			if *update {
+				record(t, c, fromN8N)
+				return
+			}
+			importtest.CompareOutputs(t, "the case's record (run/outputs.json)", c.Outputs(t), "n8n", fromN8N)
+		})
+	}
+}
+
+// n8nEnv is n8n's environment: its own folder, loopback only, no
+// telemetry, free ports, logs as JSON lines.
+func n8nEnv(t *testing.T, home string) []string {
+	env := []string{
+		"HOME=" + home,
+		"PATH=" + os.Getenv("PATH"),
+		"N8N_USER_FOLDER=" + home,
+		"N8N_DIAGNOSTICS_ENABLED=false",
+		"N8N_VERSION_NOTIFICATIONS_ENABLED=false",
+		"N8N_TEMPLATES_ENABLED=false",
+		"N8N_PERSONALIZATION_ENABLED=false",
+		"N8N_HIRING_BANNER_ENABLED=false",
+		"N8N_LISTEN_ADDRESS=127.0.0.1",
+		"N8N_HOST=127.0.0.1",
+		"N8N_PORT=" + freePort(t),
+		"N8N_RUNNERS_BROKER_LISTEN_ADDRESS=127.0.0.1",
+		"N8N_RUNNERS_BROKER_PORT=" + freePort(t),
+		"N8N_ENCRYPTION_KEY=flowctl-import-test",
+		"N8N_LOG_LEVEL=info",
+		"N8N_LOG_FORMAT=json",
+		"N8N_LOG_OUTPUT=console",
+		"GENERIC_TIMEZONE=UTC",
+		"TZ=UTC",
+	}
+	return env
+}
+
+func freePort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+}
+
+// runN8N runs an n8n command and returns its standard output; a failure
+// fails the test with what n8n said.
+func runN8N(t *testing.T, n8n string, env []string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, n8n, args...)
+	cmd.Env = env
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("n8n %s: %v\n%s%s", strings.Join(args, " "), err, out.String(), errOut.String())
+	}
+	return out.Bytes()
+}
+
+// executeN8N runs a workflow in n8n and returns the items of its nodes
+// without outgoing connections, by the names their outputs have in the
+// imported flow (a node that did not run has none).
+func executeN8N(t *testing.T, n8n string, env []string, id string, c *importtest.Case) map[string]any {
+	out := runN8N(t, n8n, env, "execute", "--id="+id, "--rawOutput")
+	var run struct {
+		Data struct {
+			ResultData struct {
+				Error   any `json:"error"`
+				RunData map[string][]struct {
+					Data struct {
+						Main [][]struct {
+							JSON any `json:"json"`
+						} `json:"main"`
+					} `json:"data"`
+				} `json:"runData"`
+			} `json:"resultData"`
+		} `json:"data"`
+	}
+	found := false
+	for _, line := range strings.Split(string(out), "\n") {
+		var entry struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal([]byte(line), &entry) != nil || !strings.HasPrefix(entry.Message, "{") {
+			continue
+		}
+		if json.Unmarshal([]byte(entry.Message), &run) == nil && run.Data.ResultData.RunData != nil {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("n8n execute printed no execution:\n%s", out)
+	}
+	if run.Data.ResultData.Error != nil {
+		t.Fatalf("n8n's execution failed: %s", importtest.JSON(run.Data.ResultData.Error))
+	}
+	var wf struct {
+		Nodes []struct {
+			Name, Type string
+			Disabled   bool
+		} `json:"nodes"`
+		Connections map[string]struct {
+			Main [][]any `json:"main"`
+		} `json:"connections"`
+	}
+	json.Unmarshal(c.Files["source.json"], &wf)
+	outputs := map[string]any{}
+	for _, node := range wf.Nodes {
+		if strings.HasSuffix(strings.ToLower(node.Type), "trigger") || strings.HasSuffix(node.Type, ".stickyNote") {
+			continue
+		}
+		last := true
+		for _, out := range wf.Connections[node.Name].Main {
+			if len(out) > 0 {
+				last = false
+			}
+		}
+		if !last {
+			continue
+		}
+		items := []any{}
+		if runs := run.Data.ResultData.RunData[node.Name]; len(runs) > 0 {
+			if main := runs[len(runs)-1].Data.Main; len(main) > 0 {
+				for _, it := range main[0] {
+					items = append(items, it.JSON)
+				}
+			}
+		}
+		outputs[importer.Snake(node.Name)] = items
+	}
+	return outputs
+}
+
+// buildFlowctl builds flowctl into the test's directory.
+func buildFlowctl(t *testing.T) string {
+	bin := filepath.Join(t.TempDir(), "flowctl")
+	cmd := exec.Command("go", "build", "-o", bin, "../../cmd/flowctl")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runFlowctl imports the case's workflow and applies it; it returns the
+// outputs.
+func runFlowctl(t *testing.T, flowctl string, c *importtest.Case, url string) map[string]any {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "workflow.json")
+	os.WriteFile(src, importtest.Substitute(c.Files["source.json"], url), 0o644)
+	run := func(args ...string) (string, string, error) {
+		cmd := exec.Command(flowctl, args...)
+		cmd.Env = append(os.Environ(), "FLOWCTL_MODEL=test")
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		return out.String(), errOut.String(), err
+	}
+	if out, errOut, err := run("import", "--out", filepath.Join(dir, "flow"), src); err != nil {
+		t.Fatalf("flowctl import: %v\n%s%s", err, out, errOut)
+	}
+	args := append([]string{"apply", "--auto-approve", "--json", "--state", filepath.Join(dir, "state")}, c.Args()...)
+	out, errOut, err := run(append(args, filepath.Join(dir, "flow"))...)
+	status, outputs := importtest.RunFinished(out)
+	if err != nil || status != "ok" {
+		t.Fatalf("flowctl apply: %v (%s)\n%s%s", err, status, out, errOut)
+	}
+	return outputs
+}
+
+// record writes n8n's outputs into the case (go test -update).
+func record(t *testing.T, c *importtest.Case, outputs map[string]any) {
+	ar, err := txtar.ParseFile(c.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.MarshalIndent(outputs, "", "  ")
+	b = append(b, '\n')
+	set := false
+	for i := range ar.Files {
+		if ar.Files[i].Name == "run/outputs.json" {
+			ar.Files[i].Data, set = b, true
+		}
+	}
+	if !set {
+		ar.Files = append(ar.Files, txtar.File{Name: "run/outputs.json", Data: b})
+	}
+	if err := os.WriteFile(c.Path, txtar.Format(ar), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
