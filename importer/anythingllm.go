@@ -192,7 +192,11 @@ func (a *allm) apiCall(i int, cfg *jv, w where) (string, *allmVar) {
 			var fields []member
 			for _, f := range cfg.items("formData") {
 				if k := f.str("key"); k != "" {
-					fields = append(fields, member{Name: k, Value: a.text(f.str("value"), w, f.get("value"))})
+					v := a.secretValue(k, f.get("value"), "form field of step "+name+":")
+					if v == nil {
+						v = a.text(f.str("value"), w, f.get("value"))
+					}
+					fields = append(fields, member{Name: k, Value: v})
 				}
 			}
 			body.SetAttributeValue("body_type", cty.StringVal("form"))
@@ -311,7 +315,11 @@ func (a *allm) text(s string, w where, at *jv) expr {
 		last = m[1]
 	}
 	parts = append(parts, tpart{Lit: s[last:]})
-	return template(parts, false)
+	what := "step " + w.name
+	if w.name == "" {
+		what = "step " + w.typ
+	}
+	return template(a.hideCredentials(parts, what), false)
 }
 
 // interpolate is the text a ${path} becomes: the value of the variable

@@ -1,7 +1,9 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -123,6 +125,25 @@ func (b *blockFile) bytes() []byte {
 		body.AppendBlock(d.block)
 	}
 	return file.Bytes()
+}
+
+// redact replaces every credential the source held, wherever it would
+// be written (a comment naming a URL, a description), by the name of
+// its secret: no file holds a credential.
+func (f *flowFile) redact(src []byte) []byte {
+	for _, s := range f.secrets {
+		if s.value == "" {
+			continue
+		}
+		mark := []byte("(secret." + s.name + ")")
+		_, token := splitScheme(s.value)
+		for _, v := range []string{s.value, token} {
+			if len(v) >= 4 {
+				src = bytes.ReplaceAll(src, []byte(v), mark)
+			}
+		}
+	}
+	return src
 }
 
 func (f *flowFile) secretList() []Secret {
@@ -292,4 +313,60 @@ func newStep(name, use string) (*hclwrite.Block, *hclwrite.Body) {
 	b := hclwrite.NewBlock("step", []string{name})
 	b.Body().SetAttributeValue("use", cty.StringVal(use))
 	return b, b.Body()
+}
+
+// credentialParam is a URL query parameter, its name and its value.
+var credentialParam = regexp.MustCompile(`([?&])([A-Za-z0-9_.\-]+)=([^&#\s]+)`)
+
+// hideCredentials replaces the credentials in the literal parts of a text
+// by secrets: a part that is a token as a whole (sk-…, "Bearer …", whose
+// scheme stays), and the value of a URL query parameter named like a
+// credential (api_key=…, token=…). where says where the text is, for the
+// secret's description.
+func (c *conv) hideCredentials(parts []tpart, where string) []tpart {
+	var out []tpart
+	for i, p := range parts {
+		if p.Expr != nil || p.Lit == "" {
+			out = append(out, p)
+			continue
+		}
+		if looksLikeCredential(p.Lit) && strings.TrimSpace(p.Lit) == p.Lit {
+			scheme, _ := splitScheme(p.Lit)
+			sec := c.addSecret("token", "the token in "+where, p.Lit)
+			out = append(out, tpart{Lit: scheme}, tpart{Expr: ref("secret", sec)})
+			continue
+		}
+		lit := p.Lit
+		last := 0
+		for _, m := range credentialParam.FindAllStringSubmatchIndex(lit, -1) {
+			name := lit[m[4]:m[5]]
+			atEnd := m[1] == len(lit) && i+1 < len(parts) // the value may go on in the next part
+			if !credentialName.MatchString(name) || atEnd {
+				continue
+			}
+			sec := c.addSecret(name, fmt.Sprintf("query parameter %s in %s", name, where), lit[m[6]:m[7]])
+			out = append(out, tpart{Lit: lit[last:m[6]]}, tpart{Expr: ref("secret", sec)})
+			last = m[7]
+		}
+		out = append(out, tpart{Lit: lit[last:]})
+	}
+	return out
+}
+
+// secretValue is the value of a name/value pair (a query parameter, a
+// form or body field) whose name says it is a credential: a secret, when
+// the value is written in the source; nil otherwise.
+func (c *conv) secretValue(name string, v *jv, where string) expr {
+	if v == nil || v.Kind != 's' || strings.HasPrefix(v.Str, "=") || strings.Contains(v.Str, "${") || v.Str == "" {
+		return nil
+	}
+	if !credentialName.MatchString(name) && !looksLikeCredential(v.Str) {
+		return nil
+	}
+	scheme, token := splitScheme(v.Str)
+	sec := c.addSecret(name, fmt.Sprintf("%s %s", where, name), v.Str)
+	if token != v.Str {
+		return template([]tpart{{Lit: scheme}, {Expr: ref("secret", sec)}}, false)
+	}
+	return ref("secret", sec)
 }

@@ -236,7 +236,7 @@ func (f *flowFile) render() ([]File, hcl.Diagnostics) {
 	var out []File
 	var diags hcl.Diagnostics
 	add := func(name string, src []byte) {
-		formatted, d := lang.Format(src, name)
+		formatted, d := lang.Format(f.redact(src), name)
 		if d.HasErrors() {
 			// A bug of the importer: the generated text must parse.
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Generated HCL does not parse",

@@ -75,6 +75,20 @@ func runCase(t *testing.T, path string) {
 		}
 		checkCompiles(t, res.Files)
 	}
+	// No file holds a credential the case gives as a secret.
+	for _, a := range strings.Split(string(files["run/args"]), "\n") {
+		value, ok := strings.CutPrefix(a, "--secret ")
+		if !ok {
+			continue
+		}
+		_, value, _ = strings.Cut(value, "=")
+		_, token := splitScheme(value)
+		for name, data := range got {
+			if strings.Contains(string(data), token) {
+				t.Errorf("%s holds the credential %q", name, token)
+			}
+		}
+	}
 	gotDiags := diagnosticLines(diags)
 	if *update {
 		var out []txtar.File

@@ -67,7 +67,7 @@ func (s *n8nScope) value(v *jv, path string) expr {
 		return jsonLiteral(v)
 	}
 	if !strings.HasPrefix(v.Str, "=") {
-		return text(v.Str)
+		return template(s.n.hideCredentials([]tpart{{Lit: v.Str}}, fmt.Sprintf("n8n node %q", s.node.name)), false)
 	}
 	if e, ok := s.translate(v.Str[1:], v); ok {
 		return e

@@ -163,10 +163,15 @@ func (n *n8n) httpPairs(s *n8nScope, node *n8nNode, what, specify string, pairs,
 		if name == "" {
 			continue
 		}
-		value := s.textValue(pair.get("value"), fmt.Sprintf("%s %d", what, i))
+		var value expr
 		if what == "headers" && pair.get("value") != nil && pair.get("value").Kind == 's' && !strings.HasPrefix(pair.str("value"), "=") &&
 			isCredentialHeader(name, pair.str("value")) {
 			value = n.secretHeader(node, name, pair.str("value"))
+		} else if what == "query" {
+			value = n.secretValue(name, pair.get("value"), fmt.Sprintf("query parameter of n8n node %q:", node.name))
+		}
+		if value == nil {
+			value = s.textValue(pair.get("value"), fmt.Sprintf("%s %d", what, i))
 		}
 		out = append(out, member{Name: name, Value: value})
 	}
@@ -305,7 +310,11 @@ func (n *n8n) nested(s *n8nScope, node *n8nNode, pairs []*jv, dots bool) expr {
 			}
 			path = strings.Split(name, ".")
 		}
-		fields = append(fields, field{path, s.value(pair.get("value"), fmt.Sprintf("body %d", i))})
+		v := n.secretValue(path[len(path)-1], pair.get("value"), fmt.Sprintf("body field of n8n node %q:", node.name))
+		if v == nil {
+			v = s.value(pair.get("value"), fmt.Sprintf("body %d", i))
+		}
+		fields = append(fields, field{path, v})
 	}
 	var build func(fs []field) expr
 	build = func(fs []field) expr {

@@ -78,11 +78,19 @@ func Substitute(b []byte, url string) []byte {
 	return []byte(strings.ReplaceAll(string(b), Placeholder, url))
 }
 
-// Args are the case's more apply arguments.
+// Args are the case's more apply arguments: a line is a flag and its
+// value (which may hold spaces).
 func (c *Case) Args() []string {
 	var out []string
 	for _, a := range strings.Split(strings.TrimSpace(string(c.Files["run/args"])), "\n") {
-		out = append(out, strings.Fields(a)...)
+		if a = strings.TrimSpace(a); a == "" {
+			continue
+		}
+		flag, value, ok := strings.Cut(a, " ")
+		out = append(out, flag)
+		if ok {
+			out = append(out, value)
+		}
 	}
 	return out
 }
