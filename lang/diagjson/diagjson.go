@@ -131,7 +131,9 @@ func New(files map[string]*hcl.File, diags hcl.Diagnostics) Validate {
 
 // NewDiagnostic renders one diagnostic.
 func NewDiagnostic(files map[string]*hcl.File, d *hcl.Diagnostic) Diagnostic {
-	jd := Diagnostic{Severity: "error", Summary: d.Summary, Detail: d.Detail}
+	// The texts are escaped as for a terminal (lang.EscapeControl): what
+	// reads the JSON shows them to people.
+	jd := Diagnostic{Severity: "error", Summary: lang.EscapeControlLine(d.Summary), Detail: lang.EscapeControl(d.Detail)}
 	if d.Severity == hcl.DiagWarning {
 		jd.Severity = "warning"
 	}
@@ -181,7 +183,9 @@ func NewDiagnostic(files map[string]*hcl.File, d *hcl.Diagnostic) Diagnostic {
 		Values:               []ExprValue{},
 	}
 	snip.cut(maxSnippetCode)
+	snip.escape()
 	if c := contextString(f, s.Start.Byte); c != "" {
+		c = lang.EscapeControlLine(c)
 		snip.Context = &c
 	}
 	if d.Expression != nil && d.EvalContext != nil {
@@ -224,6 +228,15 @@ func (s *Snippet) cut(n int) {
 	s.Code = code
 	s.HighlightStartOffset = hs + shift
 	s.HighlightEndOffset = min(s.HighlightEndOffset, end) + shift
+}
+
+// escape writes the code's control characters and invalid bytes as
+// escapes (lang.EscapeControl), moving the highlight's offsets to match.
+func (s *Snippet) escape() {
+	e := lang.EscapeControlOffsets([]byte(s.Code))
+	s.Code = e.Text
+	s.HighlightStartOffset = e.Offset(s.HighlightStartOffset)
+	s.HighlightEndOffset = e.Offset(s.HighlightEndOffset)
 }
 
 func contextString(f *hcl.File, offset int) string {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/diagjson"
 	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/term"
@@ -50,13 +51,36 @@ func writeHumanDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Di
 			}
 			shown[name]++
 		}
-		d, f := ex.of(d)
+		d, f := escapeDiagnostic(ex.of(d))
 		hcl.NewDiagnosticTextWriter(w, f, width, color).WriteDiagnostic(d)
 	}
 	for _, name := range cut {
 		fmt.Fprintf(w, "And %s in %s not shown (validate --json lists them all).\n\n",
 			plural(more[name], "more diagnostic", "more diagnostics"), name)
 	}
+}
+
+// escapeDiagnostic is d with its summary, detail and file name escaped
+// for a terminal (lang.EscapeControl): they quote values and names from
+// the file, or are the name of a file someone else made. The excerpt of
+// the file is escaped as it is made (excerpts).
+func escapeDiagnostic(d *hcl.Diagnostic, files map[string]*hcl.File) (*hcl.Diagnostic, map[string]*hcl.File) {
+	c := *d
+	c.Summary, c.Detail = lang.EscapeControlLine(d.Summary), lang.EscapeControl(d.Detail)
+	if d.Subject != nil {
+		if name := lang.EscapeControlLine(d.Subject.Filename); name != d.Subject.Filename {
+			files = map[string]*hcl.File{name: files[d.Subject.Filename]}
+			sub := *d.Subject
+			sub.Filename = name
+			c.Subject = &sub
+			if d.Context != nil {
+				ctx := *d.Context
+				ctx.Filename = name
+				c.Context = &ctx
+			}
+		}
+	}
+	return &c, files
 }
 
 // excerpts give HCL's text writer, one diagnostic at a time, a file that
@@ -91,7 +115,7 @@ func (e *excerpts) of(d *hcl.Diagnostic) (*hcl.Diagnostic, map[string]*hcl.File)
 	}
 	first, last := snip.Start.Line, snip.End.Line
 	if first < 1 || last < first || last > len(starts) || starts[first-1] > snip.Start.Byte || snip.End.Byte > len(src) {
-		return d, e.files // a range that does not fit the file: let the writer cope
+		return d, nil // a range that does not fit the file: no excerpt
 	}
 	// The excerpt: as many empty lines as come before the snippet, then
 	// its lines, each narrowed to maxExcerptLine around the subject when
@@ -121,8 +145,7 @@ func (e *excerpts) of(d *hcl.Diagnostic) (*hcl.Diagnostic, map[string]*hcl.File)
 		if lo > from {
 			text = append(text, "…"...)
 		}
-		segs = append(segs, segment{orig: lo, end: hi, at: len(text)})
-		text = append(text, src[lo:hi]...)
+		text, segs = appendEscaped(text, segs, src, lo, hi)
 		if hi < to {
 			text = append(text, "…\n"...)
 		}
@@ -130,16 +153,49 @@ func (e *excerpts) of(d *hcl.Diagnostic) (*hcl.Diagnostic, map[string]*hcl.File)
 	c := *d
 	c.Subject = remap(d.Subject, segs)
 	c.Context = remap(d.Context, segs)
-	ef := &hcl.File{Body: f.Body, Bytes: text, Nav: fixedNav(contextOf(f, d.Subject.Start.Byte))}
+	ef := &hcl.File{Body: f.Body, Bytes: text, Nav: fixedNav(lang.EscapeControlLine(contextOf(f, d.Subject.Start.Byte)))}
 	return &c, map[string]*hcl.File{name: ef}
 }
 
 // segment is a part of a file copied into an excerpt: bytes [orig, end)
-// of the file are at offset at of the excerpt.
-type segment struct{ orig, end, at int }
+// of the file are at offset at of the excerpt. An escaped segment is one
+// character written as an escape of size bytes (lang.EscapeControl).
+type segment struct {
+	orig, end, at int
+	escaped       int
+}
+
+// appendEscaped copies src[lo:hi] to the excerpt text, its control
+// characters and invalid bytes escaped (a file's bytes must not act on
+// the terminal), and adds its segments.
+func appendEscaped(text []byte, segs []segment, src []byte, lo, hi int) ([]byte, []segment) {
+	e := lang.EscapeControlOffsets(src[lo:hi])
+	at := len(text)
+	text = append(text, e.Text...)
+	start := lo // of the segment of plain bytes under way
+	for p := lo; p < hi; {
+		_, size := utf8.DecodeRune(src[p:hi])
+		o, next := e.Offset(p-lo), e.Offset(p+size-lo)
+		if next-o == size {
+			p += size
+			continue
+		}
+		if p > start {
+			segs = append(segs, segment{orig: start, end: p, at: at + e.Offset(start-lo)})
+		}
+		segs = append(segs, segment{orig: p, end: p + size, at: at + o, escaped: next - o})
+		p += size
+		start = p
+	}
+	if hi > start || len(segs) == 0 {
+		segs = append(segs, segment{orig: start, end: hi, at: at + e.Offset(start-lo)})
+	}
+	return text, segs
+}
 
 // remap moves a range's byte offsets from the file to the excerpt. An
-// offset in a part that was cut goes to the nearest kept byte.
+// offset in a part that was cut goes to the nearest kept byte, one inside
+// an escaped character to the escape's start.
 func remap(r *hcl.Range, segs []segment) *hcl.Range {
 	if r == nil {
 		return nil
@@ -149,11 +205,19 @@ func remap(r *hcl.Range, segs []segment) *hcl.Range {
 			switch {
 			case p < s.orig:
 				return s.at
+			case p <= s.end && s.escaped > 0:
+				if p == s.orig {
+					return s.at
+				}
+				return s.at + s.escaped
 			case p <= s.end:
 				return s.at + p - s.orig
 			}
 		}
 		last := segs[len(segs)-1]
+		if last.escaped > 0 {
+			return last.at + last.escaped
+		}
 		return last.at + last.end - last.orig
 	}
 	c := *r

@@ -148,3 +148,66 @@ func TestHumanDiagnosticsLongLine(t *testing.T) {
 		t.Errorf("%d bytes:\n%.3000s", out.Len(), out.String())
 	}
 }
+
+// TestDiagnosticsEscapeControl: a file's terminal escape sequences,
+// carriage returns, bidirectional overrides and bytes that are not UTF-8
+// reach neither the terminal nor the JSON as they are: excerpts,
+// summaries, details and file names show them as escapes. A tab stays.
+func TestDiagnosticsEscapeControl(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"escapes", "flow \"f\" {\n  description = \"\x1b]0;pwned\x07\"\n}\n\nstep \"a\" {\n  use = \"nope\x1b[2J\u202e\t\"\n}\n",
+			[]string{`use = "nope\x1b[2J\u202e` + "\t" + `"`, `no block named "nope\x1b[2J\u202e\t"`}},
+		{"invalid UTF-8", "flow \"f\" {\n  description = \"caf\xe9 \xff\"\n}\n",
+			[]string{`description = "caf\xe9 \xff"`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			files, diags := compileSource(t, c.src)
+			var human bytes.Buffer
+			writeHumanDiagnostics(&human, files, diags)
+			var js bytes.Buffer
+			if err := writeJSON(&js, newJSONValidate(files, diags)); err != nil {
+				t.Fatal(err)
+			}
+			for what, out := range map[string]string{"human": human.String(), "JSON": js.String()} {
+				if i := strings.IndexFunc(out, func(r rune) bool {
+					return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r == 0x202e || r == 0xfffd
+				}); i >= 0 {
+					t.Errorf("%s output has %q at %d:\n%s", what, out[i], i, out)
+				}
+				if what == "JSON" {
+					continue // its escapes are escaped again: \\x1b
+				}
+				for _, w := range c.want {
+					if !strings.Contains(out, w) {
+						t.Errorf("%s output lacks %q:\n%s", what, w, out)
+					}
+				}
+			}
+			if !strings.Contains(js.String(), `\\x`) {
+				t.Errorf("JSON output without escapes:\n%s", js.String())
+			}
+		})
+	}
+}
+
+// TestExcerptEscapedRanges: a range after escaped characters still
+// underlines what it points at.
+func TestExcerptEscapedRanges(t *testing.T) {
+	src := []byte("a\x1bb\x1bc = 1\n")
+	var segs []segment
+	text, segs := appendEscaped(nil, segs, src, 0, len(src))
+	if string(text) != `a\x1bb\x1bc = 1`+"\n" {
+		t.Fatalf("text %q", text)
+	}
+	r := remap(&hcl.Range{Start: hcl.Pos{Byte: 4}, End: hcl.Pos{Byte: 5}}, segs) // "c"
+	if got := string(text[r.Start.Byte:r.End.Byte]); got != "c" {
+		t.Errorf("the range covers %q, want \"c\"", got)
+	}
+	r = remap(&hcl.Range{Start: hcl.Pos{Byte: 1}, End: hcl.Pos{Byte: 2}}, segs) // the first ESC
+	if got := string(text[r.Start.Byte:r.End.Byte]); got != `\x1b` {
+		t.Errorf("the range covers %q, want the escape", got)
+	}
+}
