@@ -21,6 +21,9 @@ import (
 
 // Program is a compiled flow.
 type Program struct {
+	// GoEngine is the engine every go block runs with (Options.GoEngine,
+	// --go-engine): "" for each block's own.
+	GoEngine string
 	Filename string
 	Dir      string
 	// SourceHash is the SHA-256 of the flow file and every block file it
@@ -168,6 +171,11 @@ type Options struct {
 	// (Parser.Release): a large flow's trees and the program built from
 	// them are then not all in memory at once.
 	Release bool
+	// SkipCode skips checking the code of go and js blocks (the code
+	// pass), for a caller that needs only the flow's shape — its steps,
+	// their order and dependencies — such as runs show: a go block
+	// compiled by the Go toolchain is not built.
+	SkipCode bool
 
 	flows *flowSet // shared with the compilations of the flows it uses
 }
@@ -201,7 +209,7 @@ func Compile(filename string, opts Options) (prog *Program, diags hcl.Diagnostic
 	}
 	c := &compilation{
 		opts: opts,
-		prog: &Program{Filename: filename, Dir: filepath.Dir(filename), vars: map[hcl.Expression]*exprRefs{}},
+		prog: &Program{Filename: filename, Dir: filepath.Dir(filename), GoEngine: opts.GoEngine, vars: map[hcl.Expression]*exprRefs{}},
 	}
 	prog = c.prog
 	failed := false
@@ -210,7 +218,7 @@ func Compile(filename string, opts Options) (prog *Program, diags hcl.Diagnostic
 		if c.prog.Registry == nil && p.name != "decode" {
 			break // the file could not be read or parsed
 		}
-		if (failed && !p.afterErrors) || (c.noEval && p.name == "types") {
+		if (failed && !p.afterErrors) || (c.noEval && p.name == "types") || (opts.SkipCode && p.name == "code") {
 			continue
 		}
 		d := consequences(p.run(c), errRanges)

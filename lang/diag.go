@@ -165,6 +165,61 @@ func SortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// Plural is "1 thing" or "3 things": n with the word for its number.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// ErrorSummary renders the errors of diags as sentences, for a run's or a
+// command's error text: the first error — its detail (its summary when it
+// has none) after "file:line,col: " when it has a range — and how
+// many more there are ("There is 1 more error.", "There are 3 more
+// errors."). Warnings are left out; "" when there are no errors.
+func ErrorSummary(diags hcl.Diagnostics) string {
+	var first *hcl.Diagnostic
+	more := 0
+	for _, d := range diags {
+		switch {
+		case d.Severity != hcl.DiagError:
+		case first == nil:
+			first = d
+		default:
+			more++
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	// The detail is sentences that say what the summary titles.
+	s := sentence(first.Summary)
+	if first.Detail != "" {
+		s = sentence(first.Detail)
+	}
+	if first.Subject != nil {
+		s = RangeString(*first.Subject) + ": " + s
+	}
+	switch more {
+	case 0:
+	case 1:
+		s += " There is 1 more error."
+	default:
+		s += " There are " + strconv.Itoa(more) + " more errors."
+	}
+	return s
+}
+
+// sentence ends s with a full stop, unless it ends a sentence already.
+func sentence(s string) string {
+	s = strings.TrimRight(s, " \n")
+	if s == "" || strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
+		return s
+	}
+	return s + "."
+}
+
 // RangeString is "file:line,col" for messages that point at another place.
 func RangeString(rng hcl.Range) string {
 	return fmt.Sprintf("%s:%d,%d", rng.Filename, rng.Start.Line, rng.Start.Column)

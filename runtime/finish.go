@@ -24,17 +24,16 @@ func (r *run) evaluate(res *Result) {
 }
 
 // conclude fails a result that its diagnostics fail, gives it the
-// diagnostics and usage, and returns its error text (redacted).
+// diagnostics (the failures of instances that failed the same way
+// grouped) and usage, and returns its error text (redacted, "" when it
+// has no errors).
 func (r *run) conclude(res *Result) string {
 	if r.diags.HasErrors() && (res.Status == StatusOK || res.Status == StatusWaiting) {
 		res.Status, res.Waiting = StatusFailed, nil
 	}
-	res.Diagnostics = r.redactDiags(compiler.Normalize(r.diags))
+	res.Diagnostics = GroupFailures(r.redactDiags(compiler.Normalize(r.diags)))
 	res.Usage = r.usage
-	if res.Diagnostics.HasErrors() {
-		return r.redact.redact(res.Diagnostics.Error())
-	}
-	return ""
+	return r.redact.redact(RunError(res.Diagnostics))
 }
 
 // timeoutDiags say that a run's timeout (at rng, nil when given on the

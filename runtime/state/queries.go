@@ -26,18 +26,21 @@ const stepColumns = `run_id, step, instance, status, attempts, started_at, finis
 // Runs returns the runs of flow ("" for every flow), newest first, at most
 // limit of them (limit <= 0 for all).
 func (s *Store) Runs(flow string, limit int) ([]*Run, error) {
+	return s.ListRuns(RunFilter{Flow: flow}, limit)
+}
+
+// ListRuns returns the runs f chooses, whole, newest first, at most limit
+// of them (limit <= 0 for all).
+func (s *Store) ListRuns(f RunFilter, limit int) ([]*Run, error) {
 	if limit <= 0 {
 		limit = math.MaxInt64 // no limit
 	}
-	var rows *sql.Rows
-	var err error
-	if flow == "" {
-		rows, err = s.db.QueryContext(context.Background(),
-			`SELECT `+runColumns+` FROM runs ORDER BY started_at DESC, id DESC LIMIT ?`, limit)
-	} else {
-		rows, err = s.db.QueryContext(context.Background(),
-			`SELECT `+runColumns+` FROM runs WHERE flow = ? ORDER BY started_at DESC, id DESC LIMIT ?`, flow, limit)
+	where, args := f.where()
+	q := `SELECT ` + runColumns + ` FROM runs`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
+	rows, err := s.db.QueryContext(context.Background(), q+` ORDER BY started_at DESC, id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("listing runs: %w", err)
 	}
@@ -48,10 +51,49 @@ func (s *Store) Runs(flow string, limit int) ([]*Run, error) {
 	return runs, nil
 }
 
-// A RunFilter chooses runs for RunPage: each field that is set must equal
-// the run's ("" for any).
+// RunFlows returns the names of the flows that have top-level runs in
+// namespace ns ("" for any), sorted (one walk of an index of the flows).
+func (s *Store) RunFlows(ns string) ([]string, error) {
+	rows, err := s.db.QueryContext(context.Background(), `SELECT DISTINCT flow FROM runs
+		WHERE parent_run = '' AND (CAST(? AS TEXT) = '' OR namespace = ?) ORDER BY flow`, ns, ns)
+	if err != nil {
+		return nil, fmt.Errorf("listing the flows of the runs: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var f string
+		if err := rows.Scan(&f); err != nil {
+			return nil, fmt.Errorf("listing the flows of the runs: %w", err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// A RunFilter chooses runs for RunPage and ListRuns: each field that is
+// set must equal the run's ("" for any).
 type RunFilter struct {
 	Flow, Namespace, Status string
+	// TopLevel leaves out the runs that runs started (ParentRun set: the
+	// runs of a step that uses a flow, of a tool call).
+	TopLevel bool
+}
+
+// where is the filter's conditions and their arguments.
+func (f RunFilter) where() ([]string, []any) {
+	var where []string
+	var args []any
+	for _, c := range []struct{ col, v string }{{"flow", f.Flow}, {"namespace", f.Namespace}, {"status", f.Status}} {
+		if c.v != "" {
+			where = append(where, c.col+" = ?")
+			args = append(args, c.v)
+		}
+	}
+	if f.TopLevel {
+		where = append(where, "parent_run = ''")
+	}
+	return where, args
 }
 
 // A RunKey is a run's place in the list of RunPage, newest first: by
@@ -75,14 +117,7 @@ func (s *Store) RunPage(ctx context.Context, f RunFilter, after *RunKey, limit i
 	if limit <= 0 {
 		return nil, nil, fmt.Errorf("listing runs: the page size %d is not positive", limit)
 	}
-	var where []string
-	var args []any
-	for _, c := range []struct{ col, v string }{{"flow", f.Flow}, {"namespace", f.Namespace}, {"status", f.Status}} {
-		if c.v != "" {
-			where = append(where, c.col+" = ?")
-			args = append(args, c.v)
-		}
-	}
+	where, args := f.where()
 	if after != nil {
 		where = append(where, "(started_at, id) < (?, ?)")
 		args = append(args, after.StartedAt.UnixNano(), after.ID)

@@ -195,7 +195,7 @@ func (e *Engine) Run(ctx workflow.Context, in RunInput) (*RunOutput, error) {
 	}
 	out := &RunOutput{Status: string(res.Status)}
 	if res.Diagnostics.HasErrors() {
-		out.Error = runtime.DiagText(res.Diagnostics)
+		out.Error = runtime.RunError(res.Diagnostics)
 	}
 	return out, nil
 }

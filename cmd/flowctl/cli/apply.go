@@ -33,13 +33,15 @@ func newApplyCommand(s streams) *cobra.Command {
 	var jsonOut, autoApprove bool
 	var resume, flowFile string
 	cmd := &cobra.Command{
-		Use:        "apply FLOW|PLAN.json | apply --resume RUN_ID",
+		Use:        "apply [FLOW|PLAN.json] | apply --resume RUN_ID",
 		SuggestFor: []string{"run", "exec", "execute", "start"},
 		Short:      "Run a flow",
-		Long: `Apply runs a flow: each step starts as soon as the steps it depends on have
-finished (--parallelism N caps how many run at once). Results are recorded in the state
-directory (.flowctl next to the flow) as they finish, and cached results are
-reused. On a terminal apply shows the plan and asks for confirmation unless
+		Long: `Apply runs a flow (FLOW, a flow file or a directory holding one; the current
+directory by default): each step starts as soon as the steps it depends on have
+finished (--parallelism N caps how many run at once). Results are recorded in the
+project's state as they finish (the nearest .flowctl from the working directory up
+to the top of its git repository, else the working directory's; see --state), and
+cached results are reused. On a terminal apply shows the plan and asks for confirmation unless
 --auto-approve is given; elsewhere it needs --auto-approve or a plan saved with
 plan --out, which it refuses when the flow changed since. Ctrl-C cancels the
 running steps and keeps what finished.
@@ -67,9 +69,7 @@ the steps that finished: fix the failing step, then resume.`,
 				}
 				return applyResume(s, &f, resume, flowFile, jsonOut)
 			}
-			if len(args) != 1 {
-				return usagef("apply needs a FLOW (or a PLAN.json), or --resume RUN_ID")
-			}
+			args = flowArg(args)
 			l, secrets, given, err := f.start(s)
 			if err != nil {
 				return err
@@ -82,6 +82,7 @@ the steps that finished: fix the failing step, then resume.`,
 				if prog, inputs, sp, err = readSavedPlan(l, args[0], given); err != nil {
 					return err
 				}
+				f.goEngine = l.goEngine // the plan's, when it has one
 				if !cmd.Flags().Changed("namespace") {
 					f.namespace = sp.Namespace
 				}
@@ -111,7 +112,7 @@ the steps that finished: fix the failing step, then resume.`,
 				}
 				defer closeLog()
 			}
-			st, err := f.openState(prog)
+			st, err := f.openState(s.err, prog)
 			if err != nil {
 				return err
 			}

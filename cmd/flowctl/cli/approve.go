@@ -236,7 +236,7 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 			return l.fail(res.Diagnostics)
 		}
 		if len(res.Diagnostics) > 0 && !jsonOut {
-			writeHumanDiagnostics(s.err, l.parser.Files(), res.Diagnostics)
+			writeRunDiagnostics(s.err, l.parser.Files(), res.Diagnostics)
 		}
 		switch res.Status {
 		case runtime.StatusOK:

@@ -19,7 +19,6 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
-	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
@@ -28,10 +27,6 @@ import (
 // localBlocksDir holds the block files of the current directory's
 // registry, as blocks/ next to a flow file does for the flow.
 const localBlocksDir = "blocks"
-
-// blocksStateDir is where search caches embedding vectors: the state of
-// the current directory.
-const blocksStateDir = ".flowctl"
 
 func newBlocksCommand(s streams) *cobra.Command {
 	var registries []string
@@ -239,9 +234,10 @@ func useEmbeddings(ctx context.Context, stderr io.Writer, ix *index.Index) func(
 		return func() {}
 	}
 	var cache index.VectorCache
-	st, err := state.Open(blocksStateDir)
+	dir := stateIn("", ".")
+	st, err := openStateDir(dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "Warning: embedding vectors are not cached: opening the state in %s: %s\n", blocksStateDir, err)
+		fmt.Fprintf(stderr, "Warning: embedding vectors are not cached: opening the state in %s: %s\n", dir, err)
 	} else {
 		cache = st.Vectors(model)
 	}

@@ -117,17 +117,15 @@ runs it had go on on other workers.`,
 					st.Close()
 				}
 			}()
-			for _, p := range progs {
-				d := f.stateDirFor(p)
-				if stores[d] == nil {
-					if stores[d], err = openStateDir(d); err != nil {
-						return err
-					}
+			// The worker's flows are DIR's project, as serve's.
+			if d := stateIn(f.stateDir, dir); len(progs) > 0 {
+				if stores[d], err = openStateDir(d); err != nil {
+					return err
 				}
 			}
 			// Large payloads go to the state of DIR's flows when they share
 			// one (a database, or DIR/.flowctl), where clients look.
-			payloads := stores[stateLocation(f.stateDir, filepath.Join(dir, ".flowctl"))]
+			payloads := stores[stateIn(f.stateDir, dir)]
 			if len(stores) == 1 {
 				for _, st := range stores {
 					payloads = st
@@ -140,7 +138,7 @@ runs it had go on on other workers.`,
 			defer c.Close()
 			eng, err := temporal.NewEngine(progs, temporal.Options{
 				Executors: ex, Secrets: secrets, Encrypted: encrypted,
-				StoreFor: func(p *compiler.Program) *state.Store { return stores[f.stateDirFor(p)] },
+				StoreFor: func(p *compiler.Program) *state.Store { return stores[stateIn(f.stateDir, dir)] },
 			})
 			if err != nil {
 				return usagef("%s", err)
@@ -217,7 +215,7 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 		return l.fail(res.Diagnostics)
 	}
 	if len(res.Diagnostics) > 0 && !jsonOut {
-		writeHumanDiagnostics(s.err, l.parser.Files(), res.Diagnostics)
+		writeRunDiagnostics(s.err, l.parser.Files(), res.Diagnostics)
 	}
 	if res.Status != runtime.StatusOK {
 		return exitError{exitFailure}

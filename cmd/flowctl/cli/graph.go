@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/flowctl/flowctl/compiler"
@@ -17,16 +16,17 @@ func newGraphCommand(s streams) *cobra.Command {
 	var registries []string
 	var expand bool
 	cmd := &cobra.Command{
-		Use:   "graph FLOW",
+		Use:   "graph [FLOW]",
 		Short: "Print a flow's step graph as Graphviz DOT or Mermaid",
 		Long: `Graph prints the DAG of a flow's steps: an edge from each step to the steps
 that depend on it. Steps on the critical path are drawn bold: the chain that
 takes the most time by the last successful run's durations (and sleep steps'
 declared ones), else the longest chain. A step that uses a flow is one
 step; --expand draws the flow's steps in its place, as a cluster. FLOW is a
-flow file or a directory holding one.`,
-		Args: cobra.ExactArgs(1),
+flow file or a directory holding one (default: the current directory).`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args = flowArg(args)
 			var write func(io.Writer, *compiler.Program, *stepGraph)
 			switch format {
 			case "dot":
@@ -43,7 +43,7 @@ flow file or a directory holding one.`,
 			// The critical path by time when the flow's state has the
 			// durations of a run (or its sleep steps declare some).
 			var st *state.Store
-			if dir := stateLocation("", filepath.Join(prog.Dir, ".flowctl")); state.IsURL(dir) || dirExists(dir) {
+			if dir := stateIn("", projectBase(prog.Filename)); state.IsURL(dir) || dirExists(dir) {
 				if st, err = openStateDir(dir); err == nil {
 					defer st.Close()
 				}
@@ -59,10 +59,13 @@ flow file or a directory holding one.`,
 	return cmd
 }
 
-func stepLabel(s *compiler.Step) string {
+// stepLabel is a step's block and what is not the default about it: the
+// engine of a go block run compiled (or interpreted when --go-engine
+// overrides the block's engine = "compiled"), for_each.
+func stepLabel(s *compiler.Step, goEngine string) string {
 	label := s.Use
-	if e := engineOf(s); e == lang.EngineCompiled {
-		label += ", compiled"
+	if e := engineOf(s, goEngine); e == lang.EngineCompiled || (e != "" && s.Block.Def.Engine == lang.EngineCompiled) {
+		label += ", " + e
 	}
 	if s.ForEach != nil {
 		label += ", for_each"
@@ -70,12 +73,13 @@ func stepLabel(s *compiler.Step) string {
 	return label
 }
 
-// engineOf is the engine of a step's go block; "" for other blocks.
-func engineOf(s *compiler.Step) string {
+// engineOf is the engine a step's go block runs with, given goEngine
+// (--go-engine, "" for the block's own); "" for other blocks.
+func engineOf(s *compiler.Step, goEngine string) string {
 	if s.Block == nil || s.Block.Def == nil || s.Block.Def.Runtime != lang.RuntimeGo {
 		return ""
 	}
-	if s.Block.Def.Compiled("") {
+	if s.Block.Def.Compiled(goEngine) {
 		return lang.EngineCompiled
 	}
 	return lang.EngineInterpreted
@@ -125,7 +129,7 @@ func (g *stepGraph) add(c *graphCluster, p *compiler.Program, prefix string, exp
 	for _, s := range p.Steps {
 		id := prefix + s.Name
 		if expand && s.Flow != nil && len(s.Flow.Steps) > 0 {
-			sub := &graphCluster{id: id, label: s.Name + "\n" + stepLabel(s)}
+			sub := &graphCluster{id: id, label: s.Name + "\n" + stepLabel(s, p.GoEngine)}
 			c.clusters = append(c.clusters, sub)
 			subIns, subOuts := g.add(sub, s.Flow, id+"/", expand, crit[s])
 			for _, t := range s.Flow.Steps {
@@ -138,7 +142,7 @@ func (g *stepGraph) add(c *graphCluster, p *compiler.Program, prefix string, exp
 			}
 			continue
 		}
-		c.nodes = append(c.nodes, graphNode{id: id, name: s.Name, label: stepLabel(s), bold: crit[s]})
+		c.nodes = append(c.nodes, graphNode{id: id, name: s.Name, label: stepLabel(s, p.GoEngine), bold: crit[s]})
 		ins[s], outs[s] = []string{id}, []string{id}
 	}
 	for _, s := range p.Steps {

@@ -14,6 +14,9 @@ type flowLoader struct {
 	registries []string
 	parser     *lang.Parser
 	goEngine   string // --go-engine, resolved
+	// skipCode compiles a flow for its shape (its name, its steps) without
+	// checking or building its blocks' code (compiler.Options.SkipCode).
+	skipCode bool
 }
 
 func newFlowLoader(s streams, registries []string) *flowLoader {
@@ -26,7 +29,7 @@ func (l *flowLoader) compile(arg string) (*compiler.Program, error) {
 	if diags.HasErrors() {
 		return nil, l.fail(diags)
 	}
-	prog, diags := compiler.Compile(path, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine, Release: true})
+	prog, diags := compiler.Compile(path, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine, Release: true, SkipCode: l.skipCode})
 	if err := l.check(diags); err != nil {
 		return nil, err
 	}

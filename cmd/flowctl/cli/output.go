@@ -3,7 +3,9 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
+	"strings"
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
@@ -18,13 +20,15 @@ func newOutputCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "output [NAME]",
 		Short: "Print the outputs of the last successful run, or of any run",
-		Long: `Output prints the outputs of the newest successful run in the state (of the
-flow given with --flow, else of any flow there), or of the run given with
---run, failed and cancelled runs included: those have the outputs whose steps
-finished, and the others are listed on standard error with the reason. With
-NAME it prints that output alone: a string as it is, anything else as JSON;
-an output the run has no value for is an error that says why. Sensitive
-outputs show as (sensitive).`,
+		Long: `Output prints the outputs of the newest successful run in the project's state
+(of the flow given with --flow, else of any flow applied there; not the runs
+of flows that steps use), or of the run given with --run, failed and
+cancelled runs included: those have the outputs whose steps finished, and the
+others are listed on standard error with the reason. Standard error first
+says which run of which flow it is, and when the state has runs of several
+flows, how to choose another. With NAME it prints that output alone: a string
+as it is, anything else as JSON; an output the run has no value for is an
+error that says why. Sensitive outputs show as (sensitive).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, flow, err := f.open(s)
@@ -35,6 +39,9 @@ outputs show as (sensitive).`,
 			run, err := outputRun(st, flow, namespace, runID)
 			if err != nil {
 				return err
+			}
+			if !jsonOut && len(args) == 0 {
+				writeOutputHeader(s.err, st, run, flow == "" && runID == "")
 			}
 			outputs, failed, err := runOutputs(run)
 			if err != nil {
@@ -74,14 +81,35 @@ func outputRun(st *state.Store, flow, namespace, id string) (*state.Run, error) 
 		}
 		return run, nil
 	}
-	run, err := st.LatestRun(flow, namespace, "ok")
+	runs, err := st.ListRuns(state.RunFilter{Flow: flow, Namespace: namespace, Status: "ok", TopLevel: true}, 1)
 	if err != nil {
 		return nil, err
 	}
-	if run == nil {
+	if len(runs) == 0 {
 		return nil, failf("No successful run", "The state holds no successful run yet; outputs are recorded when a run succeeds. Name a failed run with --run RUN_ID to see the outputs it has.")
 	}
-	return run, nil
+	return runs[0], nil
+}
+
+// writeOutputHeader says whose outputs follow: the run, its flow and when
+// it finished; when output chose the flow (picked) and the state has runs
+// of others, which they are and how to choose one.
+func writeOutputHeader(w io.Writer, st *state.Store, run *state.Run, picked bool) {
+	when := ""
+	if !run.FinishedAt.IsZero() {
+		when = ", finished " + run.FinishedAt.Local().Format("2006-01-02 15:04:05")
+	}
+	fmt.Fprintf(w, "Outputs of run %s of flow %q (%s%s):\n", run.ID, run.Flow, run.Status, when)
+	if !picked {
+		return
+	}
+	flows, err := st.RunFlows(run.Namespace)
+	if err != nil || len(flows) < 2 {
+		return
+	}
+	others := slices.DeleteFunc(flows, func(f string) bool { return f == run.Flow })
+	fmt.Fprintf(w, "(the newest successful run; the state has runs of %s too: choose one with --flow FLOW, or a run with --run RUN_ID)\n",
+		strings.Join(others, ", "))
 }
 
 // runOutputs reads a run's stored outputs and the outputs it has no value

@@ -13,9 +13,10 @@ func newPlanCommand(s streams) *cobra.Command {
 	var jsonOut, detailed, expand bool
 	var out string
 	cmd := &cobra.Command{
-		Use:   "plan FLOW",
+		Use:   "plan [FLOW]",
 		Short: "Show what applying a flow would do",
-		Long: `Plan compiles a flow (FLOW is a flow file or a directory holding one),
+		Long: `Plan compiles a flow (FLOW is a flow file or a directory holding one;
+the current directory by default),
 resolves its inputs, looks up the result cache and shows each step with its
 stage and what apply would do with it:
 
@@ -24,14 +25,17 @@ stage and what apply would do with it:
   ~ unknown  it depends on values known only at run time
   - skip     its when condition is already known to be false
 
-A step that uses a flow is one step; --expand shows the flow's steps under
+A go step shows its engine when it runs compiled (--go-engine, as for apply,
+or FLOWCTL_GO_ENGINE, may make every go block run either way; --json has
+every go step's "engine"). A step that uses a flow is one step; --expand shows the flow's steps under
 it, planned with the step's arguments as far as they are known. It ends with
 the counts and the critical path. --out saves the plan, pinning
 the flow's source and its inputs, for apply PLAN.json. With
 --detailed-exitcode it exits 0 when no step would run, 1 on errors and 2 when
 steps would run.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args = flowArg(args)
 			secrets, err := f.secretValues()
 			if err != nil {
 				return err
@@ -40,7 +44,11 @@ steps would run.`,
 			if err != nil {
 				return err
 			}
+			if f.goEngine, err = resolveGoEngine(f.goEngine); err != nil {
+				return err
+			}
 			l := newFlowLoader(s, f.registries)
+			l.goEngine = f.goEngine
 			if err := l.check(diags); err != nil {
 				return err
 			}
@@ -54,7 +62,7 @@ steps would run.`,
 			}
 			// Plan runs nothing: the executors give the cache keys of the
 			// blocks whose results depend on more than their inputs.
-			ex, release, err := executors(execOptions{sandbox: sandboxIsolated, warnings: s.err})
+			ex, release, err := executors(execOptions{sandbox: sandboxIsolated, goEngine: f.goEngine, warnings: s.err})
 			if err != nil {
 				return err
 			}
@@ -62,7 +70,7 @@ steps would run.`,
 			opts := runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.namespace, NoCache: f.noCache, Executors: ex, Targets: f.targets,
 				ResetCorruptMemory: f.resetMemory}
 			if dir := f.stateDirFor(prog); dirExists(dir) {
-				st, err := f.openState(prog)
+				st, err := f.openState(s.err, prog)
 				if err != nil {
 					return err
 				}
@@ -97,6 +105,7 @@ steps would run.`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the plan as one JSON object")
 	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when steps would run, 0 when none would")
 	cmd.Flags().StringVar(&out, "out", "", "save the plan to this file for apply")
+	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
 	cmd.Flags().BoolVar(&expand, "expand", false, "show the steps of the flows that steps use (use = \"flow.NAME\")")
 	return cmd
 }

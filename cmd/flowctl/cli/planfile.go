@@ -21,6 +21,9 @@ type savedPlan struct {
 	SourceHash      string                     `json:"source_hash"`
 	Namespace       string                     `json:"namespace"`
 	NoCache         bool                       `json:"no_cache,omitempty"`
+	// GoEngine is the --go-engine the plan was made with: apply runs the
+	// plan's go blocks with it.
+	GoEngine string `json:"go_engine,omitempty"`
 	Inputs          map[string]json.RawMessage `json:"inputs"`
 	SensitiveInputs []string                   `json:"sensitive_inputs,omitempty"`
 	Plan            jsonPlan                   `json:"plan"`
@@ -34,7 +37,7 @@ func writeSavedPlan(path string, plan *compiler.Plan, namespace string, noCache 
 	}
 	sp := savedPlan{
 		FormatVersion: jsonFormatVersion, Flow: p.Flow.Name, FlowFile: filepath.ToSlash(rel),
-		SourceHash: p.SourceHash, Namespace: namespace, NoCache: noCache, Inputs: map[string]json.RawMessage{}, Plan: newJSONPlan(plan, true),
+		SourceHash: p.SourceHash, Namespace: namespace, NoCache: noCache, GoEngine: p.GoEngine, Inputs: map[string]json.RawMessage{}, Plan: newJSONPlan(plan, true),
 	}
 	for _, in := range p.Inputs {
 		v := plan.Inputs[in.Name]
@@ -73,6 +76,13 @@ func readSavedPlan(l *flowLoader, path string, given map[string]compiler.InputVa
 			Severity: hcl.DiagError, Summary: "Invalid saved plan",
 			Detail: fmt.Sprintf("%s is not a plan written by flowctl plan --out.", path),
 		}})
+	}
+	switch {
+	case sp.GoEngine == "" || sp.GoEngine == l.goEngine:
+	case l.goEngine == "":
+		l.goEngine = sp.GoEngine // the engine the plan shows
+	default:
+		return nil, nil, nil, usagef("%s was planned with --go-engine %s; apply it with that engine, or make a new plan", path, sp.GoEngine)
 	}
 	for name := range given {
 		if !contains(sp.SensitiveInputs, name) {

@@ -58,7 +58,9 @@ func newRootCommand(s streams) *cobra.Command {
 
 A flow is an HCL file (NAME.flow.hcl) of steps that use typed blocks. flowctl
 type-checks the flow and the wiring between its steps, shows what a run would
-do, runs it, and keeps its results and cache in .flowctl next to the flow.`,
+do, runs it, and keeps its results and cache in the project's state: the
+nearest .flowctl from the working directory up to the top of its git
+repository, else the working directory's.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

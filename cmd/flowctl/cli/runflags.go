@@ -3,8 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
 	"time"
 
@@ -44,7 +43,7 @@ type runFlags struct {
 func (f *runFlags) register(cmd *cobra.Command) {
 	f.inputs.register(cmd)
 	cmd.Flags().StringArrayVar(&f.registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
-	cmd.Flags().StringVar(&f.stateDir, "state", "", "the state directory, or a postgres:// URL (default: "+envStateURL+", else .flowctl next to the flow file)")
+	cmd.Flags().StringVar(&f.stateDir, "state", "", stateHelp)
 	cmd.Flags().StringVar(&f.namespace, "namespace", "default", "the memory namespace, e.g. one per user")
 	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")
 	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "run every step; reuse no cached result")
@@ -65,28 +64,20 @@ func (f *runFlags) registerRun(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print what code steps log (console.log, print) as it comes; without it, a failed step shows its last lines")
 }
 
-// stateDirFor is the state of a flow: a directory, or a database URL.
+// stateDirFor is the state of a flow: a directory, or a database URL
+// (stateIn, for the flow's project).
 func (f *runFlags) stateDirFor(prog *compiler.Program) string {
-	return stateLocation(f.stateDir, filepath.Join(prog.Dir, ".flowctl"))
+	return stateIn(f.stateDir, projectBase(prog.Filename))
 }
 
-// envStateURL names a shared state database for every command.
-const envStateURL = "FLOWCTL_STATE_URL"
-
-// stateLocation is where the state is: --state when given, else
-// FLOWCTL_STATE_URL when set, else the default directory.
-func stateLocation(given, dir string) string {
-	if given != "" {
-		return given
+// openState opens the state of a flow's project; it warns, on w, of a
+// state of the flow's own left from before (warnOldState).
+func (f *runFlags) openState(w io.Writer, prog *compiler.Program) (*state.Store, error) {
+	dir := f.stateDirFor(prog)
+	if f.stateDir == "" {
+		warnOldState(w, prog.Filename, dir)
 	}
-	if u := os.Getenv(envStateURL); u != "" {
-		return u
-	}
-	return dir
-}
-
-func (f *runFlags) openState(prog *compiler.Program) (*state.Store, error) {
-	return openStateDir(f.stateDirFor(prog))
+	return openStateDir(dir)
 }
 
 // openStateDir opens the state in a directory, or the PostgreSQL

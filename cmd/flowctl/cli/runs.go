@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"time"
 
 	"github.com/flowctl/flowctl/runtime"
@@ -18,29 +17,29 @@ type stateFlags struct {
 }
 
 func (f *stateFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.dir, "state", "", "the state directory, or a postgres:// URL (default: "+envStateURL+", else .flowctl, or next to --flow)")
-	cmd.Flags().StringVar(&f.flow, "flow", "", "a flow file or directory: use its state and only its runs")
+	cmd.Flags().StringVar(&f.dir, "state", "", stateHelp)
+	cmd.Flags().StringVar(&f.flow, "flow", "", "a flow file or directory: only its runs (in the state of its project)")
 }
 
 // open opens the state and names the flow to filter by ("" for all).
 func (f *stateFlags) open(s streams) (*state.Store, string, error) {
-	dir, flowName := stateLocation(f.dir, ""), ""
+	base, flowName := ".", ""
 	if f.flow != "" {
 		l := newFlowLoader(s, nil)
+		l.skipCode = true // for its name
 		prog, err := l.compile(f.flow)
 		if err != nil {
 			return nil, "", err
 		}
 		flowName = prog.Flow.Name
-		if dir == "" {
-			dir = filepath.Join(prog.Dir, ".flowctl")
+		base = projectBase(prog.Filename)
+		if f.dir == "" {
+			warnOldState(s.err, prog.Filename, stateIn("", base))
 		}
 	}
-	if dir == "" {
-		dir = ".flowctl"
-	}
+	dir := stateIn(f.dir, base)
 	if !state.IsURL(dir) && !dirExists(dir) {
-		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name its state with --state DIR or --flow FLOW.", dir)
+		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name a state with --state DIR. The state of a project is the nearest %s from the working directory up to the top of its git repository (docs/runtime.md, \"Where the state lives\").", dir, stateDirName)
 	}
 	st, err := openStateDir(dir)
 	if err != nil {
@@ -51,17 +50,20 @@ func (f *stateFlags) open(s streams) (*state.Store, string, error) {
 
 func newRunsCommand(s streams) *cobra.Command {
 	var f stateFlags
-	var jsonOut, follow bool
+	var jsonOut, follow, all bool
 	var limit int
 	var step string
 	cmd := &cobra.Command{
 		Use:   "runs [list | show RUN_ID | logs RUN_ID [STEP] | retry RUN_ID]",
 		Short: "List recorded runs; show one run's steps or logs; retry a run",
-		Long: `Runs lists the runs recorded in the state, newest first, or shows one run
-(a unique prefix of its id is enough; none, or "latest", for the newest) with every step instance's status,
-attempts, timing and error; a step of more than 50 instances is shown as
-one row of counts by status, with the instances that did not succeed, and
---step STEP lists every instance of one step. runs logs RUN_ID [STEP] prints what the run's
+		Long: `Runs lists the runs recorded in the project's state, newest first: the runs
+of flows applied or served, not the runs their steps started (a step that
+uses a flow, a tool call), which runs show lists under their step and --all
+under their run. Runs show shows one run (a unique prefix of its id is
+enough; none, or "latest", for the newest) with every step instance's status,
+attempts, timing and error, in the flow's order; a step of more than 50
+instances is shown as one row of counts by status, with the instances that
+did not succeed, and --step STEP lists every instance of one step. runs logs RUN_ID [STEP] prints what the run's
 code steps printed (console.log, print), by step instance; --follow prints
 each instance's log as it finishes, until the run ends. runs retry RUN_ID
 continues a failed, cancelled, interrupted or waiting run, as apply --resume
@@ -72,7 +74,7 @@ does.`,
 			case len(args) == 3 && args[0] != "logs":
 				return usagef("runs %s takes at most one run id", args[0])
 			case len(args) == 0 || (args[0] == "list" && len(args) == 1):
-				return runsList(s, &f, limit, jsonOut)
+				return runsList(s, &f, limit, all, jsonOut)
 			case args[0] == "show" && len(args) == 2:
 				return runsShow(s, &f, args[1], step, jsonOut)
 			case args[0] == "show":
@@ -96,6 +98,7 @@ does.`,
 	f.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
 	cmd.Flags().IntVar(&limit, "limit", 20, "list at most this many runs")
+	cmd.Flags().BoolVar(&all, "all", false, "runs list: each run followed by the runs its steps started (sub-flows, tool calls), indented")
 	cmd.Flags().BoolVar(&follow, "follow", false, "runs logs: print each step's log as it finishes, until the run ends")
 	cmd.Flags().StringVar(&step, "step", "", "runs show: list every instance of this step (a step of more than 50 instances is otherwise summarized)")
 	return cmd
@@ -108,15 +111,42 @@ func nonEmpty(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-func runsList(s streams, f *stateFlags, limit int, jsonOut bool) error {
+func runsList(s streams, f *stateFlags, limit int, all, jsonOut bool) error {
 	st, flow, err := f.open(s)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	runs, err := st.Runs(flow, limit)
+	top, err := st.ListRuns(state.RunFilter{Flow: flow, TopLevel: true}, limit)
 	if err != nil {
 		return err
+	}
+	// With --all, each run is followed by the runs it started, depth
+	// first (depth is how far each is from its top-level run).
+	var runs []*state.Run
+	depth := map[string]int{}
+	var add func(r *state.Run, d int) error
+	add = func(r *state.Run, d int) error {
+		runs = append(runs, r)
+		depth[r.ID] = d
+		if !all || d >= maxRunDepth {
+			return nil
+		}
+		kids, err := st.Children(r.ID)
+		if err != nil {
+			return err
+		}
+		for _, k := range kids {
+			if err := add(k, d+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, r := range top {
+		if err := add(r, 0); err != nil {
+			return err
+		}
 	}
 	open, err := st.Approvals("")
 	if err != nil {
@@ -128,7 +158,7 @@ func runsList(s streams, f *stateFlags, limit int, jsonOut bool) error {
 			waits[a.RunID] = append(waits[a.RunID], a)
 		}
 	}
-	return newRunsView(s, jsonOut).List(runs, waits)
+	return newRunsView(s, jsonOut).List(runs, depth, waits)
 }
 
 // runsShow shows a run; "latest" is the newest (of --flow's flow).
@@ -140,7 +170,7 @@ func runsShow(s streams, f *stateFlags, id, step string, jsonOut bool) error {
 	defer st.Close()
 	var run *state.Run
 	if id == "latest" {
-		runs, err := st.Runs(flow, 1)
+		runs, err := st.ListRuns(state.RunFilter{Flow: flow, TopLevel: true}, 1)
 		if err != nil {
 			return err
 		}
@@ -158,6 +188,11 @@ func runsShow(s streams, f *stateFlags, id, step string, jsonOut bool) error {
 	if err != nil {
 		return err
 	}
+	stateDir := st.Path()
+	if state.IsURL(stateDir) {
+		stateDir = ""
+	}
+	flowOrders{}.orderSteps(tree, stateDir)
 	as, err := st.Approvals(run.ID)
 	if err != nil {
 		return err

@@ -6,8 +6,8 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/flowctl/flowctl/runtime"
@@ -148,10 +148,10 @@ func (s *stepSummary) statusText() string {
 	return strings.Join(parts, ", ")
 }
 
-// writeSummaryRow prints a summarized step's row: its label with [*], the
+// writeSummaryRow adds a summarized step's row: its label with [*], the
 // counts by status, the most attempts, the time from its first start to
 // its last finish, and what is listed below it.
-func writeSummaryRow(tw io.Writer, prefix string, s *stepSummary) {
+func writeSummaryRow(tb *table, prefix string, s *stepSummary) {
 	listed := ""
 	switch failed := s.instances - s.succeededCount(); {
 	case s.listed > 0 && s.listed < failed:
@@ -161,9 +161,9 @@ func writeSummaryRow(tw io.Writer, prefix string, s *stepSummary) {
 	}
 	dur := "-"
 	if f, l := s.first(), s.last(); !f.IsZero() && !l.IsZero() {
-		dur = l.Sub(f).Round(time.Millisecond).String()
+		dur = formatDuration(l.Sub(f))
 	}
-	fmt.Fprintf(tw, "%s%s[*]\t%s\t%d\t%s\t-\t%d instances%s\n", prefix, s.step, s.statusText(), s.attempts(), dur, s.instances, listed)
+	tb.row(prefix+s.step+"[*]", s.statusText(), strconv.Itoa(s.attempts()), dur, "-", fmt.Sprintf("%d instances%s", s.instances, listed))
 }
 
 func (s *stepSummary) succeededCount() int {
@@ -246,12 +246,13 @@ func runsShowStep(w io.Writer, st *state.Store, run *state.Run, step string, jso
 		_, err := io.WriteString(w, "\n]\n")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tSTATUS\tATTEMPTS\tDURATION\tTOKENS\tERROR")
+	r := newStepRows()
 	for _, sr := range rows {
-		writeStepRow(tw, "", sr)
+		r.instance("", run.ID, sr)
 	}
-	return tw.Flush()
+	r.sameWay("", step)
+	r.tb.write(w)
+	return nil
 }
 
 // writeJSONLine writes v as one line of JSON, without its newline.

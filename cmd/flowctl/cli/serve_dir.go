@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -32,7 +31,7 @@ type dirFlags struct {
 // register adds the flags to cmd; listening prefixes the help of those
 // that matter only when the command listens on HTTP.
 func (f *dirFlags) register(cmd *cobra.Command, listening string) {
-	cmd.Flags().StringVar(&f.stateDir, "state", "", "the state directory, or a postgres:// URL (default: "+envStateURL+", else DIR/.flowctl)")
+	cmd.Flags().StringVar(&f.stateDir, "state", "", stateHelp+"; DIR counts as the working directory")
 	f.tokens.register(cmd, listening)
 	f.tls.register(cmd, listening)
 	f.log.register(cmd)
@@ -70,7 +69,7 @@ func (f *dirFlags) open(s streams, dir string) (*servedDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := openStateDir(stateLocation(f.stateDir, filepath.Join(dir, ".flowctl")))
+	st, err := openStateDir(stateIn(f.stateDir, dir))
 	if err != nil {
 		return nil, err
 	}

@@ -107,15 +107,17 @@ func TestTemporalExamples(t *testing.T) {
 				return out.Bytes()
 			}
 			want := finalOutputs(t, run(filepath.Join(local, name), "apply", "--auto-approve", "--json", "."))
-			got := finalOutputs(t, run(filepath.Join(remote, name), "apply", "--engine", "temporal", "--address", addr,
-				"--task-queue", "examples", "--auto-approve", "--json", "."))
+			// From the worker's DIR: the worker records the run in the
+			// state of its project, DIR's.
+			got := finalOutputs(t, run(remote, "apply", "--engine", "temporal", "--address", addr,
+				"--task-queue", "examples", "--auto-approve", "--json", name))
 			wantJSON, _ := json.Marshal(want)
 			gotJSON, _ := json.Marshal(got)
 			if !bytes.Equal(wantJSON, gotJSON) {
 				t.Errorf("outputs on Temporal:\n%s\nlocally:\n%s", gotJSON, wantJSON)
 			}
 			// runs and output read the run back from the state.
-			out := run(filepath.Join(remote, name), "output", "--json")
+			out := run(remote, "output", "--json", "--flow", name)
 			var recorded map[string]any
 			if err := json.Unmarshal(out, &recorded); err != nil {
 				t.Fatalf("output --json: %s (%v)", out, err)
@@ -124,7 +126,7 @@ func TestTemporalExamples(t *testing.T) {
 			if !bytes.Equal(recJSON, wantJSON) {
 				t.Errorf("flowctl output after the Temporal run:\n%s\nwant:\n%s", recJSON, wantJSON)
 			}
-			if out := run(filepath.Join(remote, name), "runs", "list"); !strings.Contains(string(out), " ok ") {
+			if out := run(remote, "runs", "list", "--flow", name); !strings.Contains(string(out), " ok ") {
 				t.Errorf("runs list does not show the run ok:\n%s", out)
 			}
 		})

@@ -146,7 +146,7 @@ func runThink(s streams, a thinkArgs) error {
 		if diags.HasErrors() {
 			return newFlowLoader(s, a.registries).fail(diags)
 		}
-		if st, err = openStateDir(stateLocation("", filepath.Join(filepath.Dir(path), ".flowctl"))); err != nil {
+		if st, err = openStateDir(stateIn("", projectBase(path))); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -214,7 +214,7 @@ func thinkEmbeddings(opts *thinker.Options, cfg llm.Config, dir string) func() {
 	}
 	opts.Embedder = llm.NewEmbedder(cfg, cfg.EmbeddingsModel)
 	opts.EmbeddingsModel = cfg.EmbeddingsModel
-	st, err := state.Open(filepath.Join(dir, ".flowctl"))
+	st, err := openStateDir(stateIn("", dir))
 	if err != nil {
 		// The search embeds without a cache.
 		return func() {}

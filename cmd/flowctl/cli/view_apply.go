@@ -177,7 +177,9 @@ type applyHuman struct {
 	// last lines of a step that fails are printed under it (tails).
 	verbose bool
 	tails   map[string][]string
-	width   int // the terminal's columns; live rows are cut to fit
+	// failures are the errors shown in full, by step.
+	failures sameFailures
+	width    int // the terminal's columns; live rows are cut to fit
 
 	mu      sync.Mutex
 	running map[string]*runningStep
@@ -198,7 +200,7 @@ type runningStep struct {
 }
 
 func newApplyHuman(w io.Writer) *applyHuman {
-	v := &applyHuman{w: w, term: w, running: map[string]*runningStep{}, counts: map[runtime.Status]int{}}
+	v := &applyHuman{w: w, term: w, running: map[string]*runningStep{}, counts: map[runtime.Status]int{}, failures: sameFailures{}}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		v.live = true
 		v.color = colorTerminal(w)
@@ -251,25 +253,28 @@ func (v *applyHuman) Event(e runtime.Event) {
 			line += fmt.Sprintf("  %d attempts", e.Attempts)
 		}
 		if e.Reason != "" {
-			line += "  (" + e.Reason + ")"
+			line += "  (" + lang.EscapeControlLine(e.Reason) + ")"
+		}
+		first, same := "", false
+		if e.Error != "" {
+			first, same = v.failures.first(e.Step, e.Error, label)
+		}
+		if same {
+			line += "  (failed the same way as " + first + ")"
 		}
 		line = strings.TrimRight(line, " ")
 		if e.Status == runtime.StatusCached && v.color {
 			line = dim(line)
 		}
 		fmt.Fprintln(v.w, line)
-		if e.Error != "" && e.Status == runtime.StatusFailed {
-			// One line: the diagnostics at the end, and runs show, have
-			// the whole error.
-			line := cut(firstLine(e.Error), maxErrorLine)
-			if strings.Contains(strings.TrimSpace(e.Error), "\n") && !strings.HasSuffix(line, "…") {
-				line += " …"
-			}
-			fmt.Fprintln(v.w, "      "+line)
-			if t := v.tails[label]; len(t) > 0 {
+		if e.Error != "" && !same {
+			// The whole error, here only: the diagnostics at the end
+			// leave it out.
+			writeFailure(v.w, "      ", e.Error)
+			if t := v.tails[label]; len(t) > 0 && e.Status == runtime.StatusFailed {
 				fmt.Fprintf(v.w, "      its last log lines (flowctl runs logs for all):\n")
 				for _, l := range t {
-					fmt.Fprintf(v.w, "        │ %s\n", cut(l, maxErrorLine))
+					fmt.Fprintf(v.w, "        │ %s\n", cut(lang.EscapeControlLine(l), maxErrorLine))
 				}
 			}
 		}
@@ -279,7 +284,7 @@ func (v *applyHuman) Event(e runtime.Event) {
 		label := runtime.Label(e.Step, e.Instance)
 		if v.verbose {
 			v.clear()
-			fmt.Fprintf(v.w, "    %s │ %s\n", label, e.Line)
+			fmt.Fprintf(v.w, "    %s │ %s\n", label, lang.EscapeControlLine(e.Line))
 			v.redraw()
 			return
 		}
@@ -296,7 +301,7 @@ func (v *applyHuman) Event(e runtime.Event) {
 		delete(v.running, label)
 		v.counts[runtime.StatusWaiting]++
 		v.clear()
-		fmt.Fprintf(v.w, "  %s %-9s %s  (%s)\n", "?", runtime.StatusWaiting, label, e.Message)
+		fmt.Fprintf(v.w, "  %s %-9s %s  (%s)\n", "?", runtime.StatusWaiting, label, lang.EscapeControlLine(e.Message))
 		v.redraw()
 	case runtime.RunWaiting:
 		v.clear()
@@ -345,7 +350,7 @@ func writeFailedOutputs(w io.Writer, failed []runtime.FailedOutput) {
 	}
 	fmt.Fprintln(w, "\nOutputs without a value:")
 	for _, f := range failed {
-		fmt.Fprintf(w, "  %s: %s\n", f.Name, strings.ReplaceAll(f.Reason, "\n", "\n    "))
+		fmt.Fprintf(w, "  %s: %s\n", f.Name, strings.ReplaceAll(lang.EscapeControl(f.Reason), "\n", "\n    "))
 	}
 }
 
@@ -434,7 +439,7 @@ func (v *applyHuman) Close() {
 // failedLogLines is how many of its last log lines a failed step shows.
 const failedLogLines = 5
 
-// maxErrorLine is how much of a failed step's error its line shows.
+// maxErrorLine is how much of a log line a failed step shows under it.
 const maxErrorLine = 160
 
 // dim is a line printed dimmed on a terminal.

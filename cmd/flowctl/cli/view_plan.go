@@ -87,7 +87,7 @@ func newJSONPlan(plan *compiler.Plan, expand bool) jsonPlan {
 	}
 	for _, s := range plan.Steps {
 		js := jsonPlanStep{
-			Name: s.Name, Use: s.Use, Engine: engineOf(s.Step), Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
+			Name: s.Name, Use: s.Use, Engine: engineOf(s.Step, p.GoEngine), Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
 			DependsOn: compiler.Names(s.Deps), Tools: toolRefs(s.Step), MaxToolCalls: s.Step.ToolCallLimit(),
 		}
 		if s.FlowPlan != nil && expand {
@@ -148,7 +148,7 @@ func writePlanSteps(w io.Writer, plan *compiler.Plan, steps []*compiler.Step, in
 	}
 	for _, st := range steps {
 		s := byStep[st]
-		line := fmt.Sprintf("%s%-10s %-*s  %s", indent, actionSymbols[s.Action], width, s.Name, stepLabel(st))
+		line := fmt.Sprintf("%s%-10s %-*s  %s", indent, actionSymbols[s.Action], width, s.Name, stepLabel(st, plan.Program.GoEngine))
 		if len(st.Deps) > 0 {
 			line += "  ← " + strings.Join(compiler.Names(st.Deps), ", ")
 		}

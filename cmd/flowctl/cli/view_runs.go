@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 	"unicode/utf8"
 
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 )
@@ -17,7 +18,9 @@ import (
 // runsView renders the recorded runs: a list, or one run with its steps.
 // waits are the open approvals of runs, by run ID.
 type runsView interface {
-	List(runs []*state.Run, waits map[string][]*state.Approval) error
+	// List lists runs; depth is how far each is below the top-level
+	// run listed before it (0 for a top-level run).
+	List(runs []*state.Run, depth map[string]int, waits map[string][]*state.Approval) error
 	Show(t *runTree, waits []*state.Approval) error
 }
 
@@ -36,7 +39,7 @@ func newRunsView(s streams, jsonOut bool) runsView {
 // runsHuman prints tables.
 type runsHuman struct{ w io.Writer }
 
-func (v runsHuman) List(runs []*state.Run, waits map[string][]*state.Approval) error {
+func (v runsHuman) List(runs []*state.Run, depth map[string]int, waits map[string][]*state.Approval) error {
 	if len(runs) == 0 {
 		fmt.Fprintln(v.w, "No runs recorded.")
 		return nil
@@ -44,7 +47,11 @@ func (v runsHuman) List(runs []*state.Run, waits map[string][]*state.Approval) e
 	tw := tabwriter.NewWriter(v.w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tFLOW\tSTATUS\tSTARTED\tDURATION")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Flow, r.Status, r.StartedAt.Local().Format("2006-01-02 15:04:05"), runDuration(r))
+		id := r.ID
+		if d := depth[r.ID]; d > 0 {
+			id = strings.Repeat("  ", d) + id + " (" + r.ParentStep + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", id, r.Flow, r.Status, r.StartedAt.Local().Format("2006-01-02 15:04:05"), runDuration(r))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -103,10 +110,9 @@ func (v runsHuman) Show(t *runTree, waits []*state.Approval) error {
 		fmt.Fprintf(w, "Waits for %s\n", approvalText(a))
 	}
 	fmt.Fprintf(w, "Started %s, took %s, namespace %s\n\n", run.StartedAt.Local().Format("2006-01-02 15:04:05"), runDuration(run), run.Namespace)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tSTATUS\tATTEMPTS\tDURATION\tTOKENS\tERROR")
-	writeStepRows(tw, t, "")
-	tw.Flush()
+	rows := newStepRows()
+	failed := writeStepRows(rows, t, "")
+	rows.tb.write(w)
 	if t := tokens(run.Usage); t != "-" {
 		fmt.Fprintf(w, "\nTokens: %s in all.\n", t)
 	}
@@ -123,42 +129,102 @@ func (v runsHuman) Show(t *runTree, waits []*state.Approval) error {
 		}
 		writeFailedOutputs(w, failed)
 	}
-	if run.Error != "" {
-		fmt.Fprintf(w, "\nError:\n%s\n", indent(run.Error, "  "))
+	// The run's error repeats the first failure of a step, shown above:
+	// it is shown when no step failed (a timeout, a memory not saved).
+	if run.Error != "" && !failed {
+		fmt.Fprintf(w, "\nError:\n%s\n", indent(lang.EscapeControl(run.Error), "  "))
 	}
 	return nil
 }
 
-// writeStepRows prints a row for each step instance of t, each followed
-// by the runs it started: a line naming the run, then its steps, indented.
-func writeStepRows(tw io.Writer, t *runTree, prefix string) {
-	for _, sr := range t.steps {
+// writeStepRows adds a row for each step instance of t, each followed by
+// the runs it started: a line naming the run, then its steps, indented; a
+// step of many instances is one row of counts (runs_scale.go). A failed
+// instance has its error in full under its row, unless an instance of the
+// step failed the same way before it: its row says which, and under the
+// step's last row how many failed as each did. It reports whether a step
+// failed.
+func writeStepRows(r *stepRows, t *runTree, prefix string) bool {
+	failed := false
+	for i, sr := range t.steps {
 		if s := t.summaries[sr]; s != nil {
-			writeSummaryRow(tw, prefix, s)
+			writeSummaryRow(r.tb, prefix, s)
+			failed = failed || s.instances > s.succeededCount()
 			continue
 		}
-		writeStepRow(tw, prefix, sr)
+		if r.instance(prefix, t.run.ID, sr) {
+			failed = true
+		}
+		if i+1 == len(t.steps) || t.steps[i+1].Step != sr.Step {
+			r.sameWay(prefix, sr.Step)
+		}
 		for _, kid := range t.children[resultLabel(sr)] {
-			fmt.Fprintf(tw, "%s  run %s of flow %q (%s)\t%s\t\t%s\t%s\t\n", prefix, kid.run.ID, kid.run.Flow, kid.run.Origin,
-				kid.run.Status, runDuration(kid.run), tokens(kid.run.Usage))
-			writeStepRows(tw, kid, prefix+"    ")
+			r.tb.row(fmt.Sprintf("%s  run %s of flow %q (%s)", prefix, kid.run.ID, kid.run.Flow, kid.run.Origin),
+				kid.run.Status, "", runDuration(kid.run), tokens(kid.run.Usage), "")
+			if writeStepRows(r, kid, prefix+"    ") {
+				failed = true
+			}
 		}
 	}
+	return failed
 }
 
-// writeStepRow prints a step instance's row.
-func writeStepRow(tw io.Writer, prefix string, sr *state.StepResult) {
-	msg := strings.ReplaceAll(sr.Error, "\n", " ")
-	if len(msg) > 100 {
-		msg = msg[:97] + "..."
+// stepRows are the rows of step instances in a table, each failure once.
+type stepRows struct {
+	tb       *table
+	failures sameFailures
+	same     map[string][]string // the instances that failed as each first did
+}
+
+func newStepRows() *stepRows {
+	tb := &table{}
+	tb.row("STEP", "STATUS", "ATTEMPTS", "DURATION", "TOKENS", "")
+	return &stepRows{tb: tb, failures: sameFailures{}, same: map[string][]string{}}
+}
+
+// instance adds a step instance's row of run runID: its error in full
+// under it, or which instance failed the same way before it. It reports
+// whether the instance failed.
+func (r *stepRows) instance(prefix, runID string, sr *state.StepResult) bool {
+	label := resultLabel(sr)
+	note := ""
+	first, same := "", false
+	if sr.Error != "" {
+		first, same = r.failures.first(runID+"\x00"+sr.Step, sr.Error, label)
 	}
-	fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\t%s\n", prefix, resultLabel(sr), sr.Status, sr.Attempts, stepDuration(sr), tokens(sr.Usage), msg)
+	if same {
+		note = "failed the same way as " + first
+		r.same[first] = append(r.same[first], label)
+	}
+	r.tb.row(prefix+label, sr.Status, strconv.Itoa(sr.Attempts), stepDuration(sr), tokens(sr.Usage), note)
+	if sr.Error != "" && !same {
+		var b strings.Builder
+		writeFailure(&b, prefix+"      ", sr.Error)
+		r.tb.text(strings.TrimSuffix(b.String(), "\n"))
+	}
+	return sr.Status == string(runtime.StatusFailed)
+}
+
+// sameWay adds, after the last row of step, how many of its instances
+// failed as each first did.
+func (r *stepRows) sameWay(prefix, step string) {
+	var firsts []string
+	for f := range r.same {
+		if runtime.StepOfLabel(f) == step {
+			firsts = append(firsts, f)
+		}
+	}
+	runtime.SortLabels(firsts)
+	for _, f := range firsts {
+		r.tb.text(prefix + "      " + f + " and " + runtime.SameWay(r.same[f]))
+		delete(r.same, f)
+	}
 }
 
 // runsJSON prints JSON: an array of runs, or one run with its steps.
 type runsJSON struct{ w io.Writer }
 
-func (v runsJSON) List(runs []*state.Run, waits map[string][]*state.Approval) error {
+func (v runsJSON) List(runs []*state.Run, _ map[string]int, waits map[string][]*state.Approval) error {
 	out := []jsonRun{}
 	for _, r := range runs {
 		jr := newJSONRun(r)
@@ -229,13 +295,17 @@ type jsonRun struct {
 	Usage         json.RawMessage `json:"usage,omitempty"`
 	// WaitingFor: the approvals a waiting run waits for.
 	WaitingFor []jsonWait `json:"waiting_for,omitempty"`
+	// ParentRun and ParentStep: the run and step instance that started
+	// a run (runs list --all lists them).
+	ParentRun  string `json:"parent_run,omitempty"`
+	ParentStep string `json:"parent_step,omitempty"`
 }
 
 func newJSONRun(r *state.Run) jsonRun {
 	jr := jsonRun{
 		ID: r.ID, Flow: r.Flow, Namespace: r.Namespace, Status: r.Status, StartedAt: jsonTime(r.StartedAt),
 		Inputs: nonEmpty(r.Inputs), Outputs: nonEmpty(r.Outputs), FailedOutputs: nonEmpty(r.FailedOutputs),
-		Error: r.Error, Usage: nonEmpty(r.Usage),
+		Error: r.Error, Usage: nonEmpty(r.Usage), ParentRun: r.ParentRun, ParentStep: r.ParentStep,
 	}
 	if !r.FinishedAt.IsZero() {
 		t, d := jsonTime(r.FinishedAt), r.FinishedAt.Sub(r.StartedAt).Milliseconds()
@@ -244,18 +314,20 @@ func newJSONRun(r *state.Run) jsonRun {
 	return jr
 }
 
+// stepDuration is how long a step instance ran, as apply shows it; "-"
+// for one that did not run (cached, skipped) or has not finished.
 func stepDuration(sr *state.StepResult) string {
-	if sr.FinishedAt.IsZero() {
+	if sr.FinishedAt.IsZero() || sr.StartedAt.IsZero() || sr.Status == string(runtime.StatusCached) || sr.Status == string(runtime.StatusSkipped) {
 		return "-"
 	}
-	return sr.FinishedAt.Sub(sr.StartedAt).Round(time.Millisecond).String()
+	return formatDuration(sr.FinishedAt.Sub(sr.StartedAt))
 }
 
 func runDuration(r *state.Run) string {
 	if r.FinishedAt.IsZero() {
 		return "-"
 	}
-	return r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond).String()
+	return formatDuration(r.FinishedAt.Sub(r.StartedAt))
 }
 
 type jsonStep struct {

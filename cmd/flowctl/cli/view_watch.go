@@ -83,6 +83,8 @@ type watchHuman struct {
 	verbose bool // print what steps log
 	mu      sync.Mutex
 	last    int // the last good cycle
+	// failures are the errors of this cycle shown in full, by step.
+	failures sameFailures
 }
 
 func (v *watchHuman) Event(e any) {
@@ -99,27 +101,36 @@ func (v *watchHuman) Event(e any) {
 			what = strings.Join(names, ", ") + " changed"
 		}
 		fmt.Fprintf(v.w, "── cycle %d · %s · %s\n", e.Cycle, e.Time.Local().Format("15:04:05"), what)
+		v.failures = sameFailures{}
 	case runtime.StepFinished:
-		line := fmt.Sprintf("  %s %-9s %s", statusMarks[e.Status], e.Status, runtime.Label(e.Step, e.Instance))
+		label := runtime.Label(e.Step, e.Instance)
+		line := fmt.Sprintf("  %s %-9s %s", statusMarks[e.Status], e.Status, label)
 		if e.Status == runtime.StatusOK || e.Status == runtime.StatusFailed {
 			line += "  " + formatDuration(e.Duration)
 		}
 		if e.Reason != "" {
-			line += "  (" + e.Reason + ")"
+			line += "  (" + lang.EscapeControlLine(e.Reason) + ")"
+		}
+		first, same := "", false
+		if e.Error != "" {
+			first, same = v.failures.first(e.Step, e.Error, label)
+		}
+		if same {
+			line += "  (failed the same way as " + first + ")"
 		}
 		if e.Status == runtime.StatusCached && colorTerminal(v.w) {
 			line = dim(line)
 		}
 		fmt.Fprintln(v.w, line)
-		if e.Error != "" {
-			fmt.Fprintln(v.w, "      "+strings.ReplaceAll(e.Error, "\n", "\n      "))
+		if e.Error != "" && !same {
+			writeFailure(v.w, "      ", e.Error)
 		}
 	case runtime.StepLog:
 		if v.verbose {
-			fmt.Fprintf(v.w, "    %s │ %s\n", runtime.Label(e.Step, e.Instance), e.Line)
+			fmt.Fprintf(v.w, "    %s │ %s\n", runtime.Label(e.Step, e.Instance), lang.EscapeControlLine(e.Line))
 		}
 	case runtime.StepWaiting:
-		fmt.Fprintf(v.w, "  ? %-9s %s  (%s; decide with flowctl approve)\n", runtime.StatusWaiting, runtime.Label(e.Step, e.Instance), e.Message)
+		fmt.Fprintf(v.w, "  ? %-9s %s  (%s; decide with flowctl approve)\n", runtime.StatusWaiting, runtime.Label(e.Step, e.Instance), lang.EscapeControlLine(e.Message))
 	case watch.CycleFinished:
 		v.finished(e)
 	}
@@ -136,9 +147,7 @@ func (v *watchHuman) finished(e watch.CycleFinished) {
 		}
 		return
 	}
-	if len(e.Diagnostics) > 0 {
-		writeHumanDiagnostics(v.errw, e.Files, e.Diagnostics)
-	}
+	writeRunDiagnostics(v.errw, e.Files, e.Diagnostics)
 	fmt.Fprintf(v.w, "  %s: %d ran, %d cached in %s\n", e.Status, e.Ran, e.Cached, formatDuration(e.Duration))
 	if e.Status == "ok" {
 		v.last = e.Cycle

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -17,17 +16,19 @@ func newWatchCommand(s streams) *cobra.Command {
 	var jsonOut, withTests bool
 	var debounce time.Duration
 	cmd := &cobra.Command{
-		Use:   "watch FLOW",
+		Use:   "watch [FLOW]",
 		Short: "Apply a flow on every save, re-running only what changed",
-		Long: `Watch compiles and applies a flow, then does it again each time the flow
+		Long: `Watch compiles and applies a flow (FLOW, a flow file or a directory holding
+one; the current directory by default), then does it again each time the flow
 file, its block files, its source files or a file it reads is saved. Every step
 is cacheable during a watch session (http and llm included), so only the steps
 whose inputs or definitions changed run again; --no-cache turns that off. When
 the flow does not compile, watch shows the diagnostics, keeps the last good
 result and waits for the next save. Ctrl-C stops it; running steps are
 cancelled and what finished is kept.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args = flowArg(args)
 			l, secrets, given, err := f.start(s)
 			if err != nil {
 				return err
@@ -36,7 +37,10 @@ cancelled and what finished is kept.`,
 			if err := l.check(diags); err != nil {
 				return err
 			}
-			dir := stateLocation(f.stateDir, filepath.Join(filepath.Dir(path), ".flowctl"))
+			dir := stateIn(f.stateDir, projectBase(path))
+			if f.stateDir == "" {
+				warnOldState(s.err, path, dir)
+			}
 			ex, closeLog, err := f.runExecutors(s)
 			if err != nil {
 				return err
@@ -53,7 +57,7 @@ cancelled and what finished is kept.`,
 			if jsonOut {
 				view = &watchJSON{applyJSON: newApplyJSON(s.out)}
 			} else {
-				view = &watchHuman{w: s.out, errw: s.err, verbose: f.verbose}
+				view = &watchHuman{w: s.out, errw: s.err, verbose: f.verbose, failures: sameFailures{}}
 			}
 			if withTests {
 				view = &watchTests{watchView: view, ctx: ctx, flow: path, s: s, f: &f, ex: ex, json: jsonOut}
