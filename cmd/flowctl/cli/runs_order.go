@@ -33,8 +33,13 @@ func (o flowOrders) orderSteps(t *runTree, stateDir string) {
 		if ka, kb := key(a), key(b); ka != kb {
 			return ka - kb
 		}
-		if a.Step != b.Step {
+		switch {
+		case a.Step != b.Step:
 			return 0 // steps the file lacks keep their order
+		case t.summaries[a] != nil:
+			return -1 // a summarized step's row, then the instances listed
+		case t.summaries[b] != nil:
+			return 1
 		}
 		return runtime.CompareLabels(resultLabel(a), resultLabel(b))
 	})
