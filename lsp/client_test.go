@@ -86,7 +86,10 @@ func startServer(t *testing.T, archive string) *client {
 	var res json.RawMessage
 	c.call("initialize", map[string]any{
 		"processId": nil, "rootUri": uriOf(root),
-		"capabilities": map[string]any{},
+		"capabilities": map[string]any{"textDocument": map[string]any{
+			"completion": map[string]any{"completionItem": map[string]any{"snippetSupport": true}},
+			"hover":      map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
+		}},
 	}, &res)
 	c.cli.Notify(context.Background(), "initialized", map[string]any{})
 	return c

@@ -113,7 +113,27 @@ func (s *Server) completion(ctx context.Context, p protocol.CompletionParams) (*
 	default:
 		cl.expression()
 	}
+	s.mu.Lock()
+	snippets := s.snippets
+	s.mu.Unlock()
+	if !snippets {
+		for i := range cl.list.Items {
+			it := &cl.list.Items[i]
+			if it.InsertTextFormat == protocol.InsertTextFormatSnippet {
+				it.InsertTextFormat = protocol.InsertTextFormatPlainText
+				it.TextEdit.NewText = plainSnippet(it.TextEdit.NewText)
+			}
+		}
+	}
 	return cl.list, nil
+}
+
+var snippetRE = regexp.MustCompile(`\$\{\d+:([^}]*)\}|\$\{\d+\}|\$\d+`)
+
+// plainSnippet is a snippet's text without its tab stops, for a client
+// that takes no snippets: ${1:name} is name, $1 and ${1} nothing.
+func plainSnippet(s string) string {
+	return snippetRE.ReplaceAllString(s, "$1")
 }
 
 func inStep(stack []frame) bool { return len(stack) == 1 && stack[0].typ == kindStep }

@@ -140,8 +140,8 @@ func (w *workspace) publish(file string, overlay map[string]*document) {
 	for _, byFile := range w.diags {
 		all = append(all, byFile[file]...)
 	}
-	if len(all) == 0 && !w.published[file] {
-		return
+	if len(all) == 0 && !w.published[file] && overlay[file] == nil {
+		return // nothing to say of a file the editor does not show
 	}
 	w.published[file] = len(all) > 0
 	all = compiler.Normalize(all)

@@ -24,6 +24,11 @@ func (s *Server) hover(ctx context.Context, p protocol.HoverParams) (*protocol.H
 		return nil, nil
 	}
 	h := &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}}
+	s.mu.Lock()
+	if !s.markdown {
+		h.Contents.Kind = protocol.PlainText
+	}
+	s.mu.Unlock()
 	if rng != nil {
 		r := v.text.rng(*rng)
 		h.Range = &r

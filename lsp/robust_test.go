@@ -107,3 +107,16 @@ func FuzzEdits(f *testing.F) {
 		s.close()
 	})
 }
+
+func TestPlainSnippet(t *testing.T) {
+	for in, want := range map[string]string{
+		`url = "${1}"`:                            `url = ""`,
+		"headers = ${1:{}}":                       "headers = {}",
+		"retry {\n\tattempts = ${1:3}\n}":         "retry {\n\tattempts = 3\n}",
+		"step \"${1:name}\" {\n\tuse = \"$2\"\n}": "step \"name\" {\n\tuse = \"\"\n}",
+	} {
+		if got := plainSnippet(in); got != want {
+			t.Errorf("plainSnippet(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -50,6 +50,9 @@ type Server struct {
 	registries []string // absolute
 	docs       map[string]*document
 	shutdown   bool
+	// What the client takes: snippets in completions, Markdown in
+	// hovers.
+	snippets, markdown bool
 
 	ws *workspace
 	// diagnostics: the files changed since the last check, and the timer
@@ -159,6 +162,7 @@ func (s *Server) guard(method string, h jrpc2.Handler) jrpc2.Handler {
 var testPanic func(method string)
 
 type initializeParams struct {
+	Capabilities          clientCapabilities         `json:"capabilities"`
 	RootURI               protocol.DocumentURI       `json:"rootUri"`
 	RootPath              string                     `json:"rootPath"`
 	WorkspaceFolders      []protocol.WorkspaceFolder `json:"workspaceFolders"`
@@ -192,6 +196,9 @@ func (s *Server) initialize(ctx context.Context, p initializeParams) (*initializ
 		abs, _ := filepath.Abs(dir)
 		s.registries = append(s.registries, abs)
 	}
+	tdc := p.Capabilities.TextDocument
+	s.snippets = tdc.Completion.CompletionItem.SnippetSupport
+	s.markdown = len(tdc.Hover.ContentFormat) == 0 || contains(tdc.Hover.ContentFormat, "markdown")
 	if io.DebounceMS != nil && *io.DebounceMS >= 0 {
 		s.opts.Debounce = time.Duration(*io.DebounceMS) * time.Millisecond
 	}
@@ -200,6 +207,20 @@ func (s *Server) initialize(ctx context.Context, p initializeParams) (*initializ
 		Capabilities: capabilities(),
 		ServerInfo:   &protocol.ServerInfo{Name: "flowctl", Version: s.opts.Version},
 	}, nil
+}
+
+// clientCapabilities are what the server reads of the client's.
+type clientCapabilities struct {
+	TextDocument struct {
+		Completion struct {
+			CompletionItem struct {
+				SnippetSupport bool `json:"snippetSupport"`
+			} `json:"completionItem"`
+		} `json:"completion"`
+		Hover struct {
+			ContentFormat []string `json:"contentFormat"`
+		} `json:"hover"`
+	} `json:"textDocument"`
 }
 
 func capabilities() serverCapabilities {
