@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -274,4 +275,26 @@ func (t *Test) typeContext(functions map[string]function.Function) *hcl.EvalCont
 		},
 		Functions: functions,
 	}
+}
+
+// TestFlowFile is the flow file a test runs: its flow argument, relative
+// to the test file, else the one flow of the test file's directory.
+func TestFlowFile(testFile string, def *lang.TestDef) (string, hcl.Diagnostics) {
+	dir := filepath.Dir(testFile)
+	if def.Flow != "" {
+		p, err := lang.ResolveLocalPath(dir, def.Flow)
+		if err == nil {
+			_, err = os.Stat(p)
+		}
+		if err != nil {
+			return "", lang.Error(def.FlowRange, "Invalid flow", "The flow of test %q cannot be read: %s.", def.Name, err)
+		}
+		return p, nil
+	}
+	flows, _ := filepath.Glob(filepath.Join(dir, "*.flow.hcl"))
+	if len(flows) != 1 {
+		return "", lang.Error(def.NameRange, "Which flow?",
+			"Test %q names no flow, and %s holds %d flow files: say which with flow = \"NAME.flow.hcl\".", def.Name, dir, len(flows))
+	}
+	return flows[0], nil
 }

@@ -28,6 +28,10 @@ var (
 	testFlowRE  = regexp.MustCompile(`\bflow\s*=\s*"([^"]+)"`)
 )
 
+// maxDocumented is how many steps a flow has at most for completions of
+// step. to carry each step's documentation.
+const maxDocumented = 200
+
 // enums are the values of the arguments that take one of a few strings.
 var enums = map[string][]string{
 	"runtime":   lang.Runtimes,
@@ -285,9 +289,14 @@ func (c *completer) rootNames(s *Server, root, prefix string) {
 			self = c.stack[0].labels[0]
 		}
 		for _, st := range p.Steps {
-			if st.Name != self {
-				c.add(st.Name, protocol.CompletionItemKindFunction, blockName(st), stepDoc(st))
+			if st.Name == self {
+				continue
 			}
+			doc := ""
+			if len(p.Steps) <= maxDocumented {
+				doc = stepDoc(st) // of every step of a large flow, too much to send
+			}
+			c.add(st.Name, protocol.CompletionItemKindFunction, blockName(st), doc)
 		}
 	case lang.RootInput:
 		for _, in := range p.Inputs {

@@ -1,6 +1,9 @@
 package lsp
 
 import (
+	"bytes"
+	"regexp"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
@@ -16,6 +19,17 @@ type frame struct {
 // need not parse: the outermost first. It is what completion reads
 // while a line is half typed.
 func openBlocks(src []byte, off int) []frame {
+	// Lex from the start of the top-level block around off: the last
+	// line before it that opens a block at the first column, as fmt
+	// writes top-level blocks; the whole file when there is none.
+	from := 0
+	for i := min(off, len(src)); i > 0; i-- {
+		if src[i-1] == '\n' && i < off && topHeaderRE.Match(lineAt(src, i)) {
+			from = i
+			break
+		}
+	}
+	src, off = src[from:min(off, len(src))], off-from
 	toks, _ := hclsyntax.LexConfig(src, "", hcl.InitialPos)
 	var stack []frame
 	lineStart := 0 // index of the first token of the current line
@@ -46,6 +60,17 @@ func openBlocks(src []byte, off int) []frame {
 		}
 	}
 	return stack
+}
+
+var topHeaderRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*(\s+"[^"\n]*")*\s*\{`)
+
+// lineAt is the line of src that starts at i.
+func lineAt(src []byte, i int) []byte {
+	end := bytes.IndexByte(src[i:], '\n')
+	if end < 0 {
+		return src[i:]
+	}
+	return src[i : i+end]
 }
 
 // isHeader reports whether tokens are a block header: a type and quoted

@@ -278,29 +278,13 @@ func (w *workspace) testLocked(path string, overlay map[string]*document) *testC
 	return c
 }
 
-// testFlow is the flow file a test runs: its flow argument, relative to
-// the test file, else the one flow of the test file's directory (as
-// flowctl test finds it).
+// testFlow is the flow file a test runs, absolute.
 func testFlow(file string, def *lang.TestDef) (string, hcl.Diagnostics) {
-	dir := filepath.Dir(file)
-	if def.Flow != "" {
-		p, err := lang.ResolveLocalPath(dir, def.Flow)
-		if err == nil {
-			_, err = os.Stat(p)
-		}
-		if err != nil {
-			return "", lang.Error(def.FlowRange, "Invalid flow", "The flow of test %q cannot be read: %s.", def.Name, err)
-		}
-		abs, _ := filepath.Abs(p)
-		return abs, nil
+	p, d := compiler.TestFlowFile(file, def)
+	if d.HasErrors() {
+		return "", d
 	}
-	flows, _ := filepath.Glob(filepath.Join(dir, "*.flow.hcl"))
-	if len(flows) != 1 {
-		return "", lang.Error(def.NameRange, "Which flow?",
-			"Test %q names no flow, and %s holds %d flow files: say which with flow = \"NAME.flow.hcl\".", def.Name, dir, len(flows))
-	}
-	abs, _ := filepath.Abs(flows[0])
-	return abs, nil
+	return absolute(p), nil
 }
 
 // blockCheck is a block file checked on its own, as validate checks a

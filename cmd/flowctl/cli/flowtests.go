@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"sync"
@@ -67,26 +66,9 @@ func loadFlowTests(parser *lang.Parser, paths, registries []string, goEngine str
 	return out, diags
 }
 
-// testFlow is the flow file a test runs: its flow argument, relative to
-// the test file, else the one flow of the test file's directory.
+// testFlow is the flow file a test runs (compiler.TestFlowFile).
 func testFlow(file string, def *lang.TestDef) (string, hcl.Diagnostics) {
-	dir := filepath.Dir(file)
-	if def.Flow != "" {
-		p, err := lang.ResolveLocalPath(dir, def.Flow)
-		if err == nil {
-			_, err = os.Stat(p)
-		}
-		if err != nil {
-			return "", lang.Error(def.FlowRange, "Invalid flow", "The flow of test %q cannot be read: %s.", def.Name, err)
-		}
-		return p, nil
-	}
-	flows, _ := filepath.Glob(filepath.Join(dir, "*.flow.hcl"))
-	if len(flows) != 1 {
-		return "", lang.Error(def.NameRange, "Which flow?",
-			"Test %q names no flow, and %s holds %d flow files: say which with flow = \"NAME.flow.hcl\".", def.Name, dir, len(flows))
-	}
-	return flows[0], nil
+	return compiler.TestFlowFile(file, def)
 }
 
 // runFlowTests runs the tests whose names match --run, each --repeat

@@ -14,60 +14,44 @@ func writeDocsMarkdown(w io.Writer, d *docsJSON) {
 		fmt.Fprint(w, "\n# Flows\n")
 	}
 	for _, f := range d.Flows {
-		fmt.Fprintf(w, "\n## %s\n\n`%s`", f.Name, f.File)
-		fmt.Fprintf(w, " · %s\n", plural(f.Steps, "step", "steps"))
+		fmt.Fprintf(w, "\n## %s\n\n`%s` · %s\n", f.Name, f.File, plural(f.Steps, "step", "steps"))
 		if f.Description != "" {
 			fmt.Fprintf(w, "\n%s\n", f.Description)
 		}
-		fmt.Fprint(w, "\n### Inputs\n\n")
-		if len(f.Inputs) == 0 {
-			fmt.Fprintln(w, "None.")
-		} else {
-			fmt.Fprintln(w, "| name | type | default | required | sensitive | description |\n| --- | --- | --- | --- | --- | --- |")
-			for _, in := range f.Inputs {
-				fmt.Fprintf(w, "| `%s` | `%s` | %s | %s | %s | %s |\n", in.Name, mdCell(in.Type), defaultCell(in.Default), yesNo(in.Required), yesNo(in.Sensitive), mdCell(in.Description))
-			}
+		var rows [][]string
+		for _, in := range f.Inputs {
+			rows = append(rows, []string{code(in.Name), code(in.Type), defaultCell(in.Default), yesNo(in.Required), yesNo(in.Sensitive), in.Description})
 		}
-		fmt.Fprint(w, "\n### Outputs\n\n")
-		if len(f.Outputs) == 0 {
-			fmt.Fprintln(w, "None.")
-		} else {
-			fmt.Fprintln(w, "| name | type | sensitive | description |\n| --- | --- | --- | --- |")
-			for _, o := range f.Outputs {
-				fmt.Fprintf(w, "| `%s` | `%s` | %s | %s |\n", o.Name, mdCell(o.Type), yesNo(o.Sensitive), mdCell(o.Description))
-			}
+		mdTable(w, "Inputs", true, []string{"name", "type", "default", "required", "sensitive", "description"}, rows)
+		rows = nil
+		for _, o := range f.Outputs {
+			rows = append(rows, []string{code(o.Name), code(o.Type), yesNo(o.Sensitive), o.Description})
 		}
-		if len(f.Secrets) > 0 {
-			fmt.Fprint(w, "\n### Secrets\n\n| name | environment variable | description |\n| --- | --- | --- |\n")
-			for _, s := range f.Secrets {
-				fmt.Fprintf(w, "| `%s` | `%s` | %s |\n", s.Name, s.Env, mdCell(s.Description))
-			}
+		mdTable(w, "Outputs", true, []string{"name", "type", "sensitive", "description"}, rows)
+		rows = nil
+		for _, s := range f.Secrets {
+			rows = append(rows, []string{code(s.Name), code(s.Env), s.Description})
 		}
-		fmt.Fprint(w, "\n### Blocks used\n\n")
-		if len(f.Blocks) == 0 {
-			fmt.Fprintln(w, "None.")
-		} else {
-			fmt.Fprintln(w, "| block | runtime | defined in | steps | description |\n| --- | --- | --- | --- | --- |")
-			for _, b := range f.Blocks {
-				where := "built-in"
-				if b.DefinedIn != "" {
-					where = "`" + b.DefinedIn + "`"
-				}
-				fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", b.Name, b.Runtime, where, "`"+strings.Join(b.Steps, "`, `")+"`", mdCell(b.Description))
+		mdTable(w, "Secrets", false, []string{"name", "environment variable", "description"}, rows)
+		rows = nil
+		for _, b := range f.Blocks {
+			where := "built-in"
+			if b.DefinedIn != "" {
+				where = code(b.DefinedIn)
 			}
+			rows = append(rows, []string{code(b.Name), b.Runtime, where, code(strings.Join(b.Steps, "`, `")), b.Description})
 		}
-		if len(f.Schedules) > 0 {
-			fmt.Fprint(w, "\n### Schedules\n\n| name | cron | time zone |\n| --- | --- | --- |\n")
-			for _, s := range f.Schedules {
-				fmt.Fprintf(w, "| `%s` | `%s` | %s |\n", s.Name, s.Cron, s.Timezone)
-			}
+		mdTable(w, "Blocks used", true, []string{"block", "runtime", "defined in", "steps", "description"}, rows)
+		rows = nil
+		for _, s := range f.Schedules {
+			rows = append(rows, []string{code(s.Name), code(s.Cron), s.Timezone})
 		}
-		if len(f.Approvals) > 0 {
-			fmt.Fprint(w, "\n### Approvals\n\n| step | message |\n| --- | --- |\n")
-			for _, a := range f.Approvals {
-				fmt.Fprintf(w, "| `%s` | %s |\n", a.Step, mdCell(a.Message))
-			}
+		mdTable(w, "Schedules", false, []string{"name", "cron", "time zone"}, rows)
+		rows = nil
+		for _, a := range f.Approvals {
+			rows = append(rows, []string{code(a.Step), a.Message})
 		}
+		mdTable(w, "Approvals", false, []string{"step", "message"}, rows)
 		fmt.Fprintf(w, "\n### Steps\n\n```mermaid\n%s```\n", f.Mermaid)
 		fmt.Fprint(w, "\n### Tests\n\n")
 		if len(f.Tests) == 0 {
@@ -82,33 +66,21 @@ func writeDocsMarkdown(w io.Writer, d *docsJSON) {
 	}
 	for _, b := range d.Blocks {
 		fmt.Fprintf(w, "\n## %s\n\n`%s` · runtime %s\n", b.Name, b.File, b.Runtime)
-		if b.Description != "" {
-			fmt.Fprintf(w, "\n%s\n", b.Description)
-		}
-		if b.UseWhen != "" {
-			fmt.Fprintf(w, "\nUse when: %s\n", b.UseWhen)
-		}
-		if len(b.Tags) > 0 {
-			fmt.Fprintf(w, "\nTags: %s\n", strings.Join(b.Tags, ", "))
-		}
-		fmt.Fprint(w, "\n### Inputs\n\n")
-		if len(b.Inputs) == 0 {
-			fmt.Fprintln(w, "None.")
-		} else {
-			fmt.Fprintln(w, "| name | type | default | required | description |\n| --- | --- | --- | --- | --- |")
-			for _, in := range b.Inputs {
-				fmt.Fprintf(w, "| `%s` | `%s` | %s | %s | %s |\n", in.Name, mdCell(in.Type), defaultCell(in.Default), yesNo(in.Required), mdCell(in.Description))
+		for _, p := range []struct{ prefix, text string }{{"", b.Description}, {"Use when: ", b.UseWhen}, {"Tags: ", strings.Join(b.Tags, ", ")}} {
+			if p.text != "" {
+				fmt.Fprintf(w, "\n%s%s\n", p.prefix, p.text)
 			}
 		}
-		fmt.Fprint(w, "\n### Outputs\n\n")
-		if len(b.Outputs) == 0 {
-			fmt.Fprintln(w, "None.")
-		} else {
-			fmt.Fprintln(w, "| name | type | description |\n| --- | --- | --- |")
-			for _, o := range b.Outputs {
-				fmt.Fprintf(w, "| `%s` | `%s` | %s |\n", o.Name, mdCell(o.Type), mdCell(o.Description))
-			}
+		var rows [][]string
+		for _, in := range b.Inputs {
+			rows = append(rows, []string{code(in.Name), code(in.Type), defaultCell(in.Default), yesNo(in.Required), in.Description})
 		}
+		mdTable(w, "Inputs", true, []string{"name", "type", "default", "required", "description"}, rows)
+		rows = nil
+		for _, o := range b.Outputs {
+			rows = append(rows, []string{code(o.Name), code(o.Type), o.Description})
+		}
+		mdTable(w, "Outputs", true, []string{"name", "type", "description"}, rows)
 		if len(b.Examples) > 0 {
 			fmt.Fprint(w, "\n### Examples\n")
 			for _, ex := range b.Examples {
@@ -118,13 +90,30 @@ func writeDocsMarkdown(w io.Writer, d *docsJSON) {
 	}
 }
 
-func mdCell(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ")
+// mdTable writes a section with a table of rows (cells escaped); with
+// none set, an empty one says "None.", else it is left out.
+func mdTable(w io.Writer, title string, none bool, header []string, rows [][]string) {
+	if len(rows) == 0 {
+		if none {
+			fmt.Fprintf(w, "\n### %s\n\nNone.\n", title)
+		}
+		return
+	}
+	fmt.Fprintf(w, "\n### %s\n\n| %s |\n|%s\n", title, strings.Join(header, " | "), strings.Repeat(" --- |", len(header)))
+	for _, r := range rows {
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = strings.ReplaceAll(strings.ReplaceAll(c, "|", "\\|"), "\n", " ")
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
 }
+
+func code(s string) string { return "`" + s + "`" }
 
 func defaultCell(d *string) string {
 	if d == nil {
 		return ""
 	}
-	return "`" + mdCell(*d) + "`"
+	return code(*d)
 }
