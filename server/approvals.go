@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/server/api"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -82,7 +83,7 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
 	s.wake(run.ID, "a decision")
 	writeJSON(w, http.StatusOK, map[string]any{
 		"run_id": run.ID, "step": a.Step, "instance": a.Instance, "approved": a.Approved,
-		"comment": a.Comment, "by": a.By, "decided_at": runtime.JSONTime(a.DecidedAt), "links": runLinks(run.ID),
+		"comment": a.Comment, "by": a.By, "decided_at": runtime.JSONTime(a.DecidedAt), "links": api.RunLinks(run.ID),
 	})
 }
 

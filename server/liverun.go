@@ -13,6 +13,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/server/api"
 	"github.com/zclconf/go-cty/cty"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -58,7 +59,7 @@ type liveRun struct {
 	changed  chan struct{} // closed and replaced when events or status change
 	done     bool          // finished, and its events are in the state
 	cancel   context.CancelFunc
-	notStart string // why the run could not start, when it could not
+	notStart *api.RunError // why the run could not start, when it could not
 	// cancelled: someone cancelled it (POST …/cancel), as opposed to the
 	// server stopping.
 	cancelled bool
@@ -176,9 +177,11 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 		return
 	case err != nil:
 		s.log.Error("run not started", slog.String("run_id", lr.id), slog.String("flow", lr.flow), slog.Any("error", err))
-		lr.status, lr.notStart = "failed", "The run could not start; the server's log says why, under run ID "+lr.id+"."
+		lr.status = "failed"
+		lr.notStart = &api.RunError{Message: "The run could not start; the server's log says why, under run ID " + lr.id + ".", Diagnostics: []api.Diagnostic{}}
 	case res.RunID == "":
-		lr.status, lr.notStart = "failed", diagText(res)
+		lr.status = "failed"
+		lr.notStart = api.DiagnosticsError("The run could not start: "+runtime.DiagText(res.Diagnostics), nil, res.Diagnostics)
 	default:
 		lr.status = string(res.Status)
 	}
@@ -220,15 +223,3 @@ func (s *Server) requeue(lr *liveRun) {
 // originServe is the origin of the runs the server starts: it resumes
 // those of them that a crash interrupted.
 const originServe = "serve"
-
-// diagText is why a run did not start.
-func diagText(res *runtime.Result) string {
-	msg := ""
-	for _, d := range res.Diagnostics {
-		if msg != "" {
-			msg += "; "
-		}
-		msg += d.Summary + ": " + d.Detail
-	}
-	return msg
-}

@@ -32,15 +32,15 @@ type notifier struct {
 
 // runSummaryJSON is what a notification says of a run.
 type runSummaryJSON struct {
-	Type        string         `json:"type"` // run_finished
-	Time        string         `json:"time"`
-	RunID       string         `json:"run_id"`
-	Flow        string         `json:"flow"`
-	Status      string         `json:"status"`
-	Outputs     map[string]any `json:"outputs"`
-	FailedSteps []string       `json:"failed_steps"`
-	Error       string         `json:"error,omitempty"`
-	Link        string         `json:"link"`
+	Type        string          `json:"type"` // run_finished
+	Time        string          `json:"time"`
+	RunID       string          `json:"run_id"`
+	Flow        string          `json:"flow"`
+	Status      string          `json:"status"`
+	Outputs     map[string]any  `json:"outputs"`
+	FailedSteps []string        `json:"failed_steps"`
+	Error       json.RawMessage `json:"error,omitempty"` // as run_finished has it
+	Link        string          `json:"link"`
 }
 
 // waitingJSON is what a notification says of a run that waits for
@@ -98,13 +98,28 @@ func (n *notifier) finished(flow string, e runtime.RunFinished, failed []string)
 	}
 	body, err := json.Marshal(runSummaryJSON{
 		Type: "run_finished", Time: runtime.JSONTime(e.Time), RunID: e.RunID, Flow: flow, Status: string(e.Status),
-		Outputs: runtime.PlainOutputs(e.Outputs), FailedSteps: failed, Error: e.Error,
+		Outputs: runtime.PlainOutputs(e.Outputs), FailedSteps: failed, Error: runErrorJSON(e),
 		Link: n.base + "/v1/runs/" + e.RunID,
 	})
 	if err != nil {
 		return
 	}
 	n.send(body)
+}
+
+// runErrorJSON is a finished run's error as its run_finished event has
+// it; nil without one.
+func runErrorJSON(e runtime.RunFinished) json.RawMessage {
+	_, doc := runtime.EventJSON(e)
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil
+	}
+	var ev struct {
+		Error json.RawMessage `json:"error"`
+	}
+	json.Unmarshal(b, &ev)
+	return ev.Error
 }
 
 // send posts a notification to every URL.

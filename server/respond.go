@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/flowctl/flowctl/lang/diagjson"
-	"github.com/flowctl/flowctl/runtime"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -58,19 +56,4 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	return true
-}
-
-func timeJSON(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := runtime.JSONTime(t)
-	return &s
-}
-
-func rawOrNull(b json.RawMessage) json.RawMessage {
-	if len(b) == 0 {
-		return json.RawMessage("null")
-	}
-	return b
 }

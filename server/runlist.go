@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/server/api"
 )
 
 // GET /v1/runs lists the runs a page at a time, newest first: the runs
@@ -128,7 +129,7 @@ func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
 				continue // starting: listed already
 			}
 			out = append(out, runSummary{RunID: run.ID, Flow: run.Flow, Namespace: run.Namespace, Status: run.Status,
-				StartedAt: timeJSON(run.StartedAt), FinishedAt: timeJSON(run.FinishedAt), Links: runLinks(run.ID)})
+				StartedAt: api.Time(run.StartedAt), FinishedAt: api.Time(run.FinishedAt), Links: api.RunLinks(run.ID)})
 			if run.Status == string(runtime.StatusWaiting) {
 				waiting = append(waiting, run.ID)
 			}
@@ -187,7 +188,7 @@ func (s *Server) queuedPage(f state.RunFilter, cur *runCursor, limit int) ([]run
 		if len(out) == limit {
 			return out, &runCursor{queued: true, key: state.RunKey{StartedAt: last.queuedAt, ID: last.id}}
 		}
-		out = append(out, runSummary{RunID: lr.id, Flow: lr.flow, Namespace: nsOf(lr.namespace), Status: it.status, Links: runLinks(lr.id)})
+		out = append(out, runSummary{RunID: lr.id, Flow: lr.flow, Namespace: nsOf(lr.namespace), Status: it.status, Links: api.RunLinks(lr.id)})
 		last = lr
 	}
 	return out, nil

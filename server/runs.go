@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,12 +10,14 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/server/api"
 	"github.com/zclconf/go-cty/cty"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -23,11 +26,6 @@ import (
 type runRequest struct {
 	Inputs    map[string]json.RawMessage `json:"inputs"`
 	Namespace string                     `json:"namespace"`
-}
-
-// runLinks are a run's URLs.
-func runLinks(id string) map[string]string {
-	return map[string]string{"self": "/v1/runs/" + id, "events": "/v1/runs/" + id + "/events"}
 }
 
 func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
@@ -187,7 +185,7 @@ func (s *Server) finished(lr *liveRun) {
 	s.active--
 	delete(s.starting, lr.id)
 	lr.mu.Lock()
-	keep := lr.notStart != "" || !lr.done // could not start, or waits
+	keep := lr.notStart != nil || !lr.done // could not start, or waits
 	lr.mu.Unlock()
 	if !keep {
 		delete(s.live, lr.id) // the state has it
@@ -204,27 +202,13 @@ func (s *Server) writeRunStatus(w http.ResponseWriter, code int, id string) {
 	} else if run, err := s.store.Run(id); err == nil && run != nil {
 		status = run.Status
 	}
-	writeJSON(w, code, map[string]any{"run_id": id, "status": status, "links": runLinks(id)})
+	writeJSON(w, code, map[string]any{"run_id": id, "status": status, "links": api.RunLinks(id)})
 }
 
 func (s *Server) liveRun(id string) *liveRun {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.live[id]
-}
-
-// stepJSON is a step instance in GET /v1/runs/{id}.
-type stepJSON struct {
-	Step       string          `json:"step"`
-	Instance   string          `json:"instance,omitempty"`
-	Status     string          `json:"status"`
-	Attempts   int             `json:"attempts"`
-	StartedAt  *string         `json:"started_at"`
-	FinishedAt *string         `json:"finished_at"`
-	Error      string          `json:"error,omitempty"`
-	Outputs    json.RawMessage `json:"outputs,omitempty"`
-	Sensitive  bool            `json:"sensitive,omitempty"` // its outputs are sensitive, so not recorded
-	Log        string          `json:"log,omitempty"`
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
@@ -237,37 +221,76 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	if run == nil {
 		if lr := s.liveRun(id); lr != nil {
 			lr.mu.Lock()
-			body := map[string]any{"run_id": id, "flow": lr.flow, "status": lr.status, "steps": []stepJSON{}, "links": runLinks(id)}
-			if lr.notStart != "" {
-				body["error"] = lr.notStart
-			}
+			out := api.Run{RunID: id, Flow: lr.flow, Namespace: nsOf(lr.namespace), Status: lr.status, Error: lr.notStart,
+				Inputs: api.RawOrNull(nil), Outputs: api.RawOrNull(nil), FailedOutputs: api.RawOrNull(nil),
+				Steps: []api.Step{}, LastEvent: lr.seq, Links: api.RunLinks(id)}
 			lr.mu.Unlock()
-			writeJSON(w, http.StatusOK, body)
+			writeJSON(w, http.StatusOK, out)
 			return
 		}
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
 		return
 	}
-	steps, err := s.store.Steps(id)
+	out, err := api.ReadRun(s.store, run)
 	if err != nil {
 		s.internalError(w, r, err)
 		return
 	}
-	out := []stepJSON{}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// getInstances is a page of a step's instances (GET
+// /v1/runs/{id}/steps/{step}?status=&limit=&cursor=), in the order of
+// their keys, for the steps a run summarizes.
+func (s *Server) getInstances(w http.ResponseWriter, r *http.Request) {
+	id, step := r.PathValue("id"), r.PathValue("step")
+	q := r.URL.Query()
+	limit := defaultPage
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > maxPage {
+			writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("limit is a whole number from 1 to %d.", maxPage), nil, nil)
+			return
+		}
+		limit = n
+	}
+	after := ""
+	if c := q.Get("cursor"); c != "" {
+		b, err := base64.RawURLEncoding.DecodeString(c)
+		if err != nil || len(b) == 0 {
+			writeError(w, http.StatusBadRequest, "bad_request", "cursor is not a next_cursor this server gave.", nil, nil)
+			return
+		}
+		after = string(b)
+	}
+	run, err := s.store.Run(id)
+	switch {
+	case errors.Is(err, state.ErrRunNotFound):
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
+		return
+	case err != nil:
+		s.internalError(w, r, err)
+		return
+	}
+	sq := state.StepQuery{Step: step, After: after, Limit: limit + 1}
+	if st := q.Get("status"); st != "" {
+		sq.Statuses = strings.Split(st, ",")
+	}
+	steps, err := s.store.StepResults(run.ID, sq)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	body := map[string]any{}
+	if len(steps) > limit {
+		steps = steps[:limit]
+		body["next_cursor"] = base64.RawURLEncoding.EncodeToString([]byte(steps[limit-1].Instance))
+	}
+	out := make([]api.Step, 0, len(steps))
 	for _, st := range steps {
-		out = append(out, stepJSON{Step: st.Step, Instance: st.Instance, Status: st.Status, Attempts: st.Attempts,
-			StartedAt: timeJSON(st.StartedAt), FinishedAt: timeJSON(st.FinishedAt), Error: st.Error, Outputs: st.Outputs,
-			Sensitive: st.Sensitive, Log: st.Log})
+		out = append(out, api.NewStep(st))
 	}
-	body := map[string]any{
-		"run_id": run.ID, "flow": run.Flow, "namespace": run.Namespace, "status": run.Status,
-		"started_at": timeJSON(run.StartedAt), "finished_at": timeJSON(run.FinishedAt),
-		"inputs": rawOrNull(run.Inputs), "outputs": rawOrNull(run.Outputs), "failed_outputs": rawOrNull(run.FailedOutputs),
-		"steps": out, "links": runLinks(id),
-	}
-	if run.Error != "" {
-		body["error"] = run.Error
-	}
+	body["instances"] = out
 	writeJSON(w, http.StatusOK, body)
 }
 
@@ -332,7 +355,7 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 		if cancel != nil {
 			cancel()
 		}
-		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": id, "status": statusCancelling, "links": runLinks(id)})
+		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": id, "status": statusCancelling, "links": api.RunLinks(id)})
 		return
 	}
 	select {

@@ -177,6 +177,25 @@ func (s *Store) OpenApprovals(runIDs []string) (map[string][]*Approval, error) {
 	return out, nil
 }
 
+// LastEvent is the last event of a type recorded of a run, nil when there
+// is none. It reads the run's events from the last one back to the one it
+// finds: call it for an event that ends a run (run_finished), which is
+// found at once.
+func (s *Store) LastEvent(runID, typ string) (*Event, error) {
+	e := &Event{RunID: runID}
+	var data string
+	err := s.db.QueryRow(`SELECT seq, type, data FROM events WHERE run_id = ? AND type = ? ORDER BY seq DESC LIMIT 1`,
+		runID, typ).Scan(&e.Seq, &e.Type, &data)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading the events of run %s: %w", runID, err)
+	}
+	e.Data = json.RawMessage(data)
+	return e, nil
+}
+
 // LastEventSeq is the number of the last event recorded of a run, 0 when
 // there is none.
 func (s *Store) LastEventSeq(runID string) (int64, error) {

@@ -31,12 +31,13 @@ export async function api(path, options = {}) {
 }
 
 // events reads a run's Server-Sent Events with fetch (which, unlike
-// EventSource, can send the token), calling onEvent with each; it
+// EventSource, can send the token), those after event number after,
+// calling onEvent with each; it
 // reconnects after a dropped connection from the last event seen, and
 // returns a function that stops it.
-export function events(runID, onEvent, onEnd) {
+export function events(runID, onEvent, onEnd, after = 0) {
   const ctrl = new AbortController();
-  let last = 0;
+  let last = after;
   let finished = false;
   (async () => {
     while (!ctrl.signal.aborted && !finished) {

@@ -12,7 +12,7 @@ export function h(tag, attrs = {}, ...children) {
     else if (k === 'class') el.className = v;
     else el.setAttribute(k, v === true ? '' : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -27,7 +27,7 @@ export function s(tag, attrs = {}, ...children) {
     if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -54,10 +54,17 @@ export function duration(from, to) {
   return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
 }
 
+// runDuration is a run's duration: so far, for one that has not ended (a
+// waiting run's too, though it stopped to wait).
+export function runDuration(run) {
+  if (['queued', 'running', 'waiting'].includes(run.status)) return run.started_at ? `${duration(run.started_at, null)} so far` : '–';
+  return duration(run.started_at, run.finished_at);
+}
+
 // put replaces an element's children, leaving out null, undefined and
 // false (a part a page shows only sometimes).
 export function put(el, ...children) {
-  el.replaceChildren(...children.flat().filter(c => c !== null && c !== undefined && c !== false));
+  el.replaceChildren(...children.flat(Infinity).filter(c => c !== null && c !== undefined && c !== false));
 }
 
 export function json(v) {

@@ -42,8 +42,10 @@ output "sent" {
 `
 
 type runRecord struct {
-	Status  string            `json:"status"`
-	Error   string            `json:"error"`
+	Status string `json:"status"`
+	Error  struct {
+		Message string `json:"message"`
+	} `json:"error"`
 	Outputs map[string]string `json:"outputs"`
 	Steps   []struct {
 		Step   string `json:"step"`
@@ -61,7 +63,7 @@ func (p *serveProc) waitStatus(id, want string) runRecord {
 			return run
 		}
 	}
-	p.t.Fatalf("run %s is %s (%s), not %s", id, run.Status, run.Error, want)
+	p.t.Fatalf("run %s is %s (%s), not %s", id, run.Status, run.Error.Message, want)
 	return run
 }
 
@@ -215,7 +217,7 @@ func TestServeApproval(t *testing.T) {
 		t.Fatalf("decide after restart: %d %v", code, d)
 	}
 	run = p.waitStatus(r.RunID, "failed")
-	if !strings.Contains(run.Error, "rejected by bob: not now") {
+	if !strings.Contains(run.Error.Message, "rejected by bob: not now") {
 		t.Errorf("error: %s", run.Error)
 	}
 	evs = []sseEvent{head}
@@ -362,7 +364,7 @@ func TestServeApprovalDeadline(t *testing.T) {
 		t.Fatalf("start: %d %+v", code, r)
 	}
 	run := p.waitStatus(r.RunID, "failed")
-	if !strings.Contains(run.Error, "nobody decided within its 300ms timeout") {
+	if !strings.Contains(run.Error.Message, "nobody decided within its 300ms timeout") {
 		t.Errorf("error: %s", run.Error)
 	}
 }

@@ -376,7 +376,7 @@ func TestServeQueueCancelIdempotency(t *testing.T) {
 		t.Errorf("idempotent start: %d %+v, want %s", code, again, long.RunID)
 	}
 	var c runReply
-	if code := p.do("POST", "/v1/runs/"+queued.RunID+"/cancel", "", &c); code != 202 {
+	if code := p.do("POST", "/v1/runs/"+queued.RunID+"/cancel", "", &c); code != 200 || c.Status != "cancelled" {
 		t.Errorf("cancel queued: %d %+v", code, c)
 	}
 	// A run cancelled before it started is recorded, and streamed.
@@ -390,7 +390,7 @@ func TestServeQueueCancelIdempotency(t *testing.T) {
 	if p.do("GET", "/v1/runs/"+queued.RunID, "", &rec); rec.Status != "cancelled" {
 		t.Errorf("the cancelled queued run's record: %+v", rec)
 	}
-	if code := p.do("POST", "/v1/runs/"+long.RunID+"/cancel", "", &c); code != 202 {
+	if code := p.do("POST", "/v1/runs/"+long.RunID+"/cancel", "", &c); code != 202 || c.Status != "cancelling" {
 		t.Errorf("cancel running: %d %+v", code, c)
 	}
 	evs := p.events(long.RunID, "")

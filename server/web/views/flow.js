@@ -2,9 +2,9 @@
 // its schedules and recent runs.
 
 import { api, Unauthorized } from '../api.js';
-import { duration, h, link, main, put, status, when } from '../dom.js';
+import { h, link, main, put, runDuration, status, when } from '../dom.js';
 import { navigate } from '../router.js';
-import { dag } from './dag.js';
+import { dag, forEachHint } from './dag.js';
 
 // inputField is a form field for a flow input: text, number, a checkbox,
 // or a JSON editor for complex types.
@@ -78,7 +78,9 @@ export async function flowPage(name) {
     flow.description ? h('p', {}, flow.description) : null,
     flow.errors ? h('div', { class: 'error', role: 'alert' }, 'The last edit does not compile: ' + flow.errors.map(d => d.summary).join('; ')) : null,
     h('h2', {}, 'Graph'),
-    h('div', { class: 'graph' }, dag(flow, {}, null).svg),
+    h('div', { class: 'graph' }, dag(flow, null, null).svg),
+    h('p', { class: 'hint' }, 'Bold: the critical path, the longest chain of steps.'),
+    flow.steps.some(st => st.for_each) ? h('p', { class: 'hint' }, forEachHint) : null,
     h('h2', {}, 'Run it'), form,
     h('h2', {}, 'Schedules'),
     flow.schedules?.length ? h('ul', {}, flow.schedules.map(sc => h('li', {}, `${sc.name}: ${sc.cron} (${sc.timezone})`))) : h('p', { class: 'muted' }, 'None.'),
@@ -88,7 +90,7 @@ export async function flowPage(name) {
     const { runs } = await api(`/v1/runs?flow=${encodeURIComponent(name)}&limit=10`);
     put(recent, ...runs.map(r => h('tr', {},
       h('td', {}, link(`/runs/${r.run_id}`, r.run_id)), h('td', {}, status(r.status)),
-      h('td', {}, when(r.started_at)), h('td', {}, duration(r.started_at, r.finished_at)))));
+      h('td', {}, when(r.started_at)), h('td', {}, runDuration(r)))));
   }
   await refresh();
   const timer = setInterval(() => refresh().catch(() => {}), 3000);

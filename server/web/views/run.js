@@ -1,42 +1,42 @@
 // A run's page (/runs/{id}): its graph, live from its events, a step's
-// detail, the outputs, a timeline and the approvals it waits for.
+// detail, the outputs, a timeline and the approvals it waits for. A run of
+// many instances stays responsive: step states are counts (steps.js), a
+// step of many instances is summarized by the API, and the event stream
+// starts after the events the run as read already reflects.
 
 import { api, events, Unauthorized } from '../api.js';
-import { duration, h, json, link, main, put, s, say, status, when } from '../dom.js';
+import { h, json, link, main, put, runDuration, say, status, when } from '../dom.js';
 import { showToken } from '../token.js';
-import { dag } from './dag.js';
+import { dag, forEachHint } from './dag.js';
+import { renderDetail } from './detail.js';
+import { criticalPath, StepStates } from './steps.js';
+import { renderTimeline } from './timeline.js';
 
-// stepState is a step's state from the states of its instances.
-function stepState(instances) {
-  const v = Object.values(instances);
-  if (!v.length) return 'pending';
-  for (const st of ['running', 'waiting', 'failed', 'cancelled']) if (v.includes(st)) return st;
-  if (v.includes('pending')) return 'running';
-  if (v.every(x => x === 'skipped')) return 'skipped';
-  if (v.every(x => x === 'cached')) return 'cached';
-  return 'ok';
-}
+const live = ['queued', 'running', 'waiting'];
 
 export async function runPage(id) {
   document.title = `Run ${id} · flowctl`;
-  let run = await api(`/v1/runs/${encodeURIComponent(id)}`);
+  const path = `/v1/runs/${encodeURIComponent(id)}`;
+  let run = await api(path);
   const flow = await api(`/v1/flows/${encodeURIComponent(run.flow)}`).catch(e => {
     if (e instanceof Unauthorized) throw e;
     return { name: run.flow, steps: [] };
   });
-  const instances = {}; // step → instance key → state
-  const waits = {}; // step → step_waiting event
-  for (const st of run.steps) (instances[st.step] ||= {})[st.instance || ''] = st.status;
-  const states = () => Object.fromEntries(Object.entries(instances).map(([k, v]) => [k, stepState(v)]));
+  const steps = new StepStates();
+  steps.load(run);
+  const waits = {}; // step → step_waiting event (or what the run waits for)
+  for (const w of run.waiting_for || []) waits[w.step] = w;
   let selected = null;
+  const states = () => Object.fromEntries((flow.steps || []).map(st => [st.name, steps.state(st.name)]));
   const graph = dag(flow, states(), name => { selected = name; graph.select(name); showDetail(); });
   const head = h('div');
   const detail = h('div', { class: 'panel', id: 'detail' }, h('p', { class: 'muted' }, 'Select a step to see its inputs, outputs, attempts and error.'));
   const approvals = h('div', { id: 'approvals' });
   const outputs = h('div', { id: 'outputs' });
   const timeline = h('div', { id: 'timeline' });
+  const hint = (flow.steps || []).some(st => st.for_each) ? h('p', { class: 'hint' }, forEachHint) : null;
   put(main, head, approvals,
-    h('div', { class: 'layout' }, h('div', {}, h('div', { class: 'graph', id: 'graph' }, graph.svg), outputs, timeline), detail));
+    h('div', { class: 'layout' }, h('div', {}, h('div', { class: 'graph', id: 'graph' }, graph.svg), hint, outputs, timeline), detail));
 
   function renderHead() {
     put(head,
@@ -44,62 +44,31 @@ export async function runPage(id) {
       h('dl', {},
         h('dt', {}, 'Status'), h('dd', { id: 'run-status' }, status(run.status)),
         h('dt', {}, 'Started'), h('dd', {}, when(run.started_at)),
-        h('dt', {}, 'Duration'), h('dd', {}, duration(run.started_at, run.finished_at)),
-        run.error ? [h('dt', {}, 'Error'), h('dd', { class: 'error' }, run.error)] : null),
-      ['queued', 'running', 'waiting'].includes(run.status) ?
-        h('button', { class: 'danger', onclick: () => api(`/v1/runs/${encodeURIComponent(id)}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } }).catch(() => {}) }, 'Cancel the run') : null);
+        h('dt', {}, 'Duration'), h('dd', { id: 'run-duration' }, runDuration(run)),
+        run.error ? [h('dt', {}, 'Error'), h('dd', { class: 'error', id: 'run-error' }, run.error.message,
+          run.error.diagnostics.length > 1 ? h('ul', {}, run.error.diagnostics.map(d => h('li', {}, `${d.step ? d.step + ': ' : ''}${d.detail}`))) : null)] : null),
+      live.includes(run.status) ?
+        h('button', { class: 'danger', onclick: () => api(`${path}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } }).catch(() => {}) }, 'Cancel the run') : null);
   }
 
   function renderOutputs() {
     const parts = [h('h2', {}, 'Outputs')];
     if (run.outputs && Object.keys(run.outputs).length) parts.push(json(run.outputs));
-    else parts.push(h('p', { class: 'muted' }, run.finished_at ? 'None.' : 'When the run finishes.'));
+    else parts.push(h('p', { class: 'muted' }, run.finished_at && !live.includes(run.status) ? 'None.' : 'When the run finishes.'));
     if (run.failed_outputs && run.failed_outputs.length) {
       parts.push(h('p', {}, 'Without a value:'), h('ul', {}, run.failed_outputs.map(f => h('li', {}, `${f.name}: ${f.reason || f.error || ''}`))));
     }
     put(outputs, ...parts);
   }
 
-  // The timeline: each step's span, the critical path (the chain of
-  // dependencies that took the longest) drawn bold.
-  function renderTimeline() {
-    const spans = {};
-    for (const st of run.steps) {
-      if (!st.started_at) continue;
-      const a = new Date(st.started_at), b = st.finished_at ? new Date(st.finished_at) : new Date();
-      const sp = spans[st.step] ||= { from: a, to: b, status: [] };
-      if (a < sp.from) sp.from = a;
-      if (b > sp.to) sp.to = b;
-      sp.status.push(st.status);
-    }
-    const names = (flow.steps || []).map(st => st.name).filter(n => spans[n]);
-    if (!names.length) { put(timeline); return; }
-    const t0 = Math.min(...names.map(n => spans[n].from)), t1 = Math.max(...names.map(n => spans[n].to));
-    const total = Math.max(1, t1 - t0);
-    // Longest path by duration.
-    const best = {}, prev = {};
-    for (const st of flow.steps) {
-      const d = spans[st.name] ? spans[st.name].to - spans[st.name].from : 0;
-      let b = 0, p = null;
-      for (const dep of st.depends_on) if ((best[dep] || 0) > b) { b = best[dep]; p = dep; }
-      best[st.name] = b + d; prev[st.name] = p;
-    }
-    let end = null;
-    for (const n of Object.keys(best)) if (end === null || best[n] > best[end]) end = n;
-    const critical = new Set();
-    for (let n = end; n; n = prev[n]) critical.add(n);
-    const rowH = 20, labelW = 160, barW = 520;
-    const svg = s('svg', { class: 'gantt', width: labelW + barW + 80, height: names.length * rowH + 10, role: 'img',
-      'aria-label': `Timeline of ${names.length} steps; critical path ${[...critical].reverse().join(' → ')}` });
-    names.forEach((n, i) => {
-      const sp = spans[n];
-      const x = labelW + ((sp.from - t0) / total) * barW, w = Math.max(2, ((sp.to - sp.from) / total) * barW);
-      const st = stepState(Object.fromEntries(sp.status.map((v, j) => [j, v])));
-      svg.append(s('text', { x: 0, y: i * rowH + 14 }, n),
-        s('rect', { class: `bar s-${st}${critical.has(n) ? ' critical' : ''}`, x, y: i * rowH + 4, width: w, height: 12, rx: 2 }),
-        s('text', { x: x + w + 4, y: i * rowH + 14 }, duration(sp.from, sp.to)));
-    });
-    put(timeline, h('h2', {}, 'Timeline'), h('p', { class: 'hint' }, 'Bold: the critical path.'), svg);
+  // The graph's states, and the critical path that the graph and the
+  // timeline both draw.
+  function renderSteps(changed) {
+    for (const name of changed) graph.set(name, steps.state(name), steps.count(name));
+    const spans = steps.spans();
+    const critical = criticalPath(flow, spans);
+    graph.critical(critical);
+    renderTimeline(timeline, flow, spans, critical, name => steps.state(name));
   }
 
   function renderApprovals() {
@@ -109,7 +78,7 @@ export async function runPage(id) {
       const err = h('div', { class: 'error', role: 'alert' });
       const decide = approved => async () => {
         try {
-          await api(`/v1/runs/${encodeURIComponent(id)}/approvals/${encodeURIComponent(step)}`, {
+          await api(`${path}/approvals/${encodeURIComponent(step)}`, {
             method: 'POST', headers: { 'Content-Type': 'application/json' },
             body: JSON.stringify({ approved, comment: comment.value, instance: ev.instance == null ? '' : String(ev.instance) }),
           });
@@ -132,74 +101,69 @@ export async function runPage(id) {
     put(approvals, ...items);
   }
 
-  async function showDetail() {
-    if (!selected) return;
-    try { run = await api(`/v1/runs/${encodeURIComponent(id)}`); } catch (e) { if (e instanceof Unauthorized) { showToken(); return; } }
-    const insts = run.steps.filter(st => st.step === selected);
-    const def = (flow.steps || []).find(st => st.name === selected);
-    put(detail, h('h2', {}, `Step ${selected}`),
-      def ? h('p', { class: 'muted' }, `block ${def.use}${def.depends_on.length ? ' · after ' + def.depends_on.join(', ') : ''}`) : null,
-      insts.length ? insts.map(st => h('div', { class: 'instance' },
-        st.instance ? h('h3', {}, st.instance) : null,
-        h('dl', {},
-          h('dt', {}, 'Status'), h('dd', {}, status(st.status)),
-          h('dt', {}, 'Attempts'), h('dd', {}, String(st.attempts)),
-          h('dt', {}, 'Started'), h('dd', {}, when(st.started_at)),
-          h('dt', {}, 'Took'), h('dd', {}, duration(st.started_at, st.finished_at))),
-        st.error ? [h('h3', {}, 'Error'), h('pre', { class: 'error' }, st.error)] : null,
-        h('h3', {}, 'Outputs'),
-        st.sensitive ? h('p', {}, '(sensitive)') : st.outputs == null ? h('p', { class: 'muted' }, 'None recorded.') : json(plain(st.outputs)),
-        st.log ? [h('h3', {}, 'Log'), h('pre', {}, st.log)] : null)) :
-        h('p', { class: 'muted' }, 'Not run yet.'));
+  function showDetail() {
+    if (selected) renderDetail(detail, run, flow, selected);
   }
 
-  renderHead(); renderOutputs(); renderTimeline(); renderApprovals();
-  // Events are applied in batches, once a frame, so that a big flow's
-  // stream does not redraw the page for each one.
-  let queue = [], scheduled = false, refreshing = false;
-  async function refreshRun() {
-    if (refreshing) return;
+  const all = (flow.steps || []).map(st => st.name);
+  renderHead(); renderOutputs(); renderSteps(all); renderApprovals();
+  // The run as the API has it, again: at most once a second while events
+  // come, and when the run ends.
+  let refreshing = false, lastRefresh = 0, again = null;
+  async function refreshRun(now) {
+    if (refreshing || (!now && Date.now() - lastRefresh < 1000)) {
+      if (!again) again = setTimeout(() => { again = null; refreshRun(true); }, 1000);
+      return;
+    }
     refreshing = true;
+    lastRefresh = Date.now();
     try {
-      run = await api(`/v1/runs/${encodeURIComponent(id)}`);
-      renderHead(); renderOutputs(); renderTimeline();
-      if (selected) showDetail();
+      run = await api(path);
+      steps.load(run);
+      renderHead(); renderOutputs(); renderSteps(all);
+      showDetail();
     } catch (e) {
       if (e instanceof Unauthorized) showToken();
     } finally {
       refreshing = false;
     }
   }
+  // Events are applied in batches, once a frame, so that a big flow's
+  // stream does not redraw the page for each one.
+  let queue = [], scheduled = false;
   function flush() {
     scheduled = false;
     const batch = queue;
     queue = [];
     let finished = false;
+    const changed = new Set();
     for (const ev of batch) {
-      const key = ev.instance == null ? '' : String(ev.instance);
+      const step = steps.apply(ev);
+      if (step) changed.add(step);
       switch (ev.type) {
-        case 'step_started': (instances[ev.step] ||= {})[key] = 'running'; break;
-        case 'step_finished': (instances[ev.step] ||= {})[key] = ev.status; delete waits[ev.step]; break;
-        case 'step_waiting': (instances[ev.step] ||= {})[key] = 'waiting'; waits[ev.step] = ev; break;
+        case 'step_finished': delete waits[ev.step]; break;
+        case 'step_waiting': waits[ev.step] = ev; break;
         case 'run_waiting': run.status = 'waiting'; break;
         case 'run_started': run.status = 'running'; break;
         case 'run_finished': finished = true; run.status = ev.status; break;
       }
     }
-    const st = states();
-    for (const [name, state] of Object.entries(st)) graph.set(name, state);
+    renderSteps(changed);
     renderApprovals();
     if (finished) say(`The run finished: ${run.status}`);
-    refreshRun();
+    refreshRun(finished);
   }
-  const stopEvents = events(id, ev => {
+  // A run that has ended sends nothing more; the others, what comes after
+  // the events the run as read reflects.
+  const stopEvents = !live.includes(run.status) && run.finished_at ? () => {} : events(id, ev => {
     queue.push(ev);
     if (!scheduled) { scheduled = true; requestAnimationFrame(flush); }
-  });
-  return () => stopEvents();
-}
-
-// plain turns a stored typed value ({"value": …, "type": …}) into its value.
-function plain(v) {
-  return v && typeof v === 'object' && 'value' in v && 'type' in v ? v.value : v;
+  }, null, run.last_event || 0);
+  const tick = setInterval(() => {
+    if (live.includes(run.status)) {
+      const d = document.getElementById('run-duration');
+      if (d) d.textContent = runDuration(run);
+    }
+  }, 1000);
+  return () => { stopEvents(); clearInterval(tick); if (again) clearTimeout(again); };
 }

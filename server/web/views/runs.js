@@ -1,7 +1,7 @@
 // The runs page (/): every run, newest first, with filters.
 
 import { api } from '../api.js';
-import { duration, h, link, main, put, status, when } from '../dom.js';
+import { h, link, main, put, runDuration, status, when } from '../dom.js';
 
 const statuses = ['queued', 'running', 'waiting', 'ok', 'failed', 'cancelled', 'interrupted'];
 
@@ -41,7 +41,7 @@ export async function runsPage() {
       h('td', {}, link(`/flows/${encodeURIComponent(r.flow)}`, r.flow)),
       h('td', {}, status(r.status)),
       h('td', {}, when(r.started_at)),
-      h('td', {}, duration(r.started_at, r.finished_at)),
+      h('td', {}, runDuration(r)),
       h('td', {}, (r.waiting_for || []).map(w => `${w.step}: ${w.message}`).join('; ')))) :
       [h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'No runs yet.'))]));
   }

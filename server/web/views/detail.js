@@ -1,0 +1,55 @@
+// The detail of a step of a run: its instances with status, attempts,
+// times, error, outputs and log; for a step of many instances, the counts
+// by status, the instances that did not succeed, and every instance a
+// page at a time.
+
+import { api } from '../api.js';
+import { duration, h, json, put, status, when } from '../dom.js';
+
+function instance(st) {
+  return h('div', { class: 'instance' },
+    st.instance ? h('h3', {}, st.instance) : null,
+    h('dl', {},
+      h('dt', {}, 'Status'), h('dd', {}, status(st.status)),
+      h('dt', {}, 'Attempts'), h('dd', {}, String(st.attempts)),
+      h('dt', {}, 'Started'), h('dd', {}, when(st.started_at)),
+      h('dt', {}, 'Took'), h('dd', {}, duration(st.started_at, st.finished_at))),
+    st.error ? [h('h3', {}, 'Error'), h('pre', { class: 'error' }, st.error)] : null,
+    h('h3', {}, 'Outputs'),
+    st.sensitive ? h('p', {}, '(sensitive)') : st.outputs == null ? h('p', { class: 'muted' }, 'None recorded.') : json(st.outputs),
+    st.log ? [h('h3', {}, 'Log'), h('pre', {}, st.log)] : null);
+}
+
+// renderDetail shows step name of run in el.
+export function renderDetail(el, run, flow, name) {
+  const def = (flow.steps || []).find(st => st.name === name);
+  const sum = (run.summarized || []).find(s => s.step === name);
+  const head = [h('h2', {}, `Step ${name}`),
+    def ? h('p', { class: 'muted' }, `block ${def.use}${def.depends_on.length ? ' · after ' + def.depends_on.join(', ') : ''}`) : null,
+    def && def.for_each ? h('p', { class: 'hint' }, 'Runs once for each item of its for_each.') : null];
+  if (!sum) {
+    const insts = run.steps.filter(st => st.step === name);
+    put(el, head, insts.length ? insts.map(instance) : h('p', { class: 'muted' }, 'Not run yet.'));
+    return;
+  }
+  // Many instances: counts, what did not succeed, and pages of them all.
+  const list = h('div', { id: 'instances' });
+  const more = h('button', { type: 'button' }, 'Show the instances');
+  let cursor = '';
+  more.addEventListener('click', async () => {
+    const q = new URLSearchParams({ limit: '50' });
+    if (cursor) q.set('cursor', cursor);
+    const page = await api(`${sum.links.instances}?${q}`);
+    list.append(...page.instances.map(instance));
+    cursor = page.next_cursor || '';
+    more.textContent = 'Show more';
+    more.hidden = !cursor;
+  });
+  put(el, head,
+    h('dl', { id: 'counts' },
+      h('dt', {}, 'Instances'), h('dd', {}, String(sum.instances)),
+      Object.entries(sum.counts).flatMap(([st, n]) => [h('dt', {}, st), h('dd', {}, String(n))]),
+      h('dt', {}, 'Took'), h('dd', {}, duration(sum.started_at, sum.finished_at))),
+    sum.unsuccessful.length ? [h('h3', {}, `Did not succeed${sum.more ? ' (the first 50)' : ''}`), sum.unsuccessful.map(instance)] : null,
+    h('h3', {}, 'All instances'), list, more);
+}
