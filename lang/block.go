@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,9 +24,10 @@ const (
 
 // Runtimes a block definition may name.
 const (
-	RuntimeGo  = "go"
-	RuntimeJS  = "js"
-	RuntimeLLM = "llm"
+	RuntimeGo     = "go"
+	RuntimeJS     = "js"
+	RuntimePython = "python"
+	RuntimeLLM    = "llm"
 )
 
 // Where code blocks run (the sandbox argument of a block, and flowctl's
@@ -47,7 +49,7 @@ const (
 var Engines = []string{EngineInterpreted, EngineCompiled}
 
 // Runtimes lists the runtimes, for messages and suggestions.
-var Runtimes = []string{RuntimeGo, RuntimeJS, RuntimeLLM}
+var Runtimes = []string{RuntimeGo, RuntimeJS, RuntimePython, RuntimeLLM}
 
 // BlockDef is a `block "NAME"` definition, inline in a flow or in a block
 // file: a typed function implemented in Go, JavaScript or as an LLM prompt.
@@ -62,7 +64,7 @@ type BlockDef struct {
 	Inputs       []*Field
 	Outputs      []*Field
 
-	// Source is the code of a go or js block, read from source_file when
+	// Source is the code of a go, js or python block, read from source_file when
 	// that is given. SourceLine is the line of the file (SourceRange's file)
 	// on which the code's first line stands, so that errors in the code can
 	// be mapped to the file.
@@ -168,9 +170,9 @@ func DecodeBlockDef(b *hcl.Block) (*BlockDef, hcl.Diagnostics) {
 		case "runtime":
 			def.RuntimeRange = a.Expr.Range()
 			def.Runtime, d = stringAttr(a)
-			if !d.HasErrors() && def.Runtime != RuntimeGo && def.Runtime != RuntimeJS && def.Runtime != RuntimeLLM {
+			if !d.HasErrors() && !slices.Contains(Runtimes, def.Runtime) {
 				d = Error(a.Expr.Range(), "Unknown runtime",
-					"The runtime %s is not known; a block's runtime is \"go\", \"js\" or \"llm\".%s",
+					"The runtime %s is not known; a block's runtime is \"go\", \"js\", \"python\" or \"llm\".%s",
 					quote(def.Runtime), Suggest(def.Runtime, Runtimes))
 			}
 		case "timeout":
@@ -273,7 +275,7 @@ func DecodeBlockDef(b *hcl.Block) (*BlockDef, hcl.Diagnostics) {
 func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	switch def.Runtime {
-	case RuntimeGo, RuntimeJS:
+	case RuntimeGo, RuntimeJS, RuntimePython:
 		if _, ok := attrs["source"]; !ok {
 			if _, ok := attrs["source_file"]; !ok {
 				diags = append(diags, Error(def.RuntimeRange, "Missing source",
@@ -283,6 +285,14 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 		if a, ok := attrs["engine"]; ok && def.Runtime == RuntimeJS {
 			diags = append(diags, Error(a.NameRange, "Unexpected argument",
 				"The engine argument is only for blocks with runtime \"go\"; js blocks always run on goja.")...)
+		}
+		if a, ok := attrs["engine"]; ok && def.Runtime == RuntimePython {
+			diags = append(diags, Error(a.NameRange, "Unexpected argument",
+				"The engine argument is only for blocks with runtime \"go\"; python blocks always run on CPython.")...)
+		}
+		if a, ok := attrs["sandbox"]; ok && def.Runtime == RuntimePython && def.Sandbox == SandboxInProcess {
+			diags = append(diags, Error(a.Expr.Range(), "Python runs isolated",
+				"Block %s is a python block, which always runs in a confined sandbox worker process (CPython cannot be confined inside flowctl); remove sandbox = \"inprocess\".", quote(def.Name))...)
 		}
 		if a, ok := attrs["sandbox"]; ok && def.Engine == EngineCompiled && def.Sandbox == SandboxInProcess {
 			diags = append(diags, Error(a.Expr.Range(), "Conflicting engine and sandbox",
@@ -312,7 +322,7 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 		for _, name := range []string{"source", "source_file", "sandbox"} {
 			if a, ok := attrs[name]; ok {
 				diags = append(diags, Error(a.NameRange, "Unexpected argument",
-					"The %s argument is only for blocks with runtime \"go\" or \"js\"; block %s has runtime \"llm\".", name, quote(def.Name))...)
+					"The %s argument is only for blocks with runtime \"go\", \"js\" or \"python\"; block %s has runtime \"llm\".", name, quote(def.Name))...)
 			}
 		}
 	}
