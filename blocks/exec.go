@@ -31,6 +31,8 @@ type Call struct {
 	Touch func(path string)
 	// Step names the step instance, as step or step[key], for logs.
 	Step string
+	// Attempt is the attempt this call is, from 1; 0 when unknown.
+	Attempt int
 	// Redact replaces the text of sensitive values in a string; blocks use
 	// it for anything they log (prompt logs). Nil means nothing to redact.
 	Redact func(string) string

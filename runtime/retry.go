@@ -88,6 +88,7 @@ func (t tries) run(ctx context.Context, exec blocks.Executor, call *blocks.Call,
 		if t.timeout > 0 && !queued {
 			actx, cancel = context.WithTimeout(sctx, t.timeout)
 		}
+		call.Attempt = n
 		res, err := exec.Execute(actx, call)
 		ended(res, err)
 		deadline := actx.Err() == context.DeadlineExceeded ||

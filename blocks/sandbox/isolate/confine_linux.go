@@ -13,8 +13,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/flowctl/flowctl/blocks/sandbox/pyrun"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -71,18 +73,78 @@ func confineForExec(l limits, program string) (missing []string, statusFD int, f
 	if err := restrictLandlock(rule); err != nil {
 		missing = append(missing, "Landlock file system and network rules ("+err.Error()+")")
 	}
-	raw, err := seccompFilter()
+	raw, err := seccompFilter(false)
 	if err != nil {
 		missing = append(missing, "the seccomp system call filter ("+err.Error()+")")
 		return missing, statusFD, ""
 	}
+	return missing, statusFD, filterHex(raw)
+}
+
+// confineForPython confines a worker that is to become the python runner:
+// the limits of confineForExec, and Landlock rules that let it execute
+// the interpreter (and its dynamic loader) and read its own installation,
+// the shared libraries it maps and the time zone database, and nothing
+// else. The memory limit, sized once the interpreter has started, and the
+// seccomp filter (which would refuse the exec) are left to the runner,
+// with what it needs.
+func confineForPython(l limits, w *pyrun.Worker) (missing []string, statusFD int, filter string) {
+	if err := os.Chdir("/"); err != nil {
+		missing = append(missing, "a neutral working directory ("+err.Error()+")")
+	}
+	statusFD, err := unix.Open("/proc/self/status", unix.O_RDONLY, 0) // inherited by the interpreter
+	if err != nil {
+		statusFD = -1
+	}
+	missing = append(missing, setLimits(l)...)
+	exe := []string{w.Python}
+	if w.ELF != "" {
+		exe = append(exe, w.ELF)
+	}
+	rules := []landlock.Rule{
+		landlock.PathAccess(llsys.AccessFSExecute|llsys.AccessFSReadFile, exe...),
+		landlock.RODirs(w.Dirs...).IgnoreIfMissing(),
+		landlock.ROFiles(w.Files...).IgnoreIfMissing(),
+	}
+	if err := restrictLandlock(rules...); err != nil {
+		missing = append(missing, "Landlock file system and network rules ("+err.Error()+")")
+	}
+	raw, err := seccompFilter(true)
+	if err != nil {
+		missing = append(missing, "the seccomp system call filter ("+err.Error()+")")
+		return missing, statusFD, ""
+	}
+	return missing, statusFD, filterHex(raw)
+}
+
+// filterHex is the hex of a filter's struct sock_filter array, as a
+// program started after exec installs it.
+func filterHex(raw []bpf.RawInstruction) string {
 	b := make([]byte, 0, 8*len(raw))
 	for _, in := range raw {
 		b = binary.NativeEndian.AppendUint16(b, in.Op)
 		b = append(b, in.Jt, in.Jf)
 		b = binary.NativeEndian.AppendUint32(b, in.K)
 	}
-	return missing, statusFD, hex.EncodeToString(b)
+	return hex.EncodeToString(b)
+}
+
+// confinable reports the layers a worker of a python block (python) or of
+// a compiled go block cannot have on this system, which the pool refuses
+// to run them without: none on Linux, but Landlock for python (which,
+// unlike a compiled block, opens files: the seccomp filter lets it read,
+// and Landlock keeps it to its own installation).
+func confinable(python bool) (missing []string) {
+	if forcedUnconfinable() {
+		return unconfinableLayers
+	}
+	if !python {
+		return nil
+	}
+	if abi, err := llsys.LandlockGetABIVersion(); err != nil || abi < 1 {
+		return []string{"Landlock file rules (the kernel has no Landlock)"}
+	}
+	return nil
 }
 
 // seccompNr is the number of the seccomp system call.

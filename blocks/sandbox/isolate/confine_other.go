@@ -2,7 +2,11 @@
 
 package isolate
 
-import "time"
+import (
+	"time"
+
+	"github.com/flowctl/flowctl/blocks/sandbox/pyrun"
+)
 
 // confine has no confinement layers to apply on this system; the worker
 // still runs code in a process of its own, under the parent's timeouts.
@@ -18,3 +22,12 @@ func confineForExec(l limits, program string) ([]string, int, string) {
 }
 
 const seccompNr = 0
+
+// confineForPython has nothing to apply either; the interpreter runs as
+// it is.
+func confineForPython(l limits, w *pyrun.Worker) ([]string, int, string) {
+	return confine(l), -1, ""
+}
+
+// confinable: nothing confines a worker on this system.
+func confinable(python bool) []string { return unconfinableLayers }

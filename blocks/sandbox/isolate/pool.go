@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/sandbox"
 	"github.com/flowctl/flowctl/blocks/sandbox/gobuild"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
@@ -67,6 +68,13 @@ type Options struct {
 	Notice func(string)
 	// Builder builds compiled go blocks; default: gobuild.Default().
 	Builder *gobuild.Builder
+	// Unconfined runs python and compiled go blocks on a system where
+	// their workers cannot be confined (see Unconfinable), unconfined;
+	// without it, such a call fails with an error that says why.
+	Unconfined bool
+
+	// noAudit runs python workers without their audit hook (tests).
+	noAudit bool
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -104,7 +112,7 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// Pool runs go and js blocks in worker processes. It is safe for
+// Pool runs go, js and python blocks in worker processes. It is safe for
 // concurrent use. A worker runs one call at a time, in the order it is
 // sent them; under load the pool sends a worker a few calls ahead
 // (pipelineDepth), so that the worker reads them, and its replies are
@@ -122,6 +130,7 @@ type Pool struct {
 	said     map[string]bool
 	noNS     atomic.Bool // namespaces failed once: don't try again
 
+	python    pythonState
 	wires     sync.Map // *lang.BlockDef → wireEntry, outputsKey → []byte
 	wireCount atomic.Int64
 	nextID    atomic.Uint64
@@ -156,10 +165,12 @@ type pcall struct {
 	step     []byte    // the step's name as JSON
 	deadline time.Time // the caller's, if any
 	ev       chan event
-	// program is the executable of a compiled go block, whose calls only
-	// its own workers take; "" for code the flowctl worker runs.
+	// program is the executable of a compiled go block, or the python
+	// program of a python block (pythonProgram), whose calls only its own
+	// workers take; "" for code the flowctl worker runs.
 	program  string
-	execLine int // of a compiled block: the line of func Execute
+	execLine int  // of a compiled block: the line of func Execute
+	python   bool // a python block's call
 
 	// Guarded by Pool.mu.
 	id        uint64
@@ -192,9 +203,10 @@ const (
 // errClosed fails the calls of a pool that is closing.
 var errClosed = errors.New("the sandbox is closed")
 
-// Execute runs one call of a go or js block in a worker; a go block with
-// engine = "compiled" is built first (see package gobuild) and runs in a
-// worker of its own program. The call's Timeout, when set, starts once a
+// Execute runs one call of a go, js or python block in a worker; a go
+// block with engine = "compiled" is built first (see package gobuild) and
+// runs in a worker of its own program, and a python block in workers of
+// its own, which run CPython (see package pyrun). The call's Timeout, when set, starts once a
 // worker runs it; until then it waits, at most MaxWait, for the run's
 // context or a free worker.
 func (p *Pool) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
@@ -207,7 +219,8 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 		return nil, errors.New("the sandbox was asked to run a block without a definition")
 	}
 	def := call.Block.Def
-	if def.Runtime != lang.RuntimeGo && def.Runtime != lang.RuntimeJS {
+	python := def.Runtime == lang.RuntimePython
+	if def.Runtime != lang.RuntimeGo && def.Runtime != lang.RuntimeJS && !python {
 		return nil, fmt.Errorf("block %q has runtime %q, which the sandbox does not run", def.Name, def.Runtime)
 	}
 	if p.optsErr != nil {
@@ -215,6 +228,16 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, blocks.Stopped(def.Name, err)
+	}
+	if python || compiled {
+		if err := p.confinable(def, python); err != nil {
+			return nil, err
+		}
+	}
+	if python {
+		if err := p.python.ready(); err != nil {
+			return nil, &sandbox.Error{Block: def.Name, Text: ": " + err.Error(), Range: def.RuntimeRange, Err: err}
+		}
 	}
 	var prog *gobuild.Program
 	if compiled {
@@ -243,6 +266,11 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 	if prog != nil {
 		// The program is the block: it is sent no definition.
 		c.program, c.execLine, c.wire = prog.Path, prog.ExecLine, nil
+	}
+	if python {
+		// Each python block has workers of its own: code that reaches
+		// the protocol's pipes sees only calls of its own block.
+		c.program, c.python = pythonProgram+key, true
 	}
 	c.deadline, _ = ctx.Deadline()
 	p.mu.Lock()

@@ -79,6 +79,7 @@ func (p *Pool) start(namespaces bool, program string) (*proc, message, error) {
 	// Outputs are capped at half the reply's size: JSON with types, and
 	// escapes, can double them.
 	l := limits{memory: p.opts.Memory, cpu: p.opts.CPU, maxStack: defaultStack, maxOutput: p.opts.MaxMessage / 2, exec: program}
+	p.workerLimits(&l, program)
 	args := append(append([]string{}, p.opts.Command[1:]...), l.args()...)
 	cmd := exec.Command(p.opts.Command[0], args...)
 	cmd.Env = []string{}
@@ -270,6 +271,11 @@ func (w *proc) death() string {
 		<-w.waited
 	}
 	out := w.stderr.String()
+	if strings.HasPrefix(w.program, pythonProgram) {
+		if why := pythonDeath(out, signalOf(w.cmd.ProcessState)); why != "" {
+			return why
+		}
+	}
 	switch {
 	case strings.Contains(out, "out of memory") || strings.Contains(out, "cannot allocate memory") ||
 		strings.Contains(out, "errno=12"):

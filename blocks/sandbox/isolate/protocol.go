@@ -35,6 +35,7 @@ type request struct {
 	BlockKey  string          `json:"block_key"`
 	Block     *wireBlock      `json:"block,omitempty"`
 	Step      string          `json:"step,omitempty"`
+	Attempt   int             `json:"attempt,omitempty"`
 	Inputs    json.RawMessage `json:"inputs"`            // an object, as package jsonval writes it
 	Outputs   json.RawMessage `json:"outputs,omitempty"` // []wireField
 	TimeoutMS int64           `json:"timeout_ms,omitempty"`
@@ -75,6 +76,10 @@ type message struct {
 	Timeout bool                       `json:"timeout,omitempty"` // the call's deadline stopped it
 	Outputs map[string]json.RawMessage `json:"outputs,omitempty"`
 	Recycle bool                       `json:"recycle,omitempty"`
+	// Line and Kind are a python worker's: the line of the file holding
+	// the code where Error happened, and what it is (pyrun.Reply).
+	Line int    `json:"line,omitempty"`
+	Kind string `json:"kind,omitempty"`
 	// Outcome is what a compiled block's program replies instead of
 	// Outputs and Error: what Execute gave, converted here.
 	Outcome *gorun.Outcome `json:"outcome,omitempty"`
@@ -101,7 +106,7 @@ func toWire(def *lang.BlockDef) *wireBlock {
 // the output fields ([]wireField), step and inputs are JSON too. The line
 // is assembled by hand from parts that are JSON already: one is made for
 // every call.
-func appendRequest(buf []byte, id uint64, key string, block, outputs, step, inputs []byte, timeoutMS int64) []byte {
+func appendRequest(buf []byte, id uint64, key string, block, outputs, step, inputs []byte, timeoutMS int64, attempt int) []byte {
 	buf = append(buf, `{"id":`...)
 	buf = strconv.AppendUint(buf, id, 10)
 	buf = append(buf, `,"block_key":`...)
@@ -112,6 +117,10 @@ func appendRequest(buf []byte, id uint64, key string, block, outputs, step, inpu
 	}
 	buf = append(buf, `,"step":`...)
 	buf = append(buf, step...)
+	if attempt > 0 {
+		buf = append(buf, `,"attempt":`...)
+		buf = strconv.AppendInt(buf, int64(attempt), 10)
+	}
 	buf = append(buf, `,"inputs":`...)
 	buf = append(buf, inputs...)
 	if len(outputs) > 0 {

@@ -22,7 +22,7 @@ type RouteOptions struct {
 // inProcess when the block's definition says sandbox = "inprocess" (code
 // that has been reviewed and needs the speed) or the options say so. A
 // compiled go block always runs in the pool, in a worker of its own
-// program. It is blocks.Queued, as the pool is: an in-process call goes to
+// program, and so does a python block (inProcess may be nil for python). It is blocks.Queued, as the pool is: an in-process call goes to
 // inProcess as it is when that is Queued too (blocks.Limit), else with its
 // Timeout applied (blocks.ExecuteWithin).
 func Route(p *Pool, inProcess blocks.Executor, o RouteOptions) blocks.Queued {
@@ -49,9 +49,11 @@ func (r router) Width(b *blocks.Block) int {
 	return 0
 }
 
-// inProcessFor reports whether a block's calls run in process.
+// inProcessFor reports whether a block's calls run in process; a python
+// block's never do.
 func (r router) inProcessFor(def *lang.BlockDef) bool {
-	return !def.Compiled(r.o.GoEngine) && (r.o.InProcess || def.Sandbox == lang.SandboxInProcess)
+	return !def.Compiled(r.o.GoEngine) && def.Runtime != lang.RuntimePython &&
+		(r.o.InProcess || def.Sandbox == lang.SandboxInProcess)
 }
 
 func (r router) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {

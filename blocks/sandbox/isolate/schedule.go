@@ -90,6 +90,9 @@ func (p *Pool) running(ctx context.Context, c *pcall) (*blocks.Result, error) {
 		return nil, fmt.Errorf("block %q %s", name, w.death())
 	}
 	m := e.msg
+	if c.python {
+		return pythonResult(c, m)
+	}
 	if c.program != "" {
 		return compiledResult(c, m, p.opts.MaxMessage/2)
 	}

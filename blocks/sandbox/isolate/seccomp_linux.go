@@ -15,7 +15,12 @@ const (
 	offNr   = 0
 	offArch = 4
 	offArg0 = 16 // the low 32 bits of args[0] on little-endian machines
+	offArg2 = 32 // of args[2]
 )
+
+// openWrites are the flags of an open for writing, or that creates or
+// truncates a file.
+const openWrites = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC | unix.O_APPEND
 
 const cloneThread = unix.CLONE_THREAD
 
@@ -42,8 +47,12 @@ var deniedSyscalls = append([]uintptr{
 // seccompFilter is the worker's filter: system calls of another
 // architecture are refused, clone is allowed only for threads (clone3,
 // whose flags a filter cannot see, is refused so that callers fall back to
-// clone), and deniedSyscalls are refused.
-func seccompFilter() ([]bpf.RawInstruction, error) {
+// clone), and deniedSyscalls are refused. A python worker's (python) lets
+// openat open files for reading (its interpreter imports modules as code
+// asks for them; Landlock keeps it to its own installation) and
+// socketpair make a pair of Unix sockets (asyncio's event loop wakes
+// itself through one; they reach nothing outside the process).
+func seccompFilter(python bool) ([]bpf.RawInstruction, error) {
 	deny := bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)}
 	allow := bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW}
 	prog := []bpf.Instruction{
@@ -62,6 +71,20 @@ func seccompFilter() ([]bpf.RawInstruction, error) {
 		allow,
 		deny,
 	)
+	if python {
+		prog = append(prog,
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_OPENAT, SkipFalse: 4},
+			bpf.LoadAbsolute{Off: offArg2, Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: openWrites, SkipFalse: 1},
+			deny,
+			allow,
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKETPAIR, SkipFalse: 4},
+			bpf.LoadAbsolute{Off: offArg0, Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipFalse: 1},
+			allow,
+			deny,
+		)
+	}
 	for _, nr := range deniedSyscalls {
 		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(nr), SkipFalse: 1}, deny)
 	}
@@ -71,7 +94,7 @@ func seccompFilter() ([]bpf.RawInstruction, error) {
 
 // installSeccomp loads the filter on every thread of the worker.
 func installSeccomp() error {
-	raw, err := seccompFilter()
+	raw, err := seccompFilter(false)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,8 @@ func signalOf(st *os.ProcessState) string {
 		return "SIGXCPU"
 	case syscall.SIGKILL:
 		return "SIGKILL"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
 	}
 	return ws.Signal().String()
 }

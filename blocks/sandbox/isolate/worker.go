@@ -16,6 +16,7 @@ import (
 	"github.com/flowctl/flowctl/blocks/sandbox/gobuild"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
+	"github.com/flowctl/flowctl/blocks/sandbox/pyrun"
 	"github.com/flowctl/flowctl/lang"
 
 	_ "time/tzdata" // time zones without reading the file system
@@ -30,6 +31,15 @@ type limits struct {
 	// exec is the program of a compiled go block: the worker confines
 	// itself and becomes that program, which speaks the protocol.
 	exec string
+	// python, when set, is a pyrun.Worker as JSON: the worker confines
+	// itself and becomes the python runner, which speaks the protocol.
+	python string
+	// noConfine: the worker applies no confinement (the pool runs
+	// python and compiled go blocks unconfined, --unconfined).
+	noConfine bool
+	// noAudit: a python worker runs without its audit hook (tests of the
+	// operating system's confinement alone).
+	noAudit bool
 }
 
 func (l limits) args() []string {
@@ -39,6 +49,9 @@ func (l limits) args() []string {
 		fmt.Sprintf("-stack=%d", l.maxStack),
 		fmt.Sprintf("-output=%d", l.maxOutput),
 		"-exec=" + l.exec,
+		"-python=" + l.python,
+		fmt.Sprintf("-noconfine=%t", l.noConfine),
+		fmt.Sprintf("-noaudit=%t", l.noAudit),
 	}
 }
 
@@ -53,6 +66,9 @@ func Main(args []string) int {
 	fs.IntVar(&l.maxStack, "stack", defaultStack, "")
 	fs.IntVar(&l.maxOutput, "output", DefaultMaxMessage/2, "")
 	fs.StringVar(&l.exec, "exec", "", "")
+	fs.StringVar(&l.python, "python", "", "")
+	fs.BoolVar(&l.noConfine, "noconfine", false, "")
+	fs.BoolVar(&l.noAudit, "noaudit", false, "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -62,6 +78,9 @@ func Main(args []string) int {
 	}
 	if l.exec != "" {
 		return becomeProgram(l)
+	}
+	if l.python != "" {
+		return becomePython(l)
 	}
 	in := os.NewFile(requestFD, "requests")
 	out := os.NewFile(replyFD, "replies")
@@ -75,7 +94,10 @@ func Main(args []string) int {
 		blocks: map[string]*blocks.Block{},
 		fields: map[string][]*lang.Field{},
 	}
-	missing := confine(l)
+	missing := unconfined
+	if !l.noConfine {
+		missing = confine(l)
+	}
 	if err := w.send(message{Hello: true, Missing: missing}); err != nil {
 		return 1
 	}
@@ -213,7 +235,10 @@ func (s *server) handle(req *request) message {
 // program in its place, with the same protocol pipes; it returns only when
 // that fails.
 func becomeProgram(l limits) int {
-	missing, statusFD, filter := confineForExec(l, l.exec)
+	missing, statusFD, filter := unconfined, -1, ""
+	if !l.noConfine {
+		missing, statusFD, filter = confineForExec(l, l.exec)
+	}
 	said, _ := json.Marshal(missing)
 	args := []string{l.exec, gobuild.ProgramArg,
 		fmt.Sprintf("-memory=%d", l.memory),
@@ -226,5 +251,29 @@ func becomeProgram(l limits) int {
 	}
 	err := execProgram(l.exec, args)
 	fmt.Fprintln(os.Stderr, "flowctl sandbox worker: cannot run the compiled block's program:", err)
+	return 1
+}
+
+// becomePython confines the worker and executes the python runner in its
+// place (package pyrun), with the same protocol pipes; it returns only
+// when that fails. The runner sets its memory limit and installs the
+// seccomp filter itself once the interpreter has started, as a compiled
+// block's program does.
+func becomePython(l limits) int {
+	var pw pyrun.Worker
+	if err := json.Unmarshal([]byte(l.python), &pw); err != nil || pw.Python == "" {
+		fmt.Fprintln(os.Stderr, "flowctl sandbox worker: unreadable python worker description")
+		return 2
+	}
+	missing, statusFD, filter := unconfined, -1, ""
+	if !l.noConfine {
+		missing, statusFD, filter = confineForPython(l, &pw)
+	}
+	args := pw.Args(pyrun.RunnerConfig{
+		Memory: l.memory, CPU: l.cpu, StatusFD: statusFD, Seccomp: filter, SeccompNr: seccompNr,
+		Missing: missing, NoAudit: l.noAudit,
+	})
+	err := execProgram(pw.Python, args)
+	fmt.Fprintln(os.Stderr, "flowctl sandbox worker: cannot start python:", err)
 	return 1
 }

@@ -141,7 +141,7 @@ func (p *Pool) write(w *proc) {
 			if c.withDef {
 				def = c.wire
 			}
-			buf = appendRequest(buf, c.id, c.key, def, c.outs, c.step, c.inputs, timeoutMS(c))
+			buf = appendRequest(buf, c.id, c.key, def, c.outs, c.step, c.inputs, timeoutMS(c), c.call.Attempt)
 		}
 		if len(buf) == 0 {
 			continue
