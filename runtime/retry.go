@@ -57,7 +57,7 @@ func blockTimeout(b *blocks.Block) time.Duration {
 	switch {
 	case b.Def != nil && b.Def.Timeout != nil:
 		return b.Def.Timeout.Duration
-	case b.Runtime == lang.RuntimeGo || b.Runtime == lang.RuntimeJS:
+	case b.Runtime == lang.RuntimeGo || b.Runtime == lang.RuntimeJS || b.Runtime == lang.RuntimePython:
 		return DefaultCodeTimeout
 	}
 	return 0

@@ -88,13 +88,15 @@ func confineForExec(l limits, program string) (missing []string, statusFD int, f
 // else. The memory limit, sized once the interpreter has started, and the
 // seccomp filter (which would refuse the exec) are left to the runner,
 // with what it needs.
-func confineForPython(l limits, w *pyrun.Worker) (missing []string, statusFD int, filter string) {
+func confineForPython(l limits, w *pyrun.Worker) (missing []string, statFD int, filter string) {
 	if err := os.Chdir("/"); err != nil {
 		missing = append(missing, "a neutral working directory ("+err.Error()+")")
 	}
-	statusFD, err := unix.Open("/proc/self/status", unix.O_RDONLY, 0) // inherited by the interpreter
+	// /proc/self/stat, inherited by the interpreter: the runner reads its
+	// size and its number of threads there.
+	statFD, err := unix.Open("/proc/self/stat", unix.O_RDONLY, 0)
 	if err != nil {
-		statusFD = -1
+		statFD = -1
 	}
 	missing = append(missing, setLimits(l)...)
 	exe := []string{w.Python}
@@ -112,9 +114,9 @@ func confineForPython(l limits, w *pyrun.Worker) (missing []string, statusFD int
 	raw, err := seccompFilter(true)
 	if err != nil {
 		missing = append(missing, "the seccomp system call filter ("+err.Error()+")")
-		return missing, statusFD, ""
+		return missing, statFD, ""
 	}
-	return missing, statusFD, filterHex(raw)
+	return missing, statFD, filterHex(raw)
 }
 
 // filterHex is the hex of a filter's struct sock_filter array, as a

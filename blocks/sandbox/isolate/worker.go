@@ -265,13 +265,13 @@ func becomePython(l limits) int {
 		fmt.Fprintln(os.Stderr, "flowctl sandbox worker: unreadable python worker description")
 		return 2
 	}
-	missing, statusFD, filter := unconfined, -1, ""
+	missing, statFD, filter := unconfined, -1, ""
 	if !l.noConfine {
-		missing, statusFD, filter = confineForPython(l, &pw)
+		missing, statFD, filter = confineForPython(l, &pw)
 	}
 	args := pw.Args(pyrun.RunnerConfig{
-		Memory: l.memory, CPU: l.cpu, StatusFD: statusFD, Seccomp: filter, SeccompNr: seccompNr,
-		Missing: missing, NoAudit: l.noAudit,
+		Memory: l.memory, CPU: l.cpu, StatFD: statFD, Seccomp: filter, SeccompNr: seccompNr,
+		Missing: missing, NoAudit: l.noAudit, Unconfined: l.noConfine,
 	})
 	err := execProgram(pw.Python, args)
 	fmt.Fprintln(os.Stderr, "flowctl sandbox worker: cannot start python:", err)

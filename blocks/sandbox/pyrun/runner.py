@@ -1,219 +1,8 @@
-# flowctl's python block runner. Package pyrun embeds it; a sandbox worker
-# becomes `python3 -I -S -B -c RUNNER CONFIG` once it has confined itself.
-#
-# Before it reads a request it sets its memory limit, installs the seccomp
-# filter it was given (no process creation, no execve, no sockets but a
-# pair for asyncio, no file opened for writing), an audit hook that refuses
-# what blocks may not do with a clear error, and an import guard. Then it
-# speaks the worker protocol of package isolate: requests, one JSON object
-# a line, on file descriptor 3; log lines and replies on file descriptor 4.
-import json
-import os
-import signal
-import sys
-import time
-
-_cfg = json.loads(sys.argv[1])
-_missing = list(_cfg.get("missing") or [])
-_REQ, _REP = 3, 4
-_FILE = "<block>"  # the file name of every block's code object
-_write, _read, _monotonic = os.write, os.read, time.monotonic
-
-
-def _limit_memory():
-    fd = _cfg.get("statusfd", -1)
-    if fd < 0:
-        return "no status file"
-    try:
-        status = os.pread(fd, 8192, 0).decode("ascii", "replace")
-    finally:
-        os.close(fd)
-    for line in status.splitlines():
-        if line.startswith("VmSize:"):
-            size = int(line.split()[1]) << 10
-            break
-    else:
-        return "no VmSize in /proc/self/status"
-    import resource
-    n = size + int(_cfg["memory"])
-    resource.setrlimit(resource.RLIMIT_AS, (n, n))
-    return None
-
-
-def _install_seccomp(hexfilter, nr):
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    filt = bytes.fromhex(hexfilter)
-    buf = ctypes.create_string_buffer(filt, len(filt))
-
-    class Fprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    prog = Fprog(len(filt) // 8, ctypes.addressof(buf))
-    ul = ctypes.c_ulong
-    if libc.prctl(ctypes.c_int(38), ul(1), ul(0), ul(0), ul(0)) != 0:  # PR_SET_NO_NEW_PRIVS
-        raise OSError(ctypes.get_errno(), "no_new_privs: " + os.strerror(ctypes.get_errno()))
-    # seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog)
-    if libc.syscall(ctypes.c_long(nr), ul(1), ul(1), ctypes.byref(prog)) != 0:
-        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
-    for name in [m for m in sys.modules if m == "ctypes" or m.startswith("ctypes.")]:
-        del sys.modules[name]
-
-
-try:
-    _why = _limit_memory()
-except (OSError, ValueError, ImportError) as e:
-    _why = str(e)
-if _why:
-    _missing.append("the memory limit (%s)" % _why)
-if _cfg.get("seccomp"):
-    try:
-        _install_seccomp(_cfg["seccomp"], _cfg["seccomp_nr"])
-    except (OSError, ValueError, ImportError, AttributeError) as e:
-        _missing.append("the seccomp system call filter (%s)" % e)
-
-# What a block may import: the allowlist of package pyrun, passed in.
-_MODULES = frozenset(_cfg["modules"])
-_MEMBERS = {k: frozenset(v) for k, v in (_cfg.get("members") or {}).items()}
-_NO_SUBMODULES = frozenset(_cfg.get("no_submodules") or ())
-_DENIED_NAMES = {k: frozenset(v) for k, v in (_cfg.get("denied_names") or {}).items()}
-
-
-def _allowed(name, fromlist):
-    if name in _MEMBERS:
-        return bool(fromlist) and all(f in _MEMBERS[name] for f in fromlist)
-    if name in _MODULES or (
-            "." in name and name.partition(".")[0] in _MODULES
-            and name.partition(".")[0] not in _NO_SUBMODULES):
-        denied = _DENIED_NAMES.get(name)
-        return not (denied and fromlist and any(f in denied for f in fromlist))
-    return bool(fromlist) and all((name + "." + f) in _MODULES for f in fromlist)
-
-
-def _listing():
-    return ", ".join(sorted(_MODULES | {m + "." + n for m in _MEMBERS for n in _MEMBERS[m]}))
-
-
-import builtins as _builtins  # noqa: E402
-
-_real_import = _builtins.__import__
-
-
-def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
-    if level:
-        raise ImportError("python blocks cannot use relative imports (a block is one file)")
-    if not _allowed(name, fromlist or ()):
-        what = name
-        if fromlist and name in _MEMBERS:
-            what = "%s (only %s)" % (name, ", ".join(sorted(_MEMBERS[name])))
-        raise ImportError("python blocks cannot import %s; they may import %s" % (what, _listing()))
-    return _real_import(name, globals, locals, fromlist, level)
-
-
-# The audit hook: the second layer, after the operating system's. It names
-# what a block tried in words; the confinement refuses it anyway.
-_ROOTS = tuple(p.rstrip("/") + "/" for p in _cfg.get("read") or ())
-_READ_FILES = frozenset(_cfg.get("read_files") or ())
-_DENY = {
-    "os.system": "start programs", "os.exec": "start programs", "os.posix_spawn": "start programs",
-    "os.spawn": "start programs", "os.fork": "start programs", "os.forkpty": "start programs",
-    "subprocess.Popen": "start programs", "pty.spawn": "start programs", "os.startfile": "start programs",
-    "os.kill": "signal processes", "os.killpg": "signal processes", "signal.pthread_kill": "signal processes",
-    "resource.setrlimit": "change their limits", "resource.prlimit": "change their limits",
-    "os.putenv": "change the environment", "os.unsetenv": "change the environment",
-    "os.chdir": "change directory", "os.truncate": "change files", "os.chmod": "change files",
-    "os.chown": "change files", "os.link": "change files", "os.mkdir": "change files",
-    "os.remove": "change files", "os.rename": "change files", "os.rmdir": "change files",
-    "os.symlink": "change files", "os.utime": "change files", "os.setxattr": "change files",
-    "os.removexattr": "change files", "shutil.rmtree": "change files", "shutil.move": "change files",
-    "tempfile.mkstemp": "change files", "tempfile.mkdtemp": "change files",
-    "urllib.Request": "use the network", "webbrowser.open": "start programs",
-}
-_DENY_PREFIXES = (
-    ("socket.", "use the network"), ("http.client.", "use the network"), ("ftplib.", "use the network"),
-    ("smtplib.", "use the network"), ("poplib.", "use the network"), ("imaplib.", "use the network"),
-    ("nntplib.", "use the network"), ("telnetlib.", "use the network"), ("ctypes.", "call C functions (ctypes)"),
-)
-# Events refused when the block's own code (not the standard library's)
-# raises them: reaching frames, code objects and every object.
-_INTROSPECTION = frozenset((
-    "object.__getattr__", "sys._getframe", "sys._current_frames", "gc.get_objects", "gc.get_referrers",
-    "gc.get_referents", "sys.settrace", "sys.setprofile", "code.__new__", "function.__new__",
-    "marshal.loads", "marshal.load", "sys.setrecursionlimit",
-))
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-_getframe, _fspath, _normpath = sys._getframe, os.fspath, os.path.normpath
-
-
-class _Guard:
-    busy = False
-
-
-def _readable(path):
-    try:
-        p = _normpath(_fspath(path))
-    except TypeError:
-        return False
-    if isinstance(p, bytes):
-        p = p.decode("utf-8", "surrogateescape")
-    return p in _READ_FILES or (p + "/").startswith(_ROOTS)
-
-
-def _refuse(what, event, path=None):
-    detail = event if path is None else "%s %s" % (event, path)
-    raise PermissionError("python blocks cannot %s (%s)" % (what, detail))
-
-
-def _audit(event, args):
-    if _Guard.busy:
-        return
-    what = _DENY.get(event)
-    if what is None:
-        for prefix, w in _DENY_PREFIXES:
-            if event.startswith(prefix):
-                if event == "socket.__new__" and args[1] == 1:
-                    return  # AF_UNIX: the pair asyncio's event loop wakes itself with
-                what = w
-                break
-    if what is not None:
-        _refuse(what, event)
-    if event == "open":
-        path, mode, flags = args
-        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-            isinstance(flags, int) and flags & _WRITE_FLAGS)
-        if writes:
-            _refuse("write files", "open", repr(path))
-        if not _readable(path):
-            _refuse("open files", "open", repr(path))
-    elif event in ("os.listdir", "os.scandir"):
-        if args[0] is not None and not _readable(args[0]):
-            _refuse("read directories", event, repr(args[0]))
-    elif event in _INTROSPECTION:
-        if not _trusted_caller():
-            _refuse("inspect or change the interpreter", event)
-    elif event == "compile" and isinstance(args[1], str) and _trusted_file(args[1]):
-        # Code may not pass itself off as the standard library's.
-        if not _trusted_caller():
-            _refuse("inspect or change the interpreter", "compile", repr(args[1]))
-
-
-def _trusted_file(filename):
-    return filename.startswith(_ROOTS) or filename.startswith("<frozen ")
-
-
-def _trusted_caller():
-    """Whether the code that raised the event being audited is the
-    standard library's (the interpreter's own installation)."""
-    _Guard.busy = True
-    try:
-        return _trusted_file(_getframe(2).f_code.co_filename)
-    finally:
-        _Guard.busy = False
-
-
-if _cfg.get("audit", True):
-    sys.addaudithook(_audit)
-
+# flowctl's python block runner, part 2 of 2: the calls (after confine.py,
+# in the same module). It speaks the worker protocol of package isolate:
+# requests, one JSON object a line, on file descriptor 3; log lines and
+# replies on file descriptor 4. Each call runs the block's code, compiled
+# once, in fresh globals with the guarded builtins, then its execute.
 
 # A call's log: what it prints, a line a message, at most max_log bytes.
 class _Log:
@@ -393,17 +182,37 @@ class _Block:
         self.asyncio = "asyncio" in src
 
 
-def _line_of(tb):
+def _frames(tb):
+    """The block's own frames of a traceback, outermost first: (line, name)."""
     _Guard.busy = True
     try:
-        line = 0
+        frames = []
         while tb is not None:
-            if tb.tb_frame.f_code.co_filename == _FILE:
-                line = tb.tb_lineno
+            code = tb.tb_frame.f_code
+            if code.co_filename == _FILE:
+                frames.append((tb.tb_lineno, code.co_name))
             tb = tb.tb_next
-        return line
+        return frames
     finally:
         _Guard.busy = False
+
+
+def _line_of(tb):
+    frames = _frames(tb)
+    return frames[-1][0] if frames else 0
+
+
+def _log_traceback(e, limit=10):
+    """Writes the block's frames of an exception's traceback to the log."""
+    frames = _frames(e.__traceback__)
+    if not frames:
+        return
+    _log.write("Traceback (most recent call last):\n")
+    if len(frames) > limit:
+        _log.write("  … %d more\n" % (len(frames) - limit))
+    for line, name in frames[-limit:]:
+        _log.write("  line %d, in %s\n" % (line, name))
+    _log.write(_describe(e) + "\n")
 
 
 def _describe(e):
@@ -522,9 +331,8 @@ def _handle(req, blk):
         return {"error": e.msg, "kind": e.kind, "line": e.line}, False
     except MemoryError:
         return {"error": "exceeded its memory limit", "kind": "memory"}, True
-    except RecursionError as e:
-        return {"error": _describe(e), "line": _line_of(e.__traceback__)}, False
     except Exception as e:
+        _log_traceback(e)
         return {"error": _describe(e), "line": _line_of(e.__traceback__)}, False
     except BaseException as e:  # SystemExit, KeyboardInterrupt, GeneratorExit
         msg = "raised %s; a python block returns its outputs (or raises an Exception) instead" % _describe(e)
@@ -534,20 +342,32 @@ def _handle(req, blk):
 
 
 def _tampered():
+    """What a call changed that later calls would see, or None."""
+    what = None
     if len(_REAL) != len(_SNAPSHOT):
-        return "added or removed a builtin"
+        what = "added or removed a builtin"
     for k, v in _SNAPSHOT:
         if _REAL.get(k, _SNAPSHOT) is not v:
-            return "replaced the builtin %s" % k
+            what = "replaced the builtin %s" % k
+            break
+    if what is not None:
+        return "changed the interpreter's builtins (%s); a python block may not change what its other calls share" % what
+    n = _threads_left()
+    if n:
+        return ("execute returned with %d thread%s of its own still running; a python block may not leave "
+                "threads behind" % (n, "" if n == 1 else "s"))
     return None
 
 
 def _threads_left():
-    import _thread
+    """The threads other than this one, waiting a little for them to end:
+    the kernel's count, which a thread has from the moment it is made."""
+    if _statfd < 0:
+        return 0
     end = _monotonic() + 0.1
-    while _thread._count() and _monotonic() < end:
+    while _stat(20) > 1 and _monotonic() < end:
         time.sleep(0.005)
-    return _thread._count()
+    return _stat(20) - 1
 
 
 def _send(b):
@@ -597,12 +417,10 @@ def _serve():
         req["fields"] = [f["name"] for f in req.get("outputs") or ()]
         fields, recycle = _handle(req, blk)
         why = _tampered()
-        if why is None and _threads_left():
-            why = "left threads running"
         if why is not None:
             recycle = True
             if "outputs" in fields:
-                fields = {"error": "%s; python blocks must not change the interpreter they share" % why, "kind": "tamper"}
+                fields = {"error": why, "kind": "tamper"}
         if cpu and time.process_time() > cpu / 2:
             recycle = True
         _reply(req["id"], fields, recycle)

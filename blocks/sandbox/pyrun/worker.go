@@ -7,8 +7,13 @@ import (
 	"time"
 )
 
-//go:embed runner.py
-var runnerSource string
+// The runner: confine.py, then runner.py, as one module.
+var (
+	//go:embed confine.py
+	confineSource string
+	//go:embed runner.py
+	runnerSource string
+)
 
 // Worker is what a sandbox worker needs to become a python worker: the
 // interpreter, and what it may read (Landlock's rules and the audit
@@ -44,13 +49,16 @@ func (i *Interpreter) Worker() (*Worker, error) {
 type RunnerConfig struct {
 	Memory    int64         // bytes it may grow by after start-up (RLIMIT_AS)
 	CPU       time.Duration // CPU time over its life: it asks to be replaced after half
-	StatusFD  int           // /proc/self/status, opened before exec; -1 for none
+	StatFD    int           // /proc/self/stat, opened before exec; -1 for none
 	Seccomp   string        // the filter to install, hex of struct sock_filter; "" for none
 	SeccompNr int           // the number of the seccomp system call
 	Missing   []string      // confinement layers the worker went without
 	// NoAudit leaves out the audit hook, so that a test sees the
 	// operating system's confinement alone.
 	NoAudit bool
+	// Unconfined: the worker runs without confinement (--unconfined); the
+	// runner applies none of its own either.
+	Unconfined bool
 }
 
 // MaxLogBytes is how much of what a call prints reaches its log; the rest
@@ -64,11 +72,12 @@ func (w *Worker) Args(c RunnerConfig) []string {
 	cfg := map[string]any{
 		"memory":        c.Memory,
 		"cpu":           c.CPU.Seconds(),
-		"statusfd":      c.StatusFD,
+		"statfd":        c.StatFD,
 		"seccomp":       c.Seccomp,
 		"seccomp_nr":    c.SeccompNr,
 		"missing":       c.Missing,
 		"audit":         !c.NoAudit,
+		"confine":       !c.Unconfined,
 		"read":          w.Dirs,
 		"read_files":    append(append([]string{}, w.Files...), w.Python),
 		"modules":       moduleNames(),
@@ -78,5 +87,5 @@ func (w *Worker) Args(c RunnerConfig) []string {
 		"max_log":       MaxLogBytes,
 	}
 	b, _ := json.Marshal(cfg)
-	return []string{w.Python, "-I", "-S", "-B", "-c", runnerSource, string(b)}
+	return []string{w.Python, "-I", "-S", "-B", "-c", confineSource + runnerSource, string(b)}
 }

@@ -182,6 +182,9 @@ type execOptions struct {
 	// warnings receives the sandbox's notices of the confinement layers
 	// this system lacks.
 	warnings io.Writer
+	// unconfined is --unconfined: python and compiled go blocks run where
+	// their workers cannot be confined (also FLOWCTL_UNCONFINED=1).
+	unconfined bool
 }
 
 // Environment variables of the http and scrape blocks.
@@ -260,7 +263,12 @@ func executors(o execOptions) (*blocks.Executors, func(), error) {
 	}
 	// The pool starts no worker until a call needs one; compiled go
 	// blocks run there whatever --sandbox says.
-	pool := isolate.New(isolate.Options{Size: size, Notice: func(msg string) {
+	unconfined := o.unconfined || os.Getenv(isolate.EnvUnconfined) == "1"
+	if missing := isolate.Unconfinable(); unconfined && len(missing) > 0 && o.warnings != nil {
+		fmt.Fprintf(o.warnings, "Warning: python and compiled go blocks run unconfined on %s (--unconfined): without %s, their code can use your files, the network and other processes.\n",
+			isolate.Platform(), strings.Join(missing, ", "))
+	}
+	pool := isolate.New(isolate.Options{Size: size, Unconfined: unconfined, Notice: func(msg string) {
 		if o.warnings != nil {
 			fmt.Fprintf(o.warnings, "Warning: %s.\n", msg)
 		}
@@ -268,8 +276,12 @@ func executors(o execOptions) (*blocks.Executors, func(), error) {
 	ro := isolate.RouteOptions{GoEngine: o.goEngine, InProcess: o.sandbox == sandboxInProcess}
 	ex.Runtimes[lang.RuntimeGo] = isolate.Route(pool, inProcess(gorun.NewExecutor()), ro)
 	ex.Runtimes[lang.RuntimeJS] = isolate.Route(pool, inProcess(jsrun.NewExecutor()), ro)
+	ex.Runtimes[lang.RuntimePython] = isolate.Route(pool, nil, ro) // always in the pool
 	return ex, func() { pool.Close() }, nil
 }
+
+// unconfinedUsage is the help of --unconfined.
+const unconfinedUsage = "run python and compiled go blocks even where flowctl cannot confine their workers (macOS, Windows), with your user's access to files, the network and processes (default: " + isolate.EnvUnconfined + "=1)"
 
 // checkGoEngine checks a --go-engine value ("" is each block's own).
 func checkGoEngine(engine string) error {

@@ -162,6 +162,7 @@ runs it had go on on other workers.`,
 	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
 	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
+	cmd.Flags().BoolVar(&f.unconfined, "unconfined", false, unconfinedUsage)
 	cmd.Flags().StringArrayVar(&f.httpAllow, "http-allow", nil, "where http and scrape steps may connect (as apply's --http-allow)")
 	return cmd
 }

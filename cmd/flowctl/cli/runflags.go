@@ -37,6 +37,7 @@ type runFlags struct {
 	parallelism int
 	targets     []string      // --target
 	verbose     bool          // --verbose: step logs as they come
+	unconfined  bool          // --unconfined
 	timeout     time.Duration // --timeout; 0: the flow's
 }
 
@@ -61,6 +62,7 @@ func (f *runFlags) registerRun(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.parallelism, "parallelism", 0, "at most this many step instances at once (default: no overall cap; code, llm and http steps have limits of their own)")
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (confined worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
 	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
+	cmd.Flags().BoolVar(&f.unconfined, "unconfined", false, unconfinedUsage)
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print what code steps log (console.log, print) as it comes; without it, a failed step shows its last lines")
 }
 
@@ -146,7 +148,7 @@ func (f *runFlags) runExecutors(s streams) (*blocks.Executors, func(), error) {
 			logFile.Close()
 		}
 	}
-	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, goEngine: f.goEngine, httpAllow: f.httpAllow, httpConns: f.httpConns, warnings: s.err})
+	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, goEngine: f.goEngine, httpAllow: f.httpAllow, httpConns: f.httpConns, warnings: s.err, unconfined: f.unconfined})
 	if err != nil {
 		closeLog()
 		return nil, nil, err

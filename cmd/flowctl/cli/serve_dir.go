@@ -26,6 +26,7 @@ type dirFlags struct {
 	tokens                      tokenFlags
 	tls                         tlsFlags
 	log                         logFlags
+	unconfined                  bool
 }
 
 // register adds the flags to cmd; listening prefixes the help of those
@@ -38,6 +39,7 @@ func (f *dirFlags) register(cmd *cobra.Command, listening string) {
 	cmd.Flags().StringArrayVar(&f.registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
 	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
+	cmd.Flags().BoolVar(&f.unconfined, "unconfined", false, unconfinedUsage)
 	cmd.Flags().StringArrayVar(&f.httpAllow, "http-allow", nil, "where http and scrape steps may connect, as for apply")
 }
 
@@ -73,7 +75,7 @@ func (f *dirFlags) open(s streams, dir string) (*servedDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	ex, release, err := executors(execOptions{sandbox: f.sandbox, goEngine: engine, httpAllow: f.httpAllow, warnings: s.err})
+	ex, release, err := executors(execOptions{sandbox: f.sandbox, goEngine: engine, httpAllow: f.httpAllow, warnings: s.err, unconfined: f.unconfined})
 	if err != nil {
 		st.Close()
 		return nil, err

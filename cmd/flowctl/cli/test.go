@@ -24,6 +24,7 @@ func newTestCommand(s streams) *cobra.Command {
 	var format string
 	var registries []string
 	var sandbox, goEngine, run string
+	var unconfined bool
 	var httpAllow []string
 	var tf testFlags
 	cmd := &cobra.Command{
@@ -75,13 +76,14 @@ block definition has errors.`,
 				return usagef("unknown --format %q: use human, json or github", format)
 			}
 			tf.format = format
-			return runTest(s, args, registries, execOptions{sandbox: sandbox, goEngine: goEngine, httpAllow: httpAllow}, tf)
+			return runTest(s, args, registries, execOptions{sandbox: sandbox, goEngine: goEngine, httpAllow: httpAllow, unconfined: unconfined}, tf)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the results as one JSON object (--format json)")
 	cmd.Flags().StringVar(&format, "format", "", "output format: human, json, or github (the human report and a workflow command per failure, which GitHub shows as annotations)")
 	cmd.Flags().StringVar(&tf.junit, "junit", "", "also write the results as JUnit XML to this file, one testsuite per file")
 	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry and test (repeatable)")
+	cmd.Flags().BoolVar(&unconfined, "unconfined", false, unconfinedUsage)
 	cmd.Flags().StringVar(&sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
 	cmd.Flags().StringVar(&goEngine, "go-engine", "", goEngineUsage)
 	cmd.Flags().StringVar(&run, "run", "", "run only the flow tests whose names match this regular expression")

@@ -73,7 +73,7 @@ func runValidate(s streams, paths []string, format string, registries []string, 
 	}
 	_, d := loadFlowTests(parser, paths, registries, goEngine, false)
 	diags = append(diags, d...)
-	diags = compiler.Normalize(diags)
+	diags = compiler.ForChecking(compiler.Normalize(diags))
 
 	if err := newValidateView(s, format).Result(parser.Files(), diags, len(flows), len(blockFiles)); err != nil {
 		return err
