@@ -144,7 +144,7 @@ func confinable(python bool) (missing []string) {
 		return nil
 	}
 	if abi, err := llsys.LandlockGetABIVersion(); err != nil || abi < 1 {
-		return []string{"Landlock file rules (the kernel has no Landlock)"}
+		return []string{"Landlock file rules (the kernel has none)"}
 	}
 	return nil
 }

@@ -307,7 +307,7 @@ func TestUnconfinable(t *testing.T) {
 	py := pyBlock(t, "def execute(input, ctx):\n    return {'out': input['n']}")
 	_, err := pyCall(t, p, py, num(1), time.Minute)
 	want := `block "p" was not run: python blocks run only in confined sandbox workers, and flowctl cannot confine them on ` + Platform() +
-		` (it has no the seccomp system call filter, Landlock file rules, a network namespace and resource limits (memory, CPU time, open files) here); run with --unconfined (or FLOWCTL_UNCONFINED=1) to run them anyway`
+		` (it has no seccomp system call filter, Landlock file rules, network namespace or resource limits (memory, CPU time, open files) here); run with --unconfined (or FLOWCTL_UNCONFINED=1) to run them anyway`
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("error %v", err)
 	}

@@ -15,7 +15,7 @@ const EnvUnconfined = "FLOWCTL_UNCONFINED"
 // unconfinableLayers are the layers of a confined worker, which a system
 // without them lacks.
 var unconfinableLayers = []string{
-	"the seccomp system call filter", "Landlock file rules", "a network namespace",
+	"seccomp system call filter", "Landlock file rules", "network namespace",
 	"resource limits (memory, CPU time, open files)",
 }
 
@@ -44,13 +44,13 @@ func Unconfinable() []string { return confinable(true) }
 // cannot be confined here.
 func unconfinableError(name, what string, missing []string) error {
 	return fmt.Errorf("block %q was not run: %s run only in confined sandbox workers, and flowctl cannot confine them on %s (it has no %s here); run with --unconfined (or %s=1) to run them anyway, with your user's access to files, the network and processes",
-		name, what, Platform(), joinAnd(missing), EnvUnconfined)
+		name, what, Platform(), JoinOr(missing), EnvUnconfined)
 }
 
-// joinAnd joins "a", "b" and "c" as "a, b and c".
-func joinAnd(items []string) string {
+// JoinOr joins "a", "b" and "c" as "a, b or c".
+func JoinOr(items []string) string {
 	if len(items) <= 1 {
 		return strings.Join(items, "")
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }

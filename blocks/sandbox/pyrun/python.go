@@ -77,7 +77,7 @@ func find() (*Interpreter, error) {
 	path, err := exec.LookPath(name)
 	if err != nil {
 		if from == EnvPython {
-			return nil, fmt.Errorf("%w (%s=%s: %v)", ErrNotFound, EnvPython, name, err)
+			return nil, fmt.Errorf("%w (%s names %s, which is not an executable file)", ErrNotFound, EnvPython, name)
 		}
 		return nil, ErrNotFound
 	}

@@ -265,8 +265,8 @@ func executors(o execOptions) (*blocks.Executors, func(), error) {
 	// blocks run there whatever --sandbox says.
 	unconfined := o.unconfined || os.Getenv(isolate.EnvUnconfined) == "1"
 	if missing := isolate.Unconfinable(); unconfined && len(missing) > 0 && o.warnings != nil {
-		fmt.Fprintf(o.warnings, "Warning: python and compiled go blocks run unconfined on %s (--unconfined): without %s, their code can use your files, the network and other processes.\n",
-			isolate.Platform(), strings.Join(missing, ", "))
+		fmt.Fprintf(o.warnings, "Warning: python and compiled go blocks run unconfined on %s (--unconfined), with no %s: their code can use your files, the network and other processes.\n",
+			isolate.Platform(), isolate.JoinOr(missing))
 	}
 	pool := isolate.New(isolate.Options{Size: size, Unconfined: unconfined, Notice: func(msg string) {
 		if o.warnings != nil {

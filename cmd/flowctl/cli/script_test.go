@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
+	"github.com/flowctl/flowctl/blocks/sandbox/pyrun"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -44,7 +45,22 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
+			// The scripts' HOME is not the user's, which a launcher such as
+			// pyenv's shim needs: they get the interpreter itself.
+			if interp, err := pyrun.Find(); err == nil {
+				env.Setenv(pyrun.EnvPython, interp.Path)
+			}
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond != "python" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			_, err := pyrun.Find()
+			if err != nil && os.Getenv("CI") != "" {
+				return false, fmt.Errorf("CI needs python: %w", err)
+			}
+			return err == nil, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":  cmdExitCode,
