@@ -351,6 +351,10 @@ def _tampered():
             what = "replaced the builtin %s" % k
             break
     if what is not None:
+        # Put them back, for the reply (the standard library's JSON encoder
+        # uses them); the worker is replaced after it.
+        _REAL.clear()
+        _REAL.update(_SNAPSHOT)
         return "changed the interpreter's builtins (%s); a python block may not change what its other calls share" % what
     n = _threads_left()
     if n:

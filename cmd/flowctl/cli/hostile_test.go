@@ -21,12 +21,13 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
+	"github.com/flowctl/flowctl/blocks/sandbox/pyrun"
 	"golang.org/x/tools/txtar"
 )
 
 // The hostile suite: each archive of testdata/hostile (golang.org/x/tools/txtar)
-// holds a flow, hostile.flow.hcl, whose step "hostile" uses a go or js
-// block written to break out of the sandbox, exhaust it or confuse
+// holds a flow, hostile.flow.hcl, whose step "hostile" uses a go, js or
+// python block written to break out of the sandbox, exhaust it or confuse
 // flowctl, next to a step "independent" that does not depend on it, and
 // what flowctl must make of it, in a file "want". TestHostile applies each
 // flow in a child process, as a user would, and checks that the sandbox
@@ -131,10 +132,22 @@ func TestHostile(t *testing.T) {
 	cases := make([]*hostileCase, 0, len(files))
 	runtimeCases := 0
 	compiled := 0
+	_, noPython := pyrun.Find()
+	if noPython != nil && os.Getenv("CI") != "" {
+		t.Fatalf("CI needs python for the python cases: %v", noPython)
+	}
+	pythonCases := 0
 	for _, file := range files {
 		c, err := readHostileCase(file, "want")
 		if err != nil {
 			t.Fatal(err)
+		}
+		if hostilePythonRE.MatchString(c.flow) {
+			pythonCases++
+			if noPython != nil {
+				t.Logf("%s: skipped: %v", c.name, noPython)
+				continue
+			}
 		}
 		if !c.compileTime() {
 			runtimeCases++
@@ -154,6 +167,9 @@ func TestHostile(t *testing.T) {
 	}
 	if _, err := exec.LookPath("go"); err == nil && compiled < 20 {
 		t.Fatalf("%d go cases to run compiled: the suite has lost cases", compiled)
+	}
+	if pythonCases < 30 {
+		t.Fatalf("%d python cases: the suite has lost cases", pythonCases)
 	}
 	if len(cases) < 30 || runtimeCases < 50 {
 		t.Fatalf("%d cases of which %d at run time: the suite has lost cases", len(cases), runtimeCases)
@@ -258,6 +274,7 @@ var (
 	hostileStepRE    = regexp.MustCompile(`(?ms)^step "hostile" \{\n(.*?)^\}`)
 	hostileTimeoutRE = regexp.MustCompile(`(?m)^\s*timeout\s*=\s*"([^"]+)"`)
 	hostileGoRE      = regexp.MustCompile(`(?m)^block "hostile" \{\n\s*runtime\s*=\s*"go"`)
+	hostilePythonRE  = regexp.MustCompile(`(?m)^block "hostile" \{\n\s*runtime\s*=\s*"python"`)
 )
 
 // readHostileCase reads a case's archive, with the want lines of wantFile
