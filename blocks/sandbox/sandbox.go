@@ -1,11 +1,12 @@
 // Package sandbox holds what the code runtimes share: the error every
-// problem of a go or js block's code is reported with, and the mapping of
-// the code's lines and columns to the file that holds it (the flow file for
-// inline code, or the source_file).
+// problem of a go, js or python block's code is reported with, and the
+// mapping of the code's lines and columns to the file that holds it (the
+// flow file for inline code, or the source_file).
 //
 // The runtimes are its sub-packages: gorun runs go blocks in yaegi, jsrun
-// runs js blocks in goja, both in process, and isolate runs either in
-// confined worker processes.
+// runs js blocks in goja, both in process; isolate runs either in confined
+// worker processes, and python blocks (pyrun: CPython with an embedded
+// runner) and compiled go blocks (gobuild) in workers of their own.
 package sandbox
 
 import (

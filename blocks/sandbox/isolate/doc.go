@@ -1,4 +1,4 @@
-// Package isolate runs go and js blocks in a pool of warm worker
+// Package isolate runs go, js and python blocks in a pool of warm worker
 // processes, so that code which exhausts memory, overflows the stack,
 // spins in a native call or crashes takes down a worker, not flowctl.
 //
@@ -18,6 +18,13 @@
 // group. A worker is replaced after a timeout, a crash, an oversized
 // message or a given number of calls.
 //
+// A compiled go block's worker, and a python block's, confines itself and
+// then executes the block's program, or the python interpreter with the
+// runner of package pyrun, which speak the same protocol; each such block
+// has workers of its own. They need the operating system's confinement:
+// where there is none (see Unconfinable), the pool refuses them unless
+// Options.Unconfined.
+//
 // The files, on the pool's side:
 //
 //   - pool.go: Options, the Pool, and Execute, which prepares a call.
@@ -27,6 +34,8 @@
 //     log lines, writing its requests, and a worker that is lost.
 //   - programs.go: what the pool sends of a block (its definition's wire
 //     form, made once) and the result of a compiled block's program.
+//   - python.go: python blocks' workers and results.
+//   - unconfined.go: systems where workers cannot be confined.
 //   - proc.go: one worker process, its start-up, watchdog and death.
 //   - route.go: the executor that sends a block's calls to the pool or in
 //     process.
