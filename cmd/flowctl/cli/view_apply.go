@@ -270,7 +270,7 @@ func (v *applyHuman) Event(e runtime.Event) {
 		if e.Error != "" && !same {
 			// The whole error, here only: the diagnostics at the end
 			// leave it out.
-			writeFailure(v.w, "      ", e.Error)
+			writeIndented(v.w, "      ", e.Error)
 			if t := v.tails[label]; len(t) > 0 && e.Status == runtime.StatusFailed {
 				fmt.Fprintf(v.w, "      its last log lines (flowctl runs logs for all):\n")
 				for _, l := range t {

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"fmt"
 	"io"
-	"strings"
 
-	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/hashicorp/hcl/v2"
 )
@@ -31,13 +28,6 @@ func (f sameFailures) first(step, err, label string) (string, bool) {
 	}
 	f[key] = label
 	return label, false
-}
-
-// writeFailure prints a step's error in full under its line, indented,
-// its control characters escaped.
-func writeFailure(w io.Writer, indent, err string) {
-	err = strings.TrimRight(lang.EscapeControl(err), "\n")
-	fmt.Fprintln(w, indent+strings.ReplaceAll(err, "\n", "\n"+indent))
 }
 
 // notShownInline are the diagnostics of a run that its table did not show:

@@ -199,7 +199,7 @@ func (r *stepRows) instance(prefix, runID string, sr *state.StepResult) bool {
 	r.tb.row(prefix+label, sr.Status, strconv.Itoa(sr.Attempts), stepDuration(sr), tokens(sr.Usage), note)
 	if sr.Error != "" && !same {
 		var b strings.Builder
-		writeFailure(&b, prefix+"      ", sr.Error)
+		writeIndented(&b, prefix+"      ", sr.Error)
 		r.tb.text(strings.TrimSuffix(b.String(), "\n"))
 	}
 	return sr.Status == string(runtime.StatusFailed)
@@ -448,7 +448,7 @@ type logsHuman struct{ w io.Writer }
 
 func (v logsHuman) Log(sr *state.StepResult) {
 	fmt.Fprintf(v.w, "── %s (%s)\n", resultLabel(sr), sr.Status)
-	fmt.Fprintln(v.w, sr.Log)
+	fmt.Fprintln(v.w, lang.EscapeControl(sr.Log))
 }
 
 func (v logsHuman) Close() error { return nil }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/blocks/blocktest"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/diagjson"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/flowtest"
@@ -122,9 +123,10 @@ func (v *testHuman) Done(blocks int) error {
 	return c.result()
 }
 
-// writeIndented writes each line of text with a prefix.
+// writeIndented writes each line of text with a prefix, its control
+// characters escaped (lang.EscapeControl).
 func writeIndented(w io.Writer, prefix, text string) {
-	text = strings.TrimRight(text, "\n")
+	text = strings.TrimRight(lang.EscapeControl(text), "\n")
 	if text == "" {
 		return
 	}

@@ -123,7 +123,7 @@ func (v *watchHuman) Event(e any) {
 		}
 		fmt.Fprintln(v.w, line)
 		if e.Error != "" && !same {
-			writeFailure(v.w, "      ", e.Error)
+			writeIndented(v.w, "      ", e.Error)
 		}
 	case runtime.StepLog:
 		if v.verbose {
