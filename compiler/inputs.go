@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"strings"
+
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -19,8 +21,9 @@ type InputValue struct {
 	Optional bool
 }
 
-// EnvInputPrefix begins the environment variables that give inputs
-// (FLOWCTL_INPUT_topic), after --input and --input-file.
+// EnvInputPrefix begins the environment variables that give inputs, after
+// --input and --input-file: FLOWCTL_INPUT_TOPIC for input topic (or, as
+// it is written, FLOWCTL_INPUT_topic).
 const EnvInputPrefix = "FLOWCTL_INPUT_"
 
 // ResolveInputs checks the given values against the flow's inputs and
@@ -51,7 +54,7 @@ func (p *Program) ResolveInputs(given map[string]InputValue) (map[string]cty.Val
 		if !ok {
 			if in.Required() {
 				diags = append(diags, lang.Error(in.NameRange, "Missing required input",
-					"Input %q has no default, so a value must be given with --input %s=VALUE, --input-file or %s%s.", in.Name, in.Name, EnvInputPrefix, in.Name)...)
+					"Input %q has no default, so a value must be given with --input %s=VALUE, --input-file or %s%s.", in.Name, in.Name, EnvInputPrefix, strings.ToUpper(in.Name))...)
 				continue
 			}
 			out[in.Name] = in.Default

@@ -292,16 +292,12 @@ func isIdentByte(c byte) bool {
 }
 
 func nestingError(src []byte, filename string, at int) *hcl.Diagnostic {
-	pos := posOf(src, at)
-	end := pos
-	end.Byte++
-	end.Column++
 	return &hcl.Diagnostic{
 		Severity: hcl.DiagError,
 		Summary:  "Nesting too deep",
 		Detail: "Brackets, strings and template interpolations nest more than " + strconv.Itoa(MaxNesting) +
 			" levels deep here. A flow needs a few levels; the file is not parsed.",
-		Subject: &hcl.Range{Filename: filename, Start: pos, End: end},
+		Subject: OffsetRange(src, filename, at).Ptr(),
 	}
 }
 
@@ -311,6 +307,20 @@ func depthError(src []byte, filename string, at int) *hcl.Diagnostic {
 	d.Detail = "The expression here nests more than " + strconv.Itoa(MaxExpressionDepth) +
 		" levels deep, counting its operators (a chain such as - - - x, a + b + c + … or a ? b : c ? …), indexes, brackets and template directives. A flow's expressions need a few levels; the file is not parsed."
 	return d
+}
+
+// OffsetRange is the range of the character at byte offset at of src, the
+// text of the file filename (at is kept within src), for a diagnostic about
+// a file that was not parsed as HCL (a JSON file's syntax error).
+func OffsetRange(src []byte, filename string, at int) hcl.Range {
+	at = max(0, min(at, len(src)))
+	pos := posOf(src, at)
+	end := pos
+	if at < len(src) {
+		end.Byte++
+		end.Column++
+	}
+	return hcl.Range{Filename: filename, Start: pos, End: end}
 }
 
 // posOf is the position of byte offset at in src.

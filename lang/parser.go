@@ -73,6 +73,14 @@ func (p *Parser) ParseSource(src []byte, filename string) (*hcl.File, hcl.Diagno
 	return f, diags
 }
 
+// KeepSource keeps src as the text of filename, a file that is not HCL (a
+// JSON input file), for the snippets of diagnostics about it.
+func (p *Parser) KeepSource(filename string, src []byte) {
+	if _, known := p.p.Files()[filename]; !known {
+		p.p.AddFile(filename, &hcl.File{Body: hcl.EmptyBody(), Bytes: src})
+	}
+}
+
 // checkSource is what ParseSource checks before it parses: that src is
 // UTF-8 text (checkEncoding) nested no deeper than the parser bears
 // (checkNesting), which also finds where top-level items start.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/flowctl/flowctl/compiler"
@@ -25,25 +26,20 @@ type inputFlags struct {
 
 func (f *inputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.pairs, "input", nil, "set an input: NAME=VALUE, VALUE an HCL literal or else a string (repeatable)")
-	cmd.Flags().StringArrayVar(&f.files, "input-file", nil, "read input values from a JSON object file (repeatable)")
+	cmd.Flags().StringArrayVar(&f.files, "input-file", nil, "read input values from a file: JSON (*.json, one object) or HCL attributes (name = \"ada\", as a .tfvars file; any other name) (repeatable)")
 }
 
 // values parses the flags: --input-file values first, in order, then each
-// --input, so that a flag overrides a file.
-func (f *inputFlags) values() (map[string]compiler.InputValue, hcl.Diagnostics, error) {
-	out := map[string]compiler.InputValue{}
-	var diags hcl.Diagnostics
-	// The environment first: --input-file and --input win.
-	for _, kv := range os.Environ() {
-		name, raw, _ := strings.Cut(kv, "=")
-		name, ok := strings.CutPrefix(name, compiler.EnvInputPrefix)
-		if !ok || name == "" {
-			continue
-		}
-		out[name] = compiler.InputValue{Value: parseInputValue(raw), Raw: &raw, Source: compiler.EnvInputPrefix + name, Optional: true}
+// --input, so that a flag overrides a file. The files are read with p,
+// which keeps them for the diagnostics' snippets.
+func (f *inputFlags) values(p *lang.Parser) (map[string]compiler.InputValue, hcl.Diagnostics, error) {
+	out, err := envInputs(os.Environ())
+	if err != nil {
+		return nil, nil, err
 	}
+	var diags hcl.Diagnostics
 	for _, file := range f.files {
-		vals, d := readInputFile(file)
+		vals, d := readInputFile(p, file)
 		diags = append(diags, d...)
 		for k, v := range vals {
 			out[k] = compiler.InputValue{Value: v, Source: file}
@@ -57,6 +53,32 @@ func (f *inputFlags) values() (map[string]compiler.InputValue, hcl.Diagnostics, 
 		out[name] = compiler.InputValue{Value: parseInputValue(raw), Raw: &raw, Source: "--input " + name}
 	}
 	return out, diags, nil
+}
+
+// envInputs are the inputs the environment gives: FLOWCTL_INPUT_NAME, the
+// input's name upper-cased as secrets' variables are (FLOWCTL_INPUT_TOPIC
+// for input topic), or as it is written (FLOWCTL_INPUT_topic); an empty
+// one is not set. Two variables for one input are an error naming both.
+// --input-file and --input win over them.
+func envInputs(environ []string) (map[string]compiler.InputValue, error) {
+	out := map[string]compiler.InputValue{}
+	for _, kv := range environ {
+		name, raw, _ := strings.Cut(kv, "=")
+		rest, ok := strings.CutPrefix(name, compiler.EnvInputPrefix)
+		if !ok || rest == "" || raw == "" {
+			continue // an empty variable is one not set
+		}
+		input := strings.ToLower(rest) // input names are lower case
+		if prev, ok := out[input]; ok {
+			a, b := prev.Source, name
+			if b < a {
+				a, b = b, a
+			}
+			return nil, usagef("both %s and %s give input %q; set only one", a, b, input)
+		}
+		out[input] = compiler.InputValue{Value: parseInputValue(raw), Raw: &raw, Source: name, Optional: true}
+	}
+	return out, nil
 }
 
 // parseInputValue reads a command-line value: an HCL literal (a number,
@@ -74,11 +96,52 @@ func parseInputValue(raw string) cty.Value {
 	return v
 }
 
-func readInputFile(name string) (map[string]cty.Value, hcl.Diagnostics) {
-	src, err := os.ReadFile(name)
-	if err != nil {
-		return nil, hcl.Diagnostics{pathError(name, err)}
+// readInputFile reads the input values of a file: JSON when its name ends
+// in .json (one object of values), else HCL attributes (name = "ada", n =
+// 3, comments; literals only), as Terraform reads a .tfvars file. Errors
+// are at their file and line.
+func readInputFile(p *lang.Parser, name string) (map[string]cty.Value, hcl.Diagnostics) {
+	if strings.EqualFold(filepath.Ext(name), ".json") {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, hcl.Diagnostics{pathError(name, err)}
+		}
+		p.KeepSource(name, src)
+		return readJSONInputs(name, src)
 	}
+	return readHCLInputs(p, name)
+}
+
+// readHCLInputs reads a file of HCL attributes whose values are literals
+// (no references or function calls).
+func readHCLInputs(p *lang.Parser, name string) (map[string]cty.Value, hcl.Diagnostics) {
+	f, diags := p.ParseFile(name)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	attrs, d := f.Body.JustAttributes()
+	if d.HasErrors() {
+		for _, dg := range d {
+			if strings.HasPrefix(dg.Summary, "Unexpected ") {
+				dg.Detail = "An input file holds only attributes, NAME = VALUE, one for each input. " + strings.TrimSpace(dg.Detail)
+			}
+		}
+		return nil, d
+	}
+	out := map[string]cty.Value{}
+	for _, a := range attrs {
+		v, d := a.Expr.Value(nil)
+		if d.HasErrors() {
+			diags = append(diags, lang.Error(a.Expr.Range(), "Invalid input value",
+				"The value of %q in %s must be a literal value (a string, number, bool, list or object), not an expression with references or function calls.", a.Name, name)...)
+			continue
+		}
+		out[a.Name] = v
+	}
+	return out, diags
+}
+
+func readJSONInputs(name string, src []byte) (map[string]cty.Value, hcl.Diagnostics) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(src, &raw); err != nil {
 		reason := err.Error()
@@ -86,11 +149,19 @@ func readInputFile(name string) (map[string]cty.Value, hcl.Diagnostics) {
 		if errors.As(err, &te) {
 			reason = "it holds " + lang.Article(te.Value) + " " + te.Value
 		}
-		return nil, hcl.Diagnostics{{
+		d := &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid input file",
 			Detail:   fmt.Sprintf("The input file %s must hold one JSON object of input values, such as {\"topic\": \"news\"}; %s.", name, reason),
-		}}
+		}
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			d.Subject = lang.OffsetRange(src, name, int(se.Offset)-1).Ptr()
+		case te != nil:
+			d.Subject = lang.OffsetRange(src, name, int(te.Offset)-1).Ptr()
+		}
+		return nil, hcl.Diagnostics{d}
 	}
 	out := map[string]cty.Value{}
 	var diags hcl.Diagnostics

@@ -36,20 +36,8 @@ steps would run.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = flowArg(args)
-			secrets, err := f.secretValues()
+			l, secrets, given, err := f.start(s)
 			if err != nil {
-				return err
-			}
-			given, diags, err := f.inputs.values()
-			if err != nil {
-				return err
-			}
-			if f.goEngine, err = resolveGoEngine(f.goEngine); err != nil {
-				return err
-			}
-			l := newFlowLoader(s, f.registries)
-			l.goEngine = f.goEngine
-			if err := l.check(diags); err != nil {
 				return err
 			}
 			prog, err := l.compile(args[0])

@@ -111,7 +111,7 @@ func (f *runFlags) secretValues() (map[string]string, error) {
 	return out, nil
 }
 
-// start checks the flags that apply and watch share and returns the flow
+// start checks the flags that plan, apply and watch share and returns the flow
 // loader, the --secret values and the given inputs.
 func (f *runFlags) start(s streams) (*flowLoader, map[string]string, map[string]compiler.InputValue, error) {
 	if f.parallelism < 0 {
@@ -121,15 +121,15 @@ func (f *runFlags) start(s streams) (*flowLoader, map[string]string, map[string]
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	given, diags, err := f.inputs.values()
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	if f.goEngine, err = resolveGoEngine(f.goEngine); err != nil {
 		return nil, nil, nil, err
 	}
 	l := newFlowLoader(s, f.registries)
 	l.goEngine = f.goEngine
+	given, diags, err := f.inputs.values(l.parser)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if err := l.check(diags); err != nil {
 		return nil, nil, nil, err
 	}
