@@ -15,15 +15,15 @@ import (
 // savedPlan is the file plan --out writes: it pins the flow's source and
 // its input values, so that apply runs exactly what was reviewed.
 type savedPlan struct {
-	FormatVersion   string                     `json:"format_version"`
-	Flow            string                     `json:"flow"`
-	FlowFile        string                     `json:"flow_file"` // relative to the plan file
-	SourceHash      string                     `json:"source_hash"`
-	Namespace       string                     `json:"namespace"`
-	NoCache         bool                       `json:"no_cache,omitempty"`
+	FormatVersion string `json:"format_version"`
+	Flow          string `json:"flow"`
+	FlowFile      string `json:"flow_file"` // relative to the plan file
+	SourceHash    string `json:"source_hash"`
+	Namespace     string `json:"namespace"`
+	NoCache       bool   `json:"no_cache,omitempty"`
 	// GoEngine is the --go-engine the plan was made with: apply runs the
 	// plan's go blocks with it.
-	GoEngine string `json:"go_engine,omitempty"`
+	GoEngine        string                     `json:"go_engine,omitempty"`
 	Inputs          map[string]json.RawMessage `json:"inputs"`
 	SensitiveInputs []string                   `json:"sensitive_inputs,omitempty"`
 	Plan            jsonPlan                   `json:"plan"`
