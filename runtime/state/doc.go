@@ -2,8 +2,10 @@
 // state.db, in the state directory (.flowctl/ next to the flow file, or
 // --state DIR). It holds the runs of flows, the result of every step
 // instance, the result cache and the memory of flows (docs/design.md, "State and cache" and "Memory"),
-// and the embedding vectors of registry search (Vectors, a VectorCache of
-// package blocks/index, written by the commands that search).
+// the embedding vectors of registry search (Vectors, a VectorCache of
+// package blocks/index, written by the commands that search), the
+// proposals of flowctl think --edit and flowctl explain, and the patterns
+// think reuses (flows that worked, patterns.go).
 //
 // The parent package runtime is the only writer of runs, step results,
 // cache entries and memory: it creates a run, records step results as they

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// A Proposal is a change to a flow that flowctl think --edit staged: the
-// files to write, with the content each had when the change was made, for
+// A Proposal is a change to a flow that flowctl think --edit or flowctl
+// explain staged: the files to write, with the content each had when the change was made, for
 // a person to accept or reject.
 type Proposal struct {
 	ID       string
@@ -27,6 +27,13 @@ type Proposal struct {
 	Summary json.RawMessage
 	Files   []ProposalFile
 	Diff    string // unified, of every file
+	// RunID, Diagnosis and Evidence are those of a fix flowctl explain
+	// proposes: the run it fixes, what went wrong, and the evidence that
+	// the fix works (JSON: the steps that failed and succeed with it);
+	// empty for a change of think --edit.
+	RunID     string
+	Diagnosis string
+	Evidence  json.RawMessage
 }
 
 // ProposalFile is a file a proposal writes: its path, the SHA-256 (hex)
@@ -68,7 +75,7 @@ func (s *Store) CreateProposal(p *Proposal) error {
 	}
 	_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
 		_, err := st.insertProposal.ExecContext(ctx, p.ID, p.Flow, p.FlowFile, p.Intent, p.Created.UnixNano(),
-			p.Status, text(p.Summary), string(files), p.Diff)
+			p.Status, text(p.Summary), string(files), p.Diff, p.RunID, p.Diagnosis, text(p.Evidence))
 		return err
 	})
 	if err != nil {
@@ -125,7 +132,7 @@ func (s *Store) Proposals() ([]*Proposal, error) { return s.proposals(``) }
 
 func (s *Store) proposals(where string, args ...any) ([]*Proposal, error) {
 	rows, err := s.db.QueryContext(context.Background(), `SELECT id, flow, flow_file, intent, created_at, status,
-		decided_at, summary, files, diff FROM proposals `+where+` ORDER BY created_at DESC, id DESC`, args...)
+		decided_at, summary, files, diff, run_id, diagnosis, evidence FROM proposals `+where+` ORDER BY created_at DESC, id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading proposals: %w", err)
 	}
@@ -135,14 +142,18 @@ func (s *Store) proposals(where string, args ...any) ([]*Proposal, error) {
 		p := new(Proposal)
 		var created int64
 		var decided sql.NullInt64
-		var summary sql.NullString
+		var summary, evidence sql.NullString
 		var files string
-		if err := rows.Scan(&p.ID, &p.Flow, &p.FlowFile, &p.Intent, &created, &p.Status, &decided, &summary, &files, &p.Diff); err != nil {
+		if err := rows.Scan(&p.ID, &p.Flow, &p.FlowFile, &p.Intent, &created, &p.Status, &decided, &summary, &files, &p.Diff,
+			&p.RunID, &p.Diagnosis, &evidence); err != nil {
 			return nil, fmt.Errorf("reading proposals: %w", err)
 		}
 		p.Created, p.Decided = time.Unix(0, created), fromNanos(decided)
 		if summary.Valid {
 			p.Summary = json.RawMessage(summary.String)
+		}
+		if evidence.Valid {
+			p.Evidence = json.RawMessage(evidence.String)
 		}
 		if err := json.Unmarshal([]byte(files), &p.Files); err != nil {
 			return nil, fmt.Errorf("reading the files of proposal %s: %w", p.ID, err)
@@ -156,8 +167,8 @@ func (s *Store) proposals(where string, args ...any) ([]*Proposal, error) {
 }
 
 const insertProposalSQL = `
-INSERT INTO proposals (id, flow, flow_file, intent, created_at, status, summary, files, diff)
-VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)`
+INSERT INTO proposals (id, flow, flow_file, intent, created_at, status, summary, files, diff, run_id, diagnosis, evidence)
+VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, CAST(? AS TEXT))`
 
 const decideProposalSQL = `
 UPDATE proposals SET status = ?, decided_at = ? WHERE id = ? AND status = 'staged'`

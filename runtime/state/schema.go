@@ -221,6 +221,31 @@ CREATE TABLE idempotency_keys (
 ) WITHOUT ROWID;
 CREATE INDEX idempotency_keys_by_created ON idempotency_keys (created_at);
 `,
+	// 14: patterns, the flows that worked (written by think, or a proposal
+	// accepted), which think searches before it plans; each is one flow
+	// file's, replaced when that file is accepted again. And what a
+	// proposal of flowctl explain adds: the run it fixes, the diagnosis
+	// and the evidence (the steps that failed and succeed with the fix).
+	`
+CREATE TABLE patterns (
+	id            TEXT NOT NULL PRIMARY KEY,
+	name          TEXT NOT NULL,
+	intent        TEXT NOT NULL,
+	flow          TEXT NOT NULL,
+	flow_file     TEXT NOT NULL UNIQUE,
+	source        TEXT NOT NULL,
+	blocks        TEXT NOT NULL,
+	origin        TEXT NOT NULL,
+	created_at    INTEGER NOT NULL,
+	updated_at    INTEGER NOT NULL,
+	used          INTEGER NOT NULL DEFAULT 0,
+	test_passes   INTEGER NOT NULL DEFAULT 0,
+	test_failures INTEGER NOT NULL DEFAULT 0
+);
+ALTER TABLE proposals ADD COLUMN run_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE proposals ADD COLUMN diagnosis TEXT NOT NULL DEFAULT '';
+ALTER TABLE proposals ADD COLUMN evidence TEXT;
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.
