@@ -163,7 +163,7 @@ func runThink(s streams, a thinkArgs) error {
 		return nil
 	}
 	if !a.jsonOut && res != nil && res.File == "" && len(res.Diagnostics) > 0 {
-		writeHumanDiagnostics(s.err, res.Files, res.Diagnostics)
+		writeStillWrong(s.err, res.Files, res.Diagnostics)
 	}
 	// The events have reported the failure (with --json, as an error
 	// event); the message goes to standard error in both modes.

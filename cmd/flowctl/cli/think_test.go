@@ -329,11 +329,11 @@ func TestThinkFailures(t *testing.T) {
 	t.Run("broken registry", func(t *testing.T) {
 		dir := thinkDir(t)
 		os.Mkdir(filepath.Join(dir, "blocks"), 0o755)
-		os.WriteFile(filepath.Join(dir, "blocks", "bad.block.hcl"), []byte("block \"bad\" {\n  runtime = \"python\"\n}\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "blocks", "bad.block.hcl"), []byte("block \"bad\" {\n  runtime = \"cobol\"\n}\n"), 0o644)
 		srv := newThinkServer(t, nil)
 		code, out, errOut := runCLI(t, "think", "Count my notes")
 		if code != 1 || !strings.Contains(errOut, "the registry has errors") || !strings.Contains(errOut, "Unknown runtime") ||
-			!strings.Contains(errOut, `runtime = "python"`) || len(srv.recorded("")) != 0 {
+			!strings.Contains(errOut, `runtime = "cobol"`) || len(srv.recorded("")) != 0 {
 			t.Errorf("exit %d:\n%s%s", code, out, errOut)
 		}
 	})

@@ -270,6 +270,8 @@ type thinkHuman struct {
 	out, err   io.Writer
 	registries []string
 	mu         sync.Mutex
+	// problems are those of the last flow attempt, by problemKey.
+	problems map[string]bool
 }
 
 func newThinkHuman(out, err io.Writer, registries []string) *thinkHuman {
@@ -350,13 +352,7 @@ func (v *thinkHuman) Event(e thinker.Event) {
 	case thinker.Wired, thinker.Repaired:
 		// The compile result follows.
 	case thinker.CompileFailed:
-		errs, _ := countDiags(e.Diagnostics)
-		fmt.Fprintf(w, "    ✗ %s has %s\n", e.File, plural(errs, "error", "errors"))
-		for _, d := range e.Diagnostics {
-			if d.Severity == hcl.DiagError {
-				fmt.Fprintf(w, "        %s\n", diagLine(d))
-			}
-		}
+		v.problems = writeAttemptProblems(w, e.File, e.Diagnostics, v.problems)
 	case thinker.Complete:
 		if e.Valid {
 			fmt.Fprintf(w, "    ✓ the flow validates\n")
@@ -371,9 +367,10 @@ func (v *thinkHuman) Event(e thinker.Event) {
 		fmt.Fprintf(w, ".\nTokens: %d.\n", e.Usage.TotalTokens)
 		if e.Valid {
 			writeHumanDiagnostics(v.err, e.Files, e.Diagnostics) // warnings
-			fmt.Fprintf(w, "Next: %s\n", planCommand(e.File, v.registries))
+			fmt.Fprintf(w, "Next: %s\n", nextCommand(e.File, e.Files, v.registries))
 		} else {
-			writeHumanDiagnostics(v.err, e.Files, e.Diagnostics)
+			fmt.Fprintln(v.err, "Still wrong with the flow written (--force):")
+			writeStillWrong(v.err, e.Files, e.Diagnostics)
 		}
 	case thinker.Proposed:
 		fmt.Fprintf(w, "    ✓ the changed flow validates\n\nProposal %s for %s:\n", e.ID, e.File)
@@ -384,16 +381,6 @@ func (v *thinkHuman) Event(e thinker.Event) {
 			fmt.Fprintf(v.err, "The created blocks were kept: %s\n", strings.Join(e.BlockFiles, ", "))
 		}
 	}
-}
-
-// planCommand is the flowctl plan command line for a flow written with
-// these --registry directories, quoted for a POSIX shell.
-func planCommand(file string, registries []string) string {
-	args := []string{"flowctl", "plan", shellQuote(file)}
-	for _, r := range registries {
-		args = append(args, "--registry", shellQuote(r))
-	}
-	return strings.Join(args, " ")
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but
