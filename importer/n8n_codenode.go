@@ -101,7 +101,8 @@ func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 	each := mode == "runOnceForEachItem"
 	b, body := n.codeStep(node.step, mode, in, each, nodes)
 	n.retry(node, body)
-	body.SetAttributeRaw("code", clone(template([]tpart{{Lit: src}}, false)))
+	// The code gains a final newline in a heredoc; it means the same.
+	body.SetAttributeRaw("code", clone(template([]tpart{{Lit: src}}, true)))
 	what := "run once for all items"
 	if each {
 		what = "run once for each item"
@@ -167,7 +168,7 @@ func (s *n8nScope) flush() {
 	if !ok {
 		return
 	}
-	b, body := n.codeStep(s.jsStep, "expressions", s.input, s.perItem, nodes)
+	b, body := n.codeStep(s.js.step, "expressions", s.input, s.perItem, nodes)
 	body.SetAttributeRaw("expressions", clone(object(s.js.members)))
 	n.step(n.nodeComment(s.node)+": its JavaScript expressions, evaluated by goja as n8n evaluates them", b)
 }

@@ -20,6 +20,7 @@ import (
 // ($json) and its index, the node's input items.
 // jsExprs are a node's expressions that goja evaluates, by name, in order.
 type jsExprs struct {
+	step    string // the name of the step that evaluates them
 	members []member
 	src     []string
 	names   map[string]bool
@@ -34,12 +35,11 @@ type n8nScope struct {
 	// js are the expressions goja evaluates, shared with the scopes made
 	// from this one.
 	js      *jsExprs
-	jsStep  string
 	perItem bool // the node's step has for_each over its input items
 }
 
 func (n *n8n) scope(node *n8nNode, in n8nItems, perItem bool) *n8nScope {
-	s := &n8nScope{n: n, node: node, input: in, js: &jsExprs{names: map[string]bool{}}, jsStep: node.step + "_js", perItem: perItem}
+	s := &n8nScope{n: n, node: node, input: in, js: &jsExprs{names: map[string]bool{}}, perItem: perItem}
 	if perItem {
 		s.item, s.index = code("each.value"), code("each.key")
 	} else {
@@ -103,10 +103,13 @@ func (s *n8nScope) goja(v *jv, path string) expr {
 	s.js.names[name] = true
 	s.js.members = append(s.js.members, member{Name: name, Value: text(v.Str)})
 	s.js.src = append(s.js.src, v.Str)
-	if s.perItem {
-		return index(ref("step", s.jsStep), s.index, "values", name)
+	if s.js.step == "" {
+		s.js.step = s.n.name("step", s.node.step+"_js", s.node.step+"_js")
 	}
-	return ref("step", s.jsStep, "values", name)
+	if s.perItem {
+		return index(ref("step", s.js.step), s.index, "values", name)
+	}
+	return ref("step", s.js.step, "values", name)
 }
 
 // unsupportedN8NName finds what n8n's expressions have and the adapter

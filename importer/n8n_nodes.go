@@ -139,6 +139,10 @@ func (n *n8n) waitNode(node *n8nNode, in n8nItems) []n8nItems {
 			fmt.Sprintf("resume %q (a webhook, a form or a date) is not converted; a time interval becomes a sleep.", r))
 		return nil
 	}
+	if a := p.get("amount"); a != nil && a.Kind != 'n' {
+		n.problem(node.where, a, "Unsupported wait", "the amount is converted when it is a number, not an expression.")
+		return nil
+	}
 	amount := p.number(1, "amount")
 	if node.version < 1.1 && p.get("amount") == nil {
 		amount = 1
@@ -171,9 +175,11 @@ func (n *n8n) limitNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
 	max := p.get("maxItems")
 	var count expr = code("1")
+	s := n.scope(node, in, false)
 	if max != nil {
-		count = n.scope(node, in, false).value(max, "maxItems")
+		count = s.value(max, "maxItems")
 	}
+	s.flush()
 	b, body := newStep(node.step, "value")
 	var out n8nItems
 	if p.str("keep") == "lastItems" {
