@@ -169,7 +169,8 @@ func (a *allm) start(s *jv) {
 func (a *allm) apiCall(i int, cfg *jv, w where) (string, *allmVar) {
 	name := a.name("step", a.varName(cfg), "api_call")
 	b, body := newStep(name, "http")
-	method := strings.ToUpper(cfg.str("method"))
+	given := cfg.str("method")
+	method := strings.ToUpper(given)
 	if method == "" {
 		method = "GET"
 	}
@@ -185,7 +186,9 @@ func (a *allm) apiCall(i int, cfg *jv, w where) (string, *allmVar) {
 		}
 		headers = append(headers, member{Name: key, Value: a.headerValue(key, value, name, w, h)})
 	}
-	hasBody := method == "POST" || method == "PUT" || method == "PATCH"
+	// AnythingLLM sends a body when the method is written POST, PUT or
+	// PATCH (in capitals: "post" sends none, though fetch sends a POST).
+	hasBody := given == "POST" || given == "PUT" || given == "PATCH"
 	if hasBody {
 		switch bt := cfg.str("bodyType"); bt {
 		case "form":
@@ -219,7 +222,7 @@ func (a *allm) apiCall(i int, cfg *jv, w where) (string, *allmVar) {
 			}
 		}
 	} else if strings.TrimSpace(cfg.str("body")) != "" {
-		a.warn(w, cfg.get("body"), "Body not sent", fmt.Sprintf("AnythingLLM sends a body only with POST, PUT and PATCH, not with %s; neither does the flow.", method))
+		a.warn(w, cfg.get("body"), "Body not sent", fmt.Sprintf("AnythingLLM sends a body only when the method is POST, PUT or PATCH, not %q; neither does the flow.", given))
 	}
 	if len(headers) > 0 {
 		body.SetAttributeRaw("headers", clone(object(headers)))
