@@ -27,6 +27,7 @@ type afBlock struct {
 	name    string // its flowctl name
 	kind    string // execution_type
 	trigger bool
+	context bool // a python block that reads context: it takes the user and memory
 	inputs  []afField
 	outputs []afField
 	written bool
@@ -55,7 +56,9 @@ type agentflow struct {
 	blocks map[string]*afBlock
 	nodes  map[string]*afNode
 	order  []*afNode
-	user   bool // an input holds the user's profile
+	mem    []member // each memory key, and the memory it is
+
+	user bool // an input holds the user's profile
 }
 
 func convertAgentFlow(c *conv, registry []*source) {
@@ -73,7 +76,9 @@ func convertAgentFlow(c *conv, registry []*source) {
 		if k.Kind != 's' || k.Str == "" {
 			continue
 		}
-		b := hclwrite.NewBlock("memory", []string{c.name("memory", k.Str, "memory")})
+		name := c.name("memory", k.Str, "memory")
+		a.mem = append(a.mem, member{Name: k.Str, Value: ref("memory", name)})
+		b := hclwrite.NewBlock("memory", []string{name})
 		b.Body().SetAttributeRaw("type", clone(code("any")))
 		b.Body().SetAttributeRaw("default", clone(code("null")))
 		b.Body().SetAttributeValue("description", cty.StringVal("AgentFlow memory key "+k.Str))
@@ -336,6 +341,11 @@ func (a *agentflow) node(n *afNode, after []string) {
 			}
 		}
 	}
+	if b.context {
+		a.user = true
+		body.SetAttributeRaw("agentflow_user", clone(ref("input", "user")))
+		body.SetAttributeRaw("agentflow_memory", clone(object(a.mem)))
+	}
 	var deps []expr
 	for _, d := range after {
 		deps = append(deps, ref("step", a.nodes[d].step))
@@ -430,7 +440,9 @@ func (a *agentflow) lookup(ns, path string, w where, at *jv) (expr, string) {
 		if !slices.ContainsFunc(a.file.memories, func(d decl) bool { return d.block.Labels()[0] == name }) {
 			a.warn(w, at, "Memory key not declared",
 				fmt.Sprintf("{{memory.%s}} names a key the pipeline's memory_keys do not list: the flow declares it.", path))
-			b := hclwrite.NewBlock("memory", []string{a.name("memory", keys[0], "memory")})
+			mname := a.name("memory", keys[0], "memory")
+			a.mem = append(a.mem, member{Name: keys[0], Value: ref("memory", mname)})
+			b := hclwrite.NewBlock("memory", []string{mname})
 			b.Body().SetAttributeRaw("type", clone(code("any")))
 			b.Body().SetAttributeRaw("default", clone(code("null")))
 			a.file.memories = append(a.file.memories, decl{block: b})

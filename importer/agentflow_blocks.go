@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
@@ -149,11 +150,58 @@ func (a *agentflow) llmBlock(b *afBlock, w where) (*hclwrite.Block, string) {
 	return def, ""
 }
 
-// pythonBlock is a python block: its async def execute(inputs, context)
-// kept as it is.
+// pythonBlock is a python block (runtime = "python", when this flowctl
+// has it): its async def execute(inputs, context) kept as it is, followed
+// by a wrapper flowctl calls that gives it what AgentFlow's doer gives:
+// the inputs by their names in the schema, only those given (optional
+// inputs without a value are left out), and context {"user", "memory"};
+// the outputs go back under their flowctl names.
 func (a *agentflow) pythonBlock(b *afBlock, w where) (*hclwrite.Block, string) {
-	return nil, a.problem(w, b.j.get("execution_type"), "Python blocks not available",
-		"python blocks become runtime = \"python\" blocks, which this flowctl does not have yet.")
+	if !slices.Contains(lang.Runtimes, "python") {
+		return nil, a.problem(w, b.j.get("execution_type"), "Python blocks not available",
+			"python blocks become runtime = \"python\" blocks, which this flowctl does not have.")
+	}
+	src := b.j.str("source_code")
+	if strings.TrimSpace(src) == "" {
+		return nil, a.problem(w, b.j, "No source code", "a python block needs its source_code (async def execute(inputs, context)).")
+	}
+	if !regexp.MustCompile(`(?m)^async\s+def\s+execute\s*\(`).MatchString(src) {
+		return nil, a.problem(w, b.j.get("source_code"), "No execute function",
+			"AgentFlow awaits the block's async def execute(inputs, context); the source does not define it at the top level.")
+	}
+	b.context = strings.Contains(src, "context")
+	if b.context {
+		b.inputs = append(b.inputs,
+			afField{name: "", flowName: "agentflow_user", typ: "any", def: &jv{Kind: 'o'}, desc: "AgentFlow's context[\"user\"]: the user's profile"},
+			afField{name: "", flowName: "agentflow_memory", typ: "any", def: &jv{Kind: 'o'}, desc: "AgentFlow's context[\"memory\"]: the pipeline's memory keys"})
+	}
+	def := a.blockHead(b, "python")
+	var in, out []string
+	for _, f := range b.inputs {
+		if f.name != "" {
+			in = append(in, fmt.Sprintf("%q: %q", f.flowName, f.name))
+		}
+	}
+	for _, f := range b.outputs {
+		out = append(out, fmt.Sprintf("%q: %q", f.name, f.flowName))
+	}
+	wrapper := fmt.Sprintf(`
+
+# Written by flowctl import: flowctl calls this execute, which calls the
+# block's own as AgentFlow's doer does.
+_agentflow_execute = execute
+_agentflow_inputs = {%s}
+_agentflow_outputs = {%s}
+
+
+async def execute(inputs, context):
+    args = {name: inputs[key] for key, name in _agentflow_inputs.items() if inputs.get(key) is not None}
+    ctx = {"user": inputs.get("agentflow_user") or {}, "memory": inputs.get("agentflow_memory") or {}}
+    result = await _agentflow_execute(args, ctx)
+    return {_agentflow_outputs.get(k, k): v for k, v in (result or {}).items()}
+`, strings.Join(in, ", "), strings.Join(out, ", "))
+	def.Body().SetAttributeRaw("source", template([]tpart{{Lit: strings.TrimRight(src, "\n") + wrapper}}, true))
+	return def, ""
 }
 
 // fields reads an input or output schema's properties.
