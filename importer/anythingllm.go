@@ -98,7 +98,8 @@ func convertAnythingLLM(c *conv) {
 			direct.block.Body().SetAttributeValue("description", cty.StringVal("The flow's result: step "+stepName+" has directOutput"))
 			if i+1 < len(steps) {
 				c.warn(w, cfg.get("directOutput"), "Steps after a direct output",
-					fmt.Sprintf("AnythingLLM ends the flow with this step's result and never runs the %s after it; flowctl import leaves them out.", plural(len(steps)-i-1, "step", "steps")))
+					fmt.Sprintf("AnythingLLM ends the flow with this step's result and never runs the %s after it; flowctl import leaves %s out.",
+						plural(len(steps)-i-1, "step", "steps"), map[bool]string{true: "it", false: "them"}[len(steps)-i-1 == 1]))
 			}
 			break
 		}
