@@ -20,7 +20,7 @@ func (c *compilation) code() hcl.Diagnostics {
 			defs = append(defs, b.Def)
 		}
 	}
-	return CheckCode(defs, c.opts.GoEngine)
+	return checkCode(defs, c.opts.GoEngine, c.opts.Build)
 }
 
 // CheckCode compiles the code of block definitions (go blocks with the
@@ -33,6 +33,12 @@ func (c *compilation) code() hcl.Diagnostics {
 //
 // goEngine, when set, is the engine every go block is checked for.
 func CheckCode(defs []*lang.BlockDef, goEngine string) hcl.Diagnostics {
+	return checkCode(defs, goEngine, true)
+}
+
+// checkCode is CheckCode; without build a compiled block is only vetted
+// (Options.Build).
+func checkCode(defs []*lang.BlockDef, goEngine string, build bool) hcl.Diagnostics {
 	diags := pyrun.Check(defs)
 	for _, def := range defs {
 		if def.Source == "" {
@@ -40,10 +46,15 @@ func CheckCode(defs []*lang.BlockDef, goEngine string) hcl.Diagnostics {
 		}
 		switch def.Runtime {
 		case lang.RuntimeGo:
-			if def.Compiled(goEngine) {
+			if def.Compiled(goEngine) && build {
 				// The interpreter's limits are not the compiler's: the
 				// code is vetted and built (and kept for the runs).
 				diags = append(diags, gobuild.Default().Check(def)...)
+				continue
+			}
+			if def.Compiled(goEngine) {
+				_, d, _ := gorun.Vet(def)
+				diags = append(diags, d...)
 				continue
 			}
 			diags = append(diags, gorun.Check(def)...)

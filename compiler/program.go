@@ -162,9 +162,14 @@ type Options struct {
 	// at compile time and when the program runs.
 	OnFileRead func(path string)
 	// GoEngine, when set, is the engine every go block is checked for
-	// (--go-engine): a compiled block is vetted and built, an interpreted
-	// one compiled by yaegi. Empty: each block's own engine.
+	// (--go-engine): a compiled block is vetted (and built, with Build),
+	// an interpreted one compiled by yaegi. Empty: each block's own engine.
 	GoEngine string
+	// Build builds each compiled go block, so that its compile errors are
+	// diagnostics at its lines (validate, test, watch). Without it a
+	// compiled block is only vetted; it is built when an instance first
+	// runs on it, so that a run whose steps are all cached builds nothing.
+	Build bool
 	// Release drops each flow file's syntax tree from Parser as the file
 	// is decoded (lang.ConsumeFlowFile), for a caller that keeps the
 	// program and would release the trees after compiling anyway

@@ -39,6 +39,15 @@ type (
 		Stream   string `json:"stream"`
 		Line     string `json:"line"`
 	}
+	jsonStepNotice struct {
+		Type     string `json:"type"`
+		Time     string `json:"time"`
+		Step     string `json:"step"`
+		Instance any    `json:"instance"`
+		Kind     string `json:"kind"`
+		Message  string `json:"message"`
+		WaitMS   int64  `json:"wait_ms,omitempty"`
+	}
 	jsonToolCallStarted struct {
 		Type      string `json:"type"`
 		Time      string `json:"time"`
@@ -95,6 +104,8 @@ type (
 		Attempts   int           `json:"attempts,omitempty"`
 		Usage      *blocks.Usage `json:"usage,omitempty"`
 		Resumed    bool          `json:"resumed,omitempty"`
+		Retries    int           `json:"retries,omitempty"`
+		WaitedMS   int64         `json:"waited_ms,omitempty"`
 	}
 	jsonRunFinished struct {
 		Type          string         `json:"type"`
@@ -155,7 +166,7 @@ func EventJSON(e Event) (string, any) {
 		ev := jsonStepFinished{
 			Type: "step_finished", Time: JSONTime(e.Time), Step: e.Step, Instance: e.Instance.JSON(),
 			Status: string(e.Status), DurationMS: e.Duration.Milliseconds(), Reason: e.Reason, Usage: e.Usage,
-			Resumed: e.Resumed,
+			Resumed: e.Resumed, Retries: e.Retries, WaitedMS: e.Waited.Milliseconds(),
 		}
 		if e.Attempts > 1 {
 			ev.Attempts = e.Attempts // only when the step retried, as documented
@@ -164,6 +175,8 @@ func EventJSON(e Event) (string, any) {
 			ev.Error = &e.Error
 		}
 		return "step_finished", ev
+	case StepNotice:
+		return "step_notice", jsonStepNotice{"step_notice", JSONTime(e.Time), e.Step, e.Instance.JSON(), string(e.Kind), e.Message, e.Wait.Milliseconds()}
 	case StepLog:
 		return "step_log", jsonStepLog{"step_log", JSONTime(e.Time), e.Step, e.Instance.JSON(), e.Stream, e.Line}
 	case ToolCallStarted:
@@ -222,6 +235,14 @@ func AppendEventJSON(b []byte, e Event) ([]byte, bool) {
 		}
 		if e.Resumed {
 			b = append(b, `,"resumed":true`...)
+		}
+		if e.Retries > 0 {
+			b = append(b, `,"retries":`...)
+			b = strconv.AppendInt(b, int64(e.Retries), 10)
+		}
+		if ms := e.Waited.Milliseconds(); ms != 0 {
+			b = append(b, `,"waited_ms":`...)
+			b = strconv.AppendInt(b, ms, 10)
 		}
 		return append(b, '}'), true
 	}

@@ -24,6 +24,7 @@ func TestAppendEventJSON(t *testing.T) {
 			StepFinished{Time: time.Time{}, Step: "s", Instance: k, Status: StatusFailed, Attempts: 3, Duration: 2 * time.Second,
 				Error: "bad <input> & \"quotes\"\n", Reason: "because", Resumed: true},
 			StepFinished{Time: at, Step: "s", Instance: k, Status: StatusSkipped, Reason: "upstream c failed"},
+			StepFinished{Time: at, Step: "s", Instance: k, Status: StatusOK, Attempts: 2, Retries: 3, Waited: 1020 * time.Millisecond},
 		)
 	}
 	for _, e := range events {

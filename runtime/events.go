@@ -61,6 +61,23 @@ type StepFinished struct {
 	// Resumed: the instance finished before the run was resumed, and
 	// keeps what it recorded then.
 	Resumed bool
+	// Retries are the requests its block tried again within its attempts
+	// (an llm call the provider answered 429), and Waited how long it
+	// waited before them in all (StepNotice).
+	Retries int
+	Waited  time.Duration
+}
+
+// StepNotice reports what a step instance's block says while it runs
+// (blocks.Notice): that it waits before trying a request again, or builds
+// a compiled block's program first.
+type StepNotice struct {
+	Time     time.Time
+	Step     string
+	Instance Key
+	Kind     blocks.NoticeKind
+	Message  string        // redacted
+	Wait     time.Duration // before the next try (blocks.NoticeRetry)
 }
 
 // StepWaiting reports an approval step instance that waits for a
@@ -119,6 +136,7 @@ func (StepFinished) event() {}
 func (RunFinished) event()  {}
 func (StepWaiting) event()  {}
 func (RunWaiting) event()   {}
+func (StepNotice) event()   {}
 
 // at returns the event stamped with the time t it is delivered at (emit).
 func (e RunStarted) at(t time.Time) Event   { e.Time = t; return e }
@@ -128,6 +146,7 @@ func (e RunFinished) at(t time.Time) Event  { e.Time = t; return e }
 func (e StepWaiting) at(t time.Time) Event  { e.Time = t; return e }
 func (e RunWaiting) at(t time.Time) Event   { e.Time = t; return e }
 func (e StepLog) at(t time.Time) Event      { e.Time = t; return e }
+func (e StepNotice) at(t time.Time) Event   { e.Time = t; return e }
 
 // Tool calls keep the times they were made at.
 func (e ToolCallStarted) at(time.Time) Event  { return e }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -108,24 +109,25 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	if call.Tools, err = r.stepTools(ctx, s, inst, call.Log); err != nil {
 		return fail(r.stepError(s, inst, err))
 	}
-	value, attempts, usage, err := r.attempt(ctx, s, inst, exec, call)
+	var nc notices
+	value, attempts, usage, err := r.attempt(ctx, s, inst, exec, call, &nc)
 	switch {
 	case err == nil && sensitive:
 		// Never stored, so not encoded.
-		return r.endInstance(s, inst, start, ending{status: StatusOK, value: value.Mark(lang.Sensitive), attempts: attempts, usage: usage, log: log.text()})
+		return r.endInstance(s, inst, start, ending{status: StatusOK, value: value.Mark(lang.Sensitive), attempts: attempts, usage: usage, log: log.text(), notices: &nc})
 	case err == nil:
 		var raw json.RawMessage
 		if raw, err = storable(value, MaxStoredOutputs); err == nil {
 			if !cacheable {
 				key = ""
 			}
-			return r.endInstance(s, inst, start, ending{status: StatusOK, value: value, raw: raw, key: key, attempts: attempts, usage: usage, log: log.text()})
+			return r.endInstance(s, inst, start, ending{status: StatusOK, value: value, raw: raw, key: key, attempts: attempts, usage: usage, log: log.text(), notices: &nc})
 		}
 	case errors.Is(err, errCancelled):
-		return r.endInstance(s, inst, start, ending{status: StatusCancelled, value: nullOutputs(s), err: "cancelled", attempts: attempts, usage: usage, log: log.text()})
+		return r.endInstance(s, inst, start, ending{status: StatusCancelled, value: nullOutputs(s), err: "cancelled", attempts: attempts, usage: usage, log: log.text(), notices: &nc})
 	}
 	r.addStepDiags(s, r.stepError(s, inst, err))
-	res := r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: err.Error(), attempts: attempts, usage: usage, log: log.text()})
+	res := r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: err.Error(), attempts: attempts, usage: usage, log: log.text(), notices: &nc})
 	res.retry = !errors.Is(err, blocks.ErrFinal) && !errors.Is(err, errShape)
 	return res
 }
@@ -134,7 +136,11 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 func endNothing(*blocks.Result, error) {}
 
 // attempt calls the block, retrying failures as the step's retry block says.
-func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec blocks.Executor, call *blocks.Call) (cty.Value, int, *blocks.Usage, error) {
+func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec blocks.Executor, call *blocks.Call, nc *notices) (cty.Value, int, *blocks.Usage, error) {
+	ctx = blocks.WithNotices(ctx, func(n blocks.Notice) {
+		nc.add(n)
+		emit(r, StepNotice{Time: time.Now(), Step: s.Name, Instance: inst.key, Kind: n.Kind, Message: r.redact.redact(n.Message), Wait: n.Wait})
+	})
 	t, first := triesOf(s), 0
 	if r.opts.attempt > 0 {
 		t.attempts, first = 1, r.opts.attempt-1
@@ -354,4 +360,32 @@ func endStepSpan(span trace.Span, res *blocks.Result, err error) {
 		span.SetAttributes(attribute.String("flowctl.status", string(StatusOK)))
 	}
 	span.End()
+}
+
+// notices counts the retries an instance's block reported while it ran
+// (blocks.Notice), and how long it waited before them.
+type notices struct {
+	mu      sync.Mutex
+	retries int
+	waited  time.Duration
+}
+
+func (nc *notices) add(n blocks.Notice) {
+	if n.Kind != blocks.NoticeRetry {
+		return
+	}
+	nc.mu.Lock()
+	nc.retries++
+	nc.waited += n.Wait
+	nc.mu.Unlock()
+}
+
+// counts are the retries and the time waited before them.
+func (nc *notices) counts() (int, time.Duration) {
+	if nc == nil {
+		return 0, 0
+	}
+	nc.mu.Lock()
+	defer nc.mu.Unlock()
+	return nc.retries, nc.waited
 }

@@ -70,6 +70,10 @@ type Outcome struct {
 	Recorded bool
 	// Started is when the instance started, zero for the task's start.
 	Started time.Time
+	// Retries and Waited are its block's retries within its attempts and
+	// the time waited before them (StepFinished).
+	Retries int
+	Waited  time.Duration
 }
 
 // MachineOptions configure a Machine: Options' fields of the same names.
@@ -158,6 +162,7 @@ func (m *Machine) Done(id int, o Outcome) []*Task {
 	}
 	os.results[t.index] = r.endInstance(s, inst, start, ending{
 		status: o.Status, value: value, err: o.Error, attempts: o.Attempts, usage: o.Usage, log: o.Log, recorded: o.Recorded,
+		notices: &notices{retries: o.Retries, waited: o.Waited},
 	})
 	os.out--
 	if os.out > 0 {
@@ -355,6 +360,7 @@ func RunTask(ctx context.Context, prog *compiler.Program, opts Options, t TaskSp
 	o := Outcome{Status: res.status, Outputs: res.value, Recorded: store != nil}
 	if finished != nil {
 		o.Error, o.Attempts, o.Usage = finished.Error, finished.Attempts, finished.Usage
+		o.Retries, o.Waited = finished.Retries, finished.Waited
 		if o.Error == "" {
 			o.Error = finished.Reason
 		}

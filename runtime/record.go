@@ -48,6 +48,7 @@ type ending struct {
 	// recorded: the engine that ran the instance recorded its result
 	// (Machine.Done).
 	recorded bool
+	notices  *notices // what its block reported while it ran; nil: nothing
 }
 
 // endInstance records and reports how an instance ended.
@@ -79,6 +80,7 @@ func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, e en
 		Time: now, Step: s.Name, Instance: inst.key, Status: status, Attempts: attempts,
 		Duration: now.Sub(start), Error: errText, Outputs: value, Usage: usage,
 	}
+	ev.Retries, ev.Waited = e.notices.counts()
 	if status == StatusSkipped || status == StatusCancelled {
 		ev.Reason, ev.Error = errText, ""
 	}

@@ -175,6 +175,8 @@ func (t *transport) retryAfterFailure(ctx context.Context, f *failure, try int) 
 		f.msg += fmt.Sprintf("; no time is left before the step's timeout to try again in %s", wait.Round(time.Millisecond))
 		return f
 	}
+	blocks.Notify(ctx, blocks.Notice{Kind: blocks.NoticeRetry, Wait: wait,
+		Message: fmt.Sprintf("%s; trying again in %s (try %d of %d)", f.msg, wait.Round(time.Millisecond), try+2, t.maxRetries+1)})
 	if err := sleep(ctx, wait); err != nil {
 		return t.ctxError(ctx, err)
 	}

@@ -216,6 +216,7 @@ func (s *session) runCycle(ctx context.Context, changed []string) {
 	parser := lang.NewParser()
 	prog, diags := compiler.Compile(s.opts.FlowFile, compiler.Options{
 		Parser: parser, RegistryDirs: s.opts.RegistryDirs, OnFileRead: touch, GoEngine: s.opts.GoEngine, Release: true,
+		Build: true, // a saved compiled block's errors are diagnostics at its lines
 	})
 	parser.Release() // the program keeps what it evaluates
 	fin.Files = parser.Files()

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/sandbox"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/lang"
@@ -306,6 +307,11 @@ func (b *Builder) build(ctx context.Context, key string, def *lang.BlockDef) res
 		return result{err: fmt.Errorf("block %q cannot be built: %w", def.Name, err)}
 	}
 	defer os.RemoveAll(tmp)
+	msg := "building go block " + def.Name
+	if _, err := os.Stat(b.goCache); err != nil {
+		msg += " (first build, about 10 s)" // the standard library is built too
+	}
+	blocks.Notify(ctx, blocks.Notice{Kind: blocks.NoticeBuild, Message: msg})
 	if err := b.writeModule(tmp, def.Source); err != nil {
 		return result{err: fmt.Errorf("block %q cannot be built: %w", def.Name, err)}
 	}

@@ -46,7 +46,7 @@ func loadFlowTests(parser *lang.Parser, paths, registries []string, goEngine str
 			}
 			prog := progs[flow]
 			if prog == nil {
-				p, d := compiler.Compile(flow, compiler.Options{Parser: parser, RegistryDirs: registries, GoEngine: goEngine})
+				p, d := compiler.Compile(flow, compiler.Options{Parser: parser, RegistryDirs: registries, GoEngine: goEngine, Build: true})
 				if flowDiags {
 					diags = append(diags, d...)
 				}

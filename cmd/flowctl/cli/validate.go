@@ -51,7 +51,7 @@ func runValidate(s streams, paths []string, format string, registries []string, 
 	flows, blockFiles, diags := findFlowsAndBlockFiles(paths, false)
 	loaded := map[string]bool{}
 	for _, flow := range flows {
-		prog, d := compiler.Compile(flow, compiler.Options{Parser: parser, RegistryDirs: registries, GoEngine: goEngine, Release: true})
+		prog, d := compiler.Compile(flow, compiler.Options{Parser: parser, RegistryDirs: registries, GoEngine: goEngine, Release: true, Build: true})
 		diags = append(diags, d...)
 		if prog.Registry != nil {
 			for _, f := range prog.Registry.Files() {

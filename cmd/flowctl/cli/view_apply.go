@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
@@ -252,6 +253,9 @@ func (v *applyHuman) Event(e runtime.Event) {
 		if e.Attempts > 1 {
 			line += fmt.Sprintf("  %d attempts", e.Attempts)
 		}
+		if e.Retries > 0 {
+			line += fmt.Sprintf("  %s, waited %s", plural(e.Retries, "retry", "retries"), formatDuration(e.Waited))
+		}
 		if e.Reason != "" {
 			line += "  (" + lang.EscapeControlLine(e.Reason) + ")"
 		}
@@ -296,6 +300,14 @@ func (v *applyHuman) Event(e runtime.Event) {
 			t = t[len(t)-failedLogLines:]
 		}
 		v.tails[label] = t
+	case runtime.StepNotice:
+		// A build is said while it runs; a retry in the step's line when
+		// it ends (and as it happens with --verbose).
+		if e.Kind == blocks.NoticeBuild || v.verbose {
+			v.clear()
+			fmt.Fprintf(v.w, "    %s │ %s\n", runtime.Label(e.Step, e.Instance), e.Message)
+			v.redraw()
+		}
 	case runtime.StepWaiting:
 		label := runtime.Label(e.Step, e.Instance)
 		delete(v.running, label)
