@@ -24,6 +24,7 @@ import (
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/server/api"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -162,14 +163,14 @@ func (s *Server) call(prog *compiler.Program) sdk.ToolHandler {
 		var args map[string]json.RawMessage
 		if len(req.Params.Arguments) > 0 {
 			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return errorResult("The arguments must be a JSON object of the flow's inputs: %v.", err), nil
+				return errorResult("The arguments are not a JSON object (the JSON Schema of flow %q's arguments is an object of its inputs): %v.", prog.Flow.Name, err), nil
 			}
+		}
+		if problems := api.CheckArguments(prog, args); len(problems) > 0 {
+			return errorResult("The arguments do not fit the JSON Schema of flow %q's arguments:\n%s", prog.Flow.Name, strings.Join(problems, "\n")), nil
 		}
 		given := map[string]compiler.InputValue{}
 		for name, raw := range args {
-			if in := prog.InputsByName[name]; in != nil && in.Sensitive {
-				return errorResult("Input %q is sensitive: a client may not give it.", name), nil
-			}
 			v, err := jsonval.Decode(raw)
 			if err != nil {
 				return errorResult("Argument %q is not JSON: %v.", name, err), nil
@@ -178,7 +179,7 @@ func (s *Server) call(prog *compiler.Program) sdk.ToolHandler {
 		}
 		inputs, diags := prog.ResolveInputs(given)
 		if diags.HasErrors() {
-			return errorResult("The arguments do not fit the flow's inputs:\n%s", runtime.DiagText(diags)), nil
+			return errorResult("The arguments do not fit flow %q's inputs:\n%s", prog.Flow.Name, runtime.DiagText(diags)), nil
 		}
 		token := req.Params.GetProgressToken()
 		done, total := 0, len(prog.Steps)
@@ -199,56 +200,74 @@ func (s *Server) call(prog *compiler.Program) sdk.ToolHandler {
 		}
 		outputs := runtime.PlainOutputs(res.Outputs)
 		text, _ := json.MarshalIndent(outputs, "", "  ")
-		if res.Status != runtime.StatusOK {
-			msg := fmt.Sprintf("Run %s of flow %s %s.", res.RunID, prog.Flow.Name, res.Status)
-			if len(res.Diagnostics) > 0 {
-				msg += "\n" + runtime.DiagText(res.Diagnostics)
-			}
-			msg += "\nOutputs it could compute: " + string(text)
-			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, nil
+		switch res.Status {
+		case runtime.StatusOK:
+			return &sdk.CallToolResult{
+				Content:           []sdk.Content{&sdk.TextContent{Text: string(text)}},
+				StructuredContent: outputs,
+			}, nil
+		case runtime.StatusWaiting:
+			return waitingResult(prog, res, string(text)), nil
 		}
-		return &sdk.CallToolResult{
-			Content:           []sdk.Content{&sdk.TextContent{Text: string(text)}},
-			StructuredContent: outputs,
-		}, nil
+		msg := fmt.Sprintf("Run %s of flow %s %s.", res.RunID, prog.Flow.Name, res.Status)
+		if len(res.Diagnostics) > 0 {
+			msg += "\n" + runtime.DiagText(res.Diagnostics)
+		}
+		msg += "\nOutputs it could compute: " + string(text)
+		return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, nil
 	}
 }
 
-// readRun is the resource flowctl://runs/{id}: a run's record.
+// waitingResult says that a run stopped at approval steps: it waits for a
+// person's decision, which the tool's caller cannot give. The run is not
+// lost and must not be started again: a person decides, and the run goes
+// on (with flowctl approve, in the foreground, or in flowctl serve's
+// dashboard when the server shares the state). It is an error result
+// because the flow's outputs are not there yet.
+func waitingResult(prog *compiler.Program, res *runtime.Result, outputs string) *sdk.CallToolResult {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run %s of flow %s waits for a person's decision; it has not failed, and calling the tool again starts another run.\n", res.RunID, prog.Flow.Name)
+	for _, w := range res.Waiting {
+		step := w.Step
+		if !w.Instance.IsNone() {
+			step += "[" + w.Instance.String() + "]"
+		}
+		fmt.Fprintf(&b, "Step %s asks: %s", step, w.Message)
+		if !w.Deadline.IsZero() {
+			fmt.Fprintf(&b, " (until %s)", runtime.JSONTime(w.Deadline))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("A person decides it, and the run goes on from there:")
+	for _, w := range res.Waiting {
+		inst := ""
+		if !w.Instance.IsNone() {
+			inst = " --instance " + w.Instance.String()
+		}
+		fmt.Fprintf(&b, "\n  flowctl approve %s %s%s   (or with --reject, and --comment TEXT)", res.RunID, w.Step, inst)
+	}
+	fmt.Fprintf(&b, "\nor with the Approve and Reject buttons of the run's page in flowctl serve's dashboard (/runs/%s). The run's record is the resource flowctl://runs/%s.", res.RunID, res.RunID)
+	b.WriteString("\nIts outputs so far: " + outputs)
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}
+}
+
+// readRun is the resource flowctl://runs/{id}: a run's record, as flowctl
+// serve's GET /v1/runs/{id} gives it (package server/api).
 func (s *Server) readRun(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 	id := strings.TrimPrefix(req.Params.URI, "flowctl://runs/")
 	run, err := s.opts.Store.Run(id)
 	if err != nil {
 		return nil, sdk.ResourceNotFoundError(req.Params.URI)
 	}
-	steps, err := s.opts.Store.Steps(run.ID)
+	doc, err := api.ReadRun(s.opts.Store, run)
 	if err != nil {
 		return nil, err
 	}
-	type step struct {
-		Step, Instance, Status, Error string
-		Attempts                      int
-		Outputs                       json.RawMessage `json:",omitempty"`
-	}
-	doc := map[string]any{"run_id": run.ID, "flow": run.Flow, "status": run.Status, "error": run.Error,
-		"inputs": rawOrNull(run.Inputs), "outputs": rawOrNull(run.Outputs)}
-	var list []step
-	for _, sr := range steps {
-		list = append(list, step{sr.Step, sr.Instance, sr.Status, sr.Error, sr.Attempts, sr.Outputs})
-	}
-	doc["steps"] = list
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}}, nil
-}
-
-func rawOrNull(b json.RawMessage) json.RawMessage {
-	if len(b) == 0 {
-		return json.RawMessage("null")
-	}
-	return b
 }
 
 func errorResult(format string, args ...any) *sdk.CallToolResult {

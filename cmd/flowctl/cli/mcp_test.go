@@ -82,7 +82,7 @@ func TestMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := res.Content[0].(*sdk.TextContent).Text
-	if !res.IsError || !strings.Contains(text, `Unknown input`) || !strings.Contains(text, `nmes`) {
+	if !res.IsError || !strings.Contains(text, `Argument "nmes" is not in the JSON Schema`) || !strings.Contains(text, `Argument "names" is a string`) {
 		t.Errorf("bad arguments: %v %s", res.IsError, text)
 	}
 
@@ -111,7 +111,7 @@ func TestMCP(t *testing.T) {
 		t.Fatalf("the call's run: %v %v", run, err)
 	}
 	r, err = session.ReadResource(ctx, &sdk.ReadResourceParams{URI: "flowctl://runs/" + run.ID})
-	if err != nil || !strings.Contains(r.Contents[0].Text, `"status": "ok"`) || !strings.Contains(r.Contents[0].Text, `"Step": "greet"`) {
+	if err != nil || !strings.Contains(r.Contents[0].Text, `"status": "ok"`) || !strings.Contains(r.Contents[0].Text, `"step": "greet"`) {
 		t.Errorf("run resource: %v %+v", err, r)
 	}
 }
