@@ -40,8 +40,9 @@ var ErrNotResumable = errors.New("the run cannot be resumed")
 // interrupted as running again, owned by this store's process (as
 // CreateRun does), with the step fingerprints of the program that resumes
 // it (kept as they were when nil), so that it can be resumed; FinishRun
-// records its new end. It fails with ErrNotResumable when the run is
-// running or ok, and when another process holds it.
+// records its new end. A run of the temporal engine becomes this
+// process's (its origin is cleared). It fails with ErrNotResumable when
+// the run is running or ok, and when another process holds it.
 func (s *Store) ReopenRun(id string, fingerprints json.RawMessage) error {
 	claimed, err := s.owner.claim(id)
 	if err != nil {
@@ -180,8 +181,11 @@ func (s *Store) approvals(where string, args ...any) ([]*Approval, error) {
 	return out, nil
 }
 
+// A run of the temporal engine that a process reopens is that process's
+// from then on: not a run on Temporal any more.
 const reopenRunSQL = `
 UPDATE runs SET status = 'running', finished_at = NULL, error = '',
+	origin = CASE WHEN origin = '` + OriginTemporal + `' THEN '' ELSE origin END,
 	fingerprints = coalesce(CAST(? AS TEXT), fingerprints)
 WHERE id = ? AND status IN ('waiting', 'failed', 'cancelled', 'interrupted')`
 
