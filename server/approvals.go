@@ -169,8 +169,8 @@ func (s *Server) recover() {
 	slices.SortFunc(runs, func(a, b *state.Run) int { return a.StartedAt.Compare(b.StartedAt) }) // oldest first
 	for _, run := range runs {
 		interrupted := run.Status == state.StatusInterrupted
-		if interrupted && run.Origin != originServe {
-			continue
+		if interrupted && run.Origin != originServe || run.Origin == state.OriginTemporal {
+			continue // a waiting run on Temporal waits there, not here
 		}
 		e := s.flows.get(run.Flow)
 		if e == nil || e.prog == nil {

@@ -88,7 +88,7 @@ func main() {
 	benchutil.Check(w.Start())
 	defer func() { w.Process.Signal(syscall.SIGTERM); w.Wait() }()
 
-	c, err := ftemporal.Dial(addr, "", nil)
+	c, err := ftemporal.Dial(ftemporal.DialOptions{Address: addr})
 	benchutil.Check(err)
 	defer c.Close()
 

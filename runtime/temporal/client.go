@@ -4,42 +4,83 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"os"
 	"time"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
-	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
-	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	tlog "go.temporal.io/sdk/log"
 )
 
 // DefaultAddress is the Temporal frontend's address when neither
 // --address nor TEMPORAL_ADDRESS gives one, as Temporal's own tools do.
 const DefaultAddress = "127.0.0.1:7233"
 
-// Dial connects to a Temporal frontend (Address); namespace "" is
-// TEMPORAL_NAMESPACE, else Temporal's "default". Credentials come from the
-// environment, as Temporal's CLI reads them: TEMPORAL_API_KEY (an API key,
-// over TLS), or TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (the files of a
-// client certificate, mTLS).
-// dc is the data converter (DataConverter); nil for the SDK's default.
-func Dial(address, namespace string, dc converter.DataConverter) (client.Client, error) {
-	opts, err := clientOptions(address, namespace, os.Getenv)
+// DialOptions say where Dial connects.
+type DialOptions struct {
+	// Address is the frontend's HOST:PORT: "" is TEMPORAL_ADDRESS, else
+	// DefaultAddress.
+	Address string
+	// Namespace "" is TEMPORAL_NAMESPACE, else Temporal's "default".
+	Namespace string
+	// DataConverter encodes payloads (DataConverter); nil for the SDK's
+	// default.
+	DataConverter converter.DataConverter
+	// Logger receives the SDK's log lines; nil drops them (flowctl
+	// reports what matters itself).
+	Logger *slog.Logger
+}
+
+// Dial connects to a Temporal frontend. Credentials come from the
+// environment, as Temporal's CLI reads them: TEMPORAL_API_KEY (an API
+// key, over TLS), or TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (the files of
+// a client certificate, mTLS). When no frontend answers, the error is a
+// *ConnectError.
+func Dial(o DialOptions) (client.Client, error) {
+	opts, err := clientOptions(o.Address, o.Namespace, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	opts.DataConverter = dc
+	opts.DataConverter = o.DataConverter
+	if o.Logger != nil {
+		opts.Logger = tlog.NewStructuredLogger(o.Logger)
+	}
 	c, err := client.Dial(opts)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to Temporal at %s: %w", opts.HostPort, err)
+		return nil, connectError(opts.HostPort, err)
 	}
 	return c, nil
+}
+
+// A ConnectError says that no Temporal frontend answered at Address.
+type ConnectError struct {
+	Address string
+	Err     error
+}
+
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("connecting to Temporal at %s: %v", e.Address, e.Err)
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// connectError is the error of a failed dial of address: when nothing
+// accepts a connection there, the network's own error ("connection
+// refused", "no such host"), which says more than the SDK's.
+func connectError(address string, err error) error {
+	conn, nerr := net.DialTimeout("tcp", address, 5*time.Second)
+	if nerr != nil {
+		return &ConnectError{Address: address, Err: nerr}
+	}
+	conn.Close()
+	return &ConnectError{Address: address, Err: err}
 }
 
 // clientOptions are the options of Dial, with the environment getenv.
@@ -65,6 +106,18 @@ func clientOptions(address, namespace string, getenv func(string) string) (clien
 // Address is the address given, else TEMPORAL_ADDRESS, else
 // DefaultAddress.
 func Address(given string) string { return addressFrom(given, os.Getenv) }
+
+// Namespace is the namespace given, else TEMPORAL_NAMESPACE, else
+// Temporal's "default".
+func Namespace(given string) string {
+	switch {
+	case given != "":
+		return given
+	case os.Getenv("TEMPORAL_NAMESPACE") != "":
+		return os.Getenv("TEMPORAL_NAMESPACE")
+	}
+	return client.DefaultNamespace
+}
 
 func addressFrom(given string, getenv func(string) string) string {
 	switch {
@@ -114,69 +167,6 @@ func Start(ctx context.Context, c client.Client, taskQueue string, in RunInput) 
 	return c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: in.RunID, TaskQueue: taskQueue}, WorkflowName, in)
 }
 
-// pollInterval is how often Follow asks a running workflow for its new
-// events.
-const pollInterval = 50 * time.Millisecond
-
-// Follow hands the events of a run on Temporal to observe as they
-// happen, until it ends, and returns its result. Cancelling ctx cancels
-// the run (and still follows it to its end), unless its cause is
-// runtime.ErrStopping: then Follow returns that, and the run goes on.
-func Follow(ctx context.Context, c client.Client, runID string, observe func(runtime.Event)) (*RunOutput, error) {
-	done := make(chan struct{})
-	var out RunOutput
-	var runErr error
-	go func() {
-		defer close(done)
-		runErr = c.GetWorkflow(context.Background(), runID, "").Get(context.Background(), &out)
-	}()
-	seen := 0
-	deliver := func() error {
-		resp, err := c.QueryWorkflow(context.Background(), runID, "", EventsQuery, seen)
-		if err != nil {
-			return err
-		}
-		var events []Event
-		if err := resp.Get(&events); err != nil {
-			return err
-		}
-		seen += len(events)
-		for _, w := range events {
-			if ev, err := w.Runtime(); err == nil {
-				observe(ev)
-			}
-		}
-		return nil
-	}
-	cancelled := false
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-done:
-			if runErr != nil {
-				return nil, runErr
-			}
-			if err := deliver(); err != nil {
-				return nil, err
-			}
-			return &out, nil
-		case <-tick.C:
-			deliver() // a query may fail while no worker is up; the next one tries again
-		case <-ctx.Done():
-			if errors.Is(context.Cause(ctx), runtime.ErrStopping) {
-				return nil, fmt.Errorf("run %s goes on on Temporal: %w", runID, runtime.ErrStopping)
-			}
-			if !cancelled {
-				cancelled = true
-				if err := c.CancelWorkflow(context.Background(), runID, ""); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-}
-
 // Approve sends an approval decision to a run on Temporal.
 func Approve(ctx context.Context, c client.Client, runID string, d ApprovalDecision) error {
 	if err := c.SignalWorkflow(ctx, runID, "", ApprovalSignal, d); err != nil {
@@ -193,62 +183,3 @@ func (quietLogger) Debug(string, ...any) {}
 func (quietLogger) Info(string, ...any)  {}
 func (quietLogger) Warn(string, ...any)  {}
 func (quietLogger) Error(string, ...any) {}
-
-// A Runner runs flows on Temporal as runtime.Apply runs them in the
-// process: apply --engine temporal and serve --engine temporal use it.
-type Runner struct {
-	Client    client.Client
-	TaskQueue string
-	// Encrypted: the client's data converter encrypts payloads, so
-	// sensitive inputs may cross.
-	Encrypted bool
-}
-
-// Apply starts a run of prog on Temporal with opts' RunID, Inputs,
-// Namespace, NoCache, Targets and Timeout, hands its events to opts.Observe as they
-// happen, and returns its result. A run that cannot start has no RunID and
-// its Diagnostics say why. Cancelling ctx cancels the run.
-func (r Runner) Apply(ctx context.Context, prog *compiler.Program, opts runtime.Options) (*runtime.Result, error) {
-	cannot := func(detail string) (*runtime.Result, error) {
-		return &runtime.Result{Status: runtime.StatusFailed, Diagnostics: hcl.Diagnostics{{
-			Severity: hcl.DiagError, Summary: "Cannot run on Temporal", Detail: detail,
-		}}}, nil
-	}
-	switch {
-	case opts.Resume:
-		return cannot("a run on Temporal goes on by itself; it is not resumed")
-	case opts.Parallelism > 0:
-		return cannot("--parallelism is not supported on Temporal: the workers' limits apply")
-	}
-	in, err := NewRunInput(prog, opts.Inputs, opts.RunID, opts.Namespace, r.Encrypted)
-	if err != nil {
-		return cannot(err.Error())
-	}
-	in.NoCache, in.Targets, in.Timeout = opts.NoCache, opts.Targets, opts.Timeout
-	if _, err := Start(ctx, r.Client, r.TaskQueue, in); err != nil {
-		return nil, fmt.Errorf("starting the run on Temporal: %w", err)
-	}
-	var finished *runtime.RunFinished
-	out, err := Follow(ctx, r.Client, in.RunID, func(e runtime.Event) {
-		if rf, ok := e.(runtime.RunFinished); ok {
-			finished = &rf
-		}
-		if opts.Observe != nil {
-			opts.Observe(e)
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("run %s on Temporal: %w", in.RunID, err)
-	}
-	res := &runtime.Result{RunID: in.RunID, Status: runtime.Status(out.Status)}
-	if finished != nil {
-		res.Outputs, res.FailedOutputs = finished.Outputs, finished.FailedOutputs
-		res.Diagnostics, res.Usage = finished.Diagnostics, finished.Usage
-	}
-	return res, nil
-}
-
-// Approve sends the decision of an approval step instance to a run.
-func (r Runner) Approve(ctx context.Context, runID, step, instance string, approved bool, comment, by string) error {
-	return Approve(ctx, r.Client, runID, ApprovalDecision{Step: step, Instance: instance, Approved: approved, Comment: comment, By: by})
-}

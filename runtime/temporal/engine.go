@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -27,8 +29,9 @@ const requestActivity = "flowctl.request_approval"
 
 // An Engine runs the workflow and the activities of a worker.
 type Engine struct {
-	programs map[string]*compiler.Program // by flow name
-	opts     Options
+	mu    sync.Mutex // progs
+	progs *programs
+	opts  Options
 }
 
 // Options configure an Engine.
@@ -46,23 +49,37 @@ type Options struct {
 	// Encrypted: the workers' and clients' data converter encrypts
 	// payloads (DataConverter with a key), so sensitive values may cross.
 	Encrypted bool
+	// Reload compiles the worker's flows again from their files, for a run
+	// of a flow or a version the worker does not have (programs.go); nil
+	// when the flows are fixed.
+	Reload func() ([]*compiler.Program, error)
+	// Logger receives what the worker does: runs started, waiting and
+	// finished, runs refused, flows reloaded; nil logs nothing.
+	Logger *slog.Logger
 }
 
 // NewEngine is an engine for the programs, by flow name.
 func NewEngine(programs []*compiler.Program, opts Options) (*Engine, error) {
-	e := &Engine{programs: map[string]*compiler.Program{}, opts: opts}
-	for _, p := range programs {
-		if other := e.programs[p.Flow.Name]; other != nil {
-			return nil, fmt.Errorf("flow %q is declared by both %s and %s", p.Flow.Name, other.Filename, p.Filename)
-		}
-		e.programs[p.Flow.Name] = p
+	e := &Engine{progs: newPrograms(), opts: opts}
+	if _, err := e.progs.set(programs); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
 
+// Flows are the names of the flows the engine has now.
+func (e *Engine) Flows() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return lang.SortedKeys(e.progs.current)
+}
+
 // store is the state of a flow's runs.
 func (e *Engine) store(flow string) *state.Store {
-	if p := e.programs[flow]; p != nil && e.opts.StoreFor != nil {
+	e.mu.Lock()
+	p := e.progs.current[flow]
+	e.mu.Unlock()
+	if p != nil && e.opts.StoreFor != nil {
 		return e.opts.StoreFor(p)
 	}
 	return e.opts.Store
@@ -84,6 +101,8 @@ func (e *Engine) Register(w worker.Registry) {
 	w.RegisterActivityWithOptions(e.start, activity.RegisterOptions{Name: startActivity})
 	w.RegisterActivityWithOptions(e.finish, activity.RegisterOptions{Name: finishActivity})
 	w.RegisterActivityWithOptions(e.requestApproval, activity.RegisterOptions{Name: requestActivity})
+	w.RegisterActivityWithOptions(e.checkpoint, activity.RegisterOptions{Name: checkpointActivity})
+	w.RegisterActivityWithOptions(e.resume, activity.RegisterOptions{Name: resumeActivity})
 }
 
 // StepInput is the step activity's input.
@@ -103,6 +122,9 @@ type StepInput struct {
 	// MaxAttempts are the attempts the retry policy allows: the last
 	// reports a failure as an outcome rather than an error.
 	MaxAttempts int `json:"max_attempts"`
+	// Records are results of the run's other steps, which the workflow
+	// decided (value steps, sleeps, approvals), to record first.
+	Records []*state.StepResult `json:"records,omitempty"`
 }
 
 // StepOutput is the step activity's result.
@@ -136,7 +158,24 @@ func (o StepOutput) outcome() (runtime.Outcome, error) {
 // may mend is an error while attempts remain, so that Temporal retries
 // it; the last attempt's failure, and a final one, is an outcome.
 func (e *Engine) step(ctx context.Context, in StepInput) (*StepOutput, error) {
-	prog, err := e.program(in.Flow, in.SourceHash)
+	// Heartbeats tell Temporal the worker is alive, and deliver the
+	// run's cancellation: from the start, since reading inputs of
+	// megabytes takes time too.
+	hctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		t := time.NewTicker(heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-hctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(hctx)
+			}
+		}
+	}()
+	prog, err := e.program(in.Flow, in.SourceHash, true)
 	if err != nil {
 		return nil, err
 	}
@@ -165,25 +204,14 @@ func (e *Engine) step(ctx context.Context, in StepInput) (*StepOutput, error) {
 		return nil, temporal.NewNonRetryableApplicationError("reading the step's input: "+err.Error(), finalError, nil)
 	}
 
-	// Heartbeats tell Temporal the worker is alive, and deliver the
-	// run's cancellation.
-	hctx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() {
-		t := time.NewTicker(heartbeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-hctx.Done():
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(hctx)
-			}
+	st := e.store(in.Flow)
+	if st != nil {
+		for _, r := range in.Records {
+			st.RecordStep(r) // RunTask flushes them with its own
 		}
-	}()
-
+	}
 	res, err := runtime.RunTask(hctx, prog, runtime.Options{
-		Inputs: inputs, Store: e.store(in.Flow), Executors: e.opts.Executors, Secrets: e.opts.Secrets,
+		Inputs: inputs, Store: st, Executors: e.opts.Executors, Secrets: e.opts.Secrets,
 		LookupEnv: e.opts.LookupEnv, NoCache: in.NoCache, Origin: Origin,
 	}, spec)
 	if err != nil {
@@ -227,7 +255,7 @@ func (e *Engine) start(ctx context.Context, in RunInput) (map[string]json.RawMes
 		if err != nil {
 			return nil, temporal.NewNonRetryableApplicationError("reading the run's inputs: "+err.Error(), finalError, nil)
 		}
-		prog, err := e.program(in.Flow, in.SourceHash)
+		prog, err := e.program(in.Flow, in.SourceHash, true)
 		if err != nil {
 			return nil, err
 		}
@@ -237,12 +265,16 @@ func (e *Engine) start(ctx context.Context, in RunInput) (map[string]json.RawMes
 			}
 		}
 		inputs, _ := json.Marshal(runtime.PlainOutputs(values))
+		// The fingerprints let a run that Temporal loses be resumed by
+		// a flow whose steps that finished did not change.
+		fps, _ := json.Marshal(prog.StepFingerprints())
 		if err := st.CreateRun(&state.Run{
 			ID: in.RunID, Flow: in.Flow, Namespace: in.Namespace, FlowFile: in.FlowFile, SourceHash: in.SourceHash,
-			Inputs: inputs, Status: "running", StartedAt: time.Now(), Origin: Origin,
+			Inputs: inputs, Status: "running", StartedAt: time.Now(), Origin: Origin, Fingerprints: fps,
 		}); err != nil {
 			return nil, err
 		}
+		e.log().Info("run started", "run", in.RunID, "flow", in.Flow, "source", short(in.SourceHash))
 	} else if err != nil {
 		return nil, err
 	}
@@ -251,19 +283,19 @@ func (e *Engine) start(ctx context.Context, in RunInput) (map[string]json.RawMes
 
 // FinishInput is what the finish activity records.
 type FinishInput struct {
-	RunID      string              `json:"run_id"`
-	Flow       string              `json:"flow"`
-	SourceHash string              `json:"source_hash"`
-	Namespace  string              `json:"namespace"`
-	Status     string              `json:"status"`
-	Records    []*state.StepResult `json:"records,omitempty"`
-	Events     []Event             `json:"events,omitempty"`
+	// RunID, Flow, Status (the run's end), the step results and the
+	// events not recorded yet.
+	CheckpointInput
+	SourceHash string `json:"source_hash"`
+	Namespace  string `json:"namespace"`
 	// SaveMemory: the run's memories are to be stored, evaluated with
 	// Inputs, the run's inputs, and Steps, the values of the steps they
 	// refer to.
 	SaveMemory bool                       `json:"save_memory,omitempty"`
 	Inputs     map[string]json.RawMessage `json:"inputs,omitempty"`
 	Steps      map[string]json.RawMessage `json:"steps,omitempty"`
+	// Started is when the workflow started, for the log.
+	Started time.Time `json:"started,omitzero"`
 }
 
 // finish records the step results the workflow decided, the run's events
@@ -273,23 +305,7 @@ func (e *Engine) finish(ctx context.Context, in FinishInput) error {
 	if st == nil {
 		return nil
 	}
-	for _, r := range in.Records {
-		st.RecordStep(r)
-	}
-	var last runtime.Event
-	for i, w := range in.Events {
-		ev, err := w.Runtime()
-		if err != nil {
-			continue
-		}
-		typ, doc := runtime.EventJSON(ev)
-		data, err := json.Marshal(doc)
-		if doc == nil || err != nil {
-			continue
-		}
-		st.RecordEvent(state.Event{RunID: in.RunID, Seq: int64(i + 1), Type: typ, Data: data})
-		last = ev
-	}
+	last := in.record(st)
 	if err := st.Flush(); err != nil {
 		return err
 	}
@@ -312,8 +328,10 @@ func (e *Engine) finish(ctx context.Context, in FinishInput) error {
 		run.Status, run.Error = string(runtime.StatusFailed), "Memory not saved: "+memErr.Error()
 	}
 	if err := st.FinishRun(run); err != nil {
+		e.log().Error("recording the run's end failed", "run", in.RunID, "flow", in.Flow, "status", run.Status, "error", err.Error())
 		return err
 	}
+	e.log().Info("run finished", "run", in.RunID, "flow", in.Flow, "status", run.Status, "duration_ms", since(in.Started).Milliseconds())
 	if memErr != nil {
 		return temporal.NewNonRetryableApplicationError(run.Error, finalError, nil)
 	}
@@ -322,7 +340,7 @@ func (e *Engine) finish(ctx context.Context, in FinishInput) error {
 
 // saveMemory stores the memories of a run that succeeded.
 func (e *Engine) saveMemory(st *state.Store, in FinishInput) error {
-	prog, err := e.program(in.Flow, in.SourceHash)
+	prog, err := e.program(in.Flow, in.SourceHash, true)
 	if err != nil {
 		return err
 	}

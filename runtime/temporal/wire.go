@@ -81,6 +81,20 @@ type Event struct {
 	Usage         *blocks.Usage          `json:"usage,omitempty"`
 	Stream        string                 `json:"stream,omitempty"`
 	Line          string                 `json:"line,omitempty"`
+	// Resumed: a run_started of a run that goes on after it waited, or a
+	// step_finished of an instance that kept what it recorded before the
+	// run was started again.
+	Resumed bool          `json:"resumed,omitempty"`
+	Waiting []wireWaiting `json:"waiting,omitempty"` // of a run_waiting
+}
+
+// wireWaiting is an approval a waiting run waits for.
+type wireWaiting struct {
+	Step     string          `json:"step"`
+	Instance json.RawMessage `json:"instance,omitempty"`
+	Message  string          `json:"message,omitempty"`
+	Since    time.Time       `json:"since"`
+	Deadline time.Time       `json:"deadline,omitzero"`
 }
 
 type wireOutput struct {
@@ -139,7 +153,7 @@ func toWire(e runtime.Event) (Event, bool, error) {
 	}
 	switch e := e.(type) {
 	case runtime.RunStarted:
-		w = Event{Type: "run_started", Time: e.Time, RunID: e.RunID, Flow: e.Flow, Steps: e.Steps}
+		w = Event{Type: "run_started", Time: e.Time, RunID: e.RunID, Flow: e.Flow, Steps: e.Steps, Resumed: e.Resumed}
 	case runtime.StepStarted:
 		w = Event{Type: "step_started", Time: e.Time, Step: e.Step, Instance: key(e.Instance), Attempt: e.Attempt}
 	case runtime.StepFinished:
@@ -174,19 +188,34 @@ func toWire(e runtime.Event) (Event, bool, error) {
 	return w, true, err
 }
 
+// decodeKey decodes an instance's key; none for nothing.
+func decodeKey(raw json.RawMessage) (runtime.Key, error) {
+	if len(raw) == 0 {
+		return runtime.NoKey, nil
+	}
+	v, err := runtime.DecodeValue(raw)
+	return runtime.Key{Value: v}, err
+}
+
 // Runtime converts the event back to the runtime's.
 func (w Event) Runtime() (runtime.Event, error) {
-	key := runtime.NoKey
-	if len(w.Instance) > 0 {
-		v, err := runtime.DecodeValue(w.Instance)
-		if err != nil {
-			return nil, err
-		}
-		key = runtime.Key{Value: v}
+	key, err := decodeKey(w.Instance)
+	if err != nil {
+		return nil, err
 	}
 	switch w.Type {
 	case "run_started":
-		return runtime.RunStarted{Time: w.Time, RunID: w.RunID, Flow: w.Flow, Steps: w.Steps}, nil
+		return runtime.RunStarted{Time: w.Time, RunID: w.RunID, Flow: w.Flow, Steps: w.Steps, Resumed: w.Resumed}, nil
+	case "run_waiting":
+		e := runtime.RunWaiting{Time: w.Time, RunID: w.RunID}
+		for _, ww := range w.Waiting {
+			k, err := decodeKey(ww.Instance)
+			if err != nil {
+				return nil, err
+			}
+			e.Waiting = append(e.Waiting, runtime.Waiting{Step: ww.Step, Instance: k, Message: ww.Message, Since: ww.Since, Deadline: ww.Deadline})
+		}
+		return e, nil
 	case "step_started":
 		return runtime.StepStarted{Time: w.Time, Step: w.Step, Instance: key, Attempt: w.Attempt}, nil
 	case "step_log":
@@ -195,7 +224,7 @@ func (w Event) Runtime() (runtime.Event, error) {
 		return runtime.StepWaiting{Time: w.Time, Step: w.Step, Instance: key, Message: w.Message, Deadline: w.Deadline}, nil
 	case "step_finished":
 		return runtime.StepFinished{Time: w.Time, Step: w.Step, Instance: key, Status: runtime.Status(w.Status),
-			Attempts: w.Attempts, Duration: w.Duration, Error: w.Error, Reason: w.Reason, Usage: w.Usage}, nil
+			Attempts: w.Attempts, Duration: w.Duration, Error: w.Error, Reason: w.Reason, Usage: w.Usage, Resumed: w.Resumed}, nil
 	case "run_finished":
 		e := runtime.RunFinished{Time: w.Time, RunID: w.RunID, Status: runtime.Status(w.Status), Error: w.Error,
 			FailedOutputs: w.FailedOutputs, Usage: w.Usage, Outputs: map[string]cty.Value{}}

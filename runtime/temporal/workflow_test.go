@@ -96,42 +96,11 @@ type result struct {
 // registered at delays.
 func execute(t *testing.T, prog *compiler.Program, inputs map[string]cty.Value, delayed map[time.Duration]func(*testsuite.TestWorkflowEnvironment)) result {
 	t.Helper()
-	st, err := state.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	e, err := NewEngine([]*compiler.Program{prog}, Options{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := newEnv(e)
-	for d, f := range delayed {
-		env.RegisterDelayedCallback(func() { f(env) }, d)
-	}
 	in, err := NewRunInput(prog, inputs, "run-1", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.ExecuteWorkflow(WorkflowName, in)
-	if !env.IsWorkflowCompleted() {
-		t.Fatal("the workflow did not complete")
-	}
-	res := result{store: st, runID: in.RunID}
-	res.err = env.GetWorkflowError()
-	if res.err == nil {
-		if err := env.GetWorkflowResult(&res.out); err != nil {
-			t.Fatal(err)
-		}
-	}
-	q, err := env.QueryWorkflow(EventsQuery, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Get(&res.events); err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return newHarness(t, prog).run(in, delayed)
 }
 
 // stepStatus is the recorded status of each step instance, by label.

@@ -53,7 +53,10 @@ the run stops, waiting, once nothing else can run: apply prints how to decide
 --resume RUN_ID continues a run that failed, was cancelled or interrupted, or
 waits: steps that finished ok keep their recorded results, the others run.
 The flow (the file the run recorded, or --flow) may have changed, but not in
-the steps that finished: fix the failing step, then resume.`,
+the steps that finished: fix the failing step, then resume. With --engine
+temporal the run starts again on Temporal's workers, keeping those steps too.
+A run on Temporal that its server lost (or whose workflow ended without
+recording its end) is recorded as interrupted, and can be resumed either way.`,
 		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			engine, err := ef.resolve()
@@ -61,13 +64,10 @@ the steps that finished: fix the failing step, then resume.`,
 				return err
 			}
 			if resume != "" {
-				if engine != engineLocal {
-					return usagef("apply --resume is for runs of the local engine: a run on Temporal goes on by itself")
-				}
 				if len(args) > 0 {
 					return usagef("apply --resume takes no FLOW: the run names its flow (use --flow to give its file)")
 				}
-				return applyResume(s, &f, resume, flowFile, jsonOut)
+				return applyResume(s, &f, &ef, resume, flowFile, jsonOut)
 			}
 			args = flowArg(args)
 			l, secrets, given, err := f.start(s)
@@ -148,7 +148,7 @@ the steps that finished: fix the failing step, then resume.`,
 		},
 	}
 	f.registerRun(cmd)
-	ef.register(cmd, "temporal-namespace")
+	ef.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the run's events as JSON lines")
 	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "run without asking for confirmation")
 	cmd.Flags().StringVar(&resume, "resume", "", "continue this recorded run: steps that finished ok keep their results")
@@ -156,8 +156,9 @@ the steps that finished: fix the failing step, then resume.`,
 	return cmd
 }
 
-// applyResume is apply --resume RUN_ID.
-func applyResume(s streams, f *runFlags, id, flowFile string, jsonOut bool) error {
+// applyResume is apply --resume RUN_ID: in this process, or on Temporal
+// with --engine temporal (engine.go).
+func applyResume(s streams, f *runFlags, ef *engineFlags, id, flowFile string, jsonOut bool) error {
 	sf := &stateFlags{dir: f.stateDir, flow: flowFile}
 	st, _, err := sf.open(s)
 	if err != nil {
@@ -167,6 +168,12 @@ func applyResume(s streams, f *runFlags, id, flowFile string, jsonOut bool) erro
 	run, err := st.Run(id)
 	if err != nil {
 		return runLookupError(err)
+	}
+	if run, err = reconcileTemporal(s, ef, st, run); err != nil {
+		return err
+	}
+	if ef.engine == engineTemporal {
+		return resumeOnTemporal(s, f, ef, sf, st, run, jsonOut)
 	}
 	return resumeRun(s, f, sf, st, run, jsonOut)
 }

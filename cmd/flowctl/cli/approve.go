@@ -70,13 +70,7 @@ that process continues it.`,
 			}
 			fmt.Fprintf(s.err, "%s step %s of run %s.\n", verb, instanceLabel(args[1], instance), run.ID)
 			if run.Origin == temporal.Origin {
-				// The workflow waits for the decision as a signal.
-				c, _, err := ef.dial(st)
-				if err != nil {
-					return err
-				}
-				defer c.Close()
-				return temporal.Approve(cmd.Context(), c, run.ID, temporal.ApprovalDecision{
+				return approveOnTemporal(cmd.Context(), &ef, st, run, temporal.ApprovalDecision{
 					Step: args[1], Instance: instance, Approved: !reject, Comment: comment, By: by,
 				})
 			}
@@ -88,8 +82,7 @@ that process continues it.`,
 		},
 	}
 	f.registerRun(cmd)
-	cmd.Flags().StringVar(&ef.address, "address", "", "for a run on Temporal: the Temporal frontend's HOST:PORT (default: TEMPORAL_ADDRESS, else "+temporal.DefaultAddress+")")
-	cmd.Flags().StringVar(&ef.namespace, "temporal-namespace", "", "for a run on Temporal: its Temporal namespace (default: TEMPORAL_NAMESPACE, else default)")
+	ef.registerTemporal(cmd, "for a run on Temporal")
 	cmd.Flags().MarkHidden("namespace") // the run's own
 	cmd.Flags().Lookup("state").Usage = "the state directory (default: .flowctl, or next to --flow)"
 	cmd.Flags().StringVar(&sf.flow, "flow", "", "the run's flow file or directory (default: the file the run recorded)")
@@ -145,34 +138,8 @@ func currentUser() string {
 
 // resumeRun continues a recorded run in the foreground, as apply runs one.
 func resumeRun(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *state.Run, jsonOut bool) error {
-	l, secrets, given, err := f.start(s)
+	l, secrets, prog, inputs, err := prepareResume(s, f, sf, st, run)
 	if err != nil {
-		return err
-	}
-	file := sf.flow
-	if file == "" {
-		file = run.FlowFile
-		if _, err := os.Stat(file); err != nil {
-			return failf("Flow not found", "Run %s ran the flow file %s, which is not found from here; name it with --flow.", run.ID, file)
-		}
-	}
-	prog, err := l.compile(file)
-	if err != nil {
-		return err
-	}
-	steps, err := st.Steps(run.ID)
-	if err != nil {
-		return err
-	}
-	if err := runtime.ResumeCheck(prog, run, steps); err != nil {
-		return failf("Cannot resume", "%s.", trimPeriod(err.Error()))
-	}
-	givenValues := map[string]cty.Value{}
-	for name, v := range given {
-		givenValues[name] = v.Value
-	}
-	inputs, diags := runtime.ResumeInputs(prog, run, givenValues)
-	if err := l.check(diags); err != nil {
 		return err
 	}
 	stopTraces := startTraces(s)
@@ -189,6 +156,43 @@ func resumeRun(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *sta
 		RunID: run.ID, Resume: true,
 	}
 	return runInForeground(s, l, prog, opts, jsonOut, f.verbose)
+}
+
+// prepareResume compiles the flow of a recorded run (its recorded file,
+// or --flow), checks that it can resume the run, and returns it with the
+// run's inputs and the --secret values.
+func prepareResume(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *state.Run) (*flowLoader, map[string]string, *compiler.Program, map[string]cty.Value, error) {
+	l, secrets, given, err := f.start(s)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	file := sf.flow
+	if file == "" {
+		file = run.FlowFile
+		if _, err := os.Stat(file); err != nil {
+			return nil, nil, nil, nil, failf("Flow not found", "Run %s ran the flow file %s, which is not found from here; name it with --flow.", run.ID, file)
+		}
+	}
+	prog, err := l.compile(file)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	steps, err := st.Steps(run.ID)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if err := runtime.ResumeCheck(prog, run, steps); err != nil {
+		return nil, nil, nil, nil, failf("Cannot resume", "%s.", trimPeriod(err.Error()))
+	}
+	givenValues := map[string]cty.Value{}
+	for name, v := range given {
+		givenValues[name] = v.Value
+	}
+	inputs, diags := runtime.ResumeInputs(prog, run, givenValues)
+	if err := l.check(diags); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return l, secrets, prog, inputs, nil
 }
 
 func trimPeriod(s string) string { return strings.TrimSuffix(s, ".") }

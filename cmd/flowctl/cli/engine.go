@@ -2,10 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/flowctl/flowctl/compiler"
@@ -15,7 +16,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 )
 
 // Engines (docs/scale-out.md).
@@ -31,13 +31,22 @@ type engineFlags struct {
 	engine, address, namespace, taskQueue string
 }
 
-// register adds the flags; nsFlag names the Temporal namespace's flag
-// (apply's --namespace is the memory namespace).
-func (e *engineFlags) register(cmd *cobra.Command, nsFlag string) {
+// The flag of the Temporal namespace, the same on every command
+// (--namespace is the memory namespace of a run).
+const temporalNamespaceFlag = "temporal-namespace"
+
+// register adds the flags.
+func (e *engineFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&e.engine, "engine", "", "where runs run: local (this process) or temporal (default: "+envEngine+", else local)")
-	cmd.Flags().StringVar(&e.address, "address", "", "with --engine temporal: the Temporal frontend's HOST:PORT (default: TEMPORAL_ADDRESS, else "+temporal.DefaultAddress+")")
-	cmd.Flags().StringVar(&e.namespace, nsFlag, "", "with --engine temporal: the Temporal namespace (default: TEMPORAL_NAMESPACE, else default)")
+	e.registerTemporal(cmd, "with --engine temporal")
 	cmd.Flags().StringVar(&e.taskQueue, "task-queue", temporal.DefaultTaskQueue, "with --engine temporal: the task queue of the workers")
+}
+
+// registerTemporal adds the flags that say where Temporal is: --address
+// and --temporal-namespace; when tells when they matter.
+func (e *engineFlags) registerTemporal(cmd *cobra.Command, when string) {
+	cmd.Flags().StringVar(&e.address, "address", "", when+": the Temporal frontend's HOST:PORT (default: TEMPORAL_ADDRESS, else "+temporal.DefaultAddress+")")
+	cmd.Flags().StringVar(&e.namespace, temporalNamespaceFlag, "", when+": the Temporal namespace (default: TEMPORAL_NAMESPACE, else default)")
 }
 
 // resolve checks --engine, from FLOWCTL_ENGINE when not given.
@@ -57,8 +66,9 @@ func (e *engineFlags) resolve() (string, error) {
 
 // dial connects to Temporal with the data converter of workers and
 // clients: large payloads kept in st, all encrypted with the key of
-// FLOWCTL_TEMPORAL_KEY when set (encrypted says so).
-func (e *engineFlags) dial(st *state.Store) (c client.Client, encrypted bool, err error) {
+// FLOWCTL_TEMPORAL_KEY when set (encrypted says so). logger, when not
+// nil, receives the SDK's warnings and errors.
+func (e *engineFlags) dial(st *state.Store, logger *slog.Logger) (c client.Client, encrypted bool, err error) {
 	key, err := temporal.Key(os.Getenv(temporal.EnvKey))
 	if err != nil {
 		return nil, false, usagef("%s", err)
@@ -67,131 +77,43 @@ func (e *engineFlags) dial(st *state.Store) (c client.Client, encrypted bool, er
 	if err != nil {
 		return nil, false, err
 	}
-	c, err = temporal.Dial(e.address, e.namespace, dc)
-	return c, key != nil, err
+	o := temporal.DialOptions{Address: e.address, Namespace: e.namespace, DataConverter: dc}
+	if logger != nil {
+		o.Logger = minLevel(logger, slog.LevelWarn)
+	}
+	c, err = temporal.Dial(o)
+	if err != nil {
+		return nil, false, e.connectError(err)
+	}
+	return c, key != nil, nil
 }
 
-func newWorkerCommand(s streams) *cobra.Command {
-	var ef engineFlags
-	var f runFlags
-	cmd := &cobra.Command{
-		Use:   "worker --engine temporal [DIR]",
-		Short: "Run the flows under DIR for Temporal",
-		Long: `Worker runs a Temporal worker for the flows under DIR (default: the current
-directory): it polls the task queue for runs that apply --engine temporal (or
-serve) started, interprets each flow in the flowctl.run workflow and runs its
-steps as activities. A run names its flow and the flow's source hash; a worker
-whose flow differs refuses the run. Runs are recorded in the state directory of
-each flow (.flowctl next to it, or --state), where runs and output read them.
-Secrets are read from the worker's environment. Ctrl-C stops the worker; the
-runs it had go on on other workers.`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			engine, err := ef.resolve()
-			if err != nil {
-				return err
-			}
-			if engine != engineTemporal {
-				return usagef("worker needs --engine temporal (or %s=temporal): the local engine runs flows in apply itself", envEngine)
-			}
-			dir := "."
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			l, secrets, _, err := f.start(s)
-			if err != nil {
-				return err
-			}
-			progs, err := compileAll(l, dir)
-			if err != nil {
-				return err
-			}
-			ex, closeEx, err := f.runExecutors(s)
-			if err != nil {
-				return err
-			}
-			defer closeEx()
-			stores := map[string]*state.Store{}
-			defer func() {
-				for _, st := range stores {
-					st.Close()
-				}
-			}()
-			// The worker's flows are DIR's project, as serve's.
-			if d := stateIn(f.stateDir, dir); len(progs) > 0 {
-				if stores[d], err = openStateDir(d); err != nil {
-					return err
-				}
-			}
-			// Large payloads go to the state of DIR's flows when they share
-			// one (a database, or DIR/.flowctl), where clients look.
-			payloads := stores[stateIn(f.stateDir, dir)]
-			if len(stores) == 1 {
-				for _, st := range stores {
-					payloads = st
-				}
-			}
-			c, encrypted, err := ef.dial(payloads)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			eng, err := temporal.NewEngine(progs, temporal.Options{
-				Executors: ex, Secrets: secrets, Encrypted: encrypted,
-				StoreFor: func(p *compiler.Program) *state.Store { return stores[stateIn(f.stateDir, dir)] },
-			})
-			if err != nil {
-				return usagef("%s", err)
-			}
-			w := worker.New(c, ef.taskQueue, temporal.WorkerOptions())
-			eng.Register(w)
-			if err := w.Start(); err != nil {
-				return fmt.Errorf("starting the worker: %w", err)
-			}
-			defer w.Stop()
-			fmt.Fprintf(s.err, "Worker for %d flow(s) on task queue %q at %s.\n", len(progs), ef.taskQueue, temporal.Address(ef.address))
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			<-ctx.Done()
-			return nil
-		},
+// connectError says, in a diagnostic, that no Temporal server answers
+// where the flags and the environment say it is, and what to do.
+func (e *engineFlags) connectError(err error) error {
+	var ce *temporal.ConnectError
+	if !errors.As(err, &ce) {
+		return err
 	}
-	ef.register(cmd, "namespace")
-	cmd.Flags().StringArrayVar(&f.registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
-	cmd.Flags().StringVar(&f.stateDir, "state", "", "the state directory (default: .flowctl next to each flow file)")
-	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")
-	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
-	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
-	cmd.Flags().BoolVar(&f.unconfined, "unconfined", false, unconfinedUsage)
-	cmd.Flags().StringArrayVar(&f.httpAllow, "http-allow", nil, "where http and scrape steps may connect (as apply's --http-allow)")
-	return cmd
+	from := "given with --address"
+	switch {
+	case e.address != "":
+	case os.Getenv("TEMPORAL_ADDRESS") != "":
+		from = "from TEMPORAL_ADDRESS"
+	default:
+		from = "the default: neither --address nor TEMPORAL_ADDRESS is set"
+	}
+	return failf("Cannot connect to Temporal",
+		"No Temporal server answers at %s (%s): %s. Start one (temporal server start-dev, see docs/scale-out.md), or give its address with --address or TEMPORAL_ADDRESS.",
+		ce.Address, from, trimStop(ce.Err.Error()))
 }
 
-// compileAll compiles every flow under dir.
-func compileAll(l *flowLoader, dir string) ([]*compiler.Program, error) {
-	flows, _, diags := findFlowsAndBlockFiles([]string{dir}, false)
-	if err := l.check(diags); err != nil {
-		return nil, err
-	}
-	var progs []*compiler.Program
-	for _, path := range flows {
-		prog, diags := compiler.Compile(path, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine})
-		if err := l.check(diags); err != nil {
-			return nil, err
-		}
-		progs = append(progs, prog)
-	}
-	if len(progs) == 0 {
-		abs, _ := filepath.Abs(dir)
-		return nil, l.fail(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "No flows", Detail: "No flow files were found under " + abs + "."}})
-	}
-	return progs, nil
-}
-
-// applyOnTemporal runs a flow on Temporal, printing what a local run
-// prints.
+// applyOnTemporal runs a flow on Temporal (or starts a recorded run
+// again there, opts.Resume), printing what a local run prints: a run
+// that waits for approvals says how to decide them, and goes on when
+// they are decided.
 func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store, prog *compiler.Program, opts runtime.Options, jsonOut, verbose bool) error {
-	c, encrypted, err := ef.dial(st)
+	c, encrypted, err := ef.dial(st, nil)
 	if err != nil {
 		return err
 	}
@@ -199,14 +121,36 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var view applyView
-	if jsonOut {
-		view = newApplyJSON(s.out)
-	} else {
+	newView := func() {
+		if jsonOut {
+			view = newApplyJSON(s.out)
+			return
+		}
 		h := newApplyHuman(s.out)
 		h.labels, h.verbose = labelWidth(prog), verbose
 		view = h
 	}
-	opts.Observe = view.Event
+	newView()
+	opts.Observe = func(e runtime.Event) {
+		switch e := e.(type) {
+		case runtime.RunStarted:
+			if e.Resumed { // after it waited: as a local run resumed
+				view.Close()
+				newView()
+			}
+		case runtime.RunWaiting:
+			view.Event(e)
+			if !jsonOut {
+				writeHowToDecide(s.err, &runtime.Result{RunID: e.RunID, Waiting: e.Waiting})
+				if ef.address != "" || ef.namespace != "" {
+					fmt.Fprintf(s.err, "  (with the same --address %s --%s %s)\n", temporal.Address(ef.address), temporalNamespaceFlag, temporal.Namespace(ef.namespace))
+				}
+				fmt.Fprintln(s.err, "The run waits on Temporal; this command follows it until it ends (Ctrl-C cancels it).")
+			}
+			return
+		}
+		view.Event(e)
+	}
 	res, err := temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}.Apply(ctx, prog, opts)
 	view.Close()
 	switch {
@@ -222,4 +166,93 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 		return exitError{exitFailure}
 	}
 	return nil
+}
+
+// reconcileTemporal checks a run of the temporal engine that the state
+// says is running or waiting against Temporal (temporal.Reconcile): one
+// Temporal will not finish is recorded as interrupted, and returned so;
+// one that goes on there cannot be resumed.
+func reconcileTemporal(s streams, ef *engineFlags, st *state.Store, run *state.Run) (*state.Run, error) {
+	if run.Origin != temporal.Origin || run.Status != "running" && run.Status != string(runtime.StatusWaiting) {
+		return run, nil
+	}
+	c, _, err := ef.dial(st, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	run, err = temporal.Reconcile(context.Background(), c, st, run)
+	if err != nil {
+		return nil, err
+	}
+	switch run.Status {
+	case state.StatusInterrupted:
+		fmt.Fprintf(s.err, "Run %s will not finish on Temporal: %s. It is recorded as interrupted.\n", run.ID, trimStop(run.Error))
+	case "running":
+		return nil, failf("Cannot resume", "Run %s is running on Temporal (at %s), which keeps it going; it is not resumed.", run.ID, temporal.Address(ef.address))
+	case string(runtime.StatusWaiting):
+		return nil, failf("Cannot resume", "Run %s waits on Temporal (at %s) for approvals, and goes on there when they are decided (flowctl approve); it is not resumed.", run.ID, temporal.Address(ef.address))
+	}
+	return run, nil
+}
+
+// resumeOnTemporal starts a recorded run again on Temporal (apply
+// --engine temporal --resume): the steps that finished ok keep their
+// results.
+func resumeOnTemporal(s streams, f *runFlags, ef *engineFlags, sf *stateFlags, st *state.Store, run *state.Run, jsonOut bool) error {
+	l, _, prog, inputs, err := prepareResume(s, f, sf, st, run)
+	if err != nil {
+		return err
+	}
+	opts := runtime.Options{
+		Inputs: inputs, Parallelism: f.parallelism, Namespace: run.Namespace, NoCache: f.noCache, Store: st,
+		Timeout: f.timeout, Targets: f.targets, RunID: run.ID, Resume: true,
+	}
+	return applyOnTemporal(s, l, ef, st, prog, opts, jsonOut, f.verbose)
+}
+
+// approveOnTemporal sends a decision, recorded already, to the workflow
+// of a run on Temporal, which waits for it as a signal. When Temporal
+// will not finish the run (its server lost it), the run is recorded as
+// interrupted: it takes the decision when it is resumed.
+func approveOnTemporal(ctx context.Context, ef *engineFlags, st *state.Store, run *state.Run, d temporal.ApprovalDecision) error {
+	c, _, err := ef.dial(st, nil)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	err = temporal.Approve(ctx, c, run.ID, d)
+	if err == nil {
+		return nil
+	}
+	if now, rerr := temporal.Reconcile(ctx, c, st, run); rerr == nil && now.Status == state.StatusInterrupted {
+		diag := temporal.LostDiagnostic(run.ID, now.Error)
+		diag.Detail += " The decision is recorded: the run takes it when it resumes."
+		return failDiags(nil, hcl.Diagnostics{diag})
+	}
+	return err
+}
+
+// minLevel passes on only the records of level min and above: the
+// Temporal SDK, which logs its own workings, gets a logger that keeps its
+// warnings and errors.
+func minLevel(l *slog.Logger, min slog.Level) *slog.Logger {
+	return slog.New(levelHandler{l.Handler(), min})
+}
+
+type levelHandler struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h levelHandler) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= h.min && h.Handler.Enabled(ctx, level)
+}
+
+func (h levelHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return levelHandler{h.Handler.WithAttrs(attrs), h.min}
+}
+
+func (h levelHandler) WithGroup(name string) slog.Handler {
+	return levelHandler{h.Handler.WithGroup(name), h.min}
 }

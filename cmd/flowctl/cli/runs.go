@@ -88,7 +88,7 @@ does.`,
 			case args[0] == "logs":
 				return usagef("runs logs needs a run id")
 			case args[0] == "retry" && len(args) == 2:
-				return applyResume(s, &runFlags{stateDir: f.dir, sandbox: sandboxIsolated}, args[1], f.flow, jsonOut)
+				return applyResume(s, &runFlags{stateDir: f.dir, sandbox: sandboxIsolated}, &engineFlags{engine: engineLocal}, args[1], f.flow, jsonOut)
 			case args[0] == "retry":
 				return usagef("runs retry needs a run id")
 			}

@@ -87,7 +87,7 @@ and docs/scale-out.md.`,
 			defer stopTraces()
 			var onTemporal server.Engine
 			if runEngine == engineTemporal {
-				c, encrypted, err := ef.dial(sd.st)
+				c, encrypted, err := ef.dial(sd.st, nil)
 				if err != nil {
 					return err
 				}
@@ -134,7 +134,7 @@ and docs/scale-out.md.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
-	ef.register(cmd, "temporal-namespace")
+	ef.register(cmd)
 	cmd.Flags().DurationVar(&idemExpiry, "idempotency-expiry", server.DefaultIdempotencyExpiry, "how long an Idempotency-Key is kept")
 	cmd.Flags().DurationVar(&grace, "shutdown-grace", shutdownGrace, "on SIGTERM or SIGINT, how long running runs have to finish before they are interrupted")
 	df.register(cmd, "")

@@ -27,6 +27,13 @@ import (
 // returns its address.
 func devServer(t *testing.T) string {
 	t.Helper()
+	return devServerWith(t, devserver.Options{}).Addr
+}
+
+// devServerWith starts a dev server with options, stopped when the test
+// ends.
+func devServerWith(t *testing.T, o devserver.Options) *devserver.Server {
+	t.Helper()
 	bin := devserver.Find()
 	if bin == "" {
 		if os.Getenv("CI") != "" {
@@ -34,12 +41,12 @@ func devServer(t *testing.T) string {
 		}
 		t.Skip("no temporal CLI (go install github.com/temporalio/cli/cmd/temporal@v1.5.1); CI runs these tests")
 	}
-	srv, err := devserver.Start(bin)
+	srv, err := devserver.StartWith(bin, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
-	return srv.Addr
+	return srv
 }
 
 // startWorker starts flowctl worker for dir; stop it with kill.

@@ -38,13 +38,31 @@ func Find() string {
 
 // A Server is a running dev server.
 type Server struct {
-	Addr string // HOST:PORT of its frontend
-	cmd  *exec.Cmd
-	logs bytes.Buffer
+	Addr     string // HOST:PORT of its frontend
+	bin      string
+	opts     Options
+	port, ui int
+	cmd      *exec.Cmd
+	logs     bytes.Buffer
 }
 
-// Start starts the dev server bin and waits until it answers.
-func Start(bin string) (*Server, error) {
+// Options of a dev server.
+type Options struct {
+	// Namespaces are created besides "default".
+	Namespaces []string
+	// DBFile, when set, is the SQLite file the server keeps its data in
+	// (--db-filename); without it the server keeps everything in memory,
+	// and forgets it when it stops.
+	DBFile string
+}
+
+// Start starts the dev server bin, in memory, and waits until it
+// answers.
+func Start(bin string) (*Server, error) { return StartWith(bin, Options{}) }
+
+// StartWith starts the dev server bin with options, and waits until it
+// answers.
+func StartWith(bin string, o Options) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -53,30 +71,52 @@ func Start(bin string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port)}
-	s.cmd = exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
-		"--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(ui), "--log-level", "error",
-		// Timers fire up to 1s late by default: the history service may
-		// shift them to batch its work.
-		"--dynamic-config-value", `history.timerProcessorMaxTimeShift="10ms"`)
-	s.cmd.Stdout, s.cmd.Stderr = &s.logs, &s.logs
-	if err := s.cmd.Start(); err != nil {
+	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), bin: bin, opts: o, port: port, ui: ui}
+	if err := s.start(); err != nil {
 		return nil, err
 	}
+	return s, nil
+}
+
+func (s *Server) start() error {
+	args := []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1",
+		"--port", fmt.Sprint(s.port), "--ui-port", fmt.Sprint(s.ui), "--log-level", "error",
+		// Timers fire up to 1s late by default: the history service may
+		// shift them to batch its work.
+		"--dynamic-config-value", `history.timerProcessorMaxTimeShift="10ms"`}
+	for _, ns := range s.opts.Namespaces {
+		args = append(args, "--namespace", ns)
+	}
+	if s.opts.DBFile != "" {
+		args = append(args, "--db-filename", s.opts.DBFile)
+	}
+	s.logs.Reset()
+	s.cmd = exec.Command(s.bin, args...)
+	s.cmd.Stdout, s.cmd.Stderr = &s.logs, &s.logs
+	if err := s.cmd.Start(); err != nil {
+		return err
+	}
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		c, err := temporal.Dial(s.Addr, "", nil)
+		c, err := temporal.Dial(temporal.DialOptions{Address: s.Addr})
 		if err == nil {
 			_, err = c.CheckHealth(context.Background(), nil)
 			c.Close()
 			if err == nil {
-				return s, nil
+				return nil
 			}
 		}
 		if time.Now().After(deadline) {
 			s.Stop()
-			return nil, fmt.Errorf("the Temporal dev server did not come up at %s: %v\n%s", s.Addr, err, s.logs.String())
+			return fmt.Errorf("the Temporal dev server did not come up at %s: %v\n%s", s.Addr, err, s.logs.String())
 		}
 	}
+}
+
+// Restart stops the server and starts it again at the same address: a
+// server in memory comes back without a record of anything it had.
+func (s *Server) Restart() error {
+	s.Stop()
+	return s.start()
 }
 
 // Stop stops the server (SIGTERM, then SIGKILL after 30s).

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/runtime/temporal"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/worker"
+)
+
+func newWorkerCommand(s streams) *cobra.Command {
+	var ef engineFlags
+	var f runFlags
+	var lf logFlags
+	var oldNamespace string
+	cmd := &cobra.Command{
+		Use:   "worker --engine temporal [DIR]",
+		Short: "Run the flows under DIR for Temporal",
+		Long: `Worker runs a Temporal worker for the flows under DIR (default: the current
+directory): it polls the task queue for runs that apply --engine temporal (or
+serve) started, interprets each flow in the flowctl.run workflow and runs its
+steps as activities.
+
+A run names its flow and the flow's source hash, and runs to its end with
+that version. A run of a version the worker does not have (its file was
+edited) makes the worker compile its flows again; it keeps the versions that
+unfinished runs still need, and refuses, with a log line, a run whose version
+it has not got (deploy the flow files to the workers first).
+
+Runs are recorded in the state of DIR's project (its .flowctl, as serve's),
+or in the one --state names: a directory, or a
+postgres://USER:PASSWORD@HOST:PORT/DB URL, which every worker, server and
+client can share (FLOWCTL_STATE_URL, or FLOWCTL_STATE, sets it for every
+command). Secrets are read from the worker's environment. What
+the worker does is logged on standard error (--log-format text or json).
+Ctrl-C stops the worker; the runs it had go on on other workers.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			engine, err := ef.resolve()
+			if err != nil {
+				return err
+			}
+			if engine != engineTemporal {
+				return usagef("worker needs --engine temporal (or %s=temporal): the local engine runs flows in apply itself", envEngine)
+			}
+			logger, err := lf.logger(s.err)
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("namespace") {
+				if cmd.Flags().Changed(temporalNamespaceFlag) && oldNamespace != ef.namespace {
+					return usagef("--namespace is the old name of --%s: give one of them", temporalNamespaceFlag)
+				}
+				ef.namespace = oldNamespace
+				fmt.Fprintf(s.err, "Warning: worker --namespace is deprecated: use --%s, as apply and serve do (their --namespace is a run's memory namespace).\n", temporalNamespaceFlag)
+			}
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			l, secrets, _, err := f.start(s)
+			if err != nil {
+				return err
+			}
+			progs, err := compileAll(l, dir)
+			if err != nil {
+				return err
+			}
+			ex, closeEx, err := f.runExecutors(s)
+			if err != nil {
+				return err
+			}
+			defer closeEx()
+			// The worker's flows are DIR's project, as serve's: their runs
+			// and large payloads are in its state, where clients look.
+			where := stateIn(f.stateDir, dir)
+			st, err := openStateDir(where)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			c, encrypted, err := ef.dial(st, logger)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			eng, err := temporal.NewEngine(progs, temporal.Options{
+				Executors: ex, Secrets: secrets, Encrypted: encrypted, Logger: logger, Store: st,
+				Reload: func() ([]*compiler.Program, error) { return reloadFlows(l, dir) },
+			})
+			if err != nil {
+				return usagef("%s", err)
+			}
+			w := worker.New(c, ef.taskQueue, temporal.WorkerOptions())
+			eng.Register(w)
+			if err := w.Start(); err != nil {
+				return fmt.Errorf("starting the worker: %w", err)
+			}
+			logger.Info("worker started", "flows", eng.Flows(), "dir", dir, "task_queue", ef.taskQueue,
+				"address", temporal.Address(ef.address), "namespace", temporal.Namespace(ef.namespace), "state", redactState(where))
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			<-ctx.Done()
+			logger.Info("worker stopping: its runs go on on other workers, or on this one when it is started again")
+			w.Stop()
+			logger.Info("worker stopped")
+			return nil
+		},
+	}
+	ef.register(cmd)
+	cmd.Flags().StringVar(&oldNamespace, "namespace", "", "deprecated: --"+temporalNamespaceFlag)
+	cmd.Flags().MarkHidden("namespace")
+	lf.register(cmd)
+	cmd.Flags().StringArrayVar(&f.registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	cmd.Flags().StringVar(&f.stateDir, "state", "", stateHelp+"; DIR counts as the working directory; a postgres:// URL ("+envStateURL+") is shared by workers, servers and clients")
+	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")
+	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
+	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
+	cmd.Flags().BoolVar(&f.unconfined, "unconfined", false, unconfinedUsage)
+	cmd.Flags().StringArrayVar(&f.httpAllow, "http-allow", nil, "where http and scrape steps may connect (as apply's --http-allow)")
+	return cmd
+}
+
+// reloadFlows compiles the flows under dir again, from their files (a
+// parser of its own reads them anew).
+func reloadFlows(l *flowLoader, dir string) ([]*compiler.Program, error) {
+	fresh := newFlowLoader(l.s, l.registries)
+	fresh.goEngine = l.goEngine
+	progs, diags := compileFlows(fresh, dir)
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("%s", runtime.DiagText(diags))
+	}
+	return progs, nil
+}
+
+// redactState is a state's location as a log may show it: a database
+// URL without its password.
+func redactState(where string) string {
+	if state.IsURL(where) {
+		return state.RedactURL(where)
+	}
+	return where
+}
+
+// compileAll compiles every flow under dir; errors end the command.
+func compileAll(l *flowLoader, dir string) ([]*compiler.Program, error) {
+	progs, diags := compileFlows(l, dir)
+	if diags.HasErrors() {
+		return nil, l.fail(diags)
+	}
+	l.warn(diags)
+	return progs, nil
+}
+
+// compileFlows compiles every flow under dir.
+func compileFlows(l *flowLoader, dir string) ([]*compiler.Program, hcl.Diagnostics) {
+	flows, _, diags := findFlowsAndBlockFiles([]string{dir}, false)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	var progs []*compiler.Program
+	for _, path := range flows {
+		prog, pdiags := compiler.Compile(path, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine})
+		diags = append(diags, pdiags...)
+		if pdiags.HasErrors() {
+			return nil, diags
+		}
+		progs = append(progs, prog)
+	}
+	if len(progs) == 0 {
+		abs, _ := filepath.Abs(dir)
+		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No flows", Detail: "No flow files were found under " + abs + "."})
+	}
+	return progs, diags
+}
