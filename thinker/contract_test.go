@@ -350,8 +350,8 @@ func checkSchema(t *testing.T, r sent) {
 		b := items(t, "decompose.blocks", prop(t, "decompose", s, "blocks"))
 		wantKeys(t, "decompose.blocks[]", b, "id", "description", "runtime", "inputs", "outputs")
 		rt, _ := prop(t, "decompose.blocks[]", b, "runtime").(map[string]any)
-		if got := fmt.Sprint(rt["enum"]); got != "[go js llm]" {
-			t.Errorf("decompose.blocks[].runtime: enum %s, want [go js llm]", got)
+		if got := fmt.Sprint(rt["enum"]); got != "[go js python llm]" {
+			t.Errorf("decompose.blocks[].runtime: enum %s, want [go js python llm]", got)
 		}
 		field("decompose.blocks[].inputs[]", items(t, "inputs", prop(t, "decompose.blocks[]", b, "inputs")))
 		field("decompose.blocks[].outputs[]", items(t, "outputs", prop(t, "decompose.blocks[]", b, "outputs")))

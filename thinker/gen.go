@@ -143,7 +143,7 @@ func renderBlock(name string, r *createReply) ([]byte, hcl.Diagnostics) {
 		}
 	}
 	switch r.Runtime {
-	case lang.RuntimeGo, lang.RuntimeJS:
+	case lang.RuntimeGo, lang.RuntimeJS, lang.RuntimePython:
 		if r.Source == nil || strings.TrimSpace(*r.Source) == "" {
 			diags = append(diags, problem("Missing source", "A block with runtime %q needs its code in source.", r.Runtime)...)
 			break
@@ -160,7 +160,7 @@ func renderBlock(name string, r *createReply) ([]byte, hcl.Diagnostics) {
 			body.SetAttributeRaw("prompt", toks)
 		}
 	default:
-		diags = append(diags, problem("Unknown runtime", "The runtime %q is not known; a block's runtime is \"go\", \"js\" or \"llm\".", r.Runtime)...)
+		diags = append(diags, problem("Unknown runtime", "The runtime %q is not known; a block's runtime is \"go\", \"js\", \"python\" or \"llm\".", r.Runtime)...)
 	}
 	ex := body.AppendNewBlock("example", nil).Body()
 	for _, part := range []struct {

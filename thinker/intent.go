@@ -87,7 +87,7 @@ func (r *run) decompose(ctx context.Context, intent, failed string) ([]BlockSpec
 		}
 		r.stage(StageDecompose, try, "", intent, reason)
 		var reply decomposeReply
-		raw, err := r.ask(ctx, request{schema: decomposeSchema, system: decomposeSystem, messages: msgs, try: try}, &reply)
+		raw, err := r.ask(ctx, request{schema: decomposeSchemaFor(r.opts.Runtime), system: decomposeSystemFor(r.opts.Runtime), messages: msgs, try: try}, &reply)
 		if err != nil {
 			return nil, err
 		}

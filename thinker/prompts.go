@@ -6,6 +6,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
+	"github.com/flowctl/flowctl/blocks/sandbox/pyrun"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/zclconf/go-cty/cty"
@@ -15,7 +16,7 @@ import (
 // of what the stage works on (see the message functions below), so that
 // names, types and texts reach the model unambiguously.
 
-const clarifySystem = `You help turn a user's intent into an automation flow for flowctl: a pipeline of typed steps (HTTP calls, file reads, small Go or JavaScript functions, language-model calls) wired together.
+const clarifySystem = `You help turn a user's intent into an automation flow for flowctl: a pipeline of typed steps (HTTP calls, file reads, small Go, JavaScript or Python functions, language-model calls) wired together.
 
 Decide whether the intent says enough to build the flow: what comes in (the flow's inputs, the URLs, files or APIs it reads), what happens to it, and what comes out. Choose sensible defaults yourself for details a competent engineer would decide alone; ask only about what would change the flow's structure.
 
@@ -26,19 +27,29 @@ const decomposeSystem = `You design flows for flowctl. A flow is a pipeline of s
 Each block has:
 - id: a snake_case name ([a-z_][a-z0-9_]*), unique in the list;
 - description: one sentence saying what it does;
-- runtime: "go" or "js" for deterministic code (parsing, counting, computing, formatting or transforming data), "llm" for what needs a language model (summarizing, classifying, extracting meaning, writing text);
+- runtime: "go", "js" or "python" for deterministic code (parsing, counting, computing, formatting or transforming data), "llm" for what needs a language model (summarizing, classifying, extracting meaning, writing text);
 - inputs and outputs: each with a snake_case name, a type and a description. Types are HCL type expressions: string, number, bool, list(T), set(T), map(T), object({ name = T, ... }), any.
 
 The message lists the available blocks. When one of them does what a block must do, describe that block with the available block's input and output names and types, so that it is reused: fetching a URL, calling an HTTP API, reading a local file, asking a model a plain question and passing a value through are all done by available blocks. Only describe the inputs a block needs; leave out options that have defaults. Do not list blocks for the flow's own inputs or outputs.`
 
-// createSystem explains the runtimes; the Go allowlist is the sandbox's.
+// decomposeSystemFor is the decompose stage's system message when code
+// blocks are to be written in the runtime code ("": the model chooses).
+func decomposeSystemFor(code string) string {
+	if code == "" {
+		return decomposeSystem
+	}
+	return decomposeSystem + "\n\nWrite every block of deterministic code with runtime \"" + code + "\": the user prefers it."
+}
+
+// createSystem explains the runtimes; the Go and Python allowlists are the
+// sandbox's.
 var createSystem = `You write one block for flowctl: a typed function with named inputs and outputs, run in a sandbox. The message gives the block's name and specification and what the flow needs it for. Keep its inputs and outputs as specified.
 
 Reply with:
 - id: the block's name, as given;
 - description: one sentence;
-- runtime: "go", "js" or "llm";
-- source: the code of a go or js block (null for llm); prompt: the prompt of an llm block (null for go and js);
+- runtime: "go", "js", "python" or "llm";
+- source: the code of a go, js or python block (null for llm); prompt: the prompt of an llm block (null for go, js and python);
 - inputs and outputs: name, HCL type expression (string, number, bool, list(string), object({ a = number }), any, ...) and description;
 - example: input gives a value for every input, output the exact outputs the block returns for that input. The example is run as a test: the outputs must match exactly, so choose an input whose result is certain.
 
@@ -47,6 +58,7 @@ Runtimes:
     func Execute(ctx context.Context, input map[string]any) (map[string]any, error)
   Values are JSON-shaped: string, float64 (every number), bool, []any, map[string]any, nil. Read input["text"].(string), input["n"].(float64); return map[string]any{"count": n}. Only these standard packages may be imported: ` + strings.Join(gorun.Packages(), ", ") + `. No goroutines, no files, no network, no printing.
 - js: the source defines function execute(input, ctx) { return { ... } } and may return a Promise. ECMAScript only: no require, no network, no file system, no timers; console.log is captured.
+- python: the source is Python 3.11 defining def execute(input, ctx): (or async def) that returns a dict of the outputs: return {"count": n}. input is a dict of the inputs as JSON gives them (dict, list, str, bool, None; integral numbers as int, others as float). Only these modules may be imported: ` + pyrun.Listing() + `. No files, no network, no processes, no threads; print is captured.
 - llm: the prompt is an HCL template over the inputs: "Summarize in one sentence:\n\n${input.text}". The outputs are what the model must return as JSON: its reply is checked against their types. No source.
 
 If the message reports a problem with your previous reply, fix it and reply with the whole corrected block.`

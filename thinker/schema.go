@@ -172,8 +172,15 @@ func fieldSchema() obj {
 }
 
 func runtimeSchema() obj {
-	return enum(`"go" or "js" for deterministic code, "llm" for work that needs a language model`,
-		lang.RuntimeGo, lang.RuntimeJS, lang.RuntimeLLM)
+	return enum(`"go", "js" or "python" for deterministic code, "llm" for work that needs a language model`,
+		lang.RuntimeGo, lang.RuntimeJS, lang.RuntimePython, lang.RuntimeLLM)
+}
+
+// preferredRuntimeSchema is the runtime of a decompose reply when code
+// blocks are to be written in one runtime (Options.Runtime).
+func preferredRuntimeSchema(code string) obj {
+	return enum(fmt.Sprintf(`%q for deterministic code, "llm" for work that needs a language model`, code),
+		code, lang.RuntimeLLM)
 }
 
 var clarifySchema = func() stageSchema {
@@ -185,16 +192,24 @@ var clarifySchema = func() stageSchema {
 	return stageSchema{Name: StageClarify, Send: s, Strict: true, Shape: s}
 }()
 
-var decomposeSchema = func() stageSchema {
+var decomposeSchema = decomposeSchemaFor("")
+
+// decomposeSchemaFor is the schema of a decompose reply whose code blocks
+// are written in the runtime code ("": the model chooses).
+func decomposeSchemaFor(code string) stageSchema {
+	runtime := runtimeSchema()
+	if code != "" {
+		runtime = preferredRuntimeSchema(code)
+	}
 	s := mustJSON(object(prop("blocks", array(object(
 		prop("id", str("A snake_case name for the block: [a-z_][a-z0-9_]*")),
 		prop("description", str("What the block does, in one sentence")),
-		prop("runtime", runtimeSchema()),
+		prop("runtime", runtime),
 		prop("inputs", array(fieldSchema())),
 		prop("outputs", array(fieldSchema())),
 	)))))
 	return stageSchema{Name: StageDecompose, Send: s, Strict: true, Shape: s}
-}()
+}
 
 // createSchema is the schema of a create_block reply for spec: its
 // runtime is the spec's, and its example's input and output are objects of
@@ -207,8 +222,8 @@ func createSchema(spec BlockSpec) stageSchema {
 			prop("id", str("The block's name, as given")),
 			prop("description", str("What the block does, in one sentence")),
 			prop("runtime", runtime),
-			prop("source", nullableStr("The code of a go or js block; null for an llm block")),
-			prop("prompt", nullableStr("The prompt template of an llm block, over input.NAME; null for a go or js block")),
+			prop("source", nullableStr("The code of a go, js or python block; null for an llm block")),
+			prop("prompt", nullableStr("The prompt template of an llm block, over input.NAME; null for a go, js or python block")),
 			prop("inputs", array(fieldSchema())),
 			prop("outputs", array(fieldSchema())),
 			prop("example", example),

@@ -203,8 +203,8 @@ func TestCheckShape(t *testing.T) {
 	}{
 		{decomposeSchema, `{"blocks": "x"}`, []string{`.blocks: an array is required, not the string "x"`}},
 		{decomposeSchema, `{}`, []string{`the reply: the field "blocks" is missing`}},
-		{decomposeSchema, `{"blocks": [{"id": "a", "description": "d", "runtime": "python", "inputs": [], "outputs": []}]}`,
-			[]string{`.blocks[0].runtime: the string "python" is not one of "go", "js", "llm"`}},
+		{decomposeSchema, `{"blocks": [{"id": "a", "description": "d", "runtime": "ruby", "inputs": [], "outputs": []}]}`,
+			[]string{`.blocks[0].runtime: the string "ruby" is not one of "go", "js", "python", "llm"`}},
 		{decomposeSchema, `{"blocks": [{"id": 3, "description": "d", "runtime": "go", "outputs": []}]}`,
 			[]string{`.blocks[0]: the field "inputs" is missing`, `.blocks[0].id: a string is required, not the number 3`}},
 		{clarifySchema, `{"ready": "yes", "question": "", "refined_intent": ""}`, []string{`.ready: true or false is required, not the string "yes"`}},

@@ -58,7 +58,11 @@ type Options struct {
 	// built-ins and the blocks/ directory next to the flow.
 	Registries []string
 
-	// Executors run the examples of created go and js blocks.
+	// Runtime, when set ("go", "js" or "python"), is the runtime the
+	// blocks of code it creates are written in; empty: the model chooses.
+	Runtime string
+
+	// Executors run the examples of created go, js and python blocks.
 	Executors *blocks.Executors
 	// ExampleTimeout bounds one example run; zero: blocktest's default.
 	ExampleTimeout time.Duration

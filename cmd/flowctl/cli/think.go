@@ -20,9 +20,9 @@ import (
 )
 
 func newThinkCommand(s streams) *cobra.Command {
-	var out, model, sandbox, logPrompts string
+	var out, model, sandbox, logPrompts, runtime string
 	var registries []string
-	var noClarify, force, jsonOut, accept bool
+	var noClarify, force, jsonOut, accept, unconfined bool
 	var maxCalls int
 	var edit string
 	cmd := &cobra.Command{
@@ -61,11 +61,13 @@ names the model. See docs/thinker.md.`,
 				return usagef("--edit proposes a change of its flow: --out and --force do not apply")
 			case accept && edit == "":
 				return usagef("--accept is for --edit, which proposes a change")
+			case runtime != "" && runtime != lang.RuntimeGo && runtime != lang.RuntimeJS && runtime != lang.RuntimePython:
+				return usagef("unknown --runtime %q: use go, js or python", runtime)
 			}
 			return runThink(s, thinkArgs{
 				intent: intent, out: out, model: model, sandbox: sandbox, logPrompts: logPrompts,
 				registries: registries, noClarify: noClarify, force: force, jsonOut: jsonOut, maxCalls: maxCalls,
-				edit: edit, accept: accept,
+				edit: edit, accept: accept, runtime: runtime, unconfined: unconfined,
 			})
 		},
 	}
@@ -77,6 +79,8 @@ names the model. See docs/thinker.md.`,
 	fl.BoolVar(&force, "force", false, "write the last flow attempt even when it does not validate (exit status 1)")
 	fl.BoolVar(&jsonOut, "json", false, "print the thinker's events as JSON lines")
 	fl.StringVar(&sandbox, "sandbox", sandboxIsolated, "where the examples of created go and js blocks run: isolated (worker processes) or inprocess")
+	fl.StringVar(&runtime, "runtime", "", "write the blocks of code it creates in this runtime: go, js or python (default: the model chooses)")
+	fl.BoolVar(&unconfined, "unconfined", false, unconfinedUsage)
 	fl.StringVar(&edit, "edit", "", "change this flow (a flow file, or a directory holding one) instead of writing a new one: stage the change as a proposal")
 	fl.BoolVar(&accept, "accept", false, "with --edit: write the proposed change at once")
 	fl.IntVar(&maxCalls, "max-calls", thinker.DefaultMaxCalls, "the most model requests the whole run may send")
@@ -90,6 +94,8 @@ type thinkArgs struct {
 	noClarify, force, jsonOut, accept       bool
 	maxCalls                                int
 	edit                                    string
+	runtime                                 string // --runtime: of the code blocks created
+	unconfined                              bool
 }
 
 func runThink(s streams, a thinkArgs) error {
@@ -97,7 +103,7 @@ func runThink(s streams, a thinkArgs) error {
 	if err != nil {
 		return usagef("%s", err)
 	}
-	ex, release, err := executors(execOptions{sandbox: a.sandbox, warnings: s.err})
+	ex, release, err := executors(execOptions{sandbox: a.sandbox, warnings: s.err, unconfined: a.unconfined})
 	if err != nil {
 		return err
 	}
@@ -128,6 +134,7 @@ func runThink(s streams, a thinkArgs) error {
 		Intent: a.intent, Model: llm.NewExecutor(cfg), ModelName: modelName,
 		Out: a.out, Registries: a.registries, Executors: ex,
 		NoClarify: a.noClarify, Force: a.force, MaxCalls: a.maxCalls, Observe: view.Event,
+		Runtime: a.runtime,
 	}
 	dir := "."
 	if a.out != "" {
