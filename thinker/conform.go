@@ -14,13 +14,14 @@ import (
 
 // conform bends a reply toward the shape of its stage, as real models
 // write replies: a field spelled in another case (dependsOn, DependsOn)
-// takes the schema's name; a field the schema does not have is dropped; a
+// takes the schema's name; a field the schema does not have is left out
+// and reported in c.unknown, for the model to hear of it; a
 // missing optional field (optionalField) takes its empty value ("", [] or
 // null); and a JSON number, boolean, array or object
 // where the schema wants a string (an HCL expression, such as a step's
 // argument) becomes the HCL expression of that value (5, true, ["a"],
-// { k = "v" }). Each change is described in notes, by path.
-func conform(v any, schema map[string]any, path string, notes *[]string) any {
+// { k = "v" }). Each change is described in c.notes, by path.
+func (c *conformer) conform(v any, schema map[string]any, path string) any {
 	if schema == nil {
 		return v
 	}
@@ -31,7 +32,7 @@ func conform(v any, schema map[string]any, path string, notes *[]string) any {
 	// HCL expression) is wanted.
 	if types, jt := llm.SchemaTypes(schema), typeOfJSON(v); jt != "" && slices.Contains(types, "string") && !slices.Contains(types, jt) {
 		if expr, ok := hclExpression(v); ok {
-			*notes = append(*notes, fmt.Sprintf("%s: the JSON value %s read as the HCL expression %s", path, compactJSONText(v), expr))
+			c.notes = append(c.notes, fmt.Sprintf("%s: the JSON value %s read as the HCL expression %s", path, compactJSONText(v), expr))
 			return expr
 		}
 	}
@@ -41,7 +42,7 @@ func conform(v any, schema map[string]any, path string, notes *[]string) any {
 		if props == nil {
 			if extra, ok := schema["additionalProperties"].(map[string]any); ok {
 				for _, k := range lang.SortedKeys(x) {
-					x[k] = conform(x[k], extra, path+"."+k, notes)
+					x[k] = c.conform(x[k], extra, path+"."+k)
 				}
 			}
 			return x
@@ -56,9 +57,10 @@ func conform(v any, schema map[string]any, path string, notes *[]string) any {
 			if _, ok := props[k]; !ok {
 				if n, ok := byFolded[foldKey(k)]; ok {
 					name = n
-					*notes = append(*notes, fmt.Sprintf("%s.%s read as %q", path, k, n))
+					c.notes = append(c.notes, fmt.Sprintf("%s.%s read as %q", path, k, n))
 				} else {
-					*notes = append(*notes, fmt.Sprintf("%s.%s ignored: there is no such field", path, k))
+					c.notes = append(c.notes, fmt.Sprintf("%s.%s left out: there is no such field", path, k))
+					c.unknown = append(c.unknown, fmt.Sprintf("%s.%s (the fields there are %s)", strings.TrimPrefix(path, "reply"), k, fieldNames(schema)))
 					continue
 				}
 			}
@@ -66,7 +68,7 @@ func conform(v any, schema map[string]any, path string, notes *[]string) any {
 				continue // the schema's own spelling wins
 			}
 			ps, _ := props[name].(map[string]any)
-			out[name] = conform(x[k], ps, path+"."+name, notes)
+			out[name] = c.conform(x[k], ps, path+"."+name)
 		}
 		required, _ := schema["required"].([]any)
 		for _, r := range required {
@@ -79,6 +81,8 @@ func conform(v any, schema map[string]any, path string, notes *[]string) any {
 				continue // missing, as the shape check says
 			}
 			switch {
+			case quietField(name, props) && hasType(ps, "null"):
+				out[name] = nil
 			case hasType(ps, "array"):
 				out[name] = []any{}
 			case hasType(ps, "string"):
@@ -86,28 +90,78 @@ func conform(v any, schema map[string]any, path string, notes *[]string) any {
 			default:
 				out[name] = nil
 			}
-			*notes = append(*notes, fmt.Sprintf("%s.%s missing: taken as %s", path, name, describeDefault(out[name])))
+			if quietField(name, props) {
+				c.quiet = append(c.quiet, func() { delete(out, name) })
+			} else {
+				c.notes = append(c.notes, fmt.Sprintf("%s.%s missing: taken as %s", path, name, describeDefault(out[name])))
+			}
 		}
 		return out
 	case []any:
 		items, _ := schema["items"].(map[string]any)
 		for i := range x {
-			x[i] = conform(x[i], items, fmt.Sprintf("%s[%d]", path, i), notes)
+			x[i] = c.conform(x[i], items, fmt.Sprintf("%s[%d]", path, i))
 		}
 		return x
 	}
 	return v
 }
 
+// A conformer gathers what conform changed (notes) and the fields it
+// left out because the shape has no such field (unknown).
+// quiet takes the quiet fields conform filled in (quietField) out again,
+// once the reply's shape is checked: a reply then tells a field it left
+// out (kept as the flow has it, by think --edit) from one it set to null.
+type conformer struct {
+	notes   []string
+	unknown []string
+	quiet   []func()
+}
+
+// fieldNames lists the properties of an object schema, in its order.
+func fieldNames(schema map[string]any) string {
+	req, _ := schema["required"].([]any)
+	var names []string
+	for _, r := range req {
+		if n, ok := r.(string); ok {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 // optionalField reports whether a reply may leave a field out: a
-// description, a step's depends_on, an input's default, and a flow's
-// inputs (an object with steps is a flow).
+// description, a step's depends_on, an input's default, a flow's inputs,
+// secrets, memory and schedules (an object with steps is a flow), a
+// memory's default and value, a schedule's time zone and inputs, a
+// step's retry, timeout, on_error and tools.
 func optionalField(name string, props map[string]any) bool {
+	if quietField(name, props) {
+		return true
+	}
 	switch name {
 	case "description", "depends_on", "default":
 		return true
 	case "inputs":
+		return props["steps"] != nil || props["cron"] != nil
+	case "value":
+		return props["default"] != nil // a memory's, not an output's
+	case "timezone":
+		return props["cron"] != nil
+	}
+	return false
+}
+
+// quietField reports whether a missing field is taken as empty without a
+// note: the parts of a flow most flows do not have (secrets, memory,
+// schedules; a step's retry, timeout, on_error and tools), which a reply
+// that does not need them may leave out.
+func quietField(name string, props map[string]any) bool {
+	switch name {
+	case "secrets", "memory", "schedules":
 		return props["steps"] != nil
+	case "retry", "timeout", "on_error", "tools":
+		return props["use"] != nil
 	}
 	return false
 }

@@ -39,7 +39,7 @@ var contractStages = []string{"clarify", "decompose", "create_block", "wire", "r
 var contractEvents = []string{
 	"stage", "llm_request", "llm_response", "decompose_blocks", "search_found",
 	"search_missing", "creating_block", "block_test_passed", "block_test_failed",
-	"block_created", "wired", "compile_failed", "repaired", "complete", "error",
+	"block_created", "wired", "compile_failed", "repaired", "usage", "complete", "error",
 }
 
 // eventName maps the thinker's Go events to the documented event names, as the
@@ -74,6 +74,8 @@ func eventName(t *testing.T, e thinker.Event) string {
 		return "compile_failed"
 	case thinker.Repaired:
 		return "repaired"
+	case thinker.UsageReported:
+		return "usage"
 	case thinker.Complete:
 		return "complete"
 	case thinker.Failed:
@@ -361,7 +363,10 @@ func checkSchema(t *testing.T, r sent) {
 		field("create_block.inputs[]", items(t, "inputs", prop(t, "create_block", s, "inputs")))
 		field("create_block.outputs[]", items(t, "outputs", prop(t, "create_block", s, "outputs")))
 	case "wire", "repair":
-		wantKeys(t, r.Name, s, "name", "description", "inputs", "steps", "outputs")
+		wantKeys(t, r.Name, s, "name", "description", "inputs", "secrets", "memory", "steps", "outputs", "schedules")
+		wantKeys(t, r.Name+".secrets[]", items(t, "secrets", prop(t, r.Name, s, "secrets")), "name", "description")
+		wantKeys(t, r.Name+".memory[]", items(t, "memory", prop(t, r.Name, s, "memory")), "name", "type", "default", "value", "description")
+		wantKeys(t, r.Name+".schedules[]", items(t, "schedules", prop(t, r.Name, s, "schedules")), "name", "cron", "timezone", "inputs")
 		wantKeys(t, r.Name+".inputs[]", items(t, "inputs", prop(t, r.Name, s, "inputs")), "name", "type", "description", "default")
 		wantKeys(t, r.Name+".outputs[]", items(t, "outputs", prop(t, r.Name, s, "outputs")), "name", "value")
 		step := items(t, "steps", prop(t, r.Name, s, "steps"))
@@ -374,7 +379,7 @@ func checkSchema(t *testing.T, r sent) {
 		uses := map[string]bool{}
 		for i, v := range variants {
 			where := fmt.Sprintf("%s.steps[] variant %d", r.Name, i)
-			wantKeys(t, where, v, "name", "use", "args", "depends_on")
+			wantKeys(t, where, v, "name", "use", "args", "depends_on", "retry", "timeout", "on_error")
 			u, _ := prop(t, where, v, "use").(map[string]any)
 			for _, e := range u["enum"].([]any) {
 				uses[fmt.Sprint(e)] = true

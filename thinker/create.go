@@ -46,11 +46,11 @@ func (r *run) create(ctx context.Context, intent string, spec BlockSpec) (*block
 		r.stage(StageCreateBlock, try, spec.ID, "", last)
 		r.emit(CreatingBlock{Time: time.Now(), Block: spec.ID, Name: name, Runtime: spec.Runtime, Try: try})
 		var reply createReply
-		raw, err := r.ask(ctx, request{schema: schema, system: createSystem, messages: msgs, try: try, block: spec.ID}, &reply)
+		raw, unknown, err := r.ask(ctx, request{schema: schema, system: createSystem, messages: msgs, try: try, block: spec.ID}, &reply)
 		if err != nil {
 			return nil, err
 		}
-		c := r.checkBlock(ctx, spec, name, path, &reply, try)
+		c := r.checkBlock(ctx, spec, name, path, &reply, try, unknown)
 		if c.feedback == "" {
 			if err := writeFile(write, c.src); err != nil {
 				return nil, stageErr(StageCreateBlock, err, "writing block %q: %s", name, err)
@@ -98,10 +98,13 @@ type checked struct {
 // checkBlock renders a create_block reply as a block file, parses it back
 // and checks it as validate does (definition, example fields, code
 // compilation), then runs its example in the sandbox unless it is an llm
-// block. It reports the outcome as events.
-func (r *run) checkBlock(ctx context.Context, spec BlockSpec, name, path string, reply *createReply, try int) checked {
+// block. Fields of the reply the stage does not have (unknown) fail the
+// check, so that the model hears they were left out. It reports the
+// outcome as events.
+func (r *run) checkBlock(ctx context.Context, spec BlockSpec, name, path string, reply *createReply, try int, unknown []string) checked {
 	c := checked{}
 	src, diags := renderBlock(name, reply)
+	diags = append(diags, unknownDiags(unknown)...)
 	c.src = src
 	parser := lang.NewParser()
 	if !diags.HasErrors() {

@@ -74,8 +74,24 @@ func loadBase(path string) (*baseFlow, error) {
 				}
 			}
 			b.wire.Inputs = append(b.wire.Inputs, in)
+		case blk.Type == "secret" && len(blk.Labels) == 1:
+			b.wire.Secrets = append(b.wire.Secrets, wireSecret{Name: blk.Labels[0], Description: literal(attrs, "description")})
+		case blk.Type == "memory" && len(blk.Labels) == 1:
+			m := wireMemory{Name: blk.Labels[0], Description: literal(attrs, "description")}
+			if a, ok := attrs["type"]; ok {
+				m.Type = text(a.Expr)
+			}
+			m.Default, m.Value = exprText(attrs, "default", text), exprText(attrs, "value", text)
+			b.wire.Memory = append(b.wire.Memory, m)
+		case blk.Type == "schedule" && len(blk.Labels) == 1:
+			sc := wireSchedule{Name: blk.Labels[0], Cron: literal(attrs, "cron"), Inputs: exprText(attrs, "inputs", text)}
+			if tz := literal(attrs, "timezone"); tz != "" {
+				sc.Timezone = &tz
+			}
+			b.wire.Schedules = append(b.wire.Schedules, sc)
 		case blk.Type == "step" && len(blk.Labels) == 1:
 			s := wireStep{Name: blk.Labels[0], Use: literal(attrs, "use"), Args: map[string]*string{}}
+			readStepMeta(&s, blk.Body, literal)
 			if a, ok := attrs["depends_on"]; ok {
 				for _, tr := range a.Expr.Variables() {
 					if len(tr) > 1 {
@@ -106,6 +122,17 @@ func loadBase(path string) (*baseFlow, error) {
 	return b, nil
 }
 
+// exprText is the source text of an attribute's expression; nil when the
+// attribute is not there.
+func exprText(attrs hclsyntax.Attributes, name string, text func(hclsyntax.Expression) string) *string {
+	a, ok := attrs[name]
+	if !ok {
+		return nil
+	}
+	t := text(a.Expr)
+	return &t
+}
+
 // applyEdit writes a wire reply into the flow being edited: blocks added,
 // changed in place (only what differs) or removed, and everything the
 // reply does not describe — comments, secrets, locals, retry blocks,
@@ -124,55 +151,66 @@ func applyEdit(base *baseFlow, r *wireReply, reg *blocks.Registry) ([]byte, []st
 			fb.Body().SetAttributeValue("description", cty.StringVal(r.Description))
 		}
 	}
-	oldInputs := byName(base.wire.Inputs, func(in wireInput) string { return in.Name })
-	for _, in := range r.Inputs {
-		old, ok := oldInputs[in.Name]
+	editParts(root, "input", base.wire.Inputs, r.Inputs, func(in wireInput) string { return in.Name },
+		func(a, b wireInput) bool { return reflect.DeepEqual(inputKey(a), inputKey(b)) },
+		func(b *hclwrite.Body, in wireInput, _ *wireInput) { w.input(b, in) })
+	editParts(root, "secret", base.wire.Secrets, r.Secrets, func(s wireSecret) string { return s.Name },
+		func(a, b wireSecret) bool { return a == b }, func(b *hclwrite.Body, s wireSecret, _ *wireSecret) { w.secret(b, s) })
+	editParts(root, "memory", base.wire.Memory, r.Memory, func(m wireMemory) string { return m.Name }, sameMemory,
+		func(b *hclwrite.Body, m wireMemory, _ *wireMemory) { w.memory(b, m) })
+	editParts(root, "step", base.wire.Steps, r.Steps, func(s wireStep) string { return s.Name },
+		func(a, b wireStep) bool { return false }, // w.step writes only what differs
+		w.step)
+	editParts(root, "output", base.wire.Outputs, r.Outputs, func(o wireOutput) string { return o.Name },
+		func(a, b wireOutput) bool { return sameExpr(a.Value, b.Value) }, func(b *hclwrite.Body, o wireOutput, _ *wireOutput) { w.output(b, o) })
+	editParts(root, "schedule", base.wire.Schedules, r.Schedules, func(s wireSchedule) string { return s.Name }, sameSchedule,
+		func(b *hclwrite.Body, s wireSchedule, _ *wireSchedule) { w.schedule(b, s) })
+	return hclwrite.Format(f.Bytes()), w.fixes, w.diags
+}
+
+// editParts applies the parts of one kind (input, step, …) of a reply to
+// the flow file's root body: a part the reply adds is appended, one it
+// changes (same tells) is written in place with write (given the old
+// version), one it leaves out is removed.
+func editParts[T any](root *hclwrite.Body, kind string, old, now []T, name func(T) string, same func(a, b T) bool,
+	write func(b *hclwrite.Body, now T, old *T)) {
+	before := byName(old, name)
+	for _, x := range now {
+		o, ok := before[name(x)]
 		switch {
 		case !ok:
 			root.AppendNewline()
-			w.input(root.AppendNewBlock("input", []string{in.Name}).Body(), in)
-		case !reflect.DeepEqual(inputKey(old), inputKey(in)):
-			w.input(root.FirstMatchingBlock("input", []string{in.Name}).Body(), in)
-		}
-	}
-	oldSteps := byName(base.wire.Steps, func(s wireStep) string { return s.Name })
-	for _, s := range r.Steps {
-		if old, ok := oldSteps[s.Name]; ok {
-			w.step(root.FirstMatchingBlock("step", []string{s.Name}).Body(), s, &old)
-			continue
-		}
-		root.AppendNewline()
-		w.step(root.AppendNewBlock("step", []string{s.Name}).Body(), s, nil)
-	}
-	oldOutputs := byName(base.wire.Outputs, func(o wireOutput) string { return o.Name })
-	for _, o := range r.Outputs {
-		old, ok := oldOutputs[o.Name]
-		switch {
-		case !ok:
-			root.AppendNewline()
-			w.output(root.AppendNewBlock("output", []string{o.Name}).Body(), o)
-		case !sameExpr(old.Value, o.Value):
-			w.output(root.FirstMatchingBlock("output", []string{o.Name}).Body(), o)
-		}
-	}
-	for _, kind := range []struct {
-		typ   string
-		names []string
-		keep  map[string]bool
-	}{
-		{"input", namesOf(base.wire.Inputs, func(in wireInput) string { return in.Name }), setOf(namesOf(r.Inputs, func(in wireInput) string { return in.Name }))},
-		{"step", namesOf(base.wire.Steps, func(s wireStep) string { return s.Name }), setOf(namesOf(r.Steps, func(s wireStep) string { return s.Name }))},
-		{"output", namesOf(base.wire.Outputs, func(o wireOutput) string { return o.Name }), setOf(namesOf(r.Outputs, func(o wireOutput) string { return o.Name }))},
-	} {
-		for _, name := range kind.names {
-			if !kind.keep[name] {
-				if blk := root.FirstMatchingBlock(kind.typ, []string{name}); blk != nil {
-					root.RemoveBlock(blk)
-				}
+			write(root.AppendNewBlock(kind, []string{name(x)}).Body(), x, nil)
+		case !same(o, x):
+			if blk := root.FirstMatchingBlock(kind, []string{name(x)}); blk != nil {
+				write(blk.Body(), x, &o)
 			}
 		}
 	}
-	return hclwrite.Format(f.Bytes()), w.fixes, w.diags
+	keep := setOf(namesOf(now, name))
+	for _, x := range old {
+		if !keep[name(x)] {
+			if blk := root.FirstMatchingBlock(kind, []string{name(x)}); blk != nil {
+				root.RemoveBlock(blk)
+			}
+		}
+	}
+}
+
+func sameMemory(a, b wireMemory) bool {
+	return a.Name == b.Name && strings.Join(strings.Fields(a.Type), "") == strings.Join(strings.Fields(b.Type), "") &&
+		sameExprPtr(a.Default, b.Default) && sameExprPtr(a.Value, b.Value) && a.Description == b.Description
+}
+
+func sameSchedule(a, b wireSchedule) bool {
+	return a.Name == b.Name && a.Cron == b.Cron && sameStringPtr(a.Timezone, b.Timezone) && sameExprPtr(a.Inputs, b.Inputs)
+}
+
+func sameExprPtr(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return sameExpr(*a, *b)
 }
 
 // inputKey is what an input's change is judged by: its type as
@@ -200,58 +238,74 @@ func changeOf(old, r *wireReply) Change {
 	if old.Description != r.Description {
 		c.Changed = append(c.Changed, "flow "+r.Name+": description")
 	}
-	oi := byName(old.Inputs, func(in wireInput) string { return in.Name })
-	for _, in := range r.Inputs {
-		if o, ok := oi[in.Name]; !ok {
-			c.Added = append(c.Added, "input "+in.Name)
-		} else if !reflect.DeepEqual(inputKey(o), inputKey(in)) {
-			c.Changed = append(c.Changed, "input "+in.Name)
-		}
-	}
-	osteps := byName(old.Steps, func(s wireStep) string { return s.Name })
-	for _, s := range r.Steps {
-		o, ok := osteps[s.Name]
-		if !ok {
-			c.Added = append(c.Added, fmt.Sprintf("step %s (%s)", s.Name, s.Use))
-			continue
-		}
-		var what []string
-		if o.Use != s.Use {
-			what = append(what, "use")
-		}
-		for _, name := range lang.SortedKeys(unionArgs(o.Args, s.Args)) {
-			a, b := o.Args[name], s.Args[name]
-			if (a == nil) != (b == nil) || (a != nil && !sameExpr(*a, *b)) {
-				what = append(what, name)
+	changeParts(&c, "input", old.Inputs, r.Inputs, func(in wireInput) string { return in.Name }, nil,
+		func(a, b wireInput) []string { return whenDiffer(!reflect.DeepEqual(inputKey(a), inputKey(b))) })
+	changeParts(&c, "secret", old.Secrets, r.Secrets, func(s wireSecret) string { return s.Name }, nil,
+		func(a, b wireSecret) []string { return whenDiffer(a != b) })
+	changeParts(&c, "memory", old.Memory, r.Memory, func(m wireMemory) string { return m.Name }, nil,
+		func(a, b wireMemory) []string { return whenDiffer(!sameMemory(a, b)) })
+	changeParts(&c, "step", old.Steps, r.Steps, func(s wireStep) string { return s.Name },
+		func(s wireStep) string { return fmt.Sprintf("step %s (%s)", s.Name, s.Use) },
+		func(o, s wireStep) []string {
+			var what []string
+			if o.Use != s.Use {
+				what = append(what, "use")
 			}
-		}
-		if !slices.Equal(depNames(o.DependsOn), depNames(s.DependsOn)) {
-			what = append(what, "depends_on")
-		}
-		if len(what) > 0 {
-			c.Changed = append(c.Changed, "step "+s.Name+": "+strings.Join(what, ", "))
-		}
-	}
-	oo := byName(old.Outputs, func(o wireOutput) string { return o.Name })
-	for _, o := range r.Outputs {
-		if prev, ok := oo[o.Name]; !ok {
-			c.Added = append(c.Added, "output "+o.Name)
-		} else if !sameExpr(prev.Value, o.Value) {
-			c.Changed = append(c.Changed, "output "+o.Name)
-		}
-	}
-	removed := func(kind string, old, now []string) {
-		keep := setOf(now)
-		for _, n := range old {
-			if !keep[n] {
-				c.Removed = append(c.Removed, kind+" "+n)
+			for _, name := range lang.SortedKeys(unionArgs(o.Args, s.Args)) {
+				a, b := o.Args[name], s.Args[name]
+				if (a == nil) != (b == nil) || (a != nil && !sameExpr(*a, *b)) {
+					what = append(what, name)
+				}
 			}
-		}
-	}
-	removed("input", namesOf(old.Inputs, func(in wireInput) string { return in.Name }), namesOf(r.Inputs, func(in wireInput) string { return in.Name }))
-	removed("step", namesOf(old.Steps, func(s wireStep) string { return s.Name }), namesOf(r.Steps, func(s wireStep) string { return s.Name }))
-	removed("output", namesOf(old.Outputs, func(o wireOutput) string { return o.Name }), namesOf(r.Outputs, func(o wireOutput) string { return o.Name }))
+			if !slices.Equal(depNames(o.DependsOn), depNames(s.DependsOn)) {
+				what = append(what, "depends_on")
+			}
+			return append(what, stepMetaChanges(o, s)...)
+		})
+	changeParts(&c, "output", old.Outputs, r.Outputs, func(o wireOutput) string { return o.Name }, nil,
+		func(a, b wireOutput) []string { return whenDiffer(!sameExpr(a.Value, b.Value)) })
+	changeParts(&c, "schedule", old.Schedules, r.Schedules, func(s wireSchedule) string { return s.Name }, nil,
+		func(a, b wireSchedule) []string { return whenDiffer(!sameSchedule(a, b)) })
 	return c
+}
+
+// changeParts adds the parts of one kind that an edit adds, changes and
+// removes to c: added as "KIND NAME" (or as added says), changed with
+// what changed in it when diff names it ("step read: path").
+func changeParts[T any](c *Change, kind string, old, now []T, name func(T) string, added func(T) string, diff func(a, b T) []string) {
+	before := byName(old, name)
+	for _, x := range now {
+		o, ok := before[name(x)]
+		switch {
+		case !ok && added != nil:
+			c.Added = append(c.Added, added(x))
+		case !ok:
+			c.Added = append(c.Added, kind+" "+name(x))
+		default:
+			what := diff(o, x)
+			switch {
+			case len(what) == 0:
+			case what[0] == "":
+				c.Changed = append(c.Changed, kind+" "+name(x))
+			default:
+				c.Changed = append(c.Changed, kind+" "+name(x)+": "+strings.Join(what, ", "))
+			}
+		}
+	}
+	keep := setOf(namesOf(now, name))
+	for _, x := range old {
+		if !keep[name(x)] {
+			c.Removed = append(c.Removed, kind+" "+name(x))
+		}
+	}
+}
+
+// whenDiffer is a diff that says only that a part changed.
+func whenDiffer(changed bool) []string {
+	if changed {
+		return []string{""}
+	}
+	return nil
 }
 
 // Empty reports whether the change changes nothing.

@@ -216,17 +216,28 @@ type Complete struct {
 }
 
 // Failed is the last event of a thinker run that did not write its flow
-// (the JSON event "error").
+// (the JSON event "error"). Budget: the run stopped because the next
+// request would have gone over Options.MaxTokens.
 type Failed struct {
 	Time        time.Time
 	Stage       string
 	Message     string
+	Budget      bool
 	BlockFiles  []string // created blocks that were kept
 	Diagnostics hcl.Diagnostics
 	Files       map[string]*hcl.File
 	Usage       blocks.Usage
 }
 
+// UsageReported says what the run's model requests used, by stage; it
+// comes just before the last event (Complete, Proposed, Failed, or
+// explain's Explained).
+type UsageReported struct {
+	Time  time.Time
+	Usage Usage
+}
+
+func (UsageReported) event()   {}
 func (StageStarted) event()    {}
 func (LLMRequest) event()      {}
 func (LLMResponse) event()     {}

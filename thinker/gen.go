@@ -207,6 +207,14 @@ func renderFlow(r *wireReply, reg *blocks.Registry) (src []byte, fixes []string,
 		root.AppendNewline()
 		w.input(root.AppendNewBlock("input", []string{in.Name}).Body(), in)
 	}
+	for _, sec := range r.Secrets {
+		root.AppendNewline()
+		w.secret(root.AppendNewBlock("secret", []string{sec.Name}).Body(), sec)
+	}
+	for _, m := range r.Memory {
+		root.AppendNewline()
+		w.memory(root.AppendNewBlock("memory", []string{m.Name}).Body(), m)
+	}
 	for _, s := range r.Steps {
 		root.AppendNewline()
 		w.step(root.AppendNewBlock("step", []string{s.Name}).Body(), s, nil)
@@ -214,6 +222,10 @@ func renderFlow(r *wireReply, reg *blocks.Registry) (src []byte, fixes []string,
 	for _, o := range r.Outputs {
 		root.AppendNewline()
 		w.output(root.AppendNewBlock("output", []string{o.Name}).Body(), o)
+	}
+	for _, sc := range r.Schedules {
+		root.AppendNewline()
+		w.schedule(root.AppendNewBlock("schedule", []string{sc.Name}).Body(), sc)
 	}
 	return hclwrite.Format(f.Bytes()), w.fixes, w.diags
 }
@@ -317,6 +329,7 @@ func (w *flowWriter) step(b *hclwrite.Body, s wireStep, old *wireStep) {
 			}
 		}
 	}
+	w.stepMeta(b, s, old)
 }
 
 // output sets the value of an output block.

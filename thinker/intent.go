@@ -22,7 +22,7 @@ func (r *run) clarify(ctx context.Context, intent string) (string, error) {
 	for round := 1; ; round++ {
 		r.stage(StageClarify, round, "", "", "")
 		var reply clarifyReply
-		raw, err := r.ask(ctx, request{schema: clarifySchema, system: clarifySystem, messages: msgs, try: round}, &reply)
+		raw, _, err := r.ask(ctx, request{schema: clarifySchema, system: clarifySystem, messages: msgs, try: round}, &reply)
 		if err != nil {
 			return "", err
 		}
@@ -87,13 +87,16 @@ func (r *run) decompose(ctx context.Context, intent, failed string) ([]BlockSpec
 		}
 		r.stage(StageDecompose, try, "", intent, reason)
 		var reply decomposeReply
-		raw, err := r.ask(ctx, request{schema: decomposeSchemaFor(r.opts.Runtime), system: decomposeSystemFor(r.opts.Runtime), messages: msgs, try: try}, &reply)
+		raw, unknown, err := r.ask(ctx, request{schema: decomposeSchemaFor(r.opts.Runtime), system: decomposeSystemFor(r.opts.Runtime), messages: msgs, try: try}, &reply)
 		if err != nil {
 			return nil, err
 		}
 		problems = checkSpecs(reply.Blocks)
 		if r.base != nil && len(reply.Blocks) == 0 {
 			problems = nil // an edit may need no new block
+		}
+		if len(unknown) > 0 {
+			problems = append(problems, unknownFields(unknown))
 		}
 		if len(problems) == 0 {
 			r.emit(DecomposeBlocks{Time: time.Now(), Blocks: reply.Blocks})

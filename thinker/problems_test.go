@@ -72,7 +72,7 @@ func TestProblems(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &run{opts: Options{}, dir: t.TempDir(), res: &Result{}, reg: blocks.NewRegistry()}
-			a := r.attempt(&reply, StageWire, 0)
+			a := r.attempt(&reply, StageWire, 0, nil)
 			ps := problems(a)
 			for _, p := range ps {
 				if p.Where == c.where && p.Text == c.text && strings.Contains(p.Fix, c.fix) {

@@ -81,13 +81,20 @@ type createReply struct {
 	} `json:"example"`
 }
 
-// wireReply is the reply of wire and of repair.
+// wireReply is the reply of wire and of repair: the whole flow the
+// thinker can write (docs/thinker.md, "What the thinker writes").
 type wireReply struct {
-	Name        string       `json:"name"`
-	Description string       `json:"description"`
-	Inputs      []wireInput  `json:"inputs"`
-	Steps       []wireStep   `json:"steps"`
-	Outputs     []wireOutput `json:"outputs"`
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Inputs      []wireInput    `json:"inputs"`
+	Secrets     []wireSecret   `json:"secrets"`
+	Memory      []wireMemory   `json:"memory"`
+	Steps       []wireStep     `json:"steps"`
+	Outputs     []wireOutput   `json:"outputs"`
+	Schedules   []wireSchedule `json:"schedules"`
+	// given are the fields the reply has; one it leaves out (secrets,
+	// memory, schedules) is kept as the edited flow has it.
+	given map[string]bool
 }
 
 type wireInput struct {
@@ -97,11 +104,81 @@ type wireInput struct {
 	Default     json.RawMessage `json:"default"`
 }
 
+// wireSecret is a secret block: a credential read from the environment.
+type wireSecret struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// wireMemory is a memory block; Default and Value are HCL expressions.
+type wireMemory struct {
+	Name        string  `json:"name"`
+	Type        string  `json:"type"`
+	Default     *string `json:"default"`
+	Value       *string `json:"value"`
+	Description string  `json:"description"`
+}
+
+// wireSchedule is a schedule block; Inputs is an HCL object expression.
+type wireSchedule struct {
+	Name     string  `json:"name"`
+	Cron     string  `json:"cron"`
+	Timezone *string `json:"timezone"`
+	Inputs   *string `json:"inputs"`
+}
+
 type wireStep struct {
 	Name      string             `json:"name"`
 	Use       string             `json:"use"`
 	Args      map[string]*string `json:"args"`
 	DependsOn []string           `json:"depends_on"`
+	Retry     *wireRetry         `json:"retry"`
+	Timeout   *string            `json:"timeout"`
+	OnError   *string            `json:"on_error"`
+	// Tools are what an llm step's model may call: flow.NAME, block.NAME.
+	Tools []string `json:"tools"`
+	// given are the fields the reply has; a meta-argument it leaves out
+	// is kept as the edited flow has it.
+	given map[string]bool
+}
+
+// given lists the fields of a JSON object that are there (null
+// included), for the parts of a flow a reply to think --edit may leave
+// out to keep them as they are.
+func given(data []byte) map[string]bool {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return nil
+	}
+	out := make(map[string]bool, len(fields))
+	for k := range fields {
+		out[k] = true
+	}
+	return out
+}
+
+func (s *wireStep) UnmarshalJSON(data []byte) error {
+	type plain wireStep
+	if err := json.Unmarshal(data, (*plain)(s)); err != nil {
+		return err
+	}
+	s.given = given(data)
+	return nil
+}
+
+func (r *wireReply) UnmarshalJSON(data []byte) error {
+	type plain wireReply
+	if err := json.Unmarshal(data, (*plain)(r)); err != nil {
+		return err
+	}
+	r.given = given(data)
+	return nil
+}
+
+// wireRetry is a step's retry block.
+type wireRetry struct {
+	Attempts float64 `json:"attempts"`
+	Backoff  *string `json:"backoff"`
 }
 
 type wireOutput struct {
@@ -263,8 +340,9 @@ var stepMetaArgs = []string{"for_each", "when"}
 // given blocks: each step is one of the blocks, with its inputs as args.
 // A step may also use one of others (the blocks of a flow being edited
 // that the registry does not describe: flows, inline blocks of other
-// flows), with any args; the schema is then not enforced strictly.
-func wireSchema(name string, bs []*blocks.Block, others ...string) stageSchema {
+// flows), with any args; the schema is then not enforced strictly. tools
+// are what the model of an llm step may call (flow.NAME, block.NAME).
+func wireSchema(name string, bs []*blocks.Block, tools []string, others ...string) stageSchema {
 	var variants []any
 	for _, b := range bs {
 		var args []member
@@ -284,53 +362,105 @@ func wireSchema(name string, bs []*blocks.Block, others ...string) stageSchema {
 				args = append(args, prop(m, nullableStr(metaArgDesc[m])))
 			}
 		}
-		variants = append(variants, object(
-			prop("name", str("A snake_case step name, unique in the flow")),
-			prop("use", enum("The block the step runs", b.Name)),
-			prop("args", object(args...)),
-			prop("depends_on", array(str("The name of a step that must run first although no value is passed"))),
-		))
+		variants = append(variants, stepSchema(enum("The block the step runs", b.Name), object(args...), isLLM(b), tools, true))
 	}
 	if len(others) > 0 {
-		variants = append(variants, object(
-			prop("name", str("A snake_case step name, unique in the flow")),
-			prop("use", enum("A block the current flow uses", others...)),
-			prop("args", obj{{Key: "type", Value: "object"}, {Key: "additionalProperties", Value: nullableStr("An HCL expression")}}),
-			prop("depends_on", array(str("The name of a step that must run first although no value is passed"))),
-		))
+		variants = append(variants, stepSchema(enum("A block the current flow uses", others...),
+			obj{{Key: "type", Value: "object"}, {Key: "additionalProperties", Value: nullableStr("An HCL expression")}}, true, tools, true))
 	}
-	var stepSchema any = obj{}
+	var steps any = obj{}
 	switch len(variants) {
 	case 0:
 	case 1:
-		stepSchema = variants[0]
+		steps = variants[0]
 	default:
-		stepSchema = obj{{Key: "anyOf", Value: variants}}
+		steps = obj{{Key: "anyOf", Value: variants}}
 	}
-	build := func(steps any) obj {
-		return object(
-			prop("name", str("The flow's snake_case name")),
-			prop("description", str("What the flow does, in one sentence")),
-			prop("inputs", array(object(
-				prop("name", str("A snake_case input name")),
-				prop("type", str(typeDesc)),
-				prop("description", str("What the input is")),
-				prop("default", defaultSchema()),
-			))),
-			prop("steps", array(steps)),
-			prop("outputs", array(object(
-				prop("name", str("A snake_case output name")),
-				prop("value", str("An HCL expression, such as step.summary.text")),
-			))),
-		)
+	shape := stepSchema(str(""),
+		obj{{Key: "type", Value: "object"}, {Key: "additionalProperties", Value: obj{{Key: "type", Value: []string{"string", "null"}}}}},
+		true, nil, false)
+	return stageSchema{Name: name, Send: mustJSON(flowSchema(steps, true)), Strict: len(others) == 0, Shape: mustJSON(flowSchema(shape, false))}
+}
+
+// flowSchema is the schema of a whole flow in a wire reply, with steps
+// as the schema of one step. send: the schema sent (nullable objects as
+// anyOf, as strict mode wants them); else the shape a reply is checked
+// against.
+func flowSchema(steps any, send bool) obj {
+	return object(
+		prop("name", str("The flow's snake_case name")),
+		prop("description", str("What the flow does, in one sentence")),
+		prop("inputs", array(object(
+			prop("name", str("A snake_case input name")),
+			prop("type", str(typeDesc)),
+			prop("description", str("What the input is")),
+			prop("default", defaultSchema()),
+		))),
+		prop("secrets", array(object(
+			prop("name", str("A snake_case secret name; the value is read from the environment variable FLOWCTL_SECRET_ and the name upper-cased")),
+			prop("description", str("What the credential is for")),
+		))),
+		prop("memory", array(object(
+			prop("name", str("A snake_case memory name, referred to as memory.NAME")),
+			prop("type", str(typeDesc)),
+			prop("default", nullableStr("An HCL literal: the value before any run stored one; null for null")),
+			prop("value", nullableStr("An HCL expression stored when a run succeeds, such as step.fetch.etag; null for a memory that is only read")),
+			prop("description", str("What is remembered")),
+		))),
+		prop("steps", array(steps)),
+		prop("outputs", array(object(
+			prop("name", str("A snake_case output name")),
+			prop("value", str("An HCL expression, such as step.summary.text")),
+		))),
+		prop("schedules", array(object(
+			prop("name", str("A snake_case schedule name")),
+			prop("cron", str("Five cron fields (minute hour day-of-month month day-of-week), such as \"0 7 * * 1-5\", or @hourly, @daily, @weekly, @every 30m")),
+			prop("timezone", nullableStr("The IANA time zone the fields are read in, such as \"Europe/Paris\"; null for UTC")),
+			prop("inputs", nullableStr("An HCL object of the flow's input values for the scheduled runs, such as { topic = \"news\" }; null for the defaults")),
+		))),
+	)
+}
+
+// stepSchema is the schema of one step: use and args as given, with the
+// meta-arguments a reply may set. tools is for llm steps: the references
+// the model may call (any string when there is no list).
+func stepSchema(use, args obj, llmStep bool, tools []string, send bool) obj {
+	retry := object(
+		prop("attempts", obj{{Key: "type", Value: "number"}, {Key: "description", Value: "Total tries, the first included: a whole number of at least 2"}}),
+		prop("backoff", nullableStr("The wait before the second try, a duration such as \"2s\" (doubled after each try); null for 1s")),
+	)
+	const retryDesc = "Retries of a step that can fail for a moment (a network call, an API with rate limits); null for one attempt"
+	var retrySchema obj
+	if send {
+		retrySchema = obj{{Key: "description", Value: retryDesc}, {Key: "anyOf", Value: []any{retry, obj{{Key: "type", Value: "null"}}}}}
+	} else {
+		retrySchema = append(obj{{Key: "type", Value: []string{"object", "null"}}}, retry[1:]...)
 	}
-	shape := build(object(
-		prop("name", str("")),
-		prop("use", str("")),
-		prop("args", obj{{Key: "type", Value: "object"}, {Key: "additionalProperties", Value: obj{{Key: "type", Value: []string{"string", "null"}}}}}),
-		prop("depends_on", array(str(""))),
-	))
-	return stageSchema{Name: name, Send: mustJSON(build(stepSchema)), Strict: len(others) == 0, Shape: mustJSON(shape)}
+	props := []member{
+		prop("name", str("A snake_case step name, unique in the flow")),
+		prop("use", use),
+		prop("args", args),
+		prop("depends_on", array(str("The name of a step that must run first although no value is passed"))),
+		prop("retry", retrySchema),
+		prop("timeout", nullableStr("The time limit of one attempt, a duration such as \"30s\" or \"2m\" (for an approval step: how long it waits for a decision); null for the block's")),
+		prop("on_error", obj{{Key: "type", Value: []string{"string", "null"}}, {Key: "enum", Value: []any{"fail", "continue", nil}},
+			{Key: "description", Value: "\"continue\" when the flow should go on without this step's outputs (they become null) if it fails; null or \"fail\" to fail the run"}}),
+	}
+	if llmStep {
+		item := str("flow.NAME or block.NAME")
+		if len(tools) > 0 {
+			item = enum("A flow or block the model may call", tools...)
+		}
+		props = append(props, prop("tools", obj{{Key: "type", Value: []string{"array", "null"}}, {Key: "items", Value: item},
+			{Key: "description", Value: "What the model may call while it answers (flows and blocks, as tools); null for none"}}))
+	}
+	return object(props...)
+}
+
+// isLLM reports whether steps of b are llm steps: the llm built-in and
+// llm blocks, which may have tools.
+func isLLM(b *blocks.Block) bool {
+	return b.Runtime == lang.RuntimeLLM || (b.Builtin() && b.Name == "llm")
 }
 
 var metaArgDesc = map[string]string{

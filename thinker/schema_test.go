@@ -115,13 +115,19 @@ func TestStageSchemas(t *testing.T) {
 		{createSchema(spec(t, map[string]string{"data": "any"}, map[string]string{"out": "map(string)"})), "create_block", false,
 			`{"id": "x", "description": "", "runtime": "js", "source": "s", "prompt": null, "inputs": [], "outputs": [],
 			"example": {"input": {"data": [1, "a"]}, "output": {"out": {"k": "v"}}}}`},
-		{wireSchema(StageWire, registryBlocks(t, "http", "value")), "wire", true, `{"name": "f", "description": "", "inputs": [
+		{wireSchema(StageWire, registryBlocks(t, "http", "value"), nil), "wire", true, `{"name": "f", "description": "", "inputs": [
 			{"name": "url", "type": "string", "description": "", "default": "https://example.com"},
 			{"name": "n", "type": "number", "description": "", "default": null}],
-			"steps": [{"name": "get", "use": "http", "args": {"url": "input.url", "method": null}, "depends_on": []}],
-			"outputs": [{"name": "text", "value": "step.get.text"}]}`},
-		{wireSchema(StageRepair, registryBlocks(t, "file")), "repair", true, `{"name": "f", "description": "", "inputs": [],
-			"steps": [{"name": "read", "use": "file", "args": {"path": "\"a.txt\""}, "depends_on": ["x"]}], "outputs": []}`},
+			"secrets": [{"name": "api_token", "description": "the API's token"}],
+			"memory": [{"name": "etag", "type": "string", "default": "\"\"", "value": "step.get.text", "description": ""}],
+			"steps": [{"name": "get", "use": "http", "args": {"url": "input.url", "method": null}, "depends_on": [],
+				"retry": {"attempts": 3, "backoff": "2s"}, "timeout": "30s", "on_error": null}],
+			"outputs": [{"name": "text", "value": "step.get.text"}],
+			"schedules": [{"name": "mornings", "cron": "0 7 * * 1-5", "timezone": null, "inputs": null}]}`},
+		{wireSchema(StageRepair, registryBlocks(t, "file"), nil), "repair", true, `{"name": "f", "description": "", "inputs": [],
+			"secrets": [], "memory": [], "schedules": [],
+			"steps": [{"name": "read", "use": "file", "args": {"path": "\"a.txt\""}, "depends_on": ["x"],
+				"retry": null, "timeout": null, "on_error": "continue"}], "outputs": []}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -171,7 +177,7 @@ func TestCreateSchemaRuntime(t *testing.T) {
 // with its inputs as args: required ones as strings, optional ones
 // nullable, and the for_each and when meta-arguments.
 func TestWireSchemaArgs(t *testing.T) {
-	s := decode(t, wireSchema(StageWire, registryBlocks(t, "http", "file")).Send)
+	s := decode(t, wireSchema(StageWire, registryBlocks(t, "http", "file"), nil).Send)
 	steps := s["properties"].(map[string]any)["steps"].(map[string]any)["items"].(map[string]any)
 	variants := steps["anyOf"].([]any)
 	if len(variants) != 2 {
@@ -208,7 +214,8 @@ func TestCheckShape(t *testing.T) {
 		{decomposeSchema, `{"blocks": [{"id": 3, "description": "d", "runtime": "go", "outputs": []}]}`,
 			[]string{`.blocks[0]: the field "inputs" is missing`, `.blocks[0].id: a string is required, not the number 3`}},
 		{clarifySchema, `{"ready": "yes", "question": "", "refined_intent": ""}`, []string{`.ready: true or false is required, not the string "yes"`}},
-		{wireSchema(StageWire, nil), `{"name": "f", "description": "", "inputs": [], "steps": [{"name": "s", "use": "x", "args": {"a": 1}, "depends_on": []}], "outputs": []}`,
+		{wireSchema(StageWire, nil, nil), `{"name": "f", "description": "", "inputs": [], "secrets": [], "memory": [], "schedules": [],
+			"steps": [{"name": "s", "use": "x", "args": {"a": 1}, "depends_on": [], "retry": null, "timeout": null, "on_error": null}], "outputs": []}`,
 			[]string{`.steps[0].args.a: a string or null is required, not the number 1`}},
 		// A nullable field may be left out; unknown fields are ignored.
 		{createSchema(BlockSpec{}), `{"id": "x", "description": "", "runtime": "js", "source": "s", "inputs": [], "outputs": [], "extra": 1,

@@ -29,15 +29,24 @@ var (
 type refResolver struct {
 	steps  map[string]*blocks.Block // by step name; nil block when unknown
 	inputs map[string]bool
+	// others are the secrets and memories, by root and name.
+	others map[string]map[string]bool
 }
 
 func newRefResolver(r *wireReply, reg *blocks.Registry) *refResolver {
-	rr := &refResolver{steps: map[string]*blocks.Block{}, inputs: map[string]bool{}}
+	rr := &refResolver{steps: map[string]*blocks.Block{}, inputs: map[string]bool{},
+		others: map[string]map[string]bool{lang.RootSecret: {}, lang.RootMemory: {}}}
 	for _, s := range r.Steps {
 		rr.steps[s.Name] = reg.Lookup(s.Use)
 	}
 	for _, in := range r.Inputs {
 		rr.inputs[in.Name] = true
+	}
+	for _, s := range r.Secrets {
+		rr.others[lang.RootSecret][s.Name] = true
+	}
+	for _, m := range r.Memory {
+		rr.others[lang.RootMemory][m.Name] = true
 	}
 	return rr
 }
@@ -51,6 +60,15 @@ func (rr *refResolver) resolve(text string) (string, bool) {
 		return text, false
 	}
 	root := tr.RootName()
+	if names, ok := rr.others[root]; ok {
+		name := ""
+		if len(tr) > 1 {
+			if a, ok := tr[1].(hcl.TraverseAttr); ok {
+				name = a.Name
+			}
+		}
+		return text, names[name]
+	}
 	switch {
 	case root == lang.RootStep || root == lang.RootInput:
 	case rr.inputs[root] && rr.steps[root] == nil:

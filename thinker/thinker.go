@@ -2,7 +2,6 @@ package thinker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -28,6 +27,10 @@ const (
 	// Options.MaxCalls is 0.
 	DefaultMaxCalls = 40
 )
+
+// EnvMaxTokens is the environment variable of the token budget of think
+// and explain when --max-tokens is not given.
+const EnvMaxTokens = "FLOWCTL_MAX_TOKENS"
 
 // modelWhere is where the user of flowctl think names the model, for the
 // advice of an unknown model's error.
@@ -81,6 +84,11 @@ type Options struct {
 	// MaxCalls bounds the model requests of the whole run; 0 means
 	// DefaultMaxCalls.
 	MaxCalls int
+	// MaxTokens, when above 0, bounds the tokens of the whole run: a
+	// request that would take the run past it (by an estimate of its
+	// prompt and reply) is not sent, and the run stops with an Error
+	// wrapping ErrBudget, having written nothing.
+	MaxTokens int
 
 	// Edit, when set, is a flow file to change rather than a new flow to
 	// write: the model gets the flow, plans only what is new, and wires
@@ -113,6 +121,7 @@ type Result struct {
 	Diagnostics hcl.Diagnostics
 	Files       map[string]*hcl.File
 	Usage       blocks.Usage // tokens of every request
+	Calls       Usage        // the requests, stage by stage
 	// Proposal is the change an Edit run proposes; nil otherwise.
 	Proposal *Proposal
 }
@@ -162,9 +171,7 @@ type run struct {
 	stageDir string    // where an Edit run keeps the blocks it creates
 	staged   []ProposedFile
 
-	calls  map[string]int // the model requests sent, by stage
-	ncalls int
-	stages []string // the stages in the order they first asked
+	meter meter // the model requests sent, and the budgets
 }
 
 // Think turns an intent into a flow file that validates, creating the
@@ -199,13 +206,23 @@ func Think(ctx context.Context, opts Options) (*Result, error) {
 			te = &Error{Stage: "think", Msg: err.Error(), Err: err}
 			err = te
 		}
+		if errors.Is(err, ErrBudget) {
+			// A run stopped by its budget writes nothing: the blocks it
+			// created go too.
+			for _, f := range r.res.BlockFiles {
+				os.Remove(f)
+			}
+			r.res.BlockFiles = nil
+		}
 		if r.res.File == "" {
+			r.emitUsage()
 			r.emit(Failed{
 				Time: time.Now(), Stage: te.Stage, Message: te.Msg, BlockFiles: r.res.BlockFiles,
-				Diagnostics: r.res.Diagnostics, Files: r.res.Files, Usage: r.res.Usage,
+				Diagnostics: r.res.Diagnostics, Files: r.res.Files, Usage: r.res.Usage, Budget: errors.Is(err, ErrBudget),
 			})
 		}
 	}
+	r.res.Calls = r.meter.usage
 	return r.res, err
 }
 
@@ -321,119 +338,4 @@ func (r *run) emit(e Event) {
 // is why the previous try failed.
 func (r *run) stage(name string, try int, block, intent, reason string) {
 	r.emit(StageStarted{Time: time.Now(), Stage: name, Try: try, Block: block, Intent: intent, Reason: reason})
-}
-
-// request is one LLM request of a stage.
-type request struct {
-	schema   stageSchema
-	system   string
-	messages []llm.Message
-	try      int
-	block    string
-}
-
-// ask sends a request and decodes its reply into out. It returns the
-// reply's JSON for the conversation. A failed request, a reply that is no
-// JSON object, and one that lacks the stage's shape end the stage.
-func (r *run) ask(ctx context.Context, q request, out any) (json.RawMessage, error) {
-	stage := q.schema.Name
-	if max := r.maxCalls(); r.ncalls >= max {
-		return nil, stageErr(stage, errBudget, "the run has used its %d model calls (%s); allow more with --max-calls", max, r.callSummary())
-	}
-	if r.calls == nil {
-		r.calls = map[string]int{}
-	}
-	if r.calls[stage] == 0 {
-		r.stages = append(r.stages, stage)
-	}
-	r.calls[stage]++
-	r.ncalls++
-	r.emit(LLMRequest{
-		Time: time.Now(), Stage: stage, Model: r.opts.ModelName, Try: q.try, Block: q.block,
-		Messages: len(q.messages) + 1, Strict: q.schema.Strict,
-	})
-	start := time.Now()
-	reply, usage, err := r.opts.Model.Ask(ctx, llm.AskRequest{
-		Name: stage, Schema: q.schema.Send, Strict: q.schema.Strict,
-		System: q.system, Messages: q.messages, Model: r.opts.ModelName, ModelWhere: modelWhere,
-	})
-	r.res.Usage.PromptTokens += usage.PromptTokens
-	r.res.Usage.CompletionTokens += usage.CompletionTokens
-	r.res.Usage.TotalTokens += usage.TotalTokens
-	resp := LLMResponse{Time: time.Now(), Stage: stage, Try: q.try, Block: q.block, Duration: time.Since(start), Usage: usage}
-	if err != nil {
-		resp.Error = err.Error()
-		r.emit(resp)
-		var re *llm.ReplyError
-		if errors.As(err, &re) {
-			return nil, stageErr(stage, err, "the model's reply is malformed: it is not a JSON object (%s); the reply began %s", re.Err, excerpt(re.Reply))
-		}
-		if ctx.Err() != nil {
-			return nil, stageErr(stage, err, "cancelled")
-		}
-		return nil, stageErr(stage, err, "%s", err)
-	}
-	resp.Reply = reply
-	r.emit(resp)
-	var v any
-	if err := json.Unmarshal(reply, &v); err != nil {
-		return nil, stageErr(stage, err, "the model's reply is malformed: %s", err)
-	}
-	var shape map[string]any
-	if json.Unmarshal(q.schema.Shape, &shape) == nil {
-		var notes []string
-		v = conform(v, shape, "reply", &notes)
-		if len(notes) > 0 {
-			r.emit(ReplyAdjusted{Time: time.Now(), Stage: stage, Try: q.try, Block: q.block, Notes: notes})
-			if reply, err = json.Marshal(v); err != nil {
-				return nil, stageErr(stage, err, "the model's reply is malformed: %s", err)
-			}
-		}
-	}
-	if problems := llm.CheckShape(v, q.schema.Shape); len(problems) > 0 {
-		return nil, stageErr(stage, nil, "the model's reply is malformed: it does not have the shape of a %s reply: %s",
-			stage, strings.Join(problems, "; "))
-	}
-	if err := json.Unmarshal(reply, out); err != nil {
-		return nil, stageErr(stage, err, "the model's reply is malformed: %s", err)
-	}
-	return reply, nil
-}
-
-// errBudget is the error of a request past Options.MaxCalls.
-var errBudget = errors.New("model call budget used")
-
-func (r *run) maxCalls() int {
-	if r.opts.MaxCalls > 0 {
-		return r.opts.MaxCalls
-	}
-	return DefaultMaxCalls
-}
-
-// callSummary says which stages sent the requests: "decompose 2,
-// create_block 30, repair 8".
-func (r *run) callSummary() string {
-	var parts []string
-	for _, st := range r.stages {
-		parts = append(parts, fmt.Sprintf("%s %d", st, r.calls[st]))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// excerpt quotes the start of a reply for an error message.
-func excerpt(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "empty"
-	}
-	if r := []rune(s); len(r) > 120 {
-		s = string(r[:120]) + "…"
-	}
-	return fmt.Sprintf("%q", s)
-}
-
-func user(content string) llm.Message { return llm.Message{Role: llm.RoleUser, Content: content} }
-
-func assistant(reply json.RawMessage) llm.Message {
-	return llm.Message{Role: llm.RoleAssistant, Content: string(reply)}
 }

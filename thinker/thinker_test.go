@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -67,7 +68,7 @@ func TestThinkEvents(t *testing.T) {
 		"StageStarted:decompose", "LLMRequest", "LLMResponse", "DecomposeBlocks",
 		"StageStarted:search", "SearchFound", "SearchMissing",
 		"StageStarted:create_block", "CreatingBlock", "LLMRequest", "LLMResponse", "BlockTestPassed", "BlockCreated",
-		"StageStarted:wire", "LLMRequest", "LLMResponse", "Wired", "Complete",
+		"StageStarted:wire", "LLMRequest", "LLMResponse", "Wired", "UsageReported", "Complete",
 	}
 	if got := eventTypes(events); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("events:\n got %v\nwant %v", got, want)
@@ -288,6 +289,14 @@ func TestTolerantReplies(t *testing.T) {
 				{"name": "flags", "use": "value", "args": {"value": {"strict": true, "tags": ["a", "b"]}}}],
 			"outputs": [{"name": "count", "value": "step.count.count"}, {"name": "limit", "value": "step.limit.value"},
 				{"name": "strict", "value": "step.flags.value.strict"}]}`},
+		StageRepair: {`{"name": "note_words",
+			"steps": [
+				{"name": "read", "use": "file", "args": {"path": "\"notes.txt\""}},
+				{"name": "count", "use": "count_words", "args": {"text": "step.read.text"}, "depends_on": ["read"]},
+				{"name": "limit", "use": "value", "args": {"value": 5}},
+				{"name": "flags", "use": "value", "args": {"value": {"strict": true, "tags": ["a", "b"]}}}],
+			"outputs": [{"name": "count", "value": "step.count.count"}, {"name": "limit", "value": "step.limit.value"},
+				{"name": "strict", "value": "step.flags.value.strict"}]}`},
 	})
 	var notes []string
 	res, err := Think(context.Background(), Options{
@@ -308,7 +317,7 @@ func TestTolerantReplies(t *testing.T) {
 	for _, want := range []string{
 		`reply.Steps read as "steps"`,
 		`reply.steps[1].dependsOn read as "depends_on"`,
-		`reply.confidence ignored`,
+		`reply.confidence left out`,
 		`reply.description missing: taken as ""`,
 		`reply.inputs missing: taken as []`,
 		`reply.steps[0].depends_on missing: taken as []`,
@@ -328,6 +337,17 @@ func TestTolerantReplies(t *testing.T) {
 			t.Errorf("the flow lacks %q:\n%s", want, src)
 		}
 	}
+	// The field the wire stage does not have went back to the model.
+	if rs := m.requestsFor(StageRepair); len(rs) != 1 || !strings.Contains(lastMessage(rs[0]), ".confidence (the fields there are") {
+		t.Errorf("the repair request does not report the unknown field confidence: %d requests %q", len(rs), lastMessageOf(rs))
+	}
+}
+
+func lastMessageOf(rs []llm.AskRequest) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	return lastMessage(rs[len(rs)-1])
 }
 
 // TestTemplateReferences: an argument written as a template of another

@@ -17,11 +17,14 @@ import (
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/diagjson"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // glueBlocks are built-ins every wire request may use besides the
-// planned blocks: value passes a computed value on.
-var glueBlocks = []string{"value"}
+// planned blocks: value passes a computed value on, approval waits for a
+// person's decision.
+var glueBlocks = []string{"value", "approval"}
 
 // attempt is one flow made from a wire or repair reply, and how it
 // compiled.
@@ -49,7 +52,11 @@ func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
 		}
 		infos = append(infos, blockInfo(b, ids))
 	}
+	flows := siblingFlows(r.dir, r.base)
 	base := []member{prop("intent", intent), prop("blocks", infos)}
+	if len(flows) > 0 {
+		base = append(base, prop("flows", flows))
+	}
 	system := wireSystem
 	var others []string // the blocks the edited flow uses that the registry lacks
 	if r.base != nil {
@@ -61,15 +68,16 @@ func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
 			}
 		}
 	}
-	schema, repairSchema := wireSchema(StageWire, use, others...), wireSchema(StageRepair, use, others...)
+	tools := toolRefs(use, flows)
+	schema, repairSchema := wireSchema(StageWire, use, tools, others...), wireSchema(StageRepair, use, tools, others...)
 
 	r.stage(StageWire, 0, "", "", "")
 	var reply wireReply
-	raw, err := r.ask(ctx, request{schema: schema, system: system, messages: []llm.Message{user(message(base...))}}, &reply)
+	raw, unknown, err := r.ask(ctx, request{schema: schema, system: system, messages: []llm.Message{user(message(base...))}}, &reply)
 	if err != nil {
 		return err
 	}
-	a := r.attempt(&reply, StageWire, 0)
+	a := r.attempt(&reply, StageWire, 0, unknown)
 	r.emit(Wired{Time: time.Now(), Flow: a.name, File: a.path, Steps: a.steps})
 	for try := 1; a.diags.HasErrors(); try++ {
 		r.emit(CompileFailed{Time: time.Now(), Try: try - 1, File: a.path, Diagnostics: a.diags, Files: a.files})
@@ -85,11 +93,11 @@ func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
 			prop("problems", problems(a)),
 		)...)
 		reply = wireReply{}
-		if raw, err = r.ask(ctx, request{schema: repairSchema, system: repairSystem, messages: []llm.Message{user(msg)}, try: try}, &reply); err != nil {
+		if raw, unknown, err = r.ask(ctx, request{schema: repairSchema, system: repairSystem, messages: []llm.Message{user(msg)}, try: try}, &reply); err != nil {
 			r.res.Diagnostics, r.res.Files = a.diags, a.files
 			return err
 		}
-		a = r.attempt(&reply, StageRepair, try)
+		a = r.attempt(&reply, StageRepair, try, unknown)
 		r.emit(Repaired{Time: time.Now(), Try: try, Flow: a.name, File: a.path, Steps: a.steps})
 	}
 	res := r.res
@@ -117,6 +125,7 @@ func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
 			found[p.spec.ID] = p.block.Name
 		}
 	}
+	r.emitUsage()
 	r.emit(Complete{
 		Time: time.Now(), Flow: a.name, File: a.path, Valid: valid, BlocksFound: found, BlocksCreated: created,
 		BlockFiles: res.BlockFiles, Steps: a.steps, Diagnostics: a.diags, Files: a.files, Usage: res.Usage,
@@ -159,7 +168,7 @@ func (r *run) blocksInPlay(plan []*planned) []*blocks.Block {
 // not parse are left out of the file and reported besides what the
 // compiler finds in the rest, so that the diagnostics are those validate
 // reports on the file that would be written, plus the parts it lacks.
-func (r *run) attempt(reply *wireReply, stage string, try int) *attempt {
+func (r *run) attempt(reply *wireReply, stage string, try int, unknown []string) *attempt {
 	a := &attempt{name: reply.Name}
 	for _, s := range reply.Steps {
 		a.steps = append(a.steps, s.Name)
@@ -170,6 +179,7 @@ func (r *run) attempt(reply *wireReply, stage string, try int) *attempt {
 	registries := r.opts.Registries
 	if r.base != nil {
 		a.path = r.base.path
+		keepUnsaid(&r.base.wire, reply)
 		src, fixes, diags = applyEdit(r.base, reply, r.reg)
 		registries = append(slices.Clip(registries), r.stageDir)
 	} else {
@@ -177,6 +187,7 @@ func (r *run) attempt(reply *wireReply, stage string, try int) *attempt {
 		src, fixes, diags = renderFlow(reply, r.reg)
 	}
 	a.src = src
+	diags = append(diags, unknownDiags(unknown)...)
 	if len(fixes) > 0 {
 		r.emit(ReplyAdjusted{Time: time.Now(), Stage: stage, Try: try, Notes: fixes})
 	}
@@ -185,6 +196,59 @@ func (r *run) attempt(reply *wireReply, stage string, try int) *attempt {
 	diags = append(diags, d...)
 	a.diags, a.files = compiler.Normalize(diags), parser.Files()
 	return a
+}
+
+// flowInfo describes a flow of the flow's directory, which an llm step
+// may call as a tool.
+type flowInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// siblingFlows are the flows of dir but the one being edited.
+func siblingFlows(dir string, base *baseFlow) []flowInfo {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.flow.hcl"))
+	var out []flowInfo
+	for _, p := range paths {
+		if base != nil && filepath.Clean(p) == filepath.Clean(base.path) {
+			continue
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		f, diags := hclsyntax.ParseConfig(src, p, hcl.InitialPos)
+		if diags.HasErrors() {
+			continue
+		}
+		for _, blk := range f.Body.(*hclsyntax.Body).Blocks {
+			if blk.Type == "flow" && len(blk.Labels) == 1 {
+				fi := flowInfo{Name: blk.Labels[0]}
+				if a, ok := blk.Body.Attributes["description"]; ok {
+					if v, d := a.Expr.Value(nil); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
+						fi.Description = v.AsString()
+					}
+				}
+				out = append(out, fi)
+			}
+		}
+	}
+	return out
+}
+
+// toolRefs are what an llm step of the flow may call: the blocks in play
+// but approval (block.NAME), and the flows of the directory (flow.NAME).
+func toolRefs(bs []*blocks.Block, flows []flowInfo) []string {
+	var out []string
+	for _, b := range bs {
+		if b.Name != "approval" {
+			out = append(out, lang.ToolBlock+"."+b.Name)
+		}
+	}
+	for _, f := range flows {
+		out = append(out, lang.ToolFlow+"."+f.Name)
+	}
+	return out
 }
 
 // flowPath is where the flow goes: Options.Out, else NAME.flow.hcl in the
@@ -269,6 +333,7 @@ func (r *run) propose(intent string, a *attempt, reply *wireReply) error {
 		p.ID = id
 	}
 	r.res.Proposal = p
+	r.emitUsage()
 	r.emit(Proposed{Time: time.Now(), ID: p.ID, Flow: p.Flow, File: p.FlowFile, Change: change, Diff: p.Diff, Usage: r.res.Usage})
 	return nil
 }
