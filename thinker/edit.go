@@ -135,8 +135,8 @@ func exprText(attrs hclsyntax.Attributes, name string, text func(hclsyntax.Expre
 
 // applyEdit writes a wire reply into the flow being edited: blocks added,
 // changed in place (only what differs) or removed, and everything the
-// reply does not describe — comments, secrets, locals, retry blocks,
-// inline blocks — kept as it was.
+// reply does not describe — comments, locals, inline blocks, a step's
+// cache — kept as it was (keepUnsaid fills in what a reply left out).
 func applyEdit(base *baseFlow, r *wireReply, reg *blocks.Registry) ([]byte, []string, hcl.Diagnostics) {
 	f, diags := hclwrite.ParseConfig(base.src, base.path, hcl.InitialPos)
 	if diags.HasErrors() {

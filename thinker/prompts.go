@@ -68,10 +68,16 @@ const flowRules = `A flow's parts:
 - inputs: what the user gives when running the flow: name, HCL type expression, description, and default (a JSON value, or null for a required input). Prefer defaults that make the flow run as is.
 - steps: each runs one of the given blocks (use = its name) with args: a map from the block's input names to HCL expressions. Give every required input; give null or leave out inputs that should keep their defaults. depends_on lists steps that must run first although no value passes between them; it is usually empty.
 - outputs: what the flow returns: name and an HCL expression.
+- secrets: a credential (an API key or token, a password) is always a secret: name and description; steps refer to it as secret.NAME, and its value is read from the environment when the flow runs. Never make a credential an input or write it as a literal. Leave secrets empty when the intent needs none.
+- memory: only for what a later run needs from this one (the newest item seen, a count, an ETag): name, HCL type, default (an HCL literal, the value before any run stored one) and value (the HCL expression stored when a run succeeds; null for a memory only read). Steps read it as memory.NAME, the value as the run started. Leave memory empty otherwise.
+- schedules: only when the intent names a time ("every weekday at 7", "hourly"): name, cron (five fields: minute hour day-of-month month day-of-week), timezone (an IANA name, null for UTC) and inputs (an HCL object of input values, null for the defaults).
+- per step: retry ({attempts: total tries, backoff: a duration}) for a step that can fail for a moment (a network call, a rate-limited API), else null; timeout (a duration such as "30s") when the intent sets a time limit or a call could hang, else null; on_error "continue" when the flow should go on without the step's outputs (they are null) if it fails, else null. An llm step may have tools: the flows and blocks (flow.NAME, block.NAME) its model may call while answering; null for none.
+- approval steps (use = "approval") wait for a person's decision before the steps that depend on them; use one when the intent asks for a review or a confirmation.
+- Give only the fields of this shape: a field the shape does not have is reported back to you, not used.
 
 Expressions are HCL native syntax:
 - A string is written in quotes, with the quotes inside the JSON string: "\"https://example.com/feed.json\"". Templates interpolate: "\"Summarize: ${step.fetch.text}\"".
-- References: input.NAME (a flow input), step.STEP.OUTPUT (an output of an earlier step). With for_each, each.value and each.key inside the step, and step.STEP[*].OUTPUT is the list of its outputs.
+- References: input.NAME (a flow input), secret.NAME, memory.NAME, step.STEP.OUTPUT (an output of an earlier step). With for_each, each.value and each.key inside the step, and step.STEP[*].OUTPUT is the list of its outputs.
 - Functions: upper, lower, join, split, length, format, jsonencode, jsondecode, keys, values, merge, lookup, contains, concat, flatten, distinct, replace, regex, regexall, substr, trimspace, coalesce, tostring, tonumber, tolist, tomap, urlencode, sum, min, max, try, can.
 - Types must fit: pass each input a value of its type, converting where needed (join("\n", list) for a string, tonumber(...) for a number). Outputs of type any (such as http's body) are checked when the flow runs.
 - Names are snake_case: [a-z_][a-z0-9_]*.`
