@@ -10,13 +10,16 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -249,14 +252,45 @@ func (b *Builder) key(src string) string {
 
 var runnerHash = sync.OnceValue(func() string {
 	h := sha256.New()
-	files, _ := fs.Glob(runnerFS, "runner/*.go")
-	for _, f := range files {
-		b, _ := runnerFS.ReadFile(f)
-		fmt.Fprintf(h, "%s %d\n", f, len(b))
-		h.Write(b)
+	files, _ := copiedFiles()
+	names := make([]string, 0, len(files))
+	for f := range files {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		fmt.Fprintf(h, "%s %d\n", f, len(files[f]))
+		io.WriteString(h, files[f])
 	}
 	return hex.EncodeToString(h.Sum(nil))
 })
+
+// copiedFiles are the files of a program that are the same in every
+// program, by their path in its module: package runner, and the wrappers
+// of the packages a block gets one of in their place (gorun.WrapperFS).
+func copiedFiles() (map[string]string, error) {
+	files := map[string]string{}
+	for _, src := range []struct {
+		fsys embed.FS
+		glob string
+	}{{runnerFS, "runner/*.go"}, {gorun.WrapperFS, "wrap/*/*.go"}} {
+		names, err := fs.Glob(src.fsys, src.glob)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			if strings.HasSuffix(n, "_test.go") {
+				continue
+			}
+			data, err := src.fsys.ReadFile(n)
+			if err != nil {
+				return nil, err
+			}
+			files[n] = string(data)
+		}
+	}
+	return files, nil
+}
 
 var flowctlVersion = sync.OnceValue(func() string {
 	bi, ok := debug.ReadBuildInfo()
@@ -356,20 +390,11 @@ func (b *Builder) writeModule(dir, src string) error {
 		"block/block.go":         code,
 		"block/zz_flowctl_go.go": shimFile(src),
 	}
-	names, err := fs.Glob(runnerFS, "runner/*.go")
+	copied, err := copiedFiles()
 	if err != nil {
 		return err
 	}
-	for _, n := range names {
-		if strings.HasSuffix(n, "_test.go") {
-			continue
-		}
-		data, err := runnerFS.ReadFile(n)
-		if err != nil {
-			return err
-		}
-		files[n] = string(data)
-	}
+	maps.Copy(files, copied)
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 )
 
 // runnerName is the name the block's code gets package runner by, when it
@@ -26,58 +28,68 @@ type edit struct {
 	line, col, delta int
 }
 
-// rewrite is the code of a block as it is built: the uses of the context
-// functions name the runner's instead, and the package clause's line
-// imports the runner when they do. Lines stay where they are; the edits
-// say how columns moved.
+// rewrite is the code of a block as it is built: the imports of the
+// packages a block gets a wrapper of (gorun.Wrapper: text/template and
+// html/template) import the wrapper's copy in the program instead, the uses
+// of the context functions name the runner's, and the package clause's
+// line imports the runner when they do. Lines stay where they are; the
+// edits say how columns moved.
 func rewrite(src string) (string, []edit) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "block.go", src, 0)
 	if err != nil {
 		return src, nil // the compiler says what is wrong
 	}
+	type change struct {
+		off, n int // bytes of the code replaced
+		text   string
+	}
+	var changes []change
 	name := ""
 	for _, spec := range f.Imports {
-		if p, _ := strconv.Unquote(spec.Path.Value); p == "context" {
+		p, _ := strconv.Unquote(spec.Path.Value)
+		if p == "context" {
 			name = "context"
 			if spec.Name != nil {
 				name = spec.Name.Name
 			}
 		}
-	}
-	if name == "" || name == "_" || name == "." {
-		return src, nil
-	}
-	var at []int // byte offsets of the package names to replace
-	ast.Inspect(f, func(n ast.Node) bool {
-		if sel, ok := n.(*ast.SelectorExpr); ok {
-			if id, ok := sel.X.(*ast.Ident); ok && id.Name == name && id.Obj == nil && contextFuncs[sel.Sel.Name] {
-				at = append(at, fset.Position(id.Pos()).Offset)
-			}
+		if dir, ok := gorun.Wrapper(p); ok {
+			// The wrapper's package clause names it as the original.
+			changes = append(changes, change{fset.Position(spec.Path.Pos()).Offset, len(spec.Path.Value), strconv.Quote(modulePath + "/" + dir)})
 		}
-		return true
-	})
-	if len(at) == 0 {
+	}
+	if name != "" && name != "_" && name != "." {
+		uses := 0
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == name && id.Obj == nil && contextFuncs[sel.Sel.Name] {
+					changes = append(changes, change{fset.Position(id.Pos()).Offset, len(name), runnerName})
+					uses++
+				}
+			}
+			return true
+		})
+		if uses > 0 {
+			// The import goes at the end of the package clause's line.
+			imp := "; import " + runnerName + " " + strconv.Quote(modulePath+"/runner")
+			changes = append(changes, change{fset.Position(f.Name.End()).Offset, 0, imp})
+		}
+	}
+	if len(changes) == 0 {
 		return src, nil
 	}
-	sort.Ints(at)
+	sort.Slice(changes, func(i, j int) bool { return changes[i].off < changes[j].off })
 	var b strings.Builder
 	var edits []edit
 	prev := 0
-	// The import goes at the end of the package clause's line.
-	clauseEnd := fset.Position(f.Name.End()).Offset
-	imp := "; import " + runnerName + " " + strconv.Quote(modulePath+"/runner")
-	b.WriteString(src[:clauseEnd])
-	b.WriteString(imp)
-	pos := fset.Position(f.Name.End())
-	edits = append(edits, edit{pos.Line, pos.Column, len(imp)})
-	prev = clauseEnd
-	for _, off := range at {
-		b.WriteString(src[prev:off])
-		b.WriteString(runnerName)
-		p := fset.Position(fset.File(f.Pos()).Pos(off))
-		edits = append(edits, edit{p.Line, p.Column, len(runnerName) - len(name)})
-		prev = off + len(name)
+	file := fset.File(f.Pos())
+	for _, c := range changes {
+		b.WriteString(src[prev:c.off])
+		b.WriteString(c.text)
+		p := fset.Position(file.Pos(c.off))
+		edits = append(edits, edit{p.Line, p.Column, len(c.text) - c.n})
+		prev = c.off + c.n
 	}
 	b.WriteString(src[prev:])
 	return b.String(), edits

@@ -55,3 +55,35 @@ func TestRunnerIsStandardLibraryOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteWrappedImports: a block's code that imports text/template or
+// html/template (under any name) is built against the wrappers the
+// interpreter gives it (gorun.Wrapper), copied into the program, and
+// columns after the longer path map back.
+func TestRewriteWrappedImports(t *testing.T) {
+	src := "package block\n\nimport (\n\t\"context\"\n\tht \"html/template\"\n\t\"text/template\"\n)\n\nfunc Execute(c context.Context, input map[string]any) (map[string]any, error) {\n\t_, _ = ht.New(\"a\"), template.New(\"b\")\n\treturn nil, nil\n}\n"
+	got, edits := rewrite(src)
+	if strings.Count(got, "\n") != strings.Count(src, "\n") {
+		t.Fatalf("lines moved:\n%s", got)
+	}
+	for _, want := range []string{
+		"\tht \"flowctl.invalid/program/wrap/htmltemplate\"\n",
+		"\t\"flowctl.invalid/program/wrap/texttemplate\"\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	if c := originalColumn(edits, 6, 2+len(`"flowctl.invalid/program/wrap/texttemplate"`)); c != 2+len(`"text/template"`) {
+		t.Errorf("column %d", c)
+	}
+	files, err := copiedFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"wrap/texttemplate/template.go", "wrap/htmltemplate/template.go", "runner/runner.go"} {
+		if files[f] == "" {
+			t.Errorf("no %s among the files copied into a program: %v", f, files)
+		}
+	}
+}

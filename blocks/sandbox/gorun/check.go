@@ -8,7 +8,6 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
-	"path"
 	"reflect"
 	"regexp"
 	"slices"
@@ -119,7 +118,18 @@ func analyze(src string) *analysis {
 				changes(n.X)
 			}
 		case *ast.SelectorExpr:
-			if id, ok := n.X.(*ast.Ident); ok && id.Obj == nil {
+			id, isIdent := n.X.(*ast.Ident)
+			isPkg := false
+			if isIdent && id.Obj == nil {
+				_, isPkg = names[id.Name]
+			}
+			if !isPkg && slices.Contains(removedMethods, n.Sel.Name) && importsWrapped(names) {
+				l, c := pos(n.Sel.Pos())
+				an.problems = append(an.problems, problem{l, c, "Function not available in go blocks",
+					fmt.Sprintf("%s is not available in go blocks: they cannot read files; parse templates from strings with Parse.", n.Sel.Name)})
+				return true
+			}
+			if isIdent && id.Obj == nil {
 				if p, ok := names[id.Name]; ok {
 					if why, ok := removedWhy(p, n.Sel.Name); ok {
 						l, c := pos(n.Pos())
@@ -162,13 +172,24 @@ func importNames(f *ast.File) map[string]string {
 		if err != nil {
 			continue
 		}
-		name := path.Base(p)
+		name := pkgName(p)
 		if spec.Name != nil {
 			name = spec.Name.Name
 		}
 		names[name] = p
 	}
 	return names
+}
+
+// importsWrapped reports whether the imports hold a package the block
+// gets a wrapper of (see wrapped).
+func importsWrapped(imports map[string]string) bool {
+	for _, p := range imports {
+		if _, ok := wrapped[p]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // packageVariable reports whether an assignment's target (or what & is
@@ -205,8 +226,6 @@ func forbiddenImport(p string) string {
 	case strings.HasPrefix(p, "os") || strings.HasPrefix(p, "io") || strings.HasPrefix(p, "net") ||
 		p == "bufio" || p == "path/filepath" || p == "syscall":
 		msg += " A block gets its data from its inputs; read files and call URLs with the file and http built-in blocks."
-	case strings.HasPrefix(p, "text/"):
-		msg += " Build text with strings, strconv and fmt.Sprintf."
 	}
 	return msg
 }
@@ -273,7 +292,7 @@ func removedSymbol(msg string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return fmt.Sprintf("%s.%s is not available in go blocks: %s (%s).", path.Base(m[1]), m[2], why, msg), true
+	return fmt.Sprintf("%s.%s is not available in go blocks: %s (%s).", pkgName(m[1]), m[2], why, msg), true
 }
 
 // removedWhy says why the symbol name of the allowed package pkg is left
@@ -283,7 +302,7 @@ func removedWhy(pkg, name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if _, ok := stdlib.Symbols[pkg+"/"+path.Base(pkg)][name]; !ok {
+	if _, ok := stdlib.Symbols[pkg+"/"+pkgName(pkg)][name]; !ok {
 		return "", false
 	}
 	if pkg == "fmt" {
@@ -302,6 +321,14 @@ func removedWhy(pkg, name string) (string, bool) {
 		return "they cannot sleep or start timers; a block returns as soon as its work is done", true
 	case pkg == "context" && name == "AfterFunc":
 		return "they cannot run code on a goroutine of their own", true
+	case strings.HasSuffix(pkg, "/template") || pkg == "archive/zip" && name == "OpenReader":
+		return "they cannot read files; parse templates and archives from strings and byte slices", true
+	case pkg == "mime":
+		return "the MIME type tables are read from the system's files", true
+	case pkg == "archive/tar":
+		return "it looks up the host's user and group names", true
+	case strings.HasPrefix(name, "Register"):
+		return "they would change what every block of the process sees", true
 	}
 	return "it is left out of the sandbox", true
 }

@@ -173,7 +173,7 @@ func TestPanicRecovered(t *testing.T) {
 }
 
 func TestForbiddenImports(t *testing.T) {
-	for _, imp := range []string{"os", "os/exec", "net", "syscall", "unsafe", "reflect", "runtime", "runtime/debug", "plugin", "io/ioutil", "net/http", "text/template", "fmt/fmt", "github.com/traefik/yaegi/stdlib", "flowctl.invalid/gorun", "./x"} {
+	for _, imp := range []string{"os", "os/exec", "net", "syscall", "unsafe", "reflect", "runtime", "runtime/debug", "plugin", "io/ioutil", "net/http", "text/template/parse", "iter", "crypto/rand", "mime/multipart", "fmt/fmt", "github.com/traefik/yaegi/stdlib", "flowctl.invalid/gorun", "./x"} {
 		def := parseDef(t, code([]string{"strings", imp}, `return nil, nil`))
 		diags := Check(def)
 		if len(diags) != 1 {
