@@ -26,8 +26,13 @@
 //
 // The files:
 //
-//   - allowlist.go: the allowed packages and the symbols removed from them,
-//     and the symbol table given to an interpreter.
+//   - allowlist.go: the allowed packages and the symbols removed from them
+//     (the one list of both engines and of docs/language.md, which
+//     go generate writes with gendocs/), and the symbol table given to an
+//     interpreter.
+//   - wrap/: text/template and html/template as blocks get them, with a
+//     Template that cannot read files: symbols for the interpreter, source
+//     (WrapperFS) for the compiled engine.
 //   - check.go: parsing and checking the code; Check.
 //   - instrument.go: the line tracking that places panics.
 //   - interp.go: making an interpreter; compiling without running.
