@@ -18,7 +18,8 @@ const pythonProgram = "python:"
 // pythonState is what the pool knows of the interpreter, found once.
 type pythonState struct {
 	once   sync.Once
-	worker string // a pyrun.Worker as JSON, for the workers' command line
+	worker string   // a pyrun.Worker as JSON, for the workers' command line
+	code   []string // its Code, which takes arguments of its own
 	err    error
 }
 
@@ -35,8 +36,10 @@ func (s *pythonState) ready() error {
 			s.err = err
 			return
 		}
-		b, err := json.Marshal(w)
-		s.worker, s.err = string(b), err
+		wire := *w
+		wire.Code = nil
+		b, err := json.Marshal(&wire)
+		s.worker, s.code, s.err = string(b), w.Code, err
 	})
 	return s.err
 }
@@ -59,7 +62,7 @@ func (p *Pool) confinable(def *lang.BlockDef, python bool) error {
 // or one that applies no confinement.
 func (p *Pool) workerLimits(l *limits, program string) {
 	if strings.HasPrefix(program, pythonProgram) {
-		l.python, l.exec = p.python.worker, ""
+		l.python, l.pyCode, l.exec = p.python.worker, p.python.code, ""
 		l.noAudit = p.opts.noAudit
 	}
 	l.noConfine = p.opts.Unconfined && len(confinable(l.python != "")) > 0

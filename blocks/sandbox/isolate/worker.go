@@ -34,6 +34,9 @@ type limits struct {
 	// python, when set, is a pyrun.Worker as JSON: the worker confines
 	// itself and becomes the python runner, which speaks the protocol.
 	python string
+	// pyCode is the python runner's compiled code (pyrun.Worker.Code),
+	// the arguments after the flags.
+	pyCode []string
 	// noConfine: the worker applies no confinement (the pool runs
 	// python and compiled go blocks unconfined, --unconfined).
 	noConfine bool
@@ -43,7 +46,7 @@ type limits struct {
 }
 
 func (l limits) args() []string {
-	return []string{
+	return append([]string{
 		fmt.Sprintf("-memory=%d", l.memory),
 		fmt.Sprintf("-cpu=%s", l.cpu),
 		fmt.Sprintf("-stack=%d", l.maxStack),
@@ -52,7 +55,7 @@ func (l limits) args() []string {
 		"-python=" + l.python,
 		fmt.Sprintf("-noconfine=%t", l.noConfine),
 		fmt.Sprintf("-noaudit=%t", l.noAudit),
-	}
+	}, l.pyCode...)
 }
 
 // Main runs a sandbox worker: args are the arguments after [WorkerArg]. It
@@ -72,6 +75,7 @@ func Main(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	l.pyCode = fs.Args()
 	if !isPipe(requestFD) || !isPipe(replyFD) {
 		fmt.Fprintln(os.Stderr, "flowctl: the sandbox worker mode is for flowctl's own use")
 		return 2
@@ -265,6 +269,7 @@ func becomePython(l limits) int {
 		fmt.Fprintln(os.Stderr, "flowctl sandbox worker: unreadable python worker description")
 		return 2
 	}
+	pw.Code = l.pyCode
 	missing, statFD, filter := unconfined, -1, ""
 	if !l.noConfine {
 		missing, statFD, filter = confineForPython(l, &pw)

@@ -45,7 +45,7 @@ var asyncioDenied = []string{
 
 // runnerModules are the modules the runner itself imports, besides the
 // allowlist's: the interpreter reads them too.
-var runnerModules = []string{"json", "signal", "resource", "ctypes", "_thread", "asyncio", "builtins"}
+var runnerModules = []string{"_json", "json", "signal", "resource", "ctypes", "_thread", "asyncio", "builtins"}
 
 // moduleNames are the names of the modules of the allowlist that a block
 // imports whole (not io, whose members are listed).

@@ -7,16 +7,60 @@
 # execve, no sockets but a pair for asyncio, no file opened for writing),
 # an audit hook that refuses what blocks may not do with a clear error,
 # and defines the import guard. runner.py then speaks the worker protocol.
-import json
+# The runner imports only what the interpreter starts with, or nearly: JSON
+# through _json (json itself imports re and enum, which would double the
+# interpreter's start-up), signals through _signal.
+import _json
+import _signal
 import os
-import signal
 import sys
 import time
 # The runner's own names for the builtins, which a block may replace in
 # the interpreter's builtins module (the runner then replaces the worker).
 from builtins import *  # noqa: F401,F403
 
-_cfg = json.loads(sys.argv[1])
+
+
+class _Scanner:
+    """What _json's scanner reads of a decoder (json.JSONDecoder's)."""
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_int = int
+    parse_constant = float
+
+    def __init__(self, parse_float):
+        self.parse_float = parse_float
+
+
+def _decoder(parse_float=float):
+    """json.loads of one JSON value, its floats made by parse_float."""
+    scan = _json.make_scanner(_Scanner(parse_float))
+
+    def decode(s):
+        try:
+            v, end = scan(s, 0)
+        except StopIteration:
+            raise ValueError("not JSON: %.40r" % s) from None
+        if s[end:].strip():
+            raise ValueError("extra data after JSON: %.40r" % s[end:])
+        return v
+    return decode
+
+
+def _encoder(allow_nan=True):
+    """json.JSONEncoder(separators=(",", ":"), allow_nan=allow_nan).encode,
+    by the same C encoder."""
+    def default(o):
+        raise TypeError("Object of type %s is not JSON serializable" % o.__class__.__name__)
+
+    def encode(o):
+        # Markers of its own each time: a failed encoding leaves some behind.
+        return "".join(_json.make_encoder({}, default, _json.encode_basestring_ascii, None, ":", ",",
+                                          False, False, allow_nan)(o, 0))
+    return encode
+
+
+_cfg = _decoder()(sys.argv[1])
 _missing = list(_cfg.get("missing") or [])
 _REQ, _REP = 3, 4
 _FILE = "<block>"  # the file name of every block's code object

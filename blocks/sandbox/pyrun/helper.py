@@ -6,10 +6,13 @@
 #   {"op": "check", "source": "..."}   the block's code, parsed (never run)
 #   {"op": "libs", "modules": [...]}   the files the interpreter maps once
 #                                      those modules are imported
+#   {"op": "compile", "source": "..."} flowctl's runner, compiled and
+#                                      marshalled, in hex
 #
 # It ends when standard input closes.
 import ast
 import json
+import marshal
 import os
 import sys
 import sysconfig
@@ -133,6 +136,14 @@ def libs(modules):
     return {"files": sorted(files)}
 
 
+def compile_runner(source):
+    try:
+        code = compile(source, "<string>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as e:
+        return {"error": str(e)}
+    return {"code": marshal.dumps(code).hex()}
+
+
 def main():
     out = sys.stdout
     out.write(json.dumps(hello()) + "\n")
@@ -144,6 +155,8 @@ def main():
             reply = check(req.get("source", ""))
         elif op == "libs":
             reply = libs(req.get("modules", []))
+        elif op == "compile":
+            reply = compile_runner(req.get("source", ""))
         else:
             reply = {"error": "unknown op %r" % op}
         out.write(json.dumps(reply) + "\n")

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -217,5 +218,47 @@ func TestFinish(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("Finish(%+v) = %v, want %s", tc.reply, err, tc.want)
 		}
+	}
+}
+
+// TestWorkerCache: what a worker needs is kept under the cache directory
+// and read back by the next process (the once of this one is reset), and
+// not once a file it names is gone.
+func TestWorkerCache(t *testing.T) {
+	needPython(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	interp, _ := Find()
+	workerOnce = struct {
+		sync.Once
+		w   *Worker
+		err error
+	}{}
+	w, err := interp.Worker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Code) == 0 || len(w.Files) == 0 || len(w.Dirs) == 0 {
+		t.Fatalf("worker without code, files or directories: %d %d %d", len(w.Code), len(w.Files), len(w.Dirs))
+	}
+	for _, p := range w.Code {
+		if len(p) > codePiece {
+			t.Errorf("a piece of code of %d characters", len(p))
+		}
+	}
+	path := workerCachePath(interp)
+	got := loadWorker(path)
+	if got == nil {
+		t.Fatalf("nothing kept at %s", path)
+	}
+	b1, _ := json.Marshal(got)
+	b2, _ := json.Marshal(w)
+	if string(b1) != string(b2) {
+		t.Fatalf("kept %s\nwant %s", b1, b2)
+	}
+	got.Files = append(got.Files, filepath.Join(t.TempDir(), "gone.so"))
+	saveWorker(path, got)
+	if loadWorker(path) != nil {
+		t.Fatal("a description naming a file that is gone was used")
 	}
 }

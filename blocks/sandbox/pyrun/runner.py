@@ -133,8 +133,8 @@ for _name in ("breakpoint", "input", "help", "exit", "quit", "copyright", "credi
 _SNAPSHOT = list(_builtins.__dict__.items())
 _REAL = _builtins.__dict__
 
-_encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
+_encode = _encoder(allow_nan=False)
+_dumps = _encoder()
 
 
 def _number(s):
@@ -142,7 +142,7 @@ def _number(s):
     return int(f) if f.is_integer() else f
 
 
-_decode = json.JSONDecoder(parse_float=_number).decode
+_decode = _decoder(parse_float=_number)
 
 
 async def _a():
@@ -169,7 +169,7 @@ def _alarm(signum, frame):
     raise _Deadline()
 
 
-signal.signal(signal.SIGALRM, _alarm)
+_signal.signal(_signal.SIGALRM, _alarm)
 
 
 class _Block:
@@ -317,14 +317,14 @@ def _handle(req, blk):
     _log.begin(req["id"])
     ms = req.get("timeout_ms") or 0
     if ms:
-        signal.setitimer(signal.ITIMER_REAL, ms / 1000, 0.05)
+        _signal.setitimer(_signal.ITIMER_REAL, ms / 1000, 0.05)
     try:
         try:
             out = _outputs(_run(blk, req), req.get("fields") or [])
             return {"outputs": out}, False
         finally:
             if ms:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                _signal.setitimer(_signal.ITIMER_REAL, 0)
     except _Deadline as e:
         return {"error": "exceeded its timeout", "timeout": True, "line": _line_of(e.__traceback__)}, True
     except _Fail as e:

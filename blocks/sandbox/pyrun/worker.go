@@ -1,8 +1,13 @@
 package pyrun
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -16,14 +21,23 @@ var (
 )
 
 // Worker is what a sandbox worker needs to become a python worker: the
-// interpreter, and what it may read (Landlock's rules and the audit
-// hook's). It travels from flowctl to the worker as JSON.
+// interpreter, what it may read (Landlock's rules and the audit hook's),
+// and the runner compiled by that interpreter. It travels from flowctl to
+// the worker as JSON, but for Code, which takes arguments of its own.
 type Worker struct {
 	Python string   `json:"python"`
 	ELF    string   `json:"elf,omitempty"`
 	Dirs   []string `json:"dirs"`
 	Files  []string `json:"files,omitempty"`
+	// Code is the runner's code object, marshalled, in hex, in pieces of at
+	// most codePiece characters (a command line argument is at most 128
+	// KiB): the interpreter loads it in a millisecond, where compiling the
+	// runner's source takes it several. Nil: the worker compiles the source.
+	Code []string `json:"code,omitempty"`
 }
+
+// codePiece is the size of a piece of Worker.Code.
+const codePiece = 64 << 10
 
 var workerOnce struct {
 	sync.Once
@@ -31,18 +45,114 @@ var workerOnce struct {
 	err error
 }
 
-// Worker returns what a worker needs, found once (the first time, the
-// interpreter is asked which files it maps).
+// Worker returns what a worker needs, found once per process. The files
+// it may read are found by asking the interpreter which files it maps once
+// it has imported every module a block may (Files), and the runner is
+// compiled by it: tens of milliseconds. Both are kept in flowctl/python
+// under the user cache directory, by a hash of the interpreter (its path,
+// size and modification time), the directories it reads, the modules and
+// the runner's source, and used again while every file they name exists.
 func (i *Interpreter) Worker() (*Worker, error) {
 	workerOnce.Do(func() {
+		cache := workerCachePath(i)
+		if w := loadWorker(cache); w != nil {
+			workerOnce.w = w
+			return
+		}
 		dirs, files, err := i.readRoots()
 		if err != nil {
 			workerOnce.err = err
 			return
 		}
-		workerOnce.w = &Worker{Python: i.Path, ELF: i.ELF, Dirs: dirs, Files: files}
+		code, err := compileRunner()
+		if err != nil {
+			workerOnce.err = err
+			return
+		}
+		workerOnce.w = &Worker{Python: i.Path, ELF: i.ELF, Dirs: dirs, Files: files, Code: code}
+		saveWorker(cache, workerOnce.w)
 	})
 	return workerOnce.w, workerOnce.err
+}
+
+// workerCachePath is the file a worker's description is kept in; "" when
+// there is no cache directory.
+func workerCachePath(i *Interpreter) string {
+	dir, err := os.UserCacheDir()
+	st, err2 := os.Stat(i.Path)
+	if err != nil || err2 != nil {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%q\x00%q\x00%q\x00%q\x00%s%s", i.Path, st.Size(), st.ModTime().UnixNano(), i.ELF,
+		i.Dirs, moduleNames(), members(), runnerModules, confineSource, runnerSource)
+	return filepath.Join(dir, "flowctl", "python", hex.EncodeToString(h.Sum(nil)[:16])+".json")
+}
+
+// loadWorker reads a kept description, nil when there is none or a file it
+// names is gone.
+func loadWorker(path string) *Worker {
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var w Worker
+	if json.Unmarshal(b, &w) != nil || w.Python == "" {
+		return nil
+	}
+	for _, f := range append(append([]string{w.Python, w.ELF}, w.Dirs...), w.Files...) {
+		if _, err := os.Stat(f); f != "" && err != nil {
+			return nil
+		}
+	}
+	return &w
+}
+
+// saveWorker keeps a description, as well as it can: the cache only saves
+// time.
+func saveWorker(path string, w *Worker) {
+	if path == "" {
+		return
+	}
+	b, err := json.Marshal(w)
+	if err != nil || os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".worker-*")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(b)
+	if err2 := tmp.Close(); err == nil && err2 == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// compileRunner has the interpreter compile the runner (the helper's
+// compile), and returns the marshalled code object in pieces.
+func compileRunner() ([]string, error) {
+	var reply struct {
+		Code  string `json:"code"`
+		Error string `json:"error"`
+	}
+	if err := ask(map[string]any{"op": "compile", "source": confineSource + runnerSource}, &reply, time.Minute); err != nil {
+		return nil, err
+	}
+	if reply.Error != "" || reply.Code == "" {
+		return nil, fmt.Errorf("python did not compile flowctl's runner: %s", reply.Error)
+	}
+	var pieces []string
+	for c := reply.Code; c != ""; {
+		n := min(len(c), codePiece)
+		pieces, c = append(pieces, c[:n]), c[n:]
+	}
+	return pieces, nil
 }
 
 // RunnerConfig is how the runner confines itself and what it allows.
@@ -64,6 +174,10 @@ type RunnerConfig struct {
 // MaxLogBytes is how much of what a call prints reaches its log; the rest
 // is dropped after a "[log truncated]" line.
 const MaxLogBytes = 64 << 10
+
+// loadRunner runs the runner from its compiled code, the arguments after
+// the configuration (marshal is built into the interpreter).
+const loadRunner = "import marshal, sys; exec(marshal.loads(bytes.fromhex(''.join(sys.argv[2:]))))"
 
 // Args is the command line of a python worker: the interpreter in
 // isolated mode (-I: no environment variables, no user site; -S: no site
@@ -87,5 +201,8 @@ func (w *Worker) Args(c RunnerConfig) []string {
 		"max_log":       MaxLogBytes,
 	}
 	b, _ := json.Marshal(cfg)
-	return []string{w.Python, "-I", "-S", "-B", "-c", confineSource + runnerSource, string(b)}
+	if len(w.Code) == 0 {
+		return []string{w.Python, "-I", "-S", "-B", "-c", confineSource + runnerSource, string(b)}
+	}
+	return append([]string{w.Python, "-I", "-S", "-B", "-c", loadRunner, string(b)}, w.Code...)
 }
