@@ -1,6 +1,8 @@
 package blocks
 
 import (
+	"fmt"
+
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -55,6 +57,20 @@ func (b *Block) CheckInput(name string, v cty.Value) error {
 		return check(v)
 	}
 	return nil
+}
+
+// CheckNull returns the error for v, a value of output f of b, when it is
+// null and may not be: the outputs declared in a flow file (those of a
+// block defined there, and those a step declares for the llm built-in) are
+// not null unless declared `optional = true`. The outputs of the
+// built-ins and of sub-flows are what their definitions say, null
+// included.
+func (b *Block) CheckNull(f *lang.Field, v cty.Value) error {
+	if !v.IsNull() || f.Optional || b.Def == nil && b.Output(f.Name) != nil {
+		return nil
+	}
+	return fmt.Errorf("output %q of block %q is null, and the output is not optional (declare it with optional = true when the block may return no value)",
+		f.Name, b.Name)
 }
 
 // Builtin reports whether b is a built-in block.

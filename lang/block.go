@@ -103,9 +103,12 @@ type BlockDef struct {
 
 // Field is an input or output of a block, or an output declared on a step.
 type Field struct {
-	Name        string
-	Type        TypeSpec
-	Default     cty.Value // cty.NilVal: required (inputs) or not applicable
+	Name    string
+	Type    TypeSpec
+	Default cty.Value // cty.NilVal: required (inputs) or not applicable
+	// Optional is an output's `optional = true`: the block may return
+	// null for it. Without it a null output fails the step.
+	Optional    bool
 	Description string
 	NameRange   hcl.Range
 	DeclRange   hcl.Range
@@ -141,7 +144,7 @@ var inputFieldSchema = &hcl.BodySchema{
 }
 
 var outputFieldSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "description"}},
+	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "description"}, {Name: "optional"}},
 }
 
 var exampleSchema = &hcl.BodySchema{
@@ -424,6 +427,10 @@ func decodeField(b *hcl.Block, kind string) (*Field, hcl.Diagnostics) {
 	}
 	if a, ok := content.Attributes["description"]; ok {
 		f.Description, d = stringAttr(a)
+		diags = append(diags, d...)
+	}
+	if a, ok := content.Attributes["optional"]; ok {
+		f.Optional, d = boolAttr(a)
 		diags = append(diags, d...)
 	}
 	return f, diags

@@ -273,6 +273,9 @@ func convertOutputs(b *blocks.Block, outputs []*lang.Field, call *blocks.Call, r
 			return cty.NilVal, fmt.Errorf("output %q of block %q must be %s: %s",
 				f.Name, b.Name, lang.FriendlyTypeName(f.Type.Type), lang.FormatConvertError(err))
 		}
+		if err := b.CheckNull(f, cv); err != nil {
+			return cty.NilVal, err
+		}
 		attrs[f.Name] = cv
 	}
 	return lang.ObjectOf(attrs), nil

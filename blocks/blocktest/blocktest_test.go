@@ -210,8 +210,25 @@ func TestEqualValues(t *testing.T) {
 func TestPartialExampleOutput(t *testing.T) {
 	// The example gives count only: longest may be anything.
 	b := parseBlock(t, wordCount)
-	r := runOne(t, b, returns(map[string]cty.Value{"count": cty.NumberIntVal(3), "longest": cty.NullVal(cty.DynamicPseudoType)}), Options{})
+	r := runOne(t, b, returns(map[string]cty.Value{"count": cty.NumberIntVal(3), "longest": cty.StringVal("anything")}), Options{})
 	wantPassed(t, r)
+}
+
+// TestNullOutput: a null for an output not declared optional fails the
+// example, as it fails a step; an example may not expect one either.
+func TestNullOutput(t *testing.T) {
+	b := parseBlock(t, wordCount)
+	r := runOne(t, b, returns(map[string]cty.Value{"count": cty.NumberIntVal(3), "longest": cty.NullVal(cty.DynamicPseudoType)}), Options{})
+	wantFailed(t, r, `output "longest" of block "word_count" is null, and the output is not optional (declare it with optional = true when the block may return no value)`)
+
+	b = parseBlock(t, strings.Replace(strings.Replace(wordCount, "output = { count = 3 }", "output = { count = 3, longest = null }", 1),
+		"type = string\n  }\n  example", "type = string\n    optional = true\n  }\n  example", 1))
+	r = runOne(t, b, returns(map[string]cty.Value{"count": cty.NumberIntVal(3), "longest": cty.NullVal(cty.String)}), Options{})
+	wantPassed(t, r)
+
+	b = parseBlock(t, strings.Replace(wordCount, "output = { count = 3 }", "output = { count = 3, longest = null }", 1))
+	r = runOne(t, b, returns(map[string]cty.Value{"count": cty.NumberIntVal(3), "longest": cty.StringVal("ccc")}), Options{})
+	wantFailed(t, r, `the example's output "longest" is null, and the output is not optional (declare it with optional = true when the block may return no value)`)
 }
 
 func TestMissingOutput(t *testing.T) {

@@ -323,6 +323,9 @@ func expectedOutputs(b *blocks.Block, output cty.Value) (cty.Value, []string, er
 		if err != nil {
 			return raw, nil, fmt.Errorf("the example's output %q must be %s: %s", f.Name, lang.FriendlyTypeName(f.Type.Type), lang.FormatConvertError(err))
 		}
+		if b.CheckNull(f, cv) != nil {
+			return raw, nil, fmt.Errorf("the example's output %q is null, and the output is not optional (declare it with optional = true when the block may return no value)", f.Name)
+		}
 		attrs[f.Name] = cv
 		order = append(order, f.Name)
 	}
@@ -360,6 +363,9 @@ func actualOutputs(b *blocks.Block, res *blocks.Result) (cty.Value, error) {
 		}
 		if !cv.IsWhollyKnown() {
 			return cty.NilVal, fmt.Errorf("output %q of block %q is not a known value", f.Name, b.Name)
+		}
+		if err := b.CheckNull(f, cv); err != nil {
+			return cty.NilVal, err
 		}
 		attrs[f.Name] = cv
 	}

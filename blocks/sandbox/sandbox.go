@@ -12,6 +12,7 @@ package sandbox
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"unicode/utf8"
@@ -42,6 +43,22 @@ func (e *Error) Error() string { return "block " + strconv.Quote(e.Block) + e.Te
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
+
+// NotANumber is what a code block's output that is NaN or an infinity
+// fails with: JSON cannot write them (JavaScript's JSON.stringify makes
+// them null), and no flow value holds them. value is as JavaScript
+// writes it (NaN, Infinity, -Infinity); path is where inside the output
+// it is (".mean", "[3]"), "" for the output itself, or "?" when the
+// runtime cannot say.
+func NotANumber(output, value, path string) string {
+	switch path {
+	case "":
+		return fmt.Sprintf("output %q is %s, which is not a number a flow can hold", output, value)
+	case "?":
+		return fmt.Sprintf("output %q holds %s, which is not a number a flow can hold", output, value)
+	}
+	return fmt.Sprintf("output %q holds %s at %s, which is not a number a flow can hold", output, value, path)
+}
 
 // FileLine maps a line of a block's code (1-based) to the line of the file
 // that holds the code; 0, unknown, stays 0.

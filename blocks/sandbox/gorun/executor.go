@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/sandbox"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -302,6 +304,13 @@ func outputValues(r Outcome, fields []*lang.Field) (map[string]cty.Value, error)
 	out := make(map[string]cty.Value, len(fields))
 	for _, f := range fields {
 		if msg, ok := r.BadJSON[f.Name]; ok {
+			if value, ok := nonFinite(msg); ok {
+				path := "?"
+				if f.Type.Type == cty.Number {
+					path = "" // the output itself
+				}
+				return nil, errors.New(sandbox.NotANumber(f.Name, value, path))
+			}
 			return nil, fmt.Errorf("returned output %q, which is not JSON-shaped: %s", f.Name, msg)
 		}
 		v, ok := vals[f.Name]
@@ -316,4 +325,19 @@ func outputValues(r Outcome, fields []*lang.Field) (map[string]cty.Value, error)
 		out[f.Name] = cv
 	}
 	return out, nil
+}
+
+// nonFinite reads encoding/json's refusal of a NaN or an infinity
+// ("json: unsupported value: NaN", a *json.UnsupportedValueError) and
+// returns the value as JavaScript writes it.
+func nonFinite(msg string) (string, bool) {
+	switch strings.TrimPrefix(msg, "json: unsupported value: ") {
+	case "NaN":
+		return "NaN", true
+	case "+Inf":
+		return "Infinity", true
+	case "-Inf":
+		return "-Infinity", true
+	}
+	return "", false
 }

@@ -375,6 +375,8 @@ func TestOutputMismatch(t *testing.T) {
 		return map[string]any{"z": 1}, nil
 	case "nan":
 		return map[string]any{"y": math.NaN()}, nil
+	case "inf":
+		return map[string]any{"y": math.Inf(-1)}, nil
 	case "nil":
 		return nil, nil
 	}
@@ -385,7 +387,8 @@ func TestOutputMismatch(t *testing.T) {
 	where := fmt.Sprintf("(Execute is at %s:%d)", def.SourceRange.Filename, flowOffset+execLine)
 	for x, want := range map[string]string{
 		"missing": `block "demo" returned no output "y" ` + where,
-		"nan":     `block "demo" returned output "y", which is not JSON-shaped: json: unsupported value: NaN ` + where,
+		"nan":     `block "demo" output "y" is NaN, which is not a number a flow can hold ` + where,
+		"inf":     `block "demo" output "y" is -Infinity, which is not a number a flow can hold ` + where,
 		"nil":     `block "demo" returned a nil map and no error ` + where,
 		"text":    `block "demo" returned output "y", which must be a number: a number is required ` + where,
 	} {
@@ -393,6 +396,19 @@ func TestOutputMismatch(t *testing.T) {
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: err = %v\nwant %s", x, err, want)
 		}
+	}
+}
+
+// TestNotANumberInside: a NaN or an infinity inside an output is named
+// too, where encoding/json cannot say where it is.
+func TestNotANumberInside(t *testing.T) {
+	def := parseDef(t, code([]string{"math"}, `return map[string]any{"y": []any{1.0, map[string]any{"m": math.Inf(1)}}}, nil`))
+	def.Outputs[0].Type = lang.TypeSpec{Type: cty.DynamicPseudoType}
+	e := NewExecutor()
+	defer e.Close()
+	_, err := run(t, e, def, cty.StringVal("x"))
+	if want := `block "demo" output "y" holds Infinity, which is not a number a flow can hold`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v\nwant %s", err, want)
 	}
 }
 

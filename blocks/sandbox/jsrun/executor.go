@@ -1,6 +1,7 @@
 package jsrun
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -225,6 +226,12 @@ func (p *Program) runIn(rt *goja.Runtime, sink *logSink, in *goja.Object, call *
 		return p.fail(err, stringify, "cannot serialise the result of execute: ")
 	}
 	outputs, oerr := p.decode(out, ok, call.Outputs)
+	if oerr == nil && bytes.Contains(out, []byte("null")) {
+		// JSON.stringify wrote NaN and the infinities as null.
+		if msg := notNumbers(rt, res.(*goja.Object), call.Outputs); msg != "" {
+			return outcome{err: newError(p.block, 0, msg, nil)}
+		}
+	}
 	return outcome{outputs: outputs, err: oerr}
 }
 

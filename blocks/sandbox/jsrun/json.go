@@ -3,8 +3,11 @@ package jsrun
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 
 	"github.com/dop251/goja"
+	"github.com/flowctl/flowctl/blocks/sandbox"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/zclconf/go-cty/cty"
@@ -131,4 +134,62 @@ func decodeFields(text []byte, fields []*lang.Field) (map[string]cty.Value, erro
 		}
 	}
 	return out, nil
+}
+
+// notNumbers looks for NaN and the infinities in the output fields of
+// res, an object JSON.stringify has just written (so it has no cycles,
+// and it wrote them as null); it returns the message the call fails
+// with, or "". It reads res as JSON.stringify does — own enumerable
+// properties, arrays by index, objects with a toJSON method as what they
+// give — so a getter runs again.
+func notNumbers(rt *goja.Runtime, res *goja.Object, fields []*lang.Field) string {
+	for _, f := range fields {
+		if value, path := nonFinite(rt, res.Get(f.Name), f.Name, "", 0); value != "" {
+			return sandbox.NotANumber(f.Name, value, path)
+		}
+	}
+	return ""
+}
+
+// nonFinite returns the first NaN or infinity in v as JavaScript writes
+// it, and its path in the output; "" when there is none.
+func nonFinite(rt *goja.Runtime, v goja.Value, key, path string, depth int) (string, string) {
+	if v == nil || depth > 10000 /* as jsonval reads */ {
+		return "", ""
+	}
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		if f, ok := v.Export().(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return v.String(), path
+		}
+		return "", ""
+	}
+	if toJSON, ok := goja.AssertFunction(obj.Get("toJSON")); ok {
+		r, err := toJSON(obj, rt.ToValue(key))
+		if err != nil {
+			return "", ""
+		}
+		return nonFinite(rt, r, key, path, depth+1)
+	}
+	switch obj.ClassName() {
+	case "Function":
+		return "", ""
+	case "Number":
+		return nonFinite(rt, obj.ToNumber(), key, path, depth+1)
+	case "Array":
+		n := obj.Get("length").ToInteger()
+		for i := int64(0); i < n; i++ {
+			k := strconv.FormatInt(i, 10)
+			if value, at := nonFinite(rt, obj.Get(k), k, path+"["+k+"]", depth+1); value != "" {
+				return value, at
+			}
+		}
+		return "", ""
+	}
+	for _, k := range obj.Keys() {
+		if value, at := nonFinite(rt, obj.Get(k), k, path+"."+k, depth+1); value != "" {
+			return value, at
+		}
+	}
+	return "", ""
 }

@@ -829,3 +829,28 @@ function execute() {
 	_, err = run(t, e, b, cty.NumberIntVal(1))
 	wantError(t, err, `execute must return an object with the fields out; it returned "text"`)
 }
+
+// TestNotANumber: NaN and the infinities, which JSON.stringify writes as
+// null, fail the call with the output and the value named, wherever in
+// the output they are; a null the code returns is left to the runtime.
+func TestNotANumber(t *testing.T) {
+	e := NewExecutor()
+	for _, c := range []struct{ js, want string }{
+		{`return { out: [].reduce((a, b) => a + b, 0) / 0 }`, `block "x": output "out" is NaN, which is not a number a flow can hold`},
+		{`return { out: 1 / 0 }`, `output "out" is Infinity,`},
+		{`return { out: -1 / 0 }`, `output "out" is -Infinity,`},
+		{`return { out: new Number(NaN) }`, `output "out" is NaN,`},
+		{`return { out: { rows: [1, { mean: 0 / 0 }] } }`, `output "out" holds NaN at .rows[1].mean, which is not a number a flow can hold`},
+		{`return { out: { toJSON() { return [Infinity] } } }`, `output "out" holds Infinity at [0],`},
+	} {
+		b := jsBlock(t, `function execute(input) { `+c.js+` }`)
+		_, err := run(t, e, b, cty.NumberIntVal(1))
+		wantError(t, err, c.want)
+	}
+	for _, js := range []string{`return { out: null, other: NaN }`, `return { out: [null, "null", 1] }`, `return { out: { d: new Date(0), n: null } }`} {
+		b := jsBlock(t, `function execute(input) { `+js+` }`)
+		if _, err := run(t, e, b, cty.NumberIntVal(1)); err != nil {
+			t.Errorf("%s: %v", js, err)
+		}
+	}
+}
