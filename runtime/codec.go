@@ -1,14 +1,8 @@
 package runtime
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"html"
-	"net/url"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/flowctl/flowctl/lang"
@@ -150,105 +144,4 @@ func plainMarked(v cty.Value, standIn any) any {
 		return out
 	}
 	return standIn
-}
-
-// redactor replaces the text of sensitive values in messages: each value
-// as it is and in the encodings that messages apply to values (see
-// encodedForms). It is a second line of defence: blocks build their errors
-// from values already shown through it (blocks.Call.Show). It is safe for
-// concurrent use.
-type redactor struct {
-	mu      sync.RWMutex
-	secrets []string // every form of every value, longest first
-	seen    map[string]bool
-	// rep replaces every form in one pass, so that the stand-in text is
-	// never taken for a form in turn.
-	rep *strings.Replacer
-}
-
-// minRedacted is the shortest text redacted: shorter strings would blank
-// out ordinary words.
-const minRedacted = 3
-
-func (r *redactor) add(s string) {
-	if len(s) < minRedacted {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.seen == nil {
-		r.seen = map[string]bool{}
-	}
-	if r.seen[s] {
-		return
-	}
-	r.seen[s] = true
-	for _, f := range encodedForms(s) {
-		if len(f) >= minRedacted && !slices.Contains(r.secrets, f) {
-			r.secrets = append(r.secrets, f)
-		}
-	}
-	// Longest first, so that a form that contains another goes whole.
-	slices.SortStableFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
-	pairs := make([]string, 0, 2*len(r.secrets))
-	for _, f := range r.secrets {
-		pairs = append(pairs, f, SensitiveText)
-	}
-	r.rep = strings.NewReplacer(pairs...)
-}
-
-// encodedForms are the texts under which s may appear in a message: as it
-// is, URL-escaped for a path or a query, quoted as Go (%q, %+q) and JSON
-// quote strings, HTML-escaped, and base64-encoded (standard and URL
-// alphabets, padded or not). What code derives from a secret otherwise
-// (reversed, split, inside a longer base64 text) is not recognised.
-func encodedForms(s string) []string {
-	unquote := func(q string) string { return q[1 : len(q)-1] }
-	var js strings.Builder
-	enc := json.NewEncoder(&js)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s)
-	jsonHTML, _ := json.Marshal(s)
-	b := []byte(s)
-	return []string{
-		s,
-		url.PathEscape(s),
-		url.QueryEscape(s),
-		unquote(strconv.Quote(s)),
-		unquote(strconv.QuoteToASCII(s)),
-		unquote(strings.TrimSuffix(js.String(), "\n")),
-		unquote(string(jsonHTML)),
-		html.EscapeString(s),
-		base64.StdEncoding.EncodeToString(b),
-		base64.RawStdEncoding.EncodeToString(b),
-		base64.URLEncoding.EncodeToString(b),
-		base64.RawURLEncoding.EncodeToString(b),
-	}
-}
-
-// addValue adds every string inside a sensitive value.
-func (r *redactor) addValue(v cty.Value) {
-	v, _ = v.UnmarkDeep()
-	if v.IsNull() || !v.IsKnown() {
-		return
-	}
-	ty := v.Type()
-	switch {
-	case ty == cty.String:
-		r.add(v.AsString())
-	case ty.IsCollectionType() || ty.IsObjectType() || ty.IsTupleType():
-		for it := v.ElementIterator(); it.Next(); {
-			_, e := it.Element()
-			r.addValue(e)
-		}
-	}
-}
-
-func (r *redactor) redact(s string) string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if r.rep == nil {
-		return s
-	}
-	return r.rep.Replace(s)
 }
