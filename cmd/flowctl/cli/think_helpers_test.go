@@ -58,7 +58,7 @@ func (r thinkRequest) lastMessage() string {
 	return r.Messages[len(r.Messages)-1].Content
 }
 
-var thinkStages = map[string]bool{"clarify": true, "decompose": true, "create_block": true, "wire": true, "repair": true}
+var thinkStages = map[string]bool{"clarify": true, "decompose": true, "create_block": true, "wire": true, "repair": true, "explain": true}
 
 func newThinkServer(t *testing.T, script map[string][]string) *thinkServer {
 	s := &thinkServer{script: script}
@@ -281,7 +281,7 @@ func typesOf(events []map[string]any, skip ...string) []string {
 	var out []string
 	for _, e := range events {
 		ty := e["type"].(string)
-		if ty == "llm_request" || ty == "llm_response" {
+		if ty == "llm_request" || ty == "llm_response" || ty == "usage" {
 			continue
 		}
 		if ty == "stage" {

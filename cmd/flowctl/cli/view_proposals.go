@@ -49,6 +49,10 @@ func (v proposalsHuman) List(ps []*state.Proposal) error {
 func (v proposalsHuman) Show(p *state.Proposal) error {
 	fmt.Fprintf(v.w, "Proposal %s for %s (flow %q): %s\n", p.ID, p.FlowFile, p.Flow, p.Status)
 	fmt.Fprintf(v.w, "Intent: %s\n", p.Intent)
+	if p.RunID != "" {
+		fmt.Fprintf(v.w, "Fixes run %s: %s\n", p.RunID, oneLine(p.Diagnosis))
+		fmt.Fprintf(v.w, "Evidence: %s\n", p.Evidence)
+	}
 	writeChange(v.w, changeOfProposal(p), p.Diff)
 	return nil
 }
@@ -90,12 +94,17 @@ type jsonProposal struct {
 	Removed  []string             `json:"removed"`
 	Files    []state.ProposalFile `json:"files,omitempty"`
 	Diff     string               `json:"diff,omitempty"`
+	// RunID, Diagnosis and Evidence are those of a fix of flowctl explain.
+	RunID     string          `json:"run_id,omitempty"`
+	Diagnosis string          `json:"diagnosis,omitempty"`
+	Evidence  json.RawMessage `json:"evidence,omitempty"`
 }
 
 func newJSONProposal(p *state.Proposal, whole bool) jsonProposal {
 	c := changeOfProposal(p)
 	j := jsonProposal{ID: p.ID, Flow: p.Flow, FlowFile: p.FlowFile, Intent: p.Intent, Status: p.Status,
-		Created: jsonTime(p.Created), Added: nonNil(c.Added), Changed: nonNil(c.Changed), Removed: nonNil(c.Removed)}
+		Created: jsonTime(p.Created), Added: nonNil(c.Added), Changed: nonNil(c.Changed), Removed: nonNil(c.Removed),
+		RunID: p.RunID, Diagnosis: p.Diagnosis, Evidence: p.Evidence}
 	if !p.Decided.IsZero() {
 		d := jsonTime(p.Decided)
 		j.Decided = &d

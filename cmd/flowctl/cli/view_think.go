@@ -210,6 +210,8 @@ func (v *thinkJSON) Event(e thinker.Event) {
 		out = jsonDecomposeBlocks{"decompose_blocks", jsonTime(e.Time), e.Blocks}
 	case thinker.ReplyAdjusted:
 		out = jsonReplyAdjusted{"reply_adjusted", jsonTime(e.Time), e.Stage, e.Try, e.Block, e.Notes}
+	case thinker.UsageReported:
+		out = newJSONUsage(e)
 	case thinker.Proposed:
 		out = jsonProposed{"proposal", jsonTime(e.Time), e.ID, e.Flow, e.File, nonNil(e.Change.Added), nonNil(e.Change.Changed),
 			nonNil(e.Change.Removed), e.Diff, e.Usage}

@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime/state"
+)
+
+// The budget of what explain sends: each value, log and source file is
+// cut to its cap with a marker saying how much was left out.
+const (
+	explainValueCap  = 2000
+	explainLogCap    = 3000
+	explainSourceCap = 12000
+	explainMaxSteps  = 5 // failed steps described; the others are named
+)
+
+// redactor replaces the values of the flow's secrets (--secret, else their
+// environment variables) by (sensitive) in any text sent to the model.
+type redactor struct{ values []string }
+
+func newRedactor(prog *compiler.Program, given map[string]string) *redactor {
+	r := &redactor{}
+	for _, sec := range prog.Secrets {
+		v, ok := given[sec.Name]
+		if !ok {
+			v = os.Getenv(sec.Env)
+		}
+		if len(v) >= 4 { // shorter values would redact ordinary text
+			r.values = append(r.values, v)
+		}
+	}
+	// The longest first, so that a secret containing another goes whole.
+	sort.Slice(r.values, func(i, j int) bool { return len(r.values[i]) > len(r.values[j]) })
+	return r
+}
+
+func (r *redactor) text(s string) string {
+	for _, v := range r.values {
+		s = strings.ReplaceAll(s, v, "(sensitive)")
+	}
+	return s
+}
+
+// redactingModel redacts every message of a request before it is sent: a
+// secret's value never reaches the model, whatever carried it (a log, an
+// error, a fix sent back).
+type redactingModel struct {
+	m   *llm.Executor
+	red *redactor
+}
+
+func (m *redactingModel) Ask(ctx context.Context, req llm.AskRequest) ([]byte, blocks.Usage, error) {
+	req.System = m.red.text(req.System)
+	msgs := make([]llm.Message, len(req.Messages))
+	for i, msg := range req.Messages {
+		msg.Content = m.red.text(msg.Content)
+		msgs[i] = msg
+	}
+	req.Messages = msgs
+	return m.m.Ask(ctx, req)
+}
+
+// capText cuts s to n bytes (at a rune boundary), with a marker.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8Start(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("…[cut: %d more bytes]", len(s)-cut)
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// tail keeps the end of a log: its last n bytes, with a marker.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	start := len(s) - n
+	for start < len(s) && !utf8Start(s[start]) {
+		start++
+	}
+	return fmt.Sprintf("[cut: %d bytes before]…", start) + s[start:]
+}
+
+// capJSON is a recorded JSON value for the model: redacted, cut when
+// large.
+func capJSON(raw json.RawMessage, red *redactor, sensitive bool) any {
+	if sensitive {
+		return "(sensitive)"
+	}
+	if len(raw) == 0 {
+		return nil
+	}
+	s := red.text(string(raw))
+	if len(s) > explainValueCap {
+		return capText(s, explainValueCap)
+	}
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	return v
+}
+
+type explainStep struct {
+	Step      string         `json:"step"`
+	Instance  string         `json:"instance,omitempty"`
+	Status    string         `json:"status"`
+	Error     string         `json:"error"`
+	Attempts  int            `json:"attempts"`
+	Use       string         `json:"use"`
+	Source    string         `json:"step_source"`
+	DependsOn map[string]any `json:"depends_on_outputs,omitempty"`
+	Log       string         `json:"log,omitempty"`
+	BlockFile string         `json:"block_file,omitempty"`
+	Block     string         `json:"block_source,omitempty"`
+}
+
+// explainContext is what explain tells the model of a run: the flow's
+// source (and whether it changed since the run), the failed steps with
+// their errors, attempts, step source, the recorded outputs of the steps
+// they depend on, their logs and their blocks' source, and the outputs
+// the run computed.
+func explainContext(run *state.Run, prog *compiler.Program, steps []*state.StepResult, red *redactor) (map[string]any, error) {
+	src, err := os.ReadFile(prog.Filename)
+	if err != nil {
+		return nil, err
+	}
+	recorded := map[string]*state.StepResult{}
+	var failed []*state.StepResult
+	var others []string
+	for _, sr := range steps {
+		if sr.Instance == "" || recorded[sr.Step] == nil {
+			recorded[sr.Step] = sr
+		}
+		switch sr.Status {
+		case "failed", "cancelled", "interrupted":
+			if len(failed) < explainMaxSteps {
+				failed = append(failed, sr)
+			} else {
+				others = append(others, sr.Step)
+			}
+		}
+	}
+	var out []explainStep
+	for _, sr := range failed {
+		es := explainStep{Step: sr.Step, Instance: sr.Instance, Status: sr.Status, Error: red.text(sr.Error), Attempts: sr.Attempts,
+			Log: tail(red.text(sr.Log), explainLogCap)}
+		if s := prog.StepsByName[sr.Step]; s != nil {
+			es.Use = s.Use
+			es.Source = capText(red.text(sourceOf(src, s.DeclRange.Start.Byte, s.SrcEnd)), explainValueCap)
+			for _, d := range s.Deps {
+				if r := recorded[d.Name]; r != nil {
+					if es.DependsOn == nil {
+						es.DependsOn = map[string]any{}
+					}
+					es.DependsOn[d.Name] = capJSON(r.Outputs, red, r.Sensitive)
+				}
+			}
+			if file := stepBlockFile(s); file != "" && file != prog.Filename {
+				if b, err := os.ReadFile(file); err == nil {
+					es.BlockFile = relFromFlow(prog, file)
+					es.Block = capText(red.text(string(b)), explainSourceCap)
+				}
+			}
+		}
+		out = append(out, es)
+	}
+	c := map[string]any{
+		"run_id": run.ID, "flow": run.Flow, "status": run.Status, "error": red.text(run.Error),
+		"flow_file": relFromFlow(prog, prog.Filename), "flow_source": capText(red.text(string(src)), explainSourceCap),
+		"flow_changed_since_run": run.SourceHash != "" && run.SourceHash != prog.SourceHash,
+		"failed_steps":           out,
+		"outputs_computed":       capJSON(run.Outputs, red, false),
+	}
+	if len(others) > 0 {
+		c["other_failed_steps"] = others
+	}
+	return c, nil
+}
+
+// sourceOf is the text of a byte range of src.
+func sourceOf(src []byte, start, end int) string {
+	if start < 0 || end > len(src) || start >= end {
+		return ""
+	}
+	return string(src[start:end])
+}
+
+// relFromFlow is a path from the flow's directory, with slashes.
+func relFromFlow(prog *compiler.Program, path string) string {
+	rel, err := relTo(prog.Dir, path)
+	if err != nil {
+		return path
+	}
+	return rel
+}

@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/thinker"
+)
+
+// A verifier checks the fixes explain is given, each on a copy: the
+// flow's directory with the fix's files written over it, and a scratch
+// state holding a copy of the run (its record, its steps' results, the
+// flow's memory). The fixed flow must compile; then the run is resumed
+// there, as apply --resume would resume it, so that the failed steps and
+// those after them run again on the recorded results of the others. The
+// user's files and state are not touched.
+type verifier struct {
+	s       streams
+	f       *runFlags
+	st      *state.Store
+	run     *state.Run
+	prog    *compiler.Program
+	secrets map[string]string
+	red     *redactor
+
+	ex      *blocks.Executors
+	release func()
+	tmp     []string
+}
+
+func (v *verifier) close() {
+	if v.release != nil {
+		v.release()
+	}
+	for _, d := range v.tmp {
+		os.RemoveAll(d)
+	}
+}
+
+func (v *verifier) verify(ctx context.Context, fix *thinker.Fix) (*thinker.Verification, error) {
+	tmp, err := os.MkdirTemp("", "flowctl-explain-")
+	if err != nil {
+		return nil, err
+	}
+	v.tmp = append(v.tmp, tmp)
+	dir := filepath.Join(tmp, "flow")
+	if err := copyFlowDir(v.prog.Dir, dir); err != nil {
+		return nil, fmt.Errorf("copying the flow's directory: %w", err)
+	}
+	for _, f := range fix.Files {
+		path := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, []byte(f.Content), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	flowFile := filepath.Join(dir, filepath.Base(v.prog.Filename))
+	parser := lang.NewParser()
+	prog, diags := compiler.Compile(flowFile, compiler.Options{Parser: parser, RegistryDirs: v.f.registries})
+	if diags.HasErrors() {
+		return &thinker.Verification{Phase: "compile", Problem: diagnosticsText(diags, dir)}, nil
+	}
+
+	scratch, err := state.Open(filepath.Join(tmp, "state"))
+	if err != nil {
+		return nil, err
+	}
+	defer scratch.Close()
+	steps, err := v.st.Steps(v.run.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := copyRun(v.st, scratch, v.run, steps); err != nil {
+		return nil, fmt.Errorf("copying run %s: %w", v.run.ID, err)
+	}
+	if err := runtime.ResumeCheck(prog, v.run, steps); err != nil {
+		return &thinker.Verification{Phase: "run", Problem: strings.TrimSuffix(err.Error(), ".") +
+			"; change only the failed steps, their blocks and what comes after them"}, nil
+	}
+	inputs, diags := runtime.ResumeInputs(prog, v.run, nil)
+	if diags.HasErrors() {
+		return &thinker.Verification{Phase: "run", Problem: diagnosticsText(diags, dir)}, nil
+	}
+	if v.ex == nil {
+		if v.ex, v.release, err = v.f.runExecutors(v.s); err != nil {
+			return nil, err
+		}
+	}
+	res, err := runtime.Apply(ctx, prog, runtime.Options{
+		Inputs: inputs, Secrets: v.secrets, Namespace: v.run.Namespace, Store: scratch, Executors: v.ex,
+		RunID: v.run.ID, Resume: true, NoCache: true, Timeout: v.f.timeout,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.RunID == "" {
+		return &thinker.Verification{Phase: "run", Problem: diagnosticsText(res.Diagnostics, dir)}, nil
+	}
+	scratch.Flush()
+	after, err := scratch.Steps(v.run.ID)
+	if err != nil {
+		return nil, err
+	}
+	ev := evidence(steps, after, string(res.Status))
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	if res.Status == runtime.StatusOK {
+		return &thinker.Verification{OK: true, Phase: "run", Evidence: raw}, nil
+	}
+	return &thinker.Verification{Phase: "run", Problem: v.red.text(stillFailing(after, res)), Evidence: raw}, nil
+}
+
+// fixEvidence is what a proposal of explain records: the steps that failed
+// in the run and how they ended with the fix.
+type fixEvidence struct {
+	FailedBefore  []string `json:"failed_before"`
+	SucceededNow  []string `json:"succeeded_now"`
+	StillFailing  []string `json:"still_failing,omitempty"`
+	RunStatusWith string   `json:"run_status_with_fix"`
+}
+
+func evidence(before, after []*state.StepResult, status string) fixEvidence {
+	now := map[string]string{}
+	for _, sr := range after {
+		now[instanceName(sr)] = sr.Status
+	}
+	ev := fixEvidence{FailedBefore: []string{}, SucceededNow: []string{}, RunStatusWith: status}
+	for _, sr := range before {
+		if sr.Status != "failed" && sr.Status != "cancelled" && sr.Status != "interrupted" {
+			continue
+		}
+		name := instanceName(sr)
+		ev.FailedBefore = append(ev.FailedBefore, name)
+		if s := now[name]; s == "ok" || s == "cached" {
+			ev.SucceededNow = append(ev.SucceededNow, name)
+		} else {
+			ev.StillFailing = append(ev.StillFailing, name)
+		}
+	}
+	return ev
+}
+
+func instanceName(sr *state.StepResult) string {
+	if sr.Instance != "" {
+		return sr.Step + "[" + sr.Instance + "]"
+	}
+	return sr.Step
+}
+
+// stillFailing says why a resumed run with a fix did not succeed: the
+// errors of its failed steps, with the end of their logs.
+func stillFailing(after []*state.StepResult, res *runtime.Result) string {
+	var parts []string
+	for _, sr := range after {
+		if sr.Status != "failed" {
+			continue
+		}
+		p := fmt.Sprintf("step %s failed again: %s", instanceName(sr), sr.Error)
+		if sr.Log != "" {
+			p += " (log: " + tail(sr.Log, 600) + ")"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("the run ended %s with the fix", res.Status)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// diagnosticsText is diagnostics one per line, with paths from the flow's
+// directory.
+func diagnosticsText(diags interface{ Error() string }, dir string) string {
+	return strings.ReplaceAll(diags.Error(), dir+string(filepath.Separator), "")
+}
+
+// copyRun copies a run's record, its steps' results and its flow's memory
+// into another state, where it can be resumed.
+func copyRun(from, to *state.Store, run *state.Run, steps []*state.StepResult) error {
+	r := *run
+	if err := to.CreateRun(&r); err != nil {
+		return err
+	}
+	for _, sr := range steps {
+		c := *sr
+		to.RecordStep(&c)
+	}
+	if err := to.Flush(); err != nil {
+		return err
+	}
+	r = *run
+	if err := to.FinishRun(&r); err != nil {
+		return err
+	}
+	mem, err := from.Memory(run.Flow, run.Namespace)
+	if err != nil || len(mem) == 0 {
+		return err
+	}
+	return to.SetMemory(run.Flow, run.Namespace, mem)
+}
+
+// copyFlowDir copies a flow's directory, without its state (.flowctl),
+// version control, dependencies or any file over 1 MB.
+func copyFlowDir(from, to string) error {
+	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, path)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case stateDirName, ".git", "node_modules":
+				if rel != "." {
+					return filepath.SkipDir
+				}
+			}
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		info, err := d.Info()
+		if err != nil || !info.Mode().IsRegular() || info.Size() > 1<<20 {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+}

@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/thinker"
+)
+
+// explainView shows flowctl explain: as lines for a person, or as JSON
+// events (--json).
+type explainView struct {
+	s    streams
+	json *thinkJSON // nil for the human view
+}
+
+func newExplainView(s streams, jsonOut bool) *explainView {
+	v := &explainView{s: s}
+	if jsonOut {
+		v.json = newThinkJSON(s.out)
+	}
+	return v
+}
+
+type (
+	jsonExplained struct {
+		Type      string `json:"type"`
+		Time      string `json:"time"`
+		Try       int    `json:"try"`
+		Diagnosis string `json:"diagnosis"`
+		HasFix    bool   `json:"has_fix"`
+	}
+	jsonFixChecked struct {
+		Type    string   `json:"type"`
+		Time    string   `json:"time"`
+		Try     int      `json:"try"`
+		Summary string   `json:"summary"`
+		Files   []string `json:"files"`
+		OK      bool     `json:"ok"`
+		Phase   string   `json:"phase"`
+		Problem string   `json:"problem,omitempty"`
+	}
+	jsonExplainDone struct {
+		Type        string          `json:"type"`
+		Time        string          `json:"time"`
+		RunID       string          `json:"run_id"`
+		Diagnosis   string          `json:"diagnosis"`
+		Proposal    string          `json:"proposal,omitempty"`
+		Summary     string          `json:"summary,omitempty"`
+		Evidence    json.RawMessage `json:"evidence,omitempty"`
+		NoFixReason string          `json:"no_fix_reason,omitempty"`
+	}
+)
+
+func (v *explainView) Event(e thinker.Event) {
+	if v.json != nil {
+		var out any
+		switch e := e.(type) {
+		case thinker.Explained:
+			out = jsonExplained{"explained", jsonTime(e.Time), e.Try, e.Diagnosis, e.HasFix}
+		case thinker.FixChecked:
+			out = jsonFixChecked{"fix_checked", jsonTime(e.Time), e.Try, e.Summary, nonNil(e.Files), e.OK, e.Phase, e.Problem}
+		default:
+			v.json.Event(e)
+			return
+		}
+		v.json.mu.Lock()
+		defer v.json.mu.Unlock()
+		v.json.enc.Encode(out)
+		return
+	}
+	w := v.s.out
+	switch e := e.(type) {
+	case thinker.StageStarted:
+		if e.Try == 1 {
+			fmt.Fprintln(w, "· asking the model why the run failed")
+		}
+	case thinker.FixChecked:
+		if e.OK {
+			fmt.Fprintf(w, "    ✓ fix %d (%s): the failed steps succeed with it\n", e.Try, oneLine(e.Summary))
+		} else {
+			fmt.Fprintf(w, "    ✗ fix %d (%s) did not pass (%s): %s\n", e.Try, oneLine(e.Summary), e.Phase, oneLine(capText(e.Problem, 300)))
+		}
+	case thinker.UsageReported:
+		fmt.Fprintln(w, usageLine(e.Usage))
+	}
+}
+
+// usageLine is the last line of a command that asked a model: its calls
+// and tokens, by stage.
+func usageLine(u thinker.Usage) string {
+	var parts []string
+	for _, s := range u.Stages {
+		parts = append(parts, fmt.Sprintf("%s %d (%d+%d)", s.Stage, s.Calls, s.PromptTokens, s.CompletionTokens))
+	}
+	by := ""
+	if len(parts) > 0 {
+		by = ": " + strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("Usage: %s, %d prompt + %d completion tokens%s.", plural(u.Calls, "model call", "model calls"), u.PromptTokens, u.CompletionTokens, by)
+}
+
+// Done shows the diagnosis and the proposal, or why there is none.
+func (v *explainView) Done(run *state.Run, res *thinker.ExplainResult, proposal string) error {
+	if v.json != nil {
+		d := jsonExplainDone{Type: "explain_done", Time: jsonTime(time.Now()), RunID: run.ID, Diagnosis: res.Diagnosis, Proposal: proposal, NoFixReason: res.NoFixReason}
+		if res.Fix != nil {
+			d.Summary, d.Evidence = res.Fix.Summary, res.Verification.Evidence
+		}
+		v.json.mu.Lock()
+		defer v.json.mu.Unlock()
+		v.json.enc.Encode(d)
+		return nil
+	}
+	w := v.s.out
+	fmt.Fprintf(w, "\nRun %s of %s %s.\n%s\n\n", run.ID, run.Flow, run.Status, res.Diagnosis)
+	switch {
+	case proposal != "":
+		fmt.Fprintf(w, "Proposed fix: %s (accept with flowctl proposals accept %s)\n  %s\n", proposal, proposal, oneLine(res.Fix.Summary))
+		var ev fixEvidence
+		if json.Unmarshal(res.Verification.Evidence, &ev) == nil && len(ev.SucceededNow) > 0 {
+			fmt.Fprintf(w, "  checked: %s failed in the run and succeed%s with it.\n", strings.Join(ev.SucceededNow, ", "), map[bool]string{true: "s", false: ""}[len(ev.SucceededNow) == 1])
+		}
+		fmt.Fprintf(w, "Then: flowctl apply --resume %s\n", run.ID)
+	case res.NoFixReason != "":
+		fmt.Fprintf(w, "No fix could be verified: %s.\n", strings.TrimSuffix(oneLine(res.NoFixReason), "."))
+	}
+	return nil
+}
+
+// Fail ends explain without a diagnosis: a budget stop says how far it got.
+func (v *explainView) Fail(err error) error {
+	if v.json != nil {
+		return exitError{exitFailure}
+	}
+	if errors.Is(err, thinker.ErrBudget) {
+		return failf("Token budget reached", "%s.", strings.TrimSuffix(err.Error(), "."))
+	}
+	return err
+}
+
+// jsonUsage is the event "usage": what a command's model requests used.
+type jsonUsage struct {
+	Type             string           `json:"type"`
+	Time             string           `json:"time"`
+	Calls            int              `json:"calls"`
+	PromptTokens     int              `json:"prompt_tokens"`
+	CompletionTokens int              `json:"completion_tokens"`
+	Stages           []jsonStageUsage `json:"stages"`
+}
+
+type jsonStageUsage struct {
+	Stage            string `json:"stage"`
+	Calls            int    `json:"calls"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+}
+
+func newJSONUsage(e thinker.UsageReported) jsonUsage {
+	u := jsonUsage{Type: "usage", Time: jsonTime(e.Time), Calls: e.Usage.Calls, PromptTokens: e.Usage.PromptTokens,
+		CompletionTokens: e.Usage.CompletionTokens, Stages: []jsonStageUsage{}}
+	for _, s := range e.Usage.Stages {
+		u.Stages = append(u.Stages, jsonStageUsage{s.Stage, s.Calls, s.PromptTokens, s.CompletionTokens})
+	}
+	return u
+}

@@ -1,0 +1,247 @@
+package thinker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks/llm"
+)
+
+// StageExplain is the stage of flowctl explain's requests.
+const StageExplain = "explain"
+
+// ExplainOptions configure Explain.
+type ExplainOptions struct {
+	Model     Model
+	ModelName string
+	// Context is what the model is told of the failed run, as prepared
+	// by the caller: already redacted (no secret's value, no sensitive
+	// value) and budgeted (large values cut with a marker).
+	Context any
+	// NoFix asks for the diagnosis only.
+	NoFix bool
+	// Verify checks a proposed fix: it compiles the changed files and
+	// re-runs the failed steps with the run's recorded results. A fix
+	// it refuses goes back to the model with its problem, up to
+	// MaxRepairs times.
+	Verify func(ctx context.Context, fix *Fix) (*Verification, error)
+	// MaxRepairs bounds the fixes sent back; 0 means the thinker's repair
+	// limit (3).
+	MaxRepairs int
+	MaxCalls   int
+	MaxTokens  int
+	Observe    func(Event)
+}
+
+// A Fix is the change a model proposes: the full new text of each file.
+type Fix struct {
+	Summary string    `json:"summary"`
+	Files   []FixFile `json:"files"`
+}
+
+// FixFile is a file of a fix, by its path from the flow's directory.
+type FixFile struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// Verification is how a fix fared: OK when it compiles and the steps that
+// failed succeed with it; else Phase ("compile" or "run") and Problem,
+// for the model. Evidence is what a proposal records: the steps that
+// failed before and succeed now.
+type Verification struct {
+	OK       bool
+	Phase    string
+	Problem  string
+	Evidence json.RawMessage
+}
+
+// ExplainResult is what Explain found.
+type ExplainResult struct {
+	Diagnosis string
+	// Fix is the verified fix; nil when none (NoFix, none proposed, or
+	// none that passed; NoFixReason says which).
+	Fix          *Fix
+	Verification *Verification
+	NoFixReason  string
+	Calls        Usage
+}
+
+// Explained is the diagnosis of a reply of explain.
+type Explained struct {
+	Time      time.Time
+	Try       int
+	Diagnosis string
+	HasFix    bool
+}
+
+// FixChecked is a proposed fix, checked.
+type FixChecked struct {
+	Time    time.Time
+	Try     int
+	Summary string
+	Files   []string
+	OK      bool
+	Phase   string
+	Problem string
+}
+
+func (Explained) event()  {}
+func (FixChecked) event() {}
+
+type explainReply struct {
+	Diagnosis string `json:"diagnosis"`
+	Fix       *Fix   `json:"fix"`
+}
+
+var explainSchema = func() stageSchema {
+	fix := object(
+		prop("summary", str("What the fix changes, in one sentence")),
+		prop("files", array(object(
+			prop("path", str("The file's path from the flow's directory, such as blocks/parse.block.hcl or notes.flow.hcl")),
+			prop("content", str("The complete new text of the file")),
+		))),
+	)
+	send := mustJSON(object(
+		prop("diagnosis", str("What went wrong and why, in two or three sentences")),
+		prop("fix", obj{{Key: "description", Value: "The fix, or null when none can be given"}, {Key: "anyOf", Value: []any{fix, obj{{Key: "type", Value: "null"}}}}}),
+	))
+	shape := mustJSON(object(
+		prop("diagnosis", str("")),
+		prop("fix", append(obj{{Key: "type", Value: []string{"object", "null"}}}, fix[1:]...)),
+	))
+	return stageSchema{Name: StageExplain, Send: send, Strict: true, Shape: shape}
+}()
+
+const explainSystem = `You explain why a run of a flowctl flow failed, and fix it. The message gives the flow's source as the run recorded it, the steps that failed (their errors, attempts, arguments, the recorded outputs of the steps they depend on, their logs) and their blocks' source, and the outputs that were computed. Values may be cut (marked "…[cut: N more bytes]") and secrets are shown as (sensitive).
+
+Reply with:
+- diagnosis: what went wrong and why, in two or three sentences, naming the step and the cause.
+- fix: null when the cause is outside the flow (a service down, a missing secret or credential, bad input data the user must change); else the summary of the change and the complete new text of each file it changes: the flow file, a block file (blocks/NAME.block.hcl) or a test file, by its path from the flow's directory. Change as little as the fix needs; do not change the steps that succeeded. The fix is checked before anyone sees it: the changed files must compile, and the failed steps are run again with the run's recorded inputs.`
+
+// Explain asks the model why a run failed and for a fix, and checks the
+// fix with opts.Verify, sending a failed one back with its problem. It
+// returns the diagnosis, and the fix only when it passed.
+func Explain(ctx context.Context, opts ExplainOptions) (*ExplainResult, error) {
+	r := &run{opts: Options{Model: opts.Model, ModelName: opts.ModelName, MaxCalls: opts.MaxCalls, MaxTokens: opts.MaxTokens, Observe: opts.Observe}, res: &Result{}}
+	res := &ExplainResult{}
+	err := r.explain(ctx, opts, res)
+	res.Calls = r.meter.usage
+	r.emitUsage()
+	if err != nil {
+		var te *Error
+		if !errors.As(err, &te) {
+			te = &Error{Stage: StageExplain, Msg: err.Error(), Err: err}
+			err = te
+		}
+		r.emit(Failed{Time: time.Now(), Stage: te.Stage, Message: te.Msg, Budget: errors.Is(err, ErrBudget), Usage: r.res.Usage})
+	}
+	return res, err
+}
+
+func (r *run) explain(ctx context.Context, opts ExplainOptions, res *ExplainResult) error {
+	if opts.Model == nil {
+		return stageErr(StageExplain, nil, "no model is configured")
+	}
+	repairs := opts.MaxRepairs
+	if repairs <= 0 {
+		repairs = MaxRepairs
+	}
+	fields := []member{prop("run", opts.Context)}
+	if opts.NoFix {
+		fields = append(fields, prop("instructions", "Give the diagnosis only: fix is null."))
+	}
+	msgs := []llm.Message{user(message(fields...))}
+	reasked := false
+	for try := 1; ; try++ {
+		r.stage(StageExplain, try, "", "", "")
+		var reply explainReply
+		raw, unknown, err := r.ask(ctx, request{schema: explainSchema, system: explainSystem, messages: msgs, try: try}, &reply)
+		if err != nil {
+			var te *Error
+			if !reasked && !errors.Is(err, ErrBudget) && errors.As(err, &te) && strings.Contains(te.Msg, "malformed") && ctx.Err() == nil {
+				// One re-ask, with the problems stated.
+				reasked = true
+				msgs = append(msgs, user("Your reply could not be used: "+te.Msg+". Reply again with the JSON object of the schema: diagnosis, and fix or null."))
+				continue
+			}
+			return err
+		}
+		if strings.TrimSpace(reply.Diagnosis) != "" {
+			res.Diagnosis = strings.TrimSpace(reply.Diagnosis)
+		}
+		r.emit(Explained{Time: time.Now(), Try: try, Diagnosis: res.Diagnosis, HasFix: reply.Fix != nil})
+		switch {
+		case opts.NoFix:
+			return nil
+		case reply.Fix == nil || len(reply.Fix.Files) == 0:
+			if res.NoFixReason == "" {
+				res.NoFixReason = "the model proposed no fix"
+			}
+			return nil
+		}
+		v := &Verification{Phase: "check"}
+		if problems := fixProblems(reply.Fix, unknown); len(problems) > 0 {
+			v.Problem = strings.Join(problems, "; ")
+		} else if opts.Verify == nil {
+			v.Problem = "no way to check a fix"
+		} else if v, err = opts.Verify(ctx, reply.Fix); err != nil {
+			return stageErr(StageExplain, err, "checking the fix: %s", err)
+		}
+		r.emit(FixChecked{Time: time.Now(), Try: try, Summary: reply.Fix.Summary, Files: fixPaths(reply.Fix), OK: v.OK, Phase: v.Phase, Problem: v.Problem})
+		if v.OK {
+			res.Fix, res.Verification, res.NoFixReason = reply.Fix, v, ""
+			return nil
+		}
+		res.NoFixReason = fmt.Sprintf("the last fix proposed (%s) did not pass: %s", strings.TrimSuffix(reply.Fix.Summary, "."), v.Problem)
+		if try > repairs {
+			return nil
+		}
+		msgs = append(msgs, assistant(raw), user(message(
+			prop("fix_failed", v.Phase),
+			prop("problem", v.Problem),
+			prop("instructions", "The fix did not work. Reply again with the diagnosis and a fix that solves this problem too, with the complete text of each file it changes; or fix null if the flow cannot be fixed."),
+		)))
+	}
+}
+
+// fixProblems are what is wrong with a fix before it is checked: a path
+// outside the flow's directory or of another kind of file, a file given
+// twice, fields the reply has that the stage does not take.
+func fixProblems(fix *Fix, unknown []string) []string {
+	var out []string
+	if len(unknown) > 0 {
+		out = append(out, unknownFields(unknown))
+	}
+	seen := map[string]bool{}
+	for _, f := range fix.Files {
+		p := path.Clean(strings.ReplaceAll(f.Path, "\\", "/"))
+		switch {
+		case f.Path == "" || path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../"):
+			out = append(out, fmt.Sprintf("the file %q is not under the flow's directory; give a path such as blocks/NAME.block.hcl", f.Path))
+		case !strings.HasSuffix(p, ".flow.hcl") && !strings.HasSuffix(p, ".block.hcl") && !strings.HasSuffix(p, ".test.hcl"):
+			out = append(out, fmt.Sprintf("the file %q is not a flow, block or test file (.flow.hcl, .block.hcl, .test.hcl)", f.Path))
+		case seen[p]:
+			out = append(out, fmt.Sprintf("the file %q is given twice", f.Path))
+		}
+		seen[p] = true
+	}
+	return out
+}
+
+func fixPaths(fix *Fix) []string {
+	var out []string
+	for _, f := range fix.Files {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// UnifiedDiff is the unified diff of a file's change (old nil: a new
+// file), as proposals show it.
+func UnifiedDiff(name string, old, new []byte) string { return unifiedDiff(name, old, new) }
