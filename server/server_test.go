@@ -91,11 +91,11 @@ func newTestServer(t *testing.T, fs files, edit func(*Options)) *testServer {
 
 // openState opens a state in dir, or, when pgtest.EnvURL is set
 // (.ci/with-postgres), in a PostgreSQL schema of the test's own.
-func openState(t *testing.T, dir string) *state.Store {
+func openState(t testing.TB, dir string) *state.Store {
 	t.Helper()
 	var st *state.Store
 	var err error
-	name := "srv_" + strings.ToLower(strings.NewReplacer("/", "_", "-", "_").Replace(t.Name())) + "_" + newRequestID()
+	name := "srv_" + strings.ToLower(strings.NewReplacer("/", "_", "-", "_", "=", "_", "+", "_").Replace(t.Name())) + "_" + newRequestID()
 	if url := pgtest.URL(t, name); url != "" {
 		st, err = state.OpenURL(url)
 		t.Cleanup(func() { dropSchema(t, name) })
@@ -110,7 +110,7 @@ func openState(t *testing.T, dir string) *state.Store {
 }
 
 // dropSchema drops a test's PostgreSQL schema.
-func dropSchema(t *testing.T, name string) {
+func dropSchema(t testing.TB, name string) {
 	db, err := sql.Open("pgx", os.Getenv(pgtest.EnvURL))
 	if err != nil {
 		t.Error(err)
