@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
@@ -71,8 +73,33 @@ func (r *run) blockCacheKey(b *blocks.Block, call *blocks.Call, exec blocks.Exec
 		buf = append(buf, 0)
 		buf = append(buf, extra...)
 	}
+	if len(call.Sensitive) > 0 {
+		// The key of a call with a sensitive input is an HMAC under the
+		// state's salt: a plain hash of a secret would let whoever holds
+		// the state test guesses of it offline, by hit or miss.
+		salt, err := r.cacheSalt()
+		if err != nil {
+			return "", err
+		}
+		mac := hmac.New(sha256.New, salt)
+		mac.Write(buf)
+		return hex.EncodeToString(mac.Sum(nil)), nil
+	}
 	sum := sha256.Sum256(buf)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// cacheSalt is the state's cache salt (state.Store.CacheSalt), read once a
+// run; without a state there is no cache, and no salt.
+func (r *run) cacheSalt() ([]byte, error) {
+	r.salt.once.Do(func() {
+		if r.opts.Store == nil {
+			r.salt.err = errors.New("there is no state to keep a cache salt in")
+			return
+		}
+		r.salt.b, r.salt.err = r.opts.Store.CacheSalt()
+	})
+	return r.salt.b, r.salt.err
 }
 
 // cached returns the stored result for key, decoded and as stored, if

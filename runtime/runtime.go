@@ -177,6 +177,12 @@ type run struct {
 	halted bool
 	// release: the run drops step values nothing needs (releaseValues).
 	release bool
+	// salt is the state's cache salt, read once (cacheSalt).
+	salt struct {
+		once sync.Once
+		b    []byte
+		err  error
+	}
 
 	mu      sync.Mutex // guards steps' results and the fields below
 	steps   []*stepRun
