@@ -10,7 +10,11 @@ import (
 
 // offline lists the examples that run with no network and no model: the
 // test applies them twice and checks that the second run is all cached.
-var offline = map[string][]string{"hello": nil, "digest": nil, "notes": nil}
+var offline = map[string][]string{"hello": nil, "digest": nil, "notes": nil, "stats": nil}
+
+// needsPython are the examples with python blocks, which run where there
+// is a python3 (3.11+): always in CI.
+var needsPython = map[string]bool{"stats": true}
 
 // planArgs are what an example needs to plan: a value for each secret, as
 // a missing secret is an error at plan time.
@@ -27,6 +31,9 @@ func TestExamples(t *testing.T) {
 	for _, flow := range flows {
 		name := filepath.Base(filepath.Dir(flow))
 		t.Run(name, func(t *testing.T) {
+			if needsPython[name] {
+				needPython(t)
+			}
 			dir := filepath.Join(t.TempDir(), name)
 			if err := os.CopyFS(dir, os.DirFS(filepath.Dir(flow))); err != nil {
 				t.Fatal(err)

@@ -103,6 +103,9 @@ func TestTemporalExamples(t *testing.T) {
 	startWorker(t, addr, "examples", remote)
 	for name := range offline {
 		t.Run(name, func(t *testing.T) {
+			if needsPython[name] {
+				needPython(t)
+			}
 			run := func(dir string, args ...string) []byte {
 				t.Helper()
 				cmd := flowctl(t, dir, args...)
