@@ -49,7 +49,7 @@ func (s *Store) ReopenRun(id string, fingerprints json.RawMessage) error {
 		return fmt.Errorf("%w: %v", ErrNotResumable, err)
 	}
 	_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
-		res, err := st.reopenRun.ExecContext(ctx, text(fingerprints), id)
+		res, err := st.reopenRun.ExecContext(ctx, text(fingerprints), s.owner.id(), id)
 		if err != nil {
 			return err
 		}
@@ -58,6 +58,7 @@ func (s *Store) ReopenRun(id string, fingerprints json.RawMessage) error {
 		} else if n == 0 {
 			return ErrNotResumable
 		}
+		s.owner.held(id)
 		return nil
 	})
 	if err != nil {
@@ -186,7 +187,7 @@ func (s *Store) approvals(where string, args ...any) ([]*Approval, error) {
 const reopenRunSQL = `
 UPDATE runs SET status = 'running', finished_at = NULL, error = '',
 	origin = CASE WHEN origin = '` + OriginTemporal + `' THEN '' ELSE origin END,
-	fingerprints = coalesce(CAST(? AS TEXT), fingerprints)
+	fingerprints = coalesce(CAST(? AS TEXT), fingerprints), owner = ?
 WHERE id = ? AND status IN ('waiting', 'failed', 'cancelled', 'interrupted')`
 
 const interruptRunSQL = `UPDATE runs SET status = ?, error = ? WHERE id = ? AND status = 'cancelled'`

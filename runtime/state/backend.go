@@ -20,8 +20,9 @@ type backend interface {
 	// bind rewrites a query's ? parameters into the database's own.
 	bind(query string) string
 	// migrate brings the schema to schemaVersion, in one transaction that
-	// concurrent openers wait for.
-	migrate(ctx context.Context, db *sql.DB) error
+	// concurrent openers wait for; a shared database's older schema only
+	// when upgrade is set (Options.Migrate).
+	migrate(ctx context.Context, db *sql.DB, upgrade bool) error
 	// begin is the statement that begins the writer's transactions.
 	begin() string
 	// setupWriter tunes the writer's connection.
@@ -33,8 +34,6 @@ type backend interface {
 	// until it ends ("" when the writer's transaction already excludes
 	// every other writer).
 	lockMemory() string
-	// owner keeps the locks by which this process owns its running runs.
-	owner(ctx context.Context, db *sql.DB) (owner, error)
 	// duplicate reports whether err is a violation of a unique key.
 	duplicate(err error) bool
 }
@@ -45,8 +44,19 @@ type sqlDB struct {
 	b backend
 }
 
+// QueryContext runs a query, trying it again while it fails transiently
+// (a connection that a restart of the database broke: retry.go).
 func (d *sqlDB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return d.DB.QueryContext(ctx, d.b.bind(query), args...)
+	query = d.b.bind(query)
+	return read(ctx, func() (*sql.Rows, error) { return d.DB.QueryContext(ctx, query, args...) })
+}
+
+// scanRow reads the one row of a query into dest, trying it again while
+// it fails transiently; sql.ErrNoRows when there is none.
+func (d *sqlDB) scanRow(ctx context.Context, query string, args []any, dest ...any) error {
+	query = d.b.bind(query)
+	_, err := read(ctx, func() (struct{}, error) { return struct{}{}, d.DB.QueryRowContext(ctx, query, args...).Scan(dest...) })
+	return err
 }
 
 func (d *sqlDB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
@@ -75,12 +85,24 @@ func (c *sqlConn) PrepareContext(ctx context.Context, query string) (*sql.Stmt, 
 	return c.Conn.PrepareContext(ctx, c.b.bind(query))
 }
 
+func (c *sqlConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return c.Conn.ExecContext(ctx, c.b.bind(query), args...)
+}
+
+func (c *sqlConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return c.Conn.QueryContext(ctx, c.b.bind(query), args...)
+}
+
+func (c *sqlConn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return c.Conn.QueryRowContext(ctx, c.b.bind(query), args...)
+}
+
 // sqliteBackend is the embedded SQLite of a state directory.
 type sqliteBackend struct{ dir string }
 
 func (sqliteBackend) bind(query string) string { return query }
 
-func (sqliteBackend) migrate(ctx context.Context, db *sql.DB) error { return setup(ctx, db) }
+func (sqliteBackend) migrate(ctx context.Context, db *sql.DB, _ bool) error { return setup(ctx, db) }
 
 // begin: BEGIN IMMEDIATE takes the write lock at once, waiting up to the
 // busy timeout for another process's transaction.
@@ -102,10 +124,6 @@ func (sqliteBackend) duplicate(err error) bool {
 
 // lockMemory: a writer's transaction holds the database's write lock.
 func (sqliteBackend) lockMemory() string { return "" }
-
-func (b sqliteBackend) owner(context.Context, *sql.DB) (owner, error) {
-	return &fileOwner{dir: b.dir}, nil
-}
 
 // postgresBackend is a PostgreSQL database that several processes share.
 type postgresBackend struct{}
@@ -150,14 +168,6 @@ func (postgresBackend) duplicate(err error) bool {
 // and namespace, which rows not yet inserted could not give.
 func (postgresBackend) lockMemory() string { return `SELECT pg_advisory_xact_lock(?)` }
 
-func (postgresBackend) owner(ctx context.Context, db *sql.DB) (owner, error) {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &pgOwner{conn: conn, held: map[string]bool{}}, nil
-}
-
 // postgresTypes are the SQLite types of the migrations and PostgreSQL's
 // for them: times and counts are 64-bit, bytes are bytea.
 var postgresTypes = strings.NewReplacer(
@@ -168,42 +178,64 @@ var postgresTypes = strings.NewReplacer(
 
 // migrate runs the migrations SQLite runs, their types translated, and
 // keeps the version in schema_version. The advisory lock makes openers of
-// a new database wait for the first.
-func (postgresBackend) migrate(ctx context.Context, db *sql.DB) error {
+// a new database wait for the first. An older schema is upgraded only
+// when upgrade is set; a new database gets the schema in any case.
+func (postgresBackend) migrate(ctx context.Context, db *sql.DB, upgrade bool) error {
+	_, _, err := migratePostgres(ctx, db, upgrade, false)
+	return err
+}
+
+// migratePostgres brings the schema of a PostgreSQL database to
+// schemaVersion (see postgresBackend.migrate) and returns the version it
+// had and the statements it ran; with dryRun, it runs none and returns
+// those it would run.
+func migratePostgres(ctx context.Context, db *sql.DB, upgrade, dryRun bool) (int, []string, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("beginning the migration: %w", err)
+		return 0, nil, fmt.Errorf("beginning the migration: %w", err)
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, keyHash("flowctl schema")); err != nil {
-		return fmt.Errorf("locking the schema: %w", err)
+		return 0, nil, fmt.Errorf("locking the schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)`); err != nil {
-		return fmt.Errorf("reading the schema version: %w", err)
+		return 0, nil, fmt.Errorf("reading the schema version: %w", err)
 	}
 	version := 0
 	err = tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version)
 	switch {
 	case err == sql.ErrNoRows:
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
-			return fmt.Errorf("setting the schema version: %w", err)
+			return 0, nil, fmt.Errorf("setting the schema version: %w", err)
 		}
 	case err != nil:
-		return fmt.Errorf("reading the schema version: %w", err)
+		return 0, nil, fmt.Errorf("reading the schema version: %w", err)
 	}
 	if err := checkVersion(version); err != nil || version == schemaVersion {
-		return err
+		return version, nil, err
 	}
+	if version > 0 && !upgrade && !dryRun {
+		return version, nil, &SchemaError{Version: version}
+	}
+	var ran []string
 	for v := version; v < schemaVersion; v++ {
-		if _, err := tx.ExecContext(ctx, postgresTypes.Replace(migrations[v])); err != nil {
-			return fmt.Errorf("migrating the state database to schema version %d: %w", v+1, err)
+		stmt := postgresTypes.Replace(migrations[v])
+		ran = append(ran, stmt)
+		if dryRun {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return version, nil, fmt.Errorf("migrating the state database to schema version %d: %w", v+1, err)
 		}
 	}
+	if dryRun {
+		return version, ran, nil
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = $1`, schemaVersion); err != nil {
-		return fmt.Errorf("setting the schema version: %w", err)
+		return version, nil, fmt.Errorf("setting the schema version: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrating the state database: %w", err)
+		return version, nil, fmt.Errorf("migrating the state database: %w", err)
 	}
-	return nil
+	return version, ran, nil
 }

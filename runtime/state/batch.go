@@ -1,10 +1,12 @@
 package state
 
 import (
+	"cmp"
 	"context"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -17,9 +19,9 @@ import (
 const rowsPerStatement = 32
 
 // A table receives one kind of asynchronous op. Its rows wait in pending
-// (indexes into the batch) until rowsPerStatement of them can be written
-// by one statement, or until the batch ends or a synchronous op needs the
-// writes before it applied.
+// (indexes into the batch) until the batch ends or a synchronous op needs
+// the writes before it applied; then they are written in the order of
+// their keys, rowsPerStatement of them per statement.
 type table struct {
 	one, many *driverStmt // one row; rowsPerStatement rows
 	def       *tableDef
@@ -31,6 +33,10 @@ type tableDef struct {
 	insert, row, conflict string
 	appendArgs            func(a *args, o *op)
 	describe              func(o *op, err error) error
+	// compare orders two rows by the key they are upserted by, for a
+	// table whose rows several processes write (the cache): nil for
+	// those written by the process that owns their run.
+	compare func(a, b *op) int
 }
 
 var steps = tableDef{
@@ -76,11 +82,12 @@ ON CONFLICT (hash) DO UPDATE SET
 	stored_at = excluded.stored_at`,
 	appendArgs: func(a *args, o *op) {
 		c := o.cache
-		a.add(keyHash(c.key), c.key, a.flow.of(c.flow), a.step.of(c.step), text(c.outputs), a.now)
+		a.add(c.hash, c.key, a.flow.of(c.flow), a.step.of(c.step), text(c.outputs), a.now)
 	},
 	describe: func(o *op, err error) error {
 		return fmt.Errorf("storing the cache entry of step %s (key %s): %w", o.cache.step, o.cache.key, err)
 	},
+	compare: func(a, b *op) int { return cmp.Compare(a.cache.hash, b.cache.hash) },
 }
 
 var events = tableDef{
@@ -207,14 +214,20 @@ func (t *table) close() error {
 	return err
 }
 
-// apply writes batch, whose first op is seq first, in one transaction and
-// reports whether it committed. Errors go to the sync ops and, for the
-// asynchronous ones, to failed.
-func (w *writer) apply(batch []op, first uint64) bool {
-	ctx := context.Background()
+// apply writes batch, whose first op is seq first, in one transaction
+// marked mark (owner.go), and reports whether it committed. The errors of
+// its ops go to the sync ops and to the attempt's failures; a transient
+// error ends it early, in w.att.abort, with nothing written.
+func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64) bool {
 	st := &w.stmts
+	began := time.Now()
 	if _, err := st.begin.ExecContext(ctx); err != nil {
-		w.failBatch(batch, first, fmt.Errorf("beginning a transaction: %w", err))
+		w.fatal(batch, first, fmt.Errorf("beginning a transaction: %w", err))
+		return false
+	}
+	if err := w.owner.mark(ctx, st, mark); err != nil {
+		st.rollback.ExecContext(ctx)
+		w.fatal(batch, first, err)
 		return false
 	}
 	w.args.now = time.Now().UnixNano()
@@ -222,7 +235,7 @@ func (w *writer) apply(batch []op, first uint64) bool {
 		o := &batch[i]
 		switch o.kind {
 		case opStep:
-			if w.offload(&o.step.Outputs, w.steps, batch, first, i) {
+			if w.taken(o.step.RunID, batch, first, i) && w.offload(&o.step.Outputs, w.steps, batch, first, i) {
 				w.add(w.steps, batch, first, i)
 			}
 		case opCache:
@@ -230,25 +243,80 @@ func (w *writer) apply(batch []op, first uint64) bool {
 				w.add(w.cache, batch, first, i)
 			}
 		case opEvent:
-			w.add(w.events, batch, first, i)
+			if w.taken(o.event.RunID, batch, first, i) {
+				w.add(w.events, batch, first, i)
+			}
 		case opSync:
-			w.writeRows(w.steps, batch, first)
-			w.writeRows(w.cache, batch, first)
-			w.writeRows(w.events, batch, first)
-			o.sync.err = w.applySync(ctx, o.sync)
+			w.writeAll(batch, first)
+			if w.att.abort != nil {
+				break
+			}
+			if o.sync.run != "" && w.owner.lost(o.sync.run) {
+				o.sync.err = fmt.Errorf("run %s: %w", o.sync.run, ErrRunTaken)
+				continue
+			}
+			err := w.applySync(ctx, o.sync)
+			if transient(err) {
+				w.abort(err)
+			}
+			o.sync.err = err
+		}
+		if w.att.abort != nil {
+			break
 		}
 	}
-	w.writeRows(w.steps, batch, first)
-	w.writeRows(w.cache, batch, first)
-	w.writeRows(w.events, batch, first)
+	w.writeAll(batch, first)
+	if w.att.abort == nil {
+		if err := w.owner.renew(ctx, st, began); err != nil && transient(err) {
+			w.abort(err)
+		}
+	}
+	if w.att.abort != nil {
+		w.steps.pending, w.cache.pending, w.events.pending = w.steps.pending[:0], w.cache.pending[:0], w.events.pending[:0]
+		st.rollback.ExecContext(ctx)
+		return false
+	}
 	if _, err := st.commit.ExecContext(ctx); err != nil {
 		// SQLite may have rolled back already, after an I/O error say; then
 		// ROLLBACK fails too, harmlessly.
 		st.rollback.ExecContext(ctx)
+		if transient(err) {
+			w.abort(err)
+			w.att.committing = true
+			return false
+		}
+		w.att.failures = w.att.failures[:0]
 		w.failBatch(batch, first, fmt.Errorf("committing: %w", err))
 		return false
 	}
 	return true
+}
+
+// fatal ends an attempt that failed before writing anything: a
+// transient error is tried again, another fails the batch.
+func (w *writer) fatal(batch []op, first uint64, err error) {
+	if transient(err) {
+		w.abort(err)
+		return
+	}
+	w.failBatch(batch, first, err)
+}
+
+// abort ends the attempt with a transient error (the first one).
+func (w *writer) abort(err error) {
+	if w.att.abort == nil {
+		w.att.abort = err
+	}
+}
+
+// taken reports whether the op i of a run may be written: false, and
+// the op failed, when another process took the run over (owner.go).
+func (w *writer) taken(runID string, batch []op, first uint64, i int) bool {
+	if !w.owner.lost(runID) {
+		return true
+	}
+	w.att.failures = append(w.att.failures, failure{first + uint64(i), fmt.Errorf("run %s: %w", runID, ErrRunTaken)})
+	return false
 }
 
 // offload keeps a large value in a blob file and puts the reference in
@@ -256,24 +324,38 @@ func (w *writer) apply(batch []op, first uint64) bool {
 func (w *writer) offload(v *json.RawMessage, t *table, batch []op, first uint64, i int) bool {
 	ref, err := storeBlob(w.dir, *v)
 	if err != nil {
-		w.failed(first+uint64(i), 1, t.def.describe(&batch[i], err))
+		w.att.failures = append(w.att.failures, failure{first + uint64(i), t.def.describe(&batch[i], err)})
 		return false
 	}
 	*v = ref
 	return true
 }
 
+// add queues row i of t. The rows of a table are written when a sync op
+// or the end of the batch needs them; in a database that several
+// processes write (PostgreSQL) the rows of a table they share are sorted
+// by key first (tableDef.compare), so that two processes writing the same
+// rows (two applies storing the same cache entries) lock them in the
+// same order and cannot deadlock each other.
 func (w *writer) add(t *table, batch []op, first uint64, i int) {
 	t.pending = append(t.pending, i)
-	if len(t.pending) == rowsPerStatement {
-		w.writeRows(t, batch, first)
+}
+
+// writeAll writes the pending rows of every table.
+func (w *writer) writeAll(batch []op, first uint64) {
+	for _, t := range []*table{w.steps, w.cache, w.events} {
+		if w.att.abort == nil {
+			w.writeRows(t, batch, first)
+		}
 	}
 }
 
-// writeRows writes t's pending rows: in one statement when there are
-// rowsPerStatement of them, else one by one. A statement that fails is
-// undone as a whole, so then its rows are written one by one too, to keep
-// the good ones and report each bad one.
+// writeRows writes t's pending rows (in the order of their keys, see add:
+// a stable sort, so that of two rows with one key the later one is
+// written last and wins), rowsPerStatement of them per statement, and the
+// rest one by one.
+// A statement that fails is undone as a whole, so then its rows are
+// written one by one too, to keep the good ones and report each bad one.
 func (w *writer) writeRows(t *table, batch []op, first uint64) {
 	rows := t.pending
 	if len(rows) == 0 {
@@ -282,20 +364,36 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 	t.pending = rows[:0]
 	ctx := context.Background()
 	a := &w.args
-	if len(rows) == rowsPerStatement {
-		for _, i := range rows {
-			t.def.appendArgs(a, &batch[i])
-		}
-		err := w.exec(ctx, t.many, a)
-		if err == nil {
-			return
-		}
+	if t.def.compare != nil && w.b.guarded() {
+		slices.SortStableFunc(rows, func(i, j int) int { return t.def.compare(&batch[i], &batch[j]) })
 	}
-	for _, i := range rows {
-		t.def.appendArgs(a, &batch[i])
-		err := w.exec(ctx, t.one, a)
-		if err != nil {
-			w.failed(first+uint64(i), 1, t.def.describe(&batch[i], err))
+	for len(rows) > 0 {
+		n := min(len(rows), rowsPerStatement)
+		chunk := rows[:n]
+		rows = rows[n:]
+		if n == rowsPerStatement {
+			for _, i := range chunk {
+				t.def.appendArgs(a, &batch[i])
+			}
+			err := w.exec(ctx, t.many, a)
+			if err == nil {
+				continue
+			}
+			if transient(err) {
+				w.abort(err)
+				return
+			}
+		}
+		for _, i := range chunk {
+			t.def.appendArgs(a, &batch[i])
+			err := w.exec(ctx, t.one, a)
+			if transient(err) {
+				w.abort(err)
+				return
+			}
+			if err != nil {
+				w.att.failures = append(w.att.failures, failure{first + uint64(i), t.def.describe(&batch[i], err)})
+			}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Values larger than BlobThreshold — the outputs of a step that fetched a
@@ -46,7 +47,11 @@ func storeBlob(dir string, v json.RawMessage) (json.RawMessage, error) {
 	ref := blobPrefix + "sha256-" + hex.EncodeToString(sum[:])
 	path, _ := blobPath(dir, ref)
 	if info, err := os.Stat(path); err == nil && info.Size() == int64(len(v)) {
-		return json.RawMessage(ref), nil // the same content is there already
+		// The same content is there already. Touched, so that a prune
+		// under way does not take it for unused (prune.go).
+		now := time.Now()
+		os.Chtimes(path, now, now)
+		return json.RawMessage(ref), nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("storing a value of %d bytes: %w", len(v), err)

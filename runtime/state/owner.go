@@ -2,7 +2,6 @@ package state
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,13 +9,24 @@ import (
 	"time"
 )
 
-// A running run is owned by the process that created it: CreateRun takes
-// an exclusive lock on a file of the run's own (locks/RUN_ID) before the
-// run exists in the database, and FinishRun (or Close, or the process's
-// end, however it ends) lets it go. When a store is opened, runs still
-// "running" whose lock nobody holds are runs whose process died — killed,
-// or the machine stopped — and are recorded as "interrupted". The kernel
-// releases a dead process's locks, so no PID is guessed at.
+// A running run is owned by the process that created (or resumed) it,
+// and a run whose process is gone is recorded as "interrupted", to be
+// resumed or cancelled by a person or a server: a run never stays
+// "running" for good, and no run is resumed while its process still runs
+// it. How a process shows that it is alive depends on the database:
+//
+//   - SQLite (fileOwner): CreateRun takes an exclusive lock on a file of
+//     the run's own (locks/RUN_ID) before the run exists in the database,
+//     and FinishRun (or Close, or the process's end, however it ends)
+//     lets it go. The kernel releases a dead process's locks, so a run
+//     whose lock nobody holds is one whose process died.
+//   - PostgreSQL (lease.go): a lease. Each process has a row in owners,
+//     renewed by every batch it writes and by a heartbeat, and its runs
+//     name it. A process whose row has not been renewed for twice its
+//     lease, while the database was up, is taken for gone. Unlike a
+//     session's advisory lock, a lease outlives a lost connection: a
+//     restart of the database takes no run from a process that comes
+//     back to it.
 
 // StatusInterrupted is the status of a run whose process ended before it
 // finished.
@@ -25,22 +35,34 @@ const StatusInterrupted = "interrupted"
 // interruptedError is the error recorded with an interrupted run.
 const interruptedError = "the process running it ended before the run finished (it was killed, or the machine stopped); the steps it recorded are kept"
 
-// An owner keeps the locks by which a process owns the running runs it
-// created: lock files in a state directory (fileOwner), or PostgreSQL's
-// advisory locks (pgOwner).
+// An owner keeps what shows that this process owns the running runs it
+// created or resumed: lock files in a state directory (fileOwner), or a
+// lease in a shared database (lease).
 type owner interface {
-	// claim takes the lock of a new run. It reports false, and takes
-	// nothing, when this store holds it already (a run created twice,
-	// which the database then refuses).
+	// claim takes the lock of a run before it is created or resumed. It
+	// reports false, and takes nothing, when this store holds it already
+	// (a run created twice, which the database then refuses).
 	claim(runID string) (bool, error)
 	// release lets the lock of a run go.
 	release(runID string)
-	// close lets every lock go (Store.Close).
-	close()
-	// abandoned reports whether nobody holds the lock of a running run.
-	abandoned(runID string) bool
-	// forget drops what is left of the lock of a run that was reaped.
-	forget(runID string)
+	// id is what the runs this store creates or resumes record as their
+	// owner ("" for none); held records, on the writer, that the row of a
+	// run now names it.
+	id() string
+	held(runID string)
+	// lost reports whether another process took a run of this store's
+	// over.
+	lost(runID string) bool
+	// mark runs first in each transaction of the writer, which it marks
+	// mark: committed then reports, on a new connection, whether the
+	// transaction so marked committed.
+	mark(ctx context.Context, st *writerStmts, mark int64) error
+	committed(ctx context.Context, conn *sqlConn, mark int64) (bool, error)
+	// renew runs last in a transaction of the writer that began at began.
+	renew(ctx context.Context, st *writerStmts, began time.Time) error
+	// reap records as interrupted the running runs whose process is gone,
+	// on the writer, and returns their IDs.
+	reap(ctx context.Context, st *writerStmts) ([]string, error)
 }
 
 // fileOwner locks a file of each run (locks/RUN_ID in the state
@@ -99,7 +121,17 @@ func (o *fileOwner) release(runID string) {
 	}
 }
 
-func (o *fileOwner) close() {
+func (o *fileOwner) id() string                                               { return "" }
+func (o *fileOwner) held(string)                                              {}
+func (o *fileOwner) lost(string) bool                                         { return false }
+func (o *fileOwner) mark(context.Context, *writerStmts, int64) error          { return nil }
+func (o *fileOwner) committed(context.Context, *sqlConn, int64) (bool, error) { return false, nil }
+func (o *fileOwner) renew(context.Context, *writerStmts, time.Time) error     { return nil }
+
+// unlockAll lets every lock go (Store.Close): the runs still running are
+// left running, locked by no one, and the next store opened takes them
+// for interrupted, as when the process dies.
+func (o *fileOwner) unlockAll() {
 	o.mu.Lock()
 	ids := make([]string, 0, len(o.files))
 	for id := range o.files {
@@ -129,77 +161,15 @@ func (o *fileOwner) abandoned(runID string) bool {
 	return err == nil && ok // the lock goes with f.Close
 }
 
-// pgOwner holds a session-level advisory lock per running run, keyed by
-// the hash of its ID, on a connection of its own: PostgreSQL lets them go
-// when the process's connection ends, however it ends.
-type pgOwner struct {
-	conn *sql.Conn
-	mu   sync.Mutex
-	held map[string]bool
-}
-
-func (o *pgOwner) claim(runID string) (bool, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.held[runID] {
-		return false, nil
-	}
-	var ok bool
-	if err := o.conn.QueryRowContext(context.Background(), `SELECT pg_try_advisory_lock($1)`, keyHash("run "+runID)).Scan(&ok); err != nil {
-		return false, err
-	}
-	if !ok {
-		return false, fmt.Errorf("another process holds the lock of run %s", runID)
-	}
-	o.held[runID] = true
-	return true, nil
-}
-
-func (o *pgOwner) release(runID string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.held[runID] {
-		delete(o.held, runID)
-		o.conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, keyHash("run "+runID))
-	}
-}
-
-func (o *pgOwner) close() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if len(o.held) > 0 {
-		o.held = map[string]bool{}
-		o.conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock_all()`)
-	}
-	o.conn.Close()
-}
-
-func (o *pgOwner) abandoned(runID string) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.held[runID] {
-		return false
-	}
-	ctx := context.Background()
-	var ok bool
-	if err := o.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, keyHash("run "+runID)).Scan(&ok); err != nil || !ok {
-		return false
-	}
-	o.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, keyHash("run "+runID))
-	return true
-}
-
-func (o *pgOwner) forget(string) {}
-
 // OriginTemporal is the origin of runs on the temporal engine: Temporal
 // keeps them going, not a process, so they take no lock and are never
 // reaped.
 const OriginTemporal = "temporal"
 
-// reapInterrupted records as interrupted the running runs whose process is
-// gone, and returns their IDs.
-func (s *Store) reapInterrupted() ([]string, error) {
-	rows, err := s.db.QueryContext(context.Background(), `SELECT id FROM runs WHERE status = 'running' AND origin != ?`, OriginTemporal)
+// reap records as interrupted the running runs whose lock file nobody
+// holds.
+func (o *fileOwner) reap(ctx context.Context, st *writerStmts) ([]string, error) {
+	rows, err := st.conn.QueryContext(ctx, `SELECT id FROM runs WHERE status = 'running' AND origin != ?`, OriginTemporal)
 	if err != nil {
 		return nil, err
 	}
@@ -218,23 +188,30 @@ func (s *Store) reapInterrupted() ([]string, error) {
 	}
 	var reaped []string
 	for _, id := range running {
-		if !s.owner.abandoned(id) {
+		if !o.abandoned(id) {
 			continue
 		}
-		now := time.Now()
-		_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
-			// Only if it is still running: another process may have
-			// reaped it, or (with no lock file) finished it, meanwhile.
-			_, err := st.markInterrupted.ExecContext(ctx, StatusInterrupted, nanos(now), interruptedError, id)
-			return err
-		})
-		if err != nil {
+		// Only if it is still running: another process may have reaped
+		// it, or (with no lock file) finished it, meanwhile.
+		if _, err := st.markInterrupted.ExecContext(ctx, StatusInterrupted, nanos(time.Now()), interruptedError, id); err != nil {
 			return reaped, err
 		}
-		s.owner.forget(id)
+		o.forget(id)
 		reaped = append(reaped, id)
 	}
 	return reaped, nil
+}
+
+// reapInterrupted records as interrupted the running runs whose process
+// is gone, and returns their IDs.
+func (s *Store) reapInterrupted() ([]string, error) {
+	var reaped []string
+	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		var err error
+		reaped, err = s.owner.reap(ctx, st)
+		return err
+	})
+	return reaped, err
 }
 
 const markInterruptedSQL = `

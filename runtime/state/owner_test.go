@@ -60,7 +60,7 @@ func TestInterruptedRuns(t *testing.T) {
 	// interrupted too.
 	old := &Run{ID: NewRunID(), Flow: "f", Status: "running"}
 	if _, err := b.w.do(func(ctx context.Context, st *writerStmts) error {
-		_, err := st.insertRun.ExecContext(ctx, old.ID, old.Flow, "default", "", "", nil, "running", nil, nil, nil, "", nil, nil, "", nil, "", "")
+		_, err := st.insertRun.ExecContext(ctx, old.ID, old.Flow, "default", "", "", nil, "running", nil, nil, nil, "", nil, nil, "", nil, "", "", "")
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -88,7 +88,23 @@ func TestOwnerGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	flush(t, a)
-	a.owner.close() // as the process's end does
+	// As the process's end does: its locks go, or its lease is left to
+	// expire.
+	switch o := a.owner.(type) {
+	case *fileOwner:
+		o.unlockAll()
+	case *lease:
+		a.stop <- struct{}{} // no heartbeat renews it
+		otherMachine(t, a)   // no process of this machine's is taken for gone
+		if _, err := a.w.do(func(ctx context.Context, st *writerStmts) error {
+			_, err := st.conn.ExecContext(ctx, `UPDATE owners SET expires_at = 0 WHERE id = ?`, o.id())
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// A lease short enough for the database to have been up for two.
+		t.Setenv(EnvLease, "100ms")
+	}
 	c := openStoreIn(t, dir)
 	for id, want := range map[string]string{dead.ID: StatusInterrupted, live.ID: "running", durable.ID: "running"} {
 		if r, err := c.Run(id); err != nil || r.Status != want {

@@ -33,7 +33,7 @@ func (s *Store) PutPayload(data []byte) (string, error) {
 // Payload returns the data PutPayload kept under ref.
 func (s *Store) Payload(ref string) ([]byte, error) {
 	var data []byte
-	err := s.db.QueryRowContext(context.Background(), `SELECT data FROM payloads WHERE ref = ?`, ref).Scan(&data)
+	err := s.db.scanRow(context.Background(), `SELECT data FROM payloads WHERE ref = ?`, []any{ref}, &data)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, fmt.Errorf("payload %s: %w in %s", ref, ErrPayloadNotFound, s.path)

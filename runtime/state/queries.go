@@ -357,7 +357,7 @@ func (s *Store) Events(runID string, after int64, limit int) ([]Event, error) {
 // never did.
 func (s *Store) ScheduleFired(flow, name string) (time.Time, bool, error) {
 	var ns int64
-	err := s.db.QueryRow(`SELECT fired_at FROM schedules WHERE flow = ? AND name = ?`, flow, name).Scan(&ns)
+	err := s.db.scanRow(context.Background(), `SELECT fired_at FROM schedules WHERE flow = ? AND name = ?`, []any{flow, name}, &ns)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return time.Time{}, false, nil
@@ -370,10 +370,15 @@ func (s *Store) ScheduleFired(flow, name string) (time.Time, bool, error) {
 // CacheGet returns the outputs stored under the cache key key, and whether
 // there are any. It sees committed entries only (see Flush). An entry
 // evicted by another key with the same 64-bit hash (see keyHash) is a miss.
+// While a shared database is away it waits for it, as WaitWritable does:
+// a run reads the cache before it runs a step.
 func (s *Store) CacheGet(key string) (json.RawMessage, bool, error) {
 	var stored string
 	var out []byte
-	err := s.cacheGet.QueryRowContext(context.Background(), keyHash(key)).Scan(&stored, &out)
+	ctx := context.Background()
+	err := s.waitRead(ctx, func() error {
+		return s.cacheGet.QueryRowContext(ctx, keyHash(key)).Scan(&stored, &out)
+	})
 	if errors.Is(err, sql.ErrNoRows) || err == nil && stored != key {
 		return nil, false, nil
 	}
@@ -386,12 +391,41 @@ func (s *Store) CacheGet(key string) (json.RawMessage, bool, error) {
 	return out, true, nil
 }
 
+// waitRead runs a read for a run, trying it again while it fails
+// transiently and, while a shared database is away, waiting for it (up to
+// the store's wait).
+func (s *Store) waitRead(ctx context.Context, fn func() error) error {
+	for n := 0; ; n++ {
+		err := fn()
+		if err == nil || !transient(err) || ctx.Err() != nil {
+			return err
+		}
+		if s.avail == nil {
+			if n+1 >= readTries {
+				return err
+			}
+		} else if n > 0 {
+			s.avail.failed(err)
+			if werr := s.avail.wait(ctx); werr != nil {
+				return werr
+			}
+		}
+		sleep(ctx, backoff(n))
+	}
+}
+
 // Memory returns the stored memory values of flow in namespace ("" for
 // DefaultNamespace), by memory name. The map is empty, not nil, when
 // nothing is stored.
 func (s *Store) Memory(flow, ns string) (map[string]json.RawMessage, error) {
 	ns = namespace(ns)
-	values, err := readMemory(s.db.QueryContext(context.Background(), selectMemorySQL, flow, ns))
+	var values map[string]json.RawMessage
+	ctx := context.Background()
+	err := s.waitRead(ctx, func() error {
+		var err error
+		values, err = readMemory(s.db.DB.QueryContext(ctx, s.db.b.bind(selectMemorySQL), flow, ns))
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("reading the memory of flow %s (namespace %s): %w", flow, ns, err)
 	}

@@ -246,6 +246,27 @@ ALTER TABLE proposals ADD COLUMN run_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE proposals ADD COLUMN diagnosis TEXT NOT NULL DEFAULT '';
 ALTER TABLE proposals ADD COLUMN evidence TEXT;
 `,
+	// 15: the processes that run runs in a shared database, each with its
+	// lease (owner.go, lease.go; SQLite keeps lock files instead), and the
+	// owner of each run; the saved plans applied, each once.
+	`
+CREATE TABLE owners (
+	id         TEXT NOT NULL PRIMARY KEY,
+	host       TEXT NOT NULL,
+	pid        INTEGER NOT NULL,
+	process    TEXT NOT NULL,
+	started_at INTEGER NOT NULL,
+	batch      INTEGER NOT NULL,
+	expires_at INTEGER NOT NULL
+);
+ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+CREATE INDEX runs_running ON runs (owner) WHERE status = 'running';
+CREATE TABLE applied_plans (
+	id         TEXT NOT NULL PRIMARY KEY,
+	run_id     TEXT NOT NULL,
+	applied_at INTEGER NOT NULL
+);
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.
@@ -321,4 +342,48 @@ func checkVersion(version int) error {
 		return fmt.Errorf("the state database has schema version %d, but this flowctl knows versions up to %d: it was written by a newer flowctl", version, schemaVersion)
 	}
 	return nil
+}
+
+// ErrSchemaOld is wrapped by SchemaError.
+var ErrSchemaOld = errors.New("the shared state database has an older schema")
+
+// A SchemaError is the error of opening a shared database whose schema is
+// older than this flowctl's without Options.Migrate: upgrading it is a
+// decision (processes of the older flowctl cannot use it afterwards), so
+// it is made by flowctl state migrate, or --migrate.
+type SchemaError struct {
+	Version int // the database's
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("the state database has schema version %d and this flowctl uses version %d: upgrade it with flowctl state migrate (or pass --migrate), once every flowctl that uses it is of this version or newer", e.Version, schemaVersion)
+}
+
+func (e *SchemaError) Unwrap() error { return ErrSchemaOld }
+
+// SchemaVersion is the schema version of this flowctl's state.
+func SchemaVersion() int { return schemaVersion }
+
+// A Migration is what flowctl state migrate did, or would do, to a
+// database: the schema version it had, the one it has after, and the
+// SQL statements between.
+type Migration struct {
+	From, To   int
+	Statements []string
+}
+
+// MigrateURL upgrades the schema of the PostgreSQL database of dbURL to
+// this flowctl's, in one transaction; with dryRun it changes nothing and
+// returns what it would run.
+func MigrateURL(ctx context.Context, dbURL string, dryRun bool) (*Migration, error) {
+	db, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	from, stmts, err := migratePostgres(ctx, db, true, dryRun)
+	if err != nil {
+		return nil, err
+	}
+	return &Migration{From: from, To: schemaVersion, Statements: stmts}, nil
 }

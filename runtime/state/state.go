@@ -13,8 +13,9 @@ import (
 	"sync"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" database/sql driver
+	_ "modernc.org/sqlite"           // registers the "sqlite" database/sql driver
 )
 
 // FileName is the name of the database file inside the state directory.
@@ -118,10 +119,65 @@ type Store struct {
 	// Prepared on db, used by the synchronous reads.
 	cacheGet *sql.Stmt
 
-	owner owner // the locks of the runs this store created (owner.go)
+	owner owner         // how this process owns its runs (owner.go)
+	avail *availability // whether a shared database answers; nil for SQLite
+	stop  chan struct{} // ends the heartbeat
 
 	closeOnce sync.Once
 	closeErr  error
+}
+
+// Options are how a store is opened.
+type Options struct {
+	// Migrate upgrades the schema of a shared (PostgreSQL) database that
+	// is older than this flowctl's; without it, such a database is
+	// refused with ErrSchemaOld, so that no process upgrades a shared
+	// state by chance (flowctl state migrate, or --migrate, upgrade it).
+	// A new database gets the schema in any case, and SQLite, which one
+	// machine uses, is always upgraded.
+	Migrate bool
+	// Wait is how long a store waits for a shared database that stopped
+	// answering to come back before it fails what it could not record
+	// (WaitWritable, the writes handed over). 0: $FLOWCTL_STATE_WAIT,
+	// else DefaultWait.
+	Wait time.Duration
+	// Lease is how long this process's ownership of its runs lasts in a
+	// shared database without being renewed (lease.go). 0:
+	// $FLOWCTL_STATE_LEASE, else DefaultLease.
+	Lease time.Duration
+}
+
+// The environment variables of Options.Wait and Options.Lease.
+const (
+	EnvWait  = "FLOWCTL_STATE_WAIT"
+	EnvLease = "FLOWCTL_STATE_LEASE"
+)
+
+// withDefaults fills in what o leaves unset, from the environment.
+func (o Options) withDefaults() (Options, error) {
+	var err error
+	if o.Wait, err = envDuration(o.Wait, EnvWait, DefaultWait); err != nil {
+		return o, err
+	}
+	if o.Lease, err = envDuration(o.Lease, EnvLease, DefaultLease); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+func envDuration(d time.Duration, env string, def time.Duration) (time.Duration, error) {
+	if d > 0 {
+		return d, nil
+	}
+	v := os.Getenv(env)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q is not a positive duration such as 2m or 30s", env, v)
+	}
+	return d, nil
 }
 
 // Open opens the state database in dir, creating dir (0o755) and the
@@ -142,7 +198,8 @@ func Open(dir string) (*Store, error) {
 	// A few idle readers; the writer holds one connection for the life of
 	// the store.
 	db.SetMaxIdleConns(4)
-	s, err := open(db, path, sqliteBackend{dir: filepath.Dir(path)})
+	b := sqliteBackend{dir: filepath.Dir(path)}
+	s, err := open(db, path, b, Options{Migrate: true, Wait: DefaultWait, Lease: DefaultLease}, &fileOwner{dir: b.dir}, nil)
 	if err != nil {
 		db.Close()
 		if isBusy(err) {
@@ -154,22 +211,52 @@ func Open(dir string) (*Store, error) {
 }
 
 // OpenURL opens the PostgreSQL database of a postgres:// (or
-// postgresql://) URL, migrating its schema to the current version. Any
-// number of processes may share it.
-func OpenURL(dbURL string) (*Store, error) {
+// postgresql://) URL with the default Options.
+func OpenURL(dbURL string) (*Store, error) { return OpenURLWith(dbURL, Options{}) }
+
+// OpenURLWith opens the PostgreSQL database of a postgres:// (or
+// postgresql://) URL. Any number of processes may share it.
+//
+// The store keeps a pool of connections (database/sql over pgx's driver,
+// which checks a connection that was idle before reusing it and drops a
+// broken one), so a restart of the database costs the queries under way
+// when it went, which are tried again (retry.go), and nothing else.
+func OpenURLWith(dbURL string, o Options) (*Store, error) {
 	shown := RedactURL(dbURL)
-	db, err := sql.Open("pgx", dbURL)
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := pgx.ParseConfig(dbURL)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", shown, err)
 	}
-	db.SetMaxIdleConns(4)
-	s, err := open(db, shown, postgresBackend{})
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = connectTimeout
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxIdleConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(30 * time.Minute)
+	avail := newAvailability(o.Wait, db.PingContext)
+	s, err := open(db, shown, postgresBackend{}, o, newLease(o.Lease), avail)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening %s: %w", shown, err)
 	}
 	return s, nil
 }
+
+// The pool of a PostgreSQL store: the writer holds one connection, the
+// readers share the others; a dial that gets no answer gives up after
+// connectTimeout (unless the URL says connect_timeout) and is tried
+// again.
+const (
+	maxConns       = 8
+	maxIdleConns   = 4
+	connectTimeout = 10 * time.Second
+)
 
 // IsURL reports whether a --state value names a database rather than a
 // directory.
@@ -186,34 +273,32 @@ func RedactURL(dbURL string) string {
 	return u.Redacted()
 }
 
-func open(db *sql.DB, path string, b backend) (*Store, error) {
+func open(db *sql.DB, path string, b backend, o Options, own owner, avail *availability) (*Store, error) {
 	ctx := context.Background()
-	if err := b.migrate(ctx, db); err != nil {
+	if err := b.migrate(ctx, db, o.Migrate); err != nil {
 		return nil, err
 	}
-	s := &Store{path: path, db: &sqlDB{DB: db, b: b}}
+	s := &Store{path: path, db: &sqlDB{DB: db, b: b}, owner: own, avail: avail}
 	var err error
-	if s.owner, err = b.owner(ctx, db); err != nil {
-		return nil, err
-	}
 	if s.cacheGet, err = s.db.PrepareContext(ctx, `SELECT key, outputs FROM cache WHERE hash = ?`); err != nil {
-		s.owner.close()
 		return nil, err
 	}
 	dir := ""
 	if sb, ok := b.(sqliteBackend); ok {
 		dir = sb.dir
 	}
-	if s.w, err = newWriter(ctx, db, dir, b); err != nil {
+	if s.w, err = newWriter(ctx, db, dir, b, own, avail, o); err != nil {
 		s.cacheGet.Close()
-		s.owner.close()
 		return nil, err
 	}
 	if _, err := s.reapInterrupted(); err != nil {
 		s.w.close()
 		s.cacheGet.Close()
-		s.owner.close()
 		return nil, fmt.Errorf("recording interrupted runs: %w", err)
+	}
+	if l, ok := own.(*lease); ok {
+		s.stop = make(chan struct{})
+		go s.heartbeat(l, s.stop)
 	}
 	return s, nil
 }
@@ -249,14 +334,28 @@ func dsn(path string) string {
 func (s *Store) Path() string { return s.path }
 
 // Close flushes pending writes, stops the writer and closes the database.
-// It returns the first error of the flush or of closing. Closing twice
-// returns the first result again.
+// The runs this store created and did not finish are left to be taken up:
+// recorded as interrupted (PostgreSQL), or left to the next store opened
+// (SQLite). It returns the first error of the flush or of closing.
+// Closing twice returns the first result again.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		defer s.owner.close()
+		if s.stop != nil {
+			close(s.stop)
+		}
 		flushErr := s.w.flush()
+		var ownerErr error
+		switch o := s.owner.(type) {
+		case *lease:
+			_, ownerErr = s.w.do(func(ctx context.Context, st *writerStmts) error { return o.close(ctx, st) })
+		case *fileOwner:
+			defer o.unlockAll()
+		}
 		closeErr := s.w.close()
-		s.closeErr = errors.Join(flushErr, closeErr, s.cacheGet.Close(), s.db.Close())
+		if s.avail != nil {
+			s.avail.close()
+		}
+		s.closeErr = errors.Join(flushErr, ownerErr, closeErr, s.cacheGet.Close(), s.db.Close())
 	})
 	return s.closeErr
 }

@@ -3,10 +3,12 @@ package state
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,13 +38,36 @@ const writerCacheKiB = 32 << 10
 // one transaction on its own connection (group commit). Ops are numbered in
 // the order they are queued (seq, from 1); done is the seq of the last op
 // whose transaction has ended, which is what Flush waits for.
+//
+// A batch that fails transiently (retry.go) — the connection was lost, the
+// server restarts, the transaction lost a deadlock — is written again,
+// whole, on a new connection when the old one broke, until it commits or
+// the state has been unreachable for longer than the store's wait
+// (Options.Wait): a step result handed over while the database was away
+// is recorded once it is back. Every statement of a batch is an upsert
+// keyed by what it writes, or runs in a transaction that was rolled back;
+// a COMMIT whose answer was lost is looked up by the batch's mark
+// (owner.go) rather than written twice.
 type writer struct {
-	conn                 *sqlConn
-	b                    backend
-	dir                  string // the state directory, for blobs
+	db    *sql.DB
+	conn  *sqlConn // nil until connected, and after it broke
+	b     backend
+	dir   string // the state directory, for blobs
+	owner owner
+	avail *availability // nil for SQLite: a file does not go away
+	wait  time.Duration // see Options.Wait
+	// maxBackoff bounds the wait between two tries of a batch: a fifth
+	// of the lease, so that a process renews it soon after the database
+	// is back (lease.go).
+	maxBackoff           time.Duration
 	stmts                writerStmts
 	steps, cache, events *table
 	args                 args
+	att                  attempt // the batch being written
+	marks                int64   // batches marked so far (owner.go)
+	// unsure is the mark of a batch whose COMMIT got no answer, 0 when
+	// none: the next try looks it up before writing the batch again.
+	unsure int64
 
 	mu      sync.Mutex
 	work    sync.Cond // the queue grew, or the writer must stop
@@ -57,13 +82,30 @@ type writer struct {
 	// wake ends the writer's wait after a commit (gather): a caller
 	// waits for the writer, or gatherOps ops are queued.
 	wake    chan struct{}
-	commits uint64 // transactions committed, for tests
+	commits uint64       // transactions committed, for tests
+	last    atomic.Int64 // when the last transaction committed, unix nanoseconds
 
 	// The first asynchronous write error not yet reported by Flush, the
 	// seq of its op, and how many more failed after it.
 	err     error
 	errSeq  uint64
 	errMore int
+}
+
+// An attempt is one try at writing a batch: the errors of its ops, kept
+// until it is known whether the batch is written again, and the
+// transient error that ended it early (abort).
+type attempt struct {
+	failures []failure
+	abort    error
+	// committing: the error came from COMMIT, whose outcome is then
+	// unknown.
+	committing bool
+}
+
+type failure struct {
+	seq uint64
+	err error
 }
 
 type opKind uint8
@@ -88,6 +130,7 @@ type op struct {
 
 type cacheEntry struct {
 	key, flow, step string
+	hash            int64 // keyHash(key)
 	outputs         json.RawMessage
 }
 
@@ -95,13 +138,19 @@ type cacheEntry struct {
 // in a savepoint of its own so that it is applied entirely or not at all;
 // its caller waits on done and reads err.
 type syncOp struct {
+	// run is the run the op writes, "" for none: an op of a run that
+	// another process took over (owner.go) fails with ErrRunTaken.
+	run  string
 	fn   func(ctx context.Context, st *writerStmts) error
 	err  error
 	done chan struct{}
 }
 
-// writerStmts are the statements prepared on the writer's connection.
+// writerStmts are the statements prepared on the writer's connection, and
+// the connection, for what runs seldom.
 type writerStmts struct {
+	conn                                   *sqlConn
+	markOwner                              *sql.Stmt // lease.go; nil for SQLite
 	begin, commit, rollback                *sql.Stmt
 	lockMemory, selectMemory               *sql.Stmt
 	insertPayload                          *sql.Stmt
@@ -115,23 +164,52 @@ type writerStmts struct {
 	insertProposal, decideProposal         *sql.Stmt
 }
 
-func newWriter(ctx context.Context, db *sql.DB, dir string, b backend) (*writer, error) {
-	c, err := db.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	conn := &sqlConn{Conn: c, b: b}
-	w := &writer{conn: conn, b: b, dir: dir, stopped: make(chan struct{}), wake: make(chan struct{}, 1)}
+func newWriter(ctx context.Context, db *sql.DB, dir string, b backend, own owner, avail *availability, o Options) (*writer, error) {
+	w := &writer{db: db, b: b, dir: dir, owner: own, avail: avail, wait: o.Wait, maxBackoff: min(maxBackoff, o.Lease/5),
+		stopped: make(chan struct{}), wake: make(chan struct{}, 1)}
 	w.work.L = &w.mu
 	w.space.L = &w.mu
 	w.settled.L = &w.mu
-	if err := w.prepare(ctx); err != nil {
-		w.closeStmts()
-		conn.Close()
+	if err := w.connect(ctx); err != nil {
 		return nil, err
 	}
 	go w.run()
 	return w, nil
+}
+
+// connect takes a connection of the pool for the writer and prepares its
+// statements on it.
+func (w *writer) connect(ctx context.Context) error {
+	c, err := w.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	w.conn = &sqlConn{Conn: c, b: w.b}
+	if err := w.prepare(ctx); err != nil {
+		w.disconnect(true)
+		return err
+	}
+	return nil
+}
+
+// disconnect lets the writer's connection go: back to the pool, or, when
+// broken, closed (a new one is made for the next batch).
+func (w *writer) disconnect(broken bool) error {
+	if w.conn == nil {
+		return nil
+	}
+	err := w.closeStmts()
+	if broken {
+		// Returning ErrBadConn from Raw makes database/sql close the
+		// driver's connection rather than pool it.
+		w.conn.Raw(func(any) error { return driver.ErrBadConn })
+		err = nil
+	}
+	err = errors.Join(err, w.conn.Close())
+	w.conn = nil
+	w.stmts = writerStmts{}
+	w.steps, w.cache, w.events = nil, nil, nil
+	return err
 }
 
 func (w *writer) prepare(ctx context.Context) error {
@@ -139,6 +217,13 @@ func (w *writer) prepare(ctx context.Context) error {
 		return err
 	}
 	st := &w.stmts
+	st.conn = w.conn
+	if _, ok := w.owner.(*lease); ok {
+		var err error
+		if st.markOwner, err = w.conn.PrepareContext(ctx, markOwnerSQL); err != nil {
+			return fmt.Errorf("preparing %q: %w", markOwnerSQL, err)
+		}
+	}
 	for _, p := range []struct {
 		stmt  **sql.Stmt
 		query string
@@ -204,7 +289,7 @@ func (w *writer) closeStmts() error {
 		st.savepoint, st.rollbackSavepoint, st.release,
 		st.insertRun, st.finishRun, st.upsertMemoryItem, st.markInterrupted, st.upsertSchedule, st.insertIdempotency,
 		st.upsertVector, st.reopenRun, st.requestApproval, st.decideApproval, st.closeApproval, st.interruptRun,
-		st.insertProposal, st.decideProposal, st.lockMemory, st.selectMemory, st.insertPayload,
+		st.insertProposal, st.decideProposal, st.lockMemory, st.selectMemory, st.insertPayload, st.markOwner,
 	} {
 		if s != nil {
 			errs = append(errs, s.Close())
@@ -255,11 +340,19 @@ func (w *writer) gather(t *time.Timer) {
 	}
 }
 
+// lastCommit is when the writer last committed.
+func (w *writer) lastCommit() time.Time { return time.Unix(0, w.last.Load()) }
+
 // do runs fn in the writer, after everything queued before it, and waits
 // until its transaction has committed. It returns fn's error or the
 // commit's, and the op's seq.
 func (w *writer) do(fn func(ctx context.Context, st *writerStmts) error) (uint64, error) {
-	so := &syncOp{fn: fn, done: make(chan struct{})}
+	return w.doRun("", fn)
+}
+
+// doRun is do for an op that writes run runID (see syncOp.run).
+func (w *writer) doRun(runID string, fn func(ctx context.Context, st *writerStmts) error) (uint64, error) {
+	so := &syncOp{run: runID, fn: fn, done: make(chan struct{})}
 	seq, ok := w.push(&op{kind: opSync, sync: so})
 	if !ok {
 		return 0, ErrClosed
@@ -327,7 +420,7 @@ func (w *writer) close() error {
 	w.work.Broadcast()
 	w.space.Broadcast()
 	<-w.stopped
-	return errors.Join(w.closeStmts(), w.conn.Close())
+	return w.disconnect(false)
 }
 
 func (w *writer) run() {
@@ -349,8 +442,11 @@ func (w *writer) run() {
 		w.mu.Unlock()
 		w.space.Broadcast()
 
-		committed := w.apply(batch, first)
+		committed := w.write(batch, first)
 
+		if committed {
+			w.last.Store(time.Now().UnixNano())
+		}
 		w.mu.Lock()
 		w.done += uint64(len(batch))
 		if committed {
@@ -371,6 +467,101 @@ func (w *writer) run() {
 			w.gather(t)
 		}
 	}
+}
+
+// write writes a batch, trying it again while it fails transiently (see
+// writer), and reports whether it committed. Errors go to the sync ops
+// and, for the asynchronous ones, to failed.
+func (w *writer) write(batch []op, first uint64) bool {
+	ctx := context.Background()
+	var down time.Time // when a try first failed because the database was away
+	inPlace := 0
+	for n := 0; ; n++ {
+		committed, err := w.try(ctx, batch, first)
+		if err == nil {
+			if w.avail != nil {
+				w.avail.ok()
+			}
+			return committed
+		}
+		if retryInPlace(err) {
+			inPlace++
+			if inPlace >= maxInPlace {
+				w.failBatch(batch, first, err)
+				return false
+			}
+		} else {
+			if down.IsZero() {
+				down = time.Now()
+			}
+			given := time.Since(down) >= w.wait
+			if w.avail != nil {
+				w.avail.failed(err)
+				given = w.avail.expired()
+			}
+			if given {
+				w.failBatch(batch, first, unavailable(w.wait, err))
+				return false
+			}
+		}
+		sleep(ctx, backoffUpTo(n, w.maxBackoff))
+	}
+}
+
+// try writes a batch once. A nil error means the batch is done with:
+// committed, or failed for good (its ops have their errors). A transient
+// error means it may be tried again: nothing of it was written, and its
+// ops' errors are forgotten.
+func (w *writer) try(ctx context.Context, batch []op, first uint64) (bool, error) {
+	if w.conn == nil {
+		if err := w.connect(ctx); err != nil {
+			if transient(err) {
+				return false, fmt.Errorf("connecting to the state database: %w", err)
+			}
+			w.failBatch(batch, first, err)
+			return false, nil
+		}
+	}
+	if w.unsure != 0 {
+		// The last try's COMMIT got no answer: look its mark up.
+		ok, err := w.owner.committed(ctx, w.conn, w.unsure)
+		if err != nil {
+			w.disconnect(true)
+			return false, err
+		}
+		if w.unsure = 0; ok {
+			w.publish()
+			return true, nil
+		}
+	}
+	w.att = attempt{failures: w.att.failures[:0]}
+	for i := range batch {
+		if so := batch[i].sync; so != nil {
+			so.err = nil
+		}
+	}
+	w.marks++
+	committed := w.apply(ctx, batch, first, w.marks)
+	if err := w.att.abort; err != nil {
+		if !retryInPlace(err) {
+			w.disconnect(true)
+		}
+		if w.att.committing {
+			w.unsure = w.marks
+		}
+		return false, err
+	}
+	w.publish()
+	return committed, nil
+}
+
+// publish hands the errors of the ops of the attempt that ended the
+// batch over to Flush.
+func (w *writer) publish() {
+	for _, f := range w.att.failures {
+		w.failed(f.seq, 1, f.err)
+	}
+	w.att.failures = w.att.failures[:0]
 }
 
 func (w *writer) applySync(ctx context.Context, so *syncOp) error {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,8 +35,8 @@ func (s *Store) CreateRun(r *Run) error {
 	}
 	// A running run is locked by its process before it exists, so that no
 	// one takes it for one whose process died (owner.go).
-	claimed := false
-	if r.Status == "running" && r.Origin != OriginTemporal {
+	claimed, owned := false, r.Status == "running" && r.Origin != OriginTemporal
+	if owned {
 		if claimed, err = s.owner.claim(r.ID); err != nil {
 			return fmt.Errorf("creating run %s: %w", r.ID, err)
 		}
@@ -43,10 +44,17 @@ func (s *Store) CreateRun(r *Run) error {
 	outputs, err := storeBlob(s.w.dir, r.Outputs)
 	if err == nil {
 		_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
+			own := ""
+			if owned {
+				own = s.owner.id()
+			}
 			_, err := st.insertRun.ExecContext(ctx,
 				r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(inputs),
 				r.Status, nanos(r.StartedAt), nanos(r.FinishedAt), text(outputs),
-				r.Error, text(r.Usage), text(r.FailedOutputs), r.Origin, text(r.Fingerprints), r.ParentRun, r.ParentStep)
+				r.Error, text(r.Usage), text(r.FailedOutputs), r.Origin, text(r.Fingerprints), r.ParentRun, r.ParentStep, own)
+			if err == nil && owned {
+				s.owner.held(r.ID)
+			}
 			return err
 		})
 	}
@@ -79,16 +87,16 @@ func (s *Store) FinishRun(r *Run) error {
 	if err != nil {
 		return fmt.Errorf("finishing run %s: %w", r.ID, err)
 	}
-	seq, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+	seq, err := s.w.doRun(r.ID, func(ctx context.Context, st *writerStmts) error {
 		res, err := st.finishRun.ExecContext(ctx,
-			r.Status, nanos(r.FinishedAt), text(outputs), r.Error, text(r.Usage), text(r.FailedOutputs), text(r.Fingerprints), r.ID)
+			r.Status, nanos(r.FinishedAt), text(outputs), r.Error, text(r.Usage), text(r.FailedOutputs), text(r.Fingerprints), r.ID, s.owner.id())
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			return ErrRunNotFound
+			return s.missing(ctx, st, r.ID)
 		}
 		return nil
 	})
@@ -118,7 +126,7 @@ func (s *Store) RecordStep(r *StepResult) {
 // entry came from. outputs is not copied and must not be modified
 // afterwards.
 func (s *Store) CachePut(key, flow, step string, outputs json.RawMessage) {
-	s.w.push(&op{kind: opCache, cache: &cacheEntry{key, flow, step, outputs}})
+	s.w.push(&op{kind: opCache, cache: &cacheEntry{key: key, flow: flow, step: step, hash: keyHash(key), outputs: outputs}})
 }
 
 // RecordEvent hands an event of a run over to the writer, as RecordStep
@@ -194,14 +202,45 @@ func (s *Store) SetScheduleFired(flow, name string, at time.Time) error {
 	return nil
 }
 
+// ClaimScheduleFire claims the firing of a schedule of a flow at at, when
+// it last fired at prev, as ScheduleFired read it (zero when it never
+// did), and returns once committed. It reports true when this caller won
+// the tick: any number of servers on one state may try to fire it, and
+// exactly one wins; false when another fired it since prev (read
+// ScheduleFired again).
+func (s *Store) ClaimScheduleFire(flow, name string, prev, at time.Time) (bool, error) {
+	won := false
+	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		var res sql.Result
+		var err error
+		if prev.IsZero() {
+			res, err = st.conn.ExecContext(ctx, `INSERT INTO schedules (flow, name, fired_at) VALUES (?, ?, ?)
+				ON CONFLICT (flow, name) DO NOTHING`, flow, name, at.UnixNano())
+		} else {
+			res, err = st.conn.ExecContext(ctx, `UPDATE schedules SET fired_at = ?
+				WHERE flow = ? AND name = ? AND fired_at = ?`, at.UnixNano(), flow, name, prev.UnixNano())
+		}
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		won = n == 1
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("claiming schedule %s of flow %s: %w", name, flow, err)
+	}
+	return won, nil
+}
+
 const upsertScheduleSQL = `
 INSERT INTO schedules (flow, name, fired_at) VALUES (?, ?, ?)
 ON CONFLICT (flow, name) DO UPDATE SET fired_at = excluded.fired_at`
 
 const insertRunSQL = `
 INSERT INTO runs (id, flow, namespace, flow_file, source_hash, inputs, status,
-	started_at, finished_at, outputs, error, usage, failed_outputs, origin, fingerprints, parent_run, parent_step)
-VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, CAST(? AS TEXT), ?, ?)`
+	started_at, finished_at, outputs, error, usage, failed_outputs, origin, fingerprints, parent_run, parent_step, owner)
+VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, CAST(? AS TEXT), ?, ?, ?)`
 
 const finishRunSQL = `
 UPDATE runs SET
@@ -212,7 +251,21 @@ UPDATE runs SET
 	usage = CAST(? AS TEXT),
 	failed_outputs = CAST(? AS TEXT),
 	fingerprints = coalesce(CAST(? AS TEXT), fingerprints)
-WHERE id = ?`
+WHERE id = ? AND owner IN ('', ?)`
+
+// missing is the error of a write of run id that changed no row: the run
+// does not exist, or another process owns it.
+func (s *Store) missing(ctx context.Context, st *writerStmts, id string) error {
+	var owner string
+	err := st.conn.QueryRowContext(ctx, `SELECT owner FROM runs WHERE id = ?`, id).Scan(&owner)
+	switch {
+	case err == sql.ErrNoRows:
+		return ErrRunNotFound
+	case err != nil:
+		return err
+	}
+	return ErrRunTaken
+}
 
 const selectMemorySQL = `SELECT name, value FROM memory WHERE flow = ? AND namespace = ?`
 

@@ -1,0 +1,121 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Every failure of the database is sorted here, in one place, into those
+// worth trying again — the connection was lost or refused, the server is
+// shutting down or starting, the transaction lost a deadlock or a
+// serialization conflict — and the others (a constraint, a full disk, a
+// bad query), which are reported at once.
+
+// transient reports whether err may go away when the same work is tried
+// again: on a new connection, or after the server comes back.
+func transient(err error) bool {
+	if err == nil {
+		return false
+	}
+	if retryInPlace(err) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case strings.HasPrefix(pgErr.Code, "08"): // connection exception
+			return true
+		case pgErr.Code == "57P01", // admin_shutdown
+			pgErr.Code == "57P02", // crash_shutdown
+			pgErr.Code == "57P03", // cannot_connect_now: starting up, recovering
+			pgErr.Code == "53300": // too_many_connections
+			return true
+		}
+		return false // any other answer of the server is an answer
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	switch {
+	case errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, net.ErrClosed),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE),
+		errors.As(err, &connectErr), errors.As(err, &netErr),
+		pgconn.SafeToRetry(err), pgconn.Timeout(err):
+		return true
+	}
+	// What drivers say without a type of their own.
+	msg := err.Error()
+	for _, s := range []string{"conn closed", "bad connection", "connection is already closed", "unexpected EOF", "connection reset", "broken pipe"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// retryInPlace reports whether err rolled back a transaction whose
+// connection is still good: a deadlock or a serialization failure, which
+// the same transaction tried again usually does not meet.
+func retryInPlace(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+}
+
+// maxInPlace bounds the tries of a transaction that keeps losing
+// deadlocks or serialization conflicts (with a live server).
+const maxInPlace = 10
+
+// backoff is how long to wait before try n+1 (n from 0): from 25ms,
+// doubling up to maxBackoff, with jitter so that processes that failed
+// together do not try again together.
+func backoff(n int) time.Duration { return backoffUpTo(n, maxBackoff) }
+
+// maxBackoff is the longest wait between two tries.
+const maxBackoff = 2 * time.Second
+
+func backoffUpTo(n int, most time.Duration) time.Duration {
+	d := 25 * time.Millisecond << min(n, 7)
+	d = max(min(d, most), 2*time.Millisecond)
+	return d/2 + rand.N(d/2+1)
+}
+
+// sleep waits d, or until ctx ends (false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// readTries is how many times a read is tried when it fails transiently:
+// enough for the pool to replace a connection that a restart of the
+// server broke, not so many that a caller waits long for a database that
+// is gone (a reader that must wait for it calls WaitWritable).
+const readTries = 4
+
+// read runs a read, trying it again while it fails transiently, at most
+// readTries times.
+func read[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+	for n := 0; ; n++ {
+		v, err := fn()
+		if err == nil || !transient(err) || n+1 >= readTries || !sleep(ctx, backoff(n)) {
+			return v, err
+		}
+	}
+}
