@@ -105,14 +105,16 @@ func (r *run) cacheSalt() ([]byte, error) {
 // cached returns the stored result for key, decoded and as stored, if
 // there is one. The key covers the block's definition and the step's
 // declared outputs, so a stored result has the types the step expects.
-func (r *run) cached(key string) (cty.Value, json.RawMessage, bool) {
+// A cache that cannot be read is an error, not a miss: the step would
+// run again for nothing.
+func (r *run) cached(key string) (cty.Value, json.RawMessage, bool, error) {
 	raw, ok, err := r.opts.Store.CacheGet(key)
 	if err != nil || !ok {
-		return cty.NilVal, nil, false
+		return cty.NilVal, nil, false, err
 	}
 	v, err := DecodeValue(raw)
 	if err != nil {
-		return cty.NilVal, nil, false
+		return cty.NilVal, nil, false, nil
 	}
-	return v, raw, true
+	return v, raw, true, nil
 }

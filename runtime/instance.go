@@ -94,9 +94,16 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 			cacheable, key = false, ""
 		}
 	}
+	if msg := r.waitState(ctx); msg != "" {
+		return r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: msg})
+	}
 	if cacheable {
 		if !r.opts.NoCache && r.opts.Store != nil {
-			if v, raw, ok := r.cached(key); ok {
+			v, raw, ok, err := r.cached(key)
+			if err != nil {
+				return fail(r.stepError(s, inst, err))
+			}
+			if ok {
 				if _, span := startStepSpan(ctx, s, inst, trace.WithTimestamp(start)); span != nil {
 					span.SetAttributes(attribute.Bool("flowctl.cache_hit", true), attribute.String("flowctl.status", string(StatusCached)))
 					span.End()

@@ -157,7 +157,7 @@ func (r *run) planInstance(s *compiler.Step, inst instance) (compiler.Action, ct
 	if err != nil {
 		return compiler.ActionRun, cty.NilVal, ""
 	}
-	if v, _, ok := r.cached(key); ok {
+	if v, _, ok, _ := r.cached(key); ok {
 		return compiler.ActionCached, v, ""
 	}
 	return compiler.ActionRun, cty.NilVal, "not in the cache"

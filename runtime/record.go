@@ -76,6 +76,9 @@ func (r *run) endInstance(s *compiler.Step, inst instance, start time.Time, e en
 	if !e.recorded {
 		r.record(res)
 	}
+	if status == StatusOK || status == StatusCached {
+		r.settle()
+	}
 	ev := StepFinished{
 		Time: now, Step: s.Name, Instance: inst.key, Status: status, Attempts: attempts,
 		Duration: now.Sub(start), Error: errText, Outputs: value, Usage: usage,

@@ -222,7 +222,7 @@ func (r *run) callBlock(ctx context.Context, s *compiler.Step, b *blocks.Block, 
 	key := ""
 	if b.CacheDefault && r.opts.Store != nil {
 		if key, err = r.blockCacheKey(b, call, exec, b.Outputs); err == nil && !r.opts.NoCache {
-			if v, _, ok := r.cached(key); ok {
+			if v, _, ok, _ := r.cached(key); ok {
 				plain, err := jsonval.Marshal(v)
 				return toolResult{json: string(plain), cached: true}, err
 			}
