@@ -39,20 +39,30 @@ func (s *Server) schedule() {
 	}
 }
 
-// fire starts a run of a schedule whose time has come.
+// fire starts a run of a schedule whose time has come. Each tick is
+// claimed in the state (Store.ClaimScheduleFire), so that of the servers
+// that share a state exactly one starts its run.
 func (s *Server) fire(e *flowEntry, sch *lang.Schedule, last map[string]time.Time, now time.Time) {
 	flow := e.prog.Flow.Name
 	key := flow + "/" + sch.Name
 	prev, ok := last[key]
 	if !ok {
 		fired, found, err := s.store.ScheduleFired(flow, sch.Name)
-		switch {
-		case err != nil:
+		if err != nil {
 			return // tried again at the next tick
-		case !found || !sch.CatchUp:
-			// Nothing was missed, or what was is not made up for.
+		}
+		if !found || !sch.CatchUp && !sch.Next(fired).After(now) {
+			// Nothing was missed, or what was is not made up for: the
+			// schedule counts from now (another server may have done so
+			// first: then its time is read at the next tick).
+			var since time.Time
+			if found {
+				since = fired
+			}
+			if won, err := s.store.ClaimScheduleFire(flow, sch.Name, since, now); err != nil || !won {
+				return
+			}
 			fired = now
-			s.store.SetScheduleFired(flow, sch.Name, now)
 		}
 		prev = fired
 		last[key] = prev
@@ -60,9 +70,16 @@ func (s *Server) fire(e *flowEntry, sch *lang.Schedule, last map[string]time.Tim
 	if sch.Next(prev).After(now) {
 		return
 	}
-	inputs, diags := e.prog.ScheduleInputs(sch)
+	won, err := s.store.ClaimScheduleFire(flow, sch.Name, prev, now)
+	if err != nil {
+		return // tried again at the next tick
+	}
+	if !won {
+		delete(last, key) // another server fired it: read when, at the next tick
+		return
+	}
 	last[key] = now
-	s.store.SetScheduleFired(flow, sch.Name, now)
+	inputs, diags := e.prog.ScheduleInputs(sch)
 	if diags.HasErrors() {
 		return // the compiler reports it
 	}
