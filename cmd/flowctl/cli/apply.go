@@ -21,6 +21,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
@@ -77,8 +78,8 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 			fromPlan := isSavedPlan(args[0])
 			var prog *compiler.Program
 			var inputs map[string]cty.Value
+			var sp *savedPlan
 			if fromPlan {
-				var sp *savedPlan
 				if prog, inputs, sp, err = readSavedPlan(l, args[0], given); err != nil {
 					return err
 				}
@@ -121,6 +122,12 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 				Inputs: inputs, Secrets: secrets, Parallelism: f.parallelism, Namespace: f.namespace,
 				NoCache: f.noCache, Store: st, Executors: ex, ResetCorruptMemory: f.resetMemory,
 				Timeout: f.timeout, Targets: f.targets,
+			}
+			if fromPlan {
+				opts.RunID = state.NewRunID()
+				if err := claimPlan(st, args[0], sp, opts.RunID); err != nil {
+					return err
+				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

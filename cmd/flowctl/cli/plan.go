@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
 
@@ -57,7 +58,9 @@ steps would run.`,
 			defer release()
 			opts := runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.namespace, NoCache: f.noCache, Executors: ex, Targets: f.targets,
 				ResetCorruptMemory: f.resetMemory}
-			if dir := f.stateDirFor(prog); dirExists(dir) {
+			// A state that exists: a directory, or a database (which
+			// is always there to be looked in).
+			if dir := f.stateDirFor(prog); state.IsURL(dir) || dirExists(dir) {
 				st, err := f.openState(s.err, prog)
 				if err != nil {
 					return err

@@ -1,12 +1,18 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
@@ -16,11 +22,15 @@ import (
 // its input values, so that apply runs exactly what was reviewed.
 type savedPlan struct {
 	FormatVersion string `json:"format_version"`
-	Flow          string `json:"flow"`
-	FlowFile      string `json:"flow_file"` // relative to the plan file
-	SourceHash    string `json:"source_hash"`
-	Namespace     string `json:"namespace"`
-	NoCache       bool   `json:"no_cache,omitempty"`
+	// ID names the plan in the state, which records that it was applied
+	// (a plan is applied once); a plan written without one is named by
+	// the SHA-256 of its file.
+	ID         string `json:"id,omitempty"`
+	Flow       string `json:"flow"`
+	FlowFile   string `json:"flow_file"` // relative to the plan file
+	SourceHash string `json:"source_hash"`
+	Namespace  string `json:"namespace"`
+	NoCache    bool   `json:"no_cache,omitempty"`
 	// GoEngine is the --go-engine the plan was made with: apply runs the
 	// plan's go blocks with it.
 	GoEngine        string                     `json:"go_engine,omitempty"`
@@ -36,7 +46,7 @@ func writeSavedPlan(path string, plan *compiler.Plan, namespace string, noCache 
 		rel = absPath(p.Filename)
 	}
 	sp := savedPlan{
-		FormatVersion: jsonFormatVersion, Flow: p.Flow.Name, FlowFile: filepath.ToSlash(rel),
+		FormatVersion: jsonFormatVersion, ID: state.NewRunID(), Flow: p.Flow.Name, FlowFile: filepath.ToSlash(rel),
 		SourceHash: p.SourceHash, Namespace: namespace, NoCache: noCache, GoEngine: p.GoEngine, Inputs: map[string]json.RawMessage{}, Plan: newJSONPlan(plan, true),
 	}
 	for _, in := range p.Inputs {
@@ -84,6 +94,10 @@ func readSavedPlan(l *flowLoader, path string, given map[string]compiler.InputVa
 	default:
 		return nil, nil, nil, usagef("%s was planned with --go-engine %s; apply it with that engine, or make a new plan", path, sp.GoEngine)
 	}
+	if sp.ID == "" {
+		sum := sha256.Sum256(b)
+		sp.ID = "sha256-" + hex.EncodeToString(sum[:])
+	}
 	for name := range given {
 		if !contains(sp.SensitiveInputs, name) {
 			return nil, nil, nil, usagef("--input %s cannot change a saved plan; only sensitive inputs, which a plan does not store, are given again", name)
@@ -127,4 +141,19 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// claimPlan records that the saved plan sp, read from path, is applied
+// by run runID, refusing a plan that was applied before.
+func claimPlan(st *state.Store, path string, sp *savedPlan, runID string) error {
+	err := st.ApplyPlan(sp.ID, runID)
+	var pe *state.PlanAppliedError
+	switch {
+	case errors.As(err, &pe):
+		return failf("Saved plan already applied", "%s was applied on %s (run %s). A saved plan is applied once: what it showed was what would run then. Make a new plan with flowctl plan --out, review it, and apply that.",
+			path, pe.At.Format(time.RFC3339), pe.RunID)
+	case err != nil:
+		return failf("Cannot apply the saved plan", "Recording that %s is applied failed: %s.", path, strings.TrimRight(err.Error(), "."))
+	}
+	return nil
 }

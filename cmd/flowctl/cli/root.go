@@ -95,6 +95,7 @@ repository, else the working directory's.`,
 		newLSPCommand(s),
 		newDocsCommand(s),
 		newImportCommand(s),
+		newStateCommand(s),
 	)
 	return root
 }

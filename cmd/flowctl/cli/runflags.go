@@ -39,6 +39,7 @@ type runFlags struct {
 	verbose     bool          // --verbose: step logs as they come
 	unconfined  bool          // --unconfined
 	timeout     time.Duration // --timeout; 0: the flow's
+	store       storeFlags    // --migrate, --state-wait
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -50,6 +51,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "run every step; reuse no cached result")
 	cmd.Flags().StringArrayVar(&f.targets, "target", nil, "run only this step (step.NAME) and the steps it depends on (repeatable)")
 	cmd.Flags().BoolVar(&f.resetMemory, "reset-corrupt-memory", false, "start a memory whose stored value cannot be read over from its default (a warning), instead of refusing to run")
+	f.store.register(cmd)
 }
 
 // registerRun adds the flags of the commands that run steps.
@@ -79,24 +81,13 @@ func (f *runFlags) openState(w io.Writer, prog *compiler.Program) (*state.Store,
 	if f.stateDir == "" {
 		warnOldState(w, prog.Filename, dir)
 	}
-	return openStateDir(dir)
+	return f.store.open(dir)
 }
 
 // openStateDir opens the state in a directory, or the PostgreSQL
 // database of a postgres:// URL.
 func openStateDir(dir string) (*state.Store, error) {
-	if state.IsURL(dir) {
-		st, err := state.OpenURL(dir)
-		if err != nil {
-			return nil, stateError(state.RedactURL(dir), err)
-		}
-		return st, nil
-	}
-	st, err := state.Open(dir)
-	if err != nil {
-		return nil, stateError(dir, err)
-	}
-	return st, nil
+	return openStateWith(dir, state.Options{})
 }
 
 func (f *runFlags) secretValues() (map[string]string, error) {
@@ -160,6 +151,9 @@ func (f *runFlags) runExecutors(s streams) (*blocks.Executors, func(), error) {
 // directory that cannot be made, a damaged or newer database, or one that
 // another process keeps locked.
 func stateError(dir string, err error) error {
+	if se := schemaError(dir, err); se != nil {
+		return se
+	}
 	if errors.Is(err, state.ErrLocked) {
 		return failf("State locked", "The state in %s cannot be opened: %s. Another flowctl (or another program) is writing to it; try again when it has finished.", dir, trimStop(err.Error()))
 	}

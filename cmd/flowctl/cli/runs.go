@@ -50,12 +50,13 @@ func (f *stateFlags) open(s streams) (*state.Store, string, error) {
 
 func newRunsCommand(s streams) *cobra.Command {
 	var f stateFlags
+	var pf pruneFlags
 	var jsonOut, follow, all bool
 	var limit int
 	var step string
 	cmd := &cobra.Command{
-		Use:   "runs [list | show RUN_ID | logs RUN_ID [STEP] | retry RUN_ID]",
-		Short: "List recorded runs; show one run's steps or logs; retry a run",
+		Use:   "runs [list | show RUN_ID | logs RUN_ID [STEP] | retry RUN_ID | prune]",
+		Short: "List recorded runs; show one run's steps or logs; retry a run; prune old runs",
 		Long: `Runs lists the runs recorded in the project's state, newest first: the runs
 of flows applied or served, not the runs their steps started (a step that
 uses a flow, a tool call), which runs show lists under their step and --all
@@ -67,7 +68,11 @@ did not succeed, and --step STEP lists every instance of one step. runs logs RUN
 code steps printed (console.log, print), by step instance; --follow prints
 each instance's log as it finishes, until the run ends. runs retry RUN_ID
 continues a failed, cancelled, interrupted or waiting run, as apply --resume
-does.`,
+does. runs prune deletes finished runs that started before --older-than
+(30d, 12h) and are not among the --keep newest of their flow, with their
+step results, events, logs and approvals and the runs they started, and the
+blob files nothing refers to any more; never a running or waiting run.
+--dry-run says what it would delete.`,
 		Args: cobra.RangeArgs(0, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -91,11 +96,14 @@ does.`,
 				return applyResume(s, &runFlags{stateDir: f.dir, sandbox: sandboxIsolated}, &engineFlags{engine: engineLocal}, args[1], f.flow, jsonOut)
 			case args[0] == "retry":
 				return usagef("runs retry needs a run id")
+			case args[0] == "prune" && len(args) == 1:
+				return runsPrune(s, &f, &pf, jsonOut)
 			}
-			return usagef("unknown runs subcommand %q: use list, show RUN_ID, logs RUN_ID or retry RUN_ID", args[0])
+			return usagef("unknown runs subcommand %q: use list, show RUN_ID, logs RUN_ID, retry RUN_ID or prune", args[0])
 		},
 	}
 	f.register(cmd)
+	pf.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
 	cmd.Flags().IntVar(&limit, "limit", 20, "list at most this many runs")
 	cmd.Flags().BoolVar(&all, "all", false, "runs list: each run followed by the runs its steps started (sub-flows, tool calls), indented")

@@ -27,6 +27,7 @@ type dirFlags struct {
 	tls                         tlsFlags
 	log                         logFlags
 	unconfined                  bool
+	store                       storeFlags // --migrate, --state-wait
 }
 
 // register adds the flags to cmd; listening prefixes the help of those
@@ -41,6 +42,7 @@ func (f *dirFlags) register(cmd *cobra.Command, listening string) {
 	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
 	cmd.Flags().BoolVar(&f.unconfined, "unconfined", false, unconfinedUsage)
 	cmd.Flags().StringArrayVar(&f.httpAllow, "http-allow", nil, "where http and scrape steps may connect, as for apply")
+	f.store.register(cmd)
 }
 
 // servedDir is a directory of flows opened to be served: its state and the
@@ -71,7 +73,7 @@ func (f *dirFlags) open(s streams, dir string) (*servedDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := openStateDir(stateIn(f.stateDir, dir))
+	st, err := f.store.open(stateIn(f.stateDir, dir))
 	if err != nil {
 		return nil, err
 	}

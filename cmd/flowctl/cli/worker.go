@@ -83,7 +83,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 			// The worker's flows are DIR's project, as serve's: their runs
 			// and large payloads are in its state, where clients look.
 			where := stateIn(f.stateDir, dir)
-			st, err := openStateDir(where)
+			st, err := f.store.open(where)
 			if err != nil {
 				return err
 			}
@@ -127,6 +127,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
 	cmd.Flags().BoolVar(&f.unconfined, "unconfined", false, unconfinedUsage)
 	cmd.Flags().StringArrayVar(&f.httpAllow, "http-allow", nil, "where http and scrape steps may connect (as apply's --http-allow)")
+	f.store.register(cmd)
 	return cmd
 }
 

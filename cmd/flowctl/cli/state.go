@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/spf13/cobra"
+)
+
+// storeFlags are how the commands that run flows (plan, apply, watch,
+// worker, serve, mcp) open a shared state: whether they may upgrade its
+// schema, and how long they wait for it when it stops answering.
+type storeFlags struct {
+	migrate bool
+	wait    time.Duration
+}
+
+func (f *storeFlags) register(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.migrate, "migrate", false, "upgrade the schema of a shared (postgres://) state older than this flowctl's, as flowctl state migrate does")
+	cmd.Flags().DurationVar(&f.wait, "state-wait", 0, "how long a run waits, starting no step, for a shared state that stopped answering before it fails (default: $"+state.EnvWait+", else "+durationText(state.DefaultWait)+")")
+}
+
+// open opens the state in dir, or the database of a postgres:// URL.
+func (f *storeFlags) open(dir string) (*state.Store, error) {
+	if f.wait < 0 {
+		return nil, usagef("--state-wait must be a positive duration")
+	}
+	return openStateWith(dir, state.Options{Migrate: f.migrate, Wait: f.wait})
+}
+
+// openStateWith opens the state in a directory, or the PostgreSQL
+// database of a postgres:// URL with o.
+func openStateWith(dir string, o state.Options) (*state.Store, error) {
+	if state.IsURL(dir) {
+		st, err := state.OpenURLWith(dir, o)
+		if err != nil {
+			return nil, stateError(state.RedactURL(dir), err)
+		}
+		return st, nil
+	}
+	st, err := state.Open(dir)
+	if err != nil {
+		return nil, stateError(dir, err)
+	}
+	return st, nil
+}
+
+// schemaError is the diagnostic of a shared state whose schema is older
+// than this flowctl's, or nil for another error.
+func schemaError(where string, err error) error {
+	var se *state.SchemaError
+	if !errors.As(err, &se) {
+		return nil
+	}
+	return failf("State schema out of date", "The state database %s has schema version %d, and this flowctl uses version %d. Upgrade it with: flowctl state migrate --state %s (add --dry-run to see the SQL first), or pass --migrate. Older flowctl processes that share it cannot open it afterwards; upgrade them first, or together.",
+		where, se.Version, state.SchemaVersion(), where)
+}
+
+func newStateCommand(s streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "state",
+		Short: "Manage the state: upgrade a shared database's schema",
+	}
+	cmd.AddCommand(newStateMigrateCommand(s))
+	return cmd
+}
+
+func newStateMigrateCommand(s streams) *cobra.Command {
+	var where string
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "migrate",
+		Short: "Upgrade the schema of the state to this flowctl's",
+		Long: `Migrate upgrades the schema of a shared PostgreSQL state (--state
+postgres://…, or ` + envState + `) to this flowctl's version, in one
+transaction. A flowctl refuses to open a shared state whose schema is older
+than its own, so that no process upgrades it by chance: upgrade it with this
+command, or --migrate, once every flowctl that uses it is of this version or
+newer (an older one refuses the upgraded schema). --dry-run prints the SQL it
+would run and changes nothing. A SQLite state (a directory) is upgraded
+whenever it is opened; migrate opens it and says its version.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := stateIn(where, ".")
+			if !state.IsURL(dir) {
+				if !dirExists(dir) {
+					return failf("No state", "There is no state in %s: name it with --state DIR or a postgres:// URL.", dir)
+				}
+				st, err := openStateWith(dir, state.Options{})
+				if err != nil {
+					return err
+				}
+				st.Close()
+				fmt.Fprintf(s.out, "The state in %s is at schema version %d, this flowctl's (SQLite is upgraded when opened).\n", dir, state.SchemaVersion())
+				return nil
+			}
+			shown := state.RedactURL(dir)
+			m, err := state.MigrateURL(context.Background(), dir, dryRun)
+			if err != nil {
+				return failf("Cannot migrate the state", "The state database %s cannot be migrated: %s.", shown, strings.TrimRight(err.Error(), "."))
+			}
+			switch {
+			case len(m.Statements) == 0:
+				fmt.Fprintf(s.out, "The state database %s is at schema version %d, this flowctl's: nothing to migrate.\n", shown, m.To)
+			case dryRun:
+				for _, stmt := range m.Statements {
+					fmt.Fprintln(s.out, strings.TrimSpace(stmt))
+					fmt.Fprintln(s.out)
+				}
+				fmt.Fprintf(s.out, "Would migrate the state database %s from schema version %d to %d (dry run: nothing changed).\n", shown, m.From, m.To)
+			default:
+				fmt.Fprintf(s.out, "Migrated the state database %s from schema version %d to %d.\n", shown, m.From, m.To)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&where, "state", "", stateHelp)
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the SQL statements and change nothing")
+	return cmd
+}
+
+// durationText is a duration as a person writes it: 2m, not 2m0s.
+func durationText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
