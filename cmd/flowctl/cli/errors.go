@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/flowctl/flowctl/lang"
 	"io"
 	"strings"
 	"time"
@@ -53,7 +54,9 @@ type diagsError struct {
 	trailer string
 }
 
-func (e *diagsError) Error() string { return e.diags.Error() }
+// Error is the diagnostics' errors as sentences (hcl's Diagnostics.Error
+// printed "<nil>: " for a diagnostic without a range).
+func (e *diagsError) Error() string { return lang.ErrorSummary(e.diags) }
 
 // failDiags ends a command with diagnostics (errors, and the warnings that
 // came with them).
