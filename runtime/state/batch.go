@@ -19,9 +19,10 @@ import (
 const rowsPerStatement = 32
 
 // A table receives one kind of asynchronous op. Its rows wait in pending
-// (indexes into the batch) until the batch ends or a synchronous op needs
-// the writes before it applied; then they are written in the order of
-// their keys, rowsPerStatement of them per statement.
+// (indexes into the batch) until the batch ends or, for the tables of a
+// process's own runs, a synchronous op needs the writes before it
+// applied (writeOwn); then they are written in the order of their keys,
+// rowsPerStatement of them per statement.
 type table struct {
 	one, many *driverStmt // one row; rowsPerStatement rows
 	def       *tableDef
@@ -247,7 +248,7 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 				w.add(w.events, batch, first, i)
 			}
 		case opSync:
-			w.writeAll(batch, first)
+			w.writeOwn(batch, first)
 			if w.att.abort != nil {
 				break
 			}
@@ -341,9 +342,26 @@ func (w *writer) add(t *table, batch []op, first uint64, i int) {
 	t.pending = append(t.pending, i)
 }
 
-// writeAll writes the pending rows of every table.
+// writeAll writes the pending rows of every table, at the end of the
+// batch.
 func (w *writer) writeAll(batch []op, first uint64) {
 	for _, t := range []*table{w.steps, w.cache, w.events} {
+		if w.att.abort == nil {
+			w.writeRows(t, batch, first)
+		}
+	}
+}
+
+// writeOwn writes the pending rows of the tables of this process's runs
+// (steps, events) before a sync op, which may read them. The rows of a
+// table that processes share (the cache, which no sync op reads) wait
+// for the end of the batch, to be written all at once in the order of
+// their keys: written in a sorted run before each sync op, the rows of
+// one transaction were not in one order (a batch that stored k2 and k9,
+// then k5, held k9 while it waited for k5; one that stored k5 first
+// waited for k9), and concurrent applies deadlocked.
+func (w *writer) writeOwn(batch []op, first uint64) {
+	for _, t := range []*table{w.steps, w.events} {
 		if w.att.abort == nil {
 			w.writeRows(t, batch, first)
 		}

@@ -96,6 +96,23 @@ func (c *Cluster) Schema(name string) string {
 	return c.URL + "&search_path=" + name
 }
 
+// Deadlocks is how many deadlocks the cluster's database has detected
+// (pg_stat_database), as far as its statistics were flushed: a backend
+// flushes them at the latest when its connection ends.
+func (c *Cluster) Deadlocks() int64 {
+	c.t.Helper()
+	db, err := sql.Open("pgx", c.URL)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer db.Close()
+	var n int64
+	if err := db.QueryRow(`SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`).Scan(&n); err != nil {
+		c.t.Fatal(err)
+	}
+	return n
+}
+
 func (c *Cluster) remove() {
 	c.pgctl("stop", "-m", "immediate")
 	os.RemoveAll(c.dir)
