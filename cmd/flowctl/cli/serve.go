@@ -34,6 +34,7 @@ func newServeCommand(s streams) *cobra.Command {
 	var df dirFlags
 	var maxActive, maxQueue int
 	var ef engineFlags
+	var retention string
 	cmd := &cobra.Command{
 		Use:   "serve [DIR]",
 		Short: "Serve the flows under a directory over HTTP",
@@ -78,6 +79,12 @@ and docs/scale-out.md.`,
 			if idemExpiry <= 0 {
 				return usagef("--idempotency-expiry must be positive")
 			}
+			var keepFor time.Duration
+			if retention != "" {
+				if keepFor, err = parseAge(retention); err != nil {
+					return usagef("--retention %q: %v", retention, err)
+				}
+			}
 			sd, err := df.open(s, dir)
 			if err != nil {
 				return err
@@ -108,6 +115,9 @@ and docs/scale-out.md.`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			go df.tokens.watch(ctx, tokens, log)
+			if keepFor > 0 {
+				go retain(ctx, sd.st, keepFor, retentionEvery, log)
+			}
 			errc := make(chan error, 1)
 			go func() { errc <- df.tls.serve(hs, ln) }()
 			select {
@@ -142,6 +152,7 @@ and docs/scale-out.md.`,
 	cmd.Flags().IntVar(&maxActive, "max-active", server.DefaultMaxActive, "runs at once; the others wait, queued")
 	cmd.Flags().IntVar(&maxQueue, "max-queue", server.DefaultMaxQueue, "queued runs at most; more are refused with 429")
 	cmd.Flags().StringVar(&nsHeader, "namespace-header", "", "a request header, set by a trusted proxy, that chooses the memory namespace of the runs a request starts")
+	cmd.Flags().StringVar(&retention, "retention", "", "delete the finished runs that started longer ago than this (30d, 2w, 12h), at start and hourly, as runs prune --older-than does, and log what was freed (default: keep every run)")
 	cmd.Flags().StringArrayVar(&notify, "notify", nil, "POST each finished run's summary to this URL (repeatable), signed when "+envNotifySecret+" is set")
 	return cmd
 }
