@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"database/sql"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -212,6 +213,7 @@ func TestStateFaults(t *testing.T) {
 	t.Run("apply", func(t *testing.T) { testApplyFaults(t, c, dir) })
 	t.Run("serve", func(t *testing.T) { testServeFaults(t, c, dir) })
 	t.Run("two-servers", func(t *testing.T) { testTwoServersRestart(t, c, dir) })
+	t.Run("serve-killed", func(t *testing.T) { testServeKilled(t, c, dir) })
 	t.Run("worker", func(t *testing.T) { testWorkerFaults(t, c, dir) })
 	t.Run("concurrent-applies", func(t *testing.T) { testConcurrentApplies(t, c) })
 	t.Run("schedule-two-servers", func(t *testing.T) { testScheduleTwoServers(t, c) })
@@ -341,6 +343,41 @@ func testTwoServersRestart(t *testing.T, c *pgtest.Cluster, dir string) {
 	tally.report(t, "two servers")
 }
 
+// testServeKilled: a server killed (kill -9) while its runs are under
+// way, on a machine of its own, cannot finish them: they are recorded
+// interrupted once its lease expired (by another server, or the test's
+// store, which reap as every process does), and none stays running.
+func testServeKilled(t *testing.T, c *pgtest.Cluster, dir string) {
+	url := c.Schema("serve_killed")
+	ctr := newCounter(t, 200*time.Millisecond)
+	env := faultEnv(url)
+	a := serve(t, dir, elsewhere(env), "--state", url)
+	var ids []string
+	for j := range 3 {
+		ids = append(ids, postRun(t, a, ctr.srv.URL, fmt.Sprintf("killed-%d", j), 40))
+	}
+	ctr.waitCalls(t, "killed-", 10)
+	a.cmd.Process.Kill()
+	<-a.done
+	serve(t, dir, elsewhere(env), "--state", url)
+	st := openFaultState(t, url)
+	waitRuns(t, st, ids...)
+	interrupted := 0
+	for _, id := range ids {
+		r, err := st.Run(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != state.StatusInterrupted {
+			t.Errorf("run %s of the killed server is %s, want interrupted", id, r.Status)
+			continue
+		}
+		interrupted++
+	}
+	calls, _, repeats := ctr.calls("killed-")
+	t.Logf("faults: serve killed: 1 server killed (kill -9), %d runs, %d interrupted by lease expiry, %d side effects counted, %d repeated", len(ids), interrupted, calls, repeats)
+}
+
 // testWorkerFaults: a Temporal worker whose state restarts or crashes
 // under it recovers by itself; the run ends ok with every result recorded
 // once and no step called twice.
@@ -411,6 +448,7 @@ input "salt" {
 step "v" {
   use      = "value"
   for_each = range(300)
+  cache    = true
   value    = "${input.salt}-${each.key}"
 }
 `
@@ -453,6 +491,18 @@ func testConcurrentApplies(t *testing.T, c *pgtest.Cluster) {
 	// Deadlocks the database detected (and the writers retried): the
 	// applies' connections have ended, so their statistics are flushed.
 	deadlocks = c.Deadlocks() - deadlocks
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var entries int
+	if err := db.QueryRow(`SELECT count(*) FROM cache`).Scan(&entries); err != nil {
+		t.Fatal(err)
+	}
+	if entries != 300 {
+		t.Errorf("%d cache entries stored, want 300 (one per instance, stored by every apply)", entries)
+	}
 	t.Logf("faults: concurrent applies: %d runs, %d failed, %d deadlocks detected by PostgreSQL", runs, failed, deadlocks)
 	if runs != 30 {
 		t.Errorf("%d applies ran, want 30", runs)
