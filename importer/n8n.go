@@ -306,6 +306,10 @@ func (n *n8n) convertNode(node *n8nNode) {
 		n.gapMessage(node, msg)
 		return
 	}
+	if !n.checkExpressions(node, node.params) {
+		n.gap(node, "Invalid expression")
+		return
+	}
 	if node.j.boolean(false, "executeOnce") {
 		in.e = call("slice", in.e, code("0"), call("min", code("1"), call("length", in.e)))
 		in.lineage = nil

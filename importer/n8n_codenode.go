@@ -98,6 +98,9 @@ func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 			fmt.Sprintf("the code uses %s, which goja's n8n adapter does not have (it has $input, $json, items, item, $('Node'), $node, $itemIndex, $workflow.name and JavaScript's built-ins).", bad))
 		return nil
 	}
+	if !n.checkCode(node, p.get("jsCode"), src, codeWrap) {
+		return nil
+	}
 	each := mode == "runOnceForEachItem"
 	b, body := n.codeStep(node.step, mode, in, each, nodes)
 	n.retry(node, body)

@@ -255,6 +255,9 @@ func (n *n8n) sortNode(node *n8nNode, in n8nItems) []n8nItems {
 	if n.expressionParams(node) {
 		return nil
 	}
+	if p := node.params; p.str("type") == "code" && !n.checkCode(node, p.get("code"), p.str("code"), sortWrap) {
+		return nil
+	}
 	return n.listNode(node, in, "sort", "the items in order")
 }
 

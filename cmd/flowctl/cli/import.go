@@ -20,7 +20,7 @@ func newImportCommand(s streams) *cobra.Command {
 	var from, out, blocksPath string
 	var partial, jsonOut bool
 	cmd := &cobra.Command{
-		Use:   "import [--from anythingllm|agentflow|n8n] [--out DIR] [--blocks DIR] [--partial] FILE...",
+		Use:   "import [--from anythingllm|agentflow|n8n] [--out DIR] [--blocks DIR] [--partial] [--json] FILE...",
 		Short: "Convert AnythingLLM agent flows, AgentFlow pipelines and n8n workflows into flows",
 		Long: `Import converts each FILE into a flow: an AnythingLLM agent flow, an
 AgentFlow pipeline (its blocks from --blocks, a directory of JSON block

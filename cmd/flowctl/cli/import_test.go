@@ -75,17 +75,18 @@ func importCase(t *testing.T, c *importtest.Case, url string) string {
 // writes a flow that validates; --json gives the same as one object.
 func TestImportCommand(t *testing.T) {
 	dir := t.TempDir()
-	var weatherSrc, unsupported []byte
 	for _, c := range importtest.Cases(t, corpusDir) {
 		switch c.Name {
 		case "anythingllm/weather_report":
-			weatherSrc = c.Files["source.json"]
+			os.WriteFile(filepath.Join(dir, "weather.json"), c.Files["source.json"], 0o644)
 		case "anythingllm/unsupported":
-			unsupported = c.Files["source.json"]
+			os.WriteFile(filepath.Join(dir, "unsupported.json"), c.Files["source.json"], 0o644)
+		case "n8n/unsupported":
+			os.WriteFile(filepath.Join(dir, "slack.json"), c.Files["source.json"], 0o644)
+		case "n8n/invalid_javascript":
+			os.WriteFile(filepath.Join(dir, "badjs.json"), c.Files["source.json"], 0o644)
 		}
 	}
-	os.WriteFile(filepath.Join(dir, "weather.json"), weatherSrc, 0o644)
-	os.WriteFile(filepath.Join(dir, "unsupported.json"), unsupported, 0o644)
 
 	out1 := filepath.Join(dir, "out")
 	code, out, errOut := runCLI(t, "import", "--out", out1, filepath.Join(dir, "weather.json"))
@@ -107,7 +108,32 @@ func TestImportCommand(t *testing.T) {
 		t.Errorf("tools: %d\n%s", code, out)
 	}
 
+	// The critical path of docs/import.md's worked example: AnythingLLM's
+	// three steps in sequence are two stages.
+	t.Setenv("FLOWCTL_SECRET_AUTHORIZATION", "x")
+	code, out, errOut = runCLI(t, "plan", out1)
+	if code != 0 || !strings.Contains(out, "3 steps in 2 stages") || !strings.Contains(out, "Critical path: weather → report (2 steps)") {
+		t.Errorf("plan of the imported flow: exit %d\n%s%s", code, out, errOut)
+	}
+
 	out2 := filepath.Join(dir, "out2")
+	// n8n: an unknown node type, and JavaScript that does not parse: exit 1,
+	// each at its place, nothing written.
+	for file, wants := range map[string][]string{
+		"slack.json": {"Unsupported node", `Node "Tell the team" (n8n-nodes-base.slack), at /nodes/1/type`, "line 5"},
+		"badjs.json": {"Invalid JavaScript", "at /nodes/1/parameters/jsCode", "(line 2, column 50)", "Invalid expression", "{{ $json.a * }}"},
+	} {
+		code, out, errOut = runCLI(t, "import", "--out", out2, filepath.Join(dir, file))
+		flat := strings.Join(strings.Fields(errOut), " ")
+		for _, want := range wants {
+			if code != 1 || !strings.Contains(flat, want) {
+				t.Errorf("import %s: exit %d, want %q in\n%s%s", file, code, want, out, errOut)
+			}
+		}
+		if _, err := os.Stat(out2); !os.IsNotExist(err) {
+			t.Errorf("import of %s, which failed, wrote %s", file, out2)
+		}
+	}
 	code, out, errOut = runCLI(t, "import", "--out", out2, filepath.Join(dir, "unsupported.json"))
 	if code != 1 || !strings.Contains(errOut, "Unsupported step type") || !strings.Contains(errOut, "/steps/1/type") || !strings.Contains(errOut, "Nothing written") {
 		t.Errorf("import of an unsupported step: exit %d\n%s%s", code, out, errOut)
