@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func TestN8N(t *testing.T) {
 	}
 	flowctl := buildFlowctl(t)
 	home := t.TempDir()
-	env := n8nEnv(t, home)
+	env, runnerEnv := n8nEnv(t, home)
 
 	// Every case's workflow goes to n8n at once (one import), each with the
 	// URL of its own server.
@@ -72,7 +73,9 @@ func TestN8N(t *testing.T) {
 				os.WriteFile(p, creds, 0o600)
 				runN8N(t, n8n, env, "import:credentials", "--input="+p)
 			}
+			stop := startRunner(t, n8n, runnerEnv)
 			fromN8N := executeN8N(t, n8n, env, ids[c.Name], c)
+			stop()
 			srv.Reset()
 			fromFlowctl := runFlowctl(t, flowctl, c, srv.URL)
 			importtest.CompareOutputs(t, "flowctl", fromFlowctl, "n8n", fromN8N)
@@ -86,9 +89,12 @@ func TestN8N(t *testing.T) {
 }
 
 // n8nEnv is n8n's environment: its own folder, loopback only, no
-// telemetry, free ports, logs as JSON lines.
-func n8nEnv(t *testing.T, home string) []string {
-	env := []string{
+// telemetry, free ports, logs as JSON lines; and the environment of the
+// task runner that runs its Code nodes (startRunner), which the test
+// starts (N8N_RUNNERS_MODE=external).
+func n8nEnv(t *testing.T, home string) (env, runner []string) {
+	broker := freePort(t)
+	env = []string{
 		"HOME=" + home,
 		"PATH=" + os.Getenv("PATH"),
 		"N8N_USER_FOLDER=" + home,
@@ -101,7 +107,11 @@ func n8nEnv(t *testing.T, home string) []string {
 		"N8N_HOST=127.0.0.1",
 		"N8N_PORT=" + freePort(t),
 		"N8N_RUNNERS_BROKER_LISTEN_ADDRESS=127.0.0.1",
-		"N8N_RUNNERS_BROKER_PORT=" + freePort(t),
+		"N8N_RUNNERS_BROKER_PORT=" + broker,
+		"N8N_RUNNERS_MODE=external",
+		"N8N_RUNNERS_AUTH_TOKEN=flowctl-import-test",
+		// Far above the time the runner takes to connect on a busy machine.
+		"N8N_RUNNERS_TASK_REQUEST_TIMEOUT=900",
 		"N8N_ENCRYPTION_KEY=flowctl-import-test",
 		"N8N_LOG_LEVEL=info",
 		"N8N_LOG_FORMAT=json",
@@ -109,7 +119,50 @@ func n8nEnv(t *testing.T, home string) []string {
 		"GENERIC_TIMEZONE=UTC",
 		"TZ=UTC",
 	}
-	return env
+	runner = []string{
+		"HOME=" + home,
+		"PATH=" + os.Getenv("PATH"),
+		"N8N_RUNNERS_TASK_BROKER_URI=http://127.0.0.1:" + broker,
+		"N8N_RUNNERS_AUTH_TOKEN=flowctl-import-test",
+		"GENERIC_TIMEZONE=UTC",
+		"TZ=UTC",
+	}
+	return env, runner
+}
+
+// startRunner starts n8n's JavaScript task runner for the next n8n
+// execute (testdata/runner.js says why the test starts it) and returns
+// the function that stops it.
+func startRunner(t *testing.T, n8n string, env []string) (stop func()) {
+	t.Helper()
+	script, err := filepath.Abs("testdata/runner.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The flags n8n starts its own runner with.
+	cmd := exec.Command("node", "--disallow-code-generation-from-strings", "--disable-proto=delete", script)
+	cmd.Env = append(env, "N8N_MODULES="+filepath.Dir(filepath.Dir(n8n)))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("the n8n task runner: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cmd.Process.Kill()
+			<-done
+		})
+	}
+	t.Cleanup(func() {
+		stop() // when n8n failed the test first
+		if t.Failed() {
+			t.Logf("the n8n task runner said:\n%s", out.String())
+		}
+	})
+	return stop
 }
 
 func freePort(t *testing.T) string {
