@@ -15,9 +15,12 @@ import (
 // records the requests. A reply that is not JSON is returned as the
 // llm package returns prose: a *llm.ReplyError.
 type fakeModel struct {
-	mu       sync.Mutex
-	replies  map[string][]string
-	requests []llm.AskRequest
+	// realistic: a request's usage is its size in tokens of 4 bytes
+	// (system, messages and schema; the reply), not 10 and 5.
+	realistic bool
+	mu        sync.Mutex
+	replies   map[string][]string
+	requests  []llm.AskRequest
 }
 
 func newFakeModel(replies map[string][]string) *fakeModel {
@@ -35,6 +38,14 @@ func (m *fakeModel) Ask(_ context.Context, req llm.AskRequest) ([]byte, blocks.U
 	}
 	reply := q[0]
 	m.replies[req.Name] = q[1:]
+	if m.realistic {
+		n := len(req.System) + len(req.Schema)
+		for _, msg := range req.Messages {
+			n += len(msg.Content)
+		}
+		usage = blocks.Usage{PromptTokens: n / 4, CompletionTokens: len(reply) / 4}
+		usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+	}
 	if !json.Valid([]byte(reply)) {
 		return nil, usage, &llm.ReplyError{Name: req.Name, Reply: reply, Err: fmt.Errorf("the reply has no JSON object")}
 	}

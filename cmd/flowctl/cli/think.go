@@ -23,7 +23,7 @@ func newThinkCommand(s streams) *cobra.Command {
 	var out, model, sandbox, logPrompts, runtime string
 	var registries []string
 	var noClarify, force, jsonOut, accept, unconfined bool
-	var maxCalls int
+	var maxCalls, tokens int
 	var edit string
 	cmd := &cobra.Command{
 		Use:   `think "INTENT"`,
@@ -64,7 +64,11 @@ names the model. See docs/thinker.md.`,
 			case runtime != "" && runtime != lang.RuntimeGo && runtime != lang.RuntimeJS && runtime != lang.RuntimePython:
 				return usagef("unknown --runtime %q: use go, js or python", runtime)
 			}
-			return runThink(s, thinkArgs{
+			budget, err := maxTokens(cmd, tokens)
+			if err != nil {
+				return err
+			}
+			return runThink(s, thinkArgs{maxTokens: budget,
 				intent: intent, out: out, model: model, sandbox: sandbox, logPrompts: logPrompts,
 				registries: registries, noClarify: noClarify, force: force, jsonOut: jsonOut, maxCalls: maxCalls,
 				edit: edit, accept: accept, runtime: runtime, unconfined: unconfined,
@@ -84,6 +88,7 @@ names the model. See docs/thinker.md.`,
 	fl.StringVar(&edit, "edit", "", "change this flow (a flow file, or a directory holding one) instead of writing a new one: stage the change as a proposal")
 	fl.BoolVar(&accept, "accept", false, "with --edit: write the proposed change at once")
 	fl.IntVar(&maxCalls, "max-calls", thinker.DefaultMaxCalls, "the most model requests the whole run may send")
+	fl.IntVar(&tokens, "max-tokens", 0, maxTokensUsage)
 	fl.StringVar(&logPrompts, "log-prompts", "", "append one JSON line per LLM round trip (request, response, duration, tokens, error) to this file")
 	return cmd
 }
@@ -93,6 +98,7 @@ type thinkArgs struct {
 	registries                              []string
 	noClarify, force, jsonOut, accept       bool
 	maxCalls                                int
+	maxTokens                               int // --max-tokens, else FLOWCTL_MAX_TOKENS; 0: none
 	edit                                    string
 	runtime                                 string // --runtime: of the code blocks created
 	unconfined                              bool
@@ -133,7 +139,7 @@ func runThink(s streams, a thinkArgs) error {
 	opts := thinker.Options{
 		Intent: a.intent, Model: llm.NewExecutor(cfg), ModelName: modelName,
 		Out: a.out, Registries: a.registries, Executors: ex,
-		NoClarify: a.noClarify, Force: a.force, MaxCalls: a.maxCalls, Observe: view.Event,
+		NoClarify: a.noClarify, Force: a.force, MaxCalls: a.maxCalls, MaxTokens: a.maxTokens, Observe: view.Event,
 		Runtime: a.runtime,
 	}
 	dir := "."

@@ -274,6 +274,8 @@ type thinkHuman struct {
 	mu         sync.Mutex
 	// problems are those of the last flow attempt, by problemKey.
 	problems map[string]bool
+	// usage is what the run's requests used, for its last line.
+	usage thinker.Usage
 }
 
 func newThinkHuman(out, err io.Writer, registries []string) *thinkHuman {
@@ -366,7 +368,7 @@ func (v *thinkHuman) Event(e thinker.Event) {
 		if len(e.BlocksCreated) > 0 {
 			fmt.Fprintf(w, "; created %s", blockList(e.BlocksCreated))
 		}
-		fmt.Fprintf(w, ".\nTokens: %d.\n", e.Usage.TotalTokens)
+		fmt.Fprintf(w, ".\n%s\n", usageLine(v.usage))
 		if e.Valid {
 			writeHumanDiagnostics(v.err, e.Files, e.Diagnostics) // warnings
 			fmt.Fprintf(w, "Next: %s\n", nextCommand(e.File, e.Files, v.registries))
@@ -377,11 +379,17 @@ func (v *thinkHuman) Event(e thinker.Event) {
 	case thinker.Proposed:
 		fmt.Fprintf(w, "    ✓ the changed flow validates\n\nProposal %s for %s:\n", e.ID, e.File)
 		writeChange(w, e.Change, e.Diff)
-		fmt.Fprintf(w, "Tokens: %d.\n", e.Usage.TotalTokens)
+		fmt.Fprintln(w, usageLine(v.usage))
+	case thinker.UsageReported:
+		v.usage = e.Usage
 	case thinker.Failed:
 		if len(e.BlockFiles) > 0 {
 			fmt.Fprintf(v.err, "The created blocks were kept: %s\n", strings.Join(e.BlockFiles, ", "))
 		}
+		if e.Budget {
+			fmt.Fprintln(v.err, "Nothing was written: the token budget stopped the run.")
+		}
+		fmt.Fprintln(w, usageLine(v.usage))
 	}
 }
 
