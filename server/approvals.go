@@ -75,6 +75,11 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if s.liveRun(run.ID) == nil && run.Status == string(runtime.StatusWaiting) && run.Origin != state.OriginTemporal {
+		// A run another server started, waiting since this one started:
+		// it is resumed here (the other finds it taken when it wakes).
+		s.takeUp(run.ID, run.Flow, false)
+	}
 	if lr := s.liveRun(run.ID); lr != nil {
 		lr.mu.Lock()
 		lr.trace = trace.SpanContextFromContext(r.Context()) // the resumed run is part of the decision's trace
@@ -172,53 +177,67 @@ func (s *Server) recover() {
 		if interrupted && run.Origin != originServe || run.Origin == state.OriginTemporal {
 			continue // a waiting run on Temporal waits there, not here
 		}
-		e := s.flows.get(run.Flow)
-		if e == nil || e.prog == nil {
-			continue // not served here: left as it is
-		}
-		id := run.ID
-		run, err := s.store.Run(id) // with its inputs and fingerprints
-		if err != nil {
-			s.log.Error("reading a run to take up", slog.String("run_id", id), slog.Any("error", err))
-			continue
-		}
-		lr := newLiveRun(run.ID, run.Flow, e.prog, nil, run.Namespace)
-		lr.resume = true
-		if seq, err := s.store.LastEventSeq(run.ID); err == nil {
-			lr.seq, lr.base = seq, seq
-		}
-		steps, _ := s.store.Steps(run.ID)
-		if err := runtime.ResumeCheck(e.prog, run, steps); err != nil {
-			lr.failResume = err.Error()
-		} else if in, diags := runtime.ResumeInputs(e.prog, run, nil); diags.HasErrors() {
-			lr.failResume = diags[0].Detail
-		} else {
-			lr.inputs = in
-		}
-		s.log.Info("run taken up", slog.String("run_id", run.ID), slog.String("flow", run.Flow), slog.String("status", run.Status))
-		s.mu.Lock()
-		s.live[lr.id] = lr
-		if interrupted {
-			s.queue = append(s.queue, lr)
-			s.dispatchLocked()
-			s.mu.Unlock()
-			continue
-		}
-		lr.status = string(runtime.StatusWaiting)
+		s.takeUp(run.ID, run.Flow, interrupted)
+	}
+}
+
+// takeUp makes a run of the state one of this server's live runs: an
+// interrupted one is queued to resume, a waiting one waits here (resumed
+// at once when it has a decision, else at its deadline or by a decision).
+// Nothing happens when the run is live here already, or its flow is not
+// served here. Of several servers that take up a run, the state lets one
+// reopen it (state.Store.ReopenRun); the others find it taken and read
+// what it is from the state.
+func (s *Server) takeUp(id, flow string, interrupted bool) {
+	e := s.flows.get(flow)
+	if e == nil || e.prog == nil || s.liveRun(id) != nil {
+		return // not served here, or live here already
+	}
+	run, err := s.store.Run(id) // with its inputs and fingerprints
+	if err != nil {
+		s.log.Error("reading a run to take up", slog.String("run_id", id), slog.Any("error", err))
+		return
+	}
+	lr := newLiveRun(run.ID, run.Flow, e.prog, nil, run.Namespace)
+	lr.resume = true
+	if seq, err := s.store.LastEventSeq(run.ID); err == nil {
+		lr.seq, lr.base = seq, seq
+	}
+	steps, _ := s.store.Steps(run.ID)
+	if err := runtime.ResumeCheck(e.prog, run, steps); err != nil {
+		lr.failResume = err.Error()
+	} else if in, diags := runtime.ResumeInputs(e.prog, run, nil); diags.HasErrors() {
+		lr.failResume = diags[0].Detail
+	} else {
+		lr.inputs = in
+	}
+	s.mu.Lock()
+	if s.live[lr.id] != nil {
 		s.mu.Unlock()
-		if lr.failResume != "" {
-			continue // failed when woken: a decision cannot be taken
-		}
-		var ws []runtime.Waiting
-		if as, err := s.store.Approvals(run.ID); err == nil {
-			for _, a := range as {
-				if !a.Closed {
-					ws = append(ws, runtime.Waiting{Step: a.Step, Message: a.Message, Since: a.RequestedAt, Deadline: a.Deadline})
-				}
+		return // taken up meanwhile
+	}
+	s.log.Info("run taken up", slog.String("run_id", run.ID), slog.String("flow", run.Flow), slog.String("status", run.Status))
+	s.live[lr.id] = lr
+	if interrupted {
+		s.queue = append(s.queue, lr)
+		s.dispatchLocked()
+		s.mu.Unlock()
+		return
+	}
+	lr.status = string(runtime.StatusWaiting)
+	s.mu.Unlock()
+	if lr.failResume != "" {
+		return // failed when woken: a decision cannot be taken
+	}
+	var ws []runtime.Waiting
+	if as, err := s.store.Approvals(run.ID); err == nil {
+		for _, a := range as {
+			if !a.Closed {
+				ws = append(ws, runtime.Waiting{Step: a.Step, Message: a.Message, Since: a.RequestedAt, Deadline: a.Deadline})
 			}
 		}
-		s.waiting(lr, ws)
 	}
+	s.waiting(lr, ws)
 }
 
 // runsWithStatus are the runs of a status, a page at a time on its index.

@@ -93,3 +93,36 @@ func TestCancelStatus(t *testing.T) {
 		t.Errorf("a finished run: %d %+v", code, rr)
 	}
 }
+
+// TestDecisionOnAnotherServer: of two servers on one state, a decision
+// taken on the one that did not start the run, and that started before
+// the run began to wait, resumes the run there: it had recorded the
+// decision and left the run waiting, since only the server that ran it
+// (or one started later) followed it. The run runs once: the other
+// server's copy finds it taken.
+func TestDecisionOnAnotherServer(t *testing.T) {
+	ts := newTestServer(t, files{"review.flow.hcl": reviewFlow}, nil)
+	other := newTestServer(t, files{"review.flow.hcl": reviewFlow}, func(o *Options) { o.Store = ts.store })
+	id := ts.start("review", `{}`)
+	ts.wait(id, "waiting")
+	if code := other.code("POST", "/v1/runs/"+id+"/approvals/check", `{"approved": true, "by": "ana"}`, nil); code != 200 {
+		t.Fatalf("the decision on the other server: %d", code)
+	}
+	run := other.wait(id, "ok", "failed", "cancelled")
+	if run.Status != "ok" {
+		t.Fatalf("the run: %+v", run)
+	}
+	steps, err := ts.store.Steps(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps {
+		if s.Step == "publish" && s.Attempts != 1 {
+			t.Errorf("publish ran %d times", s.Attempts)
+		}
+	}
+	// The server that started it reads it from the state as it is.
+	if got := ts.wait(id, "ok"); got.Status != "ok" {
+		t.Errorf("on the first server: %+v", got)
+	}
+}
