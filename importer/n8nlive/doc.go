@@ -8,6 +8,8 @@
 // installs (the newest release whose engines range allows the machine's
 // Node.js, cached in ~/.cache/flowctl/n8n) and gives to this test, run
 // on its own with a long timeout (n8n takes tens of seconds to start).
+// The test starts n8n's JavaScript task runner, which runs Code nodes,
+// itself (testdata/runner.js says why).
 // Without FLOWCTL_N8N the test is skipped, unless CI=true, where it
 // fails.
 package n8nlive
