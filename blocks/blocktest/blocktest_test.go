@@ -3,6 +3,7 @@ package blocktest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -305,6 +306,32 @@ func TestTimeout(t *testing.T) {
 		r := runOne(t, parseBlock(t, wordCount), fails, Options{Timeout: time.Hour})
 		wantFailed(t, r, "boom")
 	})
+	t.Run("queued executor: waiting and building are not the example's time", func(t *testing.T) {
+		// A sandbox that builds (or waits for a worker) first starts the
+		// timeout itself when the code starts, as under apply.
+		var got time.Duration
+		q := &blocks.Executors{Runtimes: map[string]blocks.Executor{lang.RuntimeGo: queued{func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+			got = call.Timeout
+			time.Sleep(100 * time.Millisecond) // the build, longer than the timeout
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			return &blocks.Result{Outputs: map[string]cty.Value{"count": cty.NumberIntVal(3), "longest": cty.StringVal("ccc")}}, nil
+		}}}}
+		b := parseBlock(t, strings.Replace(wordCount, `runtime = "go"`, `runtime = "go"
+  timeout = "20ms"`, 1))
+		r := runOne(t, b, q, Options{})
+		if got != 20*time.Millisecond {
+			t.Errorf("the call's Timeout is %s, want the block's 20ms", got)
+		}
+		if r.Status != StatusPassed {
+			t.Errorf("got %s (%s), want passed", r.Status, r.Error)
+		}
+		timesOut := &blocks.Executors{Runtimes: map[string]blocks.Executor{lang.RuntimeGo: queued{func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+			return nil, fmt.Errorf("the code ran too long: %w", context.DeadlineExceeded)
+		}}}}
+		wantFailed(t, runOne(t, b, timesOut, Options{}), "exceeded its 20ms timeout")
+	})
 	t.Run("executor that does not stop", func(t *testing.T) {
 		defer func(d time.Duration) { abandonAfter = d }(abandonAfter)
 		abandonAfter = 20 * time.Millisecond
@@ -550,3 +577,15 @@ func obj(kv ...any) cty.Value {
 	}
 	return cty.ObjectVal(m)
 }
+
+// queued is an executor that starts a call's timeout itself
+// (blocks.Queued), as the sandbox's workers do.
+type queued struct {
+	f func(context.Context, *blocks.Call) (*blocks.Result, error)
+}
+
+func (q queued) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+	return q.f(ctx, call)
+}
+
+func (queued) Queued() {}

@@ -174,8 +174,17 @@ func runExample(ctx context.Context, b *blocks.Block, ex *blocks.Executors, opts
 // comes back when the deadline has passed is the timeout, said as the
 // runtime says it ("exceeded its 1s timeout"); the sandbox's workers stop
 // code only after the caller's deadline, so it has always passed by then.
+// An executor that waits for capacity (blocks.Queued: the sandbox's
+// workers, which build a compiled block first) starts the timeout itself
+// when the block starts, as it does under apply: a first build is not the
+// example's time.
 func execute(ctx context.Context, exec blocks.Executor, call *blocks.Call, timeout time.Duration, abandoned *atomic.Bool) (*blocks.Result, error) {
 	actx, cancel := context.WithTimeout(ctx, timeout)
+	_, queued := exec.(blocks.Queued)
+	if queued {
+		call.Timeout = timeout
+		actx, cancel = context.WithCancel(ctx)
+	}
 	defer cancel()
 	type outcome struct {
 		res *blocks.Result
@@ -213,7 +222,7 @@ func execute(ctx context.Context, exec blocks.Executor, call *blocks.Call, timeo
 	switch {
 	case ctx.Err() != nil:
 		return nil, errors.New("the tests were cancelled")
-	case actx.Err() == context.DeadlineExceeded:
+	case actx.Err() == context.DeadlineExceeded, queued && errors.Is(o.err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("exceeded its %s timeout", timeout)
 	}
 	return nil, o.err
