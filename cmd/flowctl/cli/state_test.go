@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -233,7 +232,7 @@ func TestServeRetention(t *testing.T) {
 			}
 		}
 	}
-	var buf syncBuf
+	var buf lockedBuffer
 	log := slog.New(slog.NewTextHandler(&buf, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -255,22 +254,4 @@ func TestServeRetention(t *testing.T) {
 			t.Errorf("run %s: %v; kept: want %v", id, err, want)
 		}
 	}
-}
-
-// syncBuf is a buffer a goroutine writes while a test reads it.
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuf) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuf) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
