@@ -292,18 +292,7 @@ func testServeFaults(t *testing.T, c *pgtest.Cluster, dir string) {
 	st := openFaultState(t, url)
 	var tally faultTally
 	for i, f := range faults {
-		var ids, tags []string
-		for j := range 3 {
-			tag := fmt.Sprintf("serve%d-%d", i, j)
-			ids, tags = append(ids, postRun(t, p, ctr.srv.URL, tag, 20)), append(tags, tag)
-		}
-		ctr.waitCalls(t, fmt.Sprintf("serve%d-", i), 15)
-		f.inject(c)
-		tally.faults++
-		waitRuns(t, st, ids...)
-		for j, id := range ids {
-			checkRun(t, st, ctr, id, tags[j], 20, &tally)
-		}
+		runsThrough(t, c, st, ctr, p, fmt.Sprintf("serve%d-", i), 3, 20, 15, f, nil, &tally)
 	}
 	// Recovered by itself: a new run.
 	id := postRun(t, p, ctr.srv.URL, "serve-after", 5)
@@ -324,23 +313,34 @@ func testTwoServersRestart(t *testing.T, c *pgtest.Cluster, dir string) {
 	st := openFaultState(t, url)
 	var tally faultTally
 	for i, f := range faults {
-		var ids, tags []string
-		for j := range 10 {
-			tag := fmt.Sprintf("two%d-%d", i, j)
-			ids, tags = append(ids, postRun(t, a, ctr.srv.URL, tag, 8)), append(tags, tag)
-		}
-		ctr.waitCalls(t, fmt.Sprintf("two%d-", i), 20)
-		f.inject(c)
-		tally.faults++
-		// A server that opens the state now reaps what it takes for
-		// abandoned: nothing of a's.
-		serve(t, dir, elsewhere(env), "--state", url)
-		waitRuns(t, st, ids...)
-		for j, id := range ids {
-			checkRun(t, st, ctr, id, tags[j], 8, &tally)
-		}
+		// A server that opens the state right after the fault reaps what
+		// it takes for abandoned: nothing of a's.
+		third := func() { serve(t, dir, elsewhere(env), "--state", url) }
+		runsThrough(t, c, st, ctr, a, fmt.Sprintf("two%d-", i), 10, 8, 20, f, third, &tally)
 	}
 	tally.report(t, "two servers")
+}
+
+// runsThrough posts runs of faultFlow (n instances each, tags prefix0,
+// prefix1, …) to s, injects f once calls of them were made, calls after
+// (if any), waits for the runs to end and checks each (checkRun).
+func runsThrough(t *testing.T, c *pgtest.Cluster, st *state.Store, ctr *counter, s *server, prefix string, runs, n, calls int, f fault, after func(), tally *faultTally) {
+	t.Helper()
+	var ids, tags []string
+	for j := range runs {
+		tag := fmt.Sprintf("%s%d", prefix, j)
+		ids, tags = append(ids, postRun(t, s, ctr.srv.URL, tag, n)), append(tags, tag)
+	}
+	ctr.waitCalls(t, prefix, calls)
+	f.inject(c)
+	tally.faults++
+	if after != nil {
+		after()
+	}
+	waitRuns(t, st, ids...)
+	for j, id := range ids {
+		checkRun(t, st, ctr, id, tags[j], n, tally)
+	}
 }
 
 // testServeKilled: a server killed (kill -9) while its runs are under
