@@ -352,15 +352,25 @@ func testServeKilled(t *testing.T, c *pgtest.Cluster, dir string) {
 	ctr := newCounter(t, 200*time.Millisecond)
 	env := faultEnv(url)
 	a := serve(t, dir, elsewhere(env), "--state", url)
+	st := openFaultState(t, url)
 	var ids []string
 	for j := range 3 {
 		ids = append(ids, postRun(t, a, ctr.srv.URL, fmt.Sprintf("killed-%d", j), 40))
 	}
-	ctr.waitCalls(t, "killed-", 10)
+	// Killed once every run is under way: recorded, and calling.
+	// (A run the server accepted but had not recorded yet would be lost
+	// with it: that is the server's queue, not the state's lease.)
+	for j := range ids {
+		ctr.waitCalls(t, fmt.Sprintf("killed-%d-", j), 2)
+	}
+	for _, id := range ids {
+		if _, err := st.Run(id); err != nil {
+			t.Fatalf("run %s is calling, and not recorded: %v", id, err)
+		}
+	}
 	a.cmd.Process.Kill()
 	<-a.done
 	serve(t, dir, elsewhere(env), "--state", url)
-	st := openFaultState(t, url)
 	waitRuns(t, st, ids...)
 	interrupted := 0
 	for _, id := range ids {
