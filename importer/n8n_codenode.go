@@ -59,6 +59,8 @@ func n8nCodeBlock() *blockFile {
 		ob := body.AppendNewBlock("output", []string{o[0]}).Body()
 		ob.SetAttributeRaw("type", clone(code("any")))
 		ob.SetAttributeValue("description", cty.StringVal(o[1]))
+		// Each mode gives one of the two; the other is null.
+		ob.SetAttributeValue("optional", cty.True)
 	}
 	body.SetAttributeRaw("source", clone(template([]tpart{{Lit: n8nCodeJS}}, true)))
 	return &blockFile{

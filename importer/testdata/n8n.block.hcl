@@ -45,10 +45,12 @@ block "n8n_code" {
   output "items" {
     type        = any
     description = "the json of the output items"
+    optional    = true
   }
   output "values" {
     type        = any
     description = "the values of the expressions, by name"
+    optional    = true
   }
   source = <<EOT
 // The n8n_code block's source: n8n's Code node, n8n's expressions and the
