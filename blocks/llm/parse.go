@@ -26,16 +26,24 @@ func parseReply(reply string, fields []*lang.Field) (map[string]cty.Value, error
 		return nil, err
 	}
 	attrs := make(map[string]cty.Type, len(fields))
+	var optional []string // optional = true: null (or left out) is a value
 	for _, f := range fields {
 		attrs[f.Name] = f.Type.Type
+		if f.Optional {
+			optional = append(optional, f.Name)
+		}
 	}
 	var c checker
-	c.check(v, cty.Object(attrs), nil, false)
+	c.check(v, cty.ObjectWithOptionalAttrs(attrs, optional), nil, false)
 	if len(c.problems) > 0 {
 		return nil, errors.New(strings.Join(c.problems, "; "))
 	}
 	out := make(map[string]cty.Value, len(fields))
 	for _, f := range fields {
+		if !v.Type().HasAttribute(f.Name) { // an optional output left out
+			out[f.Name] = cty.NullVal(f.Type.Type)
+			continue
+		}
 		fv := v.GetAttr(f.Name)
 		if f.Type.Defaults != nil && !fv.IsNull() {
 			fv = f.Type.Defaults.Apply(fv)

@@ -95,3 +95,25 @@ func TestRemoveTrailingCommas(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionalOutputs: an output declared optional = true may be null in
+// the reply, or left out; the schema says it is nullable. One that is not
+// optional may not be null (the model is asked again).
+func TestOptionalOutputs(t *testing.T) {
+	maybe := typeField(t, "maybe", "string")
+	maybe.Optional = true
+	fields := []*lang.Field{typeField(t, "v", "string"), maybe}
+	for _, reply := range []string{`{"v": "x", "maybe": null}`, `{"v": "x"}`} {
+		got, err := parseReply(reply, fields)
+		if err != nil || !got["maybe"].RawEquals(cty.NullVal(cty.String)) || got["v"].AsString() != "x" {
+			t.Errorf("%s: %v, %v", reply, got, err)
+		}
+	}
+	if _, err := parseReply(`{"v": null, "maybe": "y"}`, fields); err == nil || err.Error() != ".v: a string is required, not null" {
+		t.Errorf("a null v: %v", err)
+	}
+	s := outputSchema(fields)
+	if want := `{"type":"object","properties":{"v":{"type":"string"},"maybe":{"type":["string","null"]}},"required":["v","maybe"],"additionalProperties":false}`; string(s.JSON) != want || !s.Strict {
+		t.Errorf("schema %s", s.JSON)
+	}
+}

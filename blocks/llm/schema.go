@@ -28,6 +28,9 @@ func outputSchema(fields []*lang.Field) schema {
 	required := make([]string, len(fields))
 	for i, f := range fields {
 		s := b.Type(f.Type.Type)
+		if f.Optional {
+			s = jsonschema.Nullable(s)
+		}
 		if f.Description != "" {
 			s = append(obj{{Key: "description", Value: f.Description}}, s...)
 		}
