@@ -84,6 +84,10 @@ type Options struct {
 	// MaxCalls bounds the model requests of the whole run; 0 means
 	// DefaultMaxCalls.
 	MaxCalls int
+	// Patterns are the flows that worked (from the state): a close one,
+	// whose blocks are all in the registry, is the plan and the worked
+	// example of the run, and decompose is not asked (patterns.go).
+	Patterns []Pattern
 	// MaxTokens, when above 0, bounds the tokens of the whole run: a
 	// request that would take the run past it (by an estimate of its
 	// prompt and reply) is not sent, and the run stops with an Error
@@ -124,6 +128,8 @@ type Result struct {
 	Calls       Usage        // the requests, stage by stage
 	// Proposal is the change an Edit run proposes; nil otherwise.
 	Proposal *Proposal
+	// Pattern is the ID of the pattern the run was based on; "" for none.
+	Pattern string
 }
 
 // Proposal is the change think --edit proposes: the flow file and the
@@ -172,6 +178,9 @@ type run struct {
 	staged   []ProposedFile
 
 	meter meter // the model requests sent, and the budgets
+	// pattern is the pattern the run is based on (patterns.go); nil for
+	// none.
+	pattern *Pattern
 }
 
 // Think turns an intent into a flow file that validates, creating the
@@ -248,6 +257,13 @@ func (r *run) think(ctx context.Context) error {
 		if intent, err = r.clarify(ctx, intent); err != nil {
 			return err
 		}
+	}
+	if p, score := r.matchPattern(intent); p != nil {
+		// A close pattern whose blocks are all here: its blocks are the
+		// plan, and its flow the worked example of wire.
+		r.pattern, r.res.Pattern = p, p.ID
+		r.emit(PatternUsed{Time: time.Now(), ID: p.ID, Name: p.Name, Relevance: score, Blocks: p.Blocks})
+		return r.wire(ctx, intent, r.patternPlan(p))
 	}
 	plan, err := r.plan(ctx, intent)
 	if err != nil {

@@ -57,6 +57,9 @@ func (r *run) wire(ctx context.Context, intent string, plan []*planned) error {
 	if len(flows) > 0 {
 		base = append(base, prop("flows", flows))
 	}
+	if ex := r.example(); ex != nil {
+		base = append(base, prop("worked_example", ex))
+	}
 	system := wireSystem
 	var others []string // the blocks the edited flow uses that the registry lacks
 	if r.base != nil {

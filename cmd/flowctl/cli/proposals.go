@@ -142,7 +142,18 @@ func acceptProposal(st *state.Store, p *state.Proposal) error {
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 	}
-	return decideProposal(st, p, state.ProposalAccepted)
+	if err := decideProposal(st, p, state.ProposalAccepted); err != nil {
+		return err
+	}
+	// The accepted flow is a pattern (patterns.go).
+	origin := state.PatternEdit
+	if p.RunID != "" {
+		origin = state.PatternExplain
+	}
+	if _, err := os.Stat(p.FlowFile); err == nil {
+		recordPattern(st, p.FlowFile, p.Intent, origin, nil)
+	}
+	return nil
 }
 
 func decideProposal(st *state.Store, p *state.Proposal, status string) error {

@@ -167,8 +167,34 @@ func runThink(s streams, a thinkArgs) error {
 		opts.Stage = func(p *thinker.Proposal) (string, error) { return stageProposal(st, p) }
 	}
 
+	var patterns *state.Store // the state of the flow's project, for its patterns
+	if a.edit == "" {
+		if dir := stateIn("", dir); !state.IsURL(dir) {
+			if _, err := os.Stat(dir); err == nil {
+				if patterns, err = openStateDir(dir); err == nil {
+					defer patterns.Close()
+					opts.Patterns = thinkPatterns(patterns)
+				}
+			}
+		}
+	}
+
 	res, err := thinker.Think(ctx, opts)
 	view.Close()
+	if err == nil && res.File != "" && res.Valid {
+		if patterns == nil {
+			if patterns, err = openStateDir(stateIn("", dir)); err != nil {
+				return err
+			}
+			defer patterns.Close()
+		}
+		if err := recordPattern(patterns, res.File, a.intent, state.PatternThink, a.registries); err != nil {
+			fmt.Fprintf(s.err, "Warning: the flow was not recorded as a pattern: %s\n", err)
+		}
+		if res.Pattern != "" {
+			patterns.NotePatternUsed(res.Pattern)
+		}
+	}
 	if err == nil {
 		if res.Proposal != nil {
 			return settleProposal(ctx, s, in, st, res.Proposal.ID, a.accept, terminal && !a.jsonOut)

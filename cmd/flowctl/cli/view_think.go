@@ -212,6 +212,8 @@ func (v *thinkJSON) Event(e thinker.Event) {
 		out = jsonReplyAdjusted{"reply_adjusted", jsonTime(e.Time), e.Stage, e.Try, e.Block, e.Notes}
 	case thinker.UsageReported:
 		out = newJSONUsage(e)
+	case thinker.PatternUsed:
+		out = jsonPatternUsed{"pattern_used", jsonTime(e.Time), e.ID, e.Name, e.Relevance, nonNil(e.Blocks)}
 	case thinker.Proposed:
 		out = jsonProposed{"proposal", jsonTime(e.Time), e.ID, e.Flow, e.File, nonNil(e.Change.Added), nonNil(e.Change.Changed),
 			nonNil(e.Change.Removed), e.Diff, e.Usage}
@@ -382,6 +384,8 @@ func (v *thinkHuman) Event(e thinker.Event) {
 		fmt.Fprintln(w, usageLine(v.usage))
 	case thinker.UsageReported:
 		v.usage = e.Usage
+	case thinker.PatternUsed:
+		fmt.Fprintf(w, "· based on pattern %s (relevance %.2f): its blocks %s, no decompose\n", e.Name, e.Relevance, strings.Join(e.Blocks, ", "))
 	case thinker.Failed:
 		if len(e.BlockFiles) > 0 {
 			fmt.Fprintf(v.err, "The created blocks were kept: %s\n", strings.Join(e.BlockFiles, ", "))

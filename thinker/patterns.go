@@ -1,0 +1,106 @@
+package thinker
+
+import (
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/index"
+)
+
+// A Pattern is a flow that worked (accepted from think or a proposal),
+// given by the caller from the state for think to reuse: its intent, its
+// source, the blocks it uses, and how it has done since (runs and tests
+// that passed and failed).
+type Pattern struct {
+	ID, Name, Intent, Source string
+	Blocks                   []string
+	Passed, Failed           int
+}
+
+// PatternUsed says that a think run is based on a pattern: its relevance
+// to the intent (0–1, ranked down by the failures of its flow since).
+type PatternUsed struct {
+	Time      time.Time
+	ID, Name  string
+	Relevance float64
+	Blocks    []string
+}
+
+func (PatternUsed) event() {}
+
+// MinPatternRelevance is how close a pattern's intent must be to the
+// intent, once ranked by its flow's record, for think to build on it: the
+// registry search's relevance (the share of the intent's terms, weighted
+// by rarity, that the pattern's intent has). "Count the words of
+// todo.txt" against "Count the words of notes.txt" is 0.38; an intent
+// sharing no term is 0.
+const MinPatternRelevance = 0.3
+
+// patternScore is a pattern's relevance ranked by its record: each
+// failure of its flow since it was recorded weighs twice a success.
+func patternScore(relevance float64, p Pattern) float64 {
+	return relevance * float64(1+p.Passed) / float64(1+p.Passed+2*p.Failed)
+}
+
+// matchPattern finds the pattern closest to the intent by the registry's
+// full-text search (BM25 over the patterns' intents, as the blocks' are
+// searched), ranked down by its failures; nil when none is close enough
+// or its blocks are not all in the registry.
+func (r *run) matchPattern(intent string) (*Pattern, float64) {
+	if len(r.opts.Patterns) == 0 || r.base != nil {
+		return nil, 0
+	}
+	docs := make([]*blocks.Block, len(r.opts.Patterns))
+	for i, p := range r.opts.Patterns {
+		docs[i] = &blocks.Block{Name: p.Name, Description: p.Intent}
+	}
+	ix := index.New(docs)
+	var best *Pattern
+	bestScore := 0.0
+	for _, h := range ix.Search(intent, len(docs)) {
+		rel, _ := ix.Relevance(h.Block, intent)
+		for i := range r.opts.Patterns {
+			p := &r.opts.Patterns[i]
+			if docs[i] != h.Block || !r.hasBlocks(p.Blocks) {
+				continue
+			}
+			if s := patternScore(rel, *p); s > bestScore {
+				best, bestScore = p, s
+			}
+		}
+	}
+	if bestScore < MinPatternRelevance {
+		return nil, bestScore
+	}
+	return best, bestScore
+}
+
+func (r *run) hasBlocks(names []string) bool {
+	for _, n := range names {
+		if r.reg.Lookup(n) == nil {
+			return false
+		}
+	}
+	return len(names) > 0
+}
+
+// patternPlan is the plan of a run based on a pattern: its blocks, found
+// in the registry, each serving itself. Decompose is not asked.
+func (r *run) patternPlan(p *Pattern) []*planned {
+	var plan []*planned
+	for _, n := range p.Blocks {
+		b := r.reg.Lookup(n)
+		plan = append(plan, &planned{spec: BlockSpec{ID: n, Description: b.Description, Runtime: b.Runtime}, block: b})
+	}
+	return plan
+}
+
+// example is the worked example wire is given when the run is based on a
+// pattern.
+func (r *run) example() any {
+	if r.pattern == nil {
+		return nil
+	}
+	return obj{{Key: "pattern", Value: r.pattern.Name}, {Key: "intent", Value: r.pattern.Intent}, {Key: "flow_source", Value: r.pattern.Source},
+		{Key: "note", Value: "A flow that worked for a close intent: follow it, changing what the new intent needs."}}
+}
