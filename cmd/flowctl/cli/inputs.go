@@ -123,9 +123,8 @@ func readHCLInputs(p *lang.Parser, name string) (map[string]cty.Value, hcl.Diagn
 	if d.HasErrors() {
 		for _, dg := range d {
 			if strings.HasPrefix(dg.Summary, "Unexpected ") {
-				what := strings.ToLower(strings.TrimPrefix(dg.Summary, "Unexpected "))
 				dg.Summary = "Invalid input file"
-				dg.Detail = fmt.Sprintf("The input file %s holds only attributes, NAME = VALUE, one for each input, not a %s. %s", name, what, strings.TrimSpace(dg.Detail))
+				dg.Detail = "An input file holds only attributes, NAME = VALUE, one for each input. " + strings.TrimSpace(dg.Detail)
 			}
 		}
 		return nil, d
