@@ -180,12 +180,7 @@ func (s *Store) Patterns() ([]*Pattern, error) { return s.patterns(``) }
 func (s *Store) Pattern(id string) (*Pattern, error) {
 	ps, err := s.patterns(`WHERE id = ? OR name = ?`, id, id)
 	if err == nil && len(ps) == 0 && len(id) >= MinPrefix {
-		lower := strings.ToLower(id)
-		if hi, ok := successor(lower); ok {
-			ps, err = s.patterns(`WHERE id >= ? AND id < ?`, lower, hi)
-		} else {
-			ps, err = s.patterns(`WHERE id >= ?`, lower)
-		}
+		ps, err = startingWith(strings.ToLower(id), s.patterns)
 	}
 	switch {
 	case err != nil:

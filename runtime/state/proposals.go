@@ -110,11 +110,7 @@ func (s *Store) Proposal(id string) (*Proposal, error) {
 	ps, err := s.proposals(`WHERE id = ?`, id)
 	if err == nil && len(ps) == 0 && len(id) >= MinPrefix {
 		id = strings.ToLower(id)
-		if hi, ok := successor(id); ok {
-			ps, err = s.proposals(`WHERE id >= ? AND id < ?`, id, hi)
-		} else {
-			ps, err = s.proposals(`WHERE id >= ?`, id)
-		}
+		ps, err = startingWith(id, s.proposals)
 	}
 	switch {
 	case err != nil:

@@ -283,6 +283,15 @@ func (s *Store) runsByID(id string) ([]*Run, error) {
 	return s.scanRuns(rows)
 }
 
+// startingWith asks query (a WHERE clause and its arguments) for the rows
+// whose ID starts with prefix, as a range of IDs that uses the index.
+func startingWith[T any](prefix string, query func(string, ...any) ([]T, error)) ([]T, error) {
+	if hi, ok := successor(prefix); ok {
+		return query(`WHERE id >= ? AND id < ?`, prefix, hi)
+	}
+	return query(`WHERE id >= ?`, prefix)
+}
+
 // successor is the least string greater than every string with prefix p,
 // or false when there is none (p is all 0xff bytes).
 func successor(p string) (string, bool) {
