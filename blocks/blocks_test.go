@@ -169,3 +169,50 @@ func TestParseBlocks(t *testing.T) {
 		t.Fatalf("diagnostics %v", diags)
 	}
 }
+
+// TestCheckNull: an output a flow file declares may be null only when it
+// is optional; one an llm block's runtime adds (text), which a test's
+// mock may leave out, may be null.
+func TestCheckNull(t *testing.T) {
+	f, diags := lang.NewParser().ParseSource([]byte(`
+block "note" {
+  runtime = "llm"
+  prompt  = "Summarize"
+  output "summary" {
+    type = string
+  }
+  output "extra" {
+    type     = string
+    optional = true
+  }
+}
+`), "note.block.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	defs, diags := lang.DecodeBlockFile(f)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	b, diags := FromDef(defs[0])
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	null := cty.NullVal(cty.String)
+	if err := b.CheckNull(b.Output("summary"), null); err == nil || !strings.Contains(err.Error(), `output "summary" of block "note" is null`) {
+		t.Errorf("summary: %v", err)
+	}
+	if err := b.CheckNull(b.Output("summary"), cty.StringVal("s")); err != nil {
+		t.Errorf("a value: %v", err)
+	}
+	if err := b.CheckNull(b.Output("extra"), null); err != nil {
+		t.Errorf("optional: %v", err)
+	}
+	text := b.Output("text")
+	if text == nil {
+		t.Fatalf("an llm block has no text output: %v", b.OutputNames())
+	}
+	if err := b.CheckNull(text, null); err != nil {
+		t.Errorf("the runtime's text: %v", err)
+	}
+}
