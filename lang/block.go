@@ -419,16 +419,8 @@ func decodeField(b *hcl.Block, kind string) (*Field, hcl.Diagnostics) {
 	}
 	content, d := b.Body.Content(schema)
 	diags = append(diags, d...)
-	f.Type, d = decodeTypeSpec(content.Attributes, b.DefRange)
+	f.Type, f.Default, f.Description, d = decodeTyped(content.Attributes, b.DefRange)
 	diags = append(diags, d...)
-	if a, ok := content.Attributes["default"]; ok && !d.HasErrors() {
-		f.Default, d = decodeDefault(a, f.Type)
-		diags = append(diags, d...)
-	}
-	if a, ok := content.Attributes["description"]; ok {
-		f.Description, d = stringAttr(a)
-		diags = append(diags, d...)
-	}
 	if a, ok := content.Attributes["optional"]; ok {
 		f.Optional, d = boolAttr(a)
 		diags = append(diags, d...)

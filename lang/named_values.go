@@ -32,16 +32,8 @@ func decodeInputBlock(b *hcl.Block) (*Input, hcl.Diagnostics) {
 	diags := checkName("input", in.Name, in.NameRange)
 	content, d := b.Body.Content(inputBlockSchema)
 	diags = append(diags, d...)
-	in.Type, d = decodeTypeSpec(content.Attributes, b.DefRange)
+	in.Type, in.Default, in.Description, d = decodeTyped(content.Attributes, b.DefRange)
 	diags = append(diags, d...)
-	if a, ok := content.Attributes["default"]; ok && !d.HasErrors() {
-		in.Default, d = decodeDefault(a, in.Type)
-		diags = append(diags, d...)
-	}
-	if a, ok := content.Attributes["description"]; ok {
-		in.Description, d = stringAttr(a)
-		diags = append(diags, d...)
-	}
 	if a, ok := content.Attributes["sensitive"]; ok {
 		in.Sensitive, d = boolAttr(a)
 		diags = append(diags, d...)
@@ -122,19 +114,13 @@ func decodeMemoryBlock(b *hcl.Block) (*Memory, hcl.Diagnostics) {
 	diags := checkName("memory", m.Name, m.NameRange)
 	content, d := b.Body.Content(memoryBlockSchema)
 	diags = append(diags, d...)
-	m.Type, d = decodeTypeSpec(content.Attributes, b.DefRange)
+	m.Type, m.Default, m.Description, d = decodeTyped(content.Attributes, b.DefRange)
 	diags = append(diags, d...)
-	m.Default = cty.NullVal(m.Type.Type)
-	if a, ok := content.Attributes["default"]; ok && !d.HasErrors() {
-		m.Default, d = decodeDefault(a, m.Type)
-		diags = append(diags, d...)
+	if m.Default == cty.NilVal {
+		m.Default = cty.NullVal(m.Type.Type)
 	}
 	if a, ok := content.Attributes["value"]; ok {
 		m.Value = a.Expr
-	}
-	if a, ok := content.Attributes["description"]; ok {
-		m.Description, d = stringAttr(a)
-		diags = append(diags, d...)
 	}
 	return m, diags
 }

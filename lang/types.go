@@ -40,6 +40,23 @@ func ParseType(src string, filename string) (cty.Type, hcl.Diagnostics) {
 	return ty, diags
 }
 
+// decodeTyped decodes what an input, a memory and a block's field share:
+// the type (decodeTypeSpec), the default, checked against the type when
+// the type is valid (cty.NilVal when none is given), and the description.
+func decodeTyped(attrs hcl.Attributes, declRange hcl.Range) (ts TypeSpec, def cty.Value, desc string, diags hcl.Diagnostics) {
+	ts, diags = decodeTypeSpec(attrs, declRange)
+	var d hcl.Diagnostics
+	if a, ok := attrs["default"]; ok && !diags.HasErrors() {
+		def, d = decodeDefault(a, ts)
+		diags = append(diags, d...)
+	}
+	if a, ok := attrs["description"]; ok {
+		desc, d = stringAttr(a)
+		diags = append(diags, d...)
+	}
+	return ts, def, desc, diags
+}
+
 // decodeDefault evaluates a `default` argument and converts it to the
 // declared type, with its optional attributes' defaults applied.
 func decodeDefault(attr *hcl.Attribute, ts TypeSpec) (cty.Value, hcl.Diagnostics) {
