@@ -233,14 +233,8 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 		opts.Observe = view.Event
 		res, err := runtime.Apply(ctx, prog, opts)
 		view.Close()
-		switch {
-		case err != nil:
+		if err := runStarted(s, l, res, err, jsonOut); err != nil {
 			return err
-		case res.RunID == "": // the run could not start
-			return l.fail(res.Diagnostics)
-		}
-		if len(res.Diagnostics) > 0 && !jsonOut {
-			writeRunDiagnostics(s.err, l.parser.Files(), res.Diagnostics)
 		}
 		switch res.Status {
 		case runtime.StatusOK:
@@ -257,6 +251,23 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 		}
 		return exitError{exitFailure}
 	}
+}
+
+// runStarted reports what an Apply that returned res and err left to say
+// before its status: its error; for a run that could not start, its
+// diagnostics as the command's failure; for one that started, its
+// diagnostics on stderr (unless the output is JSON, which carries them).
+func runStarted(s streams, l *flowLoader, res *runtime.Result, err error, jsonOut bool) error {
+	switch {
+	case err != nil:
+		return err
+	case res.RunID == "": // the run could not start
+		return l.fail(res.Diagnostics)
+	}
+	if len(res.Diagnostics) > 0 && !jsonOut {
+		writeRunDiagnostics(s.err, l.parser.Files(), res.Diagnostics)
+	}
+	return nil
 }
 
 // decidedMeanwhile reports whether a waiting run has a decision that no

@@ -153,14 +153,8 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 	}
 	res, err := temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}.Apply(ctx, prog, opts)
 	view.Close()
-	switch {
-	case err != nil:
+	if err := runStarted(s, l, res, err, jsonOut); err != nil {
 		return err
-	case res.RunID == "": // the run could not start
-		return l.fail(res.Diagnostics)
-	}
-	if len(res.Diagnostics) > 0 && !jsonOut {
-		writeRunDiagnostics(s.err, l.parser.Files(), res.Diagnostics)
 	}
 	if res.Status != runtime.StatusOK {
 		return exitError{exitFailure}
