@@ -150,8 +150,36 @@ const Sensitive = mark("sensitive")
 // SensitiveText stands in for a sensitive value wherever values are shown.
 const SensitiveText = "(sensitive)"
 
-// IsSensitive reports whether v or anything inside it is sensitive.
-func IsSensitive(v cty.Value) bool { return v.HasMarkDeep(Sensitive) }
+// IsSensitive reports whether v or anything inside it is sensitive. It
+// walks v itself rather than through cty.Walk (HasMarkDeep), which builds
+// a path and a key value for every element and sorts every object's
+// attribute names: a for_each run asks this of every instance's inputs and
+// outputs, and of its whole list of items.
+func IsSensitive(v cty.Value) bool {
+	if v.HasMark(Sensitive) {
+		return true
+	}
+	if !v.IsKnown() || v.IsNull() {
+		return false
+	}
+	v, _ = v.Unmark()
+	ty := v.Type()
+	switch {
+	case ty.IsObjectType():
+		for name := range ty.AttributeTypes() {
+			if IsSensitive(v.GetAttr(name)) {
+				return true
+			}
+		}
+	case v.CanIterateElements(): // a list, set, map or tuple
+		for it := v.ElementIterator(); it.Next(); {
+			if _, e := it.Element(); IsSensitive(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // attrMaps recycles the maps objects are built from: cty.ObjectVal copies
 // the map it is given, which is scratch once it returns.

@@ -1,0 +1,45 @@
+package lang
+
+import (
+	"testing"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+// TestIsSensitive finds a sensitive mark at every depth and in every kind
+// of value, as cty's HasMarkDeep does.
+func TestIsSensitive(t *testing.T) {
+	secret := cty.StringVal("s").Mark(Sensitive)
+	other := cty.StringVal("o").Mark("other")
+	obj := func(v cty.Value) cty.Value {
+		return cty.ObjectVal(map[string]cty.Value{"a": cty.NumberIntVal(1), "b": v})
+	}
+	cases := map[string]cty.Value{
+		"plain":            cty.StringVal("x"),
+		"other mark":       other,
+		"top":              secret,
+		"null":             cty.NullVal(cty.String),
+		"marked null":      cty.NullVal(cty.String).Mark(Sensitive),
+		"unknown":          cty.UnknownVal(cty.String),
+		"marked unknown":   cty.UnknownVal(cty.String).Mark(Sensitive),
+		"object":           obj(secret),
+		"object plain":     obj(other),
+		"list of objects":  cty.ListVal([]cty.Value{obj(cty.StringVal("x")), obj(secret)}),
+		"list plain":       cty.ListVal([]cty.Value{obj(cty.StringVal("x")), obj(other)}),
+		"list hoisted":     cty.ListVal([]cty.Value{cty.StringVal("x"), secret}),
+		"tuple":            cty.TupleVal([]cty.Value{cty.True, obj(obj(secret))}),
+		"map":              cty.MapVal(map[string]cty.Value{"k": obj(secret)}),
+		"set":              cty.SetVal([]cty.Value{obj(secret)}),
+		"marked object":    obj(cty.StringVal("x")).Mark(Sensitive),
+		"unknown in tuple": cty.TupleVal([]cty.Value{cty.UnknownVal(cty.String), secret}),
+		"empty list":       cty.ListValEmpty(cty.String),
+	}
+	for name, v := range cases {
+		if got, want := IsSensitive(v), v.HasMarkDeep(Sensitive); got != want {
+			t.Errorf("%s: IsSensitive = %v, want %v", name, got, want)
+		}
+	}
+	if !IsSensitive(cases["list of objects"]) || IsSensitive(cases["list plain"]) {
+		t.Error("a secret inside an object inside a list is not found, or a plain list is")
+	}
+}
