@@ -30,14 +30,20 @@ type notifier struct {
 	ctx    context.Context
 }
 
+// runHeadJSON is what every notification says first of its run (its
+// fields come first in the JSON, as the embedding struct's first field).
+type runHeadJSON struct {
+	Type    string         `json:"type"` // run_finished, run_waiting
+	Time    string         `json:"time"`
+	RunID   string         `json:"run_id"`
+	Flow    string         `json:"flow"`
+	Status  string         `json:"status"`
+	Outputs map[string]any `json:"outputs"`
+}
+
 // runSummaryJSON is what a notification says of a run.
 type runSummaryJSON struct {
-	Type        string          `json:"type"` // run_finished
-	Time        string          `json:"time"`
-	RunID       string          `json:"run_id"`
-	Flow        string          `json:"flow"`
-	Status      string          `json:"status"`
-	Outputs     map[string]any  `json:"outputs"`
+	runHeadJSON
 	FailedSteps []string        `json:"failed_steps"`
 	Error       json.RawMessage `json:"error,omitempty"` // as run_finished has it
 	Link        string          `json:"link"`
@@ -46,14 +52,9 @@ type runSummaryJSON struct {
 // waitingJSON is what a notification says of a run that waits for
 // approvals.
 type waitingJSON struct {
-	Type    string         `json:"type"` // run_waiting
-	Time    string         `json:"time"`
-	RunID   string         `json:"run_id"`
-	Flow    string         `json:"flow"`
-	Status  string         `json:"status"`
-	Outputs map[string]any `json:"outputs"`
-	Waiting []waitJSON     `json:"waiting"`
-	Link    string         `json:"link"`
+	runHeadJSON
+	Waiting []waitJSON `json:"waiting"`
+	Link    string     `json:"link"`
 }
 
 type waitJSON struct {
@@ -79,8 +80,9 @@ func (n *notifier) waiting(flow string, e runtime.RunWaiting) {
 		ws = append(ws, wj)
 	}
 	body, err := json.Marshal(waitingJSON{
-		Type: "run_waiting", Time: runtime.JSONTime(e.Time), RunID: e.RunID, Flow: flow, Status: string(runtime.StatusWaiting),
-		Outputs: runtime.PlainOutputs(e.Outputs), Waiting: ws, Link: n.base + "/v1/runs/" + e.RunID,
+		runHeadJSON: runHeadJSON{Type: "run_waiting", Time: runtime.JSONTime(e.Time), RunID: e.RunID, Flow: flow,
+			Status: string(runtime.StatusWaiting), Outputs: runtime.PlainOutputs(e.Outputs)},
+		Waiting: ws, Link: n.base + "/v1/runs/" + e.RunID,
 	})
 	if err != nil {
 		return
@@ -97,9 +99,9 @@ func (n *notifier) finished(flow string, e runtime.RunFinished, failed []string)
 		failed = []string{}
 	}
 	body, err := json.Marshal(runSummaryJSON{
-		Type: "run_finished", Time: runtime.JSONTime(e.Time), RunID: e.RunID, Flow: flow, Status: string(e.Status),
-		Outputs: runtime.PlainOutputs(e.Outputs), FailedSteps: failed, Error: runErrorJSON(e),
-		Link: n.base + "/v1/runs/" + e.RunID,
+		runHeadJSON: runHeadJSON{Type: "run_finished", Time: runtime.JSONTime(e.Time), RunID: e.RunID, Flow: flow,
+			Status: string(e.Status), Outputs: runtime.PlainOutputs(e.Outputs)},
+		FailedSteps: failed, Error: runErrorJSON(e), Link: n.base + "/v1/runs/" + e.RunID,
 	})
 	if err != nil {
 		return
