@@ -400,6 +400,17 @@ func (n *n8n) gapMessage(node *n8nNode, msg string) {
 	}
 }
 
+// tooOld reports a node older than version v of it, the one that is
+// converted (name is what n8n calls the node), as a problem, and whether
+// it is.
+func (n *n8n) tooOld(node *n8nNode, name string, v int) bool {
+	if node.version >= float64(v) {
+		return false
+	}
+	n.problem(node.where, node.j.get("typeVersion"), "Unsupported version", fmt.Sprintf("%s v%d is converted; this node is an older version.", name, v))
+	return true
+}
+
 // nodeComment is the comment above a node's step.
 func (n *n8n) nodeComment(node *n8nNode) string {
 	v := strconv.FormatFloat(node.version, 'f', -1, 64)

@@ -74,8 +74,7 @@ func n8nCodeBlock() *blockFile {
 // once for each item (for_each).
 func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
-	if node.version < 2 {
-		n.problem(node.where, node.j.get("typeVersion"), "Unsupported version", "Code v2 is converted; this node is an older version.")
+	if n.tooOld(node, "Code", 2) {
 		return nil
 	}
 	if lang := p.str("language"); lang != "" && lang != "javaScript" {

@@ -32,8 +32,7 @@ func (n *n8n) filterNode(node *n8nNode, in n8nItems) []n8nItems {
 // value from the condition over item and i; outputs name its outputs'
 // attributes (none: the value is the one output).
 func (n *n8n) conditionNode(node *n8nNode, in n8nItems, kind string, value func(cond expr) (expr, string), outputs ...string) []n8nItems {
-	if node.version < 2 {
-		n.problem(node.where, node.j.get("typeVersion"), "Unsupported version", kind+" v2 is converted; this node is an older version.")
+	if n.tooOld(node, kind, 2) {
 		return nil
 	}
 	s := n.scope(node, in, true)

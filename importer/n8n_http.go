@@ -16,8 +16,7 @@ import (
 // item for each element), any other answer as {data = its text}.
 func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
-	if node.version < 4 {
-		n.problem(node.where, node.j.get("typeVersion"), "Unsupported version", "HTTP Request v4 is converted; this node is an older version.")
+	if n.tooOld(node, "HTTP Request", 4) {
 		return nil
 	}
 	n.unsupportedHTTPOptions(node)

@@ -198,8 +198,7 @@ func (n *n8n) limitNode(node *n8nNode, in n8nItems) []n8nItems {
 // mode append).
 func (n *n8n) mergeNode(node *n8nNode, _ n8nItems) []n8nItems {
 	p := node.params
-	if node.version < 3 {
-		n.problem(node.where, node.j.get("typeVersion"), "Unsupported version", "Merge v3 is converted; this node is an older version.")
+	if n.tooOld(node, "Merge", 3) {
 		return nil
 	}
 	if m := p.str("mode"); m != "" && m != "append" {

@@ -13,8 +13,7 @@ import (
 // dot notation, on by default).
 func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
-	if node.version < 3 {
-		n.problem(node.where, node.j.get("typeVersion"), "Unsupported version", "Edit Fields (Set) v3 is converted; this node is an older version.")
+	if n.tooOld(node, "Edit Fields (Set)", 3) {
 		return nil
 	}
 	if m := p.str("mode"); m != "" && m != "manual" {
