@@ -6,8 +6,9 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// TestIsSensitive finds a sensitive mark at every depth and in every kind
-// of value, as cty's HasMarkDeep does.
+// TestIsSensitive: IsSensitive finds a sensitive mark, and ContainsMarked
+// any mark, at every depth and in every kind of value, as cty's
+// HasMarkDeep and ContainsMarked do.
 func TestIsSensitive(t *testing.T) {
 	secret := cty.StringVal("s").Mark(Sensitive)
 	other := cty.StringVal("o").Mark("other")
@@ -33,10 +34,14 @@ func TestIsSensitive(t *testing.T) {
 		"marked object":    obj(cty.StringVal("x")).Mark(Sensitive),
 		"unknown in tuple": cty.TupleVal([]cty.Value{cty.UnknownVal(cty.String), secret}),
 		"empty list":       cty.ListValEmpty(cty.String),
+		"other in list":    cty.ListVal([]cty.Value{obj(other)}),
 	}
 	for name, v := range cases {
 		if got, want := IsSensitive(v), v.HasMarkDeep(Sensitive); got != want {
 			t.Errorf("%s: IsSensitive = %v, want %v", name, got, want)
+		}
+		if got, want := ContainsMarked(v), v.ContainsMarked(); got != want {
+			t.Errorf("%s: ContainsMarked = %v, want %v", name, got, want)
 		}
 	}
 	if !IsSensitive(cases["list of objects"]) || IsSensitive(cases["list plain"]) {

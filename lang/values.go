@@ -150,13 +150,25 @@ const Sensitive = mark("sensitive")
 // SensitiveText stands in for a sensitive value wherever values are shown.
 const SensitiveText = "(sensitive)"
 
-// IsSensitive reports whether v or anything inside it is sensitive. It
-// walks v itself rather than through cty.Walk (HasMarkDeep), which builds
-// a path and a key value for every element and sorts every object's
-// attribute names: a for_each run asks this of every instance's inputs and
-// outputs, and of its whole list of items.
+// IsSensitive reports whether v or anything inside it is sensitive, as
+// cty's HasMarkDeep does.
 func IsSensitive(v cty.Value) bool {
-	if v.HasMark(Sensitive) {
+	return anyDeep(v, func(v cty.Value) bool { return v.HasMark(Sensitive) })
+}
+
+// ContainsMarked reports whether v or anything inside it has any mark, as
+// cty's Value.ContainsMarked does.
+func ContainsMarked(v cty.Value) bool {
+	return anyDeep(v, func(v cty.Value) bool { return v.IsMarked() })
+}
+
+// anyDeep reports whether has holds for v or a value inside it. It walks v
+// itself rather than through cty.Walk, which builds a path and a key value
+// for every element and sorts every object's attribute names: a for_each
+// run asks this of every instance's inputs and outputs, and of its whole
+// list of items.
+func anyDeep(v cty.Value, has func(cty.Value) bool) bool {
+	if has(v) {
 		return true
 	}
 	if !v.IsKnown() || v.IsNull() {
@@ -167,13 +179,13 @@ func IsSensitive(v cty.Value) bool {
 	switch {
 	case ty.IsObjectType():
 		for name := range ty.AttributeTypes() {
-			if IsSensitive(v.GetAttr(name)) {
+			if anyDeep(v.GetAttr(name), has) {
 				return true
 			}
 		}
 	case v.CanIterateElements(): // a list, set, map or tuple
 		for it := v.ElementIterator(); it.Next(); {
-			if _, e := it.Element(); IsSensitive(e) {
+			if _, e := it.Element(); anyDeep(e, has) {
 				return true
 			}
 		}

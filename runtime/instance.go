@@ -199,7 +199,7 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 			}
 			marked[in.Name] = true
 		}
-		if v.ContainsMarked() {
+		if lang.ContainsMarked(v) {
 			v, _ = v.UnmarkDeep()
 		}
 		bad := func(summary, detail string) {
