@@ -412,16 +412,13 @@ func sourceFirstLine(expr hcl.Expression) int {
 
 func decodeField(b *hcl.Block, kind string) (*Field, hcl.Diagnostics) {
 	f := &Field{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange}
-	diags := checkName(kind, f.Name, f.NameRange)
 	schema := outputFieldSchema
 	if kind == "input" {
 		schema = inputFieldSchema
 	}
-	content, d := b.Body.Content(schema)
-	diags = append(diags, d...)
-	f.Type, f.Default, f.Description, d = decodeTyped(content.Attributes, b.DefRange)
-	diags = append(diags, d...)
-	if a, ok := content.Attributes["optional"]; ok {
+	attrs, diags := decodeTyped(b, kind, schema, &f.Type, &f.Default, &f.Description)
+	if a, ok := attrs["optional"]; ok {
+		var d hcl.Diagnostics
 		f.Optional, d = boolAttr(a)
 		diags = append(diags, d...)
 	}

@@ -29,12 +29,9 @@ var inputBlockSchema = &hcl.BodySchema{
 
 func decodeInputBlock(b *hcl.Block) (*Input, hcl.Diagnostics) {
 	in := &Input{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange}
-	diags := checkName("input", in.Name, in.NameRange)
-	content, d := b.Body.Content(inputBlockSchema)
-	diags = append(diags, d...)
-	in.Type, in.Default, in.Description, d = decodeTyped(content.Attributes, b.DefRange)
-	diags = append(diags, d...)
-	if a, ok := content.Attributes["sensitive"]; ok {
+	attrs, diags := decodeTyped(b, "input", inputBlockSchema, &in.Type, &in.Default, &in.Description)
+	if a, ok := attrs["sensitive"]; ok {
+		var d hcl.Diagnostics
 		in.Sensitive, d = boolAttr(a)
 		diags = append(diags, d...)
 	}
@@ -111,15 +108,11 @@ var memoryBlockSchema = &hcl.BodySchema{
 
 func decodeMemoryBlock(b *hcl.Block) (*Memory, hcl.Diagnostics) {
 	m := &Memory{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange}
-	diags := checkName("memory", m.Name, m.NameRange)
-	content, d := b.Body.Content(memoryBlockSchema)
-	diags = append(diags, d...)
-	m.Type, m.Default, m.Description, d = decodeTyped(content.Attributes, b.DefRange)
-	diags = append(diags, d...)
+	attrs, diags := decodeTyped(b, "memory", memoryBlockSchema, &m.Type, &m.Default, &m.Description)
 	if m.Default == cty.NilVal {
 		m.Default = cty.NullVal(m.Type.Type)
 	}
-	if a, ok := content.Attributes["value"]; ok {
+	if a, ok := attrs["value"]; ok {
 		m.Value = a.Expr
 	}
 	return m, diags

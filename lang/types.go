@@ -40,21 +40,26 @@ func ParseType(src string, filename string) (cty.Type, hcl.Diagnostics) {
 	return ty, diags
 }
 
-// decodeTyped decodes what an input, a memory and a block's field share:
-// the type (decodeTypeSpec), the default, checked against the type when
-// the type is valid (cty.NilVal when none is given), and the description.
-func decodeTyped(attrs hcl.Attributes, declRange hcl.Range) (ts TypeSpec, def cty.Value, desc string, diags hcl.Diagnostics) {
-	ts, diags = decodeTypeSpec(attrs, declRange)
-	var d hcl.Diagnostics
-	if a, ok := attrs["default"]; ok && !diags.HasErrors() {
-		def, d = decodeDefault(a, ts)
+// decodeTyped decodes what an input, a memory and a block's field (kind
+// names it) share: the name's check, the body by schema, the type
+// (decodeTypeSpec), the default, checked against the type when the type is
+// valid (left cty.NilVal when none is given), and the description. It
+// returns the body's attributes, for those of its own.
+func decodeTyped(b *hcl.Block, kind string, schema *hcl.BodySchema, ts *TypeSpec, def *cty.Value, desc *string) (hcl.Attributes, hcl.Diagnostics) {
+	diags := checkName(kind, b.Labels[0], b.LabelRanges[0])
+	content, d := b.Body.Content(schema)
+	diags = append(diags, d...)
+	*ts, d = decodeTypeSpec(content.Attributes, b.DefRange)
+	diags = append(diags, d...)
+	if a, ok := content.Attributes["default"]; ok && !d.HasErrors() {
+		*def, d = decodeDefault(a, *ts)
 		diags = append(diags, d...)
 	}
-	if a, ok := attrs["description"]; ok {
-		desc, d = stringAttr(a)
+	if a, ok := content.Attributes["description"]; ok {
+		*desc, d = stringAttr(a)
 		diags = append(diags, d...)
 	}
-	return ts, def, desc, diags
+	return content.Attributes, diags
 }
 
 // decodeDefault evaluates a `default` argument and converts it to the
