@@ -28,7 +28,7 @@ export async function runPage(id) {
   for (const w of run.waiting_for || []) waits[w.step] = w;
   let selected = null;
   const states = () => Object.fromEntries((flow.steps || []).map(st => [st.name, steps.state(st.name)]));
-  const graph = dag(flow, states(), name => { selected = name; graph.select(name); showDetail(); });
+  const graph = dag(flow, states(), name => { selected = name; graph.select(name); showDetail(true); });
   const head = h('div');
   const detail = h('div', { class: 'panel', id: 'detail' }, h('p', { class: 'muted' }, 'Select a step to see its inputs, outputs, attempts and error.'));
   const approvals = h('div', { id: 'approvals' });
@@ -101,8 +101,16 @@ export async function runPage(id) {
     put(approvals, ...items);
   }
 
-  function showDetail() {
-    if (selected) renderDetail(detail, run, flow, selected);
+  // A refresh draws a step of many instances again only when its counts
+  // changed, so that the pages of instances a person opened stay open.
+  let shown = '';
+  function showDetail(picked) {
+    if (!selected) return;
+    const sum = (run.summarized || []).find(s => s.step === selected);
+    const key = sum ? selected + JSON.stringify([sum.counts, sum.finished_at]) : '';
+    if (!picked && key && key === shown) return;
+    shown = key;
+    renderDetail(detail, run, flow, selected);
   }
 
   const all = (flow.steps || []).map(st => st.name);
