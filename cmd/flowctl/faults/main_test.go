@@ -137,22 +137,31 @@ func serve(t *testing.T, dir string, env []string, args ...string) *server {
 }
 
 // start starts a run of flow with inputs (a JSON object) and returns its
-// id.
+// id. A server refuses starts with 503 while its state does not answer
+// (after a fault, until it has reconnected): the request is made again, as
+// a client told Retry-After would, for up to two minutes.
 func (s *server) start(t *testing.T, flow, inputs string) string {
 	t.Helper()
-	resp, err := http.Post(s.url+"/v1/flows/"+flow+"/runs", "application/json", strings.NewReader(`{"inputs": `+inputs+`}`))
-	if err != nil {
-		t.Fatal(err)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		resp, err := http.Post(s.url+"/v1/flows/"+flow+"/runs", "application/json", strings.NewReader(`{"inputs": `+inputs+`}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable && time.Now().Before(deadline) {
+			time.Sleep(250 * time.Millisecond)
+			continue
+		}
+		var r struct {
+			RunID string `json:"run_id"`
+		}
+		if resp.StatusCode/100 != 2 || json.Unmarshal(b, &r) != nil || r.RunID == "" {
+			t.Fatalf("POST a run of %s: %d %s", flow, resp.StatusCode, b)
+		}
+		return r.RunID
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var r struct {
-		RunID string `json:"run_id"`
-	}
-	if resp.StatusCode/100 != 2 || json.Unmarshal(b, &r) != nil || r.RunID == "" {
-		t.Fatalf("POST a run of %s: %d %s", flow, resp.StatusCode, b)
-	}
-	return r.RunID
 }
 
 // finished is the status of the run_finished event of apply --json's

@@ -130,6 +130,11 @@ export async function runPage(id) {
       steps.load(run);
       renderHead(); renderOutputs(); renderSteps(all);
       showDetail();
+      // What the run waits for, as the API has it: an event of the stream
+      // may have come before the page read the run.
+      const missing = (run.waiting_for || []).filter(w => !waits[w.step]);
+      for (const w of missing) waits[w.step] = w;
+      if (missing.length) renderApprovals();
     } catch (e) {
       if (e instanceof Unauthorized) showToken();
     } finally {
