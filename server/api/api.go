@@ -1,14 +1,3 @@
-// Package api is the JSON of flowctl's API, version 1 (docs/serve.md,
-// "API shapes"): the runs and step instances of flowctl serve's /v1 and of
-// flowctl mcp's run resources, built from the records of the state
-// (package runtime/state). One shape everywhere: a run's error is the
-// object of apply --json's run_finished event, and values are plain JSON
-// (a step's outputs as its run's, not the typed form the state keeps).
-//
-// A step of more than MaxListed instances (a for_each over many items) is
-// not listed instance by instance: it is a StepSummary (counts by status,
-// the instances that did not succeed), and its instances are read a page
-// at a time (package server, GET /v1/runs/{id}/steps/{step}).
 package api
 
 import (

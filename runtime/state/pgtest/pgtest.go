@@ -1,6 +1,3 @@
-// Package pgtest gives tests a PostgreSQL database of their own: a schema
-// of the database FLOWCTL_TEST_STATE_URL names (.ci/with-postgres sets it),
-// as a URL whose search path is that schema.
 package pgtest
 
 import (
