@@ -1,5 +1,6 @@
-// Package benchutil holds what the benchmark programs share: building the
-// flowctl binary and reading run times from apply's JSON events.
+// Package benchutil holds what the benchmark programs share: a temporary
+// directory with the flowctl binary built into it, writing the flows they
+// measure, and reading run times from apply's JSON events.
 package benchutil
 
 import (
@@ -14,6 +15,21 @@ import (
 	"slices"
 	"time"
 )
+
+// Start makes a temporary directory for the benchmark program name and
+// builds flowctl into it (Build); it returns the directory, the binary's
+// path and a function that removes the directory.
+func Start(name string) (dir, bin string, done func()) {
+	dir, err := os.MkdirTemp("", "flowctl-bench-"+name+"-")
+	Check(err)
+	return dir, Build(dir), func() { os.RemoveAll(dir) }
+}
+
+// WriteFile writes src to the file path, making its directory first.
+func WriteFile(path string, src []byte) {
+	Check(os.MkdirAll(filepath.Dir(path), 0o755))
+	Check(os.WriteFile(path, src, 0o644))
+}
 
 // Build builds ./cmd/flowctl into dir and returns the binary's path. It
 // must run from the repository's root, as `go run ./bench/...` does.

@@ -8,7 +8,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -21,14 +20,11 @@ var runs = flag.Int("runs", 5, "runs; the median is reported")
 
 func main() {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "flowctl-bench-flowtest-")
-	benchutil.Check(err)
-	defer os.RemoveAll(dir)
-	bin := benchutil.Build(dir)
+	dir, bin, done := benchutil.Start("flowtest")
+	defer done()
 	d := filepath.Join(dir, "ten")
-	benchutil.Check(os.MkdirAll(d, 0o755))
-	benchutil.Check(os.WriteFile(filepath.Join(d, "ten.flow.hcl"), []byte(flow()), 0o644))
-	benchutil.Check(os.WriteFile(filepath.Join(d, "ten.test.hcl"), []byte(tests(100)), 0o644))
+	benchutil.WriteFile(filepath.Join(d, "ten.flow.hcl"), []byte(flow()))
+	benchutil.WriteFile(filepath.Join(d, "ten.test.hcl"), []byte(tests(100)))
 	var walls []time.Duration
 	for range *runs {
 		cmd := exec.Command(bin, "test", d)

@@ -132,18 +132,15 @@ step "each" {
 
 func main() {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "flowctl-bench-gobuild-")
-	benchutil.Check(err)
-	defer os.RemoveAll(dir)
-	bin := benchutil.Build(dir)
+	dir, bin, done := benchutil.Start("gobuild")
+	defer done()
 	cache := filepath.Join(dir, "cache")
 	env := append(os.Environ(), "FLOWCTL_GO_CACHE="+cache)
 
 	// The plain program, built and run the same way.
 	plain := filepath.Join(dir, "plain")
-	benchutil.Check(os.MkdirAll(plain, 0o755))
-	benchutil.Check(os.WriteFile(filepath.Join(plain, "main.go"), []byte(plainProgram), 0o644))
-	benchutil.Check(os.WriteFile(filepath.Join(plain, "go.mod"), []byte("module plain\n"), 0o644))
+	benchutil.WriteFile(filepath.Join(plain, "main.go"), []byte(plainProgram))
+	benchutil.WriteFile(filepath.Join(plain, "go.mod"), []byte("module plain\n"))
 	build := exec.Command("go", "build", "-trimpath", "-o", "plain", ".")
 	build.Dir, build.Env = plain, append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -151,8 +148,7 @@ func main() {
 	}
 
 	heavy := filepath.Join(dir, "heavy")
-	benchutil.Check(os.MkdirAll(heavy, 0o755))
-	benchutil.Check(os.WriteFile(filepath.Join(heavy, "heavy.flow.hcl"), []byte(heavyFlow), 0o644))
+	benchutil.WriteFile(filepath.Join(heavy, "heavy.flow.hcl"), []byte(heavyFlow))
 	start := time.Now()
 	apply(bin, env, heavy) // the first build, with a cold Go build cache
 	cold := time.Since(start)
@@ -187,8 +183,7 @@ func main() {
 
 	for _, engine := range []string{"interpreted", "compiled"} {
 		d := filepath.Join(dir, "fanout-"+engine)
-		benchutil.Check(os.MkdirAll(d, 0o755))
-		benchutil.Check(os.WriteFile(filepath.Join(d, "fanout.flow.hcl"), []byte(fanOutFlow(engine)), 0o644))
+		benchutil.WriteFile(filepath.Join(d, "fanout.flow.hcl"), []byte(fanOutFlow(engine)))
 		applyJSON(bin, env, d) // build, warm the state
 		var times []time.Duration
 		for range *runs {

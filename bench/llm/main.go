@@ -28,10 +28,8 @@ import (
 )
 
 func main() {
-	dir, err := os.MkdirTemp("", "flowctl-bench-llm-")
-	benchutil.Check(err)
-	defer os.RemoveAll(dir)
-	bin := benchutil.Build(dir)
+	dir, bin, done := benchutil.Start("llm")
+	defer done()
 
 	var mu sync.Mutex
 	var times []time.Time
@@ -49,9 +47,8 @@ func main() {
 
 	run := func(name string, n int, env ...string) time.Duration {
 		d := filepath.Join(dir, name)
-		benchutil.Check(os.MkdirAll(d, 0o755))
 		flow := fmt.Sprintf("flow %q {}\n\nstep \"ask\" {\n  use      = \"llm\"\n  for_each = range(%d)\n  prompt   = \"question ${each.key}\"\n}\n", name, n)
-		benchutil.Check(os.WriteFile(filepath.Join(d, name+".flow.hcl"), []byte(flow), 0o644))
+		benchutil.WriteFile(filepath.Join(d, name+".flow.hcl"), []byte(flow))
 		cmd := exec.Command(bin, "apply", "--auto-approve", "--json", "--parallelism", "100", d)
 		cmd.Env = append(os.Environ(), append([]string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY="}, env...)...)
 		var out bytes.Buffer

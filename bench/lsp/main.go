@@ -40,17 +40,14 @@ import (
 func main() {
 	edits := flag.Int("edits", 50, "edits (and completions) measured")
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "flowctl-bench-lsp-")
-	benchutil.Check(err)
-	defer os.RemoveAll(dir)
-	bin := benchutil.Build(dir)
+	dir, bin, done := benchutil.Start("lsp")
+	defer done()
 
 	ws := filepath.Join(dir, "ws")
 	for i := range 10 {
 		d := filepath.Join(ws, fmt.Sprintf("f%d", i))
-		benchutil.Check(os.MkdirAll(d, 0o755))
 		src := strings.Replace(string(flowgen.Chains(10, 100)), `flow "chains"`, fmt.Sprintf(`flow "chains%d"`, i), 1)
-		benchutil.Check(os.WriteFile(filepath.Join(d, "chains.flow.hcl"), []byte(src), 0o644))
+		benchutil.WriteFile(filepath.Join(d, "chains.flow.hcl"), []byte(src))
 	}
 
 	s := start(bin, ws)

@@ -13,7 +13,6 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -50,13 +49,10 @@ output "text" {
 
 func main() {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "flowctl-bench-serve-")
-	benchutil.Check(err)
-	defer os.RemoveAll(dir)
-	bin := benchutil.Build(dir)
+	dir, bin, done := benchutil.Start("serve")
+	defer done()
 	flows := filepath.Join(dir, "flows")
-	benchutil.Check(os.MkdirAll(flows, 0o755))
-	benchutil.Check(os.WriteFile(filepath.Join(flows, "bench.flow.hcl"), []byte(flow), 0o644))
+	benchutil.WriteFile(filepath.Join(flows, "bench.flow.hcl"), []byte(flow))
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", flows)
 	stderr, err := cmd.StderrPipe()
 	benchutil.Check(err)
@@ -65,7 +61,7 @@ func main() {
 	url := ""
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
-		if m := regexp.MustCompile(`on (http://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
+		if m := regexp.MustCompile(`on (http://[^\s"]+)`).FindStringSubmatch(sc.Text()); m != nil {
 			url = m[1]
 			break
 		}

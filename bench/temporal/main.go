@@ -52,10 +52,8 @@ const steps = 100
 
 func main() {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "flowctl-bench-temporal-")
-	benchutil.Check(err)
-	defer os.RemoveAll(dir)
-	flowctl := benchutil.Build(dir)
+	dir, flowctl, done := benchutil.Start("temporal")
+	defer done()
 
 	// A server that answers at once, with its path.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -75,8 +73,7 @@ func main() {
 	flows := filepath.Join(dir, "flows")
 	write := func(name string, src []byte) string {
 		p := filepath.Join(flows, name, name+".flow.hcl")
-		benchutil.Check(os.MkdirAll(filepath.Dir(p), 0o755))
-		benchutil.Check(os.WriteFile(p, src, 0o644))
+		benchutil.WriteFile(p, src)
 		return p
 	}
 	httpFlow := write("httpchain", flowgen.HTTPChain(steps, base))

@@ -29,10 +29,8 @@ func main() {
 	runs := flag.Int("runs", 5, "runs per size; the median is reported")
 	broken := flag.Bool("broken", false, "measure broken 1 MB files instead")
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "flowctl-bench-")
-	benchutil.Check(err)
-	defer os.RemoveAll(dir)
-	bin := benchutil.Build(dir)
+	dir, bin, done := benchutil.Start("validate")
+	defer done()
 	if *broken {
 		brokenFiles(bin, dir, *runs)
 		return
@@ -43,7 +41,7 @@ func main() {
 	for _, size := range []struct{ chains, length int }{{10, 100}, {100, 100}} {
 		n := size.chains * size.length
 		flow := filepath.Join(dir, fmt.Sprintf("chains%d.flow.hcl", n))
-		benchutil.Check(os.WriteFile(flow, flowgen.Chains(size.chains, size.length), 0o644))
+		benchutil.WriteFile(flow, flowgen.Chains(size.chains, size.length))
 		var walls []time.Duration
 		var rss []int64
 		for i := 0; i < *runs; i++ {
@@ -97,7 +95,7 @@ func brokenFiles(bin, dir string, runs int) {
 	fmt.Printf("%-16s %12s %12s %12s %12s %12s\n", "1 MB of", "diagnostics", "wall", "peak RSS", "json wall", "json RSS")
 	for _, f := range files {
 		path := filepath.Join(dir, "broken.flow.hcl")
-		benchutil.Check(os.WriteFile(path, f.src, 0o644))
+		benchutil.WriteFile(path, f.src)
 		human, humanRSS, _ := measure(bin, runs, "validate", path)
 		jsonWall, jsonRSS, out := measure(bin, runs, "validate", "--json", path)
 		var v struct {
