@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -178,19 +177,8 @@ func (s *Store) Patterns() ([]*Pattern, error) { return s.patterns(``) }
 // Pattern returns the pattern whose ID or name is id, or the only one whose
 // ID starts with it (MinPrefix characters at least).
 func (s *Store) Pattern(id string) (*Pattern, error) {
-	ps, err := s.patterns(`WHERE id = ? OR name = ?`, id, id)
-	if err == nil && len(ps) == 0 && len(id) >= MinPrefix {
-		ps, err = startingWith(strings.ToLower(id), s.patterns)
-	}
-	switch {
-	case err != nil:
-		return nil, err
-	case len(ps) == 1:
-		return ps[0], nil
-	case len(ps) == 0:
-		return nil, fmt.Errorf("%w: no pattern is named %q or has an ID that is or starts with it", ErrPatternNotFound, id)
-	}
-	return nil, fmt.Errorf("%w: %q matches %d patterns; type more of the ID", ErrPatternNotFound, id, len(ps))
+	ps, err := byIDOrPrefix(s.patterns, id, `WHERE id = ? OR name = ?`, id, id)
+	return only(ps, err, id, ErrPatternNotFound, "no pattern is named %q or has an ID that is or starts with it", "patterns")
 }
 
 func (s *Store) patterns(where string, args ...any) ([]*Pattern, error) {

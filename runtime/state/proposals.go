@@ -107,20 +107,11 @@ func (s *Store) DecideProposal(id, status string) error {
 // Proposal returns the proposal whose ID is id, or the only one whose ID
 // starts with it (MinPrefix characters at least).
 func (s *Store) Proposal(id string) (*Proposal, error) {
-	ps, err := s.proposals(`WHERE id = ?`, id)
-	if err == nil && len(ps) == 0 && len(id) >= MinPrefix {
-		id = strings.ToLower(id)
-		ps, err = startingWith(id, s.proposals)
+	ps, err := byIDOrPrefix(s.proposals, id, `WHERE id = ?`, id)
+	if len(id) >= MinPrefix {
+		id = strings.ToLower(id) // as it was looked for
 	}
-	switch {
-	case err != nil:
-		return nil, err
-	case len(ps) == 1:
-		return ps[0], nil
-	case len(ps) == 0:
-		return nil, fmt.Errorf("%w: no proposal ID is or starts with %q", ErrProposalNotFound, id)
-	}
-	return nil, fmt.Errorf("%w: %q matches %d proposals; type more of the ID", ErrProposalNotFound, id, len(ps))
+	return only(ps, err, id, ErrProposalNotFound, "no proposal ID is or starts with %q", "proposals")
 }
 
 // Proposals returns every proposal, newest first.
