@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	goruntime "runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -129,7 +127,7 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 					return err
 				}
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible()
 			defer stop()
 			if !fromPlan && !autoApprove {
 				plan, diags := runtime.Plan(prog, opts)

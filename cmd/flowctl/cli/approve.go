@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"os/user"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/flowctl/flowctl/compiler"
@@ -203,7 +201,7 @@ func trimPeriod(s string) string { return strings.TrimSuffix(s, ".") }
 // recorded meanwhile is resumed at once. It returns the command's end:
 // nil when the run succeeded, exit 3 when it waits, else exit 1.
 func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runtime.Options, jsonOut, verbose bool) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	go func() {
 		// The first Ctrl-C cancels the run and keeps what finished;

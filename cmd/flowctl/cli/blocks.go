@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -203,7 +201,7 @@ func blocksSearch(s streams, registries []string, query string, limit int, jsonO
 		return err
 	}
 	ix := index.New(all)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	closeState := useEmbeddings(ctx, s.err, ix)
 	defer closeState()

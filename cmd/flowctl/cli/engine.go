@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
@@ -118,7 +116,7 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 		return err
 	}
 	defer c.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	var view applyView
 	newView := func() {

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/flowctl/flowctl/lang"
@@ -66,7 +63,7 @@ docs/tools.md.`,
 			}
 			defer sd.close()
 			srv := mcp.New(mcp.Options{Files: files, Registries: df.registries, GoEngine: sd.engine, Only: only, Store: sd.st, Executors: sd.ex, Version: version(), Warnings: s.err})
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible()
 			defer stop()
 			go srv.Watch(ctx, time.Second)
 			if httpAddr == "" {

@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
 	"sort"
-	"syscall"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/blocktest"
@@ -142,7 +138,7 @@ func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags
 		return err
 	}
 	defer release()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	for _, b := range found {
 		if len(b.Def.Examples) == 0 {

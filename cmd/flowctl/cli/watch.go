@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/flowctl/flowctl/runtime/watch"
@@ -51,7 +47,7 @@ cancelled and what finished is kept.`,
 				return err
 			}
 			defer st.Close()
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible()
 			defer stop()
 			var view watchView
 			if jsonOut {

@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
@@ -107,7 +103,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 			}
 			logger.Info("worker started", "flows", eng.Flows(), "dir", dir, "task_queue", ef.taskQueue,
 				"address", temporal.Address(ef.address), "namespace", temporal.Namespace(ef.namespace), "state", redactState(where))
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible()
 			defer stop()
 			<-ctx.Done()
 			logger.Info("worker stopping: its runs go on on other workers, or on this one when it is started again")
