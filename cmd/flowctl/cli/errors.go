@@ -74,13 +74,12 @@ func failf(summary, format string, args ...any) error {
 // output when it ends with an error: diagnostics in the shape of validate
 // --json's.
 type jsonDiagnostics struct {
-	Type        string                `json:"type"` // "diagnostics"
-	Time        string                `json:"time"`
+	jsonHead
 	Diagnostics []diagjson.Diagnostic `json:"diagnostics"`
 }
 
 func newJSONDiagnostics(files map[string]*hcl.File, diags hcl.Diagnostics) jsonDiagnostics {
-	return jsonDiagnostics{Type: "diagnostics", Time: jsonTime(time.Now()), Diagnostics: diagjson.New(files, diags).Diagnostics}
+	return jsonDiagnostics{jsonHead: jsonHead{"diagnostics", jsonTime(time.Now())}, Diagnostics: diagjson.New(files, diags).Diagnostics}
 }
 
 // writeDiagnosticsJSON prints diagnostics as one JSON object on one line,

@@ -127,9 +127,8 @@ type watchTests struct {
 
 // jsonTestsFinished is the event of --json after a cycle's tests.
 type jsonTestsFinished struct {
-	Type  string `json:"type"`
-	Time  string `json:"time"`
-	Cycle int    `json:"cycle"`
+	jsonHead
+	Cycle int `json:"cycle"`
 	testCounts
 	Results []any `json:"results"`
 }
@@ -152,7 +151,7 @@ func (v *watchTests) Event(e any) {
 	if v.json {
 		tj := newTestJSON(io.Discard)
 		tj.Tests(results, parser.Files())
-		out := jsonTestsFinished{Type: "tests_finished", Time: jsonTime(time.Now()), Cycle: fin.Cycle, testCounts: tj.out.testCounts, Results: tj.out.Results}
+		out := jsonTestsFinished{jsonHead: jsonHead{"tests_finished", jsonTime(time.Now())}, Cycle: fin.Cycle, testCounts: tj.out.testCounts, Results: tj.out.Results}
 		if j, ok := v.watchView.(*watchJSON); ok {
 			j.write(out)
 		}

@@ -192,8 +192,7 @@ func thinkPatterns(st *state.Store) []thinker.Pattern {
 }
 
 type jsonPatternUsed struct {
-	Type      string   `json:"type"`
-	Time      string   `json:"time"`
+	jsonHead
 	ID        string   `json:"id"`
 	Name      string   `json:"name"`
 	Relevance float64  `json:"relevance"`

@@ -52,6 +52,14 @@ func newApplyJSON(w io.Writer) *applyJSON {
 
 func jsonTime(t time.Time) string { return runtime.JSONTime(t) }
 
+// jsonHead begins each object of the commands' --json event streams
+// (think, watch, test --watch, and the diagnostics that end a command):
+// its type, and the time as apply --json's events write it (jsonTime).
+type jsonHead struct {
+	Type string `json:"type"`
+	Time string `json:"time"`
+}
+
 func (v *applyJSON) Event(e runtime.Event) {
 	switch e.(type) {
 	case runtime.RunFinished, runtime.RunWaiting:

@@ -43,8 +43,7 @@ func (v *thinkJSON) Close() {}
 // The JSON shapes of the events.
 type (
 	jsonThinkStage struct {
-		Type       string `json:"type"`
-		Time       string `json:"time"`
+		jsonHead
 		Stage      string `json:"stage"`
 		Try        int    `json:"try,omitempty"`
 		Block      string `json:"block,omitempty"`
@@ -54,8 +53,7 @@ type (
 		Note       string `json:"note,omitempty"`
 	}
 	jsonLLMRequest struct {
-		Type     string `json:"type"`
-		Time     string `json:"time"`
+		jsonHead
 		Stage    string `json:"stage"`
 		Model    string `json:"model,omitempty"`
 		Try      int    `json:"try,omitempty"`
@@ -64,8 +62,7 @@ type (
 		Strict   bool   `json:"strict"`
 	}
 	jsonLLMResponse struct {
-		Type       string          `json:"type"`
-		Time       string          `json:"time"`
+		jsonHead
 		Stage      string          `json:"stage"`
 		Try        int             `json:"try,omitempty"`
 		Block      string          `json:"block,omitempty"`
@@ -75,13 +72,11 @@ type (
 		Error      string          `json:"error,omitempty"`
 	}
 	jsonDecomposeBlocks struct {
-		Type   string              `json:"type"`
-		Time   string              `json:"time"`
+		jsonHead
 		Blocks []thinker.BlockSpec `json:"blocks"`
 	}
 	jsonSearchFound struct {
-		Type      string  `json:"type"`
-		Time      string  `json:"time"`
+		jsonHead
 		Block     string  `json:"block"`
 		Found     string  `json:"found"`
 		Runtime   string  `json:"runtime"`
@@ -90,8 +85,7 @@ type (
 		Reason    string  `json:"reason"`
 	}
 	jsonSearchMissing struct {
-		Type       string          `json:"type"`
-		Time       string          `json:"time"`
+		jsonHead
 		Block      string          `json:"block"`
 		Candidates []jsonCandidate `json:"candidates"`
 	}
@@ -101,16 +95,14 @@ type (
 		Why   string  `json:"why"`
 	}
 	jsonCreatingBlock struct {
-		Type    string `json:"type"`
-		Time    string `json:"time"`
+		jsonHead
 		Block   string `json:"block"`
 		Name    string `json:"name"`
 		Runtime string `json:"runtime"`
 		Try     int    `json:"try"`
 	}
 	jsonBlockTest struct {
-		Type        string                `json:"type"`
-		Time        string                `json:"time"`
+		jsonHead
 		Block       string                `json:"block"`
 		Name        string                `json:"name"`
 		Try         int                   `json:"try"`
@@ -121,8 +113,7 @@ type (
 		Diagnostics []diagjson.Diagnostic `json:"diagnostics,omitempty"`
 	}
 	jsonBlockCreated struct {
-		Type    string `json:"type"`
-		Time    string `json:"time"`
+		jsonHead
 		Block   string `json:"block"`
 		Name    string `json:"name"`
 		Runtime string `json:"runtime"`
@@ -133,16 +124,14 @@ type (
 		Staged  bool   `json:"staged,omitempty"`
 	}
 	jsonWired struct {
-		Type  string   `json:"type"`
-		Time  string   `json:"time"`
+		jsonHead
 		Try   int      `json:"try,omitempty"`
 		Flow  string   `json:"flow"`
 		File  string   `json:"file"`
 		Steps []string `json:"steps"`
 	}
 	jsonCompileFailed struct {
-		Type         string                `json:"type"`
-		Time         string                `json:"time"`
+		jsonHead
 		Try          int                   `json:"try"`
 		File         string                `json:"file"`
 		ErrorCount   int                   `json:"error_count"`
@@ -150,8 +139,7 @@ type (
 		Diagnostics  []diagjson.Diagnostic `json:"diagnostics"`
 	}
 	jsonThinkComplete struct {
-		Type          string                `json:"type"`
-		Time          string                `json:"time"`
+		jsonHead
 		Flow          string                `json:"flow"`
 		File          string                `json:"file"`
 		Valid         bool                  `json:"valid"`
@@ -163,8 +151,7 @@ type (
 		Usage         blocks.Usage          `json:"usage"`
 	}
 	jsonProposed struct {
-		Type    string       `json:"type"`
-		Time    string       `json:"time"`
+		jsonHead
 		ID      string       `json:"id"`
 		Flow    string       `json:"flow"`
 		File    string       `json:"file"`
@@ -175,16 +162,14 @@ type (
 		Usage   blocks.Usage `json:"usage"`
 	}
 	jsonReplyAdjusted struct {
-		Type  string   `json:"type"`
-		Time  string   `json:"time"`
+		jsonHead
 		Stage string   `json:"stage"`
 		Try   int      `json:"try"`
 		Block string   `json:"block,omitempty"`
 		Notes []string `json:"notes"`
 	}
 	jsonThinkError struct {
-		Type        string                `json:"type"`
-		Time        string                `json:"time"`
+		jsonHead
 		Stage       string                `json:"stage"`
 		Message     string                `json:"message"`
 		BlockFiles  []string              `json:"block_files"`
@@ -197,60 +182,60 @@ func (v *thinkJSON) Event(e thinker.Event) {
 	var out any
 	switch e := e.(type) {
 	case thinker.StageStarted:
-		j := jsonThinkStage{Type: "stage", Time: jsonTime(e.Time), Stage: e.Stage, Try: e.Try, Block: e.Block, Intent: e.Intent, Reason: e.Reason, Note: e.Note}
+		j := jsonThinkStage{jsonHead: jsonHead{"stage", jsonTime(e.Time)}, Stage: e.Stage, Try: e.Try, Block: e.Block, Intent: e.Intent, Reason: e.Reason, Note: e.Note}
 		if e.Stage == thinker.StageSearch {
 			j.Embeddings = &e.Embeddings
 		}
 		out = j
 	case thinker.LLMRequest:
-		out = jsonLLMRequest{"llm_request", jsonTime(e.Time), e.Stage, e.Model, e.Try, e.Block, e.Messages, e.Strict}
+		out = jsonLLMRequest{jsonHead{"llm_request", jsonTime(e.Time)}, e.Stage, e.Model, e.Try, e.Block, e.Messages, e.Strict}
 	case thinker.LLMResponse:
-		out = jsonLLMResponse{"llm_response", jsonTime(e.Time), e.Stage, e.Try, e.Block, e.Duration.Milliseconds(), e.Usage, e.Reply, e.Error}
+		out = jsonLLMResponse{jsonHead{"llm_response", jsonTime(e.Time)}, e.Stage, e.Try, e.Block, e.Duration.Milliseconds(), e.Usage, e.Reply, e.Error}
 	case thinker.DecomposeBlocks:
-		out = jsonDecomposeBlocks{"decompose_blocks", jsonTime(e.Time), e.Blocks}
+		out = jsonDecomposeBlocks{jsonHead{"decompose_blocks", jsonTime(e.Time)}, e.Blocks}
 	case thinker.ReplyAdjusted:
-		out = jsonReplyAdjusted{"reply_adjusted", jsonTime(e.Time), e.Stage, e.Try, e.Block, e.Notes}
+		out = jsonReplyAdjusted{jsonHead{"reply_adjusted", jsonTime(e.Time)}, e.Stage, e.Try, e.Block, e.Notes}
 	case thinker.UsageReported:
 		out = newJSONUsage(e)
 	case thinker.PatternUsed:
-		out = jsonPatternUsed{"pattern_used", jsonTime(e.Time), e.ID, e.Name, e.Relevance, nonNil(e.Blocks)}
+		out = jsonPatternUsed{jsonHead{"pattern_used", jsonTime(e.Time)}, e.ID, e.Name, e.Relevance, nonNil(e.Blocks)}
 	case thinker.Proposed:
-		out = jsonProposed{"proposal", jsonTime(e.Time), e.ID, e.Flow, e.File, nonNil(e.Change.Added), nonNil(e.Change.Changed),
+		out = jsonProposed{jsonHead{"proposal", jsonTime(e.Time)}, e.ID, e.Flow, e.File, nonNil(e.Change.Added), nonNil(e.Change.Changed),
 			nonNil(e.Change.Removed), e.Diff, e.Usage}
 	case thinker.SearchFound:
-		out = jsonSearchFound{"search_found", jsonTime(e.Time), e.Block, e.Found, e.Runtime, e.Score, e.Relevance, e.Reason}
+		out = jsonSearchFound{jsonHead{"search_found", jsonTime(e.Time)}, e.Block, e.Found, e.Runtime, e.Score, e.Relevance, e.Reason}
 	case thinker.SearchMissing:
 		cands := []jsonCandidate{}
 		for _, c := range e.Candidates {
 			cands = append(cands, jsonCandidate{c.Name, c.Score, c.Why})
 		}
-		out = jsonSearchMissing{"search_missing", jsonTime(e.Time), e.Block, cands}
+		out = jsonSearchMissing{jsonHead{"search_missing", jsonTime(e.Time)}, e.Block, cands}
 	case thinker.CreatingBlock:
-		out = jsonCreatingBlock{"creating_block", jsonTime(e.Time), e.Block, e.Name, e.Runtime, e.Try}
+		out = jsonCreatingBlock{jsonHead{"creating_block", jsonTime(e.Time)}, e.Block, e.Name, e.Runtime, e.Try}
 	case thinker.BlockTestPassed:
 		ms := e.Duration.Milliseconds()
-		out = jsonBlockTest{Type: "block_test_passed", Time: jsonTime(e.Time), Block: e.Block, Name: e.Name, Try: e.Try, DurationMS: &ms}
+		out = jsonBlockTest{jsonHead: jsonHead{"block_test_passed", jsonTime(e.Time)}, Block: e.Block, Name: e.Name, Try: e.Try, DurationMS: &ms}
 	case thinker.BlockTestFailed:
-		j := jsonBlockTest{Type: "block_test_failed", Time: jsonTime(e.Time), Block: e.Block, Name: e.Name, Try: e.Try,
+		j := jsonBlockTest{jsonHead: jsonHead{"block_test_failed", jsonTime(e.Time)}, Block: e.Block, Name: e.Name, Try: e.Try,
 			Phase: e.Phase, Error: e.Error, Diff: e.Diff}
 		if len(e.Diagnostics) > 0 {
 			j.Diagnostics = diagjson.New(e.Files, e.Diagnostics).Diagnostics
 		}
 		out = j
 	case thinker.BlockCreated:
-		out = jsonBlockCreated{"block_created", jsonTime(e.Time), e.Block, e.Name, e.Runtime, e.File, e.Tries, e.Tested, e.Note, e.Staged}
+		out = jsonBlockCreated{jsonHead{"block_created", jsonTime(e.Time)}, e.Block, e.Name, e.Runtime, e.File, e.Tries, e.Tested, e.Note, e.Staged}
 	case thinker.Wired:
-		out = jsonWired{Type: "wired", Time: jsonTime(e.Time), Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
+		out = jsonWired{jsonHead: jsonHead{"wired", jsonTime(e.Time)}, Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
 	case thinker.Repaired:
-		out = jsonWired{Type: "repaired", Time: jsonTime(e.Time), Try: e.Try, Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
+		out = jsonWired{jsonHead: jsonHead{"repaired", jsonTime(e.Time)}, Try: e.Try, Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
 	case thinker.CompileFailed:
 		d := diagjson.New(e.Files, e.Diagnostics)
-		out = jsonCompileFailed{"compile_failed", jsonTime(e.Time), e.Try, e.File, d.ErrorCount, d.WarningCount, d.Diagnostics}
+		out = jsonCompileFailed{jsonHead{"compile_failed", jsonTime(e.Time)}, e.Try, e.File, d.ErrorCount, d.WarningCount, d.Diagnostics}
 	case thinker.Complete:
-		out = jsonThinkComplete{"complete", jsonTime(e.Time), e.Flow, e.File, e.Valid, e.BlocksFound, e.BlocksCreated,
+		out = jsonThinkComplete{jsonHead{"complete", jsonTime(e.Time)}, e.Flow, e.File, e.Valid, e.BlocksFound, e.BlocksCreated,
 			nonNil(e.BlockFiles), nonNil(e.Steps), diagjson.New(e.Files, e.Diagnostics).Diagnostics, e.Usage}
 	case thinker.Failed:
-		out = jsonThinkError{"error", jsonTime(e.Time), e.Stage, e.Message, nonNil(e.BlockFiles),
+		out = jsonThinkError{jsonHead{"error", jsonTime(e.Time)}, e.Stage, e.Message, nonNil(e.BlockFiles),
 			diagjson.New(e.Files, e.Diagnostics).Diagnostics, e.Usage}
 	default:
 		return

@@ -26,15 +26,13 @@ type watchJSON struct {
 }
 
 type jsonCycleStarted struct {
-	Type    string   `json:"type"`
-	Time    string   `json:"time"`
+	jsonHead
 	Cycle   int      `json:"cycle"`
 	Changed []string `json:"changed"`
 }
 
 type jsonCycleFinished struct {
-	Type           string           `json:"type"`
-	Time           string           `json:"time"`
+	jsonHead
 	Cycle          int              `json:"cycle"`
 	Status         string           `json:"status"`
 	DurationMS     int64            `json:"duration_ms"`
@@ -52,10 +50,10 @@ func (v *watchJSON) Event(e any) {
 		if changed == nil {
 			changed = []string{}
 		}
-		v.write(jsonCycleStarted{"cycle_started", jsonTime(e.Time), e.Cycle, changed})
+		v.write(jsonCycleStarted{jsonHead{"cycle_started", jsonTime(e.Time)}, e.Cycle, changed})
 	case watch.CycleFinished:
 		out := jsonCycleFinished{
-			Type: "cycle_finished", Time: jsonTime(e.Time), Cycle: e.Cycle, Status: e.Status,
+			jsonHead: jsonHead{"cycle_finished", jsonTime(e.Time)}, Cycle: e.Cycle, Status: e.Status,
 			DurationMS: e.Duration.Milliseconds(), Ran: e.Ran, Cached: e.Cached,
 			Outputs: runtime.PlainOutputs(e.Outputs), ChangedOutputs: e.ChangedOutputs,
 			Diagnostics: newJSONValidate(e.Files, e.Diagnostics).Diagnostics,
