@@ -27,7 +27,7 @@ import (
 const localBlocksDir = "blocks"
 
 func newBlocksCommand(s streams) *cobra.Command {
-	var registries []string
+	var registries registryFlags
 	var jsonOut bool
 	var limit int
 	cmd := &cobra.Command{
@@ -69,7 +69,7 @@ types and defaults, and where it is defined.`,
 			return usagef("unknown blocks subcommand %q: use list, search QUERY or show NAME", sub)
 		},
 	}
-	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	registries.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
 	cmd.Flags().IntVar(&limit, "limit", 10, "search: show at most this many blocks")
 	return cmd

@@ -19,7 +19,7 @@ import (
 func newDocsCommand(s streams) *cobra.Command {
 	var format, out string
 	var check bool
-	var registries []string
+	var registries registryFlags
 	cmd := &cobra.Command{
 		Use:   "docs [PATH...] [--format markdown|json] [--out FILE] [--check]",
 		Short: "Write documentation of flows and blocks from their source",
@@ -46,7 +46,7 @@ that file is not what docs would write, for CI.`,
 	cmd.Flags().StringVar(&format, "format", "markdown", "markdown or json")
 	cmd.Flags().StringVar(&out, "out", "", "write to this file instead of standard output")
 	cmd.Flags().BoolVar(&check, "check", false, "change nothing; exit 1 when the --out file is out of date")
-	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	registries.register(cmd)
 	return cmd
 }
 

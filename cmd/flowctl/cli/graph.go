@@ -13,7 +13,7 @@ import (
 
 func newGraphCommand(s streams) *cobra.Command {
 	var format string
-	var registries []string
+	var registries registryFlags
 	var expand bool
 	cmd := &cobra.Command{
 		Use:   "graph [FLOW]",
@@ -55,7 +55,7 @@ flow file or a directory holding one (default: the current directory).`,
 	}
 	cmd.Flags().StringVar(&format, "format", "dot", "dot or mermaid")
 	cmd.Flags().BoolVar(&expand, "expand", false, "draw the steps of the flows that steps use, as clusters")
-	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	registries.register(cmd)
 	return cmd
 }
 

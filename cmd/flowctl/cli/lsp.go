@@ -10,7 +10,7 @@ import (
 )
 
 func newLSPCommand(s streams) *cobra.Command {
-	var registries []string
+	var registries registryFlags
 	var debounce time.Duration
 	cmd := &cobra.Command{
 		Use:   "lsp [--registry DIR]...",
@@ -31,7 +31,7 @@ client's initialization options ({"registries": [...]}). See docs/editors.md.`,
 			})
 		},
 	}
-	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	registries.register(cmd)
 	cmd.Flags().DurationVar(&debounce, "debounce", lsp.DefaultDebounce, "how long to wait after an edit before checking")
 	return cmd
 }

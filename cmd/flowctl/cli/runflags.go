@@ -13,11 +13,24 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// registryFlags are the --registry directories of a command: the
+// *.block.hcl files in them are blocks, beside the built-in ones.
+type registryFlags []string
+
+// register adds --registry to cmd, with the help of most commands.
+func (r *registryFlags) register(cmd *cobra.Command) { r.registerTo(cmd, "add to the registry") }
+
+// registerTo adds --registry to cmd, whose help says what the blocks are
+// for: to add to the registry, to search and use, ….
+func (r *registryFlags) registerTo(cmd *cobra.Command, what string) {
+	cmd.Flags().StringArrayVar((*[]string)(r), "registry", nil, "a directory of *.block.hcl files to "+what+" (repeatable)")
+}
+
 // runFlags are the flags of the commands that evaluate a flow with values:
 // plan, apply and watch.
 type runFlags struct {
 	inputs     inputFlags
-	registries []string
+	registries registryFlags
 	stateDir   string
 	namespace  string
 	secrets    []string
@@ -44,7 +57,7 @@ type runFlags struct {
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	f.inputs.register(cmd)
-	cmd.Flags().StringArrayVar(&f.registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	f.registries.register(cmd)
 	cmd.Flags().StringVar(&f.stateDir, "state", "", stateHelp)
 	cmd.Flags().StringVar(&f.namespace, "namespace", "default", "the memory namespace, e.g. one per user")
 	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")

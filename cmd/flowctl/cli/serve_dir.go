@@ -22,7 +22,8 @@ import (
 // dirFlags are the flags of a command that serves the flows under DIR.
 type dirFlags struct {
 	stateDir, sandbox, goEngine string
-	registries, httpAllow       []string
+	registries                  registryFlags
+	httpAllow                   []string
 	tokens                      tokenFlags
 	tls                         tlsFlags
 	log                         logFlags
@@ -37,7 +38,7 @@ func (f *dirFlags) register(cmd *cobra.Command, listening string) {
 	f.tokens.register(cmd, listening)
 	f.tls.register(cmd, listening)
 	f.log.register(cmd)
-	cmd.Flags().StringArrayVar(&f.registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	f.registries.register(cmd)
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
 	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
 	cmd.Flags().BoolVar(&f.unconfined, "unconfined", false, unconfinedUsage)

@@ -18,7 +18,7 @@ import (
 func newTestCommand(s streams) *cobra.Command {
 	var jsonOut bool
 	var format string
-	var registries []string
+	var registries registryFlags
 	var sandbox, goEngine, run string
 	var unconfined bool
 	var httpAllow []string
@@ -78,7 +78,7 @@ block definition has errors.`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the results as one JSON object (--format json)")
 	cmd.Flags().StringVar(&format, "format", "", "output format: human, json, or github (the human report and a workflow command per failure, which GitHub shows as annotations)")
 	cmd.Flags().StringVar(&tf.junit, "junit", "", "also write the results as JUnit XML to this file, one testsuite per file")
-	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry and test (repeatable)")
+	registries.registerTo(cmd, "add to the registry and test")
 	cmd.Flags().BoolVar(&unconfined, "unconfined", false, unconfinedUsage)
 	cmd.Flags().StringVar(&sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
 	cmd.Flags().StringVar(&goEngine, "go-engine", "", goEngineUsage)

@@ -19,7 +19,7 @@ import (
 
 func newThinkCommand(s streams) *cobra.Command {
 	var out, model, sandbox, logPrompts, runtime string
-	var registries []string
+	var registries registryFlags
 	var noClarify, force, jsonOut, accept, unconfined bool
 	var maxCalls, tokens int
 	var edit string
@@ -75,7 +75,7 @@ names the model. See docs/thinker.md.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&out, "out", "", "the flow file to write (default: ./NAME.flow.hcl, NAME the flow's name)")
-	fl.StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to search and use (repeatable)")
+	registries.registerTo(cmd, "search and use")
 	fl.StringVar(&model, "model", "", "the model to ask (default: FLOWCTL_MODEL)")
 	fl.BoolVar(&noClarify, "no-clarify", false, "skip the clarify stage: take the intent as it is")
 	fl.BoolVar(&force, "force", false, "write the last flow attempt even when it does not validate (exit status 1)")

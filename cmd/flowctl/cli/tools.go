@@ -19,7 +19,8 @@ const (
 
 func newToolsCommand(s streams) *cobra.Command {
 	var format string
-	var only, registries []string
+	var only []string
+	var registries registryFlags
 	cmd := &cobra.Command{
 		Use:   "tools [DIR]",
 		Short: "Print the flows under a directory as tool definitions",
@@ -75,7 +76,7 @@ out; --only NAMES selects flows.`,
 	}
 	cmd.Flags().StringVar(&format, "format", toolsOpenAI, "openai, mcp or json-schema")
 	cmd.Flags().StringSliceVar(&only, "only", nil, "only these flows (comma-separated names)")
-	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	registries.register(cmd)
 	return cmd
 }
 

@@ -12,7 +12,7 @@ import (
 func newValidateCommand(s streams) *cobra.Command {
 	var jsonOut bool
 	var format, goEngine string
-	var registries []string
+	var registries registryFlags
 	cmd := &cobra.Command{
 		Use:   "validate [PATH...]",
 		Short: "Check flows and block files for errors",
@@ -41,7 +41,7 @@ the current directory), recursively. It exits 1 when there are errors.`,
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the result as one JSON object")
 	cmd.Flags().StringVar(&format, "format", "", "output format: human, json or github (workflow annotations)")
-	cmd.Flags().StringArrayVar(&registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	registries.register(cmd)
 	cmd.Flags().StringVar(&goEngine, "go-engine", "", "check every go block for this engine: interpreted (yaegi) or compiled (vetted and built by the Go toolchain); default: "+envGoEngine+", else each block's own")
 	return cmd
 }

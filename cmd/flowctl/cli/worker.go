@@ -116,7 +116,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 	cmd.Flags().StringVar(&oldNamespace, "namespace", "", "deprecated: --"+temporalNamespaceFlag)
 	cmd.Flags().MarkHidden("namespace")
 	lf.register(cmd)
-	cmd.Flags().StringArrayVar(&f.registries, "registry", nil, "a directory of *.block.hcl files to add to the registry (repeatable)")
+	f.registries.register(cmd)
 	cmd.Flags().StringVar(&f.stateDir, "state", "", stateHelp+"; DIR counts as the working directory; a postgres:// URL ("+envStateURL+") is shared by workers, servers and clients")
 	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
