@@ -9,7 +9,9 @@
 // flows.go (the flows and their graphs, compiled by the flowSet of
 // flowset.go, again when their files change), runs.go (starting, listing,
 // reading and cancelling runs, and the queue), events.go (a run's event
-// stream), approvals.go (decisions, and the runs that wait for them). A run
+// stream), approvals.go (decisions, and the runs that wait for them), explain.go
+// (explaining a failed run with Options.Model, package thinker) and
+// proposals.go (the changes staged in the state, accepted or rejected). A run
 // the server started or queued is a liveRun (liverun.go) until it has
 // finished: runtime.Apply, or the Engine of the options (Temporal), runs it
 // and records it in the state (package runtime/state), and its events go

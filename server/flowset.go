@@ -74,6 +74,14 @@ func (fs *flowSet) refresh() {
 	}
 }
 
+// invalidate makes the next refresh look at the files at once: a change
+// the server wrote (an accepted proposal) is served from the next request.
+func (fs *flowSet) invalidate() {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.checked = time.Time{}
+}
+
 // changed reports whether a file the last compilation read is not what it
 // was (by content: a save within the file system's timestamp granularity
 // keeps the modification time).

@@ -11,6 +11,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/thinker"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 )
 
@@ -63,6 +64,12 @@ type Options struct {
 	// engine): its runs are recorded by its workers, and their approvals
 	// are sent to it.
 	Engine Engine
+	// Model answers POST /v1/runs/{id}/explain, asked for ModelName
+	// unless the request names another; without one, explain is refused
+	// (503). MaxTokens, when set, is the most tokens one explain may use.
+	Model     thinker.Model
+	ModelName string
+	MaxTokens int
 }
 
 // An Engine runs flows elsewhere, as runtime.Apply runs them in the
@@ -81,6 +88,7 @@ type Server struct {
 	flows   *flowSet
 	mux     *http.ServeMux
 	handler http.Handler // everything, behind the request log
+	routes  []string     // the API's, as "METHOD /path" (docs/serve.md lists them)
 	csrf    string       // the dashboard's CSRF token (guard.go)
 	ready   readiness
 	metrics *metrics
@@ -98,6 +106,9 @@ type Server struct {
 	// have yet (no run_started): GET /v1/runs lists them with the queue.
 	starting map[string]*liveRun
 	active   int
+	// explaining are the runs a POST /v1/runs/{id}/explain is under way
+	// for.
+	explaining map[string]bool
 	// draining: shutting down; queued runs stay queued, new ones are
 	// refused. stopping is closed then.
 	draining bool
@@ -131,7 +142,10 @@ func New(opts Options) *Server {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /readyz", s.getReadyz)
-	handle := func(pattern string, role Role, h http.HandlerFunc) { mux.Handle(pattern, s.need(role, h)) }
+	handle := func(pattern string, role Role, h http.HandlerFunc) {
+		mux.Handle(pattern, s.need(role, h))
+		s.routes = append(s.routes, pattern)
+	}
 	handle("GET /v1/flows", RoleRead, s.getFlows)
 	handle("GET /v1/flows/{flow}", RoleRead, s.getFlow)
 	handle("POST /v1/flows/{flow}/runs", RoleRun, s.postRun)
@@ -141,11 +155,17 @@ func New(opts Options) *Server {
 	handle("GET /v1/runs/{id}/steps/{step}", RoleRead, s.getInstances)
 	handle("POST /v1/runs/{id}/cancel", RoleRun, s.postCancel)
 	handle("POST /v1/runs/{id}/approvals/{step}", RoleApprove, s.postApproval)
+	handle("POST /v1/runs/{id}/explain", RoleRun, s.postExplain)
+	handle("GET /v1/proposals", RoleRead, s.getProposals)
+	handle("GET /v1/proposals/{id}", RoleRead, s.getProposal)
+	handle("POST /v1/proposals/{id}/accept", RoleRun, s.postAccept)
+	handle("POST /v1/proposals/{id}/reject", RoleRun, s.postReject)
 	s.metrics = newMetrics(s)
 	nctx, nstop := context.WithCancel(context.Background())
 	s.notify, s.nstop = &notifier{urls: opts.NotifyURLs, secret: []byte(opts.NotifySecret), base: opts.BaseURL,
 		client: &http.Client{Timeout: 30 * time.Second}, ctx: nctx}, nstop
 	mux.Handle("GET /metrics", s.need(RoleRead, s.metrics.handler()))
+	s.routes = append(s.routes, "GET /healthz", "GET /readyz", "GET /metrics")
 	dashboard(mux, s.csrf)
 	s.mux = mux
 	// Each request is a span (a child of the caller's, when its

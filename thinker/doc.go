@@ -41,6 +41,13 @@
 // stage. The flow file is written only when it validates (or with
 // Options.Force), block and flow files atomically.
 //
+// Explain (explain.go) asks why a run failed and for a fix; ExplainRun
+// gives it a failed run's context, redacted and budgeted
+// (fix_context.go), checks each fix on a copy of the flow and the run
+// with FixChecker (fix_check.go), and stages a fix that passed as a
+// proposal (fix_stage.go, with AcceptProposal and RecordPattern): one
+// implementation for flowctl explain and serve's /v1/runs/{id}/explain.
+//
 // The thinker reports what it does as Events; it renders nothing. The
 // CLI (flowctl think) shows them as the stages progress or as JSON lines.
 // Package blocks/llm provides the Model (llm.Executor.Ask), package

@@ -69,7 +69,9 @@ type ExplainResult struct {
 	Fix          *Fix
 	Verification *Verification
 	NoFixReason  string
-	Calls        Usage
+	// Proposal is the ID of the proposal ExplainRun staged the fix as.
+	Proposal string
+	Calls    Usage
 }
 
 // Explained is the diagnosis of a reply of explain.

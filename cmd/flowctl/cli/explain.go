@@ -2,18 +2,15 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
-	"github.com/flowctl/flowctl/compiler"
-	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
 )
@@ -87,9 +84,6 @@ func maxTokens(cmd *cobra.Command, flag int) (int, error) {
 	return n, nil
 }
 
-// explainable are the statuses of a run explain takes.
-var explainable = []string{"failed", "cancelled", "interrupted"}
-
 func runExplain(s streams, f *runFlags, a explainArgs) error {
 	sf := &stateFlags{dir: f.stateDir}
 	st, _, err := sf.open(s)
@@ -97,9 +91,14 @@ func runExplain(s streams, f *runFlags, a explainArgs) error {
 		return err
 	}
 	defer st.Close()
-	run, err := explainRun(st, a.runID)
-	if err != nil {
-		return err
+	run, err := thinker.ExplainableRun(st, a.runID)
+	switch {
+	case errors.Is(err, thinker.ErrNoFailedRun):
+		return failf("No failed run", "The state has no failed run to explain; name one with flowctl explain RUN_ID.")
+	case errors.Is(err, thinker.ErrNotExplainable):
+		return failf("Nothing to explain", "%s", sentence(err.Error()))
+	case err != nil:
+		return runLookupError(err)
 	}
 	file := run.FlowFile
 	if _, err := os.Stat(file); err != nil {
@@ -110,15 +109,6 @@ func runExplain(s streams, f *runFlags, a explainArgs) error {
 		return err
 	}
 	prog, err := l.compile(file)
-	if err != nil {
-		return err
-	}
-	steps, err := st.Steps(run.ID)
-	if err != nil {
-		return err
-	}
-	red := newRedactor(prog, secrets)
-	ectx, err := explainContext(run, prog, steps, red)
 	if err != nil {
 		return err
 	}
@@ -133,95 +123,17 @@ func runExplain(s streams, f *runFlags, a explainArgs) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	view := newExplainView(s, a.jsonOut)
-	v := &verifier{s: s, f: f, st: st, run: run, prog: prog, secrets: secrets, red: red}
-	defer v.close()
-	res, err := thinker.Explain(ctx, thinker.ExplainOptions{
-		Model: &redactingModel{llm.NewExecutor(cfg), red}, ModelName: modelName, Context: ectx, NoFix: a.noFix,
-		Verify: v.verify, MaxCalls: a.maxCalls, MaxTokens: a.maxTokens, Observe: view.Event,
+	res, err := thinker.ExplainRun(ctx, thinker.ExplainRunOptions{
+		Store: st, Run: run, Prog: prog, Secrets: secrets, Registries: f.registries, GoEngine: f.goEngine, Timeout: f.timeout,
+		Executors: func() (*blocks.Executors, func(), error) { return f.runExecutors(s) },
+		Model:     llm.NewExecutor(cfg), ModelName: modelName, NoFix: a.noFix, MaxCalls: a.maxCalls, MaxTokens: a.maxTokens, Observe: view.Event,
 	})
-	if err != nil {
+	var te *thinker.Error
+	switch {
+	case errors.As(err, &te):
 		return view.Fail(err)
+	case err != nil:
+		return err
 	}
-	var id string
-	if res.Fix != nil {
-		if id, err = stageFix(st, run, file, res); err != nil {
-			return err
-		}
-	}
-	return view.Done(run, res, id)
-}
-
-// explainRun is the run to explain: the one named, else the newest failed
-// top-level run.
-func explainRun(st *state.Store, id string) (*state.Run, error) {
-	if id == "" {
-		runs, err := st.ListRuns(state.RunFilter{Status: "failed", TopLevel: true}, 1)
-		if err != nil {
-			return nil, err
-		}
-		if len(runs) == 0 {
-			return nil, failf("No failed run", "The state has no failed run to explain; name one with flowctl explain RUN_ID.")
-		}
-		return runs[0], nil
-	}
-	run, err := st.Run(id)
-	if err != nil {
-		return nil, runLookupError(err)
-	}
-	ok := false
-	for _, s := range explainable {
-		ok = ok || run.Status == s
-	}
-	if !ok {
-		return nil, failf("Nothing to explain", "Run %s is %s; explain takes a run that failed, was cancelled or was interrupted.", run.ID, run.Status)
-	}
-	return run, nil
-}
-
-// stageFix stages a verified fix as a proposal: its files by their paths
-// from the state's project, each with the SHA-256 of what it has now.
-func stageFix(st *state.Store, run *state.Run, flowFile string, res *thinker.ExplainResult) (string, error) {
-	base, dir := proposalBase(st), filepath.Dir(flowFile)
-	p := &state.Proposal{Flow: run.Flow, FlowFile: flowFile, Intent: "fix run " + run.ID + ": " + res.Fix.Summary,
-		RunID: run.ID, Diagnosis: res.Diagnosis, Evidence: res.Verification.Evidence}
-	var diff strings.Builder
-	var change thinker.Change
-	for _, fx := range res.Fix.Files {
-		path := filepath.Join(dir, filepath.FromSlash(fx.Path))
-		rel, err := relTo(base, path)
-		if err != nil {
-			return "", err
-		}
-		pf := state.ProposalFile{Path: rel, Content: fx.Content}
-		old, err := os.ReadFile(path)
-		switch {
-		case err == nil:
-			pf.BaseSHA256 = sha256Hex(old)
-			change.Changed = append(change.Changed, "file "+fx.Path)
-		case errors.Is(err, os.ErrNotExist):
-			change.Added = append(change.Added, "file "+fx.Path)
-		default:
-			return "", err
-		}
-		diff.WriteString(thinker.UnifiedDiff(filepath.ToSlash(rel), old, []byte(fx.Content)))
-		p.Files = append(p.Files, pf)
-	}
-	p.Diff = diff.String()
-	summary, err := json.Marshal(change)
-	if err != nil {
-		return "", err
-	}
-	p.Summary = summary
-	if err := st.CreateProposal(p); err != nil {
-		return "", err
-	}
-	return p.ID, nil
-}
-
-// stepBlockFile is the file defining a step's block; "" for built-ins.
-func stepBlockFile(s *compiler.Step) string {
-	if s.Block == nil || s.Block.Def == nil {
-		return ""
-	}
-	return s.Block.DeclRange().Filename
+	return view.Done(run, res)
 }

@@ -4,12 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/flowctl/flowctl/compiler"
-	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
@@ -135,42 +131,6 @@ func newJSONPattern(p *state.Pattern, whole bool) jsonPattern {
 		j.Source, j.Blocks = p.Source, p.Blocks
 	}
 	return j
-}
-
-// recordPattern records the flow file as a pattern of the state: its
-// source and the blocks its steps use (a block file's path from the
-// project's directory and its source; a built-in by name).
-func recordPattern(st *state.Store, flowFile, intent, origin string, registries []string) error {
-	src, err := os.ReadFile(flowFile)
-	if err != nil {
-		return err
-	}
-	prog, diags := compiler.Compile(flowFile, compiler.Options{Parser: lang.NewParser(), RegistryDirs: registries, SkipCode: true})
-	if diags.HasErrors() {
-		return nil // only a flow that compiles is a pattern
-	}
-	base := proposalBase(st)
-	rel, err := relTo(base, flowFile)
-	if err != nil {
-		return err
-	}
-	p := &state.Pattern{Intent: intent, Flow: prog.Flow.Name, FlowFile: filepath.ToSlash(rel), Source: string(src), Origin: origin}
-	seen := map[string]bool{}
-	for _, s := range prog.Steps {
-		if s.Block == nil || seen[s.Block.Name] {
-			continue
-		}
-		seen[s.Block.Name] = true
-		pb := state.PatternBlock{Name: s.Block.Name}
-		if file := stepBlockFile(s); file != "" && file != prog.Filename {
-			if b, err := os.ReadFile(file); err == nil {
-				r, _ := relTo(base, file)
-				pb.Path, pb.Source = filepath.ToSlash(r), string(b)
-			}
-		}
-		p.Blocks = append(p.Blocks, pb)
-	}
-	return st.RecordPattern(p)
 }
 
 // thinkPatterns are the state's patterns as think takes them.

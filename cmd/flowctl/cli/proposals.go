@@ -1,14 +1,9 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"strings"
 
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
@@ -84,20 +79,20 @@ made. An ID may be a unique prefix.`,
 // the flow: its files by their paths from the flow's directory, each with
 // the SHA-256 of the content it had.
 func stageProposal(st *state.Store, p *thinker.Proposal) (string, error) {
-	base := proposalBase(st)
+	base := thinker.ProposalBase(st)
 	summary, err := json.Marshal(p.Change)
 	if err != nil {
 		return "", err
 	}
 	sp := &state.Proposal{Flow: p.Flow, FlowFile: p.FlowFile, Intent: p.Intent, Summary: summary, Diff: p.Diff}
 	for _, f := range p.Files {
-		rel, err := relTo(base, f.Path)
+		rel, err := thinker.RelTo(base, f.Path)
 		if err != nil {
 			return "", err
 		}
 		pf := state.ProposalFile{Path: rel, Content: string(f.Content)}
 		if f.Base != nil {
-			pf.BaseSHA256 = sha256Hex(f.Base)
+			pf.BaseSHA256 = thinker.SHA256Hex(f.Base)
 		}
 		sp.Files = append(sp.Files, pf)
 	}
@@ -107,88 +102,24 @@ func stageProposal(st *state.Store, p *thinker.Proposal) (string, error) {
 	return sp.ID, nil
 }
 
-// acceptProposal writes a staged proposal's files, each atomically, once
-// every one still has the content the proposal was made from; when one
-// has changed (drift), it writes nothing.
+// acceptProposal writes a staged proposal's files (thinker.AcceptProposal):
+// none when one has changed since the proposal was made.
 func acceptProposal(st *state.Store, p *state.Proposal) error {
-	if p.Status != state.ProposalStaged {
-		return failf("Proposal not staged", "Proposal %s was %s; only a staged proposal can be accepted.", p.ID, p.Status)
-	}
-	base := proposalBase(st)
-	for _, f := range p.Files {
-		path := filepath.Join(base, f.Path)
-		now := ""
-		switch b, err := os.ReadFile(path); {
-		case err == nil:
-			now = sha256Hex(b)
-		case !errors.Is(err, fs.ErrNotExist):
-			return err
-		}
-		if now != f.BaseSHA256 {
-			what := "changed"
-			switch {
-			case f.BaseSHA256 == "":
-				what = "was created"
-			case now == "":
-				what = "was removed"
-			}
-			return failf("Proposal out of date",
-				"%s %s since proposal %s was made, so nothing was written. Make the change again with flowctl think --edit, or reject the proposal.",
-				f.Path, what, p.ID)
-		}
-	}
-	for _, f := range p.Files {
-		if err := writeFileAtomic(filepath.Join(base, f.Path), []byte(f.Content)); err != nil {
-			return fmt.Errorf("writing %s: %w", f.Path, err)
-		}
-	}
-	if err := decideProposal(st, p, state.ProposalAccepted); err != nil {
-		return err
-	}
-	// The accepted flow is a pattern (patterns.go).
-	origin := state.PatternEdit
-	if p.RunID != "" {
-		origin = state.PatternExplain
-	}
-	if _, err := os.Stat(p.FlowFile); err == nil {
-		recordPattern(st, p.FlowFile, p.Intent, origin, nil)
-	}
-	return nil
+	return proposalError(thinker.AcceptProposal(st, p, nil))
 }
 
 func decideProposal(st *state.Store, p *state.Proposal, status string) error {
-	if err := st.DecideProposal(p.ID, status); err != nil {
-		if errors.Is(err, state.ErrNotStaged) {
-			return failf("Proposal not staged", "Proposal %s was %s already.", p.ID, p.Status)
-		}
-		return err
-	}
-	updated, err := st.Proposal(p.ID)
-	if err != nil {
-		return err
-	}
-	*p = *updated
-	return nil
+	return proposalError(thinker.DecideProposal(st, p, status))
 }
 
-// proposalBase is the directory the paths of a state's proposals are
-// relative to: the one that holds the state directory (the flow's).
-func proposalBase(st *state.Store) string { return filepath.Dir(filepath.Dir(st.Path())) }
-
-// relTo is path relative to base, both made absolute first.
-func relTo(base, path string) (string, error) {
-	ab, err := filepath.Abs(base)
-	if err != nil {
-		return "", err
+// proposalError is the CLI's error of accepting or deciding a proposal.
+func proposalError(err error) error {
+	var drift *thinker.DriftError
+	switch {
+	case errors.As(err, &drift):
+		return failf("Proposal out of date", "%s. Make the change again with flowctl think --edit, or reject the proposal.", drift)
+	case errors.Is(err, state.ErrNotStaged):
+		return failf("Proposal not staged", "%s", sentence(strings.TrimSuffix(err.Error(), ": "+state.ErrNotStaged.Error())))
 	}
-	ap, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Rel(ab, ap)
-}
-
-func sha256Hex(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+	return err
 }

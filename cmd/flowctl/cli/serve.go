@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/runtime/temporal"
 	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/flowctl/flowctl/server"
@@ -101,11 +102,21 @@ and docs/scale-out.md.`,
 				defer c.Close()
 				onTemporal = temporalEngine{temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}}
 			}
+			// explain's model: the llm steps' configuration (FLOWCTL_MODEL…).
+			cfg, err := llm.ConfigFromEnv(os.LookupEnv)
+			if err != nil {
+				return usagef("%s", err)
+			}
+			budget, err := maxTokens(cmd, 0)
+			if err != nil {
+				return err
+			}
 			ln, err := listen(addr)
 			if err != nil {
 				return err
 			}
 			srv := server.New(server.Options{
+				Model: llm.NewExecutor(cfg), ModelName: cfg.Model, MaxTokens: budget,
 				Dir: dir, Registries: df.registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex,
 				Tokens: tokens, AllowedHosts: allowedHosts(addr, hosts), Logger: log, MaxActive: maxActive, MaxQueue: maxQueue, Engine: onTemporal,
 				NamespaceHeader: nsHeader, IdempotencyExpiry: idemExpiry, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: df.tls.scheme() + "://" + ln.Addr().String(),

@@ -186,7 +186,7 @@ func runThink(s streams, a thinkArgs) error {
 			}
 			defer patterns.Close()
 		}
-		if err := recordPattern(patterns, res.File, a.intent, state.PatternThink, a.registries); err != nil {
+		if err := thinker.RecordPattern(patterns, res.File, a.intent, state.PatternThink, a.registries); err != nil {
 			fmt.Fprintf(s.err, "Warning: the flow was not recorded as a pattern: %s\n", err)
 		}
 		if res.Pattern != "" {

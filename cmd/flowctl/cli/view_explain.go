@@ -83,7 +83,7 @@ func (v *explainView) Event(e thinker.Event) {
 		if e.OK {
 			fmt.Fprintf(w, "    ✓ fix %d (%s): the failed steps succeed with it\n", e.Try, oneLine(e.Summary))
 		} else {
-			fmt.Fprintf(w, "    ✗ fix %d (%s) did not pass (%s): %s\n", e.Try, oneLine(e.Summary), e.Phase, oneLine(capText(e.Problem, 300)))
+			fmt.Fprintf(w, "    ✗ fix %d (%s) did not pass (%s): %s\n", e.Try, oneLine(e.Summary), e.Phase, oneLine(thinker.CapText(e.Problem, 300)))
 		}
 	case thinker.UsageReported:
 		fmt.Fprintln(w, usageLine(e.Usage))
@@ -105,7 +105,8 @@ func usageLine(u thinker.Usage) string {
 }
 
 // Done shows the diagnosis and the proposal, or why there is none.
-func (v *explainView) Done(run *state.Run, res *thinker.ExplainResult, proposal string) error {
+func (v *explainView) Done(run *state.Run, res *thinker.ExplainResult) error {
+	proposal := res.Proposal
 	if v.json != nil {
 		d := jsonExplainDone{Type: "explain_done", Time: jsonTime(time.Now()), RunID: run.ID, Diagnosis: res.Diagnosis, Proposal: proposal, NoFixReason: res.NoFixReason}
 		if res.Fix != nil {
@@ -121,7 +122,7 @@ func (v *explainView) Done(run *state.Run, res *thinker.ExplainResult, proposal 
 	switch {
 	case proposal != "":
 		fmt.Fprintf(w, "Proposed fix: %s (accept with flowctl proposals accept %s)\n  %s\n", proposal, proposal, oneLine(res.Fix.Summary))
-		var ev fixEvidence
+		var ev thinker.FixEvidence
 		if json.Unmarshal(res.Verification.Evidence, &ev) == nil && len(ev.SucceededNow) > 0 {
 			fmt.Fprintf(w, "  checked: %s failed in the run and succeed%s with it.\n", strings.Join(ev.SucceededNow, ", "), map[bool]string{true: "s", false: ""}[len(ev.SucceededNow) == 1])
 		}

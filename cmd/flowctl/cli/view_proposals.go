@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/server/api"
 	"github.com/flowctl/flowctl/thinker"
 )
 
@@ -80,47 +81,12 @@ func changeOfProposal(p *state.Proposal) thinker.Change {
 
 type proposalsJSON struct{ w io.Writer }
 
-// jsonProposal is a proposal in proposals --json.
-type jsonProposal struct {
-	ID       string               `json:"id"`
-	Flow     string               `json:"flow"`
-	FlowFile string               `json:"flow_file"`
-	Intent   string               `json:"intent"`
-	Status   string               `json:"status"`
-	Created  string               `json:"created_at"`
-	Decided  *string              `json:"decided_at"`
-	Added    []string             `json:"added"`
-	Changed  []string             `json:"changed"`
-	Removed  []string             `json:"removed"`
-	Files    []state.ProposalFile `json:"files,omitempty"`
-	Diff     string               `json:"diff,omitempty"`
-	// RunID, Diagnosis and Evidence are those of a fix of flowctl explain.
-	RunID     string          `json:"run_id,omitempty"`
-	Diagnosis string          `json:"diagnosis,omitempty"`
-	Evidence  json.RawMessage `json:"evidence,omitempty"`
-}
-
-func newJSONProposal(p *state.Proposal, whole bool) jsonProposal {
-	c := changeOfProposal(p)
-	j := jsonProposal{ID: p.ID, Flow: p.Flow, FlowFile: p.FlowFile, Intent: p.Intent, Status: p.Status,
-		Created: jsonTime(p.Created), Added: nonNil(c.Added), Changed: nonNil(c.Changed), Removed: nonNil(c.Removed),
-		RunID: p.RunID, Diagnosis: p.Diagnosis, Evidence: p.Evidence}
-	if !p.Decided.IsZero() {
-		d := jsonTime(p.Decided)
-		j.Decided = &d
-	}
-	if whole {
-		j.Files, j.Diff = p.Files, p.Diff
-	}
-	return j
-}
-
 func (v proposalsJSON) List(ps []*state.Proposal) error {
-	out := []jsonProposal{}
+	out := []api.Proposal{}
 	for _, p := range ps {
-		out = append(out, newJSONProposal(p, false))
+		out = append(out, api.NewProposal(p, false))
 	}
 	return writeJSON(v.w, out)
 }
 
-func (v proposalsJSON) Show(p *state.Proposal) error { return writeJSON(v.w, newJSONProposal(p, true)) }
+func (v proposalsJSON) Show(p *state.Proposal) error { return writeJSON(v.w, api.NewProposal(p, true)) }

@@ -1,10 +1,11 @@
-package cli
+package thinker
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -13,6 +14,10 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime/state"
 )
+
+// What explain tells the model of a failed run (ExplainContext), and how
+// it keeps secrets from it (Redactor): shared by flowctl explain and
+// serve's POST /v1/runs/{id}/explain.
 
 // The budget of what explain sends: each value, log and source file is
 // cut to its cap with a marker saying how much was left out.
@@ -23,12 +28,14 @@ const (
 	explainMaxSteps  = 5 // failed steps described; the others are named
 )
 
-// redactor replaces the values of the flow's secrets (--secret, else their
-// environment variables) by (sensitive) in any text sent to the model.
-type redactor struct{ values []string }
+// A Redactor replaces the values of a flow's secrets by (sensitive) in
+// any text sent to a model.
+type Redactor struct{ values []string }
 
-func newRedactor(prog *compiler.Program, given map[string]string) *redactor {
-	r := &redactor{}
+// NewRedactor redacts the flow's secrets: their values as given (apply's
+// --secret), else their environment variables.
+func NewRedactor(prog *compiler.Program, given map[string]string) *Redactor {
+	r := &Redactor{}
 	for _, sec := range prog.Secrets {
 		v, ok := given[sec.Name]
 		if !ok {
@@ -43,34 +50,37 @@ func newRedactor(prog *compiler.Program, given map[string]string) *redactor {
 	return r
 }
 
-func (r *redactor) text(s string) string {
+// Text is s with every secret's value replaced by (sensitive).
+func (r *Redactor) Text(s string) string {
 	for _, v := range r.values {
 		s = strings.ReplaceAll(s, v, "(sensitive)")
 	}
 	return s
 }
 
-// redactingModel redacts every message of a request before it is sent: a
+// RedactingModel redacts every message of a request before m gets it: a
 // secret's value never reaches the model, whatever carried it (a log, an
 // error, a fix sent back).
+func RedactingModel(m Model, red *Redactor) Model { return &redactingModel{m, red} }
+
 type redactingModel struct {
-	m   *llm.Executor
-	red *redactor
+	m   Model
+	red *Redactor
 }
 
 func (m *redactingModel) Ask(ctx context.Context, req llm.AskRequest) ([]byte, blocks.Usage, error) {
-	req.System = m.red.text(req.System)
+	req.System = m.red.Text(req.System)
 	msgs := make([]llm.Message, len(req.Messages))
 	for i, msg := range req.Messages {
-		msg.Content = m.red.text(msg.Content)
+		msg.Content = m.red.Text(msg.Content)
 		msgs[i] = msg
 	}
 	req.Messages = msgs
 	return m.m.Ask(ctx, req)
 }
 
-// capText cuts s to n bytes (at a rune boundary), with a marker.
-func capText(s string, n int) string {
+// CapText cuts s to n bytes (at a rune boundary), with a marker.
+func CapText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -97,16 +107,16 @@ func tail(s string, n int) string {
 
 // capJSON is a recorded JSON value for the model: redacted, cut when
 // large.
-func capJSON(raw json.RawMessage, red *redactor, sensitive bool) any {
+func capJSON(raw json.RawMessage, red *Redactor, sensitive bool) any {
 	if sensitive {
 		return "(sensitive)"
 	}
 	if len(raw) == 0 {
 		return nil
 	}
-	s := red.text(string(raw))
+	s := red.Text(string(raw))
 	if len(s) > explainValueCap {
-		return capText(s, explainValueCap)
+		return CapText(s, explainValueCap)
 	}
 	var v any
 	if json.Unmarshal([]byte(s), &v) != nil {
@@ -129,12 +139,12 @@ type explainStep struct {
 	Block     string         `json:"block_source,omitempty"`
 }
 
-// explainContext is what explain tells the model of a run: the flow's
+// ExplainContext is what explain tells the model of a run: the flow's
 // source (and whether it changed since the run), the failed steps with
 // their errors, attempts, step source, the recorded outputs of the steps
 // they depend on, their logs and their blocks' source, and the outputs
-// the run computed.
-func explainContext(run *state.Run, prog *compiler.Program, steps []*state.StepResult, red *redactor) (map[string]any, error) {
+// the run computed; redacted, each part cut to its cap.
+func ExplainContext(run *state.Run, prog *compiler.Program, steps []*state.StepResult, red *Redactor) (map[string]any, error) {
 	src, err := os.ReadFile(prog.Filename)
 	if err != nil {
 		return nil, err
@@ -146,8 +156,7 @@ func explainContext(run *state.Run, prog *compiler.Program, steps []*state.StepR
 		if sr.Instance == "" || recorded[sr.Step] == nil {
 			recorded[sr.Step] = sr
 		}
-		switch sr.Status {
-		case "failed", "cancelled", "interrupted":
+		if failedStatus(sr.Status) {
 			if len(failed) < explainMaxSteps {
 				failed = append(failed, sr)
 			} else {
@@ -157,11 +166,11 @@ func explainContext(run *state.Run, prog *compiler.Program, steps []*state.StepR
 	}
 	var out []explainStep
 	for _, sr := range failed {
-		es := explainStep{Step: sr.Step, Instance: sr.Instance, Status: sr.Status, Error: red.text(sr.Error), Attempts: sr.Attempts,
-			Log: tail(red.text(sr.Log), explainLogCap)}
+		es := explainStep{Step: sr.Step, Instance: sr.Instance, Status: sr.Status, Error: red.Text(sr.Error), Attempts: sr.Attempts,
+			Log: tail(red.Text(sr.Log), explainLogCap)}
 		if s := prog.StepsByName[sr.Step]; s != nil {
 			es.Use = s.Use
-			es.Source = capText(red.text(sourceOf(src, s.DeclRange.Start.Byte, s.SrcEnd)), explainValueCap)
+			es.Source = CapText(red.Text(sourceOf(src, s.DeclRange.Start.Byte, s.SrcEnd)), explainValueCap)
 			for _, d := range s.Deps {
 				if r := recorded[d.Name]; r != nil {
 					if es.DependsOn == nil {
@@ -170,18 +179,18 @@ func explainContext(run *state.Run, prog *compiler.Program, steps []*state.StepR
 					es.DependsOn[d.Name] = capJSON(r.Outputs, red, r.Sensitive)
 				}
 			}
-			if file := stepBlockFile(s); file != "" && file != prog.Filename {
+			if file := StepBlockFile(s); file != "" && file != prog.Filename {
 				if b, err := os.ReadFile(file); err == nil {
 					es.BlockFile = relFromFlow(prog, file)
-					es.Block = capText(red.text(string(b)), explainSourceCap)
+					es.Block = CapText(red.Text(string(b)), explainSourceCap)
 				}
 			}
 		}
 		out = append(out, es)
 	}
 	c := map[string]any{
-		"run_id": run.ID, "flow": run.Flow, "status": run.Status, "error": red.text(run.Error),
-		"flow_file": relFromFlow(prog, prog.Filename), "flow_source": capText(red.text(string(src)), explainSourceCap),
+		"run_id": run.ID, "flow": run.Flow, "status": run.Status, "error": red.Text(run.Error),
+		"flow_file": relFromFlow(prog, prog.Filename), "flow_source": CapText(red.Text(string(src)), explainSourceCap),
 		"flow_changed_since_run": run.SourceHash != "" && run.SourceHash != prog.SourceHash,
 		"failed_steps":           out,
 		"outputs_computed":       capJSON(run.Outputs, red, false),
@@ -191,6 +200,9 @@ func explainContext(run *state.Run, prog *compiler.Program, steps []*state.StepR
 	}
 	return c, nil
 }
+
+// failedStatus: a step or run that failed, was cancelled or interrupted.
+func failedStatus(s string) bool { return s == "failed" || s == "cancelled" || s == "interrupted" }
 
 // sourceOf is the text of a byte range of src.
 func sourceOf(src []byte, start, end int) string {
@@ -202,9 +214,30 @@ func sourceOf(src []byte, start, end int) string {
 
 // relFromFlow is a path from the flow's directory, with slashes.
 func relFromFlow(prog *compiler.Program, path string) string {
-	rel, err := relTo(prog.Dir, path)
+	rel, err := RelTo(prog.Dir, path)
 	if err != nil {
 		return path
 	}
-	return rel
+	return filepath.ToSlash(rel)
+}
+
+// StepBlockFile is the file defining a step's block; "" for built-ins.
+func StepBlockFile(s *compiler.Step) string {
+	if s.Block == nil || s.Block.Def == nil {
+		return ""
+	}
+	return s.Block.DeclRange().Filename
+}
+
+// RelTo is path relative to base, both made absolute first.
+func RelTo(base, path string) (string, error) {
+	ab, err := filepath.Abs(base)
+	if err != nil {
+		return "", err
+	}
+	ap, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Rel(ab, ap)
 }

@@ -1,4 +1,4 @@
-package cli
+package thinker
 
 import (
 	"context"
@@ -8,53 +8,68 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
-	"github.com/flowctl/flowctl/thinker"
 )
 
-// A verifier checks the fixes explain is given, each on a copy: the
+// A FixChecker checks the fixes explain is given, each on a copy: the
 // flow's directory with the fix's files written over it, and a scratch
 // state holding a copy of the run (its record, its steps' results, the
 // flow's memory). The fixed flow must compile; then the run is resumed
 // there, as apply --resume would resume it, so that the failed steps and
 // those after them run again on the recorded results of the others. The
-// user's files and state are not touched.
-type verifier struct {
-	s       streams
-	f       *runFlags
-	st      *state.Store
-	run     *state.Run
-	prog    *compiler.Program
-	secrets map[string]string
-	red     *redactor
+// user's files and state are not touched. Close removes the copies.
+type FixChecker struct {
+	Store      *state.Store
+	Run        *state.Run
+	Prog       *compiler.Program
+	Secrets    map[string]string // as given to apply; the others from the environment
+	Redactor   *Redactor
+	Registries []string
+	GoEngine   string
+	Timeout    time.Duration
+	// Executors gives the executors the fixed steps run with; it is
+	// called once, when a fix first compiles, and its release is called by
+	// Close.
+	Executors func() (*blocks.Executors, func(), error)
 
+	mu      sync.Mutex
 	ex      *blocks.Executors
 	release func()
 	tmp     []string
 }
 
-func (v *verifier) close() {
-	if v.release != nil {
-		v.release()
+// Close releases the executors and removes the copies.
+func (c *FixChecker) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.release != nil {
+		c.release()
+		c.release = nil
 	}
-	for _, d := range v.tmp {
+	for _, d := range c.tmp {
 		os.RemoveAll(d)
 	}
+	c.tmp = nil
 }
 
-func (v *verifier) verify(ctx context.Context, fix *thinker.Fix) (*thinker.Verification, error) {
+// Check is ExplainOptions.Verify.
+func (c *FixChecker) Check(ctx context.Context, fix *Fix) (*Verification, error) {
 	tmp, err := os.MkdirTemp("", "flowctl-explain-")
 	if err != nil {
 		return nil, err
 	}
-	v.tmp = append(v.tmp, tmp)
+	c.mu.Lock()
+	c.tmp = append(c.tmp, tmp)
+	c.mu.Unlock()
 	dir := filepath.Join(tmp, "flow")
-	if err := copyFlowDir(v.prog.Dir, dir); err != nil {
+	if err := copyFlowDir(c.Prog.Dir, dir); err != nil {
 		return nil, fmt.Errorf("copying the flow's directory: %w", err)
 	}
 	for _, f := range fix.Files {
@@ -66,11 +81,10 @@ func (v *verifier) verify(ctx context.Context, fix *thinker.Fix) (*thinker.Verif
 			return nil, err
 		}
 	}
-	flowFile := filepath.Join(dir, filepath.Base(v.prog.Filename))
-	parser := lang.NewParser()
-	prog, diags := compiler.Compile(flowFile, compiler.Options{Parser: parser, RegistryDirs: v.f.registries})
+	flowFile := filepath.Join(dir, filepath.Base(c.Prog.Filename))
+	prog, diags := compiler.Compile(flowFile, compiler.Options{Parser: lang.NewParser(), RegistryDirs: c.Registries, GoEngine: c.GoEngine})
 	if diags.HasErrors() {
-		return &thinker.Verification{Phase: "compile", Problem: diagnosticsText(diags, dir)}, nil
+		return &Verification{Phase: "compile", Problem: diagnosticsText(diags, dir)}, nil
 	}
 
 	scratch, err := state.Open(filepath.Join(tmp, "state"))
@@ -78,69 +92,83 @@ func (v *verifier) verify(ctx context.Context, fix *thinker.Fix) (*thinker.Verif
 		return nil, err
 	}
 	defer scratch.Close()
-	steps, err := v.st.Steps(v.run.ID)
+	steps, err := c.Store.Steps(c.Run.ID)
 	if err != nil {
 		return nil, err
 	}
-	if err := copyRun(v.st, scratch, v.run, steps); err != nil {
-		return nil, fmt.Errorf("copying run %s: %w", v.run.ID, err)
+	if err := copyRun(c.Store, scratch, c.Run, steps); err != nil {
+		return nil, fmt.Errorf("copying run %s: %w", c.Run.ID, err)
 	}
-	if err := runtime.ResumeCheck(prog, v.run, steps); err != nil {
-		return &thinker.Verification{Phase: "run", Problem: strings.TrimSuffix(err.Error(), ".") +
+	if err := runtime.ResumeCheck(prog, c.Run, steps); err != nil {
+		return &Verification{Phase: "run", Problem: strings.TrimSuffix(err.Error(), ".") +
 			"; change only the failed steps, their blocks and what comes after them"}, nil
 	}
-	inputs, diags := runtime.ResumeInputs(prog, v.run, nil)
+	inputs, diags := runtime.ResumeInputs(prog, c.Run, nil)
 	if diags.HasErrors() {
-		return &thinker.Verification{Phase: "run", Problem: diagnosticsText(diags, dir)}, nil
+		return &Verification{Phase: "run", Problem: diagnosticsText(diags, dir)}, nil
 	}
-	if v.ex == nil {
-		if v.ex, v.release, err = v.f.runExecutors(v.s); err != nil {
-			return nil, err
-		}
+	ex, err := c.executors()
+	if err != nil {
+		return nil, err
 	}
 	res, err := runtime.Apply(ctx, prog, runtime.Options{
-		Inputs: inputs, Secrets: v.secrets, Namespace: v.run.Namespace, Store: scratch, Executors: v.ex,
-		RunID: v.run.ID, Resume: true, NoCache: true, Timeout: v.f.timeout,
+		Inputs: inputs, Secrets: c.Secrets, Namespace: c.Run.Namespace, Store: scratch, Executors: ex,
+		RunID: c.Run.ID, Resume: true, NoCache: true, Timeout: c.Timeout,
 	})
 	if err != nil {
 		return nil, err
 	}
 	if res.RunID == "" {
-		return &thinker.Verification{Phase: "run", Problem: diagnosticsText(res.Diagnostics, dir)}, nil
+		return &Verification{Phase: "run", Problem: diagnosticsText(res.Diagnostics, dir)}, nil
 	}
 	scratch.Flush()
-	after, err := scratch.Steps(v.run.ID)
+	after, err := scratch.Steps(c.Run.ID)
 	if err != nil {
 		return nil, err
 	}
-	ev := evidence(steps, after, string(res.Status))
-	raw, err := json.Marshal(ev)
+	raw, err := json.Marshal(fixEvidence(steps, after, string(res.Status)))
 	if err != nil {
 		return nil, err
 	}
 	if res.Status == runtime.StatusOK {
-		return &thinker.Verification{OK: true, Phase: "run", Evidence: raw}, nil
+		return &Verification{OK: true, Phase: "run", Evidence: raw}, nil
 	}
-	return &thinker.Verification{Phase: "run", Problem: v.red.text(stillFailing(after, res)), Evidence: raw}, nil
+	return &Verification{Phase: "run", Problem: c.Redactor.Text(stillFailing(after, res)), Evidence: raw}, nil
 }
 
-// fixEvidence is what a proposal of explain records: the steps that failed
+func (c *FixChecker) executors() (*blocks.Executors, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ex == nil {
+		if c.Executors == nil {
+			return nil, fmt.Errorf("no executors to run the fixed steps with")
+		}
+		ex, release, err := c.Executors()
+		if err != nil {
+			return nil, err
+		}
+		c.ex, c.release = ex, release
+	}
+	return c.ex, nil
+}
+
+// FixEvidence is what a proposal of explain records: the steps that failed
 // in the run and how they ended with the fix.
-type fixEvidence struct {
+type FixEvidence struct {
 	FailedBefore  []string `json:"failed_before"`
 	SucceededNow  []string `json:"succeeded_now"`
 	StillFailing  []string `json:"still_failing,omitempty"`
 	RunStatusWith string   `json:"run_status_with_fix"`
 }
 
-func evidence(before, after []*state.StepResult, status string) fixEvidence {
+func fixEvidence(before, after []*state.StepResult, status string) FixEvidence {
 	now := map[string]string{}
 	for _, sr := range after {
 		now[instanceName(sr)] = sr.Status
 	}
-	ev := fixEvidence{FailedBefore: []string{}, SucceededNow: []string{}, RunStatusWith: status}
+	ev := FixEvidence{FailedBefore: []string{}, SucceededNow: []string{}, RunStatusWith: status}
 	for _, sr := range before {
-		if sr.Status != "failed" && sr.Status != "cancelled" && sr.Status != "interrupted" {
+		if !failedStatus(sr.Status) {
 			continue
 		}
 		name := instanceName(sr)
@@ -225,7 +253,7 @@ func copyFlowDir(from, to string) error {
 		}
 		if d.IsDir() {
 			switch d.Name() {
-			case stateDirName, ".git", "node_modules":
+			case ".flowctl", ".git", "node_modules":
 				if rel != "." {
 					return filepath.SkipDir
 				}
