@@ -65,9 +65,9 @@ type junitSuite struct {
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
-	Time     float64     `xml:"-"`
 	Seconds  string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
+	time     float64     // the seconds of its cases, summed
 }
 
 type junitCase struct {
@@ -98,10 +98,13 @@ func (j *junitReport) suite(file string) *junitSuite {
 	return s
 }
 
-func (j *junitReport) add(file string, c junitCase) {
+// add adds c, a case of file that took d, to the file's suite.
+func (j *junitReport) add(file string, d time.Duration, c junitCase) {
 	s := j.suite(file)
+	c.Classname, c.Time = file, seconds(d)
+	s.time += d.Seconds()
 	s.Tests++
-	s.Seconds = fmt.Sprintf("%.3f", s.Time)
+	s.Seconds = fmt.Sprintf("%.3f", s.time)
 	switch {
 	case c.Failure != nil:
 		s.Failures++
@@ -116,25 +119,21 @@ func (j *junitReport) add(file string, c junitCase) {
 func (j *junitReport) Block(results []blocktest.Result) {
 	j.testView.Block(results)
 	for _, r := range results {
-		file := relPath(r.Range.Filename)
-		j.suite(file).Time += r.Duration.Seconds()
-		c := junitCase{Name: fmt.Sprintf("%s example %d", r.Block, r.Example), Classname: file, Time: seconds(r.Duration)}
+		c := junitCase{Name: fmt.Sprintf("%s example %d", r.Block, r.Example)}
 		switch r.Status {
 		case blocktest.StatusFailed:
 			c.Failure = &junitMessage{Message: r.Error, Text: r.Diff}
 		case blocktest.StatusSkipped:
 			c.Skipped = &junitMessage{Message: r.Error}
 		}
-		j.add(file, c)
+		j.add(relPath(r.Range.Filename), r.Duration, c)
 	}
 }
 
 func (j *junitReport) Tests(results []flowtest.Result, files map[string]*hcl.File) {
 	j.testView.Tests(results, files)
 	for _, r := range results {
-		file := relPath(r.Range.Filename)
-		j.suite(file).Time += r.Duration.Seconds()
-		c := junitCase{Name: r.Test, Classname: file, Time: seconds(r.Duration)}
+		c := junitCase{Name: r.Test}
 		if len(r.Failures) > 0 {
 			var b strings.Builder
 			writeHumanDiagnostics(&b, files, r.Failures)
@@ -145,7 +144,7 @@ func (j *junitReport) Tests(results []flowtest.Result, files map[string]*hcl.Fil
 				c.Failure = m
 			}
 		}
-		j.add(file, c)
+		j.add(relPath(r.Range.Filename), r.Duration, c)
 	}
 }
 
