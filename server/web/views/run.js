@@ -9,6 +9,7 @@ import { h, json, link, main, put, runDuration, say, status, when } from '../dom
 import { showToken } from '../token.js';
 import { dag, forEachHint } from './dag.js';
 import { renderDetail } from './detail.js';
+import { explainPanel } from './explain.js';
 import { criticalPath, StepStates } from './steps.js';
 import { renderTimeline } from './timeline.js';
 
@@ -32,10 +33,11 @@ export async function runPage(id) {
   const head = h('div');
   const detail = h('div', { class: 'panel', id: 'detail' }, h('p', { class: 'muted' }, 'Select a step to see its inputs, outputs, attempts and error.'));
   const approvals = h('div', { id: 'approvals' });
+  const explain = explainPanel(run.run_id || id);
   const outputs = h('div', { id: 'outputs' });
   const timeline = h('div', { id: 'timeline' });
   const hint = (flow.steps || []).some(st => st.for_each) ? h('p', { class: 'hint' }, forEachHint) : null;
-  put(main, head, approvals,
+  put(main, head, explain.panel, approvals,
     h('div', { class: 'layout' }, h('div', {}, h('div', { class: 'graph', id: 'graph' }, graph.svg), hint, outputs, timeline), detail));
 
   function renderHead() {
@@ -49,6 +51,7 @@ export async function runPage(id) {
           run.error.diagnostics.length > 1 ? h('ul', {}, run.error.diagnostics.map(d => h('li', {}, `${d.step ? d.step + ': ' : ''}${d.detail}`))) : null)] : null),
       live.includes(run.status) ?
         h('button', { class: 'danger', onclick: () => api(`${path}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } }).catch(() => {}) }, 'Cancel the run') : null);
+    explain.update(run);
   }
 
   function renderOutputs() {

@@ -1,0 +1,93 @@
+// The Explain action of a failed run's page: asks the server why the run
+// failed (POST /v1/runs/{id}/explain, with the server's model), shows the
+// diagnosis and the diff of the fix it checked and staged, and accepts or
+// rejects that proposal (POST /v1/proposals/{id}/accept|reject).
+
+import { api, Unauthorized } from '../api.js';
+import { h, put, say } from '../dom.js';
+import { showToken } from '../token.js';
+
+const explainable = ['failed', 'cancelled', 'interrupted'];
+
+const post = (path, body = {}) => api(path, {
+  method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+});
+
+// diffView is a unified diff, its added and removed lines marked.
+function diffView(diff) {
+  return h('pre', { class: 'diff', id: 'explain-diff' }, diff.split('\n').map(line => {
+    const cls = line.startsWith('+++') || line.startsWith('---') ? 'file'
+      : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : null;
+    return [cls ? h('span', { class: cls }, line) : line, '\n'];
+  }));
+}
+
+// explainPanel is the panel of a run: empty for a run that did not fail;
+// update(run) follows the run's status.
+export function explainPanel(runID) {
+  const panel = h('section', { id: 'explain', 'aria-label': 'Explain the failure' });
+  let shown = false, busy = false;
+  const fail = (x, out) => {
+    if (x instanceof Unauthorized) { showToken(); return; }
+    out.textContent = x.message;
+  };
+
+  function renderProposal(res, out) {
+    const p = res.proposal;
+    if (!p) {
+      out.append(h('p', { id: 'explain-nofix' }, res.no_fix_reason ? `No fix could be verified: ${res.no_fix_reason}` : 'No fix was asked for.'));
+      return;
+    }
+    const err = h('div', { class: 'error', role: 'alert' });
+    const state = h('p', { id: 'proposal-status' }, `Proposal ${p.id}: ${p.status}.`);
+    const decide = verb => async () => {
+      try {
+        const now = await post(`/v1/proposals/${encodeURIComponent(p.id)}/${verb}`);
+        state.textContent = `Proposal ${now.id}: ${now.status}.` + (now.status === 'accepted' ? ' Its files are written; start the flow again, or resume the run with flowctl apply --resume.' : '');
+        buttons.remove();
+        say(`Proposal ${now.status}`);
+      } catch (x) { fail(x, err); }
+    };
+    const buttons = h('div', { class: 'actions' },
+      h('button', { class: 'primary', id: 'proposal-accept', onclick: decide('accept') }, 'Accept'), ' ',
+      h('button', { class: 'danger', id: 'proposal-reject', onclick: decide('reject') }, 'Reject'));
+    const ev = p.evidence || {};
+    out.append(h('h3', {}, 'Proposed fix'),
+      h('p', { id: 'explain-summary' }, (res.checks.find(c => c.ok) || {}).summary || p.intent),
+      ev.succeeded_now && ev.succeeded_now.length ? h('p', { class: 'hint' }, `Checked: ${ev.succeeded_now.join(', ')} failed in the run and succeed with it.`) : null,
+      diffView(p.diff || ''), state, buttons, err);
+  }
+
+  async function explain(button, out) {
+    if (busy) return;
+    busy = true;
+    button.disabled = true;
+    put(out, h('p', { class: 'muted' }, 'Asking the model, and checking its fix on a copy of the run…'));
+    try {
+      const res = await post(`/v1/runs/${encodeURIComponent(runID)}/explain`);
+      const u = res.usage;
+      put(out, h('h3', {}, 'Diagnosis'), h('p', { id: 'explain-diagnosis' }, res.diagnosis),
+        h('p', { class: 'hint', id: 'explain-usage' }, `${u.calls} model call${u.calls === 1 ? '' : 's'}, ${u.prompt_tokens} prompt + ${u.completion_tokens} completion tokens.`));
+      renderProposal(res, out);
+      say('The run is explained');
+    } catch (x) {
+      put(out);
+      fail(x, out);
+      out.classList.add('error');
+    } finally {
+      busy = false;
+      button.disabled = false;
+    }
+  }
+
+  function update(run) {
+    if (shown || !explainable.includes(run.status) || !run.finished_at) return;
+    shown = true;
+    const out = h('div', { id: 'explain-result', role: 'status' });
+    const button = h('button', { id: 'explain-run', onclick: () => { out.classList.remove('error'); explain(button, out); } }, 'Explain');
+    put(panel, h('h2', {}, 'Why it failed'),
+      h('p', { class: 'hint' }, 'The model gets the flow, the failed steps’ errors, logs and blocks (secrets redacted); a fix it proposes is checked on a copy of the run before it is shown.'),
+      button, out);
+  }
+  return { panel, update };
+}
