@@ -7,10 +7,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks/sandbox/pyrun"
@@ -81,42 +83,122 @@ func confineForExec(l limits, program string) (missing []string, statusFD int, f
 	return missing, statusFD, filterHex(raw)
 }
 
-// confineForPython confines a worker that is to become the python runner:
-// the limits of confineForExec, and Landlock rules that let it execute
-// the interpreter (and its dynamic loader) and read its own installation,
-// the shared libraries it maps and the time zone database, and nothing
-// else. The memory limit, sized once the interpreter has started, and the
-// seccomp filter (which would refuse the exec) are left to the runner,
-// with what it needs.
-func confineForPython(l limits, w *pyrun.Worker) (missing []string, statFD int, filter string) {
-	if err := os.Chdir("/"); err != nil {
-		missing = append(missing, "a neutral working directory ("+err.Error()+")")
+// pythonConfinement is how a python worker confines itself: the pool
+// starts the interpreter directly (in a user and network namespace of its
+// own), and the runner, before it reads a request, sets the limits of
+// setLimits and the memory limit, enforces the Landlock ruleset (the file
+// returned, which the worker inherits) and installs the seccomp filter.
+// The ruleset lets it read its own installation, the shared libraries it
+// maps and the time zone database, and nothing else.
+func pythonConfinement(l limits, w *pyrun.Worker) (pyrun.RunnerConfig, *os.File, error) {
+	py.once.Do(func() {
+		exe := []string{w.Python}
+		if w.ELF != "" {
+			exe = append(exe, w.ELF)
+		}
+		py.ruleset, py.err = landlockRuleset(
+			pathRule{llsys.AccessFSExecute | llsys.AccessFSReadFile, exe, false},
+			pathRule{llsys.AccessFSExecute | llsys.AccessFSReadFile | llsys.AccessFSReadDir, w.Dirs, true},
+			pathRule{llsys.AccessFSExecute | llsys.AccessFSReadFile, w.Files, true},
+		)
+		if py.err != nil {
+			py.err = fmt.Errorf("cannot make the Landlock rules of a python worker: %w", py.err)
+			return
+		}
+		raw, err := seccompFilter(true)
+		if err != nil {
+			py.err = fmt.Errorf("cannot make the seccomp filter of a python worker: %w", err)
+			return
+		}
+		py.filter = filterHex(raw)
+	})
+	if py.err != nil {
+		return pyrun.RunnerConfig{}, nil, py.err
 	}
-	// /proc/self/stat, inherited by the interpreter: the runner reads its
-	// size and its number of threads there.
-	statFD, err := unix.Open("/proc/self/stat", unix.O_RDONLY, 0)
+	return pyrun.RunnerConfig{
+		Limits: rlimits(l), Memory: l.memory, MemoryResource: unix.RLIMIT_AS, CPU: l.cpu,
+		Landlock: rulesetFD, LandlockNr: unix.SYS_LANDLOCK_RESTRICT_SELF,
+		Seccomp: py.filter, SeccompNr: seccompNr, NoAudit: l.noAudit,
+	}, py.ruleset, nil
+}
+
+// py is what every python worker of the process is given: the Landlock
+// ruleset (the python workers' rules are the same for the process: they
+// depend on the interpreter only) and the seccomp filter, made once.
+var py struct {
+	once    sync.Once
+	ruleset *os.File
+	filter  string
+	err     error
+}
+
+// pathRule lets a process have access to each of paths (beneath it, for a
+// directory); a missing path is skipped when ignoreMissing.
+type pathRule struct {
+	access        uint64
+	paths         []string
+	ignoreMissing bool
+}
+
+// landlockRuleset makes a Landlock ruleset, for a worker to enforce on
+// itself, that denies every file system access but what rules allow, TCP
+// bind and connect, and signals and abstract sockets outside the worker,
+// as far as the kernel's Landlock supports: what restrictLandlock
+// enforces in the process itself (go-landlock's V11 configuration, best
+// effort), as a file.
+func landlockRuleset(rules ...pathRule) (*os.File, error) {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
+		if err == nil {
+			err = fmt.Errorf("ABI version %d", abi)
+		}
+		return nil, fmt.Errorf("not available on this kernel: %w", err)
+	}
+	// Each version's configuration handles all its rights.
+	cfg := []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
+		landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
+	c := cfg[min(abi, len(cfg))-1]
+	attr := llsys.RulesetAttr{
+		HandledAccessFS: uint64(c.HandledAccessFS), HandledAccessNet: uint64(c.HandledAccessNet), Scoped: uint64(c.Scoped),
+	}
+	fd, err := llsys.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
-		statFD = -1
+		return nil, fmt.Errorf("landlock_create_ruleset: %w", err)
 	}
-	missing = append(missing, setLimits(l)...)
-	exe := []string{w.Python}
-	if w.ELF != "" {
-		exe = append(exe, w.ELF)
+	f := os.NewFile(uintptr(fd), "landlock-ruleset")
+	for _, r := range rules {
+		for _, path := range r.paths {
+			if err := addPathRule(fd, path, r.access&attr.HandledAccessFS); err != nil {
+				if r.ignoreMissing && errors.Is(err, unix.ENOENT) {
+					continue
+				}
+				f.Close()
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
 	}
-	rules := []landlock.Rule{
-		landlock.PathAccess(llsys.AccessFSExecute|llsys.AccessFSReadFile, exe...),
-		landlock.RODirs(w.Dirs...).IgnoreIfMissing(),
-		landlock.ROFiles(w.Files...).IgnoreIfMissing(),
-	}
-	if err := restrictLandlock(rules...); err != nil {
-		missing = append(missing, "Landlock file system and network rules ("+err.Error()+")")
-	}
-	raw, err := seccompFilter(true)
+	return f, nil
+}
+
+// addPathRule adds a "path beneath" rule; a file (not a directory) gets
+// the rights that apply to files only.
+func addPathRule(ruleset int, path string, access uint64) error {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
-		missing = append(missing, "the seccomp system call filter ("+err.Error()+")")
-		return missing, statFD, ""
+		return err
 	}
-	return missing, statFD, filterHex(raw)
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		access &= llsys.AccessFSExecute | llsys.AccessFSWriteFile | llsys.AccessFSReadFile | llsys.AccessFSTruncate | llsys.AccessFSIoctlDev
+	}
+	if access == 0 {
+		return nil
+	}
+	return llsys.LandlockAddPathBeneathRule(ruleset, &llsys.PathBeneathAttr{ParentFd: fd, AllowedAccess: access}, 0)
 }
 
 // filterHex is the hex of a filter's struct sock_filter array, as a
@@ -152,22 +234,22 @@ func confinable(python bool) (missing []string) {
 // seccompNr is the number of the seccomp system call.
 const seccompNr = unix.SYS_SECCOMP
 
-// setLimits sets the worker's CPU, file size, core dump and open file
-// limits.
-func setLimits(l limits) (missing []string) {
+// rlimits are a worker's CPU, file size, core dump and open file limits.
+func rlimits(l limits) []pyrun.Limit {
 	cpu := uint64((l.cpu + time.Second - 1) / time.Second)
-	for _, r := range []struct {
-		res  int
-		max  uint64
-		name string
-	}{
-		{unix.RLIMIT_CPU, cpu, "the CPU time limit"},
-		{unix.RLIMIT_FSIZE, 0, "the file size limit"},
-		{unix.RLIMIT_CORE, 0, "the core dump limit"},
-		{unix.RLIMIT_NOFILE, maxOpenFiles, "the open file limit"},
-	} {
-		if err := setLimit(r.res, r.max); err != nil {
-			missing = append(missing, r.name+" ("+err.Error()+")")
+	return []pyrun.Limit{
+		{Resource: unix.RLIMIT_CPU, Max: cpu, Name: "the CPU time limit"},
+		{Resource: unix.RLIMIT_FSIZE, Max: 0, Name: "the file size limit"},
+		{Resource: unix.RLIMIT_CORE, Max: 0, Name: "the core dump limit"},
+		{Resource: unix.RLIMIT_NOFILE, Max: maxOpenFiles, Name: "the open file limit"},
+	}
+}
+
+// setLimits sets the limits of rlimits on the worker itself.
+func setLimits(l limits) (missing []string) {
+	for _, r := range rlimits(l) {
+		if err := setLimit(r.Resource, r.Max); err != nil {
+			missing = append(missing, r.Name+" ("+err.Error()+")")
 		}
 	}
 	return missing

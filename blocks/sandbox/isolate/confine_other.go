@@ -3,6 +3,8 @@
 package isolate
 
 import (
+	"errors"
+	"os"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks/sandbox/pyrun"
@@ -23,10 +25,10 @@ func confineForExec(l limits, program string) ([]string, int, string) {
 
 const seccompNr = 0
 
-// confineForPython has nothing to apply either; the interpreter runs as
-// it is.
-func confineForPython(l limits, w *pyrun.Worker) ([]string, int, string) {
-	return confine(l), -1, ""
+// pythonConfinement: there is nothing to confine a python worker with
+// here (the pool refuses to start one unless it runs unconfined).
+func pythonConfinement(l limits, w *pyrun.Worker) (pyrun.RunnerConfig, *os.File, error) {
+	return pyrun.RunnerConfig{}, nil, errors.New("python workers cannot be confined on this system")
 }
 
 // confinable: nothing confines a worker on this system.

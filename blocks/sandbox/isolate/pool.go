@@ -75,6 +75,10 @@ type Options struct {
 
 	// noAudit runs python workers without their audit hook (tests).
 	noAudit bool
+	// breakConfinement makes a python worker's confinement fail (tests):
+	// "landlock" gives it a file that is no Landlock ruleset, "rlimit" a
+	// limit that cannot be set.
+	breakConfinement string
 }
 
 func (o Options) withDefaults() (Options, error) {

@@ -45,7 +45,7 @@ type proc struct {
 func (p *Pool) spawn(program string) (*proc, error) {
 	ns := !p.noNS.Load()
 	w, hello, err := p.start(ns, program)
-	if err != nil && ns {
+	if err != nil && ns && errors.Is(err, errNotStarted) {
 		// The kernel (or its configuration) does not let unprivileged
 		// processes make namespaces: go on without them.
 		if w2, hello2, err2 := p.start(false, program); err2 == nil {
@@ -80,8 +80,20 @@ func (p *Pool) start(namespaces bool, program string) (*proc, message, error) {
 	// escapes, can double them.
 	l := limits{memory: p.opts.Memory, cpu: p.opts.CPU, maxStack: defaultStack, maxOutput: p.opts.MaxMessage / 2, exec: program}
 	p.workerLimits(&l, program)
-	args := append(append([]string{}, p.opts.Command[1:]...), l.args()...)
-	cmd := exec.Command(p.opts.Command[0], args...)
+	cmd := exec.Command(p.opts.Command[0], append(append([]string{}, p.opts.Command[1:]...), l.args()...)...)
+	files := []*os.File{reqR, repW} // fds 3 and 4
+	if l.python {
+		args, extra, err := p.pythonCommand(l, namespaces)
+		if err != nil {
+			reqR.Close()
+			reqW.Close()
+			repR.Close()
+			repW.Close()
+			return nil, message{}, err
+		}
+		cmd = &exec.Cmd{Path: args[0], Args: args}
+		files = append(files, extra...)
+	}
 	cmd.Env = []string{}
 	cmd.Dir = "/"
 	w := &proc{
@@ -90,15 +102,15 @@ func (p *Pool) start(namespaces bool, program string) (*proc, message, error) {
 		known: map[string]bool{}, wake: make(chan struct{}, 1), program: program,
 	}
 	cmd.Stderr = w.stderr
-	cmd.ExtraFiles = []*os.File{reqR, repW} // fds 3 and 4
-	cmd.SysProcAttr = sysProcAttr(namespaces)
+	cmd.ExtraFiles = files
+	cmd.SysProcAttr = sysProcAttr(namespaces && !l.python) // a python worker makes its own
 	err = cmd.Start()
 	reqR.Close()
 	repW.Close()
 	if err != nil {
 		reqW.Close()
 		repR.Close()
-		return nil, message{}, fmt.Errorf("cannot start a sandbox worker: %w", err)
+		return nil, message{}, fmt.Errorf("%w: %w", errNotStarted, err)
 	}
 	go func() {
 		cmd.Wait()
@@ -156,6 +168,8 @@ func (w *proc) next() (message, error) {
 }
 
 var (
+	// errNotStarted is a worker process that could not be started.
+	errNotStarted = errors.New("cannot start a sandbox worker")
 	// errTooLong is a message over the size cap.
 	errTooLong = errors.New("message too long")
 	// errUnexpected is a message out of turn.

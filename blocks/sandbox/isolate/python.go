@@ -1,7 +1,7 @@
 package isolate
 
 import (
-	"encoding/json"
+	"os"
 	"strings"
 	"sync"
 
@@ -17,10 +17,9 @@ const pythonProgram = "python:"
 
 // pythonState is what the pool knows of the interpreter, found once.
 type pythonState struct {
-	once   sync.Once
-	worker string   // a pyrun.Worker as JSON, for the workers' command line
-	code   []string // its Code, which takes arguments of its own
-	err    error
+	once sync.Once
+	w    *pyrun.Worker
+	err  error
 }
 
 // ready finds the interpreter and what its workers may read, once.
@@ -31,17 +30,43 @@ func (s *pythonState) ready() error {
 			s.err = err
 			return
 		}
-		w, err := interp.Worker()
-		if err != nil {
-			s.err = err
-			return
-		}
-		wire := *w
-		wire.Code = nil
-		b, err := json.Marshal(&wire)
-		s.worker, s.code, s.err = string(b), w.Code, err
+		s.w, s.err = interp.Worker()
 	})
 	return s.err
+}
+
+// rulesetFD is a confined python worker's file descriptor of the Landlock
+// ruleset it enforces on itself, after the protocol's pipes.
+const rulesetFD = replyFD + 1
+
+// pythonCommand is the command line of a python block's worker, and the
+// files it inherits after the protocol's pipes. The pool starts the
+// interpreter itself, with the runner: no sandbox worker comes first (the
+// flowctl binary's start-up would cost more than the interpreter's), and
+// the runner confines itself before it reads a request, refusing to run
+// when it cannot (see pythonConfinement), in namespaces of its own when
+// asked.
+func (p *Pool) pythonCommand(l limits, namespaces bool) (args []string, extra []*os.File, err error) {
+	w := p.python.w
+	cfg := pyrun.RunnerConfig{Memory: l.memory, CPU: l.cpu, Landlock: -1, Missing: unconfined, NoAudit: l.noAudit, Unconfined: true}
+	if !l.noConfine {
+		var ruleset *os.File
+		if cfg, ruleset, err = pythonConfinement(l, w); err != nil {
+			return nil, nil, err
+		}
+		extra = []*os.File{ruleset}
+		switch p.opts.breakConfinement {
+		case "landlock": // a file that is no ruleset
+			cfg.Landlock = requestFD
+		case "rlimit": // a resource there is none of
+			cfg.Limits = append(cfg.Limits, pyrun.Limit{Resource: 1 << 20, Max: 1, Name: "a limit that cannot be set"})
+		}
+	}
+	// The runner makes its namespaces itself (unshare): the pool's own
+	// would make it fork flowctl's whole address space rather than vfork,
+	// and wait for it to be given its user mapping, which takes longer.
+	cfg.Namespaces = namespaces && haveNamespaces
+	return w.Args(cfg), extra, nil
 }
 
 // confinable fails a python or compiled go block's call on a system where
@@ -62,10 +87,10 @@ func (p *Pool) confinable(def *lang.BlockDef, python bool) error {
 // or one that applies no confinement.
 func (p *Pool) workerLimits(l *limits, program string) {
 	if strings.HasPrefix(program, pythonProgram) {
-		l.python, l.pyCode, l.exec = p.python.worker, p.python.code, ""
+		l.python, l.exec = true, ""
 		l.noAudit = p.opts.noAudit
 	}
-	l.noConfine = p.opts.Unconfined && len(confinable(l.python != "")) > 0
+	l.noConfine = p.opts.Unconfined && len(confinable(l.python)) > 0
 }
 
 // pythonResult turns a python worker's reply into the call's result.
@@ -79,6 +104,8 @@ func pythonResult(c *pcall, m *message) (*blocks.Result, error) {
 // printed and how it ended, or "" when nothing says.
 func pythonDeath(stderr, signal string) string {
 	switch {
+	case strings.HasPrefix(stderr, "refused to run: "):
+		return firstLine(stderr) // it could not confine itself
 	case strings.Contains(stderr, "MemoryError") || strings.Contains(stderr, "Cannot allocate memory"):
 		return "exceeded its memory limit"
 	case strings.Contains(stderr, "Cannot recover from stack overflow") || signal == "SIGSEGV" ||

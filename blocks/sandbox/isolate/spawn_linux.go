@@ -19,3 +19,6 @@ func sysProcAttr(namespaces bool) *syscall.SysProcAttr {
 	}
 	return a
 }
+
+// haveNamespaces: the system has user and network namespaces.
+const haveNamespaces = true

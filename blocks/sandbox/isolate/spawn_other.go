@@ -9,3 +9,6 @@ import "syscall"
 func sysProcAttr(namespaces bool) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+// haveNamespaces: the system has user and network namespaces.
+const haveNamespaces = false

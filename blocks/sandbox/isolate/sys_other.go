@@ -21,3 +21,6 @@ func isPipe(fd int) bool { return false }
 func execProgram(path string, args []string) error { return errors.New("not available on this system") }
 
 func sysProcAttr(namespaces bool) *syscall.SysProcAttr { return nil }
+
+// haveNamespaces: the system has user and network namespaces.
+const haveNamespaces = false

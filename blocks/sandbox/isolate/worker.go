@@ -16,7 +16,6 @@ import (
 	"github.com/flowctl/flowctl/blocks/sandbox/gobuild"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
-	"github.com/flowctl/flowctl/blocks/sandbox/pyrun"
 	"github.com/flowctl/flowctl/lang"
 
 	_ "time/tzdata" // time zones without reading the file system
@@ -31,12 +30,10 @@ type limits struct {
 	// exec is the program of a compiled go block: the worker confines
 	// itself and becomes that program, which speaks the protocol.
 	exec string
-	// python, when set, is a pyrun.Worker as JSON: the worker confines
-	// itself and becomes the python runner, which speaks the protocol.
-	python string
-	// pyCode is the python runner's compiled code (pyrun.Worker.Code),
-	// the arguments after the flags.
-	pyCode []string
+	// python: the worker is a python block's, the interpreter started
+	// directly with the runner of package pyrun (which confines itself),
+	// not a sandbox worker.
+	python bool
 	// noConfine: the worker applies no confinement (the pool runs
 	// python and compiled go blocks unconfined, --unconfined).
 	noConfine bool
@@ -46,16 +43,14 @@ type limits struct {
 }
 
 func (l limits) args() []string {
-	return append([]string{
+	return []string{
 		fmt.Sprintf("-memory=%d", l.memory),
 		fmt.Sprintf("-cpu=%s", l.cpu),
 		fmt.Sprintf("-stack=%d", l.maxStack),
 		fmt.Sprintf("-output=%d", l.maxOutput),
 		"-exec=" + l.exec,
-		"-python=" + l.python,
 		fmt.Sprintf("-noconfine=%t", l.noConfine),
-		fmt.Sprintf("-noaudit=%t", l.noAudit),
-	}, l.pyCode...)
+	}
 }
 
 // Main runs a sandbox worker: args are the arguments after [WorkerArg]. It
@@ -69,22 +64,16 @@ func Main(args []string) int {
 	fs.IntVar(&l.maxStack, "stack", defaultStack, "")
 	fs.IntVar(&l.maxOutput, "output", DefaultMaxMessage/2, "")
 	fs.StringVar(&l.exec, "exec", "", "")
-	fs.StringVar(&l.python, "python", "", "")
 	fs.BoolVar(&l.noConfine, "noconfine", false, "")
-	fs.BoolVar(&l.noAudit, "noaudit", false, "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	l.pyCode = fs.Args()
 	if !isPipe(requestFD) || !isPipe(replyFD) {
 		fmt.Fprintln(os.Stderr, "flowctl: the sandbox worker mode is for flowctl's own use")
 		return 2
 	}
 	if l.exec != "" {
 		return becomeProgram(l)
-	}
-	if l.python != "" {
-		return becomePython(l)
 	}
 	in := os.NewFile(requestFD, "requests")
 	out := os.NewFile(replyFD, "replies")
@@ -255,30 +244,5 @@ func becomeProgram(l limits) int {
 	}
 	err := execProgram(l.exec, args)
 	fmt.Fprintln(os.Stderr, "flowctl sandbox worker: cannot run the compiled block's program:", err)
-	return 1
-}
-
-// becomePython confines the worker and executes the python runner in its
-// place (package pyrun), with the same protocol pipes; it returns only
-// when that fails. The runner sets its memory limit and installs the
-// seccomp filter itself once the interpreter has started, as a compiled
-// block's program does.
-func becomePython(l limits) int {
-	var pw pyrun.Worker
-	if err := json.Unmarshal([]byte(l.python), &pw); err != nil || pw.Python == "" {
-		fmt.Fprintln(os.Stderr, "flowctl sandbox worker: unreadable python worker description")
-		return 2
-	}
-	pw.Code = l.pyCode
-	missing, statFD, filter := unconfined, -1, ""
-	if !l.noConfine {
-		missing, statFD, filter = confineForPython(l, &pw)
-	}
-	args := pw.Args(pyrun.RunnerConfig{
-		Memory: l.memory, CPU: l.cpu, StatFD: statFD, Seccomp: filter, SeccompNr: seccompNr,
-		Missing: missing, NoAudit: l.noAudit, Unconfined: l.noConfine,
-	})
-	err := execProgram(pw.Python, args)
-	fmt.Fprintln(os.Stderr, "flowctl sandbox worker: cannot start python:", err)
 	return 1
 }

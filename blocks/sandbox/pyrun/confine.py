@@ -1,15 +1,22 @@
 # flowctl's python block runner, part 1 of 2: the confinement. Package
-# pyrun embeds confine.py and runner.py; a sandbox worker becomes
-# `python3 -I -S -B -c CONFINE+RUNNER CONFIG` once it has confined itself.
+# pyrun embeds confine.py and runner.py; the pool starts
+# `python3 -I -S -B -c CONFINE+RUNNER CONFIG` directly, with an empty
+# environment.
 #
-# Before the runner reads a request, this part sets the memory limit,
-# installs the seccomp filter it was given (no process creation, no
-# execve, no sockets but a pair for asyncio, no file opened for writing),
-# an audit hook that refuses what blocks may not do with a clear error,
-# and defines the import guard. runner.py then speaks the worker protocol.
+# Before the runner reads a request, this part confines the process: a
+# user and network namespace of its own (unshare), its resource limits,
+# no_new_privs, the Landlock ruleset the pool built and passed as a file
+# descriptor (reads of the interpreter's installation only), the memory
+# limit and the seccomp filter it was given (no process
+# creation, no execve, no sockets but a pair for asyncio, no file opened
+# for writing). When any of it fails the runner refuses to run: it says
+# why on standard error and exits before its hello. Then come an audit
+# hook that refuses what blocks may not do with a clear error, and the
+# import guard. runner.py then speaks the worker protocol.
 # The runner imports only what the interpreter starts with, or nearly: JSON
 # through _json (json itself imports re and enum, which would double the
-# interpreter's start-up), signals through _signal.
+# interpreter's start-up), signals through _signal, C functions through
+# ctypes (dropped once the confinement is in place).
 import _json
 import _signal
 import os
@@ -67,7 +74,16 @@ _FILE = "<block>"  # the file name of every block's code object
 _write, _read, _monotonic = os.write, os.read, time.monotonic
 
 
-_statfd = _cfg.get("statfd", -1)  # /proc/self/stat, opened before exec
+def _open_stat():
+    try:
+        return os.open("/proc/self/stat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return -1
+
+
+# /proc/self/stat, opened before Landlock closes /proc: the runner reads
+# its size and its number of threads there.
+_statfd = _open_stat()
 
 
 def _stat(field):
@@ -76,51 +92,93 @@ def _stat(field):
     return int(b[b.rfind(b")") + 2:].split(b" ", field - 2)[field - 3])
 
 
-def _limit_memory():
+def _namespaces(ctypes, libc):
+    """Moves the process into a user namespace of its own, which maps only
+    its own user and group (and denies setgroups), and a network namespace
+    of its own, which has no interface but loopback."""
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(ctypes.c_int(0x10000000 | 0x40000000)) != 0:  # CLONE_NEWUSER | CLONE_NEWNET
+        n = ctypes.get_errno()
+        raise OSError(n, os.strerror(n))
+    for name, text in (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)), ("gid_map", "%d %d 1" % (gid, gid))):
+        fd = os.open("/proc/self/" + name, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
+
+def _confine(ctypes, libc):
+    """Confines the process; raises OSError naming the layer that failed."""
+    landlock, nr, seccomp = _cfg.get("landlock", -1), _cfg.get("seccomp_nr", 0), _cfg.get("seccomp")
+    if landlock < 0:
+        raise OSError(0, "Landlock: no ruleset was given")
+    if not seccomp:
+        raise OSError(0, "the seccomp system call filter: none was given")
     if _statfd < 0:
-        return "no /proc/self/stat"
-    import resource
-    n = _stat(23) + int(_cfg["memory"])  # vsize: the address space's size now
-    resource.setrlimit(resource.RLIMIT_AS, (n, n))
-    return None
+        raise OSError(0, "the memory limit: /proc/self/stat cannot be read")
+    ul = ctypes.c_ulong
 
+    def check(ok, what):
+        if not ok:
+            n = ctypes.get_errno()
+            raise OSError(n, "%s: %s" % (what, os.strerror(n)))
 
-def _install_seccomp(hexfilter, nr):
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    filt = bytes.fromhex(hexfilter)
+    class Rlimit(ctypes.Structure):
+        _fields_ = [("cur", ctypes.c_uint64), ("max", ctypes.c_uint64)]
+
+    def limit(res, n, name):
+        check(libc.setrlimit(ctypes.c_int(res), ctypes.byref(Rlimit(n, n))) == 0, name)
+
+    for res, n, name in _cfg.get("limits") or ():
+        limit(res, n, name)
+    # Two malloc arenas, not eight per processor: each reserves 64 MiB of
+    # the address space the memory limit bounds, and threads would run out.
+    libc.mallopt(ctypes.c_int(-8), ctypes.c_int(2))  # M_ARENA_MAX
+    check(libc.prctl(ctypes.c_int(38), ul(1), ul(0), ul(0), ul(0)) == 0, "no_new_privs")  # PR_SET_NO_NEW_PRIVS
+    # landlock_restrict_self(ruleset_fd, 0): the process (one thread yet)
+    # and whatever it starts keep to the ruleset's rules.
+    check(libc.syscall(ctypes.c_long(_cfg["landlock_nr"]), ctypes.c_int(landlock), ctypes.c_uint(0)) == 0,
+          "Landlock")
+    os.close(landlock)
+    limit(_cfg["memory_res"], _stat(23) + int(_cfg["memory"]), "the memory limit")  # vsize: the size now
+    filt = bytes.fromhex(seccomp)
     buf = ctypes.create_string_buffer(filt, len(filt))
 
     class Fprog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
     prog = Fprog(len(filt) // 8, ctypes.addressof(buf))
-    ul = ctypes.c_ulong
-    # Two malloc arenas, not eight per processor: each reserves 64 MiB of
-    # the address space the memory limit bounds, and threads would run out.
-    libc.mallopt(ctypes.c_int(-8), ctypes.c_int(2))  # M_ARENA_MAX
-    if libc.prctl(ctypes.c_int(38), ul(1), ul(0), ul(0), ul(0)) != 0:  # PR_SET_NO_NEW_PRIVS
-        raise OSError(ctypes.get_errno(), "no_new_privs: " + os.strerror(ctypes.get_errno()))
     # seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog)
-    if libc.syscall(ctypes.c_long(nr), ul(1), ul(1), ctypes.byref(prog)) != 0:
-        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    check(libc.syscall(ctypes.c_long(nr), ul(1), ul(1), ctypes.byref(prog)) == 0,
+          "the seccomp system call filter")
+
+
+def _setup():
+    """The namespaces and the confinement the configuration asks for; a
+    worker that cannot confine itself refuses to run."""
+    confine = _cfg.get("confine", True)  # not when the worker runs unconfined
+    if not (confine or _cfg.get("namespaces")):
+        return
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        if _cfg.get("namespaces"):
+            try:
+                _namespaces(ctypes, libc)
+            except OSError as e:  # the kernel lets no unprivileged process make them
+                _missing.append("a user and network namespace (%s)" % (e.strerror or e))
+        if confine:
+            _confine(ctypes, libc)
+    except BaseException as e:  # never run a block unconfined
+        why = e.strerror if isinstance(e, OSError) and e.strerror else repr(e)
+        os.write(2, ("refused to run: the python worker could not confine itself (%s)\n" % why).encode())
+        os._exit(1)
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith("ctypes.")]:
         del sys.modules[name]
 
 
-_why = None
-if _cfg.get("confine", True):  # not when the worker runs unconfined
-    try:
-        _why = _limit_memory()
-    except (OSError, ValueError, ImportError) as e:
-        _why = str(e)
-if _why:
-    _missing.append("the memory limit (%s)" % _why)
-if _cfg.get("seccomp"):
-    try:
-        _install_seccomp(_cfg["seccomp"], _cfg["seccomp_nr"])
-    except (OSError, ValueError, ImportError, AttributeError) as e:
-        _missing.append("the seccomp system call filter (%s)" % e)
+_setup()
 
 # What a block may import: the allowlist of package pyrun, passed in.
 _MODULES = frozenset(_cfg["modules"])

@@ -238,13 +238,11 @@ func TestWorkerCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(w.Code) == 0 || len(w.Files) == 0 || len(w.Dirs) == 0 {
-		t.Fatalf("worker without code, files or directories: %d %d %d", len(w.Code), len(w.Files), len(w.Dirs))
+	if w.Code == "" || len(w.Files) == 0 || len(w.Dirs) == 0 {
+		t.Fatalf("worker without code, files or directories: %q %d %d", w.Code, len(w.Files), len(w.Dirs))
 	}
-	for _, p := range w.Code {
-		if len(p) > codePiece {
-			t.Errorf("a piece of code of %d characters", len(p))
-		}
+	if args := w.Args(RunnerConfig{}); args[len(args)-1] != w.Code {
+		t.Errorf("the command line does not end with the code's file: %q", args[len(args)-1])
 	}
 	path := workerCachePath(interp)
 	got := loadWorker(path)
@@ -255,6 +253,15 @@ func TestWorkerCache(t *testing.T) {
 	b2, _ := json.Marshal(w)
 	if string(b1) != string(b2) {
 		t.Fatalf("kept %s\nwant %s", b1, b2)
+	}
+	code, _ := os.ReadFile(w.Code)
+	os.WriteFile(w.Code, append(code, 0), 0o644)
+	if loadWorker(path) != nil {
+		t.Fatal("a description whose code file changed was used")
+	}
+	os.WriteFile(w.Code, code, 0o644)
+	if loadWorker(path) == nil {
+		t.Fatal("the description was not used again")
 	}
 	got.Files = append(got.Files, filepath.Join(t.TempDir(), "gone.so"))
 	saveWorker(path, got)

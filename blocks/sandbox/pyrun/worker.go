@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -20,24 +21,24 @@ var (
 	runnerSource string
 )
 
-// Worker is what a sandbox worker needs to become a python worker: the
-// interpreter, what it may read (Landlock's rules and the audit hook's),
-// and the runner compiled by that interpreter. It travels from flowctl to
-// the worker as JSON, but for Code, which takes arguments of its own.
+// Worker is what a python worker needs: the interpreter, what it may read
+// (Landlock's rules and the audit hook's), and the runner compiled by that
+// interpreter.
 type Worker struct {
 	Python string   `json:"python"`
 	ELF    string   `json:"elf,omitempty"`
 	Dirs   []string `json:"dirs"`
 	Files  []string `json:"files,omitempty"`
-	// Code is the runner's code object, marshalled, in hex, in pieces of at
-	// most codePiece characters (a command line argument is at most 128
-	// KiB): the interpreter loads it in a millisecond, where compiling the
-	// runner's source takes it several. Nil: the worker compiles the source.
-	Code []string `json:"code,omitempty"`
+	// Code is the file of the runner's code object, marshalled, beside
+	// the cached description: the interpreter loads it in a millisecond,
+	// where compiling the runner's source takes it several (and passing
+	// the code on the command line costs more still: the interpreter
+	// decodes its arguments character by character). "": the worker
+	// compiles the source.
+	Code string `json:"code,omitempty"`
+	// CodeHash is the SHA-256 of Code's content, in hex.
+	CodeHash string `json:"code_hash,omitempty"`
 }
-
-// codePiece is the size of a piece of Worker.Code.
-const codePiece = 64 << 10
 
 var workerOnce struct {
 	sync.Once
@@ -64,13 +65,21 @@ func (i *Interpreter) Worker() (*Worker, error) {
 			workerOnce.err = err
 			return
 		}
-		code, err := compileRunner()
-		if err != nil {
-			workerOnce.err = err
-			return
+		w := &Worker{Python: i.Path, ELF: i.ELF, Dirs: dirs, Files: files}
+		if cache != "" {
+			code, err := compileRunner()
+			if err != nil {
+				workerOnce.err = err
+				return
+			}
+			path := strings.TrimSuffix(cache, ".json") + ".code"
+			if writeFile(path, code) == nil {
+				sum := sha256.Sum256(code)
+				w.Code, w.CodeHash = path, hex.EncodeToString(sum[:])
+			}
 		}
-		workerOnce.w = &Worker{Python: i.Path, ELF: i.ELF, Dirs: dirs, Files: files, Code: code}
-		saveWorker(cache, workerOnce.w)
+		workerOnce.w = w
+		saveWorker(cache, w)
 	})
 	return workerOnce.w, workerOnce.err
 }
@@ -108,6 +117,13 @@ func loadWorker(path string) *Worker {
 			return nil
 		}
 	}
+	if w.Code != "" {
+		code, err := os.ReadFile(w.Code)
+		sum := sha256.Sum256(code)
+		if err != nil || hex.EncodeToString(sum[:]) != w.CodeHash {
+			return nil
+		}
+	}
 	return &w
 }
 
@@ -117,13 +133,19 @@ func saveWorker(path string, w *Worker) {
 	if path == "" {
 		return
 	}
-	b, err := json.Marshal(w)
-	if err != nil || os.MkdirAll(filepath.Dir(path), 0o755) != nil {
-		return
+	if b, err := json.Marshal(w); err == nil {
+		writeFile(path, b)
+	}
+}
+
+// writeFile writes a file of the cache whole, or not at all.
+func writeFile(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".worker-*")
 	if err != nil {
-		return
+		return err
 	}
 	_, err = tmp.Write(b)
 	if err2 := tmp.Close(); err == nil && err2 == nil {
@@ -132,11 +154,12 @@ func saveWorker(path string, w *Worker) {
 	if err != nil {
 		os.Remove(tmp.Name())
 	}
+	return err
 }
 
 // compileRunner has the interpreter compile the runner (the helper's
-// compile), and returns the marshalled code object in pieces.
-func compileRunner() ([]string, error) {
+// compile), and returns the marshalled code object.
+func compileRunner() ([]byte, error) {
 	var reply struct {
 		Code  string `json:"code"`
 		Error string `json:"error"`
@@ -147,22 +170,36 @@ func compileRunner() ([]string, error) {
 	if reply.Error != "" || reply.Code == "" {
 		return nil, fmt.Errorf("python did not compile flowctl's runner: %s", reply.Error)
 	}
-	var pieces []string
-	for c := reply.Code; c != ""; {
-		n := min(len(c), codePiece)
-		pieces, c = append(pieces, c[:n]), c[n:]
-	}
-	return pieces, nil
+	return hex.DecodeString(reply.Code)
 }
 
-// RunnerConfig is how the runner confines itself and what it allows.
+// RunnerConfig is how the runner confines itself and what it allows. The
+// pool starts the interpreter directly; the runner confines itself before
+// it reads a request, and refuses to run (it exits, saying why) when any
+// of it fails but the namespaces (as a sandbox worker goes on without
+// them where the kernel refuses them).
 type RunnerConfig struct {
-	Memory    int64         // bytes it may grow by after start-up (RLIMIT_AS)
-	CPU       time.Duration // CPU time over its life: it asks to be replaced after half
-	StatFD    int           // /proc/self/stat, opened before exec; -1 for none
-	Seccomp   string        // the filter to install, hex of struct sock_filter; "" for none
-	SeccompNr int           // the number of the seccomp system call
-	Missing   []string      // confinement layers the worker went without
+	// Limits are resource limits to set (soft and hard): RLIMIT_CPU,
+	// RLIMIT_FSIZE, RLIMIT_CORE, RLIMIT_NOFILE.
+	Limits []Limit
+	// Memory is how many bytes the address space may grow by after
+	// start-up: the runner sets resource MemoryResource (RLIMIT_AS) to its
+	// size then plus Memory.
+	Memory         int64
+	MemoryResource int
+	CPU            time.Duration // CPU time over its life: it asks to be replaced after half
+	// Namespaces: the runner moves itself into a user namespace (mapping
+	// only its own user and group) and a network namespace of its own;
+	// where the kernel refuses, it says so in Missing of its hello.
+	Namespaces bool
+	// Landlock is the file descriptor of a Landlock ruleset the runner
+	// enforces on itself (landlock_restrict_self, system call LandlockNr),
+	// -1 for none.
+	Landlock   int
+	LandlockNr int
+	Seccomp    string   // the filter to install, hex of struct sock_filter; "" for none
+	SeccompNr  int      // the number of the seccomp system call
+	Missing    []string // confinement layers the worker goes without
 	// NoAudit leaves out the audit hook, so that a test sees the
 	// operating system's confinement alone.
 	NoAudit bool
@@ -171,22 +208,39 @@ type RunnerConfig struct {
 	Unconfined bool
 }
 
+// Limit is a resource limit: the resource's number (RLIMIT_*), its value,
+// and its name for messages.
+type Limit struct {
+	Resource int
+	Max      uint64
+	Name     string
+}
+
 // MaxLogBytes is how much of what a call prints reaches its log; the rest
 // is dropped after a "[log truncated]" line.
 const MaxLogBytes = 64 << 10
 
-// loadRunner runs the runner from its compiled code, the arguments after
-// the configuration (marshal is built into the interpreter).
-const loadRunner = "import marshal, sys; exec(marshal.loads(bytes.fromhex(''.join(sys.argv[2:]))))"
+// loadRunner runs the runner from its compiled code, the file after the
+// configuration (marshal is built into the interpreter, and io is loaded
+// at its start).
+const loadRunner = "import marshal, sys; exec(marshal.loads(open(sys.argv[2], 'rb').read()))"
 
 // Args is the command line of a python worker: the interpreter in
 // isolated mode (-I: no environment variables, no user site; -S: no site
 // module; -B: no bytecode written) running the runner.
 func (w *Worker) Args(c RunnerConfig) []string {
+	limits := make([][]any, len(c.Limits))
+	for i, l := range c.Limits {
+		limits[i] = []any{l.Resource, l.Max, l.Name}
+	}
 	cfg := map[string]any{
+		"limits":        limits,
 		"memory":        c.Memory,
+		"memory_res":    c.MemoryResource,
 		"cpu":           c.CPU.Seconds(),
-		"statfd":        c.StatFD,
+		"namespaces":    c.Namespaces,
+		"landlock":      c.Landlock,
+		"landlock_nr":   c.LandlockNr,
 		"seccomp":       c.Seccomp,
 		"seccomp_nr":    c.SeccompNr,
 		"missing":       c.Missing,
@@ -201,8 +255,8 @@ func (w *Worker) Args(c RunnerConfig) []string {
 		"max_log":       MaxLogBytes,
 	}
 	b, _ := json.Marshal(cfg)
-	if len(w.Code) == 0 {
+	if w.Code == "" {
 		return []string{w.Python, "-I", "-S", "-B", "-c", confineSource + runnerSource, string(b)}
 	}
-	return append([]string{w.Python, "-I", "-S", "-B", "-c", loadRunner, string(b)}, w.Code...)
+	return []string{w.Python, "-I", "-S", "-B", "-c", loadRunner, string(b), w.Code}
 }
