@@ -2,8 +2,8 @@
 // processes, so that code which exhausts memory, overflows the stack,
 // spins in a native call or crashes takes down a worker, not flowctl.
 //
-// A worker is the flowctl binary re-executed with [WorkerArg] as its first
-// argument; its main function calls [Main]. It starts with an empty
+// A worker of go and js blocks is the flowctl binary re-executed with
+// [WorkerArg] as its first argument; its main function calls [Main]. It starts with an empty
 // environment, confines itself before it reads a request (resource limits,
 // Landlock, a seccomp filter; a new user and network namespace is set up
 // when it is spawned), and then serves one call at a time: the parent
@@ -18,9 +18,13 @@
 // group. A worker is replaced after a timeout, a crash, an oversized
 // message or a given number of calls.
 //
-// A compiled go block's worker, and a python block's, confines itself and
-// then executes the block's program, or the python interpreter with the
-// runner of package pyrun, which speak the same protocol; each such block
+// A compiled go block's worker confines itself and then executes the
+// block's program, which speaks the same protocol. A python block's worker
+// is not the flowctl binary: the pool starts the interpreter itself with
+// the runner of package pyrun, which makes its own namespaces, sets the
+// limits, enforces the Landlock ruleset the pool builds once per process
+// and passes it (file descriptor 5) and installs the seccomp filter before
+// it reads a request, and refuses to run when it cannot. Each such block
 // has workers of its own. They need the operating system's confinement:
 // where there is none (see Unconfinable), the pool refuses them unless
 // Options.Unconfined.

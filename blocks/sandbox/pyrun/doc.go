@@ -18,11 +18,12 @@
 // interpreter, each python block is an error at its runtime argument
 // (NotFoundSummary), which validate makes a warning.
 //
-// What enters, for a run: isolate's worker, once it has confined itself,
-// executes the interpreter with the command line Worker.Args makes: -I -S
-// -B and the runner (confine.py and runner.py, embedded), with a
-// RunnerConfig. The runner sets its memory limit, installs the seccomp
-// filter it is given, an audit hook and the import guard, then speaks the
+// What enters, for a run: isolate's pool starts the interpreter with the
+// command line Worker.Args makes: -I -S -B and the runner (confine.py and
+// runner.py, embedded; compiled once and kept in the cache), with a
+// RunnerConfig. The runner confines itself (namespaces, resource limits,
+// the Landlock ruleset it is passed, the seccomp filter it is given) or
+// refuses to run, adds an audit hook and the import guard, then speaks the
 // worker protocol: each request's inputs arrive as JSON (numbers that are
 // integral as int), each call runs the block's code (compiled once, with
 // its lines at the lines of the flow file) in fresh globals and calls
