@@ -5,9 +5,10 @@
 //   - discovery: what a flowctl process pays once before its first python
 //     call (finding the interpreter, and the files its workers may read);
 //
-//   - start-up: a first call on a new pool (a worker spawned, confined,
-//     the interpreter and the runner started, one trivial call), beside
-//     `python3 -I -S -c pass`; target 60 ms;
+//   - start-up: a first call on a new pool (the interpreter and the
+//     runner started, the worker confined, one trivial call), beside
+//     `python3 -I -S -c pass`; target 60 ms; and beside a js block's first
+//     call (the flowctl binary started as a sandbox worker);
 //
 //   - compute: recursive fib(27) in a python block on a new pool (worker
 //     start included), beside `python3 -I -S -c` of the same code (its
@@ -17,7 +18,7 @@
 //     the isolated pool as apply runs it, with a new pool (worker start
 //     included) and a warm one; target 5,000 calls/s.
 //
-// The program is its own sandbox worker, as flowctl is.
+// The program is its own sandbox worker (for the js block), as flowctl is.
 //
 //	go run ./bench/python [-runs 5]
 package main
@@ -68,7 +69,7 @@ func main() {
 	js := median(func() time.Duration { return firstCall(jsBlock) })
 	fmt.Printf("start-up, first call on a new pool:    %6.1f ms  (python3 -I -S -c pass: %.1f ms; %.2f×; target 60 ms)\n",
 		ms(first), ms(plainStart), float64(first)/float64(plainStart))
-	fmt.Printf("  of which the sandbox worker alone:   %6.1f ms  (a js block's first call on a new pool)\n", ms(js))
+	fmt.Printf("  beside: a js block's first call:     %6.1f ms  (the flowctl sandbox worker, which a python worker no longer starts through)\n", ms(js))
 
 	plainFib := median(func() time.Duration { return plain(interp.Path, fibCode+"fib(27)") })
 	blockFib := median(func() time.Duration { return firstCall(pyBlock("return {\"out\": fib(27)}", fibCode)) })
