@@ -24,7 +24,8 @@ type Pattern struct {
 	FlowFile string // relative to the project's directory
 	Source   string
 	Blocks   []PatternBlock
-	// Origin is what recorded it: "think", "edit" or "explain".
+	// Origin is what recorded it: PatternThink, PatternEdit or
+	// PatternExplain.
 	Origin  string
 	Created time.Time
 	Updated time.Time // when it was last recorded; "since" counts from here
@@ -38,6 +39,14 @@ type Pattern struct {
 	RunsOK, RunsFailed int
 }
 
+// The origins of a pattern: think wrote its flow, or a proposal of think
+// --edit or of explain (a fix of a failed run) was accepted.
+const (
+	PatternThink   = "think"
+	PatternEdit    = "edit"
+	PatternExplain = "explain"
+)
+
 // PatternBlock is a block file a pattern's flow uses: its path relative to
 // the project's directory and its source.
 type PatternBlock struct {
@@ -45,13 +54,6 @@ type PatternBlock struct {
 	Path   string `json:"path"`
 	Source string `json:"source"`
 }
-
-// Origins of patterns.
-const (
-	PatternThink   = "think"
-	PatternEdit    = "edit"
-	PatternExplain = "explain"
-)
 
 // ErrPatternNotFound is wrapped by the error of an ID or name that names no
 // pattern.
