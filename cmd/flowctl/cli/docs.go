@@ -88,19 +88,26 @@ type docsJSON struct {
 	Blocks []blockDocJSON `json:"blocks"`
 }
 
+// flowDocJSON is a flow's documentation. Its paths (File, a block's
+// DefinedIn, a test's File) are relative to the directory of --out, else
+// to the working directory.
 type flowDocJSON struct {
-	Name        string          `json:"name"`
-	File        string          `json:"file"`
-	Description string          `json:"description,omitempty"`
-	Inputs      []fieldDocJSON  `json:"inputs"`
-	Outputs     []fieldDocJSON  `json:"outputs"`
-	Secrets     []secretDocJSON `json:"secrets"`
-	Blocks      []usedBlockJSON `json:"blocks"`
-	Schedules   []scheduleJSON  `json:"schedules"`
-	Approvals   []approvalJSON  `json:"approvals"`
-	Steps       int             `json:"steps"`
-	Mermaid     string          `json:"mermaid"`
-	Tests       []testDocJSON   `json:"tests"`
+	Name        string `json:"name"`
+	File        string `json:"file"`
+	Description string `json:"description,omitempty"`
+	// Inputs and Outputs have the types the compiler infers; Secrets
+	// their environment variables.
+	Inputs  []fieldDocJSON  `json:"inputs"`
+	Outputs []fieldDocJSON  `json:"outputs"`
+	Secrets []secretDocJSON `json:"secrets"`
+	// Blocks are the blocks its steps use, in the order of their first
+	// step, each with the steps that use it.
+	Blocks    []usedBlockJSON `json:"blocks"`
+	Schedules []scheduleJSON  `json:"schedules"`
+	Approvals []approvalJSON  `json:"approvals"` // its approval steps
+	Steps     int             `json:"steps"`     // how many
+	Mermaid   string          `json:"mermaid"`   // the step graph, as graph --format mermaid draws it
+	Tests     []testDocJSON   `json:"tests"`     // the tests that run it
 }
 
 type fieldDocJSON struct {
@@ -142,16 +149,22 @@ type testDocJSON struct {
 	File string `json:"file"`
 }
 
+// blockDocJSON is the documentation of a block of a block file, or of
+// one a flow file defines (File is then the flow's).
 type blockDocJSON struct {
-	Name        string         `json:"name"`
-	File        string         `json:"file"`
-	Runtime     string         `json:"runtime"`
-	Description string         `json:"description,omitempty"`
-	UseWhen     string         `json:"use_when,omitempty"`
-	Tags        []string       `json:"tags,omitempty"`
-	Inputs      []fieldDocJSON `json:"inputs"`
-	Outputs     []fieldDocJSON `json:"outputs"`
-	Examples    []exampleJSON  `json:"examples"`
+	Name        string `json:"name"`
+	File        string `json:"file"`
+	Runtime     string `json:"runtime"`
+	Description string `json:"description,omitempty"`
+	// UseWhen and Tags are what blocks search and the thinker match,
+	// beside the description.
+	UseWhen string         `json:"use_when,omitempty"`
+	Tags    []string       `json:"tags,omitempty"`
+	Inputs  []fieldDocJSON `json:"inputs"`
+	Outputs []fieldDocJSON `json:"outputs"`
+	// Examples are the block's example blocks, their input and output
+	// as HCL writes them.
+	Examples []exampleJSON `json:"examples"`
 }
 
 type exampleJSON struct {
