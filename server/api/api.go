@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang/diagjson"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -32,6 +33,9 @@ type Run struct {
 	Outputs       json.RawMessage `json:"outputs"`
 	FailedOutputs json.RawMessage `json:"failed_outputs"`
 	Error         *RunError       `json:"error,omitempty"`
+	// Usage is the tokens the run's llm steps used, in all; absent when
+	// none.
+	Usage *blocks.Usage `json:"usage,omitempty"`
 	// Steps are the step instances of the steps with at most MaxListed
 	// of them; Summarized the other steps.
 	Steps      []Step        `json:"steps"`
@@ -54,6 +58,9 @@ type Step struct {
 	Outputs    json.RawMessage `json:"outputs,omitempty"`
 	Sensitive  bool            `json:"sensitive,omitempty"` // its outputs are sensitive, so not recorded
 	Log        string          `json:"log,omitempty"`
+	// Usage is the tokens an llm step's instance used; absent for other
+	// steps.
+	Usage *blocks.Usage `json:"usage,omitempty"`
 }
 
 // A StepSummary is a step of more than MaxListed instances: how many
@@ -126,7 +133,20 @@ func RunLinks(id string) map[string]string {
 func NewStep(st *state.StepResult) Step {
 	return Step{Step: st.Step, Instance: st.Instance, Status: st.Status, Attempts: st.Attempts,
 		StartedAt: Time(st.StartedAt), FinishedAt: Time(st.FinishedAt), Error: st.Error,
-		Outputs: PlainValue(st.Outputs), Sensitive: st.Sensitive, Log: st.Log}
+		Outputs: PlainValue(st.Outputs), Sensitive: st.Sensitive, Log: st.Log, Usage: UsageOf(st.Usage)}
+}
+
+// UsageOf is token usage as the state keeps it (JSON of blocks.Usage);
+// nil when there is none.
+func UsageOf(raw json.RawMessage) *blocks.Usage {
+	var u blocks.Usage
+	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil || u.PromptTokens+u.CompletionTokens+u.TotalTokens == 0 {
+		return nil
+	}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	}
+	return &u
 }
 
 // PlainValue is a value the state keeps with its type
@@ -173,7 +193,7 @@ func ReadRun(src Source, run *state.Run) (*Run, error) {
 		RunID: run.ID, Flow: run.Flow, Namespace: run.Namespace, Status: run.Status,
 		StartedAt: Time(run.StartedAt), FinishedAt: Time(run.FinishedAt),
 		Inputs: RawOrNull(run.Inputs), Outputs: RawOrNull(run.Outputs), FailedOutputs: RawOrNull(run.FailedOutputs),
-		Steps: []Step{}, LastEvent: last, Links: RunLinks(run.ID),
+		Steps: []Step{}, LastEvent: last, Links: RunLinks(run.ID), Usage: UsageOf(run.Usage),
 	}
 	var big []string
 	bySteps := map[string]*StepSummary{}

@@ -74,3 +74,10 @@ export function json(v) {
 export function say(text) {
   live.textContent = text;
 }
+
+// tokens is a usage ({prompt_tokens, completion_tokens, total_tokens})
+// as text: the total, then prompt + completion.
+export function tokens(u) {
+  const total = u.total_tokens || (u.prompt_tokens || 0) + (u.completion_tokens || 0);
+  return `${total} (${u.prompt_tokens || 0} prompt + ${u.completion_tokens || 0} completion)`;
+}

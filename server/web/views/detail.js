@@ -4,7 +4,7 @@
 // page at a time.
 
 import { api } from '../api.js';
-import { duration, h, json, put, status, when } from '../dom.js';
+import { duration, h, json, put, status, tokens, when } from '../dom.js';
 
 function instance(st) {
   return h('div', { class: 'instance' },
@@ -13,7 +13,8 @@ function instance(st) {
       h('dt', {}, 'Status'), h('dd', {}, status(st.status)),
       h('dt', {}, 'Attempts'), h('dd', {}, String(st.attempts)),
       h('dt', {}, 'Started'), h('dd', {}, when(st.started_at)),
-      h('dt', {}, 'Took'), h('dd', {}, duration(st.started_at, st.finished_at))),
+      h('dt', {}, 'Took'), h('dd', {}, duration(st.started_at, st.finished_at)),
+      st.usage ? [h('dt', {}, 'Tokens'), h('dd', { class: 'tokens' }, tokens(st.usage))] : null),
     st.error ? [h('h3', {}, 'Error'), h('pre', { class: 'error' }, st.error)] : null,
     h('h3', {}, 'Outputs'),
     st.sensitive ? h('p', {}, '(sensitive)') : st.outputs == null ? h('p', { class: 'muted' }, 'None recorded.') : json(st.outputs),
@@ -29,7 +30,11 @@ export function renderDetail(el, run, flow, name) {
     def && def.for_each ? h('p', { class: 'hint' }, 'Runs once for each item of its for_each.') : null];
   if (!sum) {
     const insts = run.steps.filter(st => st.step === name);
-    put(el, head, insts.length ? insts.map(instance) : h('p', { class: 'muted' }, 'Not run yet.'));
+    // The tokens of an llm step's instances, in all.
+    const used = insts.filter(st => st.usage).map(st => st.usage);
+    const total = k => used.reduce((n, u) => n + (u[k] || 0), 0);
+    const all = used.length > 1 ? h('p', { id: 'step-tokens' }, `Tokens, all ${used.length} instances: ${tokens({ prompt_tokens: total('prompt_tokens'), completion_tokens: total('completion_tokens'), total_tokens: total('total_tokens') })}`) : null;
+    put(el, head, all, insts.length ? insts.map(instance) : h('p', { class: 'muted' }, 'Not run yet.'));
     return;
   }
   // Many instances: counts, what did not succeed, and pages of them all.

@@ -5,7 +5,7 @@
 // starts after the events the run as read already reflects.
 
 import { api, events, Unauthorized } from '../api.js';
-import { h, json, link, main, put, runDuration, say, status, when } from '../dom.js';
+import { h, json, link, main, put, runDuration, say, status, tokens, when } from '../dom.js';
 import { showToken } from '../token.js';
 import { dag, forEachHint } from './dag.js';
 import { renderDetail } from './detail.js';
@@ -47,6 +47,7 @@ export async function runPage(id) {
         h('dt', {}, 'Status'), h('dd', { id: 'run-status' }, status(run.status)),
         h('dt', {}, 'Started'), h('dd', {}, when(run.started_at)),
         h('dt', {}, 'Duration'), h('dd', { id: 'run-duration' }, runDuration(run)),
+        run.usage ? [h('dt', {}, 'Tokens'), h('dd', { id: 'run-tokens' }, tokens(run.usage))] : null,
         run.error ? [h('dt', {}, 'Error'), h('dd', { class: 'error', id: 'run-error' }, run.error.message,
           run.error.diagnostics.length > 1 ? h('ul', {}, run.error.diagnostics.map(d => h('li', {}, `${d.step ? d.step + ': ' : ''}${d.detail}`))) : null)] : null),
       live.includes(run.status) ?
