@@ -14,7 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-func compileBench(b *testing.B, src []byte) *compiler.Program {
+func compileBench(b testing.TB, src []byte) *compiler.Program {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "bench.flow.hcl")
 	if err := os.WriteFile(path, src, 0o644); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -46,7 +47,7 @@ func (r *run) blockCacheKey(b *blocks.Block, call *blocks.Call, exec blocks.Exec
 		buf = append(buf, in.Name...)
 		buf = append(buf, 0)
 		if in.Type.Type == cty.DynamicPseudoType {
-			buf = append(buf, lang.TypeString(v.Type())...)
+			buf = lang.AppendTypeString(buf, v.Type())
 			buf = append(buf, 0)
 		}
 		var err error
@@ -59,7 +60,7 @@ func (r *run) blockCacheKey(b *blocks.Block, call *blocks.Call, exec blocks.Exec
 		buf = append(buf, 0)
 		buf = append(buf, f.Name...)
 		buf = append(buf, ':')
-		buf = append(buf, lang.TypeString(f.Type.Type)...)
+		buf = lang.AppendTypeString(buf, f.Type.Type)
 	}
 	for _, x := range extra {
 		buf = append(buf, 0)
@@ -83,10 +84,41 @@ func (r *run) blockCacheKey(b *blocks.Block, call *blocks.Call, exec blocks.Exec
 		}
 		mac := hmac.New(sha256.New, salt)
 		mac.Write(buf)
-		return hex.EncodeToString(mac.Sum(nil)), nil
+		return r.cacheGroup(b) + "." + hex.EncodeToString(mac.Sum(nil)), nil
 	}
 	sum := sha256.Sum256(buf)
-	return hex.EncodeToString(sum[:]), nil
+	return r.cacheGroup(b) + "." + hex.EncodeToString(sum[:]), nil
+}
+
+// cacheGroup is the group of the cache keys of block b's calls (see
+// state.CacheGroup): its fingerprint's first 16 characters.
+func (r *run) cacheGroup(b *blocks.Block) string {
+	fp := r.prog.Fingerprints[b]
+	return fp[:min(len(fp), 16)]
+}
+
+// cacheGroupMin is how many instances a for_each step has at least for it
+// to read its block's cache group before its instances look the cache
+// up; below it, looking each up costs no more.
+const cacheGroupMin = 32
+
+// readCacheGroup reads, for a for_each step of n instances, what the
+// cache holds of its block's group, which runInstance asks before each
+// lookup (mayBeCached). Without it (a few instances, a block not cached,
+// a group too large to read, an error) every instance looks itself up.
+func (r *run) readCacheGroup(s *compiler.Step, n int) {
+	if n < cacheGroupMin || r.opts.Store == nil || r.opts.NoCache || !(r.opts.CacheAll || s.CacheEnabled()) {
+		return
+	}
+	if g, err := r.opts.Store.CacheGroup(r.cacheGroup(s.Block), 4*n+1024); err == nil && g != nil {
+		r.cacheGroups.Store(s, g)
+	}
+}
+
+// mayBeCached reports whether the cache may hold key, a key of step s.
+func (r *run) mayBeCached(s *compiler.Step, key string) bool {
+	g, ok := r.cacheGroups.Load(s)
+	return !ok || g.(*state.CacheGroup).MayHold(key)
 }
 
 // cacheSalt is the state's cache salt (state.Store.CacheSalt), read once a

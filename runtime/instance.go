@@ -98,7 +98,7 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 		return r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: msg})
 	}
 	if cacheable {
-		if !r.opts.NoCache && r.opts.Store != nil {
+		if !r.opts.NoCache && r.opts.Store != nil && r.mayBeCached(s, key) {
 			v, raw, ok, err := r.cached(key)
 			if err != nil {
 				return fail(r.stepError(s, inst, err))

@@ -12,6 +12,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -177,6 +178,9 @@ type run struct {
 	halted bool
 	// release: the run drops step values nothing needs (releaseValues).
 	release bool
+	// cacheGroups holds, for each for_each step running, what the cache
+	// held of its block's keys when it started (readCacheGroup).
+	cacheGroups sync.Map // *compiler.Step → *state.CacheGroup
 	// salt is the state's cache salt, read once (cacheSalt).
 	salt struct {
 		once sync.Once
@@ -435,6 +439,15 @@ func (r *run) addDiags(d hcl.Diagnostics) {
 func (r *run) plainInputs() map[string]any {
 	out := map[string]any{}
 	for name, v := range r.inputs {
+		// A value with nothing sensitive in it is its JSON as it is: a
+		// list of 100,000 records given with --input-file is not turned
+		// into Go maps to be encoded again.
+		if v != cty.NilVal && v.IsWhollyKnown() && !v.IsNull() && !lang.IsSensitive(v) {
+			if b, err := jsonval.Marshal(v); err == nil {
+				out[name] = json.RawMessage(b)
+				continue
+			}
+		}
 		out[name] = PlainJSON(v)
 	}
 	return out

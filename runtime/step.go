@@ -108,6 +108,8 @@ func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
 		if b, ok := r.executor(s.step).(blocks.Bounded); ok && b.Width(s.step.Block) > 0 {
 			width = min(width, b.Width(s.step.Block))
 		}
+		r.readCacheGroup(s.step, len(instances))
+		defer r.cacheGroups.Delete(s.step)
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		for range max(width, 1) {

@@ -24,9 +24,9 @@
 // asynchronously: they are handed to a single writer goroutine that
 // group-commits. It waits for the first pending write, takes everything else
 // queued by then, and commits it all in one transaction; after a commit it
-// gathers writes for up to 2ms before the next, unless a caller waits for
+// gathers writes for up to 10ms before the next, unless a caller waits for
 // it. So under load many rows share one commit, and an idle store commits
-// a row within milliseconds. Handing a
+// a row within 10ms. Handing a
 // row over costs the caller a copy into the queue, no I/O; when the writer
 // falls far behind, the caller waits for it. Flush waits until everything
 // handed over before it is committed, and returns the first asynchronous

@@ -382,17 +382,13 @@ func (s *Store) ScheduleFired(flow, name string) (time.Time, bool, error) {
 // While a shared database is away it waits for it, as WaitWritable does:
 // a run reads the cache before it runs a step.
 func (s *Store) CacheGet(key string) (json.RawMessage, bool, error) {
-	var stored string
-	var out []byte
 	ctx := context.Background()
-	err := s.waitRead(ctx, func() error {
-		return s.cacheGet.QueryRowContext(ctx, keyHash(key)).Scan(&stored, &out)
-	})
-	if errors.Is(err, sql.ErrNoRows) || err == nil && stored != key {
-		return nil, false, nil
-	}
+	out, found, err := s.lookups.get(key, func(query func() error) error { return s.waitRead(ctx, query) })
 	if err != nil {
 		return nil, false, fmt.Errorf("reading the cache: %w", err)
+	}
+	if !found {
+		return nil, false, nil
 	}
 	if out, err = loadBlob(s.w.dir, out); err != nil {
 		return nil, false, nil // a blob that is gone is a miss

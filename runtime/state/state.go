@@ -116,8 +116,7 @@ type Store struct {
 	db   *sqlDB // the readers' pool; the writer holds one of its connections
 	w    *writer
 
-	// Prepared on db, used by the synchronous reads.
-	cacheGet *sql.Stmt
+	lookups lookups // the cache's (cacheget.go)
 
 	owner owner         // how this process owns its runs (owner.go)
 	avail *availability // whether a shared database answers; nil for SQLite
@@ -280,7 +279,7 @@ func open(db *sql.DB, path string, b backend, o Options, own owner, avail *avail
 	}
 	s := &Store{path: path, db: &sqlDB{DB: db, b: b}, owner: own, avail: avail}
 	var err error
-	if s.cacheGet, err = s.db.PrepareContext(ctx, `SELECT key, outputs FROM cache WHERE hash = ?`); err != nil {
+	if err = s.lookups.prepare(ctx, s.db); err != nil {
 		return nil, err
 	}
 	dir := ""
@@ -288,12 +287,12 @@ func open(db *sql.DB, path string, b backend, o Options, own owner, avail *avail
 		dir = sb.dir
 	}
 	if s.w, err = newWriter(ctx, db, dir, b, own, avail, o); err != nil {
-		s.cacheGet.Close()
+		s.lookups.close()
 		return nil, err
 	}
 	if _, err := s.reapInterrupted(); err != nil {
 		s.w.close()
-		s.cacheGet.Close()
+		s.lookups.close()
 		return nil, fmt.Errorf("recording interrupted runs: %w", err)
 	}
 	if l, ok := own.(*lease); ok {
@@ -355,7 +354,7 @@ func (s *Store) Close() error {
 		if s.avail != nil {
 			s.avail.close()
 		}
-		s.closeErr = errors.Join(flushErr, ownerErr, closeErr, s.cacheGet.Close(), s.db.Close())
+		s.closeErr = errors.Join(flushErr, ownerErr, closeErr, s.lookups.close(), s.db.Close())
 	})
 	return s.closeErr
 }

@@ -126,7 +126,7 @@ func (s *Store) RecordStep(r *StepResult) {
 // entry came from. outputs is not copied and must not be modified
 // afterwards.
 func (s *Store) CachePut(key, flow, step string, outputs json.RawMessage) {
-	s.w.push(&op{kind: opCache, cache: &cacheEntry{key: key, flow: flow, step: step, hash: keyHash(key), outputs: outputs}})
+	s.w.push(&op{kind: opCache, cache: &cacheEntry{key: key, flow: flow, step: step, hash: cacheHash(key), outputs: outputs}})
 }
 
 // RecordEvent hands an event of a run over to the writer, as RecordStep
