@@ -383,8 +383,20 @@ func TestServeStopInterrupts(t *testing.T) {
 	var slow, queued, waiting runReply
 	p.do("POST", "/v1/flows/mail/runs", `{"inputs": {"to": "Ada"}}`, &waiting)
 	p.waitStatus(waiting.RunID, "waiting")
+	// The stream is open (its reply begun) before the server stops: a
+	// request the server had not answered yet when it stopped ends with
+	// EOF, which says nothing of a stream.
+	st := p.openEvents(waiting.RunID, "")
 	streamDone := make(chan struct{})
-	go func() { p.events(waiting.RunID, ""); close(streamDone) }()
+	go func() {
+		defer close(streamDone)
+		defer st.close()
+		for {
+			if _, ok := st.next(); !ok {
+				return
+			}
+		}
+	}()
 	p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "Ada", "wait": "1s"}}`, &slow)
 	p.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "Bo"}}`, &queued)
 	p.waitStatus(slow.RunID, "running")
