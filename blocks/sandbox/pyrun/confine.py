@@ -16,7 +16,7 @@
 # The runner imports only what the interpreter starts with, or nearly: JSON
 # through _json (json itself imports re and enum, which would double the
 # interpreter's start-up), signals through _signal, C functions through
-# ctypes (dropped once the confinement is in place).
+# _ctypes (dropped once the confinement is in place).
 import _json
 import _signal
 import os
@@ -92,13 +92,58 @@ def _stat(field):
     return int(b[b.rfind(b")") + 2:].split(b" ", field - 2)[field - 3])
 
 
-def _namespaces(ctypes, libc):
+def _ctypes():
+    """The C types and functions the confinement needs, made as ctypes
+    makes them from _ctypes, its C part: ctypes itself imports os, struct
+    and more, which costs more than the rest of the runner's start. Returns
+    the types (a class holding them) and the C library (its functions keep
+    errno, for get_errno)."""
+    import _ctypes as C
+
+    class ct:
+        Structure, byref, addressof, get_errno = C.Structure, C.byref, C.addressof, C.get_errno
+
+        class c_int(C._SimpleCData):
+            _type_ = "i"
+
+        class c_uint(C._SimpleCData):
+            _type_ = "I"
+
+        class c_long(C._SimpleCData):
+            _type_ = "l"
+
+        class c_ulong(C._SimpleCData):  # 64 bits: amd64 and arm64 are LP64
+            _type_ = "L"
+
+        class c_ushort(C._SimpleCData):
+            _type_ = "H"
+
+        class c_void_p(C._SimpleCData):
+            _type_ = "P"
+
+        class c_char(C._SimpleCData):
+            _type_ = "c"
+
+    class Func(C.CFuncPtr):  # ctypes.CDLL(None, use_errno=True)'s
+        _flags_ = C.FUNCFLAG_CDECL | C.FUNCFLAG_USE_ERRNO
+        _restype_ = ct.c_int
+
+    class Libc:
+        _handle = C.dlopen(None, C.RTLD_LOCAL)
+
+        def __getattr__(self, name):
+            return Func((name, self))
+
+    return ct, Libc()
+
+
+def _namespaces(ct, libc):
     """Moves the process into a user namespace of its own, which maps only
     its own user and group (and denies setgroups), and a network namespace
     of its own, which has no interface but loopback."""
     uid, gid = os.getuid(), os.getgid()
-    if libc.unshare(ctypes.c_int(0x10000000 | 0x40000000)) != 0:  # CLONE_NEWUSER | CLONE_NEWNET
-        n = ctypes.get_errno()
+    if libc.unshare(ct.c_int(0x10000000 | 0x40000000)) != 0:  # CLONE_NEWUSER | CLONE_NEWNET
+        n = ct.get_errno()
         raise OSError(n, os.strerror(n))
     for name, text in (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)), ("gid_map", "%d %d 1" % (gid, gid))):
         fd = os.open("/proc/self/" + name, os.O_WRONLY | os.O_CLOEXEC)
@@ -108,7 +153,7 @@ def _namespaces(ctypes, libc):
             os.close(fd)
 
 
-def _confine(ctypes, libc):
+def _confine(ct, libc):
     """Confines the process; raises OSError naming the layer that failed."""
     landlock, nr, seccomp = _cfg.get("landlock", -1), _cfg.get("seccomp_nr", 0), _cfg.get("seccomp")
     if landlock < 0:
@@ -117,40 +162,41 @@ def _confine(ctypes, libc):
         raise OSError(0, "the seccomp system call filter: none was given")
     if _statfd < 0:
         raise OSError(0, "the memory limit: /proc/self/stat cannot be read")
-    ul = ctypes.c_ulong
+    ul = ct.c_ulong
 
     def check(ok, what):
         if not ok:
-            n = ctypes.get_errno()
+            n = ct.get_errno()
             raise OSError(n, "%s: %s" % (what, os.strerror(n)))
 
-    class Rlimit(ctypes.Structure):
-        _fields_ = [("cur", ctypes.c_uint64), ("max", ctypes.c_uint64)]
+    class Rlimit(ct.Structure):
+        _fields_ = [("cur", ct.c_ulong), ("max", ct.c_ulong)]
 
     def limit(res, n, name):
-        check(libc.setrlimit(ctypes.c_int(res), ctypes.byref(Rlimit(n, n))) == 0, name)
+        check(libc.setrlimit(ct.c_int(res), ct.byref(Rlimit(n, n))) == 0, name)
 
     for res, n, name in _cfg.get("limits") or ():
         limit(res, n, name)
     # Two malloc arenas, not eight per processor: each reserves 64 MiB of
     # the address space the memory limit bounds, and threads would run out.
-    libc.mallopt(ctypes.c_int(-8), ctypes.c_int(2))  # M_ARENA_MAX
-    check(libc.prctl(ctypes.c_int(38), ul(1), ul(0), ul(0), ul(0)) == 0, "no_new_privs")  # PR_SET_NO_NEW_PRIVS
+    libc.mallopt(ct.c_int(-8), ct.c_int(2))  # M_ARENA_MAX
+    check(libc.prctl(ct.c_int(38), ul(1), ul(0), ul(0), ul(0)) == 0, "no_new_privs")  # PR_SET_NO_NEW_PRIVS
     # landlock_restrict_self(ruleset_fd, 0): the process (one thread yet)
     # and whatever it starts keep to the ruleset's rules.
-    check(libc.syscall(ctypes.c_long(_cfg["landlock_nr"]), ctypes.c_int(landlock), ctypes.c_uint(0)) == 0,
+    check(libc.syscall(ct.c_long(_cfg["landlock_nr"]), ct.c_int(landlock), ct.c_uint(0)) == 0,
           "Landlock")
     os.close(landlock)
     limit(_cfg["memory_res"], _stat(23) + int(_cfg["memory"]), "the memory limit")  # vsize: the size now
     filt = bytes.fromhex(seccomp)
-    buf = ctypes.create_string_buffer(filt, len(filt))
+    buf = (ct.c_char * len(filt))()
+    buf.raw = filt
 
-    class Fprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    class Fprog(ct.Structure):
+        _fields_ = [("len", ct.c_ushort), ("filter", ct.c_void_p)]
 
-    prog = Fprog(len(filt) // 8, ctypes.addressof(buf))
+    prog = Fprog(len(filt) // 8, ct.addressof(buf))
     # seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog)
-    check(libc.syscall(ctypes.c_long(nr), ul(1), ul(1), ctypes.byref(prog)) == 0,
+    check(libc.syscall(ct.c_long(nr), ul(1), ul(1), ct.byref(prog)) == 0,
           "the seccomp system call filter")
 
 
@@ -161,21 +207,19 @@ def _setup():
     if not (confine or _cfg.get("namespaces")):
         return
     try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
+        ct, libc = _ctypes()
         if _cfg.get("namespaces"):
             try:
-                _namespaces(ctypes, libc)
+                _namespaces(ct, libc)
             except OSError as e:  # the kernel lets no unprivileged process make them
                 _missing.append("a user and network namespace (%s)" % (e.strerror or e))
         if confine:
-            _confine(ctypes, libc)
+            _confine(ct, libc)
     except BaseException as e:  # never run a block unconfined
         why = e.strerror if isinstance(e, OSError) and e.strerror else repr(e)
         os.write(2, ("refused to run: the python worker could not confine itself (%s)\n" % why).encode())
         os._exit(1)
-    for name in [m for m in sys.modules if m == "ctypes" or m.startswith("ctypes.")]:
-        del sys.modules[name]
+    sys.modules.pop("_ctypes", None)
 
 
 _setup()
