@@ -18,7 +18,9 @@
 //     the isolated pool as apply runs it, with a new pool (worker start
 //     included) and a warm one; target 5,000 calls/s.
 //
-// The program is its own sandbox worker (for the js block), as flowctl is.
+// Each ratio is the median of the ratios of rounds that measure plain
+// python3 and then the block, one after the other. The program is its own
+// sandbox worker (for the js block), as flowctl is.
 //
 //	go run ./bench/python [-runs 5]
 package main
@@ -30,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/flowctl/flowctl/bench/benchutil"
@@ -64,17 +67,16 @@ func main() {
 	fmt.Printf("python %s (%s)\n", interp.VersionString(), interp.Path)
 	fmt.Printf("discovery, once a process: find %.1f ms, the files a worker reads %.1f ms\n", ms(found), ms(time.Since(start)))
 
-	plainStart := median(func() time.Duration { return plain(interp.Path, "pass") })
-	first := median(func() time.Duration { return firstCall(pyBlock("return {\"out\": input[\"n\"] + 1}", "")) })
+	trivial, fib := pyBlock("return {\"out\": input[\"n\"] + 1}", ""), pyBlock("return {\"out\": fib(27)}", fibCode)
+	plainStart, first, ratio := paired(func() time.Duration { return plain(interp.Path, "pass") }, func() time.Duration { return firstCall(trivial) })
 	js := median(func() time.Duration { return firstCall(jsBlock) })
 	fmt.Printf("start-up, first call on a new pool:    %6.1f ms  (python3 -I -S -c pass: %.1f ms; %.2f×; target 60 ms)\n",
-		ms(first), ms(plainStart), float64(first)/float64(plainStart))
+		ms(first), ms(plainStart), ratio)
 	fmt.Printf("  beside: a js block's first call:     %6.1f ms  (the flowctl sandbox worker, which a python worker no longer starts through)\n", ms(js))
 
-	plainFib := median(func() time.Duration { return plain(interp.Path, fibCode+"fib(27)") })
-	blockFib := median(func() time.Duration { return firstCall(pyBlock("return {\"out\": fib(27)}", fibCode)) })
+	plainFib, blockFib, ratio := paired(func() time.Duration { return plain(interp.Path, fibCode+"fib(27)") }, func() time.Duration { return firstCall(fib) })
 	fmt.Printf("fib(27), worker start included:        %6.1f ms  (plain python3: %.1f ms; %.2f×; target ≤ 1.3×)\n",
-		ms(blockFib), ms(plainFib), float64(blockFib)/float64(plainFib))
+		ms(blockFib), ms(plainFib), ratio)
 
 	prog := forEachProgram()
 	cold := median(func() time.Duration { return applyOnce(prog, nil) })
@@ -202,6 +204,21 @@ func applyOnce(prog *compiler.Program, pool *isolate.Pool) time.Duration {
 		benchutil.Check(fmt.Errorf("the for_each failed: %v", res.Diagnostics))
 	}
 	return d
+}
+
+// paired runs a and then b, *runs times, and returns the median of each
+// and the median of b's time over a's in the same round: on a busy machine
+// the load moves between rounds, and a ratio of two medians taken apart
+// would move with it.
+func paired(a, b func() time.Duration) (ma, mb time.Duration, ratio float64) {
+	var va, vb []time.Duration
+	var r []float64
+	for range *runs {
+		x, y := a(), b()
+		va, vb, r = append(va, x), append(vb, y), append(r, float64(y)/float64(x))
+	}
+	slices.Sort(r)
+	return benchutil.Median(va), benchutil.Median(vb), r[len(r)/2]
 }
 
 // median runs f *runs times and returns the median.
