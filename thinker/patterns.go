@@ -1,6 +1,7 @@
 package thinker
 
 import (
+	"context"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -23,7 +24,10 @@ type PatternUsed struct {
 	Time      time.Time
 	ID, Name  string
 	Relevance float64
-	Blocks    []string
+	// Similarity is the cosine similarity of the intent's and the
+	// pattern's embeddings; 0 without embeddings.
+	Similarity float64
+	Blocks     []string
 }
 
 func (PatternUsed) event() {}
@@ -43,36 +47,49 @@ func patternScore(relevance float64, p Pattern) float64 {
 }
 
 // matchPattern finds the pattern closest to the intent by the registry's
-// full-text search (BM25 over the patterns' intents, as the blocks' are
-// searched), ranked down by its failures; nil when none is close enough
-// or its blocks are not all in the registry.
-func (r *run) matchPattern(intent string) (*Pattern, float64) {
+// search: full text (BM25 over the patterns' intents, as the blocks' are
+// searched), plus embeddings when the options give an embedder. Its
+// relevance is the text's, or, when the intent's and the pattern's
+// vectors are close (a cosine similarity of minVectorRelevance or more),
+// the similarity scaled so that minVectorRelevance is
+// MinPatternRelevance, whichever is higher; it is ranked down by the
+// pattern's failures. nil when none is close enough or its blocks are
+// not all in the registry. Embeddings that fail leave the search to full
+// text.
+func (r *run) matchPattern(ctx context.Context, intent string) (*Pattern, float64, float64) {
 	if len(r.opts.Patterns) == 0 || r.base != nil {
-		return nil, 0
+		return nil, 0, 0
 	}
 	docs := make([]*blocks.Block, len(r.opts.Patterns))
 	for i, p := range r.opts.Patterns {
 		docs[i] = &blocks.Block{Name: p.Name, Description: p.Intent}
 	}
 	ix := index.New(docs)
+	if r.opts.Embedder != nil && r.opts.EmbeddingsModel != "" {
+		ix.UseEmbeddings(ctx, r.opts.Embedder, r.opts.VectorCache, r.opts.EmbeddingsModel)
+	}
+	hits, _ := ix.SearchContext(ctx, intent, len(docs))
 	var best *Pattern
-	bestScore := 0.0
-	for _, h := range ix.Search(intent, len(docs)) {
+	bestScore, bestSim := 0.0, 0.0
+	for _, h := range hits {
 		rel, _ := ix.Relevance(h.Block, intent)
+		if h.Vector >= minVectorRelevance {
+			rel = max(rel, MinPatternRelevance*h.Vector/minVectorRelevance)
+		}
 		for i := range r.opts.Patterns {
 			p := &r.opts.Patterns[i]
 			if docs[i] != h.Block || !r.hasBlocks(p.Blocks) {
 				continue
 			}
 			if s := patternScore(rel, *p); s > bestScore {
-				best, bestScore = p, s
+				best, bestScore, bestSim = p, s, h.Vector
 			}
 		}
 	}
 	if bestScore < MinPatternRelevance {
-		return nil, bestScore
+		return nil, bestScore, 0
 	}
-	return best, bestScore
+	return best, bestScore, bestSim
 }
 
 func (r *run) hasBlocks(names []string) bool {

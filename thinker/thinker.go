@@ -258,11 +258,11 @@ func (r *run) think(ctx context.Context) error {
 			return err
 		}
 	}
-	if p, score := r.matchPattern(intent); p != nil {
+	if p, score, sim := r.matchPattern(ctx, intent); p != nil {
 		// A close pattern whose blocks are all here: its blocks are the
 		// plan, and its flow the worked example of wire.
 		r.pattern, r.res.Pattern = p, p.ID
-		r.emit(PatternUsed{Time: time.Now(), ID: p.ID, Name: p.Name, Relevance: score, Blocks: p.Blocks})
+		r.emit(PatternUsed{Time: time.Now(), ID: p.ID, Name: p.Name, Relevance: score, Similarity: sim, Blocks: p.Blocks})
 		return r.wire(ctx, intent, r.patternPlan(p))
 	}
 	plan, err := r.plan(ctx, intent)
