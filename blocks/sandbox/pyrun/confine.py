@@ -103,26 +103,10 @@ def _ctypes():
     class ct:
         Structure, byref, addressof, get_errno = C.Structure, C.byref, C.addressof, C.get_errno
 
-        class c_int(C._SimpleCData):
-            _type_ = "i"
-
-        class c_uint(C._SimpleCData):
-            _type_ = "I"
-
-        class c_long(C._SimpleCData):
-            _type_ = "l"
-
-        class c_ulong(C._SimpleCData):  # 64 bits: amd64 and arm64 are LP64
-            _type_ = "L"
-
-        class c_ushort(C._SimpleCData):
-            _type_ = "H"
-
-        class c_void_p(C._SimpleCData):
-            _type_ = "P"
-
-        class c_char(C._SimpleCData):
-            _type_ = "c"
+    # c_ulong is 64 bits: amd64 and arm64 are LP64.
+    for name, code in (("c_int", "i"), ("c_uint", "I"), ("c_long", "l"), ("c_ulong", "L"), ("c_ushort", "H"),
+                       ("c_void_p", "P"), ("c_char", "c")):
+        setattr(ct, name, type(name, (C._SimpleCData,), {"_type_": code}))
 
     class Func(C.CFuncPtr):  # ctypes.CDLL(None, use_errno=True)'s
         _flags_ = C.FUNCFLAG_CDECL | C.FUNCFLAG_USE_ERRNO
