@@ -43,7 +43,7 @@ type explainReply struct {
 	Proposal    *api.Proposal     `json:"proposal"`
 	NoFixReason string            `json:"no_fix_reason,omitempty"`
 	Checks      []fixCheck        `json:"checks"`
-	Usage       usageJSON         `json:"usage"`
+	Usage       thinker.Usage     `json:"usage"`
 	Links       map[string]string `json:"links"`
 }
 
@@ -55,29 +55,6 @@ type fixCheck struct {
 	OK      bool     `json:"ok"`
 	Phase   string   `json:"phase"`
 	Problem string   `json:"problem,omitempty"`
-}
-
-// usageJSON is what the model requests used, by stage.
-type usageJSON struct {
-	Calls            int          `json:"calls"`
-	PromptTokens     int          `json:"prompt_tokens"`
-	CompletionTokens int          `json:"completion_tokens"`
-	Stages           []stageUsage `json:"stages"`
-}
-
-type stageUsage struct {
-	Stage            string `json:"stage"`
-	Calls            int    `json:"calls"`
-	PromptTokens     int    `json:"prompt_tokens"`
-	CompletionTokens int    `json:"completion_tokens"`
-}
-
-func newUsageJSON(u thinker.Usage) usageJSON {
-	out := usageJSON{Calls: u.Calls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Stages: []stageUsage{}}
-	for _, s := range u.Stages {
-		out.Stages = append(out.Stages, stageUsage{s.Stage, s.Calls, s.PromptTokens, s.CompletionTokens})
-	}
-	return out
 }
 
 func (s *Server) postExplain(w http.ResponseWriter, r *http.Request) {
@@ -163,7 +140,7 @@ func (s *Server) postExplain(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, err)
 		return
 	}
-	reply.Diagnosis, reply.NoFixReason, reply.Usage = res.Diagnosis, res.NoFixReason, newUsageJSON(res.Calls)
+	reply.Diagnosis, reply.NoFixReason, reply.Usage = res.Diagnosis, res.NoFixReason, res.Calls.JSON()
 	if res.Proposal != "" {
 		p, err := s.store.Proposal(res.Proposal)
 		if err != nil {

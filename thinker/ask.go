@@ -24,19 +24,28 @@ type request struct {
 
 // StageUsage is what the requests of one stage used.
 type StageUsage struct {
-	Stage            string
-	Calls            int
-	PromptTokens     int
-	CompletionTokens int
+	Stage            string `json:"stage"`
+	Calls            int    `json:"calls"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
 }
 
 // Usage is what a command's model requests used, stage by stage in the
 // order the stages first asked.
 type Usage struct {
-	Calls            int
-	PromptTokens     int
-	CompletionTokens int
-	Stages           []StageUsage
+	Calls            int          `json:"calls"`
+	PromptTokens     int          `json:"prompt_tokens"`
+	CompletionTokens int          `json:"completion_tokens"`
+	Stages           []StageUsage `json:"stages"`
+}
+
+// JSON is the usage as flowctl's JSON shows it (the usage event, serve's
+// explain): its stages a list, empty when none.
+func (u Usage) JSON() Usage {
+	if u.Stages == nil {
+		u.Stages = []StageUsage{}
+	}
+	return u
 }
 
 // Total is the tokens of every request.

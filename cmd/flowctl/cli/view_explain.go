@@ -146,26 +146,11 @@ func (v *explainView) Fail(err error) error {
 
 // jsonUsage is the event "usage": what a command's model requests used.
 type jsonUsage struct {
-	Type             string           `json:"type"`
-	Time             string           `json:"time"`
-	Calls            int              `json:"calls"`
-	PromptTokens     int              `json:"prompt_tokens"`
-	CompletionTokens int              `json:"completion_tokens"`
-	Stages           []jsonStageUsage `json:"stages"`
-}
-
-type jsonStageUsage struct {
-	Stage            string `json:"stage"`
-	Calls            int    `json:"calls"`
-	PromptTokens     int    `json:"prompt_tokens"`
-	CompletionTokens int    `json:"completion_tokens"`
+	Type string `json:"type"`
+	Time string `json:"time"`
+	thinker.Usage
 }
 
 func newJSONUsage(e thinker.UsageReported) jsonUsage {
-	u := jsonUsage{Type: "usage", Time: jsonTime(e.Time), Calls: e.Usage.Calls, PromptTokens: e.Usage.PromptTokens,
-		CompletionTokens: e.Usage.CompletionTokens, Stages: []jsonStageUsage{}}
-	for _, s := range e.Usage.Stages {
-		u.Stages = append(u.Stages, jsonStageUsage{s.Stage, s.Calls, s.PromptTokens, s.CompletionTokens})
-	}
-	return u
+	return jsonUsage{Type: "usage", Time: jsonTime(e.Time), Usage: e.Usage.JSON()}
 }
