@@ -3,8 +3,11 @@ package state
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestCacheLookupsTogether looks up many keys at once, so that they are
@@ -79,5 +82,32 @@ func TestCacheGroup(t *testing.T) {
 	const low = 64 - cacheGroupBits
 	if cacheHash("a1b2.x")>>low != cacheHash("a1b2.y")>>low || cacheHash("k") != keyHash("k") {
 		t.Error("cacheHash does not keep a group's keys in one range")
+	}
+}
+
+// TestCloseForExit: what a store wrote before CloseForExit is in the state
+// for the next process, and the SQLite WAL it leaves is empty.
+func TestCloseForExit(t *testing.T) {
+	dir := t.TempDir()
+	s, err := openAny(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createRun(t, s, "r1", "f", time.Unix(100, 0))
+	s.CachePut("g.k", "f", "s", json.RawMessage(`{"n": 1}`))
+	if err := s.CloseForExit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.db.b.(sqliteBackend); ok {
+		if fi, err := os.Stat(filepath.Join(dir, FileName+"-wal")); err == nil && fi.Size() != 0 {
+			t.Errorf("the WAL left has %d bytes, want none", fi.Size())
+		}
+	}
+	s2 := openStoreIn(t, dir)
+	if _, err := s2.Run("r1"); err != nil {
+		t.Errorf("the run written before CloseForExit: %v", err)
+	}
+	if v, ok, err := s2.CacheGet("g.k"); string(v) != `{"n": 1}` || !ok || err != nil {
+		t.Errorf("CacheGet after CloseForExit = %s, %v, %v", v, ok, err)
 	}
 }

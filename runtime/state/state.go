@@ -337,7 +337,23 @@ func (s *Store) Path() string { return s.path }
 // recorded as interrupted (PostgreSQL), or left to the next store opened
 // (SQLite). It returns the first error of the flush or of closing.
 // Closing twice returns the first result again.
-func (s *Store) Close() error {
+func (s *Store) Close() error { return s.close(false) }
+
+// CloseForExit is Close for a process that exits right after it: it
+// writes and releases all that Close does, and on SQLite checkpoints the
+// WAL to empty, but leaves the database connections to the exit. Closing
+// them frees SQLite's page caches page by page, and the allocator hands
+// each page back to the system: 0.3–0.45 s after a for_each of 20,000 js
+// calls, a fifth of its run. The next process finds an empty WAL, as
+// after Close. On PostgreSQL it is Close.
+func (s *Store) CloseForExit() error {
+	if _, ok := s.db.b.(sqliteBackend); !ok {
+		return s.Close()
+	}
+	return s.close(true)
+}
+
+func (s *Store) close(exit bool) error {
 	s.closeOnce.Do(func() {
 		if s.stop != nil {
 			close(s.stop)
@@ -353,6 +369,13 @@ func (s *Store) Close() error {
 		closeErr := s.w.close()
 		if s.avail != nil {
 			s.avail.close()
+		}
+		if exit {
+			// Another process reading may keep part of the WAL: then
+			// the next to open the state recovers it, as after a crash.
+			_, err := s.db.ExecContext(context.Background(), `PRAGMA wal_checkpoint(TRUNCATE)`)
+			s.closeErr = errors.Join(flushErr, ownerErr, closeErr, s.lookups.close(), err)
+			return
 		}
 		s.closeErr = errors.Join(flushErr, ownerErr, closeErr, s.lookups.close(), s.db.Close())
 	})

@@ -115,7 +115,7 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			defer closeState(st)
 			opts := runtime.Options{
 				Inputs: inputs, Secrets: secrets, Parallelism: f.parallelism, Namespace: f.namespace,
 				NoCache: f.noCache, Store: st, Executors: ex, ResetCorruptMemory: f.resetMemory,
@@ -169,7 +169,7 @@ func applyResume(s streams, f *runFlags, ef *engineFlags, id, flowFile string, j
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer closeState(st)
 	run, err := st.Run(id)
 	if err != nil {
 		return runLookupError(err)

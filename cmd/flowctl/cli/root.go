@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
 
@@ -32,7 +33,23 @@ func Main() int {
 	if len(os.Args) > 1 && os.Args[1] == isolate.WorkerArg {
 		return isolate.Main(os.Args[2:])
 	}
+	exiting = true
 	return Run(os.Args[1:], streams{in: os.Stdin, out: os.Stdout, err: os.Stderr})
+}
+
+// exiting is set by Main: the process exits when its command returns, so
+// apply closes its state for the exit (closeState). Run, which tests call
+// many times in one process, closes it whole.
+var exiting bool
+
+// closeState closes a state that apply wrote, for the exit when the
+// process is about to (state.Store.CloseForExit).
+func closeState(st *state.Store) {
+	if exiting {
+		st.CloseForExit()
+		return
+	}
+	st.Close()
 }
 
 // Run runs flowctl with the given arguments and streams.
