@@ -42,7 +42,9 @@ func newServeCommand(s streams) *cobra.Command {
 		Long: `Serve runs an HTTP API for the flows (*.flow.hcl) under DIR (default: the
 current directory): list them, start runs, follow a run's events as
 Server-Sent Events (replayed for a client that connects late), read runs
-back and cancel them. Runs use the same runtime and state as apply (DIR's
+back and cancel them, explain a failed run with the model llm steps use
+(FLOWCTL_MODEL…; FLOWCTL_MAX_TOKENS its budget) and accept or reject the
+fix it staged. Runs use the same runtime and state as apply (DIR's
 .flowctl, or --state). Flows are compiled again when their files change; an
 edit that does not compile keeps the last good version. With FLOWCTL_TOKEN
 set (or --token-file, or named tokens with roles in --tokens-file), every
