@@ -153,8 +153,10 @@ func thinkPatterns(st *state.Store) []thinker.Pattern {
 
 type jsonPatternUsed struct {
 	jsonHead
-	ID        string   `json:"id"`
-	Name      string   `json:"name"`
-	Relevance float64  `json:"relevance"`
-	Blocks    []string `json:"blocks"`
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	Relevance float64 `json:"relevance"`
+	// Similarity is the embeddings' cosine similarity; absent without them.
+	Similarity float64  `json:"similarity,omitempty"`
+	Blocks     []string `json:"blocks"`
 }

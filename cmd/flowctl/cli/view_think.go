@@ -198,7 +198,7 @@ func (v *thinkJSON) Event(e thinker.Event) {
 	case thinker.UsageReported:
 		out = newJSONUsage(e)
 	case thinker.PatternUsed:
-		out = jsonPatternUsed{jsonHead{"pattern_used", jsonTime(e.Time)}, e.ID, e.Name, e.Relevance, nonNil(e.Blocks)}
+		out = jsonPatternUsed{jsonHead{"pattern_used", jsonTime(e.Time)}, e.ID, e.Name, e.Relevance, e.Similarity, nonNil(e.Blocks)}
 	case thinker.Proposed:
 		out = jsonProposed{jsonHead{"proposal", jsonTime(e.Time)}, e.ID, e.Flow, e.File, nonNil(e.Change.Added), nonNil(e.Change.Changed),
 			nonNil(e.Change.Removed), e.Diff, e.Usage}
