@@ -289,6 +289,16 @@ func TestExplainProposalDrift(t *testing.T) {
 		t.Errorf("an unknown field: %d %+v", code, e)
 	}
 
+	// A run refused before it started (its secret is missing) has
+	// nothing to explain.
+	os.Unsetenv("FLOWCTL_SECRET_KEY")
+	refused := ts.start("count", `{}`)
+	ts.wait(refused, "failed")
+	if code := ts.code("POST", "/v1/runs/"+refused+"/explain", `{}`, &e); code != 409 || e.Error.Code != "not_started" {
+		t.Errorf("explaining a run that did not start: %d %+v", code, e)
+	}
+	os.Setenv("FLOWCTL_SECRET_KEY", explainSecretValue)
+
 	bare := newTestServer(t, files{"count.flow.hcl": countFlow, "blocks/count_words.block.hcl": countBlock("input.text")}, nil)
 	failed := bare.start("count", `{}`)
 	bare.wait(failed, "failed")
