@@ -29,7 +29,8 @@ type flowSet struct {
 	checked time.Time
 }
 
-// flowEntry is one flow file.
+// flowEntry is one flow file, as one compilation left it: not changed
+// once in the set (a change makes a new one).
 type flowEntry struct {
 	file  string
 	prog  *compiler.Program    // the last good program; nil when none
@@ -61,11 +62,16 @@ func (fs *flowSet) refresh() {
 		if e != nil && !e.changed() {
 			continue
 		}
-		if e == nil {
-			e = &flowEntry{file: f}
-			fs.byFile[f] = e
+		// A new entry, keeping the last good program: the entries handed
+		// out (to requests, the scheduler) are never changed, so that
+		// they may be read without the lock while a flow is compiled
+		// again.
+		next := &flowEntry{file: f}
+		if e != nil {
+			next.prog = e.prog
 		}
-		e.compile(fs.registries, fs.goEngine)
+		next.compile(fs.registries, fs.goEngine)
+		fs.byFile[f] = next
 	}
 	for f := range fs.byFile {
 		if !seen[f] {

@@ -140,8 +140,10 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 			if err != nil {
 				return
 			}
+			lr.mu.Lock() // GET /v1/runs/{id} reads seq
 			lr.seq++
 			ev := state.Event{RunID: lr.id, Seq: lr.seq, Type: typ, Data: data}
+			lr.mu.Unlock()
 			s.store.RecordEvent(ev)
 			if typ == "run_started" {
 				lr.mu.Lock()
