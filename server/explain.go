@@ -40,21 +40,11 @@ type explainReply struct {
 	Diagnosis string `json:"diagnosis"`
 	// Proposal is the fix staged, whole (its files and diff); null when
 	// none was asked for or none passed (NoFixReason says why).
-	Proposal    *api.Proposal     `json:"proposal"`
-	NoFixReason string            `json:"no_fix_reason,omitempty"`
-	Checks      []fixCheck        `json:"checks"`
-	Usage       thinker.Usage     `json:"usage"`
-	Links       map[string]string `json:"links"`
-}
-
-// fixCheck is a fix the model proposed, checked.
-type fixCheck struct {
-	Try     int      `json:"try"`
-	Summary string   `json:"summary"`
-	Files   []string `json:"files"`
-	OK      bool     `json:"ok"`
-	Phase   string   `json:"phase"`
-	Problem string   `json:"problem,omitempty"`
+	Proposal    *api.Proposal        `json:"proposal"`
+	NoFixReason string               `json:"no_fix_reason,omitempty"`
+	Checks      []thinker.FixChecked `json:"checks"` // each fix the model proposed, checked
+	Usage       thinker.Usage        `json:"usage"`
+	Links       map[string]string    `json:"links"`
 }
 
 func (s *Server) postExplain(w http.ResponseWriter, r *http.Request) {
@@ -122,14 +112,14 @@ func (s *Server) postExplain(w http.ResponseWriter, r *http.Request) {
 	if req.MaxTokens > 0 && (budget == 0 || req.MaxTokens < budget) {
 		budget = req.MaxTokens
 	}
-	reply := explainReply{RunID: run.ID, Checks: []fixCheck{}, Links: api.RunLinks(run.ID)}
+	reply := explainReply{RunID: run.ID, Checks: []thinker.FixChecked{}, Links: api.RunLinks(run.ID)}
 	res, err := thinker.ExplainRun(ctx, thinker.ExplainRunOptions{
 		Store: s.store, Run: run, Prog: prog, Registries: s.opts.Registries, GoEngine: s.opts.GoEngine,
 		Executors: func() (*blocks.Executors, func(), error) { return s.opts.Executors, func() {}, nil },
 		Model:     s.opts.Model, ModelName: model, NoFix: req.NoFix, MaxCalls: explainMaxCalls, MaxTokens: budget,
 		Observe: func(e thinker.Event) {
 			if c, ok := e.(thinker.FixChecked); ok {
-				reply.Checks = append(reply.Checks, fixCheck{c.Try, c.Summary, c.Files, c.OK, c.Phase, c.Problem})
+				reply.Checks = append(reply.Checks, c)
 			}
 		},
 	})

@@ -84,13 +84,13 @@ type Explained struct {
 
 // FixChecked is a proposed fix, checked.
 type FixChecked struct {
-	Time    time.Time
-	Try     int
-	Summary string
-	Files   []string
-	OK      bool
-	Phase   string
-	Problem string
+	Time    time.Time `json:"-"`
+	Try     int       `json:"try"`
+	Summary string    `json:"summary"`
+	Files   []string  `json:"files"`
+	OK      bool      `json:"ok"`
+	Phase   string    `json:"phase"`
+	Problem string    `json:"problem,omitempty"`
 }
 
 func (Explained) event()  {}

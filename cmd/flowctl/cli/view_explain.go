@@ -35,14 +35,9 @@ type (
 		HasFix    bool   `json:"has_fix"`
 	}
 	jsonFixChecked struct {
-		Type    string   `json:"type"`
-		Time    string   `json:"time"`
-		Try     int      `json:"try"`
-		Summary string   `json:"summary"`
-		Files   []string `json:"files"`
-		OK      bool     `json:"ok"`
-		Phase   string   `json:"phase"`
-		Problem string   `json:"problem,omitempty"`
+		Type string `json:"type"`
+		Time string `json:"time"`
+		thinker.FixChecked
 	}
 	jsonExplainDone struct {
 		Type        string          `json:"type"`
@@ -63,7 +58,8 @@ func (v *explainView) Event(e thinker.Event) {
 		case thinker.Explained:
 			out = jsonExplained{"explained", jsonTime(e.Time), e.Try, e.Diagnosis, e.HasFix}
 		case thinker.FixChecked:
-			out = jsonFixChecked{"fix_checked", jsonTime(e.Time), e.Try, e.Summary, nonNil(e.Files), e.OK, e.Phase, e.Problem}
+			e.Files = nonNil(e.Files)
+			out = jsonFixChecked{"fix_checked", jsonTime(e.Time), e}
 		default:
 			v.json.Event(e)
 			return
