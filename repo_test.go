@@ -139,3 +139,28 @@ func TestTrackedFilesCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestBenchProgramsIgnored: `go build ./bench/NAME` in the repository
+// writes the binary NAME at its root, so every program under bench/ is in
+// .gitignore, where git add would otherwise take it in.
+func TestBenchProgramsIgnored(t *testing.T) {
+	ignore, err := os.ReadFile(".gitignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(ignore), "\n")
+	mains, err := filepath.Glob(filepath.Join("bench", "*", "main.go"))
+	if err != nil || len(mains) == 0 {
+		t.Fatalf("no programs under bench/ (%v)", err)
+	}
+	for _, m := range mains {
+		name := filepath.Base(filepath.Dir(m))
+		found := false
+		for _, l := range lines {
+			found = found || strings.TrimSpace(l) == "/"+name
+		}
+		if !found {
+			t.Errorf(".gitignore does not list /%s, the binary go build ./bench/%s writes", name, name)
+		}
+	}
+}
