@@ -171,10 +171,14 @@ func cacheHash(key string) int64 {
 	if i < 0 {
 		return keyHash(key)
 	}
-	const low = 64 - cacheGroupBits
-	group := uint64(keyHash(key[:i])) >> low << low
-	return int64(group | uint64(keyHash(key))&(1<<low-1))
+	return int64(groupBits(key[:i]) | uint64(keyHash(key))&groupMask)
 }
+
+// groupMask covers the bits of a cache hash below its group's.
+const groupMask = 1<<(64-cacheGroupBits) - 1
+
+// groupBits is a group's hash in the top cacheGroupBits bits, the rest 0.
+func groupBits(group string) uint64 { return uint64(keyHash(group)) &^ groupMask }
 
 // A CacheGroup is what the cache held of one group of keys when it was
 // read: the hashes of its entries. A key whose hash it does not hold was
@@ -201,9 +205,8 @@ func (g *CacheGroup) MayHold(key string) bool {
 // and then looks up only the keys the group may hold: the first run of a
 // block new or changed, over 100,000 items, looks up nothing.
 func (s *Store) CacheGroup(group string, limit int) (*CacheGroup, error) {
-	const low = 64 - cacheGroupBits
-	g := uint64(keyHash(group)) >> low << low
-	lo, hi := int64(g), int64(g|(1<<low-1))
+	g := groupBits(group)
+	lo, hi := int64(g), int64(g|groupMask)
 	ctx := context.Background()
 	out := &CacheGroup{hashes: map[int64]struct{}{}}
 	err := s.waitRead(ctx, func() error {

@@ -26,17 +26,9 @@ new flow ("based on pattern NAME"); a pattern whose flow fails its runs or
 tests is ranked down. An ID may be a name or a unique prefix.`,
 		Args: cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sub := "list"
-			if len(args) > 0 {
-				sub, args = args[0], args[1:]
-			}
-			switch {
-			case sub == "list" && len(args) == 0:
-			case (sub == "show" || sub == "forget") && len(args) == 1:
-			case sub == "list" || sub == "show" || sub == "forget":
-				return usagef("patterns %s takes %s", sub, map[bool]string{true: "no ID", false: "one ID"}[sub == "list"])
-			default:
-				return usagef("unknown patterns subcommand %q: use list, show ID or forget ID", sub)
+			sub, id, err := recordSubcommand("patterns", "pattern", args, "show", "forget")
+			if err != nil {
+				return err
 			}
 			st, _, err := f.open(s)
 			if err != nil {
@@ -57,7 +49,7 @@ tests is ranked down. An ID may be a name or a unique prefix.`,
 				}
 				return listPatterns(s.out, ps)
 			}
-			p, err := st.Pattern(args[0])
+			p, err := st.Pattern(id)
 			if err != nil {
 				if errors.Is(err, state.ErrPatternNotFound) {
 					return failf("Unknown pattern", "%s", sentence(err.Error()))

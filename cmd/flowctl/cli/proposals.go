@@ -23,19 +23,9 @@ writing nothing, when a file it changes was changed since the proposal was
 made. An ID may be a unique prefix.`,
 		Args: cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sub := "list"
-			if len(args) > 0 {
-				sub, args = args[0], args[1:]
-			}
-			switch {
-			case sub == "list" && len(args) == 0:
-			case sub == "list":
-				return usagef("proposals list takes no ID")
-			case (sub == "show" || sub == "accept" || sub == "reject") && len(args) == 1:
-			case sub == "show" || sub == "accept" || sub == "reject":
-				return usagef("proposals %s needs a proposal ID", sub)
-			default:
-				return usagef("unknown proposals subcommand %q: use list, show ID, accept ID or reject ID", sub)
+			sub, id, err := recordSubcommand("proposals", "proposal", args, "show", "accept", "reject")
+			if err != nil {
+				return err
 			}
 			st, _, err := f.open(s)
 			if err != nil {
@@ -50,7 +40,7 @@ made. An ID may be a unique prefix.`,
 				}
 				return view.List(ps)
 			}
-			p, err := st.Proposal(args[0])
+			p, err := st.Proposal(id)
 			if err != nil {
 				if errors.Is(err, state.ErrProposalNotFound) {
 					return failf("Unknown proposal", "%s", sentence(err.Error()))
