@@ -24,9 +24,11 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/zclconf/go-cty/cty"
@@ -260,6 +262,120 @@ var literals = []struct {
 type decoder struct {
 	text []byte
 	i    int
+	// attrs holds, by depth, the map an object's attributes are read
+	// into: cty.ObjectVal copies it, so one map per depth serves every
+	// object, and a list of 100,000 records does not leave 100,000 maps
+	// behind for the collector.
+	attrs []map[string]cty.Value
+	// split: an array has been read by arrayParallel (once per text).
+	split bool
+}
+
+// parallelMin is the size of text from which the first array of a text
+// is read on several goroutines (arrayParallel): a list of 100,000
+// records given with --input-file is 3.5 MB, and reading it was most of
+// what happened before its run started. A variable for tests.
+var parallelMin = 1 << 20
+
+// arrayParallel reads the elements of the array whose '[' is behind d.i:
+// it finds where each element ends (arrayBounds), then reads them on
+// GOMAXPROCS goroutines, each its share of them in order. Anything
+// wrong is errSyntax, which Decode reports in encoding/json's words.
+func (d *decoder) arrayParallel(depth int) (cty.Value, error) {
+	ends, end, ok := arrayBounds(d.text, d.i)
+	if !ok {
+		return cty.NilVal, errSyntax
+	}
+	vals := make([]cty.Value, len(ends))
+	starts := func(k int) int {
+		if k == 0 {
+			return d.i
+		}
+		return ends[k-1] + 1
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(ends))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			sub := decoder{text: d.text, split: true}
+			for k := w * len(ends) / workers; k < (w+1)*len(ends)/workers; k++ {
+				sub.i = starts(k)
+				sub.space()
+				v, err := sub.value(depth)
+				if sub.space(); err == nil && sub.i != ends[k] {
+					err = errSyntax
+				}
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				vals[k] = v
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return cty.NilVal, err
+		}
+	}
+	d.i = end + 1
+	return cty.TupleVal(vals), nil
+}
+
+// arrayBounds finds the elements of the array whose content begins at i
+// in text: the offset of the ',' or ']' that ends each one, and of the
+// ']' that ends the array. It follows strings and nesting but checks
+// nothing else: each element is read, and checked, by itself. ok is
+// false when text ends first.
+func arrayBounds(text []byte, i int) (ends []int, end int, ok bool) {
+	nest, inString := 0, false
+	for ; i < len(text); i++ {
+		c := text[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			nest++
+		case ']', '}':
+			if nest > 0 {
+				nest--
+				continue
+			}
+			if c == '}' {
+				return nil, 0, false
+			}
+			return append(ends, i), i, true
+		case ',':
+			if nest == 0 {
+				ends = append(ends, i)
+			}
+		}
+	}
+	return nil, 0, false
+}
+
+// attrsAt returns the empty attribute map of depth.
+func (d *decoder) attrsAt(depth int) map[string]cty.Value {
+	for len(d.attrs) <= depth {
+		d.attrs = append(d.attrs, nil)
+	}
+	if d.attrs[depth] == nil {
+		d.attrs[depth] = map[string]cty.Value{}
+	}
+	m := d.attrs[depth]
+	clear(m)
+	return m
 }
 
 func (d *decoder) space() {
@@ -331,7 +447,7 @@ func (d *decoder) object(depth int) (cty.Value, error) {
 	if d.next('}') {
 		return cty.EmptyObjectVal, nil
 	}
-	attrs := map[string]cty.Value{}
+	attrs := d.attrsAt(depth)
 	for {
 		d.space()
 		if d.i >= len(d.text) || d.text[d.i] != '"' {
@@ -367,6 +483,10 @@ func (d *decoder) array(depth int) (cty.Value, error) {
 	d.space()
 	if d.next(']') {
 		return cty.EmptyTupleVal, nil
+	}
+	if !d.split && len(d.text)-d.i >= parallelMin && runtime.GOMAXPROCS(0) > 1 {
+		d.split = true
+		return d.arrayParallel(depth)
 	}
 	var vals []cty.Value
 	for {

@@ -2,6 +2,8 @@ package jsonval
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"math/big"
 	"strings"
 	"testing"
@@ -50,6 +52,53 @@ func TestDecodeAsCtyjson(t *testing.T) {
 		`01`, `-`, `1.`, `.5`, `+1`, `1e`, `"open`, `"a"b"`, "\"tab\t\"", `nul`, `True`} {
 		if _, err := Decode([]byte(bad)); err == nil {
 			t.Errorf("Decode(%q) succeeded", bad)
+		}
+	}
+}
+
+// TestDecodeSplit: an array read on several goroutines (arrayParallel,
+// here from any size) gives what reading it in one goes does, and the
+// same texts fail.
+func TestDecodeSplit(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"items": [`)
+	for i := range 2000 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `{"id": %d, "name": "it\"em ] %d, {\\", "tags": [%d, "[", "}"], "o": {"a": [[]]}}`, i, i, i)
+	}
+	b.WriteString("], \"after\": [1, 2]}")
+	valid := []string{b.String(), `[1, "a", null, [true]]`, " [ 1 ,\n{ \"k\" : [ ] } ]\t", `[[1], [2, [3]]]`,
+		`["]", "\\", "\"]"]`, strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)}
+	bad := []string{`[1,]`, `[1 2]`, `[,1]`, `[1,,2]`, `[1, 2`, `["a]`, `[1}`, `[{"a": 1]`, `[1] x`, `[01]`,
+		strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)}
+	// Decode reads a text it cannot read again through encoding/json, so
+	// the decoder is called as Decode calls it, without that.
+	decode := func(text string, min int) (cty.Value, error) {
+		defer func(old int) { parallelMin = old }(parallelMin)
+		parallelMin = min
+		d := decoder{text: []byte(text)}
+		d.space()
+		v, err := d.value(0)
+		if d.space(); err == nil && d.i < len(d.text) {
+			err = errSyntax
+		}
+		return v, err
+	}
+	for _, text := range valid {
+		want, err := decode(text, math.MaxInt)
+		if err != nil {
+			t.Fatalf("%.40s: %v", text, err)
+		}
+		got, err := decode(text, 0)
+		if err != nil || !got.RawEquals(want) {
+			t.Errorf("%.40s: split %#v, %v; want %#v", text, got, err, want)
+		}
+	}
+	for _, text := range bad {
+		if _, err := decode(text, 0); err == nil {
+			t.Errorf("%s: read split", text)
 		}
 	}
 }
