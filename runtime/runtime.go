@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -280,7 +282,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 	defer r.closeMCP()
 	st := r.opts.Store
 	started := time.Now()
-	inputsJSON, _ := json.Marshal(r.plainInputs())
+	inputsJSON := r.inputsJSON()
 	mdiags, err := r.loadMemory()
 	if err != nil {
 		return nil, err
@@ -435,22 +437,30 @@ func (r *run) addDiags(d hcl.Diagnostics) {
 	r.mu.Unlock()
 }
 
-// plainInputs are the inputs as stored with the run: sensitive ones hidden.
-func (r *run) plainInputs() map[string]any {
-	out := map[string]any{}
-	for name, v := range r.inputs {
-		// A value with nothing sensitive in it is its JSON as it is: a
-		// list of 100,000 records given with --input-file is not turned
-		// into Go maps to be encoded again.
-		if v != cty.NilVal && v.IsWhollyKnown() && !v.IsNull() && !lang.IsSensitive(v) {
-			if b, err := jsonval.Marshal(v); err == nil {
-				out[name] = json.RawMessage(b)
+// inputsJSON is the JSON of the inputs as stored with the run, an object
+// by name, sensitive values hidden. A value with nothing sensitive or
+// unknown in it is written as it is, in one pass (jsonval.Append refuses
+// a marked or unknown value wherever it is): a list of 100,000 records
+// given with --input-file is neither walked first nor turned into Go maps
+// to be encoded again.
+func (r *run) inputsJSON() json.RawMessage {
+	b := []byte{'{'}
+	for i, name := range slices.Sorted(maps.Keys(r.inputs)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(jsonval.AppendString(b, name), ':')
+		v := r.inputs[name]
+		if !v.IsMarked() {
+			if out, err := jsonval.Append(b, v); err == nil {
+				b = out
 				continue
 			}
 		}
-		out[name] = PlainJSON(v)
+		plain, _ := json.Marshal(PlainJSON(v))
+		b = append(b, plain...)
 	}
-	return out
+	return append(b, '}')
 }
 
 // runValues supplies real values to expressions.
