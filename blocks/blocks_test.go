@@ -12,7 +12,7 @@ import (
 )
 
 func TestBuiltinCatalog(t *testing.T) {
-	wantCache := map[string]bool{"http": false, "llm": false, "scrape": false, "sleep": false, "file": true, "value": true}
+	wantCache := map[string]bool{"http": false, "llm": false, "scrape": false, "sleep": false, "file": true, "value": false}
 	wantSensitive := map[string]bool{"http": false, "scrape": false, "file": false, "sleep": false, "value": true, "llm": true, "mcp": true}
 	r := NewRegistry()
 	if got := strings.Join(r.Names(), ","); got != "approval,file,http,llm,mcp,scrape,sleep,value" {

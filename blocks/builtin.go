@@ -146,7 +146,9 @@ func Builtins() []*Block {
 			Outputs: []*lang.Field{
 				out("value", cty.DynamicPseudoType, "The same value"),
 			},
-			CacheDefault:        true,
+			// Not cached: its inputs are evaluated to make the cache
+			// key, and after that there is nothing left to do, so a
+			// lookup and a stored entry would only cost.
 			PropagatesSensitive: true,
 			OutputTypeFrom:      map[string]string{"value": "value"},
 		},

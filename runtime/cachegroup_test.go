@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/flowctl/flowctl/bench/flowgen"
@@ -14,9 +15,11 @@ import (
 // TestForEachCacheGroup runs a for_each step of more than cacheGroupMin
 // instances, which reads its block's cache group before looking its
 // instances up: the first run finds nothing, the second every instance,
-// and a run with one item changed all but that one.
+// and a run with one item changed all but that one. (A value step is
+// not cached by default; this one asks to be.)
 func TestForEachCacheGroup(t *testing.T) {
-	prog := compileBench(t, flowgen.ForEach(false))
+	src := strings.Replace(string(flowgen.ForEach(false)), `use      = "value"`, "use      = \"value\"\n  cache    = true", 1)
+	prog := compileBench(t, []byte(src))
 	st, err := state.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ const projectFlow = `flow "x" {}
 
 step "count" {
   use   = "value"
+  cache = true
   value = 3
 }
 
