@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/flowctl/flowctl/lang"
@@ -13,8 +14,11 @@ import (
 // command-line value: an input of type string takes it as it is, so that
 // --input zip=02134 stays "02134".
 type InputValue struct {
-	Value  cty.Value
-	Raw    *string
+	Value cty.Value
+	Raw   *string
+	// JSON is the text Value was read from when it was given as JSON (an
+	// --input-file): see GivenJSON.
+	JSON   json.RawMessage
 	Source string
 	// Optional: a value for an input the flow may not have (one from the
 	// environment, FLOWCTL_INPUT_NAME), ignored when it has none.
@@ -74,4 +78,24 @@ func (p *Program) ResolveInputs(given map[string]InputValue) (map[string]cty.Val
 		out[in.Name] = cv
 	}
 	return out, diags
+}
+
+// GivenJSON is the JSON text of the values given as JSON for inputs the
+// flow declares, not sensitive and not null: what a run records of those
+// inputs as they were given (runtime.Options.InputsJSON), rather than
+// encoding their values again. A resumed run converts them again as
+// ResolveInputs did.
+func (p *Program) GivenJSON(given map[string]InputValue) map[string]json.RawMessage {
+	var out map[string]json.RawMessage
+	for name, g := range given {
+		in := p.InputsByName[name]
+		if in == nil || in.Sensitive || g.JSON == nil || g.Value.IsNull() {
+			continue
+		}
+		if out == nil {
+			out = map[string]json.RawMessage{}
+		}
+		out[name] = g.JSON
+	}
+	return out
 }

@@ -117,7 +117,7 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 			}
 			defer closeState(st)
 			opts := runtime.Options{
-				Inputs: inputs, Secrets: secrets, Parallelism: f.parallelism, Namespace: f.namespace,
+				Inputs: inputs, InputsJSON: prog.GivenJSON(given), Secrets: secrets, Parallelism: f.parallelism, Namespace: f.namespace,
 				NoCache: f.noCache, Store: st, Executors: ex, ResetCorruptMemory: f.resetMemory,
 				Timeout: f.timeout, Targets: f.targets,
 			}

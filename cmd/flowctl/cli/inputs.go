@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,9 +42,7 @@ func (f *inputFlags) values(p *lang.Parser) (map[string]compiler.InputValue, hcl
 	for _, file := range f.files {
 		vals, d := readInputFile(p, file)
 		diags = append(diags, d...)
-		for k, v := range vals {
-			out[k] = compiler.InputValue{Value: v, Source: file}
-		}
+		maps.Copy(out, vals)
 	}
 	for _, pair := range f.pairs {
 		name, raw, ok := strings.Cut(pair, "=")
@@ -100,7 +99,7 @@ func parseInputValue(raw string) cty.Value {
 // in .json (one object of values), else HCL attributes (name = "ada", n =
 // 3, comments; literals only), as Terraform reads a .tfvars file. Errors
 // are at their file and line.
-func readInputFile(p *lang.Parser, name string) (map[string]cty.Value, hcl.Diagnostics) {
+func readInputFile(p *lang.Parser, name string) (map[string]compiler.InputValue, hcl.Diagnostics) {
 	if strings.EqualFold(filepath.Ext(name), ".json") {
 		src, err := os.ReadFile(name)
 		if err != nil {
@@ -114,7 +113,7 @@ func readInputFile(p *lang.Parser, name string) (map[string]cty.Value, hcl.Diagn
 
 // readHCLInputs reads a file of HCL attributes whose values are literals
 // (no references or function calls).
-func readHCLInputs(p *lang.Parser, name string) (map[string]cty.Value, hcl.Diagnostics) {
+func readHCLInputs(p *lang.Parser, name string) (map[string]compiler.InputValue, hcl.Diagnostics) {
 	f, diags := p.ParseFile(name)
 	if diags.HasErrors() {
 		return nil, diags
@@ -129,7 +128,7 @@ func readHCLInputs(p *lang.Parser, name string) (map[string]cty.Value, hcl.Diagn
 		}
 		return nil, d
 	}
-	out := map[string]cty.Value{}
+	out := map[string]compiler.InputValue{}
 	for _, a := range attrs {
 		v, d := a.Expr.Value(nil)
 		if d.HasErrors() {
@@ -137,12 +136,12 @@ func readHCLInputs(p *lang.Parser, name string) (map[string]cty.Value, hcl.Diagn
 				"The value of %q in %s must be a literal value (a string, number, bool, list or object), not an expression with references or function calls.", a.Name, name)...)
 			continue
 		}
-		out[a.Name] = v
+		out[a.Name] = compiler.InputValue{Value: v, Source: name}
 	}
 	return out, diags
 }
 
-func readJSONInputs(name string, src []byte) (map[string]cty.Value, hcl.Diagnostics) {
+func readJSONInputs(name string, src []byte) (map[string]compiler.InputValue, hcl.Diagnostics) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(src, &raw); err != nil {
 		reason := err.Error()
@@ -164,7 +163,7 @@ func readJSONInputs(name string, src []byte) (map[string]cty.Value, hcl.Diagnost
 		}
 		return nil, hcl.Diagnostics{d}
 	}
-	out := map[string]cty.Value{}
+	out := map[string]compiler.InputValue{}
 	var diags hcl.Diagnostics
 	for k, msg := range raw {
 		v, err := jsonval.Decode(msg)
@@ -176,7 +175,7 @@ func readJSONInputs(name string, src []byte) (map[string]cty.Value, hcl.Diagnost
 			})
 			continue
 		}
-		out[k] = v
+		out[k] = compiler.InputValue{Value: v, JSON: msg, Source: name}
 	}
 	return out, diags
 }
