@@ -266,7 +266,8 @@ type decoder struct {
 	// into: cty.ObjectVal copies it, so one map per depth serves every
 	// object, and a list of 100,000 records does not leave 100,000 maps
 	// behind for the collector.
-	attrs []map[string]cty.Value
+	attrs    []map[string]cty.Value
+	attrsBuf [4]map[string]cty.Value // attrs' first, for small texts
 	// split: an array has been read by arrayParallel (once per text).
 	split bool
 }
@@ -367,6 +368,9 @@ func arrayBounds(text []byte, i int) (ends []int, end int, ok bool) {
 
 // attrsAt returns the empty attribute map of depth.
 func (d *decoder) attrsAt(depth int) map[string]cty.Value {
+	if d.attrs == nil {
+		d.attrs = d.attrsBuf[:0]
+	}
 	for len(d.attrs) <= depth {
 		d.attrs = append(d.attrs, nil)
 	}

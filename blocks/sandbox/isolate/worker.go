@@ -79,6 +79,9 @@ func Main(args []string) int {
 	out := os.NewFile(replyFD, "replies")
 	goEx, jsEx := gorun.NewExecutor(), jsrun.NewExecutor()
 	goEx.MaxOutput, jsEx.MaxOutput = l.maxOutput, l.maxOutput
+	// The pool kills a worker whose call has not ended shortly after its
+	// deadline, so a call needs no goroutine of its own to be given up on.
+	jsEx.Inline = true
 	w := &server{
 		out:    bufio.NewWriterSize(out, 64<<10),
 		goEx:   goEx,

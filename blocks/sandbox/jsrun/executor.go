@@ -48,6 +48,13 @@ type Executor struct {
 	// result; a larger result fails the call with a size error. 0 means
 	// no cap. Set it before the first call.
 	MaxOutput int
+	// Inline runs each call on the caller's goroutine, interrupted when
+	// its context ends, instead of on a runner goroutine that Execute
+	// gives up on when the code is stuck in a built-in past the end: two
+	// goroutine switches a call fewer. For a sandbox worker process,
+	// which the pool kills when a call has not ended shortly after its
+	// deadline. Set it before the first call.
+	Inline bool
 }
 
 var _ blocks.Executor = (*Executor)(nil)
@@ -76,7 +83,7 @@ func (e *Executor) Program(def *lang.BlockDef) (*Program, error) {
 		return nil, c.err.at(def)
 	}
 	p := newProgram(def, c.prog)
-	p.maxOutput = e.MaxOutput
+	p.maxOutput, p.inline = e.MaxOutput, e.Inline
 	return p, nil
 }
 
@@ -125,9 +132,15 @@ func (p *Program) Run(ctx context.Context, call *blocks.Call) (*blocks.Result, e
 		return nil, newError(p.block, 0, "cannot pass the inputs: "+err.Error(), nil)
 	}
 	sink := &logSink{log: call.Log, redact: call.Redact}
+	var o outcome
+	if p.inline {
+		stop := context.AfterFunc(ctx, func() { rt.Interrupt(errInterrupt) })
+		o = p.runIn(rt, sink, input, call)
+		stop()
+		return p.result(ctx, o)
+	}
 	done := make(chan outcome, 1)
 	goRun(func() { done <- p.runIn(rt, sink, input, call) })
-	var o outcome
 	select {
 	case o = <-done:
 	case <-ctx.Done():
@@ -144,6 +157,11 @@ func (p *Program) Run(ctx context.Context, call *blocks.Call) (*blocks.Result, e
 			return nil, p.stopped(ctx, 0, true)
 		}
 	}
+	return p.result(ctx, o)
+}
+
+// result is the result of a call that ended with outcome o.
+func (p *Program) result(ctx context.Context, o outcome) (*blocks.Result, error) {
 	if o.interrupted {
 		return nil, p.stopped(ctx, o.line, false)
 	}

@@ -340,6 +340,20 @@ func TestMissingOutput(t *testing.T) {
 }
 
 func TestTimeout(t *testing.T) {
+	for _, inline := range []bool{false, true} {
+		t.Run(fmt.Sprintf("inline=%v", inline), func(t *testing.T) { testTimeout(t, inline) })
+	}
+}
+
+// testTimeout: code that never returns is interrupted at its context's
+// end, whether it runs on a runner goroutine or on the caller's
+// (Executor.Inline).
+func testTimeout(t *testing.T, inline bool) {
+	newExecutor := func() *Executor {
+		e := NewExecutor()
+		e.Inline = inline
+		return e
+	}
 	for name, js := range map[string]string{
 		"loop":      `function execute() { for (;;) {} }`,
 		"catching":  `function execute() { for (;;) { try { for (;;) {} } catch (e) {} finally { continue } } }`,
@@ -351,7 +365,7 @@ func TestTimeout(t *testing.T) {
 			b := jsBlock(t, js)
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 			defer cancel()
-			_, err := NewExecutor().Execute(ctx, newCall(b, cty.NumberIntVal(1)))
+			_, err := newExecutor().Execute(ctx, newCall(b, cty.NumberIntVal(1)))
 			wantError(t, err, `block "x"`, "exceeded its timeout")
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("%v is not a DeadlineExceeded", err)
@@ -365,7 +379,7 @@ func TestTimeout(t *testing.T) {
 	b := jsBlock(t, `function execute() { for (;;) {} }`)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	_, err := NewExecutor().Execute(ctx, newCall(b, cty.NumberIntVal(1)))
+	_, err := newExecutor().Execute(ctx, newCall(b, cty.NumberIntVal(1)))
 	wantError(t, err, `block "x" line 7: was cancelled`)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("%v is not a Canceled", err)
