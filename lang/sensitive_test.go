@@ -6,9 +6,9 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// TestIsSensitive: IsSensitive finds a sensitive mark, and ContainsMarked
-// any mark, at every depth and in every kind of value, as cty's
-// HasMarkDeep and ContainsMarked do.
+// TestIsSensitive: IsSensitive finds a sensitive mark, ContainsMarked any
+// mark and IsWhollyKnown an unknown value, at every depth and in every kind
+// of value, as cty's HasMarkDeep, ContainsMarked and IsWhollyKnown do.
 func TestIsSensitive(t *testing.T) {
 	secret := cty.StringVal("s").Mark(Sensitive)
 	other := cty.StringVal("o").Mark("other")
@@ -35,6 +35,9 @@ func TestIsSensitive(t *testing.T) {
 		"unknown in tuple": cty.TupleVal([]cty.Value{cty.UnknownVal(cty.String), secret}),
 		"empty list":       cty.ListValEmpty(cty.String),
 		"other in list":    cty.ListVal([]cty.Value{obj(other)}),
+		"unknown in list":  cty.ListVal([]cty.Value{obj(cty.StringVal("x")), obj(cty.UnknownVal(cty.String))}),
+		"unknown in map":   cty.MapVal(map[string]cty.Value{"k": obj(cty.UnknownVal(cty.String).Mark("other"))}),
+		"unknown list":     cty.UnknownVal(cty.List(cty.String)),
 	}
 	for name, v := range cases {
 		if got, want := IsSensitive(v), v.HasMarkDeep(Sensitive); got != want {
@@ -42,6 +45,9 @@ func TestIsSensitive(t *testing.T) {
 		}
 		if got, want := ContainsMarked(v), v.ContainsMarked(); got != want {
 			t.Errorf("%s: ContainsMarked = %v, want %v", name, got, want)
+		}
+		if got, want := IsWhollyKnown(v), v.IsWhollyKnown(); got != want {
+			t.Errorf("%s: IsWhollyKnown = %v, want %v", name, got, want)
 		}
 	}
 	if !IsSensitive(cases["list of objects"]) || IsSensitive(cases["list plain"]) {

@@ -162,6 +162,12 @@ func ContainsMarked(v cty.Value) bool {
 	return anyDeep(v, func(v cty.Value) bool { return v.IsMarked() })
 }
 
+// IsWhollyKnown reports whether v and everything inside it is known, as
+// cty's Value.IsWhollyKnown does, walking v as anyDeep does.
+func IsWhollyKnown(v cty.Value) bool {
+	return !anyDeep(v, func(v cty.Value) bool { return !v.IsKnown() })
+}
+
 // anyDeep reports whether has holds for v or a value inside it. It walks v
 // itself rather than through cty.Walk, which builds a path and a key value
 // for every element and sorts every object's attribute names: a for_each

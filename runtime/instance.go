@@ -209,7 +209,7 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 				Subject: attr.Expr.Range().Ptr(), Expression: attr.Expr, EvalContext: ctx,
 			})
 		}
-		if !v.IsWhollyKnown() {
+		if !lang.IsWhollyKnown(v) {
 			if planning {
 				unknown = true
 			} else {

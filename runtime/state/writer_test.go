@@ -557,3 +557,37 @@ func TestUpdateMemoryConcurrent(t *testing.T) {
 		t.Errorf("count = %s after %d updates", got["count"], 2*each)
 	}
 }
+
+// TestCheckpointWhenIdle: once checkpointAfter ops are committed and
+// nothing is queued, the writer checkpoints SQLite's WAL itself, so that
+// the checkpoint at exit has little left to copy; what was written stays
+// readable.
+func TestCheckpointWhenIdle(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	run := createRun(t, s, "", "f", time.Time{})
+	n := checkpointAfter + 10
+	for i := range n {
+		s.RecordStep(&StepResult{RunID: run.ID, Step: "s", Instance: fmt.Sprint(i), Status: "ok"})
+	}
+	flush(t, s)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s.w.mu.Lock()
+		done := s.w.checkpoints
+		s.w.mu.Unlock()
+		if done > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the idle writer did not checkpoint the WAL")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if steps, err := s.Steps(run.ID); err != nil || len(steps) != n {
+		t.Errorf("Steps = %d results, %v; want %d", len(steps), err, n)
+	}
+}
