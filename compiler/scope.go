@@ -176,7 +176,9 @@ func (s *Scope) evalContext(names []refName, each *Each) (*hcl.EvalContext, hcl.
 			}
 		case lang.RootEach:
 			if each != nil {
-				vars[lang.RootEach] = cty.ObjectVal(map[string]cty.Value{"key": each.Key, "value": each.Value})
+				attrs := lang.NewAttrs()
+				attrs["key"], attrs["value"] = each.Key, each.Value
+				vars[lang.RootEach] = lang.ObjectOf(attrs)
 			}
 		case lang.RootRun:
 			vars[lang.RootRun] = cty.ObjectVal(map[string]cty.Value{"id": s.Values.RunID()})

@@ -434,6 +434,11 @@ func (d *decoder) value(depth int) (cty.Value, error) {
 		if !isNumber(lit) {
 			return cty.NilVal, errSyntax
 		}
+		if n, ok := smallInt(lit); ok {
+			// What cty.ParseNumberVal gives, without parsing text into
+			// a 512-bit mantissa.
+			return cty.NumberVal(new(big.Float).SetPrec(512).SetInt64(n)), nil
+		}
 		return cty.ParseNumberVal(string(lit))
 	}
 	for _, l := range literals {
@@ -539,6 +544,29 @@ func (d *decoder) str() (string, error) {
 		}
 	}
 	return "", errSyntax
+}
+
+// smallInt reads a JSON number that is a whole number of at most 18
+// digits, without a sign or with a minus (not -0: its sign would be lost).
+func smallInt(t []byte) (int64, bool) {
+	digits := t
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 || len(digits) > 1 && digits[0] == '0' || digits[0] == '0' && len(t) > 1 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if t[0] == '-' {
+		n = -n
+	}
+	return n, true
 }
 
 // isNumber reports whether t is a JSON number:

@@ -17,7 +17,7 @@ import (
 func TestDecodeAsCtyjson(t *testing.T) {
 	for _, text := range []string{
 		`null`, `true`, `"héllo \u003c\n"`, `42`, `-0.5`, `1e400`, `123456789012345678901234567890`,
-		`false`, `"plain / ascii ~"`, " [ 1 ,\n{ \"k\" : [ ] } ]\t", `"\ud83d\ude00 caf\u00e9 é \u0000"`, `""`, `-0`, `0.5e-3`, `7E+2`, ` 1`, `"x" `,
+		`false`, `"plain / ascii ~"`, `0`, `-7`, `999999999999999999`, `1000000000000000000`, `-123456789012345678`, " [ 1 ,\n{ \"k\" : [ ] } ]\t", `"\ud83d\ude00 caf\u00e9 é \u0000"`, `""`, `-0`, `0.5e-3`, `7E+2`, ` 1`, `"x" `,
 		`[]`, `{}`, `[1, "a", null, [true]]`, `{"a": {"b": [1, 2.5]}, "c": null, "": "empty key"}`,
 	} {
 		got, err := Decode([]byte(text))
@@ -35,6 +35,13 @@ func TestDecodeAsCtyjson(t *testing.T) {
 		}
 		if !got.RawEquals(want) {
 			t.Errorf("%s: %#v, want %#v", text, got, want)
+		}
+		if got.Type() == cty.Number {
+			// The same precision too, which arithmetic on it keeps.
+			g, w := got.AsBigFloat(), want.AsBigFloat()
+			if g.Prec() != w.Prec() || g.Mode() != w.Mode() || g.Signbit() != w.Signbit() {
+				t.Errorf("%s: precision %d, mode %v, sign %v; want %d, %v, %v", text, g.Prec(), g.Mode(), g.Signbit(), w.Prec(), w.Mode(), w.Signbit())
+			}
 		}
 	}
 	if v, err := Decode([]byte(`{"a": 1, "a": 2}`)); err != nil || !v.GetAttr("a").RawEquals(cty.NumberIntVal(2)) {
