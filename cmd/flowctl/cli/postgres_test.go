@@ -44,6 +44,7 @@ step "slow" {
 
 step "greet" {
   use   = "value"
+  cache = true
   value = "hello"
 }
 

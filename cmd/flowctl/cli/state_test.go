@@ -22,11 +22,13 @@ flow "cached" {}
 
 step "greet" {
   use   = "value"
+  cache = true
   value = "hello"
 }
 
 step "twice" {
   use   = "value"
+  cache = true
   value = "${step.greet.value} ${step.greet.value}"
 }
 `
