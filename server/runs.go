@@ -236,6 +236,17 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, err)
 		return
 	}
+	if lr := s.liveRun(id); lr != nil {
+		// A run this server runs is recorded as ended before its last
+		// events are: until they are (its live status changes), it is
+		// running, so that a client that sees it ended finds its
+		// run_finished event.
+		lr.mu.Lock()
+		if lr.status == "running" {
+			out.Status = lr.status
+		}
+		lr.mu.Unlock()
+	}
 	writeJSON(w, http.StatusOK, out)
 }
 
