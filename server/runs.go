@@ -236,7 +236,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, err)
 		return
 	}
-	if lr := s.liveRun(id); lr != nil {
+	if lr := s.liveRun(id); lr != nil && ended(out.Status) {
 		// A run this server runs is recorded as ended before its last
 		// events are: until they are (its live status changes), it is
 		// running, so that a client that sees it ended finds its
@@ -420,4 +420,13 @@ func (s *Server) cancelQueued(lr *liveRun) <-chan struct{} {
 		s.run(ctx, lr)
 	}()
 	return done
+}
+
+// ended reports whether a run's status is one it ends with.
+func ended(status string) bool {
+	switch runtime.Status(status) {
+	case runtime.StatusOK, runtime.StatusFailed, runtime.StatusCancelled:
+		return true
+	}
+	return false
 }
