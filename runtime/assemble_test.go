@@ -33,3 +33,24 @@ func TestAssemble(t *testing.T) {
 		}
 	}
 }
+
+func TestSharedType(t *testing.T) {
+	obj := func(v cty.Value) cty.Value { return cty.ObjectVal(map[string]cty.Value{"value": v}) }
+	var s sharedType
+	first := obj(cty.StringVal("a"))
+	if got := s.share(first); !got.RawEquals(first) {
+		t.Fatalf("first: %#v", got)
+	}
+	for _, v := range []cty.Value{
+		obj(cty.StringVal("b")),                   // the same type: takes the first's
+		obj(cty.NullVal(cty.String)),              // a null of it
+		obj(cty.NumberIntVal(2)),                  // another type: kept
+		obj(cty.StringVal("c").Mark("sensitive")), // marked: kept
+		cty.NullVal(cty.Object(map[string]cty.Type{"value": cty.String})),
+	} {
+		got := s.share(v)
+		if !got.RawEquals(v) || !got.Type().Equals(v.Type()) {
+			t.Errorf("share(%#v) = %#v", v, got)
+		}
+	}
+}

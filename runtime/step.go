@@ -112,6 +112,7 @@ func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
 		defer r.cacheGroups.Delete(s.step)
 		var next atomic.Int64
 		var wg sync.WaitGroup
+		var shape sharedType
 		for range max(width, 1) {
 			wg.Go(func() {
 				for {
@@ -119,7 +120,9 @@ func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
 					if i >= len(instances) {
 						return
 					}
-					results[i] = r.runInstance(ctx, s.step, instances[i])
+					res := r.runInstance(ctx, s.step, instances[i])
+					res.value = shape.share(res.value)
+					results[i] = res
 				}
 			})
 		}
@@ -404,3 +407,28 @@ func (r *run) executorFor(s *compiler.Step) (blocks.Executor, error) {
 	}
 	return r.opts.Executors.For(s.Block)
 }
+
+// A sharedType is the type of the first result of a for_each step's
+// instances that its other results take on when theirs is equal. Each
+// result is an object whose type is a map of its own (cty makes one for
+// every object it builds), and a step's results are kept until the last
+// has ended: 100,000 of them held 67 MB of type maps alike. (cty keeps one
+// element type for a whole list, so the step's value drops them.)
+type sharedType struct{ first atomic.Pointer[cty.Value] }
+
+// share returns v with the shared type when its own is equal to it, and
+// v when not.
+func (s *sharedType) share(v cty.Value) cty.Value {
+	p := s.first.Load()
+	if p == nil {
+		s.first.CompareAndSwap(nil, &v)
+		return v
+	}
+	if v.IsMarked() || !p.Type().Equals(v.Type()) {
+		return v
+	}
+	// An element of a list has the list's element type: the first's.
+	return cty.ListVal([]cty.Value{*p, v}).Index(secondIndex)
+}
+
+var secondIndex = cty.NumberIntVal(1)
