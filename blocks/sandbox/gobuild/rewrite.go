@@ -11,12 +11,12 @@ import (
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 )
 
-// runnerName is the name the block's code gets package runner by, when it
-// needs it.
-const runnerName = "flowctlrunner"
+// contextName is the name the block's code gets the program's copy of
+// package contextcheck by, when it needs it.
+const contextName = "flowctlcontext"
 
 // contextFuncs are the functions of package context whose calls are made
-// calls of the runner's (see runner/context.go).
+// calls of package contextcheck's (see gorun/wrap/contextcheck).
 var contextFuncs = map[string]bool{
 	"WithCancel": true, "WithCancelCause": true, "WithDeadline": true, "WithDeadlineCause": true,
 	"WithTimeout": true, "WithTimeoutCause": true, "WithValue": true, "WithoutCancel": true,
@@ -31,8 +31,8 @@ type edit struct {
 // rewrite is the code of a block as it is built: the imports of the
 // packages a block gets a wrapper of (gorun.Wrapper: text/template and
 // html/template) import the wrapper's copy in the program instead, the uses
-// of the context functions name the runner's, and the package clause's
-// line imports the runner when they do. Lines stay where they are; the
+// of the context functions name package contextcheck's, and the package
+// clause's line imports it when they do. Lines stay where they are; the
 // edits say how columns moved.
 func rewrite(src string) (string, []edit) {
 	fset := token.NewFileSet()
@@ -64,7 +64,7 @@ func rewrite(src string) (string, []edit) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			if sel, ok := n.(*ast.SelectorExpr); ok {
 				if id, ok := sel.X.(*ast.Ident); ok && id.Name == name && id.Obj == nil && contextFuncs[sel.Sel.Name] {
-					changes = append(changes, change{fset.Position(id.Pos()).Offset, len(name), runnerName})
+					changes = append(changes, change{fset.Position(id.Pos()).Offset, len(name), contextName})
 					uses++
 				}
 			}
@@ -72,7 +72,7 @@ func rewrite(src string) (string, []edit) {
 		})
 		if uses > 0 {
 			// The import goes at the end of the package clause's line.
-			imp := "; import " + runnerName + " " + strconv.Quote(modulePath+"/runner")
+			imp := "; import " + contextName + " " + strconv.Quote(modulePath+"/wrap/contextcheck")
 			changes = append(changes, change{fset.Position(f.Name.End()).Offset, 0, imp})
 		}
 	}

@@ -16,20 +16,20 @@ func TestRewriteKeepsLines(t *testing.T) {
 		t.Fatalf("lines moved:\n%s", got)
 	}
 	for _, want := range []string{
-		`package block; import flowctlrunner "flowctl.invalid/program/runner"`,
-		"c2, cancel := flowctlrunner.WithCancel(c); _ = ctx.Background()",
-		"_ = flowctlrunner.WithValue(c2, 1, 2)",
+		`package block; import flowctlcontext "flowctl.invalid/program/wrap/contextcheck"`,
+		"c2, cancel := flowctlcontext.WithCancel(c); _ = ctx.Background()",
+		"_ = flowctlcontext.WithValue(c2, 1, 2)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in\n%s", want, got)
 		}
 	}
 	// "_ = ctx.Background()" is at column 35 of line 8 in the code, and
-	// the rewritten line is 10 bytes longer before it.
-	if c := originalColumn(edits, 8, 45); c != 35 {
+	// the rewritten line is 11 bytes longer before it.
+	if c := originalColumn(edits, 8, 46); c != 35 {
 		t.Errorf("column %d, want 35", c)
 	}
-	if plain, edits := rewrite("package block\n\nimport \"context\"\n\nfunc Execute(ctx context.Context, input map[string]any) (map[string]any, error) { return nil, nil }\n"); edits != nil || strings.Contains(plain, "flowctlrunner") {
+	if plain, edits := rewrite("package block\n\nimport \"context\"\n\nfunc Execute(ctx context.Context, input map[string]any) (map[string]any, error) { return nil, nil }\n"); edits != nil || strings.Contains(plain, "flowctlcontext") {
 		t.Errorf("rewrote code that derives no context: %s", plain)
 	}
 }

@@ -118,9 +118,11 @@ var wrapped = map[string]struct {
 // that imports one of those packages, so both engines refuse them alike.
 var removedMethods = []string{"ParseFS", "ParseFiles", "ParseGlob"}
 
-// WrapperFS holds the source of the wrappers (see wrapped).
+// WrapperFS holds the source of the wrappers (see wrapped) and of package
+// contextcheck (see contextFuncs), which the compiled engine copies into
+// each program.
 //
-//go:embed wrap/texttemplate/*.go wrap/htmltemplate/*.go
+//go:embed wrap/texttemplate/template.go wrap/htmltemplate/template.go wrap/contextcheck/contextcheck.go
 var WrapperFS embed.FS
 
 // Wrapper returns the directory of WrapperFS that holds the wrapper a

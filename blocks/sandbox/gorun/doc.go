@@ -31,8 +31,11 @@
 //     go generate writes with gendocs/), and the symbol table given to an
 //     interpreter.
 //   - wrap/: text/template and html/template as blocks get them, with a
-//     Template that cannot read files: symbols for the interpreter, source
-//     (WrapperFS) for the compiled engine.
+//     Template that cannot read files, and the context functions that
+//     refuse a parent Context of the block's own (wrap/contextcheck):
+//     symbols for the interpreter, source (WrapperFS) for the compiled
+//     engine.
+//   - context.go: the context functions the interpreter gets.
 //   - check.go: parsing and checking the code; Check.
 //   - instrument.go: the line tracking that places panics.
 //   - interp.go: making an interpreter; compiling without running.

@@ -26,5 +26,7 @@
 //
 //   - confine.go, confine_linux.go: the confinement applied in init.
 //   - runner.go: Serve, the requests and replies, the call's log.
-//   - context.go: the context functions the block's calls are rewritten to.
+//
+// The context functions the block's calls are rewritten to are package
+// gorun/wrap/contextcheck's, which is copied into the program beside it.
 package runner
