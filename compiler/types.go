@@ -322,8 +322,14 @@ func (tv *typeValues) forEach(s *Step) (*Each, func(cty.Value) cty.Value, hcl.Di
 // sensitive (instance keys are shown and stored), null, or anything but a
 // list, set, tuple, map or object.
 func CheckForEach(s *Step, v cty.Value) hcl.Diagnostics {
+	return CheckForEachSensitive(s, v, lang.IsSensitive(v))
+}
+
+// CheckForEachSensitive is CheckForEach of a value whose caller knows
+// already whether anything inside it is sensitive.
+func CheckForEachSensitive(s *Step, v cty.Value, sensitive bool) hcl.Diagnostics {
 	rng := s.ForEach.Range()
-	if lang.IsSensitive(v) {
+	if sensitive {
 		return lang.Error(rng, "Sensitive for_each",
 			"The for_each value of step %q is derived from a secret or a sensitive input; instance keys are shown and stored, so they may not be sensitive.", s.Name)
 	}

@@ -28,6 +28,10 @@ func Convert(v cty.Value, ty cty.Type) (cty.Value, error) {
 	var lastTy cty.Type
 	var conv convert.Conversion
 	elems := make([]cty.Value, 0, uv.LengthInt())
+	// converted: an element before was converted, so the elements' types
+	// are compared (as ListVal and SetVal need them equal); while none
+	// was, each is plain already, and so are all of them.
+	converted := false
 	for it := uv.ElementIterator(); it.Next(); {
 		_, e := it.Element()
 		et := e.Type()
@@ -42,8 +46,9 @@ func Convert(v cty.Value, ty cty.Type) (cty.Value, error) {
 			if e, err = conv(e); err != nil {
 				return convert.Convert(v, ty)
 			}
+			converted = true
 		}
-		if len(elems) > 0 && !e.Type().Equals(elems[0].Type()) {
+		if converted && len(elems) > 0 && !e.Type().Equals(elems[0].Type()) {
 			return convert.Convert(v, ty)
 		}
 		elems = append(elems, e)

@@ -49,6 +49,9 @@ func TestIsSensitive(t *testing.T) {
 		if got, want := IsWhollyKnown(v), v.IsWhollyKnown(); got != want {
 			t.Errorf("%s: IsWhollyKnown = %v, want %v", name, got, want)
 		}
+		if s, k := SensitiveAndKnown(v); s != v.HasMarkDeep(Sensitive) || k != v.IsWhollyKnown() {
+			t.Errorf("%s: SensitiveAndKnown = %v, %v", name, s, k)
+		}
 	}
 	if !IsSensitive(cases["list of objects"]) || IsSensitive(cases["list plain"]) {
 		t.Error("a secret inside an object inside a list is not found, or a plain list is")

@@ -156,6 +156,18 @@ func IsSensitive(v cty.Value) bool {
 	return anyDeep(v, func(v cty.Value) bool { return v.HasMark(Sensitive) })
 }
 
+// SensitiveAndKnown reports, in one walk, what IsSensitive and
+// IsWhollyKnown report of v.
+func SensitiveAndKnown(v cty.Value) (sensitive, whollyKnown bool) {
+	unknown := false
+	anyDeep(v, func(v cty.Value) bool {
+		sensitive = sensitive || v.HasMark(Sensitive)
+		unknown = unknown || !v.IsKnown()
+		return sensitive && unknown
+	})
+	return sensitive, !unknown
+}
+
 // ContainsMarked reports whether v or anything inside it has any mark, as
 // cty's Value.ContainsMarked does.
 func ContainsMarked(v cty.Value) bool {

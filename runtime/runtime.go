@@ -165,9 +165,12 @@ type run struct {
 	scope  *compiler.Scope
 	redact *redactor
 
-	inputs  map[string]cty.Value
-	secrets map[string]cty.Value
-	memory  map[string]cty.Value
+	inputs map[string]cty.Value
+	// plainInputs are the inputs with nothing sensitive or unknown inside
+	// (see forEachFacts).
+	plainInputs map[string]bool
+	secrets     map[string]cty.Value
+	memory      map[string]cty.Value
 
 	sem chan struct{} // the run's overall cap; nil when none
 	mcp mcpPool       // the run's sessions with MCP servers
@@ -217,13 +220,14 @@ func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
 		opts.Executors = &blocks.Executors{Builtins: blocks.BuiltinExecutors()}
 	}
 	r := &run{
-		prog:    prog,
-		opts:    opts,
-		id:      opts.RunID,
-		redact:  &redactor{},
-		inputs:  map[string]cty.Value{},
-		secrets: map[string]cty.Value{},
-		memory:  map[string]cty.Value{},
+		prog:        prog,
+		opts:        opts,
+		id:          opts.RunID,
+		redact:      &redactor{},
+		inputs:      map[string]cty.Value{},
+		plainInputs: map[string]bool{},
+		secrets:     map[string]cty.Value{},
+		memory:      map[string]cty.Value{},
 	}
 	if opts.Parallelism > 0 {
 		r.sem = make(chan struct{}, opts.Parallelism)
@@ -239,9 +243,15 @@ func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
 				"Input %q has no value; resolve inputs before running.", in.Name)...)
 			continue
 		}
-		if in.Sensitive || lang.IsSensitive(v) {
+		sensitive, known := in.Sensitive, false
+		if !sensitive {
+			sensitive, known = lang.SensitiveAndKnown(v)
+		}
+		if sensitive {
 			r.redact.addValue(v)
 			v = v.Mark(lang.Sensitive)
+		} else if known {
+			r.plainInputs[in.Name] = true
 		}
 		r.inputs[in.Name] = v
 	}

@@ -280,30 +280,44 @@ func (r *run) expand(s *compiler.Step) ([]instance, bool, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, false, diags
 	}
-	if d := compiler.CheckForEach(s, v); d.HasErrors() {
+	sensitive, known := r.forEachFacts(s.ForEach, v)
+	if d := compiler.CheckForEachSensitive(s, v, sensitive); d.HasErrors() {
 		return nil, false, d
 	}
-	if !lang.IsWhollyKnown(v) {
+	if !known {
 		return nil, false, lang.Error(s.ForEach.Range(), "Invalid for_each", "The for_each value of step %q is not known.", s.Name)
 	}
 	ty := v.Type()
-	var out []instance
-	switch {
-	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
-		i := int64(0)
-		for it := v.ElementIterator(); it.Next(); i++ {
-			_, e := it.Element()
-			k := cty.NumberIntVal(i)
-			out = append(out, instance{key: Key{k}, each: &compiler.Each{Key: k, Value: e}})
+	// A map or an object is keyed by its keys; a list, set or tuple by
+	// index (CheckForEach allows nothing else).
+	isMap := !(ty.IsListType() || ty.IsSetType() || ty.IsTupleType())
+	n := v.LengthInt()
+	out := make([]instance, 0, n)
+	each := make([]compiler.Each, n) // one allocation for all instances
+	i := 0
+	for it := v.ElementIterator(); it.Next(); i++ {
+		k, e := it.Element() // a list's or a tuple's key is the index
+		if ty.IsSetType() {
+			k = cty.NumberIntVal(int64(i)) // a set's is the element
 		}
-		return out, false, nil
+		each[i] = compiler.Each{Key: k, Value: e}
+		out = append(out, instance{key: Key{k}, each: &each[i]})
 	}
-	// A map or an object, as CheckForEach allows nothing else.
-	for it := v.ElementIterator(); it.Next(); {
-		k, e := it.Element()
-		out = append(out, instance{key: Key{k}, each: &compiler.Each{Key: k, Value: e}})
+	return out, isMap, nil
+}
+
+// forEachFacts reports whether a step's for_each value holds anything
+// sensitive and whether it is wholly known. A for_each over an input (the
+// usual for_each = input.items over many records) is not walked again
+// when newRun found nothing sensitive or unknown in the input; any other
+// value is walked once for both.
+func (r *run) forEachFacts(expr hcl.Expression, v cty.Value) (sensitive, known bool) {
+	if tr, d := hcl.AbsTraversalForExpr(expr); !d.HasErrors() && len(tr) == 2 && tr.RootName() == lang.RootInput {
+		if a, ok := tr[1].(hcl.TraverseAttr); ok && r.plainInputs[a.Name] {
+			return false, true
+		}
 	}
-	return out, true, nil
+	return lang.SensitiveAndKnown(v)
 }
 
 // assemble builds the value of a for_each step from its instances: a list

@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/flowctl/flowctl/lang"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -52,5 +54,35 @@ func TestSharedType(t *testing.T) {
 		if !got.RawEquals(v) || !got.Type().Equals(v.Type()) {
 			t.Errorf("share(%#v) = %#v", v, got)
 		}
+	}
+}
+
+// TestForEachOverInput: a for_each over an input is checked for secrets
+// and unknowns by what newRun found in the input, without walking it
+// again; a secret inside the input's value (as a parent flow may pass)
+// still fails the step.
+func TestForEachOverInput(t *testing.T) {
+	prog := compile(t, `flow "f" {}
+input "items" {
+  type = list(string)
+}
+step "each" {
+  use      = "value"
+  for_each = input.items
+  value    = upper(each.value)
+}
+output "out" {
+  value = step.each[*].value
+}
+`)
+	plain := cty.ListVal([]cty.Value{cty.StringVal("a"), cty.StringVal("b")})
+	res, _ := apply(t, prog, Options{Inputs: map[string]cty.Value{"items": plain}})
+	if res.Status != StatusOK || !res.Outputs["out"].RawEquals(cty.ListVal([]cty.Value{cty.StringVal("A"), cty.StringVal("B")})) {
+		t.Fatalf("plain: %s %#v %s", res.Status, res.Outputs, DiagText(res.Diagnostics))
+	}
+	secret := cty.ListVal([]cty.Value{cty.StringVal("a"), cty.StringVal("s3cret").Mark(lang.Sensitive)})
+	res, _ = apply(t, prog, Options{Inputs: map[string]cty.Value{"items": secret}})
+	if res.Status != StatusFailed || !strings.Contains(DiagText(res.Diagnostics), "Sensitive for_each") {
+		t.Fatalf("secret: %s %s", res.Status, DiagText(res.Diagnostics))
 	}
 }
