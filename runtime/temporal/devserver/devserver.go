@@ -6,11 +6,13 @@ package devserver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,7 +45,8 @@ type Server struct {
 	opts     Options
 	port, ui int
 	cmd      *exec.Cmd
-	logs     bytes.Buffer
+	exited   chan struct{} // closed when cmd has exited
+	logs     bytes.Buffer  // read once exited is closed
 }
 
 // Options of a dev server.
@@ -61,22 +64,38 @@ type Options struct {
 func Start(bin string) (*Server, error) { return StartWith(bin, Options{}) }
 
 // StartWith starts the dev server bin with options, and waits until it
-// answers.
+// answers. The ports are free when they are chosen, but another process
+// may take one before the server binds it (the dev server chooses its
+// HTTP and membership ports itself, and another test's server may take
+// ours): a server that exits for a port in use is started again on other
+// ports, up to startTries times.
 func StartWith(bin string, o Options) (*Server, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
+	for try := 1; ; try++ {
+		port, err := choosePort()
+		if err != nil {
+			return nil, err
+		}
+		ui, err := choosePort()
+		if err != nil {
+			return nil, err
+		}
+		s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), bin: bin, opts: o, port: port, ui: ui}
+		err = s.start()
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, errPortInUse) || try == startTries {
+			return nil, err
+		}
 	}
-	ui, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), bin: bin, opts: o, port: port, ui: ui}
-	if err := s.start(); err != nil {
-		return nil, err
-	}
-	return s, nil
 }
+
+// startTries is how many times a server is started when a port it needs
+// is in use.
+const startTries = 5
+
+// errPortInUse: the server exited because a port it needs was taken.
+var errPortInUse = errors.New("a port it needs is in use")
 
 func (s *Server) start() error {
 	args := []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1",
@@ -96,7 +115,10 @@ func (s *Server) start() error {
 	if err := s.cmd.Start(); err != nil {
 		return err
 	}
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+	s.exited = make(chan struct{})
+	go func() { s.cmd.Wait(); close(s.exited) }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
 		c, err := temporal.Dial(temporal.DialOptions{Address: s.Addr})
 		if err == nil {
 			_, err = c.CheckHealth(context.Background(), nil)
@@ -104,6 +126,15 @@ func (s *Server) start() error {
 			if err == nil {
 				return nil
 			}
+		}
+		select {
+		case <-s.exited:
+			logs := s.logs.String()
+			if strings.Contains(logs, "address already in use") {
+				return fmt.Errorf("the Temporal dev server at %s exited: %w\n%s", s.Addr, errPortInUse, logs)
+			}
+			return fmt.Errorf("the Temporal dev server at %s exited before it answered: %s\n%s", s.Addr, s.cmd.ProcessState, logs)
+		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			s.Stop()
@@ -113,24 +144,33 @@ func (s *Server) start() error {
 }
 
 // Restart stops the server and starts it again at the same address: a
-// server in memory comes back without a record of anything it had.
+// server in memory comes back without a record of anything it had. A port
+// the server needs besides its address may have been taken meanwhile: it
+// is started again, as StartWith does, up to startTries times.
 func (s *Server) Restart() error {
 	s.Stop()
-	return s.start()
+	for try := 1; ; try++ {
+		err := s.start()
+		if err == nil || !errors.Is(err, errPortInUse) || try == startTries {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 // Stop stops the server (SIGTERM, then SIGKILL after 30s).
 func (s *Server) Stop() {
 	s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-s.exited:
 	case <-time.After(30 * time.Second):
 		s.cmd.Process.Kill()
-		<-done
+		<-s.exited
 	}
 }
+
+// choosePort chooses a port for a server; a variable for tests.
+var choosePort = freePort
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
