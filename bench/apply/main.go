@@ -150,15 +150,15 @@ func measure(name string, src []byte, fresh bool, extra ...string) (time.Duratio
 		}
 		args := append([]string{"apply", "--auto-approve", "--json", d}, extra...)
 		cmd := exec.Command(bin, args...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, os.Stderr
+		cmd.Stderr = os.Stderr
+		events := benchutil.EventsTo(cmd, dir)
 		start := time.Now()
 		benchutil.Check(cmd.Start())
 		stop := watchMemory(cmd.Process.Pid)
 		benchutil.Check(cmd.Wait())
 		stop()
 		walls = append(walls, time.Since(start))
-		runTimes = append(runTimes, benchutil.RunTime(out.Bytes()))
+		runTimes = append(runTimes, benchutil.RunTime(events()))
 		rss = append(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
 	}
 	return benchutil.Median(walls), benchutil.Median(runTimes), benchutil.Median(rss)

@@ -41,6 +41,25 @@ func Build(dir string) string {
 	return bin
 }
 
+// EventsTo sends cmd's standard output to a file in dir, as someone who
+// keeps apply --json's events redirects it, rather than to a buffer of the
+// benchmark's own: filling a buffer with tens of megabytes (the 24 MB of
+// events of 100,000 instances) takes CPU from the process measured, on a
+// machine of two cores (0.1–0.9 s more for that run). The function it
+// returns closes the file and returns what it holds.
+func EventsTo(cmd *exec.Cmd, dir string) func() []byte {
+	path := filepath.Join(dir, "events.jsonl")
+	f, err := os.Create(path)
+	Check(err)
+	cmd.Stdout = f
+	return func() []byte {
+		Check(f.Close())
+		b, err := os.ReadFile(path)
+		Check(err)
+		return b
+	}
+}
+
 // RunTime is the time from the run_started to the run_finished event of
 // apply --json output.
 func RunTime(events []byte) time.Duration {

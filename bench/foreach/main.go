@@ -1,9 +1,10 @@
 // Command foreach measures for_each at scale as a user runs it: `flowctl
 // apply --json` in a fresh process and a fresh state, with default
-// settings, over a list of records given with --input-file. It prints,
-// for each figure, the process wall time, the run time (from the
-// run_started to the run_finished event) and the peak RSS of the process
-// (as bench/apply measures it):
+// settings, over a list of records given with --input-file, its events
+// written to a file (benchutil.EventsTo). It prints, for each figure, the
+// process wall time, the run time (from the run_started to the
+// run_finished event) and the peak RSS of the process (as bench/apply
+// measures it):
 //
 //   - a value step over 10,000 and over 100,000 records (each reshaped:
 //     an object built from the record, a function called), and how much
@@ -19,7 +20,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -99,13 +99,13 @@ func measure(before func(), args ...string) figure {
 			before()
 		}
 		cmd := exec.Command(bin, args...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, os.Stderr
+		cmd.Stderr = os.Stderr
+		events := benchutil.EventsTo(cmd, dir)
 		start := time.Now()
 		benchutil.Check(cmd.Run())
 		walls = append(walls, time.Since(start))
-		if args[0] == "apply" {
-			runTimes = append(runTimes, benchutil.RunTime(out.Bytes()))
+		if out := events(); args[0] == "apply" {
+			runTimes = append(runTimes, benchutil.RunTime(out))
 		}
 		rss = append(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
 	}
