@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -42,6 +43,11 @@ func TestSharedType(t *testing.T) {
 	first := obj(cty.StringVal("a"))
 	if got := s.share(first); !got.RawEquals(first) {
 		t.Fatalf("first: %#v", got)
+	}
+	// The same type takes the first's: cty's object type holds a map of
+	// its attributes' types, the first's map.
+	if got := s.share(obj(cty.StringVal("b"))); attrTypesMap(got.Type()) != attrTypesMap(first.Type()) {
+		t.Error("the result of the same type has a type of its own")
 	}
 	for _, v := range []cty.Value{
 		obj(cty.StringVal("b")),                   // the same type: takes the first's
@@ -85,4 +91,10 @@ output "out" {
 	if res.Status != StatusFailed || !strings.Contains(DiagText(res.Diagnostics), "Sensitive for_each") {
 		t.Fatalf("secret: %s %s", res.Status, DiagText(res.Diagnostics))
 	}
+}
+
+// attrTypesMap is the address of the map of an object type's attribute
+// types.
+func attrTypesMap(t cty.Type) uintptr {
+	return reflect.ValueOf(t).Field(0).Elem().FieldByName("AttrTypes").Pointer()
 }

@@ -81,9 +81,14 @@ func TestRewriteWrappedImports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"wrap/texttemplate/template.go", "wrap/htmltemplate/template.go", "runner/runner.go"} {
+	for _, f := range []string{"wrap/texttemplate/template.go", "wrap/htmltemplate/template.go", "wrap/contextcheck/contextcheck.go", "runner/runner.go"} {
 		if files[f] == "" {
 			t.Errorf("no %s among the files copied into a program: %v", f, files)
+		}
+	}
+	for f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			t.Errorf("%s is copied into a program", f)
 		}
 	}
 }

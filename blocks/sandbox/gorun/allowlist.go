@@ -122,7 +122,7 @@ var removedMethods = []string{"ParseFS", "ParseFiles", "ParseGlob"}
 // contextcheck (see contextFuncs), which the compiled engine copies into
 // each program.
 //
-//go:embed wrap/texttemplate/template.go wrap/htmltemplate/template.go wrap/contextcheck/contextcheck.go
+//go:embed wrap/*/*.go
 var WrapperFS embed.FS
 
 // Wrapper returns the directory of WrapperFS that holds the wrapper a

@@ -6,17 +6,21 @@ package devserver
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/flowctl/flowctl/runtime/temporal"
+	"go.temporal.io/api/workflowservice/v1"
 )
 
 // Find is the temporal CLI: FLOWCTL_TEMPORAL, else temporal in PATH, else
@@ -44,6 +48,7 @@ type Server struct {
 	bin      string
 	opts     Options
 	port, ui int
+	own      string // a namespace of this server's alone (answers)
 	cmd      *exec.Cmd
 	exited   chan struct{} // closed when cmd has exited
 	logs     bytes.Buffer  // read once exited is closed
@@ -79,7 +84,7 @@ func StartWith(bin string, o Options) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), bin: bin, opts: o, port: port, ui: ui}
+		s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), bin: bin, opts: o, port: port, ui: ui, own: ownNamespace()}
 		err = s.start()
 		if err == nil {
 			return s, nil
@@ -103,7 +108,7 @@ func (s *Server) start() error {
 		// Timers fire up to 1s late by default: the history service may
 		// shift them to batch its work.
 		"--dynamic-config-value", `history.timerProcessorMaxTimeShift="10ms"`}
-	for _, ns := range s.opts.Namespaces {
+	for _, ns := range append(slices.Clone(s.opts.Namespaces), s.own) {
 		args = append(args, "--namespace", ns)
 	}
 	if s.opts.DBFile != "" {
@@ -119,13 +124,9 @@ func (s *Server) start() error {
 	go func() { s.cmd.Wait(); close(s.exited) }()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		c, err := temporal.Dial(temporal.DialOptions{Address: s.Addr})
+		err := s.answers()
 		if err == nil {
-			_, err = c.CheckHealth(context.Background(), nil)
-			c.Close()
-			if err == nil {
-				return nil
-			}
+			return nil
 		}
 		select {
 		case <-s.exited:
@@ -141,6 +142,24 @@ func (s *Server) start() error {
 			return fmt.Errorf("the Temporal dev server did not come up at %s: %v\n%s", s.Addr, err, s.logs.String())
 		}
 	}
+}
+
+// answers reports whether this server answers at s.Addr. Another
+// server may be listening there (another test's took the port first, and
+// this one is exiting for it): only this one has the namespace s.own.
+func (s *Server) answers() error {
+	c, err := temporal.Dial(temporal.DialOptions{Address: s.Addr})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.CheckHealth(ctx, nil); err != nil {
+		return err
+	}
+	_, err = c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: s.own})
+	return err
 }
 
 // Restart stops the server and starts it again at the same address: a
@@ -160,6 +179,9 @@ func (s *Server) Restart() error {
 
 // Stop stops the server (SIGTERM, then SIGKILL after 30s).
 func (s *Server) Stop() {
+	if s.cmd.Process == nil { // it could not be started again
+		return
+	}
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
@@ -167,6 +189,13 @@ func (s *Server) Stop() {
 		s.cmd.Process.Kill()
 		<-s.exited
 	}
+}
+
+// ownNamespace is a namespace name no other server has.
+func ownNamespace() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return "flowctl-devserver-" + hex.EncodeToString(b)
 }
 
 // choosePort chooses a port for a server; a variable for tests.

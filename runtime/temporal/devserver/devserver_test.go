@@ -9,7 +9,9 @@ import (
 )
 
 // TestStartOnAnotherPort: a server whose port another process holds
-// exits, and is started again on other ports.
+// exits, and is started again on other ports; when that process is another
+// dev server, which answers at the address, the new one is not taken for
+// it.
 func TestStartOnAnotherPort(t *testing.T) {
 	bin := Find()
 	if bin == "" {
@@ -23,22 +25,34 @@ func TestStartOnAnotherPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Close()
-	taken := held.Addr().(*net.TCPAddr).Port
-	chosen := 0
-	choosePort = func() (int, error) {
-		chosen++
-		if chosen == 1 {
-			return taken, nil // the first server's gRPC port is held
-		}
-		return freePort()
-	}
-	defer func() { choosePort = freePort }()
-	s, err := Start(bin)
+	other, err := Start(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Stop()
-	if chosen < 4 || strings.HasSuffix(s.Addr, ":"+strconv.Itoa(taken)) {
-		t.Errorf("the server is at %s after %d ports were chosen; port %d was held", s.Addr, chosen, taken)
+	defer other.Stop()
+	for _, c := range []struct {
+		name  string
+		taken int
+	}{
+		{"a listener", held.Addr().(*net.TCPAddr).Port},
+		{"another dev server", other.port},
+	} {
+		chosen := 0
+		choosePort = func() (int, error) {
+			chosen++
+			if chosen == 1 {
+				return c.taken, nil // the new server's gRPC port is held
+			}
+			return freePort()
+		}
+		s, err := Start(bin)
+		choosePort = freePort
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if chosen < 4 || strings.HasSuffix(s.Addr, ":"+strconv.Itoa(c.taken)) {
+			t.Errorf("%s: the server is at %s after %d ports were chosen; port %d was held", c.name, s.Addr, chosen, c.taken)
+		}
+		s.Stop()
 	}
 }
