@@ -790,3 +790,89 @@ output "n" {
 		}
 	}
 }
+
+// TestForEachWidens: a for_each step asks its executor's Width again as
+// instances end, and runs more at once when it has grown (as the
+// sandbox's does once it knows the block's calls are short).
+func TestForEachWidens(t *testing.T) {
+	prog := compile(t, `
+flow "w" {}
+
+block "echo" {
+  runtime = "js"
+  input "i" { type = number }
+  output "i" { type = number }
+  source = "function execute(input) { return input }"
+}
+
+step "fan" {
+  use      = "echo"
+  for_each = range(100)
+  i        = each.value
+}
+
+output "n" {
+  value = length(step.fan)
+}
+`)
+	var mu sync.Mutex
+	running, calls := 0, 0
+	four, gaveUp := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	fake := fakeJS{"echo": func(ctx context.Context, in map[string]cty.Value) (map[string]cty.Value, error) {
+		mu.Lock()
+		running++
+		calls++
+		after := calls > 5
+		if running == 4 {
+			select {
+			case <-four:
+			default:
+				close(four)
+			}
+		}
+		mu.Unlock()
+		if after {
+			// Once the width is 4, four instances run at once: each of
+			// these waits until they have (far sooner than the minute
+			// after which the first gives up, and the others with it).
+			select {
+			case <-four:
+			case <-gaveUp:
+			case <-time.After(time.Minute):
+				once.Do(func() { close(gaveUp) })
+			}
+		}
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return in, nil
+	}}
+	ex := &growing{Executor: fake, calls: &calls, mu: &mu}
+	res, _ := apply(t, prog, Options{Executors: &blocks.Executors{Runtimes: map[string]blocks.Executor{"js": ex}}})
+	if res.Status != StatusOK || !res.Outputs["n"].RawEquals(cty.NumberIntVal(100)) {
+		t.Fatalf("status %s, outputs %#v: %v", res.Status, res.Outputs, res.Diagnostics)
+	}
+	select {
+	case <-four:
+	default:
+		t.Error("four instances never ran at once after the executor's width grew to 4")
+	}
+}
+
+// growing is an executor whose width is 1 for its first five calls and 4
+// after them.
+type growing struct {
+	blocks.Executor
+	mu    *sync.Mutex
+	calls *int
+}
+
+func (g *growing) Width(*blocks.Block) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if *g.calls < 5 {
+		return 1
+	}
+	return 4
+}

@@ -100,31 +100,54 @@ func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
 	} else {
 		// As many instances run at once as the step's parallelism, or
 		// the executor, allows; each of these goroutines takes the next
-		// instance in order when it is done with one.
-		width := min(len(instances), maxInstanceGoroutines)
-		if s.step.Parallelism > 0 {
-			width = min(width, s.step.Parallelism)
-		}
-		if b, ok := r.executor(s.step).(blocks.Bounded); ok && b.Width(s.step.Block) > 0 {
-			width = min(width, b.Width(s.step.Block))
+		// instance in order when it is done with one. The executor's
+		// width is asked again as instances end (the sandbox's grows as
+		// it learns that the block's calls are short): a goroutine starts
+		// another while there are fewer than it, and ends while there
+		// are more.
+		bounded, _ := r.executor(s.step).(blocks.Bounded)
+		widthNow := func() int {
+			width := min(len(instances), maxInstanceGoroutines)
+			if s.step.Parallelism > 0 {
+				width = min(width, s.step.Parallelism)
+			}
+			if bounded != nil {
+				if w := bounded.Width(s.step.Block); w > 0 {
+					width = min(width, w)
+				}
+			}
+			return max(width, 1)
 		}
 		r.readCacheGroup(s.step, len(instances))
 		defer r.cacheGroups.Delete(s.step)
-		var next atomic.Int64
+		var next, running atomic.Int64
 		var wg sync.WaitGroup
 		var shape sharedType
-		for range max(width, 1) {
-			wg.Go(func() {
-				for {
-					i := int(next.Add(1)) - 1
-					if i >= len(instances) {
-						return
-					}
-					res := r.runInstance(ctx, s.step, instances[i])
-					res.value = shape.share(res.value)
-					results[i] = res
+		var work func()
+		work = func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(instances) {
+					return
 				}
-			})
+				res := r.runInstance(ctx, s.step, instances[i])
+				res.value = shape.share(res.value)
+				results[i] = res
+				width := int64(widthNow())
+				for n := running.Load(); n < width && int(next.Load()) < len(instances); n = running.Load() {
+					if running.CompareAndSwap(n, n+1) {
+						wg.Go(work)
+					}
+				}
+				if n := running.Load(); n > width && running.CompareAndSwap(n, n-1) {
+					return
+				}
+			}
+		}
+		width := widthNow()
+		running.Store(int64(width))
+		for range width {
+			wg.Go(work)
 		}
 		wg.Wait()
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -392,8 +393,8 @@ func TestRouteRunsOptedInBlocksInProcess(t *testing.T) {
 	// The runtime starts as many calls of a for_each at once as the
 	// executor's Width: the pool's for pooled blocks, none for in-process
 	// blocks of an executor that is not bounded.
-	if w := ex.(blocks.Bounded).Width(js); w != 1*pipelineDepth {
-		t.Errorf("width of a pooled block %d, want %d", w, pipelineDepth)
+	if w := ex.(blocks.Bounded).Width(js); w < 1*pipelineDepth || w > 1*maxPipelineDepth {
+		t.Errorf("width of a pooled block %d, want %d to %d", w, pipelineDepth, maxPipelineDepth)
 	}
 	if w := ex.(blocks.Bounded).Width(reviewed); w != 0 {
 		t.Errorf("width of an in-process block %d, want 0", w)
@@ -672,5 +673,64 @@ func TestPipelinedLogsGoToTheirCalls(t *testing.T) {
 		if want := []string{fmt.Sprintf("call %d", i)}; fmt.Sprint(l) != fmt.Sprint(want) {
 			t.Errorf("call %d logged %q, want %q", i, l, want)
 		}
+	}
+}
+
+// TestPipelineDepth: a worker is sent as many calls of a block at once as
+// it runs in queueBehind at the pace of the block's calls, 8 to 64; the
+// pace is an average that the calls' durations move, and the pool's Width
+// follows it.
+func TestPipelineDepth(t *testing.T) {
+	p := &Pool{behind: 20 * time.Millisecond, opts: Options{Size: 2}}
+	for _, c := range []struct {
+		pace time.Duration
+		want int
+	}{{0, 8}, {time.Second, 8}, {2 * time.Millisecond, 10}, {time.Millisecond, 20}, {100 * time.Microsecond, 64}} {
+		pace := new(atomic.Int64)
+		pace.Store(int64(c.pace))
+		if got := p.depth(pace); got != c.want {
+			t.Errorf("depth at a pace of %v: %d, want %d", c.pace, got, c.want)
+		}
+	}
+	if got := p.depth(nil); got != pipelineDepth {
+		t.Errorf("depth of no pace: %d", got)
+	}
+	pace := new(atomic.Int64)
+	timed(pace, 8*time.Millisecond)
+	if got := time.Duration(pace.Load()); got != 8*time.Millisecond {
+		t.Errorf("the first call's pace %v", got)
+	}
+	timed(pace, 0)
+	if got := time.Duration(pace.Load()); got != 7*time.Millisecond {
+		t.Errorf("pace after a call of 0s: %v, want 7ms", got)
+	}
+	for range 100 {
+		timed(pace, 50*time.Microsecond)
+	}
+	if got := p.depth(pace); got != maxPipelineDepth {
+		t.Errorf("depth after 100 short calls: %d (pace %v)", got, time.Duration(pace.Load()))
+	}
+}
+
+// TestPaceOfCalls: the pool learns the pace of a block's calls from their
+// replies, and its Width for the block grows when they are short.
+func TestPaceOfCalls(t *testing.T) {
+	p := newPool(t, Options{Size: 1})
+	js := jsBlock(t, `function execute(input) { return { out: input.n } }`)
+	for i := range 20 {
+		if _, err := p.Execute(context.Background(), callOf(js, float64(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := p.wireOf(js.Def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pace := time.Duration(e.pace.Load())
+	if pace <= 0 || pace > time.Minute {
+		t.Fatalf("pace %v after 20 calls", pace)
+	}
+	if w, want := p.Width(js), p.depth(e.pace); w != want {
+		t.Errorf("Width %d, want %d (pace %v)", w, want, pace)
 	}
 }

@@ -118,9 +118,10 @@ func (o Options) withDefaults() (Options, error) {
 
 // Pool runs go, js and python blocks in worker processes. It is safe for
 // concurrent use. A worker runs one call at a time, in the order it is
-// sent them; under load the pool sends a worker a few calls ahead
-// (pipelineDepth), so that the worker reads them, and its replies are
-// read, several at a time instead of one process wake-up per call.
+// sent them; under load the pool sends a worker calls ahead (as many as
+// it runs in about 20ms, 8 to 64: depth), so that the worker reads them,
+// and its replies are read, several at a time instead of one process
+// wake-up per call.
 type Pool struct {
 	opts    Options
 	optsErr error
@@ -162,12 +163,13 @@ func (p *Pool) Spawned() int64 { return p.spawned.Load() }
 // pcall is a call on its way through the pool.
 type pcall struct {
 	call     *blocks.Call
-	key      string    // of the block's definition
-	wire     []byte    // the definition's JSON
-	outs     []byte    // the output fields' JSON
-	inputs   []byte    // the inputs' JSON
-	step     []byte    // the step's name as JSON
-	deadline time.Time // the caller's, if any
+	key      string        // of the block's definition
+	wire     []byte        // the definition's JSON
+	pace     *atomic.Int64 // of the block's calls (depth)
+	outs     []byte        // the output fields' JSON
+	inputs   []byte        // the inputs' JSON
+	step     []byte        // the step's name as JSON
+	deadline time.Time     // the caller's, if any
 	ev       chan event
 	// program is the executable of a compiled go block, or the python
 	// program of a python block (pythonProgram), whose calls only its own
@@ -250,7 +252,7 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 			return nil, err
 		}
 	}
-	key, wire, err := p.wireOf(def)
+	we, err := p.wireOf(def)
 	if err != nil {
 		return nil, fmt.Errorf("block %q cannot be sent to the sandbox: %w", def.Name, err)
 	}
@@ -266,7 +268,7 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 	if err != nil {
 		return nil, err
 	}
-	c := &pcall{call: call, key: key, wire: wire, outs: outs, inputs: in, step: step, ev: make(chan event, 3)}
+	c := &pcall{call: call, key: we.key, wire: we.json, pace: we.pace, outs: outs, inputs: in, step: step, ev: make(chan event, 3)}
 	if prog != nil {
 		// The program is the block: it is sent no definition.
 		c.program, c.execLine, c.wire = prog.Path, prog.ExecLine, nil
@@ -274,7 +276,7 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 	if python {
 		// Each python block has workers of its own: code that reaches
 		// the protocol's pipes sees only calls of its own block.
-		c.program, c.python = pythonProgram+key, true
+		c.program, c.python = pythonProgram+we.key, true
 	}
 	c.deadline, _ = ctx.Deadline()
 	p.mu.Lock()

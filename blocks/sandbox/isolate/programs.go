@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
@@ -34,26 +35,27 @@ const maxKnownBlocks = 256
 // maxWires bounds the definitions whose wire form the pool keeps.
 const maxWires = 1024
 
-// wireEntry is a definition's wire form: its key and JSON.
+// wireEntry is a definition's wire form, its key and JSON, and the pace
+// of its calls (see depth).
 type wireEntry struct {
 	key  string
 	json []byte
+	pace *atomic.Int64
 }
 
-// wireOf returns the key and JSON of a definition, made once.
-func (p *Pool) wireOf(def *lang.BlockDef) (string, []byte, error) {
+// wireOf returns the wire form of a definition, made once.
+func (p *Pool) wireOf(def *lang.BlockDef) (wireEntry, error) {
 	if e, ok := p.wires.Load(def); ok {
-		return e.(wireEntry).key, e.(wireEntry).json, nil
+		return e.(wireEntry), nil
 	}
 	p.forgetEarlier()
 	wire := toWire(def)
 	b, err := json.Marshal(wire)
 	if err != nil {
-		return "", nil, err
+		return wireEntry{}, err
 	}
-	e := wireEntry{key: blockKey(wire), json: b}
-	p.wires.Store(def, e)
-	return e.key, e.json, nil
+	e, _ := p.wires.LoadOrStore(def, wireEntry{key: blockKey(wire), json: b, pace: new(atomic.Int64)})
+	return e.(wireEntry), nil
 }
 
 // outputsOf returns the JSON of a call's output fields, made once per

@@ -5,25 +5,73 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 )
 
-// pipelineDepth is how many calls a worker may be sent at once: the one
-// it runs and those queued behind it.
-const pipelineDepth = 8
+// pipelineDepth is how many calls of a block a worker may be sent at
+// once, the one it runs and those queued behind it, while the pace of the
+// block's calls is not known, or is slow; maxPipelineDepth is how many
+// when its calls are short (see depth).
+const (
+	pipelineDepth    = 8
+	maxPipelineDepth = 64
+)
 
 // queueBehind is how recently a worker must have started its current
 // call to be sent more: a call is not queued behind one that is slow.
 const queueBehind = 20 * time.Millisecond
 
-// Width is how many calls the pool can use at once: each worker running
-// one with its pipeline full behind it. A caller with more to make (a
-// for_each of 100,000 items) gains nothing by making them all at once:
-// they would wait in the pool, each holding its inputs, a goroutine and a
-// timer, and fail after MaxWait at the back of a long queue.
-func (p *Pool) Width(*blocks.Block) int { return p.opts.Size * pipelineDepth }
+// Width is how many calls of block b the pool can use at once: each worker
+// running one with its pipeline full behind it. A caller with more to
+// make (a for_each of 100,000 items) gains nothing by making them all at
+// once: they would wait in the pool, each holding its inputs, a goroutine
+// and a timer, and fail after MaxWait at the back of a long queue. It
+// grows as the pool learns that b's calls are short (depth), so a caller
+// asks again as its calls end.
+func (p *Pool) Width(b *blocks.Block) int {
+	var pace *atomic.Int64
+	if b != nil && b.Def != nil {
+		if e, err := p.wireOf(b.Def); err == nil {
+			pace = e.pace
+		}
+	}
+	return p.opts.Size * p.depth(pace)
+}
+
+// depth is how many calls of a block a worker may be sent at once: as
+// many as it runs in queueBehind at the pace of the block's calls so far
+// (pace, nanoseconds; 0 when none has ended), between pipelineDepth and
+// maxPipelineDepth. A call queued behind the others then waits about as
+// long as one queued behind a call that is slow; and short calls, sent
+// in numbers, are read and answered many to a system call, rather than
+// one process wake-up each, with the worker never left waiting for its
+// next call (20,000 calls of a small js block took 2.9–3.5 s with 8 at
+// most, 2.3–2.8 s with more).
+func (p *Pool) depth(pace *atomic.Int64) int {
+	if pace == nil {
+		return pipelineDepth
+	}
+	d := time.Duration(pace.Load())
+	if d <= 0 {
+		return pipelineDepth
+	}
+	return min(max(int(p.behind/d), pipelineDepth), maxPipelineDepth)
+}
+
+// timed adds how long a call ran, from its start to its reply, to the
+// pace of its block's calls: a moving average, in which the last call
+// counts for an eighth. It is called with the pool's mutex held.
+func timed(pace *atomic.Int64, d time.Duration) {
+	old := pace.Load()
+	if old == 0 {
+		pace.Store(max(int64(d), 1))
+		return
+	}
+	pace.Store(max(old+(int64(d)-old)/8, 1))
+}
 
 // await waits until a worker runs the call, starting one when the pool
 // says so, and then for its outcome.
@@ -136,7 +184,7 @@ func (p *Pool) abandon(c *pcall) {
 func (p *Pool) dispatchLocked() {
 	for len(p.waiting) > 0 && !p.closed {
 		c := p.waiting[0]
-		w := p.pickLocked(c.program, false)
+		w := p.pickLocked(c, false)
 		if w == nil && len(p.workers)+p.starting >= p.opts.Size {
 			// Make room: an idle worker of another program goes.
 			for _, o := range p.workers {
@@ -153,7 +201,7 @@ func (p *Pool) dispatchLocked() {
 			continue
 		}
 		if w == nil {
-			w = p.pickLocked(c.program, true)
+			w = p.pickLocked(c, true)
 		}
 		if w == nil {
 			return
@@ -171,20 +219,21 @@ func (p *Pool) popWaitingLocked() {
 	}
 }
 
-// pickLocked returns an idle worker of program, or with busy the least
-// loaded one that may be sent another call, or nil.
-func (p *Pool) pickLocked(program string, busy bool) *proc {
+// pickLocked returns an idle worker of c's program, or with busy the
+// least loaded one that may be sent c behind its calls, or nil.
+func (p *Pool) pickLocked(c *pcall, busy bool) *proc {
 	var best *proc
 	var now time.Time
+	depth := p.depth(c.pace)
 	for _, w := range p.workers {
-		if w.program != program || !p.acceptsLocked(w) || w.exited() {
+		if w.program != c.program || !p.acceptsLocked(w) || w.exited() {
 			continue
 		}
 		n := len(w.pending)
 		if n == 0 {
 			return w
 		}
-		if !busy || n >= pipelineDepth || (best != nil && n >= len(best.pending)) {
+		if !busy || n >= depth || (best != nil && n >= len(best.pending)) {
 			continue
 		}
 		if now.IsZero() {

@@ -93,6 +93,7 @@ func (p *Pool) read(w *proc) {
 		}
 		w.pending[0] = nil
 		w.pending = w.pending[1:]
+		timed(c.pace, time.Since(w.headStart))
 		c.ev <- event{kind: evDone, msg: &m}
 		switch {
 		case m.Recycle:
