@@ -738,26 +738,7 @@ step "parse" {
 // as its executor's Width, and, when nothing bounds them,
 // maxInstanceGoroutines; all of them run.
 func TestForEachWidth(t *testing.T) {
-	prog := compile(t, `
-flow "w" {}
-
-block "echo" {
-  runtime = "js"
-  input "i" { type = number }
-  output "i" { type = number }
-  source = "function execute(input) { return input }"
-}
-
-step "fan" {
-  use      = "echo"
-  for_each = range(200)
-  i        = each.value
-}
-
-output "n" {
-  value = length(step.fan)
-}
-`)
+	prog := compile(t, fanFlow(200))
 	defer func(n int) { maxInstanceGoroutines = n }(maxInstanceGoroutines)
 	maxInstanceGoroutines = 8
 	for _, c := range []struct {
@@ -795,26 +776,7 @@ output "n" {
 // instances end, and runs more at once when it has grown (as the
 // sandbox's does once it knows the block's calls are short).
 func TestForEachWidens(t *testing.T) {
-	prog := compile(t, `
-flow "w" {}
-
-block "echo" {
-  runtime = "js"
-  input "i" { type = number }
-  output "i" { type = number }
-  source = "function execute(input) { return input }"
-}
-
-step "fan" {
-  use      = "echo"
-  for_each = range(100)
-  i        = each.value
-}
-
-output "n" {
-  value = length(step.fan)
-}
-`)
+	prog := compile(t, fanFlow(100))
 	var mu sync.Mutex
 	running, calls := 0, 0
 	four, gaveUp := make(chan struct{}), make(chan struct{})
@@ -875,4 +837,29 @@ func (g *growing) Width(*blocks.Block) int {
 		return 1
 	}
 	return 4
+}
+
+// fanFlow is a flow whose step fan calls the js block echo for each of n
+// numbers.
+func fanFlow(n int) string {
+	return fmt.Sprintf(`
+flow "w" {}
+
+block "echo" {
+  runtime = "js"
+  input "i" { type = number }
+  output "i" { type = number }
+  source = "function execute(input) { return input }"
+}
+
+step "fan" {
+  use      = "echo"
+  for_each = range(%d)
+  i        = each.value
+}
+
+output "n" {
+  value = length(step.fan)
+}
+`, n)
 }
