@@ -150,9 +150,16 @@ func TestDashboard(t *testing.T) {
 		until(`document.querySelector('g.node[data-step="greet"]').dataset.status === 'ok'`),
 		until(`document.querySelector('g.node[data-step="review"]').dataset.status === 'waiting'`),
 		until(`document.querySelector('[data-approval="review"]') !== null`))
+	// The section is marked, and a comment typed; the run's later events
+	// and readings (it goes on to wait) keep both, and the button.
 	do("the approval",
 		ready(`#comment-review`),
+		until(`(document.querySelector('[data-approval="review"]').dataset.mark = 'typed') === 'typed'`),
 		chromedp.SendKeys(css(`#comment-review`), "looks right"),
+		until(`document.querySelector('#run-status').textContent === 'waiting'`),
+		until(`document.querySelector('#run-duration').textContent.endsWith('so far')`),
+		until(`document.querySelector('[data-approval="review"]').dataset.mark === 'typed'`),
+		until(`document.querySelector('#comment-review').value === 'looks right'`),
 		ready(`[data-approval="review"] button.primary`),
 		chromedp.Click(css(`[data-approval="review"] button.primary`)),
 		until(`[...document.querySelectorAll('g.node')].every(n => n.dataset.status === 'ok')`),
@@ -168,6 +175,13 @@ func TestDashboard(t *testing.T) {
 		chromedp.Click(css(`g.node[data-step="shout"]`)),
 		until(`document.querySelector('#detail').textContent.includes('HELLO, ADA!')`))
 	detail := text(`#detail`)
+	do("the approval's detail",
+		ready(`g.node[data-step="review"]`),
+		chromedp.Click(css(`g.node[data-step="review"]`)),
+		until(`document.querySelector('#detail').textContent.includes('Step review')`))
+	if review := text(`#detail`); !strings.Contains(review, "looks right") {
+		t.Errorf("the approval step's outputs have not the comment typed:\n%s", review)
+	}
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)

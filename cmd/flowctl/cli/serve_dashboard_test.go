@@ -52,10 +52,21 @@ step "count" {
 }
 `
 
+// pairFlow asks for a decision on each of two keys.
+const pairFlow = `flow "pair" {}
+
+step "each" {
+  use      = "approval"
+  for_each = { a = "first", b = "second" }
+  message  = "Publish ${each.key}?"
+}
+`
+
 // TestDashboardWithoutToken drives the dashboard of a server without a
 // token (its writes carry the page's CSRF token): a flow's page draws its
 // steps without a state and explains the × of a for_each step; a waiting
-// run's duration runs on; the run page of a 5,000-instance run follows it
+// run's duration runs on; a for_each approval step's instances are
+// decided one by one; the run page of a 5,000-instance run follows it
 // live, summarizes the big step (counts, its instances a page at a time)
 // and bolds the same critical path in the graph as in the timeline.
 func TestDashboardWithoutToken(t *testing.T) {
@@ -66,6 +77,7 @@ func TestDashboardWithoutToken(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "review.flow.hcl"), dashboardFlow)
 	writeFile(t, filepath.Join(dir, "halves.flow.hcl"), halvesFlow)
+	writeFile(t, filepath.Join(dir, "pair.flow.hcl"), pairFlow)
 	srv := startServe(t, dir, nil)
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -120,6 +132,40 @@ func TestDashboardWithoutToken(t *testing.T) {
 		chromedp.Click(css(`[data-approval="review"] button.primary`)),
 		until(`document.querySelector('#run-status').textContent === 'ok'`),
 		until(`!document.querySelector('#run-duration').textContent.endsWith('so far')`))
+
+	// A for_each approval step: a section for each instance, each decided
+	// by its own buttons. A comment typed in one is kept while the other is
+	// decided and the run, resumed, sends its events and waits again.
+	do("the approvals of a for_each step",
+		chromedp.Navigate(srv.url+"/flows/pair"),
+		ready(`#run-form button[type=submit]`),
+		chromedp.Click(css(`#run-form button[type=submit]`)),
+		until(`location.pathname.startsWith('/runs/')`),
+		until(`document.querySelectorAll('[data-approval="each"]').length === 2`),
+		until(`document.querySelector('#run-status').textContent === 'waiting'`),
+		ready(`#comment-each-a`),
+		until(`(document.querySelector('[data-instance="a"]').dataset.mark = 'typed') === 'typed'`),
+		chromedp.SendKeys(css(`#comment-each-a`), "no"),
+		ready(`[data-approval="each"][data-instance="b"] button.primary`),
+		chromedp.Click(css(`[data-approval="each"][data-instance="b"] button.primary`)),
+		until(`document.querySelectorAll('[data-approval="each"]').length === 1`),
+		// The resumed run's events came: the detail, drawn again as the
+		// run is read after them, has b's decision.
+		ready(`g.node[data-step="each"]`),
+		chromedp.Click(css(`g.node[data-step="each"]`)),
+		until(`document.querySelector('#detail').textContent.includes('"approved": true')`),
+		until(`document.querySelector('#run-status').textContent === 'waiting'`),
+		until(`document.querySelector('g.node[data-step="each"] text.sub').textContent === 'approval × 2 · waiting'`),
+		until(`document.querySelector('[data-approval="each"]').dataset.instance === 'a'`),
+		until(`document.querySelector('[data-instance="a"]').dataset.mark === 'typed'`),
+		until(`document.querySelector('#comment-each-a').value === 'no'`),
+		ready(`[data-approval="each"][data-instance="a"] button.danger`),
+		chromedp.Click(css(`[data-approval="each"][data-instance="a"] button.danger`)),
+		until(`document.querySelector('#run-status').textContent === 'failed'`),
+		until(`document.querySelectorAll('[data-approval]').length === 0`))
+	if page := eval(`document.querySelector('main').innerText`); !strings.Contains(page, "rejected by") || !strings.Contains(page, ": no") {
+		t.Errorf("the rejected instance's run page:\n%s", page)
+	}
 
 	// The page is open while the run runs: it follows 5,000 instances.
 	var big runReply

@@ -15,6 +15,11 @@ import { renderTimeline } from './timeline.js';
 
 const live = ['queued', 'running', 'waiting'];
 
+// instanceOf is the instance of a step_waiting event or a waiting_for
+// entry as the API takes it: '' for a step without for_each.
+const instanceOf = w => w.instance == null ? '' : String(w.instance);
+const waitKey = w => `${w.step}\u0000${instanceOf(w)}`;
+
 export async function runPage(id) {
   document.title = `Run ${id} · flowctl`;
   const path = `/v1/runs/${encodeURIComponent(id)}`;
@@ -25,8 +30,12 @@ export async function runPage(id) {
   });
   const steps = new StepStates();
   steps.load(run);
-  const waits = {}; // step → step_waiting event (or what the run waits for)
-  for (const w of run.waiting_for || []) waits[w.step] = w;
+  // What the run waits for: step and instance → its step_waiting event,
+  // or its entry in the run's waiting_for. decided: those this page
+  // decided, which a reading of the run made before the decision may
+  // still list.
+  const waits = new Map(), decided = new Set();
+  for (const w of run.waiting_for || []) waits.set(waitKey(w), w);
   let selected = null;
   const states = () => Object.fromEntries((flow.steps || []).map(st => [st.name, steps.state(st.name)]));
   const graph = dag(flow, states(), name => { selected = name; graph.select(name); showDetail(true); });
@@ -75,34 +84,53 @@ export async function runPage(id) {
     renderTimeline(timeline, flow, spans, critical, name => steps.state(name));
   }
 
+  // The approvals the run waits for, one section each, keyed by step and
+  // instance. A section stays as it is while its instance waits, so that
+  // events coming while a person types a comment or presses a button
+  // neither clear the comment nor take the button away under the pointer.
+  const sections = new Map(); // key → section
   function renderApprovals() {
-    const items = [];
-    for (const [step, ev] of Object.entries(waits)) {
-      const comment = h('textarea', { id: `comment-${step}`, 'aria-label': `Comment for ${step}` });
-      const err = h('div', { class: 'error', role: 'alert' });
-      const decide = approved => async () => {
-        try {
-          await api(`${path}/approvals/${encodeURIComponent(step)}`, {
-            method: 'POST', headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ approved, comment: comment.value, instance: ev.instance == null ? '' : String(ev.instance) }),
-          });
-          delete waits[step];
-          renderApprovals();
-          say(`${approved ? 'Approved' : 'Rejected'} step ${step}`);
-        } catch (x) {
-          if (x instanceof Unauthorized) { showToken(); return; }
-          err.textContent = x.message;
-        }
-      };
-      items.push(h('section', { class: 'approval', 'aria-label': `Approval of step ${step}`, 'data-approval': step },
-        h('h2', {}, `Step ${step} waits for a decision`),
-        h('p', {}, ev.message),
-        ev.deadline ? h('p', { class: 'hint' }, `Until ${when(ev.deadline)}`) : null,
-        h('div', { class: 'field' }, h('label', { for: `comment-${step}` }, 'Comment'), comment),
-        h('button', { class: 'primary', onclick: decide(true) }, 'Approve'), ' ',
-        h('button', { class: 'danger', onclick: decide(false) }, 'Reject'), err));
+    for (const [key, section] of sections) {
+      if (!waits.has(key)) { section.remove(); sections.delete(key); }
     }
-    put(approvals, ...items);
+    for (const [key, ev] of waits) {
+      if (!sections.has(key)) {
+        const section = approvalSection(key, ev);
+        sections.set(key, section);
+        approvals.append(section);
+      }
+    }
+  }
+  function approvalSection(key, ev) {
+    const { step } = ev;
+    const instance = instanceOf(ev);
+    const label = instance === '' ? step : `${step}[${instance}]`;
+    const id = `comment-${step}${instance === '' ? '' : '-' + instance}`;
+    const comment = h('textarea', { id, 'aria-label': `Comment for ${label}` });
+    const err = h('div', { class: 'error', role: 'alert' });
+    const decide = approved => async () => {
+      err.textContent = '';
+      try {
+        await api(`${path}/approvals/${encodeURIComponent(step)}`, {
+          method: 'POST', headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ approved, comment: comment.value, instance }),
+        });
+        waits.delete(key);
+        decided.add(key);
+        renderApprovals();
+        say(`${approved ? 'Approved' : 'Rejected'} step ${label}`);
+      } catch (x) {
+        if (x instanceof Unauthorized) { showToken(); return; }
+        err.textContent = x.message;
+      }
+    };
+    return h('section', { class: 'approval', 'aria-label': `Approval of step ${label}`, 'data-approval': step, 'data-instance': instance },
+      h('h2', {}, `Step ${label} waits for a decision`),
+      h('p', {}, ev.message),
+      ev.deadline ? h('p', { class: 'hint' }, `Until ${when(ev.deadline)}`) : null,
+      h('div', { class: 'field' }, h('label', { for: id }, 'Comment'), comment),
+      h('button', { class: 'primary', onclick: decide(true) }, 'Approve'), ' ',
+      h('button', { class: 'danger', onclick: decide(false) }, 'Reject'), err);
   }
 
   // A refresh draws a step of many instances again only when its counts
@@ -136,14 +164,20 @@ export async function runPage(id) {
       showDetail();
       // What the run waits for, as the API has it: an event of the stream
       // may have come before the page read the run.
-      const missing = (run.waiting_for || []).filter(w => !waits[w.step]);
-      for (const w of missing) waits[w.step] = w;
+      const missing = (run.waiting_for || []).filter(w => !waits.has(waitKey(w)) && !decided.has(waitKey(w)));
+      for (const w of missing) waits.set(waitKey(w), w);
       if (missing.length) renderApprovals();
     } catch (e) {
       if (e instanceof Unauthorized) showToken();
     } finally {
       refreshing = false;
     }
+  }
+  // A step's instance that finished waits no more; a for_each step that
+  // finished, none of its instances.
+  function finishWaits(ev) {
+    if (ev.instance != null) { waits.delete(waitKey(ev)); return; }
+    for (const [key, w] of waits) if (w.step === ev.step) waits.delete(key);
   }
   // Events are applied in batches, once a frame, so that a big flow's
   // stream does not redraw the page for each one.
@@ -158,8 +192,8 @@ export async function runPage(id) {
       const step = steps.apply(ev);
       if (step) changed.add(step);
       switch (ev.type) {
-        case 'step_finished': delete waits[ev.step]; break;
-        case 'step_waiting': waits[ev.step] = ev; break;
+        case 'step_finished': finishWaits(ev); break;
+        case 'step_waiting': waits.set(waitKey(ev), ev); decided.delete(waitKey(ev)); break;
         case 'run_waiting': run.status = 'waiting'; break;
         case 'run_started': run.status = 'running'; break;
         case 'run_finished': finished = true; run.status = ev.status; break;

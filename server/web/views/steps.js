@@ -1,8 +1,9 @@
 // The states of a run's steps, kept so that an event costs the same
 // however many instances its step has: per step, the count of finished
 // instances by status (from the run as the API gives it, the instances of
-// a summarized step as counts), and the instances running or waiting now
-// (from the events, since the state records an instance when it ends).
+// a summarized step as counts, and the instances that wait, which the
+// state records), and the instances running now (from the events, since
+// the state records an instance when it ends).
 
 // done are the statuses an instance ends with.
 const done = ['ok', 'failed', 'cached', 'skipped', 'cancelled'];
@@ -27,7 +28,7 @@ export class StepStates {
       st.listed.set(r.instance || '', r.status);
       st.counts[r.status] = (st.counts[r.status] || 0) + 1;
       this.span(st, r.started_at, r.finished_at);
-      if (r.status !== 'waiting') st.live.delete(r.instance || '');
+      st.live.delete(r.instance || ''); // counted as listed
     }
     for (const sum of run.summarized || []) {
       const st = this.step(sum.step);
@@ -56,16 +57,15 @@ export class StepStates {
         this.span(st, ev.time, null);
         break;
       case 'step_waiting':
-        st.live.set(key, 'waiting');
+        // The state records a waiting instance, as an ended one: it is
+        // counted, not live.
+        st.live.delete(key);
+        this.list(st, key, 'waiting', true);
         break;
       case 'step_finished': {
         st.live.delete(key);
         if (!done.includes(ev.status)) break;
-        const old = st.listed.get(key);
-        if (old === ev.status) break; // known already
-        if (old) st.counts[old]--;
-        if (!st.summarized || old) st.listed.set(key, ev.status);
-        st.counts[ev.status] = (st.counts[ev.status] || 0) + 1;
+        if (!this.list(st, key, ev.status, false)) break;
         this.span(st, null, null);
         if (ev.time) { const t = new Date(ev.time); if (!st.to || t > st.to) st.to = t; }
         break;
@@ -74,6 +74,18 @@ export class StepStates {
         return null;
     }
     return ev.step;
+  }
+
+  // list counts an instance's status, replacing the one it had; it
+  // reports whether that changed anything. A summarized step lists only
+  // the instances whose status may change again (keep), or changed.
+  list(st, key, status, keep) {
+    const old = st.listed.get(key);
+    if (old === status) return false; // known already
+    if (old) st.counts[old]--;
+    if (!st.summarized || old || keep) st.listed.set(key, status);
+    st.counts[status] = (st.counts[status] || 0) + 1;
+    return true;
   }
 
   // count is how many instances of a step are known.
@@ -93,7 +105,7 @@ export class StepStates {
     if (!st) return 'pending';
     const live = [...st.live.values()];
     if (live.includes('running')) return 'running';
-    if (live.includes('waiting') || st.counts.waiting > 0) return 'waiting';
+    if (st.counts.waiting > 0) return 'waiting';
     const c = name => st.counts[name] || 0;
     const total = done.reduce((n, s) => n + c(s), 0);
     if (!total) return 'pending';
