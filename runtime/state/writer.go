@@ -81,15 +81,12 @@ type writer struct {
 	stopped chan struct{}
 	// wake ends the writer's wait after a commit (gather): a caller
 	// waits for the writer, or gatherOps ops are queued.
-	wake chan struct{}
-	// arrived is signalled by every op queued, for checkpointIdle.
-	arrived chan struct{}
+	wake    chan struct{}
 	commits uint64 // transactions committed, for tests
-	// sinceCheckpoint counts the ops committed since the WAL was last
-	// checkpointed by checkpointIdle; checkpoints counts those (mu), for
-	// tests.
+	// sinceCheckpoint counts the ops committed since the writer last
+	// asked ckpt for a checkpoint; nil ckpt: the database has no WAL.
 	sinceCheckpoint int
-	checkpoints     uint64
+	ckpt            *checkpointer
 	last            atomic.Int64 // when the last transaction committed, unix nanoseconds
 
 	// The first asynchronous write error not yet reported by Flush, the
@@ -173,7 +170,10 @@ type writerStmts struct {
 
 func newWriter(ctx context.Context, db *sql.DB, dir string, b backend, own owner, avail *availability, o Options) (*writer, error) {
 	w := &writer{db: db, b: b, dir: dir, owner: own, avail: avail, wait: o.Wait, maxBackoff: min(maxBackoff, o.Lease/5),
-		stopped: make(chan struct{}), wake: make(chan struct{}, 1), arrived: make(chan struct{}, 1)}
+		stopped: make(chan struct{}), wake: make(chan struct{}, 1)}
+	if _, ok := b.(sqliteBackend); ok {
+		w.ckpt = startCheckpointer(db)
+	}
 	w.work.L = &w.mu
 	w.space.L = &w.mu
 	w.settled.L = &w.mu
@@ -200,10 +200,6 @@ func (w *writer) push(o *op) (uint64, bool) {
 	urgent := o.kind == opSync || len(w.pending) == gatherOps
 	w.mu.Unlock()
 	w.work.Signal()
-	select {
-	case w.arrived <- struct{}{}:
-	default:
-	}
 	if urgent {
 		w.hurry()
 	}
@@ -310,6 +306,9 @@ func (w *writer) close() error {
 	w.work.Broadcast()
 	w.space.Broadcast()
 	<-w.stopped
+	if w.ckpt != nil {
+		w.ckpt.stop()
+	}
 	return w.disconnect(false)
 }
 
@@ -354,60 +353,13 @@ func (w *writer) run() {
 		w.spare = batch[:0]
 		w.mu.Unlock()
 		if committed {
-			w.sinceCheckpoint += len(batch)
+			if w.sinceCheckpoint += len(batch); w.sinceCheckpoint >= checkpointAfter && w.ckpt != nil {
+				w.sinceCheckpoint = 0
+				w.ckpt.ask()
+			}
 			w.gather(t)
-			w.checkpointIdle(t)
 		}
 	}
-}
-
-// checkpointAfter is how many ops the writer commits to SQLite before it
-// checkpoints the WAL, once nothing has been queued for checkpointIdleFor.
-// The WAL of a run that recorded 100,000 step results holds tens of
-// megabytes; checkpointed while the run ends (the step's value, the
-// outputs), they are not copied into the database at exit, where the
-// process waits for them (Store.CloseForExit). A checkpoint syncs the
-// database file, so it waits for a pause longer than those between the
-// batches of a running for_each.
-const (
-	checkpointAfter   = 8192
-	checkpointIdleFor = 50 * time.Millisecond
-)
-
-// checkpointIdle checkpoints the WAL when checkpointAfter ops have been
-// committed since the last time and none has been queued for
-// checkpointIdleFor (t is the writer's timer). PASSIVE: pages a reader
-// still needs stay in the WAL for a later checkpoint.
-func (w *writer) checkpointIdle(t *time.Timer) {
-	if _, ok := w.b.(sqliteBackend); !ok || w.sinceCheckpoint < checkpointAfter || w.conn == nil {
-		return
-	}
-	select {
-	case <-w.arrived: // an op that came before
-	default:
-	}
-	w.mu.Lock()
-	idle := len(w.pending) == 0 && !w.closing
-	w.mu.Unlock()
-	if !idle {
-		return
-	}
-	t.Reset(checkpointIdleFor)
-	select {
-	case <-t.C:
-	case <-w.arrived:
-		t.Stop()
-		return
-	case <-w.wake:
-		t.Stop()
-		w.hurry() // for gather, after the batch it hurried
-		return
-	}
-	w.sinceCheckpoint = 0
-	w.conn.ExecContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)")
-	w.mu.Lock()
-	w.checkpoints++
-	w.mu.Unlock()
 }
 
 // write writes a batch, trying it again while it fails transiently (see

@@ -113,7 +113,13 @@ type server struct {
 	goEx   *gorun.Executor
 	jsEx   *jsrun.Executor
 	limit  limits
+	// cpuChecked is when the worker last read the CPU time it has used.
+	cpuChecked time.Time
 }
+
+// cpuCheckEvery is how often, at most, a worker reads the CPU time it has
+// used (a system call), to retire itself at half its limit.
+const cpuCheckEvery = 10 * time.Millisecond
 
 func (s *server) send(m message) error {
 	b, err := encodeReply(m)
@@ -139,8 +145,9 @@ func (s *server) serve(in *bufio.Reader) error {
 			return fmt.Errorf("unreadable request: %w", err)
 		}
 		reply := s.handle(&req)
-		if !reply.Recycle && cpuUsed() > s.limit.cpu/2 {
-			reply.Recycle = true
+		if now := time.Now(); !reply.Recycle && now.Sub(s.cpuChecked) >= cpuCheckEvery {
+			s.cpuChecked = now
+			reply.Recycle = cpuUsed() > s.limit.cpu/2
 		}
 		if err := s.send(reply); err != nil {
 			return err
