@@ -197,51 +197,52 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
-// watchdog kills a worker when its call's context ends: at once when the
-// call is cancelled, Grace after its deadline (the worker stops the code at
-// the deadline itself and says so). stop disarms it; timedOut reports
-// whether it killed the worker for the deadline.
-type watchdog struct {
-	mu       sync.Mutex
-	done     bool
-	timedOut bool
-	stopCtx  func() bool
-	timer    *time.Timer
-}
-
-func (w *proc) watch(ctx context.Context, grace time.Duration) *watchdog {
-	d := &watchdog{}
-	d.stopCtx = context.AfterFunc(ctx, func() {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		if d.done {
-			return
+// outcome waits for the reply to call c, which w runs, and kills w when
+// the call ends first: at once when ctx is cancelled, grace after the
+// call's deadline (the earlier of ctx's and its Timeout from now: the
+// worker stops the code at the deadline itself and says so, just after).
+// timedOut reports that it killed w for the deadline; ended is the
+// call's context's error as it would be now: Canceled,
+// DeadlineExceeded once the deadline passed, or nil. It waits with one
+// timer, not a context of the call's own: a for_each of small calls
+// makes tens of thousands of them.
+func (w *proc) outcome(ctx context.Context, c *pcall, grace time.Duration) (e event, timedOut bool, ended func() error) {
+	deadline, has := ctx.Deadline()
+	if t := c.call.Timeout; t > 0 {
+		if d := time.Now().Add(t); !has || d.Before(deadline) {
+			deadline, has = d, true
 		}
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			w.kill()
-			return
-		}
-		d.timer = time.AfterFunc(grace, func() {
-			d.mu.Lock()
-			defer d.mu.Unlock()
-			if !d.done {
-				d.timedOut = true
-				w.kill()
-			}
-		})
-	})
-	return d
-}
-
-func (d *watchdog) stop() (timedOut bool) {
-	d.stopCtx()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.done = true
-	if d.timer != nil {
-		d.timer.Stop()
 	}
-	return d.timedOut
+	ended = func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if has && !time.Now().Before(deadline) {
+			return context.DeadlineExceeded
+		}
+		return nil
+	}
+	var expired <-chan time.Time
+	if has {
+		t := time.NewTimer(time.Until(deadline) + grace)
+		defer t.Stop()
+		expired = t.C
+	}
+	done := ctx.Done()
+	for {
+		select {
+		case e = <-c.ev:
+			return e, timedOut, ended
+		case <-done:
+			done = nil
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				w.kill()
+			} // else: its deadline, after which expired comes
+		case <-expired:
+			expired, timedOut = nil, true
+			w.kill()
+		}
+	}
 }
 
 // kill ends the worker and its process group. It is idempotent.

@@ -114,22 +114,15 @@ func (p *Pool) await(ctx context.Context, c *pcall) (*blocks.Result, error) {
 // running waits for the outcome of a call its worker runs, and stops the
 // worker when the call's time is up or its context ends.
 func (p *Pool) running(ctx context.Context, c *pcall) (*blocks.Result, error) {
-	if c.call.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.call.Timeout)
-		defer cancel()
-	}
 	w := c.w
-	dog := w.watch(ctx, p.opts.Grace)
-	e := <-c.ev
-	timedOut := dog.stop()
+	e, timedOut, ended := w.outcome(ctx, c, p.opts.Grace)
 	name := c.call.Block.Name
 	if e.kind == evFailed {
 		switch {
 		case timedOut:
 			return nil, fmt.Errorf("block %q exceeded its timeout; its sandbox worker was stopped: %w", name, context.DeadlineExceeded)
-		case ctx.Err() != nil:
-			return nil, blocks.Stopped(name, ctx.Err())
+		case ended() != nil:
+			return nil, blocks.Stopped(name, ended())
 		case errors.Is(e.err, errTooLong):
 			return nil, fmt.Errorf("block %q returned more than %d bytes", name, p.opts.MaxMessage)
 		case errors.Is(e.err, errUnexpected), errors.Is(e.err, errClosed):
@@ -145,7 +138,7 @@ func (p *Pool) running(ctx context.Context, c *pcall) (*blocks.Result, error) {
 		return compiledResult(c, m, p.opts.MaxMessage/2)
 	}
 	if m.Error != "" {
-		if m.Timeout || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if m.Timeout || errors.Is(ended(), context.DeadlineExceeded) {
 			// The worker stopped the code at its deadline, just after ours.
 			return nil, fmt.Errorf("%s: %w", m.Error, context.DeadlineExceeded)
 		}

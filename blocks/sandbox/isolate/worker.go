@@ -79,9 +79,6 @@ func Main(args []string) int {
 	out := os.NewFile(replyFD, "replies")
 	goEx, jsEx := gorun.NewExecutor(), jsrun.NewExecutor()
 	goEx.MaxOutput, jsEx.MaxOutput = l.maxOutput, l.maxOutput
-	// The pool kills a worker whose call has not ended shortly after its
-	// deadline, so a call needs no goroutine of its own to be given up on.
-	jsEx.Inline = true
 	w := &server{
 		out:    bufio.NewWriterSize(out, 64<<10),
 		goEx:   goEx,
@@ -198,25 +195,30 @@ func (s *server) handle(req *request) message {
 		return reply
 	}
 	call.Log = func(line string) { _ = s.send(message{ID: req.ID, Log: &line}) }
-	var ex blocks.Executor
+	var deadline time.Time
+	if req.TimeoutMS > 0 {
+		deadline = time.Now().Add(time.Duration(req.TimeoutMS) * time.Millisecond)
+	}
+	var res *blocks.Result
 	switch call.Block.Runtime {
 	case lang.RuntimeGo:
-		ex = s.goEx
+		ctx, cancel := context.Background(), context.CancelFunc(func() {})
+		if !deadline.IsZero() {
+			ctx, cancel = context.WithDeadline(ctx, deadline)
+		}
+		res, err = s.goEx.Execute(ctx, call)
+		cancel()
 	case lang.RuntimeJS:
-		ex = s.jsEx
+		// On this goroutine, interrupted at the deadline: the pool kills
+		// a worker whose call has not ended shortly after it, so a call
+		// needs no goroutine (nor context) of its own to be given up on.
+		res, err = s.jsEx.ExecuteUntil(deadline, call)
 	default:
 		reply.Error = fmt.Sprintf("block %q has runtime %q, which the sandbox does not run", call.Block.Name, call.Block.Runtime)
 		return reply
 	}
-	ctx, cancel := context.Background(), context.CancelFunc(func() {})
-	if req.TimeoutMS > 0 {
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutMS)*time.Millisecond)
-	}
-	res, err := ex.Execute(ctx, call)
-	stopped := ctx.Err() != nil
-	cancel()
-	if stopped {
-		reply.Timeout = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	if !deadline.IsZero() && !time.Now().Before(deadline) {
+		reply.Timeout = true
 		// Code may still be running on another goroutine (a built-in that
 		// could not be interrupted): this worker is done.
 		reply.Recycle = true

@@ -44,7 +44,6 @@ type Program struct {
 	// maxOutput caps the JSON text of execute's result in bytes; 0: no
 	// cap.
 	maxOutput int
-	inline    bool // see Executor.Inline
 }
 
 // Block is the name of the block the program was compiled from.

@@ -37,9 +37,10 @@
 // runs the JavaScript on a goroutine of its own and returns at most a
 // second after the context ends even when the code is inside a built-in
 // function, which goja cannot interrupt; that goroutine is then abandoned
-// and ends when the built-in returns. With Executor.Inline (a sandbox
-// worker process, which the pool kills when a call outlives its
-// deadline) the JavaScript runs on the caller's goroutine instead.
+// and ends when the built-in returns. Executor.ExecuteUntil (for a
+// sandbox worker process, which the pool kills when a call outlives its
+// deadline) runs the JavaScript on the caller's goroutine instead,
+// interrupted at a deadline rather than by a context.
 //
 // What cannot be contained in process is the Go runtime's own limits.
 // One built-in call can ask for any amount of memory ('x'.repeat(2**40),

@@ -48,13 +48,6 @@ type Executor struct {
 	// result; a larger result fails the call with a size error. 0 means
 	// no cap. Set it before the first call.
 	MaxOutput int
-	// Inline runs each call on the caller's goroutine, interrupted when
-	// its context ends, instead of on a runner goroutine that Execute
-	// gives up on when the code is stuck in a built-in past the end: two
-	// goroutine switches a call fewer. For a sandbox worker process,
-	// which the pool kills when a call has not ended shortly after its
-	// deadline. Set it before the first call.
-	Inline bool
 }
 
 var _ blocks.Executor = (*Executor)(nil)
@@ -83,12 +76,35 @@ func (e *Executor) Program(def *lang.BlockDef) (*Program, error) {
 		return nil, c.err.at(def)
 	}
 	p := newProgram(def, c.prog)
-	p.maxOutput, p.inline = e.MaxOutput, e.Inline
+	p.maxOutput = e.MaxOutput
 	return p, nil
 }
 
 // Execute runs one call of a js block.
 func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+	p, err := e.callProgram(call)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(ctx, call)
+}
+
+// ExecuteUntil runs one call of a js block on the caller's goroutine,
+// interrupted at deadline (the zero time: never). It is for a sandbox
+// worker process, whose calls nothing ends but their deadlines, and which
+// the pool kills when a call has not ended shortly after its deadline:
+// unlike Execute it does not give up on code stuck in a built-in. It
+// needs no context, and so makes one timer a call and no goroutine.
+func (e *Executor) ExecuteUntil(deadline time.Time, call *blocks.Call) (*blocks.Result, error) {
+	p, err := e.callProgram(call)
+	if err != nil {
+		return nil, err
+	}
+	return p.RunUntil(deadline, call)
+}
+
+// callProgram is the program of a call's block.
+func (e *Executor) callProgram(call *blocks.Call) (*Program, error) {
 	if call.Block == nil || call.Block.Def == nil {
 		return nil, errors.New("the js runtime was asked to run a block without a definition")
 	}
@@ -96,11 +112,7 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 	if def.Runtime != lang.RuntimeJS {
 		return nil, fmt.Errorf("block %q has runtime %q; the js runtime cannot run it", def.Name, def.Runtime)
 	}
-	p, err := e.Program(def)
-	if err != nil {
-		return nil, err
-	}
-	return p.Run(ctx, call)
+	return e.Program(def)
 }
 
 // outcome is what a call's goroutine reports.
@@ -124,21 +136,13 @@ var errInterrupt = errors.New("interrupted")
 // does.
 func (p *Program) Run(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
 	if ctx.Err() != nil {
-		return nil, p.stopped(ctx, 0, false)
+		return nil, p.stopped(ctx.Err(), 0, false)
 	}
-	rt := goja.New()
-	input, err := inputObject(rt, call.Inputs)
+	rt, input, sink, err := p.prepare(call)
 	if err != nil {
-		return nil, newError(p.block, 0, "cannot pass the inputs: "+err.Error(), nil)
+		return nil, err
 	}
-	sink := &logSink{log: call.Log, redact: call.Redact}
 	var o outcome
-	if p.inline {
-		stop := context.AfterFunc(ctx, func() { rt.Interrupt(errInterrupt) })
-		o = p.runIn(rt, sink, input, call)
-		stop()
-		return p.result(ctx, o)
-	}
 	done := make(chan outcome, 1)
 	goRun(func() { done <- p.runIn(rt, sink, input, call) })
 	select {
@@ -154,16 +158,42 @@ func (p *Program) Run(ctx context.Context, call *blocks.Call) (*blocks.Result, e
 			// interrupt. Leave the goroutine to end when the built-in
 			// returns; it may no longer write to the call's log.
 			sink.close()
-			return nil, p.stopped(ctx, 0, true)
+			return nil, p.stopped(ctx.Err(), 0, true)
 		}
 	}
-	return p.result(ctx, o)
+	return p.result(ctx.Err, o)
 }
 
-// result is the result of a call that ended with outcome o.
-func (p *Program) result(ctx context.Context, o outcome) (*blocks.Result, error) {
+// RunUntil is Run on the caller's goroutine, interrupted at deadline (the
+// zero time: never); see Executor.ExecuteUntil.
+func (p *Program) RunUntil(deadline time.Time, call *blocks.Call) (*blocks.Result, error) {
+	rt, input, sink, err := p.prepare(call)
+	if err != nil {
+		return nil, err
+	}
+	if !deadline.IsZero() {
+		t := time.AfterFunc(time.Until(deadline), func() { rt.Interrupt(errInterrupt) })
+		defer t.Stop()
+	}
+	o := p.runIn(rt, sink, input, call)
+	return p.result(func() error { return context.DeadlineExceeded }, o)
+}
+
+// prepare makes a call's fresh runtime, its input object and its log.
+func (p *Program) prepare(call *blocks.Call) (*goja.Runtime, *goja.Object, *logSink, error) {
+	rt := goja.New()
+	input, err := inputObject(rt, call.Inputs)
+	if err != nil {
+		return nil, nil, nil, newError(p.block, 0, "cannot pass the inputs: "+err.Error(), nil)
+	}
+	return rt, input, &logSink{log: call.Log, redact: call.Redact}, nil
+}
+
+// result is the result of a call that ended with outcome o; cause is why
+// an interrupted call was interrupted.
+func (p *Program) result(cause func() error, o outcome) (*blocks.Result, error) {
 	if o.interrupted {
-		return nil, p.stopped(ctx, o.line, false)
+		return nil, p.stopped(cause(), o.line, false)
 	}
 	if o.err != nil {
 		return nil, o.err
@@ -171,9 +201,9 @@ func (p *Program) result(ctx context.Context, o outcome) (*blocks.Result, error)
 	return &blocks.Result{Outputs: o.outputs}, nil
 }
 
-// stopped is the error of a call that ended with its context.
-func (p *Program) stopped(ctx context.Context, line int, abandoned bool) error {
-	cause := ctx.Err()
+// stopped is the error of a call that ended with its context, whose
+// error is cause.
+func (p *Program) stopped(cause error, line int, abandoned bool) error {
 	msg := "exceeded its timeout"
 	if !errors.Is(cause, context.DeadlineExceeded) {
 		msg = "was cancelled"

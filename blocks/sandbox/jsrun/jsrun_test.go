@@ -346,13 +346,15 @@ func TestTimeout(t *testing.T) {
 }
 
 // testTimeout: code that never returns is interrupted at its context's
-// end, whether it runs on a runner goroutine or on the caller's
-// (Executor.Inline).
+// end when it runs on a runner goroutine, and at its deadline when it
+// runs on the caller's (Executor.ExecuteUntil).
 func testTimeout(t *testing.T, inline bool) {
-	newExecutor := func() *Executor {
-		e := NewExecutor()
-		e.Inline = inline
-		return e
+	execute := func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+		if inline {
+			d, _ := ctx.Deadline()
+			return NewExecutor().ExecuteUntil(d, call)
+		}
+		return NewExecutor().Execute(ctx, call)
 	}
 	for name, js := range map[string]string{
 		"loop":      `function execute() { for (;;) {} }`,
@@ -365,7 +367,7 @@ func testTimeout(t *testing.T, inline bool) {
 			b := jsBlock(t, js)
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 			defer cancel()
-			_, err := newExecutor().Execute(ctx, newCall(b, cty.NumberIntVal(1)))
+			_, err := execute(ctx, newCall(b, cty.NumberIntVal(1)))
 			wantError(t, err, `block "x"`, "exceeded its timeout")
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("%v is not a DeadlineExceeded", err)
@@ -376,10 +378,13 @@ func testTimeout(t *testing.T, inline bool) {
 		})
 	}
 
+	if inline {
+		return // nothing cancels a call of ExecuteUntil
+	}
 	b := jsBlock(t, `function execute() { for (;;) {} }`)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	_, err := newExecutor().Execute(ctx, newCall(b, cty.NumberIntVal(1)))
+	_, err := execute(ctx, newCall(b, cty.NumberIntVal(1)))
 	wantError(t, err, `block "x" line 7: was cancelled`)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("%v is not a Canceled", err)
