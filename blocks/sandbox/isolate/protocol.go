@@ -168,17 +168,22 @@ func decodeOutputFields(raw []byte) ([]*lang.Field, error) {
 }
 
 // decodeRequest turns a request back into a call of block b with the
-// given output fields, without logging.
+// given output fields. A js block's inputs stay the request's JSON text,
+// which jsrun reads itself (Executor.ExecuteUntil); those of the others
+// are decoded into call.Inputs.
 func decodeRequest(req *request, b *blocks.Block, outputs []*lang.Field) (*blocks.Call, error) {
+	call := &blocks.Call{Block: b, Inputs: map[string]cty.Value{}, Outputs: outputs, Step: req.Step}
+	if b.Runtime == lang.RuntimeJS {
+		return call, nil
+	}
 	in, err := jsonval.Decode(req.Inputs)
 	if err != nil {
 		return nil, fmt.Errorf("reading the inputs: %w", err)
 	}
-	inputs := map[string]cty.Value{}
 	if !in.IsNull() && in.Type().IsObjectType() {
-		inputs = in.AsValueMap()
+		call.Inputs = in.AsValueMap()
 	}
-	return &blocks.Call{Block: b, Inputs: inputs, Outputs: outputs, Step: req.Step}, nil
+	return call, nil
 }
 
 // fromWire is the block a worker runs for a wire definition.

@@ -212,7 +212,7 @@ func (s *server) handle(req *request) message {
 		// On this goroutine, interrupted at the deadline: the pool kills
 		// a worker whose call has not ended shortly after it, so a call
 		// needs no goroutine (nor context) of its own to be given up on.
-		res, err = s.jsEx.ExecuteUntil(deadline, call)
+		res, err = s.jsEx.ExecuteUntil(deadline, call, req.Inputs)
 	default:
 		reply.Error = fmt.Sprintf("block %q has runtime %q, which the sandbox does not run", call.Block.Name, call.Block.Runtime)
 		return reply

@@ -95,12 +95,14 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 // the pool kills when a call has not ended shortly after its deadline:
 // unlike Execute it does not give up on code stuck in a built-in. It
 // needs no context, and so makes one timer a call and no goroutine.
-func (e *Executor) ExecuteUntil(deadline time.Time, call *blocks.Call) (*blocks.Result, error) {
+// inputs, when not nil, is the JSON text of the object of the call's
+// inputs, read in place of call.Inputs: a worker has them as text.
+func (e *Executor) ExecuteUntil(deadline time.Time, call *blocks.Call, inputs []byte) (*blocks.Result, error) {
 	p, err := e.callProgram(call)
 	if err != nil {
 		return nil, err
 	}
-	return p.RunUntil(deadline, call)
+	return p.RunUntil(deadline, call, inputs)
 }
 
 // callProgram is the program of a call's block.
@@ -138,7 +140,7 @@ func (p *Program) Run(ctx context.Context, call *blocks.Call) (*blocks.Result, e
 	if ctx.Err() != nil {
 		return nil, p.stopped(ctx.Err(), 0, false)
 	}
-	rt, input, sink, err := p.prepare(call)
+	rt, input, sink, err := p.prepare(call, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -166,8 +168,8 @@ func (p *Program) Run(ctx context.Context, call *blocks.Call) (*blocks.Result, e
 
 // RunUntil is Run on the caller's goroutine, interrupted at deadline (the
 // zero time: never); see Executor.ExecuteUntil.
-func (p *Program) RunUntil(deadline time.Time, call *blocks.Call) (*blocks.Result, error) {
-	rt, input, sink, err := p.prepare(call)
+func (p *Program) RunUntil(deadline time.Time, call *blocks.Call, inputs []byte) (*blocks.Result, error) {
+	rt, input, sink, err := p.prepare(call, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -179,10 +181,18 @@ func (p *Program) RunUntil(deadline time.Time, call *blocks.Call) (*blocks.Resul
 	return p.result(func() error { return context.DeadlineExceeded }, o)
 }
 
-// prepare makes a call's fresh runtime, its input object and its log.
-func (p *Program) prepare(call *blocks.Call) (*goja.Runtime, *goja.Object, *logSink, error) {
+// prepare makes a call's fresh runtime, its input object (from the JSON
+// text of the inputs when it is given, else from call.Inputs) and its
+// log.
+func (p *Program) prepare(call *blocks.Call, inputs []byte) (*goja.Runtime, *goja.Object, *logSink, error) {
 	rt := goja.New()
-	input, err := inputObject(rt, call.Inputs)
+	var input *goja.Object
+	var err error
+	if inputs != nil {
+		input, err = inputText(rt, inputs)
+	} else {
+		input, err = inputObject(rt, call.Inputs)
+	}
 	if err != nil {
 		return nil, nil, nil, newError(p.block, 0, "cannot pass the inputs: "+err.Error(), nil)
 	}

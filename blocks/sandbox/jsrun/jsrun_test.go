@@ -352,7 +352,7 @@ func testTimeout(t *testing.T, inline bool) {
 	execute := func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
 		if inline {
 			d, _ := ctx.Deadline()
-			return NewExecutor().ExecuteUntil(d, call)
+			return NewExecutor().ExecuteUntil(d, call, nil)
 		}
 		return NewExecutor().Execute(ctx, call)
 	}
