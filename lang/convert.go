@@ -12,6 +12,12 @@ import (
 // elements (a 20,000-record input took 9 s). Where an element does not
 // convert, cty's conversion of the whole says why, in its own words.
 func Convert(v cty.Value, ty cty.Type) (cty.Value, error) {
+	if v.Type().Equals(ty) {
+		// cty's Convert would first make ty without its optional
+		// attributes (a new type, for each step instance's inputs), to
+		// find what a value's type cannot have anyway.
+		return v, nil
+	}
 	if !(ty.IsListType() || ty.IsSetType()) || ty.ElementType().HasDynamicTypes() {
 		return convert.Convert(v, ty) // (the elements' types decide the list's)
 	}

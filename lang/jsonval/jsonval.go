@@ -79,6 +79,34 @@ func Append(b []byte, v cty.Value) ([]byte, error) {
 	return nil, fmt.Errorf("a value of type %s cannot be written as JSON", ty.FriendlyName())
 }
 
+// MarshalAttrs returns the JSON of the object of attrs (known values
+// without marks), as Marshal does of cty.ObjectVal(attrs), without making
+// that object (two maps, for each of a for_each's calls).
+func MarshalAttrs(attrs map[string]cty.Value) ([]byte, error) {
+	var buf [8]string
+	names := buf[:0]
+	hint := 2
+	for name, v := range attrs {
+		names = append(names, name)
+		hint += len(name) + 4 + SizeHint(v)
+	}
+	slices.Sort(names)
+	b := make([]byte, 0, hint+hint/16)
+	b = append(b, '{')
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendString(b, name)
+		b = append(b, ':')
+		var err error
+		if b, err = Append(b, attrs[name]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
 // attributeNames returns the attribute names of an object type in order,
 // in buf when they fit: cty's element iterator allocates them for every
 // object it walks.

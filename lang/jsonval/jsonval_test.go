@@ -173,3 +173,28 @@ func TestAppendRoundTrip(t *testing.T) {
 		t.Error("a marked value was written")
 	}
 }
+
+// TestMarshalAttrs: the JSON of a map of attributes is that of their
+// object, keys in order, escaped; a value that cannot be written fails it.
+func TestMarshalAttrs(t *testing.T) {
+	attrs := map[string]cty.Value{
+		"b":        cty.ListVal([]cty.Value{cty.NumberIntVal(1)}),
+		"a":        cty.StringVal("x"),
+		"quote\"é": cty.NullVal(cty.Number),
+		"obj":      cty.ObjectVal(map[string]cty.Value{"z": cty.True, "y": cty.NumberFloatVal(0.5)}),
+	}
+	want, err := Marshal(cty.ObjectVal(attrs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := MarshalAttrs(attrs)
+	if err != nil || string(got) != string(want) {
+		t.Errorf("MarshalAttrs = %s, %v; want %s", got, err, want)
+	}
+	if got, err := MarshalAttrs(nil); err != nil || string(got) != "{}" {
+		t.Errorf("MarshalAttrs(nil) = %s, %v", got, err)
+	}
+	if _, err := MarshalAttrs(map[string]cty.Value{"u": cty.UnknownVal(cty.String)}); err == nil {
+		t.Error("an unknown value was written")
+	}
+}

@@ -17,7 +17,6 @@ import (
 	"github.com/flowctl/flowctl/blocks/sandbox/gobuild"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // Defaults of [Options].
@@ -260,7 +259,7 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 	if err != nil {
 		return nil, fmt.Errorf("block %q %s", def.Name, err)
 	}
-	in, err := jsonval.Marshal(cty.ObjectVal(call.Inputs))
+	in, err := jsonval.MarshalAttrs(call.Inputs)
 	if err != nil {
 		return nil, fmt.Errorf("block %q cannot pass the inputs: %w", def.Name, err)
 	}
