@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -48,14 +49,61 @@ func NewScope(prog *Program, vals Values) *Scope {
 	return &Scope{Program: prog, Values: vals, locals: map[*Local]*localResult{}}
 }
 
-// Eval evaluates expr, with each set inside a for_each instance.
+// Eval evaluates expr, with each set inside a for_each instance. The
+// context it returns is what the expression was evaluated in, for
+// diagnostics; nil when it needed none (see EvalContext).
 func (s *Scope) Eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.EvalContext, hcl.Diagnostics) {
+	if v, ok := eachTraversal(expr, each); ok {
+		return v, nil, nil
+	}
 	ctx, diags := s.evalContext(s.variables(expr).names, each)
 	if diags.HasErrors() {
 		return cty.DynamicVal, ctx, diags
 	}
 	v, d := expr.Value(ctx)
 	return v, ctx, append(diags, d...)
+}
+
+// EvalContext is the context Eval evaluates expr in, with each set inside
+// a for_each instance: for the diagnostics of a value Eval returned with
+// no context.
+func (s *Scope) EvalContext(expr hcl.Expression, each *Each) *hcl.EvalContext {
+	ctx, _ := s.evalContext(s.variables(expr).names, each)
+	return ctx
+}
+
+// eachTraversal evaluates an expression that is only each.key or
+// each.value followed by attributes and indexes (item = each.value, the
+// usual argument of a for_each step) without an evaluation context: it
+// is what evaluating it in one gives, and building the context, with its
+// each object, cost more than the rest of a small call. ok is false for
+// any other expression, and for one that fails: Eval then evaluates it
+// as usual, for the same diagnostics.
+func eachTraversal(expr hcl.Expression, each *Each) (cty.Value, bool) {
+	te, ok := expr.(*hclsyntax.ScopeTraversalExpr)
+	if !ok || each == nil || len(te.Traversal) < 2 || te.Traversal.RootName() != lang.RootEach {
+		return cty.NilVal, false
+	}
+	attr, ok := te.Traversal[1].(hcl.TraverseAttr)
+	if !ok {
+		return cty.NilVal, false
+	}
+	var v cty.Value
+	switch attr.Name {
+	case "key":
+		v = each.Key
+	case "value":
+		v = each.Value
+	default:
+		return cty.NilVal, false
+	}
+	if rest := te.Traversal[2:]; len(rest) > 0 {
+		var diags hcl.Diagnostics
+		if v, diags = rest.TraverseRel(v); diags.HasErrors() {
+			return cty.NilVal, false
+		}
+	}
+	return v, true
 }
 
 // variables returns an expression's references, walking its syntax tree

@@ -131,6 +131,9 @@ func (tv *typeValues) eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.Eva
 	if diags.HasErrors() || v.IsWhollyKnown() || lang.IsSensitive(v) || isNonsensitive(expr) {
 		return v, ctx, diags
 	}
+	if ctx == nil {
+		ctx = tv.scope.EvalContext(expr, each)
+	}
 	for _, tr := range tv.scope.variables(expr).traversals {
 		if rv, d := tr.TraverseAbs(ctx); !d.HasErrors() && lang.IsSensitive(rv) {
 			return v.Mark(lang.Sensitive), ctx, diags

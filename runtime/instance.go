@@ -192,6 +192,7 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 			diags = append(diags, r.explainAny(attr.Expr, ctx, hideSensitive(attr.Expr, ctx, d))...)
 			continue
 		}
+
 		if lang.IsSensitive(v) {
 			r.redact.addValue(v)
 			if marked == nil {
@@ -203,6 +204,9 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 			v, _ = v.UnmarkDeep()
 		}
 		bad := func(summary, detail string) {
+			if ctx == nil {
+				ctx = r.scope.EvalContext(attr.Expr, inst.each) // Eval needed none
+			}
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError, Summary: summary,
 				Detail:  fmt.Sprintf("Step %s, input %q of block %q: %s.", Label(s.Name, inst.key), in.Name, s.Block.Name, detail),
