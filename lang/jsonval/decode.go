@@ -34,6 +34,56 @@ func Decode(text []byte) (cty.Value, error) {
 	return v, nil
 }
 
+// DecodeAttrs reads the JSON text of an object into a map of its members'
+// values, each as Decode gives it, without making the object (two maps).
+// The text must be an object.
+func DecodeAttrs(text []byte) (map[string]cty.Value, error) {
+	d := decoder{text: text}
+	if d.space(); d.next('{') {
+		attrs := map[string]cty.Value{}
+		if d.space(); d.next('}') {
+			if d.space(); d.i == len(d.text) {
+				return attrs, nil
+			}
+		}
+		for d.i < len(d.text) && d.text[d.i] == '"' {
+			k, err := d.str()
+			if d.space(); err != nil || !d.next(':') {
+				break
+			}
+			d.space()
+			v, err := d.value(1)
+			if err != nil {
+				break
+			}
+			attrs[k] = v // the last of repeated keys wins
+			if d.space(); d.next(',') {
+				d.space()
+				continue
+			}
+			if d.next('}') {
+				if d.space(); d.i == len(d.text) {
+					return attrs, nil
+				}
+			}
+			break
+		}
+	}
+	// Not an object, or not one read here: as Decode reads it.
+	v, err := Decode(text)
+	if err != nil {
+		return nil, err
+	}
+	if !v.Type().IsObjectType() {
+		return nil, fmt.Errorf("the text is %s, not an object", v.Type().FriendlyName())
+	}
+	attrs := v.AsValueMap()
+	if attrs == nil {
+		attrs = map[string]cty.Value{}
+	}
+	return attrs, nil
+}
+
 // decodeAny is Decode through encoding/json's decoder.
 func decodeAny(text []byte) (cty.Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(text))

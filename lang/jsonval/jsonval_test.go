@@ -198,3 +198,28 @@ func TestMarshalAttrs(t *testing.T) {
 		t.Error("an unknown value was written")
 	}
 }
+
+// TestDecodeAttrs: the members of an object, each as Decode reads it,
+// with escapes and repeated keys; anything but an object is an error.
+func TestDecodeAttrs(t *testing.T) {
+	for _, text := range []string{`{}`, ` { } `, `{"a":1,"b":[true,null],"c":{"d":"e"}}`, `{"q\"":"\u00e9","a":1,"a":2}`} {
+		want, err := Decode([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := DecodeAttrs([]byte(text))
+		if err != nil || got == nil || len(got) != len(want.AsValueMap()) {
+			t.Fatalf("%s: %v, %v", text, got, err)
+		}
+		for k, v := range want.AsValueMap() {
+			if !got[k].RawEquals(v) {
+				t.Errorf("%s: %s = %#v, want %#v", text, k, got[k], v)
+			}
+		}
+	}
+	for _, text := range []string{`[1]`, `"x"`, `{"a":1`, `{"a":1} 2`, ``} {
+		if got, err := DecodeAttrs([]byte(text)); err == nil {
+			t.Errorf("%q: %v, no error", text, got)
+		}
+	}
+}

@@ -160,6 +160,11 @@ func (w *proc) next() (message, error) {
 	if err != nil {
 		return message{}, err
 	}
+	if w.program == "" {
+		if m, ok := outputsReply(line); ok {
+			return m, nil
+		}
+	}
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
 		return message{}, fmt.Errorf("the sandbox worker sent an unreadable message: %w", err)

@@ -1,6 +1,7 @@
 package isolate
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -83,6 +84,9 @@ type message struct {
 	// Outcome is what a compiled block's program replies instead of
 	// Outputs and Error: what Execute gave, converted here.
 	Outcome *gorun.Outcome `json:"outcome,omitempty"`
+
+	// values are Outputs read already, by outputsReply.
+	values map[string]cty.Value
 }
 
 // blockKey identifies a definition's wire form: a hash of what a worker
@@ -241,6 +245,45 @@ func encodeOutputs(outs map[string]cty.Value) (map[string]json.RawMessage, error
 		m[k] = b
 	}
 	return m, nil
+}
+
+// outputsReply reads a reply line as a sandbox worker writes one with
+// outputs (encodeReply), its outputs read into values: a for_each of small
+// calls reads tens of thousands of them, and encoding/json read each into
+// a map of raw texts first. ok is false for any other line, which is read
+// as usual.
+func outputsReply(line []byte) (m message, ok bool) {
+	rest, found := bytes.CutPrefix(bytes.TrimSuffix(line, []byte("\n")), []byte(`{"id":`))
+	if !found {
+		return m, false
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	id, err := strconv.ParseUint(string(rest[:i]), 10, 64)
+	if err != nil {
+		return m, false
+	}
+	if rest, found = bytes.CutPrefix(rest[i:], []byte(`,"done":true`)); !found {
+		return m, false
+	}
+	if rest, found = bytes.CutPrefix(rest, []byte(`,"timeout":true`)); found {
+		m.Timeout = true
+	}
+	if rest, found = bytes.CutPrefix(rest, []byte(`,"recycle":true`)); found {
+		m.Recycle = true
+	}
+	outs, found := bytes.CutPrefix(rest, []byte(`,"outputs":`))
+	if !found || !bytes.HasSuffix(outs, []byte("}")) {
+		return m, false
+	}
+	values, err := jsonval.DecodeAttrs(outs[:len(outs)-1])
+	if err != nil {
+		return m, false
+	}
+	m.ID, m.Done, m.values = id, true, values
+	return m, true
 }
 
 // decodeOutputs reads the Outputs of a reply.

@@ -144,7 +144,10 @@ func (p *Pool) running(ctx context.Context, c *pcall) (*blocks.Result, error) {
 		}
 		return nil, errors.New(m.Error)
 	}
-	outs, err := decodeOutputs(m.Outputs)
+	outs, err := m.values, error(nil)
+	if outs == nil {
+		outs, err = decodeOutputs(m.Outputs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("block %q %s", name, err)
 	}
