@@ -187,12 +187,23 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 			out[in.Name] = in.Default
 			continue
 		}
+		if inst.each != nil && inst.each.Plain {
+			// item = each.value: known, with nothing sensitive inside.
+			if v, ok := compiler.EachTraversal(attr.Expr, inst.each); ok {
+				cv, summary, detail := convertInput(s.Block, in, v)
+				if summary != "" {
+					diags = append(diags, r.badInput(s, inst, in, attr.Expr, nil, summary, detail))
+					continue
+				}
+				out[in.Name] = cv
+				continue
+			}
+		}
 		v, ctx, d := r.scope.Eval(attr.Expr, inst.each)
 		if d.HasErrors() {
 			diags = append(diags, r.explainAny(attr.Expr, ctx, hideSensitive(attr.Expr, ctx, d))...)
 			continue
 		}
-
 		if lang.IsSensitive(v) {
 			r.redact.addValue(v)
 			if marked == nil {
@@ -204,14 +215,7 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 			v, _ = v.UnmarkDeep()
 		}
 		bad := func(summary, detail string) {
-			if ctx == nil {
-				ctx = r.scope.EvalContext(attr.Expr, inst.each) // Eval needed none
-			}
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError, Summary: summary,
-				Detail:  fmt.Sprintf("Step %s, input %q of block %q: %s.", Label(s.Name, inst.key), in.Name, s.Block.Name, detail),
-				Subject: attr.Expr.Range().Ptr(), Expression: attr.Expr, EvalContext: ctx,
-			})
+			diags = append(diags, r.badInput(s, inst, in, attr.Expr, ctx, summary, detail))
 		}
 		if !lang.IsWhollyKnown(v) {
 			if planning {
@@ -229,6 +233,20 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 		out[in.Name] = cv
 	}
 	return out, marked, unknown, diags
+}
+
+// badInput is the diagnostic of a step instance's input whose value is
+// wrong; ctx is what its expression was evaluated in, nil when that
+// needed none (it is built then).
+func (r *run) badInput(s *compiler.Step, inst instance, in *lang.Field, expr hcl.Expression, ctx *hcl.EvalContext, summary, detail string) *hcl.Diagnostic {
+	if ctx == nil {
+		ctx = r.scope.EvalContext(expr, inst.each)
+	}
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError, Summary: summary,
+		Detail:  fmt.Sprintf("Step %s, input %q of block %q: %s.", Label(s.Name, inst.key), in.Name, s.Block.Name, detail),
+		Subject: expr.Range().Ptr(), Expression: expr, EvalContext: ctx,
+	}
 }
 
 // convertInput converts a known value for an input of block b to the

@@ -323,7 +323,8 @@ func (r *run) expand(s *compiler.Step) ([]instance, bool, hcl.Diagnostics) {
 		if ty.IsSetType() {
 			k = cty.NumberIntVal(int64(i)) // a set's is the element
 		}
-		each[i] = compiler.Each{Key: k, Value: e}
+		// Known, and nothing sensitive inside (CheckForEachSensitive).
+		each[i] = compiler.Each{Key: k, Value: e, Plain: true}
 		out = append(out, instance{key: Key{k}, each: &each[i]})
 	}
 	return out, isMap, nil
