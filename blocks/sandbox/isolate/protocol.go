@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
@@ -136,6 +138,130 @@ func appendRequest(buf []byte, id uint64, key string, block, outputs, step, inpu
 		buf = strconv.AppendInt(buf, timeoutMS, 10)
 	}
 	return append(buf, "}\n"...)
+}
+
+// knownRequest reads a request line as appendRequest writes one without a
+// block definition (every call after a block's first on a worker): its
+// texts are sliced out of the line, not read by encoding/json. ok is
+// false for any other line, which is read as usual.
+func knownRequest(line []byte) (req request, ok bool) {
+	r := fieldReader{b: bytes.TrimSuffix(line, []byte("\n"))}
+	if !r.cut(`{"id":`) || !r.uint(&req.ID) || !r.cut(`,"block_key":`) {
+		return req, false
+	}
+	key, ok := r.str()
+	if !ok || !r.cut(`,"step":`) {
+		return req, false
+	}
+	req.BlockKey = key
+	if req.Step, ok = r.str(); !ok {
+		return req, false
+	}
+	if r.cut(`,"attempt":`) {
+		var n uint64
+		if !r.uint(&n) || n > math.MaxInt32 {
+			return req, false
+		}
+		req.Attempt = int(n)
+	}
+	if !r.cut(`,"inputs":`) {
+		return req, false
+	}
+	if req.Inputs, ok = r.value(); !ok {
+		return req, false
+	}
+	if r.cut(`,"outputs":`) {
+		if req.Outputs, ok = r.value(); !ok {
+			return req, false
+		}
+	}
+	if r.cut(`,"timeout_ms":`) {
+		var n uint64
+		if !r.uint(&n) || n > math.MaxInt64 {
+			return req, false
+		}
+		req.TimeoutMS = int64(n)
+	}
+	return req, r.cut("}") && len(r.b) == 0
+}
+
+// fieldReader reads the known parts of a line, from its start.
+type fieldReader struct{ b []byte }
+
+func (r *fieldReader) cut(prefix string) bool {
+	rest, ok := bytes.CutPrefix(r.b, []byte(prefix))
+	if ok {
+		r.b = rest
+	}
+	return ok
+}
+
+func (r *fieldReader) uint(n *uint64) bool {
+	i := 0
+	for i < len(r.b) && r.b[i] >= '0' && r.b[i] <= '9' {
+		i++
+	}
+	v, err := strconv.ParseUint(string(r.b[:i]), 10, 64)
+	r.b = r.b[i:]
+	*n = v
+	return err == nil
+}
+
+// str reads a JSON string; one with escapes through encoding/json.
+func (r *fieldReader) str() (string, bool) {
+	text, ok := r.value()
+	if !ok || len(text) < 2 || text[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(text, '\\') < 0 && utf8.Valid(text) {
+		return string(text[1 : len(text)-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(text, &s) == nil
+}
+
+// value slices out the JSON value at the start (of the line, which the
+// worker reads afresh for each request): strings and brackets are
+// matched, the rest runs to the next ',', '}' or ']'. The text is
+// checked by whoever reads it (jsonval, encoding/json).
+func (r *fieldReader) value() ([]byte, bool) {
+	depth, i := 0, 0
+	for ; i < len(r.b); i++ {
+		switch c := r.b[i]; c {
+		case '"':
+			for i++; i < len(r.b) && r.b[i] != '"'; i++ {
+				if r.b[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(r.b) {
+				return nil, false
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return r.take(i)
+			}
+			if depth--; depth == 0 {
+				return r.take(i + 1)
+			}
+		case ',':
+			if depth == 0 {
+				return r.take(i)
+			}
+		}
+	}
+	return nil, false
+}
+
+func (r *fieldReader) take(n int) ([]byte, bool) {
+	if n == 0 {
+		return nil, false
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v, true
 }
 
 // outputsJSON is the JSON of a call's output fields with their types.

@@ -137,9 +137,12 @@ func (s *server) serve(in *bufio.Reader) error {
 		if err != nil {
 			return err
 		}
-		var req request
-		if err := json.Unmarshal(line, &req); err != nil {
-			return fmt.Errorf("unreadable request: %w", err)
+		req, ok := knownRequest(line)
+		if !ok {
+			req = request{}
+			if err := json.Unmarshal(line, &req); err != nil {
+				return fmt.Errorf("unreadable request: %w", err)
+			}
 		}
 		reply := s.handle(&req)
 		if now := time.Now(); !reply.Recycle && now.Sub(s.cpuChecked) >= cpuCheckEvery {
