@@ -13,6 +13,11 @@ import (
 // wait 100 ms and more after a for_each of 20,000 calls ended.
 const checkpointAfter = 8192
 
+// checkpointIdleAfter: once nothing more is queued, the WAL is
+// checkpointed after this many ops, so that the checkpoint runs while a
+// run that has recorded its instances evaluates its outputs, not at exit.
+const checkpointIdleAfter = checkpointAfter / 8
+
 // A checkpointer copies SQLite's WAL into the database on a connection of
 // its own, while the writer goes on committing: a PASSIVE checkpoint
 // copies the frames committed before it started and waits for no reader

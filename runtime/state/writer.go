@@ -351,9 +351,11 @@ func (w *writer) run() {
 		clear(batch) // drop the references to the callers' values
 		w.mu.Lock()
 		w.spare = batch[:0]
+		idle := len(w.pending) == 0
 		w.mu.Unlock()
 		if committed {
-			if w.sinceCheckpoint += len(batch); w.sinceCheckpoint >= checkpointAfter && w.ckpt != nil {
+			w.sinceCheckpoint += len(batch)
+			if w.ckpt != nil && (w.sinceCheckpoint >= checkpointAfter || idle && w.sinceCheckpoint >= checkpointIdleAfter) {
 				w.sinceCheckpoint = 0
 				w.ckpt.ask()
 			}
