@@ -34,8 +34,9 @@
 //   - pool.go: Options, the Pool, and Execute, which prepares a call.
 //   - schedule.go: which worker takes a call (dispatch, the pipeline of
 //     calls sent ahead), waiting for one, and a call's outcome.
-//   - workers.go: starting a worker for a call, reading its replies and
-//     log lines, writing its requests, and a worker that is lost.
+//   - workers.go: starting a worker for a call (or ahead of the calls,
+//     Prestart), reading its replies and log lines, writing its
+//     requests, and a worker that is lost.
 //   - programs.go: what the pool sends of a block (its definition's wire
 //     form, made once) and the result of a compiled block's program.
 //   - python.go: python blocks' workers and results.

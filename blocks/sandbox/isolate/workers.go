@@ -11,6 +11,39 @@ func (p *Pool) spawnFor(c *pcall) error {
 	w, err := p.spawn(c.program)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if err := p.joinLocked(w, err); err != nil {
+		return err
+	}
+	p.assignLocked(w, c)
+	p.dispatchLocked()
+	return nil
+}
+
+// Prestart starts workers for js and interpreted go blocks in the
+// background, up to n of them and the pool's Size counting those it has:
+// for a run about to call such blocks, whose first calls would otherwise
+// wait for the workers to start (about 0.1 s) while the run's state is
+// opened and its inputs are read. A worker that cannot start is left to
+// the first call, which says why.
+func (p *Pool) Prestart(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for n = min(n, p.opts.Size) - len(p.workers) - p.starting; n > 0 && !p.closed; n-- {
+		p.starting++
+		go func() {
+			w, err := p.spawn("")
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.joinLocked(w, err) == nil {
+				p.dispatchLocked()
+			}
+		}()
+	}
+}
+
+// joinLocked puts a worker that was started in service, or returns why
+// there is none (err, or the pool closed meanwhile).
+func (p *Pool) joinLocked(w *proc, err error) error {
 	p.starting--
 	if err == nil && p.closed {
 		w.kill()
@@ -24,8 +57,6 @@ func (p *Pool) spawnFor(c *pcall) error {
 	p.workers = append(p.workers, w)
 	go p.write(w)
 	go p.read(w)
-	p.assignLocked(w, c)
-	p.dispatchLocked()
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	goruntime "runtime"
 	"strconv"
@@ -106,7 +107,7 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 			var ex *blocks.Executors
 			if engine == engineLocal {
 				var closeLog func()
-				if ex, closeLog, err = f.runExecutors(s); err != nil {
+				if ex, closeLog, err = f.runExecutorsFor(s, prog); err != nil {
 					return err
 				}
 				defer closeLog()
@@ -197,6 +198,10 @@ type execOptions struct {
 	// unconfined is --unconfined: python and compiled go blocks run where
 	// their workers cannot be confined (also FLOWCTL_UNCONFINED=1).
 	unconfined bool
+	// warm, when set, is the program about to run: the sandbox starts the
+	// workers its js and interpreted go blocks need (warmWorkers) while
+	// the run is being set up.
+	warm *compiler.Program
 }
 
 // Environment variables of the http and scrape blocks.
@@ -289,7 +294,32 @@ func executors(o execOptions) (*blocks.Executors, func(), error) {
 	ex.Runtimes[lang.RuntimeGo] = isolate.Route(pool, inProcess(gorun.NewExecutor()), ro)
 	ex.Runtimes[lang.RuntimeJS] = isolate.Route(pool, inProcess(jsrun.NewExecutor()), ro)
 	ex.Runtimes[lang.RuntimePython] = isolate.Route(pool, nil, ro) // always in the pool
+	if o.warm != nil && !ro.InProcess {
+		pool.Prestart(warmWorkers(o.warm, o.goEngine))
+	}
 	return ex, func() { pool.Close() }, nil
+}
+
+// warmWorkers is how many sandbox workers a program's js and interpreted
+// go blocks want at once: none without such a step, as many as the pool
+// may have for a for_each of them, else one. Subflows' steps count too.
+func warmWorkers(prog *compiler.Program, goEngine string) int {
+	n := 0
+	for _, s := range prog.Steps {
+		if s.Flow != nil {
+			n = max(n, warmWorkers(s.Flow, goEngine))
+			continue
+		}
+		def := s.Block.Def
+		if def == nil || !(def.Runtime == lang.RuntimeJS || def.Runtime == lang.RuntimeGo && !def.Compiled(goEngine)) {
+			continue
+		}
+		if s.ForEach != nil {
+			return math.MaxInt32 // Prestart keeps to the pool's size
+		}
+		n = 1
+	}
+	return n
 }
 
 // unconfinedUsage is the help of --unconfined.

@@ -143,6 +143,12 @@ func (f *runFlags) start(s streams) (*flowLoader, map[string]string, map[string]
 // runExecutors opens the --log-prompts file, if any, and returns the
 // executors and a function that releases them and closes the log.
 func (f *runFlags) runExecutors(s streams) (*blocks.Executors, func(), error) {
+	return f.runExecutorsFor(s, nil)
+}
+
+// runExecutorsFor is runExecutors for a program about to run, whose
+// sandbox workers start meanwhile (execOptions.warm); nil for none.
+func (f *runFlags) runExecutorsFor(s streams, prog *compiler.Program) (*blocks.Executors, func(), error) {
 	logFile, err := openPromptLog(f.logPrompts)
 	if err != nil {
 		return nil, nil, err
@@ -152,7 +158,7 @@ func (f *runFlags) runExecutors(s streams) (*blocks.Executors, func(), error) {
 			logFile.Close()
 		}
 	}
-	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, goEngine: f.goEngine, httpAllow: f.httpAllow, httpConns: f.httpConns, warnings: s.err, unconfined: f.unconfined})
+	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, goEngine: f.goEngine, httpAllow: f.httpAllow, httpConns: f.httpConns, warnings: s.err, unconfined: f.unconfined, warm: prog})
 	if err != nil {
 		closeLog()
 		return nil, nil, err
