@@ -157,13 +157,11 @@ func knownRequest(line []byte) (req request, ok bool) {
 	if req.Step, ok = r.str(); !ok {
 		return req, false
 	}
-	if r.cut(`,"attempt":`) {
-		var n uint64
-		if !r.uint(&n) || n > math.MaxInt32 {
-			return req, false
-		}
-		req.Attempt = int(n)
+	attempt, ok := r.optUint(`,"attempt":`, math.MaxInt32)
+	if !ok {
+		return req, false
 	}
+	req.Attempt = int(attempt)
 	if !r.cut(`,"inputs":`) {
 		return req, false
 	}
@@ -175,14 +173,9 @@ func knownRequest(line []byte) (req request, ok bool) {
 			return req, false
 		}
 	}
-	if r.cut(`,"timeout_ms":`) {
-		var n uint64
-		if !r.uint(&n) || n > math.MaxInt64 {
-			return req, false
-		}
-		req.TimeoutMS = int64(n)
-	}
-	return req, r.cut("}") && len(r.b) == 0
+	timeout, ok := r.optUint(`,"timeout_ms":`, math.MaxInt64)
+	req.TimeoutMS = int64(timeout)
+	return req, ok && r.cut("}") && len(r.b) == 0
 }
 
 // fieldReader reads the known parts of a line, from its start.
@@ -205,6 +198,16 @@ func (r *fieldReader) uint(n *uint64) bool {
 	r.b = r.b[i:]
 	*n = v
 	return err == nil
+}
+
+// optUint reads prefix and a whole number up to max after it, when the
+// line goes on with prefix (0 when it does not).
+func (r *fieldReader) optUint(prefix string, max uint64) (uint64, bool) {
+	var n uint64
+	if !r.cut(prefix) {
+		return 0, true
+	}
+	return n, r.uint(&n) && n <= max
 }
 
 // str reads a JSON string; one with escapes through encoding/json.
