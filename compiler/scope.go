@@ -27,7 +27,8 @@ type Each struct {
 	Key, Value cty.Value
 	// Plain: Key and Value are wholly known and hold no mark (the
 	// runtime found the for_each value so, and Sensitive is lang's only
-	// mark), and so is whatever EachTraversal finds inside them.
+	// mark), and so is a value Eval takes from them alone (returning no
+	// context).
 	Plain bool
 }
 
@@ -55,9 +56,10 @@ func NewScope(prog *Program, vals Values) *Scope {
 
 // Eval evaluates expr, with each set inside a for_each instance. The
 // context it returns is what the expression was evaluated in, for
-// diagnostics; nil when it needed none (see EvalContext).
+// diagnostics; nil when it needed none (the value was taken from each
+// alone, see eachTraversal; EvalContext builds it).
 func (s *Scope) Eval(expr hcl.Expression, each *Each) (cty.Value, *hcl.EvalContext, hcl.Diagnostics) {
-	if v, ok := EachTraversal(expr, each); ok {
+	if v, ok := eachTraversal(expr, each); ok {
 		return v, nil, nil
 	}
 	ctx, diags := s.evalContext(s.variables(expr).names, each)
@@ -76,14 +78,14 @@ func (s *Scope) EvalContext(expr hcl.Expression, each *Each) *hcl.EvalContext {
 	return ctx
 }
 
-// EachTraversal evaluates an expression that is only each.key or
+// eachTraversal evaluates an expression that is only each.key or
 // each.value followed by attributes and indexes (item = each.value, the
 // usual argument of a for_each step) without an evaluation context: it
 // is what evaluating it in one gives, and building the context, with its
 // each object, cost more than the rest of a small call. ok is false for
 // any other expression, and for one that fails: Eval then evaluates it
 // as usual, for the same diagnostics.
-func EachTraversal(expr hcl.Expression, each *Each) (cty.Value, bool) {
+func eachTraversal(expr hcl.Expression, each *Each) (cty.Value, bool) {
 	te, ok := expr.(*hclsyntax.ScopeTraversalExpr)
 	if !ok || each == nil || len(te.Traversal) < 2 || te.Traversal.RootName() != lang.RootEach {
 		return cty.NilVal, false

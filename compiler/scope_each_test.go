@@ -31,17 +31,17 @@ func TestEachTraversal(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}
-		got, ok := EachTraversal(expr, each)
+		got, ok := eachTraversal(expr, each)
 		if !ok || !got.RawEquals(want) {
 			t.Errorf("%s = %#v, %v; want %#v", src, got, ok, want)
 		}
 	}
 	for _, src := range []string{"each.value.missing", "each.value.tags[5]", "each.other", `upper(each.value.name)`, "input.x", "each"} {
-		if v, ok := EachTraversal(mustExpr(t, src), each); ok {
+		if v, ok := eachTraversal(mustExpr(t, src), each); ok {
 			t.Errorf("%s was evaluated without a context: %#v", src, v)
 		}
 	}
-	if _, ok := EachTraversal(mustExpr(t, "each.value"), nil); ok {
+	if _, ok := eachTraversal(mustExpr(t, "each.value"), nil); ok {
 		t.Error("each.value outside a for_each was evaluated")
 	}
 }

@@ -187,43 +187,36 @@ func (r *run) evalInputs(s *compiler.Step, inst instance, planning bool) (map[st
 			out[in.Name] = in.Default
 			continue
 		}
-		if inst.each != nil && inst.each.Plain {
-			// item = each.value: known, with nothing sensitive inside.
-			if v, ok := compiler.EachTraversal(attr.Expr, inst.each); ok {
-				cv, summary, detail := convertInput(s.Block, in, v)
-				if summary != "" {
-					diags = append(diags, r.badInput(s, inst, in, attr.Expr, nil, summary, detail))
-					continue
-				}
-				out[in.Name] = cv
-				continue
-			}
-		}
 		v, ctx, d := r.scope.Eval(attr.Expr, inst.each)
 		if d.HasErrors() {
 			diags = append(diags, r.explainAny(attr.Expr, ctx, hideSensitive(attr.Expr, ctx, d))...)
 			continue
 		}
-		if lang.IsSensitive(v) {
-			r.redact.addValue(v)
-			if marked == nil {
-				marked = map[string]bool{}
-			}
-			marked[in.Name] = true
-		}
-		if lang.ContainsMarked(v) {
-			v, _ = v.UnmarkDeep()
-		}
 		bad := func(summary, detail string) {
 			diags = append(diags, r.badInput(s, inst, in, attr.Expr, ctx, summary, detail))
 		}
-		if !lang.IsWhollyKnown(v) {
-			if planning {
-				unknown = true
-			} else {
-				bad("Unknown input value", "the value is not known; a step it depends on produced no value")
+		// A value Eval took from each alone (it needed no context) of a
+		// for_each found known and not sensitive (item = each.value) has
+		// nothing inside to look for.
+		if plain := ctx == nil && inst.each != nil && inst.each.Plain; !plain {
+			if lang.IsSensitive(v) {
+				r.redact.addValue(v)
+				if marked == nil {
+					marked = map[string]bool{}
+				}
+				marked[in.Name] = true
 			}
-			continue
+			if lang.ContainsMarked(v) {
+				v, _ = v.UnmarkDeep()
+			}
+			if !lang.IsWhollyKnown(v) {
+				if planning {
+					unknown = true
+				} else {
+					bad("Unknown input value", "the value is not known; a step it depends on produced no value")
+				}
+				continue
+			}
 		}
 		cv, summary, detail := convertInput(s.Block, in, v)
 		if summary != "" {

@@ -177,10 +177,36 @@ func (d *decoder) arrayParallel(depth int) (cty.Value, error) {
 
 // arrayBounds finds the elements of the array whose content begins at i
 // in text: the offset of the ',' or ']' that ends each one, and of the
-// ']' that ends the array. It follows strings and nesting but checks
-// nothing else: each element is read, and checked, by itself. ok is
-// false when text ends first.
+// ']' that ends the array. It follows strings and nesting (ValueEnd) but
+// checks nothing else: each element is read, and checked, by itself. ok
+// is false when text ends first.
 func arrayBounds(text []byte, i int) (ends []int, end int, ok bool) {
+	for {
+		if i, ok = ValueEnd(text, i); !ok {
+			return nil, 0, false
+		}
+		for i < len(text) && strings.IndexByte(" \t\n\r", text[i]) >= 0 {
+			i++
+		}
+		switch {
+		case i >= len(text):
+			return nil, 0, false
+		case text[i] == ',':
+			ends = append(ends, i)
+			i++
+		case text[i] == ']':
+			return append(ends, i), i, true
+		default:
+			return nil, 0, false
+		}
+	}
+}
+
+// ValueEnd returns the offset just past the JSON value that begins at i in
+// text: it follows strings and brackets, and anything else runs to the
+// next ',', ']' or '}' at its level. It checks nothing else (whoever reads
+// the value does); ok is false when text ends first.
+func ValueEnd(text []byte, i int) (end int, ok bool) {
 	nest, inString := 0, false
 	for ; i < len(text); i++ {
 		c := text[i]
@@ -189,7 +215,9 @@ func arrayBounds(text []byte, i int) (ends []int, end int, ok bool) {
 			case '\\':
 				i++
 			case '"':
-				inString = false
+				if inString = false; nest == 0 {
+					return i + 1, true
+				}
 			}
 			continue
 		}
@@ -199,21 +227,19 @@ func arrayBounds(text []byte, i int) (ends []int, end int, ok bool) {
 		case '[', '{':
 			nest++
 		case ']', '}':
-			if nest > 0 {
-				nest--
-				continue
+			if nest == 0 {
+				return i, true
 			}
-			if c == '}' {
-				return nil, 0, false
+			if nest--; nest == 0 {
+				return i + 1, true
 			}
-			return append(ends, i), i, true
 		case ',':
 			if nest == 0 {
-				ends = append(ends, i)
+				return i, true
 			}
 		}
 	}
-	return nil, 0, false
+	return 0, false
 }
 
 // attrsAt returns the empty attribute map of depth.

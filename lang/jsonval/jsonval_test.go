@@ -223,3 +223,21 @@ func TestDecodeAttrs(t *testing.T) {
 		}
 	}
 }
+
+// TestValueEnd: the end of a value follows strings (with escapes) and
+// brackets; a scalar ends at the next delimiter; text that ends first is
+// not ok.
+func TestValueEnd(t *testing.T) {
+	for text, want := range map[string]int{
+		`{"a":"}",\"b":[1,{}]},x`: 21, `"q\"," ,`: 6, `12 ,3`: 3, `[]]`: 2, `true}`: 4,
+	} {
+		if end, ok := ValueEnd([]byte(text), 0); !ok || end != want {
+			t.Errorf("ValueEnd(%s) = %d, %v; want %d", text, end, ok, want)
+		}
+	}
+	for _, text := range []string{`{"a":1`, `"abc`, `[[1]`, `12`} {
+		if end, ok := ValueEnd([]byte(text), 0); ok {
+			t.Errorf("ValueEnd(%s) = %d, ok", text, end)
+		}
+	}
+}

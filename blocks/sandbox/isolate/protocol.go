@@ -224,42 +224,11 @@ func (r *fieldReader) str() (string, bool) {
 }
 
 // value slices out the JSON value at the start (of the line, which the
-// worker reads afresh for each request): strings and brackets are
-// matched, the rest runs to the next ',', '}' or ']'. The text is
-// checked by whoever reads it (jsonval, encoding/json).
+// worker reads afresh for each request), as jsonval.ValueEnd finds its
+// end. The text is checked by whoever reads it (jsonval, encoding/json).
 func (r *fieldReader) value() ([]byte, bool) {
-	depth, i := 0, 0
-	for ; i < len(r.b); i++ {
-		switch c := r.b[i]; c {
-		case '"':
-			for i++; i < len(r.b) && r.b[i] != '"'; i++ {
-				if r.b[i] == '\\' {
-					i++
-				}
-			}
-			if i >= len(r.b) {
-				return nil, false
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return r.take(i)
-			}
-			if depth--; depth == 0 {
-				return r.take(i + 1)
-			}
-		case ',':
-			if depth == 0 {
-				return r.take(i)
-			}
-		}
-	}
-	return nil, false
-}
-
-func (r *fieldReader) take(n int) ([]byte, bool) {
-	if n == 0 {
+	n, ok := jsonval.ValueEnd(r.b, 0)
+	if !ok || n == 0 {
 		return nil, false
 	}
 	v := r.b[:n:n]
