@@ -5,8 +5,10 @@
 // A worker of go and js blocks is the flowctl binary re-executed with
 // [WorkerArg] as its first argument; its main function calls [Main]. It starts with an empty
 // environment, confines itself before it reads a request (resource limits,
-// Landlock, a seccomp filter; a new user and network namespace is set up
-// when it is spawned), and then serves one call at a time: the parent
+// Landlock, a seccomp filter, and a new user and network namespace, which
+// it makes as its process starts, before the Go runtime, when built with
+// cgo, and which the kernel makes as it is spawned otherwise), and then
+// serves one call at a time: the parent
 // writes a request as one line of JSON to the worker's file descriptor 3
 // and reads log lines and the reply, one JSON object per line, from its
 // file descriptor 4. Standard output and error are not part of the
@@ -46,6 +48,6 @@
 //     process.
 //
 // On the worker's side: worker.go (Main, serving requests), confine_*.go
-// and seccomp_*.go (the confinement), spawn_*.go and sys_*.go (process
-// attributes). protocol.go holds the messages both sides exchange.
+// and seccomp_*.go (the confinement), unshare_*.go (namespaces made by the
+// worker itself), spawn_*.go and sys_*.go (process attributes). protocol.go holds the messages both sides exchange.
 package isolate

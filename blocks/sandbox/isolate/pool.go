@@ -74,10 +74,16 @@ type Options struct {
 
 	// noAudit runs python workers without their audit hook (tests).
 	noAudit bool
-	// breakConfinement makes a python worker's confinement fail (tests):
-	// "landlock" gives it a file that is no Landlock ruleset, "rlimit" a
-	// limit that cannot be set.
+	// breakConfinement makes a worker's confinement fail (tests):
+	// "landlock" gives a python worker a file that is no Landlock ruleset,
+	// "rlimit" a limit that cannot be set; "namespaces" has a flowctl
+	// worker that makes its own namespaces ask the kernel for them with a
+	// flag it refuses.
 	breakConfinement string
+	// forkNamespaces has the kernel make a flowctl worker's namespaces as
+	// it starts it, where the worker could make them itself (tests of the
+	// way taken without cgo).
+	forkNamespaces bool
 }
 
 func (o Options) withDefaults() (Options, error) {

@@ -50,7 +50,7 @@ func (p *Pool) spawn(program string) (*proc, error) {
 		// processes make namespaces: go on without them.
 		if w2, hello2, err2 := p.start(false, program); err2 == nil {
 			p.noNS.Store(true)
-			p.notice("a user and network namespace (" + firstLine(err.Error()) + ")")
+			p.notice(namespacesLayer + " (" + firstLine(err.Error()) + ")")
 			w, hello, err = w2, hello2, nil
 		}
 	}
@@ -103,7 +103,18 @@ func (p *Pool) start(namespaces bool, program string) (*proc, message, error) {
 	}
 	cmd.Stderr = w.stderr
 	cmd.ExtraFiles = files
-	cmd.SysProcAttr = sysProcAttr(namespaces && !l.python) // a python worker makes its own
+	// A python worker makes its own namespaces; so does a flowctl worker
+	// built with cgo (selfUnshare), when asked by its environment.
+	namespaces = namespaces && !l.python
+	self := namespaces && selfUnshare && !p.opts.forkNamespaces
+	if self {
+		v := "1"
+		if p.opts.breakConfinement == "namespaces" {
+			v = "break"
+		}
+		cmd.Env = append(cmd.Env, unshareEnv+"="+v)
+	}
+	cmd.SysProcAttr = sysProcAttr(namespaces && !self)
 	err = cmd.Start()
 	reqR.Close()
 	repW.Close()
@@ -171,6 +182,15 @@ func (w *proc) next() (message, error) {
 	}
 	return m, nil
 }
+
+const (
+	// namespacesLayer names the namespaces among the confinement layers
+	// a worker may lack (Pool.notice).
+	namespacesLayer = "a user and network namespace"
+	// unshareEnv, in a worker's environment, has it make its own
+	// namespaces as it starts (selfUnshare); the worker removes it.
+	unshareEnv = "FLOWCTL_WORKER_UNSHARE"
+)
 
 var (
 	// errNotStarted is a worker process that could not be started.

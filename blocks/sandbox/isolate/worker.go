@@ -89,7 +89,7 @@ func Main(args []string) int {
 	}
 	missing := unconfined
 	if !l.noConfine {
-		missing = confine(l)
+		missing = append(namespacesMissing(), confine(l)...)
 	}
 	if err := w.send(message{Hello: true, Missing: missing}); err != nil {
 		return 1
@@ -242,10 +242,20 @@ func (s *server) handle(req *request) message {
 // becomeProgram confines the worker and executes a compiled block's
 // program in its place, with the same protocol pipes; it returns only when
 // that fails.
+// namespacesMissing lists the namespaces when the worker was to make its
+// own and could not (unshareMissing).
+func namespacesMissing() []string {
+	if m := unshareMissing(); m != "" {
+		return []string{m}
+	}
+	return nil
+}
+
 func becomeProgram(l limits) int {
 	missing, statusFD, filter := unconfined, -1, ""
 	if !l.noConfine {
 		missing, statusFD, filter = confineForExec(l, l.exec)
+		missing = append(namespacesMissing(), missing...)
 	}
 	said, _ := json.Marshal(missing)
 	args := []string{l.exec, gobuild.ProgramArg,

@@ -1,0 +1,123 @@
+//go:build linux
+
+package isolate
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flowctl/flowctl/blocks"
+)
+
+// TestWorkerNamespaces: a js worker, and a compiled go block's program,
+// run in a user and a network namespace of their own, mapping only this
+// process's user and group, both where the worker makes them itself
+// (built with cgo: selfUnshare) and where the kernel makes them as it
+// starts the worker.
+func TestWorkerNamespaces(t *testing.T) {
+	js := jsBlock(t, `function execute(input) { return { out: input.n + 1 } }`)
+	modes := map[string]bool{"kernel": true}
+	if selfUnshare {
+		modes["worker"] = false
+	}
+	for name, fork := range modes {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var said []string
+			p := newPool(t, Options{Size: 1, forkNamespaces: fork, Notice: func(s string) {
+				mu.Lock()
+				defer mu.Unlock()
+				said = append(said, s)
+			}})
+			checkNamespaces(t, workerPid(t, p, js))
+			checkNamespaces(t, workerPid(t, p, compiledBlock(t, "", `return map[string]any{"out": input["n"].(float64) + 1}, nil`)))
+			mu.Lock()
+			defer mu.Unlock()
+			for _, s := range said {
+				if strings.Contains(s, namespacesLayer) {
+					t.Errorf("said %q", s)
+				}
+			}
+		})
+	}
+}
+
+// checkNamespaces: the process is in a user and network namespace of
+// its own, which maps only this process's user and group.
+func checkNamespaces(t *testing.T, pid int) {
+	t.Helper()
+	for _, ns := range []string{"user", "net"} {
+		if mine, its := nsOf(t, "self", ns), nsOf(t, strconv.Itoa(pid), ns); mine == its {
+			t.Errorf("the worker shares this process's %s namespace (%s)", ns, its)
+		}
+	}
+	for file, want := range map[string]string{
+		"uid_map":   fmt.Sprintf("%d %d 1", os.Geteuid(), os.Geteuid()),
+		"gid_map":   fmt.Sprintf("%d %d 1", os.Getegid(), os.Getegid()),
+		"setgroups": "deny",
+	} {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(strings.Fields(string(b)), " "); got != want {
+			t.Errorf("%s is %q, want %q", file, got, want)
+		}
+	}
+}
+
+// TestWorkerNamespacesRefused: a worker whose namespaces the kernel
+// refuses runs without them, and the pool says so once, with the reason.
+func TestWorkerNamespacesRefused(t *testing.T) {
+	if !selfUnshare {
+		t.Skip("workers make their own namespaces only when built with cgo")
+	}
+	var mu sync.Mutex
+	var said []string
+	p := newPool(t, Options{Size: 1, breakConfinement: "namespaces", Notice: func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		said = append(said, s)
+	}})
+	pid := workerPid(t, p, jsBlock(t, `function execute(input) { return { out: input.n + 1 } }`))
+	if mine, its := nsOf(t, "self", "net"), nsOf(t, strconv.Itoa(pid), "net"); mine != its {
+		t.Errorf("the worker is in a network namespace of its own (%s), though the kernel refused it", its)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"code blocks run without a user and network namespace (unshare: invalid argument)"}
+	if fmt.Sprint(said) != fmt.Sprint(want) {
+		t.Errorf("said %q, want %q", said, want)
+	}
+}
+
+// workerPid runs a call of b (whose output is its input plus 1) in a
+// pool of one worker and returns the worker's process ID.
+func workerPid(t *testing.T, p *Pool, b *blocks.Block) int {
+	t.Helper()
+	if v, err := run(t, p, b, 1, time.Minute); err != nil {
+		t.Fatal(err)
+	} else if f, _ := v.AsBigFloat().Float64(); f != 2 {
+		t.Fatalf("the call returned %v", v.GoString())
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.workers) != 1 {
+		t.Fatalf("%d workers", len(p.workers))
+	}
+	return p.workers[0].cmd.Process.Pid
+}
+
+func nsOf(t *testing.T, pid, ns string) string {
+	t.Helper()
+	l, err := os.Readlink("/proc/" + pid + "/ns/" + ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
