@@ -22,6 +22,9 @@ import (
 // what the confinement must stop, printing one line per attempt.
 const probeArg = "__isolate-probe"
 
+// netProbeArg makes the test binary print its network namespace.
+const netProbeArg = "__isolate-net-probe"
+
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -29,6 +32,10 @@ func TestMain(m *testing.M) {
 			os.Exit(Main(os.Args[2:]))
 		case probeArg:
 			os.Exit(probe())
+		case netProbeArg:
+			l, _ := os.Readlink("/proc/self/ns/net")
+			fmt.Print(l)
+			os.Exit(0)
 		}
 	}
 	os.Exit(m.Run())

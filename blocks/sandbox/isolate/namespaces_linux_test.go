@@ -5,6 +5,7 @@ package isolate
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,6 +94,32 @@ func TestWorkerNamespacesRefused(t *testing.T) {
 	want := []string{"code blocks run without a user and network namespace (unshare: invalid argument)"}
 	if fmt.Sprint(said) != fmt.Sprint(want) {
 		t.Errorf("said %q, want %q", said, want)
+	}
+}
+
+// TestWorkerArgInC: the constructor that makes a worker's namespaces
+// knows a worker by the argument the pool gives it.
+func TestWorkerArgInC(t *testing.T) {
+	if selfUnshare && workerArgC != WorkerArg {
+		t.Fatalf("the constructor looks for %q, the pool passes %q", workerArgC, WorkerArg)
+	}
+}
+
+// TestUnshareOnlyInWorkers: a process that is not a sandbox worker stays
+// in its namespaces, even with the worker's variable set.
+func TestUnshareOnlyInWorkers(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, netProbeArg)
+	cmd.Env = append(os.Environ(), unshareEnv+"=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mine := nsOf(t, "self", "net"); string(out) != mine {
+		t.Errorf("a process that is no worker moved to network namespace %q (this one is %q)", out, mine)
 	}
 }
 

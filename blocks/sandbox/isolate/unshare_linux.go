@@ -12,6 +12,8 @@ package isolate
 #include <string.h>
 #include <unistd.h>
 
+#define FLOWCTL_WORKER_ARG "__flowctl-sandbox-worker"
+
 // What flowctl_worker_unshare did: -1 when it was not asked to, 0 when the
 // worker is in its namespaces, else the errno of the step that failed.
 static int flowctl_ns_errno = -1;
@@ -29,6 +31,26 @@ static int flowctl_ns_write(const char *path, const char *text) {
 	return err;
 }
 
+// flowctl_ns_is_worker: the process's first argument is WorkerArg, read
+// from /proc/self/cmdline (constructors get no arguments from every C
+// library), so that the variable alone cannot move another flowctl
+// process off the network.
+static int flowctl_ns_is_worker(void) {
+	char buf[256];
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return 0;
+	}
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0) {
+		return 0;
+	}
+	buf[n] = 0;
+	size_t first = strnlen(buf, (size_t)n);
+	return (ssize_t)first < n && strcmp(buf + first + 1, FLOWCTL_WORKER_ARG) == 0;
+}
+
 static void flowctl_ns_fail(const char *step, int err) {
 	flowctl_ns_step = step;
 	flowctl_ns_errno = err;
@@ -37,13 +59,14 @@ static void flowctl_ns_fail(const char *step, int err) {
 // flowctl_worker_unshare runs before the Go runtime starts, while the
 // process has one thread: unshare(CLONE_NEWUSER) refuses a process with
 // more, and a Go program has several from its start. A worker the pool
-// starts with FLOWCTL_WORKER_UNSHARE set moves into a new user namespace,
-// mapping only its own user and group (setgroups denied, as the kernel
-// requires of an unprivileged mapping), and a new network namespace. The
+// starts with FLOWCTL_WORKER_UNSHARE set, and WorkerArg as its first
+// argument, moves into a new user namespace, mapping only its own user and
+// group (setgroups denied, as the kernel requires of an unprivileged
+// mapping), and a new network namespace. The
 // value "break" adds a flag the kernel refuses (tests).
 __attribute__((constructor)) static void flowctl_worker_unshare(void) {
 	const char *v = getenv("FLOWCTL_WORKER_UNSHARE");
-	if (v == NULL) {
+	if (v == NULL || !flowctl_ns_is_worker()) {
 		return;
 	}
 	int flags = CLONE_NEWUSER | CLONE_NEWNET;
@@ -91,6 +114,10 @@ import "syscall"
 // the parent's size and makes each page it writes afterwards fault. A
 // for_each of 20,000 js calls spent a fifth of its CPU time so.
 const selfUnshare = true
+
+// workerArgC is WorkerArg as the constructor knows it (a test checks they
+// are one).
+const workerArgC = C.FLOWCTL_WORKER_ARG
 
 // unshareMissing is the confinement layer the worker lacks because the
 // constructor could not make its namespaces, "" when it made them or was

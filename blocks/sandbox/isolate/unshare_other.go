@@ -7,4 +7,6 @@ package isolate
 // kernel makes them as it starts the worker (sysProcAttr).
 const selfUnshare = false
 
+const workerArgC = WorkerArg
+
 func unshareMissing() string { return "" }
