@@ -239,9 +239,6 @@ func (s *server) handle(req *request) message {
 	return reply
 }
 
-// becomeProgram confines the worker and executes a compiled block's
-// program in its place, with the same protocol pipes; it returns only when
-// that fails.
 // namespacesMissing lists the namespaces when the worker was to make its
 // own and could not (unshareMissing).
 func namespacesMissing() []string {
@@ -251,6 +248,9 @@ func namespacesMissing() []string {
 	return nil
 }
 
+// becomeProgram confines the worker and executes a compiled block's
+// program in its place, with the same protocol pipes; it returns only when
+// that fails.
 func becomeProgram(l limits) int {
 	missing, statusFD, filter := unconfined, -1, ""
 	if !l.noConfine {
