@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,6 +71,34 @@ func checkNamespaces(t *testing.T, pid int) {
 			t.Errorf("%s is %q, want %q", file, got, want)
 		}
 	}
+}
+
+// TestWorkerNamespacesLongPath: a worker whose executable has a long path
+// (its command line is read whole) still makes its namespaces.
+func TestWorkerNamespacesLongPath(t *testing.T) {
+	if !selfUnshare {
+		t.Skip("workers make their own namespaces only when built with cgo")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 200), strings.Repeat("e", 200))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(dir, "worker")
+	if err := os.Link(exe, long); err != nil {
+		b, err := os.ReadFile(exe)
+		if err == nil {
+			err = os.WriteFile(long, b, 0o755)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := newPool(t, Options{Size: 1, Command: []string{long, WorkerArg}})
+	checkNamespaces(t, workerPid(t, p, jsBlock(t, `function execute(input) { return { out: input.n + 1 } }`)))
 }
 
 // TestWorkerNamespacesRefused: a worker whose namespaces the kernel

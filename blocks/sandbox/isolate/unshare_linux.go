@@ -31,20 +31,22 @@ static int flowctl_ns_write(const char *path, const char *text) {
 	return err;
 }
 
-// flowctl_ns_is_worker: the process's first argument is WorkerArg, read
-// from /proc/self/cmdline (constructors get no arguments from every C
-// library), so that the variable alone cannot move another flowctl
-// process off the network.
+// flowctl_ns_is_worker: 1 when the process's first argument is
+// WorkerArg, 0 when it is not, -errno when /proc/self/cmdline cannot be
+// read (constructors get no arguments from every C library). The variable
+// alone cannot move another flowctl process off the network.
 static int flowctl_ns_is_worker(void) {
-	char buf[256];
+	// The executable's path (at most PATH_MAX) and WorkerArg.
+	char buf[4096 + 64];
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		return 0;
+		return -errno;
 	}
 	ssize_t n = read(fd, buf, sizeof buf - 1);
+	int err = errno;
 	close(fd);
-	if (n <= 0) {
-		return 0;
+	if (n < 0) {
+		return -err;
 	}
 	buf[n] = 0;
 	size_t first = strnlen(buf, (size_t)n);
@@ -62,11 +64,11 @@ static void flowctl_ns_fail(const char *step, int err) {
 // starts with FLOWCTL_WORKER_UNSHARE set, and WorkerArg as its first
 // argument, moves into a new user namespace, mapping only its own user and
 // group (setgroups denied, as the kernel requires of an unprivileged
-// mapping), and a new network namespace. The
-// value "break" adds a flag the kernel refuses (tests).
+// mapping), and a new network namespace. The value "break" adds a flag the
+// kernel refuses (tests).
 __attribute__((constructor)) static void flowctl_worker_unshare(void) {
 	const char *v = getenv("FLOWCTL_WORKER_UNSHARE");
-	if (v == NULL || !flowctl_ns_is_worker()) {
+	if (v == NULL) {
 		return;
 	}
 	int flags = CLONE_NEWUSER | CLONE_NEWNET;
@@ -74,6 +76,14 @@ __attribute__((constructor)) static void flowctl_worker_unshare(void) {
 		flags |= 1;
 	}
 	unsetenv("FLOWCTL_WORKER_UNSHARE");
+	int worker = flowctl_ns_is_worker();
+	if (worker < 0) {
+		flowctl_ns_fail("reading /proc/self/cmdline", -worker);
+		return;
+	}
+	if (worker == 0) {
+		return;
+	}
 	unsigned uid = (unsigned)geteuid(), gid = (unsigned)getegid();
 	if (unshare(flags) != 0) {
 		flowctl_ns_fail("unshare", errno);
