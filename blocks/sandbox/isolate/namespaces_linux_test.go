@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,6 +70,48 @@ func checkNamespaces(t *testing.T, pid int) {
 		}
 		if got := strings.Join(strings.Fields(string(b)), " "); got != want {
 			t.Errorf("%s is %q, want %q", file, got, want)
+		}
+	}
+}
+
+// TestSpawnCopiesNoMemory: starting a worker in new namespaces does not
+// fork this process (which marks all its memory copy-on-write, so that
+// each page it writes afterwards faults), where the worker makes its
+// namespaces itself. Where the kernel makes them, it does: the test can
+// tell them apart.
+func TestSpawnCopiesNoMemory(t *testing.T) {
+	buf := make([]byte, 64<<20)
+	touch := func() int64 {
+		var before, after syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+		for i := 0; i < len(buf); i += 4096 {
+			buf[i]++
+		}
+		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		return after.Minflt - before.Minflt
+	}
+	faultsAfterSpawn := func(fork bool) int64 {
+		p := newPool(t, Options{Size: 1, forkNamespaces: fork})
+		touch()
+		w, _, err := p.start(true, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { w.kill(); <-w.waited }()
+		n := touch()
+		t.Logf("fork %v: %d faults", fork, n)
+		return n
+	}
+	pages := int64(len(buf) / 4096)
+	if selfUnshare {
+		if n := faultsAfterSpawn(false); n > pages/16 {
+			t.Errorf("writing %d pages after a worker started faulted %d times: the start copied this process", pages, n)
+		}
+	}
+	thp, _ := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if !strings.Contains(string(thp), "[always]") {
+		if n := faultsAfterSpawn(true); n < pages/2 {
+			t.Errorf("writing %d pages after a fork faulted only %d times: the test does not see the copy", pages, n)
 		}
 	}
 }
