@@ -37,7 +37,7 @@ func benchCalls(b *testing.B, blk *blocks.Block) {
 // BenchmarkPoolJS is a trivial js call through the warm pool (target:
 // 150 µs).
 func BenchmarkPoolJS(b *testing.B) {
-	benchCalls(b, jsBlock(b, `function execute(input) { return { out: input.n + 1 } }`))
+	benchCalls(b, plusOneJS(b))
 }
 
 // BenchmarkPoolGo is a trivial go call through the warm pool (target:

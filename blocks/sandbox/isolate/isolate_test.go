@@ -81,6 +81,11 @@ func block(t testing.TB, text string) *blocks.Block {
 
 // jsBlock is block "x" with input "n" (number) and output "out" (any); the
 // code's first line is line 5 of flow.hcl.
+// plusOneJS is a js block whose output is its input plus 1.
+func plusOneJS(t testing.TB) *blocks.Block {
+	return jsBlock(t, `function execute(input) { return { out: input.n + 1 } }`)
+}
+
 func jsBlock(t testing.TB, js string) *blocks.Block {
 	return block(t, `block "x" {
   runtime = "js"
@@ -270,7 +275,7 @@ func TestOversizedReply(t *testing.T) {
 
 func TestConcurrentCalls(t *testing.T) {
 	p := newPool(t, Options{Size: 3})
-	js := jsBlock(t, `function execute(input) { return { out: input.n + 1 } }`)
+	js := plusOneJS(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 60)
 	for i := range 60 {

@@ -23,7 +23,7 @@ import (
 // (built with cgo: selfUnshare) and where the kernel makes them as it
 // starts the worker.
 func TestWorkerNamespaces(t *testing.T) {
-	js := jsBlock(t, `function execute(input) { return { out: input.n + 1 } }`)
+	js := plusOneJS(t)
 	modes := map[string]bool{"kernel": true}
 	if selfUnshare {
 		modes["worker"] = false
@@ -141,7 +141,7 @@ func TestWorkerNamespacesLongPath(t *testing.T) {
 		}
 	}
 	p := newPool(t, Options{Size: 1, Command: []string{long, WorkerArg}})
-	checkNamespaces(t, workerPid(t, p, jsBlock(t, `function execute(input) { return { out: input.n + 1 } }`)))
+	checkNamespaces(t, workerPid(t, p, plusOneJS(t)))
 }
 
 // TestWorkerNamespacesRefused: a worker whose namespaces the kernel
@@ -157,7 +157,7 @@ func TestWorkerNamespacesRefused(t *testing.T) {
 		defer mu.Unlock()
 		said = append(said, s)
 	}})
-	pid := workerPid(t, p, jsBlock(t, `function execute(input) { return { out: input.n + 1 } }`))
+	pid := workerPid(t, p, plusOneJS(t))
 	if mine, its := nsOf(t, "self", "net"), nsOf(t, strconv.Itoa(pid), "net"); mine != its {
 		t.Errorf("the worker is in a network namespace of its own (%s), though the kernel refused it", its)
 	}

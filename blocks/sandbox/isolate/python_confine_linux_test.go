@@ -54,16 +54,7 @@ def execute(input, ctx):
 	if self, _ := os.Executable(); exe == self {
 		t.Errorf("the worker is this executable, not the interpreter")
 	}
-	for _, ns := range []string{"user", "net"} {
-		mine, err1 := os.Readlink("/proc/self/ns/" + ns)
-		its, err2 := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/" + ns)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("%v, %v", err1, err2)
-		}
-		if mine == its {
-			t.Errorf("the worker shares this process's %s namespace (%s)", ns, its)
-		}
-	}
+	checkNamespaces(t, pid)
 	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		t.Fatal(err)
