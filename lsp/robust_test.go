@@ -120,3 +120,45 @@ func TestPlainSnippet(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSeesOneVersion: a change that arrives while a check runs does
+// not reach the documents that check reads. Before, the change updated
+// the open document in place: a check could compile its old text and
+// record its new version, and the next checks took the old diagnostics
+// for the current ones.
+func TestCheckSeesOneVersion(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.flow.hcl")
+	src := "flow \"f\" {}\n\nstep \"a\" {\n  use   = \"value\"\n  value = 1\n}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(Options{})
+	s.root = dir
+	t.Cleanup(s.close)
+	s.didOpen(context.Background(), protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: uriOf(file), Version: 1, Text: src}})
+	overlay := s.overlay() // what a check that began now reads
+	i := strings.Index(src, "value = 1") + len("value = ")
+	r := newText([]byte(src)).span(i, i+1)
+	if err := s.didChange(context.Background(), didChangeParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uriOf(file)}, Version: 2},
+		ContentChanges: []contentChange{{Range: &r, Text: "step.nope.value"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if d := overlay[file]; d.version != 1 || string(d.text.src) != src {
+		t.Fatalf("the check's document changed under it: version %d, text %q", d.version, d.text.src)
+	}
+	// The check of the old version is not taken for the new one.
+	s.ws.check([]string{file})
+	s.ws.mu.Lock()
+	c := s.ws.flowLocked(file, s.overlay())
+	s.ws.mu.Unlock()
+	found := false
+	for _, d := range c.diags {
+		found = found || strings.Contains(d.Detail+d.Summary, "nope")
+	}
+	if !found {
+		t.Errorf("the check of version 2 does not see its reference to step.nope: %v", c.diags)
+	}
+}

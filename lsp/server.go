@@ -62,7 +62,10 @@ type Server struct {
 	timer   *time.Timer
 }
 
-// document is an open file.
+// document is an open file, as one version: a change makes a new
+// document, so that a check, which reads a copy of the map of documents
+// (overlay), sees each one's text and version together, as they were when
+// it began.
 type document struct {
 	path    string
 	version int32
@@ -303,8 +306,7 @@ func (s *Server) didChange(ctx context.Context, p didChangeParams) error {
 	if d == nil {
 		return fmt.Errorf("didChange of %s, which is not open", path)
 	}
-	d.text = newText(applyChanges(d.text.src, p.ContentChanges))
-	d.version = p.TextDocument.Version
+	s.docs[path] = &document{path: path, version: p.TextDocument.Version, text: newText(applyChanges(d.text.src, p.ContentChanges))}
 	s.changedLocked(path)
 	return nil
 }
