@@ -15,17 +15,18 @@ import (
 func TestPanicFailsOneRequest(t *testing.T) {
 	c := startServer(t, filepath.Join("testdata", "ws.txtar"))
 	c.open(flowFile)
-	testPanic = func(method string) {
+	boom := func(method string) {
 		if method == "textDocument/hover" {
 			panic("boom")
 		}
 	}
-	defer func() { testPanic = nil }()
+	testPanic.Store(&boom)
+	defer testPanic.Store(nil)
 	err := c.call("textDocument/hover", c.at(flowFile, `input.names`, 7), nil)
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("hover: got %v, want the panic as an error", err)
 	}
-	testPanic = nil
+	testPanic.Store(nil)
 	var h *protocol.Hover
 	if err := c.call("textDocument/hover", c.at(flowFile, `input.names`, 7), &h); err != nil || h == nil {
 		t.Fatalf("hover after a panic: %v, %v", h, err)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/creachadair/jrpc2"
@@ -153,16 +154,17 @@ func (s *Server) guard(method string, h jrpc2.Handler) jrpc2.Handler {
 				res, err = nil, jrpc2.Errorf(jrpc2.InternalError, "flowctl lsp: %s failed: %v", method, p)
 			}
 		}()
-		if testPanic != nil {
-			testPanic(method)
+		if f := testPanic.Load(); f != nil {
+			(*f)(method)
 		}
 		return h(ctx, req)
 	}
 }
 
 // testPanic, when a test sets it, is called before each handler: a test
-// makes a handler panic to see the server survive.
-var testPanic func(method string)
+// makes a handler panic to see the server survive. Atomic: handlers run
+// on the server's goroutines.
+var testPanic atomic.Pointer[func(method string)]
 
 type initializeParams struct {
 	Capabilities          clientCapabilities         `json:"capabilities"`
