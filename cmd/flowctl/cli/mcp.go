@@ -77,7 +77,7 @@ docs/tools.md.`,
 			if err != nil {
 				return err
 			}
-			go df.tokens.watch(ctx, tokens, log)
+			df.tokens.watch(ctx, tokens, log)
 			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, &sdk.StreamableHTTPOptions{Logger: log})
 			mux := http.NewServeMux()
 			mux.Handle(mcpPath, h)

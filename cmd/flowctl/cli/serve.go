@@ -127,7 +127,7 @@ and docs/scale-out.md.`,
 			log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, df.tls.scheme(), ln.Addr()))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			go df.tokens.watch(ctx, tokens, log)
+			df.tokens.watch(ctx, tokens, log)
 			if keepFor > 0 {
 				go retain(ctx, sd.st, keepFor, retentionEvery, log)
 			}

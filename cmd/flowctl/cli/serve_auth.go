@@ -90,7 +90,9 @@ func (f *tokenFlags) load(command, addr string) (*server.Tokens, error) {
 }
 
 // watch reads the token file again when it changes or on SIGHUP, until
-// ctx ends, and sets the tokens it reads.
+// ctx ends, and sets the tokens it reads. The watch is in place when it
+// returns, and the file is read once more then: a change made between the
+// tokens' first reading and the watch is not missed.
 func (f *tokenFlags) watch(ctx context.Context, tokens *server.Tokens, log *slog.Logger) {
 	file := f.file()
 	if file == "" {
@@ -98,40 +100,49 @@ func (f *tokenFlags) watch(ctx context.Context, tokens *server.Tokens, log *slog
 	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	var events <-chan fsnotify.Event
-	if w, err := fsnotify.NewWatcher(); err != nil {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		log.Warn("the token file is not watched (SIGHUP reads it again)", slog.String("file", file), slog.Any("error", err))
+	} else if err := w.Add(filepath.Dir(file)); err != nil {
 		log.Warn("the token file is not watched (SIGHUP reads it again)", slog.String("file", file), slog.Any("error", err))
 	} else {
-		defer w.Close()
-		if err := w.Add(filepath.Dir(file)); err != nil {
-			log.Warn("the token file is not watched (SIGHUP reads it again)", slog.String("file", file), slog.Any("error", err))
-		}
 		events = w.Events
 	}
-	last, _ := os.ReadFile(file)
-	for {
-		why := "SIGHUP"
-		select {
-		case <-ctx.Done():
-			return
-		case <-hup:
-		case <-events:
-			why = "the file changed"
-		}
+	var last []byte
+	reload := func(why string) {
 		b, err := os.ReadFile(file)
 		if err == nil && bytes.Equal(b, last) && why != "SIGHUP" {
-			continue // another file of the directory
+			return // another file of the directory
 		}
 		list, err := f.read()
 		if err != nil {
 			log.Error("the token file does not read: the tokens stay as they were", slog.String("file", file), slog.Any("error", err))
-			continue
+			return
 		}
 		last = b
 		tokens.Set(list)
-		log.Info("tokens read again", slog.String("file", file), slog.String("why", why), slog.Int("tokens", len(list)))
+		if why != "" {
+			log.Info("tokens read again", slog.String("file", file), slog.String("why", why), slog.Int("tokens", len(list)))
+		}
 	}
+	reload("") // the reading after the watch began
+	go func() {
+		defer signal.Stop(hup)
+		if w != nil {
+			defer w.Close()
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				reload("SIGHUP")
+			case <-events:
+				reload("the file changed")
+			}
+		}
+	}()
 }
 
 // allowedHosts are the hosts a request without a token may name: the host
