@@ -60,11 +60,11 @@ func newTransport(cfg Config) *transport {
 		oc.BaseURL, t.baseURL = cfg.BaseURL, cfg.BaseURL
 	}
 	if cfg.HTTPClient != nil {
-		oc.HTTPClient = cfg.HTTPClient
+		oc.HTTPClient = wrapZero(cfg.HTTPClient)
 	} else {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = cfg.Concurrency
-		oc.HTTPClient = &http.Client{Transport: tr, Timeout: httpTimeout}
+		oc.HTTPClient = wrapZero(&http.Client{Transport: tr, Timeout: httpTimeout})
 	}
 	t.client = openai.NewClientWithConfig(oc)
 	if cfg.RPM > 0 {
@@ -95,13 +95,7 @@ func (r *request) openai() openai.ChatCompletionRequest {
 		req.ToolChoice = "none"
 	}
 	if r.temperature != nil {
-		req.Temperature = float32(*r.temperature)
-		if req.Temperature == 0 {
-			// go-openai omits a zero temperature, which servers take as
-			// their default (1); the smallest positive float is sent
-			// instead and means the same.
-			req.Temperature = float32(smallestTemperature)
-		}
+		req.Temperature = float32(*r.temperature) // 0 is put back by zeroTransport
 	}
 	if r.maxTokens > 0 {
 		if reasoningModel(r.model) {
@@ -113,7 +107,14 @@ func (r *request) openai() openai.ChatCompletionRequest {
 	return req
 }
 
-const smallestTemperature = 1e-45 // math.SmallestNonzeroFloat32
+// zeroParams names the request's numeric parameters that are set to 0,
+// which go-openai would leave out of the body (see zeroTransport).
+func (r *request) zeroParams() []string {
+	if r.temperature != nil && *r.temperature == 0 {
+		return []string{"temperature"}
+	}
+	return nil
+}
 
 // reasoningModel reports whether OpenAI's model wants max_completion_tokens.
 func reasoningModel(model string) bool {
@@ -130,6 +131,7 @@ func reasoningModel(model string) bool {
 // written to the prompt log.
 func (t *transport) complete(ctx context.Context, call *blocks.Call, r *request) (openai.ChatCompletionResponse, error) {
 	req := r.openai()
+	ctx = withZeroParams(ctx, r.zeroParams())
 	for try := 0; ; try++ {
 		if err := t.acquire(ctx); err != nil {
 			return openai.ChatCompletionResponse{}, err

@@ -53,9 +53,9 @@ func TestPlainCompletion(t *testing.T) {
 	if r.body["model"] != "test-model" || r.body["max_tokens"] != 20.0 {
 		t.Errorf("model or max_tokens wrong: %s", r.raw)
 	}
-	// A temperature of 0 must reach the server, not be dropped.
-	if temp, has := r.body["temperature"].(float64); !has || temp > 1e-6 {
-		t.Errorf("temperature = %v, want (nearly) 0", r.body["temperature"])
+	// A temperature of 0 must reach the server as 0, not be dropped.
+	if temp, has := r.body["temperature"].(float64); !has || temp != 0 {
+		t.Errorf("temperature = %v, want 0: %s", r.body["temperature"], r.raw)
 	}
 	if got := r.header.Get("Authorization"); got != "Bearer sk-test-key-0123456789" {
 		t.Errorf("Authorization = %q", got)
@@ -421,5 +421,39 @@ func TestCacheKeyNamesTheModel(t *testing.T) {
 	call.Inputs["model"] = cty.StringVal("other")
 	if k, _ := e.CacheKey(call); k != "model=other" {
 		t.Errorf("key = %q", k)
+	}
+}
+
+// TestNumericParamsExact: every numeric parameter reaches the server as
+// the step gives it, at 0 and at its largest, in the request's body.
+func TestNumericParamsExact(t *testing.T) {
+	cases := []struct {
+		name  string
+		input string
+		value cty.Value
+		want  string // as the body's JSON has it
+	}{
+		{"temperature 0", "temperature", cty.NumberFloatVal(0), `"temperature":0`},
+		{"temperature 2", "temperature", cty.NumberFloatVal(2), `"temperature":2`},
+		{"temperature 0.7", "temperature", cty.NumberFloatVal(0.7), `"temperature":0.7`},
+		{"max_tokens 1", "max_tokens", cty.NumberIntVal(1), `"max_tokens":1`},
+		{"max_tokens 2^31-1", "max_tokens", cty.NumberIntVal(1<<31 - 1), `"max_tokens":2147483647`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newServer(t, ok("fine"))
+			call := builtinCall(t, "Say hello")
+			call.Inputs[c.input] = c.value
+			if _, err := NewExecutor(testConfig(s)).Execute(testCtx(t), call); err != nil {
+				t.Fatal(err)
+			}
+			reqs := s.recorded()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(reqs))
+			}
+			if !strings.Contains(reqs[0].raw, c.want) {
+				t.Errorf("the body lacks %s: %s", c.want, reqs[0].raw)
+			}
+		})
 	}
 }
