@@ -55,7 +55,7 @@ func newRunsCommand(s streams) *cobra.Command {
 	var limit int
 	var step string
 	cmd := &cobra.Command{
-		Use:   "runs [list | show RUN_ID | logs RUN_ID [STEP] | retry RUN_ID | prune]",
+		Use:   "runs [list | show [RUN_ID] | logs [RUN_ID [STEP]] | retry RUN_ID | prune]",
 		Short: "List recorded runs; show one run's steps or logs; retry a run; prune old runs",
 		Long: `Runs lists the runs recorded in the project's state, newest first: the runs
 of flows applied or served, not the runs their steps started (a step that
@@ -64,8 +64,9 @@ under their run. Runs show shows one run (a unique prefix of its id is
 enough; none, or "latest", for the newest) with every step instance's status,
 attempts, timing and error, in the flow's order; a step of more than 50
 instances is shown as one row of counts by status, with the instances that
-did not succeed, and --step STEP lists every instance of one step. runs logs RUN_ID [STEP] prints what the run's
-code steps printed (console.log, print), by step instance; --follow prints
+did not succeed, and --step STEP lists every instance of one step. runs logs [RUN_ID [STEP]] prints what the run's
+code steps printed (console.log, print), by step instance (the newest run's
+without RUN_ID, or with "latest"); --follow prints
 each instance's log as it finishes, until the run ends. runs retry RUN_ID
 continues a failed, cancelled, interrupted or waiting run, as apply --resume
 does. runs prune deletes finished runs that started before --older-than
@@ -84,14 +85,15 @@ blob files nothing refers to any more; never a running or waiting run.
 				return runsShow(s, &f, args[1], step, jsonOut)
 			case args[0] == "show":
 				return runsShow(s, &f, "latest", step, jsonOut)
-			case args[0] == "logs" && len(args) >= 2:
-				step := ""
+			case args[0] == "logs":
+				id, step := "latest", ""
+				if len(args) >= 2 {
+					id = args[1]
+				}
 				if len(args) == 3 {
 					step = args[2]
 				}
-				return runsLogs(s, &f, args[1], step, follow, jsonOut)
-			case args[0] == "logs":
-				return usagef("runs logs needs a run id")
+				return runsLogs(s, &f, id, step, follow, jsonOut)
 			case args[0] == "retry" && len(args) == 2:
 				return applyResume(s, &runFlags{stateDir: f.dir, sandbox: sandboxIsolated}, &engineFlags{engine: engineLocal}, args[1], f.flow, jsonOut)
 			case args[0] == "retry":
@@ -99,7 +101,7 @@ blob files nothing refers to any more; never a running or waiting run.
 			case args[0] == "prune" && len(args) == 1:
 				return runsPrune(s, &f, &pf, jsonOut)
 			}
-			return usagef("unknown runs subcommand %q: use list, show RUN_ID, logs RUN_ID, retry RUN_ID or prune", args[0])
+			return usagef("unknown runs subcommand %q: use list, show [RUN_ID], logs [RUN_ID [STEP]], retry RUN_ID or prune", args[0])
 		},
 	}
 	f.register(cmd)
@@ -169,6 +171,26 @@ func runsList(s streams, f *stateFlags, limit int, all, jsonOut bool) error {
 	return newRunsView(s, jsonOut).List(runs, depth, waits)
 }
 
+// findRun finds the run id names (a unique prefix is enough); "latest" is
+// the newest top-level run (of flow's, when flow is set).
+func findRun(st *state.Store, flow, id string) (*state.Run, error) {
+	if id != "latest" {
+		run, err := st.Run(id)
+		if err != nil {
+			return nil, runLookupError(err)
+		}
+		return run, nil
+	}
+	runs, err := st.ListRuns(state.RunFilter{Flow: flow, TopLevel: true}, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, failf("No runs", "No run is recorded in %s.", st.Path())
+	}
+	return runs[0], nil
+}
+
 // runsShow shows a run; "latest" is the newest (of --flow's flow).
 func runsShow(s streams, f *stateFlags, id, step string, jsonOut bool) error {
 	st, flow, err := f.open(s)
@@ -176,18 +198,9 @@ func runsShow(s streams, f *stateFlags, id, step string, jsonOut bool) error {
 		return err
 	}
 	defer st.Close()
-	var run *state.Run
-	if id == "latest" {
-		runs, err := st.ListRuns(state.RunFilter{Flow: flow, TopLevel: true}, 1)
-		if err != nil {
-			return err
-		}
-		if len(runs) == 0 {
-			return failf("No runs", "No run is recorded in %s.", st.Path())
-		}
-		run = runs[0]
-	} else if run, err = st.Run(id); err != nil {
-		return runLookupError(err)
+	run, err := findRun(st, flow, id)
+	if err != nil {
+		return err
 	}
 	if step != "" {
 		return runsShowStep(s.out, st, run, step, jsonOut)
@@ -271,14 +284,14 @@ func runLookupError(err error) error {
 // with follow, it waits for the instances still to finish while the run
 // is running.
 func runsLogs(s streams, f *stateFlags, id, step string, follow, jsonOut bool) error {
-	st, _, err := f.open(s)
+	st, flow, err := f.open(s)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	run, err := st.Run(id)
+	run, err := findRun(st, flow, id)
 	if err != nil {
-		return runLookupError(err)
+		return err
 	}
 	view := newLogsView(s, jsonOut)
 	shown := map[string]bool{}
