@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -182,8 +183,39 @@ func collectDocs(paths, registries []string, base string) (*docsJSON, map[string
 		}
 		return filepath.ToSlash(p)
 	}
-	flows, blockFiles, diags := findFlowsAndBlockFiles(paths, false)
-	tests := docTests(parser, paths, rel, &diags)
+	// A test file given by path documents the flows its tests run, with
+	// those tests; a flow file's tests are found in its directory.
+	var diags hcl.Diagnostics
+	var testFiles, testDirs, others []string
+	for _, p := range paths {
+		switch {
+		case lang.IsTestFile(p):
+			testFiles = append(testFiles, p)
+		case isFile(p):
+			others = append(others, p)
+			testDirs = append(testDirs, filepath.Dir(p))
+		default:
+			others = append(others, p)
+			testDirs = append(testDirs, p)
+		}
+	}
+	tests := docTests(parser, testDirs, rel, &diags)
+	var flows, blockFiles []string
+	if len(others) > 0 {
+		var dg hcl.Diagnostics
+		flows, blockFiles, dg = findFlowsAndBlockFiles(others, false)
+		diags = append(diags, dg...)
+	}
+	if len(testFiles) > 0 {
+		byFile := docTests(parser, testFiles, rel, &diags)
+		for flow, ts := range byFile {
+			if !slices.ContainsFunc(flows, func(f string) bool { return absPath(f) == flow }) {
+				flows = append(flows, flow)
+			}
+			tests[flow] = ts
+		}
+		slices.Sort(flows)
+	}
 	d := &docsJSON{Flows: []flowDocJSON{}, Blocks: []blockDocJSON{}}
 	for _, f := range flows {
 		prog, dg := compiler.Compile(f, compiler.Options{Parser: parser, RegistryDirs: registries})
@@ -211,11 +243,20 @@ func collectDocs(paths, registries []string, base string) (*docsJSON, map[string
 	return d, parser.Files(), compiler.Normalize(diags)
 }
 
+// isFile reports whether p names a file (not a directory).
+func isFile(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && !info.IsDir()
+}
+
 // docTests finds the tests under the paths, by the flow file they run.
 func docTests(parser *lang.Parser, paths []string, rel func(string) string, diags *hcl.Diagnostics) map[string][]testDocJSON {
 	out := map[string][]testDocJSON{}
 	files, _ := findFiles(paths, lang.IsTestFile)
 	for _, file := range files {
+		if !lang.IsTestFile(file) {
+			continue // a flow or block file given by path
+		}
 		f, d := parser.ParseFile(file)
 		*diags = append(*diags, d...)
 		if d.HasErrors() {
