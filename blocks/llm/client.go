@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/flowctl/flowctl/blocks"
 	openai "github.com/sashabaranov/go-openai"
@@ -360,12 +362,57 @@ func (t *transport) ctxError(ctx context.Context, err error) error {
 	return fmt.Errorf("the call to the model was cancelled: %w", err)
 }
 
-// scrub removes the API key from a text that will be shown or logged.
+// minScrubbedKey is the length of the shortest API key scrubbed from
+// messages. Local servers take any key, and are run with keys such as x,
+// EMPTY or ollama, which guard nothing and which scrubbing would cut out
+// of ordinary words.
+const minScrubbedKey = 8
+
+// scrub removes the API key from a text that will be shown or logged,
+// where it is a whole token: not where its text is part of a longer word
+// (see scrubToken). A key shorter than minScrubbedKey is left.
 func (t *transport) scrub(s string) string {
-	if t.apiKey != "" {
-		s = strings.ReplaceAll(s, t.apiKey, "(OPENAI_API_KEY)")
+	if len(t.apiKey) < minScrubbedKey {
+		return s
 	}
-	return s
+	return scrubToken(s, t.apiKey, "("+EnvAPIKey+")")
+}
+
+// scrubToken replaces each occurrence of token in s that is not part of
+// a longer word: one whose text is not continued, on either side, by a
+// letter, a digit or an underscore that would make a word with it.
+func scrubToken(s, token, with string) string {
+	first, _ := utf8.DecodeRuneInString(token)
+	last, _ := utf8.DecodeLastRuneInString(token)
+	var b strings.Builder
+	done := 0 // s[:done] is in b
+	for from := 0; ; {
+		i := strings.Index(s[from:], token)
+		if i < 0 {
+			break
+		}
+		i += from
+		end := i + len(token)
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		if i > 0 && wordRune(before) && wordRune(first) || end < len(s) && wordRune(after) && wordRune(last) {
+			_, n := utf8.DecodeRuneInString(s[i:])
+			from = i + n
+			continue
+		}
+		b.WriteString(s[done:i])
+		b.WriteString(with)
+		done, from = end, end
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+func wordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // statusOf returns the HTTP status, error code and message of an error

@@ -75,7 +75,7 @@ func newEmbedServer(t *testing.T) *embedServer {
 }
 
 func (s *embedServer) config() Config {
-	return Config{APIKey: "sk-test", BaseURL: s.URL + "/v1", MaxRetries: 2}
+	return Config{APIKey: "sk-test-0123", BaseURL: s.URL + "/v1", MaxRetries: 2}
 }
 
 func (s *embedServer) recorded() []embedRequest {
@@ -103,7 +103,7 @@ func TestEmbedderVectors(t *testing.T) {
 		t.Errorf("Embed = %v, want %v (in the order of the texts)", got, want)
 	}
 	reqs := srv.recorded()
-	if len(reqs) != 1 || reqs[0].Model != "text-embedding-3-small" || reqs[0].auth != "Bearer sk-test" ||
+	if len(reqs) != 1 || reqs[0].Model != "text-embedding-3-small" || reqs[0].auth != "Bearer sk-test-0123" ||
 		!slices.Equal(reqs[0].Input, []string{"a", "bb cc", "ddd e f"}) {
 		t.Errorf("requests = %+v", reqs)
 	}
@@ -172,7 +172,7 @@ func TestEmbedderErrors(t *testing.T) {
 			embedAPIError(w, http.StatusBadRequest, "", "model \"m\" not found, try pulling it first")
 		}, "set FLOWCTL_EMBEDDINGS_MODEL to an embeddings model the server offers", 1},
 		{"bad key", func(w http.ResponseWriter) {
-			embedAPIError(w, http.StatusUnauthorized, "invalid_api_key", "Incorrect API key sk-test")
+			embedAPIError(w, http.StatusUnauthorized, "invalid_api_key", "Incorrect API key sk-test-0123")
 		},
 			"refused the API key (401 Unauthorized: Incorrect API key (OPENAI_API_KEY))", 1},
 		{"server keeps failing", func(w http.ResponseWriter) {

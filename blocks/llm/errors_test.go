@@ -149,3 +149,39 @@ func TestJSONModeRejectedToo(t *testing.T) {
 		t.Errorf("third system message = %q", sys)
 	}
 }
+
+// TestShortKeyNotScrubbed (issue 50): a key such as a local server is
+// run with (x, EMPTY, ollama) is not cut out of the words of a message;
+// a key of eight characters or more is, where it is a whole token.
+func TestShortKeyNotScrubbed(t *testing.T) {
+	for _, c := range []struct{ key, msg, want string }{
+		{"x", "please explain: x is not a key", "please explain: x is not a key"},
+		{"EMPTY", "EMPTY is not a key; EMPTY_VALUE", "EMPTY is not a key; EMPTY_VALUE"},
+		{"ollama", "ollama says: model not found", "ollama says: model not found"},
+		{"sk-proj-0123", "Incorrect API key provided: sk-proj-0123.", "Incorrect API key provided: (OPENAI_API_KEY)."},
+		{"sk-proj-0123", "key=sk-proj-0123&b=sk-proj-0123", "key=(OPENAI_API_KEY)&b=(OPENAI_API_KEY)"},
+		{"sk-proj-0123", "sk-proj-0123", "(OPENAI_API_KEY)"},
+		// Inside a longer word it is another word.
+		{"sk-proj-0123", "xsk-proj-0123 sk-proj-01234 sk-proj-0123_a", "xsk-proj-0123 sk-proj-01234 sk-proj-0123_a"},
+		{"sk-proj-0123", "ask-proj-0123 sk-proj-0123", "ask-proj-0123 (OPENAI_API_KEY)"},
+		{"password", "passwords: password", "passwords: (OPENAI_API_KEY)"},
+		// A key that begins or ends with what is not a letter or digit
+		// is a token wherever it is.
+		{"-----abcdefgh", "x-----abcdefgh", "x(OPENAI_API_KEY)"},
+		{"ünïcödé1", "ünïcödé1ü ünïcödé1", "ünïcödé1ü (OPENAI_API_KEY)"},
+	} {
+		tr := &transport{apiKey: c.key}
+		if got := tr.scrub(c.msg); got != c.want {
+			t.Errorf("key %q: scrub(%q) = %q, want %q", c.key, c.msg, got, c.want)
+		}
+	}
+
+	// As a step's error: a server that echoes the request's words.
+	s := newServer(t, fail(400, "cannot explain this request"))
+	cfg := testConfig(s)
+	cfg.APIKey = "x"
+	_, err := NewExecutor(cfg).Execute(testCtx(t), builtinCall(t, "hi"))
+	if err == nil || !strings.Contains(err.Error(), "cannot explain this request") || strings.Contains(err.Error(), "(OPENAI_API_KEY)") {
+		t.Errorf("error = %v", err)
+	}
+}
