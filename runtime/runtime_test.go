@@ -618,6 +618,13 @@ type oneAtATime struct{ blocks.Executor }
 
 func (oneAtATime) Width(*blocks.Block) int { return 1 }
 
+// replaceFunc is a Replacer of the steps of a run, not of the flows it
+// starts.
+type replaceFunc func(*compiler.Step) blocks.Executor
+
+func (f replaceFunc) Executor(s *compiler.Step) blocks.Executor { return f(s) }
+func (f replaceFunc) Flow(*compiler.Step, string) Replacer     { return nil }
+
 // TestReplaceAndFinalErrors: Options.Replace gives a step an executor of
 // its own, and an error that wraps blocks.ErrFinal is not retried.
 func TestReplaceAndFinalErrors(t *testing.T) {
@@ -652,7 +659,7 @@ step "b" {
 	res, rec := apply(t, prog, Options{
 		Executors:  &blocks.Executors{Runtimes: map[string]blocks.Executor{"js": fake}},
 		StepValues: true,
-		Replace: func(s *compiler.Step) blocks.Executor {
+		Replace: replaceFunc(func(s *compiler.Step) blocks.Executor {
 			if s.Name != "b" {
 				return nil
 			}
@@ -663,7 +670,7 @@ step "b" {
 				}
 				return nil, fmt.Errorf("refused: %w", blocks.ErrFinal)
 			})
-		},
+		}),
 	})
 	if res.Status != StatusFailed || calls != 1 {
 		t.Fatalf("status %s after %d calls: %v", res.Status, calls, res.Diagnostics)
