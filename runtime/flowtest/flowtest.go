@@ -341,8 +341,8 @@ func unmocked(t *compiler.Test, live bool) hcl.Diagnostics {
 		}
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError, Summary: "Unmocked step",
-			Detail:   fmt.Sprintf("%s %s: mock it (%s), %s.", step, what, how, fix),
-			Subject:  s.DeclRange.Ptr(),
+			Detail:  fmt.Sprintf("%s %s: mock it (%s), %s.", step, what, how, fix),
+			Subject: s.DeclRange.Ptr(),
 		})
 	}
 	return diags
