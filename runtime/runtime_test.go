@@ -930,10 +930,10 @@ step "agent" {
 		t.Fatalf("%d real calls", real.Load())
 	}
 	if f := rec.finished()["sub"]; res.Status != StatusFailed || f.Status != StatusFailed ||
-		!strings.Contains(f.Error, "block http calls the network, and this run calls no model and no network") {
+		!strings.Contains(f.Error, "block http calls the network, and the run is offline") {
 		t.Fatalf("status %s; sub: %+v", res.Status, f)
 	}
-	if len(toolErrs) != 2 || !strings.Contains(toolErrs[0], "flow child") || !strings.Contains(toolErrs[1], "block http calls the network") {
+	if len(toolErrs) != 2 || !strings.Contains(toolErrs[0], "flow child") || !strings.Contains(toolErrs[1], "block http calls the network, and the run is offline") {
 		t.Fatalf("tool calls: %q", toolErrs)
 	}
 

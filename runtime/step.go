@@ -453,7 +453,7 @@ func (r *run) executorFor(s *compiler.Step) (blocks.Executor, error) {
 
 // ErrOffline is wrapped by the error of a step or tool call that an
 // offline run (Options.Offline) refuses.
-var ErrOffline = errors.New("this run calls no model and no network")
+var ErrOffline = errors.New("the run is offline (a flow test without --live calls no model and no network)")
 
 // offline is the error of running block b in this run: nil unless the run
 // is offline and b calls a model or the network.
@@ -472,7 +472,7 @@ func (r *run) offline(b *blocks.Block) error {
 	default:
 		what = "the network"
 	}
-	return fmt.Errorf("block %s calls %s, and %w (a test without --live): %w", b.Name, what, ErrOffline, blocks.ErrFinal)
+	return fmt.Errorf("block %s calls %s, and %w", b.Name, what, ErrOffline)
 }
 
 // A sharedType is the type of the first result of a for_each step's
