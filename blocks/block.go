@@ -41,6 +41,10 @@ type Block struct {
 	// OutputTypeFrom maps an output to the input whose value type it has
 	// (the value built-in returns its input unchanged).
 	OutputTypeFrom map[string]string
+	// Remote is what outside the machine a built-in calls when it runs
+	// (RemoteModel, RemoteNetwork, RemoteMCP); "" for one that stays on
+	// it. Reaches reads it, and adds user blocks of the llm runtime.
+	Remote Remote
 
 	// Checks validate input values beyond their types; the compiler runs
 	// them on values known at compile time, the runtime on every value.
@@ -75,6 +79,27 @@ func (b *Block) CheckNull(f *lang.Field, v cty.Value) error {
 	}
 	return fmt.Errorf("output %q of block %q is null, and the output is not optional (declare it with optional = true when the block may return no value)",
 		f.Name, b.Name)
+}
+
+// Remote is what outside the machine a block calls: what a flow test
+// without --live refuses to run unmocked, at any depth.
+type Remote string
+
+// The kinds of Remote.
+const (
+	RemoteModel   Remote = "model"   // a language model's provider
+	RemoteNetwork Remote = "network" // any host on the network
+	RemoteMCP     Remote = "mcp"     // an MCP server's tool
+)
+
+// Reaches is what outside the machine a block calls when it runs: its
+// Remote for a built-in, a model for a user block of the llm runtime,
+// "" for the others (code blocks run confined, without the network).
+func (b *Block) Reaches() Remote {
+	if b.Runtime == lang.RuntimeLLM {
+		return RemoteModel
+	}
+	return b.Remote
 }
 
 // Builtin reports whether b is a built-in block.

@@ -216,3 +216,30 @@ block "note" {
 		t.Errorf("the runtime's text: %v", err)
 	}
 }
+
+// TestRemoteBuiltins: the built-ins that call a model, the network or an
+// MCP server say so (a flow test without --live refuses them), and so
+// does a user block of the llm runtime; the others stay on the machine.
+func TestRemoteBuiltins(t *testing.T) {
+	got := map[string]Remote{}
+	for _, b := range Builtins() {
+		if r := b.Reaches(); r != "" {
+			got[b.Name] = r
+		}
+	}
+	want := map[string]Remote{"http": RemoteNetwork, "scrape": RemoteNetwork, "llm": RemoteModel, "mcp": RemoteMCP}
+	if len(got) != len(want) {
+		t.Errorf("remote built-ins: %v", got)
+	}
+	for name, r := range want {
+		if got[name] != r {
+			t.Errorf("%s: %q, want %q", name, got[name], r)
+		}
+	}
+	if r := (&Block{Name: "title", Runtime: lang.RuntimeLLM}).Reaches(); r != RemoteModel {
+		t.Errorf("an llm block: %q", r)
+	}
+	if r := (&Block{Name: "count", Runtime: lang.RuntimeJS}).Reaches(); r != "" {
+		t.Errorf("a js block: %q", r)
+	}
+}

@@ -50,6 +50,7 @@ func Builtins() []*Block {
 		{
 			Name:        "http",
 			Runtime:     RuntimeBuiltin,
+			Remote:      RemoteNetwork,
 			Description: "Make an HTTP request and return the status, headers and body",
 			UseWhen:     "You need to call a web or REST API, fetch a URL or the raw HTML of a page, post data, or download a JSON document or a file over HTTP",
 			Tags:        []string{"web", "api", "http", "rest", "request", "download", "network"},
@@ -78,6 +79,7 @@ func Builtins() []*Block {
 		{
 			Name:        "llm",
 			Runtime:     RuntimeBuiltin,
+			Remote:      RemoteModel,
 			Description: "Ask a language model; declare output fields for structured, type-checked replies",
 			UseWhen:     "You need a language model to summarize, classify, extract, translate, rewrite, answer or generate text, or to turn text into structured data",
 			Tags:        []string{"llm", "ai", "model", "prompt", "text", "summarize", "generate"},
@@ -102,6 +104,7 @@ func Builtins() []*Block {
 		{
 			Name:        "scrape",
 			Runtime:     RuntimeBuiltin,
+			Remote:      RemoteNetwork,
 			Description: "Fetch a web page and extract its title, text and links",
 			UseWhen:     "You need the readable text, the title or the links of a web page or website, as a person would see it in a browser",
 			Tags:        []string{"web", "page", "html", "scrape", "crawl", "network"},
@@ -171,6 +174,7 @@ func Builtins() []*Block {
 		{
 			Name:        "mcp",
 			Runtime:     RuntimeBuiltin,
+			Remote:      RemoteMCP,
 			Description: "Call a tool of an MCP server declared with an mcp_server block",
 			UseWhen:     "You need a tool that an external Model Context Protocol server provides, such as a search engine, a database or an issue tracker",
 			Tags:        []string{"mcp", "tool", "agent", "integration", "network"},

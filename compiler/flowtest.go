@@ -22,20 +22,25 @@ type Test struct {
 	Inputs map[string]cty.Value
 	// Secrets are the test's secret values, by name.
 	Secrets map[string]string
-	// Replaced maps each step a mock or an override replaces to its
-	// replacement (an override wins over a mock).
-	Replaced map[*Step]*lang.Replacement
+	// Tree is every step of the tree of flows the test runs (StepTree).
+	Tree []*TreeStep
+	// Replaced maps the path of each step of the tree that a mock or an
+	// override replaces (TreeStep.Path) to its replacement: an override
+	// wins over a mock, a mock confined to a step path over one that is
+	// not, and the longer path over the shorter.
+	Replaced map[string]*lang.Replacement
 	// Expect are the steps that must fail.
 	Expect []*Step
 }
 
 // CompileTest checks a test against the program of its flow: its inputs,
-// that each mock names a block some step uses and each override a step,
+// that each mock names a block some step of the tree of flows uses and
+// each override a step of it,
 // that what they give fits the outputs of the block, that expect_failures
 // names steps, and that the asserts refer to what exists. Diagnostics have
 // the ranges of the test file.
 func CompileTest(prog *Program, def *lang.TestDef) (*Test, hcl.Diagnostics) {
-	t := &Test{Def: def, Program: prog, Replaced: map[*Step]*lang.Replacement{}}
+	t := &Test{Def: def, Program: prog, Replaced: map[string]*lang.Replacement{}}
 	var diags hcl.Diagnostics
 	dir := filepath.Dir(def.DeclRange.Filename)
 	functions := lang.Functions(dir)
@@ -94,35 +99,8 @@ func CompileTest(prog *Program, def *lang.TestDef) (*Test, hcl.Diagnostics) {
 		}
 	}
 
-	used := map[string]bool{}
-	for _, s := range prog.Steps {
-		used[s.Block.Name] = true
-	}
-	for _, m := range def.Mocks {
-		n := 0
-		for _, s := range prog.Steps {
-			if s.Block.Name == m.Target {
-				t.Replaced[s] = m
-				n++
-				diags = append(diags, checkReplacement(s, m, functions)...)
-			}
-		}
-		if n == 0 {
-			diags = append(diags, lang.Error(m.TargetRange, "Mock of an unused block",
-				"No step of flow %q uses the block %q, so the mock would replace nothing.%s",
-				prog.Flow.Name, m.Target, lang.Suggest(m.Target, lang.SortedKeys(used)))...)
-		}
-	}
-	for _, o := range def.Overrides {
-		s := prog.StepsByName[o.Target]
-		if s == nil {
-			diags = append(diags, lang.Error(o.TargetRange, "Override of an unknown step",
-				"Flow %q has no step %q.%s", prog.Flow.Name, o.Target, lang.Suggest(o.Target, lang.SortedKeys(prog.StepsByName)))...)
-			continue
-		}
-		t.Replaced[s] = o
-		diags = append(diags, checkReplacement(s, o, functions)...)
-	}
+	t.Tree = StepTree(prog)
+	diags = append(diags, t.replace(functions)...)
 	for _, tr := range def.ExpectFailures {
 		name := tr[1].(hcl.TraverseAttr).Name
 		s := prog.StepsByName[name]
@@ -151,6 +129,166 @@ func CompileTest(prog *Program, def *lang.TestDef) (*Test, hcl.Diagnostics) {
 		diags = append(diags, d...)
 	}
 	return t, diags
+}
+
+// replace finds the steps of the tree each mock and override replaces,
+// and checks what they give.
+func (t *Test) replace(functions map[string]function.Function) hcl.Diagnostics {
+	prog := t.Program
+	var diags hcl.Diagnostics
+	byPath := make(map[string]*TreeStep, len(t.Tree))
+	used := map[string]bool{}
+	var paths []string
+	for _, ts := range t.Tree {
+		byPath[ts.Path] = ts
+		used[ts.Step.Block.Name] = true
+		paths = append(paths, ts.Path)
+	}
+	// The mocks from the widest to the narrowest, so that the narrower
+	// replaces the wider; alike ones in the order written (the later
+	// wins).
+	mocks := slices.Clone(t.Def.Mocks)
+	slices.SortStableFunc(mocks, func(a, b *lang.Replacement) int {
+		return cmpSpecific(a.Step, b.Step)
+	})
+	checked := map[*Step]map[*lang.Replacement]bool{}
+	check := func(s *Step, r *lang.Replacement) {
+		if checked[s] == nil {
+			checked[s] = map[*lang.Replacement]bool{}
+		}
+		if !checked[s][r] {
+			checked[s][r] = true
+			diags = append(diags, checkReplacement(s, r, functions)...)
+		}
+	}
+	for _, m := range mocks {
+		if m.Step != "" && byPath[m.Step] == nil {
+			diags = append(diags, unknownStepPath(prog, "Unknown step", m.Step, m.StepRange, paths)...)
+			continue
+		}
+		n := 0
+		for _, ts := range t.Tree {
+			if ts.Step.Block.Name == m.Target && (m.Step == "" || ts.Within(m.Step)) {
+				t.Replaced[ts.Path] = m
+				n++
+				check(ts.Step, m)
+			}
+		}
+		switch {
+		case n > 0:
+		case m.Step != "" && byPath[m.Step].Step.Flow == nil && len(byPath[m.Step].Step.Tools) == 0:
+			at := byPath[m.Step]
+			diags = append(diags, lang.Error(m.TargetRange, "Mock of an unused block",
+				"%s uses the block %q, not %q, so the mock would replace nothing.", at.Where(), at.Step.Block.Name, m.Target)...)
+		case m.Step != "":
+			diags = append(diags, lang.Error(m.TargetRange, "Mock of an unused block",
+				"No step at or under %s uses the block %q, so the mock would replace nothing.", byPath[m.Step].Where(), m.Target)...)
+		default:
+			where := fmt.Sprintf("flow %q", prog.Flow.Name)
+			if len(t.Tree) > len(prog.Steps) {
+				where += ", or of the flows it runs,"
+			}
+			diags = append(diags, lang.Error(m.TargetRange, "Mock of an unused block",
+				"No step of %s uses the block %q, so the mock would replace nothing.%s",
+				where, m.Target, lang.Suggest(m.Target, lang.SortedKeys(used)))...)
+		}
+	}
+	for _, o := range t.Def.Overrides {
+		ts := byPath[o.Target]
+		if ts == nil {
+			diags = append(diags, unknownStepPath(prog, "Override of an unknown step", o.Target, o.TargetRange, paths)...)
+			continue
+		}
+		t.Replaced[ts.Path] = o
+		check(ts.Step, o)
+	}
+	return diags
+}
+
+// cmpSpecific orders the step paths of mocks from the widest to the
+// narrowest: none (every step), then by their number of steps.
+func cmpSpecific(a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case a == "":
+		return -1
+	case b == "":
+		return 1
+	}
+	return strings.Count(a, ".") - strings.Count(b, ".")
+}
+
+// unknownStepPath is the error of a step path that names no step of the
+// tree of flows.
+func unknownStepPath(prog *Program, summary, path string, rng hcl.Range, paths []string) hcl.Diagnostics {
+	if !strings.Contains(path, ".") {
+		return lang.Error(rng, summary,
+			"Flow %q has no step %q.%s", prog.Flow.Name, path, lang.Suggest(path, lang.SortedKeys(prog.StepsByName)))
+	}
+	return lang.Error(rng, summary,
+		"No step of flow %q or of the flows it uses has the path %q (a step's name, then the names of the steps of the flow it uses, joined by dots).%s",
+		prog.Flow.Name, path, lang.Suggest(path, paths))
+}
+
+// A TreeStep is a step of the tree of flows a test runs: a step of the
+// test's flow, or of a flow that such a step uses (use = "flow.NAME") or
+// that its model may call as a tool, and so on down.
+type TreeStep struct {
+	Step *Step
+	// Flow is the flow the step is in.
+	Flow *Program
+	// Path names the step from the test's flow: the step names joined
+	// by dots, with a tool flow's name after the llm step that may call
+	// it ("summarize.ask", "agent.lookup.fetch"; lang.Replacement).
+	Path string
+	// Parent is the step that runs Flow (nil for a step of the test's
+	// flow): it uses the flow, or its model may call it as Tool.
+	Parent *TreeStep
+	Tool   string
+}
+
+// Within reports whether the step is the one at path or under it.
+func (ts *TreeStep) Within(path string) bool {
+	return ts.Path == path || strings.HasPrefix(ts.Path, path+".")
+}
+
+// Where names the step for a message, from the test's flow down:
+// step.summarize → flow "chunk" → step.ask.
+func (ts *TreeStep) Where() string {
+	if ts.Parent == nil {
+		return "step." + ts.Step.Name
+	}
+	kind := "flow"
+	if ts.Tool != "" {
+		kind = "tool flow"
+	}
+	return fmt.Sprintf("%s → %s %q → step.%s", ts.Parent.Where(), kind, ts.Flow.Flow.Name, ts.Step.Name)
+}
+
+// StepTree lists the steps of the tree of flows a run of prog may run:
+// each of its steps, followed by the steps of the flow it uses, or of the
+// flows its model may call as tools, and so on down (flows do not use
+// each other in a cycle).
+func StepTree(prog *Program) []*TreeStep {
+	var out []*TreeStep
+	var walk func(p *Program, parent *TreeStep, tool, prefix string)
+	walk = func(p *Program, parent *TreeStep, tool, prefix string) {
+		for _, s := range p.Steps {
+			ts := &TreeStep{Step: s, Flow: p, Path: prefix + s.Name, Parent: parent, Tool: tool}
+			out = append(out, ts)
+			if s.Flow != nil {
+				walk(s.Flow, ts, "", ts.Path+".")
+			}
+			for _, tool := range s.Tools {
+				if tool.Flow != nil {
+					walk(tool.Flow, ts, tool.Name, ts.Path+"."+tool.Name+".")
+				}
+			}
+		}
+	}
+	walk(prog, nil, "", "")
+	return out
 }
 
 // checkReplacement checks what a mock or override gives a step: an object

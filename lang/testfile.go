@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // IsTestFile reports whether a path names a test file (*.test.hcl).
@@ -24,7 +25,9 @@ type TestDef struct {
 	// Secrets is the object of the flow's secret values (name → string),
 	// so that a test needs no environment; nil for none.
 	Secrets hcl.Expression
-	// Mocks replace every step that uses a block; Overrides one step.
+	// Mocks replace every step that uses a block, in the test's flow and
+	// in the flows it uses, or those at or under a step path; Overrides
+	// one step, by its path.
 	Mocks     []*Replacement
 	Overrides []*Replacement
 	Asserts   []*Assert
@@ -33,13 +36,25 @@ type TestDef struct {
 	ExpectRange    hcl.Range
 }
 
-// Replacement is a mock "BLOCK" or override "step.NAME": what the steps it
-// replaces give instead of running.
+// Replacement is a mock "BLOCK" or override "step.PATH": what the steps
+// it replaces give instead of running.
+//
+// A step path names a step of the tree of flows a test runs: a step of
+// the test's flow ("fetch"), then, through a step that uses a flow, a
+// step of that flow ("summarize.ask"), and so on; through an llm step,
+// the flow tool it may call, then a step of that flow
+// ("agent.lookup.fetch").
 type Replacement struct {
-	// Target is the block's name (a mock) or the step's (an override).
+	// Target is the block's name (a mock) or the step's path (an
+	// override).
 	Target      string
 	TargetRange hcl.Range
 	DeclRange   hcl.Range
+	// Step, for a mock, is the step path it is confined to (its step
+	// argument): the mock replaces that step, or the steps under it that
+	// use the block; "" for every step that uses the block.
+	Step      string
+	StepRange hcl.Range
 	// Outputs is an object expression over args (the step's arguments);
 	// nil when Error is set.
 	Outputs hcl.Expression
@@ -71,6 +86,10 @@ var testSchema = &hcl.BodySchema{
 
 var replacementSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "outputs"}, {Name: "error"}},
+}
+
+var mockSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "outputs"}, {Name: "error"}, {Name: "step"}},
 }
 
 var assertSchema = &hcl.BodySchema{
@@ -159,16 +178,28 @@ func decodeTest(b *hcl.Block) (*TestDef, hcl.Diagnostics) {
 func decodeReplacement(b *hcl.Block) (*Replacement, hcl.Diagnostics) {
 	r := &Replacement{Target: b.Labels[0], TargetRange: b.LabelRanges[0], DeclRange: b.DefRange}
 	var diags hcl.Diagnostics
+	schema := mockSchema
 	if b.Type == "override" {
-		name, ok := strings.CutPrefix(r.Target, "step.")
-		if !ok || name == "" || strings.Contains(name, ".") {
+		schema = replacementSchema
+		path, ok := strings.CutPrefix(r.Target, "step.")
+		if !ok || !ValidStepPath(path) {
 			return nil, Error(r.TargetRange, "Invalid override",
-				"An override names one step: override \"step.NAME\", not %s.", quote(r.Target))
+				"An override names one step: override \"step.NAME\", or, in a flow a step uses, override \"step.NAME.NAME\" (its path), not %s.", quote(r.Target))
 		}
-		r.Target = name
+		r.Target = path
 	}
-	content, d := b.Body.Content(replacementSchema)
+	content, d := b.Body.Content(schema)
 	diags = append(diags, d...)
+	if a, ok := content.Attributes["step"]; ok {
+		r.Step, d = stringAttr(a)
+		r.StepRange = a.Expr.Range()
+		diags = append(diags, d...)
+		if !d.HasErrors() && !ValidStepPath(r.Step) {
+			diags = append(diags, Error(r.StepRange, "Invalid step path",
+				"The step of a mock is a step's path: its name (\"ask\"), or, in a flow a step uses, the names from the test's flow down, joined by dots (\"summarize.ask\"); not %s.", quote(r.Step))...)
+			r.Step = ""
+		}
+	}
 	if a, ok := content.Attributes["outputs"]; ok {
 		r.Outputs = a.Expr
 	}
@@ -186,4 +217,18 @@ func decodeReplacement(b *hcl.Block) (*Replacement, hcl.Diagnostics) {
 			"A %s gives the step's outputs (outputs = { ... }) or makes it fail (error = \"...\").", b.Type)...)
 	}
 	return r, diags
+}
+
+// ValidStepPath reports whether path is a step path: step names joined
+// by dots (see Replacement).
+func ValidStepPath(path string) bool {
+	if path == "" {
+		return false
+	}
+	for _, name := range strings.Split(path, ".") {
+		if !hclsyntax.ValidIdentifier(name) {
+			return false
+		}
+	}
+	return true
 }

@@ -60,7 +60,7 @@ var attributes = map[string][]string{
 	"step/retry":    {"attempts", "backoff", "max_backoff"},
 	"step/output":   {"type", "description", "optional"},
 	"test":          {"flow", "inputs", "secrets", "expect_failures", "mock", "override", "assert"},
-	"test/mock":     {"outputs", "error"},
+	"test/mock":     {"outputs", "error", "step"},
 	"test/override": {"outputs", "error"},
 	"test/assert":   {"condition", "error_message"},
 }

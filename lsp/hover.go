@@ -76,9 +76,11 @@ func (v *view) hoverAt(c *cursor) (string, *hcl.Range) {
 			return blockDoc(b), rangePtr(c.block.LabelRanges[0])
 		}
 	case c.blockType() == "test" && c.inner != nil && c.inner.Type == "override" && c.label == 0:
-		if name, ok := strings.CutPrefix(c.inner.Labels[0], "step."); ok {
-			if st := prog.StepsByName[name]; st != nil {
-				return stepDoc(st), rangePtr(c.inner.LabelRanges[0])
+		if path, ok := strings.CutPrefix(c.inner.Labels[0], "step."); ok {
+			for _, ts := range compiler.StepTree(prog) {
+				if ts.Path == path {
+					return stepDoc(ts.Step), rangePtr(c.inner.LabelRanges[0])
+				}
 			}
 		}
 	case c.blockType() == "test" && c.inner != nil && c.inner.Type == "mock" && c.label == 0 && prog.Registry != nil:

@@ -192,10 +192,23 @@ func testOccurrences(f *hcl.File) map[string][]occurrence {
 			switch inner.Type {
 			case "mock":
 				occ = append(occ, occurrence{kind: kindBlock, name: inner.Labels[0], rng: r})
+				if a := inner.Body.Attributes["step"]; a != nil {
+					if path, ok := stringValue(a.Expr); ok && path != "" {
+						name, _, _ := strings.Cut(path, ".")
+						sr := labelInner(a.Expr.Range())
+						sr.End.Byte, sr.End.Column = sr.Start.Byte+len(name), sr.Start.Column+len(name)
+						occ = append(occ, occurrence{kind: kindStep, name: name, rng: sr})
+					}
+				}
 			case "override":
-				if name, ok := strings.CutPrefix(inner.Labels[0], "step."); ok {
+				// The first name of a step path is a step of the test's
+				// flow (step.summarize.ask).
+				if path, ok := strings.CutPrefix(inner.Labels[0], "step."); ok {
+					name, _, _ := strings.Cut(path, ".")
 					r.Start.Byte += len("step.")
 					r.Start.Column += len("step.")
+					r.End.Byte = r.Start.Byte + len(name)
+					r.End.Column = r.Start.Column + len(name)
 					occ = append(occ, occurrence{kind: kindStep, name: name, rng: r})
 				}
 			}

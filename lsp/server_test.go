@@ -284,6 +284,16 @@ func TestConformance(t *testing.T) {
 	c.edit(testFile, `override "step.post"`, `override "step.psot"`)
 	d = c.diagnostics(testFile, func(p protocol.PublishDiagnosticsParams) bool { return len(p.Diagnostics) > 0 })
 	c.golden("diagnostics_test_file", d)
+
+	// A mock's step path reaches into the flow a step uses, as for
+	// flowctl test: a path that names no step there is an error.
+	c.edit(testFile, `override "step.psot"`, `override "step.post"`)
+	c.edit(testFile, `mock "shout" {`, "mock \"value\" {\n    step    = \"count.splitt\"\n    outputs = { value = [] }\n  }\n  mock \"shout\" {")
+	c.diagnostics(testFile, func(p protocol.PublishDiagnosticsParams) bool {
+		return len(p.Diagnostics) == 1 && hasMessage(p, `Did you mean "count.split"?`)
+	})
+	c.edit(testFile, `"count.splitt"`, `"count.split"`)
+	c.diagnostics(testFile, func(p protocol.PublishDiagnosticsParams) bool { return len(p.Diagnostics) == 0 })
 }
 
 func hasMessage(p protocol.PublishDiagnosticsParams, s string) bool {

@@ -65,7 +65,7 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 		return fail(diags)
 	}
 	sensitive := sensitiveResult(s, marked)
-	if isApproval(s) && (r.opts.Replace == nil || r.opts.Replace(s) == nil) {
+	if isApproval(s) && (r.opts.Replace == nil || r.opts.Replace.Executor(s) == nil) {
 		return r.runApproval(ctx, s, inst, inputs, start)
 	}
 	call := &blocks.Call{

@@ -70,8 +70,14 @@ type Options struct {
 	Store     *state.Store
 	Executors *blocks.Executors
 	// Replace, when set, may give a step an executor of its own instead
-	// of its block's (nil: the block's): flow tests' mocks and overrides.
-	Replace func(*compiler.Step) blocks.Executor
+	// of its block's, in this run and in the runs of the flows it starts:
+	// flow tests' mocks and overrides.
+	Replace Replacer
+	// Offline runs no step and no tool call whose block calls a model or
+	// the network (blocks.Block.Reaches) unless Replace gives the step an
+	// executor, in this run and in the runs of the flows it starts: such
+	// a step fails at once (a flow test without --live).
+	Offline bool
 	// Observe receives the run's events one at a time.
 	Observe func(Event)
 	// OnFileRead, when set, is told each local file a block reads.
@@ -115,6 +121,18 @@ type Options struct {
 	// attempt, when above 0, makes each instance a single attempt with
 	// this number: the engine that runs the instance retries it (Task).
 	attempt int
+}
+
+// A Replacer gives steps executors of their own instead of their blocks'
+// (Options.Replace).
+type Replacer interface {
+	// Executor is the executor of step s of the run, or nil for its
+	// block's.
+	Executor(s *compiler.Step) blocks.Executor
+	// Flow is the Replacer of the run of a flow that step s starts: the
+	// flow it uses, or, when tool is not "", the flow its model calls as
+	// that tool. Nil replaces nothing there.
+	Flow(s *compiler.Step, tool string) Replacer
 }
 
 // Result is the outcome of a run.

@@ -618,6 +618,13 @@ type oneAtATime struct{ blocks.Executor }
 
 func (oneAtATime) Width(*blocks.Block) int { return 1 }
 
+// replaceFunc is a Replacer of the steps of a run, not of the flows it
+// starts.
+type replaceFunc func(*compiler.Step) blocks.Executor
+
+func (f replaceFunc) Executor(s *compiler.Step) blocks.Executor { return f(s) }
+func (f replaceFunc) Flow(*compiler.Step, string) Replacer      { return nil }
+
 // TestReplaceAndFinalErrors: Options.Replace gives a step an executor of
 // its own, and an error that wraps blocks.ErrFinal is not retried.
 func TestReplaceAndFinalErrors(t *testing.T) {
@@ -652,7 +659,7 @@ step "b" {
 	res, rec := apply(t, prog, Options{
 		Executors:  &blocks.Executors{Runtimes: map[string]blocks.Executor{"js": fake}},
 		StepValues: true,
-		Replace: func(s *compiler.Step) blocks.Executor {
+		Replace: replaceFunc(func(s *compiler.Step) blocks.Executor {
 			if s.Name != "b" {
 				return nil
 			}
@@ -663,7 +670,7 @@ step "b" {
 				}
 				return nil, fmt.Errorf("refused: %w", blocks.ErrFinal)
 			})
-		},
+		}),
 	})
 	if res.Status != StatusFailed || calls != 1 {
 		t.Fatalf("status %s after %d calls: %v", res.Status, calls, res.Diagnostics)
@@ -863,3 +870,96 @@ output "n" {
 }
 `, n)
 }
+
+// TestOfflineAtEveryDepth: an offline run calls no model and no network,
+// in the flows its steps use and in the tool calls of a model, and a
+// replaced step runs its replacement instead, in a sub-flow too (the
+// Replacer the run gives the flow's run).
+func TestOfflineAtEveryDepth(t *testing.T) {
+	child := `flow "child" {}
+
+step "get" {
+  use = "http"
+  url = "http://127.0.0.1:1/"
+}
+
+step "ask" {
+  use    = "llm"
+  prompt = "say"
+}
+
+output "body" {
+  value = step.get.text
+}
+`
+	prog := compileFiles(t, "parent.flow.hcl", `flow "parent" {}
+
+step "sub" {
+  use = "flow.child"
+}
+
+step "agent" {
+  use    = "llm"
+  prompt = "go"
+  tools  = [flow.child, block.http]
+}
+`, map[string]string{"child.flow.hcl": child})
+	var real atomic.Int32
+	counting := blocks.ExecutorFunc(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+		real.Add(1)
+		return &blocks.Result{Outputs: map[string]cty.Value{"text": cty.StringVal("real")}}, nil
+	})
+	ex := &blocks.Executors{Builtins: map[string]blocks.Executor{"http": counting, "llm": counting}}
+	var toolErrs []string
+	// The agent's model is replaced by one that calls both its tools.
+	agent := blocks.ExecutorFunc(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+		for _, tc := range []struct{ name, args string }{{"child", "{}"}, {"http", `{"url": "http://127.0.0.1:1/"}`}} {
+			if _, err := call.Tools.Call(ctx, tc.name, tc.name, tc.args); err != nil {
+				toolErrs = append(toolErrs, err.Error())
+			}
+		}
+		return &blocks.Result{Outputs: map[string]cty.Value{"text": cty.StringVal("done")}}, nil
+	})
+	res, rec := apply(t, prog, Options{Executors: ex, Offline: true, Replace: replaceFunc(func(s *compiler.Step) blocks.Executor {
+		if s.Name == "agent" {
+			return agent
+		}
+		return nil
+	})})
+	if real.Load() != 0 {
+		t.Fatalf("%d real calls", real.Load())
+	}
+	if f := rec.finished()["sub"]; res.Status != StatusFailed || f.Status != StatusFailed ||
+		!strings.Contains(f.Error, "block http calls the network, and the run is offline") {
+		t.Fatalf("status %s; sub: %+v", res.Status, f)
+	}
+	if len(toolErrs) != 2 || !strings.Contains(toolErrs[0], "flow child") || !strings.Contains(toolErrs[1], "block http calls the network, and the run is offline") {
+		t.Fatalf("tool calls: %q", toolErrs)
+	}
+
+	// The sub-flow's steps replaced through the Replacer: it runs, and
+	// still nothing real is called.
+	res, _ = apply(t, prog, Options{Executors: ex, Offline: true, Replace: treeReplacer{}})
+	if real.Load() != 0 || res.Status != StatusOK {
+		t.Fatalf("status %s with %d real calls: %v", res.Status, real.Load(), res.Diagnostics)
+	}
+}
+
+// treeReplacer replaces every http and llm step, at every depth.
+type treeReplacer struct{}
+
+func (treeReplacer) Executor(s *compiler.Step) blocks.Executor {
+	if s.Block.Name != "http" && s.Block.Name != "llm" {
+		return nil
+	}
+	return blocks.ExecutorFunc(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+		out := map[string]cty.Value{}
+		for _, f := range call.Outputs {
+			out[f.Name] = cty.NullVal(f.Type.Type)
+		}
+		out["text"] = cty.StringVal("replaced")
+		return &blocks.Result{Outputs: out}, nil
+	})
+}
+
+func (r treeReplacer) Flow(*compiler.Step, string) Replacer { return r }

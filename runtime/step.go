@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -430,20 +431,48 @@ func (r *run) executor(s *compiler.Step) blocks.Executor {
 
 // executorFor is the executor of a step: the one Options.Replace gives it,
 // else, for a step that uses a flow, one that runs the flow, and for an
-// mcp step one that calls the run's MCP server; else its block's.
+// mcp step one that calls the run's MCP server; else its block's. An
+// offline run refuses a step whose block calls a model or the network.
 func (r *run) executorFor(s *compiler.Step) (blocks.Executor, error) {
 	if r.opts.Replace != nil {
-		if ex := r.opts.Replace(s); ex != nil {
+		if ex := r.opts.Replace.Executor(s); ex != nil {
 			return ex, nil
 		}
 	}
+	if err := r.offline(s.Block); err != nil {
+		return nil, err
+	}
 	switch {
 	case s.Flow != nil:
-		return flowExecutor{r: r, prog: s.Flow}, nil
+		return flowExecutor{r: r, step: s}, nil
 	case s.Block.Builtin() && s.Block.Name == "mcp":
 		return mcpExecutor{r}, nil
 	}
 	return r.opts.Executors.For(s.Block)
+}
+
+// ErrOffline is wrapped by the error of a step or tool call that an
+// offline run (Options.Offline) refuses.
+var ErrOffline = errors.New("the run is offline (a flow test without --live calls no model and no network)")
+
+// offline is the error of running block b in this run: nil unless the run
+// is offline and b calls a model or the network.
+func (r *run) offline(b *blocks.Block) error {
+	if !r.opts.Offline {
+		return nil
+	}
+	var what string
+	switch b.Reaches() {
+	case "":
+		return nil
+	case blocks.RemoteModel:
+		what = "a model"
+	case blocks.RemoteMCP:
+		what = "a tool of an MCP server"
+	default:
+		what = "the network"
+	}
+	return fmt.Errorf("block %s calls %s, and %w", b.Name, what, ErrOffline)
 }
 
 // A sharedType is the type of the first result of a for_each step's

@@ -16,7 +16,7 @@ import (
 // arguments are the flow's inputs and its outputs the flow's.
 type flowExecutor struct {
 	r    *run
-	prog *compiler.Program
+	step *compiler.Step
 }
 
 func (e flowExecutor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
@@ -24,9 +24,10 @@ func (e flowExecutor) Execute(ctx context.Context, call *blocks.Call) (*blocks.R
 	for name, v := range call.Inputs {
 		given[name] = compiler.InputValue{Value: v, Source: "step " + call.Step}
 	}
-	res, err := e.r.runFlow(ctx, e.prog, given, call.Sensitive, "flow", call.Step)
+	prog := e.step.Flow
+	res, err := e.r.runFlow(ctx, prog, given, call.Sensitive, "flow", call.Step, e.r.childReplacer(e.step, ""))
 	if res != nil && call.Log != nil {
-		call.Log(fmt.Sprintf("flow %s ran as run %s (%s)", e.prog.Flow.Name, res.RunID, res.Status))
+		call.Log(fmt.Sprintf("flow %s ran as run %s (%s)", prog.Flow.Name, res.RunID, res.Status))
 	}
 	if err != nil {
 		return nil, err
@@ -41,10 +42,11 @@ func (e flowExecutor) Execute(ctx context.Context, call *blocks.Call) (*blocks.R
 // runFlow runs prog as a run started by step (a step instance label) of
 // this run, with the given inputs (those named in sensitive marked so),
 // the secrets prog declares, and this run's store, cache and executors.
-// A run that does not end ok is an error naming it and what failed; the
-// result is returned with it when the run started.
+// Its steps are replaced as replace says. A run that does not end ok is
+// an error naming it and what failed; the result is returned with it when
+// the run started.
 func (r *run) runFlow(ctx context.Context, prog *compiler.Program, given map[string]compiler.InputValue,
-	sensitive map[string]bool, origin, step string) (*Result, error) {
+	sensitive map[string]bool, origin, step string, replace Replacer) (*Result, error) {
 	inputs, diags := prog.ResolveInputs(given)
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("the values do not fit the inputs of flow %s: %s", prog.Flow.Name, lang.ErrorSentence(diags, false))
@@ -57,6 +59,7 @@ func (r *run) runFlow(ctx context.Context, prog *compiler.Program, given map[str
 	opts := r.childOptions(prog, inputs)
 	opts.Parallelism, opts.OnFileRead, opts.Ask = r.opts.Parallelism, r.opts.OnFileRead, r.opts.Ask
 	opts.Origin, opts.ParentRun, opts.ParentStep = origin, r.id, step
+	opts.Replace = replace
 	res, err := Apply(ctx, prog, opts)
 	switch {
 	case err != nil:
@@ -78,12 +81,23 @@ func (r *run) runFlow(ctx context.Context, prog *compiler.Program, given map[str
 
 // childOptions are the options of a run (or plan) of prog that this run
 // starts: the inputs, the secrets prog declares, and this run's
-// environment, namespace, cache settings, store and executors.
+// environment, namespace, cache settings, store, executors and whether
+// it is offline.
 func (r *run) childOptions(prog *compiler.Program, inputs map[string]cty.Value) Options {
 	return Options{
 		Inputs: inputs, Secrets: r.secretsFor(prog), LookupEnv: r.opts.LookupEnv, Namespace: r.opts.Namespace,
 		NoCache: r.opts.NoCache, CacheAll: r.opts.CacheAll, Store: r.opts.Store, Executors: r.opts.Executors,
+		Offline: r.opts.Offline,
 	}
+}
+
+// childReplacer is the Replacer of the run of a flow that step s starts
+// (tool: as a tool of its model), nil when this run replaces nothing.
+func (r *run) childReplacer(s *compiler.Step, tool string) Replacer {
+	if r.opts.Replace == nil {
+		return nil
+	}
+	return r.opts.Replace.Flow(s, tool)
 }
 
 // secretsFor are the secrets given to this run that prog declares: a

@@ -128,15 +128,18 @@ func (r *run) callTool(ctx context.Context, s *compiler.Step, inst instance, too
 	}
 	switch {
 	case tool.Flow != nil:
-		return r.callFlow(ctx, tool.Flow, raw, Label(s.Name, inst.key))
+		return r.callFlow(ctx, tool.Flow, raw, Label(s.Name, inst.key), r.childReplacer(s, tool.Name))
 	case tool.MCP != nil:
+		if err := r.offline(&blocks.Block{Name: tool.Ref(), Remote: blocks.RemoteMCP}); err != nil {
+			return toolResult{}, err
+		}
 		return r.callMCP(ctx, tool, args)
 	}
 	return r.callBlock(ctx, s, tool.Block, raw, log)
 }
 
 // callFlow runs a flow tool: the arguments are its inputs.
-func (r *run) callFlow(ctx context.Context, prog *compiler.Program, raw map[string]json.RawMessage, step string) (toolResult, error) {
+func (r *run) callFlow(ctx context.Context, prog *compiler.Program, raw map[string]json.RawMessage, step string, replace Replacer) (toolResult, error) {
 	given := map[string]compiler.InputValue{}
 	for name, v := range raw {
 		if in := prog.InputsByName[name]; in != nil && in.Sensitive {
@@ -148,7 +151,7 @@ func (r *run) callFlow(ctx context.Context, prog *compiler.Program, raw map[stri
 		}
 		given[name] = compiler.InputValue{Value: val, Source: "the arguments"}
 	}
-	res, err := r.runFlow(ctx, prog, given, nil, "tool", step)
+	res, err := r.runFlow(ctx, prog, given, nil, "tool", step, replace)
 	if err != nil {
 		if res != nil {
 			return toolResult{runID: res.RunID}, err
@@ -209,6 +212,9 @@ func (r *run) callBlock(ctx context.Context, s *compiler.Step, b *blocks.Block, 
 			return toolResult{}, fmt.Errorf("argument %q: %s", in.Name, detail)
 		}
 		inputs[in.Name] = cv
+	}
+	if err := r.offline(b); err != nil {
+		return toolResult{}, err
 	}
 	exec, err := r.opts.Executors.For(b)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -129,12 +128,8 @@ func run(ctx context.Context, t *compiler.Test, opts Options) (Status, hcl.Diagn
 	failed := map[string]string{} // step → its first error
 	res, err := runtime.Apply(ctx, t.Program, runtime.Options{
 		Inputs: t.Inputs, Secrets: t.Secrets, Store: st, NoCache: true, Executors: opts.Executors, StepValues: true,
-		Replace: func(s *compiler.Step) blocks.Executor {
-			if r := t.Replaced[s]; r != nil {
-				return &replacement{step: s, r: r, functions: functions}
-			}
-			return nil
-		},
+		Replace: &replacer{t: t, functions: functions},
+		Offline: !opts.Live,
 		Observe: func(e runtime.Event) {
 			if f, ok := e.(runtime.StepFinished); ok && f.Status == runtime.StatusFailed {
 				mu.Lock()
@@ -302,38 +297,79 @@ func structural(v cty.Value) cty.Value {
 	return v.WithMarks(marks)
 }
 
-// unmocked reports the steps that would call a model or the network
-// without a mock or override (unless live), and the approval steps
-// without one: a test has nobody to ask.
+// unmocked reports the steps of the tree of flows that would call a
+// model or the network without a mock or override (unless live), and the
+// approval steps without one: a test has nobody to ask. The steps of a
+// flow whose step is replaced do not run, nor, unless live, those of tool
+// flows. (The run is offline too: a step this missed would fail rather
+// than call out.)
 func unmocked(t *compiler.Test, live bool) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	for _, s := range t.Program.Steps {
-		if t.Replaced[s] != nil {
+	// runs: no step on the way is replaced, and, unless live, none is a
+	// tool flow's (only a model that runs calls one).
+	runs := func(ts *compiler.TreeStep) bool {
+		for ; ts != nil; ts = ts.Parent {
+			if t.Replaced[ts.Path] != nil || !live && ts.Tool != "" {
+				return false
+			}
+		}
+		return true
+	}
+	for _, ts := range t.Tree {
+		s := ts.Step
+		if !runs(ts) {
 			continue
 		}
 		what, fix := "", "or run the test with --live"
-		switch {
+		switch reach := s.Block.Reaches(); {
 		case s.Block.Builtin() && s.Block.Name == "approval":
 			what, fix = "waits for a person's decision", "as a test has nobody to ask"
-		case live:
+		case live || reach == "":
 			continue
-		case s.Block.Runtime == lang.RuntimeLLM || (s.Block.Builtin() && s.Block.Name == "llm"):
+		case reach == blocks.RemoteModel:
 			what = "calls a model"
-		case s.Block.Builtin() && slices.Contains([]string{"http", "scrape"}, s.Block.Name):
-			what = "calls the network (" + s.Block.Name + ")"
-		case s.Block.Builtin() && s.Block.Name == "mcp":
+		case reach == blocks.RemoteMCP:
 			what = "calls a tool of an MCP server"
 		default:
-			continue
+			what = "calls the network (" + s.Block.Name + ")"
+		}
+		step, how := fmt.Sprintf("Step %q", s.Name), fmt.Sprintf("mock %q { outputs = { ... } } or override \"step.%s\"", s.Block.Name, s.Name)
+		if ts.Parent != nil {
+			step = ts.Where()
+			how = fmt.Sprintf("mock %q { outputs = { ... } }, which replaces it wherever it is used, or, for this step only, mock %q { step = %q ... } or override \"step.%s\"",
+				s.Block.Name, s.Block.Name, ts.Path, ts.Path)
 		}
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError, Summary: "Unmocked step",
-			Detail: fmt.Sprintf("Step %q %s: mock it (mock %q { outputs = { ... } } or override \"step.%s\"), %s.",
-				s.Name, what, s.Block.Name, s.Name, fix),
+			Detail:  fmt.Sprintf("%s %s: mock it (%s), %s.", step, what, how, fix),
 			Subject: s.DeclRange.Ptr(),
 		})
 	}
 	return diags
+}
+
+// replacer gives the steps a test's mocks and overrides replace their
+// replacements, in the test's flow and in the flows it runs: it follows
+// the path of the run (prefix) down the tree.
+type replacer struct {
+	t         *compiler.Test
+	prefix    string // the path of the run's steps: "" or "summarize."
+	functions map[string]function.Function
+}
+
+func (x *replacer) Executor(s *compiler.Step) blocks.Executor {
+	if r := x.t.Replaced[x.prefix+s.Name]; r != nil {
+		return &replacement{step: s, r: r, functions: x.functions}
+	}
+	return nil
+}
+
+func (x *replacer) Flow(s *compiler.Step, tool string) runtime.Replacer {
+	prefix := x.prefix + s.Name + "."
+	if tool != "" {
+		prefix += tool + "."
+	}
+	return &replacer{t: x.t, prefix: prefix, functions: x.functions}
 }
 
 func errorDiag(rng hcl.Range, summary, detail string) hcl.Diagnostics {
