@@ -228,3 +228,26 @@ func TestProposalWeakenings(t *testing.T) {
 		t.Error("checking a proposal changed the flow file")
 	}
 }
+
+// TestProposalWeakeningsBlockFile: a proposal that changes only a block
+// file is compared through the flows that use the block.
+func TestProposalWeakeningsBlockFile(t *testing.T) {
+	dir := t.TempDir()
+	block := func(timeout string) string {
+		return "block \"tick\" {\n  runtime = \"js\"\n  timeout = \"" + timeout + "\"\n  output \"n\" {\n    type = number\n  }\n  source = \"function execute() { return { n: 1 } }\"\n}\n"
+	}
+	os.MkdirAll(filepath.Join(dir, "blocks"), 0o755)
+	os.WriteFile(filepath.Join(dir, "blocks", "tick.block.hcl"), []byte(block("5s")), 0o644)
+	flow := filepath.Join(dir, "tick.flow.hcl")
+	os.WriteFile(flow, []byte("flow \"tick\" {}\n\nstep \"t\" {\n  use = \"tick\"\n}\n"), 0o644)
+	st, err := state.Open(filepath.Join(dir, ".flowctl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ws, err := ProposalWeakenings(st, &state.Proposal{Flow: "tick", FlowFile: flow, Files: []state.ProposalFile{
+		{Path: "blocks/tick.block.hcl", BaseSHA256: SHA256Hex([]byte(block("5s"))), Content: block("1h")}}}, nil)
+	if err != nil || len(ws) != 1 || ws[0].Kind != WeakTimeout || ws[0].Subject != `step "t"` || !strings.Contains(ws[0].Message, "goes from 5s to 1h0m0s") {
+		t.Fatalf("the block's timeout lengthened: %+v %v", ws, err)
+	}
+}

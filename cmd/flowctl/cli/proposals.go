@@ -58,7 +58,7 @@ elsewhere, or with --json, it needs --auto-approve.`,
 			}
 			switch sub {
 			case "accept":
-				if err := confirmWeakenings(s, st, p, jsonOut, autoApprove); err != nil {
+				if err := confirmWeakenings(s, st, p, autoApprove, !jsonOut && isTerminal(s.in) && isTerminal(s.out)); err != nil {
 					return err
 				}
 				if err := acceptProposal(st, p); err != nil {
@@ -79,10 +79,10 @@ elsewhere, or with --json, it needs --auto-approve.`,
 }
 
 // confirmWeakenings lets the acceptance of a proposal that weakens the
-// flow go on only when it is confirmed: --auto-approve, or 'yes' on a
-// terminal. A proposal staged before its weakenings were recorded is
-// checked now.
-func confirmWeakenings(s streams, st *state.Store, p *state.Proposal, jsonOut, autoApprove bool) error {
+// flow go on only when it is confirmed: --auto-approve, or 'yes' when
+// interactive (on a terminal, without --json). A proposal staged before
+// its weakenings were recorded is checked now.
+func confirmWeakenings(s streams, st *state.Store, p *state.Proposal, autoApprove, interactive bool) error {
 	if p.Status != state.ProposalStaged || autoApprove {
 		return nil // accepting says why not, or it is confirmed
 	}
@@ -96,7 +96,7 @@ func confirmWeakenings(s streams, st *state.Store, p *state.Proposal, jsonOut, a
 	if len(ws) == 0 {
 		return nil
 	}
-	if jsonOut || !isTerminal(s.in) || !isTerminal(s.out) {
+	if !interactive {
 		var lines []string
 		for _, w := range ws {
 			lines = append(lines, "- "+w.Flow+": "+w.Message)

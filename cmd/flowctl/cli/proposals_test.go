@@ -108,8 +108,24 @@ func TestProposalsAcceptWeakening(t *testing.T) {
 	}
 
 	weak, st := stageGated(t, dir, ungatedFlow)
+	// On a terminal: the list, then only 'yes' goes on.
+	p, err := st.Proposal(weak)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, answer := range []string{"y\n", "no\n", ""} {
+		var out, errOut strings.Builder
+		err := confirmWeakenings(streams{in: strings.NewReader(answer), out: &out, err: &errOut}, st, p, false, true)
+		if err == nil || !strings.Contains(out.String(), `The approval step "check" is removed.`) || !strings.Contains(out.String(), "Only 'yes' will be accepted") ||
+			!strings.Contains(errOut.String(), "Accept cancelled: nothing was written.") {
+			t.Errorf("answer %q: %v\n%s%s", answer, err, out.String(), errOut.String())
+		}
+	}
+	if err := confirmWeakenings(streams{in: strings.NewReader("yes\n"), out: &strings.Builder{}, err: &strings.Builder{}}, st, p, false, true); err != nil {
+		t.Errorf("answer yes: %v", err)
+	}
 	var errOut strings.Builder
-	err := settleProposal(context.Background(), streams{out: &strings.Builder{}, err: &errOut}, bufio.NewReader(strings.NewReader("")), st, weak, true, false)
+	err = settleProposal(context.Background(), streams{out: &strings.Builder{}, err: &errOut}, bufio.NewReader(strings.NewReader("")), st, weak, true, false)
 	if err == nil || !strings.Contains(errOut.String(), "it weakens the flow, so --accept does not write it") {
 		t.Errorf("think --edit --accept of a weakening: %v\n%s", err, errOut.String())
 	}
