@@ -27,9 +27,12 @@ const (
 	RoleRead    Role = "read"    // the flows, runs and events; metrics
 	RoleRun     Role = "run"     // start and cancel runs
 	RoleApprove Role = "approve" // decide approval steps
+	// RoleAuthor accepts and rejects proposals, which write the flows'
+	// files; one that weakens a flow takes approve as well (proposals.go).
+	RoleAuthor Role = "author"
 )
 
-var allRoles = []Role{RoleRead, RoleRun, RoleApprove}
+var allRoles = []Role{RoleRead, RoleRun, RoleApprove, RoleAuthor}
 
 // A Token is a bearer token with a name (an approval's "by") and roles.
 type Token struct {
@@ -114,7 +117,7 @@ func (ts *Tokens) find(r *http.Request) *Token {
 }
 
 // ParseTokens reads a tokens file: a line a token, `NAME ROLES TOKEN`,
-// ROLES comma-separated (read, run, approve), TOKEN the token or
+// ROLES comma-separated (read, run, approve, author), TOKEN the token or
 // sha256:HEX, the hex SHA-256 of it; blank lines and lines starting with #
 // are skipped. Names are unique, and so are tokens.
 func ParseTokens(file string, b []byte) ([]*Token, error) {
@@ -136,7 +139,7 @@ func ParseTokens(file string, b []byte) ([]*Token, error) {
 		}
 		for _, r := range strings.Split(f[1], ",") {
 			if !slices.Contains(allRoles, Role(r)) {
-				return nil, fmt.Errorf("%s:%d: unknown role %q (the roles are read, run and approve)", file, n, r)
+				return nil, fmt.Errorf("%s:%d: unknown role %q (the roles are read, run, approve and author)", file, n, r)
 			}
 			if !t.Allows(Role(r)) {
 				t.Roles = append(t.Roles, Role(r))
@@ -208,7 +211,8 @@ func tokenOf(r *http.Request) *Token {
 func (ts *Tokens) isNamed() bool { return ts != nil && ts.named }
 
 // roleVerb says what a role allows.
-var roleVerb = map[Role]string{RoleRead: "read (role read)", RoleRun: "start or cancel runs (role run)", RoleApprove: "decide approvals (role approve)"}
+var roleVerb = map[Role]string{RoleRead: "read (role read)", RoleRun: "start or cancel runs (role run)", RoleApprove: "decide approvals (role approve)",
+	RoleAuthor: "accept or reject proposals (role author)"}
 
 func roleList(t *Token) string {
 	var s []string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/server/api"
@@ -15,7 +16,10 @@ import (
 // think --edit or explain (the CLI's or POST /v1/runs/{id}/explain), as
 // flowctl proposals lists, shows, accepts and rejects them. Accepting
 // writes the proposal's files, refused (409, nothing written) when one
-// changed since the proposal was made.
+// changed since the proposal was made. Deciding takes role author (run may
+// ask for a proposal, by explain, but not write it); accepting a proposal
+// that weakens the flow (thinker.ProposalWeakenings, checked again as it
+// is accepted) takes approve as well.
 
 // proposalList is the body of GET /v1/proposals: the newest first,
 // without their files.
@@ -37,9 +41,20 @@ func (s *Server) getProposals(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getProposal(w http.ResponseWriter, r *http.Request) {
-	if p := s.proposal(w, r); p != nil {
-		writeJSON(w, http.StatusOK, api.NewProposal(p, true))
+	p := s.proposal(w, r)
+	if p == nil {
+		return
 	}
+	if p.Weakenings == nil && p.Status == state.ProposalStaged {
+		// Staged before they were recorded: checked now.
+		ws, err := thinker.ProposalWeakenings(s.store, p, s.opts.Registries)
+		if err != nil {
+			s.internalError(w, r, err)
+			return
+		}
+		p.Weakenings = ws
+	}
+	writeJSON(w, http.StatusOK, api.NewProposal(p, true))
 }
 
 func (s *Server) postAccept(w http.ResponseWriter, r *http.Request) {
@@ -57,6 +72,22 @@ func (s *Server) postAccept(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if t := tokenOf(r); t != nil && !t.Allows(RoleApprove) && p.Status == state.ProposalStaged {
+		ws, err := s.weakenings(p)
+		if err != nil {
+			s.internalError(w, r, err)
+			return
+		}
+		if len(ws) > 0 {
+			var what []string
+			for _, x := range ws {
+				what = append(what, x.Flow+": "+x.Message)
+			}
+			writeError(w, http.StatusForbidden, "forbidden", fmt.Sprintf("Proposal %s weakens the flow, so accepting it takes roles author and approve; token %s has roles %s. %s",
+				p.ID, t.Name, roleList(t), strings.Join(what, " ")), nil, nil)
+			return
+		}
+	}
 	err := thinker.AcceptProposal(s.store, p, s.opts.Registries)
 	s.flows.invalidate()
 	s.decided(w, r, p, err)
@@ -69,6 +100,17 @@ func (s *Server) postReject(w http.ResponseWriter, r *http.Request) {
 	if p := s.proposal(w, r); p != nil {
 		s.decided(w, r, p, thinker.DecideProposal(s.store, p, state.ProposalRejected))
 	}
+}
+
+// weakenings are what a proposal weakens: as recorded when it was staged
+// and as it is checked now (the files are those it was made from, or
+// accepting it refuses), with the server's registries.
+func (s *Server) weakenings(p *state.Proposal) ([]state.Weakening, error) {
+	ws, err := thinker.ProposalWeakenings(s.store, p, s.opts.Registries)
+	if err != nil {
+		return nil, err
+	}
+	return append(ws, p.Weakenings...), nil
 }
 
 // decided answers a decision on a proposal: the proposal as it is now, or

@@ -158,8 +158,8 @@ func New(opts Options) *Server {
 	handle("POST /v1/runs/{id}/explain", RoleRun, s.postExplain)
 	handle("GET /v1/proposals", RoleRead, s.getProposals)
 	handle("GET /v1/proposals/{id}", RoleRead, s.getProposal)
-	handle("POST /v1/proposals/{id}/accept", RoleRun, s.postAccept)
-	handle("POST /v1/proposals/{id}/reject", RoleRun, s.postReject)
+	handle("POST /v1/proposals/{id}/accept", RoleAuthor, s.postAccept)
+	handle("POST /v1/proposals/{id}/reject", RoleAuthor, s.postReject)
 	s.metrics = newMetrics(s)
 	nctx, nstop := context.WithCancel(context.Background())
 	s.notify, s.nstop = &notifier{urls: opts.NotifyURLs, secret: []byte(opts.NotifySecret), base: opts.BaseURL,

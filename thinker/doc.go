@@ -48,6 +48,14 @@
 // proposal (fix_stage.go, with AcceptProposal and RecordPattern): one
 // implementation for flowctl explain and serve's /v1/runs/{id}/explain.
 //
+// Weakenings (weaken.go) compares a flow as it is with the flow a proposal
+// would make, both compiled, and lists the safeguards the change removes
+// or loosens: approval steps and what waits for them, the whens that
+// guard them, timeouts, the hosts http and scrape steps reach, where
+// secrets go. ProposalWeakenings (weaken_proposal.go) does it for a staged
+// proposal's files; the proposal records the list, and accepting such a
+// proposal takes more (docs/serve.md, roles author and approve).
+//
 // The thinker reports what it does as Events; it renders nothing. The
 // CLI (flowctl think) shows them as the stages progress or as JSON lines.
 // Package blocks/llm provides the Model (llm.Executor.Ask), package

@@ -99,7 +99,7 @@ func ExplainRun(ctx context.Context, o ExplainRunOptions) (*ExplainResult, error
 		return res, err
 	}
 	if res.Fix != nil {
-		if res.Proposal, err = StageFix(o.Store, o.Run, o.Prog.Filename, res); err != nil {
+		if res.Proposal, err = StageFix(o.Store, o.Run, o.Prog.Filename, res, o.Registries); err != nil {
 			return res, err
 		}
 	}
@@ -108,8 +108,9 @@ func ExplainRun(ctx context.Context, o ExplainRunOptions) (*ExplainResult, error
 
 // StageFix stages a verified fix as a proposal: its files by their paths
 // from the state's project (ProposalBase), each with the SHA-256 of what
-// it has now, its diff, the diagnosis and the evidence.
-func StageFix(st *state.Store, run *state.Run, flowFile string, res *ExplainResult) (string, error) {
+// it has now, its diff, the diagnosis, the evidence and what it weakens
+// (ProposalWeakenings, the flow compiled with registries).
+func StageFix(st *state.Store, run *state.Run, flowFile string, res *ExplainResult, registries []string) (string, error) {
 	base, dir := ProposalBase(st), filepath.Dir(flowFile)
 	p := &state.Proposal{Flow: run.Flow, FlowFile: flowFile, Intent: "fix run " + run.ID + ": " + res.Fix.Summary,
 		RunID: run.ID, Diagnosis: res.Diagnosis, Evidence: res.Verification.Evidence}
@@ -141,6 +142,9 @@ func StageFix(st *state.Store, run *state.Run, flowFile string, res *ExplainResu
 		return "", err
 	}
 	p.Summary = summary
+	if p.Weakenings, err = ProposalWeakenings(st, p, registries); err != nil {
+		return "", err
+	}
 	if err := st.CreateProposal(p); err != nil {
 		return "", err
 	}

@@ -34,6 +34,27 @@ type Proposal struct {
 	RunID     string
 	Diagnosis string
 	Evidence  json.RawMessage
+	// Weakenings are the safeguards of the flow the proposal removes or
+	// loosens (thinker.Weakenings): accepting it then takes roles author
+	// and approve under flowctl serve, and a confirmation of flowctl
+	// proposals accept. Nil when they were not checked (a proposal staged
+	// before flowctl checked them); empty when there are none.
+	Weakenings []Weakening
+}
+
+// A Weakening is a safeguard of a flow that a proposal removes or loosens.
+type Weakening struct {
+	// Kind is what kind of safeguard: approval, when, timeout,
+	// http_hosts, secret, or unchecked (the proposed flow could not be
+	// compared).
+	Kind string `json:"kind"`
+	// Flow is the flow file, relative to the proposals' base; Subject
+	// what it is about in the flow (`step "review"`, `secret "key"`,
+	// `flow "pay"`).
+	Flow    string `json:"flow"`
+	Subject string `json:"subject"`
+	// Message says what the proposal does to it, a sentence.
+	Message string `json:"message"`
 }
 
 // ProposalFile is a file a proposal writes: its path, the SHA-256 (hex)
@@ -73,9 +94,15 @@ func (s *Store) CreateProposal(p *Proposal) error {
 	if err != nil {
 		return err
 	}
+	var weakenings json.RawMessage
+	if p.Weakenings != nil {
+		if weakenings, err = json.Marshal(p.Weakenings); err != nil {
+			return err
+		}
+	}
 	_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
 		_, err := st.insertProposal.ExecContext(ctx, p.ID, p.Flow, p.FlowFile, p.Intent, p.Created.UnixNano(),
-			p.Status, text(p.Summary), string(files), p.Diff, p.RunID, p.Diagnosis, text(p.Evidence))
+			p.Status, text(p.Summary), string(files), p.Diff, p.RunID, p.Diagnosis, text(p.Evidence), text(weakenings))
 		return err
 	})
 	if err != nil {
@@ -119,7 +146,7 @@ func (s *Store) Proposals() ([]*Proposal, error) { return s.proposals(``) }
 
 func (s *Store) proposals(where string, args ...any) ([]*Proposal, error) {
 	rows, err := s.db.QueryContext(context.Background(), `SELECT id, flow, flow_file, intent, created_at, status,
-		decided_at, summary, files, diff, run_id, diagnosis, evidence FROM proposals `+where+` ORDER BY created_at DESC, id DESC`, args...)
+		decided_at, summary, files, diff, run_id, diagnosis, evidence, weakenings FROM proposals `+where+` ORDER BY created_at DESC, id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading proposals: %w", err)
 	}
@@ -129,10 +156,10 @@ func (s *Store) proposals(where string, args ...any) ([]*Proposal, error) {
 		p := new(Proposal)
 		var created int64
 		var decided sql.NullInt64
-		var summary, evidence sql.NullString
+		var summary, evidence, weakenings sql.NullString
 		var files string
 		if err := rows.Scan(&p.ID, &p.Flow, &p.FlowFile, &p.Intent, &created, &p.Status, &decided, &summary, &files, &p.Diff,
-			&p.RunID, &p.Diagnosis, &evidence); err != nil {
+			&p.RunID, &p.Diagnosis, &evidence, &weakenings); err != nil {
 			return nil, fmt.Errorf("reading proposals: %w", err)
 		}
 		p.Created, p.Decided = time.Unix(0, created), fromNanos(decided)
@@ -145,6 +172,12 @@ func (s *Store) proposals(where string, args ...any) ([]*Proposal, error) {
 		if err := json.Unmarshal([]byte(files), &p.Files); err != nil {
 			return nil, fmt.Errorf("reading the files of proposal %s: %w", p.ID, err)
 		}
+		if weakenings.Valid {
+			p.Weakenings = []Weakening{}
+			if err := json.Unmarshal([]byte(weakenings.String), &p.Weakenings); err != nil {
+				return nil, fmt.Errorf("reading what proposal %s weakens: %w", p.ID, err)
+			}
+		}
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
@@ -154,8 +187,8 @@ func (s *Store) proposals(where string, args ...any) ([]*Proposal, error) {
 }
 
 const insertProposalSQL = `
-INSERT INTO proposals (id, flow, flow_file, intent, created_at, status, summary, files, diff, run_id, diagnosis, evidence)
-VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, CAST(? AS TEXT))`
+INSERT INTO proposals (id, flow, flow_file, intent, created_at, status, summary, files, diff, run_id, diagnosis, evidence, weakenings)
+VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT))`
 
 const decideProposalSQL = `
 UPDATE proposals SET status = ?, decided_at = ? WHERE id = ? AND status = 'staged'`

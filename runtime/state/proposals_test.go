@@ -39,3 +39,23 @@ func TestProposals(t *testing.T) {
 		t.Errorf("proposals: %v %v", all, err)
 	}
 }
+
+// TestProposalWeakenings: what a proposal weakens is kept with it: none
+// checked (nil), none found (empty) and some, each as it was.
+func TestProposalWeakenings(t *testing.T) {
+	s := openStore(t)
+	w := Weakening{Kind: "approval", Flow: "pay.flow.hcl", Subject: `step "review"`, Message: `The approval step "review" is removed.`}
+	for _, ws := range [][]Weakening{nil, {}, {w}} {
+		p := &Proposal{Flow: "pay", FlowFile: "pay.flow.hcl", Weakenings: ws, Files: []ProposalFile{}}
+		if err := s.CreateProposal(p); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Proposal(p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (got.Weakenings == nil) != (ws == nil) || len(got.Weakenings) != len(ws) || (len(ws) == 1 && got.Weakenings[0] != w) {
+			t.Errorf("stored %#v, read %#v", ws, got.Weakenings)
+		}
+	}
+}

@@ -267,6 +267,12 @@ CREATE TABLE applied_plans (
 	applied_at INTEGER NOT NULL
 );
 `,
+	// 16: what a proposal weakens (thinker.Weakenings): the approvals,
+	// guards, timeouts, hosts and secrets it removes or loosens, as JSON;
+	// NULL for a proposal staged before it was checked.
+	`
+ALTER TABLE proposals ADD COLUMN weakenings TEXT;
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

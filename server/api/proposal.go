@@ -10,7 +10,10 @@ import (
 // A Proposal is a change staged by flowctl think --edit or explain (GET
 // /v1/proposals/{id}, flowctl proposals show --json): its change step by
 // step, and, whole, its files and unified diff. RunID, Diagnosis and
-// Evidence are those of a fix of explain.
+// Evidence are those of a fix of explain. Weakenings are the safeguards of
+// the flow the change removes or loosens (thinker.Weakenings), which make
+// accepting it take roles author and approve; null when they were not
+// checked.
 type Proposal struct {
 	ID        string               `json:"id"`
 	Flow      string               `json:"flow"`
@@ -27,6 +30,9 @@ type Proposal struct {
 	RunID     string               `json:"run_id,omitempty"`
 	Diagnosis string               `json:"diagnosis,omitempty"`
 	Evidence  json.RawMessage      `json:"evidence,omitempty"`
+	// Weakens is whether Weakenings has any.
+	Weakens    bool              `json:"weakens"`
+	Weakenings []state.Weakening `json:"weakenings"`
 }
 
 // NewProposal is a proposal's shape; whole adds its files and diff (a
@@ -36,7 +42,7 @@ func NewProposal(p *state.Proposal, whole bool) Proposal {
 	json.Unmarshal(p.Summary, &c)
 	j := Proposal{ID: p.ID, Flow: p.Flow, FlowFile: p.FlowFile, Intent: p.Intent, Status: p.Status,
 		Created: runtime.JSONTime(p.Created), Added: nonNilStrings(c.Added), Changed: nonNilStrings(c.Changed), Removed: nonNilStrings(c.Removed),
-		RunID: p.RunID, Diagnosis: p.Diagnosis, Evidence: p.Evidence}
+		RunID: p.RunID, Diagnosis: p.Diagnosis, Evidence: p.Evidence, Weakens: len(p.Weakenings) > 0, Weakenings: p.Weakenings}
 	if !p.Decided.IsZero() {
 		d := runtime.JSONTime(p.Decided)
 		j.Decided = &d

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/flowctl/flowctl/runtime/state"
@@ -12,7 +14,7 @@ import (
 
 func newProposalsCommand(s streams) *cobra.Command {
 	var f stateFlags
-	var jsonOut bool
+	var jsonOut, autoApprove bool
 	cmd := &cobra.Command{
 		Use:   "proposals [list | show ID | accept ID | reject ID]",
 		Short: "List, show, accept or reject the changes think --edit staged",
@@ -20,7 +22,14 @@ func newProposalsCommand(s streams) *cobra.Command {
 to the flow: list them (newest first), show one (its change step by step and
 its unified diff), accept one (write its files) or reject it. Accept refuses,
 writing nothing, when a file it changes was changed since the proposal was
-made. An ID may be a unique prefix.`,
+made. An ID may be a unique prefix.
+
+A proposal that weakens a safeguard of the flow — removes an approval step or
+a step's wait for one, adds or changes a when that guards one, removes or
+lengthens a timeout, connects to a host the flow did not, or uses a secret
+where it was not — says so (in red on a terminal), and accept asks for
+confirmation before it writes it: on a terminal it asks (only 'yes' accepts);
+elsewhere, or with --json, it needs --auto-approve.`,
 		Args: cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sub, id, err := recordSubcommand("proposals", "proposal", args, "show", "accept", "reject")
@@ -49,6 +58,9 @@ made. An ID may be a unique prefix.`,
 			}
 			switch sub {
 			case "accept":
+				if err := confirmWeakenings(s, st, p, autoApprove, !jsonOut && isTerminal(s.in) && isTerminal(s.out)); err != nil {
+					return err
+				}
 				if err := acceptProposal(st, p); err != nil {
 					return err
 				}
@@ -62,13 +74,50 @@ made. An ID may be a unique prefix.`,
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "accept a proposal that weakens the flow without asking for confirmation")
 	return cmd
+}
+
+// confirmWeakenings lets the acceptance of a proposal that weakens the
+// flow go on only when it is confirmed: --auto-approve, or 'yes' when
+// interactive (on a terminal, without --json). A proposal staged before
+// its weakenings were recorded is checked now.
+func confirmWeakenings(s streams, st *state.Store, p *state.Proposal, autoApprove, interactive bool) error {
+	if p.Status != state.ProposalStaged || autoApprove {
+		return nil // accepting says why not, or it is confirmed
+	}
+	ws := p.Weakenings
+	if ws == nil {
+		var err error
+		if ws, err = thinker.ProposalWeakenings(st, p, nil); err != nil {
+			return err
+		}
+	}
+	if len(ws) == 0 {
+		return nil
+	}
+	if !interactive {
+		var lines []string
+		for _, w := range ws {
+			lines = append(lines, "- "+w.Flow+": "+w.Message)
+		}
+		return failf("Proposal weakens the flow", "Proposal %s weakens the flow:\n%s\nAccept it on a terminal, which asks for confirmation, or with --auto-approve.", p.ID, strings.Join(lines, "\n"))
+	}
+	writeWeakenings(s.out, ws, colorTerminal(s.out))
+	ctx, stop := interruptible()
+	defer stop()
+	line, err := terminalLine(ctx, bufio.NewReader(s.in), s.out, "\nAccept it all the same? Only 'yes' will be accepted: ")
+	if ctx.Err() != nil || err != nil || line != "yes" {
+		fmt.Fprintln(s.err, "Accept cancelled: nothing was written.")
+		return exitError{exitFailure}
+	}
+	return nil
 }
 
 // stageProposal records what think --edit proposes in the state next to
 // the flow: its files by their paths from the flow's directory, each with
 // the SHA-256 of the content it had.
-func stageProposal(st *state.Store, p *thinker.Proposal) (string, error) {
+func stageProposal(st *state.Store, p *thinker.Proposal, registries []string) (string, error) {
 	base := thinker.ProposalBase(st)
 	summary, err := json.Marshal(p.Change)
 	if err != nil {
@@ -85,6 +134,9 @@ func stageProposal(st *state.Store, p *thinker.Proposal) (string, error) {
 			pf.BaseSHA256 = thinker.SHA256Hex(f.Base)
 		}
 		sp.Files = append(sp.Files, pf)
+	}
+	if sp.Weakenings, err = thinker.ProposalWeakenings(st, sp, registries); err != nil {
+		return "", err
 	}
 	if err := st.CreateProposal(sp); err != nil {
 		return "", err

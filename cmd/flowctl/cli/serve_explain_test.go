@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -163,5 +164,65 @@ step "plain" {
 	}
 	if got := p.text("#detail"); strings.Count(got, "15 (10 prompt + 5 completion)") != 2 {
 		t.Errorf("the instances' tokens:\n%s", got)
+	}
+}
+
+// TestDashboardExplainWeakening: a run cancelled while it waits for its
+// approval is explained on the dashboard, and the model's fix removes the
+// approval. The page says so in red above the diff, and Accept, with a
+// token that may run and author but not approve, is refused with the
+// reason shown; the flow file keeps its approval. (Issue 47.)
+func TestDashboardExplainWeakening(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	p := newPage(t)
+	dir := thinkDir(t)
+	writeFile(t, filepath.Join(dir, "publish.flow.hcl"), gatedFlow)
+	writeFile(t, filepath.Join(dir, "tokens"), "dev read,run,author d-1\n")
+	content, _ := json.Marshal(ungatedFlow)
+	newThinkServer(t, map[string][]string{"explain": {fmt.Sprintf(`{"diagnosis": "The run was cancelled while it waited for step check.",
+		"fix": {"summary": "Publish without waiting.", "files": [{"path": "publish.flow.hcl", "content": %s}]}}`, content)}})
+	srv := startServe(t, dir, nil, "--tokens-file", filepath.Join(dir, "tokens"))
+	srv.token = "d-1"
+	var r runReply
+	if code := srv.do("POST", "/v1/flows/publish/runs", `{}`, &r); code != 202 {
+		t.Fatalf("start: %d %+v", code, r)
+	}
+	srv.waitStatus(r.RunID, "waiting")
+	if code := srv.do("POST", "/v1/runs/"+r.RunID+"/cancel", `{}`, nil); code != 200 {
+		t.Fatalf("cancel: %d", code)
+	}
+	srv.waitStatus(r.RunID, "cancelled")
+
+	p.do("explaining the cancelled run",
+		chromedp.Navigate(srv.url+"/"),
+		p.until(`(sessionStorage.setItem('flowctl-token', 'd-1'), true)`),
+		chromedp.Navigate(srv.url+"/runs/"+r.RunID),
+		p.until(`document.querySelector('#explain-run') !== null`),
+		chromedp.Click(chromedp.CSS(`#explain-run`)),
+		p.until(`document.querySelector('#proposal-weakens') !== null`))
+	if got := p.text("#proposal-weakens"); !strings.Contains(got, "This change weakens the flow") || !strings.Contains(got, `publish.flow.hcl: The approval step "check" is removed.`) {
+		t.Errorf("the weakening shown: %q", got)
+	}
+	color, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('#proposal-weakens')).color`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`(() => { const s = document.createElement('span'); s.style.color = 'var(--failed)'; document.body.append(s); const c = getComputedStyle(s).color; s.remove(); return c; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if color != failed || (color != "rgb(207, 34, 46)" && color != "rgb(248, 81, 73)") {
+		t.Errorf("the warning is %s, the failed colour %s", color, failed)
+	}
+	p.do("accepting without approve",
+		chromedp.Click(chromedp.CSS(`#proposal-accept`)),
+		p.until(`document.querySelector('#explain-result .error').textContent.includes('weakens the flow')`))
+	if got := p.text("#proposal-status"); !strings.Contains(got, "staged") {
+		t.Errorf("the proposal's status shown: %q", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "publish.flow.hcl")); string(b) != gatedFlow {
+		t.Fatalf("the flow file changed:\n%s", b)
 	}
 }

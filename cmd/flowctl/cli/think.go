@@ -162,7 +162,7 @@ func runThink(s streams, a thinkArgs) error {
 		}
 		defer st.Close()
 		opts.Edit = path
-		opts.Stage = func(p *thinker.Proposal) (string, error) { return stageProposal(st, p) }
+		opts.Stage = func(p *thinker.Proposal) (string, error) { return stageProposal(st, p, a.registries) }
 	}
 
 	var patterns *state.Store // the state of the flow's project, for its patterns
@@ -210,18 +210,34 @@ func runThink(s streams, a thinkArgs) error {
 
 // settleProposal accepts the proposal think --edit staged when asked to
 // (--accept, or yes at the prompt on a terminal), and otherwise says how
-// to accept or reject it later.
+// to accept or reject it later. A proposal that weakens the flow is
+// written only with 'yes' at the prompt: --accept leaves it staged, for
+// flowctl proposals accept to confirm.
 func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.Store, id string, accept, ask bool) error {
-	if !accept && ask {
+	p, err := st.Proposal(id)
+	if err != nil {
+		return err
+	}
+	weakens := len(p.Weakenings) > 0
+	if weakens {
+		writeWeakenings(s.err, p.Weakenings, colorTerminal(s.err))
+	}
+	switch {
+	case weakens && ask:
+		answer, err := terminalLine(ctx, in, s.err, "\nAccept it all the same? Only 'yes' will be accepted: ")
+		if err != nil && err != io.EOF {
+			return err
+		}
+		accept = answer == "yes"
+	case weakens && accept:
+		fmt.Fprintf(s.err, "Staged as proposal %s, not written: it weakens the flow, so --accept does not write it. flowctl proposals accept %s asks for confirmation (--auto-approve gives it).\n", id, id)
+		return exitError{exitFailure}
+	case !accept && ask:
 		answer, err := terminalLine(ctx, in, s.err, "\nAccept? [y/N] ")
 		if err != nil && err != io.EOF {
 			return err
 		}
 		accept = strings.EqualFold(answer, "y") || strings.EqualFold(answer, "yes")
-	}
-	p, err := st.Proposal(id)
-	if err != nil {
-		return err
 	}
 	if !accept {
 		fmt.Fprintf(s.err, "Staged as proposal %s: flowctl proposals accept %s writes it; flowctl proposals reject %s drops it.\n", id, id, id)

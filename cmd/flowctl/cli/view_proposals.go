@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -41,8 +42,12 @@ func (v proposalsHuman) List(ps []*state.Proposal) error {
 	fmt.Fprintln(tw, "PROPOSAL\tFLOW\tSTATUS\tCREATED\tCHANGE\tINTENT")
 	for _, p := range ps {
 		c := changeOfProposal(p)
+		intent := cut(firstLine(p.Intent), 60)
+		if len(p.Weakenings) > 0 {
+			intent = "WEAKENS " + strings.Join(weakenedKinds(p.Weakenings), ",") + ": " + intent
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t+%d ~%d -%d\t%s\n", p.ID, p.Flow, p.Status, p.Created.Local().Format("2006-01-02 15:04:05"),
-			len(c.Added), len(c.Changed), len(c.Removed), cut(firstLine(p.Intent), 60))
+			len(c.Added), len(c.Changed), len(c.Removed), intent)
 	}
 	return tw.Flush()
 }
@@ -54,8 +59,28 @@ func (v proposalsHuman) Show(p *state.Proposal) error {
 		fmt.Fprintf(v.w, "Fixes run %s: %s\n", p.RunID, oneLine(p.Diagnosis))
 		fmt.Fprintf(v.w, "Evidence: %s\n", p.Evidence)
 	}
+	writeWeakenings(v.w, p.Weakenings, colorTerminal(v.w))
 	writeChange(v.w, changeOfProposal(p), p.Diff)
 	return nil
+}
+
+// writeWeakenings says what a proposal weakens, in red on a terminal
+// that shows colours.
+func writeWeakenings(w io.Writer, ws []state.Weakening, color bool) {
+	if len(ws) == 0 {
+		return
+	}
+	red := func(s string) string {
+		if color {
+			return "\x1b[31m" + s + "\x1b[0m"
+		}
+		return s
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, red("WARNING: this change weakens the flow's safeguards:"))
+	for _, x := range ws {
+		fmt.Fprintln(w, red("  - "+x.Flow+": "+x.Message))
+	}
 }
 
 // writeChange prints a change step by step, then its diff.
@@ -71,6 +96,17 @@ func writeChange(w io.Writer, c thinker.Change, diff string) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// weakenedKinds are the kinds of safeguards weakened, each once.
+func weakenedKinds(ws []state.Weakening) []string {
+	var out []string
+	for _, w := range ws {
+		if !slices.Contains(out, w.Kind) {
+			out = append(out, w.Kind)
+		}
+	}
+	return out
 }
 
 func changeOfProposal(p *state.Proposal) thinker.Change {

@@ -1,7 +1,9 @@
 // The Explain action of a failed run's page: asks the server why the run
 // failed (POST /v1/runs/{id}/explain, with the server's model), shows the
 // diagnosis and the diff of the fix it checked and staged, and accepts or
-// rejects that proposal (POST /v1/proposals/{id}/accept|reject).
+// rejects that proposal (POST /v1/proposals/{id}/accept|reject). A fix
+// that weakens the flow (removes an approval, a timeout, …) says so in red
+// above its diff; accepting it takes roles author and approve.
 
 import { api, Unauthorized } from '../api.js';
 import { h, put, say } from '../dom.js';
@@ -20,6 +22,14 @@ function diffView(diff) {
       : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : null;
     return [cls ? h('span', { class: cls }, line) : line, '\n'];
   }));
+}
+
+// weakeningsView is what a proposal weakens, in red; null when nothing.
+function weakeningsView(ws) {
+  if (!ws || !ws.length) return null;
+  return h('div', { class: 'weakens', id: 'proposal-weakens', role: 'alert' },
+    h('strong', {}, 'This change weakens the flow: accepting it takes roles author and approve.'),
+    h('ul', {}, ws.map(w => h('li', { 'data-kind': w.kind }, `${w.flow}: ${w.message}`))));
 }
 
 // explainPanel is the panel of a run: empty for a run that did not fail;
@@ -55,7 +65,7 @@ export function explainPanel(runID) {
     out.append(h('h3', {}, 'Proposed fix'),
       h('p', { id: 'explain-summary' }, (res.checks.find(c => c.ok) || {}).summary || p.intent),
       ev.succeeded_now && ev.succeeded_now.length ? h('p', { class: 'hint' }, `Checked: ${ev.succeeded_now.join(', ')} failed in the run and succeed with it.`) : null,
-      diffView(p.diff || ''), state, buttons, err);
+      weakeningsView(p.weakenings), diffView(p.diff || ''), state, buttons, err);
   }
 
   async function explain(button, out) {
