@@ -209,7 +209,7 @@ func createTemp(root *os.Root, name string) (string, *os.File, error) {
 const FileExistsSummary = "File exists"
 
 func refused(path, why string) *hcl.Diagnostic {
-	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: FileExistsSummary,
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "File exists", // FileExistsSummary
 		Detail: path + " " + why + "."}
 }
 

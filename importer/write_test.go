@@ -45,3 +45,9 @@ func TestWriteFileDoesNotReplace(t *testing.T) {
 		}
 	}
 }
+
+func TestFileExistsSummary(t *testing.T) {
+	if d := refused("x", "y"); d.Summary != FileExistsSummary {
+		t.Errorf("refused's summary %q is not FileExistsSummary %q", d.Summary, FileExistsSummary)
+	}
+}
