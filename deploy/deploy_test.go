@@ -5,9 +5,11 @@ package deploy_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +84,160 @@ func TestSystemdUnitCatchesMistakes(t *testing.T) {
 			t.Errorf("systemd-analyze verify said nothing of %s", name)
 		}
 	}
+}
+
+// TestUnitNamespaces: flowctl.service's RestrictNamespaces allows the
+// namespaces the sandbox workers make for themselves (the CLONE_NEW*
+// flags of blocks/sandbox/isolate, the Go spawn and the C constructor),
+// and no other. RestrictNamespaces=yes refused them all, and every worker
+// that asks for its namespaces failed to start under the unit.
+func TestUnitNamespaces(t *testing.T) {
+	kinds := map[string]string{"USER": "user", "NET": "net", "NS": "mnt", "IPC": "ipc", "UTS": "uts", "PID": "pid", "CGROUP": "cgroup"}
+	srcs, err := filepath.Glob(filepath.Join("..", "blocks", "sandbox", "isolate", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	need := map[string]bool{}
+	for _, src := range srcs {
+		if strings.HasSuffix(src, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`CLONE_NEW([A-Z]+)`).FindAllStringSubmatch(string(b), -1) {
+			kind, ok := kinds[m[1]]
+			if !ok {
+				t.Fatalf("%s: CLONE_NEW%s, a namespace this test does not know", src, m[1])
+			}
+			need[kind] = true
+		}
+	}
+	if !need["user"] || !need["net"] {
+		t.Fatalf("the workers' namespaces were not found in %v: %v", srcs, need)
+	}
+	unit, err := os.ReadFile("flowctl.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := regexp.MustCompile(`(?m)^RestrictNamespaces=(.*)$`).FindAllStringSubmatch(string(unit), -1)
+	if len(values) != 1 {
+		t.Fatalf("flowctl.service sets RestrictNamespaces %d times, want once", len(values))
+	}
+	allowed := restrictNamespaces(t, strings.TrimSpace(values[0][1]))
+	for _, kind := range kinds {
+		if need[kind] != allowed[kind] {
+			t.Errorf("RestrictNamespaces=%s: %s namespaces allowed %v, the workers make them %v", values[0][1], kind, allowed[kind], need[kind])
+		}
+	}
+}
+
+// restrictNamespaces is the set of namespace types a RestrictNamespaces=
+// value allows (systemd.exec(5)): a boolean (yes allows none, no all), a
+// list of the types allowed, or ~ and a list of the types refused.
+func restrictNamespaces(t *testing.T, v string) map[string]bool {
+	all := []string{"cgroup", "ipc", "net", "mnt", "pid", "user", "uts"}
+	set := func(allow bool) map[string]bool {
+		m := map[string]bool{}
+		for _, k := range all {
+			m[k] = allow
+		}
+		return m
+	}
+	switch strings.ToLower(v) {
+	case "yes", "true", "on", "1":
+		return set(false)
+	case "no", "false", "off", "0", "":
+		return set(true)
+	}
+	invert := strings.HasPrefix(v, "~")
+	m := set(invert)
+	for _, k := range strings.Fields(strings.TrimPrefix(v, "~")) {
+		if _, ok := m[k]; !ok {
+			t.Fatalf("RestrictNamespaces=%s: unknown namespace type %q", v, k)
+		}
+		m[k] = !invert
+	}
+	return m
+}
+
+// TestDockerRunMountsDirectories: the documented docker run commands (in
+// docs/operations.md and the Dockerfile's comment) mount a directory at
+// the directory of the image's --tokens-file, not the file itself, so
+// that a rotation by rename reaches the container; the file mounted alone
+// stayed the old one.
+func TestDockerRunMountsDirectories(t *testing.T) {
+	dockerfile, err := os.ReadFile("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^CMD (\[.*\])$`).FindSubmatch(dockerfile)
+	if m == nil {
+		t.Fatal("Dockerfile: no CMD")
+	}
+	var cmd []string
+	if err := json.Unmarshal(m[1], &cmd); err != nil {
+		t.Fatal(err)
+	}
+	tokens := ""
+	for i, a := range cmd {
+		if a == "--tokens-file" && i+1 < len(cmd) {
+			tokens = cmd[i+1]
+		}
+	}
+	if tokens == "" {
+		t.Fatalf("the Dockerfile's CMD has no --tokens-file: %v", cmd)
+	}
+	ops, err := os.ReadFile(filepath.Join("..", "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := append(dockerRuns(string(ops)), dockerRuns(string(dockerfile))...)
+	if len(runs) < 2 {
+		t.Fatalf("found %d docker run commands in docs/operations.md and the Dockerfile, want both", len(runs))
+	}
+	for _, run := range runs {
+		mounted := false
+		for i, a := range run {
+			if a != "-v" || i+1 >= len(run) {
+				continue
+			}
+			parts := strings.Split(strings.Trim(run[i+1], `"'`), ":")
+			if len(parts) < 2 {
+				continue
+			}
+			switch parts[1] {
+			case tokens:
+				t.Errorf("docker run mounts the tokens file %s alone: a rotation by rename never reaches the container\n%s", tokens, strings.Join(run, " "))
+			case filepath.Dir(tokens):
+				mounted = true
+			}
+		}
+		if !mounted {
+			t.Errorf("docker run mounts no directory at %s, where --tokens-file reads %s\n%s", filepath.Dir(tokens), tokens, strings.Join(run, " "))
+		}
+	}
+}
+
+// dockerRuns are the docker run commands of a text, each with its
+// continuation lines (and a comment's #), as fields.
+func dockerRuns(text string) [][]string {
+	var out [][]string
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(lines[i]), "#"))
+		if !strings.HasPrefix(line, "docker run ") {
+			continue
+		}
+		cmd := line
+		for strings.HasSuffix(cmd, "\\") && i+1 < len(lines) {
+			i++
+			cmd = strings.TrimSuffix(cmd, "\\") + " " + strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(lines[i]), "#"))
+		}
+		out = append(out, strings.Fields(cmd))
+	}
+	return out
 }
 
 // TestImage builds deploy/Dockerfile and runs the image: flowctl runs,

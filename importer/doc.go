@@ -2,7 +2,8 @@
 // flows: AnythingLLM agent flows (anythingllm.go), AgentFlow pipelines
 // with their registry's blocks (agentflow*.go) and n8n workflows of the
 // core nodes (n8n*.go). It is what flowctl import runs
-// (cmd/flowctl/cli/import.go renders its results and writes the files).
+// (cmd/flowctl/cli/import.go renders its results); write.go writes the
+// files, confined to the output directory, replacing none unless asked.
 //
 // Each format has a file of its own and a function per node or step
 // type, which writes the HCL of what it converts with hclwrite (the

@@ -1,9 +1,11 @@
 // Package lsp is flowctl's language server: the Language Server Protocol
 // (3.17, over standard input and output) on top of the compiler.
 //
-// The protocol's framing and JSON-RPC are github.com/creachadair/jrpc2's
-// (channel.LSP), its types go.lsp.dev/protocol's, with the few 3.17
-// additions in protocol.go. The server keeps the open documents
+// The protocol's JSON-RPC is github.com/creachadair/jrpc2's, and so is
+// the framing it sends (channel.LSP); the frames it reads are framing.go's,
+// which bounds the header and the length (MaxMessageSize) before the
+// library sees a message. Its types are go.lsp.dev/protocol's, with the
+// few 3.17 additions in protocol.go. The server keeps the open documents
 // (server.go) and one workspace of checks (workspace.go): a flow file
 // compiled by package compiler exactly as validate compiles it (with the
 // open documents' text in place of the files), a test file checked

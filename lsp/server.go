@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/creachadair/jrpc2"
-	"github.com/creachadair/jrpc2/channel"
 	"github.com/creachadair/jrpc2/handler"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -74,15 +74,20 @@ type document struct {
 }
 
 // Serve runs a language server on r and w (stdin and stdout, for an
-// editor) until the client exits or the stream ends.
+// editor) until the client exits or the stream ends. A message whose
+// header cannot be read (framing.go) ends it: the server logs why and
+// returns a *FrameError.
 func Serve(r io.Reader, w io.WriteCloser, opts Options) error {
 	s := newServer(opts)
 	s.rpc = jrpc2.NewServer(s.handlers(), &jrpc2.ServerOptions{AllowPush: true, Concurrency: 4})
-	s.rpc.Start(channel.LSP(r, w))
+	s.rpc.Start(newFrames(r, w))
 	err := s.rpc.Wait()
 	s.close()
 	if err == io.EOF || err == jrpc2.ErrConnClosed {
 		return nil
+	}
+	if fe := (*FrameError)(nil); errors.As(err, &fe) {
+		s.log.Printf("closing: %v", err)
 	}
 	return err
 }

@@ -18,9 +18,9 @@ import (
 
 func newImportCommand(s streams) *cobra.Command {
 	var from, out, blocksPath string
-	var partial, jsonOut bool
+	var partial, jsonOut, force bool
 	cmd := &cobra.Command{
-		Use:   "import [--from anythingllm|agentflow|n8n] [--out DIR] [--blocks DIR] [--partial] [--json] FILE...",
+		Use:   "import [--from anythingllm|agentflow|n8n] [--out DIR] [--blocks DIR] [--partial] [--force] [--json] FILE...",
 		Short: "Convert AnythingLLM agent flows, AgentFlow pipelines and n8n workflows into flows",
 		Long: `Import converts each FILE into a flow: an AnythingLLM agent flow, an
 AgentFlow pipeline (its blocks from --blocks, a directory of JSON block
@@ -30,7 +30,9 @@ is detected from each file's shape; --from forces it.
 It writes DIR/NAME.flow.hcl (NAME in snake_case from the flow's name) and,
 where blocks are needed, DIR/blocks/NAME.block.hcl (--out DIR, default .),
 formatted and validated, each step with a comment naming the node or step
-it came from. Credentials are never written: they become secrets, and
+it came from. It replaces no file that exists with other content unless
+--force, and writes nothing when it would (each such file is named);
+nothing is written through a symbolic link out of DIR. Credentials are never written: they become secrets, and
 import prints which to set. When something cannot be converted, import
 writes nothing and exits 1 with a diagnostic for each problem (the file,
 the JSON path, the node and why); with --partial it writes the flows anyway,
@@ -41,20 +43,21 @@ docs/import.md says what maps to what.`,
 			if from != "" && !slices.Contains(importer.Formats, importer.Format(from)) {
 				return usagef("unknown --from %q: use anythingllm, agentflow or n8n", from)
 			}
-			return runImport(s, args, importOptions{from: from, out: out, blocks: blocksPath, partial: partial, json: jsonOut})
+			return runImport(s, args, importOptions{from: from, out: out, blocks: blocksPath, partial: partial, json: jsonOut, force: force})
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the source format: anythingllm, agentflow or n8n (default: detected)")
 	cmd.Flags().StringVar(&out, "out", ".", "the directory to write the flows into")
 	cmd.Flags().StringVar(&blocksPath, "blocks", "", "AgentFlow block definitions: a directory of JSON files, or a JSON file holding a list")
 	cmd.Flags().BoolVar(&partial, "partial", false, "write the flows even when parts cannot be converted (those parts fail at run time)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace files that exist in --out with other content (or are symbolic links)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the files written and the diagnostics as JSON")
 	return cmd
 }
 
 type importOptions struct {
-	from, out, blocks string
-	partial, json     bool
+	from, out, blocks    string
+	partial, json, force bool
 }
 
 func runImport(s streams, args []string, o importOptions) error {
@@ -77,15 +80,12 @@ func runImport(s streams, args []string, o importOptions) error {
 		}
 	}
 	if o.blocks != "" {
-		names, err := blockDefinitionFiles(o.blocks)
-		if err != nil {
-			diags = append(diags, pathError(o.blocks, err))
+		defs, d := readBlockDefinitions(o.blocks)
+		diags = append(diags, d...)
+		for _, f := range defs {
+			files[f.Name] = &hcl.File{Bytes: f.Bytes}
 		}
-		for _, n := range names {
-			if f, ok := read(n); ok {
-				blockFiles = append(blockFiles, f)
-			}
-		}
+		blockFiles = append(blockFiles, defs...)
 	}
 	if diags.HasErrors() {
 		return view.Failed(files, diags)
@@ -98,44 +98,60 @@ func runImport(s streams, args []string, o importOptions) error {
 	if d := checkImported(res.Files); d.HasErrors() {
 		return view.Failed(files, append(diags, d...))
 	}
-	var written []string
-	for _, f := range res.Files {
-		path := filepath.Join(o.out, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return view.Failed(files, append(diags, writeError(path, err)))
-		}
-		if err := os.WriteFile(path, f.Bytes, 0o644); err != nil {
-			return view.Failed(files, append(diags, writeError(path, err)))
-		}
-		written = append(written, path)
+	written, d := importer.Write(o.out, res.Files, o.force)
+	if d.HasErrors() {
+		return view.Refused(files, append(diags, d...))
 	}
 	return view.Written(files, diags, written, res)
 }
 
-// blockDefinitionFiles are the JSON files of --blocks: the file itself,
-// or the *.json files directly inside the directory, in name order.
-func blockDefinitionFiles(path string) ([]string, error) {
+// readBlockDefinitions reads the JSON files of --blocks: the file itself,
+// or the *.json files directly inside the directory, in name order. The
+// directory's files are read through an os.Root: a symbolic link that
+// leads out of it is not followed.
+func readBlockDefinitions(path string) ([]importer.File, hcl.Diagnostics) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, hcl.Diagnostics{pathError(path, err)}
 	}
 	if !info.IsDir() {
-		return []string{path}, nil
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, hcl.Diagnostics{pathError(path, err)}
+		}
+		return []importer.File{{Name: path, Bytes: b}}, nil
 	}
-	entries, err := os.ReadDir(path)
+	root, err := os.OpenRoot(path)
 	if err != nil {
-		return nil, err
+		return nil, hcl.Diagnostics{pathError(path, err)}
 	}
-	var out []string
+	defer root.Close()
+	entries, err := fs.ReadDir(root.FS(), ".")
+	if err != nil {
+		return nil, hcl.Diagnostics{pathError(path, err)}
+	}
+	var out []importer.File
+	var diags hcl.Diagnostics
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
-			out = append(out, filepath.Join(path, e.Name()))
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		name := filepath.Join(path, e.Name())
+		b, err := root.ReadFile(e.Name())
+		switch {
+		case err != nil && e.Type()&fs.ModeSymlink != 0 && !errors.Is(err, fs.ErrNotExist):
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read file",
+				Detail: "The file " + name + " is a symbolic link that leads out of " + path + ", and import reads only the files inside --blocks."})
+		case err != nil:
+			diags = append(diags, pathError(name, err))
+		default:
+			out = append(out, importer.File{Name: name, Bytes: b})
 		}
 	}
-	if len(out) == 0 {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("no *.json block definitions in the directory")}
+	if len(out) == 0 && !diags.HasErrors() {
+		diags = append(diags, pathError(path, &fs.PathError{Op: "read", Path: path, Err: errors.New("no *.json block definitions in the directory")}))
 	}
-	return out, nil
+	return out, diags
 }
 
 // checkImported compiles the generated flows, written to a temporary
@@ -181,13 +197,4 @@ func firstError(d hcl.Diagnostics) string {
 		}
 	}
 	return ""
-}
-
-func writeError(path string, err error) *hcl.Diagnostic {
-	reason := err.Error()
-	if pe, ok := err.(*fs.PathError); ok {
-		reason = pe.Err.Error()
-	}
-	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot write file",
-		Detail: "The file " + path + " cannot be written: " + reason + "."}
 }

@@ -185,3 +185,131 @@ func TestImportCommand(t *testing.T) {
 		t.Errorf("broken JSON: exit %d %s", code, errOut)
 	}
 }
+
+// TestImportDoesNotOverwrite: import replaces no file that exists with
+// other content unless --force, and then writes nothing at all, naming
+// each file; it never writes through a symbolic link out of --out, nor
+// reads one out of --blocks. Before, it replaced the files the source's
+// names chose (an AgentFlow pipeline's block over the project's own) and
+// followed links.
+func TestImportDoesNotOverwrite(t *testing.T) {
+	var c *importtest.Case
+	for _, cc := range importtest.Cases(t, corpusDir) {
+		if cc.Name == "agentflow/hn_summary" {
+			c = cc
+		}
+	}
+	if c == nil {
+		t.Fatal("no case agentflow/hn_summary")
+	}
+	dir := t.TempDir()
+	src, blocks := filepath.Join(dir, "source.json"), filepath.Join(dir, "blocks.json")
+	os.WriteFile(src, c.Files["source.json"], 0o644)
+	os.WriteFile(blocks, c.Files["blocks.json"], 0o644)
+	importInto := func(out string, more ...string) (int, string, string) {
+		return runCLI(t, append(append([]string{"import", "--out", out, "--blocks", blocks}, more...), src)...)
+	}
+	read := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "<" + err.Error() + ">"
+		}
+		return string(b)
+	}
+
+	out := filepath.Join(dir, "out")
+	flow := filepath.Join(out, "hn_daily_summary.flow.hcl")
+	mine := filepath.Join(out, "blocks", "claude_summarize.block.hcl")
+	other := filepath.Join(out, "blocks", "web_search.block.hcl")
+	os.MkdirAll(filepath.Dir(mine), 0o755)
+	os.WriteFile(flow, []byte("# my flow\n"), 0o644)
+	os.WriteFile(mine, []byte("# my block\n"), 0o644)
+	code, stdout, errOut := importInto(out)
+	flat := strings.Join(strings.Fields(errOut), " ")
+	for _, want := range []string{flow + " exists with other content", mine + " exists with other content", "--force"} {
+		if code != 1 || !strings.Contains(flat, want) {
+			t.Errorf("import over files that exist: exit %d, want %q in\n%s%s", code, want, stdout, errOut)
+		}
+	}
+	if read(flow) != "# my flow\n" || read(mine) != "# my block\n" {
+		t.Errorf("import replaced files without --force: %q, %q", read(flow), read(mine))
+	}
+	if _, err := os.Stat(other); !os.IsNotExist(err) {
+		t.Errorf("import that refused a file wrote another: %s (%v)", other, err)
+	}
+	code, stdout, _ = importInto(out, "--json")
+	var res struct {
+		Written     bool
+		Diagnostics []struct{ Summary, Detail string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 1 || res.Written || len(res.Diagnostics) != 2 || res.Diagnostics[0].Summary != "File exists" {
+		t.Errorf("import --json over files that exist: exit %d, %v\n%s", code, err, stdout)
+	}
+
+	// --force replaces them, each through a temporary file renamed into
+	// place, none left behind; the same import again changes nothing.
+	code, stdout, errOut = importInto(out, "--force")
+	if code != 0 || read(mine) != string(c.Files["want/blocks/claude_summarize.block.hcl"]) || read(flow) != string(c.Files["want/hn_daily_summary.flow.hcl"]) {
+		t.Fatalf("import --force: exit %d\n%s%s\n%s", code, stdout, errOut, read(mine))
+	}
+	for _, d := range []string{out, filepath.Join(out, "blocks")} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".tmp") {
+				t.Errorf("import left %s in %s", e.Name(), d)
+			}
+		}
+	}
+	code, stdout, errOut = importInto(out)
+	if code != 0 || !strings.Contains(stdout, "Unchanged "+flow) {
+		t.Errorf("import of the same source again: exit %d\n%s%s", code, stdout, errOut)
+	}
+
+	// A directory that is a symbolic link out of --out: refused, even
+	// with --force; nothing lands where it points.
+	elsewhere := filepath.Join(dir, "elsewhere")
+	os.Mkdir(elsewhere, 0o755)
+	out2 := filepath.Join(dir, "out2")
+	os.Mkdir(out2, 0o755)
+	if err := os.Symlink(elsewhere, filepath.Join(out2, "blocks")); err != nil {
+		t.Fatal(err)
+	}
+	for _, force := range [][]string{nil, {"--force"}} {
+		code, stdout, errOut = importInto(out2, force...)
+		if flat := strings.Join(strings.Fields(errOut), " "); code != 1 || !strings.Contains(flat, filepath.Join(out2, "blocks")+" is a symbolic link that leads out of "+out2) {
+			t.Errorf("import %v through a link out of --out: exit %d\n%s%s", force, code, stdout, errOut)
+		}
+		if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+			t.Errorf("import %v wrote through the link: %v", force, entries)
+		}
+		if _, err := os.Stat(filepath.Join(out2, "hn_daily_summary.flow.hcl")); !os.IsNotExist(err) {
+			t.Errorf("import %v that refused a file wrote the flow", force)
+		}
+	}
+
+	// A file that is a symbolic link: refused; with --force the link is
+	// replaced, and what it pointed to is left alone.
+	out3 := filepath.Join(dir, "out3")
+	os.Mkdir(out3, 0o755)
+	victim := filepath.Join(elsewhere, "victim")
+	os.WriteFile(victim, []byte("victim\n"), 0o644)
+	link := filepath.Join(out3, "hn_daily_summary.flow.hcl")
+	os.Symlink(victim, link)
+	code, stdout, errOut = importInto(out3)
+	if flat := strings.Join(strings.Fields(errOut), " "); code != 1 || !strings.Contains(flat, link+" is a symbolic link") {
+		t.Errorf("import over a link: exit %d\n%s%s", code, stdout, errOut)
+	}
+	code, stdout, errOut = importInto(out3, "--force")
+	if info, err := os.Lstat(link); code != 0 || err != nil || !info.Mode().IsRegular() || read(victim) != "victim\n" {
+		t.Errorf("import --force over a link: exit %d, %v, victim %q\n%s%s", code, err, read(victim), stdout, errOut)
+	}
+
+	// --blocks reads no link out of its directory.
+	defs := filepath.Join(dir, "defs")
+	os.Mkdir(defs, 0o755)
+	os.Symlink(blocks, filepath.Join(defs, "registry.json"))
+	code, stdout, errOut = runCLI(t, "import", "--out", filepath.Join(dir, "out4"), "--blocks", defs, src)
+	if flat := strings.Join(strings.Fields(errOut), " "); code != 1 || !strings.Contains(flat, filepath.Join(defs, "registry.json")+" is a symbolic link that leads out of "+defs) {
+		t.Errorf("--blocks with a link out of it: exit %d\n%s%s", code, stdout, errOut)
+	}
+}

@@ -12,10 +12,13 @@ import (
 )
 
 // importView renders the result of import: the files written, the
-// secrets to set and what else to do, or the diagnostics that stopped it.
+// secrets to set and what else to do, or the diagnostics that stopped it:
+// problems of the sources (Failed), or files it would not replace
+// (Refused).
 type importView interface {
-	Written(files map[string]*hcl.File, diags hcl.Diagnostics, written []string, res *importer.Result) error
+	Written(files map[string]*hcl.File, diags hcl.Diagnostics, written []importer.Written, res *importer.Result) error
 	Failed(files map[string]*hcl.File, diags hcl.Diagnostics) error
+	Refused(files map[string]*hcl.File, diags hcl.Diagnostics) error
 }
 
 var (
@@ -37,10 +40,14 @@ type importHuman struct {
 	partial bool
 }
 
-func (v importHuman) Written(files map[string]*hcl.File, diags hcl.Diagnostics, written []string, res *importer.Result) error {
+func (v importHuman) Written(files map[string]*hcl.File, diags hcl.Diagnostics, written []importer.Written, res *importer.Result) error {
 	writeHumanDiagnostics(v.s.err, files, diags)
 	for _, w := range written {
-		fmt.Fprintf(v.s.out, "Wrote %s\n", w)
+		if w.Unchanged {
+			fmt.Fprintf(v.s.out, "Unchanged %s\n", w.Path)
+		} else {
+			fmt.Fprintf(v.s.out, "Wrote %s\n", w.Path)
+		}
 	}
 	if len(res.Secrets) > 0 {
 		fmt.Fprintln(v.s.out, "\nSet these secrets before a run (their values are not in the files):")
@@ -55,7 +62,7 @@ func (v importHuman) Written(files map[string]*hcl.File, diags hcl.Diagnostics, 
 		}
 	}
 	if len(written) > 0 {
-		fmt.Fprintf(v.s.out, "\nNext: flowctl validate %s, then flowctl plan on each flow.\n", filepath.Dir(written[0]))
+		fmt.Fprintf(v.s.out, "\nNext: flowctl validate %s, then flowctl plan on each flow.\n", filepath.Dir(written[0].Path))
 	}
 	return nil
 }
@@ -66,6 +73,22 @@ func (v importHuman) Failed(files map[string]*hcl.File, diags hcl.Diagnostics) e
 	fmt.Fprintf(v.s.err, "Nothing written: %s, %s.", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
 	if !v.partial {
 		fmt.Fprint(v.s.err, " With --partial the flows are written, each part that could not be converted a step that fails with its message.")
+	}
+	fmt.Fprintln(v.s.err)
+	return exitError{exitFailure}
+}
+
+// Refused says which files import would not replace; nothing was
+// written.
+func (v importHuman) Refused(files map[string]*hcl.File, diags hcl.Diagnostics) error {
+	writeHumanDiagnostics(v.s.err, files, diags)
+	errs, warns := countDiags(diags)
+	fmt.Fprintf(v.s.err, "Nothing written: %s, %s.", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	for _, d := range diags {
+		if d.Summary == importer.FileExistsSummary {
+			fmt.Fprint(v.s.err, " With --force import replaces the files that exist.")
+			break
+		}
 	}
 	fmt.Fprintln(v.s.err)
 	return exitError{exitFailure}
@@ -97,10 +120,12 @@ type importJSONDiagnostic struct {
 	Source *importer.Origin `json:"source,omitempty"`
 }
 
-func (v importJSON) write(files map[string]*hcl.File, diags hcl.Diagnostics, written []string, res *importer.Result) error {
+func (v importJSON) write(files map[string]*hcl.File, diags hcl.Diagnostics, written []importer.Written, res *importer.Result) error {
 	out := importJSONResult{FormatVersion: diagjson.FormatVersion, Written: res != nil,
 		Files: []string{}, Secrets: []importJSONSecret{}, Next: []string{}, Diagnostics: []importJSONDiagnostic{}}
-	out.Files = append(out.Files, written...)
+	for _, w := range written {
+		out.Files = append(out.Files, w.Path)
+	}
 	if res != nil {
 		for _, s := range res.Secrets {
 			out.Secrets = append(out.Secrets, importJSONSecret(s))
@@ -119,7 +144,7 @@ func (v importJSON) write(files map[string]*hcl.File, diags hcl.Diagnostics, wri
 	return enc.Encode(out)
 }
 
-func (v importJSON) Written(files map[string]*hcl.File, diags hcl.Diagnostics, written []string, res *importer.Result) error {
+func (v importJSON) Written(files map[string]*hcl.File, diags hcl.Diagnostics, written []importer.Written, res *importer.Result) error {
 	return v.write(files, diags, written, res)
 }
 
@@ -128,4 +153,8 @@ func (v importJSON) Failed(files map[string]*hcl.File, diags hcl.Diagnostics) er
 		return err
 	}
 	return exitError{exitFailure}
+}
+
+func (v importJSON) Refused(files map[string]*hcl.File, diags hcl.Diagnostics) error {
+	return v.Failed(files, diags)
 }
