@@ -12,7 +12,8 @@ import (
 
 // getEvents streams a run's events as Server-Sent Events: those after
 // Last-Event-ID (or ?after=N) first, then the new ones as they come, until
-// the run has finished.
+// the run has finished, or a rotation of the tokens has revoked the
+// request's.
 func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	after := int64(0)
@@ -54,10 +55,15 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 			send(evs)
 		}
 	}
+	ctx, cancel := s.opts.Tokens.untilRevoked(r, RoleRead)
+	defer cancel()
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
 	stopping := s.stopping
 	for {
+		if ctx.Err() != nil {
+			return // no event after a revocation
+		}
 		if lr == nil {
 			// A finished run: everything is in the state.
 			evs, err := s.store.Events(id, after, 0)
@@ -82,8 +88,8 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 			if flusher != nil {
 				flusher.Flush()
 			}
-		case <-r.Context().Done():
-			return
+		case <-ctx.Done():
+			return // the client went, or its token was revoked
 		case <-stopping:
 			lr.mu.Lock()
 			waiting := lr.status == string(runtime.StatusWaiting)

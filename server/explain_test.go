@@ -311,14 +311,14 @@ func TestExplainProposalDrift(t *testing.T) {
 // that may run; reading proposals, one that may read.
 func TestExplainNeedsToken(t *testing.T) {
 	t.Setenv("FLOWCTL_SECRET_KEY", explainSecretValue)
-	list, err := ParseTokens("tokens", []byte("reader read r-1\nci read,run c-1\n"))
+	list, err := ParseTokens("tokens", []byte("reader read reader-token-0001\nci read,run ci-token-00000001\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := newTestServer(t, files{"count.flow.hcl": countFlow, "blocks/count_words.block.hcl": countBlock("input.text")}, func(o *Options) {
 		o.Tokens, o.Model = NewTokens(list, true), &scriptedModel{replies: []string{`{"diagnosis": "words failed", "fix": null}`}}
 	})
-	ts.token = "c-1"
+	ts.token = "ci-token-00000001"
 	id := ts.start("count", `{}`)
 	ts.wait(id, "failed")
 	for _, c := range []struct {
@@ -327,12 +327,12 @@ func TestExplainNeedsToken(t *testing.T) {
 	}{
 		{"", "POST", "/v1/runs/" + id + "/explain", 401},
 		{"", "GET", "/v1/proposals", 401},
-		{"r-1", "POST", "/v1/runs/" + id + "/explain", 403},
-		{"r-1", "POST", "/v1/proposals/x/accept", 403},
-		{"r-1", "POST", "/v1/proposals/x/reject", 403},
-		{"r-1", "GET", "/v1/proposals", 200},
-		{"r-1", "GET", "/v1/proposals/x", 404},
-		{"c-1", "POST", "/v1/runs/" + id + "/explain", 200},
+		{"reader-token-0001", "POST", "/v1/runs/" + id + "/explain", 403},
+		{"reader-token-0001", "POST", "/v1/proposals/x/accept", 403},
+		{"reader-token-0001", "POST", "/v1/proposals/x/reject", 403},
+		{"reader-token-0001", "GET", "/v1/proposals", 200},
+		{"reader-token-0001", "GET", "/v1/proposals/x", 404},
+		{"ci-token-00000001", "POST", "/v1/runs/" + id + "/explain", 200},
 	} {
 		ts.token = c.token
 		var e runReply

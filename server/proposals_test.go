@@ -13,9 +13,9 @@ import (
 )
 
 // proposalTokens: a runner, an author, and one who may author and approve.
-const proposalTokens = "ci read,run c-1\nauthor read,author w-1\nlead read,author,approve l-1\n"
+const proposalTokens = "ci read,run ci-token-00000001\nauthor read,author author-token-0001\nlead read,author,approve lead-token-000001\n"
 
-func bearer(token string) []string { return []string{"Authorization", "Bearer " + token} }
+func authHeader(token string) []string { return []string{"Authorization", "Bearer " + token} }
 
 // stage records a proposal that writes review.flow.hcl with content.
 func (ts *testServer) stage(content string) string {
@@ -50,11 +50,11 @@ func TestProposalRoles(t *testing.T) {
 		t.Fatalf("the roles: %+v", list)
 	}
 	ts := newTestServer(t, files{"review.flow.hcl": reviewFlow}, func(o *Options) { o.Tokens = NewTokens(list, true) })
-	ts.token = "c-1"
+	ts.token = "ci-token-00000001"
 	harmless := ts.stage(strings.Replace(reviewFlow, "Publish it?", "Publish the draft?", 1))
 	var e runReply
 	for _, verb := range []string{"accept", "reject"} {
-		if code := ts.code("POST", "/v1/proposals/"+harmless+"/"+verb, `{}`, &e, bearer("c-1")...); code != 403 || !strings.Contains(e.Error.Message, "accept or reject proposals (role author)") {
+		if code := ts.code("POST", "/v1/proposals/"+harmless+"/"+verb, `{}`, &e, authHeader("ci-token-00000001")...); code != 403 || !strings.Contains(e.Error.Message, "accept or reject proposals (role author)") {
 			t.Errorf("a runner may %s: %d %+v", verb, code, e)
 		}
 	}
@@ -63,14 +63,14 @@ func TestProposalRoles(t *testing.T) {
 		Weakens    bool              `json:"weakens"`
 		Weakenings []state.Weakening `json:"weakenings"`
 	}
-	if code := ts.code("POST", "/v1/proposals/"+harmless+"/accept", `{}`, &shown, bearer("w-1")...); code != 200 || shown.Status != "accepted" {
+	if code := ts.code("POST", "/v1/proposals/"+harmless+"/accept", `{}`, &shown, authHeader("author-token-0001")...); code != 200 || shown.Status != "accepted" {
 		t.Fatalf("an author accepts: %d %+v", code, shown)
 	}
 	b, _ := os.ReadFile(filepath.Join(ts.dir, "review.flow.hcl"))
 	if !strings.Contains(string(b), "Publish the draft?") {
 		t.Fatal("the accepted proposal was not written")
 	}
-	if code := ts.code("POST", "/v1/proposals/"+ts.stage(string(b))+"/reject", `{}`, &shown, bearer("w-1")...); code != 200 || shown.Status != "rejected" {
+	if code := ts.code("POST", "/v1/proposals/"+ts.stage(string(b))+"/reject", `{}`, &shown, authHeader("author-token-0001")...); code != 200 || shown.Status != "rejected" {
 		t.Errorf("an author rejects: %d %+v", code, shown)
 	}
 
@@ -79,8 +79,8 @@ func TestProposalRoles(t *testing.T) {
 		shown.Weakenings[0].Kind != thinker.WeakApproval || shown.Weakenings[0].Subject != `step "check"` {
 		t.Errorf("GET of the weakening proposal: %d %+v", code, shown)
 	}
-	for _, tok := range []string{"c-1", "w-1"} {
-		if code := ts.code("POST", "/v1/proposals/"+weak+"/accept", `{}`, &e, bearer(tok)...); code != 403 {
+	for _, tok := range []string{"ci-token-00000001", "author-token-0001"} {
+		if code := ts.code("POST", "/v1/proposals/"+weak+"/accept", `{}`, &e, authHeader(tok)...); code != 403 {
 			t.Errorf("%s accepts a weakening: %d %+v", tok, code, e)
 		}
 	}
@@ -91,11 +91,11 @@ func TestProposalRoles(t *testing.T) {
 		t.Fatal("a refused accept wrote the flow")
 	}
 	// An author may reject it; one who may also approve accepts another.
-	if code := ts.code("POST", "/v1/proposals/"+weak+"/reject", `{}`, &shown, bearer("w-1")...); code != 200 || shown.Status != "rejected" {
+	if code := ts.code("POST", "/v1/proposals/"+weak+"/reject", `{}`, &shown, authHeader("author-token-0001")...); code != 200 || shown.Status != "rejected" {
 		t.Errorf("an author rejects a weakening: %d %+v", code, shown)
 	}
 	weak = ts.stage(reviewFlowNoApproval)
-	if code := ts.code("POST", "/v1/proposals/"+weak+"/accept", `{}`, &shown, bearer("l-1")...); code != 200 || shown.Status != "accepted" {
+	if code := ts.code("POST", "/v1/proposals/"+weak+"/accept", `{}`, &shown, authHeader("lead-token-000001")...); code != 200 || shown.Status != "accepted" {
 		t.Errorf("author and approve accept a weakening: %d %+v", code, shown)
 	}
 }
@@ -117,10 +117,10 @@ func TestExplainCannotDropApproval(t *testing.T) {
 	ts := newTestServer(t, files{"review.flow.hcl": reviewFlow}, func(o *Options) {
 		o.Tokens, o.Model, o.ModelName = NewTokens(list, true), model, "test-model"
 	})
-	ts.token = "c-1"
-	id := ts.start("review", `{}`, bearer("c-1")...)
+	ts.token = "ci-token-00000001"
+	id := ts.start("review", `{}`, authHeader("ci-token-00000001")...)
 	ts.wait(id, "waiting")
-	if code := ts.code("POST", "/v1/runs/"+id+"/cancel", `{}`, nil, bearer("c-1")...); code != 200 {
+	if code := ts.code("POST", "/v1/runs/"+id+"/cancel", `{}`, nil, authHeader("ci-token-00000001")...); code != 200 {
 		t.Fatalf("cancel: %d", code)
 	}
 	ts.wait(id, "cancelled")
@@ -132,7 +132,7 @@ func TestExplainCannotDropApproval(t *testing.T) {
 		} `json:"proposal"`
 		NoFixReason string `json:"no_fix_reason"`
 	}
-	if code := ts.code("POST", "/v1/runs/"+id+"/explain", `{}`, &ex, bearer("c-1")...); code != 200 || ex.Proposal == nil {
+	if code := ts.code("POST", "/v1/runs/"+id+"/explain", `{}`, &ex, authHeader("ci-token-00000001")...); code != 200 || ex.Proposal == nil {
 		t.Fatalf("explain: %d %+v", code, ex)
 	}
 	if !ex.Proposal.Weakens || len(ex.Proposal.Weakenings) != 1 || ex.Proposal.Weakenings[0].Kind != thinker.WeakApproval {
@@ -142,10 +142,10 @@ func TestExplainCannotDropApproval(t *testing.T) {
 		t.Errorf("the recorded proposal: %+v %v", p, err)
 	}
 	var e runReply
-	if code := ts.code("POST", "/v1/proposals/"+ex.Proposal.ID+"/accept", `{}`, &e, bearer("c-1")...); code != 403 {
+	if code := ts.code("POST", "/v1/proposals/"+ex.Proposal.ID+"/accept", `{}`, &e, authHeader("ci-token-00000001")...); code != 403 {
 		t.Errorf("the runner accepts the fix: %d %+v", code, e)
 	}
-	if code := ts.code("POST", "/v1/proposals/"+ex.Proposal.ID+"/accept", `{}`, &e, bearer("w-1")...); code != 403 || e.Error.Code != "forbidden" {
+	if code := ts.code("POST", "/v1/proposals/"+ex.Proposal.ID+"/accept", `{}`, &e, authHeader("author-token-0001")...); code != 403 || e.Error.Code != "forbidden" {
 		t.Errorf("an author alone accepts the fix: %d %+v", code, e)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ts.dir, "review.flow.hcl")); string(b) != reviewFlow {

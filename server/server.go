@@ -32,10 +32,10 @@ type Options struct {
 	GoEngine   string
 	Store      *state.Store
 	Executors  *blocks.Executors
-	// Tokens, when it has any, are required of every request but the
-	// probes and the dashboard's pages, as Authorization: Bearer TOKEN,
-	// each allowing what its roles say (auth.go); without tokens, requests
-	// are guarded against other sites' pages (guard.go).
+	// Tokens, when it has or had any, are required of every request but
+	// the probes and the dashboard's pages, as Authorization: Bearer
+	// TOKEN, each allowing what its roles say (auth.go); without tokens,
+	// requests are guarded against other sites' pages (guard.go).
 	Tokens *Tokens
 	// AllowedHosts are the host names, besides the loopback ones, that a
 	// request without a token may name in its Host header: the host of

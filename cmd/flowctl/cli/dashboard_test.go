@@ -86,7 +86,7 @@ func TestDashboard(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "review.flow.hcl"), dashboardFlow)
 	os.MkdirAll(filepath.Join(dir, "big"), 0o755)
 	writeFile(t, filepath.Join(dir, "big", "chains.flow.hcl"), string(flowgen.Chains(50, 10)))
-	srv := startServe(t, dir, []string{"FLOWCTL_TOKEN=t0k3n"})
+	srv := startServe(t, dir, []string{"FLOWCTL_TOKEN=t0k3n-0123456789abcdef"})
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1400, 1000))
@@ -125,7 +125,7 @@ func TestDashboard(t *testing.T) {
 		chromedp.Navigate(srv.url+"/"),
 		ready(`#token-form`),
 		ready(`#token`),
-		chromedp.SendKeys(css(`#token`), "t0k3n"),
+		chromedp.SendKeys(css(`#token`), "t0k3n-0123456789abcdef"),
 		ready(`#token-form button[type=submit]`),
 		chromedp.Click(css(`#token-form button[type=submit]`)),
 		ready(`#runs`),
@@ -203,7 +203,7 @@ func TestDashboard(t *testing.T) {
 		Status string `json:"status"`
 	}
 	id := url[strings.LastIndex(url, "/")+1:]
-	srv.token = "t0k3n"
+	srv.token = "t0k3n-0123456789abcdef"
 	if code := srv.do("GET", "/v1/runs/"+id, "", &run); code != 200 || run.Status != "ok" {
 		t.Errorf("GET the run: %d %+v", code, run)
 	}

@@ -172,7 +172,7 @@ func TestMCPToolsOfLLM(t *testing.T) {
 	served := mcpServerDir(t)
 	// The same flows over streamable HTTP, with a token.
 	cmd := flowctl(t, served, "mcp", "--sandbox", "inprocess", "--http", "127.0.0.1:0", ".")
-	cmd.Env = append(cmd.Env, "FLOWCTL_TOKEN=t0k3n")
+	cmd.Env = append(cmd.Env, "FLOWCTL_TOKEN=t0k3n-0123456789abcdef")
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func TestMCPToolsOfLLM(t *testing.T) {
 	)
 	t.Setenv("OPENAI_BASE_URL", m.URL)
 	t.Setenv("OPENAI_API_KEY", "sk-test")
-	t.Setenv("MCP_TOKEN", "t0k3n")
+	t.Setenv("MCP_TOKEN", "t0k3n-0123456789abcdef")
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "main.flow.hcl"), `
 flow "main" {}
@@ -230,7 +230,7 @@ output "answer" {
 	if !strings.Contains(out, `"tool":"mcp.remote.greet"`) || !strings.Contains(out, `"answer":"said hello"`) {
 		t.Errorf("events:\n%s", out)
 	}
-	if strings.Contains(out, "t0k3n") {
+	if strings.Contains(out, "t0k3n-0123456789abcdef") {
 		t.Error("the token is in the events")
 	}
 	reqs := m.got()

@@ -143,7 +143,7 @@ output "slept" {
 }
 `), 0o644)
 	cmd := flowctl(t, dir, "mcp", "--http", "127.0.0.1:0", ".")
-	cmd.Env = append(cmd.Env, "FLOWCTL_TOKEN=t0k3n")
+	cmd.Env = append(cmd.Env, "FLOWCTL_TOKEN=t0k3n-0123456789abcdef")
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -167,7 +167,7 @@ output "slept" {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
-	session, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tokenTransport("t0k3n")}}, nil)
+	session, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tokenTransport("t0k3n-0123456789abcdef")}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

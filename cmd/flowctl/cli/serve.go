@@ -47,7 +47,9 @@ back and cancel them, explain a failed run with the model llm steps use
 fix it staged. Runs use the same runtime and state as apply (DIR's
 .flowctl, or --state). Flows are compiled again when their files change; an
 edit that does not compile keeps the last good version. With FLOWCTL_TOKEN
-set (or --token-file, or named tokens with roles in --tokens-file), every
+set (16 characters at least; or --token-file, or named tokens with roles in
+--tokens-file, read again when it changes and revoked when it is emptied
+or deleted), every
 request but the probes (/healthz, /readyz) and the dashboard's pages needs
 Authorization: Bearer TOKEN; serve refuses to listen beyond the loopback
 interface without one. Without a token it answers only requests for its own

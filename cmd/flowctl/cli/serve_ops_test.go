@@ -22,8 +22,8 @@ import (
 
 // TestServeTokensFile: named tokens with roles from --tokens-file; the
 // file is read again when it changes (a token rotates without a restart)
-// and on SIGHUP, and a file that does not read keeps the tokens there
-// were. The log is JSON (--log-format json), a line a request, without
+// and on SIGHUP, and a line that does not read keeps the token its name
+// had (the other names, gone from the file, are revoked). The log is JSON (--log-format json), a line a request, without
 // tokens.
 func TestServeTokensFile(t *testing.T) {
 	if testing.Short() {
@@ -31,9 +31,9 @@ func TestServeTokensFile(t *testing.T) {
 	}
 	dir := serveDir(t)
 	file := filepath.Join(t.TempDir(), "tokens")
-	writeFile(t, file, "# name roles token\nana read,approve t-ana-1\nci read,run t-ci-1\n")
+	writeFile(t, file, "# name roles token\nana read,approve t-ana-1-0123456789\nci read,run t-ci-1-0123456789\n")
 	p := startServe(t, dir, nil, "--tokens-file", file, "--log-format", "json")
-	p.token = "t-ana-1"
+	p.token = "t-ana-1-0123456789"
 	if code := p.do("GET", "/v1/runs", "", nil); code != 200 {
 		t.Fatalf("ana reads: %d", code)
 	}
@@ -42,7 +42,7 @@ func TestServeTokensFile(t *testing.T) {
 	}
 	// A rotation: an atomic replacement, as a secret manager does it.
 	tmp := file + ".new"
-	writeFile(t, tmp, "ana read,approve t-ana-2\nci read,run t-ci-1\n")
+	writeFile(t, tmp, "ana read,approve t-ana-2-0123456789\nci read,run t-ci-1-0123456789\n")
 	if err := os.Rename(tmp, file); err != nil {
 		t.Fatal(err)
 	}
@@ -54,22 +54,27 @@ func TestServeTokensFile(t *testing.T) {
 			}
 		}
 	}
-	until("the rotated token", func() bool { p.token = "t-ana-2"; return p.do("GET", "/v1/runs", "", nil) == 200 })
-	p.token = "t-ana-1"
+	until("the rotated token", func() bool { p.token = "t-ana-2-0123456789"; return p.do("GET", "/v1/runs", "", nil) == 200 })
+	p.token = "t-ana-1-0123456789"
 	if code := p.do("GET", "/v1/runs", "", nil); code != 401 {
 		t.Errorf("the old token after the rotation: %d", code)
 	}
-	// A broken file keeps the tokens; SIGHUP reads it again once fixed.
-	writeFile(t, file, "ana admin t-ana-3\n")
+	// A broken line keeps its name's token; ci, gone from the file, is
+	// revoked. SIGHUP reads the file again once fixed.
+	writeFile(t, file, "ana admin t-ana-3-0123456789\n")
 	until("the broken file's error", func() bool { return strings.Contains(p.stderr.String(), "the token file does not read") })
-	p.token = "t-ana-2"
+	p.token = "t-ana-2-0123456789"
 	if code := p.do("GET", "/v1/runs", "", nil); code != 200 {
 		t.Errorf("after a broken file: %d", code)
 	}
-	writeFile(t, file, "ana read t-ana-3\n")
+	p.token = "t-ci-1-0123456789"
+	if code := p.do("GET", "/v1/runs", "", nil); code != 401 {
+		t.Errorf("ci, gone from the broken file: %d", code)
+	}
+	writeFile(t, file, "ana read t-ana-3-0123456789\n")
 	p.cmd.Process.Signal(syscall.SIGHUP)
 	until("SIGHUP", func() bool { return strings.Contains(p.stderr.String(), `"why":"SIGHUP"`) })
-	until("the token read on SIGHUP", func() bool { p.token = "t-ana-3"; return p.do("GET", "/v1/runs", "", nil) == 200 })
+	until("the token read on SIGHUP", func() bool { p.token = "t-ana-3-0123456789"; return p.do("GET", "/v1/runs", "", nil) == 200 })
 
 	// A request's line is written after its response: wait for the last.
 	logged := func() (requests int) {

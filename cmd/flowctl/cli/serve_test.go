@@ -409,7 +409,7 @@ func TestServeToken(t *testing.T) {
 		t.Skip("spawns a process")
 	}
 	dir := serveDir(t)
-	p := startServe(t, dir, []string{"FLOWCTL_TOKEN=s3cret"})
+	p := startServe(t, dir, []string{"FLOWCTL_TOKEN=s3cret-0123456789"})
 	var r runReply
 	if code := p.do("GET", "/v1/flows", "", &r); code != 401 || r.Error.Code != "unauthorized" {
 		t.Errorf("without the token: %d %+v", code, r.Error)
@@ -417,7 +417,7 @@ func TestServeToken(t *testing.T) {
 	if code := p.do("GET", "/healthz", "", nil); code != 200 {
 		t.Errorf("healthz without the token: %d", code)
 	}
-	p.token = "s3cret"
+	p.token = "s3cret-0123456789"
 	if code := p.do("GET", "/v1/flows", "", nil); code != 200 {
 		t.Errorf("with the token: %d", code)
 	}
