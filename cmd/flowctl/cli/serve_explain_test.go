@@ -179,12 +179,12 @@ func TestDashboardExplainWeakening(t *testing.T) {
 	p := newPage(t)
 	dir := thinkDir(t)
 	writeFile(t, filepath.Join(dir, "publish.flow.hcl"), gatedFlow)
-	writeFile(t, filepath.Join(dir, "tokens"), "dev read,run,author d-1\n")
+	writeFile(t, filepath.Join(dir, "tokens"), "dev read,run,author dev-token-0000001\n")
 	content, _ := json.Marshal(ungatedFlow)
 	newThinkServer(t, map[string][]string{"explain": {fmt.Sprintf(`{"diagnosis": "The run was cancelled while it waited for step check.",
 		"fix": {"summary": "Publish without waiting.", "files": [{"path": "publish.flow.hcl", "content": %s}]}}`, content)}})
 	srv := startServe(t, dir, nil, "--tokens-file", filepath.Join(dir, "tokens"))
-	srv.token = "d-1"
+	srv.token = "dev-token-0000001"
 	var r runReply
 	if code := srv.do("POST", "/v1/flows/publish/runs", `{}`, &r); code != 202 {
 		t.Fatalf("start: %d %+v", code, r)
@@ -197,7 +197,7 @@ func TestDashboardExplainWeakening(t *testing.T) {
 
 	p.do("explaining the cancelled run",
 		chromedp.Navigate(srv.url+"/"),
-		p.until(`(sessionStorage.setItem('flowctl-token', 'd-1'), true)`),
+		p.until(`(sessionStorage.setItem('flowctl-token', 'dev-token-0000001'), true)`),
 		chromedp.Navigate(srv.url+"/runs/"+r.RunID),
 		p.until(`document.querySelector('#explain-run') !== null`),
 		chromedp.Click(chromedp.CSS(`#explain-run`)),
