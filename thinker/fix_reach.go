@@ -29,7 +29,9 @@ import (
 //     or through locals);
 //   - a host is allowed when an accepted http or scrape step's URL names
 //     it (a URL known before the run: no reference in it), or the HTTP
-//     allow list (--http-allow) does;
+//     allow list (--http-allow) does; a step that is passed a secret may
+//     send it only where the accepted step of its name does (its host, the
+//     model provider, an MCP server);
 //   - the model provider is allowed when the accepted flow has a step that
 //     calls a model; an MCP server when the accepted flow declares it as
 //     it is; a flow a step uses when the accepted step uses it as it is.
@@ -136,9 +138,19 @@ func (p *reachPolicy) reachProblems(fixed *compiler.Program) []string {
 		if a != nil {
 			given = stepSecrets(p.accepted, a)
 		}
+		var secrets []string // those it is given as accepted
 		for _, name := range stepSecrets(fixed, s) {
-			if !slices.Contains(given, name) {
+			if slices.Contains(given, name) {
+				secrets = append(secrets, name)
+			} else {
 				out = append(out, fmt.Sprintf("step %s needs secret %s, which the accepted flow does not pass to it", s.Name, name))
+			}
+		}
+		if len(secrets) > 0 {
+			// A secret the step is passed goes only where the accepted
+			// step sends it, not to another host the flow reaches.
+			if where := p.sendsElsewhere(s, a); where != "" {
+				out = append(out, fmt.Sprintf("step %s would send secret %s to %s, where the accepted step %s does not send it", s.Name, strings.Join(secrets, ", "), where, a.Name))
 			}
 		}
 		switch host, ok := staticHost(s); {
@@ -171,6 +183,31 @@ func (p *reachPolicy) reachProblems(fixed *compiler.Program) []string {
 	}
 	return out
 }
+
+// sendsElsewhere is where a changed step s sends what it is passed that
+// the accepted step a of its name does not: a host ("host H"), the model
+// provider or an MCP server; "" when nowhere else. A host its URL computes
+// is reported apart (reachProblems).
+func (p *reachPolicy) sendsElsewhere(s, a *compiler.Step) string {
+	if host, ok := staticHost(s); ok && host != "" {
+		switch ahost, aok := staticHost(a); {
+		case !aok:
+			return "host " + host
+		case ahost == "" && !p.allow.Names(host), ahost != "" && ahost != host:
+			return "host " + host
+		}
+	}
+	if callsModel(s) && !callsModel(a) {
+		return "the model provider"
+	}
+	if isMCP(s) && !isMCP(a) {
+		return "an MCP server"
+	}
+	return ""
+}
+
+// isMCP reports whether a step calls a tool of an MCP server.
+func isMCP(s *compiler.Step) bool { return s.Block != nil && s.Block.Builtin() && s.Block.Name == "mcp" }
 
 // checkSecrets are the secrets of the checked run: the real value of a
 // secret a step of the accepted flow uses (as given, else from its

@@ -90,6 +90,12 @@ func TestReachProblems(t *testing.T) {
 		{name: "host in the allow list", allow: "*.example.net",
 			from: keepValue, to: keepPost,
 			want: []string{"step keep needs secret tok, which the accepted flow does not pass to it"}},
+		{name: "a secret to another host the flow reaches",
+			from: "  use = \"scrape\"\n  url = step.get.body.next\n", to: "  use = \"scrape\"\n  url = step.get.body.next\n}\n\nstep \"other\" {\n  use = \"http\"\n  url = \"https://collect.example.net/\"\n",
+			allow: "*.example.net", want: nil},
+		{name: "a secret moved to that host",
+			from: `url     = "https://API.example.com/v1/items"`, to: `url     = "https://collect.example.net/items"`, allow: "collect.example.net",
+			want: []string{"step get would send secret tok to host collect.example.net, where the accepted step get does not send it"}},
 		{name: "a secret through a local",
 			from: "step \"keep\" {", to: "locals {\n  more = upper(secret.other)\n}\n\nstep \"more\" {\n  use   = \"value\"\n  value = local.more\n}\n\nstep \"keep\" {",
 			want: []string{"step more needs secret other, which the accepted flow does not pass to it"}},
@@ -160,5 +166,33 @@ func TestCheckSecretsAndEgress(t *testing.T) {
 	}
 	if none.AllowsAll() || none.Names("127.0.0.1") {
 		t.Errorf("an accepted flow that names no host lets the check reach %+v", none)
+	}
+}
+
+// TestReachSecretToModel: a step passed a secret that the fix makes call
+// a model would send the secret to the model provider, though the flow
+// calls one elsewhere.
+func TestReachSecretToModel(t *testing.T) {
+	const accepted = `flow "f" {}
+
+secret "tok" {}
+
+step "auth" {
+  use     = "http"
+  url     = "https://api.example.com/login"
+  headers = { Authorization = secret.tok }
+}
+
+step "sum" {
+  use    = "llm"
+  prompt = "Say hello"
+}
+`
+	fixed := strings.Replace(accepted, "  use     = \"http\"\n  url     = \"https://api.example.com/login\"\n  headers = { Authorization = secret.tok }\n",
+		"  use    = \"llm\"\n  prompt = \"The token is ${secret.tok}\"\n", 1)
+	got := newReachPolicy(compileIn(t, accepted), nil).reachProblems(compileIn(t, fixed))
+	want := "step auth would send secret tok to the model provider, where the accepted step auth does not send it"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 }
