@@ -207,7 +207,9 @@ func (p *reachPolicy) sendsElsewhere(s, a *compiler.Step) string {
 }
 
 // isMCP reports whether a step calls a tool of an MCP server.
-func isMCP(s *compiler.Step) bool { return s.Block != nil && s.Block.Builtin() && s.Block.Name == "mcp" }
+func isMCP(s *compiler.Step) bool {
+	return s.Block != nil && s.Block.Builtin() && s.Block.Name == "mcp"
+}
 
 // checkSecrets are the secrets of the checked run: the real value of a
 // secret a step of the accepted flow uses (as given, else from its
