@@ -54,13 +54,14 @@ type reachPolicy struct {
 	allow    *blocks.Egress // the HTTP allow list; nil (or AllowsAll) for none
 	hosts    []string       // the hosts its http and scrape steps' URLs name
 	llm      bool           // it has a step that calls a model
-	// env are the environment variables of the secrets its steps and
-	// the flows they use refer to.
-	env map[string]bool
+	// used are the names of the secrets its steps, MCP servers and the
+	// flows they use refer to (a flow a step uses is handed its secrets by
+	// name); env their environment variables.
+	used, env map[string]bool
 }
 
 func newReachPolicy(accepted *compiler.Program, allow *blocks.Egress) *reachPolicy {
-	p := &reachPolicy{accepted: accepted, allow: allow, env: map[string]bool{}}
+	p := &reachPolicy{accepted: accepted, allow: allow, used: map[string]bool{}, env: map[string]bool{}}
 	seen := map[*compiler.Program]bool{}
 	var walk func(prog *compiler.Program)
 	walk = func(prog *compiler.Program) {
@@ -76,7 +77,7 @@ func newReachPolicy(accepted *compiler.Program, allow *blocks.Egress) *reachPoli
 				p.llm = true
 			}
 			for _, name := range stepSecrets(prog, s) {
-				p.env[prog.SecretsByName[name].Env] = true
+				p.used[name], p.env[prog.SecretsByName[name].Env] = true, true
 			}
 			walk(s.Flow)
 			for _, t := range s.Tools {
@@ -85,7 +86,7 @@ func newReachPolicy(accepted *compiler.Program, allow *blocks.Egress) *reachPoli
 		}
 		for _, m := range prog.MCPServers {
 			for _, name := range exprSecrets(prog, m.Env, m.Headers) {
-				p.env[prog.SecretsByName[name].Env] = true
+				p.used[name], p.env[prog.SecretsByName[name].Env] = true, true
 			}
 		}
 	}
@@ -128,7 +129,7 @@ func (p *reachPolicy) reachProblems(fixed *compiler.Program) []string {
 	for _, s := range fixed.Steps {
 		a := p.accepted.StepsByName[s.Name]
 		if s.Flow != nil && (a == nil || a.Flow == nil || a.Flow.SourceHash != s.Flow.SourceHash) {
-			out = append(out, fmt.Sprintf("step %s uses flow %q, whose steps the accepted flow does not run there: it is not run", s.Name, s.Flow.Flow.Name))
+			out = append(out, fmt.Sprintf("step %s uses flow %q, which is not the flow the accepted step uses as it is: it is not run", s.Name, s.Flow.Flow.Name))
 			continue
 		}
 		if a != nil && versions[s.Name] == accepted[s.Name] {
@@ -212,26 +213,16 @@ func isMCP(s *compiler.Step) bool {
 }
 
 // checkSecrets are the secrets of the checked run: the real value of a
-// secret a step of the accepted flow uses (as given, else from its
-// environment variable), a placeholder for the others; and the lookup of
+// secret a step of the accepted flow, or of a flow it uses, refers to (as
+// given, else from its environment variable), a placeholder for the
+// others; and the lookup of
 // environment variables that the flows it starts read theirs with, which
 // gives only those of the secrets the accepted flows use.
 func (p *reachPolicy) checkSecrets(fixed *compiler.Program, given map[string]string) (map[string]string, func(string) (string, bool)) {
-	used := map[string]bool{}
-	for _, s := range p.accepted.Steps {
-		for _, name := range stepSecrets(p.accepted, s) {
-			used[name] = true
-		}
-	}
-	for _, m := range p.accepted.MCPServers {
-		for _, name := range exprSecrets(p.accepted, m.Env, m.Headers) {
-			used[name] = true
-		}
-	}
 	out := map[string]string{}
 	for _, sec := range fixed.Secrets {
 		a := p.accepted.SecretsByName[sec.Name]
-		if a == nil || !used[sec.Name] {
+		if a == nil || !p.used[sec.Name] {
 			out[sec.Name] = placeholderSecret
 			continue
 		}

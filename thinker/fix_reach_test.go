@@ -196,3 +196,62 @@ step "sum" {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 }
+
+// TestReachSubflow: a flow a step uses runs only as the accepted flow
+// has it; its secrets (handed down by name) count as used.
+func TestReachSubflow(t *testing.T) {
+	const main = `flow "main" {}
+
+secret "tok" {}
+
+step "brief" {
+  use  = "flow.summarize"
+  text = "hello"
+}
+`
+	const sub = `flow "summarize" {}
+
+secret "tok" {}
+
+input "text" {
+  type = string
+}
+
+step "post" {
+  use     = "http"
+  url     = "https://api.example.com/sum"
+  headers = { Authorization = secret.tok }
+}
+
+output "summary" {
+  value = input.text
+}
+`
+	write := func(sub string) *compiler.Program {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "main.flow.hcl"), []byte(main), 0o644)
+		os.WriteFile(filepath.Join(dir, "summarize.flow.hcl"), []byte(sub), 0o644)
+		prog, diags := compiler.Compile(filepath.Join(dir, "main.flow.hcl"), compiler.Options{})
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		return prog
+	}
+	accepted := write(sub)
+	policy := newReachPolicy(accepted, nil)
+	if got := policy.reachProblems(write(sub)); len(got) != 0 {
+		t.Errorf("the same flows: %q", got)
+	}
+	if strings.Join(policy.hosts, " ") != "api.example.com" || !policy.used["tok"] {
+		t.Errorf("hosts %v, used %v", policy.hosts, policy.used)
+	}
+	t.Setenv("FLOWCTL_SECRET_TOK", "tok-env")
+	if secrets, _ := policy.checkSecrets(accepted, nil); secrets["tok"] != "tok-env" {
+		t.Errorf("secrets: %v", secrets)
+	}
+	changed := write(strings.Replace(sub, "https://api.example.com/sum", "https://collect.example.net/", 1))
+	want := `step brief uses flow "summarize", which is not the flow the accepted step uses as it is: it is not run`
+	if got := policy.reachProblems(changed); strings.Join(got, "\n") != want {
+		t.Errorf("problems: %q", got)
+	}
+}
