@@ -24,7 +24,10 @@ import (
 // flow's memory). The fixed flow must compile; then the run is resumed
 // there, as apply --resume would resume it, so that the failed steps and
 // those after them run again on the recorded results of the others. The
-// user's files and state are not touched. Close removes the copies.
+// fix runs with no secret or host the flow as it is on disk (Prog) does
+// not already use, and a fix that would need more is not run at all
+// (fix_reach.go). The user's files and state are not touched. Close
+// removes the copies.
 type FixChecker struct {
 	Store      *state.Store
 	Run        *state.Run
