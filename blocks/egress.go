@@ -63,6 +63,40 @@ type Egress struct {
 	spec  string // as given, for messages
 	hosts []string
 	nets  []netip.Prefix
+	// only: an empty list allows no host (AllowOnly), rather than every
+	// one.
+	only bool
+}
+
+// AllowOnly is an allow list of exactly the entries given, as ParseEgress
+// reads them: with none, no host may be connected to.
+func AllowOnly(entries []string) (*Egress, error) {
+	e, err := ParseEgress(strings.Join(entries, ","))
+	if err != nil {
+		return nil, err
+	}
+	e.only = true
+	return e, nil
+}
+
+// Names reports whether the list itself names a host: a host pattern it
+// matches or, for an address, a network that covers it. A name whose
+// addresses fall in a network of the list is not named, though the list
+// lets it be connected to. A list that allows every host names none.
+func (e *Egress) Names(host string) bool {
+	if e.open() {
+		return false
+	}
+	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		a = a.Unmap()
+		for _, p := range e.nets {
+			if p.Contains(a) {
+				return true
+			}
+		}
+		return false
+	}
+	return e.matchHost(host)
 }
 
 // ParseEgress reads an allow list: entries separated by commas or spaces.
@@ -90,8 +124,12 @@ func ParseEgress(list string) (*Egress, error) {
 	return e, nil
 }
 
+// AllowsAll reports whether the list allows every host (but link-local
+// addresses): none was given.
+func (e *Egress) AllowsAll() bool { return e.open() }
+
 // open reports whether the list allows every host.
-func (e *Egress) open() bool { return e == nil || len(e.hosts)+len(e.nets) == 0 }
+func (e *Egress) open() bool { return e == nil || !e.only && len(e.hosts)+len(e.nets) == 0 }
 
 // EgressError says why a connection was refused.
 type EgressError struct{ msg string }
@@ -100,7 +138,10 @@ func (e *EgressError) Error() string { return e.msg }
 
 func (e *Egress) refuse(format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	if !e.open() {
+	switch {
+	case !e.open() && e.spec == "":
+		msg += " (the HTTP allow list allows no host)"
+	case !e.open():
 		msg += " (the HTTP allow list is: " + e.spec + ")"
 	}
 	return &EgressError{msg}

@@ -243,3 +243,39 @@ func TestLimit(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestAllowOnly: an allow list made with AllowOnly and no entry allows no
+// host, where an empty ParseEgress list allows every one; Names tells
+// what a list names.
+func TestAllowOnly(t *testing.T) {
+	none, err := AllowOnly(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{"http://127.0.0.1:8080/x", "https://example.com/"} {
+		u, _ := url.Parse(raw)
+		if err := none.CheckURL(u); err == nil || !strings.Contains(err.Error(), "the HTTP allow list allows no host") {
+			t.Errorf("%s: %v", raw, err)
+		}
+	}
+	if none.AllowsAll() {
+		t.Error("AllowOnly(nil) allows every host")
+	}
+	if open, _ := ParseEgress(""); !open.AllowsAll() || open.Names("example.com") {
+		t.Error("an empty list allows some hosts only")
+	}
+	some, err := AllowOnly([]string{"api.example.com", "10.0.0.0/8", "*.example.net"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for host, want := range map[string]bool{"api.example.com": true, "API.example.com.": true, "example.com": false, "10.1.2.3": true,
+		"11.0.0.1": false, "a.example.net": true, "example.net": false} {
+		if some.Names(host) != want {
+			t.Errorf("Names(%s) = %v", host, !want)
+		}
+	}
+	u, _ := url.Parse("https://api.example.com/")
+	if err := some.CheckURL(u); err != nil {
+		t.Error(err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -503,14 +504,7 @@ func (p *Program) StepFingerprints() map[string]string {
 		}
 		out[s.Name] = "" // a cycle, which the compiler reports
 		h := sha256.New()
-		sum := ""
-		if s.sum != ([32]byte{}) {
-			sum = hex.EncodeToString(s.sum[:])
-		}
-		h.Write([]byte("step-2\x00" + sum + "\x00" + hex.EncodeToString(s.env[:]) + "\x00" + p.Fingerprints[s.Block]))
-		for _, t := range s.Tools {
-			h.Write([]byte("\x00" + t.Ref() + "=" + t.Fingerprint))
-		}
+		p.writeVersion(h, s)
 		deps := make([]string, 0, len(s.Deps))
 		for _, d := range s.Deps {
 			deps = append(deps, d.Name+"="+fp(d))
@@ -524,6 +518,35 @@ func (p *Program) StepFingerprints() map[string]string {
 	}
 	for _, s := range p.Steps {
 		fp(s)
+	}
+	return out
+}
+
+// writeVersion writes what a step itself does, without the steps it
+// depends on: its source, what the names its expressions refer to are
+// declared as, its block's definition and the versions of its tools.
+func (p *Program) writeVersion(h io.Writer, s *Step) {
+	sum := ""
+	if s.sum != ([32]byte{}) {
+		sum = hex.EncodeToString(s.sum[:])
+	}
+	h.Write([]byte("step-2\x00" + sum + "\x00" + hex.EncodeToString(s.env[:]) + "\x00" + p.Fingerprints[s.Block]))
+	for _, t := range s.Tools {
+		h.Write([]byte("\x00" + t.Ref() + "=" + t.Fingerprint))
+	}
+}
+
+// StepVersions identify what each step itself does: StepFingerprints
+// without the steps it depends on. Two versions of a flow whose step of a
+// name has the same version run that step alike on the same values; a
+// step that uses a flow (Step.Flow) is told apart by that flow's
+// SourceHash, not by its version.
+func (p *Program) StepVersions() map[string]string {
+	out := make(map[string]string, len(p.Steps))
+	for _, s := range p.Steps {
+		h := sha256.New()
+		p.writeVersion(h, s)
+		out[s.Name] = hex.EncodeToString(h.Sum(nil))
 	}
 	return out
 }

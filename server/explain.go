@@ -114,7 +114,7 @@ func (s *Server) postExplain(w http.ResponseWriter, r *http.Request) {
 	}
 	reply := explainReply{RunID: run.ID, Checks: []thinker.FixChecked{}, Links: api.RunLinks(run.ID)}
 	res, err := thinker.ExplainRun(ctx, thinker.ExplainRunOptions{
-		Store: s.store, Run: run, Prog: prog, Registries: s.opts.Registries, GoEngine: s.opts.GoEngine,
+		Store: s.store, Run: run, Prog: prog, Registries: s.opts.Registries, GoEngine: s.opts.GoEngine, HTTP: s.opts.HTTP,
 		Executors: func() (*blocks.Executors, func(), error) { return s.opts.Executors, func() {}, nil },
 		Model:     s.opts.Model, ModelName: model, NoFix: req.NoFix, MaxCalls: explainMaxCalls, MaxTokens: budget,
 		Observe: func(e thinker.Event) {

@@ -32,6 +32,10 @@ type Options struct {
 	GoEngine   string
 	Store      *state.Store
 	Executors  *blocks.Executors
+	// HTTP are the options Executors' http and scrape blocks have, whose
+	// Egress is the HTTP allow list (nil for none): explain's check of a
+	// fix confines them further (thinker.FixChecker).
+	HTTP blocks.HTTPOptions
 	// Tokens, when it has or had any, are required of every request but
 	// the probes and the dashboard's pages, as Authorization: Bearer
 	// TOKEN, each allowing what its roles say (auth.go); without tokens,

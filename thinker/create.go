@@ -65,8 +65,11 @@ func (r *run) create(ctx context.Context, intent string, spec BlockSpec) (*block
 			}
 			created := BlockCreated{Time: time.Now(), Block: spec.ID, Name: name, Runtime: c.block.Runtime, File: path, Tries: try, Tested: true,
 				Staged: r.stageDir != ""}
-			if c.block.Runtime == lang.RuntimeLLM {
+			switch {
+			case c.block.Runtime == lang.RuntimeLLM:
 				created.Tested, created.Note = false, llmNote
+			case c.untested != "":
+				created.Tested, created.Note = false, "its example was not run: "+c.untested
 			}
 			r.emit(created)
 			return c.block, nil
@@ -93,6 +96,9 @@ type checked struct {
 	block    *blocks.Block
 	feedback string
 	problem  string
+	// untested says why the example of a block that passed its checks
+	// was not run.
+	untested string
 }
 
 // checkBlock renders a create_block reply as a block file, parses it back
@@ -152,6 +158,12 @@ func (r *run) checkBlock(ctx context.Context, spec BlockSpec, name, path string,
 		return c
 	}
 	if c.block.Runtime == lang.RuntimeLLM {
+		return c
+	}
+	// The example is the model's code: it runs only confined, where it
+	// reaches no host, file or secret.
+	if why := unconfinableCode(c.block.Def, ""); why != "" {
+		c.untested = why
 		return c
 	}
 	results := blocktest.Run(ctx, c.block, r.opts.Executors, blocktest.Options{Dir: r.dir, Timeout: r.opts.ExampleTimeout})

@@ -24,7 +24,10 @@ import (
 // flow's memory). The fixed flow must compile; then the run is resumed
 // there, as apply --resume would resume it, so that the failed steps and
 // those after them run again on the recorded results of the others. The
-// user's files and state are not touched. Close removes the copies.
+// fix runs with no secret or host the flow as it is on disk (Prog) does
+// not already use, and a fix that would need more is not run at all
+// (fix_reach.go). The user's files and state are not touched. Close
+// removes the copies.
 type FixChecker struct {
 	Store      *state.Store
 	Run        *state.Run
@@ -34,6 +37,10 @@ type FixChecker struct {
 	Registries []string
 	GoEngine   string
 	Timeout    time.Duration
+	// HTTP are the options of the executors' http and scrape blocks, whose
+	// Egress is the HTTP allow list (nil for none): the fixed steps' http
+	// and scrape run confined further (fix_reach.go).
+	HTTP blocks.HTTPOptions
 	// Executors gives the executors the fixed steps run with; it is
 	// called once, when a fix first compiles, and its release is called by
 	// Close.
@@ -107,12 +114,27 @@ func (c *FixChecker) Check(ctx context.Context, fix *Fix) (*Verification, error)
 	if diags.HasErrors() {
 		return &Verification{Phase: "run", Problem: diagnosticsText(diags, dir)}, nil
 	}
+	// Nothing the model wrote runs with a secret, or reaches a host, that
+	// the accepted flow does not use: such a fix is not run at all.
+	policy := newReachPolicy(c.Prog, c.HTTP.Egress)
+	if needs := policy.reachProblems(prog); len(needs) > 0 {
+		raw, err := json.Marshal(notRunEvidence(steps, needs))
+		if err != nil {
+			return nil, err
+		}
+		return &Verification{Phase: "reach", NotVerified: needs, Evidence: raw,
+			Problem: "not verified, since nothing of it was run: " + strings.Join(needs, "; ")}, nil
+	}
 	ex, err := c.executors()
 	if err != nil {
 		return nil, err
 	}
+	if ex, err = policy.checkExecutors(ex, c.HTTP); err != nil {
+		return nil, err
+	}
+	secrets, lookupEnv := policy.checkSecrets(prog, c.Secrets)
 	res, err := runtime.Apply(ctx, prog, runtime.Options{
-		Inputs: inputs, Secrets: c.Secrets, Namespace: c.Run.Namespace, Store: scratch, Executors: ex,
+		Inputs: inputs, Secrets: secrets, LookupEnv: lookupEnv, Namespace: c.Run.Namespace, Store: scratch, Executors: ex,
 		RunID: c.Run.ID, Resume: true, NoCache: true, Timeout: c.Timeout,
 	})
 	if err != nil {
@@ -153,12 +175,27 @@ func (c *FixChecker) executors() (*blocks.Executors, error) {
 }
 
 // FixEvidence is what a proposal of explain records: the steps that failed
-// in the run and how they ended with the fix.
+// in the run and how they ended with the fix. A fix that was not run,
+// since it needs a secret or a host the accepted flow does not use, is
+// not Verified; NotVerified says what it needs.
 type FixEvidence struct {
+	Verified      bool     `json:"verified"`
+	NotVerified   []string `json:"not_verified,omitempty"`
 	FailedBefore  []string `json:"failed_before"`
 	SucceededNow  []string `json:"succeeded_now"`
 	StillFailing  []string `json:"still_failing,omitempty"`
 	RunStatusWith string   `json:"run_status_with_fix"`
+}
+
+// notRunEvidence is the evidence of a fix that was not run.
+func notRunEvidence(before []*state.StepResult, needs []string) FixEvidence {
+	ev := FixEvidence{NotVerified: needs, FailedBefore: []string{}, SucceededNow: []string{}, RunStatusWith: "not run"}
+	for _, sr := range before {
+		if failedStatus(sr.Status) {
+			ev.FailedBefore = append(ev.FailedBefore, instanceName(sr))
+		}
+	}
+	return ev
 }
 
 func fixEvidence(before, after []*state.StepResult, status string) FixEvidence {
@@ -166,7 +203,7 @@ func fixEvidence(before, after []*state.StepResult, status string) FixEvidence {
 	for _, sr := range after {
 		now[instanceName(sr)] = sr.Status
 	}
-	ev := FixEvidence{FailedBefore: []string{}, SucceededNow: []string{}, RunStatusWith: status}
+	ev := FixEvidence{Verified: status == string(runtime.StatusOK), FailedBefore: []string{}, SucceededNow: []string{}, RunStatusWith: status}
 	for _, sr := range before {
 		if !failedStatus(sr.Status) {
 			continue

@@ -125,36 +125,46 @@ func capJSON(raw json.RawMessage, red *Redactor, sensitive bool) any {
 	return v
 }
 
+// explainStep is a failed step as the flow has it.
 type explainStep struct {
+	Step      string `json:"step"`
+	Status    string `json:"status"`
+	Attempts  int    `json:"attempts"`
+	Use       string `json:"use"`
+	Source    string `json:"step_source"`
+	BlockFile string `json:"block_file,omitempty"`
+	Block     string `json:"block_source,omitempty"`
+}
+
+// recordedStep is what the run recorded of a failed step: data that
+// pages, APIs, programs and the run's inputs put there.
+type recordedStep struct {
 	Step      string         `json:"step"`
 	Instance  string         `json:"instance,omitempty"`
-	Status    string         `json:"status"`
 	Error     string         `json:"error"`
-	Attempts  int            `json:"attempts"`
-	Use       string         `json:"use"`
-	Source    string         `json:"step_source"`
 	DependsOn map[string]any `json:"depends_on_outputs,omitempty"`
 	Log       string         `json:"log,omitempty"`
-	BlockFile string         `json:"block_file,omitempty"`
-	Block     string         `json:"block_source,omitempty"`
 }
 
 // ExplainContext is what explain tells the model of a run: the flow's
 // source (and whether it changed since the run), the failed steps with
-// their errors, attempts, step source, the recorded outputs of the steps
-// they depend on, their logs and their blocks' source, and the outputs
-// the run computed; redacted, each part cut to its cap.
-func ExplainContext(run *state.Run, prog *compiler.Program, steps []*state.StepResult, red *Redactor) (map[string]any, error) {
+// their attempts, step source and their blocks' source; and apart, in
+// recorded, what the run recorded — the run's and the steps' errors, the
+// recorded outputs of the steps they depend on, their logs, the outputs
+// the run computed — which the model is given as data, never as
+// instructions (ExplainOptions.Recorded). Both are redacted, each part
+// cut to its cap.
+func ExplainContext(run *state.Run, prog *compiler.Program, steps []*state.StepResult, red *Redactor) (flow, recorded map[string]any, err error) {
 	src, err := os.ReadFile(prog.Filename)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	recorded := map[string]*state.StepResult{}
+	results := map[string]*state.StepResult{}
 	var failed []*state.StepResult
 	var others []string
 	for _, sr := range steps {
-		if sr.Instance == "" || recorded[sr.Step] == nil {
-			recorded[sr.Step] = sr
+		if sr.Instance == "" || results[sr.Step] == nil {
+			results[sr.Step] = sr
 		}
 		if failedStatus(sr.Status) {
 			if len(failed) < explainMaxSteps {
@@ -165,20 +175,30 @@ func ExplainContext(run *state.Run, prog *compiler.Program, steps []*state.StepR
 		}
 	}
 	var out []explainStep
+	var data []recordedStep
+	described := map[string]bool{}
 	for _, sr := range failed {
-		es := explainStep{Step: sr.Step, Instance: sr.Instance, Status: sr.Status, Error: red.Text(sr.Error), Attempts: sr.Attempts,
-			Log: tail(red.Text(sr.Log), explainLogCap)}
-		if s := prog.StepsByName[sr.Step]; s != nil {
-			es.Use = s.Use
-			es.Source = CapText(red.Text(sourceOf(src, s.DeclRange.Start.Byte, s.SrcEnd)), explainValueCap)
+		rs := recordedStep{Step: sr.Step, Instance: sr.Instance, Error: red.Text(sr.Error), Log: tail(red.Text(sr.Log), explainLogCap)}
+		s := prog.StepsByName[sr.Step]
+		if s != nil {
 			for _, d := range s.Deps {
-				if r := recorded[d.Name]; r != nil {
-					if es.DependsOn == nil {
-						es.DependsOn = map[string]any{}
+				if r := results[d.Name]; r != nil {
+					if rs.DependsOn == nil {
+						rs.DependsOn = map[string]any{}
 					}
-					es.DependsOn[d.Name] = capJSON(r.Outputs, red, r.Sensitive)
+					rs.DependsOn[d.Name] = capJSON(r.Outputs, red, r.Sensitive)
 				}
 			}
+		}
+		data = append(data, rs)
+		if described[sr.Step] {
+			continue // another instance of a step described already
+		}
+		described[sr.Step] = true
+		es := explainStep{Step: sr.Step, Status: sr.Status, Attempts: sr.Attempts}
+		if s != nil {
+			es.Use = s.Use
+			es.Source = CapText(red.Text(sourceOf(src, s.DeclRange.Start.Byte, s.SrcEnd)), explainValueCap)
 			if file := StepBlockFile(s); file != "" && file != prog.Filename {
 				if b, err := os.ReadFile(file); err == nil {
 					es.BlockFile = relFromFlow(prog, file)
@@ -188,17 +208,21 @@ func ExplainContext(run *state.Run, prog *compiler.Program, steps []*state.StepR
 		}
 		out = append(out, es)
 	}
-	c := map[string]any{
-		"run_id": run.ID, "flow": run.Flow, "status": run.Status, "error": red.Text(run.Error),
+	flow = map[string]any{
+		"run_id": run.ID, "flow": run.Flow, "status": run.Status,
 		"flow_file": relFromFlow(prog, prog.Filename), "flow_source": CapText(red.Text(string(src)), explainSourceCap),
 		"flow_changed_since_run": run.SourceHash != "" && run.SourceHash != prog.SourceHash,
 		"failed_steps":           out,
-		"outputs_computed":       capJSON(run.Outputs, red, false),
 	}
 	if len(others) > 0 {
-		c["other_failed_steps"] = others
+		flow["other_failed_steps"] = others
 	}
-	return c, nil
+	recorded = map[string]any{
+		"run_error":        red.Text(run.Error),
+		"failed_steps":     data,
+		"outputs_computed": capJSON(run.Outputs, red, false),
+	}
+	return flow, recorded, nil
 }
 
 // failedStatus: a step or run that failed, was cancelled or interrupted.

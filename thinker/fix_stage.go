@@ -63,7 +63,10 @@ type ExplainRunOptions struct {
 	Registries []string
 	GoEngine   string
 	Timeout    time.Duration
-	Executors  func() (*blocks.Executors, func(), error)
+	// HTTP are the options of the executors' http and scrape blocks: its
+	// Egress is the HTTP allow list (nil for none).
+	HTTP      blocks.HTTPOptions
+	Executors func() (*blocks.Executors, func(), error)
 
 	Model     Model
 	ModelName string
@@ -84,15 +87,15 @@ func ExplainRun(ctx context.Context, o ExplainRunOptions) (*ExplainResult, error
 		return nil, err
 	}
 	red := NewRedactor(o.Prog, o.Secrets)
-	ectx, err := ExplainContext(o.Run, o.Prog, steps, red)
+	ectx, recorded, err := ExplainContext(o.Run, o.Prog, steps, red)
 	if err != nil {
 		return nil, err
 	}
 	check := &FixChecker{Store: o.Store, Run: o.Run, Prog: o.Prog, Secrets: o.Secrets, Redactor: red,
-		Registries: o.Registries, GoEngine: o.GoEngine, Timeout: o.Timeout, Executors: o.Executors}
+		Registries: o.Registries, GoEngine: o.GoEngine, Timeout: o.Timeout, HTTP: o.HTTP, Executors: o.Executors}
 	defer check.Close()
 	res, err := Explain(ctx, ExplainOptions{
-		Model: RedactingModel(o.Model, red), ModelName: o.ModelName, Context: ectx, NoFix: o.NoFix,
+		Model: RedactingModel(o.Model, red), ModelName: o.ModelName, Context: ectx, Recorded: recorded, NoFix: o.NoFix,
 		Verify: check.Check, MaxCalls: o.MaxCalls, MaxTokens: o.MaxTokens, Observe: o.Observe,
 	})
 	if err != nil {
@@ -112,7 +115,11 @@ func ExplainRun(ctx context.Context, o ExplainRunOptions) (*ExplainResult, error
 // (ProposalWeakenings, the flow compiled with registries).
 func StageFix(st *state.Store, run *state.Run, flowFile string, res *ExplainResult, registries []string) (string, error) {
 	base, dir := ProposalBase(st), filepath.Dir(flowFile)
-	p := &state.Proposal{Flow: run.Flow, FlowFile: flowFile, Intent: "fix run " + run.ID + ": " + res.Fix.Summary,
+	intent := "fix run " + run.ID + ": " + res.Fix.Summary
+	if len(res.Verification.NotVerified) > 0 {
+		intent = "fix run " + run.ID + " (not verified): " + res.Fix.Summary
+	}
+	p := &state.Proposal{Flow: run.Flow, FlowFile: flowFile, Intent: intent,
 		RunID: run.ID, Diagnosis: res.Diagnosis, Evidence: res.Verification.Evidence}
 	var diff strings.Builder
 	var change Change

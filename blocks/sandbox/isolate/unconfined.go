@@ -40,6 +40,11 @@ func Platform() string { return runtime.GOOS + "/" + runtime.GOARCH }
 // confined.
 func Unconfinable() []string { return confinable(true) }
 
+// UnconfinableCode lists the confinement layers the workers of python
+// blocks (python) or of compiled go blocks cannot have on this system;
+// nil when they can be confined.
+func UnconfinableCode(python bool) []string { return confinable(python) }
+
 // unconfinableError is the error of a python or compiled go block that
 // cannot be confined here.
 func unconfinableError(name, what string, missing []string) error {

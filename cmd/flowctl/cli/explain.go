@@ -32,7 +32,14 @@ copy of the run, with its recorded results, as apply --resume would. A fix
 that fails goes back to the model with the new error, up to 3 times. A
 fix that passed is a proposal: flowctl proposals accept ID writes it, and
 flowctl apply --resume RUN_ID then continues the run. --no-fix gives the
-diagnosis only. Exit 0 when a diagnosis was given.`,
+diagnosis only. Exit 0 when a diagnosis was given.
+
+What the model wrote never runs with a secret, or reaches a host, that the
+flow as it is on disk does not already use: the check gives a step only the
+secrets the flow's step of that name is given, and http and scrape reach
+only the hosts the flow's URLs or --http-allow name. A fix that would need
+more is not run at all: it is staged marked not verified, with what it
+needs, for you to review.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -112,6 +119,10 @@ func runExplain(s streams, f *runFlags, a explainArgs) error {
 	if err != nil {
 		return err
 	}
+	hopts, err := httpOptions(f.httpAllow, f.httpConns, os.LookupEnv)
+	if err != nil {
+		return err
+	}
 	cfg, err := llm.ConfigFromEnv(os.LookupEnv)
 	if err != nil {
 		return usagef("%s", err)
@@ -124,7 +135,7 @@ func runExplain(s streams, f *runFlags, a explainArgs) error {
 	defer stop()
 	view := newExplainView(s, a.jsonOut)
 	res, err := thinker.ExplainRun(ctx, thinker.ExplainRunOptions{
-		Store: st, Run: run, Prog: prog, Secrets: secrets, Registries: f.registries, GoEngine: f.goEngine, Timeout: f.timeout,
+		Store: st, Run: run, Prog: prog, Secrets: secrets, Registries: f.registries, GoEngine: f.goEngine, Timeout: f.timeout, HTTP: hopts,
 		Executors: func() (*blocks.Executors, func(), error) { return f.runExecutors(s) },
 		Model:     llm.NewExecutor(cfg), ModelName: modelName, NoFix: a.noFix, MaxCalls: a.maxCalls, MaxTokens: a.maxTokens, Observe: view.Event,
 	})

@@ -121,7 +121,7 @@ and docs/scale-out.md.`,
 			}
 			srv := server.New(server.Options{
 				Model: llm.NewExecutor(cfg), ModelName: cfg.Model, MaxTokens: budget,
-				Dir: dir, Registries: df.registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex,
+				Dir: dir, Registries: df.registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex, HTTP: sd.http,
 				Tokens: tokens, AllowedHosts: allowedHosts(addr, hosts), Logger: log, MaxActive: maxActive, MaxQueue: maxQueue, Engine: onTemporal,
 				NamespaceHeader: nsHeader, IdempotencyExpiry: idemExpiry, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: df.tls.scheme() + "://" + ln.Addr().String(),
 			})

@@ -53,6 +53,7 @@ type servedDir struct {
 	engine  string // the go engine
 	st      *state.Store
 	ex      *blocks.Executors
+	http    blocks.HTTPOptions // those of ex's http and scrape blocks
 	release func()
 }
 
@@ -83,7 +84,13 @@ func (f *dirFlags) open(s streams, dir string) (*servedDir, error) {
 		st.Close()
 		return nil, err
 	}
-	return &servedDir{dir: dir, engine: engine, st: st, ex: ex, release: release}, nil
+	hopts, err := httpOptions(f.httpAllow, 0, os.LookupEnv)
+	if err != nil {
+		release()
+		st.Close()
+		return nil, err
+	}
+	return &servedDir{dir: dir, engine: engine, st: st, ex: ex, http: hopts, release: release}, nil
 }
 
 func (d *servedDir) close() {

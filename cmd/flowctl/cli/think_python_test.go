@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -84,5 +85,40 @@ func TestThinkPythonBlocks(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "think", "--runtime", "ruby", "x"); code != 2 || !strings.Contains(errOut, `unknown --runtime "ruby"`) {
 		t.Errorf("think --runtime ruby: exit %d, %s", code, errOut)
+	}
+}
+
+// TestThinkDoesNotRunCreatedCodeUnconfined: where the sandbox cannot
+// confine python workers, the example of a python block the model wrote
+// is not run, --unconfined or not (unconfined, it could reach any host and
+// the user's files): the block is written untested, saying why.
+func TestThinkDoesNotRunCreatedCodeUnconfined(t *testing.T) {
+	needPython(t)
+	thinkDir(t)
+	t.Setenv("FLOWCTL_TEST_UNCONFINABLE", "1") // this test binary takes the system for one that cannot confine
+	count := strings.Replace(decomposeCount, `"runtime": "js"`, `"runtime": "python"`, 1)
+	source := "import re\n\ndef execute(input, ctx):\n    return {\"count\": len(re.findall(r\"\\S+\", input[\"text\"]))}\n"
+	newThinkServer(t, map[string][]string{
+		"decompose":    {decompose(count)},
+		"create_block": {createReply("count_words", "python", source, `{"input": {"text": "a bb  ccc"}, "output": {"count": 3}}`)},
+		"wire": {wireReply("note_stats", []string{`read file path="notes.txt"`, `count count_words text=step.read.text`},
+			"count=step.count.count")},
+	})
+	code, out, errOut := runCLI(t, "think", "--no-clarify", "--runtime", "python", "--unconfined", "--json", "Count the words of notes.txt")
+	if code != 0 {
+		t.Fatalf("think exited %d:\n%s%s", code, out, errOut)
+	}
+	events := thinkEvents(t, out)
+	if e := findEvent(events, "block_test_passed"); e != nil {
+		t.Errorf("the example was run: %v", e)
+	}
+	created := findEvent(events, "block_created")
+	if created == nil || created["tested"] != false ||
+		!strings.Contains(fmt.Sprint(created["note"]), "its example was not run: python blocks cannot be confined on") ||
+		!strings.Contains(fmt.Sprint(created["note"]), "code a model wrote is not run unconfined") {
+		t.Fatalf("block_created: %v", created)
+	}
+	if _, err := os.Stat(filepath.Join("blocks", "count_words.block.hcl")); err != nil {
+		t.Error(err)
 	}
 }

@@ -47,6 +47,7 @@ type (
 		Proposal    string          `json:"proposal,omitempty"`
 		Summary     string          `json:"summary,omitempty"`
 		Evidence    json.RawMessage `json:"evidence,omitempty"`
+		NotVerified []string        `json:"not_verified,omitempty"`
 		NoFixReason string          `json:"no_fix_reason,omitempty"`
 	}
 )
@@ -76,9 +77,12 @@ func (v *explainView) Event(e thinker.Event) {
 			fmt.Fprintln(w, "· asking the model why the run failed")
 		}
 	case thinker.FixChecked:
-		if e.OK {
+		switch {
+		case len(e.NotVerified) > 0:
+			fmt.Fprintf(w, "    ! fix %d (%s) was not run: %s\n", e.Try, oneLine(e.Summary), oneLine(thinker.CapText(strings.Join(e.NotVerified, "; "), 600)))
+		case e.OK:
 			fmt.Fprintf(w, "    ✓ fix %d (%s): the failed steps succeed with it\n", e.Try, oneLine(e.Summary))
-		} else {
+		default:
 			fmt.Fprintf(w, "    ✗ fix %d (%s) did not pass (%s): %s\n", e.Try, oneLine(e.Summary), e.Phase, oneLine(thinker.CapText(e.Problem, 300)))
 		}
 	case thinker.UsageReported:
@@ -106,7 +110,7 @@ func (v *explainView) Done(run *state.Run, res *thinker.ExplainResult) error {
 	if v.json != nil {
 		d := jsonExplainDone{Type: "explain_done", Time: jsonTime(time.Now()), RunID: run.ID, Diagnosis: res.Diagnosis, Proposal: proposal, NoFixReason: res.NoFixReason}
 		if res.Fix != nil {
-			d.Summary, d.Evidence = res.Fix.Summary, res.Verification.Evidence
+			d.Summary, d.Evidence, d.NotVerified = res.Fix.Summary, res.Verification.Evidence, res.Verification.NotVerified
 		}
 		v.json.mu.Lock()
 		defer v.json.mu.Unlock()
@@ -116,6 +120,13 @@ func (v *explainView) Done(run *state.Run, res *thinker.ExplainResult) error {
 	w := v.s.out
 	fmt.Fprintf(w, "\nRun %s of %s %s.\n%s\n\n", run.ID, run.Flow, run.Status, res.Diagnosis)
 	switch {
+	case proposal != "" && len(res.Verification.NotVerified) > 0:
+		fmt.Fprintf(w, "Proposed fix, not verified: %s (review it, then accept with flowctl proposals accept %s)\n  %s\n", proposal, proposal, oneLine(res.Fix.Summary))
+		fmt.Fprintln(w, "  It was not run, since it needs what the flow as it is does not use:")
+		for _, n := range res.Verification.NotVerified {
+			fmt.Fprintf(w, "  - %s\n", oneLine(n))
+		}
+		fmt.Fprintf(w, "Then: flowctl apply --resume %s\n", run.ID)
 	case proposal != "":
 		fmt.Fprintf(w, "Proposed fix: %s (accept with flowctl proposals accept %s)\n  %s\n", proposal, proposal, oneLine(res.Fix.Summary))
 		var ev thinker.FixEvidence

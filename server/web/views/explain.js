@@ -62,9 +62,15 @@ export function explainPanel(runID) {
       h('button', { class: 'primary', id: 'proposal-accept', onclick: decide('accept') }, 'Accept'), ' ',
       h('button', { class: 'danger', id: 'proposal-reject', onclick: decide('reject') }, 'Reject'));
     const ev = p.evidence || {};
-    out.append(h('h3', {}, 'Proposed fix'),
-      h('p', { id: 'explain-summary' }, (res.checks.find(c => c.ok) || {}).summary || p.intent),
+    // A fix that needs a secret or a host the flow does not use was not
+    // run: a person reads it and decides.
+    const needs = ev.not_verified && ev.not_verified.length ? ev.not_verified : null;
+    out.append(h('h3', {}, needs ? 'Proposed fix, not verified' : 'Proposed fix'),
+      h('p', { id: 'explain-summary' }, (res.checks.find(c => c.ok || (c.not_verified && c.not_verified.length)) || {}).summary || p.intent),
       ev.succeeded_now && ev.succeeded_now.length ? h('p', { class: 'hint' }, `Checked: ${ev.succeeded_now.join(', ')} failed in the run and succeed with it.`) : null,
+      needs ? h('div', { class: 'approval', id: 'explain-not-verified' },
+        h('p', {}, 'It was not run, since it needs what the flow as it is does not use. Read the change before you accept it:'),
+        h('ul', {}, needs.map(n => h('li', {}, n)))) : null,
       weakeningsView(p.weakenings), diffView(p.diff || ''), state, buttons, err);
   }
 
