@@ -3,9 +3,11 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/server/api"
@@ -122,6 +124,11 @@ func (s *Server) decided(w http.ResponseWriter, r *http.Request, p *state.Propos
 		writeError(w, http.StatusConflict, "proposal_out_of_date", drift.Error()+". Make the change again, or reject the proposal.", nil, nil)
 	case errors.Is(err, state.ErrNotStaged):
 		writeError(w, http.StatusConflict, "not_staged", fmt.Sprintf("Proposal %s was %s already.", p.ID, p.Status), nil, nil)
+	case errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission):
+		// A deployed server's directory is read-only (deploy/flowctl.service):
+		// a proposal is accepted in a checkout, committed and deployed.
+		s.log.Warn("proposal not written", "proposal", p.ID, "error", err.Error())
+		writeError(w, http.StatusConflict, "read_only", fmt.Sprintf("This server cannot write the flows it serves (%s). Accept proposal %s in a checkout of the repository (flowctl proposals accept), commit it and deploy it.", errText(err), p.ID), nil, nil)
 	case err != nil:
 		s.internalError(w, r, err)
 	default:
@@ -143,4 +150,13 @@ func (s *Server) proposal(w http.ResponseWriter, r *http.Request) *state.Proposa
 		return nil
 	}
 	return p
+}
+
+// errText is the system's words for err: "read-only file system",
+// "permission denied".
+func errText(err error) string {
+	if errors.Is(err, syscall.EROFS) {
+		return syscall.EROFS.Error()
+	}
+	return fs.ErrPermission.Error()
 }

@@ -3,9 +3,12 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/flowctl/flowctl/runtime/state"
@@ -153,5 +156,25 @@ func TestExplainCannotDropApproval(t *testing.T) {
 	}
 	if p, _ := ts.store.Proposal(ex.Proposal.ID); p.Status != state.ProposalStaged {
 		t.Errorf("the proposal is %s", p.Status)
+	}
+}
+
+// TestProposalReadOnlyDirectory: a server whose directory cannot be written
+// (deploy/flowctl.service makes it read-only) answers an accept with 409
+// read_only, saying where to accept it, not 500.
+func TestProposalReadOnlyDirectory(t *testing.T) {
+	ts := newTestServer(t, files{"review.flow.hcl": reviewFlow}, nil)
+	p, err := ts.store.Proposal(ts.stage(strings.Replace(reviewFlow, "Publish it?", "Publish the draft?", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cause := range []error{syscall.EROFS, syscall.EACCES} {
+		w := httptest.NewRecorder()
+		err := fmt.Errorf("writing review.flow.hcl: %w", &fs.PathError{Op: "open", Path: "review.flow.hcl", Err: cause})
+		ts.srv.decided(w, httptest.NewRequest("POST", "/v1/proposals/"+p.ID+"/accept", nil), p, err)
+		if w.Code != 409 || !strings.Contains(w.Body.String(), `"read_only"`) || !strings.Contains(w.Body.String(), "in a checkout") ||
+			!strings.Contains(w.Body.String(), cause.Error()) {
+			t.Errorf("%v: %d %s", cause, w.Code, w.Body.String())
+		}
 	}
 }
