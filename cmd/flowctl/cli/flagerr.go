@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 
+	"github.com/agext/levenshtein"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -43,11 +44,14 @@ func suggestFlag(cmd *cobra.Command, msg string) string {
 		}
 	}
 	if meant == "" {
-		s := lang.Suggest(name, names) // ` Did you mean "NAME"?`
-		if s == "" {
+		// A misspelling: a few letters off. Flags share starts (no-,
+		// max-) too often for a shared start to count, as it does in
+		// lang.Suggest.
+		best := lang.Closest(name, names, 1)
+		if len(best) == 0 || levenshtein.Distance(name, best[0], nil) > min(2, len(name)/4) {
 			return ""
 		}
-		meant = strings.TrimSuffix(strings.TrimPrefix(s, ` Did you mean "`), `"?`)
+		meant = best[0]
 	}
 	if hasValue {
 		return "--" + meant + "=" + value
