@@ -55,18 +55,18 @@ type PlannedStep struct {
 	// ("not in the cache", or in a resumption "failed", "changed", …), in
 	// the order the reasons first came.
 	Why []ReasonCount
-	// RunKeys are the instance keys ("[2]", `["a"]`) of the first
-	// MaxRunKeys of its instances that would run; none for a step without
-	// for_each.
-	RunKeys []string
+	// RunLabels are the labels (step[2], step["a"]) of the first
+	// MaxRunLabels of its instances that would run; none for a step
+	// without for_each.
+	RunLabels []string
 	// FlowPlan is the plan of the flow the step uses (use =
 	// "flow.NAME"), with the arguments of its first instance as far as
 	// they are known; nil for other steps.
 	FlowPlan *Plan
 }
 
-// MaxRunKeys is how many of the instances that would run a plan names.
-const MaxRunKeys = 20
+// MaxRunLabels is how many of the instances that would run a plan names.
+const MaxRunLabels = 20
 
 // A ReasonCount is a reason instances of a step would run, and how many.
 type ReasonCount struct {

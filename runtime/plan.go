@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"slices"
+
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -98,8 +100,8 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 		}
 		switch action {
 		case compiler.ActionRun, compiler.ActionApprove, compiler.ActionUnknown:
-			if s.ForEach != nil && len(ps.RunKeys) < compiler.MaxRunKeys {
-				ps.RunKeys = append(ps.RunKeys, inst.key.String())
+			if s.ForEach != nil && len(ps.RunLabels) < compiler.MaxRunLabels {
+				ps.RunLabels = append(ps.RunLabels, Label(s.Name, inst.key))
 			}
 			if why == "" {
 				why = string(action)
@@ -112,6 +114,8 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 			}
 		}
 	}
+	// What needs running first, then what changed.
+	slices.SortStableFunc(ps.Why, func(a, b compiler.ReasonCount) int { return reasonRank(a.Reason) - reasonRank(b.Reason) })
 	ps.ToRun = counts[compiler.ActionRun] + counts[compiler.ActionApprove] + counts[compiler.ActionUnknown]
 	ps.Kept, ps.Cached = counts[compiler.ActionKept], counts[compiler.ActionCached]
 	switch {
@@ -149,6 +153,24 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 		return ps, vals[0]
 	}
 	return ps, assemble(instances, vals, isMap)
+}
+
+// reasonRank orders the reasons instances of a resumed run run: those
+// that did not finish, then those the change reaches.
+func reasonRank(reason string) int {
+	switch reason {
+	case string(StatusFailed):
+		return 0
+	case string(StatusCancelled):
+		return 1
+	case string(StatusWaiting):
+		return 2
+	case "skipped before":
+		return 3
+	case "not started":
+		return 4
+	}
+	return 5
 }
 
 func (r *run) planInstance(s *compiler.Step, inst instance) (compiler.Action, cty.Value, string) {

@@ -311,6 +311,8 @@ func (r *run) resumeReason(s *compiler.Step, inst instance) string {
 	switch {
 	case rec == nil:
 		return "not started"
+	case rec.Status == string(StatusSkipped):
+		return "skipped before"
 	case !succeeded(rec):
 		return rec.Status
 	case rec.Sensitive || rec.Outputs == nil:

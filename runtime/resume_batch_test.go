@@ -162,8 +162,8 @@ func TestResumeBatchAfterFix(t *testing.T) {
 	}
 	parse := plan.Steps[fixed.StepsByName["parse"].Index]
 	if parse.Action != compiler.ActionRun || parse.ToRun != 1 || parse.Kept != n-1 || parse.Instances != n ||
-		fmt.Sprint(parse.Why) != "[{failed 1}]" || fmt.Sprint(parse.RunKeys) != "[2]" {
-		t.Errorf("plan of parse: %s, %d of %d to run (%v %v), %d kept", parse.Action, parse.ToRun, parse.Instances, parse.Why, parse.RunKeys, parse.Kept)
+		fmt.Sprint(parse.Why) != "[{failed 1}]" || fmt.Sprint(parse.RunLabels) != "[parse[2]]" {
+		t.Errorf("plan of parse: %s, %d of %d to run (%v %v), %d kept", parse.Action, parse.ToRun, parse.Instances, parse.Why, parse.RunLabels, parse.Kept)
 	}
 
 	ex.parse.Store(0)
