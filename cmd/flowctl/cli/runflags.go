@@ -48,15 +48,15 @@ type runFlags struct {
 	// parallelism is --parallelism: an overall cap on step instances
 	// running at once; 0, the default, is none.
 	parallelism int
-	targets     []string      // --target
+	targets     []string // --target
 	// keepSucceeded is --keep-succeeded: with --resume, steps whose
 	// instances that succeeded keep their results although the step
 	// changed.
 	keepSucceeded []string
-	verbose     bool          // --verbose: step logs as they come
-	unconfined  bool          // --unconfined
-	timeout     time.Duration // --timeout; 0: the flow's
-	store       storeFlags    // --migrate, --state-wait
+	verbose       bool          // --verbose: step logs as they come
+	unconfined    bool          // --unconfined
+	timeout       time.Duration // --timeout; 0: the flow's
+	store         storeFlags    // --migrate, --state-wait
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {

@@ -197,7 +197,7 @@ type applyHuman struct {
 	// (StepEnded), after the first failure of each kind in full; with
 	// verbose, every instance has its line too.
 	groups map[string]*stepGroup
-	width    int // the terminal's columns; live rows are cut to fit
+	width  int // the terminal's columns; live rows are cut to fit
 
 	mu      sync.Mutex
 	running map[string]*runningStep

@@ -55,22 +55,22 @@ type jsonPlan struct {
 }
 
 type jsonPlanStep struct {
-	Name      string   `json:"name"`
-	Use       string   `json:"use"`
-	Engine    string   `json:"engine,omitempty"` // of a go block: interpreted or compiled
-	Stage     int      `json:"stage"`
-	Action    string   `json:"action"`
-	Reason    string   `json:"reason,omitempty"`
+	Name   string `json:"name"`
+	Use    string `json:"use"`
+	Engine string `json:"engine,omitempty"` // of a go block: interpreted or compiled
+	Stage  int    `json:"stage"`
+	Action string `json:"action"`
+	Reason string `json:"reason,omitempty"`
 	// Instances is how many instances the step has, and InstancesToRun
 	// how many of them would run; null when its for_each is known only
 	// at run time. InstancesKept, in the plan of a resumption, are those
 	// that keep what the run recorded; InstancesCached those the cache
 	// holds.
-	Instances       *int `json:"instances"`
-	InstancesToRun  *int `json:"instances_to_run"`
-	InstancesKept   int  `json:"instances_kept,omitempty"`
-	InstancesCached int  `json:"instances_cached,omitempty"`
-	DependsOn []string `json:"depends_on"`
+	Instances       *int     `json:"instances"`
+	InstancesToRun  *int     `json:"instances_to_run"`
+	InstancesKept   int      `json:"instances_kept,omitempty"`
+	InstancesCached int      `json:"instances_cached,omitempty"`
+	DependsOn       []string `json:"depends_on"`
 	// Tools are what an llm step may call, as flow.NAME and block.NAME,
 	// at most MaxToolCalls times.
 	Tools        []string `json:"tools,omitempty"`
