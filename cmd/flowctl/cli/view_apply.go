@@ -469,7 +469,7 @@ func (v *applyHuman) countsText() string {
 	var parts []string
 	for _, st := range []runtime.Status{runtime.StatusOK, runtime.StatusCached, runtime.StatusSkipped, runtime.StatusFailed, runtime.StatusCancelled, runtime.StatusWaiting} {
 		if n := v.counts[st]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+			parts = append(parts, comma(n)+" "+string(st))
 		}
 	}
 	if len(parts) == 0 {
