@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
@@ -199,16 +198,6 @@ func resumeOnTemporal(s streams, f *runFlags, ef *engineFlags, sf *stateFlags, s
 	l, _, prog, inputs, err := prepareResume(s, f, sf, st, run)
 	if err != nil {
 		return err
-	}
-	// Temporal's workers keep every instance that finished ok, whatever
-	// changed since: a change that reaches one is resumed here.
-	steps, err := st.Steps(run.ID)
-	if err != nil {
-		return err
-	}
-	if changed := runtime.ResumeChanged(prog, run, steps); len(changed) > 0 {
-		return failf("Cannot resume", "Run %s finished step %s, which the change since reaches; on Temporal a resumption keeps what finished whatever changed. Resume it in this process (flowctl apply --resume %s, without --engine temporal), which runs the changed steps again, or undo the change.",
-			run.ID, strings.Join(changed, ", "), run.ID)
 	}
 	opts := runtime.Options{
 		Inputs: inputs, Parallelism: f.parallelism, Namespace: run.Namespace, NoCache: f.noCache, Store: st,
