@@ -80,6 +80,8 @@ steps would run.`,
 				f.namespace = run.Namespace
 			case len(f.keepSucceeded) > 0:
 				return usagef("--keep-succeeded keeps the instances that succeeded in a run being resumed: use it with --resume RUN_ID")
+			case flowFile != "":
+				return usagef("--flow names the flow file of a run being resumed: use it with --resume RUN_ID, or give FLOW")
 			default:
 				args = flowArg(args)
 				var secrets map[string]string
