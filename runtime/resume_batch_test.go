@@ -223,7 +223,7 @@ func TestResumeBatchChangedRunsAgain(t *testing.T) {
 		t.Fatal(diags)
 	}
 	parse := plan.Steps[fixed.StepsByName["parse"].Index]
-	if parse.ToRun != n || parse.Kept != 0 || fmt.Sprint(parse.Why) != fmt.Sprintf("[{changed %d} {failed 1}]", n-1) {
+	if parse.ToRun != n || parse.Kept != 0 || fmt.Sprint(parse.Why) != fmt.Sprintf("[{failed 1} {changed %d}]", n-1) {
 		t.Errorf("plan of parse: %d of %d to run (%v), %d kept", parse.ToRun, parse.Instances, parse.Why, parse.Kept)
 	}
 
