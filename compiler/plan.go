@@ -17,6 +17,9 @@ const (
 	// ActionApprove: an approval step, which waits for a person's
 	// decision.
 	ActionApprove Action = "approval"
+	// ActionKept: in the plan of a resumption, every instance of the
+	// step keeps what the run recorded.
+	ActionKept Action = "kept"
 )
 
 // Plan is what applying a program with given inputs would do, as far as it
@@ -39,10 +42,36 @@ type PlannedStep struct {
 	// Instances is how many instances would run (for_each), or -1 when the
 	// for_each value is known only at run time.
 	Instances int
+	// ToRun is how many of its instances would run (or wait for a
+	// decision, or may run: their inputs are known only at run time); the
+	// others are cached, kept or skipped. -1 when Instances is.
+	ToRun int
+	// Kept, in the plan of a resumption, is how many of its instances
+	// keep what the run recorded.
+	Kept int
+	// Cached is how many of its instances the cache holds.
+	Cached int
+	// Why says why its instances would run, with how many for each reason
+	// ("not in the cache", or in a resumption "failed", "changed", …), in
+	// the order the reasons first came.
+	Why []ReasonCount
+	// RunLabels are the labels (step[2], step["a"]) of the first
+	// MaxRunLabels of its instances that would run; none for a step
+	// without for_each.
+	RunLabels []string
 	// FlowPlan is the plan of the flow the step uses (use =
 	// "flow.NAME"), with the arguments of its first instance as far as
 	// they are known; nil for other steps.
 	FlowPlan *Plan
+}
+
+// MaxRunLabels is how many of the instances that would run a plan names.
+const MaxRunLabels = 20
+
+// A ReasonCount is a reason instances of a step would run, and how many.
+type ReasonCount struct {
+	Reason string
+	N      int
 }
 
 // Counts returns how many steps have each action.
@@ -86,11 +115,11 @@ func (p *Plan) LLMCalls() (n int, known bool) {
 		if s.Action != ActionRun && s.Action != ActionUnknown {
 			continue
 		}
-		if s.Instances < 0 {
+		if s.ToRun < 0 {
 			known = false
 			continue
 		}
-		n += s.Instances
+		n += s.ToRun
 	}
 	return n, known
 }

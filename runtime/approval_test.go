@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -468,8 +469,21 @@ output "c" {
 		t.Fatalf("resuming after fixing b: %v", err)
 	}
 	changedA := compileWith(t, strings.Replace(fmt.Sprintf(flow, `"data.txt"`), "value = 1", "value = 5", 1))
-	if err := ResumeCheck(changedA, run, steps); !errors.Is(err, ErrFlowChanged) || !strings.Contains(err.Error(), "finished step a,") {
+	// A change to a step that finished is resumed too: the step runs
+	// again (ResumeChanged names it).
+	if err := ResumeCheck(changedA, run, steps); err != nil {
 		t.Errorf("resuming after changing a: %v", err)
+	}
+	if got := ResumeChanged(changedA, run, steps); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("changed after changing a: %v", got)
+	}
+	if got := ResumeChanged(fixed, run, steps); len(got) != 0 {
+		t.Errorf("changed after fixing b: %v", got)
+	}
+	// A step that finished and is gone from the flow cannot be resumed.
+	noA := compileWith(t, strings.Replace(strings.Replace(fmt.Sprintf(flow, `"data.txt"`), `step "a"`, `step "a2"`, 1), "step.a.value", "step.a2.value", 1))
+	if err := ResumeCheck(noA, run, steps); !errors.Is(err, ErrFlowChanged) || !strings.Contains(err.Error(), "finished step a, which the flow no longer has; restore it") {
+		t.Errorf("resuming without a: %v", err)
 	}
 	res2, rec := apply(t, fixed, Options{Store: st, RunID: res.RunID, Resume: true, Inputs: inputsOf(t, fixed, run)})
 	if res2.Status != StatusOK || outputJSON(t, res2.Outputs["c"]) != "30" {
@@ -566,9 +580,14 @@ output "total" {
 			t.Errorf("resuming after %s: %v", c.what, err)
 		}
 	}
-	err := ResumeCheck(compileWith(t, strings.Replace(fixedSrc, "base = 10", "base = 11", 1)), run, steps)
-	if !errors.Is(err, ErrFlowChanged) || !strings.Contains(err.Error(), "finished step first,") {
+	// A change to what a finished step refers to (a local) reaches only
+	// that step and those after it: they run again.
+	changedLocal := compileWith(t, strings.Replace(fixedSrc, "base = 10", "base = 11", 1))
+	if err := ResumeCheck(changedLocal, run, steps); err != nil {
 		t.Errorf("resuming after changing the local first uses: %v", err)
+	}
+	if got := ResumeChanged(changedLocal, run, steps); !slices.Equal(got, []string{"first"}) {
+		t.Errorf("changed after changing the local first uses: %v", got)
 	}
 
 	fixed := compileWith(t, fixedSrc)

@@ -578,6 +578,7 @@ func ctCheckEvents(t *testing.T, prog *compiler.Program, run *ctRun) {
 	}
 	firstEvent := map[string]int{}   // step name -> index of its first step event
 	lastFinished := map[string]int{} // step name -> index of its last StepFinished
+	ended := map[string]bool{}       // steps with for_each whose StepEnded came
 	for i, e := range events {
 		var at time.Time
 		switch ev := e.(type) {
@@ -625,6 +626,25 @@ func ctCheckEvents(t *testing.T, prog *compiler.Program, run *ctRun) {
 				firstEvent[ev.Step] = i
 			}
 			lastFinished[ev.Step] = i
+		case StepEnded:
+			// After the last instance of a step with for_each, once.
+			at = ev.Time
+			if s := prog.StepsByName[ev.Step]; s == nil || s.ForEach == nil {
+				t.Errorf("event %d: step_ended of %s, which has no for_each", i, ev.Step)
+			}
+			if ended[ev.Step] {
+				t.Errorf("event %d: a second step_ended of %s", i, ev.Step)
+			}
+			ended[ev.Step] = true
+			n := 0
+			for _, f := range run.finished {
+				if f.Step == ev.Step {
+					n++
+				}
+			}
+			if n != ev.Instances {
+				t.Errorf("event %d: step_ended of %s says %d instances after %d step_finished", i, ev.Step, ev.Instances, n)
+			}
 		default:
 			t.Errorf("event %d: unexpected type %T", i, e)
 		}
@@ -769,6 +789,8 @@ func ctTimeInversions(events []Event) []string {
 		case StepStarted:
 			at = ev.Time
 		case StepFinished:
+			at = ev.Time
+		case StepEnded:
 			at = ev.Time
 		case RunFinished:
 			at = ev.Time

@@ -68,6 +68,20 @@ type StepFinished struct {
 	Waited  time.Duration
 }
 
+// StepEnded reports that every instance of a step with for_each has
+// ended (each with its StepFinished before it): a view that shows such a
+// step as one line of counts prints it then. It has no JSON event (the
+// step_finished events of its instances say it all), and an engine that
+// runs the instances elsewhere (Temporal) may not report it: a view then
+// ends the step's line with the run.
+type StepEnded struct {
+	Time      time.Time
+	Step      string
+	Instances int
+	// Duration is from the step's start to the end of its last instance.
+	Duration time.Duration
+}
+
 // StepNotice reports what a step instance's block says while it runs
 // (blocks.Notice): that it waits before trying a request again, or builds
 // a compiled block's program first.
@@ -137,6 +151,7 @@ func (RunFinished) event()  {}
 func (StepWaiting) event()  {}
 func (RunWaiting) event()   {}
 func (StepNotice) event()   {}
+func (StepEnded) event()    {}
 
 // at returns the event stamped with the time t it is delivered at (emit).
 func (e RunStarted) at(t time.Time) Event   { e.Time = t; return e }
@@ -147,6 +162,7 @@ func (e StepWaiting) at(t time.Time) Event  { e.Time = t; return e }
 func (e RunWaiting) at(t time.Time) Event   { e.Time = t; return e }
 func (e StepLog) at(t time.Time) Event      { e.Time = t; return e }
 func (e StepNotice) at(t time.Time) Event   { e.Time = t; return e }
+func (e StepEnded) at(t time.Time) Event    { e.Time = t; return e }
 
 // Tool calls keep the times they were made at.
 func (e ToolCallStarted) at(time.Time) Event  { return e }

@@ -94,6 +94,15 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 			cacheable, key = false, ""
 		}
 	}
+	if r.prior != nil {
+		// The change since the run started reached the step, but this
+		// instance's block and input values are the ones it recorded.
+		if rec := r.sameRecord(s, inst, key); rec != nil {
+			if res, ok := r.keep(s, inst, rec); ok {
+				return res
+			}
+		}
+	}
 	if msg := r.waitState(ctx); msg != "" {
 		return r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: msg})
 	}

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"slices"
+
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -13,12 +15,22 @@ import (
 // the cache, be skipped (its when is already false), or is unknown (its
 // inputs depend on steps that must run first).
 //
+// With Options.Resume it is the plan of resuming the run RunID: which
+// instances keep what the run recorded (compiler.ActionKept), and why the
+// others run ("failed", "changed", …), as Apply would decide; nothing is
+// written.
+//
 // A missing secret is an error, as it is for Apply: a plan promises a run
 // that can start.
 func Plan(prog *compiler.Program, opts Options) (*compiler.Plan, hcl.Diagnostics) {
 	r, diags := newRun(prog, opts)
 	if diags.HasErrors() {
 		return nil, diags
+	}
+	if opts.Resume {
+		if err := r.readPrior(); err != nil {
+			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read the run", Detail: err.Error()}}
+		}
 	}
 	mdiags, err := r.loadMemory()
 	if err != nil {
@@ -47,9 +59,10 @@ func Plan(prog *compiler.Program, opts Options) (*compiler.Plan, hcl.Diagnostics
 }
 
 // planStep decides one step's action and the value its dependents see: the
-// cached result when every instance is cached, otherwise unknown.
+// cached (or kept) result when every instance is cached or kept, otherwise
+// unknown.
 func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
-	ps := &compiler.PlannedStep{Step: s, Instances: 1}
+	ps := &compiler.PlannedStep{Step: s, Instances: 1, ToRun: 1}
 	unknownValue := s.Value
 	var instances []instance
 	isMap := false
@@ -58,13 +71,15 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 	} else {
 		v, _, diags := r.scope.Eval(s.ForEach, nil)
 		if diags.HasErrors() || !v.IsWhollyKnown() {
-			ps.Action, ps.Reason, ps.Instances = compiler.ActionUnknown, "for_each known only at run time", -1
+			ps.Action, ps.Reason, ps.Instances, ps.ToRun = compiler.ActionUnknown, "for_each known only at run time", -1, -1
+			r.steps[s.Index].reran = true
 			return ps, unknownValue
 		}
 		var d hcl.Diagnostics
 		if instances, isMap, d = r.expand(s); d.HasErrors() {
 			r.addDiags(d)
 			ps.Action = compiler.ActionRun
+			r.steps[s.Index].reran = true
 			return ps, unknownValue
 		}
 	}
@@ -75,6 +90,7 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 	counts := map[compiler.Action]int{}
 	vals := make([]cty.Value, len(instances))
 	reason := ""
+	whyAt := map[string]int{}
 	for i, inst := range instances {
 		action, value, why := r.planInstance(s, inst)
 		counts[action]++
@@ -82,7 +98,26 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 		if reason == "" {
 			reason = why
 		}
+		switch action {
+		case compiler.ActionRun, compiler.ActionApprove, compiler.ActionUnknown:
+			if s.ForEach != nil && len(ps.RunLabels) < compiler.MaxRunLabels {
+				ps.RunLabels = append(ps.RunLabels, Label(s.Name, inst.key))
+			}
+			if why == "" {
+				why = string(action)
+			}
+			if j, ok := whyAt[why]; ok {
+				ps.Why[j].N++
+			} else {
+				whyAt[why] = len(ps.Why)
+				ps.Why = append(ps.Why, compiler.ReasonCount{Reason: why, N: 1})
+			}
+		}
 	}
+	// What needs running first, then what changed.
+	slices.SortStableFunc(ps.Why, func(a, b compiler.ReasonCount) int { return reasonRank(a.Reason) - reasonRank(b.Reason) })
+	ps.ToRun = counts[compiler.ActionRun] + counts[compiler.ActionApprove] + counts[compiler.ActionUnknown]
+	ps.Kept, ps.Cached = counts[compiler.ActionKept], counts[compiler.ActionCached]
 	switch {
 	case counts[compiler.ActionApprove] > 0:
 		ps.Action = compiler.ActionApprove
@@ -90,6 +125,8 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 		ps.Action = compiler.ActionRun
 	case counts[compiler.ActionUnknown] > 0:
 		ps.Action = compiler.ActionUnknown
+	case counts[compiler.ActionKept] > 0:
+		ps.Action = compiler.ActionKept
 	case counts[compiler.ActionCached] > 0:
 		ps.Action = compiler.ActionCached
 	default:
@@ -100,11 +137,17 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 		}
 	}
 	if ps.Action == compiler.ActionRun || ps.Action == compiler.ActionUnknown || ps.Action == compiler.ActionApprove {
+		// In a resumption, what depends on the step does not keep what
+		// it recorded.
+		r.steps[s.Index].reran = true
 		ps.Reason = reason
 		return ps, unknownValue
 	}
 	if ps.Action == compiler.ActionSkip {
 		ps.Reason = reason
+	}
+	if ps.Action == compiler.ActionKept {
+		ps.Reason = "from the run's record"
 	}
 	if s.ForEach == nil {
 		return ps, vals[0]
@@ -112,55 +155,108 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 	return ps, assemble(instances, vals, isMap)
 }
 
+// reasonRank orders the reasons instances of a resumed run run: those
+// that did not finish, then those the change reaches.
+func reasonRank(reason string) int {
+	switch reason {
+	case string(StatusFailed):
+		return 0
+	case string(StatusCancelled):
+		return 1
+	case string(StatusWaiting):
+		return 2
+	case "skipped before":
+		return 3
+	case "not started":
+		return 4
+	}
+	return 5
+}
+
 func (r *run) planInstance(s *compiler.Step, inst instance) (compiler.Action, cty.Value, string) {
+	if r.prior != nil {
+		if rec := r.keptRecord(s, inst); rec != nil {
+			if v, err := DecodeValue(rec.Outputs); err == nil {
+				return compiler.ActionKept, v, ""
+			}
+		}
+	}
+	action, value, why, key := r.planFresh(s, inst)
+	if r.prior == nil || action != compiler.ActionRun && action != compiler.ActionCached {
+		return action, value, why
+	}
+	// A resumption: the instance keeps what it recorded when its block
+	// and input values are the same (runInstance), else it runs, for the
+	// reason its record gives.
+	if rec := r.sameRecord(s, inst, key); rec != nil {
+		if v, err := DecodeValue(rec.Outputs); err == nil {
+			return compiler.ActionKept, v, ""
+		}
+	}
+	if action == compiler.ActionCached {
+		return action, value, why
+	}
+	return action, value, r.resumeReason(s, inst)
+}
+
+// planFresh is what running an instance would do, as far as its inputs
+// and the cache tell: its action, its value when cached (or skipped), why
+// it would run, and its cache key when it has one.
+func (r *run) planFresh(s *compiler.Step, inst instance) (compiler.Action, cty.Value, string, string) {
 	if s.When != nil {
 		v, _, diags := r.scope.Eval(s.When, inst.each)
 		if diags.HasErrors() {
-			return compiler.ActionRun, cty.NilVal, ""
+			return compiler.ActionRun, cty.NilVal, "", ""
 		}
 		v, _ = v.UnmarkDeep()
 		if !v.IsKnown() {
-			return compiler.ActionUnknown, cty.NilVal, "when known only at run time"
+			return compiler.ActionUnknown, cty.NilVal, "when known only at run time", ""
 		}
 		if v.Type() == cty.Bool && !v.IsNull() && v.False() {
-			return compiler.ActionSkip, nullOutputs(s), ""
+			return compiler.ActionSkip, nullOutputs(s), "", ""
 		}
 	}
 	if isApproval(s) {
-		return compiler.ActionApprove, cty.NilVal, "waits for a person's decision"
+		return compiler.ActionApprove, cty.NilVal, "waits for a person's decision", ""
 	}
 	if s.Flow != nil && !s.CacheEnabled() {
-		return compiler.ActionRun, cty.NilVal, "runs flow " + s.Flow.Flow.Name
+		return compiler.ActionRun, cty.NilVal, "runs flow " + s.Flow.Flow.Name, ""
 	}
 	if !(r.opts.CacheAll || s.CacheEnabled()) {
-		return compiler.ActionRun, cty.NilVal, "block " + s.Block.Name + " is not cached"
+		return compiler.ActionRun, cty.NilVal, "block " + s.Block.Name + " is not cached", ""
 	}
 	inputs, marked, unknown, diags := r.evalInputs(s, inst, true)
 	switch {
 	case diags.HasErrors():
-		return compiler.ActionRun, cty.NilVal, ""
+		return compiler.ActionRun, cty.NilVal, "", ""
 	case unknown:
-		return compiler.ActionUnknown, cty.NilVal, "inputs known only at run time"
+		return compiler.ActionUnknown, cty.NilVal, "inputs known only at run time", ""
 	case sensitiveResult(s, marked):
-		return compiler.ActionRun, cty.NilVal, "sensitive results are not cached"
-	case r.opts.NoCache:
-		return compiler.ActionRun, cty.NilVal, "--no-cache"
-	case r.opts.Store == nil:
-		return compiler.ActionRun, cty.NilVal, "not in the cache"
+		return compiler.ActionRun, cty.NilVal, "sensitive results are not cached", ""
 	}
 	call := &blocks.Call{Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Sensitive: marked}
 	exec, err := r.opts.Executors.For(s.Block)
 	if err != nil {
-		return compiler.ActionRun, cty.NilVal, ""
+		return compiler.ActionRun, cty.NilVal, "", ""
 	}
-	key, err := r.cacheKey(s, call, exec)
-	if err != nil {
-		return compiler.ActionRun, cty.NilVal, ""
+	var key string
+	if r.opts.Store != nil {
+		if key, err = r.cacheKey(s, call, exec); err != nil && r.opts.NoCache {
+			return compiler.ActionRun, cty.NilVal, "--no-cache", ""
+		} else if err != nil {
+			return compiler.ActionRun, cty.NilVal, "", ""
+		}
+	}
+	switch {
+	case r.opts.NoCache:
+		return compiler.ActionRun, cty.NilVal, "--no-cache", key
+	case r.opts.Store == nil:
+		return compiler.ActionRun, cty.NilVal, "not in the cache", ""
 	}
 	if v, _, ok, _ := r.cached(key); ok {
-		return compiler.ActionCached, v, ""
+		return compiler.ActionCached, v, "", key
 	}
-	return compiler.ActionRun, cty.NilVal, "not in the cache"
+	return compiler.ActionRun, cty.NilVal, "not in the cache", key
 }
 
 // planFlow plans the flow a step uses, with the arguments of its first

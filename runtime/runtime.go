@@ -88,6 +88,11 @@ type Options struct {
 	// finished ok keep what they recorded; the others run. Inputs must
 	// be the run's.
 	Resume bool
+	// KeepSucceeded, in a resumption, names steps (NAME or step.NAME)
+	// whose instances that finished ok keep what they recorded although
+	// the change since reaches the step: the user says they stand (a fix
+	// for the items that failed). Its other instances run (resume.go).
+	KeepSucceeded []string
 	// Ask, when set, asks a person for the decision of an approval step
 	// that has none recorded, and returns it (or ErrNoAnswer to let the
 	// step wait); its context ends at the step's deadline. Without it,
@@ -198,6 +203,8 @@ type run struct {
 	// stale: in a resumed run, the steps whose fingerprint is not the
 	// one they were recorded with; they run again.
 	stale map[string]bool
+	// keepSucceeded are the steps of Options.KeepSucceeded.
+	keepSucceeded map[string]bool
 	// targeted says, by step index, which steps run; nil: all of them.
 	targeted []bool
 
@@ -303,6 +310,7 @@ func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
 		r.secrets[s.Name] = cty.StringVal(val).Mark(lang.Sensitive)
 	}
 	diags = append(diags, r.target()...)
+	diags = append(diags, r.keepSucceededSteps()...)
 	r.scope = compiler.NewScope(prog, (*runValues)(r))
 	r.steps = make([]*stepRun, len(prog.Steps))
 	for i, s := range prog.Steps {

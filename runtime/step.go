@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
@@ -34,6 +35,8 @@ type stepRun struct {
 	// reran: in a resumed run, an instance of the step ran again (did not
 	// keep what it recorded), so its dependents do not keep theirs.
 	reran bool
+	// started is when its instances began (beginStep).
+	started time.Time
 	// untargeted: the run has targets, and this step is not one of them
 	// nor a step they depend on; it does not run.
 	untargeted bool
@@ -189,12 +192,16 @@ func (r *run) beginStep(s *stepRun, cancelled bool) (instances []instance, isMap
 		r.failUnstarted(s, diags)
 		return nil, false, r.finishStep(s, cty.NullVal(s.step.Value.Type()), s.step.OnError != lang.OnErrorContinue, false), true
 	}
+	s.started = time.Now()
 	return instances, isMap, nil, false
 }
 
 // endStep ends a step whose instances have all ended, with their results,
 // and returns the dependents it made ready.
 func (r *run) endStep(s *stepRun, instances []instance, isMap bool, results []instanceResult) []*stepRun {
+	if s.step.ForEach != nil {
+		emit(r, StepEnded{Step: s.step.Name, Instances: len(instances), Duration: time.Since(s.started)})
+	}
 	failed, cancelled, waiting := false, false, false
 	vals := make([]cty.Value, len(results))
 	for i, res := range results {

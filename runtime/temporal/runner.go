@@ -167,6 +167,25 @@ func (r Runner) Apply(ctx context.Context, prog *compiler.Program, opts runtime.
 		return cannot("a run starts again on Temporal from its record in the state")
 	case opts.Parallelism > 0:
 		return cannot("--parallelism is not supported on Temporal: the workers' limits apply")
+	case opts.Resume && len(opts.KeepSucceeded) > 0:
+		return cannot("--keep-succeeded resumes a run in this process, not on Temporal")
+	}
+	if opts.Resume {
+		// The workers keep every instance that finished ok (resume.go),
+		// whatever changed since: a change that reaches one is resumed
+		// in the process, which runs the changed steps again.
+		run, err := opts.Store.Run(opts.RunID)
+		if err != nil {
+			return nil, err
+		}
+		steps, err := opts.Store.Steps(opts.RunID)
+		if err != nil {
+			return nil, err
+		}
+		if changed := runtime.ResumeChanged(prog, run, steps); len(changed) > 0 {
+			return cannot(fmt.Sprintf("run %s finished step %s, which the change since reaches, and a run started again on Temporal keeps what finished whatever changed; resume it in the process (flowctl apply --resume %s, without --engine temporal), which runs the changed steps again, or undo the change",
+				run.ID, strings.Join(changed, ", "), run.ID))
+		}
 	}
 	in, err := NewRunInput(prog, opts.Inputs, opts.RunID, opts.Namespace, r.Encrypted)
 	if err != nil {

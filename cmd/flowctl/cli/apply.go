@@ -52,9 +52,15 @@ the run stops, waiting, once nothing else can run: apply prints how to decide
 
 --resume RUN_ID continues a run that failed, was cancelled or interrupted, or
 waits: steps that finished ok keep their recorded results, the others run.
-The flow (the file the run recorded, or --flow) may have changed, but not in
-the steps that finished: fix the failing step, then resume. With --engine
-temporal the run starts again on Temporal's workers, keeping those steps too.
+The flow (the file the run recorded, or --flow) may have changed since: fix
+the failing step, then resume. The steps the change reaches run again, all
+their instances, but those whose block and inputs are as they were; with
+--keep-succeeded step.NAME the instances of that step that succeeded keep
+their results, and only its failed ones run with the fixed code. Before it
+runs, the resumption says which instances run and why (plan --resume shows
+the same). With --engine temporal the run starts again on Temporal's
+workers, keeping those steps too (a change to a step that finished is
+resumed in this process only).
 A run on Temporal that its server lost (or whose workflow ended without
 recording its end) is recorded as interrupted, and can be resumed either way.`,
 		Args: cobra.RangeArgs(0, 1),
@@ -68,6 +74,9 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 					return usagef("apply --resume takes no FLOW: the run names its flow (use --flow to give its file)")
 				}
 				return applyResume(s, &f, &ef, resume, flowFile, jsonOut)
+			}
+			if len(f.keepSucceeded) > 0 {
+				return usagef("--keep-succeeded keeps the instances that succeeded in a run being resumed: use it with --resume RUN_ID")
 			}
 			args = flowArg(args)
 			l, secrets, given, err := f.start(s)
@@ -154,6 +163,7 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 		},
 	}
 	f.registerRun(cmd)
+	f.registerKeep(cmd)
 	ef.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the run's events as JSON lines")
 	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "run without asking for confirmation")

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/user"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -151,9 +152,72 @@ func resumeRun(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *sta
 		Inputs: inputs, Secrets: secrets, Parallelism: f.parallelism, Namespace: run.Namespace,
 		NoCache: f.noCache, Store: st, Executors: ex, ResetCorruptMemory: f.resetMemory,
 		Timeout: f.timeout, Targets: f.targets,
-		RunID: run.ID, Resume: true,
+		RunID: run.ID, Resume: true, KeepSucceeded: f.keepSucceeded,
+	}
+	// What the resumption runs, and why, before it runs.
+	plan, diags := runtime.Plan(prog, opts)
+	if err := l.check(diags); err != nil {
+		return err
+	}
+	if !jsonOut {
+		steps, err := st.Steps(run.ID)
+		if err != nil {
+			return err
+		}
+		writeResumePlan(s.out, run.ID, plan, runtime.ResumeChanged(prog, run, steps), f.keepSucceeded)
 	}
 	return runInForeground(s, l, prog, opts, jsonOut, f.verbose)
+}
+
+// writeResumePlan says what a resumption will run, from its plan: the
+// steps that changed since the run started, and a line for each step with
+// instances to run, how many of how many and why, naming them (at most
+// compiler.MaxRunLabels); the steps that keep all they recorded have none.
+// A changed step with for_each whose instances that succeeded run again
+// is followed by how to keep them (--keep-succeeded).
+func writeResumePlan(w io.Writer, runID string, plan *compiler.Plan, changed, keep []string) {
+	fmt.Fprintf(w, "Resuming run %s", runID)
+	if len(changed) > 0 {
+		fmt.Fprintf(w, "; changed since it started: %s", strings.Join(changed, ", "))
+	}
+	fmt.Fprintln(w, ".")
+	width := 0
+	for _, s := range plan.Steps {
+		width = max(width, len(s.Name))
+	}
+	for _, s := range plan.Steps {
+		if s.ToRun == 0 || s.Action == compiler.ActionSkip {
+			continue
+		}
+		line := fmt.Sprintf("  %-10s %-*s", actionSymbols[s.Action], width, s.Name)
+		switch c := instanceCounts(s); {
+		case c != "":
+			line += "  " + c
+			if len(s.RunLabels) > 0 && s.Reason != "" {
+				line += ": " + runKeysText(s)
+			}
+		case s.Reason != "":
+			line += "  (" + s.Reason + ")"
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+		for _, r := range s.Why {
+			if r.Reason == "changed" && s.ForEach != nil && !slices.Contains(keep, s.Name) && !slices.Contains(keep, "step."+s.Name) {
+				fmt.Fprintf(w, "  %-10s %-*s  its %s that succeeded run again with the change; --keep-succeeded step.%s keeps them\n",
+					"", width, "", commaPlural(r.N, "instance", "instances"), s.Name)
+			}
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// runKeysText names the instances of a step that would run, the first
+// compiler.MaxRunLabels of them.
+func runKeysText(s *compiler.PlannedStep) string {
+	text := strings.Join(s.RunLabels, ", ")
+	if more := s.ToRun - len(s.RunLabels); more > 0 {
+		text += fmt.Sprintf(" and %s more", comma(more))
+	}
+	return text
 }
 
 // prepareResume compiles the flow of a recorded run (its recorded file,

@@ -192,6 +192,9 @@ func reconcileTemporal(s streams, ef *engineFlags, st *state.Store, run *state.R
 // --engine temporal --resume): the steps that finished ok keep their
 // results.
 func resumeOnTemporal(s streams, f *runFlags, ef *engineFlags, sf *stateFlags, st *state.Store, run *state.Run, jsonOut bool) error {
+	if len(f.keepSucceeded) > 0 {
+		return usagef("--keep-succeeded resumes a run in this process: leave out --engine temporal")
+	}
 	l, _, prog, inputs, err := prepareResume(s, f, sf, st, run)
 	if err != nil {
 		return err

@@ -48,11 +48,15 @@ type runFlags struct {
 	// parallelism is --parallelism: an overall cap on step instances
 	// running at once; 0, the default, is none.
 	parallelism int
-	targets     []string      // --target
-	verbose     bool          // --verbose: step logs as they come
-	unconfined  bool          // --unconfined
-	timeout     time.Duration // --timeout; 0: the flow's
-	store       storeFlags    // --migrate, --state-wait
+	targets     []string // --target
+	// keepSucceeded is --keep-succeeded: with --resume, steps whose
+	// instances that succeeded keep their results although the step
+	// changed.
+	keepSucceeded []string
+	verbose       bool          // --verbose: step logs as they come
+	unconfined    bool          // --unconfined
+	timeout       time.Duration // --timeout; 0: the flow's
+	store         storeFlags    // --migrate, --state-wait
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -79,6 +83,12 @@ func (f *runFlags) registerRun(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
 	cmd.Flags().BoolVar(&f.unconfined, "unconfined", false, unconfinedUsage)
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print what code steps log (console.log, print) as it comes; without it, a failed step shows its last lines")
+}
+
+// registerKeep adds --keep-succeeded, of the commands that resume a run
+// (apply --resume) or plan resuming it (plan --resume).
+func (f *runFlags) registerKeep(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&f.keepSucceeded, "keep-succeeded", nil, "with --resume: the instances of this step (step.NAME) that succeeded keep their results although the step changed since; only the others run (repeatable)")
 }
 
 // stateDirFor is the state of a flow: a directory, or a database URL

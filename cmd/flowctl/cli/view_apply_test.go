@@ -17,7 +17,7 @@ import (
 func TestApplyTableColumns(t *testing.T) {
 	var out bytes.Buffer
 	v := newApplyHuman(&out)
-	v.labels = 16
+	v.labels, v.verbose = 16, true // every instance has its line
 	v.Event(runtime.StepFinished{Step: "a", Status: runtime.StatusOK, Duration: 3 * time.Millisecond})
 	v.Event(runtime.StepFinished{Step: "fetch_pages", Instance: runtime.Key{Value: cty.NumberIntVal(12)}, Status: runtime.StatusOK, Duration: 1250 * time.Millisecond, Attempts: 3})
 	v.Event(runtime.StepFinished{Step: "post", Status: runtime.StatusFailed, Duration: 20 * time.Millisecond,
@@ -39,5 +39,62 @@ func TestApplyTableColumns(t *testing.T) {
 	want := "      HTTP 404: <!DOCTYPE html>" + strings.Repeat("x", 300) + "\n      <html>\n      <body>Not found</body>"
 	if got := strings.Join(lines[3:], "\n"); got != want {
 		t.Errorf("error lines: %q", got)
+	}
+}
+
+// TestApplyForEachOneLine (issue 50 #4): the instances of a for_each step
+// are one line of counts, printed when the step ends, whatever their
+// number; a failure is in full once, the instances that failed the same
+// way are named under the step's line; with verbose every instance has its
+// line too.
+func TestApplyForEachOneLine(t *testing.T) {
+	run := func(verbose bool) []string {
+		var out bytes.Buffer
+		v := newApplyHuman(&out)
+		v.labels, v.verbose = 9, verbose
+		v.Event(runtime.RunStarted{RunID: "r1", Flow: "batch", Steps: 2})
+		for i := range 5000 {
+			st := runtime.StatusCached
+			if i == 7 || i == 4000 {
+				st = runtime.StatusOK
+			}
+			v.Event(runtime.StepFinished{Step: "norm", Instance: runtime.Key{Value: cty.NumberIntVal(int64(i))}, Status: st})
+		}
+		v.Event(runtime.StepEnded{Step: "norm", Instances: 5000, Duration: 1200 * time.Millisecond})
+		for i := range 3 {
+			v.Event(runtime.StepFinished{Step: "parse", Instance: runtime.Key{Value: cty.NumberIntVal(int64(i))}, Status: runtime.StatusFailed, Error: "bad item"})
+		}
+		v.Event(runtime.StepFinished{Step: "parse", Instance: runtime.Key{Value: cty.NumberIntVal(3)}, Status: runtime.StatusOK, Resumed: true})
+		// The engine does not say the step ended: its line comes with
+		// the run's end.
+		v.Event(runtime.RunFinished{RunID: "r1", Status: runtime.StatusFailed})
+		v.Close()
+		return strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	}
+	lines := run(false)
+	want := []string{
+		`Run r1 of flow "batch"`,
+		"  ✓ ok        norm[*]    4,998 cached, 2 ok  (5,000 instances, 1.2s)",
+		"  ✗ failed    parse[0]      <1ms",
+		"      bad item",
+		"  ✗ failed    parse[*]   3 failed, 1 kept  (4 instances, <1ms)",
+		"      parse[0] and 2 more instances failed the same way: parse[1], parse[2].",
+		"",
+		"Run failed: r1 (3 ok, 4,998 cached, 3 failed).",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), strings.Join(lines, "\n"))
+	}
+	for i := range want {
+		got := lines[i]
+		if i == 4 {
+			got = regexp.MustCompile(`instances, [^)]+\)$`).ReplaceAllString(got, "instances, <1ms)")
+		}
+		if got != want[i] {
+			t.Errorf("line %d:\n got %q\nwant %q", i, got, want[i])
+		}
+	}
+	if n := len(run(true)); n != 5000+4+len(want)-2 {
+		t.Errorf("verbose: %d lines, want a line per instance and the steps' lines", n)
 	}
 }

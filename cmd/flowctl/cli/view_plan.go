@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"github.com/flowctl/flowctl/compiler"
 )
 
@@ -54,13 +55,22 @@ type jsonPlan struct {
 }
 
 type jsonPlanStep struct {
-	Name      string   `json:"name"`
-	Use       string   `json:"use"`
-	Engine    string   `json:"engine,omitempty"` // of a go block: interpreted or compiled
-	Stage     int      `json:"stage"`
-	Action    string   `json:"action"`
-	Reason    string   `json:"reason,omitempty"`
-	DependsOn []string `json:"depends_on"`
+	Name   string `json:"name"`
+	Use    string `json:"use"`
+	Engine string `json:"engine,omitempty"` // of a go block: interpreted or compiled
+	Stage  int    `json:"stage"`
+	Action string `json:"action"`
+	Reason string `json:"reason,omitempty"`
+	// Instances is how many instances the step has, and InstancesToRun
+	// how many of them would run; null when its for_each is known only
+	// at run time. InstancesKept, in the plan of a resumption, are those
+	// that keep what the run recorded; InstancesCached those the cache
+	// holds.
+	Instances       *int     `json:"instances"`
+	InstancesToRun  *int     `json:"instances_to_run"`
+	InstancesKept   int      `json:"instances_kept,omitempty"`
+	InstancesCached int      `json:"instances_cached,omitempty"`
+	DependsOn       []string `json:"depends_on"`
 	// Tools are what an llm step may call, as flow.NAME and block.NAME,
 	// at most MaxToolCalls times.
 	Tools        []string `json:"tools,omitempty"`
@@ -89,6 +99,10 @@ func newJSONPlan(plan *compiler.Plan, expand bool) jsonPlan {
 		js := jsonPlanStep{
 			Name: s.Name, Use: s.Use, Engine: engineOf(s.Step, p.GoEngine), Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
 			DependsOn: compiler.Names(s.Deps), Tools: toolRefs(s.Step), MaxToolCalls: s.Step.ToolCallLimit(),
+			InstancesKept: s.Kept, InstancesCached: s.Cached,
+		}
+		if s.Instances >= 0 {
+			js.Instances, js.InstancesToRun = &s.Instances, &s.ToRun
 		}
 		if s.FlowPlan != nil && expand {
 			sub := newJSONPlan(s.FlowPlan, expand)
@@ -105,6 +119,7 @@ var actionSymbols = map[compiler.Action]string{
 	compiler.ActionUnknown: "~ unknown",
 	compiler.ActionSkip:    "- skip",
 	compiler.ActionApprove: "? approval",
+	compiler.ActionKept:    "= kept",
 }
 
 func writeHumanPlan(w io.Writer, plan *compiler.Plan, expand bool) {
@@ -118,6 +133,9 @@ func writeHumanPlan(w io.Writer, plan *compiler.Plan, expand bool) {
 	approvals := ""
 	if a := n[compiler.ActionApprove]; a > 0 {
 		approvals = ", " + plural(a, "approval", "approvals")
+	}
+	if k := n[compiler.ActionKept]; k > 0 {
+		approvals += fmt.Sprintf(", %d kept", k)
 	}
 	fmt.Fprintf(w, "\nPlan: %d to run, %d cached, %d unknown, %d to skip%s.\n",
 		n[compiler.ActionRun], n[compiler.ActionCached], n[compiler.ActionUnknown], n[compiler.ActionSkip], approvals)
@@ -152,7 +170,9 @@ func writePlanSteps(w io.Writer, plan *compiler.Plan, steps []*compiler.Step, in
 		if len(st.Deps) > 0 {
 			line += "  ← " + strings.Join(compiler.Names(st.Deps), ", ")
 		}
-		if s.Reason != "" {
+		if c := instanceCounts(s); c != "" {
+			line += "  " + c
+		} else if s.Reason != "" {
 			line += "  (" + s.Reason + ")"
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
@@ -176,4 +196,61 @@ func toolRefs(s *compiler.Step) []string {
 		out = append(out, t.Ref())
 	}
 	return out
+}
+
+// instanceCounts says, for a step with for_each whose instances are
+// known, how many would run and why, and how many are kept, cached or
+// skipped: "1 of 5,000 instances to run (failed), 4,999 kept"; "" for
+// other steps.
+func instanceCounts(s *compiler.PlannedStep) string {
+	if s.ForEach == nil || s.Instances < 0 || s.Action == compiler.ActionSkip && s.Instances == 0 || s.Reason == "not targeted" {
+		return ""
+	}
+	var parts []string
+	switch {
+	case s.ToRun == 0:
+		parts = append(parts, plural(s.Instances, "instance", "instances")+":")
+	case s.ToRun == s.Instances:
+		parts = append(parts, fmt.Sprintf("%s to run (%s)", commaPlural(s.Instances, "instance", "instances"), whyText(s.Why)))
+	default:
+		parts = append(parts, fmt.Sprintf("%s of %s to run (%s)", comma(s.ToRun), commaPlural(s.Instances, "instance", "instances"), whyText(s.Why)))
+	}
+	var rest []string
+	if s.Kept > 0 {
+		rest = append(rest, comma(s.Kept)+" kept")
+	}
+	if s.Cached > 0 {
+		rest = append(rest, comma(s.Cached)+" cached")
+	}
+	if skipped := s.Instances - s.ToRun - s.Kept - s.Cached; skipped > 0 {
+		rest = append(rest, comma(skipped)+" skipped")
+	}
+	if s.ToRun == 0 {
+		return parts[0] + " " + strings.Join(rest, ", ")
+	}
+	return strings.Join(append(parts, rest...), ", ")
+}
+
+// whyText is why instances would run: the reason, when they share it;
+// else how many for each ("1 failed, 4,999 changed").
+func whyText(why []compiler.ReasonCount) string {
+	if len(why) == 1 {
+		return why[0].Reason
+	}
+	parts := make([]string, len(why))
+	for i, w := range why {
+		parts[i] = comma(w.N) + " " + w.Reason
+	}
+	return strings.Join(parts, ", ")
+}
+
+// comma writes a count with thousands separators: 5,000.
+func comma(n int) string { return humanize.Comma(int64(n)) }
+
+// commaPlural is plural with thousands separators.
+func commaPlural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return comma(n) + " " + many
 }
