@@ -327,3 +327,58 @@ func recordRun(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCompletionTakesWhatTheBlockTakes: a step's completions are what its
+// block accepts (no tools on an http step, no parallelism without
+// for_each), also while the line being typed leaves the file unparsed
+// and the step is one the last parse did not have.
+func TestCompletionTakesWhatTheBlockTakes(t *testing.T) {
+	c := startServer(t, filepath.Join("testdata", "ws.txtar"))
+	c.open(flowFile)
+	c.diagnostics(flowFile, func(p protocol.PublishDiagnosticsParams) bool { return len(p.Diagnostics) == 3 })
+	labels := func(needle string, delta int) map[string]bool {
+		t.Helper()
+		var res protocol.CompletionList
+		if err := c.call("textDocument/completion", c.at(flowFile, needle, delta), &res); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, it := range res.Items {
+			got[it.Label] = true
+		}
+		return got
+	}
+	check := func(what string, got map[string]bool, want, not []string) {
+		t.Helper()
+		for _, w := range want {
+			if !got[w] {
+				t.Errorf("%s: no completion %q in %v", what, w, got)
+			}
+		}
+		for _, n := range not {
+			if got[n] {
+				t.Errorf("%s: completion %q, which the step does not take", what, n)
+			}
+		}
+	}
+
+	// An http step of the parsed file.
+	c.edit(flowFile, "step \"fetch\" {\n  use = \"http\"\n", "step \"fetch\" {\n  use = \"http\"\n  \n")
+	check("http step", labels("use = \"http\"\n  \n", 15), []string{"url", "method", "max_bytes", "for_each", "output"},
+		[]string{"use", "tools", "max_tool_calls", "parallelism"})
+
+	// A new http step, half typed: the file does not parse, and the last
+	// parse has no step "get".
+	c.edit(flowFile, "step \"fetch\" {\n  use = \"http\"\n  \n", "step \"get\" {\n  use = \"http\"\n  m\n}\n\nstep \"fetch\" {\n  use = \"http\"\n")
+	check("half-typed http step", labels("use = \"http\"\n  m", 16), []string{"method", "max_bytes", "url"},
+		[]string{"use", "tools", "max_tool_calls", "parallelism"})
+
+	// An llm step: tools, and max_tool_calls once tools are set;
+	// parallelism once for_each is.
+	c.edit(flowFile, "step \"get\" {\n  use = \"http\"\n  m\n}", "step \"get\" {\n  use = \"llm\"\n  for_each = input.names\n  m\n}")
+	check("llm step", labels("for_each = input.names\n  m", 26), []string{"model", "tools", "parallelism"},
+		[]string{"for_each", "max_tool_calls"})
+	c.edit(flowFile, "  for_each = input.names\n  m\n", "  tools = [block.shout]\n  m\n")
+	check("llm step with tools", labels("tools = [block.shout]\n  m", 25), []string{"max_tool_calls"},
+		[]string{"tools", "parallelism"})
+}
