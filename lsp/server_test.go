@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -381,4 +382,86 @@ func TestCompletionTakesWhatTheBlockTakes(t *testing.T) {
 	c.edit(flowFile, "  for_each = input.names\n  m\n", "  tools = [block.shout]\n  m\n")
 	check("llm step with tools", labels("tools = [block.shout]\n  m", 25), []string{"max_tool_calls"},
 		[]string{"tools", "parallelism"})
+}
+
+// TestRenameReachesTestStepPaths: renaming a step, or a sub-flow's step
+// or output, edits the test files' step paths (override "step.a.b", a
+// mock's step = "a.b") and override outputs too, so that the tests still
+// name what the flows have; references list the same places.
+func TestRenameReachesTestStepPaths(t *testing.T) {
+	c := startServer(t, filepath.Join("testdata", "paths.txtar"))
+	const main, chunk, test, suite = "app/main.flow.hcl", "app/chunk.flow.hcl", "app/main.test.hcl", "suite.test.hcl"
+	for _, rel := range []string{main, chunk, test, suite} {
+		c.open(rel)
+	}
+	rename := func(rel, needle string, delta int, to string) map[string]string {
+		t.Helper()
+		p := c.at(rel, needle, delta)
+		p["newName"] = to
+		var res protocol.WorkspaceEdit
+		if err := c.call("textDocument/rename", p, &res); err != nil {
+			t.Fatalf("rename %s: %v", needle, err)
+		}
+		out := map[string]string{}
+		for _, rel := range []string{main, chunk, test, suite} {
+			edits := res.Changes[c.uri(rel)]
+			src := []byte(c.docs[rel])
+			tx := newText(src)
+			sort.Slice(edits, func(i, j int) bool { return tx.offset(edits[i].Range.Start) > tx.offset(edits[j].Range.Start) })
+			for _, e := range edits {
+				from, to := tx.offset(e.Range.Start), tx.offset(e.Range.End)
+				src = append(append(append([]byte{}, src[:from]...), e.NewText...), src[to:]...)
+			}
+			out[rel] = string(src)
+		}
+		return out
+	}
+	has := func(what, text string, want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: the text has no %q:\n%s", what, w, text)
+			}
+		}
+	}
+
+	got := rename(main, `step "read"`, 7, "load")
+	has("rename step read", got[main], `step "load"`, `text = step.load.value`)
+	has("rename step read", got[test], `override "step.load"`, `step.load.value != ""`)
+	has("rename step read", got[suite], `override "step.load"`, `expect_failures = [step.load]`) // a test of another directory
+
+	got = rename(chunk, `step "ask"`, 7, "query")
+	has("rename sub-flow step ask", got[chunk], `step "query"`, `value = step.query.text`)
+	has("rename sub-flow step ask", got[test], `step    = "summarize.query"`, `override "step.summarize.query"`)
+	if strings.Contains(got[test], "summarize.ask") {
+		t.Errorf("rename sub-flow step ask: the test still names summarize.ask:\n%s", got[test])
+	}
+
+	got = rename(chunk, `output "summary"`, 9, "gist")
+	has("rename sub-flow output", got[main], `value = step.summarize.gist`)
+	has("rename sub-flow output", got[test], `outputs = { gist = "given" }`, `step.summarize.gist == "given"`)
+	has("rename sub-flow output", got[test], `output.summary == "short"`) // main's own output
+
+	// From the test file: a path's name is the step's, with its
+	// references in both flows and the test.
+	p := c.at(test, `"step.summarize.ask"`, 16)
+	p["context"] = map[string]any{"includeDeclaration": true}
+	var locs []protocol.Location
+	if err := c.call("textDocument/references", p, &locs); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]int{}
+	for _, l := range locs {
+		files[filepath.Base(string(l.URI))]++
+	}
+	if files["chunk.flow.hcl"] != 2 || files["main.test.hcl"] != 2 || len(locs) != 4 {
+		t.Errorf("references of summarize.ask from the test: %v", locs)
+	}
+	var defs []protocol.Location
+	if err := c.call("textDocument/definition", c.at(test, `"summarize.ask"`, 12), &defs); err != nil {
+		t.Fatal(err)
+	}
+	if len(defs) != 1 || filepath.Base(string(defs[0].URI)) != "chunk.flow.hcl" || defs[0].Range.Start.Line != 8 {
+		t.Errorf("definition of the mock's summarize.ask: %v, want step ask of chunk.flow.hcl", defs)
+	}
 }
