@@ -465,3 +465,16 @@ func TestRenameReachesTestStepPaths(t *testing.T) {
 		t.Errorf("definition of the mock's summarize.ask: %v, want step ask of chunk.flow.hcl", defs)
 	}
 }
+
+// TestEachValueHint: the server's diagnostic of each.NAME, where NAME is
+// an attribute of the for_each collection's elements, says each.value.NAME,
+// as validate does.
+func TestEachValueHint(t *testing.T) {
+	c := startServer(t, filepath.Join("testdata", "ws.txtar"))
+	c.open(childFile)
+	c.edit(childFile, "step \"split\" {\n  use   = \"value\"\n  value = split(\" \", input.text)\n}",
+		"step \"split\" {\n  use      = \"value\"\n  for_each = [{ word = \"a\" }]\n  value    = each.word\n}")
+	c.diagnostics(childFile, func(p protocol.PublishDiagnosticsParams) bool {
+		return p.Version == uint32(c.vers[childFile]) && hasMessage(p, "Did you mean each.value.word?")
+	})
+}
