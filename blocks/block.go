@@ -105,6 +105,10 @@ func (b *Block) Reaches() Remote {
 // Builtin reports whether b is a built-in block.
 func (b *Block) Builtin() bool { return b.Runtime == RuntimeBuiltin }
 
+// IsLLM reports whether steps of b are llm steps, which alone may call
+// tools: the llm built-in and blocks of runtime llm.
+func (b *Block) IsLLM() bool { return b.Runtime == lang.RuntimeLLM || (b.Builtin() && b.Name == "llm") }
+
 // DeclRange is where the block is defined; empty for built-ins.
 func (b *Block) DeclRange() hcl.Range {
 	if b.Def == nil {

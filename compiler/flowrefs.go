@@ -193,12 +193,6 @@ func (s *Step) ToolCallLimit() int {
 	return lang.DefaultMaxToolCalls
 }
 
-// isLLM reports whether a block is an llm block: the built-in, or a user
-// block with runtime "llm".
-func isLLM(b *blocks.Block) bool {
-	return b.Runtime == lang.RuntimeLLM || (b.Builtin() && b.Name == "llm")
-}
-
 // resolveTools checks a step's tools argument, and its block's, and finds
 // each tool.
 func (c *compilation) resolveTools(s *Step) hcl.Diagnostics {
@@ -212,7 +206,7 @@ func (c *compilation) resolveTools(s *Step) hcl.Diagnostics {
 	if refs == nil {
 		return nil
 	}
-	if s.ToolRefs != nil && !isLLM(s.Block) {
+	if s.ToolRefs != nil && !s.Block.IsLLM() {
 		return lang.Error(*s.ToolsRange, "Tools on a step that is not llm",
 			"Step %q uses block %q; only llm steps call tools, which the model chooses.", s.Name, s.Block.Name)
 	}

@@ -298,6 +298,9 @@ func overlaps(a, b hcl.Range) bool {
 type compilation struct {
 	opts Options
 	prog *Program
+	// eachMisses are the each.NAME references resolve found that are
+	// neither key nor value, for the types pass to hint at (hintEach).
+	eachMisses []eachMiss
 	// stepRefs are the references of each step's expressions (arguments,
 	// when, for_each), by step index, and outputRefs and memoryRefs those
 	// of each output's and memory's value (resolve), from which graph

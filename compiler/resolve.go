@@ -235,6 +235,9 @@ func (c *compilation) resolveTraversal(tr hcl.Traversal, ctx refContext) (*lang.
 		case ref.Name != "key" && ref.Name != "value":
 			diags = lang.Error(ref.NameRange(), "Invalid each reference",
 				"each has only the attributes key and value.%s", lang.Suggest(ref.Name, []string{"key", "value"}))
+			// The types pass, which knows the elements' type, may say
+			// each.value.NAME.
+			c.eachMisses = append(c.eachMisses, eachMiss{step: ctx.self, name: ref.Name, diag: diags[0]})
 		}
 	case lang.RootRun:
 		if ref.Name != "id" {
@@ -417,4 +420,42 @@ func listOrNone(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// An eachMiss is a reference each.NAME that is neither each.key nor
+// each.value, in a step with for_each: NAME may be an attribute of the
+// elements, which each.value.NAME reads.
+type eachMiss struct {
+	step *Step
+	name string
+	diag *hcl.Diagnostic
+}
+
+// hintEach adds to the diagnostics of a step's each.NAME references, now
+// that each.value's type is known, "Did you mean each.value.NAME?" when
+// the elements have an attribute NAME (or one NAME is a misspelling of,
+// when each.NAME is no misspelling of key or value).
+func (c *compilation) hintEach(s *Step, each *Each) {
+	if each == nil || !each.Value.Type().IsObjectType() {
+		return
+	}
+	attrs := lang.SortedKeys(each.Value.Type().AttributeTypes())
+	for _, m := range c.eachMisses {
+		if m.step != s {
+			continue
+		}
+		attr := ""
+		switch {
+		case slices.Contains(attrs, m.name):
+			attr = m.name
+		case lang.Suggest(m.name, []string{"key", "value"}) == "":
+			if best := lang.Closest(m.name, attrs, 1); len(best) == 1 && lang.Suggest(m.name, best) != "" {
+				attr = best[0]
+			}
+		}
+		if attr == "" {
+			continue
+		}
+		m.diag.Detail = sprintf("each has only the attributes key and value; the elements of the for_each collection are each.value, which has the attribute %q. Did you mean each.value.%s?", attr, attr)
+	}
 }

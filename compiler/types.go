@@ -191,6 +191,7 @@ func (tv *typeValues) checkStep(s *Step) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	each, wrap, d := tv.forEach(s)
 	diags = append(diags, d...)
+	tv.c.hintEach(s, each)
 
 	argTypes := map[string]cty.Type{}
 	for _, a := range s.Args {

@@ -96,7 +96,7 @@ func (s *Server) completion(ctx context.Context, p protocol.CompletionParams) (*
 	stack := openBlocks(src, off)
 
 	prog := s.completionProgram(path, stack)
-	cl := &completer{prog: prog, replace: replace, stack: stack, path: path, list: &protocol.CompletionList{Items: []protocol.CompletionItem{}}}
+	cl := &completer{prog: prog, src: src, replace: replace, stack: stack, path: path, list: &protocol.CompletionList{Items: []protocol.CompletionItem{}}}
 	switch {
 	case inStep(stack) && useRE.MatchString(prefix):
 		partial := useRE.FindStringSubmatch(prefix)[1]
@@ -176,6 +176,7 @@ func (s *Server) completionProgram(path string, stack []frame) *compiler.Program
 
 type completer struct {
 	prog    *compiler.Program
+	src     []byte // the file's text, which need not parse
 	replace protocol.Range
 	stack   []frame
 	path    string
@@ -375,25 +376,18 @@ func (c *completer) attributes() {
 	}
 }
 
+// stepArguments completes a step's arguments from what its block takes:
+// the block's inputs and the meta-arguments that apply to it. The step
+// is read from its text, which need not parse; its block is the
+// compiled step's when the program has it, else the one its use names.
 func (c *completer) stepArguments() {
-	set := map[string]bool{}
-	var st *compiler.Step
-	if c.prog != nil && len(c.stack[0].labels) > 0 {
-		st = c.prog.StepsByName[c.stack[0].labels[0]]
-	}
-	if st != nil {
-		for _, a := range st.Args {
-			set[a.Name] = true
-		}
-		if st.Use != "" {
-			set["use"] = true
-		}
-	}
-	if st != nil && st.Block != nil {
-		inputs := append([]*lang.Field(nil), st.Block.Inputs...)
+	text := readStep(c.src, c.stack[0])
+	b := c.stepBlock(text.use)
+	if b != nil {
+		inputs := append([]*lang.Field(nil), b.Inputs...)
 		sort.SliceStable(inputs, func(i, j int) bool { return inputs[i].Required() && !inputs[j].Required() })
 		for i, in := range inputs {
-			if set[in.Name] {
+			if text.set[in.Name] {
 				continue
 			}
 			detail := typeName(in.Type.Type)
@@ -407,7 +401,7 @@ func (c *completer) stepArguments() {
 		}
 	}
 	for i, m := range lang.MetaArguments {
-		if set[m] {
+		if (text.set[m] && m != "output") || !metaApplies(m, b, text) {
 			continue
 		}
 		item := c.add(m, protocol.CompletionItemKindKeyword, "meta-argument", metaDocs[m])
@@ -421,6 +415,48 @@ func (c *completer) stepArguments() {
 			item.TextEdit.NewText = m + " = $0"
 		}
 	}
+}
+
+// stepBlock is the block of the step open at the cursor, which uses
+// use: the compiled step's (a flow.NAME step's block is made from the
+// flow), else the registry's block of that name; nil when unknown.
+func (c *completer) stepBlock(use string) *blocks.Block {
+	if use == "" {
+		return nil
+	}
+	if c.prog != nil && len(c.stack[0].labels) > 0 {
+		if st := c.prog.StepsByName[c.stack[0].labels[0]]; st != nil && st.Use == use && st.Block != nil {
+			return st.Block
+		}
+	}
+	if c.prog != nil && c.prog.Registry != nil {
+		return c.prog.Registry.Lookup(use)
+	}
+	for _, b := range blocks.Builtins() {
+		if b.Name == use {
+			return b
+		}
+	}
+	return nil
+}
+
+// metaApplies reports whether a step of block b (nil: not known yet)
+// takes meta-argument m, as validate checks it: tools only on llm
+// steps, max_tool_calls only beside tools, parallelism only beside
+// for_each, output blocks only where the block's outputs are open or
+// typed by the step.
+func metaApplies(m string, b *blocks.Block, text stepText) bool {
+	switch m {
+	case "tools":
+		return b == nil || b.IsLLM()
+	case "max_tool_calls":
+		return text.set["tools"] && (b == nil || b.IsLLM())
+	case "parallelism":
+		return text.set["for_each"]
+	case "output":
+		return b == nil || b.OpenOutputs || len(b.TypedOutputs) > 0
+	}
+	return true
 }
 
 // placeholder is a value of a type to start from: a snippet with a tab

@@ -41,7 +41,7 @@ func openBlocks(src []byte, off int) []frame {
 		case hclsyntax.TokenNewline:
 			lineStart = i + 1
 		case hclsyntax.TokenOBrace:
-			f := frame{start: t.Range.Start.Byte}
+			f := frame{start: from + t.Range.Start.Byte}
 			header := toks[lineStart:i]
 			if len(header) > 0 && header[0].Type == hclsyntax.TokenIdent && isHeader(header) {
 				f.typ = string(header[0].Bytes)
@@ -84,4 +84,54 @@ func isHeader(toks hclsyntax.Tokens) bool {
 		}
 	}
 	return true
+}
+
+// stepText is what the text of an open step block says, read from its
+// tokens so that it answers while a line of the block is half typed
+// and the file does not parse: the block it uses and the arguments and
+// nested blocks it sets.
+type stepText struct {
+	use string
+	set map[string]bool
+}
+
+// readStep reads the body of the step block whose opening brace is at
+// f.start in src, to its closing brace or the end of the file.
+func readStep(src []byte, f frame) stepText {
+	st := stepText{set: map[string]bool{}}
+	if f.start < 0 || f.start >= len(src) {
+		return st
+	}
+	toks, _ := hclsyntax.LexConfig(src[f.start:], "", hcl.InitialPos)
+	depth := 0
+	lineStart := true
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch t.Type {
+		case hclsyntax.TokenOBrace, hclsyntax.TokenOBrack, hclsyntax.TokenOParen, hclsyntax.TokenTemplateInterp, hclsyntax.TokenTemplateControl:
+			depth++
+		case hclsyntax.TokenCBrace, hclsyntax.TokenCBrack, hclsyntax.TokenCParen, hclsyntax.TokenTemplateSeqEnd:
+			depth--
+			if depth == 0 {
+				return st
+			}
+		case hclsyntax.TokenIdent:
+			if depth != 1 || !lineStart || i+1 >= len(toks) {
+				break
+			}
+			name, next := string(t.Bytes), toks[i+1].Type
+			switch next {
+			case hclsyntax.TokenEqual:
+				st.set[name] = true
+				if name == "use" && i+4 < len(toks) && toks[i+2].Type == hclsyntax.TokenOQuote &&
+					toks[i+3].Type == hclsyntax.TokenQuotedLit && toks[i+4].Type == hclsyntax.TokenCQuote {
+					st.use = string(toks[i+3].Bytes)
+				}
+			case hclsyntax.TokenOBrace, hclsyntax.TokenOQuote:
+				st.set[name] = true
+			}
+		}
+		lineStart = t.Type == hclsyntax.TokenNewline || t.Type == hclsyntax.TokenOBrace
+	}
+	return st
 }

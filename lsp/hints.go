@@ -58,9 +58,9 @@ func (s *Server) codeLens(ctx context.Context, p protocol.CodeLensParams) ([]pro
 			counts[o.name]++
 		}
 	}
-	s.testPlaces(v.path, func(_ string, o occurrence) {
-		if o.kind == kindStep {
-			counts[o.name]++
+	s.testSymbols("", func(sym *symbol, _ occurrence) {
+		if sym.kind == kindStep && sym.flow == v.path {
+			counts[sym.name]++
 		}
 	})
 	last := s.lastRun(v.path, prog)

@@ -79,14 +79,21 @@ func (s *Server) resolve(flow string, prog *compiler.Program, o occurrence) *sym
 		if f := s.flowFile(flow, o.name); f != "" {
 			return &symbol{kind: kindFlow, name: o.name, flow: f}
 		}
+	case kindPath:
+		if ts := stepAtPath(prog, o.owner); ts != nil {
+			return &symbol{kind: kindStep, name: ts.Step.Name, flow: absolute(ts.Flow.Filename)}
+		}
 	case kindField, kindArg:
 		if prog == nil {
 			return nil
 		}
 		st := prog.StepsByName[o.owner]
+		if ts := stepAtPath(prog, o.owner); ts != nil {
+			st, flow = ts.Step, absolute(ts.Flow.Filename)
+		}
 		if st == nil || st.Flow == nil {
 			if o.kind == kindField {
-				return &symbol{kind: kindStep, name: o.owner, flow: flow}
+				return &symbol{kind: kindStep, name: st0(st, o.owner), flow: flow}
 			}
 			return nil
 		}
@@ -95,6 +102,29 @@ func (s *Server) resolve(flow string, prog *compiler.Program, o occurrence) *sym
 			kind = kindInput
 		}
 		return &symbol{kind: kind, name: o.name, flow: absolute(st.Flow.Filename)}
+	}
+	return nil
+}
+
+// st0 is the name of step st, else name.
+func st0(st *compiler.Step, name string) string {
+	if st != nil {
+		return st.Name
+	}
+	return name
+}
+
+// stepAtPath is the step at a test's step path (summarize.ask: step ask
+// of the flow step summarize uses) in the tree of flows prog runs; nil
+// when the path names no step.
+func stepAtPath(prog *compiler.Program, path string) *compiler.TreeStep {
+	if prog == nil {
+		return nil
+	}
+	for _, ts := range compiler.StepTree(prog) {
+		if ts.Path == path {
+			return ts
+		}
 	}
 	return nil
 }
@@ -276,8 +306,8 @@ func (s *Server) occurrencesOf(sym *symbol, v *view) []place {
 			}
 		}
 	}
-	s.testPlaces(sym.flow, func(flow string, o occurrence) {
-		if o.kind == sym.kind && o.name == sym.name {
+	s.testSymbols(sym.name, func(ts *symbol, o occurrence) {
+		if *ts == *sym {
 			add(o.rng, false)
 		}
 	})
@@ -308,13 +338,6 @@ func (s *Server) occurrencesOf(sym *symbol, v *view) []place {
 				if o.kind == want && o.name == sym.name && uses(o.owner) {
 					add(o.rng, false)
 				}
-			}
-			if want == kindField {
-				s.testPlaces(f, func(flow string, o occurrence) {
-					if o.kind == kindField && o.name == sym.name && uses(o.owner) {
-						add(o.rng, false)
-					}
-				})
 			}
 		}
 	}
@@ -350,6 +373,36 @@ func (s *Server) testPlaces(flow string, fn func(flow string, o occurrence)) {
 			}
 			for _, o := range occ[def.Name] {
 				fn(flow, o)
+			}
+		}
+	}
+}
+
+// testSymbols calls fn with each name the test files of the workspace
+// hold (those that mention name; all when it is "") and the symbol it
+// resolves to in the test's flow: the steps, inputs and outputs of the
+// flow, and through step paths and step.S.FIELD those of the flows it
+// uses. A field of a step that uses no flow is not the step.
+func (s *Server) testSymbols(name string, fn func(sym *symbol, o occurrence)) {
+	for _, f := range s.ws.filesLocked() {
+		if !lang.IsTestFile(f) || (name != "" && !mentions(s, f, name)) {
+			continue
+		}
+		tc := s.ws.test(f)
+		if tc.file == nil {
+			continue
+		}
+		occ := testOccurrences(tc.file)
+		for def, fc := range tc.flows {
+			for _, o := range occ[def.Name] {
+				if o.kind == kindBlock {
+					continue
+				}
+				sym := s.resolve(fc.path, fc.prog, o)
+				if sym == nil || (o.kind == kindField && sym.kind != kindOutput) {
+					continue
+				}
+				fn(sym, o)
 			}
 		}
 	}

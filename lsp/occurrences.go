@@ -22,6 +22,10 @@ const (
 	// an argument of step S (an input of its block).
 	kindField = "field"
 	kindArg   = "arg"
+	// kindPath is a name in a test's step path (override "step.a.b",
+	// a mock's step = "a.b"): owner is the path up to and with it, which
+	// names a step of the test's flow or of a flow under it.
+	kindPath = "path"
 )
 
 // occurrence is one place a name stands in a file: its declaration or a
@@ -194,27 +198,49 @@ func testOccurrences(f *hcl.File) map[string][]occurrence {
 				occ = append(occ, occurrence{kind: kindBlock, name: inner.Labels[0], rng: r})
 				if a := inner.Body.Attributes["step"]; a != nil {
 					if path, ok := stringValue(a.Expr); ok && path != "" {
-						name, _, _ := strings.Cut(path, ".")
-						sr := labelInner(a.Expr.Range())
-						sr.End.Byte, sr.End.Column = sr.Start.Byte+len(name), sr.Start.Column+len(name)
-						occ = append(occ, occurrence{kind: kindStep, name: name, rng: sr})
+						occ = append(occ, pathOccurrences(path, labelInner(a.Expr.Range()))...)
 					}
 				}
 			case "override":
-				// The first name of a step path is a step of the test's
-				// flow (step.summarize.ask).
-				if path, ok := strings.CutPrefix(inner.Labels[0], "step."); ok {
-					name, _, _ := strings.Cut(path, ".")
+				// step.summarize.ask: step summarize of the test's flow, and
+				// step ask of the flow it uses.
+				if path, ok := strings.CutPrefix(inner.Labels[0], "step."); ok && path != "" {
 					r.Start.Byte += len("step.")
 					r.Start.Column += len("step.")
-					r.End.Byte = r.Start.Byte + len(name)
-					r.End.Column = r.Start.Column + len(name)
-					occ = append(occ, occurrence{kind: kindStep, name: name, rng: r})
+					occ = append(occ, pathOccurrences(path, r)...)
+					// The keys of its outputs are the step's outputs (a
+					// sub-flow's, for a step that uses one).
+					if a := inner.Body.Attributes["outputs"]; a != nil {
+						for _, k := range objectKeys(a.Expr, kindField) {
+							k.owner = path
+							occ = append(occ, k)
+						}
+					}
 				}
 			}
 		}
 		occ = append(occ, bodyOccurrences(b.Body, "test", "")...)
 		out[b.Labels[0]] = occ
+	}
+	return out
+}
+
+// pathOccurrences are the names of a step path that starts at r (on one
+// line, as labels and strings are written): each a kindPath occurrence
+// owned by the path up to it.
+func pathOccurrences(path string, r hcl.Range) []occurrence {
+	var out []occurrence
+	at := 0
+	names := strings.Split(path, ".")
+	for i, name := range names {
+		nr := r
+		nr.Start.Byte, nr.Start.Column = r.Start.Byte+at, r.Start.Column+at
+		nr.End = nr.Start
+		nr.End.Byte, nr.End.Column = nr.Start.Byte+len(name), nr.Start.Column+len(name)
+		if name != "" {
+			out = append(out, occurrence{kind: kindPath, name: name, owner: strings.Join(names[:i+1], "."), rng: nr})
+		}
+		at += len(name) + 1
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -326,4 +327,154 @@ func recordRun(t *testing.T, dir string) {
 	if err := st.Flush(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCompletionTakesWhatTheBlockTakes: a step's completions are what its
+// block accepts (no tools on an http step, no parallelism without
+// for_each), also while the line being typed leaves the file unparsed
+// and the step is one the last parse did not have.
+func TestCompletionTakesWhatTheBlockTakes(t *testing.T) {
+	c := startServer(t, filepath.Join("testdata", "ws.txtar"))
+	c.open(flowFile)
+	c.diagnostics(flowFile, func(p protocol.PublishDiagnosticsParams) bool { return len(p.Diagnostics) == 3 })
+	labels := func(needle string, delta int) map[string]bool {
+		t.Helper()
+		var res protocol.CompletionList
+		if err := c.call("textDocument/completion", c.at(flowFile, needle, delta), &res); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, it := range res.Items {
+			got[it.Label] = true
+		}
+		return got
+	}
+	check := func(what string, got map[string]bool, want, not []string) {
+		t.Helper()
+		for _, w := range want {
+			if !got[w] {
+				t.Errorf("%s: no completion %q in %v", what, w, got)
+			}
+		}
+		for _, n := range not {
+			if got[n] {
+				t.Errorf("%s: completion %q, which the step does not take", what, n)
+			}
+		}
+	}
+
+	// An http step of the parsed file.
+	c.edit(flowFile, "step \"fetch\" {\n  use = \"http\"\n", "step \"fetch\" {\n  use = \"http\"\n  \n")
+	check("http step", labels("use = \"http\"\n  \n", 15), []string{"url", "method", "max_bytes", "for_each", "output"},
+		[]string{"use", "tools", "max_tool_calls", "parallelism"})
+
+	// A new http step, half typed: the file does not parse, and the last
+	// parse has no step "get".
+	c.edit(flowFile, "step \"fetch\" {\n  use = \"http\"\n  \n", "step \"get\" {\n  use = \"http\"\n  m\n}\n\nstep \"fetch\" {\n  use = \"http\"\n")
+	check("half-typed http step", labels("use = \"http\"\n  m", 16), []string{"method", "max_bytes", "url"},
+		[]string{"use", "tools", "max_tool_calls", "parallelism"})
+
+	// An llm step: tools, and max_tool_calls once tools are set;
+	// parallelism once for_each is.
+	c.edit(flowFile, "step \"get\" {\n  use = \"http\"\n  m\n}", "step \"get\" {\n  use = \"llm\"\n  for_each = input.names\n  m\n}")
+	check("llm step", labels("for_each = input.names\n  m", 26), []string{"model", "tools", "parallelism"},
+		[]string{"for_each", "max_tool_calls"})
+	c.edit(flowFile, "  for_each = input.names\n  m\n", "  tools = [block.shout]\n  m\n")
+	check("llm step with tools", labels("tools = [block.shout]\n  m", 25), []string{"max_tool_calls"},
+		[]string{"tools", "parallelism"})
+}
+
+// TestRenameReachesTestStepPaths: renaming a step, or a sub-flow's step
+// or output, edits the test files' step paths (override "step.a.b", a
+// mock's step = "a.b") and override outputs too, so that the tests still
+// name what the flows have; references list the same places.
+func TestRenameReachesTestStepPaths(t *testing.T) {
+	c := startServer(t, filepath.Join("testdata", "paths.txtar"))
+	const main, chunk, test, suite = "app/main.flow.hcl", "app/chunk.flow.hcl", "app/main.test.hcl", "suite.test.hcl"
+	for _, rel := range []string{main, chunk, test, suite} {
+		c.open(rel)
+	}
+	rename := func(rel, needle string, delta int, to string) map[string]string {
+		t.Helper()
+		p := c.at(rel, needle, delta)
+		p["newName"] = to
+		var res protocol.WorkspaceEdit
+		if err := c.call("textDocument/rename", p, &res); err != nil {
+			t.Fatalf("rename %s: %v", needle, err)
+		}
+		out := map[string]string{}
+		for _, rel := range []string{main, chunk, test, suite} {
+			edits := res.Changes[c.uri(rel)]
+			src := []byte(c.docs[rel])
+			tx := newText(src)
+			sort.Slice(edits, func(i, j int) bool { return tx.offset(edits[i].Range.Start) > tx.offset(edits[j].Range.Start) })
+			for _, e := range edits {
+				from, to := tx.offset(e.Range.Start), tx.offset(e.Range.End)
+				src = append(append(append([]byte{}, src[:from]...), e.NewText...), src[to:]...)
+			}
+			out[rel] = string(src)
+		}
+		return out
+	}
+	has := func(what, text string, want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: the text has no %q:\n%s", what, w, text)
+			}
+		}
+	}
+
+	got := rename(main, `step "read"`, 7, "load")
+	has("rename step read", got[main], `step "load"`, `text = step.load.value`)
+	has("rename step read", got[test], `override "step.load"`, `step.load.value != ""`)
+	has("rename step read", got[suite], `override "step.load"`, `expect_failures = [step.load]`) // a test of another directory
+
+	got = rename(chunk, `step "ask"`, 7, "query")
+	has("rename sub-flow step ask", got[chunk], `step "query"`, `value = step.query.text`)
+	has("rename sub-flow step ask", got[test], `step    = "summarize.query"`, `override "step.summarize.query"`)
+	if strings.Contains(got[test], "summarize.ask") {
+		t.Errorf("rename sub-flow step ask: the test still names summarize.ask:\n%s", got[test])
+	}
+
+	got = rename(chunk, `output "summary"`, 9, "gist")
+	has("rename sub-flow output", got[main], `value = step.summarize.gist`)
+	has("rename sub-flow output", got[test], `outputs = { gist = "given" }`, `step.summarize.gist == "given"`)
+	has("rename sub-flow output", got[test], `output.summary == "short"`) // main's own output
+
+	// From the test file: a path's name is the step's, with its
+	// references in both flows and the test.
+	p := c.at(test, `"step.summarize.ask"`, 16)
+	p["context"] = map[string]any{"includeDeclaration": true}
+	var locs []protocol.Location
+	if err := c.call("textDocument/references", p, &locs); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]int{}
+	for _, l := range locs {
+		files[filepath.Base(string(l.URI))]++
+	}
+	if files["chunk.flow.hcl"] != 2 || files["main.test.hcl"] != 2 || len(locs) != 4 {
+		t.Errorf("references of summarize.ask from the test: %v", locs)
+	}
+	var defs []protocol.Location
+	if err := c.call("textDocument/definition", c.at(test, `"summarize.ask"`, 12), &defs); err != nil {
+		t.Fatal(err)
+	}
+	if len(defs) != 1 || filepath.Base(string(defs[0].URI)) != "chunk.flow.hcl" || defs[0].Range.Start.Line != 8 {
+		t.Errorf("definition of the mock's summarize.ask: %v, want step ask of chunk.flow.hcl", defs)
+	}
+}
+
+// TestEachValueHint: the server's diagnostic of each.NAME, where NAME is
+// an attribute of the for_each collection's elements, says each.value.NAME,
+// as validate does.
+func TestEachValueHint(t *testing.T) {
+	c := startServer(t, filepath.Join("testdata", "ws.txtar"))
+	c.open(childFile)
+	c.edit(childFile, "step \"split\" {\n  use   = \"value\"\n  value = split(\" \", input.text)\n}",
+		"step \"split\" {\n  use      = \"value\"\n  for_each = [{ word = \"a\" }]\n  value    = each.word\n}")
+	c.diagnostics(childFile, func(p protocol.PublishDiagnosticsParams) bool {
+		return p.Version == uint32(c.vers[childFile]) && hasMessage(p, "Did you mean each.value.word?")
+	})
 }

@@ -31,4 +31,11 @@ func dashboard(mux *http.ServeMux, csrf string) {
 		})
 	}
 	mux.Handle("GET /ui/", http.StripPrefix("/ui/", http.FileServerFS(web)))
+	// The icon, at the path browsers ask for whatever the page links.
+	icon, _ := fs.ReadFile(web, "favicon.svg")
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/svg+xml")
+		w.Header().Set("Cache-Control", "max-age=86400")
+		w.Write(icon)
+	})
 }

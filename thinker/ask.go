@@ -213,7 +213,7 @@ func (r *run) ask(ctx context.Context, q request, out any) (json.RawMessage, []s
 		return nil, nil, stageErr(stage, err, "the model's reply is malformed: %s", err)
 	}
 	var shape map[string]any
-	var c conformer
+	c := newConformer(q.schema.Send, q.schema.Shape)
 	if json.Unmarshal(q.schema.Shape, &shape) == nil {
 		v = c.conform(v, shape, "reply")
 		if len(c.notes) > 0 {

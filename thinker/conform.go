@@ -3,9 +3,11 @@ package thinker
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/agext/levenshtein"
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2/hclwrite"
@@ -60,7 +62,9 @@ func (c *conformer) conform(v any, schema map[string]any, path string) any {
 					c.notes = append(c.notes, fmt.Sprintf("%s.%s read as %q", path, k, n))
 				} else {
 					c.notes = append(c.notes, fmt.Sprintf("%s.%s left out: there is no such field", path, k))
-					c.unknown = append(c.unknown, fmt.Sprintf("%s.%s (the fields there are %s)", strings.TrimPrefix(path, "reply"), k, fieldNames(schema)))
+					if hint := c.misplaced(k, path, lang.SortedKeys(props)); hint != "" {
+						c.unknown = append(c.unknown, fmt.Sprintf("%s.%s (the fields there are %s;%s)", strings.TrimPrefix(path, "reply"), k, fieldNames(schema), hint))
+					}
 					continue
 				}
 			}
@@ -107,8 +111,13 @@ func (c *conformer) conform(v any, schema map[string]any, path string) any {
 	return v
 }
 
-// A conformer gathers what conform changed (notes) and the fields it
-// left out because the shape has no such field (unknown).
+// A conformer gathers what conform changed (notes) and, of the fields
+// it left out because the shape has no such field, those worth telling
+// the model of (unknown): a field the stage takes elsewhere (a for_each
+// beside a step's args rather than among them) or a misspelling of one
+// it takes there. Other extra keys (reasoning, notes, version) are
+// dropped with a note only: the model would write them again, and they
+// say nothing the flow lacks.
 // quiet takes the quiet fields conform filled in (quietField) out again,
 // once the reply's shape is checked: a reply then tells a field it left
 // out (kept as the flow has it, by think --edit) from one it set to null.
@@ -116,6 +125,50 @@ type conformer struct {
 	notes   []string
 	unknown []string
 	quiet   []func()
+	// fields are, by folded name (foldKey), where the stage's schemas
+	// (the one sent and the shape) have a field of that name: steps[].args.
+	fields map[string][]string
+}
+
+// newConformer is a conformer for replies to the given schemas.
+func newConformer(schemas ...json.RawMessage) *conformer {
+	c := &conformer{fields: map[string][]string{}}
+	for _, raw := range schemas {
+		var s map[string]any
+		if json.Unmarshal(raw, &s) == nil {
+			c.gather(s, "")
+		}
+	}
+	return c
+}
+
+// gather records where a schema has each field.
+func (c *conformer) gather(schema map[string]any, path string) {
+	if props, ok := schema["properties"].(map[string]any); ok {
+		for _, name := range lang.SortedKeys(props) {
+			p := strings.TrimPrefix(path+"."+name, ".")
+			if k := foldKey(name); !slices.Contains(c.fields[k], p) {
+				c.fields[k] = append(c.fields[k], p)
+			}
+			if ps, ok := props[name].(map[string]any); ok {
+				c.gather(ps, p)
+			}
+		}
+	}
+	if items, ok := schema["items"].(map[string]any); ok {
+		c.gather(items, path+"[]")
+	}
+	if extra, ok := schema["additionalProperties"].(map[string]any); ok {
+		c.gather(extra, path+".*")
+	}
+	for _, key := range []string{"anyOf", "oneOf"} {
+		variants, _ := schema[key].([]any)
+		for _, v := range variants {
+			if vs, ok := v.(map[string]any); ok {
+				c.gather(vs, path)
+			}
+		}
+	}
 }
 
 // fieldNames lists the properties of an object schema, in its order.
@@ -223,3 +276,39 @@ func compactJSONText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// misplaced is why an unknown field k of the object at path (in the
+// reply), whose fields are here, is worth the model's attention, "" when
+// it is not: the stage takes a field of that name inside the object
+// (" for_each is a field of steps[].args", for a for_each beside a
+// step's args), or k is a misspelling of one of here (maxMisspelling).
+func (c *conformer) misplaced(k, path string, here []string) string {
+	at := strings.TrimPrefix(indexRE.ReplaceAllString(strings.TrimPrefix(path, "reply"), "[]"), ".")
+	var inside []string
+	for _, p := range c.fields[foldKey(k)] {
+		if at == "" || strings.HasPrefix(p, at+".") || strings.HasPrefix(p, at+"[]") {
+			inside = append(inside, p)
+		}
+	}
+	if len(inside) > 0 {
+		if len(inside) > 3 {
+			inside = inside[:3]
+		}
+		return fmt.Sprintf(" %s is a field of %s", k, strings.Join(inside, ", "))
+	}
+	for _, name := range here {
+		if levenshtein.Distance(foldKey(k), foldKey(name), nil) <= maxMisspelling {
+			return fmt.Sprintf(" did you mean %q?", name)
+		}
+	}
+	return ""
+}
+
+// maxMisspelling is the most edits that make an unknown field a
+// misspelling of one the stage takes (depend_on, depends_on): looser,
+// and a model's own keys (notes, version) read as the stage's (name,
+// description).
+const maxMisspelling = 2
+
+// indexRE is an index of a path in a reply ([0]).
+var indexRE = regexp.MustCompile(`\[\d+\]`)

@@ -362,7 +362,7 @@ func wireSchema(name string, bs []*blocks.Block, tools []string, others ...strin
 				args = append(args, prop(m, nullableStr(metaArgDesc[m])))
 			}
 		}
-		variants = append(variants, stepSchema(enum("The block the step runs", b.Name), object(args...), isLLM(b), tools, true))
+		variants = append(variants, stepSchema(enum("The block the step runs", b.Name), object(args...), b.IsLLM(), tools, true))
 	}
 	if len(others) > 0 {
 		variants = append(variants, stepSchema(enum("A block the current flow uses", others...),
@@ -455,12 +455,6 @@ func stepSchema(use, args obj, llmStep bool, tools []string, send bool) obj {
 			{Key: "description", Value: "What the model may call while it answers (flows and blocks, as tools); null for none"}}))
 	}
 	return object(props...)
-}
-
-// isLLM reports whether steps of b are llm steps: the llm built-in and
-// llm blocks, which may have tools.
-func isLLM(b *blocks.Block) bool {
-	return b.Runtime == lang.RuntimeLLM || (b.Builtin() && b.Name == "llm")
 }
 
 var metaArgDesc = map[string]string{

@@ -337,9 +337,87 @@ func TestTolerantReplies(t *testing.T) {
 			t.Errorf("the flow lacks %q:\n%s", want, src)
 		}
 	}
-	// The field the wire stage does not have went back to the model.
-	if rs := m.requestsFor(StageRepair); len(rs) != 1 || !strings.Contains(lastMessage(rs[0]), ".confidence (the fields there are") {
-		t.Errorf("the repair request does not report the unknown field confidence: %d requests %q", len(rs), lastMessageOf(rs))
+	// The field the wire stage does not have was dropped, not repaired.
+	if rs := m.requestsFor(StageRepair); len(rs) != 0 {
+		t.Errorf("a repair was asked for: %q", lastMessageOf(rs))
+	}
+}
+
+// TestExtraKeysAreDropped: keys a model in JSON mode adds that the stage
+// does not take (reasoning, notes, flow_name, version, a step's notes)
+// are dropped and noted, and the flow is written without a repair; a
+// field the stage takes elsewhere (for_each beside a step's args rather
+// than among them) or a misspelling of one (depend_on) goes back to the
+// model, which places it.
+func TestExtraKeysAreDropped(t *testing.T) {
+	const wire = `{"reasoning": "read, then count", "notes": ["simple"], "flow_name": "note_words", "version": "1.0",
+		"name": "note_words", "description": "Count words",
+		"steps": [
+			{"name": "read", "use": "file", "args": {"path": "\"notes.txt\""}, "depends_on": [], "notes": "reads"},
+			{"name": "count", "use": "count_words", "args": {"text": "step.read.text"}, "depends_on": ["read"]}],
+		"outputs": [{"name": "count", "value": "step.count.count", "description": ""}]}`
+	dir := t.TempDir()
+	m := newFakeModel(map[string][]string{
+		StageClarify:     {`{"ready": true, "question": "", "refined_intent": "Count the words of notes.txt"}`},
+		StageDecompose:   {decomposeNotes},
+		StageCreateBlock: {createCountWords},
+		StageWire:        {wire},
+	})
+	var notes []string
+	res, err := Think(context.Background(), Options{
+		Intent: "count words in my notes", Model: m, Dir: dir, Executors: testExecutors(),
+		Observe: func(e Event) {
+			if a, ok := e.(ReplyAdjusted); ok && a.Stage == StageWire {
+				notes = append(notes, a.Notes...)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatalf("%v (repair requests: %q)", err, lastMessageOf(m.requestsFor(StageRepair)))
+	}
+	if !res.Valid {
+		t.Fatalf("the flow does not validate: %v", res.Diagnostics)
+	}
+	if rs := m.requestsFor(StageRepair); len(rs) != 0 {
+		t.Errorf("a repair was asked for: %q", lastMessageOf(rs))
+	}
+	all := strings.Join(notes, "\n")
+	for _, k := range []string{"reply.reasoning", "reply.notes", "reply.flow_name", "reply.version", "reply.steps[0].notes"} {
+		if !strings.Contains(all, k+" left out: there is no such field") {
+			t.Errorf("notes lack %s:\n%s", k, all)
+		}
+	}
+
+	// A for_each beside the args, and a misspelt depends_on: the repair
+	// request says where for_each goes, and what depend_on may mean.
+	misplaced := strings.Replace(wire, `"depends_on": [], "notes": "reads"`,
+		`"depend_on": [], "for_each": "[\"a\"]"`, 1)
+	m = newFakeModel(map[string][]string{
+		StageClarify:     {`{"ready": true, "question": "", "refined_intent": "Count the words of notes.txt"}`},
+		StageDecompose:   {decomposeNotes},
+		StageCreateBlock: {createCountWords},
+		StageWire:        {misplaced},
+		StageRepair:      {wire},
+	})
+	res, err = Think(context.Background(), Options{Intent: "count words in my notes", Model: m, Dir: t.TempDir(), Executors: testExecutors()})
+	if err != nil || !res.Valid {
+		t.Fatalf("think: %v, %v", err, res)
+	}
+	rs := m.requestsFor(StageRepair)
+	if len(rs) != 1 {
+		t.Fatalf("%d repair requests, want 1", len(rs))
+	}
+	msg := lastMessage(rs[0])
+	for _, want := range []string{".steps[0].for_each (the fields there are", "for_each is a field of steps[].args",
+		".steps[0].depend_on (the fields there are", `did you mean \"depends_on\"?`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the repair request lacks %q:\n%s", want, msg)
+		}
+	}
+	for _, not := range []string{"reasoning", "flow_name"} {
+		if strings.Contains(msg, not) {
+			t.Errorf("the repair request names %s, which was dropped:\n%s", not, msg)
+		}
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,6 +86,14 @@ func TestDashboard(t *testing.T) {
 	browser := chromium(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "review.flow.hcl"), dashboardFlow)
+	writeFile(t, filepath.Join(dir, "numbers.flow.hcl"), `flow "numbers" {}
+
+step "parse" {
+  use      = "value"
+  for_each = ["1", "x", "3"]
+  value    = tonumber(each.value)
+}
+`)
 	os.MkdirAll(filepath.Join(dir, "big"), 0o755)
 	writeFile(t, filepath.Join(dir, "big", "chains.flow.hcl"), string(flowgen.Chains(50, 10)))
 	srv := startServe(t, dir, []string{"FLOWCTL_TOKEN=t0k3n-0123456789abcdef"})
@@ -231,6 +241,40 @@ func TestDashboard(t *testing.T) {
 		until(`document.querySelectorAll('g.node').length === 500`),
 		until(`[...document.querySelectorAll('g.node')].every(n => ['ok', 'cached'].includes(n.dataset.status))`),
 		until(`document.querySelector('#run-status').textContent === 'ok'`))
+
+	// A for_each step whose instance 1 fails: its panel shows the failed
+	// instance first, each headed "instance N".
+	var parse runReply
+	if code := srv.do("POST", "/v1/flows/numbers/runs", `{}`, &parse); code != 202 {
+		t.Fatalf("starting the numbers run: %d %+v", code, parse)
+	}
+	do("a failed for_each step's panel",
+		chromedp.Navigate(srv.url+"/runs/"+parse.RunID),
+		until(`document.querySelector('#run-status') !== null && document.querySelector('#run-status').textContent === 'failed'`),
+		ready(`g.node[data-step="parse"]`),
+		chromedp.Click(css(`g.node[data-step="parse"]`)),
+		until(`document.querySelectorAll('#detail .instance').length === 3`))
+	insts, err := chromedp.Run(ctx, chromedp.Poll[string](`[...document.querySelectorAll('#detail .instance')].map(i => i.dataset.status + ' ' + i.querySelector('h3').textContent).join(', ')`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(insts, "failed instance 1, ") || !strings.Contains(insts, "ok instance 0") {
+		t.Errorf("the for_each step's instances, in the panel's order: %s; want the failed instance 1 first, each headed \"instance N\"", insts)
+	}
+	// The page links an icon, which the server has.
+	icon, err := chromedp.Run(ctx, chromedp.Poll[string](`document.querySelector('link[rel=icon]') ? document.querySelector('link[rel=icon]').getAttribute('href') : 'none'`))
+	if err != nil || icon != "/favicon.ico" {
+		t.Errorf("the page's icon link: %q, %v", icon, err)
+	}
+	resp, err := http.Get(srv.url + "/favicon.ico")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/svg+xml" || !bytes.HasPrefix(svg, []byte("<svg")) {
+		t.Errorf("GET /favicon.ico: %d %s %.40q", resp.StatusCode, resp.Header.Get("Content-Type"), svg)
+	}
 
 	// Without the token (a new browser context: a new session), the
 	// pages show no data.

@@ -6,9 +6,22 @@
 import { api } from '../api.js';
 import { duration, h, json, put, status, tokens, when } from '../dom.js';
 
+// instanceLabel is how an instance of a for_each step is headed
+// ("instance 0", "instance en"); '' for a step without for_each.
+const instanceLabel = st => st.instance == null || st.instance === '' ? '' : `instance ${st.instance}`;
+
+// failedFirst orders a step's instances for its panel: the failed ones,
+// then the cancelled, then those not finished, then the rest, each in the
+// order of their keys.
+const rank = { failed: 0, cancelled: 1, ok: 3, cached: 3, skipped: 3 };
+const failedFirst = insts => insts.map((st, i) => [st, i])
+  .sort(([a, i], [b, j]) => ((rank[a.status] ?? 2) - (rank[b.status] ?? 2)) || i - j)
+  .map(([st]) => st);
+
 function instance(st) {
-  return h('div', { class: 'instance' },
-    st.instance ? h('h3', {}, st.instance) : null,
+  const label = instanceLabel(st);
+  return h('div', { class: 'instance', 'data-instance': st.instance ?? '', 'data-status': st.status },
+    label ? h('h3', {}, label) : null,
     h('dl', {},
       h('dt', {}, 'Status'), h('dd', {}, status(st.status)),
       h('dt', {}, 'Attempts'), h('dd', {}, String(st.attempts)),
@@ -34,7 +47,7 @@ export function renderDetail(el, run, flow, name) {
     const used = insts.filter(st => st.usage).map(st => st.usage);
     const total = k => used.reduce((n, u) => n + (u[k] || 0), 0);
     const all = used.length > 1 ? h('p', { id: 'step-tokens' }, `Tokens, all ${used.length} instances: ${tokens({ prompt_tokens: total('prompt_tokens'), completion_tokens: total('completion_tokens'), total_tokens: total('total_tokens') })}`) : null;
-    put(el, head, all, insts.length ? insts.map(instance) : h('p', { class: 'muted' }, 'Not run yet.'));
+    put(el, head, all, insts.length ? failedFirst(insts).map(instance) : h('p', { class: 'muted' }, 'Not run yet.'));
     return;
   }
   // Many instances: counts, what did not succeed, and pages of them all.
