@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,26 +194,5 @@ func testSecretInBlockCode(t *testing.T, secret string) {
 	for _, m := range markers(secret) {
 		forms["word "+m] = m
 	}
-	for i, s := range streams {
-		for name, form := range forms {
-			if bytes.Contains(s, []byte(form)) {
-				t.Errorf("stream %d holds the secret %s (%q):\n%s", i, name, form, s)
-			}
-		}
-	}
-	filepath.WalkDir(filepath.Join(dir, ".flowctl"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, form := range forms {
-			if bytes.Contains(b, []byte(form)) {
-				t.Errorf("%s holds the secret %s (%q)", p, name, form)
-			}
-		}
-		return nil
-	})
+	assertNoSecretForms(t, forms, streams, filepath.Join(dir, ".flowctl"))
 }

@@ -196,6 +196,13 @@ step "llm_model" {
 		t.Error("nothing was shown as (sensitive)")
 	}
 	forms := secretForms(secret)
+	assertNoSecretForms(t, forms, streams, filepath.Join(dir, ".flowctl"))
+}
+
+// assertNoSecretForms fails the test for each form of a secret found in
+// the streams or in any file under stateDir.
+func assertNoSecretForms(t *testing.T, forms map[string]string, streams [][]byte, stateDir string) {
+	t.Helper()
 	for i, s := range streams {
 		for name, form := range forms {
 			if bytes.Contains(s, []byte(form)) {
@@ -203,7 +210,7 @@ step "llm_model" {
 			}
 		}
 	}
-	filepath.WalkDir(filepath.Join(dir, ".flowctl"), func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(stateDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
