@@ -75,7 +75,7 @@ func (f *dirFlags) open(s streams, dir string) (*servedDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.store.open(stateIn(f.stateDir, dir))
+	st, err := f.store.open(s.err, stateIn(f.stateDir, dir))
 	if err != nil {
 		return nil, err
 	}
