@@ -74,12 +74,16 @@ func newInitCommand(s streams) *cobra.Command {
 		Use:   "init [DIR]",
 		Short: "Make a project: its state, and an example flow with a test",
 		Long: `Init makes DIR (default: the current directory) a flowctl project: its state,
-.flowctl/ (with a .gitignore of *, so that git never commits it), and an
+a .flowctl/ (with a .gitignore of *, so that git never commits it), and an
 example flow, hello.flow.hcl, with its test, hello.test.hcl, which
 flowctl validate and flowctl test pass at once, without the network. Then it
-says what to run next. It writes nothing when one of those files exists; a
-.flowctl/ that exists is kept as it is. Commands run in DIR, or in a
-subdirectory, use DIR's state (docs/runtime.md, "Where the state lives").`,
+says what to run next. It writes nothing when one of those files exists.
+
+The state is where every command finds it (docs/runtime.md, "Where the state
+lives"): DIR/.flowctl outside a git repository; inside one, the nearest
+.flowctl from DIR up to the repository's top, else a new one at that top, so
+that serve at the top and the editor see DIR's runs too. A state that
+exists is kept as it is.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
@@ -108,7 +112,7 @@ func initProject(s streams, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("init: %w", err)
 	}
-	stateDir := filepath.Join(dir, project.DirName)
+	stateDir := project.Dir(dir)
 	made := !dirExists(stateDir)
 	st, err := openStateWith(stateDir, state.Options{})
 	if err != nil {
@@ -132,6 +136,11 @@ func initProject(s streams, dir string) error {
 	how := "git ignores it"
 	if !made {
 		how = "there already, kept as it was"
+	}
+	if abs, err := filepath.Abs(stateDir); err == nil {
+		if top := project.RepositoryTop(dir); top != "" && filepath.Dir(abs) == top {
+			how = "at the top of the git repository " + top + ", where every command finds it; " + how
+		}
 	}
 	fmt.Fprintf(s.out, "Made a flowctl project in %s: its state %s (%s), the flow hello.flow.hcl and its test hello.test.hcl.\n", dir, stateDir, how)
 	next := "flowctl test && flowctl apply"

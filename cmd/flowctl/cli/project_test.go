@@ -306,6 +306,24 @@ func TestInit(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "hello.test.hcl")); err == nil {
 		t.Error("init wrote the test next to a flow it refused to overwrite")
 	}
+
+	// In a subdirectory of a git repository, the state is the one at the
+	// repository's top, where serve at the top finds DIR's runs.
+	top := t.TempDir()
+	if err := os.Mkdir(filepath.Join(top, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(top)
+	code, out, errOut = runCLI(t, "init", "triage")
+	if code != 0 || !strings.Contains(out, "its state .flowctl (at the top of the git repository "+top) {
+		t.Errorf("init in a repository: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(top, ".flowctl", ".gitignore")); err != nil {
+		t.Errorf("no state at the repository's top: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(top, "triage", ".flowctl")); err == nil {
+		t.Error("init made a state in the subdirectory of a repository")
+	}
 }
 
 // TestOutputNameSaysWhichRun: output NAME names the run on stderr, as
