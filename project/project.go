@@ -152,7 +152,11 @@ func Made(dir string) string {
 			where = " at the top of the git repository " + parent
 		}
 	}
-	return "Made the project's state " + dir + where + ": flowctl records and reads the runs, memory and cache of its flows there (git ignores it: " +
+	whose := "the project's state "
+	if filepath.Base(dir) != DirName {
+		whose = "the state " // named by --state or FLOWCTL_STATE
+	}
+	return "Made " + whose + dir + where + ": flowctl records and reads the runs, memory and cache of its flows there (git ignores it: " +
 		filepath.Join(dir, ".gitignore") + "; docs/runtime.md, \"Where the state lives\")."
 }
 

@@ -264,6 +264,21 @@ func TestProjectStateAtGitTop(t *testing.T) {
 	if !strings.Contains(ids, first) || !strings.Contains(ids, second) {
 		t.Errorf("serve at the top lists %q, not the runs %s %s applied in triage", ids, first, second)
 	}
+
+	// A state left in triage (as an earlier flowctl made it) is pointed
+	// at by serve and mcp at the top, whose lists do not have its runs.
+	if err := os.Mkdir(filepath.Join(triage, ".flowctl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := flowctl(t, top, "mcp", ".")
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mcp: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Warning: triage/.flowctl, next to flows served here, is a state other than the project's, which is .flowctl") {
+		t.Errorf("mcp at the top does not point at triage/.flowctl:\n%s", out)
+	}
 }
 
 // TestInit: flowctl init in an empty directory makes a project whose flow

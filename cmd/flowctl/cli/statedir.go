@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/state"
 )
@@ -54,6 +55,26 @@ func warnOldState(w io.Writer, flowFile, inUse string) {
 	}
 	fmt.Fprintf(w, "Warning: %s, next to this flow, is a state other than the project's, which is %s: the runs, memory and cache in %s are not read. Read them with --state %s, or move that directory to %s when the project has no state yet (see docs/runtime.md, \"Where the state lives\").\n",
 		old, inUse, old, old, inUse)
+}
+
+// warnOtherStates says, for serve DIR and mcp DIR, where the states next
+// to the flows under dir are that are not the state in use (warnOldState):
+// their runs are not listed.
+func warnOtherStates(w io.Writer, dir, inUse string) {
+	if state.IsURL(inUse) {
+		return
+	}
+	flows, _ := findFiles([]string{dir}, lang.IsFlowFile)
+	seen := map[string]bool{}
+	for _, f := range flows {
+		other := filepath.Join(filepath.Dir(f), stateDirName)
+		if seen[other] || !dirExists(other) || samePath(other, inUse) {
+			continue
+		}
+		seen[other] = true
+		fmt.Fprintf(w, "Warning: %s, next to flows served here, is a state other than the project's, which is %s: its runs are not listed, nor its memory and cache used. Read them with --state %s, or move that directory to %s when the project has no state yet (see docs/runtime.md, \"Where the state lives\").\n",
+			other, inUse, other, inUse)
+	}
 }
 
 // samePath reports whether a and b name the same file.
