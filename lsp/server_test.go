@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"golang.org/x/tools/txtar"
 	"os"
 	"path/filepath"
 	"sort"
@@ -247,8 +248,10 @@ func TestConformance(t *testing.T) {
 		"range": protocol.Range{End: protocol.Position{Line: 1000}}}, &hints)
 	c.golden("inlay_hints", hints)
 
-	// Code lens: reference counts, and the last run from the state.
-	recordRun(t, filepath.Join(c.root, "greet"))
+	// Code lens: reference counts, and the last run from the state of
+	// the project, the workspace folder's (as for flowctl apply
+	// greet/greet.flow.hcl there).
+	recordRun(t, filepath.Join(c.root, ".flowctl"), filepath.Join(c.root, "greet", "greet.flow.hcl"))
 	var lenses []protocol.CodeLens
 	c.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": c.uri(flowFile)}}, &lenses)
 	c.golden("code_lens", lenses)
@@ -306,16 +309,17 @@ func hasMessage(p protocol.PublishDiagnosticsParams, s string) bool {
 	return false
 }
 
-// recordRun records a run of the greet flow in its state, as apply does.
-func recordRun(t *testing.T, dir string) {
+// recordRun records a run of the greet flow (flowFile) in the state
+// stateDir, as apply does.
+func recordRun(t *testing.T, stateDir, flowFile string) {
 	t.Helper()
-	st, err := state.Open(filepath.Join(dir, ".flowctl"))
+	st, err := state.Open(stateDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	run := &state.Run{ID: "run1", Flow: "greet", FlowFile: filepath.Join(dir, "greet.flow.hcl"), Status: "failed", StartedAt: start}
+	run := &state.Run{ID: "run1", Flow: "greet", FlowFile: flowFile, Status: "failed", StartedAt: start}
 	if err := st.CreateRun(run); err != nil {
 		t.Fatal(err)
 	}
@@ -477,4 +481,36 @@ func TestEachValueHint(t *testing.T) {
 	c.diagnostics(childFile, func(p protocol.PublishDiagnosticsParams) bool {
 		return p.Version == uint32(c.vers[childFile]) && hasMessage(p, "Did you mean each.value.word?")
 	})
+}
+
+// TestCodeLensProjectState: the code lens reads the state the CLI uses
+// (project.State): in a git repository (here a worktree's, whose .git is
+// a file), the .flowctl at its top for a flow in a subdirectory, which an
+// apply in that subdirectory made; not one next to the flow.
+func TestCodeLensProjectState(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "ws.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar := txtar.Parse(src)
+	ar.Files = append(ar.Files, txtar.File{Name: ".git", Data: []byte("gitdir: /elsewhere/.git/worktrees/ws\n")})
+	archive := filepath.Join(t.TempDir(), "ws.txtar")
+	if err := os.WriteFile(archive, txtar.Format(ar), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startServer(t, archive)
+	flowFile := filepath.Join("greet", "greet.flow.hcl")
+	c.open(flowFile)
+	recordRun(t, filepath.Join(c.root, ".flowctl"), filepath.Join(c.root, flowFile))
+	var lenses []protocol.CodeLens
+	c.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": c.uri(flowFile)}}, &lenses)
+	found := false
+	for _, l := range lenses {
+		if l.Command != nil && strings.HasPrefix(l.Command.Title, "last run: ") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no lens of the last run recorded at the repository's top: %+v", lenses)
+	}
 }

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bytes"
+	"github.com/flowctl/flowctl/project"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -422,25 +423,40 @@ func usesFlows(path string, overlay map[string]*document) bool {
 	return bytes.Contains(src, []byte("flow."))
 }
 
-// store returns the state of the flow at path when one was recorded
-// (.flowctl/state.db next to it), nil otherwise. It never creates one.
+// store returns the state of the flow at path when one was recorded, nil
+// otherwise: the state of the flow's project, found as the CLI finds it
+// (project.State) with the workspace folder as the working directory. It
+// never creates one.
 func (w *workspace) store(flowPath string) *state.Store {
+	root, _ := w.s.config()
+	if root == "" {
+		root = filepath.Dir(flowPath)
+	}
+	dir := project.State("", project.Base(flowPath, root))
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	dir := filepath.Join(filepath.Dir(flowPath), ".flowctl")
 	if st, ok := w.stores[dir]; ok {
 		return st
 	}
 	var st *state.Store
-	if _, err := os.Stat(filepath.Join(dir, state.FileName)); err == nil {
+	var err error
+	switch {
+	case state.IsURL(dir):
+		st, err = state.OpenURL(dir)
+	case fileExists(filepath.Join(dir, state.FileName)):
 		st, err = state.Open(dir)
-		if err != nil {
-			w.s.log.Printf("reading the state in %s: %v", dir, err)
-			st = nil
-		}
+	}
+	if err != nil {
+		w.s.log.Printf("reading the state in %s: %v", state.RedactURL(dir), err)
+		st = nil
 	}
 	w.stores[dir] = st
 	return st
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // filesLocked is files, taking the workspace's lock.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -181,9 +182,11 @@ func envDuration(d time.Duration, env string, def time.Duration) (time.Duration,
 
 // Open opens the state database in dir, creating dir (0o755) and the
 // database when they do not exist, and migrating the schema to the current
-// version. Several processes may open the same database at once.
+// version. Several processes may open the same database at once. A dir it
+// creates holds a .gitignore of *, so that the state (its cache salt
+// included) is never committed by accident.
 func Open(dir string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeDir(dir); err != nil {
 		return nil, fmt.Errorf("creating the state directory: %w", err)
 	}
 	path, err := filepath.Abs(filepath.Join(dir, FileName))
@@ -207,6 +210,22 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// GitIgnore is the .gitignore of a state directory Open makes: git
+// ignores everything in it.
+const GitIgnore = "*\n"
+
+// makeDir makes the state directory dir with its .gitignore, when it does
+// not exist.
+func makeDir(dir string) error {
+	if _, err := os.Stat(dir); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(GitIgnore), 0o644)
 }
 
 // OpenURL opens the PostgreSQL database of a postgres:// (or

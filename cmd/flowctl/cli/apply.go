@@ -40,7 +40,8 @@ func newApplyCommand(s streams) *cobra.Command {
 directory by default): each step starts as soon as the steps it depends on have
 finished (--parallelism N caps how many run at once). Results are recorded in the
 project's state as they finish (the nearest .flowctl from the working directory up
-to the top of its git repository, else the working directory's; see --state), and
+to the top of its git repository, else the one at that top, else the working
+directory's; the first run says where it made it; see --state), and
 cached results are reused. On a terminal apply shows the plan and asks for confirmation unless
 --auto-approve is given; elsewhere it needs --auto-approve or a plan saved with
 plan --out, which it refuses when the flow changed since. Ctrl-C cancels the

@@ -83,7 +83,7 @@ that process continues it.`,
 	f.registerRun(cmd)
 	ef.registerTemporal(cmd, "for a run on Temporal")
 	cmd.Flags().MarkHidden("namespace") // the run's own
-	cmd.Flags().Lookup("state").Usage = "the state directory (default: .flowctl, or next to --flow)"
+	cmd.Flags().Lookup("state").Usage = "the state directory (default: the project's .flowctl, as for apply, of the working directory or of --flow)"
 	cmd.Flags().StringVar(&sf.flow, "flow", "", "the run's flow file or directory (default: the file the run recorded)")
 	cmd.Flags().BoolVar(&reject, "reject", false, "reject: the step fails")
 	cmd.Flags().StringVar(&comment, "comment", "", "a comment kept with the decision (the step's comment output)")

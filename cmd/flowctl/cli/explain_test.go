@@ -163,6 +163,16 @@ func TestExplainStagesVerifiedFix(t *testing.T) {
 	if code, out, errOut = runCLI(t, "proposals", "accept", m[1]); code != 0 {
 		t.Fatalf("accept exited %d:\n%s%s", code, out, errOut)
 	}
+	// Its evidence in sentences, not as JSON.
+	for _, want := range []string{"In the run, step split failed.\n", "With the fix, run again on a copy of the run, step split succeeds.\n",
+		"The fix is verified: the run's copy ended ok with it.\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("proposals accept does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"failed_before"`) || strings.Contains(out, "Evidence: {") {
+		t.Errorf("proposals accept prints the evidence as JSON:\n%s", out)
+	}
 	code, out, errOut = runCLI(t, "apply", "--resume", runID, "--json", "--sandbox=inprocess")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if last := lines[len(lines)-1]; code != 0 || !strings.Contains(last, `"type":"run_finished"`) || !strings.Contains(last, `"status":"ok"`) ||

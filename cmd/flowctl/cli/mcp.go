@@ -28,7 +28,7 @@ HOST:PORT (a bearer token as for serve: FLOWCTL_TOKEN or --token-file,
 required beyond the loopback interface). Each flow is a tool named after it,
 its inputs the tool's JSON Schema (flowctl tools prints them), its outputs
 the structured result; a call runs the flow with the state of apply (DIR's
-.flowctl, or --state). Flows with expose = false are left out, --only NAMES
+project's .flowctl, found as apply finds it from DIR, or --state). Flows with expose = false are left out, --only NAMES
 selects flows, and flows are compiled again when their files change. See
 docs/tools.md.`,
 		Args: cobra.MaximumNArgs(1),

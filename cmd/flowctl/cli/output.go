@@ -25,8 +25,9 @@ func newOutputCommand(s streams) *cobra.Command {
 of flows that steps use), or of the run given with --run, failed and
 cancelled runs included: those have the outputs whose steps finished, and the
 others are listed on standard error with the reason. Standard error first
-says which run of which flow it is, and when the state has runs of several
-flows, how to choose another. With NAME it prints that output alone: a string
+says which run of which flow it is (with NAME too), and when the state has
+runs of several flows, how to choose another. With NAME it prints that output
+alone, so that standard output is the value: a string
 as it is, anything else as JSON; an output the run has no value for is an
 error that says why. Sensitive outputs show as (sensitive).`,
 		Args: cobra.MaximumNArgs(1),
@@ -40,8 +41,8 @@ error that says why. Sensitive outputs show as (sensitive).`,
 			if err != nil {
 				return err
 			}
-			if !jsonOut && len(args) == 0 {
-				writeOutputHeader(s.err, st, run, flow == "" && runID == "")
+			if !jsonOut {
+				writeOutputHeader(s.err, st, run, flow == "" && runID == "", len(args) == 1)
 			}
 			outputs, failed, err := runOutputs(run)
 			if err != nil {
@@ -91,15 +92,19 @@ func outputRun(st *state.Store, flow, namespace, id string) (*state.Run, error) 
 	return runs[0], nil
 }
 
-// writeOutputHeader says whose outputs follow: the run, its flow and when
-// it finished; when output chose the flow (picked) and the state has runs
-// of others, which they are and how to choose one.
-func writeOutputHeader(w io.Writer, st *state.Store, run *state.Run, picked bool) {
+// writeOutputHeader says whose outputs follow (one output's: one): the
+// run, its flow and when it finished; when output chose the flow (picked)
+// and the state has runs of others, which they are and how to choose one.
+func writeOutputHeader(w io.Writer, st *state.Store, run *state.Run, picked, one bool) {
 	when := ""
 	if !run.FinishedAt.IsZero() {
 		when = ", finished " + run.FinishedAt.Local().Format("2006-01-02 15:04:05")
 	}
-	fmt.Fprintf(w, "Outputs of run %s of flow %q (%s%s):\n", run.ID, run.Flow, run.Status, when)
+	what := "Outputs"
+	if one {
+		what = "Output"
+	}
+	fmt.Fprintf(w, "%s of run %s of flow %q (%s%s):\n", what, run.ID, run.Flow, run.Status, when)
 	if !picked {
 		return
 	}

@@ -18,8 +18,8 @@ func newProposalsCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "proposals [list | show ID | accept ID | reject ID]",
 		Short: "List, show, accept or reject the changes think --edit staged",
-		Long: `Proposals manages the changes flowctl think --edit stages in the state next
-to the flow: list them (newest first), show one (its change step by step and
+		Long: `Proposals manages the changes flowctl think --edit and explain stage in the
+project's state: list them (newest first), show one (its change step by step and
 its unified diff), accept one (write its files) or reject it. Accept refuses,
 writing nothing, when a file it changes was changed since the proposal was
 made. An ID may be a unique prefix.
@@ -114,8 +114,8 @@ func confirmWeakenings(s streams, st *state.Store, p *state.Proposal, autoApprov
 	return nil
 }
 
-// stageProposal records what think --edit proposes in the state next to
-// the flow: its files by their paths from the flow's directory, each with
+// stageProposal records what think --edit proposes in the project's
+// state: its files by their paths from the flow's directory, each with
 // the SHA-256 of the content it had.
 func stageProposal(st *state.Store, p *thinker.Proposal, registries []string) (string, error) {
 	base := thinker.ProposalBase(st)

@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
 // TestReadmeServe runs the README's "Serving flows" commands as written,
-// against a real flowctl serve of a copy of the examples: only the
-// address (the README's 8080) and the run's id are put in.
+// against a real flowctl serve examples of a copy of the examples: only
+// the address (the README's 8080) and the run's id are put in.
 func TestReadmeServe(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -30,11 +31,12 @@ func TestReadmeServe(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("the README's serve example has %d curl commands, want 3: %q", len(lines), lines)
 	}
+	// flowctl serve examples &, from the directory holding examples/.
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("../../../examples")); err != nil {
+	if err := os.CopyFS(filepath.Join(dir, "examples"), os.DirFS("../../../examples")); err != nil {
 		t.Fatal(err)
 	}
-	p := startServe(t, dir, nil)
+	p := startServe(t, dir, nil, "examples")
 	host := strings.TrimPrefix(p.url, "http://")
 	run := func(line string) string {
 		t.Helper()

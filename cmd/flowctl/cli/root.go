@@ -77,7 +77,8 @@ A flow is an HCL file (NAME.flow.hcl) of steps that use typed blocks. flowctl
 type-checks the flow and the wiring between its steps, shows what a run would
 do, runs it, and keeps its results and cache in the project's state: the
 nearest .flowctl from the working directory up to the top of its git
-repository, else the working directory's.`,
+repository, else the one at that top, else the working directory's.
+flowctl init makes a project to start from.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -90,6 +91,7 @@ repository, else the working directory's.`,
 	root.SetFlagErrorFunc(flagError)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
+		newInitCommand(s),
 		newValidateCommand(s),
 		newFmtCommand(s),
 		newGraphCommand(s),

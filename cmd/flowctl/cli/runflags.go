@@ -104,7 +104,7 @@ func (f *runFlags) openState(w io.Writer, prog *compiler.Program) (*state.Store,
 	if f.stateDir == "" {
 		warnOldState(w, prog.Filename, dir)
 	}
-	return f.store.open(dir)
+	return f.store.open(w, dir)
 }
 
 // openStateDir opens the state in a directory, or the PostgreSQL

@@ -39,7 +39,7 @@ func (f *stateFlags) open(s streams) (*state.Store, string, error) {
 	}
 	dir := stateIn(f.dir, base)
 	if !state.IsURL(dir) && !dirExists(dir) {
-		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name a state with --state DIR. The state of a project is the nearest %s from the working directory up to the top of its git repository (docs/runtime.md, \"Where the state lives\").", dir, stateDirName)
+		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name a state with --state DIR. The state of a project is the nearest %s from the working directory up to the top of its git repository, else the one at that top, else the working directory's (docs/runtime.md, \"Where the state lives\").", dir, stateDirName)
 	}
 	st, err := openStateDir(dir)
 	if err != nil {

@@ -45,7 +45,7 @@ Server-Sent Events (replayed for a client that connects late), read runs
 back and cancel them, explain a failed run with the model llm steps use
 (FLOWCTL_MODEL…; FLOWCTL_MAX_TOKENS its budget) and accept or reject the
 fix it staged. Runs use the same runtime and state as apply (DIR's
-.flowctl, or --state). Flows are compiled again when their files change; an
+project's .flowctl, found as apply finds it from DIR, or --state). Flows are compiled again when their files change; an
 edit that does not compile keeps the last good version. With FLOWCTL_TOKEN
 set (16 characters at least; or --token-file, or named tokens with roles in
 --tokens-file, read again when it changes and revoked when it is emptied

@@ -75,9 +75,13 @@ func (f *dirFlags) open(s streams, dir string) (*servedDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.store.open(stateIn(f.stateDir, dir))
+	where := stateIn(f.stateDir, dir)
+	st, err := f.store.open(s.err, where)
 	if err != nil {
 		return nil, err
+	}
+	if f.stateDir == "" {
+		warnOtherStates(s.err, dir, where)
 	}
 	ex, release, err := executors(execOptions{sandbox: f.sandbox, goEngine: engine, httpAllow: f.httpAllow, warnings: s.err, unconfined: f.unconfined})
 	if err != nil {

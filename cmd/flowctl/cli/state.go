@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/flowctl/flowctl/project"
+	"io"
 	"strings"
 	"time"
 
@@ -25,11 +27,12 @@ func (f *storeFlags) register(cmd *cobra.Command) {
 }
 
 // open opens the state in dir, or the database of a postgres:// URL.
-func (f *storeFlags) open(dir string) (*state.Store, error) {
+// When it makes the state directory it says where on w (openRunState).
+func (f *storeFlags) open(w io.Writer, dir string) (*state.Store, error) {
 	if f.wait < 0 {
 		return nil, usagef("--state-wait must be a positive duration")
 	}
-	return openStateWith(dir, state.Options{Migrate: f.migrate, Wait: f.wait})
+	return openRunState(w, dir, state.Options{Migrate: f.migrate, Wait: f.wait})
 }
 
 // openStateWith opens the state in a directory, or the PostgreSQL
@@ -76,7 +79,7 @@ func newStateMigrateCommand(s streams) *cobra.Command {
 		Use:   "migrate",
 		Short: "Upgrade the schema of the state to this flowctl's",
 		Long: `Migrate upgrades the schema of a shared PostgreSQL state (--state
-postgres://…, or ` + envState + `) to this flowctl's version, in one
+postgres://…, or ` + project.EnvState + `) to this flowctl's version, in one
 transaction. A flowctl refuses to open a shared state whose schema is older
 than its own, so that no process upgrades it by chance: upgrade it with this
 command, or --migrate, once every flowctl that uses it is of this version or

@@ -38,7 +38,7 @@ With --edit FLOW, think changes an existing flow instead: the model gets the
 flow, plans only what is new, creates the blocks it lacks and wires a
 complete new version, which is applied to the file in place (comments and
 everything the change does not touch stay). The result is a proposal, staged
-in the state next to the flow and printed step by step (+ added, ~ changed,
+in the project's state and printed step by step (+ added, ~ changed,
 - removed) with a unified diff; nothing is written until it is accepted: at
 the prompt on a terminal, with --accept, or with flowctl proposals accept ID.
 

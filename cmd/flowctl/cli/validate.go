@@ -17,8 +17,9 @@ func newValidateCommand(s streams) *cobra.Command {
 		Use:   "validate [PATH...]",
 		Short: "Check flows and block files for errors",
 		Long: `Validate checks syntax, references, types, cycles and block definitions of
-every flow (*.flow.hcl) and block file (*.block.hcl) under the paths (default:
-the current directory), recursively. It exits 1 when there are errors.`,
+every flow (*.flow.hcl), block file (*.block.hcl) and test file (*.test.hcl)
+under the paths (default: the current directory), recursively, and says how
+many of each it checked. It exits 1 when there are errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case jsonOut && format != "":
@@ -75,7 +76,13 @@ func runValidate(s streams, paths []string, format string, registries []string, 
 	diags = append(diags, d...)
 	diags = compiler.ForChecking(compiler.Normalize(diags))
 
-	if err := newValidateView(s, format).Result(parser.Files(), diags, len(flows), len(blockFiles)); err != nil {
+	testFiles := 0
+	for name := range parser.Files() {
+		if lang.IsTestFile(name) {
+			testFiles++
+		}
+	}
+	if err := newValidateView(s, format).Result(parser.Files(), diags, len(flows), len(blockFiles), testFiles); err != nil {
 		return err
 	}
 	if diags.HasErrors() {

@@ -57,11 +57,58 @@ func (v proposalsHuman) Show(p *state.Proposal) error {
 	fmt.Fprintf(v.w, "Intent: %s\n", p.Intent)
 	if p.RunID != "" {
 		fmt.Fprintf(v.w, "Fixes run %s: %s\n", p.RunID, oneLine(p.Diagnosis))
-		fmt.Fprintf(v.w, "Evidence: %s\n", p.Evidence)
+		for _, l := range evidenceLines(p.Evidence) {
+			fmt.Fprintln(v.w, l)
+		}
 	}
 	writeWeakenings(v.w, p.Weakenings, colorTerminal(v.w))
 	writeChange(v.w, changeOfProposal(p), p.Diff)
 	return nil
+}
+
+// evidenceLines says in sentences what the evidence of a fix of explain
+// (thinker.FixEvidence) shows: the steps that failed in the run, how they
+// end with the fix, or what the fix needs that kept it from being run.
+func evidenceLines(raw json.RawMessage) []string {
+	if len(nonEmpty(raw)) == 0 {
+		return nil
+	}
+	var ev thinker.FixEvidence
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return []string{"Evidence (unreadable): " + oneLine(string(raw))}
+	}
+	steps := func(names []string) string {
+		if len(names) == 1 {
+			return "step " + names[0]
+		}
+		return "steps " + strings.Join(names, ", ")
+	}
+	var out []string
+	if len(ev.FailedBefore) > 0 {
+		out = append(out, fmt.Sprintf("In the run, %s failed.", steps(ev.FailedBefore)))
+	}
+	if len(ev.NotVerified) > 0 {
+		out = append(out, "The fix was not run, since it needs what the flow as it is does not use:")
+		for _, n := range ev.NotVerified {
+			out = append(out, "  - "+oneLine(n))
+		}
+		return out
+	}
+	verb := map[bool]string{true: "succeeds", false: "succeed"}
+	if len(ev.SucceededNow) > 0 {
+		out = append(out, fmt.Sprintf("With the fix, run again on a copy of the run, %s %s.", steps(ev.SucceededNow), verb[len(ev.SucceededNow) == 1]))
+	}
+	if len(ev.StillFailing) > 0 {
+		out = append(out, fmt.Sprintf("With the fix, %s still %s.", steps(ev.StillFailing), map[bool]string{true: "fails", false: "fail"}[len(ev.StillFailing) == 1]))
+	}
+	if ev.RunStatusWith != "" {
+		checked := "The fix is verified"
+		if !ev.Verified {
+			checked = "The fix is not verified"
+		}
+		out = append(out, fmt.Sprintf("%s: the run's copy ended %s with it.", checked, ev.RunStatusWith))
+	}
+	return out
 }
 
 // writeWeakenings says what a proposal weakens, in red on a terminal

@@ -11,7 +11,7 @@ import (
 // validateView renders the result of validate: the diagnostics of the
 // flows and block files it checked.
 type validateView interface {
-	Result(files map[string]*hcl.File, diags hcl.Diagnostics, flows, blockFiles int) error
+	Result(files map[string]*hcl.File, diags hcl.Diagnostics, flows, blockFiles, testFiles int) error
 }
 
 var (
@@ -35,11 +35,11 @@ func newValidateView(s streams, format string) validateView {
 // line that sums up.
 type validateHuman struct{ s streams }
 
-func (v validateHuman) Result(files map[string]*hcl.File, diags hcl.Diagnostics, flows, blockFiles int) error {
+func (v validateHuman) Result(files map[string]*hcl.File, diags hcl.Diagnostics, flows, blockFiles, testFiles int) error {
 	writeHumanDiagnostics(v.s.err, files, diags)
 	if !diags.HasErrors() {
-		fmt.Fprintf(v.s.out, "Success! %s and %s are valid.\n",
-			plural(flows, "flow", "flows"), plural(blockFiles, "block file", "block files"))
+		fmt.Fprintf(v.s.out, "Success! %s, %s and %s are valid.\n",
+			plural(flows, "flow", "flows"), plural(blockFiles, "block file", "block files"), plural(testFiles, "test file", "test files"))
 		return nil
 	}
 	errs, warns := countDiags(diags)
@@ -50,7 +50,7 @@ func (v validateHuman) Result(files map[string]*hcl.File, diags hcl.Diagnostics,
 // validateJSON prints Terraform's validate -json object.
 type validateJSON struct{ w io.Writer }
 
-func (v validateJSON) Result(files map[string]*hcl.File, diags hcl.Diagnostics, _, _ int) error {
+func (v validateJSON) Result(files map[string]*hcl.File, diags hcl.Diagnostics, _, _, _ int) error {
 	_, err := newJSONValidate(files, diags).WriteTo(v.w)
 	return err
 }
@@ -59,7 +59,7 @@ func (v validateJSON) Result(files map[string]*hcl.File, diags hcl.Diagnostics, 
 // shows as annotations on the pull request's files.
 type validateGitHub struct{ w io.Writer }
 
-func (v validateGitHub) Result(_ map[string]*hcl.File, diags hcl.Diagnostics, _, _ int) error {
+func (v validateGitHub) Result(_ map[string]*hcl.File, diags hcl.Diagnostics, _, _, _ int) error {
 	writeGitHubDiagnostics(v.w, diags)
 	return nil
 }

@@ -42,7 +42,7 @@ cancelled and what finished is kept.`,
 				return err
 			}
 			defer closeLog()
-			st, err := openStateDir(dir)
+			st, err := f.store.open(s.err, dir)
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/flowctl/flowctl/project"
 	"path/filepath"
 
 	"github.com/flowctl/flowctl/compiler"
@@ -79,7 +80,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 			// The worker's flows are DIR's project, as serve's: their runs
 			// and large payloads are in its state, where clients look.
 			where := stateIn(f.stateDir, dir)
-			st, err := f.store.open(where)
+			st, err := f.store.open(s.err, where)
 			if err != nil {
 				return err
 			}
@@ -117,7 +118,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 	cmd.Flags().MarkHidden("namespace")
 	lf.register(cmd)
 	f.registries.register(cmd)
-	cmd.Flags().StringVar(&f.stateDir, "state", "", stateHelp+"; DIR counts as the working directory; a postgres:// URL ("+envStateURL+") is shared by workers, servers and clients")
+	cmd.Flags().StringVar(&f.stateDir, "state", "", stateHelp+"; DIR counts as the working directory; a postgres:// URL ("+project.EnvStateURL+") is shared by workers, servers and clients")
 	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")
 	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
 	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
