@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"encoding/json"
-	"golang.org/x/tools/txtar"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/flowctl/flowctl/runtime/state"
 	"go.lsp.dev/protocol"
+	"golang.org/x/tools/txtar"
 )
 
 const (
