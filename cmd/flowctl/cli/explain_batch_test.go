@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The flow of the batch explain test: step parse runs its js block once
+// per item, and the block cannot parse the item "bad".
+const batchFlow = `flow "batch" {}
+
+input "items" {
+  type    = list(string)
+  default = ["a", "bb", "bad", "cccc"]
+}
+
+step "parse" {
+  use      = "parse"
+  for_each = input.items
+  s        = each.value
+}
+
+step "total" {
+  use   = "value"
+  value = sum(step.parse[*].n)
+}
+
+output "total" {
+  value = step.total.value
+}
+`
+
+func parseBlock(body string) string {
+	return `block "parse" {
+  description = "The length of an item"
+  runtime     = "js"
+  input "s" {
+    type = string
+  }
+  output "n" {
+    type = number
+  }
+  source = <<-JS
+    function execute(input) {
+` + body + `
+    }
+  JS
+}
+`
+}
+
+var (
+	brokenParse = parseBlock(`      if (input.s == "bad") throw new Error("cannot parse " + input.s)
+      return { n: input.s.length }`)
+	// fixedParse counts "bad" as 10, the others by their length.
+	fixedParse = parseBlock(`      if (input.s == "bad") return { n: 10 }
+      return { n: input.s.length }`)
+)
+
+const parseDiagnosis = "Step parse failed on item 2: its block throws on the item \"bad\" instead of counting it."
+
+// TestExplainVerifiesBatchFix: a for_each step fails on one of its four
+// items. explain's fix changes the step's block, which the three
+// instances that succeeded ran too: the check runs the step again, all
+// its instances, on a copy of the run, and stages the fix as verified,
+// its evidence naming the instances it ran. Accepting it and resuming the
+// run finishes it with the fixed code.
+func TestExplainVerifiesBatchFix(t *testing.T) {
+	dir := thinkDir(t)
+	os.MkdirAll(filepath.Join(dir, "blocks"), 0o755)
+	os.WriteFile(filepath.Join(dir, "batch.flow.hcl"), []byte(batchFlow), 0o644)
+	os.WriteFile(filepath.Join(dir, "blocks", "parse.block.hcl"), []byte(brokenParse), 0o644)
+	code, out, errOut := runCLI(t, "apply", "--auto-approve", "--json", "batch.flow.hcl")
+	if code != 1 || !strings.Contains(out, "cannot parse bad") {
+		t.Fatalf("apply exited %d, want 1 (parse[2] fails):\n%s%s", code, out, errOut)
+	}
+	m := regexp.MustCompile(`"run_id":"([^"]+)"`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no run id in:\n%s", out)
+	}
+	runID := m[1]
+
+	b, _ := json.Marshal(fixedParse)
+	reply := `{"diagnosis": "` + strings.ReplaceAll(parseDiagnosis, `"`, `\"`) + `", "fix": {"summary": "Count the item bad as 10.", "files": [{"path": "blocks/parse.block.hcl", "content": ` + string(b) + `}]}}`
+	srv := newThinkServer(t, map[string][]string{"explain": {reply}})
+	code, out, errOut = runCLI(t, "explain", runID)
+	if code != 0 {
+		t.Fatalf("explain exited %d:\n%s%s", code, out, errOut)
+	}
+	if n := len(srv.recorded("explain")); n != 1 {
+		t.Fatalf("%d requests to the model, want 1 (the first fix passes):\n%s", n, out)
+	}
+	// The model is told that three of the step's instances succeeded.
+	if msg := srv.recorded("explain")[0].lastMessage(); !regexp.MustCompile(`"instances": \{\s*"failed": 1,\s*"ok": 3\s*\}`).MatchString(msg) {
+		t.Errorf("the explain request does not count parse's instances:\n%s", msg)
+	}
+	m = regexp.MustCompile(`Proposed fix: (\S+) \(accept with flowctl proposals accept (\S+)\)`).FindStringSubmatch(out)
+	if m == nil || m[1] != m[2] {
+		t.Fatalf("no proposed fix in explain's output:\n%s", out)
+	}
+	for _, want := range []string{
+		"    ✓ fix 1 (Count the item bad as 10.): the failed steps succeed with it",
+		"  checked: parse[2] failed in the run and succeeds with it.",
+		"  checked: parse[0], parse[1], parse[3] succeeded in the run and succeed again with it.",
+		"Then: flowctl apply --resume " + runID,
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("explain's output lacks %q:\n%s", want, out)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "blocks", "parse.block.hcl")); string(b) != brokenParse {
+		t.Fatal("explain changed the block file")
+	}
+
+	// The proposal's evidence: what failed and succeeds now, and every
+	// instance the check ran.
+	code, out, errOut = runCLI(t, "proposals", "show", "--json", m[1])
+	if code != 0 {
+		t.Fatalf("proposals show exited %d:\n%s%s", code, out, errOut)
+	}
+	var shown struct {
+		Evidence struct {
+			Verified     bool     `json:"verified"`
+			FailedBefore []string `json:"failed_before"`
+			SucceededNow []string `json:"succeeded_now"`
+			Ran          []string `json:"ran"`
+			RanCount     int      `json:"ran_count"`
+			Rechecked    []string `json:"rechecked"`
+			Kept         []string `json:"kept"`
+			Status       string   `json:"run_status_with_fix"`
+		} `json:"evidence"`
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil {
+		t.Fatalf("proposals show --json: %v\n%s", err, out)
+	}
+	ev := shown.Evidence
+	if !ev.Verified || ev.Status != "ok" || strings.Join(ev.FailedBefore, " ") != "parse[2]" || strings.Join(ev.SucceededNow, " ") != "parse[2]" ||
+		strings.Join(ev.Ran, " ") != "parse[0] parse[1] parse[2] parse[3] total" || ev.RanCount != 5 ||
+		strings.Join(ev.Rechecked, " ") != "parse[0] parse[1] parse[3]" || len(ev.Kept) != 0 {
+		t.Errorf("evidence: %+v\n%s", ev, out)
+	}
+
+	if code, out, errOut = runCLI(t, "proposals", "accept", m[1], "--auto-approve"); code != 0 {
+		t.Fatalf("accept exited %d:\n%s%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "blocks", "parse.block.hcl")); string(b) != fixedParse {
+		t.Fatalf("accept did not write the fix:\n%s", b)
+	}
+	code, out, errOut = runCLI(t, "apply", "--resume", runID)
+	if code != 0 || !regexp.MustCompile(`(?m)^total = 17$`).MatchString(out) {
+		t.Fatalf("apply --resume exited %d, want 0 and total 1+2+10+4:\n%s%s", code, out, errOut)
+	}
+}
