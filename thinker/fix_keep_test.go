@@ -116,6 +116,18 @@ func TestFixCheckKeepsModelInstances(t *testing.T) {
 		strings.Join(ev.Kept, " ") != "ask[0] ask[1] ask[3]" || ev.KeptCount != 3 || ev.KeptBecause["ask"] != "it calls a model" || len(ev.KeptBecause) != 1 {
 		t.Errorf("evidence: %s", v.Evidence)
 	}
+
+	// A fix that removes a step that finished cannot resume the run: the
+	// model is told what a fix may change and what it must keep.
+	removed := askFlow[:strings.Index(askFlow, `step "ask"`)]
+	v, err = c.Check(context.Background(), &Fix{Summary: "Ask nothing.", Files: []FixFile{{Path: "ask.flow.hcl", Content: removed}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.OK || v.Phase != "run" || !strings.Contains(v.Problem, "finished step ask, which the flow no longer has") ||
+		!strings.HasSuffix(v.Problem, "a fix may change any step, one that finished in the run too (it runs again with the fix), but it must keep the flow's name and every step that finished in the run") {
+		t.Errorf("a step removed: %+v", v)
+	}
 }
 
 // TestReachesOutside: what makes a changed step's succeeded instances

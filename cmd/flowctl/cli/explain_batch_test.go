@@ -1,12 +1,18 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/thinker"
 )
 
 // The flow of the batch explain test: step parse runs its js block once
@@ -153,5 +159,33 @@ func TestExplainVerifiesBatchFix(t *testing.T) {
 	code, out, errOut = runCLI(t, "apply", "--resume", runID)
 	if code != 0 || !regexp.MustCompile(`(?m)^total = 17$`).MatchString(out) {
 		t.Fatalf("apply --resume exited %d, want 0 and total 1+2+10+4:\n%s%s", code, out, errOut)
+	}
+}
+
+// TestExplainViewKept: a proposal whose check kept the instances that
+// succeeded of a step says they were not checked, and why, and resumes
+// the run as the check did.
+func TestExplainViewKept(t *testing.T) {
+	var out bytes.Buffer
+	v := newExplainView(streams{out: &out, err: io.Discard}, false)
+	kept := make([]string, 12)
+	for i := range kept {
+		kept[i] = fmt.Sprintf("ask[%d]", i)
+	}
+	ev, _ := json.Marshal(thinker.FixEvidence{Verified: true, FailedBefore: []string{"ask[12]"}, SucceededNow: []string{"ask[12]"},
+		Ran: []string{"ask[12]", "all"}, RanCount: 2, Kept: kept, KeptCount: 1200, KeptBecause: map[string]string{"ask": "it calls a model"}, RunStatusWith: "ok"})
+	v.Done(&state.Run{ID: "r1", Flow: "ask", Status: "failed"}, &thinker.ExplainResult{Diagnosis: "Item 12 is bad.", Proposal: "p1",
+		Fix: &thinker.Fix{Summary: "Ask for good."}, Verification: &thinker.Verification{OK: true, Evidence: ev}})
+	for _, want := range []string{
+		"  checked: ask[12] failed in the run and succeeds with it.\n",
+		"  not checked: ask[0], ask[1], ask[2], ask[3], ask[4], ask[5], ask[6], ask[7], ask[8], ask[9] and 1,190 more succeeded in the run and kept what they recorded (step ask: it calls a model).\n",
+		"Then: flowctl apply --resume r1 --keep-succeeded step.ask\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "succeed again") {
+		t.Errorf("nothing was rechecked:\n%s", out.String())
 	}
 }
