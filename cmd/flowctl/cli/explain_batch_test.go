@@ -69,17 +69,58 @@ var (
 
 const parseDiagnosis = "Step parse failed on item 2: its block throws on the item \"bad\" instead of counting it."
 
+// pythonBatchFlow is batchFlow with its block, in python, in the flow
+// file.
+func pythonBatchFlow(body string) string {
+	return batchFlow + `
+block "parse" {
+  runtime = "python"
+  input "s" {
+    type = string
+  }
+  output "n" {
+    type = number
+  }
+  source = <<-PY
+    def execute(input, ctx):
+` + body + `
+  PY
+}
+`
+}
+
 // TestExplainVerifiesBatchFix: a for_each step fails on one of its four
 // items. explain's fix changes the step's block, which the three
 // instances that succeeded ran too: the check runs the step again, all
 // its instances, on a copy of the run, and stages the fix as verified,
 // its evidence naming the instances it ran. Accepting it and resuming the
-// run finishes it with the fixed code.
+// run finishes it with the fixed code. The block is a js block in a block
+// file, or a python block in the flow file.
 func TestExplainVerifiesBatchFix(t *testing.T) {
+	t.Run("js", func(t *testing.T) {
+		explainBatch(t, map[string]string{"batch.flow.hcl": batchFlow, "blocks/parse.block.hcl": brokenParse}, "blocks/parse.block.hcl", fixedParse)
+	})
+	t.Run("python", func(t *testing.T) {
+		needPython(t)
+		broken := pythonBatchFlow(`        if input["s"] == "bad":
+            raise ValueError("cannot parse " + input["s"])
+        return {"n": len(input["s"])}`)
+		fixed := pythonBatchFlow(`        if input["s"] == "bad":
+            return {"n": 10}
+        return {"n": len(input["s"])}`)
+		explainBatch(t, map[string]string{"batch.flow.hcl": broken}, "batch.flow.hcl", fixed)
+	})
+}
+
+// explainBatch runs the batch flow of files, which fails on item 2, and
+// explains the run with a model that replies with the fix fixed for the
+// file fixPath; then accepts the fix and resumes the run.
+func explainBatch(t *testing.T, files map[string]string, fixPath, fixed string) {
 	dir := thinkDir(t)
-	os.MkdirAll(filepath.Join(dir, "blocks"), 0o755)
-	os.WriteFile(filepath.Join(dir, "batch.flow.hcl"), []byte(batchFlow), 0o644)
-	os.WriteFile(filepath.Join(dir, "blocks", "parse.block.hcl"), []byte(brokenParse), 0o644)
+	for name, content := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+	}
 	code, out, errOut := runCLI(t, "apply", "--auto-approve", "--json", "batch.flow.hcl")
 	if code != 1 || !strings.Contains(out, "cannot parse bad") {
 		t.Fatalf("apply exited %d, want 1 (parse[2] fails):\n%s%s", code, out, errOut)
@@ -90,8 +131,8 @@ func TestExplainVerifiesBatchFix(t *testing.T) {
 	}
 	runID := m[1]
 
-	b, _ := json.Marshal(fixedParse)
-	reply := `{"diagnosis": "` + strings.ReplaceAll(parseDiagnosis, `"`, `\"`) + `", "fix": {"summary": "Count the item bad as 10.", "files": [{"path": "blocks/parse.block.hcl", "content": ` + string(b) + `}]}}`
+	b, _ := json.Marshal(fixed)
+	reply := `{"diagnosis": "` + strings.ReplaceAll(parseDiagnosis, `"`, `\"`) + `", "fix": {"summary": "Count the item bad as 10.", "files": [{"path": "` + fixPath + `", "content": ` + string(b) + `}]}}`
 	srv := newThinkServer(t, map[string][]string{"explain": {reply}})
 	code, out, errOut = runCLI(t, "explain", runID)
 	if code != 0 {
@@ -118,8 +159,8 @@ func TestExplainVerifiesBatchFix(t *testing.T) {
 			t.Errorf("explain's output lacks %q:\n%s", want, out)
 		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "blocks", "parse.block.hcl")); string(b) != brokenParse {
-		t.Fatal("explain changed the block file")
+	if b, _ := os.ReadFile(filepath.Join(dir, fixPath)); string(b) != files[fixPath] {
+		t.Fatal("explain changed the file the fix changes")
 	}
 
 	// The proposal's evidence: what failed and succeeds now, and every
@@ -153,7 +194,7 @@ func TestExplainVerifiesBatchFix(t *testing.T) {
 	if code, out, errOut = runCLI(t, "proposals", "accept", m[1], "--auto-approve"); code != 0 {
 		t.Fatalf("accept exited %d:\n%s%s", code, out, errOut)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "blocks", "parse.block.hcl")); string(b) != fixedParse {
+	if b, _ := os.ReadFile(filepath.Join(dir, fixPath)); string(b) != fixed {
 		t.Fatalf("accept did not write the fix:\n%s", b)
 	}
 	code, out, errOut = runCLI(t, "apply", "--resume", runID)
