@@ -3,10 +3,13 @@ package thinker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -107,8 +110,7 @@ func (c *FixChecker) Check(ctx context.Context, fix *Fix) (*Verification, error)
 		return nil, fmt.Errorf("copying run %s: %w", c.Run.ID, err)
 	}
 	if err := runtime.ResumeCheck(prog, c.Run, steps); err != nil {
-		return &Verification{Phase: "run", Problem: strings.TrimSuffix(err.Error(), ".") +
-			"; change only the failed steps, their blocks and what comes after them"}, nil
+		return &Verification{Phase: "run", Problem: resumeProblem(c.Run, err)}, nil
 	}
 	inputs, diags := runtime.ResumeInputs(prog, c.Run, nil)
 	if diags.HasErrors() {
@@ -133,9 +135,17 @@ func (c *FixChecker) Check(ctx context.Context, fix *Fix) (*Verification, error)
 		return nil, err
 	}
 	secrets, lookupEnv := policy.checkSecrets(prog, c.Secrets)
+	// The steps the fix changes run again, all their instances, but for
+	// those that reach outside the sandbox (fix_keep.go).
+	keep := keepOnCheck(prog, runtime.ResumeChanged(prog, c.Run, steps))
+	seen := &checkedInstances{prog: prog, keptOfStep: map[string]bool{}}
+	for name := range keep {
+		seen.keptOfStep[name] = true
+	}
 	res, err := runtime.Apply(ctx, prog, runtime.Options{
 		Inputs: inputs, Secrets: secrets, LookupEnv: lookupEnv, Namespace: c.Run.Namespace, Store: scratch, Executors: ex,
 		RunID: c.Run.ID, Resume: true, NoCache: true, Timeout: c.Timeout,
+		KeepSucceeded: slices.Sorted(maps.Keys(keep)), Observe: seen.Observe,
 	})
 	if err != nil {
 		return nil, err
@@ -148,14 +158,16 @@ func (c *FixChecker) Check(ctx context.Context, fix *Fix) (*Verification, error)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(fixEvidence(steps, after, string(res.Status)))
+	ev := fixEvidence(steps, after, string(res.Status))
+	ev.ranAndKept(steps, seen, keep)
+	raw, err := json.Marshal(ev)
 	if err != nil {
 		return nil, err
 	}
 	if res.Status == runtime.StatusOK {
 		return &Verification{OK: true, Phase: "run", Evidence: raw}, nil
 	}
-	return &Verification{Phase: "run", Problem: c.Redactor.Text(stillFailing(after, res)), Evidence: raw}, nil
+	return &Verification{Phase: "run", Problem: c.Redactor.Text(stillFailing(steps, after, res)), Evidence: raw}, nil
 }
 
 func (c *FixChecker) executors() (*blocks.Executors, error) {
@@ -175,21 +187,66 @@ func (c *FixChecker) executors() (*blocks.Executors, error) {
 }
 
 // FixEvidence is what a proposal of explain records: the steps that failed
-// in the run and how they ended with the fix. A fix that was not run,
-// since it needs a secret or a host the accepted flow does not use, is
-// not Verified; NotVerified says what it needs.
+// in the run and how they ended with the fix, and what the check ran. A
+// fix that was not run, since it needs a secret or a host the accepted
+// flow does not use, is not Verified; NotVerified says what it needs.
+//
+// Ran are the step instances the check ran with the fix (RanCount of
+// them): the failed ones, those of the steps the fix changes, and those
+// after them. Rechecked are those of Ran that had succeeded in the run
+// (they ran again since the fix changes their step, or a step before it):
+// with a verified fix they succeed again. Kept are instances of steps
+// the fix changes that succeeded in the run and kept what they recorded,
+// not run with the fix, and KeptBecause says why for each such step (it
+// calls a model or the network: fix_keep.go). Each list names at most
+// evidenceNames instances; its count has them all.
 type FixEvidence struct {
-	Verified      bool     `json:"verified"`
-	NotVerified   []string `json:"not_verified,omitempty"`
-	FailedBefore  []string `json:"failed_before"`
-	SucceededNow  []string `json:"succeeded_now"`
-	StillFailing  []string `json:"still_failing,omitempty"`
-	RunStatusWith string   `json:"run_status_with_fix"`
+	Verified       bool              `json:"verified"`
+	NotVerified    []string          `json:"not_verified,omitempty"`
+	FailedBefore   []string          `json:"failed_before"`
+	SucceededNow   []string          `json:"succeeded_now"`
+	StillFailing   []string          `json:"still_failing,omitempty"`
+	Ran            []string          `json:"ran"`
+	RanCount       int               `json:"ran_count"`
+	Rechecked      []string          `json:"rechecked,omitempty"`
+	RecheckedCount int               `json:"rechecked_count,omitempty"`
+	Kept           []string          `json:"kept,omitempty"`
+	KeptCount      int               `json:"kept_count,omitempty"`
+	KeptBecause    map[string]string `json:"kept_because,omitempty"`
+	RunStatusWith  string            `json:"run_status_with_fix"`
+}
+
+// ranAndKept records what the check ran and kept (seen), of the run's
+// recorded steps before, and why the steps of keep kept theirs.
+func (ev *FixEvidence) ranAndKept(before []*state.StepResult, seen *checkedInstances, keep map[string]string) {
+	succeededBefore := map[string]bool{}
+	for _, sr := range before {
+		if sr.Status == "ok" || sr.Status == "cached" {
+			succeededBefore[instanceName(sr)] = true
+		}
+	}
+	ran := seen.names(seen.ran)
+	var rechecked []string
+	for _, name := range ran {
+		if succeededBefore[name] {
+			rechecked = append(rechecked, name)
+		}
+	}
+	kept := seen.names(seen.kept)
+	ev.Ran, ev.RanCount = capNames(ran), len(ran)
+	ev.Rechecked, ev.RecheckedCount = capNames(rechecked), len(rechecked)
+	ev.Kept, ev.KeptCount = capNames(kept), len(kept)
+	for _, si := range seen.kept {
+		if ev.KeptBecause == nil {
+			ev.KeptBecause = map[string]string{}
+		}
+		ev.KeptBecause[si.step] = keep[si.step]
+	}
 }
 
 // notRunEvidence is the evidence of a fix that was not run.
 func notRunEvidence(before []*state.StepResult, needs []string) FixEvidence {
-	ev := FixEvidence{NotVerified: needs, FailedBefore: []string{}, SucceededNow: []string{}, RunStatusWith: "not run"}
+	ev := FixEvidence{NotVerified: needs, FailedBefore: []string{}, SucceededNow: []string{}, Ran: []string{}, RunStatusWith: "not run"}
 	for _, sr := range before {
 		if failedStatus(sr.Status) {
 			ev.FailedBefore = append(ev.FailedBefore, instanceName(sr))
@@ -227,14 +284,28 @@ func instanceName(sr *state.StepResult) string {
 }
 
 // stillFailing says why a resumed run with a fix did not succeed: the
-// errors of its failed steps, with the end of their logs.
-func stillFailing(after []*state.StepResult, res *runtime.Result) string {
+// errors of its failed steps, with the end of their logs, each saying
+// whether it failed in the run too or succeeded there (the fix breaks it).
+func stillFailing(before, after []*state.StepResult, res *runtime.Result) string {
+	was := map[string]string{}
+	for _, sr := range before {
+		was[instanceName(sr)] = sr.Status
+	}
 	var parts []string
 	for _, sr := range after {
 		if sr.Status != "failed" {
 			continue
 		}
-		p := fmt.Sprintf("step %s failed again: %s", instanceName(sr), sr.Error)
+		name := instanceName(sr)
+		var p string
+		switch was[name] {
+		case "ok", "cached":
+			p = fmt.Sprintf("step %s succeeded in the run but fails with the fix: %s", name, sr.Error)
+		case "failed", "cancelled", "interrupted":
+			p = fmt.Sprintf("step %s failed again: %s", name, sr.Error)
+		default:
+			p = fmt.Sprintf("step %s failed: %s", name, sr.Error)
+		}
 		if sr.Log != "" {
 			p += " (log: " + tail(sr.Log, 600) + ")"
 		}
@@ -244,6 +315,18 @@ func stillFailing(after []*state.StepResult, res *runtime.Result) string {
 		return fmt.Sprintf("the run ended %s with the fix", res.Status)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// resumeProblem is, for the model, why the run cannot be resumed with a
+// fix (runtime.ResumeCheck's err): a fix may change any step, one that
+// finished too (it runs again), but the run must stay the same flow's,
+// with the steps that finished in it.
+func resumeProblem(run *state.Run, err error) string {
+	msg := strings.TrimSuffix(err.Error(), ".")
+	if errors.Is(err, runtime.ErrFlowChanged) && len(run.Fingerprints) == 0 {
+		return msg + "; no change to the flow can be checked on this run, so give the diagnosis with fix null"
+	}
+	return msg + "; a fix may change any step, one that finished in the run too (it runs again with the fix), but it must keep the flow's name and every step that finished in the run"
 }
 
 // diagnosticsText is diagnostics one per line, with paths from the flow's

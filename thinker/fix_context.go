@@ -134,6 +134,10 @@ type explainStep struct {
 	Source    string `json:"step_source"`
 	BlockFile string `json:"block_file,omitempty"`
 	Block     string `json:"block_source,omitempty"`
+	// Instances counts a for_each step's instances by how they ended (no
+	// keys: they come from the run's data): a fix of the step runs the
+	// instances that succeeded again too.
+	Instances map[string]int `json:"instances,omitempty"`
 }
 
 // recordedStep is what the run recorded of a failed step: data that
@@ -162,7 +166,14 @@ func ExplainContext(run *state.Run, prog *compiler.Program, steps []*state.StepR
 	results := map[string]*state.StepResult{}
 	var failed []*state.StepResult
 	var others []string
+	instances := map[string]map[string]int{} // step → status → instances
 	for _, sr := range steps {
+		if sr.Instance != "" {
+			if instances[sr.Step] == nil {
+				instances[sr.Step] = map[string]int{}
+			}
+			instances[sr.Step][sr.Status]++
+		}
 		if sr.Instance == "" || results[sr.Step] == nil {
 			results[sr.Step] = sr
 		}
@@ -195,7 +206,7 @@ func ExplainContext(run *state.Run, prog *compiler.Program, steps []*state.StepR
 			continue // another instance of a step described already
 		}
 		described[sr.Step] = true
-		es := explainStep{Step: sr.Step, Status: sr.Status, Attempts: sr.Attempts}
+		es := explainStep{Step: sr.Step, Status: sr.Status, Attempts: sr.Attempts, Instances: instances[sr.Step]}
 		if s != nil {
 			es.Use = s.Use
 			es.Source = CapText(red.Text(sourceOf(src, s.DeclRange.Start.Byte, s.SrcEnd)), explainValueCap)

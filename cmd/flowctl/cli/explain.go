@@ -27,8 +27,12 @@ The model gets the flow's source, the failing steps' errors, attempts,
 arguments, logs and blocks' source, and the outputs that were computed:
 secrets and sensitive values redacted, large values cut. A fix it proposes
 is checked before it is staged: the changed files must compile, and the
-failed steps (and the steps after them) are run again in the sandbox on a
-copy of the run, with its recorded results, as apply --resume would. A fix
+failed steps, the steps the fix changes (all their instances, so that a
+fix for one item of a for_each step is seen not to break the others) and
+the steps after them are run again in the sandbox on a copy of the run,
+with its recorded results, as apply --resume would; a changed step that
+calls a model, the network, an MCP server or a person keeps its instances
+that succeeded instead, and the proposal says so. A fix
 that fails goes back to the model with the new error, up to 3 times. A
 fix that passed is a proposal: flowctl proposals accept ID writes it, and
 flowctl apply --resume RUN_ID then continues the run. --no-fix gives the

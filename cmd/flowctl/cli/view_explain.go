@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,14 +132,40 @@ func (v *explainView) Done(run *state.Run, res *thinker.ExplainResult) error {
 	case proposal != "":
 		fmt.Fprintf(w, "Proposed fix: %s (accept with flowctl proposals accept %s)\n  %s\n", proposal, proposal, oneLine(res.Fix.Summary))
 		var ev thinker.FixEvidence
-		if json.Unmarshal(res.Verification.Evidence, &ev) == nil && len(ev.SucceededNow) > 0 {
+		json.Unmarshal(res.Verification.Evidence, &ev)
+		if len(ev.SucceededNow) > 0 {
 			fmt.Fprintf(w, "  checked: %s failed in the run and succeed%s with it.\n", strings.Join(ev.SucceededNow, ", "), map[bool]string{true: "s", false: ""}[len(ev.SucceededNow) == 1])
 		}
-		fmt.Fprintf(w, "Then: flowctl apply --resume %s\n", run.ID)
+		if ev.RecheckedCount > 0 {
+			fmt.Fprintf(w, "  checked: %s succeeded in the run and succeed%s again with it.\n", someNames(ev.Rechecked, ev.RecheckedCount), map[bool]string{true: "s", false: ""}[ev.RecheckedCount == 1])
+		}
+		then := "flowctl apply --resume " + run.ID
+		if ev.KeptCount > 0 {
+			// The check kept them: resuming as it did keeps them too.
+			var why []string
+			for _, step := range slices.Sorted(maps.Keys(ev.KeptBecause)) {
+				why = append(why, fmt.Sprintf("step %s: %s", step, ev.KeptBecause[step]))
+				then += " --keep-succeeded step." + step
+			}
+			fmt.Fprintf(w, "  not checked: %s succeeded in the run and kept what %s recorded (%s).\n",
+				someNames(ev.Kept, ev.KeptCount), map[bool]string{true: "it", false: "they"}[ev.KeptCount == 1], strings.Join(why, "; "))
+		}
+		fmt.Fprintf(w, "Then: %s\n", then)
 	case res.NoFixReason != "":
 		fmt.Fprintf(w, "No fix could be verified: %s.\n", strings.TrimSuffix(oneLine(res.NoFixReason), "."))
 	}
 	return nil
+}
+
+// someNames are the first names of a list of count, and how many more.
+func someNames(names []string, count int) string {
+	const most = 10
+	shown := names[:min(len(names), most)]
+	s := strings.Join(shown, ", ")
+	if more := count - len(shown); more > 0 {
+		s += fmt.Sprintf(" and %s more", comma(more))
+	}
+	return s
 }
 
 // Fail ends explain without a diagnosis: a budget stop says how far it got.

@@ -32,6 +32,13 @@ function weakeningsView(ws) {
     h('ul', {}, ws.map(w => h('li', { 'data-kind': w.kind }, `${w.flow}: ${w.message}`))));
 }
 
+// someNames are the first ten names of a list of count, and how many more.
+function someNames(names, count) {
+  const shown = (names || []).slice(0, 10);
+  const more = count - shown.length;
+  return shown.join(', ') + (more > 0 ? ` and ${more.toLocaleString('en-US')} more` : '');
+}
+
 // explainPanel is the panel of a run: empty for a run that did not fail;
 // update(run) follows the run's status.
 export function explainPanel(runID) {
@@ -68,6 +75,8 @@ export function explainPanel(runID) {
     out.append(h('h3', {}, needs ? 'Proposed fix, not verified' : 'Proposed fix'),
       h('p', { id: 'explain-summary' }, (res.checks.find(c => c.ok || (c.not_verified && c.not_verified.length)) || {}).summary || p.intent),
       ev.succeeded_now && ev.succeeded_now.length ? h('p', { class: 'hint' }, `Checked: ${ev.succeeded_now.join(', ')} failed in the run and succeed with it.`) : null,
+      ev.rechecked_count ? h('p', { class: 'hint', id: 'explain-rechecked' }, `Checked: ${someNames(ev.rechecked, ev.rechecked_count)} succeeded in the run and succeed again with it.`) : null,
+      ev.kept_count ? h('p', { class: 'hint', id: 'explain-kept' }, `Not checked: ${someNames(ev.kept, ev.kept_count)} succeeded in the run and kept what they recorded (${Object.entries(ev.kept_because || {}).map(([s, why]) => `step ${s}: ${why}`).join('; ')}).`) : null,
       needs ? h('div', { class: 'approval', id: 'explain-not-verified' },
         h('p', {}, 'It was not run, since it needs what the flow as it is does not use. Read the change before you accept it:'),
         h('ul', {}, needs.map(n => h('li', {}, n)))) : null,
