@@ -280,8 +280,15 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 	}
 	if python {
 		// Each python block has workers of its own: code that reaches
-		// the protocol's pipes sees only calls of its own block.
+		// the protocol's pipes sees only calls of its own block. Its
+		// calls given a sensitive value have workers apart from its
+		// others: what a call leaves in the interpreter that the runner
+		// cannot put back (see pyrun's reset.py) never reaches a call
+		// whose outputs are not sensitive.
 		c.program, c.python = pythonProgram+we.key, true
+		if len(call.Sensitive) > 0 {
+			c.program += pythonSensitive
+		}
 	}
 	c.deadline, _ = ctx.Deadline()
 	p.mu.Lock()

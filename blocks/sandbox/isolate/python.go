@@ -15,6 +15,10 @@ import (
 // package pyrun, and take only that block's calls.
 const pythonProgram = "python:"
 
+// pythonSensitive ends the program of a python block's calls given a
+// sensitive value.
+const pythonSensitive = "+sensitive"
+
 // pythonState is what the pool knows of the interpreter, found once.
 type pythonState struct {
 	once sync.Once

@@ -331,6 +331,20 @@ def _audit(event, args):
         # Code may not pass itself off as the standard library's.
         if not _trusted_caller():
             _refuse("inspect or change the interpreter", "compile", repr(args[1]))
+    elif event == "object.__setattr__":
+        # The code, defaults or keyword defaults of a function not the
+        # block's own (json.dumps's, print's): later calls would run them.
+        _Guard.busy = True  # reading __code__ is an event of its own
+        try:
+            code = getattr(args[0], "__code__", None)
+            theirs = code is not None and getattr(code, "co_filename", _FILE) != _FILE
+        finally:
+            _Guard.busy = False
+        if theirs and not _trusted_caller():
+            _refuse("change what their other calls share", "%s of %s" % (args[1], getattr(args[0], "__qualname__", "?")))
+    elif event == "sys.addaudithook":
+        # A hook of the block's would see later calls' events.
+        _refuse("add audit hooks", event)
 
 
 def _trusted_file(filename):

@@ -1,8 +1,10 @@
-# flowctl's python block runner, part 2 of 2: the calls (after confine.py,
-# in the same module). It speaks the worker protocol of package isolate:
-# requests, one JSON object a line, on file descriptor 3; log lines and
-# replies on file descriptor 4. Each call runs the block's code, compiled
-# once, in fresh globals with the guarded builtins, then its execute.
+# flowctl's python block runner, part 3 of 3: the calls (after confine.py
+# and reset.py, in the same module). It speaks the worker protocol of
+# package isolate: requests, one JSON object a line, on file descriptor 3;
+# log lines and replies on file descriptor 4. Each call runs the block's
+# code, compiled once, in fresh globals with the guarded builtins and a
+# fresh contextvars.Context, then its execute; after it the interpreter is
+# put back as it was before the first call (reset.py).
 
 # A call's log: what it prints, a line a message, at most max_log bytes.
 class _Log:
@@ -40,7 +42,7 @@ class _Log:
     def end(self):
         if self.buf and not self.cut:
             self._send([self.buf])
-        self.id, self.buf = 0, ""
+        self.id, self.buf, self.size, self.cut = 0, "", 0, False
 
     def flush(self):
         pass
@@ -180,6 +182,10 @@ class _Block:
         # Blank lines before the code put it at its lines of the file.
         self.code = compile("\n" * (first - 1) + src, _FILE, "exec", dont_inherit=True)
         self.asyncio = "asyncio" in src
+        # The modules it names, imported now, outside any call, and
+        # recorded with the rest of the interpreter's state.
+        _preimport(self.code)
+        _slate.modules()
 
 
 def _frames(tb):
@@ -320,7 +326,9 @@ def _handle(req, blk):
         _signal.setitimer(_signal.ITIMER_REAL, ms / 1000, 0.05)
     try:
         try:
-            out = _outputs(_run(blk, req), req.get("fields") or [])
+            # A context of its own: contextvars, decimal's context among
+            # them, start unset in every call.
+            out = _outputs(_contextvars.Context().run(_run, blk, req), req.get("fields") or [])
             return {"outputs": out}, False
         finally:
             if ms:
@@ -421,6 +429,9 @@ def _serve():
         req["fields"] = [f["name"] for f in req.get("outputs") or ()]
         fields, recycle = _handle(req, blk)
         why = _tampered()
+        left = _slate.reset()
+        if left is not None and why is None:
+            why = left + "; a python block may not change what its other calls share"
         if why is not None:
             recycle = True
             if "outputs" in fields:
@@ -432,6 +443,9 @@ def _serve():
             return
 
 
+# The interpreter as every call is to find it.
+_slate = _Slate()
+_slate.take()
 _send(_dumps({"hello": True, "missing": _missing}).encode() + b"\n")
 try:
     _serve()

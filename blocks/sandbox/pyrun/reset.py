@@ -1,0 +1,307 @@
+# flowctl's python block runner, part 2 of 3: what a call leaves behind
+# (after confine.py, before runner.py, in the same module). A worker runs
+# many calls; each must find the interpreter as the worker had it before
+# any call ran, whatever the calls before it changed. After each call the
+# runner puts back, by what it recorded before the first (and after each
+# module it imports for the block, outside any call):
+#
+#   - every module's attributes, and which modules are imported: a module
+#     a call imported is dropped and imported again by the runner, after
+#     the rest is put back, so that what the call did to it is gone;
+#   - one level below: the attributes of the classes, functions and other
+#     objects a module holds (json.JSONEncoder.x, random._inst's), its
+#     lists, dicts and sets (but those whose names begin with one
+#     underscore: the standard library's caches, re's compiled patterns);
+#   - the interpreter's settings: the recursion limit, the limit of int
+#     digits, the switch interval, trace and profile functions, the
+#     garbage collector's, the working directory, the SIGALRM handler and
+#     timer;
+#   - decimal's contexts: each call runs in a fresh contextvars.Context
+#     (so decimal.getcontext() is a new one), and DefaultContext,
+#     BasicContext and ExtendedContext get back their settings;
+#   - random's generator, seeded anew from os.urandom, as in a new
+#     interpreter;
+#   - file descriptors: every one the worker did not have is closed (a
+#     pipe or memfd kept as a hiding place), and a call that replaced one
+#     of the worker's own has its worker replaced.
+#
+# What this cannot reach is said in docs/runtime.md: state deeper than one
+# level below a module, C extensions' own (the codec registry, ABC
+# registrations), and what code reaching past the audit hook undoes. Such
+# state never crosses from a call given a sensitive value to one that is
+# not: the pool keeps their workers apart.
+import gc as _gc
+import _contextvars
+
+_FunctionType = type(_decoder)
+_ModuleType = type(sys)
+_CodeType = type(compile("", "<runner>", "exec"))
+_IMMUTABLE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: a type whose attributes cannot be set
+
+
+def _differs(a, b):
+    """Whether a live dict (or container) differs from its record; one whose
+    comparison fails (a value's __eq__ raised) differs."""
+    try:
+        return a != b
+    except BaseException:
+        return True
+
+
+class _Slate:
+    """What the interpreter had before any call, and putting it back."""
+
+    def __init__(self):
+        self.known = {}          # sys.modules as recorded
+        self.dicts, self.dsnap = [], []  # modules' dicts, functions' and objects' __dict__ and __kwdefaults__
+        self.classes, self.csnap = [], []  # mutable classes: (class, its __dict__), records
+        self.lists, self.lsnap = [], []    # lists, dicts and sets held by modules
+        self.seen = set()        # ids of what is recorded (each once)
+        self.keep = []           # the worker's own file descriptors: (fd, (st_dev, st_ino))
+        self.contexts = []       # decimal's module-level contexts: (context, record)
+        self.seed = None         # random's generator's seed method
+        self.settings = None
+        self.gc = None
+        # Not recorded as state: the record itself, and sys.modules (which
+        # the reset puts back on its own).
+        self.seen.update((id(self), id(self.__dict__), id(sys.modules)))
+
+    def take(self):
+        """Records the interpreter as it is: called once the runner is
+        defined, before the first request is read."""
+        self.settings = (sys.getrecursionlimit(), sys.get_int_max_str_digits(), sys.getswitchinterval())
+        self.gc = (_gc.isenabled(), _gc.get_threshold())
+        self.keep = []
+        for fd in range(256):
+            try:
+                st = os.fstat(fd)
+            except OSError:
+                continue
+            self.keep.append((fd, (st.st_dev, st.st_ino)))
+        self.modules()
+
+    def modules(self):
+        """Records the modules imported since the last record, and the state
+        of the others again: importing a module changes some (its package's
+        attributes, sys.path_importer_cache). Called only when the
+        interpreter is as recorded but for those imports."""
+        busy, _Guard.busy = _Guard.busy, True  # reading functions' attributes raises events
+        try:
+            self._modules()
+            self.dsnap = [d.copy() for d in self.dicts]
+            self.csnap = [dict(live) for _, live in self.classes]
+            self.lsnap = [v.copy() for v in self.lists]
+            self.contexts = [(c, self.context(c)) for c, _ in self.contexts]
+        finally:
+            _Guard.busy = busy
+
+    def _modules(self):
+        for name, m in list(sys.modules.items()):
+            if name in self.known:
+                continue
+            self.known[name] = m
+            if type(m) is not _ModuleType and not isinstance(m, _ModuleType):
+                continue
+            d = m.__dict__
+            self.dict(d)
+            for k, v in list(d.items()):
+                self.member(k, v, name)
+
+    def dict(self, d):
+        if id(d) not in self.seen:
+            self.seen.add(id(d))
+            self.dicts.append(d)
+            self.dsnap.append(d.copy())
+
+    def member(self, name, v, module):
+        if id(v) in self.seen:
+            return
+        t = type(v)
+        if t is _ModuleType:
+            return  # a module: recorded as one
+        if t in (list, dict, set):
+            if name.startswith("_") and not name.endswith("__") and module != "__main__":
+                return  # the module's own, a cache: re._cache
+            self.seen.add(id(v))
+            self.lists.append(v)
+            self.lsnap.append(v.copy())
+            return
+        if isinstance(v, type):
+            if not v.__flags__ & _IMMUTABLE and v is not _Guard:
+                self.seen.add(id(v))
+                self.classes.append((v, v.__dict__))
+                self.csnap.append(dict(v.__dict__))
+            return
+        if t is _FunctionType:
+            self.dict(v.__dict__)
+            if v.__kwdefaults__ is not None:
+                self.dict(v.__kwdefaults__)
+            return
+        if module in ("decimal", "_decimal", "_pydecimal") and t.__name__ == "Context":
+            self.seen.add(id(v))
+            self.contexts.append((v, self.context(v)))
+            return
+        if module == "random" and name == "_inst":
+            self.seed = v.seed
+        try:
+            d = object.__getattribute__(v, "__dict__")
+        except AttributeError:
+            return
+        if type(d) is dict:
+            self.dict(d)
+
+    @staticmethod
+    def context(c):
+        return (c.prec, c.rounding, c.Emin, c.Emax, c.capitals, c.clamp, dict(c.flags), dict(c.traps))
+
+    def reset(self):
+        """Puts the interpreter back as recorded. Returns why the worker must
+        be replaced when something cannot be put back, else None."""
+        _Guard.busy = True  # the runner's own changes are not the block's
+        _gc.disable()
+        trash = []  # what the call left, freed once all is back
+        try:
+            why = self._reset(trash)
+            trash.clear()  # finalizers of what it left run now, and may change things again
+            if why is None and self._dirty():
+                why = "left objects whose finalizers changed the interpreter's state"
+            return why
+        finally:
+            if self.gc[0]:
+                _gc.enable()
+            _Guard.busy = False
+
+    def _dirty(self):
+        return (_differs(self.dicts, self.dsnap) or _differs(sys.modules, self.known)
+                or _differs([d for _, d in self.classes], self.csnap) or _differs(self.lists, self.lsnap))
+
+    def _reset(self, trash):
+        why = None
+        mods = sys.modules
+        new = []
+        if mods != self.known:
+            new = [name for name in mods if name not in self.known]
+            trash.append(mods.copy())
+            mods.clear()
+            mods.update(self.known)
+        if _differs(self.dicts, self.dsnap):
+            for d, s in zip(self.dicts, self.dsnap):
+                if _differs(d, s):
+                    trash.append(d.copy())
+                    d.clear()
+                    d.update(s)
+        if _differs([d for _, d in self.classes], self.csnap):
+            for (cls, live), s in zip(self.classes, self.csnap):
+                if _differs(live, s):
+                    trash.append(dict(live))
+                    if not self._class(cls, live, s):
+                        why = "changed the class %s, which could not be put back" % cls.__qualname__
+        if _differs(self.lists, self.lsnap):
+            for v, s in zip(self.lists, self.lsnap):
+                if _differs(v, s):
+                    trash.append(v.copy())
+                    v.clear()
+                    if type(v) is list:
+                        v.extend(s)
+                    else:
+                        v.update(s)
+            w = mods.get("warnings")
+            if w is not None and hasattr(w, "_filters_mutated"):
+                w._filters_mutated()
+        for c, s in self.contexts:
+            if self.context(c) != s:
+                c.prec, c.rounding, c.Emin, c.Emax, c.capitals, c.clamp = s[:6]
+                c.flags, c.traps = s[6], s[7]
+        limit, digits, interval = self.settings
+        if sys.getrecursionlimit() != limit:
+            sys.setrecursionlimit(limit)
+        if sys.get_int_max_str_digits() != digits:
+            sys.set_int_max_str_digits(digits)
+        if sys.getswitchinterval() != interval:
+            sys.setswitchinterval(interval)
+        if sys.gettrace() is not None:
+            sys.settrace(None)
+        if sys.getprofile() is not None:
+            sys.setprofile(None)
+        _gc.set_threshold(*self.gc[1])
+        if _signal.getsignal(_signal.SIGALRM) is not _alarm:
+            _signal.signal(_signal.SIGALRM, _alarm)
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        if os.getcwd() != "/":
+            os.chdir("/")
+        why = self._fds() or why
+        if new:
+            # The modules the call imported, imported again from a clean
+            # interpreter: the next call finds them as the first did.
+            for name in new:
+                try:
+                    _real_import(name)
+                except BaseException:
+                    pass
+            self.modules()
+        if self.seed is not None:
+            self.seed(int.from_bytes(os.urandom(32), "little"))
+        return why
+
+    @staticmethod
+    def _class(cls, live, s):
+        ok = True
+        for k in [k for k in live if k not in s]:
+            try:
+                type.__delattr__(cls, k)
+            except BaseException:
+                ok = False
+        for k, v in s.items():
+            if live.get(k, _differs) is not v:
+                try:
+                    type.__setattr__(cls, k, v)
+                except BaseException:
+                    ok = False
+        return ok
+
+    def _fds(self):
+        """Closes the descriptors the call opened; says why the worker must
+        go when one of its own was replaced or closed."""
+        why = None
+        low = 0
+        for fd, ident in self.keep:
+            if low < fd:
+                os.closerange(low, fd)
+            low = fd + 1
+            try:
+                st = os.fstat(fd)
+                if (st.st_dev, st.st_ino) != ident:
+                    why = "replaced the worker's file descriptor %d" % fd
+            except OSError:
+                why = "closed the worker's file descriptor %d" % fd
+        os.closerange(low, _MAXFD)
+        return why
+
+
+try:
+    _MAXFD = max(256, os.sysconf("SC_OPEN_MAX"))
+except (ValueError, OSError):
+    _MAXFD = 1 << 16
+
+
+def _names(code, out):
+    """The names a code object and those inside it use: the modules it
+    imports among them."""
+    out.update(code.co_names)
+    for c in code.co_consts:
+        if type(c) is _CodeType:
+            _names(c, out)
+    return out
+
+
+def _preimport(code):
+    """Imports, outside any call, the modules of the allowlist a block's
+    code names, so that its calls find them imported and recorded."""
+    names = _names(code, set())
+    for m in sorted(_MODULES | frozenset(_MEMBERS)):
+        parts = m.split(".")
+        if m in names or all(p in names for p in parts):
+            try:
+                _real_import(m)
+            except BaseException:
+                pass
