@@ -54,7 +54,7 @@ func TestPythonCallsForget(t *testing.T) {
 		{name: "print's attributes", change: `print.kept = "secret"`, see: `getattr(print, "kept", "forgotten")`,
 			want: cty.StringVal("forgotten")},
 		{name: "ctx.logger", change: `ctx.logger.kept = "secret"; type(ctx).kept = "secret"`,
-			see: `[getattr(ctx.logger, "kept", "forgotten"), getattr(ctx, "kept", "forgotten")]`,
+			see:  `[getattr(ctx.logger, "kept", "forgotten"), getattr(ctx, "kept", "forgotten")]`,
 			want: cty.TupleVal([]cty.Value{cty.StringVal("forgotten"), cty.StringVal("forgotten")})},
 		{name: "sys.setrecursionlimit", imports: forgetEscape + `
 def down(n):
