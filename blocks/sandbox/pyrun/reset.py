@@ -37,6 +37,10 @@ _FunctionType = type(_decoder)
 _ModuleType = type(sys)
 _CodeType = type(compile("", "<runner>", "exec"))
 _IMMUTABLE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: a type whose attributes cannot be set
+# Values a module holds that hold nothing a call could change: skipped
+# at once when recording (most of a module's names).
+_PLAIN = frozenset(map(type, (0, 0.0, 0j, "", b"", True, None, (), frozenset(), len, Ellipsis, NotImplemented,
+                              object.__init__, str.join, range(0), _ModuleType.__dict__["__dict__"])))
 
 
 def _differs(a, b):
@@ -52,14 +56,17 @@ class _Slate:
     """What the interpreter had before any call, and putting it back."""
 
     def __init__(self):
-        self.known = {}          # sys.modules as recorded
-        self.dicts, self.dsnap = [], []  # modules' dicts, functions' and objects' __dict__ and __kwdefaults__
-        self.classes, self.csnap = [], []  # mutable classes: (class, its __dict__), records
-        self.lists, self.lsnap = [], []    # lists, dicts and sets held by modules
-        self.seen = set()        # ids of what is recorded (each once)
-        self.keep = []           # the worker's own file descriptors: (fd, (st_dev, st_ino))
-        self.contexts = []       # decimal's module-level contexts: (context, record)
-        self.seed = None         # random's generator's seed method
+        self.known = {}  # sys.modules as recorded
+        # What a call could change, compared with its record after each
+        # call: modules' dicts, the __dict__ and __kwdefaults__ of their
+        # functions and objects, their mutable classes' __dict__ (owner:
+        # the class), their lists, dicts and sets (owner: None).
+        self.live, self.snap, self.owner = [], [], []
+        self.empty = []  # functions' __dict__ that were empty: checked at once
+        self.seen = set()  # ids of what is recorded (each once)
+        self.keep = []  # the worker's own file descriptors: (fd, (st_dev, st_ino))
+        self.contexts = []  # decimal's module-level contexts: (context, record)
+        self.seed = None  # random's generator's seed method
         self.settings = None
         self.gc = None
         # Not recorded as state: the record itself, and sys.modules (which
@@ -72,7 +79,7 @@ class _Slate:
         self.settings = (sys.getrecursionlimit(), sys.get_int_max_str_digits(), sys.getswitchinterval())
         self.gc = (_gc.isenabled(), _gc.get_threshold())
         self.keep = []
-        for fd in range(256):
+        for fd in range(_MAXFD):
             try:
                 st = os.fstat(fd)
             except OSError:
@@ -87,68 +94,65 @@ class _Slate:
         interpreter is as recorded but for those imports."""
         busy, _Guard.busy = _Guard.busy, True  # reading functions' attributes raises events
         try:
-            self._modules()
-            self.dsnap = [d.copy() for d in self.dicts]
-            self.csnap = [dict(live) for _, live in self.classes]
-            self.lsnap = [v.copy() for v in self.lists]
+            for name, m in list(sys.modules.items()):
+                if name in self.known:
+                    continue
+                self.known[name] = m
+                if not isinstance(m, _ModuleType):
+                    continue
+                d = m.__dict__
+                self.record(d, d)
+                for k, v in list(d.items()):
+                    if type(v) not in _PLAIN:
+                        self.member(k, v, name)
+            self.snap = [v.copy() for v in self.live]  # a class's mappingproxy copies to a dict
             self.contexts = [(c, self.context(c)) for c, _ in self.contexts]
         finally:
             _Guard.busy = busy
 
-    def _modules(self):
-        for name, m in list(sys.modules.items()):
-            if name in self.known:
-                continue
-            self.known[name] = m
-            if type(m) is not _ModuleType and not isinstance(m, _ModuleType):
-                continue
-            d = m.__dict__
-            self.dict(d)
-            for k, v in list(d.items()):
-                self.member(k, v, name)
-
-    def dict(self, d):
-        if id(d) not in self.seen:
-            self.seen.add(id(d))
-            self.dicts.append(d)
-            self.dsnap.append(d.copy())
+    def record(self, v, key, owner=None):
+        if id(key) not in self.seen:
+            self.seen.add(id(key))
+            self.live.append(v)
+            self.snap.append(None)  # made by modules()
+            self.owner.append(owner)
 
     def member(self, name, v, module):
-        if id(v) in self.seen:
-            return
         t = type(v)
-        if t is _ModuleType:
-            return  # a module: recorded as one
+        if t is _ModuleType or id(v) in self.seen:
+            return  # a module is recorded as one
+        if t is _FunctionType:
+            d = v.__dict__
+            if not d:
+                if id(d) not in self.seen:
+                    self.seen.add(id(d))
+                    self.empty.append(d)
+            else:
+                self.record(d, d)
+            if v.__kwdefaults__ is not None:
+                self.record(v.__kwdefaults__, v.__kwdefaults__)
+            return
         if t in (list, dict, set):
             if name.startswith("_") and not name.endswith("__") and module != "__main__":
                 return  # the module's own, a cache: re._cache
-            self.seen.add(id(v))
-            self.lists.append(v)
-            self.lsnap.append(v.copy())
+            self.record(v, v)
             return
         if isinstance(v, type):
             if not v.__flags__ & _IMMUTABLE and v is not _Guard:
-                self.seen.add(id(v))
-                self.classes.append((v, v.__dict__))
-                self.csnap.append(dict(v.__dict__))
-            return
-        if t is _FunctionType:
-            self.dict(v.__dict__)
-            if v.__kwdefaults__ is not None:
-                self.dict(v.__kwdefaults__)
+                self.record(v.__dict__, v, v)
             return
         if module in ("decimal", "_decimal", "_pydecimal") and t.__name__ == "Context":
             self.seen.add(id(v))
-            self.contexts.append((v, self.context(v)))
+            self.contexts.append((v, None))
             return
         if module == "random" and name == "_inst":
             self.seed = v.seed
         try:
             d = object.__getattribute__(v, "__dict__")
-        except AttributeError:
+        except Exception:
             return
         if type(d) is dict:
-            self.dict(d)
+            self.record(d, d)
 
     @staticmethod
     def context(c):
@@ -162,52 +166,52 @@ class _Slate:
         trash = []  # what the call left, freed once all is back
         try:
             why = self._reset(trash)
-            trash.clear()  # finalizers of what it left run now, and may change things again
-            if why is None and self._dirty():
-                why = "left objects whose finalizers changed the interpreter's state"
+            if trash:
+                # Finalizers of what the call left run now, and may change
+                # things again.
+                trash.clear()
+                if why is None and (_differs(self.live, self.snap) or _differs(sys.modules, self.known)
+                                    or any(map(len, self.empty))):
+                    why = "left objects whose finalizers changed the interpreter's state"
             return why
         finally:
             if self.gc[0]:
                 _gc.enable()
             _Guard.busy = False
 
-    def _dirty(self):
-        return (_differs(self.dicts, self.dsnap) or _differs(sys.modules, self.known)
-                or _differs([d for _, d in self.classes], self.csnap) or _differs(self.lists, self.lsnap))
-
     def _reset(self, trash):
         why = None
         mods = sys.modules
-        new = []
-        if mods != self.known:
+        new = ()
+        if _differs(mods, self.known):
             new = [name for name in mods if name not in self.known]
             trash.append(mods.copy())
             mods.clear()
             mods.update(self.known)
-        if _differs(self.dicts, self.dsnap):
-            for d, s in zip(self.dicts, self.dsnap):
-                if _differs(d, s):
-                    trash.append(d.copy())
-                    d.clear()
-                    d.update(s)
-        if _differs([d for _, d in self.classes], self.csnap):
-            for (cls, live), s in zip(self.classes, self.csnap):
-                if _differs(live, s):
-                    trash.append(dict(live))
-                    if not self._class(cls, live, s):
+        if _differs(self.live, self.snap):
+            for v, s, cls in zip(self.live, self.snap, self.owner):
+                if not _differs(v, s):
+                    continue
+                trash.append(v.copy())
+                if cls is not None:
+                    if not self._class(cls, v, s):
                         why = "changed the class %s, which could not be put back" % cls.__qualname__
-        if _differs(self.lists, self.lsnap):
-            for v, s in zip(self.lists, self.lsnap):
-                if _differs(v, s):
-                    trash.append(v.copy())
-                    v.clear()
-                    if type(v) is list:
-                        v.extend(s)
-                    else:
-                        v.update(s)
+                    continue
+                if v is _REAL and why is None:
+                    why = "changed the interpreter's builtins (%s)" % _which(v, s)
+                v.clear()
+                if type(v) is list:
+                    v.extend(s)
+                else:
+                    v.update(s)
             w = mods.get("warnings")
             if w is not None and hasattr(w, "_filters_mutated"):
                 w._filters_mutated()
+        if any(map(len, self.empty)):
+            for d in self.empty:
+                if d:
+                    trash.append(d.copy())
+                    d.clear()
         for c, s in self.contexts:
             if self.context(c) != s:
                 c.prec, c.rounding, c.Emin, c.Emax, c.capitals, c.clamp = s[:6]
@@ -223,7 +227,8 @@ class _Slate:
             sys.settrace(None)
         if sys.getprofile() is not None:
             sys.setprofile(None)
-        _gc.set_threshold(*self.gc[1])
+        if _gc.get_threshold() != self.gc[1]:
+            _gc.set_threshold(*self.gc[1])
         if _signal.getsignal(_signal.SIGALRM) is not _alarm:
             _signal.signal(_signal.SIGALRM, _alarm)
         _signal.setitimer(_signal.ITIMER_REAL, 0)
@@ -278,10 +283,19 @@ class _Slate:
         return why
 
 
+def _which(d, s):
+    """Which builtin a call replaced, added or removed."""
+    for k, v in s.items():
+        if d.get(k, _which) is not v:
+            return "replaced the builtin %s" % k
+    return "added or removed a builtin"
+
+
+# The descriptors that can be open: RLIMIT_NOFILE's (32, confined).
 try:
-    _MAXFD = max(256, os.sysconf("SC_OPEN_MAX"))
+    _MAXFD = min(os.sysconf("SC_OPEN_MAX"), 1 << 16)
 except (ValueError, OSError):
-    _MAXFD = 1 << 16
+    _MAXFD = 1 << 10
 
 
 def _names(code, out):

@@ -132,7 +132,6 @@ _BUILTINS["__import__"] = _guarded_import
 _BUILTINS["print"] = _print
 for _name in ("breakpoint", "input", "help", "exit", "quit", "copyright", "credits", "license"):
     _BUILTINS.pop(_name, None)
-_SNAPSHOT = list(_builtins.__dict__.items())
 _REAL = _builtins.__dict__
 
 _encode = _encoder(allow_nan=False)
@@ -350,20 +349,8 @@ def _handle(req, blk):
 
 
 def _tampered():
-    """What a call changed that later calls would see, or None."""
-    what = None
-    if len(_REAL) != len(_SNAPSHOT):
-        what = "added or removed a builtin"
-    for k, v in _SNAPSHOT:
-        if _REAL.get(k, _SNAPSHOT) is not v:
-            what = "replaced the builtin %s" % k
-            break
-    if what is not None:
-        # Put them back, for the reply (the standard library's JSON encoder
-        # uses them); the worker is replaced after it.
-        _REAL.clear()
-        _REAL.update(_SNAPSHOT)
-        return "changed the interpreter's builtins (%s); a python block may not change what its other calls share" % what
+    """Threads a call left running, which would run on in later calls, or
+    None. (What else it changed, reset.py puts back.)"""
     n = _threads_left()
     if n:
         return ("execute returned with %d thread%s of its own still running; a python block may not leave "
@@ -443,11 +430,11 @@ def _serve():
             return
 
 
-# The interpreter as every call is to find it.
-_slate = _Slate()
-_slate.take()
-_send(_dumps({"hello": True, "missing": _missing}).encode() + b"\n")
 try:
+    # The interpreter as every call is to find it.
+    _slate = _Slate()
+    _slate.take()
+    _send(_dumps({"hello": True, "missing": _missing}).encode() + b"\n")
     _serve()
 except BaseException as e:  # the runner's own failure: say why, for the pool's message
     _write(2, ("flowctl python runner: %s\n" % _describe(e)).encode("utf-8", "replace"))
