@@ -79,7 +79,7 @@ class _Slate:
         self.settings = (sys.getrecursionlimit(), sys.get_int_max_str_digits(), sys.getswitchinterval())
         self.gc = (_gc.isenabled(), _gc.get_threshold())
         self.keep = []
-        for fd in range(_MAXFD):
+        for fd in range(min(_MAXFD, 256)):  # the worker starts with a few
             try:
                 st = os.fstat(fd)
             except OSError:
