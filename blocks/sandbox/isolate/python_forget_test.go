@@ -173,3 +173,42 @@ def execute(input, ctx):
 		t.Errorf("%d workers, want 2: one for the sensitive call, one for the other", n)
 	}
 }
+
+// TestPythonFunctionsOfModulesStay: a call may not replace the defaults or
+// code of a module's function, which later calls would run; its own
+// functions, and those it makes through the standard library, are its to
+// change.
+func TestPythonFunctionsOfModulesStay(t *testing.T) {
+	needPython(t)
+	p := newPool(t, Options{Size: 1})
+	b := pyBlock(t, `import json, collections
+
+def attempt(f):
+    try:
+        f()
+        return "allowed"
+    except PermissionError as e:
+        return str(e)
+
+def mine(a=1):
+    return a
+
+def execute(input, ctx):
+    Point = collections.namedtuple("Point", "x y")
+    def theirs():
+        json.dumps.__defaults__ = (1,)
+    def point():
+        Point.__new__.__defaults__ = (0, 0)
+    def own():
+        mine.__defaults__ = (2,)
+    return {"out": [attempt(theirs), attempt(point), attempt(own), mine()]}`)
+	got, err := run(t, p, b, 1, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cty.TupleVal([]cty.Value{cty.StringVal("python blocks cannot change what their other calls share (__defaults__ of dumps)"),
+		cty.StringVal("allowed"), cty.StringVal("allowed"), cty.NumberIntVal(2)})
+	if !got.RawEquals(want) {
+		t.Errorf("got %#v, want %#v", got, want)
+	}
+}

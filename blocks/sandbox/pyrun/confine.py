@@ -332,12 +332,13 @@ def _audit(event, args):
         if not _trusted_caller():
             _refuse("inspect or change the interpreter", "compile", repr(args[1]))
     elif event == "object.__setattr__":
-        # The code, defaults or keyword defaults of a function not the
-        # block's own (json.dumps's, print's): later calls would run them.
-        _Guard.busy = True  # reading __code__ is an event of its own
+        # The code, defaults or keyword defaults of a module's function
+        # (json.dumps's, print's), which later calls would run.
+        _Guard.busy = True  # reading __globals__ is an event of its own
         try:
-            code = getattr(args[0], "__code__", None)
-            theirs = code is not None and getattr(code, "co_filename", _FILE) != _FILE
+            g = getattr(args[0], "__globals__", None)
+            m = sys.modules.get(g.get("__name__")) if type(g) is dict else None
+            theirs = m is not None and getattr(m, "__dict__", None) is g
         finally:
             _Guard.busy = False
         if theirs and not _trusted_caller():
