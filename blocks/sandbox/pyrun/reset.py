@@ -156,7 +156,11 @@ class _Slate:
 
     @staticmethod
     def context(c):
-        return (c.prec, c.rounding, c.Emin, c.Emax, c.capitals, c.clamp, dict(c.flags), dict(c.traps))
+        """A context's settings: prec, rounding, Emin, Emax, capitals, clamp,
+        and the lists of its flags and traps (what pickling it keeps; its
+        flags and traps as mappings would be read through
+        collections.abc, many times slower)."""
+        return c.__reduce__()[1]
 
     def reset(self):
         """Puts the interpreter back as recorded. Returns why the worker must
@@ -215,7 +219,12 @@ class _Slate:
         for c, s in self.contexts:
             if self.context(c) != s:
                 c.prec, c.rounding, c.Emin, c.Emax, c.capitals, c.clamp = s[:6]
-                c.flags, c.traps = s[6], s[7]
+                c.clear_flags()
+                c.clear_traps()
+                for f in s[6]:
+                    c.flags[f] = True
+                for f in s[7]:
+                    c.traps[f] = True
         limit, digits, interval = self.settings
         if sys.getrecursionlimit() != limit:
             sys.setrecursionlimit(limit)
@@ -266,13 +275,18 @@ class _Slate:
 
     def _fds(self):
         """Closes the descriptors the call opened; says why the worker must
-        go when one of its own was replaced or closed."""
+        go when it put something else in place of its standard input,
+        output or error, where a later call could read it. (A call that
+        replaces the protocol's pipes or /proc/self/stat breaks its worker,
+        which is then replaced.)"""
         why = None
         low = 0
         for fd, ident in self.keep:
             if low < fd:
                 os.closerange(low, fd)
             low = fd + 1
+            if fd > 2:
+                continue
             try:
                 st = os.fstat(fd)
                 if (st.st_dev, st.st_ino) != ident:
