@@ -212,3 +212,38 @@ def execute(input, ctx):
 		t.Errorf("got %#v, want %#v", got, want)
 	}
 }
+
+// TestPythonStdinReplaced: a call that puts a pipe of its own in place of
+// the worker's standard input, for a later call to read, fails, and its
+// worker is replaced.
+func TestPythonStdinReplaced(t *testing.T) {
+	needPython(t)
+	p := newPool(t, Options{Size: 1, noAudit: true})
+	b := pyBlock(t, forgetEscape+`
+def execute(input, ctx):
+    os = real("os")
+    if input["n"] == 0:
+        r, w = os.pipe()
+        os.write(w, b"secret")
+        os.dup2(r, 0)
+        return {"out": "kept"}
+    os.set_blocking(0, False)
+    try:
+        return {"out": os.read(0, 100).decode()}
+    except OSError as e:
+        return {"out": type(e).__name__}`)
+	_, err := run(t, p, b, 0, time.Minute)
+	if err == nil || err.Error() != `block "p": replaced the worker's file descriptor 0; a python block may not change what its other calls share` {
+		t.Fatalf("the call that replaces fd 0: %v", err)
+	}
+	got, err := run(t, p, b, 1, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.RawEquals(cty.StringVal("secret")) {
+		t.Errorf("the next call read %#v from its standard input", got)
+	}
+	if n := p.Spawned(); n != 2 {
+		t.Errorf("%d workers, want 2: the first replaced", n)
+	}
+}
