@@ -22,8 +22,9 @@
 #   - random's generator, seeded anew from os.urandom, as in a new
 #     interpreter;
 #   - file descriptors: every one the worker did not have is closed (a
-#     pipe or memfd kept as a hiding place), and a call that replaced one
-#     of the worker's own has its worker replaced.
+#     pipe kept as a hiding place), and a call that put something else in
+#     place of its standard input, output or error fails, and its worker
+#     is replaced (as one that changed the builtins).
 #
 # What this cannot reach is said in docs/runtime.md: state deeper than one
 # level below a module, C extensions' own (the codec registry, ABC

@@ -416,15 +416,18 @@ def _serve():
         req["fields"] = [f["name"] for f in req.get("outputs") or ()]
         fields, recycle = _handle(req, blk)
         why = _tampered()
-        left = _slate.reset()
-        if left is not None and why is None:
-            why = left + "; a python block may not change what its other calls share"
+        if cpu and time.process_time() > cpu / 2:
+            recycle = True
+        if why is None and not recycle:
+            # The interpreter put back for the next call (a worker about
+            # to be replaced serves none).
+            why = _slate.reset()
+            if why is not None:
+                why += "; a python block may not change what its other calls share"
         if why is not None:
             recycle = True
             if "outputs" in fields:
                 fields = {"error": why, "kind": "tamper"}
-        if cpu and time.process_time() > cpu / 2:
-            recycle = True
         _reply(req["id"], fields, recycle)
         if recycle:
             return
