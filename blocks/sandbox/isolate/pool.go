@@ -74,6 +74,9 @@ type Options struct {
 
 	// noAudit runs python workers without their audit hook (tests).
 	noAudit bool
+	// noVersions has python workers compare every dict they record after
+	// each call, as where dicts' versions cannot be read (tests).
+	noVersions bool
 	// breakConfinement makes a worker's confinement fail (tests):
 	// "landlock" gives a python worker a file that is no Landlock ruleset,
 	// "rlimit" a limit that cannot be set; "namespaces" has a flowctl

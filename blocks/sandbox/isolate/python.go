@@ -70,6 +70,7 @@ func (p *Pool) pythonCommand(l limits, namespaces bool) (args []string, extra []
 	// would make it fork flowctl's whole address space rather than vfork,
 	// and wait for it to be given its user mapping, which takes longer.
 	cfg.Namespaces = namespaces && haveNamespaces
+	cfg.NoVersions = p.opts.noVersions
 	return w.Args(cfg), extra, nil
 }
 

@@ -2,6 +2,7 @@ package isolate
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -22,9 +23,17 @@ const forgetEscape = `def real(name):
 // block changes something when n is 0 and says what it sees when n is 1;
 // the calls go through one worker. The cases that reach past the import
 // guard run without the audit hook, which would refuse some of them: what
-// the worker forgets must not depend on it.
+// the worker forgets must not depend on it. Each case runs again with
+// workers that compare every dict they record, as where dicts' versions
+// cannot be read.
 func TestPythonCallsForget(t *testing.T) {
 	needPython(t)
+	for _, versions := range []bool{true, false} {
+		t.Run(fmt.Sprintf("versions=%v", versions), func(t *testing.T) { testPythonCallsForget(t, !versions) })
+	}
+}
+
+func testPythonCallsForget(t *testing.T, noVersions bool) {
 	for _, tc := range []struct {
 		name, imports, change, see string
 		want                       cty.Value
@@ -90,7 +99,7 @@ def find(r):
 			want: cty.StringVal("OSError"), noAudit: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPool(t, Options{Size: 1, noAudit: tc.noAudit})
+			p := newPool(t, Options{Size: 1, noAudit: tc.noAudit, noVersions: noVersions})
 			b := block(t, `block "p" {
   runtime = "python"
   input "n" { type = number }

@@ -26,6 +26,11 @@
 #     place of its standard input, output or error fails, and its worker
 #     is replaced (as one that changed the builtins).
 #
+# Telling what a call changed is most of the cost: the runner reads the
+# version CPython keeps in each dict (PEP 509) where it can, and compares
+# a dict with its record only when its version moved; elsewhere (an
+# interpreter whose dicts it cannot read that way) it compares them all.
+#
 # What this cannot reach is said in docs/runtime.md: state deeper than one
 # level below a module, C extensions' own (the codec registry, ABC
 # registrations), and what code reaching past the audit hook undoes. Such
@@ -33,6 +38,7 @@
 # not: the pool keeps their workers apart.
 import gc as _gc
 import _contextvars
+import _operator
 
 _FunctionType = type(_decoder)
 _ModuleType = type(sys)
@@ -42,6 +48,46 @@ _IMMUTABLE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: a type whose attributes cannot 
 # at once when recording (most of a module's names).
 _PLAIN = frozenset(map(type, (0, 0.0, 0j, "", b"", True, None, (), frozenset(), len, Ellipsis, NotImplemented,
                               object.__init__, str.join, range(0), _ModuleType.__dict__["__dict__"])))
+
+
+def _versions():
+    """How to read a dict's version (PEP 509's ma_version_tag, which
+    CPython changes with every change to the dict), or None where this
+    interpreter has none to read: a view of the 64 bits after the dict's
+    object header and size, found to change when a dict does. With it the
+    reset tells which of the dicts it records a call changed by reading a
+    number each, rather than comparing every entry (most of its cost)."""
+    try:
+        import _ctypes
+    except ImportError:
+        return None
+    finally:
+        sys.modules.pop("_ctypes", None)
+
+    class u64(_ctypes._SimpleCData):
+        _type_ = "Q"
+
+    # PyObject_HEAD and ma_used; a build that traces references has two
+    # more pointers in each header.
+    off = 24 + (16 if hasattr(sys, "getobjects") else 0)
+
+    def view(d):
+        return u64.from_address(id(d) + off)
+
+    d = {}
+    v = view(d)
+    seen = [v.value]
+    for k, x in (("a", 1), ("b", 2), ("a", 3)):
+        d[k] = x
+        seen.append(v.value)
+    del d["b"]
+    seen.append(v.value)
+    if any(a == b for a, b in zip(seen, seen[1:])):
+        return None
+    return view
+
+
+_value = _operator.attrgetter("value")
 
 
 def _differs(a, b):
@@ -63,6 +109,13 @@ class _Slate:
         # functions and objects, their mutable classes' __dict__ (owner:
         # the class), their lists, dicts and sets (owner: None).
         self.live, self.snap, self.owner = [], [], []
+        # The dicts among them (a class's own dict for its mappingproxy):
+        # their indexes in live, a view of each one's version, and the
+        # versions recorded. The others (lists, sets; every one where
+        # there are no versions to read) are compared whole.
+        self.vindex, self.views, self.versions = [], [], []
+        self.others = []
+        self.view = None
         self.empty = []  # functions' __dict__ that were empty: checked at once
         self.seen = set()  # ids of what is recorded (each once)
         self.keep = []  # the worker's own file descriptors: (fd, (st_dev, st_ino))
@@ -79,6 +132,11 @@ class _Slate:
         defined, before the first request is read."""
         self.settings = (sys.getrecursionlimit(), sys.get_int_max_str_digits(), sys.getswitchinterval())
         self.gc = (_gc.isenabled(), _gc.get_threshold())
+        busy, _Guard.busy = _Guard.busy, True  # ctypes's events
+        try:
+            self.view = _versions() if _cfg.get("versions", True) else None
+        finally:
+            _Guard.busy = busy
         self.keep = []
         for fd in range(min(_MAXFD, 256)):  # the worker starts with a few
             try:
@@ -108,6 +166,15 @@ class _Slate:
                         self.member(k, v, name)
             self.snap = [v.copy() for v in self.live]  # a class's mappingproxy copies to a dict
             self.contexts = [(c, self.context(c)) for c, _ in self.contexts]
+            self.vindex, self.views, self.others = [], [], []
+            for i, (v, cls) in enumerate(zip(self.live, self.owner)):
+                d = v if cls is None else _gc.get_referents(v)[0]
+                if self.view is not None and type(d) is dict:
+                    self.vindex.append(i)
+                    self.views.append(self.view(d))
+                else:
+                    self.others.append(i)
+            self.versions = list(map(_value, self.views))
         finally:
             _Guard.busy = busy
 
@@ -163,6 +230,17 @@ class _Slate:
         collections.abc, many times slower)."""
         return c.__reduce__()[1]
 
+    def changed(self):
+        """The indexes in live of what may have changed since recorded."""
+        out = []
+        if self.views:
+            now = list(map(_value, self.views))
+            if now != self.versions:
+                out = [i for i, a, b in zip(self.vindex, now, self.versions) if a != b]
+        if self.others:
+            out += [i for i in self.others if _differs(self.live[i], self.snap[i])]
+        return out
+
     def reset(self):
         """Puts the interpreter back as recorded. Returns why the worker must
         be replaced when something cannot be put back, else None."""
@@ -175,8 +253,7 @@ class _Slate:
                 # Finalizers of what the call left run now, and may change
                 # things again.
                 trash.clear()
-                if why is None and (_differs(self.live, self.snap) or _differs(sys.modules, self.known)
-                                    or any(map(len, self.empty))):
+                if why is None and (self.changed() or _differs(sys.modules, self.known) or any(map(len, self.empty))):
                     why = "left objects whose finalizers changed the interpreter's state"
             return why
         finally:
@@ -193,10 +270,12 @@ class _Slate:
             trash.append(mods.copy())
             mods.clear()
             mods.update(self.known)
-        if _differs(self.live, self.snap):
-            for v, s, cls in zip(self.live, self.snap, self.owner):
+        changed = self.changed()
+        if changed:
+            for i in changed:
+                v, s, cls = self.live[i], self.snap[i], self.owner[i]
                 if not _differs(v, s):
-                    continue
+                    continue  # changed and changed back, or a value set again
                 trash.append(v.copy())
                 if cls is not None:
                     if not self._class(cls, v, s):
@@ -209,6 +288,7 @@ class _Slate:
                     v.extend(s)
                 else:
                     v.update(s)
+            self.versions = list(map(_value, self.views))
             w = mods.get("warnings")
             if w is not None and hasattr(w, "_filters_mutated"):
                 w._filters_mutated()

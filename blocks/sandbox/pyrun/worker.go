@@ -206,6 +206,10 @@ type RunnerConfig struct {
 	// NoAudit leaves out the audit hook, so that a test sees the
 	// operating system's confinement alone.
 	NoAudit bool
+	// NoVersions has the runner compare every dict it records after each
+	// call, as where it cannot read dicts' versions (reset.py), so that a
+	// test sees that way too.
+	NoVersions bool
 	// Unconfined: the worker runs without confinement (--unconfined); the
 	// runner applies none of its own either.
 	Unconfined bool
@@ -248,6 +252,7 @@ func (w *Worker) Args(c RunnerConfig) []string {
 		"seccomp_nr":    c.SeccompNr,
 		"missing":       c.Missing,
 		"audit":         !c.NoAudit,
+		"versions":      !c.NoVersions,
 		"confine":       !c.Unconfined,
 		"read":          w.Dirs,
 		"read_files":    append(append([]string{}, w.Files...), w.Python),
