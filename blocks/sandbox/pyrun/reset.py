@@ -231,14 +231,15 @@ class _Slate:
         return c.__reduce__()[1]
 
     def changed(self):
-        """The indexes in live of what may have changed since recorded."""
+        """What may have changed since recorded: pairs of the index in live
+        and the index in views (-1 for what has no version)."""
         out = []
         if self.views:
             now = list(map(_value, self.views))
             if now != self.versions:
-                out = [i for i, a, b in zip(self.vindex, now, self.versions) if a != b]
+                out = [(self.vindex[j], j) for j, (a, b) in enumerate(zip(now, self.versions)) if a != b]
         if self.others:
-            out += [i for i in self.others if _differs(self.live[i], self.snap[i])]
+            out += [(i, -1) for i in self.others if _differs(self.live[i], self.snap[i])]
         return out
 
     def reset(self):
@@ -272,10 +273,12 @@ class _Slate:
             mods.update(self.known)
         changed = self.changed()
         if changed:
-            for i in changed:
+            for i, j in changed:
                 v, s, cls = self.live[i], self.snap[i], self.owner[i]
+                if j >= 0:
+                    self.versions[j] = -1  # read again below, once it is back
                 if not _differs(v, s):
-                    continue  # changed and changed back, or a value set again
+                    continue  # changed and changed back
                 trash.append(v.copy())
                 if cls is not None:
                     if not self._class(cls, v, s):
@@ -288,7 +291,9 @@ class _Slate:
                     v.extend(s)
                 else:
                     v.update(s)
-            self.versions = list(map(_value, self.views))
+            for _, j in changed:
+                if j >= 0:
+                    self.versions[j] = self.views[j].value
             w = mods.get("warnings")
             if w is not None and hasattr(w, "_filters_mutated"):
                 w._filters_mutated()

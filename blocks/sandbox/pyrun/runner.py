@@ -8,6 +8,10 @@
 
 # A call's log: what it prints, a line a message, at most max_log bytes.
 class _Log:
+    # No __dict__: its fields change with every call, and it is the
+    # runner's, not state a call could leave (reset.py records dicts).
+    __slots__ = ("limit", "id", "buf", "size", "cut")
+
     def __init__(self, limit):
         self.limit, self.id, self.buf, self.size, self.cut = limit, 0, "", 0, False
 
