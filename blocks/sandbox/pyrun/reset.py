@@ -32,7 +32,7 @@
 # interpreter whose dicts it cannot read that way) it compares them all.
 #
 # What this cannot reach is said in docs/runtime.md: state deeper than one
-# level below a module, C extensions' own (the codec registry, ABC
+# level below a module (a function's or object's __dict__ replaced whole), C extensions' own (the codec registry, ABC
 # registrations), and what code reaching past the audit hook undoes. Such
 # state never crosses from a call given a sensitive value to one that is
 # not: the pool keeps their workers apart.
