@@ -122,6 +122,7 @@ class _Slate:
         self.contexts = []  # decimal's module-level contexts: (context, record)
         self.seed = None  # random's generator's seed method
         self.settings = None
+        self.cwd = None
         self.gc = None
         # Not recorded as state: the record itself, and sys.modules (which
         # the reset puts back on its own).
@@ -131,6 +132,7 @@ class _Slate:
         """Records the interpreter as it is: called once the runner is
         defined, before the first request is read."""
         self.settings = (sys.getrecursionlimit(), sys.get_int_max_str_digits(), sys.getswitchinterval())
+        self.cwd = os.getcwd()
         self.gc = (_gc.isenabled(), _gc.get_threshold())
         busy, _Guard.busy = _Guard.busy, True  # ctypes's events
         try:
@@ -327,8 +329,8 @@ class _Slate:
         if _signal.getsignal(_signal.SIGALRM) is not _alarm:
             _signal.signal(_signal.SIGALRM, _alarm)
         _signal.setitimer(_signal.ITIMER_REAL, 0)
-        if os.getcwd() != "/":
-            os.chdir("/")
+        if os.getcwd() != self.cwd:
+            os.chdir(self.cwd)
         why = self._fds() or why
         if new:
             # The modules the call imported, imported again from a clean
