@@ -187,8 +187,10 @@ class _Block:
         self.asyncio = "asyncio" in src
         # The modules it names, imported now, outside any call, and
         # recorded with the rest of the interpreter's state.
+        n = len(sys.modules)
         _preimport(self.code)
-        _slate.modules()
+        if len(sys.modules) != n:
+            _slate.modules()
 
 
 def _frames(tb):
