@@ -27,7 +27,9 @@
 // limits, enforces the Landlock ruleset the pool builds once per process
 // and passes it (file descriptor 5) and installs the seccomp filter before
 // it reads a request, and refuses to run when it cannot. Each such block
-// has workers of its own. They need the operating system's confinement:
+// has workers of its own, and its calls given a sensitive value workers
+// apart from its others (what a call leaves in the interpreter that the
+// runner does not put back stays among calls of the same sensitivity). They need the operating system's confinement:
 // where there is none (see Unconfinable), the pool refuses them unless
 // Options.Unconfined.
 //

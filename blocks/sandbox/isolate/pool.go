@@ -74,6 +74,9 @@ type Options struct {
 
 	// noAudit runs python workers without their audit hook (tests).
 	noAudit bool
+	// noVersions has python workers compare every dict they record after
+	// each call, as where dicts' versions cannot be read (tests).
+	noVersions bool
 	// breakConfinement makes a worker's confinement fail (tests):
 	// "landlock" gives a python worker a file that is no Landlock ruleset,
 	// "rlimit" a limit that cannot be set; "namespaces" has a flowctl
@@ -280,8 +283,15 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 	}
 	if python {
 		// Each python block has workers of its own: code that reaches
-		// the protocol's pipes sees only calls of its own block.
+		// the protocol's pipes sees only calls of its own block. Its
+		// calls given a sensitive value have workers apart from its
+		// others: what a call leaves in the interpreter that the runner
+		// cannot put back (see pyrun's reset.py) never reaches a call
+		// whose outputs are not sensitive.
 		c.program, c.python = pythonProgram+we.key, true
+		if len(call.Sensitive) > 0 {
+			c.program += pythonSensitive
+		}
 	}
 	c.deadline, _ = ctx.Deadline()
 	p.mu.Lock()

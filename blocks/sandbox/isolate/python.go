@@ -15,6 +15,10 @@ import (
 // package pyrun, and take only that block's calls.
 const pythonProgram = "python:"
 
+// pythonSensitive ends the program of a python block's calls given a
+// sensitive value.
+const pythonSensitive = "+sensitive"
+
 // pythonState is what the pool knows of the interpreter, found once.
 type pythonState struct {
 	once sync.Once
@@ -66,6 +70,7 @@ func (p *Pool) pythonCommand(l limits, namespaces bool) (args []string, extra []
 	// would make it fork flowctl's whole address space rather than vfork,
 	// and wait for it to be given its user mapping, which takes longer.
 	cfg.Namespaces = namespaces && haveNamespaces
+	cfg.NoVersions = p.opts.noVersions
 	return w.Args(cfg), extra, nil
 }
 

@@ -331,6 +331,21 @@ def _audit(event, args):
         # Code may not pass itself off as the standard library's.
         if not _trusted_caller():
             _refuse("inspect or change the interpreter", "compile", repr(args[1]))
+    elif event == "object.__setattr__":
+        # The code, defaults or keyword defaults of a module's function
+        # (json.dumps's, print's), which later calls would run.
+        _Guard.busy = True  # reading __globals__ is an event of its own
+        try:
+            g = getattr(args[0], "__globals__", None)
+            m = sys.modules.get(g.get("__name__")) if type(g) is dict else None
+            theirs = m is not None and getattr(m, "__dict__", None) is g
+        finally:
+            _Guard.busy = False
+        if theirs and not _trusted_caller():
+            _refuse("change what their other calls share", "%s of %s" % (args[1], getattr(args[0], "__qualname__", "?")))
+    elif event == "sys.addaudithook":
+        # A hook of the block's would see later calls' events.
+        _refuse("add audit hooks", event)
 
 
 def _trusted_file(filename):

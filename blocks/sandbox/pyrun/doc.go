@@ -26,9 +26,13 @@
 // refuses to run, adds an audit hook and the import guard, then speaks the
 // worker protocol: each request's inputs arrive as JSON (numbers that are
 // integral as int), each call runs the block's code (compiled once, with
-// its lines at the lines of the flow file) in fresh globals and calls
-// execute, awaiting it when it is a coroutine; print goes to the call's
-// log. What leaves: the reply, each output as JSON, or the error with its
+// its lines at the lines of the flow file, the modules it names imported
+// before its first call) in fresh globals and a fresh contextvars.Context
+// and calls execute, awaiting it when it is a coroutine; print goes to the
+// call's log. After each call the runner puts the interpreter back as it
+// was before the first (reset.py: modules, what they hold one level down,
+// the interpreter's settings, decimal's contexts, random's seed, file
+// descriptors), so that no call sees state another left. What leaves: the reply, each output as JSON, or the error with its
 // line; Finish turns it into the call's result, each output converted to
 // its declared type, or an error that names the output, the type expected
 // and the value got.
@@ -40,6 +44,7 @@
 //   - allowlist.go: the modules a block may import.
 //   - worker.go: what a worker needs, and its command line.
 //   - result.go: Finish, a reply into a result.
-//   - helper.py, confine.py, runner.py: the Python that runs in the
-//     helper and in the workers.
+//   - helper.py, confine.py, reset.py, runner.py: the Python that runs in
+//     the helper and in the workers (the runner is the last three, in
+//     that order, as one module).
 package pyrun

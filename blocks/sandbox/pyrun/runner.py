@@ -1,11 +1,17 @@
-# flowctl's python block runner, part 2 of 2: the calls (after confine.py,
-# in the same module). It speaks the worker protocol of package isolate:
-# requests, one JSON object a line, on file descriptor 3; log lines and
-# replies on file descriptor 4. Each call runs the block's code, compiled
-# once, in fresh globals with the guarded builtins, then its execute.
+# flowctl's python block runner, part 3 of 3: the calls (after confine.py
+# and reset.py, in the same module). It speaks the worker protocol of
+# package isolate: requests, one JSON object a line, on file descriptor 3;
+# log lines and replies on file descriptor 4. Each call runs the block's
+# code, compiled once, in fresh globals with the guarded builtins and a
+# fresh contextvars.Context, then its execute; after it the interpreter is
+# put back as it was before the first call (reset.py).
 
 # A call's log: what it prints, a line a message, at most max_log bytes.
 class _Log:
+    # No __dict__: its fields change with every call, and it is the
+    # runner's, not state a call could leave (reset.py records dicts).
+    __slots__ = ("limit", "id", "buf", "size", "cut")
+
     def __init__(self, limit):
         self.limit, self.id, self.buf, self.size, self.cut = limit, 0, "", 0, False
 
@@ -40,7 +46,7 @@ class _Log:
     def end(self):
         if self.buf and not self.cut:
             self._send([self.buf])
-        self.id, self.buf = 0, ""
+        self.id, self.buf, self.size, self.cut = 0, "", 0, False
 
     def flush(self):
         pass
@@ -130,7 +136,6 @@ _BUILTINS["__import__"] = _guarded_import
 _BUILTINS["print"] = _print
 for _name in ("breakpoint", "input", "help", "exit", "quit", "copyright", "credits", "license"):
     _BUILTINS.pop(_name, None)
-_SNAPSHOT = list(_builtins.__dict__.items())
 _REAL = _builtins.__dict__
 
 _encode = _encoder(allow_nan=False)
@@ -180,6 +185,12 @@ class _Block:
         # Blank lines before the code put it at its lines of the file.
         self.code = compile("\n" * (first - 1) + src, _FILE, "exec", dont_inherit=True)
         self.asyncio = "asyncio" in src
+        # The modules it names, imported now, outside any call, and
+        # recorded with the rest of the interpreter's state.
+        n = len(sys.modules)
+        _preimport(self.code)
+        if len(sys.modules) != n:
+            _slate.modules()
 
 
 def _frames(tb):
@@ -320,7 +331,9 @@ def _handle(req, blk):
         _signal.setitimer(_signal.ITIMER_REAL, ms / 1000, 0.05)
     try:
         try:
-            out = _outputs(_run(blk, req), req.get("fields") or [])
+            # A context of its own: contextvars, decimal's context among
+            # them, start unset in every call.
+            out = _outputs(_contextvars.Context().run(_run, blk, req), req.get("fields") or [])
             return {"outputs": out}, False
         finally:
             if ms:
@@ -342,20 +355,8 @@ def _handle(req, blk):
 
 
 def _tampered():
-    """What a call changed that later calls would see, or None."""
-    what = None
-    if len(_REAL) != len(_SNAPSHOT):
-        what = "added or removed a builtin"
-    for k, v in _SNAPSHOT:
-        if _REAL.get(k, _SNAPSHOT) is not v:
-            what = "replaced the builtin %s" % k
-            break
-    if what is not None:
-        # Put them back, for the reply (the standard library's JSON encoder
-        # uses them); the worker is replaced after it.
-        _REAL.clear()
-        _REAL.update(_SNAPSHOT)
-        return "changed the interpreter's builtins (%s); a python block may not change what its other calls share" % what
+    """Threads a call left running, which would run on in later calls, or
+    None. (What else it changed, reset.py puts back.)"""
     n = _threads_left()
     if n:
         return ("execute returned with %d thread%s of its own still running; a python block may not leave "
@@ -421,19 +422,28 @@ def _serve():
         req["fields"] = [f["name"] for f in req.get("outputs") or ()]
         fields, recycle = _handle(req, blk)
         why = _tampered()
+        if cpu and time.process_time() > cpu / 2:
+            recycle = True
+        if why is None and not recycle:
+            # The interpreter put back for the next call (a worker about
+            # to be replaced serves none).
+            why = _slate.reset()
+            if why is not None:
+                why += "; a python block may not change what its other calls share"
         if why is not None:
             recycle = True
             if "outputs" in fields:
                 fields = {"error": why, "kind": "tamper"}
-        if cpu and time.process_time() > cpu / 2:
-            recycle = True
         _reply(req["id"], fields, recycle)
         if recycle:
             return
 
 
-_send(_dumps({"hello": True, "missing": _missing}).encode() + b"\n")
 try:
+    # The interpreter as every call is to find it.
+    _slate = _Slate()
+    _slate.take()
+    _send(_dumps({"hello": True, "missing": _missing}).encode() + b"\n")
     _serve()
 except BaseException as e:  # the runner's own failure: say why, for the pool's message
     _write(2, ("flowctl python runner: %s\n" % _describe(e)).encode("utf-8", "replace"))

@@ -13,12 +13,15 @@ import (
 	"time"
 )
 
-// The runner: confine.py, then runner.py, as one module.
+// The runner: confine.py, reset.py, then runner.py, as one module.
 var (
 	//go:embed confine.py
 	confineSource string
+	//go:embed reset.py
+	resetSource string
 	//go:embed runner.py
 	runnerSource string
+	runnerCode   = confineSource + resetSource + runnerSource
 )
 
 // Worker is what a python worker needs: the interpreter, what it may read
@@ -93,8 +96,8 @@ func workerCachePath(i *Interpreter) string {
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%q\x00%q\x00%q\x00%q\x00%s%s", i.Path, st.Size(), st.ModTime().UnixNano(), i.ELF,
-		i.Dirs, moduleNames(), members(), runnerModules, confineSource, runnerSource)
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%q\x00%q\x00%q\x00%q\x00%s", i.Path, st.Size(), st.ModTime().UnixNano(), i.ELF,
+		i.Dirs, moduleNames(), members(), runnerModules, runnerCode)
 	return filepath.Join(dir, "flowctl", "python", hex.EncodeToString(h.Sum(nil)[:16])+".json")
 }
 
@@ -164,7 +167,7 @@ func compileRunner() ([]byte, error) {
 		Code  string `json:"code"`
 		Error string `json:"error"`
 	}
-	if err := ask(map[string]any{"op": "compile", "source": confineSource + runnerSource}, &reply, time.Minute); err != nil {
+	if err := ask(map[string]any{"op": "compile", "source": runnerCode}, &reply, time.Minute); err != nil {
 		return nil, err
 	}
 	if reply.Error != "" || reply.Code == "" {
@@ -203,6 +206,10 @@ type RunnerConfig struct {
 	// NoAudit leaves out the audit hook, so that a test sees the
 	// operating system's confinement alone.
 	NoAudit bool
+	// NoVersions has the runner compare every dict it records after each
+	// call, as where it cannot read dicts' versions (reset.py), so that a
+	// test sees that way too.
+	NoVersions bool
 	// Unconfined: the worker runs without confinement (--unconfined); the
 	// runner applies none of its own either.
 	Unconfined bool
@@ -245,6 +252,7 @@ func (w *Worker) Args(c RunnerConfig) []string {
 		"seccomp_nr":    c.SeccompNr,
 		"missing":       c.Missing,
 		"audit":         !c.NoAudit,
+		"versions":      !c.NoVersions,
 		"confine":       !c.Unconfined,
 		"read":          w.Dirs,
 		"read_files":    append(append([]string{}, w.Files...), w.Python),
@@ -256,7 +264,7 @@ func (w *Worker) Args(c RunnerConfig) []string {
 	}
 	b, _ := json.Marshal(cfg)
 	if w.Code == "" {
-		return []string{w.Python, "-I", "-S", "-B", "-c", confineSource + runnerSource, string(b)}
+		return []string{w.Python, "-I", "-S", "-B", "-c", runnerCode, string(b)}
 	}
 	return []string{w.Python, "-I", "-S", "-B", "-c", loadRunner, string(b), w.Code}
 }
