@@ -27,8 +27,18 @@ func (ts *testServer) stage(content string) string {
 	if err != nil {
 		ts.t.Fatal(err)
 	}
+	// Paths are relative to the state's base: the state's directory's
+	// parent, or with PostgreSQL the working directory.
+	base, err := filepath.Abs(thinker.ProposalBase(ts.store))
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	rel, err := filepath.Rel(base, filepath.Join(ts.dir, "review.flow.hcl"))
+	if err != nil {
+		ts.t.Fatal(err)
+	}
 	p := &state.Proposal{Flow: "review", FlowFile: filepath.Join(ts.dir, "review.flow.hcl"), Intent: "change the review",
-		Files: []state.ProposalFile{{Path: "review.flow.hcl", BaseSHA256: thinker.SHA256Hex(old), Content: content}}}
+		Files: []state.ProposalFile{{Path: rel, BaseSHA256: thinker.SHA256Hex(old), Content: content}}}
 	if err := ts.store.CreateProposal(p); err != nil {
 		ts.t.Fatal(err)
 	}
@@ -65,6 +75,7 @@ func TestProposalRoles(t *testing.T) {
 		Status     string            `json:"status"`
 		Weakens    bool              `json:"weakens"`
 		Weakenings []state.Weakening `json:"weakenings"`
+		Error      struct{ Code, Message string }
 	}
 	if code := ts.code("POST", "/v1/proposals/"+harmless+"/accept", `{}`, &shown, authHeader("author-token-0001")...); code != 200 || shown.Status != "accepted" {
 		t.Fatalf("an author accepts: %d %+v", code, shown)
