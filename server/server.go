@@ -102,10 +102,10 @@ type Server struct {
 	mu    sync.Mutex
 	live  map[string]*liveRun
 	queue []*liveRun
-	// starting are the runs taken off the queue that the state does not
-	// have yet (no run_started): GET /v1/runs lists them with the queue.
-	starting map[string]*liveRun
-	active   int
+	// recording counts the runs being recorded (postRun): each holds a
+	// place in the queue.
+	recording int
+	active    int
 	// explaining are the runs a POST /v1/runs/{id}/explain is under way
 	// for.
 	explaining map[string]bool
@@ -135,7 +135,7 @@ func New(opts Options) *Server {
 		opts: opts, log: opts.Logger, store: opts.Store, ctx: ctx, stop: stop, csrf: newCSRFToken(),
 		ready: readiness{stateOK: true},
 		flows: &flowSet{dir: opts.Dir, registries: opts.Registries, goEngine: opts.GoEngine},
-		live:  map[string]*liveRun{}, starting: map[string]*liveRun{}, stopping: make(chan struct{}),
+		live:  map[string]*liveRun{}, stopping: make(chan struct{}),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

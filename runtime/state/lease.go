@@ -59,6 +59,10 @@ func newLease(dur time.Duration) *lease {
 
 func (l *lease) claim(string) (bool, error) { return true, nil }
 
+// queue: the runs a process queues name its row, as its running runs do
+// ("": the id the transaction that records them renewed).
+func (l *lease) queue() (string, error) { return "", nil }
+
 func (l *lease) release(runID string) {
 	l.mu.Lock()
 	delete(l.claimed, runID)
@@ -208,17 +212,21 @@ func (l *lease) reap(ctx context.Context, st *writerStmts) ([]string, error) {
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			continue // it renewed its lease meanwhile
 		}
-		ids, err := queryIDs(ctx, st.conn, `UPDATE runs SET status = ?, finished_at = ?, error = ?
-			WHERE owner = ? AND status = 'running' RETURNING id`, StatusInterrupted, now, interruptedError, o.id)
+		ids, err := queryIDs(ctx, st.conn, `UPDATE runs SET status = ?, finished_at = ?,
+			error = CASE WHEN status = 'running' THEN ? ELSE ? END
+			WHERE owner = ? AND status IN ('running', '`+StatusQueued+`') RETURNING id`,
+			StatusInterrupted, now, interruptedError, queuedInterruptedError, o.id)
 		if err != nil {
 			return reaped, err
 		}
 		reaped = append(reaped, ids...)
 	}
-	// Runs whose owner's row is gone.
-	ids, err := queryIDs(ctx, st.conn, `UPDATE runs SET status = ?, finished_at = ?, error = ?
-		WHERE status = 'running' AND owner != '' AND NOT EXISTS (SELECT 1 FROM owners WHERE owners.id = runs.owner) RETURNING id`,
-		StatusInterrupted, now, interruptedError)
+	// Runs (running or queued) whose owner's row is gone.
+	ids, err := queryIDs(ctx, st.conn, `UPDATE runs SET status = ?, finished_at = ?,
+		error = CASE WHEN status = 'running' THEN ? ELSE ? END
+		WHERE status IN ('running', '`+StatusQueued+`') AND owner != ''
+		AND NOT EXISTS (SELECT 1 FROM owners WHERE owners.id = runs.owner) RETURNING id`,
+		StatusInterrupted, now, interruptedError, queuedInterruptedError)
 	if err != nil {
 		return reaped, err
 	}
@@ -245,12 +253,14 @@ func (l *lease) reap(ctx context.Context, st *writerStmts) ([]string, error) {
 	return reaped, nil
 }
 
-// close records as interrupted the runs this store still runs, and
-// deletes its row: its runs can be taken up at once.
+// close records as interrupted the runs this store still runs or has
+// queued, and deletes its row: its runs can be taken up at once.
 func (l *lease) close(ctx context.Context, st *writerStmts) error {
 	id := l.id()
-	if _, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?, error = ?
-		WHERE owner = ? AND status = 'running'`, StatusInterrupted, time.Now().UnixNano(), stoppedError, id); err != nil {
+	if _, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?,
+		error = CASE WHEN status = 'running' THEN ? ELSE ? END
+		WHERE owner = ? AND status IN ('running', '`+StatusQueued+`')`,
+		StatusInterrupted, time.Now().UnixNano(), stoppedError, queuedInterruptedError, id); err != nil {
 		return err
 	}
 	_, err := st.conn.ExecContext(ctx, `DELETE FROM owners WHERE id = ?`, id)

@@ -45,6 +45,10 @@ type owner interface {
 	claim(runID string) (bool, error)
 	// release lets the lock of a run go.
 	release(runID string)
+	// queue is the owner the runs this store queues record (QueueRun),
+	// held for as long as the store is open; "" for id()'s, read in the
+	// transaction that records them.
+	queue() (string, error)
 	// id is what the runs this store creates or resumes record as their
 	// owner ("" for none); held records, on the writer, that the row of a
 	// run now names it.
@@ -71,6 +75,36 @@ type fileOwner struct {
 	dir   string
 	mu    sync.Mutex
 	files map[string]*os.File // the runs this store created and has not finished
+	// proc is the id of this store's own lock file (locks/process-…),
+	// the owner of the runs it queues; "" until it queues one.
+	proc string
+}
+
+// queuePrefix begins the lock files of processes that queued runs.
+const queuePrefix = "process-"
+
+func (o *fileOwner) queue() (string, error) {
+	o.mu.Lock()
+	id := o.proc
+	o.mu.Unlock()
+	if id != "" {
+		return id, nil
+	}
+	id = queuePrefix + NewRunID()
+	if ok, err := o.claim(id); err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("the lock file %s is held already", o.lockPath(id))
+		}
+		return "", fmt.Errorf("locking this process's queue: %w", err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.proc != "" { // another caller made one meanwhile
+		go o.release(id)
+		return o.proc, nil
+	}
+	o.proc = id
+	return id, nil
 }
 
 func (o *fileOwner) lockPath(runID string) string {
@@ -199,7 +233,38 @@ func (o *fileOwner) reap(ctx context.Context, st *writerStmts) ([]string, error)
 		o.forget(id)
 		reaped = append(reaped, id)
 	}
+	queued, err := o.reapQueued(ctx, st)
+	return append(reaped, queued...), err
+}
+
+// reapQueued records as interrupted the queued runs whose process's lock
+// file nobody holds.
+func (o *fileOwner) reapQueued(ctx context.Context, st *writerStmts) ([]string, error) {
+	owners, err := queryIDs(ctx, st.conn, `SELECT DISTINCT owner FROM runs WHERE status = '`+StatusQueued+`' AND owner != ''`)
+	if err != nil {
+		return nil, err
+	}
+	var reaped []string
+	for _, owner := range owners {
+		if owner == o.queueID() || !o.abandoned(owner) {
+			continue
+		}
+		ids, err := queryIDs(ctx, st.conn, `UPDATE runs SET status = ?, finished_at = ?, error = ?
+			WHERE owner = ? AND status = '`+StatusQueued+`' RETURNING id`,
+			StatusInterrupted, time.Now().UnixNano(), queuedInterruptedError, owner)
+		if err != nil {
+			return reaped, err
+		}
+		o.forget(owner)
+		reaped = append(reaped, ids...)
+	}
 	return reaped, nil
+}
+
+func (o *fileOwner) queueID() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.proc
 }
 
 // reapInterrupted records as interrupted the running runs whose process
