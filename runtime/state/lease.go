@@ -46,6 +46,19 @@ type lease struct {
 	dur     time.Duration
 	process process // this process
 
+	// base is when the lease was made, on this process's monotonic
+	// clock; marked is when the writer's last transaction began (mark),
+	// and validUntil when the lease renewed by the last one that
+	// committed lapses, both in nanoseconds since base. A renewal sets
+	// the lease's expiry to the database's clock at the mark plus dur: by
+	// the database's clock it is valid for dur from a moment after
+	// marked. Measured from marked, validUntil is never later than the
+	// lease's expiry, whatever the clocks of the two machines say (they
+	// only need to run at the same rate).
+	base       time.Time
+	marked     atomic.Int64
+	validUntil atomic.Int64
+
 	mu      sync.Mutex
 	cur     string            // the id of this process's row
 	made    bool              // a row was inserted under cur (it may be gone)
@@ -54,7 +67,28 @@ type lease struct {
 }
 
 func newLease(dur time.Duration) *lease {
-	return &lease{dur: dur, process: thisProcess(), cur: NewRunID(), claimed: map[string]string{}}
+	return &lease{dur: dur, process: thisProcess(), cur: NewRunID(), claimed: map[string]string{}, base: time.Now()}
+}
+
+// valid reports whether the lease is valid now: renewed by a transaction
+// that committed less than a lease ago (measured from when it began).
+// Another process takes the runs of a lease only a lease after it
+// expired (reap), so a step started while it is valid is started by the
+// process that owns its run.
+func (l *lease) valid() bool {
+	return int64(time.Since(l.base)) < l.validUntil.Load()
+}
+
+// renewed records that the transaction marked last committed: the lease
+// is valid for dur from when it began.
+func (l *lease) renewed() {
+	until := l.marked.Load() + int64(l.dur)
+	for {
+		cur := l.validUntil.Load()
+		if cur >= until || l.validUntil.CompareAndSwap(cur, until) {
+			return
+		}
+	}
 }
 
 func (l *lease) claim(string) (bool, error) { return true, nil }
@@ -107,6 +141,7 @@ const insertOwnerSQL = `INSERT INTO owners (id, host, pid, process, started_at, 
 VALUES (?, ?, ?, ?, ?, ?, ` + dbNow + ` + ?)`
 
 func (l *lease) mark(ctx context.Context, st *writerStmts, mark int64) error {
+	l.marked.Store(int64(time.Since(l.base)))
 	l.mu.Lock()
 	id := l.cur
 	l.mu.Unlock()

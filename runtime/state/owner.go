@@ -62,6 +62,8 @@ type owner interface {
 	// transaction so marked committed.
 	mark(ctx context.Context, st *writerStmts, mark int64) error
 	committed(ctx context.Context, conn *sqlConn, mark int64) (bool, error)
+	// renewed is told that the transaction last marked committed.
+	renewed()
 	// renew runs last in a transaction of the writer that began at began.
 	renew(ctx context.Context, st *writerStmts, began time.Time) error
 	// reap records as interrupted the running runs whose process is gone,
@@ -161,6 +163,7 @@ func (o *fileOwner) lost(string) bool                                         { 
 func (o *fileOwner) mark(context.Context, *writerStmts, int64) error          { return nil }
 func (o *fileOwner) committed(context.Context, *sqlConn, int64) (bool, error) { return false, nil }
 func (o *fileOwner) renew(context.Context, *writerStmts, time.Time) error     { return nil }
+func (o *fileOwner) renewed()                                                 {}
 
 // unlockAll lets every lock go (Store.Close): the runs still running are
 // left running, locked by no one, and the next store opened takes them

@@ -116,6 +116,23 @@ func (c *counter) waitCalls(t *testing.T, prefix string, n int) {
 	}
 }
 
+// quiet waits until no call has come for d: the processes that make
+// them have settled.
+func (c *counter) quiet(t *testing.T, d time.Duration) {
+	t.Helper()
+	last, since := -1, time.Now()
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		n, _, _ := c.calls("")
+		if n != last {
+			last, since = n, time.Now()
+		}
+		if time.Since(since) >= d {
+			return
+		}
+	}
+	t.Fatalf("calls still came after 3 minutes")
+}
+
 // A fault is done to the cluster.
 type fault struct {
 	name   string

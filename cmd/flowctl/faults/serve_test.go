@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/state/pgtest"
 )
 
@@ -19,8 +21,13 @@ import (
 // killed (kill -9) right after it answered 202 loses none of the runs it
 // answered for, with or without an Idempotency-Key, on SQLite and on
 // PostgreSQL; each run is later run to its end by the server started
-// after it. Each prints, with -v, a line "faults: …" of what it injected
-// and counted.
+// after it. A server stopped (SIGSTOP) for longer than two leases, whose
+// runs another process took, makes no side effect for them once it goes
+// on: only the steps it had under way at the pause may run twice. Each
+// prints, with -v, a line "faults: …" of what it injected and counted.
+// (A stopped server on SQLite keeps its runs: their lock files are held
+// by the kernel for as long as the process lives, so no process takes
+// them.)
 
 // acceptFlow calls the counter once.
 const acceptFlow = `
@@ -46,14 +53,26 @@ func TestServerFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills servers")
 	}
+	// The PostgreSQL tests' cluster, when PostgreSQL is installed (CI
+	// installs it: pgtest fails there without it).
 	var c *pgtest.Cluster
+	if _, err := os.Stat(filepath.Join(pgtest.Bin(), "initdb")); err == nil || os.Getenv("CI") != "" {
+		c = pgtest.StartCluster(t)
+	}
+	needPostgres := func(t *testing.T) {
+		if c == nil {
+			t.Skip("no PostgreSQL (" + pgtest.Bin() + ")")
+		}
+	}
+	t.Run("stopped-past-lease/postgres", func(t *testing.T) {
+		needPostgres(t)
+		testStoppedPastLease(t, c)
+	})
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run("killed-after-202/"+backend, func(t *testing.T) {
 			where, env := t.TempDir(), []string(nil)
 			if backend == "postgres" {
-				if c == nil {
-					c = pgtest.StartCluster(t)
-				}
+				needPostgres(t)
 				where = c.Schema("killed_after_202")
 				// On this machine: a killed server is seen gone at once.
 				env = faultEnv(where)
@@ -216,4 +235,133 @@ func waitEnded(t *testing.T, s *server, id string) (string, string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// twoStepFlow calls the counter twice, one step after the other.
+const twoStepFlow = `
+flow "twostep" {}
+
+input "base" {
+  type = string
+}
+
+input "tag" {
+  type = string
+}
+
+step "first" {
+  use = "http"
+  url = "${input.base}/hit?k=${input.tag}.first"
+}
+
+step "second" {
+  use        = "http"
+  url        = "${input.base}/hit?k=${input.tag}.second"
+  depends_on = [step.first]
+}
+`
+
+// testStoppedPastLease: server a, on a machine of its own, runs 20 runs
+// of two steps each; a's http steps have 8 connections to the counter,
+// so 8 first steps are under way and 12 wait for a connection when a is
+// stopped (SIGSTOP). Once another process has recorded a's runs
+// interrupted (two leases), a goes on (SIGCONT): it must send none of the
+// 12 waiting requests, nor any second step. A server started then takes
+// the runs up and runs them to their end. Each step instance is called
+// once, but for those under way at the pause: twice at most.
+func testStoppedPastLease(t *testing.T, c *pgtest.Cluster) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "twostep.flow.hcl"), []byte(twoStepFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := c.Schema("stopped_past_lease")
+	env := []string{"FLOWCTL_STATE_URL=" + url, state.EnvLease + "=3s"}
+	ctr := newCounter(t, time.Second)
+	st, err := state.OpenURLWith(url, state.Options{Wait: 3 * time.Minute, Lease: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	a := serve(t, dir, elsewhere(env), "--state", url)
+	// b, live beside a, records a's runs interrupted once a's lease has
+	// lapsed for a lease (as the test's store does).
+	serve(t, dir, elsewhere(env), "--state", url)
+	const runs = 20
+	var ids []string
+	for i := range runs {
+		ids = append(ids, a.start(t, "twostep", fmt.Sprintf(`{"base": %q, "tag": "r%d"}`, ctr.srv.URL, i)))
+	}
+	ctr.waitCalls(t, "r", 8)
+	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // requests on their way arrive
+	underway := map[string]bool{}
+	ctr.mu.Lock()
+	for k := range ctr.hits {
+		underway[k] = true
+	}
+	ctr.mu.Unlock()
+	// a's runs are interrupted two leases after its last renewal.
+	deadline := time.Now().Add(2 * time.Minute)
+	for _, id := range ids {
+		for {
+			r, err := st.Run(id)
+			if err == nil && r.Status == state.StatusInterrupted {
+				break
+			}
+			if time.Now().After(deadline) {
+				a.cmd.Process.Signal(syscall.SIGCONT)
+				t.Fatalf("run %s of the stopped server is not interrupted after 2 minutes: %+v, %v", id, r, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	// a ends the runs it lost, locally, and starts nothing for them (a
+	// run it had queued, not started, it may take up again, as any
+	// interrupted run): its log says so for each. A minute at most is
+	// waited for that.
+	settled := func() int {
+		out := a.out.String()
+		return strings.Count(out, "run taken over by another process") + strings.Count(out, "queued run taken for abandoned")
+	}
+	for deadline := time.Now().Add(time.Minute); settled() < runs && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+	}
+	serve(t, dir, elsewhere(env), "--state", url)
+	waitRuns(t, st, ids...)
+	ctr.quiet(t, 2*time.Second)
+	calls, repeats, beyond := 0, 0, 0
+	for i, id := range ids {
+		r, err := st.Run(id)
+		if err != nil || r.Status != "ok" {
+			t.Errorf("run %s: %+v, %v; want ok", id, r, err)
+		}
+		for _, step := range []string{"first", "second"} {
+			k := fmt.Sprintf("r%d.%s", i, step)
+			ctr.mu.Lock()
+			n := ctr.hits[k]
+			ctr.mu.Unlock()
+			calls += n
+			repeats += max(n-1, 0)
+			allowed := 1
+			if underway[k] {
+				allowed = 2
+			}
+			if n < 1 || n > allowed {
+				beyond++
+				t.Errorf("step %s called %d times; want once, or twice for a step under way when its server was stopped", k, n)
+			}
+		}
+	}
+	select {
+	case <-a.done:
+		t.Errorf("the stopped server ended after it went on: %v\n%s", a.err, a.out.String())
+	default:
+	}
+	t.Logf("faults: stopped past two leases: 1 server stopped (SIGSTOP) with %d runs, %d steps under way; %d side effects expected, %d counted, %d repeated (bound %d), %d beyond the bound",
+		runs, len(underway), 2*runs, calls, repeats, len(underway), beyond)
 }
