@@ -54,6 +54,10 @@ type Options struct {
 	NotifyURLs      []string
 	NotifySecret    string
 	BaseURL         string
+	// NoTakeUp: interrupted runs are not taken up by this server, neither
+	// when it starts nor while it runs (takeup.go): a person decides
+	// (flowctl apply --resume).
+	NoTakeUp bool
 	// IdempotencyExpiry is how long an Idempotency-Key is kept
 	// (DefaultIdempotencyExpiry when 0).
 	IdempotencyExpiry time.Duration
@@ -192,6 +196,13 @@ func New(opts Options) *Server {
 		defer s.bg.Done()
 		s.pruneKeys()
 	}()
+	if !opts.NoTakeUp {
+		s.bg.Add(1)
+		go func() {
+			defer s.bg.Done()
+			s.takeUpLoop()
+		}()
+	}
 	return s
 }
 

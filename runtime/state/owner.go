@@ -270,6 +270,22 @@ func (o *fileOwner) queueID() string {
 	return o.proc
 }
 
+// Reap records as interrupted the running and queued runs whose process
+// is gone (owner.go), as every store does when it opens and, on a shared
+// database, once a lease; it returns their IDs. A server calls it to take
+// up such runs while it runs.
+func (s *Store) Reap() ([]string, error) { return s.reapInterrupted() }
+
+// Lease is how long this process's ownership of its runs lasts in a shared
+// database without being renewed (Options.Lease); 0 for a state directory,
+// whose runs are held by lock files.
+func (s *Store) Lease() time.Duration {
+	if l, ok := s.owner.(*lease); ok {
+		return l.dur
+	}
+	return 0
+}
+
 // reapInterrupted records as interrupted the running runs whose process
 // is gone, and returns their IDs.
 func (s *Store) reapInterrupted() ([]string, error) {

@@ -281,14 +281,15 @@ func postRun(t *testing.T, s *server, base, tag string, n int) string {
 }
 
 // waitRuns waits until the runs have ended in the state (by a store of
-// the test's, which waits for the database as a server does).
+// the test's, which waits for the database as a server does): neither
+// queued nor running.
 func waitRuns(t *testing.T, st *state.Store, ids ...string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Minute)
 	for _, id := range ids {
 		for {
 			r, err := st.Run(id)
-			if err == nil && r.Status != "running" {
+			if err == nil && r.Status != "running" && r.Status != state.StatusQueued {
 				break
 			}
 			if time.Now().After(deadline) {

@@ -69,6 +69,15 @@ func TestServerFaults(t *testing.T) {
 		testStoppedPastLease(t, c)
 	})
 	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run("killed-taken-up-live/"+backend, func(t *testing.T) {
+			where, env := t.TempDir(), []string(nil)
+			if backend == "postgres" {
+				needPostgres(t)
+				where = c.Schema("killed_taken_up_live")
+				env = faultEnv(where)
+			}
+			testKilledTakenUpLive(t, where, env)
+		})
 		t.Run("killed-after-202/"+backend, func(t *testing.T) {
 			where, env := t.TempDir(), []string(nil)
 			if backend == "postgres" {
@@ -266,9 +275,10 @@ step "second" {
 // so 8 first steps are under way and 12 wait for a connection when a is
 // stopped (SIGSTOP). Once another process has recorded a's runs
 // interrupted (two leases), a goes on (SIGCONT): it must send none of the
-// 12 waiting requests, nor any second step. A server started then takes
-// the runs up and runs them to their end. Each step instance is called
-// once, but for those under way at the pause: twice at most.
+// 12 waiting requests, nor any second step. Server b, live beside a,
+// takes the runs up by itself and runs them to their end. Each step
+// instance is called once, but for those under way at the pause: twice at
+// most.
 func testStoppedPastLease(t *testing.T, c *pgtest.Cluster) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "twostep.flow.hcl"), []byte(twoStepFlow), 0o644); err != nil {
@@ -284,8 +294,8 @@ func testStoppedPastLease(t *testing.T, c *pgtest.Cluster) {
 	t.Cleanup(func() { st.Close() })
 	a := serve(t, dir, elsewhere(env), "--state", url)
 	// b, live beside a, records a's runs interrupted once a's lease has
-	// lapsed for a lease (as the test's store does).
-	serve(t, dir, elsewhere(env), "--state", url)
+	// lapsed for a lease (as the test's store does), and takes them up.
+	b := serve(t, dir, elsewhere(env), "--state", url)
 	const runs = 20
 	var ids []string
 	for i := range runs {
@@ -302,12 +312,13 @@ func testStoppedPastLease(t *testing.T, c *pgtest.Cluster) {
 		underway[k] = true
 	}
 	ctr.mu.Unlock()
-	// a's runs are interrupted two leases after its last renewal.
+	// a's runs are interrupted two leases after its last renewal (and
+	// b takes them up).
 	deadline := time.Now().Add(2 * time.Minute)
 	for _, id := range ids {
 		for {
 			r, err := st.Run(id)
-			if err == nil && r.Status == state.StatusInterrupted {
+			if err == nil && r.Status == state.StatusInterrupted || strings.Contains(b.out.String(), "run taken up\" run_id="+id) {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -331,7 +342,7 @@ func testStoppedPastLease(t *testing.T, c *pgtest.Cluster) {
 	for deadline := time.Now().Add(time.Minute); settled() < runs && time.Now().Before(deadline); {
 		time.Sleep(100 * time.Millisecond)
 	}
-	serve(t, dir, elsewhere(env), "--state", url)
+	// b takes the runs up by itself and runs them to their end.
 	waitRuns(t, st, ids...)
 	ctr.quiet(t, 2*time.Second)
 	calls, repeats, beyond := 0, 0, 0
@@ -364,4 +375,63 @@ func testStoppedPastLease(t *testing.T, c *pgtest.Cluster) {
 	}
 	t.Logf("faults: stopped past two leases: 1 server stopped (SIGSTOP) with %d runs, %d steps under way; %d side effects expected, %d counted, %d repeated (bound %d), %d beyond the bound",
 		runs, len(underway), 2*runs, calls, repeats, len(underway), beyond)
+}
+
+// testKilledTakenUpLive: server a, killed (kill -9) right after it
+// answered 202 for a burst of runs (half with an Idempotency-Key), beside
+// server b on the same state: b takes a's runs up by itself, without a
+// restart, and runs each to its end; a start retried on b with its key
+// gets its run.
+func testKilledTakenUpLive(t *testing.T, where string, env []string) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "accept.flow.hcl"), []byte(acceptFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stateArg := filepath.Join(where, ".flowctl")
+	if strings.Contains(where, "://") {
+		stateArg = where
+	}
+	ctr := newCounter(t, 20*time.Millisecond)
+	a := serve(t, dir, env, "--state", stateArg)
+	b := serve(t, dir, env, "--state", stateArg)
+	type sent struct{ id, tag, key string }
+	runs := make([]sent, 20)
+	var wg sync.WaitGroup
+	for i := range runs {
+		tag, key := fmt.Sprintf("live-%d", i), ""
+		if i%2 == 1 {
+			key = tag
+		}
+		wg.Go(func() {
+			id, code := startRun(t, a, "accept", fmt.Sprintf(`{"base": %q, "tag": %q}`, ctr.srv.URL, tag), key)
+			if code != http.StatusAccepted {
+				t.Errorf("run %s: %d, want 202", tag, code)
+			}
+			runs[i] = sent{id, tag, key}
+		})
+	}
+	wg.Wait()
+	a.cmd.Process.Kill()
+	<-a.done
+	ok, repeats := 0, 0
+	for _, r := range runs {
+		status, msg := waitEnded(t, b, r.id)
+		if status != "ok" {
+			t.Errorf("run %s (%s), answered 202 before its server was killed, is %q on the live server: %s", r.id, r.tag, status, msg)
+			continue
+		}
+		ok++
+		calls, _, rep := ctr.calls(r.tag + ".")
+		if calls < 1 || rep > 1 {
+			t.Errorf("run %s (%s): its step called %d times; want once, or twice when the kill came while it ran", r.id, r.tag, calls)
+		}
+		repeats += rep
+		if r.key != "" {
+			if id, code := startRun(t, b, "accept", fmt.Sprintf(`{"base": %q, "tag": %q}`, ctr.srv.URL, r.tag), r.key); code != http.StatusOK || id != r.id {
+				t.Errorf("run %s retried on the live server with its key: %d, run %s; want 200 with run %s", r.tag, code, id, r.id)
+			}
+		}
+	}
+	t.Logf("faults: killed beside a live server: 1 server killed (kill -9) after %d runs answered 202; %d ended ok on the live server, without a restart; %d side effects repeated",
+		len(runs), ok, repeats)
 }
