@@ -100,9 +100,11 @@ func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
 	if cur != nil && cur.key.ID != "" {
 		after = &cur.key
 	}
-	runs, key, err := s.store.RunPage(r.Context(), f, after, limit)
+	st, ctx, cancel := s.reads(r)
+	defer cancel()
+	runs, key, err := st.RunPage(ctx, f, after, limit)
 	if err != nil {
-		s.internalError(w, r, err)
+		s.readFailed(w, r, ctx, err)
 		return
 	}
 	var waiting []string
@@ -113,8 +115,8 @@ func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
 			waiting = append(waiting, run.ID)
 		}
 	}
-	if err := s.addWaitingFor(out, waiting); err != nil {
-		s.internalError(w, r, err)
+	if err := addWaitingFor(st, out, waiting); err != nil {
+		s.readFailed(w, r, ctx, err)
 		return
 	}
 	if key != nil {
@@ -137,11 +139,11 @@ func nsOf(ns string) string {
 
 // addWaitingFor fills in what the waiting runs of a page wait for, with
 // one query.
-func (s *Server) addWaitingFor(page []runSummary, waiting []string) error {
+func addWaitingFor(st *state.Store, page []runSummary, waiting []string) error {
 	if len(waiting) == 0 {
 		return nil
 	}
-	open, err := s.store.OpenApprovals(waiting)
+	open, err := st.OpenApprovals(waiting)
 	if err != nil {
 		return err
 	}

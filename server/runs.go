@@ -223,9 +223,11 @@ func (s *Server) liveRun(id string) *liveRun {
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	run, err := s.store.Run(id)
+	st, ctx, cancel := s.reads(r)
+	defer cancel()
+	run, err := st.Run(id)
 	if err != nil && !errors.Is(err, state.ErrRunNotFound) {
-		s.internalError(w, r, err)
+		s.readFailed(w, r, ctx, err)
 		return
 	}
 	if lr := s.liveRun(id); lr != nil && (run == nil || lr.notStart != nil) {
@@ -243,9 +245,9 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
 		return
 	}
-	out, err := api.ReadRun(s.store, run)
+	out, err := api.ReadRun(st, run)
 	if err != nil {
-		s.internalError(w, r, err)
+		s.readFailed(w, r, ctx, err)
 		return
 	}
 	if lr := s.liveRun(id); lr != nil && ended(out.Status) {
@@ -286,22 +288,24 @@ func (s *Server) getInstances(w http.ResponseWriter, r *http.Request) {
 		}
 		after = string(b)
 	}
-	run, err := s.store.Run(id)
+	st, ctx, cancel := s.reads(r)
+	defer cancel()
+	run, err := st.Run(id)
 	switch {
 	case errors.Is(err, state.ErrRunNotFound):
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
 		return
 	case err != nil:
-		s.internalError(w, r, err)
+		s.readFailed(w, r, ctx, err)
 		return
 	}
 	sq := state.StepQuery{Step: step, After: after, Limit: limit + 1}
-	if st := q.Get("status"); st != "" {
-		sq.Statuses = strings.Split(st, ",")
+	if v := q.Get("status"); v != "" {
+		sq.Statuses = strings.Split(v, ",")
 	}
-	steps, err := s.store.StepResults(run.ID, sq)
+	steps, err := st.StepResults(run.ID, sq)
 	if err != nil {
-		s.internalError(w, r, err)
+		s.readFailed(w, r, ctx, err)
 		return
 	}
 	body := map[string]any{}

@@ -175,7 +175,7 @@ func New(opts Options) *Server {
 	// Each request is a span (a child of the caller's, when its
 	// traceparent names one), named after its route; a run it starts is a
 	// child of it (liverun.go).
-	s.handler = otelhttp.NewHandler(s.logRequests(http.HandlerFunc(s.route)), "flowctl serve",
+	s.handler = otelhttp.NewHandler(s.logRequests(withDeadline(http.HandlerFunc(s.route))), "flowctl serve",
 		otelhttp.WithSpanNameFormatter(func(op string, r *http.Request) string {
 			if _, pattern := s.mux.Handler(r); pattern != "" {
 				return pattern

@@ -68,6 +68,10 @@ func TestServerFaults(t *testing.T) {
 		needPostgres(t)
 		testStoppedPastLease(t, c)
 	})
+	t.Run("reads-state-unreachable/postgres", func(t *testing.T) {
+		needPostgres(t)
+		testReadsStateUnreachable(t, c)
+	})
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run("killed-taken-up-live/"+backend, func(t *testing.T) {
 			where, env := t.TempDir(), []string(nil)
@@ -434,4 +438,54 @@ func testKilledTakenUpLive(t *testing.T, where string, env []string) {
 	}
 	t.Logf("faults: killed beside a live server: 1 server killed (kill -9) after %d runs answered 202; %d ended ok on the live server, without a restart; %d side effects repeated",
 		len(runs), ok, repeats)
+}
+
+// testReadsStateUnreachable: while the state's server answers nothing
+// (its processes stopped, as a network partition leaves it), reading a
+// run, a run's step and the run list get 503 state_unavailable with
+// Retry-After, within the read deadline, rather than no answer; and the
+// run once the state is back.
+func testReadsStateUnreachable(t *testing.T, c *pgtest.Cluster) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "accept.flow.hcl"), []byte(acceptFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := c.Schema("reads_state_unreachable")
+	ctr := newCounter(t, 0)
+	s := serve(t, dir, faultEnv(url), "--state", url)
+	id, _ := startRun(t, s, "accept", fmt.Sprintf(`{"base": %q, "tag": "read"}`, ctr.srv.URL), "")
+	if status, msg := waitEnded(t, s, id); status != "ok" {
+		t.Fatalf("run %s: %s %s", id, status, msg)
+	}
+	c.Freeze()
+	thawed := false
+	defer func() {
+		if !thawed {
+			c.Thaw()
+		}
+	}()
+	// No answer in a minute is a failure (the client gives up).
+	client := &http.Client{Timeout: time.Minute}
+	refused := 0
+	for _, path := range []string{"/v1/runs/" + id, "/v1/runs/" + id + "/steps/call", "/v1/runs"} {
+		resp, err := client.Get(s.url + path)
+		if err != nil {
+			t.Errorf("GET %s while the state does not answer: %v", path, err)
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), `"state_unavailable"`) || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("GET %s while the state does not answer: %d %s (Retry-After %q); want 503 state_unavailable with Retry-After",
+				path, resp.StatusCode, b, resp.Header.Get("Retry-After"))
+			continue
+		}
+		refused++
+	}
+	c.Thaw()
+	thawed = true
+	if status, msg := waitEnded(t, s, id); status != "ok" {
+		t.Errorf("run %s once the state is back: %s %s", id, status, msg)
+	}
+	t.Logf("faults: reads while the state does not answer: 3 reads, %d answered 503 state_unavailable within the read deadline (%s)", refused, "5s")
 }
