@@ -86,6 +86,10 @@ type Options struct {
 	// was queued as (state.Store.QueueRun) by this process: it is started
 	// rather than created. Inputs must be the run's.
 	Queued bool
+	// Recorded: the run RunID is recorded running by this process
+	// (state.Store.QueueRun of a running record): it is neither created
+	// nor started.
+	Recorded bool
 	// Ask, when set, asks a person for the decision of an approval step
 	// that has none recorded, and returns it (or ErrNoAnswer to let the
 	// step wait); its context ends at the step's deadline. Without it,
@@ -314,6 +318,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		if err := r.reopen(); err != nil {
 			return nil, err
 		}
+	case r.opts.Recorded:
 	case r.opts.Queued:
 		if st == nil {
 			return nil, errors.New("starting a queued run needs the state")

@@ -48,6 +48,9 @@ type liveRun struct {
 	// (state.Store.QueueRun) and has not started: it is started, not
 	// created.
 	queued bool
+	// recorded: the run is recorded running by this server, which
+	// starts it at once (postRun): it is neither created nor started.
+	recorded bool
 	// failResume, when set, is why a run that should be resumed cannot
 	// be: it is recorded as failed with it instead.
 	failResume string
@@ -136,7 +139,7 @@ func (s *Server) apply(ctx context.Context, lr *liveRun) (*runtime.Result, error
 	}
 	return apply(ctx, lr.prog, runtime.Options{
 		RunID: lr.id, Inputs: lr.inputs, Namespace: lr.namespace, Store: s.store, Executors: s.opts.Executors,
-		Resume: lr.resume, Queued: queued, Origin: originServe,
+		Resume: lr.resume, Queued: queued, Recorded: lr.recorded, Origin: originServe,
 		Observe: func(e runtime.Event) {
 			s.metrics.observe(lr.flow, e)
 			switch e := e.(type) {
@@ -173,7 +176,7 @@ func (s *Server) apply(ctx context.Context, lr *liveRun) (*runtime.Result, error
 			if typ == "run_started" {
 				lr.mu.Lock()
 				lr.status = "running"
-				lr.queued = false // the state has it running
+				lr.queued, lr.recorded = false, false // the state has it running
 				lr.mu.Unlock()
 			}
 			lr.publish(ev)
@@ -231,13 +234,19 @@ func (s *Server) ended(lr *liveRun, res *runtime.Result, err error) {
 			lr.status = state.StatusInterrupted
 		}
 	}
-	if lr.notStart != nil && lr.queued {
-		// Recorded queued, never started: recorded as failed.
-		if e := s.store.EndQueued(lr.id, lr.status, lr.notStart.Message); e != nil {
+	if lr.notStart != nil && (lr.queued || lr.recorded) {
+		// Recorded, never started: recorded as failed.
+		var e error
+		if lr.queued {
+			e = s.store.EndQueued(lr.id, lr.status, lr.notStart.Message)
+		} else {
+			e = s.store.FinishRun(&state.Run{ID: lr.id, Status: lr.status, Error: lr.notStart.Message})
+		}
+		if e != nil {
 			s.log.Error("recording a run that could not start", slog.String("run_id", lr.id), slog.Any("error", e))
 		}
 	}
-	lr.queued = false
+	lr.queued, lr.recorded = false, false
 	waiting := err == nil && res.Status == runtime.StatusWaiting
 	// Cancelled while it was stopping to wait: cancelled now.
 	cancelNow := waiting && lr.cancelled

@@ -85,7 +85,15 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, prog.Flow.Name, code, reason, msg)
 		return
 	}
-	s.recording++
+	// A run with a place among the active ones at once (none queued) is
+	// recorded running and started, one write; another is recorded
+	// queued and started from the queue.
+	direct := s.opts.Engine == nil && len(s.queue) == 0 && s.active < s.opts.MaxActive && s.ctx.Err() == nil
+	if direct {
+		s.active++
+	} else {
+		s.recording++
+	}
 	s.mu.Unlock()
 	// The run, and its Idempotency-Key, are in the state, in one
 	// transaction, before the answer: a server that dies now loses no run
@@ -93,11 +101,26 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 	// the key finds the run.
 	id := state.NewRunID()
 	rec := runtime.QueuedRun(prog, runtime.Options{RunID: id, Inputs: inputs, Namespace: req.Namespace, Origin: originServe})
+	if direct {
+		rec.Status = statusRunning
+	}
 	had, err := s.store.QueueRun(rec, key, expiry)
+	parent := trace.SpanContextFromContext(r.Context())
 	s.mu.Lock()
-	s.recording--
-	if err == nil && had == nil {
-		s.enqueueLocked(id, prog, inputs, req.Namespace, trace.SpanContextFromContext(r.Context()))
+	switch {
+	case direct && err == nil && had == nil:
+		lr := newLiveRun(id, prog.Flow.Name, prog, inputs, req.Namespace)
+		lr.trace, lr.recorded = parent, true
+		s.live[id] = lr
+		s.launchLocked(lr)
+	case direct:
+		s.active--
+		s.dispatchLocked()
+	default:
+		s.recording--
+		if err == nil && had == nil {
+			s.enqueueLocked(id, prog, inputs, req.Namespace, parent)
+		}
 	}
 	s.mu.Unlock()
 	switch {
@@ -172,21 +195,26 @@ func (s *Server) dispatchLocked() {
 		lr := s.queue[0]
 		s.queue = s.queue[1:]
 		s.active++
-		ctx, cancel := context.WithCancel(s.ctx)
-		if lr.trace.IsValid() {
-			ctx = trace.ContextWithSpanContext(ctx, lr.trace)
-		}
-		lr.mu.Lock()
-		lr.cancel = cancel
-		lr.status = "running"
-		lr.mu.Unlock()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer cancel()
-			s.run(ctx, lr)
-		}()
+		s.launchLocked(lr)
 	}
+}
+
+// launchLocked runs a live run that has its place among the active ones.
+func (s *Server) launchLocked(lr *liveRun) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	if lr.trace.IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, lr.trace)
+	}
+	lr.mu.Lock()
+	lr.cancel = cancel
+	lr.status = "running"
+	lr.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		s.run(ctx, lr)
+	}()
 }
 
 // finished takes a run that ended off the live ones and starts the next.

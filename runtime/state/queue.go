@@ -32,6 +32,9 @@ var ErrNotQueued = errors.New("the run is no longer queued")
 // flow and namespace since expiry wins: then no run is recorded, and the
 // key as it was recorded is returned (as ClaimIdempotencyKey returns it).
 // r.ID, Namespace and StartedAt are filled in as CreateRun fills them.
+// With r.Status "running" the run is recorded running, as CreateRun
+// records it, for a caller that starts it at once (runtime.Options
+// Recorded): one write where QueueRun and StartQueued make two.
 func (s *Store) QueueRun(r *Run, key *IdempotencyKey, expiry time.Time) (*IdempotencyKey, error) {
 	if r.Flow == "" {
 		return nil, errors.New("queuing a run: the flow name is empty")
@@ -43,15 +46,23 @@ func (s *Store) QueueRun(r *Run, key *IdempotencyKey, expiry time.Time) (*Idempo
 	if r.StartedAt.IsZero() {
 		r.StartedAt = time.Now()
 	}
-	r.Status = StatusQueued
+	running := r.Status == "running"
+	if !running {
+		r.Status = StatusQueued
+	}
 	inputs, err := storeBlob(s.w.dir, r.Inputs)
 	if err != nil {
 		return nil, fmt.Errorf("queuing run %s: %w", r.ID, err)
 	}
-	queue, err := s.owner.queue()
-	if err != nil {
+	queue, claimed := "", false
+	if running {
+		if claimed, err = s.owner.claim(r.ID); err != nil {
+			return nil, fmt.Errorf("creating run %s: %w", r.ID, err)
+		}
+	} else if queue, err = s.owner.queue(); err != nil {
 		return nil, fmt.Errorf("queuing run %s: %w", r.ID, err)
 	}
+	recorded := false
 	if key != nil {
 		key.Namespace = namespace(key.Namespace)
 		key.RunID = r.ID
@@ -59,7 +70,7 @@ func (s *Store) QueueRun(r *Run, key *IdempotencyKey, expiry time.Time) (*Idempo
 			key.CreatedAt = time.Now()
 		}
 	}
-	claimed := true
+	won := true // the key, when there is one
 	_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
 		if key != nil {
 			res, err := st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
@@ -71,7 +82,7 @@ func (s *Store) QueueRun(r *Run, key *IdempotencyKey, expiry time.Time) (*Idempo
 			if err != nil {
 				return err
 			}
-			if claimed = n > 0; !claimed {
+			if won = n > 0; !won {
 				return nil
 			}
 		}
@@ -82,15 +93,22 @@ func (s *Store) QueueRun(r *Run, key *IdempotencyKey, expiry time.Time) (*Idempo
 			r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(inputs),
 			r.Status, nanos(r.StartedAt), nil, nil,
 			"", nil, nil, r.Origin, nil, r.ParentRun, r.ParentStep, queue)
+		if err == nil && running {
+			s.owner.held(r.ID)
+		}
+		recorded = err == nil
 		return err
 	})
+	if claimed && !recorded {
+		s.owner.release(r.ID)
+	}
 	if err != nil {
 		if s.db.b.duplicate(err) {
 			err = ErrRunExists
 		}
 		return nil, fmt.Errorf("queuing run %s: %w", r.ID, err)
 	}
-	if claimed {
+	if won {
 		return nil, nil
 	}
 	got := IdempotencyKey{Flow: key.Flow, Namespace: key.Namespace, Key: key.Key}
