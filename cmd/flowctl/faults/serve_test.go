@@ -19,9 +19,9 @@ import (
 
 // The fault-injection tests of a server's own faults (issue 48): a server
 // killed (kill -9) right after it answered 202 loses none of the runs it
-// answered for, with or without an Idempotency-Key, on SQLite and on
-// PostgreSQL; each run is later run to its end by the server started
-// after it. A server stopped (SIGSTOP) for longer than two leases, whose
+// answered for, with or without an Idempotency-Key, running or queued,
+// on SQLite and on PostgreSQL; each run is later run to its end by the
+// server started after it, or by a live one beside it. A server stopped (SIGSTOP) for longer than two leases, whose
 // runs another process took, makes no side effect for them once it goes
 // on: only the steps it had under way at the pause may run twice. Each
 // prints, with -v, a line "faults: …" of what it injected and counted.
@@ -143,8 +143,9 @@ func testKilledAfterAccept(t *testing.T, where string, env []string) {
 		post(s, fmt.Sprintf("one-%d", i), key)
 		kill(s)
 	}
-	// A burst: 30 at once, half with a key.
-	s := serve(t, dir, env, "--state", state)
+	// A burst: 30 at once, half with a key, to a server that runs 2 at
+	// once: most are queued when it is killed.
+	s := serve(t, dir, env, "--state", state, "--max-active", "2")
 	var wg sync.WaitGroup
 	for i := range 30 {
 		key := ""
@@ -396,7 +397,7 @@ func testKilledTakenUpLive(t *testing.T, where string, env []string) {
 		stateArg = where
 	}
 	ctr := newCounter(t, 20*time.Millisecond)
-	a := serve(t, dir, env, "--state", stateArg)
+	a := serve(t, dir, env, "--state", stateArg, "--max-active", "4") // most queued
 	b := serve(t, dir, env, "--state", stateArg)
 	type sent struct{ id, tag, key string }
 	runs := make([]sent, 20)
