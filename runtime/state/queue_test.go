@@ -119,3 +119,20 @@ func TestQueuedRunsOfProcessGone(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPruneKeepsQueued: runs prune never deletes a queued run, however
+// old: it has not started.
+func TestPruneKeepsQueued(t *testing.T) {
+	s := openStore(t)
+	q := &Run{Flow: "f", StartedAt: time.Now().Add(-100 * 24 * time.Hour)}
+	if _, err := s.QueueRun(q, nil, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Prune(context.Background(), PruneOptions{Before: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Run(q.ID); err != nil || r.Status != StatusQueued || res.Runs != 0 {
+		t.Errorf("after runs prune: %+v, %v (%d pruned); want the queued run kept", r, err, res.Runs)
+	}
+}
