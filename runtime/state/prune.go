@@ -197,7 +197,7 @@ func (s *Store) pruneChunk(ctx context.Context, ids []string, dryRun bool, res *
 			// DELETE CASCADE); the Idempotency-Keys that named it too.
 			for _, q := range []string{
 				`DELETE FROM idempotency_keys WHERE run_id IN ` + in,
-				`DELETE FROM runs WHERE id IN ` + in + ` AND status NOT IN ('running', 'waiting', '`+StatusQueued+`')`,
+				`DELETE FROM runs WHERE id IN ` + in + ` AND status NOT IN ('running', 'waiting', '` + StatusQueued + `')`,
 			} {
 				if _, err := st.conn.ExecContext(ctx, q, args...); err != nil {
 					return err
