@@ -3,11 +3,14 @@ package blocks
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -258,7 +261,7 @@ func NewHTTPClient(o HTTPOptions) *http.Client {
 	}
 	t.MaxIdleConnsPerHost = t.MaxConnsPerHost // keep what may be reused
 	return &http.Client{
-		Transport: t,
+		Transport: &gatedTransport{next: t, per: t.MaxConnsPerHost, hosts: map[string]*hostSlots{}},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 10 {
 				return fmt.Errorf("stopped after 10 redirects")
@@ -266,4 +269,90 @@ func NewHTTPClient(o HTTPOptions) *http.Client {
 			return o.Egress.CheckURL(req.URL)
 		},
 	}
+}
+
+// A gatedTransport holds each request for one of the per places of its
+// host before the transport has it, so that a request that waits for a
+// connection (all per of the host's are busy) waits here, where, once it
+// has its place, it asks its call whether it may still be sent (Proceed):
+// a request queued before the process was stopped, and that it would send
+// once it is let go on, is not sent for a run the process no longer owns.
+// A host that answers over HTTP/2, many requests on one connection, is
+// not held.
+type gatedTransport struct {
+	next http.RoundTripper
+	per  int
+
+	mu    sync.Mutex
+	hosts map[string]*hostSlots
+}
+
+type hostSlots struct {
+	slots       chan struct{}
+	multiplexed atomic.Bool
+}
+
+func (g *gatedTransport) slots(u *url.URL) *hostSlots {
+	key := u.Scheme + "://" + u.Host
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h := g.hosts[key]
+	if h == nil {
+		h = &hostSlots{slots: make(chan struct{}, g.per)}
+		g.hosts[key] = h
+	}
+	return h
+}
+
+func (g *gatedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	h := g.slots(req.URL)
+	held := !h.multiplexed.Load()
+	if held {
+		select {
+		case h.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	release := func() {
+		if held {
+			<-h.slots
+		}
+	}
+	if err := Proceed(ctx); err != nil {
+		release()
+		return nil, err
+	}
+	resp, err := g.next.RoundTrip(req)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	if resp.ProtoMajor >= 2 {
+		h.multiplexed.Store(true)
+	}
+	if held {
+		resp.Body = &releasingBody{ReadCloser: resp.Body, release: sync.OnceFunc(release)}
+	}
+	return resp, nil
+}
+
+// CloseIdleConnections closes the transport's idle connections.
+func (g *gatedTransport) CloseIdleConnections() {
+	if c, ok := g.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// releasingBody gives its request's place back when it is closed.
+type releasingBody struct {
+	io.ReadCloser
+	release func()
+}
+
+func (b *releasingBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.release()
+	return err
 }

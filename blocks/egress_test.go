@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -278,4 +279,75 @@ func TestAllowOnly(t *testing.T) {
 	if err := some.CheckURL(u); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestQueuedRequestAsksGate: a request that waited for a connection to
+// its host (all ConnsPerHost busy) asks its call's gate once it has one,
+// and is not sent when the gate says no; the others go as before.
+func TestQueuedRequestAsksGate(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		if r.URL.Path == "/first" {
+			<-release
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	client := NewHTTPClient(HTTPOptions{ConnsPerHost: 1})
+	get := func(ctx context.Context, path string) error {
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+path, nil)
+		resp, err := client.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		return err
+	}
+	first := make(chan error, 1)
+	go func() { first <- get(context.Background(), "/first") }()
+	for {
+		mu.Lock()
+		n := hits["/first"]
+		mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	taken := errors.New("the run was taken over")
+	asked := make(chan struct{})
+	closed := gated(func(context.Context) error { close(asked); return taken })
+	queued := make(chan error, 1)
+	go func() { queued <- get(closed, "/queued") }()
+	select {
+	case <-asked:
+		t.Fatal("the gate was asked before the request had a connection")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	err := <-queued
+	if !errors.Is(err, taken) || !errors.Is(err, ErrFinal) {
+		t.Errorf("the queued request whose gate said no: %v; want the gate's error, final", err)
+	}
+	if err := get(gated(func(context.Context) error { return nil }), "/after"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits["/queued"] != 0 || hits["/after"] != 1 {
+		t.Errorf("requests sent: %v; want none of /queued", hits)
+	}
+}
+
+// gated is a context whose gate is f.
+func gated(f func(context.Context) error) context.Context {
+	return WithGate(context.Background(), f)
 }

@@ -39,6 +39,9 @@ func (l *limited) Execute(ctx context.Context, call *Call) (*Result, error) {
 		return nil, ctx.Err()
 	}
 	defer func() { <-l.slots }()
+	if err := Proceed(ctx); err != nil {
+		return nil, err
+	}
 	return ExecuteWithin(ctx, call, l.exec)
 }
 

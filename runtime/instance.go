@@ -106,6 +106,7 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	if msg := r.waitState(ctx); msg != "" {
 		return r.endInstance(s, inst, start, ending{status: StatusFailed, value: nullOutputs(s), err: msg})
 	}
+	ctx = r.gate(ctx)
 	if cacheable {
 		if !r.opts.NoCache && r.opts.Store != nil && r.mayBeCached(s, key) {
 			v, raw, ok, err := r.cached(key)

@@ -80,6 +80,15 @@ func (t tries) run(ctx context.Context, exec blocks.Executor, call *blocks.Call,
 	var usage *blocks.Usage
 	backoff := t.backoff
 	for n := 1; ; n++ {
+		if n > 1 {
+			// After the backoff: may it still start? (blocks.Proceed)
+			if err := blocks.Proceed(ctx); err != nil {
+				if ctx.Err() != nil {
+					return nil, n - 1, usage, errCancelled
+				}
+				return nil, n - 1, usage, err
+			}
+		}
 		sctx, ended := ctx, endNothing
 		if each != nil {
 			sctx, ended = each(ctx, n)

@@ -93,6 +93,14 @@ type Options struct {
 	// the change since reaches the step: the user says they stand (a fix
 	// for the items that failed). Its other instances run (resume.go).
 	KeepSucceeded []string
+	// Queued starts the run RunID of the Store that QueuedRun's record
+	// was queued as (state.Store.QueueRun) by this process: it is started
+	// rather than created. Inputs must be the run's.
+	Queued bool
+	// Recorded: the run RunID is recorded running by this process
+	// (state.Store.QueueRun of a running record): it is neither created
+	// nor started.
+	Recorded bool
 	// Ask, when set, asks a person for the decision of an approval step
 	// that has none recorded, and returns it (or ErrNoAnswer to let the
 	// step wait); its context ends at the step's deadline. Without it,
@@ -336,6 +344,14 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		if err := r.reopen(); err != nil {
 			return nil, err
 		}
+	case r.opts.Recorded:
+	case r.opts.Queued:
+		if st == nil {
+			return nil, errors.New("starting a queued run needs the state")
+		}
+		if err := st.StartQueued(r.id, started, ""); err != nil {
+			return nil, err
+		}
 	case st != nil:
 		if err := st.CreateRun(&state.Run{
 			ID: r.id, Flow: r.prog.Flow.Name, Namespace: r.opts.Namespace, FlowFile: r.prog.Filename,
@@ -476,6 +492,30 @@ func (r *run) addDiags(d hcl.Diagnostics) {
 	r.mu.Lock()
 	r.diags = append(r.diags, d...)
 	r.mu.Unlock()
+}
+
+// QueuedRun is the record of a run of prog with opts' RunID, Inputs,
+// Namespace, Origin, ParentRun and ParentStep that is to start later:
+// recorded queued (state.Store.QueueRun), with its inputs as a run records
+// them (sensitive values hidden), then started by Apply with
+// Options.Queued.
+func QueuedRun(prog *compiler.Program, opts Options) *state.Run {
+	r := &run{prog: prog, opts: opts, inputs: map[string]cty.Value{}}
+	for _, in := range prog.Inputs {
+		v, ok := opts.Inputs[in.Name]
+		if !ok {
+			continue
+		}
+		if sensitive, _ := lang.SensitiveAndKnown(v); in.Sensitive || sensitive {
+			v = v.Mark(lang.Sensitive)
+		}
+		r.inputs[in.Name] = v
+	}
+	return &state.Run{
+		ID: opts.RunID, Flow: prog.Flow.Name, Namespace: opts.Namespace, FlowFile: prog.Filename,
+		SourceHash: prog.SourceHash, Inputs: r.inputsJSON(), Origin: opts.Origin,
+		ParentRun: opts.ParentRun, ParentStep: opts.ParentStep,
+	}
 }
 
 // inputsJSON is the JSON of the inputs as stored with the run, an object

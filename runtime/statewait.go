@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 )
 
 // No step runs whose result could not be recorded: before an instance
 // starts its block, the run asks the state whether what it records can be
-// written (state.Store.WaitWritable). While a shared database is away the
+// written (state.Store.WaitWritable), and so does each attempt after the
+// first, and a block before it sends a request that waited for a
+// connection or a place under a limit (blocks.Proceed, gate). While a shared database is away the
 // instance waits for it — and so, one by one, does every instance about
 // to start, so the run starts nothing — up to the store's wait; then it
 // fails without running, and so does the run. A run that another process
@@ -44,4 +47,16 @@ func (r *run) settle() {
 	if st := r.opts.Store; st != nil {
 		st.WaitWritable(context.Background(), "")
 	}
+}
+
+// gate is ctx with the run's gate (blocks.WithGate): a block that waited
+// before it makes a side effect asks the state again whether it may
+// (WaitWritable), so that a process stopped for longer than its lease
+// sends nothing for a run it may no longer own.
+func (r *run) gate(ctx context.Context) context.Context {
+	st := r.opts.Store
+	if st == nil {
+		return ctx
+	}
+	return blocks.WithGate(ctx, func(ctx context.Context) error { return st.WaitWritable(ctx, r.id) })
 }

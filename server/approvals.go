@@ -174,7 +174,7 @@ func (s *Server) recover() {
 	slices.SortFunc(runs, func(a, b *state.Run) int { return a.StartedAt.Compare(b.StartedAt) }) // oldest first
 	for _, run := range runs {
 		interrupted := run.Status == state.StatusInterrupted
-		if interrupted && run.Origin != originServe || run.Origin == state.OriginTemporal {
+		if interrupted && (run.Origin != originServe || s.opts.NoTakeUp) || run.Origin == state.OriginTemporal {
 			continue // a waiting run on Temporal waits there, not here
 		}
 		s.takeUp(run.ID, run.Flow, interrupted)

@@ -67,13 +67,19 @@ func (s *Server) postExplain(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, err)
 		return
 	}
+	if lr := s.liveRun(id); lr != nil {
+		lr.mu.Lock()
+		notStarted := lr.notStart != nil || lr.status == statusQueued
+		lr.mu.Unlock()
+		if notStarted {
+			// Queued, or refused before it started (its error says
+			// why): the state has nothing of it to explain.
+			writeError(w, http.StatusConflict, "not_started", fmt.Sprintf("Run %s has not started: there is nothing to explain; its error, if any, says why.", id), nil, nil)
+			return
+		}
+	}
 	run, err := thinker.ExplainableRun(s.store, id)
 	switch {
-	case errors.Is(err, state.ErrRunNotFound) && s.liveRun(id) != nil:
-		// Queued, or refused before it started (its error says why): the
-		// state has nothing of it to explain yet.
-		writeError(w, http.StatusConflict, "not_started", fmt.Sprintf("Run %s has not started: there is nothing to explain; its error, if any, says why.", id), nil, nil)
-		return
 	case errors.Is(err, state.ErrRunNotFound) || errors.Is(err, state.ErrAmbiguousRun):
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
 		return

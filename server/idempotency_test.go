@@ -42,3 +42,53 @@ func TestIdempotencyKey(t *testing.T) {
 		t.Errorf("an expired key gave its run again")
 	}
 }
+
+// TestRunsRecordedBeforeAnswer: a run is in the state when the server
+// answers 202, queued while it waits for a place (--max-active), with its
+// Idempotency-Key; past --max-queue a start is refused with 503 queue_full
+// and Retry-After, and records nothing (the key is free for the retry),
+// but a key that started a run answers with it, full or not.
+func TestRunsRecordedBeforeAnswer(t *testing.T) {
+	ts := newTestServer(t, files{"greet.flow.hcl": greetFlow}, func(o *Options) { o.MaxActive, o.MaxQueue = 1, 2 })
+	long := ts.start("greet", `{"inputs": {"name": "a", "wait": "1m"}}`)
+	ts.wait(long, "running")
+	key := []string{"Idempotency-Key", "queued-1"}
+	queued := []string{
+		ts.start("greet", `{"inputs": {"name": "b"}}`, key...),
+		ts.start("greet", `{"inputs": {"name": "c"}}`),
+	}
+	for _, id := range queued {
+		if r, err := ts.store.Run(id); err != nil || r.Status != "queued" {
+			t.Errorf("run %s answered 202: %+v, %v; want it recorded queued", id, r, err)
+		}
+	}
+	var again runReply
+	if code := ts.code("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "b"}}`, &again, key...); code != http.StatusOK ||
+		again.RunID != queued[0] || again.Status != "queued" {
+		t.Errorf("the key again: %d %+v, want 200 with run %s queued", code, again, queued[0])
+	}
+	var full runReply
+	resp := ts.do("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "d"}}`, &full, "Idempotency-Key", "full-1")
+	if resp.StatusCode != http.StatusServiceUnavailable || full.Error.Code != "queue_full" || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("past --max-queue: %d %+v, Retry-After %q", resp.StatusCode, full, resp.Header.Get("Retry-After"))
+	}
+	var list struct {
+		Runs []struct {
+			RunID, Status string
+		}
+	}
+	ts.do("GET", "/v1/runs?status=queued", "", &list)
+	if len(list.Runs) != 2 {
+		t.Errorf("GET /v1/runs?status=queued: %+v, want the two queued runs", list.Runs)
+	}
+	var c runReply
+	if code := ts.code("POST", "/v1/runs/"+long+"/cancel", "", &c, "Content-Type", "application/json"); code != http.StatusAccepted {
+		t.Fatalf("cancel: %d %+v", code, c)
+	}
+	for _, id := range queued {
+		ts.wait(id, "ok")
+	}
+	// The refused request's key was not taken: its retry starts a run.
+	retried := ts.start("greet", `{"inputs": {"name": "d"}}`, "Idempotency-Key", "full-1")
+	ts.wait(retried, "ok")
+}

@@ -37,7 +37,6 @@ type liveRun struct {
 	prog      *compiler.Program
 	inputs    map[string]cty.Value
 	namespace string
-	queuedAt  time.Time // when it was first queued: its place in GET /v1/runs
 	// trace is the span of the request that started or resumed it, the
 	// parent of the run's span.
 	trace trace.SpanContext
@@ -45,6 +44,13 @@ type liveRun struct {
 	// resume: the run exists in the state and continues (after a
 	// decision, a deadline, or a crash of the server).
 	resume bool
+	// queued: the run is recorded queued by this server
+	// (state.Store.QueueRun) and has not started: it is started, not
+	// created.
+	queued bool
+	// recorded: the run is recorded running by this server, which
+	// starts it at once (postRun): it is neither created nor started.
+	recorded bool
 	// failResume, when set, is why a run that should be resumed cannot
 	// be: it is recorded as failed with it instead.
 	failResume string
@@ -66,7 +72,7 @@ type liveRun struct {
 }
 
 func newLiveRun(id, flow string, prog *compiler.Program, inputs map[string]cty.Value, ns string) *liveRun {
-	return &liveRun{id: id, flow: flow, prog: prog, inputs: inputs, namespace: ns, queuedAt: time.Now(),
+	return &liveRun{id: id, flow: flow, prog: prog, inputs: inputs, namespace: ns,
 		status: statusQueued, changed: make(chan struct{})}
 }
 
@@ -103,15 +109,37 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 		s.failToResume(lr)
 		return
 	}
+	res, err := s.apply(ctx, lr)
+	if lr.queued && errors.Is(err, state.ErrNotQueued) {
+		// Taken for abandoned (this server lost its lease): it is
+		// interrupted, and resumed here unless another server did.
+		s.log.Warn("queued run taken for abandoned; resuming it", slog.String("run_id", lr.id), slog.String("flow", lr.flow))
+		lr.queued, lr.resume = false, true
+		res, err = s.apply(ctx, lr)
+	}
+	s.ended(lr, res, err)
+}
+
+// apply runs or resumes a live run, or starts it when it is queued.
+func (s *Server) apply(ctx context.Context, lr *liveRun) (*runtime.Result, error) {
 	var failed []string
 	var started time.Time
 	apply := runtime.Apply
+	queued := lr.queued
 	if s.opts.Engine != nil {
 		apply = s.opts.Engine.Apply
+		if queued {
+			// Temporal's workers record the run: it is started for
+			// them (and no process owns it).
+			if err := s.store.StartQueued(lr.id, time.Now(), state.OriginTemporal); err != nil {
+				return nil, err
+			}
+			lr.queued, queued = false, false
+		}
 	}
-	res, err := apply(ctx, lr.prog, runtime.Options{
+	return apply(ctx, lr.prog, runtime.Options{
 		RunID: lr.id, Inputs: lr.inputs, Namespace: lr.namespace, Store: s.store, Executors: s.opts.Executors,
-		Resume: lr.resume, Origin: originServe,
+		Resume: lr.resume, Queued: queued, Recorded: lr.recorded, Origin: originServe,
 		Observe: func(e runtime.Event) {
 			s.metrics.observe(lr.flow, e)
 			switch e := e.(type) {
@@ -148,17 +176,30 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 			if typ == "run_started" {
 				lr.mu.Lock()
 				lr.status = "running"
+				lr.queued, lr.recorded = false, false // the state has it running
 				lr.mu.Unlock()
-				s.started(lr)
 			}
 			lr.publish(ev)
 		},
 	})
+}
+
+// ended records how a live run's apply ended, and starts what it makes
+// ready.
+func (s *Server) ended(lr *liveRun, res *runtime.Result, err error) {
 	// The events are in the state before the run is taken off the live
 	// ones: a stream that starts then reads them there.
 	s.store.Flush()
 	lr.mu.Lock()
 	switch {
+	case errors.Is(err, state.ErrRunTaken):
+		// This server lost its lease and another took the run over: it
+		// started no step since it knew; the state says what it is.
+		s.log.Warn("run taken over by another process: not going on with it", slog.String("run_id", lr.id), slog.String("flow", lr.flow))
+		lr.status = ""
+		if run, e := s.store.Run(lr.id); e == nil {
+			lr.status = run.Status
+		}
 	case err != nil && lr.resume:
 		// Not resumed (another process holds the run): the state
 		// says what it is.
@@ -193,6 +234,19 @@ func (s *Server) run(ctx context.Context, lr *liveRun) {
 			lr.status = state.StatusInterrupted
 		}
 	}
+	if lr.notStart != nil && (lr.queued || lr.recorded) {
+		// Recorded, never started: recorded as failed.
+		var e error
+		if lr.queued {
+			e = s.store.EndQueued(lr.id, lr.status, lr.notStart.Message)
+		} else {
+			e = s.store.FinishRun(&state.Run{ID: lr.id, Status: lr.status, Error: lr.notStart.Message})
+		}
+		if e != nil {
+			s.log.Error("recording a run that could not start", slog.String("run_id", lr.id), slog.Any("error", e))
+		}
+	}
+	lr.queued, lr.recorded = false, false
 	waiting := err == nil && res.Status == runtime.StatusWaiting
 	// Cancelled while it was stopping to wait: cancelled now.
 	cancelNow := waiting && lr.cancelled
@@ -217,7 +271,6 @@ func (s *Server) requeue(lr *liveRun) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.active--
-	delete(s.starting, lr.id)
 	s.queue = slices.Insert(s.queue, 0, lr)
 	s.dispatchLocked()
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,14 +13,12 @@ import (
 	"github.com/flowctl/flowctl/server/api"
 )
 
-// GET /v1/runs lists the runs a page at a time, newest first: the runs
-// queued in this server, or starting (in its memory, not yet in the
-// state) first, then
-// the state's, by start time and ID. A page costs the page: the state's
-// part is one query on an index of its filters (state.RunPage) from where
-// the last page ended, and the approvals its waiting runs wait for one
-// more; only the queue, which --max-queue bounds, is looked at whole (and
-// sorted: a few microseconds for the default's 10,000).
+// GET /v1/runs lists the runs a page at a time, newest first, by start
+// time (the time it was accepted, for a run that has not started) and
+// ID: every run a server accepted is in the state, queued until it
+// starts. A page costs the page: one query on an index of its filters
+// (state.RunPage) from where the last page ended, and the approvals its
+// waiting runs wait for one more.
 
 // runSummary is a run in GET /v1/runs.
 type runSummary struct {
@@ -48,24 +45,20 @@ const (
 	maxPage     = 1000
 )
 
-// A runCursor is where a page of runs ended: in the queue (at a run queued
-// at a time) or in the state (at a state.RunKey; at its start when the
-// key's ID is ""). It travels as an opaque string: q or s, the time in
-// unix nanoseconds, and the run's ID.
+// A runCursor is where a page of runs ended, at a state.RunKey (at its
+// start when the key's ID is ""). It travels as an opaque string: s (q in
+// the cursors of servers that kept their queues in memory, read as s),
+// the time in unix nanoseconds, and the run's ID.
 type runCursor struct {
-	queued bool
-	key    state.RunKey
+	key state.RunKey
 }
 
 func (c runCursor) String() string {
-	kind, t := "s", "0"
-	if c.queued {
-		kind = "q"
-	}
+	t := "0"
 	if c.key.ID != "" {
 		t = strconv.FormatInt(c.key.StartedAt.UnixNano(), 10)
 	}
-	return base64.RawURLEncoding.EncodeToString([]byte(kind + t + ":" + c.key.ID))
+	return base64.RawURLEncoding.EncodeToString([]byte("s" + t + ":" + c.key.ID))
 }
 
 func parseCursor(s string) (*runCursor, bool) {
@@ -81,7 +74,7 @@ func parseCursor(s string) (*runCursor, bool) {
 	if !ok || err != nil || id == "" && b[0] == 'q' {
 		return nil, false
 	}
-	return &runCursor{queued: b[0] == 'q', key: state.RunKey{StartedAt: time.Unix(0, n), ID: id}}, true
+	return &runCursor{key: state.RunKey{StartedAt: time.Unix(0, n), ID: id}}, true
 }
 
 func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
@@ -103,101 +96,37 @@ func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []runSummary{}
 	var next *runCursor
-	if cur == nil || cur.queued {
-		out, next = s.queuedPage(f, cur, limit)
+	var after *state.RunKey
+	if cur != nil && cur.key.ID != "" {
+		after = &cur.key
 	}
-	inState := f.Status != statusQueued
-	if next == nil && len(out) == limit && inState && (cur == nil || cur.queued) {
-		next = &runCursor{} // the queue is done: the state's runs from the newest
-	} else if next == nil && len(out) < limit && inState {
-		var after *state.RunKey
-		if cur != nil && !cur.queued && cur.key.ID != "" {
-			after = &cur.key
+	st, ctx, cancel := s.reads(r)
+	defer cancel()
+	runs, key, err := st.RunPage(ctx, f, after, limit)
+	if err != nil {
+		s.readFailed(w, r, ctx, err)
+		return
+	}
+	var waiting []string
+	for _, run := range runs {
+		out = append(out, runSummary{RunID: run.ID, Flow: run.Flow, Namespace: run.Namespace, Status: run.Status,
+			StartedAt: api.Time(run.StartedAt), FinishedAt: api.Time(run.FinishedAt), Links: api.RunLinks(run.ID)})
+		if run.Status == string(runtime.StatusWaiting) {
+			waiting = append(waiting, run.ID)
 		}
-		runs, key, err := s.store.RunPage(r.Context(), f, after, limit-len(out))
-		if err != nil {
-			s.internalError(w, r, err)
-			return
-		}
-		var waiting []string
-		inMemory := map[string]bool{}
-		for _, rs := range out {
-			inMemory[rs.RunID] = true
-		}
-		for _, run := range runs {
-			if inMemory[run.ID] {
-				continue // starting: listed already
-			}
-			out = append(out, runSummary{RunID: run.ID, Flow: run.Flow, Namespace: run.Namespace, Status: run.Status,
-				StartedAt: api.Time(run.StartedAt), FinishedAt: api.Time(run.FinishedAt), Links: api.RunLinks(run.ID)})
-			if run.Status == string(runtime.StatusWaiting) {
-				waiting = append(waiting, run.ID)
-			}
-		}
-		if err := s.addWaitingFor(out, waiting); err != nil {
-			s.internalError(w, r, err)
-			return
-		}
-		if key != nil {
-			next = &runCursor{key: *key}
-		}
+	}
+	if err := addWaitingFor(st, out, waiting); err != nil {
+		s.readFailed(w, r, ctx, err)
+		return
+	}
+	if key != nil {
+		next = &runCursor{key: *key}
 	}
 	body := map[string]any{"runs": out}
 	if next != nil {
 		body["next_cursor"] = next.String()
 	}
 	writeJSON(w, http.StatusOK, body)
-}
-
-// queuedPage is the part of a page in this server's memory: the queued
-// runs and those starting, which the state does not have yet, that f
-// chooses, newest first, after cur, at most limit; and the cursor of the
-// next page when there are more.
-func (s *Server) queuedPage(f state.RunFilter, cur *runCursor, limit int) ([]runSummary, *runCursor) {
-	s.mu.Lock()
-	type item struct {
-		lr     *liveRun
-		status string
-	}
-	items := make([]item, 0, len(s.queue)+len(s.starting))
-	for _, lr := range s.queue {
-		if !lr.resume { // else the state has it
-			items = append(items, item{lr, statusQueued})
-		}
-	}
-	for _, lr := range s.starting {
-		items = append(items, item{lr, statusRunning})
-	}
-	s.mu.Unlock()
-	slices.SortFunc(items, func(a, b item) int { // newest first
-		if c := b.lr.queuedAt.Compare(a.lr.queuedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(b.lr.id, a.lr.id)
-	})
-	out := []runSummary{}
-	var last *liveRun
-	for _, it := range items {
-		lr := it.lr
-		if f.Flow != "" && lr.flow != f.Flow || f.Namespace != "" && nsOf(lr.namespace) != f.Namespace || f.Status != "" && f.Status != it.status {
-			continue
-		}
-		if cur != nil && !queuedBefore(lr, cur.key) {
-			continue
-		}
-		if len(out) == limit {
-			return out, &runCursor{queued: true, key: state.RunKey{StartedAt: last.queuedAt, ID: last.id}}
-		}
-		out = append(out, runSummary{RunID: lr.id, Flow: lr.flow, Namespace: nsOf(lr.namespace), Status: it.status, Links: api.RunLinks(lr.id)})
-		last = lr
-	}
-	return out, nil
-}
-
-// queuedBefore reports whether lr comes after key in the list, newest
-// first: queued before it, or at the same time with a smaller ID.
-func queuedBefore(lr *liveRun, key state.RunKey) bool {
-	return lr.queuedAt.Before(key.StartedAt) || lr.queuedAt.Equal(key.StartedAt) && lr.id < key.ID
 }
 
 // nsOf is a run's namespace as the state has it.
@@ -210,11 +139,11 @@ func nsOf(ns string) string {
 
 // addWaitingFor fills in what the waiting runs of a page wait for, with
 // one query.
-func (s *Server) addWaitingFor(page []runSummary, waiting []string) error {
+func addWaitingFor(st *state.Store, page []runSummary, waiting []string) error {
 	if len(waiting) == 0 {
 		return nil
 	}
-	open, err := s.store.OpenApprovals(waiting)
+	open, err := st.OpenApprovals(waiting)
 	if err != nil {
 		return err
 	}

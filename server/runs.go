@@ -61,77 +61,120 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.stateReady(r.Context()) {
-		w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter.Seconds())))
-		s.refuse(w, prog.Flow.Name, http.StatusServiceUnavailable, "state_unavailable", "The state does not answer now: no run can start. Try again later.")
+		s.refuseUnavailable(w, prog.Flow.Name)
 		return
 	}
-	id := state.NewRunID()
-	key := r.Header.Get("Idempotency-Key")
-	if key != "" {
-		if code, msg := s.refuseStart(); code != 0 {
-			s.refuse(w, prog.Flow.Name, code, codeOf(code), msg)
-			return
-		}
-		digest := requestDigest(prog, req.Inputs)
-		had, err := s.claimKey(prog.Flow.Name, req.Namespace, key, digest, id)
-		switch {
-		case err != nil:
-			s.internalError(w, r, err)
-			return
-		case had != nil && had.Request != digest:
-			writeError(w, http.StatusUnprocessableEntity, "idempotency_key_reused", fmt.Sprintf(
-				"The Idempotency-Key was used for another request of flow %s at %s (run %s); use a new key for a new request.",
-				prog.Flow.Name, runtime.JSONTime(had.CreatedAt), had.RunID), nil, nil)
-			return
-		case had != nil:
-			s.writeRunStatus(w, http.StatusOK, had.RunID)
-			return
-		}
+	var key *state.IdempotencyKey
+	if k := r.Header.Get("Idempotency-Key"); k != "" {
+		key = &state.IdempotencyKey{Flow: prog.Flow.Name, Namespace: req.Namespace, Key: k, Request: requestDigest(prog, req.Inputs)}
 	}
+	expiry := time.Now().Add(-s.opts.IdempotencyExpiry)
+	// A place in the queue is held while the run is recorded, so that
+	// requests at once take no more places than there are.
 	s.mu.Lock()
-	if code, msg := s.refuseStartLocked(); code != 0 {
+	if code, reason, msg := s.refuseStartLocked(); code != 0 {
 		s.mu.Unlock()
-		if key != "" {
-			s.store.ReleaseIdempotencyKey(state.IdempotencyKey{Flow: prog.Flow.Name, Namespace: req.Namespace, Key: key, RunID: id})
+		// A retry of a request that started a run answers with it,
+		// whatever the queue.
+		if key != nil {
+			if had, err := s.store.IdempotencyKeyOf(key.Flow, key.Namespace, key.Key, expiry); err == nil && had != nil {
+				s.answerKey(w, prog, key, had)
+				return
+			}
 		}
-		s.refuse(w, prog.Flow.Name, code, codeOf(code), msg)
+		s.refuse(w, prog.Flow.Name, code, reason, msg)
 		return
 	}
-	lr := s.enqueueLocked(id, prog, inputs, req.Namespace, trace.SpanContextFromContext(r.Context()))
+	// A run with a place among the active ones at once (none queued) is
+	// recorded running and started, one write; another is recorded
+	// queued and started from the queue.
+	direct := s.opts.Engine == nil && len(s.queue) == 0 && s.active < s.opts.MaxActive && s.ctx.Err() == nil
+	if direct {
+		s.active++
+	} else {
+		s.recording++
+	}
 	s.mu.Unlock()
-	s.writeRunStatus(w, http.StatusAccepted, lr.id)
+	// The run, and its Idempotency-Key, are in the state, in one
+	// transaction, before the answer: a server that dies now loses no run
+	// it answered for (it is taken up as interrupted), and a retry with
+	// the key finds the run.
+	id := state.NewRunID()
+	rec := runtime.QueuedRun(prog, runtime.Options{RunID: id, Inputs: inputs, Namespace: req.Namespace, Origin: originServe})
+	if direct {
+		rec.Status = statusRunning
+	}
+	had, err := s.store.QueueRun(rec, key, expiry)
+	parent := trace.SpanContextFromContext(r.Context())
+	s.mu.Lock()
+	switch {
+	case direct && err == nil && had == nil:
+		lr := newLiveRun(id, prog.Flow.Name, prog, inputs, req.Namespace)
+		lr.trace, lr.recorded = parent, true
+		s.live[id] = lr
+		s.launchLocked(lr)
+	case direct:
+		s.active--
+		s.dispatchLocked()
+	default:
+		s.recording--
+		if err == nil && had == nil {
+			s.enqueueLocked(id, prog, inputs, req.Namespace, parent)
+		}
+	}
+	s.mu.Unlock()
+	switch {
+	case err != nil && !s.checkState(r.Context()):
+		s.refuseUnavailable(w, prog.Flow.Name)
+	case err != nil:
+		s.internalError(w, r, err)
+	case had != nil:
+		s.answerKey(w, prog, key, had)
+	default:
+		s.writeRunStatus(w, http.StatusAccepted, id)
+	}
+}
+
+// answerKey answers a start whose Idempotency-Key started a run before
+// (had): with that run, or 422 when the key came with another request.
+func (s *Server) answerKey(w http.ResponseWriter, prog *compiler.Program, key, had *state.IdempotencyKey) {
+	if had.Request != key.Request {
+		writeError(w, http.StatusUnprocessableEntity, "idempotency_key_reused", fmt.Sprintf(
+			"The Idempotency-Key was used for another request of flow %s at %s (run %s); use a new key for a new request.",
+			prog.Flow.Name, runtime.JSONTime(had.CreatedAt), had.RunID), nil, nil)
+		return
+	}
+	s.writeRunStatus(w, http.StatusOK, had.RunID)
+}
+
+// refuseUnavailable refuses a start while the state does not answer.
+func (s *Server) refuseUnavailable(w http.ResponseWriter, flow string) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter.Seconds())))
+	s.refuse(w, flow, http.StatusServiceUnavailable, "state_unavailable", "The state does not answer now: no run can start. Try again later.")
 }
 
 // refuse answers a start request that the server refuses, and logs it.
 func (s *Server) refuse(w http.ResponseWriter, flow string, status int, code, msg string) {
+	if code == "queue_full" {
+		w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter.Seconds())))
+	}
 	s.log.Warn("run refused", slog.String("flow", flow), slog.Int("status", status), slog.String("reason", code))
 	writeError(w, status, code, msg, nil, nil)
 }
 
-// refuseStart is why a run cannot be queued now (an HTTP status and a
-// message), 0 when it can.
-func (s *Server) refuseStart() (int, string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.refuseStartLocked()
-}
-
-func (s *Server) refuseStartLocked() (int, string) {
+// refuseStartLocked is why a run cannot be queued now (an HTTP status, an
+// error code and a message), 0 when it can. Both refusals are 503 with
+// Retry-After: a full queue (--max-queue, the runs this server holds
+// recorded and not started, and those being recorded) empties as runs
+// end.
+func (s *Server) refuseStartLocked() (int, string, string) {
 	switch {
 	case s.draining:
-		return http.StatusServiceUnavailable, "The server is stopping."
-	case len(s.queue) >= s.opts.MaxQueue:
-		return http.StatusTooManyRequests, fmt.Sprintf("%d runs are queued already.", s.opts.MaxQueue)
+		return http.StatusServiceUnavailable, "stopping", "The server is stopping."
+	case len(s.queue)+s.recording >= s.opts.MaxQueue:
+		return http.StatusServiceUnavailable, "queue_full", fmt.Sprintf("%d runs are queued already; try again later.", s.opts.MaxQueue)
 	}
-	return 0, ""
-}
-
-// codeOf is the error code of a refusal's status.
-func codeOf(status int) string {
-	if status == http.StatusTooManyRequests {
-		return "queue_full"
-	}
-	return "stopping"
+	return 0, "", ""
 }
 
 // enqueueLocked queues a run of prog and starts it when there is room;
@@ -139,6 +182,7 @@ func codeOf(status int) string {
 func (s *Server) enqueueLocked(id string, prog *compiler.Program, inputs map[string]cty.Value, ns string, parent trace.SpanContext) *liveRun {
 	lr := newLiveRun(id, prog.Flow.Name, prog, inputs, ns)
 	lr.trace = parent
+	lr.queued = true
 	s.live[lr.id] = lr
 	s.queue = append(s.queue, lr)
 	s.dispatchLocked()
@@ -151,31 +195,26 @@ func (s *Server) dispatchLocked() {
 		lr := s.queue[0]
 		s.queue = s.queue[1:]
 		s.active++
-		if !lr.resume {
-			s.starting[lr.id] = lr
-		}
-		ctx, cancel := context.WithCancel(s.ctx)
-		if lr.trace.IsValid() {
-			ctx = trace.ContextWithSpanContext(ctx, lr.trace)
-		}
-		lr.mu.Lock()
-		lr.cancel = cancel
-		lr.status = "running"
-		lr.mu.Unlock()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer cancel()
-			s.run(ctx, lr)
-		}()
+		s.launchLocked(lr)
 	}
 }
 
-// started takes a run off those starting: the state has it.
-func (s *Server) started(lr *liveRun) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.starting, lr.id)
+// launchLocked runs a live run that has its place among the active ones.
+func (s *Server) launchLocked(lr *liveRun) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	if lr.trace.IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, lr.trace)
+	}
+	lr.mu.Lock()
+	lr.cancel = cancel
+	lr.status = "running"
+	lr.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		s.run(ctx, lr)
+	}()
 }
 
 // finished takes a run that ended off the live ones and starts the next.
@@ -183,7 +222,6 @@ func (s *Server) finished(lr *liveRun) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.active--
-	delete(s.starting, lr.id)
 	lr.mu.Lock()
 	keep := lr.notStart != nil || !lr.done // could not start, or waits
 	lr.mu.Unlock()
@@ -213,27 +251,31 @@ func (s *Server) liveRun(id string) *liveRun {
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	run, err := s.store.Run(id)
+	st, ctx, cancel := s.reads(r)
+	defer cancel()
+	run, err := st.Run(id)
 	if err != nil && !errors.Is(err, state.ErrRunNotFound) {
-		s.internalError(w, r, err)
+		s.readFailed(w, r, ctx, err)
+		return
+	}
+	if lr := s.liveRun(id); lr != nil && (run == nil || lr.notStart != nil) {
+		// A run that could not start: its record says so, in fewer
+		// words than its diagnostics.
+		lr.mu.Lock()
+		out := api.Run{RunID: id, Flow: lr.flow, Namespace: nsOf(lr.namespace), Status: lr.status, Error: lr.notStart,
+			Inputs: api.RawOrNull(nil), Outputs: api.RawOrNull(nil), FailedOutputs: api.RawOrNull(nil),
+			Steps: []api.Step{}, LastEvent: lr.seq, Links: api.RunLinks(id)}
+		lr.mu.Unlock()
+		writeJSON(w, http.StatusOK, out)
 		return
 	}
 	if run == nil {
-		if lr := s.liveRun(id); lr != nil {
-			lr.mu.Lock()
-			out := api.Run{RunID: id, Flow: lr.flow, Namespace: nsOf(lr.namespace), Status: lr.status, Error: lr.notStart,
-				Inputs: api.RawOrNull(nil), Outputs: api.RawOrNull(nil), FailedOutputs: api.RawOrNull(nil),
-				Steps: []api.Step{}, LastEvent: lr.seq, Links: api.RunLinks(id)}
-			lr.mu.Unlock()
-			writeJSON(w, http.StatusOK, out)
-			return
-		}
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
 		return
 	}
-	out, err := api.ReadRun(s.store, run)
+	out, err := api.ReadRun(st, run)
 	if err != nil {
-		s.internalError(w, r, err)
+		s.readFailed(w, r, ctx, err)
 		return
 	}
 	if lr := s.liveRun(id); lr != nil && ended(out.Status) {
@@ -274,22 +316,24 @@ func (s *Server) getInstances(w http.ResponseWriter, r *http.Request) {
 		}
 		after = string(b)
 	}
-	run, err := s.store.Run(id)
+	st, ctx, cancel := s.reads(r)
+	defer cancel()
+	run, err := st.Run(id)
 	switch {
 	case errors.Is(err, state.ErrRunNotFound):
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("There is no run %q.", id), nil, nil)
 		return
 	case err != nil:
-		s.internalError(w, r, err)
+		s.readFailed(w, r, ctx, err)
 		return
 	}
 	sq := state.StepQuery{Step: step, After: after, Limit: limit + 1}
-	if st := q.Get("status"); st != "" {
-		sq.Statuses = strings.Split(st, ",")
+	if v := q.Get("status"); v != "" {
+		sq.Statuses = strings.Split(v, ",")
 	}
-	steps, err := s.store.StepResults(run.ID, sq)
+	steps, err := st.StepResults(run.ID, sq)
 	if err != nil {
-		s.internalError(w, r, err)
+		s.readFailed(w, r, ctx, err)
 		return
 	}
 	body := map[string]any{}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -84,12 +85,24 @@ func (s *Server) fire(e *flowEntry, sch *lang.Schedule, last map[string]time.Tim
 		return // the compiler reports it
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.draining || len(s.queue) >= s.opts.MaxQueue {
+	if code, _, _ := s.refuseStartLocked(); code != 0 {
 		s.log.Warn("schedule fired, run refused", slog.String("flow", flow), slog.String("schedule", sch.Name),
 			slog.Bool("stopping", s.draining), slog.Int("queued", len(s.queue)))
+		s.mu.Unlock()
 		return
 	}
-	lr := s.enqueueLocked(state.NewRunID(), e.prog, inputs, "", trace.SpanContext{})
-	s.log.Info("schedule fired", slog.String("flow", flow), slog.String("schedule", sch.Name), slog.String("run_id", lr.id))
+	s.recording++
+	s.mu.Unlock()
+	// Recorded before it is queued, as a run a request starts is.
+	id := state.NewRunID()
+	_, err = s.store.QueueRun(runtime.QueuedRun(e.prog, runtime.Options{RunID: id, Inputs: inputs, Origin: originServe}), nil, time.Time{})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recording--
+	if err != nil {
+		s.log.Error("schedule fired, run not recorded", slog.String("flow", flow), slog.String("schedule", sch.Name), slog.Any("error", err))
+		return
+	}
+	s.enqueueLocked(id, e.prog, inputs, "", trace.SpanContext{})
+	s.log.Info("schedule fired", slog.String("flow", flow), slog.String("schedule", sch.Name), slog.String("run_id", id))
 }

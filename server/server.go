@@ -58,6 +58,10 @@ type Options struct {
 	NotifyURLs      []string
 	NotifySecret    string
 	BaseURL         string
+	// NoTakeUp: interrupted runs are not taken up by this server, neither
+	// when it starts nor while it runs (takeup.go): a person decides
+	// (flowctl apply --resume).
+	NoTakeUp bool
 	// IdempotencyExpiry is how long an Idempotency-Key is kept
 	// (DefaultIdempotencyExpiry when 0).
 	IdempotencyExpiry time.Duration
@@ -106,10 +110,10 @@ type Server struct {
 	mu    sync.Mutex
 	live  map[string]*liveRun
 	queue []*liveRun
-	// starting are the runs taken off the queue that the state does not
-	// have yet (no run_started): GET /v1/runs lists them with the queue.
-	starting map[string]*liveRun
-	active   int
+	// recording counts the runs being recorded (postRun): each holds a
+	// place in the queue.
+	recording int
+	active    int
 	// explaining are the runs a POST /v1/runs/{id}/explain is under way
 	// for.
 	explaining map[string]bool
@@ -139,7 +143,7 @@ func New(opts Options) *Server {
 		opts: opts, log: opts.Logger, store: opts.Store, ctx: ctx, stop: stop, csrf: newCSRFToken(),
 		ready: readiness{stateOK: true},
 		flows: &flowSet{dir: opts.Dir, registries: opts.Registries, goEngine: opts.GoEngine},
-		live:  map[string]*liveRun{}, starting: map[string]*liveRun{}, stopping: make(chan struct{}),
+		live:  map[string]*liveRun{}, stopping: make(chan struct{}),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -175,7 +179,7 @@ func New(opts Options) *Server {
 	// Each request is a span (a child of the caller's, when its
 	// traceparent names one), named after its route; a run it starts is a
 	// child of it (liverun.go).
-	s.handler = otelhttp.NewHandler(s.logRequests(http.HandlerFunc(s.route)), "flowctl serve",
+	s.handler = otelhttp.NewHandler(s.logRequests(withDeadline(http.HandlerFunc(s.route))), "flowctl serve",
 		otelhttp.WithSpanNameFormatter(func(op string, r *http.Request) string {
 			if _, pattern := s.mux.Handler(r); pattern != "" {
 				return pattern
@@ -196,6 +200,13 @@ func New(opts Options) *Server {
 		defer s.bg.Done()
 		s.pruneKeys()
 	}()
+	if !opts.NoTakeUp {
+		s.bg.Add(1)
+		go func() {
+			defer s.bg.Done()
+			s.takeUpLoop()
+		}()
+	}
 	return s
 }
 

@@ -189,7 +189,8 @@ func (t *transport) retryAfterFailure(ctx context.Context, f *failure, try int) 
 
 // acquire waits for a place under the concurrency limit, then for the rate
 // limiter. It holds the place while it waits for the limiter, so that a
-// request starts as soon as its token is there.
+// request starts as soon as its token is there; then it asks the call
+// whether the request may still be sent (blocks.Proceed).
 func (t *transport) acquire(ctx context.Context) error {
 	select {
 	case t.sem <- struct{}{}:
@@ -197,7 +198,7 @@ func (t *transport) acquire(ctx context.Context) error {
 		return t.ctxError(ctx, ctx.Err())
 	}
 	if t.limiter == nil {
-		return nil
+		return t.proceed(ctx)
 	}
 	if err := t.limiter.Wait(ctx); err != nil {
 		<-t.sem
@@ -206,6 +207,15 @@ func (t *transport) acquire(ctx context.Context) error {
 		}
 		return fmt.Errorf("the limit of %d requests a minute (%s) leaves no time for this request before the step's timeout: %w",
 			t.rpm, EnvRPM, context.DeadlineExceeded)
+	}
+	return t.proceed(ctx)
+}
+
+// proceed gives the place back when the call may not go on.
+func (t *transport) proceed(ctx context.Context) error {
+	if err := blocks.Proceed(ctx); err != nil {
+		<-t.sem
+		return err
 	}
 	return nil
 }

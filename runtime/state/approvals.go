@@ -158,7 +158,7 @@ func (s *Store) Approvals(runID string) ([]*Approval, error) {
 }
 
 func (s *Store) approvals(where string, args ...any) ([]*Approval, error) {
-	rows, err := s.db.QueryContext(context.Background(), `SELECT run_id, step, instance, message, requested_at,
+	rows, err := s.db.QueryContext(s.db.bg(), `SELECT run_id, step, instance, message, requested_at,
 		deadline, decided_at, approved, comment, decided_by, closed FROM approvals `+where+` ORDER BY run_id, step, instance`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading approvals: %w", err)

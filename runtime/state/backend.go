@@ -42,6 +42,17 @@ type backend interface {
 type sqlDB struct {
 	*sql.DB
 	b backend
+	// ctx, when not nil, is the context of the queries that are given
+	// none (Store.Within).
+	ctx context.Context
+}
+
+// bg is the context of a query given none.
+func (d *sqlDB) bg() context.Context {
+	if d.ctx != nil {
+		return d.ctx
+	}
+	return context.Background()
 }
 
 // QueryContext runs a query, trying it again while it fails transiently
@@ -64,11 +75,11 @@ func (d *sqlDB) QueryRowContext(ctx context.Context, query string, args ...any) 
 }
 
 func (d *sqlDB) Query(query string, args ...any) (*sql.Rows, error) {
-	return d.QueryContext(context.Background(), query, args...)
+	return d.QueryContext(d.bg(), query, args...)
 }
 
 func (d *sqlDB) QueryRow(query string, args ...any) *sql.Row {
-	return d.QueryRowContext(context.Background(), query, args...)
+	return d.QueryRowContext(d.bg(), query, args...)
 }
 
 func (d *sqlDB) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {

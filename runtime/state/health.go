@@ -42,12 +42,18 @@ const DefaultWait = 2 * time.Minute
 // for it to come back, up to the store's wait (Options.Wait, counted from
 // when it stopped answering), and then fails with ErrUnavailable; with
 // ErrRunTaken when run runID ("" for none) is no longer this process's;
-// with ctx's error when ctx ends first.
+// with ctx's error when ctx ends first. For a run, in a shared database,
+// it also waits until this process's lease is valid now, by the
+// database's clock (holdLease): renewed, when it may have lapsed, before
+// anything is started for the run.
 //
-// The runtime calls it before it starts each step instance, so that no
-// step runs whose result could not be recorded, and a run whose state
-// went away waits for it, running nothing, rather than failing at once.
-// A SQLite state, a file, is always writable.
+// The runtime calls it before it starts each step instance (and each
+// attempt, and blocks before they send a request that waited for a
+// connection: blocks.Proceed), so that no step runs whose result could
+// not be recorded, or that another process took over, and a run whose
+// state went away waits for it, running nothing, rather than failing at
+// once. A SQLite state, a file, is always writable, and its runs are
+// their process's for as long as it lives.
 func (s *Store) WaitWritable(ctx context.Context, runID string) error {
 	if runID != "" && s.owner.lost(runID) {
 		return fmt.Errorf("run %s: %w", runID, ErrRunTaken)
@@ -58,8 +64,32 @@ func (s *Store) WaitWritable(ctx context.Context, runID string) error {
 	if err := s.avail.wait(ctx); err != nil {
 		return err
 	}
-	if runID != "" && s.owner.lost(runID) {
-		return fmt.Errorf("run %s: %w", runID, ErrRunTaken)
+	if runID != "" {
+		if err := s.holdLease(ctx); err != nil {
+			return err
+		}
+		if s.owner.lost(runID) {
+			return fmt.Errorf("run %s: %w", runID, ErrRunTaken)
+		}
+	}
+	return nil
+}
+
+// holdLease returns once this process's lease is valid now (lease.valid):
+// at once while it is, else after a transaction of the writer has renewed
+// it, or found it lost (then the runs it named are taken, and lost says
+// so). A process that was stopped (SIGSTOP, a virtual machine paused) for
+// longer than its lease, or cut off from the database, finds it lapsed
+// and starts no step until it knows whether its runs are still its own.
+func (s *Store) holdLease(ctx context.Context) error {
+	l, ok := s.owner.(*lease)
+	if !ok {
+		return nil
+	}
+	for !l.valid() {
+		if err := s.w.doCtx(ctx, func(context.Context, *writerStmts) error { return nil }); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -64,6 +64,23 @@ func (s *Store) ClaimIdempotencyKey(k IdempotencyKey, expiry time.Time) (*Idempo
 	return &got, nil
 }
 
+// IdempotencyKeyOf is the key recorded in flow and namespace ns since
+// expiry, nil when there is none.
+func (s *Store) IdempotencyKeyOf(flow, ns, key string, expiry time.Time) (*IdempotencyKey, error) {
+	got := IdempotencyKey{Flow: flow, Namespace: namespace(ns), Key: key}
+	var created int64
+	err := s.db.QueryRow(`SELECT request, run_id, created_at FROM idempotency_keys
+		WHERE flow = ? AND namespace = ? AND key = ? AND created_at >= ?`, flow, got.Namespace, key, expiry.UnixNano()).Scan(&got.Request, &got.RunID, &created)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading an Idempotency-Key: %w", err)
+	}
+	got.CreatedAt = time.Unix(0, created)
+	return &got, nil
+}
+
 // PruneIdempotencyKeys deletes the keys recorded before expiry, and
 // returns how many it deleted.
 func (s *Store) PruneIdempotencyKeys(ctx context.Context, expiry time.Time) (int64, error) {

@@ -2,7 +2,6 @@ package state
 
 import (
 	"cmp"
-	"context"
 	"database/sql"
 	"fmt"
 	"slices"
@@ -27,7 +26,7 @@ type StepCount struct {
 // status, in the order of the steps' first start (steps that never
 // started last), then by status.
 func (s *Store) StepCounts(runID string) ([]StepCount, error) {
-	rows, err := s.db.QueryContext(context.Background(), `SELECT step, status, COUNT(*), MAX(attempts),
+	rows, err := s.db.QueryContext(s.db.bg(), `SELECT step, status, COUNT(*), MAX(attempts),
 		MIN(started_at), MAX(finished_at) FROM steps WHERE run_id = ? GROUP BY step, status`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("counting the steps of run %s: %w", runID, err)
@@ -121,7 +120,7 @@ func (s *Store) StepResults(runID string, q StepQuery) ([]*StepResult, error) {
 		query += ` LIMIT ?`
 		args = append(args, q.Limit)
 	}
-	rows, err := s.db.QueryContext(context.Background(), query, args...)
+	rows, err := s.db.QueryContext(s.db.bg(), query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the steps of run %s: %w", runID, err)
 	}

@@ -46,6 +46,19 @@ type lease struct {
 	dur     time.Duration
 	process process // this process
 
+	// base is when the lease was made, on this process's monotonic
+	// clock; marked is when the writer's last transaction began (mark),
+	// and validUntil when the lease renewed by the last one that
+	// committed lapses, both in nanoseconds since base. A renewal sets
+	// the lease's expiry to the database's clock at the mark plus dur: by
+	// the database's clock it is valid for dur from a moment after
+	// marked. Measured from marked, validUntil is never later than the
+	// lease's expiry, whatever the clocks of the two machines say (they
+	// only need to run at the same rate).
+	base       time.Time
+	marked     atomic.Int64
+	validUntil atomic.Int64
+
 	mu      sync.Mutex
 	cur     string            // the id of this process's row
 	made    bool              // a row was inserted under cur (it may be gone)
@@ -54,10 +67,35 @@ type lease struct {
 }
 
 func newLease(dur time.Duration) *lease {
-	return &lease{dur: dur, process: thisProcess(), cur: NewRunID(), claimed: map[string]string{}}
+	return &lease{dur: dur, process: thisProcess(), cur: NewRunID(), claimed: map[string]string{}, base: time.Now()}
+}
+
+// valid reports whether the lease is valid now: renewed by a transaction
+// that committed less than a lease ago (measured from when it began).
+// Another process takes the runs of a lease only a lease after it
+// expired (reap), so a step started while it is valid is started by the
+// process that owns its run.
+func (l *lease) valid() bool {
+	return int64(time.Since(l.base)) < l.validUntil.Load()
+}
+
+// renewed records that the transaction marked last committed: the lease
+// is valid for dur from when it began.
+func (l *lease) renewed() {
+	until := l.marked.Load() + int64(l.dur)
+	for {
+		cur := l.validUntil.Load()
+		if cur >= until || l.validUntil.CompareAndSwap(cur, until) {
+			return
+		}
+	}
 }
 
 func (l *lease) claim(string) (bool, error) { return true, nil }
+
+// queue: the runs a process queues name its row, as its running runs do
+// ("": the id the transaction that records them renewed).
+func (l *lease) queue() (string, error) { return "", nil }
 
 func (l *lease) release(runID string) {
 	l.mu.Lock()
@@ -103,6 +141,7 @@ const insertOwnerSQL = `INSERT INTO owners (id, host, pid, process, started_at, 
 VALUES (?, ?, ?, ?, ?, ?, ` + dbNow + ` + ?)`
 
 func (l *lease) mark(ctx context.Context, st *writerStmts, mark int64) error {
+	l.marked.Store(int64(time.Since(l.base)))
 	l.mu.Lock()
 	id := l.cur
 	l.mu.Unlock()
@@ -208,17 +247,21 @@ func (l *lease) reap(ctx context.Context, st *writerStmts) ([]string, error) {
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			continue // it renewed its lease meanwhile
 		}
-		ids, err := queryIDs(ctx, st.conn, `UPDATE runs SET status = ?, finished_at = ?, error = ?
-			WHERE owner = ? AND status = 'running' RETURNING id`, StatusInterrupted, now, interruptedError, o.id)
+		ids, err := queryIDs(ctx, st.conn, `UPDATE runs SET status = ?, finished_at = ?,
+			error = CASE WHEN status = 'running' THEN ? ELSE ? END
+			WHERE owner = ? AND status IN ('running', '`+StatusQueued+`') RETURNING id`,
+			StatusInterrupted, now, interruptedError, queuedInterruptedError, o.id)
 		if err != nil {
 			return reaped, err
 		}
 		reaped = append(reaped, ids...)
 	}
-	// Runs whose owner's row is gone.
-	ids, err := queryIDs(ctx, st.conn, `UPDATE runs SET status = ?, finished_at = ?, error = ?
-		WHERE status = 'running' AND owner != '' AND NOT EXISTS (SELECT 1 FROM owners WHERE owners.id = runs.owner) RETURNING id`,
-		StatusInterrupted, now, interruptedError)
+	// Runs (running or queued) whose owner's row is gone.
+	ids, err := queryIDs(ctx, st.conn, `UPDATE runs SET status = ?, finished_at = ?,
+		error = CASE WHEN status = 'running' THEN ? ELSE ? END
+		WHERE status IN ('running', '`+StatusQueued+`') AND owner != ''
+		AND NOT EXISTS (SELECT 1 FROM owners WHERE owners.id = runs.owner) RETURNING id`,
+		StatusInterrupted, now, interruptedError, queuedInterruptedError)
 	if err != nil {
 		return reaped, err
 	}
@@ -245,12 +288,14 @@ func (l *lease) reap(ctx context.Context, st *writerStmts) ([]string, error) {
 	return reaped, nil
 }
 
-// close records as interrupted the runs this store still runs, and
-// deletes its row: its runs can be taken up at once.
+// close records as interrupted the runs this store still runs or has
+// queued, and deletes its row: its runs can be taken up at once.
 func (l *lease) close(ctx context.Context, st *writerStmts) error {
 	id := l.id()
-	if _, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?, error = ?
-		WHERE owner = ? AND status = 'running'`, StatusInterrupted, time.Now().UnixNano(), stoppedError, id); err != nil {
+	if _, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?,
+		error = CASE WHEN status = 'running' THEN ? ELSE ? END
+		WHERE owner = ? AND status IN ('running', '`+StatusQueued+`')`,
+		StatusInterrupted, time.Now().UnixNano(), stoppedError, queuedInterruptedError, id); err != nil {
 		return err
 	}
 	_, err := st.conn.ExecContext(ctx, `DELETE FROM owners WHERE id = ?`, id)

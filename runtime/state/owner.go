@@ -45,6 +45,10 @@ type owner interface {
 	claim(runID string) (bool, error)
 	// release lets the lock of a run go.
 	release(runID string)
+	// queue is the owner the runs this store queues record (QueueRun),
+	// held for as long as the store is open; "" for id()'s, read in the
+	// transaction that records them.
+	queue() (string, error)
 	// id is what the runs this store creates or resumes record as their
 	// owner ("" for none); held records, on the writer, that the row of a
 	// run now names it.
@@ -58,6 +62,8 @@ type owner interface {
 	// transaction so marked committed.
 	mark(ctx context.Context, st *writerStmts, mark int64) error
 	committed(ctx context.Context, conn *sqlConn, mark int64) (bool, error)
+	// renewed is told that the transaction last marked committed.
+	renewed()
 	// renew runs last in a transaction of the writer that began at began.
 	renew(ctx context.Context, st *writerStmts, began time.Time) error
 	// reap records as interrupted the running runs whose process is gone,
@@ -71,6 +77,36 @@ type fileOwner struct {
 	dir   string
 	mu    sync.Mutex
 	files map[string]*os.File // the runs this store created and has not finished
+	// proc is the id of this store's own lock file (locks/process-…),
+	// the owner of the runs it queues; "" until it queues one.
+	proc string
+}
+
+// queuePrefix begins the lock files of processes that queued runs.
+const queuePrefix = "process-"
+
+func (o *fileOwner) queue() (string, error) {
+	o.mu.Lock()
+	id := o.proc
+	o.mu.Unlock()
+	if id != "" {
+		return id, nil
+	}
+	id = queuePrefix + NewRunID()
+	if ok, err := o.claim(id); err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("the lock file %s is held already", o.lockPath(id))
+		}
+		return "", fmt.Errorf("locking this process's queue: %w", err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.proc != "" { // another caller made one meanwhile
+		go o.release(id)
+		return o.proc, nil
+	}
+	o.proc = id
+	return id, nil
 }
 
 func (o *fileOwner) lockPath(runID string) string {
@@ -127,6 +163,7 @@ func (o *fileOwner) lost(string) bool                                         { 
 func (o *fileOwner) mark(context.Context, *writerStmts, int64) error          { return nil }
 func (o *fileOwner) committed(context.Context, *sqlConn, int64) (bool, error) { return false, nil }
 func (o *fileOwner) renew(context.Context, *writerStmts, time.Time) error     { return nil }
+func (o *fileOwner) renewed()                                                 {}
 
 // unlockAll lets every lock go (Store.Close): the runs still running are
 // left running, locked by no one, and the next store opened takes them
@@ -199,7 +236,54 @@ func (o *fileOwner) reap(ctx context.Context, st *writerStmts) ([]string, error)
 		o.forget(id)
 		reaped = append(reaped, id)
 	}
+	queued, err := o.reapQueued(ctx, st)
+	return append(reaped, queued...), err
+}
+
+// reapQueued records as interrupted the queued runs whose process's lock
+// file nobody holds.
+func (o *fileOwner) reapQueued(ctx context.Context, st *writerStmts) ([]string, error) {
+	owners, err := queryIDs(ctx, st.conn, `SELECT DISTINCT owner FROM runs WHERE status = '`+StatusQueued+`' AND owner != ''`)
+	if err != nil {
+		return nil, err
+	}
+	var reaped []string
+	for _, owner := range owners {
+		if owner == o.queueID() || !o.abandoned(owner) {
+			continue
+		}
+		ids, err := queryIDs(ctx, st.conn, `UPDATE runs SET status = ?, finished_at = ?, error = ?
+			WHERE owner = ? AND status = '`+StatusQueued+`' RETURNING id`,
+			StatusInterrupted, time.Now().UnixNano(), queuedInterruptedError, owner)
+		if err != nil {
+			return reaped, err
+		}
+		o.forget(owner)
+		reaped = append(reaped, ids...)
+	}
 	return reaped, nil
+}
+
+func (o *fileOwner) queueID() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.proc
+}
+
+// Reap records as interrupted the running and queued runs whose process
+// is gone (owner.go), as every store does when it opens and, on a shared
+// database, once a lease; it returns their IDs. A server calls it to take
+// up such runs while it runs.
+func (s *Store) Reap() ([]string, error) { return s.reapInterrupted() }
+
+// Lease is how long this process's ownership of its runs lasts in a shared
+// database without being renewed (Options.Lease); 0 for a state directory,
+// whose runs are held by lock files.
+func (s *Store) Lease() time.Duration {
+	if l, ok := s.owner.(*lease); ok {
+		return l.dur
+	}
+	return 0
 }
 
 // reapInterrupted records as interrupted the running runs whose process

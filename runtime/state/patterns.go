@@ -184,7 +184,7 @@ func (s *Store) Pattern(id string) (*Pattern, error) {
 }
 
 func (s *Store) patterns(where string, args ...any) ([]*Pattern, error) {
-	rows, err := s.db.QueryContext(context.Background(), `SELECT id, name, intent, flow, flow_file, source, blocks, origin,
+	rows, err := s.db.QueryContext(s.db.bg(), `SELECT id, name, intent, flow, flow_file, source, blocks, origin,
 		created_at, updated_at, used, test_passes, test_failures FROM patterns `+where+` ORDER BY updated_at DESC, id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading patterns: %w", err)
@@ -219,7 +219,7 @@ func (s *Store) patterns(where string, args ...any) ([]*Pattern, error) {
 
 // patternRuns counts the top-level runs of p's flow since p was recorded.
 func (s *Store) patternRuns(p *Pattern) error {
-	rows, err := s.db.QueryContext(context.Background(), `SELECT status, count(*) FROM runs
+	rows, err := s.db.QueryContext(s.db.bg(), `SELECT status, count(*) FROM runs
 		WHERE flow = ? AND parent_run = '' AND started_at >= ? GROUP BY status`, p.Flow, p.Updated.UnixNano())
 	if err != nil {
 		return fmt.Errorf("reading the runs of pattern %s: %w", p.Name, err)

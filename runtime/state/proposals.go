@@ -145,7 +145,7 @@ func (s *Store) Proposal(id string) (*Proposal, error) {
 func (s *Store) Proposals() ([]*Proposal, error) { return s.proposals(``) }
 
 func (s *Store) proposals(where string, args ...any) ([]*Proposal, error) {
-	rows, err := s.db.QueryContext(context.Background(), `SELECT id, flow, flow_file, intent, created_at, status,
+	rows, err := s.db.QueryContext(s.db.bg(), `SELECT id, flow, flow_file, intent, created_at, status,
 		decided_at, summary, files, diff, run_id, diagnosis, evidence, weakenings FROM proposals `+where+` ORDER BY created_at DESC, id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading proposals: %w", err)

@@ -113,7 +113,7 @@ func (s *Store) pruneVictims(ctx context.Context, o PruneOptions) ([]string, err
 	for _, p := range runs {
 		seen[p.flow]++
 		switch {
-		case p.status == "running" || p.status == "waiting":
+		case p.status == "running" || p.status == "waiting" || p.status == StatusQueued:
 		case o.Keep > 0 && seen[p.flow] <= o.Keep:
 		case !o.Before.IsZero() && p.started >= o.Before.UnixNano():
 		default:
@@ -152,7 +152,7 @@ func (s *Store) runTree(ctx context.Context, id string) ([]string, bool, error) 
 					rows.Close()
 					return nil, false, err
 				}
-				if status == "running" || status == "waiting" {
+				if status == "running" || status == "waiting" || status == StatusQueued {
 					rows.Close()
 					return nil, true, nil
 				}
@@ -197,7 +197,7 @@ func (s *Store) pruneChunk(ctx context.Context, ids []string, dryRun bool, res *
 			// DELETE CASCADE); the Idempotency-Keys that named it too.
 			for _, q := range []string{
 				`DELETE FROM idempotency_keys WHERE run_id IN ` + in,
-				`DELETE FROM runs WHERE id IN ` + in + ` AND status NOT IN ('running', 'waiting')`,
+				`DELETE FROM runs WHERE id IN ` + in + ` AND status NOT IN ('running', 'waiting', '` + StatusQueued + `')`,
 			} {
 				if _, err := st.conn.ExecContext(ctx, q, args...); err != nil {
 					return err

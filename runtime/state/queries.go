@@ -40,7 +40,7 @@ func (s *Store) ListRuns(f RunFilter, limit int) ([]*Run, error) {
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	rows, err := s.db.QueryContext(context.Background(), q+` ORDER BY started_at DESC, id DESC LIMIT ?`, append(args, limit)...)
+	rows, err := s.db.QueryContext(s.db.bg(), q+` ORDER BY started_at DESC, id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("listing runs: %w", err)
 	}
@@ -54,7 +54,7 @@ func (s *Store) ListRuns(f RunFilter, limit int) ([]*Run, error) {
 // RunFlows returns the names of the flows that have top-level runs in
 // namespace ns ("" for any), sorted (one walk of an index of the flows).
 func (s *Store) RunFlows(ns string) ([]string, error) {
-	rows, err := s.db.QueryContext(context.Background(), `SELECT DISTINCT flow FROM runs
+	rows, err := s.db.QueryContext(s.db.bg(), `SELECT DISTINCT flow FROM runs
 		WHERE parent_run = '' AND (CAST(? AS TEXT) = '' OR namespace = ?) ORDER BY flow`, ns, ns)
 	if err != nil {
 		return nil, fmt.Errorf("listing the flows of the runs: %w", err)
@@ -209,7 +209,7 @@ func (s *Store) LastEventSeq(runID string) (int64, error) {
 // Children returns the runs that run id started (ParentRun), oldest
 // first.
 func (s *Store) Children(id string) ([]*Run, error) {
-	rows, err := s.db.QueryContext(context.Background(),
+	rows, err := s.db.QueryContext(s.db.bg(),
 		`SELECT `+runColumns+` FROM runs WHERE parent_run = ? ORDER BY started_at, id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("listing the runs of run %s: %w", id, err)
@@ -258,7 +258,7 @@ func (s *Store) Run(id string) (*Run, error) {
 // runsByID returns the run with ID id or, when there is none and id is long
 // enough to be a prefix, up to maxAmbiguous+1 runs whose ID starts with id.
 func (s *Store) runsByID(id string) ([]*Run, error) {
-	ctx := context.Background()
+	ctx := s.db.bg()
 	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id)
 	if err != nil {
 		return nil, err
@@ -309,7 +309,7 @@ func successor(p string) (string, bool) {
 // DefaultNamespace) whose status is status ("" for any), or nil and no error
 // when there is none.
 func (s *Store) LatestRun(flow, ns, status string) (*Run, error) {
-	rows, err := s.db.QueryContext(context.Background(), `SELECT `+runColumns+` FROM runs
+	rows, err := s.db.QueryContext(s.db.bg(), `SELECT `+runColumns+` FROM runs
 		WHERE (CAST(?1 AS TEXT) = '' OR flow = ?1) AND namespace = ?2 AND (CAST(?3 AS TEXT) = '' OR status = ?3)
 		ORDER BY started_at DESC, id DESC LIMIT 1`, flow, namespace(ns), status)
 	if err != nil {
@@ -366,7 +366,7 @@ func (s *Store) Events(runID string, after int64, limit int) ([]Event, error) {
 // never did.
 func (s *Store) ScheduleFired(flow, name string) (time.Time, bool, error) {
 	var ns int64
-	err := s.db.scanRow(context.Background(), `SELECT fired_at FROM schedules WHERE flow = ? AND name = ?`, []any{flow, name}, &ns)
+	err := s.db.scanRow(s.db.bg(), `SELECT fired_at FROM schedules WHERE flow = ? AND name = ?`, []any{flow, name}, &ns)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return time.Time{}, false, nil

@@ -408,3 +408,43 @@ func otherMachine(t testing.TB, s *Store) {
 		t.Fatal(err)
 	}
 }
+
+// TestLapsedLease: a process whose lease lapsed (it was stopped, SIGSTOP,
+// for longer than two leases, and another process took its runs) starts
+// nothing more for them: WaitWritable renews the lease before it answers,
+// and the renewal finds the runs taken. A process whose lease lapsed
+// without anyone taking its runs renews it and goes on.
+func TestLapsedLease(t *testing.T) {
+	_, url := cluster(t)
+	a := openCluster(t, url, Options{Lease: 2 * time.Second})
+	run := createRun(t, a, "", "f", time.Time{})
+	kept := createRun(t, a, "", "g", time.Time{})
+	a.stop <- struct{}{} // no heartbeat: a is stopped
+	otherMachine(t, a)
+	l := a.owner.(*lease)
+	ctx := context.Background()
+	// Lapsed, and nobody took the runs: renewed, kept.
+	l.validUntil.Store(0)
+	if err := a.WaitWritable(ctx, kept.ID); err != nil {
+		t.Fatalf("a lapsed lease nobody took: %v", err)
+	}
+	if !l.valid() {
+		t.Error("WaitWritable left the lease lapsed")
+	}
+	// Lapsed for longer than two leases: b takes the runs.
+	if _, err := a.w.do(func(ctx context.Context, st *writerStmts) error {
+		_, err := st.conn.ExecContext(ctx, `UPDATE owners SET expires_at = 0 WHERE id = ?`, l.id())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := openCluster(t, url, Options{Lease: 100 * time.Millisecond})
+	if r, err := b.Run(run.ID); err != nil || r.Status != StatusInterrupted {
+		t.Fatalf("the run of the stopped process: %+v, %v; want interrupted", r, err)
+	}
+	// a goes on: its monotonic clock ran on while it was stopped.
+	l.validUntil.Store(0)
+	if err := a.WaitWritable(ctx, run.ID); !errors.Is(err, ErrRunTaken) {
+		t.Errorf("a step of a run taken while its process was stopped: WaitWritable = %v, want ErrRunTaken", err)
+	}
+}

@@ -23,6 +23,14 @@ import (
 
 // transient reports whether err may go away when the same work is tried
 // again: on a new connection, or after the server comes back.
+// Unreachable reports whether err is that of a database that did not
+// answer (a connection lost, refused or timed out, the server shutting
+// down), or that a store gave up waiting for (ErrUnavailable): the state
+// may answer later, unlike a query that is wrong or a store closed.
+func Unreachable(err error) bool {
+	return errors.Is(err, ErrUnavailable) || transient(err)
+}
+
 func transient(err error) bool {
 	if err == nil {
 		return false

@@ -125,6 +125,7 @@ type Store struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	view      bool // Within's: Close does nothing
 }
 
 // Options are how a store is opened.
@@ -347,6 +348,18 @@ func dsn(path string) string {
 	return "file://" + (&url.URL{Path: p}).EscapedPath() + "?" + q.Encode()
 }
 
+// Within is a view of s whose reads of runs, steps, events and
+// approvals (Run, Steps, StepCounts, StepResults, LastEvent, LastEventSeq,
+// OpenApprovals, Events, ListRuns…) end when ctx does, with ctx's error:
+// a server gives each request's reads its deadline, so that a database
+// that does not answer (stopped, partitioned) costs a request the
+// deadline, not the minutes a connection takes to time out. It is for
+// those reads only: its writes, cache lookups and Close are s's, and it
+// is not to be closed.
+func (s *Store) Within(ctx context.Context) *Store {
+	return &Store{path: s.path, db: &sqlDB{DB: s.db.DB, b: s.db.b, ctx: ctx}, w: s.w, owner: s.owner, avail: s.avail, view: true}
+}
+
 // Path is the absolute path of the database file, or the database's URL
 // without its password.
 func (s *Store) Path() string { return s.path }
@@ -373,6 +386,9 @@ func (s *Store) CloseForExit() error {
 }
 
 func (s *Store) close(exit bool) error {
+	if s.view {
+		return nil
+	}
 	s.closeOnce.Do(func() {
 		if s.stop != nil {
 			close(s.stop)

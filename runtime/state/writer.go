@@ -247,6 +247,21 @@ func (w *writer) doRun(runID string, fn func(ctx context.Context, st *writerStmt
 	return seq, so.err
 }
 
+// doCtx is do that stops waiting when ctx ends (the op is still
+// written).
+func (w *writer) doCtx(ctx context.Context, fn func(ctx context.Context, st *writerStmts) error) error {
+	so := &syncOp{fn: fn, done: make(chan struct{})}
+	if _, ok := w.push(&op{kind: opSync, sync: so}); !ok {
+		return ErrClosed
+	}
+	select {
+	case <-so.done:
+		return so.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // flush waits until every op queued so far has been written and returns the
 // first asynchronous write error among them not reported before.
 func (w *writer) flush() error {
@@ -425,6 +440,7 @@ func (w *writer) try(ctx context.Context, batch []op, first uint64) (bool, error
 			return false, err
 		}
 		if w.unsure = 0; ok {
+			w.owner.renewed()
 			w.publish()
 			return true, nil
 		}
@@ -445,6 +461,9 @@ func (w *writer) try(ctx context.Context, batch []op, first uint64) (bool, error
 			w.unsure = w.marks
 		}
 		return false, err
+	}
+	if committed {
+		w.owner.renewed()
 	}
 	w.publish()
 	return committed, nil

@@ -36,6 +36,7 @@ func newServeCommand(s streams) *cobra.Command {
 	var maxActive, maxQueue int
 	var ef engineFlags
 	var retention string
+	var noTakeUp bool
 	cmd := &cobra.Command{
 		Use:   "serve [DIR]",
 		Short: "Serve the flows under a directory over HTTP",
@@ -123,7 +124,7 @@ and docs/scale-out.md.`,
 				Model: llm.NewExecutor(cfg), ModelName: cfg.Model, MaxTokens: budget,
 				Dir: dir, Registries: df.registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex, HTTP: sd.http,
 				Tokens: tokens, AllowedHosts: allowedHosts(addr, hosts), Logger: log, MaxActive: maxActive, MaxQueue: maxQueue, Engine: onTemporal,
-				NamespaceHeader: nsHeader, IdempotencyExpiry: idemExpiry, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: df.tls.scheme() + "://" + ln.Addr().String(),
+				NamespaceHeader: nsHeader, IdempotencyExpiry: idemExpiry, NoTakeUp: noTakeUp, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: df.tls.scheme() + "://" + ln.Addr().String(),
 			})
 			hs := newHTTPServer(srv)
 			log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, df.tls.scheme(), ln.Addr()))
@@ -165,7 +166,8 @@ and docs/scale-out.md.`,
 	df.register(cmd, "")
 	cmd.Flags().StringArrayVar(&hosts, "allowed-host", nil, "a host name that requests without a token may be sent to, besides the loopback names and --addr's (repeatable)")
 	cmd.Flags().IntVar(&maxActive, "max-active", server.DefaultMaxActive, "runs at once; the others wait, queued")
-	cmd.Flags().IntVar(&maxQueue, "max-queue", server.DefaultMaxQueue, "queued runs at most; more are refused with 429")
+	cmd.Flags().IntVar(&maxQueue, "max-queue", server.DefaultMaxQueue, "queued runs at most; more are refused with 503 (queue_full, Retry-After)")
+	cmd.Flags().BoolVar(&noTakeUp, "no-take-up", false, "do not resume interrupted runs, when starting or while serving: a person decides (flowctl apply --resume)")
 	cmd.Flags().StringVar(&nsHeader, "namespace-header", "", "a request header, set by a trusted proxy, that chooses the memory namespace of the runs a request starts")
 	cmd.Flags().StringVar(&retention, "retention", "", "delete the finished runs that started longer ago than this (30d, 2w, 12h), at start and hourly, as runs prune --older-than does, and log what was freed (default: keep every run)")
 	cmd.Flags().StringArrayVar(&notify, "notify", nil, "POST each finished run's summary to this URL (repeatable), signed when "+envNotifySecret+" is set")

@@ -6,6 +6,8 @@
 // on a local HTTP server: every step result must be recorded once, no
 // step instance called twice, and every process must recover by itself.
 // They also run concurrent applies on one state and two servers firing
-// one schedule. The package has no code but its tests; the flowctl they
+// one schedule; and a server's own faults (TestServerFaults): killed right
+// after it answered 202, stopped (SIGSTOP) past two leases, its state
+// answering nothing while it is read. The package has no code but its tests; the flowctl they
 // run is the test binary itself (TestMain), as in package cli.
 package faults

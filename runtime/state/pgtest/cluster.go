@@ -241,6 +241,21 @@ func (c *Cluster) Kill() {
 	}
 }
 
+// Freeze stops (SIGSTOP) every process of the cluster's server: it
+// answers nothing, and refuses nothing, as a server cut off by a network
+// partition; Thaw lets them go on.
+func (c *Cluster) Freeze() { c.signalAll(syscall.SIGSTOP) }
+
+// Thaw lets the processes Freeze stopped go on.
+func (c *Cluster) Thaw() { c.signalAll(syscall.SIGCONT) }
+
+func (c *Cluster) signalAll(sig syscall.Signal) {
+	c.t.Helper()
+	for _, pid := range c.serverProcesses() {
+		syscall.Kill(pid, sig)
+	}
+}
+
 // Crash kills the postmaster (Kill) and starts the cluster again.
 func (c *Cluster) Crash() {
 	c.t.Helper()

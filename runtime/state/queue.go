@@ -1,0 +1,200 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// A run that a server accepts is recorded before the server answers,
+// queued (StatusQueued), and started later by the process that queued it
+// (StartQueued): a server that dies with runs in its queue loses none of
+// them. A queued run is the queuing process's: its owner is the process's
+// (a lease in a shared database, a lock file of the process in a state
+// directory, owner.go), and when that process is gone, its queued runs
+// are recorded as interrupted, as its running runs are, to be taken up
+// (resumed) by a server.
+
+// StatusQueued is the status of a run that is recorded and waits to
+// start.
+const StatusQueued = "queued"
+
+// ErrNotQueued is wrapped by StartQueued's and EndQueued's errors when the
+// run is no longer queued: another process took it for abandoned (it is
+// interrupted, or was resumed since).
+var ErrNotQueued = errors.New("the run is no longer queued")
+
+// QueueRun records r as queued, owned by this process, and, when key is
+// not nil, the Idempotency-Key that came with it (its RunID r's), in one
+// transaction, and returns once committed. A key recorded already in its
+// flow and namespace since expiry wins: then no run is recorded, and the
+// key as it was recorded is returned (as ClaimIdempotencyKey returns it).
+// r.ID, Namespace and StartedAt are filled in as CreateRun fills them.
+// With r.Status "running" the run is recorded running, as CreateRun
+// records it, for a caller that starts it at once (runtime.Options
+// Recorded): one write where QueueRun and StartQueued make two.
+func (s *Store) QueueRun(r *Run, key *IdempotencyKey, expiry time.Time) (*IdempotencyKey, error) {
+	if r.Flow == "" {
+		return nil, errors.New("queuing a run: the flow name is empty")
+	}
+	if r.ID == "" {
+		r.ID = NewRunID()
+	}
+	r.Namespace = namespace(r.Namespace)
+	if r.StartedAt.IsZero() {
+		r.StartedAt = time.Now()
+	}
+	running := r.Status == "running"
+	if !running {
+		r.Status = StatusQueued
+	}
+	inputs, err := storeBlob(s.w.dir, r.Inputs)
+	if err != nil {
+		return nil, fmt.Errorf("queuing run %s: %w", r.ID, err)
+	}
+	queue, claimed := "", false
+	if running {
+		if claimed, err = s.owner.claim(r.ID); err != nil {
+			return nil, fmt.Errorf("creating run %s: %w", r.ID, err)
+		}
+	} else if queue, err = s.owner.queue(); err != nil {
+		return nil, fmt.Errorf("queuing run %s: %w", r.ID, err)
+	}
+	recorded := false
+	if key != nil {
+		key.Namespace = namespace(key.Namespace)
+		key.RunID = r.ID
+		if key.CreatedAt.IsZero() {
+			key.CreatedAt = time.Now()
+		}
+	}
+	won := true // the key, when there is one
+	_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
+		if key != nil {
+			res, err := st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
+				key.CreatedAt.UnixNano(), expiry.UnixNano())
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			if won = n > 0; !won {
+				return nil
+			}
+		}
+		if queue == "" {
+			queue = s.owner.id() // the lease's, known once the transaction renewed it
+		}
+		_, err := st.insertRun.ExecContext(ctx,
+			r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(inputs),
+			r.Status, nanos(r.StartedAt), nil, nil,
+			"", nil, nil, r.Origin, nil, r.ParentRun, r.ParentStep, queue)
+		if err == nil && running {
+			s.owner.held(r.ID)
+		}
+		recorded = err == nil
+		return err
+	})
+	if claimed && !recorded {
+		s.owner.release(r.ID)
+	}
+	if err != nil {
+		if s.db.b.duplicate(err) {
+			err = ErrRunExists
+		}
+		return nil, fmt.Errorf("queuing run %s: %w", r.ID, err)
+	}
+	if won {
+		return nil, nil
+	}
+	got := IdempotencyKey{Flow: key.Flow, Namespace: key.Namespace, Key: key.Key}
+	var created int64
+	err = s.db.QueryRow(`SELECT request, run_id, created_at FROM idempotency_keys
+		WHERE flow = ? AND namespace = ? AND key = ?`, key.Flow, key.Namespace, key.Key).Scan(&got.Request, &got.RunID, &created)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		// Pruned since: queue the run, and claim the key, again.
+		return s.QueueRun(r, key, expiry)
+	case err != nil:
+		return nil, fmt.Errorf("reading an Idempotency-Key: %w", err)
+	}
+	got.CreatedAt = time.Unix(0, created)
+	return &got, nil
+}
+
+// StartQueued starts a run that this process queued (QueueRun): it is
+// running from startedAt, owned by this process as a run CreateRun
+// records is. It fails with ErrNotQueued when the run is no longer queued
+// (another process took it for abandoned: resume it, ReopenRun, if it is
+// interrupted). origin, when not "", replaces the run's (OriginTemporal: a
+// run that Temporal runs, which no process owns).
+func (s *Store) StartQueued(id string, startedAt time.Time, origin string) error {
+	owned := origin != OriginTemporal
+	claimed := false
+	if owned {
+		var err error
+		if claimed, err = s.owner.claim(id); err != nil {
+			return fmt.Errorf("starting run %s: %w", id, err)
+		}
+	}
+	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		own := ""
+		if owned {
+			own = s.owner.id()
+		}
+		res, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = 'running', started_at = ?, owner = ?,
+			origin = CASE WHEN ? = '' THEN origin ELSE ? END
+			WHERE id = ? AND status = '`+StatusQueued+`'`, nanos(startedAt), own, origin, origin, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrNotQueued
+		}
+		if owned {
+			s.owner.held(id)
+		}
+		return nil
+	})
+	if err != nil {
+		if claimed {
+			s.owner.release(id)
+		}
+		return fmt.Errorf("starting run %s: %w", id, err)
+	}
+	return nil
+}
+
+// EndQueued records a queued run that cannot start (its flow's memory
+// cannot be read, a secret is missing: errText says why) as ended with
+// status, without starting it. It fails with ErrNotQueued when the run is
+// no longer queued.
+func (s *Store) EndQueued(id, status, errText string) error {
+	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+		res, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?, error = ?
+			WHERE id = ? AND status = '`+StatusQueued+`'`, status, time.Now().UnixNano(), errText, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrNotQueued
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("ending queued run %s: %w", id, err)
+	}
+	return nil
+}
+
+// queuedInterruptedError is the error recorded with a queued run whose
+// process is gone.
+const queuedInterruptedError = "the process that accepted it ended before the run started; it starts when a server takes it up"
