@@ -146,6 +146,27 @@ type Tool struct {
 	// Fingerprint identifies the tool's version, for the cache key of
 	// the step that may call it.
 	Fingerprint string
+	// Given are the inputs with a default of a flow tool that the step's
+	// tool_inputs lets the model give; the model sees and gives only
+	// these and the inputs without a default (ModelInputs).
+	Given map[string]bool
+}
+
+// ModelInputs are the inputs of a flow tool the model sees and may give:
+// those without a default, and those the step's tool_inputs names; never
+// a sensitive one. What the flow's author gave a default stays as it is
+// unless the step says otherwise.
+func (t *Tool) ModelInputs() []*lang.Input {
+	if t.Flow == nil {
+		return nil
+	}
+	var out []*lang.Input
+	for _, in := range t.Flow.Inputs {
+		if !in.Sensitive && (in.Default == cty.NilVal || t.Given[in.Name]) {
+			out = append(out, in)
+		}
+	}
+	return out
 }
 
 // Ref is how the tools argument names the tool: flow.NAME, block.NAME
@@ -258,6 +279,45 @@ func (c *compilation) resolveTools(s *Step) hcl.Diagnostics {
 		}
 		seen[name] = rng
 		s.Tools = append(s.Tools, t)
+	}
+	return append(diags, resolveToolInputs(s)...)
+}
+
+// resolveToolInputs checks a step's tool_inputs: each names a flow tool of
+// the step and inputs of that flow the model may give.
+func resolveToolInputs(s *Step) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, ti := range s.ToolInputs {
+		var tool *Tool
+		var names []string
+		for _, t := range s.Tools {
+			if t.Flow != nil {
+				names = append(names, t.Name)
+				if t.Name == ti.Tool {
+					tool = t
+				}
+			}
+		}
+		if tool == nil {
+			diags = append(diags, lang.Error(ti.ToolRange, "Unknown flow tool",
+				"Step %q has no flow tool %q; tool_inputs names inputs of the flows in its tools (a block's or an MCP tool's inputs are all the model's already).%s",
+				s.Name, ti.Tool, lang.Suggest(ti.Tool, names))...)
+			continue
+		}
+		tool.Given = map[string]bool{}
+		for i, name := range ti.Inputs {
+			in := tool.Flow.InputsByName[name]
+			switch {
+			case in == nil:
+				diags = append(diags, lang.Error(ti.InputRanges[i], "Unknown input",
+					"Flow %q has no input %q.%s", tool.Flow.Flow.Name, name, lang.Suggest(name, lang.SortedKeys(tool.Flow.InputsByName)))...)
+			case in.Sensitive:
+				diags = append(diags, lang.Error(ti.InputRanges[i], "Sensitive tool input",
+					"Input %q of flow %q is sensitive, which a model may not give.", name, tool.Flow.Flow.Name)...)
+			default:
+				tool.Given[name] = true
+			}
+		}
 	}
 	return diags
 }

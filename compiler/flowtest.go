@@ -323,9 +323,15 @@ func checkReplacement(s *Step, r *lang.Replacement, functions map[string]functio
 				"Block %q has no output %q.%s", s.Block.Name, name, lang.Suggest(name, lang.SortedKeys(fields)))...)
 			continue
 		}
-		if _, err := convert.Convert(v.GetAttr(name), f.Type.Type); err != nil {
+		// An output that takes its type from an input (the value
+		// block's) has the type of the value the step gives it.
+		ty := f.Type.Type
+		if s.OutputType.IsObjectType() && s.OutputType.HasAttribute(name) {
+			ty = s.OutputType.AttributeType(name)
+		}
+		if _, err := convert.Convert(v.GetAttr(name), ty); err != nil {
 			diags = append(diags, lang.Error(r.Outputs.Range(), "Wrong output type",
-				"Output %q of block %q must be %s: %s.", name, s.Block.Name, lang.FriendlyTypeName(f.Type.Type), lang.FormatConvertError(err))...)
+				"Output %q of step %q (block %q) must be %s: %s.", name, s.Name, s.Block.Name, lang.FriendlyTypeName(ty), lang.FormatConvertError(err))...)
 		}
 	}
 	return diags

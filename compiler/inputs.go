@@ -1,10 +1,12 @@
 package compiler
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -14,15 +16,34 @@ import (
 // command-line value: an input of type string takes it as it is, so that
 // --input zip=02134 stays "02134".
 type InputValue struct {
+	// Value is the value given; NilVal when it was given as JSON alone
+	// (JSON), which ResolveInputs reads straight into the input's type.
 	Value cty.Value
 	Raw   *string
-	// JSON is the text Value was read from when it was given as JSON (an
-	// --input-file): see GivenJSON.
+	// JSON is the text the value was given as when it was given as JSON
+	// (an --input-file): see Decoded and GivenJSON.
 	JSON   json.RawMessage
 	Source string
 	// Optional: a value for an input the flow may not have (one from the
 	// environment, FLOWCTL_INPUT_NAME), ignored when it has none.
 	Optional bool
+}
+
+// Decoded is the value given: Value, else the JSON text read as the value
+// of the type it implies (jsonval.Decode).
+func (g InputValue) Decoded() (cty.Value, error) {
+	if g.Value != cty.NilVal || g.JSON == nil {
+		return g.Value, nil
+	}
+	return jsonval.Decode(g.JSON)
+}
+
+// isNull reports whether the value given is null: not set.
+func (g InputValue) isNull() bool {
+	if g.Value == cty.NilVal && g.JSON != nil {
+		return string(bytes.TrimSpace(g.JSON)) == "null"
+	}
+	return g.Value.IsNull()
 }
 
 // EnvInputPrefix begins the environment variables that give inputs, after
@@ -52,8 +73,28 @@ func (p *Program) ResolveInputs(given map[string]InputValue) (map[string]cty.Val
 		if ok && g.Raw != nil && in.Type.Type == cty.String {
 			g.Value = cty.StringVal(*g.Raw)
 		}
-		if ok && g.Value.IsNull() {
+		if ok && g.isNull() {
 			ok = false // null means not set, as for a Terraform variable
+		}
+		if ok && g.Value == cty.NilVal {
+			// Given as JSON: read straight into the input's type when
+			// the text holds a value of it as it is (a list of 100,000
+			// records is not read into a tuple, then converted), else
+			// read and converted as any other value, for the
+			// conversion's rules and errors.
+			if in.Type.Defaults == nil {
+				if v, typed := jsonval.DecodeAs(g.JSON, in.Type.Type); typed {
+					out[in.Name] = v
+					continue
+				}
+			}
+			v, err := g.Decoded()
+			if err != nil {
+				diags = append(diags, lang.Error(in.NameRange, "Invalid input value",
+					"The value given for input %q by %s is not valid JSON: %s.", in.Name, g.Source, err)...)
+				continue
+			}
+			g.Value = v
 		}
 		if !ok {
 			if in.Required() {
@@ -89,7 +130,7 @@ func (p *Program) GivenJSON(given map[string]InputValue) map[string]json.RawMess
 	var out map[string]json.RawMessage
 	for name, g := range given {
 		in := p.InputsByName[name]
-		if in == nil || in.Sensitive || g.JSON == nil || g.Value.IsNull() {
+		if in == nil || in.Sensitive || g.JSON == nil || g.isNull() {
 			continue
 		}
 		if out == nil {

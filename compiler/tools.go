@@ -23,13 +23,17 @@ func (p *Program) InputSchema() jsonschema.Object {
 	return argumentsSchema(fields)
 }
 
-// InputSchema is the JSON Schema of the tool's arguments: the flow's
-// (Program.InputSchema) or the block's inputs; nil for an MCP server's
-// tool, whose schema the server gives.
+// InputSchema is the JSON Schema of the tool's arguments: a flow's
+// inputs the model may give (ModelInputs), or the block's inputs; nil for
+// an MCP server's tool, whose schema the server gives.
 func (t *Tool) InputSchema() jsonschema.Object {
 	switch {
 	case t.Flow != nil:
-		return t.Flow.InputSchema()
+		var fields []*lang.Field
+		for _, in := range t.ModelInputs() {
+			fields = append(fields, &lang.Field{Name: in.Name, Type: in.Type, Default: in.Default, Description: in.Description})
+		}
+		return argumentsSchema(fields)
 	case t.MCP != nil:
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 var MetaArguments = []string{
 	"use", "description", "depends_on", "when", "for_each", "parallelism",
 	"timeout", "retry", "cache", "on_error", "output", "tools", "max_tool_calls",
+	"tool_inputs",
 }
 
 // IsMetaArgument reports whether name is one of MetaArguments.
@@ -45,11 +46,15 @@ type Step struct {
 	ToolRefs     []hcl.Traversal
 	ToolsRange   *hcl.Range // nil without tools
 	MaxToolCalls int
-	Outputs      []*Field         // declared output fields (blocks with open outputs only)
-	OutputRange  *hcl.Range       // the first output block, for "not allowed here"; nil without one
-	Args         []*hcl.Attribute // the block inputs, in source order
-	NameRange    hcl.Range
-	DeclRange    hcl.Range
+	// ToolInputs (`tool_inputs`) name, for a flow tool, the inputs with a
+	// default that the model may give too; the model sees only a flow's
+	// inputs without a default otherwise.
+	ToolInputs  []*ToolInputs
+	Outputs     []*Field         // declared output fields (blocks with open outputs only)
+	OutputRange *hcl.Range       // the first output block, for "not allowed here"; nil without one
+	Args        []*hcl.Attribute // the block inputs, in source order
+	NameRange   hcl.Range
+	DeclRange   hcl.Range
 	// SrcEnd is the byte offset just past the block's closing brace: the
 	// block's source is from DeclRange.Start to there.
 	SrcEnd int
@@ -93,6 +98,7 @@ var stepMetaSchema = &hcl.BodySchema{
 		{Name: "on_error"},
 		{Name: "tools"},
 		{Name: "max_tool_calls"},
+		{Name: "tool_inputs"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "retry"},
@@ -149,6 +155,14 @@ func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
 		if s.ToolRefs == nil && !d.HasErrors() {
 			diags = append(diags, Error(a.Range, "max_tool_calls without tools",
 				"The max_tool_calls argument bounds the calls an llm step makes to its tools; step %s has no tools argument.", quote(s.Name))...)
+		}
+	}
+	if a, ok := attrs["tool_inputs"]; ok {
+		s.ToolInputs, d = decodeToolInputs(a)
+		diags = append(diags, d...)
+		if s.ToolRefs == nil && !d.HasErrors() {
+			diags = append(diags, Error(a.NameRange, "tool_inputs without tools",
+				"The tool_inputs argument names inputs of the flows an llm step's model may call; step %s has no tools argument.", quote(s.Name))...)
 		}
 	}
 	if a, ok := attrs["for_each"]; ok {
@@ -334,6 +348,67 @@ func decodeTools(a *hcl.Attribute) ([]hcl.Traversal, hcl.Diagnostics) {
 			continue
 		}
 		out = append(out, tr)
+	}
+	return out, diags
+}
+
+// ToolInputs is one entry of a step's tool_inputs: the flow tool Tool,
+// and the inputs with a default its model may give as well.
+type ToolInputs struct {
+	Tool        string
+	ToolRange   hcl.Range
+	Inputs      []string
+	InputRanges []hcl.Range
+}
+
+// decodeToolInputs decodes tool_inputs = { TOOL = ["INPUT", ...], ... }:
+// an object whose keys are tool names and whose values are lists of
+// string literals.
+func decodeToolInputs(a *hcl.Attribute) ([]*ToolInputs, hcl.Diagnostics) {
+	invalid := func(rng hcl.Range) hcl.Diagnostics {
+		return Error(rng, "Invalid tool_inputs",
+			"The tool_inputs argument must be an object of a flow tool's name and the list of its inputs the model may give, such as { search_docs = [\"limit\"] }.")
+	}
+	pairs, diags := hcl.ExprMap(a.Expr)
+	if diags.HasErrors() {
+		return nil, invalid(a.Expr.Range())
+	}
+	var out []*ToolInputs
+	seen := map[string]bool{}
+	for _, kv := range pairs {
+		name := hcl.ExprAsKeyword(kv.Key)
+		if name == "" {
+			if v, d := constValue(kv.Key); !d.HasErrors() && v.IsKnown() && !v.IsNull() && v.Type().Equals(ctyString) {
+				name = v.AsString()
+			}
+		}
+		if name == "" {
+			diags = append(diags, invalid(kv.Key.Range())...)
+			continue
+		}
+		if seen[name] {
+			diags = append(diags, Error(kv.Key.Range(), "Duplicate tool_inputs entry",
+				"The tool_inputs argument already names the inputs of tool %s.", quote(name))...)
+			continue
+		}
+		seen[name] = true
+		ti := &ToolInputs{Tool: name, ToolRange: kv.Key.Range()}
+		exprs, d := hcl.ExprList(kv.Value)
+		if d.HasErrors() {
+			diags = append(diags, invalid(kv.Value.Range())...)
+			continue
+		}
+		for _, e := range exprs {
+			v, d := constValue(e)
+			if d.HasErrors() || !v.IsKnown() || v.IsNull() || !v.Type().Equals(ctyString) {
+				diags = append(diags, Error(e.Range(), "Invalid tool_inputs entry",
+					"Each input in tool_inputs is the name of an input of the flow as a string literal, such as \"limit\".")...)
+				continue
+			}
+			ti.Inputs = append(ti.Inputs, v.AsString())
+			ti.InputRanges = append(ti.InputRanges, e.Range())
+		}
+		out = append(out, ti)
 	}
 	return out, diags
 }

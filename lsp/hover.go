@@ -218,6 +218,7 @@ var metaDocs = map[string]string{
 	"output":         "Declare a typed output field (llm steps, http's body).",
 	"tools":          "What an llm step's model may call: `[flow.NAME, block.NAME, mcp.SERVER.TOOL]`.",
 	"max_tool_calls": "The most tool calls an llm step's model may make.",
+	"tool_inputs":    "The inputs with a default of a flow tool the model may give too: `{ TOOL = [\"INPUT\", …] }`.",
 }
 
 // funcDoc is a function's signature and description.

@@ -98,3 +98,89 @@ output "out" {
 func attrTypesMap(t cty.Type) uintptr {
 	return reflect.ValueOf(t).Field(0).Elem().FieldByName("AttrTypes").Pointer()
 }
+
+// TestForEachFailedInstanceIsNull: a failed instance of a for_each step
+// with on_error = "continue" is null, so r == null counts the failures;
+// the instances that succeeded keep their outputs, and a step without
+// for_each that fails keeps an object of null outputs.
+func TestForEachFailedInstanceIsNull(t *testing.T) {
+	prog := compile(t, `flow "f" {}
+input "items" {
+  type    = list(string)
+  default = ["1", "x", "3"]
+}
+step "each" {
+  use      = "value"
+  for_each = input.items
+  value    = tonumber(each.value)
+  on_error = "continue"
+}
+step "one" {
+  use      = "value"
+  value    = tonumber(input.items[1])
+  on_error = "continue"
+}
+output "failures" {
+  value = length([for r in step.each : r if r == null])
+}
+output "ok" {
+  value = [for r in step.each : r.value if r != null]
+}
+output "one" {
+  value = step.one.value == null
+}
+`)
+	res, _ := apply(t, prog, Options{})
+	if res.Status != StatusOK {
+		t.Fatalf("%s %s", res.Status, DiagText(res.Diagnostics))
+	}
+	if got := res.Outputs["failures"]; !got.RawEquals(cty.NumberIntVal(1)) {
+		t.Errorf("failures = %#v, want 1", got)
+	}
+	if got := res.Outputs["ok"]; !got.RawEquals(cty.TupleVal([]cty.Value{cty.NumberIntVal(1), cty.NumberIntVal(3)})) {
+		t.Errorf("ok = %#v", got)
+	}
+	if got := res.Outputs["one"]; !got.RawEquals(cty.True) {
+		t.Errorf("one = %#v", got)
+	}
+}
+
+// TestMachineFailedInstanceIsNull: the same through a Machine, as the
+// Temporal engine drives it: an instance the engine reports failed is
+// null in the step's value.
+func TestMachineFailedInstanceIsNull(t *testing.T) {
+	prog := compile(t, `flow "f" {}
+step "fetch" {
+  use      = "http"
+  for_each = ["http://127.0.0.1:1/a", "http://127.0.0.1:1/b"]
+  url      = each.value
+  on_error = "continue"
+}
+output "failures" {
+  value = length([for r in step.fetch : r if r == null])
+}
+`)
+	m, diags := NewMachine(prog, MachineOptions{RunID: "r1"})
+	if diags.HasErrors() {
+		t.Fatal(DiagText(diags))
+	}
+	tasks := m.Start()
+	if len(tasks) != 2 {
+		t.Fatalf("%d tasks", len(tasks))
+	}
+	ok := nullOutputs(tasks[0].Step)
+	attrs := ok.AsValueMap()
+	attrs["text"] = cty.StringVal("page")
+	m.Done(tasks[0].ID, Outcome{Status: StatusOK, Outputs: cty.ObjectVal(attrs)})
+	m.Done(tasks[1].ID, Outcome{Status: StatusFailed, Error: "connection refused"})
+	if !m.Finished() {
+		t.Fatal("not finished")
+	}
+	if v := m.Value(prog.StepsByName["fetch"]); !v.Index(cty.NumberIntVal(1)).IsNull() || v.Index(cty.NumberIntVal(0)).IsNull() {
+		t.Errorf("fetch = %#v", v)
+	}
+	res, _ := m.Result()
+	if res.Status != StatusOK || !res.Outputs["failures"].RawEquals(cty.NumberIntVal(1)) {
+		t.Errorf("%s %#v %s", res.Status, res.Outputs, DiagText(res.Diagnostics))
+	}
+}

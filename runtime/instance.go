@@ -297,7 +297,20 @@ func convertOutputs(b *blocks.Block, outputs []*lang.Field, call *blocks.Call, r
 			}
 		}
 		if in, ok := b.OutputTypeFrom[f.Name]; ok {
-			attrs[f.Name] = call.Inputs[in] // the input's own value and type
+			// The output has the type of the value given to the input
+			// (the compiler typed the step so); what the block returned,
+			// or a test's override of the step, is converted to it.
+			iv := call.Inputs[in]
+			if iv == cty.NilVal || v.Type().Equals(iv.Type()) {
+				attrs[f.Name] = v
+				continue
+			}
+			cv, err := lang.Convert(v, iv.Type())
+			if err != nil {
+				return cty.NilVal, fmt.Errorf("output %q of block %q must be %s, as input %q is: %s",
+					f.Name, b.Name, lang.FriendlyTypeName(iv.Type()), in, lang.FormatConvertError(err))
+			}
+			attrs[f.Name] = cv
 			continue
 		}
 		cv, err := lang.Convert(v, f.Type.Type)

@@ -206,6 +206,13 @@ func (r *run) endStep(s *stepRun, instances []instance, isMap bool, results []in
 	vals := make([]cty.Value, len(results))
 	for i, res := range results {
 		vals[i] = res.value
+		if res.status == StatusFailed && s.step.ForEach != nil {
+			// A failed instance has no value: null, so that a flow counts
+			// its failures with r == null. (A step without for_each keeps
+			// an object of null outputs: step.NAME.OUTPUT is null, as
+			// for a skipped step.)
+			vals[i] = cty.NullVal(s.step.OutputType)
+		}
 		failed = failed || res.status == StatusFailed
 		cancelled = cancelled || res.status == StatusCancelled
 		waiting = waiting || res.status == StatusWaiting

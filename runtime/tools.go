@@ -128,7 +128,7 @@ func (r *run) callTool(ctx context.Context, s *compiler.Step, inst instance, too
 	}
 	switch {
 	case tool.Flow != nil:
-		return r.callFlow(ctx, tool.Flow, raw, Label(s.Name, inst.key), r.childReplacer(s, tool.Name))
+		return r.callFlow(ctx, tool, raw, Label(s.Name, inst.key), r.childReplacer(s, tool.Name))
 	case tool.MCP != nil:
 		if err := r.offline(&blocks.Block{Name: tool.Ref(), Remote: blocks.RemoteMCP}); err != nil {
 			return toolResult{}, err
@@ -138,12 +138,24 @@ func (r *run) callTool(ctx context.Context, s *compiler.Step, inst instance, too
 	return r.callBlock(ctx, s, tool.Block, raw, log)
 }
 
-// callFlow runs a flow tool: the arguments are its inputs.
-func (r *run) callFlow(ctx context.Context, prog *compiler.Program, raw map[string]json.RawMessage, step string, replace Replacer) (toolResult, error) {
+// callFlow runs a flow tool: the arguments are the inputs the model may
+// give (Tool.ModelInputs); the others keep their defaults.
+func (r *run) callFlow(ctx context.Context, tool *compiler.Tool, raw map[string]json.RawMessage, step string, replace Replacer) (toolResult, error) {
+	prog := tool.Flow
+	open := map[string]bool{}
+	var names []string
+	for _, in := range tool.ModelInputs() {
+		open[in.Name] = true
+		names = append(names, in.Name)
+	}
 	given := map[string]compiler.InputValue{}
 	for name, v := range raw {
-		if in := prog.InputsByName[name]; in != nil && in.Sensitive {
+		in := prog.InputsByName[name]
+		switch {
+		case in != nil && in.Sensitive:
 			return toolResult{}, fmt.Errorf("input %q of flow %s is sensitive: a model may not give it", name, prog.Flow.Name)
+		case in != nil && !open[name]:
+			return toolResult{}, fmt.Errorf("input %q of flow %s is set by the flow, not by the caller; the tool's arguments are %s", name, prog.Flow.Name, listOrNone(names))
 		}
 		val, err := jsonval.Decode(v)
 		if err != nil {
@@ -250,6 +262,14 @@ func (r *run) callBlock(ctx context.Context, s *compiler.Step, b *blocks.Block, 
 	}
 	plain, err := jsonval.Marshal(v)
 	return toolResult{json: string(plain)}, err
+}
+
+// listOrNone joins names for a message, "none" when there are none.
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // clip cuts s to n runes, marking the cut.

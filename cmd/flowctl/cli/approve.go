@@ -247,8 +247,12 @@ func prepareResume(s streams, f *runFlags, sf *stateFlags, st *state.Store, run 
 		return nil, nil, nil, nil, failf("Cannot resume", "%s.", trimPeriod(err.Error()))
 	}
 	givenValues := map[string]cty.Value{}
-	for name, v := range given {
-		givenValues[name] = v.Value
+	for name, g := range given {
+		v, err := g.Decoded()
+		if err != nil {
+			return nil, nil, nil, nil, failf("Invalid input value", "The value given for input %q by %s is not valid JSON: %s.", name, g.Source, trimPeriod(err.Error()))
+		}
+		givenValues[name] = v
 	}
 	inputs, diags := runtime.ResumeInputs(prog, run, givenValues)
 	if err := l.check(diags); err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
-	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/spf13/cobra"
@@ -163,19 +162,12 @@ func readJSONInputs(name string, src []byte) (map[string]compiler.InputValue, hc
 		}
 		return nil, hcl.Diagnostics{d}
 	}
-	out := map[string]compiler.InputValue{}
-	var diags hcl.Diagnostics
+	// The values are read when the flow's inputs are resolved, each
+	// straight into its input's type (ResolveInputs); json.Unmarshal
+	// checked their syntax.
+	out := make(map[string]compiler.InputValue, len(raw))
 	for k, msg := range raw {
-		v, err := jsonval.Decode(msg)
-		if err != nil {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid input file",
-				Detail:   fmt.Sprintf("The value of %q in %s is not valid JSON: %s.", k, name, err),
-			})
-			continue
-		}
-		out[k] = compiler.InputValue{Value: v, JSON: msg, Source: name}
+		out[k] = compiler.InputValue{JSON: msg, Source: name}
 	}
-	return out, diags
+	return out, nil
 }
