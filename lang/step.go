@@ -12,6 +12,7 @@ import (
 var MetaArguments = []string{
 	"use", "description", "depends_on", "when", "for_each", "parallelism",
 	"timeout", "retry", "cache", "on_error", "output", "tools", "max_tool_calls",
+	"provider",
 }
 
 // IsMetaArgument reports whether name is one of MetaArguments.
@@ -45,11 +46,15 @@ type Step struct {
 	ToolRefs     []hcl.Traversal
 	ToolsRange   *hcl.Range // nil without tools
 	MaxToolCalls int
-	Outputs      []*Field         // declared output fields (blocks with open outputs only)
-	OutputRange  *hcl.Range       // the first output block, for "not allowed here"; nil without one
-	Args         []*hcl.Attribute // the block inputs, in source order
-	NameRange    hcl.Range
-	DeclRange    hcl.Range
+	// ProviderRef is an llm step's provider = provider.NAME; nil: the
+	// environment's provider.
+	ProviderRef   hcl.Traversal
+	ProviderRange hcl.Range
+	Outputs       []*Field         // declared output fields (blocks with open outputs only)
+	OutputRange   *hcl.Range       // the first output block, for "not allowed here"; nil without one
+	Args          []*hcl.Attribute // the block inputs, in source order
+	NameRange     hcl.Range
+	DeclRange     hcl.Range
 	// SrcEnd is the byte offset just past the block's closing brace: the
 	// block's source is from DeclRange.Start to there.
 	SrcEnd int
@@ -93,6 +98,7 @@ var stepMetaSchema = &hcl.BodySchema{
 		{Name: "on_error"},
 		{Name: "tools"},
 		{Name: "max_tool_calls"},
+		{Name: "provider"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "retry"},
@@ -150,6 +156,11 @@ func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
 			diags = append(diags, Error(a.Range, "max_tool_calls without tools",
 				"The max_tool_calls argument bounds the calls an llm step makes to its tools; step %s has no tools argument.", quote(s.Name))...)
 		}
+	}
+	if a, ok := attrs["provider"]; ok {
+		s.ProviderRange = a.Expr.Range()
+		s.ProviderRef, d = decodeProviderRef(a)
+		diags = append(diags, d...)
 	}
 	if a, ok := attrs["for_each"]; ok {
 		s.ForEach = a.Expr
@@ -358,4 +369,17 @@ func blockExample(name string) string {
 		return `output "NAME" { type = ... }`
 	}
 	return "retry { attempts = 3 }"
+}
+
+// decodeProviderRef reads a step's provider argument: provider.NAME, a
+// reference to a provider block of the flow.
+func decodeProviderRef(a *hcl.Attribute) (hcl.Traversal, hcl.Diagnostics) {
+	tr, d := hcl.AbsTraversalForExpr(a.Expr)
+	if !d.HasErrors() && tr.RootName() == RootProvider && len(tr) == 2 {
+		if _, ok := tr[1].(hcl.TraverseAttr); ok {
+			return tr, nil
+		}
+	}
+	return nil, Error(a.Expr.Range(), "Invalid provider",
+		"The provider of an llm step is a reference to a provider block of the flow, such as provider = provider.local, not a value of another kind.")
 }

@@ -149,6 +149,7 @@ func (r *run) planInstance(s *compiler.Step, inst instance) (compiler.Action, ct
 		return compiler.ActionRun, cty.NilVal, "not in the cache"
 	}
 	call := &blocks.Call{Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Sensitive: marked}
+	call.Provider, _ = r.provider(s)
 	exec, err := r.opts.Executors.For(s.Block)
 	if err != nil {
 		return compiler.ActionRun, cty.NilVal, ""

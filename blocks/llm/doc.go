@@ -28,6 +28,10 @@
 //   - client.go: the transport: concurrency and requests-per-minute limits
 //     shared by every step, retries with backoff honouring Retry-After, and
 //     errors that say what to do.
+//   - provider.go: the transports to the providers flows declare
+//     (blocks.Call.Provider), whose limits are kept per provider identity
+//     (server, key, limits) for the whole process, so that every run of
+//     serve, mcp or worker shares them.
 //   - log.go: --log-prompts, one JSON line per round trip, redacted.
 //   - ask.go: Executor.Ask, a structured-output request with a caller's
 //     schema and conversation (the thinker's stages), over the same

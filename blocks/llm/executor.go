@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -33,7 +34,12 @@ const (
 type Executor struct {
 	cfg    Config
 	t      *transport // nil: no server configured
+	log    *promptLog // nil: no prompt log
 	format atomic.Int32
+	// providers are the transports to the providers steps name, by
+	// provider name and identity; their limits are the process's
+	// (sharedLimits).
+	providers sync.Map
 }
 
 var _ blocks.Executor = (*Executor)(nil)
@@ -43,9 +49,10 @@ var _ blocks.Executor = (*Executor)(nil)
 // whose calls fail saying what to set.
 func NewExecutor(cfg Config) *Executor {
 	cfg = cfg.withDefaults()
-	e := &Executor{cfg: cfg}
+	e := &Executor{cfg: cfg, log: newPromptLog(cfg)}
 	if cfg.configured() {
 		e.t = newTransport(cfg)
+		e.t.log = e.log
 	}
 	return e
 }
@@ -64,8 +71,8 @@ type params struct {
 // up to twice when the reply does not fit. The Result carries the tokens
 // of every round trip, also when it fails.
 func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
-	if e.t == nil {
-		return nil, errNotConfigured
+	if _, err := e.transportFor(call); err != nil {
+		return nil, err
 	}
 	p, err := e.params(call)
 	if err != nil {
@@ -96,7 +103,11 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 // model uses FLOWCTL_MODEL, which the block's definition and inputs do not
 // show. Package runtime looks for this method.
 func (e *Executor) CacheKey(call *blocks.Call) (string, error) {
-	return "model=" + e.model(call), nil
+	key := "model=" + e.model(call)
+	if call.Provider != nil {
+		key += " provider=" + call.Provider.BaseURL
+	}
+	return key, nil
 }
 
 // structured asks for the declared fields as a JSON object and parses the
@@ -181,7 +192,11 @@ func jsonInstruction(sch schema) string {
 // off at max_tokens.
 func (e *Executor) send(ctx context.Context, call *blocks.Call, r *request, usage *blocks.Usage) (openai.ChatCompletionMessage, bool, error) {
 	var none openai.ChatCompletionMessage
-	resp, err := e.t.complete(ctx, call, r)
+	t, err := e.transportFor(call)
+	if err != nil {
+		return none, false, err
+	}
+	resp, err := t.complete(ctx, call, r)
 	if err != nil {
 		return none, false, err
 	}
@@ -190,7 +205,7 @@ func (e *Executor) send(ctx context.Context, call *blocks.Call, r *request, usag
 	usage.CompletionTokens += u.CompletionTokens
 	usage.TotalTokens += u.TotalTokens
 	if len(resp.Choices) == 0 {
-		return none, false, fmt.Errorf("the model server at %s returned no reply (no choices)", e.t.baseURL)
+		return none, false, fmt.Errorf("the model server at %s returned no reply (no choices)", t.baseURL)
 	}
 	c := resp.Choices[0]
 	if c.Message.Refusal != "" {
