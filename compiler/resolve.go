@@ -144,6 +144,10 @@ func (c *compilation) resolveBlock(s *Step) hcl.Diagnostics {
 			var typed []*lang.Field
 			for _, f := range s.Step.Outputs {
 				if slices.Contains(b.TypedOutputs, f.Name) {
+					if f.Enum != nil {
+						diags = append(diags, lang.Error(f.EnumRange, "Unexpected enum",
+							"An enum constrains what a model may reply, so it is only for the outputs of llm steps; step %q uses block %q.", s.Name, b.Name)...)
+					}
 					typed = append(typed, f)
 					continue
 				}

@@ -110,8 +110,13 @@ type Field struct {
 	// null for it. Without it a null output fails the step.
 	Optional    bool
 	Description string
-	NameRange   hcl.Range
-	DeclRange   hcl.Range
+	// Enum are the values a string output of an llm block may take
+	// (`enum = ["a", "b"]`); nil: any. A reply outside them is asked
+	// again.
+	Enum      []string
+	EnumRange hcl.Range
+	NameRange hcl.Range
+	DeclRange hcl.Range
 }
 
 // Example is a block's `example`: inputs and the outputs they must give.
@@ -144,7 +149,7 @@ var inputFieldSchema = &hcl.BodySchema{
 }
 
 var outputFieldSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "description"}, {Name: "optional"}},
+	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "description"}, {Name: "optional"}, {Name: "enum"}},
 }
 
 var exampleSchema = &hcl.BodySchema{
@@ -301,6 +306,12 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 			diags = append(diags, Error(a.Expr.Range(), "Conflicting engine and sandbox",
 				"Block %s is compiled, and a compiled go block always runs in a sandbox worker process of its own; remove sandbox = \"inprocess\" or the engine argument.", quote(def.Name))...)
 		}
+		for _, f := range def.Outputs {
+			if f.Enum != nil {
+				diags = append(diags, Error(f.EnumRange, "Unexpected enum",
+					"An enum constrains what a model may reply, so it is only for the outputs of blocks with runtime \"llm\"; block %s has runtime %s.", quote(def.Name), quote(def.Runtime))...)
+			}
+		}
 		for _, name := range []string{"prompt", "system", "model", "temperature", "max_tokens", "tools", "max_tool_calls"} {
 			if a, ok := attrs[name]; ok {
 				diags = append(diags, Error(a.NameRange, "Unexpected argument",
@@ -422,7 +433,34 @@ func decodeField(b *hcl.Block, kind string) (*Field, hcl.Diagnostics) {
 		f.Optional, d = boolAttr(a)
 		diags = append(diags, d...)
 	}
+	if a, ok := attrs["enum"]; ok {
+		diags = append(diags, f.decodeEnum(a)...)
+	}
 	return f, diags
+}
+
+// decodeEnum reads an output's enum: the strings a string output may
+// be, at least one, each once.
+func (f *Field) decodeEnum(a *hcl.Attribute) hcl.Diagnostics {
+	f.EnumRange = a.Expr.Range()
+	values, diags := stringListAttr(a)
+	if diags.HasErrors() {
+		return diags
+	}
+	if f.Type.Type != cty.String {
+		return Error(a.NameRange, "Invalid enum",
+			"An enum lists the values of a string output; output %s is %s. Declare type = string.", quote(f.Name), FriendlyTypeName(f.Type.Type))
+	}
+	if len(values) == 0 {
+		return Error(a.Expr.Range(), "Invalid enum", "An enum lists at least one value, such as enum = [\"yes\", \"no\"].")
+	}
+	for i, v := range values {
+		if slices.Contains(values[:i], v) {
+			return Error(a.Expr.Range(), "Invalid enum", "The enum lists %s twice.", quote(v))
+		}
+	}
+	f.Enum = values
+	return nil
 }
 
 func checkDuplicateFields(kind string, fields []*Field) hcl.Diagnostics {

@@ -111,12 +111,11 @@ func newTransportTo(cfg Config, baseURL, apiKey string, lim *limits, names setti
 // request is one chat completion as the executor means it; the fields
 // the prompt log shows are kept as given.
 type request struct {
-	model       string
-	modelWhere  string // where the model is named, for an unknown model's advice; empty: stepModelWhere
-	messages    []openai.ChatCompletionMessage
-	format      *openai.ChatCompletionResponseFormat
-	temperature *float64
-	maxTokens   int // 0: unset
+	model      string
+	modelWhere string // where the model is named, for an unknown model's advice; empty: stepModelWhere
+	messages   []openai.ChatCompletionMessage
+	format     *openai.ChatCompletionResponseFormat
+	sampling
 	tools       []openai.Tool
 	noToolCalls bool // tool_choice none: the tools are listed but may not be called
 }
@@ -129,6 +128,14 @@ func (r *request) openai() openai.ChatCompletionRequest {
 	if r.temperature != nil {
 		req.Temperature = float32(*r.temperature) // 0 is put back by zeroTransport
 	}
+	if r.topP != nil {
+		req.TopP = float32(*r.topP) // 0 is put back by zeroTransport
+	}
+	if r.seed != nil {
+		seed := int(*r.seed)
+		req.Seed = &seed
+	}
+	req.Stop = r.stop
 	if r.maxTokens > 0 {
 		if reasoningModel(r.model) {
 			req.MaxCompletionTokens = r.maxTokens // these models refuse max_tokens
@@ -142,10 +149,24 @@ func (r *request) openai() openai.ChatCompletionRequest {
 // zeroParams names the request's numeric parameters that are set to 0,
 // which go-openai would leave out of the body (see zeroTransport).
 func (r *request) zeroParams() []string {
+	var out []string
 	if r.temperature != nil && *r.temperature == 0 {
-		return []string{"temperature"}
+		out = append(out, "temperature")
 	}
-	return nil
+	if r.topP != nil && *r.topP == 0 {
+		out = append(out, "top_p")
+	}
+	return out
+}
+
+// sampling are the parameters of a request that shape the reply, as the
+// step gives them; nil and empty: the server's default.
+type sampling struct {
+	temperature *float64
+	topP        *float64
+	seed        *int64
+	stop        []string
+	maxTokens   int // 0: unset
 }
 
 // reasoningModel reports whether OpenAI's model wants max_completion_tokens.

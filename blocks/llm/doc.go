@@ -2,8 +2,9 @@
 // OpenAI-compatible chat completions server (OpenAI, Ollama, vLLM,
 // OpenRouter, Groq, …), as docs/design.md ("Language models") describes.
 //
-// One Executor serves both the llm built-in (whose prompt, system, model,
-// temperature and max_tokens are inputs) and user blocks with
+// One Executor serves both the llm built-in (whose prompt, system,
+// messages, model, temperature, top_p, seed, stop and max_tokens are
+// inputs) and user blocks with
 // runtime = "llm" (whose prompt and system are HCL templates over input.*,
 // evaluated here with the function table of package lang). Register the
 // same Executor for both, so that they share its limits:
@@ -54,8 +55,10 @@
 //     again (at most 2). Usage sums every round trip, also on failure.
 //   - The prompt log has one line per HTTP round trip, failed tries
 //     included (their response is null and their error set).
-//   - A temperature of 0 is sent as the smallest positive float32, since
-//     go-openai drops a zero; max_tokens is sent as max_completion_tokens
+//   - Numeric parameters of 0 (temperature, top_p) are written back into
+//     the request body by zeroTransport (zero.go), since go-openai drops
+//     a zero; seed is a pointer and sent as given; max_tokens is sent as
+//     max_completion_tokens
 //     to OpenAI's reasoning models (o1, o3, o4, gpt-5, …).
 //   - Executor.CacheKey puts the model into a step's cache key, so that
 //     changing FLOWCTL_MODEL re-runs cached llm steps (watch mode).

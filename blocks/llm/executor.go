@@ -60,10 +60,12 @@ func NewExecutor(cfg Config) *Executor {
 // params are what one call asks, from the built-in's inputs or a user
 // block's definition.
 type params struct {
-	prompt, system string // system "": none
-	model          string
-	temperature    *float64
-	maxTokens      int // 0: unset
+	prompt, system string // "": none
+	// conversation are the messages the step gives (messages), sent
+	// between the system message and the prompt.
+	conversation []openai.ChatCompletionMessage
+	model        string
+	sampling
 }
 
 // Execute runs one call. Without declared output fields it returns the
@@ -84,7 +86,7 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 	if len(fields) == 0 {
 		var turns []openai.ChatCompletionMessage
 		text, _, err := e.converse(ctx, tl, &turns, func(turns []openai.ChatCompletionMessage) (openai.ChatCompletionMessage, bool, error) {
-			r := &request{model: p.model, temperature: p.temperature, maxTokens: p.maxTokens, messages: p.messages("", turns)}
+			r := &request{model: p.model, sampling: p.sampling, messages: p.messages("", turns)}
 			tl.offer(r)
 			return e.send(ctx, call, r, usage)
 		})
@@ -155,7 +157,7 @@ func (e *Executor) askStructured(ctx context.Context, call *blocks.Call, p param
 	turns []openai.ChatCompletionMessage, tl *toolLoop, usage *blocks.Usage) (openai.ChatCompletionMessage, bool, error) {
 	for {
 		mode := e.format.Load()
-		r := &request{model: p.model, temperature: p.temperature, maxTokens: p.maxTokens}
+		r := &request{model: p.model, sampling: p.sampling}
 		switch mode {
 		case formatSchema:
 			r.messages = p.messages("", turns)
@@ -215,7 +217,8 @@ func (e *Executor) send(ctx context.Context, call *blocks.Call, r *request, usag
 }
 
 // messages builds the conversation: the system message (with extra
-// instructions appended), the prompt, then any re-ask turns.
+// instructions appended), the step's messages as given, the prompt as
+// the last user message, then any re-ask turns.
 func (p params) messages(extra string, turns []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
 	system := p.system
 	if extra != "" {
@@ -228,7 +231,10 @@ func (p params) messages(extra string, turns []openai.ChatCompletionMessage) []o
 	if system != "" {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
 	}
-	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: p.prompt})
+	msgs = append(msgs, p.conversation...)
+	if p.prompt != "" || len(p.conversation) == 0 {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: p.prompt})
+	}
 	return append(msgs, turns...)
 }
 
@@ -237,15 +243,38 @@ func (p params) messages(extra string, turns []openai.ChatCompletionMessage) []o
 func (e *Executor) params(call *blocks.Call) (params, error) {
 	p := params{model: e.model(call)}
 	if call.Block.Builtin() {
-		p.prompt, _ = stringInput(call, "prompt")
+		prompt, hasPrompt := stringInput(call, "prompt")
+		p.prompt = prompt
 		p.system, _ = stringInput(call, "system")
-		if v := call.Inputs["temperature"]; known(v) {
-			f, _ := v.AsBigFloat().Float64()
-			p.temperature = &f
+		p.temperature = floatInput(call, "temperature")
+		p.topP = floatInput(call, "top_p")
+		if v := call.Inputs["seed"]; known(v) {
+			n, _ := v.AsBigFloat().Int64()
+			p.seed = &n
+		}
+		if v := call.Inputs["stop"]; known(v) {
+			for _, s := range v.AsValueSlice() {
+				if !s.IsNull() {
+					p.stop = append(p.stop, s.AsString())
+				}
+			}
 		}
 		if v := call.Inputs["max_tokens"]; known(v) {
 			n, _ := v.AsBigFloat().Int64()
 			p.maxTokens = int(n)
+		}
+		if v := call.Inputs["messages"]; known(v) {
+			for it := v.ElementIterator(); it.Next(); {
+				_, m := it.Element()
+				msg := openai.ChatCompletionMessage{Role: m.GetAttr("role").AsString(), Content: m.GetAttr("content").AsString()}
+				if id := m.GetAttr("tool_call_id"); !id.IsNull() {
+					msg.ToolCallID = id.AsString()
+				}
+				p.conversation = append(p.conversation, msg)
+			}
+		}
+		if !hasPrompt && len(p.conversation) == 0 {
+			return p, fmt.Errorf("the step gives the model nothing to answer: set its prompt, or messages with at least one message")
 		}
 		return p, nil
 	}
@@ -278,6 +307,16 @@ func (e *Executor) model(call *blocks.Call) string {
 		return call.Block.Def.Model
 	}
 	return e.cfg.Model
+}
+
+// floatInput is a number input of the built-in; nil when null.
+func floatInput(call *blocks.Call, name string) *float64 {
+	v := call.Inputs[name]
+	if !known(v) {
+		return nil
+	}
+	f, _ := v.AsBigFloat().Float64()
+	return &f
 }
 
 func known(v cty.Value) bool { return v != cty.NilVal && v.IsKnown() && !v.IsNull() }

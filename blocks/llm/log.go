@@ -34,6 +34,9 @@ type logRequest struct {
 	Messages       []logMessage `json:"messages"`
 	ResponseFormat any          `json:"response_format"`
 	Temperature    *float64     `json:"temperature"`
+	TopP           *float64     `json:"top_p,omitempty"`
+	Seed           *int64       `json:"seed,omitempty"`
+	Stop           []string     `json:"stop,omitempty"`
 	MaxTokens      *int         `json:"max_tokens"`
 	Tools          []string     `json:"tools,omitempty"` // their names
 }
@@ -74,7 +77,7 @@ func (l *promptLog) write(call *blocks.Call, r *request, start time.Time, dur ti
 		Step:       redact(call.Step),
 		Model:      redact(r.model),
 		DurationMS: dur.Milliseconds(),
-		Request:    logRequest{Temperature: r.temperature, Messages: make([]logMessage, len(r.messages))},
+		Request:    logRequest{Temperature: r.temperature, TopP: r.topP, Seed: r.seed, Messages: make([]logMessage, len(r.messages))},
 	}
 	for i, m := range r.messages {
 		e.Request.Messages[i] = logMessage{Role: m.Role, Content: redact(m.Content),
@@ -95,6 +98,9 @@ func (l *promptLog) write(call *blocks.Call, r *request, start time.Time, dur ti
 	}
 	if r.maxTokens > 0 {
 		e.Request.MaxTokens = &r.maxTokens
+	}
+	for _, st := range r.stop {
+		e.Request.Stop = append(e.Request.Stop, redact(st))
 	}
 	if f == nil {
 		if len(resp.Choices) > 0 {

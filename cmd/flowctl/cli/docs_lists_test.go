@@ -252,3 +252,30 @@ func TestDocsListTheLanguage(t *testing.T) {
 		t.Errorf("docs/language.md's provider arguments are %v; the code has %v", rows, want)
 	}
 }
+
+// TestDocsListTheLLMInputs: docs/language.md's table of the llm block's
+// inputs names each input of the built-in, in order, with its type.
+func TestDocsListTheLLMInputs(t *testing.T) {
+	language := docsFile(t, "docs/language.md")
+	var b *blocks.Block
+	for _, x := range blocks.Builtins() {
+		if x.Name == "llm" {
+			b = x
+		}
+	}
+	var rows, types []string
+	for _, r := range section(t, "docs/language.md", language, "### llm", "| output |") {
+		if c := firstCell(r); c != "" {
+			rows = append(rows, c)
+			types = append(types, strings.TrimSpace(strings.Split(r, "|")[2]))
+		}
+	}
+	if want := b.InputNames(); !slices.Equal(rows, want) {
+		t.Fatalf("docs/language.md's llm inputs are %v; the code has %v", rows, want)
+	}
+	for i, in := range b.Inputs {
+		if want := lang.TypeString(in.Type.Type); types[i] != want {
+			t.Errorf("docs/language.md gives llm's %s the type %s; the code %s", in.Name, types[i], want)
+		}
+	}
+}

@@ -7,8 +7,13 @@ import (
 )
 
 // resolveProvider finds the provider an llm step names (provider =
-// provider.NAME).
+// provider.NAME), and checks that a step of the llm built-in gives the
+// model something to answer.
 func (c *compilation) resolveProvider(s *Step) hcl.Diagnostics {
+	if s.Block != nil && s.Block.Builtin() && s.Block.Name == "llm" && s.Arg("prompt") == nil && s.Arg("messages") == nil {
+		return lang.Error(s.DeclRange, "Missing prompt",
+			"Step %q uses the llm block, which needs a prompt, messages, or both: give it prompt = \"...\" or messages = [{ role = \"user\", content = \"...\" }].", s.Name)
+	}
 	if s.ProviderRef == nil {
 		return nil
 	}
