@@ -64,12 +64,16 @@ type limits struct {
 	sem     chan struct{}
 	limiter *rate.Limiter // nil: no limit
 	rpm     int
+	tokens  *tokenLimiter // nil: no limit
 }
 
 func newLimits(concurrency, rpm, tpm int) *limits {
 	l := &limits{sem: make(chan struct{}, concurrency), rpm: rpm}
 	if rpm > 0 {
 		l.limiter = rate.NewLimiter(rate.Limit(float64(rpm)/60), max(1, rpm/60))
+	}
+	if tpm > 0 {
+		l.tokens = newTokenLimiter(tpm, realClock{})
 	}
 	return l
 }
@@ -189,9 +193,17 @@ func (t *transport) complete(ctx context.Context, call *blocks.Call, r *request)
 		if err := t.acquire(ctx); err != nil {
 			return openai.ChatCompletionResponse{}, err
 		}
+		counted, err := t.waitTokens(ctx, r)
+		if err != nil {
+			<-t.sem
+			return openai.ChatCompletionResponse{}, err
+		}
 		start := time.Now()
 		resp, err := t.client.CreateChatCompletion(ctx, req)
 		<-t.sem
+		if err == nil {
+			t.tookTokens(counted, resp)
+		}
 		dur := time.Since(start)
 		var f *failure
 		if err != nil {

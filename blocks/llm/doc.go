@@ -29,6 +29,9 @@
 //   - client.go: the transport: concurrency and requests-per-minute limits
 //     shared by every step, retries with backoff honouring Retry-After, and
 //     errors that say what to do.
+//   - tokens.go: counting a prompt's tokens before it is sent (tiktoken's
+//     encodings, embedded; cl100k_base as an estimate for other models)
+//     and the tokens-per-minute limit of a provider (tpm).
 //   - provider.go: the transports to the providers flows declare
 //     (blocks.Call.Provider), whose limits are kept per provider identity
 //     (server, key, limits) for the whole process, so that every run of
