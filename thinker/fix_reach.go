@@ -125,6 +125,15 @@ func (p *reachPolicy) reachProblems(fixed *compiler.Program) []string {
 			out = append(out, fmt.Sprintf("mcp_server %q is changed: it needs a program, host or environment the accepted flow does not use, and is not started", m.Name))
 		}
 	}
+	for _, pr := range fixed.Providers {
+		a := p.accepted.ProvidersByName[pr.Name]
+		switch {
+		case a == nil:
+			out = append(out, fmt.Sprintf("provider %q is new: it reaches a model server the accepted flow does not use, and is not called", pr.Name))
+		case a.BaseURL != pr.BaseURL || a.APIKeySecret() != pr.APIKeySecret():
+			out = append(out, fmt.Sprintf("provider %q is changed: it would send its key to a server, or a key to a server, the accepted flow does not, and is not called", pr.Name))
+		}
+	}
 	versions, accepted := fixed.StepVersions(), p.accepted.StepVersions()
 	for _, s := range fixed.Steps {
 		a := p.accepted.StepsByName[s.Name]

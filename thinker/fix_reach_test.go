@@ -197,6 +197,42 @@ step "sum" {
 	}
 }
 
+// TestReachProvider: a fix that points a provider at another server, or
+// gives it another secret, is not run: the provider's key would go where
+// the accepted flow does not send it.
+func TestReachProvider(t *testing.T) {
+	const accepted = `flow "f" {}
+
+secret "tok" {}
+
+secret "other" {}
+
+provider "p" {
+  base_url = "https://models.example.com/v1"
+  api_key  = secret.tok
+}
+
+step "sum" {
+  use      = "llm"
+  provider = provider.p
+  prompt   = "Say hello ${secret.other}"
+}
+`
+	policy := newReachPolicy(compileIn(t, accepted), nil)
+	for _, c := range []struct{ old, new, want string }{
+		{"https://models.example.com/v1", "https://models.evil.example/v1", `provider "p" is changed`},
+		{"api_key  = secret.tok", "api_key  = secret.other", `provider "p" is changed`},
+	} {
+		got := strings.Join(policy.reachProblems(compileIn(t, strings.Replace(accepted, c.old, c.new, 1))), "\n")
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s → %s: problems %q; want %q", c.old, c.new, got, c.want)
+		}
+	}
+	if got := policy.reachProblems(compileIn(t, accepted)); len(got) != 0 {
+		t.Errorf("the accepted flow itself: %v", got)
+	}
+}
+
 // TestReachSubflow: a flow a step uses runs only as the accepted flow
 // has it; its secrets (handed down by name) count as used.
 func TestReachSubflow(t *testing.T) {
