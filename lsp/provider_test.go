@@ -2,12 +2,14 @@ package lsp
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
 )
 
-// TestCompleteProviders: provider. completes the flow's providers, a
+// TestCompleteProviders: provider.local's hover says its server and key,
+// provider. completes the flow's providers, a
 // line in a provider block its arguments, and a line at the top level
 // offers the provider block.
 func TestCompleteProviders(t *testing.T) {
@@ -26,6 +28,11 @@ func TestCompleteProviders(t *testing.T) {
 			out = append(out, it.Label)
 		}
 		return out
+	}
+	var h *protocol.Hover
+	if err := c.call("textDocument/hover", c.at(file, "provider.local", 10), &h); err != nil || h == nil ||
+		!strings.Contains(h.Contents.Value, "**provider `local`**: `http://127.0.0.1:11434/v1`, key from `secret.local_key`") {
+		t.Errorf("hover of provider.local: %v, %v", h, err)
 	}
 	c.edit(file, "provider = provider.local", "provider = provider.")
 	if got := labels("provider = provider.", 20); !slices.Equal(got, []string{"local", "remote"}) {
