@@ -334,13 +334,22 @@ func staticHost(s *compiler.Step) (host string, ok bool) {
 }
 
 // stepSecrets are the secrets a step's arguments, when and for_each refer
-// to, directly or through locals, sorted.
+// to, directly or through locals, and the api_key of the provider it
+// names, sorted.
 func stepSecrets(prog *compiler.Program, s *compiler.Step) []string {
 	exprs := make([]hcl.Expression, 0, len(s.Args)+2)
 	for _, a := range s.Args {
 		exprs = append(exprs, a.Expr)
 	}
-	return exprSecrets(prog, append(exprs, s.When, s.ForEach)...)
+	out := exprSecrets(prog, append(exprs, s.When, s.ForEach)...)
+	// The key of the provider an llm step names goes with its requests.
+	if s.Provider != nil {
+		if k := s.Provider.APIKeySecret(); k != "" && prog.SecretsByName[k] != nil && !slices.Contains(out, k) {
+			out = append(out, k)
+			slices.Sort(out)
+		}
+	}
+	return out
 }
 
 // exprSecrets are the secrets expressions (nil ones skipped) refer to,

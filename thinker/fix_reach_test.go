@@ -231,6 +231,30 @@ step "sum" {
 	if got := policy.reachProblems(compileIn(t, accepted)); len(got) != 0 {
 		t.Errorf("the accepted flow itself: %v", got)
 	}
+	// The provider's key is handed to the checked run, as the step
+	// that names the provider uses it.
+	if !policy.used["tok"] {
+		t.Errorf("the provider's key is not among the secrets the check hands over: %v", policy.used)
+	}
+	// A step that names the provider now, and did not, would send its key.
+	const plain = `flow "f" {}
+
+secret "tok" {}
+
+provider "p" {
+  base_url = "https://models.example.com/v1"
+  api_key  = secret.tok
+}
+
+step "sum" {
+  use    = "llm"
+  prompt = "Say hello"
+}
+`
+	got := newReachPolicy(compileIn(t, plain), nil).reachProblems(compileIn(t, strings.Replace(plain, `use    = "llm"`, "use      = \"llm\"\n  provider = provider.p", 1)))
+	if want := "step sum needs secret tok, which the accepted flow does not pass to it"; strings.Join(got, "\n") != want {
+		t.Errorf("problems %q; want %q", got, want)
+	}
 }
 
 // TestReachSubflow: a flow a step uses runs only as the accepted flow
