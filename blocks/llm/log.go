@@ -21,6 +21,7 @@ type promptLog struct {
 type logEntry struct {
 	Time       string        `json:"time"`
 	Step       string        `json:"step"`
+	Provider   string        `json:"provider,omitempty"` // the provider block the step names; absent: the environment's
 	Model      string        `json:"model"`
 	Request    logRequest    `json:"request"`
 	Response   *string       `json:"response"`
@@ -77,6 +78,7 @@ func (l *promptLog) write(call *blocks.Call, r *request, start time.Time, dur ti
 		Step:       redact(call.Step),
 		Model:      redact(r.model),
 		DurationMS: dur.Milliseconds(),
+		Provider:   providerName(call),
 		Request:    logRequest{Temperature: r.temperature, TopP: r.topP, Seed: r.seed, Messages: make([]logMessage, len(r.messages))},
 	}
 	for i, m := range r.messages {
@@ -152,4 +154,11 @@ func usageOf(resp openai.ChatCompletionResponse) *blocks.Usage {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
 	return u
+}
+
+func providerName(call *blocks.Call) string {
+	if call.Provider == nil {
+		return ""
+	}
+	return call.Provider.Name
 }

@@ -135,12 +135,18 @@ output "both" {
 		t.Errorf("docs: %d\n%s%s", code, out, errOut)
 	}
 
-	code, out, errOut = runCLI(t, "apply", "--auto-approve", "--json", dir)
+	log := filepath.Join(t.TempDir(), "prompts.jsonl")
+	code, out, errOut = runCLI(t, "apply", "--auto-approve", "--json", "--log-prompts", log, dir)
 	if code != 0 {
 		t.Fatalf("apply exited %d:\n%s%s", code, out, errOut)
 	}
 	if !strings.Contains(out, `"both":"from local / from remote / from env"`) {
 		t.Errorf("outputs:\n%s", out)
+	}
+	b, _ := os.ReadFile(log)
+	if !strings.Contains(string(b), `"step":"classify","provider":"local"`) || !strings.Contains(string(b), `"step":"summarize","provider":"remote"`) ||
+		strings.Contains(string(b), "key-0123456789") {
+		t.Errorf("prompt log:\n%s", b)
 	}
 	for _, c := range []struct {
 		name  string
