@@ -86,6 +86,10 @@ type BlockDef struct {
 	Model       string
 	Temperature *float64
 	MaxTokens   int
+	// TopP, Seed and Stop are sent as given; nil and empty: not sent.
+	TopP *float64
+	Seed *int64
+	Stop []string
 	// ToolRefs, ToolsRange and MaxToolCalls are an llm block's tools, as
 	// a step's (Step.ToolRefs): every step that uses the block may call
 	// them.
@@ -135,6 +139,7 @@ var blockDefSchema = &hcl.BodySchema{
 		{Name: "source"}, {Name: "source_file"}, {Name: "sandbox"}, {Name: "engine"},
 		{Name: "prompt"}, {Name: "system"},
 		{Name: "model"}, {Name: "temperature"}, {Name: "max_tokens"},
+		{Name: "top_p"}, {Name: "seed"}, {Name: "stop"},
 		{Name: "tools"}, {Name: "max_tool_calls"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
@@ -235,6 +240,29 @@ func DecodeBlockDef(b *hcl.Block) (*BlockDef, hcl.Diagnostics) {
 			}
 		case "max_tokens":
 			def.MaxTokens, d = intAttr(a, 1)
+		case "top_p":
+			var p float64
+			p, d = numberAttr(a)
+			if !d.HasErrors() {
+				if p < 0 || p > 1 {
+					d = Error(a.Expr.Range(), "Invalid top_p", "The top_p must be between 0 and 1; got %g.", p)
+				} else {
+					def.TopP = &p
+				}
+			}
+		case "seed":
+			var v cty.Value
+			v, d = constOf(a, cty.Number, "seed argument")
+			if !d.HasErrors() {
+				bf := v.AsBigFloat()
+				if n, acc := bf.Int64(); !bf.IsInt() || acc != 0 {
+					d = Error(a.Expr.Range(), "Invalid seed", "The seed must be a whole number that fits in 64 bits; got %s.", bf.Text('g', -1))
+				} else {
+					def.Seed = &n
+				}
+			}
+		case "stop":
+			def.Stop, d = stringListAttr(a)
 		case "tools":
 			def.ToolsRange = a.Expr.Range()
 			def.ToolRefs, d = decodeTools(a)
@@ -312,7 +340,7 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 					"An enum constrains what a model may reply, so it is only for the outputs of blocks with runtime \"llm\"; block %s has runtime %s.", quote(def.Name), quote(def.Runtime))...)
 			}
 		}
-		for _, name := range []string{"prompt", "system", "model", "temperature", "max_tokens", "tools", "max_tool_calls"} {
+		for _, name := range []string{"prompt", "system", "model", "temperature", "max_tokens", "top_p", "seed", "stop", "tools", "max_tool_calls"} {
 			if a, ok := attrs[name]; ok {
 				diags = append(diags, Error(a.NameRange, "Unexpected argument",
 					"The %s argument is only for blocks with runtime \"llm\"; block %s has runtime %s.", name, quote(def.Name), quote(def.Runtime))...)

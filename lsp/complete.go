@@ -54,7 +54,7 @@ var attributes = map[string][]string{
 	"schedule":      {"cron", "timezone", "inputs", "catch_up"},
 	"mcp_server":    {"command", "url", "env", "headers"},
 	"provider":      lang.ProviderArguments(),
-	"block":         {"description", "use_when", "tags", "runtime", "timeout", "source", "source_file", "sandbox", "engine", "prompt", "system", "model", "temperature", "max_tokens", "tools", "max_tool_calls", "input", "output", "example"},
+	"block":         {"description", "use_when", "tags", "runtime", "timeout", "source", "source_file", "sandbox", "engine", "prompt", "system", "model", "temperature", "max_tokens", "top_p", "seed", "stop", "tools", "max_tool_calls", "input", "output", "example"},
 	"block/input":   {"type", "default", "description"},
 	"block/output":  {"type", "description", "optional"},
 	"block/example": {"input", "output"},

@@ -293,6 +293,7 @@ func (e *Executor) params(call *blocks.Call) (params, error) {
 	}
 	p.temperature = def.Temperature
 	p.maxTokens = def.MaxTokens
+	p.topP, p.seed, p.stop = def.TopP, def.Seed, def.Stop
 	return p, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -131,6 +132,46 @@ func TestNumericParametersExact(t *testing.T) {
 			if !strings.Contains(raw, w) {
 				t.Errorf("the body has no %s: %s", w, raw)
 			}
+		}
+	}
+}
+
+// TestBlockDefParametersExact: an llm block definition's temperature,
+// top_p, seed and stop reach the server as written, zeros included.
+func TestBlockDefParametersExact(t *testing.T) {
+	src := `block "tone" {
+  runtime     = "llm"
+  prompt      = "Tone of: ${input.text}"
+  temperature = 0
+  top_p       = 0
+  seed        = 0
+  stop        = ["END"]
+  input "text" {
+    type = string
+  }
+}
+`
+	f, diags := lang.NewParser().ParseSource([]byte(src), "tone.block.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	defs, diags := lang.DecodeBlockFile(f)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	b, diags := blocks.FromDef(defs[0])
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	s := newServer(t, ok("calm"))
+	call := &blocks.Call{Block: b, Inputs: map[string]cty.Value{"text": cty.StringVal("hi")}, Outputs: b.Outputs}
+	if _, err := NewExecutor(testConfig(s)).Execute(testCtx(t), call); err != nil {
+		t.Fatal(err)
+	}
+	raw := s.recorded()[0].raw
+	for _, w := range []string{`"temperature":0`, `"top_p":0`, `"seed":0`, `"stop":["END"]`} {
+		if !strings.Contains(raw, w) {
+			t.Errorf("the body has no %s: %s", w, raw)
 		}
 	}
 }
