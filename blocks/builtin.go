@@ -3,6 +3,7 @@ package blocks
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,6 +42,19 @@ func optional(name string, ty cty.Type, desc string) *lang.Field {
 func out(name string, ty cty.Type, desc string) *lang.Field {
 	return field(name, ty, cty.NilVal, desc)
 }
+
+// MessagesType is the type of the llm built-in's messages: a list of
+// { role, content } objects, a tool message with the id of the call it
+// answers.
+var MessagesType = cty.List(cty.ObjectWithOptionalAttrs(map[string]cty.Type{
+	"role": cty.String, "content": cty.String, "tool_call_id": cty.String,
+}, []string{"tool_call_id"}))
+
+// MessageRoles are the roles a message of messages may have.
+var MessageRoles = []string{"system", "user", "assistant", "tool"}
+
+// MaxTokensLimit is the largest max_tokens: what a 32-bit server takes.
+const MaxTokensLimit = 1<<31 - 1
 
 // Builtins returns the built-in blocks (docs/design.md, "Blocks"), in catalog order. Each call
 // returns fresh values.
@@ -84,15 +98,22 @@ func Builtins() []*Block {
 			UseWhen:     "You need a language model to summarize, classify, extract, translate, rewrite, answer or generate text, or to turn text into structured data",
 			Tags:        []string{"llm", "ai", "model", "prompt", "text", "summarize", "generate"},
 			Inputs: []*lang.Field{
-				required("prompt", cty.String, "The prompt"),
+				optional("prompt", cty.String, "The prompt: the last user message"),
 				optional("system", cty.String, "The system message"),
+				optional("messages", MessagesType, "The conversation, sent as given between the system message and the prompt"),
 				optional("model", cty.String, "The model; default FLOWCTL_MODEL"),
-				optional("temperature", cty.Number, "Sampling temperature"),
+				optional("temperature", cty.Number, "Sampling temperature, 0 to 2"),
+				optional("top_p", cty.Number, "Nucleus sampling: the probability mass to sample from, 0 to 1"),
+				optional("seed", cty.Number, "A seed for sampling, for servers that make replies repeatable"),
+				optional("stop", cty.List(cty.String), "Texts at which the model stops"),
 				optional("max_tokens", cty.Number, "The most tokens to generate"),
 			},
 			Checks: map[string]func(cty.Value) error{
 				"temperature": checkRange(0, 2),
-				"max_tokens":  checkPositive,
+				"top_p":       checkRange(0, 1),
+				"seed":        checkSeed,
+				"max_tokens":  checkMaxTokens,
+				"messages":    checkMessages,
 			},
 			Outputs: []*lang.Field{
 				out("text", cty.String, "The model's reply"),
@@ -239,6 +260,49 @@ func checkMaxBytes(v cty.Value) error {
 	}
 	if n, _ := v.AsBigFloat().Float64(); n > MaxBodyBytes {
 		return fmt.Errorf("must be at most %d (64 MiB), not %.0f: a response is held in memory and stored in the state", MaxBodyBytes, n)
+	}
+	return nil
+}
+
+func checkMaxTokens(v cty.Value) error {
+	bf := v.AsBigFloat()
+	if n, acc := bf.Int64(); !bf.IsInt() || acc != 0 || n < 1 || n > MaxTokensLimit {
+		return fmt.Errorf("must be a whole number from 1 to %d, not %s", MaxTokensLimit, bf.Text('g', -1))
+	}
+	return nil
+}
+
+func checkSeed(v cty.Value) error {
+	bf := v.AsBigFloat()
+	if _, acc := bf.Int64(); !bf.IsInt() || acc != 0 {
+		return fmt.Errorf("must be a whole number that fits in 64 bits, not %s", bf.Text('g', -1))
+	}
+	return nil
+}
+
+// checkMessages checks each message's role, and that a tool message
+// says which call it answers.
+func checkMessages(v cty.Value) error {
+	i := 0
+	for it := v.ElementIterator(); it.Next(); i++ {
+		_, m := it.Element()
+		if m.IsNull() {
+			return fmt.Errorf("message %d is null", i)
+		}
+		role, content := m.GetAttr("role"), m.GetAttr("content")
+		if role.IsNull() || !slices.Contains(MessageRoles, role.AsString()) {
+			got := "null"
+			if !role.IsNull() {
+				got = fmt.Sprintf("%q", role.AsString())
+			}
+			return fmt.Errorf("message %d has the role %s; a role is one of %s", i, got, strings.Join(MessageRoles, ", "))
+		}
+		if content.IsNull() {
+			return fmt.Errorf("message %d has no content", i)
+		}
+		if id := m.GetAttr("tool_call_id"); role.AsString() == "tool" && (id.IsNull() || id.AsString() == "") {
+			return fmt.Errorf("message %d is a tool message without the tool_call_id of the call it answers", i)
+		}
 	}
 	return nil
 }

@@ -42,9 +42,24 @@ type Call struct {
 	Timeout time.Duration
 	// Tools, for an llm block, are what the model may call; nil: none.
 	Tools *Tools
+	// Provider, for an llm block, is the server the step names; nil:
+	// the environment's.
+	Provider *Provider
 	// Sensitive names the inputs whose values come from a secret or a
 	// sensitive value (Inputs has them unmarked); nil when none does.
 	Sensitive map[string]bool
+}
+
+// Provider is a model server a flow declares (a provider block), its
+// key read from the secret it names.
+type Provider struct {
+	Name    string
+	BaseURL string
+	APIKey  string // "" for none
+	// RPM, TPM and Concurrency are its limits; 0: none of its own.
+	RPM, TPM, Concurrency int
+	// Prices are USD per million tokens by model.
+	Prices map[string]lang.Price
 }
 
 // Tools are the flows and blocks an llm step's model may call, which the

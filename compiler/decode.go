@@ -59,6 +59,8 @@ func (c *compilation) decode() hcl.Diagnostics {
 		}
 		c.opts.flows.names[abs] = name // what flowName would read
 	}
+	p.Providers = file.Providers
+	p.ProvidersByName = indexNamed(file.Providers, "provider", func(v *lang.Provider) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.MCPServersByName = indexNamed(file.MCPServers, "mcp_server", func(v *lang.MCPServer) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	indexNamed(file.Schedules, "schedule", func(v *lang.Schedule) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.InputsByName = indexNamed(file.Inputs, "input", func(v *lang.Input) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)

@@ -52,7 +52,11 @@ type Program struct {
 	// steps may call.
 	MCPServers       []*lang.MCPServer
 	MCPServersByName map[string]*lang.MCPServer
-	Steps            []*Step // in declaration order
+	// Providers are the model servers the flow declares, which its llm
+	// steps may name.
+	Providers       []*lang.Provider
+	ProvidersByName map[string]*lang.Provider
+	Steps           []*Step // in declaration order
 
 	InputsByName   map[string]*lang.Input
 	SecretsByName  map[string]*lang.Secret
@@ -110,6 +114,8 @@ type Step struct {
 	Dependents []*Step
 	// Tools are what an llm step may call, from its tools argument.
 	Tools []*Tool
+	// Provider is the provider an llm step names; nil: the environment's.
+	Provider *lang.Provider
 	// Flow is the flow a step uses as its block (use = "flow.NAME"), whose
 	// inputs and outputs Block has (FlowBlock); nil for other steps.
 	Flow  *Program
@@ -468,6 +474,9 @@ func (c *compilation) hashEnvs() {
 			}
 		}
 		add(c.stepRefs[s.Index])
+		if s.Provider != nil {
+			parts = append(parts, "provider."+s.Provider.Name+" "+s.Provider.Fingerprint())
+		}
 		if s.Block != nil && s.Block.Builtin() && s.Block.Name == "mcp" {
 			for _, m := range p.MCPServers {
 				parts = append(parts, "mcp_server."+m.Name+" "+m.Fingerprint())

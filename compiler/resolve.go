@@ -20,7 +20,9 @@ func (c *compilation) resolve() hcl.Diagnostics {
 	for _, s := range p.Steps {
 		diags = append(diags, c.resolveBlock(s)...)
 		diags = append(diags, c.resolveTools(s)...)
+		diags = append(diags, c.resolveProvider(s)...)
 	}
+	diags = append(diags, c.resolveProviderKeys()...)
 	for _, l := range p.Locals {
 		var d hcl.Diagnostics
 		l.Refs, d = c.resolveExpr(l.Expr, refContext{what: "a local value"})
@@ -142,6 +144,10 @@ func (c *compilation) resolveBlock(s *Step) hcl.Diagnostics {
 			var typed []*lang.Field
 			for _, f := range s.Step.Outputs {
 				if slices.Contains(b.TypedOutputs, f.Name) {
+					if f.Enum != nil {
+						diags = append(diags, lang.Error(f.EnumRange, "Unexpected enum",
+							"An enum constrains what a model may reply, so it is only for the outputs of llm steps; step %q uses block %q.", s.Name, b.Name)...)
+					}
 					typed = append(typed, f)
 					continue
 				}
@@ -191,6 +197,10 @@ func (c *compilation) resolveTraversal(tr hcl.Traversal, ctx refContext) (*lang.
 	root := tr.RootName()
 	switch root {
 	case lang.RootInput, lang.RootSecret, lang.RootLocal, lang.RootMemory, lang.RootStep, lang.RootEach, lang.RootRun, lang.RootFlow:
+	case lang.RootProvider:
+		return nil, lang.Error(tr.SourceRange(), "Invalid reference",
+			"%s names a provider, which is not a value: only an llm step's provider argument takes one, as in provider = %s.",
+			lang.TraversalString(tr), lang.TraversalString(tr))
 	default:
 		return nil, lang.Error(tr[0].SourceRange(), "Unknown variable",
 			"There is no variable named %q. References start with one of %s.%s",

@@ -86,6 +86,10 @@ type BlockDef struct {
 	Model       string
 	Temperature *float64
 	MaxTokens   int
+	// TopP, Seed and Stop are sent as given; nil and empty: not sent.
+	TopP *float64
+	Seed *int64
+	Stop []string
 	// ToolRefs, ToolsRange and MaxToolCalls are an llm block's tools, as
 	// a step's (Step.ToolRefs): every step that uses the block may call
 	// them.
@@ -110,8 +114,13 @@ type Field struct {
 	// null for it. Without it a null output fails the step.
 	Optional    bool
 	Description string
-	NameRange   hcl.Range
-	DeclRange   hcl.Range
+	// Enum are the values a string output of an llm block may take
+	// (`enum = ["a", "b"]`); nil: any. A reply outside them is asked
+	// again.
+	Enum      []string
+	EnumRange hcl.Range
+	NameRange hcl.Range
+	DeclRange hcl.Range
 }
 
 // Example is a block's `example`: inputs and the outputs they must give.
@@ -130,6 +139,7 @@ var blockDefSchema = &hcl.BodySchema{
 		{Name: "source"}, {Name: "source_file"}, {Name: "sandbox"}, {Name: "engine"},
 		{Name: "prompt"}, {Name: "system"},
 		{Name: "model"}, {Name: "temperature"}, {Name: "max_tokens"},
+		{Name: "top_p"}, {Name: "seed"}, {Name: "stop"},
 		{Name: "tools"}, {Name: "max_tool_calls"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
@@ -144,7 +154,7 @@ var inputFieldSchema = &hcl.BodySchema{
 }
 
 var outputFieldSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "description"}, {Name: "optional"}},
+	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "description"}, {Name: "optional"}, {Name: "enum"}},
 }
 
 var exampleSchema = &hcl.BodySchema{
@@ -230,6 +240,29 @@ func DecodeBlockDef(b *hcl.Block) (*BlockDef, hcl.Diagnostics) {
 			}
 		case "max_tokens":
 			def.MaxTokens, d = intAttr(a, 1)
+		case "top_p":
+			var p float64
+			p, d = numberAttr(a)
+			if !d.HasErrors() {
+				if p < 0 || p > 1 {
+					d = Error(a.Expr.Range(), "Invalid top_p", "The top_p must be between 0 and 1; got %g.", p)
+				} else {
+					def.TopP = &p
+				}
+			}
+		case "seed":
+			var v cty.Value
+			v, d = constOf(a, cty.Number, "seed argument")
+			if !d.HasErrors() {
+				bf := v.AsBigFloat()
+				if n, acc := bf.Int64(); !bf.IsInt() || acc != 0 {
+					d = Error(a.Expr.Range(), "Invalid seed", "The seed must be a whole number that fits in 64 bits; got %s.", bf.Text('g', -1))
+				} else {
+					def.Seed = &n
+				}
+			}
+		case "stop":
+			def.Stop, d = stringListAttr(a)
 		case "tools":
 			def.ToolsRange = a.Expr.Range()
 			def.ToolRefs, d = decodeTools(a)
@@ -301,7 +334,13 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 			diags = append(diags, Error(a.Expr.Range(), "Conflicting engine and sandbox",
 				"Block %s is compiled, and a compiled go block always runs in a sandbox worker process of its own; remove sandbox = \"inprocess\" or the engine argument.", quote(def.Name))...)
 		}
-		for _, name := range []string{"prompt", "system", "model", "temperature", "max_tokens", "tools", "max_tool_calls"} {
+		for _, f := range def.Outputs {
+			if f.Enum != nil {
+				diags = append(diags, Error(f.EnumRange, "Unexpected enum",
+					"An enum constrains what a model may reply, so it is only for the outputs of blocks with runtime \"llm\"; block %s has runtime %s.", quote(def.Name), quote(def.Runtime))...)
+			}
+		}
+		for _, name := range []string{"prompt", "system", "model", "temperature", "max_tokens", "top_p", "seed", "stop", "tools", "max_tool_calls"} {
 			if a, ok := attrs[name]; ok {
 				diags = append(diags, Error(a.NameRange, "Unexpected argument",
 					"The %s argument is only for blocks with runtime \"llm\"; block %s has runtime %s.", name, quote(def.Name), quote(def.Runtime))...)
@@ -422,7 +461,34 @@ func decodeField(b *hcl.Block, kind string) (*Field, hcl.Diagnostics) {
 		f.Optional, d = boolAttr(a)
 		diags = append(diags, d...)
 	}
+	if a, ok := attrs["enum"]; ok {
+		diags = append(diags, f.decodeEnum(a)...)
+	}
 	return f, diags
+}
+
+// decodeEnum reads an output's enum: the strings a string output may
+// be, at least one, each once.
+func (f *Field) decodeEnum(a *hcl.Attribute) hcl.Diagnostics {
+	f.EnumRange = a.Expr.Range()
+	values, diags := stringListAttr(a)
+	if diags.HasErrors() {
+		return diags
+	}
+	if f.Type.Type != cty.String {
+		return Error(a.NameRange, "Invalid enum",
+			"An enum lists the values of a string output; output %s is %s. Declare type = string.", quote(f.Name), FriendlyTypeName(f.Type.Type))
+	}
+	if len(values) == 0 {
+		return Error(a.Expr.Range(), "Invalid enum", "An enum lists at least one value, such as enum = [\"yes\", \"no\"].")
+	}
+	for i, v := range values {
+		if slices.Contains(values[:i], v) {
+			return Error(a.Expr.Range(), "Invalid enum", "The enum lists %s twice.", quote(v))
+		}
+	}
+	f.Enum = values
+	return nil
 }
 
 func checkDuplicateFields(kind string, fields []*Field) hcl.Diagnostics {

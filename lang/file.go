@@ -23,6 +23,8 @@ type File struct {
 	Schedules []*Schedule
 	// MCPServers are the MCP servers whose tools steps may call.
 	MCPServers []*MCPServer
+	// Providers are the model servers llm steps may name.
+	Providers []*Provider
 }
 
 var flowFileSchema = &hcl.BodySchema{
@@ -37,7 +39,17 @@ var flowFileSchema = &hcl.BodySchema{
 		{Type: "output", LabelNames: []string{"name"}},
 		{Type: "schedule", LabelNames: []string{"name"}},
 		{Type: "mcp_server", LabelNames: []string{"name"}},
+		{Type: "provider", LabelNames: []string{"name"}},
 	},
+}
+
+// TopLevelBlocks are the block types of a flow file, in the docs' order.
+func TopLevelBlocks() []string {
+	var out []string
+	for _, b := range flowFileSchema.Blocks {
+		out = append(out, b.Type)
+	}
+	return out
 }
 
 var blockFileSchema = &hcl.BodySchema{
@@ -97,6 +109,8 @@ func decodeFlowFile(f *hcl.File, filename string, consume bool) (*File, hcl.Diag
 			file.Schedules = collect(file.Schedules, &diags)(decodeScheduleBlock(b))
 		case "mcp_server":
 			file.MCPServers = collect(file.MCPServers, &diags)(decodeMCPServerBlock(b))
+		case "provider":
+			file.Providers = collect(file.Providers, &diags)(decodeProviderBlock(b))
 		}
 	}
 	return file, diags

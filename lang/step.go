@@ -13,6 +13,7 @@ var MetaArguments = []string{
 	"use", "description", "depends_on", "when", "for_each", "parallelism",
 	"timeout", "retry", "cache", "on_error", "output", "tools", "max_tool_calls",
 	"tool_inputs",
+	"provider",
 }
 
 // IsMetaArgument reports whether name is one of MetaArguments.
@@ -49,12 +50,16 @@ type Step struct {
 	// ToolInputs (`tool_inputs`) name, for a flow tool, the inputs with a
 	// default that the model may give too; the model sees only a flow's
 	// inputs without a default otherwise.
-	ToolInputs  []*ToolInputs
-	Outputs     []*Field         // declared output fields (blocks with open outputs only)
-	OutputRange *hcl.Range       // the first output block, for "not allowed here"; nil without one
-	Args        []*hcl.Attribute // the block inputs, in source order
-	NameRange   hcl.Range
-	DeclRange   hcl.Range
+	ToolInputs []*ToolInputs
+	// ProviderRef is an llm step's provider = provider.NAME; nil: the
+	// environment's provider.
+	ProviderRef   hcl.Traversal
+	ProviderRange hcl.Range
+	Outputs       []*Field         // declared output fields (blocks with open outputs only)
+	OutputRange   *hcl.Range       // the first output block, for "not allowed here"; nil without one
+	Args          []*hcl.Attribute // the block inputs, in source order
+	NameRange     hcl.Range
+	DeclRange     hcl.Range
 	// SrcEnd is the byte offset just past the block's closing brace: the
 	// block's source is from DeclRange.Start to there.
 	SrcEnd int
@@ -99,6 +104,7 @@ var stepMetaSchema = &hcl.BodySchema{
 		{Name: "tools"},
 		{Name: "max_tool_calls"},
 		{Name: "tool_inputs"},
+		{Name: "provider"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "retry"},
@@ -164,6 +170,11 @@ func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
 			diags = append(diags, Error(a.NameRange, "tool_inputs without tools",
 				"The tool_inputs argument names inputs of the flows an llm step's model may call; step %s has no tools argument.", quote(s.Name))...)
 		}
+	}
+	if a, ok := attrs["provider"]; ok {
+		s.ProviderRange = a.Expr.Range()
+		s.ProviderRef, d = decodeProviderRef(a)
+		diags = append(diags, d...)
 	}
 	if a, ok := attrs["for_each"]; ok {
 		s.ForEach = a.Expr
@@ -433,4 +444,17 @@ func blockExample(name string) string {
 		return `output "NAME" { type = ... }`
 	}
 	return "retry { attempts = 3 }"
+}
+
+// decodeProviderRef reads a step's provider argument: provider.NAME, a
+// reference to a provider block of the flow.
+func decodeProviderRef(a *hcl.Attribute) (hcl.Traversal, hcl.Diagnostics) {
+	tr, d := hcl.AbsTraversalForExpr(a.Expr)
+	if !d.HasErrors() && tr.RootName() == RootProvider && len(tr) == 2 {
+		if _, ok := tr[1].(hcl.TraverseAttr); ok {
+			return tr, nil
+		}
+	}
+	return nil, Error(a.Expr.Range(), "Invalid provider",
+		"The provider of an llm step is a reference to a provider block of the flow, such as provider = provider.local, not a value of another kind.")
 }

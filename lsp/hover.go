@@ -270,6 +270,22 @@ func refDoc(prog *compiler.Program, c *cursor, tr hcl.Traversal) string {
 			}
 			return s + describe(in.Description, in.DeclRange)
 		}
+	case lang.RootProvider:
+		if pr := prog.ProvidersByName[name]; pr != nil {
+			s := fmt.Sprintf("**provider `%s`**: `%s`", name, pr.BaseURL)
+			if k := pr.APIKeySecret(); k != "" {
+				s += ", key from `secret." + k + "`"
+			}
+			for _, l := range []struct {
+				name string
+				n    int
+			}{{"rpm", pr.RPM}, {"tpm", pr.TPM}, {"concurrency", pr.Concurrency}} {
+				if l.n > 0 {
+					s += fmt.Sprintf(", %s %d", l.name, l.n)
+				}
+			}
+			return s + describe(pr.Description, pr.DeclRange)
+		}
 	case lang.RootSecret:
 		if sec := prog.SecretsByName[name]; sec != nil {
 			return fmt.Sprintf("**secret `%s`**: `string` (sensitive), from `$%s`", name, sec.Env) + describe(sec.Description, sec.DeclRange)

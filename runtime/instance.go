@@ -72,6 +72,10 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 		Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Touch: r.opts.OnFileRead,
 		Step: Label(s.Name, inst.key), Redact: r.redact.redact, Sensitive: marked,
 	}
+	var err error
+	if call.Provider, err = r.provider(s); err != nil {
+		return fail(r.stepError(s, inst, err))
+	}
 	var log *instanceLog
 	if !s.Block.Builtin() || len(s.Tools) > 0 {
 		log = r.newInstanceLog(s.Name, inst.key)

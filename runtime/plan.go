@@ -235,6 +235,7 @@ func (r *run) planFresh(s *compiler.Step, inst instance) (compiler.Action, cty.V
 		return compiler.ActionRun, cty.NilVal, "sensitive results are not cached", ""
 	}
 	call := &blocks.Call{Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Sensitive: marked}
+	call.Provider, _ = r.provider(s)
 	exec, err := r.opts.Executors.For(s.Block)
 	if err != nil {
 		return compiler.ActionRun, cty.NilVal, "", ""

@@ -30,7 +30,7 @@ type baseFlow struct {
 // wireMetaArgs are the step attributes a wire reply does not carry: the
 // edit keeps them as they are.
 var wireMetaArgs = []string{"use", "depends_on", "description", "timeout", "cache", "on_error", "parallelism",
-	"tools", "max_tool_calls", "tool_inputs"}
+	"tools", "max_tool_calls", "tool_inputs", "provider"}
 
 // loadBase reads the flow to edit and describes it as a wire reply.
 func loadBase(path string) (*baseFlow, error) {

@@ -125,6 +125,15 @@ func (p *reachPolicy) reachProblems(fixed *compiler.Program) []string {
 			out = append(out, fmt.Sprintf("mcp_server %q is changed: it needs a program, host or environment the accepted flow does not use, and is not started", m.Name))
 		}
 	}
+	for _, pr := range fixed.Providers {
+		a := p.accepted.ProvidersByName[pr.Name]
+		switch {
+		case a == nil:
+			out = append(out, fmt.Sprintf("provider %q is new: it reaches a model server the accepted flow does not use, and is not called", pr.Name))
+		case a.BaseURL != pr.BaseURL || a.APIKeySecret() != pr.APIKeySecret():
+			out = append(out, fmt.Sprintf("provider %q is changed: it would send its key to a server, or a key to a server, the accepted flow does not, and is not called", pr.Name))
+		}
+	}
 	versions, accepted := fixed.StepVersions(), p.accepted.StepVersions()
 	for _, s := range fixed.Steps {
 		a := p.accepted.StepsByName[s.Name]
@@ -325,13 +334,22 @@ func staticHost(s *compiler.Step) (host string, ok bool) {
 }
 
 // stepSecrets are the secrets a step's arguments, when and for_each refer
-// to, directly or through locals, sorted.
+// to, directly or through locals, and the api_key of the provider it
+// names, sorted.
 func stepSecrets(prog *compiler.Program, s *compiler.Step) []string {
 	exprs := make([]hcl.Expression, 0, len(s.Args)+2)
 	for _, a := range s.Args {
 		exprs = append(exprs, a.Expr)
 	}
-	return exprSecrets(prog, append(exprs, s.When, s.ForEach)...)
+	out := exprSecrets(prog, append(exprs, s.When, s.ForEach)...)
+	// The key of the provider an llm step names goes with its requests.
+	if s.Provider != nil {
+		if k := s.Provider.APIKeySecret(); k != "" && prog.SecretsByName[k] != nil && !slices.Contains(out, k) {
+			out = append(out, k)
+			slices.Sort(out)
+		}
+	}
+	return out
 }
 
 // exprSecrets are the secrets expressions (nil ones skipped) refer to,

@@ -197,6 +197,66 @@ step "sum" {
 	}
 }
 
+// TestReachProvider: a fix that points a provider at another server, or
+// gives it another secret, is not run: the provider's key would go where
+// the accepted flow does not send it.
+func TestReachProvider(t *testing.T) {
+	const accepted = `flow "f" {}
+
+secret "tok" {}
+
+secret "other" {}
+
+provider "p" {
+  base_url = "https://models.example.com/v1"
+  api_key  = secret.tok
+}
+
+step "sum" {
+  use      = "llm"
+  provider = provider.p
+  prompt   = "Say hello ${secret.other}"
+}
+`
+	policy := newReachPolicy(compileIn(t, accepted), nil)
+	for _, c := range []struct{ old, new, want string }{
+		{"https://models.example.com/v1", "https://models.evil.example/v1", `provider "p" is changed`},
+		{"api_key  = secret.tok", "api_key  = secret.other", `provider "p" is changed`},
+	} {
+		got := strings.Join(policy.reachProblems(compileIn(t, strings.Replace(accepted, c.old, c.new, 1))), "\n")
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s → %s: problems %q; want %q", c.old, c.new, got, c.want)
+		}
+	}
+	if got := policy.reachProblems(compileIn(t, accepted)); len(got) != 0 {
+		t.Errorf("the accepted flow itself: %v", got)
+	}
+	// The provider's key is handed to the checked run, as the step
+	// that names the provider uses it.
+	if !policy.used["tok"] {
+		t.Errorf("the provider's key is not among the secrets the check hands over: %v", policy.used)
+	}
+	// A step that names the provider now, and did not, would send its key.
+	const plain = `flow "f" {}
+
+secret "tok" {}
+
+provider "p" {
+  base_url = "https://models.example.com/v1"
+  api_key  = secret.tok
+}
+
+step "sum" {
+  use    = "llm"
+  prompt = "Say hello"
+}
+`
+	got := newReachPolicy(compileIn(t, plain), nil).reachProblems(compileIn(t, strings.Replace(plain, `use    = "llm"`, "use      = \"llm\"\n  provider = provider.p", 1)))
+	if want := "step sum needs secret tok, which the accepted flow does not pass to it"; strings.Join(got, "\n") != want {
+		t.Errorf("problems %q; want %q", got, want)
+	}
+}
+
 // TestReachSubflow: a flow a step uses runs only as the accepted flow
 // has it; its secrets (handed down by name) count as used.
 func TestReachSubflow(t *testing.T) {

@@ -294,8 +294,8 @@ func (c *weakCompare) hosts() {
 
 type hostUse struct{ subject, host string }
 
-// hostsOf are the hosts a program's http and scrape steps and MCP servers
-// connect to, in declaration order.
+// hostsOf are the hosts a program's http and scrape steps, MCP servers
+// and model providers connect to, in declaration order.
 func hostsOf(p *compiler.Program) []hostUse {
 	var out []hostUse
 	for _, s := range p.Steps {
@@ -310,6 +310,9 @@ func hostsOf(p *compiler.Program) []hostUse {
 		if m.URL != "" {
 			out = append(out, hostUse{fmt.Sprintf("mcp_server %q", m.Name), urlHost(m.URL)})
 		}
+	}
+	for _, pr := range p.Providers {
+		out = append(out, hostUse{fmt.Sprintf("provider %q", pr.Name), urlHost(pr.BaseURL)})
 	}
 	return out
 }
@@ -396,7 +399,8 @@ func (c *weakCompare) secrets() {
 }
 
 // secretUses are the (user, secret) pairs of a program: which steps, MCP
-// servers and outputs refer to which secrets, directly or through locals.
+// servers, providers (their api_key) and outputs refer to which secrets,
+// directly or through locals.
 func secretUses(p *compiler.Program) [][2]string {
 	var out [][2]string
 	seen := map[[2]string]bool{}
@@ -418,6 +422,11 @@ func secretUses(p *compiler.Program) [][2]string {
 	}
 	for _, m := range p.MCPServers {
 		use(fmt.Sprintf("mcp_server %q", m.Name), secretsIn(p, m.Env, m.Headers))
+	}
+	for _, pr := range p.Providers {
+		if k := pr.APIKeySecret(); k != "" {
+			use(fmt.Sprintf("provider %q", pr.Name), []string{k})
+		}
 	}
 	for _, o := range p.Outputs {
 		use(fmt.Sprintf("output %q", o.Name), secretsIn(p, o.Value))

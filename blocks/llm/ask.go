@@ -99,7 +99,7 @@ func (e *Executor) Ask(ctx context.Context, req AskRequest) ([]byte, blocks.Usag
 	sch := schema{Strict: req.Strict, JSON: req.Schema}
 	for {
 		mode := e.format.Load()
-		r := &request{model: model, modelWhere: req.ModelWhere, temperature: req.Temperature}
+		r := &request{model: model, modelWhere: req.ModelWhere, sampling: sampling{temperature: req.Temperature}}
 		system := req.System
 		switch mode {
 		case formatSchema:

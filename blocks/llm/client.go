@@ -39,54 +39,87 @@ const (
 // every step shares: at most Concurrency requests in flight and RPM
 // requests a minute, retries included.
 type transport struct {
-	client     *openai.Client
-	baseURL    string // for messages
-	apiKey     string // never shown: scrubbed from every message
-	sem        chan struct{}
-	limiter    *rate.Limiter // nil: no limit
-	rpm        int
+	client  *openai.Client
+	baseURL string // for messages
+	apiKey  string // never shown: scrubbed from every message
+	*limits
 	maxRetries int
 	log        *promptLog // nil: no prompt log
+	names      settingNames
+}
+
+// settingNames are what messages call the settings of a transport's
+// server: the environment's variables, or a provider's arguments.
+type settingNames struct {
+	baseURL, apiKey, rpm, tpm, concurrency string
+	keyMark                                string // what stands for the key where a message had it
+}
+
+// envNames are the names of the environment's provider's settings.
+var envNames = settingNames{baseURL: EnvBaseURL, apiKey: EnvAPIKey, rpm: EnvRPM, tpm: "tpm", concurrency: EnvConcurrency, keyMark: EnvAPIKey}
+
+// limits are what every request to one server shares: at most
+// cap(sem) in flight, rpm requests and tpm tokens a minute.
+type limits struct {
+	sem     chan struct{}
+	limiter *rate.Limiter // nil: no limit
+	rpm     int
+	tokens  *tokenLimiter // nil: no limit
+}
+
+func newLimits(concurrency, rpm, tpm int) *limits {
+	l := &limits{sem: make(chan struct{}, concurrency), rpm: rpm}
+	if rpm > 0 {
+		l.limiter = rate.NewLimiter(rate.Limit(float64(rpm)/60), max(1, rpm/60))
+	}
+	if tpm > 0 {
+		l.tokens = newTokenLimiter(tpm, realClock{})
+	}
+	return l
 }
 
 func newTransport(cfg Config) *transport {
-	oc := openai.DefaultConfig(cfg.APIKey)
-	t := &transport{
-		baseURL:    defaultOpenAI,
-		apiKey:     cfg.APIKey,
-		sem:        make(chan struct{}, cfg.Concurrency),
-		rpm:        cfg.RPM,
-		maxRetries: cfg.MaxRetries,
+	base := cfg.BaseURL
+	if base == "" {
+		base = defaultOpenAI
 	}
-	if cfg.BaseURL != "" {
-		oc.BaseURL, t.baseURL = cfg.BaseURL, cfg.BaseURL
+	return newTransportTo(cfg, base, cfg.APIKey, newLimits(cfg.Concurrency, cfg.RPM, 0), envNames, newPromptLog(cfg))
+}
+
+// newPromptLog is the prompt log of cfg; nil: none.
+func newPromptLog(cfg Config) *promptLog {
+	if cfg.LogPrompts == nil {
+		return nil
 	}
+	return &promptLog{w: cfg.LogPrompts}
+}
+
+// newTransportTo is a transport to the server at baseURL with apiKey,
+// within lim, sending with cfg's HTTP client and writing to log (nil:
+// none).
+func newTransportTo(cfg Config, baseURL, apiKey string, lim *limits, names settingNames, log *promptLog) *transport {
+	oc := openai.DefaultConfig(apiKey)
+	oc.BaseURL = baseURL
+	t := &transport{baseURL: baseURL, apiKey: apiKey, limits: lim, maxRetries: cfg.MaxRetries, names: names, log: log}
 	if cfg.HTTPClient != nil {
 		oc.HTTPClient = wrapZero(cfg.HTTPClient)
 	} else {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = cfg.Concurrency
+		tr.MaxIdleConnsPerHost = cap(lim.sem)
 		oc.HTTPClient = wrapZero(&http.Client{Transport: tr, Timeout: httpTimeout})
 	}
 	t.client = openai.NewClientWithConfig(oc)
-	if cfg.RPM > 0 {
-		t.limiter = rate.NewLimiter(rate.Limit(float64(cfg.RPM)/60), max(1, cfg.RPM/60))
-	}
-	if cfg.LogPrompts != nil {
-		t.log = &promptLog{w: cfg.LogPrompts}
-	}
 	return t
 }
 
 // request is one chat completion as the executor means it; the fields
 // the prompt log shows are kept as given.
 type request struct {
-	model       string
-	modelWhere  string // where the model is named, for an unknown model's advice; empty: stepModelWhere
-	messages    []openai.ChatCompletionMessage
-	format      *openai.ChatCompletionResponseFormat
-	temperature *float64
-	maxTokens   int // 0: unset
+	model      string
+	modelWhere string // where the model is named, for an unknown model's advice; empty: stepModelWhere
+	messages   []openai.ChatCompletionMessage
+	format     *openai.ChatCompletionResponseFormat
+	sampling
 	tools       []openai.Tool
 	noToolCalls bool // tool_choice none: the tools are listed but may not be called
 }
@@ -99,6 +132,14 @@ func (r *request) openai() openai.ChatCompletionRequest {
 	if r.temperature != nil {
 		req.Temperature = float32(*r.temperature) // 0 is put back by zeroTransport
 	}
+	if r.topP != nil {
+		req.TopP = float32(*r.topP) // 0 is put back by zeroTransport
+	}
+	if r.seed != nil {
+		seed := int(*r.seed)
+		req.Seed = &seed
+	}
+	req.Stop = r.stop
 	if r.maxTokens > 0 {
 		if reasoningModel(r.model) {
 			req.MaxCompletionTokens = r.maxTokens // these models refuse max_tokens
@@ -112,10 +153,24 @@ func (r *request) openai() openai.ChatCompletionRequest {
 // zeroParams names the request's numeric parameters that are set to 0,
 // which go-openai would leave out of the body (see zeroTransport).
 func (r *request) zeroParams() []string {
+	var out []string
 	if r.temperature != nil && *r.temperature == 0 {
-		return []string{"temperature"}
+		out = append(out, "temperature")
 	}
-	return nil
+	if r.topP != nil && *r.topP == 0 {
+		out = append(out, "top_p")
+	}
+	return out
+}
+
+// sampling are the parameters of a request that shape the reply, as the
+// step gives them; nil and empty: the server's default.
+type sampling struct {
+	temperature *float64
+	topP        *float64
+	seed        *int64
+	stop        []string
+	maxTokens   int // 0: unset
 }
 
 // reasoningModel reports whether OpenAI's model wants max_completion_tokens.
@@ -138,9 +193,17 @@ func (t *transport) complete(ctx context.Context, call *blocks.Call, r *request)
 		if err := t.acquire(ctx); err != nil {
 			return openai.ChatCompletionResponse{}, err
 		}
+		counted, err := t.waitTokens(ctx, r)
+		if err != nil {
+			<-t.sem
+			return openai.ChatCompletionResponse{}, err
+		}
 		start := time.Now()
 		resp, err := t.client.CreateChatCompletion(ctx, req)
 		<-t.sem
+		if err == nil {
+			t.tookTokens(counted, resp)
+		}
 		dur := time.Since(start)
 		var f *failure
 		if err != nil {
@@ -206,7 +269,7 @@ func (t *transport) acquire(ctx context.Context) error {
 			return t.ctxError(ctx, ctx.Err())
 		}
 		return fmt.Errorf("the limit of %d requests a minute (%s) leaves no time for this request before the step's timeout: %w",
-			t.rpm, EnvRPM, context.DeadlineExceeded)
+			t.rpm, t.names.rpm, context.DeadlineExceeded)
 	}
 	return t.proceed(ctx)
 }
@@ -298,11 +361,11 @@ func (t *transport) classify(ctx context.Context, err error, h http.Header, r *r
 	}
 	switch {
 	case status == http.StatusUnauthorized && t.apiKey == "":
-		f.msg = fmt.Sprintf("the model server at %s requires an API key (%s); set %s", t.baseURL, detail, EnvAPIKey)
+		f.msg = fmt.Sprintf("the model server at %s requires an API key (%s); set %s", t.baseURL, detail, t.names.apiKey)
 	case status == http.StatusUnauthorized:
-		f.msg = fmt.Sprintf("the model server at %s refused the API key (%s); check %s", t.baseURL, detail, EnvAPIKey)
+		f.msg = fmt.Sprintf("the model server at %s refused the API key (%s); check %s", t.baseURL, detail, t.names.apiKey)
 	case status == http.StatusForbidden:
-		f.msg = fmt.Sprintf("the model server at %s denied access (%s); check that the key of %s may use model %q", t.baseURL, detail, EnvAPIKey, model)
+		f.msg = fmt.Sprintf("the model server at %s denied access (%s); check that the key of %s may use model %q", t.baseURL, detail, t.names.apiKey, model)
 	case modelNotFound(status, code, msg):
 		where := r.modelWhere
 		if where == "" {
@@ -310,11 +373,11 @@ func (t *transport) classify(ctx context.Context, err error, h http.Header, r *r
 		}
 		f.msg = fmt.Sprintf("the model %q was not found at %s (%s); name a model the server offers %s", model, t.baseURL, detail, where)
 	case status == http.StatusNotFound:
-		f.msg = fmt.Sprintf("the model server at %s has no chat completions endpoint (%s); check %s (it usually ends in /v1)", t.baseURL, detail, EnvBaseURL)
+		f.msg = fmt.Sprintf("the model server at %s has no chat completions endpoint (%s); check %s (it usually ends in /v1)", t.baseURL, detail, t.names.baseURL)
 	case status == http.StatusTooManyRequests && code == "insufficient_quota":
-		f.msg = fmt.Sprintf("the account of %s has no quota left (%s); check its plan and billing", EnvAPIKey, detail)
+		f.msg = fmt.Sprintf("the account of %s has no quota left (%s); check its plan and billing", t.names.apiKey, detail)
 	case status == http.StatusTooManyRequests:
-		f.msg = fmt.Sprintf("the model server is rate limiting requests (%s); lower %s or %s, or try again later", detail, EnvRPM, EnvConcurrency)
+		f.msg = fmt.Sprintf("the model server is rate limiting requests (%s); lower %s or %s, or try again later", detail, t.names.rpm, t.names.concurrency)
 		f.retry = true
 	case status >= 500 || status == http.StatusRequestTimeout:
 		f.msg = fmt.Sprintf("the model server failed (%s); try again later", detail)
@@ -344,7 +407,7 @@ func (t *transport) classifyNetwork(err error, model string) *failure {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &dns) && !dns.IsTimeout:
-		f.msg = fmt.Sprintf("cannot reach the model server at %s: %s; check %s", t.baseURL, t.scrub(inner.Error()), EnvBaseURL)
+		f.msg = fmt.Sprintf("cannot reach the model server at %s: %s; check %s", t.baseURL, t.scrub(inner.Error()), t.names.baseURL)
 	case errors.As(err, &ne) && ne.Timeout():
 		f.msg = fmt.Sprintf("the model server at %s did not answer in time: %s", t.baseURL, t.scrub(inner.Error()))
 		f.retry = true
@@ -353,9 +416,9 @@ func (t *transport) classifyNetwork(err error, model string) *failure {
 		f.msg = fmt.Sprintf("the connection to the model server at %s broke: %s", t.baseURL, t.scrub(inner.Error()))
 		f.retry = true
 	case errors.As(err, &se), errors.As(err, &te):
-		f.msg = fmt.Sprintf("the server at %s did not reply with a chat completion (%s); check %s", t.baseURL, t.scrub(err.Error()), EnvBaseURL)
+		f.msg = fmt.Sprintf("the server at %s did not reply with a chat completion (%s); check %s", t.baseURL, t.scrub(err.Error()), t.names.baseURL)
 	case ue != nil:
-		f.msg = fmt.Sprintf("cannot reach the model server at %s: %s; check %s", t.baseURL, t.scrub(inner.Error()), EnvBaseURL)
+		f.msg = fmt.Sprintf("cannot reach the model server at %s: %s; check %s", t.baseURL, t.scrub(inner.Error()), t.names.baseURL)
 	default:
 		// go-openai's own checks of the request, such as parameters a
 		// reasoning model does not take.
@@ -385,7 +448,11 @@ func (t *transport) scrub(s string) string {
 	if len(t.apiKey) < minScrubbedKey {
 		return s
 	}
-	return scrubToken(s, t.apiKey, "("+EnvAPIKey+")")
+	mark := t.names.keyMark
+	if mark == "" {
+		mark = EnvAPIKey
+	}
+	return scrubToken(s, t.apiKey, "("+mark+")")
 }
 
 // scrubToken replaces each occurrence of token in s that is not part of

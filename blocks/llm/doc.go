@@ -2,8 +2,9 @@
 // OpenAI-compatible chat completions server (OpenAI, Ollama, vLLM,
 // OpenRouter, Groq, …), as docs/design.md ("Language models") describes.
 //
-// One Executor serves both the llm built-in (whose prompt, system, model,
-// temperature and max_tokens are inputs) and user blocks with
+// One Executor serves both the llm built-in (whose prompt, system,
+// messages, model, temperature, top_p, seed, stop and max_tokens are
+// inputs) and user blocks with
 // runtime = "llm" (whose prompt and system are HCL templates over input.*,
 // evaluated here with the function table of package lang). Register the
 // same Executor for both, so that they share its limits:
@@ -28,6 +29,13 @@
 //   - client.go: the transport: concurrency and requests-per-minute limits
 //     shared by every step, retries with backoff honouring Retry-After, and
 //     errors that say what to do.
+//   - tokens.go: counting a prompt's tokens before it is sent (tiktoken's
+//     encodings, embedded; cl100k_base as an estimate for other models)
+//     and the tokens-per-minute limit of a provider (tpm).
+//   - provider.go: the transports to the providers flows declare
+//     (blocks.Call.Provider), whose limits are kept per provider identity
+//     (server, key, limits) for the whole process, so that every run of
+//     serve, mcp or worker shares them.
 //   - log.go: --log-prompts, one JSON line per round trip, redacted.
 //   - ask.go: Executor.Ask, a structured-output request with a caller's
 //     schema and conversation (the thinker's stages), over the same
@@ -50,8 +58,10 @@
 //     again (at most 2). Usage sums every round trip, also on failure.
 //   - The prompt log has one line per HTTP round trip, failed tries
 //     included (their response is null and their error set).
-//   - A temperature of 0 is sent as the smallest positive float32, since
-//     go-openai drops a zero; max_tokens is sent as max_completion_tokens
+//   - Numeric parameters of 0 (temperature, top_p) are written back into
+//     the request body by zeroTransport (zero.go), since go-openai drops
+//     a zero; seed is a pointer and sent as given; max_tokens is sent as
+//     max_completion_tokens
 //     to OpenAI's reasoning models (o1, o3, o4, gpt-5, …).
 //   - Executor.CacheKey puts the model into a step's cache key, so that
 //     changing FLOWCTL_MODEL re-runs cached llm steps (watch mode).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -33,7 +34,12 @@ const (
 type Executor struct {
 	cfg    Config
 	t      *transport // nil: no server configured
+	log    *promptLog // nil: no prompt log
 	format atomic.Int32
+	// providers are the transports to the providers steps name, by
+	// provider name and identity; their limits are the process's
+	// (sharedLimits).
+	providers sync.Map
 }
 
 var _ blocks.Executor = (*Executor)(nil)
@@ -43,9 +49,10 @@ var _ blocks.Executor = (*Executor)(nil)
 // whose calls fail saying what to set.
 func NewExecutor(cfg Config) *Executor {
 	cfg = cfg.withDefaults()
-	e := &Executor{cfg: cfg}
+	e := &Executor{cfg: cfg, log: newPromptLog(cfg)}
 	if cfg.configured() {
 		e.t = newTransport(cfg)
+		e.t.log = e.log
 	}
 	return e
 }
@@ -53,10 +60,12 @@ func NewExecutor(cfg Config) *Executor {
 // params are what one call asks, from the built-in's inputs or a user
 // block's definition.
 type params struct {
-	prompt, system string // system "": none
-	model          string
-	temperature    *float64
-	maxTokens      int // 0: unset
+	prompt, system string // "": none
+	// conversation are the messages the step gives (messages), sent
+	// between the system message and the prompt.
+	conversation []openai.ChatCompletionMessage
+	model        string
+	sampling
 }
 
 // Execute runs one call. Without declared output fields it returns the
@@ -64,8 +73,8 @@ type params struct {
 // up to twice when the reply does not fit. The Result carries the tokens
 // of every round trip, also when it fails.
 func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
-	if e.t == nil {
-		return nil, errNotConfigured
+	if _, err := e.transportFor(call); err != nil {
+		return nil, err
 	}
 	p, err := e.params(call)
 	if err != nil {
@@ -77,7 +86,7 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 	if len(fields) == 0 {
 		var turns []openai.ChatCompletionMessage
 		text, _, err := e.converse(ctx, tl, &turns, func(turns []openai.ChatCompletionMessage) (openai.ChatCompletionMessage, bool, error) {
-			r := &request{model: p.model, temperature: p.temperature, maxTokens: p.maxTokens, messages: p.messages("", turns)}
+			r := &request{model: p.model, sampling: p.sampling, messages: p.messages("", turns)}
 			tl.offer(r)
 			return e.send(ctx, call, r, usage)
 		})
@@ -96,7 +105,11 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 // model uses FLOWCTL_MODEL, which the block's definition and inputs do not
 // show. Package runtime looks for this method.
 func (e *Executor) CacheKey(call *blocks.Call) (string, error) {
-	return "model=" + e.model(call), nil
+	key := "model=" + e.model(call)
+	if call.Provider != nil {
+		key += " provider=" + call.Provider.BaseURL
+	}
+	return key, nil
 }
 
 // structured asks for the declared fields as a JSON object and parses the
@@ -144,7 +157,7 @@ func (e *Executor) askStructured(ctx context.Context, call *blocks.Call, p param
 	turns []openai.ChatCompletionMessage, tl *toolLoop, usage *blocks.Usage) (openai.ChatCompletionMessage, bool, error) {
 	for {
 		mode := e.format.Load()
-		r := &request{model: p.model, temperature: p.temperature, maxTokens: p.maxTokens}
+		r := &request{model: p.model, sampling: p.sampling}
 		switch mode {
 		case formatSchema:
 			r.messages = p.messages("", turns)
@@ -181,7 +194,11 @@ func jsonInstruction(sch schema) string {
 // off at max_tokens.
 func (e *Executor) send(ctx context.Context, call *blocks.Call, r *request, usage *blocks.Usage) (openai.ChatCompletionMessage, bool, error) {
 	var none openai.ChatCompletionMessage
-	resp, err := e.t.complete(ctx, call, r)
+	t, err := e.transportFor(call)
+	if err != nil {
+		return none, false, err
+	}
+	resp, err := t.complete(ctx, call, r)
 	if err != nil {
 		return none, false, err
 	}
@@ -190,7 +207,7 @@ func (e *Executor) send(ctx context.Context, call *blocks.Call, r *request, usag
 	usage.CompletionTokens += u.CompletionTokens
 	usage.TotalTokens += u.TotalTokens
 	if len(resp.Choices) == 0 {
-		return none, false, fmt.Errorf("the model server at %s returned no reply (no choices)", e.t.baseURL)
+		return none, false, fmt.Errorf("the model server at %s returned no reply (no choices)", t.baseURL)
 	}
 	c := resp.Choices[0]
 	if c.Message.Refusal != "" {
@@ -200,7 +217,8 @@ func (e *Executor) send(ctx context.Context, call *blocks.Call, r *request, usag
 }
 
 // messages builds the conversation: the system message (with extra
-// instructions appended), the prompt, then any re-ask turns.
+// instructions appended), the step's messages as given, the prompt as
+// the last user message, then any re-ask turns.
 func (p params) messages(extra string, turns []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
 	system := p.system
 	if extra != "" {
@@ -213,7 +231,10 @@ func (p params) messages(extra string, turns []openai.ChatCompletionMessage) []o
 	if system != "" {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
 	}
-	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: p.prompt})
+	msgs = append(msgs, p.conversation...)
+	if p.prompt != "" || len(p.conversation) == 0 {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: p.prompt})
+	}
 	return append(msgs, turns...)
 }
 
@@ -222,15 +243,38 @@ func (p params) messages(extra string, turns []openai.ChatCompletionMessage) []o
 func (e *Executor) params(call *blocks.Call) (params, error) {
 	p := params{model: e.model(call)}
 	if call.Block.Builtin() {
-		p.prompt, _ = stringInput(call, "prompt")
+		prompt, hasPrompt := stringInput(call, "prompt")
+		p.prompt = prompt
 		p.system, _ = stringInput(call, "system")
-		if v := call.Inputs["temperature"]; known(v) {
-			f, _ := v.AsBigFloat().Float64()
-			p.temperature = &f
+		p.temperature = floatInput(call, "temperature")
+		p.topP = floatInput(call, "top_p")
+		if v := call.Inputs["seed"]; known(v) {
+			n, _ := v.AsBigFloat().Int64()
+			p.seed = &n
+		}
+		if v := call.Inputs["stop"]; known(v) {
+			for _, s := range v.AsValueSlice() {
+				if !s.IsNull() {
+					p.stop = append(p.stop, s.AsString())
+				}
+			}
 		}
 		if v := call.Inputs["max_tokens"]; known(v) {
 			n, _ := v.AsBigFloat().Int64()
 			p.maxTokens = int(n)
+		}
+		if v := call.Inputs["messages"]; known(v) {
+			for it := v.ElementIterator(); it.Next(); {
+				_, m := it.Element()
+				msg := openai.ChatCompletionMessage{Role: m.GetAttr("role").AsString(), Content: m.GetAttr("content").AsString()}
+				if id := m.GetAttr("tool_call_id"); !id.IsNull() {
+					msg.ToolCallID = id.AsString()
+				}
+				p.conversation = append(p.conversation, msg)
+			}
+		}
+		if !hasPrompt && len(p.conversation) == 0 {
+			return p, fmt.Errorf("the step gives the model nothing to answer: set its prompt, or messages with at least one message")
 		}
 		return p, nil
 	}
@@ -249,6 +293,7 @@ func (e *Executor) params(call *blocks.Call) (params, error) {
 	}
 	p.temperature = def.Temperature
 	p.maxTokens = def.MaxTokens
+	p.topP, p.seed, p.stop = def.TopP, def.Seed, def.Stop
 	return p, nil
 }
 
@@ -263,6 +308,16 @@ func (e *Executor) model(call *blocks.Call) string {
 		return call.Block.Def.Model
 	}
 	return e.cfg.Model
+}
+
+// floatInput is a number input of the built-in; nil when null.
+func floatInput(call *blocks.Call, name string) *float64 {
+	v := call.Inputs[name]
+	if !known(v) {
+		return nil
+	}
+	f, _ := v.AsBigFloat().Float64()
+	return &f
 }
 
 func known(v cty.Value) bool { return v != cty.NilVal && v.IsKnown() && !v.IsNull() }

@@ -21,6 +21,7 @@ type promptLog struct {
 type logEntry struct {
 	Time       string        `json:"time"`
 	Step       string        `json:"step"`
+	Provider   string        `json:"provider,omitempty"` // the provider block the step names; absent: the environment's
 	Model      string        `json:"model"`
 	Request    logRequest    `json:"request"`
 	Response   *string       `json:"response"`
@@ -34,6 +35,9 @@ type logRequest struct {
 	Messages       []logMessage `json:"messages"`
 	ResponseFormat any          `json:"response_format"`
 	Temperature    *float64     `json:"temperature"`
+	TopP           *float64     `json:"top_p,omitempty"`
+	Seed           *int64       `json:"seed,omitempty"`
+	Stop           []string     `json:"stop,omitempty"`
 	MaxTokens      *int         `json:"max_tokens"`
 	Tools          []string     `json:"tools,omitempty"` // their names
 }
@@ -74,7 +78,8 @@ func (l *promptLog) write(call *blocks.Call, r *request, start time.Time, dur ti
 		Step:       redact(call.Step),
 		Model:      redact(r.model),
 		DurationMS: dur.Milliseconds(),
-		Request:    logRequest{Temperature: r.temperature, Messages: make([]logMessage, len(r.messages))},
+		Provider:   providerName(call),
+		Request:    logRequest{Temperature: r.temperature, TopP: r.topP, Seed: r.seed, Messages: make([]logMessage, len(r.messages))},
 	}
 	for i, m := range r.messages {
 		e.Request.Messages[i] = logMessage{Role: m.Role, Content: redact(m.Content),
@@ -95,6 +100,9 @@ func (l *promptLog) write(call *blocks.Call, r *request, start time.Time, dur ti
 	}
 	if r.maxTokens > 0 {
 		e.Request.MaxTokens = &r.maxTokens
+	}
+	for _, st := range r.stop {
+		e.Request.Stop = append(e.Request.Stop, redact(st))
 	}
 	if f == nil {
 		if len(resp.Choices) > 0 {
@@ -146,4 +154,11 @@ func usageOf(resp openai.ChatCompletionResponse) *blocks.Usage {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
 	return u
+}
+
+func providerName(call *blocks.Call) string {
+	if call.Provider == nil {
+		return ""
+	}
+	return call.Provider.Name
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/flowctl/flowctl/lang"
@@ -56,9 +57,21 @@ func parseReply(reply string, fields []*lang.Field) (map[string]cty.Value, error
 			}
 			return nil, fmt.Errorf(".%s%s", f.Name, msg)
 		}
+		if len(f.Enum) > 0 && !cv.IsNull() && !slices.Contains(f.Enum, cv.AsString()) {
+			return nil, fmt.Errorf(".%s: %s is not one of %s", f.Name, describeValue(cv), quoteAll(f.Enum))
+		}
 		out[f.Name] = cv
 	}
 	return out, nil
+}
+
+// quoteAll lists values quoted: "a", "b", "c".
+func quoteAll(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return strings.Join(q, ", ")
 }
 
 // findObject returns the first JSON object of a reply, looking first

@@ -28,6 +28,9 @@ func outputSchema(fields []*lang.Field) schema {
 	required := make([]string, len(fields))
 	for i, f := range fields {
 		s := b.Type(f.Type.Type)
+		if len(f.Enum) > 0 {
+			s = append(s, member{Key: "enum", Value: f.Enum})
+		}
 		if f.Optional {
 			s = jsonschema.Nullable(s)
 		}

@@ -145,7 +145,7 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 				if err := l.check(diags); err != nil {
 					return err
 				}
-				writeHumanPlan(s.out, plan, false)
+				writeHumanPlan(s.out, plan, false, defaultModel())
 				line, err := terminalLine(ctx, bufio.NewReader(s.in), s.out, "\nDo you want to run these steps? Only 'yes' will be accepted: ")
 				switch {
 				case ctx.Err() != nil:

@@ -101,6 +101,9 @@ type flowDocJSON struct {
 	Inputs  []fieldDocJSON  `json:"inputs"`
 	Outputs []fieldDocJSON  `json:"outputs"`
 	Secrets []secretDocJSON `json:"secrets"`
+	// Providers are the model servers it declares, with the llm steps
+	// that name each.
+	Providers []providerDocJSON `json:"providers,omitempty"`
 	// Blocks are the blocks its steps use, in the order of their first
 	// step, each with the steps that use it.
 	Blocks    []usedBlockJSON `json:"blocks"`
@@ -118,6 +121,18 @@ type fieldDocJSON struct {
 	Required    bool    `json:"required,omitempty"`
 	Sensitive   bool    `json:"sensitive,omitempty"`
 	Description string  `json:"description,omitempty"`
+}
+
+type providerDocJSON struct {
+	Name        string   `json:"name"`
+	BaseURL     string   `json:"base_url"`
+	APIKey      string   `json:"api_key,omitempty"` // the secret it is read from
+	RPM         int      `json:"rpm,omitempty"`
+	TPM         int      `json:"tpm,omitempty"`
+	Concurrency int      `json:"concurrency,omitempty"`
+	Models      []string `json:"models,omitempty"` // those it declares prices of
+	Steps       []string `json:"steps"`
+	Description string   `json:"description,omitempty"`
 }
 
 type secretDocJSON struct {
@@ -301,6 +316,19 @@ func flowDoc(p *compiler.Program, rel func(string) string, tests []testDocJSON) 
 	}
 	for _, sec := range p.Secrets {
 		fd.Secrets = append(fd.Secrets, secretDocJSON{Name: sec.Name, Env: sec.Env, Description: sec.Description})
+	}
+	for _, pr := range p.Providers {
+		pd := providerDocJSON{Name: pr.Name, BaseURL: pr.BaseURL, RPM: pr.RPM, TPM: pr.TPM, Concurrency: pr.Concurrency,
+			Models: lang.SortedKeys(pr.Prices), Steps: []string{}, Description: pr.Description}
+		if k := pr.APIKeySecret(); k != "" {
+			pd.APIKey = "secret." + k
+		}
+		for _, st := range p.Steps {
+			if st.Provider == pr {
+				pd.Steps = append(pd.Steps, st.Name)
+			}
+		}
+		fd.Providers = append(fd.Providers, pd)
 	}
 	used := map[string]int{}
 	for _, st := range p.Steps {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
 )
 
 // The docs state some lists that the code defines: the built-in blocks,
@@ -214,5 +215,67 @@ func TestDocsNameTheMCPEndpoint(t *testing.T) {
 	row := lineWith(t, "docs/language.md", docsFile(t, "docs/language.md"), "| `NAME.test.hcl` |")
 	if strings.Contains(row, "reserved") || !strings.Contains(row, "flowctl test") {
 		t.Errorf("docs/language.md: %s", row)
+	}
+}
+
+// TestDocsListTheLanguage: docs/language.md's table of top-level blocks
+// has a row for each block a flow file may hold, its table of
+// meta-arguments one for each meta-argument, and its provider section
+// each argument of a provider block.
+func TestDocsListTheLanguage(t *testing.T) {
+	language := docsFile(t, "docs/language.md")
+	var rows []string
+	for _, r := range section(t, "docs/language.md", language, "## Top-level blocks", "### ") {
+		if c := firstCell(r); c != "" {
+			rows = append(rows, c)
+		}
+	}
+	if want := lang.TopLevelBlocks(); !slices.Equal(rows, want) {
+		t.Errorf("docs/language.md's top-level blocks are %v; the code has %v", rows, want)
+	}
+	rows = nil
+	for _, r := range section(t, "docs/language.md", language, "| meta-argument | value | default | meaning |", "**") {
+		if c := firstCell(r); c != "" {
+			rows = append(rows, c)
+		}
+	}
+	if want := lang.MetaArguments; !slices.Equal(rows, want) {
+		t.Errorf("docs/language.md's meta-arguments are %v; the code has %v", rows, want)
+	}
+	rows = nil
+	for _, r := range section(t, "docs/language.md", language, "### provider", "```") {
+		if c := firstCell(r); c != "" {
+			rows = append(rows, c)
+		}
+	}
+	if want := lang.ProviderArguments(); !slices.Equal(rows, want) {
+		t.Errorf("docs/language.md's provider arguments are %v; the code has %v", rows, want)
+	}
+}
+
+// TestDocsListTheLLMInputs: docs/language.md's table of the llm block's
+// inputs names each input of the built-in, in order, with its type.
+func TestDocsListTheLLMInputs(t *testing.T) {
+	language := docsFile(t, "docs/language.md")
+	var b *blocks.Block
+	for _, x := range blocks.Builtins() {
+		if x.Name == "llm" {
+			b = x
+		}
+	}
+	var rows, types []string
+	for _, r := range section(t, "docs/language.md", language, "### llm", "| output |") {
+		if c := firstCell(r); c != "" {
+			rows = append(rows, c)
+			types = append(types, strings.TrimSpace(strings.Split(r, "|")[2]))
+		}
+	}
+	if want := b.InputNames(); !slices.Equal(rows, want) {
+		t.Fatalf("docs/language.md's llm inputs are %v; the code has %v", rows, want)
+	}
+	for i, in := range b.Inputs {
+		if want := lang.TypeString(in.Type.Type); types[i] != want {
+			t.Errorf("docs/language.md gives llm's %s the type %s; the code %s", in.Name, types[i], want)
+		}
 	}
 }

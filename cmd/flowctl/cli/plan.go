@@ -129,9 +129,9 @@ steps would run.`,
 				}
 				defer fmt.Fprintf(s.err, "Saved the plan to %s; run it with: flowctl apply %s\n", out, out)
 			}
-			var view planView = planHuman{s.out, expand}
+			var view planView = planHuman{s.out, expand, defaultModel()}
 			if jsonOut {
-				view = planJSON{s.out, expand}
+				view = planJSON{s.out, expand, defaultModel()}
 			}
 			if err := view.Plan(plan); err != nil {
 				return err

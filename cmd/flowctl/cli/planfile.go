@@ -47,7 +47,7 @@ func writeSavedPlan(path string, plan *compiler.Plan, namespace string, noCache 
 	}
 	sp := savedPlan{
 		FormatVersion: jsonFormatVersion, ID: state.NewRunID(), Flow: p.Flow.Name, FlowFile: filepath.ToSlash(rel),
-		SourceHash: p.SourceHash, Namespace: namespace, NoCache: noCache, GoEngine: p.GoEngine, Inputs: map[string]json.RawMessage{}, Plan: newJSONPlan(plan, true),
+		SourceHash: p.SourceHash, Namespace: namespace, NoCache: noCache, GoEngine: p.GoEngine, Inputs: map[string]json.RawMessage{}, Plan: newJSONPlan(plan, true, defaultModel()),
 	}
 	for _, in := range p.Inputs {
 		v := plan.Inputs[in.Name]

@@ -34,6 +34,21 @@ func writeDocsMarkdown(w io.Writer, d *docsJSON) {
 		}
 		mdTable(w, "Secrets", false, []string{"name", "environment variable", "description"}, rows)
 		rows = nil
+		for _, p := range f.Providers {
+			limits := []string{}
+			for _, l := range []struct {
+				name string
+				n    int
+			}{{"rpm", p.RPM}, {"tpm", p.TPM}, {"concurrency", p.Concurrency}} {
+				if l.n > 0 {
+					limits = append(limits, fmt.Sprintf("%s %d", l.name, l.n))
+				}
+			}
+			rows = append(rows, []string{code(p.Name), code(p.BaseURL), codeOrNone(p.APIKey), strings.Join(limits, ", "),
+				codeOrNone(strings.Join(p.Steps, "`, `")), p.Description})
+		}
+		mdTable(w, "Providers", false, []string{"name", "base_url", "api_key", "limits", "steps", "description"}, rows)
+		rows = nil
 		for _, b := range f.Blocks {
 			where := "built-in"
 			if b.DefinedIn != "" {
@@ -116,4 +131,12 @@ func defaultCell(d *string) string {
 		return ""
 	}
 	return code(*d)
+}
+
+// codeOrNone is s as code, or an empty cell.
+func codeOrNone(s string) string {
+	if s == "" {
+		return ""
+	}
+	return code(s)
 }

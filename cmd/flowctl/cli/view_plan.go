@@ -3,9 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/dustin/go-humanize"
+	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/compiler"
 )
 
@@ -22,13 +25,15 @@ var (
 // planHuman prints the steps stage by stage with their actions, the counts
 // and the critical path.
 // With expand, the steps of the flows steps use follow them.
+// model is the model of llm steps that name none (FLOWCTL_MODEL).
 type planHuman struct {
 	w      io.Writer
 	expand bool
+	model  string
 }
 
 func (v planHuman) Plan(plan *compiler.Plan) error {
-	writeHumanPlan(v.w, plan, v.expand)
+	writeHumanPlan(v.w, plan, v.expand, v.model)
 	return nil
 }
 
@@ -36,9 +41,12 @@ func (v planHuman) Plan(plan *compiler.Plan) error {
 type planJSON struct {
 	w      io.Writer
 	expand bool
+	model  string
 }
 
-func (v planJSON) Plan(plan *compiler.Plan) error { return writeJSON(v.w, newJSONPlan(plan, v.expand)) }
+func (v planJSON) Plan(plan *compiler.Plan) error {
+	return writeJSON(v.w, newJSONPlan(plan, v.expand, v.model))
+}
 
 type jsonPlan struct {
 	FormatVersion string `json:"format_version"`
@@ -75,11 +83,16 @@ type jsonPlanStep struct {
 	// at most MaxToolCalls times.
 	Tools        []string `json:"tools,omitempty"`
 	MaxToolCalls int      `json:"max_tool_calls,omitempty"`
+	// Provider and Model are what an llm step calls: the provider it
+	// names ("" for the environment's, OPENAI_BASE_URL) and its model
+	// ("" when only the run knows it).
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
 	// Flow is the plan of the flow the step uses, with plan --expand.
 	Flow *jsonPlan `json:"flow,omitempty"`
 }
 
-func newJSONPlan(plan *compiler.Plan, expand bool) jsonPlan {
+func newJSONPlan(plan *compiler.Plan, expand bool, model string) jsonPlan {
 	p := plan.Program
 	out := jsonPlan{
 		FormatVersion: jsonFormatVersion,
@@ -104,8 +117,14 @@ func newJSONPlan(plan *compiler.Plan, expand bool) jsonPlan {
 		if s.Instances >= 0 {
 			js.Instances, js.InstancesToRun = &s.Instances, &s.ToRun
 		}
+		if s.IsLLM() {
+			if s.Step.Provider != nil {
+				js.Provider = s.Step.Provider.Name
+			}
+			js.Model, _ = stepModel(s.Step, model)
+		}
 		if s.FlowPlan != nil && expand {
-			sub := newJSONPlan(s.FlowPlan, expand)
+			sub := newJSONPlan(s.FlowPlan, expand, model)
 			js.Flow = &sub
 		}
 		out.Steps = append(out.Steps, js)
@@ -122,12 +141,12 @@ var actionSymbols = map[compiler.Action]string{
 	compiler.ActionKept:    "= kept",
 }
 
-func writeHumanPlan(w io.Writer, plan *compiler.Plan, expand bool) {
+func writeHumanPlan(w io.Writer, plan *compiler.Plan, expand bool, model string) {
 	p := plan.Program
 	fmt.Fprintf(w, "Flow %q: %s in %s\n", p.Flow.Name, plural(len(p.Steps), "step", "steps"), plural(len(p.Stages), "stage", "stages"))
 	for i, stage := range p.Stages {
 		fmt.Fprintf(w, "\nStage %d\n", i+1)
-		writePlanSteps(w, plan, stage, "  ", expand)
+		writePlanSteps(w, plan, stage, "  ", expand, model)
 	}
 	n := plan.Counts()
 	approvals := ""
@@ -157,7 +176,7 @@ func writeHumanPlan(w io.Writer, plan *compiler.Plan, expand bool) {
 // writePlanSteps prints a line for each of steps, as plan has it, each
 // followed by the tools it may call and (plan --expand) the steps of the
 // flow it uses, further indented.
-func writePlanSteps(w io.Writer, plan *compiler.Plan, steps []*compiler.Step, indent string, expand bool) {
+func writePlanSteps(w io.Writer, plan *compiler.Plan, steps []*compiler.Step, indent string, expand bool, model string) {
 	byStep := map[*compiler.Step]*compiler.PlannedStep{}
 	width := 0
 	for _, s := range plan.Steps {
@@ -177,13 +196,16 @@ func writePlanSteps(w io.Writer, plan *compiler.Plan, steps []*compiler.Step, in
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 		pad := indent + strings.Repeat(" ", 11+width+2)
+		if st.IsLLM() {
+			fmt.Fprintf(w, "%scalls %s\n", pad, llmTarget(st, model))
+		}
 		if len(st.Tools) > 0 {
 			fmt.Fprintf(w, "%smay call %s (at most %s)\n", pad,
 				strings.Join(toolRefs(st), ", "), plural(st.ToolCallLimit(), "time", "times"))
 		}
 		if sub := s.FlowPlan; sub != nil && expand {
 			fmt.Fprintf(w, "%sflow %q: %s\n", pad, sub.Program.Flow.Name, plural(len(sub.Program.Steps), "step", "steps"))
-			writePlanSteps(w, sub, sub.Program.Steps, pad+"  ", expand)
+			writePlanSteps(w, sub, sub.Program.Steps, pad+"  ", expand, model)
 		}
 	}
 }
@@ -253,4 +275,41 @@ func commaPlural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return comma(n) + " " + many
+}
+
+// stepModel is the model an llm step calls: its own, else model (the
+// default); "" and false when only the run knows it.
+func stepModel(s *compiler.Step, model string) (string, bool) {
+	m, known := s.Model()
+	switch {
+	case !known:
+		return "", false
+	case m == "":
+		return model, true
+	}
+	return m, true
+}
+
+// llmTarget says what an llm step calls: "model llama3.1:8b of provider
+// local", "model gpt-4o-mini of the environment's provider
+// (OPENAI_BASE_URL)".
+func llmTarget(s *compiler.Step, model string) string {
+	m, known := stepModel(s, model)
+	what := "model " + strconv.Quote(m)
+	if !known {
+		what = "the model its model argument gives at run time"
+	}
+	if s.Provider != nil {
+		return what + " of provider " + s.Provider.Name
+	}
+	return what + " of the environment's provider (" + llm.EnvBaseURL + ")"
+}
+
+// defaultModel is the model of llm steps that name none: FLOWCTL_MODEL,
+// else llm.DefaultModel.
+func defaultModel() string {
+	if cfg, err := llm.ConfigFromEnv(os.LookupEnv); err == nil {
+		return cfg.Model
+	}
+	return llm.DefaultModel
 }
