@@ -74,16 +74,32 @@ _FILE = "<block>"  # the file name of every block's code object
 _write, _read, _monotonic = os.write, os.read, time.monotonic
 
 
-def _open_stat():
+def _open_proc(name):
     try:
-        return os.open("/proc/self/stat", os.O_RDONLY | os.O_CLOEXEC)
+        return os.open("/proc/self/" + name, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return -1
 
 
-# /proc/self/stat, opened before Landlock closes /proc: the runner reads
-# its size and its number of threads there.
-_statfd = _open_stat()
+# /proc/self/stat and status, opened before Landlock closes /proc: the
+# runner reads its size and its number of threads in the one, the peak of
+# its address space in the other (_memory_exhausted).
+_statfd = _open_proc("stat")
+_statusfd = _open_proc("status")
+_memory_limit = 0  # the address space the worker may have; set by _confine
+
+
+def _memory_exhausted():
+    """Whether the address space reached the memory limit: its peak
+    (VmPeak) within an allocation's reach of the limit."""
+    if _statusfd < 0 or not _memory_limit:
+        return False
+    b = os.pread(_statusfd, 8192, 0)
+    i = b.find(b"VmPeak:")
+    if i < 0:
+        return False
+    peak = int(b[i + 7:b.index(b"kB", i)]) * 1024
+    return peak + (16 << 20) >= _memory_limit
 
 
 def _stat(field):
@@ -170,7 +186,9 @@ def _confine(ct, libc):
     check(libc.syscall(ct.c_long(_cfg["landlock_nr"]), ct.c_int(landlock), ct.c_uint(0)) == 0,
           "Landlock")
     os.close(landlock)
-    limit(_cfg["memory_res"], _stat(23) + int(_cfg["memory"]), "the memory limit")  # vsize: the size now
+    global _memory_limit
+    _memory_limit = _stat(23) + int(_cfg["memory"])  # vsize: the size now
+    limit(_cfg["memory_res"], _memory_limit, "the memory limit")
     filt = bytes.fromhex(seccomp)
     buf = (ct.c_char * len(filt))()
     buf.raw = filt

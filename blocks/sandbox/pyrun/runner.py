@@ -344,6 +344,15 @@ def _handle(req, blk):
         return {"error": e.msg, "kind": e.kind, "line": e.line}, False
     except MemoryError:
         return {"error": "exceeded its memory limit", "kind": "memory"}, True
+    except SystemError as e:
+        # CPython 3.11 raises no MemoryError when it cannot allocate a
+        # Python frame (deep recursion at the memory limit): the call ends
+        # in this SystemError instead. The address space's peak at the
+        # limit tells it from an interpreter error of another kind.
+        if str(e) == "error return without exception set" and _memory_exhausted():
+            return {"error": "exceeded its memory limit", "kind": "memory"}, True
+        _log_traceback(e)
+        return {"error": _describe(e), "line": _line_of(e.__traceback__)}, False
     except Exception as e:
         _log_traceback(e)
         return {"error": _describe(e), "line": _line_of(e.__traceback__)}, False
