@@ -1,0 +1,83 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// TestDuplicateKeyStatus: of many starts at once with one Idempotency-Key,
+// on two servers of one state, one is answered 202 and the others 200 with its run, and every reply
+// carries the run's status, never an empty one.
+func TestDuplicateKeyStatus(t *testing.T) {
+	ts := newTestServer(t, files{"greet.flow.hcl": greetFlow}, func(o *Options) { o.MaxActive, o.MaxQueue = 2, 100 })
+	ts2 := newTestServer(t, files{"greet.flow.hcl": greetFlow}, func(o *Options) { o.Store = ts.store; o.MaxActive, o.MaxQueue = 2, 100 })
+	servers := []*testServer{ts, ts2}
+	const rounds, each = 10, 8
+	for round := range rounds {
+		key := fmt.Sprintf("dup-%d", round)
+		replies := make([]runReply, each)
+		codes := make([]int, each)
+		var wg sync.WaitGroup
+		for i := range each {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				codes[i] = servers[i%2].code("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "ada"}}`, &replies[i], "Idempotency-Key", key)
+			}()
+		}
+		wg.Wait()
+		accepted := 0
+		for i, rr := range replies {
+			if codes[i] == http.StatusAccepted {
+				accepted++
+			}
+			if (codes[i] != http.StatusAccepted && codes[i] != http.StatusOK) || rr.RunID != replies[0].RunID || rr.Status == "" {
+				t.Errorf("round %d, start %d: %d %+v (first %s)", round, i, codes[i], rr, replies[0].RunID)
+			}
+		}
+		if accepted != 1 {
+			t.Errorf("round %d: %d starts answered 202, want 1", round, accepted)
+		}
+	}
+}
+
+// TestReadyzDocumented: the /readyz example of docs/serve.md names the
+// checks that a server with the local engine answers.
+func TestReadyzDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/serve.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?m)^\\| `GET /readyz` \\|[^`]*`(\\{[^`]*\\})`").FindSubmatch(b)
+	if m == nil {
+		t.Fatal("docs/serve.md has no /readyz example")
+	}
+	var documented, served struct {
+		Status string            `json:"status"`
+		Checks map[string]string `json:"checks"`
+	}
+	if err := json.Unmarshal(m[1], &documented); err != nil {
+		t.Fatalf("the documented /readyz %s: %v", m[1], err)
+	}
+	ts := newTestServer(t, files{}, nil)
+	if code := ts.code("GET", "/readyz", "", &served); code != http.StatusOK {
+		t.Fatalf("/readyz: %d", code)
+	}
+	names := func(m map[string]string) []string {
+		var n []string
+		for k := range m {
+			n = append(n, k)
+		}
+		slices.Sort(n)
+		return n
+	}
+	if !slices.Equal(names(documented.Checks), names(served.Checks)) || documented.Status != served.Status {
+		t.Errorf("docs/serve.md shows /readyz %+v, the local engine answers %+v", documented, served)
+	}
+}
