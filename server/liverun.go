@@ -153,11 +153,11 @@ func (s *Server) apply(ctx context.Context, lr *liveRun) (*runtime.Result, error
 				}
 			case runtime.RunFinished:
 				s.log.Info("run finished", slog.String("run_id", lr.id), slog.String("flow", lr.flow),
-					slog.String("status", string(e.Status)), slog.Duration("duration", e.Time.Sub(started)))
+					slog.String("status", string(e.Status)), durationMS(e.Time.Sub(started)))
 				s.notify.finished(lr.flow, e, failed)
 			case runtime.RunWaiting:
 				s.log.Info("run waiting", slog.String("run_id", lr.id), slog.String("flow", lr.flow),
-					slog.Int("approvals", len(e.Waiting)), slog.Duration("duration", e.Time.Sub(started)))
+					slog.Int("approvals", len(e.Waiting)), durationMS(e.Time.Sub(started)))
 				s.notify.waiting(lr.flow, e)
 			}
 			typ, doc := runtime.EventJSON(e)

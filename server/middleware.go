@@ -76,7 +76,7 @@ func (s *Server) logRequests(h http.Handler) http.Handler {
 		}
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", sw.status), slog.Duration("duration", time.Since(start)))
+			slog.Int("status", sw.status), durationMS(time.Since(start)))
 	})
 }
 
@@ -98,4 +98,11 @@ func (s *Server) failed(w http.ResponseWriter, r *http.Request, status int, code
 	e.Error.Message = "The server could not answer this request; its log says why, under request ID " + id + "."
 	e.Error.RequestID = id
 	writeJSON(w, status, e)
+}
+
+// durationMS is a duration as the log gives it: duration_ms, in
+// milliseconds (to the microsecond), in both formats; slog's own would be
+// nanoseconds in JSON.
+func durationMS(d time.Duration) slog.Attr {
+	return slog.Float64("duration_ms", float64(d.Microseconds())/1000)
 }

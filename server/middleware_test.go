@@ -36,7 +36,7 @@ func TestErrorsLeakNothing(t *testing.T) {
 		case "request failed":
 			failed = strings.Contains(rec["error"].(string), "closed")
 		case "request":
-			logged = rec["method"] == "GET" && rec["path"] == "/v1/runs" && rec["status"] == float64(500) && rec["duration"] != nil
+			logged = rec["method"] == "GET" && rec["path"] == "/v1/runs" && rec["status"] == float64(500) && rec["duration_ms"] != nil
 		}
 	}
 	if !failed || !logged {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -79,5 +80,42 @@ func TestReadyzDocumented(t *testing.T) {
 	}
 	if !slices.Equal(names(documented.Checks), names(served.Checks)) || documented.Status != served.Status {
 		t.Errorf("docs/serve.md shows /readyz %+v, the local engine answers %+v", documented, served)
+	}
+}
+
+// TestLogDurationMS: the log gives durations in milliseconds, as
+// duration_ms: a run that sleeps 300ms logs "run finished" with a
+// duration_ms of at least 300 (not 300,000,000 nanoseconds), and a
+// request's line has one too.
+func TestLogDurationMS(t *testing.T) {
+	ts := newTestServer(t, files{"greet.flow.hcl": greetFlow}, nil)
+	id := ts.start("greet", `{"inputs": {"name": "ada", "wait": "300ms"}}`)
+	ts.wait(id, "ok")
+	ts.srv.Close()
+	var finished, requests int
+	for _, line := range strings.Split(strings.TrimSpace(ts.logs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if _, ok := rec["duration"]; ok {
+			t.Errorf("a log line has duration: %s", line)
+		}
+		ms, ok := rec["duration_ms"].(float64)
+		switch rec["msg"] {
+		case "run finished":
+			finished++
+			if !ok || ms < 300 || ms > 1e6 {
+				t.Errorf("run finished with duration_ms %v, want the milliseconds of a run of at least 300ms: %s", rec["duration_ms"], line)
+			}
+		case "request":
+			requests++
+			if !ok || ms < 0 || ms > 1e6 {
+				t.Errorf("a request with duration_ms %v: %s", rec["duration_ms"], line)
+			}
+		}
+	}
+	if finished != 1 || requests == 0 {
+		t.Errorf("%d lines run finished and %d request lines; want 1 and some:\n%s", finished, requests, ts.logs.String())
 	}
 }

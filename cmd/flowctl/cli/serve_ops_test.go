@@ -88,7 +88,7 @@ func TestServeTokensFile(t *testing.T) {
 			if strings.Contains(line, "t-ana") || strings.Contains(line, "t-ci") {
 				t.Fatalf("a token in the log: %s", line)
 			}
-			if rec["msg"] == "request" && rec["path"] == "/v1/runs" && rec["status"] != nil && rec["duration"] != nil {
+			if rec["msg"] == "request" && rec["path"] == "/v1/runs" && rec["status"] != nil && rec["duration_ms"] != nil {
 				requests++
 			}
 		}
