@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -161,6 +162,57 @@ func TestBenchProgramsIgnored(t *testing.T) {
 		}
 		if !found {
 			t.Errorf(".gitignore does not list /%s, the binary go build ./bench/%s writes", name, name)
+		}
+	}
+}
+
+// undocumentedEnv are the FLOWCTL_ variables that are not the user's to
+// set, so the docs leave them out: a worker's parent sets
+// FLOWCTL_WORKER_UNSHARE for it, and FLOWCTL_TEST_ variables are read by
+// test binaries only.
+var undocumentedEnv = map[string]bool{"FLOWCTL_WORKER_UNSHARE": true}
+
+// TestEnvDocumented: every FLOWCTL_ environment variable the source names
+// is documented under docs/ (or in README.md).
+func TestEnvDocumented(t *testing.T) {
+	var docs strings.Builder
+	md, _ := filepath.Glob("docs/*.md")
+	for _, p := range append(md, "README.md") {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs.Write(b)
+	}
+	named := regexp.MustCompile(`"(FLOWCTL_[A-Z0-9_]+)"`)
+	seen := map[string]string{}
+	err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata"):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go"):
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range named.FindAllSubmatch(b, -1) {
+			seen[string(m[1])] = p
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) == 0 {
+		t.Fatal("the source names no FLOWCTL_ variable")
+	}
+	for name, file := range seen {
+		if !undocumentedEnv[name] && !strings.HasPrefix(name, "FLOWCTL_TEST_") && !strings.Contains(docs.String(), name) {
+			t.Errorf("%s (%s) is not documented under docs/", name, file)
 		}
 	}
 }
