@@ -210,6 +210,16 @@ func (s *Server) ended(lr *liveRun, res *runtime.Result, err error) {
 	case errors.Is(err, runtime.ErrStopping):
 		// Its engine keeps it going; the state says what it is.
 		lr.status = "running"
+	case err != nil && res != nil && res.RunID != "":
+		// It started and its steps ran; the state did not take its end
+		// (the runtime recorded it failed when it could). Not a run that
+		// did not start, and not one to start again: the state says
+		// what it is.
+		s.log.Error("run not recorded", slog.String("run_id", lr.id), slog.String("flow", lr.flow), slog.Any("error", err))
+		lr.status = string(runtime.StatusFailed)
+		if run, e := s.store.Run(lr.id); e == nil && run.Status != "" {
+			lr.status = run.Status
+		}
 	case err != nil && s.ctx.Err() == nil && !s.checkState(s.ctx):
 		// The state does not answer: queued again, started when it does.
 		lr.status = statusQueued

@@ -1,15 +1,20 @@
 package server
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/runtime/state/pgtest"
 )
 
 // TestDuplicateKeyStatus: of many starts at once with one Idempotency-Key,
@@ -117,5 +122,38 @@ func TestLogDurationMS(t *testing.T) {
 	}
 	if finished != 1 || requests == 0 {
 		t.Errorf("%d lines run finished and %d request lines; want 1 and some:\n%s", finished, requests, ts.logs.String())
+	}
+}
+
+// TestRunEndNotRecorded: a run whose steps all ran but whose end the state
+// refuses (a constraint, here a trigger) is not logged as a run that did
+// not start, nor answered as one: its steps are there, and its status is
+// the one the state kept (failed, with why).
+func TestRunEndNotRecorded(t *testing.T) {
+	if os.Getenv(pgtest.EnvURL) != "" {
+		t.Skip("the trigger is SQLite's")
+	}
+	ts := newTestServer(t, files{"greet.flow.hcl": greetFlow}, nil)
+	db, err := sql.Open("sqlite", filepath.Join(ts.dir, ".flowctl", state.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TRIGGER no_ok BEFORE UPDATE ON runs WHEN NEW.status = 'ok'
+		BEGIN SELECT RAISE(ABORT, 'no run ends ok here'); END`); err != nil {
+		t.Fatal(err)
+	}
+	id := ts.start("greet", `{"inputs": {"name": "ada"}}`)
+	run := ts.wait(id, "ok", "failed")
+	if run.Status != "failed" || !strings.Contains(string(run.Error), "no run ends ok here") || len(run.Steps) != 2 {
+		t.Errorf("run %s: %s %s, %d steps; want failed with the state's error and its 2 steps", id, run.Status, run.Error, len(run.Steps))
+	}
+	for _, line := range strings.Split(ts.logs.String(), "\n") {
+		if strings.Contains(line, id) && strings.Contains(line, "run not started") {
+			t.Errorf("a run whose steps ran is logged as not started: %s", line)
+		}
+	}
+	if !strings.Contains(ts.logs.String(), `"msg":"run not recorded"`) {
+		t.Errorf("no \"run not recorded\" line:\n%s", ts.logs.String())
 	}
 }
