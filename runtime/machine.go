@@ -353,7 +353,7 @@ func RunTask(ctx context.Context, prog *compiler.Program, opts Options, t TaskSp
 	}
 	res := r.runInstance(ctx, s, instance{key: t.Key, each: t.Each})
 	if store != nil {
-		if err := store.Flush(); err != nil {
+		if err := store.FlushRun(t.RunID); err != nil {
 			return nil, fmt.Errorf("recording step %s: %w", Label(s.Name, t.Key), err)
 		}
 	}

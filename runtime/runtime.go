@@ -404,7 +404,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 	// A run whose step results could not all be recorded is not ok,
 	// whatever its steps did: the state would say what did not happen.
 	if st != nil {
-		if err := st.Flush(); err != nil {
+		if err := st.FlushRun(r.id); err != nil {
 			r.addDiags(hcl.Diagnostics{{
 				Severity: hcl.DiagError, Summary: "Results not recorded",
 				Detail: fmt.Sprintf("Step results of this run could not be recorded in the state, so the run is failed: %s.", trimDot(err.Error())),

@@ -63,7 +63,7 @@ func (s *Server) postExplain(w http.ResponseWriter, r *http.Request) {
 	}
 	// What the run's steps recorded is read whole: the writes under way
 	// first.
-	if err := s.store.Flush(); err != nil {
+	if err := s.store.FlushRun(id); err != nil {
 		s.internalError(w, r, err)
 		return
 	}

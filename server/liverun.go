@@ -189,7 +189,7 @@ func (s *Server) apply(ctx context.Context, lr *liveRun) (*runtime.Result, error
 func (s *Server) ended(lr *liveRun, res *runtime.Result, err error) {
 	// The events are in the state before the run is taken off the live
 	// ones: a stream that starts then reads them there.
-	s.store.Flush()
+	s.store.FlushRun(lr.id)
 	lr.mu.Lock()
 	switch {
 	case errors.Is(err, state.ErrRunTaken):

@@ -316,7 +316,7 @@ func (w *writer) taken(runID string, batch []op, first uint64, i int) bool {
 	if !w.owner.lost(runID) {
 		return true
 	}
-	w.att.failures = append(w.att.failures, failure{first + uint64(i), fmt.Errorf("run %s: %w", runID, ErrRunTaken)})
+	w.att.failures = append(w.att.failures, failure{first + uint64(i), runID, fmt.Errorf("run %s: %w", runID, ErrRunTaken)})
 	return false
 }
 
@@ -325,7 +325,7 @@ func (w *writer) taken(runID string, batch []op, first uint64, i int) bool {
 func (w *writer) offload(v *json.RawMessage, t *table, batch []op, first uint64, i int) bool {
 	ref, err := storeBlob(w.dir, *v)
 	if err != nil {
-		w.att.failures = append(w.att.failures, failure{first + uint64(i), t.def.describe(&batch[i], err)})
+		w.att.failures = append(w.att.failures, failure{first + uint64(i), opRun(&batch[i]), t.def.describe(&batch[i], err)})
 		return false
 	}
 	*v = ref
@@ -410,7 +410,7 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 				return
 			}
 			if err != nil {
-				w.att.failures = append(w.att.failures, failure{first + uint64(i), t.def.describe(&batch[i], err)})
+				w.att.failures = append(w.att.failures, failure{first + uint64(i), opRun(&batch[i]), t.def.describe(&batch[i], err)})
 			}
 		}
 	}

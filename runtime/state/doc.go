@@ -31,7 +31,9 @@
 // falls far behind, the caller waits for it. Flush waits until everything
 // handed over before it is committed, and returns the first asynchronous
 // write error not reported yet (each is reported once; a failed row does not
-// stop the others of its transaction).
+// stop the others of its transaction). The errors are kept by run: FlushRun
+// and FinishRun report those of their run's writes only, so that a run's
+// error never names another run and no run takes another's failure.
 //
 // CreateRun, FinishRun and SetMemory are synchronous: they go through the
 // same queue, in order, and return once committed. So every write is applied

@@ -89,11 +89,18 @@ type writer struct {
 	ckpt            *checkpointer
 	last            atomic.Int64 // when the last transaction committed, unix nanoseconds
 
-	// The first asynchronous write error not yet reported by Flush, the
-	// seq of its op, and how many more failed after it.
-	err     error
-	errSeq  uint64
-	errMore int
+	// The asynchronous write errors not yet reported, by the run whose
+	// writes failed ("" for writes of no run, cache entries): a run's
+	// flush reports its own, never another run's.
+	errs map[string]*asyncErr
+}
+
+// An asyncErr is the first asynchronous write error of a run not yet
+// reported, the seq of its op, and how many more failed after it.
+type asyncErr struct {
+	err  error
+	seq  uint64
+	more int
 }
 
 // An attempt is one try at writing a batch: the errors of its ops, kept
@@ -109,7 +116,19 @@ type attempt struct {
 
 type failure struct {
 	seq uint64
+	run string // the op's run (opRun)
 	err error
+}
+
+// opRun is the run an asynchronous op writes, "" for none.
+func opRun(o *op) string {
+	switch {
+	case o.step != nil:
+		return o.step.RunID
+	case o.event != nil:
+		return o.event.RunID
+	}
+	return ""
 }
 
 type opKind uint8
@@ -263,8 +282,15 @@ func (w *writer) doCtx(ctx context.Context, fn func(ctx context.Context, st *wri
 }
 
 // flush waits until every op queued so far has been written and returns the
-// first asynchronous write error among them not reported before.
+// first asynchronous write error among them not reported before, of any
+// run.
 func (w *writer) flush() error {
+	return w.flushRun("", true)
+}
+
+// flushRun is flush that reports the errors of run's writes only (all
+// runs' with any).
+func (w *writer) flushRun(run string, any bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closing {
@@ -277,38 +303,74 @@ func (w *writer) flush() error {
 	for w.done < target {
 		w.settled.Wait()
 	}
-	return w.takeErrLocked(target)
+	if any {
+		return w.takeAnyErrLocked(target)
+	}
+	return w.takeErrLocked(run, target)
 }
 
-// takeErr returns, and forgets, the first asynchronous write error of an op
-// queued at or before seq.
-func (w *writer) takeErr(seq uint64) error {
+// takeErr returns, and forgets, the first asynchronous write error of
+// run's ops queued at or before seq.
+func (w *writer) takeErr(run string, seq uint64) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.takeErrLocked(seq)
+	return w.takeErrLocked(run, seq)
 }
 
-func (w *writer) takeErrLocked(seq uint64) error {
-	if w.err == nil || w.errSeq > seq {
+func (w *writer) takeErrLocked(run string, seq uint64) error {
+	e := w.errs[run]
+	if e == nil || e.seq > seq {
 		return nil
 	}
-	err := w.err
-	if w.errMore > 0 {
-		err = fmt.Errorf("%w (and %d more failed writes)", err, w.errMore)
+	delete(w.errs, run)
+	if e.more > 0 {
+		return fmt.Errorf("%w (and %d more failed writes)", e.err, e.more)
 	}
-	w.err, w.errSeq, w.errMore = nil, 0, 0
-	return err
+	return e.err
 }
 
-// failed records the failure of the asynchronous op seq, and of n-1 more.
-func (w *writer) failed(seq uint64, n int, err error) {
+// takeAnyErrLocked returns, and forgets, the first asynchronous write
+// error of an op queued at or before seq, of any run, counting the
+// others it forgets with it.
+func (w *writer) takeAnyErrLocked(seq uint64) error {
+	var first *asyncErr
+	more := 0
+	for run, e := range w.errs {
+		if e.seq > seq {
+			continue
+		}
+		delete(w.errs, run)
+		if first == nil || e.seq < first.seq {
+			if first != nil {
+				more += 1 + first.more
+			}
+			first = e
+		} else {
+			more += 1 + e.more
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	if more += first.more; more > 0 {
+		return fmt.Errorf("%w (and %d more failed writes)", first.err, more)
+	}
+	return first.err
+}
+
+// failed records the failure of run's asynchronous op seq, and of n-1
+// more.
+func (w *writer) failed(run string, seq uint64, n int, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err == nil {
-		w.err, w.errSeq, w.errMore = err, seq, n-1
-	} else {
-		w.errMore += n
+	if e := w.errs[run]; e != nil {
+		e.more += n
+		return
 	}
+	if w.errs == nil {
+		w.errs = map[string]*asyncErr{}
+	}
+	w.errs[run] = &asyncErr{err: err, seq: seq, more: n - 1}
 }
 
 // close stops the writer once the queue is empty and releases its
@@ -473,7 +535,7 @@ func (w *writer) try(ctx context.Context, batch []op, first uint64) (bool, error
 // batch over to Flush.
 func (w *writer) publish() {
 	for _, f := range w.att.failures {
-		w.failed(f.seq, 1, f.err)
+		w.failed(f.run, f.seq, 1, f.err)
 	}
 	w.att.failures = w.att.failures[:0]
 }
@@ -498,9 +560,15 @@ func (w *writer) savepoint(ctx context.Context, fn func() error) error {
 	return err
 }
 
-// failBatch gives err to every op of a batch that did not commit.
+// failBatch gives err to every op of a batch that did not commit: the
+// asynchronous ones' failures are counted by run.
 func (w *writer) failBatch(batch []op, first uint64, err error) {
-	async, firstAsync := 0, uint64(0)
+	type count struct {
+		first uint64
+		n     int
+	}
+	var runs []string
+	counts := map[string]*count{}
 	for i := range batch {
 		o := &batch[i]
 		if o.kind == opSync {
@@ -509,13 +577,18 @@ func (w *writer) failBatch(batch []op, first uint64, err error) {
 			}
 			continue
 		}
-		if async == 0 {
-			firstAsync = first + uint64(i)
+		run := opRun(o)
+		c := counts[run]
+		if c == nil {
+			c = &count{first: first + uint64(i)}
+			counts[run] = c
+			runs = append(runs, run)
 		}
-		async++
+		c.n++
 	}
-	if async > 0 {
-		w.failed(firstAsync, async, fmt.Errorf("writing %d step results and cache entries: %w", async, err))
+	for _, run := range runs {
+		c := counts[run]
+		w.failed(run, c.first, c.n, fmt.Errorf("writing %d step results and cache entries: %w", c.n, err))
 	}
 }
 

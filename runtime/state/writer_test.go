@@ -423,20 +423,21 @@ func TestFlushError(t *testing.T) {
 }
 
 // TestFinishRunReportsWriteErrors checks that FinishRun, which flushes,
-// reports a failed step write, and still stores the run's end.
+// reports a failed step write of its run (TestWriteErrorsOfTheirRun), not
+// one of another run, which the next Flush reports; the run's end is
+// stored.
 func TestFinishRunReportsWriteErrors(t *testing.T) {
 	s := openStore(t)
 	run := createRun(t, s, "", "f", time.Time{})
 	s.RecordStep(&StepResult{RunID: "nosuchrun", Step: "orphan"})
-	err := s.FinishRun(&Run{ID: run.ID, Status: "ok"})
-	if err == nil || !strings.Contains(err.Error(), "orphan") {
-		t.Errorf("FinishRun = %v, want the failed step write", err)
+	if err := s.FinishRun(&Run{ID: run.ID, Status: "ok"}); err != nil {
+		t.Errorf("FinishRun = %v, want nil: the failed write is another run's", err)
 	}
 	if r, _ := s.Run(run.ID); r == nil || r.Status != "ok" {
 		t.Errorf("run after FinishRun = %+v, want status ok", r)
 	}
-	if err := s.Flush(); err != nil {
-		t.Errorf("Flush after FinishRun reported the error = %v", err)
+	if err := s.Flush(); err == nil || !strings.Contains(err.Error(), "orphan") {
+		t.Errorf("Flush after FinishRun = %v, want the other run's failed write", err)
 	}
 }
 
@@ -599,5 +600,43 @@ func TestCheckpointWhileWriting(t *testing.T) {
 	defer s2.Close()
 	if steps, err := s2.Steps(run.ID); err != nil || len(steps) != n {
 		t.Errorf("reopened: Steps = %d results, %v; want %d", len(steps), err, n)
+	}
+}
+
+// TestWriteErrorsOfTheirRun: the failed asynchronous writes of two runs at
+// once are each reported to their own run, by its FinishRun or FlushRun,
+// never to the other: a run's error never names another run, and no run
+// takes another's failure for its own and leaves it unreported.
+func TestWriteErrorsOfTheirRun(t *testing.T) {
+	s := openSQLiteIn(t, t.TempDir())
+	if _, err := s.db.Exec(`CREATE TRIGGER no_bad BEFORE INSERT ON steps WHEN NEW.step = 'bad'
+		BEGIN SELECT RAISE(ABORT, 'bad step'); END`); err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := createRun(t, s, "", "f", time.Time{}), createRun(t, s, "", "f", time.Time{}), createRun(t, s, "", "f", time.Time{})
+	release := blockWriter(t, s)
+	// b's write is queued first, then a's, then a's and b's ends.
+	s.RecordStep(&StepResult{RunID: b.ID, Step: "bad", Status: "ok"})
+	s.RecordStep(&StepResult{RunID: a.ID, Step: "bad", Status: "ok"})
+	s.RecordStep(&StepResult{RunID: c.ID, Step: "bad", Status: "ok"})
+	errs := make([]chan error, 2)
+	for i, r := range []*Run{a, b} {
+		errs[i] = make(chan error, 1)
+		go func() { errs[i] <- s.FinishRun(&Run{ID: r.ID, Status: "ok"}) }()
+		waitQueued(t, s, 4+i)
+	}
+	release()
+	for i, r := range []*Run{a, b} {
+		other := []*Run{b, a}[i]
+		err := <-errs[i]
+		if err == nil || !strings.Contains(err.Error(), r.ID) || strings.Contains(err.Error(), other.ID) || strings.Contains(err.Error(), "more failed") {
+			t.Errorf("FinishRun(%s) = %v, want its own failed write, and only it", r.ID, err)
+		}
+	}
+	if err := s.FlushRun(c.ID); err == nil || !strings.Contains(err.Error(), c.ID) {
+		t.Errorf("FlushRun(%s) = %v, want its failed write", c.ID, err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Errorf("Flush after every run's was reported = %v", err)
 	}
 }

@@ -104,7 +104,7 @@ func (s *Store) FinishRun(r *Run) error {
 		return fmt.Errorf("finishing run %s: %w", r.ID, err)
 	}
 	s.owner.release(r.ID)
-	return s.w.takeErr(seq)
+	return s.w.takeErr(r.ID, seq)
 }
 
 // RecordStep hands a step result over to the writer and returns at once; it
@@ -142,6 +142,13 @@ func (s *Store) RecordEvent(e Event) {
 // reported once.
 func (s *Store) Flush() error {
 	return s.w.flush()
+}
+
+// FlushRun is Flush that reports the errors of the writes of run runID
+// only (its step results and events): a run's flush never reports, or
+// takes from it, another run's failed write.
+func (s *Store) FlushRun(runID string) error {
+	return s.w.flushRun(runID, false)
 }
 
 // SetMemory stores the memory values of flow in namespace ("" for

@@ -306,7 +306,7 @@ func (e *Engine) finish(ctx context.Context, in FinishInput) error {
 		return nil
 	}
 	last := in.record(st)
-	if err := st.Flush(); err != nil {
+	if err := st.FlushRun(in.RunID); err != nil {
 		return err
 	}
 	var memErr error

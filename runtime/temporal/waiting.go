@@ -126,7 +126,7 @@ func (e *Engine) checkpoint(ctx context.Context, in CheckpointInput) error {
 			err = nil // running already: this is a retry
 		}
 		if err == nil {
-			err = st.Flush()
+			err = st.FlushRun(in.RunID)
 		}
 		if err == nil {
 			e.log().Info("run goes on", "run", in.RunID, "flow", in.Flow)
