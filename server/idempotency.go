@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/compiler"
-	"github.com/flowctl/flowctl/runtime/state"
 )
 
 // An Idempotency-Key (POST /v1/flows/{flow}/runs) is scoped to the flow and
@@ -60,14 +59,6 @@ func canonicalJSON(raw json.RawMessage) []byte {
 		return raw
 	}
 	return b
-}
-
-// claimKey claims an Idempotency-Key for a run about to start with id:
-// nil when claimed, else the key as recorded before.
-func (s *Server) claimKey(flow, ns, key, digest, id string) (*state.IdempotencyKey, error) {
-	return s.store.ClaimIdempotencyKey(state.IdempotencyKey{
-		Flow: flow, Namespace: ns, Key: key, Request: digest, RunID: id,
-	}, time.Now().Add(-s.opts.IdempotencyExpiry))
 }
 
 // pruneKeys deletes the expired Idempotency-Keys, hourly, until the

@@ -196,15 +196,13 @@ func (s *Server) ended(lr *liveRun, res *runtime.Result, err error) {
 		// This server lost its lease and another took the run over: it
 		// started no step since it knew; the state says what it is.
 		s.log.Warn("run taken over by another process: not going on with it", slog.String("run_id", lr.id), slog.String("flow", lr.flow))
-		lr.status = ""
-		if run, e := s.store.Run(lr.id); e == nil {
+		if run, e := s.store.Run(lr.id); e == nil && run.Status != "" {
 			lr.status = run.Status
 		}
 	case err != nil && lr.resume:
 		// Not resumed (another process holds the run): the state
 		// says what it is.
-		lr.status = ""
-		if run, e := s.store.Run(lr.id); e == nil {
+		if run, e := s.store.Run(lr.id); e == nil && run.Status != "" {
 			lr.status = run.Status
 		}
 	case errors.Is(err, runtime.ErrStopping):

@@ -157,3 +157,22 @@ func TestRunEndNotRecorded(t *testing.T) {
 		t.Errorf("no \"run not recorded\" line:\n%s", ts.logs.String())
 	}
 }
+
+// TestDuplicateKeyStatusOfTheState: a duplicate start answered while the
+// server holds the run with no status of its own (a run another process
+// took over: the state says what it is) carries the state's status.
+func TestDuplicateKeyStatusOfTheState(t *testing.T) {
+	ts := newTestServer(t, files{"greet.flow.hcl": greetFlow}, nil)
+	key := []string{"Idempotency-Key", "taken-1"}
+	id := ts.start("greet", `{"inputs": {"name": "ada"}}`, key...)
+	ts.wait(id, "ok")
+	ts.srv.mu.Lock()
+	lr := newLiveRun(id, "greet", nil, nil, "")
+	lr.status = ""
+	ts.srv.live[id] = lr
+	ts.srv.mu.Unlock()
+	var again runReply
+	if code := ts.code("POST", "/v1/flows/greet/runs", `{"inputs": {"name": "ada"}}`, &again, key...); code != http.StatusOK || again.RunID != id || again.Status != "ok" {
+		t.Errorf("the key again: %d %+v, want 200 with run %s ok", code, again, id)
+	}
+}

@@ -237,8 +237,20 @@ func (s *Server) writeRunStatus(w http.ResponseWriter, code int, id string) {
 		lr.mu.Lock()
 		status = lr.status
 		lr.mu.Unlock()
-	} else if run, err := s.store.Run(id); err == nil && run != nil {
-		status = run.Status
+	}
+	if status == "" {
+		// Not live here (another server's, or ended), or live with a
+		// status only the state knows: the state says.
+		if run, err := s.store.Run(id); err == nil && run != nil {
+			status = run.Status
+		}
+	}
+	if status == "" {
+		// The run is recorded (its answer says so) and its status could
+		// not be read: a retry gets it, an empty one would say nothing.
+		w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter.Seconds())))
+		writeError(w, http.StatusServiceUnavailable, "state_unavailable", fmt.Sprintf("Run %s is recorded, but its status cannot be read now; try again later.", id), nil, nil)
+		return
 	}
 	writeJSON(w, code, map[string]any{"run_id": id, "status": status, "links": api.RunLinks(id)})
 }
