@@ -133,27 +133,43 @@ var parallelMin = 256 << 10
 // GOMAXPROCS goroutines, each its share of them in order. Anything
 // wrong is errSyntax, which Decode reports in encoding/json's words.
 func (d *decoder) arrayParallel(depth int) (cty.Value, error) {
+	vals, err := d.elementsParallel(func(sub *decoder) (cty.Value, error) { return sub.value(depth) })
+	if err != nil {
+		return cty.NilVal, err
+	}
+	return cty.TupleVal(vals), nil
+}
+
+// elementsParallel reads the elements of the array whose content begins
+// at d.i, each by read on a decoder of its own placed at the element: it
+// finds where each element ends (arrayBounds), then reads them on
+// GOMAXPROCS goroutines, each its share of them in order, and moves d
+// past the array. A read that panics (a value that does not fit a type)
+// is errMismatch.
+func (d *decoder) elementsParallel(read func(sub *decoder) (cty.Value, error)) ([]cty.Value, error) {
 	ends, end, ok := arrayBounds(d.text, d.i)
 	if !ok {
-		return cty.NilVal, errSyntax
+		return nil, errSyntax
 	}
 	vals := make([]cty.Value, len(ends))
-	starts := func(k int) int {
-		if k == 0 {
-			return d.i
-		}
-		return ends[k-1] + 1
-	}
 	workers := min(runtime.GOMAXPROCS(0), len(ends))
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			defer func() {
+				if recover() != nil {
+					errs[w] = errMismatch
+				}
+			}()
 			sub := decoder{text: d.text, split: true}
 			for k := w * len(ends) / workers; k < (w+1)*len(ends)/workers; k++ {
-				sub.i = starts(k)
+				sub.i = d.i
+				if k > 0 {
+					sub.i = ends[k-1] + 1
+				}
 				sub.space()
-				v, err := sub.value(depth)
+				v, err := read(&sub)
 				if sub.space(); err == nil && sub.i != ends[k] {
 					err = errSyntax
 				}
@@ -168,11 +184,11 @@ func (d *decoder) arrayParallel(depth int) (cty.Value, error) {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return cty.NilVal, err
+			return nil, err
 		}
 	}
 	d.i = end + 1
-	return cty.TupleVal(vals), nil
+	return vals, nil
 }
 
 // arrayBounds finds the elements of the array whose content begins at i
@@ -657,48 +673,7 @@ func (d *decoder) typedArray(elem cty.Type, depth int) ([]cty.Value, error) {
 	}
 	if !d.split && len(d.text)-d.i >= parallelMin && runtime.GOMAXPROCS(0) > 1 {
 		d.split = true
-		ends, end, ok := arrayBounds(d.text, d.i)
-		if !ok {
-			return nil, errSyntax
-		}
-		vals := make([]cty.Value, len(ends))
-		workers := min(runtime.GOMAXPROCS(0), len(ends))
-		errs := make([]error, workers)
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() {
-				defer func() {
-					if recover() != nil {
-						errs[w] = errMismatch
-					}
-				}()
-				sub := decoder{text: d.text, split: true}
-				for k := w * len(ends) / workers; k < (w+1)*len(ends)/workers; k++ {
-					sub.i = d.i
-					if k > 0 {
-						sub.i = ends[k-1] + 1
-					}
-					sub.space()
-					v, err := sub.typed(elem, depth)
-					if sub.space(); err == nil && sub.i != ends[k] {
-						err = errSyntax
-					}
-					if err != nil {
-						errs[w] = err
-						return
-					}
-					vals[k] = v
-				}
-			})
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				return nil, err
-			}
-		}
-		d.i = end + 1
-		return vals, nil
+		return d.elementsParallel(func(sub *decoder) (cty.Value, error) { return sub.typed(elem, depth) })
 	}
 	var vals []cty.Value
 	for {
