@@ -54,7 +54,6 @@ var (
 	repeat   = flag.Int("repeat", 3, "measurements per setting; the median is reported")
 	stateURL = flag.String("state-url", os.Getenv("FLOWCTL_TEST_STATE_URL"), "a postgres:// URL of a loopback database to measure PostgreSQL on (in schemas bench_*, made empty)")
 	only     = flag.String("only", "", "measure only these settings, comma-separated: sqlite, pg1, pg2")
-	profile  = flag.String("cpuprofile", "", "write the first server's CPU profile of each setting's last measurement to FILE-SETTING (FLOWCTL_CPUPROFILE)")
 	timeout  = flag.Duration("timeout", 5*time.Minute, "give up a measurement after this long")
 )
 
@@ -127,11 +126,7 @@ func main() {
 			if s.pg {
 				state = pgSchema(*stateURL, fmt.Sprintf("bench_%s_%d", s.name, i))
 			}
-			prof := ""
-			if *profile != "" && i == *repeat-1 {
-				prof = *profile + "-" + s.name
-			}
-			r := measure(bin, dir, flows, state, s.servers, prof)
+			r := measure(bin, dir, flows, state, s.servers)
 			fmt.Printf("  %-22s %7.0f runs finished/s (%d in %.2f s, %d starts refused with 503)\n", s.label, r.perSec, *runs, r.elapsed.Seconds(), r.refused)
 			rs = append(rs, r)
 		}
@@ -182,12 +177,11 @@ type server struct {
 // startServer starts flowctl serve on a free loopback port; its log goes to
 // a file, read until the line that names its address (a pipe nobody reads
 // would block the server once full).
-func startServer(bin, dir, flows, state string, n int, prof string) *server {
+func startServer(bin, dir, flows, state string, n int) *server {
 	logPath := filepath.Join(dir, fmt.Sprintf("serve-%d.log", n))
 	logf, err := os.Create(logPath)
 	benchutil.Check(err)
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--state", state, "--max-queue", "100000", flows)
-	cmd.Env = append(os.Environ(), "FLOWCTL_CPUPROFILE="+prof)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	benchutil.Check(cmd.Start())
 	addr := regexp.MustCompile(`on (http://[^\s"]+)`)
@@ -208,8 +202,7 @@ func startServer(bin, dir, flows, state string, n int, prof string) *server {
 	return nil
 }
 
-// stop stops the server as an operator does (SIGINT), so that a CPU
-// profile is written, and waits for it.
+// stop stops the server as an operator does (SIGINT) and waits for it.
 func (s *server) stop() {
 	s.cmd.Process.Signal(os.Interrupt)
 	t := time.AfterFunc(30*time.Second, func() { s.cmd.Process.Kill() })
@@ -219,14 +212,10 @@ func (s *server) stop() {
 }
 
 // measure starts n servers on state and sends them *runs runs.
-func measure(bin, dir, flows, state string, n int, prof string) result {
+func measure(bin, dir, flows, state string, n int) result {
 	var servers []*server
 	for i := range n {
-		p := ""
-		if i == 0 {
-			p = prof
-		}
-		servers = append(servers, startServer(bin, dir, flows, state, i, p))
+		servers = append(servers, startServer(bin, dir, flows, state, i))
 	}
 	defer func() {
 		for _, s := range servers {
