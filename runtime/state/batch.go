@@ -25,8 +25,12 @@ const rowsPerStatement = 32
 // rowsPerStatement of them per statement.
 type table struct {
 	one, many *driverStmt // one row; rowsPerStatement rows
-	def       *tableDef
-	pending   []int
+	// sized holds the statements of 2 to rowsPerStatement-1 rows, each
+	// prepared when a batch's tail first has that many rows (nil when
+	// preparing it failed: those rows are written one by one).
+	sized   map[int]*driverStmt
+	def     *tableDef
+	pending []int
 }
 
 // A tableDef is the SQL and the arguments of a table's rows.
@@ -38,6 +42,13 @@ type tableDef struct {
 	// table whose rows several processes write (the cache): nil for
 	// those written by the process that owns their run.
 	compare func(a, b *op) int
+	// key, when set, is what a row is upserted by, where a row replaces
+	// every column of the one it conflicts with: of the rows of a batch
+	// with one key only the last is written (the others it would
+	// overwrite). PostgreSQL refuses a statement that upserts one row
+	// twice, so a step's running and finished rows in one batch made its
+	// statement fail and its rows be written one by one.
+	key func(o *op) string
 }
 
 var steps = tableDef{
@@ -69,6 +80,7 @@ ON CONFLICT (run_id, step, instance) DO UPDATE SET
 		r := o.step
 		return fmt.Errorf("recording step %s%s of run %s: %w", r.Step, instanceSuffix(r.Instance), r.RunID, err)
 	},
+	key: func(o *op) string { return o.step.RunID + "\x00" + o.step.Step + "\x00" + o.step.Instance },
 }
 
 var cache = tableDef{
@@ -211,6 +223,14 @@ func (t *table) close() error {
 	err := t.one.Close()
 	if err2 := t.many.Close(); err == nil {
 		err = err2
+	}
+	for _, s := range t.sized {
+		if s == nil {
+			continue
+		}
+		if err2 := s.Close(); err == nil {
+			err = err2
+		}
 	}
 	return err
 }
@@ -371,7 +391,9 @@ func (w *writer) writeOwn(batch []op, first uint64) {
 // writeRows writes t's pending rows (in the order of their keys, see add:
 // a stable sort, so that of two rows with one key the later one is
 // written last and wins), rowsPerStatement of them per statement, and the
-// rest one by one.
+// rest in one statement of as many rows (a round trip each, on
+// PostgreSQL, with its savepoint: the tail written row by row cost more
+// than the rest of the batch).
 // A statement that fails is undone as a whole, so then its rows are
 // written one by one too, to keep the good ones and report each bad one.
 func (w *writer) writeRows(t *table, batch []op, first uint64) {
@@ -385,15 +407,23 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 	if t.def.compare != nil && w.b.guarded() {
 		slices.SortStableFunc(rows, func(i, j int) int { return t.def.compare(&batch[i], &batch[j]) })
 	}
+	if t.def.key != nil && len(rows) > 1 {
+		rows = lastOfKey(rows, batch, t.def.key)
+	}
 	for len(rows) > 0 {
 		n := min(len(rows), rowsPerStatement)
 		chunk := rows[:n]
 		rows = rows[n:]
-		if n == rowsPerStatement {
+		stmt := w.statement(ctx, t, n)
+		if w.att.abort != nil {
+			return
+		}
+		if stmt != nil {
 			for _, i := range chunk {
 				t.def.appendArgs(a, &batch[i])
 			}
-			err := w.exec(ctx, t.many, a)
+			w.rowStatements.Add(1)
+			err := w.exec(ctx, stmt, a)
 			if err == nil {
 				continue
 			}
@@ -404,6 +434,7 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 		}
 		for _, i := range chunk {
 			t.def.appendArgs(a, &batch[i])
+			w.rowStatements.Add(1)
 			err := w.exec(ctx, t.one, a)
 			if transient(err) {
 				w.abort(err)
@@ -414,6 +445,60 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 			}
 		}
 	}
+}
+
+// lastOfKey keeps, of the rows (indexes into batch) with one key, the
+// last, in place and in their order.
+func lastOfKey(rows []int, batch []op, key func(o *op) string) []int {
+	seen := make(map[string]bool, len(rows))
+	keep := len(rows)
+	for j := len(rows) - 1; j >= 0; j-- {
+		k := key(&batch[rows[j]])
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		keep--
+		rows[keep] = rows[j]
+	}
+	return append(rows[:0], rows[keep:]...)
+}
+
+// statement is t's statement of n rows, nil for one row or when it cannot
+// be prepared (the rows are then written one by one). A statement of
+// fewer than rowsPerStatement rows is prepared the first time it is
+// needed, in a savepoint where a failure would abort the transaction.
+func (w *writer) statement(ctx context.Context, t *table, n int) *driverStmt {
+	switch {
+	case n <= 1:
+		return nil
+	case n == rowsPerStatement:
+		return t.many
+	}
+	if s, ok := t.sized[n]; ok {
+		return s
+	}
+	var s *driverStmt
+	prep := func() error {
+		var err error
+		s, err = prepareDriverStmt(ctx, t.one.conn, t.def.sql(n))
+		return err
+	}
+	var err error
+	if w.b.guarded() {
+		err = w.savepoint(ctx, prep)
+	} else {
+		err = prep()
+	}
+	if transient(err) {
+		w.abort(err)
+		return nil
+	}
+	if t.sized == nil {
+		t.sized = map[int]*driverStmt{}
+	}
+	t.sized[n] = s
+	return s
 }
 
 // exec executes a statement of the batch. Where a failed statement aborts

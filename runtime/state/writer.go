@@ -83,6 +83,9 @@ type writer struct {
 	// waits for the writer, or gatherOps ops are queued.
 	wake    chan struct{}
 	commits uint64 // transactions committed, for tests
+	// rowStatements counts the statements that wrote rows of the tables
+	// (writeRows), for tests.
+	rowStatements atomic.Uint64
 	// sinceCheckpoint counts the ops committed since the writer last
 	// asked ckpt for a checkpoint; nil ckpt: the database has no WAL.
 	sinceCheckpoint int

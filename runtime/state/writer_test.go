@@ -149,6 +149,38 @@ func TestRecordStepUpsert(t *testing.T) {
 	}
 }
 
+// TestRowsOneStatement records, in one batch, fewer rows than
+// rowsPerStatement, among them a step's running and finished rows: they
+// are written in one statement (they were written one by one, a round
+// trip each and, on PostgreSQL, a savepoint's two more), and the last row
+// of each step instance wins.
+func TestRowsOneStatement(t *testing.T) {
+	s := openStore(t)
+	run := createRun(t, s, "", "f", time.Time{})
+	release := blockWriter(t, s)
+	before := s.w.rowStatements.Load()
+	for _, step := range []string{"a", "b", "c"} {
+		s.RecordStep(&StepResult{RunID: run.ID, Step: step, Status: "running", Attempts: 1})
+		s.RecordStep(&StepResult{RunID: run.ID, Step: step, Status: "ok", Attempts: 1, Outputs: json.RawMessage(`"` + step + `"`)})
+	}
+	release()
+	flush(t, s)
+	if n := s.w.rowStatements.Load() - before; n != 1 {
+		t.Errorf("%d statements wrote the rows, want 1", n)
+	}
+	steps, err := s.Steps(run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, st := range steps {
+		got[st.Step] = st.Status + " " + string(st.Outputs)
+	}
+	if want := map[string]string{"a": `ok "a"`, "b": `ok "b"`, "c": `ok "c"`}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("steps %v, want %v", got, want)
+	}
+}
+
 // blockWriter makes the writer wait, inside a transaction, until release
 // is called, so that the writes handed over meanwhile form one batch.
 func blockWriter(t *testing.T, s *Store) (release func()) {
