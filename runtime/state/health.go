@@ -52,11 +52,18 @@ const DefaultWait = 2 * time.Minute
 // connection: blocks.Proceed), so that no step runs whose result could
 // not be recorded, or that another process took over, and a run whose
 // state went away waits for it, running nothing, rather than failing at
-// once. A SQLite state, a file, is always writable, and its runs are
-// their process's for as long as it lives.
+// once. So does a run whose state answers but takes no writes (a full
+// disk, a read-only database or file system), SQLite's too, until a write
+// commits again (writer.waitWrites). A SQLite state's runs are their
+// process's for as long as it lives.
 func (s *Store) WaitWritable(ctx context.Context, runID string) error {
 	if runID != "" && s.owner.lost(runID) {
 		return fmt.Errorf("run %s: %w", runID, ErrRunTaken)
+	}
+	// A database that answers but takes no writes (a full disk, a
+	// read-only database): nothing starts until a write commits again.
+	if err := s.w.waitWrites(ctx); err != nil {
+		return err
 	}
 	if s.avail == nil {
 		return nil

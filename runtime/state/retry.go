@@ -13,13 +13,16 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Every failure of the database is sorted here, in one place, into those
 // worth trying again — the connection was lost or refused, the server is
 // shutting down or starting, the transaction lost a deadlock or a
-// serialization conflict — and the others (a constraint, a full disk, a
-// bad query), which are reported at once.
+// serialization conflict, the database takes no writes for now (a full
+// disk, a read-only database: refusesWrites) — and the others (a
+// constraint, a bad query), which are reported at once.
 
 // transient reports whether err may go away when the same work is tried
 // again: on a new connection, or after the server comes back.
@@ -35,7 +38,7 @@ func transient(err error) bool {
 	if err == nil {
 		return false
 	}
-	if retryInPlace(err) {
+	if retryInPlace(err) || refusesWrites(err) {
 		return true
 	}
 	var pgErr *pgconn.PgError
@@ -71,6 +74,33 @@ func transient(err error) bool {
 		}
 	}
 	return false
+}
+
+// refusesWrites reports whether err is that of a database that answers
+// but takes no writes now: its disk (or quota) is full, it or its file
+// system is read-only, an I/O error. That may pass (space freed, the
+// database made writable again), so the writer keeps the batch and tries
+// it again, and WaitWritable starts nothing meanwhile (writer.refused).
+func refusesWrites(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "53100", // disk_full
+			"58030", // io_error
+			"25006": // read_only_sql_transaction
+			return true
+		}
+		return false
+	}
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		switch e.Code() & 0xff {
+		case sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY:
+			return true
+		}
+		return false
+	}
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EIO)
 }
 
 // retryInPlace reports whether err rolled back a transaction whose

@@ -56,6 +56,10 @@ type writer struct {
 	owner owner
 	avail *availability // nil for SQLite: a file does not go away
 	wait  time.Duration // see Options.Wait
+	// refused is set while the database takes no writes (refusesWrites:
+	// a full disk, a read-only database), from the first try that found
+	// it so until a write commits; WaitWritable starts nothing meanwhile.
+	refused atomic.Pointer[refusal]
 	// maxBackoff bounds the wait between two tries of a batch: a fifth
 	// of the lease, so that a process renews it soon after the database
 	// is back (lease.go).
@@ -444,6 +448,37 @@ func (w *writer) run() {
 	}
 }
 
+// A refusal is the database's refusing writes (refusesWrites), since at.
+type refusal struct {
+	at  time.Time
+	err error
+}
+
+// waitWrites returns once the database takes writes (no refusal), or
+// ErrUnavailable once it has refused them for longer than the wait, or
+// ctx's error.
+func (w *writer) waitWrites(ctx context.Context) error {
+	for {
+		r := w.refused.Load()
+		if r == nil {
+			return nil
+		}
+		if time.Since(r.at) >= w.wait {
+			return unavailable(w.wait, r.err)
+		}
+		t := time.NewTimer(refusedPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// refusedPoll is how often waitWrites looks whether writes are taken again.
+const refusedPoll = 50 * time.Millisecond
+
 // write writes a batch, trying it again while it fails transiently (see
 // writer), and reports whether it committed. Errors go to the sync ops
 // and, for the asynchronous ones, to failed.
@@ -457,9 +492,24 @@ func (w *writer) write(batch []op, first uint64) bool {
 			if w.avail != nil {
 				w.avail.ok()
 			}
+			w.refused.Store(nil)
 			return committed
 		}
-		if retryInPlace(err) {
+		if refusesWrites(err) {
+			// The database answers but takes no writes: keep the batch and
+			// try it again until it does, within the wait, starting nothing
+			// meanwhile (WaitWritable). A ping would find it well, so the
+			// time counts from the first refusal, not from availability.
+			r := w.refused.Load()
+			if r == nil {
+				r = &refusal{at: time.Now(), err: err}
+				w.refused.Store(r)
+			}
+			if time.Since(r.at) >= w.wait {
+				w.failBatch(batch, first, unavailable(w.wait, err))
+				return false
+			}
+		} else if retryInPlace(err) {
 			inPlace++
 			if inPlace >= maxInPlace {
 				w.failBatch(batch, first, err)
