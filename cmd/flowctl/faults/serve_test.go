@@ -2,6 +2,7 @@ package faults
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -64,6 +65,7 @@ func TestServerFaults(t *testing.T) {
 			t.Skip("no PostgreSQL (" + pgtest.Bin() + ")")
 		}
 	}
+	t.Run("disk-full/sqlite", testDiskFull)
 	t.Run("stopped-past-lease/postgres", func(t *testing.T) {
 		needPostgres(t)
 		testStoppedPastLease(t, c)
@@ -489,4 +491,75 @@ func testReadsStateUnreachable(t *testing.T, c *pgtest.Cluster) {
 		t.Errorf("run %s once the state is back: %s %s", id, status, msg)
 	}
 	t.Logf("faults: reads while the state does not answer: 3 reads, %d answered 503 state_unavailable within the read deadline (%s)", refused, "5s")
+}
+
+// testDiskFull: a server whose state's disk fills while its runs are
+// under way starts no step whose result it cannot record: the runs wait,
+// and once there is room again they end ok, every result recorded once
+// and no step called twice. The state is on a small tmpfs (mounting one
+// needs root, as CI runs).
+func testDiskFull(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("mounting a small file system for the state needs root")
+		}
+		t.Skip("mounting a small file system for the state needs root")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "faults.flow.hcl"), []byte(faultFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	disk := filepath.Join(t.TempDir(), "disk")
+	if err := os.Mkdir(disk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", disk, "tmpfs", 0, "size=16m"); err != nil {
+		t.Fatalf("mount tmpfs: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(disk, syscall.MNT_DETACH) })
+	stateDir := filepath.Join(disk, ".flowctl")
+	ctr := newCounter(t, 60*time.Millisecond)
+	p := serve(t, dir, nil, "--state", stateDir)
+	st, err := state.Open(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	var ids, tags []string
+	for j := range 3 {
+		tag := fmt.Sprintf("full%d", j)
+		ids, tags = append(ids, postRun(t, p, ctr.srv.URL, tag, 20)), append(tags, tag)
+	}
+	ctr.waitCalls(t, "full", 10)
+	filler, err := os.Create(filepath.Join(disk, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(filler, zeroReader{}); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("filling the disk: %v", err)
+	}
+	filler.Close()
+	// The steps under way end; no more start while the disk is full.
+	ctr.quiet(t, 2*time.Second)
+	during, _, _ := ctr.calls("full")
+	if during >= 3*21 {
+		t.Fatalf("all %d steps ran with the disk full", during)
+	}
+	if err := os.Remove(filepath.Join(disk, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	waitRuns(t, st, ids...)
+	var tally faultTally
+	for j, id := range ids {
+		checkRun(t, st, ctr, id, tags[j], 20, &tally)
+	}
+	tally.report(t, "disk full")
+}
+
+// zeroReader reads zeros without end.
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
