@@ -102,14 +102,6 @@ type writer struct {
 	errs map[string]*asyncErr
 }
 
-// An asyncErr is the first asynchronous write error of a run not yet
-// reported, the seq of its op, and how many more failed after it.
-type asyncErr struct {
-	err  error
-	seq  uint64
-	more int
-}
-
 // An attempt is one try at writing a batch: the errors of its ops, kept
 // until it is known whether the batch is written again, and the
 // transient error that ended it early (abort).
@@ -288,98 +280,6 @@ func (w *writer) doCtx(ctx context.Context, fn func(ctx context.Context, st *wri
 	}
 }
 
-// flush waits until every op queued so far has been written and returns the
-// first asynchronous write error among them not reported before, of any
-// run.
-func (w *writer) flush() error {
-	return w.flushRun("", true)
-}
-
-// flushRun is flush that reports the errors of run's writes only (all
-// runs' with any).
-func (w *writer) flushRun(run string, any bool) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closing {
-		return ErrClosed
-	}
-	target := w.seq
-	if w.done < target {
-		w.hurry()
-	}
-	for w.done < target {
-		w.settled.Wait()
-	}
-	if any {
-		return w.takeAnyErrLocked(target)
-	}
-	return w.takeErrLocked(run, target)
-}
-
-// takeErr returns, and forgets, the first asynchronous write error of
-// run's ops queued at or before seq.
-func (w *writer) takeErr(run string, seq uint64) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.takeErrLocked(run, seq)
-}
-
-func (w *writer) takeErrLocked(run string, seq uint64) error {
-	e := w.errs[run]
-	if e == nil || e.seq > seq {
-		return nil
-	}
-	delete(w.errs, run)
-	if e.more > 0 {
-		return fmt.Errorf("%w (and %d more failed writes)", e.err, e.more)
-	}
-	return e.err
-}
-
-// takeAnyErrLocked returns, and forgets, the first asynchronous write
-// error of an op queued at or before seq, of any run, counting the
-// others it forgets with it.
-func (w *writer) takeAnyErrLocked(seq uint64) error {
-	var first *asyncErr
-	more := 0
-	for run, e := range w.errs {
-		if e.seq > seq {
-			continue
-		}
-		delete(w.errs, run)
-		if first == nil || e.seq < first.seq {
-			if first != nil {
-				more += 1 + first.more
-			}
-			first = e
-		} else {
-			more += 1 + e.more
-		}
-	}
-	if first == nil {
-		return nil
-	}
-	if more += first.more; more > 0 {
-		return fmt.Errorf("%w (and %d more failed writes)", first.err, more)
-	}
-	return first.err
-}
-
-// failed records the failure of run's asynchronous op seq, and of n-1
-// more.
-func (w *writer) failed(run string, seq uint64, n int, err error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if e := w.errs[run]; e != nil {
-		e.more += n
-		return
-	}
-	if w.errs == nil {
-		w.errs = map[string]*asyncErr{}
-	}
-	w.errs[run] = &asyncErr{err: err, seq: seq, more: n - 1}
-}
-
 // close stops the writer once the queue is empty and releases its
 // connection. Ops queued after close are refused.
 func (w *writer) close() error {
@@ -447,37 +347,6 @@ func (w *writer) run() {
 		}
 	}
 }
-
-// A refusal is the database's refusing writes (refusesWrites), since at.
-type refusal struct {
-	at  time.Time
-	err error
-}
-
-// waitWrites returns once the database takes writes (no refusal), or
-// ErrUnavailable once it has refused them for longer than the wait, or
-// ctx's error.
-func (w *writer) waitWrites(ctx context.Context) error {
-	for {
-		r := w.refused.Load()
-		if r == nil {
-			return nil
-		}
-		if time.Since(r.at) >= w.wait {
-			return unavailable(w.wait, r.err)
-		}
-		t := time.NewTimer(refusedPoll)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-}
-
-// refusedPoll is how often waitWrites looks whether writes are taken again.
-const refusedPoll = 50 * time.Millisecond
 
 // write writes a batch, trying it again while it fails transiently (see
 // writer), and reports whether it committed. Errors go to the sync ops
@@ -611,38 +480,6 @@ func (w *writer) savepoint(ctx context.Context, fn func() error) error {
 		err = rerr
 	}
 	return err
-}
-
-// failBatch gives err to every op of a batch that did not commit: the
-// asynchronous ones' failures are counted by run.
-func (w *writer) failBatch(batch []op, first uint64, err error) {
-	type count struct {
-		first uint64
-		n     int
-	}
-	var runs []string
-	counts := map[string]*count{}
-	for i := range batch {
-		o := &batch[i]
-		if o.kind == opSync {
-			if o.sync.err == nil {
-				o.sync.err = err
-			}
-			continue
-		}
-		run := opRun(o)
-		c := counts[run]
-		if c == nil {
-			c = &count{first: first + uint64(i)}
-			counts[run] = c
-			runs = append(runs, run)
-		}
-		c.n++
-	}
-	for _, run := range runs {
-		c := counts[run]
-		w.failed(run, c.first, c.n, fmt.Errorf("writing %d step results and cache entries: %w", c.n, err))
-	}
 }
 
 func instanceSuffix(instance string) string {
