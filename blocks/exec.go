@@ -48,6 +48,9 @@ type Call struct {
 	// Sensitive names the inputs whose values come from a secret or a
 	// sensitive value (Inputs has them unmarked); nil when none does.
 	Sensitive map[string]bool
+	// Ledger, for an llm block, counts what the run spent on models and
+	// holds its budget; nil: no accounting.
+	Ledger *Ledger
 }
 
 // Provider is a model server a flow declares (a provider block), its
@@ -129,11 +132,35 @@ type Result struct {
 	Usage   *Usage
 }
 
-// Usage counts the tokens of LLM calls.
+// Usage counts the tokens of LLM calls, and what they cost.
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// CostUSD is what the calls cost in US dollars, from their models'
+	// prices; nil when none of them had a price (never a guess).
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+	// Unpriced counts the calls whose model had no price, which CostUSD
+	// leaves out.
+	Unpriced int `json:"unpriced_calls,omitempty"`
+	// Calls counts the model's replies (round trips that were answered).
+	Calls int `json:"calls,omitempty"`
+}
+
+// Add adds o to u: tokens, cost and unpriced calls.
+func (u *Usage) Add(o Usage) {
+	u.PromptTokens += o.PromptTokens
+	u.CompletionTokens += o.CompletionTokens
+	u.TotalTokens += o.TotalTokens
+	u.Unpriced += o.Unpriced
+	u.Calls += o.Calls
+	if o.CostUSD != nil {
+		c := *o.CostUSD
+		if u.CostUSD != nil {
+			c += *u.CostUSD
+		}
+		u.CostUSD = &c
+	}
 }
 
 // Executor runs blocks of one runtime. The context carries the attempt's

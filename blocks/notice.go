@@ -23,6 +23,9 @@ type NoticeKind string
 const (
 	NoticeRetry NoticeKind = "retry"
 	NoticeBuild NoticeKind = "build"
+	// NoticePrice: a model without a price, whose calls have no cost
+	// (said once a run).
+	NoticePrice NoticeKind = "price"
 )
 
 type noticeKey struct{}

@@ -10,6 +10,10 @@ type Flow struct {
 	// Timeout bounds a whole run: after it the running steps are
 	// cancelled and the run fails. Nil for none.
 	Timeout *Duration
+	// MaxTokens and MaxCostUSD are a run's budget for model calls
+	// (max_tokens, max_cost_usd); 0: none.
+	MaxTokens  int
+	MaxCostUSD float64
 	// Hidden: expose = false, the flow is not offered as a tool
 	// (flowctl mcp, flowctl tools).
 	Hidden    bool
@@ -18,7 +22,7 @@ type Flow struct {
 }
 
 var flowBlockSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "version"}, {Name: "timeout"}, {Name: "expose"}},
+	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "version"}, {Name: "timeout"}, {Name: "expose"}, {Name: "max_tokens"}, {Name: "max_cost_usd"}},
 }
 
 func decodeFlowBlock(b *hcl.Block) (*Flow, hcl.Diagnostics) {
@@ -44,6 +48,17 @@ func decodeFlowBlock(b *hcl.Block) (*Flow, hcl.Diagnostics) {
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			fl.Timeout = &t
+		}
+	}
+	if a, ok := content.Attributes["max_tokens"]; ok {
+		fl.MaxTokens, d = intAttr(a, 1)
+		diags = append(diags, d...)
+	}
+	if a, ok := content.Attributes["max_cost_usd"]; ok {
+		fl.MaxCostUSD, d = numberAttr(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() && fl.MaxCostUSD <= 0 {
+			diags = append(diags, Error(a.Expr.Range(), "Invalid max_cost_usd", "The max_cost_usd argument must be a number of US dollars above 0, such as 0.50.")...)
 		}
 	}
 	return fl, diags

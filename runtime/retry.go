@@ -137,9 +137,7 @@ func addUsage(a, b *blocks.Usage) *blocks.Usage {
 		c := *b
 		return &c
 	}
-	return &blocks.Usage{
-		PromptTokens:     a.PromptTokens + b.PromptTokens,
-		CompletionTokens: a.CompletionTokens + b.CompletionTokens,
-		TotalTokens:      a.TotalTokens + b.TotalTokens,
-	}
+	c := *a
+	c.Add(*b)
+	return &c
 }

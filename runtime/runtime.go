@@ -116,6 +116,15 @@ type Options struct {
 	// timeout): after it the running steps are cancelled and the run
 	// fails.
 	Timeout time.Duration
+	// MaxTokens and MaxCostUSD, when above 0, are the run's budget for
+	// model calls, instead of the flow's max_tokens and max_cost_usd
+	// (apply --max-tokens, --max-cost).
+	MaxTokens  int
+	MaxCostUSD float64
+	// Ledger, when set, is the ledger the run's model calls count in:
+	// the run that started this one (a step that uses a flow, a tool
+	// call) shares its own, budget included.
+	Ledger *blocks.Ledger
 	// Targets, when set, are the steps to run (by name), with the steps
 	// they depend on; the others neither run nor are recorded, and the
 	// outputs that need them have no value (targets.go).
@@ -237,6 +246,8 @@ type run struct {
 	failed  bool
 	usage   *blocks.Usage
 	waiting []Waiting
+	// ledger counts the run's model calls under its budget.
+	ledger *blocks.Ledger
 
 	obsMu sync.Mutex
 	wg    sync.WaitGroup
@@ -361,6 +372,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}
 	}
+	r.ledger = r.newLedger()
 	emit(r, RunStarted{Time: started, RunID: r.id, Flow: r.prog.Flow.Name, Steps: len(r.prog.Steps), Resumed: r.opts.Resume})
 
 	ctx, span := tracer().Start(ctx, "run "+r.prog.Flow.Name, trace.WithTimestamp(started), trace.WithAttributes(

@@ -7,6 +7,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
 )
 
 // Defaults of Config.
@@ -54,6 +57,9 @@ type Config struct {
 	// HTTPClient sends the requests; nil means a client of the package's
 	// own.
 	HTTPClient *http.Client
+	// Prices are the environment's provider's prices by model, in USD per
+	// million tokens (the FLOWCTL_PRICES file); nil: none.
+	Prices map[string]lang.Price
 	// MaxRetries is how many times one request is retried after a 429, a
 	// 5xx, a timeout or a reset connection; 0 means DefaultMaxRetries and a
 	// negative number no retries.
@@ -91,6 +97,11 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 	if cfg.RPM, err = envInt(get, EnvRPM, 0, 0, "0 (no limit) or more"); err != nil {
 		return Config{}, err
+	}
+	if path := get(blocks.EnvPrices); path != "" {
+		if cfg.Prices, err = ReadPrices(path); err != nil {
+			return Config{}, err
+		}
 	}
 	cfg.MaxRetries = DefaultMaxRetries
 	return cfg, nil

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -36,7 +37,7 @@ func TestConfigFromEnv(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("config = %+v\nwant     %+v", got, tt.want)
 			}
 		})

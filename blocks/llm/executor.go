@@ -198,14 +198,19 @@ func (e *Executor) send(ctx context.Context, call *blocks.Call, r *request, usag
 	if err != nil {
 		return none, false, err
 	}
-	resp, err := t.complete(ctx, call, r)
+	price, priced := e.price(call, r.model)
+	hold, err := e.reserve(call, r, price, priced)
 	if err != nil {
 		return none, false, err
 	}
-	u := usageOf(resp)
-	usage.PromptTokens += u.PromptTokens
-	usage.CompletionTokens += u.CompletionTokens
-	usage.TotalTokens += u.TotalTokens
+	resp, err := t.complete(ctx, call, r)
+	if err != nil {
+		hold.Settle(blocks.Usage{})
+		return none, false, err
+	}
+	u := e.spent(ctx, call, r, resp, price, priced)
+	hold.Settle(u)
+	usage.Add(u)
 	if len(resp.Choices) == 0 {
 		return none, false, fmt.Errorf("the model server at %s returned no reply (no choices)", t.baseURL)
 	}

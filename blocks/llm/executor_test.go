@@ -33,7 +33,7 @@ func TestPlainCompletion(t *testing.T) {
 	if got := res.Outputs["text"]; !got.RawEquals(cty.StringVal("Hello there")) {
 		t.Errorf("text = %#v", got)
 	}
-	if *res.Usage != (blocks.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}) {
+	if *res.Usage != (blocks.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15, Unpriced: 1, Calls: 1}) {
 		t.Errorf("usage = %+v", *res.Usage)
 	}
 	if got := res.Outputs["usage"].GetAttr("total_tokens"); !got.RawEquals(cty.NumberIntVal(15)) {
