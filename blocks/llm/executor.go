@@ -203,14 +203,17 @@ func (e *Executor) send(ctx context.Context, call *blocks.Call, r *request, usag
 	if err != nil {
 		return none, false, err
 	}
-	resp, err := t.complete(ctx, call, r)
+	sctx, span := startSpan(ctx, call, t, r)
+	resp, err := t.complete(sctx, call, r)
 	if err != nil {
 		hold.Settle(blocks.Usage{})
+		endSpan(span, resp, nil, err, redactor(call))
 		return none, false, err
 	}
 	u := e.spent(ctx, call, r, resp, price, priced)
 	hold.Settle(u)
 	usage.Add(u)
+	endSpan(span, resp, &u, nil, redactor(call))
 	if len(resp.Choices) == 0 {
 		return none, false, fmt.Errorf("the model server at %s returned no reply (no choices)", t.baseURL)
 	}

@@ -69,10 +69,7 @@ func (l *promptLog) write(call *blocks.Call, r *request, start time.Time, dur ti
 	if l == nil {
 		return
 	}
-	redact := func(s string) string { return s }
-	if call.Redact != nil {
-		redact = call.Redact
-	}
+	redact := redactor(call)
 	e := logEntry{
 		Time:       start.UTC().Format(time.RFC3339Nano),
 		Step:       redact(call.Step),
@@ -124,6 +121,14 @@ func (l *promptLog) write(call *blocks.Call, r *request, start time.Time, dur ti
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.w.Write(buf.Bytes()) // a prompt log that cannot be written does not fail the step
+}
+
+// redactor is the call's redactor, or none.
+func redactor(call *blocks.Call) func(string) string {
+	if call == nil || call.Redact == nil {
+		return func(s string) string { return s }
+	}
+	return call.Redact
 }
 
 // redactAll applies redact to every string inside a decoded JSON value.
