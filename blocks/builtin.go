@@ -107,6 +107,7 @@ func Builtins() []*Block {
 				optional("seed", cty.Number, "A seed for sampling, for servers that make replies repeatable"),
 				optional("stop", cty.List(cty.String), "Texts at which the model stops"),
 				optional("max_tokens", cty.Number, "The most tokens to generate"),
+				optional("stream", cty.Bool, "Stream the reply, relaying its text as it comes; default: the provider's stream setting, else true"),
 			},
 			Checks: map[string]func(cty.Value) error{
 				"temperature": checkRange(0, 2),

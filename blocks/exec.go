@@ -51,6 +51,11 @@ type Call struct {
 	// Ledger, for an llm block, counts what the run spent on models and
 	// holds its budget; nil: no accounting.
 	Ledger *Ledger
+	// Delta, for an llm block whose model streams, receives the reply's
+	// text as it comes; reset is true on the first text of a round trip
+	// that replaces text relayed before (a try after a broken stream, a
+	// re-ask). Nil: nobody listens.
+	Delta func(text string, reset bool)
 }
 
 // Provider is a model server a flow declares (a provider block), its
@@ -63,6 +68,8 @@ type Provider struct {
 	RPM, TPM, Concurrency int
 	// Prices are USD per million tokens by model.
 	Prices map[string]lang.Price
+	// Stream is whether its steps stream by default; nil: they do.
+	Stream *bool
 }
 
 // Tools are the flows and blocks an llm step's model may call, which the

@@ -37,7 +37,10 @@ type Provider struct {
 	RPM, TPM, Concurrency int
 	// Prices are USD per million tokens by model; nil when none are
 	// declared.
-	Prices      map[string]Price
+	Prices map[string]Price
+	// Stream says whether its steps stream their replies by default;
+	// nil: they do (docs/llm.md, "Streaming").
+	Stream      *bool
 	Description string
 }
 
@@ -49,7 +52,7 @@ type Price struct {
 var providerSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "base_url", Required: true}, {Name: "api_key"}, {Name: "rpm"}, {Name: "tpm"},
-		{Name: "concurrency"}, {Name: "prices"}, {Name: "description"},
+		{Name: "concurrency"}, {Name: "prices"}, {Name: "stream"}, {Name: "description"},
 	},
 }
 
@@ -97,6 +100,13 @@ func decodeProviderBlock(b *hcl.Block) (*Provider, hcl.Diagnostics) {
 	if a, ok := attrs["prices"]; ok {
 		p.Prices, d = decodePrices(a)
 		diags = append(diags, d...)
+	}
+	if a, ok := attrs["stream"]; ok {
+		stream, d := boolAttr(a)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			p.Stream = &stream
+		}
 	}
 	if a, ok := attrs["description"]; ok {
 		p.Description, d = stringAttr(a)

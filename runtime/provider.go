@@ -14,7 +14,7 @@ func (r *run) provider(s *compiler.Step) (*blocks.Provider, error) {
 	if p == nil {
 		return nil, nil
 	}
-	out := &blocks.Provider{Name: p.Name, BaseURL: p.BaseURL, RPM: p.RPM, TPM: p.TPM, Concurrency: p.Concurrency, Prices: p.Prices}
+	out := &blocks.Provider{Name: p.Name, BaseURL: p.BaseURL, RPM: p.RPM, TPM: p.TPM, Concurrency: p.Concurrency, Prices: p.Prices, Stream: p.Stream}
 	if name := p.APIKeySecret(); name != "" {
 		v, ok := r.secrets[name]
 		if !ok {

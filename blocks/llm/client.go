@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode"
@@ -46,6 +47,9 @@ type transport struct {
 	maxRetries int
 	log        *promptLog // nil: no prompt log
 	names      settingNames
+	// noStream is set once the server refused a streaming request: it
+	// is not asked to stream again.
+	noStream atomic.Bool
 }
 
 // settingNames are what messages call the settings of a transport's
@@ -122,6 +126,7 @@ type request struct {
 	sampling
 	tools       []openai.Tool
 	noToolCalls bool // tool_choice none: the tools are listed but may not be called
+	stream      bool // sent with "stream": true
 }
 
 func (r *request) openai() openai.ChatCompletionRequest {
@@ -199,7 +204,9 @@ func (t *transport) complete(ctx context.Context, call *blocks.Call, r *request)
 			return openai.ChatCompletionResponse{}, err
 		}
 		start := time.Now()
-		resp, err := t.client.CreateChatCompletion(ctx, req)
+		delta, relayed := relayOf(ctx)
+		reply, header, err := t.roundTrip(ctx, req, r, delta, relayed)
+		resp := reply.resp
 		<-t.sem
 		if err == nil {
 			t.tookTokens(counted, resp)
@@ -207,7 +214,7 @@ func (t *transport) complete(ctx context.Context, call *blocks.Call, r *request)
 		dur := time.Since(start)
 		var f *failure
 		if err != nil {
-			f = t.classify(ctx, err, resp.Header(), r)
+			f = t.classify(ctx, err, header, r)
 		}
 		t.log.write(call, r, start, dur, resp, f)
 		if f == nil {

@@ -26,6 +26,9 @@ const (
 	EnvModel       = "FLOWCTL_MODEL"
 	EnvConcurrency = "FLOWCTL_LLM_CONCURRENCY"
 	EnvRPM         = "FLOWCTL_LLM_RPM"
+	// EnvStream, false, keeps the environment's provider from streaming
+	// replies; unset or true, steps stream unless they say otherwise.
+	EnvStream = "FLOWCTL_LLM_STREAM"
 
 	// EnvEmbeddingsModel names the embeddings model of registry search;
 	// unset, search uses text ranking alone.
@@ -57,6 +60,9 @@ type Config struct {
 	// HTTPClient sends the requests; nil means a client of the package's
 	// own.
 	HTTPClient *http.Client
+	// NoStream keeps the environment's provider's steps from streaming,
+	// unless they ask to (FLOWCTL_LLM_STREAM=false).
+	NoStream bool
 	// Prices are the environment's provider's prices by model, in USD per
 	// million tokens (the FLOWCTL_PRICES file); nil: none.
 	Prices map[string]lang.Price
@@ -97,6 +103,13 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 	if cfg.RPM, err = envInt(get, EnvRPM, 0, 0, "0 (no limit) or more"); err != nil {
 		return Config{}, err
+	}
+	if v := get(EnvStream); v != "" {
+		on, perr := strconv.ParseBool(v)
+		if perr != nil {
+			return Config{}, fmt.Errorf("%s must be true or false, not %q", EnvStream, v)
+		}
+		cfg.NoStream = !on
 	}
 	if path := get(blocks.EnvPrices); path != "" {
 		if cfg.Prices, err = ReadPrices(path); err != nil {

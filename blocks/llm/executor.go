@@ -81,6 +81,9 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 		return nil, err
 	}
 	usage := &blocks.Usage{}
+	if call.Delta != nil {
+		ctx = withRelay(ctx, call.Delta)
+	}
 	tl := newToolLoop(call)
 	fields := declaredFields(call.Outputs)
 	if len(fields) == 0 {
@@ -198,6 +201,7 @@ func (e *Executor) send(ctx context.Context, call *blocks.Call, r *request, usag
 	if err != nil {
 		return none, false, err
 	}
+	r.stream = e.streams(call)
 	price, priced := e.price(call, r.model)
 	hold, err := e.reserve(call, r, price, priced)
 	if err != nil {

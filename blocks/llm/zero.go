@@ -33,7 +33,7 @@ type zeroTransport struct{ base http.RoundTripper }
 func (z zeroTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	names, _ := req.Context().Value(zeroParamsKey{}).([]string)
 	if len(names) == 0 || req.Body == nil {
-		return z.base.RoundTrip(req)
+		return z.send(req)
 	}
 	body, err := io.ReadAll(req.Body)
 	req.Body.Close()
@@ -55,7 +55,16 @@ func (z zeroTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	out.Body = io.NopCloser(bytes.NewReader(body))
 	out.ContentLength = int64(len(body))
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	return z.base.RoundTrip(out)
+	return z.send(out)
+}
+
+// send sends req, and reads a streamed response as streamResponse says.
+func (z zeroTransport) send(req *http.Request) (*http.Response, error) {
+	resp, err := z.base.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	return streamResponse(req, resp), nil
 }
 
 // wrapZero returns client with its transport wrapped by zeroTransport.
