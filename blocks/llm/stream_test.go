@@ -86,8 +86,10 @@ func TestStreamDeltas(t *testing.T) {
 func TestStreamOff(t *testing.T) {
 	off := false
 	for name, set := range map[string]func(*blocks.Call, *Config){
-		"step":        func(c *blocks.Call, _ *Config) { c.Inputs["stream"] = cty.False },
-		"provider":    func(c *blocks.Call, cfg *Config) { c.Provider = &blocks.Provider{Name: "p", BaseURL: cfg.BaseURL, Stream: &off} },
+		"step": func(c *blocks.Call, _ *Config) { c.Inputs["stream"] = cty.False },
+		"provider": func(c *blocks.Call, cfg *Config) {
+			c.Provider = &blocks.Provider{Name: "p", BaseURL: cfg.BaseURL, Stream: &off}
+		},
 		"environment": func(_ *blocks.Call, cfg *Config) { cfg.NoStream = true },
 	} {
 		t.Run(name, func(t *testing.T) {
