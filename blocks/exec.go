@@ -56,6 +56,9 @@ type Call struct {
 	// that replaces text relayed before (a try after a broken stream, a
 	// re-ask). Nil: nobody listens.
 	Delta func(text string, reset bool)
+	// Trace, for an llm block, receives each round trip with the model
+	// server, redacted, for the run's call traces; nil: none kept.
+	Trace func(ModelCall)
 }
 
 // Provider is a model server a flow declares (a provider block), its

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/lang"
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/time/rate"
 )
@@ -47,6 +48,9 @@ type transport struct {
 	maxRetries int
 	log        *promptLog // nil: no prompt log
 	names      settingNames
+	// prices are the environment's provider's prices (the transport of a
+	// provider block prices by its call's provider).
+	prices map[string]lang.Price
 	// noStream is set once the server refused a streaming request: it
 	// is not asked to stream again.
 	noStream atomic.Bool
@@ -87,7 +91,9 @@ func newTransport(cfg Config) *transport {
 	if base == "" {
 		base = defaultOpenAI
 	}
-	return newTransportTo(cfg, base, cfg.APIKey, newLimits(cfg.Concurrency, cfg.RPM, 0), envNames, newPromptLog(cfg))
+	t := newTransportTo(cfg, base, cfg.APIKey, newLimits(cfg.Concurrency, cfg.RPM, 0), envNames, newPromptLog(cfg))
+	t.prices = cfg.Prices
+	return t
 }
 
 // newPromptLog is the prompt log of cfg; nil: none.
@@ -190,11 +196,11 @@ func reasoningModel(model string) bool {
 
 // complete sends a request, retrying what may succeed on a later try. Every
 // try waits for a place under the concurrency and rate limits, and is
-// written to the prompt log.
+// written to the prompt log and the call's trace.
 func (t *transport) complete(ctx context.Context, call *blocks.Call, r *request) (openai.ChatCompletionResponse, error) {
 	req := r.openai()
 	ctx = withZeroParams(ctx, r.zeroParams())
-	for try := 0; ; try++ {
+	for n := 0; ; n++ {
 		if err := t.acquire(ctx); err != nil {
 			return openai.ChatCompletionResponse{}, err
 		}
@@ -216,13 +222,38 @@ func (t *transport) complete(ctx context.Context, call *blocks.Call, r *request)
 		if err != nil {
 			f = t.classify(ctx, err, header, r)
 		}
-		t.log.write(call, r, start, dur, resp, f)
+		t.keep(try{call: call, r: r, start: start, dur: dur, reply: reply, f: f, n: n + 1})
 		if f == nil {
 			return resp, nil
 		}
-		if err := t.retryAfterFailure(ctx, f, try); err != nil {
+		if err := t.retryAfterFailure(ctx, f, n); err != nil {
 			return resp, err
 		}
+	}
+}
+
+// keep writes a round trip to the prompt log and the call's trace.
+func (t *transport) keep(tr try) {
+	if t.log == nil && (tr.call == nil || tr.call.Trace == nil) {
+		return
+	}
+	prices := t.prices
+	if tr.call != nil && tr.call.Provider != nil {
+		prices = tr.call.Provider.Prices
+	}
+	rec := tr.record(func(u blocks.Usage) *float64 {
+		p, ok := prices[tr.r.model]
+		if !ok {
+			if p, ok = prices[tr.reply.resp.Model]; !ok {
+				return nil
+			}
+		}
+		c := costOf(p, u.PromptTokens, u.CompletionTokens)
+		return &c
+	})
+	t.log.write(rec)
+	if tr.call != nil && tr.call.Trace != nil {
+		tr.call.Trace(rec)
 	}
 }
 

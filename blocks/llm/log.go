@@ -18,68 +18,47 @@ type promptLog struct {
 	w  io.Writer
 }
 
-type logEntry struct {
-	Time       string        `json:"time"`
-	Step       string        `json:"step"`
-	Provider   string        `json:"provider,omitempty"` // the provider block the step names; absent: the environment's
-	Model      string        `json:"model"`
-	Request    logRequest    `json:"request"`
-	Response   *string       `json:"response"`
-	ToolCalls  []logToolCall `json:"tool_calls,omitempty"` // in the response
-	DurationMS int64         `json:"duration_ms"`
-	Usage      *blocks.Usage `json:"usage"`
-	Error      *string       `json:"error"`
-}
-
-type logRequest struct {
-	Messages       []logMessage `json:"messages"`
-	ResponseFormat any          `json:"response_format"`
-	Temperature    *float64     `json:"temperature"`
-	TopP           *float64     `json:"top_p,omitempty"`
-	Seed           *int64       `json:"seed,omitempty"`
-	Stop           []string     `json:"stop,omitempty"`
-	MaxTokens      *int         `json:"max_tokens"`
-	Tools          []string     `json:"tools,omitempty"` // their names
-}
-
-type logMessage struct {
-	Role       string        `json:"role"`
-	Content    string        `json:"content"`
-	ToolCalls  []logToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string        `json:"tool_call_id,omitempty"`
-}
-
-type logToolCall struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
-
-func logToolCalls(calls []openai.ToolCall, redact func(string) string) []logToolCall {
-	var out []logToolCall
+func logToolCalls(calls []openai.ToolCall, redact func(string) string) []blocks.ModelToolCall {
+	var out []blocks.ModelToolCall
 	for _, c := range calls {
-		out = append(out, logToolCall{ID: c.ID, Name: c.Function.Name, Arguments: redact(c.Function.Arguments)})
+		out = append(out, blocks.ModelToolCall{ID: c.ID, Name: c.Function.Name, Arguments: redact(c.Function.Arguments)})
 	}
 	return out
 }
 
-// write logs one round trip; f is nil when it succeeded. Every string goes
-// through the call's redactor, so sensitive values never reach the log.
-func (l *promptLog) write(call *blocks.Call, r *request, start time.Time, dur time.Duration, resp openai.ChatCompletionResponse, f *failure) {
-	if l == nil {
-		return
-	}
+// try is one round trip with the server: the request, when it was
+// sent, how long it took, its reply (f nil) or failure, which round trip
+// of the request it was (from 1) and when the first chunk came (zero:
+// not streamed).
+type try struct {
+	call  *blocks.Call
+	r     *request
+	start time.Time
+	dur   time.Duration
+	reply streamReply
+	f     *failure
+	n     int
+}
+
+// record is the round trip as a blocks.ModelCall. Every string goes
+// through the call's redactor, so sensitive values never reach a log or
+// a trace. cost prices the reply's usage (nil: no price).
+func (tr try) record(cost func(blocks.Usage) *float64) blocks.ModelCall {
+	call, r, resp := tr.call, tr.r, tr.reply.resp
 	redact := redactor(call)
-	e := logEntry{
-		Time:       start.UTC().Format(time.RFC3339Nano),
+	e := blocks.ModelCall{
+		Time:       tr.start.UTC().Format(time.RFC3339Nano),
 		Step:       redact(call.Step),
+		Attempt:    call.Attempt,
+		Try:        tr.n,
 		Model:      redact(r.model),
-		DurationMS: dur.Milliseconds(),
+		DurationMS: tr.dur.Milliseconds(),
 		Provider:   providerName(call),
-		Request:    logRequest{Temperature: r.temperature, TopP: r.topP, Seed: r.seed, Messages: make([]logMessage, len(r.messages))},
+		Request: blocks.ModelRequest{Temperature: r.temperature, TopP: r.topP, Seed: r.seed, Stream: r.stream,
+			Messages: make([]blocks.ModelMessage, len(r.messages))},
 	}
 	for i, m := range r.messages {
-		e.Request.Messages[i] = logMessage{Role: m.Role, Content: redact(m.Content),
+		e.Request.Messages[i] = blocks.ModelMessage{Role: m.Role, Content: redact(m.Content),
 			ToolCalls: logToolCalls(m.ToolCalls, redact), ToolCallID: m.ToolCallID}
 	}
 	for _, t := range r.tools {
@@ -101,16 +80,36 @@ func (l *promptLog) write(call *blocks.Call, r *request, start time.Time, dur ti
 	for _, st := range r.stop {
 		e.Request.Stop = append(e.Request.Stop, redact(st))
 	}
-	if f == nil {
+	if !tr.reply.first.IsZero() {
+		ms := tr.reply.first.Sub(tr.start).Milliseconds()
+		e.FirstTokenMS = &ms
+	}
+	if tr.f == nil {
+		e.Status = 200
+		e.ResponseModel = redact(resp.Model)
 		if len(resp.Choices) > 0 {
 			text := redact(resp.Choices[0].Message.Content)
 			e.Response = &text
 			e.ToolCalls = logToolCalls(resp.Choices[0].Message.ToolCalls, redact)
+			e.FinishReason = string(resp.Choices[0].FinishReason)
 		}
 		e.Usage = usageOf(resp)
+		e.Usage.Calls = 1
+		if cost != nil {
+			e.Usage.CostUSD = cost(*e.Usage)
+		}
 	} else {
-		msg := redact(f.msg)
+		e.Status = tr.f.status
+		msg := redact(tr.f.msg)
 		e.Error = &msg
+	}
+	return e
+}
+
+// write logs a round trip.
+func (l *promptLog) write(e blocks.ModelCall) {
+	if l == nil {
+		return
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
