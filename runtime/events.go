@@ -33,6 +33,7 @@ type (
 	StepEnded        = event.StepEnded
 	StepNotice       = event.StepNotice
 	StepLog          = event.StepLog
+	StepDelta        = event.StepDelta
 	ToolCallStarted  = event.ToolCallStarted
 	ToolCallFinished = event.ToolCallFinished
 	StepWaiting      = event.StepWaiting

@@ -166,8 +166,10 @@ func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec
 	if r.opts.attempt > 0 {
 		t.attempts, first = 1, r.opts.attempt-1
 	}
+	d := &deltas{r: r, step: s.Name, key: inst.key}
 	res, n, usage, err := t.run(ctx, exec, call, func(ctx context.Context, n int) (context.Context, func(*blocks.Result, error)) {
 		n += first
+		call.Delta = d.relay(n)
 		emit(r, StepStarted{Time: time.Now(), Step: s.Name, Instance: inst.key, Attempt: n})
 		if !trace.SpanFromContext(ctx).IsRecording() {
 			return ctx, endNothing
@@ -176,6 +178,7 @@ func (r *run) attempt(ctx context.Context, s *compiler.Step, inst instance, exec
 		return sctx, func(res *blocks.Result, err error) { endStepSpan(span, res, err) }
 	})
 	n += first
+	d.flush()
 	if err != nil {
 		return cty.NilVal, n, usage, err
 	}

@@ -107,6 +107,19 @@ type StepLog struct {
 	Line     string
 }
 
+// StepDelta carries text of a streaming llm step's reply as it comes
+// (docs/llm.md, "Streaming"), in order and before the instance's
+// StepFinished, secrets redacted. Reset: the text of this instance that
+// came before is not part of the reply (a try after a broken stream, a
+// re-ask, another attempt); the reply is what follows.
+type StepDelta struct {
+	Time     time.Time
+	Step     string
+	Instance Key
+	Text     string
+	Reset    bool
+}
+
 // ToolCallStarted reports that the model of an llm step called one of the
 // step's tools.
 type ToolCallStarted struct {
@@ -212,6 +225,7 @@ func (StepNotice) event()   {}
 func (StepEnded) event()    {}
 
 func (StepLog) event()          {}
+func (StepDelta) event()        {}
 func (ToolCallStarted) event()  {}
 func (ToolCallFinished) event() {}
 
@@ -225,6 +239,7 @@ func (e RunFinished) At(t time.Time) Event  { e.Time = t; return e }
 func (e StepWaiting) At(t time.Time) Event  { e.Time = t; return e }
 func (e RunWaiting) At(t time.Time) Event   { e.Time = t; return e }
 func (e StepLog) At(t time.Time) Event      { e.Time = t; return e }
+func (e StepDelta) At(t time.Time) Event    { e.Time = t; return e }
 func (e StepNotice) At(t time.Time) Event   { e.Time = t; return e }
 func (e StepEnded) At(t time.Time) Event    { e.Time = t; return e }
 

@@ -39,6 +39,14 @@ type (
 		Stream   string `json:"stream"`
 		Line     string `json:"line"`
 	}
+	jsonStepDelta struct {
+		Type     string `json:"type"`
+		Time     string `json:"time"`
+		Step     string `json:"step"`
+		Instance any    `json:"instance"`
+		Text     string `json:"text"`
+		Reset    bool   `json:"reset,omitempty"`
+	}
 	jsonStepNotice struct {
 		Type     string `json:"type"`
 		Time     string `json:"time"`
@@ -179,6 +187,8 @@ func EventJSON(e Event) (string, any) {
 		return "step_notice", jsonStepNotice{"step_notice", JSONTime(e.Time), e.Step, e.Instance.JSON(), string(e.Kind), e.Message, e.Wait.Milliseconds()}
 	case StepLog:
 		return "step_log", jsonStepLog{"step_log", JSONTime(e.Time), e.Step, e.Instance.JSON(), e.Stream, e.Line}
+	case StepDelta:
+		return "step_delta", jsonStepDelta{"step_delta", JSONTime(e.Time), e.Step, e.Instance.JSON(), e.Text, e.Reset}
 	case ToolCallStarted:
 		return "tool_call_started", jsonToolCallStarted{"tool_call_started", JSONTime(e.Time), e.Step, e.Instance.JSON(), e.Tool, e.CallID, e.Arguments}
 	case ToolCallFinished:

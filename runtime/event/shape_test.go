@@ -40,6 +40,10 @@ func TestEventJSONShape(t *testing.T) {
 			`{"type":"step_notice","time":` + utc + `,"step":"s","instance":"a","kind":"retry","message":"429","wait_ms":2000}`},
 		{StepLog{Time: at, Step: "s", Instance: k, Stream: "stdout", Line: "hi"}, "step_log",
 			`{"type":"step_log","time":` + utc + `,"step":"s","instance":"a","stream":"stdout","line":"hi"}`},
+		{StepDelta{Time: at, Step: "s", Instance: k, Text: "Hel"}, "step_delta",
+			`{"type":"step_delta","time":` + utc + `,"step":"s","instance":"a","text":"Hel"}`},
+		{StepDelta{Time: at, Step: "s", Instance: k, Text: "lo", Reset: true}, "step_delta",
+			`{"type":"step_delta","time":` + utc + `,"step":"s","instance":"a","text":"lo","reset":true}`},
 		{ToolCallStarted{Time: at, Step: "s", Instance: k, Tool: "flow.x", CallID: "c1", Arguments: "{}"}, "tool_call_started",
 			`{"type":"tool_call_started","time":` + utc + `,"step":"s","instance":"a","tool":"flow.x","call_id":"c1","arguments":"{}"}`},
 		{ToolCallFinished{Time: at, Step: "s", Instance: k, Tool: "flow.x", CallID: "c1", Duration: time.Second, Cached: true, RunID: "r2"}, "tool_call_finished",
@@ -89,7 +93,7 @@ func TestAt(t *testing.T) {
 	made, delivered := time.Unix(100, 0), time.Unix(200, 0)
 	stamped := []interface{ At(time.Time) Event }{
 		RunStarted{Time: made}, StepStarted{Time: made}, StepFinished{Time: made}, StepEnded{Time: made}, StepNotice{Time: made},
-		StepLog{Time: made}, StepWaiting{Time: made}, RunWaiting{Time: made}, RunFinished{Time: made},
+		StepLog{Time: made}, StepDelta{Time: made}, StepWaiting{Time: made}, RunWaiting{Time: made}, RunFinished{Time: made},
 	}
 	for _, e := range stamped {
 		if got := timeOf(e.At(delivered)); !got.Equal(delivered) {
@@ -116,6 +120,8 @@ func timeOf(e Event) time.Time {
 	case StepNotice:
 		return e.Time
 	case StepLog:
+		return e.Time
+	case StepDelta:
 		return e.Time
 	case StepWaiting:
 		return e.Time
