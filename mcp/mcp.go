@@ -182,15 +182,30 @@ func (s *Server) call(prog *compiler.Program) sdk.ToolHandler {
 			return errorResult("The arguments do not fit flow %q's inputs:\n%s", prog.Flow.Name, runtime.DiagText(diags)), nil
 		}
 		token := req.Params.GetProgressToken()
-		done, total := 0, len(prog.Steps)
+		done, total, deltas := 0, len(prog.Steps), 0
 		res, err := runtime.Apply(ctx, prog, runtime.Options{
 			Inputs: inputs, Store: s.opts.Store, Executors: s.opts.Executors, Origin: "mcp",
 			Observe: func(e runtime.Event) {
-				if f, ok := e.(runtime.StepFinished); ok && token != nil && f.Instance.IsNone() {
-					done++
+				if token == nil {
+					return
+				}
+				switch e := e.(type) {
+				case runtime.StepFinished:
+					if e.Instance.IsNone() {
+						done, deltas = done+1, 0
+						req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+							ProgressToken: token, Progress: float64(min(done, total)), Total: float64(total),
+							Message: fmt.Sprintf("step %s %s", e.Step, e.Status),
+						})
+					}
+				case runtime.StepDelta:
+					// The text of a streaming step, as it comes; progress
+					// must grow with each notification, and stays below
+					// the next step's.
+					deltas++
 					req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
-						ProgressToken: token, Progress: float64(min(done, total)), Total: float64(total),
-						Message: fmt.Sprintf("step %s %s", f.Step, f.Status),
+						ProgressToken: token, Progress: float64(min(done, total)) + float64(deltas)/float64(deltas+1), Total: float64(total),
+						Message: e.Text,
 					})
 				}
 			},

@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/runtime/state"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/zclconf/go-cty/cty"
 )
 
 const shoutFlow = `flow "shout" {
@@ -60,6 +62,13 @@ output "result" {
 // transport, and returns the client's session and the server's state.
 func session(t *testing.T, files map[string]string) (*sdk.ClientSession, *state.Store) {
 	t.Helper()
+	return sessionWith(t, files, &blocks.Executors{Builtins: blocks.BuiltinExecutors()}, nil)
+}
+
+// sessionWith is session with the server's executors and the client's
+// options.
+func sessionWith(t *testing.T, files map[string]string, ex *blocks.Executors, copts *sdk.ClientOptions) (*sdk.ClientSession, *state.Store) {
+	t.Helper()
 	dir := t.TempDir()
 	var paths []string
 	for name, src := range files {
@@ -74,8 +83,7 @@ func session(t *testing.T, files map[string]string) (*sdk.ClientSession, *state.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	srv := New(Options{Files: func() []string { return paths }, Store: st, Version: "test",
-		Executors: &blocks.Executors{Builtins: blocks.BuiltinExecutors()}})
+	srv := New(Options{Files: func() []string { return paths }, Store: st, Version: "test", Executors: ex})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	ct, stt := sdk.NewInMemoryTransports()
@@ -84,7 +92,7 @@ func session(t *testing.T, files map[string]string) (*sdk.ClientSession, *state.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, copts).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,6 +203,64 @@ func TestToolWaits(t *testing.T) {
 	for _, s := range rec.Steps {
 		if s["step"] == nil || s["status"] == nil || s["Step"] != nil || s["Status"] != nil {
 			t.Errorf("a step record: %v", s)
+		}
+	}
+}
+
+// TestToolCallStreams: the text of a streaming step reaches a caller that
+// asked for progress as progress notifications, in order, with progress
+// that grows.
+func TestToolCallStreams(t *testing.T) {
+	const flow = `
+flow "talk" {}
+
+block "speak" {
+  runtime = "js"
+  output "text" { type = string }
+  source = "function execute() { return {text: ''} }"
+}
+
+step "say" {
+  use = "speak"
+}
+
+output "text" {
+  value = step.say.text
+}
+`
+	ex := &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{
+		"js": blocks.ExecutorFunc(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+			for _, c := range []string{"Hel", "lo"} {
+				call.Delta(c, false)
+			}
+			return &blocks.Result{Outputs: map[string]cty.Value{"text": cty.StringVal("Hello")}}, nil
+		}),
+	}}
+	var mu sync.Mutex
+	var msgs []string
+	var progress []float64
+	cs, _ := sessionWith(t, map[string]string{"talk.flow.hcl": flow}, ex, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			msgs = append(msgs, req.Params.Message)
+			progress = append(progress, req.Params.Progress)
+		},
+	})
+	params := &sdk.CallToolParams{Name: "talk", Arguments: map[string]any{}}
+	params.SetProgressToken("p1")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %s", err, text(res))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(msgs, "|"); got != "Hel|lo|step say ok" {
+		t.Errorf("progress messages %q", got)
+	}
+	for i := 1; i < len(progress); i++ {
+		if progress[i] <= progress[i-1] {
+			t.Errorf("progress does not grow: %v", progress)
 		}
 	}
 }
