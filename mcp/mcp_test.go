@@ -239,12 +239,16 @@ output "text" {
 	var mu sync.Mutex
 	var msgs []string
 	var progress []float64
+	all := make(chan struct{})
 	cs, _ := sessionWith(t, map[string]string{"talk.flow.hcl": flow}, ex, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			mu.Lock()
 			defer mu.Unlock()
 			msgs = append(msgs, req.Params.Message)
 			progress = append(progress, req.Params.Progress)
+			if len(msgs) == 3 {
+				close(all)
+			}
 		},
 	})
 	params := &sdk.CallToolParams{Name: "talk", Arguments: map[string]any{}}
@@ -252,6 +256,11 @@ output "text" {
 	res, err := cs.CallTool(context.Background(), params)
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %s", err, text(res))
+	}
+	// Notifications are handled apart from the call's result.
+	select {
+	case <-all:
+	case <-time.After(time.Minute):
 	}
 	mu.Lock()
 	defer mu.Unlock()
