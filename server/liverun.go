@@ -172,7 +172,11 @@ func (s *Server) apply(ctx context.Context, lr *liveRun) (*runtime.Result, error
 			lr.seq++
 			ev := state.Event{RunID: lr.id, Seq: lr.seq, Type: typ, Data: data}
 			lr.mu.Unlock()
-			s.store.RecordEvent(ev)
+			if typ != "step_delta" {
+				// A streaming step's text is live only: its reply is
+				// in its outputs and its call traces.
+				s.store.RecordEvent(ev)
+			}
 			if typ == "run_started" {
 				lr.mu.Lock()
 				lr.status = "running"

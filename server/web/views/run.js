@@ -133,6 +133,26 @@ export async function runPage(id) {
       h('button', { class: 'danger', onclick: decide(false) }, 'Reject'), err);
   }
 
+  // The text of streaming steps as it comes (step_delta events), by step
+  // and instance, shown in the selected step's panel while the run is live.
+  const streamed = new Map(); // step → Map(instance → text)
+  const streamBox = h('section', { id: 'stream', hidden: true });
+  function stream(ev) {
+    let m = streamed.get(ev.step);
+    if (!m) streamed.set(ev.step, m = new Map());
+    const inst = instanceOf(ev);
+    m.set(inst, (ev.reset ? '' : (m.get(inst) || '')) + ev.text);
+    return ev.step;
+  }
+  function renderStream() {
+    const m = selected && streamed.get(selected);
+    streamBox.hidden = !m || !m.size;
+    if (streamBox.hidden) return;
+    put(streamBox, h('h3', {}, 'Reply, as it comes'),
+      [...m].map(([inst, text]) => h('pre', { class: 'stream', 'data-instance': inst }, inst === '' ? text : `[${inst}] ${text}`)));
+    if (streamBox.parentNode !== detail) detail.append(streamBox);
+  }
+
   // A refresh draws a step of many instances again only when its counts
   // changed, so that the pages of instances a person opened stay open.
   let shown = '';
@@ -143,6 +163,7 @@ export async function runPage(id) {
     if (!picked && key && key === shown) return;
     shown = key;
     renderDetail(detail, run, flow, selected);
+    renderStream();
   }
 
   const all = (flow.steps || []).map(st => st.name);
@@ -188,7 +209,9 @@ export async function runPage(id) {
     queue = [];
     let finished = false;
     const changed = new Set();
+    let streaming = false;
     for (const ev of batch) {
+      if (ev.type === 'step_delta') { streaming = stream(ev) === selected || streaming; continue; }
       const step = steps.apply(ev);
       if (step) changed.add(step);
       switch (ev.type) {
@@ -199,6 +222,7 @@ export async function runPage(id) {
         case 'run_finished': finished = true; run.status = ev.status; break;
       }
     }
+    if (streaming) renderStream();
     renderSteps(changed);
     renderApprovals();
     if (finished) say(`The run finished: ${run.status}`);
