@@ -25,6 +25,16 @@ var flowBlockSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "version"}, {Name: "timeout"}, {Name: "expose"}, {Name: "max_tokens"}, {Name: "max_cost_usd"}},
 }
 
+// FlowArguments are the arguments of a flow block, for the language
+// server and the docs' tests.
+func FlowArguments() []string {
+	out := make([]string, len(flowBlockSchema.Attributes))
+	for i, a := range flowBlockSchema.Attributes {
+		out[i] = a.Name
+	}
+	return out
+}
+
 func decodeFlowBlock(b *hcl.Block) (*Flow, hcl.Diagnostics) {
 	fl := &Flow{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange}
 	diags := checkName("flow", fl.Name, fl.NameRange)

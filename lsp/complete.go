@@ -46,7 +46,7 @@ var enums = map[string][]string{
 // by the path of block types ("test/mock").
 var attributes = map[string][]string{
 	"":              lang.TopLevelBlocks(),
-	"flow":          {"description", "version", "timeout", "expose"},
+	"flow":          lang.FlowArguments(),
 	"input":         {"type", "default", "description", "sensitive"},
 	"secret":        {"env", "description"},
 	"memory":        {"type", "default", "value", "description"},
