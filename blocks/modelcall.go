@@ -8,16 +8,16 @@ type ModelCall struct {
 	Time     string `json:"time"` // RFC 3339, UTC, when the request was sent
 	Step     string `json:"step"` // the step instance, step or step[key]
 	Attempt  int    `json:"attempt,omitempty"`
-	Try      int    `json:"try,omitempty"` // the round trip of the request, from 1: above 1 after the model server's errors
+	Try      int    `json:"try,omitempty"`      // the round trip of the request, from 1: above 1 after the model server's errors
 	Provider string `json:"provider,omitempty"` // the provider block the step names; absent: the environment's
 	Model    string `json:"model"`
 	// ResponseModel is the model the server says answered.
-	ResponseModel string           `json:"response_model,omitempty"`
-	Request       ModelRequest     `json:"request"`
-	Response      *string          `json:"response"`
-	ToolCalls     []ModelToolCall  `json:"tool_calls,omitempty"` // in the response
-	FinishReason  string           `json:"finish_reason,omitempty"`
-	DurationMS    int64            `json:"duration_ms"`
+	ResponseModel string          `json:"response_model,omitempty"`
+	Request       ModelRequest    `json:"request"`
+	Response      *string         `json:"response"`
+	ToolCalls     []ModelToolCall `json:"tool_calls,omitempty"` // in the response
+	FinishReason  string          `json:"finish_reason,omitempty"`
+	DurationMS    int64           `json:"duration_ms"`
 	// FirstTokenMS is the time to the first streamed chunk; absent when
 	// the reply was not streamed.
 	FirstTokenMS *int64  `json:"first_token_ms,omitempty"`
