@@ -6,6 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
@@ -45,7 +46,7 @@ tests is ranked down. An ID may be a name or a unique prefix.`,
 					for _, p := range ps {
 						out = append(out, newJSONPattern(p, false))
 					}
-					return writeJSON(s.out, out)
+					return views.WriteJSON(s.out, out)
 				}
 				return listPatterns(s.out, ps)
 			}
@@ -66,7 +67,7 @@ tests is ranked down. An ID may be a name or a unique prefix.`,
 				}
 			}
 			if jsonOut {
-				return writeJSON(s.out, newJSONPattern(p, true))
+				return views.WriteJSON(s.out, newJSONPattern(p, true))
 			}
 			fmt.Fprintf(s.out, "Pattern %s (%s) from %s, of flow %q (%s)\nIntent: %s\nRecord since %s: %d runs ok, %d failed; %d tests passed, %d failed; used %d times\n\n%s",
 				p.ID, p.Name, p.Origin, p.Flow, p.FlowFile, p.Intent, p.Updated.Local().Format("2006-01-02 15:04"),
@@ -92,7 +93,7 @@ func listPatterns(w io.Writer, ps []*state.Pattern) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PATTERN\tNAME\tFROM\tRUNS OK/FAILED\tTESTS OK/FAILED\tUSED\tINTENT")
 	for _, p := range ps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d/%d\t%d\t%s\n", p.ID, p.Name, p.Origin, p.RunsOK, p.RunsFailed, p.TestPasses, p.TestFailures, p.Used, cut(firstLine(p.Intent), 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d/%d\t%d\t%s\n", p.ID, p.Name, p.Origin, p.RunsOK, p.RunsFailed, p.TestPasses, p.TestFailures, p.Used, views.Cut(views.FirstLine(p.Intent), 60))
 	}
 	return tw.Flush()
 }
@@ -117,7 +118,7 @@ type jsonPattern struct {
 
 func newJSONPattern(p *state.Pattern, whole bool) jsonPattern {
 	j := jsonPattern{ID: p.ID, Name: p.Name, Intent: p.Intent, Flow: p.Flow, FlowFile: p.FlowFile, Origin: p.Origin,
-		Created: jsonTime(p.Created), Updated: jsonTime(p.Updated), Used: p.Used, RunsOK: p.RunsOK, RunsFailed: p.RunsFailed,
+		Created: views.JSONTime(p.Created), Updated: views.JSONTime(p.Updated), Used: p.Used, RunsOK: p.RunsOK, RunsFailed: p.RunsFailed,
 		TestPasses: p.TestPasses, TestFailures: p.TestFailures}
 	if whole {
 		j.Source, j.Blocks = p.Source, p.Blocks
@@ -141,14 +142,4 @@ func thinkPatterns(st *state.Store) []thinker.Pattern {
 		out = append(out, tp)
 	}
 	return out
-}
-
-type jsonPatternUsed struct {
-	jsonHead
-	ID        string  `json:"id"`
-	Name      string  `json:"name"`
-	Relevance float64 `json:"relevance"`
-	// Similarity is the embeddings' cosine similarity; absent without them.
-	Similarity float64  `json:"similarity,omitempty"`
-	Blocks     []string `json:"blocks"`
 }

@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"encoding/json"
@@ -8,15 +8,38 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/flowtest"
 	"github.com/flowctl/flowctl/runtime/watch"
+	"github.com/hashicorp/hcl/v2"
 )
 
-type watchView interface {
+// Watch renders a watch: its cycles, the events of each run, and the
+// results of the tests run after a cycle (watch --test).
+type Watch interface {
 	Event(e any)
+	// Tests shows the results of the tests run after cycle; files are
+	// the parsed files, diags the problems of loading the tests.
+	Tests(cycle int, results []flowtest.Result, files map[string]*hcl.File, diags hcl.Diagnostics)
 	Close()
+}
+
+var (
+	_ Watch = (*watchJSON)(nil)
+	_ Watch = (*watchHuman)(nil)
+)
+
+// NewWatch returns the view of watch: JSON events on out, or for people
+// the cycles on out and the diagnostics on errw; color and errColor say
+// whether each shows colours, verbose prints what steps log.
+func NewWatch(out, errw io.Writer, color, errColor, jsonOut, verbose bool) Watch {
+	if jsonOut {
+		return &watchJSON{applyJSON: NewApplyJSON(out)}
+	}
+	return &watchHuman{w: out, errw: errw, color: color, errColor: errColor, verbose: verbose, failures: sameFailures{}}
 }
 
 // watchJSON prints the runtime's events as apply --json does, framed by
@@ -26,13 +49,14 @@ type watchJSON struct {
 }
 
 type jsonCycleStarted struct {
-	jsonHead
+	JSONHead
 	Cycle   int      `json:"cycle"`
 	Changed []string `json:"changed"`
 }
 
-type jsonCycleFinished struct {
-	jsonHead
+// JSONCycleFinished is the event cycle_finished of watch --json.
+type JSONCycleFinished struct {
+	JSONHead
 	Cycle          int              `json:"cycle"`
 	Status         string           `json:"status"`
 	DurationMS     int64            `json:"duration_ms"`
@@ -50,10 +74,10 @@ func (v *watchJSON) Event(e any) {
 		if changed == nil {
 			changed = []string{}
 		}
-		v.write(jsonCycleStarted{jsonHead{"cycle_started", jsonTime(e.Time)}, e.Cycle, changed})
+		v.write(jsonCycleStarted{JSONHead{"cycle_started", JSONTime(e.Time)}, e.Cycle, changed})
 	case watch.CycleFinished:
-		out := jsonCycleFinished{
-			jsonHead: jsonHead{"cycle_finished", jsonTime(e.Time)}, Cycle: e.Cycle, Status: e.Status,
+		out := JSONCycleFinished{
+			JSONHead: JSONHead{"cycle_finished", JSONTime(e.Time)}, Cycle: e.Cycle, Status: e.Status,
 			DurationMS: e.Duration.Milliseconds(), Ran: e.Ran, Cached: e.Cached,
 			Outputs: runtime.PlainOutputs(e.Outputs), ChangedOutputs: e.ChangedOutputs,
 			Diagnostics: newJSONValidate(e.Files, e.Diagnostics).Diagnostics,
@@ -77,10 +101,11 @@ func (v *watchJSON) write(x any) {
 // watchHuman prints each cycle compactly: the steps that ran (cached ones
 // are counted), the outputs and what changed in them, or the diagnostics.
 type watchHuman struct {
-	w, errw io.Writer
-	verbose bool // print what steps log
-	mu      sync.Mutex
-	last    int // the last good cycle
+	w, errw         io.Writer
+	color, errColor bool // colours on w, on errw
+	verbose         bool // print what steps log
+	mu              sync.Mutex
+	last            int // the last good cycle
 	// failures are the errors of this cycle shown in full, by step.
 	failures sameFailures
 }
@@ -94,7 +119,7 @@ func (v *watchHuman) Event(e any) {
 		if len(e.Changed) > 0 {
 			var names []string
 			for _, c := range e.Changed {
-				names = append(names, relPath(c))
+				names = append(names, RelPath(c))
 			}
 			what = strings.Join(names, ", ") + " changed"
 		}
@@ -104,7 +129,7 @@ func (v *watchHuman) Event(e any) {
 		label := runtime.Label(e.Step, e.Instance)
 		line := fmt.Sprintf("  %s %-9s %s", statusMarks[e.Status], e.Status, label)
 		if e.Status == runtime.StatusOK || e.Status == runtime.StatusFailed {
-			line += "  " + formatDuration(e.Duration)
+			line += "  " + FormatDuration(e.Duration)
 		}
 		if e.Reason != "" {
 			line += "  (" + lang.EscapeControlLine(e.Reason) + ")"
@@ -116,7 +141,7 @@ func (v *watchHuman) Event(e any) {
 		if same {
 			line += "  (failed the same way as " + first + ")"
 		}
-		if e.Status == runtime.StatusCached && colorTerminal(v.w) {
+		if e.Status == runtime.StatusCached && v.color {
 			line = dim(line)
 		}
 		fmt.Fprintln(v.w, line)
@@ -136,7 +161,7 @@ func (v *watchHuman) Event(e any) {
 
 func (v *watchHuman) finished(e watch.CycleFinished) {
 	if e.Status == "invalid" {
-		writeHumanDiagnostics(v.errw, e.Files, e.Diagnostics)
+		WriteDiagnostics(v.errw, v.errColor, e.Files, e.Diagnostics)
 		if v.last > 0 {
 			fmt.Fprintf(v.w, "  The flow has errors; the results of cycle %d stand. Watching for changes.\n\n", v.last)
 		} else {
@@ -145,8 +170,8 @@ func (v *watchHuman) finished(e watch.CycleFinished) {
 		}
 		return
 	}
-	writeRunDiagnostics(v.errw, e.Files, e.Diagnostics)
-	fmt.Fprintf(v.w, "  %s: %d ran, %d cached in %s\n", e.Status, e.Ran, e.Cached, formatDuration(e.Duration))
+	WriteRunDiagnostics(v.errw, v.errColor, e.Files, e.Diagnostics)
+	fmt.Fprintf(v.w, "  %s: %d ran, %d cached in %s\n", e.Status, e.Ran, e.Cached, FormatDuration(e.Duration))
 	if e.Status == "ok" {
 		v.last = e.Cycle
 		changed := map[string]bool{}
@@ -168,7 +193,29 @@ func (v *watchHuman) finished(e watch.CycleFinished) {
 
 func (v *watchHuman) Close() {}
 
-func relPath(p string) string {
+// jsonTestsFinished is the event of --json after a cycle's tests.
+type jsonTestsFinished struct {
+	JSONHead
+	Cycle int `json:"cycle"`
+	testCounts
+	Results []any `json:"results"`
+}
+
+func (v *watchJSON) Tests(cycle int, results []flowtest.Result, files map[string]*hcl.File, _ hcl.Diagnostics) {
+	tj := newTestJSON(io.Discard)
+	tj.Tests(results, files)
+	v.write(jsonTestsFinished{JSONHead: JSONHead{"tests_finished", JSONTime(time.Now())}, Cycle: cycle, testCounts: tj.out.testCounts, Results: tj.out.Results})
+}
+
+func (v *watchHuman) Tests(_ int, results []flowtest.Result, files map[string]*hcl.File, diags hcl.Diagnostics) {
+	WriteDiagnostics(v.errw, v.errColor, files, diags)
+	h := newTestHuman(v.w)
+	h.Tests(results, files)
+	c := h.counts
+	fmt.Fprintf(v.w, "  tests: %d passed, %d failed, %d errored\n\n", c.Passed, c.Failed, c.Errored)
+}
+
+func RelPath(p string) string {
 	if wd, err := os.Getwd(); err == nil {
 		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
 			return r

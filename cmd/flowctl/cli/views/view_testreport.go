@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"encoding/xml"
@@ -44,11 +44,11 @@ func (v testGitHub) Tests(results []flowtest.Result, files map[string]*hcl.File)
 	}
 }
 
-// junitReport is a testView that records every result and writes them as
+// junitReport is a Test that records every result and writes them as
 // JUnit XML, one testsuite per file, when the run is done; the report the
 // user sees is its inner view's.
 type junitReport struct {
-	testView
+	Test
 	path   string
 	suites map[string]*junitSuite
 	order  []string
@@ -84,8 +84,8 @@ type junitMessage struct {
 	Text    string `xml:",chardata"`
 }
 
-func newJUnitReport(inner testView, path string) *junitReport {
-	return &junitReport{testView: inner, path: path, suites: map[string]*junitSuite{}}
+func newJUnitReport(inner Test, path string) *junitReport {
+	return &junitReport{Test: inner, path: path, suites: map[string]*junitSuite{}}
 }
 
 func (j *junitReport) suite(file string) *junitSuite {
@@ -117,7 +117,7 @@ func (j *junitReport) add(file string, d time.Duration, c junitCase) {
 }
 
 func (j *junitReport) Block(results []blocktest.Result) {
-	j.testView.Block(results)
+	j.Test.Block(results)
 	for _, r := range results {
 		c := junitCase{Name: fmt.Sprintf("%s example %d", r.Block, r.Example)}
 		switch r.Status {
@@ -126,17 +126,17 @@ func (j *junitReport) Block(results []blocktest.Result) {
 		case blocktest.StatusSkipped:
 			c.Skipped = &junitMessage{Message: r.Error}
 		}
-		j.add(relPath(r.Range.Filename), r.Duration, c)
+		j.add(RelPath(r.Range.Filename), r.Duration, c)
 	}
 }
 
 func (j *junitReport) Tests(results []flowtest.Result, files map[string]*hcl.File) {
-	j.testView.Tests(results, files)
+	j.Test.Tests(results, files)
 	for _, r := range results {
 		c := junitCase{Name: r.Test}
 		if len(r.Failures) > 0 {
 			var b strings.Builder
-			writeHumanDiagnostics(&b, files, r.Failures)
+			WriteDiagnostics(&b, false, files, r.Failures)
 			m := &junitMessage{Message: r.Failures[0].Summary, Text: b.String()}
 			if r.Status == flowtest.StatusErrored {
 				c.Error = m
@@ -144,12 +144,12 @@ func (j *junitReport) Tests(results []flowtest.Result, files map[string]*hcl.Fil
 				c.Failure = m
 			}
 		}
-		j.add(relPath(r.Range.Filename), r.Duration, c)
+		j.add(RelPath(r.Range.Filename), r.Duration, c)
 	}
 }
 
 func (j *junitReport) Done(blocks int) error {
-	err := j.testView.Done(blocks)
+	err := j.Test.Done(blocks)
 	out := junitSuites{}
 	for _, f := range j.order {
 		out.Suites = append(out.Suites, j.suites[f])

@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ func TestHumanDiagnosticsAsHCL(t *testing.T) {
 		files, diags := compileSource(t, src)
 		var want, got bytes.Buffer
 		hcl.NewDiagnosticTextWriter(&want, files, 78, false).WriteDiagnostics(diags)
-		writeHumanDiagnostics(&got, files, diags)
+		WriteDiagnostics(&got, false, files, diags)
 		if got.String() != want.String() {
 			t.Errorf("source %d: got:\n%s\nwant:\n%s", i, got.String(), want.String())
 		}
@@ -127,7 +127,7 @@ func TestHumanDiagnosticsCap(t *testing.T) {
 		t.Fatalf("%d diagnostics", len(diags))
 	}
 	var out bytes.Buffer
-	writeHumanDiagnostics(&out, files, diags)
+	WriteDiagnostics(&out, false, files, diags)
 	if n := strings.Count(out.String(), "Error: Unknown block"); n != maxDiagnosticsPerFile {
 		t.Errorf("%d diagnostics printed, want %d", n, maxDiagnosticsPerFile)
 	}
@@ -142,7 +142,7 @@ func TestHumanDiagnosticsLongLine(t *testing.T) {
 	long := strings.Repeat("a", 50_000)
 	files, diags := compileSource(t, "flow \"f\" {}\n\nlocals {\n  x = \""+long+"\" + nope + \""+long+"\"\n}\n")
 	var out bytes.Buffer
-	writeHumanDiagnostics(&out, files, diags)
+	WriteDiagnostics(&out, false, files, diags)
 	if out.Len() > 2000 || !strings.Contains(out.String(), "…") || !strings.Contains(out.String(), "nope") ||
 		!strings.Contains(out.String(), "on f.flow.hcl line 4") {
 		t.Errorf("%d bytes:\n%.3000s", out.Len(), out.String())
@@ -166,9 +166,9 @@ func TestDiagnosticsEscapeControl(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			files, diags := compileSource(t, c.src)
 			var human bytes.Buffer
-			writeHumanDiagnostics(&human, files, diags)
+			WriteDiagnostics(&human, false, files, diags)
 			var js bytes.Buffer
-			if err := writeJSON(&js, newJSONValidate(files, diags)); err != nil {
+			if err := WriteJSON(&js, newJSONValidate(files, diags)); err != nil {
 				t.Fatal(err)
 			}
 			for what, out := range map[string]string{"human": human.String(), "JSON": js.String()} {

@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"io"
@@ -42,8 +42,8 @@ func notShownInline(diags hcl.Diagnostics) hcl.Diagnostics {
 	return out
 }
 
-// writeRunDiagnostics prints, after a run's table, the diagnostics the
-// table did not show.
-func writeRunDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {
-	writeHumanDiagnostics(w, files, notShownInline(diags))
+// WriteRunDiagnostics prints, after a run's table, the diagnostics the
+// table did not show, in colour with color.
+func WriteRunDiagnostics(w io.Writer, color bool, files map[string]*hcl.File, diags hcl.Diagnostics) {
+	WriteDiagnostics(w, color, files, notShownInline(diags))
 }

@@ -1,9 +1,10 @@
-package cli
+package views
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -13,17 +14,18 @@ import (
 	"github.com/flowctl/flowctl/thinker"
 )
 
-// explainView shows flowctl explain: as lines for a person, or as JSON
+// Explain shows flowctl explain: as lines for a person, or as JSON
 // events (--json).
-type explainView struct {
-	s    streams
+type Explain struct {
+	w    io.Writer
 	json *thinkJSON // nil for the human view
 }
 
-func newExplainView(s streams, jsonOut bool) *explainView {
-	v := &explainView{s: s}
+// NewExplain returns the view of explain, printing on w.
+func NewExplain(w io.Writer, jsonOut bool) *Explain {
+	v := &Explain{w: w}
 	if jsonOut {
-		v.json = newThinkJSON(s.out)
+		v.json = newThinkJSON(w)
 	}
 	return v
 }
@@ -54,15 +56,15 @@ type (
 	}
 )
 
-func (v *explainView) Event(e thinker.Event) {
+func (v *Explain) Event(e thinker.Event) {
 	if v.json != nil {
 		var out any
 		switch e := e.(type) {
 		case thinker.Explained:
-			out = jsonExplained{"explained", jsonTime(e.Time), e.Try, e.Diagnosis, e.HasFix}
+			out = jsonExplained{"explained", JSONTime(e.Time), e.Try, e.Diagnosis, e.HasFix}
 		case thinker.FixChecked:
 			e.Files = nonNil(e.Files)
-			out = jsonFixChecked{"fix_checked", jsonTime(e.Time), e}
+			out = jsonFixChecked{"fix_checked", JSONTime(e.Time), e}
 		default:
 			v.json.Event(e)
 			return
@@ -72,7 +74,7 @@ func (v *explainView) Event(e thinker.Event) {
 		v.json.enc.Encode(out)
 		return
 	}
-	w := v.s.out
+	w := v.w
 	switch e := e.(type) {
 	case thinker.StageStarted:
 		if e.Try == 1 {
@@ -103,14 +105,14 @@ func usageLine(u thinker.Usage) string {
 	if len(parts) > 0 {
 		by = ": " + strings.Join(parts, ", ")
 	}
-	return fmt.Sprintf("Usage: %s, %d prompt + %d completion tokens%s.", plural(u.Calls, "model call", "model calls"), u.PromptTokens, u.CompletionTokens, by)
+	return fmt.Sprintf("Usage: %s, %d prompt + %d completion tokens%s.", Plural(u.Calls, "model call", "model calls"), u.PromptTokens, u.CompletionTokens, by)
 }
 
 // Done shows the diagnosis and the proposal, or why there is none.
-func (v *explainView) Done(run *state.Run, res *thinker.ExplainResult) error {
+func (v *Explain) Done(run *state.Run, res *thinker.ExplainResult) error {
 	proposal := res.Proposal
 	if v.json != nil {
-		d := jsonExplainDone{Type: "explain_done", Time: jsonTime(time.Now()), RunID: run.ID, Diagnosis: res.Diagnosis, Proposal: proposal, NoFixReason: res.NoFixReason}
+		d := jsonExplainDone{Type: "explain_done", Time: JSONTime(time.Now()), RunID: run.ID, Diagnosis: res.Diagnosis, Proposal: proposal, NoFixReason: res.NoFixReason}
 		if res.Fix != nil {
 			d.Summary, d.Evidence, d.NotVerified = res.Fix.Summary, res.Verification.Evidence, res.Verification.NotVerified
 		}
@@ -119,7 +121,7 @@ func (v *explainView) Done(run *state.Run, res *thinker.ExplainResult) error {
 		v.json.enc.Encode(d)
 		return nil
 	}
-	w := v.s.out
+	w := v.w
 	fmt.Fprintf(w, "\nRun %s of %s %s.\n%s\n\n", run.ID, run.Flow, run.Status, res.Diagnosis)
 	switch {
 	case proposal != "" && len(res.Verification.NotVerified) > 0:
@@ -169,12 +171,12 @@ func someNames(names []string, count int) string {
 }
 
 // Fail ends explain without a diagnosis: a budget stop says how far it got.
-func (v *explainView) Fail(err error) error {
+func (v *Explain) Fail(err error) error {
 	if v.json != nil {
-		return exitError{exitFailure}
+		return ErrReported
 	}
 	if errors.Is(err, thinker.ErrBudget) {
-		return failf("Token budget reached", "%s.", strings.TrimSuffix(err.Error(), "."))
+		return Failure{"Token budget reached", strings.TrimSuffix(err.Error(), ".") + "."}
 	}
 	return err
 }
@@ -187,5 +189,5 @@ type jsonUsage struct {
 }
 
 func newJSONUsage(e thinker.UsageReported) jsonUsage {
-	return jsonUsage{Type: "usage", Time: jsonTime(e.Time), Usage: e.Usage.JSON()}
+	return jsonUsage{Type: "usage", Time: JSONTime(e.Time), Usage: e.Usage.JSON()}
 }

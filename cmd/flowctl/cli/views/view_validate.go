@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"fmt"
@@ -8,42 +8,46 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// validateView renders the result of validate: the diagnostics of the
+// Validate renders the result of validate: the diagnostics of the
 // flows and block files it checked.
-type validateView interface {
+type Validate interface {
 	Result(files map[string]*hcl.File, diags hcl.Diagnostics, flows, blockFiles, testFiles int) error
 }
 
 var (
-	_ validateView = validateHuman{}
-	_ validateView = validateJSON{}
-	_ validateView = validateGitHub{}
+	_ Validate = validateHuman{}
+	_ Validate = validateJSON{}
+	_ Validate = validateGitHub{}
 )
 
-// newValidateView returns the view of a --format.
-func newValidateView(s streams, format string) validateView {
+// NewValidate returns the view of a --format: results on out; for people,
+// diagnostics on errw, in colour with errColor.
+func NewValidate(out, errw io.Writer, errColor bool, format string) Validate {
 	switch format {
 	case "json":
-		return validateJSON{s.out}
+		return validateJSON{out}
 	case "github":
-		return validateGitHub{s.out}
+		return validateGitHub{out}
 	}
-	return validateHuman{s}
+	return validateHuman{out, errw, errColor}
 }
 
 // validateHuman prints the diagnostics with their snippets on stderr and a
 // line that sums up.
-type validateHuman struct{ s streams }
+type validateHuman struct {
+	out, err io.Writer
+	color    bool
+}
 
 func (v validateHuman) Result(files map[string]*hcl.File, diags hcl.Diagnostics, flows, blockFiles, testFiles int) error {
-	writeHumanDiagnostics(v.s.err, files, diags)
+	WriteDiagnostics(v.err, v.color, files, diags)
 	if !diags.HasErrors() {
-		fmt.Fprintf(v.s.out, "Success! %s, %s and %s are valid.\n",
-			plural(flows, "flow", "flows"), plural(blockFiles, "block file", "block files"), plural(testFiles, "test file", "test files"))
+		fmt.Fprintf(v.out, "Success! %s, %s and %s are valid.\n",
+			Plural(flows, "flow", "flows"), Plural(blockFiles, "block file", "block files"), Plural(testFiles, "test file", "test files"))
 		return nil
 	}
-	errs, warns := countDiags(diags)
-	fmt.Fprintf(v.s.err, "Validation failed: %s, %s.\n", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	errs, warns := CountDiags(diags)
+	fmt.Fprintf(v.err, "Validation failed: %s, %s.\n", Plural(errs, "error", "errors"), Plural(warns, "warning", "warnings"))
 	return nil
 }
 

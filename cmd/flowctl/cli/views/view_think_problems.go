@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"fmt"
@@ -59,23 +59,23 @@ func placesText(rs []hcl.Range) string {
 	if len(rs) > shown {
 		at = append(at, "…")
 	}
-	return fmt.Sprintf(" (and at %s: %s)", plural(len(rs), "more place", "more places"), strings.Join(at, ", "))
+	return fmt.Sprintf(" (and at %s: %s)", Plural(len(rs), "more place", "more places"), strings.Join(at, ", "))
 }
 
 // writeAttemptProblems prints the problems of a flow attempt, each once,
 // or says that they are those of the attempt before (prev, updated).
 func writeAttemptProblems(w io.Writer, file string, diags hcl.Diagnostics, prev map[string]bool) map[string]bool {
 	problems, more := distinctProblems(diags)
-	errs, _ := countDiags(diags)
+	errs, _ := CountDiags(diags)
 	keys := map[string]bool{}
 	same := len(prev) == len(problems)
 	for _, d := range problems {
 		keys[problemKey(d)] = true
 		same = same && prev[problemKey(d)]
 	}
-	what := plural(errs, "error", "errors")
+	what := Plural(errs, "error", "errors")
 	if len(problems) != errs {
-		what += ", " + plural(len(problems), "problem", "problems")
+		what += ", " + Plural(len(problems), "problem", "problems")
 	}
 	if same {
 		fmt.Fprintf(w, "    ✗ %s has %s: the same as the attempt before\n", file, what)
@@ -92,9 +92,9 @@ func writeAttemptProblems(w io.Writer, file string, diags hcl.Diagnostics, prev 
 	return keys
 }
 
-// writeStillWrong prints what is still wrong with the last attempt, each
+// WriteStillWrong prints what is still wrong with the last attempt, each
 // problem once, in full, with the places where it is too.
-func writeStillWrong(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {
+func WriteStillWrong(w io.Writer, color bool, files map[string]*hcl.File, diags hcl.Diagnostics) {
 	problems, more := distinctProblems(diags)
 	var out hcl.Diagnostics
 	for _, d := range problems {
@@ -105,28 +105,28 @@ func writeStillWrong(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnost
 		}
 		out = append(out, d)
 	}
-	writeHumanDiagnostics(w, files, out)
+	WriteDiagnostics(w, color, files, out)
 }
 
 // nextCommand is the command to run next on a flow think wrote: flowctl
 // plan FILE, with a placeholder --input for each input it requires and a
 // --secret for each secret, so that it works as written.
 func nextCommand(file string, files map[string]*hcl.File, registries []string) string {
-	args := []string{"flowctl", "plan", shellQuote(file)}
+	args := []string{"flowctl", "plan", ShellQuote(file)}
 	if f := files[file]; f != nil {
 		if flow, _ := lang.DecodeFlowFile(f, file); flow != nil {
 			for _, in := range flow.Inputs {
 				if in.Required() {
-					args = append(args, "--input", shellQuote(in.Name+"="+placeholder(in.Name, in.Type.Type)))
+					args = append(args, "--input", ShellQuote(in.Name+"="+placeholder(in.Name, in.Type.Type)))
 				}
 			}
 			for _, s := range flow.Secrets {
-				args = append(args, "--secret", shellQuote(s.Name+"="+strings.ToUpper(s.Name)))
+				args = append(args, "--secret", ShellQuote(s.Name+"="+strings.ToUpper(s.Name)))
 			}
 		}
 	}
 	for _, r := range registries {
-		args = append(args, "--registry", shellQuote(r))
+		args = append(args, "--registry", ShellQuote(r))
 	}
 	return strings.Join(args, " ")
 }

@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"encoding/json"
@@ -14,41 +14,62 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// blocksView renders what flowctl blocks finds: the blocks, a search's
+// Blocks renders what flowctl blocks finds: the blocks, a search's
 // ranked hits, or one block.
-type blocksView interface {
-	List(all []*blocks.Block, tools []mcpTool) error
+type Blocks interface {
+	List(all []*blocks.Block, tools []MCPTool) error
 	Search(query string, hits []index.Hit) error
 	Show(b *blocks.Block, others []*blocks.Block) error
 }
 
 var (
-	_ blocksView = blocksHuman{}
-	_ blocksView = blocksJSON{}
+	_ Blocks = blocksHuman{}
+	_ Blocks = blocksJSON{}
 )
 
-func newBlocksView(s streams, jsonOut bool) blocksView {
+// NewBlocks returns the view of flowctl blocks: tables, or JSON.
+func NewBlocks(w io.Writer, jsonOut bool) Blocks {
 	if jsonOut {
-		return blocksJSON{s.out}
+		return blocksJSON{w}
 	}
-	return blocksHuman{s.out}
+	return blocksHuman{w}
+}
+
+// MCPTool is a tool of an MCP server that a flow of the current directory
+// declares, or (with Err) a server whose tools could not be listed.
+type MCPTool struct {
+	Flow   string
+	Server *lang.MCPServer
+	// Tool is the tool's name, Description and InputSchema its own.
+	Tool        string
+	Description string
+	InputSchema json.RawMessage
+	Err         error
+}
+
+// Name is how an llm step's tools name the tool: mcp.SERVER.TOOL.
+func (t MCPTool) Name() string {
+	if t.Err != nil {
+		return lang.ToolMCP + "." + t.Server.Name + ".*"
+	}
+	return lang.ToolMCP + "." + t.Server.Name + "." + t.Tool
 }
 
 // blocksHuman prints tables and a block's description.
 type blocksHuman struct{ w io.Writer }
 
-func (v blocksHuman) List(all []*blocks.Block, tools []mcpTool) error {
+func (v blocksHuman) List(all []*blocks.Block, tools []MCPTool) error {
 	tw := tabwriter.NewWriter(v.w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tRUNTIME\tDEFINED IN\tDESCRIPTION")
 	for _, b := range all {
-		fmt.Fprintln(tw, cells(b.Name, b.Runtime, definedIn(b), firstLine(b.Description)))
+		fmt.Fprintln(tw, cells(b.Name, b.Runtime, definedIn(b), FirstLine(b.Description)))
 	}
 	for _, t := range tools {
-		desc := firstLine(t.tool.Description)
-		if t.err != nil {
-			desc = "cannot list its tools: " + cut(firstLine(t.err.Error()), 160)
+		desc := FirstLine(t.Description)
+		if t.Err != nil {
+			desc = "cannot list its tools: " + Cut(FirstLine(t.Err.Error()), 160)
 		}
-		fmt.Fprintln(tw, cells(t.name(), lang.ToolMCP, fmt.Sprintf("%s (mcp_server %s)", t.flow, t.server.Name), desc))
+		fmt.Fprintln(tw, cells(t.Name(), lang.ToolMCP, fmt.Sprintf("%s (mcp_server %s)", t.Flow, t.Server.Name), desc))
 	}
 	return tw.Flush()
 }
@@ -61,7 +82,7 @@ func (v blocksHuman) Search(query string, hits []index.Hit) error {
 	tw := tabwriter.NewWriter(v.w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCORE\tNAME\tRUNTIME\tDEFINED IN\tDESCRIPTION")
 	for _, h := range hits {
-		fmt.Fprintln(tw, cells(fmt.Sprintf("%.2f", h.Score), h.Block.Name, h.Block.Runtime, definedIn(h.Block), firstLine(h.Block.Description)))
+		fmt.Fprintln(tw, cells(fmt.Sprintf("%.2f", h.Score), h.Block.Name, h.Block.Runtime, definedIn(h.Block), FirstLine(h.Block.Description)))
 	}
 	return tw.Flush()
 }
@@ -74,22 +95,22 @@ func (v blocksHuman) Show(b *blocks.Block, others []*blocks.Block) error {
 // blocksJSON prints JSON.
 type blocksJSON struct{ w io.Writer }
 
-func (v blocksJSON) List(all []*blocks.Block, tools []mcpTool) error {
+func (v blocksJSON) List(all []*blocks.Block, tools []MCPTool) error {
 	out := []jsonBlockSummary{}
 	for _, b := range all {
 		out = append(out, newJSONBlockSummary(b))
 	}
 	for _, t := range tools {
-		r := t.server.DeclRange
-		js := jsonBlockSummary{Name: t.name(), Runtime: lang.ToolMCP, Description: t.tool.Description, Tags: []string{},
+		r := t.Server.DeclRange
+		js := jsonBlockSummary{Name: t.Name(), Runtime: lang.ToolMCP, Description: t.Description, Tags: []string{},
 			DefinedAt: &jsonSpot{Filename: r.Filename, Line: r.Start.Line, Column: r.Start.Column}, Inline: true,
-			MCPServer: t.server.Name, InputSchema: t.tool.InputSchema}
-		if t.err != nil {
-			js.Error = t.err.Error()
+			MCPServer: t.Server.Name, InputSchema: t.InputSchema}
+		if t.Err != nil {
+			js.Error = t.Err.Error()
 		}
 		out = append(out, js)
 	}
-	return writeJSON(v.w, out)
+	return WriteJSON(v.w, out)
 }
 
 func (v blocksJSON) Search(_ string, hits []index.Hit) error {
@@ -97,7 +118,7 @@ func (v blocksJSON) Search(_ string, hits []index.Hit) error {
 	for _, h := range hits {
 		out = append(out, jsonHit{jsonBlockSummary: newJSONBlockSummary(h.Block), Score: h.Score, Text: h.Text, Vector: h.Vector})
 	}
-	return writeJSON(v.w, out)
+	return WriteJSON(v.w, out)
 }
 
 func (v blocksJSON) Show(b *blocks.Block, others []*blocks.Block) error {
@@ -105,7 +126,7 @@ func (v blocksJSON) Show(b *blocks.Block, others []*blocks.Block) error {
 	for _, o := range others {
 		out.AlsoDefinedAt = append(out.AlsoDefinedAt, spotOf(o))
 	}
-	return writeJSON(v.w, out)
+	return WriteJSON(v.w, out)
 }
 
 type jsonBlockSummary struct {
@@ -138,7 +159,7 @@ func newJSONBlockSummary(b *blocks.Block) jsonBlockSummary {
 	}
 	if !b.Builtin() {
 		out.DefinedAt = spotOf(b)
-		out.Inline = inlineIn(b) != ""
+		out.Inline = inline(b)
 	}
 	return out
 }
@@ -227,7 +248,7 @@ func writeBlock(w io.Writer, b *blocks.Block, others []*blocks.Block) {
 	switch {
 	case b.Def == nil:
 		row("Defined at:", "built in")
-	case inlineIn(b) != "":
+	case inline(b):
 		r := b.DeclRange()
 		row("Defined at:", fmt.Sprintf("%s:%d (inline: only that flow can use it)", r.Filename, r.Start.Line))
 	default:
@@ -289,7 +310,23 @@ func defaultText(v cty.Value) string {
 	return string(b)
 }
 
-func firstLine(s string) string {
+func FirstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
+}
+
+// inline reports whether a block is defined inline in a flow file.
+func inline(b *blocks.Block) bool {
+	return b.Def != nil && lang.IsFlowFile(b.Def.DeclRange.Filename)
+}
+
+// definedIn says briefly where a block is defined, for tables.
+func definedIn(b *blocks.Block) string {
+	switch {
+	case b.Def == nil:
+		return "built in"
+	case inline(b):
+		return b.Def.DeclRange.Filename + " (inline)"
+	}
+	return b.Def.DeclRange.Filename
 }

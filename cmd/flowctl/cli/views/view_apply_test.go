@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"bytes"
@@ -16,8 +16,7 @@ import (
 // diagnostics after the run leave it out).
 func TestApplyTableColumns(t *testing.T) {
 	var out bytes.Buffer
-	v := newApplyHuman(&out)
-	v.labels, v.verbose = 16, true // every instance has its line
+	v := NewApplyHuman(&out, false, 16, true) // verbose: every instance has its line
 	v.Event(runtime.StepFinished{Step: "a", Status: runtime.StatusOK, Duration: 3 * time.Millisecond})
 	v.Event(runtime.StepFinished{Step: "fetch_pages", Instance: runtime.Key{Value: cty.NumberIntVal(12)}, Status: runtime.StatusOK, Duration: 1250 * time.Millisecond, Attempts: 3})
 	v.Event(runtime.StepFinished{Step: "post", Status: runtime.StatusFailed, Duration: 20 * time.Millisecond,
@@ -50,8 +49,7 @@ func TestApplyTableColumns(t *testing.T) {
 func TestApplyForEachOneLine(t *testing.T) {
 	run := func(verbose bool) []string {
 		var out bytes.Buffer
-		v := newApplyHuman(&out)
-		v.labels, v.verbose = 9, verbose
+		v := NewApplyHuman(&out, false, 9, verbose)
 		v.Event(runtime.RunStarted{RunID: "r1", Flow: "batch", Steps: 2})
 		for i := range 5000 {
 			st := runtime.StatusCached

@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"bufio"
@@ -20,15 +20,15 @@ import (
 	"golang.org/x/term"
 )
 
-// applyView renders a run's events.
-type applyView interface {
+// Apply renders a run's events.
+type Apply interface {
 	Event(e runtime.Event)
 	Close()
 }
 
 var (
-	_ applyView = (*applyJSON)(nil)
-	_ applyView = (*applyHuman)(nil)
+	_ Apply = (*applyJSON)(nil)
+	_ Apply = (*ApplyHuman)(nil)
 )
 
 // applyJSON prints one JSON object per event (docs/design.md, "Commands"). Events are buffered and
@@ -44,18 +44,19 @@ type applyJSON struct {
 
 const flushInterval = 50 * time.Millisecond
 
-func newApplyJSON(w io.Writer) *applyJSON {
+// NewApplyJSON returns the view of apply --json.
+func NewApplyJSON(w io.Writer) *applyJSON {
 	v := &applyJSON{buf: bufio.NewWriterSize(w, 64<<10)}
 	v.enc = json.NewEncoder(v.buf)
 	return v
 }
 
-func jsonTime(t time.Time) string { return runtime.JSONTime(t) }
+func JSONTime(t time.Time) string { return runtime.JSONTime(t) }
 
 // jsonHead begins each object of the commands' --json event streams
 // (think, watch, test --watch, and the diagnostics that end a command):
 // its type, and the time as apply --json's events write it (jsonTime).
-type jsonHead struct {
+type JSONHead struct {
 	Type string `json:"type"`
 	Time string `json:"time"`
 }
@@ -171,12 +172,12 @@ func bareSensitive(b []byte) string {
 // no value holds, written bare by writeOutputs.
 const sensitiveMark = "\ue000" + runtime.SensitiveText + "\ue000"
 
-// applyHuman prints a line per finished step — for a step with for_each,
+// ApplyHuman prints a line per finished step — for a step with for_each,
 // one line of counts by status, after the first failure of each kind (a
 // line per instance too with verbose) — and, on a terminal, keeps a live
 // table of the running instances below them: step, attempt and elapsed
 // time.
-type applyHuman struct {
+type ApplyHuman struct {
 	w    io.Writer
 	term io.Writer // w, but for a question's time (hold)
 	live bool
@@ -215,11 +216,14 @@ type runningStep struct {
 	started time.Time
 }
 
-func newApplyHuman(w io.Writer) *applyHuman {
-	v := &applyHuman{w: w, term: w, running: map[string]*runningStep{}, counts: map[runtime.Status]int{}, failures: sameFailures{}}
+// NewApplyHuman returns the view of apply for people. color: w is a
+// terminal that shows colours; labels is the width of the step column
+// (LabelWidth), 0 when not known; verbose prints each line a step logs.
+func NewApplyHuman(w io.Writer, color bool, labels int, verbose bool) *ApplyHuman {
+	v := &ApplyHuman{w: w, term: w, labels: labels, verbose: verbose, running: map[string]*runningStep{}, counts: map[runtime.Status]int{}, failures: sameFailures{}}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		v.live = true
-		v.color = colorTerminal(w)
+		v.color = color
 		v.width = 80
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
 			v.width = cols
@@ -238,7 +242,7 @@ var statusMarks = map[runtime.Status]string{
 	runtime.StatusCancelled: "!",
 }
 
-func (v *applyHuman) Event(e runtime.Event) {
+func (v *ApplyHuman) Event(e runtime.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	switch e := e.(type) {
@@ -268,13 +272,13 @@ func (v *applyHuman) Event(e runtime.Event) {
 		case e.Resumed:
 			line += "  (from the run's record)"
 		case e.Status == runtime.StatusOK || e.Status == runtime.StatusFailed:
-			line += fmt.Sprintf("  %7s", formatDuration(e.Duration))
+			line += fmt.Sprintf("  %7s", FormatDuration(e.Duration))
 		}
 		if e.Attempts > 1 {
 			line += fmt.Sprintf("  %d attempts", e.Attempts)
 		}
 		if e.Retries > 0 {
-			line += fmt.Sprintf("  %s, waited %s", plural(e.Retries, "retry", "retries"), formatDuration(e.Waited))
+			line += fmt.Sprintf("  %s, waited %s", Plural(e.Retries, "retry", "retries"), FormatDuration(e.Waited))
 		}
 		if e.Reason != "" {
 			line += "  (" + lang.EscapeControlLine(e.Reason) + ")"
@@ -298,7 +302,7 @@ func (v *applyHuman) Event(e runtime.Event) {
 			if t := v.tails[label]; len(t) > 0 && e.Status == runtime.StatusFailed {
 				fmt.Fprintf(v.w, "      its last log lines (flowctl runs logs for all):\n")
 				for _, l := range t {
-					fmt.Fprintf(v.w, "        │ %s\n", cut(lang.EscapeControlLine(l), maxErrorLine))
+					fmt.Fprintf(v.w, "        │ %s\n", Cut(lang.EscapeControlLine(l), maxErrorLine))
 				}
 			}
 		}
@@ -355,7 +359,7 @@ func (v *applyHuman) Event(e runtime.Event) {
 	}
 }
 
-func (v *applyHuman) summary(e runtime.RunFinished) {
+func (v *ApplyHuman) summary(e runtime.RunFinished) {
 	fmt.Fprintf(v.w, "\nRun %s: %s (%s).\n", e.Status, e.RunID, v.countsText())
 	if u := e.Usage; u != nil {
 		fmt.Fprintf(v.w, "Tokens: %d (%d prompt, %d completion).\n", u.TotalTokens, u.PromptTokens, u.CompletionTokens)
@@ -387,7 +391,7 @@ func writeOutputs(w io.Writer, outputs map[string]any) {
 }
 
 // clear erases the live table.
-func (v *applyHuman) clear() {
+func (v *ApplyHuman) clear() {
 	if !v.live || v.drawn == 0 || v.asking {
 		return
 	}
@@ -398,7 +402,7 @@ func (v *applyHuman) clear() {
 const maxLiveRows = 10
 
 // redraw draws the live table of running steps.
-func (v *applyHuman) redraw() {
+func (v *ApplyHuman) redraw() {
 	if !v.live || v.asking {
 		return
 	}
@@ -424,7 +428,7 @@ func (v *applyHuman) redraw() {
 
 // row prints one line of the live table, cut to the terminal's width so
 // that it never wraps (the redraw counts lines).
-func (v *applyHuman) row(line string) {
+func (v *ApplyHuman) row(line string) {
 	if r := []rune(line); len(r) > v.width-1 {
 		line = string(r[:max(v.width-2, 1)]) + "…"
 	}
@@ -432,7 +436,7 @@ func (v *applyHuman) row(line string) {
 	v.drawn++
 }
 
-func (v *applyHuman) tick() {
+func (v *ApplyHuman) tick() {
 	defer close(v.done)
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
@@ -450,7 +454,7 @@ func (v *applyHuman) tick() {
 	}
 }
 
-func (v *applyHuman) Close() {
+func (v *ApplyHuman) Close() {
 	if v.live {
 		close(v.stop)
 		<-v.done
@@ -469,14 +473,8 @@ const maxErrorLine = 160
 // dim is a line printed dimmed on a terminal.
 func dim(line string) string { return "\x1b[2m" + line + "\x1b[0m" }
 
-// colorTerminal reports whether w is a terminal that may show colours.
-func colorTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == ""
-}
-
-// labelWidth is the width of the step column for a program's steps.
-func labelWidth(prog *compiler.Program) int {
+// LabelWidth is the width of the step column for a program's steps.
+func LabelWidth(prog *compiler.Program) int {
 	w := 0
 	for _, s := range prog.Steps {
 		n := len(s.Name)
@@ -488,7 +486,9 @@ func labelWidth(prog *compiler.Program) int {
 	return min(w, 40)
 }
 
-func formatDuration(d time.Duration) string {
+// FormatDuration is a duration as apply shows it: to the millisecond,
+// "<1ms" below.
+func FormatDuration(d time.Duration) string {
 	if d < time.Millisecond {
 		return "<1ms"
 	}

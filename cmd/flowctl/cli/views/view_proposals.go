@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"encoding/json"
@@ -13,25 +13,30 @@ import (
 	"github.com/flowctl/flowctl/thinker"
 )
 
-// proposalsView renders the proposals think --edit staged.
-type proposalsView interface {
+// Proposals renders the proposals think --edit staged.
+type Proposals interface {
 	List(ps []*state.Proposal) error
 	Show(p *state.Proposal) error
 }
 
 var (
-	_ proposalsView = proposalsHuman{}
-	_ proposalsView = proposalsJSON{}
+	_ Proposals = proposalsHuman{}
+	_ Proposals = proposalsJSON{}
 )
 
-func newProposalsView(s streams, jsonOut bool) proposalsView {
+// NewProposals returns the view of proposals: tables (what a proposal
+// weakens in red with color), or JSON.
+func NewProposals(w io.Writer, color, jsonOut bool) Proposals {
 	if jsonOut {
-		return proposalsJSON{s.out}
+		return proposalsJSON{w}
 	}
-	return proposalsHuman{s.out}
+	return proposalsHuman{w, color}
 }
 
-type proposalsHuman struct{ w io.Writer }
+type proposalsHuman struct {
+	w     io.Writer
+	color bool
+}
 
 func (v proposalsHuman) List(ps []*state.Proposal) error {
 	if len(ps) == 0 {
@@ -42,7 +47,7 @@ func (v proposalsHuman) List(ps []*state.Proposal) error {
 	fmt.Fprintln(tw, "PROPOSAL\tFLOW\tSTATUS\tCREATED\tCHANGE\tINTENT")
 	for _, p := range ps {
 		c := changeOfProposal(p)
-		intent := cut(firstLine(p.Intent), 60)
+		intent := Cut(FirstLine(p.Intent), 60)
 		if len(p.Weakenings) > 0 {
 			intent = "WEAKENS " + strings.Join(weakenedKinds(p.Weakenings), ",") + ": " + intent
 		}
@@ -61,7 +66,7 @@ func (v proposalsHuman) Show(p *state.Proposal) error {
 			fmt.Fprintln(v.w, l)
 		}
 	}
-	writeWeakenings(v.w, p.Weakenings, colorTerminal(v.w))
+	WriteWeakenings(v.w, p.Weakenings, v.color)
 	writeChange(v.w, changeOfProposal(p), p.Diff)
 	return nil
 }
@@ -70,7 +75,7 @@ func (v proposalsHuman) Show(p *state.Proposal) error {
 // (thinker.FixEvidence) shows: the steps that failed in the run, how they
 // end with the fix, or what the fix needs that kept it from being run.
 func evidenceLines(raw json.RawMessage) []string {
-	if len(nonEmpty(raw)) == 0 {
+	if len(NonEmpty(raw)) == 0 {
 		return nil
 	}
 	var ev thinker.FixEvidence
@@ -111,9 +116,9 @@ func evidenceLines(raw json.RawMessage) []string {
 	return out
 }
 
-// writeWeakenings says what a proposal weakens, in red on a terminal
-// that shows colours.
-func writeWeakenings(w io.Writer, ws []state.Weakening, color bool) {
+// WriteWeakenings says what a proposal weakens, in red with color (a
+// terminal that shows colours).
+func WriteWeakenings(w io.Writer, ws []state.Weakening, color bool) {
 	if len(ws) == 0 {
 		return
 	}
@@ -169,7 +174,7 @@ func (v proposalsJSON) List(ps []*state.Proposal) error {
 	for _, p := range ps {
 		out = append(out, api.NewProposal(p, false))
 	}
-	return writeJSON(v.w, out)
+	return WriteJSON(v.w, out)
 }
 
-func (v proposalsJSON) Show(p *state.Proposal) error { return writeJSON(v.w, api.NewProposal(p, true)) }
+func (v proposalsJSON) Show(p *state.Proposal) error { return WriteJSON(v.w, api.NewProposal(p, true)) }

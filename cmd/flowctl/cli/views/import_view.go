@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"encoding/json"
@@ -11,87 +11,91 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// importView renders the result of import: the files written, the
+// Import renders the result of import: the files written, the
 // secrets to set and what else to do, or the diagnostics that stopped it:
 // problems of the sources (Failed), or files it would not replace
 // (Refused).
-type importView interface {
+type Import interface {
 	Written(files map[string]*hcl.File, diags hcl.Diagnostics, written []importer.Written, res *importer.Result) error
 	Failed(files map[string]*hcl.File, diags hcl.Diagnostics) error
 	Refused(files map[string]*hcl.File, diags hcl.Diagnostics) error
 }
 
 var (
-	_ importView = importHuman{}
-	_ importView = importJSON{}
+	_ Import = importHuman{}
+	_ Import = importJSON{}
 )
 
-func newImportView(s streams, jsonOut, partial bool) importView {
+// NewImport returns the view of import: JSON on out, or for people the
+// files and next steps on out and the diagnostics on errw, in colour with
+// errColor. partial is import's --partial.
+func NewImport(out, errw io.Writer, errColor, jsonOut, partial bool) Import {
 	if jsonOut {
-		return importJSON{s.out}
+		return importJSON{out}
 	}
-	return importHuman{s, partial}
+	return importHuman{out, errw, errColor, partial}
 }
 
 // importHuman prints the diagnostics with their snippets on stderr, and
 // the files and next steps on stdout.
 type importHuman struct {
-	s       streams
-	partial bool
+	out, err io.Writer
+	color    bool
+	partial  bool
 }
 
 func (v importHuman) Written(files map[string]*hcl.File, diags hcl.Diagnostics, written []importer.Written, res *importer.Result) error {
-	writeHumanDiagnostics(v.s.err, files, diags)
+	WriteDiagnostics(v.err, v.color, files, diags)
 	for _, w := range written {
 		if w.Unchanged {
-			fmt.Fprintf(v.s.out, "Unchanged %s\n", w.Path)
+			fmt.Fprintf(v.out, "Unchanged %s\n", w.Path)
 		} else {
-			fmt.Fprintf(v.s.out, "Wrote %s\n", w.Path)
+			fmt.Fprintf(v.out, "Wrote %s\n", w.Path)
 		}
 	}
 	if len(res.Secrets) > 0 {
-		fmt.Fprintln(v.s.out, "\nSet these secrets before a run (their values are not in the files):")
+		fmt.Fprintln(v.out, "\nSet these secrets before a run (their values are not in the files):")
 		for _, sec := range res.Secrets {
-			fmt.Fprintf(v.s.out, "  %s  %s (secret.%s of flow %s)\n", sec.Env, sec.For, sec.Name, sec.Flow)
+			fmt.Fprintf(v.out, "  %s  %s (secret.%s of flow %s)\n", sec.Env, sec.For, sec.Name, sec.Flow)
 		}
 	}
 	if len(res.Next) > 0 {
-		fmt.Fprintln(v.s.out, "\nThen:")
+		fmt.Fprintln(v.out, "\nThen:")
 		for _, n := range res.Next {
-			fmt.Fprintf(v.s.out, "  %s\n", n)
+			fmt.Fprintf(v.out, "  %s\n", n)
 		}
 	}
 	if len(written) > 0 {
-		fmt.Fprintf(v.s.out, "\nNext: flowctl validate %s, then flowctl plan on each flow.\n", filepath.Dir(written[0].Path))
+		fmt.Fprintf(v.out, "\nNext: flowctl validate %s, then flowctl plan on each flow.\n", filepath.Dir(written[0].Path))
 	}
 	return nil
 }
 
 func (v importHuman) Failed(files map[string]*hcl.File, diags hcl.Diagnostics) error {
-	writeHumanDiagnostics(v.s.err, files, diags)
-	errs, warns := countDiags(diags)
-	fmt.Fprintf(v.s.err, "Nothing written: %s, %s.", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	WriteDiagnostics(v.err, v.color, files, diags)
+	errs, warns := CountDiags(diags)
+	fmt.Fprintf(v.err, "Nothing written: %s, %s.", Plural(errs, "error", "errors"), Plural(warns, "warning", "warnings"))
 	if !v.partial {
-		fmt.Fprint(v.s.err, " With --partial the flows are written, each part that could not be converted a step that fails with its message.")
+		fmt.Fprint(v.err, " With --partial the flows are written, each part that could not be converted a step that fails with its message.")
 	}
-	fmt.Fprintln(v.s.err)
-	return exitError{exitFailure}
+	fmt.Fprintln(v.err)
+	return ErrReported
 }
 
 // Refused says which files import would not replace; nothing was
 // written.
 func (v importHuman) Refused(files map[string]*hcl.File, diags hcl.Diagnostics) error {
-	writeHumanDiagnostics(v.s.err, files, diags)
-	errs, warns := countDiags(diags)
-	fmt.Fprintf(v.s.err, "Nothing written: %s, %s.", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	WriteDiagnostics(v.err, v.color, files, diags)
+	errs, warns := CountDiags(diags)
+	fmt.Fprintf(v.err, "Nothing written: %s, %s.", Plural(errs, "error", "errors"), Plural(warns, "warning", "warnings"))
 	for _, d := range diags {
 		if d.Summary == importer.FileExistsSummary {
-			fmt.Fprint(v.s.err, " With --force import replaces the files that exist.")
+			fmt.Fprint(v.err, " With --force import replaces the files that exist.")
 			break
 		}
 	}
-	fmt.Fprintln(v.s.err)
-	return exitError{exitFailure}
+	fmt.Fprintln(v.err)
+	return ErrReported
 }
 
 // importJSON prints one object: the files written (none when it failed),
@@ -152,7 +156,7 @@ func (v importJSON) Failed(files map[string]*hcl.File, diags hcl.Diagnostics) er
 	if err := v.write(files, diags, nil, nil); err != nil {
 		return err
 	}
-	return exitError{exitFailure}
+	return ErrReported
 }
 
 func (v importJSON) Refused(files map[string]*hcl.File, diags hcl.Diagnostics) error {

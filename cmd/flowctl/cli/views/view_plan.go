@@ -1,26 +1,34 @@
-package cli
+package views
 
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/dustin/go-humanize"
-	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/compiler"
 )
 
-// planView renders what applying a flow would do.
-type planView interface {
+// Plan renders what applying a flow would do.
+type Plan interface {
 	Plan(plan *compiler.Plan) error
 }
 
 var (
-	_ planView = planHuman{}
-	_ planView = planJSON{}
+	_ Plan = planHuman{}
+	_ Plan = planJSON{}
 )
+
+// NewPlan returns plan's view. With expand, the steps of the flows steps
+// use follow them; model is the model of llm steps that name none
+// (FLOWCTL_MODEL, else the default).
+func NewPlan(w io.Writer, jsonOut, expand bool, model string) Plan {
+	if jsonOut {
+		return planJSON{w, expand, model}
+	}
+	return planHuman{w, expand, model}
+}
 
 // planHuman prints the steps stage by stage with their actions, the counts
 // and the critical path.
@@ -33,7 +41,7 @@ type planHuman struct {
 }
 
 func (v planHuman) Plan(plan *compiler.Plan) error {
-	writeHumanPlan(v.w, plan, v.expand, v.model)
+	WriteHumanPlan(v.w, plan, v.expand, v.model)
 	return nil
 }
 
@@ -45,10 +53,10 @@ type planJSON struct {
 }
 
 func (v planJSON) Plan(plan *compiler.Plan) error {
-	return writeJSON(v.w, newJSONPlan(plan, v.expand, v.model))
+	return WriteJSON(v.w, NewJSONPlan(plan, v.expand, v.model))
 }
 
-type jsonPlan struct {
+type JSONPlan struct {
 	FormatVersion string `json:"format_version"`
 	Flow          string `json:"flow"`
 	// LLMCalls is the least number of model calls the run would make;
@@ -89,13 +97,13 @@ type jsonPlanStep struct {
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
 	// Flow is the plan of the flow the step uses, with plan --expand.
-	Flow *jsonPlan `json:"flow,omitempty"`
+	Flow *JSONPlan `json:"flow,omitempty"`
 }
 
-func newJSONPlan(plan *compiler.Plan, expand bool, model string) jsonPlan {
+func NewJSONPlan(plan *compiler.Plan, expand bool, model string) JSONPlan {
 	p := plan.Program
-	out := jsonPlan{
-		FormatVersion: jsonFormatVersion,
+	out := JSONPlan{
+		FormatVersion: JSONFormatVersion,
 		Flow:          p.Flow.Name,
 		Stages:        [][]string{},
 		CriticalPath:  compiler.Names(p.CriticalPath),
@@ -124,7 +132,7 @@ func newJSONPlan(plan *compiler.Plan, expand bool, model string) jsonPlan {
 			js.Model, _ = stepModel(s.Step, model)
 		}
 		if s.FlowPlan != nil && expand {
-			sub := newJSONPlan(s.FlowPlan, expand, model)
+			sub := NewJSONPlan(s.FlowPlan, expand, model)
 			js.Flow = &sub
 		}
 		out.Steps = append(out.Steps, js)
@@ -141,9 +149,11 @@ var actionSymbols = map[compiler.Action]string{
 	compiler.ActionKept:    "= kept",
 }
 
-func writeHumanPlan(w io.Writer, plan *compiler.Plan, expand bool, model string) {
+// WriteHumanPlan prints a plan for people (plan, and apply before it
+// asks).
+func WriteHumanPlan(w io.Writer, plan *compiler.Plan, expand bool, model string) {
 	p := plan.Program
-	fmt.Fprintf(w, "Flow %q: %s in %s\n", p.Flow.Name, plural(len(p.Steps), "step", "steps"), plural(len(p.Stages), "stage", "stages"))
+	fmt.Fprintf(w, "Flow %q: %s in %s\n", p.Flow.Name, Plural(len(p.Steps), "step", "steps"), Plural(len(p.Stages), "stage", "stages"))
 	for i, stage := range p.Stages {
 		fmt.Fprintf(w, "\nStage %d\n", i+1)
 		writePlanSteps(w, plan, stage, "  ", expand, model)
@@ -151,7 +161,7 @@ func writeHumanPlan(w io.Writer, plan *compiler.Plan, expand bool, model string)
 	n := plan.Counts()
 	approvals := ""
 	if a := n[compiler.ActionApprove]; a > 0 {
-		approvals = ", " + plural(a, "approval", "approvals")
+		approvals = ", " + Plural(a, "approval", "approvals")
 	}
 	if k := n[compiler.ActionKept]; k > 0 {
 		approvals += fmt.Sprintf(", %d kept", k)
@@ -159,7 +169,7 @@ func writeHumanPlan(w io.Writer, plan *compiler.Plan, expand bool, model string)
 	fmt.Fprintf(w, "\nPlan: %d to run, %d cached, %d unknown, %d to skip%s.\n",
 		n[compiler.ActionRun], n[compiler.ActionCached], n[compiler.ActionUnknown], n[compiler.ActionSkip], approvals)
 	if len(p.CriticalPath) > 0 {
-		how := plural(len(p.CriticalPath), "step", "steps")
+		how := Plural(len(p.CriticalPath), "step", "steps")
 		if plan.CriticalTime != "" {
 			how += ", " + plan.CriticalTime
 		}
@@ -185,7 +195,7 @@ func writePlanSteps(w io.Writer, plan *compiler.Plan, steps []*compiler.Step, in
 	}
 	for _, st := range steps {
 		s := byStep[st]
-		line := fmt.Sprintf("%s%-10s %-*s  %s", indent, actionSymbols[s.Action], width, s.Name, stepLabel(st, plan.Program.GoEngine))
+		line := fmt.Sprintf("%s%-10s %-*s  %s", indent, actionSymbols[s.Action], width, s.Name, StepLabel(st, plan.Program.GoEngine))
 		if len(st.Deps) > 0 {
 			line += "  ← " + strings.Join(compiler.Names(st.Deps), ", ")
 		}
@@ -201,10 +211,10 @@ func writePlanSteps(w io.Writer, plan *compiler.Plan, steps []*compiler.Step, in
 		}
 		if len(st.Tools) > 0 {
 			fmt.Fprintf(w, "%smay call %s (at most %s)\n", pad,
-				strings.Join(toolRefs(st), ", "), plural(st.ToolCallLimit(), "time", "times"))
+				strings.Join(toolRefs(st), ", "), Plural(st.ToolCallLimit(), "time", "times"))
 		}
 		if sub := s.FlowPlan; sub != nil && expand {
-			fmt.Fprintf(w, "%sflow %q: %s\n", pad, sub.Program.Flow.Name, plural(len(sub.Program.Steps), "step", "steps"))
+			fmt.Fprintf(w, "%sflow %q: %s\n", pad, sub.Program.Flow.Name, Plural(len(sub.Program.Steps), "step", "steps"))
 			writePlanSteps(w, sub, sub.Program.Steps, pad+"  ", expand, model)
 		}
 	}
@@ -231,7 +241,7 @@ func instanceCounts(s *compiler.PlannedStep) string {
 	var parts []string
 	switch {
 	case s.ToRun == 0:
-		parts = append(parts, plural(s.Instances, "instance", "instances")+":")
+		parts = append(parts, Plural(s.Instances, "instance", "instances")+":")
 	case s.ToRun == s.Instances:
 		parts = append(parts, fmt.Sprintf("%s to run (%s)", commaPlural(s.Instances, "instance", "instances"), whyText(s.Why)))
 	default:
@@ -290,6 +300,10 @@ func stepModel(s *compiler.Step, model string) (string, bool) {
 	return m, true
 }
 
+// envBaseURL is the environment variable of the llm provider's base URL
+// (llm.EnvBaseURL; views_test.go checks that they agree).
+const envBaseURL = "OPENAI_BASE_URL"
+
 // llmTarget says what an llm step calls: "model llama3.1:8b of provider
 // local", "model gpt-4o-mini of the environment's provider
 // (OPENAI_BASE_URL)".
@@ -302,14 +316,5 @@ func llmTarget(s *compiler.Step, model string) string {
 	if s.Provider != nil {
 		return what + " of provider " + s.Provider.Name
 	}
-	return what + " of the environment's provider (" + llm.EnvBaseURL + ")"
-}
-
-// defaultModel is the model of llm steps that name none: FLOWCTL_MODEL,
-// else llm.DefaultModel.
-func defaultModel() string {
-	if cfg, err := llm.ConfigFromEnv(os.LookupEnv); err == nil {
-		return cfg.Model
-	}
-	return llm.DefaultModel
+	return what + " of the environment's provider (" + envBaseURL + ")"
 }

@@ -1,10 +1,12 @@
-package cli
+package views
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 	"unicode/utf8"
 
 	"github.com/flowctl/flowctl/lang"
@@ -20,17 +22,17 @@ const maxDiagnosticsPerFile = 100
 // maxExcerptLine is how much of one source line a diagnostic shows.
 const maxExcerptLine = 400
 
-// writeHumanDiagnostics prints diagnostics with HCL's text writer: a source
-// snippet, a caret under the range and the wrapped detail. Colour is used
-// only when w is a terminal. At most maxDiagnosticsPerFile are printed per
+// WriteDiagnostics prints diagnostics with HCL's text writer: a source
+// snippet, a caret under the range and the wrapped detail, in colour when
+// color is set (the command decides: a terminal, NO_COLOR unset), as wide
+// as w when it is a terminal. At most maxDiagnosticsPerFile are printed per
 // file, followed by how many more there are.
-func writeHumanDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {
+func WriteDiagnostics(w io.Writer, color bool, files map[string]*hcl.File, diags hcl.Diagnostics) {
 	if len(diags) == 0 {
 		return
 	}
-	width, color := uint(78), false
+	width := uint(78)
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		color = os.Getenv("NO_COLOR") == ""
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
 			width = uint(cols - 2)
 		}
@@ -56,7 +58,7 @@ func writeHumanDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Di
 	}
 	for _, name := range cut {
 		fmt.Fprintf(w, "And %s in %s not shown (validate --json lists them all).\n\n",
-			plural(more[name], "more diagnostic", "more diagnostics"), name)
+			Plural(more[name], "more diagnostic", "more diagnostics"), name)
 	}
 }
 
@@ -255,7 +257,9 @@ func lineStarts(src []byte) []int {
 // JSON output of validate (docs/design.md, "Commands"), the shape of Terraform's validate -json,
 // lives in package diagjson, which the thinker uses too.
 
-const jsonFormatVersion = diagjson.FormatVersion
+// JSONFormatVersion is the format_version of the JSON documents flowctl
+// writes (validate --json, plan files).
+const JSONFormatVersion = diagjson.FormatVersion
 
 type (
 	jsonValidate   = diagjson.Validate
@@ -266,14 +270,15 @@ func newJSONValidate(files map[string]*hcl.File, diags hcl.Diagnostics) jsonVali
 	return diagjson.New(files, diags)
 }
 
-func writeJSON(w io.Writer, v any) error {
+// WriteJSON prints v as indented JSON.
+func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
 
-// countDiags returns the numbers of errors and warnings.
-func countDiags(diags hcl.Diagnostics) (errs, warns int) {
+// CountDiags returns the numbers of errors and warnings.
+func CountDiags(diags hcl.Diagnostics) (errs, warns int) {
 	for _, d := range diags {
 		if d.Severity == hcl.DiagError {
 			errs++
@@ -284,9 +289,39 @@ func countDiags(diags hcl.Diagnostics) (errs, warns int) {
 	return
 }
 
-func plural(n int, one, many string) string {
+// Plural is "1 run" or "2 runs".
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// ErrReported is the error of a view that has printed why the command
+// failed: the command ends with exit code 1 and prints nothing more.
+var ErrReported = errors.New("exit status 1")
+
+// Failure is the error of a view that the command reports as one
+// diagnostic without a source range.
+type Failure struct{ Summary, Detail string }
+
+func (f Failure) Error() string { return f.Detail }
+
+// JSONDiagnostics is what a command run with --json prints on standard
+// output when it ends with an error: diagnostics in the shape of validate
+// --json's.
+type JSONDiagnostics struct {
+	JSONHead
+	Diagnostics []diagjson.Diagnostic `json:"diagnostics"`
+}
+
+func newJSONDiagnostics(files map[string]*hcl.File, diags hcl.Diagnostics) JSONDiagnostics {
+	return JSONDiagnostics{JSONHead: JSONHead{"diagnostics", JSONTime(time.Now())}, Diagnostics: diagjson.New(files, diags).Diagnostics}
+}
+
+// WriteDiagnosticsJSON prints diagnostics as one JSON object on one line,
+// so that it can follow a stream of JSON events.
+func WriteDiagnosticsJSON(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {
+	b, _ := json.Marshal(newJSONDiagnostics(files, diags))
+	w.Write(append(b, '\n'))
 }

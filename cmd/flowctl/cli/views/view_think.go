@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"encoding/json"
@@ -14,16 +14,27 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// thinkView renders the thinker's events.
-type thinkView interface {
+// Think renders the thinker's events.
+type Think interface {
 	Event(e thinker.Event)
 	Close()
 }
 
 var (
-	_ thinkView = (*thinkJSON)(nil)
-	_ thinkView = (*thinkHuman)(nil)
+	_ Think = (*thinkJSON)(nil)
+	_ Think = (*thinkHuman)(nil)
 )
+
+// NewThink returns the view of think: JSON events on out, or for people
+// the stages on out and warnings and problems on errw, in colour with
+// errColor. registries are the --registry directories, which the command
+// it suggests next needs too.
+func NewThink(out, errw io.Writer, errColor, jsonOut bool, registries []string) Think {
+	if jsonOut {
+		return newThinkJSON(out)
+	}
+	return &thinkHuman{out: out, err: errw, color: errColor, registries: registries}
+}
 
 // thinkJSON prints one JSON object per event (docs/design.md, "The thinker"); every object has type
 // and time.
@@ -43,7 +54,7 @@ func (v *thinkJSON) Close() {}
 // The JSON shapes of the events.
 type (
 	jsonThinkStage struct {
-		jsonHead
+		JSONHead
 		Stage      string `json:"stage"`
 		Try        int    `json:"try,omitempty"`
 		Block      string `json:"block,omitempty"`
@@ -53,7 +64,7 @@ type (
 		Note       string `json:"note,omitempty"`
 	}
 	jsonLLMRequest struct {
-		jsonHead
+		JSONHead
 		Stage    string `json:"stage"`
 		Model    string `json:"model,omitempty"`
 		Try      int    `json:"try,omitempty"`
@@ -62,7 +73,7 @@ type (
 		Strict   bool   `json:"strict"`
 	}
 	jsonLLMResponse struct {
-		jsonHead
+		JSONHead
 		Stage      string          `json:"stage"`
 		Try        int             `json:"try,omitempty"`
 		Block      string          `json:"block,omitempty"`
@@ -72,11 +83,11 @@ type (
 		Error      string          `json:"error,omitempty"`
 	}
 	jsonDecomposeBlocks struct {
-		jsonHead
+		JSONHead
 		Blocks []thinker.BlockSpec `json:"blocks"`
 	}
 	jsonSearchFound struct {
-		jsonHead
+		JSONHead
 		Block     string  `json:"block"`
 		Found     string  `json:"found"`
 		Runtime   string  `json:"runtime"`
@@ -85,7 +96,7 @@ type (
 		Reason    string  `json:"reason"`
 	}
 	jsonSearchMissing struct {
-		jsonHead
+		JSONHead
 		Block      string          `json:"block"`
 		Candidates []jsonCandidate `json:"candidates"`
 	}
@@ -95,14 +106,14 @@ type (
 		Why   string  `json:"why"`
 	}
 	jsonCreatingBlock struct {
-		jsonHead
+		JSONHead
 		Block   string `json:"block"`
 		Name    string `json:"name"`
 		Runtime string `json:"runtime"`
 		Try     int    `json:"try"`
 	}
 	jsonBlockTest struct {
-		jsonHead
+		JSONHead
 		Block       string                `json:"block"`
 		Name        string                `json:"name"`
 		Try         int                   `json:"try"`
@@ -113,7 +124,7 @@ type (
 		Diagnostics []diagjson.Diagnostic `json:"diagnostics,omitempty"`
 	}
 	jsonBlockCreated struct {
-		jsonHead
+		JSONHead
 		Block   string `json:"block"`
 		Name    string `json:"name"`
 		Runtime string `json:"runtime"`
@@ -124,14 +135,14 @@ type (
 		Staged  bool   `json:"staged,omitempty"`
 	}
 	jsonWired struct {
-		jsonHead
+		JSONHead
 		Try   int      `json:"try,omitempty"`
 		Flow  string   `json:"flow"`
 		File  string   `json:"file"`
 		Steps []string `json:"steps"`
 	}
 	jsonCompileFailed struct {
-		jsonHead
+		JSONHead
 		Try          int                   `json:"try"`
 		File         string                `json:"file"`
 		ErrorCount   int                   `json:"error_count"`
@@ -139,7 +150,7 @@ type (
 		Diagnostics  []diagjson.Diagnostic `json:"diagnostics"`
 	}
 	jsonThinkComplete struct {
-		jsonHead
+		JSONHead
 		Flow          string                `json:"flow"`
 		File          string                `json:"file"`
 		Valid         bool                  `json:"valid"`
@@ -151,7 +162,7 @@ type (
 		Usage         blocks.Usage          `json:"usage"`
 	}
 	jsonProposed struct {
-		jsonHead
+		JSONHead
 		ID      string       `json:"id"`
 		Flow    string       `json:"flow"`
 		File    string       `json:"file"`
@@ -162,14 +173,14 @@ type (
 		Usage   blocks.Usage `json:"usage"`
 	}
 	jsonReplyAdjusted struct {
-		jsonHead
+		JSONHead
 		Stage string   `json:"stage"`
 		Try   int      `json:"try"`
 		Block string   `json:"block,omitempty"`
 		Notes []string `json:"notes"`
 	}
 	jsonThinkError struct {
-		jsonHead
+		JSONHead
 		Stage       string                `json:"stage"`
 		Message     string                `json:"message"`
 		BlockFiles  []string              `json:"block_files"`
@@ -182,60 +193,60 @@ func (v *thinkJSON) Event(e thinker.Event) {
 	var out any
 	switch e := e.(type) {
 	case thinker.StageStarted:
-		j := jsonThinkStage{jsonHead: jsonHead{"stage", jsonTime(e.Time)}, Stage: e.Stage, Try: e.Try, Block: e.Block, Intent: e.Intent, Reason: e.Reason, Note: e.Note}
+		j := jsonThinkStage{JSONHead: JSONHead{"stage", JSONTime(e.Time)}, Stage: e.Stage, Try: e.Try, Block: e.Block, Intent: e.Intent, Reason: e.Reason, Note: e.Note}
 		if e.Stage == thinker.StageSearch {
 			j.Embeddings = &e.Embeddings
 		}
 		out = j
 	case thinker.LLMRequest:
-		out = jsonLLMRequest{jsonHead{"llm_request", jsonTime(e.Time)}, e.Stage, e.Model, e.Try, e.Block, e.Messages, e.Strict}
+		out = jsonLLMRequest{JSONHead{"llm_request", JSONTime(e.Time)}, e.Stage, e.Model, e.Try, e.Block, e.Messages, e.Strict}
 	case thinker.LLMResponse:
-		out = jsonLLMResponse{jsonHead{"llm_response", jsonTime(e.Time)}, e.Stage, e.Try, e.Block, e.Duration.Milliseconds(), e.Usage, e.Reply, e.Error}
+		out = jsonLLMResponse{JSONHead{"llm_response", JSONTime(e.Time)}, e.Stage, e.Try, e.Block, e.Duration.Milliseconds(), e.Usage, e.Reply, e.Error}
 	case thinker.DecomposeBlocks:
-		out = jsonDecomposeBlocks{jsonHead{"decompose_blocks", jsonTime(e.Time)}, e.Blocks}
+		out = jsonDecomposeBlocks{JSONHead{"decompose_blocks", JSONTime(e.Time)}, e.Blocks}
 	case thinker.ReplyAdjusted:
-		out = jsonReplyAdjusted{jsonHead{"reply_adjusted", jsonTime(e.Time)}, e.Stage, e.Try, e.Block, e.Notes}
+		out = jsonReplyAdjusted{JSONHead{"reply_adjusted", JSONTime(e.Time)}, e.Stage, e.Try, e.Block, e.Notes}
 	case thinker.UsageReported:
 		out = newJSONUsage(e)
 	case thinker.PatternUsed:
-		out = jsonPatternUsed{jsonHead{"pattern_used", jsonTime(e.Time)}, e.ID, e.Name, e.Relevance, e.Similarity, nonNil(e.Blocks)}
+		out = jsonPatternUsed{JSONHead{"pattern_used", JSONTime(e.Time)}, e.ID, e.Name, e.Relevance, e.Similarity, nonNil(e.Blocks)}
 	case thinker.Proposed:
-		out = jsonProposed{jsonHead{"proposal", jsonTime(e.Time)}, e.ID, e.Flow, e.File, nonNil(e.Change.Added), nonNil(e.Change.Changed),
+		out = jsonProposed{JSONHead{"proposal", JSONTime(e.Time)}, e.ID, e.Flow, e.File, nonNil(e.Change.Added), nonNil(e.Change.Changed),
 			nonNil(e.Change.Removed), e.Diff, e.Usage}
 	case thinker.SearchFound:
-		out = jsonSearchFound{jsonHead{"search_found", jsonTime(e.Time)}, e.Block, e.Found, e.Runtime, e.Score, e.Relevance, e.Reason}
+		out = jsonSearchFound{JSONHead{"search_found", JSONTime(e.Time)}, e.Block, e.Found, e.Runtime, e.Score, e.Relevance, e.Reason}
 	case thinker.SearchMissing:
 		cands := []jsonCandidate{}
 		for _, c := range e.Candidates {
 			cands = append(cands, jsonCandidate{c.Name, c.Score, c.Why})
 		}
-		out = jsonSearchMissing{jsonHead{"search_missing", jsonTime(e.Time)}, e.Block, cands}
+		out = jsonSearchMissing{JSONHead{"search_missing", JSONTime(e.Time)}, e.Block, cands}
 	case thinker.CreatingBlock:
-		out = jsonCreatingBlock{jsonHead{"creating_block", jsonTime(e.Time)}, e.Block, e.Name, e.Runtime, e.Try}
+		out = jsonCreatingBlock{JSONHead{"creating_block", JSONTime(e.Time)}, e.Block, e.Name, e.Runtime, e.Try}
 	case thinker.BlockTestPassed:
 		ms := e.Duration.Milliseconds()
-		out = jsonBlockTest{jsonHead: jsonHead{"block_test_passed", jsonTime(e.Time)}, Block: e.Block, Name: e.Name, Try: e.Try, DurationMS: &ms}
+		out = jsonBlockTest{JSONHead: JSONHead{"block_test_passed", JSONTime(e.Time)}, Block: e.Block, Name: e.Name, Try: e.Try, DurationMS: &ms}
 	case thinker.BlockTestFailed:
-		j := jsonBlockTest{jsonHead: jsonHead{"block_test_failed", jsonTime(e.Time)}, Block: e.Block, Name: e.Name, Try: e.Try,
+		j := jsonBlockTest{JSONHead: JSONHead{"block_test_failed", JSONTime(e.Time)}, Block: e.Block, Name: e.Name, Try: e.Try,
 			Phase: e.Phase, Error: e.Error, Diff: e.Diff}
 		if len(e.Diagnostics) > 0 {
 			j.Diagnostics = diagjson.New(e.Files, e.Diagnostics).Diagnostics
 		}
 		out = j
 	case thinker.BlockCreated:
-		out = jsonBlockCreated{jsonHead{"block_created", jsonTime(e.Time)}, e.Block, e.Name, e.Runtime, e.File, e.Tries, e.Tested, e.Note, e.Staged}
+		out = jsonBlockCreated{JSONHead{"block_created", JSONTime(e.Time)}, e.Block, e.Name, e.Runtime, e.File, e.Tries, e.Tested, e.Note, e.Staged}
 	case thinker.Wired:
-		out = jsonWired{jsonHead: jsonHead{"wired", jsonTime(e.Time)}, Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
+		out = jsonWired{JSONHead: JSONHead{"wired", JSONTime(e.Time)}, Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
 	case thinker.Repaired:
-		out = jsonWired{jsonHead: jsonHead{"repaired", jsonTime(e.Time)}, Try: e.Try, Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
+		out = jsonWired{JSONHead: JSONHead{"repaired", JSONTime(e.Time)}, Try: e.Try, Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
 	case thinker.CompileFailed:
 		d := diagjson.New(e.Files, e.Diagnostics)
-		out = jsonCompileFailed{jsonHead{"compile_failed", jsonTime(e.Time)}, e.Try, e.File, d.ErrorCount, d.WarningCount, d.Diagnostics}
+		out = jsonCompileFailed{JSONHead{"compile_failed", JSONTime(e.Time)}, e.Try, e.File, d.ErrorCount, d.WarningCount, d.Diagnostics}
 	case thinker.Complete:
-		out = jsonThinkComplete{jsonHead{"complete", jsonTime(e.Time)}, e.Flow, e.File, e.Valid, e.BlocksFound, e.BlocksCreated,
+		out = jsonThinkComplete{JSONHead{"complete", JSONTime(e.Time)}, e.Flow, e.File, e.Valid, e.BlocksFound, e.BlocksCreated,
 			nonNil(e.BlockFiles), nonNil(e.Steps), diagjson.New(e.Files, e.Diagnostics).Diagnostics, e.Usage}
 	case thinker.Failed:
-		out = jsonThinkError{jsonHead{"error", jsonTime(e.Time)}, e.Stage, e.Message, nonNil(e.BlockFiles),
+		out = jsonThinkError{JSONHead{"error", JSONTime(e.Time)}, e.Stage, e.Message, nonNil(e.BlockFiles),
 			diagjson.New(e.Files, e.Diagnostics).Diagnostics, e.Usage}
 	default:
 		return
@@ -257,16 +268,13 @@ func nonNil[T any](s []T) []T {
 // directories, which the command it suggests next needs too.
 type thinkHuman struct {
 	out, err   io.Writer
+	color      bool // colour on err
 	registries []string
 	mu         sync.Mutex
 	// problems are those of the last flow attempt, by problemKey.
 	problems map[string]bool
 	// usage is what the run's requests used, for its last line.
 	usage thinker.Usage
-}
-
-func newThinkHuman(out, err io.Writer, registries []string) *thinkHuman {
-	return &thinkHuman{out: out, err: err, registries: registries}
 }
 
 func (v *thinkHuman) Close() {}
@@ -309,7 +317,7 @@ func (v *thinkHuman) Event(e thinker.Event) {
 		for i, b := range e.Blocks {
 			ids[i] = b.ID
 		}
-		fmt.Fprintf(w, "    %s: %s\n", plural(len(ids), "block", "blocks"), strings.Join(ids, ", "))
+		fmt.Fprintf(w, "    %s: %s\n", Plural(len(ids), "block", "blocks"), strings.Join(ids, ", "))
 	case thinker.SearchFound:
 		kind := e.Runtime
 		if kind == blocks.RuntimeBuiltin {
@@ -348,7 +356,7 @@ func (v *thinkHuman) Event(e thinker.Event) {
 		if e.Valid {
 			fmt.Fprintf(w, "    ✓ the flow validates\n")
 		}
-		fmt.Fprintf(w, "\nWrote %s: %s", e.File, plural(len(e.Steps), "step", "steps"))
+		fmt.Fprintf(w, "\nWrote %s: %s", e.File, Plural(len(e.Steps), "step", "steps"))
 		if len(e.BlocksFound) > 0 {
 			fmt.Fprintf(w, "; found %s", blockList(e.BlocksFound))
 		}
@@ -357,11 +365,11 @@ func (v *thinkHuman) Event(e thinker.Event) {
 		}
 		fmt.Fprintf(w, ".\n%s\n", usageLine(v.usage))
 		if e.Valid {
-			writeHumanDiagnostics(v.err, e.Files, e.Diagnostics) // warnings
+			WriteDiagnostics(v.err, v.color, e.Files, e.Diagnostics) // warnings
 			fmt.Fprintf(w, "Next: %s\n", nextCommand(e.File, e.Files, v.registries))
 		} else {
 			fmt.Fprintln(v.err, "Still wrong with the flow written (--force):")
-			writeStillWrong(v.err, e.Files, e.Diagnostics)
+			WriteStillWrong(v.err, v.color, e.Files, e.Diagnostics)
 		}
 	case thinker.Proposed:
 		fmt.Fprintf(w, "    ✓ the changed flow validates\n\nProposal %s for %s:\n", e.ID, e.File)
@@ -382,9 +390,9 @@ func (v *thinkHuman) Event(e thinker.Event) {
 	}
 }
 
-// shellQuote quotes s for a POSIX shell when it holds anything but
+// ShellQuote quotes s for a POSIX shell when it holds anything but
 // letters, digits and the punctuation of ordinary paths.
-func shellQuote(s string) string {
+func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
 		return s
 	}
@@ -418,3 +426,14 @@ func diagLine(d *hcl.Diagnostic) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// jsonPatternUsed is the event pattern_used of think --json.
+type jsonPatternUsed struct {
+	JSONHead
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	Relevance float64 `json:"relevance"`
+	// Similarity is the embeddings' cosine similarity; absent without them.
+	Similarity float64  `json:"similarity,omitempty"`
+	Blocks     []string `json:"blocks"`
+}

@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// testView renders the results of flowctl test.
-type testView interface {
+// Test renders the results of flowctl test.
+type Test interface {
 	// Block shows the results of one block's examples.
 	Block(results []blocktest.Result)
 	// Tests shows the results of flow tests; files are the parsed files
@@ -26,9 +26,28 @@ type testView interface {
 }
 
 var (
-	_ testView = (*testHuman)(nil)
-	_ testView = (*testJSON)(nil)
+	_ Test = (*testHuman)(nil)
+	_ Test = (*testJSON)(nil)
+	_ Test = testGitHub{}
+	_ Test = (*junitReport)(nil)
 )
+
+// NewTest returns the view of a --format of flowctl test ("json",
+// "github", else for people), which with junit set also writes a JUnit
+// XML report to that file when done.
+func NewTest(w io.Writer, format, junit string) Test {
+	var v Test = newTestHuman(w)
+	switch format {
+	case "json":
+		v = newTestJSON(w)
+	case "github":
+		v = testGitHub{newTestHuman(w)}
+	}
+	if junit != "" {
+		v = newJUnitReport(v, junit)
+	}
+	return v
+}
 
 type testCounts struct {
 	Passed  int `json:"passed"`
@@ -61,7 +80,7 @@ func (c *testCounts) add(r blocktest.Result) {
 
 func (c *testCounts) result() error {
 	if c.Failed > 0 || c.Errored > 0 {
-		return exitError{exitFailure}
+		return ErrReported
 	}
 	return nil
 }
@@ -81,7 +100,7 @@ func (v *testHuman) Block(results []blocktest.Result) {
 		name := fmt.Sprintf("%s example %d", r.Block, r.Example)
 		switch r.Status {
 		case blocktest.StatusPassed:
-			fmt.Fprintf(v.w, "PASS %s (%s)\n", name, formatDuration(r.Duration))
+			fmt.Fprintf(v.w, "PASS %s (%s)\n", name, FormatDuration(r.Duration))
 		case blocktest.StatusSkipped:
 			fmt.Fprintf(v.w, "SKIP %s: %s\n", name, r.Error)
 		default:
@@ -101,13 +120,13 @@ func (v *testHuman) Tests(results []flowtest.Result, files map[string]*hcl.File)
 		}
 		if r.Runs > 0 {
 			fmt.Fprintf(v.w, "%s %s (%s, %s): %d of %d runs passed, pass^%d %s\n", word, r.Test, testPlace(r),
-				formatDuration(r.Duration), r.Passes, r.Runs, r.Runs, yesNo(r.Passes == r.Runs))
+				FormatDuration(r.Duration), r.Passes, r.Runs, r.Runs, yesNo(r.Passes == r.Runs))
 		} else {
-			fmt.Fprintf(v.w, "%s %s (%s, %s)\n", word, r.Test, testPlace(r), formatDuration(r.Duration))
+			fmt.Fprintf(v.w, "%s %s (%s, %s)\n", word, r.Test, testPlace(r), FormatDuration(r.Duration))
 		}
 		if len(r.Failures) > 0 {
 			var b strings.Builder
-			writeHumanDiagnostics(&b, files, r.Failures)
+			WriteDiagnostics(&b, false, files, r.Failures)
 			writeIndented(v.w, "    ", b.String())
 		}
 	}
@@ -116,7 +135,7 @@ func (v *testHuman) Tests(results []flowtest.Result, files map[string]*hcl.File)
 func (v *testHuman) Done(blocks int) error {
 	c := v.counts
 	if c.Passed+c.Failed+c.Errored+c.Skipped == 0 {
-		fmt.Fprintf(v.w, "No examples or tests found in %s.\n", plural(blocks, "block", "blocks"))
+		fmt.Fprintf(v.w, "No examples or tests found in %s.\n", Plural(blocks, "block", "blocks"))
 		return nil
 	}
 	fmt.Fprintf(v.w, "%d passed, %d failed, %d errored, %d skipped\n", c.Passed, c.Failed, c.Errored, c.Skipped)
@@ -227,8 +246,13 @@ func jsonRange(rng hcl.Range) *diagjson.Range {
 }
 
 func (v *testJSON) Done(int) error {
-	if err := writeJSON(v.w, v.out); err != nil {
+	if err := WriteJSON(v.w, v.out); err != nil {
 		return err
 	}
 	return v.out.result()
+}
+
+// testPlace is where a test is: FILE:LINE.
+func testPlace(r flowtest.Result) string {
+	return fmt.Sprintf("%s:%d", RelPath(r.Range.Filename), r.Range.Start.Line)
 }

@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"bytes"
@@ -15,25 +15,43 @@ import (
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
-// runsView renders the recorded runs: a list, or one run with its steps.
-// waits are the open approvals of runs, by run ID.
-type runsView interface {
+// Runs renders the recorded runs: a list, one run with its steps, or
+// every instance of one step. waits are the open approvals of runs, by
+// run ID.
+type Runs interface {
 	// List lists runs; depth is how far each is below the top-level
 	// run listed before it (0 for a top-level run).
 	List(runs []*state.Run, depth map[string]int, waits map[string][]*state.Approval) error
-	Show(t *runTree, waits []*state.Approval) error
+	Show(t *RunTree, waits []*state.Approval) error
+	Step(runID, step string, rows []*state.StepResult) error
+}
+
+// RunTree is a run with its step results and the runs its step instances
+// started (steps that use a flow, tool calls), by step instance label.
+type RunTree struct {
+	Run      *state.Run
+	Steps    []*state.StepResult
+	Children map[string][]*RunTree
+	// Summaries are the steps of more than MaxListedInstances
+	// instances, by the row that stands for each in Steps.
+	Summaries map[*state.StepResult]*StepSummary
+	// Outputs and FailedOutputs are the run's outputs, and those it has
+	// no value for (runs show prints them).
+	Outputs       map[string]any
+	FailedOutputs []runtime.FailedOutput
 }
 
 var (
-	_ runsView = runsHuman{}
-	_ runsView = runsJSON{}
+	_ Runs = runsHuman{}
+	_ Runs = runsJSON{}
 )
 
-func newRunsView(s streams, jsonOut bool) runsView {
+// NewRuns returns the view of runs: tables, or JSON.
+func NewRuns(w io.Writer, jsonOut bool) Runs {
 	if jsonOut {
-		return runsJSON{s.out}
+		return runsJSON{w}
 	}
-	return runsHuman{s.out}
+	return runsHuman{w}
 }
 
 // runsHuman prints tables.
@@ -74,7 +92,7 @@ func (v runsHuman) List(runs []*state.Run, depth map[string]int, waits map[strin
 
 // approvalText is what an approval waits for: step, message, deadline.
 func approvalText(a *state.Approval) string {
-	text := fmt.Sprintf("%s: %s", instanceLabel(a.Step, a.Instance), a.Message)
+	text := fmt.Sprintf("%s: %s", InstanceLabel(a.Step, a.Instance), a.Message)
 	if !a.Deadline.IsZero() {
 		text += fmt.Sprintf(" (until %s)", a.Deadline.Local().Format("2006-01-02 15:04"))
 	}
@@ -93,9 +111,9 @@ type jsonWait struct {
 func newJSONWaits(as []*state.Approval) []jsonWait {
 	var out []jsonWait
 	for _, a := range as {
-		w := jsonWait{Step: a.Step, Instance: a.Instance, Message: a.Message, Since: jsonTime(a.RequestedAt)}
+		w := jsonWait{Step: a.Step, Instance: a.Instance, Message: a.Message, Since: JSONTime(a.RequestedAt)}
 		if !a.Deadline.IsZero() {
-			d := jsonTime(a.Deadline)
+			d := JSONTime(a.Deadline)
 			w.Deadline = &d
 		}
 		out = append(out, w)
@@ -103,8 +121,8 @@ func newJSONWaits(as []*state.Approval) []jsonWait {
 	return out
 }
 
-func (v runsHuman) Show(t *runTree, waits []*state.Approval) error {
-	w, run, steps := v.w, t.run, t.steps
+func (v runsHuman) Show(t *RunTree, waits []*state.Approval) error {
+	w, run, steps := v.w, t.Run, t.Steps
 	fmt.Fprintf(w, "Run %s of flow %q: %s\n", run.ID, run.Flow, run.Status)
 	for _, a := range waits {
 		fmt.Fprintf(w, "Waits for %s\n", approvalText(a))
@@ -117,18 +135,16 @@ func (v runsHuman) Show(t *runTree, waits []*state.Approval) error {
 		fmt.Fprintf(w, "\nTokens: %s in all.\n", t)
 	}
 	writeStepOutputs(w, steps)
-	if len(t.summaries) > 0 {
-		fmt.Fprintf(w, "\nSteps of more than %d instances:\n", maxListedInstances)
-		writeSummaryOutputs(w, run.ID, t.summaries)
+	if len(t.Summaries) > 0 {
+		fmt.Fprintf(w, "\nSteps of more than %d instances:\n", MaxListedInstances)
+		writeSummaryOutputs(w, run.ID, t.Summaries)
 	}
 	writeLogged(w, run.ID, steps)
-	if outputs, failed, err := runOutputs(run); err == nil {
-		if len(outputs) > 0 {
-			fmt.Fprintln(w, "\nOutputs:")
-			writeOutputs(w, storedOutputs(outputs))
-		}
-		writeFailedOutputs(w, failed)
+	if len(t.Outputs) > 0 {
+		fmt.Fprintln(w, "\nOutputs:")
+		writeOutputs(w, storedOutputs(t.Outputs))
 	}
+	writeFailedOutputs(w, t.FailedOutputs)
 	// The run's error repeats the first failure of a step, shown above:
 	// it is shown when no step failed (a timeout, a memory not saved).
 	if run.Error != "" && !failed {
@@ -144,23 +160,23 @@ func (v runsHuman) Show(t *runTree, waits []*state.Approval) error {
 // step failed the same way before it: its row says which, and under the
 // step's last row how many failed as each did. It reports whether a step
 // failed.
-func writeStepRows(r *stepRows, t *runTree, prefix string) bool {
+func writeStepRows(r *stepRows, t *RunTree, prefix string) bool {
 	failed := false
-	for i, sr := range t.steps {
-		if s := t.summaries[sr]; s != nil {
+	for i, sr := range t.Steps {
+		if s := t.Summaries[sr]; s != nil {
 			writeSummaryRow(r.tb, prefix, s)
-			failed = failed || s.instances > s.succeededCount()
+			failed = failed || s.Instances > s.succeededCount()
 			continue
 		}
-		if r.instance(prefix, t.run.ID, sr) {
+		if r.instance(prefix, t.Run.ID, sr) {
 			failed = true
 		}
-		if i+1 == len(t.steps) || t.steps[i+1].Step != sr.Step {
+		if i+1 == len(t.Steps) || t.Steps[i+1].Step != sr.Step {
 			r.sameWay(prefix, sr.Step)
 		}
-		for _, kid := range t.children[resultLabel(sr)] {
-			r.tb.row(fmt.Sprintf("%s  run %s of flow %q (%s)", prefix, kid.run.ID, kid.run.Flow, kid.run.Origin),
-				kid.run.Status, "", runDuration(kid.run), tokens(kid.run.Usage), "")
+		for _, kid := range t.Children[ResultLabel(sr)] {
+			r.tb.row(fmt.Sprintf("%s  run %s of flow %q (%s)", prefix, kid.Run.ID, kid.Run.Flow, kid.Run.Origin),
+				kid.Run.Status, "", runDuration(kid.Run), tokens(kid.Run.Usage), "")
 			if writeStepRows(r, kid, prefix+"    ") {
 				failed = true
 			}
@@ -186,7 +202,7 @@ func newStepRows() *stepRows {
 // under it, or which instance failed the same way before it. It reports
 // whether the instance failed.
 func (r *stepRows) instance(prefix, runID string, sr *state.StepResult) bool {
-	label := resultLabel(sr)
+	label := ResultLabel(sr)
 	note := ""
 	first, same := "", false
 	if sr.Error != "" {
@@ -231,34 +247,34 @@ func (v runsJSON) List(runs []*state.Run, _ map[string]int, waits map[string][]*
 		jr.WaitingFor = newJSONWaits(waits[r.ID])
 		out = append(out, jr)
 	}
-	return writeJSON(v.w, out)
+	return WriteJSON(v.w, out)
 }
 
-func (v runsJSON) Show(t *runTree, waits []*state.Approval) error {
+func (v runsJSON) Show(t *RunTree, waits []*state.Approval) error {
 	out := newJSONRunSteps(t)
 	out.WaitingFor = newJSONWaits(waits)
-	return writeJSON(v.w, out)
+	return WriteJSON(v.w, out)
 }
 
 // jsonRunSteps is a run with its steps in runs show --json; each step
 // has the runs it started.
-type jsonRunSteps struct {
+type JSONRunSteps struct {
 	jsonRun
 	Origin string     `json:"origin,omitempty"`
 	Steps  []jsonStep `json:"steps"`
-	// Summarized are the steps of more than maxListedInstances instances:
+	// Summarized are the steps of more than MaxListedInstances instances:
 	// Steps lists only those of their instances that did not succeed.
 	Summarized []jsonStepSummary `json:"summarized,omitempty"`
 }
 
-func newJSONRunSteps(t *runTree) jsonRunSteps {
-	out := jsonRunSteps{jsonRun: newJSONRun(t.run), Origin: t.run.Origin, Steps: []jsonStep{}, Summarized: newJSONSummaries(t.summaries)}
-	for _, sr := range t.steps {
-		if t.summaries[sr] != nil {
+func newJSONRunSteps(t *RunTree) JSONRunSteps {
+	out := JSONRunSteps{jsonRun: newJSONRun(t.Run), Origin: t.Run.Origin, Steps: []jsonStep{}, Summarized: newJSONSummaries(t.Summaries)}
+	for _, sr := range t.Steps {
+		if t.Summaries[sr] != nil {
 			continue
 		}
 		js := newJSONStep(sr)
-		for _, kid := range t.children[resultLabel(sr)] {
+		for _, kid := range t.Children[ResultLabel(sr)] {
 			js.Runs = append(js.Runs, newJSONRunSteps(kid))
 		}
 		out.Steps = append(out.Steps, js)
@@ -269,8 +285,8 @@ func newJSONRunSteps(t *runTree) jsonRunSteps {
 func newJSONStep(sr *state.StepResult) jsonStep {
 	return jsonStep{
 		Step: sr.Step, Instance: sr.Instance, Status: sr.Status, Attempts: sr.Attempts,
-		StartedAt: jsonTime(sr.StartedAt), DurationMS: sr.FinishedAt.Sub(sr.StartedAt).Milliseconds(),
-		Outputs: plainStored(sr.Outputs), Sensitive: sr.Sensitive, Error: sr.Error, Usage: nonEmpty(sr.Usage), Log: sr.Log,
+		StartedAt: JSONTime(sr.StartedAt), DurationMS: sr.FinishedAt.Sub(sr.StartedAt).Milliseconds(),
+		Outputs: plainStored(sr.Outputs), Sensitive: sr.Sensitive, Error: sr.Error, Usage: NonEmpty(sr.Usage), Log: sr.Log,
 	}
 }
 
@@ -303,12 +319,12 @@ type jsonRun struct {
 
 func newJSONRun(r *state.Run) jsonRun {
 	jr := jsonRun{
-		ID: r.ID, Flow: r.Flow, Namespace: r.Namespace, Status: r.Status, StartedAt: jsonTime(r.StartedAt),
-		Inputs: nonEmpty(r.Inputs), Outputs: nonEmpty(r.Outputs), FailedOutputs: nonEmpty(r.FailedOutputs),
-		Error: r.Error, Usage: nonEmpty(r.Usage), ParentRun: r.ParentRun, ParentStep: r.ParentStep,
+		ID: r.ID, Flow: r.Flow, Namespace: r.Namespace, Status: r.Status, StartedAt: JSONTime(r.StartedAt),
+		Inputs: NonEmpty(r.Inputs), Outputs: NonEmpty(r.Outputs), FailedOutputs: NonEmpty(r.FailedOutputs),
+		Error: r.Error, Usage: NonEmpty(r.Usage), ParentRun: r.ParentRun, ParentStep: r.ParentStep,
 	}
 	if !r.FinishedAt.IsZero() {
-		t, d := jsonTime(r.FinishedAt), r.FinishedAt.Sub(r.StartedAt).Milliseconds()
+		t, d := JSONTime(r.FinishedAt), r.FinishedAt.Sub(r.StartedAt).Milliseconds()
 		jr.FinishedAt, jr.DurationMS = &t, &d
 	}
 	return jr
@@ -320,14 +336,14 @@ func stepDuration(sr *state.StepResult) string {
 	if sr.FinishedAt.IsZero() || sr.StartedAt.IsZero() || sr.Status == string(runtime.StatusCached) || sr.Status == string(runtime.StatusSkipped) {
 		return "-"
 	}
-	return formatDuration(sr.FinishedAt.Sub(sr.StartedAt))
+	return FormatDuration(sr.FinishedAt.Sub(sr.StartedAt))
 }
 
 func runDuration(r *state.Run) string {
 	if r.FinishedAt.IsZero() {
 		return "-"
 	}
-	return formatDuration(r.FinishedAt.Sub(r.StartedAt))
+	return FormatDuration(r.FinishedAt.Sub(r.StartedAt))
 }
 
 type jsonStep struct {
@@ -344,7 +360,7 @@ type jsonStep struct {
 	Log        string          `json:"log,omitempty"`
 	// Runs are the runs the step instance started: the flow it uses, the
 	// flows its tool calls ran.
-	Runs []jsonRunSteps `json:"runs,omitempty"`
+	Runs []JSONRunSteps `json:"runs,omitempty"`
 }
 
 // writeLogged names the step instances that printed something.
@@ -352,7 +368,7 @@ func writeLogged(w io.Writer, runID string, steps []*state.StepResult) {
 	var logged []string
 	for _, sr := range steps {
 		if sr.Log != "" {
-			logged = append(logged, fmt.Sprintf("%s (%s)", resultLabel(sr), plural(strings.Count(sr.Log, "\n")+1, "line", "lines")))
+			logged = append(logged, fmt.Sprintf("%s (%s)", ResultLabel(sr), Plural(strings.Count(sr.Log, "\n")+1, "line", "lines")))
 		}
 	}
 	if len(logged) > 0 {
@@ -377,11 +393,21 @@ func writeStepOutputs(w io.Writer, steps []*state.StepResult) {
 			fmt.Fprintln(w, "\nStep outputs:")
 			header = true
 		}
-		fmt.Fprintf(w, "  %s = %s\n", resultLabel(sr), cut(text, maxStepOutputWidth))
+		fmt.Fprintf(w, "  %s = %s\n", ResultLabel(sr), Cut(text, maxStepOutputWidth))
 	}
 }
 
-func resultLabel(sr *state.StepResult) string { return instanceLabel(sr.Step, sr.Instance) }
+// ResultLabel is a step result's label: STEP, or STEP[KEY].
+func ResultLabel(sr *state.StepResult) string { return InstanceLabel(sr.Step, sr.Instance) }
+
+// InstanceLabel is the label of a step instance: step, or step[instance]
+// for an instance of a step with for_each.
+func InstanceLabel(step, instance string) string {
+	if instance == "" {
+		return step
+	}
+	return step + "[" + instance + "]"
+}
 
 // compactJSON removes the insignificant spaces of JSON.
 func compactJSON(raw json.RawMessage) []byte {
@@ -392,8 +418,8 @@ func compactJSON(raw json.RawMessage) []byte {
 	return b.Bytes()
 }
 
-// cut shortens s to at most n runes, ending it with … when cut.
-func cut(s string, n int) string {
+// Cut shortens s to at most n runes, ending it with … when cut.
+func Cut(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -430,24 +456,25 @@ func tokens(raw json.RawMessage) string {
 	return fmt.Sprint(u.Total)
 }
 
-// logsView prints step logs: for people, a header per step instance and its
+// Logs prints step logs: for people, a header per step instance and its
 // lines; as JSON, one object per instance and line ({step, instance, line}).
-type logsView interface {
+type Logs interface {
 	Log(sr *state.StepResult)
 	Close() error
 }
 
-func newLogsView(s streams, jsonOut bool) logsView {
+// NewLogs returns the view of runs logs: for people, or JSON lines.
+func NewLogs(w io.Writer, jsonOut bool) Logs {
 	if jsonOut {
-		return &logsJSON{enc: json.NewEncoder(s.out)}
+		return &logsJSON{enc: json.NewEncoder(w)}
 	}
-	return logsHuman{s.out}
+	return logsHuman{w}
 }
 
 type logsHuman struct{ w io.Writer }
 
 func (v logsHuman) Log(sr *state.StepResult) {
-	fmt.Fprintf(v.w, "── %s (%s)\n", resultLabel(sr), sr.Status)
+	fmt.Fprintf(v.w, "── %s (%s)\n", ResultLabel(sr), sr.Status)
 	fmt.Fprintln(v.w, lang.EscapeControl(sr.Log))
 }
 
@@ -462,3 +489,11 @@ func (v *logsJSON) Log(sr *state.StepResult) {
 }
 
 func (v *logsJSON) Close() error { return nil }
+
+// NonEmpty is raw, or nil when it is empty or JSON null.
+func NonEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return raw
+}

@@ -1,4 +1,4 @@
-package cli
+package views
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ type stepGroup struct {
 // group counts an instance of a step with for_each in its step's line,
 // and reports whether the instance has a line of its own: with verbose,
 // and for the first failure of each kind (shown in full).
-func (v *applyHuman) group(e runtime.StepFinished, label string) bool {
+func (v *ApplyHuman) group(e runtime.StepFinished, label string) bool {
 	if v.groups == nil {
 		v.groups = map[string]*stepGroup{}
 	}
@@ -66,7 +66,7 @@ var groupOrder = []string{"ok", "cached", "kept", "skipped", "failed", "cancelle
 // cached, 2 ok  (5,000 instances, 1.2s)"), then the instances that failed
 // as others did. A step of whose instances nothing was seen (none) has
 // no line.
-func (v *applyHuman) endGroup(step string, took time.Duration, instances int) {
+func (v *ApplyHuman) endGroup(step string, took time.Duration, instances int) {
 	g := v.groups[step]
 	if g == nil {
 		return
@@ -95,7 +95,7 @@ func (v *applyHuman) endGroup(step string, took time.Duration, instances int) {
 	instances = max(instances, g.n)
 	about := commaPlural(instances, "instance", "instances")
 	if took > 0 {
-		about += ", " + formatDuration(took)
+		about += ", " + FormatDuration(took)
 	}
 	line := fmt.Sprintf("  %s %-9s %-*s  %s  (%s)", statusMarks[status], status, v.labels, step+"[*]", strings.Join(parts, ", "), about)
 	if status == runtime.StatusCached && v.color {
@@ -114,7 +114,7 @@ func (v *applyHuman) endGroup(step string, took time.Duration, instances int) {
 // endGroups prints the lines of the steps with for_each whose end the
 // engine did not report (StepEnded), in the order of their names, when
 // the run ends or waits.
-func (v *applyHuman) endGroups() {
+func (v *ApplyHuman) endGroups() {
 	for _, step := range slices.Sorted(maps.Keys(v.groups)) {
 		g := v.groups[step]
 		v.endGroup(step, time.Since(g.first), g.n)
@@ -122,7 +122,7 @@ func (v *applyHuman) endGroups() {
 }
 
 // countsText is how many step instances ended each way.
-func (v *applyHuman) countsText() string {
+func (v *ApplyHuman) countsText() string {
 	var parts []string
 	for _, st := range []runtime.Status{runtime.StatusOK, runtime.StatusCached, runtime.StatusSkipped, runtime.StatusFailed, runtime.StatusCancelled, runtime.StatusWaiting} {
 		if n := v.counts[st]; n > 0 {
