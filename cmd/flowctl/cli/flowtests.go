@@ -112,10 +112,8 @@ type watchTests struct {
 	views.Watch
 	ctx  context.Context
 	flow string
-	s    streams
 	f    *runFlags
 	ex   *blocks.Executors
-	json bool
 }
 
 func (v *watchTests) Event(e any) {

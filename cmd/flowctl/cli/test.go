@@ -116,7 +116,7 @@ func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags
 	}
 	writeHumanDiagnostics(s.err, parser.Files(), diags)
 
-	view := views.NewTest(s.out, tf.format, tf.junit)
+	view := views.NewTest(s.out, tf.format, workDir(), saveJUnit(tf.junit))
 	examples := 0
 	for _, b := range found {
 		examples += len(b.Def.Examples)

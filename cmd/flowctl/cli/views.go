@@ -28,6 +28,22 @@ func defaultModel() string {
 	return llm.DefaultModel
 }
 
+// workDir is the working directory, which views show paths relative to;
+// "" when it cannot be read.
+func workDir() string {
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// saveJUnit is what writes the JUnit report of test --junit to path; nil
+// without one.
+func saveJUnit(path string) func([]byte) error {
+	if path == "" {
+		return nil
+	}
+	return func(xml []byte) error { return os.WriteFile(path, xml, 0o666) }
+}
+
 // writeHumanDiagnostics prints diagnostics for people (views.WriteDiagnostics),
 // in colour on a terminal.
 func writeHumanDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {

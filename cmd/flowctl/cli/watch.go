@@ -50,9 +50,9 @@ cancelled and what finished is kept.`,
 			defer st.Close()
 			ctx, stop := interruptible()
 			defer stop()
-			view := views.NewWatch(s.out, s.err, colorTerminal(s.out), colorTerminal(s.err), jsonOut, f.verbose)
+			view := views.NewWatch(s.out, s.err, colorTerminal(s.out), colorTerminal(s.err), jsonOut, f.verbose, workDir())
 			if withTests {
-				view = &watchTests{Watch: view, ctx: ctx, flow: path, s: s, f: &f, ex: ex, json: jsonOut}
+				view = &watchTests{Watch: view, ctx: ctx, flow: path, f: &f, ex: ex}
 			}
 			err = watch.Run(ctx, watch.Options{
 				FlowFile: path, RegistryDirs: f.registries, GoEngine: f.goEngine, Inputs: given, Secrets: secrets,

@@ -1,10 +1,10 @@
 package views
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -49,7 +49,8 @@ func (v testGitHub) Tests(results []flowtest.Result, files map[string]*hcl.File)
 // user sees is its inner view's.
 type junitReport struct {
 	Test
-	path   string
+	wd     string                 // file names are relative to it
+	save   func(xml []byte) error // writes the report
 	suites map[string]*junitSuite
 	order  []string
 }
@@ -84,8 +85,8 @@ type junitMessage struct {
 	Text    string `xml:",chardata"`
 }
 
-func newJUnitReport(inner Test, path string) *junitReport {
-	return &junitReport{Test: inner, path: path, suites: map[string]*junitSuite{}}
+func newJUnitReport(inner Test, wd string, save func([]byte) error) *junitReport {
+	return &junitReport{Test: inner, wd: wd, save: save, suites: map[string]*junitSuite{}}
 }
 
 func (j *junitReport) suite(file string) *junitSuite {
@@ -126,7 +127,7 @@ func (j *junitReport) Block(results []blocktest.Result) {
 		case blocktest.StatusSkipped:
 			c.Skipped = &junitMessage{Message: r.Error}
 		}
-		j.add(RelPath(r.Range.Filename), r.Duration, c)
+		j.add(relPath(j.wd, r.Range.Filename), r.Duration, c)
 	}
 }
 
@@ -144,7 +145,7 @@ func (j *junitReport) Tests(results []flowtest.Result, files map[string]*hcl.Fil
 				c.Failure = m
 			}
 		}
-		j.add(RelPath(r.Range.Filename), r.Duration, c)
+		j.add(relPath(j.wd, r.Range.Filename), r.Duration, c)
 	}
 }
 
@@ -154,25 +155,17 @@ func (j *junitReport) Done(blocks int) error {
 	for _, f := range j.order {
 		out.Suites = append(out.Suites, j.suites[f])
 	}
-	if werr := writeXMLFile(j.path, out); werr != nil {
-		return werr
+	var b bytes.Buffer
+	if werr := writeXML(&b, out); werr != nil {
+		return fmt.Errorf("writing the JUnit report: %w", werr)
+	}
+	if werr := j.save(b.Bytes()); werr != nil {
+		return fmt.Errorf("writing the JUnit report: %w", werr)
 	}
 	return err
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
-
-func writeXMLFile(path string, v any) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("writing the JUnit report: %w", err)
-	}
-	if err := writeXML(f, v); err != nil {
-		f.Close()
-		return fmt.Errorf("writing the JUnit report: %w", err)
-	}
-	return f.Close()
-}
 
 func writeXML(w io.Writer, v any) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {

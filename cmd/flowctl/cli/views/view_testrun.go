@@ -33,18 +33,19 @@ var (
 )
 
 // NewTest returns the view of a --format of flowctl test ("json",
-// "github", else for people), which with junit set also writes a JUnit
-// XML report to that file when done.
-func NewTest(w io.Writer, format, junit string) Test {
-	var v Test = newTestHuman(w)
+// "github", else for people), showing files relative to the working
+// directory wd. With junit, it also makes a JUnit XML report when done
+// and hands it to junit (which writes the file of --junit).
+func NewTest(w io.Writer, format, wd string, junit func(xml []byte) error) Test {
+	var v Test = newTestHuman(w, wd)
 	switch format {
 	case "json":
 		v = newTestJSON(w)
 	case "github":
-		v = testGitHub{newTestHuman(w)}
+		v = testGitHub{newTestHuman(w, wd)}
 	}
-	if junit != "" {
-		v = newJUnitReport(v, junit)
+	if junit != nil {
+		v = newJUnitReport(v, wd, junit)
 	}
 	return v
 }
@@ -89,10 +90,11 @@ func (c *testCounts) result() error {
 // and the counts.
 type testHuman struct {
 	w      io.Writer
+	wd     string // file names are relative to it
 	counts testCounts
 }
 
-func newTestHuman(w io.Writer) *testHuman { return &testHuman{w: w} }
+func newTestHuman(w io.Writer, wd string) *testHuman { return &testHuman{w: w, wd: wd} }
 
 func (v *testHuman) Block(results []blocktest.Result) {
 	for _, r := range results {
@@ -119,10 +121,10 @@ func (v *testHuman) Tests(results []flowtest.Result, files map[string]*hcl.File)
 			word = "ERROR"
 		}
 		if r.Runs > 0 {
-			fmt.Fprintf(v.w, "%s %s (%s, %s): %d of %d runs passed, pass^%d %s\n", word, r.Test, testPlace(r),
+			fmt.Fprintf(v.w, "%s %s (%s, %s): %d of %d runs passed, pass^%d %s\n", word, r.Test, testPlace(v.wd, r),
 				FormatDuration(r.Duration), r.Passes, r.Runs, r.Runs, yesNo(r.Passes == r.Runs))
 		} else {
-			fmt.Fprintf(v.w, "%s %s (%s, %s)\n", word, r.Test, testPlace(r), FormatDuration(r.Duration))
+			fmt.Fprintf(v.w, "%s %s (%s, %s)\n", word, r.Test, testPlace(v.wd, r), FormatDuration(r.Duration))
 		}
 		if len(r.Failures) > 0 {
 			var b strings.Builder
@@ -252,7 +254,7 @@ func (v *testJSON) Done(int) error {
 	return v.out.result()
 }
 
-// testPlace is where a test is: FILE:LINE.
-func testPlace(r flowtest.Result) string {
-	return fmt.Sprintf("%s:%d", RelPath(r.Range.Filename), r.Range.Start.Line)
+// testPlace is where a test is: FILE:LINE, relative to wd.
+func testPlace(wd string, r flowtest.Result) string {
+	return fmt.Sprintf("%s:%d", relPath(wd, r.Range.Filename), r.Range.Start.Line)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -34,12 +33,13 @@ var (
 
 // NewWatch returns the view of watch: JSON events on out, or for people
 // the cycles on out and the diagnostics on errw; color and errColor say
-// whether each shows colours, verbose prints what steps log.
-func NewWatch(out, errw io.Writer, color, errColor, jsonOut, verbose bool) Watch {
+// whether each shows colours, verbose prints what steps log, and files
+// are shown relative to the working directory wd.
+func NewWatch(out, errw io.Writer, color, errColor, jsonOut, verbose bool, wd string) Watch {
 	if jsonOut {
 		return &watchJSON{applyJSON: NewApplyJSON(out)}
 	}
-	return &watchHuman{w: out, errw: errw, color: color, errColor: errColor, verbose: verbose, failures: sameFailures{}}
+	return &watchHuman{w: out, errw: errw, color: color, errColor: errColor, verbose: verbose, wd: wd, failures: sameFailures{}}
 }
 
 // watchJSON prints the runtime's events as apply --json does, framed by
@@ -102,8 +102,9 @@ func (v *watchJSON) write(x any) {
 // are counted), the outputs and what changed in them, or the diagnostics.
 type watchHuman struct {
 	w, errw         io.Writer
-	color, errColor bool // colours on w, on errw
-	verbose         bool // print what steps log
+	color, errColor bool   // colours on w, on errw
+	verbose         bool   // print what steps log
+	wd              string // file names are relative to it
 	mu              sync.Mutex
 	last            int // the last good cycle
 	// failures are the errors of this cycle shown in full, by step.
@@ -119,7 +120,7 @@ func (v *watchHuman) Event(e any) {
 		if len(e.Changed) > 0 {
 			var names []string
 			for _, c := range e.Changed {
-				names = append(names, RelPath(c))
+				names = append(names, relPath(v.wd, c))
 			}
 			what = strings.Join(names, ", ") + " changed"
 		}
@@ -209,14 +210,15 @@ func (v *watchJSON) Tests(cycle int, results []flowtest.Result, files map[string
 
 func (v *watchHuman) Tests(_ int, results []flowtest.Result, files map[string]*hcl.File, diags hcl.Diagnostics) {
 	WriteDiagnostics(v.errw, v.errColor, files, diags)
-	h := newTestHuman(v.w)
+	h := newTestHuman(v.w, v.wd)
 	h.Tests(results, files)
 	c := h.counts
 	fmt.Fprintf(v.w, "  tests: %d passed, %d failed, %d errored\n\n", c.Passed, c.Failed, c.Errored)
 }
 
-func RelPath(p string) string {
-	if wd, err := os.Getwd(); err == nil {
+// relPath is p relative to the directory wd when it is under it, else p.
+func relPath(wd, p string) string {
+	if wd != "" {
 		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
 			return r
 		}
