@@ -51,11 +51,12 @@ func NewApplyJSON(w io.Writer) *applyJSON {
 	return v
 }
 
+// JSONTime is a time as the --json outputs write it (runtime.JSONTime).
 func JSONTime(t time.Time) string { return runtime.JSONTime(t) }
 
-// jsonHead begins each object of the commands' --json event streams
+// JSONHead begins each object of the commands' --json event streams
 // (think, watch, test --watch, and the diagnostics that end a command):
-// its type, and the time as apply --json's events write it (jsonTime).
+// its type, and the time as apply --json's events write it (JSONTime).
 type JSONHead struct {
 	Type string `json:"type"`
 	Time string `json:"time"`

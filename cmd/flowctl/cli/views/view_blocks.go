@@ -310,6 +310,7 @@ func defaultText(v cty.Value) string {
 	return string(b)
 }
 
+// FirstLine is the first line of s.
 func FirstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s

@@ -141,7 +141,8 @@ func codeOrNone(s string) string {
 	return code(s)
 }
 
-// The documentation of flows and blocks (docs --format json prints it).
+// Docs is the documentation of flows and blocks (docs --format json
+// prints it).
 type Docs struct {
 	Flows  []FlowDoc  `json:"flows"`
 	Blocks []BlockDoc `json:"blocks"`
@@ -172,6 +173,7 @@ type FlowDoc struct {
 	Tests     []TestDoc      `json:"tests"`     // the tests that run it
 }
 
+// FieldDoc is an input or output of a flow or block.
 type FieldDoc struct {
 	Name        string  `json:"name"`
 	Type        string  `json:"type"`
@@ -181,6 +183,7 @@ type FieldDoc struct {
 	Description string  `json:"description,omitempty"`
 }
 
+// ProviderDoc is an llm provider a flow declares.
 type ProviderDoc struct {
 	Name        string   `json:"name"`
 	BaseURL     string   `json:"base_url"`
@@ -193,12 +196,14 @@ type ProviderDoc struct {
 	Description string   `json:"description,omitempty"`
 }
 
+// SecretDoc is a secret a flow reads.
 type SecretDoc struct {
 	Name        string `json:"name"`
 	Env         string `json:"env"`
 	Description string `json:"description,omitempty"`
 }
 
+// UsedBlockDoc is a block a flow's steps use.
 type UsedBlockDoc struct {
 	Name        string   `json:"name"`
 	Runtime     string   `json:"runtime"`
@@ -207,17 +212,20 @@ type UsedBlockDoc struct {
 	Steps       []string `json:"steps"`
 }
 
+// ScheduleDoc is a flow's schedule.
 type ScheduleDoc struct {
 	Name     string `json:"name"`
 	Cron     string `json:"cron"`
 	Timezone string `json:"timezone"`
 }
 
+// ApprovalDoc is a step that waits for approval.
 type ApprovalDoc struct {
 	Step    string `json:"step"`
 	Message string `json:"message,omitempty"`
 }
 
+// TestDoc is a test that runs a flow.
 type TestDoc struct {
 	Name string `json:"name"`
 	File string `json:"file"`
@@ -241,6 +249,7 @@ type BlockDoc struct {
 	Examples []ExampleDoc `json:"examples"`
 }
 
+// ExampleDoc is an example of a block.
 type ExampleDoc struct {
 	Input  string `json:"input"`
 	Output string `json:"output"`

@@ -56,6 +56,7 @@ func (v planJSON) Plan(plan *compiler.Plan) error {
 	return WriteJSON(v.w, NewJSONPlan(plan, v.expand, v.model))
 }
 
+// JSONPlan is plan --json's object, which plan files keep too.
 type JSONPlan struct {
 	FormatVersion string `json:"format_version"`
 	Flow          string `json:"flow"`
@@ -100,6 +101,8 @@ type jsonPlanStep struct {
 	Flow *JSONPlan `json:"flow,omitempty"`
 }
 
+// NewJSONPlan is plan's JSON object; with expand, the steps that use a
+// flow have its plan. model is the model of llm steps that name none.
 func NewJSONPlan(plan *compiler.Plan, expand bool, model string) JSONPlan {
 	p := plan.Program
 	out := JSONPlan{
