@@ -396,6 +396,18 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 				t.Errorf("Fail with the budget: %#v", err)
 			}
 		}},
+		{"patterns", func(t *testing.T, g *goldenOut) {
+			p := &state.Pattern{ID: "pt1", Name: "note_words", Intent: "Count the words\nof notes", Flow: "note_words", FlowFile: "note_words.flow.hcl",
+				Origin: "think", Created: t0, Updated: t0, Used: 2, RunsOK: 3, RunsFailed: 1, TestPasses: 1, Source: "flow \"note_words\" {}\n",
+				Blocks: []state.PatternBlock{{Name: "count", Path: "blocks/count.hcl", Source: "block \"count\" {}\n"}}}
+			for _, jsonOut := range []bool{false, true} {
+				name := map[bool]string{false: "human", true: "json"}[jsonOut]
+				NewPatterns(g.w(name+"/list"), jsonOut).List([]*state.Pattern{p})
+				NewPatterns(g.w(name+"/empty"), jsonOut).List(nil)
+				NewPatterns(g.w(name+"/show"), jsonOut).Show(p)
+				NewPatterns(g.w(name+"/forgot"), jsonOut).Forgot(p)
+			}
+		}},
 		{"proposals", func(t *testing.T, g *goldenOut) {
 			p := &state.Proposal{ID: "p1", Flow: "gated", FlowFile: "gated.flow.hcl", Intent: "Retry the fetch\nthree times", Created: t0, Status: "staged",
 				Summary: json.RawMessage(`{"changed":["fetch"]}`), Diff: "--- old/gated.flow.hcl\n+++ new/gated.flow.hcl\n@@ -1 +1 @@\n-a\n+b\n",
