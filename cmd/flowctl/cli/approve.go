@@ -250,7 +250,7 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 				continue
 			}
 			if !jsonOut {
-				views.WriteHowToDecide(s.err, res)
+				views.WriteHowToDecide(s.err, res.RunID, res.Waiting)
 			}
 			return exitError{exitWaiting}
 		}

@@ -138,7 +138,7 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 		case runtime.RunWaiting:
 			view.Event(e)
 			if !jsonOut {
-				views.WriteHowToDecide(s.err, &runtime.Result{RunID: e.RunID, Waiting: e.Waiting})
+				views.WriteHowToDecide(s.err, e.RunID, e.Waiting)
 				if ef.address != "" || ef.namespace != "" {
 					fmt.Fprintf(s.err, "  (with the same --address %s --%s %s)\n", temporal.Address(ef.address), temporalNamespaceFlag, temporal.Namespace(ef.namespace))
 				}

@@ -20,10 +20,10 @@ import (
 	"github.com/flowctl/flowctl/importer"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/flowctl/flowctl/runtime/flowtest"
 	"github.com/flowctl/flowctl/runtime/state"
-	"github.com/flowctl/flowctl/runtime/watch"
-	"github.com/flowctl/flowctl/thinker"
+	"github.com/flowctl/flowctl/thinker/thinkevent"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"golang.org/x/tools/txtar"
@@ -132,7 +132,7 @@ var nowTime = regexp.MustCompile(`"time": ?"[^"]*"`)
 // the times of events stamped now, the Go version and platform.
 func normalize(b []byte) []byte {
 	b = nowTime.ReplaceAllFunc(b, func(m []byte) []byte {
-		if bytes.Contains(m, []byte(runtime.JSONTime(t0))) {
+		if bytes.Contains(m, []byte(event.JSONTime(t0))) {
 			return m
 		}
 		return regexp.MustCompile(`"[^"]*"$`).ReplaceAll(m, []byte(`"NOW"`))
@@ -192,7 +192,7 @@ func goldenRun() (*RunTree, []*state.Approval) {
 		ParentRun: run.ID, ParentStep: "prepare"},
 		Steps: []*state.StepResult{{Step: "inner", Status: "ok", Attempts: 1, StartedAt: t0, FinishedAt: t0.Add(5 * time.Millisecond)}}}
 	tree := &RunTree{Run: run, Steps: steps, Children: map[string][]*RunTree{"prepare": {kid}},
-		Outputs: map[string]any{"n": []any{0.0, 1.0}}, FailedOutputs: []runtime.FailedOutput{{Name: "total", Reason: "step report failed"}}}
+		Outputs: map[string]any{"n": []any{0.0, 1.0}}, FailedOutputs: []event.FailedOutput{{Name: "total", Reason: "step report failed"}}}
 	waits := []*state.Approval{{RunID: run.ID, Step: "review", Message: "Send it?", RequestedAt: t0, Deadline: t0.Add(time.Hour)}}
 	return tree, waits
 }
@@ -206,12 +206,12 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	events := []runtime.Event{
-		runtime.RunStarted{Time: t0, RunID: "r1", Flow: "gated", Steps: 3},
-		runtime.StepFinished{Time: t0, Step: "prepare", Status: runtime.StatusOK, Attempts: 1, Duration: 12 * time.Millisecond},
-		runtime.StepFinished{Time: t0, Step: "expensive", Status: runtime.StatusCached, Attempts: 1},
-		runtime.StepFinished{Time: t0, Step: "report", Status: runtime.StatusFailed, Attempts: 2, Duration: 3 * time.Millisecond, Error: "the report failed\nat line 2"},
-		runtime.RunFinished{Time: t0, RunID: "r1", Status: runtime.StatusFailed, Error: "step report failed"},
+	events := []event.Event{
+		event.RunStarted{Time: t0, RunID: "r1", Flow: "gated", Steps: 3},
+		event.StepFinished{Time: t0, Step: "prepare", Status: event.StatusOK, Attempts: 1, Duration: 12 * time.Millisecond},
+		event.StepFinished{Time: t0, Step: "expensive", Status: event.StatusCached, Attempts: 1},
+		event.StepFinished{Time: t0, Step: "report", Status: event.StatusFailed, Attempts: 2, Duration: 3 * time.Millisecond, Error: "the report failed\nat line 2"},
+		event.RunFinished{Time: t0, RunID: "r1", Status: event.StatusFailed, Error: "step report failed"},
 	}
 	tree, waits := goldenRun()
 	builtins := blocks.Builtins()
@@ -250,28 +250,28 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 			h.Close()
 			j.Close()
 			WriteRunDiagnostics(g.w("human/stderr"), false, files, hcl.Diagnostics{
-				{Severity: hcl.DiagError, Summary: "Step failed", Detail: "shown in the table", Extra: runtime.StepDiag{Step: "report"}},
+				{Severity: hcl.DiagError, Summary: "Step failed", Detail: "shown in the table", Extra: event.StepDiag{Step: "report"}},
 				{Severity: hcl.DiagError, Summary: "Output failed", Detail: "Output total has no value."},
 			})
 		}},
 		{"approve", func(t *testing.T, g *goldenOut) {
 			WriteResumePlan(g.w("resume/stdout"), "r1", plan, []string{"step.report"}, nil)
-			WriteHowToDecide(g.w("waiting/stderr"), &runtime.Result{RunID: "r1", Waiting: []runtime.Waiting{
-				{Step: "review", Instance: runtime.Key{Value: cty.StringVal("a b")}, Message: "Send 2 emails?", Deadline: t0.Add(time.Hour)},
-			}})
+			WriteHowToDecide(g.w("waiting/stderr"), "r1", []event.Waiting{
+				{Step: "review", Instance: event.Key{Value: cty.StringVal("a b")}, Message: "Send 2 emails?", Deadline: t0.Add(time.Hour)},
+			})
 		}},
 		{"watch", func(t *testing.T, g *goldenOut) {
 			for _, jsonOut := range []bool{false, true} {
 				name := map[bool]string{false: "human", true: "json"}[jsonOut]
 				v := NewWatch(g.w(name+"/stdout"), g.w(name+"/stderr"), false, false, jsonOut, false, "/work")
-				v.Event(watch.CycleStarted{Time: t0, Cycle: 1})
+				v.Event(event.CycleStarted{Time: t0, Cycle: 1})
 				for _, e := range events[1:4] {
 					v.Event(e)
 				}
-				v.Event(watch.CycleFinished{Time: t0, Cycle: 1, Status: "ok", Duration: time.Second, Ran: 2, Cached: 1,
+				v.Event(event.CycleFinished{Time: t0, Cycle: 1, Status: "ok", Duration: time.Second, Ran: 2, Cached: 1,
 					Outputs: map[string]cty.Value{"n": cty.NumberIntVal(2)}, ChangedOutputs: []string{"n"}})
-				v.Event(watch.CycleStarted{Time: t0, Cycle: 2, Changed: []string{"/work/gated.flow.hcl"}})
-				v.Event(watch.CycleFinished{Time: t0, Cycle: 2, Status: "invalid", Diagnostics: goldenDiags()[:1], Files: files})
+				v.Event(event.CycleStarted{Time: t0, Cycle: 2, Changed: []string{"/work/gated.flow.hcl"}})
+				v.Event(event.CycleFinished{Time: t0, Cycle: 2, Status: "invalid", Diagnostics: goldenDiags()[:1], Files: files})
 				v.Tests(2, []flowtest.Result{{Test: "counts", Range: hcl.Range{Filename: "/work/gated.test.hcl", Start: hcl.Pos{Line: 3}}, Status: flowtest.StatusPassed, Duration: time.Millisecond}}, files, nil)
 				v.Close()
 			}
@@ -362,13 +362,13 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 			}
 		}},
 		{"think", func(t *testing.T, g *goldenOut) {
-			evs := []thinker.Event{
-				thinker.StageStarted{Time: t0, Stage: thinker.StageDecompose, Try: 1, Intent: "Count my notes"},
-				thinker.DecomposeBlocks{Time: t0, Blocks: []thinker.BlockSpec{{ID: "read"}, {ID: "count"}}},
-				thinker.StageStarted{Time: t0, Stage: thinker.StageSearch},
-				thinker.SearchFound{Time: t0, Block: "read", Found: "file", Runtime: blocks.RuntimeBuiltin, Score: 2, Relevance: 0.9, Reason: "reads files"},
-				thinker.UsageReported{Time: t0, Usage: thinker.Usage{Calls: 2, PromptTokens: 100, CompletionTokens: 20, Stages: []thinker.StageUsage{{Stage: "decompose", Calls: 2, PromptTokens: 100, CompletionTokens: 20}}}},
-				thinker.Complete{Time: t0, Flow: "notes", File: "notes.flow.hcl", Valid: true, BlocksFound: map[string]string{"read": "file"}, Steps: []string{"read", "count"}, Files: files},
+			evs := []thinkevent.Event{
+				thinkevent.StageStarted{Time: t0, Stage: thinkevent.StageDecompose, Try: 1, Intent: "Count my notes"},
+				thinkevent.DecomposeBlocks{Time: t0, Blocks: []thinkevent.BlockSpec{{ID: "read"}, {ID: "count"}}},
+				thinkevent.StageStarted{Time: t0, Stage: thinkevent.StageSearch},
+				thinkevent.SearchFound{Time: t0, Block: "read", Found: "file", Runtime: blocks.RuntimeBuiltin, Score: 2, Relevance: 0.9, Reason: "reads files"},
+				thinkevent.UsageReported{Time: t0, Usage: thinkevent.Usage{Calls: 2, PromptTokens: 100, CompletionTokens: 20, Stages: []thinkevent.StageUsage{{Stage: "decompose", Calls: 2, PromptTokens: 100, CompletionTokens: 20}}}},
+				thinkevent.Complete{Time: t0, Flow: "notes", File: "notes.flow.hcl", Valid: true, BlocksFound: map[string]string{"read": "file"}, Steps: []string{"read", "count"}, Files: files},
 			}
 			for _, jsonOut := range []bool{false, true} {
 				name := map[bool]string{false: "human", true: "json"}[jsonOut]
@@ -382,17 +382,17 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 		}},
 		{"explain", func(t *testing.T, g *goldenOut) {
 			run := tree.Run
-			res := &thinker.ExplainResult{Diagnosis: "The page moved.", NoFixReason: "no fix passed its check"}
+			res := &thinkevent.ExplainResult{Diagnosis: "The page moved.", NoFixReason: "no fix passed its check"}
 			for _, jsonOut := range []bool{false, true} {
 				name := map[bool]string{false: "human", true: "json"}[jsonOut]
 				v := NewExplain(g.w(name+"/stdout"), jsonOut)
-				v.Event(thinker.StageStarted{Time: t0, Stage: thinker.StageExplain, Try: 1})
-				v.Event(thinker.Explained{Time: t0, Try: 1, Diagnosis: "The page moved.", HasFix: true})
-				v.Event(thinker.FixChecked{Time: t0, Try: 1, Summary: "use the new URL", Phase: "run", Problem: "still 404"})
+				v.Event(thinkevent.StageStarted{Time: t0, Stage: thinkevent.StageExplain, Try: 1})
+				v.Event(thinkevent.Explained{Time: t0, Try: 1, Diagnosis: "The page moved.", HasFix: true})
+				v.Event(thinkevent.FixChecked{Time: t0, Try: 1, Summary: "use the new URL", Phase: "run", Problem: "still 404"})
 				v.Done(run, res)
 			}
 			var f Failure
-			if err := NewExplain(io.Discard, false).Fail(thinker.ErrBudget); !errors.As(err, &f) || f.Summary != "Token budget reached" {
+			if err := NewExplain(io.Discard, false).Fail(thinkevent.ErrBudget); !errors.As(err, &f) || f.Summary != "Token budget reached" {
 				t.Errorf("Fail with the budget: %#v", err)
 			}
 		}},

@@ -15,14 +15,14 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
-	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/zclconf/go-cty/cty"
 	"golang.org/x/term"
 )
 
 // Apply renders a run's events.
 type Apply interface {
-	Event(e runtime.Event)
+	Event(e event.Event)
 	Close()
 }
 
@@ -51,8 +51,8 @@ func NewApplyJSON(w io.Writer) *applyJSON {
 	return v
 }
 
-// JSONTime is a time as the --json outputs write it (runtime.JSONTime).
-func JSONTime(t time.Time) string { return runtime.JSONTime(t) }
+// JSONTime is a time as the --json outputs write it (event.JSONTime).
+func JSONTime(t time.Time) string { return event.JSONTime(t) }
 
 // JSONHead begins each object of the commands' --json event streams
 // (think, watch, test --watch, and the diagnostics that end a command):
@@ -62,28 +62,28 @@ type JSONHead struct {
 	Time string `json:"time"`
 }
 
-func (v *applyJSON) Event(e runtime.Event) {
+func (v *applyJSON) Event(e event.Event) {
 	switch e.(type) {
-	case runtime.RunFinished, runtime.RunWaiting:
+	case event.RunFinished, event.RunWaiting:
 		v.stopFlusher()
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if line, ok := runtime.AppendEventJSON(v.line[:0], e); ok {
+	if line, ok := event.AppendEventJSON(v.line[:0], e); ok {
 		v.line = append(line, '\n')
 		v.buf.Write(v.line)
 		return
 	}
-	_, doc := runtime.EventJSON(e)
+	_, doc := event.EventJSON(e)
 	if doc == nil {
 		return
 	}
 	v.enc.Encode(doc)
 	switch e.(type) {
-	case runtime.RunStarted:
+	case event.RunStarted:
 		v.buf.Flush()
 		v.startFlusher()
-	case runtime.RunFinished, runtime.RunWaiting:
+	case event.RunFinished, event.RunWaiting:
 		v.buf.Flush()
 	}
 }
@@ -130,7 +130,7 @@ func (v *applyJSON) Close() {
 func shownOutputs(outputs map[string]cty.Value) map[string]any {
 	out := make(map[string]any, len(outputs))
 	for name, v := range outputs {
-		out[name] = runtime.ShowJSON(v, sensitiveMark)
+		out[name] = event.ShowJSON(v, sensitiveMark)
 	}
 	return out
 }
@@ -143,7 +143,7 @@ func storedOutputs(outputs map[string]any) map[string]any {
 	mark = func(v any) any {
 		switch v := v.(type) {
 		case string:
-			if v == runtime.SensitiveText {
+			if v == event.SensitiveText {
 				return sensitiveMark
 			}
 		case map[string]any:
@@ -166,12 +166,12 @@ func storedOutputs(outputs map[string]any) map[string]any {
 
 // bareSensitive is JSON of shownOutputs with (sensitive) bare.
 func bareSensitive(b []byte) string {
-	return strings.ReplaceAll(string(b), `"`+sensitiveMark+`"`, runtime.SensitiveText)
+	return strings.ReplaceAll(string(b), `"`+sensitiveMark+`"`, event.SensitiveText)
 }
 
 // sensitiveMark stands in for a sensitive value in shownOutputs: a string
 // no value holds, written bare by writeOutputs.
-const sensitiveMark = "\ue000" + runtime.SensitiveText + "\ue000"
+const sensitiveMark = "\ue000" + event.SensitiveText + "\ue000"
 
 // ApplyHuman prints a line per finished step — for a step with for_each,
 // one line of counts by status, after the first failure of each kind (a
@@ -203,7 +203,7 @@ type ApplyHuman struct {
 	running map[string]*runningStep
 	drawn   int // lines of the live table on screen
 	total   int
-	counts  map[runtime.Status]int
+	counts  map[event.Status]int
 	stop    chan struct{}
 	done    chan struct{}
 	// asking: a question is on the terminal; lines wait in held.
@@ -221,7 +221,7 @@ type runningStep struct {
 // terminal that shows colours; labels is the width of the step column
 // (LabelWidth), 0 when not known; verbose prints each line a step logs.
 func NewApplyHuman(w io.Writer, color bool, labels int, verbose bool) *ApplyHuman {
-	v := &ApplyHuman{w: w, term: w, labels: labels, verbose: verbose, running: map[string]*runningStep{}, counts: map[runtime.Status]int{}, failures: sameFailures{}}
+	v := &ApplyHuman{w: w, term: w, labels: labels, verbose: verbose, running: map[string]*runningStep{}, counts: map[event.Status]int{}, failures: sameFailures{}}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		v.live = true
 		v.color = color
@@ -235,31 +235,31 @@ func NewApplyHuman(w io.Writer, color bool, labels int, verbose bool) *ApplyHuma
 	return v
 }
 
-var statusMarks = map[runtime.Status]string{
-	runtime.StatusOK:        "✓",
-	runtime.StatusCached:    "=",
-	runtime.StatusSkipped:   "-",
-	runtime.StatusFailed:    "✗",
-	runtime.StatusCancelled: "!",
+var statusMarks = map[event.Status]string{
+	event.StatusOK:        "✓",
+	event.StatusCached:    "=",
+	event.StatusSkipped:   "-",
+	event.StatusFailed:    "✗",
+	event.StatusCancelled: "!",
 }
 
-func (v *ApplyHuman) Event(e runtime.Event) {
+func (v *ApplyHuman) Event(e event.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	switch e := e.(type) {
-	case runtime.RunStarted:
+	case event.RunStarted:
 		v.total = e.Steps
 		fmt.Fprintf(v.w, "Run %s of flow %q\n", e.RunID, e.Flow)
-	case runtime.StepStarted:
-		label := runtime.Label(e.Step, e.Instance)
+	case event.StepStarted:
+		label := event.Label(e.Step, e.Instance)
 		if rs := v.running[label]; rs != nil {
 			rs.attempt = e.Attempt
 		} else {
 			v.running[label] = &runningStep{label: label, attempt: e.Attempt, started: e.Time}
 		}
 		v.redraw()
-	case runtime.StepFinished:
-		label := runtime.Label(e.Step, e.Instance)
+	case event.StepFinished:
+		label := event.Label(e.Step, e.Instance)
 		delete(v.running, label)
 		v.counts[e.Status]++
 		v.clear()
@@ -272,7 +272,7 @@ func (v *ApplyHuman) Event(e runtime.Event) {
 		switch {
 		case e.Resumed:
 			line += "  (from the run's record)"
-		case e.Status == runtime.StatusOK || e.Status == runtime.StatusFailed:
+		case e.Status == event.StatusOK || e.Status == event.StatusFailed:
 			line += fmt.Sprintf("  %7s", FormatDuration(e.Duration))
 		}
 		if e.Attempts > 1 {
@@ -292,7 +292,7 @@ func (v *ApplyHuman) Event(e runtime.Event) {
 			line += "  (failed the same way as " + first + ")"
 		}
 		line = strings.TrimRight(line, " ")
-		if e.Status == runtime.StatusCached && v.color {
+		if e.Status == event.StatusCached && v.color {
 			line = dim(line)
 		}
 		fmt.Fprintln(v.w, line)
@@ -300,7 +300,7 @@ func (v *ApplyHuman) Event(e runtime.Event) {
 			// The whole error, here only: the diagnostics at the end
 			// leave it out.
 			writeIndented(v.w, "      ", e.Error)
-			if t := v.tails[label]; len(t) > 0 && e.Status == runtime.StatusFailed {
+			if t := v.tails[label]; len(t) > 0 && e.Status == event.StatusFailed {
 				fmt.Fprintf(v.w, "      its last log lines (flowctl runs logs for all):\n")
 				for _, l := range t {
 					fmt.Fprintf(v.w, "        │ %s\n", Cut(lang.EscapeControlLine(l), maxErrorLine))
@@ -309,8 +309,8 @@ func (v *ApplyHuman) Event(e runtime.Event) {
 		}
 		delete(v.tails, label)
 		v.redraw()
-	case runtime.StepLog:
-		label := runtime.Label(e.Step, e.Instance)
+	case event.StepLog:
+		label := event.Label(e.Step, e.Instance)
 		if v.verbose {
 			v.clear()
 			fmt.Fprintf(v.w, "    %s │ %s\n", label, lang.EscapeControlLine(e.Line))
@@ -325,26 +325,26 @@ func (v *ApplyHuman) Event(e runtime.Event) {
 			t = t[len(t)-failedLogLines:]
 		}
 		v.tails[label] = t
-	case runtime.StepNotice:
+	case event.StepNotice:
 		// A build is said while it runs; a retry in the step's line when
 		// it ends (and as it happens with --verbose).
 		if e.Kind == blocks.NoticeBuild || v.verbose {
 			v.clear()
-			fmt.Fprintf(v.w, "    %s │ %s\n", runtime.Label(e.Step, e.Instance), e.Message)
+			fmt.Fprintf(v.w, "    %s │ %s\n", event.Label(e.Step, e.Instance), e.Message)
 			v.redraw()
 		}
-	case runtime.StepWaiting:
-		label := runtime.Label(e.Step, e.Instance)
+	case event.StepWaiting:
+		label := event.Label(e.Step, e.Instance)
 		delete(v.running, label)
-		v.counts[runtime.StatusWaiting]++
+		v.counts[event.StatusWaiting]++
 		v.clear()
-		fmt.Fprintf(v.w, "  %s %-9s %s  (%s)\n", "?", runtime.StatusWaiting, label, lang.EscapeControlLine(e.Message))
+		fmt.Fprintf(v.w, "  %s %-9s %s  (%s)\n", "?", event.StatusWaiting, label, lang.EscapeControlLine(e.Message))
 		v.redraw()
-	case runtime.StepEnded:
+	case event.StepEnded:
 		v.clear()
 		v.endGroup(e.Step, e.Duration, e.Instances)
 		v.redraw()
-	case runtime.RunWaiting:
+	case event.RunWaiting:
 		v.clear()
 		v.endGroups()
 		fmt.Fprintf(v.w, "\nRun waiting: %s (%s).\n", e.RunID, v.countsText())
@@ -353,14 +353,14 @@ func (v *ApplyHuman) Event(e runtime.Event) {
 			writeOutputs(v.w, shownOutputs(e.Outputs))
 		}
 		writeFailedOutputs(v.w, e.FailedOutputs)
-	case runtime.RunFinished:
+	case event.RunFinished:
 		v.clear()
 		v.endGroups()
 		v.summary(e)
 	}
 }
 
-func (v *ApplyHuman) summary(e runtime.RunFinished) {
+func (v *ApplyHuman) summary(e event.RunFinished) {
 	fmt.Fprintf(v.w, "\nRun %s: %s (%s).\n", e.Status, e.RunID, v.countsText())
 	if u := e.Usage; u != nil {
 		fmt.Fprintf(v.w, "Tokens: %d (%d prompt, %d completion).\n", u.TotalTokens, u.PromptTokens, u.CompletionTokens)
@@ -373,7 +373,7 @@ func (v *ApplyHuman) summary(e runtime.RunFinished) {
 }
 
 // writeFailedOutputs lists the outputs a run has no value for, and why.
-func writeFailedOutputs(w io.Writer, failed []runtime.FailedOutput) {
+func writeFailedOutputs(w io.Writer, failed []event.FailedOutput) {
 	if len(failed) == 0 {
 		return
 	}

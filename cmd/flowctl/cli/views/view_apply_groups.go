@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 )
 
 // A for_each step's instances, which apply prints as one line of counts
@@ -27,7 +27,7 @@ type stepGroup struct {
 // group counts an instance of a step with for_each in its step's line,
 // and reports whether the instance has a line of its own: with verbose,
 // and for the first failure of each kind (shown in full).
-func (v *ApplyHuman) group(e runtime.StepFinished, label string) bool {
+func (v *ApplyHuman) group(e event.StepFinished, label string) bool {
 	if v.groups == nil {
 		v.groups = map[string]*stepGroup{}
 	}
@@ -45,7 +45,7 @@ func (v *ApplyHuman) group(e runtime.StepFinished, label string) bool {
 	if v.verbose {
 		return true
 	}
-	if e.Status != runtime.StatusFailed {
+	if e.Status != event.StatusFailed {
 		return false // counted in the step's line
 	}
 	// The first failure of each kind has its line, which records it
@@ -72,17 +72,17 @@ func (v *ApplyHuman) endGroup(step string, took time.Duration, instances int) {
 		return
 	}
 	delete(v.groups, step)
-	status := runtime.StatusOK
+	status := event.StatusOK
 	switch {
 	case g.counts["failed"] > 0:
-		status = runtime.StatusFailed
+		status = event.StatusFailed
 	case g.counts["cancelled"] > 0:
-		status = runtime.StatusCancelled
+		status = event.StatusCancelled
 	case g.counts["ok"] > 0 || g.counts["kept"] > 0:
 	case g.counts["cached"] > 0:
-		status = runtime.StatusCached
+		status = event.StatusCached
 	case g.counts["skipped"] > 0:
-		status = runtime.StatusSkipped
+		status = event.StatusSkipped
 	}
 	names := slices.Clone(groupOrder)
 	sort.SliceStable(names, func(i, j int) bool { return g.counts[names[i]] > g.counts[names[j]] })
@@ -98,16 +98,16 @@ func (v *ApplyHuman) endGroup(step string, took time.Duration, instances int) {
 		about += ", " + FormatDuration(took)
 	}
 	line := fmt.Sprintf("  %s %-9s %-*s  %s  (%s)", statusMarks[status], status, v.labels, step+"[*]", strings.Join(parts, ", "), about)
-	if status == runtime.StatusCached && v.color {
+	if status == event.StatusCached && v.color {
 		line = dim(line)
 	}
 	fmt.Fprintln(v.w, line)
 	firsts := slices.Collect(maps.Keys(g.same))
-	runtime.SortLabels(firsts)
+	event.SortLabels(firsts)
 	for _, f := range firsts {
 		labels := g.same[f]
-		runtime.SortLabels(labels)
-		fmt.Fprintf(v.w, "      %s and %s\n", f, runtime.SameWay(labels))
+		event.SortLabels(labels)
+		fmt.Fprintf(v.w, "      %s and %s\n", f, event.SameWay(labels))
 	}
 }
 
@@ -124,7 +124,7 @@ func (v *ApplyHuman) endGroups() {
 // countsText is how many step instances ended each way.
 func (v *ApplyHuman) countsText() string {
 	var parts []string
-	for _, st := range []runtime.Status{runtime.StatusOK, runtime.StatusCached, runtime.StatusSkipped, runtime.StatusFailed, runtime.StatusCancelled, runtime.StatusWaiting} {
+	for _, st := range []event.Status{event.StatusOK, event.StatusCached, event.StatusSkipped, event.StatusFailed, event.StatusCancelled, event.StatusWaiting} {
 		if n := v.counts[st]; n > 0 {
 			parts = append(parts, comma(n)+" "+string(st))
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -17,9 +17,9 @@ import (
 func TestApplyTableColumns(t *testing.T) {
 	var out bytes.Buffer
 	v := NewApplyHuman(&out, false, 16, true) // verbose: every instance has its line
-	v.Event(runtime.StepFinished{Step: "a", Status: runtime.StatusOK, Duration: 3 * time.Millisecond})
-	v.Event(runtime.StepFinished{Step: "fetch_pages", Instance: runtime.Key{Value: cty.NumberIntVal(12)}, Status: runtime.StatusOK, Duration: 1250 * time.Millisecond, Attempts: 3})
-	v.Event(runtime.StepFinished{Step: "post", Status: runtime.StatusFailed, Duration: 20 * time.Millisecond,
+	v.Event(event.StepFinished{Step: "a", Status: event.StatusOK, Duration: 3 * time.Millisecond})
+	v.Event(event.StepFinished{Step: "fetch_pages", Instance: event.Key{Value: cty.NumberIntVal(12)}, Status: event.StatusOK, Duration: 1250 * time.Millisecond, Attempts: 3})
+	v.Event(event.StepFinished{Step: "post", Status: event.StatusFailed, Duration: 20 * time.Millisecond,
 		Error: "HTTP 404: <!DOCTYPE html>" + strings.Repeat("x", 300) + "\n<html>\n<body>Not found</body>"})
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
 	if len(lines) != 6 {
@@ -50,22 +50,22 @@ func TestApplyForEachOneLine(t *testing.T) {
 	run := func(verbose bool) []string {
 		var out bytes.Buffer
 		v := NewApplyHuman(&out, false, 9, verbose)
-		v.Event(runtime.RunStarted{RunID: "r1", Flow: "batch", Steps: 2})
+		v.Event(event.RunStarted{RunID: "r1", Flow: "batch", Steps: 2})
 		for i := range 5000 {
-			st := runtime.StatusCached
+			st := event.StatusCached
 			if i == 7 || i == 4000 {
-				st = runtime.StatusOK
+				st = event.StatusOK
 			}
-			v.Event(runtime.StepFinished{Step: "norm", Instance: runtime.Key{Value: cty.NumberIntVal(int64(i))}, Status: st})
+			v.Event(event.StepFinished{Step: "norm", Instance: event.Key{Value: cty.NumberIntVal(int64(i))}, Status: st})
 		}
-		v.Event(runtime.StepEnded{Step: "norm", Instances: 5000, Duration: 1200 * time.Millisecond})
+		v.Event(event.StepEnded{Step: "norm", Instances: 5000, Duration: 1200 * time.Millisecond})
 		for i := range 3 {
-			v.Event(runtime.StepFinished{Step: "parse", Instance: runtime.Key{Value: cty.NumberIntVal(int64(i))}, Status: runtime.StatusFailed, Error: "bad item"})
+			v.Event(event.StepFinished{Step: "parse", Instance: event.Key{Value: cty.NumberIntVal(int64(i))}, Status: event.StatusFailed, Error: "bad item"})
 		}
-		v.Event(runtime.StepFinished{Step: "parse", Instance: runtime.Key{Value: cty.NumberIntVal(3)}, Status: runtime.StatusOK, Resumed: true})
+		v.Event(event.StepFinished{Step: "parse", Instance: event.Key{Value: cty.NumberIntVal(3)}, Status: event.StatusOK, Resumed: true})
 		// The engine does not say the step ended: its line comes with
 		// the run's end.
-		v.Event(runtime.RunFinished{RunID: "r1", Status: runtime.StatusFailed})
+		v.Event(event.RunFinished{RunID: "r1", Status: event.StatusFailed})
 		v.Close()
 		return strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/compiler"
-	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 )
 
 // WriteResumePlan says what a resumption will run, from its plan: the
@@ -64,22 +64,22 @@ func runKeysText(s *compiler.PlannedStep) string {
 
 // WriteHowToDecide tells what a waiting run waits for, and the commands
 // that decide.
-func WriteHowToDecide(w io.Writer, res *runtime.Result) {
-	fmt.Fprintf(w, "\nRun %s waits for approval:\n", res.RunID)
-	for _, wt := range res.Waiting {
-		line := fmt.Sprintf("  %s: %s", runtime.Label(wt.Step, wt.Instance), wt.Message)
+func WriteHowToDecide(w io.Writer, runID string, waiting []event.Waiting) {
+	fmt.Fprintf(w, "\nRun %s waits for approval:\n", runID)
+	for _, wt := range waiting {
+		line := fmt.Sprintf("  %s: %s", event.Label(wt.Step, wt.Instance), wt.Message)
 		if !wt.Deadline.IsZero() {
 			line += fmt.Sprintf(" (until %s)", wt.Deadline.Local().Format("2006-01-02 15:04"))
 		}
 		fmt.Fprintln(w, line)
 	}
-	wt := res.Waiting[0]
+	wt := waiting[0]
 	inst := ""
 	if k := wt.Instance.String(); k != "" {
 		inst = " --instance " + ShellQuote(k)
 	}
 	fmt.Fprintf(w, "Decide with:\n  flowctl approve %s %s%s [--comment TEXT]\n  flowctl approve %s %s%s --reject [--comment TEXT]\n",
-		res.RunID, wt.Step, inst, res.RunID, wt.Step, inst)
+		runID, wt.Step, inst, runID, wt.Step, inst)
 }
 
 // Hold stops the view's output (kept until release) and returns the

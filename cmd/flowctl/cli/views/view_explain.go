@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/runtime/state"
-	"github.com/flowctl/flowctl/thinker"
+	"github.com/flowctl/flowctl/thinker/thinkevent"
 )
 
 // Explain shows flowctl explain: as lines for a person, or as JSON
@@ -41,7 +41,7 @@ type (
 	jsonFixChecked struct {
 		Type string `json:"type"`
 		Time string `json:"time"`
-		thinker.FixChecked
+		thinkevent.FixChecked
 	}
 	jsonExplainDone struct {
 		Type        string          `json:"type"`
@@ -56,13 +56,13 @@ type (
 	}
 )
 
-func (v *Explain) Event(e thinker.Event) {
+func (v *Explain) Event(e thinkevent.Event) {
 	if v.json != nil {
 		var out any
 		switch e := e.(type) {
-		case thinker.Explained:
+		case thinkevent.Explained:
 			out = jsonExplained{"explained", JSONTime(e.Time), e.Try, e.Diagnosis, e.HasFix}
-		case thinker.FixChecked:
+		case thinkevent.FixChecked:
 			e.Files = nonNil(e.Files)
 			out = jsonFixChecked{"fix_checked", JSONTime(e.Time), e}
 		default:
@@ -76,27 +76,27 @@ func (v *Explain) Event(e thinker.Event) {
 	}
 	w := v.w
 	switch e := e.(type) {
-	case thinker.StageStarted:
+	case thinkevent.StageStarted:
 		if e.Try == 1 {
 			fmt.Fprintln(w, "· asking the model why the run failed")
 		}
-	case thinker.FixChecked:
+	case thinkevent.FixChecked:
 		switch {
 		case len(e.NotVerified) > 0:
-			fmt.Fprintf(w, "    ! fix %d (%s) was not run: %s\n", e.Try, oneLine(e.Summary), oneLine(thinker.CapText(strings.Join(e.NotVerified, "; "), 600)))
+			fmt.Fprintf(w, "    ! fix %d (%s) was not run: %s\n", e.Try, oneLine(e.Summary), oneLine(thinkevent.CapText(strings.Join(e.NotVerified, "; "), 600)))
 		case e.OK:
 			fmt.Fprintf(w, "    ✓ fix %d (%s): the failed steps succeed with it\n", e.Try, oneLine(e.Summary))
 		default:
-			fmt.Fprintf(w, "    ✗ fix %d (%s) did not pass (%s): %s\n", e.Try, oneLine(e.Summary), e.Phase, oneLine(thinker.CapText(e.Problem, 300)))
+			fmt.Fprintf(w, "    ✗ fix %d (%s) did not pass (%s): %s\n", e.Try, oneLine(e.Summary), e.Phase, oneLine(thinkevent.CapText(e.Problem, 300)))
 		}
-	case thinker.UsageReported:
+	case thinkevent.UsageReported:
 		fmt.Fprintln(w, usageLine(e.Usage))
 	}
 }
 
 // usageLine is the last line of a command that asked a model: its calls
 // and tokens, by stage.
-func usageLine(u thinker.Usage) string {
+func usageLine(u thinkevent.Usage) string {
 	var parts []string
 	for _, s := range u.Stages {
 		parts = append(parts, fmt.Sprintf("%s %d (%d+%d)", s.Stage, s.Calls, s.PromptTokens, s.CompletionTokens))
@@ -109,7 +109,7 @@ func usageLine(u thinker.Usage) string {
 }
 
 // Done shows the diagnosis and the proposal, or why there is none.
-func (v *Explain) Done(run *state.Run, res *thinker.ExplainResult) error {
+func (v *Explain) Done(run *state.Run, res *thinkevent.ExplainResult) error {
 	proposal := res.Proposal
 	if v.json != nil {
 		d := jsonExplainDone{Type: "explain_done", Time: JSONTime(time.Now()), RunID: run.ID, Diagnosis: res.Diagnosis, Proposal: proposal, NoFixReason: res.NoFixReason}
@@ -133,7 +133,7 @@ func (v *Explain) Done(run *state.Run, res *thinker.ExplainResult) error {
 		fmt.Fprintf(w, "Then: flowctl apply --resume %s\n", run.ID)
 	case proposal != "":
 		fmt.Fprintf(w, "Proposed fix: %s (accept with flowctl proposals accept %s)\n  %s\n", proposal, proposal, oneLine(res.Fix.Summary))
-		var ev thinker.FixEvidence
+		var ev thinkevent.FixEvidence
 		json.Unmarshal(res.Verification.Evidence, &ev)
 		if len(ev.SucceededNow) > 0 {
 			fmt.Fprintf(w, "  checked: %s failed in the run and succeed%s with it.\n", strings.Join(ev.SucceededNow, ", "), map[bool]string{true: "s", false: ""}[len(ev.SucceededNow) == 1])
@@ -175,7 +175,7 @@ func (v *Explain) Fail(err error) error {
 	if v.json != nil {
 		return ErrReported
 	}
-	if errors.Is(err, thinker.ErrBudget) {
+	if errors.Is(err, thinkevent.ErrBudget) {
 		return Failure{"Token budget reached", strings.TrimSuffix(err.Error(), ".") + "."}
 	}
 	return err
@@ -185,9 +185,9 @@ func (v *Explain) Fail(err error) error {
 type jsonUsage struct {
 	Type string `json:"type"`
 	Time string `json:"time"`
-	thinker.Usage
+	thinkevent.Usage
 }
 
-func newJSONUsage(e thinker.UsageReported) jsonUsage {
+func newJSONUsage(e thinkevent.UsageReported) jsonUsage {
 	return jsonUsage{Type: "usage", Time: JSONTime(e.Time), Usage: e.Usage.JSON()}
 }

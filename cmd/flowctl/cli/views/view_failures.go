@@ -3,7 +3,7 @@ package views
 import (
 	"io"
 
-	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -35,7 +35,7 @@ func (f sameFailures) first(step, err, label string) (string, bool) {
 func notShownInline(diags hcl.Diagnostics) hcl.Diagnostics {
 	var out hcl.Diagnostics
 	for _, d := range diags {
-		if _, ok := d.Extra.(runtime.StepDiag); !ok {
+		if _, ok := d.Extra.(event.StepDiag); !ok {
 			out = append(out, d)
 		}
 	}

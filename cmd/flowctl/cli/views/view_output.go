@@ -5,14 +5,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
 // Output renders the outputs of a run: all of them (and the ones
 // without a value, on stderr), or one.
 type Output interface {
-	All(outputs map[string]any, failed []runtime.FailedOutput) error
+	All(outputs map[string]any, failed []event.FailedOutput) error
 	One(value any) error
 }
 
@@ -33,7 +33,7 @@ func NewOutput(out, errw io.Writer, jsonOut bool) Output {
 // outputHuman prints NAME = JSON lines, and a single string as it is.
 type outputHuman struct{ out, err io.Writer }
 
-func (v outputHuman) All(outputs map[string]any, failed []runtime.FailedOutput) error {
+func (v outputHuman) All(outputs map[string]any, failed []event.FailedOutput) error {
 	writeOutputs(v.out, storedOutputs(outputs))
 	writeFailedOutputs(v.err, failed)
 	return nil
@@ -50,7 +50,7 @@ func (v outputHuman) One(value any) error {
 // outputJSON prints JSON: the object of the outputs, or the one value.
 type outputJSON struct{ out, err io.Writer }
 
-func (v outputJSON) All(outputs map[string]any, failed []runtime.FailedOutput) error {
+func (v outputJSON) All(outputs map[string]any, failed []event.FailedOutput) error {
 	if err := WriteJSON(v.out, outputs); err != nil {
 		return err
 	}

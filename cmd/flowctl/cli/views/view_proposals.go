@@ -10,7 +10,7 @@ import (
 
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/server/api"
-	"github.com/flowctl/flowctl/thinker"
+	"github.com/flowctl/flowctl/thinker/thinkevent"
 )
 
 // Proposals renders the proposals think --edit staged.
@@ -72,13 +72,13 @@ func (v proposalsHuman) Show(p *state.Proposal) error {
 }
 
 // evidenceLines says in sentences what the evidence of a fix of explain
-// (thinker.FixEvidence) shows: the steps that failed in the run, how they
+// (thinkevent.FixEvidence) shows: the steps that failed in the run, how they
 // end with the fix, or what the fix needs that kept it from being run.
 func evidenceLines(raw json.RawMessage) []string {
 	if len(NonEmpty(raw)) == 0 {
 		return nil
 	}
-	var ev thinker.FixEvidence
+	var ev thinkevent.FixEvidence
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		return []string{"Evidence (unreadable): " + oneLine(string(raw))}
 	}
@@ -136,7 +136,7 @@ func WriteWeakenings(w io.Writer, ws []state.Weakening, color bool) {
 }
 
 // writeChange prints a change step by step, then its diff.
-func writeChange(w io.Writer, c thinker.Change, diff string) {
+func writeChange(w io.Writer, c thinkevent.Change, diff string) {
 	fmt.Fprintln(w)
 	for _, l := range c.Lines() {
 		fmt.Fprintln(w, l)
@@ -161,8 +161,8 @@ func weakenedKinds(ws []state.Weakening) []string {
 	return out
 }
 
-func changeOfProposal(p *state.Proposal) thinker.Change {
-	var c thinker.Change
+func changeOfProposal(p *state.Proposal) thinkevent.Change {
+	var c thinkevent.Change
 	json.Unmarshal(p.Summary, &c)
 	return c
 }

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flowctl/flowctl/lang"
-	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
@@ -38,7 +38,7 @@ type RunTree struct {
 	// Outputs and FailedOutputs are the run's outputs, and those it has
 	// no value for (runs show prints them).
 	Outputs       map[string]any
-	FailedOutputs []runtime.FailedOutput
+	FailedOutputs []event.FailedOutput
 }
 
 var (
@@ -76,7 +76,7 @@ func (v runsHuman) List(runs []*state.Run, depth map[string]int, waits map[strin
 	}
 	header := false
 	for _, r := range runs {
-		if r.Status != string(runtime.StatusWaiting) || len(waits[r.ID]) == 0 {
+		if r.Status != string(event.StatusWaiting) || len(waits[r.ID]) == 0 {
 			continue
 		}
 		if !header {
@@ -218,7 +218,7 @@ func (r *stepRows) instance(prefix, runID string, sr *state.StepResult) bool {
 		writeIndented(&b, prefix+"      ", sr.Error)
 		r.tb.text(strings.TrimSuffix(b.String(), "\n"))
 	}
-	return sr.Status == string(runtime.StatusFailed)
+	return sr.Status == string(event.StatusFailed)
 }
 
 // sameWay adds, after the last row of step, how many of its instances
@@ -226,13 +226,13 @@ func (r *stepRows) instance(prefix, runID string, sr *state.StepResult) bool {
 func (r *stepRows) sameWay(prefix, step string) {
 	var firsts []string
 	for f := range r.same {
-		if runtime.StepOfLabel(f) == step {
+		if event.StepOfLabel(f) == step {
 			firsts = append(firsts, f)
 		}
 	}
-	runtime.SortLabels(firsts)
+	event.SortLabels(firsts)
 	for _, f := range firsts {
-		r.tb.text(prefix + "      " + f + " and " + runtime.SameWay(r.same[f]))
+		r.tb.text(prefix + "      " + f + " and " + event.SameWay(r.same[f]))
 		delete(r.same, f)
 	}
 }
@@ -333,7 +333,7 @@ func newJSONRun(r *state.Run) jsonRun {
 // stepDuration is how long a step instance ran, as apply shows it; "-"
 // for one that did not run (cached, skipped) or has not finished.
 func stepDuration(sr *state.StepResult) string {
-	if sr.FinishedAt.IsZero() || sr.StartedAt.IsZero() || sr.Status == string(runtime.StatusCached) || sr.Status == string(runtime.StatusSkipped) {
+	if sr.FinishedAt.IsZero() || sr.StartedAt.IsZero() || sr.Status == string(event.StatusCached) || sr.Status == string(event.StatusSkipped) {
 		return "-"
 	}
 	return FormatDuration(sr.FinishedAt.Sub(sr.StartedAt))

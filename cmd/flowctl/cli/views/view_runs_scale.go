@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
@@ -30,7 +30,7 @@ type StepSummary struct {
 // succeeded reports whether status is one of the statuses of instances a
 // summarized step does not list.
 func succeeded(status string) bool {
-	return status == string(runtime.StatusOK) || status == string(runtime.StatusCached)
+	return status == string(event.StatusOK) || status == string(event.StatusCached)
 }
 
 // First is when the step's first instance started.

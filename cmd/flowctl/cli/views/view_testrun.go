@@ -8,7 +8,7 @@ import (
 	"github.com/flowctl/flowctl/blocks/blocktest"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/diagjson"
-	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/flowctl/flowctl/runtime/flowtest"
 	"github.com/hashicorp/hcl/v2"
 )
@@ -211,7 +211,7 @@ func (v *testJSON) Block(results []blocktest.Result) {
 		v.out.add(r)
 		jr := jsonTestResult{
 			Kind: "example", Block: r.Block, Example: r.Example, Status: string(r.Status), Error: r.Error, Diff: r.Diff,
-			Expected: runtime.PlainJSON(r.Expected), Actual: runtime.PlainJSON(r.Actual),
+			Expected: event.PlainJSON(r.Expected), Actual: event.PlainJSON(r.Actual),
 			DurationMS: r.Duration.Milliseconds(),
 		}
 		jr.Range = jsonRange(r.Range)

@@ -10,13 +10,13 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/diagjson"
-	"github.com/flowctl/flowctl/thinker"
+	"github.com/flowctl/flowctl/thinker/thinkevent"
 	"github.com/hashicorp/hcl/v2"
 )
 
 // Think renders the thinker's events.
 type Think interface {
-	Event(e thinker.Event)
+	Event(e thinkevent.Event)
 	Close()
 }
 
@@ -84,7 +84,7 @@ type (
 	}
 	jsonDecomposeBlocks struct {
 		JSONHead
-		Blocks []thinker.BlockSpec `json:"blocks"`
+		Blocks []thinkevent.BlockSpec `json:"blocks"`
 	}
 	jsonSearchFound struct {
 		JSONHead
@@ -189,63 +189,63 @@ type (
 	}
 )
 
-func (v *thinkJSON) Event(e thinker.Event) {
+func (v *thinkJSON) Event(e thinkevent.Event) {
 	var out any
 	switch e := e.(type) {
-	case thinker.StageStarted:
+	case thinkevent.StageStarted:
 		j := jsonThinkStage{JSONHead: JSONHead{"stage", JSONTime(e.Time)}, Stage: e.Stage, Try: e.Try, Block: e.Block, Intent: e.Intent, Reason: e.Reason, Note: e.Note}
-		if e.Stage == thinker.StageSearch {
+		if e.Stage == thinkevent.StageSearch {
 			j.Embeddings = &e.Embeddings
 		}
 		out = j
-	case thinker.LLMRequest:
+	case thinkevent.LLMRequest:
 		out = jsonLLMRequest{JSONHead{"llm_request", JSONTime(e.Time)}, e.Stage, e.Model, e.Try, e.Block, e.Messages, e.Strict}
-	case thinker.LLMResponse:
+	case thinkevent.LLMResponse:
 		out = jsonLLMResponse{JSONHead{"llm_response", JSONTime(e.Time)}, e.Stage, e.Try, e.Block, e.Duration.Milliseconds(), e.Usage, e.Reply, e.Error}
-	case thinker.DecomposeBlocks:
+	case thinkevent.DecomposeBlocks:
 		out = jsonDecomposeBlocks{JSONHead{"decompose_blocks", JSONTime(e.Time)}, e.Blocks}
-	case thinker.ReplyAdjusted:
+	case thinkevent.ReplyAdjusted:
 		out = jsonReplyAdjusted{JSONHead{"reply_adjusted", JSONTime(e.Time)}, e.Stage, e.Try, e.Block, e.Notes}
-	case thinker.UsageReported:
+	case thinkevent.UsageReported:
 		out = newJSONUsage(e)
-	case thinker.PatternUsed:
+	case thinkevent.PatternUsed:
 		out = jsonPatternUsed{JSONHead{"pattern_used", JSONTime(e.Time)}, e.ID, e.Name, e.Relevance, e.Similarity, nonNil(e.Blocks)}
-	case thinker.Proposed:
+	case thinkevent.Proposed:
 		out = jsonProposed{JSONHead{"proposal", JSONTime(e.Time)}, e.ID, e.Flow, e.File, nonNil(e.Change.Added), nonNil(e.Change.Changed),
 			nonNil(e.Change.Removed), e.Diff, e.Usage}
-	case thinker.SearchFound:
+	case thinkevent.SearchFound:
 		out = jsonSearchFound{JSONHead{"search_found", JSONTime(e.Time)}, e.Block, e.Found, e.Runtime, e.Score, e.Relevance, e.Reason}
-	case thinker.SearchMissing:
+	case thinkevent.SearchMissing:
 		cands := []jsonCandidate{}
 		for _, c := range e.Candidates {
 			cands = append(cands, jsonCandidate{c.Name, c.Score, c.Why})
 		}
 		out = jsonSearchMissing{JSONHead{"search_missing", JSONTime(e.Time)}, e.Block, cands}
-	case thinker.CreatingBlock:
+	case thinkevent.CreatingBlock:
 		out = jsonCreatingBlock{JSONHead{"creating_block", JSONTime(e.Time)}, e.Block, e.Name, e.Runtime, e.Try}
-	case thinker.BlockTestPassed:
+	case thinkevent.BlockTestPassed:
 		ms := e.Duration.Milliseconds()
 		out = jsonBlockTest{JSONHead: JSONHead{"block_test_passed", JSONTime(e.Time)}, Block: e.Block, Name: e.Name, Try: e.Try, DurationMS: &ms}
-	case thinker.BlockTestFailed:
+	case thinkevent.BlockTestFailed:
 		j := jsonBlockTest{JSONHead: JSONHead{"block_test_failed", JSONTime(e.Time)}, Block: e.Block, Name: e.Name, Try: e.Try,
 			Phase: e.Phase, Error: e.Error, Diff: e.Diff}
 		if len(e.Diagnostics) > 0 {
 			j.Diagnostics = diagjson.New(e.Files, e.Diagnostics).Diagnostics
 		}
 		out = j
-	case thinker.BlockCreated:
+	case thinkevent.BlockCreated:
 		out = jsonBlockCreated{JSONHead{"block_created", JSONTime(e.Time)}, e.Block, e.Name, e.Runtime, e.File, e.Tries, e.Tested, e.Note, e.Staged}
-	case thinker.Wired:
+	case thinkevent.Wired:
 		out = jsonWired{JSONHead: JSONHead{"wired", JSONTime(e.Time)}, Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
-	case thinker.Repaired:
+	case thinkevent.Repaired:
 		out = jsonWired{JSONHead: JSONHead{"repaired", JSONTime(e.Time)}, Try: e.Try, Flow: e.Flow, File: e.File, Steps: nonNil(e.Steps)}
-	case thinker.CompileFailed:
+	case thinkevent.CompileFailed:
 		d := diagjson.New(e.Files, e.Diagnostics)
 		out = jsonCompileFailed{JSONHead{"compile_failed", JSONTime(e.Time)}, e.Try, e.File, d.ErrorCount, d.WarningCount, d.Diagnostics}
-	case thinker.Complete:
+	case thinkevent.Complete:
 		out = jsonThinkComplete{JSONHead{"complete", JSONTime(e.Time)}, e.Flow, e.File, e.Valid, e.BlocksFound, e.BlocksCreated,
 			nonNil(e.BlockFiles), nonNil(e.Steps), diagjson.New(e.Files, e.Diagnostics).Diagnostics, e.Usage}
-	case thinker.Failed:
+	case thinkevent.Failed:
 		out = jsonThinkError{JSONHead{"error", JSONTime(e.Time)}, e.Stage, e.Message, nonNil(e.BlockFiles),
 			diagjson.New(e.Files, e.Diagnostics).Diagnostics, e.Usage}
 	default:
@@ -274,19 +274,19 @@ type thinkHuman struct {
 	// problems are those of the last flow attempt, by problemKey.
 	problems map[string]bool
 	// usage is what the run's requests used, for its last line.
-	usage thinker.Usage
+	usage thinkevent.Usage
 }
 
 func (v *thinkHuman) Close() {}
 
-func (v *thinkHuman) Event(e thinker.Event) {
+func (v *thinkHuman) Event(e thinkevent.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	w := v.out
 	switch e := e.(type) {
-	case thinker.StageStarted:
+	case thinkevent.StageStarted:
 		switch e.Stage {
-		case thinker.StageClarify, thinker.StageDecompose:
+		case thinkevent.StageClarify, thinkevent.StageDecompose:
 			if e.Try > 1 {
 				fmt.Fprintf(w, "· %s (try %d)\n", e.Stage, e.Try)
 			} else {
@@ -295,40 +295,40 @@ func (v *thinkHuman) Event(e thinker.Event) {
 			if e.Intent != "" && e.Try <= 1 {
 				fmt.Fprintf(w, "    intent: %s\n", oneLine(e.Intent))
 			}
-			if e.Stage == thinker.StageDecompose && e.Reason != "" {
+			if e.Stage == thinkevent.StageDecompose && e.Reason != "" {
 				// The other stages show why they are asked again as it
 				// happens: a block's failed check, the flow's errors.
 				fmt.Fprintf(w, "    ✗ try %d: %s\n", e.Try-1, oneLine(e.Reason))
 			}
-		case thinker.StageSearch:
+		case thinkevent.StageSearch:
 			fmt.Fprintf(w, "· search\n")
 			if e.Note != "" {
 				fmt.Fprintf(v.err, "Warning: %s\n", e.Note)
 			}
-		case thinker.StageCreateBlock:
+		case thinkevent.StageCreateBlock:
 			fmt.Fprintf(w, "· create_block %s (try %d)\n", e.Block, e.Try)
-		case thinker.StageWire:
+		case thinkevent.StageWire:
 			fmt.Fprintf(w, "· wire\n")
-		case thinker.StageRepair:
+		case thinkevent.StageRepair:
 			fmt.Fprintf(w, "· repair (try %d)\n", e.Try)
 		}
-	case thinker.DecomposeBlocks:
+	case thinkevent.DecomposeBlocks:
 		ids := make([]string, len(e.Blocks))
 		for i, b := range e.Blocks {
 			ids[i] = b.ID
 		}
 		fmt.Fprintf(w, "    %s: %s\n", Plural(len(ids), "block", "blocks"), strings.Join(ids, ", "))
-	case thinker.SearchFound:
+	case thinkevent.SearchFound:
 		kind := e.Runtime
 		if kind == blocks.RuntimeBuiltin {
 			kind = "built-in"
 		}
 		fmt.Fprintf(w, "    ✓ %s → %s (%s)\n", e.Block, e.Found, kind)
-	case thinker.SearchMissing:
+	case thinkevent.SearchMissing:
 		fmt.Fprintf(w, "    + %s: not in the registry; it will be created\n", e.Block)
-	case thinker.BlockTestFailed:
+	case thinkevent.BlockTestFailed:
 		what := "its example failed"
-		if e.Phase == thinker.PhaseCheck {
+		if e.Phase == thinkevent.PhaseCheck {
 			what = "it does not validate"
 		}
 		fmt.Fprintf(w, "    ✗ %s: %s: %s\n", e.Name, what, oneLine(e.Error))
@@ -337,9 +337,9 @@ func (v *thinkHuman) Event(e thinker.Event) {
 				fmt.Fprintf(w, "        %s\n", l)
 			}
 		}
-	case thinker.BlockTestPassed:
+	case thinkevent.BlockTestPassed:
 		fmt.Fprintf(w, "    ✓ %s: its example passed\n", e.Name)
-	case thinker.BlockCreated:
+	case thinkevent.BlockCreated:
 		if e.Staged {
 			fmt.Fprintf(w, "    ✓ %s is part of the proposal\n", e.File)
 		} else {
@@ -348,11 +348,11 @@ func (v *thinkHuman) Event(e thinker.Event) {
 		if e.Note != "" {
 			fmt.Fprintf(w, "      (%s)\n", e.Note)
 		}
-	case thinker.Wired, thinker.Repaired:
+	case thinkevent.Wired, thinkevent.Repaired:
 		// The compile result follows.
-	case thinker.CompileFailed:
+	case thinkevent.CompileFailed:
 		v.problems = writeAttemptProblems(w, e.File, e.Diagnostics, v.problems)
-	case thinker.Complete:
+	case thinkevent.Complete:
 		if e.Valid {
 			fmt.Fprintf(w, "    ✓ the flow validates\n")
 		}
@@ -371,15 +371,15 @@ func (v *thinkHuman) Event(e thinker.Event) {
 			fmt.Fprintln(v.err, "Still wrong with the flow written (--force):")
 			WriteStillWrong(v.err, v.color, e.Files, e.Diagnostics)
 		}
-	case thinker.Proposed:
+	case thinkevent.Proposed:
 		fmt.Fprintf(w, "    ✓ the changed flow validates\n\nProposal %s for %s:\n", e.ID, e.File)
 		writeChange(w, e.Change, e.Diff)
 		fmt.Fprintln(w, usageLine(v.usage))
-	case thinker.UsageReported:
+	case thinkevent.UsageReported:
 		v.usage = e.Usage
-	case thinker.PatternUsed:
+	case thinkevent.PatternUsed:
 		fmt.Fprintf(w, "· based on pattern %s (relevance %.2f): its blocks %s, no decompose\n", e.Name, e.Relevance, strings.Join(e.Blocks, ", "))
-	case thinker.Failed:
+	case thinkevent.Failed:
 		if len(e.BlockFiles) > 0 {
 			fmt.Fprintf(v.err, "The created blocks were kept: %s\n", strings.Join(e.BlockFiles, ", "))
 		}

@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/lang"
-	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/flowctl/flowctl/runtime/flowtest"
-	"github.com/flowctl/flowctl/runtime/watch"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -69,24 +68,24 @@ type JSONCycleFinished struct {
 
 func (v *watchJSON) Event(e any) {
 	switch e := e.(type) {
-	case watch.CycleStarted:
+	case event.CycleStarted:
 		changed := e.Changed
 		if changed == nil {
 			changed = []string{}
 		}
 		v.write(jsonCycleStarted{JSONHead{"cycle_started", JSONTime(e.Time)}, e.Cycle, changed})
-	case watch.CycleFinished:
+	case event.CycleFinished:
 		out := JSONCycleFinished{
 			JSONHead: JSONHead{"cycle_finished", JSONTime(e.Time)}, Cycle: e.Cycle, Status: e.Status,
 			DurationMS: e.Duration.Milliseconds(), Ran: e.Ran, Cached: e.Cached,
-			Outputs: runtime.PlainOutputs(e.Outputs), ChangedOutputs: e.ChangedOutputs,
+			Outputs: event.PlainOutputs(e.Outputs), ChangedOutputs: e.ChangedOutputs,
 			Diagnostics: newJSONValidate(e.Files, e.Diagnostics).Diagnostics,
 		}
 		if out.ChangedOutputs == nil {
 			out.ChangedOutputs = []string{}
 		}
 		v.write(out)
-	case runtime.Event:
+	case event.Event:
 		v.applyJSON.Event(e)
 	}
 }
@@ -115,7 +114,7 @@ func (v *watchHuman) Event(e any) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	switch e := e.(type) {
-	case watch.CycleStarted:
+	case event.CycleStarted:
 		what := "start"
 		if len(e.Changed) > 0 {
 			var names []string
@@ -126,10 +125,10 @@ func (v *watchHuman) Event(e any) {
 		}
 		fmt.Fprintf(v.w, "── cycle %d · %s · %s\n", e.Cycle, e.Time.Local().Format("15:04:05"), what)
 		v.failures = sameFailures{}
-	case runtime.StepFinished:
-		label := runtime.Label(e.Step, e.Instance)
+	case event.StepFinished:
+		label := event.Label(e.Step, e.Instance)
 		line := fmt.Sprintf("  %s %-9s %s", statusMarks[e.Status], e.Status, label)
-		if e.Status == runtime.StatusOK || e.Status == runtime.StatusFailed {
+		if e.Status == event.StatusOK || e.Status == event.StatusFailed {
 			line += "  " + FormatDuration(e.Duration)
 		}
 		if e.Reason != "" {
@@ -142,25 +141,25 @@ func (v *watchHuman) Event(e any) {
 		if same {
 			line += "  (failed the same way as " + first + ")"
 		}
-		if e.Status == runtime.StatusCached && v.color {
+		if e.Status == event.StatusCached && v.color {
 			line = dim(line)
 		}
 		fmt.Fprintln(v.w, line)
 		if e.Error != "" && !same {
 			writeIndented(v.w, "      ", e.Error)
 		}
-	case runtime.StepLog:
+	case event.StepLog:
 		if v.verbose {
-			fmt.Fprintf(v.w, "    %s │ %s\n", runtime.Label(e.Step, e.Instance), lang.EscapeControlLine(e.Line))
+			fmt.Fprintf(v.w, "    %s │ %s\n", event.Label(e.Step, e.Instance), lang.EscapeControlLine(e.Line))
 		}
-	case runtime.StepWaiting:
-		fmt.Fprintf(v.w, "  ? %-9s %s  (%s; decide with flowctl approve)\n", runtime.StatusWaiting, runtime.Label(e.Step, e.Instance), lang.EscapeControlLine(e.Message))
-	case watch.CycleFinished:
+	case event.StepWaiting:
+		fmt.Fprintf(v.w, "  ? %-9s %s  (%s; decide with flowctl approve)\n", event.StatusWaiting, event.Label(e.Step, e.Instance), lang.EscapeControlLine(e.Message))
+	case event.CycleFinished:
 		v.finished(e)
 	}
 }
 
-func (v *watchHuman) finished(e watch.CycleFinished) {
+func (v *watchHuman) finished(e event.CycleFinished) {
 	if e.Status == "invalid" {
 		WriteDiagnostics(v.errw, v.errColor, e.Files, e.Diagnostics)
 		if v.last > 0 {
