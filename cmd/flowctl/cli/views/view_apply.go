@@ -83,7 +83,9 @@ func (v *applyJSON) Event(e event.Event) {
 	case event.RunStarted:
 		v.buf.Flush()
 		v.startFlusher()
-	case event.RunFinished, event.RunWaiting:
+	case event.RunFinished, event.RunWaiting, event.StepDelta:
+		// A streaming step's text goes out as it comes: a reader
+		// waits for it, and it comes at the model's pace.
 		v.buf.Flush()
 	}
 }
@@ -215,7 +217,18 @@ type runningStep struct {
 	label   string
 	attempt int
 	started time.Time
+	// text is the end of what the step's model has streamed so far
+	// (StepDelta), shown under its row.
+	text string
 }
+
+// streamLines is how many of its last lines a streaming step shows under
+// its row in the live table; streamKept how much of its text is kept for
+// them.
+const (
+	streamLines = 2
+	streamKept  = 1 << 10
+)
 
 // NewApplyHuman returns the view of apply for people. color: w is a
 // terminal that shows colours; labels is the width of the step column
@@ -325,10 +338,23 @@ func (v *ApplyHuman) Event(e event.Event) {
 			t = t[len(t)-failedLogLines:]
 		}
 		v.tails[label] = t
+	case event.StepDelta:
+		// Shown live under the step's row, on the next redraw; the
+		// step's outputs say the whole reply.
+		if rs := v.running[event.Label(e.Step, e.Instance)]; rs != nil {
+			if e.Reset {
+				rs.text = ""
+			}
+			rs.text += e.Text
+			if len(rs.text) > streamKept {
+				rs.text = strings.ToValidUTF8(rs.text[len(rs.text)-streamKept:], "")
+			}
+		}
 	case event.StepNotice:
-		// A build is said while it runs; a retry in the step's line when
-		// it ends (and as it happens with --verbose).
-		if e.Kind == blocks.NoticeBuild || v.verbose {
+		// A build or a model without a price is said as it comes; a
+		// retry in the step's line when it ends (and as it happens with
+		// --verbose).
+		if e.Kind != blocks.NoticeRetry || v.verbose {
 			v.clear()
 			fmt.Fprintf(v.w, "    %s │ %s\n", event.Label(e.Step, e.Instance), e.Message)
 			v.redraw()
@@ -424,7 +450,21 @@ func (v *ApplyHuman) redraw() {
 			break
 		}
 		v.row(fmt.Sprintf("    %-30s attempt %d  %s", rs.label, rs.attempt, time.Since(rs.started).Round(100*time.Millisecond)))
+		for _, line := range lastLines(rs.text, streamLines) {
+			v.row("      │ " + lang.EscapeControlLine(line))
+		}
 	}
+}
+
+// lastLines are the last n lines of text that have something on them.
+func lastLines(text string, n int) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out[max(0, len(out)-n):]
 }
 
 // row prints one line of the live table, cut to the terminal's width so
