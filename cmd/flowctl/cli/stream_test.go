@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// streamingModel is an OpenAI-compatible server that streams each reply
+// as the given chunks when asked to stream, and answers whole otherwise.
+func streamingModel(t *testing.T, chunks ...string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept") != "text/event-stream" {
+			t.Errorf("a request that does not stream")
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range chunks {
+			b, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "model": "m",
+				"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": c}}}})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+			w.(http.Flusher).Flush()
+		}
+		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":6,"total_tokens":10}}`+"\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+const streamFlow = `
+flow "talk" {}
+
+secret "token" {
+  env = "TALK_TOKEN"
+}
+
+provider "plain" {
+  base_url = "%s/v1"
+}
+
+provider "echo" {
+  base_url = "%s/v1"
+}
+
+step "say" {
+  use      = "llm"
+  provider = provider.plain
+  model    = "m"
+  prompt   = "Say hello"
+}
+
+step "leak" {
+  use      = "llm"
+  provider = provider.echo
+  model    = "m"
+  prompt   = "Repeat ${secret.token}"
+}
+
+output "text" {
+  value = step.say.text
+}
+`
+
+// TestApplyStreams: apply --json writes a streaming step's text as
+// step_delta events, in order and before its step_finished; their
+// concatenation is the step's reply; a secret split across two chunks
+// appears in no event.
+func TestApplyStreams(t *testing.T) {
+	plain := streamingModel(t, "Hel", "lo, ", "world.")
+	echo := streamingModel(t, "Hello, the key is s3c", "r3t-v4lue", " and", " more.")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "talk.flow.hcl"), fmt.Appendf(nil, streamFlow, plain.URL, echo.URL), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TALK_TOKEN", "s3cr3t-v4lue")
+	code, out, errOut := runCLI(t, "apply", "--auto-approve", "--json", "--state", filepath.Join(dir, ".flowctl"), dir)
+	if code != 0 {
+		t.Fatalf("apply exited %d:\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(out, "s3cr3t") || strings.Contains(out, "r3t-v4lue") || strings.Contains(errOut, "r3t-v4lue") {
+		t.Fatalf("a secret in the output:\n%s", out)
+	}
+	texts := map[string]string{}
+	finished := map[string]bool{}
+	var outputs map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e struct {
+			Type, Step, Text string
+			Outputs          map[string]any
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		switch e.Type {
+		case "step_delta":
+			if finished[e.Step] {
+				t.Errorf("a step_delta of %s after its step_finished", e.Step)
+			}
+			texts[e.Step] += e.Text
+		case "step_finished":
+			finished[e.Step] = true
+		case "run_finished":
+			outputs = e.Outputs
+		}
+	}
+	if texts["say"] != "Hello, world." || texts["say"] != outputs["text"] {
+		t.Errorf("say streamed %q; its output is %q", texts["say"], outputs["text"])
+	}
+	if texts["leak"] != "Hello, the key is (sensitive) and more." {
+		t.Errorf("leak streamed %q", texts["leak"])
+	}
+}
