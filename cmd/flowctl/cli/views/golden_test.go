@@ -288,6 +288,22 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 				l.Close()
 			}
 		}},
+		{"runs_cost", func(t *testing.T, g *goldenOut) {
+			// A run whose model calls had prices, all but one.
+			priced := *tree
+			run := *tree.Run
+			run.Usage = json.RawMessage(`{"prompt_tokens":900,"completion_tokens":300,"total_tokens":1200,"cost_usd":0.0123,"calls":3,"unpriced_calls":1}`)
+			priced.Run = &run
+			steps := append([]*state.StepResult(nil), tree.Steps...)
+			first := *steps[0]
+			first.Usage = json.RawMessage(`{"prompt_tokens":900,"completion_tokens":300,"total_tokens":1200,"cost_usd":0.0123,"calls":3,"unpriced_calls":1}`)
+			steps[0] = &first
+			priced.Steps = steps
+			for _, jsonOut := range []bool{false, true} {
+				name := map[bool]string{false: "human", true: "json"}[jsonOut]
+				NewRuns(g.w(name+"/show"), jsonOut).Show(&priced, nil)
+			}
+		}},
 		{"output", func(t *testing.T, g *goldenOut) {
 			WriteOutputHeader(g.w("human/stderr"), tree.Run, false, []string{"other"})
 			for _, jsonOut := range []bool{false, true} {

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -132,7 +133,8 @@ func (v runsHuman) Show(t *RunTree, waits []*state.Approval) error {
 	failed := writeStepRows(rows, t, "")
 	rows.tb.write(w)
 	if t := tokens(run.Usage); t != "-" {
-		fmt.Fprintf(w, "\nTokens: %s in all.\n", t)
+		t, _, _ = strings.Cut(t, " ")
+		fmt.Fprintf(w, "\nTokens: %s in all.%s\n", t, costText(run.Usage))
 	}
 	writeStepOutputs(w, steps)
 	if len(t.Summaries) > 0 {
@@ -447,14 +449,37 @@ func indent(s, prefix string) string {
 
 // tokens renders stored usage as its total, or "-".
 func tokens(raw json.RawMessage) string {
-	var u struct {
-		Total int `json:"total_tokens"`
-	}
-	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil || u.Total == 0 {
+	var u blocks.Usage
+	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil || u.TotalTokens == 0 {
 		return "-"
 	}
-	return fmt.Sprint(u.Total)
+	if u.CostUSD != nil {
+		return fmt.Sprintf("%d (%s)", u.TotalTokens, USD(*u.CostUSD))
+	}
+	return fmt.Sprint(u.TotalTokens)
 }
+
+// costText says what a run's model calls cost, "" when none had a price:
+// " Cost: $0.0123 for 3 calls." and the calls left out for want of a
+// price.
+func costText(raw json.RawMessage) string {
+	var u blocks.Usage
+	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil || u.CostUSD == nil {
+		return ""
+	}
+	s := fmt.Sprintf(" Cost: %s for %s.", USD(*u.CostUSD), Plural(u.Calls-u.Unpriced, "call", "calls"))
+	switch {
+	case u.Unpriced == 1:
+		s += " 1 call of a model without a price has no cost."
+	case u.Unpriced > 1:
+		s += fmt.Sprintf(" %d calls of models without a price have no cost.", u.Unpriced)
+	}
+	return s
+}
+
+// USD is an amount of US dollars as the views write it: four decimals
+// ($0.0123).
+func USD(v float64) string { return fmt.Sprintf("$%.4f", v) }
 
 // Logs prints step logs: for people, a header per step instance and its
 // lines; as JSON, one object per instance and line ({step, instance, line}).
