@@ -79,5 +79,6 @@ export function say(text) {
 // as text: the total, then prompt + completion.
 export function tokens(u) {
   const total = u.total_tokens || (u.prompt_tokens || 0) + (u.completion_tokens || 0);
-  return `${total} (${u.prompt_tokens || 0} prompt + ${u.completion_tokens || 0} completion)`;
+  const cost = u.cost_usd != null ? `, $${u.cost_usd.toFixed(4)}` : '';
+  return `${total} (${u.prompt_tokens || 0} prompt + ${u.completion_tokens || 0} completion)${cost}`;
 }

@@ -46,7 +46,10 @@ export function renderDetail(el, run, flow, name) {
     // The tokens of an llm step's instances, in all.
     const used = insts.filter(st => st.usage).map(st => st.usage);
     const total = k => used.reduce((n, u) => n + (u[k] || 0), 0);
-    const all = used.length > 1 ? h('p', { id: 'step-tokens' }, `Tokens, all ${used.length} instances: ${tokens({ prompt_tokens: total('prompt_tokens'), completion_tokens: total('completion_tokens'), total_tokens: total('total_tokens') })}`) : null;
+    const priced = used.filter(u => u.cost_usd != null);
+    const sum = { prompt_tokens: total('prompt_tokens'), completion_tokens: total('completion_tokens'), total_tokens: total('total_tokens'),
+      cost_usd: priced.length ? priced.reduce((n, u) => n + u.cost_usd, 0) : null };
+    const all = used.length > 1 ? h('p', { id: 'step-tokens' }, `Tokens, all ${used.length} instances: ${tokens(sum)}`) : null;
     put(el, head, all, insts.length ? failedFirst(insts).map(instance) : h('p', { class: 'muted' }, 'Not run yet.'));
     return;
   }
