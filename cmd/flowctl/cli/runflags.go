@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
@@ -157,9 +158,9 @@ func (f *runFlags) runExecutors(s streams) (*blocks.Executors, func(), error) {
 }
 
 // runExecutorsFor is runExecutors for a program about to run, whose
-// sandbox workers start meanwhile (execOptions.warm); nil for none.
+// sandbox workers start meanwhile (engine.Options.Warm); nil for none.
 func (f *runFlags) runExecutorsFor(s streams, prog *compiler.Program) (*blocks.Executors, func(), error) {
-	logFile, err := openPromptLog(f.logPrompts)
+	logFile, err := engine.OpenPromptLog(f.logPrompts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -168,7 +169,7 @@ func (f *runFlags) runExecutorsFor(s streams, prog *compiler.Program) (*blocks.E
 			logFile.Close()
 		}
 	}
-	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, goEngine: f.goEngine, httpAllow: f.httpAllow, httpConns: f.httpConns, warnings: s.err, unconfined: f.unconfined, warm: prog})
+	ex, release, err := executors(engine.Options{LogPrompts: writerOrNil(logFile), Sandbox: f.sandbox, GoEngine: f.goEngine, HTTPAllow: f.httpAllow, HTTPConns: f.httpConns, Warnings: s.err, Unconfined: f.unconfined, Warm: prog})
 	if err != nil {
 		closeLog()
 		return nil, nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/flowctl/flowctl/blocks/blocktest"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
@@ -72,7 +73,7 @@ block definition has errors.`,
 				return usagef("unknown --format %q: use human, json or github", format)
 			}
 			tf.format = format
-			return runTest(s, args, registries, execOptions{sandbox: sandbox, goEngine: goEngine, httpAllow: httpAllow, unconfined: unconfined}, tf)
+			return runTest(s, args, registries, engine.Options{Sandbox: sandbox, GoEngine: goEngine, HTTPAllow: httpAllow, Unconfined: unconfined}, tf)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the results as one JSON object (--format json)")
@@ -102,10 +103,10 @@ type testFlags struct {
 	junit       string // --junit FILE
 }
 
-func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags) error {
+func runTest(s streams, paths, registries []string, eo engine.Options, tf testFlags) error {
 	parser := lang.NewParser()
-	found, diags := loadTestBlocks(parser, paths, registries, eo.goEngine)
-	tests, d := loadFlowTests(parser, paths, registries, eo.goEngine, true)
+	found, diags := loadTestBlocks(parser, paths, registries, eo.GoEngine)
+	tests, d := loadFlowTests(parser, paths, registries, eo.GoEngine, true)
 	diags = append(diags, d...)
 	diags = compiler.Normalize(diags)
 	if diags.HasErrors() {
@@ -132,7 +133,7 @@ func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags
 	if examples == 0 && len(tests) == 0 {
 		return view.Done(len(found))
 	}
-	eo.warnings = s.err
+	eo.Warnings = s.err
 	ex, release, err := executors(eo)
 	if err != nil {
 		return err

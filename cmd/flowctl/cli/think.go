@@ -12,6 +12,7 @@ import (
 	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
@@ -107,12 +108,12 @@ func runThink(s streams, a thinkArgs) error {
 	if err != nil {
 		return usagef("%s", err)
 	}
-	ex, release, err := executors(execOptions{sandbox: a.sandbox, warnings: s.err, unconfined: a.unconfined})
+	ex, release, err := executors(engine.Options{Sandbox: a.sandbox, Warnings: s.err, Unconfined: a.unconfined})
 	if err != nil {
 		return err
 	}
 	defer release()
-	logFile, err := openPromptLog(a.logPrompts)
+	logFile, err := engine.OpenPromptLog(a.logPrompts)
 	if err != nil {
 		return err
 	}
