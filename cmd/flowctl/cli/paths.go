@@ -60,17 +60,9 @@ func findFiles(paths []string, match func(string) bool) ([]string, hcl.Diagnosti
 	return out, diags
 }
 
-func pathError(path string, err error) *hcl.Diagnostic {
-	reason := err.Error()
-	if pe, ok := err.(*fs.PathError); ok {
-		reason = pe.Err.Error()
-	}
-	return &hcl.Diagnostic{
-		Severity: hcl.DiagError,
-		Summary:  "Cannot read path",
-		Detail:   "The path " + path + " cannot be read: " + reason + ".",
-	}
-}
+// pathError is the diagnostic of a path that cannot be read
+// (lang.PathError).
+func pathError(path string, err error) *hcl.Diagnostic { return lang.PathError(path, err) }
 
 // flowArg is the FLOW argument of a command that takes one: the one given,
 // else the current directory, as validate, test and fmt default to.
