@@ -13,6 +13,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/engine"
+	"github.com/flowctl/flowctl/runtime/planfile"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
@@ -77,10 +78,10 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 			if err != nil {
 				return err
 			}
-			fromPlan := isSavedPlan(args[0])
+			fromPlan := planfile.Is(args[0])
 			var prog *compiler.Program
 			var inputs map[string]cty.Value
-			var sp *savedPlan
+			var sp *planfile.File
 			if fromPlan {
 				if prog, inputs, sp, err = readSavedPlan(l, args[0], given); err != nil {
 					return err
