@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/flowctl/flowctl/runtime/state"
 )
 
 // TestDir: the rule of where a project's state lives, for a base in a
@@ -80,5 +82,48 @@ func TestBase(t *testing.T) {
 	}
 	if got := Base(filepath.Join(other, "x.flow.hcl"), wd); got != other {
 		t.Errorf("Base outside = %q", got)
+	}
+}
+
+// TestOldStates: a .flowctl next to a flow is named when it is not the
+// state in use, once for the flows beside it, and never when it is that
+// state (by another path) or the state is a database.
+func TestOldStates(t *testing.T) {
+	top, _ := filepath.EvalSymlinks(t.TempDir())
+	a, b := filepath.Join(top, "a"), filepath.Join(top, "b")
+	for _, d := range []string{filepath.Join(a, DirName), filepath.Join(b, DirName), filepath.Join(top, DirName)} {
+		os.MkdirAll(d, 0o755)
+	}
+	inUse := filepath.Join(top, DirName)
+	if got := OldState(filepath.Join(a, "x.flow.hcl"), inUse); got != filepath.Join(a, DirName) {
+		t.Errorf("OldState = %q", got)
+	}
+	t.Chdir(top)
+	if got := OldState(filepath.Join(top, "x.flow.hcl"), DirName); got != "" {
+		t.Errorf("the state in use, relative: OldState = %q", got)
+	}
+	if got := OldState(filepath.Join(a, "x.flow.hcl"), "postgres://db/x"); got != "" {
+		t.Errorf("a database in use: OldState = %q", got)
+	}
+	flows := []string{filepath.Join(a, "1.flow.hcl"), filepath.Join(a, "2.flow.hcl"), filepath.Join(b, "3.flow.hcl"), filepath.Join(top, "4.flow.hcl")}
+	got := OtherStates(flows, inUse)
+	if len(got) != 2 || got[0] != filepath.Join(a, DirName) || got[1] != filepath.Join(b, DirName) {
+		t.Errorf("OtherStates = %q", got)
+	}
+}
+
+// TestOpen: opening a directory that is not there makes it, and says so
+// once.
+func TestOpen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), DirName)
+	for i, want := range []bool{true, false} {
+		st, made, err := Open(dir, state.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		if made != want {
+			t.Errorf("open %d: made %v, want %v", i+1, made, want)
+		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -93,9 +95,9 @@ func (f *runFlags) registerKeep(cmd *cobra.Command) {
 }
 
 // stateDirFor is the state of a flow: a directory, or a database URL
-// (stateIn, for the flow's project).
+// (project.State, for the flow's project).
 func (f *runFlags) stateDirFor(prog *compiler.Program) string {
-	return stateIn(f.stateDir, projectBase(prog.Filename))
+	return project.State(f.stateDir, project.Base(prog.Filename, "."))
 }
 
 // openState opens the state of a flow's project; it warns, on w, of a
@@ -191,3 +193,56 @@ func stateError(dir string, err error) error {
 }
 
 func trimStop(s string) string { return strings.TrimRight(s, ".") }
+
+// stateDirName is the name of a project's state directory.
+const stateDirName = project.DirName
+
+// stateHelp is the help of a command's --state flag.
+const stateHelp = "the state directory, or a postgres:// URL (default: " + project.EnvState + ", else the project's .flowctl: the nearest from the working directory up to the top of its git repository, else the one at that top, else the working directory's)"
+
+// openRunState opens the state where runs are recorded (apply, plan,
+// watch, serve, mcp, worker); when it makes the state directory, it says
+// where on w, once (project.Made).
+func openRunState(w io.Writer, dir string, o state.Options) (*state.Store, error) {
+	st, made, err := project.Open(dir, o)
+	if err != nil {
+		return nil, openError(dir, err)
+	}
+	if made {
+		fmt.Fprintln(w, project.Made(dir))
+	}
+	return st, nil
+}
+
+// openError is the diagnostic of a state that project.Open could not
+// open, the location of a database shown without its password.
+func openError(dir string, err error) error {
+	if state.IsURL(dir) {
+		dir = state.RedactURL(dir)
+	}
+	return stateError(dir, err)
+}
+
+// warnOldState says where the runs of a flow are when a state next to the
+// flow file is not the state in use (project.OldState). It says nothing
+// when that is the state in use, or there is none.
+func warnOldState(w io.Writer, flowFile, inUse string) {
+	if old := project.OldState(flowFile, inUse); old != "" {
+		fmt.Fprintf(w, "Warning: %s, next to this flow, is a state other than the project's, which is %s: the runs, memory and cache in %s are not read. Read them with --state %s, or move that directory to %s when the project has no state yet (see docs/runtime.md, \"Where the state lives\").\n",
+			old, inUse, old, old, inUse)
+	}
+}
+
+// warnOtherStates says, for serve DIR and mcp DIR, where the states next
+// to the flows under dir are that are not the state in use
+// (project.OtherStates): their runs are not listed.
+func warnOtherStates(w io.Writer, dir, inUse string) {
+	if state.IsURL(inUse) {
+		return
+	}
+	flows, _ := findFiles([]string{dir}, lang.IsFlowFile)
+	for _, other := range project.OtherStates(flows, inUse) {
+		fmt.Fprintf(w, "Warning: %s, next to flows served here, is a state other than the project's, which is %s: its runs are not listed, nor its memory and cache used. Read them with --state %s, or move that directory to %s when the project has no state yet (see docs/runtime.md, \"Where the state lives\").\n",
+			other, inUse, other, inUse)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -76,7 +77,7 @@ func (f *dirFlags) open(s streams, dir string) (*servedDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	where := stateIn(f.stateDir, dir)
+	where := project.State(f.stateDir, dir)
 	st, err := f.store.open(s.err, where)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
@@ -158,7 +159,7 @@ func runThink(s streams, a thinkArgs) error {
 		if diags.HasErrors() {
 			return newFlowLoader(s, a.registries).fail(diags)
 		}
-		if st, err = openStateDir(stateIn("", projectBase(path))); err != nil {
+		if st, err = openStateDir(project.State("", project.Base(path, "."))); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -168,7 +169,7 @@ func runThink(s streams, a thinkArgs) error {
 
 	var patterns *state.Store // the state of the flow's project, for its patterns
 	if a.edit == "" {
-		if dir := stateIn("", dir); !state.IsURL(dir) {
+		if dir := project.State("", dir); !state.IsURL(dir) {
 			if _, err := os.Stat(dir); err == nil {
 				if patterns, err = openStateDir(dir); err == nil {
 					defer patterns.Close()
@@ -182,7 +183,7 @@ func runThink(s streams, a thinkArgs) error {
 	view.Close()
 	if err == nil && res.File != "" && res.Valid {
 		if patterns == nil {
-			if patterns, err = openStateDir(stateIn("", dir)); err != nil {
+			if patterns, err = openStateDir(project.State("", dir)); err != nil {
 				return err
 			}
 			defer patterns.Close()
@@ -268,7 +269,7 @@ func thinkEmbeddings(opts *thinker.Options, cfg llm.Config, dir string) func() {
 	}
 	opts.Embedder = llm.NewEmbedder(cfg, cfg.EmbeddingsModel)
 	opts.EmbeddingsModel = cfg.EmbeddingsModel
-	st, err := openStateDir(stateIn("", dir))
+	st, err := openStateDir(project.State("", dir))
 	if err != nil {
 		// The search embeds without a cache.
 		return func() {}

@@ -3,6 +3,7 @@ package cli
 import (
 	"time"
 
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/watch"
 	"github.com/spf13/cobra"
 )
@@ -33,7 +34,7 @@ cancelled and what finished is kept.`,
 			if err := l.check(diags); err != nil {
 				return err
 			}
-			dir := stateIn(f.stateDir, projectBase(path))
+			dir := project.State(f.stateDir, project.Base(path, "."))
 			if f.stateDir == "" {
 				warnOldState(s.err, path, dir)
 			}

@@ -2,8 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"github.com/flowctl/flowctl/project"
 	"path/filepath"
+
+	"github.com/flowctl/flowctl/project"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
@@ -79,7 +80,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 			defer closeEx()
 			// The worker's flows are DIR's project, as serve's: their runs
 			// and large payloads are in its state, where clients look.
-			where := stateIn(f.stateDir, dir)
+			where := project.State(f.stateDir, dir)
 			st, err := f.store.open(s.err, where)
 			if err != nil {
 				return err
