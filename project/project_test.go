@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
@@ -125,5 +127,37 @@ func TestOpen(t *testing.T) {
 		if made != want {
 			t.Errorf("open %d: made %v, want %v", i+1, made, want)
 		}
+	}
+}
+
+// TestFlows: the flows and block files under a directory, hidden
+// directories skipped; a directory's one flow file; the programs of the
+// flows under a directory, and none being an error.
+func TestFlows(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.MkdirAll(filepath.Join(dir, DirName), 0o755)
+	flow := func(name string) string { return "flow \"" + name + "\" {}\n" }
+	os.WriteFile(filepath.Join(dir, "a.flow.hcl"), []byte(flow("a")), 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "b.flow.hcl"), []byte(flow("b")), 0o644)
+	os.WriteFile(filepath.Join(dir, DirName, "c.flow.hcl"), []byte(flow("c")), 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "x.block.hcl"), []byte(""), 0o644)
+	flows, blocks, diags := FindFlowsAndBlocks([]string{dir}, false)
+	if diags.HasErrors() || len(flows) != 2 || len(blocks) != 1 {
+		t.Errorf("FindFlowsAndBlocks = %q, %q, %v", flows, blocks, diags)
+	}
+	if _, diags := FlowPath(dir); diags.HasErrors() {
+		t.Errorf("FlowPath of a directory with one flow: %v", diags)
+	}
+	progs, diags := CompileFlows(dir, compiler.Options{Parser: lang.NewParser()})
+	if diags.HasErrors() || len(progs) != 2 || progs[0].Flow.Name != "a" || progs[1].Flow.Name != "b" {
+		t.Errorf("CompileFlows: %d programs, %v", len(progs), diags)
+	}
+	empty := t.TempDir()
+	if _, diags := FlowPath(empty); !diags.HasErrors() || diags[0].Summary != "No flow file" {
+		t.Errorf("FlowPath of an empty directory: %v", diags)
+	}
+	if _, diags := CompileFlows(empty, compiler.Options{}); !diags.HasErrors() || diags[0].Summary != "No flow or block files" {
+		t.Errorf("CompileFlows of an empty directory: %v", diags)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -25,7 +26,7 @@ func newFlowLoader(s streams, registries []string) *flowLoader {
 
 // compile compiles the FLOW argument.
 func (l *flowLoader) compile(arg string) (*compiler.Program, error) {
-	path, diags := flowPath(arg)
+	path, diags := project.FlowPath(arg)
 	if diags.HasErrors() {
 		return nil, l.fail(diags)
 	}

@@ -240,7 +240,7 @@ func warnOtherStates(w io.Writer, dir, inUse string) {
 	if state.IsURL(inUse) {
 		return
 	}
-	flows, _ := findFiles([]string{dir}, lang.IsFlowFile)
+	flows, _ := project.Find([]string{dir}, lang.IsFlowFile)
 	for _, other := range project.OtherStates(flows, inUse) {
 		fmt.Fprintf(w, "Warning: %s, next to flows served here, is a state other than the project's, which is %s: its runs are not listed, nor its memory and cache used. Read them with --state %s, or move that directory to %s when the project has no state yet (see docs/runtime.md, \"Where the state lives\").\n",
 			other, inUse, other, inUse)

@@ -11,6 +11,7 @@ import (
 	"github.com/flowctl/flowctl/blocks/blocktest"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
@@ -170,7 +171,7 @@ func runTest(s streams, paths, registries []string, eo engine.Options, tf testFl
 // by file and position. Diagnostics report definitions that do not
 // decode, check or compile; a flow's steps are not compiled.
 func loadTestBlocks(parser *lang.Parser, paths, registries []string, goEngine string) ([]*blocks.Block, hcl.Diagnostics) {
-	flows, blockFiles, diags := findFlowsAndBlockFiles(paths, len(registries) > 0)
+	flows, blockFiles, diags := project.FindFlowsAndBlocks(paths, len(registries) > 0)
 
 	found := map[string]*blocks.Block{}
 	loaded := map[string]bool{}

@@ -155,7 +155,7 @@ func runThink(s streams, a thinkArgs) error {
 	}
 	var st *state.Store
 	if a.edit != "" {
-		path, diags := flowPath(a.edit)
+		path, diags := project.FlowPath(a.edit)
 		if diags.HasErrors() {
 			return newFlowLoader(s, a.registries).fail(diags)
 		}

@@ -30,7 +30,7 @@ cancelled and what finished is kept.`,
 			if err != nil {
 				return err
 			}
-			path, diags := flowPath(args[0])
+			path, diags := project.FlowPath(args[0])
 			if err := l.check(diags); err != nil {
 				return err
 			}
