@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -93,5 +95,27 @@ func TestConnectDiagnostic(t *testing.T) {
 		if d.Summary != "Cannot connect to Temporal" || !strings.Contains(d.Detail, "No Temporal server answers at 127.0.0.1:1 "+c.want) {
 			t.Errorf("address %q, TEMPORAL_ADDRESS %q: %s: %s", c.given, c.env, d.Summary, d.Detail)
 		}
+	}
+}
+
+// TestExecutorsLogging: the prompt log is made (mode 0600) with the
+// executors, and a sandbox mode that does not exist is a setting error
+// that leaves no executors.
+func TestExecutorsLogging(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "prompts.jsonl")
+	ex, release, err := ExecutorsLogging(Options{Sandbox: SandboxInProcess}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Runtimes["go"] == nil || ex.Runtimes["python"] == nil || ex.Builtins["llm"] == nil {
+		t.Errorf("executors %+v", ex)
+	}
+	release()
+	if info, err := os.Stat(log); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the prompt log: %v %v", info, err)
+	}
+	var se *SettingError
+	if _, _, err := ExecutorsLogging(Options{Sandbox: "cloud"}, ""); !errors.As(err, &se) {
+		t.Errorf("an unknown sandbox: %v", err)
 	}
 }

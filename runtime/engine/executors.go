@@ -223,3 +223,27 @@ func OpenPromptLog(path string) (io.WriteCloser, error) {
 	}
 	return f, nil
 }
+
+// ExecutorsLogging are Executors that log each LLM round trip to the
+// file promptLog (--log-prompts; "" for none), opened for appending; the
+// function returned releases the executors and closes the log.
+func ExecutorsLogging(o Options, promptLog string) (*blocks.Executors, func(), error) {
+	logFile, err := OpenPromptLog(promptLog)
+	if err != nil {
+		return nil, nil, err
+	}
+	closeLog := func() {
+		if logFile != nil {
+			logFile.Close()
+		}
+	}
+	if logFile != nil {
+		o.LogPrompts = logFile
+	}
+	ex, release, err := Executors(o)
+	if err != nil {
+		closeLog()
+		return nil, nil, err
+	}
+	return ex, func() { release(); closeLog() }, nil
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/project"
+	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -116,16 +117,13 @@ func openStateDir(dir string) (*state.Store, error) {
 	return openStateWith(dir, state.Options{})
 }
 
+// secretValues are the --secret values (runtime.GivenSecrets).
 func (f *runFlags) secretValues() (map[string]string, error) {
-	out := map[string]string{}
-	for _, pair := range f.secrets {
-		name, val, ok := strings.Cut(pair, "=")
-		if !ok || name == "" {
-			return nil, usagef("--secret must have the form NAME=VALUE")
-		}
-		out[name] = val
+	secrets, err := runtime.GivenSecrets(f.secrets)
+	if err != nil {
+		return nil, usageError{err.Error()}
 	}
-	return out, nil
+	return secrets, nil
 }
 
 // start checks the flags that plan, apply and watch share and returns the flow
@@ -162,21 +160,8 @@ func (f *runFlags) runExecutors(s streams) (*blocks.Executors, func(), error) {
 // runExecutorsFor is runExecutors for a program about to run, whose
 // sandbox workers start meanwhile (engine.Options.Warm); nil for none.
 func (f *runFlags) runExecutorsFor(s streams, prog *compiler.Program) (*blocks.Executors, func(), error) {
-	logFile, err := engine.OpenPromptLog(f.logPrompts)
-	if err != nil {
-		return nil, nil, err
-	}
-	closeLog := func() {
-		if logFile != nil {
-			logFile.Close()
-		}
-	}
-	ex, release, err := executors(engine.Options{LogPrompts: writerOrNil(logFile), Sandbox: f.sandbox, GoEngine: f.goEngine, HTTPAllow: f.httpAllow, HTTPConns: f.httpConns, Warnings: s.err, Unconfined: f.unconfined, Warm: prog})
-	if err != nil {
-		closeLog()
-		return nil, nil, err
-	}
-	return ex, func() { release(); closeLog() }, nil
+	ex, release, err := engine.ExecutorsLogging(engine.Options{Sandbox: f.sandbox, GoEngine: f.goEngine, HTTPAllow: f.httpAllow, HTTPConns: f.httpConns, Warnings: s.err, Unconfined: f.unconfined, Warm: prog}, f.logPrompts)
+	return ex, release, fromBelow(err)
 }
 
 // stateError is the diagnostic of a state that cannot be opened: a
