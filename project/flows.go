@@ -140,3 +140,23 @@ func CompileFlows(dir string, o compiler.Options) ([]*compiler.Program, hcl.Diag
 	}
 	return progs, diags
 }
+
+// Compile compiles the flow a command's FLOW argument names (FlowPath)
+// with o. The program keeps what it evaluates: with o.Release the flow
+// files' syntax trees went as they were decoded, and the other files'
+// (blocks, flows only named), which would stay in memory for as long as
+// the program runs, are released from o.Parser.
+func Compile(arg string, o compiler.Options) (*compiler.Program, hcl.Diagnostics) {
+	path, diags := FlowPath(arg)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	prog, diags := compiler.Compile(path, o)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if o.Release && o.Parser != nil {
+		o.Parser.Release()
+	}
+	return prog, diags
+}

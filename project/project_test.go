@@ -153,6 +153,12 @@ func TestFlows(t *testing.T) {
 	if diags.HasErrors() || len(progs) != 2 || progs[0].Flow.Name != "a" || progs[1].Flow.Name != "b" {
 		t.Errorf("CompileFlows: %d programs, %v", len(progs), diags)
 	}
+	if prog, diags := Compile(filepath.Join(dir, "sub"), compiler.Options{Parser: lang.NewParser(), Release: true}); diags.HasErrors() || prog.Flow.Name != "b" {
+		t.Errorf("Compile of a directory with one flow: %v", diags)
+	}
+	if prog, diags := Compile(dir, compiler.Options{}); diags.HasErrors() || prog.Flow.Name != "a" {
+		t.Errorf("Compile of a directory with one flow of its own: %v", diags)
+	}
 	empty := t.TempDir()
 	if _, diags := FlowPath(empty); !diags.HasErrors() || diags[0].Summary != "No flow file" {
 		t.Errorf("FlowPath of an empty directory: %v", diags)
