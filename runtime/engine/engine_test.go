@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
+	"github.com/hashicorp/hcl/v2"
 )
 
 // TestHTTPOptions: the connections to one host are FLOWCTL_HTTP_CONNS_PER_HOST's,
@@ -117,5 +120,27 @@ func TestExecutorsLogging(t *testing.T) {
 	var se *SettingError
 	if _, _, err := ExecutorsLogging(Options{Sandbox: "cloud"}, ""); !errors.As(err, &se) {
 		t.Errorf("an unknown sandbox: %v", err)
+	}
+}
+
+// TestRunnerNoServer: with no Temporal server at the address, Runner's
+// error is the diagnostic that says what to do.
+func TestRunnerNoServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing answers there now
+	st, err := state.Open(filepath.Join(t.TempDir(), ".flowctl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	t.Setenv(temporal.EnvKey, "")
+	_, err = OnTemporal{Address: addr, TaskQueue: "q"}.Runner(st)
+	var diags hcl.Diagnostics
+	if !errors.As(err, &diags) || diags[0].Summary != "Cannot connect to Temporal" || !strings.Contains(diags[0].Detail, addr+" (given with --address)") {
+		t.Errorf("Runner with no server: %v", err)
 	}
 }

@@ -73,6 +73,17 @@ func (t OnTemporal) Dial(st *state.Store, logger *slog.Logger) (c client.Client,
 	return c, key != nil, nil
 }
 
+// Runner dials Temporal (Dial) and returns the runner that starts runs
+// on its workers' task queue (TaskQueue) and follows them: apply's and
+// serve's. Close its Client when done.
+func (t OnTemporal) Runner(st *state.Store) (temporal.Runner, error) {
+	c, encrypted, err := t.Dial(st, nil)
+	if err != nil {
+		return temporal.Runner{}, err
+	}
+	return temporal.Runner{Client: c, TaskQueue: t.TaskQueue, Encrypted: encrypted}, nil
+}
+
 // ConnectDiagnostic says that no Temporal server answers where the flags
 // and the environment say it is, and what to do.
 func (t OnTemporal) ConnectDiagnostic(ce *temporal.ConnectError) *hcl.Diagnostic {

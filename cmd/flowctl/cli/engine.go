@@ -89,11 +89,11 @@ func fromBelow(err error) error {
 // that waits for approvals says how to decide them, and goes on when
 // they are decided.
 func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store, prog *compiler.Program, opts runtime.Options, jsonOut, verbose bool) error {
-	c, encrypted, err := ef.dial(st, nil)
+	runner, err := ef.onTemporal().Runner(st)
 	if err != nil {
-		return err
+		return fromBelow(err)
 	}
-	defer c.Close()
+	defer runner.Client.Close()
 	ctx, stop := interruptible()
 	defer stop()
 	var view applyView
@@ -127,7 +127,7 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 		}
 		view.Event(e)
 	}
-	res, err := temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}.Apply(ctx, prog, opts)
+	res, err := runner.Apply(ctx, prog, opts)
 	view.Close()
 	if err := runStarted(s, l, res, err, jsonOut); err != nil {
 		return err
