@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -17,7 +18,7 @@ func timeCriticalPath(prog *compiler.Program, st *state.Store, ns string) string
 	case total <= 0:
 		return ""
 	case byRecorded:
-		return fmt.Sprintf("%s by the durations of the last successful run", formatDuration(total))
+		return fmt.Sprintf("%s by the durations of the last successful run", views.FormatDuration(total))
 	}
-	return fmt.Sprintf("at least %s, by the durations sleep steps declare", formatDuration(total))
+	return fmt.Sprintf("at least %s, by the durations sleep steps declare", views.FormatDuration(total))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/engine"
@@ -96,15 +97,13 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 	defer runner.Client.Close()
 	ctx, stop := interruptible()
 	defer stop()
-	var view applyView
+	var view views.Apply
 	newView := func() {
 		if jsonOut {
-			view = newApplyJSON(s.out)
+			view = views.NewApplyJSON(s.out)
 			return
 		}
-		h := newApplyHuman(s.out)
-		h.labels, h.verbose = labelWidth(prog), verbose
-		view = h
+		view = views.NewApplyHuman(s.out, colorTerminal(s.out), views.LabelWidth(prog), verbose)
 	}
 	newView()
 	opts.Observe = func(e runtime.Event) {
@@ -117,7 +116,7 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 		case runtime.RunWaiting:
 			view.Event(e)
 			if !jsonOut {
-				writeHowToDecide(s.err, &runtime.Result{RunID: e.RunID, Waiting: e.Waiting})
+				views.WriteHowToDecide(s.err, e.RunID, e.Waiting)
 				if ef.address != "" || ef.namespace != "" {
 					fmt.Fprintf(s.err, "  (with the same --address %s --%s %s)\n", temporal.Address(ef.address), temporalNamespaceFlag, temporal.Namespace(ef.namespace))
 				}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/project"
 	"github.com/spf13/cobra"
 )
@@ -55,7 +56,7 @@ func initProject(s streams, dir string) error {
 	fmt.Fprintf(s.out, "Made a flowctl project in %s: its state %s (%s), the flow hello.flow.hcl and its test hello.test.hcl.\n", dir, m.State, how)
 	next := "flowctl test && flowctl apply"
 	if dir != "." {
-		next = "cd " + shellQuote(dir) + " && " + next
+		next = "cd " + views.ShellQuote(dir) + " && " + next
 	}
 	fmt.Fprintf(s.out, "Next: %s\n", next)
 	return nil

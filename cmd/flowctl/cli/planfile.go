@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime/planfile"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -10,7 +11,7 @@ import (
 // writeSavedPlan writes the file plan --out writes (planfile.Write), with
 // the plan as plan --json shows it.
 func writeSavedPlan(path string, plan *compiler.Plan, namespace string, noCache bool) error {
-	return planfile.Write(path, plan, namespace, noCache, newJSONPlan(plan, true, defaultModel()))
+	return planfile.Write(path, plan, namespace, noCache, views.NewJSONPlan(plan, true, defaultModel()))
 }
 
 // readSavedPlan loads a saved plan and compiles its flow, refusing a plan
