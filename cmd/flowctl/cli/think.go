@@ -13,6 +13,8 @@ import (
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
@@ -108,12 +110,12 @@ func runThink(s streams, a thinkArgs) error {
 	if err != nil {
 		return usagef("%s", err)
 	}
-	ex, release, err := executors(execOptions{sandbox: a.sandbox, warnings: s.err, unconfined: a.unconfined})
+	ex, release, err := executors(engine.Options{Sandbox: a.sandbox, Warnings: s.err, Unconfined: a.unconfined})
 	if err != nil {
 		return err
 	}
 	defer release()
-	logFile, err := openPromptLog(a.logPrompts)
+	logFile, err := engine.OpenPromptLog(a.logPrompts)
 	if err != nil {
 		return err
 	}
@@ -149,11 +151,11 @@ func runThink(s streams, a thinkArgs) error {
 	}
 	var st *state.Store
 	if a.edit != "" {
-		path, diags := flowPath(a.edit)
+		path, diags := project.FlowPath(a.edit)
 		if diags.HasErrors() {
 			return newFlowLoader(s, a.registries).fail(diags)
 		}
-		if st, err = openStateDir(stateIn("", projectBase(path))); err != nil {
+		if st, err = openStateDir(project.State("", project.Base(path, "."))); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -163,7 +165,7 @@ func runThink(s streams, a thinkArgs) error {
 
 	var patterns *state.Store // the state of the flow's project, for its patterns
 	if a.edit == "" {
-		if dir := stateIn("", dir); !state.IsURL(dir) {
+		if dir := project.State("", dir); !state.IsURL(dir) {
 			if _, err := os.Stat(dir); err == nil {
 				if patterns, err = openStateDir(dir); err == nil {
 					defer patterns.Close()
@@ -177,7 +179,7 @@ func runThink(s streams, a thinkArgs) error {
 	view.Close()
 	if err == nil && res.File != "" && res.Valid {
 		if patterns == nil {
-			if patterns, err = openStateDir(stateIn("", dir)); err != nil {
+			if patterns, err = openStateDir(project.State("", dir)); err != nil {
 				return err
 			}
 			defer patterns.Close()
@@ -263,7 +265,7 @@ func thinkEmbeddings(opts *thinker.Options, cfg llm.Config, dir string) func() {
 	}
 	opts.Embedder = llm.NewEmbedder(cfg, cfg.EmbeddingsModel)
 	opts.EmbeddingsModel = cfg.EmbeddingsModel
-	st, err := openStateDir(stateIn("", dir))
+	st, err := openStateDir(project.State("", dir))
 	if err != nil {
 		// The search embeds without a cache.
 		return func() {}
