@@ -268,7 +268,9 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 				w.add(w.events, batch, first, i)
 			}
 		case opSync:
-			w.writeOwn(batch, first)
+			if !o.sync.blind {
+				w.writeOwn(batch, first)
+			}
 			if w.att.abort != nil {
 				break
 			}
@@ -279,6 +281,8 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 			err := w.applySync(ctx, o.sync)
 			if transient(err) {
 				w.abort(err)
+			} else {
+				w.failedHopefully(err)
 			}
 			o.sync.err = err
 		}
@@ -291,6 +295,11 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 		if err := w.owner.renew(ctx, st, began); err != nil && transient(err) {
 			w.abort(err)
 		}
+	}
+	if w.att.abort == nil && w.hopeful() && st.conn.txFailed() {
+		// A statement failed and its error was not seen (an op that
+		// ignored it): COMMIT would roll the batch back and say nothing.
+		w.abort(errCareful)
 	}
 	if w.att.abort != nil {
 		w.steps.pending, w.cache.pending, w.events.pending = w.steps.pending[:0], w.cache.pending[:0], w.events.pending[:0]
@@ -431,6 +440,9 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 				w.abort(err)
 				return
 			}
+			if w.failedHopefully(err) {
+				return
+			}
 		}
 		for _, i := range chunk {
 			t.def.appendArgs(a, &batch[i])
@@ -438,6 +450,9 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 			err := w.exec(ctx, t.one, a)
 			if transient(err) {
 				w.abort(err)
+				return
+			}
+			if w.failedHopefully(err) {
 				return
 			}
 			if err != nil {
@@ -485,13 +500,16 @@ func (w *writer) statement(ctx context.Context, t *table, n int) *driverStmt {
 		return err
 	}
 	var err error
-	if w.b.guarded() {
+	if w.b.guarded() && !w.hopeful() {
 		err = w.savepoint(ctx, prep)
 	} else {
 		err = prep()
 	}
 	if transient(err) {
 		w.abort(err)
+		return nil
+	}
+	if w.failedHopefully(err) {
 		return nil
 	}
 	if t.sized == nil {
@@ -511,7 +529,7 @@ func (w *writer) exec(ctx context.Context, stmt *driverStmt, a *args) error {
 		clear(a.list) // drop the references to the rows' values
 		a.list = a.list[:0]
 	}()
-	if !w.b.guarded() {
+	if !w.b.guarded() || w.hopeful() {
 		return stmt.execute(ctx, a.list)
 	}
 	return w.savepoint(ctx, func() error { return stmt.execute(ctx, a.list) })

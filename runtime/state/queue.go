@@ -71,7 +71,7 @@ func (s *Store) QueueRun(r *Run, key *IdempotencyKey, expiry time.Time) (*Idempo
 		}
 	}
 	won := true // the key, when there is one
-	_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
+	_, err = s.w.doBlind("", func(ctx context.Context, st *writerStmts) error {
 		if key != nil {
 			res, err := st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
 				key.CreatedAt.UnixNano(), expiry.UnixNano())
@@ -141,7 +141,7 @@ func (s *Store) StartQueued(id string, startedAt time.Time, origin string) error
 			return fmt.Errorf("starting run %s: %w", id, err)
 		}
 	}
-	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+	_, err := s.w.doBlind("", func(ctx context.Context, st *writerStmts) error {
 		own := ""
 		if owned {
 			own = s.owner.id()
@@ -176,7 +176,7 @@ func (s *Store) StartQueued(id string, startedAt time.Time, origin string) error
 // status, without starting it. It fails with ErrNotQueued when the run is
 // no longer queued.
 func (s *Store) EndQueued(id, status, errText string) error {
-	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+	_, err := s.w.doBlind("", func(ctx context.Context, st *writerStmts) error {
 		res, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?, error = ?
 			WHERE id = ? AND status = '`+StatusQueued+`'`, status, time.Now().UnixNano(), errText, id)
 		if err != nil {

@@ -43,7 +43,7 @@ func (s *Store) CreateRun(r *Run) error {
 	}
 	outputs, err := storeBlob(s.w.dir, r.Outputs)
 	if err == nil {
-		_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
+		_, err = s.w.doBlind("", func(ctx context.Context, st *writerStmts) error {
 			own := ""
 			if owned {
 				own = s.owner.id()
@@ -87,7 +87,7 @@ func (s *Store) FinishRun(r *Run) error {
 	if err != nil {
 		return fmt.Errorf("finishing run %s: %w", r.ID, err)
 	}
-	seq, err := s.w.doRun(r.ID, func(ctx context.Context, st *writerStmts) error {
+	seq, err := s.w.doBlind(r.ID, func(ctx context.Context, st *writerStmts) error {
 		res, err := st.finishRun.ExecContext(ctx,
 			r.Status, nanos(r.FinishedAt), text(outputs), r.Error, text(r.Usage), text(r.FailedOutputs), text(r.Fingerprints), r.ID, s.owner.id())
 		if err != nil {
