@@ -28,7 +28,10 @@ type table struct {
 	// sized holds the statements of 2 to rowsPerStatement-1 rows, each
 	// prepared when a batch's tail first has that many rows (nil when
 	// preparing it failed: those rows are written one by one).
-	sized   map[int]*driverStmt
+	sized map[int]*driverStmt
+	// texts holds the SQL of the statements of n rows that a pipeline
+	// sent (pipeline.go).
+	texts   map[int]string
 	def     *tableDef
 	pending []int
 }
@@ -219,6 +222,19 @@ func (s *driverStmt) Close() error {
 	return s.conn.Raw(func(any) error { return s.stmt.Close() })
 }
 
+// text is the SQL of t's statement of n rows.
+func (t *table) text(n int) string {
+	q, ok := t.texts[n]
+	if !ok {
+		if t.texts == nil {
+			t.texts = map[int]string{}
+		}
+		q = t.def.sql(n)
+		t.texts[n] = q
+	}
+	return q
+}
+
 func (t *table) close() error {
 	err := t.one.Close()
 	if err2 := t.many.Close(); err == nil {
@@ -252,6 +268,7 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 		return false
 	}
 	w.args.now = time.Now().UnixNano()
+	w.dropPipeline()
 	for i := range batch {
 		o := &batch[i]
 		switch o.kind {
@@ -278,6 +295,16 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 				o.sync.err = fmt.Errorf("run %s: %w", o.sync.run, ErrRunTaken)
 				continue
 			}
+			if o.sync.piped != nil && w.pipelined() {
+				w.applyPiped(o.sync)
+				continue
+			}
+			// The op's statements are answered one by one: what is
+			// queued goes first.
+			w.sendPipeline(ctx)
+			if w.att.abort != nil {
+				break
+			}
 			err := w.applySync(ctx, o.sync)
 			if transient(err) {
 				w.abort(err)
@@ -291,6 +318,7 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 		}
 	}
 	w.writeAll(batch, first)
+	w.sendPipeline(ctx)
 	if w.att.abort == nil {
 		if err := w.owner.renew(ctx, st, began); err != nil && transient(err) {
 			w.abort(err)
@@ -302,6 +330,7 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 		w.abort(errCareful)
 	}
 	if w.att.abort != nil {
+		w.dropPipeline()
 		w.steps.pending, w.cache.pending, w.events.pending = w.steps.pending[:0], w.cache.pending[:0], w.events.pending[:0]
 		st.rollback.ExecContext(ctx)
 		return false
@@ -423,6 +452,14 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 		n := min(len(rows), rowsPerStatement)
 		chunk := rows[:n]
 		rows = rows[n:]
+		if w.pipelined() {
+			for _, i := range chunk {
+				t.def.appendArgs(a, &batch[i])
+			}
+			w.rowStatements.Add(1)
+			w.pipeRows(t.text(n), a)
+			continue
+		}
 		stmt := w.statement(ctx, t, n)
 		if w.att.abort != nil {
 			return

@@ -77,6 +77,9 @@ type writer struct {
 	// savepoint of its own (PostgreSQL), after a try without them met a
 	// failed statement (see errCareful).
 	careful bool
+	// pipeline holds the statements of a hopeful try not yet sent
+	// (pipeline.go).
+	pipeline pipeline
 
 	mu      sync.Mutex
 	work    sync.Cond // the queue grew, or the writer must stop
@@ -173,6 +176,9 @@ type syncOp struct {
 	// before it, and wait for the end of the batch, to be written in as
 	// few statements as the batch allows (writeOwn).
 	blind bool
+	// piped, when not nil, is the op as one statement that a hopeful
+	// try sends in its pipeline (pipeline.go); a careful one runs fn.
+	piped *piped
 	fn    func(ctx context.Context, st *writerStmts) error
 	err   error
 	done  chan struct{}
@@ -273,6 +279,12 @@ func (w *writer) doRun(runID string, fn func(ctx context.Context, st *writerStmt
 // syncOp.blind).
 func (w *writer) doBlind(runID string, fn func(ctx context.Context, st *writerStmts) error) (uint64, error) {
 	return w.doOp(&syncOp{run: runID, blind: true, fn: fn})
+}
+
+// doPiped is doBlind for an op that is one statement, p, which a hopeful
+// try sends in its pipeline; fn is the op as a careful try applies it.
+func (w *writer) doPiped(runID string, p *piped, fn func(ctx context.Context, st *writerStmts) error) (uint64, error) {
+	return w.doOp(&syncOp{run: runID, blind: true, piped: p, fn: fn})
 }
 
 // doOp queues the synchronous op so and waits until its transaction has

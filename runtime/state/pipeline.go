@@ -1,0 +1,121 @@
+package state
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// The writer's pipeline, on PostgreSQL: in a hopeful try (writer.hopeful)
+// the statements of a batch that need no answer before the next one is
+// sent — the rows of step results, events and cache entries, and the
+// writes of a run's row (QueueRun, StartQueued, FinishRun: a piped op) —
+// are queued and sent together, in one round trip (pgx's Batch), when a
+// statement needs an answer at once (another op, COMMIT) or pipeMax of
+// them are queued. Each was a round trip of the writer's one connection,
+// which a process's runs wait for in turn: a batch of many runs' writes
+// now costs BEGIN, the lease's mark, a pipeline or a few, and COMMIT.
+// A statement that fails ends the try, as any failure of a hopeful try
+// does (errCareful): the batch is written again, one statement at a time,
+// each in a savepoint.
+
+// pipeMax bounds the statements of one pipeline, and so what the
+// writer holds of them at once.
+const pipeMax = 256
+
+// A pipeline is the statements queued and not yet sent.
+type pipeline struct {
+	batch pgx.Batch
+}
+
+// A piped op is a synchronous op as one statement that the writer may
+// send in its pipeline: its query (with ? parameters), its arguments,
+// taken when the op is applied (in its transaction, after the lease's
+// mark), and check, given the rows it changed, which returns the op's
+// error. An error of a hopeful try writes the batch again carefully,
+// with the op's fn.
+type piped struct {
+	query string
+	args  func() []any
+	check func(rows int64) error
+}
+
+// pipelined reports whether statements go to the pipeline: in a hopeful
+// try, on a connection that can send one.
+func (w *writer) pipelined() bool { return w.hopeful() && w.stmts.conn != nil }
+
+// pipe queues a statement in the pipeline; done, when not nil, is given
+// the rows it changed once it is sent. It sends the pipeline when full.
+func (w *writer) pipe(query string, args []any, done func(rows int64) error) {
+	q := w.pipeline.batch.Queue(w.b.bind(query), args...)
+	q.Exec(func(ct pgconn.CommandTag) error {
+		if done == nil {
+			return nil
+		}
+		return done(ct.RowsAffected())
+	})
+	if w.pipeline.batch.Len() >= pipeMax {
+		w.sendPipeline(context.Background())
+	}
+}
+
+// sendPipeline sends the statements queued, in one round trip, and reads
+// their answers. A failure ends the try: transient, or else written
+// again carefully (errCareful).
+func (w *writer) sendPipeline(ctx context.Context) {
+	b := &w.pipeline.batch
+	if b.Len() == 0 {
+		return
+	}
+	defer w.dropPipeline()
+	if w.att.abort != nil {
+		return
+	}
+	err := w.stmts.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("the database driver (%T) cannot send a pipeline", dc)
+		}
+		return c.Conn().SendBatch(ctx, b).Close()
+	})
+	if err == nil {
+		return
+	}
+	if transient(err) {
+		w.abort(err)
+		return
+	}
+	w.abort(errCareful)
+}
+
+// dropPipeline forgets the statements queued (the try ended).
+func (w *writer) dropPipeline() {
+	clear(w.pipeline.batch.QueuedQueries)
+	w.pipeline.batch = pgx.Batch{QueuedQueries: w.pipeline.batch.QueuedQueries[:0]}
+}
+
+// pipeRows queues a statement of rows, with a's arguments, which it
+// empties.
+func (w *writer) pipeRows(query string, a *args) {
+	vs := make([]any, len(a.list))
+	for i, v := range a.list {
+		vs[i] = v.Value
+	}
+	clear(a.list)
+	a.list = a.list[:0]
+	w.pipe(query, vs, nil)
+}
+
+// applyPiped queues a piped op: its error, from check, is the op's.
+func (w *writer) applyPiped(so *syncOp) {
+	w.pipe(so.piped.query, so.piped.args(), func(rows int64) error {
+		if err := so.piped.check(rows); err != nil {
+			so.err = err
+			return err
+		}
+		return nil
+	})
+}
