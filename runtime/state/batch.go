@@ -222,14 +222,14 @@ func (s *driverStmt) Close() error {
 	return s.conn.Raw(func(any) error { return s.stmt.Close() })
 }
 
-// text is the SQL of t's statement of n rows.
-func (t *table) text(n int) string {
+// text is the SQL of t's statement of n rows, bound for b.
+func (t *table) text(n int, b backend) string {
 	q, ok := t.texts[n]
 	if !ok {
 		if t.texts == nil {
 			t.texts = map[int]string{}
 		}
-		q = t.def.sql(n)
+		q = b.bind(t.def.sql(n))
 		t.texts[n] = q
 	}
 	return q
@@ -457,7 +457,7 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 				t.def.appendArgs(a, &batch[i])
 			}
 			w.rowStatements.Add(1)
-			w.pipeRows(t.text(n), a)
+			w.pipeRows(t.text(n, w.b), a)
 			continue
 		}
 		stmt := w.statement(ctx, t, n)

@@ -22,13 +22,18 @@ import (
 // does (errCareful): the batch is written again, one statement at a time,
 // each in a savepoint.
 
-// pipeMax bounds the statements of one pipeline, and so what the
-// writer holds of them at once.
-const pipeMax = 256
+// pipeMax and pipeBytes bound the statements of one pipeline, and the
+// bytes of their arguments (roughly), and so what the writer holds of
+// them at once, encoded.
+const (
+	pipeMax   = 256
+	pipeBytes = 4 << 20
+)
 
 // A pipeline is the statements queued and not yet sent.
 type pipeline struct {
 	batch pgx.Batch
+	bytes int // of the arguments queued
 }
 
 // A piped op is a synchronous op as one statement that the writer may
@@ -47,17 +52,28 @@ type piped struct {
 // try, on a connection that can send one.
 func (w *writer) pipelined() bool { return w.hopeful() && w.stmts.conn != nil }
 
-// pipe queues a statement in the pipeline; done, when not nil, is given
-// the rows it changed once it is sent. It sends the pipeline when full.
+// pipe queues a statement (bound for PostgreSQL) in the pipeline; done,
+// when not nil, is given the rows it changed once it is sent. It sends
+// the pipeline when full.
 func (w *writer) pipe(query string, args []any, done func(rows int64) error) {
-	q := w.pipeline.batch.Queue(w.b.bind(query), args...)
+	for _, v := range args {
+		switch v := v.(type) {
+		case string:
+			w.pipeline.bytes += len(v)
+		case []byte:
+			w.pipeline.bytes += len(v)
+		default:
+			w.pipeline.bytes += 8
+		}
+	}
+	q := w.pipeline.batch.Queue(query, args...)
 	q.Exec(func(ct pgconn.CommandTag) error {
 		if done == nil {
 			return nil
 		}
 		return done(ct.RowsAffected())
 	})
-	if w.pipeline.batch.Len() >= pipeMax {
+	if w.pipeline.batch.Len() >= pipeMax || w.pipeline.bytes >= pipeBytes {
 		w.sendPipeline(context.Background())
 	}
 }
@@ -94,11 +110,11 @@ func (w *writer) sendPipeline(ctx context.Context) {
 // dropPipeline forgets the statements queued (the try ended).
 func (w *writer) dropPipeline() {
 	clear(w.pipeline.batch.QueuedQueries)
-	w.pipeline.batch = pgx.Batch{QueuedQueries: w.pipeline.batch.QueuedQueries[:0]}
+	w.pipeline = pipeline{batch: pgx.Batch{QueuedQueries: w.pipeline.batch.QueuedQueries[:0]}}
 }
 
-// pipeRows queues a statement of rows, with a's arguments, which it
-// empties.
+// pipeRows queues a statement of rows (bound), with a's arguments, which
+// it empties.
 func (w *writer) pipeRows(query string, a *args) {
 	vs := make([]any, len(a.list))
 	for i, v := range a.list {
@@ -111,7 +127,7 @@ func (w *writer) pipeRows(query string, a *args) {
 
 // applyPiped queues a piped op: its error, from check, is the op's.
 func (w *writer) applyPiped(so *syncOp) {
-	w.pipe(so.piped.query, so.piped.args(), func(rows int64) error {
+	w.pipe(w.b.bind(so.piped.query), so.piped.args(), func(rows int64) error {
 		if err := so.piped.check(rows); err != nil {
 			so.err = err
 			return err

@@ -176,8 +176,9 @@ func bookkeeping(s *Store, i int) error {
 }
 
 // TestFailedOpAmongOthers hands over, in one batch, ops that succeed
-// around two that fail: a run whose ID exists, and an op that ignores the
-// error of its statement. The batch is written first without savepoints
+// around others that fail: a run whose ID exists, an op that ignores the
+// error of its statement, a run started that is not queued, a run
+// finished that does not exist. The batch is written first without savepoints
 // on PostgreSQL (writer.hopeful), where the failure aborts the
 // transaction: it is written again, carefully, and only the failed ops
 // fail. (An op that ignored its statement's error would otherwise have
@@ -194,7 +195,7 @@ func TestFailedOpAmongOthers(t *testing.T) {
 		name string
 		err  error
 	}
-	results := make(chan result, 4)
+	results := make(chan result, 8)
 	ops := []struct {
 		name string
 		fn   func() error
@@ -209,6 +210,11 @@ func TestFailedOpAmongOthers(t *testing.T) {
 			return err
 		}},
 		{"finish", func() error { return s.FinishRun(&Run{ID: "a", Status: "ok"}) }},
+		// Piped ops (pipeline.go) that fail, and one that does not.
+		{"queue duplicate", func() error { _, err := s.QueueRun(&Run{ID: "a", Flow: "f"}, nil, time.Time{}); return err }},
+		{"queue c", func() error { _, err := s.QueueRun(&Run{ID: "c", Flow: "f"}, nil, time.Time{}); return err }},
+		{"start running", func() error { return s.StartQueued("b", time.Now(), "") }},
+		{"finish unknown", func() error { return s.FinishRun(&Run{ID: "nosuchrun", Status: "ok"}) }},
 	}
 	for n, op := range ops {
 		// One at a time, in this order, all in the blocked batch.
@@ -232,7 +238,19 @@ func TestFailedOpAmongOthers(t *testing.T) {
 	if err := got["duplicate"]; !errors.Is(err, ErrRunExists) {
 		t.Errorf("CreateRun of an existing ID: %v, want ErrRunExists", err)
 	}
-	for _, name := range []string{"b", "finish"} {
+	if err := got["queue duplicate"]; !errors.Is(err, ErrRunExists) {
+		t.Errorf("QueueRun of an existing ID: %v, want ErrRunExists", err)
+	}
+	if err := got["start running"]; !errors.Is(err, ErrNotQueued) {
+		t.Errorf("StartQueued of a running run: %v, want ErrNotQueued", err)
+	}
+	if err := got["finish unknown"]; !errors.Is(err, ErrRunNotFound) {
+		t.Errorf("FinishRun of an unknown run: %v, want ErrRunNotFound", err)
+	}
+	if c, err := s.Run("c"); err != nil || c.Status != StatusQueued {
+		t.Errorf("run c: %+v, %v; want it recorded queued", c, err)
+	}
+	for _, name := range []string{"b", "finish", "queue c"} {
 		if got[name] != nil {
 			t.Errorf("%s: %v", name, got[name])
 		}
