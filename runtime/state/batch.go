@@ -258,17 +258,24 @@ func (t *table) close() error {
 func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64) bool {
 	st := &w.stmts
 	began := time.Now()
-	if _, err := st.begin.ExecContext(ctx); err != nil {
-		w.fatal(batch, first, fmt.Errorf("beginning a transaction: %w", err))
-		return false
-	}
-	if err := w.owner.mark(ctx, st, mark); err != nil {
-		st.rollback.ExecContext(ctx)
-		w.fatal(batch, first, err)
-		return false
+	w.dropPipeline()
+	l, leased := w.owner.(*lease)
+	if piped := leased && w.pipelined(); piped {
+		// BEGIN and the mark go first in the pipeline (pipeline.go).
+		w.pipe(w.b.begin(), nil, nil)
+		l.pipeMark(w, mark)
+	} else {
+		if _, err := st.begin.ExecContext(ctx); err != nil {
+			w.fatal(batch, first, fmt.Errorf("beginning a transaction: %w", err))
+			return false
+		}
+		if err := w.owner.mark(ctx, st, mark); err != nil {
+			st.rollback.ExecContext(ctx)
+			w.fatal(batch, first, err)
+			return false
+		}
 	}
 	w.args.now = time.Now().UnixNano()
-	w.dropPipeline()
 	for i := range batch {
 		o := &batch[i]
 		switch o.kind {
@@ -308,8 +315,11 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 			err := w.applySync(ctx, o.sync)
 			if transient(err) {
 				w.abort(err)
-			} else {
-				w.failedHopefully(err)
+			} else if !w.failedHopefully(err) && w.hopeful() && st.conn.txFailed() {
+				// The op ignored the error of a statement, which aborted
+				// the transaction: COMMIT would roll the batch back and
+				// say nothing.
+				w.abort(errCareful)
 			}
 			o.sync.err = err
 		}
@@ -318,16 +328,25 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 		}
 	}
 	w.writeAll(batch, first)
-	w.sendPipeline(ctx)
+	if !w.pipelined() || leased && time.Since(began) >= l.dur/5 {
+		// What the lease's renewal writes comes after the batch's.
+		w.sendPipeline(ctx)
+	}
 	if w.att.abort == nil {
 		if err := w.owner.renew(ctx, st, began); err != nil && transient(err) {
 			w.abort(err)
 		}
 	}
-	if w.att.abort == nil && w.hopeful() && st.conn.txFailed() {
-		// A statement failed and its error was not seen (an op that
-		// ignored it): COMMIT would roll the batch back and say nothing.
-		w.abort(errCareful)
+	if w.att.abort == nil && w.pipelined() {
+		// COMMIT goes last in the pipeline: a batch whose ops are all
+		// piped or rows is one round trip. An error there that may have
+		// come from COMMIT leaves its outcome unknown (unsure, owner.go).
+		w.pipe(`COMMIT`, nil, nil)
+		if err := w.sendPipeline(ctx); err == nil {
+			return true
+		} else if transient(err) {
+			w.att.committing = true
+		}
 	}
 	if w.att.abort != nil {
 		w.dropPipeline()

@@ -2,7 +2,9 @@ package state
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -80,15 +82,15 @@ func (w *writer) pipe(query string, args []any, done func(rows int64) error) {
 
 // sendPipeline sends the statements queued, in one round trip, and reads
 // their answers. A failure ends the try: transient, or else written
-// again carefully (errCareful).
-func (w *writer) sendPipeline(ctx context.Context) {
+// again carefully (errCareful); it returns it.
+func (w *writer) sendPipeline(ctx context.Context) error {
 	b := &w.pipeline.batch
 	if b.Len() == 0 {
-		return
+		return nil
 	}
 	defer w.dropPipeline()
 	if w.att.abort != nil {
-		return
+		return w.att.abort
 	}
 	err := w.stmts.conn.Raw(func(dc any) error {
 		c, ok := dc.(*stdlib.Conn)
@@ -98,13 +100,14 @@ func (w *writer) sendPipeline(ctx context.Context) {
 		return c.Conn().SendBatch(ctx, b).Close()
 	})
 	if err == nil {
-		return
+		return nil
 	}
 	if transient(err) {
 		w.abort(err)
-		return
+		return err
 	}
 	w.abort(errCareful)
+	return err
 }
 
 // dropPipeline forgets the statements queued (the try ended).
@@ -131,6 +134,23 @@ func (w *writer) applyPiped(so *syncOp) {
 		if err := so.piped.check(rows); err != nil {
 			so.err = err
 			return err
+		}
+		return nil
+	})
+}
+
+// errNoOwnerRow is the error of a piped mark that found no row of this
+// process's: the batch is written again carefully, whose mark makes one.
+var errNoOwnerRow = errors.New("this process has no row in owners")
+
+// pipeMark is mark, queued in the writer's pipeline: a mark that finds
+// no row of this process's (it was never made, or another process took
+// this one's runs) ends the try, and the careful one marks as mark does.
+func (l *lease) pipeMark(w *writer, mark int64) {
+	l.marked.Store(int64(time.Since(l.base)))
+	w.pipe(w.b.bind(markOwnerSQL), []any{mark, l.dur.Nanoseconds(), l.id()}, func(n int64) error {
+		if n != 1 {
+			return errNoOwnerRow
 		}
 		return nil
 	})
