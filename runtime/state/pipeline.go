@@ -13,16 +13,16 @@ import (
 
 // The writer's pipeline, on PostgreSQL: in a hopeful try (writer.hopeful)
 // the statements of a batch that need no answer before the next one is
-// sent — the rows of step results, events and cache entries, and the
-// writes of a run's row (QueueRun, StartQueued, FinishRun: a piped op) —
-// are queued and sent together, in one round trip (pgx's Batch), when a
-// statement needs an answer at once (another op, COMMIT) or pipeMax of
+// sent — BEGIN, the lease's mark, the rows of step results, events and
+// cache entries, the writes of a run's row (QueueRun, StartQueued,
+// FinishRun: a piped op), COMMIT — are queued and sent together, in one
+// round trip (pgx's Batch), when an op needs the answers to its
+// statements one by one (it is not piped), at COMMIT, or when pipeMax of
 // them are queued. Each was a round trip of the writer's one connection,
 // which a process's runs wait for in turn: a batch of many runs' writes
-// now costs BEGIN, the lease's mark, a pipeline or a few, and COMMIT.
-// A statement that fails ends the try, as any failure of a hopeful try
-// does (errCareful): the batch is written again, one statement at a time,
-// each in a savepoint.
+// is now one round trip. A statement that fails ends the try, as any
+// failure of a hopeful try does (errCareful): the batch is written again,
+// one statement at a time, each in a savepoint.
 
 // pipeMax and pipeBytes bound the statements of one pipeline, and the
 // bytes of their arguments (roughly), and so what the writer holds of
