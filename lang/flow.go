@@ -14,6 +14,9 @@ type Flow struct {
 	// (max_tokens, max_cost_usd); 0: none.
 	MaxTokens  int
 	MaxCostUSD float64
+	// NoRecordPrompts: record_prompts = false, the runs' model calls
+	// (messages and replies) are not kept in the state.
+	NoRecordPrompts bool
 	// Hidden: expose = false, the flow is not offered as a tool
 	// (flowctl mcp, flowctl tools).
 	Hidden    bool
@@ -22,8 +25,12 @@ type Flow struct {
 }
 
 var flowBlockSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "version"}, {Name: "timeout"}, {Name: "expose"}, {Name: "max_tokens"}, {Name: "max_cost_usd"}},
+	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "version"}, {Name: "timeout"}, {Name: "expose"}, {Name: "max_tokens"}, {Name: "max_cost_usd"}, {Name: "record_prompts"}},
 }
+
+// RecordsPrompts reports whether the flow's runs keep their model calls in
+// the state (record_prompts, default true).
+func (f *Flow) RecordsPrompts() bool { return f == nil || !f.NoRecordPrompts }
 
 // FlowArguments are the arguments of a flow block, for the language
 // server and the docs' tests.
@@ -59,6 +66,11 @@ func decodeFlowBlock(b *hcl.Block) (*Flow, hcl.Diagnostics) {
 		if !d.HasErrors() {
 			fl.Timeout = &t
 		}
+	}
+	if a, ok := content.Attributes["record_prompts"]; ok {
+		record, d := boolAttr(a)
+		diags = append(diags, d...)
+		fl.NoRecordPrompts = !d.HasErrors() && !record
 	}
 	if a, ok := content.Attributes["max_tokens"]; ok {
 		fl.MaxTokens, d = intAttr(a, 1)

@@ -71,6 +71,7 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	call := &blocks.Call{
 		Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Touch: r.opts.OnFileRead,
 		Step: Label(s.Name, inst.key), Redact: r.redact.redact, Sensitive: marked, Ledger: r.ledger,
+		Trace: r.traceFor(s, inst),
 	}
 	var err error
 	if call.Provider, err = r.provider(s); err != nil {

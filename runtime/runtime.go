@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -121,6 +122,10 @@ type Options struct {
 	// (apply --max-tokens, --max-cost).
 	MaxTokens  int
 	MaxCostUSD float64
+	// NoRecordPrompts keeps the run's model calls (their messages and
+	// replies) out of the state (serve and mcp --no-record-prompts); a
+	// flow's record_prompts = false does too.
+	NoRecordPrompts bool
 	// Ledger, when set, is the ledger the run's model calls count in:
 	// the run that started this one (a step that uses a flow, a tool
 	// call) shares its own, budget included.
@@ -248,6 +253,8 @@ type run struct {
 	waiting []Waiting
 	// ledger counts the run's model calls under its budget.
 	ledger *blocks.Ledger
+	// calls numbers the run's recorded model calls (calls.go).
+	calls atomic.Int64
 
 	obsMu sync.Mutex
 	wg    sync.WaitGroup
@@ -373,6 +380,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 		}
 	}
 	r.ledger = r.newLedger()
+	r.startCalls()
 	emit(r, RunStarted{Time: started, RunID: r.id, Flow: r.prog.Flow.Name, Steps: len(r.prog.Steps), Resumed: r.opts.Resume})
 
 	ctx, span := tracer().Start(ctx, "run "+r.prog.Flow.Name, trace.WithTimestamp(started), trace.WithAttributes(

@@ -87,7 +87,7 @@ func (r *run) childOptions(prog *compiler.Program, inputs map[string]cty.Value) 
 	return Options{
 		Inputs: inputs, Secrets: r.secretsFor(prog), LookupEnv: r.opts.LookupEnv, Namespace: r.opts.Namespace,
 		NoCache: r.opts.NoCache, CacheAll: r.opts.CacheAll, Store: r.opts.Store, Executors: r.opts.Executors,
-		Offline: r.opts.Offline, Ledger: r.ledger,
+		Offline: r.opts.Offline, Ledger: r.ledger, NoRecordPrompts: r.opts.NoRecordPrompts,
 	}
 }
 

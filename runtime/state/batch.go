@@ -122,6 +122,23 @@ ON CONFLICT (run_id, seq) DO UPDATE SET
 	},
 }
 
+var calls = tableDef{
+	insert: `INSERT INTO calls (run_id, seq, step, instance, data) VALUES `,
+	row:    `(?, ?, ?, ?, CAST(? AS TEXT))`,
+	conflict: `
+ON CONFLICT (run_id, seq) DO UPDATE SET
+	step = excluded.step,
+	instance = excluded.instance,
+	data = excluded.data`,
+	appendArgs: func(a *args, o *op) {
+		c := o.call
+		a.add(a.runID.of(c.RunID), c.Seq, a.step.of(c.Step), c.Instance, text(c.Data))
+	},
+	describe: func(o *op, err error) error {
+		return fmt.Errorf("recording model call %d of run %s: %w", o.call.Seq, o.call.RunID, err)
+	},
+}
+
 // args builds the arguments of a statement. It is reused from statement to
 // statement, and so are the interface values of the strings that repeat
 // from row to row (the run, the step, the status, the flow): converting a
@@ -291,6 +308,10 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 			if w.taken(o.event.RunID, batch, first, i) {
 				w.add(w.events, batch, first, i)
 			}
+		case opCall:
+			if w.taken(o.call.RunID, batch, first, i) {
+				w.add(w.calls, batch, first, i)
+			}
 		case opSync:
 			if !o.sync.blind {
 				w.writeOwn(batch, first)
@@ -350,7 +371,7 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 	}
 	if w.att.abort != nil {
 		w.dropPipeline()
-		w.steps.pending, w.cache.pending, w.events.pending = w.steps.pending[:0], w.cache.pending[:0], w.events.pending[:0]
+		w.steps.pending, w.cache.pending, w.events.pending, w.calls.pending = w.steps.pending[:0], w.cache.pending[:0], w.events.pending[:0], w.calls.pending[:0]
 		st.rollback.ExecContext(ctx)
 		return false
 	}
@@ -422,7 +443,7 @@ func (w *writer) add(t *table, batch []op, first uint64, i int) {
 // writeAll writes the pending rows of every table, at the end of the
 // batch.
 func (w *writer) writeAll(batch []op, first uint64) {
-	for _, t := range []*table{w.steps, w.cache, w.events} {
+	for _, t := range []*table{w.steps, w.cache, w.events, w.calls} {
 		if w.att.abort == nil {
 			w.writeRows(t, batch, first)
 		}
@@ -438,7 +459,7 @@ func (w *writer) writeAll(batch []op, first uint64) {
 // then k5, held k9 while it waited for k5; one that stored k5 first
 // waited for k9), and concurrent applies deadlocked.
 func (w *writer) writeOwn(batch []op, first uint64) {
-	for _, t := range []*table{w.steps, w.events} {
+	for _, t := range []*table{w.steps, w.events, w.calls} {
 		if w.att.abort == nil {
 			w.writeRows(t, batch, first)
 		}

@@ -273,6 +273,20 @@ CREATE TABLE applied_plans (
 	`
 ALTER TABLE proposals ADD COLUMN weakenings TEXT;
 `,
+	// 17: the model calls of runs (docs/llm.md, "Call traces"): each round
+	// trip of a step with a model server, numbered in its run, its
+	// blocks.ModelCall (redacted) as JSON.
+	`
+CREATE TABLE calls (
+	run_id   TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	seq      INTEGER NOT NULL,
+	step     TEXT NOT NULL,
+	instance TEXT NOT NULL,
+	data     TEXT NOT NULL,
+	PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX calls_by_step ON calls (run_id, step, seq);
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

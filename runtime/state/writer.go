@@ -64,12 +64,12 @@ type writer struct {
 	// maxBackoff bounds the wait between two tries of a batch: a fifth
 	// of the lease, so that a process renews it soon after the database
 	// is back (lease.go).
-	maxBackoff           time.Duration
-	stmts                writerStmts
-	steps, cache, events *table
-	args                 args
-	att                  attempt // the batch being written
-	marks                int64   // batches marked so far (owner.go)
+	maxBackoff                  time.Duration
+	stmts                       writerStmts
+	steps, cache, events, calls *table
+	args                        args
+	att                         attempt // the batch being written
+	marks                       int64   // batches marked so far (owner.go)
 	// unsure is the mark of a batch whose COMMIT got no answer, 0 when
 	// none: the next try looks it up before writing the batch again.
 	unsure int64
@@ -134,6 +134,8 @@ func opRun(o *op) string {
 		return o.step.RunID
 	case o.event != nil:
 		return o.event.RunID
+	case o.call != nil:
+		return o.call.RunID
 	}
 	return ""
 }
@@ -144,6 +146,7 @@ const (
 	opStep opKind = iota + 1
 	opCache
 	opEvent
+	opCall
 	opSync
 )
 
@@ -155,6 +158,7 @@ type op struct {
 	step  *StepResult
 	cache *cacheEntry
 	event *Event
+	call  *Call
 	sync  *syncOp
 }
 

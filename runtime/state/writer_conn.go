@@ -42,7 +42,7 @@ func (w *writer) disconnect(broken bool) error {
 	err = errors.Join(err, w.conn.Close())
 	w.conn = nil
 	w.stmts = writerStmts{}
-	w.steps, w.cache, w.events = nil, nil, nil
+	w.steps, w.cache, w.events, w.calls = nil, nil, nil, nil
 	return err
 }
 
@@ -107,12 +107,15 @@ func (w *writer) prepare(ctx context.Context) error {
 	if w.cache, err = cache.prepare(ctx, w.conn); err != nil {
 		return fmt.Errorf("preparing the statements for cache entries: %w", err)
 	}
+	if w.calls, err = calls.prepare(ctx, w.conn); err != nil {
+		return fmt.Errorf("preparing the statements for model calls: %w", err)
+	}
 	return nil
 }
 
 func (w *writer) closeStmts() error {
 	var errs []error
-	for _, t := range []*table{w.steps, w.cache, w.events} {
+	for _, t := range []*table{w.steps, w.cache, w.events, w.calls} {
 		if t != nil {
 			errs = append(errs, t.close())
 		}
