@@ -181,7 +181,8 @@ func Builtins() []*Block {
 				out("pages", cty.List(cty.String), "A PDF's text page by page; empty for the other types"),
 				out("metadata", stringMap, "source (the path), sha256, bytes, and what the document says (pages, author, byline, language)"),
 			},
-			CacheDefault: true,
+			CacheDefault:        true,
+			PropagatesSensitive: true,
 		},
 		{
 			Name:        "chunk",
@@ -204,6 +205,7 @@ func Builtins() []*Block {
 				out("chunks", cty.List(ChunkType), "The chunks in order: text, start and end (characters, end excluded), tokens, heading"),
 				out("count", cty.Number, "How many chunks"),
 			},
+			PropagatesSensitive: true,
 		},
 		{
 			Name:        "embed",
@@ -228,7 +230,8 @@ func Builtins() []*Block {
 				out("embedded", cty.Number, "How many texts were sent to the provider; the others' vectors were cached"),
 				out("usage", UsageType, "Tokens used"),
 			},
-			CacheDefault: true,
+			CacheDefault:        true,
+			PropagatesSensitive: true,
 		},
 		{
 			Name:        "value",

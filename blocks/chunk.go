@@ -89,8 +89,8 @@ func (c *chunker) count(s string) int {
 }
 
 // split cuts text into chunks of at most max tokens:
-//   - by "tokens", windows of max tokens, each starting overlap tokens
-//     before the end of the one before;
+//   - by "tokens", windows of max tokens, each starting about overlap
+//     tokens before the end of the one before;
 //   - by "sentence", sentences (and paragraphs) packed into chunks, the
 //     next chunk starting with the last sentences of the one before that
 //     fit in overlap tokens; a sentence longer than max is cut by tokens;
@@ -105,15 +105,15 @@ func (c *chunker) split(ctx context.Context, text, by string) ([]chunk, error) {
 	var out []chunk
 	switch by {
 	case "tokens":
-		out = c.pack(text, c.tokenSpans(text, 0, len(text)), "", nil, true)
+		out = c.pack(text, c.tokenSpans(text, 0, len(text)), "", nil)
 	case "sentence":
-		out = c.pack(text, c.sentenceSpans(text, 0, len(text)), "", nil, false)
+		out = c.pack(text, c.sentenceSpans(text, 0, len(text)), "", nil)
 	case "markdown":
 		for _, sec := range markdownSections(text) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			out = c.pack(text, c.sentenceSpans(text, sec.s, sec.e), sec.heading, out, false)
+			out = c.pack(text, c.sentenceSpans(text, sec.s, sec.e), sec.heading, out)
 		}
 	default:
 		return nil, fmt.Errorf("by is %q; it is one of markdown, sentence, tokens", by)
@@ -135,7 +135,7 @@ func (c *chunker) split(ctx context.Context, text, by string) ([]chunk, error) {
 
 // pack joins consecutive spans into chunks of at most max tokens and
 // appends them to out. Spans over max are cut by tokens first.
-func (c *chunker) pack(text string, spans []span, heading string, out []chunk, exactOverlap bool) []chunk {
+func (c *chunker) pack(text string, spans []span, heading string, out []chunk) []chunk {
 	var units []span
 	for _, sp := range spans {
 		if sp.tokens > c.max {
@@ -143,18 +143,6 @@ func (c *chunker) pack(text string, spans []span, heading string, out []chunk, e
 		} else {
 			units = append(units, sp)
 		}
-	}
-	if exactOverlap {
-		// Token windows: the spans are single tokens.
-		for i := 0; i < len(units); {
-			j := min(i+c.max, len(units))
-			out = append(out, c.makeChunk(text, units[i].s, units[j-1].e, heading))
-			if j == len(units) {
-				break
-			}
-			i = j - c.overlap
-		}
-		return out
 	}
 	for i := 0; i < len(units); {
 		j, sum := i, 0
@@ -187,32 +175,27 @@ func (c *chunker) makeChunk(text string, s, e int, heading string) chunk {
 	return chunk{text: t, s: s, e: e, tokens: c.count(t), heading: heading}
 }
 
-// tokenSpans cuts text[s:e] into its tokens, each a span of one token,
-// cut only between characters (a character of several tokens is one
-// span of them).
+// tokenSpans cuts text[s:e] into its tokens, a span a token, cut only
+// between characters: the tokens of one character (and any that end
+// inside one) make one span, with their count.
 func (c *chunker) tokenSpans(text string, s, e int) []span {
 	_, toks, err := c.codec.Encode(text[s:e])
 	var out []span
 	if err == nil {
-		pos := s
+		pos, start, n := s, s, 0
 		for _, tk := range toks {
 			pos += len(tk)
+			n++
 			if pos > e {
 				break
 			}
-			if n := len(out); n > 0 && out[n-1].e == pos {
-				continue
-			}
 			if pos < e && !utf8.RuneStart(text[pos]) {
-				continue // inside a character: the token joins the next one's span
+				continue // inside a character: the next token joins this span
 			}
-			start := s
-			if n := len(out); n > 0 {
-				start = out[n-1].e
-			}
-			out = append(out, span{s: start, e: pos, tokens: 1})
+			out = append(out, span{s: start, e: pos, tokens: n})
+			start, n = pos, 0
 		}
-		if n := len(out); n > 0 && out[n-1].e == e {
+		if k := len(out); k > 0 && out[k-1].e == e {
 			return out
 		}
 	}
