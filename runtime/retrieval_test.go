@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 )
 
@@ -133,5 +134,48 @@ output "count" {
 	}
 	if texts[0] != "## Preface\n\nA new first part of b." || texts[1] != "## Part 1\n\nDocument b, part 1, was rewritten." {
 		t.Errorf("after editing b the server received %q", texts)
+	}
+}
+
+// TestEmbedNamesProvider: an embed step may name a provider, whose server
+// it calls (the environment has none here); a chunk step may not.
+func TestEmbedNamesProvider(t *testing.T) {
+	srv, sent := embeddingsServer(t)
+	prog := compile(t, `
+flow "p" {}
+
+provider "local" {
+  base_url = "`+srv.URL+`/v1"
+}
+
+step "embed" {
+  use      = "embed"
+  provider = provider.local
+  model    = "nomic-embed-text"
+  text     = "hello there"
+}
+
+output "dims" {
+  value = step.embed.dimensions
+}
+`)
+	executors := &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: llm.NewExecutor(llm.Config{})}}
+	res, err := Apply(context.Background(), prog, Options{Executors: executors})
+	if err != nil || res.Status != StatusOK {
+		t.Fatalf("apply: %v %v %v", err, res.Status, res.Diagnostics)
+	}
+	if res.Outputs["dims"].AsBigFloat().String() != "3" || fmt.Sprint(sent()) != "[hello there]" {
+		t.Errorf("dims %#v, sent %q", res.Outputs["dims"], sent())
+	}
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad.flow.hcl")
+	src := "flow \"p\" {}\nprovider \"local\" {\n  base_url = \"http://127.0.0.1:1/v1\"\n}\nstep \"c\" {\n  use      = \"chunk\"\n  provider = provider.local\n  text     = \"x\"\n}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := compiler.Compile(path, compiler.Options{})
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "only steps that call a model (llm, embed) name a provider") {
+		t.Errorf("a provider on a chunk step: %v", diags)
 	}
 }
