@@ -158,14 +158,19 @@ step "embed" {
 output "dims" {
   value = step.embed.dimensions
 }
+
+output "tokens" {
+  value = step.embed.usage.prompt_tokens
+}
 `)
 	executors := &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: llm.NewExecutor(llm.Config{})}}
 	res, err := Apply(context.Background(), prog, Options{Executors: executors})
 	if err != nil || res.Status != StatusOK {
 		t.Fatalf("apply: %v %v %v", err, res.Status, res.Diagnostics)
 	}
-	if res.Outputs["dims"].AsBigFloat().String() != "3" || fmt.Sprint(sent()) != "[hello there]" {
-		t.Errorf("dims %#v, sent %q", res.Outputs["dims"], sent())
+	// The server reports no usage: the tokens are counted (cl100k_base).
+	if res.Outputs["dims"].AsBigFloat().String() != "3" || fmt.Sprint(sent()) != "[hello there]" || res.Outputs["tokens"].AsBigFloat().String() != "2" {
+		t.Errorf("dims %#v, tokens %#v, sent %q", res.Outputs["dims"], res.Outputs["tokens"], sent())
 	}
 
 	dir := t.TempDir()

@@ -22,6 +22,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -176,7 +177,13 @@ func main() {
 		fmt.Printf("%-34s %6s chunks  %6d texts sent  %8s wall  %8s server  %8s ingest\n", what,
 			res.Outputs["chunks"].AsBigFloat().String(), texts, wall.Round(time.Millisecond), busy.Round(time.Millisecond), (wall - busy).Round(time.Millisecond))
 	}
+	if p := os.Getenv("BENCH_CPUPROFILE"); p != "" {
+		f, err := os.Create(p)
+		benchutil.Check(err)
+		benchutil.Check(pprof.StartCPUProfile(f))
+	}
 	apply("ingest")
+	pprof.StopCPUProfile()
 	apply("again, nothing changed")
 	write(*docs/2, true)
 	apply("again, one document edited")

@@ -32,7 +32,8 @@ func (e *Executor) embedModel(call *blocks.Call) string {
 // and only the texts without one are sent, in batches of batch_size:
 // editing one of many documents sends that document's changed chunks
 // alone, however the texts fall into batches. The requests are retried
-// as llm calls are; the tokens of the texts sent are the step's usage.
+// as llm calls are; the tokens of the texts sent (as the server reports
+// them, else counted) are the step's usage.
 func (e *Executor) executeEmbed(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
 	texts, err := embedTexts(call)
 	if err != nil {
@@ -79,11 +80,14 @@ func (e *Executor) executeEmbed(ctx context.Context, call *blocks.Call) (*blocks
 	em := &Embedder{model: model, t: t}
 	for start := 0; start < len(send); start += batch {
 		part := send[start:min(start+batch, len(send))]
-		got, err := em.embed(ctx, part)
+		got, tokens, err := em.embed(ctx, part)
 		if err != nil {
 			return &blocks.Result{Usage: usage}, err
 		}
-		usage.PromptTokens += embedTokens(model, part)
+		if tokens <= 0 { // a server that does not say: count them
+			tokens = embedTokens(model, part)
+		}
+		usage.PromptTokens += tokens
 		for j, v := range got {
 			for _, i := range where[part[j]] {
 				vecs[i] = v
