@@ -184,7 +184,13 @@ func main() {
 	}
 	apply("ingest")
 	pprof.StopCPUProfile()
+	if p := os.Getenv("BENCH_CPUPROFILE2"); p != "" {
+		f, err := os.Create(p)
+		benchutil.Check(err)
+		benchutil.Check(pprof.StartCPUProfile(f))
+	}
 	apply("again, nothing changed")
+	pprof.StopCPUProfile()
 	write(*docs/2, true)
 	apply("again, one document edited")
 }
