@@ -9,6 +9,9 @@
 // applied again: the figure is how many texts the server received
 // (target: that document's changed chunk alone).
 //
+// BENCH_CPUPROFILE and BENCH_CPUPROFILE2 name files for CPU profiles of
+// the ingest and of the unchanged re-ingest.
+//
 //	go run ./bench/retrieval [-docs 200] [-sections 50]
 package main
 
