@@ -99,7 +99,12 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		data[i] = datum{"embedding", i, v}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "bench"})
+	tokens := 0
+	for _, text := range req.Input {
+		tokens += len(text) / 4 // reported, as OpenAI's and Ollama's servers do
+	}
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "bench",
+		"usage": map[string]int{"prompt_tokens": tokens, "total_tokens": tokens}})
 	s.mu.Lock()
 	s.texts += len(req.Input)
 	s.busy += time.Since(start)
