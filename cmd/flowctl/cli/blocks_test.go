@@ -86,8 +86,8 @@ func TestBlocksSearchEmbeddings(t *testing.T) {
 		t.Errorf("hits = %+v, want http and scrape first, by their vectors", hits)
 	}
 	reqs := requests()
-	if len(reqs) != 2 || len(reqs[0]) != 8 || len(reqs[1]) != 1 || reqs[1][0] != "something on the internet" {
-		t.Fatalf("requests = %q, want the eight built-ins, then the query", reqs)
+	if len(reqs) != 2 || len(reqs[0]) != 11 || len(reqs[1]) != 1 || reqs[1][0] != "something on the internet" {
+		t.Fatalf("requests = %q, want the eleven built-ins, then the query", reqs)
 	}
 	if _, err := os.Stat(filepath.Join(".flowctl", "state.db")); err != nil {
 		t.Errorf("no state in .flowctl: %v", err)
