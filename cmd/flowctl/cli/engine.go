@@ -7,12 +7,12 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
 	"github.com/hashicorp/hcl/v2"
-	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 )
 
@@ -23,50 +23,29 @@ const (
 	envEngine      = "FLOWCTL_ENGINE"
 )
 
-// engineFlags choose where runs run: --engine, and Temporal's address,
-// namespace and task queue.
-type engineFlags struct {
-	engine, address, namespace, taskQueue string
-}
+// temporalNamespaceFlag is the flag of the Temporal namespace.
+const temporalNamespaceFlag = arguments.TemporalNamespaceFlag
 
-// The flag of the Temporal namespace, the same on every command
-// (--namespace is the memory namespace of a run).
-const temporalNamespaceFlag = "temporal-namespace"
-
-// register adds the flags.
-func (e *engineFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&e.engine, "engine", "", "where runs run: local (this process) or temporal (default: "+envEngine+", else local)")
-	e.registerTemporal(cmd, "with --engine temporal")
-	cmd.Flags().StringVar(&e.taskQueue, "task-queue", temporal.DefaultTaskQueue, "with --engine temporal: the task queue of the workers")
-}
-
-// registerTemporal adds the flags that say where Temporal is: --address
-// and --temporal-namespace; when tells when they matter.
-func (e *engineFlags) registerTemporal(cmd *cobra.Command, when string) {
-	cmd.Flags().StringVar(&e.address, "address", "", when+": the Temporal frontend's HOST:PORT (default: TEMPORAL_ADDRESS, else "+temporal.DefaultAddress+")")
-	cmd.Flags().StringVar(&e.namespace, temporalNamespaceFlag, "", when+": the Temporal namespace (default: TEMPORAL_NAMESPACE, else default)")
-}
-
-// resolve checks --engine, from FLOWCTL_ENGINE when not given.
-func (e *engineFlags) resolve() (string, error) {
-	if e.engine == "" {
-		e.engine = os.Getenv(envEngine)
+// resolveEngine checks --engine, from FLOWCTL_ENGINE when not given.
+func resolveEngine(e *arguments.Engine) (string, error) {
+	if e.Engine == "" {
+		e.Engine = os.Getenv(envEngine)
 	}
-	switch e.engine {
+	switch e.Engine {
 	case "", engineLocal:
-		e.engine = engineLocal
+		e.Engine = engineLocal
 	case engineTemporal:
 	default:
-		return "", usagef("unknown engine %q: use local or temporal", e.engine)
+		return "", usagef("unknown engine %q: use local or temporal", e.Engine)
 	}
-	return e.engine, nil
+	return e.Engine, nil
 }
 
 // dial connects to Temporal with the data converter of workers and
 // clients: large payloads kept in st, all encrypted with the key of
 // FLOWCTL_TEMPORAL_KEY when set (encrypted says so). logger, when not
 // nil, receives the SDK's warnings and errors.
-func (e *engineFlags) dial(st *state.Store, logger *slog.Logger) (c client.Client, encrypted bool, err error) {
+func dialTemporal(e *arguments.Engine, st *state.Store, logger *slog.Logger) (c client.Client, encrypted bool, err error) {
 	key, err := temporal.Key(os.Getenv(temporal.EnvKey))
 	if err != nil {
 		return nil, false, usagef("%s", err)
@@ -75,27 +54,27 @@ func (e *engineFlags) dial(st *state.Store, logger *slog.Logger) (c client.Clien
 	if err != nil {
 		return nil, false, err
 	}
-	o := temporal.DialOptions{Address: e.address, Namespace: e.namespace, DataConverter: dc}
+	o := temporal.DialOptions{Address: e.Address, Namespace: e.Namespace, DataConverter: dc}
 	if logger != nil {
 		o.Logger = minLevel(logger, slog.LevelWarn)
 	}
 	c, err = temporal.Dial(o)
 	if err != nil {
-		return nil, false, e.connectError(err)
+		return nil, false, connectError(e, err)
 	}
 	return c, key != nil, nil
 }
 
 // connectError says, in a diagnostic, that no Temporal server answers
 // where the flags and the environment say it is, and what to do.
-func (e *engineFlags) connectError(err error) error {
+func connectError(e *arguments.Engine, err error) error {
 	var ce *temporal.ConnectError
 	if !errors.As(err, &ce) {
 		return err
 	}
 	from := "given with --address"
 	switch {
-	case e.address != "":
+	case e.Address != "":
 	case os.Getenv("TEMPORAL_ADDRESS") != "":
 		from = "from TEMPORAL_ADDRESS"
 	default:
@@ -110,8 +89,8 @@ func (e *engineFlags) connectError(err error) error {
 // again there, opts.Resume), printing what a local run prints: a run
 // that waits for approvals says how to decide them, and goes on when
 // they are decided.
-func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store, prog *compiler.Program, opts runtime.Options, jsonOut, verbose bool) error {
-	c, encrypted, err := ef.dial(st, nil)
+func applyOnTemporal(s streams, l *flowLoader, ef *arguments.Engine, st *state.Store, prog *compiler.Program, opts runtime.Options, jsonOut, verbose bool) error {
+	c, encrypted, err := dialTemporal(ef, st, nil)
 	if err != nil {
 		return err
 	}
@@ -140,8 +119,8 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 			view.Event(e)
 			if !jsonOut {
 				writeHowToDecide(s.err, &runtime.Result{RunID: e.RunID, Waiting: e.Waiting})
-				if ef.address != "" || ef.namespace != "" {
-					fmt.Fprintf(s.err, "  (with the same --address %s --%s %s)\n", temporal.Address(ef.address), temporalNamespaceFlag, temporal.Namespace(ef.namespace))
+				if ef.Address != "" || ef.Namespace != "" {
+					fmt.Fprintf(s.err, "  (with the same --address %s --%s %s)\n", temporal.Address(ef.Address), temporalNamespaceFlag, temporal.Namespace(ef.Namespace))
 				}
 				fmt.Fprintln(s.err, "The run waits on Temporal; this command follows it until it ends (Ctrl-C cancels it).")
 			}
@@ -149,7 +128,7 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 		}
 		view.Event(e)
 	}
-	res, err := temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}.Apply(ctx, prog, opts)
+	res, err := temporal.Runner{Client: c, TaskQueue: ef.TaskQueue, Encrypted: encrypted}.Apply(ctx, prog, opts)
 	view.Close()
 	if err := runStarted(s, l, res, err, jsonOut); err != nil {
 		return err
@@ -164,11 +143,11 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 // says is running or waiting against Temporal (temporal.Reconcile): one
 // Temporal will not finish is recorded as interrupted, and returned so;
 // one that goes on there cannot be resumed.
-func reconcileTemporal(s streams, ef *engineFlags, st *state.Store, run *state.Run) (*state.Run, error) {
+func reconcileTemporal(s streams, ef *arguments.Engine, st *state.Store, run *state.Run) (*state.Run, error) {
 	if run.Origin != temporal.Origin || run.Status != "running" && run.Status != string(runtime.StatusWaiting) {
 		return run, nil
 	}
-	c, _, err := ef.dial(st, nil)
+	c, _, err := dialTemporal(ef, st, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -181,9 +160,9 @@ func reconcileTemporal(s streams, ef *engineFlags, st *state.Store, run *state.R
 	case state.StatusInterrupted:
 		fmt.Fprintf(s.err, "Run %s will not finish on Temporal: %s. It is recorded as interrupted.\n", run.ID, trimStop(run.Error))
 	case "running":
-		return nil, failf("Cannot resume", "Run %s is running on Temporal (at %s), which keeps it going; it is not resumed.", run.ID, temporal.Address(ef.address))
+		return nil, failf("Cannot resume", "Run %s is running on Temporal (at %s), which keeps it going; it is not resumed.", run.ID, temporal.Address(ef.Address))
 	case string(runtime.StatusWaiting):
-		return nil, failf("Cannot resume", "Run %s waits on Temporal (at %s) for approvals, and goes on there when they are decided (flowctl approve); it is not resumed.", run.ID, temporal.Address(ef.address))
+		return nil, failf("Cannot resume", "Run %s waits on Temporal (at %s) for approvals, and goes on there when they are decided (flowctl approve); it is not resumed.", run.ID, temporal.Address(ef.Address))
 	}
 	return run, nil
 }
@@ -191,8 +170,8 @@ func reconcileTemporal(s streams, ef *engineFlags, st *state.Store, run *state.R
 // resumeOnTemporal starts a recorded run again on Temporal (apply
 // --engine temporal --resume): the steps that finished ok keep their
 // results.
-func resumeOnTemporal(s streams, f *runFlags, ef *engineFlags, sf *stateFlags, st *state.Store, run *state.Run, jsonOut bool) error {
-	if len(f.keepSucceeded) > 0 {
+func resumeOnTemporal(s streams, f *arguments.Run, ef *arguments.Engine, sf *arguments.State, st *state.Store, run *state.Run, jsonOut bool) error {
+	if len(f.KeepSucceeded) > 0 {
 		return usagef("--keep-succeeded resumes a run in this process: leave out --engine temporal")
 	}
 	l, _, prog, inputs, err := prepareResume(s, f, sf, st, run)
@@ -200,18 +179,18 @@ func resumeOnTemporal(s streams, f *runFlags, ef *engineFlags, sf *stateFlags, s
 		return err
 	}
 	opts := runtime.Options{
-		Inputs: inputs, Parallelism: f.parallelism, Namespace: run.Namespace, NoCache: f.noCache, Store: st,
-		Timeout: f.timeout, Targets: f.targets, RunID: run.ID, Resume: true,
+		Inputs: inputs, Parallelism: f.Parallelism, Namespace: run.Namespace, NoCache: f.NoCache, Store: st,
+		Timeout: f.Timeout, Targets: f.Targets, RunID: run.ID, Resume: true,
 	}
-	return applyOnTemporal(s, l, ef, st, prog, opts, jsonOut, f.verbose)
+	return applyOnTemporal(s, l, ef, st, prog, opts, jsonOut, f.Verbose)
 }
 
 // approveOnTemporal sends a decision, recorded already, to the workflow
 // of a run on Temporal, which waits for it as a signal. When Temporal
 // will not finish the run (its server lost it), the run is recorded as
 // interrupted: it takes the decision when it is resumed.
-func approveOnTemporal(ctx context.Context, ef *engineFlags, st *state.Store, run *state.Run, d temporal.ApprovalDecision) error {
-	c, _, err := ef.dial(st, nil)
+func approveOnTemporal(ctx context.Context, ef *arguments.Engine, st *state.Store, run *state.Run, d temporal.ApprovalDecision) error {
+	c, _, err := dialTemporal(ef, st, nil)
 	if err != nil {
 		return err
 	}

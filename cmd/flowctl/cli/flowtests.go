@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/flowtest"
@@ -120,7 +121,7 @@ type watchTests struct {
 	ctx  context.Context
 	flow string
 	s    streams
-	f    *runFlags
+	f    *arguments.Run
 	ex   *blocks.Executors
 	json bool
 }
@@ -140,7 +141,7 @@ func (v *watchTests) Event(e any) {
 		return
 	}
 	parser := lang.NewParser()
-	all, diags := loadFlowTests(parser, []string{filepath.Dir(v.flow)}, v.f.registries, v.f.goEngine, true)
+	all, diags := loadFlowTests(parser, []string{filepath.Dir(v.flow)}, v.f.Registries, v.f.GoEngine, true)
 	var tests []*compiler.Test
 	for _, t := range all {
 		if absPath(t.Program.Filename) == absPath(v.flow) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -12,9 +13,7 @@ import (
 )
 
 func newGraphCommand(s streams) *cobra.Command {
-	var format string
-	var registries registryFlags
-	var expand bool
+	var a arguments.Graph
 	cmd := &cobra.Command{
 		Use:   "graph [FLOW]",
 		Short: "Print a flow's step graph as Graphviz DOT or Mermaid",
@@ -24,19 +23,15 @@ takes the most time by the last successful run's durations (and sleep steps'
 declared ones), else the longest chain. A step that uses a flow is one
 step; --expand draws the flow's steps in its place, as a cluster. FLOW is a
 flow file or a directory holding one (default: the current directory).`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args = flowArg(args)
-			var write func(io.Writer, *compiler.Program, *stepGraph)
-			switch format {
-			case "dot":
-				write = writeDOT
-			case "mermaid":
-				write = writeMermaid
-			default:
-				return usagef("unknown --format %q: use dot or mermaid", format)
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			prog, err := newFlowLoader(s, registries).compile(args[0])
+			write := writeDOT
+			if a.Format == "mermaid" {
+				write = writeMermaid
+			}
+			prog, err := newFlowLoader(s, a.Registries).compile(a.Path)
 			if err != nil {
 				return err
 			}
@@ -49,13 +44,11 @@ flow file or a directory holding one (default: the current directory).`,
 				}
 			}
 			timeCriticalPath(prog, st, "")
-			write(s.out, prog, newStepGraph(prog, expand))
+			write(s.out, prog, newStepGraph(prog, a.Expand))
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "dot", "dot or mermaid")
-	cmd.Flags().BoolVar(&expand, "expand", false, "draw the steps of the flows that steps use, as clusters")
-	registries.register(cmd)
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

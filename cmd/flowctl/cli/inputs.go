@@ -9,41 +9,29 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
 )
 
-// inputFlags are the --input and --input-file flags of plan, apply and
-// watch.
-type inputFlags struct {
-	pairs []string
-	files []string
-}
-
-func (f *inputFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringArrayVar(&f.pairs, "input", nil, "set an input: NAME=VALUE, VALUE an HCL literal or else a string (repeatable)")
-	cmd.Flags().StringArrayVar(&f.files, "input-file", nil, "read input values from a file: JSON (*.json, one object) or HCL attributes (name = \"ada\", as a .tfvars file; any other name) (repeatable)")
-}
-
-// values parses the flags: --input-file values first, in order, then each
+// inputValues parses the flags: --input-file values first, in order, then each
 // --input, so that a flag overrides a file. The files are read with p,
 // which keeps them for the diagnostics' snippets.
-func (f *inputFlags) values(p *lang.Parser) (map[string]compiler.InputValue, hcl.Diagnostics, error) {
+func inputValues(f *arguments.Inputs, p *lang.Parser) (map[string]compiler.InputValue, hcl.Diagnostics, error) {
 	out, err := envInputs(os.Environ())
 	if err != nil {
 		return nil, nil, err
 	}
 	var diags hcl.Diagnostics
-	for _, file := range f.files {
+	for _, file := range f.Files {
 		vals, d := readInputFile(p, file)
 		diags = append(diags, d...)
 		maps.Copy(out, vals)
 	}
-	for _, pair := range f.pairs {
+	for _, pair := range f.Pairs {
 		name, raw, ok := strings.Cut(pair, "=")
 		if !ok || name == "" {
 			return nil, nil, usagef("--input %q must have the form NAME=VALUE", pair)

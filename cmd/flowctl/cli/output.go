@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -14,9 +15,7 @@ import (
 )
 
 func newOutputCommand(s streams) *cobra.Command {
-	var f stateFlags
-	var jsonOut bool
-	var namespace, runID string
+	var a arguments.Output
 	cmd := &cobra.Command{
 		Use:   "output [NAME]",
 		Short: "Print the outputs of the last successful run, or of any run",
@@ -30,43 +29,48 @@ runs of several flows, how to choose another. With NAME it prints that output
 alone, so that standard output is the value: a string
 as it is, anything else as JSON; an output the run has no value for is an
 error that says why. Sensitive outputs show as (sensitive).`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, flow, err := f.open(s)
-			if err != nil {
+			if err := a.Args(args); err != nil {
 				return err
 			}
-			defer st.Close()
-			run, err := outputRun(st, flow, namespace, runID)
-			if err != nil {
-				return err
-			}
-			if !jsonOut {
-				writeOutputHeader(s.err, st, run, flow == "" && runID == "", len(args) == 1)
-			}
-			outputs, failed, err := runOutputs(run)
-			if err != nil {
-				return err
-			}
-			var view outputView = outputHuman{s}
-			if jsonOut {
-				view = outputJSON{s}
-			}
-			if len(args) == 1 {
-				v, err := oneOutput(run, args[0], outputs, failed)
-				if err != nil {
-					return err
-				}
-				return view.One(v)
-			}
-			return view.All(outputs, failed)
+			return runOutput(s, &a)
 		},
 	}
-	f.register(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
-	cmd.Flags().StringVar(&namespace, "namespace", "default", "the namespace of the run")
-	cmd.Flags().StringVar(&runID, "run", "", "read the outputs of this run (an id or a unique prefix), whatever its status")
+	a.Flags(cmd.Flags())
 	return cmd
+}
+
+// runOutput is output.
+func runOutput(s streams, a *arguments.Output) error {
+	jsonOut, runID := a.JSON, a.Run
+	st, flow, err := openStateOf(s, &a.State)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	run, err := outputRun(st, flow, a.Namespace, runID)
+	if err != nil {
+		return err
+	}
+	if !jsonOut {
+		writeOutputHeader(s.err, st, run, flow == "" && runID == "", a.Name != "")
+	}
+	outputs, failed, err := runOutputs(run)
+	if err != nil {
+		return err
+	}
+	var view outputView = outputHuman{s}
+	if jsonOut {
+		view = outputJSON{s}
+	}
+	if a.Name != "" {
+		v, err := oneOutput(run, a.Name, outputs, failed)
+		if err != nil {
+			return err
+		}
+		return view.One(v)
+	}
+	return view.All(outputs, failed)
 }
 
 // outputRun is the run whose outputs output prints: the one given by id,

@@ -6,14 +6,14 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
 )
 
 func newPatternsCommand(s streams) *cobra.Command {
-	var f stateFlags
-	var jsonOut bool
+	var a arguments.Patterns
 	cmd := &cobra.Command{
 		Use:   "patterns [list | show ID | forget ID] [--json]",
 		Short: "List, show or forget the flows that worked, which think reuses",
@@ -24,64 +24,67 @@ have done since. think searches them before decomposing: a close one whose
 blocks are all in the registry is the plan and the worked example of the
 new flow ("based on pattern NAME"); a pattern whose flow fails its runs or
 tests is ranked down. An ID may be a name or a unique prefix.`,
-		Args: cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sub, id, err := recordSubcommand("patterns", "pattern", args, "show", "forget")
-			if err != nil {
+			if err := a.Args(args); err != nil {
 				return err
 			}
-			st, _, err := f.open(s)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			if sub == "list" {
-				ps, err := st.Patterns()
-				if err != nil {
-					return err
-				}
-				if jsonOut {
-					out := []jsonPattern{}
-					for _, p := range ps {
-						out = append(out, newJSONPattern(p, false))
-					}
-					return writeJSON(s.out, out)
-				}
-				return listPatterns(s.out, ps)
-			}
-			p, err := st.Pattern(id)
-			if err != nil {
-				if errors.Is(err, state.ErrPatternNotFound) {
-					return failf("Unknown pattern", "%s", sentence(err.Error()))
-				}
-				return err
-			}
-			if sub == "forget" {
-				if err := st.ForgetPattern(p.ID); err != nil {
-					return err
-				}
-				if !jsonOut {
-					fmt.Fprintf(s.out, "Forgot pattern %s (%s).\n", p.ID, p.Name)
-					return nil
-				}
-			}
-			if jsonOut {
-				return writeJSON(s.out, newJSONPattern(p, true))
-			}
-			fmt.Fprintf(s.out, "Pattern %s (%s) from %s, of flow %q (%s)\nIntent: %s\nRecord since %s: %d runs ok, %d failed; %d tests passed, %d failed; used %d times\n\n%s",
-				p.ID, p.Name, p.Origin, p.Flow, p.FlowFile, p.Intent, p.Updated.Local().Format("2006-01-02 15:04"),
-				p.RunsOK, p.RunsFailed, p.TestPasses, p.TestFailures, p.Used, p.Source)
-			for _, b := range p.Blocks {
-				if b.Source != "" {
-					fmt.Fprintf(s.out, "\n# %s\n%s", b.Path, b.Source)
-				}
-			}
-			return nil
+			return runPatterns(s, &a)
 		},
 	}
-	f.register(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	a.Flags(cmd.Flags())
 	return cmd
+}
+
+// runPatterns is patterns.
+func runPatterns(s streams, a *arguments.Patterns) error {
+	sub, id, jsonOut := a.Sub, a.ID, a.JSON
+	st, _, err := openStateOf(s, &a.State)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if sub == "list" {
+		ps, err := st.Patterns()
+		if err != nil {
+			return err
+		}
+		if jsonOut {
+			out := []jsonPattern{}
+			for _, p := range ps {
+				out = append(out, newJSONPattern(p, false))
+			}
+			return writeJSON(s.out, out)
+		}
+		return listPatterns(s.out, ps)
+	}
+	p, err := st.Pattern(id)
+	if err != nil {
+		if errors.Is(err, state.ErrPatternNotFound) {
+			return failf("Unknown pattern", "%s", sentence(err.Error()))
+		}
+		return err
+	}
+	if sub == "forget" {
+		if err := st.ForgetPattern(p.ID); err != nil {
+			return err
+		}
+		if !jsonOut {
+			fmt.Fprintf(s.out, "Forgot pattern %s (%s).\n", p.ID, p.Name)
+			return nil
+		}
+	}
+	if jsonOut {
+		return writeJSON(s.out, newJSONPattern(p, true))
+	}
+	fmt.Fprintf(s.out, "Pattern %s (%s) from %s, of flow %q (%s)\nIntent: %s\nRecord since %s: %d runs ok, %d failed; %d tests passed, %d failed; used %d times\n\n%s",
+		p.ID, p.Name, p.Origin, p.Flow, p.FlowFile, p.Intent, p.Updated.Local().Format("2006-01-02 15:04"),
+		p.RunsOK, p.RunsFailed, p.TestPasses, p.TestFailures, p.Used, p.Source)
+	for _, b := range p.Blocks {
+		if b.Source != "" {
+			fmt.Fprintf(s.out, "\n# %s\n%s", b.Path, b.Source)
+		}
+	}
+	return nil
 }
 
 func listPatterns(w io.Writer, ps []*state.Pattern) error {

@@ -7,14 +7,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
 )
 
 func newProposalsCommand(s streams) *cobra.Command {
-	var f stateFlags
-	var jsonOut, autoApprove bool
+	var a arguments.Proposals
 	cmd := &cobra.Command{
 		Use:   "proposals [list | show ID | accept ID | reject ID]",
 		Short: "List, show, accept or reject the changes think --edit staged",
@@ -30,52 +30,54 @@ lengthens a timeout, connects to a host the flow did not, or uses a secret
 where it was not — says so (in red on a terminal), and accept asks for
 confirmation before it writes it: on a terminal it asks (only 'yes' accepts);
 elsewhere, or with --json, it needs --auto-approve.`,
-		Args: cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sub, id, err := recordSubcommand("proposals", "proposal", args, "show", "accept", "reject")
-			if err != nil {
+			if err := a.Args(args); err != nil {
 				return err
 			}
-			st, _, err := f.open(s)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			view := newProposalsView(s, jsonOut)
-			if sub == "list" {
-				ps, err := st.Proposals()
-				if err != nil {
-					return err
-				}
-				return view.List(ps)
-			}
-			p, err := st.Proposal(id)
-			if err != nil {
-				if errors.Is(err, state.ErrProposalNotFound) {
-					return failf("Unknown proposal", "%s", sentence(err.Error()))
-				}
-				return err
-			}
-			switch sub {
-			case "accept":
-				if err := confirmWeakenings(s, st, p, autoApprove, !jsonOut && isTerminal(s.in) && isTerminal(s.out)); err != nil {
-					return err
-				}
-				if err := acceptProposal(st, p); err != nil {
-					return err
-				}
-			case "reject":
-				if err := decideProposal(st, p, state.ProposalRejected); err != nil {
-					return err
-				}
-			}
-			return view.Show(p)
+			return runProposals(s, &a)
 		},
 	}
-	f.register(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
-	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "accept a proposal that weakens the flow without asking for confirmation")
+	a.Flags(cmd.Flags())
 	return cmd
+}
+
+// runProposals is proposals.
+func runProposals(s streams, a *arguments.Proposals) error {
+	sub, id, jsonOut := a.Sub, a.ID, a.JSON
+	st, _, err := openStateOf(s, &a.State)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	view := newProposalsView(s, jsonOut)
+	if sub == "list" {
+		ps, err := st.Proposals()
+		if err != nil {
+			return err
+		}
+		return view.List(ps)
+	}
+	p, err := st.Proposal(id)
+	if err != nil {
+		if errors.Is(err, state.ErrProposalNotFound) {
+			return failf("Unknown proposal", "%s", sentence(err.Error()))
+		}
+		return err
+	}
+	switch sub {
+	case "accept":
+		if err := confirmWeakenings(s, st, p, a.AutoApprove, !jsonOut && isTerminal(s.in) && isTerminal(s.out)); err != nil {
+			return err
+		}
+		if err := acceptProposal(st, p); err != nil {
+			return err
+		}
+	case "reject":
+		if err := decideProposal(st, p, state.ProposalRejected); err != nil {
+			return err
+		}
+	}
+	return view.Show(p)
 }
 
 // confirmWeakenings lets the acceptance of a proposal that weakens the

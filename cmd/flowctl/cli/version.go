@@ -3,6 +3,7 @@ package cli
 import (
 	"runtime/debug"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/spf13/cobra"
 )
 
@@ -21,19 +22,21 @@ func version() string {
 }
 
 func newVersionCommand(s streams) *cobra.Command {
-	var jsonOut bool
+	var a arguments.Version
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the flowctl version",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.Args(args); err != nil {
+				return err
+			}
 			var view versionView = versionHuman{s.out}
-			if jsonOut {
+			if a.JSON {
 				view = versionJSON{s.out}
 			}
 			return view.Version(version())
 		},
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the version as JSON")
+	a.Flags(cmd.Flags())
 	return cmd
 }

@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"time"
-
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/runtime/watch"
 	"github.com/spf13/cobra"
 )
 
 func newWatchCommand(s streams) *cobra.Command {
-	var f runFlags
-	var jsonOut, withTests bool
-	var debounce time.Duration
+	var a arguments.Watch
 	cmd := &cobra.Command{
 		Use:   "watch [FLOW]",
 		Short: "Apply a flow on every save, re-running only what changed",
@@ -22,55 +19,59 @@ whose inputs or definitions changed run again; --no-cache turns that off. When
 the flow does not compile, watch shows the diagnostics, keeps the last good
 result and waits for the next save. Ctrl-C stops it; running steps are
 cancelled and what finished is kept.`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args = flowArg(args)
-			l, secrets, given, err := f.start(s)
-			if err != nil {
+			if err := a.Args(args); err != nil {
 				return err
 			}
-			path, diags := flowPath(args[0])
-			if err := l.check(diags); err != nil {
-				return err
-			}
-			dir := stateIn(f.stateDir, projectBase(path))
-			if f.stateDir == "" {
-				warnOldState(s.err, path, dir)
-			}
-			ex, closeLog, err := f.runExecutors(s)
-			if err != nil {
-				return err
-			}
-			defer closeLog()
-			st, err := f.store.open(s.err, dir)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			ctx, stop := interruptible()
-			defer stop()
-			var view watchView
-			if jsonOut {
-				view = &watchJSON{applyJSON: newApplyJSON(s.out)}
-			} else {
-				view = &watchHuman{w: s.out, errw: s.err, verbose: f.verbose, failures: sameFailures{}}
-			}
-			if withTests {
-				view = &watchTests{watchView: view, ctx: ctx, flow: path, s: s, f: &f, ex: ex, json: jsonOut}
-			}
-			err = watch.Run(ctx, watch.Options{
-				FlowFile: path, RegistryDirs: f.registries, GoEngine: f.goEngine, Inputs: given, Secrets: secrets,
-				Namespace: f.namespace, NoCache: f.noCache, Parallelism: f.parallelism, ResetCorruptMemory: f.resetMemory,
-				Targets: f.targets, Timeout: f.timeout,
-				Store: st, Executors: ex, Debounce: debounce, Observe: view.Event,
-			})
-			view.Close()
-			return err
+			return runWatch(s, &a)
 		},
 	}
-	f.registerRun(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print each cycle's events as JSON lines, between cycle_started and cycle_finished")
-	cmd.Flags().DurationVar(&debounce, "debounce", watch.DefaultDebounce, "how long to wait for the writes of a save to settle")
-	cmd.Flags().BoolVar(&withTests, "test", false, "after each successful apply, run the flow's tests (*.test.hcl in its directory)")
+	a.Flags(cmd.Flags())
 	return cmd
+}
+
+// runWatch is watch.
+func runWatch(s streams, a *arguments.Watch) error {
+	f, jsonOut := &a.Run, a.JSON
+	l, secrets, given, err := startRun(s, f)
+	if err != nil {
+		return err
+	}
+	path, diags := flowPath(a.Path)
+	if err := l.check(diags); err != nil {
+		return err
+	}
+	dir := stateIn(f.State, projectBase(path))
+	if f.State == "" {
+		warnOldState(s.err, path, dir)
+	}
+	ex, closeLog, err := runExecutors(s, f)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	st, err := openStore(s.err, &f.Store, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx, stop := interruptible()
+	defer stop()
+	var view watchView
+	if jsonOut {
+		view = &watchJSON{applyJSON: newApplyJSON(s.out)}
+	} else {
+		view = &watchHuman{w: s.out, errw: s.err, verbose: f.Verbose, failures: sameFailures{}}
+	}
+	if a.Test {
+		view = &watchTests{watchView: view, ctx: ctx, flow: path, s: s, f: f, ex: ex, json: jsonOut}
+	}
+	err = watch.Run(ctx, watch.Options{
+		FlowFile: path, RegistryDirs: f.Registries, GoEngine: f.GoEngine, Inputs: given, Secrets: secrets,
+		Namespace: f.Namespace, NoCache: f.NoCache, Parallelism: f.Parallelism, ResetCorruptMemory: f.ResetMemory,
+		Targets: f.Targets, Timeout: f.Timeout,
+		Store: st, Executors: ex, Debounce: a.Debounce, Observe: view.Event,
+	})
+	view.Close()
+	return err
 }
