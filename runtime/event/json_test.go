@@ -1,4 +1,4 @@
-package runtime
+package event
 
 import (
 	"encoding/json"
