@@ -137,6 +137,8 @@ func TestApply(t *testing.T) {
 		{argv: "--go-engine jit", err: `unknown --go-engine "jit": use interpreted or compiled`},
 		{argv: "--input topic", err: `--input "topic" must have the form NAME=VALUE`},
 		{argv: "--state-wait -1s", err: "--state-wait must be a positive duration"},
+		{argv: "--http-conns-per-host -2", err: "--http-conns-per-host must be at least 1"},
+		{argv: "--sandbox docker", err: `unknown --sandbox "docker": use isolated or inprocess`},
 		{argv: "-auto-approve", err: "unknown shorthand flag: 'a' in -auto-approve; did you mean --auto-approve?"},
 		{argv: "--auto-aprove", err: "unknown flag: --auto-aprove; did you mean --auto-approve?"},
 		{argv: "--bogus", err: "unknown flag: --bogus"},
@@ -212,6 +214,8 @@ func TestWorker(t *testing.T) {
 		{argv: "--namespace a --temporal-namespace b", err: "--namespace is the old name of --temporal-namespace: give one of them"},
 		{argv: "--log-format yaml", err: `unknown --log-format "yaml": use text or json`},
 		{argv: "--engine x", err: `unknown engine "x": use local or temporal`},
+		{argv: "--sandbox vm", err: `unknown --sandbox "vm": use isolated or inprocess`},
+		{argv: "--secret s", err: "--secret must have the form NAME=VALUE"},
 		{argv: "a b", err: "accepts at most 1 arg(s), received 2"},
 	})
 }
@@ -231,6 +235,7 @@ func TestServe(t *testing.T) {
 		{argv: "--retention soon", err: `--retention "soon": not an age such as 30d, 2w, 12h or 90m`},
 		{argv: "--retention -3d", err: `--retention "-3d": not a positive number of days`},
 		{argv: "--go-engine x", err: `unknown --go-engine "x": use interpreted or compiled`},
+		{argv: "--sandbox vm", err: `unknown --sandbox "vm": use isolated or inprocess`},
 		{argv: "--state-wait -1m", err: "--state-wait must be a positive duration"},
 	})
 }
@@ -296,6 +301,7 @@ func TestThink(t *testing.T) {
 		{argv: "x --accept", err: "--accept is for --edit, which proposes a change"},
 		{argv: "x --runtime rust", err: `unknown --runtime "rust": use go, js or python`},
 		{argv: "x --max-tokens -5", err: "--max-tokens must be at least 1"},
+		{argv: "x --sandbox vm", err: `unknown --sandbox "vm": use isolated or inprocess`},
 	})
 }
 

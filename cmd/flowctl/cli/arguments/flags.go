@@ -193,6 +193,14 @@ func (e *Engine) Args() error {
 	return Usagef("unknown engine %q: use local or temporal", e.Engine)
 }
 
+// checkSandbox checks a --sandbox value.
+func checkSandbox(sandbox string) error {
+	if sandbox != SandboxIsolated && sandbox != SandboxInProcess {
+		return Usagef("unknown --sandbox %q: use isolated or inprocess", sandbox)
+	}
+	return nil
+}
+
 // checkGoEngine checks a --go-engine value ("" is FLOWCTL_GO_ENGINE's,
 // read when the command runs, else each block's own).
 func checkGoEngine(engine string) error {
@@ -214,6 +222,9 @@ func (f *Dir) Args(listening bool) error {
 		}
 	}
 	if err := f.Log.Args(); err != nil {
+		return err
+	}
+	if err := checkSandbox(f.Sandbox); err != nil {
 		return err
 	}
 	if err := checkGoEngine(f.GoEngine); err != nil {

@@ -102,5 +102,13 @@ func (f *Run) Args() error {
 	if err := f.Inputs.Args(); err != nil {
 		return err
 	}
+	if f.HTTPConns < 0 {
+		return Usagef("--http-conns-per-host must be at least 1")
+	}
+	if f.Sandbox != "" { // plan's is none: it runs nothing
+		if err := checkSandbox(f.Sandbox); err != nil {
+			return err
+		}
+	}
 	return f.Store.Args()
 }

@@ -47,8 +47,8 @@ func (a *Test) Flags(fs *pflag.FlagSet) {
 
 // Args reads the paths and checks the flags.
 func (a *Test) Args(args []string) error {
-	if a.Sandbox != SandboxIsolated && a.Sandbox != SandboxInProcess {
-		return Usagef("unknown --sandbox %q: use isolated or inprocess", a.Sandbox)
+	if err := checkSandbox(a.Sandbox); err != nil {
+		return err
 	}
 	if err := checkGoEngine(a.GoEngine); err != nil {
 		return err

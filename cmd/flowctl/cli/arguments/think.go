@@ -68,5 +68,8 @@ func (a *Think) Args(args []string) error {
 	case a.Runtime != "" && a.Runtime != lang.RuntimeGo && a.Runtime != lang.RuntimeJS && a.Runtime != lang.RuntimePython:
 		return Usagef("unknown --runtime %q: use go, js or python", a.Runtime)
 	}
-	return checkMaxTokens(a.flagSet, a.MaxTokens)
+	if err := checkMaxTokens(a.flagSet, a.MaxTokens); err != nil {
+		return err
+	}
+	return checkSandbox(a.Sandbox)
 }
