@@ -72,15 +72,6 @@ func pathError(path string, err error) *hcl.Diagnostic {
 	}
 }
 
-// flowArg is the FLOW argument of a command that takes one: the one given,
-// else the current directory, as validate, test and fmt default to.
-func flowArg(args []string) []string {
-	if len(args) == 0 {
-		return []string{"."}
-	}
-	return args
-}
-
 // flowPath resolves a FLOW argument: a flow file, or a directory holding
 // exactly one *.flow.hcl file.
 func flowPath(arg string) (string, hcl.Diagnostics) {
