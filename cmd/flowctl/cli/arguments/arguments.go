@@ -1,11 +1,3 @@
-// Package arguments reads flowctl's command lines: one file per command
-// (apply.go, plan.go, validate.go, …) with a struct of the command's flags
-// and positional arguments. A struct's Flags adds its flags to a
-// pflag.FlagSet, bound to its fields, and its Args checks the positional
-// arguments and what the flags say together: every mistake in a command
-// line is a *UsageError found here, before the command does anything. It
-// opens no file and reads no environment variable; what depends on them
-// is decided when the command runs.
 package arguments
 
 import (
