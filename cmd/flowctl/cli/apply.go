@@ -66,105 +66,100 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			return runApply(s, &a)
+			f := &a.Run
+			engine, err := resolveEngine(&a.Engine)
+			if err != nil {
+				return err
+			}
+			if a.Resume != "" {
+				return applyResume(s, f, &a.Engine, a.Resume, a.Flow, a.JSON)
+			}
+			jsonOut, autoApprove, path := a.JSON, a.AutoApprove, a.Path
+			l, secrets, given, err := startRun(s, f)
+			if err != nil {
+				return err
+			}
+			fromPlan := isSavedPlan(path)
+			var prog *compiler.Program
+			var inputs map[string]cty.Value
+			var sp *savedPlan
+			if fromPlan {
+				if prog, inputs, sp, err = readSavedPlan(l, path, given); err != nil {
+					return err
+				}
+				f.GoEngine = l.goEngine // the plan's, when it has one
+				if !f.NamespaceSet {
+					f.Namespace = sp.Namespace
+				}
+				f.NoCache = f.NoCache || sp.NoCache
+			} else {
+				if prog, err = l.compile(path); err != nil {
+					return err
+				}
+				var diags hcl.Diagnostics
+				inputs, diags = prog.ResolveInputs(given)
+				if err := l.check(diags); err != nil {
+					return err
+				}
+			}
+			interactive := isTerminal(s.in) && isTerminal(s.out)
+			if !fromPlan && !autoApprove && (jsonOut || !interactive) {
+				return usagef("apply needs --auto-approve, or a plan saved with plan --out, when it cannot ask for confirmation")
+			}
+			stopTraces := startTraces(s)
+			defer stopTraces()
+			// On Temporal, the workers run the blocks.
+			var ex *blocks.Executors
+			if engine == engineLocal {
+				var closeLog func()
+				if ex, closeLog, err = runExecutorsFor(s, f, prog); err != nil {
+					return err
+				}
+				defer closeLog()
+			}
+			st, err := openState(s.err, f, prog)
+			if err != nil {
+				return err
+			}
+			defer closeState(st)
+			opts := runtime.Options{
+				Inputs: inputs, InputsJSON: prog.GivenJSON(given), Secrets: secrets, Parallelism: f.Parallelism, Namespace: f.Namespace,
+				NoCache: f.NoCache, Store: st, Executors: ex, ResetCorruptMemory: f.ResetMemory,
+				Timeout: f.Timeout, Targets: f.Targets,
+			}
+			if fromPlan {
+				opts.RunID = state.NewRunID()
+				if err := claimPlan(st, path, sp, opts.RunID); err != nil {
+					return err
+				}
+			}
+			ctx, stop := interruptible()
+			defer stop()
+			if !fromPlan && !autoApprove {
+				plan, diags := runtime.Plan(prog, opts)
+				if err := l.check(diags); err != nil {
+					return err
+				}
+				writeHumanPlan(s.out, plan, false, defaultModel())
+				line, err := terminalLine(ctx, bufio.NewReader(s.in), s.out, "\nDo you want to run these steps? Only 'yes' will be accepted: ")
+				switch {
+				case ctx.Err() != nil:
+					fmt.Fprintln(s.err, "\nApply cancelled.")
+					return exitError{exitFailure}
+				case err != nil || line != "yes":
+					fmt.Fprintln(s.err, "Apply cancelled.")
+					return exitError{exitFailure}
+				}
+			}
+			stop()
+			if engine == engineTemporal {
+				return applyOnTemporal(s, l, &a.Engine, st, prog, opts, jsonOut, f.Verbose)
+			}
+			return runInForeground(s, l, prog, opts, jsonOut, f.Verbose)
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// runApply is apply.
-func runApply(s streams, a *arguments.Apply) error {
-	f := &a.Run
-	engine, err := resolveEngine(&a.Engine)
-	if err != nil {
-		return err
-	}
-	if a.Resume != "" {
-		return applyResume(s, f, &a.Engine, a.Resume, a.Flow, a.JSON)
-	}
-	jsonOut, autoApprove, path := a.JSON, a.AutoApprove, a.Path
-	l, secrets, given, err := startRun(s, f)
-	if err != nil {
-		return err
-	}
-	fromPlan := isSavedPlan(path)
-	var prog *compiler.Program
-	var inputs map[string]cty.Value
-	var sp *savedPlan
-	if fromPlan {
-		if prog, inputs, sp, err = readSavedPlan(l, path, given); err != nil {
-			return err
-		}
-		f.GoEngine = l.goEngine // the plan's, when it has one
-		if !f.NamespaceSet {
-			f.Namespace = sp.Namespace
-		}
-		f.NoCache = f.NoCache || sp.NoCache
-	} else {
-		if prog, err = l.compile(path); err != nil {
-			return err
-		}
-		var diags hcl.Diagnostics
-		inputs, diags = prog.ResolveInputs(given)
-		if err := l.check(diags); err != nil {
-			return err
-		}
-	}
-	interactive := isTerminal(s.in) && isTerminal(s.out)
-	if !fromPlan && !autoApprove && (jsonOut || !interactive) {
-		return usagef("apply needs --auto-approve, or a plan saved with plan --out, when it cannot ask for confirmation")
-	}
-	stopTraces := startTraces(s)
-	defer stopTraces()
-	// On Temporal, the workers run the blocks.
-	var ex *blocks.Executors
-	if engine == engineLocal {
-		var closeLog func()
-		if ex, closeLog, err = runExecutorsFor(s, f, prog); err != nil {
-			return err
-		}
-		defer closeLog()
-	}
-	st, err := openState(s.err, f, prog)
-	if err != nil {
-		return err
-	}
-	defer closeState(st)
-	opts := runtime.Options{
-		Inputs: inputs, InputsJSON: prog.GivenJSON(given), Secrets: secrets, Parallelism: f.Parallelism, Namespace: f.Namespace,
-		NoCache: f.NoCache, Store: st, Executors: ex, ResetCorruptMemory: f.ResetMemory,
-		Timeout: f.Timeout, Targets: f.Targets,
-	}
-	if fromPlan {
-		opts.RunID = state.NewRunID()
-		if err := claimPlan(st, path, sp, opts.RunID); err != nil {
-			return err
-		}
-	}
-	ctx, stop := interruptible()
-	defer stop()
-	if !fromPlan && !autoApprove {
-		plan, diags := runtime.Plan(prog, opts)
-		if err := l.check(diags); err != nil {
-			return err
-		}
-		writeHumanPlan(s.out, plan, false, defaultModel())
-		line, err := terminalLine(ctx, bufio.NewReader(s.in), s.out, "\nDo you want to run these steps? Only 'yes' will be accepted: ")
-		switch {
-		case ctx.Err() != nil:
-			fmt.Fprintln(s.err, "\nApply cancelled.")
-			return exitError{exitFailure}
-		case err != nil || line != "yes":
-			fmt.Fprintln(s.err, "Apply cancelled.")
-			return exitError{exitFailure}
-		}
-	}
-	stop()
-	if engine == engineTemporal {
-		return applyOnTemporal(s, l, &a.Engine, st, prog, opts, jsonOut, f.Verbose)
-	}
-	return runInForeground(s, l, prog, opts, jsonOut, f.Verbose)
 }
 
 // applyResume is apply --resume RUN_ID: in this process, or on Temporal

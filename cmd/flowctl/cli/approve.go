@@ -46,48 +46,43 @@ that process continues it.`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			return runApprove(cmd.Context(), s, &a)
+			f, ef := &a.Run, &a.Engine
+			reject, comment, by, instance, step := a.Reject, a.Comment, a.By, a.Instance, a.Step
+			if by == "" {
+				by = currentUser()
+			}
+			sf := &arguments.State{Dir: f.State, Flow: a.Flow}
+			st, _, err := openStateOf(s, sf)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			run, err := st.Run(a.RunID)
+			if err != nil {
+				return runLookupError(err)
+			}
+			if _, err := st.DecideApproval(run.ID, step, instance, !reject, comment, by); err != nil {
+				return notWaitingError(st, run, step, instance, err)
+			}
+			verb := "Approved"
+			if reject {
+				verb = "Rejected"
+			}
+			fmt.Fprintf(s.err, "%s step %s of run %s.\n", verb, instanceLabel(step, instance), run.ID)
+			if run.Origin == temporal.Origin {
+				return approveOnTemporal(cmd.Context(), ef, st, run, temporal.ApprovalDecision{
+					Step: step, Instance: instance, Approved: !reject, Comment: comment, By: by,
+				})
+			}
+			if run.Status != string(runtime.StatusWaiting) {
+				fmt.Fprintf(s.err, "Run %s is %s; the process running it takes the decision.\n", run.ID, run.Status)
+				return nil
+			}
+			return resumeRun(s, f, sf, st, run, a.JSON)
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// runApprove is approve.
-func runApprove(ctx context.Context, s streams, a *arguments.Approve) error {
-	f, ef := &a.Run, &a.Engine
-	reject, comment, by, instance, step := a.Reject, a.Comment, a.By, a.Instance, a.Step
-	if by == "" {
-		by = currentUser()
-	}
-	sf := &arguments.State{Dir: f.State, Flow: a.Flow}
-	st, _, err := openStateOf(s, sf)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	run, err := st.Run(a.RunID)
-	if err != nil {
-		return runLookupError(err)
-	}
-	if _, err := st.DecideApproval(run.ID, step, instance, !reject, comment, by); err != nil {
-		return notWaitingError(st, run, step, instance, err)
-	}
-	verb := "Approved"
-	if reject {
-		verb = "Rejected"
-	}
-	fmt.Fprintf(s.err, "%s step %s of run %s.\n", verb, instanceLabel(step, instance), run.ID)
-	if run.Origin == temporal.Origin {
-		return approveOnTemporal(ctx, ef, st, run, temporal.ApprovalDecision{
-			Step: step, Instance: instance, Approved: !reject, Comment: comment, By: by,
-		})
-	}
-	if run.Status != string(runtime.StatusWaiting) {
-		fmt.Fprintf(s.err, "Run %s is %s; the process running it takes the decision.\n", run.ID, run.Status)
-		return nil
-	}
-	return resumeRun(s, f, sf, st, run, a.JSON)
 }
 
 func instanceLabel(step, instance string) string {

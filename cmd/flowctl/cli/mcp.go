@@ -34,70 +34,65 @@ docs/tools.md.`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			return runMCP(s, &a)
+			dir, df, httpAddr := a.Path, &a.Dir, a.HTTP
+			tokenFiles := tokenFlags{df.Tokens.TokenFile, df.Tokens.TokensFile}
+			tlsFiles := tlsFlags{df.TLS.Cert, df.TLS.Key}
+			if err := checkDir(dir); err != nil {
+				return err
+			}
+			var tokens *server.Tokens
+			var err error
+			if httpAddr != "" {
+				if tokens, err = tokenFiles.load("mcp", httpAddr); err != nil {
+					return err
+				}
+				if err := tlsFiles.check(); err != nil {
+					return err
+				}
+			}
+			log, err := logFlags{df.Log.Format}.logger(s.err)
+			if err != nil {
+				return err
+			}
+			if _, diags := findFiles([]string{dir}, lang.IsFlowFile); diags.HasErrors() {
+				return failDiags(nil, diags)
+			}
+			files := func() []string {
+				found, _ := findFiles([]string{dir}, lang.IsFlowFile)
+				return found
+			}
+			sd, err := openServedDir(s, df, dir)
+			if err != nil {
+				return err
+			}
+			defer sd.close()
+			srv := mcp.New(mcp.Options{Files: files, Registries: df.Registries, GoEngine: sd.engine, Only: a.Only, Store: sd.st, Executors: sd.ex, Version: version(), Warnings: s.err})
+			ctx, stop := interruptible()
+			defer stop()
+			go srv.Watch(ctx, time.Second)
+			if httpAddr == "" {
+				err := srv.SDK().Run(ctx, &sdk.IOTransport{Reader: readCloser{s.in}, Writer: writeCloser{s.out}})
+				if err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+					return err
+				}
+				return nil
+			}
+			ln, err := listen(httpAddr)
+			if err != nil {
+				return err
+			}
+			tokenFiles.watch(ctx, tokens, log)
+			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, &sdk.StreamableHTTPOptions{Logger: log})
+			mux := http.NewServeMux()
+			mux.Handle(mcpPath, h)
+			mux.Handle("/{$}", h) // the endpoint of earlier versions
+			hs := newHTTPServer(server.RequireToken(tokens, server.RoleRun, mux))
+			log.Info(fmt.Sprintf("Serving the flows under %s as MCP tools on %s://%s%s", dir, tlsFiles.scheme(), ln.Addr(), mcpPath))
+			return serveUntil(ctx, hs, ln, tlsFiles, 5*time.Second)
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// runMCP is mcp.
-func runMCP(s streams, a *arguments.MCP) error {
-	dir, df, httpAddr := a.Path, &a.Dir, a.HTTP
-	tokenFiles := tokenFlags{df.Tokens.TokenFile, df.Tokens.TokensFile}
-	tlsFiles := tlsFlags{df.TLS.Cert, df.TLS.Key}
-	if err := checkDir(dir); err != nil {
-		return err
-	}
-	var tokens *server.Tokens
-	var err error
-	if httpAddr != "" {
-		if tokens, err = tokenFiles.load("mcp", httpAddr); err != nil {
-			return err
-		}
-		if err := tlsFiles.check(); err != nil {
-			return err
-		}
-	}
-	log, err := logFlags{df.Log.Format}.logger(s.err)
-	if err != nil {
-		return err
-	}
-	if _, diags := findFiles([]string{dir}, lang.IsFlowFile); diags.HasErrors() {
-		return failDiags(nil, diags)
-	}
-	files := func() []string {
-		found, _ := findFiles([]string{dir}, lang.IsFlowFile)
-		return found
-	}
-	sd, err := openServedDir(s, df, dir)
-	if err != nil {
-		return err
-	}
-	defer sd.close()
-	srv := mcp.New(mcp.Options{Files: files, Registries: df.Registries, GoEngine: sd.engine, Only: a.Only, Store: sd.st, Executors: sd.ex, Version: version(), Warnings: s.err})
-	ctx, stop := interruptible()
-	defer stop()
-	go srv.Watch(ctx, time.Second)
-	if httpAddr == "" {
-		err := srv.SDK().Run(ctx, &sdk.IOTransport{Reader: readCloser{s.in}, Writer: writeCloser{s.out}})
-		if err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-		return nil
-	}
-	ln, err := listen(httpAddr)
-	if err != nil {
-		return err
-	}
-	tokenFiles.watch(ctx, tokens, log)
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, &sdk.StreamableHTTPOptions{Logger: log})
-	mux := http.NewServeMux()
-	mux.Handle(mcpPath, h)
-	mux.Handle("/{$}", h) // the endpoint of earlier versions
-	hs := newHTTPServer(server.RequireToken(tokens, server.RoleRun, mux))
-	log.Info(fmt.Sprintf("Serving the flows under %s as MCP tools on %s://%s%s", dir, tlsFiles.scheme(), ln.Addr(), mcpPath))
-	return serveUntil(ctx, hs, ln, tlsFiles, 5*time.Second)
 }
 
 // mcpPath is the path of mcp --http's endpoint.

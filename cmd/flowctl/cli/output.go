@@ -33,44 +33,39 @@ error that says why. Sensitive outputs show as (sensitive).`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			return runOutput(s, &a)
+			jsonOut, runID := a.JSON, a.Run
+			st, flow, err := openStateOf(s, &a.State)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			run, err := outputRun(st, flow, a.Namespace, runID)
+			if err != nil {
+				return err
+			}
+			if !jsonOut {
+				writeOutputHeader(s.err, st, run, flow == "" && runID == "", a.Name != "")
+			}
+			outputs, failed, err := runOutputs(run)
+			if err != nil {
+				return err
+			}
+			var view outputView = outputHuman{s}
+			if jsonOut {
+				view = outputJSON{s}
+			}
+			if a.Name != "" {
+				v, err := oneOutput(run, a.Name, outputs, failed)
+				if err != nil {
+					return err
+				}
+				return view.One(v)
+			}
+			return view.All(outputs, failed)
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// runOutput is output.
-func runOutput(s streams, a *arguments.Output) error {
-	jsonOut, runID := a.JSON, a.Run
-	st, flow, err := openStateOf(s, &a.State)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	run, err := outputRun(st, flow, a.Namespace, runID)
-	if err != nil {
-		return err
-	}
-	if !jsonOut {
-		writeOutputHeader(s.err, st, run, flow == "" && runID == "", a.Name != "")
-	}
-	outputs, failed, err := runOutputs(run)
-	if err != nil {
-		return err
-	}
-	var view outputView = outputHuman{s}
-	if jsonOut {
-		view = outputJSON{s}
-	}
-	if a.Name != "" {
-		v, err := oneOutput(run, a.Name, outputs, failed)
-		if err != nil {
-			return err
-		}
-		return view.One(v)
-	}
-	return view.All(outputs, failed)
 }
 
 // outputRun is the run whose outputs output prints: the one given by id,

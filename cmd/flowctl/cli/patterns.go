@@ -28,63 +28,58 @@ tests is ranked down. An ID may be a name or a unique prefix.`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			return runPatterns(s, &a)
+			sub, id, jsonOut := a.Sub, a.ID, a.JSON
+			st, _, err := openStateOf(s, &a.State)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if sub == "list" {
+				ps, err := st.Patterns()
+				if err != nil {
+					return err
+				}
+				if jsonOut {
+					out := []jsonPattern{}
+					for _, p := range ps {
+						out = append(out, newJSONPattern(p, false))
+					}
+					return writeJSON(s.out, out)
+				}
+				return listPatterns(s.out, ps)
+			}
+			p, err := st.Pattern(id)
+			if err != nil {
+				if errors.Is(err, state.ErrPatternNotFound) {
+					return failf("Unknown pattern", "%s", sentence(err.Error()))
+				}
+				return err
+			}
+			if sub == "forget" {
+				if err := st.ForgetPattern(p.ID); err != nil {
+					return err
+				}
+				if !jsonOut {
+					fmt.Fprintf(s.out, "Forgot pattern %s (%s).\n", p.ID, p.Name)
+					return nil
+				}
+			}
+			if jsonOut {
+				return writeJSON(s.out, newJSONPattern(p, true))
+			}
+			fmt.Fprintf(s.out, "Pattern %s (%s) from %s, of flow %q (%s)\nIntent: %s\nRecord since %s: %d runs ok, %d failed; %d tests passed, %d failed; used %d times\n\n%s",
+				p.ID, p.Name, p.Origin, p.Flow, p.FlowFile, p.Intent, p.Updated.Local().Format("2006-01-02 15:04"),
+				p.RunsOK, p.RunsFailed, p.TestPasses, p.TestFailures, p.Used, p.Source)
+			for _, b := range p.Blocks {
+				if b.Source != "" {
+					fmt.Fprintf(s.out, "\n# %s\n%s", b.Path, b.Source)
+				}
+			}
+			return nil
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// runPatterns is patterns.
-func runPatterns(s streams, a *arguments.Patterns) error {
-	sub, id, jsonOut := a.Sub, a.ID, a.JSON
-	st, _, err := openStateOf(s, &a.State)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if sub == "list" {
-		ps, err := st.Patterns()
-		if err != nil {
-			return err
-		}
-		if jsonOut {
-			out := []jsonPattern{}
-			for _, p := range ps {
-				out = append(out, newJSONPattern(p, false))
-			}
-			return writeJSON(s.out, out)
-		}
-		return listPatterns(s.out, ps)
-	}
-	p, err := st.Pattern(id)
-	if err != nil {
-		if errors.Is(err, state.ErrPatternNotFound) {
-			return failf("Unknown pattern", "%s", sentence(err.Error()))
-		}
-		return err
-	}
-	if sub == "forget" {
-		if err := st.ForgetPattern(p.ID); err != nil {
-			return err
-		}
-		if !jsonOut {
-			fmt.Fprintf(s.out, "Forgot pattern %s (%s).\n", p.ID, p.Name)
-			return nil
-		}
-	}
-	if jsonOut {
-		return writeJSON(s.out, newJSONPattern(p, true))
-	}
-	fmt.Fprintf(s.out, "Pattern %s (%s) from %s, of flow %q (%s)\nIntent: %s\nRecord since %s: %d runs ok, %d failed; %d tests passed, %d failed; used %d times\n\n%s",
-		p.ID, p.Name, p.Origin, p.Flow, p.FlowFile, p.Intent, p.Updated.Local().Format("2006-01-02 15:04"),
-		p.RunsOK, p.RunsFailed, p.TestPasses, p.TestFailures, p.Used, p.Source)
-	for _, b := range p.Blocks {
-		if b.Source != "" {
-			fmt.Fprintf(s.out, "\n# %s\n%s", b.Path, b.Source)
-		}
-	}
-	return nil
 }
 
 func listPatterns(w io.Writer, ps []*state.Pattern) error {

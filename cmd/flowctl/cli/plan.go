@@ -50,96 +50,91 @@ steps would run.`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			return runPlan(s, &a)
+			f := &a.Run
+			var l *flowLoader
+			var prog *compiler.Program
+			var opts runtime.Options
+			switch {
+			case a.Resume != "":
+				sf := &arguments.State{Dir: f.State, Flow: a.Flow}
+				st, _, err := openStateOf(s, sf)
+				if err != nil {
+					return err
+				}
+				defer closeState(st)
+				run, err := st.Run(a.Resume)
+				if err != nil {
+					return runLookupError(err)
+				}
+				var secrets map[string]string
+				var inputs map[string]cty.Value
+				if l, secrets, prog, inputs, err = prepareResume(s, f, sf, st, run); err != nil {
+					return err
+				}
+				opts = runtime.Options{Inputs: inputs, Secrets: secrets, Namespace: run.Namespace, NoCache: f.NoCache, Targets: f.Targets,
+					ResetCorruptMemory: f.ResetMemory, Store: st, RunID: run.ID, Resume: true, KeepSucceeded: f.KeepSucceeded}
+				f.Namespace = run.Namespace
+			default:
+				var secrets map[string]string
+				var given map[string]compiler.InputValue
+				var err error
+				if l, secrets, given, err = startRun(s, f); err != nil {
+					return err
+				}
+				if prog, err = l.compile(a.Path); err != nil {
+					return err
+				}
+				vals, diags := prog.ResolveInputs(given)
+				if err := l.check(diags); err != nil {
+					return err
+				}
+				opts = runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.Namespace, NoCache: f.NoCache, Targets: f.Targets,
+					ResetCorruptMemory: f.ResetMemory}
+				// A state that exists: a directory, or a database (which
+				// is always there to be looked in).
+				if dir := stateDirFor(f, prog); state.IsURL(dir) || dirExists(dir) {
+					st, err := openState(s.err, f, prog)
+					if err != nil {
+						return err
+					}
+					defer st.Close()
+					opts.Store = st
+				}
+			}
+			// Plan runs nothing: the executors give the cache keys of the
+			// blocks whose results depend on more than their inputs.
+			ex, release, err := executors(execOptions{sandbox: sandboxIsolated, goEngine: f.GoEngine, warnings: s.err})
+			if err != nil {
+				return err
+			}
+			defer release()
+			opts.Executors = ex
+			plan, diags := runtime.Plan(prog, opts)
+			if err := l.check(diags); err != nil {
+				return err
+			}
+			plan.CriticalTime = timeCriticalPath(prog, opts.Store, f.Namespace)
+			if out := a.Out; out != "" {
+				if err := writeSavedPlan(out, plan, f.Namespace, f.NoCache); err != nil {
+					return err
+				}
+				defer fmt.Fprintf(s.err, "Saved the plan to %s; run it with: flowctl apply %s\n", out, out)
+			}
+			var view planView = planHuman{s.out, a.Expand, defaultModel()}
+			if a.JSON {
+				view = planJSON{s.out, a.Expand, defaultModel()}
+			}
+			if err := view.Plan(plan); err != nil {
+				return err
+			}
+			if a.Detailed && plan.WouldRun() {
+				return exitError{exitUsage}
+			}
+			return nil
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// runPlan is plan.
-func runPlan(s streams, a *arguments.Plan) error {
-	f := &a.Run
-	var l *flowLoader
-	var prog *compiler.Program
-	var opts runtime.Options
-	switch {
-	case a.Resume != "":
-		sf := &arguments.State{Dir: f.State, Flow: a.Flow}
-		st, _, err := openStateOf(s, sf)
-		if err != nil {
-			return err
-		}
-		defer closeState(st)
-		run, err := st.Run(a.Resume)
-		if err != nil {
-			return runLookupError(err)
-		}
-		var secrets map[string]string
-		var inputs map[string]cty.Value
-		if l, secrets, prog, inputs, err = prepareResume(s, f, sf, st, run); err != nil {
-			return err
-		}
-		opts = runtime.Options{Inputs: inputs, Secrets: secrets, Namespace: run.Namespace, NoCache: f.NoCache, Targets: f.Targets,
-			ResetCorruptMemory: f.ResetMemory, Store: st, RunID: run.ID, Resume: true, KeepSucceeded: f.KeepSucceeded}
-		f.Namespace = run.Namespace
-	default:
-		var secrets map[string]string
-		var given map[string]compiler.InputValue
-		var err error
-		if l, secrets, given, err = startRun(s, f); err != nil {
-			return err
-		}
-		if prog, err = l.compile(a.Path); err != nil {
-			return err
-		}
-		vals, diags := prog.ResolveInputs(given)
-		if err := l.check(diags); err != nil {
-			return err
-		}
-		opts = runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.Namespace, NoCache: f.NoCache, Targets: f.Targets,
-			ResetCorruptMemory: f.ResetMemory}
-		// A state that exists: a directory, or a database (which
-		// is always there to be looked in).
-		if dir := stateDirFor(f, prog); state.IsURL(dir) || dirExists(dir) {
-			st, err := openState(s.err, f, prog)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			opts.Store = st
-		}
-	}
-	// Plan runs nothing: the executors give the cache keys of the
-	// blocks whose results depend on more than their inputs.
-	ex, release, err := executors(execOptions{sandbox: sandboxIsolated, goEngine: f.GoEngine, warnings: s.err})
-	if err != nil {
-		return err
-	}
-	defer release()
-	opts.Executors = ex
-	plan, diags := runtime.Plan(prog, opts)
-	if err := l.check(diags); err != nil {
-		return err
-	}
-	plan.CriticalTime = timeCriticalPath(prog, opts.Store, f.Namespace)
-	if out := a.Out; out != "" {
-		if err := writeSavedPlan(out, plan, f.Namespace, f.NoCache); err != nil {
-			return err
-		}
-		defer fmt.Fprintf(s.err, "Saved the plan to %s; run it with: flowctl apply %s\n", out, out)
-	}
-	var view planView = planHuman{s.out, a.Expand, defaultModel()}
-	if a.JSON {
-		view = planJSON{s.out, a.Expand, defaultModel()}
-	}
-	if err := view.Plan(plan); err != nil {
-		return err
-	}
-	if a.Detailed && plan.WouldRun() {
-		return exitError{exitUsage}
-	}
-	return nil
 }
 
 func dirExists(dir string) bool {

@@ -34,50 +34,45 @@ elsewhere, or with --json, it needs --auto-approve.`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			return runProposals(s, &a)
+			sub, id, jsonOut := a.Sub, a.ID, a.JSON
+			st, _, err := openStateOf(s, &a.State)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			view := newProposalsView(s, jsonOut)
+			if sub == "list" {
+				ps, err := st.Proposals()
+				if err != nil {
+					return err
+				}
+				return view.List(ps)
+			}
+			p, err := st.Proposal(id)
+			if err != nil {
+				if errors.Is(err, state.ErrProposalNotFound) {
+					return failf("Unknown proposal", "%s", sentence(err.Error()))
+				}
+				return err
+			}
+			switch sub {
+			case "accept":
+				if err := confirmWeakenings(s, st, p, a.AutoApprove, !jsonOut && isTerminal(s.in) && isTerminal(s.out)); err != nil {
+					return err
+				}
+				if err := acceptProposal(st, p); err != nil {
+					return err
+				}
+			case "reject":
+				if err := decideProposal(st, p, state.ProposalRejected); err != nil {
+					return err
+				}
+			}
+			return view.Show(p)
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// runProposals is proposals.
-func runProposals(s streams, a *arguments.Proposals) error {
-	sub, id, jsonOut := a.Sub, a.ID, a.JSON
-	st, _, err := openStateOf(s, &a.State)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	view := newProposalsView(s, jsonOut)
-	if sub == "list" {
-		ps, err := st.Proposals()
-		if err != nil {
-			return err
-		}
-		return view.List(ps)
-	}
-	p, err := st.Proposal(id)
-	if err != nil {
-		if errors.Is(err, state.ErrProposalNotFound) {
-			return failf("Unknown proposal", "%s", sentence(err.Error()))
-		}
-		return err
-	}
-	switch sub {
-	case "accept":
-		if err := confirmWeakenings(s, st, p, a.AutoApprove, !jsonOut && isTerminal(s.in) && isTerminal(s.out)); err != nil {
-			return err
-		}
-		if err := acceptProposal(st, p); err != nil {
-			return err
-		}
-	case "reject":
-		if err := decideProposal(st, p, state.ProposalRejected); err != nil {
-			return err
-		}
-	}
-	return view.Show(p)
 }
 
 // confirmWeakenings lets the acceptance of a proposal that weakens the

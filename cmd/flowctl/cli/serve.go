@@ -52,102 +52,97 @@ and docs/scale-out.md.`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			return runServe(s, &a)
+			dir, df, ef, addr, keepFor, grace := a.Path, &a.Dir, &a.Engine, a.Addr, a.KeepFor, a.Grace
+			tokenFiles := tokenFlags{df.Tokens.TokenFile, df.Tokens.TokensFile}
+			tlsFiles := tlsFlags{df.TLS.Cert, df.TLS.Key}
+			if err := checkDir(dir); err != nil {
+				return err
+			}
+			runEngine, err := resolveEngine(ef)
+			if err != nil {
+				return err
+			}
+			tokens, err := tokenFiles.load("serve", addr)
+			if err != nil {
+				return err
+			}
+			if err := tlsFiles.check(); err != nil {
+				return err
+			}
+			log, err := logFlags{df.Log.Format}.logger(s.err)
+			if err != nil {
+				return err
+			}
+			sd, err := openServedDir(s, df, dir)
+			if err != nil {
+				return err
+			}
+			defer sd.close()
+			stopTraces := startTraces(s)
+			defer stopTraces()
+			var onTemporal server.Engine
+			if runEngine == engineTemporal {
+				c, encrypted, err := dialTemporal(ef, sd.st, nil)
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				onTemporal = temporalEngine{temporal.Runner{Client: c, TaskQueue: ef.TaskQueue, Encrypted: encrypted}}
+			}
+			// explain's model: the llm steps' configuration (FLOWCTL_MODEL…).
+			cfg, err := llm.ConfigFromEnv(os.LookupEnv)
+			if err != nil {
+				return usagef("%s", err)
+			}
+			budget, err := maxTokens(0)
+			if err != nil {
+				return err
+			}
+			ln, err := listen(addr)
+			if err != nil {
+				return err
+			}
+			srv := server.New(server.Options{
+				Model: llm.NewExecutor(cfg), ModelName: cfg.Model, MaxTokens: budget,
+				Dir: dir, Registries: df.Registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex, HTTP: sd.http,
+				Tokens: tokens, AllowedHosts: allowedHosts(addr, a.AllowedHosts), Logger: log, MaxActive: a.MaxActive, MaxQueue: a.MaxQueue, Engine: onTemporal,
+				NamespaceHeader: a.NamespaceHeader, IdempotencyExpiry: a.IdempotencyExpiry, NoTakeUp: a.NoTakeUp, NotifyURLs: a.Notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: tlsFiles.scheme() + "://" + ln.Addr().String(),
+			})
+			hs := newHTTPServer(srv)
+			log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, tlsFiles.scheme(), ln.Addr()))
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			tokenFiles.watch(ctx, tokens, log)
+			if keepFor > 0 {
+				go retain(ctx, sd.st, keepFor, retentionEvery, log)
+			}
+			errc := make(chan error, 1)
+			go func() { errc <- tlsFiles.serve(hs, ln) }()
+			select {
+			case err := <-errc:
+				srv.Close()
+				return err
+			case <-ctx.Done():
+			}
+			// Stop accepting; let running runs finish for a while; stop
+			// what is left and the queue, recorded as interrupted for the
+			// next server to take up.
+			log.Info(fmt.Sprintf("Stopping: running runs have %s to finish; the others are interrupted, and resumed by the next server.", grace))
+			sctx, cancel := context.WithTimeout(context.Background(), grace)
+			defer cancel()
+			shut := make(chan error, 1)
+			go func() { shut <- hs.Shutdown(sctx) }() // event streams end when their runs do
+			all := srv.Drain(sctx)
+			srv.Close()
+			log.Info("stopped", slog.Bool("runs_finished", all))
+			if err := <-shut; err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				return err
+			}
+			return nil
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// runServe is serve.
-func runServe(s streams, a *arguments.Serve) error {
-	dir, df, ef, addr, keepFor, grace := a.Path, &a.Dir, &a.Engine, a.Addr, a.KeepFor, a.Grace
-	tokenFiles := tokenFlags{df.Tokens.TokenFile, df.Tokens.TokensFile}
-	tlsFiles := tlsFlags{df.TLS.Cert, df.TLS.Key}
-	if err := checkDir(dir); err != nil {
-		return err
-	}
-	runEngine, err := resolveEngine(ef)
-	if err != nil {
-		return err
-	}
-	tokens, err := tokenFiles.load("serve", addr)
-	if err != nil {
-		return err
-	}
-	if err := tlsFiles.check(); err != nil {
-		return err
-	}
-	log, err := logFlags{df.Log.Format}.logger(s.err)
-	if err != nil {
-		return err
-	}
-	sd, err := openServedDir(s, df, dir)
-	if err != nil {
-		return err
-	}
-	defer sd.close()
-	stopTraces := startTraces(s)
-	defer stopTraces()
-	var onTemporal server.Engine
-	if runEngine == engineTemporal {
-		c, encrypted, err := dialTemporal(ef, sd.st, nil)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		onTemporal = temporalEngine{temporal.Runner{Client: c, TaskQueue: ef.TaskQueue, Encrypted: encrypted}}
-	}
-	// explain's model: the llm steps' configuration (FLOWCTL_MODEL…).
-	cfg, err := llm.ConfigFromEnv(os.LookupEnv)
-	if err != nil {
-		return usagef("%s", err)
-	}
-	budget, err := maxTokens(0)
-	if err != nil {
-		return err
-	}
-	ln, err := listen(addr)
-	if err != nil {
-		return err
-	}
-	srv := server.New(server.Options{
-		Model: llm.NewExecutor(cfg), ModelName: cfg.Model, MaxTokens: budget,
-		Dir: dir, Registries: df.Registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex, HTTP: sd.http,
-		Tokens: tokens, AllowedHosts: allowedHosts(addr, a.AllowedHosts), Logger: log, MaxActive: a.MaxActive, MaxQueue: a.MaxQueue, Engine: onTemporal,
-		NamespaceHeader: a.NamespaceHeader, IdempotencyExpiry: a.IdempotencyExpiry, NoTakeUp: a.NoTakeUp, NotifyURLs: a.Notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: tlsFiles.scheme() + "://" + ln.Addr().String(),
-	})
-	hs := newHTTPServer(srv)
-	log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, tlsFiles.scheme(), ln.Addr()))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	tokenFiles.watch(ctx, tokens, log)
-	if keepFor > 0 {
-		go retain(ctx, sd.st, keepFor, retentionEvery, log)
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- tlsFiles.serve(hs, ln) }()
-	select {
-	case err := <-errc:
-		srv.Close()
-		return err
-	case <-ctx.Done():
-	}
-	// Stop accepting; let running runs finish for a while; stop
-	// what is left and the queue, recorded as interrupted for the
-	// next server to take up.
-	log.Info(fmt.Sprintf("Stopping: running runs have %s to finish; the others are interrupted, and resumed by the next server.", grace))
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	shut := make(chan error, 1)
-	go func() { shut <- hs.Shutdown(sctx) }() // event streams end when their runs do
-	all := srv.Drain(sctx)
-	srv.Close()
-	log.Info("stopped", slog.Bool("runs_finished", all))
-	if err := <-shut; err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return nil
 }
 
 // temporalEngine runs serve's runs on Temporal, and says for /readyz

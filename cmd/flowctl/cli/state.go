@@ -77,44 +77,39 @@ whenever it is opened; migrate opens it and says its version.`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			return runStateMigrate(s, &a)
+			dir, dryRun := stateIn(a.State, "."), a.DryRun
+			if !state.IsURL(dir) {
+				if !dirExists(dir) {
+					return failf("No state", "There is no state in %s: name it with --state DIR or a postgres:// URL.", dir)
+				}
+				st, err := openStateWith(dir, state.Options{})
+				if err != nil {
+					return err
+				}
+				st.Close()
+				fmt.Fprintf(s.out, "The state in %s is at schema version %d, this flowctl's (SQLite is upgraded when opened).\n", dir, state.SchemaVersion())
+				return nil
+			}
+			shown := state.RedactURL(dir)
+			m, err := state.MigrateURL(context.Background(), dir, dryRun)
+			if err != nil {
+				return failf("Cannot migrate the state", "The state database %s cannot be migrated: %s.", shown, strings.TrimRight(err.Error(), "."))
+			}
+			switch {
+			case len(m.Statements) == 0:
+				fmt.Fprintf(s.out, "The state database %s is at schema version %d, this flowctl's: nothing to migrate.\n", shown, m.To)
+			case dryRun:
+				for _, stmt := range m.Statements {
+					fmt.Fprintln(s.out, strings.TrimSpace(stmt))
+					fmt.Fprintln(s.out)
+				}
+				fmt.Fprintf(s.out, "Would migrate the state database %s from schema version %d to %d (dry run: nothing changed).\n", shown, m.From, m.To)
+			default:
+				fmt.Fprintf(s.out, "Migrated the state database %s from schema version %d to %d.\n", shown, m.From, m.To)
+			}
+			return nil
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// runStateMigrate is state migrate.
-func runStateMigrate(s streams, a *arguments.StateMigrate) error {
-	dir, dryRun := stateIn(a.State, "."), a.DryRun
-	if !state.IsURL(dir) {
-		if !dirExists(dir) {
-			return failf("No state", "There is no state in %s: name it with --state DIR or a postgres:// URL.", dir)
-		}
-		st, err := openStateWith(dir, state.Options{})
-		if err != nil {
-			return err
-		}
-		st.Close()
-		fmt.Fprintf(s.out, "The state in %s is at schema version %d, this flowctl's (SQLite is upgraded when opened).\n", dir, state.SchemaVersion())
-		return nil
-	}
-	shown := state.RedactURL(dir)
-	m, err := state.MigrateURL(context.Background(), dir, dryRun)
-	if err != nil {
-		return failf("Cannot migrate the state", "The state database %s cannot be migrated: %s.", shown, strings.TrimRight(err.Error(), "."))
-	}
-	switch {
-	case len(m.Statements) == 0:
-		fmt.Fprintf(s.out, "The state database %s is at schema version %d, this flowctl's: nothing to migrate.\n", shown, m.To)
-	case dryRun:
-		for _, stmt := range m.Statements {
-			fmt.Fprintln(s.out, strings.TrimSpace(stmt))
-			fmt.Fprintln(s.out)
-		}
-		fmt.Fprintf(s.out, "Would migrate the state database %s from schema version %d to %d (dry run: nothing changed).\n", shown, m.From, m.To)
-	default:
-		fmt.Fprintf(s.out, "Migrated the state database %s from schema version %d to %d.\n", shown, m.From, m.To)
-	}
-	return nil
 }

@@ -23,55 +23,50 @@ cancelled and what finished is kept.`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			return runWatch(s, &a)
+			f, jsonOut := &a.Run, a.JSON
+			l, secrets, given, err := startRun(s, f)
+			if err != nil {
+				return err
+			}
+			path, diags := flowPath(a.Path)
+			if err := l.check(diags); err != nil {
+				return err
+			}
+			dir := stateIn(f.State, projectBase(path))
+			if f.State == "" {
+				warnOldState(s.err, path, dir)
+			}
+			ex, closeLog, err := runExecutors(s, f)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
+			st, err := openStore(s.err, &f.Store, dir)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			ctx, stop := interruptible()
+			defer stop()
+			var view watchView
+			if jsonOut {
+				view = &watchJSON{applyJSON: newApplyJSON(s.out)}
+			} else {
+				view = &watchHuman{w: s.out, errw: s.err, verbose: f.Verbose, failures: sameFailures{}}
+			}
+			if a.Test {
+				view = &watchTests{watchView: view, ctx: ctx, flow: path, s: s, f: f, ex: ex, json: jsonOut}
+			}
+			err = watch.Run(ctx, watch.Options{
+				FlowFile: path, RegistryDirs: f.Registries, GoEngine: f.GoEngine, Inputs: given, Secrets: secrets,
+				Namespace: f.Namespace, NoCache: f.NoCache, Parallelism: f.Parallelism, ResetCorruptMemory: f.ResetMemory,
+				Targets: f.Targets, Timeout: f.Timeout,
+				Store: st, Executors: ex, Debounce: a.Debounce, Observe: view.Event,
+			})
+			view.Close()
+			return err
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// runWatch is watch.
-func runWatch(s streams, a *arguments.Watch) error {
-	f, jsonOut := &a.Run, a.JSON
-	l, secrets, given, err := startRun(s, f)
-	if err != nil {
-		return err
-	}
-	path, diags := flowPath(a.Path)
-	if err := l.check(diags); err != nil {
-		return err
-	}
-	dir := stateIn(f.State, projectBase(path))
-	if f.State == "" {
-		warnOldState(s.err, path, dir)
-	}
-	ex, closeLog, err := runExecutors(s, f)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
-	st, err := openStore(s.err, &f.Store, dir)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	ctx, stop := interruptible()
-	defer stop()
-	var view watchView
-	if jsonOut {
-		view = &watchJSON{applyJSON: newApplyJSON(s.out)}
-	} else {
-		view = &watchHuman{w: s.out, errw: s.err, verbose: f.Verbose, failures: sameFailures{}}
-	}
-	if a.Test {
-		view = &watchTests{watchView: view, ctx: ctx, flow: path, s: s, f: f, ex: ex, json: jsonOut}
-	}
-	err = watch.Run(ctx, watch.Options{
-		FlowFile: path, RegistryDirs: f.Registries, GoEngine: f.GoEngine, Inputs: given, Secrets: secrets,
-		Namespace: f.Namespace, NoCache: f.NoCache, Parallelism: f.Parallelism, ResetCorruptMemory: f.ResetMemory,
-		Targets: f.Targets, Timeout: f.Timeout,
-		Store: st, Executors: ex, Debounce: a.Debounce, Observe: view.Event,
-	})
-	view.Close()
-	return err
 }

@@ -41,77 +41,72 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			return runWorker(s, &a)
+			f, ef, dir := &a.Run, &a.Engine, a.Dir
+			engine, err := resolveEngine(ef)
+			if err != nil {
+				return err
+			}
+			if engine != engineTemporal {
+				return usagef("worker needs --engine temporal (or %s=temporal): the local engine runs flows in apply itself", envEngine)
+			}
+			logger, err := logFlags{a.Log.Format}.logger(s.err)
+			if err != nil {
+				return err
+			}
+			if a.DeprecatedNamespace {
+				fmt.Fprintf(s.err, "Warning: worker --namespace is deprecated: use --%s, as apply and serve do (their --namespace is a run's memory namespace).\n", temporalNamespaceFlag)
+			}
+			l, secrets, _, err := startRun(s, f)
+			if err != nil {
+				return err
+			}
+			progs, err := compileAll(l, dir)
+			if err != nil {
+				return err
+			}
+			ex, closeEx, err := runExecutors(s, f)
+			if err != nil {
+				return err
+			}
+			defer closeEx()
+			// The worker's flows are DIR's project, as serve's: their runs
+			// and large payloads are in its state, where clients look.
+			where := stateIn(f.State, dir)
+			st, err := openStore(s.err, &f.Store, where)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			c, encrypted, err := dialTemporal(ef, st, logger)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			eng, err := temporal.NewEngine(progs, temporal.Options{
+				Executors: ex, Secrets: secrets, Encrypted: encrypted, Logger: logger, Store: st,
+				Reload: func() ([]*compiler.Program, error) { return reloadFlows(l, dir) },
+			})
+			if err != nil {
+				return usagef("%s", err)
+			}
+			w := worker.New(c, ef.TaskQueue, temporal.WorkerOptions())
+			eng.Register(w)
+			if err := w.Start(); err != nil {
+				return fmt.Errorf("starting the worker: %w", err)
+			}
+			logger.Info("worker started", "flows", eng.Flows(), "dir", dir, "task_queue", ef.TaskQueue,
+				"address", temporal.Address(ef.Address), "namespace", temporal.Namespace(ef.Namespace), "state", redactState(where))
+			ctx, stop := interruptible()
+			defer stop()
+			<-ctx.Done()
+			logger.Info("worker stopping: its runs go on on other workers, or on this one when it is started again")
+			w.Stop()
+			logger.Info("worker stopped")
+			return nil
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// runWorker is worker.
-func runWorker(s streams, a *arguments.Worker) error {
-	f, ef, dir := &a.Run, &a.Engine, a.Dir
-	engine, err := resolveEngine(ef)
-	if err != nil {
-		return err
-	}
-	if engine != engineTemporal {
-		return usagef("worker needs --engine temporal (or %s=temporal): the local engine runs flows in apply itself", envEngine)
-	}
-	logger, err := logFlags{a.Log.Format}.logger(s.err)
-	if err != nil {
-		return err
-	}
-	if a.DeprecatedNamespace {
-		fmt.Fprintf(s.err, "Warning: worker --namespace is deprecated: use --%s, as apply and serve do (their --namespace is a run's memory namespace).\n", temporalNamespaceFlag)
-	}
-	l, secrets, _, err := startRun(s, f)
-	if err != nil {
-		return err
-	}
-	progs, err := compileAll(l, dir)
-	if err != nil {
-		return err
-	}
-	ex, closeEx, err := runExecutors(s, f)
-	if err != nil {
-		return err
-	}
-	defer closeEx()
-	// The worker's flows are DIR's project, as serve's: their runs
-	// and large payloads are in its state, where clients look.
-	where := stateIn(f.State, dir)
-	st, err := openStore(s.err, &f.Store, where)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	c, encrypted, err := dialTemporal(ef, st, logger)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	eng, err := temporal.NewEngine(progs, temporal.Options{
-		Executors: ex, Secrets: secrets, Encrypted: encrypted, Logger: logger, Store: st,
-		Reload: func() ([]*compiler.Program, error) { return reloadFlows(l, dir) },
-	})
-	if err != nil {
-		return usagef("%s", err)
-	}
-	w := worker.New(c, ef.TaskQueue, temporal.WorkerOptions())
-	eng.Register(w)
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("starting the worker: %w", err)
-	}
-	logger.Info("worker started", "flows", eng.Flows(), "dir", dir, "task_queue", ef.TaskQueue,
-		"address", temporal.Address(ef.Address), "namespace", temporal.Namespace(ef.Namespace), "state", redactState(where))
-	ctx, stop := interruptible()
-	defer stop()
-	<-ctx.Done()
-	logger.Info("worker stopping: its runs go on on other workers, or on this one when it is started again")
-	w.Stop()
-	logger.Info("worker stopped")
-	return nil
 }
 
 // reloadFlows compiles the flows under dir again, from their files (a
