@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
@@ -52,11 +53,11 @@ func runDocs(s streams, paths []string, format, out string, check bool, registri
 	}
 	var buf bytes.Buffer
 	if format == "json" {
-		if err := writeJSON(&buf, d); err != nil {
+		if err := views.WriteJSON(&buf, d); err != nil {
 			return err
 		}
 	} else {
-		writeDocsMarkdown(&buf, d)
+		views.WriteDocsMarkdown(&buf, d)
 	}
 	switch {
 	case check:
@@ -73,114 +74,9 @@ func runDocs(s streams, paths []string, format, out string, check bool, registri
 	return err
 }
 
-// The documentation of flows and blocks (docs --format json prints it).
-type docsJSON struct {
-	Flows  []flowDocJSON  `json:"flows"`
-	Blocks []blockDocJSON `json:"blocks"`
-}
-
-// flowDocJSON is a flow's documentation. Its paths (File, a block's
-// DefinedIn, a test's File) are relative to the directory of --out, else
-// to the working directory.
-type flowDocJSON struct {
-	Name        string `json:"name"`
-	File        string `json:"file"`
-	Description string `json:"description,omitempty"`
-	// Inputs and Outputs have the types the compiler infers; Secrets
-	// their environment variables.
-	Inputs  []fieldDocJSON  `json:"inputs"`
-	Outputs []fieldDocJSON  `json:"outputs"`
-	Secrets []secretDocJSON `json:"secrets"`
-	// Providers are the model servers it declares, with the llm steps
-	// that name each.
-	Providers []providerDocJSON `json:"providers,omitempty"`
-	// Blocks are the blocks its steps use, in the order of their first
-	// step, each with the steps that use it.
-	Blocks    []usedBlockJSON `json:"blocks"`
-	Schedules []scheduleJSON  `json:"schedules"`
-	Approvals []approvalJSON  `json:"approvals"` // its approval steps
-	Steps     int             `json:"steps"`     // how many
-	Mermaid   string          `json:"mermaid"`   // the step graph, as graph --format mermaid draws it
-	Tests     []testDocJSON   `json:"tests"`     // the tests that run it
-}
-
-type fieldDocJSON struct {
-	Name        string  `json:"name"`
-	Type        string  `json:"type"`
-	Default     *string `json:"default,omitempty"` // HCL; nil when required (or an output)
-	Required    bool    `json:"required,omitempty"`
-	Sensitive   bool    `json:"sensitive,omitempty"`
-	Description string  `json:"description,omitempty"`
-}
-
-type providerDocJSON struct {
-	Name        string   `json:"name"`
-	BaseURL     string   `json:"base_url"`
-	APIKey      string   `json:"api_key,omitempty"` // the secret it is read from
-	RPM         int      `json:"rpm,omitempty"`
-	TPM         int      `json:"tpm,omitempty"`
-	Concurrency int      `json:"concurrency,omitempty"`
-	Models      []string `json:"models,omitempty"` // those it declares prices of
-	Steps       []string `json:"steps"`
-	Description string   `json:"description,omitempty"`
-}
-
-type secretDocJSON struct {
-	Name        string `json:"name"`
-	Env         string `json:"env"`
-	Description string `json:"description,omitempty"`
-}
-
-type usedBlockJSON struct {
-	Name        string   `json:"name"`
-	Runtime     string   `json:"runtime"`
-	Description string   `json:"description,omitempty"`
-	DefinedIn   string   `json:"defined_in,omitempty"` // "" for built-ins
-	Steps       []string `json:"steps"`
-}
-
-type scheduleJSON struct {
-	Name     string `json:"name"`
-	Cron     string `json:"cron"`
-	Timezone string `json:"timezone"`
-}
-
-type approvalJSON struct {
-	Step    string `json:"step"`
-	Message string `json:"message,omitempty"`
-}
-
-type testDocJSON struct {
-	Name string `json:"name"`
-	File string `json:"file"`
-}
-
-// blockDocJSON is the documentation of a block of a block file, or of
-// one a flow file defines (File is then the flow's).
-type blockDocJSON struct {
-	Name        string `json:"name"`
-	File        string `json:"file"`
-	Runtime     string `json:"runtime"`
-	Description string `json:"description,omitempty"`
-	// UseWhen and Tags are what blocks search and the thinker match,
-	// beside the description.
-	UseWhen string         `json:"use_when,omitempty"`
-	Tags    []string       `json:"tags,omitempty"`
-	Inputs  []fieldDocJSON `json:"inputs"`
-	Outputs []fieldDocJSON `json:"outputs"`
-	// Examples are the block's example blocks, their input and output
-	// as HCL writes them.
-	Examples []exampleJSON `json:"examples"`
-}
-
-type exampleJSON struct {
-	Input  string `json:"input"`
-	Output string `json:"output"`
-}
-
 // collectDocs compiles the flows and reads the block and test files
 // under the paths. Paths in the result are relative to base.
-func collectDocs(paths, registries []string, base string) (*docsJSON, map[string]*hcl.File, hcl.Diagnostics) {
+func collectDocs(paths, registries []string, base string) (*views.Docs, map[string]*hcl.File, hcl.Diagnostics) {
 	parser := lang.NewParser()
 	rel := func(p string) string {
 		if r, err := filepath.Rel(base, absPath(p)); err == nil {
@@ -221,7 +117,7 @@ func collectDocs(paths, registries []string, base string) (*docsJSON, map[string
 		}
 		slices.Sort(flows)
 	}
-	d := &docsJSON{Flows: []flowDocJSON{}, Blocks: []blockDocJSON{}}
+	d := &views.Docs{Flows: []views.FlowDoc{}, Blocks: []views.BlockDoc{}}
 	for _, f := range flows {
 		prog, dg := compiler.Compile(f, compiler.Options{Parser: parser, RegistryDirs: registries})
 		diags = append(diags, dg...)
@@ -255,8 +151,8 @@ func isFile(p string) bool {
 }
 
 // docTests finds the tests under the paths, by the flow file they run.
-func docTests(parser *lang.Parser, paths []string, rel func(string) string, diags *hcl.Diagnostics) map[string][]testDocJSON {
-	out := map[string][]testDocJSON{}
+func docTests(parser *lang.Parser, paths []string, rel func(string) string, diags *hcl.Diagnostics) map[string][]views.TestDoc {
+	out := map[string][]views.TestDoc{}
 	files, _ := findFiles(paths, lang.IsTestFile)
 	for _, file := range files {
 		if !lang.IsTestFile(file) {
@@ -273,24 +169,24 @@ func docTests(parser *lang.Parser, paths []string, rel func(string) string, diag
 			flow, d := testFlow(file, def)
 			*diags = append(*diags, d...)
 			if !d.HasErrors() {
-				out[absPath(flow)] = append(out[absPath(flow)], testDocJSON{Name: def.Name, File: rel(file)})
+				out[absPath(flow)] = append(out[absPath(flow)], views.TestDoc{Name: def.Name, File: rel(file)})
 			}
 		}
 	}
 	return out
 }
 
-func flowDoc(p *compiler.Program, rel func(string) string, tests []testDocJSON) flowDocJSON {
-	fd := flowDocJSON{
+func flowDoc(p *compiler.Program, rel func(string) string, tests []views.TestDoc) views.FlowDoc {
+	fd := views.FlowDoc{
 		Name: p.Flow.Name, File: rel(p.Filename), Description: p.Flow.Description, Steps: len(p.Steps),
-		Inputs: []fieldDocJSON{}, Outputs: []fieldDocJSON{}, Secrets: []secretDocJSON{}, Blocks: []usedBlockJSON{},
-		Schedules: []scheduleJSON{}, Approvals: []approvalJSON{}, Tests: tests,
+		Inputs: []views.FieldDoc{}, Outputs: []views.FieldDoc{}, Secrets: []views.SecretDoc{}, Blocks: []views.UsedBlockDoc{},
+		Schedules: []views.ScheduleDoc{}, Approvals: []views.ApprovalDoc{}, Tests: tests,
 	}
 	if fd.Tests == nil {
-		fd.Tests = []testDocJSON{}
+		fd.Tests = []views.TestDoc{}
 	}
 	for _, in := range p.Inputs {
-		f := fieldDocJSON{Name: in.Name, Type: lang.TypeString(in.Type.Type), Required: in.Required(), Sensitive: in.Sensitive, Description: in.Description}
+		f := views.FieldDoc{Name: in.Name, Type: lang.TypeString(in.Type.Type), Required: in.Required(), Sensitive: in.Sensitive, Description: in.Description}
 		if !in.Required() {
 			v := hclText(in.Default)
 			f.Default = &v
@@ -302,13 +198,13 @@ func flowDoc(p *compiler.Program, rel func(string) string, tests []testDocJSON) 
 		if !ok {
 			ty = cty.DynamicPseudoType
 		}
-		fd.Outputs = append(fd.Outputs, fieldDocJSON{Name: o.Name, Type: lang.TypeString(ty), Sensitive: o.Sensitive, Description: o.Description})
+		fd.Outputs = append(fd.Outputs, views.FieldDoc{Name: o.Name, Type: lang.TypeString(ty), Sensitive: o.Sensitive, Description: o.Description})
 	}
 	for _, sec := range p.Secrets {
-		fd.Secrets = append(fd.Secrets, secretDocJSON{Name: sec.Name, Env: sec.Env, Description: sec.Description})
+		fd.Secrets = append(fd.Secrets, views.SecretDoc{Name: sec.Name, Env: sec.Env, Description: sec.Description})
 	}
 	for _, pr := range p.Providers {
-		pd := providerDocJSON{Name: pr.Name, BaseURL: pr.BaseURL, RPM: pr.RPM, TPM: pr.TPM, Concurrency: pr.Concurrency,
+		pd := views.ProviderDoc{Name: pr.Name, BaseURL: pr.BaseURL, RPM: pr.RPM, TPM: pr.TPM, Concurrency: pr.Concurrency,
 			Models: lang.SortedKeys(pr.Prices), Steps: []string{}, Description: pr.Description}
 		if k := pr.APIKeySecret(); k != "" {
 			pd.APIKey = "secret." + k
@@ -325,7 +221,7 @@ func flowDoc(p *compiler.Program, rel func(string) string, tests []testDocJSON) 
 		b := st.Block
 		i, ok := used[b.Name]
 		if !ok {
-			ub := usedBlockJSON{Name: b.Name, Runtime: b.Runtime, Description: b.Description}
+			ub := views.UsedBlockDoc{Name: b.Name, Runtime: b.Runtime, Description: b.Description}
 			switch {
 			case st.Flow != nil:
 				ub.DefinedIn = rel(st.Flow.Filename)
@@ -337,7 +233,7 @@ func flowDoc(p *compiler.Program, rel func(string) string, tests []testDocJSON) 
 		}
 		fd.Blocks[i].Steps = append(fd.Blocks[i].Steps, st.Name)
 		if b.Builtin() && b.Name == "approval" {
-			a := approvalJSON{Step: st.Name}
+			a := views.ApprovalDoc{Step: st.Name}
 			if m := st.Arg("message"); m != nil {
 				if v, d := m.Expr.Value(nil); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
 					a.Message = v.AsString()
@@ -353,10 +249,10 @@ func flowDoc(p *compiler.Program, rel func(string) string, tests []testDocJSON) 
 		if sc.Location != nil {
 			tz = sc.Location.String()
 		}
-		fd.Schedules = append(fd.Schedules, scheduleJSON{Name: sc.Name, Cron: sc.Cron, Timezone: tz})
+		fd.Schedules = append(fd.Schedules, views.ScheduleDoc{Name: sc.Name, Cron: sc.Cron, Timezone: tz})
 	}
 	var g bytes.Buffer
-	writeMermaid(&g, p, newStepGraph(p, false))
+	views.WriteMermaid(&g, p, newStepGraph(p, false))
 	fd.Mermaid = g.String()
 	return fd
 }
@@ -366,17 +262,17 @@ func fileBytes(name string) []byte {
 	return b
 }
 
-func blockDoc(b *blocks.Block, rel func(string) string) blockDocJSON {
-	bd := blockDocJSON{Name: b.Name, Runtime: b.Runtime, Description: b.Description, UseWhen: b.UseWhen, Tags: b.Tags,
-		Inputs: []fieldDocJSON{}, Outputs: []fieldDocJSON{}, Examples: []exampleJSON{}}
+func blockDoc(b *blocks.Block, rel func(string) string) views.BlockDoc {
+	bd := views.BlockDoc{Name: b.Name, Runtime: b.Runtime, Description: b.Description, UseWhen: b.UseWhen, Tags: b.Tags,
+		Inputs: []views.FieldDoc{}, Outputs: []views.FieldDoc{}, Examples: []views.ExampleDoc{}}
 	if b.Def != nil {
 		bd.File = rel(b.Def.DeclRange.Filename)
 		for _, ex := range b.Def.Examples {
-			bd.Examples = append(bd.Examples, exampleJSON{Input: hclText(ex.Input), Output: hclText(ex.Output)})
+			bd.Examples = append(bd.Examples, views.ExampleDoc{Input: hclText(ex.Input), Output: hclText(ex.Output)})
 		}
 	}
 	for _, in := range b.Inputs {
-		f := fieldDocJSON{Name: in.Name, Type: lang.TypeString(in.Type.Type), Required: in.Required(), Description: in.Description}
+		f := views.FieldDoc{Name: in.Name, Type: lang.TypeString(in.Type.Type), Required: in.Required(), Description: in.Description}
 		if !in.Required() {
 			v := hclText(in.Default)
 			f.Default = &v
@@ -384,7 +280,7 @@ func blockDoc(b *blocks.Block, rel func(string) string) blockDocJSON {
 		bd.Inputs = append(bd.Inputs, f)
 	}
 	for _, o := range b.Outputs {
-		bd.Outputs = append(bd.Outputs, fieldDocJSON{Name: o.Name, Type: lang.TypeString(o.Type.Type), Description: o.Description})
+		bd.Outputs = append(bd.Outputs, views.FieldDoc{Name: o.Name, Type: lang.TypeString(o.Type.Type), Description: o.Description})
 	}
 	return bd
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -97,15 +98,13 @@ func applyOnTemporal(s streams, l *flowLoader, ef *arguments.Engine, st *state.S
 	defer c.Close()
 	ctx, stop := interruptible()
 	defer stop()
-	var view applyView
+	var view views.Apply
 	newView := func() {
 		if jsonOut {
-			view = newApplyJSON(s.out)
+			view = views.NewApplyJSON(s.out)
 			return
 		}
-		h := newApplyHuman(s.out)
-		h.labels, h.verbose = labelWidth(prog), verbose
-		view = h
+		view = views.NewApplyHuman(s.out, colorTerminal(s.out), views.LabelWidth(prog), verbose)
 	}
 	newView()
 	opts.Observe = func(e runtime.Event) {
@@ -118,7 +117,7 @@ func applyOnTemporal(s streams, l *flowLoader, ef *arguments.Engine, st *state.S
 		case runtime.RunWaiting:
 			view.Event(e)
 			if !jsonOut {
-				writeHowToDecide(s.err, &runtime.Result{RunID: e.RunID, Waiting: e.Waiting})
+				views.WriteHowToDecide(s.err, e.RunID, e.Waiting)
 				if ef.Address != "" || ef.Namespace != "" {
 					fmt.Fprintf(s.err, "  (with the same --address %s --%s %s)\n", temporal.Address(ef.Address), temporalNamespaceFlag, temporal.Namespace(ef.Namespace))
 				}

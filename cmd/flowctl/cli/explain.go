@@ -12,6 +12,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
 )
@@ -120,7 +121,7 @@ func runExplain(s streams, a *arguments.Explain) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	view := newExplainView(s, a.JSON)
+	view := views.NewExplain(s.out, a.JSON)
 	res, err := thinker.ExplainRun(ctx, thinker.ExplainRunOptions{
 		Store: st, Run: run, Prog: prog, Secrets: secrets, Registries: f.Registries, GoEngine: f.GoEngine, Timeout: f.Timeout, HTTP: hopts,
 		Executors: func() (*blocks.Executors, func(), error) { return runExecutors(s, f) },

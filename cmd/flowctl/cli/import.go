@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/importer"
 	"github.com/flowctl/flowctl/lang"
@@ -54,7 +55,7 @@ type importOptions struct {
 }
 
 func runImport(s streams, args []string, o importOptions) error {
-	view := newImportView(s, o.json, o.partial)
+	view := views.NewImport(s.out, s.err, colorTerminal(s.err), o.json, o.partial)
 	files := map[string]*hcl.File{}
 	var diags hcl.Diagnostics
 	read := func(name string) (importer.File, bool) {

@@ -3,11 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
-	"strings"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -44,16 +43,13 @@ error that says why. Sensitive outputs show as (sensitive).`,
 				return err
 			}
 			if !jsonOut {
-				writeOutputHeader(s.err, st, run, flow == "" && runID == "", a.Name != "")
+				views.WriteOutputHeader(s.err, run, a.Name != "", otherFlows(st, run, flow == "" && runID == ""))
 			}
 			outputs, failed, err := runOutputs(run)
 			if err != nil {
 				return err
 			}
-			var view outputView = outputHuman{s}
-			if jsonOut {
-				view = outputJSON{s}
-			}
+			view := views.NewOutput(s.out, s.err, jsonOut)
 			if a.Name != "" {
 				v, err := oneOutput(run, a.Name, outputs, failed)
 				if err != nil {
@@ -91,29 +87,17 @@ func outputRun(st *state.Store, flow, namespace, id string) (*state.Run, error) 
 	return runs[0], nil
 }
 
-// writeOutputHeader says whose outputs follow (one output's: one): the
-// run, its flow and when it finished; when output chose the flow (picked)
-// and the state has runs of others, which they are and how to choose one.
-func writeOutputHeader(w io.Writer, st *state.Store, run *state.Run, picked, one bool) {
-	when := ""
-	if !run.FinishedAt.IsZero() {
-		when = ", finished " + run.FinishedAt.Local().Format("2006-01-02 15:04:05")
-	}
-	what := "Outputs"
-	if one {
-		what = "Output"
-	}
-	fmt.Fprintf(w, "%s of run %s of flow %q (%s%s):\n", what, run.ID, run.Flow, run.Status, when)
+// otherFlows are, when output chose the flow (picked), the flows other
+// than run's that the state has runs of, in run's namespace.
+func otherFlows(st *state.Store, run *state.Run, picked bool) []string {
 	if !picked {
-		return
+		return nil
 	}
 	flows, err := st.RunFlows(run.Namespace)
 	if err != nil || len(flows) < 2 {
-		return
+		return nil
 	}
-	others := slices.DeleteFunc(flows, func(f string) bool { return f == run.Flow })
-	fmt.Fprintf(w, "(the newest successful run; the state has runs of %s too: choose one with --flow FLOW, or a run with --run RUN_ID)\n",
-		strings.Join(others, ", "))
+	return slices.DeleteFunc(flows, func(f string) bool { return f == run.Flow })
 }
 
 // runOutputs reads a run's stored outputs and the outputs it has no value
@@ -121,12 +105,12 @@ func writeOutputHeader(w io.Writer, st *state.Store, run *state.Run, picked, one
 func runOutputs(run *state.Run) (map[string]any, []runtime.FailedOutput, error) {
 	outputs := map[string]any{}
 	var failed []runtime.FailedOutput
-	if len(nonEmpty(run.Outputs)) > 0 {
+	if len(views.NonEmpty(run.Outputs)) > 0 {
 		if err := json.Unmarshal(run.Outputs, &outputs); err != nil {
 			return nil, nil, fmt.Errorf("reading the outputs of run %s: %w", run.ID, err)
 		}
 	}
-	if len(nonEmpty(run.FailedOutputs)) > 0 {
+	if len(views.NonEmpty(run.FailedOutputs)) > 0 {
 		if err := json.Unmarshal(run.FailedOutputs, &failed); err != nil {
 			return nil, nil, fmt.Errorf("reading the outputs of run %s: %w", run.ID, err)
 		}

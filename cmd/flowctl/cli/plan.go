@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -120,10 +121,7 @@ steps would run.`,
 				}
 				defer fmt.Fprintf(s.err, "Saved the plan to %s; run it with: flowctl apply %s\n", out, out)
 			}
-			var view planView = planHuman{s.out, a.Expand, defaultModel()}
-			if a.JSON {
-				view = planJSON{s.out, a.Expand, defaultModel()}
-			}
+			view := views.NewPlan(s.out, a.JSON, a.Expand, defaultModel())
 			if err := view.Plan(plan); err != nil {
 				return err
 			}

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"time"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -83,13 +83,6 @@ blob files nothing refers to any more; never a running or waiting run.
 	return cmd
 }
 
-func nonEmpty(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	return raw
-}
-
 func runsList(s streams, f *arguments.State, limit int, all, jsonOut bool) error {
 	st, flow, err := openStateOf(s, f)
 	if err != nil {
@@ -137,7 +130,7 @@ func runsList(s streams, f *arguments.State, limit int, all, jsonOut bool) error
 			waits[a.RunID] = append(waits[a.RunID], a)
 		}
 	}
-	return newRunsView(s, jsonOut).List(runs, depth, waits)
+	return views.NewRuns(s.out, jsonOut).List(runs, depth, waits)
 }
 
 // findRun finds the run id names (a unique prefix is enough); "latest" is
@@ -193,29 +186,21 @@ func runsShow(s streams, f *arguments.State, id, step string, jsonOut bool) erro
 			waits = append(waits, a)
 		}
 	}
-	return newRunsView(s, jsonOut).Show(tree, waits)
-}
-
-// runTree is a run with its step results and the runs its step instances
-// started (steps that use a flow, tool calls), by step instance label.
-type runTree struct {
-	run      *state.Run
-	steps    []*state.StepResult
-	children map[string][]*runTree
-	// summaries are the steps of more than maxListedInstances
-	// instances, by the row that stands for each in steps (loadSteps).
-	summaries map[*state.StepResult]*stepSummary
+	return views.NewRuns(s.out, jsonOut).Show(tree, waits)
 }
 
 // maxRunDepth bounds how deep runs show follows runs started by runs.
 const maxRunDepth = 8
 
-func loadRunTree(st *state.Store, run *state.Run, depth int) (*runTree, error) {
+func loadRunTree(st *state.Store, run *state.Run, depth int) (*views.RunTree, error) {
 	steps, summaries, err := loadSteps(st, run.ID)
 	if err != nil {
 		return nil, err
 	}
-	t := &runTree{run: run, steps: steps, summaries: summaries}
+	t := &views.RunTree{Run: run, Steps: steps, Summaries: summaries}
+	if outputs, failed, err := runOutputs(run); err == nil {
+		t.Outputs, t.FailedOutputs = outputs, failed
+	}
 	if depth >= maxRunDepth {
 		return t, nil
 	}
@@ -228,10 +213,10 @@ func loadRunTree(st *state.Store, run *state.Run, depth int) (*runTree, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.children == nil {
-			t.children = map[string][]*runTree{}
+		if t.Children == nil {
+			t.Children = map[string][]*views.RunTree{}
 		}
-		t.children[k.ParentStep] = append(t.children[k.ParentStep], kt)
+		t.Children[k.ParentStep] = append(t.Children[k.ParentStep], kt)
 	}
 	return t, nil
 }
@@ -262,7 +247,7 @@ func runsLogs(s streams, f *arguments.State, id, step string, follow, jsonOut bo
 	if err != nil {
 		return err
 	}
-	view := newLogsView(s, jsonOut)
+	view := views.NewLogs(s.out, jsonOut)
 	shown := map[string]bool{}
 	for {
 		steps, err := st.Steps(run.ID)
@@ -270,7 +255,7 @@ func runsLogs(s streams, f *arguments.State, id, step string, follow, jsonOut bo
 			return err
 		}
 		for _, sr := range steps {
-			label := resultLabel(sr)
+			label := views.ResultLabel(sr)
 			if shown[label] || (step != "" && step != sr.Step && step != label) || sr.FinishedAt.IsZero() {
 				continue
 			}
@@ -301,7 +286,7 @@ const logsPoll = 200 * time.Millisecond
 
 func shownAll(steps []*state.StepResult, shown map[string]bool) bool {
 	for _, sr := range steps {
-		if !sr.FinishedAt.IsZero() && !shown[resultLabel(sr)] {
+		if !sr.FinishedAt.IsZero() && !shown[views.ResultLabel(sr)] {
 			return false
 		}
 	}

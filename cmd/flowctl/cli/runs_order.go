@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -21,29 +22,29 @@ import (
 type flowOrders map[string]map[string]int
 
 // orderSteps sorts the step results of t and of the runs it started.
-func (o flowOrders) orderSteps(t *runTree, stateDir string) {
-	rank := o.of(t.run, stateDir)
+func (o flowOrders) orderSteps(t *views.RunTree, stateDir string) {
+	rank := o.of(t.Run, stateDir)
 	key := func(sr *state.StepResult) int {
 		if r, ok := rank[sr.Step]; ok {
 			return r
 		}
 		return len(rank)
 	}
-	slices.SortStableFunc(t.steps, func(a, b *state.StepResult) int {
+	slices.SortStableFunc(t.Steps, func(a, b *state.StepResult) int {
 		if ka, kb := key(a), key(b); ka != kb {
 			return ka - kb
 		}
 		switch {
 		case a.Step != b.Step:
 			return 0 // steps the file lacks keep their order
-		case t.summaries[a] != nil:
+		case t.Summaries[a] != nil:
 			return -1 // a summarized step's row, then the instances listed
-		case t.summaries[b] != nil:
+		case t.Summaries[b] != nil:
 			return 1
 		}
-		return runtime.CompareLabels(resultLabel(a), resultLabel(b))
+		return runtime.CompareLabels(views.ResultLabel(a), views.ResultLabel(b))
 	})
-	for _, kids := range t.children {
+	for _, kids := range t.Children {
 		for _, k := range kids {
 			o.orderSteps(k, stateDir)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
@@ -55,9 +56,9 @@ func runsPrune(s streams, f *arguments.State, p *arguments.Prune, jsonOut bool) 
 		verb = "Would prune"
 	}
 	fmt.Fprintf(s.out, "%s %s (%s, %s, %s, %s of logs, %s of %s).\n", verb,
-		plural(res.Runs, "run", "runs"), plural(res.Steps, "step result", "step results"),
-		plural(res.Events, "event", "events"), plural(res.Approvals, "approval", "approvals"),
-		byteSize(res.LogBytes), plural(res.Blobs, "blob file", "blob files"), byteSize(res.BlobBytes))
+		views.Plural(res.Runs, "run", "runs"), views.Plural(res.Steps, "step result", "step results"),
+		views.Plural(res.Events, "event", "events"), views.Plural(res.Approvals, "approval", "approvals"),
+		byteSize(res.LogBytes), views.Plural(res.Blobs, "blob file", "blob files"), byteSize(res.BlobBytes))
 	if p.DryRun {
 		fmt.Fprintln(s.out, "Nothing was deleted (--dry-run).")
 	}

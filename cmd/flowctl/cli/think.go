@@ -12,6 +12,7 @@ import (
 	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
@@ -79,12 +80,7 @@ func runThink(s streams, a *arguments.Think) error {
 	ctx, stop := interruptible()
 	defer stop()
 
-	var view thinkView
-	if a.JSON {
-		view = newThinkJSON(s.out)
-	} else {
-		view = newThinkHuman(s.out, s.err, a.Registries)
-	}
+	view := views.NewThink(s.out, s.err, colorTerminal(s.err), a.JSON, a.Registries)
 	modelName := a.Model
 	if modelName == "" {
 		modelName = cfg.Model
@@ -155,7 +151,7 @@ func runThink(s streams, a *arguments.Think) error {
 		return nil
 	}
 	if !a.JSON && res != nil && res.File == "" && len(res.Diagnostics) > 0 {
-		writeStillWrong(s.err, res.Files, res.Diagnostics)
+		views.WriteStillWrong(s.err, colorTerminal(s.err), res.Files, res.Diagnostics)
 	}
 	// The events have reported the failure (with --json, as an error
 	// event); the message goes to standard error in both modes.
@@ -175,7 +171,7 @@ func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.
 	}
 	weakens := len(p.Weakenings) > 0
 	if weakens {
-		writeWeakenings(s.err, p.Weakenings, colorTerminal(s.err))
+		views.WriteWeakenings(s.err, p.Weakenings, colorTerminal(s.err))
 	}
 	switch {
 	case weakens && ask:

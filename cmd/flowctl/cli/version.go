@@ -4,6 +4,7 @@ import (
 	"runtime/debug"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/spf13/cobra"
 )
 
@@ -30,11 +31,7 @@ func newVersionCommand(s streams) *cobra.Command {
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			var view versionView = versionHuman{s.out}
-			if a.JSON {
-				view = versionJSON{s.out}
-			}
-			return view.Version(version())
+			return views.NewVersion(s.out, a.JSON).Version(version())
 		},
 	}
 	a.Flags(cmd.Flags())

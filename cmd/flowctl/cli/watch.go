@@ -2,6 +2,8 @@ package cli
 
 import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/watch"
 	"github.com/spf13/cobra"
 )
@@ -48,14 +50,9 @@ cancelled and what finished is kept.`,
 			defer st.Close()
 			ctx, stop := interruptible()
 			defer stop()
-			var view watchView
-			if jsonOut {
-				view = &watchJSON{applyJSON: newApplyJSON(s.out)}
-			} else {
-				view = &watchHuman{w: s.out, errw: s.err, verbose: f.Verbose, failures: sameFailures{}}
-			}
+			view := views.NewWatch(s.out, s.err, colorTerminal(s.out), colorTerminal(s.err), jsonOut, f.Verbose, workDir())
 			if a.Test {
-				view = &watchTests{watchView: view, ctx: ctx, flow: path, s: s, f: f, ex: ex, json: jsonOut}
+				view = &watchTests{Watch: view, ctx: ctx, flow: path, f: f, ex: ex}
 			}
 			err = watch.Run(ctx, watch.Options{
 				FlowFile: path, RegistryDirs: f.Registries, GoEngine: f.GoEngine, Inputs: given, Secrets: secrets,
