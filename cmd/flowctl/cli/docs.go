@@ -13,6 +13,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/spf13/cobra"
@@ -104,7 +105,7 @@ func collectDocs(paths, registries []string, base string) (*views.Docs, map[stri
 	var flows, blockFiles []string
 	if len(others) > 0 {
 		var dg hcl.Diagnostics
-		flows, blockFiles, dg = findFlowsAndBlockFiles(others, false)
+		flows, blockFiles, dg = project.FindFlowsAndBlocks(others, false)
 		diags = append(diags, dg...)
 	}
 	if len(testFiles) > 0 {
@@ -153,7 +154,7 @@ func isFile(p string) bool {
 // docTests finds the tests under the paths, by the flow file they run.
 func docTests(parser *lang.Parser, paths []string, rel func(string) string, diags *hcl.Diagnostics) map[string][]views.TestDoc {
 	out := map[string][]views.TestDoc{}
-	files, _ := findFiles(paths, lang.IsTestFile)
+	files, _ := project.Find(paths, lang.IsTestFile)
 	for _, file := range files {
 		if !lang.IsTestFile(file) {
 			continue // a flow or block file given by path

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
 	"github.com/hashicorp/hcl/v2"
@@ -19,71 +19,49 @@ import (
 
 // Engines (docs/scale-out.md).
 const (
-	engineLocal    = "local"
-	engineTemporal = "temporal"
-	envEngine      = "FLOWCTL_ENGINE"
+	engineLocal    = engine.Local
+	engineTemporal = engine.Temporal
+	envEngine      = engine.EnvName
 )
 
 // temporalNamespaceFlag is the flag of the Temporal namespace.
 const temporalNamespaceFlag = arguments.TemporalNamespaceFlag
 
-// resolveEngine checks --engine, from FLOWCTL_ENGINE when not given.
+// resolveEngine checks --engine, from FLOWCTL_ENGINE when not given
+// (engine.Resolve).
 func resolveEngine(e *arguments.Engine) (string, error) {
-	if e.Engine == "" {
-		e.Engine = os.Getenv(envEngine)
+	name, err := engine.Resolve(e.Engine)
+	if err != nil {
+		return "", fromBelow(err)
 	}
-	switch e.Engine {
-	case "", engineLocal:
-		e.Engine = engineLocal
-	case engineTemporal:
-	default:
-		return "", usagef("unknown engine %q: use local or temporal", e.Engine)
-	}
-	return e.Engine, nil
+	e.Engine = name
+	return name, nil
 }
 
-// dial connects to Temporal with the data converter of workers and
-// clients: large payloads kept in st, all encrypted with the key of
-// FLOWCTL_TEMPORAL_KEY when set (encrypted says so). logger, when not
-// nil, receives the SDK's warnings and errors.
-func dialTemporal(e *arguments.Engine, st *state.Store, logger *slog.Logger) (c client.Client, encrypted bool, err error) {
-	key, err := temporal.Key(os.Getenv(temporal.EnvKey))
-	if err != nil {
-		return nil, false, usagef("%s", err)
-	}
-	dc, err := temporal.DataConverter(st, key)
-	if err != nil {
-		return nil, false, err
-	}
-	o := temporal.DialOptions{Address: e.Address, Namespace: e.Namespace, DataConverter: dc}
-	if logger != nil {
-		o.Logger = minLevel(logger, slog.LevelWarn)
-	}
-	c, err = temporal.Dial(o)
-	if err != nil {
-		return nil, false, connectError(e, err)
-	}
-	return c, key != nil, nil
+// temporalOf is where the flags say Temporal is.
+func temporalOf(e *arguments.Engine) engine.OnTemporal {
+	return engine.OnTemporal{Address: e.Address, Namespace: e.Namespace, TaskQueue: e.TaskQueue}
 }
 
-// connectError says, in a diagnostic, that no Temporal server answers
-// where the flags and the environment say it is, and what to do.
-func connectError(e *arguments.Engine, err error) error {
-	var ce *temporal.ConnectError
-	if !errors.As(err, &ce) {
-		return err
-	}
-	from := "given with --address"
+// dialTemporal connects to Temporal (engine.OnTemporal.Dial).
+func dialTemporal(e *arguments.Engine, st *state.Store, logger *slog.Logger) (client.Client, bool, error) {
+	c, encrypted, err := temporalOf(e).Dial(st, logger)
+	return c, encrypted, fromBelow(err)
+}
+
+// fromBelow is how an error of the packages that run flows ends a
+// command: a setting that cannot be used (engine.SettingError) is a
+// mistake in the command line, diagnostics are the command's failure.
+func fromBelow(err error) error {
+	var se *engine.SettingError
+	var diags hcl.Diagnostics
 	switch {
-	case e.Address != "":
-	case os.Getenv("TEMPORAL_ADDRESS") != "":
-		from = "from TEMPORAL_ADDRESS"
-	default:
-		from = "the default: neither --address nor TEMPORAL_ADDRESS is set"
+	case errors.As(err, &se):
+		return usagef("%s", se.Msg)
+	case errors.As(err, &diags):
+		return failDiags(nil, diags)
 	}
-	return failf("Cannot connect to Temporal",
-		"No Temporal server answers at %s (%s): %s. Start one (temporal server start-dev, see docs/scale-out.md), or give its address with --address or TEMPORAL_ADDRESS.",
-		ce.Address, from, trimStop(ce.Err.Error()))
+	return err
 }
 
 // applyOnTemporal runs a flow on Temporal (or starts a recorded run
@@ -91,11 +69,11 @@ func connectError(e *arguments.Engine, err error) error {
 // that waits for approvals says how to decide them, and goes on when
 // they are decided.
 func applyOnTemporal(s streams, l *flowLoader, ef *arguments.Engine, st *state.Store, prog *compiler.Program, opts runtime.Options, jsonOut, verbose bool) error {
-	c, encrypted, err := dialTemporal(ef, st, nil)
+	runner, err := temporalOf(ef).Runner(st)
 	if err != nil {
-		return err
+		return fromBelow(err)
 	}
-	defer c.Close()
+	defer runner.Client.Close()
 	ctx, stop := interruptible()
 	defer stop()
 	var view views.Apply
@@ -127,7 +105,7 @@ func applyOnTemporal(s streams, l *flowLoader, ef *arguments.Engine, st *state.S
 		}
 		view.Event(e)
 	}
-	res, err := temporal.Runner{Client: c, TaskQueue: ef.TaskQueue, Encrypted: encrypted}.Apply(ctx, prog, opts)
+	res, err := runner.Apply(ctx, prog, opts)
 	view.Close()
 	if err := runStarted(s, l, res, err, jsonOut); err != nil {
 		return err
@@ -139,29 +117,16 @@ func applyOnTemporal(s streams, l *flowLoader, ef *arguments.Engine, st *state.S
 }
 
 // reconcileTemporal checks a run of the temporal engine that the state
-// says is running or waiting against Temporal (temporal.Reconcile): one
-// Temporal will not finish is recorded as interrupted, and returned so;
-// one that goes on there cannot be resumed.
+// says is running or waiting against Temporal (engine.OnTemporal.Reconcile),
+// saying when it is recorded as interrupted.
 func reconcileTemporal(s streams, ef *arguments.Engine, st *state.Store, run *state.Run) (*state.Run, error) {
-	if run.Origin != temporal.Origin || run.Status != "running" && run.Status != string(runtime.StatusWaiting) {
-		return run, nil
-	}
-	c, _, err := dialTemporal(ef, st, nil)
+	before := run.Status
+	run, err := temporalOf(ef).Reconcile(context.Background(), st, run)
 	if err != nil {
-		return nil, err
+		return nil, fromBelow(err)
 	}
-	defer c.Close()
-	run, err = temporal.Reconcile(context.Background(), c, st, run)
-	if err != nil {
-		return nil, err
-	}
-	switch run.Status {
-	case state.StatusInterrupted:
+	if run.Status == state.StatusInterrupted && before != run.Status {
 		fmt.Fprintf(s.err, "Run %s will not finish on Temporal: %s. It is recorded as interrupted.\n", run.ID, trimStop(run.Error))
-	case "running":
-		return nil, failf("Cannot resume", "Run %s is running on Temporal (at %s), which keeps it going; it is not resumed.", run.ID, temporal.Address(ef.Address))
-	case string(runtime.StatusWaiting):
-		return nil, failf("Cannot resume", "Run %s waits on Temporal (at %s) for approvals, and goes on there when they are decided (flowctl approve); it is not resumed.", run.ID, temporal.Address(ef.Address))
 	}
 	return run, nil
 }
@@ -185,47 +150,7 @@ func resumeOnTemporal(s streams, f *arguments.Run, ef *arguments.Engine, sf *arg
 }
 
 // approveOnTemporal sends a decision, recorded already, to the workflow
-// of a run on Temporal, which waits for it as a signal. When Temporal
-// will not finish the run (its server lost it), the run is recorded as
-// interrupted: it takes the decision when it is resumed.
+// of a run on Temporal (engine.OnTemporal.Approve).
 func approveOnTemporal(ctx context.Context, ef *arguments.Engine, st *state.Store, run *state.Run, d temporal.ApprovalDecision) error {
-	c, _, err := dialTemporal(ef, st, nil)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	err = temporal.Approve(ctx, c, run.ID, d)
-	if err == nil {
-		return nil
-	}
-	if now, rerr := temporal.Reconcile(ctx, c, st, run); rerr == nil && now.Status == state.StatusInterrupted {
-		diag := temporal.LostDiagnostic(run.ID, now.Error)
-		diag.Detail += " The decision is recorded: the run takes it when it resumes."
-		return failDiags(nil, hcl.Diagnostics{diag})
-	}
-	return err
-}
-
-// minLevel passes on only the records of level min and above: the
-// Temporal SDK, which logs its own workings, gets a logger that keeps its
-// warnings and errors.
-func minLevel(l *slog.Logger, min slog.Level) *slog.Logger {
-	return slog.New(levelHandler{l.Handler(), min})
-}
-
-type levelHandler struct {
-	slog.Handler
-	min slog.Level
-}
-
-func (h levelHandler) Enabled(ctx context.Context, level slog.Level) bool {
-	return level >= h.min && h.Handler.Enabled(ctx, level)
-}
-
-func (h levelHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return levelHandler{h.Handler.WithAttrs(attrs), h.min}
-}
-
-func (h levelHandler) WithGroup(name string) slog.Handler {
-	return levelHandler{h.Handler.WithGroup(name), h.min}
+	return fromBelow(temporalOf(ef).Approve(ctx, st, run, d))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
@@ -104,7 +105,7 @@ steps would run.`,
 			}
 			// Plan runs nothing: the executors give the cache keys of the
 			// blocks whose results depend on more than their inputs.
-			ex, release, err := executors(execOptions{sandbox: sandboxIsolated, goEngine: f.GoEngine, warnings: s.err})
+			ex, release, err := executors(engine.Options{Sandbox: sandboxIsolated, GoEngine: f.GoEngine, Warnings: s.err})
 			if err != nil {
 				return err
 			}

@@ -2,19 +2,23 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
 // stateDirFor is the state of a flow: a directory, or a database URL
-// (stateIn, for the flow's project).
+// (project.State, for the flow's project).
 func stateDirFor(f *arguments.Run, prog *compiler.Program) string {
-	return stateIn(f.State, projectBase(prog.Filename))
+	return project.State(f.State, project.Base(prog.Filename, "."))
 }
 
 // openState opens the state of a flow's project; it warns, on w, of a
@@ -63,23 +67,10 @@ func runExecutors(s streams, f *arguments.Run) (*blocks.Executors, func(), error
 }
 
 // runExecutorsFor is runExecutors for a program about to run, whose
-// sandbox workers start meanwhile (execOptions.warm); nil for none.
+// sandbox workers start meanwhile (engine.Options.Warm); nil for none.
 func runExecutorsFor(s streams, f *arguments.Run, prog *compiler.Program) (*blocks.Executors, func(), error) {
-	logFile, err := openPromptLog(f.LogPrompts)
-	if err != nil {
-		return nil, nil, err
-	}
-	closeLog := func() {
-		if logFile != nil {
-			logFile.Close()
-		}
-	}
-	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.Sandbox, goEngine: f.GoEngine, httpAllow: f.HTTPAllow, httpConns: f.HTTPConns, warnings: s.err, unconfined: f.Unconfined, warm: prog})
-	if err != nil {
-		closeLog()
-		return nil, nil, err
-	}
-	return ex, func() { release(); closeLog() }, nil
+	ex, release, err := engine.ExecutorsLogging(engine.Options{Sandbox: f.Sandbox, GoEngine: f.GoEngine, HTTPAllow: f.HTTPAllow, HTTPConns: f.HTTPConns, Warnings: s.err, Unconfined: f.Unconfined, Warm: prog}, f.LogPrompts)
+	return ex, release, fromBelow(err)
 }
 
 // stateError is the diagnostic of a state that cannot be opened: a
@@ -96,3 +87,53 @@ func stateError(dir string, err error) error {
 }
 
 func trimStop(s string) string { return strings.TrimRight(s, ".") }
+
+// stateDirName is the name of a project's state directory.
+const stateDirName = project.DirName
+
+// openRunState opens the state where runs are recorded (apply, plan,
+// watch, serve, mcp, worker); when it makes the state directory, it says
+// where on w, once (project.Made).
+func openRunState(w io.Writer, dir string, o state.Options) (*state.Store, error) {
+	st, made, err := project.Open(dir, o)
+	if err != nil {
+		return nil, openError(dir, err)
+	}
+	if made {
+		fmt.Fprintln(w, project.Made(dir))
+	}
+	return st, nil
+}
+
+// openError is the diagnostic of a state that project.Open could not
+// open, the location of a database shown without its password.
+func openError(dir string, err error) error {
+	if state.IsURL(dir) {
+		dir = state.RedactURL(dir)
+	}
+	return stateError(dir, err)
+}
+
+// warnOldState says where the runs of a flow are when a state next to the
+// flow file is not the state in use (project.OldState). It says nothing
+// when that is the state in use, or there is none.
+func warnOldState(w io.Writer, flowFile, inUse string) {
+	if old := project.OldState(flowFile, inUse); old != "" {
+		fmt.Fprintf(w, "Warning: %s, next to this flow, is a state other than the project's, which is %s: the runs, memory and cache in %s are not read. Read them with --state %s, or move that directory to %s when the project has no state yet (see docs/runtime.md, \"Where the state lives\").\n",
+			old, inUse, old, old, inUse)
+	}
+}
+
+// warnOtherStates says, for serve DIR and mcp DIR, where the states next
+// to the flows under dir are that are not the state in use
+// (project.OtherStates): their runs are not listed.
+func warnOtherStates(w io.Writer, dir, inUse string) {
+	if state.IsURL(inUse) {
+		return
+	}
+	flows, _ := project.Find([]string{dir}, lang.IsFlowFile)
+	for _, other := range project.OtherStates(flows, inUse) {
+		fmt.Fprintf(w, "Warning: %s, next to flows served here, is a state other than the project's, which is %s: its runs are not listed, nor its memory and cache used. Read them with --state %s, or move that directory to %s when the project has no state yet (see docs/runtime.md, \"Where the state lives\").\n",
+			other, inUse, other, inUse)
+	}
+}

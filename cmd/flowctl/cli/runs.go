@@ -6,6 +6,7 @@ import (
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -23,12 +24,12 @@ func openStateOf(s streams, f *arguments.State) (*state.Store, string, error) {
 			return nil, "", err
 		}
 		flowName = prog.Flow.Name
-		base = projectBase(prog.Filename)
+		base = project.Base(prog.Filename, ".")
 		if f.Dir == "" {
-			warnOldState(s.err, prog.Filename, stateIn("", base))
+			warnOldState(s.err, prog.Filename, project.State("", base))
 		}
 	}
-	dir := stateIn(f.Dir, base)
+	dir := project.State(f.Dir, base)
 	if !state.IsURL(dir) && !dirExists(dir) {
 		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name a state with --state DIR. The state of a project is the nearest %s from the working directory up to the top of its git repository, else the one at that top, else the working directory's (docs/runtime.md, \"Where the state lives\").", dir, stateDirName)
 	}

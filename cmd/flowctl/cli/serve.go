@@ -82,12 +82,12 @@ and docs/scale-out.md.`,
 			defer stopTraces()
 			var onTemporal server.Engine
 			if runEngine == engineTemporal {
-				c, encrypted, err := dialTemporal(ef, sd.st, nil)
+				runner, err := temporalOf(ef).Runner(sd.st)
 				if err != nil {
-					return err
+					return fromBelow(err)
 				}
-				defer c.Close()
-				onTemporal = temporalEngine{temporal.Runner{Client: c, TaskQueue: ef.TaskQueue, Encrypted: encrypted}}
+				defer runner.Client.Close()
+				onTemporal = temporalEngine{runner}
 			}
 			// explain's model: the llm steps' configuration (FLOWCTL_MODEL…).
 			cfg, err := llm.ConfigFromEnv(os.LookupEnv)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/project"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
@@ -40,11 +42,11 @@ func checkDir(dir string) error {
 
 // open opens the state of dir and the executors; close releases them.
 func openServedDir(s streams, f *arguments.Dir, dir string) (*servedDir, error) {
-	engine, err := resolveGoEngine(f.GoEngine)
+	goEngine, err := resolveGoEngine(f.GoEngine)
 	if err != nil {
 		return nil, err
 	}
-	where := stateIn(f.State, dir)
+	where := project.State(f.State, dir)
 	st, err := openStore(s.err, &f.Store, where)
 	if err != nil {
 		return nil, err
@@ -52,7 +54,7 @@ func openServedDir(s streams, f *arguments.Dir, dir string) (*servedDir, error) 
 	if f.State == "" {
 		warnOtherStates(s.err, dir, where)
 	}
-	ex, release, err := executors(execOptions{sandbox: f.Sandbox, goEngine: engine, httpAllow: f.HTTPAllow, warnings: s.err, unconfined: f.Unconfined})
+	ex, release, err := executors(engine.Options{Sandbox: f.Sandbox, GoEngine: goEngine, HTTPAllow: f.HTTPAllow, Warnings: s.err, Unconfined: f.Unconfined})
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -63,7 +65,7 @@ func openServedDir(s streams, f *arguments.Dir, dir string) (*servedDir, error) 
 		st.Close()
 		return nil, err
 	}
-	return &servedDir{dir: dir, engine: engine, st: st, ex: ex, http: hopts, release: release}, nil
+	return &servedDir{dir: dir, engine: goEngine, st: st, ex: ex, http: hopts, release: release}, nil
 }
 
 func (d *servedDir) close() {

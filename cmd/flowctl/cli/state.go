@@ -9,7 +9,6 @@ import (
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/project"
-
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
@@ -26,16 +25,9 @@ func openStore(w io.Writer, f *arguments.Store, dir string) (*state.Store, error
 // openStateWith opens the state in a directory, or the PostgreSQL
 // database of a postgres:// URL with o.
 func openStateWith(dir string, o state.Options) (*state.Store, error) {
-	if state.IsURL(dir) {
-		st, err := state.OpenURLWith(dir, o)
-		if err != nil {
-			return nil, stateError(state.RedactURL(dir), err)
-		}
-		return st, nil
-	}
-	st, err := state.Open(dir)
+	st, _, err := project.Open(dir, o)
 	if err != nil {
-		return nil, stateError(dir, err)
+		return nil, openError(dir, err)
 	}
 	return st, nil
 }
@@ -77,7 +69,7 @@ whenever it is opened; migrate opens it and says its version.`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			dir, dryRun := stateIn(a.State, "."), a.DryRun
+			dir, dryRun := project.State(a.State, "."), a.DryRun
 			if !state.IsURL(dir) {
 				if !dirExists(dir) {
 					return failf("No state", "There is no state in %s: name it with --state DIR or a postgres:// URL.", dir)

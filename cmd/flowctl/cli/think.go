@@ -13,6 +13,8 @@ import (
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
+	"github.com/flowctl/flowctl/project"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
@@ -63,12 +65,12 @@ func runThink(s streams, a *arguments.Think) error {
 	if err != nil {
 		return usagef("%s", err)
 	}
-	ex, release, err := executors(execOptions{sandbox: a.Sandbox, warnings: s.err, unconfined: a.Unconfined})
+	ex, release, err := executors(engine.Options{Sandbox: a.Sandbox, Warnings: s.err, Unconfined: a.Unconfined})
 	if err != nil {
 		return err
 	}
 	defer release()
-	logFile, err := openPromptLog(a.LogPrompts)
+	logFile, err := engine.OpenPromptLog(a.LogPrompts)
 	if err != nil {
 		return err
 	}
@@ -104,11 +106,11 @@ func runThink(s streams, a *arguments.Think) error {
 	}
 	var st *state.Store
 	if a.Edit != "" {
-		path, diags := flowPath(a.Edit)
+		path, diags := project.FlowPath(a.Edit)
 		if diags.HasErrors() {
 			return newFlowLoader(s, a.Registries).fail(diags)
 		}
-		if st, err = openStateDir(stateIn("", projectBase(path))); err != nil {
+		if st, err = openStateDir(project.State("", project.Base(path, "."))); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -118,7 +120,7 @@ func runThink(s streams, a *arguments.Think) error {
 
 	var patterns *state.Store // the state of the flow's project, for its patterns
 	if a.Edit == "" {
-		if dir := stateIn("", dir); !state.IsURL(dir) {
+		if dir := project.State("", dir); !state.IsURL(dir) {
 			if _, err := os.Stat(dir); err == nil {
 				if patterns, err = openStateDir(dir); err == nil {
 					defer patterns.Close()
@@ -132,7 +134,7 @@ func runThink(s streams, a *arguments.Think) error {
 	view.Close()
 	if err == nil && res.File != "" && res.Valid {
 		if patterns == nil {
-			if patterns, err = openStateDir(stateIn("", dir)); err != nil {
+			if patterns, err = openStateDir(project.State("", dir)); err != nil {
 				return err
 			}
 			defer patterns.Close()
@@ -218,7 +220,7 @@ func thinkEmbeddings(opts *thinker.Options, cfg llm.Config, dir string) func() {
 	}
 	opts.Embedder = llm.NewEmbedder(cfg, cfg.EmbeddingsModel)
 	opts.EmbeddingsModel = cfg.EmbeddingsModel
-	st, err := openStateDir(stateIn("", dir))
+	st, err := openStateDir(project.State("", dir))
 	if err != nil {
 		// The search embeds without a cache.
 		return func() {}

@@ -4,6 +4,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/watch"
 	"github.com/spf13/cobra"
 )
@@ -30,11 +31,11 @@ cancelled and what finished is kept.`,
 			if err != nil {
 				return err
 			}
-			path, diags := flowPath(a.Path)
+			path, diags := project.FlowPath(a.Path)
 			if err := l.check(diags); err != nil {
 				return err
 			}
-			dir := stateIn(f.State, projectBase(path))
+			dir := project.State(f.State, project.Base(path, "."))
 			if f.State == "" {
 				warnOldState(s.err, path, dir)
 			}

@@ -2,14 +2,15 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
+
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
-	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/worker"
 )
@@ -71,7 +72,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 			defer closeEx()
 			// The worker's flows are DIR's project, as serve's: their runs
 			// and large payloads are in its state, where clients look.
-			where := stateIn(f.State, dir)
+			where := project.State(f.State, dir)
 			st, err := openStore(s.err, &f.Store, where)
 			if err != nil {
 				return err
@@ -112,9 +113,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 // reloadFlows compiles the flows under dir again, from their files (a
 // parser of its own reads them anew).
 func reloadFlows(l *flowLoader, dir string) ([]*compiler.Program, error) {
-	fresh := newFlowLoader(l.s, l.registries)
-	fresh.goEngine = l.goEngine
-	progs, diags := compileFlows(fresh, dir)
+	progs, diags := project.CompileFlows(dir, compiler.Options{Parser: lang.NewParser(), RegistryDirs: l.registries, GoEngine: l.goEngine})
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("%s", runtime.DiagText(diags))
 	}
@@ -130,34 +129,13 @@ func redactState(where string) string {
 	return where
 }
 
-// compileAll compiles every flow under dir; errors end the command.
+// compileAll compiles every flow under dir (project.CompileFlows);
+// errors end the command.
 func compileAll(l *flowLoader, dir string) ([]*compiler.Program, error) {
-	progs, diags := compileFlows(l, dir)
+	progs, diags := project.CompileFlows(dir, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine})
 	if diags.HasErrors() {
 		return nil, l.fail(diags)
 	}
 	l.warn(diags)
 	return progs, nil
-}
-
-// compileFlows compiles every flow under dir.
-func compileFlows(l *flowLoader, dir string) ([]*compiler.Program, hcl.Diagnostics) {
-	flows, _, diags := findFlowsAndBlockFiles([]string{dir}, false)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	var progs []*compiler.Program
-	for _, path := range flows {
-		prog, pdiags := compiler.Compile(path, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine})
-		diags = append(diags, pdiags...)
-		if pdiags.HasErrors() {
-			return nil, diags
-		}
-		progs = append(progs, prog)
-	}
-	if len(progs) == 0 {
-		abs, _ := filepath.Abs(dir)
-		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No flows", Detail: "No flow files were found under " + abs + "."})
-	}
-	return progs, diags
 }
