@@ -12,10 +12,12 @@ import (
 )
 
 func TestBuiltinCatalog(t *testing.T) {
-	wantCache := map[string]bool{"http": false, "llm": false, "scrape": false, "sleep": false, "file": true, "value": false}
-	wantSensitive := map[string]bool{"http": false, "scrape": false, "file": false, "sleep": false, "value": true, "llm": true, "mcp": true}
+	wantCache := map[string]bool{"http": false, "llm": false, "scrape": false, "sleep": false, "file": true, "value": false,
+		"document": true, "chunk": false, "embed": true}
+	wantSensitive := map[string]bool{"http": false, "scrape": false, "file": false, "sleep": false, "value": true, "llm": true, "mcp": true,
+		"document": true, "chunk": true, "embed": true}
 	r := NewRegistry()
-	if got := strings.Join(r.Names(), ","); got != "approval,file,http,llm,mcp,scrape,sleep,value" {
+	if got := strings.Join(r.Names(), ","); got != "approval,chunk,document,embed,file,http,llm,mcp,scrape,sleep,value" {
 		t.Fatalf("built-ins: %s", got)
 	}
 	for _, b := range r.All() {
@@ -227,7 +229,7 @@ func TestRemoteBuiltins(t *testing.T) {
 			got[b.Name] = r
 		}
 	}
-	want := map[string]Remote{"http": RemoteNetwork, "scrape": RemoteNetwork, "llm": RemoteModel, "mcp": RemoteMCP}
+	want := map[string]Remote{"http": RemoteNetwork, "scrape": RemoteNetwork, "llm": RemoteModel, "mcp": RemoteMCP, "embed": RemoteModel}
 	if len(got) != len(want) {
 		t.Errorf("remote built-ins: %v", got)
 	}

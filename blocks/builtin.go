@@ -158,6 +158,81 @@ func Builtins() []*Block {
 			},
 			CacheDefault: true,
 		},
+		// Retrieval (docs/retrieval.md): documents, chunks, embeddings.
+		{
+			Name:        "document",
+			Runtime:     RuntimeBuiltin,
+			Description: "Read a Markdown, text, HTML or PDF document into text: HTML's main content as Markdown, a PDF's text page by page",
+			UseWhen:     "You need the text of a local document (Markdown, text, an HTML page, a PDF) to chunk, embed, summarize or search",
+			Tags:        []string{"retrieval", "rag", "document", "pdf", "html", "markdown", "file", "local"},
+			Inputs: []*lang.Field{
+				optional("path", cty.String, "The file, relative to the flow file; its type from its extension or its first bytes"),
+				optional("content", cty.String, "The document's text itself (Markdown, text or HTML), instead of a path"),
+				optional("media_type", cty.String, "text/markdown, text/plain, text/html or application/pdf; needed with content"),
+			},
+			Checks: map[string]func(cty.Value) error{
+				"path":       checkLocalPath,
+				"media_type": checkOneOf(DocumentMediaTypes...),
+			},
+			Outputs: []*lang.Field{
+				out("text", cty.String, "The text: Markdown and text as they are, HTML's main content as Markdown, a PDF's pages"),
+				out("title", cty.String, "The title: the first level-one heading, the page's or the PDF's title, else the first line"),
+				out("media_type", cty.String, "The media type read"),
+				out("pages", cty.List(cty.String), "A PDF's text page by page; empty for the other types"),
+				out("metadata", stringMap, "source (the path), sha256, bytes, and what the document says (pages, author, byline, language)"),
+			},
+			CacheDefault:        true,
+			PropagatesSensitive: true,
+		},
+		{
+			Name:        "chunk",
+			Runtime:     RuntimeBuiltin,
+			Description: "Split a text into chunks of at most max_tokens tokens, by Markdown sections, sentences or tokens",
+			UseWhen:     "You need to cut a long text or document into pieces small enough to embed, index or give a model, keeping headings with their sections",
+			Tags:        []string{"retrieval", "rag", "chunk", "split", "text", "tokens"},
+			Inputs: []*lang.Field{
+				required("text", cty.String, "The text to split"),
+				field("max_tokens", cty.Number, cty.NumberIntVal(400), "The most tokens a chunk has (cl100k_base, the LLM layer's tokenizer)"),
+				field("overlap", cty.Number, cty.NumberIntVal(40), "About how many tokens of the end of a chunk the next one starts with"),
+				field("by", cty.String, cty.StringVal("markdown"), "markdown (sections, then sentences), sentence or tokens"),
+			},
+			Checks: map[string]func(cty.Value) error{
+				"max_tokens": checkMaxTokens,
+				"overlap":    checkCount,
+				"by":         checkOneOf("markdown", "sentence", "tokens"),
+			},
+			Outputs: []*lang.Field{
+				out("chunks", cty.List(ChunkType), "The chunks in order: text, start and end (characters, end excluded), tokens, heading"),
+				out("count", cty.Number, "How many chunks"),
+			},
+			PropagatesSensitive: true,
+		},
+		{
+			Name:        "embed",
+			Runtime:     RuntimeBuiltin,
+			Remote:      RemoteModel,
+			Description: "Embed texts into vectors with a provider's /embeddings endpoint, caching each text's vector",
+			UseWhen:     "You need embedding vectors of texts or chunks, to store in a vector collection, search by meaning or compare texts",
+			Tags:        []string{"retrieval", "rag", "embed", "embeddings", "vector", "ai", "model"},
+			Inputs: []*lang.Field{
+				optional("texts", cty.List(cty.String), "The texts to embed"),
+				optional("text", cty.String, "One text to embed, instead of texts"),
+				optional("model", cty.String, "The embeddings model; default FLOWCTL_EMBEDDINGS_MODEL"),
+				field("batch_size", cty.Number, cty.NumberIntVal(256), "The most texts one request carries (the provider's limit)"),
+			},
+			Checks: map[string]func(cty.Value) error{
+				"batch_size": checkBatchSize,
+			},
+			Outputs: []*lang.Field{
+				out("vectors", cty.List(cty.List(cty.Number)), "The vectors, one per text, in order"),
+				out("vector", cty.List(cty.Number), "The first text's vector (text's, when text is given)"),
+				out("dimensions", cty.Number, "The vectors' length"),
+				out("embedded", cty.Number, "How many texts were sent to the provider; the others' vectors were cached"),
+				out("usage", UsageType, "Tokens used"),
+			},
+			CacheDefault:        true,
+			PropagatesSensitive: true,
+		},
 		{
 			Name:        "value",
 			Runtime:     RuntimeBuiltin,
@@ -268,6 +343,27 @@ func checkMaxTokens(v cty.Value) error {
 	bf := v.AsBigFloat()
 	if n, acc := bf.Int64(); !bf.IsInt() || acc != 0 || n < 1 || n > MaxTokensLimit {
 		return fmt.Errorf("must be a whole number from 1 to %d, not %s", MaxTokensLimit, bf.Text('g', -1))
+	}
+	return nil
+}
+
+// checkCount is a whole number, zero or more.
+func checkCount(v cty.Value) error {
+	bf := v.AsBigFloat()
+	if n, acc := bf.Int64(); !bf.IsInt() || acc != 0 || n < 0 || n > MaxTokensLimit {
+		return fmt.Errorf("must be a whole number from 0 to %d, not %s", MaxTokensLimit, bf.Text('g', -1))
+	}
+	return nil
+}
+
+// MaxEmbedBatch is the largest batch_size: OpenAI's limit of inputs a
+// request.
+const MaxEmbedBatch = 2048
+
+func checkBatchSize(v cty.Value) error {
+	bf := v.AsBigFloat()
+	if n, acc := bf.Int64(); !bf.IsInt() || acc != 0 || n < 1 || n > MaxEmbedBatch {
+		return fmt.Errorf("must be a whole number from 1 to %d, not %s", MaxEmbedBatch, bf.Text('g', -1))
 	}
 	return nil
 }

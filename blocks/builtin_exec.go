@@ -31,6 +31,9 @@ func BuiltinExecutorsWith(o HTTPOptions) map[string]Executor {
 		"sleep":  ExecutorFunc(execSleep),
 		"http":   h,
 		"scrape": &scrapeExecutor{h},
+		// Retrieval; embed runs on the model executor (Executors.For).
+		"document": documentExecutor{},
+		"chunk":    chunkExecutor{},
 	}
 }
 

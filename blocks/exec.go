@@ -48,6 +48,19 @@ type Call struct {
 	// Sensitive names the inputs whose values come from a secret or a
 	// sensitive value (Inputs has them unmarked); nil when none does.
 	Sensitive map[string]bool
+	// Cache keeps parts of a call's result across runs (embed: each
+	// text's vector), kept by the state with the step results; nil when
+	// the step is not cached (a sensitive input, cache = false, no state).
+	Cache PartCache
+}
+
+// PartCache keeps values (JSON) under keys an executor makes, so that a
+// call whose inputs changed in part redoes only that part.
+type PartCache interface {
+	// Get returns the value stored under key, and whether there is one.
+	Get(key string) (json.RawMessage, bool, error)
+	// Put stores value under key; it is committed with the run's results.
+	Put(key string, value json.RawMessage)
 }
 
 // Provider is a model server a flow declares (a provider block), its
@@ -160,6 +173,12 @@ type Executors struct {
 func (e *Executors) For(b *Block) (Executor, error) {
 	if b.Builtin() {
 		if ex := e.Builtins[b.Name]; ex != nil {
+			return ex, nil
+		}
+		// A built-in that calls a model (embed) runs on the executor of
+		// llm blocks, which holds the model servers' configuration and
+		// limits.
+		if ex := e.Runtimes[lang.RuntimeLLM]; ex != nil && b.Remote == RemoteModel {
 			return ex, nil
 		}
 		return nil, fmt.Errorf("the built-in block %q cannot run in this build", b.Name)

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -17,9 +18,9 @@ func (c *compilation) resolveProvider(s *Step) hcl.Diagnostics {
 	if s.ProviderRef == nil {
 		return nil
 	}
-	if s.Block != nil && !s.Block.IsLLM() {
+	if s.Block != nil && !s.Block.IsLLM() && s.Block.Reaches() != blocks.RemoteModel {
 		return lang.Error(s.ProviderRange, "Provider on a step that is not llm",
-			"Step %q uses block %q; only llm steps call a model, and only they name a provider.", s.Name, s.Block.Name)
+			"Step %q uses block %q; only steps that call a model (llm, embed) name a provider.", s.Name, s.Block.Name)
 	}
 	name := s.ProviderRef[1].(hcl.TraverseAttr).Name
 	p := c.prog.ProvidersByName[name]

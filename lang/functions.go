@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -23,7 +24,8 @@ const MaxFileFunctionBytes = 10 << 20
 
 // Functions returns the function table (docs/design.md, "The language"): go-cty's standard library
 // under Terraform's names, plus urlencode, base64encode, base64decode,
-// sha256 and file. file reads relative to baseDir and may not leave it.
+// sha256, file and fileset. file and fileset read relative to baseDir and may
+// not leave it.
 func Functions(baseDir string) map[string]function.Function {
 	return FunctionsReporting(baseDir, nil)
 }
@@ -70,7 +72,7 @@ func FunctionsReporting(baseDir string, onRead func(path string)) map[string]fun
 		"toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)), "tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
 		"try": tryfunc.TryFunc, "can": tryfunc.CanFunc, "nonsensitive": nonsensitiveFunc,
 		// files
-		"file": fileFunc(baseDir, onRead),
+		"file": fileFunc(baseDir, onRead), "fileset": filesetFunc(baseDir, onRead),
 	}
 }
 
@@ -277,4 +279,58 @@ func ResolveLocalPath(baseDir, rel string) (string, error) {
 		return "", errors.New("leads outside the flow's directory")
 	}
 	return path, nil
+}
+
+// filesetFunc is Terraform's fileset(path, pattern): the regular files
+// under the directory path (relative to the flow file's directory) whose
+// paths relative to it match pattern, a glob where * and ? stay inside a
+// path segment, ** crosses any number of them, and {a,b} and [abc] are
+// alternatives and classes (doublestar's syntax, Terraform's). The result
+// is a set of paths relative to path, with forward slashes, so sorted; a
+// file whose symbolic link leads outside the flow's directory is an error,
+// as it is for file().
+func filesetFunc(baseDir string, onRead func(string)) function.Function {
+	return function.New(&function.Spec{
+		Description: "Returns the set of files under a directory, relative to the flow file's directory, whose paths match a glob.",
+		Params:      []function.Parameter{{Name: "path", Type: cty.String}, {Name: "pattern", Type: cty.String}},
+		Type:        function.StaticReturnType(cty.Set(cty.String)),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			rel, pattern := args[0].AsString(), args[1].AsString()
+			dir := baseDir
+			if rel != "." && rel != "./" {
+				var err error
+				if dir, err = ResolveLocalPath(baseDir, rel); err != nil {
+					return cty.NilVal, function.NewArgErrorf(0, "the path %q %v", rel, err)
+				}
+			}
+			info, err := os.Stat(dir)
+			switch {
+			case err != nil:
+				return cty.NilVal, function.NewArgErrorf(0, "cannot read the directory %q: %s", rel, unwrapPathError(err))
+			case !info.IsDir():
+				return cty.NilVal, function.NewArgErrorf(0, "%q is a file, not a directory", rel)
+			}
+			if !doublestar.ValidatePattern(pattern) {
+				return cty.NilVal, function.NewArgErrorf(1, "%q is not a valid glob (check its brackets and braces)", pattern)
+			}
+			if onRead != nil {
+				onRead(dir)
+			}
+			matches, err := doublestar.Glob(os.DirFS(dir), pattern, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
+			if err != nil {
+				return cty.NilVal, function.NewArgErrorf(0, "cannot list %q: %s", rel, unwrapPathError(err))
+			}
+			if len(matches) == 0 {
+				return cty.SetValEmpty(cty.String), nil
+			}
+			out := make([]cty.Value, 0, len(matches))
+			for _, m := range matches {
+				if _, err := ResolveLocalPath(baseDir, filepath.ToSlash(filepath.Join(rel, m))); err != nil {
+					return cty.NilVal, function.NewArgErrorf(1, "the file %q %v", m, err)
+				}
+				out = append(out, cty.StringVal(m))
+			}
+			return cty.SetVal(out), nil
+		},
+	})
 }

@@ -150,3 +150,24 @@ func (r *run) cached(key string) (cty.Value, json.RawMessage, bool, error) {
 	}
 	return v, raw, true, nil
 }
+
+// partCache is a step's blocks.PartCache: entries of the state's result
+// cache under keys of their own ("part\x00" and the executor's key), so
+// that they are kept, shared and pruned as results are. With --no-cache
+// it stores but never reads.
+type partCache struct {
+	store      *state.Store
+	flow, step string
+	read       bool
+}
+
+func (c *partCache) Get(key string) (json.RawMessage, bool, error) {
+	if !c.read {
+		return nil, false, nil
+	}
+	return c.store.CacheGet("part\x00" + key)
+}
+
+func (c *partCache) Put(key string, value json.RawMessage) {
+	c.store.CachePut("part\x00"+key, c.flow, c.step, value)
+}

@@ -80,5 +80,13 @@ func DecodeValue(raw json.RawMessage) (cty.Value, error) {
 	if err != nil {
 		return cty.NilVal, err
 	}
+	// Read straight into the type when it has no part of type any (which
+	// cty's JSON wraps with its type): cty's decoder reads a value token
+	// by token, and a step's list of 768-number vectors took it seconds.
+	if !ty.HasDynamicTypes() {
+		if v, ok := jsonval.DecodeAs(tv.Value, ty); ok {
+			return v, nil
+		}
+	}
 	return ctyjson.Unmarshal(tv.Value, ty)
 }

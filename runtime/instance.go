@@ -98,6 +98,9 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 			cacheable, key = false, ""
 		}
 	}
+	if cacheable && r.opts.Store != nil {
+		call.Cache = &partCache{store: r.opts.Store, flow: r.prog.Flow.Name, step: call.Step, read: !r.opts.NoCache}
+	}
 	if r.prior != nil {
 		// The change since the run started reached the step, but this
 		// instance's block and input values are the ones it recorded.

@@ -50,7 +50,7 @@ func TestSearchRanking(t *testing.T) {
 		{"email addresses", []string{"extract_emails"}},
 		{"github issue title", []string{"issueTitle"}},
 		{"download JSON from an API", []string{"http", "json_path"}},
-		{"read a local file", []string{"file", "parse_csv", "http"}},
+		{"read a local file", []string{"file", "document", "parse_csv", "http"}},
 		{"split text into chunks", []string{"chunk_text"}},
 		{"positive or negative review", []string{"classify_sentiment"}},
 		{"wait", []string{"sleep"}},

@@ -54,7 +54,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	}
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += embedBatch {
-		vecs, err := e.embed(ctx, texts[start:min(start+embedBatch, len(texts))])
+		vecs, _, err := e.embed(ctx, texts[start:min(start+embedBatch, len(texts))])
 		if err != nil {
 			return nil, err
 		}
@@ -65,20 +65,22 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 
 // embed sends one request, retrying as the Executor's requests are
 // retried: after a 429, a 5xx, a timeout or a broken connection, with
-// backoff, honouring Retry-After.
-func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, error) {
+// backoff, honouring Retry-After. It returns the prompt tokens the server
+// reports, 0 when it reports none.
+func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, int, error) {
 	req := openai.EmbeddingRequestStrings{Input: texts, Model: openai.EmbeddingModel(e.model)}
 	for try := 0; ; try++ {
 		if err := e.t.acquire(ctx); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		resp, err := e.t.client.CreateEmbeddings(ctx, req)
 		<-e.t.sem
 		if err == nil {
-			return e.vectors(resp, len(texts))
+			vecs, err := e.vectors(resp, len(texts))
+			return vecs, resp.Usage.PromptTokens, err
 		}
 		if err := e.t.retryAfterFailure(ctx, e.classify(ctx, err, resp.Header()), try); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 }

@@ -73,6 +73,9 @@ type params struct {
 // up to twice when the reply does not fit. The Result carries the tokens
 // of every round trip, also when it fails.
 func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+	if isEmbed(call) {
+		return e.executeEmbed(ctx, call)
+	}
 	if _, err := e.transportFor(call); err != nil {
 		return nil, err
 	}
@@ -106,6 +109,9 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 // show. Package runtime looks for this method.
 func (e *Executor) CacheKey(call *blocks.Call) (string, error) {
 	key := "model=" + e.model(call)
+	if isEmbed(call) {
+		key = "embeddings model=" + e.embedModel(call)
+	}
 	if call.Provider != nil {
 		key += " provider=" + call.Provider.BaseURL
 	}

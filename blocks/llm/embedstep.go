@@ -1,0 +1,175 @@
+package llm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/flowctl/flowctl/blocks"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// isEmbed reports whether call is one of the embed built-in, which runs
+// on the Executor (blocks.Executors.For gives it the llm runtime's).
+func isEmbed(call *blocks.Call) bool {
+	return call != nil && call.Block != nil && call.Block.Builtin() && call.Block.Name == "embed"
+}
+
+// embedModel is the embeddings model of an embed call: its model input,
+// else FLOWCTL_EMBEDDINGS_MODEL.
+func (e *Executor) embedModel(call *blocks.Call) string {
+	if m, ok := stringInput(call, "model"); ok && m != "" {
+		return m
+	}
+	return e.cfg.EmbeddingsModel
+}
+
+// executeEmbed runs the embed built-in. Each text's vector is cached by
+// itself (call.Cache, under the server, the model and the text's hash),
+// and only the texts without one are sent, in batches of batch_size:
+// editing one of many documents sends that document's changed chunks
+// alone, however the texts fall into batches. The requests are retried
+// as llm calls are; the tokens of the texts sent (as the server reports
+// them, else counted) are the step's usage.
+func (e *Executor) executeEmbed(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+	texts, err := embedTexts(call)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.transportFor(call)
+	if err != nil {
+		return nil, err
+	}
+	model := e.embedModel(call)
+	if model == "" {
+		return nil, fmt.Errorf("no embeddings model is set: give the step a model, or set %s to a model of the server, such as text-embedding-3-small", EnvEmbeddingsModel)
+	}
+	batch := embedBatch
+	if v := call.Inputs["batch_size"]; known(v) {
+		n, _ := v.AsBigFloat().Int64()
+		batch = int(n)
+	}
+	vecs := make([][]float32, len(texts))
+	keys := make([]string, len(texts))
+	// The texts to send, each once, and where their vectors go.
+	var send []string
+	where := map[string][]int{}
+	for i, text := range texts {
+		sum := sha256.Sum256([]byte("embed\x00" + t.baseURL + "\x00" + model + "\x00" + text))
+		keys[i] = hex.EncodeToString(sum[:])
+		if call.Cache != nil {
+			raw, ok, err := call.Cache.Get(keys[i])
+			if err != nil {
+				return nil, err
+			}
+			var v []float32
+			if ok && json.Unmarshal(raw, &v) == nil && len(v) > 0 {
+				vecs[i] = v
+				continue
+			}
+		}
+		if _, ok := where[text]; !ok {
+			send = append(send, text)
+		}
+		where[text] = append(where[text], i)
+	}
+	usage := &blocks.Usage{}
+	em := &Embedder{model: model, t: t}
+	for start := 0; start < len(send); start += batch {
+		part := send[start:min(start+batch, len(send))]
+		got, tokens, err := em.embed(ctx, part)
+		if err != nil {
+			return &blocks.Result{Usage: usage}, err
+		}
+		if tokens <= 0 { // a server that does not say: count them
+			tokens = embedTokens(model, part)
+		}
+		usage.PromptTokens += tokens
+		for j, v := range got {
+			for _, i := range where[part[j]] {
+				vecs[i] = v
+			}
+			if call.Cache != nil {
+				raw, err := json.Marshal(v)
+				if err == nil {
+					call.Cache.Put(keys[where[part[j]][0]], raw)
+				}
+			}
+		}
+	}
+	usage.TotalTokens = usage.PromptTokens
+	dims := 0
+	rows := make([]cty.Value, len(vecs))
+	for i, v := range vecs {
+		if i == 0 {
+			dims = len(v)
+		} else if len(v) != dims {
+			return nil, fmt.Errorf("the model server at %s returned vectors of %d and of %d dimensions for model %q (a cached vector of another model under the same name?)", t.baseURL, dims, len(v), model)
+		}
+		rows[i] = vectorValue(v)
+	}
+	all := cty.ListValEmpty(cty.List(cty.Number))
+	first := cty.NullVal(cty.List(cty.Number))
+	if len(rows) > 0 {
+		all, first = cty.ListVal(rows), rows[0]
+	}
+	return &blocks.Result{Outputs: map[string]cty.Value{
+		"vectors":    all,
+		"vector":     first,
+		"dimensions": cty.NumberIntVal(int64(dims)),
+		"embedded":   cty.NumberIntVal(int64(len(send))),
+		"usage":      usageValue(usage),
+	}, Usage: usage}, nil
+}
+
+// embedTexts are the texts of an embed call: texts, or text.
+func embedTexts(call *blocks.Call) ([]string, error) {
+	list, one := call.Inputs["texts"], call.Inputs["text"]
+	switch {
+	case known(list) && known(one):
+		return nil, errors.New("give embed texts or text, not both")
+	case known(one):
+		return []string{one.AsString()}, nil
+	case !known(list):
+		return nil, errors.New("give embed the texts to embed (texts = [...]) or one text (text = \"...\")")
+	}
+	out := make([]string, 0, list.LengthInt())
+	i := 0
+	for it := list.ElementIterator(); it.Next(); i++ {
+		_, v := it.Element()
+		if v.IsNull() {
+			return nil, fmt.Errorf("text %d of texts is null", i)
+		}
+		out = append(out, v.AsString())
+	}
+	return out, nil
+}
+
+// embedTokens counts the tokens of texts as the model's tokenizer does
+// (cl100k_base, an estimate, for models tiktoken does not know).
+func embedTokens(model string, texts []string) int {
+	c, _ := codecFor(model)
+	n := 0
+	for _, s := range texts {
+		k, err := c.Count(s)
+		if err != nil {
+			k = len(s) / 4
+		}
+		n += k
+	}
+	return n
+}
+
+func vectorValue(v []float32) cty.Value {
+	if len(v) == 0 {
+		return cty.ListValEmpty(cty.Number)
+	}
+	out := make([]cty.Value, len(v))
+	for i, x := range v {
+		out[i] = cty.NumberFloatVal(float64(x))
+	}
+	return cty.ListVal(out)
+}
