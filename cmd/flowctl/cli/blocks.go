@@ -13,6 +13,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -28,9 +29,7 @@ import (
 const localBlocksDir = "blocks"
 
 func newBlocksCommand(s streams) *cobra.Command {
-	var registries registryFlags
-	var jsonOut bool
-	var limit int
+	var a arguments.Blocks
 	cmd := &cobra.Command{
 		Use:   "blocks [list | search QUERY | show NAME]",
 		Short: "List, search and describe the blocks steps can use",
@@ -44,35 +43,20 @@ query by their names, tags, descriptions and use_when texts; with
 FLOWCTL_EMBEDDINGS_MODEL set it ranks by embeddings too, caching the vectors
 in .flowctl. Show describes one block: its inputs and outputs with their
 types and defaults, and where it is defined.`,
-		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sub := "list"
-			if len(args) > 0 {
-				sub, args = args[0], args[1:]
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			switch {
-			case sub == "list" && len(args) == 0:
-				return blocksList(s, registries, jsonOut)
-			case sub == "list":
-				return usagef("blocks list takes no arguments")
-			case sub == "search" && strings.TrimSpace(strings.Join(args, " ")) != "":
-				if limit < 1 {
-					return usagef("--limit must be at least 1")
-				}
-				return blocksSearch(s, registries, strings.Join(args, " "), limit, jsonOut)
-			case sub == "search":
-				return usagef("blocks search needs a query, such as: flowctl blocks search \"fetch a web page\"")
-			case sub == "show" && len(args) == 1:
-				return blocksShow(s, registries, args[0], jsonOut)
-			case sub == "show":
-				return usagef("blocks show needs one block name")
+			switch a.Sub {
+			case "search":
+				return blocksSearch(s, a.Registries, a.Query, a.Limit, a.JSON)
+			case "show":
+				return blocksShow(s, a.Registries, a.Name, a.JSON)
 			}
-			return usagef("unknown blocks subcommand %q: use list, search QUERY or show NAME", sub)
+			return blocksList(s, a.Registries, a.JSON)
 		},
 	}
-	registries.register(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
-	cmd.Flags().IntVar(&limit, "limit", 10, "search: show at most this many blocks")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -20,9 +21,7 @@ import (
 )
 
 func newDocsCommand(s streams) *cobra.Command {
-	var format, out string
-	var check bool
-	var registries registryFlags
+	var a arguments.Docs
 	cmd := &cobra.Command{
 		Use:   "docs [PATH...] [--format markdown|json] [--out FILE] [--check]",
 		Short: "Write documentation of flows and blocks from their source",
@@ -34,22 +33,13 @@ its inputs, outputs and examples. --out writes it to a file (paths in it are
 relative to the file's directory); --check changes nothing and exits 1 when
 that file is not what docs would write, for CI.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "markdown" && format != "json" {
-				return usagef("unknown --format %q: use markdown or json", format)
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			if check && out == "" {
-				return usagef("--check needs --out: the file to compare")
-			}
-			if len(args) == 0 {
-				args = []string{"."}
-			}
-			return runDocs(s, args, format, out, check, registries)
+			return runDocs(s, a.Paths, a.Format, a.Out, a.Check, a.Registries)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "markdown", "markdown or json")
-	cmd.Flags().StringVar(&out, "out", "", "write to this file instead of standard output")
-	cmd.Flags().BoolVar(&check, "check", false, "change nothing; exit 1 when the --out file is out of date")
-	registries.register(cmd)
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -113,7 +114,7 @@ type watchTests struct {
 	views.Watch
 	ctx  context.Context
 	flow string
-	f    *runFlags
+	f    *arguments.Run
 	ex   *blocks.Executors
 }
 
@@ -124,7 +125,7 @@ func (v *watchTests) Event(e any) {
 		return
 	}
 	parser := lang.NewParser()
-	all, diags := loadFlowTests(parser, []string{filepath.Dir(v.flow)}, v.f.registries, v.f.goEngine, true)
+	all, diags := loadFlowTests(parser, []string{filepath.Dir(v.flow)}, v.f.Registries, v.f.GoEngine, true)
 	var tests []*compiler.Test
 	for _, t := range all {
 		if absPath(t.Program.Filename) == absPath(v.flow) {

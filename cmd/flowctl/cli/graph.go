@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"io"
-
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/project"
@@ -11,9 +10,7 @@ import (
 )
 
 func newGraphCommand(s streams) *cobra.Command {
-	var format string
-	var registries registryFlags
-	var expand bool
+	var a arguments.Graph
 	cmd := &cobra.Command{
 		Use:   "graph [FLOW]",
 		Short: "Print a flow's step graph as Graphviz DOT or Mermaid",
@@ -23,19 +20,15 @@ takes the most time by the last successful run's durations (and sleep steps'
 declared ones), else the longest chain. A step that uses a flow is one
 step; --expand draws the flow's steps in its place, as a cluster. FLOW is a
 flow file or a directory holding one (default: the current directory).`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args = flowArg(args)
-			var write func(io.Writer, *compiler.Program, *views.Graph)
-			switch format {
-			case "dot":
-				write = views.WriteDOT
-			case "mermaid":
-				write = views.WriteMermaid
-			default:
-				return usagef("unknown --format %q: use dot or mermaid", format)
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			prog, err := newFlowLoader(s, registries).compile(args[0])
+			write := views.WriteDOT
+			if a.Format == "mermaid" {
+				write = views.WriteMermaid
+			}
+			prog, err := newFlowLoader(s, a.Registries).compile(a.Path)
 			if err != nil {
 				return err
 			}
@@ -48,13 +41,11 @@ flow file or a directory holding one (default: the current directory).`,
 				}
 			}
 			timeCriticalPath(prog, st, "")
-			write(s.out, prog, newStepGraph(prog, expand))
+			write(s.out, prog, newStepGraph(prog, a.Expand))
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "dot", "dot or mermaid")
-	cmd.Flags().BoolVar(&expand, "expand", false, "draw the steps of the flows that steps use, as clusters")
-	registries.register(cmd)
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

@@ -6,9 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/importer"
@@ -18,8 +18,7 @@ import (
 )
 
 func newImportCommand(s streams) *cobra.Command {
-	var from, out, blocksPath string
-	var partial, jsonOut, force bool
+	var a arguments.Import
 	cmd := &cobra.Command{
 		Use:   "import [--from anythingllm|agentflow|n8n] [--out DIR] [--blocks DIR] [--partial] [--force] [--json] FILE...",
 		Short: "Convert AnythingLLM agent flows, AgentFlow pipelines and n8n workflows into flows",
@@ -39,20 +38,14 @@ writes nothing and exits 1 with a diagnostic for each problem (the file,
 the JSON path, the node and why); with --partial it writes the flows anyway,
 each part it could not convert a step that fails with that message.
 docs/import.md says what maps to what.`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if from != "" && !slices.Contains(importer.Formats, importer.Format(from)) {
-				return usagef("unknown --from %q: use anythingllm, agentflow or n8n", from)
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			return runImport(s, args, importOptions{from: from, out: out, blocks: blocksPath, partial: partial, json: jsonOut, force: force})
+			return runImport(s, a.Files, importOptions{from: a.From, out: a.Out, blocks: a.Blocks, partial: a.Partial, json: a.JSON, force: a.Force})
 		},
 	}
-	cmd.Flags().StringVar(&from, "from", "", "the source format: anythingllm, agentflow or n8n (default: detected)")
-	cmd.Flags().StringVar(&out, "out", ".", "the directory to write the flows into")
-	cmd.Flags().StringVar(&blocksPath, "blocks", "", "AgentFlow block definitions: a directory of JSON files, or a JSON file holding a list")
-	cmd.Flags().BoolVar(&partial, "partial", false, "write the flows even when parts cannot be converted (those parts fail at run time)")
-	cmd.Flags().BoolVar(&force, "force", false, "replace files that exist in --out with other content (or are symbolic links)")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the files written and the diagnostics as JSON")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
@@ -13,9 +14,7 @@ import (
 )
 
 func newOutputCommand(s streams) *cobra.Command {
-	var f stateFlags
-	var jsonOut bool
-	var namespace, runID string
+	var a arguments.Output
 	cmd := &cobra.Command{
 		Use:   "output [NAME]",
 		Short: "Print the outputs of the last successful run, or of any run",
@@ -29,27 +28,30 @@ runs of several flows, how to choose another. With NAME it prints that output
 alone, so that standard output is the value: a string
 as it is, anything else as JSON; an output the run has no value for is an
 error that says why. Sensitive outputs show as (sensitive).`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, flow, err := f.open(s)
+			if err := a.Args(args); err != nil {
+				return err
+			}
+			jsonOut, runID := a.JSON, a.Run
+			st, flow, err := openStateOf(s, &a.State)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			run, err := outputRun(st, flow, namespace, runID)
+			run, err := outputRun(st, flow, a.Namespace, runID)
 			if err != nil {
 				return err
 			}
 			if !jsonOut {
-				views.WriteOutputHeader(s.err, run, len(args) == 1, otherFlows(st, run, flow == "" && runID == ""))
+				views.WriteOutputHeader(s.err, run, a.Name != "", otherFlows(st, run, flow == "" && runID == ""))
 			}
 			outputs, failed, err := runOutputs(run)
 			if err != nil {
 				return err
 			}
 			view := views.NewOutput(s.out, s.err, jsonOut)
-			if len(args) == 1 {
-				v, err := oneOutput(run, args[0], outputs, failed)
+			if a.Name != "" {
+				v, err := oneOutput(run, a.Name, outputs, failed)
 				if err != nil {
 					return err
 				}
@@ -58,10 +60,7 @@ error that says why. Sensitive outputs show as (sensitive).`,
 			return view.All(outputs, failed)
 		},
 	}
-	f.register(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
-	cmd.Flags().StringVar(&namespace, "namespace", "default", "the namespace of the run")
-	cmd.Flags().StringVar(&runID, "run", "", "read the outputs of this run (an id or a unique prefix), whatever its status")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime"
@@ -11,34 +12,24 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// stateFlags locate the state of the runs and output commands.
-type stateFlags struct {
-	dir  string
-	flow string
-}
-
-func (f *stateFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.dir, "state", "", stateHelp)
-	cmd.Flags().StringVar(&f.flow, "flow", "", "a flow file or directory: only its runs (in the state of its project)")
-}
-
-// open opens the state and names the flow to filter by ("" for all).
-func (f *stateFlags) open(s streams) (*state.Store, string, error) {
+// openStateOf opens the state of the runs and output commands and names
+// the flow to filter by ("" for all).
+func openStateOf(s streams, f *arguments.State) (*state.Store, string, error) {
 	base, flowName := ".", ""
-	if f.flow != "" {
+	if f.Flow != "" {
 		l := newFlowLoader(s, nil)
 		l.skipCode = true // for its name
-		prog, err := l.compile(f.flow)
+		prog, err := l.compile(f.Flow)
 		if err != nil {
 			return nil, "", err
 		}
 		flowName = prog.Flow.Name
 		base = project.Base(prog.Filename, ".")
-		if f.dir == "" {
+		if f.Dir == "" {
 			warnOldState(s.err, prog.Filename, project.State("", base))
 		}
 	}
-	dir := project.State(f.dir, base)
+	dir := project.State(f.Dir, base)
 	if !state.IsURL(dir) && !dirExists(dir) {
 		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name a state with --state DIR. The state of a project is the nearest %s from the working directory up to the top of its git repository, else the one at that top, else the working directory's (docs/runtime.md, \"Where the state lives\").", dir, stateDirName)
 	}
@@ -50,11 +41,7 @@ func (f *stateFlags) open(s streams) (*state.Store, string, error) {
 }
 
 func newRunsCommand(s streams) *cobra.Command {
-	var f stateFlags
-	var pf pruneFlags
-	var jsonOut, follow, all bool
-	var limit int
-	var step string
+	var a arguments.Runs
 	cmd := &cobra.Command{
 		Use:   "runs [list | show [RUN_ID] | logs [RUN_ID [STEP]] | retry RUN_ID | prune]",
 		Short: "List recorded runs; show one run's steps or logs; retry a run; prune old runs",
@@ -75,48 +62,30 @@ does. runs prune deletes finished runs that started before --older-than
 step results, events, logs and approvals and the runs they started, and the
 blob files nothing refers to any more; never a running or waiting run.
 --dry-run says what it would delete.`,
-		Args: cobra.RangeArgs(0, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case len(args) == 3 && args[0] != "logs":
-				return usagef("runs %s takes at most one run id", args[0])
-			case len(args) == 0 || (args[0] == "list" && len(args) == 1):
-				return runsList(s, &f, limit, all, jsonOut)
-			case args[0] == "show" && len(args) == 2:
-				return runsShow(s, &f, args[1], step, jsonOut)
-			case args[0] == "show":
-				return runsShow(s, &f, "latest", step, jsonOut)
-			case args[0] == "logs":
-				id, step := "latest", ""
-				if len(args) >= 2 {
-					id = args[1]
-				}
-				if len(args) == 3 {
-					step = args[2]
-				}
-				return runsLogs(s, &f, id, step, follow, jsonOut)
-			case args[0] == "retry" && len(args) == 2:
-				return applyResume(s, &runFlags{stateDir: f.dir, sandbox: sandboxIsolated}, &engineFlags{engine: engineLocal}, args[1], f.flow, jsonOut)
-			case args[0] == "retry":
-				return usagef("runs retry needs a run id")
-			case args[0] == "prune" && len(args) == 1:
-				return runsPrune(s, &f, &pf, jsonOut)
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			return usagef("unknown runs subcommand %q: use list, show [RUN_ID], logs [RUN_ID [STEP]], retry RUN_ID or prune", args[0])
+			f := &a.State
+			switch a.Sub {
+			case "show":
+				return runsShow(s, f, a.RunID, a.Step, a.JSON)
+			case "logs":
+				return runsLogs(s, f, a.RunID, a.LogStep, a.Follow, a.JSON)
+			case "retry":
+				return applyResume(s, &arguments.Run{State: f.Dir, Sandbox: sandboxIsolated}, &arguments.Engine{Engine: engineLocal}, a.RunID, f.Flow, a.JSON)
+			case "prune":
+				return runsPrune(s, f, &a.Prune, a.JSON)
+			}
+			return runsList(s, f, a.Limit, a.All, a.JSON)
 		},
 	}
-	f.register(cmd)
-	pf.register(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
-	cmd.Flags().IntVar(&limit, "limit", 20, "list at most this many runs")
-	cmd.Flags().BoolVar(&all, "all", false, "runs list: each run followed by the runs its steps started (sub-flows, tool calls), indented")
-	cmd.Flags().BoolVar(&follow, "follow", false, "runs logs: print each step's log as it finishes, until the run ends")
-	cmd.Flags().StringVar(&step, "step", "", "runs show: list every instance of this step (a step of more than 50 instances is otherwise summarized)")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 
-func runsList(s streams, f *stateFlags, limit int, all, jsonOut bool) error {
-	st, flow, err := f.open(s)
+func runsList(s streams, f *arguments.State, limit int, all, jsonOut bool) error {
+	st, flow, err := openStateOf(s, f)
 	if err != nil {
 		return err
 	}
@@ -186,8 +155,8 @@ func findRun(st *state.Store, flow, id string) (*state.Run, error) {
 }
 
 // runsShow shows a run; "latest" is the newest (of --flow's flow).
-func runsShow(s streams, f *stateFlags, id, step string, jsonOut bool) error {
-	st, flow, err := f.open(s)
+func runsShow(s streams, f *arguments.State, id, step string, jsonOut bool) error {
+	st, flow, err := openStateOf(s, f)
 	if err != nil {
 		return err
 	}
@@ -269,8 +238,8 @@ func runLookupError(err error) error {
 // instance as step[key], when step is set), in the order they started;
 // with follow, it waits for the instances still to finish while the run
 // is running.
-func runsLogs(s streams, f *stateFlags, id, step string, follow, jsonOut bool) error {
-	st, flow, err := f.open(s)
+func runsLogs(s streams, f *arguments.State, id, step string, follow, jsonOut bool) error {
+	st, flow, err := openStateOf(s, f)
 	if err != nil {
 		return err
 	}

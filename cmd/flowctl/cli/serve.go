@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/runtime/temporal"
 	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/flowctl/flowctl/server"
@@ -24,19 +25,8 @@ const envToken = "FLOWCTL_TOKEN"
 // envNotifySecret signs the notifications of serve --notify.
 const envNotifySecret = "FLOWCTL_NOTIFY_SECRET"
 
-// shutdownGrace is how long serve waits, on SIGTERM, for requests and runs.
-const shutdownGrace = 10 * time.Second
-
 func newServeCommand(s streams) *cobra.Command {
-	var addr, nsHeader string
-	var hosts []string
-	var grace, idemExpiry time.Duration
-	var notify []string
-	var df dirFlags
-	var maxActive, maxQueue int
-	var ef engineFlags
-	var retention string
-	var noTakeUp bool
+	var a arguments.Serve
 	cmd := &cobra.Command{
 		Use:   "serve [DIR]",
 		Short: "Serve the flows under a directory over HTTP",
@@ -58,40 +48,32 @@ host names, from no other site's page. --tls-cert and --tls-key serve HTTPS;
 --log-format json writes the log as JSON. With --engine temporal the runs run on Temporal workers (flowctl
 worker), which record them; approvals are sent to them. See docs/serve.md
 and docs/scale-out.md.`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := dirArg(args)
+			if err := a.Args(args); err != nil {
+				return err
+			}
+			dir, df, ef, addr, keepFor, grace := a.Path, &a.Dir, &a.Engine, a.Addr, a.KeepFor, a.Grace
+			tokenFiles := tokenFlags{df.Tokens.TokenFile, df.Tokens.TokensFile}
+			tlsFiles := tlsFlags{df.TLS.Cert, df.TLS.Key}
+			if err := checkDir(dir); err != nil {
+				return err
+			}
+			runEngine, err := resolveEngine(ef)
 			if err != nil {
 				return err
 			}
-			runEngine, err := ef.resolve()
+			tokens, err := tokenFiles.load("serve", addr)
 			if err != nil {
 				return err
 			}
-			tokens, err := df.tokens.load("serve", addr)
+			if err := tlsFiles.check(); err != nil {
+				return err
+			}
+			log, err := logFlags{df.Log.Format}.logger(s.err)
 			if err != nil {
 				return err
 			}
-			if err := df.tls.check(); err != nil {
-				return err
-			}
-			log, err := df.log.logger(s.err)
-			if err != nil {
-				return err
-			}
-			if maxActive < 1 || maxQueue < 1 {
-				return usagef("--max-active and --max-queue must be at least 1")
-			}
-			if idemExpiry <= 0 {
-				return usagef("--idempotency-expiry must be positive")
-			}
-			var keepFor time.Duration
-			if retention != "" {
-				if keepFor, err = parseAge(retention); err != nil {
-					return usagef("--retention %q: %v", retention, err)
-				}
-			}
-			sd, err := df.open(s, dir)
+			sd, err := openServedDir(s, df, dir)
 			if err != nil {
 				return err
 			}
@@ -100,7 +82,7 @@ and docs/scale-out.md.`,
 			defer stopTraces()
 			var onTemporal server.Engine
 			if runEngine == engineTemporal {
-				runner, err := ef.onTemporal().Runner(sd.st)
+				runner, err := temporalOf(ef).Runner(sd.st)
 				if err != nil {
 					return fromBelow(err)
 				}
@@ -112,7 +94,7 @@ and docs/scale-out.md.`,
 			if err != nil {
 				return usagef("%s", err)
 			}
-			budget, err := maxTokens(cmd, 0)
+			budget, err := maxTokens(0)
 			if err != nil {
 				return err
 			}
@@ -122,20 +104,20 @@ and docs/scale-out.md.`,
 			}
 			srv := server.New(server.Options{
 				Model: llm.NewExecutor(cfg), ModelName: cfg.Model, MaxTokens: budget,
-				Dir: dir, Registries: df.registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex, HTTP: sd.http,
-				Tokens: tokens, AllowedHosts: allowedHosts(addr, hosts), Logger: log, MaxActive: maxActive, MaxQueue: maxQueue, Engine: onTemporal,
-				NamespaceHeader: nsHeader, IdempotencyExpiry: idemExpiry, NoTakeUp: noTakeUp, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: df.tls.scheme() + "://" + ln.Addr().String(),
+				Dir: dir, Registries: df.Registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex, HTTP: sd.http,
+				Tokens: tokens, AllowedHosts: allowedHosts(addr, a.AllowedHosts), Logger: log, MaxActive: a.MaxActive, MaxQueue: a.MaxQueue, Engine: onTemporal,
+				NamespaceHeader: a.NamespaceHeader, IdempotencyExpiry: a.IdempotencyExpiry, NoTakeUp: a.NoTakeUp, NotifyURLs: a.Notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: tlsFiles.scheme() + "://" + ln.Addr().String(),
 			})
 			hs := newHTTPServer(srv)
-			log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, df.tls.scheme(), ln.Addr()))
+			log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, tlsFiles.scheme(), ln.Addr()))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			df.tokens.watch(ctx, tokens, log)
+			tokenFiles.watch(ctx, tokens, log)
 			if keepFor > 0 {
 				go retain(ctx, sd.st, keepFor, retentionEvery, log)
 			}
 			errc := make(chan error, 1)
-			go func() { errc <- df.tls.serve(hs, ln) }()
+			go func() { errc <- tlsFiles.serve(hs, ln) }()
 			select {
 			case err := <-errc:
 				srv.Close()
@@ -159,18 +141,7 @@ and docs/scale-out.md.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
-	ef.register(cmd)
-	cmd.Flags().DurationVar(&idemExpiry, "idempotency-expiry", server.DefaultIdempotencyExpiry, "how long an Idempotency-Key is kept")
-	cmd.Flags().DurationVar(&grace, "shutdown-grace", shutdownGrace, "on SIGTERM or SIGINT, how long running runs have to finish before they are interrupted")
-	df.register(cmd, "")
-	cmd.Flags().StringArrayVar(&hosts, "allowed-host", nil, "a host name that requests without a token may be sent to, besides the loopback names and --addr's (repeatable)")
-	cmd.Flags().IntVar(&maxActive, "max-active", server.DefaultMaxActive, "runs at once; the others wait, queued")
-	cmd.Flags().IntVar(&maxQueue, "max-queue", server.DefaultMaxQueue, "queued runs at most; more are refused with 503 (queue_full, Retry-After)")
-	cmd.Flags().BoolVar(&noTakeUp, "no-take-up", false, "do not resume interrupted runs, when starting or while serving: a person decides (flowctl apply --resume)")
-	cmd.Flags().StringVar(&nsHeader, "namespace-header", "", "a request header, set by a trusted proxy, that chooses the memory namespace of the runs a request starts")
-	cmd.Flags().StringVar(&retention, "retention", "", "delete the finished runs that started longer ago than this (30d, 2w, 12h), at start and hourly, as runs prune --older-than does, and log what was freed (default: keep every run)")
-	cmd.Flags().StringArrayVar(&notify, "notify", nil, "POST each finished run's summary to this URL (repeatable), signed when "+envNotifySecret+" is set")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

@@ -17,7 +17,6 @@ import (
 
 	"github.com/flowctl/flowctl/server"
 	"github.com/fsnotify/fsnotify"
-	"github.com/spf13/cobra"
 )
 
 // The tokens of serve and mcp --http: one token with every role
@@ -32,11 +31,6 @@ import (
 // tokenFlags are --token-file and --tokens-file.
 type tokenFlags struct {
 	tokenFile, tokensFile string
-}
-
-func (f *tokenFlags) register(cmd *cobra.Command, prefix string) {
-	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", prefix+"a file holding the bearer token, which may do everything (default: "+envToken+")")
-	cmd.Flags().StringVar(&f.tokensFile, "tokens-file", "", prefix+"a file of named tokens with roles, a line each: NAME ROLES TOKEN (see docs/serve.md)")
 }
 
 // file is the token file the flags name, "" for none.
@@ -84,9 +78,6 @@ func (f *tokenFlags) read() ([]*server.Token, error) {
 // load reads the tokens of a command that listens on addr, and refuses an
 // address beyond the loopback interface without one.
 func (f *tokenFlags) load(command, addr string) (*server.Tokens, error) {
-	if f.tokenFile != "" && f.tokensFile != "" {
-		return nil, usagef("give --token-file or --tokens-file, not both")
-	}
 	list, err := f.read()
 	if err != nil {
 		return nil, err
