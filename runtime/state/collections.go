@@ -498,7 +498,9 @@ func vectorText(v []float32) string {
 	return string(append(b, ']'))
 }
 
-func appendFloat32(b []byte, x float32) []byte { return strconv.AppendFloat(b, float64(x), 'g', -1, 32) }
+func appendFloat32(b []byte, x float32) []byte {
+	return strconv.AppendFloat(b, float64(x), 'g', -1, 32)
+}
 
 // score turns a distance of the collection's kind into a similarity:
 // higher is closer.

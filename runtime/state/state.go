@@ -117,7 +117,7 @@ type Store struct {
 	db   *sqlDB // the readers' pool; the writer holds one of its connections
 	w    *writer
 
-	lookups lookups // the cache's (cacheget.go)
+	lookups lookups       // the cache's (cacheget.go)
 	colls   collectionSet // the vector collections opened (collections.go)
 
 	owner owner         // how this process owns its runs (owner.go)
