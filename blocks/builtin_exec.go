@@ -31,6 +31,10 @@ func BuiltinExecutorsWith(o HTTPOptions) map[string]Executor {
 		"sleep":  ExecutorFunc(execSleep),
 		"http":   h,
 		"scrape": &scrapeExecutor{h},
+
+		"vector_upsert": ExecutorFunc(execVectorUpsert),
+		"vector_delete": ExecutorFunc(execVectorDelete),
+		"vector_search": ExecutorFunc(execVectorSearch),
 	}
 }
 

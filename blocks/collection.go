@@ -3,9 +3,11 @@ package blocks
 import (
 	"context"
 	"fmt"
+
+	"github.com/flowctl/flowctl/lang"
 )
 
-// The distances a collection may rank by.
+// The distances a collection may rank by (lang.CollectionDistances).
 const (
 	DistanceCosine    = "cosine"
 	DistanceEuclidean = "euclidean"
@@ -13,7 +15,7 @@ const (
 )
 
 // Distances are the distances a collection block may declare.
-var Distances = []string{DistanceCosine, DistanceEuclidean, DistanceDot}
+var Distances = lang.CollectionDistances
 
 // CollectionSpec is what a `collection` block declares.
 type CollectionSpec struct {

@@ -21,6 +21,7 @@ func (c *compilation) resolve() hcl.Diagnostics {
 		diags = append(diags, c.resolveBlock(s)...)
 		diags = append(diags, c.resolveTools(s)...)
 		diags = append(diags, c.resolveProvider(s)...)
+		diags = append(diags, c.resolveCollection(s)...)
 	}
 	diags = append(diags, c.resolveProviderKeys()...)
 	for _, l := range p.Locals {
