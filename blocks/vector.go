@@ -346,4 +346,3 @@ func filterOf(v cty.Value, what string) (Filter, error) {
 	}
 	return f, nil
 }
-

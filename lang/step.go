@@ -59,11 +59,11 @@ type Step struct {
 	// when the step names none.
 	CollectionRef   hcl.Traversal
 	CollectionRange hcl.Range
-	Outputs       []*Field         // declared output fields (blocks with open outputs only)
-	OutputRange   *hcl.Range       // the first output block, for "not allowed here"; nil without one
-	Args          []*hcl.Attribute // the block inputs, in source order
-	NameRange     hcl.Range
-	DeclRange     hcl.Range
+	Outputs         []*Field         // declared output fields (blocks with open outputs only)
+	OutputRange     *hcl.Range       // the first output block, for "not allowed here"; nil without one
+	Args            []*hcl.Attribute // the block inputs, in source order
+	NameRange       hcl.Range
+	DeclRange       hcl.Range
 	// SrcEnd is the byte offset just past the block's closing brace: the
 	// block's source is from DeclRange.Start to there.
 	SrcEnd int
