@@ -202,6 +202,10 @@ func (c *compilation) resolveTraversal(tr hcl.Traversal, ctx refContext) (*lang.
 		return nil, lang.Error(tr.SourceRange(), "Invalid reference",
 			"%s names a provider, which is not a value: only an llm step's provider argument takes one, as in provider = %s.",
 			lang.TraversalString(tr), lang.TraversalString(tr))
+	case lang.RootCollection:
+		return nil, lang.Error(tr.SourceRange(), "Invalid reference",
+			"%s names a collection, which is not a value: only a vector step's collection argument takes one, as in collection = %s.",
+			lang.TraversalString(tr), lang.TraversalString(tr))
 	default:
 		return nil, lang.Error(tr[0].SourceRange(), "Unknown variable",
 			"There is no variable named %q. References start with one of %s.%s",
