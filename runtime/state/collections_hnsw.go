@@ -26,7 +26,7 @@ import (
 // dimensions).
 const (
 	hnswM              = 16
-	hnswEfConstruction = 128
+	hnswEfConstruction = 64
 	hnswEfSearch       = 200
 )
 
@@ -38,10 +38,25 @@ const exactBelow = 4096
 // make it save again (beyond half the collection's size).
 const snapshotEvery = 20000
 
-// The distances, with vek's SIMD arithmetic.
-func cosineDistance(a, b []float32) float32    { return 1 - vek32.CosineSimilarity(a, b) }
+// The distances, with vek's SIMD arithmetic. Under the cosine distance the
+// graph holds unit vectors (unit), and the distance is 1 - their dot
+// product.
+func cosineDistance(a, b []float32) float32    { return 1 - vek32.Dot(a, b) }
 func euclideanDistance(a, b []float32) float32 { return vek32.Distance(a, b) }
 func dotDistance(a, b []float32) float32       { return -vek32.Dot(a, b) }
+
+// unit is v scaled to length 1, a new slice, for the cosine distance; v
+// itself for the others.
+func unit(distance string, v []float32) []float32 {
+	if distance != blocks.DistanceCosine {
+		return v
+	}
+	n := vek32.Norm(v)
+	if n == 0 {
+		return v
+	}
+	return vek32.DivNumber(v, n)
+}
 
 func distanceFunc(d string) hnsw.Distance {
 	switch d {
@@ -238,7 +253,7 @@ WHERE collection = ? AND rev > ? AND rev <= ? ORDER BY rev`, ix.c.spec.Name, ix.
 		if err != nil {
 			return fmt.Errorf("reading collection %q: item %q: %w", ix.c.spec.Name, id, err)
 		}
-		node := ix.graph.Add(v)
+		node := ix.graph.Add(unit(ix.c.spec.Distance, v))
 		ix.items[id] = &hnswItem{node: node, text: text, metadata: m}
 		ix.ids[node] = id
 	}
@@ -343,6 +358,7 @@ func (ix *hnswIndex) search(ctx context.Context, v []float32, k int, f blocks.Fi
 		return nil, nil
 	}
 	dist := distanceFunc(ix.c.spec.Distance)
+	v = unit(ix.c.spec.Distance, v)
 	match := func(id string, it *hnswItem, d float32) blocks.VectorMatch {
 		return blocks.VectorMatch{ID: id, Score: score(ix.c.spec.Distance, float64(d)), Text: it.text, Metadata: it.metadata}
 	}

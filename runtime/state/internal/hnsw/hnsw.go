@@ -183,11 +183,11 @@ func (g *Graph) Search(q []float32, k, ef int) []Result {
 // searchLayer is the beam search of one layer from the entry points ep:
 // the ef nearest nodes it reaches, nearest first.
 func (g *Graph) searchLayer(q []float32, ep []candidate, ef, layer int) []candidate {
-	visited := make(map[uint32]struct{}, ef*4)
+	visited := make([]uint64, (len(g.vecs)+63)/64)
 	near := &minHeap{}
 	far := &maxHeap{}
 	for _, c := range ep {
-		visited[c.node] = struct{}{}
+		visited[c.node/64] |= 1 << (c.node % 64)
 		heap.Push(near, c)
 		heap.Push(far, c)
 		if far.Len() > ef {
@@ -203,10 +203,10 @@ func (g *Graph) searchLayer(q []float32, ep []candidate, ef, layer int) []candid
 			continue
 		}
 		for _, e := range g.links[c.node][layer] {
-			if _, seen := visited[e]; seen {
+			if visited[e/64]&(1<<(e%64)) != 0 {
 				continue
 			}
-			visited[e] = struct{}{}
+			visited[e/64] |= 1 << (e % 64)
 			d := g.dist(q, g.vecs[e])
 			if far.Len() < ef || d < (*far)[0].dist {
 				heap.Push(near, candidate{e, d})
