@@ -39,6 +39,12 @@ func execVectorUpsert(ctx context.Context, call *Call) (*Result, error) {
 		return nil, err
 	}
 	name := c.Spec().Name
+	for _, in := range []string{"id", "vector", "text", "metadata", "items"} {
+		if call.Sensitive[in] {
+			return nil, fmt.Errorf("collection %q: the %s to store comes from a secret or a sensitive value, and a collection keeps what it is given in the state, in the clear, for every search to return: %w",
+				name, in, ErrFinal)
+		}
+	}
 	var items []VectorItem
 	if v := call.Inputs["id"]; !v.IsNull() {
 		it, err := vectorItem(call.Inputs["id"], call.Inputs["vector"], call.Inputs["text"], call.Inputs["metadata"])

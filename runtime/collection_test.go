@@ -98,4 +98,26 @@ step "up" {
 	if res.Status != StatusFailed || !strings.Contains(res.Diagnostics.Error(), `collection "notes" has 3 dimensions, and the vector of item "x" has 2`) {
 		t.Fatalf("status %s: %v", res.Status, res.Diagnostics)
 	}
+
+	// An item built from a secret is not stored.
+	t.Setenv("T52_SECRET", "hunter2")
+	leak := compile(t, `flow "leak" {}
+collection "notes" {
+  dimensions = 3
+}
+secret "k" {
+  env = "T52_SECRET"
+}
+step "up" {
+  use        = "vector_upsert"
+  collection = collection.notes
+  id         = "s"
+  vector     = [1, 0, 0]
+  text       = "the key is ${secret.k}"
+}
+`)
+	res, _ = apply(t, leak, Options{Store: st})
+	if res.Status != StatusFailed || !strings.Contains(res.Diagnostics.Error(), "the text to store comes from a secret") {
+		t.Fatalf("status %s: %v", res.Status, res.Diagnostics)
+	}
 }
