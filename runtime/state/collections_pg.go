@@ -15,6 +15,9 @@ import (
 // default of 40 misses too many of the true nearest over 768 dimensions).
 const pgEfSearch = 200
 
+// pgMaxIndexed is the most dimensions pgvector's HNSW index takes.
+const pgMaxIndexed = 2000
+
 // pgOps are pgvector's operator and operator class of each distance.
 var pgOps = map[string][2]string{
 	blocks.DistanceCosine:    {"<=>", "vector_cosine_ops"},
@@ -38,6 +41,9 @@ func (c *collection) pgCast() string {
 // makePostgresIndex makes the collection's HNSW index when it is not
 // there: a partial index on its rows, of its dimensions.
 func (c *collection) makePostgresIndex(ctx context.Context) error {
+	if c.spec.Dimensions > pgMaxIndexed {
+		return nil // searched without an index
+	}
 	name := pgIndexName(c.spec.Name)
 	var n int
 	if err := c.s.db.scanRow(ctx, `SELECT count(*) FROM pg_indexes WHERE indexname = ? AND schemaname = current_schema()`, []any{name}, &n); err != nil {
