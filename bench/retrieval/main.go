@@ -17,6 +17,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"syscall"
@@ -72,6 +73,9 @@ func main() {
 		benchutil.Check(c.Upsert(ctx, items, nil))
 	}
 	fill := time.Since(start)
+	var before goruntime.MemStats
+	goruntime.GC()
+	goruntime.ReadMemStats(&before)
 	fmt.Printf("filled %d vectors of %d dimensions in %s (%.0f a second)\n", *n, *dims, fill.Round(time.Millisecond), float64(*n)/fill.Seconds())
 
 	qs := random(2, *queries, *dims)
@@ -91,6 +95,8 @@ func main() {
 		}
 		return lat, found
 	}
+	fmt.Printf("Go heap in use after filling: %d MB, of which the bench's own copy of the vectors is %d MB\n",
+		before.HeapInuse>>20, *n**dims*4>>20)
 	search(c) // warm
 	lat, found := search(c)
 	report("search top_k=10", lat)

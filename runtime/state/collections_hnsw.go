@@ -45,14 +45,19 @@ func cosineDistance(a, b []float32) float32    { return 1 - vek32.Dot(a, b) }
 func euclideanDistance(a, b []float32) float32 { return vek32.Distance(a, b) }
 func dotDistance(a, b []float32) float32       { return -vek32.Dot(a, b) }
 
-// unit is v scaled to length 1, a new slice, for the cosine distance; v
-// itself for the others.
-func unit(distance string, v []float32) []float32 {
+// unit is v scaled to length 1 for the cosine distance, in place when
+// inPlace (a vector the caller owns), else in a new slice; v itself for
+// the other distances.
+func unit(distance string, v []float32, inPlace bool) []float32 {
 	if distance != blocks.DistanceCosine {
 		return v
 	}
 	n := vek32.Norm(v)
-	if n == 0 {
+	switch {
+	case n == 0:
+		return v
+	case inPlace:
+		vek32.DivNumber_Inplace(v, n)
 		return v
 	}
 	return vek32.DivNumber(v, n)
@@ -253,7 +258,7 @@ WHERE collection = ? AND rev > ? AND rev <= ? ORDER BY rev`, ix.c.spec.Name, ix.
 		if err != nil {
 			return fmt.Errorf("reading collection %q: item %q: %w", ix.c.spec.Name, id, err)
 		}
-		node := ix.graph.Add(unit(ix.c.spec.Distance, v))
+		node := ix.graph.Add(unit(ix.c.spec.Distance, v, true))
 		ix.items[id] = &hnswItem{node: node, text: text, metadata: m}
 		ix.ids[node] = id
 	}
@@ -358,7 +363,7 @@ func (ix *hnswIndex) search(ctx context.Context, v []float32, k int, f blocks.Fi
 		return nil, nil
 	}
 	dist := distanceFunc(ix.c.spec.Distance)
-	v = unit(ix.c.spec.Distance, v)
+	v = unit(ix.c.spec.Distance, v, false)
 	match := func(id string, it *hnswItem, d float32) blocks.VectorMatch {
 		return blocks.VectorMatch{ID: id, Score: score(ix.c.spec.Distance, float64(d)), Text: it.text, Metadata: it.metadata}
 	}
