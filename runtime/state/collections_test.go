@@ -518,3 +518,69 @@ func checkWholeDocuments(t *testing.T, dir, url string, finished bool) {
 		}
 	}
 }
+
+// TestCollectionGraphSaved: the embedded graph saved when the store
+// closes is loaded when it opens again, an older saved graph is brought
+// up to date from the rows (as after a crash between saves), and a
+// damaged one is made again from them.
+func TestCollectionGraphSaved(t *testing.T) {
+	dir := t.TempDir()
+	const n, dims = exactBelow + 1000, 16
+	vs := randomVectors(7, n, dims)
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := openCollection(t, s, "saved", dims, blocks.DistanceCosine)
+	var items []blocks.VectorItem
+	for i, v := range vs {
+		items = append(items, item(strconv.Itoa(i), v, "t"+strconv.Itoa(i), nil))
+	}
+	upsert(t, c, nil, items...)
+	q := randomVectors(8, 1, dims)[0]
+	want := ids(search(t, c, blocks.VectorQuery{Vector: q, TopK: 10}))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := snapshotPath(s, "saved")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no saved graph: %v", err)
+	}
+
+	reopen := func() (*Store, blocks.Collection) {
+		s, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, openCollection(t, s, "saved", dims, blocks.DistanceCosine)
+	}
+	s, c = reopen()
+	if got := ids(search(t, c, blocks.VectorQuery{Vector: q, TopK: 10})); !slices.Equal(got, want) {
+		t.Fatalf("loaded graph: %v, want %v", got, want)
+	}
+	// Changes after the save: the nearest item goes, q itself comes.
+	upsert(t, c, nil, item("q", q, "the query", nil))
+	if _, err := c.Delete(ctx0, []string{want[0]}, nil); err != nil {
+		t.Fatal(err)
+	}
+	after := ids(search(t, c, blocks.VectorQuery{Vector: q, TopK: 10}))
+	if after[0] != "q" || slices.Contains(after, want[0]) {
+		t.Fatalf("after the changes: %v", after)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, graph := range map[string][]byte{"older": old, "damaged": old[:len(old)/2]} {
+		if err := os.WriteFile(path, graph, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, c = reopen()
+		if got := ids(search(t, c, blocks.VectorQuery{Vector: q, TopK: 10})); !slices.Equal(got, after) {
+			t.Errorf("%s graph: %v, want %v", name, got, after)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
