@@ -15,7 +15,7 @@ func TestBuiltinCatalog(t *testing.T) {
 	wantCache := map[string]bool{"http": false, "llm": false, "scrape": false, "sleep": false, "file": true, "value": false}
 	wantSensitive := map[string]bool{"http": false, "scrape": false, "file": false, "sleep": false, "value": true, "llm": true, "mcp": true}
 	r := NewRegistry()
-	if got := strings.Join(r.Names(), ","); got != "approval,file,http,llm,mcp,scrape,sleep,value" {
+	if got := strings.Join(r.Names(), ","); got != "approval,file,http,llm,mcp,scrape,sleep,value,vector_delete,vector_search,vector_upsert" {
 		t.Fatalf("built-ins: %s", got)
 	}
 	for _, b := range r.All() {

@@ -235,7 +235,7 @@ func Builtins() []*Block {
 			Name:        "vector_delete",
 			Runtime:     RuntimeBuiltin,
 			Description: "Remove items from a collection by id or by metadata",
-			UseWhen:     "You need to remove a document's chunks from a vector collection, such as when its file is gone",
+			UseWhen:     "You need to remove a document's chunks from a vector collection, such as when the document is gone",
 			Tags:        []string{"retrieval", "rag", "vector", "index", "collection", "delete"},
 			Inputs: []*lang.Field{
 				optional("ids", cty.List(cty.String), "The ids of the items to remove"),
