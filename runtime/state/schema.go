@@ -273,6 +273,30 @@ CREATE TABLE applied_plans (
 	`
 ALTER TABLE proposals ADD COLUMN weakenings TEXT;
 `,
+	// 17: the vector collections (collections.go): each with its
+	// dimensions, distance and revision; their items, a removed one kept
+	// as a tombstone (live = 0) of the revision that removed it, until
+	// the collection is deleted. PostgreSQL adds pgvector's column
+	// (postgresOnly).
+	`
+CREATE TABLE collections (
+	name       TEXT NOT NULL PRIMARY KEY,
+	dimensions INTEGER NOT NULL,
+	distance   TEXT NOT NULL,
+	rev        INTEGER NOT NULL
+);
+CREATE TABLE collection_items (
+	collection TEXT NOT NULL,
+	id         TEXT NOT NULL,
+	rev        INTEGER NOT NULL,
+	live       INTEGER NOT NULL,
+	text       TEXT NOT NULL,
+	metadata   TEXT NOT NULL,
+	vector     BLOB,
+	PRIMARY KEY (collection, id)
+) WITHOUT ROWID;
+CREATE INDEX collection_items_rev ON collection_items (collection, rev);
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.
