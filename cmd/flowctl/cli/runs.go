@@ -133,40 +133,17 @@ func runsList(s streams, f *stateFlags, limit int, all, jsonOut bool) error {
 	}
 	// With --all, each run is followed by the runs it started, depth
 	// first (depth is how far each is from its top-level run).
-	var runs []*state.Run
-	depth := map[string]int{}
-	var add func(r *state.Run, d int) error
-	add = func(r *state.Run, d int) error {
-		runs = append(runs, r)
-		depth[r.ID] = d
-		if !all || d >= maxRunDepth {
-			return nil
-		}
-		kids, err := st.Children(r.ID)
-		if err != nil {
-			return err
-		}
-		for _, k := range kids {
-			if err := add(k, d+1); err != nil {
-				return err
-			}
-		}
-		return nil
+	below := 0
+	if all {
+		below = state.MaxRunDepth
 	}
-	for _, r := range top {
-		if err := add(r, 0); err != nil {
-			return err
-		}
-	}
-	open, err := st.Approvals("")
+	runs, depth, err := st.RunsBelow(top, below)
 	if err != nil {
 		return err
 	}
-	waits := map[string][]*state.Approval{}
-	for _, a := range open {
-		if !a.Decided() {
-			waits[a.RunID] = append(waits[a.RunID], a)
-		}
+	waits, err := st.Waits()
+	if err != nil {
+		return err
 	}
 	return newRunsView(s, jsonOut).List(runs, depth, waits)
 }
@@ -205,7 +182,7 @@ func runsShow(s streams, f *stateFlags, id, step string, jsonOut bool) error {
 	if step != "" {
 		return runsShowStep(s.out, st, run, step, jsonOut)
 	}
-	tree, err := loadRunTree(st, run, 0)
+	tree, err := st.LoadRunTree(run, 0)
 	if err != nil {
 		return err
 	}
@@ -213,58 +190,12 @@ func runsShow(s streams, f *stateFlags, id, step string, jsonOut bool) error {
 	if state.IsURL(stateDir) {
 		stateDir = ""
 	}
-	flowOrders{}.orderSteps(tree, stateDir)
-	as, err := st.Approvals(run.ID)
+	runtime.StepOrders{}.Sort(tree, stateDir)
+	waits, err := st.RunWaits(run)
 	if err != nil {
 		return err
 	}
-	var waits []*state.Approval
-	for _, a := range as {
-		if !a.Closed && !a.Decided() && run.Status == string(runtime.StatusWaiting) {
-			waits = append(waits, a)
-		}
-	}
 	return newRunsView(s, jsonOut).Show(tree, waits)
-}
-
-// runTree is a run with its step results and the runs its step instances
-// started (steps that use a flow, tool calls), by step instance label.
-type runTree struct {
-	run      *state.Run
-	steps    []*state.StepResult
-	children map[string][]*runTree
-	// summaries are the steps of more than maxListedInstances
-	// instances, by the row that stands for each in steps (loadSteps).
-	summaries map[*state.StepResult]*stepSummary
-}
-
-// maxRunDepth bounds how deep runs show follows runs started by runs.
-const maxRunDepth = 8
-
-func loadRunTree(st *state.Store, run *state.Run, depth int) (*runTree, error) {
-	steps, summaries, err := loadSteps(st, run.ID)
-	if err != nil {
-		return nil, err
-	}
-	t := &runTree{run: run, steps: steps, summaries: summaries}
-	if depth >= maxRunDepth {
-		return t, nil
-	}
-	kids, err := st.Children(run.ID)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range kids {
-		kt, err := loadRunTree(st, k, depth+1)
-		if err != nil {
-			return nil, err
-		}
-		if t.children == nil {
-			t.children = map[string][]*runTree{}
-		}
-		t.children[k.ParentStep] = append(t.children[k.ParentStep], kt)
-	}
-	return t, nil
 }
 
 // runLookupError is the diagnostic of a run id that names no run, or

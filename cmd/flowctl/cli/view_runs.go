@@ -21,7 +21,7 @@ type runsView interface {
 	// List lists runs; depth is how far each is below the top-level
 	// run listed before it (0 for a top-level run).
 	List(runs []*state.Run, depth map[string]int, waits map[string][]*state.Approval) error
-	Show(t *runTree, waits []*state.Approval) error
+	Show(t *state.RunTree, waits []*state.Approval) error
 }
 
 var (
@@ -103,8 +103,8 @@ func newJSONWaits(as []*state.Approval) []jsonWait {
 	return out
 }
 
-func (v runsHuman) Show(t *runTree, waits []*state.Approval) error {
-	w, run, steps := v.w, t.run, t.steps
+func (v runsHuman) Show(t *state.RunTree, waits []*state.Approval) error {
+	w, run, steps := v.w, t.Run, t.Steps
 	fmt.Fprintf(w, "Run %s of flow %q: %s\n", run.ID, run.Flow, run.Status)
 	for _, a := range waits {
 		fmt.Fprintf(w, "Waits for %s\n", approvalText(a))
@@ -117,9 +117,9 @@ func (v runsHuman) Show(t *runTree, waits []*state.Approval) error {
 		fmt.Fprintf(w, "\nTokens: %s in all.\n", t)
 	}
 	writeStepOutputs(w, steps)
-	if len(t.summaries) > 0 {
-		fmt.Fprintf(w, "\nSteps of more than %d instances:\n", maxListedInstances)
-		writeSummaryOutputs(w, run.ID, t.summaries)
+	if len(t.Summaries) > 0 {
+		fmt.Fprintf(w, "\nSteps of more than %d instances:\n", state.MaxListedInstances)
+		writeSummaryOutputs(w, run.ID, t.Summaries)
 	}
 	writeLogged(w, run.ID, steps)
 	if outputs, failed, err := runOutputs(run); err == nil {
@@ -144,23 +144,23 @@ func (v runsHuman) Show(t *runTree, waits []*state.Approval) error {
 // step failed the same way before it: its row says which, and under the
 // step's last row how many failed as each did. It reports whether a step
 // failed.
-func writeStepRows(r *stepRows, t *runTree, prefix string) bool {
+func writeStepRows(r *stepRows, t *state.RunTree, prefix string) bool {
 	failed := false
-	for i, sr := range t.steps {
-		if s := t.summaries[sr]; s != nil {
+	for i, sr := range t.Steps {
+		if s := t.Summaries[sr]; s != nil {
 			writeSummaryRow(r.tb, prefix, s)
-			failed = failed || s.instances > s.succeededCount()
+			failed = failed || s.Instances > s.Succeeded()
 			continue
 		}
-		if r.instance(prefix, t.run.ID, sr) {
+		if r.instance(prefix, t.Run.ID, sr) {
 			failed = true
 		}
-		if i+1 == len(t.steps) || t.steps[i+1].Step != sr.Step {
+		if i+1 == len(t.Steps) || t.Steps[i+1].Step != sr.Step {
 			r.sameWay(prefix, sr.Step)
 		}
-		for _, kid := range t.children[resultLabel(sr)] {
-			r.tb.row(fmt.Sprintf("%s  run %s of flow %q (%s)", prefix, kid.run.ID, kid.run.Flow, kid.run.Origin),
-				kid.run.Status, "", runDuration(kid.run), tokens(kid.run.Usage), "")
+		for _, kid := range t.Children[resultLabel(sr)] {
+			r.tb.row(fmt.Sprintf("%s  run %s of flow %q (%s)", prefix, kid.Run.ID, kid.Run.Flow, kid.Run.Origin),
+				kid.Run.Status, "", runDuration(kid.Run), tokens(kid.Run.Usage), "")
 			if writeStepRows(r, kid, prefix+"    ") {
 				failed = true
 			}
@@ -234,7 +234,7 @@ func (v runsJSON) List(runs []*state.Run, _ map[string]int, waits map[string][]*
 	return writeJSON(v.w, out)
 }
 
-func (v runsJSON) Show(t *runTree, waits []*state.Approval) error {
+func (v runsJSON) Show(t *state.RunTree, waits []*state.Approval) error {
 	out := newJSONRunSteps(t)
 	out.WaitingFor = newJSONWaits(waits)
 	return writeJSON(v.w, out)
@@ -246,19 +246,19 @@ type jsonRunSteps struct {
 	jsonRun
 	Origin string     `json:"origin,omitempty"`
 	Steps  []jsonStep `json:"steps"`
-	// Summarized are the steps of more than maxListedInstances instances:
+	// Summarized are the steps of more than state.MaxListedInstances instances:
 	// Steps lists only those of their instances that did not succeed.
 	Summarized []jsonStepSummary `json:"summarized,omitempty"`
 }
 
-func newJSONRunSteps(t *runTree) jsonRunSteps {
-	out := jsonRunSteps{jsonRun: newJSONRun(t.run), Origin: t.run.Origin, Steps: []jsonStep{}, Summarized: newJSONSummaries(t.summaries)}
-	for _, sr := range t.steps {
-		if t.summaries[sr] != nil {
+func newJSONRunSteps(t *state.RunTree) jsonRunSteps {
+	out := jsonRunSteps{jsonRun: newJSONRun(t.Run), Origin: t.Run.Origin, Steps: []jsonStep{}, Summarized: newJSONSummaries(t.Summaries)}
+	for _, sr := range t.Steps {
+		if t.Summaries[sr] != nil {
 			continue
 		}
 		js := newJSONStep(sr)
-		for _, kid := range t.children[resultLabel(sr)] {
+		for _, kid := range t.Children[resultLabel(sr)] {
 			js.Runs = append(js.Runs, newJSONRunSteps(kid))
 		}
 		out.Steps = append(out.Steps, js)
