@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
-	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -37,14 +35,14 @@ error that says why. Sensitive outputs show as (sensitive).`,
 				return err
 			}
 			defer st.Close()
-			run, err := outputRun(st, flow, namespace, runID)
+			run, err := runtime.OutputRun(st, flow, namespace, runID)
 			if err != nil {
-				return err
+				return diagnosed(err)
 			}
 			if !jsonOut {
 				writeOutputHeader(s.err, st, run, flow == "" && runID == "", len(args) == 1)
 			}
-			outputs, failed, err := runOutputs(run)
+			outputs, failed, err := runtime.RunOutputs(run)
 			if err != nil {
 				return err
 			}
@@ -53,9 +51,9 @@ error that says why. Sensitive outputs show as (sensitive).`,
 				view = outputJSON{s}
 			}
 			if len(args) == 1 {
-				v, err := oneOutput(run, args[0], outputs, failed)
+				v, err := runtime.OutputValue(run, args[0], outputs, failed)
 				if err != nil {
-					return err
+					return diagnosed(err)
 				}
 				return view.One(v)
 			}
@@ -67,29 +65,6 @@ error that says why. Sensitive outputs show as (sensitive).`,
 	cmd.Flags().StringVar(&namespace, "namespace", "default", "the namespace of the run")
 	cmd.Flags().StringVar(&runID, "run", "", "read the outputs of this run (an id or a unique prefix), whatever its status")
 	return cmd
-}
-
-// outputRun is the run whose outputs output prints: the one given by id,
-// else the newest successful one.
-func outputRun(st *state.Store, flow, namespace, id string) (*state.Run, error) {
-	if id != "" {
-		run, err := st.Run(id)
-		if err != nil {
-			return nil, runLookupError(err)
-		}
-		if run.Status == "running" {
-			return nil, failf("Run not finished", "Run %s of flow %q is still running (or its process was killed); its outputs are recorded when it ends.", run.ID, run.Flow)
-		}
-		return run, nil
-	}
-	runs, err := st.ListRuns(state.RunFilter{Flow: flow, Namespace: namespace, Status: "ok", TopLevel: true}, 1)
-	if err != nil {
-		return nil, err
-	}
-	if len(runs) == 0 {
-		return nil, failf("No successful run", "The state holds no successful run yet; outputs are recorded when a run succeeds. Name a failed run with --run RUN_ID to see the outputs it has.")
-	}
-	return runs[0], nil
 }
 
 // writeOutputHeader says whose outputs follow (one output's: one): the
@@ -115,42 +90,4 @@ func writeOutputHeader(w io.Writer, st *state.Store, run *state.Run, picked, one
 	others := slices.DeleteFunc(flows, func(f string) bool { return f == run.Flow })
 	fmt.Fprintf(w, "(the newest successful run; the state has runs of %s too: choose one with --flow FLOW, or a run with --run RUN_ID)\n",
 		strings.Join(others, ", "))
-}
-
-// runOutputs reads a run's stored outputs and the outputs it has no value
-// for.
-func runOutputs(run *state.Run) (map[string]any, []runtime.FailedOutput, error) {
-	outputs := map[string]any{}
-	var failed []runtime.FailedOutput
-	if len(nonEmpty(run.Outputs)) > 0 {
-		if err := json.Unmarshal(run.Outputs, &outputs); err != nil {
-			return nil, nil, fmt.Errorf("reading the outputs of run %s: %w", run.ID, err)
-		}
-	}
-	if len(nonEmpty(run.FailedOutputs)) > 0 {
-		if err := json.Unmarshal(run.FailedOutputs, &failed); err != nil {
-			return nil, nil, fmt.Errorf("reading the outputs of run %s: %w", run.ID, err)
-		}
-	}
-	return outputs, failed, nil
-}
-
-// oneOutput is the value of one output of a run, or the error that says
-// why there is none.
-func oneOutput(run *state.Run, name string, outputs map[string]any, failed []runtime.FailedOutput) (any, error) {
-	v, ok := outputs[name]
-	if !ok {
-		for _, f := range failed {
-			if f.Name == name {
-				return nil, failf("Output without a value", "Run %s of flow %q (%s) has no value for output %q: %s.", run.ID, run.Flow, run.Status, name, trimStop(f.Reason))
-			}
-		}
-		names := lang.SortedKeys(outputs)
-		for _, f := range failed {
-			names = append(names, f.Name)
-		}
-		slices.Sort(names)
-		return nil, failf("Unknown output", "Run %s of flow %q has no output %q.%s", run.ID, run.Flow, name, lang.Suggest(name, names))
-	}
-	return v, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
 
@@ -208,6 +209,17 @@ func runLookupError(err error) error {
 		return failf("Unknown run", "%s", sentence(err.Error()))
 	}
 	return err
+}
+
+// diagnosed is the error a command ends with for an error of a package
+// below: its diagnostics (hcl.Diagnostics), a run id's lookup
+// (runLookupError), or the error as it is.
+func diagnosed(err error) error {
+	var diags hcl.Diagnostics
+	if errors.As(err, &diags) {
+		return failDiags(nil, diags)
+	}
+	return runLookupError(err)
 }
 
 // runsLogs prints the logs of a run's step instances (of one step, or one

@@ -122,7 +122,7 @@ func (v runsHuman) Show(t *state.RunTree, waits []*state.Approval) error {
 		writeSummaryOutputs(w, run.ID, t.Summaries)
 	}
 	writeLogged(w, run.ID, steps)
-	if outputs, failed, err := runOutputs(run); err == nil {
+	if outputs, failed, err := runtime.RunOutputs(run); err == nil {
 		if len(outputs) > 0 {
 			fmt.Fprintln(w, "\nOutputs:")
 			writeOutputs(w, storedOutputs(outputs))
