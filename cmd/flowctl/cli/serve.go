@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
 	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/flowctl/flowctl/server"
@@ -87,7 +89,7 @@ and docs/scale-out.md.`,
 			}
 			var keepFor time.Duration
 			if retention != "" {
-				if keepFor, err = parseAge(retention); err != nil {
+				if keepFor, err = lang.ParseAge(retention); err != nil {
 					return usagef("--retention %q: %v", retention, err)
 				}
 			}
@@ -132,7 +134,7 @@ and docs/scale-out.md.`,
 			defer stop()
 			df.tokens.watch(ctx, tokens, log)
 			if keepFor > 0 {
-				go retain(ctx, sd.st, keepFor, retentionEvery, log)
+				go state.Retain(ctx, sd.st, keepFor, state.RetentionEvery, log)
 			}
 			errc := make(chan error, 1)
 			go func() { errc <- df.tls.serve(hs, ln) }()

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +36,7 @@ func runsPrune(s streams, f *stateFlags, p *pruneFlags, jsonOut bool) error {
 		return usagef("--keep must be 0 or more")
 	}
 	if p.olderThan != "" {
-		age, err := parseAge(p.olderThan)
+		age, err := lang.ParseAge(p.olderThan)
 		if err != nil {
 			return usagef("--older-than %q: %v", p.olderThan, err)
 		}
@@ -87,25 +87,6 @@ func runsPrune(s streams, f *stateFlags, p *pruneFlags, jsonOut bool) error {
 	return nil
 }
 
-// parseAge reads an age: a Go duration (90m, 12h), or days (30d) or
-// weeks (2w).
-func parseAge(v string) (time.Duration, error) {
-	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
-		if n, ok := strings.CutSuffix(v, suffix); ok {
-			f, err := strconv.ParseFloat(n, 64)
-			if err != nil || f <= 0 {
-				return 0, fmt.Errorf("not a positive number of %s", map[string]string{"d": "days", "w": "weeks"}[suffix])
-			}
-			return time.Duration(f * float64(unit)), nil
-		}
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("not an age such as 30d, 2w, 12h or 90m")
-	}
-	return d, nil
-}
-
 // byteSize is a size for people: 512 B, 3.1 KiB, 2.0 MiB.
 func byteSize(n int64) string {
 	const k = 1024
@@ -118,34 +99,4 @@ func byteSize(n int64) string {
 		return strconv.FormatFloat(float64(n)/(k*k), 'f', 1, 64) + " MiB"
 	}
 	return strconv.FormatFloat(float64(n)/(k*k*k), 'f', 1, 64) + " GiB"
-}
-
-// retentionEvery is how often serve --retention prunes the state.
-const retentionEvery = time.Hour
-
-// retain is serve --retention: it deletes the finished runs that started
-// longer ago than age, at once and then every interval, until ctx ends,
-// and logs what each pruning freed (a run's step results, events, logs,
-// approvals and the blob files nothing refers to any more).
-func retain(ctx context.Context, st *state.Store, age, every time.Duration, log *slog.Logger) {
-	for {
-		res, err := st.Prune(ctx, state.PruneOptions{Before: time.Now().Add(-age)})
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			log.Warn("pruning the runs older than the retention failed; tried again in an hour", slog.String("error", err.Error()))
-		default:
-			log.Info("runs pruned", slog.Duration("retention", age), slog.Int("runs", res.Runs),
-				slog.Int("step_results", res.Steps), slog.Int("events", res.Events), slog.Int("approvals", res.Approvals),
-				slog.Int64("log_bytes", res.LogBytes), slog.Int("blobs", res.Blobs), slog.Int64("blob_bytes", res.BlobBytes))
-		}
-		t := time.NewTimer(every)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
 }
