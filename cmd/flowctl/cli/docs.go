@@ -280,7 +280,7 @@ func docTests(parser *lang.Parser, paths []string, rel func(string) string, diag
 		defs, d := lang.DecodeTestFile(f)
 		*diags = append(*diags, d...)
 		for _, def := range defs {
-			flow, d := testFlow(file, def)
+			flow, d := compiler.TestFlowFile(file, def)
 			*diags = append(*diags, d...)
 			if !d.HasErrors() {
 				out[absPath(flow)] = append(out[absPath(flow)], testDocJSON{Name: def.Name, File: rel(file)})
