@@ -18,6 +18,7 @@ import (
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
+	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -141,7 +142,7 @@ func resumeRun(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *sta
 	if err != nil {
 		return err
 	}
-	stopTraces := startTraces(s)
+	stopTraces := tracing.Start(s.err)
 	defer stopTraces()
 	ex, closeLog, err := f.runExecutors(s)
 	if err != nil {

@@ -73,18 +73,18 @@ docs/tools.md.`,
 				}
 				return nil
 			}
-			ln, err := listen(httpAddr)
+			ln, err := server.Listen(httpAddr)
 			if err != nil {
 				return err
 			}
-			df.tokens.watch(ctx, tokens, log)
+			df.tokens.files().Watch(ctx, tokens, log)
 			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, &sdk.StreamableHTTPOptions{Logger: log})
 			mux := http.NewServeMux()
 			mux.Handle(mcpPath, h)
 			mux.Handle("/{$}", h) // the endpoint of earlier versions
-			hs := newHTTPServer(server.RequireToken(tokens, server.RoleRun, mux))
-			log.Info(fmt.Sprintf("Serving the flows under %s as MCP tools on %s://%s%s", dir, df.tls.scheme(), ln.Addr(), mcpPath))
-			return serveUntil(ctx, hs, ln, df.tls, 5*time.Second)
+			hs := server.NewHTTPServer(server.RequireToken(tokens, server.RoleRun, mux))
+			log.Info(fmt.Sprintf("Serving the flows under %s as MCP tools on %s://%s%s", dir, df.tls.Scheme(), ln.Addr(), mcpPath))
+			return server.ServeUntil(ctx, hs, ln, df.tls.TLS, 5*time.Second)
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve over streamable HTTP on HOST:PORT instead of standard input and output")

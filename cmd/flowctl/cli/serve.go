@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,11 +15,7 @@ import (
 	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/flowctl/flowctl/server"
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 )
-
-// envToken is the bearer token serve requires when set.
-const envToken = "FLOWCTL_TOKEN"
 
 // envNotifySecret signs the notifications of serve --notify.
 const envNotifySecret = "FLOWCTL_NOTIFY_SECRET"
@@ -98,7 +92,7 @@ and docs/scale-out.md.`,
 				return err
 			}
 			defer sd.close()
-			stopTraces := startTraces(s)
+			stopTraces := tracing.Start(s.err)
 			defer stopTraces()
 			var onTemporal server.Engine
 			if runEngine == engineTemporal {
@@ -107,7 +101,7 @@ and docs/scale-out.md.`,
 					return err
 				}
 				defer c.Close()
-				onTemporal = temporalEngine{temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}}
+				onTemporal = temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}
 			}
 			// explain's model: the llm steps' configuration (FLOWCTL_MODEL…).
 			cfg, err := llm.ConfigFromEnv(os.LookupEnv)
@@ -118,47 +112,25 @@ and docs/scale-out.md.`,
 			if err != nil {
 				return err
 			}
-			ln, err := listen(addr)
+			ln, err := server.Listen(addr)
 			if err != nil {
 				return err
 			}
 			srv := server.New(server.Options{
 				Model: llm.NewExecutor(cfg), ModelName: cfg.Model, MaxTokens: budget,
 				Dir: dir, Registries: df.registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex, HTTP: sd.http,
-				Tokens: tokens, AllowedHosts: allowedHosts(addr, hosts), Logger: log, MaxActive: maxActive, MaxQueue: maxQueue, Engine: onTemporal,
-				NamespaceHeader: nsHeader, IdempotencyExpiry: idemExpiry, NoTakeUp: noTakeUp, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: df.tls.scheme() + "://" + ln.Addr().String(),
+				Tokens: tokens, AllowedHosts: server.AllowedHosts(addr, hosts), Logger: log, MaxActive: maxActive, MaxQueue: maxQueue, Engine: onTemporal,
+				NamespaceHeader: nsHeader, IdempotencyExpiry: idemExpiry, NoTakeUp: noTakeUp, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: df.tls.Scheme() + "://" + ln.Addr().String(),
 			})
-			hs := newHTTPServer(srv)
-			log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, df.tls.scheme(), ln.Addr()))
+			hs := server.NewHTTPServer(srv)
+			log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, df.tls.Scheme(), ln.Addr()))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			df.tokens.watch(ctx, tokens, log)
+			df.tokens.files().Watch(ctx, tokens, log)
 			if keepFor > 0 {
 				go state.Retain(ctx, sd.st, keepFor, state.RetentionEvery, log)
 			}
-			errc := make(chan error, 1)
-			go func() { errc <- df.tls.serve(hs, ln) }()
-			select {
-			case err := <-errc:
-				srv.Close()
-				return err
-			case <-ctx.Done():
-			}
-			// Stop accepting; let running runs finish for a while; stop
-			// what is left and the queue, recorded as interrupted for the
-			// next server to take up.
-			log.Info(fmt.Sprintf("Stopping: running runs have %s to finish; the others are interrupted, and resumed by the next server.", grace))
-			sctx, cancel := context.WithTimeout(context.Background(), grace)
-			defer cancel()
-			shut := make(chan error, 1)
-			go func() { shut <- hs.Shutdown(sctx) }() // event streams end when their runs do
-			all := srv.Drain(sctx)
-			srv.Close()
-			log.Info("stopped", slog.Bool("runs_finished", all))
-			if err := <-shut; err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				return err
-			}
-			return nil
+			return srv.Serve(ctx, hs, ln, df.tls.TLS, grace, log)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
@@ -174,31 +146,4 @@ and docs/scale-out.md.`,
 	cmd.Flags().StringVar(&retention, "retention", "", "delete the finished runs that started longer ago than this (30d, 2w, 12h), at start and hourly, as runs prune --older-than does, and log what was freed (default: keep every run)")
 	cmd.Flags().StringArrayVar(&notify, "notify", nil, "POST each finished run's summary to this URL (repeatable), signed when "+envNotifySecret+" is set")
 	return cmd
-}
-
-// temporalEngine runs serve's runs on Temporal, and says for /readyz
-// whether the Temporal server answers.
-type temporalEngine struct{ temporal.Runner }
-
-func (e temporalEngine) Ready(ctx context.Context) error {
-	_, err := e.Client.CheckHealth(ctx, &client.CheckHealthRequest{})
-	return err
-}
-
-// startTraces exports OpenTelemetry traces of runs when the environment
-// asks for them (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER); the
-// function it returns flushes them. A setup that fails is a warning.
-func startTraces(s streams) func() {
-	shutdown, err := tracing.Setup(context.Background())
-	if err != nil {
-		fmt.Fprintf(s.err, "Warning: traces are not exported: %v.\n", err)
-		return func() {}
-	}
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := shutdown(ctx); err != nil {
-			fmt.Fprintf(s.err, "Warning: exporting traces: %v.\n", err)
-		}
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/flowctl/flowctl/server"
 	"github.com/spf13/cobra"
 )
 
@@ -20,13 +21,11 @@ func (f *logFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.format, "log-format", "text", "the log's format on standard error: text (key=value) or json")
 }
 
-// logger is the command's logger, writing to w.
+// logger is the command's logger, writing to w (server.NewLogger).
 func (f *logFlags) logger(w io.Writer) (*slog.Logger, error) {
-	switch f.format {
-	case "text", "":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	log, err := server.NewLogger(w, f.format)
+	if err != nil {
+		return nil, usagef("%s", err)
 	}
-	return nil, usagef("unknown --log-format %q: use text or json", f.format)
+	return log, nil
 }
