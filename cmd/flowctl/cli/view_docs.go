@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/flowctl/flowctl/compiler/flowdoc"
 )
 
 // writeDocsMarkdown renders the documentation of flows and blocks as
 // Markdown: a section per flow, then one per block.
-func writeDocsMarkdown(w io.Writer, d *docsJSON) {
+func writeDocsMarkdown(w io.Writer, d *flowdoc.Docs) {
 	fmt.Fprintln(w, "<!-- Written by flowctl docs from the flows and blocks; edit those, not this file. -->")
 	if len(d.Flows) > 0 {
 		fmt.Fprint(w, "\n# Flows\n")

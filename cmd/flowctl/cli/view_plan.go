@@ -10,6 +10,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/compiler/flowdoc"
 )
 
 // planView renders what applying a flow would do.
@@ -110,7 +111,7 @@ func newJSONPlan(plan *compiler.Plan, expand bool, model string) jsonPlan {
 	}
 	for _, s := range plan.Steps {
 		js := jsonPlanStep{
-			Name: s.Name, Use: s.Use, Engine: engineOf(s.Step, p.GoEngine), Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
+			Name: s.Name, Use: s.Use, Engine: flowdoc.EngineOf(s.Step, p.GoEngine), Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
 			DependsOn: compiler.Names(s.Deps), Tools: toolRefs(s.Step), MaxToolCalls: s.Step.ToolCallLimit(),
 			InstancesKept: s.Kept, InstancesCached: s.Cached,
 		}
@@ -185,7 +186,7 @@ func writePlanSteps(w io.Writer, plan *compiler.Plan, steps []*compiler.Step, in
 	}
 	for _, st := range steps {
 		s := byStep[st]
-		line := fmt.Sprintf("%s%-10s %-*s  %s", indent, actionSymbols[s.Action], width, s.Name, stepLabel(st, plan.Program.GoEngine))
+		line := fmt.Sprintf("%s%-10s %-*s  %s", indent, actionSymbols[s.Action], width, s.Name, flowdoc.StepLabel(st, plan.Program.GoEngine))
 		if len(st.Deps) > 0 {
 			line += "  ← " + strings.Join(compiler.Names(st.Deps), ", ")
 		}
