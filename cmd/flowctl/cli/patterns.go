@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/flowctl/flowctl/runtime/state"
-	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
 )
 
@@ -123,24 +122,6 @@ func newJSONPattern(p *state.Pattern, whole bool) jsonPattern {
 		j.Source, j.Blocks = p.Source, p.Blocks
 	}
 	return j
-}
-
-// thinkPatterns are the state's patterns as think takes them.
-func thinkPatterns(st *state.Store) []thinker.Pattern {
-	ps, err := st.Patterns()
-	if err != nil {
-		return nil
-	}
-	var out []thinker.Pattern
-	for _, p := range ps {
-		tp := thinker.Pattern{ID: p.ID, Name: p.Name, Intent: p.Intent, Source: p.Source,
-			Passed: p.RunsOK + p.TestPasses, Failed: p.RunsFailed + p.TestFailures}
-		for _, b := range p.Blocks {
-			tp.Blocks = append(tp.Blocks, b.Name)
-		}
-		out = append(out, tp)
-	}
-	return out
 }
 
 type jsonPatternUsed struct {
