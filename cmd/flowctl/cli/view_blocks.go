@@ -138,7 +138,7 @@ func newJSONBlockSummary(b *blocks.Block) jsonBlockSummary {
 	}
 	if !b.Builtin() {
 		out.DefinedAt = spotOf(b)
-		out.Inline = inlineIn(b) != ""
+		out.Inline = b.InlineIn() != ""
 	}
 	return out
 }
@@ -227,7 +227,7 @@ func writeBlock(w io.Writer, b *blocks.Block, others []*blocks.Block) {
 	switch {
 	case b.Def == nil:
 		row("Defined at:", "built in")
-	case inlineIn(b) != "":
+	case b.InlineIn() != "":
 		r := b.DeclRange()
 		row("Defined at:", fmt.Sprintf("%s:%d (inline: only that flow can use it)", r.Filename, r.Start.Line))
 	default:
