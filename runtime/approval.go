@@ -11,11 +11,6 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// StatusWaiting is the status of an approval step instance that waits for
-// a person's decision, and of a run that has nothing left to do but wait
-// for one (docs/design.md, "Approvals").
-const StatusWaiting Status = "waiting"
-
 // An ApprovalRequest is the question an approval step instance asks.
 type ApprovalRequest struct {
 	RunID    string
@@ -36,15 +31,6 @@ type Decision struct {
 // ErrNoAnswer is returned by an Options.Ask function that cannot get an
 // answer (no one to ask): the step then waits, as without Ask.
 var ErrNoAnswer = errors.New("no answer")
-
-// Waiting is an approval step instance a run waits for.
-type Waiting struct {
-	Step     string
-	Instance Key
-	Message  string
-	Since    time.Time
-	Deadline time.Time // zero for none
-}
 
 // isApproval reports whether a step is an approval step: the built-in
 // approval block, which the runtime runs itself.

@@ -18,4 +18,7 @@
 //
 // Package compiler supplies the checked Program; package blocks the
 // executors that run each kind of block. The CLI renders the events.
+// The events, statuses, keys and labels, and the events' JSON live in
+// package runtime/event, so that code that only renders them need not
+// import the runtime; events.go names them here.
 package runtime

@@ -1,217 +1,85 @@
 package runtime
 
 import (
-	"strconv"
-
 	"time"
 
-	"github.com/hashicorp/hcl/v2"
-
-	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/zclconf/go-cty/cty"
 )
 
+// The run's events and statuses are data and live in package
+// runtime/event, which code that only renders a run imports alone; these
+// are their names here, so that the runtime's callers need not know.
+
 // Status of a step instance or a run.
-type Status string
+type Status = event.Status
 
 // Statuses (docs/design.md, "Commands").
 const (
-	StatusOK        Status = "ok"
-	StatusFailed    Status = "failed"
-	StatusSkipped   Status = "skipped"
-	StatusCached    Status = "cached"
-	StatusCancelled Status = "cancelled"
-	// StatusWaiting: see approval.go.
+	StatusOK        = event.StatusOK
+	StatusFailed    = event.StatusFailed
+	StatusSkipped   = event.StatusSkipped
+	StatusCached    = event.StatusCached
+	StatusCancelled = event.StatusCancelled
+	StatusWaiting   = event.StatusWaiting
 )
 
-// Event is something that happened during a run, in the order the runner
-// reports them. Observers are called one event at a time.
-type Event interface{ event() }
-
-// RunStarted is the first event of a run, and of each resumption of it
-// (Resumed).
-type RunStarted struct {
-	Time    time.Time
-	RunID   string
-	Flow    string
-	Steps   int
-	Resumed bool
-}
-
-// StepStarted reports the start of an attempt of a step instance.
-type StepStarted struct {
-	Time     time.Time
-	Step     string
-	Instance Key
-	Attempt  int
-}
-
-// StepFinished reports the end of a step instance.
-type StepFinished struct {
-	Time     time.Time
-	Step     string
-	Instance Key
-	Status   Status
-	Attempts int
-	Duration time.Duration
-	Error    string // redacted: no sensitive value appears in it
-	Reason   string // why a step was skipped
-	Outputs  cty.Value
-	Usage    *blocks.Usage
-	// Resumed: the instance finished before the run was resumed, and
-	// keeps what it recorded then.
-	Resumed bool
-	// Retries are the requests its block tried again within its attempts
-	// (an llm call the provider answered 429), and Waited how long it
-	// waited before them in all (StepNotice).
-	Retries int
-	Waited  time.Duration
-}
-
-// StepEnded reports that every instance of a step with for_each has
-// ended (each with its StepFinished before it): a view that shows such a
-// step as one line of counts prints it then. It has no JSON event (the
-// step_finished events of its instances say it all), and an engine that
-// runs the instances elsewhere (Temporal) may not report it: a view then
-// ends the step's line with the run.
-type StepEnded struct {
-	Time      time.Time
-	Step      string
-	Instances int
-	// Duration is from the step's start to the end of its last instance.
-	Duration time.Duration
-}
-
-// StepNotice reports what a step instance's block says while it runs
-// (blocks.Notice): that it waits before trying a request again, or builds
-// a compiled block's program first.
-type StepNotice struct {
-	Time     time.Time
-	Step     string
-	Instance Key
-	Kind     blocks.NoticeKind
-	Message  string        // redacted
-	Wait     time.Duration // before the next try (blocks.NoticeRetry)
-}
-
-// StepWaiting reports an approval step instance that waits for a
-// decision.
-type StepWaiting struct {
-	Time     time.Time
-	Step     string
-	Instance Key
-	Message  string
-	Deadline time.Time // zero for none
-}
-
-// RunWaiting is the last event of a run that stops to wait for approvals:
-// everything that did not depend on them has finished. Outputs are those
-// it could evaluate, as for a failed run. The run goes on when it is
-// resumed (Options.Resume), after a decision.
-type RunWaiting struct {
-	Time          time.Time
-	RunID         string
-	Waiting       []Waiting
-	Outputs       map[string]cty.Value
-	FailedOutputs []FailedOutput
-}
-
-// RunFinished is the last event of a run.
-type RunFinished struct {
-	Time    time.Time
-	RunID   string
-	Status  Status
-	Outputs map[string]cty.Value // sensitive outputs keep their mark
-	// FailedOutputs are the outputs the run could not evaluate (see
-	// Result).
-	FailedOutputs []FailedOutput
-	Error         string          // the errors as one text
-	Diagnostics   hcl.Diagnostics // the errors, redacted (Result.Diagnostics)
-	Usage         *blocks.Usage   // the tokens of the run's LLM calls; nil when none
-}
-
-// StepDiag is the Extra of a diagnostic about a step instance's failure:
-// which one (its label, step[key]).
-type StepDiag struct{ Step string }
-
-// FailedOutput is an output that a run could not evaluate.
-type FailedOutput struct {
-	Name string `json:"name"`
-	// Step is the step whose failure, skipping or cancellation left the
-	// output without a value; empty when the output's own expression
-	// failed.
-	Step   string `json:"step,omitempty"`
-	Reason string `json:"reason"` // redacted
-}
-
-func (RunStarted) event()   {}
-func (StepStarted) event()  {}
-func (StepFinished) event() {}
-func (RunFinished) event()  {}
-func (StepWaiting) event()  {}
-func (RunWaiting) event()   {}
-func (StepNotice) event()   {}
-func (StepEnded) event()    {}
-
-// at returns the event stamped with the time t it is delivered at (emit).
-func (e RunStarted) at(t time.Time) Event   { e.Time = t; return e }
-func (e StepStarted) at(t time.Time) Event  { e.Time = t; return e }
-func (e StepFinished) at(t time.Time) Event { e.Time = t; return e }
-func (e RunFinished) at(t time.Time) Event  { e.Time = t; return e }
-func (e StepWaiting) at(t time.Time) Event  { e.Time = t; return e }
-func (e RunWaiting) at(t time.Time) Event   { e.Time = t; return e }
-func (e StepLog) at(t time.Time) Event      { e.Time = t; return e }
-func (e StepNotice) at(t time.Time) Event   { e.Time = t; return e }
-func (e StepEnded) at(t time.Time) Event    { e.Time = t; return e }
-
-// Tool calls keep the times they were made at.
-func (e ToolCallStarted) at(time.Time) Event  { return e }
-func (e ToolCallFinished) at(time.Time) Event { return e }
-
-// Key is a step instance's key: none for a step without for_each, the index
-// for a list, set or tuple, the key for a map or object.
-type Key struct {
-	Value cty.Value // cty.NilVal for a single instance
-}
+// The events (see package runtime/event).
+type (
+	Event            = event.Event
+	RunStarted       = event.RunStarted
+	StepStarted      = event.StepStarted
+	StepFinished     = event.StepFinished
+	StepEnded        = event.StepEnded
+	StepNotice       = event.StepNotice
+	StepLog          = event.StepLog
+	ToolCallStarted  = event.ToolCallStarted
+	ToolCallFinished = event.ToolCallFinished
+	StepWaiting      = event.StepWaiting
+	Waiting          = event.Waiting
+	RunWaiting       = event.RunWaiting
+	RunFinished      = event.RunFinished
+	StepDiag         = event.StepDiag
+	FailedOutput     = event.FailedOutput
+	Key              = event.Key
+)
 
 // NoKey is the key of a step without for_each.
-var NoKey = Key{}
+var NoKey = event.NoKey
 
-// IsNone reports whether k is NoKey.
-func (k Key) IsNone() bool { return k.Value == cty.NilVal }
-
-// JSON returns the key as a JSON-ready value: nil, an int or a string.
-func (k Key) JSON() any {
-	switch {
-	case k.IsNone():
-		return nil
-	case k.Value.Type() == cty.Number:
-		i, _ := k.Value.AsBigFloat().Int64()
-		return i
-	}
-	return k.Value.AsString()
-}
-
-// String is "" for NoKey, else the index or the key.
-func (k Key) String() string {
-	switch v := k.JSON().(type) {
-	case nil:
-		return ""
-	case int64:
-		return strconv.FormatInt(v, 10)
-	default:
-		return v.(string)
-	}
-}
+// SensitiveText stands in for a sensitive value wherever values are shown.
+const SensitiveText = event.SensitiveText
 
 // Label is the step's name with its key, as step[0] or step["a"].
-func Label(step string, k Key) string {
-	switch v := k.JSON().(type) {
-	case nil:
-		return step
-	case int64:
-		return step + "[" + strconv.FormatInt(v, 10) + "]"
-	default:
-		return step + "[" + strconv.Quote(v.(string)) + "]"
-	}
-}
+func Label(step string, k Key) string { return event.Label(step, k) }
+
+// EventJSON is event.EventJSON.
+func EventJSON(e Event) (string, any) { return event.EventJSON(e) }
+
+// AppendEventJSON is event.AppendEventJSON.
+func AppendEventJSON(b []byte, e Event) ([]byte, bool) { return event.AppendEventJSON(b, e) }
+
+// PlainOutputs are outputs as JSON values, sensitive ones redacted.
+func PlainOutputs(outputs map[string]cty.Value) map[string]any { return event.PlainOutputs(outputs) }
+
+// PlainJSON renders a value as plain JSON for people and events: sensitive
+// values (anywhere inside) become "(sensitive)", null stays null.
+func PlainJSON(v cty.Value) any { return event.PlainJSON(v) }
+
+// ShowJSON is PlainJSON with stand-in in place of each sensitive value.
+func ShowJSON(v cty.Value, standIn any) any { return event.ShowJSON(v, standIn) }
+
+// SameWay is event.SameWay: "2 more instances failed the same way: …".
+func SameWay(labels []string) string { return event.SameWay(labels) }
+
+// StepOfLabel is the step of an instance label: a of a[2] and of a["k"].
+func StepOfLabel(label string) string { return event.StepOfLabel(label) }
+
+// SortLabels sorts instance labels in natural order (event.SortLabels).
+func SortLabels(labels []string) { event.SortLabels(labels) }
+
+// CompareLabels orders two instance labels as SortLabels does.
+func CompareLabels(a, b string) int { return event.CompareLabels(a, b) }
+
+// JSONTime is how events write a time: RFC 3339 in UTC, to the nanosecond.
+func JSONTime(t time.Time) string { return event.JSONTime(t) }

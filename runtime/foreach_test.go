@@ -13,8 +13,8 @@ import (
 // instances' values have one type, else a tuple or an object.
 func TestAssemble(t *testing.T) {
 	out := func(v cty.Value) cty.Value { return cty.ObjectVal(map[string]cty.Value{"value": v}) }
-	byIndex := []instance{{key: Key{cty.NumberIntVal(0)}}, {key: Key{cty.NumberIntVal(1)}}}
-	byKey := []instance{{key: Key{cty.StringVal("a")}}, {key: Key{cty.StringVal("b")}}}
+	byIndex := []instance{{key: Key{Value: cty.NumberIntVal(0)}}, {key: Key{Value: cty.NumberIntVal(1)}}}
+	byKey := []instance{{key: Key{Value: cty.StringVal("a")}}, {key: Key{Value: cty.StringVal("b")}}}
 	same := []cty.Value{out(cty.StringVal("x")), out(cty.StringVal("y"))}
 	mixed := []cty.Value{out(cty.StringVal("x")), out(cty.NumberIntVal(2))}
 	for _, c := range []struct {

@@ -12,18 +12,6 @@ import (
 // line saying how many were left out.
 const MaxStepLog = 64 << 10
 
-// StepLog reports a line a step instance printed (console.log in js,
-// print and println in go), redacted.
-type StepLog struct {
-	Time     time.Time
-	Step     string
-	Instance Key
-	Stream   string // "stdout": the sandboxes give no other
-	Line     string
-}
-
-func (StepLog) event() {}
-
 // instanceLog collects the lines an instance prints, across its attempts.
 type instanceLog struct {
 	r    *run

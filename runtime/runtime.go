@@ -476,16 +476,16 @@ func (r *run) redactDiags(diags hcl.Diagnostics) hcl.Diagnostics {
 }
 
 // emit delivers an event to the run's observer. Events are stamped as
-// they are delivered (at), so that their times never go backwards in the
+// they are delivered (At), so that their times never go backwards in the
 // order observers see them. emit is generic so that an event is boxed
 // into an Event once, and not at all when nothing observes the run.
-func emit[E interface{ at(time.Time) Event }](r *run, e E) {
+func emit[E interface{ At(time.Time) Event }](r *run, e E) {
 	if r.opts.Observe == nil {
 		return
 	}
 	r.obsMu.Lock()
 	defer r.obsMu.Unlock()
-	r.opts.Observe(e.at(time.Now()))
+	r.opts.Observe(e.At(time.Now()))
 }
 
 func (r *run) addDiags(d hcl.Diagnostics) {

@@ -340,7 +340,7 @@ func (r *run) expand(s *compiler.Step) ([]instance, bool, hcl.Diagnostics) {
 		}
 		// Known, and nothing sensitive inside (CheckForEachSensitive).
 		each[i] = compiler.Each{Key: k, Value: e, Plain: true}
-		out = append(out, instance{key: Key{k}, each: &each[i]})
+		out = append(out, instance{key: Key{Value: k}, each: &each[i]})
 	}
 	return out, isMap, nil
 }

@@ -15,45 +15,6 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// ToolCallStarted reports that the model of an llm step called one of the
-// step's tools.
-type ToolCallStarted struct {
-	Time      time.Time
-	Step      string
-	Instance  Key
-	Tool      string // flow.NAME or block.NAME; the name the model gave when no tool has it
-	CallID    string
-	Arguments string // as the model wrote them, with sensitive text redacted
-}
-
-// ToolCallFinished reports how a tool call ended. Error is what the model
-// was told when the call failed; RunID is the run of a flow tool.
-type ToolCallFinished struct {
-	Time     time.Time
-	Step     string
-	Instance Key
-	Tool     string
-	CallID   string
-	Duration time.Duration
-	Cached   bool
-	RunID    string
-	Error    string
-}
-
-// Status is how the call ended: ok, cached or failed.
-func (e ToolCallFinished) Status() Status {
-	switch {
-	case e.Error != "":
-		return StatusFailed
-	case e.Cached:
-		return StatusCached
-	}
-	return StatusOK
-}
-
-func (ToolCallStarted) event()  {}
-func (ToolCallFinished) event() {}
-
 // stepTools gives the model of an llm step instance its tools: their
 // definitions (an MCP server's from the server, which this starts), and
 // the function that runs the calls, recording each.

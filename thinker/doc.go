@@ -58,6 +58,10 @@
 //
 // The thinker reports what it does as Events; it renders nothing. The
 // CLI (flowctl think) shows them as the stages progress or as JSON lines.
+// The events and the data they and the results carry (Usage, Change,
+// ExplainResult …) live in package thinker/thinkevent, so that code that
+// only renders them need not import the thinker; events.go names them
+// here.
 // Package blocks/llm provides the Model (llm.Executor.Ask), package
 // blocks the registry and the executors that run examples.
 package thinker

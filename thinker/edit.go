@@ -223,15 +223,6 @@ func inputKey(in wireInput) [3]any {
 	return [3]any{strings.Join(strings.Fields(in.Type), ""), in.Description, def}
 }
 
-// Change is what an edit does, part by part: "step count", "input
-// limit", "output total"; a changed step says what changed, as in "step
-// read: path, depends_on".
-type Change struct {
-	Added   []string `json:"added"`
-	Changed []string `json:"changed"`
-	Removed []string `json:"removed"`
-}
-
 // changeOf compares the flow before and after an edit.
 func changeOf(old, r *wireReply) Change {
 	c := Change{Added: []string{}, Changed: []string{}, Removed: []string{}}
@@ -306,24 +297,6 @@ func whenDiffer(changed bool) []string {
 		return []string{""}
 	}
 	return nil
-}
-
-// Empty reports whether the change changes nothing.
-func (c Change) Empty() bool { return len(c.Added)+len(c.Changed)+len(c.Removed) == 0 }
-
-// Lines are the change as think prints it: "+ step count (count_words)",
-// "~ step read: path", "- output old".
-func (c Change) Lines() []string {
-	var out []string
-	for _, g := range []struct {
-		mark  string
-		items []string
-	}{{"+", c.Added}, {"~", c.Changed}, {"-", c.Removed}} {
-		for _, it := range g.items {
-			out = append(out, g.mark+" "+it)
-		}
-	}
-	return out
 }
 
 // unifiedDiff is the unified diff of a file from old to new (old nil: a

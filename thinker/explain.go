@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -13,9 +12,6 @@ import (
 
 	"github.com/flowctl/flowctl/blocks/llm"
 )
-
-// StageExplain is the stage of flowctl explain's requests.
-const StageExplain = "explain"
 
 // ExplainOptions configure Explain.
 type ExplainOptions struct {
@@ -45,72 +41,6 @@ type ExplainOptions struct {
 	MaxTokens  int
 	Observe    func(Event)
 }
-
-// A Fix is the change a model proposes: the full new text of each file.
-type Fix struct {
-	Summary string    `json:"summary"`
-	Files   []FixFile `json:"files"`
-}
-
-// FixFile is a file of a fix, by its path from the flow's directory.
-type FixFile struct {
-	Path    string `json:"path"`
-	Content string `json:"content"`
-}
-
-// Verification is how a fix fared: OK when it compiles and the steps that
-// failed succeed with it; else Phase ("compile" or "run") and Problem,
-// for the model. Evidence is what a proposal records: the steps that
-// failed before and succeed now. A fix that compiles but would need a
-// secret or a host the accepted flow does not use is not run (Phase
-// "reach"): NotVerified says what it needs, and it is staged as it is,
-// not verified, for a person to decide.
-type Verification struct {
-	OK          bool
-	Phase       string
-	Problem     string
-	NotVerified []string
-	Evidence    json.RawMessage
-}
-
-// ExplainResult is what Explain found.
-type ExplainResult struct {
-	Diagnosis string
-	// Fix is the verified fix, or one that was not run since it needs
-	// more than the accepted flow uses (Verification.NotVerified); nil
-	// when none (NoFix, none proposed, or none that passed; NoFixReason
-	// says which).
-	Fix          *Fix
-	Verification *Verification
-	NoFixReason  string
-	// Proposal is the ID of the proposal ExplainRun staged the fix as.
-	Proposal string
-	Calls    Usage
-}
-
-// Explained is the diagnosis of a reply of explain.
-type Explained struct {
-	Time      time.Time
-	Try       int
-	Diagnosis string
-	HasFix    bool
-}
-
-// FixChecked is a proposed fix, checked. NotVerified is what a fix that
-// was not run needs (Phase "reach").
-type FixChecked struct {
-	Time        time.Time `json:"-"`
-	Try         int       `json:"try"`
-	Summary     string    `json:"summary"`
-	Files       []string  `json:"files"`
-	OK          bool      `json:"ok"`
-	Phase       string    `json:"phase"`
-	Problem     string    `json:"problem,omitempty"`
-	NotVerified []string  `json:"not_verified,omitempty"`
-}
-
-func (Explained) event()  {}
-func (FixChecked) event() {}
 
 type explainReply struct {
 	Diagnosis string `json:"diagnosis"`

@@ -159,7 +159,7 @@ func (c *FixChecker) Check(ctx context.Context, fix *Fix) (*Verification, error)
 		return nil, err
 	}
 	ev := fixEvidence(steps, after, string(res.Status))
-	ev.ranAndKept(steps, seen, keep)
+	ranAndKept(&ev, steps, seen, keep)
 	raw, err := json.Marshal(ev)
 	if err != nil {
 		return nil, err
@@ -186,39 +186,9 @@ func (c *FixChecker) executors() (*blocks.Executors, error) {
 	return c.ex, nil
 }
 
-// FixEvidence is what a proposal of explain records: the steps that failed
-// in the run and how they ended with the fix, and what the check ran. A
-// fix that was not run, since it needs a secret or a host the accepted
-// flow does not use, is not Verified; NotVerified says what it needs.
-//
-// Ran are the step instances the check ran with the fix (RanCount of
-// them): the failed ones, those of the steps the fix changes, and those
-// after them. Rechecked are those of Ran that had succeeded in the run
-// (they ran again since the fix changes their step, or a step before it):
-// with a verified fix they succeed again. Kept are instances of steps
-// the fix changes that succeeded in the run and kept what they recorded,
-// not run with the fix, and KeptBecause says why for each such step (it
-// calls a model or the network: fix_keep.go). Each list names at most
-// evidenceNames instances; its count has them all.
-type FixEvidence struct {
-	Verified       bool              `json:"verified"`
-	NotVerified    []string          `json:"not_verified,omitempty"`
-	FailedBefore   []string          `json:"failed_before"`
-	SucceededNow   []string          `json:"succeeded_now"`
-	StillFailing   []string          `json:"still_failing,omitempty"`
-	Ran            []string          `json:"ran"`
-	RanCount       int               `json:"ran_count"`
-	Rechecked      []string          `json:"rechecked,omitempty"`
-	RecheckedCount int               `json:"rechecked_count,omitempty"`
-	Kept           []string          `json:"kept,omitempty"`
-	KeptCount      int               `json:"kept_count,omitempty"`
-	KeptBecause    map[string]string `json:"kept_because,omitempty"`
-	RunStatusWith  string            `json:"run_status_with_fix"`
-}
-
-// ranAndKept records what the check ran and kept (seen), of the run's
-// recorded steps before, and why the steps of keep kept theirs.
-func (ev *FixEvidence) ranAndKept(before []*state.StepResult, seen *checkedInstances, keep map[string]string) {
+// ranAndKept records in ev what the check ran and kept (seen), of the
+// run's recorded steps before, and why the steps of keep kept theirs.
+func ranAndKept(ev *FixEvidence, before []*state.StepResult, seen *checkedInstances, keep map[string]string) {
 	succeededBefore := map[string]bool{}
 	for _, sr := range before {
 		if sr.Status == "ok" || sr.Status == "cached" {

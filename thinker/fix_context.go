@@ -79,18 +79,6 @@ func (m *redactingModel) Ask(ctx context.Context, req llm.AskRequest) ([]byte, b
 	return m.m.Ask(ctx, req)
 }
 
-// CapText cuts s to n bytes (at a rune boundary), with a marker.
-func CapText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("…[cut: %d more bytes]", len(s)-cut)
-}
-
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // tail keeps the end of a log: its last n bytes, with a marker.

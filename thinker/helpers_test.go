@@ -78,7 +78,7 @@ func eventTypes(events []Event) []string {
 	var out []string
 	for _, e := range events {
 		name := fmt.Sprintf("%T", e)
-		name = strings.TrimPrefix(name, "thinker.")
+		name = strings.TrimPrefix(name, "thinkevent.")
 		if s, ok := e.(StageStarted); ok {
 			name += ":" + s.Stage
 		}

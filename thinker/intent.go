@@ -168,7 +168,7 @@ func checkFields(block, kind string, fields []FieldSpec) []string {
 				block, kind, f.Name, f.Type, lang.ErrorSentence(diags, false)))
 			continue
 		}
-		f.ty = ty
+		f.Parsed = ty
 	}
 	return problems
 }

@@ -2,7 +2,6 @@ package thinker
 
 import (
 	"context"
-	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/index"
@@ -18,20 +17,6 @@ type Pattern struct {
 	Blocks                   []string
 	Passed, Failed           int
 }
-
-// PatternUsed says that a think run is based on a pattern: its relevance
-// to the intent (0–1, ranked down by the failures of its flow since).
-type PatternUsed struct {
-	Time      time.Time
-	ID, Name  string
-	Relevance float64
-	// Similarity is the cosine similarity of the intent's and the
-	// pattern's embeddings; 0 without embeddings.
-	Similarity float64
-	Blocks     []string
-}
-
-func (PatternUsed) event() {}
 
 // MinPatternRelevance is how close a pattern's intent must be to the
 // intent, once ranked by its flow's record, for think to build on it: the

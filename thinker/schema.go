@@ -10,17 +10,6 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// The stages (docs/design.md, "The thinker"). Each LLM stage's request is sent with a JSON schema
-// whose name is the stage's name.
-const (
-	StageClarify     = "clarify"
-	StageDecompose   = "decompose"
-	StageSearch      = "search" // no LLM
-	StageCreateBlock = "create_block"
-	StageWire        = "wire"
-	StageRepair      = "repair"
-)
-
 // A stageSchema is what a stage's reply must look like. Send is the schema
 // sent as response_format, as exact as the request allows (the blocks a
 // wire reply may use, the example fields of a block to create); Shape is
@@ -45,26 +34,6 @@ type clarifyReply struct {
 
 type decomposeReply struct {
 	Blocks []BlockSpec `json:"blocks"`
-}
-
-// BlockSpec is a block the intent needs, as the decompose stage describes
-// it.
-type BlockSpec struct {
-	ID          string      `json:"id"`
-	Description string      `json:"description"`
-	Runtime     string      `json:"runtime"`
-	Inputs      []FieldSpec `json:"inputs"`
-	Outputs     []FieldSpec `json:"outputs"`
-}
-
-// FieldSpec is an input or output of a BlockSpec or of a created block:
-// Type is an HCL type expression.
-type FieldSpec struct {
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Description string `json:"description"`
-
-	ty cty.Type // Type, parsed
 }
 
 type createReply struct {
@@ -327,7 +296,7 @@ func createSchema(spec BlockSpec) stageSchema {
 func specFields(fs []FieldSpec) []*lang.Field {
 	out := make([]*lang.Field, len(fs))
 	for i, f := range fs {
-		out[i] = &lang.Field{Name: f.Name, Type: lang.TypeSpec{Type: f.ty}, Description: f.Description}
+		out[i] = &lang.Field{Name: f.Name, Type: lang.TypeSpec{Type: f.Parsed}, Description: f.Description}
 	}
 	return out
 }

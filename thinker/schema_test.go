@@ -253,7 +253,7 @@ func TestCheckSpecs(t *testing.T) {
 		}
 	}
 	good := []BlockSpec{{ID: "b", Outputs: []FieldSpec{{Name: "items", Type: "list(object({ url = string }))"}}}}
-	if p := checkSpecs(good); len(p) > 0 || !good[0].Outputs[0].ty.Equals(cty.List(cty.Object(map[string]cty.Type{"url": cty.String}))) {
-		t.Errorf("good spec: %v, %#v", p, good[0].Outputs[0].ty)
+	if p := checkSpecs(good); len(p) > 0 || !good[0].Outputs[0].Parsed.Equals(cty.List(cty.Object(map[string]cty.Type{"url": cty.String}))) {
+		t.Errorf("good spec: %v, %#v", p, good[0].Outputs[0].Parsed)
 	}
 }

@@ -121,7 +121,7 @@ func searchQuery(s BlockSpec) string {
 func ports(fields []FieldSpec) []index.Port {
 	out := make([]index.Port, len(fields))
 	for i, f := range fields {
-		out[i] = index.Port{Name: f.Name, Type: f.ty}
+		out[i] = index.Port{Name: f.Name, Type: f.Parsed}
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/fsnotify/fsnotify"
 	"github.com/hashicorp/hcl/v2"
@@ -52,30 +53,12 @@ type Options struct {
 	Observe func(event any)
 }
 
-// CycleStarted begins a cycle: a compilation and, if it succeeds, a run.
-type CycleStarted struct {
-	Time    time.Time
-	Cycle   int
-	Changed []string // the files whose change started it; none for the first
-}
-
-// CycleFinished ends a cycle.
-type CycleFinished struct {
-	Time     time.Time
-	Cycle    int
-	Status   string // "ok", "failed", "cancelled", or "invalid" when the flow did not compile
-	Duration time.Duration
-	// Diagnostics are the compiler's (status invalid) or the run's; Files
-	// holds the sources for printing them.
-	Diagnostics hcl.Diagnostics
-	Files       map[string]*hcl.File
-	// Outputs are the outputs of this cycle, or of the last good cycle when
-	// this one failed; Changed names those that differ from the previous
-	// good cycle's.
-	Outputs        map[string]cty.Value
-	ChangedOutputs []string
-	Ran, Cached    int
-}
+// The session's own events, around each cycle's runtime events (package
+// runtime/event).
+type (
+	CycleStarted  = event.CycleStarted
+	CycleFinished = event.CycleFinished
+)
 
 // Run runs the loop until ctx is cancelled. It returns an error only when
 // the files cannot be watched at all.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang/diagjson"
-	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 )
@@ -112,7 +112,7 @@ func Time(t time.Time) *string {
 	if t.IsZero() {
 		return nil
 	}
-	s := runtime.JSONTime(t)
+	s := event.JSONTime(t)
 	return &s
 }
 
@@ -240,7 +240,7 @@ func ReadRun(src Source, run *state.Run) (*Run, error) {
 	if out.Error, err = ReadRunError(src, run, steps); err != nil {
 		return nil, err
 	}
-	if run.Status == string(runtime.StatusWaiting) {
+	if run.Status == string(event.StatusWaiting) {
 		open, err := src.OpenApprovals([]string{run.ID})
 		if err != nil {
 			return nil, err

@@ -3,7 +3,7 @@ package api
 import (
 	"encoding/json"
 
-	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
@@ -41,10 +41,10 @@ func NewProposal(p *state.Proposal, whole bool) Proposal {
 	var c struct{ Added, Changed, Removed []string }
 	json.Unmarshal(p.Summary, &c)
 	j := Proposal{ID: p.ID, Flow: p.Flow, FlowFile: p.FlowFile, Intent: p.Intent, Status: p.Status,
-		Created: runtime.JSONTime(p.Created), Added: nonNilStrings(c.Added), Changed: nonNilStrings(c.Changed), Removed: nonNilStrings(c.Removed),
+		Created: event.JSONTime(p.Created), Added: nonNilStrings(c.Added), Changed: nonNilStrings(c.Changed), Removed: nonNilStrings(c.Removed),
 		RunID: p.RunID, Diagnosis: p.Diagnosis, Evidence: p.Evidence, Weakens: len(p.Weakenings) > 0, Weakenings: p.Weakenings}
 	if !p.Decided.IsZero() {
-		d := runtime.JSONTime(p.Decided)
+		d := event.JSONTime(p.Decided)
 		j.Decided = &d
 	}
 	if whole {

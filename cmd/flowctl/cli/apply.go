@@ -17,6 +17,7 @@ import (
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
 	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
@@ -146,7 +147,7 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 				if err := l.check(diags); err != nil {
 					return err
 				}
-				writeHumanPlan(s.out, plan, false, defaultModel())
+				views.WriteHumanPlan(s.out, plan, false, defaultModel())
 				line, err := terminalLine(ctx, bufio.NewReader(s.in), s.out, "\nDo you want to run these steps? Only 'yes' will be accepted: ")
 				switch {
 				case ctx.Err() != nil:

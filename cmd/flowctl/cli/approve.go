@@ -2,18 +2,16 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/user"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -68,7 +66,7 @@ that process continues it.`,
 			if reject {
 				verb = "Rejected"
 			}
-			fmt.Fprintf(s.err, "%s step %s of run %s.\n", verb, instanceLabel(args[1], instance), run.ID)
+			fmt.Fprintf(s.err, "%s step %s of run %s.\n", verb, views.InstanceLabel(args[1], instance), run.ID)
 			if run.Origin == temporal.Origin {
 				return approveOnTemporal(cmd.Context(), &ef, st, run, temporal.ApprovalDecision{
 					Step: args[1], Instance: instance, Approved: !reject, Comment: comment, By: by,
@@ -94,13 +92,6 @@ that process continues it.`,
 	return cmd
 }
 
-func instanceLabel(step, instance string) string {
-	if instance == "" {
-		return step
-	}
-	return step + "[" + instance + "]"
-}
-
 // notWaitingError explains a decision that could not be recorded: the
 // step does not wait, and what the run's approvals are.
 func notWaitingError(st *state.Store, run *state.Run, step, instance string, err error) error {
@@ -115,12 +106,12 @@ func notWaitingError(st *state.Store, run *state.Run, step, instance string, err
 			}
 			if a.Step == step && a.Instance == instance && !a.Deadline.IsZero() && time.Now().After(a.Deadline) {
 				return failf("Not waiting", "The deadline of step %s of run %s passed at %s: the step fails when the run resumes (flowctl apply --resume %s).",
-					instanceLabel(step, instance), run.ID, a.Deadline.Local().Format("2006-01-02 15:04:05"), run.ID)
+					views.InstanceLabel(step, instance), run.ID, a.Deadline.Local().Format("2006-01-02 15:04:05"), run.ID)
 			}
-			waiting = append(waiting, instanceLabel(a.Step, a.Instance))
+			waiting = append(waiting, views.InstanceLabel(a.Step, a.Instance))
 		}
 	}
-	detail := fmt.Sprintf("Step %s of run %s (%s) is not waiting for a decision", instanceLabel(step, instance), run.ID, run.Status)
+	detail := fmt.Sprintf("Step %s of run %s (%s) is not waiting for a decision", views.InstanceLabel(step, instance), run.ID, run.Status)
 	if len(waiting) > 0 {
 		detail += "; it waits for " + strings.Join(waiting, ", ")
 	} else {
@@ -165,60 +156,9 @@ func resumeRun(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *sta
 		if err != nil {
 			return err
 		}
-		writeResumePlan(s.out, run.ID, plan, runtime.ResumeChanged(prog, run, steps), f.keepSucceeded)
+		views.WriteResumePlan(s.out, run.ID, plan, runtime.ResumeChanged(prog, run, steps), f.keepSucceeded)
 	}
 	return runInForeground(s, l, prog, opts, jsonOut, f.verbose)
-}
-
-// writeResumePlan says what a resumption will run, from its plan: the
-// steps that changed since the run started, and a line for each step with
-// instances to run, how many of how many and why, naming them (at most
-// compiler.MaxRunLabels); the steps that keep all they recorded have none.
-// A changed step with for_each whose instances that succeeded run again
-// is followed by how to keep them (--keep-succeeded).
-func writeResumePlan(w io.Writer, runID string, plan *compiler.Plan, changed, keep []string) {
-	fmt.Fprintf(w, "Resuming run %s", runID)
-	if len(changed) > 0 {
-		fmt.Fprintf(w, "; changed since it started: %s", strings.Join(changed, ", "))
-	}
-	fmt.Fprintln(w, ".")
-	width := 0
-	for _, s := range plan.Steps {
-		width = max(width, len(s.Name))
-	}
-	for _, s := range plan.Steps {
-		if s.ToRun == 0 || s.Action == compiler.ActionSkip {
-			continue
-		}
-		line := fmt.Sprintf("  %-10s %-*s", actionSymbols[s.Action], width, s.Name)
-		switch c := instanceCounts(s); {
-		case c != "":
-			line += "  " + c
-			if len(s.RunLabels) > 0 && s.Reason != "" {
-				line += ": " + runKeysText(s)
-			}
-		case s.Reason != "":
-			line += "  (" + s.Reason + ")"
-		}
-		fmt.Fprintln(w, strings.TrimRight(line, " "))
-		for _, r := range s.Why {
-			if r.Reason == "changed" && s.ForEach != nil && !slices.Contains(keep, s.Name) && !slices.Contains(keep, "step."+s.Name) {
-				fmt.Fprintf(w, "  %-10s %-*s  its %s that succeeded run again with the change; --keep-succeeded step.%s keeps them\n",
-					"", width, "", commaPlural(r.N, "instance", "instances"), s.Name)
-			}
-		}
-	}
-	fmt.Fprintln(w)
-}
-
-// runKeysText names the instances of a step that would run, the first
-// compiler.MaxRunLabels of them.
-func runKeysText(s *compiler.PlannedStep) string {
-	text := strings.Join(s.RunLabels, ", ")
-	if more := s.ToRun - len(s.RunLabels); more > 0 {
-		text += fmt.Sprintf(" and %s more", comma(more))
-	}
-	return text
 }
 
 // prepareResume compiles the flow of a recorded run (its recorded file,
@@ -285,12 +225,11 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 		asker = &terminalAsker{in: bufio.NewReader(s.in), by: currentUser()}
 	}
 	for {
-		var view applyView
+		var view views.Apply
 		if jsonOut {
-			view = newApplyJSON(s.out)
+			view = views.NewApplyJSON(s.out)
 		} else {
-			h := newApplyHuman(s.out)
-			h.labels, h.verbose = labelWidth(prog), verbose
+			h := views.NewApplyHuman(s.out, colorTerminal(s.out), views.LabelWidth(prog), verbose)
 			if asker != nil {
 				asker.view = h
 				opts.Ask = asker.ask
@@ -312,7 +251,7 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 				continue
 			}
 			if !jsonOut {
-				writeHowToDecide(s.err, res)
+				views.WriteHowToDecide(s.err, res.RunID, res.Waiting)
 			}
 			return exitError{exitWaiting}
 		}
@@ -332,7 +271,7 @@ func runStarted(s streams, l *flowLoader, res *runtime.Result, err error, jsonOu
 		return l.fail(res.Diagnostics)
 	}
 	if len(res.Diagnostics) > 0 && !jsonOut {
-		writeRunDiagnostics(s.err, l.parser.Files(), res.Diagnostics)
+		views.WriteRunDiagnostics(s.err, colorTerminal(s.err), l.parser.Files(), res.Diagnostics)
 	}
 	return nil
 }
@@ -352,40 +291,20 @@ func decidedMeanwhile(st *state.Store, runID string) bool {
 	return false
 }
 
-// writeHowToDecide tells what a waiting run waits for, and the commands
-// that decide.
-func writeHowToDecide(w io.Writer, res *runtime.Result) {
-	fmt.Fprintf(w, "\nRun %s waits for approval:\n", res.RunID)
-	for _, wt := range res.Waiting {
-		line := fmt.Sprintf("  %s: %s", runtime.Label(wt.Step, wt.Instance), wt.Message)
-		if !wt.Deadline.IsZero() {
-			line += fmt.Sprintf(" (until %s)", wt.Deadline.Local().Format("2006-01-02 15:04"))
-		}
-		fmt.Fprintln(w, line)
-	}
-	wt := res.Waiting[0]
-	inst := ""
-	if k := wt.Instance.String(); k != "" {
-		inst = " --instance " + shellQuote(k)
-	}
-	fmt.Fprintf(w, "Decide with:\n  flowctl approve %s %s%s [--comment TEXT]\n  flowctl approve %s %s%s --reject [--comment TEXT]\n",
-		res.RunID, wt.Step, inst, res.RunID, wt.Step, inst)
-}
-
 // terminalAsker asks approval questions on the terminal, one at a time,
 // holding the run's other lines until the answer.
 type terminalAsker struct {
 	mu   sync.Mutex
 	in   *bufio.Reader
 	by   string
-	view *applyHuman
+	view *views.ApplyHuman
 }
 
 func (a *terminalAsker) ask(ctx context.Context, req runtime.ApprovalRequest) (runtime.Decision, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := a.view.hold()
-	defer a.view.release()
+	out := a.view.Hold()
+	defer a.view.Release()
 	fmt.Fprintf(out, "\n? %s asks: %s\n", runtime.Label(req.Step, req.Instance), req.Message)
 	for {
 		l, err := terminalLine(ctx, a.in, out, `  Approve? yes or no, a comment may follow a colon ("no: wrong list"): `)
@@ -406,27 +325,4 @@ func (a *terminalAsker) ask(ctx context.Context, req runtime.ApprovalRequest) (r
 			}
 		}
 	}
-}
-
-// hold stops the view's output (kept until release) and returns the
-// terminal, for a question.
-func (v *applyHuman) hold() io.Writer {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.clear()
-	out := v.w
-	v.held = &bytes.Buffer{}
-	v.w = v.held
-	v.asking = true
-	return out
-}
-
-// release prints what the view held, and goes on.
-func (v *applyHuman) release() {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	held := v.held
-	v.w, v.held, v.asking = v.term, nil, false
-	v.w.Write(held.Bytes())
-	v.redraw()
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime"
 )
 
@@ -19,7 +20,7 @@ import (
 // answer, and the step's deadline ends the question.
 func TestTerminalAsker(t *testing.T) {
 	out := &syncBuffer{}
-	view := newApplyHuman(out)
+	view := views.NewApplyHuman(out, false, 0, false)
 	a := &terminalAsker{in: bufio.NewReader(strings.NewReader("maybe\nNo: wrong list\n")), by: "ana", view: view}
 	req := runtime.ApprovalRequest{Step: "review", Message: "Send 2 emails?"}
 	d, err := a.ask(context.Background(), req)

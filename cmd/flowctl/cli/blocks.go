@@ -13,7 +13,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/blocks/llm"
-	"github.com/flowctl/flowctl/blocks/mcpclient"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
@@ -87,40 +87,12 @@ func loadBlocks(s streams, registries []string, jsonOut bool) ([]*blocks.Block, 
 	return all, l, nil
 }
 
-// definedIn says briefly where a block is defined, for tables.
-func definedIn(b *blocks.Block) string {
-	switch {
-	case b.Def == nil:
-		return "built in"
-	case b.InlineIn() != "":
-		return b.InlineIn() + " (inline)"
-	}
-	return b.Def.DeclRange.Filename
-}
-
 func blocksList(s streams, registries []string, jsonOut bool) error {
 	all, l, err := loadBlocks(s, registries, jsonOut)
 	if err != nil {
 		return err
 	}
-	return newBlocksView(s, jsonOut).List(all, listMCPTools(l))
-}
-
-// mcpTool is a tool of an MCP server that a flow of the current directory
-// declares, or (with err) a server whose tools could not be listed.
-type mcpTool struct {
-	flow   string
-	server *lang.MCPServer
-	tool   mcpclient.Tool
-	err    error
-}
-
-// name is how an llm step's tools name the tool: mcp.SERVER.TOOL.
-func (t mcpTool) name() string {
-	if t.err != nil {
-		return lang.ToolMCP + "." + t.server.Name + ".*"
-	}
-	return lang.ToolMCP + "." + t.server.Name + "." + t.tool.Name
+	return views.NewBlocks(s.out, jsonOut).List(all, listMCPTools(l))
 }
 
 // mcpListTimeout bounds how long blocks list waits for MCP servers.
@@ -129,8 +101,8 @@ const mcpListTimeout = 30 * time.Second
 // listMCPTools starts or reaches the MCP servers the flow files of the
 // current directory declare, as a run would (inputs at their defaults,
 // secrets from the environment), and lists their tools.
-func listMCPTools(l *flowLoader) []mcpTool {
-	var out []mcpTool
+func listMCPTools(l *flowLoader) []views.MCPTool {
+	var out []views.MCPTool
 	flows, _ := filepath.Glob("*.flow.hcl")
 	for _, flow := range flows {
 		// Only a flow whose text names mcp_server can declare one: the
@@ -151,11 +123,11 @@ func listMCPTools(l *flowLoader) []mcpTool {
 		ctx, cancel := context.WithTimeout(context.Background(), mcpListTimeout)
 		for _, st := range runtime.ListMCPTools(ctx, prog, runtime.Options{Inputs: inputs}) {
 			if st.Err != nil {
-				out = append(out, mcpTool{flow: flow, server: st.Server, err: st.Err})
+				out = append(out, views.MCPTool{Flow: flow, Server: st.Server, Err: st.Err})
 				continue
 			}
 			for _, t := range st.Tools {
-				out = append(out, mcpTool{flow: flow, server: st.Server, tool: t})
+				out = append(out, views.MCPTool{Flow: flow, Server: st.Server, Tool: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 			}
 		}
 		cancel()
@@ -177,7 +149,7 @@ func blocksSearch(s streams, registries []string, query string, limit int, jsonO
 	if err != nil {
 		warnNoEmbeddings(s.err, err)
 	}
-	return newBlocksView(s, jsonOut).Search(query, hits)
+	return views.NewBlocks(s.out, jsonOut).Search(query, hits)
 }
 
 // useEmbeddings switches ix to embeddings when FLOWCTL_EMBEDDINGS_MODEL is
@@ -244,5 +216,5 @@ func blocksShow(s streams, registries []string, name string, jsonOut bool) error
 				name, localBlocksDir, lang.SuggestAmong(name, lang.SortedKeys(names))),
 		}})
 	}
-	return newBlocksView(s, jsonOut).Show(found[0], found[1:])
+	return views.NewBlocks(s.out, jsonOut).Show(found[0], found[1:])
 }

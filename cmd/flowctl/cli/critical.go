@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime/state"
 )
@@ -54,9 +55,9 @@ func timeCriticalPath(prog *compiler.Program, st *state.Store, ns string) string
 	prog.CriticalPath = path
 	switch {
 	case len(recorded) > 0:
-		return fmt.Sprintf("%s by the durations of the last successful run", formatDuration(total))
+		return fmt.Sprintf("%s by the durations of the last successful run", views.FormatDuration(total))
 	case declared:
-		return fmt.Sprintf("at least %s, by the durations sleep steps declare", formatDuration(total))
+		return fmt.Sprintf("at least %s, by the durations sleep steps declare", views.FormatDuration(total))
 	}
 	return ""
 }

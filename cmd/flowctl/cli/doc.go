@@ -1,8 +1,11 @@
 // Package cli implements the flowctl commands: one file per subcommand
-// (validate.go, plan.go, apply.go, …) that parses its flags and calls the
-// compiler and the runtime, and one view file per command that renders its
-// results (view_plan.go: planHuman and planJSON behind the planView
-// interface). Errors that end a command go back to Run, which prints them
-// the way the command prints its results (errors.go). Main returns the
-// exit code so that tests can run the whole command in process.
+// (validate.go, plan.go, apply.go, …) that parses its flags, calls the
+// compiler and the runtime, and hands the results to the command's view
+// in package views (views.NewPlan: planHuman and planJSON behind the
+// views.Plan interface). What a view is told rather than finds out — the
+// terminal's colours, the default model, the working directory — is
+// decided here (views.go). Errors that end a command go back to Run,
+// which prints them the way the command prints its results (errors.go).
+// Main returns the exit code so that tests can run the whole command in
+// process.
 package cli

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/compiler/flowdoc"
 	"github.com/spf13/cobra"
@@ -53,7 +54,7 @@ func runDocs(s streams, paths []string, format, out string, check bool, registri
 	}
 	d, files, diags := flowdoc.Collect(paths, registries, base, func(p *compiler.Program, g *flowdoc.StepGraph) string {
 		var b bytes.Buffer
-		writeMermaid(&b, p, g)
+		views.WriteMermaid(&b, p, g)
 		return b.String()
 	})
 	if diags.HasErrors() {
@@ -61,11 +62,11 @@ func runDocs(s streams, paths []string, format, out string, check bool, registri
 	}
 	var buf bytes.Buffer
 	if format == "json" {
-		if err := writeJSON(&buf, d); err != nil {
+		if err := views.WriteJSON(&buf, d); err != nil {
 			return err
 		}
 	} else {
-		writeDocsMarkdown(&buf, d)
+		views.WriteDocsMarkdown(&buf, d)
 	}
 	switch {
 	case check:

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -118,15 +119,13 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 	defer c.Close()
 	ctx, stop := interruptible()
 	defer stop()
-	var view applyView
+	var view views.Apply
 	newView := func() {
 		if jsonOut {
-			view = newApplyJSON(s.out)
+			view = views.NewApplyJSON(s.out)
 			return
 		}
-		h := newApplyHuman(s.out)
-		h.labels, h.verbose = labelWidth(prog), verbose
-		view = h
+		view = views.NewApplyHuman(s.out, colorTerminal(s.out), views.LabelWidth(prog), verbose)
 	}
 	newView()
 	opts.Observe = func(e runtime.Event) {
@@ -139,7 +138,7 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 		case runtime.RunWaiting:
 			view.Event(e)
 			if !jsonOut {
-				writeHowToDecide(s.err, &runtime.Result{RunID: e.RunID, Waiting: e.Waiting})
+				views.WriteHowToDecide(s.err, e.RunID, e.Waiting)
 				if ef.address != "" || ef.namespace != "" {
 					fmt.Fprintf(s.err, "  (with the same --address %s --%s %s)\n", temporal.Address(ef.address), temporalNamespaceFlag, temporal.Namespace(ef.namespace))
 				}

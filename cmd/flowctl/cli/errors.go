@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/lang"
 
 	"github.com/flowctl/flowctl/compiler"
-	"github.com/flowctl/flowctl/lang/diagjson"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
@@ -67,30 +64,18 @@ func failf(summary, format string, args ...any) error {
 	return failDiags(nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, args...)}})
 }
 
-// jsonDiagnostics is what a command run with --json prints on standard
-// output when it ends with an error: diagnostics in the shape of validate
-// --json's.
-type jsonDiagnostics struct {
-	jsonHead
-	Diagnostics []diagjson.Diagnostic `json:"diagnostics"`
-}
-
-func newJSONDiagnostics(files map[string]*hcl.File, diags hcl.Diagnostics) jsonDiagnostics {
-	return jsonDiagnostics{jsonHead: jsonHead{"diagnostics", jsonTime(time.Now())}, Diagnostics: diagjson.New(files, diags).Diagnostics}
-}
-
-// writeDiagnosticsJSON prints diagnostics as one JSON object on one line,
-// so that it can follow a stream of JSON events.
-func writeDiagnosticsJSON(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {
-	b, _ := json.Marshal(newJSONDiagnostics(files, diags))
-	w.Write(append(b, '\n'))
-}
-
 // report prints the error a command ended with and returns the exit code.
 // started says whether cobra accepted the command line: errors before that
 // are its own, about flags, commands and argument counts.
 func report(s streams, cmd *cobra.Command, args []string, err error, started bool) int {
 	jsonOut := jsonRequested(cmd, args)
+	if errors.Is(err, views.ErrReported) {
+		return exitFailure
+	}
+	var vf views.Failure
+	if errors.As(err, &vf) {
+		err = failf(vf.Summary, "%s", vf.Detail)
+	}
 	var ee exitError
 	var ue usageError
 	var de *diagsError
@@ -99,7 +84,7 @@ func report(s streams, cmd *cobra.Command, args []string, err error, started boo
 		return ee.code
 	case errors.As(err, &de):
 		if jsonOut {
-			writeDiagnosticsJSON(s.out, de.files, de.diags)
+			views.WriteDiagnosticsJSON(s.out, de.files, de.diags)
 		} else {
 			writeHumanDiagnostics(s.err, de.files, de.diags)
 			if de.trailer != "" {
@@ -110,7 +95,7 @@ func report(s streams, cmd *cobra.Command, args []string, err error, started boo
 	case errors.As(err, &ue) || !started:
 		help := fmt.Sprintf("Run '%s --help' for usage.", commandPath(cmd))
 		if jsonOut {
-			writeDiagnosticsJSON(s.out, nil, hcl.Diagnostics{{
+			views.WriteDiagnosticsJSON(s.out, nil, hcl.Diagnostics{{
 				Severity: hcl.DiagError, Summary: "Invalid command line", Detail: sentence(err.Error()) + " " + help,
 			}})
 		} else {
@@ -119,7 +104,7 @@ func report(s streams, cmd *cobra.Command, args []string, err error, started boo
 		return exitUsage
 	}
 	if jsonOut {
-		writeDiagnosticsJSON(s.out, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Command failed", Detail: sentence(err.Error())}})
+		views.WriteDiagnosticsJSON(s.out, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Command failed", Detail: sentence(err.Error())}})
 	} else {
 		fmt.Fprintf(s.err, "Error: %s\n", err)
 	}

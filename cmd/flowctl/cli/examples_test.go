@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 )
 
 // offline lists the examples that run with no network and no model: the
@@ -55,7 +56,7 @@ func TestExamples(t *testing.T) {
 			}
 			run("validate", dir)
 			run("test", dir) // the blocks' examples, in the sandbox
-			var plan jsonPlan
+			var plan views.JSONPlan
 			if err := json.Unmarshal(run(append([]string{"plan", "--json", dir}, planArgs[name]...)...), &plan); err != nil {
 				t.Fatalf("plan --json: %v", err)
 			}

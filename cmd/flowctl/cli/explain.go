@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
 )
@@ -137,7 +138,7 @@ func runExplain(s streams, f *runFlags, a explainArgs) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	view := newExplainView(s, a.jsonOut)
+	view := views.NewExplain(s.out, a.jsonOut)
 	res, err := thinker.ExplainRun(ctx, thinker.ExplainRunOptions{
 		Store: st, Run: run, Prog: prog, Secrets: secrets, Registries: f.registries, GoEngine: f.goEngine, Timeout: f.timeout, HTTP: hopts,
 		Executors: func() (*blocks.Executors, func(), error) { return f.runExecutors(s) },

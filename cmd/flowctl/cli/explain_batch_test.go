@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
 )
@@ -208,7 +208,7 @@ func explainBatch(t *testing.T, files map[string]string, fixPath, fixed string) 
 // the run as the check did.
 func TestExplainViewKept(t *testing.T) {
 	var out bytes.Buffer
-	v := newExplainView(streams{out: &out, err: io.Discard}, false)
+	v := views.NewExplain(&out, false)
 	kept := make([]string, 12)
 	for i := range kept {
 		kept[i] = fmt.Sprintf("ask[%d]", i)

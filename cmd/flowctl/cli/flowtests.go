@@ -2,13 +2,11 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"path/filepath"
 	goruntime "runtime"
-	"time"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/flowtest"
@@ -34,34 +32,19 @@ func runFlowTests(ctx context.Context, tests []*compiler.Test, ex *blocks.Execut
 	})
 }
 
-// testPlace is where a test is: FILE:LINE.
-func testPlace(r flowtest.Result) string {
-	return fmt.Sprintf("%s:%d", relPath(r.Range.Filename), r.Range.Start.Line)
-}
-
 // watchTests is a watch view that, after each cycle that applied the flow
 // successfully, runs the tests of the flow in its directory and shows
 // their results: lines and counts, or with --json a tests_finished event.
 type watchTests struct {
-	watchView
+	views.Watch
 	ctx  context.Context
 	flow string
-	s    streams
 	f    *runFlags
 	ex   *blocks.Executors
-	json bool
-}
-
-// jsonTestsFinished is the event of --json after a cycle's tests.
-type jsonTestsFinished struct {
-	jsonHead
-	Cycle int `json:"cycle"`
-	testCounts
-	Results []any `json:"results"`
 }
 
 func (v *watchTests) Event(e any) {
-	v.watchView.Event(e)
+	v.Watch.Event(e)
 	fin, ok := e.(watch.CycleFinished)
 	if !ok || fin.Status != "ok" {
 		return
@@ -75,18 +58,5 @@ func (v *watchTests) Event(e any) {
 		}
 	}
 	results := runFlowTests(v.ctx, tests, v.ex, testFlags{parallelism: 4 * goruntime.GOMAXPROCS(0)})
-	if v.json {
-		tj := newTestJSON(io.Discard)
-		tj.Tests(results, parser.Files())
-		out := jsonTestsFinished{jsonHead: jsonHead{"tests_finished", jsonTime(time.Now())}, Cycle: fin.Cycle, testCounts: tj.out.testCounts, Results: tj.out.Results}
-		if j, ok := v.watchView.(*watchJSON); ok {
-			j.write(out)
-		}
-		return
-	}
-	writeHumanDiagnostics(v.s.err, parser.Files(), diags)
-	h := newTestHuman(v.s.out)
-	h.Tests(results, parser.Files())
-	c := h.counts
-	fmt.Fprintf(v.s.out, "  tests: %d passed, %d failed, %d errored\n\n", c.Passed, c.Failed, c.Errored)
+	v.Watch.Tests(fin.Cycle, results, parser.Files(), diags)
 }

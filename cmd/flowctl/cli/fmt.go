@@ -8,12 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
-	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
 )
 
@@ -60,7 +59,7 @@ func runFmt(s streams, paths []string, check, diff bool) error {
 				changed++
 			}
 			if diff {
-				writeDiff(s.out, "<stdin>", src, out)
+				views.WriteDiff(s.out, "<stdin>", src, out)
 			} else if !check {
 				s.out.Write(out)
 			}
@@ -88,7 +87,7 @@ func runFmt(s streams, paths []string, check, diff bool) error {
 		changed++
 		fmt.Fprintln(s.out, name)
 		if diff {
-			writeDiff(s.out, name, src, out)
+			views.WriteDiff(s.out, name, src, out)
 		}
 		if !check {
 			if err := writeFileAtomic(name, out); err != nil {
@@ -106,17 +105,6 @@ func runFmt(s streams, paths []string, check, diff bool) error {
 		return exitError{exitFailure}
 	}
 	return nil
-}
-
-func writeDiff(w io.Writer, name string, a, b []byte) {
-	text, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A:        splitLines(a),
-		B:        splitLines(b),
-		FromFile: "old/" + filepath.ToSlash(name),
-		ToFile:   "new/" + filepath.ToSlash(name),
-		Context:  3,
-	})
-	io.WriteString(w, text)
 }
 
 // writeFileAtomic replaces a file's content through a temporary file and a
@@ -155,14 +143,4 @@ func writeFileAtomic(name string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), name)
-}
-
-// splitLines splits text into lines that keep their newlines; unlike
-// difflib.SplitLines it adds no empty line after a final newline.
-func splitLines(b []byte) []string {
-	lines := strings.SplitAfter(string(b), "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
 }

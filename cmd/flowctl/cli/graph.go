@@ -1,10 +1,9 @@
 package cli
 
 import (
-	"fmt"
 	"io"
-	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/compiler/flowdoc"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -27,12 +26,12 @@ flow file or a directory holding one (default: the current directory).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = flowArg(args)
-			var write func(io.Writer, *compiler.Program, *flowdoc.StepGraph)
+			var write func(io.Writer, *compiler.Program, *views.Graph)
 			switch format {
 			case "dot":
-				write = writeDOT
+				write = views.WriteDOT
 			case "mermaid":
-				write = writeMermaid
+				write = views.WriteMermaid
 			default:
 				return usagef("unknown --format %q: use dot or mermaid", format)
 			}
@@ -57,73 +56,4 @@ flow file or a directory holding one (default: the current directory).`,
 	cmd.Flags().BoolVar(&expand, "expand", false, "draw the steps of the flows that steps use, as clusters")
 	registries.register(cmd)
 	return cmd
-}
-
-func writeDOT(w io.Writer, p *compiler.Program, g *flowdoc.StepGraph) {
-	fmt.Fprintf(w, "digraph %q {\n", p.Flow.Name)
-	fmt.Fprintln(w, "  rankdir = LR;")
-	fmt.Fprintln(w, "  node [shape = box, style = rounded];")
-	var cluster func(c *flowdoc.Cluster, indent string)
-	cluster = func(c *flowdoc.Cluster, indent string) {
-		for _, n := range c.Nodes {
-			extra := ""
-			if n.Bold {
-				extra = ", penwidth = 2"
-			}
-			fmt.Fprintf(w, "%s%q [label = %q%s];\n", indent, n.ID, n.Name+"\n"+n.Label, extra)
-		}
-		for _, sub := range c.Clusters {
-			fmt.Fprintf(w, "%ssubgraph %q {\n", indent, "cluster_"+sub.ID)
-			fmt.Fprintf(w, "%s  label = %q;\n", indent, sub.Label)
-			cluster(sub, indent+"  ")
-			fmt.Fprintf(w, "%s}\n", indent)
-		}
-	}
-	cluster(&g.Root, "  ")
-	for _, e := range g.Edges {
-		extra := ""
-		if e.Bold {
-			extra = " [penwidth = 2]"
-		}
-		fmt.Fprintf(w, "  %q -> %q%s;\n", e.From, e.To, extra)
-	}
-	fmt.Fprintln(w, "}")
-}
-
-func writeMermaid(w io.Writer, _ *compiler.Program, g *flowdoc.StepGraph) {
-	// Node ids get a prefix, and lose the characters Mermaid does not
-	// take: it reserves some words (end) and reads ids starting with o or
-	// x after a link as edge shapes.
-	id := func(s string) string { return "s_" + strings.ReplaceAll(s, "/", "__") }
-	fmt.Fprintln(w, "flowchart LR")
-	var bold []string
-	var cluster func(c *flowdoc.Cluster, indent string)
-	cluster = func(c *flowdoc.Cluster, indent string) {
-		for _, n := range c.Nodes {
-			fmt.Fprintf(w, "%s%s[\"%s<br/><small>%s</small>\"]\n", indent, id(n.ID), n.Name, n.Label)
-			if n.Bold {
-				bold = append(bold, id(n.ID))
-			}
-		}
-		for _, sub := range c.Clusters {
-			fmt.Fprintf(w, "%ssubgraph %s[\"%s\"]\n", indent, id(sub.ID), strings.ReplaceAll(sub.Label, "\n", "<br/>"))
-			cluster(sub, indent+"  ")
-			fmt.Fprintf(w, "%send\n", indent)
-		}
-	}
-	cluster(&g.Root, "  ")
-	var boldEdges []string
-	for i, e := range g.Edges {
-		fmt.Fprintf(w, "  %s --> %s\n", id(e.From), id(e.To))
-		if e.Bold {
-			boldEdges = append(boldEdges, fmt.Sprint(i))
-		}
-	}
-	if len(bold) > 0 {
-		fmt.Fprintln(w, "  classDef critical stroke-width:3px")
-		fmt.Fprintf(w, "  class %s critical\n", strings.Join(bold, ","))
-	}
-	if len(boldEdges) > 0 {
-		fmt.Fprintf(w, "  linkStyle %s stroke-width:3px\n", strings.Join(boldEdges, ","))
-	}
 }

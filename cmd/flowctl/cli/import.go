@@ -4,6 +4,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/importer"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
@@ -54,7 +55,7 @@ type importOptions struct {
 }
 
 func runImport(s streams, args []string, o importOptions) error {
-	view := newImportView(s, o.json, o.partial)
+	view := views.NewImport(s.out, s.err, colorTerminal(s.err), o.json, o.partial)
 	files := map[string]*hcl.File{}
 	var diags hcl.Diagnostics
 	read := func(name string) (importer.File, bool) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -145,7 +146,7 @@ func initProject(s streams, dir string) error {
 	fmt.Fprintf(s.out, "Made a flowctl project in %s: its state %s (%s), the flow hello.flow.hcl and its test hello.test.hcl.\n", dir, stateDir, how)
 	next := "flowctl test && flowctl apply"
 	if dir != "." {
-		next = "cd " + shellQuote(dir) + " && " + next
+		next = "cd " + views.ShellQuote(dir) + " && " + next
 	}
 	fmt.Fprintf(s.out, "Next: %s\n", next)
 	return nil

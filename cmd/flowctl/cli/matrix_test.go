@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
+	"github.com/flowctl/flowctl/lang/diagjson"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
@@ -218,7 +220,7 @@ func TestErrorMatrix(t *testing.T) {
 			}
 			if args[0] == "validate" && c.code == exitFailure {
 				// validate --json prints its result, errors included.
-				var v jsonValidate
+				var v diagjson.Validate
 				if err := json.Unmarshal([]byte(out), &v); err != nil || v.Valid || len(v.Diagnostics) == 0 || v.Diagnostics[0].Summary != c.summary {
 					t.Errorf("stdout is not a validate result with %q (%v):\n%s", c.summary, err, out)
 				}
@@ -239,13 +241,13 @@ func TestErrorMatrix(t *testing.T) {
 
 // onlyDiagnostics checks that out is exactly one diagnostics object on one
 // line and returns it.
-func onlyDiagnostics(t *testing.T, out string) jsonDiagnostics {
+func onlyDiagnostics(t *testing.T, out string) views.JSONDiagnostics {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(lines) != 1 {
 		t.Fatalf("stdout has %d lines, want one diagnostics object:\n%s", len(lines), out)
 	}
-	var d jsonDiagnostics
+	var d views.JSONDiagnostics
 	dec := json.NewDecoder(strings.NewReader(lines[0]))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&d); err != nil {
@@ -296,7 +298,7 @@ func TestWatchReportsInCycles(t *testing.T) {
 			sc := bufio.NewScanner(stdout)
 			sc.Buffer(nil, 1<<20)
 			for sc.Scan() {
-				var e jsonCycleFinished
+				var e views.JSONCycleFinished
 				if json.Unmarshal(sc.Bytes(), &e) != nil || e.Type != "cycle_finished" {
 					continue
 				}

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"fmt"
-	"io"
 	"slices"
-	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -40,16 +38,13 @@ error that says why. Sensitive outputs show as (sensitive).`,
 				return diagnosed(err)
 			}
 			if !jsonOut {
-				writeOutputHeader(s.err, st, run, flow == "" && runID == "", len(args) == 1)
+				views.WriteOutputHeader(s.err, run, len(args) == 1, otherFlows(st, run, flow == "" && runID == ""))
 			}
 			outputs, failed, err := runtime.RunOutputs(run)
 			if err != nil {
 				return err
 			}
-			var view outputView = outputHuman{s}
-			if jsonOut {
-				view = outputJSON{s}
-			}
+			view := views.NewOutput(s.out, s.err, jsonOut)
 			if len(args) == 1 {
 				v, err := runtime.OutputValue(run, args[0], outputs, failed)
 				if err != nil {
@@ -67,27 +62,15 @@ error that says why. Sensitive outputs show as (sensitive).`,
 	return cmd
 }
 
-// writeOutputHeader says whose outputs follow (one output's: one): the
-// run, its flow and when it finished; when output chose the flow (picked)
-// and the state has runs of others, which they are and how to choose one.
-func writeOutputHeader(w io.Writer, st *state.Store, run *state.Run, picked, one bool) {
-	when := ""
-	if !run.FinishedAt.IsZero() {
-		when = ", finished " + run.FinishedAt.Local().Format("2006-01-02 15:04:05")
-	}
-	what := "Outputs"
-	if one {
-		what = "Output"
-	}
-	fmt.Fprintf(w, "%s of run %s of flow %q (%s%s):\n", what, run.ID, run.Flow, run.Status, when)
+// otherFlows are, when output chose the flow (picked), the flows other
+// than run's that the state has runs of, in run's namespace.
+func otherFlows(st *state.Store, run *state.Run, picked bool) []string {
 	if !picked {
-		return
+		return nil
 	}
 	flows, err := st.RunFlows(run.Namespace)
 	if err != nil || len(flows) < 2 {
-		return
+		return nil
 	}
-	others := slices.DeleteFunc(flows, func(f string) bool { return f == run.Flow })
-	fmt.Fprintf(w, "(the newest successful run; the state has runs of %s too: choose one with --flow FLOW, or a run with --run RUN_ID)\n",
-		strings.Join(others, ", "))
+	return slices.DeleteFunc(flows, func(f string) bool { return f == run.Flow })
 }

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"errors"
-	"fmt"
-	"io"
-	"text/tabwriter"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
@@ -39,14 +37,7 @@ tests is ranked down. An ID may be a name or a unique prefix.`,
 				if err != nil {
 					return err
 				}
-				if jsonOut {
-					out := []jsonPattern{}
-					for _, p := range ps {
-						out = append(out, newJSONPattern(p, false))
-					}
-					return writeJSON(s.out, out)
-				}
-				return listPatterns(s.out, ps)
+				return views.NewPatterns(s.out, jsonOut).List(ps)
 			}
 			p, err := st.Pattern(id)
 			if err != nil {
@@ -59,77 +50,12 @@ tests is ranked down. An ID may be a name or a unique prefix.`,
 				if err := st.ForgetPattern(p.ID); err != nil {
 					return err
 				}
-				if !jsonOut {
-					fmt.Fprintf(s.out, "Forgot pattern %s (%s).\n", p.ID, p.Name)
-					return nil
-				}
+				return views.NewPatterns(s.out, jsonOut).Forgot(p)
 			}
-			if jsonOut {
-				return writeJSON(s.out, newJSONPattern(p, true))
-			}
-			fmt.Fprintf(s.out, "Pattern %s (%s) from %s, of flow %q (%s)\nIntent: %s\nRecord since %s: %d runs ok, %d failed; %d tests passed, %d failed; used %d times\n\n%s",
-				p.ID, p.Name, p.Origin, p.Flow, p.FlowFile, p.Intent, p.Updated.Local().Format("2006-01-02 15:04"),
-				p.RunsOK, p.RunsFailed, p.TestPasses, p.TestFailures, p.Used, p.Source)
-			for _, b := range p.Blocks {
-				if b.Source != "" {
-					fmt.Fprintf(s.out, "\n# %s\n%s", b.Path, b.Source)
-				}
-			}
-			return nil
+			return views.NewPatterns(s.out, jsonOut).Show(p)
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
 	return cmd
-}
-
-func listPatterns(w io.Writer, ps []*state.Pattern) error {
-	if len(ps) == 0 {
-		fmt.Fprintln(w, "No patterns.")
-		return nil
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PATTERN\tNAME\tFROM\tRUNS OK/FAILED\tTESTS OK/FAILED\tUSED\tINTENT")
-	for _, p := range ps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d/%d\t%d\t%s\n", p.ID, p.Name, p.Origin, p.RunsOK, p.RunsFailed, p.TestPasses, p.TestFailures, p.Used, cut(firstLine(p.Intent), 60))
-	}
-	return tw.Flush()
-}
-
-type jsonPattern struct {
-	ID           string               `json:"id"`
-	Name         string               `json:"name"`
-	Intent       string               `json:"intent"`
-	Flow         string               `json:"flow"`
-	FlowFile     string               `json:"flow_file"`
-	Origin       string               `json:"origin"`
-	Created      string               `json:"created_at"`
-	Updated      string               `json:"updated_at"`
-	Used         int                  `json:"used"`
-	RunsOK       int                  `json:"runs_ok"`
-	RunsFailed   int                  `json:"runs_failed"`
-	TestPasses   int                  `json:"test_passes"`
-	TestFailures int                  `json:"test_failures"`
-	Source       string               `json:"source,omitempty"`
-	Blocks       []state.PatternBlock `json:"blocks,omitempty"`
-}
-
-func newJSONPattern(p *state.Pattern, whole bool) jsonPattern {
-	j := jsonPattern{ID: p.ID, Name: p.Name, Intent: p.Intent, Flow: p.Flow, FlowFile: p.FlowFile, Origin: p.Origin,
-		Created: jsonTime(p.Created), Updated: jsonTime(p.Updated), Used: p.Used, RunsOK: p.RunsOK, RunsFailed: p.RunsFailed,
-		TestPasses: p.TestPasses, TestFailures: p.TestFailures}
-	if whole {
-		j.Source, j.Blocks = p.Source, p.Blocks
-	}
-	return j
-}
-
-type jsonPatternUsed struct {
-	jsonHead
-	ID        string  `json:"id"`
-	Name      string  `json:"name"`
-	Relevance float64 `json:"relevance"`
-	// Similarity is the embeddings' cosine similarity; absent without them.
-	Similarity float64  `json:"similarity,omitempty"`
-	Blocks     []string `json:"blocks"`
 }

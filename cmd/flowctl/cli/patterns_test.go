@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 )
 
 // TestPatternReuse: a flow think wrote is recorded as a pattern; a second
@@ -27,7 +29,7 @@ func TestPatternReuse(t *testing.T) {
 	firstCalls := len(first.recorded(""))
 
 	code, out, _ = runCLI(t, "patterns", "--json")
-	var ps []jsonPattern
+	var ps []views.JSONPattern
 	if code != 0 || json.Unmarshal([]byte(out), &ps) != nil || len(ps) != 1 || ps[0].Name != "note_words" || ps[0].Origin != "think" ||
 		ps[0].Intent != "Count the words of notes.txt" {
 		t.Fatalf("patterns: exit %d\n%s", code, out)

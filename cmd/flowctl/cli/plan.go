@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -129,10 +130,7 @@ steps would run.`,
 				}
 				defer fmt.Fprintf(s.err, "Saved the plan to %s; run it with: flowctl apply %s\n", out, out)
 			}
-			var view planView = planHuman{s.out, expand, defaultModel()}
-			if jsonOut {
-				view = planJSON{s.out, expand, defaultModel()}
-			}
+			view := views.NewPlan(s.out, jsonOut, expand, defaultModel())
 			if err := view.Plan(plan); err != nil {
 				return err
 			}

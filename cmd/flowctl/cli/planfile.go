@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
@@ -36,7 +37,7 @@ type savedPlan struct {
 	GoEngine        string                     `json:"go_engine,omitempty"`
 	Inputs          map[string]json.RawMessage `json:"inputs"`
 	SensitiveInputs []string                   `json:"sensitive_inputs,omitempty"`
-	Plan            jsonPlan                   `json:"plan"`
+	Plan            views.JSONPlan             `json:"plan"`
 }
 
 func writeSavedPlan(path string, plan *compiler.Plan, namespace string, noCache bool) error {
@@ -46,8 +47,8 @@ func writeSavedPlan(path string, plan *compiler.Plan, namespace string, noCache 
 		rel = absPath(p.Filename)
 	}
 	sp := savedPlan{
-		FormatVersion: jsonFormatVersion, ID: state.NewRunID(), Flow: p.Flow.Name, FlowFile: filepath.ToSlash(rel),
-		SourceHash: p.SourceHash, Namespace: namespace, NoCache: noCache, GoEngine: p.GoEngine, Inputs: map[string]json.RawMessage{}, Plan: newJSONPlan(plan, true, defaultModel()),
+		FormatVersion: views.JSONFormatVersion, ID: state.NewRunID(), Flow: p.Flow.Name, FlowFile: filepath.ToSlash(rel),
+		SourceHash: p.SourceHash, Namespace: namespace, NoCache: noCache, GoEngine: p.GoEngine, Inputs: map[string]json.RawMessage{}, Plan: views.NewJSONPlan(plan, true, defaultModel()),
 	}
 	for _, in := range p.Inputs {
 		v := plan.Inputs[in.Name]

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
@@ -41,7 +42,7 @@ elsewhere, or with --json, it needs --auto-approve.`,
 				return err
 			}
 			defer st.Close()
-			view := newProposalsView(s, jsonOut)
+			view := views.NewProposals(s.out, colorTerminal(s.out), jsonOut)
 			if sub == "list" {
 				ps, err := st.Proposals()
 				if err != nil {
@@ -103,7 +104,7 @@ func confirmWeakenings(s streams, st *state.Store, p *state.Proposal, autoApprov
 		}
 		return failf("Proposal weakens the flow", "Proposal %s weakens the flow:\n%s\nAccept it on a terminal, which asks for confirmation, or with --auto-approve.", p.ID, strings.Join(lines, "\n"))
 	}
-	writeWeakenings(s.out, ws, colorTerminal(s.out))
+	views.WriteWeakenings(s.out, ws, colorTerminal(s.out))
 	ctx, stop := interruptible()
 	defer stop()
 	line, err := terminalLine(ctx, bufio.NewReader(s.in), s.out, "\nAccept it all the same? Only 'yes' will be accepted: ")

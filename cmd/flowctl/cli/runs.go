@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
@@ -115,13 +115,6 @@ blob files nothing refers to any more; never a running or waiting run.
 	return cmd
 }
 
-func nonEmpty(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	return raw
-}
-
 func runsList(s streams, f *stateFlags, limit int, all, jsonOut bool) error {
 	st, flow, err := f.open(s)
 	if err != nil {
@@ -146,7 +139,7 @@ func runsList(s streams, f *stateFlags, limit int, all, jsonOut bool) error {
 	if err != nil {
 		return err
 	}
-	return newRunsView(s, jsonOut).List(runs, depth, waits)
+	return views.NewRuns(s.out, jsonOut).List(runs, depth, waits)
 }
 
 // findRun finds the run id names (a unique prefix is enough); "latest" is
@@ -196,7 +189,25 @@ func runsShow(s streams, f *stateFlags, id, step string, jsonOut bool) error {
 	if err != nil {
 		return err
 	}
-	return newRunsView(s, jsonOut).Show(tree, waits)
+	return views.NewRuns(s.out, jsonOut).Show(runTreeView(tree), waits)
+}
+
+// runTreeView is what runs show shows of a run's tree: the tree with each
+// run's outputs, and those it has no value for.
+func runTreeView(t *state.RunTree) *views.RunTree {
+	v := &views.RunTree{Run: t.Run, Steps: t.Steps, Summaries: t.Summaries}
+	if outputs, failed, err := runtime.RunOutputs(t.Run); err == nil {
+		v.Outputs, v.FailedOutputs = outputs, failed
+	}
+	for label, kids := range t.Children {
+		if v.Children == nil {
+			v.Children = map[string][]*views.RunTree{}
+		}
+		for _, k := range kids {
+			v.Children[label] = append(v.Children[label], runTreeView(k))
+		}
+	}
+	return v
 }
 
 // runLookupError is the diagnostic of a run id that names no run, or
@@ -236,7 +247,7 @@ func runsLogs(s streams, f *stateFlags, id, step string, follow, jsonOut bool) e
 	if err != nil {
 		return err
 	}
-	view := newLogsView(s, jsonOut)
+	view := views.NewLogs(s.out, jsonOut)
 	shown := map[string]bool{}
 	for {
 		steps, err := st.Steps(run.ID)
@@ -244,7 +255,7 @@ func runsLogs(s streams, f *stateFlags, id, step string, follow, jsonOut bool) e
 			return err
 		}
 		for _, sr := range steps {
-			label := resultLabel(sr)
+			label := views.ResultLabel(sr)
 			if shown[label] || (step != "" && step != sr.Step && step != label) || sr.FinishedAt.IsZero() {
 				continue
 			}
@@ -275,7 +286,7 @@ const logsPoll = 200 * time.Millisecond
 
 func shownAll(steps []*state.StepResult, shown map[string]bool) bool {
 	for _, sr := range steps {
-		if !sr.FinishedAt.IsZero() && !shown[resultLabel(sr)] {
+		if !sr.FinishedAt.IsZero() && !shown[views.ResultLabel(sr)] {
 			return false
 		}
 	}

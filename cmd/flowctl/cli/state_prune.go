@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -78,9 +79,9 @@ func runsPrune(s streams, f *stateFlags, p *pruneFlags, jsonOut bool) error {
 		verb = "Would prune"
 	}
 	fmt.Fprintf(s.out, "%s %s (%s, %s, %s, %s of logs, %s of %s).\n", verb,
-		plural(res.Runs, "run", "runs"), plural(res.Steps, "step result", "step results"),
-		plural(res.Events, "event", "events"), plural(res.Approvals, "approval", "approvals"),
-		byteSize(res.LogBytes), plural(res.Blobs, "blob file", "blob files"), byteSize(res.BlobBytes))
+		views.Plural(res.Runs, "run", "runs"), views.Plural(res.Steps, "step result", "step results"),
+		views.Plural(res.Events, "event", "events"), views.Plural(res.Approvals, "approval", "approvals"),
+		byteSize(res.LogBytes), views.Plural(res.Blobs, "blob file", "blob files"), byteSize(res.BlobBytes))
 	if p.dryRun {
 		fmt.Fprintln(s.out, "Nothing was deleted (--dry-run).")
 	}

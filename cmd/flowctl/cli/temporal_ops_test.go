@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
 	"github.com/flowctl/flowctl/runtime/temporal/devserver"
@@ -139,10 +140,10 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 }
 
 // recordedRun is runs show --json of a run in the state of dir.
-func recordedRun(t *testing.T, dir, id string) jsonRunSteps {
+func recordedRun(t *testing.T, dir, id string) views.JSONRunSteps {
 	t.Helper()
 	code, out, errOut := runCLI(t, "runs", "show", id, "--json", "--state", filepath.Join(dir, ".flowctl"))
-	var r jsonRunSteps
+	var r views.JSONRunSteps
 	if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
 		t.Fatalf("runs show %s exited %d: %s%s", id, code, out, errOut)
 	}
@@ -168,9 +169,9 @@ func recordedEvents(t *testing.T, dir, id string) []string {
 	return out
 }
 
-func waitStatus(t *testing.T, dir, id, status string) jsonRunSteps {
+func waitStatus(t *testing.T, dir, id, status string) views.JSONRunSteps {
 	t.Helper()
-	var r jsonRunSteps
+	var r views.JSONRunSteps
 	waitUntil(t, "run "+id+" to be "+status, func() bool {
 		r = recordedRun(t, dir, id)
 		return r.Status == status

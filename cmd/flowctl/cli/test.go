@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/blocktest"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
@@ -109,22 +110,13 @@ func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags
 	diags = append(diags, d...)
 	diags = compiler.Normalize(diags)
 	if diags.HasErrors() {
-		errs, warns := countDiags(diags)
+		errs, warns := views.CountDiags(diags)
 		return &diagsError{diags: diags, files: parser.Files(),
-			trailer: fmt.Sprintf("Test failed: %s, %s.", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))}
+			trailer: fmt.Sprintf("Test failed: %s, %s.", views.Plural(errs, "error", "errors"), views.Plural(warns, "warning", "warnings"))}
 	}
 	writeHumanDiagnostics(s.err, parser.Files(), diags)
 
-	var view testView = newTestHuman(s.out)
-	switch tf.format {
-	case "json":
-		view = newTestJSON(s.out)
-	case "github":
-		view = testGitHub{newTestHuman(s.out)}
-	}
-	if tf.junit != "" {
-		view = newJUnitReport(view, tf.junit)
-	}
+	view := views.NewTest(s.out, tf.format, workDir(), saveJUnit(tf.junit))
 	examples := 0
 	for _, b := range found {
 		examples += len(b.Def.Examples)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
@@ -123,12 +124,7 @@ func runThink(s streams, a thinkArgs) error {
 	ctx, stop := interruptible()
 	defer stop()
 
-	var view thinkView
-	if a.jsonOut {
-		view = newThinkJSON(s.out)
-	} else {
-		view = newThinkHuman(s.out, s.err, a.registries)
-	}
+	view := views.NewThink(s.out, s.err, colorTerminal(s.err), a.jsonOut, a.registries)
 	modelName := a.model
 	if modelName == "" {
 		modelName = cfg.Model
@@ -199,7 +195,7 @@ func runThink(s streams, a thinkArgs) error {
 		return nil
 	}
 	if !a.jsonOut && res != nil && res.File == "" && len(res.Diagnostics) > 0 {
-		writeStillWrong(s.err, res.Files, res.Diagnostics)
+		views.WriteStillWrong(s.err, colorTerminal(s.err), res.Files, res.Diagnostics)
 	}
 	// The events have reported the failure (with --json, as an error
 	// event); the message goes to standard error in both modes.
@@ -219,7 +215,7 @@ func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.
 	}
 	weakens := len(p.Weakenings) > 0
 	if weakens {
-		writeWeakenings(s.err, p.Weakenings, colorTerminal(s.err))
+		views.WriteWeakenings(s.err, p.Weakenings, colorTerminal(s.err))
 	}
 	switch {
 	case weakens && ask:

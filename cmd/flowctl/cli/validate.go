@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/spf13/cobra"
@@ -82,7 +83,7 @@ func runValidate(s streams, paths []string, format string, registries []string, 
 			testFiles++
 		}
 	}
-	if err := newValidateView(s, format).Result(parser.Files(), diags, len(flows), len(blockFiles), testFiles); err != nil {
+	if err := views.NewValidate(s.out, s.err, colorTerminal(s.err), format).Result(parser.Files(), diags, len(flows), len(blockFiles), testFiles); err != nil {
 		return err
 	}
 	if diags.HasErrors() {

@@ -3,6 +3,7 @@ package cli
 import (
 	"runtime/debug"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/spf13/cobra"
 )
 
@@ -27,11 +28,7 @@ func newVersionCommand(s streams) *cobra.Command {
 		Short: "Print the flowctl version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var view versionView = versionHuman{s.out}
-			if jsonOut {
-				view = versionJSON{s.out}
-			}
-			return view.Version(version())
+			return views.NewVersion(s.out, jsonOut).Version(version())
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the version as JSON")

@@ -3,6 +3,7 @@ package cli
 import (
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/watch"
 	"github.com/spf13/cobra"
 )
@@ -49,14 +50,9 @@ cancelled and what finished is kept.`,
 			defer st.Close()
 			ctx, stop := interruptible()
 			defer stop()
-			var view watchView
-			if jsonOut {
-				view = &watchJSON{applyJSON: newApplyJSON(s.out)}
-			} else {
-				view = &watchHuman{w: s.out, errw: s.err, verbose: f.verbose, failures: sameFailures{}}
-			}
+			view := views.NewWatch(s.out, s.err, colorTerminal(s.out), colorTerminal(s.err), jsonOut, f.verbose, workDir())
 			if withTests {
-				view = &watchTests{watchView: view, ctx: ctx, flow: path, s: s, f: &f, ex: ex, json: jsonOut}
+				view = &watchTests{Watch: view, ctx: ctx, flow: path, f: &f, ex: ex}
 			}
 			err = watch.Run(ctx, watch.Options{
 				FlowFile: path, RegistryDirs: f.registries, GoEngine: f.goEngine, Inputs: given, Secrets: secrets,
