@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"io/fs"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -182,5 +183,20 @@ func collectAll[T any](list []T, diags *hcl.Diagnostics) func([]T, hcl.Diagnosti
 	return func(v []T, d hcl.Diagnostics) []T {
 		*diags = append(*diags, d...)
 		return append(list, v...)
+	}
+}
+
+// PathError is the diagnostic of a path that cannot be read: a file or
+// directory named on a command line, or an input file, that is missing or
+// not readable.
+func PathError(path string, err error) *hcl.Diagnostic {
+	reason := err.Error()
+	if pe, ok := err.(*fs.PathError); ok {
+		reason = pe.Err.Error()
+	}
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Cannot read path",
+		Detail:   "The path " + path + " cannot be read: " + reason + ".",
 	}
 }

@@ -183,3 +183,61 @@ func shortPath(path string) string {
 	}
 	return path
 }
+
+// Open opens the state dir names: the PostgreSQL database of a
+// postgres:// URL, with o, or a directory, made when it is not there
+// (made says so, for the command to say where, once: Made).
+func Open(dir string, o state.Options) (st *state.Store, made bool, err error) {
+	if state.IsURL(dir) {
+		st, err = state.OpenURLWith(dir, o)
+		return st, false, err
+	}
+	made = !isDir(dir)
+	st, err = state.Open(dir)
+	return st, made && err == nil, err
+}
+
+// OldState is the state next to a flow file that is not the state in
+// use, inUse: a .flowctl that an earlier flowctl made for each flow's
+// directory, or one made by a command run in that directory outside a
+// git repository. It is "" when that is the state in use, or there is
+// none.
+func OldState(flowFile, inUse string) string {
+	if state.IsURL(inUse) {
+		return ""
+	}
+	old := filepath.Join(filepath.Dir(flowFile), DirName)
+	if !isDir(old) || SamePath(old, inUse) {
+		return ""
+	}
+	return old
+}
+
+// OtherStates are the states next to the flow files flows (those under
+// the directory serve or mcp serves) that are not the state in use
+// (OldState), each once.
+func OtherStates(flows []string, inUse string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range flows {
+		other := OldState(f, inUse)
+		if other == "" || seen[other] {
+			continue
+		}
+		seen[other] = true
+		out = append(out, other)
+	}
+	return out
+}
+
+// SamePath reports whether a and b name the same file.
+func SamePath(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(ia, ib)
+	}
+	aa, _ := filepath.Abs(a)
+	ab, _ := filepath.Abs(b)
+	return aa == ab
+}

@@ -4,6 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/state"
 )
 
 // TestDir: the rule of where a project's state lives, for a base in a
@@ -80,5 +84,86 @@ func TestBase(t *testing.T) {
 	}
 	if got := Base(filepath.Join(other, "x.flow.hcl"), wd); got != other {
 		t.Errorf("Base outside = %q", got)
+	}
+}
+
+// TestOldStates: a .flowctl next to a flow is named when it is not the
+// state in use, once for the flows beside it, and never when it is that
+// state (by another path) or the state is a database.
+func TestOldStates(t *testing.T) {
+	top, _ := filepath.EvalSymlinks(t.TempDir())
+	a, b := filepath.Join(top, "a"), filepath.Join(top, "b")
+	for _, d := range []string{filepath.Join(a, DirName), filepath.Join(b, DirName), filepath.Join(top, DirName)} {
+		os.MkdirAll(d, 0o755)
+	}
+	inUse := filepath.Join(top, DirName)
+	if got := OldState(filepath.Join(a, "x.flow.hcl"), inUse); got != filepath.Join(a, DirName) {
+		t.Errorf("OldState = %q", got)
+	}
+	t.Chdir(top)
+	if got := OldState(filepath.Join(top, "x.flow.hcl"), DirName); got != "" {
+		t.Errorf("the state in use, relative: OldState = %q", got)
+	}
+	if got := OldState(filepath.Join(a, "x.flow.hcl"), "postgres://db/x"); got != "" {
+		t.Errorf("a database in use: OldState = %q", got)
+	}
+	flows := []string{filepath.Join(a, "1.flow.hcl"), filepath.Join(a, "2.flow.hcl"), filepath.Join(b, "3.flow.hcl"), filepath.Join(top, "4.flow.hcl")}
+	got := OtherStates(flows, inUse)
+	if len(got) != 2 || got[0] != filepath.Join(a, DirName) || got[1] != filepath.Join(b, DirName) {
+		t.Errorf("OtherStates = %q", got)
+	}
+}
+
+// TestOpen: opening a directory that is not there makes it, and says so
+// once.
+func TestOpen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), DirName)
+	for i, want := range []bool{true, false} {
+		st, made, err := Open(dir, state.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		if made != want {
+			t.Errorf("open %d: made %v, want %v", i+1, made, want)
+		}
+	}
+}
+
+// TestFlows: the flows and block files under a directory, hidden
+// directories skipped; a directory's one flow file; the programs of the
+// flows under a directory, and none being an error.
+func TestFlows(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.MkdirAll(filepath.Join(dir, DirName), 0o755)
+	flow := func(name string) string { return "flow \"" + name + "\" {}\n" }
+	os.WriteFile(filepath.Join(dir, "a.flow.hcl"), []byte(flow("a")), 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "b.flow.hcl"), []byte(flow("b")), 0o644)
+	os.WriteFile(filepath.Join(dir, DirName, "c.flow.hcl"), []byte(flow("c")), 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "x.block.hcl"), []byte(""), 0o644)
+	flows, blocks, diags := FindFlowsAndBlocks([]string{dir}, false)
+	if diags.HasErrors() || len(flows) != 2 || len(blocks) != 1 {
+		t.Errorf("FindFlowsAndBlocks = %q, %q, %v", flows, blocks, diags)
+	}
+	if _, diags := FlowPath(dir); diags.HasErrors() {
+		t.Errorf("FlowPath of a directory with one flow: %v", diags)
+	}
+	progs, diags := CompileFlows(dir, compiler.Options{Parser: lang.NewParser()})
+	if diags.HasErrors() || len(progs) != 2 || progs[0].Flow.Name != "a" || progs[1].Flow.Name != "b" {
+		t.Errorf("CompileFlows: %d programs, %v", len(progs), diags)
+	}
+	if prog, diags := Compile(filepath.Join(dir, "sub"), compiler.Options{Parser: lang.NewParser(), Release: true}); diags.HasErrors() || prog.Flow.Name != "b" {
+		t.Errorf("Compile of a directory with one flow: %v", diags)
+	}
+	if prog, diags := Compile(dir, compiler.Options{}); diags.HasErrors() || prog.Flow.Name != "a" {
+		t.Errorf("Compile of a directory with one flow of its own: %v", diags)
+	}
+	empty := t.TempDir()
+	if _, diags := FlowPath(empty); !diags.HasErrors() || diags[0].Summary != "No flow file" {
+		t.Errorf("FlowPath of an empty directory: %v", diags)
+	}
+	if _, diags := CompileFlows(empty, compiler.Options{}); !diags.HasErrors() || diags[0].Summary != "No flow or block files" {
+		t.Errorf("CompileFlows of an empty directory: %v", diags)
 	}
 }

@@ -15,6 +15,11 @@
 // inputs, its attempts), cache.go and record.go (recording: cache keys,
 // what the state and the events are told as each instance ends), and
 // finish.go and memory.go (finishing: outputs, status, memories).
+// What the entry points need around a run is here too, so that the CLI,
+// serve and the temporal engine's client share it: resume_prepare.go
+// (the flow file, checks and inputs of a run to resume, and its
+// approvals), critical.go (the critical path by the time steps take) and
+// secrets_given.go (--secret values).
 //
 // Package compiler supplies the checked Program; package blocks the
 // executors that run each kind of block. The CLI renders the events.

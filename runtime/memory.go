@@ -16,7 +16,9 @@ import (
 // starts over from the default with a warning.
 func (r *run) loadMemory() (hcl.Diagnostics, error) {
 	var stored map[string]json.RawMessage
-	if r.opts.Store != nil {
+	// A flow without memories reads none: a round trip per run for
+	// nothing.
+	if r.opts.Store != nil && len(r.prog.Memories) > 0 {
 		var err error
 		if stored, err = r.opts.Store.Memory(r.prog.Flow.Name, r.opts.Namespace); err != nil {
 			return nil, fmt.Errorf("reading memory: %w", err)

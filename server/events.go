@@ -75,11 +75,11 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 		evs, done, changed := lr.since(after)
 		send(evs)
 		if done {
-			if s.liveRun(id) == nil {
-				lr = nil // read the rest, if any, from the state
-				continue
-			}
-			return // it never started
+			// Every event of a run that ended (or never started) went
+			// through lr, after those an earlier server recorded (sent
+			// above): the stream has them all, without reading them
+			// again from the state (a query per run).
+			return
 		}
 		select {
 		case <-changed:

@@ -14,6 +14,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
@@ -164,7 +165,7 @@ func Collect(paths, registries []string, base string, mermaid func(*compiler.Pro
 	var flows, blockFiles []string
 	if len(others) > 0 {
 		var dg hcl.Diagnostics
-		flows, blockFiles, dg = lang.FindFlowsAndBlockFiles(others, false)
+		flows, blockFiles, dg = project.FindFlowsAndBlocks(others, false)
 		diags = append(diags, dg...)
 	}
 	if len(testFiles) > 0 {
@@ -213,7 +214,7 @@ func isFile(p string) bool {
 // docTests finds the tests under the paths, by the flow file they run.
 func docTests(parser *lang.Parser, paths []string, rel func(string) string, diags *hcl.Diagnostics) map[string][]Test {
 	out := map[string][]Test{}
-	files, _ := lang.FindFiles(paths, lang.IsTestFile)
+	files, _ := project.Find(paths, lang.IsTestFile)
 	for _, file := range files {
 		if !lang.IsTestFile(file) {
 			continue // a flow or block file given by path

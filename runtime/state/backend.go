@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -28,7 +29,8 @@ type backend interface {
 	// setupWriter tunes the writer's connection.
 	setupWriter(ctx context.Context, conn *sql.Conn) error
 	// guarded: a failed statement aborts the transaction, so that each
-	// statement of the writer that may fail runs in a savepoint of its own.
+	// statement of the writer that may fail runs in a savepoint of its
+	// own, when a batch is written carefully (writer.hopeful).
 	guarded() bool
 	// lockMemory makes the memory of a flow's namespace the transaction's
 	// until it ends ("" when the writer's transaction already excludes
@@ -90,6 +92,20 @@ func (d *sqlDB) PrepareContext(ctx context.Context, query string) (*sql.Stmt, er
 type sqlConn struct {
 	*sql.Conn
 	b backend
+}
+
+// txFailed reports whether the connection's transaction has failed
+// (PostgreSQL's aborted transaction, which COMMIT rolls back without an
+// error), as the server last said: it costs no round trip.
+func (c *sqlConn) txFailed() bool {
+	failed := false
+	c.Raw(func(dc any) error {
+		if pc, ok := dc.(*stdlib.Conn); ok {
+			failed = pc.Conn().PgConn().TxStatus() == 'E'
+		}
+		return nil
+	})
+	return failed
 }
 
 func (c *sqlConn) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {

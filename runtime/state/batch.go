@@ -28,7 +28,10 @@ type table struct {
 	// sized holds the statements of 2 to rowsPerStatement-1 rows, each
 	// prepared when a batch's tail first has that many rows (nil when
 	// preparing it failed: those rows are written one by one).
-	sized   map[int]*driverStmt
+	sized map[int]*driverStmt
+	// texts holds the SQL of the statements of n rows that a pipeline
+	// sent (pipeline.go).
+	texts   map[int]string
 	def     *tableDef
 	pending []int
 }
@@ -219,6 +222,19 @@ func (s *driverStmt) Close() error {
 	return s.conn.Raw(func(any) error { return s.stmt.Close() })
 }
 
+// text is the SQL of t's statement of n rows, bound for b.
+func (t *table) text(n int, b backend) string {
+	q, ok := t.texts[n]
+	if !ok {
+		if t.texts == nil {
+			t.texts = map[int]string{}
+		}
+		q = b.bind(t.def.sql(n))
+		t.texts[n] = q
+	}
+	return q
+}
+
 func (t *table) close() error {
 	err := t.one.Close()
 	if err2 := t.many.Close(); err == nil {
@@ -242,14 +258,22 @@ func (t *table) close() error {
 func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64) bool {
 	st := &w.stmts
 	began := time.Now()
-	if _, err := st.begin.ExecContext(ctx); err != nil {
-		w.fatal(batch, first, fmt.Errorf("beginning a transaction: %w", err))
-		return false
-	}
-	if err := w.owner.mark(ctx, st, mark); err != nil {
-		st.rollback.ExecContext(ctx)
-		w.fatal(batch, first, err)
-		return false
+	w.dropPipeline()
+	l, leased := w.owner.(*lease)
+	if piped := leased && w.pipelined(); piped {
+		// BEGIN and the mark go first in the pipeline (pipeline.go).
+		w.pipe(w.b.begin(), nil, nil)
+		l.pipeMark(w, mark)
+	} else {
+		if _, err := st.begin.ExecContext(ctx); err != nil {
+			w.fatal(batch, first, fmt.Errorf("beginning a transaction: %w", err))
+			return false
+		}
+		if err := w.owner.mark(ctx, st, mark); err != nil {
+			st.rollback.ExecContext(ctx)
+			w.fatal(batch, first, err)
+			return false
+		}
 	}
 	w.args.now = time.Now().UnixNano()
 	for i := range batch {
@@ -268,7 +292,9 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 				w.add(w.events, batch, first, i)
 			}
 		case opSync:
-			w.writeOwn(batch, first)
+			if !o.sync.blind {
+				w.writeOwn(batch, first)
+			}
 			if w.att.abort != nil {
 				break
 			}
@@ -276,9 +302,24 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 				o.sync.err = fmt.Errorf("run %s: %w", o.sync.run, ErrRunTaken)
 				continue
 			}
+			if o.sync.piped != nil && w.pipelined() {
+				w.applyPiped(o.sync)
+				continue
+			}
+			// The op's statements are answered one by one: what is
+			// queued goes first.
+			w.sendPipeline(ctx)
+			if w.att.abort != nil {
+				break
+			}
 			err := w.applySync(ctx, o.sync)
 			if transient(err) {
 				w.abort(err)
+			} else if !w.failedHopefully(err) && w.hopeful() && st.conn.txFailed() {
+				// The op ignored the error of a statement, which aborted
+				// the transaction: COMMIT would roll the batch back and
+				// say nothing.
+				w.abort(errCareful)
 			}
 			o.sync.err = err
 		}
@@ -287,12 +328,28 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 		}
 	}
 	w.writeAll(batch, first)
+	if !w.pipelined() || leased && time.Since(began) >= l.dur/5 {
+		// What the lease's renewal writes comes after the batch's.
+		w.sendPipeline(ctx)
+	}
 	if w.att.abort == nil {
 		if err := w.owner.renew(ctx, st, began); err != nil && transient(err) {
 			w.abort(err)
 		}
 	}
+	if w.att.abort == nil && w.pipelined() {
+		// COMMIT goes last in the pipeline: a batch whose ops are all
+		// piped or rows is one round trip. An error there that may have
+		// come from COMMIT leaves its outcome unknown (unsure, owner.go).
+		w.pipe(`COMMIT`, nil, nil)
+		if err := w.sendPipeline(ctx); err == nil {
+			return true
+		} else if transient(err) {
+			w.att.committing = true
+		}
+	}
 	if w.att.abort != nil {
+		w.dropPipeline()
 		w.steps.pending, w.cache.pending, w.events.pending = w.steps.pending[:0], w.cache.pending[:0], w.events.pending[:0]
 		st.rollback.ExecContext(ctx)
 		return false
@@ -414,6 +471,14 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 		n := min(len(rows), rowsPerStatement)
 		chunk := rows[:n]
 		rows = rows[n:]
+		if w.pipelined() {
+			for _, i := range chunk {
+				t.def.appendArgs(a, &batch[i])
+			}
+			w.rowStatements.Add(1)
+			w.pipeRows(t.text(n, w.b), a)
+			continue
+		}
 		stmt := w.statement(ctx, t, n)
 		if w.att.abort != nil {
 			return
@@ -431,6 +496,9 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 				w.abort(err)
 				return
 			}
+			if w.failedHopefully(err) {
+				return
+			}
 		}
 		for _, i := range chunk {
 			t.def.appendArgs(a, &batch[i])
@@ -438,6 +506,9 @@ func (w *writer) writeRows(t *table, batch []op, first uint64) {
 			err := w.exec(ctx, t.one, a)
 			if transient(err) {
 				w.abort(err)
+				return
+			}
+			if w.failedHopefully(err) {
 				return
 			}
 			if err != nil {
@@ -485,13 +556,16 @@ func (w *writer) statement(ctx context.Context, t *table, n int) *driverStmt {
 		return err
 	}
 	var err error
-	if w.b.guarded() {
+	if w.b.guarded() && !w.hopeful() {
 		err = w.savepoint(ctx, prep)
 	} else {
 		err = prep()
 	}
 	if transient(err) {
 		w.abort(err)
+		return nil
+	}
+	if w.failedHopefully(err) {
 		return nil
 	}
 	if t.sized == nil {
@@ -511,7 +585,7 @@ func (w *writer) exec(ctx context.Context, stmt *driverStmt, a *args) error {
 		clear(a.list) // drop the references to the rows' values
 		a.list = a.list[:0]
 	}()
-	if !w.b.guarded() {
+	if !w.b.guarded() || w.hopeful() {
 		return stmt.execute(ctx, a.list)
 	}
 	return w.savepoint(ctx, func() error { return stmt.execute(ctx, a.list) })

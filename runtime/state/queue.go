@@ -71,7 +71,26 @@ func (s *Store) QueueRun(r *Run, key *IdempotencyKey, expiry time.Time) (*Idempo
 		}
 	}
 	won := true // the key, when there is one
-	_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
+	args := func() []any {
+		q := queue
+		if q == "" {
+			q = s.owner.id() // the lease's, known once the transaction renewed it
+		}
+		return []any{r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(inputs),
+			r.Status, nanos(r.StartedAt), nil, nil,
+			"", nil, nil, r.Origin, nil, r.ParentRun, r.ParentStep, q}
+	}
+	var p *piped
+	if key == nil {
+		p = &piped{query: insertRunSQL, args: args, check: func(int64) error {
+			if running {
+				s.owner.held(r.ID)
+			}
+			recorded = true
+			return nil
+		}}
+	}
+	_, err = s.w.doPiped("", p, func(ctx context.Context, st *writerStmts) error {
 		if key != nil {
 			res, err := st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
 				key.CreatedAt.UnixNano(), expiry.UnixNano())
@@ -86,13 +105,7 @@ func (s *Store) QueueRun(r *Run, key *IdempotencyKey, expiry time.Time) (*Idempo
 				return nil
 			}
 		}
-		if queue == "" {
-			queue = s.owner.id() // the lease's, known once the transaction renewed it
-		}
-		_, err := st.insertRun.ExecContext(ctx,
-			r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(inputs),
-			r.Status, nanos(r.StartedAt), nil, nil,
-			"", nil, nil, r.Origin, nil, r.ParentRun, r.ParentStep, queue)
+		_, err := st.insertRun.ExecContext(ctx, args()...)
 		if err == nil && running {
 			s.owner.held(r.ID)
 		}
@@ -141,26 +154,32 @@ func (s *Store) StartQueued(id string, startedAt time.Time, origin string) error
 			return fmt.Errorf("starting run %s: %w", id, err)
 		}
 	}
-	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+	args := func() []any {
 		own := ""
 		if owned {
 			own = s.owner.id()
 		}
-		res, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = 'running', started_at = ?, owner = ?,
-			origin = CASE WHEN ? = '' THEN origin ELSE ? END
-			WHERE id = ? AND status = '`+StatusQueued+`'`, nanos(startedAt), own, origin, origin, id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
+		return []any{nanos(startedAt), own, origin, origin, id}
+	}
+	started := func(n int64) error {
+		if n == 0 {
 			return ErrNotQueued
 		}
 		if owned {
 			s.owner.held(id)
 		}
 		return nil
+	}
+	_, err := s.w.doPiped("", &piped{query: startQueuedSQL, args: args, check: started}, func(ctx context.Context, st *writerStmts) error {
+		res, err := st.conn.ExecContext(ctx, startQueuedSQL, args()...)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		return started(n)
 	})
 	if err != nil {
 		if claimed {
@@ -171,12 +190,16 @@ func (s *Store) StartQueued(id string, startedAt time.Time, origin string) error
 	return nil
 }
 
+const startQueuedSQL = `UPDATE runs SET status = 'running', started_at = ?, owner = ?,
+	origin = CASE WHEN ? = '' THEN origin ELSE ? END
+	WHERE id = ? AND status = '` + StatusQueued + `'`
+
 // EndQueued records a queued run that cannot start (its flow's memory
 // cannot be read, a secret is missing: errText says why) as ended with
 // status, without starting it. It fails with ErrNotQueued when the run is
 // no longer queued.
 func (s *Store) EndQueued(id, status, errText string) error {
-	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
+	_, err := s.w.doBlind("", func(ctx context.Context, st *writerStmts) error {
 		res, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?, error = ?
 			WHERE id = ? AND status = '`+StatusQueued+`'`, status, time.Now().UnixNano(), errText, id)
 		if err != nil {

@@ -253,6 +253,9 @@ func OpenURLWith(dbURL string, o Options) (*Store, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = connectTimeout
 	}
+	if pgTracer != nil {
+		cfg.Tracer = pgTracer
+	}
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxIdleConns)
@@ -266,6 +269,10 @@ func OpenURLWith(dbURL string, o Options) (*Store, error) {
 	}
 	return s, nil
 }
+
+// pgTracer, when set, sees every statement the stores opened since send
+// PostgreSQL: the tests count the writer's round trips with it.
+var pgTracer pgx.QueryTracer
 
 // The pool of a PostgreSQL store: the writer holds one connection, the
 // readers share the others; a dial that gets no answer gives up after

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -72,6 +73,13 @@ type writer struct {
 	// unsure is the mark of a batch whose COMMIT got no answer, 0 when
 	// none: the next try looks it up before writing the batch again.
 	unsure int64
+	// careful: the batch is written with each of its statements in a
+	// savepoint of its own (PostgreSQL), after a try without them met a
+	// failed statement (see errCareful).
+	careful bool
+	// pipeline holds the statements of a hopeful try not yet sent
+	// (pipeline.go).
+	pipeline pipeline
 
 	mu      sync.Mutex
 	work    sync.Cond // the queue grew, or the writer must stop
@@ -162,10 +170,18 @@ type cacheEntry struct {
 type syncOp struct {
 	// run is the run the op writes, "" for none: an op of a run that
 	// another process took over (owner.go) fails with ErrRunTaken.
-	run  string
-	fn   func(ctx context.Context, st *writerStmts) error
-	err  error
-	done chan struct{}
+	run string
+	// blind: the op reads no step result or event (it writes a run's
+	// row): the rows of those handed over before it need not be written
+	// before it, and wait for the end of the batch, to be written in as
+	// few statements as the batch allows (writeOwn).
+	blind bool
+	// piped, when not nil, is the op as one statement that a hopeful
+	// try sends in its pipeline (pipeline.go); a careful one runs fn.
+	piped *piped
+	fn    func(ctx context.Context, st *writerStmts) error
+	err   error
+	done  chan struct{}
 }
 
 // writerStmts are the statements prepared on the writer's connection, and
@@ -256,7 +272,25 @@ func (w *writer) do(fn func(ctx context.Context, st *writerStmts) error) (uint64
 
 // doRun is do for an op that writes run runID (see syncOp.run).
 func (w *writer) doRun(runID string, fn func(ctx context.Context, st *writerStmts) error) (uint64, error) {
-	so := &syncOp{run: runID, fn: fn, done: make(chan struct{})}
+	return w.doOp(&syncOp{run: runID, fn: fn})
+}
+
+// doBlind is doRun for an op that reads no step result or event (see
+// syncOp.blind).
+func (w *writer) doBlind(runID string, fn func(ctx context.Context, st *writerStmts) error) (uint64, error) {
+	return w.doOp(&syncOp{run: runID, blind: true, fn: fn})
+}
+
+// doPiped is doBlind for an op that is one statement, p, which a hopeful
+// try sends in its pipeline; fn is the op as a careful try applies it.
+func (w *writer) doPiped(runID string, p *piped, fn func(ctx context.Context, st *writerStmts) error) (uint64, error) {
+	return w.doOp(&syncOp{run: runID, blind: true, piped: p, fn: fn})
+}
+
+// doOp queues the synchronous op so and waits until its transaction has
+// ended.
+func (w *writer) doOp(so *syncOp) (uint64, error) {
+	so.done = make(chan struct{})
 	seq, ok := w.push(&op{kind: opSync, sync: so})
 	if !ok {
 		return 0, ErrClosed
@@ -355,8 +389,17 @@ func (w *writer) write(batch []op, first uint64) bool {
 	ctx := context.Background()
 	var down time.Time // when a try first failed because the database was away
 	inPlace := 0
+	w.careful = false
 	for n := 0; ; n++ {
 		committed, err := w.try(ctx, batch, first)
+		if err == errCareful && !w.careful {
+			// A statement failed in a try without savepoints: the batch is
+			// written again, at once, each statement in a savepoint, so
+			// that the failed one alone fails.
+			w.careful = true
+			n--
+			continue
+		}
 		if err == nil {
 			if w.avail != nil {
 				w.avail.ok()
@@ -438,6 +481,9 @@ func (w *writer) try(ctx context.Context, batch []op, first uint64) (bool, error
 	w.marks++
 	committed := w.apply(ctx, batch, first, w.marks)
 	if err := w.att.abort; err != nil {
+		if err == errCareful {
+			return false, err // rolled back, on a good connection
+		}
 		if !retryInPlace(err) {
 			w.disconnect(true)
 		}
@@ -462,8 +508,42 @@ func (w *writer) publish() {
 	w.att.failures = w.att.failures[:0]
 }
 
+// applySync applies a sync op: in a savepoint of its own, so that what
+// it wrote is undone when it fails, except in a first try on PostgreSQL
+// (hopeful), where a failure ends the try (errCareful).
 func (w *writer) applySync(ctx context.Context, so *syncOp) error {
+	if w.hopeful() {
+		return so.fn(ctx, &w.stmts)
+	}
 	return w.savepoint(ctx, func() error { return so.fn(ctx, &w.stmts) })
+}
+
+// errCareful ends a try of a batch, rolled back, in which a statement or
+// an op failed without savepoints: the batch is written again at once,
+// carefully (writer.careful).
+var errCareful = errors.New("a statement failed in a batch without savepoints")
+
+// hopeful reports whether the batch is written without savepoints: on
+// PostgreSQL, where a failed statement aborts the transaction, a
+// savepoint around each statement costs two round trips more (SAVEPOINT
+// and RELEASE), which made most of the round trips of a run's
+// bookkeeping (a run recorded, started and finished: 9 where 3 do). A
+// batch is first written without them, betting that nothing fails (the
+// case of nearly every batch); when something does, the try is rolled
+// back and the batch written again with them, so that the failed op
+// alone fails. Every op may be applied again, as after a transient
+// error. SQLite's savepoints cost no round trip and are always taken.
+func (w *writer) hopeful() bool { return w.b.guarded() && !w.careful }
+
+// failedHopefully ends a hopeful try whose statement or op failed with
+// err (not transient): the batch is written again carefully. It
+// reports whether it did.
+func (w *writer) failedHopefully(err error) bool {
+	if err == nil || !w.hopeful() || transient(err) {
+		return false
+	}
+	w.abort(errCareful)
+	return true
 }
 
 // savepoint runs fn in a savepoint: what it wrote is undone when it fails.
@@ -473,12 +553,16 @@ func (w *writer) savepoint(ctx context.Context, fn func() error) error {
 		return err
 	}
 	err := fn()
-	if err != nil {
-		st.rollbackSavepoint.ExecContext(ctx)
+	if err == nil {
+		if _, err = st.release.ExecContext(ctx); err == nil {
+			return nil
+		}
+		// RELEASE failed: fn ignored the error of a statement that
+		// aborted the transaction. Undone too, or COMMIT would roll the
+		// whole batch back without an error.
 	}
-	if _, rerr := st.release.ExecContext(ctx); err == nil {
-		err = rerr
-	}
+	st.rollbackSavepoint.ExecContext(ctx)
+	st.release.ExecContext(ctx)
 	return err
 }
 

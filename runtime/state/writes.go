@@ -43,7 +43,7 @@ func (s *Store) CreateRun(r *Run) error {
 	}
 	outputs, err := storeBlob(s.w.dir, r.Outputs)
 	if err == nil {
-		_, err = s.w.do(func(ctx context.Context, st *writerStmts) error {
+		_, err = s.w.doBlind("", func(ctx context.Context, st *writerStmts) error {
 			own := ""
 			if owned {
 				own = s.owner.id()
@@ -87,9 +87,19 @@ func (s *Store) FinishRun(r *Run) error {
 	if err != nil {
 		return fmt.Errorf("finishing run %s: %w", r.ID, err)
 	}
-	seq, err := s.w.doRun(r.ID, func(ctx context.Context, st *writerStmts) error {
-		res, err := st.finishRun.ExecContext(ctx,
-			r.Status, nanos(r.FinishedAt), text(outputs), r.Error, text(r.Usage), text(r.FailedOutputs), text(r.Fingerprints), r.ID, s.owner.id())
+	args := func() []any {
+		return []any{r.Status, nanos(r.FinishedAt), text(outputs), r.Error, text(r.Usage), text(r.FailedOutputs), text(r.Fingerprints), r.ID, s.owner.id()}
+	}
+	// In a pipeline, a run not finished (not found, or another process's)
+	// is looked up by fn, in the careful try that follows.
+	p := &piped{query: finishRunSQL, args: args, check: func(n int64) error {
+		if n == 0 {
+			return ErrRunNotFound
+		}
+		return nil
+	}}
+	seq, err := s.w.doPiped(r.ID, p, func(ctx context.Context, st *writerStmts) error {
+		res, err := st.finishRun.ExecContext(ctx, args()...)
 		if err != nil {
 			return err
 		}

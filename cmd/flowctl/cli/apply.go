@@ -5,22 +5,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	goruntime "runtime"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/flowctl/flowctl/blocks"
-	"github.com/flowctl/flowctl/blocks/llm"
-	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
-	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
-	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/engine"
+	"github.com/flowctl/flowctl/runtime/planfile"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/hashicorp/hcl/v2"
@@ -86,10 +80,10 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 			if err != nil {
 				return err
 			}
-			fromPlan := isSavedPlan(args[0])
+			fromPlan := planfile.Is(args[0])
 			var prog *compiler.Program
 			var inputs map[string]cty.Value
-			var sp *savedPlan
+			var sp *planfile.File
 			if fromPlan {
 				if prog, inputs, sp, err = readSavedPlan(l, args[0], given); err != nil {
 					return err
@@ -197,213 +191,43 @@ func applyResume(s streams, f *runFlags, ef *engineFlags, id, flowFile string, j
 	return resumeRun(s, f, sf, st, run, jsonOut)
 }
 
-// execOptions choose how the executors run blocks.
-type execOptions struct {
-	// logPrompts, when set, receives a JSON line per LLM round trip.
-	logPrompts io.Writer
-	sandbox    string   // sandboxIsolated or sandboxInProcess
-	goEngine   string   // --go-engine: "" (each block's own), interpreted or compiled
-	httpAllow  []string // --http-allow; FLOWCTL_HTTP_ALLOW when empty
-	httpConns  int      // --http-conns-per-host; FLOWCTL_HTTP_CONNS_PER_HOST when 0
-	// warnings receives the sandbox's notices of the confinement layers
-	// this system lacks.
-	warnings io.Writer
-	// unconfined is --unconfined: python and compiled go blocks run where
-	// their workers cannot be confined (also FLOWCTL_UNCONFINED=1).
-	unconfined bool
-	// warm, when set, is the program about to run: the sandbox starts the
-	// workers its js and interpreted go blocks need (warmWorkers) while
-	// the run is being set up.
-	warm *compiler.Program
-}
-
-// Environment variables of the http and scrape blocks.
+// The settings of the executors (package engine), as the flags' help
+// names them.
 const (
-	envHTTPTimeout = "FLOWCTL_HTTP_TIMEOUT"
-	envHTTPAllow   = "FLOWCTL_HTTP_ALLOW"
-	envHTTPConns   = "FLOWCTL_HTTP_CONNS_PER_HOST"
+	envHTTPTimeout    = engine.EnvHTTPTimeout
+	envHTTPAllow      = engine.EnvHTTPAllow
+	envHTTPConns      = engine.EnvHTTPConns
+	envGoEngine       = engine.EnvGoEngine
+	envSandboxWorkers = engine.EnvSandboxWorkers
+	sandboxIsolated   = engine.SandboxIsolated
+	sandboxInProcess  = engine.SandboxInProcess
 )
 
-// httpOptions reads the HTTP options from the flags and the environment.
+// executors are the executors of this build (engine.Executors).
+func executors(o engine.Options) (*blocks.Executors, func(), error) {
+	ex, release, err := engine.Executors(o)
+	return ex, release, fromBelow(err)
+}
+
+// httpOptions reads the HTTP options from the flags and the environment
+// (engine.HTTPOptions).
 func httpOptions(allow []string, conns int, lookup func(string) (string, bool)) (blocks.HTTPOptions, error) {
-	var o blocks.HTTPOptions
-	switch {
-	case conns < 0:
-		return o, usagef("--http-conns-per-host must be at least 1")
-	case conns > 0:
-		o.ConnsPerHost = conns
-	default:
-		if v, ok := lookup(envHTTPConns); ok && v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return o, usagef("%s must be a whole number of at least 1, not %q", envHTTPConns, v)
-			}
-			o.ConnsPerHost = n
-		}
-	}
-	if v, ok := lookup(envHTTPTimeout); ok && v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return o, usagef("%s must be a duration such as 60s or 2m, not %q", envHTTPTimeout, v)
-		}
-		o.Timeout = d
-	}
-	spec := strings.Join(allow, ",")
-	if len(allow) == 0 {
-		spec, _ = lookup(envHTTPAllow)
-	}
-	if spec != "" {
-		e, err := blocks.ParseEgress(spec)
-		if err != nil {
-			return o, usagef("the HTTP allow list (--http-allow or %s): %s", envHTTPAllow, err)
-		}
-		o.Egress = e
-	}
-	return o, nil
+	o, err := engine.HTTPOptions(allow, conns, lookup)
+	return o, fromBelow(err)
 }
 
-// executors are the executors of this build: the built-ins, and one LLM
-// executor (configured from the environment) for the llm built-in and llm
-// blocks, so that they share its concurrency and rate limits. The returned
-// function releases what the executors hold (sandbox worker processes);
-// call it when the run is over.
-func executors(o execOptions) (*blocks.Executors, func(), error) {
-	cfg, err := llm.ConfigFromEnv(os.LookupEnv)
-	if err != nil {
-		return nil, nil, usagef("%s", err)
-	}
-	cfg.LogPrompts = o.logPrompts
-	model := llm.NewExecutor(cfg)
-	hopts, err := httpOptions(o.httpAllow, o.httpConns, os.LookupEnv)
-	if err != nil {
-		return nil, nil, err
-	}
-	b := blocks.BuiltinExecutorsWith(hopts)
-	b["llm"] = model
-	ex := &blocks.Executors{Builtins: b, Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: model}}
-	if o.sandbox != sandboxIsolated && o.sandbox != sandboxInProcess {
-		return nil, nil, usagef("unknown --sandbox %q: use isolated or inprocess", o.sandbox)
-	}
-	if err := checkGoEngine(o.goEngine); err != nil {
-		return nil, nil, err
-	}
-	size, err := sandboxWorkers(os.LookupEnv)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The pool starts no worker until a call needs one; compiled go
-	// blocks run there whatever --sandbox says.
-	unconfined := o.unconfined || os.Getenv(isolate.EnvUnconfined) == "1"
-	if missing := isolate.Unconfinable(); unconfined && len(missing) > 0 && o.warnings != nil {
-		fmt.Fprintf(o.warnings, "Warning: python and compiled go blocks run unconfined on %s (--unconfined), with no %s: their code can use your files, the network and other processes.\n",
-			isolate.Platform(), isolate.JoinOr(missing))
-	}
-	pool := isolate.New(isolate.Options{Size: size, Unconfined: unconfined, Notice: func(msg string) {
-		if o.warnings != nil {
-			fmt.Fprintf(o.warnings, "Warning: %s.\n", msg)
-		}
-	}})
-	ro := isolate.RouteOptions{GoEngine: o.goEngine, InProcess: o.sandbox == sandboxInProcess}
-	ex.Runtimes[lang.RuntimeGo] = isolate.Route(pool, inProcess(gorun.NewExecutor()), ro)
-	ex.Runtimes[lang.RuntimeJS] = isolate.Route(pool, inProcess(jsrun.NewExecutor()), ro)
-	ex.Runtimes[lang.RuntimePython] = isolate.Route(pool, nil, ro) // always in the pool
-	if o.warm != nil && !ro.InProcess {
-		pool.Prestart(warmWorkers(o.warm, o.goEngine))
-	}
-	return ex, func() { pool.Close() }, nil
-}
-
-// warmWorkers is how many sandbox workers a program's js and interpreted
-// go blocks want at once: none without such a step, as many as the pool
-// may have for a for_each of them, else one. Subflows' steps count too.
-func warmWorkers(prog *compiler.Program, goEngine string) int {
-	n := 0
-	for _, s := range prog.Steps {
-		if s.Flow != nil {
-			n = max(n, warmWorkers(s.Flow, goEngine))
-			continue
-		}
-		def := s.Block.Def
-		if def == nil || !(def.Runtime == lang.RuntimeJS || def.Runtime == lang.RuntimeGo && !def.Compiled(goEngine)) {
-			continue
-		}
-		if s.ForEach != nil {
-			return math.MaxInt32 // Prestart keeps to the pool's size
-		}
-		n = 1
-	}
-	return n
+// resolveGoEngine is the engine of a --go-engine flag's value
+// (engine.ResolveGoEngine).
+func resolveGoEngine(flag string) (string, error) {
+	e, err := engine.ResolveGoEngine(flag)
+	return e, fromBelow(err)
 }
 
 // unconfinedUsage is the help of --unconfined.
 const unconfinedUsage = "run python and compiled go blocks even where flowctl cannot confine their workers (macOS, Windows), with your user's access to files, the network and processes (default: " + isolate.EnvUnconfined + "=1)"
 
-// checkGoEngine checks a --go-engine value ("" is each block's own).
-func checkGoEngine(engine string) error {
-	if engine != "" && engine != lang.EngineInterpreted && engine != lang.EngineCompiled {
-		return usagef("unknown --go-engine %q: use interpreted or compiled", engine)
-	}
-	return nil
-}
-
-// envGoEngine is the default of --go-engine.
-const envGoEngine = "FLOWCTL_GO_ENGINE"
-
-// resolveGoEngine is the engine of a --go-engine flag's value: the value,
-// else $FLOWCTL_GO_ENGINE, else "" (each block's own), checked.
-func resolveGoEngine(flag string) (string, error) {
-	if flag == "" {
-		flag = os.Getenv(envGoEngine)
-		if err := checkGoEngine(flag); err != nil {
-			return "", usagef("%s must be interpreted or compiled, not %q", envGoEngine, flag)
-		}
-	}
-	return flag, checkGoEngine(flag)
-}
-
 // goEngineUsage is the help of --go-engine.
 const goEngineUsage = "run every go block interpreted (by yaegi) or compiled (built by the Go toolchain on PATH), whatever its engine argument says (default: " + envGoEngine + ", else each block's own)"
-
-// inProcess bounds code run in flowctl's own process to one call per
-// processor, as the sandbox's pool bounds its workers: code computes, and
-// more calls at once than processors only add interpreters.
-func inProcess(e blocks.Executor) blocks.Executor {
-	return blocks.Limit(e, goruntime.GOMAXPROCS(0))
-}
-
-// envSandboxWorkers sets how many sandbox worker processes run code at
-// once (default: the number of CPUs, at least 2).
-const envSandboxWorkers = "FLOWCTL_SANDBOX_WORKERS"
-
-func sandboxWorkers(lookup func(string) (string, bool)) (int, error) {
-	v, ok := lookup(envSandboxWorkers)
-	if !ok || v == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, usagef("%s must be a whole number of at least 1, not %q", envSandboxWorkers, v)
-	}
-	return n, nil
-}
-
-// Sandbox modes for code blocks (--sandbox).
-const (
-	sandboxIsolated  = lang.SandboxIsolated
-	sandboxInProcess = lang.SandboxInProcess
-)
-
-// openPromptLog opens the --log-prompts file for appending.
-func openPromptLog(path string) (io.WriteCloser, error) {
-	if path == "" {
-		return nil, nil
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("opening the prompt log: %w", err)
-	}
-	return f, nil
-}
 
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)

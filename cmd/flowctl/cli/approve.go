@@ -93,23 +93,20 @@ that process continues it.`,
 }
 
 // notWaitingError explains a decision that could not be recorded: the
-// step does not wait, and what the run's approvals are.
+// step does not wait, and what the run's approvals are
+// (runtime.Undecided).
 func notWaitingError(st *state.Store, run *state.Run, step, instance string, err error) error {
 	if !errors.Is(err, state.ErrNotWaiting) {
 		return err
 	}
+	as, expired := runtime.Undecided(st, run.ID, step, instance, time.Now())
+	if expired != nil {
+		return failf("Not waiting", "The deadline of step %s of run %s passed at %s: the step fails when the run resumes (flowctl apply --resume %s).",
+			views.InstanceLabel(step, instance), run.ID, expired.Deadline.Local().Format("2006-01-02 15:04:05"), run.ID)
+	}
 	var waiting []string
-	if as, err := st.Approvals(run.ID); err == nil {
-		for _, a := range as {
-			if a.Closed || a.Decided() {
-				continue
-			}
-			if a.Step == step && a.Instance == instance && !a.Deadline.IsZero() && time.Now().After(a.Deadline) {
-				return failf("Not waiting", "The deadline of step %s of run %s passed at %s: the step fails when the run resumes (flowctl apply --resume %s).",
-					views.InstanceLabel(step, instance), run.ID, a.Deadline.Local().Format("2006-01-02 15:04:05"), run.ID)
-			}
-			waiting = append(waiting, views.InstanceLabel(a.Step, a.Instance))
-		}
+	for _, a := range as {
+		waiting = append(waiting, views.InstanceLabel(a.Step, a.Instance))
 	}
 	detail := fmt.Sprintf("Step %s of run %s (%s) is not waiting for a decision", views.InstanceLabel(step, instance), run.ID, run.Status)
 	if len(waiting) > 0 {
@@ -163,46 +160,29 @@ func resumeRun(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *sta
 
 // prepareResume compiles the flow of a recorded run (its recorded file,
 // or --flow), checks that it can resume the run, and returns it with the
-// run's inputs and the --secret values.
+// run's inputs and the --secret values (runtime.PrepareResume).
 func prepareResume(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *state.Run) (*flowLoader, map[string]string, *compiler.Program, map[string]cty.Value, error) {
 	l, secrets, given, err := f.start(s)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	file := sf.flow
-	if file == "" {
-		file = run.FlowFile
-		if _, err := os.Stat(file); err != nil {
-			return nil, nil, nil, nil, failf("Flow not found", "Run %s ran the flow file %s, which is not found from here; name it with --flow.", run.ID, file)
-		}
+	file, diags := runtime.ResumeFlowFile(run, sf.flow)
+	if diags.HasErrors() {
+		return nil, nil, nil, nil, failDiags(nil, diags)
 	}
 	prog, err := l.compile(file)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	steps, err := st.Steps(run.ID)
+	inputs, diags, err := runtime.PrepareResume(prog, st, run, given)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	if err := runtime.ResumeCheck(prog, run, steps); err != nil {
-		return nil, nil, nil, nil, failf("Cannot resume", "%s.", trimPeriod(err.Error()))
-	}
-	givenValues := map[string]cty.Value{}
-	for name, g := range given {
-		v, err := g.Decoded()
-		if err != nil {
-			return nil, nil, nil, nil, failf("Invalid input value", "The value given for input %q by %s is not valid JSON: %s.", name, g.Source, trimPeriod(err.Error()))
-		}
-		givenValues[name] = v
-	}
-	inputs, diags := runtime.ResumeInputs(prog, run, givenValues)
 	if err := l.check(diags); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	return l, secrets, prog, inputs, nil
 }
-
-func trimPeriod(s string) string { return strings.TrimSuffix(s, ".") }
 
 // runInForeground runs (or resumes) a flow as apply does: its events on
 // the terminal or as JSON lines, Ctrl-C cancelling it, approval questions
@@ -246,7 +226,7 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 		case runtime.StatusOK:
 			return nil
 		case runtime.StatusWaiting:
-			if decidedMeanwhile(opts.Store, res.RunID) && ctx.Err() == nil {
+			if runtime.DecidedMeanwhile(opts.Store, res.RunID) && ctx.Err() == nil {
 				opts.RunID, opts.Resume = res.RunID, true
 				continue
 			}
@@ -274,21 +254,6 @@ func runStarted(s streams, l *flowLoader, res *runtime.Result, err error, jsonOu
 		views.WriteRunDiagnostics(s.err, colorTerminal(s.err), l.parser.Files(), res.Diagnostics)
 	}
 	return nil
-}
-
-// decidedMeanwhile reports whether a waiting run has a decision that no
-// step has taken yet: one recorded while the run went on with other steps.
-func decidedMeanwhile(st *state.Store, runID string) bool {
-	as, err := st.Approvals(runID)
-	if err != nil {
-		return false
-	}
-	for _, a := range as {
-		if !a.Closed && a.Decided() {
-			return true
-		}
-	}
-	return false
 }
 
 // terminalAsker asks approval questions on the terminal, one at a time,

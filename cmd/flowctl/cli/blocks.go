@@ -16,6 +16,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
@@ -172,7 +173,7 @@ func useEmbeddings(ctx context.Context, stderr io.Writer, ix *index.Index) func(
 		return func() {}
 	}
 	var cache index.VectorCache
-	dir := stateIn("", ".")
+	dir := project.State("", ".")
 	st, err := openStateDir(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "Warning: embedding vectors are not cached: opening the state in %s: %s\n", dir, err)

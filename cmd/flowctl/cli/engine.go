@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
 	"github.com/hashicorp/hcl/v2"
@@ -19,9 +19,9 @@ import (
 
 // Engines (docs/scale-out.md).
 const (
-	engineLocal    = "local"
-	engineTemporal = "temporal"
-	envEngine      = "FLOWCTL_ENGINE"
+	engineLocal    = engine.Local
+	engineTemporal = engine.Temporal
+	envEngine      = engine.EnvName
 )
 
 // engineFlags choose where runs run: --engine, and Temporal's address,
@@ -48,63 +48,41 @@ func (e *engineFlags) registerTemporal(cmd *cobra.Command, when string) {
 	cmd.Flags().StringVar(&e.namespace, temporalNamespaceFlag, "", when+": the Temporal namespace (default: TEMPORAL_NAMESPACE, else default)")
 }
 
-// resolve checks --engine, from FLOWCTL_ENGINE when not given.
+// resolve checks --engine, from FLOWCTL_ENGINE when not given
+// (engine.Resolve).
 func (e *engineFlags) resolve() (string, error) {
-	if e.engine == "" {
-		e.engine = os.Getenv(envEngine)
+	name, err := engine.Resolve(e.engine)
+	if err != nil {
+		return "", fromBelow(err)
 	}
-	switch e.engine {
-	case "", engineLocal:
-		e.engine = engineLocal
-	case engineTemporal:
-	default:
-		return "", usagef("unknown engine %q: use local or temporal", e.engine)
-	}
-	return e.engine, nil
+	e.engine = name
+	return name, nil
 }
 
-// dial connects to Temporal with the data converter of workers and
-// clients: large payloads kept in st, all encrypted with the key of
-// FLOWCTL_TEMPORAL_KEY when set (encrypted says so). logger, when not
-// nil, receives the SDK's warnings and errors.
-func (e *engineFlags) dial(st *state.Store, logger *slog.Logger) (c client.Client, encrypted bool, err error) {
-	key, err := temporal.Key(os.Getenv(temporal.EnvKey))
-	if err != nil {
-		return nil, false, usagef("%s", err)
-	}
-	dc, err := temporal.DataConverter(st, key)
-	if err != nil {
-		return nil, false, err
-	}
-	o := temporal.DialOptions{Address: e.address, Namespace: e.namespace, DataConverter: dc}
-	if logger != nil {
-		o.Logger = minLevel(logger, slog.LevelWarn)
-	}
-	c, err = temporal.Dial(o)
-	if err != nil {
-		return nil, false, e.connectError(err)
-	}
-	return c, key != nil, nil
+// onTemporal is where the flags say Temporal is.
+func (e *engineFlags) onTemporal() engine.OnTemporal {
+	return engine.OnTemporal{Address: e.address, Namespace: e.namespace, TaskQueue: e.taskQueue}
 }
 
-// connectError says, in a diagnostic, that no Temporal server answers
-// where the flags and the environment say it is, and what to do.
-func (e *engineFlags) connectError(err error) error {
-	var ce *temporal.ConnectError
-	if !errors.As(err, &ce) {
-		return err
-	}
-	from := "given with --address"
+// dial connects to Temporal (engine.OnTemporal.Dial).
+func (e *engineFlags) dial(st *state.Store, logger *slog.Logger) (client.Client, bool, error) {
+	c, encrypted, err := e.onTemporal().Dial(st, logger)
+	return c, encrypted, fromBelow(err)
+}
+
+// fromBelow is how an error of the packages that run flows ends a
+// command: a setting that cannot be used (engine.SettingError) is a
+// mistake in the command line, diagnostics are the command's failure.
+func fromBelow(err error) error {
+	var se *engine.SettingError
+	var diags hcl.Diagnostics
 	switch {
-	case e.address != "":
-	case os.Getenv("TEMPORAL_ADDRESS") != "":
-		from = "from TEMPORAL_ADDRESS"
-	default:
-		from = "the default: neither --address nor TEMPORAL_ADDRESS is set"
+	case errors.As(err, &se):
+		return usageError{se.Msg}
+	case errors.As(err, &diags):
+		return failDiags(nil, diags)
 	}
-	return failf("Cannot connect to Temporal",
-		"No Temporal server answers at %s (%s): %s. Start one (temporal server start-dev, see docs/scale-out.md), or give its address with --address or TEMPORAL_ADDRESS.",
-		ce.Address, from, trimStop(ce.Err.Error()))
+	return err
 }
 
 // applyOnTemporal runs a flow on Temporal (or starts a recorded run
@@ -112,11 +90,11 @@ func (e *engineFlags) connectError(err error) error {
 // that waits for approvals says how to decide them, and goes on when
 // they are decided.
 func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store, prog *compiler.Program, opts runtime.Options, jsonOut, verbose bool) error {
-	c, encrypted, err := ef.dial(st, nil)
+	runner, err := ef.onTemporal().Runner(st)
 	if err != nil {
-		return err
+		return fromBelow(err)
 	}
-	defer c.Close()
+	defer runner.Client.Close()
 	ctx, stop := interruptible()
 	defer stop()
 	var view views.Apply
@@ -148,7 +126,7 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 		}
 		view.Event(e)
 	}
-	res, err := temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}.Apply(ctx, prog, opts)
+	res, err := runner.Apply(ctx, prog, opts)
 	view.Close()
 	if err := runStarted(s, l, res, err, jsonOut); err != nil {
 		return err
@@ -160,29 +138,16 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 }
 
 // reconcileTemporal checks a run of the temporal engine that the state
-// says is running or waiting against Temporal (temporal.Reconcile): one
-// Temporal will not finish is recorded as interrupted, and returned so;
-// one that goes on there cannot be resumed.
+// says is running or waiting against Temporal (engine.OnTemporal.Reconcile),
+// saying when it is recorded as interrupted.
 func reconcileTemporal(s streams, ef *engineFlags, st *state.Store, run *state.Run) (*state.Run, error) {
-	if run.Origin != temporal.Origin || run.Status != "running" && run.Status != string(runtime.StatusWaiting) {
-		return run, nil
-	}
-	c, _, err := ef.dial(st, nil)
+	before := run.Status
+	run, err := ef.onTemporal().Reconcile(context.Background(), st, run)
 	if err != nil {
-		return nil, err
+		return nil, fromBelow(err)
 	}
-	defer c.Close()
-	run, err = temporal.Reconcile(context.Background(), c, st, run)
-	if err != nil {
-		return nil, err
-	}
-	switch run.Status {
-	case state.StatusInterrupted:
+	if run.Status == state.StatusInterrupted && before != run.Status {
 		fmt.Fprintf(s.err, "Run %s will not finish on Temporal: %s. It is recorded as interrupted.\n", run.ID, trimStop(run.Error))
-	case "running":
-		return nil, failf("Cannot resume", "Run %s is running on Temporal (at %s), which keeps it going; it is not resumed.", run.ID, temporal.Address(ef.address))
-	case string(runtime.StatusWaiting):
-		return nil, failf("Cannot resume", "Run %s waits on Temporal (at %s) for approvals, and goes on there when they are decided (flowctl approve); it is not resumed.", run.ID, temporal.Address(ef.address))
 	}
 	return run, nil
 }
@@ -206,47 +171,7 @@ func resumeOnTemporal(s streams, f *runFlags, ef *engineFlags, sf *stateFlags, s
 }
 
 // approveOnTemporal sends a decision, recorded already, to the workflow
-// of a run on Temporal, which waits for it as a signal. When Temporal
-// will not finish the run (its server lost it), the run is recorded as
-// interrupted: it takes the decision when it is resumed.
+// of a run on Temporal (engine.OnTemporal.Approve).
 func approveOnTemporal(ctx context.Context, ef *engineFlags, st *state.Store, run *state.Run, d temporal.ApprovalDecision) error {
-	c, _, err := ef.dial(st, nil)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	err = temporal.Approve(ctx, c, run.ID, d)
-	if err == nil {
-		return nil
-	}
-	if now, rerr := temporal.Reconcile(ctx, c, st, run); rerr == nil && now.Status == state.StatusInterrupted {
-		diag := temporal.LostDiagnostic(run.ID, now.Error)
-		diag.Detail += " The decision is recorded: the run takes it when it resumes."
-		return failDiags(nil, hcl.Diagnostics{diag})
-	}
-	return err
-}
-
-// minLevel passes on only the records of level min and above: the
-// Temporal SDK, which logs its own workings, gets a logger that keeps its
-// warnings and errors.
-func minLevel(l *slog.Logger, min slog.Level) *slog.Logger {
-	return slog.New(levelHandler{l.Handler(), min})
-}
-
-type levelHandler struct {
-	slog.Handler
-	min slog.Level
-}
-
-func (h levelHandler) Enabled(ctx context.Context, level slog.Level) bool {
-	return level >= h.min && h.Handler.Enabled(ctx, level)
-}
-
-func (h levelHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return levelHandler{h.Handler.WithAttrs(attrs), h.min}
-}
-
-func (h levelHandler) WithGroup(name string) slog.Handler {
-	return levelHandler{h.Handler.WithGroup(name), h.min}
+	return fromBelow(ef.onTemporal().Approve(ctx, st, run, d))
 }

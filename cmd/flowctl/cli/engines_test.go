@@ -14,6 +14,7 @@ import (
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/zclconf/go-cty/cty"
 	"golang.org/x/tools/txtar"
 )
@@ -35,9 +36,9 @@ func TestEnginesAgreeOnExamples(t *testing.T) {
 	}
 	pool := isolate.New(isolate.Options{})
 	defer pool.Close()
-	executors := func(engine string) *blocks.Executors {
+	executors := func(goEngine string) *blocks.Executors {
 		return &blocks.Executors{Runtimes: map[string]blocks.Executor{
-			lang.RuntimeGo: isolate.Route(pool, inProcess(gorun.NewExecutor()), isolate.RouteOptions{GoEngine: engine}),
+			lang.RuntimeGo: isolate.Route(pool, engine.InProcess(gorun.NewExecutor()), isolate.RouteOptions{GoEngine: goEngine}),
 		}}
 	}
 	interpreted, compiled := executors(lang.EngineInterpreted), executors(lang.EngineCompiled)

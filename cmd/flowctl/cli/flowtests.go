@@ -9,6 +9,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/flowtest"
 	"github.com/flowctl/flowctl/runtime/watch"
 	"github.com/hashicorp/hcl/v2"
@@ -19,7 +20,7 @@ import (
 // reported (unless flowDiags is false: the caller reports its flows), and
 // its tests are left out.
 func loadFlowTests(parser *lang.Parser, paths, registries []string, goEngine string, flowDiags bool) ([]*compiler.Test, hcl.Diagnostics) {
-	files, diags := findFiles(paths, lang.IsTestFile)
+	files, diags := project.Find(paths, lang.IsTestFile)
 	tests, d := flowtest.Load(parser, files, flowtest.LoadOptions{Registries: registries, GoEngine: goEngine, FlowDiags: flowDiags})
 	return tests, append(diags, d...)
 }

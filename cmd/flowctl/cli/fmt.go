@@ -12,6 +12,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
@@ -65,7 +66,7 @@ func runFmt(s streams, paths []string, check, diff bool) error {
 			}
 			continue
 		}
-		found, d := findFiles([]string{p}, isHCLFile)
+		found, d := project.Find([]string{p}, isHCLFile)
 		diags = append(diags, d...)
 		files = append(files, found...)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/compiler/flowdoc"
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
@@ -42,7 +43,7 @@ flow file or a directory holding one (default: the current directory).`,
 			// The critical path by time when the flow's state has the
 			// durations of a run (or its sleep steps declare some).
 			var st *state.Store
-			if dir := stateIn("", projectBase(prog.Filename)); state.IsURL(dir) || dirExists(dir) {
+			if dir := project.State("", project.Base(prog.Filename, ".")); state.IsURL(dir) || dirExists(dir) {
 				if st, err = openStateDir(dir); err == nil {
 					defer st.Close()
 				}

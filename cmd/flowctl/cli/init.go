@@ -3,72 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/project"
-	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
-
-// initFlow and initTest are the example flow and test flowctl init
-// writes: no network, no model, no secret, so that validate and test pass
-// at once.
-const initFlow = `# An example flow: an input, a fan-out over it, and outputs. Change it,
-# then: flowctl validate, flowctl test, flowctl plan, flowctl apply.
-flow "hello" {
-  description = "Greet a list of people and count the greetings"
-}
-
-input "names" {
-  type        = list(string)
-  description = "Who to greet"
-  default     = ["Ada", "Grace"]
-}
-
-step "greet" {
-  use      = "value"
-  for_each = input.names
-  value    = "Hello, ${each.value}!"
-}
-
-step "count" {
-  use   = "value"
-  value = length(step.greet)
-}
-
-output "greetings" {
-  value = step.greet[*].value
-}
-
-output "count" {
-  value = step.count.value
-}
-`
-
-const initTest = `# The tests of hello.flow.hcl: flowctl test runs them, each with a state
-# of its own (docs/testing.md).
-test "everyone is greeted" {
-  assert {
-    condition     = output.greetings == ["Hello, Ada!", "Hello, Grace!"]
-    error_message = "one greeting per name, in order"
-  }
-  assert {
-    condition     = output.count == 2
-    error_message = "two greetings"
-  }
-}
-
-test "another name" {
-  inputs = { names = ["Linus"] }
-  assert {
-    condition     = output.greetings == ["Hello, Linus!"]
-    error_message = "the input's names are greeted"
-  }
-}
-`
 
 func newInitCommand(s streams) *cobra.Command {
 	return &cobra.Command{
@@ -96,54 +35,25 @@ exists is kept as it is.`,
 	}
 }
 
-// initProject makes dir a project (newInitCommand).
+// initProject makes dir a project (project.Init) and says what it made
+// and what to run next.
 func initProject(s streams, dir string) error {
-	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
-		return failf("Not a directory", "%s is a file: name a directory to make the project in.", dir)
-	}
-	files := []struct{ name, text string }{{"hello.flow.hcl", initFlow}, {"hello.test.hcl", initTest}}
-	for _, f := range files {
-		path := filepath.Join(dir, f.name)
-		if _, err := os.Lstat(path); err == nil {
-			return failf("File exists", "%s exists: init writes nothing over a file. Make the project in an empty directory (flowctl init DIR), or move the file away.", path)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("init: %w", err)
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("init: %w", err)
-	}
-	stateDir := project.Dir(dir)
-	made := !dirExists(stateDir)
-	st, err := openStateWith(stateDir, state.Options{})
-	if err != nil {
-		return err
-	}
-	st.Close()
-	for _, f := range files {
-		// O_EXCL: a file made since the check above is not overwritten.
-		out, err := os.OpenFile(filepath.Join(dir, f.name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return fmt.Errorf("init: %w", err)
-		}
-		_, err = out.WriteString(f.text)
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("init: %w", err)
-		}
+	m, err := project.Init(dir)
+	var oe *project.OpenError
+	switch {
+	case errors.As(err, &oe):
+		return openError(oe.Dir, oe.Err)
+	case err != nil:
+		return fromBelow(err)
 	}
 	how := "git ignores it"
-	if !made {
+	if m.Existed {
 		how = "there already, kept as it was"
 	}
-	if abs, err := filepath.Abs(stateDir); err == nil {
-		if top := project.RepositoryTop(dir); top != "" && filepath.Dir(abs) == top {
-			how = "at the top of the git repository " + top + ", where every command finds it; " + how
-		}
+	if m.Top != "" {
+		how = "at the top of the git repository " + m.Top + ", where every command finds it; " + how
 	}
-	fmt.Fprintf(s.out, "Made a flowctl project in %s: its state %s (%s), the flow hello.flow.hcl and its test hello.test.hcl.\n", dir, stateDir, how)
+	fmt.Fprintf(s.out, "Made a flowctl project in %s: its state %s (%s), the flow hello.flow.hcl and its test hello.test.hcl.\n", dir, m.State, how)
 	next := "flowctl test && flowctl apply"
 	if dir != "." {
 		next = "cd " + views.ShellQuote(dir) + " && " + next

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -23,21 +24,12 @@ func newFlowLoader(s streams, registries []string) *flowLoader {
 	return &flowLoader{s: s, registries: registries, parser: lang.NewParser()}
 }
 
-// compile compiles the FLOW argument.
+// compile compiles the FLOW argument (project.Compile).
 func (l *flowLoader) compile(arg string) (*compiler.Program, error) {
-	path, diags := flowPath(arg)
-	if diags.HasErrors() {
-		return nil, l.fail(diags)
-	}
-	prog, diags := compiler.Compile(path, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine, Release: true, SkipCode: l.skipCode})
+	prog, diags := project.Compile(arg, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine, Release: true, SkipCode: l.skipCode})
 	if err := l.check(diags); err != nil {
 		return nil, err
 	}
-	// The program keeps what it evaluates. The flow files' syntax trees
-	// went as they were decoded (Options.Release); the other files'
-	// (blocks, flows only named) would stay in memory for as long as the
-	// command runs.
-	l.parser.Release()
 	return prog, nil
 }
 

@@ -392,11 +392,4 @@ step "creds" {
 	if code, _, errOut := runIn("apply", "--auto-approve", dir); code != exitUsage || !strings.Contains(errOut, `FLOWCTL_HTTP_CONNS_PER_HOST must be a whole number of at least 1, not "many"`) {
 		t.Errorf("bad %s: exit %d\n%s", envHTTPConns, code, errOut)
 	}
-	three := func(k string) (string, bool) { return map[string]string{envHTTPConns: "3"}[k], k == envHTTPConns }
-	if o, err := httpOptions(nil, 0, three); err != nil || o.ConnsPerHost != 3 {
-		t.Errorf("%s=3: %+v %v", envHTTPConns, o, err)
-	}
-	if o, err := httpOptions(nil, 5, three); err != nil || o.ConnsPerHost != 5 {
-		t.Errorf("the flag does not win over the environment: %+v %v", o, err)
-	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/mcp"
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/server"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -50,11 +51,11 @@ docs/tools.md.`,
 			if err != nil {
 				return err
 			}
-			if _, diags := findFiles([]string{dir}, lang.IsFlowFile); diags.HasErrors() {
+			if _, diags := project.Find([]string{dir}, lang.IsFlowFile); diags.HasErrors() {
 				return failDiags(nil, diags)
 			}
 			files := func() []string {
-				found, _ := findFiles([]string{dir}, lang.IsFlowFile)
+				found, _ := project.Find([]string{dir}, lang.IsFlowFile)
 				return found
 			}
 			sd, err := df.open(s, dir)

@@ -7,6 +7,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
@@ -113,7 +114,7 @@ steps would run.`,
 			}
 			// Plan runs nothing: the executors give the cache keys of the
 			// blocks whose results depend on more than their inputs.
-			ex, release, err := executors(execOptions{sandbox: sandboxIsolated, goEngine: f.goEngine, warnings: s.err})
+			ex, release, err := executors(engine.Options{Sandbox: sandboxIsolated, GoEngine: f.goEngine, Warnings: s.err})
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,10 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
@@ -92,9 +96,9 @@ func (f *runFlags) registerKeep(cmd *cobra.Command) {
 }
 
 // stateDirFor is the state of a flow: a directory, or a database URL
-// (stateIn, for the flow's project).
+// (project.State, for the flow's project).
 func (f *runFlags) stateDirFor(prog *compiler.Program) string {
-	return stateIn(f.stateDir, projectBase(prog.Filename))
+	return project.State(f.stateDir, project.Base(prog.Filename, "."))
 }
 
 // openState opens the state of a flow's project; it warns, on w, of a
@@ -113,16 +117,13 @@ func openStateDir(dir string) (*state.Store, error) {
 	return openStateWith(dir, state.Options{})
 }
 
+// secretValues are the --secret values (runtime.GivenSecrets).
 func (f *runFlags) secretValues() (map[string]string, error) {
-	out := map[string]string{}
-	for _, pair := range f.secrets {
-		name, val, ok := strings.Cut(pair, "=")
-		if !ok || name == "" {
-			return nil, usagef("--secret must have the form NAME=VALUE")
-		}
-		out[name] = val
+	secrets, err := runtime.GivenSecrets(f.secrets)
+	if err != nil {
+		return nil, usageError{err.Error()}
 	}
-	return out, nil
+	return secrets, nil
 }
 
 // start checks the flags that plan, apply and watch share and returns the flow
@@ -157,23 +158,10 @@ func (f *runFlags) runExecutors(s streams) (*blocks.Executors, func(), error) {
 }
 
 // runExecutorsFor is runExecutors for a program about to run, whose
-// sandbox workers start meanwhile (execOptions.warm); nil for none.
+// sandbox workers start meanwhile (engine.Options.Warm); nil for none.
 func (f *runFlags) runExecutorsFor(s streams, prog *compiler.Program) (*blocks.Executors, func(), error) {
-	logFile, err := openPromptLog(f.logPrompts)
-	if err != nil {
-		return nil, nil, err
-	}
-	closeLog := func() {
-		if logFile != nil {
-			logFile.Close()
-		}
-	}
-	ex, release, err := executors(execOptions{logPrompts: writerOrNil(logFile), sandbox: f.sandbox, goEngine: f.goEngine, httpAllow: f.httpAllow, httpConns: f.httpConns, warnings: s.err, unconfined: f.unconfined, warm: prog})
-	if err != nil {
-		closeLog()
-		return nil, nil, err
-	}
-	return ex, func() { release(); closeLog() }, nil
+	ex, release, err := engine.ExecutorsLogging(engine.Options{Sandbox: f.sandbox, GoEngine: f.goEngine, HTTPAllow: f.httpAllow, HTTPConns: f.httpConns, Warnings: s.err, Unconfined: f.unconfined, Warm: prog}, f.logPrompts)
+	return ex, release, fromBelow(err)
 }
 
 // stateError is the diagnostic of a state that cannot be opened: a
@@ -190,3 +178,56 @@ func stateError(dir string, err error) error {
 }
 
 func trimStop(s string) string { return strings.TrimRight(s, ".") }
+
+// stateDirName is the name of a project's state directory.
+const stateDirName = project.DirName
+
+// stateHelp is the help of a command's --state flag.
+const stateHelp = "the state directory, or a postgres:// URL (default: " + project.EnvState + ", else the project's .flowctl: the nearest from the working directory up to the top of its git repository, else the one at that top, else the working directory's)"
+
+// openRunState opens the state where runs are recorded (apply, plan,
+// watch, serve, mcp, worker); when it makes the state directory, it says
+// where on w, once (project.Made).
+func openRunState(w io.Writer, dir string, o state.Options) (*state.Store, error) {
+	st, made, err := project.Open(dir, o)
+	if err != nil {
+		return nil, openError(dir, err)
+	}
+	if made {
+		fmt.Fprintln(w, project.Made(dir))
+	}
+	return st, nil
+}
+
+// openError is the diagnostic of a state that project.Open could not
+// open, the location of a database shown without its password.
+func openError(dir string, err error) error {
+	if state.IsURL(dir) {
+		dir = state.RedactURL(dir)
+	}
+	return stateError(dir, err)
+}
+
+// warnOldState says where the runs of a flow are when a state next to the
+// flow file is not the state in use (project.OldState). It says nothing
+// when that is the state in use, or there is none.
+func warnOldState(w io.Writer, flowFile, inUse string) {
+	if old := project.OldState(flowFile, inUse); old != "" {
+		fmt.Fprintf(w, "Warning: %s, next to this flow, is a state other than the project's, which is %s: the runs, memory and cache in %s are not read. Read them with --state %s, or move that directory to %s when the project has no state yet (see docs/runtime.md, \"Where the state lives\").\n",
+			old, inUse, old, old, inUse)
+	}
+}
+
+// warnOtherStates says, for serve DIR and mcp DIR, where the states next
+// to the flows under dir are that are not the state in use
+// (project.OtherStates): their runs are not listed.
+func warnOtherStates(w io.Writer, dir, inUse string) {
+	if state.IsURL(inUse) {
+		return
+	}
+	flows, _ := project.Find([]string{dir}, lang.IsFlowFile)
+	for _, other := range project.OtherStates(flows, inUse) {
+		fmt.Fprintf(w, "Warning: %s, next to flows served here, is a state other than the project's, which is %s: its runs are not listed, nor its memory and cache used. Read them with --state %s, or move that directory to %s when the project has no state yet (see docs/runtime.md, \"Where the state lives\").\n",
+			other, inUse, other, inUse)
+	}
+}

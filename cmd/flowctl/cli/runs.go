@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
-	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
 
@@ -33,12 +33,12 @@ func (f *stateFlags) open(s streams) (*state.Store, string, error) {
 			return nil, "", err
 		}
 		flowName = prog.Flow.Name
-		base = projectBase(prog.Filename)
+		base = project.Base(prog.Filename, ".")
 		if f.dir == "" {
-			warnOldState(s.err, prog.Filename, stateIn("", base))
+			warnOldState(s.err, prog.Filename, project.State("", base))
 		}
 	}
-	dir := stateIn(f.dir, base)
+	dir := project.State(f.dir, base)
 	if !state.IsURL(dir) && !dirExists(dir) {
 		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name a state with --state DIR. The state of a project is the nearest %s from the working directory up to the top of its git repository, else the one at that top, else the working directory's (docs/runtime.md, \"Where the state lives\").", dir, stateDirName)
 	}
@@ -223,15 +223,9 @@ func runLookupError(err error) error {
 }
 
 // diagnosed is the error a command ends with for an error of a package
-// below: its diagnostics (hcl.Diagnostics), a run id's lookup
-// (runLookupError), or the error as it is.
-func diagnosed(err error) error {
-	var diags hcl.Diagnostics
-	if errors.As(err, &diags) {
-		return failDiags(nil, diags)
-	}
-	return runLookupError(err)
-}
+// below: its diagnostics (fromBelow), a run id's lookup (runLookupError),
+// or the error as it is.
+func diagnosed(err error) error { return runLookupError(fromBelow(err)) }
 
 // runsLogs prints the logs of a run's step instances (of one step, or one
 // instance as step[key], when step is set), in the order they started;

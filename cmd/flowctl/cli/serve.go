@@ -11,7 +11,6 @@ import (
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
-	"github.com/flowctl/flowctl/runtime/temporal"
 	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/flowctl/flowctl/server"
 	"github.com/spf13/cobra"
@@ -96,12 +95,12 @@ and docs/scale-out.md.`,
 			defer stopTraces()
 			var onTemporal server.Engine
 			if runEngine == engineTemporal {
-				c, encrypted, err := ef.dial(sd.st, nil)
+				runner, err := ef.onTemporal().Runner(sd.st)
 				if err != nil {
-					return err
+					return fromBelow(err)
 				}
-				defer c.Close()
-				onTemporal = temporal.Runner{Client: c, TaskQueue: ef.taskQueue, Encrypted: encrypted}
+				defer runner.Client.Close()
+				onTemporal = runner
 			}
 			// explain's model: the llm steps' configuration (FLOWCTL_MODEL…).
 			cfg, err := llm.ConfigFromEnv(os.LookupEnv)

@@ -4,6 +4,8 @@ import (
 	"os"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/project"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/server"
 	"github.com/spf13/cobra"
@@ -65,11 +67,11 @@ func dirArg(args []string) (string, error) {
 
 // open opens the state of dir and the executors; close releases them.
 func (f *dirFlags) open(s streams, dir string) (*servedDir, error) {
-	engine, err := resolveGoEngine(f.goEngine)
+	goEngine, err := resolveGoEngine(f.goEngine)
 	if err != nil {
 		return nil, err
 	}
-	where := stateIn(f.stateDir, dir)
+	where := project.State(f.stateDir, dir)
 	st, err := f.store.open(s.err, where)
 	if err != nil {
 		return nil, err
@@ -77,7 +79,7 @@ func (f *dirFlags) open(s streams, dir string) (*servedDir, error) {
 	if f.stateDir == "" {
 		warnOtherStates(s.err, dir, where)
 	}
-	ex, release, err := executors(execOptions{sandbox: f.sandbox, goEngine: engine, httpAllow: f.httpAllow, warnings: s.err, unconfined: f.unconfined})
+	ex, release, err := executors(engine.Options{Sandbox: f.sandbox, GoEngine: goEngine, HTTPAllow: f.httpAllow, Warnings: s.err, Unconfined: f.unconfined})
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -88,7 +90,7 @@ func (f *dirFlags) open(s streams, dir string) (*servedDir, error) {
 		st.Close()
 		return nil, err
 	}
-	return &servedDir{dir: dir, engine: engine, st: st, ex: ex, http: hopts, release: release}, nil
+	return &servedDir{dir: dir, engine: goEngine, st: st, ex: ex, http: hopts, release: release}, nil
 }
 
 func (d *servedDir) close() {

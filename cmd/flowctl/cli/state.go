@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/flowctl/flowctl/project"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/flowctl/flowctl/project"
 
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -38,16 +39,9 @@ func (f *storeFlags) open(w io.Writer, dir string) (*state.Store, error) {
 // openStateWith opens the state in a directory, or the PostgreSQL
 // database of a postgres:// URL with o.
 func openStateWith(dir string, o state.Options) (*state.Store, error) {
-	if state.IsURL(dir) {
-		st, err := state.OpenURLWith(dir, o)
-		if err != nil {
-			return nil, stateError(state.RedactURL(dir), err)
-		}
-		return st, nil
-	}
-	st, err := state.Open(dir)
+	st, _, err := project.Open(dir, o)
 	if err != nil {
-		return nil, stateError(dir, err)
+		return nil, openError(dir, err)
 	}
 	return st, nil
 }
@@ -88,7 +82,7 @@ would run and changes nothing. A SQLite state (a directory) is upgraded
 whenever it is opened; migrate opens it and says its version.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := stateIn(where, ".")
+			dir := project.State(where, ".")
 			if !state.IsURL(dir) {
 				if !dirExists(dir) {
 					return failf("No state", "There is no state in %s: name it with --state DIR or a postgres:// URL.", dir)

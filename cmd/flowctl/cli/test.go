@@ -12,6 +12,8 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
@@ -73,7 +75,7 @@ block definition has errors.`,
 				return usagef("unknown --format %q: use human, json or github", format)
 			}
 			tf.format = format
-			return runTest(s, args, registries, execOptions{sandbox: sandbox, goEngine: goEngine, httpAllow: httpAllow, unconfined: unconfined}, tf)
+			return runTest(s, args, registries, engine.Options{Sandbox: sandbox, GoEngine: goEngine, HTTPAllow: httpAllow, Unconfined: unconfined}, tf)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the results as one JSON object (--format json)")
@@ -103,10 +105,10 @@ type testFlags struct {
 	junit       string // --junit FILE
 }
 
-func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags) error {
+func runTest(s streams, paths, registries []string, eo engine.Options, tf testFlags) error {
 	parser := lang.NewParser()
-	found, diags := loadTestBlocks(parser, paths, registries, eo.goEngine)
-	tests, d := loadFlowTests(parser, paths, registries, eo.goEngine, true)
+	found, diags := loadTestBlocks(parser, paths, registries, eo.GoEngine)
+	tests, d := loadFlowTests(parser, paths, registries, eo.GoEngine, true)
 	diags = append(diags, d...)
 	diags = compiler.Normalize(diags)
 	if diags.HasErrors() {
@@ -124,7 +126,7 @@ func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags
 	if examples == 0 && len(tests) == 0 {
 		return view.Done(len(found))
 	}
-	eo.warnings = s.err
+	eo.Warnings = s.err
 	ex, release, err := executors(eo)
 	if err != nil {
 		return err
@@ -161,7 +163,7 @@ func runTest(s streams, paths, registries []string, eo execOptions, tf testFlags
 // by file and position. Diagnostics report definitions that do not
 // decode, check or compile; a flow's steps are not compiled.
 func loadTestBlocks(parser *lang.Parser, paths, registries []string, goEngine string) ([]*blocks.Block, hcl.Diagnostics) {
-	flows, blockFiles, diags := findFlowsAndBlockFiles(paths, len(registries) > 0)
+	flows, blockFiles, diags := project.FindFlowsAndBlocks(paths, len(registries) > 0)
 
 	found := map[string]*blocks.Block{}
 	loaded := map[string]bool{}

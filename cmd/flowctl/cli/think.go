@@ -12,6 +12,8 @@ import (
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
@@ -107,12 +109,12 @@ func runThink(s streams, a thinkArgs) error {
 	if err != nil {
 		return usagef("%s", err)
 	}
-	ex, release, err := executors(execOptions{sandbox: a.sandbox, warnings: s.err, unconfined: a.unconfined})
+	ex, release, err := executors(engine.Options{Sandbox: a.sandbox, Warnings: s.err, Unconfined: a.unconfined})
 	if err != nil {
 		return err
 	}
 	defer release()
-	logFile, err := openPromptLog(a.logPrompts)
+	logFile, err := engine.OpenPromptLog(a.logPrompts)
 	if err != nil {
 		return err
 	}
@@ -148,11 +150,11 @@ func runThink(s streams, a thinkArgs) error {
 	}
 	var st *state.Store
 	if a.edit != "" {
-		path, diags := flowPath(a.edit)
+		path, diags := project.FlowPath(a.edit)
 		if diags.HasErrors() {
 			return newFlowLoader(s, a.registries).fail(diags)
 		}
-		if st, err = openStateDir(stateIn("", projectBase(path))); err != nil {
+		if st, err = openStateDir(project.State("", project.Base(path, "."))); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -162,7 +164,7 @@ func runThink(s streams, a thinkArgs) error {
 
 	var patterns *state.Store // the state of the flow's project, for its patterns
 	if a.edit == "" {
-		if dir := stateIn("", dir); !state.IsURL(dir) {
+		if dir := project.State("", dir); !state.IsURL(dir) {
 			if _, err := os.Stat(dir); err == nil {
 				if patterns, err = openStateDir(dir); err == nil {
 					defer patterns.Close()
@@ -176,7 +178,7 @@ func runThink(s streams, a thinkArgs) error {
 	view.Close()
 	if err == nil && res.File != "" && res.Valid {
 		if patterns == nil {
-			if patterns, err = openStateDir(stateIn("", dir)); err != nil {
+			if patterns, err = openStateDir(project.State("", dir)); err != nil {
 				return err
 			}
 			defer patterns.Close()
@@ -252,7 +254,7 @@ func thinkEmbeddings(opts *thinker.Options, cfg llm.Config, dir string) func() {
 	if cfg.EmbeddingsModel == "" {
 		return func() {}
 	}
-	st, err := openStateDir(stateIn("", dir))
+	st, err := openStateDir(project.State("", dir))
 	if err != nil {
 		// The search embeds without a cache.
 		opts.UseEmbeddings(cfg, nil)

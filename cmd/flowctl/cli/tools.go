@@ -8,6 +8,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/mcp"
+	"github.com/flowctl/flowctl/project"
 	"github.com/spf13/cobra"
 )
 
@@ -85,7 +86,7 @@ out; --only NAMES selects flows.`,
 // expose = false, and among only when it is set. A flow that does not
 // compile ends the command with its diagnostics.
 func toolFlows(s streams, dir string, registries, only []string) ([]*compiler.Program, error) {
-	files, diags := findFiles([]string{dir}, lang.IsFlowFile)
+	files, diags := project.Find([]string{dir}, lang.IsFlowFile)
 	l := newFlowLoader(s, registries)
 	if err := l.check(diags); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +51,7 @@ many of each it checked. It exits 1 when there are errors.`,
 
 func runValidate(s streams, paths []string, format string, registries []string, goEngine string) error {
 	parser := lang.NewParser()
-	flows, blockFiles, diags := findFlowsAndBlockFiles(paths, false)
+	flows, blockFiles, diags := project.FindFlowsAndBlocks(paths, false)
 	loaded := map[string]bool{}
 	for _, flow := range flows {
 		prog, d := compiler.Compile(flow, compiler.Options{Parser: parser, RegistryDirs: registries, GoEngine: goEngine, Release: true, Build: true})

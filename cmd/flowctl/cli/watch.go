@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
+	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/watch"
 	"github.com/spf13/cobra"
 )
@@ -30,11 +31,11 @@ cancelled and what finished is kept.`,
 			if err != nil {
 				return err
 			}
-			path, diags := flowPath(args[0])
+			path, diags := project.FlowPath(args[0])
 			if err := l.check(diags); err != nil {
 				return err
 			}
-			dir := stateIn(f.stateDir, projectBase(path))
+			dir := project.State(f.stateDir, project.Base(path, "."))
 			if f.stateDir == "" {
 				warnOldState(s.err, path, dir)
 			}

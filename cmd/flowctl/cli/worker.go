@@ -2,14 +2,14 @@ package cli
 
 import (
 	"fmt"
+
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/project"
-	"path/filepath"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
-	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/worker"
 )
@@ -79,7 +79,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 			defer closeEx()
 			// The worker's flows are DIR's project, as serve's: their runs
 			// and large payloads are in its state, where clients look.
-			where := stateIn(f.stateDir, dir)
+			where := project.State(f.stateDir, dir)
 			st, err := f.store.open(s.err, where)
 			if err != nil {
 				return err
@@ -131,9 +131,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 // reloadFlows compiles the flows under dir again, from their files (a
 // parser of its own reads them anew).
 func reloadFlows(l *flowLoader, dir string) ([]*compiler.Program, error) {
-	fresh := newFlowLoader(l.s, l.registries)
-	fresh.goEngine = l.goEngine
-	progs, diags := compileFlows(fresh, dir)
+	progs, diags := project.CompileFlows(dir, compiler.Options{Parser: lang.NewParser(), RegistryDirs: l.registries, GoEngine: l.goEngine})
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("%s", runtime.DiagText(diags))
 	}
@@ -149,34 +147,13 @@ func redactState(where string) string {
 	return where
 }
 
-// compileAll compiles every flow under dir; errors end the command.
+// compileAll compiles every flow under dir (project.CompileFlows);
+// errors end the command.
 func compileAll(l *flowLoader, dir string) ([]*compiler.Program, error) {
-	progs, diags := compileFlows(l, dir)
+	progs, diags := project.CompileFlows(dir, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine})
 	if diags.HasErrors() {
 		return nil, l.fail(diags)
 	}
 	l.warn(diags)
 	return progs, nil
-}
-
-// compileFlows compiles every flow under dir.
-func compileFlows(l *flowLoader, dir string) ([]*compiler.Program, hcl.Diagnostics) {
-	flows, _, diags := findFlowsAndBlockFiles([]string{dir}, false)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	var progs []*compiler.Program
-	for _, path := range flows {
-		prog, pdiags := compiler.Compile(path, compiler.Options{Parser: l.parser, RegistryDirs: l.registries, GoEngine: l.goEngine})
-		diags = append(diags, pdiags...)
-		if pdiags.HasErrors() {
-			return nil, diags
-		}
-		progs = append(progs, prog)
-	}
-	if len(progs) == 0 {
-		abs, _ := filepath.Abs(dir)
-		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No flows", Detail: "No flow files were found under " + abs + "."})
-	}
-	return progs, diags
 }

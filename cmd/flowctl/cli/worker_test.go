@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -112,16 +110,5 @@ func TestWorkerCommandLine(t *testing.T) {
 	code, _, errOut := runCLI(t, "worker", "--engine", "temporal", "--address", addr, "--namespace", "a", dir)
 	if code != 1 || !strings.Contains(errOut, "Warning: worker --namespace is deprecated: use --temporal-namespace") {
 		t.Errorf("--namespace: exit %d\n%s", code, errOut)
-	}
-}
-
-// TestMinLevel: the SDK's logger keeps warnings and errors only.
-func TestMinLevel(t *testing.T) {
-	var buf bytes.Buffer
-	l := minLevel(slog.New(slog.NewTextHandler(&buf, nil)), slog.LevelWarn)
-	l.Info("dropped")
-	l.With("a", 1).Warn("kept", "k", "v")
-	if got := buf.String(); strings.Contains(got, "dropped") || !strings.Contains(got, "level=WARN msg=kept a=1 k=v") {
-		t.Errorf("logged %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"math"
@@ -67,7 +67,7 @@ block "g" {
 		if diags.HasErrors() {
 			t.Fatalf("%s\n%s", c.src, diags)
 		}
-		if got := warmWorkers(prog, c.engine); got != c.want {
+		if got := WarmWorkers(prog, c.engine); got != c.want {
 			t.Errorf("%s (engine %q): %d workers, want %d", c.src, c.engine, got, c.want)
 		}
 	}

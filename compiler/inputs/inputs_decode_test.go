@@ -1,4 +1,4 @@
-package cli
+package inputs
 
 import (
 	"fmt"
@@ -42,7 +42,7 @@ input "items" {
 	src := []byte(b.String())
 
 	read := func() cty.Value {
-		given, diags := readJSONInputs("items.json", src)
+		given, diags := ReadJSON("items.json", src)
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}
