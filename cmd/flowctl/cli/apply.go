@@ -16,6 +16,7 @@ import (
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/planfile"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
@@ -100,7 +101,7 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 			if !fromPlan && !autoApprove && (jsonOut || !interactive) {
 				return usagef("apply needs --auto-approve, or a plan saved with plan --out, when it cannot ask for confirmation")
 			}
-			stopTraces := startTraces(s)
+			stopTraces := tracing.Start(s.err)
 			defer stopTraces()
 			// On Temporal, the workers run the blocks.
 			var ex *blocks.Executors

@@ -17,6 +17,7 @@ import (
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
+	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -121,7 +122,7 @@ func resumeRun(s streams, f *arguments.Run, sf *arguments.State, st *state.Store
 	if err != nil {
 		return err
 	}
-	stopTraces := startTraces(s)
+	stopTraces := tracing.Start(s.err)
 	defer stopTraces()
 	ex, closeLog, err := runExecutors(s, f)
 	if err != nil {

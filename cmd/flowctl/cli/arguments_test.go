@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/server"
 )
 
 // TestArgumentsNames: the variables and values the flags' help names
@@ -16,7 +17,7 @@ func TestArgumentsNames(t *testing.T) {
 		{"EnvGoEngine", arguments.EnvGoEngine, envGoEngine},
 		{"EnvHTTPAllow", arguments.EnvHTTPAllow, envHTTPAllow},
 		{"EnvHTTPConns", arguments.EnvHTTPConns, envHTTPConns},
-		{"EnvToken", arguments.EnvToken, envToken},
+		{"EnvToken", arguments.EnvToken, server.EnvToken},
 		{"EnvNotifySecret", arguments.EnvNotifySecret, envNotifySecret},
 		{"SandboxIsolated", arguments.SandboxIsolated, sandboxIsolated},
 		{"SandboxInProcess", arguments.SandboxInProcess, sandboxInProcess},

@@ -60,48 +60,16 @@ types and defaults, and where it is defined.`,
 	return cmd
 }
 
-// loadBlocks loads the blocks of the current directory: its registry (the
-// built-ins, ./blocks and the registries), then the blocks defined inline
-// in its flow files, flow by flow in the order of their names. Each flow's
-// inline blocks are checked against the registry as the flow's compilation
-// checks them (a name taken twice is an error). Problems in the block and
-// flow files are printed as validate prints them and end the command. A
-// name may appear more than once: inline in different flows.
+// loadBlocks loads the blocks of the current directory (blocks.LoadWorkdir).
+// Problems in the block and flow files are printed as validate prints
+// them and end the command.
 func loadBlocks(s streams, registries []string, jsonOut bool) ([]*blocks.Block, *flowLoader, error) {
 	l := newFlowLoader(s, registries)
-	dirs := registries
-	if dirExists(localBlocksDir) {
-		dirs = append([]string{localBlocksDir}, registries...)
-	}
-	reg, diags := blocks.Load(blocks.LoadOptions{Parser: l.parser, RegistryDirs: dirs})
-	all := reg.All()
-	flows, _ := filepath.Glob("*.flow.hcl")
-	for _, flow := range flows {
-		inline, d := flowBlockDefs(l.parser, flow)
-		diags = append(diags, d...)
-		if len(inline) == 0 {
-			continue
-		}
-		r, d := blocks.Load(blocks.LoadOptions{Parser: l.parser, FlowFile: flow, Inline: inline, RegistryDirs: registries})
-		diags = append(diags, d...)
-		for _, b := range r.All() {
-			if inlineIn(b) == flow {
-				all = append(all, b)
-			}
-		}
-	}
+	all, diags := blocks.LoadWorkdir(l.parser, localBlocksDir, registries)
 	if err := l.check(compiler.Normalize(diags)); err != nil {
 		return nil, nil, err
 	}
 	return all, l, nil
-}
-
-// inlineIn is the flow file a block is defined inline in, or "".
-func inlineIn(b *blocks.Block) string {
-	if b.Def == nil || !lang.IsFlowFile(b.Def.DeclRange.Filename) {
-		return ""
-	}
-	return b.Def.DeclRange.Filename
 }
 
 func blocksList(s streams, registries []string, jsonOut bool) error {

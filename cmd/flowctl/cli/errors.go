@@ -3,9 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
@@ -152,17 +149,5 @@ func commandPath(cmd *cobra.Command) string {
 	return cmd.CommandPath()
 }
 
-// sentence makes an error message a sentence: a capital first letter and a
-// full stop.
-func sentence(msg string) string {
-	msg = strings.TrimSpace(msg)
-	if msg == "" {
-		return msg
-	}
-	r, n := utf8.DecodeRuneInString(msg)
-	msg = string(unicode.ToUpper(r)) + msg[n:]
-	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") && !strings.HasSuffix(msg, "!") {
-		msg += "."
-	}
-	return msg
-}
+// sentence makes an error message a sentence (lang.Sentence).
+func sentence(msg string) string { return lang.Sentence(msg) }

@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
-	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/compiler/flowdoc"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -41,71 +41,10 @@ flow file or a directory holding one (default: the current directory).`,
 				}
 			}
 			timeCriticalPath(prog, st, "")
-			write(s.out, prog, newStepGraph(prog, a.Expand))
+			write(s.out, prog, flowdoc.NewStepGraph(prog, a.Expand))
 			return nil
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-func newStepGraph(p *compiler.Program, expand bool) *views.Graph {
-	g := &views.Graph{}
-	add(g, &g.Root, p, "", expand, true)
-	return g
-}
-
-// add adds p's steps to c, their ids prefixed, and the edges between
-// them, bold on p's critical path when critical (p is on its parent's);
-// it returns the ids where edges into each step end and those where
-// edges out of it start (a cluster's first and last steps).
-func add(g *views.Graph, c *views.GraphCluster, p *compiler.Program, prefix string, expand, critical bool) (ins, outs map[*compiler.Step][]string) {
-	crit := map[*compiler.Step]bool{}
-	if critical {
-		for _, s := range p.CriticalPath {
-			crit[s] = true
-		}
-	}
-	ins, outs = map[*compiler.Step][]string{}, map[*compiler.Step][]string{}
-	for _, s := range p.Steps {
-		id := prefix + s.Name
-		if expand && s.Flow != nil && len(s.Flow.Steps) > 0 {
-			sub := &views.GraphCluster{ID: id, Label: s.Name + "\n" + views.StepLabel(s, p.GoEngine)}
-			c.Clusters = append(c.Clusters, sub)
-			subIns, subOuts := add(g, sub, s.Flow, id+"/", expand, crit[s])
-			for _, t := range s.Flow.Steps {
-				if len(t.Deps) == 0 {
-					ins[s] = append(ins[s], subIns[t]...)
-				}
-				if len(t.Dependents) == 0 {
-					outs[s] = append(outs[s], subOuts[t]...)
-				}
-			}
-			continue
-		}
-		c.Nodes = append(c.Nodes, views.GraphNode{ID: id, Name: s.Name, Label: views.StepLabel(s, p.GoEngine), Bold: crit[s]})
-		ins[s], outs[s] = []string{id}, []string{id}
-	}
-	for _, s := range p.Steps {
-		for _, d := range s.Deps {
-			bold := critical && criticalEdge(p, d, s)
-			for _, from := range outs[d] {
-				for _, to := range ins[s] {
-					g.Edges = append(g.Edges, views.GraphEdge{From: from, To: to, Bold: bold})
-				}
-			}
-		}
-	}
-	return ins, outs
-}
-
-// criticalEdge reports whether d → s is an edge of the critical path: s
-// follows d on it.
-func criticalEdge(p *compiler.Program, d, s *compiler.Step) bool {
-	for i := 1; i < len(p.CriticalPath); i++ {
-		if p.CriticalPath[i-1] == d && p.CriticalPath[i] == s {
-			return true
-		}
-	}
-	return false
 }

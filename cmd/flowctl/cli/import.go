@@ -1,18 +1,11 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
-	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/importer"
-	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
@@ -74,7 +67,7 @@ func runImport(s streams, args []string, o importOptions) error {
 		}
 	}
 	if o.blocks != "" {
-		defs, d := readBlockDefinitions(o.blocks)
+		defs, d := importer.ReadBlockDefinitions(o.blocks)
 		diags = append(diags, d...)
 		for _, f := range defs {
 			files[f.Name] = &hcl.File{Bytes: f.Bytes}
@@ -89,7 +82,7 @@ func runImport(s streams, args []string, o importOptions) error {
 	if res == nil {
 		return view.Failed(files, diags)
 	}
-	if d := checkImported(res.Files); d.HasErrors() {
+	if d := importer.Check(res.Files); d.HasErrors() {
 		return view.Failed(files, append(diags, d...))
 	}
 	written, d := importer.Write(o.out, res.Files, o.force)
@@ -97,98 +90,4 @@ func runImport(s streams, args []string, o importOptions) error {
 		return view.Refused(files, append(diags, d...))
 	}
 	return view.Written(files, diags, written, res)
-}
-
-// readBlockDefinitions reads the JSON files of --blocks: the file itself,
-// or the *.json files directly inside the directory, in name order. The
-// directory's files are read through an os.Root: a symbolic link that
-// leads out of it is not followed.
-func readBlockDefinitions(path string) ([]importer.File, hcl.Diagnostics) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, hcl.Diagnostics{pathError(path, err)}
-	}
-	if !info.IsDir() {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, hcl.Diagnostics{pathError(path, err)}
-		}
-		return []importer.File{{Name: path, Bytes: b}}, nil
-	}
-	root, err := os.OpenRoot(path)
-	if err != nil {
-		return nil, hcl.Diagnostics{pathError(path, err)}
-	}
-	defer root.Close()
-	entries, err := fs.ReadDir(root.FS(), ".")
-	if err != nil {
-		return nil, hcl.Diagnostics{pathError(path, err)}
-	}
-	var out []importer.File
-	var diags hcl.Diagnostics
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		name := filepath.Join(path, e.Name())
-		b, err := root.ReadFile(e.Name())
-		switch {
-		case err != nil && e.Type()&fs.ModeSymlink != 0 && !errors.Is(err, fs.ErrNotExist):
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read file",
-				Detail: "The file " + name + " is a symbolic link that leads out of " + path + ", and import reads only the files inside --blocks."})
-		case err != nil:
-			diags = append(diags, pathError(name, err))
-		default:
-			out = append(out, importer.File{Name: name, Bytes: b})
-		}
-	}
-	if len(out) == 0 && !diags.HasErrors() {
-		diags = append(diags, pathError(path, &fs.PathError{Op: "read", Path: path, Err: errors.New("no *.json block definitions in the directory")}))
-	}
-	return out, diags
-}
-
-// checkImported compiles the generated flows, written to a temporary
-// directory with their blocks, as validate would. A generated flow that
-// does not validate is a fault of the importer; it is reported and
-// nothing is written.
-func checkImported(files []importer.File) hcl.Diagnostics {
-	dir, err := os.MkdirTemp("", "flowctl-import-")
-	if err != nil {
-		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot check the flows", Detail: err.Error()}}
-	}
-	defer os.RemoveAll(dir)
-	var flows []string
-	for _, f := range files {
-		path := filepath.Join(dir, filepath.FromSlash(f.Name))
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, f.Bytes, 0o644); err != nil {
-			return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot check the flows", Detail: err.Error()}}
-		}
-		if strings.HasSuffix(f.Name, ".flow.hcl") {
-			flows = append(flows, path)
-		}
-	}
-	var diags hcl.Diagnostics
-	for _, path := range flows {
-		_, d := compiler.Compile(path, compiler.Options{Parser: lang.NewParser()})
-		if d.HasErrors() {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Generated flow does not validate",
-				Detail: fmt.Sprintf("flowctl import generated %s, which does not validate: %s This is a fault of flowctl import; please report it with the source file.",
-					filepath.Base(path), sentence(firstError(d))),
-			})
-		}
-	}
-	return diags
-}
-
-func firstError(d hcl.Diagnostics) string {
-	for _, e := range d {
-		if e.Severity == hcl.DiagError {
-			return e.Summary + ": " + e.Detail
-		}
-	}
-	return ""
 }

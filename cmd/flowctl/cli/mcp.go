@@ -37,7 +37,7 @@ docs/tools.md.`,
 			}
 			dir, df, httpAddr := a.Path, &a.Dir, a.HTTP
 			tokenFiles := tokenFlags{df.Tokens.TokenFile, df.Tokens.TokensFile}
-			tlsFiles := tlsFlags{df.TLS.Cert, df.TLS.Key}
+			tlsFiles := tlsFlags{server.TLS{Cert: df.TLS.Cert, Key: df.TLS.Key}}
 			if err := checkDir(dir); err != nil {
 				return err
 			}
@@ -78,18 +78,18 @@ docs/tools.md.`,
 				}
 				return nil
 			}
-			ln, err := listen(httpAddr)
+			ln, err := server.Listen(httpAddr)
 			if err != nil {
 				return err
 			}
-			tokenFiles.watch(ctx, tokens, log)
+			tokenFiles.files().Watch(ctx, tokens, log)
 			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, &sdk.StreamableHTTPOptions{Logger: log})
 			mux := http.NewServeMux()
 			mux.Handle(mcpPath, h)
 			mux.Handle("/{$}", h) // the endpoint of earlier versions
-			hs := newHTTPServer(server.RequireToken(tokens, server.RoleRun, mux))
-			log.Info(fmt.Sprintf("Serving the flows under %s as MCP tools on %s://%s%s", dir, tlsFiles.scheme(), ln.Addr(), mcpPath))
-			return serveUntil(ctx, hs, ln, tlsFiles, 5*time.Second)
+			hs := server.NewHTTPServer(server.RequireToken(tokens, server.RoleRun, mux))
+			log.Info(fmt.Sprintf("Serving the flows under %s as MCP tools on %s://%s%s", dir, tlsFiles.Scheme(), ln.Addr(), mcpPath))
+			return server.ServeUntil(ctx, hs, ln, tlsFiles.TLS, 5*time.Second)
 		},
 	}
 	a.Flags(cmd.Flags())

@@ -6,7 +6,6 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/state"
-	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
 )
 
@@ -57,22 +56,4 @@ tests is ranked down. An ID may be a name or a unique prefix.`,
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// thinkPatterns are the state's patterns as think takes them.
-func thinkPatterns(st *state.Store) []thinker.Pattern {
-	ps, err := st.Patterns()
-	if err != nil {
-		return nil
-	}
-	var out []thinker.Pattern
-	for _, p := range ps {
-		tp := thinker.Pattern{ID: p.ID, Name: p.Name, Intent: p.Intent, Source: p.Source,
-			Passed: p.RunsOK + p.TestPasses, Failed: p.RunsFailed + p.TestFailures}
-		for _, b := range p.Blocks {
-			tp.Blocks = append(tp.Blocks, b.Name)
-		}
-		out = append(out, tp)
-	}
-	return out
 }

@@ -96,40 +96,17 @@ func runsList(s streams, f *arguments.State, limit int, all, jsonOut bool) error
 	}
 	// With --all, each run is followed by the runs it started, depth
 	// first (depth is how far each is from its top-level run).
-	var runs []*state.Run
-	depth := map[string]int{}
-	var add func(r *state.Run, d int) error
-	add = func(r *state.Run, d int) error {
-		runs = append(runs, r)
-		depth[r.ID] = d
-		if !all || d >= maxRunDepth {
-			return nil
-		}
-		kids, err := st.Children(r.ID)
-		if err != nil {
-			return err
-		}
-		for _, k := range kids {
-			if err := add(k, d+1); err != nil {
-				return err
-			}
-		}
-		return nil
+	below := 0
+	if all {
+		below = state.MaxRunDepth
 	}
-	for _, r := range top {
-		if err := add(r, 0); err != nil {
-			return err
-		}
-	}
-	open, err := st.Approvals("")
+	runs, depth, err := st.RunsBelow(top, below)
 	if err != nil {
 		return err
 	}
-	waits := map[string][]*state.Approval{}
-	for _, a := range open {
-		if !a.Decided() {
-			waits[a.RunID] = append(waits[a.RunID], a)
-		}
+	waits, err := st.Waits()
+	if err != nil {
+		return err
 	}
 	return views.NewRuns(s.out, jsonOut).List(runs, depth, waits)
 }
@@ -168,7 +145,7 @@ func runsShow(s streams, f *arguments.State, id, step string, jsonOut bool) erro
 	if step != "" {
 		return runsShowStep(s.out, st, run, step, jsonOut)
 	}
-	tree, err := loadRunTree(st, run, 0)
+	tree, err := st.LoadRunTree(run, 0)
 	if err != nil {
 		return err
 	}
@@ -176,50 +153,30 @@ func runsShow(s streams, f *arguments.State, id, step string, jsonOut bool) erro
 	if state.IsURL(stateDir) {
 		stateDir = ""
 	}
-	flowOrders{}.orderSteps(tree, stateDir)
-	as, err := st.Approvals(run.ID)
+	runtime.StepOrders{}.Sort(tree, stateDir)
+	waits, err := st.RunWaits(run)
 	if err != nil {
 		return err
 	}
-	var waits []*state.Approval
-	for _, a := range as {
-		if !a.Closed && !a.Decided() && run.Status == string(runtime.StatusWaiting) {
-			waits = append(waits, a)
-		}
-	}
-	return views.NewRuns(s.out, jsonOut).Show(tree, waits)
+	return views.NewRuns(s.out, jsonOut).Show(runTreeView(tree), waits)
 }
 
-// maxRunDepth bounds how deep runs show follows runs started by runs.
-const maxRunDepth = 8
-
-func loadRunTree(st *state.Store, run *state.Run, depth int) (*views.RunTree, error) {
-	steps, summaries, err := loadSteps(st, run.ID)
-	if err != nil {
-		return nil, err
+// runTreeView is what runs show shows of a run's tree: the tree with each
+// run's outputs, and those it has no value for.
+func runTreeView(t *state.RunTree) *views.RunTree {
+	v := &views.RunTree{Run: t.Run, Steps: t.Steps, Summaries: t.Summaries}
+	if outputs, failed, err := runtime.RunOutputs(t.Run); err == nil {
+		v.Outputs, v.FailedOutputs = outputs, failed
 	}
-	t := &views.RunTree{Run: run, Steps: steps, Summaries: summaries}
-	if outputs, failed, err := runOutputs(run); err == nil {
-		t.Outputs, t.FailedOutputs = outputs, failed
-	}
-	if depth >= maxRunDepth {
-		return t, nil
-	}
-	kids, err := st.Children(run.ID)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range kids {
-		kt, err := loadRunTree(st, k, depth+1)
-		if err != nil {
-			return nil, err
+	for label, kids := range t.Children {
+		if v.Children == nil {
+			v.Children = map[string][]*views.RunTree{}
 		}
-		if t.Children == nil {
-			t.Children = map[string][]*views.RunTree{}
+		for _, k := range kids {
+			v.Children[label] = append(v.Children[label], runTreeView(k))
 		}
-		t.Children[k.ParentStep] = append(t.Children[k.ParentStep], kt)
 	}
-	return t, nil
+	return v
 }
 
 // runLookupError is the diagnostic of a run id that names no run, or
@@ -233,6 +190,11 @@ func runLookupError(err error) error {
 	}
 	return err
 }
+
+// diagnosed is the error a command ends with for an error of a package
+// below: its diagnostics (fromBelow), a run id's lookup (runLookupError),
+// or the error as it is.
+func diagnosed(err error) error { return runLookupError(fromBelow(err)) }
 
 // runsLogs prints the logs of a run's step instances (of one step, or one
 // instance as step[key], when step is set), in the order they started;

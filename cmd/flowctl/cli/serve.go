@@ -2,25 +2,18 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
-	"github.com/flowctl/flowctl/runtime/temporal"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/flowctl/flowctl/server"
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 )
-
-// envToken is the bearer token serve requires when set.
-const envToken = "FLOWCTL_TOKEN"
 
 // envNotifySecret signs the notifications of serve --notify.
 const envNotifySecret = "FLOWCTL_NOTIFY_SECRET"
@@ -54,7 +47,7 @@ and docs/scale-out.md.`,
 			}
 			dir, df, ef, addr, keepFor, grace := a.Path, &a.Dir, &a.Engine, a.Addr, a.KeepFor, a.Grace
 			tokenFiles := tokenFlags{df.Tokens.TokenFile, df.Tokens.TokensFile}
-			tlsFiles := tlsFlags{df.TLS.Cert, df.TLS.Key}
+			tlsFiles := tlsFlags{server.TLS{Cert: df.TLS.Cert, Key: df.TLS.Key}}
 			if err := checkDir(dir); err != nil {
 				return err
 			}
@@ -78,7 +71,7 @@ and docs/scale-out.md.`,
 				return err
 			}
 			defer sd.close()
-			stopTraces := startTraces(s)
+			stopTraces := tracing.Start(s.err)
 			defer stopTraces()
 			var onTemporal server.Engine
 			if runEngine == engineTemporal {
@@ -87,7 +80,7 @@ and docs/scale-out.md.`,
 					return fromBelow(err)
 				}
 				defer runner.Client.Close()
-				onTemporal = temporalEngine{runner}
+				onTemporal = runner
 			}
 			// explain's model: the llm steps' configuration (FLOWCTL_MODEL…).
 			cfg, err := llm.ConfigFromEnv(os.LookupEnv)
@@ -98,76 +91,27 @@ and docs/scale-out.md.`,
 			if err != nil {
 				return err
 			}
-			ln, err := listen(addr)
+			ln, err := server.Listen(addr)
 			if err != nil {
 				return err
 			}
 			srv := server.New(server.Options{
 				Model: llm.NewExecutor(cfg), ModelName: cfg.Model, MaxTokens: budget,
 				Dir: dir, Registries: df.Registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex, HTTP: sd.http,
-				Tokens: tokens, AllowedHosts: allowedHosts(addr, a.AllowedHosts), Logger: log, MaxActive: a.MaxActive, MaxQueue: a.MaxQueue, Engine: onTemporal,
-				NamespaceHeader: a.NamespaceHeader, IdempotencyExpiry: a.IdempotencyExpiry, NoTakeUp: a.NoTakeUp, NotifyURLs: a.Notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: tlsFiles.scheme() + "://" + ln.Addr().String(),
+				Tokens: tokens, AllowedHosts: server.AllowedHosts(addr, a.AllowedHosts), Logger: log, MaxActive: a.MaxActive, MaxQueue: a.MaxQueue, Engine: onTemporal,
+				NamespaceHeader: a.NamespaceHeader, IdempotencyExpiry: a.IdempotencyExpiry, NoTakeUp: a.NoTakeUp, NotifyURLs: a.Notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: tlsFiles.Scheme() + "://" + ln.Addr().String(),
 			})
-			hs := newHTTPServer(srv)
-			log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, tlsFiles.scheme(), ln.Addr()))
+			hs := server.NewHTTPServer(srv)
+			log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, tlsFiles.Scheme(), ln.Addr()))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			tokenFiles.watch(ctx, tokens, log)
+			tokenFiles.files().Watch(ctx, tokens, log)
 			if keepFor > 0 {
-				go retain(ctx, sd.st, keepFor, retentionEvery, log)
+				go state.Retain(ctx, sd.st, keepFor, state.RetentionEvery, log)
 			}
-			errc := make(chan error, 1)
-			go func() { errc <- tlsFiles.serve(hs, ln) }()
-			select {
-			case err := <-errc:
-				srv.Close()
-				return err
-			case <-ctx.Done():
-			}
-			// Stop accepting; let running runs finish for a while; stop
-			// what is left and the queue, recorded as interrupted for the
-			// next server to take up.
-			log.Info(fmt.Sprintf("Stopping: running runs have %s to finish; the others are interrupted, and resumed by the next server.", grace))
-			sctx, cancel := context.WithTimeout(context.Background(), grace)
-			defer cancel()
-			shut := make(chan error, 1)
-			go func() { shut <- hs.Shutdown(sctx) }() // event streams end when their runs do
-			all := srv.Drain(sctx)
-			srv.Close()
-			log.Info("stopped", slog.Bool("runs_finished", all))
-			if err := <-shut; err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				return err
-			}
-			return nil
+			return srv.Serve(ctx, hs, ln, tlsFiles.TLS, grace, log)
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// temporalEngine runs serve's runs on Temporal, and says for /readyz
-// whether the Temporal server answers.
-type temporalEngine struct{ temporal.Runner }
-
-func (e temporalEngine) Ready(ctx context.Context) error {
-	_, err := e.Client.CheckHealth(ctx, &client.CheckHealthRequest{})
-	return err
-}
-
-// startTraces exports OpenTelemetry traces of runs when the environment
-// asks for them (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER); the
-// function it returns flushes them. A setup that fails is a warning.
-func startTraces(s streams) func() {
-	shutdown, err := tracing.Setup(context.Background())
-	if err != nil {
-		fmt.Fprintf(s.err, "Warning: traces are not exported: %v.\n", err)
-		return func() {}
-	}
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := shutdown(ctx); err != nil {
-			fmt.Fprintf(s.err, "Warning: exporting traces: %v.\n", err)
-		}
-	}
 }

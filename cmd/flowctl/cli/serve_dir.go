@@ -1,20 +1,14 @@
 package cli
 
 import (
-	"context"
-	"crypto/tls"
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/server"
 )
 
 // What serve and mcp share: both serve the flows under a directory, with
@@ -73,61 +67,17 @@ func (d *servedDir) close() {
 	d.st.Close()
 }
 
-// listen listens on addr for a command that serves over HTTP.
-func listen(addr string) (net.Listener, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("listening on %s: %w", addr, err)
-	}
-	return ln, nil
-}
+// tlsFlags are --tls-cert and --tls-key: with both, HTTPS.
+type tlsFlags struct{ server.TLS }
 
-// newHTTPServer is the http.Server of serve and mcp --http.
-func newHTTPServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-}
-
-// serveUntil serves hs on ln until ctx ends, then shuts it down, giving
-// requests under way until grace; an error of serving is returned.
-func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener, tf tlsFlags, grace time.Duration) error {
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), grace)
-		defer cancel()
-		hs.Shutdown(sctx)
-	}()
-	if err := tf.serve(hs, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-// tlsFlags are --tls-cert and --tls-key (arguments.TLS): with both,
-// HTTPS.
-type tlsFlags struct{ cert, key string }
-
-// check refuses files that do not make a key pair.
+// check refuses one of the two without the other, and files that do not
+// make a key pair.
 func (f tlsFlags) check() error {
-	if f.cert != "" {
-		if _, err := tls.LoadX509KeyPair(f.cert, f.key); err != nil {
-			return usagef("--tls-cert and --tls-key: %v", err)
-		}
+	if (f.Cert == "") != (f.Key == "") {
+		return usagef("--tls-cert and --tls-key go together")
+	}
+	if err := f.Check(); err != nil {
+		return usagef("--tls-cert and --tls-key: %v", err)
 	}
 	return nil
-}
-
-// scheme is the scheme of the server's URLs.
-func (f tlsFlags) scheme() string {
-	if f.cert != "" {
-		return "https"
-	}
-	return "http"
-}
-
-// serve serves hs on ln, over TLS when the flags say so.
-func (f tlsFlags) serve(hs *http.Server, ln net.Listener) error {
-	if f.cert != "" {
-		return hs.ServeTLS(ln, f.cert, f.key)
-	}
-	return hs.Serve(ln)
 }

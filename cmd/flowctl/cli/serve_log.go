@@ -3,6 +3,8 @@ package cli
 import (
 	"io"
 	"log/slog"
+
+	"github.com/flowctl/flowctl/server"
 )
 
 // The log of the commands that run as services (serve, mcp --http,
@@ -13,13 +15,11 @@ import (
 // logFlags is --log-format.
 type logFlags struct{ format string }
 
-// logger is the command's logger, writing to w.
+// logger is the command's logger, writing to w (server.NewLogger).
 func (f logFlags) logger(w io.Writer) (*slog.Logger, error) {
-	switch f.format {
-	case "text", "":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	log, err := server.NewLogger(w, f.format)
+	if err != nil {
+		return nil, usagef("%s", err)
 	}
-	return nil, usagef("unknown --log-format %q: use text or json", f.format)
+	return log, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -77,34 +76,4 @@ func byteSize(n int64) string {
 		return strconv.FormatFloat(float64(n)/(k*k), 'f', 1, 64) + " MiB"
 	}
 	return strconv.FormatFloat(float64(n)/(k*k*k), 'f', 1, 64) + " GiB"
-}
-
-// retentionEvery is how often serve --retention prunes the state.
-const retentionEvery = time.Hour
-
-// retain is serve --retention: it deletes the finished runs that started
-// longer ago than age, at once and then every interval, until ctx ends,
-// and logs what each pruning freed (a run's step results, events, logs,
-// approvals and the blob files nothing refers to any more).
-func retain(ctx context.Context, st *state.Store, age, every time.Duration, log *slog.Logger) {
-	for {
-		res, err := st.Prune(ctx, state.PruneOptions{Before: time.Now().Add(-age)})
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			log.Warn("pruning the runs older than the retention failed; tried again in an hour", slog.String("error", err.Error()))
-		default:
-			log.Info("runs pruned", slog.Duration("retention", age), slog.Int("runs", res.Runs),
-				slog.Int("step_results", res.Steps), slog.Int("events", res.Events), slog.Int("approvals", res.Approvals),
-				slog.Int64("log_bytes", res.LogBytes), slog.Int("blobs", res.Blobs), slog.Int64("blob_bytes", res.BlobBytes))
-		}
-		t := time.NewTimer(every)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
 }

@@ -137,7 +137,7 @@ func loadTestBlocks(parser *lang.Parser, paths, registries []string, goEngine st
 		}
 	}
 	for _, flow := range flows {
-		inline, d := flowBlockDefs(parser, flow)
+		inline, d := lang.DecodeFlowBlockDefs(parser, flow)
 		diags = append(diags, d...)
 		if d.HasErrors() && inline == nil {
 			continue
@@ -181,24 +181,4 @@ func loadTestBlocks(parser *lang.Parser, paths, registries []string, goEngine st
 	}
 	diags = append(diags, compiler.CheckCode(defs, goEngine)...)
 	return out, diags
-}
-
-// flowBlockDefs decodes the block definitions of a flow file, and nothing
-// else of it: the blocks' examples are tested even when a step is wrong.
-func flowBlockDefs(parser *lang.Parser, path string) ([]*lang.BlockDef, hcl.Diagnostics) {
-	f, diags := parser.ParseFile(path)
-	if diags.HasErrors() || f == nil || f.Body == nil {
-		return nil, diags
-	}
-	content, _, d := f.Body.PartialContent(&hcl.BodySchema{
-		Blocks: []hcl.BlockHeaderSchema{{Type: "block", LabelNames: []string{"name"}}},
-	})
-	diags = append(diags, d...)
-	defs := []*lang.BlockDef{}
-	for _, b := range content.Blocks {
-		def, d := lang.DecodeBlockDef(b)
-		diags = append(diags, d...)
-		defs = append(defs, def)
-	}
-	return defs, diags
 }

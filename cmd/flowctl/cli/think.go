@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
@@ -124,7 +123,7 @@ func runThink(s streams, a *arguments.Think) error {
 			if _, err := os.Stat(dir); err == nil {
 				if patterns, err = openStateDir(dir); err == nil {
 					defer patterns.Close()
-					opts.Patterns = thinkPatterns(patterns)
+					opts.Patterns = thinker.StatePatterns(patterns)
 				}
 			}
 		}
@@ -199,16 +198,8 @@ func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.
 	if err := acceptProposal(st, p); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.err, "Accepted proposal %s: wrote %s.\n", id, strings.Join(proposalPaths(p), ", "))
+	fmt.Fprintf(s.err, "Accepted proposal %s: wrote %s.\n", id, strings.Join(p.Paths(), ", "))
 	return nil
-}
-
-func proposalPaths(p *state.Proposal) []string {
-	var out []string
-	for _, f := range p.Files {
-		out = append(out, f.Path)
-	}
-	return out
 }
 
 // thinkEmbeddings adds embeddings to the thinker's registry search when
@@ -218,15 +209,13 @@ func thinkEmbeddings(opts *thinker.Options, cfg llm.Config, dir string) func() {
 	if cfg.EmbeddingsModel == "" {
 		return func() {}
 	}
-	opts.Embedder = llm.NewEmbedder(cfg, cfg.EmbeddingsModel)
-	opts.EmbeddingsModel = cfg.EmbeddingsModel
 	st, err := openStateDir(project.State("", dir))
 	if err != nil {
 		// The search embeds without a cache.
+		opts.UseEmbeddings(cfg, nil)
 		return func() {}
 	}
-	var cache index.VectorCache = st.Vectors(cfg.EmbeddingsModel)
-	opts.VectorCache = cache
+	opts.UseEmbeddings(cfg, st)
 	return func() { st.Close() }
 }
 

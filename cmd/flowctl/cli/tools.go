@@ -8,6 +8,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/mcp"
 	"github.com/flowctl/flowctl/project"
 	"github.com/spf13/cobra"
 )
@@ -91,7 +92,7 @@ func toolFlows(s streams, dir string, registries, only []string) ([]*compiler.Pr
 			return nil, err
 		}
 		names = append(names, prog.Flow.Name)
-		if prog.Flow.Hidden || (len(only) > 0 && !slices.Contains(only, prog.Flow.Name)) {
+		if !mcp.Offered(prog, only) {
 			continue
 		}
 		progs = append(progs, prog)

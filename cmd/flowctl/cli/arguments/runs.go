@@ -3,6 +3,7 @@ package arguments
 import (
 	"time"
 
+	"github.com/flowctl/flowctl/lang"
 	"github.com/spf13/pflag"
 )
 
@@ -90,7 +91,7 @@ func (p *Prune) Args() error {
 		return Usagef("--keep must be 0 or more")
 	}
 	if p.OlderThan != "" {
-		age, err := parseAge(p.OlderThan)
+		age, err := lang.ParseAge(p.OlderThan)
 		if err != nil {
 			return Usagef("--older-than %q: %v", p.OlderThan, err)
 		}

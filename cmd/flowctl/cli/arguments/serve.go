@@ -1,11 +1,9 @@
 package arguments
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/flowctl/flowctl/lang"
 	"github.com/spf13/pflag"
 )
 
@@ -64,30 +62,11 @@ func (a *Serve) Args(args []string) error {
 		return Usagef("--idempotency-expiry must be positive")
 	}
 	if a.Retention != "" {
-		age, err := parseAge(a.Retention)
+		age, err := lang.ParseAge(a.Retention)
 		if err != nil {
 			return Usagef("--retention %q: %v", a.Retention, err)
 		}
 		a.KeepFor = age
 	}
 	return nil
-}
-
-// parseAge reads an age: a Go duration (90m, 12h), or days (30d) or
-// weeks (2w).
-func parseAge(v string) (time.Duration, error) {
-	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
-		if n, ok := strings.CutSuffix(v, suffix); ok {
-			f, err := strconv.ParseFloat(n, 64)
-			if err != nil || f <= 0 {
-				return 0, fmt.Errorf("not a positive number of %s", map[string]string{"d": "days", "w": "weeks"}[suffix])
-			}
-			return time.Duration(f * float64(unit)), nil
-		}
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("not an age such as 30d, 2w, 12h or 90m")
-	}
-	return d, nil
 }
