@@ -17,7 +17,7 @@ func TestBuiltinCatalog(t *testing.T) {
 	wantSensitive := map[string]bool{"http": false, "scrape": false, "file": false, "sleep": false, "value": true, "llm": true, "mcp": true,
 		"document": true, "chunk": true, "embed": true}
 	r := NewRegistry()
-	if got := strings.Join(r.Names(), ","); got != "approval,chunk,document,embed,file,http,llm,mcp,scrape,sleep,value" {
+	if got := strings.Join(r.Names(), ","); got != "approval,chunk,document,embed,file,http,llm,mcp,scrape,sleep,value,vector_delete,vector_search,vector_upsert" {
 		t.Fatalf("built-ins: %s", got)
 	}
 	for _, b := range r.All() {

@@ -287,6 +287,65 @@ func Builtins() []*Block {
 			TypedOutputs:        []string{"result"},
 			PropagatesSensitive: true,
 		},
+		// Retrieval: the vector collections (blocks/vector.go).
+		{
+			Name:        "vector_upsert",
+			Runtime:     RuntimeBuiltin,
+			Description: "Store vectors with their texts and metadata in a collection, replacing those with the same ids",
+			UseWhen:     "You need to index embedded chunks of documents for retrieval (RAG), or to replace a document's chunks as a unit when it changes",
+			Tags:        []string{"retrieval", "rag", "vector", "embedding", "index", "collection"},
+			Inputs: []*lang.Field{
+				optional("id", cty.String, "The id of one item"),
+				optional("vector", cty.List(cty.Number), "The vector of the one item, of the collection's dimensions"),
+				field("text", cty.String, cty.StringVal(""), "The text of the one item, returned by searches and ranked by hybrid search"),
+				optional("metadata", cty.DynamicPseudoType, "The metadata of the one item: an object of strings, numbers and booleans"),
+				optional("items", cty.DynamicPseudoType, "Several items, a list of { id, vector, text, metadata }, stored at once"),
+				optional("replace", cty.DynamicPseudoType, "A filter, such as { source = \"notes/a.md\" }: the items it matches are removed in the same transaction, but for those given"),
+			},
+			Outputs: []*lang.Field{
+				out("count", cty.Number, "How many items were stored"),
+				out("ids", cty.List(cty.String), "Their ids"),
+			},
+		},
+		{
+			Name:        "vector_delete",
+			Runtime:     RuntimeBuiltin,
+			Description: "Remove items from a collection by id or by metadata",
+			UseWhen:     "You need to remove a document's chunks from a vector collection, such as when the document is gone",
+			Tags:        []string{"retrieval", "rag", "vector", "index", "collection", "delete"},
+			Inputs: []*lang.Field{
+				optional("ids", cty.List(cty.String), "The ids of the items to remove"),
+				optional("where", cty.DynamicPseudoType, "A filter, such as { source = \"notes/old.md\" }: the items it matches are removed"),
+			},
+			Outputs: []*lang.Field{
+				out("deleted", cty.Number, "How many items were removed"),
+			},
+		},
+		{
+			Name:        "vector_search",
+			Runtime:     RuntimeBuiltin,
+			Description: "Find the items of a collection nearest a vector, optionally fused with BM25 over their texts",
+			UseWhen:     "You need the passages most relevant to a question from an indexed set of documents (retrieval for RAG), semantic search, or nearest neighbours",
+			Tags:        []string{"retrieval", "rag", "vector", "search", "semantic", "similarity", "collection"},
+			Inputs: []*lang.Field{
+				optional("vector", cty.List(cty.Number), "The query's vector, of the collection's dimensions"),
+				optional("query", cty.String, "The query's text, which hybrid mode ranks by BM25"),
+				field("top_k", cty.Number, cty.NumberIntVal(10), "How many matches to return"),
+				optional("filter", cty.DynamicPseudoType, "Metadata conditions, all met: { source = \"a.md\", page = { gte = 2, lt = 10 } }"),
+				optional("min_score", cty.Number, "Drop matches scoring below it"),
+				field("mode", cty.String, cty.StringVal(SearchVector), "vector, or hybrid: BM25 over the texts and vectors, fused by reciprocal rank"),
+			},
+			Checks: map[string]func(cty.Value) error{
+				"top_k": checkTopK,
+				"mode":  checkOneOf(SearchVector, SearchHybrid),
+			},
+			Outputs: []*lang.Field{
+				out("matches", cty.DynamicPseudoType, "The matches, best first: a list of { id, score, text, metadata }"),
+				out("ids", cty.List(cty.String), "The matches' ids, best first"),
+				out("texts", cty.List(cty.String), "The matches' texts, best first"),
+			},
+			TypedOutputs: []string{"matches"},
+		},
 		{
 			Name:        "sleep",
 			Runtime:     RuntimeBuiltin,

@@ -34,6 +34,10 @@ func BuiltinExecutorsWith(o HTTPOptions) map[string]Executor {
 		// Retrieval; embed runs on the model executor (Executors.For).
 		"document": documentExecutor{},
 		"chunk":    chunkExecutor{},
+
+		"vector_upsert": ExecutorFunc(execVectorUpsert),
+		"vector_delete": ExecutorFunc(execVectorDelete),
+		"vector_search": ExecutorFunc(execVectorSearch),
 	}
 }
 

@@ -45,6 +45,10 @@ type Call struct {
 	// Provider, for an llm block, is the server the step names; nil:
 	// the environment's.
 	Provider *Provider
+	// Collection, for a vector_upsert, vector_delete or vector_search
+	// block, is the collection the step names, opened in the run's
+	// state; nil for other blocks.
+	Collection Collection
 	// Sensitive names the inputs whose values come from a secret or a
 	// sensitive value (Inputs has them unmarked); nil when none does.
 	Sensitive map[string]bool

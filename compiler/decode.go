@@ -60,6 +60,8 @@ func (c *compilation) decode() hcl.Diagnostics {
 		c.opts.flows.names[abs] = name // what flowName would read
 	}
 	p.Providers = file.Providers
+	p.Collections = file.Collections
+	p.CollectionsByName = indexNamed(file.Collections, "collection", func(v *lang.Collection) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.ProvidersByName = indexNamed(file.Providers, "provider", func(v *lang.Provider) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.MCPServersByName = indexNamed(file.MCPServers, "mcp_server", func(v *lang.MCPServer) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	indexNamed(file.Schedules, "schedule", func(v *lang.Schedule) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)

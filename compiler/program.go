@@ -56,7 +56,11 @@ type Program struct {
 	// steps may name.
 	Providers       []*lang.Provider
 	ProvidersByName map[string]*lang.Provider
-	Steps           []*Step // in declaration order
+	// Collections are the vector collections the flow declares, which
+	// its vector steps name.
+	Collections       []*lang.Collection
+	CollectionsByName map[string]*lang.Collection
+	Steps             []*Step // in declaration order
 
 	InputsByName   map[string]*lang.Input
 	SecretsByName  map[string]*lang.Secret
@@ -116,6 +120,9 @@ type Step struct {
 	Tools []*Tool
 	// Provider is the provider an llm step names; nil: the environment's.
 	Provider *lang.Provider
+	// Collection is the collection a vector step names; nil for other
+	// steps.
+	Collection *lang.Collection
 	// Flow is the flow a step uses as its block (use = "flow.NAME"), whose
 	// inputs and outputs Block has (FlowBlock); nil for other steps.
 	Flow  *Program
@@ -476,6 +483,9 @@ func (c *compilation) hashEnvs() {
 		add(c.stepRefs[s.Index])
 		if s.Provider != nil {
 			parts = append(parts, "provider."+s.Provider.Name+" "+s.Provider.Fingerprint())
+		}
+		if s.Collection != nil {
+			parts = append(parts, "collection."+s.Collection.Name+" "+s.Collection.Fingerprint())
 		}
 		if s.Block != nil && s.Block.Builtin() && s.Block.Name == "mcp" {
 			for _, m := range p.MCPServers {

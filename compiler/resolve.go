@@ -21,6 +21,7 @@ func (c *compilation) resolve() hcl.Diagnostics {
 		diags = append(diags, c.resolveBlock(s)...)
 		diags = append(diags, c.resolveTools(s)...)
 		diags = append(diags, c.resolveProvider(s)...)
+		diags = append(diags, c.resolveCollection(s)...)
 	}
 	diags = append(diags, c.resolveProviderKeys()...)
 	for _, l := range p.Locals {
@@ -200,6 +201,10 @@ func (c *compilation) resolveTraversal(tr hcl.Traversal, ctx refContext) (*lang.
 	case lang.RootProvider:
 		return nil, lang.Error(tr.SourceRange(), "Invalid reference",
 			"%s names a provider, which is not a value: only an llm step's provider argument takes one, as in provider = %s.",
+			lang.TraversalString(tr), lang.TraversalString(tr))
+	case lang.RootCollection:
+		return nil, lang.Error(tr.SourceRange(), "Invalid reference",
+			"%s names a collection, which is not a value: only a vector step's collection argument takes one, as in collection = %s.",
 			lang.TraversalString(tr), lang.TraversalString(tr))
 	default:
 		return nil, lang.Error(tr[0].SourceRange(), "Unknown variable",

@@ -26,6 +26,8 @@ type File struct {
 	MCPServers []*MCPServer
 	// Providers are the model servers llm steps may name.
 	Providers []*Provider
+	// Collections are the vector collections vector steps may name.
+	Collections []*Collection
 }
 
 var flowFileSchema = &hcl.BodySchema{
@@ -41,6 +43,7 @@ var flowFileSchema = &hcl.BodySchema{
 		{Type: "schedule", LabelNames: []string{"name"}},
 		{Type: "mcp_server", LabelNames: []string{"name"}},
 		{Type: "provider", LabelNames: []string{"name"}},
+		{Type: "collection", LabelNames: []string{"name"}},
 	},
 }
 
@@ -112,6 +115,8 @@ func decodeFlowFile(f *hcl.File, filename string, consume bool) (*File, hcl.Diag
 			file.MCPServers = collect(file.MCPServers, &diags)(decodeMCPServerBlock(b))
 		case "provider":
 			file.Providers = collect(file.Providers, &diags)(decodeProviderBlock(b))
+		case "collection":
+			file.Collections = collect(file.Collections, &diags)(decodeCollectionBlock(b))
 		}
 	}
 	return file, diags

@@ -13,7 +13,7 @@ var MetaArguments = []string{
 	"use", "description", "depends_on", "when", "for_each", "parallelism",
 	"timeout", "retry", "cache", "on_error", "output", "tools", "max_tool_calls",
 	"tool_inputs",
-	"provider",
+	"provider", "collection",
 }
 
 // IsMetaArgument reports whether name is one of MetaArguments.
@@ -55,11 +55,15 @@ type Step struct {
 	// environment's provider.
 	ProviderRef   hcl.Traversal
 	ProviderRange hcl.Range
-	Outputs       []*Field         // declared output fields (blocks with open outputs only)
-	OutputRange   *hcl.Range       // the first output block, for "not allowed here"; nil without one
-	Args          []*hcl.Attribute // the block inputs, in source order
-	NameRange     hcl.Range
-	DeclRange     hcl.Range
+	// CollectionRef is a vector step's collection = collection.NAME; nil
+	// when the step names none.
+	CollectionRef   hcl.Traversal
+	CollectionRange hcl.Range
+	Outputs         []*Field         // declared output fields (blocks with open outputs only)
+	OutputRange     *hcl.Range       // the first output block, for "not allowed here"; nil without one
+	Args            []*hcl.Attribute // the block inputs, in source order
+	NameRange       hcl.Range
+	DeclRange       hcl.Range
 	// SrcEnd is the byte offset just past the block's closing brace: the
 	// block's source is from DeclRange.Start to there.
 	SrcEnd int
@@ -105,6 +109,7 @@ var stepMetaSchema = &hcl.BodySchema{
 		{Name: "max_tool_calls"},
 		{Name: "tool_inputs"},
 		{Name: "provider"},
+		{Name: "collection"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "retry"},
@@ -174,6 +179,11 @@ func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
 	if a, ok := attrs["provider"]; ok {
 		s.ProviderRange = a.Expr.Range()
 		s.ProviderRef, d = decodeProviderRef(a)
+		diags = append(diags, d...)
+	}
+	if a, ok := attrs["collection"]; ok {
+		s.CollectionRange = a.Expr.Range()
+		s.CollectionRef, d = decodeCollectionRef(a)
 		diags = append(diags, d...)
 	}
 	if a, ok := attrs["for_each"]; ok {

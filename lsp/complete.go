@@ -54,6 +54,7 @@ var attributes = map[string][]string{
 	"schedule":      {"cron", "timezone", "inputs", "catch_up"},
 	"mcp_server":    {"command", "url", "env", "headers"},
 	"provider":      lang.ProviderArguments(),
+	"collection":    lang.CollectionArguments(),
 	"block":         {"description", "use_when", "tags", "runtime", "timeout", "source", "source_file", "sandbox", "engine", "prompt", "system", "model", "temperature", "max_tokens", "top_p", "seed", "stop", "tools", "max_tool_calls", "input", "output", "example"},
 	"block/input":   {"type", "default", "description"},
 	"block/output":  {"type", "description", "optional"},
@@ -73,7 +74,7 @@ var nestedBlocks = map[string]string{
 	"secret": "secret \"${1:name}\" {}", "locals": "locals {\n\t$1\n}", "memory": "memory \"${1:name}\" {\n\ttype = ${2:string}\n}",
 	"block": "block \"${1:name}\" {\n\truntime = \"${2:go}\"\n}", "step": "step \"${1:name}\" {\n\tuse = \"$2\"\n}",
 	"output": "output \"${1:name}\" {\n\tvalue = $2\n}", "schedule": "schedule \"${1:name}\" {\n\tcron = \"$2\"\n}",
-	"mcp_server": "mcp_server \"${1:name}\" {\n\tcommand = [$2]\n}", "provider": "provider \"${1:name}\" {\n\tbase_url = \"$2\"\n}", "retry": "retry {\n\tattempts = ${1:3}\n}",
+	"mcp_server": "mcp_server \"${1:name}\" {\n\tcommand = [$2]\n}", "provider": "provider \"${1:name}\" {\n\tbase_url = \"$2\"\n}", "collection": "collection \"${1:name}\" {\n\tdimensions = ${2:768}\n}", "retry": "retry {\n\tattempts = ${1:3}\n}",
 	"example": "example {\n\tinput  = {$1}\n\toutput = {$2}\n}", "mock": "mock \"${1:block}\" {\n\toutputs = {$2}\n}",
 	"override": "override \"step.${1:name}\" {\n\toutputs = {$2}\n}", "assert": "assert {\n\tcondition     = $1\n\terror_message = \"$2\"\n}",
 	"test": "test \"${1:name}\" {\n\t$1\n}",
@@ -346,6 +347,10 @@ func (c *completer) rootNames(s *Server, root, prefix string) {
 	case lang.RootProvider:
 		for _, pr := range p.Providers {
 			c.add(pr.Name, protocol.CompletionItemKindModule, "provider", pr.BaseURL)
+		}
+	case lang.RootCollection:
+		for _, col := range p.Collections {
+			c.add(col.Name, protocol.CompletionItemKindModule, "collection", fmt.Sprintf("%d dimensions, %s distance", col.Dimensions, col.Distance))
 		}
 	case lang.ToolMCP:
 		for _, srv := range p.MCPServers {

@@ -286,6 +286,10 @@ func refDoc(prog *compiler.Program, c *cursor, tr hcl.Traversal) string {
 			}
 			return s + describe(pr.Description, pr.DeclRange)
 		}
+	case lang.RootCollection:
+		if col := prog.CollectionsByName[name]; col != nil {
+			return fmt.Sprintf("**collection `%s`**: %d dimensions, %s distance", name, col.Dimensions, col.Distance) + describe(col.Description, col.DeclRange)
+		}
 	case lang.RootSecret:
 		if sec := prog.SecretsByName[name]; sec != nil {
 			return fmt.Sprintf("**secret `%s`**: `string` (sensitive), from `$%s`", name, sec.Env) + describe(sec.Description, sec.DeclRange)

@@ -110,7 +110,7 @@ func fileTokens(f *hcl.File) []token {
 				case *hclsyntax.ScopeTraversalExpr:
 					tr := n.Traversal
 					switch tr.RootName() {
-					case lang.RootInput, lang.RootSecret, lang.RootLocal, lang.RootMemory, lang.RootStep, lang.RootEach, lang.RootRun, lang.RootFlow, kindOutput, lang.ToolBlock, lang.ToolMCP, lang.RootProvider:
+					case lang.RootInput, lang.RootSecret, lang.RootLocal, lang.RootMemory, lang.RootStep, lang.RootEach, lang.RootRun, lang.RootFlow, kindOutput, lang.ToolBlock, lang.ToolMCP, lang.RootProvider, lang.RootCollection:
 					default:
 						return nil
 					}

@@ -132,7 +132,7 @@ func (s *Server) refresh() {
 			s.sdk.RemoveResources(flowURI(f.prog))
 		}
 		f.prog = prog
-		if prog.Flow.Hidden || (len(s.opts.Only) > 0 && !slices.Contains(s.opts.Only, prog.Flow.Name)) {
+		if !Offered(prog, s.opts.Only) {
 			continue
 		}
 		in, _ := json.Marshal(prog.InputSchema())
@@ -149,6 +149,12 @@ func (s *Server) refresh() {
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}}, nil
 		})
 	}
+}
+
+// Offered reports whether a flow is offered as a tool: it does not say
+// expose = false, and it is among only when only is set (--only).
+func Offered(p *compiler.Program, only []string) bool {
+	return !p.Flow.Hidden && (len(only) == 0 || slices.Contains(only, p.Flow.Name))
 }
 
 func flowURI(p *compiler.Program) string { return "flowctl://flows/" + p.Flow.Name }

@@ -77,6 +77,9 @@ func (r *run) runInstance(ctx context.Context, s *compiler.Step, inst instance) 
 	if call.Provider, err = r.provider(s); err != nil {
 		return fail(r.stepError(s, inst, err))
 	}
+	if call.Collection, err = r.collection(ctx, s); err != nil {
+		return fail(r.stepError(s, inst, err))
+	}
 	var log *instanceLog
 	if !s.Block.Builtin() || len(s.Tools) > 0 {
 		log = r.newInstanceLog(s.Name, inst.key)

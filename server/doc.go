@@ -22,6 +22,8 @@
 // dashboard.go serves the web dashboard of package directory web (plain
 // ES modules over the same API).
 //
-// The CLI (cmd/flowctl/cli, serve.go) opens the state and the executors,
-// makes a Server with them, listens, and drains and closes it on a signal.
+// The CLI (cmd/flowctl/cli, serve.go) opens the state and the executors and
+// makes a Server with them; tokenfile.go reads and watches its tokens
+// (TokenFiles), and listen.go listens (Listen, TLS, NewHTTPServer) and
+// serves it until a signal, then drains and closes it (Server.Serve).
 package server

@@ -161,6 +161,8 @@ func New(opts Options) *Server {
 	handle("GET /v1/runs/{id}", RoleRead, s.getRun)
 	handle("GET /v1/runs/{id}/events", RoleRead, s.getEvents)
 	handle("GET /v1/runs/{id}/steps/{step}", RoleRead, s.getInstances)
+	handle("GET /v1/runs/{id}/calls", RoleRead, s.getCalls)
+	handle("GET /v1/runs/{id}/calls/{seq}", RoleRead, s.getCall)
 	handle("POST /v1/runs/{id}/cancel", RoleRun, s.postCancel)
 	handle("POST /v1/runs/{id}/approvals/{step}", RoleApprove, s.postApproval)
 	handle("POST /v1/runs/{id}/explain", RoleRun, s.postExplain)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/index"
+	"github.com/flowctl/flowctl/runtime/state"
 )
 
 // A Pattern is a flow that worked (accepted from think or a proposal),
@@ -105,4 +106,23 @@ func (r *run) example() any {
 	}
 	return obj{{Key: "pattern", Value: r.pattern.Name}, {Key: "intent", Value: r.pattern.Intent}, {Key: "flow_source", Value: r.pattern.Source},
 		{Key: "note", Value: "A flow that worked for a close intent: follow it, changing what the new intent needs."}}
+}
+
+// StatePatterns are the patterns recorded in st as the thinker takes them
+// (Options.Patterns); none when they cannot be read.
+func StatePatterns(st *state.Store) []Pattern {
+	ps, err := st.Patterns()
+	if err != nil {
+		return nil
+	}
+	var out []Pattern
+	for _, p := range ps {
+		tp := Pattern{ID: p.ID, Name: p.Name, Intent: p.Intent, Source: p.Source,
+			Passed: p.RunsOK + p.TestPasses, Failed: p.RunsFailed + p.TestFailures}
+		for _, b := range p.Blocks {
+			tp.Blocks = append(tp.Blocks, b.Name)
+		}
+		out = append(out, tp)
+	}
+	return out
 }

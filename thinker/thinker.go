@@ -14,6 +14,7 @@ import (
 	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -354,4 +355,18 @@ func (r *run) emit(e Event) {
 // is why the previous try failed.
 func (r *run) stage(name string, try int, block, intent, reason string) {
 	r.emit(StageStarted{Time: time.Now(), Stage: name, Try: try, Block: block, Intent: intent, Reason: reason})
+}
+
+// UseEmbeddings adds embeddings to the registry search when cfg names an
+// embeddings model (FLOWCTL_EMBEDDINGS_MODEL), with the vectors cached in
+// st (nil: embedded without a cache).
+func (o *Options) UseEmbeddings(cfg llm.Config, st *state.Store) {
+	if cfg.EmbeddingsModel == "" {
+		return
+	}
+	o.Embedder = llm.NewEmbedder(cfg, cfg.EmbeddingsModel)
+	o.EmbeddingsModel = cfg.EmbeddingsModel
+	if st != nil {
+		o.VectorCache = st.Vectors(cfg.EmbeddingsModel)
+	}
 }

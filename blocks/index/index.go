@@ -171,3 +171,46 @@ func rank(hits []Hit, limit int) []Hit {
 	}
 	return hits
 }
+
+// BM25 scores each of texts for query by BM25 (one field, the usual
+// parameters, this package's terms), in the order of texts: the text
+// ranking of a hybrid vector search.
+func BM25(texts []string, query string) []float64 {
+	tf := make([]map[string]int, len(texts))
+	lens := make([]int, len(texts))
+	df := map[string]int{}
+	total := 0
+	for i, t := range texts {
+		tf[i] = map[string]int{}
+		for _, term := range tokenize(t) {
+			if tf[i][term] == 0 {
+				df[term]++
+			}
+			tf[i][term]++
+			lens[i]++
+		}
+		total += lens[i]
+	}
+	scores := make([]float64, len(texts))
+	if total == 0 {
+		return scores
+	}
+	avg := float64(total) / float64(len(texts))
+	n := float64(len(texts))
+	for _, term := range slices.Compact(slices.Sorted(slices.Values(tokenize(query)))) {
+		d := df[term]
+		if d == 0 {
+			continue
+		}
+		idf := math.Log(1 + (n-float64(d)+0.5)/(float64(d)+0.5))
+		for i := range texts {
+			c := tf[i][term]
+			if c == 0 {
+				continue
+			}
+			f := float64(c) / (1 - b + b*float64(lens[i])/avg)
+			scores[i] += idf * f * (k1 + 1) / (f + k1)
+		}
+	}
+	return scores
+}

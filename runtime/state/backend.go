@@ -246,7 +246,7 @@ func migratePostgres(ctx context.Context, db *sql.DB, upgrade, dryRun bool) (int
 	}
 	var ran []string
 	for v := version; v < schemaVersion; v++ {
-		stmt := postgresTypes.Replace(migrations[v])
+		stmt := postgresTypes.Replace(migrations[v]) + postgresOnly[v]
 		ran = append(ran, stmt)
 		if dryRun {
 			continue

@@ -192,3 +192,12 @@ VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, CAST(? AS TEXT), CAST(? A
 
 const decideProposalSQL = `
 UPDATE proposals SET status = ?, decided_at = ? WHERE id = ? AND status = 'staged'`
+
+// Paths are the paths of the files the proposal writes, in its order.
+func (p *Proposal) Paths() []string {
+	var out []string
+	for _, f := range p.Files {
+		out = append(out, f.Path)
+	}
+	return out
+}

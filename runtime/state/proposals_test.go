@@ -59,3 +59,11 @@ func TestProposalWeakenings(t *testing.T) {
 		}
 	}
 }
+
+// TestProposalPaths: a proposal's paths are those of its files, in order.
+func TestProposalPaths(t *testing.T) {
+	p := &Proposal{Files: []ProposalFile{{Path: "b.flow.hcl"}, {Path: "blocks/a.block.hcl"}}}
+	if got := p.Paths(); len(got) != 2 || got[0] != "b.flow.hcl" || got[1] != "blocks/a.block.hcl" {
+		t.Errorf("Paths: %v", got)
+	}
+}

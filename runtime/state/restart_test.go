@@ -367,7 +367,7 @@ func TestSchemaUpgradeRefused(t *testing.T) {
 	defer db.Close()
 	// As an older flowctl left it: one migration short.
 	for _, q := range []string{
-		`ALTER TABLE proposals DROP COLUMN weakenings`,
+		`DROP TABLE calls`,
 		fmt.Sprintf(`UPDATE schema_version SET version = %d`, schemaVersion-1),
 	} {
 		if _, err := db.Exec(q); err != nil {

@@ -273,7 +273,31 @@ CREATE TABLE applied_plans (
 	`
 ALTER TABLE proposals ADD COLUMN weakenings TEXT;
 `,
-	// 17: the model calls of runs (docs/llm.md, "Call traces"): each round
+	// 17: the vector collections (collections.go): each with its
+	// dimensions, distance and revision; their items, a removed one kept
+	// as a tombstone (live = 0) of the revision that removed it, until
+	// the collection is deleted. PostgreSQL adds pgvector's column
+	// (postgresOnly).
+	`
+CREATE TABLE collections (
+	name       TEXT NOT NULL PRIMARY KEY,
+	dimensions INTEGER NOT NULL,
+	distance   TEXT NOT NULL,
+	rev        INTEGER NOT NULL
+);
+CREATE TABLE collection_items (
+	collection TEXT NOT NULL,
+	id         TEXT NOT NULL,
+	rev        INTEGER NOT NULL,
+	live       INTEGER NOT NULL,
+	text       TEXT NOT NULL,
+	metadata   TEXT NOT NULL,
+	vector     BLOB,
+	PRIMARY KEY (collection, id)
+) WITHOUT ROWID;
+CREATE INDEX collection_items_rev ON collection_items (collection, rev);
+`,
+	// 18: the model calls of runs (docs/llm.md, "Call traces"): each round
 	// trip of a step with a model server, numbered in its run, its
 	// blocks.ModelCall (redacted) as JSON.
 	`

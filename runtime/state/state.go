@@ -117,7 +117,8 @@ type Store struct {
 	db   *sqlDB // the readers' pool; the writer holds one of its connections
 	w    *writer
 
-	lookups lookups // the cache's (cacheget.go)
+	lookups lookups       // the cache's (cacheget.go)
+	colls   collectionSet // the vector collections opened (collections.go)
 
 	owner owner         // how this process owns its runs (owner.go)
 	avail *availability // whether a shared database answers; nil for SQLite
@@ -400,7 +401,8 @@ func (s *Store) close(exit bool) error {
 		if s.stop != nil {
 			close(s.stop)
 		}
-		flushErr := s.w.flush()
+		collErr := s.closeCollections()
+		flushErr := errors.Join(s.w.flush(), collErr)
 		var ownerErr error
 		switch o := s.owner.(type) {
 		case *lease:

@@ -306,3 +306,10 @@ func words(name string) string {
 	}
 	return b.String()
 }
+
+// Ready says whether the Temporal server answers: serve's /readyz asks
+// (server.Checker).
+func (r Runner) Ready(ctx context.Context) error {
+	_, err := r.Client.CheckHealth(ctx, &client.CheckHealthRequest{})
+	return err
+}

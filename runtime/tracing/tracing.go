@@ -11,7 +11,10 @@ package tracing
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
+	"time"
 
 	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel"
@@ -48,4 +51,22 @@ func Setup(ctx context.Context) (func(context.Context) error, error) {
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(propagation.TraceContext{})
 	return tp.Shutdown, nil
+}
+
+// Start exports the traces of runs when the environment asks for them
+// (Setup); the function it returns flushes them. A setup or a flush that
+// fails is a warning on w.
+func Start(w io.Writer) func() {
+	shutdown, err := Setup(context.Background())
+	if err != nil {
+		fmt.Fprintf(w, "Warning: traces are not exported: %v.\n", err)
+		return func() {}
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdown(ctx); err != nil {
+			fmt.Fprintf(w, "Warning: exporting traces: %v.\n", err)
+		}
+	}
 }

@@ -9,13 +9,14 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/blocks"
-	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/planfile"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
@@ -23,10 +24,7 @@ import (
 )
 
 func newApplyCommand(s streams) *cobra.Command {
-	var f runFlags
-	var ef engineFlags
-	var jsonOut, autoApprove bool
-	var resume, flowFile string
+	var a arguments.Apply
 	cmd := &cobra.Command{
 		Use:        "apply [FLOW|PLAN.json] | apply --resume RUN_ID",
 		SuggestFor: []string{"run", "exec", "execute", "start"},
@@ -59,41 +57,38 @@ workers, keeping those steps too (a change to a step that finished is
 resumed in this process only).
 A run on Temporal that its server lost (or whose workflow ended without
 recording its end) is recorded as interrupted, and can be resumed either way.`,
-		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			engine, err := ef.resolve()
+			if err := a.Args(args); err != nil {
+				return err
+			}
+			f := &a.Run
+			engine, err := resolveEngine(&a.Engine)
 			if err != nil {
 				return err
 			}
-			if resume != "" {
-				if len(args) > 0 {
-					return usagef("apply --resume takes no FLOW: the run names its flow (use --flow to give its file)")
-				}
-				return applyResume(s, &f, &ef, resume, flowFile, jsonOut)
+			if a.Resume != "" {
+				return applyResume(s, f, &a.Engine, a.Resume, a.Flow, a.JSON)
 			}
-			if len(f.keepSucceeded) > 0 {
-				return usagef("--keep-succeeded keeps the instances that succeeded in a run being resumed: use it with --resume RUN_ID")
-			}
-			args = flowArg(args)
-			l, secrets, given, err := f.start(s)
+			jsonOut, autoApprove, path := a.JSON, a.AutoApprove, a.Path
+			l, secrets, given, err := startRun(s, f)
 			if err != nil {
 				return err
 			}
-			fromPlan := planfile.Is(args[0])
+			fromPlan := planfile.Is(path)
 			var prog *compiler.Program
 			var inputs map[string]cty.Value
 			var sp *planfile.File
 			if fromPlan {
-				if prog, inputs, sp, err = readSavedPlan(l, args[0], given); err != nil {
+				if prog, inputs, sp, err = readSavedPlan(l, path, given); err != nil {
 					return err
 				}
-				f.goEngine = l.goEngine // the plan's, when it has one
-				if !cmd.Flags().Changed("namespace") {
-					f.namespace = sp.Namespace
+				f.GoEngine = l.goEngine // the plan's, when it has one
+				if !f.NamespaceSet {
+					f.Namespace = sp.Namespace
 				}
-				f.noCache = f.noCache || sp.NoCache
+				f.NoCache = f.NoCache || sp.NoCache
 			} else {
-				if prog, err = l.compile(args[0]); err != nil {
+				if prog, err = l.compile(path); err != nil {
 					return err
 				}
 				var diags hcl.Diagnostics
@@ -106,30 +101,30 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 			if !fromPlan && !autoApprove && (jsonOut || !interactive) {
 				return usagef("apply needs --auto-approve, or a plan saved with plan --out, when it cannot ask for confirmation")
 			}
-			stopTraces := startTraces(s)
+			stopTraces := tracing.Start(s.err)
 			defer stopTraces()
 			// On Temporal, the workers run the blocks.
 			var ex *blocks.Executors
 			if engine == engineLocal {
 				var closeLog func()
-				if ex, closeLog, err = f.runExecutorsFor(s, prog); err != nil {
+				if ex, closeLog, err = runExecutorsFor(s, f, prog); err != nil {
 					return err
 				}
 				defer closeLog()
 			}
-			st, err := f.openState(s.err, prog)
+			st, err := openState(s.err, f, prog)
 			if err != nil {
 				return err
 			}
 			defer closeState(st)
 			opts := runtime.Options{
-				Inputs: inputs, InputsJSON: prog.GivenJSON(given), Secrets: secrets, Parallelism: f.parallelism, Namespace: f.namespace,
-				NoCache: f.noCache, Store: st, Executors: ex, ResetCorruptMemory: f.resetMemory,
-				Timeout: f.timeout, Targets: f.targets,
+				Inputs: inputs, InputsJSON: prog.GivenJSON(given), Secrets: secrets, Parallelism: f.Parallelism, Namespace: f.Namespace,
+				NoCache: f.NoCache, Store: st, Executors: ex, ResetCorruptMemory: f.ResetMemory,
+				Timeout: f.Timeout, Targets: f.Targets,
 			}
 			if fromPlan {
 				opts.RunID = state.NewRunID()
-				if err := claimPlan(st, args[0], sp, opts.RunID); err != nil {
+				if err := claimPlan(st, path, sp, opts.RunID); err != nil {
 					return err
 				}
 			}
@@ -153,26 +148,20 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 			}
 			stop()
 			if engine == engineTemporal {
-				return applyOnTemporal(s, l, &ef, st, prog, opts, jsonOut, f.verbose)
+				return applyOnTemporal(s, l, &a.Engine, st, prog, opts, jsonOut, f.Verbose)
 			}
-			return runInForeground(s, l, prog, opts, jsonOut, f.verbose)
+			return runInForeground(s, l, prog, opts, jsonOut, f.Verbose)
 		},
 	}
-	f.registerRun(cmd)
-	f.registerKeep(cmd)
-	ef.register(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the run's events as JSON lines")
-	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "run without asking for confirmation")
-	cmd.Flags().StringVar(&resume, "resume", "", "continue this recorded run: steps that finished ok keep their results")
-	cmd.Flags().StringVar(&flowFile, "flow", "", "with --resume: the run's flow file (default: the file the run recorded)")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 
 // applyResume is apply --resume RUN_ID: in this process, or on Temporal
 // with --engine temporal (engine.go).
-func applyResume(s streams, f *runFlags, ef *engineFlags, id, flowFile string, jsonOut bool) error {
-	sf := &stateFlags{dir: f.stateDir, flow: flowFile}
-	st, _, err := sf.open(s)
+func applyResume(s streams, f *arguments.Run, ef *arguments.Engine, id, flowFile string, jsonOut bool) error {
+	sf := &arguments.State{Dir: f.State, Flow: flowFile}
+	st, _, err := openStateOf(s, sf)
 	if err != nil {
 		return err
 	}
@@ -184,7 +173,7 @@ func applyResume(s streams, f *runFlags, ef *engineFlags, id, flowFile string, j
 	if run, err = reconcileTemporal(s, ef, st, run); err != nil {
 		return err
 	}
-	if ef.engine == engineTemporal {
+	if ef.Engine == engineTemporal {
 		return resumeOnTemporal(s, f, ef, sf, st, run, jsonOut)
 	}
 	return resumeRun(s, f, sf, st, run, jsonOut)
@@ -221,12 +210,6 @@ func resolveGoEngine(flag string) (string, error) {
 	e, err := engine.ResolveGoEngine(flag)
 	return e, fromBelow(err)
 }
-
-// unconfinedUsage is the help of --unconfined.
-const unconfinedUsage = "run python and compiled go blocks even where flowctl cannot confine their workers (macOS, Windows), with your user's access to files, the network and processes (default: " + isolate.EnvUnconfined + "=1)"
-
-// goEngineUsage is the help of --go-engine.
-const goEngineUsage = "run every go block interpreted (by yaegi) or compiled (built by the Go toolchain on PATH), whatever its engine argument says (default: " + envGoEngine + ", else each block's own)"
 
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)

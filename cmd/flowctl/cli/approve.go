@@ -11,11 +11,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
+	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -25,11 +27,7 @@ import (
 const exitWaiting = 3
 
 func newApproveCommand(s streams) *cobra.Command {
-	var f runFlags
-	var ef engineFlags
-	var sf stateFlags
-	var reject, jsonOut bool
-	var comment, by, instance string
+	var a arguments.Approve
 	cmd := &cobra.Command{
 		Use:   "approve RUN_ID STEP",
 		Short: "Decide a waiting approval step, and continue its run",
@@ -43,51 +41,46 @@ The run's flow is its recorded flow file (or --flow); a change to a step
 that finished is refused. When another process holds the run (flowctl
 serve, or an apply still running other steps), the decision is recorded and
 that process continues it.`,
-		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.Args(args); err != nil {
+				return err
+			}
+			f, ef := &a.Run, &a.Engine
+			reject, comment, by, instance, step := a.Reject, a.Comment, a.By, a.Instance, a.Step
 			if by == "" {
 				by = currentUser()
 			}
-			sf.dir = f.stateDir
-			st, _, err := sf.open(s)
+			sf := &arguments.State{Dir: f.State, Flow: a.Flow}
+			st, _, err := openStateOf(s, sf)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			run, err := st.Run(args[0])
+			run, err := st.Run(a.RunID)
 			if err != nil {
 				return runLookupError(err)
 			}
-			if _, err := st.DecideApproval(run.ID, args[1], instance, !reject, comment, by); err != nil {
-				return notWaitingError(st, run, args[1], instance, err)
+			if _, err := st.DecideApproval(run.ID, step, instance, !reject, comment, by); err != nil {
+				return notWaitingError(st, run, step, instance, err)
 			}
 			verb := "Approved"
 			if reject {
 				verb = "Rejected"
 			}
-			fmt.Fprintf(s.err, "%s step %s of run %s.\n", verb, views.InstanceLabel(args[1], instance), run.ID)
+			fmt.Fprintf(s.err, "%s step %s of run %s.\n", verb, views.InstanceLabel(step, instance), run.ID)
 			if run.Origin == temporal.Origin {
-				return approveOnTemporal(cmd.Context(), &ef, st, run, temporal.ApprovalDecision{
-					Step: args[1], Instance: instance, Approved: !reject, Comment: comment, By: by,
+				return approveOnTemporal(cmd.Context(), ef, st, run, temporal.ApprovalDecision{
+					Step: step, Instance: instance, Approved: !reject, Comment: comment, By: by,
 				})
 			}
 			if run.Status != string(runtime.StatusWaiting) {
 				fmt.Fprintf(s.err, "Run %s is %s; the process running it takes the decision.\n", run.ID, run.Status)
 				return nil
 			}
-			return resumeRun(s, &f, &sf, st, run, jsonOut)
+			return resumeRun(s, f, sf, st, run, a.JSON)
 		},
 	}
-	f.registerRun(cmd)
-	ef.registerTemporal(cmd, "for a run on Temporal")
-	cmd.Flags().MarkHidden("namespace") // the run's own
-	cmd.Flags().Lookup("state").Usage = "the state directory (default: the project's .flowctl, as for apply, of the working directory or of --flow)"
-	cmd.Flags().StringVar(&sf.flow, "flow", "", "the run's flow file or directory (default: the file the run recorded)")
-	cmd.Flags().BoolVar(&reject, "reject", false, "reject: the step fails")
-	cmd.Flags().StringVar(&comment, "comment", "", "a comment kept with the decision (the step's comment output)")
-	cmd.Flags().StringVar(&by, "by", "", "who decides (default: the user's login name)")
-	cmd.Flags().StringVar(&instance, "instance", "", "the instance of a for_each approval step: its index or key")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the continued run's events as JSON lines")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 
@@ -124,23 +117,23 @@ func currentUser() string {
 }
 
 // resumeRun continues a recorded run in the foreground, as apply runs one.
-func resumeRun(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *state.Run, jsonOut bool) error {
+func resumeRun(s streams, f *arguments.Run, sf *arguments.State, st *state.Store, run *state.Run, jsonOut bool) error {
 	l, secrets, prog, inputs, err := prepareResume(s, f, sf, st, run)
 	if err != nil {
 		return err
 	}
-	stopTraces := startTraces(s)
+	stopTraces := tracing.Start(s.err)
 	defer stopTraces()
-	ex, closeLog, err := f.runExecutors(s)
+	ex, closeLog, err := runExecutors(s, f)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
 	opts := runtime.Options{
-		Inputs: inputs, Secrets: secrets, Parallelism: f.parallelism, Namespace: run.Namespace,
-		NoCache: f.noCache, Store: st, Executors: ex, ResetCorruptMemory: f.resetMemory,
-		Timeout: f.timeout, Targets: f.targets,
-		RunID: run.ID, Resume: true, KeepSucceeded: f.keepSucceeded,
+		Inputs: inputs, Secrets: secrets, Parallelism: f.Parallelism, Namespace: run.Namespace,
+		NoCache: f.NoCache, Store: st, Executors: ex, ResetCorruptMemory: f.ResetMemory,
+		Timeout: f.Timeout, Targets: f.Targets,
+		RunID: run.ID, Resume: true, KeepSucceeded: f.KeepSucceeded,
 	}
 	// What the resumption runs, and why, before it runs.
 	plan, diags := runtime.Plan(prog, opts)
@@ -152,20 +145,20 @@ func resumeRun(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *sta
 		if err != nil {
 			return err
 		}
-		views.WriteResumePlan(s.out, run.ID, plan, runtime.ResumeChanged(prog, run, steps), f.keepSucceeded)
+		views.WriteResumePlan(s.out, run.ID, plan, runtime.ResumeChanged(prog, run, steps), f.KeepSucceeded)
 	}
-	return runInForeground(s, l, prog, opts, jsonOut, f.verbose)
+	return runInForeground(s, l, prog, opts, jsonOut, f.Verbose)
 }
 
 // prepareResume compiles the flow of a recorded run (its recorded file,
 // or --flow), checks that it can resume the run, and returns it with the
 // run's inputs and the --secret values (runtime.PrepareResume).
-func prepareResume(s streams, f *runFlags, sf *stateFlags, st *state.Store, run *state.Run) (*flowLoader, map[string]string, *compiler.Program, map[string]cty.Value, error) {
-	l, secrets, given, err := f.start(s)
+func prepareResume(s streams, f *arguments.Run, sf *arguments.State, st *state.Store, run *state.Run) (*flowLoader, map[string]string, *compiler.Program, map[string]cty.Value, error) {
+	l, secrets, given, err := startRun(s, f)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	file, diags := runtime.ResumeFlowFile(run, sf.flow)
+	file, diags := runtime.ResumeFlowFile(run, sf.Flow)
 	if diags.HasErrors() {
 		return nil, nil, nil, nil, failDiags(nil, diags)
 	}

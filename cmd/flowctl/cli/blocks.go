@@ -13,6 +13,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -28,9 +29,7 @@ import (
 const localBlocksDir = "blocks"
 
 func newBlocksCommand(s streams) *cobra.Command {
-	var registries registryFlags
-	var jsonOut bool
-	var limit int
+	var a arguments.Blocks
 	cmd := &cobra.Command{
 		Use:   "blocks [list | search QUERY | show NAME]",
 		Short: "List, search and describe the blocks steps can use",
@@ -44,80 +43,33 @@ query by their names, tags, descriptions and use_when texts; with
 FLOWCTL_EMBEDDINGS_MODEL set it ranks by embeddings too, caching the vectors
 in .flowctl. Show describes one block: its inputs and outputs with their
 types and defaults, and where it is defined.`,
-		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sub := "list"
-			if len(args) > 0 {
-				sub, args = args[0], args[1:]
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			switch {
-			case sub == "list" && len(args) == 0:
-				return blocksList(s, registries, jsonOut)
-			case sub == "list":
-				return usagef("blocks list takes no arguments")
-			case sub == "search" && strings.TrimSpace(strings.Join(args, " ")) != "":
-				if limit < 1 {
-					return usagef("--limit must be at least 1")
-				}
-				return blocksSearch(s, registries, strings.Join(args, " "), limit, jsonOut)
-			case sub == "search":
-				return usagef("blocks search needs a query, such as: flowctl blocks search \"fetch a web page\"")
-			case sub == "show" && len(args) == 1:
-				return blocksShow(s, registries, args[0], jsonOut)
-			case sub == "show":
-				return usagef("blocks show needs one block name")
+			switch a.Sub {
+			case "search":
+				return blocksSearch(s, a.Registries, a.Query, a.Limit, a.JSON)
+			case "show":
+				return blocksShow(s, a.Registries, a.Name, a.JSON)
 			}
-			return usagef("unknown blocks subcommand %q: use list, search QUERY or show NAME", sub)
+			return blocksList(s, a.Registries, a.JSON)
 		},
 	}
-	registries.register(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
-	cmd.Flags().IntVar(&limit, "limit", 10, "search: show at most this many blocks")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 
-// loadBlocks loads the blocks of the current directory: its registry (the
-// built-ins, ./blocks and the registries), then the blocks defined inline
-// in its flow files, flow by flow in the order of their names. Each flow's
-// inline blocks are checked against the registry as the flow's compilation
-// checks them (a name taken twice is an error). Problems in the block and
-// flow files are printed as validate prints them and end the command. A
-// name may appear more than once: inline in different flows.
+// loadBlocks loads the blocks of the current directory (blocks.LoadWorkdir).
+// Problems in the block and flow files are printed as validate prints
+// them and end the command.
 func loadBlocks(s streams, registries []string, jsonOut bool) ([]*blocks.Block, *flowLoader, error) {
 	l := newFlowLoader(s, registries)
-	dirs := registries
-	if dirExists(localBlocksDir) {
-		dirs = append([]string{localBlocksDir}, registries...)
-	}
-	reg, diags := blocks.Load(blocks.LoadOptions{Parser: l.parser, RegistryDirs: dirs})
-	all := reg.All()
-	flows, _ := filepath.Glob("*.flow.hcl")
-	for _, flow := range flows {
-		inline, d := flowBlockDefs(l.parser, flow)
-		diags = append(diags, d...)
-		if len(inline) == 0 {
-			continue
-		}
-		r, d := blocks.Load(blocks.LoadOptions{Parser: l.parser, FlowFile: flow, Inline: inline, RegistryDirs: registries})
-		diags = append(diags, d...)
-		for _, b := range r.All() {
-			if inlineIn(b) == flow {
-				all = append(all, b)
-			}
-		}
-	}
+	all, diags := blocks.LoadWorkdir(l.parser, localBlocksDir, registries)
 	if err := l.check(compiler.Normalize(diags)); err != nil {
 		return nil, nil, err
 	}
 	return all, l, nil
-}
-
-// inlineIn is the flow file a block is defined inline in, or "".
-func inlineIn(b *blocks.Block) string {
-	if b.Def == nil || !lang.IsFlowFile(b.Def.DeclRange.Filename) {
-		return ""
-	}
-	return b.Def.DeclRange.Filename
 }
 
 func blocksList(s streams, registries []string, jsonOut bool) error {

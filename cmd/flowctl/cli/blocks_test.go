@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/flowctl/flowctl/blocks"
 )
 
 // fakeEmbeddings is an OpenAI-compatible embeddings endpoint whose vector
@@ -86,8 +88,8 @@ func TestBlocksSearchEmbeddings(t *testing.T) {
 		t.Errorf("hits = %+v, want http and scrape first, by their vectors", hits)
 	}
 	reqs := requests()
-	if len(reqs) != 2 || len(reqs[0]) != 11 || len(reqs[1]) != 1 || reqs[1][0] != "something on the internet" {
-		t.Fatalf("requests = %q, want the eleven built-ins, then the query", reqs)
+	if len(reqs) != 2 || len(reqs[0]) != len(blocks.Builtins()) || len(reqs[1]) != 1 || reqs[1][0] != "something on the internet" {
+		t.Fatalf("requests = %q, want the built-ins, then the query", reqs)
 	}
 	if _, err := os.Stat(filepath.Join(".flowctl", "state.db")); err != nil {
 		t.Errorf("no state in .flowctl: %v", err)

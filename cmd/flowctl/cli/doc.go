@@ -1,7 +1,9 @@
 // Package cli implements the flowctl commands: one file per subcommand
-// (validate.go, plan.go, apply.go, …) that parses its flags, calls the
-// compiler and the runtime, and hands the results to the command's view
-// in package views (views.NewPlan: planHuman and planJSON behind the
+// (validate.go, plan.go, apply.go, …) that reads its command line with
+// package arguments (arguments.Validate, arguments.Plan, …: the flags,
+// the positional arguments and every usage error), calls the compiler
+// and the runtime, and hands the results to the command's view in
+// package views (views.NewPlan: planHuman and planJSON behind the
 // views.Plan interface). What a view is told rather than finds out — the
 // terminal's colours, the default model, the working directory — is
 // decided here (views.go). Errors that end a command go back to Run,

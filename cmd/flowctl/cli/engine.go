@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
@@ -13,7 +14,6 @@ import (
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
 	"github.com/hashicorp/hcl/v2"
-	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 )
 
@@ -24,49 +24,28 @@ const (
 	envEngine      = engine.EnvName
 )
 
-// engineFlags choose where runs run: --engine, and Temporal's address,
-// namespace and task queue.
-type engineFlags struct {
-	engine, address, namespace, taskQueue string
-}
+// temporalNamespaceFlag is the flag of the Temporal namespace.
+const temporalNamespaceFlag = arguments.TemporalNamespaceFlag
 
-// The flag of the Temporal namespace, the same on every command
-// (--namespace is the memory namespace of a run).
-const temporalNamespaceFlag = "temporal-namespace"
-
-// register adds the flags.
-func (e *engineFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&e.engine, "engine", "", "where runs run: local (this process) or temporal (default: "+envEngine+", else local)")
-	e.registerTemporal(cmd, "with --engine temporal")
-	cmd.Flags().StringVar(&e.taskQueue, "task-queue", temporal.DefaultTaskQueue, "with --engine temporal: the task queue of the workers")
-}
-
-// registerTemporal adds the flags that say where Temporal is: --address
-// and --temporal-namespace; when tells when they matter.
-func (e *engineFlags) registerTemporal(cmd *cobra.Command, when string) {
-	cmd.Flags().StringVar(&e.address, "address", "", when+": the Temporal frontend's HOST:PORT (default: TEMPORAL_ADDRESS, else "+temporal.DefaultAddress+")")
-	cmd.Flags().StringVar(&e.namespace, temporalNamespaceFlag, "", when+": the Temporal namespace (default: TEMPORAL_NAMESPACE, else default)")
-}
-
-// resolve checks --engine, from FLOWCTL_ENGINE when not given
+// resolveEngine checks --engine, from FLOWCTL_ENGINE when not given
 // (engine.Resolve).
-func (e *engineFlags) resolve() (string, error) {
-	name, err := engine.Resolve(e.engine)
+func resolveEngine(e *arguments.Engine) (string, error) {
+	name, err := engine.Resolve(e.Engine)
 	if err != nil {
 		return "", fromBelow(err)
 	}
-	e.engine = name
+	e.Engine = name
 	return name, nil
 }
 
-// onTemporal is where the flags say Temporal is.
-func (e *engineFlags) onTemporal() engine.OnTemporal {
-	return engine.OnTemporal{Address: e.address, Namespace: e.namespace, TaskQueue: e.taskQueue}
+// temporalOf is where the flags say Temporal is.
+func temporalOf(e *arguments.Engine) engine.OnTemporal {
+	return engine.OnTemporal{Address: e.Address, Namespace: e.Namespace, TaskQueue: e.TaskQueue}
 }
 
-// dial connects to Temporal (engine.OnTemporal.Dial).
-func (e *engineFlags) dial(st *state.Store, logger *slog.Logger) (client.Client, bool, error) {
-	c, encrypted, err := e.onTemporal().Dial(st, logger)
+// dialTemporal connects to Temporal (engine.OnTemporal.Dial).
+func dialTemporal(e *arguments.Engine, st *state.Store, logger *slog.Logger) (client.Client, bool, error) {
+	c, encrypted, err := temporalOf(e).Dial(st, logger)
 	return c, encrypted, fromBelow(err)
 }
 
@@ -78,7 +57,7 @@ func fromBelow(err error) error {
 	var diags hcl.Diagnostics
 	switch {
 	case errors.As(err, &se):
-		return usageError{se.Msg}
+		return usagef("%s", se.Msg)
 	case errors.As(err, &diags):
 		return failDiags(nil, diags)
 	}
@@ -89,8 +68,8 @@ func fromBelow(err error) error {
 // again there, opts.Resume), printing what a local run prints: a run
 // that waits for approvals says how to decide them, and goes on when
 // they are decided.
-func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store, prog *compiler.Program, opts runtime.Options, jsonOut, verbose bool) error {
-	runner, err := ef.onTemporal().Runner(st)
+func applyOnTemporal(s streams, l *flowLoader, ef *arguments.Engine, st *state.Store, prog *compiler.Program, opts runtime.Options, jsonOut, verbose bool) error {
+	runner, err := temporalOf(ef).Runner(st)
 	if err != nil {
 		return fromBelow(err)
 	}
@@ -117,8 +96,8 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 			view.Event(e)
 			if !jsonOut {
 				views.WriteHowToDecide(s.err, e.RunID, e.Waiting)
-				if ef.address != "" || ef.namespace != "" {
-					fmt.Fprintf(s.err, "  (with the same --address %s --%s %s)\n", temporal.Address(ef.address), temporalNamespaceFlag, temporal.Namespace(ef.namespace))
+				if ef.Address != "" || ef.Namespace != "" {
+					fmt.Fprintf(s.err, "  (with the same --address %s --%s %s)\n", temporal.Address(ef.Address), temporalNamespaceFlag, temporal.Namespace(ef.Namespace))
 				}
 				fmt.Fprintln(s.err, "The run waits on Temporal; this command follows it until it ends (Ctrl-C cancels it).")
 			}
@@ -140,9 +119,9 @@ func applyOnTemporal(s streams, l *flowLoader, ef *engineFlags, st *state.Store,
 // reconcileTemporal checks a run of the temporal engine that the state
 // says is running or waiting against Temporal (engine.OnTemporal.Reconcile),
 // saying when it is recorded as interrupted.
-func reconcileTemporal(s streams, ef *engineFlags, st *state.Store, run *state.Run) (*state.Run, error) {
+func reconcileTemporal(s streams, ef *arguments.Engine, st *state.Store, run *state.Run) (*state.Run, error) {
 	before := run.Status
-	run, err := ef.onTemporal().Reconcile(context.Background(), st, run)
+	run, err := temporalOf(ef).Reconcile(context.Background(), st, run)
 	if err != nil {
 		return nil, fromBelow(err)
 	}
@@ -155,8 +134,8 @@ func reconcileTemporal(s streams, ef *engineFlags, st *state.Store, run *state.R
 // resumeOnTemporal starts a recorded run again on Temporal (apply
 // --engine temporal --resume): the steps that finished ok keep their
 // results.
-func resumeOnTemporal(s streams, f *runFlags, ef *engineFlags, sf *stateFlags, st *state.Store, run *state.Run, jsonOut bool) error {
-	if len(f.keepSucceeded) > 0 {
+func resumeOnTemporal(s streams, f *arguments.Run, ef *arguments.Engine, sf *arguments.State, st *state.Store, run *state.Run, jsonOut bool) error {
+	if len(f.KeepSucceeded) > 0 {
 		return usagef("--keep-succeeded resumes a run in this process: leave out --engine temporal")
 	}
 	l, _, prog, inputs, err := prepareResume(s, f, sf, st, run)
@@ -164,14 +143,14 @@ func resumeOnTemporal(s streams, f *runFlags, ef *engineFlags, sf *stateFlags, s
 		return err
 	}
 	opts := runtime.Options{
-		Inputs: inputs, Parallelism: f.parallelism, Namespace: run.Namespace, NoCache: f.noCache, Store: st,
-		Timeout: f.timeout, Targets: f.targets, RunID: run.ID, Resume: true,
+		Inputs: inputs, Parallelism: f.Parallelism, Namespace: run.Namespace, NoCache: f.NoCache, Store: st,
+		Timeout: f.Timeout, Targets: f.Targets, RunID: run.ID, Resume: true,
 	}
-	return applyOnTemporal(s, l, ef, st, prog, opts, jsonOut, f.verbose)
+	return applyOnTemporal(s, l, ef, st, prog, opts, jsonOut, f.Verbose)
 }
 
 // approveOnTemporal sends a decision, recorded already, to the workflow
 // of a run on Temporal (engine.OnTemporal.Approve).
-func approveOnTemporal(ctx context.Context, ef *engineFlags, st *state.Store, run *state.Run, d temporal.ApprovalDecision) error {
-	return fromBelow(ef.onTemporal().Approve(ctx, st, run, d))
+func approveOnTemporal(ctx context.Context, ef *arguments.Engine, st *state.Store, run *state.Run, d temporal.ApprovalDecision) error {
+	return fromBelow(temporalOf(ef).Approve(ctx, st, run, d))
 }

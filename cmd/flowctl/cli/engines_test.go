@@ -80,7 +80,7 @@ func goBlocksWithExamples(t *testing.T, root string) []namedBlock {
 		if strings.HasSuffix(path, ".block.hcl") {
 			defs, _ = blocks.ParseBlockFile(parser, path)
 		} else {
-			defs, _ = flowBlockDefs(parser, path)
+			defs, _ = lang.DecodeFlowBlockDefs(parser, path)
 		}
 		for _, def := range defs {
 			if def.Runtime != lang.RuntimeGo || len(def.Examples) == 0 || def.Source == "" {

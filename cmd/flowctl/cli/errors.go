@@ -3,10 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/lang"
 
@@ -20,7 +18,7 @@ import (
 // standard error; with --json, as one diagnostics object on standard
 // output, so that a script reading the JSON never finds it empty.
 //
-//   - usageError: the command line is wrong (exit 2);
+//   - *arguments.UsageError: the command line is wrong (exit 2);
 //   - diagsError: problems found before or instead of the command's work:
 //     a flow that does not compile, a bad input value, a missing secret or
 //     file, a stale plan, a state that cannot be opened (exit 1);
@@ -35,12 +33,9 @@ type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// usageError is a mistake in the command line.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+// usagef ends a command with a usage error found when it runs, such as
+// a bad value of an environment variable that stands for a flag.
+func usagef(format string, args ...any) error { return arguments.Usagef(format, args...) }
 
 // diagsError ends a command with diagnostics. files are the parsed files,
 // for the source snippets.
@@ -80,7 +75,7 @@ func report(s streams, cmd *cobra.Command, args []string, err error, started boo
 		err = failf(vf.Summary, "%s", vf.Detail)
 	}
 	var ee exitError
-	var ue usageError
+	var ue *arguments.UsageError
 	var de *diagsError
 	switch {
 	case errors.As(err, &ee):
@@ -154,17 +149,5 @@ func commandPath(cmd *cobra.Command) string {
 	return cmd.CommandPath()
 }
 
-// sentence makes an error message a sentence: a capital first letter and a
-// full stop.
-func sentence(msg string) string {
-	msg = strings.TrimSpace(msg)
-	if msg == "" {
-		return msg
-	}
-	r, n := utf8.DecodeRuneInString(msg)
-	msg = string(unicode.ToUpper(r)) + msg[n:]
-	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") && !strings.HasSuffix(msg, "!") {
-		msg += "."
-	}
-	return msg
-}
+// sentence makes an error message a sentence (lang.Sentence).
+func sentence(msg string) string { return lang.Sentence(msg) }

@@ -11,14 +11,14 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
 )
 
 func newExplainCommand(s streams) *cobra.Command {
-	var f runFlags
-	var a explainArgs
+	var a arguments.Explain
 	cmd := &cobra.Command{
 		Use:   "explain [RUN_ID] [--json] [--no-fix] [--model M] [--max-tokens N]",
 		Short: "Say why a run failed and stage a fix that was checked to work",
@@ -45,44 +45,26 @@ secrets the flow's step of that name is given, and http and scrape reach
 only the hosts the flow's URLs or --http-allow name. A fix that would need
 more is not run at all: it is staged marked not verified, with what it
 needs, for you to review.`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				a.runID = args[0]
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			tokens, err := maxTokens(cmd, a.maxTokens)
+			tokens, err := maxTokens(a.MaxTokens)
 			if err != nil {
 				return err
 			}
-			a.maxTokens = tokens
-			return runExplain(s, &f, a)
+			a.MaxTokens = tokens
+			return runExplain(s, &a)
 		},
 	}
-	f.registerRun(cmd)
-	fl := cmd.Flags()
-	fl.BoolVar(&a.jsonOut, "json", false, "print events as JSON lines")
-	fl.BoolVar(&a.noFix, "no-fix", false, "give the diagnosis only")
-	fl.StringVar(&a.model, "model", "", "the model to ask (default: "+llm.EnvModel+")")
-	fl.IntVar(&a.maxTokens, "max-tokens", 0, maxTokensUsage)
-	fl.IntVar(&a.maxCalls, "max-calls", 8, "the most model requests explain may send")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 
-type explainArgs struct {
-	runID, model        string
-	jsonOut, noFix      bool
-	maxTokens, maxCalls int
-}
-
-// maxTokensUsage is the help of --max-tokens.
-const maxTokensUsage = "stop, writing nothing, before a model request would take the command past this many tokens (default: " + thinker.EnvMaxTokens + ", else no limit)"
-
-// maxTokens is --max-tokens, else FLOWCTL_MAX_TOKENS, else 0 (no limit).
-func maxTokens(cmd *cobra.Command, flag int) (int, error) {
-	if cmd.Flags().Changed("max-tokens") {
-		if flag < 1 {
-			return 0, usagef("--max-tokens must be at least 1")
-		}
+// maxTokens is --max-tokens (flag, 0 when not given), else
+// FLOWCTL_MAX_TOKENS, else 0 (no limit).
+func maxTokens(flag int) (int, error) {
+	if flag > 0 {
 		return flag, nil
 	}
 	v := strings.TrimSpace(os.Getenv(thinker.EnvMaxTokens))
@@ -96,14 +78,15 @@ func maxTokens(cmd *cobra.Command, flag int) (int, error) {
 	return n, nil
 }
 
-func runExplain(s streams, f *runFlags, a explainArgs) error {
-	sf := &stateFlags{dir: f.stateDir}
-	st, _, err := sf.open(s)
+func runExplain(s streams, a *arguments.Explain) error {
+	f := &a.Run
+	sf := &arguments.State{Dir: f.State}
+	st, _, err := openStateOf(s, sf)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	run, err := thinker.ExplainableRun(st, a.runID)
+	run, err := thinker.ExplainableRun(st, a.RunID)
 	switch {
 	case errors.Is(err, thinker.ErrNoFailedRun):
 		return failf("No failed run", "The state has no failed run to explain; name one with flowctl explain RUN_ID.")
@@ -116,7 +99,7 @@ func runExplain(s streams, f *runFlags, a explainArgs) error {
 	if _, err := os.Stat(file); err != nil {
 		return failf("Flow not found", "Run %s ran the flow file %s, which is not found from here.", run.ID, file)
 	}
-	l, secrets, _, err := f.start(s)
+	l, secrets, _, err := startRun(s, f)
 	if err != nil {
 		return err
 	}
@@ -124,7 +107,7 @@ func runExplain(s streams, f *runFlags, a explainArgs) error {
 	if err != nil {
 		return err
 	}
-	hopts, err := httpOptions(f.httpAllow, f.httpConns, os.LookupEnv)
+	hopts, err := httpOptions(f.HTTPAllow, f.HTTPConns, os.LookupEnv)
 	if err != nil {
 		return err
 	}
@@ -132,17 +115,17 @@ func runExplain(s streams, f *runFlags, a explainArgs) error {
 	if err != nil {
 		return usagef("%s", err)
 	}
-	modelName := a.model
+	modelName := a.Model
 	if modelName == "" {
 		modelName = cfg.Model
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	view := views.NewExplain(s.out, a.jsonOut)
+	view := views.NewExplain(s.out, a.JSON)
 	res, err := thinker.ExplainRun(ctx, thinker.ExplainRunOptions{
-		Store: st, Run: run, Prog: prog, Secrets: secrets, Registries: f.registries, GoEngine: f.goEngine, Timeout: f.timeout, HTTP: hopts,
-		Executors: func() (*blocks.Executors, func(), error) { return f.runExecutors(s) },
-		Model:     llm.NewExecutor(cfg), ModelName: modelName, NoFix: a.noFix, MaxCalls: a.maxCalls, MaxTokens: a.maxTokens, Observe: view.Event,
+		Store: st, Run: run, Prog: prog, Secrets: secrets, Registries: f.Registries, GoEngine: f.GoEngine, Timeout: f.Timeout, HTTP: hopts,
+		Executors: func() (*blocks.Executors, func(), error) { return runExecutors(s, f) },
+		Model:     llm.NewExecutor(cfg), ModelName: modelName, NoFix: a.NoFix, MaxCalls: a.MaxCalls, MaxTokens: a.MaxTokens, Observe: view.Event,
 	})
 	var te *thinker.Error
 	switch {

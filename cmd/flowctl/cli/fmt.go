@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -18,7 +19,7 @@ import (
 )
 
 func newFmtCommand(s streams) *cobra.Command {
-	var check, diff bool
+	var a arguments.Fmt
 	cmd := &cobra.Command{
 		Use:   "fmt [PATH...]",
 		Short: "Rewrite flow and block files in canonical style",
@@ -28,14 +29,13 @@ With --check it changes nothing, lists the files that would change and exits 1
 if there are any. With --diff it also prints the changes as a unified diff.
 The path - formats standard input to standard output.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				args = []string{"."}
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			return runFmt(s, args, check, diff)
+			return runFmt(s, a.Paths, a.Check, a.Diff)
 		},
 	}
-	cmd.Flags().BoolVar(&check, "check", false, "change nothing; list files that need formatting and exit 1 if any do")
-	cmd.Flags().BoolVar(&diff, "diff", false, "print the changes as a unified diff")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

@@ -1,19 +1,16 @@
 package cli
 
 import (
-	"io"
-
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
-	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/compiler/flowdoc"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
 
 func newGraphCommand(s streams) *cobra.Command {
-	var format string
-	var registries registryFlags
-	var expand bool
+	var a arguments.Graph
 	cmd := &cobra.Command{
 		Use:   "graph [FLOW]",
 		Short: "Print a flow's step graph as Graphviz DOT or Mermaid",
@@ -23,19 +20,15 @@ takes the most time by the last successful run's durations (and sleep steps'
 declared ones), else the longest chain. A step that uses a flow is one
 step; --expand draws the flow's steps in its place, as a cluster. FLOW is a
 flow file or a directory holding one (default: the current directory).`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args = flowArg(args)
-			var write func(io.Writer, *compiler.Program, *views.Graph)
-			switch format {
-			case "dot":
-				write = views.WriteDOT
-			case "mermaid":
-				write = views.WriteMermaid
-			default:
-				return usagef("unknown --format %q: use dot or mermaid", format)
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			prog, err := newFlowLoader(s, registries).compile(args[0])
+			write := views.WriteDOT
+			if a.Format == "mermaid" {
+				write = views.WriteMermaid
+			}
+			prog, err := newFlowLoader(s, a.Registries).compile(a.Path)
 			if err != nil {
 				return err
 			}
@@ -48,73 +41,10 @@ flow file or a directory holding one (default: the current directory).`,
 				}
 			}
 			timeCriticalPath(prog, st, "")
-			write(s.out, prog, newStepGraph(prog, expand))
+			write(s.out, prog, flowdoc.NewStepGraph(prog, a.Expand))
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "dot", "dot or mermaid")
-	cmd.Flags().BoolVar(&expand, "expand", false, "draw the steps of the flows that steps use, as clusters")
-	registries.register(cmd)
+	a.Flags(cmd.Flags())
 	return cmd
-}
-
-func newStepGraph(p *compiler.Program, expand bool) *views.Graph {
-	g := &views.Graph{}
-	add(g, &g.Root, p, "", expand, true)
-	return g
-}
-
-// add adds p's steps to c, their ids prefixed, and the edges between
-// them, bold on p's critical path when critical (p is on its parent's);
-// it returns the ids where edges into each step end and those where
-// edges out of it start (a cluster's first and last steps).
-func add(g *views.Graph, c *views.GraphCluster, p *compiler.Program, prefix string, expand, critical bool) (ins, outs map[*compiler.Step][]string) {
-	crit := map[*compiler.Step]bool{}
-	if critical {
-		for _, s := range p.CriticalPath {
-			crit[s] = true
-		}
-	}
-	ins, outs = map[*compiler.Step][]string{}, map[*compiler.Step][]string{}
-	for _, s := range p.Steps {
-		id := prefix + s.Name
-		if expand && s.Flow != nil && len(s.Flow.Steps) > 0 {
-			sub := &views.GraphCluster{ID: id, Label: s.Name + "\n" + views.StepLabel(s, p.GoEngine)}
-			c.Clusters = append(c.Clusters, sub)
-			subIns, subOuts := add(g, sub, s.Flow, id+"/", expand, crit[s])
-			for _, t := range s.Flow.Steps {
-				if len(t.Deps) == 0 {
-					ins[s] = append(ins[s], subIns[t]...)
-				}
-				if len(t.Dependents) == 0 {
-					outs[s] = append(outs[s], subOuts[t]...)
-				}
-			}
-			continue
-		}
-		c.Nodes = append(c.Nodes, views.GraphNode{ID: id, Name: s.Name, Label: views.StepLabel(s, p.GoEngine), Bold: crit[s]})
-		ins[s], outs[s] = []string{id}, []string{id}
-	}
-	for _, s := range p.Steps {
-		for _, d := range s.Deps {
-			bold := critical && criticalEdge(p, d, s)
-			for _, from := range outs[d] {
-				for _, to := range ins[s] {
-					g.Edges = append(g.Edges, views.GraphEdge{From: from, To: to, Bold: bold})
-				}
-			}
-		}
-	}
-	return ins, outs
-}
-
-// criticalEdge reports whether d → s is an edge of the critical path: s
-// follows d on it.
-func criticalEdge(p *compiler.Program, d, s *compiler.Step) bool {
-	for i := 1; i < len(p.CriticalPath); i++ {
-		if p.CriticalPath[i-1] == d && p.CriticalPath[i] == s {
-			return true
-		}
-	}
-	return false
 }

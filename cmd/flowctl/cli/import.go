@@ -1,25 +1,17 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
-	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/importer"
-	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
 
 func newImportCommand(s streams) *cobra.Command {
-	var from, out, blocksPath string
-	var partial, jsonOut, force bool
+	var a arguments.Import
 	cmd := &cobra.Command{
 		Use:   "import [--from anythingllm|agentflow|n8n] [--out DIR] [--blocks DIR] [--partial] [--force] [--json] FILE...",
 		Short: "Convert AnythingLLM agent flows, AgentFlow pipelines and n8n workflows into flows",
@@ -39,20 +31,14 @@ writes nothing and exits 1 with a diagnostic for each problem (the file,
 the JSON path, the node and why); with --partial it writes the flows anyway,
 each part it could not convert a step that fails with that message.
 docs/import.md says what maps to what.`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if from != "" && !slices.Contains(importer.Formats, importer.Format(from)) {
-				return usagef("unknown --from %q: use anythingllm, agentflow or n8n", from)
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			return runImport(s, args, importOptions{from: from, out: out, blocks: blocksPath, partial: partial, json: jsonOut, force: force})
+			return runImport(s, a.Files, importOptions{from: a.From, out: a.Out, blocks: a.Blocks, partial: a.Partial, json: a.JSON, force: a.Force})
 		},
 	}
-	cmd.Flags().StringVar(&from, "from", "", "the source format: anythingllm, agentflow or n8n (default: detected)")
-	cmd.Flags().StringVar(&out, "out", ".", "the directory to write the flows into")
-	cmd.Flags().StringVar(&blocksPath, "blocks", "", "AgentFlow block definitions: a directory of JSON files, or a JSON file holding a list")
-	cmd.Flags().BoolVar(&partial, "partial", false, "write the flows even when parts cannot be converted (those parts fail at run time)")
-	cmd.Flags().BoolVar(&force, "force", false, "replace files that exist in --out with other content (or are symbolic links)")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the files written and the diagnostics as JSON")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 
@@ -81,7 +67,7 @@ func runImport(s streams, args []string, o importOptions) error {
 		}
 	}
 	if o.blocks != "" {
-		defs, d := readBlockDefinitions(o.blocks)
+		defs, d := importer.ReadBlockDefinitions(o.blocks)
 		diags = append(diags, d...)
 		for _, f := range defs {
 			files[f.Name] = &hcl.File{Bytes: f.Bytes}
@@ -96,7 +82,7 @@ func runImport(s streams, args []string, o importOptions) error {
 	if res == nil {
 		return view.Failed(files, diags)
 	}
-	if d := checkImported(res.Files); d.HasErrors() {
+	if d := importer.Check(res.Files); d.HasErrors() {
 		return view.Failed(files, append(diags, d...))
 	}
 	written, d := importer.Write(o.out, res.Files, o.force)
@@ -104,98 +90,4 @@ func runImport(s streams, args []string, o importOptions) error {
 		return view.Refused(files, append(diags, d...))
 	}
 	return view.Written(files, diags, written, res)
-}
-
-// readBlockDefinitions reads the JSON files of --blocks: the file itself,
-// or the *.json files directly inside the directory, in name order. The
-// directory's files are read through an os.Root: a symbolic link that
-// leads out of it is not followed.
-func readBlockDefinitions(path string) ([]importer.File, hcl.Diagnostics) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, hcl.Diagnostics{pathError(path, err)}
-	}
-	if !info.IsDir() {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, hcl.Diagnostics{pathError(path, err)}
-		}
-		return []importer.File{{Name: path, Bytes: b}}, nil
-	}
-	root, err := os.OpenRoot(path)
-	if err != nil {
-		return nil, hcl.Diagnostics{pathError(path, err)}
-	}
-	defer root.Close()
-	entries, err := fs.ReadDir(root.FS(), ".")
-	if err != nil {
-		return nil, hcl.Diagnostics{pathError(path, err)}
-	}
-	var out []importer.File
-	var diags hcl.Diagnostics
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		name := filepath.Join(path, e.Name())
-		b, err := root.ReadFile(e.Name())
-		switch {
-		case err != nil && e.Type()&fs.ModeSymlink != 0 && !errors.Is(err, fs.ErrNotExist):
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read file",
-				Detail: "The file " + name + " is a symbolic link that leads out of " + path + ", and import reads only the files inside --blocks."})
-		case err != nil:
-			diags = append(diags, pathError(name, err))
-		default:
-			out = append(out, importer.File{Name: name, Bytes: b})
-		}
-	}
-	if len(out) == 0 && !diags.HasErrors() {
-		diags = append(diags, pathError(path, &fs.PathError{Op: "read", Path: path, Err: errors.New("no *.json block definitions in the directory")}))
-	}
-	return out, diags
-}
-
-// checkImported compiles the generated flows, written to a temporary
-// directory with their blocks, as validate would. A generated flow that
-// does not validate is a fault of the importer; it is reported and
-// nothing is written.
-func checkImported(files []importer.File) hcl.Diagnostics {
-	dir, err := os.MkdirTemp("", "flowctl-import-")
-	if err != nil {
-		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot check the flows", Detail: err.Error()}}
-	}
-	defer os.RemoveAll(dir)
-	var flows []string
-	for _, f := range files {
-		path := filepath.Join(dir, filepath.FromSlash(f.Name))
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, f.Bytes, 0o644); err != nil {
-			return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot check the flows", Detail: err.Error()}}
-		}
-		if strings.HasSuffix(f.Name, ".flow.hcl") {
-			flows = append(flows, path)
-		}
-	}
-	var diags hcl.Diagnostics
-	for _, path := range flows {
-		_, d := compiler.Compile(path, compiler.Options{Parser: lang.NewParser()})
-		if d.HasErrors() {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Generated flow does not validate",
-				Detail: fmt.Sprintf("flowctl import generated %s, which does not validate: %s This is a fault of flowctl import; please report it with the source file.",
-					filepath.Base(path), sentence(firstError(d))),
-			})
-		}
-	}
-	return diags
-}
-
-func firstError(d hcl.Diagnostics) string {
-	for _, e := range d {
-		if e.Severity == hcl.DiagError {
-			return e.Summary + ": " + e.Detail
-		}
-	}
-	return ""
 }

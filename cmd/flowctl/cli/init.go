@@ -4,13 +4,15 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/project"
 	"github.com/spf13/cobra"
 )
 
 func newInitCommand(s streams) *cobra.Command {
-	return &cobra.Command{
+	var a arguments.Init
+	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Make a project: its state, and an example flow with a test",
 		Long: `Init makes DIR (default: the current directory) a flowctl project: its state,
@@ -24,15 +26,15 @@ lives"): DIR/.flowctl outside a git repository; inside one, the nearest
 .flowctl from DIR up to the repository's top, else a new one at that top, so
 that serve at the top and the editor see DIR's runs too. A state that
 exists is kept as it is.`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := "."
-			if len(args) == 1 {
-				dir = args[0]
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			return initProject(s, dir)
+			return initProject(s, a.Dir)
 		},
 	}
+	a.Flags(cmd.Flags())
+	return cmd
 }
 
 // initProject makes dir a project (project.Init) and says what it made

@@ -3,15 +3,14 @@ package cli
 import (
 	"io"
 	"log"
-	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/lsp"
 	"github.com/spf13/cobra"
 )
 
 func newLSPCommand(s streams) *cobra.Command {
-	var registries registryFlags
-	var debounce time.Duration
+	var a arguments.LSP
 	cmd := &cobra.Command{
 		Use:   "lsp [--registry DIR]...",
 		Short: "Serve the language server protocol over standard input and output",
@@ -21,18 +20,19 @@ definition, references, rename, code actions, formatting as fmt, symbols, semant
 tokens, inlay hints of step output types and code lenses. The workspace is the
 folder the editor opens; registry directories come from --registry and from the
 client's initialization options ({"registries": [...]}). See docs/editors.md.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.Args(args); err != nil {
+				return err
+			}
 			return lsp.Serve(s.in, nopWriteCloser{s.out}, lsp.Options{
-				RegistryDirs: registries,
-				Debounce:     debounce,
+				RegistryDirs: a.Registries,
+				Debounce:     a.Debounce,
 				Log:          log.New(s.err, "flowctl lsp: ", log.LstdFlags),
 				Version:      version(),
 			})
 		},
 	}
-	registries.register(cmd)
-	cmd.Flags().DurationVar(&debounce, "debounce", lsp.DefaultDebounce, "how long to wait after an edit before checking")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/mcp"
 	"github.com/flowctl/flowctl/project"
@@ -17,9 +18,7 @@ import (
 )
 
 func newMCPCommand(s streams) *cobra.Command {
-	var httpAddr string
-	var only []string
-	var df dirFlags
+	var a arguments.MCP
 	cmd := &cobra.Command{
 		Use:   "mcp [DIR]",
 		Short: "Serve the flows under a directory as MCP tools",
@@ -32,22 +31,27 @@ the structured result; a call runs the flow with the state of apply (DIR's
 project's .flowctl, found as apply finds it from DIR, or --state). Flows with expose = false are left out, --only NAMES
 selects flows, and flows are compiled again when their files change. See
 docs/tools.md.`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := dirArg(args)
-			if err != nil {
+			if err := a.Args(args); err != nil {
+				return err
+			}
+			dir, df, httpAddr := a.Path, &a.Dir, a.HTTP
+			tokenFiles := tokenFlags{df.Tokens.TokenFile, df.Tokens.TokensFile}
+			tlsFiles := tlsFlags{server.TLS{Cert: df.TLS.Cert, Key: df.TLS.Key}}
+			if err := checkDir(dir); err != nil {
 				return err
 			}
 			var tokens *server.Tokens
+			var err error
 			if httpAddr != "" {
-				if tokens, err = df.tokens.load("mcp", httpAddr); err != nil {
+				if tokens, err = tokenFiles.load("mcp", httpAddr); err != nil {
 					return err
 				}
-				if err := df.tls.check(); err != nil {
+				if err := tlsFiles.check(); err != nil {
 					return err
 				}
 			}
-			log, err := df.log.logger(s.err)
+			log, err := logFlags{df.Log.Format}.logger(s.err)
 			if err != nil {
 				return err
 			}
@@ -58,12 +62,12 @@ docs/tools.md.`,
 				found, _ := project.Find([]string{dir}, lang.IsFlowFile)
 				return found
 			}
-			sd, err := df.open(s, dir)
+			sd, err := openServedDir(s, df, dir)
 			if err != nil {
 				return err
 			}
 			defer sd.close()
-			srv := mcp.New(mcp.Options{Files: files, Registries: df.registries, GoEngine: sd.engine, Only: only, Store: sd.st, Executors: sd.ex, Version: version(), Warnings: s.err})
+			srv := mcp.New(mcp.Options{Files: files, Registries: df.Registries, GoEngine: sd.engine, Only: a.Only, Store: sd.st, Executors: sd.ex, Version: version(), Warnings: s.err})
 			ctx, stop := interruptible()
 			defer stop()
 			go srv.Watch(ctx, time.Second)
@@ -74,23 +78,21 @@ docs/tools.md.`,
 				}
 				return nil
 			}
-			ln, err := listen(httpAddr)
+			ln, err := server.Listen(httpAddr)
 			if err != nil {
 				return err
 			}
-			df.tokens.watch(ctx, tokens, log)
+			tokenFiles.files().Watch(ctx, tokens, log)
 			h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, &sdk.StreamableHTTPOptions{Logger: log})
 			mux := http.NewServeMux()
 			mux.Handle(mcpPath, h)
 			mux.Handle("/{$}", h) // the endpoint of earlier versions
-			hs := newHTTPServer(server.RequireToken(tokens, server.RoleRun, mux))
-			log.Info(fmt.Sprintf("Serving the flows under %s as MCP tools on %s://%s%s", dir, df.tls.scheme(), ln.Addr(), mcpPath))
-			return serveUntil(ctx, hs, ln, df.tls, 5*time.Second)
+			hs := server.NewHTTPServer(server.RequireToken(tokens, server.RoleRun, mux))
+			log.Info(fmt.Sprintf("Serving the flows under %s as MCP tools on %s://%s%s", dir, tlsFiles.Scheme(), ln.Addr(), mcpPath))
+			return server.ServeUntil(ctx, hs, ln, tlsFiles.TLS, 5*time.Second)
 		},
 	}
-	cmd.Flags().StringVar(&httpAddr, "http", "", "serve over streamable HTTP on HOST:PORT instead of standard input and output")
-	df.register(cmd, "with --http: ")
-	cmd.Flags().StringSliceVar(&only, "only", nil, "only these flows (comma-separated names)")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

@@ -11,13 +11,4 @@ import (
 // (lang.PathError).
 func pathError(path string, err error) *hcl.Diagnostic { return lang.PathError(path, err) }
 
-// flowArg is the FLOW argument of a command that takes one: the one given,
-// else the current directory, as validate, test and fmt default to.
-func flowArg(args []string) []string {
-	if len(args) == 0 {
-		return []string{"."}
-	}
-	return args
-}
-
 func isHCLFile(p string) bool { return strings.HasSuffix(p, ".hcl") }

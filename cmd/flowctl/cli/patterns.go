@@ -3,15 +3,14 @@ package cli
 import (
 	"errors"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/state"
-	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
 )
 
 func newPatternsCommand(s streams) *cobra.Command {
-	var f stateFlags
-	var jsonOut bool
+	var a arguments.Patterns
 	cmd := &cobra.Command{
 		Use:   "patterns [list | show ID | forget ID] [--json]",
 		Short: "List, show or forget the flows that worked, which think reuses",
@@ -22,13 +21,12 @@ have done since. think searches them before decomposing: a close one whose
 blocks are all in the registry is the plan and the worked example of the
 new flow ("based on pattern NAME"); a pattern whose flow fails its runs or
 tests is ranked down. An ID may be a name or a unique prefix.`,
-		Args: cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sub, id, err := recordSubcommand("patterns", "pattern", args, "show", "forget")
-			if err != nil {
+			if err := a.Args(args); err != nil {
 				return err
 			}
-			st, _, err := f.open(s)
+			sub, id, jsonOut := a.Sub, a.ID, a.JSON
+			st, _, err := openStateOf(s, &a.State)
 			if err != nil {
 				return err
 			}
@@ -56,25 +54,6 @@ tests is ranked down. An ID may be a name or a unique prefix.`,
 			return views.NewPatterns(s.out, jsonOut).Show(p)
 		},
 	}
-	f.register(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// thinkPatterns are the state's patterns as think takes them.
-func thinkPatterns(st *state.Store) []thinker.Pattern {
-	ps, err := st.Patterns()
-	if err != nil {
-		return nil
-	}
-	var out []thinker.Pattern
-	for _, p := range ps {
-		tp := thinker.Pattern{ID: p.ID, Name: p.Name, Intent: p.Intent, Source: p.Source,
-			Passed: p.RunsOK + p.TestPasses, Failed: p.RunsFailed + p.TestFailures}
-		for _, b := range p.Blocks {
-			tp.Blocks = append(tp.Blocks, b.Name)
-		}
-		out = append(out, tp)
-	}
-	return out
 }

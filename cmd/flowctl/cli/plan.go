@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
@@ -14,9 +15,7 @@ import (
 )
 
 func newPlanCommand(s streams) *cobra.Command {
-	var f runFlags
-	var jsonOut, detailed, expand bool
-	var out, resume, flowFile string
+	var a arguments.Plan
 	cmd := &cobra.Command{
 		Use:   "plan [FLOW] | plan --resume RUN_ID",
 		Short: "Show what applying a flow would do",
@@ -49,62 +48,54 @@ the counts and the critical path. --out saves the plan, pinning
 the flow's source and its inputs, for apply PLAN.json. With
 --detailed-exitcode it exits 0 when no step would run, 1 on errors and 2 when
 steps would run.`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.Args(args); err != nil {
+				return err
+			}
+			f := &a.Run
 			var l *flowLoader
 			var prog *compiler.Program
 			var opts runtime.Options
 			switch {
-			case resume != "":
-				if len(args) > 0 {
-					return usagef("plan --resume takes no FLOW: the run names its flow (use --flow to give its file)")
-				}
-				if out != "" {
-					return usagef("plan --resume cannot be saved (--out): apply --resume RUN_ID resumes the run as planned")
-				}
-				sf := &stateFlags{dir: f.stateDir, flow: flowFile}
-				st, _, err := sf.open(s)
+			case a.Resume != "":
+				sf := &arguments.State{Dir: f.State, Flow: a.Flow}
+				st, _, err := openStateOf(s, sf)
 				if err != nil {
 					return err
 				}
 				defer closeState(st)
-				run, err := st.Run(resume)
+				run, err := st.Run(a.Resume)
 				if err != nil {
 					return runLookupError(err)
 				}
 				var secrets map[string]string
 				var inputs map[string]cty.Value
-				if l, secrets, prog, inputs, err = prepareResume(s, &f, sf, st, run); err != nil {
+				if l, secrets, prog, inputs, err = prepareResume(s, f, sf, st, run); err != nil {
 					return err
 				}
-				opts = runtime.Options{Inputs: inputs, Secrets: secrets, Namespace: run.Namespace, NoCache: f.noCache, Targets: f.targets,
-					ResetCorruptMemory: f.resetMemory, Store: st, RunID: run.ID, Resume: true, KeepSucceeded: f.keepSucceeded}
-				f.namespace = run.Namespace
-			case len(f.keepSucceeded) > 0:
-				return usagef("--keep-succeeded keeps the instances that succeeded in a run being resumed: use it with --resume RUN_ID")
-			case flowFile != "":
-				return usagef("--flow names the flow file of a run being resumed: use it with --resume RUN_ID, or give FLOW")
+				opts = runtime.Options{Inputs: inputs, Secrets: secrets, Namespace: run.Namespace, NoCache: f.NoCache, Targets: f.Targets,
+					ResetCorruptMemory: f.ResetMemory, Store: st, RunID: run.ID, Resume: true, KeepSucceeded: f.KeepSucceeded}
+				f.Namespace = run.Namespace
 			default:
-				args = flowArg(args)
 				var secrets map[string]string
 				var given map[string]compiler.InputValue
 				var err error
-				if l, secrets, given, err = f.start(s); err != nil {
+				if l, secrets, given, err = startRun(s, f); err != nil {
 					return err
 				}
-				if prog, err = l.compile(args[0]); err != nil {
+				if prog, err = l.compile(a.Path); err != nil {
 					return err
 				}
 				vals, diags := prog.ResolveInputs(given)
 				if err := l.check(diags); err != nil {
 					return err
 				}
-				opts = runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.namespace, NoCache: f.noCache, Targets: f.targets,
-					ResetCorruptMemory: f.resetMemory}
+				opts = runtime.Options{Inputs: vals, Secrets: secrets, Namespace: f.Namespace, NoCache: f.NoCache, Targets: f.Targets,
+					ResetCorruptMemory: f.ResetMemory}
 				// A state that exists: a directory, or a database (which
 				// is always there to be looked in).
-				if dir := f.stateDirFor(prog); state.IsURL(dir) || dirExists(dir) {
-					st, err := f.openState(s.err, prog)
+				if dir := stateDirFor(f, prog); state.IsURL(dir) || dirExists(dir) {
+					st, err := openState(s.err, f, prog)
 					if err != nil {
 						return err
 					}
@@ -114,7 +105,7 @@ steps would run.`,
 			}
 			// Plan runs nothing: the executors give the cache keys of the
 			// blocks whose results depend on more than their inputs.
-			ex, release, err := executors(engine.Options{Sandbox: sandboxIsolated, GoEngine: f.goEngine, Warnings: s.err})
+			ex, release, err := executors(engine.Options{Sandbox: sandboxIsolated, GoEngine: f.GoEngine, Warnings: s.err})
 			if err != nil {
 				return err
 			}
@@ -124,32 +115,24 @@ steps would run.`,
 			if err := l.check(diags); err != nil {
 				return err
 			}
-			plan.CriticalTime = timeCriticalPath(prog, opts.Store, f.namespace)
-			if out != "" {
-				if err := writeSavedPlan(out, plan, f.namespace, f.noCache); err != nil {
+			plan.CriticalTime = timeCriticalPath(prog, opts.Store, f.Namespace)
+			if out := a.Out; out != "" {
+				if err := writeSavedPlan(out, plan, f.Namespace, f.NoCache); err != nil {
 					return err
 				}
 				defer fmt.Fprintf(s.err, "Saved the plan to %s; run it with: flowctl apply %s\n", out, out)
 			}
-			view := views.NewPlan(s.out, jsonOut, expand, defaultModel())
+			view := views.NewPlan(s.out, a.JSON, a.Expand, defaultModel())
 			if err := view.Plan(plan); err != nil {
 				return err
 			}
-			if detailed && plan.WouldRun() {
+			if a.Detailed && plan.WouldRun() {
 				return exitError{exitUsage}
 			}
 			return nil
 		},
 	}
-	f.register(cmd)
-	f.registerKeep(cmd)
-	cmd.Flags().StringVar(&resume, "resume", "", "plan resuming this recorded run: which instances keep their results, which run and why")
-	cmd.Flags().StringVar(&flowFile, "flow", "", "with --resume: the run's flow file (default: the file the run recorded)")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the plan as one JSON object")
-	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when steps would run, 0 when none would")
-	cmd.Flags().StringVar(&out, "out", "", "save the plan to this file for apply")
-	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
-	cmd.Flags().BoolVar(&expand, "expand", false, "show the steps of the flows that steps use (use = \"flow.NAME\")")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

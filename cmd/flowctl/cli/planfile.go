@@ -23,7 +23,7 @@ func readSavedPlan(l *flowLoader, path string, given map[string]compiler.InputVa
 	}
 	goEngine, err := sp.Given(path, l.goEngine, given)
 	if err != nil {
-		return nil, nil, nil, usageError{err.Error()}
+		return nil, nil, nil, usagef("%s", err)
 	}
 	l.goEngine = goEngine
 	prog, err := l.compile(sp.FlowPath(path))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
@@ -14,8 +15,7 @@ import (
 )
 
 func newProposalsCommand(s streams) *cobra.Command {
-	var f stateFlags
-	var jsonOut, autoApprove bool
+	var a arguments.Proposals
 	cmd := &cobra.Command{
 		Use:   "proposals [list | show ID | accept ID | reject ID]",
 		Short: "List, show, accept or reject the changes think --edit staged",
@@ -31,13 +31,12 @@ lengthens a timeout, connects to a host the flow did not, or uses a secret
 where it was not — says so (in red on a terminal), and accept asks for
 confirmation before it writes it: on a terminal it asks (only 'yes' accepts);
 elsewhere, or with --json, it needs --auto-approve.`,
-		Args: cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sub, id, err := recordSubcommand("proposals", "proposal", args, "show", "accept", "reject")
-			if err != nil {
+			if err := a.Args(args); err != nil {
 				return err
 			}
-			st, _, err := f.open(s)
+			sub, id, jsonOut := a.Sub, a.ID, a.JSON
+			st, _, err := openStateOf(s, &a.State)
 			if err != nil {
 				return err
 			}
@@ -59,7 +58,7 @@ elsewhere, or with --json, it needs --auto-approve.`,
 			}
 			switch sub {
 			case "accept":
-				if err := confirmWeakenings(s, st, p, autoApprove, !jsonOut && isTerminal(s.in) && isTerminal(s.out)); err != nil {
+				if err := confirmWeakenings(s, st, p, a.AutoApprove, !jsonOut && isTerminal(s.in) && isTerminal(s.out)); err != nil {
 					return err
 				}
 				if err := acceptProposal(st, p); err != nil {
@@ -73,9 +72,7 @@ elsewhere, or with --json, it needs --auto-approve.`,
 			return view.Show(p)
 		},
 	}
-	f.register(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
-	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "accept a proposal that weakens the flow without asking for confirmation")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

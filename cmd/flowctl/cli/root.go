@@ -5,10 +5,9 @@ import (
 	"io"
 	"os"
 	goruntime "runtime"
-	"slices"
-	"strings"
 
 	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
@@ -59,7 +58,7 @@ func Run(args []string, s streams) int {
 	// that are failures (exit 1), errors before it are usage errors.
 	started := false
 	root.PersistentPreRun = func(*cobra.Command, []string) { started = true }
-	root.SetArgs(goStyleRun(args))
+	root.SetArgs(arguments.GoStyleRun(args))
 	cmd, err := root.ExecuteC()
 	if err == nil {
 		return exitOK
@@ -88,7 +87,9 @@ flowctl init makes a project to start from.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.SetFlagErrorFunc(flagError)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return arguments.FlagError(err, cmd.Flags(), cmd.InheritedFlags())
+	})
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newInitCommand(s),
@@ -118,22 +119,4 @@ flowctl init makes a project to start from.`,
 		newStateCommand(s),
 	)
 	return root
-}
-
-// goStyleRun lets `flowctl test` take -run REGEX, as go test does: the
-// flag is --run, and one dash would read as the shorthands -r -u -n.
-func goStyleRun(args []string) []string {
-	if len(args) == 0 || args[0] != "test" {
-		return args
-	}
-	out := slices.Clone(args)
-	for i, a := range out {
-		if a == "--" {
-			break
-		}
-		if a == "-run" || strings.HasPrefix(a, "-run=") {
-			out[i] = "-" + a
-		}
-	}
-	return out
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime"
@@ -11,34 +12,24 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// stateFlags locate the state of the runs and output commands.
-type stateFlags struct {
-	dir  string
-	flow string
-}
-
-func (f *stateFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.dir, "state", "", stateHelp)
-	cmd.Flags().StringVar(&f.flow, "flow", "", "a flow file or directory: only its runs (in the state of its project)")
-}
-
-// open opens the state and names the flow to filter by ("" for all).
-func (f *stateFlags) open(s streams) (*state.Store, string, error) {
+// openStateOf opens the state of the runs and output commands and names
+// the flow to filter by ("" for all).
+func openStateOf(s streams, f *arguments.State) (*state.Store, string, error) {
 	base, flowName := ".", ""
-	if f.flow != "" {
+	if f.Flow != "" {
 		l := newFlowLoader(s, nil)
 		l.skipCode = true // for its name
-		prog, err := l.compile(f.flow)
+		prog, err := l.compile(f.Flow)
 		if err != nil {
 			return nil, "", err
 		}
 		flowName = prog.Flow.Name
 		base = project.Base(prog.Filename, ".")
-		if f.dir == "" {
+		if f.Dir == "" {
 			warnOldState(s.err, prog.Filename, project.State("", base))
 		}
 	}
-	dir := project.State(f.dir, base)
+	dir := project.State(f.Dir, base)
 	if !state.IsURL(dir) && !dirExists(dir) {
 		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name a state with --state DIR. The state of a project is the nearest %s from the working directory up to the top of its git repository, else the one at that top, else the working directory's (docs/runtime.md, \"Where the state lives\").", dir, stateDirName)
 	}
@@ -50,11 +41,7 @@ func (f *stateFlags) open(s streams) (*state.Store, string, error) {
 }
 
 func newRunsCommand(s streams) *cobra.Command {
-	var f stateFlags
-	var pf pruneFlags
-	var jsonOut, follow, all bool
-	var limit int
-	var step string
+	var a arguments.Runs
 	cmd := &cobra.Command{
 		Use:   "runs [list | show [RUN_ID] | logs [RUN_ID [STEP]] | retry RUN_ID | prune]",
 		Short: "List recorded runs; show one run's steps or logs; retry a run; prune old runs",
@@ -75,48 +62,30 @@ does. runs prune deletes finished runs that started before --older-than
 step results, events, logs and approvals and the runs they started, and the
 blob files nothing refers to any more; never a running or waiting run.
 --dry-run says what it would delete.`,
-		Args: cobra.RangeArgs(0, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case len(args) == 3 && args[0] != "logs":
-				return usagef("runs %s takes at most one run id", args[0])
-			case len(args) == 0 || (args[0] == "list" && len(args) == 1):
-				return runsList(s, &f, limit, all, jsonOut)
-			case args[0] == "show" && len(args) == 2:
-				return runsShow(s, &f, args[1], step, jsonOut)
-			case args[0] == "show":
-				return runsShow(s, &f, "latest", step, jsonOut)
-			case args[0] == "logs":
-				id, step := "latest", ""
-				if len(args) >= 2 {
-					id = args[1]
-				}
-				if len(args) == 3 {
-					step = args[2]
-				}
-				return runsLogs(s, &f, id, step, follow, jsonOut)
-			case args[0] == "retry" && len(args) == 2:
-				return applyResume(s, &runFlags{stateDir: f.dir, sandbox: sandboxIsolated}, &engineFlags{engine: engineLocal}, args[1], f.flow, jsonOut)
-			case args[0] == "retry":
-				return usagef("runs retry needs a run id")
-			case args[0] == "prune" && len(args) == 1:
-				return runsPrune(s, &f, &pf, jsonOut)
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			return usagef("unknown runs subcommand %q: use list, show [RUN_ID], logs [RUN_ID [STEP]], retry RUN_ID or prune", args[0])
+			f := &a.State
+			switch a.Sub {
+			case "show":
+				return runsShow(s, f, a.RunID, a.Step, a.JSON)
+			case "logs":
+				return runsLogs(s, f, a.RunID, a.LogStep, a.Follow, a.JSON)
+			case "retry":
+				return applyResume(s, &arguments.Run{State: f.Dir, Sandbox: sandboxIsolated}, &arguments.Engine{Engine: engineLocal}, a.RunID, f.Flow, a.JSON)
+			case "prune":
+				return runsPrune(s, f, &a.Prune, a.JSON)
+			}
+			return runsList(s, f, a.Limit, a.All, a.JSON)
 		},
 	}
-	f.register(cmd)
-	pf.register(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
-	cmd.Flags().IntVar(&limit, "limit", 20, "list at most this many runs")
-	cmd.Flags().BoolVar(&all, "all", false, "runs list: each run followed by the runs its steps started (sub-flows, tool calls), indented")
-	cmd.Flags().BoolVar(&follow, "follow", false, "runs logs: print each step's log as it finishes, until the run ends")
-	cmd.Flags().StringVar(&step, "step", "", "runs show: list every instance of this step (a step of more than 50 instances is otherwise summarized)")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 
-func runsList(s streams, f *stateFlags, limit int, all, jsonOut bool) error {
-	st, flow, err := f.open(s)
+func runsList(s streams, f *arguments.State, limit int, all, jsonOut bool) error {
+	st, flow, err := openStateOf(s, f)
 	if err != nil {
 		return err
 	}
@@ -127,40 +96,17 @@ func runsList(s streams, f *stateFlags, limit int, all, jsonOut bool) error {
 	}
 	// With --all, each run is followed by the runs it started, depth
 	// first (depth is how far each is from its top-level run).
-	var runs []*state.Run
-	depth := map[string]int{}
-	var add func(r *state.Run, d int) error
-	add = func(r *state.Run, d int) error {
-		runs = append(runs, r)
-		depth[r.ID] = d
-		if !all || d >= maxRunDepth {
-			return nil
-		}
-		kids, err := st.Children(r.ID)
-		if err != nil {
-			return err
-		}
-		for _, k := range kids {
-			if err := add(k, d+1); err != nil {
-				return err
-			}
-		}
-		return nil
+	below := 0
+	if all {
+		below = state.MaxRunDepth
 	}
-	for _, r := range top {
-		if err := add(r, 0); err != nil {
-			return err
-		}
-	}
-	open, err := st.Approvals("")
+	runs, depth, err := st.RunsBelow(top, below)
 	if err != nil {
 		return err
 	}
-	waits := map[string][]*state.Approval{}
-	for _, a := range open {
-		if !a.Decided() {
-			waits[a.RunID] = append(waits[a.RunID], a)
-		}
+	waits, err := st.Waits()
+	if err != nil {
+		return err
 	}
 	return views.NewRuns(s.out, jsonOut).List(runs, depth, waits)
 }
@@ -186,8 +132,8 @@ func findRun(st *state.Store, flow, id string) (*state.Run, error) {
 }
 
 // runsShow shows a run; "latest" is the newest (of --flow's flow).
-func runsShow(s streams, f *stateFlags, id, step string, jsonOut bool) error {
-	st, flow, err := f.open(s)
+func runsShow(s streams, f *arguments.State, id, step string, jsonOut bool) error {
+	st, flow, err := openStateOf(s, f)
 	if err != nil {
 		return err
 	}
@@ -199,7 +145,7 @@ func runsShow(s streams, f *stateFlags, id, step string, jsonOut bool) error {
 	if step != "" {
 		return runsShowStep(s.out, st, run, step, jsonOut)
 	}
-	tree, err := loadRunTree(st, run, 0)
+	tree, err := st.LoadRunTree(run, 0)
 	if err != nil {
 		return err
 	}
@@ -207,50 +153,30 @@ func runsShow(s streams, f *stateFlags, id, step string, jsonOut bool) error {
 	if state.IsURL(stateDir) {
 		stateDir = ""
 	}
-	flowOrders{}.orderSteps(tree, stateDir)
-	as, err := st.Approvals(run.ID)
+	runtime.StepOrders{}.Sort(tree, stateDir)
+	waits, err := st.RunWaits(run)
 	if err != nil {
 		return err
 	}
-	var waits []*state.Approval
-	for _, a := range as {
-		if !a.Closed && !a.Decided() && run.Status == string(runtime.StatusWaiting) {
-			waits = append(waits, a)
-		}
-	}
-	return views.NewRuns(s.out, jsonOut).Show(tree, waits)
+	return views.NewRuns(s.out, jsonOut).Show(runTreeView(tree), waits)
 }
 
-// maxRunDepth bounds how deep runs show follows runs started by runs.
-const maxRunDepth = 8
-
-func loadRunTree(st *state.Store, run *state.Run, depth int) (*views.RunTree, error) {
-	steps, summaries, err := loadSteps(st, run.ID)
-	if err != nil {
-		return nil, err
+// runTreeView is what runs show shows of a run's tree: the tree with each
+// run's outputs, and those it has no value for.
+func runTreeView(t *state.RunTree) *views.RunTree {
+	v := &views.RunTree{Run: t.Run, Steps: t.Steps, Summaries: t.Summaries}
+	if outputs, failed, err := runtime.RunOutputs(t.Run); err == nil {
+		v.Outputs, v.FailedOutputs = outputs, failed
 	}
-	t := &views.RunTree{Run: run, Steps: steps, Summaries: summaries}
-	if outputs, failed, err := runOutputs(run); err == nil {
-		t.Outputs, t.FailedOutputs = outputs, failed
-	}
-	if depth >= maxRunDepth {
-		return t, nil
-	}
-	kids, err := st.Children(run.ID)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range kids {
-		kt, err := loadRunTree(st, k, depth+1)
-		if err != nil {
-			return nil, err
+	for label, kids := range t.Children {
+		if v.Children == nil {
+			v.Children = map[string][]*views.RunTree{}
 		}
-		if t.Children == nil {
-			t.Children = map[string][]*views.RunTree{}
+		for _, k := range kids {
+			v.Children[label] = append(v.Children[label], runTreeView(k))
 		}
-		t.Children[k.ParentStep] = append(t.Children[k.ParentStep], kt)
 	}
-	return t, nil
+	return v
 }
 
 // runLookupError is the diagnostic of a run id that names no run, or
@@ -265,12 +191,17 @@ func runLookupError(err error) error {
 	return err
 }
 
+// diagnosed is the error a command ends with for an error of a package
+// below: its diagnostics (fromBelow), a run id's lookup (runLookupError),
+// or the error as it is.
+func diagnosed(err error) error { return runLookupError(fromBelow(err)) }
+
 // runsLogs prints the logs of a run's step instances (of one step, or one
 // instance as step[key], when step is set), in the order they started;
 // with follow, it waits for the instances still to finish while the run
 // is running.
-func runsLogs(s streams, f *stateFlags, id, step string, follow, jsonOut bool) error {
-	st, flow, err := f.open(s)
+func runsLogs(s streams, f *arguments.State, id, step string, follow, jsonOut bool) error {
+	st, flow, err := openStateOf(s, f)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // TestRunsShowSummarizesLargeSteps: runs show shows a step of more than
-// maxListedInstances instances as one row of counts, followed by the
+// state.MaxListedInstances instances as one row of counts, followed by the
 // instances that did not succeed; --step lists every instance, and --json
 // says which steps it summarized.
 func TestRunsShowSummarizesLargeSteps(t *testing.T) {

@@ -2,41 +2,24 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/flowctl/flowctl/blocks/llm"
-	"github.com/flowctl/flowctl/runtime/temporal"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/flowctl/flowctl/server"
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 )
-
-// envToken is the bearer token serve requires when set.
-const envToken = "FLOWCTL_TOKEN"
 
 // envNotifySecret signs the notifications of serve --notify.
 const envNotifySecret = "FLOWCTL_NOTIFY_SECRET"
 
-// shutdownGrace is how long serve waits, on SIGTERM, for requests and runs.
-const shutdownGrace = 10 * time.Second
-
 func newServeCommand(s streams) *cobra.Command {
-	var addr, nsHeader string
-	var hosts []string
-	var grace, idemExpiry time.Duration
-	var notify []string
-	var df dirFlags
-	var maxActive, maxQueue int
-	var ef engineFlags
-	var retention string
-	var noTakeUp bool
+	var a arguments.Serve
 	cmd := &cobra.Command{
 		Use:   "serve [DIR]",
 		Short: "Serve the flows under a directory over HTTP",
@@ -58,145 +41,77 @@ host names, from no other site's page. --tls-cert and --tls-key serve HTTPS;
 --log-format json writes the log as JSON. With --engine temporal the runs run on Temporal workers (flowctl
 worker), which record them; approvals are sent to them. See docs/serve.md
 and docs/scale-out.md.`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := dirArg(args)
+			if err := a.Args(args); err != nil {
+				return err
+			}
+			dir, df, ef, addr, keepFor, grace := a.Path, &a.Dir, &a.Engine, a.Addr, a.KeepFor, a.Grace
+			tokenFiles := tokenFlags{df.Tokens.TokenFile, df.Tokens.TokensFile}
+			tlsFiles := tlsFlags{server.TLS{Cert: df.TLS.Cert, Key: df.TLS.Key}}
+			if err := checkDir(dir); err != nil {
+				return err
+			}
+			runEngine, err := resolveEngine(ef)
 			if err != nil {
 				return err
 			}
-			runEngine, err := ef.resolve()
+			tokens, err := tokenFiles.load("serve", addr)
 			if err != nil {
 				return err
 			}
-			tokens, err := df.tokens.load("serve", addr)
+			if err := tlsFiles.check(); err != nil {
+				return err
+			}
+			log, err := logFlags{df.Log.Format}.logger(s.err)
 			if err != nil {
 				return err
 			}
-			if err := df.tls.check(); err != nil {
-				return err
-			}
-			log, err := df.log.logger(s.err)
-			if err != nil {
-				return err
-			}
-			if maxActive < 1 || maxQueue < 1 {
-				return usagef("--max-active and --max-queue must be at least 1")
-			}
-			if idemExpiry <= 0 {
-				return usagef("--idempotency-expiry must be positive")
-			}
-			var keepFor time.Duration
-			if retention != "" {
-				if keepFor, err = parseAge(retention); err != nil {
-					return usagef("--retention %q: %v", retention, err)
-				}
-			}
-			sd, err := df.open(s, dir)
+			sd, err := openServedDir(s, df, dir)
 			if err != nil {
 				return err
 			}
 			defer sd.close()
-			stopTraces := startTraces(s)
+			stopTraces := tracing.Start(s.err)
 			defer stopTraces()
 			var onTemporal server.Engine
 			if runEngine == engineTemporal {
-				runner, err := ef.onTemporal().Runner(sd.st)
+				runner, err := temporalOf(ef).Runner(sd.st)
 				if err != nil {
 					return fromBelow(err)
 				}
 				defer runner.Client.Close()
-				onTemporal = temporalEngine{runner}
+				onTemporal = runner
 			}
 			// explain's model: the llm steps' configuration (FLOWCTL_MODEL…).
 			cfg, err := llm.ConfigFromEnv(os.LookupEnv)
 			if err != nil {
 				return usagef("%s", err)
 			}
-			budget, err := maxTokens(cmd, 0)
+			budget, err := maxTokens(0)
 			if err != nil {
 				return err
 			}
-			ln, err := listen(addr)
+			ln, err := server.Listen(addr)
 			if err != nil {
 				return err
 			}
 			srv := server.New(server.Options{
 				Model: llm.NewExecutor(cfg), ModelName: cfg.Model, MaxTokens: budget,
-				Dir: dir, Registries: df.registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex, HTTP: sd.http,
-				Tokens: tokens, AllowedHosts: allowedHosts(addr, hosts), Logger: log, MaxActive: maxActive, MaxQueue: maxQueue, Engine: onTemporal,
-				NamespaceHeader: nsHeader, IdempotencyExpiry: idemExpiry, NoTakeUp: noTakeUp, NotifyURLs: notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: df.tls.scheme() + "://" + ln.Addr().String(),
+				Dir: dir, Registries: df.Registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex, HTTP: sd.http,
+				Tokens: tokens, AllowedHosts: server.AllowedHosts(addr, a.AllowedHosts), Logger: log, MaxActive: a.MaxActive, MaxQueue: a.MaxQueue, Engine: onTemporal,
+				NamespaceHeader: a.NamespaceHeader, IdempotencyExpiry: a.IdempotencyExpiry, NoTakeUp: a.NoTakeUp, NotifyURLs: a.Notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: tlsFiles.Scheme() + "://" + ln.Addr().String(),
 			})
-			hs := newHTTPServer(srv)
-			log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, df.tls.scheme(), ln.Addr()))
+			hs := server.NewHTTPServer(srv)
+			log.Info(fmt.Sprintf("Serving the flows under %s on %s://%s", dir, tlsFiles.Scheme(), ln.Addr()))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			df.tokens.watch(ctx, tokens, log)
+			tokenFiles.files().Watch(ctx, tokens, log)
 			if keepFor > 0 {
-				go retain(ctx, sd.st, keepFor, retentionEvery, log)
+				go state.Retain(ctx, sd.st, keepFor, state.RetentionEvery, log)
 			}
-			errc := make(chan error, 1)
-			go func() { errc <- df.tls.serve(hs, ln) }()
-			select {
-			case err := <-errc:
-				srv.Close()
-				return err
-			case <-ctx.Done():
-			}
-			// Stop accepting; let running runs finish for a while; stop
-			// what is left and the queue, recorded as interrupted for the
-			// next server to take up.
-			log.Info(fmt.Sprintf("Stopping: running runs have %s to finish; the others are interrupted, and resumed by the next server.", grace))
-			sctx, cancel := context.WithTimeout(context.Background(), grace)
-			defer cancel()
-			shut := make(chan error, 1)
-			go func() { shut <- hs.Shutdown(sctx) }() // event streams end when their runs do
-			all := srv.Drain(sctx)
-			srv.Close()
-			log.Info("stopped", slog.Bool("runs_finished", all))
-			if err := <-shut; err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				return err
-			}
-			return nil
+			return srv.Serve(ctx, hs, ln, tlsFiles.TLS, grace, log)
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
-	ef.register(cmd)
-	cmd.Flags().DurationVar(&idemExpiry, "idempotency-expiry", server.DefaultIdempotencyExpiry, "how long an Idempotency-Key is kept")
-	cmd.Flags().DurationVar(&grace, "shutdown-grace", shutdownGrace, "on SIGTERM or SIGINT, how long running runs have to finish before they are interrupted")
-	df.register(cmd, "")
-	cmd.Flags().StringArrayVar(&hosts, "allowed-host", nil, "a host name that requests without a token may be sent to, besides the loopback names and --addr's (repeatable)")
-	cmd.Flags().IntVar(&maxActive, "max-active", server.DefaultMaxActive, "runs at once; the others wait, queued")
-	cmd.Flags().IntVar(&maxQueue, "max-queue", server.DefaultMaxQueue, "queued runs at most; more are refused with 503 (queue_full, Retry-After)")
-	cmd.Flags().BoolVar(&noTakeUp, "no-take-up", false, "do not resume interrupted runs, when starting or while serving: a person decides (flowctl apply --resume)")
-	cmd.Flags().StringVar(&nsHeader, "namespace-header", "", "a request header, set by a trusted proxy, that chooses the memory namespace of the runs a request starts")
-	cmd.Flags().StringVar(&retention, "retention", "", "delete the finished runs that started longer ago than this (30d, 2w, 12h), at start and hourly, as runs prune --older-than does, and log what was freed (default: keep every run)")
-	cmd.Flags().StringArrayVar(&notify, "notify", nil, "POST each finished run's summary to this URL (repeatable), signed when "+envNotifySecret+" is set")
+	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// temporalEngine runs serve's runs on Temporal, and says for /readyz
-// whether the Temporal server answers.
-type temporalEngine struct{ temporal.Runner }
-
-func (e temporalEngine) Ready(ctx context.Context) error {
-	_, err := e.Client.CheckHealth(ctx, &client.CheckHealthRequest{})
-	return err
-}
-
-// startTraces exports OpenTelemetry traces of runs when the environment
-// asks for them (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER); the
-// function it returns flushes them. A setup that fails is a warning.
-func startTraces(s streams) func() {
-	shutdown, err := tracing.Setup(context.Background())
-	if err != nil {
-		fmt.Fprintf(s.err, "Warning: traces are not exported: %v.\n", err)
-		return func() {}
-	}
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := shutdown(ctx); err != nil {
-			fmt.Fprintf(s.err, "Warning: exporting traces: %v.\n", err)
-		}
-	}
 }

@@ -6,34 +6,20 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/project"
-
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
 
-// storeFlags are how the commands that run flows (plan, apply, watch,
-// worker, serve, mcp) open a shared state: whether they may upgrade its
-// schema, and how long they wait for it when it stops answering.
-type storeFlags struct {
-	migrate bool
-	wait    time.Duration
-}
-
-func (f *storeFlags) register(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&f.migrate, "migrate", false, "upgrade the schema of a shared (postgres://) state older than this flowctl's, as flowctl state migrate does")
-	cmd.Flags().DurationVar(&f.wait, "state-wait", 0, "how long a run waits, starting no step, for a shared state that stopped answering before it fails (default: $"+state.EnvWait+", else "+durationText(state.DefaultWait)+")")
-}
-
-// open opens the state in dir, or the database of a postgres:// URL.
-// When it makes the state directory it says where on w (openRunState).
-func (f *storeFlags) open(w io.Writer, dir string) (*state.Store, error) {
-	if f.wait < 0 {
-		return nil, usagef("--state-wait must be a positive duration")
-	}
-	return openRunState(w, dir, state.Options{Migrate: f.migrate, Wait: f.wait})
+// openStore opens the state in dir, or the database of a postgres://
+// URL, as the flags of a command that runs flows (plan, apply, watch,
+// worker, serve, mcp) say: whether it may upgrade its schema, and how
+// long it waits for it when it stops answering. When it makes the state
+// directory it says where on w (openRunState).
+func openStore(w io.Writer, f *arguments.Store, dir string) (*state.Store, error) {
+	return openRunState(w, dir, state.Options{Migrate: f.Migrate, Wait: f.Wait})
 }
 
 // openStateWith opens the state in a directory, or the PostgreSQL
@@ -67,8 +53,7 @@ func newStateCommand(s streams) *cobra.Command {
 }
 
 func newStateMigrateCommand(s streams) *cobra.Command {
-	var where string
-	var dryRun bool
+	var a arguments.StateMigrate
 	cmd := &cobra.Command{
 		Use:   "migrate",
 		Short: "Upgrade the schema of the state to this flowctl's",
@@ -80,9 +65,11 @@ command, or --migrate, once every flowctl that uses it is of this version or
 newer (an older one refuses the upgraded schema). --dry-run prints the SQL it
 would run and changes nothing. A SQLite state (a directory) is upgraded
 whenever it is opened; migrate opens it and says its version.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := project.State(where, ".")
+			if err := a.Args(args); err != nil {
+				return err
+			}
+			dir, dryRun := project.State(a.State, "."), a.DryRun
 			if !state.IsURL(dir) {
 				if !dirExists(dir) {
 					return failf("No state", "There is no state in %s: name it with --state DIR or a postgres:// URL.", dir)
@@ -115,19 +102,6 @@ whenever it is opened; migrate opens it and says its version.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&where, "state", "", stateHelp)
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the SQL statements and change nothing")
+	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// durationText is a duration as a person writes it: 2m, not 2m0s.
-func durationText(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
 }

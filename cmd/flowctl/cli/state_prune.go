@@ -4,57 +4,33 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/state"
-	"github.com/spf13/cobra"
 )
-
-// pruneFlags are the flags of runs prune.
-type pruneFlags struct {
-	olderThan string
-	keep      int
-	dryRun    bool
-}
-
-func (p *pruneFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&p.olderThan, "older-than", "", "runs prune: delete the runs that started longer ago than this (30d, 12h, 90m)")
-	cmd.Flags().IntVar(&p.keep, "keep", 0, "runs prune: keep the newest N runs of each flow, whatever their age")
-	cmd.Flags().BoolVar(&p.dryRun, "dry-run", false, "runs prune: say what would be deleted, and delete nothing")
-}
 
 // runsPrune is runs prune: it deletes finished runs, with their step
 // results, events, logs and approvals, the runs they started, and the
 // blob files nothing refers to any more (state.Store.Prune).
-func runsPrune(s streams, f *stateFlags, p *pruneFlags, jsonOut bool) error {
-	o := state.PruneOptions{Keep: p.keep, DryRun: p.dryRun}
-	if p.keep < 0 {
-		return usagef("--keep must be 0 or more")
-	}
-	if p.olderThan != "" {
-		age, err := parseAge(p.olderThan)
-		if err != nil {
-			return usagef("--older-than %q: %v", p.olderThan, err)
-		}
-		o.Before = time.Now().Add(-age)
-	}
-	if o.Before.IsZero() && o.Keep == 0 {
-		return usagef("runs prune needs --older-than AGE or --keep N (or both): it deletes nothing by default")
+func runsPrune(s streams, f *arguments.State, p *arguments.Prune, jsonOut bool) error {
+	o := state.PruneOptions{Keep: p.Keep, DryRun: p.DryRun}
+	if p.Age > 0 {
+		o.Before = time.Now().Add(-p.Age)
 	}
 	// --flow names a flow file or directory, as for the other runs
 	// commands, or else a flow by name.
 	sf := *f
-	if f.flow != "" {
-		if _, err := os.Stat(f.flow); err != nil {
-			o.Flow, sf.flow = f.flow, ""
+	if f.Flow != "" {
+		if _, err := os.Stat(f.Flow); err != nil {
+			o.Flow, sf.Flow = f.Flow, ""
 		}
 	}
-	st, name, err := sf.open(s)
+	st, name, err := openStateOf(s, &sf)
 	if err != nil {
 		return err
 	}
@@ -70,41 +46,22 @@ func runsPrune(s streams, f *stateFlags, p *pruneFlags, jsonOut bool) error {
 		enc := json.NewEncoder(s.out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
-			"dry_run": p.dryRun, "runs": res.Runs, "step_results": res.Steps, "events": res.Events,
+			"dry_run": p.DryRun, "runs": res.Runs, "step_results": res.Steps, "events": res.Events,
 			"approvals": res.Approvals, "log_bytes": res.LogBytes, "blobs": res.Blobs, "blob_bytes": res.BlobBytes,
 		})
 	}
 	verb := "Pruned"
-	if p.dryRun {
+	if p.DryRun {
 		verb = "Would prune"
 	}
 	fmt.Fprintf(s.out, "%s %s (%s, %s, %s, %s of logs, %s of %s).\n", verb,
 		views.Plural(res.Runs, "run", "runs"), views.Plural(res.Steps, "step result", "step results"),
 		views.Plural(res.Events, "event", "events"), views.Plural(res.Approvals, "approval", "approvals"),
 		byteSize(res.LogBytes), views.Plural(res.Blobs, "blob file", "blob files"), byteSize(res.BlobBytes))
-	if p.dryRun {
+	if p.DryRun {
 		fmt.Fprintln(s.out, "Nothing was deleted (--dry-run).")
 	}
 	return nil
-}
-
-// parseAge reads an age: a Go duration (90m, 12h), or days (30d) or
-// weeks (2w).
-func parseAge(v string) (time.Duration, error) {
-	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
-		if n, ok := strings.CutSuffix(v, suffix); ok {
-			f, err := strconv.ParseFloat(n, 64)
-			if err != nil || f <= 0 {
-				return 0, fmt.Errorf("not a positive number of %s", map[string]string{"d": "days", "w": "weeks"}[suffix])
-			}
-			return time.Duration(f * float64(unit)), nil
-		}
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("not an age such as 30d, 2w, 12h or 90m")
-	}
-	return d, nil
 }
 
 // byteSize is a size for people: 512 B, 3.1 KiB, 2.0 MiB.
@@ -119,34 +76,4 @@ func byteSize(n int64) string {
 		return strconv.FormatFloat(float64(n)/(k*k), 'f', 1, 64) + " MiB"
 	}
 	return strconv.FormatFloat(float64(n)/(k*k*k), 'f', 1, 64) + " GiB"
-}
-
-// retentionEvery is how often serve --retention prunes the state.
-const retentionEvery = time.Hour
-
-// retain is serve --retention: it deletes the finished runs that started
-// longer ago than age, at once and then every interval, until ctx ends,
-// and logs what each pruning freed (a run's step results, events, logs,
-// approvals and the blob files nothing refers to any more).
-func retain(ctx context.Context, st *state.Store, age, every time.Duration, log *slog.Logger) {
-	for {
-		res, err := st.Prune(ctx, state.PruneOptions{Before: time.Now().Add(-age)})
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			log.Warn("pruning the runs older than the retention failed; tried again in an hour", slog.String("error", err.Error()))
-		default:
-			log.Info("runs pruned", slog.Duration("retention", age), slog.Int("runs", res.Runs),
-				slog.Int("step_results", res.Steps), slog.Int("events", res.Events), slog.Int("approvals", res.Approvals),
-				slog.Int64("log_bytes", res.LogBytes), slog.Int("blobs", res.Blobs), slog.Int64("blob_bytes", res.BlobBytes))
-		}
-		t := time.NewTimer(every)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/blocktest"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -19,13 +20,7 @@ import (
 )
 
 func newTestCommand(s streams) *cobra.Command {
-	var jsonOut bool
-	var format string
-	var registries registryFlags
-	var sandbox, goEngine, run string
-	var unconfined bool
-	var httpAllow []string
-	var tf testFlags
+	var a arguments.Test
 	cmd := &cobra.Command{
 		Use:   "test [PATH...]",
 		Short: "Run the tests of flows (*.test.hcl) and the examples of blocks",
@@ -38,63 +33,23 @@ with a diff of the fields that differ. Examples of llm blocks are skipped: a
 model's reply is not deterministic. Test exits 1 when any example fails or a
 block definition has errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if sandbox != sandboxIsolated && sandbox != sandboxInProcess {
-				return usagef("unknown --sandbox %q: use isolated or inprocess", sandbox)
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			goEngine, err := resolveGoEngine(goEngine)
+			goEngine, err := resolveGoEngine(a.GoEngine)
 			if err != nil {
 				return err
 			}
-			if len(args) == 0 {
-				args = []string{"."}
-			}
-			if run != "" {
-				re, err := regexp.Compile(run)
-				if err != nil {
-					return usagef("--run %q is not a regular expression: %v", run, err)
-				}
-				tf.filter = re
-			}
-			if tf.parallelism < 0 {
-				return usagef("--parallelism must be at least 1")
-			}
-			if tf.repeat < 1 {
-				return usagef("--repeat must be at least 1")
-			}
-			if tf.minPassRate < 0 || tf.minPassRate > 1 {
-				return usagef("--min-pass-rate must be between 0 and 1")
-			}
-			switch {
-			case jsonOut && format != "" && format != "json":
-				return usagef("--json and --format %s disagree", format)
-			case jsonOut:
-				format = "json"
-			case format == "":
-				format = "human"
-			case format != "human" && format != "json" && format != "github":
-				return usagef("unknown --format %q: use human, json or github", format)
-			}
-			tf.format = format
-			return runTest(s, args, registries, engine.Options{Sandbox: sandbox, GoEngine: goEngine, HTTPAllow: httpAllow, Unconfined: unconfined}, tf)
+			return runTest(s, a.Paths, a.Registries, engine.Options{Sandbox: a.Sandbox, GoEngine: goEngine, HTTPAllow: a.HTTPAllow, Unconfined: a.Unconfined}, testFlags{
+				filter: a.Filter, parallelism: a.Parallelism, live: a.Live, repeat: a.Repeat, minPassRate: a.MinPassRate, format: a.Format, junit: a.JUnit,
+			})
 		},
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the results as one JSON object (--format json)")
-	cmd.Flags().StringVar(&format, "format", "", "output format: human, json, or github (the human report and a workflow command per failure, which GitHub shows as annotations)")
-	cmd.Flags().StringVar(&tf.junit, "junit", "", "also write the results as JUnit XML to this file, one testsuite per file")
-	registries.registerTo(cmd, "add to the registry and test")
-	cmd.Flags().BoolVar(&unconfined, "unconfined", false, unconfinedUsage)
-	cmd.Flags().StringVar(&sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated (worker processes) or inprocess (in flowctl itself, with the same allowlists and timeouts, for reviewed code)")
-	cmd.Flags().StringVar(&goEngine, "go-engine", "", goEngineUsage)
-	cmd.Flags().StringVar(&run, "run", "", "run only the flow tests whose names match this regular expression")
-	cmd.Flags().IntVar(&tf.parallelism, "parallelism", 0, "how many flow tests run at once (default: 4 per processor; waiting for I/O does not count)")
-	cmd.Flags().BoolVar(&tf.live, "live", false, "let flow tests call models and the network through steps they do not mock")
-	cmd.Flags().StringArrayVar(&httpAllow, "http-allow", nil, "with --live, where http and scrape steps may connect, as for apply (default: "+envHTTPAllow+", else anywhere but link-local addresses)")
-	cmd.Flags().IntVar(&tf.repeat, "repeat", 1, "run each flow test this many times and report its pass count and pass^N (whether every run passed)")
-	cmd.Flags().Float64Var(&tf.minPassRate, "min-pass-rate", 0, "with --repeat, a test passes when at least this fraction of its runs (0 to 1) passed; default: all of them")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 
-// testFlags are the flags of flowctl test about flow tests.
+// testFlags are how flowctl test runs flow tests (arguments.Test).
 type testFlags struct {
 	filter      *regexp.Regexp // --run
 	parallelism int
@@ -182,7 +137,7 @@ func loadTestBlocks(parser *lang.Parser, paths, registries []string, goEngine st
 		}
 	}
 	for _, flow := range flows {
-		inline, d := flowBlockDefs(parser, flow)
+		inline, d := lang.DecodeFlowBlockDefs(parser, flow)
 		diags = append(diags, d...)
 		if d.HasErrors() && inline == nil {
 			continue
@@ -226,24 +181,4 @@ func loadTestBlocks(parser *lang.Parser, paths, registries []string, goEngine st
 	}
 	diags = append(diags, compiler.CheckCode(defs, goEngine)...)
 	return out, diags
-}
-
-// flowBlockDefs decodes the block definitions of a flow file, and nothing
-// else of it: the blocks' examples are tested even when a step is wrong.
-func flowBlockDefs(parser *lang.Parser, path string) ([]*lang.BlockDef, hcl.Diagnostics) {
-	f, diags := parser.ParseFile(path)
-	if diags.HasErrors() || f == nil || f.Body == nil {
-		return nil, diags
-	}
-	content, _, d := f.Body.PartialContent(&hcl.BodySchema{
-		Blocks: []hcl.BlockHeaderSchema{{Type: "block", LabelNames: []string{"name"}}},
-	})
-	diags = append(diags, d...)
-	defs := []*lang.BlockDef{}
-	for _, b := range content.Blocks {
-		def, d := lang.DecodeBlockDef(b)
-		diags = append(diags, d...)
-		defs = append(defs, def)
-	}
-	return defs, diags
 }

@@ -9,10 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
-	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -21,11 +20,7 @@ import (
 )
 
 func newThinkCommand(s streams) *cobra.Command {
-	var out, model, sandbox, logPrompts, runtime string
-	var registries registryFlags
-	var noClarify, force, jsonOut, accept, unconfined bool
-	var maxCalls, tokens int
-	var edit string
+	var a arguments.Think
 	cmd := &cobra.Command{
 		Use:   `think "INTENT"`,
 		Short: "Write a flow for an intent with a language model",
@@ -48,74 +43,33 @@ the prompt on a terminal, with --accept, or with flowctl proposals accept ID.
 Think needs a model server: OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL
 for any OpenAI-compatible server (Ollama, vLLM, …); FLOWCTL_MODEL or --model
 names the model. See docs/thinker.md.`,
-		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			intent := strings.TrimSpace(args[0])
-			switch {
-			case intent == "":
-				return usagef("the intent is empty; say what the flow should do")
-			case out != "" && !lang.IsFlowFile(out):
-				return usagef("--out must name a *.flow.hcl file, not %q", out)
-			case maxCalls < 1:
-				return usagef("--max-calls must be at least 1")
-			case edit != "" && (out != "" || force):
-				return usagef("--edit proposes a change of its flow: --out and --force do not apply")
-			case accept && edit == "":
-				return usagef("--accept is for --edit, which proposes a change")
-			case runtime != "" && runtime != lang.RuntimeGo && runtime != lang.RuntimeJS && runtime != lang.RuntimePython:
-				return usagef("unknown --runtime %q: use go, js or python", runtime)
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			budget, err := maxTokens(cmd, tokens)
+			budget, err := maxTokens(a.MaxTokens)
 			if err != nil {
 				return err
 			}
-			return runThink(s, thinkArgs{maxTokens: budget,
-				intent: intent, out: out, model: model, sandbox: sandbox, logPrompts: logPrompts,
-				registries: registries, noClarify: noClarify, force: force, jsonOut: jsonOut, maxCalls: maxCalls,
-				edit: edit, accept: accept, runtime: runtime, unconfined: unconfined,
-			})
+			a.MaxTokens = budget
+			return runThink(s, &a)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&out, "out", "", "the flow file to write (default: ./NAME.flow.hcl, NAME the flow's name)")
-	registries.registerTo(cmd, "search and use")
-	fl.StringVar(&model, "model", "", "the model to ask (default: FLOWCTL_MODEL)")
-	fl.BoolVar(&noClarify, "no-clarify", false, "skip the clarify stage: take the intent as it is")
-	fl.BoolVar(&force, "force", false, "write the last flow attempt even when it does not validate (exit status 1)")
-	fl.BoolVar(&jsonOut, "json", false, "print the thinker's events as JSON lines")
-	fl.StringVar(&sandbox, "sandbox", sandboxIsolated, "where the examples of created go and js blocks run: isolated (worker processes) or inprocess")
-	fl.StringVar(&runtime, "runtime", "", "write the blocks of code it creates in this runtime: go, js or python (default: the model chooses)")
-	fl.BoolVar(&unconfined, "unconfined", false, unconfinedUsage)
-	fl.StringVar(&edit, "edit", "", "change this flow (a flow file, or a directory holding one) instead of writing a new one: stage the change as a proposal")
-	fl.BoolVar(&accept, "accept", false, "with --edit: write the proposed change at once")
-	fl.IntVar(&maxCalls, "max-calls", thinker.DefaultMaxCalls, "the most model requests the whole run may send")
-	fl.IntVar(&tokens, "max-tokens", 0, maxTokensUsage)
-	fl.StringVar(&logPrompts, "log-prompts", "", "append one JSON line per LLM round trip (request, response, duration, tokens, error) to this file")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 
-type thinkArgs struct {
-	intent, out, model, sandbox, logPrompts string
-	registries                              []string
-	noClarify, force, jsonOut, accept       bool
-	maxCalls                                int
-	maxTokens                               int // --max-tokens, else FLOWCTL_MAX_TOKENS; 0: none
-	edit                                    string
-	runtime                                 string // --runtime: of the code blocks created
-	unconfined                              bool
-}
-
-func runThink(s streams, a thinkArgs) error {
+func runThink(s streams, a *arguments.Think) error {
 	cfg, err := llm.ConfigFromEnv(os.LookupEnv)
 	if err != nil {
 		return usagef("%s", err)
 	}
-	ex, release, err := executors(engine.Options{Sandbox: a.sandbox, Warnings: s.err, Unconfined: a.unconfined})
+	ex, release, err := executors(engine.Options{Sandbox: a.Sandbox, Warnings: s.err, Unconfined: a.Unconfined})
 	if err != nil {
 		return err
 	}
 	defer release()
-	logFile, err := engine.OpenPromptLog(a.logPrompts)
+	logFile, err := engine.OpenPromptLog(a.LogPrompts)
 	if err != nil {
 		return err
 	}
@@ -127,20 +81,20 @@ func runThink(s streams, a thinkArgs) error {
 	ctx, stop := interruptible()
 	defer stop()
 
-	view := views.NewThink(s.out, s.err, colorTerminal(s.err), a.jsonOut, a.registries)
-	modelName := a.model
+	view := views.NewThink(s.out, s.err, colorTerminal(s.err), a.JSON, a.Registries)
+	modelName := a.Model
 	if modelName == "" {
 		modelName = cfg.Model
 	}
 	opts := thinker.Options{
-		Intent: a.intent, Model: llm.NewExecutor(cfg), ModelName: modelName,
-		Out: a.out, Registries: a.registries, Executors: ex,
-		NoClarify: a.noClarify, Force: a.force, MaxCalls: a.maxCalls, MaxTokens: a.maxTokens, Observe: view.Event,
-		Runtime: a.runtime,
+		Intent: a.Intent, Model: llm.NewExecutor(cfg), ModelName: modelName,
+		Out: a.Out, Registries: a.Registries, Executors: ex,
+		NoClarify: a.NoClarify, Force: a.Force, MaxCalls: a.MaxCalls, MaxTokens: a.MaxTokens, Observe: view.Event,
+		Runtime: a.Runtime,
 	}
 	dir := "."
-	if a.out != "" {
-		dir = filepath.Dir(a.out)
+	if a.Out != "" {
+		dir = filepath.Dir(a.Out)
 	}
 	closeVectors := thinkEmbeddings(&opts, cfg, dir)
 	defer closeVectors()
@@ -150,26 +104,26 @@ func runThink(s streams, a thinkArgs) error {
 		opts.Answer = terminalAnswer(in, s.err)
 	}
 	var st *state.Store
-	if a.edit != "" {
-		path, diags := project.FlowPath(a.edit)
+	if a.Edit != "" {
+		path, diags := project.FlowPath(a.Edit)
 		if diags.HasErrors() {
-			return newFlowLoader(s, a.registries).fail(diags)
+			return newFlowLoader(s, a.Registries).fail(diags)
 		}
 		if st, err = openStateDir(project.State("", project.Base(path, "."))); err != nil {
 			return err
 		}
 		defer st.Close()
 		opts.Edit = path
-		opts.Stage = func(p *thinker.Proposal) (string, error) { return stageProposal(st, p, a.registries) }
+		opts.Stage = func(p *thinker.Proposal) (string, error) { return stageProposal(st, p, a.Registries) }
 	}
 
 	var patterns *state.Store // the state of the flow's project, for its patterns
-	if a.edit == "" {
+	if a.Edit == "" {
 		if dir := project.State("", dir); !state.IsURL(dir) {
 			if _, err := os.Stat(dir); err == nil {
 				if patterns, err = openStateDir(dir); err == nil {
 					defer patterns.Close()
-					opts.Patterns = thinkPatterns(patterns)
+					opts.Patterns = thinker.StatePatterns(patterns)
 				}
 			}
 		}
@@ -184,7 +138,7 @@ func runThink(s streams, a thinkArgs) error {
 			}
 			defer patterns.Close()
 		}
-		if err := thinker.RecordPattern(patterns, res.File, a.intent, state.PatternThink, a.registries); err != nil {
+		if err := thinker.RecordPattern(patterns, res.File, a.Intent, state.PatternThink, a.Registries); err != nil {
 			fmt.Fprintf(s.err, "Warning: the flow was not recorded as a pattern: %s\n", err)
 		}
 		if res.Pattern != "" {
@@ -193,11 +147,11 @@ func runThink(s streams, a thinkArgs) error {
 	}
 	if err == nil {
 		if res.Proposal != nil {
-			return settleProposal(ctx, s, in, st, res.Proposal.ID, a.accept, terminal && !a.jsonOut)
+			return settleProposal(ctx, s, in, st, res.Proposal.ID, a.Accept, terminal && !a.JSON)
 		}
 		return nil
 	}
-	if !a.jsonOut && res != nil && res.File == "" && len(res.Diagnostics) > 0 {
+	if !a.JSON && res != nil && res.File == "" && len(res.Diagnostics) > 0 {
 		views.WriteStillWrong(s.err, colorTerminal(s.err), res.Files, res.Diagnostics)
 	}
 	// The events have reported the failure (with --json, as an error
@@ -244,16 +198,8 @@ func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.
 	if err := acceptProposal(st, p); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.err, "Accepted proposal %s: wrote %s.\n", id, strings.Join(proposalPaths(p), ", "))
+	fmt.Fprintf(s.err, "Accepted proposal %s: wrote %s.\n", id, strings.Join(p.Paths(), ", "))
 	return nil
-}
-
-func proposalPaths(p *state.Proposal) []string {
-	var out []string
-	for _, f := range p.Files {
-		out = append(out, f.Path)
-	}
-	return out
 }
 
 // thinkEmbeddings adds embeddings to the thinker's registry search when
@@ -263,15 +209,13 @@ func thinkEmbeddings(opts *thinker.Options, cfg llm.Config, dir string) func() {
 	if cfg.EmbeddingsModel == "" {
 		return func() {}
 	}
-	opts.Embedder = llm.NewEmbedder(cfg, cfg.EmbeddingsModel)
-	opts.EmbeddingsModel = cfg.EmbeddingsModel
 	st, err := openStateDir(project.State("", dir))
 	if err != nil {
 		// The search embeds without a cache.
+		opts.UseEmbeddings(cfg, nil)
 		return func() {}
 	}
-	var cache index.VectorCache = st.Vectors(cfg.EmbeddingsModel)
-	opts.VectorCache = cache
+	opts.UseEmbeddings(cfg, st)
 	return func() { st.Close() }
 }
 

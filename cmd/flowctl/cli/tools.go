@@ -5,23 +5,23 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/mcp"
 	"github.com/flowctl/flowctl/project"
 	"github.com/spf13/cobra"
 )
 
 // Formats of flowctl tools.
 const (
-	toolsOpenAI     = "openai"
-	toolsMCP        = "mcp"
-	toolsJSONSchema = "json-schema"
+	toolsOpenAI     = arguments.ToolsOpenAI
+	toolsMCP        = arguments.ToolsMCP
+	toolsJSONSchema = arguments.ToolsJSONSchema
 )
 
 func newToolsCommand(s streams) *cobra.Command {
-	var format string
-	var only []string
-	var registries registryFlags
+	var a arguments.Tools
 	cmd := &cobra.Command{
 		Use:   "tools [DIR]",
 		Short: "Print the flows under a directory as tool definitions",
@@ -33,18 +33,16 @@ sensitive inputs left out, as a client may not give them) and of its
 outputs. --format openai prints an OpenAI "tools" array, mcp an MCP tool
 list, json-schema the plain schemas. A flow with expose = false is left
 out; --only NAMES selects flows.`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := "."
-			if len(args) == 1 {
-				dir = args[0]
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			progs, err := toolFlows(s, dir, registries, only)
+			progs, err := toolFlows(s, a.Dir, a.Registries, a.Only)
 			if err != nil {
 				return err
 			}
 			var out any
-			switch format {
+			switch a.Format {
 			case toolsOpenAI:
 				list := []any{}
 				for _, p := range progs {
@@ -67,17 +65,13 @@ out; --only NAMES selects flows.`,
 						"input_schema": p.InputSchema(), "output_schema": p.OutputSchema()})
 				}
 				out = list
-			default:
-				return usagef("unknown --format %q: use openai, mcp or json-schema", format)
 			}
 			enc := json.NewEncoder(s.out)
 			enc.SetIndent("", "  ")
 			return enc.Encode(out)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", toolsOpenAI, "openai, mcp or json-schema")
-	cmd.Flags().StringSliceVar(&only, "only", nil, "only these flows (comma-separated names)")
-	registries.register(cmd)
+	a.Flags(cmd.Flags())
 	return cmd
 }
 
@@ -98,7 +92,7 @@ func toolFlows(s streams, dir string, registries, only []string) ([]*compiler.Pr
 			return nil, err
 		}
 		names = append(names, prog.Flow.Name)
-		if prog.Flow.Hidden || (len(only) > 0 && !slices.Contains(only, prog.Flow.Name)) {
+		if !mcp.Offered(prog, only) {
 			continue
 		}
 		progs = append(progs, prog)

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -12,9 +13,7 @@ import (
 )
 
 func newValidateCommand(s streams) *cobra.Command {
-	var jsonOut bool
-	var format, goEngine string
-	var registries registryFlags
+	var a arguments.Validate
 	cmd := &cobra.Command{
 		Use:   "validate [PATH...]",
 		Short: "Check flows and block files for errors",
@@ -23,29 +22,17 @@ every flow (*.flow.hcl), block file (*.block.hcl) and test file (*.test.hcl)
 under the paths (default: the current directory), recursively, and says how
 many of each it checked. It exits 1 when there are errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case jsonOut && format != "":
-				return usagef("--json and --format cannot be used together")
-			case format != "" && format != "github" && format != "human" && format != "json":
-				return usagef("unknown --format %q: use human, json or github", format)
+			if err := a.Args(args); err != nil {
+				return err
 			}
-			if jsonOut {
-				format = "json"
-			}
-			if len(args) == 0 {
-				args = []string{"."}
-			}
-			goEngine, err := resolveGoEngine(goEngine)
+			goEngine, err := resolveGoEngine(a.GoEngine)
 			if err != nil {
 				return err
 			}
-			return runValidate(s, args, format, registries, goEngine)
+			return runValidate(s, a.Paths, a.Format, a.Registries, goEngine)
 		},
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the result as one JSON object")
-	cmd.Flags().StringVar(&format, "format", "", "output format: human, json or github (workflow annotations)")
-	registries.register(cmd)
-	cmd.Flags().StringVar(&goEngine, "go-engine", "", "check every go block for this engine: interpreted (yaegi) or compiled (vetted and built by the Go toolchain); default: "+envGoEngine+", else each block's own")
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

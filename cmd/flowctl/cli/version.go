@@ -3,6 +3,7 @@ package cli
 import (
 	"runtime/debug"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/spf13/cobra"
 )
@@ -22,15 +23,17 @@ func version() string {
 }
 
 func newVersionCommand(s streams) *cobra.Command {
-	var jsonOut bool
+	var a arguments.Version
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the flowctl version",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return views.NewVersion(s.out, jsonOut).Version(version())
+			if err := a.Args(args); err != nil {
+				return err
+			}
+			return views.NewVersion(s.out, a.JSON).Version(version())
 		},
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the version as JSON")
+	a.Flags(cmd.Flags())
 	return cmd
 }

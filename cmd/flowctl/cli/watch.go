@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"time"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/project"
@@ -10,9 +10,7 @@ import (
 )
 
 func newWatchCommand(s streams) *cobra.Command {
-	var f runFlags
-	var jsonOut, withTests bool
-	var debounce time.Duration
+	var a arguments.Watch
 	cmd := &cobra.Command{
 		Use:   "watch [FLOW]",
 		Short: "Apply a flow on every save, re-running only what changed",
@@ -24,50 +22,49 @@ whose inputs or definitions changed run again; --no-cache turns that off. When
 the flow does not compile, watch shows the diagnostics, keeps the last good
 result and waits for the next save. Ctrl-C stops it; running steps are
 cancelled and what finished is kept.`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args = flowArg(args)
-			l, secrets, given, err := f.start(s)
+			if err := a.Args(args); err != nil {
+				return err
+			}
+			f, jsonOut := &a.Run, a.JSON
+			l, secrets, given, err := startRun(s, f)
 			if err != nil {
 				return err
 			}
-			path, diags := project.FlowPath(args[0])
+			path, diags := project.FlowPath(a.Path)
 			if err := l.check(diags); err != nil {
 				return err
 			}
-			dir := project.State(f.stateDir, project.Base(path, "."))
-			if f.stateDir == "" {
+			dir := project.State(f.State, project.Base(path, "."))
+			if f.State == "" {
 				warnOldState(s.err, path, dir)
 			}
-			ex, closeLog, err := f.runExecutors(s)
+			ex, closeLog, err := runExecutors(s, f)
 			if err != nil {
 				return err
 			}
 			defer closeLog()
-			st, err := f.store.open(s.err, dir)
+			st, err := openStore(s.err, &f.Store, dir)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			ctx, stop := interruptible()
 			defer stop()
-			view := views.NewWatch(s.out, s.err, colorTerminal(s.out), colorTerminal(s.err), jsonOut, f.verbose, workDir())
-			if withTests {
-				view = &watchTests{Watch: view, ctx: ctx, flow: path, f: &f, ex: ex}
+			view := views.NewWatch(s.out, s.err, colorTerminal(s.out), colorTerminal(s.err), jsonOut, f.Verbose, workDir())
+			if a.Test {
+				view = &watchTests{Watch: view, ctx: ctx, flow: path, f: f, ex: ex}
 			}
 			err = watch.Run(ctx, watch.Options{
-				FlowFile: path, RegistryDirs: f.registries, GoEngine: f.goEngine, Inputs: given, Secrets: secrets,
-				Namespace: f.namespace, NoCache: f.noCache, Parallelism: f.parallelism, ResetCorruptMemory: f.resetMemory,
-				Targets: f.targets, Timeout: f.timeout,
-				Store: st, Executors: ex, Debounce: debounce, Observe: view.Event,
+				FlowFile: path, RegistryDirs: f.Registries, GoEngine: f.GoEngine, Inputs: given, Secrets: secrets,
+				Namespace: f.Namespace, NoCache: f.NoCache, Parallelism: f.Parallelism, ResetCorruptMemory: f.ResetMemory,
+				Targets: f.Targets, Timeout: f.Timeout,
+				Store: st, Executors: ex, Debounce: a.Debounce, Observe: view.Event,
 			})
 			view.Close()
 			return err
 		},
 	}
-	f.registerRun(cmd)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print each cycle's events as JSON lines, between cycle_started and cycle_finished")
-	cmd.Flags().DurationVar(&debounce, "debounce", watch.DefaultDebounce, "how long to wait for the writes of a save to settle")
-	cmd.Flags().BoolVar(&withTests, "test", false, "after each successful apply, run the flow's tests (*.test.hcl in its directory)")
+	a.Flags(cmd.Flags())
 	return cmd
 }

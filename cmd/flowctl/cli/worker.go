@@ -6,6 +6,7 @@ import (
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/project"
 
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -15,10 +16,7 @@ import (
 )
 
 func newWorkerCommand(s streams) *cobra.Command {
-	var ef engineFlags
-	var f runFlags
-	var lf logFlags
-	var oldNamespace string
+	var a arguments.Worker
 	cmd := &cobra.Command{
 		Use:   "worker --engine temporal [DIR]",
 		Short: "Run the flows under DIR for Temporal",
@@ -40,31 +38,26 @@ client can share (FLOWCTL_STATE_URL, or FLOWCTL_STATE, sets it for every
 command). Secrets are read from the worker's environment. What
 the worker does is logged on standard error (--log-format text or json).
 Ctrl-C stops the worker; the runs it had go on on other workers.`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			engine, err := ef.resolve()
+			if err := a.Args(args); err != nil {
+				return err
+			}
+			f, ef, dir := &a.Run, &a.Engine, a.Dir
+			engine, err := resolveEngine(ef)
 			if err != nil {
 				return err
 			}
 			if engine != engineTemporal {
 				return usagef("worker needs --engine temporal (or %s=temporal): the local engine runs flows in apply itself", envEngine)
 			}
-			logger, err := lf.logger(s.err)
+			logger, err := logFlags{a.Log.Format}.logger(s.err)
 			if err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("namespace") {
-				if cmd.Flags().Changed(temporalNamespaceFlag) && oldNamespace != ef.namespace {
-					return usagef("--namespace is the old name of --%s: give one of them", temporalNamespaceFlag)
-				}
-				ef.namespace = oldNamespace
+			if a.DeprecatedNamespace {
 				fmt.Fprintf(s.err, "Warning: worker --namespace is deprecated: use --%s, as apply and serve do (their --namespace is a run's memory namespace).\n", temporalNamespaceFlag)
 			}
-			dir := "."
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			l, secrets, _, err := f.start(s)
+			l, secrets, _, err := startRun(s, f)
 			if err != nil {
 				return err
 			}
@@ -72,20 +65,20 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 			if err != nil {
 				return err
 			}
-			ex, closeEx, err := f.runExecutors(s)
+			ex, closeEx, err := runExecutors(s, f)
 			if err != nil {
 				return err
 			}
 			defer closeEx()
 			// The worker's flows are DIR's project, as serve's: their runs
 			// and large payloads are in its state, where clients look.
-			where := project.State(f.stateDir, dir)
-			st, err := f.store.open(s.err, where)
+			where := project.State(f.State, dir)
+			st, err := openStore(s.err, &f.Store, where)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			c, encrypted, err := ef.dial(st, logger)
+			c, encrypted, err := dialTemporal(ef, st, logger)
 			if err != nil {
 				return err
 			}
@@ -97,13 +90,13 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 			if err != nil {
 				return usagef("%s", err)
 			}
-			w := worker.New(c, ef.taskQueue, temporal.WorkerOptions())
+			w := worker.New(c, ef.TaskQueue, temporal.WorkerOptions())
 			eng.Register(w)
 			if err := w.Start(); err != nil {
 				return fmt.Errorf("starting the worker: %w", err)
 			}
-			logger.Info("worker started", "flows", eng.Flows(), "dir", dir, "task_queue", ef.taskQueue,
-				"address", temporal.Address(ef.address), "namespace", temporal.Namespace(ef.namespace), "state", redactState(where))
+			logger.Info("worker started", "flows", eng.Flows(), "dir", dir, "task_queue", ef.TaskQueue,
+				"address", temporal.Address(ef.Address), "namespace", temporal.Namespace(ef.Namespace), "state", redactState(where))
 			ctx, stop := interruptible()
 			defer stop()
 			<-ctx.Done()
@@ -113,18 +106,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 			return nil
 		},
 	}
-	ef.register(cmd)
-	cmd.Flags().StringVar(&oldNamespace, "namespace", "", "deprecated: --"+temporalNamespaceFlag)
-	cmd.Flags().MarkHidden("namespace")
-	lf.register(cmd)
-	f.registries.register(cmd)
-	cmd.Flags().StringVar(&f.stateDir, "state", "", stateHelp+"; DIR counts as the working directory; a postgres:// URL ("+project.EnvStateURL+") is shared by workers, servers and clients")
-	cmd.Flags().StringArrayVar(&f.secrets, "secret", nil, "set a secret: NAME=VALUE (repeatable; default: from its environment variable)")
-	cmd.Flags().StringVar(&f.sandbox, "sandbox", sandboxIsolated, "where go and js blocks run: isolated or inprocess")
-	cmd.Flags().StringVar(&f.goEngine, "go-engine", "", goEngineUsage)
-	cmd.Flags().BoolVar(&f.unconfined, "unconfined", false, unconfinedUsage)
-	cmd.Flags().StringArrayVar(&f.httpAllow, "http-allow", nil, "where http and scrape steps may connect (as apply's --http-allow)")
-	f.store.register(cmd)
+	a.Flags(cmd.Flags())
 	return cmd
 }
 

@@ -20,6 +20,7 @@ var allowedImports = map[string]bool{
 	"github.com/flowctl/flowctl/lang/diagjson":      true,
 	"github.com/flowctl/flowctl/lang/jsonval":       true,
 	"github.com/flowctl/flowctl/compiler":           true,
+	"github.com/flowctl/flowctl/compiler/flowdoc":   true, // the documentation and step graph of flows, as data
 	"github.com/flowctl/flowctl/blocks":             true,
 	"github.com/flowctl/flowctl/blocks/index":       true,
 	"github.com/flowctl/flowctl/blocks/blocktest":   true, // the results of block examples; it imports blocks and lang

@@ -317,9 +317,7 @@ func FirstLine(s string) string {
 }
 
 // inline reports whether a block is defined inline in a flow file.
-func inline(b *blocks.Block) bool {
-	return b.Def != nil && lang.IsFlowFile(b.Def.DeclRange.Filename)
-}
+func inline(b *blocks.Block) bool { return b.InlineIn() != "" }
 
 // definedIn says briefly where a block is defined, for tables.
 func definedIn(b *blocks.Block) string {

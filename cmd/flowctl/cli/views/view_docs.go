@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/flowctl/flowctl/compiler/flowdoc"
 )
 
 // WriteDocsMarkdown renders the documentation of flows and blocks as
@@ -141,116 +143,30 @@ func codeOrNone(s string) string {
 	return code(s)
 }
 
-// Docs is the documentation of flows and blocks (docs --format json
-// prints it).
-type Docs struct {
-	Flows  []FlowDoc  `json:"flows"`
-	Blocks []BlockDoc `json:"blocks"`
-}
-
-// FlowDoc is a flow's documentation. Its paths (File, a block's
-// DefinedIn, a test's File) are relative to the directory of --out, else
-// to the working directory.
-type FlowDoc struct {
-	Name        string `json:"name"`
-	File        string `json:"file"`
-	Description string `json:"description,omitempty"`
-	// Inputs and Outputs have the types the compiler infers; Secrets
-	// their environment variables.
-	Inputs  []FieldDoc  `json:"inputs"`
-	Outputs []FieldDoc  `json:"outputs"`
-	Secrets []SecretDoc `json:"secrets"`
-	// Providers are the model servers it declares, with the llm steps
-	// that name each.
-	Providers []ProviderDoc `json:"providers,omitempty"`
-	// Blocks are the blocks its steps use, in the order of their first
-	// step, each with the steps that use it.
-	Blocks    []UsedBlockDoc `json:"blocks"`
-	Schedules []ScheduleDoc  `json:"schedules"`
-	Approvals []ApprovalDoc  `json:"approvals"` // its approval steps
-	Steps     int            `json:"steps"`     // how many
-	Mermaid   string         `json:"mermaid"`   // the step graph, as graph --format mermaid draws it
-	Tests     []TestDoc      `json:"tests"`     // the tests that run it
-}
-
-// FieldDoc is an input or output of a flow or block.
-type FieldDoc struct {
-	Name        string  `json:"name"`
-	Type        string  `json:"type"`
-	Default     *string `json:"default,omitempty"` // HCL; nil when required (or an output)
-	Required    bool    `json:"required,omitempty"`
-	Sensitive   bool    `json:"sensitive,omitempty"`
-	Description string  `json:"description,omitempty"`
-}
-
-// ProviderDoc is an llm provider a flow declares.
-type ProviderDoc struct {
-	Name        string   `json:"name"`
-	BaseURL     string   `json:"base_url"`
-	APIKey      string   `json:"api_key,omitempty"` // the secret it is read from
-	RPM         int      `json:"rpm,omitempty"`
-	TPM         int      `json:"tpm,omitempty"`
-	Concurrency int      `json:"concurrency,omitempty"`
-	Models      []string `json:"models,omitempty"` // those it declares prices of
-	Steps       []string `json:"steps"`
-	Description string   `json:"description,omitempty"`
-}
-
-// SecretDoc is a secret a flow reads.
-type SecretDoc struct {
-	Name        string `json:"name"`
-	Env         string `json:"env"`
-	Description string `json:"description,omitempty"`
-}
-
-// UsedBlockDoc is a block a flow's steps use.
-type UsedBlockDoc struct {
-	Name        string   `json:"name"`
-	Runtime     string   `json:"runtime"`
-	Description string   `json:"description,omitempty"`
-	DefinedIn   string   `json:"defined_in,omitempty"` // "" for built-ins
-	Steps       []string `json:"steps"`
-}
-
-// ScheduleDoc is a flow's schedule.
-type ScheduleDoc struct {
-	Name     string `json:"name"`
-	Cron     string `json:"cron"`
-	Timezone string `json:"timezone"`
-}
-
-// ApprovalDoc is a step that waits for approval.
-type ApprovalDoc struct {
-	Step    string `json:"step"`
-	Message string `json:"message,omitempty"`
-}
-
-// TestDoc is a test that runs a flow.
-type TestDoc struct {
-	Name string `json:"name"`
-	File string `json:"file"`
-}
-
-// BlockDoc is the documentation of a block of a block file, or of
-// one a flow file defines (File is then the flow's).
-type BlockDoc struct {
-	Name        string `json:"name"`
-	File        string `json:"file"`
-	Runtime     string `json:"runtime"`
-	Description string `json:"description,omitempty"`
-	// UseWhen and Tags are what blocks search and the thinker match,
-	// beside the description.
-	UseWhen string     `json:"use_when,omitempty"`
-	Tags    []string   `json:"tags,omitempty"`
-	Inputs  []FieldDoc `json:"inputs"`
-	Outputs []FieldDoc `json:"outputs"`
-	// Examples are the block's example blocks, their input and output
-	// as HCL writes them.
-	Examples []ExampleDoc `json:"examples"`
-}
-
-// ExampleDoc is an example of a block.
-type ExampleDoc struct {
-	Input  string `json:"input"`
-	Output string `json:"output"`
-}
+// The documentation of flows and blocks is flowdoc's (flowdoc.Collect);
+// a view writes it. Its types, by the names the views use:
+type (
+	// Docs is the documentation of flows and blocks (docs --format json
+	// prints it).
+	Docs = flowdoc.Docs
+	// FlowDoc is a flow's documentation.
+	FlowDoc = flowdoc.Flow
+	// FieldDoc is an input or output of a flow or block.
+	FieldDoc = flowdoc.Field
+	// ProviderDoc is an llm provider a flow declares.
+	ProviderDoc = flowdoc.Provider
+	// SecretDoc is a secret a flow reads.
+	SecretDoc = flowdoc.Secret
+	// UsedBlockDoc is a block a flow's steps use.
+	UsedBlockDoc = flowdoc.UsedBlock
+	// ScheduleDoc is a flow's schedule.
+	ScheduleDoc = flowdoc.Schedule
+	// ApprovalDoc is a step that waits for approval.
+	ApprovalDoc = flowdoc.Approval
+	// TestDoc is a test that runs a flow.
+	TestDoc = flowdoc.Test
+	// BlockDoc is the documentation of a block.
+	BlockDoc = flowdoc.Block
+	// ExampleDoc is an example of a block.
+	ExampleDoc = flowdoc.Example
+)

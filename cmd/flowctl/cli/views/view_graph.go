@@ -6,63 +6,30 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/compiler"
-	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/compiler/flowdoc"
 )
 
-// StepLabel is a step's block and what is not the default about it: the
-// engine of a go block run compiled (or interpreted when --go-engine
-// overrides the block's engine = "compiled"), for_each.
-func StepLabel(s *compiler.Step, goEngine string) string {
-	label := s.Use
-	if e := engineOf(s, goEngine); e == lang.EngineCompiled || (e != "" && s.Block.Def.Engine == lang.EngineCompiled) {
-		label += ", " + e
-	}
-	if s.ForEach != nil {
-		label += ", for_each"
-	}
-	return label
-}
+// The graph of a flow's steps is flowdoc's (flowdoc.NewStepGraph); a
+// view draws it.
 
-// engineOf is the engine a step's go block runs with, given goEngine
-// (--go-engine, "" for the block's own); "" for other blocks.
-func engineOf(s *compiler.Step, goEngine string) string {
-	if s.Block == nil || s.Block.Def == nil || s.Block.Def.Runtime != lang.RuntimeGo {
-		return ""
-	}
-	if s.Block.Def.Compiled(goEngine) {
-		return lang.EngineCompiled
-	}
-	return lang.EngineInterpreted
-}
+// StepLabel is a step's block and what is not the default about it
+// (flowdoc.StepLabel).
+func StepLabel(s *compiler.Step, goEngine string) string { return flowdoc.StepLabel(s, goEngine) }
 
-// Graph is the graph of a flow's steps as graph prints it: with
-// expand, a step that uses a flow is a cluster of that flow's steps.
-type Graph struct {
-	Root  GraphCluster
-	Edges []GraphEdge
-}
+// Graph is the graph of a flow's steps as graph prints it
+// (flowdoc.StepGraph).
+type Graph = flowdoc.StepGraph
 
 // GraphCluster is a flow's steps: the flow's own, or those of a flow a
-// step uses (its ID is the step's, its Label the step's name and label).
-type GraphCluster struct {
-	ID, Label string // "" for the flow's own
-	Nodes     []GraphNode
-	Clusters  []*GraphCluster
-}
+// step uses (flowdoc.Cluster).
+type GraphCluster = flowdoc.Cluster
 
-// GraphNode is a step: its ID (prefixed with the ids of the clusters it
-// is in), its name and its label (StepLabel); Bold on the critical path.
-type GraphNode struct {
-	ID, Name, Label string
-	Bold            bool
-}
+// GraphNode is a step (flowdoc.Node).
+type GraphNode = flowdoc.Node
 
-// GraphEdge is an edge from a step to one that depends on it; Bold on the
-// critical path.
-type GraphEdge struct {
-	From, To string
-	Bold     bool
-}
+// GraphEdge is an edge from a step to one that depends on it
+// (flowdoc.Edge).
+type GraphEdge = flowdoc.Edge
 
 // WriteDOT prints a flow's step graph as Graphviz DOT.
 func WriteDOT(w io.Writer, p *compiler.Program, g *Graph) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/compiler/flowdoc"
 )
 
 // Plan renders what applying a flow would do.
@@ -121,7 +122,7 @@ func NewJSONPlan(plan *compiler.Plan, expand bool, model string) JSONPlan {
 	}
 	for _, s := range plan.Steps {
 		js := jsonPlanStep{
-			Name: s.Name, Use: s.Use, Engine: engineOf(s.Step, p.GoEngine), Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
+			Name: s.Name, Use: s.Use, Engine: flowdoc.EngineOf(s.Step, p.GoEngine), Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
 			DependsOn: compiler.Names(s.Deps), Tools: toolRefs(s.Step), MaxToolCalls: s.Step.ToolCallLimit(),
 			InstancesKept: s.Kept, InstancesCached: s.Cached,
 		}

@@ -167,7 +167,7 @@ func writeStepRows(r *stepRows, t *RunTree, prefix string) bool {
 	for i, sr := range t.Steps {
 		if s := t.Summaries[sr]; s != nil {
 			writeSummaryRow(r.tb, prefix, s)
-			failed = failed || s.Instances > s.succeededCount()
+			failed = failed || s.Instances > s.Succeeded()
 			continue
 		}
 		if r.instance(prefix, t.Run.ID, sr) {

@@ -7,64 +7,19 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
-// MaxListedInstances is how many instances of one step runs show lists: a
-// step with more (a for_each over 100,000 items) is shown as one row of
-// counts by status, followed by the instances that did not succeed, at
-// most this many. runs show RUN --step STEP lists every instance.
-const MaxListedInstances = 50
+// MaxListedInstances is how many instances of one step runs show lists
+// (state.MaxListedInstances).
+const MaxListedInstances = state.MaxListedInstances
 
-// StepSummary is a step that runs show summarizes.
-type StepSummary struct {
-	Step      string
-	Counts    []state.StepCount // by status
-	Instances int
-	Listed    int // instances listed below the summary: those that did not succeed
-}
-
-// succeeded reports whether status is one of the statuses of instances a
-// summarized step does not list.
-func succeeded(status string) bool {
-	return status == string(event.StatusOK) || status == string(event.StatusCached)
-}
-
-// First is when the step's first instance started.
-func (s *StepSummary) First() time.Time {
-	var t time.Time
-	for _, c := range s.Counts {
-		if !c.Started.IsZero() && (t.IsZero() || c.Started.Before(t)) {
-			t = c.Started
-		}
-	}
-	return t
-}
-
-// Last is when the step's last instance finished.
-func (s *StepSummary) Last() time.Time {
-	var t time.Time
-	for _, c := range s.Counts {
-		if c.Finished.After(t) {
-			t = c.Finished
-		}
-	}
-	return t
-}
-
-func (s *StepSummary) attempts() int {
-	n := 0
-	for _, c := range s.Counts {
-		n = max(n, c.Attempts)
-	}
-	return n
-}
+// StepSummary is a step that runs show summarizes (state.LoadSteps).
+type StepSummary = state.StepSummary
 
 // statusText is "99997 ok, 3 failed".
-func (s *StepSummary) statusText() string {
+func statusText(s *StepSummary) string {
 	parts := make([]string, len(s.Counts))
 	for i, c := range s.Counts {
 		parts[i] = fmt.Sprintf("%d %s", c.Instances, c.Status)
@@ -77,7 +32,7 @@ func (s *StepSummary) statusText() string {
 // its last finish, and what is listed below it.
 func writeSummaryRow(tb *table, prefix string, s *StepSummary) {
 	listed := ""
-	switch failed := s.Instances - s.succeededCount(); {
+	switch failed := s.Instances - s.Succeeded(); {
 	case s.Listed > 0 && s.Listed < failed:
 		listed = fmt.Sprintf("; the first %d of the %d that did not succeed are listed below", s.Listed, failed)
 	case s.Listed > 0:
@@ -87,17 +42,7 @@ func writeSummaryRow(tb *table, prefix string, s *StepSummary) {
 	if f, l := s.First(), s.Last(); !f.IsZero() && !l.IsZero() {
 		dur = FormatDuration(l.Sub(f))
 	}
-	tb.row(prefix+s.Step+"[*]", s.statusText(), strconv.Itoa(s.attempts()), dur, "-", fmt.Sprintf("%d instances%s", s.Instances, listed))
-}
-
-func (s *StepSummary) succeededCount() int {
-	n := 0
-	for _, c := range s.Counts {
-		if succeeded(c.Status) {
-			n += c.Instances
-		}
-	}
-	return n
+	tb.row(prefix+s.Step+"[*]", statusText(s), strconv.Itoa(s.Attempts()), dur, "-", fmt.Sprintf("%d instances%s", s.Instances, listed))
 }
 
 // writeSummaryOutputs says where the outputs of summarized steps are.
@@ -129,7 +74,7 @@ type jsonStepSummary struct {
 func newJSONSummaries(summaries map[*state.StepResult]*StepSummary) []jsonStepSummary {
 	var out []jsonStepSummary
 	for _, s := range summaries {
-		js := jsonStepSummary{Step: s.Step, Instances: s.Instances, Statuses: map[string]int{}, Attempts: s.attempts(), Listed: s.Listed}
+		js := jsonStepSummary{Step: s.Step, Instances: s.Instances, Statuses: map[string]int{}, Attempts: s.Attempts(), Listed: s.Listed}
 		for _, c := range s.Counts {
 			js.Statuses[c.Status] = c.Instances
 		}

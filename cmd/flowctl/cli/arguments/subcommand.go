@@ -1,4 +1,4 @@
-package cli
+package arguments
 
 import "strings"
 
@@ -15,16 +15,16 @@ func recordSubcommand(name, what string, args []string, verbs ...string) (sub, i
 	case sub == "list" && len(args) == 0:
 		return sub, "", nil
 	case sub == "list":
-		return "", "", usagef("%s list takes no ID", name)
+		return "", "", Usagef("%s list takes no ID", name)
 	}
 	for _, v := range verbs {
 		if sub != v {
 			continue
 		}
 		if len(args) != 1 {
-			return "", "", usagef("%s %s needs one %s ID", name, sub, what)
+			return "", "", Usagef("%s %s needs one %s ID", name, sub, what)
 		}
 		return sub, args[0], nil
 	}
-	return "", "", usagef("unknown %s subcommand %q: use list, %s ID", name, sub, strings.Join(verbs, " ID, "))
+	return "", "", Usagef("unknown %s subcommand %q: use list, %s ID", name, sub, strings.Join(verbs, " ID, "))
 }

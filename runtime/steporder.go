@@ -1,13 +1,13 @@
-package cli
+package runtime
 
 import (
+	"cmp"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 
-	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
-	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
@@ -18,21 +18,27 @@ import (
 // step the file no longer has comes after the others, in the order it
 // started.
 
-// flowOrders compiles the flow files of runs, once each, for their order.
-type flowOrders map[string]map[string]int
+// StepOrders compiles the flow files of runs, once each, for their order.
+// The zero value is not ready: make one with StepOrders{}.
+type StepOrders map[string]map[string]int
 
-// orderSteps sorts the step results of t and of the runs it started.
-func (o flowOrders) orderSteps(t *views.RunTree, stateDir string) {
+// Sort sorts the step results of t and of the runs it started. stateDir
+// is the directory of the state the runs were read from ("" for a
+// database): a run's relative flow file is found from the project's
+// directory, its parent.
+func (o StepOrders) Sort(t *state.RunTree, stateDir string) {
 	rank := o.of(t.Run, stateDir)
 	key := func(sr *state.StepResult) int {
 		if r, ok := rank[sr.Step]; ok {
 			return r
 		}
-		return len(rank)
+		// After every rank of the file's steps: a rank is stage ×
+		// steps + index, and may well exceed the number of steps.
+		return math.MaxInt
 	}
 	slices.SortStableFunc(t.Steps, func(a, b *state.StepResult) int {
 		if ka, kb := key(a), key(b); ka != kb {
-			return ka - kb
+			return cmp.Compare(ka, kb)
 		}
 		switch {
 		case a.Step != b.Step:
@@ -42,11 +48,11 @@ func (o flowOrders) orderSteps(t *views.RunTree, stateDir string) {
 		case t.Summaries[b] != nil:
 			return 1
 		}
-		return runtime.CompareLabels(views.ResultLabel(a), views.ResultLabel(b))
+		return CompareLabels(a.Label(), b.Label())
 	})
 	for _, kids := range t.Children {
 		for _, k := range kids {
-			o.orderSteps(k, stateDir)
+			o.Sort(k, stateDir)
 		}
 	}
 }
@@ -55,7 +61,7 @@ func (o flowOrders) orderSteps(t *views.RunTree, stateDir string) {
 // order. It is empty when the flow file cannot be read; a file with errors
 // (a block of a registry the command was not given) is ranked in source
 // order as far as it was read.
-func (o flowOrders) of(run *state.Run, stateDir string) map[string]int {
+func (o StepOrders) of(run *state.Run, stateDir string) map[string]int {
 	file := run.FlowFile
 	if file == "" {
 		return nil

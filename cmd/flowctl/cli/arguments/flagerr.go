@@ -1,28 +1,28 @@
-package cli
+package arguments
 
 import (
 	"strings"
 
 	"github.com/agext/levenshtein"
 	"github.com/flowctl/flowctl/lang"
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// flagError is the usage error for a flag cobra could not parse, with the
-// long flag that was likely meant: Terraform writes -auto-approve and
-// -out=FILE with one dash, which pflag reads as the shorthands -a and -o.
-func flagError(cmd *cobra.Command, err error) error {
+// FlagError is the usage error for a flag pflag could not parse in the
+// flag sets (a command's own and those it inherits), with the long flag
+// that was likely meant: Terraform writes -auto-approve and -out=FILE
+// with one dash, which pflag reads as the shorthands -a and -o.
+func FlagError(err error, sets ...*pflag.FlagSet) error {
 	msg := err.Error()
-	if s := suggestFlag(cmd, msg); s != "" {
+	if s := suggestFlag(msg, sets...); s != "" {
 		msg += "; did you mean " + s + "?"
 	}
-	return usageError{msg}
+	return &UsageError{msg}
 }
 
 // suggestFlag returns the long flag (with its two dashes) that pflag's
 // message about an unknown flag likely meant, or "".
-func suggestFlag(cmd *cobra.Command, msg string) string {
+func suggestFlag(msg string, sets ...*pflag.FlagSet) string {
 	var given string
 	switch {
 	case strings.HasPrefix(msg, "unknown shorthand flag: ") && strings.Contains(msg, " in -"):
@@ -35,8 +35,9 @@ func suggestFlag(cmd *cobra.Command, msg string) string {
 	}
 	name, value, hasValue := strings.Cut(given, "=")
 	var names []string
-	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	for _, fs := range sets {
+		fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	}
 	meant := ""
 	for _, n := range names {
 		if n == name {
