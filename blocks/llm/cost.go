@@ -16,15 +16,21 @@ import (
 // Cost and budgets (docs/llm.md, "Cost and budgets"): a call's cost is
 // its tokens at its model's price, from the step's provider's prices or,
 // for the environment's provider, the FLOWCTL_PRICES file. A model without
-// a price has no cost, which the run says once; it is never guessed.
+// a price has no cost, never a guessed one; where its provider prices
+// other models, the run says so once.
+
+// prices are the prices of call's provider: its provider block's, or the
+// environment's (FLOWCTL_PRICES).
+func (e *Executor) prices(call *blocks.Call) map[string]lang.Price {
+	if call != nil && call.Provider != nil {
+		return call.Provider.Prices
+	}
+	return e.cfg.Prices
+}
 
 // price is the price of model for call.
 func (e *Executor) price(call *blocks.Call, model string) (lang.Price, bool) {
-	prices := e.cfg.Prices
-	if call != nil && call.Provider != nil {
-		prices = call.Provider.Prices
-	}
-	p, ok := prices[model]
+	p, ok := e.prices(call)[model]
 	return p, ok
 }
 
@@ -62,7 +68,9 @@ func (e *Executor) spent(ctx context.Context, call *blocks.Call, r *request, res
 		return u
 	}
 	u.Unpriced = 1
-	if call != nil && call.Ledger.FirstUnpriced(providerName(call), r.model) {
+	// Said where prices are kept for other models: a missing one is
+	// likely an oversight. Without any, cost is simply not counted.
+	if call != nil && len(e.prices(call)) > 0 && call.Ledger.FirstUnpriced(providerName(call), r.model) {
 		where := "the " + blocks.EnvPrices + " file"
 		if call.Provider != nil {
 			where = fmt.Sprintf("the prices of provider %q", call.Provider.Name)

@@ -41,8 +41,9 @@ func TestCostOfACall(t *testing.T) {
 	}
 }
 
-// TestUnpricedSaidOnce: a model without a price has no cost, and the run
-// (its ledger) says so once, however many calls it makes.
+// TestUnpricedSaidOnce: a model without a price has no cost, and where
+// its provider prices other models the run (its ledger) says so once,
+// however many calls it makes.
 func TestUnpricedSaidOnce(t *testing.T) {
 	s := newServer(t, ok("hi"))
 	ledger := blocks.NewLedger(0, 0, blocks.Usage{})
@@ -55,7 +56,9 @@ func TestUnpricedSaidOnce(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	e := NewExecutor(testConfig(s))
+	cfg := testConfig(s)
+	cfg.Prices = map[string]lang.Price{"other-model": {Input: 1, Output: 1}}
+	e := NewExecutor(cfg)
 	for range 3 {
 		call := builtinCall(t, "hello")
 		call.Ledger = ledger
@@ -70,6 +73,13 @@ func TestUnpricedSaidOnce(t *testing.T) {
 	want := `model "test-model" has no price in the FLOWCTL_PRICES file: its calls have no cost`
 	if len(said) != 1 || said[0] != want {
 		t.Errorf("notices %q; want once %q", said, want)
+	}
+	// Without any prices, cost is not counted, and nothing is said.
+	said = nil
+	call := builtinCall(t, "hello")
+	call.Ledger = blocks.NewLedger(0, 0, blocks.Usage{})
+	if _, err := NewExecutor(testConfig(s)).Execute(ctx, call); err != nil || len(said) != 0 {
+		t.Errorf("without prices: %v, notices %q", err, said)
 	}
 }
 

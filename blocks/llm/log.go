@@ -98,6 +98,9 @@ func (tr try) record(cost func(blocks.Usage) *float64) blocks.ModelCall {
 		if cost != nil {
 			e.Usage.CostUSD = cost(*e.Usage)
 		}
+		if e.Usage.CostUSD == nil {
+			e.Usage.Unpriced = 1
+		}
 	} else {
 		e.Status = tr.f.status
 		msg := redact(tr.f.msg)

@@ -120,7 +120,7 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 			opts := runtime.Options{
 				Inputs: inputs, InputsJSON: prog.GivenJSON(given), Secrets: secrets, Parallelism: f.Parallelism, Namespace: f.Namespace,
 				NoCache: f.NoCache, Store: st, Executors: ex, ResetCorruptMemory: f.ResetMemory,
-				Timeout: f.Timeout, Targets: f.Targets,
+				Timeout: f.Timeout, Targets: f.Targets, MaxTokens: f.MaxTokens, MaxCostUSD: f.MaxCost,
 			}
 			if fromPlan {
 				opts.RunID = state.NewRunID()

@@ -133,7 +133,7 @@ func resumeRun(s streams, f *arguments.Run, sf *arguments.State, st *state.Store
 		Inputs: inputs, Secrets: secrets, Parallelism: f.Parallelism, Namespace: run.Namespace,
 		NoCache: f.NoCache, Store: st, Executors: ex, ResetCorruptMemory: f.ResetMemory,
 		Timeout: f.Timeout, Targets: f.Targets,
-		RunID: run.ID, Resume: true, KeepSucceeded: f.KeepSucceeded,
+		RunID: run.ID, Resume: true, KeepSucceeded: f.KeepSucceeded, MaxTokens: f.MaxTokens, MaxCostUSD: f.MaxCost,
 	}
 	// What the resumption runs, and why, before it runs.
 	plan, diags := runtime.Plan(prog, opts)

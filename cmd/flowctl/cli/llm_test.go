@@ -111,7 +111,7 @@ func TestSummarizeExample(t *testing.T) {
 	if got := finished.Outputs["topics"]; len(got.([]any)) != 2 {
 		t.Errorf("topics: %v", got)
 	}
-	if !strings.Contains(out, `"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}`) {
+	if !strings.Contains(out, `"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,"unpriced_calls":1,"calls":1}`) {
 		t.Errorf("step_finished events carry no usage:\n%s", out)
 	}
 	b, err := os.ReadFile(log)

@@ -144,7 +144,7 @@ output "both" {
 		t.Errorf("outputs:\n%s", out)
 	}
 	b, _ := os.ReadFile(log)
-	if !strings.Contains(string(b), `"step":"classify","provider":"local"`) || !strings.Contains(string(b), `"step":"summarize","provider":"remote"`) ||
+	if !strings.Contains(string(b), `"step":"classify","attempt":1,"try":1,"provider":"local"`) || !strings.Contains(string(b), `"step":"summarize","attempt":1,"try":1,"provider":"remote"`) ||
 		strings.Contains(string(b), "key-0123456789") {
 		t.Errorf("prompt log:\n%s", b)
 	}

@@ -69,6 +69,9 @@ blob files nothing refers to any more; never a running or waiting run.
 			f := &a.State
 			switch a.Sub {
 			case "show":
+				if a.Calls {
+					return runsCalls(s, f, a.RunID, a.Step, a.JSON)
+				}
 				return runsShow(s, f, a.RunID, a.Step, a.JSON)
 			case "logs":
 				return runsLogs(s, f, a.RunID, a.LogStep, a.Follow, a.JSON)

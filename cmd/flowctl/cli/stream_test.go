@@ -40,6 +40,9 @@ secret "token" {
 
 provider "plain" {
   base_url = "%s/v1"
+  prices = {
+    "m" = { input = 1000, output = 10000 }
+  }
 }
 
 provider "echo" {
@@ -112,5 +115,59 @@ func TestApplyStreams(t *testing.T) {
 	}
 	if texts["leak"] != "Hello, the key is (sensitive) and more." {
 		t.Errorf("leak streamed %q", texts["leak"])
+	}
+}
+
+// TestRunsShowCalls: runs show --calls lists each model call of a run with
+// its step, model, tokens, cost, message and reply; --step keeps one
+// step's; --json has each call whole, redacted.
+func TestRunsShowCalls(t *testing.T) {
+	plain := streamingModel(t, "Hel", "lo, ", "world.")
+	echo := streamingModel(t, "the key is s3cr3t-v4lue")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "talk.flow.hcl"), fmt.Appendf(nil, streamFlow, plain.URL, echo.URL), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TALK_TOKEN", "s3cr3t-v4lue")
+	state := filepath.Join(dir, ".flowctl")
+	if code, out, errOut := runCLI(t, "apply", "--auto-approve", "--state", state, dir); code != 0 {
+		t.Fatalf("apply exited %d:\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runCLI(t, "runs", "show", "--calls", "--state", state)
+	if code != 0 {
+		t.Fatalf("runs show --calls exited %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Model calls of run ", ": 2", "plain/m", "10 ($0.0640)", "user: Say hello", "reply: Hello, world.", "reply: the key is (sensitive)", "Cost: $0.0640 for 1 call. 1 call of a model without a price has no cost."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("runs show --calls lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "s3cr3t") {
+		t.Errorf("a secret in runs show --calls:\n%s", out)
+	}
+	code, out, _ = runCLI(t, "runs", "show", "--calls", "--step", "say", "--json", "--state", state)
+	var got struct {
+		Calls []struct {
+			Seq  int64
+			Step string
+			Call struct {
+				Model    string
+				Response string
+				Request  struct{ Stream bool }
+				Usage    struct {
+					CostUSD *float64 `json:"cost_usd"`
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+		t.Fatalf("--json: %d %v\n%s", code, err, out)
+	}
+	if len(got.Calls) != 1 || got.Calls[0].Step != "say" || got.Calls[0].Call.Response != "Hello, world." || !got.Calls[0].Call.Request.Stream ||
+		got.Calls[0].Call.Usage.CostUSD == nil || *got.Calls[0].Call.Usage.CostUSD != 0.064 {
+		t.Errorf("--step say --json: %s", out)
+	}
+	if code, _, errOut := runCLI(t, "runs", "list", "--calls", "--state", state); code != 2 || !strings.Contains(errOut, "--calls lists a run's model calls") {
+		t.Errorf("runs list --calls: %d %s", code, errOut)
 	}
 }

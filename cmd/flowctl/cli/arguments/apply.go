@@ -18,6 +18,7 @@ type Apply struct {
 func (a *Apply) Flags(fs *pflag.FlagSet) {
 	a.Run.RunFlags(fs)
 	a.Run.KeepFlags(fs)
+	a.Run.BudgetFlags(fs)
 	a.Engine.Flags(fs)
 	fs.BoolVar(&a.JSON, "json", false, "print the run's events as JSON lines")
 	fs.BoolVar(&a.AutoApprove, "auto-approve", false, "run without asking for confirmation")

@@ -42,10 +42,14 @@ type Run struct {
 	// instances that succeeded keep their results although the step
 	// changed.
 	KeepSucceeded []string
-	Verbose       bool          // --verbose: step logs as they come
-	Unconfined    bool          // --unconfined
-	Timeout       time.Duration // --timeout; 0: the flow's
-	Store         Store         // --migrate, --state-wait
+	// MaxTokens and MaxCost are --max-tokens and --max-cost: the run's
+	// budget for model calls, instead of the flow's; 0: the flow's.
+	MaxTokens  int
+	MaxCost    float64
+	Verbose    bool          // --verbose: step logs as they come
+	Unconfined bool          // --unconfined
+	Timeout    time.Duration // --timeout; 0: the flow's
+	Store      Store         // --migrate, --state-wait
 }
 
 // Flags adds the flags of the commands that evaluate a flow (plan).
@@ -82,10 +86,19 @@ func (f *Run) KeepFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.KeepSucceeded, "keep-succeeded", nil, "with --resume: the instances of this step (step.NAME) that succeeded keep their results although the step changed since; only the others run (repeatable)")
 }
 
+// BudgetFlags adds --max-tokens and --max-cost, of apply.
+func (f *Run) BudgetFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&f.MaxTokens, "max-tokens", 0, "the run's budget of model tokens (prompt and completion): no request is sent that would pass it (default: the flow's max_tokens, else none)")
+	fs.Float64Var(&f.MaxCost, "max-cost", 0, "the run's budget in US dollars at its models' prices: no request is sent that would pass it (default: the flow's max_cost_usd, else none)")
+}
+
 // Args checks the flags and reads the --secret values.
 func (f *Run) Args() error {
 	if f.Parallelism < 0 {
 		return Usagef("--parallelism must be 0 (no cap) or more")
+	}
+	if f.MaxTokens < 0 || f.MaxCost < 0 {
+		return Usagef("--max-tokens and --max-cost must be above 0")
 	}
 	f.SecretValues = map[string]string{}
 	for _, pair := range f.Secrets {

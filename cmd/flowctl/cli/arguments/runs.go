@@ -17,6 +17,7 @@ type Runs struct {
 	All    bool   // --all: of list
 	Follow bool   // --follow: of logs
 	Step   string // --step: of show
+	Calls  bool   // --calls: of show
 	// Sub is list, show, logs, retry or prune.
 	Sub string
 	// RunID is the run of show, logs ("latest" when none is given) and
@@ -43,7 +44,8 @@ func (a *Runs) Flags(fs *pflag.FlagSet) {
 	fs.IntVar(&a.Limit, "limit", 20, "list at most this many runs")
 	fs.BoolVar(&a.All, "all", false, "runs list: each run followed by the runs its steps started (sub-flows, tool calls), indented")
 	fs.BoolVar(&a.Follow, "follow", false, "runs logs: print each step's log as it finishes, until the run ends")
-	fs.StringVar(&a.Step, "step", "", "runs show: list every instance of this step (a step of more than 50 instances is otherwise summarized)")
+	fs.StringVar(&a.Step, "step", "", "runs show: list every instance of this step (a step of more than 50 instances is otherwise summarized); with --calls, the step's model calls")
+	fs.BoolVar(&a.Calls, "calls", false, "runs show: the run's model calls, with their messages, replies, tokens, cost and timings")
 }
 
 // Flags adds the flags of runs prune.
@@ -55,6 +57,16 @@ func (p *Prune) Flags(fs *pflag.FlagSet) {
 
 // Args reads the subcommand and its arguments.
 func (a *Runs) Args(args []string) error {
+	if err := a.sub(args); err != nil {
+		return err
+	}
+	if a.Calls && a.Sub != "show" {
+		return Usagef("--calls lists a run's model calls: runs show [RUN_ID] --calls")
+	}
+	return nil
+}
+
+func (a *Runs) sub(args []string) error {
 	if err := rangeArgs(args, 0, 3); err != nil {
 		return err
 	}
