@@ -30,6 +30,9 @@ import (
 
 // Options configure a Server.
 type Options struct {
+	// NoRecordPrompts keeps the runs' model calls out of the state
+	// (--no-record-prompts).
+	NoRecordPrompts bool
 	// Files lists the flow files offered; it is called again at each
 	// look for changes, so that new files become tools and removed ones
 	// stop being.
@@ -190,7 +193,7 @@ func (s *Server) call(prog *compiler.Program) sdk.ToolHandler {
 		token := req.Params.GetProgressToken()
 		done, total, deltas := 0, len(prog.Steps), 0
 		res, err := runtime.Apply(ctx, prog, runtime.Options{
-			Inputs: inputs, Store: s.opts.Store, Executors: s.opts.Executors, Origin: "mcp",
+			Inputs: inputs, Store: s.opts.Store, Executors: s.opts.Executors, Origin: "mcp", NoRecordPrompts: s.opts.NoRecordPrompts,
 			Observe: func(e runtime.Event) {
 				if token == nil {
 					return

@@ -139,7 +139,7 @@ func (s *Server) apply(ctx context.Context, lr *liveRun) (*runtime.Result, error
 	}
 	return apply(ctx, lr.prog, runtime.Options{
 		RunID: lr.id, Inputs: lr.inputs, Namespace: lr.namespace, Store: s.store, Executors: s.opts.Executors,
-		Resume: lr.resume, Queued: queued, Recorded: lr.recorded, Origin: originServe,
+		Resume: lr.resume, Queued: queued, Recorded: lr.recorded, Origin: originServe, NoRecordPrompts: s.opts.NoRecordPrompts,
 		Observe: func(e runtime.Event) {
 			s.metrics.observe(lr.flow, e)
 			switch e := e.(type) {

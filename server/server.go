@@ -27,11 +27,14 @@ const (
 
 // Options configure a Server.
 type Options struct {
-	Dir        string // the flows under it are served
-	Registries []string
-	GoEngine   string
-	Store      *state.Store
-	Executors  *blocks.Executors
+	Dir string // the flows under it are served
+	// NoRecordPrompts keeps the runs' model calls out of the state
+	// (--no-record-prompts).
+	NoRecordPrompts bool
+	Registries      []string
+	GoEngine        string
+	Store           *state.Store
+	Executors       *blocks.Executors
 	// HTTP are the options Executors' http and scrape blocks have, whose
 	// Egress is the HTTP allow list (nil for none): explain's check of a
 	// fix confines them further (thinker.FixChecker).

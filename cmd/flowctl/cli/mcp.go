@@ -67,7 +67,7 @@ docs/tools.md.`,
 				return err
 			}
 			defer sd.close()
-			srv := mcp.New(mcp.Options{Files: files, Registries: df.Registries, GoEngine: sd.engine, Only: a.Only, Store: sd.st, Executors: sd.ex, Version: version(), Warnings: s.err})
+			srv := mcp.New(mcp.Options{Files: files, Registries: df.Registries, GoEngine: sd.engine, Only: a.Only, Store: sd.st, Executors: sd.ex, Version: version(), Warnings: s.err, NoRecordPrompts: df.NoRecordPrompts})
 			ctx, stop := interruptible()
 			defer stop()
 			go srv.Watch(ctx, time.Second)

@@ -97,7 +97,7 @@ and docs/scale-out.md.`,
 			}
 			srv := server.New(server.Options{
 				Model: llm.NewExecutor(cfg), ModelName: cfg.Model, MaxTokens: budget,
-				Dir: dir, Registries: df.Registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex, HTTP: sd.http,
+				Dir: dir, NoRecordPrompts: df.NoRecordPrompts, Registries: df.Registries, GoEngine: sd.engine, Store: sd.st, Executors: sd.ex, HTTP: sd.http,
 				Tokens: tokens, AllowedHosts: server.AllowedHosts(addr, a.AllowedHosts), Logger: log, MaxActive: a.MaxActive, MaxQueue: a.MaxQueue, Engine: onTemporal,
 				NamespaceHeader: a.NamespaceHeader, IdempotencyExpiry: a.IdempotencyExpiry, NoTakeUp: a.NoTakeUp, NotifyURLs: a.Notify, NotifySecret: os.Getenv(envNotifySecret), BaseURL: tlsFiles.Scheme() + "://" + ln.Addr().String(),
 			})

@@ -136,4 +136,56 @@ func TestServeStreams(t *testing.T) {
 	if got := strings.Join(texts, "|"); got != "Hel|lo, |world." {
 		t.Errorf("the event stream's deltas: %q", got)
 	}
+
+	// The run's model call, in a page and whole.
+	var page struct {
+		Calls []struct {
+			Seq      int64
+			Step     string
+			Response string
+			Status   int
+		}
+	}
+	if code := srv.do("GET", "/v1/runs/"+started.RunID+"/calls", "", &page); code != http.StatusOK || len(page.Calls) != 1 ||
+		page.Calls[0].Step != "say" || page.Calls[0].Response != "Hello, world." || page.Calls[0].Status != 200 {
+		t.Errorf("GET calls: %d %+v", code, page)
+	}
+	var one struct{ Seq int64 }
+	if code := srv.do("GET", "/v1/runs/"+started.RunID+"/calls/1", "", &one); code != http.StatusOK || one.Seq != 1 {
+		t.Errorf("GET calls/1: %d %+v", code, one)
+	}
+	if code := srv.do("GET", "/v1/runs/"+started.RunID+"/calls/2", "", nil); code != http.StatusNotFound {
+		t.Errorf("GET calls/2: %d", code)
+	}
+	do("the step's calls in its panel, one opened",
+		chromedp.Navigate(srv.url+"/runs/"+started.RunID),
+		until(`document.querySelector('g.node[data-step="say"]') !== null`),
+		chromedp.Click(chromedp.CSS(`g.node[data-step="say"]`)),
+		until(`document.querySelector('#calls [data-call="1"]') !== null`),
+		chromedp.Click(chromedp.CSS(`#calls [data-call="1"] summary`)),
+		until(`document.querySelector('#calls [data-call="1"] .reply')?.textContent === 'Hello, world.'`),
+		until(`document.querySelector('#calls [data-call="1"] .message')?.textContent.includes('Say hello')`))
+}
+
+// TestServeNoRecordPrompts: serve --no-record-prompts keeps a run's model
+// calls out of the state.
+func TestServeNoRecordPrompts(t *testing.T) {
+	start, more := make(chan struct{}), make(chan struct{})
+	close(start)
+	close(more)
+	model := gatedModel(t, start, more)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "talk.flow.hcl"), fmt.Sprintf(talkFlow, model.URL))
+	srv := startServe(t, dir, nil, "--no-record-prompts")
+	var started struct {
+		RunID string `json:"run_id"`
+	}
+	if code := srv.do("POST", "/v1/flows/talk/runs", `{"inputs": {}}`, &started); code != http.StatusAccepted {
+		t.Fatalf("start: %d", code)
+	}
+	srv.events(started.RunID, "")
+	var page struct{ Calls []any }
+	if code := srv.do("GET", "/v1/runs/"+started.RunID+"/calls", "", &page); code != http.StatusOK || len(page.Calls) != 0 {
+		t.Errorf("GET calls: %d, %d calls; want none", code, len(page.Calls))
+	}
 }

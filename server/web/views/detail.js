@@ -34,6 +34,34 @@ function instance(st) {
     st.log ? [h('h3', {}, 'Log'), h('pre', {}, st.log)] : null);
 }
 
+// callsSection lists a step's model calls (GET /v1/runs/{id}/calls),
+// each opening to its messages and reply, read whole when opened.
+function callsSection(run, name) {
+  const id = run.run_id;
+  const list = h('div', { id: 'calls' });
+  const section = h('section', {}, h('h3', {}, 'Model calls'), list);
+  api(`/v1/runs/${encodeURIComponent(id)}/calls?step=${encodeURIComponent(name)}&limit=200`).then(page => {
+    if (!page.calls.length) { section.hidden = true; return; }
+    put(list, page.calls.map(c => {
+      const body = h('div', { class: 'call-body' });
+      const item = h('details', { 'data-call': String(c.seq) },
+        h('summary', {}, `#${c.seq}${c.instance ? ' [' + c.instance + ']' : ''} · ${c.provider ? c.provider + '/' : ''}${c.model} · ${c.status || 'no reply'} · ${c.duration_ms}ms`,
+          c.usage ? ` · ${tokens(c.usage)}` : ''), body);
+      item.addEventListener('toggle', async () => {
+        if (!item.open || body.childNodes.length) return;
+        const whole = await api(`/v1/runs/${encodeURIComponent(id)}/calls/${c.seq}`);
+        put(body,
+          whole.request.messages.map(m => [h('h4', {}, m.role), h('pre', { class: 'message' }, m.content)]),
+          whole.error ? [h('h4', {}, 'Error'), h('pre', { class: 'error' }, whole.error)] : null,
+          whole.response != null ? [h('h4', {}, 'Reply'), h('pre', { class: 'reply' }, whole.response)] : null,
+          (whole.tool_calls || []).map(t => [h('h4', {}, `Calls ${t.name}`), h('pre', {}, t.arguments)]));
+      });
+      return item;
+    }));
+  }).catch(() => { section.hidden = true; });
+  return section;
+}
+
 // renderDetail shows step name of run in el.
 export function renderDetail(el, run, flow, name) {
   const def = (flow.steps || []).find(st => st.name === name);
@@ -50,7 +78,8 @@ export function renderDetail(el, run, flow, name) {
     const sum = { prompt_tokens: total('prompt_tokens'), completion_tokens: total('completion_tokens'), total_tokens: total('total_tokens'),
       cost_usd: priced.length ? priced.reduce((n, u) => n + u.cost_usd, 0) : null };
     const all = used.length > 1 ? h('p', { id: 'step-tokens' }, `Tokens, all ${used.length} instances: ${tokens(sum)}`) : null;
-    put(el, head, all, insts.length ? failedFirst(insts).map(instance) : h('p', { class: 'muted' }, 'Not run yet.'));
+    put(el, head, all, insts.length ? failedFirst(insts).map(instance) : h('p', { class: 'muted' }, 'Not run yet.'),
+      insts.length && run.run_id ? callsSection(run, name) : null);
     return;
   }
   // Many instances: counts, what did not succeed, and pages of them all.

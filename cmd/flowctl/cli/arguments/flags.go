@@ -166,6 +166,9 @@ type Dir struct {
 	Log                      Log
 	Unconfined               bool
 	Store                    Store // --migrate, --state-wait
+	// NoRecordPrompts is --no-record-prompts: the runs' model calls are
+	// not kept in the state.
+	NoRecordPrompts bool
 }
 
 // Flags adds the flags; listening prefixes the help of those that matter
@@ -180,6 +183,7 @@ func (f *Dir) Flags(fs *pflag.FlagSet, listening string) {
 	fs.StringVar(&f.GoEngine, "go-engine", "", goEngineUsage)
 	fs.BoolVar(&f.Unconfined, "unconfined", false, unconfinedUsage)
 	fs.StringArrayVar(&f.HTTPAllow, "http-allow", nil, "where http and scrape steps may connect, as for apply")
+	fs.BoolVar(&f.NoRecordPrompts, "no-record-prompts", false, "keep the runs' model calls (their messages and replies) out of the state, as a flow's record_prompts = false does (default: recorded, as the runs' outputs are)")
 	f.Store.Flags(fs)
 }
 
