@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/blocks/llm/llmtest"
 )
 
 // budgetFlow makes two model calls in turn, $0.06 each at its provider's
@@ -54,12 +54,7 @@ func TestBudgetStopsTheRun(t *testing.T) {
 	var sent atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sent.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"id": "c", "object": "chat.completion", "model": "m",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": "ok"}}},
-			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-		})
+		llmtest.Reply(w, "m", "ok", llmtest.Usage{Prompt: 10, Completion: 5})
 	}))
 	t.Cleanup(srv.Close)
 	prog := compile(t, strings.Replace(budgetFlow, "%s", srv.URL+"/v1", 1))

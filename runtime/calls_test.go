@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/blocks/llm/llmtest"
 )
 
 const callsFlow = `
@@ -45,11 +46,7 @@ func TestCallsRecorded(t *testing.T) {
 			w.Write([]byte(`{"error":{"message":"busy"}}`))
 			return
 		}
-		json.NewEncoder(w).Encode(map[string]any{
-			"id": "c", "object": "chat.completion", "model": "m",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": "used hunter22"}}},
-			"usage":   map[string]any{"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
-		})
+		llmtest.Reply(w, "m", "used hunter22", llmtest.Usage{Prompt: 3, Completion: 2})
 	}))
 	t.Cleanup(srv.Close)
 	ex := &blocks.Executors{Builtins: blocks.BuiltinExecutors()}

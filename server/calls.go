@@ -60,14 +60,9 @@ func newAPICall(c state.Call, capped bool) (apiCall, error) {
 // /v1/runs/{id}/calls?step=&limit=&cursor=), in the order they were made.
 func (s *Server) getCalls(w http.ResponseWriter, r *http.Request) {
 	id, q := r.PathValue("id"), r.URL.Query()
-	limit := defaultPage
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > maxPage {
-			writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("limit is a whole number from 1 to %d.", maxPage), nil, nil)
-			return
-		}
-		limit = n
+	limit, ok := pageLimit(w, q)
+	if !ok {
+		return
 	}
 	var after int64
 	if c := q.Get("cursor"); c != "" {

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -77,17 +78,27 @@ func parseCursor(s string) (*runCursor, bool) {
 	return &runCursor{key: state.RunKey{StartedAt: time.Unix(0, n), ID: id}}, true
 }
 
+// pageLimit reads a page's ?limit= (defaultPage when absent), or answers
+// 400 and reports false.
+func pageLimit(w http.ResponseWriter, q url.Values) (int, bool) {
+	l := q.Get("limit")
+	if l == "" {
+		return defaultPage, true
+	}
+	n, err := strconv.Atoi(l)
+	if err != nil || n < 1 || n > maxPage {
+		writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("limit is a whole number from 1 to %d.", maxPage), nil, nil)
+		return 0, false
+	}
+	return n, true
+}
+
 func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := state.RunFilter{Flow: q.Get("flow"), Namespace: q.Get("namespace"), Status: q.Get("status")}
-	limit := defaultPage
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > maxPage {
-			writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("limit is a whole number from 1 to %d.", maxPage), nil, nil)
-			return
-		}
-		limit = n
+	limit, ok := pageLimit(w, q)
+	if !ok {
+		return
 	}
 	cur, ok := parseCursor(q.Get("cursor"))
 	if !ok {

@@ -310,14 +310,9 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getInstances(w http.ResponseWriter, r *http.Request) {
 	id, step := r.PathValue("id"), r.PathValue("step")
 	q := r.URL.Query()
-	limit := defaultPage
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > maxPage {
-			writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("limit is a whole number from 1 to %d.", maxPage), nil, nil)
-			return
-		}
-		limit = n
+	limit, ok := pageLimit(w, q)
+	if !ok {
+		return
 	}
 	after := ""
 	if c := q.Get("cursor"); c != "" {

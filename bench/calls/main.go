@@ -9,7 +9,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"net/http"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/bench/benchutil"
+	"github.com/flowctl/flowctl/blocks/llm/llmtest"
 )
 
 var (
@@ -57,12 +57,7 @@ func main() {
 	defer done()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(*delay)
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"id": "c", "object": "chat.completion", "model": "m",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": strings.Repeat("words ", 40)}}},
-			"usage":   map[string]any{"prompt_tokens": 30, "completion_tokens": 40, "total_tokens": 70},
-		})
+		llmtest.Reply(w, "m", strings.Repeat("words ", 40), llmtest.Usage{Prompt: 30, Completion: 40})
 	}))
 	defer srv.Close()
 	times := map[bool][]time.Duration{}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/bench/benchutil"
+	"github.com/flowctl/flowctl/blocks/llm/llmtest"
 )
 
 var n = flag.Int("n", 50, "runs per measurement")
@@ -60,25 +61,19 @@ type model struct {
 }
 
 func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	fl := w.(http.Flusher)
-	chunk := func(text string) {
-		fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", text)
-		fl.Flush()
-	}
+	st := llmtest.NewStream(w, "m")
 	select {
 	case <-m.start:
 	case <-time.After(time.Minute):
 	}
-	chunk("Hel")
+	st.Chunk("Hel")
 	m.first <- time.Now()
 	select {
 	case <-m.released:
 	case <-time.After(time.Minute):
 	}
-	chunk("lo")
-	fmt.Fprint(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}\n\ndata: [DONE]\n\n")
-	fl.Flush()
+	st.Chunk("lo")
+	st.End(llmtest.Usage{Prompt: 3, Completion: 2})
 }
 
 func main() {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/flowctl/flowctl/blocks/llm/llmtest"
 )
 
 const talkFlow = `
@@ -37,25 +38,19 @@ output "text" {
 // reply once more is.
 func gatedModel(t *testing.T, start, more <-chan struct{}) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		chunk := func(c string) {
-			b, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "model": "m",
-				"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": c}}}})
-			fmt.Fprintf(w, "data: %s\n\n", b)
-			w.(http.Flusher).Flush()
-		}
+		st := llmtest.NewStream(w, "m")
 		for _, gate := range []<-chan struct{}{start, more} {
 			select {
 			case <-gate:
 			case <-time.After(2 * time.Minute):
 			}
 			if gate == start {
-				chunk("Hel")
+				st.Chunk("Hel")
 			}
 		}
-		chunk("lo, ")
-		chunk("world.")
-		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+		st.Chunk("lo, ")
+		st.Chunk("world.")
+		st.End(llmtest.Usage{Prompt: 3, Completion: 3})
 	}))
 	t.Cleanup(srv.Close)
 	return srv

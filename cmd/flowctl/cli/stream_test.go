@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flowctl/flowctl/blocks/llm/llmtest"
 )
 
 // streamingModel is an OpenAI-compatible server that streams each reply
@@ -18,14 +20,11 @@ func streamingModel(t *testing.T, chunks ...string) *httptest.Server {
 		if r.Header.Get("Accept") != "text/event-stream" {
 			t.Errorf("a request that does not stream")
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
+		st := llmtest.NewStream(w, "m")
 		for _, c := range chunks {
-			b, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "model": "m",
-				"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": c}}}})
-			fmt.Fprintf(w, "data: %s\n\n", b)
-			w.(http.Flusher).Flush()
+			st.Chunk(c)
 		}
-		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":6,"total_tokens":10}}`+"\n\ndata: [DONE]\n\n")
+		st.End(llmtest.Usage{Prompt: 4, Completion: 6})
 	}))
 	t.Cleanup(srv.Close)
 	return srv
