@@ -218,7 +218,7 @@ func runsLogs(s streams, f *arguments.State, id, step string, follow, jsonOut bo
 			return err
 		}
 		for _, sr := range steps {
-			label := views.ResultLabel(sr)
+			label := sr.Label()
 			if shown[label] || (step != "" && step != sr.Step && step != label) || sr.FinishedAt.IsZero() {
 				continue
 			}
@@ -249,7 +249,7 @@ const logsPoll = 200 * time.Millisecond
 
 func shownAll(steps []*state.StepResult, shown map[string]bool) bool {
 	for _, sr := range steps {
-		if !sr.FinishedAt.IsZero() && !shown[views.ResultLabel(sr)] {
+		if !sr.FinishedAt.IsZero() && !shown[sr.Label()] {
 			return false
 		}
 	}

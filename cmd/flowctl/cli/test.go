@@ -124,13 +124,13 @@ func loadTestBlocks(parser *lang.Parser, paths, registries []string, goEngine st
 	loaded := map[string]bool{}
 	collect := func(r *blocks.Registry) {
 		for _, f := range r.Files() {
-			loaded[absPath(f)] = true
+			loaded[lang.AbsPath(f)] = true
 		}
 		for _, b := range r.All() {
 			if b.Def == nil {
 				continue
 			}
-			key := fmt.Sprintf("%s:%d", absPath(b.Def.DeclRange.Filename), b.Def.DeclRange.Start.Byte)
+			key := fmt.Sprintf("%s:%d", lang.AbsPath(b.Def.DeclRange.Filename), b.Def.DeclRange.Start.Byte)
 			if _, ok := found[key]; !ok {
 				found[key] = b
 			}
@@ -154,7 +154,7 @@ func loadTestBlocks(parser *lang.Parser, paths, registries []string, goEngine st
 		collect(r)
 	}
 	for _, bf := range blockFiles {
-		if loaded[absPath(bf)] {
+		if loaded[lang.AbsPath(bf)] {
 			continue
 		}
 		defs, d := blocks.ParseBlockFile(parser, bf)
