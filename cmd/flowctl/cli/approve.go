@@ -2,13 +2,9 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/user"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
@@ -17,6 +13,7 @@ import (
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
+	"github.com/flowctl/flowctl/runtime/terminal"
 	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
@@ -48,7 +45,7 @@ that process continues it.`,
 			f, ef := &a.Run, &a.Engine
 			reject, comment, by, instance, step := a.Reject, a.Comment, a.By, a.Instance, a.Step
 			if by == "" {
-				by = currentUser()
+				by = terminal.User()
 			}
 			sf := &arguments.State{Dir: f.State, Flow: a.Flow}
 			st, _, err := openStateOf(s, sf)
@@ -107,13 +104,6 @@ func notWaitingError(st *state.Store, run *state.Run, step, instance string, err
 		detail += "; the run waits for no approval"
 	}
 	return failf("Not waiting", "%s.", detail)
-}
-
-func currentUser() string {
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	return os.Getenv("USER")
 }
 
 // resumeRun continues a recorded run in the foreground, as apply runs one.
@@ -191,10 +181,10 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 		<-ctx.Done()
 		stop()
 	}()
-	interactive := !jsonOut && isTerminal(s.in) && isTerminal(s.out)
-	var asker *terminalAsker
+	interactive := !jsonOut && terminal.Is(s.in) && terminal.Is(s.out)
+	var asker *terminal.Asker
 	if interactive {
-		asker = &terminalAsker{in: bufio.NewReader(s.in), by: currentUser()}
+		asker = &terminal.Asker{In: bufio.NewReader(s.in), By: terminal.User()}
 	}
 	for {
 		var view views.Apply
@@ -203,8 +193,8 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 		} else {
 			h := views.NewApplyHuman(s.out, colorTerminal(s.out), views.LabelWidth(prog), verbose)
 			if asker != nil {
-				asker.view = h
-				opts.Ask = asker.ask
+				asker.View = h
+				opts.Ask = asker.Ask
 			}
 			view = h
 		}
@@ -246,40 +236,4 @@ func runStarted(s streams, l *flowLoader, res *runtime.Result, err error, jsonOu
 		views.WriteRunDiagnostics(s.err, colorTerminal(s.err), l.parser.Files(), res.Diagnostics)
 	}
 	return nil
-}
-
-// terminalAsker asks approval questions on the terminal, one at a time,
-// holding the run's other lines until the answer.
-type terminalAsker struct {
-	mu   sync.Mutex
-	in   *bufio.Reader
-	by   string
-	view *views.ApplyHuman
-}
-
-func (a *terminalAsker) ask(ctx context.Context, req runtime.ApprovalRequest) (runtime.Decision, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	out := a.view.Hold()
-	defer a.view.Release()
-	fmt.Fprintf(out, "\n? %s asks: %s\n", runtime.Label(req.Step, req.Instance), req.Message)
-	for {
-		l, err := terminalLine(ctx, a.in, out, `  Approve? yes or no, a comment may follow a colon ("no: wrong list"): `)
-		switch {
-		case ctx.Err() != nil:
-			fmt.Fprintln(out)
-			return runtime.Decision{}, ctx.Err()
-		case err != nil:
-			fmt.Fprintln(out)
-			return runtime.Decision{}, runtime.ErrNoAnswer
-		default:
-			answer, comment, _ := strings.Cut(l, ":")
-			switch strings.ToLower(strings.TrimSpace(answer)) {
-			case "yes", "y":
-				return runtime.Decision{Approved: true, Comment: strings.TrimSpace(comment), By: a.by}, nil
-			case "no", "n":
-				return runtime.Decision{Approved: false, Comment: strings.TrimSpace(comment), By: a.by}, nil
-			}
-		}
-	}
 }

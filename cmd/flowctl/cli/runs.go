@@ -8,6 +8,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
@@ -73,7 +74,7 @@ blob files nothing refers to any more; never a running or waiting run.
 			case "logs":
 				return runsLogs(s, f, a.RunID, a.LogStep, a.Follow, a.JSON)
 			case "retry":
-				return applyResume(s, &arguments.Run{State: f.Dir, Sandbox: sandboxIsolated}, &arguments.Engine{Engine: engineLocal}, a.RunID, f.Flow, a.JSON)
+				return applyResume(s, &arguments.Run{State: f.Dir, Sandbox: engine.SandboxIsolated}, &arguments.Engine{Engine: engineLocal}, a.RunID, f.Flow, a.JSON)
 			case "prune":
 				return runsPrune(s, f, &a.Prune, a.JSON)
 			}

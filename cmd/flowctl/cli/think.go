@@ -15,6 +15,7 @@ import (
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/runtime/terminal"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
 )
@@ -98,10 +99,10 @@ func runThink(s streams, a *arguments.Think) error {
 	}
 	closeVectors := thinkEmbeddings(&opts, cfg, dir)
 	defer closeVectors()
-	terminal := isTerminal(s.in) && isTerminal(s.err)
+	onTerminal := terminal.Is(s.in) && terminal.Is(s.err)
 	in := bufio.NewReader(s.in)
-	if terminal {
-		opts.Answer = terminalAnswer(in, s.err)
+	if onTerminal {
+		opts.Answer = terminal.Answer(in, s.err)
 	}
 	var st *state.Store
 	if a.Edit != "" {
@@ -147,7 +148,7 @@ func runThink(s streams, a *arguments.Think) error {
 	}
 	if err == nil {
 		if res.Proposal != nil {
-			return settleProposal(ctx, s, in, st, res.Proposal.ID, a.Accept, terminal && !a.JSON)
+			return settleProposal(ctx, s, in, st, res.Proposal.ID, a.Accept, onTerminal && !a.JSON)
 		}
 		return nil
 	}
@@ -176,7 +177,7 @@ func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.
 	}
 	switch {
 	case weakens && ask:
-		answer, err := terminalLine(ctx, in, s.err, "\nAccept it all the same? Only 'yes' will be accepted: ")
+		answer, err := terminal.Line(ctx, in, s.err, "\nAccept it all the same? Only 'yes' will be accepted: ")
 		if err != nil && err != io.EOF {
 			return err
 		}
@@ -185,7 +186,7 @@ func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.
 		fmt.Fprintf(s.err, "Staged as proposal %s, not written: it weakens the flow, so --accept does not write it. flowctl proposals accept %s asks for confirmation (--auto-approve gives it).\n", id, id)
 		return exitError{exitFailure}
 	case !accept && ask:
-		answer, err := terminalLine(ctx, in, s.err, "\nAccept? [y/N] ")
+		answer, err := terminal.Line(ctx, in, s.err, "\nAccept? [y/N] ")
 		if err != nil && err != io.EOF {
 			return err
 		}
@@ -217,16 +218,4 @@ func thinkEmbeddings(opts *thinker.Options, cfg llm.Config, dir string) func() {
 	}
 	opts.UseEmbeddings(cfg, st)
 	return func() { st.Close() }
-}
-
-// terminalAnswer asks a clarifying question on the terminal and reads the
-// answer, one line.
-func terminalAnswer(in *bufio.Reader, w io.Writer) func(ctx context.Context, question string) (string, error) {
-	return func(ctx context.Context, question string) (string, error) {
-		line, err := terminalLine(ctx, in, w, fmt.Sprintf("\n%s\n(answer, or press Enter to go on as it is) > ", question))
-		if err == io.EOF {
-			return "", nil // go on as it is
-		}
-		return line, err
-	}
 }
