@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -21,7 +20,6 @@ import (
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // localBlocksDir holds the block files of the current directory's
@@ -84,40 +82,11 @@ func blocksList(s streams, registries []string, jsonOut bool) error {
 const mcpListTimeout = 30 * time.Second
 
 // listMCPTools starts or reaches the MCP servers the flow files of the
-// current directory declare, as a run would (inputs at their defaults,
-// secrets from the environment), and lists their tools.
-func listMCPTools(l *flowLoader) []views.MCPTool {
-	var out []views.MCPTool
+// current directory declare, and lists their tools
+// (runtime.ListFlowMCPTools).
+func listMCPTools(l *flowLoader) []blocks.MCPTool {
 	flows, _ := filepath.Glob("*.flow.hcl")
-	for _, flow := range flows {
-		// Only a flow whose text names mcp_server can declare one: the
-		// others are not compiled.
-		if src, err := os.ReadFile(flow); err != nil || !bytes.Contains(src, []byte("mcp_server")) {
-			continue
-		}
-		prog, diags := compiler.Compile(flow, compiler.Options{Parser: l.parser, RegistryDirs: l.registries})
-		if diags.HasErrors() || prog == nil {
-			continue // blocks list is not validate; its servers are not listed
-		}
-		inputs, _ := prog.ResolveInputs(nil)
-		for _, in := range prog.Inputs {
-			if _, ok := inputs[in.Name]; !ok {
-				inputs[in.Name] = cty.UnknownVal(in.Type.Type)
-			}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), mcpListTimeout)
-		for _, st := range runtime.ListMCPTools(ctx, prog, runtime.Options{Inputs: inputs}) {
-			if st.Err != nil {
-				out = append(out, views.MCPTool{Flow: flow, Server: st.Server, Err: st.Err})
-				continue
-			}
-			for _, t := range st.Tools {
-				out = append(out, views.MCPTool{Flow: flow, Server: st.Server, Tool: t.Name, Description: t.Description, InputSchema: t.InputSchema})
-			}
-		}
-		cancel()
-	}
-	return out
+	return runtime.ListFlowMCPTools(flows, compiler.Options{Parser: l.parser, RegistryDirs: l.registries}, mcpListTimeout)
 }
 
 func blocksSearch(s streams, registries []string, query string, limit int, jsonOut bool) error {

@@ -298,7 +298,7 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 			}
 		}},
 		{"blocks", func(t *testing.T, g *goldenOut) {
-			tools := []MCPTool{{Flow: "gated.flow.hcl", Server: &lang.MCPServer{Name: "files"}, Tool: "read", Description: "Reads a file.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			tools := []blocks.MCPTool{{Flow: "gated.flow.hcl", Server: &lang.MCPServer{Name: "files"}, Tool: "read", Description: "Reads a file.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 				{Flow: "gated.flow.hcl", Server: &lang.MCPServer{Name: "broken"}, Err: errors.New("connection refused")}}
 			for _, jsonOut := range []bool{false, true} {
 				name := map[bool]string{false: "human", true: "json"}[jsonOut]
