@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"time"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
@@ -200,7 +199,7 @@ func diagnosed(err error) error { return runLookupError(fromBelow(err)) }
 // runsLogs prints the logs of a run's step instances (of one step, or one
 // instance as step[key], when step is set), in the order they started;
 // with follow, it waits for the instances still to finish while the run
-// is running.
+// is running (state's FollowLogs).
 func runsLogs(s streams, f *arguments.State, id, step string, follow, jsonOut bool) error {
 	st, flow, err := openStateOf(s, f)
 	if err != nil {
@@ -212,47 +211,8 @@ func runsLogs(s streams, f *arguments.State, id, step string, follow, jsonOut bo
 		return err
 	}
 	view := views.NewLogs(s.out, jsonOut)
-	shown := map[string]bool{}
-	for {
-		steps, err := st.Steps(run.ID)
-		if err != nil {
-			return err
-		}
-		for _, sr := range steps {
-			label := sr.Label()
-			if shown[label] || (step != "" && step != sr.Step && step != label) || sr.FinishedAt.IsZero() {
-				continue
-			}
-			shown[label] = true
-			if sr.Log != "" {
-				view.Log(sr)
-			}
-		}
-		if !follow {
-			break
-		}
-		if run, err = st.Run(run.ID); err != nil {
-			return err
-		}
-		if run.Status != "running" {
-			if !shownAll(steps, shown) {
-				continue // the last instances finished with the run
-			}
-			break
-		}
-		time.Sleep(logsPoll)
+	if err := st.FollowLogs(run, step, follow, view.Log); err != nil {
+		return err
 	}
 	return view.Close()
-}
-
-// logsPoll is how often runs logs --follow looks at the state.
-const logsPoll = 200 * time.Millisecond
-
-func shownAll(steps []*state.StepResult, shown map[string]bool) bool {
-	for _, sr := range steps {
-		if !sr.FinishedAt.IsZero() && !shown[sr.Label()] {
-			return false
-		}
-	}
-	return true
 }
