@@ -2,9 +2,7 @@ package cli
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
@@ -58,7 +56,7 @@ that process continues it.`,
 				return runLookupError(err)
 			}
 			if _, err := st.DecideApproval(run.ID, step, instance, !reject, comment, by); err != nil {
-				return notWaitingError(st, run, step, instance, err)
+				return fromBelow(runtime.NotWaiting(st, run, step, instance, err, time.Now()))
 			}
 			verb := "Approved"
 			if reject {
@@ -79,31 +77,6 @@ that process continues it.`,
 	}
 	a.Flags(cmd.Flags())
 	return cmd
-}
-
-// notWaitingError explains a decision that could not be recorded: the
-// step does not wait, and what the run's approvals are
-// (runtime.Undecided).
-func notWaitingError(st *state.Store, run *state.Run, step, instance string, err error) error {
-	if !errors.Is(err, state.ErrNotWaiting) {
-		return err
-	}
-	as, expired := runtime.Undecided(st, run.ID, step, instance, time.Now())
-	if expired != nil {
-		return failf("Not waiting", "The deadline of step %s of run %s passed at %s: the step fails when the run resumes (flowctl apply --resume %s).",
-			views.InstanceLabel(step, instance), run.ID, expired.Deadline.Local().Format("2006-01-02 15:04:05"), run.ID)
-	}
-	var waiting []string
-	for _, a := range as {
-		waiting = append(waiting, views.InstanceLabel(a.Step, a.Instance))
-	}
-	detail := fmt.Sprintf("Step %s of run %s (%s) is not waiting for a decision", views.InstanceLabel(step, instance), run.ID, run.Status)
-	if len(waiting) > 0 {
-		detail += "; it waits for " + strings.Join(waiting, ", ")
-	} else {
-		detail += "; the run waits for no approval"
-	}
-	return failf("Not waiting", "%s.", detail)
 }
 
 // resumeRun continues a recorded run in the foreground, as apply runs one.
