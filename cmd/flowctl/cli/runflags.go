@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -34,7 +33,11 @@ func openState(w io.Writer, f *arguments.Run, prog *compiler.Program) (*state.St
 // openStateDir opens the state in a directory, or the PostgreSQL
 // database of a postgres:// URL.
 func openStateDir(dir string) (*state.Store, error) {
-	return openStateWith(dir, state.Options{})
+	st, _, err := project.Open(dir, state.Options{})
+	if err != nil {
+		return nil, openError(dir, err)
+	}
+	return st, nil
 }
 
 // startRun returns the flow loader of plan, apply and watch, the --secret
@@ -73,19 +76,6 @@ func runExecutorsFor(s streams, f *arguments.Run, prog *compiler.Program) (*bloc
 	return ex, release, fromBelow(err)
 }
 
-// stateError is the diagnostic of a state that cannot be opened: a
-// directory that cannot be made, a damaged or newer database, or one that
-// another process keeps locked.
-func stateError(dir string, err error) error {
-	if se := schemaError(dir, err); se != nil {
-		return se
-	}
-	if errors.Is(err, state.ErrLocked) {
-		return failf("State locked", "The state in %s cannot be opened: %s. Another flowctl (or another program) is writing to it; try again when it has finished.", dir, trimStop(err.Error()))
-	}
-	return failf("Cannot open the state", "The state in %s cannot be opened: %s.", dir, trimStop(err.Error()))
-}
-
 func trimStop(s string) string { return strings.TrimRight(s, ".") }
 
 // stateDirName is the name of a project's state directory.
@@ -106,13 +96,8 @@ func openRunState(w io.Writer, dir string, o state.Options) (*state.Store, error
 }
 
 // openError is the diagnostic of a state that project.Open could not
-// open, the location of a database shown without its password.
-func openError(dir string, err error) error {
-	if state.IsURL(dir) {
-		dir = state.RedactURL(dir)
-	}
-	return stateError(dir, err)
-}
+// open (project.OpenDiagnostics).
+func openError(dir string, err error) error { return failDiags(nil, project.OpenDiagnostics(dir, err)) }
 
 // warnOldState says where the runs of a flow are when a state next to the
 // flow file is not the state in use (project.OldState). It says nothing
