@@ -1,23 +1,20 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/index"
-	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/thinker"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
@@ -97,53 +94,13 @@ func blocksSearch(s streams, registries []string, query string, limit int, jsonO
 	ix := index.New(all)
 	ctx, stop := interruptible()
 	defer stop()
-	closeState := useEmbeddings(ctx, s.err, ix)
+	closeState := thinker.SearchEmbeddings(ctx, s.err, ix, os.LookupEnv, project.State("", "."))
 	defer closeState()
 	hits, err := ix.SearchContext(ctx, query, limit)
 	if err != nil {
-		warnNoEmbeddings(s.err, err)
+		thinker.WarnNoEmbeddings(s.err, err)
 	}
 	return views.NewBlocks(s.out, jsonOut).Search(query, hits)
-}
-
-// useEmbeddings switches ix to embeddings when FLOWCTL_EMBEDDINGS_MODEL is
-// set, with the vectors cached in the state of the current directory.
-// When that fails it says so and leaves ix with text ranking. The returned
-// function closes the state.
-func useEmbeddings(ctx context.Context, stderr io.Writer, ix *index.Index) func() {
-	model := strings.TrimSpace(os.Getenv(llm.EnvEmbeddingsModel))
-	if model == "" {
-		return func() {}
-	}
-	cfg, err := llm.ConfigFromEnv(os.LookupEnv)
-	if err != nil {
-		warnNoEmbeddings(stderr, err)
-		return func() {}
-	}
-	if cfg.APIKey == "" && cfg.BaseURL == "" {
-		warnNoEmbeddings(stderr, fmt.Errorf("%s is set, but no model server is configured: set %s, or %s for a local OpenAI-compatible server",
-			llm.EnvEmbeddingsModel, llm.EnvAPIKey, llm.EnvBaseURL))
-		return func() {}
-	}
-	var cache index.VectorCache
-	dir := project.State("", ".")
-	st, err := openStateDir(dir)
-	if err != nil {
-		fmt.Fprintf(stderr, "Warning: embedding vectors are not cached: opening the state in %s: %s\n", dir, err)
-	} else {
-		cache = st.Vectors(model)
-	}
-	if err := ix.UseEmbeddings(ctx, llm.NewEmbedder(cfg, model), cache, model); err != nil {
-		warnNoEmbeddings(stderr, err)
-	}
-	if st == nil {
-		return func() {}
-	}
-	return func() { st.Close() }
-}
-
-func warnNoEmbeddings(w io.Writer, err error) {
-	fmt.Fprintf(w, "Warning: searching by text alone; embeddings are not available: %s\n", err)
 }
 
 // blocksShow describes the block of that name. When flows of the current

@@ -97,7 +97,7 @@ func runThink(s streams, a *arguments.Think) error {
 	if a.Out != "" {
 		dir = filepath.Dir(a.Out)
 	}
-	closeVectors := thinkEmbeddings(&opts, cfg, dir)
+	closeVectors := opts.UseEmbeddingsIn(cfg, project.State("", dir))
 	defer closeVectors()
 	onTerminal := terminal.Is(s.in) && terminal.Is(s.err)
 	in := bufio.NewReader(s.in)
@@ -201,21 +201,4 @@ func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.
 	}
 	fmt.Fprintf(s.err, "Accepted proposal %s: wrote %s.\n", id, strings.Join(p.Paths(), ", "))
 	return nil
-}
-
-// thinkEmbeddings adds embeddings to the thinker's registry search when
-// FLOWCTL_EMBEDDINGS_MODEL is set, with the vectors cached in the state
-// next to the flow. It returns a function that closes the state.
-func thinkEmbeddings(opts *thinker.Options, cfg llm.Config, dir string) func() {
-	if cfg.EmbeddingsModel == "" {
-		return func() {}
-	}
-	st, err := openStateDir(project.State("", dir))
-	if err != nil {
-		// The search embeds without a cache.
-		opts.UseEmbeddings(cfg, nil)
-		return func() {}
-	}
-	opts.UseEmbeddings(cfg, st)
-	return func() { st.Close() }
 }
