@@ -120,13 +120,8 @@ func runThink(s streams, a *arguments.Think) error {
 
 	var patterns *state.Store // the state of the flow's project, for its patterns
 	if a.Edit == "" {
-		if dir := project.State("", dir); !state.IsURL(dir) {
-			if _, err := os.Stat(dir); err == nil {
-				if patterns, err = openStateDir(dir); err == nil {
-					defer patterns.Close()
-					opts.Patterns = thinker.StatePatterns(patterns)
-				}
-			}
+		if patterns = opts.UsePatternsIn(project.State("", dir)); patterns != nil {
+			defer patterns.Close()
 		}
 	}
 

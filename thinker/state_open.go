@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/flowctl/flowctl/blocks/index"
@@ -68,4 +69,22 @@ func SearchEmbeddings(ctx context.Context, w io.Writer, ix *index.Index, lookup 
 // WarnNoEmbeddings says that a search ranks by text alone, and why.
 func WarnNoEmbeddings(w io.Writer, err error) {
 	fmt.Fprintf(w, "Warning: searching by text alone; embeddings are not available: %s\n", err)
+}
+
+// UsePatternsIn gives the thinker the patterns recorded in the state in
+// stateDir, when that is a directory that exists, and returns the state,
+// open; nil when there is none or it cannot be opened.
+func (o *Options) UsePatternsIn(stateDir string) *state.Store {
+	if state.IsURL(stateDir) {
+		return nil
+	}
+	if _, err := os.Stat(stateDir); err != nil {
+		return nil
+	}
+	st, _, err := project.Open(stateDir, state.Options{})
+	if err != nil {
+		return nil
+	}
+	o.Patterns = StatePatterns(st)
+	return st
 }
