@@ -154,28 +154,6 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 	return cmd
 }
 
-// applyResume is apply --resume RUN_ID: in this process, or on Temporal
-// with --engine temporal (engine.go).
-func applyResume(s streams, f *arguments.Run, ef *arguments.Engine, id, flowFile string, jsonOut bool) error {
-	sf := &arguments.State{Dir: f.State, Flow: flowFile}
-	st, _, err := openStateOf(s, sf)
-	if err != nil {
-		return err
-	}
-	defer closeState(st)
-	run, err := st.Run(id)
-	if err != nil {
-		return runLookupError(err)
-	}
-	if run, err = reconcileTemporal(s, ef, st, run); err != nil {
-		return err
-	}
-	if ef.Engine == engineTemporal {
-		return resumeOnTemporal(s, f, ef, sf, st, run, jsonOut)
-	}
-	return resumeRun(s, f, sf, st, run, jsonOut)
-}
-
 // executors are the executors of this build (engine.Executors).
 func executors(o engine.Options) (*blocks.Executors, func(), error) {
 	ex, release, err := engine.Executors(o)

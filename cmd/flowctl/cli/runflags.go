@@ -122,3 +122,31 @@ func warnOtherStates(w io.Writer, dir, inUse string) {
 			other, inUse, other, inUse)
 	}
 }
+
+// openStateOf opens the state of the runs and output commands and names
+// the flow to filter by ("" for all).
+func openStateOf(s streams, f *arguments.State) (*state.Store, string, error) {
+	base, flowName := ".", ""
+	if f.Flow != "" {
+		l := newFlowLoader(s, nil)
+		l.skipCode = true // for its name
+		prog, err := l.compile(f.Flow)
+		if err != nil {
+			return nil, "", err
+		}
+		flowName = prog.Flow.Name
+		base = project.Base(prog.Filename, ".")
+		if f.Dir == "" {
+			warnOldState(s.err, prog.Filename, project.State("", base))
+		}
+	}
+	dir := project.State(f.Dir, base)
+	if !state.IsURL(dir) && !dirExists(dir) {
+		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name a state with --state DIR. The state of a project is the nearest %s from the working directory up to the top of its git repository, else the one at that top, else the working directory's (docs/runtime.md, \"Where the state lives\").", dir, stateDirName)
+	}
+	st, err := openStateDir(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return st, flowName, nil
+}
