@@ -8,7 +8,6 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/compiler"
-	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -106,20 +105,6 @@ func warnOldState(w io.Writer, flowFile, inUse string) {
 	if old := project.OldState(flowFile, inUse); old != "" {
 		fmt.Fprintf(w, "Warning: %s, next to this flow, is a state other than the project's, which is %s: the runs, memory and cache in %s are not read. Read them with --state %s, or move that directory to %s when the project has no state yet (see docs/runtime.md, \"Where the state lives\").\n",
 			old, inUse, old, old, inUse)
-	}
-}
-
-// warnOtherStates says, for serve DIR and mcp DIR, where the states next
-// to the flows under dir are that are not the state in use
-// (project.OtherStates): their runs are not listed.
-func warnOtherStates(w io.Writer, dir, inUse string) {
-	if state.IsURL(inUse) {
-		return
-	}
-	flows, _ := project.Find([]string{dir}, lang.IsFlowFile)
-	for _, other := range project.OtherStates(flows, inUse) {
-		fmt.Fprintf(w, "Warning: %s, next to flows served here, is a state other than the project's, which is %s: its runs are not listed, nor its memory and cache used. Read them with --state %s, or move that directory to %s when the project has no state yet (see docs/runtime.md, \"Where the state lives\").\n",
-			other, inUse, other, inUse)
 	}
 }
 
