@@ -2,11 +2,11 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -57,7 +57,7 @@ whenever it is opened; migrate opens it and says its version.`,
 					return err
 				}
 				st.Close()
-				fmt.Fprintf(s.out, "The state in %s is at schema version %d, this flowctl's (SQLite is upgraded when opened).\n", dir, state.SchemaVersion())
+				views.WriteStateVersion(s.out, dir, state.SchemaVersion())
 				return nil
 			}
 			shown := state.RedactURL(dir)
@@ -65,18 +65,7 @@ whenever it is opened; migrate opens it and says its version.`,
 			if err != nil {
 				return failf("Cannot migrate the state", "The state database %s cannot be migrated: %s.", shown, strings.TrimRight(err.Error(), "."))
 			}
-			switch {
-			case len(m.Statements) == 0:
-				fmt.Fprintf(s.out, "The state database %s is at schema version %d, this flowctl's: nothing to migrate.\n", shown, m.To)
-			case dryRun:
-				for _, stmt := range m.Statements {
-					fmt.Fprintln(s.out, strings.TrimSpace(stmt))
-					fmt.Fprintln(s.out)
-				}
-				fmt.Fprintf(s.out, "Would migrate the state database %s from schema version %d to %d (dry run: nothing changed).\n", shown, m.From, m.To)
-			default:
-				fmt.Fprintf(s.out, "Migrated the state database %s from schema version %d to %d.\n", shown, m.From, m.To)
-			}
+			views.WriteMigration(s.out, shown, m, dryRun)
 			return nil
 		},
 	}

@@ -226,6 +226,13 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 			NewVersion(g.w("human/stdout"), false).Version("1.2.3")
 			NewVersion(g.w("json/stdout"), true).Version("1.2.3")
 		}},
+		{"state", func(t *testing.T, g *goldenOut) {
+			WriteStateVersion(g.w("sqlite/stdout"), ".flowctl", 7)
+			m := &state.Migration{From: 6, To: 7, Statements: []string{"  ALTER TABLE runs ADD COLUMN x TEXT;\n", "CREATE INDEX i ON runs (x);"}}
+			WriteMigration(g.w("current/stdout"), "postgres://db/flows", &state.Migration{From: 7, To: 7}, false)
+			WriteMigration(g.w("dry-run/stdout"), "postgres://db/flows", m, true)
+			WriteMigration(g.w("migrated/stdout"), "postgres://db/flows", m, false)
+		}},
 		{"diagnostics", func(t *testing.T, g *goldenOut) {
 			WriteDiagnostics(g.w("human/stderr"), false, files, goldenDiags())
 			WriteDiagnosticsJSON(g.w("json/stdout"), files, goldenDiags())
