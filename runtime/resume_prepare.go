@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -91,4 +92,34 @@ func Undecided(st *state.Store, runID, step, instance string, now time.Time) (wa
 		waiting = append(waiting, a)
 	}
 	return waiting, expired
+}
+
+// NotWaiting explains err, a decision of step's instance that could not
+// be recorded because it does not wait for one (state.ErrNotWaiting), as
+// a diagnostic: its deadline passed, or which approvals the run waits
+// for. Another err is returned as it is.
+func NotWaiting(st *state.Store, run *state.Run, step, instance string, err error, now time.Time) error {
+	if !errors.Is(err, state.ErrNotWaiting) {
+		return err
+	}
+	label := func(step, instance string) string { return (&state.StepResult{Step: step, Instance: instance}).Label() }
+	as, expired := Undecided(st, run.ID, step, instance, now)
+	var detail string
+	if expired != nil {
+		detail = fmt.Sprintf("The deadline of step %s of run %s passed at %s: the step fails when the run resumes (flowctl apply --resume %s).",
+			label(step, instance), run.ID, expired.Deadline.Local().Format("2006-01-02 15:04:05"), run.ID)
+	} else {
+		var waiting []string
+		for _, a := range as {
+			waiting = append(waiting, label(a.Step, a.Instance))
+		}
+		detail = fmt.Sprintf("Step %s of run %s (%s) is not waiting for a decision", label(step, instance), run.ID, run.Status)
+		if len(waiting) > 0 {
+			detail += "; it waits for " + strings.Join(waiting, ", ")
+		} else {
+			detail += "; the run waits for no approval"
+		}
+		detail += "."
+	}
+	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Not waiting", Detail: detail}}
 }

@@ -63,15 +63,3 @@ func TestResumeFlowFile(t *testing.T) {
 		t.Errorf("recorded: %q %v", got, diags)
 	}
 }
-
-// TestGivenSecrets: NAME=VALUE pairs, the value kept whole; a pair
-// without a name is refused.
-func TestGivenSecrets(t *testing.T) {
-	got, err := GivenSecrets([]string{"a=x=y", "b="})
-	if err != nil || got["a"] != "x=y" || got["b"] != "" || len(got) != 2 {
-		t.Errorf("GivenSecrets = %q, %v", got, err)
-	}
-	if _, err := GivenSecrets([]string{"=x"}); err == nil {
-		t.Errorf("a pair without a name was taken")
-	}
-}

@@ -140,7 +140,7 @@ type Example struct {
 func Collect(paths, registries []string, base string, mermaid func(*compiler.Program, *StepGraph) string) (*Docs, map[string]*hcl.File, hcl.Diagnostics) {
 	parser := lang.NewParser()
 	rel := func(p string) string {
-		if r, err := filepath.Rel(base, absPath(p)); err == nil {
+		if r, err := filepath.Rel(base, lang.AbsPath(p)); err == nil {
 			return filepath.ToSlash(r)
 		}
 		return filepath.ToSlash(p)
@@ -171,7 +171,7 @@ func Collect(paths, registries []string, base string, mermaid func(*compiler.Pro
 	if len(testFiles) > 0 {
 		byFile := docTests(parser, testFiles, rel, &diags)
 		for flow, ts := range byFile {
-			if !slices.ContainsFunc(flows, func(f string) bool { return absPath(f) == flow }) {
+			if !slices.ContainsFunc(flows, func(f string) bool { return lang.AbsPath(f) == flow }) {
 				flows = append(flows, flow)
 			}
 			tests[flow] = ts
@@ -185,7 +185,7 @@ func Collect(paths, registries []string, base string, mermaid func(*compiler.Pro
 		if dg.HasErrors() {
 			continue
 		}
-		d.Flows = append(d.Flows, flowDoc(prog, rel, tests[absPath(f)], mermaid))
+		d.Flows = append(d.Flows, flowDoc(prog, rel, tests[lang.AbsPath(f)], mermaid))
 		for _, def := range prog.File.Blocks {
 			b := prog.Registry.Lookup(def.Name)
 			if b != nil && b.Def == def {
@@ -230,7 +230,7 @@ func docTests(parser *lang.Parser, paths []string, rel func(string) string, diag
 			flow, d := compiler.TestFlowFile(file, def)
 			*diags = append(*diags, d...)
 			if !d.HasErrors() {
-				out[absPath(flow)] = append(out[absPath(flow)], Test{Name: def.Name, File: rel(file)})
+				out[lang.AbsPath(flow)] = append(out[lang.AbsPath(flow)], Test{Name: def.Name, File: rel(file)})
 			}
 		}
 	}
@@ -355,12 +355,4 @@ func hclText(v cty.Value) string {
 		return "(known when the flow runs)"
 	}
 	return strings.TrimSpace(string(hclwrite.TokensForValue(v).Bytes()))
-}
-
-// absPath is p made absolute, or cleaned when it cannot be.
-func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return filepath.Clean(p)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/flowtest/result"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -26,37 +27,18 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 )
 
-// Status is how a test ended.
-type Status string
+// Status is how a test ended (result.Status).
+type Status = result.Status
 
-// The statuses of a Result.
+// The statuses of a Result (result's).
 const (
-	// StatusPassed: exactly the expected steps failed and every assert
-	// held.
-	StatusPassed Status = "passed"
-	// StatusFailed: an assert did not hold, or other steps failed than
-	// the expected ones.
-	StatusFailed Status = "failed"
-	// StatusErrored: the test could not run as written (it would call a
-	// model or the network, its state could not be made, an assert could
-	// not be evaluated).
-	StatusErrored Status = "errored"
+	StatusPassed  = result.StatusPassed
+	StatusFailed  = result.StatusFailed
+	StatusErrored = result.StatusErrored
 )
 
-// Result is the outcome of one test.
-type Result struct {
-	Test     string
-	Range    hcl.Range // the test's name in its file
-	Status   Status
-	Duration time.Duration
-	// Failures say why a test failed or errored: diagnostics with the
-	// ranges of the test file (an assert's condition, with the values of
-	// its references) or of the flow (a step that failed).
-	Failures hcl.Diagnostics
-	// Runs and Passes count the runs of a test run several times
-	// (--repeat); both are 0 for a test run once.
-	Runs, Passes int
-}
+// Result is the outcome of one test (result.Result).
+type Result = result.Result
 
 // Aggregate is the result of a test run several times: passed when every
 // run passed, or when at least minRate of them did (minRate > 0); else

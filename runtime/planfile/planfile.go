@@ -55,9 +55,9 @@ type File struct {
 // Sensitive inputs are not written: apply is given them again.
 func Write(path string, plan *compiler.Plan, namespace string, noCache bool, shown any) error {
 	p := plan.Program
-	rel, err := filepath.Rel(filepath.Dir(absPath(path)), absPath(p.Filename))
+	rel, err := filepath.Rel(filepath.Dir(lang.AbsPath(path)), lang.AbsPath(p.Filename))
 	if err != nil {
-		rel = absPath(p.Filename)
+		rel = lang.AbsPath(p.Filename)
 	}
 	raw, err := json.Marshal(shown)
 	if err != nil {
@@ -84,13 +84,6 @@ func Write(path string, plan *compiler.Plan, namespace string, noCache bool, sho
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return filepath.Clean(p)
 }
 
 // Is reports whether a path names a saved plan rather than a flow.

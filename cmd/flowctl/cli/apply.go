@@ -2,11 +2,8 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
@@ -16,11 +13,11 @@ import (
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/planfile"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/runtime/terminal"
 	"github.com/flowctl/flowctl/runtime/tracing"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
-	"golang.org/x/term"
 )
 
 func newApplyCommand(s streams) *cobra.Command {
@@ -97,7 +94,7 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 					return err
 				}
 			}
-			interactive := isTerminal(s.in) && isTerminal(s.out)
+			interactive := terminal.Is(s.in) && terminal.Is(s.out)
 			if !fromPlan && !autoApprove && (jsonOut || !interactive) {
 				return usagef("apply needs --auto-approve, or a plan saved with plan --out, when it cannot ask for confirmation")
 			}
@@ -136,7 +133,7 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 					return err
 				}
 				views.WriteHumanPlan(s.out, plan, false, defaultModel())
-				line, err := terminalLine(ctx, bufio.NewReader(s.in), s.out, "\nDo you want to run these steps? Only 'yes' will be accepted: ")
+				line, err := terminal.Line(ctx, bufio.NewReader(s.in), s.out, "\nDo you want to run these steps? Only 'yes' will be accepted: ")
 				switch {
 				case ctx.Err() != nil:
 					fmt.Fprintln(s.err, "\nApply cancelled.")
@@ -157,40 +154,6 @@ recording its end) is recorded as interrupted, and can be resumed either way.`,
 	return cmd
 }
 
-// applyResume is apply --resume RUN_ID: in this process, or on Temporal
-// with --engine temporal (engine.go).
-func applyResume(s streams, f *arguments.Run, ef *arguments.Engine, id, flowFile string, jsonOut bool) error {
-	sf := &arguments.State{Dir: f.State, Flow: flowFile}
-	st, _, err := openStateOf(s, sf)
-	if err != nil {
-		return err
-	}
-	defer closeState(st)
-	run, err := st.Run(id)
-	if err != nil {
-		return runLookupError(err)
-	}
-	if run, err = reconcileTemporal(s, ef, st, run); err != nil {
-		return err
-	}
-	if ef.Engine == engineTemporal {
-		return resumeOnTemporal(s, f, ef, sf, st, run, jsonOut)
-	}
-	return resumeRun(s, f, sf, st, run, jsonOut)
-}
-
-// The settings of the executors (package engine), as the flags' help
-// names them.
-const (
-	envHTTPTimeout    = engine.EnvHTTPTimeout
-	envHTTPAllow      = engine.EnvHTTPAllow
-	envHTTPConns      = engine.EnvHTTPConns
-	envGoEngine       = engine.EnvGoEngine
-	envSandboxWorkers = engine.EnvSandboxWorkers
-	sandboxIsolated   = engine.SandboxIsolated
-	sandboxInProcess  = engine.SandboxInProcess
-)
-
 // executors are the executors of this build (engine.Executors).
 func executors(o engine.Options) (*blocks.Executors, func(), error) {
 	ex, release, err := engine.Executors(o)
@@ -209,36 +172,6 @@ func httpOptions(allow []string, conns int, lookup func(string) (string, bool)) 
 func resolveGoEngine(flag string) (string, error) {
 	e, err := engine.ResolveGoEngine(flag)
 	return e, fromBelow(err)
-}
-
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// terminalLine prints a prompt and reads one line, trimmed. It returns
-// io.EOF when the input ends before a line, and ctx's error when ctx ends
-// first (the read goes on in the background).
-func terminalLine(ctx context.Context, r *bufio.Reader, w io.Writer, prompt string) (string, error) {
-	fmt.Fprint(w, prompt)
-	type read struct {
-		line string
-		err  error
-	}
-	done := make(chan read, 1)
-	go func() {
-		line, err := r.ReadString('\n')
-		if err != nil && line != "" {
-			err = nil // a last line without a newline
-		}
-		done <- read{strings.TrimSpace(line), err}
-	}()
-	select {
-	case got := <-done:
-		return got.line, got.err
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
 }
 
 // writerOrNil avoids handing on a typed nil io.WriteCloser as a non-nil

@@ -2,24 +2,16 @@ package cli
 
 import (
 	"bufio"
-	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/user"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/runtime"
-	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/runtime/temporal"
-	"github.com/flowctl/flowctl/runtime/tracing"
+	"github.com/flowctl/flowctl/runtime/terminal"
 	"github.com/spf13/cobra"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // exitWaiting: a run stopped to wait for an approval (docs/design.md,
@@ -48,7 +40,7 @@ that process continues it.`,
 			f, ef := &a.Run, &a.Engine
 			reject, comment, by, instance, step := a.Reject, a.Comment, a.By, a.Instance, a.Step
 			if by == "" {
-				by = currentUser()
+				by = terminal.User()
 			}
 			sf := &arguments.State{Dir: f.State, Flow: a.Flow}
 			st, _, err := openStateOf(s, sf)
@@ -61,7 +53,7 @@ that process continues it.`,
 				return runLookupError(err)
 			}
 			if _, err := st.DecideApproval(run.ID, step, instance, !reject, comment, by); err != nil {
-				return notWaitingError(st, run, step, instance, err)
+				return fromBelow(runtime.NotWaiting(st, run, step, instance, err, time.Now()))
 			}
 			verb := "Approved"
 			if reject {
@@ -84,98 +76,6 @@ that process continues it.`,
 	return cmd
 }
 
-// notWaitingError explains a decision that could not be recorded: the
-// step does not wait, and what the run's approvals are
-// (runtime.Undecided).
-func notWaitingError(st *state.Store, run *state.Run, step, instance string, err error) error {
-	if !errors.Is(err, state.ErrNotWaiting) {
-		return err
-	}
-	as, expired := runtime.Undecided(st, run.ID, step, instance, time.Now())
-	if expired != nil {
-		return failf("Not waiting", "The deadline of step %s of run %s passed at %s: the step fails when the run resumes (flowctl apply --resume %s).",
-			views.InstanceLabel(step, instance), run.ID, expired.Deadline.Local().Format("2006-01-02 15:04:05"), run.ID)
-	}
-	var waiting []string
-	for _, a := range as {
-		waiting = append(waiting, views.InstanceLabel(a.Step, a.Instance))
-	}
-	detail := fmt.Sprintf("Step %s of run %s (%s) is not waiting for a decision", views.InstanceLabel(step, instance), run.ID, run.Status)
-	if len(waiting) > 0 {
-		detail += "; it waits for " + strings.Join(waiting, ", ")
-	} else {
-		detail += "; the run waits for no approval"
-	}
-	return failf("Not waiting", "%s.", detail)
-}
-
-func currentUser() string {
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	return os.Getenv("USER")
-}
-
-// resumeRun continues a recorded run in the foreground, as apply runs one.
-func resumeRun(s streams, f *arguments.Run, sf *arguments.State, st *state.Store, run *state.Run, jsonOut bool) error {
-	l, secrets, prog, inputs, err := prepareResume(s, f, sf, st, run)
-	if err != nil {
-		return err
-	}
-	stopTraces := tracing.Start(s.err)
-	defer stopTraces()
-	ex, closeLog, err := runExecutors(s, f)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
-	opts := runtime.Options{
-		Inputs: inputs, Secrets: secrets, Parallelism: f.Parallelism, Namespace: run.Namespace,
-		NoCache: f.NoCache, Store: st, Executors: ex, ResetCorruptMemory: f.ResetMemory,
-		Timeout: f.Timeout, Targets: f.Targets,
-		RunID: run.ID, Resume: true, KeepSucceeded: f.KeepSucceeded, MaxTokens: f.MaxTokens, MaxCostUSD: f.MaxCost,
-	}
-	// What the resumption runs, and why, before it runs.
-	plan, diags := runtime.Plan(prog, opts)
-	if err := l.check(diags); err != nil {
-		return err
-	}
-	if !jsonOut {
-		steps, err := st.Steps(run.ID)
-		if err != nil {
-			return err
-		}
-		views.WriteResumePlan(s.out, run.ID, plan, runtime.ResumeChanged(prog, run, steps), f.KeepSucceeded)
-	}
-	return runInForeground(s, l, prog, opts, jsonOut, f.Verbose)
-}
-
-// prepareResume compiles the flow of a recorded run (its recorded file,
-// or --flow), checks that it can resume the run, and returns it with the
-// run's inputs and the --secret values (runtime.PrepareResume).
-func prepareResume(s streams, f *arguments.Run, sf *arguments.State, st *state.Store, run *state.Run) (*flowLoader, map[string]string, *compiler.Program, map[string]cty.Value, error) {
-	l, secrets, given, err := startRun(s, f)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	file, diags := runtime.ResumeFlowFile(run, sf.Flow)
-	if diags.HasErrors() {
-		return nil, nil, nil, nil, failDiags(nil, diags)
-	}
-	prog, err := l.compile(file)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	inputs, diags, err := runtime.PrepareResume(prog, st, run, given)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	if err := l.check(diags); err != nil {
-		return nil, nil, nil, nil, err
-	}
-	return l, secrets, prog, inputs, nil
-}
-
 // runInForeground runs (or resumes) a flow as apply does: its events on
 // the terminal or as JSON lines, Ctrl-C cancelling it, approval questions
 // asked on a terminal. A run that stops waiting for decisions that were
@@ -191,10 +91,10 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 		<-ctx.Done()
 		stop()
 	}()
-	interactive := !jsonOut && isTerminal(s.in) && isTerminal(s.out)
-	var asker *terminalAsker
+	interactive := !jsonOut && terminal.Is(s.in) && terminal.Is(s.out)
+	var asker *terminal.Asker
 	if interactive {
-		asker = &terminalAsker{in: bufio.NewReader(s.in), by: currentUser()}
+		asker = &terminal.Asker{In: bufio.NewReader(s.in), By: terminal.User()}
 	}
 	for {
 		var view views.Apply
@@ -203,8 +103,8 @@ func runInForeground(s streams, l *flowLoader, prog *compiler.Program, opts runt
 		} else {
 			h := views.NewApplyHuman(s.out, colorTerminal(s.out), views.LabelWidth(prog), verbose)
 			if asker != nil {
-				asker.view = h
-				opts.Ask = asker.ask
+				asker.View = h
+				opts.Ask = asker.Ask
 			}
 			view = h
 		}
@@ -246,40 +146,4 @@ func runStarted(s streams, l *flowLoader, res *runtime.Result, err error, jsonOu
 		views.WriteRunDiagnostics(s.err, colorTerminal(s.err), l.parser.Files(), res.Diagnostics)
 	}
 	return nil
-}
-
-// terminalAsker asks approval questions on the terminal, one at a time,
-// holding the run's other lines until the answer.
-type terminalAsker struct {
-	mu   sync.Mutex
-	in   *bufio.Reader
-	by   string
-	view *views.ApplyHuman
-}
-
-func (a *terminalAsker) ask(ctx context.Context, req runtime.ApprovalRequest) (runtime.Decision, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	out := a.view.Hold()
-	defer a.view.Release()
-	fmt.Fprintf(out, "\n? %s asks: %s\n", runtime.Label(req.Step, req.Instance), req.Message)
-	for {
-		l, err := terminalLine(ctx, a.in, out, `  Approve? yes or no, a comment may follow a colon ("no: wrong list"): `)
-		switch {
-		case ctx.Err() != nil:
-			fmt.Fprintln(out)
-			return runtime.Decision{}, ctx.Err()
-		case err != nil:
-			fmt.Fprintln(out)
-			return runtime.Decision{}, runtime.ErrNoAnswer
-		default:
-			answer, comment, _ := strings.Cut(l, ":")
-			switch strings.ToLower(strings.TrimSpace(answer)) {
-			case "yes", "y":
-				return runtime.Decision{Approved: true, Comment: strings.TrimSpace(comment), By: a.by}, nil
-			case "no", "n":
-				return runtime.Decision{Approved: false, Comment: strings.TrimSpace(comment), By: a.by}, nil
-			}
-		}
-	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/terminal"
 )
 
 // TestTerminalAsker: the question is asked until the answer is yes or no,
@@ -21,9 +22,9 @@ import (
 func TestTerminalAsker(t *testing.T) {
 	out := &syncBuffer{}
 	view := views.NewApplyHuman(out, false, 0, false)
-	a := &terminalAsker{in: bufio.NewReader(strings.NewReader("maybe\nNo: wrong list\n")), by: "ana", view: view}
+	a := &terminal.Asker{In: bufio.NewReader(strings.NewReader("maybe\nNo: wrong list\n")), By: "ana", View: view}
 	req := runtime.ApprovalRequest{Step: "review", Message: "Send 2 emails?"}
-	d, err := a.ask(context.Background(), req)
+	d, err := a.Ask(context.Background(), req)
 	if err != nil || d.Approved || d.Comment != "wrong list" || d.By != "ana" {
 		t.Fatalf("decision %+v, %v", d, err)
 	}
@@ -34,10 +35,10 @@ func TestTerminalAsker(t *testing.T) {
 	// Another step's line printed during the question comes after it.
 	pr, pw := io.Pipe()
 	out.Reset()
-	a = &terminalAsker{in: bufio.NewReader(pr), by: "ana", view: view}
+	a = &terminal.Asker{In: bufio.NewReader(pr), By: "ana", View: view}
 	done := make(chan runtime.Decision)
 	go func() {
-		d, _ := a.ask(context.Background(), req)
+		d, _ := a.Ask(context.Background(), req)
 		done <- d
 	}()
 	for !strings.Contains(out.String(), "Approve?") {
@@ -55,13 +56,13 @@ func TestTerminalAsker(t *testing.T) {
 	// The deadline ends the question.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
-	a = &terminalAsker{in: bufio.NewReader(pr), by: "ana", view: view}
-	if _, err := a.ask(ctx, req); !errors.Is(err, context.DeadlineExceeded) {
+	a = &terminal.Asker{In: bufio.NewReader(pr), By: "ana", View: view}
+	if _, err := a.Ask(ctx, req); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("after the deadline: %v", err)
 	}
 	pw.Close()
-	a = &terminalAsker{in: bufio.NewReader(strings.NewReader("")), by: "ana", view: view}
-	if _, err := a.ask(context.Background(), req); !errors.Is(err, runtime.ErrNoAnswer) {
+	a = &terminal.Asker{In: bufio.NewReader(strings.NewReader("")), By: "ana", View: view}
+	if _, err := a.Ask(context.Background(), req); !errors.Is(err, runtime.ErrNoAnswer) {
 		t.Errorf("at the end of the input: %v", err)
 	}
 }

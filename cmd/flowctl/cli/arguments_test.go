@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/server"
 )
 
@@ -14,13 +15,13 @@ func TestArgumentsNames(t *testing.T) {
 		{"EnvEngine", arguments.EnvEngine, envEngine},
 		{"EngineLocal", arguments.EngineLocal, engineLocal},
 		{"EngineTemporal", arguments.EngineTemporal, engineTemporal},
-		{"EnvGoEngine", arguments.EnvGoEngine, envGoEngine},
-		{"EnvHTTPAllow", arguments.EnvHTTPAllow, envHTTPAllow},
-		{"EnvHTTPConns", arguments.EnvHTTPConns, envHTTPConns},
+		{"EnvGoEngine", arguments.EnvGoEngine, engine.EnvGoEngine},
+		{"EnvHTTPAllow", arguments.EnvHTTPAllow, engine.EnvHTTPAllow},
+		{"EnvHTTPConns", arguments.EnvHTTPConns, engine.EnvHTTPConns},
 		{"EnvToken", arguments.EnvToken, server.EnvToken},
 		{"EnvNotifySecret", arguments.EnvNotifySecret, envNotifySecret},
-		{"SandboxIsolated", arguments.SandboxIsolated, sandboxIsolated},
-		{"SandboxInProcess", arguments.SandboxInProcess, sandboxInProcess},
+		{"SandboxIsolated", arguments.SandboxIsolated, engine.SandboxIsolated},
+		{"SandboxInProcess", arguments.SandboxInProcess, engine.SandboxInProcess},
 	} {
 		if c.got != c.want {
 			t.Errorf("arguments.%s = %q, want %q", c.name, c.got, c.want)

@@ -1,27 +1,22 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/index"
-	"github.com/flowctl/flowctl/blocks/llm"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/thinker"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // localBlocksDir holds the block files of the current directory's
@@ -84,40 +79,11 @@ func blocksList(s streams, registries []string, jsonOut bool) error {
 const mcpListTimeout = 30 * time.Second
 
 // listMCPTools starts or reaches the MCP servers the flow files of the
-// current directory declare, as a run would (inputs at their defaults,
-// secrets from the environment), and lists their tools.
-func listMCPTools(l *flowLoader) []views.MCPTool {
-	var out []views.MCPTool
+// current directory declare, and lists their tools
+// (runtime.ListFlowMCPTools).
+func listMCPTools(l *flowLoader) []blocks.MCPTool {
 	flows, _ := filepath.Glob("*.flow.hcl")
-	for _, flow := range flows {
-		// Only a flow whose text names mcp_server can declare one: the
-		// others are not compiled.
-		if src, err := os.ReadFile(flow); err != nil || !bytes.Contains(src, []byte("mcp_server")) {
-			continue
-		}
-		prog, diags := compiler.Compile(flow, compiler.Options{Parser: l.parser, RegistryDirs: l.registries})
-		if diags.HasErrors() || prog == nil {
-			continue // blocks list is not validate; its servers are not listed
-		}
-		inputs, _ := prog.ResolveInputs(nil)
-		for _, in := range prog.Inputs {
-			if _, ok := inputs[in.Name]; !ok {
-				inputs[in.Name] = cty.UnknownVal(in.Type.Type)
-			}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), mcpListTimeout)
-		for _, st := range runtime.ListMCPTools(ctx, prog, runtime.Options{Inputs: inputs}) {
-			if st.Err != nil {
-				out = append(out, views.MCPTool{Flow: flow, Server: st.Server, Err: st.Err})
-				continue
-			}
-			for _, t := range st.Tools {
-				out = append(out, views.MCPTool{Flow: flow, Server: st.Server, Tool: t.Name, Description: t.Description, InputSchema: t.InputSchema})
-			}
-		}
-		cancel()
-	}
-	return out
+	return runtime.ListFlowMCPTools(flows, compiler.Options{Parser: l.parser, RegistryDirs: l.registries}, mcpListTimeout)
 }
 
 func blocksSearch(s streams, registries []string, query string, limit int, jsonOut bool) error {
@@ -128,53 +94,13 @@ func blocksSearch(s streams, registries []string, query string, limit int, jsonO
 	ix := index.New(all)
 	ctx, stop := interruptible()
 	defer stop()
-	closeState := useEmbeddings(ctx, s.err, ix)
+	closeState := thinker.SearchEmbeddings(ctx, s.err, ix, os.LookupEnv, project.State("", "."))
 	defer closeState()
 	hits, err := ix.SearchContext(ctx, query, limit)
 	if err != nil {
-		warnNoEmbeddings(s.err, err)
+		thinker.WarnNoEmbeddings(s.err, err)
 	}
 	return views.NewBlocks(s.out, jsonOut).Search(query, hits)
-}
-
-// useEmbeddings switches ix to embeddings when FLOWCTL_EMBEDDINGS_MODEL is
-// set, with the vectors cached in the state of the current directory.
-// When that fails it says so and leaves ix with text ranking. The returned
-// function closes the state.
-func useEmbeddings(ctx context.Context, stderr io.Writer, ix *index.Index) func() {
-	model := strings.TrimSpace(os.Getenv(llm.EnvEmbeddingsModel))
-	if model == "" {
-		return func() {}
-	}
-	cfg, err := llm.ConfigFromEnv(os.LookupEnv)
-	if err != nil {
-		warnNoEmbeddings(stderr, err)
-		return func() {}
-	}
-	if cfg.APIKey == "" && cfg.BaseURL == "" {
-		warnNoEmbeddings(stderr, fmt.Errorf("%s is set, but no model server is configured: set %s, or %s for a local OpenAI-compatible server",
-			llm.EnvEmbeddingsModel, llm.EnvAPIKey, llm.EnvBaseURL))
-		return func() {}
-	}
-	var cache index.VectorCache
-	dir := project.State("", ".")
-	st, err := openStateDir(dir)
-	if err != nil {
-		fmt.Fprintf(stderr, "Warning: embedding vectors are not cached: opening the state in %s: %s\n", dir, err)
-	} else {
-		cache = st.Vectors(model)
-	}
-	if err := ix.UseEmbeddings(ctx, llm.NewEmbedder(cfg, model), cache, model); err != nil {
-		warnNoEmbeddings(stderr, err)
-	}
-	if st == nil {
-		return func() {}
-	}
-	return func() { st.Close() }
-}
-
-func warnNoEmbeddings(w io.Writer, err error) {
-	fmt.Fprintf(w, "Warning: searching by text alone; embeddings are not available: %s\n", err)
 }
 
 // blocksShow describes the block of that name. When flows of the current

@@ -11,6 +11,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/compiler/flowdoc"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/spf13/cobra"
 )
 
@@ -40,7 +41,7 @@ that file is not what docs would write, for CI.`,
 func runDocs(s streams, paths []string, format, out string, check bool, registries []string) error {
 	base, _ := os.Getwd()
 	if out != "" {
-		base = filepath.Dir(absPath(out))
+		base = filepath.Dir(lang.AbsPath(out))
 	}
 	d, files, diags := flowdoc.Collect(paths, registries, base, func(p *compiler.Program, g *flowdoc.StepGraph) string {
 		var b bytes.Buffer

@@ -55,7 +55,7 @@ func (v *watchTests) Event(e any) {
 	all, diags := loadFlowTests(parser, []string{filepath.Dir(v.flow)}, v.f.Registries, v.f.GoEngine, true)
 	var tests []*compiler.Test
 	for _, t := range all {
-		if absPath(t.Program.Filename) == absPath(v.flow) {
+		if lang.AbsPath(t.Program.Filename) == lang.AbsPath(v.flow) {
 			tests = append(tests, t)
 		}
 	}

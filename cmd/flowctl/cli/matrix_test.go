@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/lang/diagjson"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
@@ -375,21 +376,21 @@ step "creds" {
 	if code != exitUsage || !strings.Contains(errOut, "the HTTP allow list (--http-allow or FLOWCTL_HTTP_ALLOW)") {
 		t.Errorf("bad --http-allow: exit %d\n%s", code, errOut)
 	}
-	t.Setenv(envHTTPAllow, "example.com/x")
+	t.Setenv(engine.EnvHTTPAllow, "example.com/x")
 	if code, _, errOut := runIn("apply", "--auto-approve", dir); code != exitUsage || !strings.Contains(errOut, `"example.com/x" is not a host name`) {
-		t.Errorf("bad %s: exit %d\n%s", envHTTPAllow, code, errOut)
+		t.Errorf("bad %s: exit %d\n%s", engine.EnvHTTPAllow, code, errOut)
 	}
-	t.Setenv(envHTTPAllow, "")
-	t.Setenv(envHTTPTimeout, "soon")
+	t.Setenv(engine.EnvHTTPAllow, "")
+	t.Setenv(engine.EnvHTTPTimeout, "soon")
 	if code, _, errOut := runIn("apply", "--auto-approve", dir); code != exitUsage || !strings.Contains(errOut, "FLOWCTL_HTTP_TIMEOUT must be a duration") {
-		t.Errorf("bad %s: exit %d\n%s", envHTTPTimeout, code, errOut)
+		t.Errorf("bad %s: exit %d\n%s", engine.EnvHTTPTimeout, code, errOut)
 	}
-	t.Setenv(envHTTPTimeout, "")
+	t.Setenv(engine.EnvHTTPTimeout, "")
 	if code, _, errOut := runIn("apply", "--auto-approve", "--http-conns-per-host", "-2", dir); code != exitUsage || !strings.Contains(errOut, "--http-conns-per-host must be at least 1") {
 		t.Errorf("bad --http-conns-per-host: exit %d\n%s", code, errOut)
 	}
-	t.Setenv(envHTTPConns, "many")
+	t.Setenv(engine.EnvHTTPConns, "many")
 	if code, _, errOut := runIn("apply", "--auto-approve", dir); code != exitUsage || !strings.Contains(errOut, `FLOWCTL_HTTP_CONNS_PER_HOST must be a whole number of at least 1, not "many"`) {
-		t.Errorf("bad %s: exit %d\n%s", envHTTPConns, code, errOut)
+		t.Errorf("bad %s: exit %d\n%s", engine.EnvHTTPConns, code, errOut)
 	}
 }

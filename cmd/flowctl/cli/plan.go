@@ -105,7 +105,7 @@ steps would run.`,
 			}
 			// Plan runs nothing: the executors give the cache keys of the
 			// blocks whose results depend on more than their inputs.
-			ex, release, err := executors(engine.Options{Sandbox: sandboxIsolated, GoEngine: f.GoEngine, Warnings: s.err})
+			ex, release, err := executors(engine.Options{Sandbox: engine.SandboxIsolated, GoEngine: f.GoEngine, Warnings: s.err})
 			if err != nil {
 				return err
 			}

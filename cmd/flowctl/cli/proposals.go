@@ -10,6 +10,7 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/runtime/terminal"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
 )
@@ -58,7 +59,7 @@ elsewhere, or with --json, it needs --auto-approve.`,
 			}
 			switch sub {
 			case "accept":
-				if err := confirmWeakenings(s, st, p, a.AutoApprove, !jsonOut && isTerminal(s.in) && isTerminal(s.out)); err != nil {
+				if err := confirmWeakenings(s, st, p, a.AutoApprove, !jsonOut && terminal.Is(s.in) && terminal.Is(s.out)); err != nil {
 					return err
 				}
 				if err := acceptProposal(st, p); err != nil {
@@ -104,7 +105,7 @@ func confirmWeakenings(s streams, st *state.Store, p *state.Proposal, autoApprov
 	views.WriteWeakenings(s.out, ws, colorTerminal(s.out))
 	ctx, stop := interruptible()
 	defer stop()
-	line, err := terminalLine(ctx, bufio.NewReader(s.in), s.out, "\nAccept it all the same? Only 'yes' will be accepted: ")
+	line, err := terminal.Line(ctx, bufio.NewReader(s.in), s.out, "\nAccept it all the same? Only 'yes' will be accepted: ")
 	if ctx.Err() != nil || err != nil || line != "yes" {
 		fmt.Fprintln(s.err, "Accept cancelled: nothing was written.")
 		return exitError{exitFailure}

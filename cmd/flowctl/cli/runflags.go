@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/compiler"
-	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
@@ -34,7 +32,11 @@ func openState(w io.Writer, f *arguments.Run, prog *compiler.Program) (*state.St
 // openStateDir opens the state in a directory, or the PostgreSQL
 // database of a postgres:// URL.
 func openStateDir(dir string) (*state.Store, error) {
-	return openStateWith(dir, state.Options{})
+	st, _, err := project.Open(dir, state.Options{})
+	if err != nil {
+		return nil, openError(dir, err)
+	}
+	return st, nil
 }
 
 // startRun returns the flow loader of plan, apply and watch, the --secret
@@ -73,19 +75,6 @@ func runExecutorsFor(s streams, f *arguments.Run, prog *compiler.Program) (*bloc
 	return ex, release, fromBelow(err)
 }
 
-// stateError is the diagnostic of a state that cannot be opened: a
-// directory that cannot be made, a damaged or newer database, or one that
-// another process keeps locked.
-func stateError(dir string, err error) error {
-	if se := schemaError(dir, err); se != nil {
-		return se
-	}
-	if errors.Is(err, state.ErrLocked) {
-		return failf("State locked", "The state in %s cannot be opened: %s. Another flowctl (or another program) is writing to it; try again when it has finished.", dir, trimStop(err.Error()))
-	}
-	return failf("Cannot open the state", "The state in %s cannot be opened: %s.", dir, trimStop(err.Error()))
-}
-
 func trimStop(s string) string { return strings.TrimRight(s, ".") }
 
 // stateDirName is the name of a project's state directory.
@@ -106,13 +95,8 @@ func openRunState(w io.Writer, dir string, o state.Options) (*state.Store, error
 }
 
 // openError is the diagnostic of a state that project.Open could not
-// open, the location of a database shown without its password.
-func openError(dir string, err error) error {
-	if state.IsURL(dir) {
-		dir = state.RedactURL(dir)
-	}
-	return stateError(dir, err)
-}
+// open (project.OpenDiagnostics).
+func openError(dir string, err error) error { return failDiags(nil, project.OpenDiagnostics(dir, err)) }
 
 // warnOldState says where the runs of a flow are when a state next to the
 // flow file is not the state in use (project.OldState). It says nothing
@@ -124,16 +108,30 @@ func warnOldState(w io.Writer, flowFile, inUse string) {
 	}
 }
 
-// warnOtherStates says, for serve DIR and mcp DIR, where the states next
-// to the flows under dir are that are not the state in use
-// (project.OtherStates): their runs are not listed.
-func warnOtherStates(w io.Writer, dir, inUse string) {
-	if state.IsURL(inUse) {
-		return
+// openStateOf opens the state of the runs and output commands and names
+// the flow to filter by ("" for all).
+func openStateOf(s streams, f *arguments.State) (*state.Store, string, error) {
+	base, flowName := ".", ""
+	if f.Flow != "" {
+		l := newFlowLoader(s, nil)
+		l.skipCode = true // for its name
+		prog, err := l.compile(f.Flow)
+		if err != nil {
+			return nil, "", err
+		}
+		flowName = prog.Flow.Name
+		base = project.Base(prog.Filename, ".")
+		if f.Dir == "" {
+			warnOldState(s.err, prog.Filename, project.State("", base))
+		}
 	}
-	flows, _ := project.Find([]string{dir}, lang.IsFlowFile)
-	for _, other := range project.OtherStates(flows, inUse) {
-		fmt.Fprintf(w, "Warning: %s, next to flows served here, is a state other than the project's, which is %s: its runs are not listed, nor its memory and cache used. Read them with --state %s, or move that directory to %s when the project has no state yet (see docs/runtime.md, \"Where the state lives\").\n",
-			other, inUse, other, inUse)
+	dir := project.State(f.Dir, base)
+	if !state.IsURL(dir) && !dirExists(dir) {
+		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name a state with --state DIR. The state of a project is the nearest %s from the working directory up to the top of its git repository, else the one at that top, else the working directory's (docs/runtime.md, \"Where the state lives\").", dir, stateDirName)
 	}
+	st, err := openStateDir(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return st, flowName, nil
 }

@@ -2,43 +2,14 @@ package cli
 
 import (
 	"errors"
-	"time"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
-	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
 )
-
-// openStateOf opens the state of the runs and output commands and names
-// the flow to filter by ("" for all).
-func openStateOf(s streams, f *arguments.State) (*state.Store, string, error) {
-	base, flowName := ".", ""
-	if f.Flow != "" {
-		l := newFlowLoader(s, nil)
-		l.skipCode = true // for its name
-		prog, err := l.compile(f.Flow)
-		if err != nil {
-			return nil, "", err
-		}
-		flowName = prog.Flow.Name
-		base = project.Base(prog.Filename, ".")
-		if f.Dir == "" {
-			warnOldState(s.err, prog.Filename, project.State("", base))
-		}
-	}
-	dir := project.State(f.Dir, base)
-	if !state.IsURL(dir) && !dirExists(dir) {
-		return nil, "", failf("No state", "There is no state in %s: apply a flow first, or name a state with --state DIR. The state of a project is the nearest %s from the working directory up to the top of its git repository, else the one at that top, else the working directory's (docs/runtime.md, \"Where the state lives\").", dir, stateDirName)
-	}
-	st, err := openStateDir(dir)
-	if err != nil {
-		return nil, "", err
-	}
-	return st, flowName, nil
-}
 
 func newRunsCommand(s streams) *cobra.Command {
 	var a arguments.Runs
@@ -76,7 +47,7 @@ blob files nothing refers to any more; never a running or waiting run.
 			case "logs":
 				return runsLogs(s, f, a.RunID, a.LogStep, a.Follow, a.JSON)
 			case "retry":
-				return applyResume(s, &arguments.Run{State: f.Dir, Sandbox: sandboxIsolated}, &arguments.Engine{Engine: engineLocal}, a.RunID, f.Flow, a.JSON)
+				return applyResume(s, &arguments.Run{State: f.Dir, Sandbox: engine.SandboxIsolated}, &arguments.Engine{Engine: engineLocal}, a.RunID, f.Flow, a.JSON)
 			case "prune":
 				return runsPrune(s, f, &a.Prune, a.JSON)
 			}
@@ -202,7 +173,7 @@ func diagnosed(err error) error { return runLookupError(fromBelow(err)) }
 // runsLogs prints the logs of a run's step instances (of one step, or one
 // instance as step[key], when step is set), in the order they started;
 // with follow, it waits for the instances still to finish while the run
-// is running.
+// is running (state's FollowLogs).
 func runsLogs(s streams, f *arguments.State, id, step string, follow, jsonOut bool) error {
 	st, flow, err := openStateOf(s, f)
 	if err != nil {
@@ -214,47 +185,8 @@ func runsLogs(s streams, f *arguments.State, id, step string, follow, jsonOut bo
 		return err
 	}
 	view := views.NewLogs(s.out, jsonOut)
-	shown := map[string]bool{}
-	for {
-		steps, err := st.Steps(run.ID)
-		if err != nil {
-			return err
-		}
-		for _, sr := range steps {
-			label := views.ResultLabel(sr)
-			if shown[label] || (step != "" && step != sr.Step && step != label) || sr.FinishedAt.IsZero() {
-				continue
-			}
-			shown[label] = true
-			if sr.Log != "" {
-				view.Log(sr)
-			}
-		}
-		if !follow {
-			break
-		}
-		if run, err = st.Run(run.ID); err != nil {
-			return err
-		}
-		if run.Status != "running" {
-			if !shownAll(steps, shown) {
-				continue // the last instances finished with the run
-			}
-			break
-		}
-		time.Sleep(logsPoll)
+	if err := st.FollowLogs(run, step, follow, view.Log); err != nil {
+		return err
 	}
 	return view.Close()
-}
-
-// logsPoll is how often runs logs --follow looks at the state.
-const logsPoll = 200 * time.Millisecond
-
-func shownAll(steps []*state.StepResult, shown map[string]bool) bool {
-	for _, sr := range steps {
-		if !sr.FinishedAt.IsZero() && !shown[views.ResultLabel(sr)] {
-			return false
-		}
-	}
-	return true
 }

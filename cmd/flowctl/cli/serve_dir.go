@@ -5,25 +5,23 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
-	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/server"
 )
 
 // What serve and mcp share: both serve the flows under a directory, with
-// the state and the executors of apply, and both may listen on HTTP with a
-// bearer token.
+// the state and the executors of apply (engine.OpenServed), and both may
+// listen on HTTP with a bearer token.
 
-// servedDir is a directory of flows opened to be served: its state and the
-// executors of its blocks.
+// servedDir is a directory of flows opened to be served, by the names
+// serve and mcp use: its go engine, state and executors.
 type servedDir struct {
-	dir     string
-	engine  string // the go engine
-	st      *state.Store
-	ex      *blocks.Executors
-	http    blocks.HTTPOptions // those of ex's http and scrape blocks
-	release func()
+	engine string
+	st     *state.Store
+	ex     *blocks.Executors
+	http   blocks.HTTPOptions // those of ex's http and scrape blocks
+	close  func()
 }
 
 // checkDir refuses a DIR argument that is not a directory.
@@ -34,37 +32,17 @@ func checkDir(dir string) error {
 	return nil
 }
 
-// open opens the state of dir and the executors; close releases them.
+// openServedDir opens the state of dir and the executors
+// (engine.OpenServed); close releases them.
 func openServedDir(s streams, f *arguments.Dir, dir string) (*servedDir, error) {
-	goEngine, err := resolveGoEngine(f.GoEngine)
+	d, err := engine.OpenServed(engine.ServedOptions{
+		Dir: dir, State: f.State, Store: state.Options{Migrate: f.Store.Migrate, Wait: f.Store.Wait},
+		Sandbox: f.Sandbox, GoEngine: f.GoEngine, HTTPAllow: f.HTTPAllow, Unconfined: f.Unconfined, Warnings: s.err,
+	})
 	if err != nil {
-		return nil, err
+		return nil, fromBelow(err)
 	}
-	where := project.State(f.State, dir)
-	st, err := openStore(s.err, &f.Store, where)
-	if err != nil {
-		return nil, err
-	}
-	if f.State == "" {
-		warnOtherStates(s.err, dir, where)
-	}
-	ex, release, err := executors(engine.Options{Sandbox: f.Sandbox, GoEngine: goEngine, HTTPAllow: f.HTTPAllow, Warnings: s.err, Unconfined: f.Unconfined})
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	hopts, err := httpOptions(f.HTTPAllow, 0, os.LookupEnv)
-	if err != nil {
-		release()
-		st.Close()
-		return nil, err
-	}
-	return &servedDir{dir: dir, engine: goEngine, st: st, ex: ex, http: hopts, release: release}, nil
-}
-
-func (d *servedDir) close() {
-	d.release()
-	d.st.Close()
+	return &servedDir{engine: d.GoEngine, st: d.Store, ex: d.Executors, http: d.HTTP, close: d.Close}, nil
 }
 
 // tlsFlags are --tls-cert and --tls-key: with both, HTTPS.

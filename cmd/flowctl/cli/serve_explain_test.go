@@ -162,7 +162,7 @@ step "plain" {
 	if got := p.text("#step-tokens"); got != "Tokens, all 2 instances: 30 (20 prompt + 10 completion)" {
 		t.Errorf("the step's tokens: %q", got)
 	}
-	if got := p.text("#detail"); strings.Count(got, "15 (10 prompt + 5 completion)") != 2 {
+	if got := p.text("#detail .instance[data-instance='0']") + p.text("#detail .instance[data-instance='1']"); strings.Count(got, "15 (10 prompt + 5 completion)") != 2 {
 		t.Errorf("the instances' tokens:\n%s", got)
 	}
 }

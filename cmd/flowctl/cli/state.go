@@ -2,12 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
+	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/spf13/cobra"
@@ -20,27 +19,6 @@ import (
 // directory it says where on w (openRunState).
 func openStore(w io.Writer, f *arguments.Store, dir string) (*state.Store, error) {
 	return openRunState(w, dir, state.Options{Migrate: f.Migrate, Wait: f.Wait})
-}
-
-// openStateWith opens the state in a directory, or the PostgreSQL
-// database of a postgres:// URL with o.
-func openStateWith(dir string, o state.Options) (*state.Store, error) {
-	st, _, err := project.Open(dir, o)
-	if err != nil {
-		return nil, openError(dir, err)
-	}
-	return st, nil
-}
-
-// schemaError is the diagnostic of a shared state whose schema is older
-// than this flowctl's, or nil for another error.
-func schemaError(where string, err error) error {
-	var se *state.SchemaError
-	if !errors.As(err, &se) {
-		return nil
-	}
-	return failf("State schema out of date", "The state database %s has schema version %d, and this flowctl uses version %d. Upgrade it with: flowctl state migrate --state %s (add --dry-run to see the SQL first), or pass --migrate. Older flowctl processes that share it cannot open it afterwards; upgrade them first, or together.",
-		where, se.Version, state.SchemaVersion(), where)
 }
 
 func newStateCommand(s streams) *cobra.Command {
@@ -74,12 +52,12 @@ whenever it is opened; migrate opens it and says its version.`,
 				if !dirExists(dir) {
 					return failf("No state", "There is no state in %s: name it with --state DIR or a postgres:// URL.", dir)
 				}
-				st, err := openStateWith(dir, state.Options{})
+				st, err := openStateDir(dir)
 				if err != nil {
 					return err
 				}
 				st.Close()
-				fmt.Fprintf(s.out, "The state in %s is at schema version %d, this flowctl's (SQLite is upgraded when opened).\n", dir, state.SchemaVersion())
+				views.WriteStateVersion(s.out, dir, state.SchemaVersion())
 				return nil
 			}
 			shown := state.RedactURL(dir)
@@ -87,18 +65,7 @@ whenever it is opened; migrate opens it and says its version.`,
 			if err != nil {
 				return failf("Cannot migrate the state", "The state database %s cannot be migrated: %s.", shown, strings.TrimRight(err.Error(), "."))
 			}
-			switch {
-			case len(m.Statements) == 0:
-				fmt.Fprintf(s.out, "The state database %s is at schema version %d, this flowctl's: nothing to migrate.\n", shown, m.To)
-			case dryRun:
-				for _, stmt := range m.Statements {
-					fmt.Fprintln(s.out, strings.TrimSpace(stmt))
-					fmt.Fprintln(s.out)
-				}
-				fmt.Fprintf(s.out, "Would migrate the state database %s from schema version %d to %d (dry run: nothing changed).\n", shown, m.From, m.To)
-			default:
-				fmt.Fprintf(s.out, "Migrated the state database %s from schema version %d to %d.\n", shown, m.From, m.To)
-			}
+			views.WriteMigration(s.out, shown, m, dryRun)
 			return nil
 		},
 	}

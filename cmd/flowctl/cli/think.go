@@ -15,6 +15,7 @@ import (
 	"github.com/flowctl/flowctl/project"
 	"github.com/flowctl/flowctl/runtime/engine"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/flowctl/flowctl/runtime/terminal"
 	"github.com/flowctl/flowctl/thinker"
 	"github.com/spf13/cobra"
 )
@@ -96,12 +97,12 @@ func runThink(s streams, a *arguments.Think) error {
 	if a.Out != "" {
 		dir = filepath.Dir(a.Out)
 	}
-	closeVectors := thinkEmbeddings(&opts, cfg, dir)
+	closeVectors := opts.UseEmbeddingsIn(cfg, project.State("", dir))
 	defer closeVectors()
-	terminal := isTerminal(s.in) && isTerminal(s.err)
+	onTerminal := terminal.Is(s.in) && terminal.Is(s.err)
 	in := bufio.NewReader(s.in)
-	if terminal {
-		opts.Answer = terminalAnswer(in, s.err)
+	if onTerminal {
+		opts.Answer = terminal.Answer(in, s.err)
 	}
 	var st *state.Store
 	if a.Edit != "" {
@@ -119,13 +120,8 @@ func runThink(s streams, a *arguments.Think) error {
 
 	var patterns *state.Store // the state of the flow's project, for its patterns
 	if a.Edit == "" {
-		if dir := project.State("", dir); !state.IsURL(dir) {
-			if _, err := os.Stat(dir); err == nil {
-				if patterns, err = openStateDir(dir); err == nil {
-					defer patterns.Close()
-					opts.Patterns = thinker.StatePatterns(patterns)
-				}
-			}
+		if patterns = opts.UsePatternsIn(project.State("", dir)); patterns != nil {
+			defer patterns.Close()
 		}
 	}
 
@@ -147,7 +143,7 @@ func runThink(s streams, a *arguments.Think) error {
 	}
 	if err == nil {
 		if res.Proposal != nil {
-			return settleProposal(ctx, s, in, st, res.Proposal.ID, a.Accept, terminal && !a.JSON)
+			return settleProposal(ctx, s, in, st, res.Proposal.ID, a.Accept, onTerminal && !a.JSON)
 		}
 		return nil
 	}
@@ -176,7 +172,7 @@ func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.
 	}
 	switch {
 	case weakens && ask:
-		answer, err := terminalLine(ctx, in, s.err, "\nAccept it all the same? Only 'yes' will be accepted: ")
+		answer, err := terminal.Line(ctx, in, s.err, "\nAccept it all the same? Only 'yes' will be accepted: ")
 		if err != nil && err != io.EOF {
 			return err
 		}
@@ -185,7 +181,7 @@ func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.
 		fmt.Fprintf(s.err, "Staged as proposal %s, not written: it weakens the flow, so --accept does not write it. flowctl proposals accept %s asks for confirmation (--auto-approve gives it).\n", id, id)
 		return exitError{exitFailure}
 	case !accept && ask:
-		answer, err := terminalLine(ctx, in, s.err, "\nAccept? [y/N] ")
+		answer, err := terminal.Line(ctx, in, s.err, "\nAccept? [y/N] ")
 		if err != nil && err != io.EOF {
 			return err
 		}
@@ -200,33 +196,4 @@ func settleProposal(ctx context.Context, s streams, in *bufio.Reader, st *state.
 	}
 	fmt.Fprintf(s.err, "Accepted proposal %s: wrote %s.\n", id, strings.Join(p.Paths(), ", "))
 	return nil
-}
-
-// thinkEmbeddings adds embeddings to the thinker's registry search when
-// FLOWCTL_EMBEDDINGS_MODEL is set, with the vectors cached in the state
-// next to the flow. It returns a function that closes the state.
-func thinkEmbeddings(opts *thinker.Options, cfg llm.Config, dir string) func() {
-	if cfg.EmbeddingsModel == "" {
-		return func() {}
-	}
-	st, err := openStateDir(project.State("", dir))
-	if err != nil {
-		// The search embeds without a cache.
-		opts.UseEmbeddings(cfg, nil)
-		return func() {}
-	}
-	opts.UseEmbeddings(cfg, st)
-	return func() { st.Close() }
-}
-
-// terminalAnswer asks a clarifying question on the terminal and reads the
-// answer, one line.
-func terminalAnswer(in *bufio.Reader, w io.Writer) func(ctx context.Context, question string) (string, error) {
-	return func(ctx context.Context, question string) (string, error) {
-		line, err := terminalLine(ctx, in, w, fmt.Sprintf("\n%s\n(answer, or press Enter to go on as it is) > ", question))
-		if err == io.EOF {
-			return "", nil // go on as it is
-		}
-		return line, err
-	}
 }

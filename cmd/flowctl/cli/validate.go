@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"path/filepath"
-
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
@@ -45,12 +43,12 @@ func runValidate(s streams, paths []string, format string, registries []string, 
 		diags = append(diags, d...)
 		if prog.Registry != nil {
 			for _, f := range prog.Registry.Files() {
-				loaded[absPath(f)] = true
+				loaded[lang.AbsPath(f)] = true
 			}
 		}
 	}
 	for _, bf := range blockFiles {
-		if loaded[absPath(bf)] {
+		if loaded[lang.AbsPath(bf)] {
 			continue
 		}
 		defs, d := blocks.ParseBlockFile(parser, bf)
@@ -78,11 +76,4 @@ func runValidate(s streams, paths []string, format string, registries []string, 
 		return exitError{exitFailure}
 	}
 	return nil
-}
-
-func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return filepath.Clean(p)
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flowctl/flowctl/runtime/engine"
 )
 
 // TestSandboxWaitIsNotTheStepsTime: with both sandbox workers held by
@@ -65,7 +67,7 @@ step "fast" {
 	if err := os.WriteFile(filepath.Join(dir, "busy.flow.hcl"), []byte(flow), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(envSandboxWorkers, "2")
+	t.Setenv(engine.EnvSandboxWorkers, "2")
 	code, out, errOut := runIn("apply", "--auto-approve", "--json", dir)
 	if code != 1 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
@@ -88,8 +90,8 @@ step "fast" {
 			t.Errorf("step %s failed with %q, want its timeout", s, errs[s])
 		}
 	}
-	t.Setenv(envSandboxWorkers, "none")
-	if code, _, errOut := runIn("apply", "--auto-approve", dir); code != 2 || !strings.Contains(errOut, envSandboxWorkers+" must be a whole number") {
-		t.Errorf("a bad %s: exit %d\n%s", envSandboxWorkers, code, errOut)
+	t.Setenv(engine.EnvSandboxWorkers, "none")
+	if code, _, errOut := runIn("apply", "--auto-approve", dir); code != 2 || !strings.Contains(errOut, engine.EnvSandboxWorkers+" must be a whole number") {
+		t.Errorf("a bad %s: exit %d\n%s", engine.EnvSandboxWorkers, code, errOut)
 	}
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/event"
-	"github.com/flowctl/flowctl/runtime/flowtest"
+	"github.com/flowctl/flowctl/runtime/flowtest/result"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker/thinkevent"
 	"github.com/hashicorp/hcl/v2"
@@ -226,6 +226,13 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 			NewVersion(g.w("human/stdout"), false).Version("1.2.3")
 			NewVersion(g.w("json/stdout"), true).Version("1.2.3")
 		}},
+		{"state", func(t *testing.T, g *goldenOut) {
+			WriteStateVersion(g.w("sqlite/stdout"), ".flowctl", 7)
+			m := &state.Migration{From: 6, To: 7, Statements: []string{"  ALTER TABLE runs ADD COLUMN x TEXT;\n", "CREATE INDEX i ON runs (x);"}}
+			WriteMigration(g.w("current/stdout"), "postgres://db/flows", &state.Migration{From: 7, To: 7}, false)
+			WriteMigration(g.w("dry-run/stdout"), "postgres://db/flows", m, true)
+			WriteMigration(g.w("migrated/stdout"), "postgres://db/flows", m, false)
+		}},
 		{"diagnostics", func(t *testing.T, g *goldenOut) {
 			WriteDiagnostics(g.w("human/stderr"), false, files, goldenDiags())
 			WriteDiagnosticsJSON(g.w("json/stdout"), files, goldenDiags())
@@ -272,7 +279,7 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 					Outputs: map[string]cty.Value{"n": cty.NumberIntVal(2)}, ChangedOutputs: []string{"n"}})
 				v.Event(event.CycleStarted{Time: t0, Cycle: 2, Changed: []string{"/work/gated.flow.hcl"}})
 				v.Event(event.CycleFinished{Time: t0, Cycle: 2, Status: "invalid", Diagnostics: goldenDiags()[:1], Files: files})
-				v.Tests(2, []flowtest.Result{{Test: "counts", Range: hcl.Range{Filename: "/work/gated.test.hcl", Start: hcl.Pos{Line: 3}}, Status: flowtest.StatusPassed, Duration: time.Millisecond}}, files, nil)
+				v.Tests(2, []result.Result{{Test: "counts", Range: hcl.Range{Filename: "/work/gated.test.hcl", Start: hcl.Pos{Line: 3}}, Status: result.StatusPassed, Duration: time.Millisecond}}, files, nil)
 				v.Close()
 			}
 		}},
@@ -314,7 +321,7 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 			}
 		}},
 		{"blocks", func(t *testing.T, g *goldenOut) {
-			tools := []MCPTool{{Flow: "gated.flow.hcl", Server: &lang.MCPServer{Name: "files"}, Tool: "read", Description: "Reads a file.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			tools := []blocks.MCPTool{{Flow: "gated.flow.hcl", Server: &lang.MCPServer{Name: "files"}, Tool: "read", Description: "Reads a file.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 				{Flow: "gated.flow.hcl", Server: &lang.MCPServer{Name: "broken"}, Err: errors.New("connection refused")}}
 			for _, jsonOut := range []bool{false, true} {
 				name := map[bool]string{false: "human", true: "json"}[jsonOut]
@@ -358,7 +365,7 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 			br := []blocktest.Result{{Block: "value", Example: 1, Status: blocktest.StatusPassed, Duration: time.Millisecond, Expected: cty.NumberIntVal(1), Actual: cty.NumberIntVal(1)},
 				{Block: "value", Example: 2, Status: blocktest.StatusFailed, Error: "outputs differ", Diff: "- value = 1\n+ value = 2", Duration: time.Millisecond,
 					Range: hcl.Range{Filename: "/work/blocks.hcl", Start: hcl.Pos{Line: 7, Column: 3}}}}
-			tr := []flowtest.Result{{Test: "counts", Range: hcl.Range{Filename: "/work/gated.test.hcl", Start: hcl.Pos{Line: 3, Column: 1}}, Status: flowtest.StatusFailed,
+			tr := []result.Result{{Test: "counts", Range: hcl.Range{Filename: "/work/gated.test.hcl", Start: hcl.Pos{Line: 3, Column: 1}}, Status: result.StatusFailed,
 				Duration: 2 * time.Millisecond, Failures: goldenDiags()[:1]}}
 			for _, format := range []string{"human", "json", "github", "junit"} {
 				var xml []byte

@@ -16,36 +16,30 @@ import (
 // what executes (the runtime, a sandbox, a model client, the thinker, a
 // server) nor the command line's packages.
 var allowedImports = map[string]bool{
-	"github.com/flowctl/flowctl/lang":               true,
-	"github.com/flowctl/flowctl/lang/diagjson":      true,
-	"github.com/flowctl/flowctl/lang/jsonval":       true,
-	"github.com/flowctl/flowctl/compiler":           true,
-	"github.com/flowctl/flowctl/compiler/flowdoc":   true, // the documentation and step graph of flows, as data
-	"github.com/flowctl/flowctl/blocks":             true,
-	"github.com/flowctl/flowctl/blocks/index":       true,
-	"github.com/flowctl/flowctl/blocks/blocktest":   true, // the results of block examples; it imports blocks and lang
-	"github.com/flowctl/flowctl/runtime/event":      true,
-	"github.com/flowctl/flowctl/runtime/state":      true,
-	"github.com/flowctl/flowctl/thinker/thinkevent": true,
-	"github.com/flowctl/flowctl/importer":           true,
-	"github.com/flowctl/flowctl/server/api":         true,
-	"github.com/hashicorp/hcl/v2":                   true,
-	"github.com/hashicorp/hcl/v2/hclwrite":          true,
-	"github.com/zclconf/go-cty/cty":                 true,
-	"github.com/dustin/go-humanize":                 true,
-	"github.com/pmezard/go-difflib/difflib":         true,
-	"golang.org/x/term":                             true,
-}
-
-// untilMoved are the packages views still import for a data type that
-// is to move to a data package (flowtest.Result, a flow test's result):
-// each is to leave this list, not to join allowedImports.
-var untilMoved = map[string]bool{
-	"github.com/flowctl/flowctl/runtime/flowtest": true,
+	"github.com/flowctl/flowctl/lang":                    true,
+	"github.com/flowctl/flowctl/lang/diagjson":           true,
+	"github.com/flowctl/flowctl/lang/jsonval":            true,
+	"github.com/flowctl/flowctl/compiler":                true,
+	"github.com/flowctl/flowctl/compiler/flowdoc":        true, // the documentation and step graph of flows, as data
+	"github.com/flowctl/flowctl/blocks":                  true,
+	"github.com/flowctl/flowctl/blocks/index":            true,
+	"github.com/flowctl/flowctl/blocks/blocktest":        true, // the results of block examples; it imports blocks and lang
+	"github.com/flowctl/flowctl/runtime/event":           true,
+	"github.com/flowctl/flowctl/runtime/flowtest/result": true, // a flow test's result, as data
+	"github.com/flowctl/flowctl/runtime/state":           true,
+	"github.com/flowctl/flowctl/thinker/thinkevent":      true,
+	"github.com/flowctl/flowctl/importer":                true,
+	"github.com/flowctl/flowctl/server/api":              true,
+	"github.com/hashicorp/hcl/v2":                        true,
+	"github.com/hashicorp/hcl/v2/hclwrite":               true,
+	"github.com/zclconf/go-cty/cty":                      true,
+	"github.com/dustin/go-humanize":                      true,
+	"github.com/pmezard/go-difflib/difflib":              true,
+	"golang.org/x/term":                                  true,
 }
 
 // TestImports: the views import the standard library and allowedImports
-// only (and, for now, untilMoved).
+// only.
 func TestImports(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -65,7 +59,7 @@ func TestImports(t *testing.T) {
 		for _, imp := range f.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
 			first, _, _ := strings.Cut(path, "/")
-			if !strings.Contains(first, ".") || allowedImports[path] || untilMoved[path] {
+			if !strings.Contains(first, ".") || allowedImports[path] {
 				continue // the standard library's paths have no dot in their first element
 			}
 			t.Errorf("%s imports %s, which a view may not import", name, path)

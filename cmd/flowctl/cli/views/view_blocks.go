@@ -17,7 +17,7 @@ import (
 // Blocks renders what flowctl blocks finds: the blocks, a search's
 // ranked hits, or one block.
 type Blocks interface {
-	List(all []*blocks.Block, tools []MCPTool) error
+	List(all []*blocks.Block, tools []blocks.MCPTool) error
 	Search(query string, hits []index.Hit) error
 	Show(b *blocks.Block, others []*blocks.Block) error
 }
@@ -35,30 +35,10 @@ func NewBlocks(w io.Writer, jsonOut bool) Blocks {
 	return blocksHuman{w}
 }
 
-// MCPTool is a tool of an MCP server that a flow of the current directory
-// declares, or (with Err) a server whose tools could not be listed.
-type MCPTool struct {
-	Flow   string
-	Server *lang.MCPServer
-	// Tool is the tool's name, Description and InputSchema its own.
-	Tool        string
-	Description string
-	InputSchema json.RawMessage
-	Err         error
-}
-
-// Name is how an llm step's tools name the tool: mcp.SERVER.TOOL.
-func (t MCPTool) Name() string {
-	if t.Err != nil {
-		return lang.ToolMCP + "." + t.Server.Name + ".*"
-	}
-	return lang.ToolMCP + "." + t.Server.Name + "." + t.Tool
-}
-
 // blocksHuman prints tables and a block's description.
 type blocksHuman struct{ w io.Writer }
 
-func (v blocksHuman) List(all []*blocks.Block, tools []MCPTool) error {
+func (v blocksHuman) List(all []*blocks.Block, tools []blocks.MCPTool) error {
 	tw := tabwriter.NewWriter(v.w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tRUNTIME\tDEFINED IN\tDESCRIPTION")
 	for _, b := range all {
@@ -95,7 +75,7 @@ func (v blocksHuman) Show(b *blocks.Block, others []*blocks.Block) error {
 // blocksJSON prints JSON.
 type blocksJSON struct{ w io.Writer }
 
-func (v blocksJSON) List(all []*blocks.Block, tools []MCPTool) error {
+func (v blocksJSON) List(all []*blocks.Block, tools []blocks.MCPTool) error {
 	out := []jsonBlockSummary{}
 	for _, b := range all {
 		out = append(out, newJSONBlockSummary(b))

@@ -176,7 +176,7 @@ func writeStepRows(r *stepRows, t *RunTree, prefix string) bool {
 		if i+1 == len(t.Steps) || t.Steps[i+1].Step != sr.Step {
 			r.sameWay(prefix, sr.Step)
 		}
-		for _, kid := range t.Children[ResultLabel(sr)] {
+		for _, kid := range t.Children[sr.Label()] {
 			r.tb.row(fmt.Sprintf("%s  run %s of flow %q (%s)", prefix, kid.Run.ID, kid.Run.Flow, kid.Run.Origin),
 				kid.Run.Status, "", runDuration(kid.Run), tokens(kid.Run.Usage), "")
 			if writeStepRows(r, kid, prefix+"    ") {
@@ -204,7 +204,7 @@ func newStepRows() *stepRows {
 // under it, or which instance failed the same way before it. It reports
 // whether the instance failed.
 func (r *stepRows) instance(prefix, runID string, sr *state.StepResult) bool {
-	label := ResultLabel(sr)
+	label := sr.Label()
 	note := ""
 	first, same := "", false
 	if sr.Error != "" {
@@ -276,7 +276,7 @@ func newJSONRunSteps(t *RunTree) JSONRunSteps {
 			continue
 		}
 		js := newJSONStep(sr)
-		for _, kid := range t.Children[ResultLabel(sr)] {
+		for _, kid := range t.Children[sr.Label()] {
 			js.Runs = append(js.Runs, newJSONRunSteps(kid))
 		}
 		out.Steps = append(out.Steps, js)
@@ -370,7 +370,7 @@ func writeLogged(w io.Writer, runID string, steps []*state.StepResult) {
 	var logged []string
 	for _, sr := range steps {
 		if sr.Log != "" {
-			logged = append(logged, fmt.Sprintf("%s (%s)", ResultLabel(sr), Plural(strings.Count(sr.Log, "\n")+1, "line", "lines")))
+			logged = append(logged, fmt.Sprintf("%s (%s)", sr.Label(), Plural(strings.Count(sr.Log, "\n")+1, "line", "lines")))
 		}
 	}
 	if len(logged) > 0 {
@@ -395,12 +395,9 @@ func writeStepOutputs(w io.Writer, steps []*state.StepResult) {
 			fmt.Fprintln(w, "\nStep outputs:")
 			header = true
 		}
-		fmt.Fprintf(w, "  %s = %s\n", ResultLabel(sr), Cut(text, maxStepOutputWidth))
+		fmt.Fprintf(w, "  %s = %s\n", sr.Label(), Cut(text, maxStepOutputWidth))
 	}
 }
-
-// ResultLabel is a step result's label: STEP, or STEP[KEY].
-func ResultLabel(sr *state.StepResult) string { return InstanceLabel(sr.Step, sr.Instance) }
 
 // InstanceLabel is the label of a step instance: step, or step[instance]
 // for an instance of a step with for_each.
@@ -499,7 +496,7 @@ func NewLogs(w io.Writer, jsonOut bool) Logs {
 type logsHuman struct{ w io.Writer }
 
 func (v logsHuman) Log(sr *state.StepResult) {
-	fmt.Fprintf(v.w, "── %s (%s)\n", ResultLabel(sr), sr.Status)
+	fmt.Fprintf(v.w, "── %s (%s)\n", sr.Label(), sr.Status)
 	fmt.Fprintln(v.w, lang.EscapeControl(sr.Log))
 }
 

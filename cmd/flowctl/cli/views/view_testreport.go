@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks/blocktest"
-	"github.com/flowctl/flowctl/runtime/flowtest"
+	"github.com/flowctl/flowctl/runtime/flowtest/result"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -33,7 +33,7 @@ func (v testGitHub) Block(results []blocktest.Result) {
 	writeGitHubDiagnostics(v.w, diags)
 }
 
-func (v testGitHub) Tests(results []flowtest.Result, files map[string]*hcl.File) {
+func (v testGitHub) Tests(results []result.Result, files map[string]*hcl.File) {
 	v.testHuman.Tests(results, files)
 	for _, r := range results {
 		for _, d := range r.Failures {
@@ -131,7 +131,7 @@ func (j *junitReport) Block(results []blocktest.Result) {
 	}
 }
 
-func (j *junitReport) Tests(results []flowtest.Result, files map[string]*hcl.File) {
+func (j *junitReport) Tests(results []result.Result, files map[string]*hcl.File) {
 	j.Test.Tests(results, files)
 	for _, r := range results {
 		c := junitCase{Name: r.Test}
@@ -139,7 +139,7 @@ func (j *junitReport) Tests(results []flowtest.Result, files map[string]*hcl.Fil
 			var b strings.Builder
 			WriteDiagnostics(&b, false, files, r.Failures)
 			m := &junitMessage{Message: r.Failures[0].Summary, Text: b.String()}
-			if r.Status == flowtest.StatusErrored {
+			if r.Status == result.StatusErrored {
 				c.Error = m
 			} else {
 				c.Failure = m

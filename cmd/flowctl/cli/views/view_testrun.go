@@ -9,7 +9,7 @@ import (
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/diagjson"
 	"github.com/flowctl/flowctl/runtime/event"
-	"github.com/flowctl/flowctl/runtime/flowtest"
+	"github.com/flowctl/flowctl/runtime/flowtest/result"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -19,7 +19,7 @@ type Test interface {
 	Block(results []blocktest.Result)
 	// Tests shows the results of flow tests; files are the parsed files
 	// their failures point into.
-	Tests(results []flowtest.Result, files map[string]*hcl.File)
+	Tests(results []result.Result, files map[string]*hcl.File)
 	// Done ends the output, given how many blocks were found, and returns
 	// the command's error: exit 1 when an example failed.
 	Done(blocks int) error
@@ -57,11 +57,11 @@ type testCounts struct {
 	Skipped int `json:"skipped"`
 }
 
-func (c *testCounts) addTest(r flowtest.Result) {
+func (c *testCounts) addTest(r result.Result) {
 	switch r.Status {
-	case flowtest.StatusPassed:
+	case result.StatusPassed:
 		c.Passed++
-	case flowtest.StatusFailed:
+	case result.StatusFailed:
 		c.Failed++
 	default:
 		c.Errored++
@@ -113,10 +113,10 @@ func (v *testHuman) Block(results []blocktest.Result) {
 	}
 }
 
-func (v *testHuman) Tests(results []flowtest.Result, files map[string]*hcl.File) {
+func (v *testHuman) Tests(results []result.Result, files map[string]*hcl.File) {
 	for _, r := range results {
 		v.counts.addTest(r)
-		word := map[flowtest.Status]string{flowtest.StatusPassed: "PASS", flowtest.StatusFailed: "FAIL"}[r.Status]
+		word := map[result.Status]string{result.StatusPassed: "PASS", result.StatusFailed: "FAIL"}[r.Status]
 		if word == "" {
 			word = "ERROR"
 		}
@@ -219,7 +219,7 @@ func (v *testJSON) Block(results []blocktest.Result) {
 	}
 }
 
-func (v *testJSON) Tests(results []flowtest.Result, files map[string]*hcl.File) {
+func (v *testJSON) Tests(results []result.Result, files map[string]*hcl.File) {
 	for _, r := range results {
 		v.out.addTest(r)
 		jr := jsonFlowTestResult{
@@ -255,6 +255,6 @@ func (v *testJSON) Done(int) error {
 }
 
 // testPlace is where a test is: FILE:LINE, relative to wd.
-func testPlace(wd string, r flowtest.Result) string {
+func testPlace(wd string, r result.Result) string {
 	return fmt.Sprintf("%s:%d", relPath(wd, r.Range.Filename), r.Range.Start.Line)
 }

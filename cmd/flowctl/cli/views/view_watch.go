@@ -11,7 +11,7 @@ import (
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/event"
-	"github.com/flowctl/flowctl/runtime/flowtest"
+	"github.com/flowctl/flowctl/runtime/flowtest/result"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -21,7 +21,7 @@ type Watch interface {
 	Event(e any)
 	// Tests shows the results of the tests run after cycle; files are
 	// the parsed files, diags the problems of loading the tests.
-	Tests(cycle int, results []flowtest.Result, files map[string]*hcl.File, diags hcl.Diagnostics)
+	Tests(cycle int, results []result.Result, files map[string]*hcl.File, diags hcl.Diagnostics)
 	Close()
 }
 
@@ -201,13 +201,13 @@ type jsonTestsFinished struct {
 	Results []any `json:"results"`
 }
 
-func (v *watchJSON) Tests(cycle int, results []flowtest.Result, files map[string]*hcl.File, _ hcl.Diagnostics) {
+func (v *watchJSON) Tests(cycle int, results []result.Result, files map[string]*hcl.File, _ hcl.Diagnostics) {
 	tj := newTestJSON(io.Discard)
 	tj.Tests(results, files)
 	v.write(jsonTestsFinished{JSONHead: JSONHead{"tests_finished", JSONTime(time.Now())}, Cycle: cycle, testCounts: tj.out.testCounts, Results: tj.out.Results})
 }
 
-func (v *watchHuman) Tests(_ int, results []flowtest.Result, files map[string]*hcl.File, diags hcl.Diagnostics) {
+func (v *watchHuman) Tests(_ int, results []result.Result, files map[string]*hcl.File, diags hcl.Diagnostics) {
 	WriteDiagnostics(v.errw, v.errColor, files, diags)
 	h := newTestHuman(v.w, v.wd)
 	h.Tests(results, files)
