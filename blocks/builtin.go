@@ -328,7 +328,8 @@ func Builtins() []*Block {
 			Tags:        []string{"retrieval", "rag", "vector", "search", "semantic", "similarity", "collection"},
 			Inputs: []*lang.Field{
 				optional("vector", cty.List(cty.Number), "The query's vector, of the collection's dimensions"),
-				optional("query", cty.String, "The query's text, which hybrid mode ranks by BM25"),
+				optional("query", cty.String, "The query's text: embedded with the step's provider and model when no vector is given; hybrid mode also ranks by BM25 for it"),
+				optional("model", cty.String, "The embeddings model that embeds the query, the one that embedded the collection; default FLOWCTL_EMBEDDINGS_MODEL"),
 				field("top_k", cty.Number, cty.NumberIntVal(10), "How many matches to return"),
 				optional("filter", cty.DynamicPseudoType, "Metadata conditions, all met: { source = \"a.md\", page = { gte = 2, lt = 10 } }"),
 				optional("min_score", cty.Number, "Drop matches scoring below it"),

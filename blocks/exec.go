@@ -177,6 +177,13 @@ type Executors struct {
 func (e *Executors) For(b *Block) (Executor, error) {
 	if b.Builtin() {
 		if ex := e.Builtins[b.Name]; ex != nil {
+			// vector_search embeds a query given without a vector on
+			// the executor of llm blocks, as embed does.
+			if vs, ok := ex.(vectorSearchExecutor); ok && vs.embed == nil {
+				if qe, ok := e.Runtimes[lang.RuntimeLLM].(QueryEmbedder); ok {
+					return vectorSearchExecutor{embed: qe}, nil
+				}
+			}
 			return ex, nil
 		}
 		// A built-in that calls a model (embed) runs on the executor of

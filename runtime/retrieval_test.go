@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -180,7 +181,101 @@ output "tokens" {
 		t.Fatal(err)
 	}
 	_, diags := compiler.Compile(path, compiler.Options{})
-	if !diags.HasErrors() || !strings.Contains(diags.Error(), "only steps that call a model (llm, embed) name a provider") {
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "only steps that call a model (llm, embed, vector_search for its query) name a provider") {
 		t.Errorf("a provider on a chunk step: %v", diags)
+	}
+}
+
+// TestVectorSearchEmbedsQuery: a vector_search step that gives a query
+// and no vector embeds the query through the step's provider and model
+// (or the environment's), and searches with its vector; in hybrid mode
+// the vector's ranking is fused with BM25's.
+func TestVectorSearchEmbedsQuery(t *testing.T) {
+	srv, sent := embeddingsServer(t)
+	// The server's vector of a text is [characters, spaces, 1].
+	prog := compile(t, `
+flow "q" {}
+
+provider "local" {
+  base_url = "`+srv.URL+`/v1"
+}
+
+collection "notes" {
+  dimensions = 3
+  distance   = "euclidean"
+}
+
+step "index" {
+  use        = "vector_upsert"
+  collection = collection.notes
+  items = [
+    { id = "short", vector = [5, 0, 1], text = "short" },
+    { id = "middle", vector = [20, 3, 1], text = "a text of four words" },
+    { id = "long", vector = [60, 10, 1], text = "long" },
+  ]
+}
+
+step "ask" {
+  use        = "vector_search"
+  collection = collection.notes
+  provider   = provider.local
+  model      = "nomic-embed-text"
+  query      = "which note is the middle one"
+  top_k      = 2
+  depends_on = [step.index]
+}
+
+step "env" {
+  use        = "vector_search"
+  collection = collection.notes
+  query      = "tiny"
+  top_k      = 1
+  depends_on = [step.index]
+}
+
+step "hybrid" {
+  use        = "vector_search"
+  collection = collection.notes
+  provider   = provider.local
+  model      = "nomic-embed-text"
+  query      = "long"
+  mode       = "hybrid"
+  top_k      = 1
+  depends_on = [step.index]
+}
+
+output "ask" {
+  value = step.ask.ids
+}
+output "env" {
+  value = step.env.ids
+}
+output "hybrid" {
+  value = step.hybrid.ids
+}
+`)
+	ex := llm.NewExecutor(llm.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test", EmbeddingsModel: "m"})
+	executors := &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: ex}}
+	res, err := Apply(context.Background(), prog, Options{Store: openStore(t), Executors: executors})
+	if err != nil || res.Status != StatusOK {
+		t.Fatalf("apply: %v %v %v", err, res.Status, res.Diagnostics)
+	}
+	for name, want := range map[string]string{"ask": `["middle","short"]`, "env": `["short"]`, "hybrid": `["long"]`} {
+		if got := outputJSON(t, res.Outputs[name]); got != want {
+			t.Errorf("output %s = %s, want %s", name, got, want)
+		}
+	}
+	got := sent()
+	slices.Sort(got)
+	if fmt.Sprint(got) != "[long tiny which note is the middle one]" {
+		t.Errorf("the server received %q", got)
+	}
+
+	// Without a model executor, a query alone is an error at the step,
+	// saying to give a vector.
+	bare := &blocks.Executors{Builtins: blocks.BuiltinExecutors()}
+	res, err = Apply(context.Background(), prog, Options{Store: openStore(t), Executors: bare})
+	if err != nil || res.Status != StatusFailed || !strings.Contains(res.Diagnostics.Error(), "embeds its query with a model server") {
+		t.Fatalf("without a model executor: %v %v %v", err, res.Status, res.Diagnostics)
 	}
 }

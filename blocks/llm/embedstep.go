@@ -173,3 +173,33 @@ func vectorValue(v []float32) cty.Value {
 	}
 	return cty.ListVal(out)
 }
+
+var _ blocks.QueryEmbedder = (*Executor)(nil)
+
+// EmbedQuery embeds the query of a vector_search step that gives no
+// vector, as an embed step with text = query would: through the step's
+// provider, else the environment's, with its model input, else
+// FLOWCTL_EMBEDDINGS_MODEL, retried as llm calls are. The query's vector
+// is not cached (a search step is not).
+func (e *Executor) EmbedQuery(ctx context.Context, call *blocks.Call, query string) ([]float32, *blocks.Usage, error) {
+	t, err := e.transportFor(call)
+	if err != nil {
+		return nil, nil, err
+	}
+	model := e.embedModel(call)
+	if model == "" {
+		return nil, nil, fmt.Errorf("no embeddings model is set: give the step the model that embedded the collection (model = \"...\"), or set %s", EnvEmbeddingsModel)
+	}
+	em := &Embedder{model: model, t: t}
+	got, tokens, err := em.embed(ctx, []string{query})
+	if err != nil {
+		return nil, nil, err
+	}
+	if tokens <= 0 {
+		tokens = embedTokens(model, []string{query})
+	}
+	if len(got) != 1 || len(got[0]) == 0 {
+		return nil, nil, fmt.Errorf("the model server at %s returned no vector for the query", t.baseURL)
+	}
+	return got[0], &blocks.Usage{PromptTokens: tokens, TotalTokens: tokens}, nil
+}
