@@ -182,6 +182,7 @@ func Builtins() []*Block {
 				out("metadata", stringMap, "source (the path), sha256, bytes, and what the document says (pages, author, byline, language)"),
 			},
 			CacheDefault:        true,
+			PlanTime:            true,
 			PropagatesSensitive: true,
 		},
 		{
@@ -206,6 +207,7 @@ func Builtins() []*Block {
 				out("count", cty.Number, "How many chunks"),
 			},
 			PropagatesSensitive: true,
+			PlanTime:            true,
 		},
 		{
 			Name:        "embed",

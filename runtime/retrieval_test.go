@@ -279,3 +279,79 @@ output "hybrid" {
 		t.Fatalf("without a model executor: %v %v %v", err, res.Status, res.Diagnostics)
 	}
 }
+
+// TestPlanCountsEmbeddings: plan computes document and chunk steps, so it
+// knows the texts an embed step would embed and counts those whose
+// vectors the state holds; it sends nothing. Fresh, every text is new;
+// after an apply, every one is cached; after one section of one document
+// is edited, that section's chunk alone is new.
+func TestPlanCountsEmbeddings(t *testing.T) {
+	srv, sent := embeddingsServer(t)
+	prog := compileFiles(t, "ingest.flow.hcl", `
+flow "ingest" {}
+
+step "doc" {
+  for_each = { for f in fileset(".", "notes/*.md") : f => f }
+  use      = "document"
+  path     = each.value
+}
+
+step "chunks" {
+  for_each   = step.doc
+  use        = "chunk"
+  text       = each.value.text
+  max_tokens = 40
+  overlap    = 0
+}
+
+step "embed" {
+  for_each = step.chunks
+  use      = "embed"
+  texts    = [for c in each.value.chunks : c.text]
+}
+`, nil)
+	notes := filepath.Join(prog.Dir, "notes")
+	if err := os.Mkdir(notes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(notes, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.md", "## One\n\nThe first part of a.\n\n## Two\n\nThe second part of a.\n")
+	write("b.md", "## One\n\nThe first part of b.\n\n## Two\n\nThe second part of b.\n\n## Three\n\nThe third part of b.\n")
+	ex := llm.NewExecutor(llm.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test", EmbeddingsModel: "m"})
+	executors := &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: ex}}
+	st := openStore(t)
+	plan := func() *compiler.PlannedStep {
+		t.Helper()
+		in, _ := prog.ResolveInputs(nil)
+		p, diags := Plan(prog, Options{Store: st, Executors: executors, Inputs: in})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		return p.Steps[2]
+	}
+	if e := plan(); e.Instances != 2 || e.Embed == nil || *e.Embed != (compiler.PartCounts{Parts: 5, New: 5}) {
+		t.Fatalf("fresh: embed has %d instances, counts %+v", e.Instances, e.Embed)
+	}
+	res, err := Apply(context.Background(), prog, Options{Store: st, Executors: executors})
+	if err != nil || res.Status != StatusOK {
+		t.Fatalf("apply: %v %v %v", err, res.Status, res.Diagnostics)
+	}
+	st.Flush()
+	if n := len(sent()); n != 5 {
+		t.Fatalf("the apply embedded %d texts", n)
+	}
+	if e := plan(); e.Action != compiler.ActionCached || e.Embed == nil || *e.Embed != (compiler.PartCounts{Parts: 5, Cached: 5}) {
+		t.Errorf("after the apply: embed is %s, counts %+v", e.Action, e.Embed)
+	}
+	write("b.md", "## One\n\nThe first part of b.\n\n## Two\n\nThe second part of b, rewritten.\n\n## Three\n\nThe third part of b.\n")
+	if e := plan(); e.ToRun != 1 || e.Cached != 1 || e.Embed == nil || *e.Embed != (compiler.PartCounts{Parts: 5, Cached: 4, New: 1}) {
+		t.Errorf("after editing b: embed runs %d, cached %d, counts %+v", e.ToRun, e.Cached, e.Embed)
+	}
+	if n := len(sent()); n != 5 {
+		t.Errorf("the server received %d texts, the apply's 5 and the plans'", n)
+	}
+}

@@ -58,8 +58,7 @@ func (e *Executor) executeEmbed(ctx context.Context, call *blocks.Call) (*blocks
 	var send []string
 	where := map[string][]int{}
 	for i, text := range texts {
-		sum := sha256.Sum256([]byte("embed\x00" + t.baseURL + "\x00" + model + "\x00" + text))
-		keys[i] = hex.EncodeToString(sum[:])
+		keys[i] = embedKey(t.baseURL, model, text)
 		if call.Cache != nil {
 			raw, ok, err := call.Cache.Get(keys[i])
 			if err != nil {
@@ -123,6 +122,53 @@ func (e *Executor) executeEmbed(ctx context.Context, call *blocks.Call) (*blocks
 		"embedded":   cty.NumberIntVal(int64(len(send))),
 		"usage":      usageValue(usage),
 	}, Usage: usage}, nil
+}
+
+// embedKey is the key of a text's vector in the PartCache.
+func embedKey(baseURL, model, text string) string {
+	sum := sha256.Sum256([]byte("embed\x00" + baseURL + "\x00" + model + "\x00" + text))
+	return hex.EncodeToString(sum[:])
+}
+
+var _ blocks.PartCounter = (*Executor)(nil)
+
+// CountParts says how many texts an embed call would embed: of its
+// texts, those whose vectors call.Cache holds, and the others (each
+// distinct text once), which it would send. Plan shows them.
+func (e *Executor) CountParts(call *blocks.Call) (blocks.PartCount, bool, error) {
+	var c blocks.PartCount
+	if !isEmbed(call) {
+		return c, false, nil
+	}
+	texts, err := embedTexts(call)
+	if err != nil {
+		return c, false, err
+	}
+	t, err := e.transportFor(call)
+	if err != nil {
+		return c, false, err
+	}
+	model := e.embedModel(call)
+	c.Parts = len(texts)
+	seen := map[string]bool{}
+	for _, text := range texts {
+		if call.Cache != nil {
+			raw, ok, err := call.Cache.Get(embedKey(t.baseURL, model, text))
+			if err != nil {
+				return c, false, err
+			}
+			var v []float32
+			if ok && json.Unmarshal(raw, &v) == nil && len(v) > 0 {
+				c.Cached++
+				continue
+			}
+		}
+		if !seen[text] {
+			seen[text] = true
+			c.New++
+		}
+	}
+	return c, true, nil
 }
 
 // embedTexts are the texts of an embed call: texts, or text.
