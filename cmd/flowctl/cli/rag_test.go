@@ -230,6 +230,29 @@ func TestRAGExample(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "docs/caching.md")); err != nil {
 		t.Fatal(err)
 	}
+	// plan counts the texts, the edited one alone new, and sends none.
+	code, out, errOut := runCLI(t, "plan", "--json", dir, "--input", "question="+question)
+	var plan struct {
+		Steps []struct {
+			Name  string
+			Embed *struct{ Texts, Cached, New int }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &plan); code != 0 || err != nil {
+		t.Fatalf("plan exited %d (%v):\n%s%s", code, err, out, errOut)
+	}
+	for _, s := range plan.Steps {
+		if s.Name != "embed" {
+			continue
+		}
+		total := before["docs/install.md"] + before["docs/state.md"]
+		if s.Embed == nil || s.Embed.Texts != total || s.Embed.Cached != total-1 || s.Embed.New != 1 {
+			t.Errorf("plan --json: embed %+v; want %d texts, 1 new", s.Embed, total)
+		}
+	}
+	if got := srv.sent(); len(got) != 0 {
+		t.Errorf("plan embedded %q", got)
+	}
 	apply()
 	var chunks []string
 	for _, text := range srv.sent() {
@@ -249,7 +272,7 @@ func TestRAGExample(t *testing.T) {
 	srv.mu.Lock()
 	srv.cite = "docs/elsewhere.md"
 	srv.mu.Unlock()
-	code, out, errOut := runCLI(t, "apply", "--auto-approve", dir, "--input", "question="+question)
+	code, out, errOut = runCLI(t, "apply", "--auto-approve", dir, "--input", "question="+question)
 	if code != 1 || !strings.Contains(out+errOut, "the answer cites docs/elsewhere.md") {
 		t.Errorf("a citation of no match: exit %d\n%s%s", code, out, errOut)
 	}
