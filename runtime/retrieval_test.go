@@ -271,6 +271,14 @@ output "hybrid" {
 		t.Errorf("the server received %q", got)
 	}
 
+	// Offline (a flow test without --live), embedding the query is
+	// refused, and nothing reaches the server.
+	before := len(sent())
+	res, err = Apply(context.Background(), prog, Options{Store: openStore(t), Executors: executors, Offline: true})
+	if err != nil || res.Status != StatusFailed || !strings.Contains(res.Diagnostics.Error(), "block vector_search embeds its query with a model, and the run is offline") || len(sent()) != before {
+		t.Fatalf("offline: %v %v %v; the server received %q", err, res.Status, res.Diagnostics, sent()[before:])
+	}
+
 	// Without a model executor, a query alone is an error at the step,
 	// saying to give a vector.
 	bare := &blocks.Executors{Builtins: blocks.BuiltinExecutors()}

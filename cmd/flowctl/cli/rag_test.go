@@ -126,12 +126,12 @@ func wordVector(text string) []float32 {
 	return v
 }
 
-// TestRAGExample applies examples/rag against a local server: it indexes
+// TestRagExample applies examples/rag against a local server: it indexes
 // the docs, answers with a source among the search's matches, re-embeds
 // only the changed chunks of an edited document, removes a deleted
 // document's chunks from the collection, and fails when the model cites a
 // passage the search did not find.
-func TestRAGExample(t *testing.T) {
+func TestRagExample(t *testing.T) {
 	srv := newRAGServer(t)
 	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
 	t.Setenv("OPENAI_API_KEY", "")
