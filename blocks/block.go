@@ -45,6 +45,12 @@ type Block struct {
 	// (RemoteModel, RemoteNetwork, RemoteMCP); "" for one that stays on
 	// it. Reaches reads it, and adds user blocks of the llm runtime.
 	Remote Remote
+	// PlanTime is whether plan computes a step of the built-in that
+	// would run, when its inputs are known, so that the steps after it
+	// plan with its value: only for blocks that stay on the machine,
+	// change nothing, and give the same result for the same inputs
+	// (document, chunk), so that plan can count embed's texts.
+	PlanTime bool
 
 	// Checks validate input values beyond their types; the compiler runs
 	// them on values known at compile time, the runtime on every value.

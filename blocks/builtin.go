@@ -183,6 +183,7 @@ func Builtins() []*Block {
 				out("metadata", stringMap, "source (the path), sha256, bytes, and what the document says (pages, author, byline, language)"),
 			},
 			CacheDefault:        true,
+			PlanTime:            true,
 			PropagatesSensitive: true,
 		},
 		{
@@ -207,6 +208,7 @@ func Builtins() []*Block {
 				out("count", cty.Number, "How many chunks"),
 			},
 			PropagatesSensitive: true,
+			PlanTime:            true,
 		},
 		{
 			Name:        "embed",
@@ -329,7 +331,8 @@ func Builtins() []*Block {
 			Tags:        []string{"retrieval", "rag", "vector", "search", "semantic", "similarity", "collection"},
 			Inputs: []*lang.Field{
 				optional("vector", cty.List(cty.Number), "The query's vector, of the collection's dimensions"),
-				optional("query", cty.String, "The query's text, which hybrid mode ranks by BM25"),
+				optional("query", cty.String, "The query's text: embedded with the step's provider and model when no vector is given; hybrid mode also ranks by BM25 for it"),
+				optional("model", cty.String, "The embeddings model that embeds the query, the one that embedded the collection; default FLOWCTL_EMBEDDINGS_MODEL"),
 				field("top_k", cty.Number, cty.NumberIntVal(10), "How many matches to return"),
 				optional("filter", cty.DynamicPseudoType, "Metadata conditions, all met: { source = \"a.md\", page = { gte = 2, lt = 10 } }"),
 				optional("min_score", cty.Number, "Drop matches scoring below it"),

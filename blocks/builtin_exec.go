@@ -37,7 +37,7 @@ func BuiltinExecutorsWith(o HTTPOptions) map[string]Executor {
 
 		"vector_upsert": ExecutorFunc(execVectorUpsert),
 		"vector_delete": ExecutorFunc(execVectorDelete),
-		"vector_search": ExecutorFunc(execVectorSearch),
+		"vector_search": vectorSearchExecutor{},
 	}
 }
 

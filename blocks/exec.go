@@ -69,6 +69,17 @@ type Call struct {
 	Cache PartCache
 }
 
+// A PartCounter says, before a call runs (plan), how many parts it would
+// do and how many of them its PartCache (call.Cache) already holds:
+// embed's texts. ok is false for a call it does not count.
+type PartCounter interface {
+	CountParts(call *Call) (c PartCount, ok bool, err error)
+}
+
+// PartCount is what a PartCounter counts: of Parts, the cache holds
+// Cached, and New (each distinct one once) would be sent.
+type PartCount struct{ Parts, Cached, New int }
+
 // PartCache keeps values (JSON) under keys an executor makes, so that a
 // call whose inputs changed in part redoes only that part.
 type PartCache interface {
@@ -214,6 +225,13 @@ type Executors struct {
 func (e *Executors) For(b *Block) (Executor, error) {
 	if b.Builtin() {
 		if ex := e.Builtins[b.Name]; ex != nil {
+			// vector_search embeds a query given without a vector on
+			// the executor of llm blocks, as embed does.
+			if vs, ok := ex.(vectorSearchExecutor); ok && vs.embed == nil {
+				if qe, ok := e.Runtimes[lang.RuntimeLLM].(QueryEmbedder); ok {
+					return vectorSearchExecutor{embed: qe}, nil
+				}
+			}
 			return ex, nil
 		}
 		// A built-in that calls a model (embed) runs on the executor of

@@ -15,6 +15,10 @@ func IsVectorBlock(b *Block) bool {
 	return b != nil && b.Builtin() && (b.Name == "vector_upsert" || b.Name == "vector_delete" || b.Name == "vector_search")
 }
 
+// EmbedsQuery reports whether steps of b may embed a query with a model
+// (vector_search), and so name a provider.
+func EmbedsQuery(b *Block) bool { return b != nil && b.Builtin() && b.Name == "vector_search" }
+
 // MaxTopK bounds vector_search's top_k.
 const MaxTopK = 1000
 
@@ -140,7 +144,20 @@ func execVectorDelete(ctx context.Context, call *Call) (*Result, error) {
 	return &Result{Outputs: map[string]cty.Value{"deleted": cty.NumberIntVal(int64(n))}}, nil
 }
 
-func execVectorSearch(ctx context.Context, call *Call) (*Result, error) {
+// A QueryEmbedder embeds the query of a vector_search step that gives
+// no vector, with the step's provider (call.Provider, else the
+// environment's) and its model input (else the environment's embeddings
+// model), as embed does. The executor of llm blocks is one; Executors.For
+// hands it to vector_search.
+type QueryEmbedder interface {
+	EmbedQuery(ctx context.Context, call *Call, query string) ([]float32, *Usage, error)
+}
+
+// vectorSearchExecutor runs vector_search; embed, when set, embeds a
+// query given without a vector.
+type vectorSearchExecutor struct{ embed QueryEmbedder }
+
+func (x vectorSearchExecutor) Execute(ctx context.Context, call *Call) (*Result, error) {
 	c, err := collectionOf(call)
 	if err != nil {
 		return nil, err
@@ -155,8 +172,17 @@ func execVectorSearch(ctx context.Context, call *Call) (*Result, error) {
 	if v := call.Inputs["query"]; !v.IsNull() {
 		q.Query = v.AsString()
 	}
-	if q.Vector == nil && q.Mode != SearchHybrid {
-		return nil, fmt.Errorf("collection %q: vector_search needs a vector (embed the query with an embed step), or mode = \"hybrid\" with a query", name)
+	var usage *Usage
+	if q.Vector == nil {
+		if q.Query == "" {
+			return nil, fmt.Errorf("collection %q: vector_search needs a query (a text, embedded with the step's model) or a vector", name)
+		}
+		if x.embed == nil {
+			return nil, fmt.Errorf("collection %q: vector_search embeds its query with a model server, and this build has none: give it a vector", name)
+		}
+		if q.Vector, usage, err = x.embed.EmbedQuery(ctx, call, q.Query); err != nil {
+			return &Result{Usage: usage}, fmt.Errorf("collection %q: embedding the query: %w", name, err)
+		}
 	}
 	n, _ := call.Inputs["top_k"].AsBigFloat().Int64()
 	q.TopK = int(n)
@@ -169,7 +195,7 @@ func execVectorSearch(ctx context.Context, call *Call) (*Result, error) {
 	}
 	ms, err := c.Search(ctx, q)
 	if err != nil {
-		return nil, err
+		return &Result{Usage: usage}, err
 	}
 	matches := make([]cty.Value, len(ms))
 	ids := make([]cty.Value, len(ms))
@@ -195,7 +221,7 @@ func execVectorSearch(ctx context.Context, call *Call) (*Result, error) {
 	if len(matches) > 0 {
 		out = cty.TupleVal(matches)
 	}
-	return &Result{Outputs: map[string]cty.Value{"matches": out, "ids": listOfStrings(ids), "texts": listOfStrings(texts)}}, nil
+	return &Result{Outputs: map[string]cty.Value{"matches": out, "ids": listOfStrings(ids), "texts": listOfStrings(texts)}, Usage: usage}, nil
 }
 
 func listOfStrings(vs []cty.Value) cty.Value {

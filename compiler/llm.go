@@ -18,9 +18,9 @@ func (c *compilation) resolveProvider(s *Step) hcl.Diagnostics {
 	if s.ProviderRef == nil {
 		return nil
 	}
-	if s.Block != nil && !s.Block.IsLLM() && s.Block.Reaches() != blocks.RemoteModel {
+	if s.Block != nil && !s.Block.IsLLM() && s.Block.Reaches() != blocks.RemoteModel && !blocks.EmbedsQuery(s.Block) {
 		return lang.Error(s.ProviderRange, "Provider on a step that is not llm",
-			"Step %q uses block %q; only steps that call a model (llm, embed) name a provider.", s.Name, s.Block.Name)
+			"Step %q uses block %q; only steps that call a model (llm, embed, vector_search for its query) name a provider.", s.Name, s.Block.Name)
 	}
 	name := s.ProviderRef[1].(hcl.TraverseAttr).Name
 	p := c.prog.ProvidersByName[name]

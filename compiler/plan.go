@@ -59,10 +59,22 @@ type PlannedStep struct {
 	// MaxRunLabels of its instances that would run; none for a step
 	// without for_each.
 	RunLabels []string
+	// Embed, for a step whose block caches parts of its work (embed:
+	// each text's vector), is how many parts its instances would do, as
+	// far as plan knows them; nil for other steps, and when the step's
+	// for_each is known only at run time.
+	Embed *PartCounts
 	// FlowPlan is the plan of the flow the step uses (use =
 	// "flow.NAME"), with the arguments of its first instance as far as
 	// they are known; nil for other steps.
 	FlowPlan *Plan
+}
+
+// PartCounts are the parts (embed: texts) a step's instances would do:
+// of Parts, the cache holds Cached and New would be sent; the parts of
+// Unknown instances are known only at run time.
+type PartCounts struct {
+	Parts, Cached, New, Unknown int
 }
 
 // MaxRunLabels is how many of the instances that would run a plan names.

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"slices"
 
 	"github.com/flowctl/flowctl/blocks"
@@ -91,8 +92,9 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 	vals := make([]cty.Value, len(instances))
 	reason := ""
 	whyAt := map[string]int{}
+	parts := &compiler.PartCounts{}
 	for i, inst := range instances {
-		action, value, why := r.planInstance(s, inst)
+		action, value, why := r.planInstance(s, inst, parts)
 		counts[action]++
 		vals[i] = value
 		if reason == "" {
@@ -113,6 +115,9 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 				ps.Why = append(ps.Why, compiler.ReasonCount{Reason: why, N: 1})
 			}
 		}
+	}
+	if *parts != (compiler.PartCounts{}) {
+		ps.Embed = parts
 	}
 	// What needs running first, then what changed.
 	slices.SortStableFunc(ps.Why, func(a, b compiler.ReasonCount) int { return reasonRank(a.Reason) - reasonRank(b.Reason) })
@@ -141,6 +146,13 @@ func (r *run) planStep(s *compiler.Step) (*compiler.PlannedStep, cty.Value) {
 		// it recorded.
 		r.steps[s.Index].reran = true
 		ps.Reason = reason
+		// A step plan computed (chunk) gives its dependents its value.
+		if computed := !slices.Contains(vals, cty.NilVal); computed && ps.Action == compiler.ActionRun {
+			if s.ForEach == nil {
+				return ps, vals[0]
+			}
+			return ps, assemble(instances, vals, isMap)
+		}
 		return ps, unknownValue
 	}
 	if ps.Action == compiler.ActionSkip {
@@ -173,7 +185,7 @@ func reasonRank(reason string) int {
 	return 5
 }
 
-func (r *run) planInstance(s *compiler.Step, inst instance) (compiler.Action, cty.Value, string) {
+func (r *run) planInstance(s *compiler.Step, inst instance, parts *compiler.PartCounts) (compiler.Action, cty.Value, string) {
 	if r.prior != nil {
 		if rec := r.keptRecord(s, inst); rec != nil {
 			if v, err := DecodeValue(rec.Outputs); err == nil {
@@ -181,7 +193,7 @@ func (r *run) planInstance(s *compiler.Step, inst instance) (compiler.Action, ct
 			}
 		}
 	}
-	action, value, why, key := r.planFresh(s, inst)
+	action, value, why, key := r.planFresh(s, inst, parts)
 	if r.prior == nil || action != compiler.ActionRun && action != compiler.ActionCached {
 		return action, value, why
 	}
@@ -201,8 +213,11 @@ func (r *run) planInstance(s *compiler.Step, inst instance) (compiler.Action, ct
 
 // planFresh is what running an instance would do, as far as its inputs
 // and the cache tell: its action, its value when cached (or skipped), why
-// it would run, and its cache key when it has one.
-func (r *run) planFresh(s *compiler.Step, inst instance) (compiler.Action, cty.Value, string, string) {
+// it would run, and its cache key when it has one. It adds the parts the
+// instance would do (embed's texts) to parts; a block that plan computes
+// (blocks.Block.PlanTime: document, chunk) runs, and its value is returned with
+// ActionRun.
+func (r *run) planFresh(s *compiler.Step, inst instance, parts *compiler.PartCounts) (compiler.Action, cty.Value, string, string) {
 	if s.When != nil {
 		v, _, diags := r.scope.Eval(s.When, inst.each)
 		if diags.HasErrors() {
@@ -223,16 +238,21 @@ func (r *run) planFresh(s *compiler.Step, inst instance) (compiler.Action, cty.V
 		return compiler.ActionRun, cty.NilVal, "runs flow " + s.Flow.Flow.Name, ""
 	}
 	if !(r.opts.CacheAll || s.CacheEnabled()) {
-		return compiler.ActionRun, cty.NilVal, "block " + s.Block.Name + " is not cached", ""
+		why := "block " + s.Block.Name + " is not cached"
+		if s.Flow == nil && s.Block.PlanTime {
+			return compiler.ActionRun, r.planCompute(s, inst), why, ""
+		}
+		return compiler.ActionRun, cty.NilVal, why, ""
 	}
 	inputs, marked, unknown, diags := r.evalInputs(s, inst, true)
 	switch {
 	case diags.HasErrors():
 		return compiler.ActionRun, cty.NilVal, "", ""
 	case unknown:
+		if r.countsParts(s) {
+			parts.Unknown++
+		}
 		return compiler.ActionUnknown, cty.NilVal, "inputs known only at run time", ""
-	case sensitiveResult(s, marked):
-		return compiler.ActionRun, cty.NilVal, "sensitive results are not cached", ""
 	}
 	call := &blocks.Call{Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Sensitive: marked}
 	call.Provider, _ = r.provider(s)
@@ -240,7 +260,88 @@ func (r *run) planFresh(s *compiler.Step, inst instance) (compiler.Action, cty.V
 	if err != nil {
 		return compiler.ActionRun, cty.NilVal, "", ""
 	}
+	sensitive := sensitiveResult(s, marked)
+	// The parts the instance would do, and those the cache holds (none
+	// for a sensitive one, which is not cached, or with --no-cache).
+	var count *blocks.PartCount
+	if pc, ok := exec.(blocks.PartCounter); ok {
+		if r.opts.Store != nil && !sensitive {
+			call.Cache = &partCache{store: r.opts.Store, flow: r.prog.Flow.Name, step: Label(s.Name, inst.key), read: !r.opts.NoCache}
+		}
+		if c, ok, err := pc.CountParts(call); ok && err == nil {
+			count = &c
+		}
+		call.Cache = nil
+	}
+	addParts := func(action compiler.Action) {
+		switch {
+		case count == nil:
+		case action == compiler.ActionCached:
+			parts.Parts += count.Parts
+			parts.Cached += count.Parts
+		default:
+			parts.Parts += count.Parts
+			parts.Cached += count.Cached
+			parts.New += count.New
+		}
+	}
+	if sensitive {
+		addParts(compiler.ActionRun)
+		return compiler.ActionRun, cty.NilVal, "sensitive results are not cached", ""
+	}
+	action, value, why, key := r.planCached(s, call, exec)
+	addParts(action)
+	if action == compiler.ActionRun && s.Block.PlanTime {
+		value = r.planCompute(s, inst)
+	}
+	return action, value, why, key
+}
+
+// countsParts reports whether plan counts the parts of s's instances
+// (embed's texts).
+func (r *run) countsParts(s *compiler.Step) bool {
+	if s.Flow != nil || r.opts.Executors == nil {
+		return false
+	}
+	exec, err := r.opts.Executors.For(s.Block)
+	if err != nil {
+		return false
+	}
+	_, ok := exec.(blocks.PartCounter)
+	return ok
+}
+
+// planCompute runs an instance of a block that plan computes (chunk:
+// local, quick, the same result for the same inputs) and returns its
+// value; cty.NilVal when its inputs are known only at run time, are
+// sensitive, or it fails (the run reports it).
+func (r *run) planCompute(s *compiler.Step, inst instance) cty.Value {
+	inputs, marked, unknown, diags := r.evalInputs(s, inst, true)
+	if diags.HasErrors() || unknown || len(marked) > 0 || r.opts.Executors == nil {
+		return cty.NilVal
+	}
+	exec, err := r.opts.Executors.For(s.Block)
+	if err != nil {
+		return cty.NilVal
+	}
+	call := &blocks.Call{Block: s.Block, Inputs: inputs, Outputs: s.Outputs, Dir: r.prog.Dir, Step: Label(s.Name, inst.key)}
+	res, err := exec.Execute(context.Background(), call)
+	if err != nil || res == nil {
+		return cty.NilVal
+	}
+	v, err := convertOutputs(s.Block, s.Outputs, call, res)
+	if err != nil {
+		return cty.NilVal
+	}
+	return v
+}
+
+// planCached is the action of an instance whose inputs are known, as the
+// result cache tells: its action, its value when cached, why it would
+// run, and its cache key.
+func (r *run) planCached(s *compiler.Step, call *blocks.Call, exec blocks.Executor) (compiler.Action, cty.Value, string, string) {
 	var key string
+	var err error
 	if r.opts.Store != nil {
 		if key, err = r.cacheKey(s, call, exec); err != nil && r.opts.NoCache {
 			return compiler.ActionRun, cty.NilVal, "--no-cache", ""

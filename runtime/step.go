@@ -461,6 +461,16 @@ func (r *run) executorFor(s *compiler.Step) (blocks.Executor, error) {
 		return flowExecutor{r: r, step: s}, nil
 	case s.Block.Builtin() && s.Block.Name == "mcp":
 		return mcpExecutor{r}, nil
+	case r.opts.Offline && blocks.EmbedsQuery(s.Block) && r.opts.Executors != nil && r.opts.Executors.Builtins[s.Block.Name] != nil:
+		// vector_search calls a model only to embed a query given
+		// without a vector: offline, that alone is refused.
+		plain := r.opts.Executors.Builtins[s.Block.Name]
+		return blocks.ExecutorFunc(func(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
+			if v := call.Inputs["vector"]; v == cty.NilVal || v.IsNull() {
+				return nil, fmt.Errorf("block %s embeds its query with a model, and %w", s.Block.Name, ErrOffline)
+			}
+			return plain.Execute(ctx, call)
+		}), nil
 	}
 	return r.opts.Executors.For(s.Block)
 }

@@ -58,8 +58,7 @@ func (e *Executor) executeEmbed(ctx context.Context, call *blocks.Call) (*blocks
 	var send []string
 	where := map[string][]int{}
 	for i, text := range texts {
-		sum := sha256.Sum256([]byte("embed\x00" + t.baseURL + "\x00" + model + "\x00" + text))
-		keys[i] = hex.EncodeToString(sum[:])
+		keys[i] = embedKey(t.baseURL, model, text)
 		if call.Cache != nil {
 			raw, ok, err := call.Cache.Get(keys[i])
 			if err != nil {
@@ -125,6 +124,53 @@ func (e *Executor) executeEmbed(ctx context.Context, call *blocks.Call) (*blocks
 	}, Usage: usage}, nil
 }
 
+// embedKey is the key of a text's vector in the PartCache.
+func embedKey(baseURL, model, text string) string {
+	sum := sha256.Sum256([]byte("embed\x00" + baseURL + "\x00" + model + "\x00" + text))
+	return hex.EncodeToString(sum[:])
+}
+
+var _ blocks.PartCounter = (*Executor)(nil)
+
+// CountParts says how many texts an embed call would embed: of its
+// texts, those whose vectors call.Cache holds, and the others (each
+// distinct text once), which it would send. Plan shows them.
+func (e *Executor) CountParts(call *blocks.Call) (blocks.PartCount, bool, error) {
+	var c blocks.PartCount
+	if !isEmbed(call) {
+		return c, false, nil
+	}
+	texts, err := embedTexts(call)
+	if err != nil {
+		return c, false, err
+	}
+	t, err := e.transportFor(call)
+	if err != nil {
+		return c, false, err
+	}
+	model := e.embedModel(call)
+	c.Parts = len(texts)
+	seen := map[string]bool{}
+	for _, text := range texts {
+		if call.Cache != nil {
+			raw, ok, err := call.Cache.Get(embedKey(t.baseURL, model, text))
+			if err != nil {
+				return c, false, err
+			}
+			var v []float32
+			if ok && json.Unmarshal(raw, &v) == nil && len(v) > 0 {
+				c.Cached++
+				continue
+			}
+		}
+		if !seen[text] {
+			seen[text] = true
+			c.New++
+		}
+	}
+	return c, true, nil
+}
+
 // embedTexts are the texts of an embed call: texts, or text.
 func embedTexts(call *blocks.Call) ([]string, error) {
 	list, one := call.Inputs["texts"], call.Inputs["text"]
@@ -172,4 +218,34 @@ func vectorValue(v []float32) cty.Value {
 		out[i] = cty.NumberFloatVal(float64(x))
 	}
 	return cty.ListVal(out)
+}
+
+var _ blocks.QueryEmbedder = (*Executor)(nil)
+
+// EmbedQuery embeds the query of a vector_search step that gives no
+// vector, as an embed step with text = query would: through the step's
+// provider, else the environment's, with its model input, else
+// FLOWCTL_EMBEDDINGS_MODEL, retried as llm calls are. The query's vector
+// is not cached (a search step is not).
+func (e *Executor) EmbedQuery(ctx context.Context, call *blocks.Call, query string) ([]float32, *blocks.Usage, error) {
+	t, err := e.transportFor(call)
+	if err != nil {
+		return nil, nil, err
+	}
+	model := e.embedModel(call)
+	if model == "" {
+		return nil, nil, fmt.Errorf("no embeddings model is set: give the step the model that embedded the collection (model = \"...\"), or set %s", EnvEmbeddingsModel)
+	}
+	em := &Embedder{model: model, t: t}
+	got, tokens, err := em.embed(ctx, []string{query})
+	if err != nil {
+		return nil, nil, err
+	}
+	if tokens <= 0 {
+		tokens = embedTokens(model, []string{query})
+	}
+	if len(got) != 1 || len(got[0]) == 0 {
+		return nil, nil, fmt.Errorf("the model server at %s returned no vector for the query", t.baseURL)
+	}
+	return got[0], &blocks.Usage{PromptTokens: tokens, TotalTokens: tokens}, nil
 }

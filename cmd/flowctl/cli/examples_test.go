@@ -15,6 +15,10 @@ import (
 // test applies them twice and checks that the second run is all cached.
 var offline = map[string][]string{"hello": nil, "digest": nil, "notes": nil, "stats": nil}
 
+// appliedBy names the test that applies an example needing a model,
+// against a local fake of its server.
+var appliedBy = map[string]string{"chat": "TestChatExample", "summarize": "TestSummarizeExample", "rag": "TestRagExample"}
+
 // needsPython are the examples with python blocks, which run where there
 // is a python3 (3.11+): always in CI.
 var needsPython = map[string]bool{"stats": true}
@@ -75,6 +79,9 @@ func TestExamples(t *testing.T) {
 			}
 			extra, ok := offline[name]
 			if !ok {
+				if by := appliedBy[name]; by != "" {
+					t.Skipf("%s needs a model to apply: %s applies it against a local server", name, by)
+				}
 				t.Skipf("%s needs the network or a model to apply", name)
 			}
 			for i, want := range []string{"ok", "cached"} {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -246,6 +247,14 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 		{"plan", func(t *testing.T, g *goldenOut) {
 			NewPlan(g.w("human/stdout"), false, false, "gpt-test").Plan(plan)
 			NewPlan(g.w("json/stdout"), true, false, "gpt-test").Plan(plan)
+			// The texts an embed step would embed, as plan counts them.
+			embed := *plan
+			embed.Steps = slices.Clone(plan.Steps)
+			ps := *embed.Steps[0]
+			ps.Embed = &compiler.PartCounts{Parts: 1200, Cached: 1180, New: 20, Unknown: 2}
+			embed.Steps[0] = &ps
+			NewPlan(g.w("embed/stdout"), false, false, "gpt-test").Plan(&embed)
+			NewPlan(g.w("embed-json/stdout"), true, false, "gpt-test").Plan(&embed)
 		}},
 		{"apply", func(t *testing.T, g *goldenOut) {
 			h := NewApplyHuman(g.w("human/stdout"), false, LabelWidth(prog), false)

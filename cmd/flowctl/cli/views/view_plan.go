@@ -98,8 +98,20 @@ type jsonPlanStep struct {
 	// ("" when only the run knows it).
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
+	// Embed, for an embed step whose texts plan knows, is how many texts
+	// it would embed: cached (their vectors are in the state) and new
+	// (sent); texts_unknown counts the instances whose texts only the
+	// run knows.
+	Embed *jsonPlanParts `json:"embed,omitempty"`
 	// Flow is the plan of the flow the step uses, with plan --expand.
 	Flow *JSONPlan `json:"flow,omitempty"`
+}
+
+type jsonPlanParts struct {
+	Texts            int `json:"texts"`
+	Cached           int `json:"cached"`
+	New              int `json:"new"`
+	UnknownInstances int `json:"unknown_instances,omitempty"`
 }
 
 // NewJSONPlan is plan's JSON object; with expand, the steps that use a
@@ -134,6 +146,9 @@ func NewJSONPlan(plan *compiler.Plan, expand bool, model string) JSONPlan {
 				js.Provider = s.Step.Provider.Name
 			}
 			js.Model, _ = stepModel(s.Step, model)
+		}
+		if e := s.Embed; e != nil {
+			js.Embed = &jsonPlanParts{Texts: e.Parts, Cached: e.Cached, New: e.New, UnknownInstances: e.Unknown}
 		}
 		if s.FlowPlan != nil && expand {
 			sub := NewJSONPlan(s.FlowPlan, expand, model)
@@ -212,6 +227,13 @@ func writePlanSteps(w io.Writer, plan *compiler.Plan, steps []*compiler.Step, in
 		pad := indent + strings.Repeat(" ", 11+width+2)
 		if st.IsLLM() {
 			fmt.Fprintf(w, "%scalls %s\n", pad, llmTarget(st, model))
+		}
+		if e := s.Embed; e != nil {
+			line := fmt.Sprintf("embeds %s: %s cached, %s new", commaPlural(e.Parts, "text", "texts"), comma(e.Cached), comma(e.New))
+			if e.Unknown > 0 {
+				line += fmt.Sprintf("; the texts of %s known only at run time", commaPlural(e.Unknown, "instance", "instances"))
+			}
+			fmt.Fprintf(w, "%s%s\n", pad, line)
 		}
 		if len(st.Tools) > 0 {
 			fmt.Fprintf(w, "%smay call %s (at most %s)\n", pad,
