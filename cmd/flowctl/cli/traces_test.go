@@ -93,3 +93,49 @@ func names(spans []*tracepb.Span) []string {
 	}
 	return out
 }
+
+// TestGenAITraces: with OTEL_TRACES_EXPORTER=console, a model call is a
+// span "chat MODEL" with the GenAI semantic conventions' attributes,
+// tokens and cost, and without its prompt.
+func TestGenAITraces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	model := streamingModel(t, "A secret-free ", "reply.")
+	dir := t.TempDir()
+	flow := fmt.Sprintf(`flow "traced" {}
+
+provider "local" {
+  base_url = "%s/v1"
+  prices = {
+    "m" = { input = 1000, output = 10000 }
+  }
+}
+
+step "ask" {
+  use         = "llm"
+  provider    = provider.local
+  model       = "m"
+  temperature = 0
+  prompt      = "A prompt that stays out of traces"
+}
+`, model.URL)
+	os.WriteFile(filepath.Join(dir, "traced.flow.hcl"), []byte(flow), 0o644)
+	cmd := flowctl(t, dir, "apply", "--auto-approve", ".")
+	cmd.Env = append(cmd.Env, "OTEL_TRACES_EXPORTER=console")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{`"Name":"chat m"`, `"gen_ai.operation.name"`, `"gen_ai.provider.name"`, `"gen_ai.system"`,
+		`"gen_ai.request.model"`, `"gen_ai.response.model"`, `"gen_ai.request.temperature"`, `"gen_ai.usage.input_tokens"`,
+		`"gen_ai.usage.output_tokens"`, `"flowctl.cost_usd"`, `"Name":"step ask"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the console's spans lack %s:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "stays out of traces") {
+		t.Error("a span carries the prompt")
+	}
+}
