@@ -42,6 +42,9 @@ type Flow struct {
 	// Providers are the model servers it declares, with the llm steps
 	// that name each.
 	Providers []Provider `json:"providers,omitempty"`
+	// Collections are the vector collections it declares, with the
+	// steps that name each.
+	Collections []Collection `json:"collections,omitempty"`
 	// Blocks are the blocks its steps use, in the order of their first
 	// step, each with the steps that use it.
 	Blocks    []UsedBlock `json:"blocks"`
@@ -71,6 +74,15 @@ type Provider struct {
 	TPM         int      `json:"tpm,omitempty"`
 	Concurrency int      `json:"concurrency,omitempty"`
 	Models      []string `json:"models,omitempty"` // those it declares prices of
+	Steps       []string `json:"steps"`
+	Description string   `json:"description,omitempty"`
+}
+
+// A Collection is a vector collection a flow declares (docs/retrieval.md).
+type Collection struct {
+	Name        string   `json:"name"`
+	Dimensions  int      `json:"dimensions"`
+	Distance    string   `json:"distance"`
 	Steps       []string `json:"steps"`
 	Description string   `json:"description,omitempty"`
 }
@@ -276,6 +288,15 @@ func flowDoc(p *compiler.Program, rel func(string) string, tests []Test, mermaid
 			}
 		}
 		fd.Providers = append(fd.Providers, pd)
+	}
+	for _, c := range p.Collections {
+		cd := Collection{Name: c.Name, Dimensions: c.Dimensions, Distance: c.Distance, Steps: []string{}, Description: c.Description}
+		for _, st := range p.Steps {
+			if st.Collection == c {
+				cd.Steps = append(cd.Steps, st.Name)
+			}
+		}
+		fd.Collections = append(fd.Collections, cd)
 	}
 	used := map[string]int{}
 	for _, st := range p.Steps {

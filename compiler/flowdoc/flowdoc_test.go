@@ -125,3 +125,33 @@ func TestNewStepGraph(t *testing.T) {
 		t.Errorf("expanded edges: %s", got)
 	}
 }
+
+// TestCollectCollections: the documentation of a flow lists the
+// collections it declares with the steps that name each.
+func TestCollectCollections(t *testing.T) {
+	dir := t.TempDir()
+	src := `flow "find" {}
+
+collection "notes" {
+  dimensions  = 3
+  description = "Our notes"
+}
+
+step "search" {
+  use        = "vector_search"
+  collection = collection.notes
+  vector     = [1, 0, 0]
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "find.flow.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, _, diags := Collect([]string{dir}, nil, dir, func(*compiler.Program, *StepGraph) string { return "" })
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	cs := d.Flows[0].Collections
+	if len(cs) != 1 || cs[0].Name != "notes" || cs[0].Dimensions != 3 || cs[0].Distance != "cosine" || strings.Join(cs[0].Steps, ",") != "search" || cs[0].Description != "Our notes" {
+		t.Errorf("collections: %+v", cs)
+	}
+}

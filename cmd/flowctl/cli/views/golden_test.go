@@ -18,6 +18,7 @@ import (
 	"github.com/flowctl/flowctl/blocks/blocktest"
 	"github.com/flowctl/flowctl/blocks/index"
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/compiler/flowdoc"
 	"github.com/flowctl/flowctl/importer"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
@@ -343,7 +344,8 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 			two := "2"
 			d := &Docs{Flows: []FlowDoc{{Name: "gated", File: "gated.flow.hcl", Steps: 3, Description: "Gates a job.",
 				Inputs:  []FieldDoc{{Name: "count", Type: "number", Default: &two, Description: "How many."}},
-				Outputs: []FieldDoc{{Name: "n", Type: "list(number)"}}, Secrets: []SecretDoc{}, Blocks: []UsedBlockDoc{}, Tests: []TestDoc{{Name: "counts", File: "gated.test.hcl"}}}},
+				Outputs: []FieldDoc{{Name: "n", Type: "list(number)"}}, Secrets: []SecretDoc{}, Blocks: []UsedBlockDoc{}, Tests: []TestDoc{{Name: "counts", File: "gated.test.hcl"}},
+				Collections: []flowdoc.Collection{{Name: "notes", Dimensions: 768, Distance: "cosine", Steps: []string{"search"}, Description: "Our notes"}}}},
 				Blocks: []BlockDoc{}}
 			WriteDocsMarkdown(g.w("markdown"), d)
 			WriteJSON(g.w("json"), d)

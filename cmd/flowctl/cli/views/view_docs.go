@@ -51,6 +51,11 @@ func WriteDocsMarkdown(w io.Writer, d *Docs) {
 		}
 		mdTable(w, "Providers", false, []string{"name", "base_url", "api_key", "limits", "steps", "description"}, rows)
 		rows = nil
+		for _, c := range f.Collections {
+			rows = append(rows, []string{code(c.Name), fmt.Sprint(c.Dimensions), c.Distance, codeOrNone(strings.Join(c.Steps, "`, `")), c.Description})
+		}
+		mdTable(w, "Collections", false, []string{"name", "dimensions", "distance", "steps", "description"}, rows)
+		rows = nil
 		for _, b := range f.Blocks {
 			where := "built-in"
 			if b.DefinedIn != "" {
