@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"hash/fnv"
 	"sort"
@@ -14,6 +15,15 @@ import (
 // candidates the index keeps while it walks, at least top_k (pgvector's
 // default of 40 misses too many of the true nearest over 768 dimensions).
 const pgEfSearch = 200
+
+// pgSearchSettings are set on every connection to a PostgreSQL state
+// when it is made: a search of at most pgEfSearch items is then one
+// statement, with no transaction to scope them (iterative scans go on
+// until enough rows pass a filter).
+var pgSearchSettings = map[string]string{
+	"hnsw.ef_search":      fmt.Sprint(pgEfSearch),
+	"hnsw.iterative_scan": "relaxed_order",
+}
 
 // pgMaxIndexed is the most dimensions pgvector's HNSW index takes.
 const pgMaxIndexed = 2000
@@ -85,26 +95,29 @@ func quoteLiteral(s string) string {
 // collection's HNSW index (iterative scans go on until enough rows
 // pass the filter).
 func (c *collection) searchPostgres(ctx context.Context, v []float32, k int, f blocks.Filter) ([]blocks.VectorMatch, error) {
-	tx, err := c.s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	for _, set := range []string{
-		fmt.Sprintf(`SET LOCAL hnsw.ef_search = %d`, max(pgEfSearch, k)),
-		`SET LOCAL hnsw.iterative_scan = relaxed_order`,
-	} {
-		if _, err := tx.ExecContext(ctx, set); err != nil {
+	var q interface {
+		QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	} = c.s.db
+	if k > pgEfSearch {
+		// More than the connection's setting keeps: raised for this
+		// search alone.
+		tx, err := c.s.db.BeginTx(ctx, nil)
+		if err != nil {
 			return nil, err
 		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`SET LOCAL hnsw.ef_search = %d`, k)); err != nil {
+			return nil, err
+		}
+		q = tx
 	}
 	op := pgOps[c.spec.Distance][0]
 	dist := fmt.Sprintf(`%s OPERATOR(%s.%s) ?1::%s.vector(%d)`, c.pgCast(), c.pgSchema, op, c.pgSchema, c.spec.Dimensions)
 	where, args := filterSQL(true, f)
-	q := `SELECT id, text, metadata, ` + dist + ` FROM collection_items WHERE collection = ?2 AND live = 1`
+	stmt := `SELECT id, text, metadata, ` + dist + ` FROM collection_items WHERE collection = ?2 AND live = 1`
 	// filterSQL's parameters come after ?1 and ?2.
-	q += renumber(where, 3) + ` ORDER BY ` + dist + ` LIMIT ` + fmt.Sprint(k)
-	rows, err := tx.QueryContext(ctx, c.s.db.b.bind(q), append([]any{vectorText(v), c.spec.Name}, args...)...)
+	stmt += renumber(where, 3) + ` ORDER BY ` + dist + ` LIMIT ` + fmt.Sprint(k)
+	rows, err := q.QueryContext(ctx, c.s.db.b.bind(stmt), append([]any{vectorText(v), c.spec.Name}, args...)...)
 	if err != nil {
 		return nil, err
 	}

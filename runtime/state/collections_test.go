@@ -584,3 +584,19 @@ func TestCollectionGraphSaved(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresSearchSettings: every connection of a PostgreSQL state has
+// pgvector's search settings, so that a search is one statement.
+func TestPostgresSearchSettings(t *testing.T) {
+	url := os.Getenv(pgtest.EnvURL)
+	if url == "" {
+		t.Skip("no PostgreSQL (" + pgtest.EnvURL + ")")
+	}
+	s := openStore(t)
+	for name, want := range pgSearchSettings {
+		var got string
+		if err := s.db.QueryRow(`SELECT current_setting('` + name + `')`).Scan(&got); err != nil || got != want {
+			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
+		}
+	}
+}

@@ -257,6 +257,13 @@ func OpenURLWith(dbURL string, o Options) (*Store, error) {
 	if pgTracer != nil {
 		cfg.Tracer = pgTracer
 	}
+	// Every connection searches collections with pgvector's settings
+	// (collections_pg.go), so that a search is one statement.
+	for name, value := range pgSearchSettings {
+		if _, set := cfg.RuntimeParams[name]; !set {
+			cfg.RuntimeParams[name] = value
+		}
+	}
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxIdleConns)
