@@ -108,6 +108,9 @@ type writer struct {
 	// writes failed ("" for writes of no run, cache entries): a run's
 	// flush reports its own, never another run's.
 	errs map[string]*asyncErr
+	// stepSeq is the seq of the last step result queued, by run, until
+	// the run has waited for it (settleRun) or flushed.
+	stepSeq map[string]uint64
 }
 
 // An attempt is one try at writing a batch: the errors of its ops, kept
@@ -231,6 +234,12 @@ func (w *writer) push(o *op) (uint64, bool) {
 	w.pending = append(w.pending, *o)
 	w.seq++
 	seq := w.seq
+	if o.step != nil {
+		if w.stepSeq == nil {
+			w.stepSeq = map[string]uint64{}
+		}
+		w.stepSeq[o.step.RunID] = seq
+	}
 	urgent := o.kind == opSync || len(w.pending) == gatherOps
 	w.mu.Unlock()
 	w.work.Signal()

@@ -67,6 +67,10 @@ func TestServerFaults(t *testing.T) {
 	}
 	t.Run("disk-full/sqlite", func(t *testing.T) { testDiskFull(t, "sqlite") })
 	t.Run("disk-full/postgres", func(t *testing.T) { testDiskFull(t, "postgres") })
+	t.Run("unrecorded-result/postgres", func(t *testing.T) {
+		needPostgres(t)
+		testUnrecordedResult(t, c.Schema("unrecorded_result"))
+	})
 	t.Run("stopped-past-lease/postgres", func(t *testing.T) {
 		needPostgres(t)
 		testStoppedPastLease(t, c)
