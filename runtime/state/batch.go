@@ -292,6 +292,10 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 				w.add(w.events, batch, first, i)
 			}
 		case opSync:
+			if !o.sync.take() {
+				o.sync.err = errWithdrawn
+				continue
+			}
 			if !o.sync.blind {
 				w.writeOwn(batch, first)
 			}

@@ -71,6 +71,10 @@ func TestServerFaults(t *testing.T) {
 		needPostgres(t)
 		testUnrecordedResult(t, c.Schema("unrecorded_result"))
 	})
+	t.Run("starts-state-paused/postgres", func(t *testing.T) {
+		needPostgres(t)
+		testStartsStatePaused(t, c)
+	})
 	t.Run("stopped-past-lease/postgres", func(t *testing.T) {
 		needPostgres(t)
 		testStoppedPastLease(t, c)

@@ -2,10 +2,16 @@ package faults
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/flowctl/flowctl/runtime/state/pgtest"
 )
 
 // unrecordedFlow's first step succeeds with a log line holding a NUL
@@ -68,4 +74,76 @@ func testUnrecordedResult(t *testing.T, url string) {
 		}
 	}
 	t.Logf("faults: unrecorded results: 5 runs whose first step's result PostgreSQL refused (22021); %d dependants called", calls)
+}
+
+// testStartsStatePaused: while the state's server answers nothing (its
+// processes stopped, as a network partition leaves it), a start whose
+// run cannot be recorded is answered 503 state_unavailable with
+// Retry-After, within the write deadline, rather than no answer: the
+// first while the server still takes the state for ready (its write is
+// sent and hangs), the second behind it (its write waits for the writer,
+// and is withdrawn). Once the state is back, each start retried with its
+// Idempotency-Key gets a run that ends ok, its step called once: no run
+// was half-recorded (a key without its run, a run no one runs).
+func testStartsStatePaused(t *testing.T, c *pgtest.Cluster) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "accept.flow.hcl"), []byte(acceptFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := c.Schema("starts_state_paused")
+	ctr := newCounter(t, 0)
+	s := serve(t, dir, faultEnv(url), "--state", url)
+	id, _ := startRun(t, s, "accept", fmt.Sprintf(`{"base": %q, "tag": "warm"}`, ctr.srv.URL), "")
+	if status, msg := waitEnded(t, s, id); status != "ok" {
+		t.Fatalf("run %s: %s %s", id, status, msg)
+	}
+	c.Freeze()
+	thawed := false
+	defer func() {
+		if !thawed {
+			c.Thaw()
+		}
+	}()
+	// No answer in a minute is a failure (the client gives up).
+	client := &http.Client{Timeout: time.Minute}
+	tags := []string{"paused0", "paused1"}
+	codes := make([]int, len(tags))
+	var wg sync.WaitGroup
+	for i, tag := range tags {
+		if i > 0 {
+			time.Sleep(200 * time.Millisecond)
+		}
+		wg.Go(func() {
+			req, _ := http.NewRequest("POST", s.url+"/v1/flows/accept/runs",
+				strings.NewReader(fmt.Sprintf(`{"inputs": {"base": %q, "tag": %q}}`, ctr.srv.URL, tag)))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", tag)
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Errorf("start %s while the state does not answer: %v", tag, err)
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			codes[i] = resp.StatusCode
+			if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), `"state_unavailable"`) || resp.Header.Get("Retry-After") == "" {
+				t.Errorf("start %s while the state does not answer: %d %s (Retry-After %q); want 503 state_unavailable with Retry-After",
+					tag, resp.StatusCode, b, resp.Header.Get("Retry-After"))
+			}
+		})
+	}
+	wg.Wait()
+	c.Thaw()
+	thawed = true
+	for _, tag := range tags {
+		id, code := startRun(t, s, "accept", fmt.Sprintf(`{"base": %q, "tag": %q}`, ctr.srv.URL, tag), tag)
+		status, msg := waitEnded(t, s, id)
+		if status != "ok" {
+			t.Errorf("start %s retried with its key once the state is back: %d, run %s %s %s; want a run that ends ok", tag, code, id, status, msg)
+		}
+		if n, _, _ := ctr.calls(tag + "."); n != 1 {
+			t.Errorf("start %s: its step called %d times; want once", tag, n)
+		}
+	}
+	t.Logf("faults: starts while the state does not answer: %d starts, answered %v; each retried with its key ran once", len(tags), codes)
 }
