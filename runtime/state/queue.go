@@ -211,7 +211,7 @@ const startQueuedSQL = `UPDATE runs SET status = 'running', started_at = ?, owne
 func (s *Store) EndQueued(id, status, errText string) error {
 	_, err := s.w.doBlind("", func(ctx context.Context, st *writerStmts) error {
 		res, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?, error = ?
-			WHERE id = ? AND status = '`+StatusQueued+`'`, status, time.Now().UnixNano(), errText, id)
+			WHERE id = ? AND status = '`+StatusQueued+`'`, status, time.Now().UnixNano(), prose(errText), id)
 		if err != nil {
 			return err
 		}

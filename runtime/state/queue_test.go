@@ -179,3 +179,32 @@ func TestQueueRunWithin(t *testing.T) {
 		t.Errorf("the run recorded in time: %+v, %v", got, err)
 	}
 }
+
+// TestNulText: a step's log and error, and a run's error, holding a NUL
+// byte (or bytes that are not UTF-8) are recorded, with U+FFFD for it, on
+// either backend (PostgreSQL's text refuses both: the result could not
+// have been recorded); an output
+// holding the JSON escape \u0000 is recorded as it is.
+func TestNulText(t *testing.T) {
+	s := openStore(t)
+	r := &Run{Flow: "f", Status: "running"}
+	if err := s.CreateRun(r); err != nil {
+		t.Fatal(err)
+	}
+	s.RecordStep(&StepResult{RunID: r.ID, Step: "s", Status: "failed", Attempts: 1,
+		Outputs: []byte(`{"v":"a\u0000b"}`), Error: "bad\x00byte", Log: "a\x00line\n\xffraw\n"})
+	if err := s.FinishRun(&Run{ID: r.ID, Status: "failed", Error: "run\x00error"}); err != nil {
+		t.Fatalf("FinishRun: %v", err)
+	}
+	steps, err := s.Steps(r.ID)
+	if err != nil || len(steps) != 1 {
+		t.Fatalf("Steps = %v, %v", steps, err)
+	}
+	st := steps[0]
+	if string(st.Outputs) != `{"v":"a\u0000b"}` || st.Error != "bad\uFFFDbyte" || st.Log != "a\uFFFDline\n\uFFFDraw\n" {
+		t.Errorf("the step recorded: outputs %s, error %q, log %q", st.Outputs, st.Error, st.Log)
+	}
+	if got, err := s.Run(r.ID); err != nil || got.Error != "run\uFFFDerror" {
+		t.Errorf("the run recorded: %+v, %v", got, err)
+	}
+}
