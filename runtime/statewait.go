@@ -32,6 +32,11 @@ func (r *run) waitState(ctx context.Context) string {
 	if err == nil || ctx.Err() != nil {
 		return ""
 	}
+	if errors.Is(err, state.ErrNotRecorded) {
+		// The instance fails unstarted, and so does the run, with the
+		// write's own error ("Results not recorded", FlushRun's).
+		return "not started: " + err.Error()
+	}
 	detail := fmt.Sprintf("The state database did not answer for longer than the wait (%s, or --state-wait), so no step was started once it stopped answering: a step whose result cannot be recorded is not run. Resume the run when the state is back: flowctl apply --resume %s.", state.EnvWait, r.id)
 	if errors.Is(err, state.ErrRunTaken) {
 		detail = "This process lost the state for longer than its lease, and another process took the run over (it was recorded as interrupted, and may have been resumed). This process starts no more of its steps."

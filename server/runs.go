@@ -104,12 +104,73 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 	if direct {
 		rec.Status = statusRunning
 	}
-	had, err := s.store.QueueRun(rec, key, expiry)
 	parent := trace.SpanContextFromContext(r.Context())
+	// The write has writeTimeout (the client's going away does not end
+	// it). One still waiting for the writer then is withdrawn, nothing of
+	// it written; one under way (sent, its outcome unknown) is left to
+	// end: a run it recorded is run, as any recorded run.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), writeTimeout)
+	type outcome struct {
+		had *state.IdempotencyKey
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		had, err := s.store.QueueRunWithin(ctx, rec, key, expiry)
+		done <- outcome{had, err}
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		select {
+		case o = <-done:
+		default:
+			go func() {
+				o := <-done
+				cancel()
+				s.recorded(direct, id, prog, inputs, req.Namespace, parent, o.had, o.err)
+				if o.err == nil && o.had == nil {
+					s.log.Warn("run recorded after its start was answered 503", slog.String("run_id", id), slog.String("flow", prog.Flow.Name))
+				}
+			}()
+			s.log.Warn("run not recorded in time", slog.String("request_id", requestID(r.Context())), slog.String("run_id", id), slog.String("flow", prog.Flow.Name))
+			w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter.Seconds())))
+			s.refuse(w, prog.Flow.Name, http.StatusServiceUnavailable, "state_unavailable",
+				"The state did not record the run in time: its write was under way, and if it commits the run is run. A retry with the same Idempotency-Key gets that run rather than another. Try again later.")
+			return
+		}
+	}
+	cancel()
+	had, err := o.had, o.err
+	s.recorded(direct, id, prog, inputs, req.Namespace, parent, had, err)
+	switch {
+	case err != nil && (errors.Is(err, context.DeadlineExceeded) || !s.checkState(r.Context())):
+		// Withdrawn unwritten (QueueRunWithin), or the state went away.
+		s.refuseUnavailable(w, prog.Flow.Name)
+	case err != nil:
+		s.internalError(w, r, err)
+	case had != nil:
+		s.answerKey(w, prog, key, had)
+	default:
+		s.writeRunStatus(w, http.StatusAccepted, id)
+	}
+}
+
+// writeTimeout bounds the write that records a started run before the
+// answer (postRun), as readTimeout bounds reads: a start the state cannot
+// record in time is answered 503 state_unavailable with Retry-After.
+const writeTimeout = readTimeout
+
+// recorded starts, or queues, a run whose recording (QueueRun) ended with
+// had and err, and gives back the place postRun held for it (direct: one
+// among the active runs, else one in the queue).
+func (s *Server) recorded(direct bool, id string, prog *compiler.Program, inputs map[string]cty.Value, namespace string, parent trace.SpanContext, had *state.IdempotencyKey, err error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch {
 	case direct && err == nil && had == nil:
-		lr := newLiveRun(id, prog.Flow.Name, prog, inputs, req.Namespace)
+		lr := newLiveRun(id, prog.Flow.Name, prog, inputs, namespace)
 		lr.trace, lr.recorded = parent, true
 		s.live[id] = lr
 		s.launchLocked(lr)
@@ -119,19 +180,8 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.recording--
 		if err == nil && had == nil {
-			s.enqueueLocked(id, prog, inputs, req.Namespace, parent)
+			s.enqueueLocked(id, prog, inputs, namespace, parent)
 		}
-	}
-	s.mu.Unlock()
-	switch {
-	case err != nil && !s.checkState(r.Context()):
-		s.refuseUnavailable(w, prog.Flow.Name)
-	case err != nil:
-		s.internalError(w, r, err)
-	case had != nil:
-		s.answerKey(w, prog, key, had)
-	default:
-		s.writeRunStatus(w, http.StatusAccepted, id)
 	}
 }
 

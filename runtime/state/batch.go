@@ -77,7 +77,7 @@ ON CONFLICT (run_id, step, instance) DO UPDATE SET
 		a.add(
 			a.runID.of(r.RunID), a.step.of(r.Step), r.Instance, a.status.of(r.Status),
 			int64(r.Attempts), nanos(r.StartedAt), nanos(r.FinishedAt), text(r.Outputs),
-			flag(r.Sensitive), r.Error, r.CacheKey, text(r.Usage), r.Log)
+			flag(r.Sensitive), prose(r.Error), r.CacheKey, text(r.Usage), prose(r.Log))
 	},
 	describe: func(o *op, err error) error {
 		r := o.step
@@ -313,6 +313,10 @@ func (w *writer) apply(ctx context.Context, batch []op, first uint64, mark int64
 				w.add(w.calls, batch, first, i)
 			}
 		case opSync:
+			if !o.sync.take() {
+				o.sync.err = errWithdrawn
+				continue
+			}
 			if !o.sync.blind {
 				w.writeOwn(batch, first)
 			}

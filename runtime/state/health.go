@@ -55,7 +55,10 @@ const DefaultWait = 2 * time.Minute
 // once. So does a run whose state answers but takes no writes (a full
 // disk, a read-only database or file system), SQLite's too, until a write
 // commits again (writer.waitWrites). A SQLite state's runs are their
-// process's for as long as it lives.
+// process's for as long as it lives. For a run, it first waits until the
+// run's step results handed over so far are written, and fails with
+// ErrNotRecorded when one could not be, for good (a constraint): a step
+// whose result is not recorded is followed by nothing.
 func (s *Store) WaitWritable(ctx context.Context, runID string) error {
 	if runID != "" && s.owner.lost(runID) {
 		return fmt.Errorf("run %s: %w", runID, ErrRunTaken)
@@ -64,6 +67,14 @@ func (s *Store) WaitWritable(ctx context.Context, runID string) error {
 	// read-only database): nothing starts until a write commits again.
 	if err := s.w.waitWrites(ctx); err != nil {
 		return err
+	}
+	// A step result of the run that the database refused for good (a
+	// constraint): nothing more of the run starts, its dependants least
+	// of all; the run's results queued so far are waited for first.
+	if runID != "" {
+		if err := s.w.settleRun(ctx, runID); err != nil {
+			return err
+		}
 	}
 	if s.avail == nil {
 		return nil

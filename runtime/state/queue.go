@@ -36,6 +36,16 @@ var ErrNotQueued = errors.New("the run is no longer queued")
 // records it, for a caller that starts it at once (runtime.Options
 // Recorded): one write where QueueRun and StartQueued make two.
 func (s *Store) QueueRun(r *Run, key *IdempotencyKey, expiry time.Time) (*IdempotencyKey, error) {
+	return s.QueueRunWithin(context.Background(), r, key, expiry)
+}
+
+// QueueRunWithin is QueueRun that gives up when ctx ends while its write
+// waits for the writer (behind other writes, or between tries while the
+// database is away): nothing of it is written then, and the error wraps
+// ctx's (context.DeadlineExceeded). A write under way when ctx ends (sent
+// to the database, its outcome not known) is waited for, as it may
+// commit.
+func (s *Store) QueueRunWithin(ctx context.Context, r *Run, key *IdempotencyKey, expiry time.Time) (*IdempotencyKey, error) {
 	if r.Flow == "" {
 		return nil, errors.New("queuing a run: the flow name is empty")
 	}
@@ -90,7 +100,7 @@ func (s *Store) QueueRun(r *Run, key *IdempotencyKey, expiry time.Time) (*Idempo
 			return nil
 		}}
 	}
-	_, err = s.w.doPiped("", p, func(ctx context.Context, st *writerStmts) error {
+	_, err = s.w.doWithin(ctx, "", p, func(ctx context.Context, st *writerStmts) error {
 		if key != nil {
 			res, err := st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
 				key.CreatedAt.UnixNano(), expiry.UnixNano())
@@ -131,7 +141,7 @@ func (s *Store) QueueRun(r *Run, key *IdempotencyKey, expiry time.Time) (*Idempo
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		// Pruned since: queue the run, and claim the key, again.
-		return s.QueueRun(r, key, expiry)
+		return s.QueueRunWithin(ctx, r, key, expiry)
 	case err != nil:
 		return nil, fmt.Errorf("reading an Idempotency-Key: %w", err)
 	}
@@ -201,7 +211,7 @@ const startQueuedSQL = `UPDATE runs SET status = 'running', started_at = ?, owne
 func (s *Store) EndQueued(id, status, errText string) error {
 	_, err := s.w.doBlind("", func(ctx context.Context, st *writerStmts) error {
 		res, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?, error = ?
-			WHERE id = ? AND status = '`+StatusQueued+`'`, status, time.Now().UnixNano(), errText, id)
+			WHERE id = ? AND status = '`+StatusQueued+`'`, status, time.Now().UnixNano(), prose(errText), id)
 		if err != nil {
 			return err
 		}

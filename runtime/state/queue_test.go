@@ -136,3 +136,75 @@ func TestPruneKeepsQueued(t *testing.T) {
 		t.Errorf("after runs prune: %+v, %v (%d pruned); want the queued run kept", r, err, res.Runs)
 	}
 }
+
+// TestQueueRunWithin: a run whose recording waits for a writer that is
+// busy (here with an op that blocks) past its deadline is withdrawn:
+// QueueRunWithin fails with the deadline, and nothing of it, neither the
+// run nor its Idempotency-Key, is written once the writer goes on. On
+// time, it is recorded as QueueRun records it.
+func TestQueueRunWithin(t *testing.T) {
+	s := openStore(t)
+	release := make(chan struct{})
+	blocked := make(chan struct{})
+	go s.w.do(func(context.Context, *writerStmts) error {
+		close(blocked)
+		<-release
+		return nil
+	})
+	<-blocked
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	r := &Run{Flow: "f", Origin: "serve"}
+	key := &IdempotencyKey{Flow: "f", Key: "late", Request: "d"}
+	had, err := s.QueueRunWithin(ctx, r, key, time.Time{})
+	close(release)
+	if !errors.Is(err, context.DeadlineExceeded) || had != nil {
+		t.Fatalf("QueueRunWithin behind a blocked writer = %+v, %v; want the deadline", had, err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Run(r.ID); !errors.Is(err, ErrRunNotFound) {
+		t.Errorf("the withdrawn run was recorded: %+v, %v", got, err)
+	}
+	if k, err := s.IdempotencyKeyOf("f", "", "late", time.Time{}); err != nil || k != nil {
+		t.Errorf("the withdrawn run's key was recorded: %+v, %v", k, err)
+	}
+	// In time: recorded.
+	ok := &Run{Flow: "f"}
+	if had, err := s.QueueRunWithin(context.Background(), ok, key, time.Time{}); err != nil || had != nil {
+		t.Fatalf("QueueRunWithin = %+v, %v", had, err)
+	}
+	if got, err := s.Run(ok.ID); err != nil || got.Status != StatusQueued {
+		t.Errorf("the run recorded in time: %+v, %v", got, err)
+	}
+}
+
+// TestNulText: a step's log and error, and a run's error, holding a NUL
+// byte (or bytes that are not UTF-8) are recorded, with U+FFFD for it, on
+// either backend (PostgreSQL's text refuses both: the result could not
+// have been recorded); an output
+// holding the JSON escape \u0000 is recorded as it is.
+func TestNulText(t *testing.T) {
+	s := openStore(t)
+	r := &Run{Flow: "f", Status: "running"}
+	if err := s.CreateRun(r); err != nil {
+		t.Fatal(err)
+	}
+	s.RecordStep(&StepResult{RunID: r.ID, Step: "s", Status: "failed", Attempts: 1,
+		Outputs: []byte(`{"v":"a\u0000b"}`), Error: "bad\x00byte", Log: "a\x00line\n\xffraw\n"})
+	if err := s.FinishRun(&Run{ID: r.ID, Status: "failed", Error: "run\x00error"}); err != nil {
+		t.Fatalf("FinishRun: %v", err)
+	}
+	steps, err := s.Steps(r.ID)
+	if err != nil || len(steps) != 1 {
+		t.Fatalf("Steps = %v, %v", steps, err)
+	}
+	st := steps[0]
+	if string(st.Outputs) != `{"v":"a\u0000b"}` || st.Error != "bad\uFFFDbyte" || st.Log != "a\uFFFDline\n\uFFFDraw\n" {
+		t.Errorf("the step recorded: outputs %s, error %q, log %q", st.Outputs, st.Error, st.Log)
+	}
+	if got, err := s.Run(r.ID); err != nil || got.Error != "run\uFFFDerror" {
+		t.Errorf("the run recorded: %+v, %v", got, err)
+	}
+}

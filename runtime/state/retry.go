@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
@@ -156,4 +157,19 @@ func read[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 			return v, err
 		}
 	}
+}
+
+// prose is free text as the state records it (a run's or a step's error,
+// a step's log): with each NUL byte, and each byte sequence that is not
+// UTF-8, as U+FFFD, on both backends.
+// PostgreSQL's text holds no NUL and only UTF-8 (SQLSTATE 22021), and a step that
+// printed one, or failed with one in its message, would have a result no
+// PostgreSQL state could record; SQLite's is made the same, so that a
+// run reads alike from either. Outputs are JSON, where a NUL is the
+// escape \u0000, recorded as it is.
+func prose(s string) string {
+	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }

@@ -108,6 +108,9 @@ type writer struct {
 	// writes failed ("" for writes of no run, cache entries): a run's
 	// flush reports its own, never another run's.
 	errs map[string]*asyncErr
+	// stepSeq is the seq of the last step result queued, by run, until
+	// the run has waited for it (settleRun) or flushed.
+	stepSeq map[string]uint64
 }
 
 // An attempt is one try at writing a batch: the errors of its ops, kept
@@ -186,7 +189,39 @@ type syncOp struct {
 	fn    func(ctx context.Context, st *writerStmts) error
 	err   error
 	done  chan struct{}
+	// phase is opQueued until a try applies the op (opApplied), back to
+	// opQueued when that try did not commit and is known not to have, and
+	// opWithdrawn once its caller gave up on it while queued (doWithin):
+	// no try applies it then.
+	phase atomic.Int32
 }
+
+// The phases of a syncOp.
+const (
+	opQueued int32 = iota
+	opApplied
+	opWithdrawn
+)
+
+// take reports whether a try may apply so: not withdrawn, and from now
+// on not withdrawable until the try is known not to have committed.
+func (so *syncOp) take() bool {
+	for {
+		switch so.phase.Load() {
+		case opWithdrawn:
+			return false
+		case opApplied:
+			return true
+		}
+		if so.phase.CompareAndSwap(opQueued, opApplied) {
+			return true
+		}
+	}
+}
+
+// errWithdrawn is the error of a sync op its caller withdrew (doWithin)
+// before any try applied it: nothing of it was written.
+var errWithdrawn = errors.New("withdrawn before it was written")
 
 // writerStmts are the statements prepared on the writer's connection, and
 // the connection, for what runs seldom.
@@ -235,6 +270,12 @@ func (w *writer) push(o *op) (uint64, bool) {
 	w.pending = append(w.pending, *o)
 	w.seq++
 	seq := w.seq
+	if o.step != nil {
+		if w.stepSeq == nil {
+			w.stepSeq = map[string]uint64{}
+		}
+		w.stepSeq[o.step.RunID] = seq
+	}
 	urgent := o.kind == opSync || len(w.pending) == gatherOps
 	w.mu.Unlock()
 	w.work.Signal()
@@ -318,6 +359,38 @@ func (w *writer) doCtx(ctx context.Context, fn func(ctx context.Context, st *wri
 	}
 }
 
+// doWithin is doPiped whose caller stops waiting when ctx ends, if the op
+// is still queued (no try has applied it, or every try that did is known
+// not to have committed): it is withdrawn, nothing of it is written, and
+// ctx's error is returned. An op that a try has applied when ctx ends,
+// whose outcome is not known yet, is waited for: it may commit.
+func (w *writer) doWithin(ctx context.Context, runID string, p *piped, fn func(ctx context.Context, st *writerStmts) error) (uint64, error) {
+	so := &syncOp{run: runID, blind: true, piped: p, fn: fn, done: make(chan struct{})}
+	seq, ok := w.push(&op{kind: opSync, sync: so})
+	if !ok {
+		return 0, ErrClosed
+	}
+	select {
+	case <-so.done:
+		return seq, so.err
+	case <-ctx.Done():
+	}
+	// Withdrawn while queued, else waited for, looking again each time a
+	// try ends without committing.
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if so.phase.CompareAndSwap(opQueued, opWithdrawn) {
+			return seq, fmt.Errorf("%w: %w", ctx.Err(), errWithdrawn)
+		}
+		select {
+		case <-so.done:
+			return seq, so.err
+		case <-t.C:
+		}
+	}
+}
+
 // close stops the writer once the queue is empty and releases its
 // connection. Ops queued after close are refused.
 func (w *writer) close() error {
@@ -396,6 +469,15 @@ func (w *writer) write(batch []op, first uint64) bool {
 	w.careful = false
 	for n := 0; ; n++ {
 		committed, err := w.try(ctx, batch, first)
+		if err != nil && w.unsure == 0 {
+			// Rolled back, nothing of it written: its sync ops may be
+			// withdrawn again (doWithin) until the next try.
+			for i := range batch {
+				if so := batch[i].sync; so != nil {
+					so.phase.CompareAndSwap(opApplied, opQueued)
+				}
+			}
+		}
 		if err == errCareful && !w.careful {
 			// A statement failed in a try without savepoints: the batch is
 			// written again, at once, each statement in a savepoint, so

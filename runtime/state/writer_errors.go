@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -43,7 +44,52 @@ func (w *writer) flushRun(run string, any bool) error {
 	if any {
 		return w.takeAnyErrLocked(target)
 	}
+	if w.stepSeq[run] <= target {
+		delete(w.stepSeq, run)
+	}
 	return w.takeErrLocked(run, target)
+}
+
+// ErrNotRecorded is wrapped by WaitWritable's error for a run one of
+// whose step results (or events) could not be recorded, for good: a
+// constraint the database enforces refused it (a foreign key, a NUL byte
+// in PostgreSQL's text). Nothing more is started for the run; FlushRun
+// reports the write's own error.
+var ErrNotRecorded = errors.New("a result of the run could not be recorded")
+
+// settleRun returns once the step results of run queued so far have been
+// written, or have failed: with ErrNotRecorded when a write of the run
+// failed for good (kept for FlushRun to report), or with ctx's error. A
+// step's dependants start only once its result is recorded.
+func (w *writer) settleRun(ctx context.Context, run string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	target := w.stepSeq[run]
+	if w.done < target {
+		stop := context.AfterFunc(ctx, func() {
+			w.mu.Lock()
+			w.settled.Broadcast()
+			w.mu.Unlock()
+		})
+		defer stop()
+		w.hurry()
+		for w.done < target && !w.closing {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			w.settled.Wait()
+		}
+		if w.closing {
+			return ErrClosed
+		}
+	}
+	if target != 0 && w.stepSeq[run] == target {
+		delete(w.stepSeq, run)
+	}
+	if e := w.errs[run]; e != nil {
+		return fmt.Errorf("run %s: %w: %w", run, ErrNotRecorded, e.err)
+	}
+	return nil
 }
 
 // takeErr returns, and forgets, the first asynchronous write error of

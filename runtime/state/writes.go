@@ -51,7 +51,7 @@ func (s *Store) CreateRun(r *Run) error {
 			_, err := st.insertRun.ExecContext(ctx,
 				r.ID, r.Flow, r.Namespace, r.FlowFile, r.SourceHash, text(inputs),
 				r.Status, nanos(r.StartedAt), nanos(r.FinishedAt), text(outputs),
-				r.Error, text(r.Usage), text(r.FailedOutputs), r.Origin, text(r.Fingerprints), r.ParentRun, r.ParentStep, own)
+				prose(r.Error), text(r.Usage), text(r.FailedOutputs), r.Origin, text(r.Fingerprints), r.ParentRun, r.ParentStep, own)
 			if err == nil && owned {
 				s.owner.held(r.ID)
 			}
@@ -88,7 +88,7 @@ func (s *Store) FinishRun(r *Run) error {
 		return fmt.Errorf("finishing run %s: %w", r.ID, err)
 	}
 	args := func() []any {
-		return []any{r.Status, nanos(r.FinishedAt), text(outputs), r.Error, text(r.Usage), text(r.FailedOutputs), text(r.Fingerprints), r.ID, s.owner.id()}
+		return []any{r.Status, nanos(r.FinishedAt), text(outputs), prose(r.Error), text(r.Usage), text(r.FailedOutputs), text(r.Fingerprints), r.ID, s.owner.id()}
 	}
 	// In a pipeline, a run not finished (not found, or another process's)
 	// is looked up by fn, in the careful try that follows.

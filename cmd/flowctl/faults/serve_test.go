@@ -65,7 +65,16 @@ func TestServerFaults(t *testing.T) {
 			t.Skip("no PostgreSQL (" + pgtest.Bin() + ")")
 		}
 	}
-	t.Run("disk-full/sqlite", testDiskFull)
+	t.Run("disk-full/sqlite", func(t *testing.T) { testDiskFull(t, "sqlite") })
+	t.Run("disk-full/postgres", func(t *testing.T) { testDiskFull(t, "postgres") })
+	t.Run("unrecorded-result/postgres", func(t *testing.T) {
+		needPostgres(t)
+		testUnrecordedResult(t, c.Schema("unrecorded_result"))
+	})
+	t.Run("starts-state-paused/postgres", func(t *testing.T) {
+		needPostgres(t)
+		testStartsStatePaused(t, c)
+	})
 	t.Run("stopped-past-lease/postgres", func(t *testing.T) {
 		needPostgres(t)
 		testStoppedPastLease(t, c)
@@ -495,10 +504,13 @@ func testReadsStateUnreachable(t *testing.T, c *pgtest.Cluster) {
 
 // testDiskFull: a server whose state's disk fills while its runs are
 // under way starts no step whose result it cannot record: the runs wait,
-// and once there is room again they end ok, every result recorded once
-// and no step called twice. The state is on a small tmpfs (mounting one
-// needs root, as CI runs).
-func testDiskFull(t *testing.T) {
+// none is left running, and once there is room again they end ok, every
+// result recorded once and no step called twice. The state is on a small
+// tmpfs (mounting one needs root, as CI runs): SQLite's files, or the
+// data directory of a PostgreSQL cluster of the test's own (its WAL
+// elsewhere: pgtest.StartClusterOn), which then refuses writes with
+// SQLSTATE 53100 (disk_full).
+func testDiskFull(t *testing.T, backend string) {
 	if os.Geteuid() != 0 {
 		if os.Getenv("CI") != "" {
 			t.Fatal("mounting a small file system for the state needs root")
@@ -509,22 +521,38 @@ func testDiskFull(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "faults.flow.hcl"), []byte(faultFlow), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	disk := filepath.Join(t.TempDir(), "disk")
-	if err := os.Mkdir(disk, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount("tmpfs", disk, "tmpfs", 0, "size=16m"); err != nil {
-		t.Fatalf("mount tmpfs: %v", err)
-	}
-	t.Cleanup(func() { syscall.Unmount(disk, syscall.MNT_DETACH) })
-	stateDir := filepath.Join(disk, ".flowctl")
-	ctr := newCounter(t, 60*time.Millisecond)
-	p := serve(t, dir, nil, "--state", stateDir)
-	st, err := state.Open(stateDir)
+	disk, err := os.MkdirTemp("", "flowctl-disk-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
+	size := "size=16m"
+	if backend == "postgres" {
+		size = "size=48m" // a fresh cluster's tables take some 25 MB
+	}
+	if err := syscall.Mount("tmpfs", disk, "tmpfs", 0, size); err != nil {
+		t.Fatalf("mount tmpfs: %v", err)
+	}
+	t.Cleanup(func() {
+		syscall.Unmount(disk, syscall.MNT_DETACH)
+		os.Remove(disk)
+	})
+	stateArg, env := filepath.Join(disk, ".flowctl"), []string(nil)
+	var st *state.Store
+	var c *pgtest.Cluster
+	if backend == "postgres" {
+		c = pgtest.StartClusterOn(t, disk)
+		stateArg = c.Schema("disk_full")
+		env = faultEnv(stateArg)
+	}
+	ctr := newCounter(t, 60*time.Millisecond)
+	p := serve(t, dir, env, "--state", stateArg)
+	if backend == "postgres" {
+		st = openFaultState(t, stateArg)
+	} else if st, err = state.Open(stateArg); err != nil {
+		t.Fatal(err)
+	} else {
+		t.Cleanup(func() { st.Close() })
+	}
 	var ids, tags []string
 	for j := range 3 {
 		tag := fmt.Sprintf("full%d", j)
@@ -545,6 +573,15 @@ func testDiskFull(t *testing.T) {
 	if during >= 3*21 {
 		t.Fatalf("all %d steps ran with the disk full", during)
 	}
+	// The database did refuse writes; no run was recorded ended.
+	if c != nil && !strings.Contains(c.Log(), "No space left on device") {
+		t.Errorf("PostgreSQL refused no write with its disk full; its log:\n%s", c.Log())
+	}
+	for _, id := range ids {
+		if r, err := st.Run(id); err == nil && r.Status != "running" {
+			t.Errorf("run %s is %s with the disk full: %s", id, r.Status, r.Error)
+		}
+	}
 	if err := os.Remove(filepath.Join(disk, "filler")); err != nil {
 		t.Fatal(err)
 	}
@@ -553,7 +590,7 @@ func testDiskFull(t *testing.T) {
 	for j, id := range ids {
 		checkRun(t, st, ctr, id, tags[j], 20, &tally)
 	}
-	tally.report(t, "disk full")
+	tally.report(t, fmt.Sprintf("disk full (%s): %d of %d steps called before room was made", backend, during, 3*21))
 }
 
 // zeroReader reads zeros without end.

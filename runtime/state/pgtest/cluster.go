@@ -24,11 +24,13 @@ type Cluster struct {
 	// URL is the cluster's database, postgres://flowctl@127.0.0.1:PORT/postgres.
 	URL string
 
-	t    testing.TB
-	bin  string
-	dir  string // holds data/ and the log
-	port int
-	as   []string // runuser -u postgres -- when root: initdb refuses root
+	t   testing.TB
+	bin string
+	dir string // holds data/ (unless dataDir is set), the WAL and the log
+	// dataDir, when set, is the data directory (StartClusterOn).
+	dataDir string
+	port    int
+	as      []string // runuser -u postgres -- when root: initdb refuses root
 }
 
 // Bin is the directory of PostgreSQL's programs: $PG_BIN, else Debian's
@@ -47,6 +49,18 @@ func Bin() string {
 func StartCluster(t testing.TB) *Cluster {
 	t.Helper()
 	c := startCluster(t)
+	t.Cleanup(c.remove)
+	return c
+}
+
+// StartClusterOn is StartCluster with the data directory on disk (a
+// directory the test made, a file system of its own: a small tmpfs to
+// fill). The WAL is kept elsewhere: a PostgreSQL whose WAL cannot grow
+// stops itself (PANIC), a fault of its own; with the tables on disk, a
+// full disk is refused writes (SQLSTATE 53100) while the server lives.
+func StartClusterOn(t testing.TB, disk string) *Cluster {
+	t.Helper()
+	c := startClusterWith(t, filepath.Join(disk, "data"))
 	t.Cleanup(c.remove)
 	return c
 }
@@ -116,9 +130,19 @@ func (c *Cluster) Deadlocks() int64 {
 func (c *Cluster) remove() {
 	c.pgctl("stop", "-m", "immediate")
 	os.RemoveAll(c.dir)
+	if c.dataDir != "" {
+		os.RemoveAll(c.dataDir)
+	}
 }
 
 func startCluster(t testing.TB) *Cluster {
+	t.Helper()
+	return startClusterWith(t, "")
+}
+
+// startClusterWith starts a cluster whose data directory is dataDir, or
+// data/ in its temporary directory when dataDir is "".
+func startClusterWith(t testing.TB, dataDir string) *Cluster {
 	t.Helper()
 	bin := Bin()
 	if _, err := os.Stat(filepath.Join(bin, "initdb")); err != nil {
@@ -131,7 +155,7 @@ func startCluster(t testing.TB) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Cluster{t: t, bin: bin, dir: dir}
+	c := &Cluster{t: t, bin: bin, dir: dir, dataDir: dataDir}
 	started := false
 	defer func() {
 		if !started {
@@ -148,9 +172,18 @@ func startCluster(t testing.TB) *Cluster {
 		if err := os.Chown(dir, uid, gid); err != nil {
 			t.Fatal(err)
 		}
+		if dataDir != "" {
+			if err := os.Chown(filepath.Dir(dataDir), uid, gid); err != nil {
+				t.Fatal(err)
+			}
+		}
 		c.as = []string{"runuser", "-u", "postgres", "--"}
 	}
-	if out, err := c.command("initdb", "-D", c.data(), "-U", "flowctl", "--auth=trust", "-E", "UTF8", "--no-locale").CombinedOutput(); err != nil {
+	initdb := []string{"-D", c.data(), "-U", "flowctl", "--auth=trust", "-E", "UTF8", "--no-locale"}
+	if dataDir != "" {
+		initdb = append(initdb, "--waldir", filepath.Join(dir, "wal"))
+	}
+	if out, err := c.command("initdb", initdb...).CombinedOutput(); err != nil {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
 	c.port = freePort(t)
@@ -160,7 +193,12 @@ func startCluster(t testing.TB) *Cluster {
 	return c
 }
 
-func (c *Cluster) data() string { return filepath.Join(c.dir, "data") }
+func (c *Cluster) data() string {
+	if c.dataDir != "" {
+		return c.dataDir
+	}
+	return filepath.Join(c.dir, "data")
+}
 
 func (c *Cluster) command(name string, args ...string) *exec.Cmd {
 	argv := append(append(append([]string{}, c.as...), filepath.Join(c.bin, name)), args...)
@@ -312,4 +350,10 @@ func tail(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// Log is what the cluster's server has logged so far.
+func (c *Cluster) Log() string {
+	b, _ := os.ReadFile(filepath.Join(c.dir, "log"))
+	return string(b)
 }
