@@ -76,7 +76,7 @@ func (l *Ledger) Reserve(model string, tokens int, cost float64, priced bool) (*
 		return nil, &BudgetError{fmt.Sprintf("the run's budget of %s cannot be kept: model %q has no price (give it one in its provider's prices, or in the %s file for the environment's provider)", usd(l.maxCost), model, EnvPrices)}
 	}
 	if l.maxTokens > 0 && l.spent.TotalTokens+l.held+tokens > l.maxTokens {
-		return nil, &BudgetError{fmt.Sprintf("budget of %s tokens reached after %s (%s tokens)", humanize.Comma(int64(l.maxTokens)), calls(l.spent.Calls), humanize.Comma(int64(l.spent.TotalTokens)))}
+		return nil, &BudgetError{fmt.Sprintf("budget of %s reached after %s (%s)", tokenCount(l.maxTokens), calls(l.spent.Calls), tokenCount(l.spent.TotalTokens))}
 	}
 	if l.maxCost > 0 && l.spentCost()+l.heldCost+cost > l.maxCost {
 		return nil, &BudgetError{fmt.Sprintf("budget of %s reached after %s (%s)", usd(l.maxCost), calls(l.spent.Calls), spentUSD(l.spentCost()))}
@@ -139,6 +139,13 @@ func (l *Ledger) spentCost() float64 {
 // provider: a JSON object of models to {"input": USD, "output": USD} per
 // million tokens, as a provider block's prices.
 const EnvPrices = "FLOWCTL_PRICES"
+
+func tokenCount(n int) string {
+	if n == 1 {
+		return "1 token"
+	}
+	return humanize.Comma(int64(n)) + " tokens"
+}
 
 func calls(n int) string {
 	if n == 1 {

@@ -188,3 +188,34 @@ func TestReadPrices(t *testing.T) {
 		t.Errorf("ConfigFromEnv: %v, %v", cfg.Prices, err)
 	}
 }
+
+// TestEmbedCostAndBudget: an embed step's requests are priced at its
+// model's price and counted in the run's ledger; a batch that would pass
+// the budget is not sent.
+func TestEmbedCostAndBudget(t *testing.T) {
+	srv := newEmbedServer(t)
+	cfg := srv.config()
+	cfg.EmbeddingsModel = "emb"
+	cfg.Prices = map[string]lang.Price{"emb": {Input: 1000}}
+	ex := NewExecutor(cfg)
+	ledger := blocks.NewLedger(0, 0, blocks.Usage{})
+	call := embedCall(t, map[string]cty.Value{"texts": stringList("a b c", "hello"), "batch_size": cty.NumberIntVal(1)})
+	call.Ledger = ledger
+	res, err := ex.Execute(testCtx(t), call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := res.Usage
+	if u.Calls != 2 || u.CostUSD == nil || *u.CostUSD != float64(u.PromptTokens)*1000/1e6 || ledger.Spent().Calls != 2 {
+		t.Errorf("usage %+v (cost %v), ledger %+v", u, u.CostUSD, ledger.Spent())
+	}
+	before := len(srv.sent())
+	call = embedCall(t, map[string]cty.Value{"texts": stringList("more words to embed here")})
+	call.Ledger = blocks.NewLedger(1, 0, blocks.Usage{})
+	if _, err := ex.Execute(testCtx(t), call); err == nil || !strings.Contains(err.Error(), "budget of 1 token reached after 0 calls (0 tokens)") {
+		t.Errorf("a budget of 1 token: %v", err)
+	}
+	if len(srv.sent()) != before {
+		t.Error("a request past the budget was sent")
+	}
+}

@@ -79,14 +79,10 @@ func (e *Executor) executeEmbed(ctx context.Context, call *blocks.Call) (*blocks
 	em := &Embedder{model: model, t: t}
 	for start := 0; start < len(send); start += batch {
 		part := send[start:min(start+batch, len(send))]
-		got, tokens, err := em.embed(ctx, part)
+		got, err := e.embedBatch(ctx, call, em, part, usage)
 		if err != nil {
 			return &blocks.Result{Usage: usage}, err
 		}
-		if tokens <= 0 { // a server that does not say: count them
-			tokens = embedTokens(model, part)
-		}
-		usage.PromptTokens += tokens
 		for j, v := range got {
 			for _, i := range where[part[j]] {
 				vecs[i] = v
@@ -99,7 +95,6 @@ func (e *Executor) executeEmbed(ctx context.Context, call *blocks.Call) (*blocks
 			}
 		}
 	}
-	usage.TotalTokens = usage.PromptTokens
 	dims := 0
 	rows := make([]cty.Value, len(vecs))
 	for i, v := range vecs {
@@ -237,15 +232,50 @@ func (e *Executor) EmbedQuery(ctx context.Context, call *blocks.Call, query stri
 		return nil, nil, fmt.Errorf("no embeddings model is set: give the step the model that embedded the collection (model = \"...\"), or set %s", EnvEmbeddingsModel)
 	}
 	em := &Embedder{model: model, t: t}
-	got, tokens, err := em.embed(ctx, []string{query})
+	usage := &blocks.Usage{}
+	got, err := e.embedBatch(ctx, call, em, []string{query}, usage)
 	if err != nil {
-		return nil, nil, err
-	}
-	if tokens <= 0 {
-		tokens = embedTokens(model, []string{query})
+		return nil, usage, err
 	}
 	if len(got) != 1 || len(got[0]) == 0 {
-		return nil, nil, fmt.Errorf("the model server at %s returned no vector for the query", t.baseURL)
+		return nil, usage, fmt.Errorf("the model server at %s returned no vector for the query", t.baseURL)
 	}
-	return got[0], &blocks.Usage{PromptTokens: tokens, TotalTokens: tokens}, nil
+	return got[0], usage, nil
+}
+
+// embedBatch embeds texts in one request, under the run's budget as a
+// model call is (their tokens, counted locally, reserved before it is
+// sent), and adds its tokens and cost, at the model's price, to usage.
+func (e *Executor) embedBatch(ctx context.Context, call *blocks.Call, em *Embedder, texts []string, usage *blocks.Usage) ([][]float32, error) {
+	counted := embedTokens(em.model, texts)
+	price, priced := e.price(call, em.model)
+	var hold *blocks.Hold
+	if call != nil && call.Ledger != nil {
+		est := 0.0
+		if priced {
+			est = costOf(price, counted, 0)
+		}
+		var err error
+		if hold, err = call.Ledger.Reserve(em.model, counted, est, priced); err != nil {
+			return nil, err
+		}
+	}
+	got, tokens, err := em.embed(ctx, texts)
+	if err != nil {
+		hold.Settle(blocks.Usage{})
+		return nil, err
+	}
+	if tokens <= 0 { // a server that does not say: count them
+		tokens = counted
+	}
+	u := blocks.Usage{PromptTokens: tokens, TotalTokens: tokens, Calls: 1}
+	if priced {
+		c := costOf(price, tokens, 0)
+		u.CostUSD = &c
+	} else {
+		u.Unpriced = 1
+	}
+	hold.Settle(u)
+	usage.Add(u)
+	return got, nil
 }
