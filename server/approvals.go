@@ -121,7 +121,7 @@ func (s *Server) wake(id, why string) {
 // a decision came while it ran, else at its earliest deadline (or by a
 // decision).
 func (s *Server) waiting(lr *liveRun, ws []runtime.Waiting) {
-	if decided(s.store, lr.id) {
+	if runtime.DecidedMeanwhile(s.store, lr.id) {
 		s.wake(lr.id, "a decision")
 		return
 	}
@@ -139,20 +139,6 @@ func (s *Server) waiting(lr *liveRun, ws []runtime.Waiting) {
 		<-s.ctx.Done()
 		t.Stop()
 	}()
-}
-
-// decided reports whether a run has a decision no step has taken yet.
-func decided(st *state.Store, runID string) bool {
-	as, err := st.Approvals(runID)
-	if err != nil {
-		return false
-	}
-	for _, a := range as {
-		if !a.Closed && a.Decided() {
-			return true
-		}
-	}
-	return false
 }
 
 // recover takes up, when the server starts, the runs a server left: those

@@ -294,16 +294,8 @@ func (v *ApplyHuman) Event(e event.Event) {
 		if e.Retries > 0 {
 			line += fmt.Sprintf("  %s, waited %s", Plural(e.Retries, "retry", "retries"), FormatDuration(e.Waited))
 		}
-		if e.Reason != "" {
-			line += "  (" + lang.EscapeControlLine(e.Reason) + ")"
-		}
-		first, same := "", false
-		if e.Error != "" {
-			first, same = v.failures.first(e.Step, e.Error, label)
-		}
-		if same {
-			line += "  (failed the same way as " + first + ")"
-		}
+		end, same := v.failures.endOfLine(e, label)
+		line += end
 		line = strings.TrimRight(line, " ")
 		if e.Status == event.StatusCached && v.color {
 			line = dim(line)

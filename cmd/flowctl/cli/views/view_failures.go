@@ -3,6 +3,7 @@ package views
 import (
 	"io"
 
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/event"
 	"github.com/hashicorp/hcl/v2"
 )
@@ -28,6 +29,23 @@ func (f sameFailures) first(step, err, label string) (string, bool) {
 	}
 	f[key] = label
 	return label, false
+}
+
+// endOfLine is what a finished instance's line ends with: its reason, and
+// the instance that first failed the same way; same reports that one did
+// (its error is not shown again).
+func (f sameFailures) endOfLine(e event.StepFinished, label string) (end string, same bool) {
+	if e.Reason != "" {
+		end += "  (" + lang.EscapeControlLine(e.Reason) + ")"
+	}
+	if e.Error == "" {
+		return end, false
+	}
+	first, same := f.first(e.Step, e.Error, label)
+	if same {
+		end += "  (failed the same way as " + first + ")"
+	}
+	return end, same
 }
 
 // notShownInline are the diagnostics of a run that its table did not show:

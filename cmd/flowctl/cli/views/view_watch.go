@@ -131,16 +131,8 @@ func (v *watchHuman) Event(e any) {
 		if e.Status == event.StatusOK || e.Status == event.StatusFailed {
 			line += "  " + FormatDuration(e.Duration)
 		}
-		if e.Reason != "" {
-			line += "  (" + lang.EscapeControlLine(e.Reason) + ")"
-		}
-		first, same := "", false
-		if e.Error != "" {
-			first, same = v.failures.first(e.Step, e.Error, label)
-		}
-		if same {
-			line += "  (failed the same way as " + first + ")"
-		}
+		end, same := v.failures.endOfLine(e, label)
+		line += end
 		if e.Status == event.StatusCached && v.color {
 			line = dim(line)
 		}
