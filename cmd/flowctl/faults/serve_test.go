@@ -458,24 +458,7 @@ func testKilledTakenUpLive(t *testing.T, where string, env []string) {
 // Retry-After, within the read deadline, rather than no answer; and the
 // run once the state is back.
 func testReadsStateUnreachable(t *testing.T, c *pgtest.Cluster) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "accept.flow.hcl"), []byte(acceptFlow), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	url := c.Schema("reads_state_unreachable")
-	ctr := newCounter(t, 0)
-	s := serve(t, dir, faultEnv(url), "--state", url)
-	id, _ := startRun(t, s, "accept", fmt.Sprintf(`{"base": %q, "tag": "read"}`, ctr.srv.URL), "")
-	if status, msg := waitEnded(t, s, id); status != "ok" {
-		t.Fatalf("run %s: %s %s", id, status, msg)
-	}
-	c.Freeze()
-	thawed := false
-	defer func() {
-		if !thawed {
-			c.Thaw()
-		}
-	}()
+	s, _, id, thaw := frozenServer(t, c, "reads_state_unreachable", "read")
 	// No answer in a minute is a failure (the client gives up).
 	client := &http.Client{Timeout: time.Minute}
 	refused := 0
@@ -494,8 +477,7 @@ func testReadsStateUnreachable(t *testing.T, c *pgtest.Cluster) {
 		}
 		refused++
 	}
-	c.Thaw()
-	thawed = true
+	thaw()
 	if status, msg := waitEnded(t, s, id); status != "ok" {
 		t.Errorf("run %s once the state is back: %s %s", id, status, msg)
 	}
@@ -599,4 +581,28 @@ type zeroReader struct{}
 func (zeroReader) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
+}
+
+// frozenServer serves the accept flow on schema of c, runs it once (tag)
+// to the end, and freezes the cluster, as a network partition leaves it.
+// It returns the server, the counter, that run, and thaw, which the test
+// calls when the state must come back (and which runs at its end
+// otherwise).
+func frozenServer(t *testing.T, c *pgtest.Cluster, schema, tag string) (*server, *counter, string, func()) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "accept.flow.hcl"), []byte(acceptFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := c.Schema(schema)
+	ctr := newCounter(t, 0)
+	s := serve(t, dir, faultEnv(url), "--state", url)
+	id, _ := startRun(t, s, "accept", fmt.Sprintf(`{"base": %q, "tag": %q}`, ctr.srv.URL, tag), "")
+	if status, msg := waitEnded(t, s, id); status != "ok" {
+		t.Fatalf("run %s: %s %s", id, status, msg)
+	}
+	c.Freeze()
+	var once sync.Once
+	thaw := func() { once.Do(c.Thaw) }
+	t.Cleanup(thaw)
+	return s, ctr, id, thaw
 }

@@ -96,24 +96,7 @@ func testUnrecordedResult(t *testing.T, url string) {
 // Idempotency-Key gets a run that ends ok, its step called once: no run
 // was half-recorded (a key without its run, a run no one runs).
 func testStartsStatePaused(t *testing.T, c *pgtest.Cluster) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "accept.flow.hcl"), []byte(acceptFlow), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	url := c.Schema("starts_state_paused")
-	ctr := newCounter(t, 0)
-	s := serve(t, dir, faultEnv(url), "--state", url)
-	id, _ := startRun(t, s, "accept", fmt.Sprintf(`{"base": %q, "tag": "warm"}`, ctr.srv.URL), "")
-	if status, msg := waitEnded(t, s, id); status != "ok" {
-		t.Fatalf("run %s: %s %s", id, status, msg)
-	}
-	c.Freeze()
-	thawed := false
-	defer func() {
-		if !thawed {
-			c.Thaw()
-		}
-	}()
+	s, ctr, _, thaw := frozenServer(t, c, "starts_state_paused", "warm")
 	// No answer in a minute is a failure (the client gives up).
 	client := &http.Client{Timeout: time.Minute}
 	tags := []string{"paused0", "paused1"}
@@ -143,8 +126,7 @@ func testStartsStatePaused(t *testing.T, c *pgtest.Cluster) {
 		})
 	}
 	wg.Wait()
-	c.Thaw()
-	thawed = true
+	thaw()
 	for _, tag := range tags {
 		id, code := startRun(t, s, "accept", fmt.Sprintf(`{"base": %q, "tag": %q}`, ctr.srv.URL, tag), tag)
 		status, msg := waitEnded(t, s, id)
