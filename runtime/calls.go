@@ -33,7 +33,7 @@ func (r *run) recordsCalls() bool {
 // traceFor is the blocks.Call.Trace of an instance of step s; nil when the
 // run records no calls.
 func (r *run) traceFor(s *compiler.Step, inst instance) func(blocks.ModelCall) {
-	if !r.recordsCalls() {
+	if !r.recordsCalls() || s.Block.Reaches() != blocks.RemoteModel {
 		return nil
 	}
 	st, key := r.opts.Store, inst.key.String()
