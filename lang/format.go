@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"bytes"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
@@ -18,3 +20,15 @@ func Format(src []byte, filename string) ([]byte, hcl.Diagnostics) {
 	}
 	return hclwrite.Format(src), nil
 }
+
+// Formatted is a file's content before and after lang.Format.
+type Formatted struct {
+	Name          string
+	Before, After []byte
+	// Stdin: the content came from standard input (the path -), and is
+	// listed whether or not it changed.
+	Stdin bool
+}
+
+// Changed says whether formatting changed the content.
+func (f Formatted) Changed() bool { return !bytes.Equal(f.Before, f.After) }

@@ -68,7 +68,7 @@ func runDocs(s streams, paths []string, format, out string, check bool, registri
 		}
 		return nil
 	case out != "":
-		return writeFileAtomic(out, buf.Bytes())
+		return lang.WriteFileAtomic(out, buf.Bytes())
 	}
 	_, err := s.out.Write(buf.Bytes())
 	return err

@@ -1,12 +1,40 @@
 package views
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/flowctl/flowctl/lang"
+
 	"github.com/pmezard/go-difflib/difflib"
 )
+
+// WriteFormatted prints what fmt did to files (lang.Formatted): the
+// names of the files that changed (with --diff, their diffs), or for
+// standard input its formatted content (or its diff); with check, no
+// content. It returns how many changed.
+func WriteFormatted(w io.Writer, files []lang.Formatted, check, diff bool) int {
+	changed := 0
+	for _, f := range files {
+		if f.Changed() {
+			changed++
+		}
+		switch {
+		case f.Stdin && diff:
+			WriteDiff(w, f.Name, f.Before, f.After)
+		case f.Stdin && !check:
+			w.Write(f.After)
+		case !f.Stdin:
+			fmt.Fprintln(w, f.Name)
+			if diff {
+				WriteDiff(w, f.Name, f.Before, f.After)
+			}
+		}
+	}
+	return changed
+}
 
 // WriteDiff prints the unified diff of a file's content a and b, as
 // fmt --diff does.
