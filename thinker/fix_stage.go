@@ -149,6 +149,36 @@ func StageFix(st *state.Store, run *state.Run, flowFile string, res *ExplainResu
 		return "", err
 	}
 	p.Summary = summary
+	return record(st, p, registries)
+}
+
+// StageProposal records what think --edit proposes in the project's
+// state: its files by their paths from the flow's directory, each with
+// the SHA-256 of the content it had, and what it weakens.
+func StageProposal(st *state.Store, p *Proposal, registries []string) (string, error) {
+	base := ProposalBase(st)
+	summary, err := json.Marshal(p.Change)
+	if err != nil {
+		return "", err
+	}
+	sp := &state.Proposal{Flow: p.Flow, FlowFile: p.FlowFile, Intent: p.Intent, Summary: summary, Diff: p.Diff}
+	for _, f := range p.Files {
+		rel, err := RelTo(base, f.Path)
+		if err != nil {
+			return "", err
+		}
+		pf := state.ProposalFile{Path: rel, Content: string(f.Content)}
+		if f.Base != nil {
+			pf.BaseSHA256 = SHA256Hex(f.Base)
+		}
+		sp.Files = append(sp.Files, pf)
+	}
+	return record(st, sp, registries)
+}
+
+// record stages a proposal with what it weakens.
+func record(st *state.Store, p *state.Proposal, registries []string) (string, error) {
+	var err error
 	if p.Weakenings, err = ProposalWeakenings(st, p, registries); err != nil {
 		return "", err
 	}

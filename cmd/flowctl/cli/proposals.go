@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -111,36 +110,6 @@ func confirmWeakenings(s streams, st *state.Store, p *state.Proposal, autoApprov
 		return exitError{exitFailure}
 	}
 	return nil
-}
-
-// stageProposal records what think --edit proposes in the project's
-// state: its files by their paths from the flow's directory, each with
-// the SHA-256 of the content it had.
-func stageProposal(st *state.Store, p *thinker.Proposal, registries []string) (string, error) {
-	base := thinker.ProposalBase(st)
-	summary, err := json.Marshal(p.Change)
-	if err != nil {
-		return "", err
-	}
-	sp := &state.Proposal{Flow: p.Flow, FlowFile: p.FlowFile, Intent: p.Intent, Summary: summary, Diff: p.Diff}
-	for _, f := range p.Files {
-		rel, err := thinker.RelTo(base, f.Path)
-		if err != nil {
-			return "", err
-		}
-		pf := state.ProposalFile{Path: rel, Content: string(f.Content)}
-		if f.Base != nil {
-			pf.BaseSHA256 = thinker.SHA256Hex(f.Base)
-		}
-		sp.Files = append(sp.Files, pf)
-	}
-	if sp.Weakenings, err = thinker.ProposalWeakenings(st, sp, registries); err != nil {
-		return "", err
-	}
-	if err := st.CreateProposal(sp); err != nil {
-		return "", err
-	}
-	return sp.ID, nil
 }
 
 // acceptProposal writes a staged proposal's files (thinker.AcceptProposal):

@@ -48,7 +48,7 @@ func stageGated(t *testing.T, dir, content string) (string, *state.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	id, err := stageProposal(st, &thinker.Proposal{Flow: "publish", FlowFile: flow, Intent: "publish at once",
+	id, err := thinker.StageProposal(st, &thinker.Proposal{Flow: "publish", FlowFile: flow, Intent: "publish at once",
 		Files: []thinker.ProposedFile{{Path: flow, Base: []byte(gatedFlow), Content: []byte(content)}}}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -115,7 +115,7 @@ func runThink(s streams, a *arguments.Think) error {
 		}
 		defer st.Close()
 		opts.Edit = path
-		opts.Stage = func(p *thinker.Proposal) (string, error) { return stageProposal(st, p, a.Registries) }
+		opts.Stage = func(p *thinker.Proposal) (string, error) { return thinker.StageProposal(st, p, a.Registries) }
 	}
 
 	var patterns *state.Store // the state of the flow's project, for its patterns
