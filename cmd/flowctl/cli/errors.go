@@ -66,7 +66,7 @@ func failf(summary, format string, args ...any) error {
 // started says whether cobra accepted the command line: errors before that
 // are its own, about flags, commands and argument counts.
 func report(s streams, cmd *cobra.Command, args []string, err error, started bool) int {
-	jsonOut := jsonRequested(cmd, args)
+	jsonOut := cmd != nil && arguments.JSONRequested(cmd.Flags(), args)
 	if errors.Is(err, views.ErrReported) {
 		return exitFailure
 	}
@@ -107,39 +107,6 @@ func report(s streams, cmd *cobra.Command, args []string, err error, started boo
 		fmt.Fprintf(s.err, "Error: %s\n", err)
 	}
 	return exitFailure
-}
-
-// jsonRequested reports whether the command was asked for JSON output
-// (--json, or --format json). The flags may not have been parsed when the
-// command line has a mistake, so the words are read too.
-func jsonRequested(cmd *cobra.Command, args []string) bool {
-	if cmd == nil {
-		return false
-	}
-	flags := cmd.Flags()
-	hasJSON := flags.Lookup("json") != nil
-	hasFormat := flags.Lookup("format") != nil
-	if hasJSON {
-		if v, err := flags.GetBool("json"); err == nil && v {
-			return true
-		}
-	}
-	if hasFormat {
-		if v, err := flags.GetString("format"); err == nil && v == "json" {
-			return true
-		}
-	}
-	for i, a := range args {
-		switch {
-		case a == "--":
-			return false
-		case hasJSON && (a == "--json" || a == "--json=true" || a == "--json=1"):
-			return true
-		case hasFormat && (a == "--format=json" || (a == "--format" && i+1 < len(args) && args[i+1] == "json")):
-			return true
-		}
-	}
-	return false
 }
 
 func commandPath(cmd *cobra.Command) string {

@@ -236,3 +236,32 @@ func (f *Dir) Args(listening bool) error {
 	}
 	return f.Store.Args()
 }
+
+// JSONRequested reports whether the command was asked for JSON output
+// (--json, or --format json). The flags may not have been parsed when the
+// command line has a mistake, so the words of args are read too.
+func JSONRequested(flags *pflag.FlagSet, args []string) bool {
+	hasJSON := flags.Lookup("json") != nil
+	hasFormat := flags.Lookup("format") != nil
+	if hasJSON {
+		if v, err := flags.GetBool("json"); err == nil && v {
+			return true
+		}
+	}
+	if hasFormat {
+		if v, err := flags.GetString("format"); err == nil && v == "json" {
+			return true
+		}
+	}
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case hasJSON && (a == "--json" || a == "--json=true" || a == "--json=1"):
+			return true
+		case hasFormat && (a == "--format=json" || (a == "--format" && i+1 < len(args) && args[i+1] == "json")):
+			return true
+		}
+	}
+	return false
+}
