@@ -88,3 +88,25 @@ func (o *Options) UsePatternsIn(stateDir string) *state.Store {
 	o.Patterns = StatePatterns(st)
 	return st
 }
+
+// RememberFlow records the flow think wrote and validated (res.File) as a
+// pattern of the project's state in stateDir, for later intents to start
+// from, and notes the pattern it started from as used. patterns is that
+// state when UsePatternsIn opened it, or nil: it is opened (created) then.
+func RememberFlow(patterns *state.Store, stateDir string, res *Result, intent string, registries []string) error {
+	if patterns == nil {
+		st, _, err := project.Open(stateDir, state.Options{})
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		patterns = st
+	}
+	if err := RecordPattern(patterns, res.File, intent, state.PatternThink, registries); err != nil {
+		return err
+	}
+	if res.Pattern != "" {
+		patterns.NotePatternUsed(res.Pattern)
+	}
+	return nil
+}

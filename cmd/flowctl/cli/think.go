@@ -128,17 +128,8 @@ func runThink(s streams, a *arguments.Think) error {
 	res, err := thinker.Think(ctx, opts)
 	view.Close()
 	if err == nil && res.File != "" && res.Valid {
-		if patterns == nil {
-			if patterns, err = openStateDir(project.State("", dir)); err != nil {
-				return err
-			}
-			defer patterns.Close()
-		}
-		if err := thinker.RecordPattern(patterns, res.File, a.Intent, state.PatternThink, a.Registries); err != nil {
+		if err := thinker.RememberFlow(patterns, project.State("", dir), res, a.Intent, a.Registries); err != nil {
 			fmt.Fprintf(s.err, "Warning: the flow was not recorded as a pattern: %s\n", err)
-		}
-		if res.Pattern != "" {
-			patterns.NotePatternUsed(res.Pattern)
 		}
 	}
 	if err == nil {
