@@ -216,3 +216,33 @@ func TestEnvDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandLayerSize: the command layer stays thin (docs/design.md,
+// "The command layer"): cmd/flowctl/cli's own non-test Go is at most
+// 4,000 lines, no command file over 200; what a command does lives in
+// the packages below it, its arguments in cli/arguments, its printing in
+// cli/views.
+func TestCommandLayerSize(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("cmd", "flowctl", "cli", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := strings.Count(string(b), "\n")
+		total += n
+		if n > 200 {
+			t.Errorf("%s has %d lines: move what it does below the command layer", name, n)
+		}
+	}
+	if total > 4000 {
+		t.Errorf("cmd/flowctl/cli has %d lines of non-test Go, over 4,000", total)
+	}
+}
