@@ -176,9 +176,9 @@ func (x *scorer) resolveSchema(v cty.Value) (*jsonschema.Resolved, error) {
 
 // scoring is what a case's scores see and add to.
 type scoring struct {
-	ctx  *hcl.EvalContext
-	run  runtime.Options // the options of the scorers' runs
-	c    *result.Case
+	ctx   *hcl.EvalContext
+	run   runtime.Options // the options of the scorers' runs
+	c     *result.Case
 	calls int // model calls the scorers made
 }
 
