@@ -185,6 +185,21 @@ func Run(ctx context.Context, ev *compiler.Eval, o Options) (result.Summary, err
 	return sum, nil
 }
 
+// RunAll runs evals one after the other, with the same options, and
+// reports whether every gate of every eval held. It stops at the first
+// eval that cannot run.
+func RunAll(ctx context.Context, evals []*compiler.Eval, o Options) (held bool, err error) {
+	held = true
+	for _, ev := range evals {
+		sum, err := Run(ctx, ev, o)
+		if err != nil {
+			return false, fmt.Errorf("eval %q did not finish: %w", ev.Def.Name, err)
+		}
+		held = held && sum.Held()
+	}
+	return held, nil
+}
+
 // selectVariants are the variants named, in the eval's order; all of
 // them when none is.
 func selectVariants(ev *compiler.Eval, names []string) ([]*compiler.EvalVariant, error) {

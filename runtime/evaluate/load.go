@@ -3,6 +3,7 @@ package evaluate
 import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/project"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -17,6 +18,14 @@ type LoadOptions struct {
 // CompileOptions are the options an eval's flow is compiled with.
 func (o LoadOptions) CompileOptions(parser *lang.Parser) compiler.Options {
 	return compiler.Options{Parser: parser, RegistryDirs: o.Registries, GoEngine: o.GoEngine, Build: true}
+}
+
+// Find loads the evals of the eval files under paths (project.Find,
+// then Load).
+func Find(parser *lang.Parser, paths []string, o LoadOptions) ([]*compiler.Eval, hcl.Diagnostics) {
+	files, diags := project.Find(paths, lang.IsEvalFile)
+	evals, d := Load(parser, files, o)
+	return evals, append(diags, d...)
 }
 
 // Load decodes the evals of the eval files (*.eval.hcl) among files and
