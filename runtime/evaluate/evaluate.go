@@ -267,7 +267,7 @@ func runCase(ctx context.Context, ev *compiler.Eval, scorers []*scorer, j job, o
 			c.Error = err.Error()
 		default:
 			c.RunID = res.RunID
-			outputs = plain(res.Outputs)
+			outputs = res.Outputs
 			if res.Status != runtime.StatusOK {
 				c.Error = lang.ErrorSentence(res.Diagnostics, false)
 			}
@@ -276,7 +276,7 @@ func runCase(ctx context.Context, ev *compiler.Eval, scorers []*scorer, j job, o
 				flowCalls = res.Usage.Calls
 			}
 		}
-		c.Outputs, _ = jsonval.MarshalAttrs(outputs)
+		c.Outputs, _ = jsonval.MarshalAttrs(plain(outputs))
 	}
 	if c.Inputs == nil {
 		c.Inputs = []byte("{}")
@@ -289,10 +289,7 @@ func runCase(ctx context.Context, ev *compiler.Eval, scorers []*scorer, j job, o
 		}
 		out[oo.Name] = v
 	}
-	in := cty.EmptyObjectVal
-	if len(inputs) > 0 {
-		in = cty.ObjectVal(plain(inputs))
-	}
+	in := objectOf(inputs)
 	sc := &scoring{
 		ctx: &hcl.EvalContext{Variables: map[string]cty.Value{"row": row, "input": in, "output": objectOf(out)}, Functions: ev.Functions},
 		run: base, c: &c,
@@ -329,11 +326,17 @@ func caseInputs(ev *compiler.Eval, prog *compiler.Program, row cty.Value, n int)
 			given[k] = compiler.InputValue{Value: iv, Source: src}
 		}
 	}
-	return prog.ResolveInputs(given)
+	inputs, diags := prog.ResolveInputs(given)
+	for k, v := range inputs {
+		if in := prog.InputsByName[k]; in != nil && in.Sensitive {
+			inputs[k] = v.Mark(lang.Sensitive)
+		}
+	}
+	return inputs, diags
 }
 
-// plain drops the marks of values (a sensitive value is shown as
-// "(sensitive)", never itself).
+// plain is what a case records of values: a sensitive value is
+// "(sensitive)", never itself.
 func plain(m map[string]cty.Value) map[string]cty.Value {
 	out := make(map[string]cty.Value, len(m))
 	for k, v := range m {

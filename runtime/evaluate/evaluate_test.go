@@ -2,6 +2,7 @@ package evaluate_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -246,4 +247,61 @@ func replace(s, old, new string) string { return strings.Replace(s, old, new, 1)
 func mustRegexp(t *testing.T, s string) *regexp.Regexp {
 	t.Helper()
 	return regexp.MustCompile(s)
+}
+
+// TestSensitiveValuesStayHidden: a score of a sensitive value quotes it in
+// no reason, a judge is not sent it, and the case records "(sensitive)".
+func TestSensitiveValuesStayHidden(t *testing.T) {
+	f := newFixture(t)
+	files := map[string]string{
+		"secret.flow.hcl": `flow "secret" {}
+input "code" {
+  type      = string
+  sensitive = true
+}
+step "echo" {
+  use   = "value"
+  value = "code ${input.code}"
+}
+output "echo" {
+  value     = step.echo.value
+  sensitive = true
+}
+`,
+		"codes.jsonl": `{"code": "hunter2"}` + "\n",
+		"triage.eval.hcl": `eval "triage" {
+  flow    = "secret"
+  dataset = "codes.jsonl"
+  inputs  = { code = row.code }
+  score "same" {
+    kind     = "exact"
+    value    = output.echo
+    expected = "code swordfish"
+  }
+  score "judged" {
+    kind   = "judge"
+    model  = "judge"
+    rubric = "Is it a good code?"
+    value  = output.echo
+  }
+}
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(f.dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _ := f.run(t, evaluate.Options{})
+	if len(s.cases) != 1 || f.srv.Requests() != 0 {
+		t.Fatalf("%d cases, %d requests", len(s.cases), f.srv.Requests())
+	}
+	c := s.cases[0]
+	text, _ := json.Marshal(c)
+	if strings.Contains(string(text), "hunter2") {
+		t.Errorf("the case shows the secret: %s", text)
+	}
+	if c.Scores[0].Pass || c.Scores[0].Reason != "(sensitive)" || c.Scores[1].Error != "a sensitive value is not sent to a model to be scored" {
+		t.Errorf("scores %+v", c.Scores)
+	}
 }

@@ -187,6 +187,7 @@ type scoring struct {
 func (x *scorer) score(ctx context.Context, sc *scoring) result.Score {
 	out := result.Score{Name: x.def.Name}
 	args := map[string]cty.Value{}
+	sensitive := false
 	for name, a := range x.def.Attrs {
 		if name == "provider" {
 			continue
@@ -196,8 +197,13 @@ func (x *scorer) score(ctx context.Context, sc *scoring) result.Score {
 			out.Error = lang.ErrorSentence(d, false)
 			return out
 		}
+		sensitive = sensitive || v.ContainsMarked()
 		v, _ = v.UnmarkDeep()
 		args[name] = v
+	}
+	if sensitive && (x.def.Kind == lang.ScoreJudge || x.def.Kind == lang.ScoreSimilarity) {
+		out.Error = "a sensitive value is not sent to a model to be scored"
+		return out
 	}
 	if v := args["value"]; v == cty.NilVal || v.IsNull() {
 		out.Error = "the value is null"
@@ -225,6 +231,13 @@ func (x *scorer) score(ctx context.Context, sc *scoring) result.Score {
 	}
 	if err != nil {
 		out.Value, out.Pass, out.Error = 0, false, err.Error()
+	}
+	if sensitive && out.Reason != "" {
+		// A reason, or an error, may quote the values.
+		out.Reason = "(sensitive)"
+	}
+	if sensitive && out.Error != "" {
+		out.Error = "the score failed on a sensitive value"
 	}
 	return out
 }
