@@ -305,3 +305,33 @@ output "echo" {
 		t.Errorf("scores %+v", c.Scores)
 	}
 }
+
+// TestRepeatsHaveTheirOwnResults: under --repeat each repetition runs the
+// flow (and calls the model) rather than reading the previous one's
+// result from the cache; a rerun reads them all.
+func TestRepeatsHaveTheirOwnResults(t *testing.T) {
+	f := newFixture(t)
+	o := evaluate.Options{Variants: []string{"baseline"}, Limit: 1, Repeat: 3, Parallelism: 1}
+	s, sum := f.run(t, o)
+	if len(s.cases) != 3 {
+		t.Fatalf("%d cases", len(s.cases))
+	}
+	for _, c := range s.cases {
+		if c.Cached {
+			t.Errorf("repetition %d came from the cache", c.Repeat)
+		}
+	}
+	if st := sum.Variants[0].Scores["category"]; st.PassK != 1 || st.N != 3 {
+		t.Errorf("category %+v", st)
+	}
+	before := f.srv.Requests()
+	s, _ = f.run(t, o)
+	for _, c := range s.cases {
+		if !c.Cached {
+			t.Errorf("rerun: repetition %d not cached", c.Repeat)
+		}
+	}
+	if f.srv.Requests() != before {
+		t.Errorf("the rerun made %d requests", f.srv.Requests()-before)
+	}
+}
