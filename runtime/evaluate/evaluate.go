@@ -200,6 +200,17 @@ func RunAll(ctx context.Context, evals []*compiler.Eval, o Options) (held bool, 
 	return held, nil
 }
 
+// CheckVariants checks that every eval has the variants named (--variant),
+// when some are.
+func CheckVariants(evals []*compiler.Eval, names []string) error {
+	for _, ev := range evals {
+		if _, err := selectVariants(ev, names); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // selectVariants are the variants named, in the eval's order; all of
 // them when none is.
 func selectVariants(ev *compiler.Eval, names []string) ([]*compiler.EvalVariant, error) {

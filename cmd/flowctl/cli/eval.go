@@ -39,6 +39,8 @@ func runEval(s streams, a *arguments.Eval) error {
 	evals, diags := evaluate.Find(parser, []string{a.Path}, lo)
 	if diags = compiler.Normalize(diags); diags.HasErrors() || len(evals) == 0 {
 		return &diagsError{diags: diags, files: parser.Files(), trailer: views.EvalNotRun(diags, a.Path)}
+	} else if err := evaluate.CheckVariants(evals, a.Variants); err != nil {
+		return usagef("%s", err)
 	}
 	st, err := openStore(s.err, &a.Store, project.State(a.State, project.Base(evals[0].Program.Filename, ".")))
 	if err != nil {
@@ -52,12 +54,10 @@ func runEval(s streams, a *arguments.Eval) error {
 	defer release()
 	ctx, stop := interruptible()
 	defer stop()
-	held, err := evaluate.RunAll(ctx, evals, evaluate.Options{Store: st, Executors: ex, Secrets: a.SecretMap, Variants: a.Variants, Only: a.OnlyRE,
-		Limit: a.Limit, Repeat: a.Repeat, Parallelism: a.Parallelism, Compile: lo.CompileOptions(parser), Sink: views.NewEval(s.out, a.JSON, workDir(), a.Repeat)})
-	if err != nil {
+	view := views.NewEval(s.out, a.JSON, workDir(), a.Repeat)
+	if _, err := evaluate.RunAll(ctx, evals, evaluate.Options{Store: st, Executors: ex, Secrets: a.SecretMap, Variants: a.Variants, Only: a.OnlyRE,
+		Limit: a.Limit, Repeat: a.Repeat, Parallelism: a.Parallelism, Compile: lo.CompileOptions(parser), Sink: view}); err != nil {
 		return failf("Eval failed", "%s.", trimStop(err.Error()))
-	} else if !held {
-		return exitError{exitFailure}
 	}
-	return nil
+	return view.Done()
 }

@@ -115,7 +115,7 @@ func TestEvalUsageAndDiagnostics(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS("../../../examples/eval")); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"eval", "--repeat", "0", dir}, {"eval", "--only", "(", dir}, {"eval", dir, dir}} {
+	for _, args := range [][]string{{"eval", "--repeat", "0", dir}, {"eval", "--only", "(", dir}, {"eval", dir, dir}, {"eval", "--variant", "nope", dir}} {
 		if code, _, _ := runCLI(t, args...); code != 2 {
 			t.Errorf("%v exited %d, want 2", args, code)
 		}
@@ -132,5 +132,20 @@ func TestEvalUsageAndDiagnostics(t *testing.T) {
 			!strings.Contains(text, "triage.eval.hcl line 17") {
 			t.Errorf("%s exited %d:\n%s%s", cmd, code, out, errOut)
 		}
+	}
+}
+
+// TestEvalShowsWhyRunsFailed: without a model server every run fails; the
+// report says so, with the first failure's error, and the gate fails.
+func TestEvalShowsWhyRunsFailed(t *testing.T) {
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	dir := filepath.Join(t.TempDir(), "eval")
+	if err := os.CopyFS(dir, os.DirFS("../../../examples/eval")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "eval", "--state", filepath.Join(t.TempDir(), "state"), "--variant", "baseline", "--limit", "2", dir)
+	if code != 1 || !strings.Contains(out, "baseline: 2 cases, 2 failed runs") || !strings.Contains(out, "  first failed run, row ") || !strings.Contains(out, "no model server is configured") {
+		t.Errorf("eval exited %d:\n%s%s", code, out, errOut)
 	}
 }

@@ -24,6 +24,10 @@ type Eval struct {
 	wd     string
 	repeat int // --repeat: pass^k is shown above 1
 	mu     sync.Mutex
+	failed bool // a gate failed
+	// firstErr is, by eval and variant, the error of its first case
+	// whose run failed, shown under the variant.
+	firstErr map[[2]string]string
 }
 
 var _ result.Sink = (*Eval)(nil)
@@ -31,7 +35,7 @@ var _ result.Sink = (*Eval)(nil)
 // NewEval returns the view of flowctl eval, showing files relative to the
 // working directory wd; repeat is --repeat.
 func NewEval(w io.Writer, jsonOut bool, wd string, repeat int) *Eval {
-	return &Eval{w: w, json: jsonOut, wd: wd, repeat: repeat}
+	return &Eval{w: w, json: jsonOut, wd: wd, repeat: repeat, firstErr: map[[2]string]string{}}
 }
 
 type jsonEvalCase struct {
@@ -59,6 +63,12 @@ func (v *Eval) line(x any) error {
 // Case prints a finished case (with --json only).
 func (v *Eval) Case(c result.Case) error {
 	if !v.json {
+		k := [2]string{c.Eval, c.Variant}
+		v.mu.Lock()
+		if _, ok := v.firstErr[k]; !ok && c.Error != "" {
+			v.firstErr[k] = fmt.Sprintf("row %d: %s", c.Row+1, c.Error)
+		}
+		v.mu.Unlock()
 		return nil
 	}
 	return v.line(jsonEvalCase{Type: "case", Case: c})
@@ -68,6 +78,7 @@ func (v *Eval) Case(c result.Case) error {
 // its interval and pass rate (pass^k under --repeat), tokens, cost and
 // time, then the gates' verdicts.
 func (v *Eval) Summary(s result.Summary) error {
+	v.failed = v.failed || !s.Held()
 	if v.json {
 		return v.line(jsonEvalSummary{Type: "summary", Summary: s, Held: s.Held()})
 	}
@@ -91,6 +102,9 @@ func (v *Eval) Summary(s result.Summary) error {
 			fmt.Fprintf(&b, ", %s", Plural(vr.Errors, "failed run", "failed runs"))
 		}
 		fmt.Fprintf(&b, ", %s, $%.4f, %s\n", Plural(int(vr.Tokens), "token", "tokens"), vr.CostUSD, vr.Duration.Round(time.Millisecond))
+		if e := v.firstErr[[2]string{s.Eval, vr.Name}]; e != "" {
+			fmt.Fprintf(&b, "  first failed run, %s\n", strings.TrimSpace(e))
+		}
 		names := make([]string, 0, len(vr.Scores))
 		width := 0
 		for n := range vr.Scores {
@@ -136,6 +150,15 @@ func (v *Eval) Summary(s result.Summary) error {
 	defer v.mu.Unlock()
 	_, err := io.WriteString(v.w, b.String())
 	return err
+}
+
+// Done returns the command's error: ErrReported (exit 1) when a gate
+// failed.
+func (v *Eval) Done() error {
+	if v.failed {
+		return ErrReported
+	}
+	return nil
 }
 
 // EvalNotRun is the line after the diagnostics of evals that do not run:
