@@ -335,3 +335,70 @@ func TestRepeatsHaveTheirOwnResults(t *testing.T) {
 		t.Errorf("the rerun made %d requests", f.srv.Requests()-before)
 	}
 }
+
+// TestProviders: a variant's override and a judge may name a provider of
+// the flow; the environment's server is never asked.
+func TestProviders(t *testing.T) {
+	f := newFixture(t)
+	f.ex.Runtimes[lang.RuntimeLLM] = llm.NewExecutor(llm.Config{}) // no server of the environment
+	files := map[string]string{
+		"triage.flow.hcl": `flow "triage" {}
+input "ticket" {
+  type = string
+}
+provider "local" {
+  base_url = "` + f.srv.BaseURL() + `"
+}
+step "classify" {
+  use    = "llm"
+  prompt = "Ticket: ${input.ticket}"
+  output "category" {
+    type = string
+  }
+}
+output "category" {
+  value = step.classify.category
+}
+`,
+		"triage.eval.hcl": `eval "triage" {
+  flow    = "triage"
+  dataset = "data/tickets.jsonl"
+  inputs  = { ticket = row.text }
+  variant "env" {}
+  variant "local" {
+    override "step.classify" {
+      provider = provider.local
+      model    = "good"
+    }
+  }
+  score "category" {
+    kind     = "exact"
+    value    = output.category
+    expected = row.category
+  }
+  score "judged" {
+    kind     = "judge"
+    model    = "judge"
+    provider = provider.local
+    rubric   = "Is it right?"
+    value    = "Thank you"
+  }
+}
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(f.dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, sum := f.run(t, evaluate.Options{})
+	for _, v := range sum.Variants {
+		want := map[string]float64{"env": 0, "local": 0.75}[v.Name]
+		if st := v.Scores["category"]; st.Mean != want || (v.Name == "env") != (v.Errors == 4) {
+			t.Errorf("%s: category %+v, %d errors", v.Name, st, v.Errors)
+		}
+		if st := v.Scores["judged"]; st.Mean != 1 {
+			t.Errorf("%s: judged %+v", v.Name, st)
+		}
+	}
+}
