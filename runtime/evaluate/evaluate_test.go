@@ -402,3 +402,36 @@ output "category" {
 		}
 	}
 }
+
+// TestDocsListTheScoreKinds: docs/evals.md's table of scores has a row of
+// each kind, with the arguments it takes.
+func TestDocsListTheScoreKinds(t *testing.T) {
+	b, err := os.ReadFile("../../docs/evals.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if kind, ok := strings.CutPrefix(line, "| `"); ok {
+			if i := strings.Index(kind, "` |"); i > 0 {
+				rows[kind[:i]] = line
+			}
+		}
+	}
+	for _, kind := range lang.ScoreKindNames {
+		row, ok := rows[kind]
+		if !ok {
+			t.Errorf("docs/evals.md has no row of the score kind %s", kind)
+			continue
+		}
+		spec := lang.ScoreKinds[kind]
+		for _, arg := range append(append([]string{}, spec.Required...), spec.Optional...) {
+			if !strings.Contains(row, "`"+arg+"`") {
+				t.Errorf("docs/evals.md's row of %s does not name its argument %s", kind, arg)
+			}
+		}
+	}
+	if len(lang.ScoreKindNames) != len(lang.ScoreKinds) {
+		t.Errorf("ScoreKindNames has %d kinds, ScoreKinds %d", len(lang.ScoreKindNames), len(lang.ScoreKinds))
+	}
+}
