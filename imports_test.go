@@ -25,6 +25,7 @@ var dataPackages = []struct {
 }{
 	{"runtime/event", []string{"lang", "lang/", "blocks"}},
 	{"thinker/thinkevent", []string{"lang", "lang/", "blocks"}},
+	{"runtime/evaluate/result", nil},
 }
 
 // dataExternal are the modules outside the standard library a data
