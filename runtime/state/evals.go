@@ -29,6 +29,15 @@ type EvalResult struct {
 	Summary   *result.Summary
 }
 
+// Summarized is the results' summary; while there is none, one of what
+// is known at the start.
+func (r *EvalResult) Summarized() result.Summary {
+	if r.Summary != nil {
+		return *r.Summary
+	}
+	return result.Summary{ID: r.ID, Eval: r.Eval, File: r.File, Flow: r.Flow, StartedAt: r.StartedAt}
+}
+
 // ErrEvalNotFound is wrapped by the error of an ID that names no results.
 var ErrEvalNotFound = errors.New("no such evaluation results")
 
@@ -228,6 +237,11 @@ func (s *Store) LatestEvals() ([]*EvalResult, error) {
 	return found, nil
 }
 
+
+// EvalCasesOf is EvalCases of the results id, for fn given later.
+func (s *Store) EvalCasesOf(id string) func(fn func(result.Case) error) error {
+	return func(fn func(result.Case) error) error { return s.EvalCases(id, fn) }
+}
 
 // EvalCases calls fn with each case of the results id, in the order of
 // their variant, row and repetition, reading them as it goes (memory does

@@ -292,3 +292,36 @@ func (c *Comparer) Compare(base, head string) *Comparison {
 	out.Changed = append(out.Changed, improved...)
 	return out
 }
+
+// Heads is a Sink that adds the cases of an evaluation to a comparer as
+// they finish (AddHead); its Summary does nothing.
+func (c *Comparer) Heads() Sink { return heads{c} }
+
+type heads struct{ c *Comparer }
+
+func (h heads) Case(k Case) error     { h.c.AddHead(k); return nil }
+func (h heads) Summary(Summary) error { return nil }
+
+// Tee is a Sink that hands each case and the summary to every sink, in
+// order, stopping at the first error.
+func Tee(sinks ...Sink) Sink { return tee(sinks) }
+
+type tee []Sink
+
+func (t tee) Case(k Case) error {
+	for _, s := range t {
+		if err := s.Case(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t tee) Summary(sum Summary) error {
+	for _, s := range t {
+		if err := s.Summary(sum); err != nil {
+			return err
+		}
+	}
+	return nil
+}

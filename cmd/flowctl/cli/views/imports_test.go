@@ -26,6 +26,7 @@ var allowedImports = map[string]bool{
 	"github.com/flowctl/flowctl/blocks/blocktest":        true, // the results of block examples; it imports blocks and lang
 	"github.com/flowctl/flowctl/runtime/event":           true,
 	"github.com/flowctl/flowctl/runtime/flowtest/result": true, // a flow test's result, as data
+	"github.com/flowctl/flowctl/runtime/evaluate/result": true, // an evaluation's outcome, as data
 	"github.com/flowctl/flowctl/runtime/state":           true,
 	"github.com/flowctl/flowctl/thinker/thinkevent":      true,
 	"github.com/flowctl/flowctl/importer":                true,
