@@ -237,7 +237,6 @@ func (s *Store) LatestEvals() ([]*EvalResult, error) {
 	return found, nil
 }
 
-
 // EvalCasesOf is EvalCases of the results id, for fn given later.
 func (s *Store) EvalCasesOf(id string) func(fn func(result.Case) error) error {
 	return func(fn func(result.Case) error) error { return s.EvalCases(id, fn) }
