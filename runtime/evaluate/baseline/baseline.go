@@ -2,6 +2,18 @@
 // (flowctl eval --baseline, eval compare): results kept in the state, by
 // ID or the latest of an eval, or a results file, and feeds their cases to
 // a result.Comparer. It reads; it runs nothing.
+//
+// An evaluation compared with a baseline, kept in the state, goes:
+//
+//	cmpr, baseID, err := baseline.Load(st, eval, arg) // before any case runs
+//	w, err := st.NewEvalResult(&state.EvalResult{Eval: …, File: …, Flow: …})
+//	sink := result.Tee(w, cmpr.Heads(), …)          // the runner's sink
+//	… the cases run …
+//	cmp := cmpr.Compare(baseID, w.ID())
+//	for i := range sum.Gates { sum.Gates[i] = cmp.Gate(sum.Gates[i]) } // max_regression
+//	sum.Baseline = baseID
+//	err = sink.Summary(sum)
+//	err = views.WriteEvalFiles(junit, report, sum, cmp, st.EvalCasesOf(w.ID()))
 package baseline
 
 import (

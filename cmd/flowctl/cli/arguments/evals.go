@@ -46,3 +46,21 @@ func ReportFile(name string) error {
 	}
 	return nil
 }
+
+// EvalOutputs are the flags of flowctl eval that compare its results and
+// write them to files: --baseline, --junit and --report.
+type EvalOutputs struct {
+	Baseline string // --baseline RESULTS|latest: an ID of results, a results file, or latest
+	JUnit    string // --junit FILE
+	Report   string // --report FILE.md|FILE.html
+}
+
+// Flags adds the flags.
+func (a *EvalOutputs) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&a.Baseline, "baseline", "", "compare with earlier results: their ID (flowctl eval list), a results file (eval show --json), or latest (this eval's newest in the state)")
+	fs.StringVar(&a.JUnit, "junit", "", "also write JUnit XML to this file, one test case a dataset row × variant")
+	fs.StringVar(&a.Report, "report", "", "also write a report to this file: Markdown (.md) or self-contained HTML (.html)")
+}
+
+// Check checks the flags' values.
+func (a *EvalOutputs) Check() error { return ReportFile(a.Report) }
