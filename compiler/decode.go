@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"path/filepath"
+	"slices"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
@@ -30,6 +31,7 @@ func (c *compilation) decode() hcl.Diagnostics {
 	file, d := decodeFile(f, p.Filename)
 	diags = append(diags, d...)
 	p.File = file
+	diags = append(diags, overrideSteps(file, c.opts.Overrides)...)
 	p.Functions = lang.FunctionsReporting(p.Dir, c.opts.OnFileRead)
 
 	switch len(file.Flows) {
@@ -125,4 +127,26 @@ func capitalize(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// overrideSteps applies a variant's overrides to the steps of file.
+func overrideSteps(file *lang.File, overrides []*lang.EvalOverride) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, o := range overrides {
+		i := slices.IndexFunc(file.Steps, func(s *lang.Step) bool { return s.Name == o.Step })
+		if i < 0 {
+			names := make([]string, len(file.Steps))
+			for j, s := range file.Steps {
+				names[j] = s.Name
+			}
+			diags = append(diags, lang.Error(o.StepRange, "Override of an unknown step",
+				"The flow has no step %q.%s", o.Step, lang.Suggest(o.Step, names))...)
+			continue
+		}
+		s := *file.Steps[i]
+		diags = append(diags, lang.ApplyOverride(&s, o)...)
+		file.Steps = slices.Clone(file.Steps)
+		file.Steps[i] = &s
+	}
+	return diags
 }

@@ -195,6 +195,11 @@ type Options struct {
 	// their order and dependencies — such as runs show: a go block
 	// compiled by the Go toolchain is not built.
 	SkipCode bool
+	// Overrides replace arguments of the flow's steps before it is
+	// checked (an eval's variant, lang.ApplyOverride): the program is the
+	// flow as the variant runs it. An override of a step the flow does
+	// not have is an error at the override's step label.
+	Overrides []*lang.EvalOverride
 
 	flows *flowSet // shared with the compilations of the flows it uses
 }

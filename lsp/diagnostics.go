@@ -96,6 +96,8 @@ func (w *workspace) check(paths []string) {
 			diags = w.flowLocked(t, overlay).diags
 		case lang.IsTestFile(t):
 			diags = w.testLocked(t, overlay).diags
+		case lang.IsEvalFile(t):
+			diags = w.evalDiags(t, overlay)
 		case lang.IsBlockFile(t) && (overlay[t] != nil || targets[t] && contains(paths, t)):
 			diags = w.blockLocked(t, overlay).diags
 		default:

@@ -514,3 +514,21 @@ func TestCodeLensProjectState(t *testing.T) {
 		t.Errorf("no lens of the last run recorded at the repository's top: %+v", lenses)
 	}
 }
+
+// TestEvalFileDiagnostics: an eval file gets the diagnostics validate
+// gives it, as it is edited: an unknown dataset field at its range, then
+// none once fixed.
+func TestEvalFileDiagnostics(t *testing.T) {
+	c := startServer(t, filepath.Join("testdata", "eval.txtar"))
+	const eval = "triage/triage.eval.hcl"
+	c.open(eval)
+	c.edit(eval, "row.category", "row.label")
+	p := c.diagnostics(eval, func(p protocol.PublishDiagnosticsParams) bool { return len(p.Diagnostics) > 0 })
+	d := p.Diagnostics[0]
+	if !strings.Contains(d.Message, `The dataset data.jsonl has no field "label" in its first rows; it has category, text.`) ||
+		d.Range.Start.Line != 8 || d.Range.Start.Character != 18 {
+		t.Errorf("diagnostic %+v", d)
+	}
+	c.edit(eval, "row.label", "row.category")
+	c.diagnostics(eval, func(p protocol.PublishDiagnosticsParams) bool { return len(p.Diagnostics) == 0 })
+}

@@ -279,6 +279,31 @@ func (w *workspace) testLocked(path string, overlay map[string]*document) *testC
 	return c
 }
 
+// evalDiags checks an eval file as validate does (compiler.CompileEval):
+// its text as the editor has it, the flows and datasets as they are on
+// disk.
+func (w *workspace) evalDiags(path string, overlay map[string]*document) hcl.Diagnostics {
+	parser := lang.NewParser()
+	var f *hcl.File
+	var diags hcl.Diagnostics
+	if d := overlay[path]; d != nil {
+		f, diags = parser.ParseSource(d.text.src, path)
+	} else {
+		f, diags = parser.ParseFile(path)
+	}
+	if f == nil || diags.HasErrors() {
+		return diags
+	}
+	defs, d := lang.DecodeEvalFile(f)
+	diags = append(diags, d...)
+	_, registries := w.s.config()
+	for _, def := range defs {
+		_, d := compiler.CompileEval(def, compiler.Options{Parser: parser, RegistryDirs: registries, SkipCode: true})
+		diags = append(diags, d...)
+	}
+	return diags
+}
+
 // testFlow is the flow file a test runs, absolute.
 func testFlow(file string, def *lang.TestDef) (string, hcl.Diagnostics) {
 	p, d := compiler.TestFlowFile(file, def)
@@ -353,7 +378,7 @@ func (w *workspace) files() []string {
 			if d.IsDir() && p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
 				return filepath.SkipDir
 			}
-			if !d.IsDir() && (lang.IsFlowFile(p) || lang.IsBlockFile(p) || lang.IsTestFile(p)) && !seen[p] {
+			if !d.IsDir() && (lang.IsFlowFile(p) || lang.IsBlockFile(p) || lang.IsTestFile(p) || lang.IsEvalFile(p)) && !seen[p] {
 				seen[p] = true
 				out = append(out, p)
 			}
@@ -396,7 +421,7 @@ func (w *workspace) dependents(path string, overlay map[string]*document) []stri
 			if inRegistry || (filepath.Base(dir) == "blocks" && pd == filepath.Dir(dir)) {
 				set[p] = true
 			}
-		case lang.IsFlowFile(path) && lang.IsTestFile(p) && pd == dir:
+		case lang.IsFlowFile(path) && (lang.IsTestFile(p) || lang.IsEvalFile(p)) && pd == dir:
 			set[p] = true
 		case lang.IsFlowFile(path) && lang.IsFlowFile(p) && (pd == dir || inRegistry):
 			if usesFlows(p, overlay) {

@@ -66,6 +66,10 @@ func (r *run) blockCacheKey(b *blocks.Block, call *blocks.Call, exec blocks.Exec
 		buf = append(buf, 0)
 		buf = append(buf, x...)
 	}
+	if r.opts.CacheTag != "" {
+		buf = append(buf, "\x00tag "...)
+		buf = append(buf, r.opts.CacheTag...)
+	}
 	if ck, ok := exec.(cacheKeyer); ok {
 		extra, err := ck.CacheKey(call)
 		if err != nil {

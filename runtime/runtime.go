@@ -64,6 +64,11 @@ type Options struct {
 	// CacheAll makes every step cacheable (watch mode), whatever its cache
 	// argument and its block's default.
 	CacheAll bool
+	// CacheTag, when set, is part of every cache key of the run and of
+	// the runs of the flows it starts: runs with different tags share no
+	// result (an evaluation's repetitions), runs with the same one share
+	// them as runs without a tag do.
+	CacheTag string
 	// ResetCorruptMemory starts a memory whose stored value cannot be read
 	// over from its default, with a warning, instead of refusing to run.
 	ResetCorruptMemory bool

@@ -86,7 +86,7 @@ func (r *run) runFlow(ctx context.Context, prog *compiler.Program, given map[str
 func (r *run) childOptions(prog *compiler.Program, inputs map[string]cty.Value) Options {
 	return Options{
 		Inputs: inputs, Secrets: r.secretsFor(prog), LookupEnv: r.opts.LookupEnv, Namespace: r.opts.Namespace,
-		NoCache: r.opts.NoCache, CacheAll: r.opts.CacheAll, Store: r.opts.Store, Executors: r.opts.Executors,
+		NoCache: r.opts.NoCache, CacheAll: r.opts.CacheAll, CacheTag: r.opts.CacheTag, Store: r.opts.Store, Executors: r.opts.Executors,
 		Offline: r.opts.Offline, Ledger: r.ledger, NoRecordPrompts: r.opts.NoRecordPrompts,
 	}
 }

@@ -17,7 +17,7 @@ var offline = map[string][]string{"hello": nil, "digest": nil, "notes": nil, "st
 
 // appliedBy names the test that applies an example needing a model,
 // against a local fake of its server.
-var appliedBy = map[string]string{"chat": "TestChatExample", "summarize": "TestSummarizeExample", "rag": "TestRagExample"}
+var appliedBy = map[string]string{"chat": "TestChatExample", "summarize": "TestSummarizeExample", "rag": "TestRagExample", "eval": "TestEvalExample"}
 
 // needsPython are the examples with python blocks, which run where there
 // is a python3 (3.11+): always in CI.

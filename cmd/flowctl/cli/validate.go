@@ -7,6 +7,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/project"
+	"github.com/flowctl/flowctl/runtime/evaluate"
 	"github.com/spf13/cobra"
 )
 
@@ -60,7 +61,8 @@ func runValidate(s streams, paths []string, format string, registries []string, 
 		}
 	}
 	_, d := loadFlowTests(parser, paths, registries, goEngine, false)
-	diags = append(diags, d...)
+	_, de := evaluate.Find(parser, paths, evaluate.LoadOptions{Registries: registries, GoEngine: goEngine})
+	diags = append(append(diags, d...), de...)
 	diags = compiler.ForChecking(compiler.Normalize(diags))
 
 	testFiles := 0
