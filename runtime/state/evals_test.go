@@ -68,14 +68,16 @@ func TestEvalResults(t *testing.T) {
 	}
 
 	// A later one, and one of another eval.
-	w2, err := s.NewEvalResult(&EvalResult{Eval: "triage", File: "triage.eval.hcl", Flow: "triage", StartedAt: t0.Add(time.Hour)})
+	// An ID of its own: two made at once may differ in their last
+	// characters only, and w is looked up by prefix.
+	w2, err := s.NewEvalResult(&EvalResult{ID: "zzzzzzzzzzzzzzzz", Eval: "triage", File: "triage.eval.hcl", Flow: "triage", StartedAt: t0.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w2.Summary(result.Summary{Eval: "triage"}); err != nil {
 		t.Fatal(err)
 	}
-	w3, err := s.NewEvalResult(&EvalResult{Eval: "answers", File: "a.eval.hcl", Flow: "qa", StartedAt: t0.Add(-time.Hour)})
+	w3, err := s.NewEvalResult(&EvalResult{ID: "xxxxxxxxxxxxxxxx", Eval: "answers", File: "a.eval.hcl", Flow: "qa", StartedAt: t0.Add(-time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,7 @@ func TestEvalResults(t *testing.T) {
 	if err != nil || r.ID != w.ID() || r.Summary == nil || r.Summary.ID != w.ID() || r.Summary.Variants[0].Scores["category"].Low != 0.8 || !r.StartedAt.Equal(t0) {
 		t.Fatalf("by prefix: %+v, %v", r, err)
 	}
-	if _, err := s.EvalResult("zzzzzz"); !errors.Is(err, ErrEvalNotFound) {
+	if _, err := s.EvalResult("yyyyyy"); !errors.Is(err, ErrEvalNotFound) {
 		t.Errorf("unknown ID: %v", err)
 	}
 	if err := s.EvalCases("nope", func(result.Case) error { return nil }); !errors.Is(err, ErrEvalNotFound) {

@@ -13,13 +13,9 @@ import (
 )
 
 // addEvalResults adds eval list, show ID and compare A B (results kept in
-// the state) to root's eval command, made here when there is none.
+// the state) to root's eval command.
 func addEvalResults(root *cobra.Command, s streams) {
-	eval, _, err := root.Find([]string{"eval"})
-	if err != nil || eval == root {
-		eval = &cobra.Command{Use: "eval", Short: "Evaluate flows over datasets and keep the results"}
-		root.AddCommand(eval)
-	}
+	eval, _, _ := root.Find([]string{"eval"})
 	for _, use := range []string{"list", "show ID", "compare A B"} {
 		var a arguments.EvalResults
 		sub := &cobra.Command{Use: use, Short: "Evaluation results kept in the state: " + use, RunE: func(_ *cobra.Command, args []string) error {

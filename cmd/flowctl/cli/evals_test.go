@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/flowctl/flowctl/runtime/evaluate/evaltest"
 	"github.com/flowctl/flowctl/runtime/evaluate/result"
 	"github.com/flowctl/flowctl/runtime/state"
 )
@@ -20,7 +21,9 @@ import (
 // says so); it returns their ID.
 func keepEval(t *testing.T, st *state.Store, start time.Time, bad map[int]bool) string {
 	t.Helper()
-	w, err := st.NewEvalResult(&state.EvalResult{Eval: "triage", File: "triage.eval.hcl", Flow: "triage", StartedAt: start})
+	// IDs of their own, a minute apart: two made at once may differ in
+	// their last characters only, and the test looks them up by prefix.
+	w, err := st.NewEvalResult(&state.EvalResult{ID: fmt.Sprintf("e%d", start.UnixNano()), Eval: "triage", File: "triage.eval.hcl", Flow: "triage", StartedAt: start})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,5 +153,85 @@ func TestEvalResultsCommands(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "eval", "show", a, "--report", "r.pdf"); code != 2 || !strings.Contains(errOut, "FILE.md") {
 		t.Errorf("a PDF report: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestEvalBaseline runs examples/eval against a local model server, kept
+// in the state; then, with a max_regression gate and the short_prompt
+// variant planted with a regression (a model that labels every ticket
+// "other"), eval --baseline latest compares with the first results:
+// exit 1, the gate's reason, the regressed cases, JUnit of a test case a
+// row × variant and an HTML report of the regressed cases; eval list
+// lists both results, and the first run of an eval compares with nothing.
+func TestEvalBaseline(t *testing.T) {
+	srv := evaltest.New()
+	t.Cleanup(srv.Close)
+	t.Setenv("OPENAI_BASE_URL", srv.BaseURL())
+	t.Setenv("OPENAI_API_KEY", "")
+	dir := filepath.Join(t.TempDir(), "eval")
+	if err := os.CopyFS(dir, os.DirFS("../../../examples/eval")); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dir, ".flowctl"))
+	stateDir := filepath.Join(t.TempDir(), "state")
+	file := filepath.Join(dir, "triage.eval.hcl")
+	b, _ := os.ReadFile(file)
+	src := strings.Replace(string(b), "    min   = 0.85\n", "    min            = 0.3\n    max_regression = 0.1\n", 1)
+	writeFile(t, file, src)
+
+	code, out, errOut := runCLI(t, "eval", "--state", stateDir, "--baseline", "latest", dir)
+	if code != 0 || !strings.Contains(out, "no baseline") && !strings.Contains(out, "held: category") {
+		t.Fatalf("the first eval, --baseline latest: exit %d\n%s%s", code, out, errOut)
+	}
+	writeFile(t, file, strings.Replace(src, `prompt = "Classify: ${input.ticket}"`, `model  = "weak"`, 1))
+	junit, report := filepath.Join(t.TempDir(), "eval.xml"), filepath.Join(t.TempDir(), "eval.html")
+	code, out, errOut = runCLI(t, "eval", "--state", stateDir, "--baseline", "latest", "--junit", junit, "--report", report, dir)
+	if code != 1 || !strings.Contains(out, "Against the baseline") || !strings.Contains(out, "FAILED: category") ||
+		!strings.Contains(out, "category of variant short_prompt dropped by 0.667") || !strings.Contains(out, "short_prompt row 0, category regressed") {
+		t.Fatalf("eval with a planted regression: exit %d\n%s%s", code, out, errOut)
+	}
+	data, err := os.ReadFile(junit)
+	var doc struct {
+		Tests  int `xml:"tests,attr"`
+		Fails  int `xml:"failures,attr"`
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name string `xml:"name,attr"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err != nil || xml.Unmarshal(data, &doc) != nil || doc.Tests != 12 || doc.Fails != 4 || len(doc.Suites) != 2 || doc.Suites[1].Name != "triage/short_prompt" || len(doc.Suites[1].Cases) != 6 {
+		t.Errorf("JUnit %+v, %v\n%s", doc, err, data)
+	}
+	f, err := os.Open(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	page, err := goquery.NewDocumentFromReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := page.Find("#regressions tbody tr").Length(); n != 4 || !strings.Contains(page.Find("#regressions").Text(), `"category":"other"`) {
+		t.Errorf("%d regressed cases in the report:\n%s", n, page.Find("#regressions").Text())
+	}
+	if page.Find("#gates li.failed").Length() != 1 {
+		t.Errorf("the gates: %s", page.Find("#gates").Text())
+	}
+	code, out, _ = runCLI(t, "eval", "list", "--state", stateDir, "--json")
+	var list struct {
+		Results []struct {
+			ID      string          `json:"id"`
+			Summary *result.Summary `json:"summary"`
+		} `json:"results"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list.Results) != 2 || list.Results[0].Summary.Baseline != list.Results[1].ID || list.Results[0].Summary.Held() {
+		t.Errorf("eval list: exit %d\n%s", code, out)
+	}
+	// Several evals take no report.
+	writeFile(t, filepath.Join(dir, "again.eval.hcl"), strings.Replace(src, `eval "triage"`, `eval "again"`, 1))
+	if code, _, errOut := runCLI(t, "eval", "--state", stateDir, "--junit", junit, dir); code != 1 || !strings.Contains(errOut, "name one eval file") {
+		t.Errorf("--junit of two evals: exit %d\n%s", code, errOut)
 	}
 }

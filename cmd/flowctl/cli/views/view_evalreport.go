@@ -278,7 +278,7 @@ func WriteEvalReport(w io.Writer, html bool, sum result.Summary, cmp *result.Com
 
 // WriteEvalFiles writes eval's --junit and --report files ("": none) of
 // an evaluation; cmp, when not nil, is its comparison with a baseline.
-func WriteEvalFiles(junit, report string, sum result.Summary, cmp *result.Comparison, cases Cases) error {
+func WriteEvalFiles(junit, report string, sum result.Summary, cmp *result.Comparison, cases func(func(result.Case) error) error) error {
 	write := func(name string, fn func(w io.Writer) error) error {
 		f, err := os.Create(name)
 		if err != nil {

@@ -113,9 +113,33 @@ const shownChanges = 20
 
 func (v evalsHuman) Compare(cmp *result.Comparison) error {
 	fmt.Fprintf(v.w, "Evaluation %s against the baseline %s\n\n", cmp.Head, cmp.Base)
+	writeComparison(v.w, cmp)
+	return nil
+}
+
+// Compared shows an evaluation's comparison with its baseline
+// (evaluate.Comparing) with its summary, before the gates; with --json,
+// as a line of type "comparison" before the summary's.
+func (v *Eval) Compared(cmp *result.Comparison) error {
+	if v.json {
+		return v.line(struct {
+			Type string `json:"type"`
+			*result.Comparison
+		}{"comparison", cmp})
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.cmp = cmp
+	return nil
+}
+
+// writeComparison prints per variant and score the difference with its
+// interval and the paired test's verdict, then the changed cases, the
+// worst first.
+func writeComparison(w io.Writer, cmp *result.Comparison) {
 	if len(cmp.Scores) == 0 {
-		fmt.Fprintln(v.w, "They have no variant and score in common.")
-		return nil
+		fmt.Fprintln(w, "They have no variant and score in common.")
+		return
 	}
 	var tb table
 	tb.row("VARIANT", "SCORE", "BASELINE", "NOW", "DIFFERENCE", "95% CI", "PAIRED", "P", "")
@@ -127,20 +151,19 @@ func (v evalsHuman) Compare(cmp *result.Comparison) error {
 		tb.row(d.Variant, d.Score, fmt.Sprintf("%.3f", d.BaseMean), fmt.Sprintf("%.3f", d.HeadMean), fmt.Sprintf("%+.3f", d.Diff),
 			fmt.Sprintf("%+.3f to %+.3f", d.Low, d.High), fmt.Sprint(d.Paired), fmt.Sprintf("%.3f", d.P), noise)
 	}
-	tb.write(v.w)
-	fmt.Fprintf(v.w, "\n%d cases regressed, %d improved (paired bootstrap of the cases both have).\n", cmp.Regressed, cmp.Improved)
+	tb.write(w)
+	fmt.Fprintf(w, "\n%d cases regressed, %d improved (paired bootstrap of the cases both have).\n", cmp.Regressed, cmp.Improved)
 	for i, c := range cmp.Changed {
 		if i == shownChanges {
-			fmt.Fprintf(v.w, "… and %d more (--json has them all)\n", len(cmp.Changed)-i)
+			fmt.Fprintf(w, "… and %d more (--json has them all)\n", len(cmp.Changed)-i)
 			break
 		}
 		how := "regressed"
 		if c.Delta > 0 {
 			how = "improved"
 		}
-		fmt.Fprintf(v.w, "  %s row %d, %s %s: %.3f → %.3f (run %s)\n", c.Variant, c.Row, c.Score, how, c.Base, c.Head, c.HeadRun)
+		fmt.Fprintf(w, "  %s row %d, %s %s: %.3f → %.3f (run %s)\n", c.Variant, c.Row, c.Score, how, c.Base, c.Head, c.HeadRun)
 	}
-	return nil
 }
 
 type evalsJSON struct{ w io.Writer }
