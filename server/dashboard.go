@@ -15,7 +15,7 @@ var webFiles embed.FS
 
 // dashboardPages are the paths that serve the dashboard's page; the
 // script shows the one the path names.
-var dashboardPages = []string{"GET /{$}", "GET /flows", "GET /flows/{flow}", "GET /runs/{id}"}
+var dashboardPages = []string{"GET /{$}", "GET /flows", "GET /flows/{flow}", "GET /runs/{id}", "GET /evals"}
 
 // dashboard adds the dashboard's pages and files to mux; the page carries
 // the CSRF token its writes send when the server has no tokens (guard.go).

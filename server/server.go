@@ -173,6 +173,8 @@ func New(opts Options) *Server {
 	handle("GET /v1/proposals/{id}", RoleRead, s.getProposal)
 	handle("POST /v1/proposals/{id}/accept", RoleAuthor, s.postAccept)
 	handle("POST /v1/proposals/{id}/reject", RoleAuthor, s.postReject)
+	handle("GET /v1/evals", RoleRead, s.getEvals)
+	handle("GET /v1/evals/{id}", RoleRead, s.getEval)
 	s.metrics = newMetrics(s)
 	nctx, nstop := context.WithCancel(context.Background())
 	s.notify, s.nstop = &notifier{urls: opts.NotifyURLs, secret: []byte(opts.NotifySecret), base: opts.BaseURL,

@@ -22,6 +22,7 @@ import (
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/evaluate/baseline"
 	"github.com/flowctl/flowctl/runtime/evaluate/result"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
@@ -53,8 +54,25 @@ type Options struct {
 	// Compile are the options the scorers' flows are compiled with (the
 	// eval's flow's).
 	Compile compiler.Options
-	// Sink receives every case as it finishes, then the summary.
+	// Sink receives every case as it finishes, then the summary; before
+	// the summary, a sink that is a Comparing gets the comparison with
+	// the baseline, when there is one.
 	Sink result.Sink
+	// Baseline, when set, is what each eval is compared with
+	// (baseline.Load): latest, an ID of results in Store, or a results
+	// file. A gate's max_regression is checked against the comparison.
+	Baseline string
+	// JUnit and Report, when set, are the files Files writes (eval
+	// --junit, --report) once an eval's results are kept in Store; they
+	// name one eval's (RunAll refuses several).
+	JUnit, Report string
+	Files         func(junit, report string, sum result.Summary, cmp *result.Comparison, cases func(func(result.Case) error) error) error
+}
+
+// Comparing is a sink that shows an evaluation's comparison with its
+// baseline.
+type Comparing interface {
+	Compared(*result.Comparison) error
 }
 
 // DefaultParallelism is how many cases run at once by default: cases
@@ -110,6 +128,11 @@ func Run(ctx context.Context, ev *compiler.Eval, o Options) (result.Summary, err
 		return sum, fmt.Errorf("the dataset %s cannot be read: %s", ev.Def.Dataset, lang.PathErrorText(err))
 	}
 	defer r.Close()
+	sinks, cmpr, baseID, err := keep(ev, o, &sum)
+	if err != nil {
+		return sum, err
+	}
+	sink := result.Tee(sinks...)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -130,11 +153,9 @@ func Run(ctx context.Context, ev *compiler.Eval, o Options) (result.Summary, err
 				mu.Lock()
 				if sinkErr == nil && ctx.Err() == nil {
 					agg.Add(c)
-					if o.Sink != nil {
-						if err := o.Sink.Case(c); err != nil {
-							sinkErr = err
-							cancel()
-						}
+					if err := sink.Case(c); err != nil {
+						sinkErr = err
+						cancel()
 					}
 				}
 				mu.Unlock()
@@ -175,20 +196,66 @@ func Run(ctx context.Context, ev *compiler.Eval, o Options) (result.Summary, err
 		return sum, err
 	}
 	sum.Duration = time.Since(start)
-	sum.Variants = agg.Variants()
-	sum.Gates = Gates(ev.Def, sum.Variants, nil)
-	if o.Sink != nil {
-		if err := o.Sink.Summary(sum); err != nil {
-			return sum, err
+	sum.Variants = agg.Stats()
+	var cmp *result.Comparison
+	if cmpr != nil {
+		cmp = cmpr.Compare(baseID, sum.ID)
+		sum.Baseline = baseID
+		if c, ok := o.Sink.(Comparing); ok {
+			if err := c.Compared(cmp); err != nil {
+				return sum, err
+			}
+		}
+	}
+	sum.Gates = Gates(ev.Def, sum.Variants, cmp)
+	if err := sink.Summary(sum); err != nil {
+		return sum, err
+	}
+	if o.Files != nil && (o.JUnit != "" || o.Report != "") && o.Store != nil {
+		if err := o.Files(o.JUnit, o.Report, sum, cmp, o.Store.EvalCasesOf(sum.ID)); err != nil {
+			return sum, fmt.Errorf("writing the reports: %w", err)
 		}
 	}
 	return sum, nil
+}
+
+// keep returns the sinks of an eval's cases: the options' sink, the
+// state's (the results kept, sum.ID theirs) and the baseline's comparer
+// (with the baseline's ID), when there are.
+func keep(ev *compiler.Eval, o Options, sum *result.Summary) (sinks []result.Sink, cmpr *result.Comparer, baseID string, err error) {
+	if o.Sink != nil {
+		sinks = append(sinks, o.Sink)
+	}
+	if o.Store == nil {
+		return sinks, nil, "", nil
+	}
+	if o.Baseline != "" {
+		cmpr, baseID, err = baseline.Load(o.Store, ev.Def.Name, o.Baseline)
+		switch {
+		case errors.Is(err, baseline.ErrNoBaseline) && o.Baseline == baseline.Latest:
+			cmpr, err = nil, nil // the eval's first results: nothing to compare with
+		case err != nil:
+			return nil, nil, "", err
+		default:
+			sinks = append(sinks, cmpr.Heads())
+		}
+	}
+	w, err := o.Store.NewEvalResult(&state.EvalResult{Eval: sum.Eval, File: sum.File, Flow: sum.Flow, StartedAt: sum.StartedAt})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	sum.ID = w.ID()
+	// The state's first: the summary the view prints is kept already.
+	return append([]result.Sink{w}, sinks...), cmpr, baseID, nil
 }
 
 // RunAll runs evals one after the other, with the same options, and
 // reports whether every gate of every eval held. It stops at the first
 // eval that cannot run.
 func RunAll(ctx context.Context, evals []*compiler.Eval, o Options) (held bool, err error) {
+	if len(evals) > 1 && (o.JUnit != "" || o.Report != "" || o.Baseline != "" && o.Baseline != baseline.Latest) {
+		return false, fmt.Errorf("--junit, --report and a --baseline other than latest are of one eval, and %d evals were found: name one eval file", len(evals))
+	}
 	held = true
 	for _, ev := range evals {
 		sum, err := Run(ctx, ev, o)

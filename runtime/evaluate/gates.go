@@ -9,12 +9,12 @@ import (
 
 // Gates gives the verdicts of an eval's gates on its variants' summaries:
 // a gate holds when, for its variant or for every variant that ran, the
-// score's mean is at least min, and, when there is a baseline, has not
-// dropped by more than max_regression from the baseline's mean of the
-// same variant. Without a baseline max_regression is not checked (the
-// verdict says so); a variant that did not run (--variant, --only) is not
-// judged.
-func Gates(def *lang.EvalDef, variants []result.Variant, baseline *result.Summary) []result.Gate {
+// score's mean is at least min, and, when there is a comparison with a
+// baseline, has not dropped by more than max_regression over the cases
+// both have (result.Comparison.Gate). Without a baseline max_regression
+// is not checked (the verdict says so); a variant that did not run
+// (--variant, --only) is not judged.
+func Gates(def *lang.EvalDef, variants []result.Variant, cmp *result.Comparison) []result.Gate {
 	out := make([]result.Gate, 0, len(def.Gates))
 	for _, g := range def.Gates {
 		v := result.Gate{Score: g.Score, Variant: g.Variant, Min: g.Min, MaxRegression: g.MaxRegression, Held: true}
@@ -32,20 +32,14 @@ func Gates(def *lang.EvalDef, variants []result.Variant, baseline *result.Summar
 				v.Held = false
 				v.Reason = appendReason(v.Reason, fmt.Sprintf("%s: mean %.3f is below the minimum %g", vr.Name, st.Mean, *g.Min))
 			}
-			if g.MaxRegression == nil || baseline == nil {
-				continue
-			}
-			for _, bv := range baseline.Variants {
-				if bst, ok := bv.Scores[g.Score]; ok && bv.Name == vr.Name && bst.Mean-st.Mean > *g.MaxRegression {
-					v.Held = false
-					v.Reason = appendReason(v.Reason, fmt.Sprintf("%s: mean %.3f dropped %.3f from the baseline's %.3f, more than %g", vr.Name, st.Mean, bst.Mean-st.Mean, bst.Mean, *g.MaxRegression))
-				}
-			}
+		}
+		if cmp != nil && judged > 0 {
+			v = cmp.Gate(v)
 		}
 		switch {
 		case judged == 0:
 			v.Reason = "no case of the gate's variant ran"
-		case v.Held && g.MaxRegression != nil && baseline == nil && g.Min == nil:
+		case v.Held && g.MaxRegression != nil && cmp == nil && g.Min == nil:
 			v.Reason = "no baseline to compare with"
 		}
 		out = append(out, v)

@@ -311,6 +311,39 @@ CREATE TABLE calls (
 ) WITHOUT ROWID;
 CREATE INDEX calls_by_step ON calls (run_id, step, seq);
 `,
+	// 19: the results of evaluations (flowctl eval, evals.go): each with
+	// its eval, file, flow, start and, once finished, its summary
+	// (result.Summary as JSON, NULL until then); and their cases, each
+	// row × variant × repetition with its inputs, outputs, scores (JSON),
+	// the run that produced it, tokens and cost. A rowid table for the
+	// cases, for the reason given for steps.
+	`
+CREATE TABLE eval_results (
+	id         TEXT NOT NULL PRIMARY KEY,
+	eval       TEXT NOT NULL,
+	file       TEXT NOT NULL,
+	flow       TEXT NOT NULL,
+	started_at INTEGER NOT NULL,
+	summary    TEXT
+);
+CREATE INDEX eval_results_by_eval ON eval_results (eval, started_at);
+CREATE TABLE eval_cases (
+	result_id  TEXT NOT NULL REFERENCES eval_results (id) ON DELETE CASCADE,
+	variant    TEXT NOT NULL,
+	row_index  INTEGER NOT NULL,
+	repetition INTEGER NOT NULL,
+	inputs     TEXT,
+	outputs    TEXT,
+	error      TEXT NOT NULL,
+	scores     TEXT NOT NULL,
+	run_id     TEXT NOT NULL,
+	tokens     INTEGER NOT NULL,
+	cost_usd   DOUBLE PRECISION NOT NULL,
+	duration   INTEGER NOT NULL,
+	cached     INTEGER NOT NULL,
+	UNIQUE (result_id, variant, row_index, repetition)
+);
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

@@ -3,6 +3,7 @@
 import { Unauthorized } from './api.js';
 import { h, link, main, put } from './dom.js';
 import { showToken } from './token.js';
+import { evalsPage } from './views/evals.js';
 import { flowPage } from './views/flow.js';
 import { flowsPage } from './views/flows.js';
 import { runPage } from './views/run.js';
@@ -20,6 +21,7 @@ export async function render() {
     if (path === '/') stop = await runsPage();
     else if (path === '/flows') stop = await flowsPage();
     else if ((m = path.match(/^\/flows\/([^/]+)$/))) stop = await flowPage(decodeURIComponent(m[1]));
+    else if (path === '/evals') stop = await evalsPage();
     else if ((m = path.match(/^\/runs\/([^/]+)$/))) stop = await runPage(decodeURIComponent(m[1]));
     else put(main, h('h1', {}, 'Not found'), h('p', {}, link('/', 'The runs')));
     if (stop) stopPage = stop;

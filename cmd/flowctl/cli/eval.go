@@ -56,7 +56,8 @@ func runEval(s streams, a *arguments.Eval) error {
 	defer stop()
 	view := views.NewEval(s.out, a.JSON, workDir(), a.Repeat)
 	if _, err := evaluate.RunAll(ctx, evals, evaluate.Options{Store: st, Executors: ex, Secrets: a.SecretMap, Variants: a.Variants, Only: a.OnlyRE,
-		Limit: a.Limit, Repeat: a.Repeat, Parallelism: a.Parallelism, Compile: lo.CompileOptions(parser), Sink: view}); err != nil {
+		Limit: a.Limit, Repeat: a.Repeat, Parallelism: a.Parallelism, Compile: lo.CompileOptions(parser), Sink: view,
+		Baseline: a.Outputs.Baseline, JUnit: a.Outputs.JUnit, Report: a.Outputs.Report, Files: views.WriteEvalFiles}); err != nil {
 		return failf("Eval failed", "%s.", trimStop(err.Error()))
 	}
 	return view.Done()

@@ -119,5 +119,6 @@ flowctl init makes a project to start from.`,
 		newImportCommand(s),
 		newStateCommand(s),
 	)
+	addEvalResults(root, s)
 	return root
 }

@@ -27,6 +27,7 @@ type Eval struct {
 	// Parallelism is --parallelism: cases at once; 0: the default.
 	Parallelism int
 	Store       Store
+	Outputs     EvalOutputs // --baseline, --junit, --report
 }
 
 // Flags adds eval's flags.
@@ -45,6 +46,7 @@ func (a *Eval) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&a.Unconfined, "unconfined", false, unconfinedUsage)
 	fs.StringVar(&a.LogPrompts, "log-prompts", "", "append one JSON line per LLM round trip to this file, sensitive values redacted")
 	a.Store.Flags(fs)
+	a.Outputs.Flags(fs)
 }
 
 // Args reads the path and checks the flags.
@@ -80,6 +82,9 @@ func (a *Eval) Args(args []string) error {
 		return err
 	}
 	if err := checkGoEngine(a.GoEngine); err != nil {
+		return err
+	}
+	if err := a.Outputs.Check(); err != nil {
 		return err
 	}
 	return a.Store.Args()

@@ -28,6 +28,7 @@ type Eval struct {
 	// firstErr is, by eval and variant, the error of its first case
 	// whose run failed, shown under the variant.
 	firstErr map[[2]string]string
+	cmp      *result.Comparison // the comparison with the baseline, shown with the summary
 }
 
 var _ result.Sink = (*Eval)(nil)
@@ -120,6 +121,11 @@ func (v *Eval) Summary(s result.Summary) error {
 			}
 			b.WriteByte('\n')
 		}
+	}
+	if v.cmp != nil {
+		fmt.Fprintf(&b, "\nAgainst the baseline %s:\n", v.cmp.Base)
+		writeComparison(&b, v.cmp)
+		v.cmp = nil
 	}
 	if len(s.Gates) > 0 {
 		b.WriteString("\nGates:\n")
