@@ -17,15 +17,48 @@ import (
 
 // DatasetReader reads the rows of an eval's dataset one at a time: a JSONL
 // file (one JSON object a line; blank lines are skipped) or a CSV file
-// whose first line names the fields (every value a string). It holds one
-// row at a time, however large the file.
+// whose first line names the fields (every value a string). A UTF-8 byte
+// order mark at the start of the file (as spreadsheets write) is skipped.
+// It holds one row at a time, however large the file, and a row of more
+// than MaxDatasetRow bytes is an error, not read whole.
 type DatasetReader struct {
 	f      *os.File
 	lines  *bufio.Reader
 	csv    *csv.Reader
+	csvIn  *rowLimit
 	header []string
 	line   int // the line of the row last read, 1-based
 	row    int // rows read
+}
+
+// MaxDatasetRow is the most bytes a row of a dataset may have (a JSONL
+// line, a CSV record).
+const MaxDatasetRow = 16 << 20
+
+// errRowTooLong is the error of a row over MaxDatasetRow.
+var errRowTooLong = fmt.Errorf("is longer than %d MiB, the most a row of a dataset may be", MaxDatasetRow>>20)
+
+// rowLimit fails a read once more than MaxDatasetRow bytes (and the CSV
+// reader's read-ahead) have been read since the last row ended.
+type rowLimit struct {
+	r io.Reader
+	n int
+}
+
+func (l *rowLimit) Read(p []byte) (int, error) {
+	if l.n > MaxDatasetRow+64<<10 {
+		return 0, errRowTooLong
+	}
+	n, err := l.r.Read(p)
+	l.n += n
+	return n, err
+}
+
+// skipBOM skips a UTF-8 byte order mark at the start of r.
+func skipBOM(r *bufio.Reader) {
+	if b, err := r.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
+		r.Discard(3)
+	}
 }
 
 // OpenDataset opens a dataset by its extension: .csv is CSV, anything else
@@ -36,23 +69,30 @@ func OpenDataset(path string) (*DatasetReader, error) {
 		return nil, err
 	}
 	r := &DatasetReader{f: f}
+	in := bufio.NewReaderSize(f, 64<<10)
+	skipBOM(in)
 	if strings.EqualFold(filepath.Ext(path), ".csv") {
-		r.csv = csv.NewReader(bufio.NewReader(f))
+		r.csvIn = &rowLimit{r: in}
+		r.csv = csv.NewReader(r.csvIn)
 		r.csv.ReuseRecord = true
 		r.csv.FieldsPerRecord = 0
 		head, err := r.csv.Read()
 		if err != nil {
 			f.Close()
-			if err == io.EOF {
+			switch {
+			case err == io.EOF:
 				return nil, errors.New("the CSV file is empty: its first line names the fields")
+			case errors.Is(err, errRowTooLong):
+				return nil, fmt.Errorf("its first line %v", err)
 			}
 			return nil, err
 		}
 		r.header = append([]string(nil), head...)
 		r.line = 1
+		r.csvIn.n = 0
 		return r, nil
 	}
-	r.lines = bufio.NewReaderSize(f, 64<<10)
+	r.lines = in
 	return r, nil
 }
 
@@ -66,10 +106,21 @@ func (r *DatasetReader) Line() int { return r.line }
 func (r *DatasetReader) Next() (map[string]cty.Value, error) {
 	if r.csv != nil {
 		rec, err := r.csv.Read()
+		if errors.Is(err, errRowTooLong) {
+			return nil, fmt.Errorf("a row after line %d %v", r.line, err)
+		}
 		if err != nil {
 			return nil, err
 		}
+		r.csvIn.n = 0
 		r.line, _ = r.csv.FieldPos(0)
+		size := 0
+		for _, v := range rec {
+			size += len(v)
+		}
+		if size > MaxDatasetRow {
+			return nil, fmt.Errorf("the row on line %d %v", r.line, errRowTooLong)
+		}
 		r.row++
 		out := make(map[string]cty.Value, len(r.header))
 		for i, name := range r.header {
@@ -78,7 +129,10 @@ func (r *DatasetReader) Next() (map[string]cty.Value, error) {
 		return out, nil
 	}
 	for {
-		text, err := r.lines.ReadBytes('\n')
+		text, err := r.readLine()
+		if errors.Is(err, errRowTooLong) {
+			return nil, fmt.Errorf("line %d %v", r.line+1, err)
+		}
 		if len(text) == 0 && err != nil {
 			return nil, err
 		}
@@ -93,6 +147,22 @@ func (r *DatasetReader) Next() (map[string]cty.Value, error) {
 		}
 		r.row++
 		return attrs, nil
+	}
+}
+
+// readLine reads a JSONL line, up to MaxDatasetRow bytes: a longer one
+// is errRowTooLong, read no further.
+func (r *DatasetReader) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		part, err := r.lines.ReadSlice('\n')
+		if len(line)+len(part) > MaxDatasetRow {
+			return nil, errRowTooLong
+		}
+		line = append(line, part...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
 	}
 }
 

@@ -328,14 +328,14 @@ func (e *Eval) checkScore(s *lang.EvalScore) hcl.Diagnostics {
 		if !v.IsWhollyKnown() || v.IsNull() {
 			continue
 		}
-		diags = append(diags, checkScoreConst(s, a, v)...)
+		diags = append(diags, checkScoreConst(filepath.Dir(e.Def.DeclRange.Filename), s, a, v)...)
 	}
 	return diags
 }
 
 // checkScoreConst checks a score's argument whose value is known when the
-// eval is checked.
-func checkScoreConst(s *lang.EvalScore, a *hcl.Attribute, v cty.Value) hcl.Diagnostics {
+// eval is checked; dir is the eval file's directory.
+func checkScoreConst(dir string, s *lang.EvalScore, a *hcl.Attribute, v cty.Value) hcl.Diagnostics {
 	switch a.Name {
 	case "pattern":
 		if _, err := regexp.Compile(v.AsString()); err != nil {
@@ -354,6 +354,13 @@ func checkScoreConst(s *lang.EvalScore, a *hcl.Attribute, v cty.Value) hcl.Diagn
 	case "schema":
 		if v.Type() != cty.String && !v.Type().IsObjectType() && !v.Type().IsMapType() {
 			return lang.Error(a.Expr.Range(), "Invalid schema", "The schema of score %q is a JSON Schema: an object, or the path of a JSON file that holds one.", s.Name)
+		}
+		text, err := EvalSchemaText(dir, v)
+		if err == nil {
+			_, err = ResolveEvalSchema(text)
+		}
+		if err != nil {
+			return lang.Error(a.Expr.Range(), "Invalid schema", "The schema of score %q: %s.", s.Name, strings.TrimSuffix(err.Error(), "."))
 		}
 	}
 	return nil

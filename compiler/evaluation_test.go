@@ -66,6 +66,46 @@ const rows = `{"text": "a refund", "category": "billing", "n": 1}
 {"text": "a crash", "category": "bug", "n": 2}
 `
 
+// TestDatasetRows: a CSV file's byte order mark is not part of its first
+// field's name, and a row longer than MaxDatasetRow is an error naming
+// where it is, read no further, in CSV as in JSONL.
+func TestDatasetRows(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("y", compiler.MaxDatasetRow+1)
+	files := map[string]string{
+		"bom.csv":    "\ufeffid,text\n1,a\n",
+		"long.csv":   "id,text\n1,a\n2,\"" + long + "\"\n3,c\n",
+		"huge.csv":   "id,text\n1,a\n2,\"" + long + strings.Repeat("z", 256<<10) + "\n",
+		"long.jsonl": `{"id": 1}` + "\n" + `{"id": "` + long + `"}` + "\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fields, err := compiler.DatasetFields(filepath.Join(dir, "bom.csv"))
+	if _, ok := fields["id"]; err != nil || !ok || len(fields) != 2 {
+		t.Errorf("bom.csv: fields %v, %v", fields, err)
+	}
+	for name, want := range map[string]string{
+		"long.csv":   "the row on line 3 is longer than 16 MiB, the most a row of a dataset may be",
+		"huge.csv":   "a row after line 2 is longer than 16 MiB, the most a row of a dataset may be",
+		"long.jsonl": "line 2 is longer than 16 MiB, the most a row of a dataset may be",
+	} {
+		r, err := compiler.OpenDataset(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Next(); err != nil {
+			t.Fatalf("%s: the first row: %v", name, err)
+		}
+		if _, err := r.Next(); err == nil || err.Error() != want {
+			t.Errorf("%s: the long row: %v, want %s", name, err, want)
+		}
+		r.Close()
+	}
+}
+
 func TestEvalChecks(t *testing.T) {
 	cases := []struct {
 		name, dataset, body, want string
@@ -139,6 +179,32 @@ func TestEvalChecks(t *testing.T) {
     min   = 0.5
   }`, `triage.eval.hcl:7,13: Unknown score: Eval "triage" has no score "categry".`},
 		{"missing input", rows, "", ``},
+		{"schema outside", rows, `
+  score "s" {
+    kind   = "json_schema"
+    value  = output.category
+    schema = "../schema.json"
+  }`, `triage.eval.hcl:9,14: Invalid schema: The schema of score "s": the schema file ../schema.json cannot be read: must be relative to the flow's directory and stay inside it.`},
+		{"schema missing", rows, `
+  score "s" {
+    kind   = "json_schema"
+    value  = output.category
+    schema = "schema.json"
+  }`, `triage.eval.hcl:9,14: Invalid schema: The schema of score "s": the schema file schema.json cannot be read: no such file or directory.`},
+		{"schema not a schema", rows, `
+  score "s" {
+    kind   = "json_schema"
+    value  = output.category
+    schema = { type = 3 }
+  }`, `triage.eval.hcl:9,14: Invalid schema: The schema of score "s": the schema is not a JSON Schema`},
+		{"byte order mark", "\ufeff" + rows, `
+  score "s" {
+    kind     = "exact"
+    value    = output.category
+    expected = row.category
+  }`, ``},
+		{"row too long", rows + `{"text": "` + strings.Repeat("x", compiler.MaxDatasetRow) + `"}` + "\n", ``,
+			`triage.eval.hcl:3,13: Invalid dataset: The dataset of eval "triage" cannot be read: line 3 is longer than 16 MiB, the most a row of a dataset may be.`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -141,34 +140,18 @@ func newScorer(ev *compiler.Eval, def *lang.EvalScore, opts compiler.Options) (*
 }
 
 // resolveSchema reads a json_schema score's schema: an object, or the
-// path of a JSON file relative to the eval file.
+// path of a JSON file relative to the eval file (compiler.EvalSchemaText).
 func (x *scorer) resolveSchema(v cty.Value) (*jsonschema.Resolved, error) {
-	v, _ = v.UnmarkDeep()
-	var text []byte
-	if v.Type() == cty.String {
-		path, err := lang.ResolveLocalPath(filepath.Dir(x.def.DeclRange.Filename), v.AsString())
-		if err == nil {
-			text, err = os.ReadFile(path)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("the schema file %s cannot be read: %s", v.AsString(), lang.PathErrorText(err))
-		}
-	} else {
-		var err error
-		if text, err = jsonval.Marshal(v); err != nil {
-			return nil, err
-		}
+	text, err := compiler.EvalSchemaText(filepath.Dir(x.def.DeclRange.Filename), v)
+	if err != nil {
+		return nil, err
 	}
 	if r, ok := x.schemas.Load(string(text)); ok {
 		return r.(*jsonschema.Resolved), nil
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(text, &s); err != nil {
-		return nil, fmt.Errorf("the schema is not a JSON Schema: %v", err)
-	}
-	r, err := s.Resolve(nil)
+	r, err := compiler.ResolveEvalSchema(text)
 	if err != nil {
-		return nil, fmt.Errorf("the schema is not a valid JSON Schema: %v", err)
+		return nil, err
 	}
 	x.schemas.Store(string(text), r)
 	return r, nil
