@@ -52,18 +52,11 @@ func Load(st *state.Store, eval, arg string) (*result.Comparer, string, error) {
 		}
 		return c, r.ID, st.EvalCases(r.ID, func(k result.Case) error { c.AddBase(k); return nil })
 	}
-	if _, err := os.Stat(arg); err == nil {
-		_, err := ReadFile(arg, func(k result.Case) error { c.AddBase(k); return nil })
-		return c, arg, err
-	}
-	r, err := st.EvalResult(arg)
+	id, err := load(st, arg, c.AddBase)
 	if err != nil {
-		if errors.Is(err, state.ErrEvalNotFound) {
-			return nil, "", fmt.Errorf("%w: %q is neither a file nor the ID of results in the state (flowctl eval list)", ErrNoBaseline, arg)
-		}
 		return nil, "", err
 	}
-	return c, r.ID, st.EvalCases(r.ID, func(k result.Case) error { c.AddBase(k); return nil })
+	return c, id, nil
 }
 
 // Compare compares the results a (the baseline) and b, each an ID of
@@ -76,26 +69,52 @@ func Compare(st *state.Store, a, b string) (*result.Comparison, error) {
 		if i == 1 {
 			add = c.AddHead
 		}
-		if _, err := os.Stat(arg); err == nil {
-			if _, err := ReadFile(arg, func(k result.Case) error { add(k); return nil }); err != nil {
-				return nil, err
-			}
-			ids[i] = arg
-			continue
-		}
-		r, err := st.EvalResult(arg)
+		id, err := load(st, arg, add)
 		if err != nil {
-			if errors.Is(err, state.ErrEvalNotFound) {
-				return nil, fmt.Errorf("%w: %q is neither a file nor the ID of results in the state (flowctl eval list)", ErrNoBaseline, arg)
-			}
 			return nil, err
 		}
-		ids[i] = r.ID
-		if err := st.EvalCases(r.ID, func(k result.Case) error { add(k); return nil }); err != nil {
-			return nil, err
-		}
+		ids[i] = id
 	}
 	return c.Compare(ids[0], ids[1]), nil
+}
+
+// load hands add the cases of results, a results file or the ID of
+// results in st, and returns their ID (a file's is its path). Results
+// that did not finish (running, or interrupted) or hold no case are
+// refused: compared with them, every score would seem to have nothing to
+// compare with, and a max_regression would hold unchecked.
+func load(st *state.Store, arg string, add func(result.Case)) (string, error) {
+	n := 0
+	count := func(k result.Case) error { n++; add(k); return nil }
+	if _, err := os.Stat(arg); err == nil {
+		sum, err := ReadFile(arg, count)
+		switch {
+		case err != nil:
+			return "", err
+		case sum != nil && sum.Variants == nil:
+			return "", fmt.Errorf("%w: the results in %s did not finish (running, or interrupted when they were saved): compare with finished results", ErrNoBaseline, arg)
+		case n == 0:
+			return "", fmt.Errorf("%w: %s holds no case of results (eval show ID --json writes them)", ErrNoBaseline, arg)
+		}
+		return arg, nil
+	}
+	r, err := st.EvalResult(arg)
+	if err != nil {
+		if errors.Is(err, state.ErrEvalNotFound) {
+			return "", fmt.Errorf("%w: %q is neither a file nor the ID of results in the state (flowctl eval list)", ErrNoBaseline, arg)
+		}
+		return "", err
+	}
+	if r.Summary == nil {
+		return "", fmt.Errorf("%w: the results %s did not finish (running, or interrupted): compare with finished results (flowctl eval list)", ErrNoBaseline, r.ID)
+	}
+	if err := st.EvalCases(r.ID, count); err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return "", fmt.Errorf("%w: the results %s hold no case", ErrNoBaseline, r.ID)
+	}
+	return r.ID, nil
 }
 
 // ReadFile reads a results file, JSON lines: each a case, a summary, or

@@ -122,3 +122,39 @@ func TestLoad(t *testing.T) {
 		t.Errorf("a bad file: %v", err)
 	}
 }
+
+// TestEmptyBaselineRefused: results that did not finish, and a file that
+// holds no case (another JSON file, or eval show --json of results that
+// were interrupted), are no baseline: compared with them, every
+// max_regression would hold unchecked.
+func TestEmptyBaselineRefused(t *testing.T) {
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	done := run(t, st, "", nil, 0.05)
+	w, err := st.NewEvalResult(&state.EvalResult{Eval: "triage", File: "triage.eval.hcl", Flow: "triage"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	other, unfinished := filepath.Join(dir, "other.jsonl"), filepath.Join(dir, "unfinished.jsonl")
+	os.WriteFile(other, []byte(`{"name": "not results"}`+"\n"), 0o644)
+	os.WriteFile(unfinished, []byte(`{"summary":{"id":"x","eval":"triage","variants":null,"gates":null}}`+"\n"), 0o644)
+	for arg, want := range map[string]string{
+		w.ID():     "did not finish",
+		other:      "holds no case of results",
+		unfinished: "did not finish",
+	} {
+		if _, _, err := Load(st, "triage", arg); !errors.Is(err, ErrNoBaseline) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load(%s): %v, want %q", arg, err, want)
+		}
+		if _, err := Compare(st, arg, done.ID); !errors.Is(err, ErrNoBaseline) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Compare(%s, …): %v, want %q", arg, err, want)
+		}
+	}
+	if _, _, err := Load(st, "triage", Latest); err != nil {
+		t.Errorf("latest, finished results being there: %v", err)
+	}
+}

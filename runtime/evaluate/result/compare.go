@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -151,14 +152,16 @@ func (c *Comparer) AddBase(k Case) { c.add(0, k) }
 // AddHead counts a case of the evaluation compared with it.
 func (c *Comparer) AddHead(k Case) { c.add(1, k) }
 
+// pairKey is a case's key: its variant and a hash of its inputs, which
+// may be large (a dataset's row) and are kept only cut to MaxKeptOutput.
 func pairKey(variant string, inputs json.RawMessage) string {
 	var b bytes.Buffer
-	b.WriteString(variant)
-	b.WriteByte(0)
 	if json.Compact(&b, inputs) != nil {
+		b.Reset()
 		b.Write(inputs)
 	}
-	return b.String()
+	sum := sha256.Sum256(b.Bytes())
+	return variant + "\x00" + string(sum[:])
 }
 
 func (c *Comparer) add(side int, k Case) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -156,5 +157,25 @@ func TestCompare(t *testing.T) {
 	}
 	if d2 := c2.Compare("A", "B").Scores[0]; d2.Diff != -0.05 || d2.Low > d2.Diff || d2.High < d2.Diff {
 		t.Errorf("reversed order: %+v", d2)
+	}
+}
+
+// TestComparerKeepsLargeInputsCut: a case's inputs of 1 MiB (a large
+// dataset row) are kept cut to MaxKeptOutput, its key included, and the
+// case still pairs with its baseline.
+func TestComparerKeepsLargeInputsCut(t *testing.T) {
+	c := NewComparer()
+	in := fmt.Sprintf(`{"ticket": %q}`, strings.Repeat("x", 1<<20))
+	c.AddBase(mkCase("v", 0, 0, in, 1, `{}`))
+	c.AddHead(mkCase("v", 0, 0, in, 0, `{}`))
+	for side := range c.sides {
+		for key, p := range c.sides[side] {
+			if len(key) > 100 || len(p.inputs) > MaxKeptOutput+10 {
+				t.Errorf("side %d keeps a key of %d bytes and inputs of %d", side, len(key), len(p.inputs))
+			}
+		}
+	}
+	if cmp := c.Compare("A", "B"); len(cmp.Scores) != 1 || cmp.Scores[0].Paired != 1 || cmp.Regressed != 1 {
+		t.Errorf("comparison %+v", cmp)
 	}
 }
