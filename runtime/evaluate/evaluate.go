@@ -196,7 +196,13 @@ func Run(ctx context.Context, ev *compiler.Eval, o Options) (result.Summary, err
 		return sum, err
 	}
 	sum.Duration = time.Since(start)
+	// The variants in the eval's order, not in that their first cases
+	// finished in.
 	sum.Variants = agg.Stats()
+	slices.SortStableFunc(sum.Variants, func(a, b result.Variant) int {
+		return slices.IndexFunc(variants, func(v *compiler.EvalVariant) bool { return v.Name == a.Name }) -
+			slices.IndexFunc(variants, func(v *compiler.EvalVariant) bool { return v.Name == b.Name })
+	})
 	var cmp *result.Comparison
 	if cmpr != nil {
 		cmp = cmpr.Compare(baseID, sum.ID)
@@ -257,12 +263,19 @@ func RunAll(ctx context.Context, evals []*compiler.Eval, o Options) (held bool, 
 		return false, fmt.Errorf("--junit, --report and a --baseline other than latest are of one eval, and %d evals were found: name one eval file", len(evals))
 	}
 	held = true
+	ran := false
 	for _, ev := range evals {
 		sum, err := Run(ctx, ev, o)
 		if err != nil {
 			return false, fmt.Errorf("eval %q did not finish: %w", ev.Def.Name, err)
 		}
 		held = held && sum.Held()
+		ran = ran || len(sum.Variants) > 0
+	}
+	if !ran && o.Only != nil {
+		// Gates that judged no case hold: a filter that matches none
+		// would pass every gate unseen.
+		return false, fmt.Errorf("no case ran: --only %q matches no case's name (VARIANT/ROW, such as %s)", o.Only, CaseName(evals[0].Variants[0].Name, 0, nil))
 	}
 	return held, nil
 }

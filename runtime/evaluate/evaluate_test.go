@@ -435,3 +435,25 @@ func TestDocsListTheScoreKinds(t *testing.T) {
 		t.Errorf("ScoreKindNames has %d kinds, ScoreKinds %d", len(lang.ScoreKindNames), len(lang.ScoreKinds))
 	}
 }
+
+// TestVariantsInTheirOrder: the summary gives the variants in the eval's
+// order, whichever finished its first case first; and an --only that
+// matches no case is an error, not gates that hold having judged nothing.
+func TestVariantsInTheirOrder(t *testing.T) {
+	f := newFixture(t)
+	// Row t1 runs only weak, t2 only baseline: weak's case finishes
+	// first.
+	_, sum := f.run(t, evaluate.Options{Only: mustRegexp(t, `^(weak/t1|baseline/t2)$`), Parallelism: 1})
+	var names []string
+	for _, v := range sum.Variants {
+		names = append(names, v.Name)
+	}
+	if strings.Join(names, ",") != "baseline,weak" {
+		t.Errorf("variants %v, want the eval's order", names)
+	}
+	ev := load(t, f.dir)
+	held, err := evaluate.RunAll(context.Background(), []*compiler.Eval{ev}, evaluate.Options{Store: f.st, Executors: f.ex, Only: mustRegexp(t, `^nope/`)})
+	if held || err == nil || !strings.Contains(err.Error(), `no case ran: --only "^nope/" matches no case's name (VARIANT/ROW, such as baseline/1)`) {
+		t.Errorf("an --only of no case: held %v, %v", held, err)
+	}
+}
