@@ -97,7 +97,7 @@ func TestEvalResultsCommands(t *testing.T) {
 		t.Fatalf("JUnit: %v\n%s", err, data)
 	}
 	if doc.Tests != 12 || doc.Fails != 2 || len(doc.Suites) != 2 || doc.Suites[1].Name != "triage/short" || doc.Suites[1].Tests != 6 ||
-		doc.Suites[1].Cases[2].Name != "row 2" || doc.Suites[1].Cases[2].Failure == nil || !strings.Contains(doc.Suites[1].Cases[2].Failure.Message, "expected bug") ||
+		doc.Suites[1].Cases[2].Name != "row 3" || doc.Suites[1].Cases[2].Failure == nil || !strings.Contains(doc.Suites[1].Cases[2].Failure.Message, "expected bug") ||
 		doc.Suites[0].Cases[2].Failure != nil {
 		t.Errorf("JUnit: %+v", doc)
 	}
@@ -111,7 +111,7 @@ func TestEvalResultsCommands(t *testing.T) {
 	writeFile(t, file, out)
 	for _, base := range []string{a, file} {
 		code, out, errOut = runCLI(t, "eval", "compare", base, b[:len(b)-2], "--report", html)
-		if code != 0 || !strings.Contains(out, "2 cases regressed, 0 improved") || !strings.Contains(out, "short row 2, category regressed: 1.000 → 0.000") {
+		if code != 0 || !strings.Contains(out, "2 cases regressed, 0 improved") || !strings.Contains(out, "short row 3, category regressed: 1.000 → 0.000") {
 			t.Fatalf("compare %s: exit %d\n%s%s", base, code, out, errOut)
 		}
 	}
@@ -144,7 +144,7 @@ func TestEvalResultsCommands(t *testing.T) {
 	}
 	report, _ := os.ReadFile(md)
 	if !strings.Contains(string(report), "| short | 6 | 0 | 0.667 [") || !strings.Contains(string(report), "## Regressed cases") ||
-		!strings.Contains(string(report), "&lt;script&gt;") {
+		!strings.Contains(string(report), "| `{\"category\":\"feature\",\"reply\":\"<script>alert(1)</script>\"}` |") {
 		t.Errorf("Markdown report:\n%s", report)
 	}
 
@@ -187,7 +187,7 @@ func TestEvalBaseline(t *testing.T) {
 	junit, report := filepath.Join(t.TempDir(), "eval.xml"), filepath.Join(t.TempDir(), "eval.html")
 	code, out, errOut = runCLI(t, "eval", "--state", stateDir, "--baseline", "latest", "--junit", junit, "--report", report, dir)
 	if code != 1 || !strings.Contains(out, "Against the baseline") || !strings.Contains(out, "FAILED: category") ||
-		!strings.Contains(out, "category of variant short_prompt dropped by 0.667") || !strings.Contains(out, "short_prompt row 0, category regressed") {
+		!strings.Contains(out, "category of variant short_prompt dropped by 0.667") || !strings.Contains(out, "short_prompt row 1, category regressed") {
 		t.Fatalf("eval with a planted regression: exit %d\n%s%s", code, out, errOut)
 	}
 	data, err := os.ReadFile(junit)

@@ -107,7 +107,8 @@ func rowCases(cases Cases, fn func(rowCase)) error {
 
 // WriteEvalJUnit writes the cases as JUnit XML: a testsuite a variant
 // (named EVAL/VARIANT), a testcase a dataset row ("row N"), failed when a
-// score of a repetition did not pass, an error when its run failed.
+// score of a repetition did not pass, an error when its run failed. Rows
+// are counted from 1, as --only's case names count them.
 func WriteEvalJUnit(w io.Writer, sum result.Summary, cases Cases) error {
 	head := evalJUnitSuites{Name: sum.Eval}
 	index := map[string]*evalJUnitSuite{}
@@ -169,7 +170,7 @@ func WriteEvalJUnit(w io.Writer, sum result.Summary, cases Cases) error {
 				werr = enc.EncodeToken(suiteStart(s))
 			}
 		}
-		c := evalJUnitCase{Name: fmt.Sprintf("row %d", r.row), Classname: sum.Eval + "." + r.variant, Time: fmt.Sprintf("%.3f", r.dur.Seconds())}
+		c := evalJUnitCase{Name: fmt.Sprintf("row %d", r.row+1), Classname: sum.Eval + "." + r.variant, Time: fmt.Sprintf("%.3f", r.dur.Seconds())}
 		if len(r.errs) > 0 {
 			c.Error = &junitMessage{Message: r.errs[0], Text: strings.Join(r.errs, "\n")}
 		} else if len(r.failures) > 0 {
@@ -249,10 +250,19 @@ var reportFuncs = map[string]any{
 	"dur":  func(d time.Duration) string { return d.Round(time.Millisecond).String() },
 	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 	"js":   readableJSON,
-	// md escapes what would break a Markdown table's cell.
+	// md escapes text for Markdown: what would break a table's cell, and
+	// what would make markup of it (HTML, a link or an image that a
+	// viewer would fetch).
 	"md": func(s string) string {
-		return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "`", "'").Replace(s)
+		return strings.NewReplacer(`\`, `\\`, "|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "`", "'", "[", `\[`, "]", `\]`).Replace(s)
 	},
+	// mdcode escapes text for a Markdown code span in a table's cell,
+	// where nothing is markup and an entity is shown as it is written.
+	"mdcode": func(s string) string {
+		return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "`", "'").Replace(s)
+	},
+	// row is a case's row as people count them, from 1.
+	"row": func(n int) int { return n + 1 },
 }
 
 //go:embed templates/eval_report.md.tmpl

@@ -162,7 +162,7 @@ func writeComparison(w io.Writer, cmp *result.Comparison) {
 		if c.Delta > 0 {
 			how = "improved"
 		}
-		fmt.Fprintf(w, "  %s row %d, %s %s: %.3f → %.3f (run %s)\n", c.Variant, c.Row, c.Score, how, c.Base, c.Head, c.HeadRun)
+		fmt.Fprintf(w, "  %s row %d, %s %s: %.3f → %.3f (run %s)\n", c.Variant, c.Row+1, c.Score, how, c.Base, c.Head, c.HeadRun)
 	}
 }
 
