@@ -16,9 +16,9 @@ import (
 // the state) to root's eval command.
 func addEvalResults(root *cobra.Command, s streams) {
 	eval, _, _ := root.Find([]string{"eval"})
-	for _, use := range []string{"list", "show ID", "compare A B"} {
+	for use, short := range map[string]string{"list": "List the evaluation results kept in the state, newest first", "show ID": "Show evaluation results kept in the state: each variant's scores and the gates (--json: every case)", "compare A B": "Compare two evaluation results, A the baseline: each score's difference, its interval and the cases that changed"} {
 		var a arguments.EvalResults
-		sub := &cobra.Command{Use: use, Short: "Evaluation results kept in the state: " + use, RunE: func(_ *cobra.Command, args []string) error {
+		sub := &cobra.Command{Use: use, Short: short, RunE: func(_ *cobra.Command, args []string) error {
 			if err := a.Args(args); err != nil {
 				return err
 			}

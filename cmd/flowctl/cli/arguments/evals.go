@@ -1,6 +1,8 @@
 package arguments
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -36,7 +38,7 @@ func (a *EvalResults) Args(args []string) error {
 		return Usagef("eval %s takes %d ID(s) of results (flowctl eval list shows them), not %d", a.Sub, want, len(args))
 	}
 	a.IDs = args
-	return ReportFile(a.Report)
+	return outputFiles(a.JUnit, a.Report)
 }
 
 // ReportFile checks a --report file's name: it ends in .md or .html.
@@ -63,4 +65,22 @@ func (a *EvalOutputs) Flags(fs *pflag.FlagSet) {
 }
 
 // Check checks the flags' values.
-func (a *EvalOutputs) Check() error { return ReportFile(a.Report) }
+func (a *EvalOutputs) Check() error { return outputFiles(a.JUnit, a.Report) }
+
+// outputFiles checks the files of --junit and --report ("": none): a
+// report's name says its format, and each goes to a directory that
+// exists, found out before an evaluation pays for its model calls.
+func outputFiles(junit, report string) error {
+	if err := ReportFile(report); err != nil {
+		return err
+	}
+	for flag, name := range map[string]string{"--junit": junit, "--report": report} {
+		if name == "" {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Dir(name)); err != nil || !fi.IsDir() {
+			return Usagef("%s %s: there is no directory %s to write it in", flag, name, filepath.Dir(name))
+		}
+	}
+	return nil
+}

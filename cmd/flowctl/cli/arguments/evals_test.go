@@ -1,6 +1,7 @@
 package arguments
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -36,5 +37,16 @@ func TestEvalArguments(t *testing.T) {
 	o.Report = "out.html"
 	if err := o.Check(); err != nil {
 		t.Error(err)
+	}
+	// A file in a directory that does not exist is refused before the
+	// evaluation runs, not once it has.
+	missing := filepath.Join(t.TempDir(), "nodir", "eval.xml")
+	o.JUnit = missing
+	if err := o.Check(); err == nil || err.Error() != "--junit "+missing+": there is no directory "+filepath.Dir(missing)+" to write it in" {
+		t.Errorf("--junit in no directory: %v", err)
+	}
+	o.JUnit, o.Report = "", filepath.Join(filepath.Dir(missing), "r.md")
+	if err := o.Check(); err == nil {
+		t.Error("--report in no directory was accepted")
 	}
 }
