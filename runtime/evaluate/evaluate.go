@@ -259,8 +259,8 @@ func keep(ev *compiler.Eval, o Options, sum *result.Summary) (sinks []result.Sin
 // reports whether every gate of every eval held. It stops at the first
 // eval that cannot run.
 func RunAll(ctx context.Context, evals []*compiler.Eval, o Options) (held bool, err error) {
-	if len(evals) > 1 && (o.JUnit != "" || o.Report != "" || o.Baseline != "" && o.Baseline != baseline.Latest) {
-		return false, fmt.Errorf("--junit, --report and a --baseline other than latest are of one eval, and %d evals were found: name one eval file", len(evals))
+	if err := checkOneEval(evals, o); err != nil {
+		return false, err
 	}
 	held = true
 	ran := false
@@ -280,13 +280,25 @@ func RunAll(ctx context.Context, evals []*compiler.Eval, o Options) (held bool, 
 	return held, nil
 }
 
-// CheckVariants checks that every eval has the variants named (--variant),
-// when some are.
-func CheckVariants(evals []*compiler.Eval, names []string) error {
+// CheckUse checks, before anything runs, what of the options would make
+// RunAll refuse evals: every eval has the variants named (--variant),
+// when some are, and the options that are one eval's (JUnit, Report, a
+// Baseline other than latest) are given for one eval only.
+func CheckUse(evals []*compiler.Eval, o Options) error {
+	if err := checkOneEval(evals, o); err != nil {
+		return err
+	}
 	for _, ev := range evals {
-		if _, err := selectVariants(ev, names); err != nil {
+		if _, err := selectVariants(ev, o.Variants); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+func checkOneEval(evals []*compiler.Eval, o Options) error {
+	if len(evals) > 1 && (o.JUnit != "" || o.Report != "" || o.Baseline != "" && o.Baseline != baseline.Latest) {
+		return fmt.Errorf("--junit, --report and a --baseline other than latest are of one eval, and %d evals were found: name one eval file", len(evals))
 	}
 	return nil
 }

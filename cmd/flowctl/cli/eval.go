@@ -39,7 +39,7 @@ func runEval(s streams, a *arguments.Eval) error {
 	evals, diags := evaluate.Find(parser, []string{a.Path}, lo)
 	if diags = compiler.Normalize(diags); diags.HasErrors() || len(evals) == 0 {
 		return &diagsError{diags: diags, files: parser.Files(), trailer: views.EvalNotRun(diags, a.Path)}
-	} else if err := evaluate.CheckVariants(evals, a.Variants); err != nil {
+	} else if err := evaluate.CheckUse(evals, evaluate.Options{Variants: a.Variants, Baseline: a.Outputs.Baseline, JUnit: a.Outputs.JUnit, Report: a.Outputs.Report}); err != nil {
 		return usagef("%s", err)
 	}
 	st, err := openStore(s.err, &a.Store, project.State(a.State, project.Base(evals[0].Program.Filename, ".")))

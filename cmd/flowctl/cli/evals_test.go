@@ -231,7 +231,8 @@ func TestEvalBaseline(t *testing.T) {
 	}
 	// Several evals take no report.
 	writeFile(t, filepath.Join(dir, "again.eval.hcl"), strings.Replace(src, `eval "triage"`, `eval "again"`, 1))
-	if code, _, errOut := runCLI(t, "eval", "--state", stateDir, "--junit", junit, dir); code != 1 || !strings.Contains(errOut, "name one eval file") {
+	// Several evals take no report: a wrong use, before anything runs.
+	if code, _, errOut := runCLI(t, "eval", "--state", stateDir, "--junit", junit, dir); code != 2 || !strings.Contains(errOut, "name one eval file") {
 		t.Errorf("--junit of two evals: exit %d\n%s", code, errOut)
 	}
 }
