@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
@@ -30,9 +31,12 @@ type scorer struct {
 	// score runs, through the result cache as the eval's flow runs.
 	prog *compiler.Program
 	// schema is a json_schema score's schema when it is the same for
-	// every case; schemas the others', by their JSON text.
-	schema  *jsonschema.Resolved
-	schemas sync.Map
+	// every case; schemas the others', by their JSON text, at most
+	// maxSchemas of them (a dataset may give each row a schema of its
+	// own).
+	schema   *jsonschema.Resolved
+	schemas  sync.Map
+	nSchemas atomic.Int64
 	// re is a regex score's pattern when it is the same for every case.
 	re *regexp.Regexp
 }
@@ -153,9 +157,15 @@ func (x *scorer) resolveSchema(v cty.Value) (*jsonschema.Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.schemas.Store(string(text), r)
+	if x.nSchemas.Add(1) <= maxSchemas {
+		x.schemas.Store(string(text), r)
+	}
 	return r, nil
 }
+
+// maxSchemas is how many schemas that differ by case a json_schema score
+// keeps resolved.
+const maxSchemas = 64
 
 // scoring is what a case's scores see and add to.
 type scoring struct {
