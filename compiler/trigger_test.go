@@ -1,0 +1,197 @@
+package compiler_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang/jsonval"
+)
+
+const triggerHead = `flow "f" {}
+secret "hook" {}
+input "repo" { type = string }
+input "tags" {
+  type    = list(string)
+  default = []
+}
+output "repo" { value = input.repo }
+`
+
+// TestTriggers checks trigger blocks: the inputs mapping is type-checked
+// against the flow's inputs with request.body of body_schema's type, and
+// each mistake is reported where it is.
+func TestTriggers(t *testing.T) {
+	prog, errs := compileSource(t, triggerHead+`
+trigger "push" {
+  webhook {
+    path        = "/hooks/github"
+    verify      = "github"
+    secret      = secret.hook
+    body_schema = { repository = { full_name = string }, ref = string, labels = list(string) }
+  }
+  inputs  = { repo = request.body.repository.full_name, tags = request.body.labels }
+  when    = request.headers["x-github-event"] == "push"
+  respond = output.repo
+}
+`)
+	if errs != "no diagnostics" {
+		t.Fatalf("a valid trigger does not compile: %s", errs)
+	}
+	if tr := prog.Triggers[0]; tr.Webhook.Method != "POST" || tr.Webhook.MaxBody != 1<<20 || tr.Respond != "output" || tr.Output != "repo" {
+		t.Errorf("trigger decoded as %+v, webhook %+v", tr, tr.Webhook)
+	}
+	for _, c := range []struct{ src, want string }{
+		{`trigger "t" {
+  webhook {
+    path        = "/h"
+    verify      = "github"
+    secret      = secret.hook
+    body_schema = { repository = { full_name = list(string) } }
+  }
+  inputs = { repo = request.body.repository.full_name }
+}`, `c.flow.hcl:16,12-56: Invalid input value; The value given for input "repo" by trigger "t" is not a string`},
+		{`trigger "t" {
+  webhook {
+    path        = "/h"
+    verify      = "github"
+    secret      = secret.hook
+    body_schema = { ref = string }
+  }
+  inputs = { repo = request.body.repository }
+}`, `c.flow.hcl:16,33-44: Unsupported attribute`},
+		{`trigger "t" {
+  webhook {
+    path = "/h"
+  }
+  inputs = { repo = "x" }
+}`, `Missing required argument; The argument "verify" is required`},
+		{`trigger "t" {
+  webhook {
+    path   = "/h"
+    verify = "none"
+    secret = secret.hook
+  }
+  inputs = { repo = "x" }
+}`, `Secret without verification`},
+		{`trigger "t" {
+  webhook {
+    path   = "/h"
+    verify = "stripe"
+    secret = secret.hok
+  }
+  inputs = { repo = "x" }
+}`, `Unknown secret; Trigger "t" names secret "hok", which flow "f" does not declare. Did you mean "hook"?`},
+		{`trigger "t" {
+  webhook {
+    path   = "/h"
+    verify = "hmac"
+    secret = secret.hook
+  }
+  inputs = { repo = "x" }
+}`, `Missing header`},
+		{`trigger "t" {
+  webhook {
+    path   = "/h"
+    verify = "none"
+  }
+}`, `Missing required input; Input "repo" has no default, so trigger "t" must give it`},
+		{`trigger "t" {
+  on_run {
+    flow = "nope"
+  }
+  inputs = { repo = run.id }
+}`, `Unknown flow; Trigger "t" starts after runs of flow "nope"`},
+	} {
+		if _, errs := compileSource(t, triggerHead+c.src); !strings.Contains(errs, c.want) {
+			t.Errorf("%s\ngot errors %q, want %q", c.src, errs, c.want)
+		}
+	}
+}
+
+// TestTriggerCycle checks that flows whose on_run triggers start each
+// other in a cycle do not compile, the error at the on_run's flow.
+func TestTriggerCycle(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.flow.hcl", `flow "a" {}
+trigger "after_c" {
+  on_run { flow = "c" }
+}
+`)
+	write("b.flow.hcl", `flow "b" {}
+trigger "after_a" {
+  on_run {
+    flow   = "a"
+    status = ["ok", "failed"]
+  }
+}
+`)
+	c := write("c.flow.hcl", `flow "c" {}
+trigger "after_b" {
+  on_run { flow = "b" }
+}
+`)
+	_, diags := compiler.Compile(a, compiler.Options{})
+	if got, want := diags.Error(), `a.flow.hcl:3,19-22: Trigger cycle; The ends of runs start runs in a cycle: a → b → c → a`; !strings.Contains(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// Without the cycle, it compiles, and run is in scope.
+	write("a.flow.hcl", `flow "a" {}`)
+	write("c.flow.hcl", `flow "c" {}
+input "batch" { type = string }
+trigger "after_b" {
+  on_run { flow = "b" }
+  inputs = { batch = run.outputs.batch_id }
+  when   = run.status == "ok"
+}
+`)
+	if _, diags := compiler.Compile(c, compiler.Options{}); diags.HasErrors() {
+		t.Errorf("an on_run trigger without a cycle: %s", diags.Error())
+	}
+}
+
+// TestCheckBody checks that a body that does not fit body_schema is
+// refused naming the field's path.
+func TestCheckBody(t *testing.T) {
+	prog, errs := compileSource(t, triggerHead+`
+trigger "push" {
+  webhook {
+    path        = "/h"
+    verify      = "none"
+    body_schema = { repository = { full_name = string } }
+  }
+  inputs = { repo = request.body.repository.full_name }
+}
+`)
+	if errs != "no diagnostics" {
+		t.Fatal(errs)
+	}
+	for body, want := range map[string]string{
+		`{"repository": {"name": "x"}}`:         `body.repository.full_name: a string is required`,
+		`{"repository": {"full_name": [1, 2]}}`: `body.repository.full_name: a string is required, not a list`,
+		`{"repository": {"full_name": "a/b"}}`:  ``,
+	} {
+		v, err := jsonval.Decode([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = compiler.CheckBody(prog.Triggers[0], v)
+		if got := ""; err != nil {
+			got = err.Error()
+			if want == "" || !strings.Contains(got, want) {
+				t.Errorf("%s: got %q, want %q", body, got, want)
+			}
+		} else if want != "" {
+			t.Errorf("%s: no error, want %q", body, want)
+		}
+	}
+}
