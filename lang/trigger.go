@@ -219,9 +219,9 @@ func decodeWebhook(b *hcl.Block, trigger string) (*Webhook, hcl.Diagnostics) {
 		case "path":
 			w.PathRange = a.Expr.Range()
 			w.Path, d = stringAttr(a)
-			if !d.HasErrors() && (!strings.HasPrefix(w.Path, "/") || strings.ContainsAny(w.Path, "{}? #") || strings.HasPrefix(w.Path, "/v1/")) {
+			if !d.HasErrors() && (!strings.HasPrefix(w.Path, "/") || strings.ContainsAny(w.Path, "{}? #%") || ReservedPath(w.Path)) {
 				d = Error(a.Expr.Range(), "Invalid webhook path",
-					"The path %s of trigger %q is served under serve's address: it starts with \"/\", is not under /v1/ (the API's), and has no spaces, braces, \"?\" or \"#\", such as \"/hooks/github\".", quote(w.Path), trigger)
+					"The path %s of trigger %q is served under serve's address: it starts with \"/\", is none of serve's own (/, /v1/..., /flows..., /runs/..., /ui/..., /healthz, /readyz, /metrics, /favicon.ico), and has no spaces, braces, \"?\", \"#\" or \"%%\", such as \"/hooks/github\".", quote(w.Path), trigger)
 			}
 		case "method":
 			w.Method, d = stringAttr(a)
@@ -294,6 +294,21 @@ func decodeWebhook(b *hcl.Block, trigger string) (*Webhook, hcl.Diagnostics) {
 			"tolerance bounds the signed timestamps of verify = \"stripe\" and \"standard\" only.")...)
 	}
 	return w, diags
+}
+
+// ReservedPath reports whether a path is one of serve's own: the API's,
+// the dashboard's, the probes'.
+func ReservedPath(p string) bool {
+	switch p {
+	case "/", "/healthz", "/readyz", "/metrics", "/favicon.ico", "/flows", "/v1", "/ui":
+		return true
+	}
+	for _, prefix := range []string{"/v1/", "/flows/", "/runs/", "/ui/"} {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // bodySchemaType reads body_schema: an object whose attributes are type
