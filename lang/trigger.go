@@ -91,10 +91,10 @@ const (
 // OnRun is the on_run block of a trigger: the ends of runs of Flow with
 // one of Status start the trigger's flow.
 type OnRun struct {
-	DeclRange  hcl.Range
-	Flow       string
-	FlowRange  hcl.Range
-	Status     []string // ok by default
+	DeclRange   hcl.Range
+	Flow        string
+	FlowRange   hcl.Range
+	Status      []string // ok by default
 	StatusRange hcl.Range
 }
 

@@ -19,7 +19,7 @@ const scheduleTick = 250 * time.Millisecond
 // the schedule says catch_up = false; a schedule seen for the first time
 // fires at its next time.
 func (s *Server) schedule() {
-	last := map[string]time.Time{} // by flow/schedule
+	last := map[string]time.Time{}   // by flow/schedule
 	marks := map[string]*onRunMark{} // by flow/trigger (onrun.go)
 	t := time.NewTicker(scheduleTick)
 	defer t.Stop()
