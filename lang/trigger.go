@@ -127,6 +127,9 @@ func TriggerAttributes() (trigger, webhook, onRun []string) {
 		for _, a := range s.Attributes {
 			out = append(out, a.Name)
 		}
+		for _, b := range s.Blocks {
+			out = append(out, b.Type)
+		}
 		return out
 	}
 	return names(triggerSchema), names(webhookSchema), names(onRunSchema)
