@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonschema"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
@@ -37,6 +38,13 @@ func (c *compilation) triggers() hcl.Diagnostics {
 		if t.OnRun != nil {
 			diags = append(diags, c.onRunFlow(t)...)
 		}
+		if w := t.Webhook; w != nil && w.BodySchemaFile != nil {
+			d := p.readBodySchema(t)
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+		}
 		vars := TriggerVars(t, cty.UnknownVal(t.BodyType()), cty.UnknownVal(cty.Map(cty.String)), cty.UnknownVal(cty.Map(cty.String)),
 			cty.UnknownVal(cty.String), map[string]cty.Value{"outputs": cty.DynamicVal, "status": cty.UnknownVal(cty.String),
 				"id": cty.UnknownVal(cty.String), "flow": cty.UnknownVal(cty.String)})
@@ -47,6 +55,26 @@ func (c *compilation) triggers() hcl.Diagnostics {
 		diags = append(diags, d...)
 	}
 	return diags
+}
+
+// readBodySchema reads the JSON Schema body_schema gives as text
+// (file("NAME.json")) into the type request.body is checked against.
+func (p *Program) readBodySchema(t *lang.Trigger) hcl.Diagnostics {
+	w := t.Webhook
+	v, diags := w.BodySchemaFile.Value(&hcl.EvalContext{Functions: lang.Functions(p.Dir)})
+	if diags.HasErrors() {
+		return diags
+	}
+	if v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
+		return lang.Error(w.BodySchemaRange, "Invalid body_schema",
+			"body_schema is an object of types, such as { ref = string }, or the text of a JSON Schema, such as file(\"push.schema.json\").")
+	}
+	ty, err := jsonschema.TypeOf([]byte(v.AsString()))
+	if err != nil {
+		return lang.Error(w.BodySchemaRange, "Invalid body_schema", "The JSON Schema of trigger %q does not read: %s.", t.Name, err)
+	}
+	w.BodySchema = ty
+	return nil
 }
 
 // TriggerVars are the variables a trigger's expressions read: request
@@ -143,7 +171,11 @@ func fits(v cty.Value, ty cty.Type, path string) error {
 		}
 		names := lang.SortedKeys(ty.AttributeTypes())
 		for _, name := range names {
-			if vt.IsObjectType() && !vt.HasAttribute(name) || vt.IsMapType() && !v.HasIndex(cty.StringVal(name)).True() {
+			missing := vt.IsObjectType() && !vt.HasAttribute(name) || vt.IsMapType() && !v.HasIndex(cty.StringVal(name)).True()
+			if missing && ty.AttributeOptional(name) {
+				continue
+			}
+			if missing {
 				return fmt.Errorf("%s.%s: %s is required", path, name, lang.FriendlyTypeName(ty.AttributeType(name)))
 			}
 			var av cty.Value
@@ -151,6 +183,9 @@ func fits(v cty.Value, ty cty.Type, path string) error {
 				av = v.GetAttr(name)
 			} else {
 				av = v.Index(cty.StringVal(name))
+			}
+			if av.IsKnown() && av.IsNull() && ty.AttributeOptional(name) {
+				continue
 			}
 			if err := fits(av, ty.AttributeType(name), path+"."+name); err != nil {
 				return err

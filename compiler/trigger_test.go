@@ -195,3 +195,59 @@ trigger "push" {
 		}
 	}
 }
+
+// TestBodySchemaFile: body_schema may be the text of a JSON Schema
+// (file("NAME.json")): validate type-checks the inputs with its type, and
+// a body is checked against it, its properties that are not required
+// optional.
+func TestBodySchemaFile(t *testing.T) {
+	dir := t.TempDir()
+	schema := `{"type": "object", "required": ["repository"], "properties": {
+  "repository": {"type": "object", "required": ["full_name"], "properties": {"full_name": {"type": "string"}, "stars": {"type": "integer"}}},
+  "labels": {"type": "array", "items": {"type": "string"}},
+  "note": {"type": ["string", "null"]}}}`
+	flow := triggerHead + `
+trigger "push" {
+  webhook {
+    path        = "/h"
+    verify      = "none"
+    body_schema = file("push.schema.json")
+  }
+  inputs = { repo = request.body.repository.full_name, tags = request.body.labels }
+}
+`
+	for name, src := range map[string]string{"push.schema.json": schema, "c.flow.hcl": flow} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prog, diags := compiler.Compile(filepath.Join(dir, "c.flow.hcl"), compiler.Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	for body, want := range map[string]string{
+		`{"repository": {"full_name": "a/b"}}`:                                            ``,
+		`{"repository": {"full_name": "a/b", "stars": 3}, "labels": ["x"], "note": null}`: ``,
+		`{"repository": {"stars": 3}}`:                                                    `body.repository.full_name: a string is required`,
+		`{"repository": {"full_name": "a/b"}, "labels": [1]}`:                             ``, // a number converts to a string
+		`{"repository": {"full_name": "a/b"}, "labels": [{"a": 1}]}`:                      `body.labels[0]: a string is required, not an object`,
+	} {
+		v, err := jsonval.Decode([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = compiler.CheckBody(prog.Triggers[0], v)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("%s: got %q, want %q", body, got, want)
+		}
+	}
+	// A field the schema does not declare is an error of validate.
+	os.WriteFile(filepath.Join(dir, "c.flow.hcl"), []byte(strings.Replace(flow, "repository.full_name", "repository.name", 1)), 0o644)
+	if _, diags := compiler.Compile(filepath.Join(dir, "c.flow.hcl"), compiler.Options{}); !strings.Contains(diags.Error(), `Unsupported attribute; This object does not have an attribute named "name"`) {
+		t.Errorf("an undeclared field: %s", diags.Error())
+	}
+}

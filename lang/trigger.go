@@ -76,8 +76,11 @@ type Webhook struct {
 	// MaxBody bounds the body, in bytes.
 	MaxBody int64
 	// BodySchema is the shape of the body (cty.DynamicPseudoType when
-	// none is declared).
+	// none is declared). BodySchemaFile, when set, is an expression of
+	// the text of a JSON Schema (file("push.schema.json")), which the
+	// compiler reads into BodySchema.
 	BodySchema      cty.Type
+	BodySchemaFile  hcl.Expression
 	BodySchemaRange hcl.Range
 }
 
@@ -270,7 +273,12 @@ func decodeWebhook(b *hcl.Block, trigger string) (*Webhook, hcl.Diagnostics) {
 			}
 		case "body_schema":
 			w.BodySchemaRange = a.Expr.Range()
-			w.BodySchema, d = bodySchemaType(a.Expr)
+			switch a.Expr.(type) {
+			case *hclsyntax.FunctionCallExpr, *hclsyntax.TemplateExpr, *hclsyntax.TemplateWrapExpr:
+				w.BodySchemaFile = a.Expr
+			default:
+				w.BodySchema, d = bodySchemaType(a.Expr)
+			}
 		}
 		diags = append(diags, d...)
 	}
