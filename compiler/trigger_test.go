@@ -99,6 +99,56 @@ trigger "push" {
   }
 }`, `Missing required input; Input "repo" has no default, so trigger "t" must give it`},
 		{`trigger "t" {
+  webhook {
+    path   = "/v1/flows"
+    verify = "none"
+  }
+  inputs = { repo = "x" }
+}`, `Invalid webhook path`},
+		{`trigger "t" {
+  respond = "outputs"
+  on_run { flow = "f" }
+  inputs  = { repo = run.id }
+}`, `Not for on_run`},
+		{`trigger "t" {
+  webhook {
+    path   = "/h"
+    verify = "none"
+  }
+  on_run { flow = "f" }
+  inputs = { repo = "x" }
+}`, `Duplicate trigger source`},
+		{`trigger "t" {
+  inputs = { repo = "x" }
+}`, `Missing trigger source`},
+		{`trigger "t" {
+  webhook {
+    path   = "/h"
+    verify = "none"
+  }
+  inputs       = { repo = "x" }
+  content_type = "text/html"
+}`, `content_type without output`},
+		{`trigger "t" {
+  webhook {
+    path   = "/h"
+    verify = "none"
+  }
+  inputs  = { repo = "x" }
+  respond = output.nope
+}`, `Unknown output; Trigger "t" answers with output "nope"`},
+		{`trigger "t" {
+  on_run {
+    status = ["done"]
+    flow   = "f"
+  }
+  inputs = { repo = run.id }
+}`, `Invalid status`},
+		{`trigger "t" {
+  on_run { flow = "f" }
+  inputs = { repo = run.id }
+}`, `Trigger cycle; The ends of runs start runs in a cycle: f → f`},
+		{`trigger "t" {
   on_run {
     flow = "nope"
   }
