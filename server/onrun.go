@@ -23,10 +23,11 @@ import (
 // onRunGrace is how far back, before the newest end seen, the ended runs
 // are read again: a run whose end another server wrote late, with an
 // earlier time, is not missed.
-const onRunGrace = time.Minute
+const onRunGrace = 10 * time.Second
 
-// onRunBatch bounds the ended runs read at a tick.
-const onRunBatch = 500
+// onRunBatch bounds the ended runs read at once (a variable for the
+// tests).
+var onRunBatch = 500
 
 // onRunMark is what a server knows of an on_run trigger: the ends from
 // which it reads, and the runs it handled since.
@@ -61,21 +62,30 @@ func (s *Server) onRun(marks map[string]*onRunMark, now time.Time) {
 }
 
 func (s *Server) onRunTick(prog *compiler.Program, t *lang.Trigger, m *onRunMark) {
-	runs, err := s.store.FinishedRuns(t.OnRun.Flow, t.OnRun.Status, m.since.Add(-onRunGrace), onRunBatch)
-	if err != nil {
-		return // read again at the next tick
-	}
-	for _, run := range runs {
-		if _, ok := m.handled[run.ID]; ok || run.FinishedAt.Before(m.first) {
-			continue
+	from := m.since.Add(-onRunGrace)
+	for {
+		runs, err := s.store.FinishedRuns(t.OnRun.Flow, t.OnRun.Status, from, onRunBatch)
+		if err != nil {
+			return // read again at the next tick
 		}
-		if !s.onRunStart(prog, t, run) {
-			return // tried again at the next tick
+		for _, run := range runs {
+			if _, ok := m.handled[run.ID]; ok || run.FinishedAt.Before(m.first) {
+				continue
+			}
+			if !s.onRunStart(prog, t, run) {
+				return // tried again at the next tick
+			}
+			m.handled[run.ID] = run.FinishedAt
+			if run.FinishedAt.After(m.since) {
+				m.since = run.FinishedAt
+			}
 		}
-		m.handled[run.ID] = run.FinishedAt
-		if run.FinishedAt.After(m.since) {
-			m.since = run.FinishedAt
+		// A full batch: the next, from the last end read (the runs
+		// ended then are read again, and skipped).
+		if len(runs) < onRunBatch || !runs[len(runs)-1].FinishedAt.After(from) {
+			break
 		}
+		from = runs[len(runs)-1].FinishedAt
 	}
 	for id, at := range m.handled {
 		if at.Before(m.since.Add(-2 * onRunGrace)) {
