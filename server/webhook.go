@@ -33,6 +33,8 @@ import (
 // (400 naming the input). A delivery id (X-GitHub-Delivery, webhook-id)
 // is an idempotency key of the run: a delivery again answers with the run
 // it started, and a Standard Webhooks one is refused as a replay (409).
+// The answers name what does not fit, never with the flow's source: the
+// caller is another service.
 
 // webhookFor is the flow entry and trigger whose webhook is at path, and
 // the other flows with a webhook there.
@@ -127,7 +129,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 	vars := compiler.TriggerVars(t, bodyVal, headerMap(r.Header), queryMap(r.URL.Query()), cty.StringVal(r.Method), nil)
 	start, diags := prog.TriggerWhen(t, vars)
 	if diags.HasErrors() {
-		writeError(w, http.StatusBadRequest, "invalid_request", "The request does not fit trigger "+t.Name+": "+lang.ErrorSentence(diags, false), e.files, diags)
+		writeError(w, http.StatusBadRequest, "invalid_request", "The request does not fit trigger "+t.Name+": "+lang.ErrorSentence(diags, false), nil, nil)
 		return
 	}
 	if !start {
@@ -136,7 +138,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 	}
 	inputs, diags := prog.TriggerInputs(t, vars)
 	if diags.HasErrors() {
-		writeError(w, http.StatusBadRequest, "invalid_inputs", "The request does not fit the flow's inputs: "+lang.ErrorSentence(diags, false), e.files, diags)
+		writeError(w, http.StatusBadRequest, "invalid_inputs", "The request does not fit the flow's inputs: "+lang.ErrorSentence(diags, false), nil, nil)
 		return
 	}
 	var key *state.IdempotencyKey

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -87,6 +88,14 @@ trigger "same" {
 	}
 	if code := ts.code("POST", "/hooks/wait?x=7", "", &out); code != http.StatusOK || out.Outputs["n"] != float64(7) {
 		t.Errorf("a run that ends ok: %d %+v", code, out)
+	}
+	// A field that is not there: 400 naming it, without the flow's source.
+	var bad struct {
+		Error map[string]any `json:"error"`
+	}
+	if code := ts.code("POST", "/hooks/wait", "", &bad); code != http.StatusBadRequest || bad.Error["code"] != "invalid_inputs" ||
+		!strings.Contains(fmt.Sprint(bad.Error["message"]), `"x"`) || bad.Error["diagnostics"] != nil {
+		t.Errorf("a missing query field: %d %v", code, bad)
 	}
 	rr = runReply{}
 	if code := ts.code("POST", "/hooks/signed", "", &rr); code != http.StatusConflict || rr.Error.Code != "webhook_conflict" {
