@@ -193,6 +193,8 @@ func (s *Server) respondWebhook(w http.ResponseWriter, r *http.Request, t *lang.
 		writeJSON(w, http.StatusGatewayTimeout, map[string]any{"run_id": id, "error": map[string]string{"code": "timeout",
 			"message": fmt.Sprintf("Run %s did not end within %s; it goes on.", id, t.Timeout)}})
 		return
+	case err != nil && r.Context().Err() != nil:
+		return // the caller went away; the run goes on
 	case err != nil:
 		s.internalError(w, r, err)
 		return
