@@ -73,6 +73,13 @@ trigger "same" {
   }
 }
 `}, nil)
+	var flow struct {
+		Triggers []triggerJSON `json:"triggers"`
+	}
+	ts.code("GET", "/v1/flows/answers", "", &flow)
+	if len(flow.Triggers) != 1 || fmt.Sprint(flow.Triggers[0]) != fmt.Sprint(triggerJSON{Name: "wait", Method: "POST", Path: "/hooks/wait", Verify: "none", Respond: "outputs"}) {
+		t.Errorf("GET /v1/flows/answers: triggers %+v", flow.Triggers)
+	}
 	var rr runReply
 	if code := ts.code("POST", "/hooks/wait?x=abc", "", &rr); code != http.StatusInternalServerError || rr.RunID == "" ||
 		rr.Error.Code != "run_failed" || strings.Contains(rr.Error.Message, "abc") {
