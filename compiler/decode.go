@@ -53,7 +53,7 @@ func (c *compilation) decode() hcl.Diagnostics {
 	}
 
 	p.Inputs, p.Secrets, p.Memories, p.Outputs = file.Inputs, file.Secrets, file.Memories, file.Outputs
-	p.Schedules, p.MCPServers = file.Schedules, file.MCPServers
+	p.Schedules, p.MCPServers, p.Triggers = file.Schedules, file.MCPServers, file.Triggers
 	if abs, err := filepath.Abs(p.Filename); err == nil {
 		name := ""
 		if len(file.Flows) > 0 {
@@ -66,6 +66,7 @@ func (c *compilation) decode() hcl.Diagnostics {
 	p.CollectionsByName = indexNamed(file.Collections, "collection", func(v *lang.Collection) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.ProvidersByName = indexNamed(file.Providers, "provider", func(v *lang.Provider) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.MCPServersByName = indexNamed(file.MCPServers, "mcp_server", func(v *lang.MCPServer) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
+	indexNamed(file.Triggers, "trigger", func(v *lang.Trigger) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	indexNamed(file.Schedules, "schedule", func(v *lang.Schedule) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.InputsByName = indexNamed(file.Inputs, "input", func(v *lang.Input) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)
 	p.SecretsByName = indexNamed(file.Secrets, "secret", func(v *lang.Secret) (string, hcl.Range) { return v.Name, v.NameRange }, &diags)

@@ -48,6 +48,9 @@ type Program struct {
 	// Schedules are when flowctl serve starts runs of the flow, each
 	// checked: its inputs resolve (ScheduleInputs).
 	Schedules []*lang.Schedule
+	// Triggers start runs of the flow in flowctl serve, each checked
+	// (triggers).
+	Triggers []*lang.Trigger
 	// MCPServers are the MCP servers the flow declares, whose tools its
 	// steps may call.
 	MCPServers       []*lang.MCPServer
@@ -352,6 +355,7 @@ var passes = []struct {
 	{"cycles", (*compilation).cycles, true},
 	{"stages", (*compilation).stages, false},
 	{"schedules", (*compilation).schedules, true},
+	{"triggers", (*compilation).triggers, true},
 }
 
 // Normalize orders diagnostics by file and position, diagnostics without a

@@ -22,6 +22,9 @@ type File struct {
 	Outputs  []*Output
 	// Schedules are when flowctl serve starts runs of the flow.
 	Schedules []*Schedule
+	// Triggers are the webhooks and the ends of other flows' runs that
+	// start runs of the flow in flowctl serve.
+	Triggers []*Trigger
 	// MCPServers are the MCP servers whose tools steps may call.
 	MCPServers []*MCPServer
 	// Providers are the model servers llm steps may name.
@@ -41,6 +44,7 @@ var flowFileSchema = &hcl.BodySchema{
 		{Type: "step", LabelNames: []string{"name"}},
 		{Type: "output", LabelNames: []string{"name"}},
 		{Type: "schedule", LabelNames: []string{"name"}},
+		{Type: "trigger", LabelNames: []string{"name"}},
 		{Type: "mcp_server", LabelNames: []string{"name"}},
 		{Type: "provider", LabelNames: []string{"name"}},
 		{Type: "collection", LabelNames: []string{"name"}},
@@ -111,6 +115,8 @@ func decodeFlowFile(f *hcl.File, filename string, consume bool) (*File, hcl.Diag
 			file.Outputs = collect(file.Outputs, &diags)(decodeOutputBlock(b))
 		case "schedule":
 			file.Schedules = collect(file.Schedules, &diags)(decodeScheduleBlock(b))
+		case "trigger":
+			file.Triggers = collect(file.Triggers, &diags)(decodeTriggerBlock(b))
 		case "mcp_server":
 			file.MCPServers = collect(file.MCPServers, &diags)(decodeMCPServerBlock(b))
 		case "provider":

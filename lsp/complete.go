@@ -40,32 +40,39 @@ var enums = map[string][]string{
 	"sandbox":   {lang.SandboxIsolated, lang.SandboxInProcess},
 	"body_type": {"json", "form", "text"},
 	"method":    {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"},
+	"verify":    lang.Verifications,
+	"respond":   {lang.RespondAccepted, lang.RespondOutputs},
 }
 
 // attributes are the arguments and nested blocks of each kind of block,
 // by the path of block types ("test/mock").
 var attributes = map[string][]string{
-	"":              lang.TopLevelBlocks(),
-	"flow":          lang.FlowArguments(),
-	"input":         {"type", "default", "description", "sensitive"},
-	"secret":        {"env", "description"},
-	"memory":        {"type", "default", "value", "description"},
-	"output":        {"value", "description", "sensitive"},
-	"schedule":      {"cron", "timezone", "inputs", "catch_up"},
-	"mcp_server":    {"command", "url", "env", "headers"},
-	"provider":      lang.ProviderArguments(),
-	"collection":    lang.CollectionArguments(),
-	"block":         {"description", "use_when", "tags", "runtime", "timeout", "source", "source_file", "sandbox", "engine", "prompt", "system", "model", "temperature", "max_tokens", "top_p", "seed", "stop", "tools", "max_tool_calls", "input", "output", "example"},
-	"block/input":   {"type", "default", "description"},
-	"block/output":  {"type", "description", "optional"},
-	"block/example": {"input", "output"},
-	"step/retry":    {"attempts", "backoff", "max_backoff"},
-	"step/output":   {"type", "description", "optional"},
-	"test":          {"flow", "inputs", "secrets", "expect_failures", "mock", "override", "assert"},
-	"test/mock":     {"outputs", "error", "step"},
-	"test/override": {"outputs", "error"},
-	"test/assert":   {"condition", "error_message"},
+	"":                lang.TopLevelBlocks(),
+	"flow":            lang.FlowArguments(),
+	"input":           {"type", "default", "description", "sensitive"},
+	"secret":          {"env", "description"},
+	"memory":          {"type", "default", "value", "description"},
+	"output":          {"value", "description", "sensitive"},
+	"schedule":        {"cron", "timezone", "inputs", "catch_up"},
+	"trigger":         triggerArgs,
+	"trigger/webhook": webhookArgs,
+	"trigger/on_run":  onRunArgs,
+	"mcp_server":      {"command", "url", "env", "headers"},
+	"provider":        lang.ProviderArguments(),
+	"collection":      lang.CollectionArguments(),
+	"block":           {"description", "use_when", "tags", "runtime", "timeout", "source", "source_file", "sandbox", "engine", "prompt", "system", "model", "temperature", "max_tokens", "top_p", "seed", "stop", "tools", "max_tool_calls", "input", "output", "example"},
+	"block/input":     {"type", "default", "description"},
+	"block/output":    {"type", "description", "optional"},
+	"block/example":   {"input", "output"},
+	"step/retry":      {"attempts", "backoff", "max_backoff"},
+	"step/output":     {"type", "description", "optional"},
+	"test":            {"flow", "inputs", "secrets", "expect_failures", "mock", "override", "assert"},
+	"test/mock":       {"outputs", "error", "step"},
+	"test/override":   {"outputs", "error"},
+	"test/assert":     {"condition", "error_message"},
 }
+
+var triggerArgs, webhookArgs, onRunArgs = lang.TriggerAttributes()
 
 // nestedBlocks are the names above that open a block rather than take a
 // value.
@@ -77,7 +84,9 @@ var nestedBlocks = map[string]string{
 	"mcp_server": "mcp_server \"${1:name}\" {\n\tcommand = [$2]\n}", "provider": "provider \"${1:name}\" {\n\tbase_url = \"$2\"\n}", "collection": "collection \"${1:name}\" {\n\tdimensions = ${2:768}\n}", "retry": "retry {\n\tattempts = ${1:3}\n}",
 	"example": "example {\n\tinput  = {$1}\n\toutput = {$2}\n}", "mock": "mock \"${1:block}\" {\n\toutputs = {$2}\n}",
 	"override": "override \"step.${1:name}\" {\n\toutputs = {$2}\n}", "assert": "assert {\n\tcondition     = $1\n\terror_message = \"$2\"\n}",
-	"test": "test \"${1:name}\" {\n\t$1\n}",
+	"test":    "test \"${1:name}\" {\n\t$1\n}",
+	"trigger": "trigger \"${1:name}\" {\n\twebhook {\n\t\tpath   = \"$2\"\n\t\tverify = \"${3:github}\"\n\t}\n}",
+	"webhook": "webhook {\n\tpath   = \"$1\"\n\tverify = \"${2:github}\"\n}", "on_run": "on_run {\n\tflow = \"$1\"\n}",
 }
 
 func (s *Server) completion(ctx context.Context, p protocol.CompletionParams) (*protocol.CompletionList, error) {

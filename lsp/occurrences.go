@@ -87,7 +87,7 @@ func bodyOccurrences(body *hclsyntax.Body, blockType, step string) []occurrence 
 			continue
 		case step != "" && !lang.IsMetaArgument(a.Name):
 			out = append(out, occurrence{kind: kindArg, name: a.Name, owner: step, rng: a.NameRange})
-		case blockType == "schedule" && a.Name == "inputs", blockType == "test" && a.Name == "inputs":
+		case (blockType == "schedule" || blockType == "trigger" || blockType == "test") && a.Name == "inputs":
 			out = append(out, objectKeys(a.Expr, kindInput)...)
 		}
 		out = append(out, exprOccurrences(a.Expr, a.Name == "tools")...)

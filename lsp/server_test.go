@@ -532,3 +532,43 @@ func TestEvalFileDiagnostics(t *testing.T) {
 	c.edit(eval, "row.label", "row.category")
 	c.diagnostics(eval, func(p protocol.PublishDiagnosticsParams) bool { return len(p.Diagnostics) == 0 })
 }
+
+// TestCompletionTrigger: a trigger block completes its arguments and its
+// webhook and on_run blocks, a webhook block its own, and verify its
+// values.
+func TestCompletionTrigger(t *testing.T) {
+	c := startServer(t, filepath.Join("testdata", "ws.txtar"))
+	c.open(flowFile)
+	c.diagnostics(flowFile, func(p protocol.PublishDiagnosticsParams) bool { return len(p.Diagnostics) == 3 })
+	labels := func(needle string, delta int) map[string]bool {
+		t.Helper()
+		var res protocol.CompletionList
+		if err := c.call("textDocument/completion", c.at(flowFile, needle, delta), &res); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, it := range res.Items {
+			got[it.Label] = true
+		}
+		return got
+	}
+	const anchor = "step \"fetch\" {\n"
+	c.edit(flowFile, anchor, "trigger \"hook\" {\n  \n  webhook {\n    \n    verify = \"\"\n  }\n}\n\n"+anchor)
+	for _, c := range []struct {
+		what, needle string
+		delta        int
+		want         []string
+	}{
+		{"trigger", "trigger \"hook\" {\n  \n", 20, []string{"webhook", "on_run", "inputs", "when", "respond", "timeout"}},
+		{"webhook", "webhook {\n    \n", 15, []string{"path", "verify", "secret", "tolerance", "header", "max_body", "body_schema"}},
+		{"verify", "verify = \"", 10, []string{"github", "stripe", "standard", "hmac", "none"}},
+		{"top level", "trigger", 0, []string{"trigger", "schedule"}},
+	} {
+		got := labels(c.needle, c.delta)
+		for _, w := range c.want {
+			if !got[w] {
+				t.Errorf("%s: no completion %q in %v", c.what, w, got)
+			}
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 var symbolKinds = map[string]protocol.SymbolKind{
 	"flow": protocol.SymbolKindModule, "input": protocol.SymbolKindVariable, "secret": protocol.SymbolKindKey,
 	"locals": protocol.SymbolKindNamespace, "memory": protocol.SymbolKindVariable, "block": protocol.SymbolKindClass,
-	"step": protocol.SymbolKindFunction, "output": protocol.SymbolKindProperty, "schedule": protocol.SymbolKindEvent,
+	"step": protocol.SymbolKindFunction, "output": protocol.SymbolKindProperty, "schedule": protocol.SymbolKindEvent, "trigger": protocol.SymbolKindEvent,
 	"mcp_server": protocol.SymbolKindModule, "test": protocol.SymbolKindMethod,
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/diagjson"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/zclconf/go-cty/cty"
@@ -20,10 +21,23 @@ type flowJSON struct {
 	Errors      []diagjson.Diagnostic `json:"errors,omitempty"`
 	// The graph, in GET /v1/flows/{flow} only: each step with its stage
 	// and the steps it depends on, the critical path (by steps), and the
-	// schedules.
+	// schedules and triggers.
 	Steps        []graphStepJSON `json:"steps,omitempty"`
 	CriticalPath []string        `json:"critical_path,omitempty"`
 	Schedules    []scheduleJSON  `json:"schedules,omitempty"`
+	Triggers     []triggerJSON   `json:"triggers,omitempty"`
+}
+
+// triggerJSON is a trigger: a webhook (method, path, verify, respond) or
+// the end of another flow's runs (after_flow, status).
+type triggerJSON struct {
+	Name    string   `json:"name"`
+	Method  string   `json:"method,omitempty"`
+	Path    string   `json:"path,omitempty"`
+	Verify  string   `json:"verify,omitempty"`
+	Respond string   `json:"respond,omitempty"`
+	After   string   `json:"after_flow,omitempty"`
+	Status  []string `json:"status,omitempty"`
 }
 
 type graphStepJSON struct {
@@ -100,6 +114,19 @@ func newFlowJSON(e *flowEntry, graph bool) flowJSON {
 	}
 	for _, sc := range p.Schedules {
 		f.Schedules = append(f.Schedules, scheduleJSON{Name: sc.Name, Cron: sc.Cron, Timezone: sc.Location.String()})
+	}
+	f.Triggers = []triggerJSON{}
+	for _, t := range p.Triggers {
+		tj := triggerJSON{Name: t.Name}
+		if w := t.Webhook; w != nil {
+			tj.Method, tj.Path, tj.Verify, tj.Respond = w.Method, w.Path, w.Verify, t.Respond
+			if t.Respond == lang.RespondOutput {
+				tj.Respond = "output." + t.Output
+			}
+		} else {
+			tj.After, tj.Status = t.OnRun.Flow, t.OnRun.Status
+		}
+		f.Triggers = append(f.Triggers, tj)
 	}
 	return f
 }

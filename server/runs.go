@@ -60,13 +60,28 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_inputs", "The inputs do not fit the flow's.", e.files, diags)
 		return
 	}
-	if !s.stateReady(r.Context()) {
-		s.refuseUnavailable(w, prog.Flow.Name)
-		return
-	}
 	var key *state.IdempotencyKey
 	if k := r.Header.Get("Idempotency-Key"); k != "" {
 		key = &state.IdempotencyKey{Flow: prog.Flow.Name, Namespace: req.Namespace, Key: k, Request: requestDigest(prog, req.Inputs)}
+	}
+	id, had, ok := s.startRun(w, r, prog, inputs, req.Namespace, key)
+	switch {
+	case !ok:
+	case had != nil:
+		s.answerKey(w, prog, key, had)
+	default:
+		s.writeRunStatus(w, http.StatusAccepted, id)
+	}
+}
+
+// startRun records a run of prog with inputs, in namespace ns, and
+// starts or queues it: with key, unless the key started a run before
+// (had, that key as recorded; nothing started). It answers the requests
+// it refuses itself (ok false); the caller answers the others.
+func (s *Server) startRun(w http.ResponseWriter, r *http.Request, prog *compiler.Program, inputs map[string]cty.Value, ns string, key *state.IdempotencyKey) (id string, had *state.IdempotencyKey, ok bool) {
+	if !s.stateReady(r.Context()) {
+		s.refuseUnavailable(w, prog.Flow.Name)
+		return "", nil, false
 	}
 	expiry := time.Now().Add(-s.opts.IdempotencyExpiry)
 	// A place in the queue is held while the run is recorded, so that
@@ -78,12 +93,11 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		// whatever the queue.
 		if key != nil {
 			if had, err := s.store.IdempotencyKeyOf(key.Flow, key.Namespace, key.Key, expiry); err == nil && had != nil {
-				s.answerKey(w, prog, key, had)
-				return
+				return had.RunID, had, true
 			}
 		}
 		s.refuse(w, prog.Flow.Name, code, reason, msg)
-		return
+		return "", nil, false
 	}
 	// A run with a place among the active ones at once (none queued) is
 	// recorded running and started, one write; another is recorded
@@ -99,8 +113,8 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 	// transaction, before the answer: a server that dies now loses no run
 	// it answered for (it is taken up as interrupted), and a retry with
 	// the key finds the run.
-	id := state.NewRunID()
-	rec := runtime.QueuedRun(prog, runtime.Options{RunID: id, Inputs: inputs, Namespace: req.Namespace, Origin: originServe})
+	id = state.NewRunID()
+	rec := runtime.QueuedRun(prog, runtime.Options{RunID: id, Inputs: inputs, Namespace: ns, Origin: originServe})
 	if direct {
 		rec.Status = statusRunning
 	}
@@ -129,7 +143,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 			go func() {
 				o := <-done
 				cancel()
-				s.recorded(direct, id, prog, inputs, req.Namespace, parent, o.had, o.err)
+				s.recorded(direct, id, prog, inputs, ns, parent, o.had, o.err)
 				if o.err == nil && o.had == nil {
 					s.log.Warn("run recorded after its start was answered 503", slog.String("run_id", id), slog.String("flow", prog.Flow.Name))
 				}
@@ -138,23 +152,24 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter.Seconds())))
 			s.refuse(w, prog.Flow.Name, http.StatusServiceUnavailable, "state_unavailable",
 				"The state did not record the run in time: its write was under way, and if it commits the run is run. A retry with the same Idempotency-Key gets that run rather than another. Try again later.")
-			return
+			return "", nil, false
 		}
 	}
 	cancel()
 	had, err := o.had, o.err
-	s.recorded(direct, id, prog, inputs, req.Namespace, parent, had, err)
+	s.recorded(direct, id, prog, inputs, ns, parent, had, err)
 	switch {
 	case err != nil && (errors.Is(err, context.DeadlineExceeded) || !s.checkState(r.Context())):
 		// Withdrawn unwritten (QueueRunWithin), or the state went away.
 		s.refuseUnavailable(w, prog.Flow.Name)
+		return "", nil, false
 	case err != nil:
 		s.internalError(w, r, err)
+		return "", nil, false
 	case had != nil:
-		s.answerKey(w, prog, key, had)
-	default:
-		s.writeRunStatus(w, http.StatusAccepted, id)
+		return had.RunID, had, true
 	}
+	return id, nil, true
 }
 
 // writeTimeout bounds the write that records a started run before the

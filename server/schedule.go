@@ -13,13 +13,14 @@ import (
 // scheduleTick is how often the schedules are looked at.
 const scheduleTick = 250 * time.Millisecond
 
-// schedule starts the runs of the flows' schedules until the server
-// closes. When each schedule last fired is kept in the state: a time
+// schedule starts the runs of the flows' schedules, and of their on_run
+// triggers (onrun.go), until the server closes. When each schedule last fired is kept in the state: a time
 // missed while no server ran starts one run when the server starts, unless
 // the schedule says catch_up = false; a schedule seen for the first time
 // fires at its next time.
 func (s *Server) schedule() {
-	last := map[string]time.Time{} // by flow/schedule
+	last := map[string]time.Time{}   // by flow/schedule
+	marks := map[string]*onRunMark{} // by flow/trigger (onrun.go)
 	t := time.NewTicker(scheduleTick)
 	defer t.Stop()
 	for {
@@ -32,6 +33,7 @@ func (s *Server) schedule() {
 				s.fire(e, sch, last, now)
 			}
 		}
+		s.onRun(marks, now)
 		select {
 		case <-s.ctx.Done():
 			return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/thinker"
@@ -194,6 +195,7 @@ func New(opts Options) *Server {
 			return op
 		}))
 	s.recover()
+	s.logUnverified()
 	s.bg.Add(3)
 	go func() {
 		defer s.bg.Done()
@@ -226,6 +228,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	probe := r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
+	// A webhook needs no token and no guard: its signature is its
+	// authentication (webhook.go).
+	if !lang.ReservedPath(r.URL.Path) {
+		if e, t, others := s.webhookFor(r.URL.Path); t != nil {
+			s.serveWebhook(w, r, e, t, others)
+			return
+		}
+	}
 	if !probe && !s.opts.Tokens.required() && !s.guard(w, r) {
 		return
 	}

@@ -49,6 +49,7 @@ type Flow struct {
 	// step, each with the steps that use it.
 	Blocks    []UsedBlock `json:"blocks"`
 	Schedules []Schedule  `json:"schedules"`
+	Triggers  []Trigger   `json:"triggers"`
 	Approvals []Approval  `json:"approvals"` // its approval steps
 	Steps     int         `json:"steps"`     // how many
 	Mermaid   string      `json:"mermaid"`   // the step graph, as graph --format mermaid draws it
@@ -108,6 +109,18 @@ type Schedule struct {
 	Name     string `json:"name"`
 	Cron     string `json:"cron"`
 	Timezone string `json:"timezone"`
+}
+
+// A Trigger is a trigger of a flow: a webhook (Method and Path, Verify,
+// Respond) or the end of another flow's runs (After, Status).
+type Trigger struct {
+	Name    string   `json:"name"`
+	Method  string   `json:"method,omitempty"`
+	Path    string   `json:"path,omitempty"`
+	Verify  string   `json:"verify,omitempty"`
+	Respond string   `json:"respond,omitempty"`
+	After   string   `json:"after_flow,omitempty"`
+	Status  []string `json:"status,omitempty"`
 }
 
 // An Approval is an approval step of a flow, with its message.
@@ -253,7 +266,7 @@ func flowDoc(p *compiler.Program, rel func(string) string, tests []Test, mermaid
 	fd := Flow{
 		Name: p.Flow.Name, File: rel(p.Filename), Description: p.Flow.Description, Steps: len(p.Steps),
 		Inputs: []Field{}, Outputs: []Field{}, Secrets: []Secret{}, Blocks: []UsedBlock{},
-		Schedules: []Schedule{}, Approvals: []Approval{}, Tests: tests,
+		Schedules: []Schedule{}, Triggers: []Trigger{}, Approvals: []Approval{}, Tests: tests,
 	}
 	if fd.Tests == nil {
 		fd.Tests = []Test{}
@@ -332,6 +345,18 @@ func flowDoc(p *compiler.Program, rel func(string) string, tests []Test, mermaid
 			tz = sc.Location.String()
 		}
 		fd.Schedules = append(fd.Schedules, Schedule{Name: sc.Name, Cron: sc.Cron, Timezone: tz})
+	}
+	for _, t := range p.Triggers {
+		td := Trigger{Name: t.Name}
+		if w := t.Webhook; w != nil {
+			td.Method, td.Path, td.Verify, td.Respond = w.Method, w.Path, w.Verify, t.Respond
+			if t.Respond == lang.RespondOutput {
+				td.Respond = "output." + t.Output
+			}
+		} else if t.OnRun != nil {
+			td.After, td.Status = t.OnRun.Flow, t.OnRun.Status
+		}
+		fd.Triggers = append(fd.Triggers, td)
 	}
 	if mermaid != nil {
 		fd.Mermaid = mermaid(p, NewStepGraph(p, false))

@@ -33,6 +33,15 @@ step "ok" {
 output "text" {
   value = step.hello.value
 }
+
+trigger "form" {
+  webhook {
+    path   = "/hooks/greet"
+    verify = "none"
+  }
+  inputs  = { name = request.body.name }
+  respond = output.text
+}
 `
 
 // TestCollect: the documentation of a flow has its inputs with their
@@ -78,9 +87,13 @@ func TestCollect(t *testing.T) {
 	for _, tt := range f.Tests {
 		got = append(got, fmt.Sprintf("test %s %s", tt.Name, tt.File))
 	}
+	for _, tr := range f.Triggers {
+		got = append(got, fmt.Sprintf("trigger %s %s %s %s %s", tr.Name, tr.Method, tr.Path, tr.Verify, tr.Respond))
+	}
 	want := []string{"greet", "greet.flow.hcl", "Greets", "graph of greet", "2",
 		`input name string default "world"`, "output text string",
-		"block value [hello]", "block approval [ok]", `approval ok "Send it?"`, "test greets greet.test.hcl"}
+		"block value [hello]", "block approval [ok]", `approval ok "Send it?"`, "test greets greet.test.hcl",
+		"trigger form POST /hooks/greet none output.text"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

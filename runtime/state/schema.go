@@ -344,6 +344,12 @@ CREATE TABLE eval_cases (
 	UNIQUE (result_id, variant, row_index, repetition)
 );
 `,
+	// 20: the runs of a flow by when they ended, which serve's on_run
+	// triggers read (FinishedRuns); which trigger started a run for which
+	// ended run is claimed with the run, as an idempotency key.
+	`
+CREATE INDEX runs_by_finished ON runs (flow, finished_at);
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

@@ -31,8 +31,10 @@ type serveProc struct {
 	killed bool
 	// client sends the requests (http.DefaultClient unless set).
 	client *http.Client
-	// stderr is what the server wrote after saying where it listens.
+	// stderr is what the server wrote after saying where it listens,
+	// before what it wrote until then.
 	stderr *lockedBuffer
+	before string
 }
 
 // lockedBuffer is a bytes.Buffer that a goroutine writes while the test
@@ -76,7 +78,9 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *servePr
 	lines := bufio.NewScanner(stderr)
 	addr := regexp.MustCompile(`on (https?://127\.0\.0\.1:\d+)`)
 	url := ""
+	var before strings.Builder // what the server wrote before it listened
 	for lines.Scan() {
+		before.WriteString(lines.Text() + "\n")
 		if m := addr.FindStringSubmatch(lines.Text()); m != nil {
 			url = m[1]
 			break
@@ -87,6 +91,7 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *servePr
 		t.Fatal("serve did not say where it listens")
 	}
 	p := &serveProc{t: t, url: url, cmd: cmd, client: http.DefaultClient, stderr: &lockedBuffer{}}
+	p.before = before.String()
 	go io.Copy(p.stderr, stderr)
 	t.Cleanup(func() {
 		if p.killed {

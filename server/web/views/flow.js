@@ -1,5 +1,5 @@
 // A flow's page (/flows/{flow}): its graph, a form that starts a run,
-// its schedules and recent runs.
+// its schedules, triggers and recent runs.
 
 import { api, Unauthorized } from '../api.js';
 import { h, link, main, put, runDuration, status, when } from '../dom.js';
@@ -84,6 +84,9 @@ export async function flowPage(name) {
     h('h2', {}, 'Run it'), form,
     h('h2', {}, 'Schedules'),
     flow.schedules?.length ? h('ul', {}, flow.schedules.map(sc => h('li', {}, `${sc.name}: ${sc.cron} (${sc.timezone})`))) : h('p', { class: 'muted' }, 'None.'),
+    flow.triggers?.length ? [h('h2', {}, 'Triggers'), h('ul', {}, flow.triggers.map(t => h('li', {}, t.path
+      ? `${t.name}: ${t.method} ${t.path}, verify ${t.verify}, respond ${t.respond}`
+      : `${t.name}: after a run of ${t.after_flow} that ends ${t.status.join(' or ')}`)))] : null,
     h('h2', {}, 'Recent runs'),
     h('table', {}, h('thead', {}, h('tr', {}, ['Run', 'Status', 'Started', 'Duration'].map(t => h('th', { scope: 'col' }, t)))), recent));
   async function refresh() {

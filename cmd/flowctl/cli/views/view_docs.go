@@ -70,6 +70,15 @@ func WriteDocsMarkdown(w io.Writer, d *Docs) {
 		}
 		mdTable(w, "Schedules", false, []string{"name", "cron", "time zone"}, rows)
 		rows = nil
+		for _, t := range f.Triggers {
+			if t.Path != "" {
+				rows = append(rows, []string{code(t.Name), code(t.Method + " " + t.Path), "verify " + code(t.Verify) + ", respond " + code(t.Respond)})
+			} else {
+				rows = append(rows, []string{code(t.Name), "a run of " + code(t.After) + " that ends " + strings.Join(t.Status, " or "), "—"})
+			}
+		}
+		mdTable(w, "Triggers", false, []string{"name", "starts on", "answer"}, rows)
+		rows = nil
 		for _, a := range f.Approvals {
 			rows = append(rows, []string{code(a.Step), a.Message})
 		}
@@ -166,6 +175,8 @@ type (
 	UsedBlockDoc = flowdoc.UsedBlock
 	// ScheduleDoc is a flow's schedule.
 	ScheduleDoc = flowdoc.Schedule
+	// TriggerDoc is a flow's trigger.
+	TriggerDoc = flowdoc.Trigger
 	// ApprovalDoc is a step that waits for approval.
 	ApprovalDoc = flowdoc.Approval
 	// TestDoc is a test that runs a flow.

@@ -1,0 +1,324 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/lang/jsonval"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// A webhook trigger (lang.Trigger with a Webhook) is served at its path,
+// under serve's address, without a bearer token: its signature is its
+// authentication (verify.go). The request is checked in this order, and
+// nothing starts before every check passed: method (405), body size
+// (413), signature (401, logged without the body), body (400 naming the
+// field that does not fit body_schema), when (204 when false), inputs
+// (400 naming the input). A delivery id (X-GitHub-Delivery, webhook-id)
+// is an idempotency key of the run: a delivery again answers with the run
+// it started, and a Standard Webhooks one is refused as a replay (409).
+// The answers name what does not fit, never with the flow's source: the
+// caller is another service.
+
+// webhookFor is the flow entry and trigger whose webhook is at path, and
+// the other flows with a webhook there.
+func (s *Server) webhookFor(path string) (*flowEntry, *lang.Trigger, []string) {
+	var (
+		entry  *flowEntry
+		found  *lang.Trigger
+		others []string
+	)
+	for _, e := range s.flows.list() {
+		if e.prog == nil {
+			continue
+		}
+		for _, t := range e.prog.Triggers {
+			if t.Webhook == nil || t.Webhook.Path != path {
+				continue
+			}
+			if found == nil {
+				entry, found = e, t
+			} else {
+				others = append(others, e.prog.Flow.Name+"/"+t.Name)
+			}
+		}
+	}
+	return entry, found, others
+}
+
+// logUnverified logs, once per server, each webhook that says
+// verify = "none": anyone who can reach it starts runs.
+func (s *Server) logUnverified() {
+	for _, e := range s.flows.list() {
+		if e.prog == nil {
+			continue
+		}
+		for _, t := range e.prog.Triggers {
+			if t.Webhook != nil && t.Webhook.Verify == lang.VerifyNone {
+				s.log.Warn("webhook without verification: any request to it starts a run", slog.String("flow", e.prog.Flow.Name),
+					slog.String("trigger", t.Name), slog.String("path", t.Webhook.Path))
+			}
+		}
+	}
+}
+
+func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEntry, t *lang.Trigger, others []string) {
+	prog, wh := e.prog, t.Webhook
+	flow := prog.Flow.Name
+	if len(others) > 0 {
+		writeError(w, http.StatusConflict, "webhook_conflict", fmt.Sprintf("Triggers %s/%s and %s have a webhook at %s; give each its own path.",
+			flow, t.Name, strings.Join(others, ", "), wh.Path), nil, nil)
+		return
+	}
+	if r.Method != wh.Method {
+		w.Header().Set("Allow", wh.Method)
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("The webhook at %s takes %s requests.", wh.Path, wh.Method), nil, nil)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, wh.MaxBody))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("The body is over %d bytes.", wh.MaxBody), nil, nil)
+			return
+		}
+		writeError(w, http.StatusBadRequest, "bad_request", "The body could not be read.", nil, nil)
+		return
+	}
+	secret := ""
+	if wh.Secret != "" {
+		sec := prog.SecretsByName[wh.Secret]
+		v, ok := os.LookupEnv(sec.Env)
+		if !ok || v == "" {
+			s.internalError(w, r, fmt.Errorf("the secret %s of webhook trigger %s of flow %s is not set: set %s", sec.Name, t.Name, flow, sec.Env))
+			return
+		}
+		secret = v
+	}
+	if err := verifyWebhook(wh, secret, r.Header, body, time.Now()); err != nil {
+		s.log.Warn("webhook refused: its signature does not verify", slog.String("request_id", requestID(r.Context())),
+			slog.String("flow", flow), slog.String("trigger", t.Name), slog.String("verify", wh.Verify),
+			slog.String("remote", r.RemoteAddr), slog.String("reason", err.Error()))
+		writeError(w, http.StatusUnauthorized, "unauthorized", "The request's signature does not verify.", nil, nil)
+		return
+	}
+	bodyVal, err := requestBody(r.Header.Get("Content-Type"), body)
+	if err == nil {
+		bodyVal, err = compiler.CheckBody(t, bodyVal)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_body", fmt.Sprintf("The body does not fit trigger %s: %s.", t.Name, err), nil, nil)
+		return
+	}
+	vars := compiler.TriggerVars(t, bodyVal, headerMap(r.Header), queryMap(r.URL.Query()), cty.StringVal(r.Method), nil)
+	start, diags := prog.TriggerWhen(t, vars)
+	if diags.HasErrors() {
+		writeError(w, http.StatusBadRequest, "invalid_request", "The request does not fit trigger "+t.Name+": "+lang.ErrorSentence(diags, false), nil, nil)
+		return
+	}
+	if !start {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	inputs, diags := prog.TriggerInputs(t, vars)
+	if diags.HasErrors() {
+		writeError(w, http.StatusBadRequest, "invalid_inputs", "The request does not fit the flow's inputs: "+lang.ErrorSentence(diags, false), nil, nil)
+		return
+	}
+	var key *state.IdempotencyKey
+	if id := deliveryID(wh, r.Header); id != "" {
+		sum := sha256.Sum256(body)
+		key = &state.IdempotencyKey{Flow: flow, Key: "webhook " + t.Name + " " + id, Request: hex.EncodeToString(sum[:])}
+	}
+	id, had, ok := s.startRun(w, r, prog, inputs, "", key)
+	switch {
+	case !ok:
+		return
+	case had != nil && wh.Verify == lang.VerifyStandard:
+		writeError(w, http.StatusConflict, "replayed", fmt.Sprintf("The webhook-id of this delivery was delivered before (run %s): a replay starts no run.", had.RunID), nil, nil)
+		return
+	case had != nil && had.Request != key.Request:
+		s.answerKey(w, prog, key, had)
+		return
+	case had == nil:
+		s.log.Info("webhook started a run", slog.String("flow", flow), slog.String("trigger", t.Name), slog.String("run_id", id))
+	}
+	s.respondWebhook(w, r, t, id, had == nil)
+}
+
+// deliveryID is the delivery's id, which starts at most one run: GitHub's
+// X-GitHub-Delivery, Standard Webhooks' webhook-id; "" for none.
+func deliveryID(wh *lang.Webhook, h http.Header) string {
+	switch wh.Verify {
+	case lang.VerifyGitHub:
+		return h.Get("X-GitHub-Delivery")
+	case lang.VerifyStandard:
+		return h.Get("webhook-id")
+	}
+	return ""
+}
+
+// respondWebhook answers a webhook that started the run id (started, else
+// one an earlier delivery started) as the trigger's respond says.
+func (s *Server) respondWebhook(w http.ResponseWriter, r *http.Request, t *lang.Trigger, id string, started bool) {
+	if t.Respond == lang.RespondAccepted {
+		code := http.StatusAccepted
+		if !started {
+			code = http.StatusOK
+		}
+		s.writeRunStatus(w, code, id)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), t.Timeout)
+	defer cancel()
+	run, err := s.awaitRun(ctx, id)
+	switch {
+	case err != nil && ctx.Err() != nil && r.Context().Err() == nil:
+		writeJSON(w, http.StatusGatewayTimeout, map[string]any{"run_id": id, "error": map[string]string{"code": "timeout",
+			"message": fmt.Sprintf("Run %s did not end within %s; it goes on.", id, t.Timeout)}})
+		return
+	case err != nil && r.Context().Err() != nil:
+		return // the caller went away; the run goes on
+	case err != nil:
+		s.internalError(w, r, err)
+		return
+	case run.Status != "ok":
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"run_id": id, "status": run.Status, "error": map[string]string{"code": "run_" + run.Status,
+			"message": fmt.Sprintf("Run %s did not succeed; its record says why.", id)}})
+		return
+	}
+	w.Header().Set("Flowctl-Run-Id", id)
+	if t.Respond == lang.RespondOutputs {
+		writeJSON(w, http.StatusOK, map[string]any{"run_id": id, "status": run.Status, "outputs": jsonOrEmpty(run.Outputs)})
+		return
+	}
+	var outs map[string]json.RawMessage
+	json.Unmarshal(run.Outputs, &outs)
+	out := outs[t.Output]
+	var str string
+	if json.Unmarshal(out, &str) == nil {
+		w.Header().Set("Content-Type", cmp(t.ContentType, "text/plain; charset=utf-8"))
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, str)
+		return
+	}
+	w.Header().Set("Content-Type", cmp(t.ContentType, "application/json"))
+	w.WriteHeader(http.StatusOK)
+	if out == nil {
+		out = json.RawMessage("null")
+	}
+	w.Write(out)
+}
+
+func cmp(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func jsonOrEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+// awaitRun waits until the run id ended (ok, failed or cancelled) and
+// returns its record: woken by the run when this server runs it, else
+// reading the state.
+func (s *Server) awaitRun(ctx context.Context, id string) (*state.Run, error) {
+	for {
+		if lr := s.liveRun(id); lr != nil {
+			if _, done, changed := lr.since(math.MaxInt64); !done {
+				select {
+				case <-changed:
+					continue
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+		}
+		run, err := s.store.Run(id)
+		if err == nil && ended(run.Status) {
+			return run, nil
+		}
+		if err != nil && !errors.Is(err, state.ErrRunNotFound) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(awaitPoll):
+		}
+	}
+}
+
+// awaitPoll is how often awaitRun reads the state for a run another
+// server runs.
+const awaitPoll = 50 * time.Millisecond
+
+// requestBody is a request's body as request.body: JSON parsed, a form's
+// fields, else the text (null when empty).
+func requestBody(contentType string, body []byte) (cty.Value, error) {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch {
+	case len(body) == 0:
+		return cty.NullVal(cty.DynamicPseudoType), nil
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		v, err := jsonval.Decode(body)
+		if err != nil {
+			return cty.NilVal, fmt.Errorf("the body is not JSON: %w", err)
+		}
+		return v, nil
+	case mt == "application/x-www-form-urlencoded":
+		q, err := url.ParseQuery(string(body))
+		if err != nil {
+			return cty.NilVal, fmt.Errorf("the body is not a form: %w", err)
+		}
+		return queryMap(q), nil
+	}
+	return cty.StringVal(string(body)), nil
+}
+
+// headerMap is request.headers: lower-cased names, the values of a
+// repeated header joined by ", ".
+func headerMap(h http.Header) cty.Value {
+	m := make(map[string]cty.Value, len(h))
+	for k, vs := range h {
+		m[strings.ToLower(k)] = cty.StringVal(strings.Join(vs, ", "))
+	}
+	if len(m) == 0 {
+		return cty.MapValEmpty(cty.String)
+	}
+	return cty.MapVal(m)
+}
+
+// queryMap is request.query (or a form's fields): the values of a
+// repeated field joined by ",".
+func queryMap(q url.Values) cty.Value {
+	m := make(map[string]cty.Value, len(q))
+	for k, vs := range q {
+		m[k] = cty.StringVal(strings.Join(vs, ","))
+	}
+	if len(m) == 0 {
+		return cty.MapValEmpty(cty.String)
+	}
+	return cty.MapVal(m)
+}

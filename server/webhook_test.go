@@ -1,0 +1,122 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const signedFlow = `flow "signed" {}
+
+trigger "signed" {
+  webhook {
+    path   = "/hooks/signed"
+    method = "PUT"
+    verify = "hmac"
+    header = "X-Sig"
+    secret = secret.key
+  }
+}
+
+secret "key" {}
+`
+
+const answersFlow = `flow "answers" {}
+
+input "x" {
+  type    = string
+  default = "1"
+}
+
+input "wait" {
+  type    = string
+  default = "0s"
+}
+
+step "pause" {
+  use      = "sleep"
+  duration = input.wait
+}
+
+step "n" {
+  use        = "value"
+  value      = tonumber(input.x)
+  depends_on = [step.pause]
+}
+
+output "n" { value = step.n.value }
+
+trigger "wait" {
+  webhook {
+    path   = "/hooks/wait"
+    verify = "none"
+  }
+  inputs  = { x = request.query.x, wait = lookup(request.query, "wait", "0s") }
+  respond = "outputs"
+  timeout = "100ms"
+}
+`
+
+// TestWebhookAnswers: a webhook that waits for its run answers a failed
+// run 500 with its ID and a generic message, a run that outlasts the
+// timeout 504 with its ID; a wrong method is 405; a secret that is not
+// set 500 (logged); two flows with one path 409.
+func TestWebhookAnswers(t *testing.T) {
+	ts := newTestServer(t, files{"answers.flow.hcl": answersFlow, "signed.flow.hcl": signedFlow, "other.flow.hcl": `flow "other" {}
+trigger "same" {
+  webhook {
+    path   = "/hooks/signed"
+    verify = "none"
+  }
+}
+`}, nil)
+	var flow struct {
+		Triggers []triggerJSON `json:"triggers"`
+	}
+	ts.code("GET", "/v1/flows/answers", "", &flow)
+	if len(flow.Triggers) != 1 || fmt.Sprint(flow.Triggers[0]) != fmt.Sprint(triggerJSON{Name: "wait", Method: "POST", Path: "/hooks/wait", Verify: "none", Respond: "outputs"}) {
+		t.Errorf("GET /v1/flows/answers: triggers %+v", flow.Triggers)
+	}
+	var rr runReply
+	if code := ts.code("POST", "/hooks/wait?x=abc", "", &rr); code != http.StatusInternalServerError || rr.RunID == "" ||
+		rr.Error.Code != "run_failed" || strings.Contains(rr.Error.Message, "abc") {
+		t.Errorf("a failed run: %d %+v", code, rr)
+	}
+	rr = runReply{}
+	if code := ts.code("POST", "/hooks/wait?x=2&wait=5s", "", &rr); code != http.StatusGatewayTimeout || rr.RunID == "" || rr.Error.Code != "timeout" {
+		t.Errorf("a run over the timeout: %d %+v", code, rr)
+	}
+	var out struct {
+		RunID   string         `json:"run_id"`
+		Outputs map[string]any `json:"outputs"`
+	}
+	if code := ts.code("POST", "/hooks/wait?x=7", "", &out); code != http.StatusOK || out.Outputs["n"] != float64(7) {
+		t.Errorf("a run that ends ok: %d %+v", code, out)
+	}
+	// A field that is not there: 400 naming it, without the flow's source.
+	var bad struct {
+		Error map[string]any `json:"error"`
+	}
+	if code := ts.code("POST", "/hooks/wait", "", &bad); code != http.StatusBadRequest || bad.Error["code"] != "invalid_inputs" ||
+		!strings.Contains(fmt.Sprint(bad.Error["message"]), `"x"`) || bad.Error["diagnostics"] != nil {
+		t.Errorf("a missing query field: %d %v", code, bad)
+	}
+	rr = runReply{}
+	if code := ts.code("POST", "/hooks/signed", "", &rr); code != http.StatusConflict || rr.Error.Code != "webhook_conflict" {
+		t.Errorf("two flows at one path: %d %+v", code, rr)
+	}
+	if err := os.Remove(filepath.Join(ts.dir, "other.flow.hcl")); err != nil {
+		t.Fatal(err)
+	}
+	ts.srv.flows.invalidate()
+	if code := ts.code("POST", "/hooks/signed", "", nil); code != http.StatusMethodNotAllowed {
+		t.Errorf("a wrong method: %d", code)
+	}
+	rr = runReply{}
+	if code := ts.code("PUT", "/hooks/signed", "", &rr); code != http.StatusInternalServerError || !strings.Contains(ts.logs.String(), "FLOWCTL_SECRET_KEY") {
+		t.Errorf("a secret not set: %d %+v", code, rr)
+	}
+}
