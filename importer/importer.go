@@ -68,6 +68,19 @@ type Origin struct {
 	Type string `json:"type,omitempty"`
 }
 
+// A Converter converts a source file of its format into c's flow;
+// registry holds the sources of the AgentFlow registry's blocks (only
+// AgentFlow reads them).
+type Converter func(c *Conv, registry []*Source)
+
+// converters are the formats' converters, each registered by its package.
+var converters = map[Format]Converter{}
+
+// Register makes convert the converter of format f. Each format's package
+// (importer/n8n, importer/anythingllm, importer/agentflow) registers its
+// own when it is imported.
+func Register(f Format, convert Converter) { converters[f] = convert }
+
 // Import converts each file into a flow (and the blocks it needs). When a
 // file cannot be converted in full, the result holds no files, unless
 // opts.Partial; files that cannot be read as any format stop an import
@@ -77,9 +90,9 @@ func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
 	res := &Result{}
 	written := map[string]string{} // path → the file it came from
 	fatal := false
-	var blockSrcs []*source
+	var blockSrcs []*Source
 	for _, b := range opts.Blocks {
-		s, d := parseSource(b.Name, b.Bytes)
+		s, d := ParseSource(b.Name, b.Bytes)
 		diags = append(diags, d...)
 		if s != nil {
 			blockSrcs = append(blockSrcs, s)
@@ -89,7 +102,7 @@ func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
 		return nil, diags
 	}
 	for _, f := range files {
-		src, d := parseSource(f.Name, f.Bytes)
+		src, d := ParseSource(f.Name, f.Bytes)
 		diags = append(diags, d...)
 		if src == nil {
 			fatal = true
@@ -102,20 +115,20 @@ func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
 			continue
 		}
 		c := newConv(src, format)
-		switch format {
-		case AnythingLLM:
-			convertAnythingLLM(c)
-		case AgentFlow:
-			convertAgentFlow(c, blockSrcs)
-		case N8N:
-			convertN8N(c)
-		}
-		diags = append(diags, c.diags...)
-		fatal = fatal || c.fatal
-		if c.fatal {
+		convert := converters[format]
+		if convert == nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown format",
+				Detail: fmt.Sprintf("%s is %s, and this program has no converter for it (it does not import importer/%s).", src.Name, describe(format), format)})
+			fatal = true
 			continue
 		}
-		out, d := c.file.render()
+		convert(c, blockSrcs)
+		diags = append(diags, c.Diags...)
+		fatal = fatal || c.Fatal
+		if c.Fatal {
+			continue
+		}
+		out, d := c.File.render()
 		diags = append(diags, d...)
 		fatal = fatal || d.HasErrors()
 		for _, o := range out {
@@ -134,8 +147,8 @@ func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
 			written[o.Name] = f.Name
 			res.Files = append(res.Files, o)
 		}
-		res.Secrets = append(res.Secrets, c.file.secretList()...)
-		res.Next = append(res.Next, c.file.next...)
+		res.Secrets = append(res.Secrets, c.File.secretList()...)
+		res.Next = append(res.Next, c.File.Next...)
 	}
 	if fatal || (diags.HasErrors() && !opts.Partial) {
 		return nil, diags
@@ -159,16 +172,16 @@ func findFile(files []File, name string) *File {
 
 // detect finds the format from the shape of the file, or checks the one
 // forced.
-func detect(src *source, from Format) (Format, hcl.Diagnostics) {
+func detect(src *Source, from Format) (Format, hcl.Diagnostics) {
 	root := src.Root
 	var found Format
 	if root.Kind == 'o' {
 		switch {
-		case root.get("steps") != nil && root.get("steps").Kind == 'a':
+		case root.Get("steps") != nil && root.Get("steps").Kind == 'a':
 			found = AnythingLLM
-		case root.get("connections") != nil || n8nNodes(root):
+		case root.Get("connections") != nil || n8nNodes(root):
 			found = N8N
-		case root.get("nodes") != nil && (root.get("edges") != nil || agentflowNodes(root)):
+		case root.Get("nodes") != nil && (root.Get("edges") != nil || agentflowNodes(root)):
 			found = AgentFlow
 		}
 	}
@@ -213,18 +226,18 @@ func describe(f Format) string {
 	return "an n8n workflow"
 }
 
-func n8nNodes(root *jv) bool {
-	for _, n := range root.items("nodes") {
-		if strings.Contains(n.str("type"), ".") && n.get("parameters") != nil {
+func n8nNodes(root *JV) bool {
+	for _, n := range root.Items("nodes") {
+		if strings.Contains(n.Text("type"), ".") && n.Get("parameters") != nil {
 			return true
 		}
 	}
 	return false
 }
 
-func agentflowNodes(root *jv) bool {
-	for _, n := range root.items("nodes") {
-		if n.get("block_id") != nil {
+func agentflowNodes(root *JV) bool {
+	for _, n := range root.Items("nodes") {
+		if n.Get("block_id") != nil {
 			return true
 		}
 	}
@@ -249,13 +262,13 @@ func (f *flowFile) render() ([]File, hcl.Diagnostics) {
 		}
 		out = append(out, File{Name: name, Bytes: formatted})
 	}
-	add(f.name+".flow.hcl", f.flowBytes())
-	for _, b := range f.blockFiles {
-		if b.fixed != nil {
-			out = append(out, File{Name: path.Join("blocks", b.name+".block.hcl"), Bytes: b.fixed()})
+	add(f.Name+".flow.hcl", f.flowBytes())
+	for _, b := range f.BlockFiles {
+		if b.Fixed != nil {
+			out = append(out, File{Name: path.Join("blocks", b.Name+".block.hcl"), Bytes: b.Fixed()})
 			continue
 		}
-		add(path.Join("blocks", b.name+".block.hcl"), b.bytes())
+		add(path.Join("blocks", b.Name+".block.hcl"), b.Bytes())
 	}
 	return out, diags
 }

@@ -1,10 +1,11 @@
-package importer
+package n8n
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/flowctl/flowctl/importer"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -15,60 +16,60 @@ import (
 
 // manualTrigger is the flow itself: one empty item.
 func (n *n8n) manualTrigger(node *n8nNode, _ n8nItems) []n8nItems {
-	n.file.header = append(n.file.header, fmt.Sprintf("%s starts the flow: one empty item.", n.nodeComment(node)))
-	return []n8nItems{{e: code("[{}]")}}
+	n.File.Header = append(n.File.Header, fmt.Sprintf("%s starts the flow: one empty item.", n.nodeComment(node)))
+	return []n8nItems{{e: importer.Code("[{}]")}}
 }
 
 // scheduleTrigger is a schedule block for each rule, and a step giving
 // the item n8n's Schedule Trigger gives (the time of the run, in UTC).
 func (n *n8n) scheduleTrigger(node *n8nNode, _ n8nItems) []n8nItems {
-	tz := n.src.Root.str("settings", "timezone")
+	tz := n.Src.Root.Text("settings", "timezone")
 	if tz == "" || tz == "DEFAULT" {
-		n.warn(node.where, node.params, "Schedule in UTC",
+		n.Warn(node.where, node.params, "Schedule in UTC",
 			"the workflow sets no timezone: n8n reads the schedule in its instance's (GENERIC_TIMEZONE, America/New_York unless set); the flow's schedule and item are in UTC.")
 		tz = ""
 	} else if tz != "UTC" && tz != "Etc/UTC" {
-		n.warn(node.where, n.src.Root.get("settings", "timezone"), "Item times in UTC",
+		n.Warn(node.where, n.Src.Root.Get("settings", "timezone"), "Item times in UTC",
 			"the schedule runs in "+tz+", but the trigger's item gives the time in UTC (n8n gives it in "+tz+").")
 	}
-	rules := node.params.items("rule", "interval")
+	rules := node.params.Items("rule", "interval")
 	if len(rules) == 0 {
-		rules = []*jv{{Kind: 'o', Obj: map[string]*jv{}, Ptr: node.params.Ptr + "/rule", Rng: node.params.Rng}}
+		rules = []*importer.JV{{Kind: 'o', Obj: map[string]*importer.JV{}, Ptr: node.params.Ptr + "/rule", Rng: node.params.Rng}}
 	}
 	for i, r := range rules {
 		cron, ok := n.cronOf(node, r)
 		if !ok {
 			continue
 		}
-		b := hclwrite.NewBlock("schedule", []string{n.name("schedule", node.name+fmt.Sprintf(" %d", i+1), "schedule")})
+		b := hclwrite.NewBlock("schedule", []string{n.Name("schedule", node.name+fmt.Sprintf(" %d", i+1), "schedule")})
 		b.Body().SetAttributeValue("cron", cty.StringVal(cron))
 		if tz != "" {
 			b.Body().SetAttributeValue("timezone", cty.StringVal(tz))
 		}
-		n.file.schedules = append(n.file.schedules, decl{comment: []string{fmt.Sprintf("%s, rule %d", n.nodeComment(node), i+1)}, block: b})
+		n.File.Schedules = append(n.File.Schedules, importer.Decl{Comment: []string{fmt.Sprintf("%s, rule %d", n.nodeComment(node), i+1)}, Block: b})
 	}
-	b, body := newStep(node.step, "n8n_code")
+	b, body := importer.NewStep(node.step, "n8n_code")
 	n.code = true
 	body.SetAttributeValue("mode", cty.StringVal("scheduleTrigger"))
 	body.SetAttributeValue("cache", cty.False)
-	n.step(n.nodeComment(node)+": the item of the run's start", b)
-	return []n8nItems{{e: ref("step", node.step, "items")}}
+	n.Step(n.nodeComment(node)+": the item of the run's start", b)
+	return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
 }
 
 // cronOf is the cron expression of a Schedule Trigger rule.
-func (n *n8n) cronOf(node *n8nNode, r *jv) (string, bool) {
-	num := func(key string, def int) int { return int(r.number(float64(def), key)) }
+func (n *n8n) cronOf(node *n8nNode, r *importer.JV) (string, bool) {
+	num := func(key string, def int) int { return int(r.Number(float64(def), key)) }
 	minute, hour := num("triggerAtMinute", 0), num("triggerAtHour", 0)
-	switch field := r.str("field"); field {
+	switch field := r.Text("field"); field {
 	case "cronExpression":
-		f := strings.Fields(r.str("expression"))
+		f := strings.Fields(r.Text("expression"))
 		switch {
 		case len(f) == 5:
 			return strings.Join(f, " "), true
 		case len(f) == 6 && f[0] == "0":
 			return strings.Join(f[1:], " "), true
 		}
-		n.problem(node.where, r.get("expression"), "Unsupported cron expression",
+		n.Problem(node.where, r.Get("expression"), "Unsupported cron expression",
 			"a schedule's cron has five fields (minute to day of week); this one has "+strconv.Itoa(len(f))+" (n8n also reads a first field of seconds, which only \"0\" converts).")
 		return "", false
 	case "seconds":
@@ -84,7 +85,7 @@ func (n *n8n) cronOf(node *n8nNode, r *jv) (string, bool) {
 		return fmt.Sprintf("%d %d * * *", minute, hour), true
 	case "weeks":
 		var days []string
-		for _, d := range r.items("triggerAtDay") {
+		for _, d := range r.Items("triggerAtDay") {
 			days = append(days, d.Num)
 		}
 		dow := "*"
@@ -92,13 +93,13 @@ func (n *n8n) cronOf(node *n8nNode, r *jv) (string, bool) {
 			dow = strings.Join(days, ",")
 		}
 		if w := num("weeksInterval", 1); w != 1 {
-			n.warn(node.where, r, "Weekly schedule", fmt.Sprintf("every %d weeks: a cron schedule runs every week on these days.", w))
+			n.Warn(node.where, r, "Weekly schedule", fmt.Sprintf("every %d weeks: a cron schedule runs every week on these days.", w))
 		}
 		return fmt.Sprintf("%d %d * * %s", minute, hour, dow), true
 	case "months":
 		return fmt.Sprintf("%d %d %d */%d *", minute, hour, num("triggerAtDayOfMonth", 1), num("monthsInterval", 1)), true
 	default:
-		n.problem(node.where, r.get("field"), "Unsupported schedule", fmt.Sprintf("the interval %q is none of n8n's.", field))
+		n.Problem(node.where, r.Get("field"), "Unsupported schedule", fmt.Sprintf("the interval %q is none of n8n's.", field))
 		return "", false
 	}
 }
@@ -106,11 +107,11 @@ func (n *n8n) cronOf(node *n8nNode, r *jv) (string, bool) {
 // noOpNode passes its items on: a value step, so that the node is in the
 // flow for review.
 func (n *n8n) noOpNode(node *n8nNode, in n8nItems) []n8nItems {
-	b, body := newStep(node.step, "value")
-	body.SetAttributeRaw("value", clone(in.e))
+	b, body := importer.NewStep(node.step, "value")
+	body.SetAttributeRaw("value", importer.Clone(in.e))
 	n.dependsOn(body, in)
-	n.step(n.nodeComment(node)+": passes its items on", b)
-	return []n8nItems{{e: ref("step", node.step, "value"), lineage: appendLineage(in.lineage, node)}}
+	n.Step(n.nodeComment(node)+": passes its items on", b)
+	return []n8nItems{{e: importer.Ref("step", node.step, "value"), lineage: appendLineage(in.lineage, node)}}
 }
 
 // dependsOn adds what the items wait for beyond their references.
@@ -118,11 +119,11 @@ func (n *n8n) dependsOn(body *hclwrite.Body, in n8nItems) {
 	if len(in.deps) == 0 {
 		return
 	}
-	var deps []expr
+	var deps []importer.Expr
 	for _, d := range in.deps {
-		deps = append(deps, ref("step", d))
+		deps = append(deps, importer.Ref("step", d))
 	}
-	body.SetAttributeRaw("depends_on", clone(tuple(deps)))
+	body.SetAttributeRaw("depends_on", importer.Clone(importer.Tuple(deps)))
 }
 
 func appendLineage(l []*n8nNode, node *n8nNode) []*n8nNode {
@@ -134,38 +135,38 @@ func appendLineage(l []*n8nNode, node *n8nNode) []*n8nNode {
 // after it wait for the sleep.
 func (n *n8n) waitNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
-	if r := p.str("resume"); r != "" && r != "timeInterval" {
-		n.problem(node.where, p.get("resume"), "Unsupported wait",
+	if r := p.Text("resume"); r != "" && r != "timeInterval" {
+		n.Problem(node.where, p.Get("resume"), "Unsupported wait",
 			fmt.Sprintf("resume %q (a webhook, a form or a date) is not converted; a time interval becomes a sleep.", r))
 		return nil
 	}
-	if a := p.get("amount"); a != nil && a.Kind != 'n' {
-		n.problem(node.where, a, "Unsupported wait", "the amount is converted when it is a number, not an expression.")
+	if a := p.Get("amount"); a != nil && a.Kind != 'n' {
+		n.Problem(node.where, a, "Unsupported wait", "the amount is converted when it is a number, not an expression.")
 		return nil
 	}
-	amount := p.number(1, "amount")
-	if node.version < 1.1 && p.get("amount") == nil {
+	amount := p.Number(1, "amount")
+	if node.version < 1.1 && p.Get("amount") == nil {
 		amount = 1
 	}
-	unit := p.str("unit")
+	unit := p.Text("unit")
 	if unit == "" {
 		unit = "hours"
 	}
 	mult := map[string]float64{"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400}[unit]
 	if mult == 0 {
-		n.problem(node.where, p.get("unit"), "Unsupported wait", fmt.Sprintf("the unit %q is none of seconds, minutes, hours, days.", unit))
+		n.Problem(node.where, p.Get("unit"), "Unsupported wait", fmt.Sprintf("the unit %q is none of seconds, minutes, hours, days.", unit))
 		return nil
 	}
 	ms := int64(amount * mult * 1000)
-	b, body := newStep(node.step, "sleep")
-	body.SetAttributeValue("duration", cty.StringVal(duration(max(ms, 1))))
+	b, body := importer.NewStep(node.step, "sleep")
+	body.SetAttributeValue("duration", cty.StringVal(importer.Duration(max(ms, 1))))
 	// The sleep starts when the items have come.
 	n.dependsOn(body, n8nItems{deps: append(append([]string{}, in.from...), in.deps...)})
 	what := strings.TrimSuffix(unit, "s")
 	if amount != 1 {
 		what = unit
 	}
-	n.step(n.nodeComment(node)+fmt.Sprintf(": %s %s", strconv.FormatFloat(amount, 'f', -1, 64), what), b)
+	n.Step(n.nodeComment(node)+fmt.Sprintf(": %s %s", strconv.FormatFloat(amount, 'f', -1, 64), what), b)
 	deps := append(append([]string{}, in.deps...), node.step)
 	return []n8nItems{{e: in.e, deps: deps, from: in.from, lineage: appendLineage(in.lineage, node)}}
 }
@@ -173,24 +174,24 @@ func (n *n8n) waitNode(node *n8nNode, in n8nItems) []n8nItems {
 // limitNode keeps the first or the last maxItems items.
 func (n *n8n) limitNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
-	max := p.get("maxItems")
-	var count expr = code("1")
+	max := p.Get("maxItems")
+	var count importer.Expr = importer.Code("1")
 	s := n.scope(node, in, false)
 	if max != nil {
 		count = s.value(max, "maxItems")
 	}
 	s.flush()
-	b, body := newStep(node.step, "value")
+	b, body := importer.NewStep(node.step, "value")
 	var out n8nItems
-	if p.str("keep") == "lastItems" {
-		body.SetAttributeRaw("value", clone(join("slice(", in.e, ", max(length(", in.e, ") - (", count, "), 0), length(", in.e, "))")))
-		out = n8nItems{e: ref("step", node.step, "value")}
+	if p.Text("keep") == "lastItems" {
+		body.SetAttributeRaw("value", importer.Clone(importer.Join("slice(", in.e, ", max(length(", in.e, ") - (", count, "), 0), length(", in.e, "))")))
+		out = n8nItems{e: importer.Ref("step", node.step, "value")}
 	} else {
-		body.SetAttributeRaw("value", clone(join("slice(", in.e, ", 0, min(", count, ", length(", in.e, ")))")))
-		out = n8nItems{e: ref("step", node.step, "value"), lineage: appendLineage(in.lineage, node)}
+		body.SetAttributeRaw("value", importer.Clone(importer.Join("slice(", in.e, ", 0, min(", count, ", length(", in.e, ")))")))
+		out = n8nItems{e: importer.Ref("step", node.step, "value"), lineage: appendLineage(in.lineage, node)}
 	}
 	n.dependsOn(body, in)
-	n.step(n.nodeComment(node), b)
+	n.Step(n.nodeComment(node), b)
 	return []n8nItems{out}
 }
 
@@ -201,12 +202,12 @@ func (n *n8n) mergeNode(node *n8nNode, _ n8nItems) []n8nItems {
 	if n.tooOld(node, "Merge", 3) {
 		return nil
 	}
-	if m := p.str("mode"); m != "" && m != "append" {
-		n.problem(node.where, p.get("mode"), "Unsupported merge", fmt.Sprintf("mode %q: flowctl import converts the append mode.", m))
+	if m := p.Text("mode"); m != "" && m != "append" {
+		n.Problem(node.where, p.Get("mode"), "Unsupported merge", fmt.Sprintf("mode %q: flowctl import converts the append mode.", m))
 		return nil
 	}
-	inputs := int(p.number(2, "numberInputs"))
-	var lists []expr
+	inputs := int(p.Number(2, "numberInputs"))
+	var lists []importer.Expr
 	var deps []string
 	for i := range max(inputs, len(node.ins)) {
 		in, ok := n.inputItems(node, i)
@@ -216,31 +217,31 @@ func (n *n8n) mergeNode(node *n8nNode, _ n8nItems) []n8nItems {
 		lists = append(lists, in.e)
 		deps = append(deps, in.deps...)
 	}
-	b, body := newStep(node.step, "value")
-	body.SetAttributeRaw("value", clone(call("concat", lists...)))
+	b, body := importer.NewStep(node.step, "value")
+	body.SetAttributeRaw("value", importer.Clone(importer.Call("concat", lists...)))
 	n.dependsOn(body, n8nItems{deps: deps})
-	n.step(n.nodeComment(node)+": the items of its inputs, one after the other", b)
-	return []n8nItems{{e: ref("step", node.step, "value")}}
+	n.Step(n.nodeComment(node)+": the items of its inputs, one after the other", b)
+	return []n8nItems{{e: importer.Ref("step", node.step, "value")}}
 }
 
 // listNode is a node the n8n_code block runs over all its items, with its
 // parameters as n8n gives them.
 func (n *n8n) listNode(node *n8nNode, in n8nItems, mode string, what string) []n8nItems {
 	n.code = true
-	b, body := newStep(node.step, "n8n_code")
+	b, body := importer.NewStep(node.step, "n8n_code")
 	body.SetAttributeValue("mode", cty.StringVal(mode))
-	body.SetAttributeRaw("items", clone(in.e))
-	body.SetAttributeRaw("params", clone(jsonLiteral(node.params)))
+	body.SetAttributeRaw("items", importer.Clone(in.e))
+	body.SetAttributeRaw("params", importer.Clone(importer.JsonLiteral(node.params)))
 	n.dependsOn(body, in)
-	n.step(n.nodeComment(node)+": "+what, b)
-	return []n8nItems{{e: ref("step", node.step, "items")}}
+	n.Step(n.nodeComment(node)+": "+what, b)
+	return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
 }
 
 func (n *n8n) splitOutNode(node *n8nNode, in n8nItems) []n8nItems {
 	if n.expressionParams(node) {
 		return nil
 	}
-	return n.listNode(node, in, "splitOut", "an item for each element of "+strconv.Quote(node.params.str("fieldToSplitOut")))
+	return n.listNode(node, in, "splitOut", "an item for each element of "+strconv.Quote(node.params.Text("fieldToSplitOut")))
 }
 
 func (n *n8n) aggregateNode(node *n8nNode, in n8nItems) []n8nItems {
@@ -254,7 +255,7 @@ func (n *n8n) sortNode(node *n8nNode, in n8nItems) []n8nItems {
 	if n.expressionParams(node) {
 		return nil
 	}
-	if p := node.params; p.str("type") == "code" && !n.checkCode(node, p.get("code"), p.str("code"), sortWrap) {
+	if p := node.params; p.Text("type") == "code" && !n.checkCode(node, p.Get("code"), p.Text("code"), sortWrap) {
 		return nil
 	}
 	return n.listNode(node, in, "sort", "the items in order")
@@ -264,9 +265,9 @@ func (n *n8n) sortNode(node *n8nNode, in n8nItems) []n8nItems {
 // an expression: those nodes read their parameters once, from item 0,
 // and the flow passes them as they are written.
 func (n *n8n) expressionParams(node *n8nNode) bool {
-	var found *jv
-	var walk func(v *jv)
-	walk = func(v *jv) {
+	var found *importer.JV
+	var walk func(v *importer.JV)
+	walk = func(v *importer.JV) {
 		switch v.Kind {
 		case 's':
 			if strings.HasPrefix(v.Str, "=") && found == nil && !(node.typ == "sort" && v.Ptr == node.params.Ptr+"/code") {
@@ -284,7 +285,7 @@ func (n *n8n) expressionParams(node *n8nNode) bool {
 	}
 	walk(node.params)
 	if found != nil {
-		n.problem(node.where, found, "Unsupported expression",
+		n.Problem(node.where, found, "Unsupported expression",
 			"flowctl import converts this node's parameters as literals; write the value instead of an expression.")
 		return true
 	}

@@ -1,4 +1,4 @@
-package importer
+package agentflow
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flowctl/flowctl/importer"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -22,7 +23,7 @@ import (
 
 // afBlock is a block definition of the registry.
 type afBlock struct {
-	j       *jv
+	j       *importer.JV
 	id      string
 	name    string // its flowctl name
 	kind    string // execution_type
@@ -38,13 +39,13 @@ type afField struct {
 	name, flowName string // in AgentFlow; in flowctl
 	typ            string // HCL type expression
 	required       bool
-	def            *jv // the schema's default
+	def            *importer.JV // the schema's default
 	desc           string
 }
 
 // afNode is a node of the pipeline.
 type afNode struct {
-	j     *jv
+	j     *importer.JV
 	id    string
 	block *afBlock
 	step  string
@@ -52,71 +53,71 @@ type afNode struct {
 }
 
 type agentflow struct {
-	*conv
+	*importer.Conv
 	blocks map[string]*afBlock
 	nodes  map[string]*afNode
 	order  []*afNode
-	mem    []member // each memory key, and the memory it is
+	mem    []importer.Member // each memory key, and the memory it is
 
 	user bool // an input holds the user's profile
 }
 
-func convertAgentFlow(c *conv, registry []*source) {
-	root := c.src.Root
-	name := root.str("name")
+func convertAgentFlow(c *importer.Conv, registry []*importer.Source) {
+	root := c.Src.Root
+	name := root.Text("name")
 	if name == "" {
-		name = root.str("id")
+		name = root.Text("id")
 	}
-	c.file.name = c.name("flow", name, "imported_pipeline")
-	c.file.description = root.str("user_prompt")
-	c.file.header = []string{fmt.Sprintf("Imported by flowctl import from the AgentFlow pipeline %q (%s).", name, filepath.Base(c.src.Name))}
-	a := &agentflow{conv: c, blocks: map[string]*afBlock{}, nodes: map[string]*afNode{}}
+	c.File.Name = c.Name("flow", name, "imported_pipeline")
+	c.File.Description = root.Text("user_prompt")
+	c.File.Header = []string{fmt.Sprintf("Imported by flowctl import from the AgentFlow pipeline %q (%s).", name, filepath.Base(c.Src.Name))}
+	a := &agentflow{Conv: c, blocks: map[string]*afBlock{}, nodes: map[string]*afNode{}}
 	a.readBlocks(registry)
-	for _, k := range root.items("memory_keys") {
+	for _, k := range root.Items("memory_keys") {
 		if k.Kind != 's' || k.Str == "" {
 			continue
 		}
-		name := c.name("memory", k.Str, "memory")
-		a.mem = append(a.mem, member{Name: k.Str, Value: ref("memory", name)})
+		name := c.Name("memory", k.Str, "memory")
+		a.mem = append(a.mem, importer.Member{Name: k.Str, Value: importer.Ref("memory", name)})
 		b := hclwrite.NewBlock("memory", []string{name})
-		b.Body().SetAttributeRaw("type", clone(code("any")))
-		b.Body().SetAttributeRaw("default", clone(code("null")))
+		b.Body().SetAttributeRaw("type", importer.Clone(importer.Code("any")))
+		b.Body().SetAttributeRaw("default", importer.Clone(importer.Code("null")))
 		b.Body().SetAttributeValue("description", cty.StringVal("AgentFlow memory key "+k.Str))
-		c.file.memories = append(c.file.memories, decl{block: b})
+		c.File.Memories = append(c.File.Memories, importer.Decl{Block: b})
 	}
-	nodes := root.items("nodes")
+	nodes := root.Items("nodes")
 	if len(nodes) == 0 {
-		c.stop(where{what: "pipeline"}, root, "No nodes", "an AgentFlow pipeline holds a nodes array.")
+		c.Stop(importer.Where{What: "pipeline"}, root, "No nodes", "an AgentFlow pipeline holds a nodes array.")
 		return
 	}
 	ids := map[string]int{}
 	for _, n := range nodes {
-		ids[snake(n.str("block_id"))]++
+		ids[importer.Snake(n.Text("block_id"))]++
 	}
 	for _, n := range nodes {
-		id := n.str("id")
+		id := n.Text("id")
 		if id == "" || a.nodes[id] != nil {
-			c.stop(where{at: n, what: "node", name: id, typ: n.str("block_id")}, n.get("id"), "Invalid node id",
+			c.Stop(importer.Where{At: n, What: "node", Name: id, Typ: n.Text("block_id")}, n.Get("id"), "Invalid node id",
 				"each node needs an id of its own: AgentFlow keys results by it.")
 			continue
 		}
-		node := &afNode{j: n, id: id, block: a.blocks[n.str("block_id")], refs: map[string]bool{}}
+		node := &afNode{j: n, id: id, block: a.blocks[n.Text("block_id")], refs: map[string]bool{}}
 		stepName := id
 		if genericID.MatchString(id) {
-			stepName = n.str("block_id")
-			if ids[snake(n.str("block_id"))] > 1 {
+			stepName = n.Text("block_id")
+			if ids[importer.Snake(n.Text("block_id"))] > 1 {
 				stepName += "_" + id
 			}
 		}
-		node.step = c.name("step", stepName, "node")
+		node.step = c.Name("step", stepName, "node")
 		a.nodes[id] = node
 		a.order = append(a.order, node)
 	}
-	if c.fatal {
+	if c.Fatal {
 		return
 	}
 	deps := a.edges(root)
-	if c.fatal {
+	if c.Fatal {
 		return
 	}
 	a.sortNodes(deps)
@@ -125,30 +126,30 @@ func convertAgentFlow(c *conv, registry []*source) {
 	}
 	if a.user {
 		b := hclwrite.NewBlock("input", []string{"user"})
-		b.Body().SetAttributeRaw("type", clone(code("any")))
-		b.Body().SetAttributeRaw("default", clone(code("{}")))
+		b.Body().SetAttributeRaw("type", importer.Clone(importer.Code("any")))
+		b.Body().SetAttributeRaw("default", importer.Clone(importer.Code("{}")))
 		b.Body().SetAttributeValue("description", cty.StringVal("The profile of the user the pipeline runs for ({{user.…}})"))
-		c.file.inputs = append(c.file.inputs, decl{block: b})
+		c.File.Inputs = append(c.File.Inputs, importer.Decl{Block: b})
 	}
 	for _, n := range a.order {
 		if n.block == nil {
 			continue
 		}
-		var ms []member
+		var ms []importer.Member
 		for _, o := range n.block.outputs {
-			ms = append(ms, member{Name: o.flowName, Value: ref("step", n.step, o.flowName)})
+			ms = append(ms, importer.Member{Name: o.flowName, Value: importer.Ref("step", n.step, o.flowName)})
 		}
-		val := object(ms)
+		val := importer.Object(ms)
 		if len(ms) == 0 {
-			val = ref("step", n.step)
+			val = importer.Ref("step", n.step)
 		}
 		if n.block.trigger {
-			val = ref("step", n.step, "value")
+			val = importer.Ref("step", n.step, "value")
 		}
-		out := hclwrite.NewBlock("output", []string{c.name("output", n.step, "node")})
-		out.Body().SetAttributeRaw("value", clone(val))
+		out := hclwrite.NewBlock("output", []string{c.Name("output", n.step, "node")})
+		out.Body().SetAttributeRaw("value", importer.Clone(val))
 		out.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The result of node %s (block %s)", n.id, n.block.id)))
-		c.file.outputs = append(c.file.outputs, decl{block: out})
+		c.File.Outputs = append(c.File.Outputs, importer.Decl{Block: out})
 	}
 }
 
@@ -158,29 +159,29 @@ var genericID = regexp.MustCompile(`^(?i)(n|node)[-_]?\d+$`)
 
 // edges checks the edges and returns, for each node, the nodes it must
 // wait for although its inputs do not refer to them.
-func (a *agentflow) edges(root *jv) map[string][]string {
+func (a *agentflow) edges(root *importer.JV) map[string][]string {
 	// The references first: an edge they already imply adds nothing.
 	for _, n := range a.order {
-		a.collectRefs(n.j.get("inputs"), n.refs)
+		a.collectRefs(n.j.Get("inputs"), n.refs)
 	}
 	after := map[string][]string{}
-	for _, e := range root.items("edges") {
-		from, to := e.str("from"), e.str("to")
+	for _, e := range root.Items("edges") {
+		from, to := e.Text("from"), e.Text("to")
 		if from == "" {
-			from = e.str("from_node")
+			from = e.Text("from_node")
 		}
 		if to == "" {
-			to = e.str("to_node")
+			to = e.Text("to_node")
 		}
-		w := where{at: e, what: "edge", name: from + " → " + to}
+		w := importer.Where{At: e, What: "edge", Name: from + " → " + to}
 		if a.nodes[from] == nil || a.nodes[to] == nil {
-			a.stop(w, e, "Edge to an unknown node", "an edge joins two nodes of the pipeline; AgentFlow fails on this one.")
+			a.Stop(w, e, "Edge to an unknown node", "an edge joins two nodes of the pipeline; AgentFlow fails on this one.")
 			continue
 		}
 		switch {
 		case a.nodes[to].refs[from]:
 		case a.nodes[from].refs[to]:
-			a.warn(w, e, "Edge against the references",
+			a.Warn(w, e, "Edge against the references",
 				fmt.Sprintf("node %s uses the results of node %s, so it runs after it; this edge says the opposite and is left out.", from, to))
 		default:
 			if !slices.Contains(after[to], from) {
@@ -191,13 +192,13 @@ func (a *agentflow) edges(root *jv) map[string][]string {
 	// A reference without an edge: AgentFlow may run the node first and
 	// read null; the flow waits for the node it refers to.
 	edge := map[[2]string]bool{}
-	for _, e := range root.items("edges") {
-		edge[[2]string{e.str("from"), e.str("to")}] = true
+	for _, e := range root.Items("edges") {
+		edge[[2]string{e.Text("from"), e.Text("to")}] = true
 	}
 	for _, n := range a.order {
-		for _, r := range sortedKeys(n.refs) {
+		for _, r := range importer.SortedKeys(n.refs) {
 			if a.nodes[r] != nil && !edge[[2]string{r, n.id}] {
-				a.warn(where{at: n.j, what: "node", name: n.id, typ: n.j.str("block_id")}, n.j.get("inputs"), "Reference without an edge",
+				a.Warn(importer.Where{At: n.j, What: "node", Name: n.id, Typ: n.j.Text("block_id")}, n.j.Get("inputs"), "Reference without an edge",
 					fmt.Sprintf("the inputs refer to node %s, but no edge runs it first: AgentFlow may run this node before it and read null; the flow waits for %s.", r, r))
 			}
 		}
@@ -207,7 +208,7 @@ func (a *agentflow) edges(root *jv) map[string][]string {
 		if a.edgeCycle(root) {
 			why = "AgentFlow's topological sorter refuses it too."
 		}
-		a.stop(where{what: "pipeline"}, root.get("edges"), "Cycle in the pipeline",
+		a.Stop(importer.Where{What: "pipeline"}, root.Get("edges"), "Cycle in the pipeline",
 			"the edges and references make a cycle ("+strings.Join(cyc, " → ")+"): "+why)
 	}
 	return after
@@ -224,7 +225,7 @@ func (a *agentflow) sortNodes(after map[string][]string) {
 				continue
 			}
 			ready := true
-			for _, d := range append(sortedKeys(n.refs), after[n.id]...) {
+			for _, d := range append(importer.SortedKeys(n.refs), after[n.id]...) {
 				if a.nodes[d] != nil && !placed[d] {
 					ready = false
 				}
@@ -240,10 +241,10 @@ func (a *agentflow) sortNodes(after map[string][]string) {
 }
 
 // edgeCycle reports whether the edges alone make a cycle.
-func (a *agentflow) edgeCycle(root *jv) bool {
+func (a *agentflow) edgeCycle(root *importer.JV) bool {
 	next := map[string][]string{}
-	for _, e := range root.items("edges") {
-		next[e.str("from")] = append(next[e.str("from")], e.str("to"))
+	for _, e := range root.Items("edges") {
+		next[e.Text("from")] = append(next[e.Text("from")], e.Text("to"))
 	}
 	state := map[string]int{}
 	var visit func(id string) bool
@@ -275,7 +276,7 @@ func (a *agentflow) cycle(after map[string][]string) []string {
 		state[id] = 1
 		stack = append(stack, id)
 		n := a.nodes[id]
-		next := append(sortedKeys(n.refs), after[id]...)
+		next := append(importer.SortedKeys(n.refs), after[id]...)
 		for _, d := range next {
 			if a.nodes[d] == nil {
 				continue
@@ -303,63 +304,63 @@ func (a *agentflow) cycle(after map[string][]string) []string {
 
 // node writes the step of a node.
 func (a *agentflow) node(n *afNode, after []string) {
-	w := where{at: n.j, what: "node", name: n.id, typ: n.j.str("block_id")}
-	line := fmt.Sprintf("AgentFlow node %s: block %s", n.id, n.j.str("block_id"))
+	w := importer.Where{At: n.j, What: "node", Name: n.id, Typ: n.j.Text("block_id")}
+	line := fmt.Sprintf("AgentFlow node %s: block %s", n.id, n.j.Text("block_id"))
 	b := n.block
 	if b == nil {
-		msg := a.problem(w, n.j.get("block_id"), "Unknown block",
-			fmt.Sprintf("no block definition has id %q: give the registry's definitions with --blocks.", n.j.str("block_id")))
-		a.gapStep(n.step, line, msg)
+		msg := a.Problem(w, n.j.Get("block_id"), "Unknown block",
+			fmt.Sprintf("no block definition has id %q: give the registry's definitions with --blocks.", n.j.Text("block_id")))
+		a.GapStep(n.step, line, msg)
 		return
 	}
 	if b.trigger {
 		// AgentFlow's executor does not run trigger blocks: their result
 		// says the pipeline was triggered.
-		sb, body := newStep(n.step, "value")
-		body.SetAttributeRaw("value", clone(object([]member{{"status", str("triggered")}, {"trigger_type", str(b.id)}})))
-		a.step(line+" (a trigger: scheduling metadata, not run)", sb)
+		sb, body := importer.NewStep(n.step, "value")
+		body.SetAttributeRaw("value", importer.Clone(importer.Object([]importer.Member{{Name: "status", Value: importer.Str("triggered")}, {Name: "trigger_type", Value: importer.Str(b.id)}})))
+		a.Step(line+" (a trigger: scheduling metadata, not run)", sb)
 		return
 	}
 	if msg := a.writeBlock(b, w); msg != "" {
-		a.gapStep(n.step, line, msg)
+		a.GapStep(n.step, line, msg)
 		return
 	}
-	sb, body := newStep(n.step, b.name)
-	given := n.j.get("inputs")
+	sb, body := importer.NewStep(n.step, b.name)
+	given := n.j.Get("inputs")
 	for _, f := range b.inputs {
-		v := given.get(f.name)
+		v := given.Get(f.name)
 		if v == nil {
 			continue
 		}
-		body.SetAttributeRaw(f.flowName, clone(a.value(v, w)))
+		body.SetAttributeRaw(f.flowName, importer.Clone(a.value(v, w)))
 	}
 	if given != nil {
 		for _, k := range given.Keys {
 			if !slices.ContainsFunc(b.inputs, func(f afField) bool { return f.name == k }) {
-				a.warn(w, given.get(k), "Input not in the schema",
+				a.Warn(w, given.Get(k), "Input not in the schema",
 					fmt.Sprintf("block %s's input_schema has no property %q: the flow does not pass it.", b.id, k))
 			}
 		}
 	}
 	if b.context {
 		a.user = true
-		body.SetAttributeRaw("agentflow_user", clone(ref("input", "user")))
-		body.SetAttributeRaw("agentflow_memory", clone(object(a.mem)))
+		body.SetAttributeRaw("agentflow_user", importer.Clone(importer.Ref("input", "user")))
+		body.SetAttributeRaw("agentflow_memory", importer.Clone(importer.Object(a.mem)))
 	}
-	var deps []expr
+	var deps []importer.Expr
 	for _, d := range after {
-		deps = append(deps, ref("step", a.nodes[d].step))
+		deps = append(deps, importer.Ref("step", a.nodes[d].step))
 	}
 	if len(deps) > 0 {
-		body.SetAttributeRaw("depends_on", clone(tuple(deps)))
+		body.SetAttributeRaw("depends_on", importer.Clone(importer.Tuple(deps)))
 	}
-	a.step(line, sb)
+	a.Step(line, sb)
 }
 
 // afRef is AgentFlow's template reference (engine/resolver.py).
 var afRef = regexp.MustCompile(`\{\{(\w+)\.(\w+(?:\.\w+)*)\}\}`)
 
-func (a *agentflow) collectRefs(v *jv, into map[string]bool) {
+func (a *agentflow) collectRefs(v *importer.JV, into map[string]bool) {
 	if v == nil {
 		return
 	}
@@ -382,53 +383,53 @@ func (a *agentflow) collectRefs(v *jv, into map[string]bool) {
 }
 
 // value is an input's value: literals as they are, templates resolved.
-func (a *agentflow) value(v *jv, w where) expr {
+func (a *agentflow) value(v *importer.JV, w importer.Where) importer.Expr {
 	switch v.Kind {
 	case 's':
 		if m := afRef.FindStringSubmatch(strings.TrimSpace(v.Str)); m != nil && m[0] == strings.TrimSpace(v.Str) {
 			e, _ := a.lookup(m[1], m[2], w, v)
 			return e
 		}
-		var parts []tpart
+		var parts []importer.TPart
 		last := 0
 		for _, m := range afRef.FindAllStringSubmatchIndex(v.Str, -1) {
 			e, typ := a.lookup(v.Str[m[2]:m[3]], v.Str[m[4]:m[5]], w, v)
-			parts = append(parts, tpart{Lit: v.Str[last:m[0]]}, tpart{Expr: pyStr(e, typ)})
+			parts = append(parts, importer.TPart{Lit: v.Str[last:m[0]]}, importer.TPart{Expr: pyStr(e, typ)})
 			last = m[1]
 		}
-		return template(append(parts, tpart{Lit: v.Str[last:]}), false)
+		return importer.Template(append(parts, importer.TPart{Lit: v.Str[last:]}), false)
 	case 'o':
-		var ms []member
+		var ms []importer.Member
 		for _, k := range v.Keys {
-			ms = append(ms, member{Name: k, Value: a.value(v.Obj[k], w)})
+			ms = append(ms, importer.Member{Name: k, Value: a.value(v.Obj[k], w)})
 		}
-		return object(ms)
+		return importer.Object(ms)
 	case 'a':
-		var es []expr
+		var es []importer.Expr
 		for _, e := range v.Arr {
 			es = append(es, a.value(e, w))
 		}
-		return tuple(es)
+		return importer.Tuple(es)
 	}
-	return jsonLiteral(v)
+	return importer.JsonLiteral(v)
 }
 
 // pyStr is the text Python's str() gives a value of type typ that
 // AgentFlow interpolates into text: strings and numbers as they are, True
 // and False, None as "" (the resolver's), other values as JSON.
-func pyStr(e expr, typ string) expr {
+func pyStr(e importer.Expr, typ string) importer.Expr {
 	switch typ {
 	case "string", "number":
 		return e
 	case "bool":
-		return join(e, " ? \"True\" : \"False\"")
+		return importer.Join(e, " ? \"True\" : \"False\"")
 	}
-	return join(e, " == null ? \"\" : ", e, " == true ? \"True\" : ", e, " == false ? \"False\" : try(tostring(", e, "), jsonencode(", e, "))")
+	return importer.Join(e, " == null ? \"\" : ", e, " == true ? \"True\" : ", e, " == false ? \"False\" : try(tostring(", e, "), jsonencode(", e, "))")
 }
 
 // lookup is the value {{ns.path}} stands for, and its HCL type when it is
 // known.
-func (a *agentflow) lookup(ns, path string, w where, at *jv) (expr, string) {
+func (a *agentflow) lookup(ns, path string, w importer.Where, at *importer.JV) (importer.Expr, string) {
 	keys := strings.Split(path, ".")
 	steps := make([]any, len(keys))
 	for i, k := range keys {
@@ -436,46 +437,46 @@ func (a *agentflow) lookup(ns, path string, w where, at *jv) (expr, string) {
 	}
 	switch ns {
 	case "memory":
-		name := snake(keys[0])
-		if !slices.ContainsFunc(a.file.memories, func(d decl) bool { return d.block.Labels()[0] == name }) {
-			a.warn(w, at, "Memory key not declared",
+		name := importer.Snake(keys[0])
+		if !slices.ContainsFunc(a.File.Memories, func(d importer.Decl) bool { return d.Block.Labels()[0] == name }) {
+			a.Warn(w, at, "Memory key not declared",
 				fmt.Sprintf("{{memory.%s}} names a key the pipeline's memory_keys do not list: the flow declares it.", path))
-			mname := a.name("memory", keys[0], "memory")
-			a.mem = append(a.mem, member{Name: keys[0], Value: ref("memory", mname)})
+			mname := a.Name("memory", keys[0], "memory")
+			a.mem = append(a.mem, importer.Member{Name: keys[0], Value: importer.Ref("memory", mname)})
 			b := hclwrite.NewBlock("memory", []string{mname})
-			b.Body().SetAttributeRaw("type", clone(code("any")))
-			b.Body().SetAttributeRaw("default", clone(code("null")))
-			a.file.memories = append(a.file.memories, decl{block: b})
+			b.Body().SetAttributeRaw("type", importer.Clone(importer.Code("any")))
+			b.Body().SetAttributeRaw("default", importer.Clone(importer.Code("null")))
+			a.File.Memories = append(a.File.Memories, importer.Decl{Block: b})
 		}
 		if len(keys) == 1 {
-			return ref("memory", name), "any"
+			return importer.Ref("memory", name), "any"
 		}
-		return call("try", ref("memory", append([]any{name}, steps[1:]...)...), code("null")), "any"
+		return importer.Call("try", importer.Ref("memory", append([]any{name}, steps[1:]...)...), importer.Code("null")), "any"
 	case "user":
 		a.user = true
-		return call("try", ref("input", append([]any{"user"}, steps...)...), code("null")), "any"
+		return importer.Call("try", importer.Ref("input", append([]any{"user"}, steps...)...), importer.Code("null")), "any"
 	}
 	n := a.nodes[ns]
 	if n == nil {
-		a.warn(w, at, "Unknown node", fmt.Sprintf("{{%s.%s}} names no node of the pipeline: AgentFlow reads null, and so does the flow.", ns, path))
-		return code("null"), "any"
+		a.Warn(w, at, "Unknown node", fmt.Sprintf("{{%s.%s}} names no node of the pipeline: AgentFlow reads null, and so does the flow.", ns, path))
+		return importer.Code("null"), "any"
 	}
 	if n.block == nil {
-		return ref("step", append([]any{n.step, "value"}, steps...)...), "any"
+		return importer.Ref("step", append([]any{n.step, "value"}, steps...)...), "any"
 	}
 	if n.block.trigger {
-		return call("try", ref("step", append([]any{n.step, "value"}, steps...)...), code("null")), "any"
+		return importer.Call("try", importer.Ref("step", append([]any{n.step, "value"}, steps...)...), importer.Code("null")), "any"
 	}
 	i := slices.IndexFunc(n.block.outputs, func(f afField) bool { return f.name == keys[0] })
 	if i < 0 {
-		a.warn(w, at, "Unknown output field",
+		a.Warn(w, at, "Unknown output field",
 			fmt.Sprintf("block %s's output_schema has no property %q: AgentFlow reads null when the block does not return it, and so does the flow.", n.block.id, keys[0]))
-		return code("null"), "any"
+		return importer.Code("null"), "any"
 	}
 	f := n.block.outputs[i]
 	steps[0] = f.flowName
 	if len(keys) == 1 {
-		return ref("step", append([]any{n.step}, steps...)...), f.typ
+		return importer.Ref("step", append([]any{n.step}, steps...)...), f.typ
 	}
-	return call("try", ref("step", append([]any{n.step}, steps...)...), code("null")), "any"
+	return importer.Call("try", importer.Ref("step", append([]any{n.step}, steps...)...), importer.Code("null")), "any"
 }

@@ -1,10 +1,10 @@
-package importer
+package agentflow
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
+
+	"github.com/flowctl/flowctl/importer"
 )
 
 // schemaType is the HCL type of a JSON Schema: string, number (integer
@@ -12,25 +12,25 @@ import (
 // object (those not required optional), its additionalProperties a map.
 // What cannot be typed so (no type, unions, references, an object of
 // anything) is any, with a warning.
-func (a *agentflow) schemaType(s *jv, w where) string {
+func (a *agentflow) schemaType(s *importer.JV, w importer.Where) string {
 	t, why := jsonSchemaType(s)
 	if why != "" {
-		a.warn(w, s, "Untyped schema", "the schema "+why+": its HCL type is any, checked only at run time.")
+		a.Warn(w, s, "Untyped schema", "the schema "+why+": its HCL type is any, checked only at run time.")
 	}
 	return t
 }
 
-func jsonSchemaType(s *jv) (string, string) {
+func jsonSchemaType(s *importer.JV) (string, string) {
 	if s == nil || s.Kind != 'o' {
 		return "any", "is not an object"
 	}
 	for _, k := range []string{"$ref", "oneOf", "anyOf", "allOf"} {
-		if s.get(k) != nil {
+		if s.Get(k) != nil {
 			return "any", "uses " + k
 		}
 	}
-	typ := s.str("type")
-	if t := s.get("type"); t != nil && t.Kind == 'a' {
+	typ := s.Text("type")
+	if t := s.Get("type"); t != nil && t.Kind == 'a' {
 		var types []string
 		for _, e := range t.Arr {
 			if e.Str != "null" {
@@ -42,7 +42,7 @@ func jsonSchemaType(s *jv) (string, string) {
 		}
 		typ = types[0]
 	}
-	if typ == "" && s.get("properties") != nil {
+	if typ == "" && s.Get("properties") != nil {
 		typ = "object"
 	}
 	switch typ {
@@ -53,7 +53,7 @@ func jsonSchemaType(s *jv) (string, string) {
 	case "boolean":
 		return "bool", ""
 	case "array":
-		items := s.get("items")
+		items := s.Get("items")
 		if items == nil {
 			return "list(any)", ""
 		}
@@ -63,9 +63,9 @@ func jsonSchemaType(s *jv) (string, string) {
 		}
 		return "list(" + t + ")", ""
 	case "object":
-		props := s.get("properties")
+		props := s.Get("properties")
 		if props == nil || props.Kind != 'o' || len(props.Keys) == 0 {
-			if ap := s.get("additionalProperties"); ap != nil && ap.Kind == 'o' {
+			if ap := s.Get("additionalProperties"); ap != nil && ap.Kind == 'o' {
 				if t, why := jsonSchemaType(ap); why == "" {
 					return "map(" + t + ")", ""
 				}
@@ -73,7 +73,7 @@ func jsonSchemaType(s *jv) (string, string) {
 			return "any", "is an object without properties"
 		}
 		required := map[string]bool{}
-		for _, r := range s.items("required") {
+		for _, r := range s.Items("required") {
 			required[r.Str] = true
 		}
 		var attrs []string
@@ -108,40 +108,4 @@ func validAttrName(s string) bool {
 		}
 	}
 	return true
-}
-
-// jsonLiteral is the HCL literal of a JSON value.
-func jsonLiteral(v *jv) expr {
-	return jsonExpr(v, func(s *jv) expr { return str(s.Str) }, object)
-}
-
-// jsonExpr is the HCL of a JSON value: constructors for objects and
-// arrays (in the value's order), strings as strFn makes them, objects as
-// obj makes them from their members.
-func jsonExpr(v *jv, strFn func(*jv) expr, obj func([]member) expr) expr {
-	switch v.Kind {
-	case 'o':
-		var ms []member
-		for _, k := range v.Keys {
-			ms = append(ms, member{Name: k, Value: jsonExpr(v.Obj[k], strFn, obj)})
-		}
-		return obj(ms)
-	case 'a':
-		var es []expr
-		for _, e := range v.Arr {
-			es = append(es, jsonExpr(e, strFn, obj))
-		}
-		return tuple(es)
-	case 's':
-		return strFn(v)
-	case 'n':
-		return num(v.Num)
-	case 'b':
-		return code(fmt.Sprint(v.Bool))
-	}
-	return code("null")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }

@@ -1,4 +1,4 @@
-package importer
+package n8n
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
 	"github.com/dop251/goja/token"
+	"github.com/flowctl/flowctl/importer"
 )
 
 // n8n expressions. A parameter whose string starts with "=" is an
@@ -21,7 +22,7 @@ import (
 // jsExprs are a node's expressions that goja evaluates, by name, in order.
 type jsExprs struct {
 	step    string // the name of the step that evaluates them
-	members []member
+	members []importer.Member
 	src     []string
 	names   map[string]bool
 }
@@ -29,9 +30,9 @@ type jsExprs struct {
 type n8nScope struct {
 	n     *n8n
 	node  *n8nNode
-	item  expr     // $json: each.value, or the variable of a for expression
-	index expr     // $itemIndex
-	input n8nItems // $input
+	item  importer.Expr // $json: each.value, or the variable of a for expression
+	index importer.Expr // $itemIndex
+	input n8nItems      // $input
 	// js are the expressions goja evaluates, shared with the scopes made
 	// from this one.
 	js      *jsExprs
@@ -41,9 +42,9 @@ type n8nScope struct {
 func (n *n8n) scope(node *n8nNode, in n8nItems, perItem bool) *n8nScope {
 	s := &n8nScope{n: n, node: node, input: in, js: &jsExprs{names: map[string]bool{}}, perItem: perItem}
 	if perItem {
-		s.item, s.index = code("each.value"), code("each.key")
+		s.item, s.index = importer.Code("each.value"), importer.Code("each.key")
 	} else {
-		s.item, s.index = index(in.e, 0), code("0")
+		s.item, s.index = importer.Index(in.e, 0), importer.Code("0")
 	}
 	return s
 }
@@ -52,22 +53,22 @@ func (n *n8n) scope(node *n8nNode, in n8nItems, perItem bool) *n8nScope {
 // whose variables are i and item.
 func (s *n8nScope) forItem() *n8nScope {
 	c := *s
-	c.item, c.index = code("item"), code("i")
+	c.item, c.index = importer.Code("item"), importer.Code("i")
 	return &c
 }
 
 // value is a parameter's value: a literal as it is, an expression as HCL
 // or as the value goja gives. path names the parameter in the generated
 // code and in messages.
-func (s *n8nScope) value(v *jv, path string) expr {
+func (s *n8nScope) value(v *importer.JV, path string) importer.Expr {
 	if v == nil {
-		return code("null")
+		return importer.Code("null")
 	}
 	if v.Kind != 's' {
-		return jsonLiteral(v)
+		return importer.JsonLiteral(v)
 	}
 	if !strings.HasPrefix(v.Str, "=") {
-		return template(s.n.hideCredentials([]tpart{{Lit: v.Str}}, fmt.Sprintf("n8n node %q", s.node.name)), false)
+		return importer.Template(s.n.HideCredentials([]importer.TPart{{Lit: v.Str}}, fmt.Sprintf("n8n node %q", s.node.name)), false)
 	}
 	if e, ok := s.translate(v.Str[1:], v); ok {
 		return e
@@ -76,40 +77,40 @@ func (s *n8nScope) value(v *jv, path string) expr {
 }
 
 // textValue is like value, for a parameter n8n reads as text.
-func (s *n8nScope) textValue(v *jv, path string) expr {
+func (s *n8nScope) textValue(v *importer.JV, path string) importer.Expr {
 	if v != nil && v.Kind == 'n' {
-		return str(v.Num)
+		return importer.Str(v.Num)
 	}
 	if v != nil && v.Kind == 'b' {
-		return str(fmt.Sprint(v.Bool))
+		return importer.Str(fmt.Sprint(v.Bool))
 	}
 	return s.value(v, path)
 }
 
 // goja registers an expression for goja and returns its value.
-func (s *n8nScope) goja(v *jv, path string) expr {
+func (s *n8nScope) goja(v *importer.JV, path string) importer.Expr {
 	if bad := unsupportedN8NName.FindString(v.Str); bad != "" {
-		msg := s.n.problem(s.node.where, v, "Unsupported expression",
+		msg := s.n.Problem(s.node.where, v, "Unsupported expression",
 			fmt.Sprintf("the expression uses %s, which flowctl's evaluation of n8n expressions does not have (it has $json, $input, $('Node'), $node, $itemIndex, $workflow.name and JavaScript's built-ins).", bad))
-		return call("throw_error", str(msg)) // never reached: the node becomes a gap
+		return importer.Call("throw_error", importer.Str(msg)) // never reached: the node becomes a gap
 	}
-	name := snake(path)
+	name := importer.Snake(path)
 	if name == "" {
 		name = "value"
 	}
 	for i := 2; s.js.names[name]; i++ {
-		name = fmt.Sprintf("%s_%d", snake(path), i)
+		name = fmt.Sprintf("%s_%d", importer.Snake(path), i)
 	}
 	s.js.names[name] = true
-	s.js.members = append(s.js.members, member{Name: name, Value: text(v.Str)})
+	s.js.members = append(s.js.members, importer.Member{Name: name, Value: importer.Text(v.Str)})
 	s.js.src = append(s.js.src, v.Str)
 	if s.js.step == "" {
-		s.js.step = s.n.name("step", s.node.step+"_js", s.node.step+"_js")
+		s.js.step = s.n.Name("step", s.node.step+"_js", s.node.step+"_js")
 	}
 	if s.perItem {
-		return index(ref("step", s.js.step), s.index, "values", name)
+		return importer.Index(importer.Ref("step", s.js.step), s.index, "values", name)
 	}
-	return ref("step", s.js.step, "values", name)
+	return importer.Ref("step", s.js.step, "values", name)
 }
 
 // unsupportedN8NName finds what n8n's expressions have and the adapter
@@ -118,24 +119,24 @@ var unsupportedN8NName = regexp.MustCompile(`\$(now|today|jmespath|vars|env|from
 
 // translate turns an expression into HCL when each {{ }} part is a plain
 // reference or arithmetic over them.
-func (s *n8nScope) translate(src string, at *jv) (expr, bool) {
+func (s *n8nScope) translate(src string, at *importer.JV) (importer.Expr, bool) {
 	chunks := splitN8N(src)
 	if len(chunks) == 2 && !chunks[0].code && chunks[0].text == "" && chunks[1].code {
 		return s.js2hcl(chunks[1].text, at)
 	}
-	var parts []tpart
+	var parts []importer.TPart
 	for _, c := range chunks {
 		if !c.code {
-			parts = append(parts, tpart{Lit: c.text})
+			parts = append(parts, importer.TPart{Lit: c.text})
 			continue
 		}
 		e, ok := s.js2hcl(c.text, at)
 		if !ok {
 			return nil, false
 		}
-		parts = append(parts, tpart{Expr: e})
+		parts = append(parts, importer.TPart{Expr: e})
 	}
-	return template(parts, false), true
+	return importer.Template(parts, false), true
 }
 
 type n8nChunk struct {
@@ -191,14 +192,14 @@ func splitN8N(src string) []n8nChunk {
 }
 
 // js2hcl translates one JavaScript expression.
-func (s *n8nScope) js2hcl(src string, at *jv) (expr, bool) {
+func (s *n8nScope) js2hcl(src string, at *importer.JV) (importer.Expr, bool) {
 	v, ok := s.js2value(src, at)
 	return v.expr(), ok
 }
 
 // plainRef reports whether an expression's value is one {{ }} part that
 // is a plain reference ($json.x).
-func (s *n8nScope) plainRef(raw *jv) bool {
+func (s *n8nScope) plainRef(raw *importer.JV) bool {
 	if raw == nil || raw.Kind != 's' || !strings.HasPrefix(raw.Str, "=") {
 		return false
 	}
@@ -210,7 +211,7 @@ func (s *n8nScope) plainRef(raw *jv) bool {
 	return ok && v.ref
 }
 
-func (s *n8nScope) js2value(src string, at *jv) (hclValue, bool) {
+func (s *n8nScope) js2value(src string, at *importer.JV) (hclValue, bool) {
 	prog, err := parser.ParseFile(nil, "", "("+src+"\n)", 0)
 	if err != nil || len(prog.Body) != 1 {
 		return hclValue{}, false
@@ -225,35 +226,35 @@ func (s *n8nScope) js2value(src string, at *jv) (hclValue, bool) {
 // hclValue is a translated JavaScript value: an expression, or for string
 // concatenation the parts of a template.
 type hclValue struct {
-	e     expr
-	parts []tpart // set for a string: a literal or a concatenation
-	ref   bool    // a plain reference
+	e     importer.Expr
+	parts []importer.TPart // set for a string: a literal or a concatenation
+	ref   bool             // a plain reference
 }
 
-func (v hclValue) expr() expr {
+func (v hclValue) expr() importer.Expr {
 	if v.parts != nil {
-		return template(v.parts, false)
+		return importer.Template(v.parts, false)
 	}
 	return v.e
 }
 
-func (v hclValue) asParts() []tpart {
+func (v hclValue) asParts() []importer.TPart {
 	if v.parts != nil {
 		return v.parts
 	}
-	return []tpart{{Expr: v.e}}
+	return []importer.TPart{{Expr: v.e}}
 }
 
-func (s *n8nScope) node2hcl(n ast.Expression, at *jv) (hclValue, bool) {
+func (s *n8nScope) node2hcl(n ast.Expression, at *importer.JV) (hclValue, bool) {
 	switch n := n.(type) {
 	case *ast.StringLiteral:
-		return hclValue{parts: []tpart{{Lit: n.Value.String()}}}, true
+		return hclValue{parts: []importer.TPart{{Lit: n.Value.String()}}}, true
 	case *ast.NumberLiteral:
-		return hclValue{e: code(fmt.Sprint(n.Value))}, true
+		return hclValue{e: importer.Code(fmt.Sprint(n.Value))}, true
 	case *ast.BooleanLiteral:
-		return hclValue{e: code(fmt.Sprint(n.Value))}, true
+		return hclValue{e: importer.Code(fmt.Sprint(n.Value))}, true
 	case *ast.NullLiteral:
-		return hclValue{e: code("null")}, true
+		return hclValue{e: importer.Code("null")}, true
 	case *ast.UnaryExpression:
 		if n.Operator != token.MINUS || n.Postfix {
 			return hclValue{}, false
@@ -262,7 +263,7 @@ func (s *n8nScope) node2hcl(n ast.Expression, at *jv) (hclValue, bool) {
 		if !ok || v.parts != nil {
 			return hclValue{}, false
 		}
-		return hclValue{e: join("-", paren(v.e))}, true
+		return hclValue{e: importer.Join("-", importer.Paren(v.e))}, true
 	case *ast.BinaryExpression:
 		l, ok1 := s.node2hcl(n.Left, at)
 		r, ok2 := s.node2hcl(n.Right, at)
@@ -276,12 +277,12 @@ func (s *n8nScope) node2hcl(n ast.Expression, at *jv) (hclValue, bool) {
 			if l.parts == nil && r.parts == nil {
 				return hclValue{}, false
 			}
-			return hclValue{parts: append(append([]tpart{}, l.asParts()...), r.asParts()...)}, true
+			return hclValue{parts: append(append([]importer.TPart{}, l.asParts()...), r.asParts()...)}, true
 		case token.MINUS, token.MULTIPLY, token.SLASH, token.REMAINDER:
 			if l.parts != nil || r.parts != nil {
 				return hclValue{}, false
 			}
-			return hclValue{e: join(paren(l.e), " "+n.Operator.String()+" ", paren(r.e))}, true
+			return hclValue{e: importer.Join(importer.Paren(l.e), " "+n.Operator.String()+" ", importer.Paren(r.e))}, true
 		}
 		return hclValue{}, false
 	case *ast.DotExpression, *ast.BracketExpression, *ast.CallExpression, *ast.Identifier:
@@ -293,7 +294,7 @@ func (s *n8nScope) node2hcl(n ast.Expression, at *jv) (hclValue, bool) {
 
 // reference translates $json.a["b"][0], $input.first().json.x,
 // $('Node').item.json.x and $node["Node"].json.x.
-func (s *n8nScope) reference(n ast.Expression, at *jv) (expr, bool) {
+func (s *n8nScope) reference(n ast.Expression, at *importer.JV) (importer.Expr, bool) {
 	var steps []any
 	for {
 		switch m := n.(type) {
@@ -336,17 +337,17 @@ func (s *n8nScope) reference(n ast.Expression, at *jv) (expr, bool) {
 			return nil, false // JavaScript's length of text counts UTF-16 units
 		}
 	}
-	rest := func(base expr, after []any) (expr, bool) {
+	rest := func(base importer.Expr, after []any) (importer.Expr, bool) {
 		if len(after) == 0 || after[0] != "json" {
 			return nil, false
 		}
-		return index(base, after[1:]...), true
+		return importer.Index(base, after[1:]...), true
 	}
 	switch root := n.(type) {
 	case *ast.Identifier:
 		switch root.Name {
 		case "$json":
-			return index(s.item, steps...), true
+			return importer.Index(s.item, steps...), true
 		case "$itemIndex":
 			if len(steps) == 0 {
 				return s.index, true
@@ -363,7 +364,7 @@ func (s *n8nScope) reference(n ast.Expression, at *jv) (expr, bool) {
 				if !ok {
 					return nil, false
 				}
-				return rest(index(items.e, s.index), steps[1:])
+				return rest(importer.Index(items.e, s.index), steps[1:])
 			}
 		}
 	case *ast.CallExpression:
@@ -387,7 +388,7 @@ func (s *n8nScope) reference(n ast.Expression, at *jv) (expr, bool) {
 
 // itemsCall translates .item, .first(), .last() and .all()[N] followed by
 // .json and a path, on $input or $('Node').
-func (s *n8nScope) itemsCall(items n8nItems, name string, steps []any, at *jv) (expr, bool) {
+func (s *n8nScope) itemsCall(items n8nItems, name string, steps []any, at *importer.JV) (importer.Expr, bool) {
 	if len(steps) < 2 {
 		return nil, false
 	}
@@ -396,32 +397,32 @@ func (s *n8nScope) itemsCall(items n8nItems, name string, steps []any, at *jv) (
 		return nil, false
 	}
 	tail := steps[1:]
-	var base expr
+	var base importer.Expr
 	switch method {
 	case "item":
 		if name != "$input" && !s.pairs(items) {
-			s.n.warn(s.node.where, at, "Paired item not followed",
+			s.n.Warn(s.node.where, at, "Paired item not followed",
 				fmt.Sprintf("$('%s').item: a node between %q and this one changes the items' order, and the flow pairs items by their position; goja evaluates the expression, and fails when the item is not there.", name, name))
 			return nil, false
 		}
-		base = index(items.e, s.index)
+		base = importer.Index(items.e, s.index)
 	case "first()":
-		base = index(items.e, 0)
+		base = importer.Index(items.e, 0)
 	case "last()":
-		base = join(items.e, "[length(", items.e, ") - 1]")
+		base = importer.Join(items.e, "[length(", items.e, ") - 1]")
 	case "all()":
 		i, ok := tail[0].(int)
 		if !ok {
 			return nil, false
 		}
-		base, tail = index(items.e, i), tail[1:]
+		base, tail = importer.Index(items.e, i), tail[1:]
 	default:
 		return nil, false
 	}
 	if len(tail) == 0 || tail[0] != "json" {
 		return nil, false
 	}
-	return index(base, tail[1:]...), true
+	return importer.Index(base, tail[1:]...), true
 }
 
 // pairs reports whether the current item's index is also its paired
@@ -440,7 +441,7 @@ func (s *n8nScope) pairs(items n8nItems) bool {
 }
 
 // nodeItems are the items of the node named, which must have run before.
-func (s *n8nScope) nodeItems(name string, at *jv) (n8nItems, bool) {
+func (s *n8nScope) nodeItems(name string, at *importer.JV) (n8nItems, bool) {
 	node := s.n.byName[name]
 	if node == nil || !node.conv || len(node.items) == 0 {
 		return n8nItems{}, false

@@ -1,4 +1,4 @@
-package importer
+package n8n
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/flowctl/flowctl/importer"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
@@ -20,12 +21,12 @@ import (
 
 // n8nNode is a node of the workflow.
 type n8nNode struct {
-	j        *jv
+	j        *importer.JV
 	name     string
 	typ      string // without the n8n-nodes-base. prefix
 	fullType string
 	version  float64
-	params   *jv
+	params   *importer.JV
 	disabled bool
 	step     string      // the name of its step
 	ins      [][]n8nEdge // the connections into each input
@@ -33,7 +34,7 @@ type n8nNode struct {
 	items    []n8nItems  // the items of each output, once converted
 	reached  bool        // a trigger leads to it
 	conv     bool        // converted
-	where    where
+	where    importer.Where
 }
 
 // n8nEdge is one end of a connection: the node at the other end and the
@@ -46,7 +47,7 @@ type n8nEdge struct {
 // n8nItems are the items of an output of a node: an HCL expression of
 // the list of their json objects.
 type n8nItems struct {
-	e expr
+	e importer.Expr
 	// deps are steps a node taking these items must wait for, though e
 	// does not refer to them (a Wait node's sleep).
 	deps []string
@@ -60,7 +61,7 @@ type n8nItems struct {
 }
 
 type n8n struct {
-	*conv
+	*importer.Conv
 	nodes    []*n8nNode
 	byName   map[string]*n8nNode
 	workflow string
@@ -70,27 +71,27 @@ type n8n struct {
 // n8nPrefix is the package of n8n's core nodes.
 const n8nPrefix = "n8n-nodes-base."
 
-func convertN8N(c *conv) {
-	root := c.src.Root
-	name := root.str("name")
-	c.file.name = c.name("flow", name, "imported_workflow")
-	c.file.header = []string{fmt.Sprintf("Imported by flowctl import from the n8n workflow %q (%s).", name, filepath.Base(c.src.Name))}
-	if d := root.str("meta", "description"); d != "" {
-		c.file.description = d
+func convertN8N(c *importer.Conv) {
+	root := c.Src.Root
+	name := root.Text("name")
+	c.File.Name = c.Name("flow", name, "imported_workflow")
+	c.File.Header = []string{fmt.Sprintf("Imported by flowctl import from the n8n workflow %q (%s).", name, filepath.Base(c.Src.Name))}
+	if d := root.Text("meta", "description"); d != "" {
+		c.File.Description = d
 	} else if name != "" {
-		c.file.description = "The n8n workflow " + name
+		c.File.Description = "The n8n workflow " + name
 	}
-	n := &n8n{conv: c, byName: map[string]*n8nNode{}, workflow: name}
+	n := &n8n{Conv: c, byName: map[string]*n8nNode{}, workflow: name}
 	if !n.readNodes(root) {
 		return
 	}
 	n.readConnections(root)
-	if c.fatal {
+	if c.Fatal {
 		return
 	}
 	triggers := n.findTriggers()
 	if len(triggers) == 0 {
-		c.stop(where{what: "workflow", name: name}, root.get("nodes"), "No trigger",
+		c.Stop(importer.Where{What: "workflow", Name: name}, root.Get("nodes"), "No trigger",
 			"the workflow has no Manual Trigger or Schedule Trigger node to start it; flowctl import converts workflows that start with one of those.")
 		return
 	}
@@ -103,63 +104,63 @@ func convertN8N(c *conv) {
 	}
 	n.outputs(order)
 	if n.code {
-		c.file.blockFiles = append(c.file.blockFiles, n8nCodeBlockFile())
+		c.File.BlockFiles = append(c.File.BlockFiles, n8nCodeBlockFile())
 	}
 }
 
-func (n *n8n) readNodes(root *jv) bool {
-	nodes := root.get("nodes")
+func (n *n8n) readNodes(root *importer.JV) bool {
+	nodes := root.Get("nodes")
 	if nodes == nil || nodes.Kind != 'a' {
-		n.stop(where{what: "workflow"}, root, "No nodes", "an n8n workflow holds a nodes array.")
+		n.Stop(importer.Where{What: "workflow"}, root, "No nodes", "an n8n workflow holds a nodes array.")
 		return false
 	}
 	for _, j := range nodes.Arr {
-		node := &n8nNode{j: j, name: j.str("name"), fullType: j.str("type"), params: j.get("parameters"),
-			version: j.number(1, "typeVersion"), disabled: j.boolean(false, "disabled")}
+		node := &n8nNode{j: j, name: j.Text("name"), fullType: j.Text("type"), params: j.Get("parameters"),
+			version: j.Number(1, "typeVersion"), disabled: j.Boolean(false, "disabled")}
 		node.typ = strings.TrimPrefix(node.fullType, n8nPrefix)
-		node.where = where{at: j, what: "node", name: node.name, typ: node.fullType}
+		node.where = importer.Where{At: j, What: "node", Name: node.name, Typ: node.fullType}
 		if node.params == nil {
-			node.params = &jv{Kind: 'o', Obj: map[string]*jv{}, Ptr: j.Ptr + "/parameters", Rng: j.Rng}
+			node.params = &importer.JV{Kind: 'o', Obj: map[string]*importer.JV{}, Ptr: j.Ptr + "/parameters", Rng: j.Rng}
 		}
 		if node.typ == "stickyNote" {
 			continue
 		}
 		if node.name == "" || n.byName[node.name] != nil {
-			n.stop(node.where, j.get("name"), "Invalid node name", "each node needs a name of its own: connections name the nodes.")
+			n.Stop(node.where, j.Get("name"), "Invalid node name", "each node needs a name of its own: connections name the nodes.")
 			continue
 		}
 		n.byName[node.name] = node
 		n.nodes = append(n.nodes, node)
 	}
-	return !n.fatal
+	return !n.Fatal
 }
 
-func (n *n8n) readConnections(root *jv) {
-	conns := root.get("connections")
+func (n *n8n) readConnections(root *importer.JV) {
+	conns := root.Get("connections")
 	if conns == nil {
 		return
 	}
 	for _, src := range conns.Keys {
 		from := n.byName[src]
 		if from == nil {
-			n.warn(where{what: "connection", name: src}, conns.get(src), "Connection from an unknown node", "no node has this name; the connection is left out.")
+			n.Warn(importer.Where{What: "connection", Name: src}, conns.Get(src), "Connection from an unknown node", "no node has this name; the connection is left out.")
 			continue
 		}
 		for _, kind := range conns.Obj[src].Keys {
 			if kind != "main" {
-				msg := n.problem(from.where, conns.Obj[src].get(kind), "Unsupported connection",
+				msg := n.Problem(from.where, conns.Obj[src].Get(kind), "Unsupported connection",
 					fmt.Sprintf("%q connections (n8n's AI nodes) are not converted; flowctl import converts main connections between core nodes.", kind))
 				_ = msg
 				continue
 			}
 			for out, list := range conns.Obj[src].Obj[kind].Arr {
 				for _, c := range list.Arr {
-					to := n.byName[c.str("node")]
+					to := n.byName[c.Text("node")]
 					if to == nil {
-						n.warn(from.where, c, "Connection to an unknown node", fmt.Sprintf("no node is named %q; the connection is left out.", c.str("node")))
+						n.Warn(from.where, c, "Connection to an unknown node", fmt.Sprintf("no node is named %q; the connection is left out.", c.Text("node")))
 						continue
 					}
-					in := int(c.number(0, "index"))
+					in := int(c.Number(0, "index"))
 					for len(from.outs) <= out {
 						from.outs = append(from.outs, nil)
 					}
@@ -211,7 +212,7 @@ func (n *n8n) sort(triggers []*n8nNode) ([]*n8nNode, bool) {
 	}
 	for _, node := range n.nodes {
 		if !node.reached {
-			n.warn(node.where, node.j, "Node never runs", "no trigger leads to this node, so n8n never runs it; it is left out.")
+			n.Warn(node.where, node.j, "Node never runs", "no trigger leads to this node, so n8n never runs it; it is left out.")
 		}
 	}
 	placed := map[*n8nNode]bool{}
@@ -243,7 +244,7 @@ func (n *n8n) sort(triggers []*n8nNode) ([]*n8nNode, bool) {
 	}
 	for _, node := range n.nodes {
 		if node.reached && !placed[node] {
-			n.stop(node.where, node.j, "Loop in the workflow",
+			n.Stop(node.where, node.j, "Loop in the workflow",
 				"the node is on a loop of connections; flowctl import converts workflows without loops (a flow is a DAG).")
 			return nil, false
 		}
@@ -254,7 +255,7 @@ func (n *n8n) sort(triggers []*n8nNode) ([]*n8nNode, bool) {
 // inputItems are the items that arrive at a node's input.
 func (n *n8n) inputItems(node *n8nNode, index int) (n8nItems, bool) {
 	if index >= len(node.ins) {
-		return n8nItems{e: code("[]")}, true
+		return n8nItems{e: importer.Code("[]")}, true
 	}
 	var conns []n8nEdge
 	for _, e := range node.ins[index] {
@@ -264,40 +265,40 @@ func (n *n8n) inputItems(node *n8nNode, index int) (n8nItems, bool) {
 	}
 	switch len(conns) {
 	case 0:
-		return n8nItems{e: code("[]")}, true
+		return n8nItems{e: importer.Code("[]")}, true
 	case 1:
 		p := conns[0]
 		if p.index < len(p.node.items) {
 			return p.node.items[p.index], true
 		}
-		return n8nItems{e: code("[]")}, true
+		return n8nItems{e: importer.Code("[]")}, true
 	}
 	var names []string
 	for _, e := range conns {
 		names = append(names, strconv.Quote(e.node.name))
 	}
-	n.problem(node.where, node.j, "Several connections into one input",
+	n.Problem(node.where, node.j, "Several connections into one input",
 		fmt.Sprintf("input %d takes items from %s: n8n runs the node once for each of them, which a flow step does not; put a Merge node before it.", index+1, strings.Join(names, " and ")))
 	return n8nItems{}, false
 }
 
 // convertNode writes the steps of a node and sets its items.
 func (n *n8n) convertNode(node *n8nNode) {
-	node.step = n.name("step", node.name, "node")
+	node.step = n.Name("step", node.name, "node")
 	in, ok := n.inputItems(node, 0)
 	if !ok {
 		n.gap(node, "Several connections into one input")
 		return
 	}
 	if node.disabled {
-		n.warn(node.where, node.j.get("disabled"), "Disabled node", "n8n passes the items of a disabled node through unchanged; so does the flow (no step).")
+		n.Warn(node.where, node.j.Get("disabled"), "Disabled node", "n8n passes the items of a disabled node through unchanged; so does the flow (no step).")
 		node.items = []n8nItems{in}
 		node.conv = true
 		return
 	}
 	conv := n8nNodeTypes[node.typ]
 	if !strings.HasPrefix(node.fullType, n8nPrefix) || conv == nil {
-		msg := n.problem(node.where, node.j.get("type"), "Unsupported node",
+		msg := n.Problem(node.where, node.j.Get("type"), "Unsupported node",
 			fmt.Sprintf("flowctl import converts n8n's core nodes %s; not %s.", supportedN8N(), node.fullType))
 		n.gapMessage(node, msg)
 		return
@@ -310,21 +311,21 @@ func (n *n8n) convertNode(node *n8nNode) {
 		n.gap(node, "Invalid expression")
 		return
 	}
-	if node.j.boolean(false, "executeOnce") {
-		in.e = call("slice", in.e, code("0"), call("min", code("1"), call("length", in.e)))
+	if node.j.Boolean(false, "executeOnce") {
+		in.e = importer.Call("slice", in.e, importer.Code("0"), importer.Call("min", importer.Code("1"), importer.Call("length", in.e)))
 		in.lineage = nil
 	}
-	errs, steps, locals, inputs, schedules := n.errorCount(), len(n.file.steps), len(n.file.locals), len(n.file.inputs), len(n.file.schedules)
+	errs, steps, locals, inputs, schedules := n.errorCount(), len(n.File.Steps), len(n.File.Locals), len(n.File.Inputs), len(n.File.Schedules)
 	items := conv(n, node, in)
 	if n.errorCount() > errs || items == nil {
 		// What the node wrote goes: a step that fails with the problem
 		// stands for it (--partial).
-		n.file.steps, n.file.locals = n.file.steps[:steps], n.file.locals[:locals]
-		n.file.inputs, n.file.schedules = n.file.inputs[:inputs], n.file.schedules[:schedules]
+		n.File.Steps, n.File.Locals = n.File.Steps[:steps], n.File.Locals[:locals]
+		n.File.Inputs, n.File.Schedules = n.File.Inputs[:inputs], n.File.Schedules[:schedules]
 		n.gap(node, "")
 		return
 	}
-	if len(n.file.steps) > steps {
+	if len(n.File.Steps) > steps {
 		for i := range items {
 			if items[i].from == nil {
 				items[i].from = []string{node.step}
@@ -337,7 +338,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 
 func (n *n8n) errorCount() int {
 	c := 0
-	for _, d := range n.diags {
+	for _, d := range n.Diags {
 		if d.Severity == hcl.DiagError {
 			c++
 		}
@@ -349,12 +350,12 @@ func (n *n8n) errorCount() int {
 // it refuses the others, and returns the message.
 func (n *n8n) settings(node *n8nNode) string {
 	j := node.j
-	if j.boolean(false, "alwaysOutputData") {
-		return n.problem(node.where, j.get("alwaysOutputData"), "Unsupported setting",
+	if j.Boolean(false, "alwaysOutputData") {
+		return n.Problem(node.where, j.Get("alwaysOutputData"), "Unsupported setting",
 			"Always Output Data (an empty item when the node gives none) is not converted.")
 	}
-	if oe := j.str("onError"); (oe != "" && oe != "stopWorkflow") || j.boolean(false, "continueOnFail") {
-		return n.problem(node.where, j.get("onError"), "Unsupported setting",
+	if oe := j.Text("onError"); (oe != "" && oe != "stopWorkflow") || j.Boolean(false, "continueOnFail") {
+		return n.Problem(node.where, j.Get("onError"), "Unsupported setting",
 			"On Error other than Stop Workflow (error items, or going on) is not converted.")
 	}
 	return ""
@@ -363,15 +364,15 @@ func (n *n8n) settings(node *n8nNode) string {
 // retry sets a step's retry from the node's Retry On Fail setting: n8n
 // waits the same time between tries, so the backoff does not grow.
 func (n *n8n) retry(node *n8nNode, body *hclwrite.Body) {
-	if !node.j.boolean(false, "retryOnFail") {
+	if !node.j.Boolean(false, "retryOnFail") {
 		return
 	}
-	tries := int(node.j.number(3, "maxTries"))
-	wait := int(node.j.number(1000, "waitBetweenTries"))
+	tries := int(node.j.Number(3, "maxTries"))
+	wait := int(node.j.Number(1000, "waitBetweenTries"))
 	rb := body.AppendNewBlock("retry", nil).Body()
 	rb.SetAttributeValue("attempts", cty.NumberIntVal(int64(max(tries, 1))))
 	if wait > 0 {
-		d := duration(int64(wait))
+		d := importer.Duration(int64(wait))
 		rb.SetAttributeValue("backoff", cty.StringVal(d))
 		rb.SetAttributeValue("max_backoff", cty.StringVal(d))
 	}
@@ -381,8 +382,8 @@ func (n *n8n) retry(node *n8nNode, body *hclwrite.Body) {
 // (the last error, or the last one with summary).
 func (n *n8n) gap(node *n8nNode, summary string) {
 	msg := "flowctl import could not convert this node"
-	for i := len(n.diags) - 1; i >= 0; i-- {
-		d := n.diags[i]
+	for i := len(n.Diags) - 1; i >= 0; i-- {
+		d := n.Diags[i]
 		if d.Severity == hcl.DiagError && (summary == "" || d.Summary == summary) {
 			msg = d.Summary + ": " + d.Detail
 			break
@@ -392,11 +393,11 @@ func (n *n8n) gap(node *n8nNode, summary string) {
 }
 
 func (n *n8n) gapMessage(node *n8nNode, msg string) {
-	n.gapStep(node.step, n.nodeComment(node), msg)
+	n.GapStep(node.step, n.nodeComment(node), msg)
 	node.conv = true
 	node.items = make([]n8nItems, max(len(node.outs), 1))
 	for i := range node.items {
-		node.items[i] = n8nItems{e: ref("step", node.step, "value")}
+		node.items[i] = n8nItems{e: importer.Ref("step", node.step, "value")}
 	}
 }
 
@@ -407,7 +408,7 @@ func (n *n8n) tooOld(node *n8nNode, name string, v int) bool {
 	if node.version >= float64(v) {
 		return false
 	}
-	n.problem(node.where, node.j.get("typeVersion"), "Unsupported version", fmt.Sprintf("%s v%d is converted; this node is an older version.", name, v))
+	n.Problem(node.where, node.j.Get("typeVersion"), "Unsupported version", fmt.Sprintf("%s v%d is converted; this node is an older version.", name, v))
 	return true
 }
 
@@ -432,10 +433,10 @@ func (n *n8n) outputs(order []*n8nNode) {
 		if !last {
 			continue
 		}
-		b := hclwrite.NewBlock("output", []string{n.name("output", node.name, "node")})
-		b.Body().SetAttributeRaw("value", clone(node.items[0].e))
+		b := hclwrite.NewBlock("output", []string{n.Name("output", node.name, "node")})
+		b.Body().SetAttributeRaw("value", importer.Clone(node.items[0].e))
 		b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The items of n8n node %q, as a list of their json", node.name)))
-		n.file.outputs = append(n.file.outputs, decl{block: b})
+		n.File.Outputs = append(n.File.Outputs, importer.Decl{Block: b})
 	}
 }
 

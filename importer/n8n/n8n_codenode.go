@@ -1,4 +1,4 @@
-package importer
+package n8n
 
 import (
 	_ "embed"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/flowctl/flowctl/importer"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
@@ -21,52 +22,52 @@ var n8nCodeJS string
 
 // n8nCodeBlockFile is blocks/n8n.block.hcl, which holds the n8n_code
 // block. Its text is made once.
-func n8nCodeBlockFile() *blockFile {
-	return &blockFile{name: "n8n", fixed: n8nCodeBlockText}
+func n8nCodeBlockFile() *importer.BlockFile {
+	return &importer.BlockFile{Name: "n8n", Fixed: n8nCodeBlockText}
 }
 
 var n8nCodeBlockText = sync.OnceValue(func() []byte {
 	b := n8nCodeBlock()
-	out, d := lang.Format(b.bytes(), "n8n.block.hcl")
+	out, d := lang.Format(b.Bytes(), "n8n.block.hcl")
 	if d.HasErrors() {
 		panic("the n8n_code block does not parse: " + d.Error())
 	}
 	return out
 })
 
-func n8nCodeBlock() *blockFile {
+func n8nCodeBlock() *importer.BlockFile {
 	b := hclwrite.NewBlock("block", []string{"n8n_code"})
 	body := b.Body()
 	body.SetAttributeValue("description", cty.StringVal("n8n's Code node, expressions and list nodes, on goja (written by flowctl import)"))
 	body.SetAttributeValue("runtime", cty.StringVal("js"))
-	input := func(name, typ string, def expr, desc string) {
+	input := func(name, typ string, def importer.Expr, desc string) {
 		ib := body.AppendNewBlock("input", []string{name}).Body()
-		ib.SetAttributeRaw("type", clone(code(typ)))
+		ib.SetAttributeRaw("type", importer.Clone(importer.Code(typ)))
 		if def != nil {
-			ib.SetAttributeRaw("default", clone(def))
+			ib.SetAttributeRaw("default", importer.Clone(def))
 		}
 		ib.SetAttributeValue("description", cty.StringVal(desc))
 	}
 	input("mode", "string", nil, "runOnceForAllItems, runOnceForEachItem, expressions, splitOut, aggregate, sort or scheduleTrigger")
-	input("code", "string", str(""), "the Code node's JavaScript")
-	input("expressions", "map(string)", code("{}"), "n8n expressions to evaluate, by name")
-	input("params", "any", code("{}"), "the parameters of a list node")
-	input("items", "any", code("[]"), "the json of the input items")
-	input("index", "number", code("0"), "the index of the current item")
-	input("nodes", "any", code("{}"), "the json of the items of the nodes the code names, by node name")
-	input("workflow", "string", str(""), "the workflow's name ($workflow.name)")
+	input("code", "string", importer.Str(""), "the Code node's JavaScript")
+	input("expressions", "map(string)", importer.Code("{}"), "n8n expressions to evaluate, by name")
+	input("params", "any", importer.Code("{}"), "the parameters of a list node")
+	input("items", "any", importer.Code("[]"), "the json of the input items")
+	input("index", "number", importer.Code("0"), "the index of the current item")
+	input("nodes", "any", importer.Code("{}"), "the json of the items of the nodes the code names, by node name")
+	input("workflow", "string", importer.Str(""), "the workflow's name ($workflow.name)")
 	for _, o := range [][2]string{{"items", "the json of the output items"}, {"values", "the values of the expressions, by name"}} {
 		ob := body.AppendNewBlock("output", []string{o[0]}).Body()
-		ob.SetAttributeRaw("type", clone(code("any")))
+		ob.SetAttributeRaw("type", importer.Clone(importer.Code("any")))
 		ob.SetAttributeValue("description", cty.StringVal(o[1]))
 		// Each mode gives one of the two; the other is null.
 		ob.SetAttributeValue("optional", cty.True)
 	}
-	body.SetAttributeRaw("source", clone(template([]tpart{{Lit: n8nCodeJS}}, true)))
-	return &blockFile{
-		name:   "n8n",
-		header: []string{"Written by flowctl import for the flows imported from n8n; the same for every import."},
-		blocks: []decl{{block: b}},
+	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: n8nCodeJS}}, true)))
+	return &importer.BlockFile{
+		Name:   "n8n",
+		Header: []string{"Written by flowctl import for the flows imported from n8n; the same for every import."},
+		Blocks: []importer.Decl{{Block: b}},
 	}
 }
 
@@ -77,16 +78,16 @@ func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 	if n.tooOld(node, "Code", 2) {
 		return nil
 	}
-	if lang := p.str("language"); lang != "" && lang != "javaScript" {
-		n.problem(node.where, p.get("language"), "Unsupported language", "Code nodes in "+lang+" are not converted; JavaScript ones run on goja.")
+	if lang := p.Text("language"); lang != "" && lang != "javaScript" {
+		n.Problem(node.where, p.Get("language"), "Unsupported language", "Code nodes in "+lang+" are not converted; JavaScript ones run on goja.")
 		return nil
 	}
-	mode := p.str("mode")
+	mode := p.Text("mode")
 	if mode == "" {
 		mode = "runOnceForAllItems"
 	}
-	src := p.str("jsCode")
-	nodes, ok := n.referencedNodes(node, src, p.get("jsCode"))
+	src := p.Text("jsCode")
+	nodes, ok := n.referencedNodes(node, src, p.Get("jsCode"))
 	if !ok {
 		return nil
 	}
@@ -95,27 +96,27 @@ func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 		if bad == "" {
 			bad = "require or helpers"
 		}
-		n.problem(node.where, p.get("jsCode"), "Unsupported code",
+		n.Problem(node.where, p.Get("jsCode"), "Unsupported code",
 			fmt.Sprintf("the code uses %s, which goja's n8n adapter does not have (it has $input, $json, items, item, $('Node'), $node, $itemIndex, $workflow.name and JavaScript's built-ins).", bad))
 		return nil
 	}
-	if !n.checkCode(node, p.get("jsCode"), src, codeWrap) {
+	if !n.checkCode(node, p.Get("jsCode"), src, codeWrap) {
 		return nil
 	}
 	each := mode == "runOnceForEachItem"
 	b, body := n.codeStep(node.step, mode, in, each, nodes)
 	n.retry(node, body)
 	// The code gains a final newline in a heredoc; it means the same.
-	body.SetAttributeRaw("code", clone(template([]tpart{{Lit: src}}, true)))
+	body.SetAttributeRaw("code", importer.Clone(importer.Template([]importer.TPart{{Lit: src}}, true)))
 	what := "run once for all items"
 	if each {
 		what = "run once for each item"
 	}
-	n.step(n.nodeComment(node)+": JavaScript, "+what, b)
+	n.Step(n.nodeComment(node)+": JavaScript, "+what, b)
 	if each {
-		return []n8nItems{{e: call("flatten", join(ref("step", node.step), "[*].items"))}}
+		return []n8nItems{{e: importer.Call("flatten", importer.Join(importer.Ref("step", node.step), "[*].items"))}}
 	}
-	return []n8nItems{{e: ref("step", node.step, "items")}}
+	return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
 }
 
 // nodeRef finds the nodes code names: $('Name'), $("Name"), $node["Name"],
@@ -125,9 +126,9 @@ var nodeRef = regexp.MustCompile(`\$\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)
 // referencedNodes are the items of the nodes src names, as an object by
 // node name (nil when it names none). A node that has not run before this
 // one is a problem.
-func (n *n8n) referencedNodes(node *n8nNode, src string, at *jv) (expr, bool) {
+func (n *n8n) referencedNodes(node *n8nNode, src string, at *importer.JV) (importer.Expr, bool) {
 	seen := map[string]bool{}
-	var ms []member
+	var ms []importer.Member
 	for _, m := range nodeRef.FindAllStringSubmatch(src, -1) {
 		name := ""
 		for _, g := range m[1:] {
@@ -142,15 +143,15 @@ func (n *n8n) referencedNodes(node *n8nNode, src string, at *jv) (expr, bool) {
 		seen[name] = true
 		other := n.byName[name]
 		if other == nil || !other.conv || len(other.items) == 0 {
-			n.problem(node.where, at, "Unknown node",
+			n.Problem(node.where, at, "Unknown node",
 				fmt.Sprintf("the code names node %q, which is not a node that runs before this one.", name))
 			return nil, false
 		}
-		ms = append(ms, member{Name: name, Value: other.items[0].e})
+		ms = append(ms, importer.Member{Name: name, Value: other.items[0].e})
 	}
 	if strings.Contains(src, "$(") && len(ms) < strings.Count(src, "$(") {
 		for _, m := range regexp.MustCompile(`\$\(\s*[^'"\s]`).FindAllString(src, 1) {
-			n.problem(node.where, at, "Unsupported node reference",
+			n.Problem(node.where, at, "Unsupported node reference",
 				fmt.Sprintf("%s…: the code names a node with something other than a string literal, which flowctl import cannot follow.", m))
 			return nil, false
 		}
@@ -158,7 +159,7 @@ func (n *n8n) referencedNodes(node *n8nNode, src string, at *jv) (expr, bool) {
 	if len(ms) == 0 {
 		return nil, true
 	}
-	return object(ms), true
+	return importer.Object(ms), true
 }
 
 // flush writes the step that evaluates the node's JavaScript expressions,
@@ -173,30 +174,30 @@ func (s *n8nScope) flush() {
 		return
 	}
 	b, body := n.codeStep(s.js.step, "expressions", s.input, s.perItem, nodes)
-	body.SetAttributeRaw("expressions", clone(object(s.js.members)))
-	n.step(n.nodeComment(s.node)+": its JavaScript expressions, evaluated by goja as n8n evaluates them", b)
+	body.SetAttributeRaw("expressions", importer.Clone(importer.Object(s.js.members)))
+	n.Step(n.nodeComment(s.node)+": its JavaScript expressions, evaluated by goja as n8n evaluates them", b)
 }
 
 // codeStep starts a step of the n8n_code block over the items of in (for
 // each of them when each), with the items of the nodes it names. It is
 // not cached: code may read the time or random numbers, as n8n runs it
 // every time.
-func (n *n8n) codeStep(name, mode string, in n8nItems, each bool, nodes expr) (*hclwrite.Block, *hclwrite.Body) {
+func (n *n8n) codeStep(name, mode string, in n8nItems, each bool, nodes importer.Expr) (*hclwrite.Block, *hclwrite.Body) {
 	n.code = true
-	b, body := newStep(name, "n8n_code")
+	b, body := importer.NewStep(name, "n8n_code")
 	if each {
-		body.SetAttributeRaw("for_each", clone(in.e))
+		body.SetAttributeRaw("for_each", importer.Clone(in.e))
 	}
 	body.SetAttributeValue("mode", cty.StringVal(mode))
-	body.SetAttributeRaw("items", clone(in.e))
+	body.SetAttributeRaw("items", importer.Clone(in.e))
 	if each {
-		body.SetAttributeRaw("index", clone(code("each.key")))
+		body.SetAttributeRaw("index", importer.Clone(importer.Code("each.key")))
 	}
 	if nodes != nil {
-		body.SetAttributeRaw("nodes", clone(nodes))
+		body.SetAttributeRaw("nodes", importer.Clone(nodes))
 	}
 	if n.workflow != "" {
-		body.SetAttributeRaw("workflow", clone(str(n.workflow)))
+		body.SetAttributeRaw("workflow", importer.Clone(importer.Str(n.workflow)))
 	}
 	body.SetAttributeValue("cache", cty.False)
 	n.dependsOn(body, in)

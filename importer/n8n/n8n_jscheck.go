@@ -1,4 +1,4 @@
-package importer
+package n8n
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dop251/goja/parser"
+	"github.com/flowctl/flowctl/importer"
 )
 
 // JavaScript that does not parse. n8n fails a node whose code or
@@ -68,19 +69,19 @@ func jsSyntaxError(src string, w jsWrap) string {
 
 // checkCode reports code that goja cannot parse as a problem at v and
 // returns false.
-func (n *n8n) checkCode(node *n8nNode, v *jv, src string, w jsWrap) bool {
+func (n *n8n) checkCode(node *n8nNode, v *importer.JV, src string, w jsWrap) bool {
 	why := jsSyntaxError(src, w)
 	if why == "" {
 		return true
 	}
-	n.problem(node.where, v, "Invalid JavaScript",
+	n.Problem(node.where, v, "Invalid JavaScript",
 		fmt.Sprintf("the code does not parse: %s. n8n fails the node on it when it runs, and so would the flow.", why))
 	return false
 }
 
 // checkExpression reports an expression ("=… {{ code }} …") one of whose
 // parts goja cannot parse, as a problem at v, and returns false.
-func (n *n8n) checkExpression(node *n8nNode, v *jv) bool {
+func (n *n8n) checkExpression(node *n8nNode, v *importer.JV) bool {
 	if v == nil || v.Kind != 's' || !strings.HasPrefix(v.Str, "=") {
 		return true
 	}
@@ -93,7 +94,7 @@ func (n *n8n) checkExpression(node *n8nNode, v *jv) bool {
 			src = "(" + src + ")"
 		}
 		if why := jsSyntaxError(src, exprWrap); why != "" {
-			n.problem(node.where, v, "Invalid expression",
+			n.Problem(node.where, v, "Invalid expression",
 				fmt.Sprintf("{{%s}} does not parse as JavaScript: %s. n8n fails the node on it (invalid syntax), and so would the flow.", c.text, why))
 			return false
 		}
@@ -102,7 +103,7 @@ func (n *n8n) checkExpression(node *n8nNode, v *jv) bool {
 }
 
 // checkExpressions checks every expression among a node's parameters.
-func (n *n8n) checkExpressions(node *n8nNode, v *jv) bool {
+func (n *n8n) checkExpressions(node *n8nNode, v *importer.JV) bool {
 	if v == nil {
 		return true
 	}

@@ -1,8 +1,10 @@
-package importer
+package n8n
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/flowctl/flowctl/importer"
 )
 
 // TestOlderNodeVersion: a node older than the version of it that is
@@ -15,7 +17,7 @@ func TestOlderNodeVersion(t *testing.T) {
 		{"set", "Edit Fields (Set) v3 is converted; this node is an older version."},
 	} {
 		src := `{"name": "w", "nodes": [{"name": "T", "type": "n8n-nodes-base.manualTrigger"}, {"name": "N", "type": "n8n-nodes-base.` + c.typ + `", "typeVersion": 1, "parameters": {}}], "connections": {"T": {"main": [[{"node": "N"}]]}}}`
-		_, diags := Import([]File{{Name: "source.json", Bytes: []byte(src)}}, Options{Partial: true})
+		_, diags := importer.Import([]importer.File{{Name: "source.json", Bytes: []byte(src)}}, importer.Options{Partial: true})
 		found := false
 		for _, d := range diags {
 			if d.Summary == "Unsupported version" {
