@@ -230,3 +230,33 @@ func TestStandInKeepsItsInputs(t *testing.T) {
 		t.Errorf("the stand-in does not take Data's items:\n%s", flow)
 	}
 }
+
+// Stop and Error: a step that fails with the node's message when items
+// come to it (and does not run when none do).
+func TestStopAndError(t *testing.T) {
+	flow := mustValidate(t, workflow("w", setData,
+		`"name": "Stop", "type": "n8n-nodes-base.stopAndError", "typeVersion": 1, "parameters": {"errorMessage": "=bad {{ $json.q }}"}`))
+	flat := strings.Join(strings.Fields(flow), " ")
+	for _, want := range []string{`mode = "stopAndError"`, "when = length(step.data[*].value) > 0", `message = "bad ${(step.data[*].value)[0].q}"`} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("want %s in:\n%s", want, flow)
+		}
+	}
+	if !strings.Contains(n8nCodeJS, "case 'stopAndError':") {
+		t.Error("the adapter has no stopAndError mode")
+	}
+}
+
+// A loop whose nodes take all the items of a batch at once stays a
+// diagnostic with the reason.
+func TestLoopNotOnePass(t *testing.T) {
+	src := `{"name": "w", "nodes": [
+	  {"name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "parameters": {}},
+	  {"name": "Loop", "type": "n8n-nodes-base.splitInBatches", "typeVersion": 3, "parameters": {}},
+	  {"name": "Agg", "type": "n8n-nodes-base.aggregate", "typeVersion": 1, "parameters": {"aggregate": "aggregateAllItemData"}}],
+	  "connections": {"Start": {"main": [[{"node": "Loop"}]]}, "Loop": {"main": [[], [{"node": "Agg"}]]}, "Agg": {"main": [[{"node": "Loop"}]]}}}`
+	_, diags := importWhole(t, src)
+	if len(diags) == 0 || diags[0].Summary != "Unsupported loop" || !strings.Contains(diags[0].Detail, `node "Agg" (aggregate) takes all the items of a batch at once`) {
+		t.Errorf("got %v", diags)
+	}
+}

@@ -97,6 +97,7 @@ func convertN8N(c *importer.Conv) {
 	if c.Fatal {
 		return
 	}
+	n.unrollLoops()
 	triggers := n.findTriggers()
 	if len(triggers) == 0 {
 		c.Stop(importer.Where{What: "workflow", Name: name}, root.Get("nodes"), "No trigger",
@@ -292,6 +293,12 @@ func (n *n8n) inputItems(node *n8nNode, index int) (n8nItems, bool) {
 
 // convertNode writes the steps of a node and sets its items.
 func (n *n8n) convertNode(node *n8nNode) {
+	if node.typ == loopDoneType {
+		// It takes every connection back into the loop (loopDone).
+		node.items, node.conv = n.loopDone(node, n8nItems{}), true
+		node.items[0].owner = node
+		return
+	}
 	node.step = n.Name("step", node.name, "node")
 	in, ok := n.inputItems(node, 0)
 	if !ok {
@@ -473,7 +480,7 @@ func (n *n8n) nodeComment(node *n8nNode) string {
 // outputs are the items of each node without outgoing connections.
 func (n *n8n) outputs(order []*n8nNode) {
 	for _, node := range order {
-		if isTrigger(node) || node.items == nil {
+		if isTrigger(node) || node.items == nil || node.typ == "stopAndError" {
 			continue
 		}
 		last := true
@@ -513,6 +520,9 @@ func init() {
 		"sort":            (*n8n).sortNode,
 		"noOp":            (*n8n).noOpNode,
 		"wait":            (*n8n).waitNode,
+		"switch":          (*n8n).switchNode,
+		"stopAndError":    (*n8n).stopAndErrorNode,
+		"splitInBatches":  (*n8n).splitInBatches,
 	}
 }
 

@@ -417,6 +417,54 @@ function ordinal(n) {
   return n + (['th', 'st', 'nd', 'rd'][n % 10] || 'th')
 }
 
+// lodashMerge merges src into target as lodash's merge does for JSON:
+// objects and arrays key by key, deeply; other values replace.
+function lodashMerge(target, src) {
+  Object.keys(src).forEach(function (k) {
+    var s = src[k]
+    var t = target[k]
+    if (s !== null && typeof s === 'object') {
+      var base
+      if (Array.isArray(s)) {
+        base = Array.isArray(t) ? t.slice() : []
+      } else {
+        base = isObject(t) ? Object.assign({}, t) : {}
+      }
+      target[k] = lodashMerge(base, s)
+    } else if (s !== undefined || !(k in target)) {
+      target[k] = s
+    }
+  })
+  return target
+}
+
+// combineByPosition is Merge v3's combine by position: the json of the
+// items at each position merged, the preferred input's last.
+function combineByPosition(p) {
+  var inputs = p.inputs || []
+  var opts = p.options || {}
+  var clash = (opts.clashHandling || {}).values || {}
+  var resolve = clash.resolveClash || ''
+  var preferredIndex = resolve.indexOf('preferInput') === 0 ? Number(resolve.replace('preferInput', '')) - 1 : inputs.length - 1
+  var preferred = inputs[preferredIndex] || []
+  var lengths = inputs.map(function (l) { return l.length }).concat([preferred.length])
+  var count = opts.includeUnpaired ? Math.max.apply(null, lengths) : Math.min.apply(null, lengths)
+  var out = []
+  for (var i = 0; i < count; i++) {
+    var parts = inputs.map(function (l) { return l[i] || {} }).concat([preferred[i] || {}])
+    var json = {}
+    parts.forEach(function (part) {
+      if (clash.mergeMode === 'shallowMerge') {
+        Object.assign(json, part)
+      } else {
+        lodashMerge(json, part)
+      }
+    })
+    out.push(json)
+  }
+  return out
+}
+
 // scheduleTrigger is the item n8n's Schedule Trigger gives, in UTC.
 function scheduleTrigger() {
   var d = new Date()
@@ -481,6 +529,11 @@ async function execute(input) {
       return { items: await sort(items, input.params || {}, scope(input, false)), values: null }
     case 'scheduleTrigger':
       return { items: scheduleTrigger(), values: null }
+    case 'combineByPosition':
+      return { items: combineByPosition(input.params || {}), values: null }
+    case 'stopAndError':
+      // n8n's Stop and Error fails the workflow with its message.
+      throw new Error(String((input.params || {}).message))
   }
   throw new Error('unknown mode ' + mode)
 }

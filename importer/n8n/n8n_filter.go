@@ -65,8 +65,12 @@ func (n *n8n) conditionNode(node *n8nNode, in n8nItems, kind string, value func(
 
 // conditions is the HCL of the node's conditions, over item and i.
 func (n *n8n) conditions(node *n8nNode, s *n8nScope) (importer.Expr, bool) {
+	return n.conditionsOf(node, s, node.params.Get("conditions"))
+}
+
+// conditionsOf is the HCL of a filter parameter c, over item and i.
+func (n *n8n) conditionsOf(node *n8nNode, s *n8nScope, c *importer.JV) (importer.Expr, bool) {
 	p := node.params
-	c := p.Get("conditions")
 	caseSensitive := c.Boolean(true, "options", "caseSensitive")
 	if p.Boolean(false, "options", "ignoreCase") {
 		caseSensitive = false

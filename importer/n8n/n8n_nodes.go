@@ -207,8 +207,17 @@ func (n *n8n) mergeNode(node *n8nNode, _ n8nItems) []n8nItems {
 	if n.tooOld(node, "Merge", 3) {
 		return nil
 	}
-	if m := p.Text("mode"); m != "" && m != "append" {
-		n.Problem(node.where, p.Get("mode"), "Unsupported merge", fmt.Sprintf("mode %q: flowctl import converts the append mode.", m))
+	byPosition := p.Text("mode") == "combine" && p.Text("combineBy") == "combineByPosition"
+	if m := p.Text("mode"); m != "" && m != "append" && !byPosition {
+		what := m
+		if m == "combine" {
+			what = "combine by " + p.Text("combineBy")
+		}
+		n.Problem(node.where, p.Get("mode"), "Unsupported merge", fmt.Sprintf("mode %q: flowctl import converts the append mode and combine by position.", what))
+		return nil
+	}
+	if ch := p.Get("options", "clashHandling", "values"); byPosition && ch != nil && (ch.Text("resolveClash") == "addSuffix" || ch.Boolean(false, "overrideEmpty")) {
+		n.Problem(node.where, ch, "Unsupported merge", "combine by position with a suffix on clashing fields, or with empty values left out, is not converted.")
 		return nil
 	}
 	inputs := int(p.Number(2, "numberInputs"))
@@ -221,6 +230,22 @@ func (n *n8n) mergeNode(node *n8nNode, _ n8nItems) []n8nItems {
 		}
 		lists = append(lists, in.e)
 		deps = append(deps, in.deps...)
+	}
+	if byPosition {
+		// n8n merges the json of the items at each position (lodash's
+		// merge, the preferred input last): the adapter does as it does.
+		n.code = true
+		b, body := importer.NewStep(node.step, "n8n_code")
+		body.SetAttributeValue("mode", cty.StringVal("combineByPosition"))
+		opts := node.params.Get("options")
+		var optsExpr importer.Expr = importer.Code("{}")
+		if opts != nil {
+			optsExpr = importer.JsonLiteral(opts)
+		}
+		body.SetAttributeRaw("params", importer.Clone(importer.Object([]importer.Member{{Name: "inputs", Value: importer.Tuple(lists)}, {Name: "options", Value: optsExpr}})))
+		n.dependsOn(body, n8nItems{deps: deps})
+		n.Step(n.nodeComment(node)+": the items of its inputs combined by position", b)
+		return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
 	}
 	b, body := importer.NewStep(node.step, "value")
 	body.SetAttributeRaw("value", importer.Clone(importer.Call("concat", lists...)))
