@@ -5,8 +5,10 @@
 // (flowctl plan, given a value for each secret import names), and per node
 // type how many nodes convert — the AI nodes (@n8n/n8n-nodes-langchain)
 // counted apart. A node converts when the import without --partial
-// reports no error about it; a node no trigger leads to is not counted
-// (n8n never runs it, and import leaves it out).
+// reports no error about it; a node no trigger leads to is counted apart
+// (n8n never runs it, and import leaves it out), unless it serves another
+// node through an AI connection (a model, a memory, a tool: not
+// converted).
 //
 //	go run ./bench/importcorpus [-dir importer/testdata/real] [-types 40] [-plan=false] [-v]
 package main
@@ -35,6 +37,7 @@ type nodeCount struct{ total, converted int }
 
 type tally struct {
 	files, intact, whole, partial, written, validated, planned int
+	neverRun                                                   int // nodes no trigger leads to, left out
 	nodes                                                      map[string]*nodeCount
 	failures                                                   map[string][]string // what failed → files
 }
@@ -84,7 +87,8 @@ func main() {
 			}
 		}
 		for _, n := range nodes {
-			if neverRuns[n.Name] {
+			if neverRuns[n.Name] && !n.sub {
+				t.neverRun++
 				continue
 			}
 			c := t.nodes[n.Type]
@@ -130,22 +134,49 @@ func main() {
 type workflowNode struct {
 	Name string `json:"name"`
 	Type string `json:"type"`
+	sub  bool   // connected by other than main connections (an AI node's model, memory, tools…)
 }
 
 // intact reports whether src is an n8n workflow as n8n reads one (JSON
-// with a list of nodes and connections), and its nodes (sticky notes
-// left out: they are comments).
+// with a list of nodes and connections between them, by name), and its
+// nodes (sticky notes left out: they are comments).
 func intact(src []byte) ([]workflowNode, bool) {
 	var w struct {
-		Nodes       []workflowNode  `json:"nodes"`
-		Connections json.RawMessage `json:"connections"`
+		Nodes       []workflowNode             `json:"nodes"`
+		Connections map[string]json.RawMessage `json:"connections"`
 	}
 	if err := json.Unmarshal(src, &w); err != nil || w.Nodes == nil || w.Connections == nil {
 		return nil, false
 	}
+	names := map[string]bool{}
+	for _, n := range w.Nodes {
+		names[n.Name] = true
+	}
+	sub := map[string]bool{}
+	for from, raw := range w.Connections {
+		// n8n connects nodes by name: connections by anything else (some
+		// collections rewrote them by node id) connect nothing in n8n.
+		var kinds map[string][][]struct {
+			Node string `json:"node"`
+		}
+		if !names[from] || json.Unmarshal(raw, &kinds) != nil {
+			return nil, false
+		}
+		for k, outs := range kinds {
+			sub[from] = sub[from] || k != "main"
+			for _, out := range outs {
+				for _, c := range out {
+					if !names[c.Node] {
+						return nil, false
+					}
+				}
+			}
+		}
+	}
 	var out []workflowNode
 	for _, n := range w.Nodes {
 		if n.Type != "n8n-nodes-base.stickyNote" {
+			n.sub = sub[n.Name]
 			out = append(out, n)
 		}
 	}
@@ -232,7 +263,7 @@ func (t *tally) report(types int, plan, verbose bool) {
 			aiConv += c.converted
 		}
 	}
-	fmt.Printf("nodes converted       %5d of %d  %6s\n", allConv, all, pct(allConv, all))
+	fmt.Printf("nodes converted       %5d of %d  %6s (and %d nodes no trigger leads to, left out)\n", allConv, all, pct(allConv, all), t.neverRun)
 	fmt.Printf("AI nodes converted    %5d of %d  %6s (AI nodes: %s of all nodes)\n", aiConv, ai, pct(aiConv, ai), pct(ai, all))
 	slices.SortFunc(names, func(a, b string) int {
 		if d := t.nodes[b].total - t.nodes[a].total; d != 0 {
