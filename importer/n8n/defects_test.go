@@ -260,3 +260,17 @@ func TestLoopNotOnePass(t *testing.T) {
 		t.Errorf("got %v", diags)
 	}
 }
+
+// Execute Workflow Trigger: a sub-workflow's items are the flow's input
+// items (one empty item when it runs alone).
+func TestExecuteWorkflowTrigger(t *testing.T) {
+	flow := mustValidate(t, workflow("sub",
+		`"name": "When called", "type": "n8n-nodes-base.executeWorkflowTrigger", "typeVersion": 1.1, "parameters": {"inputSource": "passthrough"}`,
+		`"name": "Out", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"assignments": {"assignments": [{"id": "1", "name": "q", "value": "={{ $json.q }}", "type": "string"}]}}`))
+	flat := strings.Join(strings.Fields(flow), " ")
+	for _, want := range []string{`input "items" { type = list(any) default = [{}]`, "for_each = input.items"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("want %s in:\n%s", want, flow)
+		}
+	}
+}

@@ -101,7 +101,7 @@ func convertN8N(c *importer.Conv) {
 	triggers := n.findTriggers()
 	if len(triggers) == 0 {
 		c.Stop(importer.Where{What: "workflow", Name: name}, root.Get("nodes"), "No trigger",
-			"the workflow has no Manual Trigger or Schedule Trigger node to start it; flowctl import converts workflows that start with one of those.")
+			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger or an Execute Workflow Trigger.")
 		return
 	}
 	order, ok := n.sort(triggers)
@@ -523,6 +523,8 @@ func init() {
 		"switch":          (*n8n).switchNode,
 		"stopAndError":    (*n8n).stopAndErrorNode,
 		"splitInBatches":  (*n8n).splitInBatches,
+		// A sub-workflow's trigger; the node that calls one is not converted.
+		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}
 }
 

@@ -321,3 +321,16 @@ func (n *n8n) expressionParams(node *n8nNode) bool {
 	}
 	return false
 }
+
+// executeWorkflowTrigger starts a sub-workflow: its items are what the
+// calling workflow passes, the flow's input items (one empty item when
+// the flow runs alone, as n8n's trigger gives when run by hand).
+func (n *n8n) executeWorkflowTrigger(node *n8nNode, _ n8nItems) []n8nItems {
+	b := hclwrite.NewBlock("input", []string{n.Name("input", "items", "items")})
+	b.Body().SetAttributeRaw("type", importer.Clone(importer.Code("list(any)")))
+	b.Body().SetAttributeRaw("default", importer.Clone(importer.Code("[{}]")))
+	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The items n8n node %q gives: the json of the items the calling workflow passes", node.name)))
+	n.File.Inputs = append(n.File.Inputs, importer.Decl{Block: b})
+	n.File.Header = append(n.File.Header, fmt.Sprintf("%s starts the flow: its items are the input items, as a calling flow passes them.", n.nodeComment(node)))
+	return []n8nItems{{e: importer.Ref("input", "items")}}
+}
