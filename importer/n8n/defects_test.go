@@ -274,3 +274,33 @@ func TestExecuteWorkflowTrigger(t *testing.T) {
 		}
 	}
 }
+
+// Postgres Execute Query: an sql step for each item, the credential a
+// secret URL (one for the credential), Query Parameters as n8n reads them.
+func TestPostgresExecuteQuery(t *testing.T) {
+	pg := func(name, query, repl string) string {
+		return `"name": "` + name + `", "type": "n8n-nodes-base.postgres", "typeVersion": 2.5, "parameters": {"operation": "executeQuery", "query": "` + query + `", "options": {"queryReplacement": "` + repl + `"}}, "credentials": {"postgres": {"id": "p1", "name": "Orders DB"}}`
+	}
+	res, diags := importWhole(t, workflow("w", setData, pg("Find", "SELECT * FROM orders WHERE q = $1", "={{ $json.q }}"), pg("Mark", "UPDATE orders SET seen = true WHERE id = $1 AND k = $2", "1, two")))
+	if res == nil {
+		t.Fatal(diags)
+	}
+	if d := importer.Check(res.Files); d.HasErrors() {
+		t.Fatal(d)
+	}
+	flow := strings.Join(strings.Fields(flowText(t, res)), " ")
+	for _, want := range []string{
+		`use = "sql" for_each = step.data[*].value url = secret.orders_db query = "SELECT * FROM orders WHERE q = $1"`,
+		`params = flatten([can(jsondecode((each.value.q == null ? "null" : try(tostring(each.value.q), jsonencode(each.value.q)))))`,
+		`params = [for v in split(",", "1, two") : trimspace(v) if trimspace(v) != ""]`,
+		`find = length(flatten(step.find[*].rows)) > 0 ? flatten(step.find[*].rows) : []`,
+		`mark = length(flatten(step.mark[*].rows)) > 0 ? flatten(step.mark[*].rows) : [{ success = true }]`,
+	} {
+		if !strings.Contains(flow, want) {
+			t.Errorf("want %s in:\n%s", want, flow)
+		}
+	}
+	if len(res.Secrets) != 1 {
+		t.Errorf("secrets %v, want the credential's one", res.Secrets)
+	}
+}

@@ -523,6 +523,7 @@ func init() {
 		"switch":          (*n8n).switchNode,
 		"stopAndError":    (*n8n).stopAndErrorNode,
 		"splitInBatches":  (*n8n).splitInBatches,
+		"postgres":        (*n8n).postgresNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}
