@@ -144,6 +144,23 @@ func Builtins() []*Block {
 			},
 		},
 		{
+			Name:        "sql",
+			Runtime:     RuntimeBuiltin,
+			Remote:      RemoteNetwork,
+			Description: "Run one SQL statement on PostgreSQL or SQLite and return its rows",
+			UseWhen:     "You need to query or change a PostgreSQL or SQLite database with one SQL statement and its parameters",
+			Tags:        []string{"sql", "database", "postgres", "postgresql", "sqlite", "query"},
+			Inputs: []*lang.Field{
+				required("url", cty.String, "postgres://USER:PASSWORD@HOST/DB (a secret), or sqlite:PATH, the file relative to the flow file"),
+				required("query", cty.String, "One SQL statement; $1, $2… (? in SQLite) are the params"),
+				optional("params", cty.DynamicPseudoType, "A list of the statement's parameters, each typed: text, a number, a bool, null; lists and objects as JSON"),
+			},
+			Outputs: []*lang.Field{
+				out("rows", cty.DynamicPseudoType, "The rows the statement returns, a list of objects by column name"),
+				out("count", cty.Number, "How many rows it returned"),
+			},
+		},
+		{
 			Name:        "file",
 			Runtime:     RuntimeBuiltin,
 			Description: "Read a text file next to the flow",

@@ -29,6 +29,7 @@ func BuiltinExecutorsWith(o HTTPOptions) map[string]Executor {
 		"value":  valueExecutor{},
 		"file":   fileExecutor{},
 		"sleep":  ExecutorFunc(execSleep),
+		"sql":    sqlExecutor{o.Egress},
 		"http":   h,
 		"scrape": &scrapeExecutor{h},
 		// Retrieval; embed runs on the model executor (Executors.For).

@@ -47,9 +47,14 @@ func TestDocumentedDiagnostics(t *testing.T) {
 	}
 }
 
-// diagnosticSummaries are the summaries in the package's source, sorted.
+// diagnosticSummaries are the summaries in the source of the package and
+// of the formats' packages, sorted.
 func diagnosticSummaries(t *testing.T) []string {
-	files, _ := filepath.Glob("*.go")
+	var files []string
+	for _, dir := range []string{".", "agentflow", "anythingllm", "n8n"} {
+		f, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		files = append(files, f...)
+	}
 	fset := token.NewFileSet()
 	seen := map[string]bool{}
 	lit := func(e ast.Expr) {
@@ -73,7 +78,7 @@ func diagnosticSummaries(t *testing.T) []string {
 			switch n := n.(type) {
 			case *ast.CallExpr:
 				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && len(n.Args) == 4 &&
-					(sel.Sel.Name == "problem" || sel.Sel.Name == "warn" || sel.Sel.Name == "stop") {
+					(sel.Sel.Name == "Problem" || sel.Sel.Name == "Warn" || sel.Sel.Name == "Stop") {
 					lit(n.Args[2])
 				}
 			case *ast.KeyValueExpr:

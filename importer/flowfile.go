@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -13,45 +14,45 @@ import (
 
 // decl is a top-level block of a generated file and the comment lines
 // above it.
-type decl struct {
-	comment []string
-	block   *hclwrite.Block
+type Decl struct {
+	Comment []string
+	Block   *hclwrite.Block
 }
 
 // local is one attribute of the flow's locals block.
-type local struct {
-	comment string
-	name    string
-	value   expr
+type Local struct {
+	Comment string
+	Name    string
+	Value   Expr
 }
 
 // blockFile is a generated blocks/NAME.block.hcl.
-type blockFile struct {
-	name   string
-	header []string
-	blocks []decl
+type BlockFile struct {
+	Name   string
+	Header []string
+	Blocks []Decl
 	// fixed, when set, is the file's formatted text, the same for every
 	// import (the n8n_code block's).
-	fixed func() []byte
+	Fixed func() []byte
 }
 
 // flowFile is a flow being generated: its parts in the order the file
 // lists them.
 type flowFile struct {
-	name        string
-	header      []string // comment lines above the flow block
-	description string
-	expose      *bool
-	inputs      []decl
+	Name        string
+	Header      []string // comment lines above the flow block
+	Description string
+	Expose      *bool
+	Inputs      []Decl
 	secrets     []*secretDecl
-	memories    []decl
-	schedules   []decl
-	locals      []local
-	blocks      []decl // inline block definitions
-	steps       []decl
-	outputs     []decl
-	blockFiles  []*blockFile
-	next        []string // what the user must do, besides secrets
+	Memories    []Decl
+	Schedules   []Decl
+	Locals      []Local
+	blocks      []Decl // inline block definitions
+	Steps       []Decl
+	Outputs     []Decl
+	BlockFiles  []*BlockFile
+	Next        []string // what the user must do, besides secrets
 }
 
 // secretDecl is a secret of the flow, and what its value is for the user.
@@ -63,23 +64,23 @@ type secretDecl struct {
 func (f *flowFile) flowBytes() []byte {
 	file := hclwrite.NewEmptyFile()
 	body := file.Body()
-	comment(body, f.header...)
-	fb := hclwrite.NewBlock("flow", []string{f.name})
-	if f.description != "" {
-		fb.Body().SetAttributeRaw("description", clone(str(f.description)))
+	comment(body, f.Header...)
+	fb := hclwrite.NewBlock("flow", []string{f.Name})
+	if f.Description != "" {
+		fb.Body().SetAttributeRaw("description", Clone(Str(f.Description)))
 	}
-	if f.expose != nil {
-		fb.Body().SetAttributeValue("expose", cty.BoolVal(*f.expose))
+	if f.Expose != nil {
+		fb.Body().SetAttributeValue("expose", cty.BoolVal(*f.Expose))
 	}
 	body.AppendBlock(fb)
-	appendDecls := func(ds []decl) {
+	appendDecls := func(ds []Decl) {
 		for _, d := range ds {
 			body.AppendNewline()
-			comment(body, d.comment...)
-			body.AppendBlock(d.block)
+			comment(body, d.Comment...)
+			body.AppendBlock(d.Block)
 		}
 	}
-	appendDecls(f.inputs)
+	appendDecls(f.Inputs)
 	for _, s := range f.secrets {
 		b := hclwrite.NewBlock("secret", []string{s.name})
 		if s.env != "" {
@@ -91,38 +92,38 @@ func (f *flowFile) flowBytes() []byte {
 		body.AppendNewline()
 		body.AppendBlock(b)
 	}
-	appendDecls(f.memories)
-	appendDecls(f.schedules)
-	if len(f.locals) > 0 {
+	appendDecls(f.Memories)
+	appendDecls(f.Schedules)
+	if len(f.Locals) > 0 {
 		body.AppendNewline()
 		b := hclwrite.NewBlock("locals", nil)
-		for i, l := range f.locals {
-			if i > 0 && l.comment != "" {
+		for i, l := range f.Locals {
+			if i > 0 && l.Comment != "" {
 				b.Body().AppendNewline()
 			}
-			if l.comment != "" {
-				comment(b.Body(), l.comment)
+			if l.Comment != "" {
+				comment(b.Body(), l.Comment)
 			}
-			b.Body().SetAttributeRaw(l.name, clone(l.value))
+			b.Body().SetAttributeRaw(l.Name, Clone(l.Value))
 		}
 		body.AppendBlock(b)
 	}
 	appendDecls(f.blocks)
-	appendDecls(f.steps)
-	appendDecls(f.outputs)
+	appendDecls(f.Steps)
+	appendDecls(f.Outputs)
 	return file.Bytes()
 }
 
-func (b *blockFile) bytes() []byte {
+func (b *BlockFile) Bytes() []byte {
 	file := hclwrite.NewEmptyFile()
 	body := file.Body()
-	comment(body, b.header...)
-	for i, d := range b.blocks {
-		if i > 0 || len(b.header) > 0 {
+	comment(body, b.Header...)
+	for i, d := range b.Blocks {
+		if i > 0 || len(b.Header) > 0 {
 			body.AppendNewline()
 		}
-		comment(body, d.comment...)
-		body.AppendBlock(d.block)
+		comment(body, d.Comment...)
+		body.AppendBlock(d.Block)
 	}
 	return file.Bytes()
 }
@@ -136,7 +137,7 @@ func (f *flowFile) redact(src []byte) []byte {
 			continue
 		}
 		mark := []byte("(secret." + s.name + ")")
-		_, token := splitScheme(s.value)
+		_, token := SplitScheme(s.value)
 		for _, v := range []string{s.value, token} {
 			if len(v) >= 4 {
 				src = bytes.ReplaceAll(src, []byte(v), mark)
@@ -153,53 +154,53 @@ func (f *flowFile) secretList() []Secret {
 		if env == "" {
 			env = "FLOWCTL_SECRET_" + strings.ToUpper(s.name)
 		}
-		out = append(out, Secret{Flow: f.name, Name: s.name, Env: env, For: s.forWhat})
+		out = append(out, Secret{Flow: f.Name, Name: s.name, Env: env, For: s.forWhat})
 	}
 	return out
 }
 
 // conv is the state of one file's conversion.
-type conv struct {
-	src    *source
+type Conv struct {
+	Src    *Source
 	format Format
-	file   *flowFile
-	diags  hcl.Diagnostics
-	fatal  bool // the file cannot be converted at all, not even in part
+	File   *flowFile
+	Diags  hcl.Diagnostics
+	Fatal  bool // the file cannot be converted at all, not even in part
 	names  map[string]map[string]bool
 	gaps   bool // a not_converted block is declared
 }
 
-func newConv(src *source, format Format) *conv {
-	return &conv{src: src, format: format, file: &flowFile{}, names: map[string]map[string]bool{}}
+func newConv(src *Source, format Format) *Conv {
+	return &Conv{Src: src, format: format, File: &flowFile{}, names: map[string]map[string]bool{}}
 }
 
 // where describes a node or step for messages: `n8n node "Fetch"
 // (n8n-nodes-base.httpRequest) at /nodes/3 of wf.json`.
-type where struct {
-	at   *jv
-	what string // "node", "step", "block"
-	name string
-	typ  string
+type Where struct {
+	At   *JV
+	What string // "node", "step", "block"
+	Name string
+	Typ  string
 }
 
-func (w where) String() string {
+func (w Where) String() string {
 	var b strings.Builder
-	b.WriteString(w.what)
-	if w.name != "" {
-		fmt.Fprintf(&b, " %q", w.name)
+	b.WriteString(w.What)
+	if w.Name != "" {
+		fmt.Fprintf(&b, " %q", w.Name)
 	}
-	if w.typ != "" {
-		fmt.Fprintf(&b, " (%s)", w.typ)
+	if w.Typ != "" {
+		fmt.Fprintf(&b, " (%s)", w.Typ)
 	}
 	return b.String()
 }
 
-func (c *conv) diag(sev hcl.DiagnosticSeverity, w where, at *jv, summary, detail string) *hcl.Diagnostic {
+func (c *Conv) diag(sev hcl.DiagnosticSeverity, w Where, at *JV, summary, detail string) *hcl.Diagnostic {
 	if at == nil {
-		at = w.at
+		at = w.At
 	}
 	if at == nil {
-		at = c.src.Root
+		at = c.Src.Root
 	}
 	rng := at.Rng
 	ptr := at.Ptr
@@ -209,30 +210,30 @@ func (c *conv) diag(sev hcl.DiagnosticSeverity, w where, at *jv, summary, detail
 	d := &hcl.Diagnostic{
 		Severity: sev,
 		Summary:  summary,
-		Detail:   fmt.Sprintf("%s, at %s in %s: %s", capitalize(w.String()), ptr, c.src.Name, detail),
+		Detail:   fmt.Sprintf("%s, at %s in %s: %s", capitalize(w.String()), ptr, c.Src.Name, detail),
 		Subject:  &rng,
-		Extra:    Origin{File: c.src.Name, Path: ptr, Node: w.name, Type: w.typ},
+		Extra:    Origin{File: c.Src.Name, Path: ptr, Node: w.Name, Type: w.Typ},
 	}
-	c.diags = append(c.diags, d)
+	c.Diags = append(c.Diags, d)
 	return d
 }
 
 // problem reports what cannot be converted and returns the message the
 // step standing for it fails with (--partial).
-func (c *conv) problem(w where, at *jv, summary, detail string) string {
+func (c *Conv) Problem(w Where, at *JV, summary, detail string) string {
 	d := c.diag(hcl.DiagError, w, at, summary, detail)
 	return d.Summary + ": " + d.Detail
 }
 
 // warn reports what is converted with a difference the user should know.
-func (c *conv) warn(w where, at *jv, summary, detail string) {
+func (c *Conv) Warn(w Where, at *JV, summary, detail string) {
 	c.diag(hcl.DiagWarning, w, at, summary, detail)
 }
 
 // stop reports what makes the whole file impossible to convert.
-func (c *conv) stop(w where, at *jv, summary, detail string) {
+func (c *Conv) Stop(w Where, at *JV, summary, detail string) {
 	c.diag(hcl.DiagError, w, at, summary, detail)
-	c.fatal = true
+	c.Fatal = true
 }
 
 func capitalize(s string) string {
@@ -244,13 +245,13 @@ func capitalize(s string) string {
 
 // name returns a unique name of a kind (step, input, output, …) made from
 // text in snake_case.
-func (c *conv) name(kind, text, fallback string) string {
+func (c *Conv) Name(kind, text, fallback string) string {
 	used := c.names[kind]
 	if used == nil {
 		used = map[string]bool{}
 		c.names[kind] = used
 	}
-	base := snake(text)
+	base := Snake(text)
 	if base == "" {
 		base = fallback
 	}
@@ -262,9 +263,23 @@ func (c *conv) name(kind, text, fallback string) string {
 	return n
 }
 
+// FlowName names the flow after text, or when text gives no name, after
+// the source file (its name without the extension, so that two files of
+// a batch without names get two flows), then fallback.
+func (c *Conv) FlowName(text, fallback string) string {
+	if Snake(text) == "" {
+		base := filepath.Base(c.Src.Name)
+		text = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	return c.Name("flow", text, fallback)
+}
+
 // gapStep declares a step that fails with message: what --partial writes
 // for a part that could not be converted.
-func (c *conv) gapStep(name, commentLine, message string) {
+// inputs, when not nil, is what the part took (an n8n node's input
+// items): the step keeps it, so that replacing the step is the only edit
+// needed.
+func (c *Conv) GapStep(name, commentLine, message string, inputs Expr) {
 	if !c.gaps {
 		c.gaps = true
 		b := hclwrite.NewBlock("block", []string{"not_converted"})
@@ -272,44 +287,51 @@ func (c *conv) gapStep(name, commentLine, message string) {
 		body.SetAttributeValue("runtime", cty.StringVal("js"))
 		body.SetAttributeValue("description", cty.StringVal("Fails with the message of what flowctl import could not convert"))
 		in := body.AppendNewBlock("input", []string{"message"})
-		in.Body().SetAttributeRaw("type", clone(code("string")))
+		in.Body().SetAttributeRaw("type", Clone(Code("string")))
+		in = body.AppendNewBlock("input", []string{"inputs"})
+		in.Body().SetAttributeRaw("type", Clone(Code("any")))
+		in.Body().SetAttributeRaw("default", Clone(Code("null")))
+		in.Body().SetAttributeValue("description", cty.StringVal("what the part took, for the step that replaces this one"))
 		out := body.AppendNewBlock("output", []string{"value"})
-		out.Body().SetAttributeRaw("type", clone(code("any")))
+		out.Body().SetAttributeRaw("type", Clone(Code("any")))
 		body.SetAttributeValue("source", cty.StringVal("function execute(input) { throw new Error(input.message) }"))
-		c.file.blocks = append(c.file.blocks, decl{
-			comment: []string{"The steps that use this block stand for what flowctl import could not convert (--partial)."},
-			block:   b,
+		c.File.blocks = append(c.File.blocks, Decl{
+			Comment: []string{"The steps that use this block stand for what flowctl import could not convert (--partial)."},
+			Block:   b,
 		})
 	}
 	b := hclwrite.NewBlock("step", []string{name})
 	b.Body().SetAttributeValue("use", cty.StringVal("not_converted"))
-	b.Body().SetAttributeRaw("message", clone(text(message)))
-	c.file.steps = append(c.file.steps, decl{comment: []string{commentLine + " — not converted"}, block: b})
+	b.Body().SetAttributeRaw("message", Clone(Text(message)))
+	if inputs != nil {
+		b.Body().SetAttributeRaw("inputs", Clone(inputs))
+	}
+	c.File.Steps = append(c.File.Steps, Decl{Comment: []string{commentLine + " — not converted"}, Block: b})
 }
 
 // addSecret declares a secret for a credential found in the source (value
 // is its literal value, or "" when the source only names it) and returns
 // its name. The same literal value gives the same secret.
-func (c *conv) addSecret(nameText, forWhat, value string) string {
-	for _, s := range c.file.secrets {
+func (c *Conv) AddSecret(nameText, forWhat, value string) string {
+	for _, s := range c.File.secrets {
 		if value != "" && s.value == value {
 			return s.name
 		}
 	}
-	name := c.name("secret", nameText, "credential")
-	c.file.secrets = append(c.file.secrets, &secretDecl{
+	name := c.Name("secret", nameText, "credential")
+	c.File.secrets = append(c.File.secrets, &secretDecl{
 		name: name, description: forWhat, forWhat: forWhat, value: value,
 	})
 	return name
 }
 
 // step appends a step block with its comment.
-func (c *conv) step(commentLine string, b *hclwrite.Block) {
-	c.file.steps = append(c.file.steps, decl{comment: []string{commentLine}, block: b})
+func (c *Conv) Step(commentLine string, b *hclwrite.Block) {
+	c.File.Steps = append(c.File.Steps, Decl{Comment: []string{commentLine}, Block: b})
 }
 
 // newStep starts a step block using the block use.
-func newStep(name, use string) (*hclwrite.Block, *hclwrite.Body) {
+func NewStep(name, use string) (*hclwrite.Block, *hclwrite.Body) {
 	b := hclwrite.NewBlock("step", []string{name})
 	b.Body().SetAttributeValue("use", cty.StringVal(use))
 	return b, b.Body()
@@ -323,17 +345,17 @@ var credentialParam = regexp.MustCompile(`([?&])([A-Za-z0-9_.\-]+)=([^&#\s]+)`)
 // scheme stays), and the value of a URL query parameter named like a
 // credential (api_key=…, token=…). where says where the text is, for the
 // secret's description.
-func (c *conv) hideCredentials(parts []tpart, where string) []tpart {
-	var out []tpart
+func (c *Conv) HideCredentials(parts []TPart, where string) []TPart {
+	var out []TPart
 	for i, p := range parts {
 		if p.Expr != nil || p.Lit == "" {
 			out = append(out, p)
 			continue
 		}
-		if looksLikeCredential(p.Lit) && strings.TrimSpace(p.Lit) == p.Lit {
-			scheme, _ := splitScheme(p.Lit)
-			sec := c.addSecret("token", "the token in "+where, p.Lit)
-			out = append(out, tpart{Lit: scheme}, tpart{Expr: ref("secret", sec)})
+		if LooksLikeCredential(p.Lit) && strings.TrimSpace(p.Lit) == p.Lit {
+			scheme, _ := SplitScheme(p.Lit)
+			sec := c.AddSecret("token", "the token in "+where, p.Lit)
+			out = append(out, TPart{Lit: scheme}, TPart{Expr: Ref("secret", sec)})
 			continue
 		}
 		lit := p.Lit
@@ -341,14 +363,14 @@ func (c *conv) hideCredentials(parts []tpart, where string) []tpart {
 		for _, m := range credentialParam.FindAllStringSubmatchIndex(lit, -1) {
 			name := lit[m[4]:m[5]]
 			atEnd := m[1] == len(lit) && i+1 < len(parts) // the value may go on in the next part
-			if !credentialName.MatchString(name) || atEnd {
+			if !CredentialName.MatchString(name) || atEnd {
 				continue
 			}
-			sec := c.addSecret(name, fmt.Sprintf("query parameter %s in %s", name, where), lit[m[6]:m[7]])
-			out = append(out, tpart{Lit: lit[last:m[6]]}, tpart{Expr: ref("secret", sec)})
+			sec := c.AddSecret(name, fmt.Sprintf("query parameter %s in %s", name, where), lit[m[6]:m[7]])
+			out = append(out, TPart{Lit: lit[last:m[6]]}, TPart{Expr: Ref("secret", sec)})
 			last = m[7]
 		}
-		out = append(out, tpart{Lit: lit[last:]})
+		out = append(out, TPart{Lit: lit[last:]})
 	}
 	return out
 }
@@ -356,17 +378,17 @@ func (c *conv) hideCredentials(parts []tpart, where string) []tpart {
 // secretValue is the value of a name/value pair (a query parameter, a
 // form or body field) whose name says it is a credential: a secret, when
 // the value is written in the source; nil otherwise.
-func (c *conv) secretValue(name string, v *jv, where string) expr {
+func (c *Conv) SecretValue(name string, v *JV, where string) Expr {
 	if v == nil || v.Kind != 's' || strings.HasPrefix(v.Str, "=") || strings.Contains(v.Str, "${") || v.Str == "" {
 		return nil
 	}
-	if !credentialName.MatchString(name) && !looksLikeCredential(v.Str) {
+	if !CredentialName.MatchString(name) && !LooksLikeCredential(v.Str) {
 		return nil
 	}
-	scheme, token := splitScheme(v.Str)
-	sec := c.addSecret(name, fmt.Sprintf("%s %s", where, name), v.Str)
+	scheme, token := SplitScheme(v.Str)
+	sec := c.AddSecret(name, fmt.Sprintf("%s %s", where, name), v.Str)
 	if token != v.Str {
-		return template([]tpart{{Lit: scheme}, {Expr: ref("secret", sec)}}, false)
+		return Template([]TPart{{Lit: scheme}, {Expr: Ref("secret", sec)}}, false)
 	}
-	return ref("secret", sec)
+	return Ref("secret", sec)
 }

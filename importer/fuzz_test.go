@@ -1,10 +1,11 @@
-package importer
+package importer_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
+	"github.com/flowctl/flowctl/importer"
 	"github.com/flowctl/flowctl/importer/importtest"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
@@ -36,17 +37,17 @@ func FuzzImport(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		for _, from := range append([]Format{""}, Formats...) {
+		for _, from := range append([]importer.Format{""}, importer.Formats...) {
 			for _, partial := range []bool{false, true} {
-				checkImport(t, src, Options{From: from, Partial: partial})
+				checkImport(t, src, importer.Options{From: from, Partial: partial})
 			}
 		}
 	})
 }
 
-func checkImport(t *testing.T, src []byte, opts Options) {
+func checkImport(t *testing.T, src []byte, opts importer.Options) {
 	t.Helper()
-	res, diags := Import([]File{{Name: "source.json", Bytes: src}}, opts)
+	res, diags := importer.Import([]importer.File{{Name: "source.json", Bytes: src}}, opts)
 	for _, d := range diags {
 		if d.Severity != hcl.DiagError {
 			continue
@@ -54,7 +55,7 @@ func checkImport(t *testing.T, src []byte, opts Options) {
 		if d.Subject == nil || d.Summary == "" || d.Detail == "" {
 			t.Fatalf("from %q: an error without a place or a reason: %+v", opts.From, d)
 		}
-		if o, ok := d.Extra.(Origin); ok && (o.File != "source.json" || !strings.HasPrefix(o.Path, "/")) {
+		if o, ok := d.Extra.(importer.Origin); ok && (o.File != "source.json" || !strings.HasPrefix(o.Path, "/")) {
 			t.Fatalf("from %q: an error whose origin is not a JSON path of the source: %+v", opts.From, o)
 		}
 	}
@@ -67,7 +68,7 @@ func checkImport(t *testing.T, src []byte, opts Options) {
 	if diags.HasErrors() && !opts.Partial {
 		t.Fatalf("from %q: files written despite errors: %v", opts.From, diags)
 	}
-	again, _ := Import([]File{{Name: "source.json", Bytes: src}}, opts)
+	again, _ := importer.Import([]importer.File{{Name: "source.json", Bytes: src}}, opts)
 	for i, file := range res.Files {
 		if !strings.HasSuffix(file.Name, ".hcl") {
 			t.Fatalf("wrote %s", file.Name)

@@ -14,13 +14,13 @@ import (
 // expr is an HCL expression being generated, as hclwrite tokens. The file
 // is formatted once it is complete (lang.Format), so the tokens need no
 // spacing of their own.
-type expr = hclwrite.Tokens
+type Expr = hclwrite.Tokens
 
 // code lexes src, a complete sequence of HCL expression tokens (no string
 // cut in two), into tokens.
-func code(src string) expr {
+func Code(src string) Expr {
 	toks, _ := hclsyntax.LexExpression([]byte(src), "", hcl.InitialPos)
-	var out expr
+	var out Expr
 	for _, t := range toks {
 		if t.Type == hclsyntax.TokenEOF {
 			break
@@ -32,7 +32,7 @@ func code(src string) expr {
 
 // spaced puts a space between two words (identifiers, keywords, numbers)
 // that would otherwise run together; the formatter sets the rest.
-func spaced(e expr) expr {
+func spaced(e Expr) Expr {
 	word := func(t *hclwrite.Token) bool {
 		return t.Type == hclsyntax.TokenIdent || t.Type == hclsyntax.TokenNumberLit
 	}
@@ -46,8 +46,8 @@ func spaced(e expr) expr {
 
 // clone copies an expression's tokens. The formatter sets each token's
 // spacing where it stands, so no token may stand in two places.
-func clone(e expr) expr {
-	out := make(expr, len(e))
+func Clone(e Expr) Expr {
+	out := make(Expr, len(e))
 	for i, t := range e {
 		c := *t
 		out[i] = &c
@@ -57,14 +57,14 @@ func clone(e expr) expr {
 
 // join concatenates expressions and code fragments: each part is an expr
 // or a string of code.
-func join(parts ...any) expr {
-	var out expr
+func Join(parts ...any) Expr {
+	var out Expr
 	for _, p := range parts {
 		switch p := p.(type) {
-		case expr:
-			out = append(out, clone(p)...)
+		case Expr:
+			out = append(out, Clone(p)...)
 		case string:
-			out = append(out, code(p)...)
+			out = append(out, Code(p)...)
 		default:
 			panic(fmt.Sprintf("join: %T", p))
 		}
@@ -75,7 +75,7 @@ func join(parts ...any) expr {
 // ref is a traversal: ref("step", "fetch", "body") is step.fetch.body.
 // A name that is not an identifier becomes an index (["a b"]), and an
 // int an index ([0]).
-func ref(root string, path ...any) expr {
+func Ref(root string, path ...any) Expr {
 	t := hcl.Traversal{hcl.TraverseRoot{Name: root}}
 	for _, p := range path {
 		switch p := p.(type) {
@@ -95,68 +95,90 @@ func ref(root string, path ...any) expr {
 }
 
 // index appends path (as in ref) to e.
-func index(e expr, path ...any) expr {
-	out := clone(e)
+func Index(e Expr, path ...any) Expr {
+	out := Clone(e)
+	if len(path) > 0 && splat(e) {
+		// a[*].b[0] is each element's b[0]; (a[*].b)[0] is the first b.
+		out = Join("(", e, ")")
+	}
 	for _, p := range path {
 		switch p := p.(type) {
 		case string:
 			if hclsyntax.ValidIdentifier(p) {
-				out = append(out, code("."+p)...)
+				out = append(out, Code("."+p)...)
 			} else {
-				out = append(out, join("[", str(p), "]")...)
+				out = append(out, Join("[", Str(p), "]")...)
 			}
 		case int:
-			out = append(out, code(fmt.Sprintf("[%d]", p))...)
-		case expr:
-			out = append(out, join("[", p, "]")...)
+			out = append(out, Code(fmt.Sprintf("[%d]", p))...)
+		case Expr:
+			out = append(out, Join("[", p, "]")...)
 		}
 	}
 	return out
 }
 
+// splat reports whether e ends in a splat's traversal (a[*].b), which an
+// index after it would join.
+func splat(e Expr) bool {
+	depth := 0
+	for i, t := range e {
+		switch t.Type {
+		case hclsyntax.TokenOParen, hclsyntax.TokenOBrack, hclsyntax.TokenOBrace, hclsyntax.TokenOQuote, hclsyntax.TokenOHeredoc, hclsyntax.TokenTemplateInterp:
+			if depth == 0 && t.Type == hclsyntax.TokenOBrack && i+2 < len(e) && e[i+1].Type == hclsyntax.TokenStar && e[i+2].Type == hclsyntax.TokenCBrack {
+				return true
+			}
+			depth++
+		case hclsyntax.TokenCParen, hclsyntax.TokenCBrack, hclsyntax.TokenCBrace, hclsyntax.TokenCQuote, hclsyntax.TokenCHeredoc, hclsyntax.TokenTemplateSeqEnd:
+			depth--
+		}
+	}
+	return false
+}
+
 // call is a function call.
-func call(name string, args ...expr) expr {
-	cloned := make([]expr, len(args))
+func Call(name string, args ...Expr) Expr {
+	cloned := make([]Expr, len(args))
 	for i, a := range args {
-		cloned[i] = clone(a)
+		cloned[i] = Clone(a)
 	}
 	return hclwrite.TokensForFunctionCall(name, cloned...)
 }
 
 // str is a quoted string literal (HCL escapes its ${ and %{).
-func str(s string) expr { return hclwrite.TokensForValue(cty.StringVal(s)) }
+func Str(s string) Expr { return hclwrite.TokensForValue(cty.StringVal(s)) }
 
 // num is a number literal written as the source wrote it.
-func num(s string) expr { return code(s) }
+func num(s string) Expr { return Code(s) }
 
 // literal is the HCL literal of a cty value.
-func literal(v cty.Value) expr { return hclwrite.TokensForValue(v) }
+func literal(v cty.Value) Expr { return hclwrite.TokensForValue(v) }
 
 // tuple is [e1, e2, …].
-func tuple(elems []expr) expr {
-	cloned := make([]expr, len(elems))
+func Tuple(elems []Expr) Expr {
+	cloned := make([]Expr, len(elems))
 	for i, e := range elems {
-		cloned[i] = clone(e)
+		cloned[i] = Clone(e)
 	}
 	return hclwrite.TokensForTuple(cloned)
 }
 
 // member is one attribute of an object constructor.
-type member struct {
+type Member struct {
 	Name  string
-	Value expr
+	Value Expr
 }
 
 // object is { name = value, … }; a name that is not an identifier is
 // quoted.
-func object(members []member) expr {
+func Object(members []Member) Expr {
 	attrs := make([]hclwrite.ObjectAttrTokens, len(members))
 	for i, m := range members {
-		name := str(m.Name)
+		name := Str(m.Name)
 		if hclsyntax.ValidIdentifier(m.Name) && !isKeyword(m.Name) {
-			name = code(m.Name)
+			name = Code(m.Name)
 		}
-		attrs[i] = hclwrite.ObjectAttrTokens{Name: name, Value: clone(m.Value)}
+		attrs[i] = hclwrite.ObjectAttrTokens{Name: name, Value: Clone(m.Value)}
 	}
 	return hclwrite.TokensForObject(attrs)
 }
@@ -171,9 +193,9 @@ func isKeyword(s string) bool {
 
 // tpart is a piece of a string template: literal text, or an expression
 // interpolated into it.
-type tpart struct {
+type TPart struct {
 	Lit  string
-	Expr expr
+	Expr Expr
 }
 
 // template is a string template of parts: a quoted string, or a heredoc
@@ -181,7 +203,7 @@ type tpart struct {
 // the text of one that does not is passed through chomp, unless
 // literalOnly (block definitions allow no function calls; there the value
 // gains a final newline).
-func template(parts []tpart, literalOnly bool) expr {
+func Template(parts []TPart, literalOnly bool) Expr {
 	parts = mergeLits(parts)
 	var text strings.Builder
 	interp := false
@@ -196,9 +218,9 @@ func template(parts []tpart, literalOnly bool) expr {
 	endsWithExpr := parts[len(parts)-1].Expr != nil
 	if !strings.Contains(text.String(), "\n") || (endsWithExpr && !literalOnly) {
 		if !interp {
-			return str(text.String())
+			return Str(text.String())
 		}
-		out := expr{{Type: hclsyntax.TokenOQuote, Bytes: []byte(`"`)}}
+		out := Expr{{Type: hclsyntax.TokenOQuote, Bytes: []byte(`"`)}}
 		for _, p := range parts {
 			if p.Expr != nil {
 				out = append(out, interpTokens(p.Expr)...)
@@ -214,7 +236,7 @@ func template(parts []tpart, literalOnly bool) expr {
 		parts[len(parts)-1].Lit = strings.TrimSuffix(last.Lit, "\n")
 	}
 	delim := heredocDelimiter(text.String())
-	out := expr{{Type: hclsyntax.TokenOHeredoc, Bytes: []byte("<<" + delim + "\n")}}
+	out := Expr{{Type: hclsyntax.TokenOHeredoc, Bytes: []byte("<<" + delim + "\n")}}
 	for _, p := range parts {
 		if p.Expr != nil {
 			out = append(out, interpTokens(p.Expr)...)
@@ -228,22 +250,22 @@ func template(parts []tpart, literalOnly bool) expr {
 		&hclwrite.Token{Type: hclsyntax.TokenStringLit, Bytes: []byte("\n")},
 		&hclwrite.Token{Type: hclsyntax.TokenCHeredoc, Bytes: []byte(delim)})
 	if chomp && !literalOnly {
-		return call("chomp", append(out, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}))
+		return Call("chomp", append(out, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}))
 	}
 	return out
 }
 
 // text is a string value, as template of one literal part.
-func text(s string) expr { return template([]tpart{{Lit: s}}, false) }
+func Text(s string) Expr { return Template([]TPart{{Lit: s}}, false) }
 
-func interpTokens(e expr) expr {
-	out := expr{{Type: hclsyntax.TokenTemplateInterp, Bytes: []byte("${")}}
-	out = append(out, clone(e)...)
+func interpTokens(e Expr) Expr {
+	out := Expr{{Type: hclsyntax.TokenTemplateInterp, Bytes: []byte("${")}}
+	out = append(out, Clone(e)...)
 	return append(out, &hclwrite.Token{Type: hclsyntax.TokenTemplateSeqEnd, Bytes: []byte("}")})
 }
 
-func mergeLits(parts []tpart) []tpart {
-	var out []tpart
+func mergeLits(parts []TPart) []TPart {
+	var out []TPart
 	for _, p := range parts {
 		if p.Expr == nil && len(out) > 0 && out[len(out)-1].Expr == nil {
 			out[len(out)-1].Lit += p.Lit
@@ -255,7 +277,7 @@ func mergeLits(parts []tpart) []tpart {
 		out = append(out, p)
 	}
 	if len(out) == 0 {
-		out = []tpart{{}}
+		out = []TPart{{}}
 	}
 	return out
 }
@@ -334,7 +356,7 @@ func comment(body *hclwrite.Body, lines ...string) {
 
 // paren wraps e in parentheses when it is not a single operand (an
 // operator outside brackets), for use inside a larger expression.
-func paren(e expr) expr {
+func Paren(e Expr) Expr {
 	depth := 0
 	for _, t := range e {
 		switch t.Type {
@@ -347,7 +369,7 @@ func paren(e expr) expr {
 			hclsyntax.TokenGreaterThan, hclsyntax.TokenGreaterThanEq, hclsyntax.TokenAnd, hclsyntax.TokenOr,
 			hclsyntax.TokenBang, hclsyntax.TokenQuestion, hclsyntax.TokenColon:
 			if depth == 0 {
-				return join("(", e, ")")
+				return Join("(", e, ")")
 			}
 		}
 	}
@@ -355,7 +377,7 @@ func paren(e expr) expr {
 }
 
 // duration writes milliseconds as a duration literal: "5m", "30s", "1500ms".
-func duration(ms int64) string {
+func Duration(ms int64) string {
 	switch {
 	case ms%3600000 == 0:
 		return fmt.Sprintf("%dh", ms/3600000)

@@ -68,6 +68,19 @@ type Origin struct {
 	Type string `json:"type,omitempty"`
 }
 
+// A Converter converts a source file of its format into c's flow;
+// registry holds the sources of the AgentFlow registry's blocks (only
+// AgentFlow reads them).
+type Converter func(c *Conv, registry []*Source)
+
+// converters are the formats' converters, each registered by its package.
+var converters = map[Format]Converter{}
+
+// Register makes convert the converter of format f. Each format's package
+// (importer/n8n, importer/anythingllm, importer/agentflow) registers its
+// own when it is imported.
+func Register(f Format, convert Converter) { converters[f] = convert }
+
 // Import converts each file into a flow (and the blocks it needs). When a
 // file cannot be converted in full, the result holds no files, unless
 // opts.Partial; files that cannot be read as any format stop an import
@@ -75,11 +88,9 @@ type Origin struct {
 func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	res := &Result{}
-	written := map[string]string{} // path → the file it came from
-	fatal := false
-	var blockSrcs []*source
+	var blockSrcs []*Source
 	for _, b := range opts.Blocks {
-		s, d := parseSource(b.Name, b.Bytes)
+		s, d := ParseSource(b.Name, b.Bytes)
 		diags = append(diags, d...)
 		if s != nil {
 			blockSrcs = append(blockSrcs, s)
@@ -88,64 +99,88 @@ func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	// Each file stands alone: with --partial, one that cannot be
+	// converted at all (its diagnostics stay errors) keeps none of the
+	// others from being written.
+	var fileErrs []*hcl.Diagnostic
+	written := map[string]string{} // path → the file it came from
 	for _, f := range files {
-		src, d := parseSource(f.Name, f.Bytes)
-		diags = append(diags, d...)
-		if src == nil {
-			fatal = true
-			continue
-		}
-		format, d := detect(src, opts.From)
-		diags = append(diags, d...)
-		if d.HasErrors() {
-			fatal = true
-			continue
-		}
-		c := newConv(src, format)
-		switch format {
-		case AnythingLLM:
-			convertAnythingLLM(c)
-		case AgentFlow:
-			convertAgentFlow(c, blockSrcs)
-		case N8N:
-			convertN8N(c)
-		}
-		diags = append(diags, c.diags...)
-		fatal = fatal || c.fatal
-		if c.fatal {
-			continue
-		}
-		out, d := c.file.render()
-		diags = append(diags, d...)
-		fatal = fatal || d.HasErrors()
+		out, secrets, next, d, fatal := importFile(f, opts, blockSrcs)
 		for _, o := range out {
-			if prev, ok := written[o.Name]; ok {
-				if prevFile := findFile(res.Files, o.Name); prevFile != nil && string(prevFile.Bytes) == string(o.Bytes) {
-					continue // the same block file, needed by two flows
-				}
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Two flows with one name",
-					Detail:   fmt.Sprintf("%s and %s would both be written to %s; rename one of them in its source.", prev, f.Name, o.Name),
-				})
-				fatal = true
+			prev, ok := written[o.Name]
+			if !ok {
 				continue
 			}
-			written[o.Name] = f.Name
-			res.Files = append(res.Files, o)
+			if prevFile := findFile(res.Files, o.Name); prevFile != nil && string(prevFile.Bytes) == string(o.Bytes) {
+				continue // the same block file, needed by two flows
+			}
+			d = append(d, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Two flows with one name",
+				Detail:   fmt.Sprintf("%s and %s would both be written to %s; rename one of them in its source.", prev, f.Name, o.Name),
+			})
+			fatal = true
 		}
-		res.Secrets = append(res.Secrets, c.file.secretList()...)
-		res.Next = append(res.Next, c.file.next...)
+		diags = append(diags, d...)
+		if fatal {
+			for _, e := range d {
+				if e.Severity == hcl.DiagError {
+					fileErrs = append(fileErrs, e)
+				}
+			}
+			continue
+		}
+		for _, o := range out {
+			if _, ok := written[o.Name]; !ok {
+				written[o.Name] = f.Name
+				res.Files = append(res.Files, o)
+			}
+		}
+		res.Secrets = append(res.Secrets, secrets...)
+		res.Next = append(res.Next, next...)
 	}
-	if fatal || (diags.HasErrors() && !opts.Partial) {
+	if diags.HasErrors() && (!opts.Partial || len(res.Files) == 0) {
 		return nil, diags
 	}
-	if opts.Partial {
-		for _, d := range diags {
+	for _, d := range diags {
+		if !slices.Contains(fileErrs, d) {
 			d.Severity = hcl.DiagWarning
 		}
 	}
 	return res, diags
+}
+
+// importFile converts one file; fatal when it cannot be converted at
+// all, not even with --partial (nothing of it is written).
+func importFile(f File, opts Options, blockSrcs []*Source) (out []File, secrets []Secret, next []string, diags hcl.Diagnostics, fatal bool) {
+	src, d := ParseSource(f.Name, f.Bytes)
+	diags = append(diags, d...)
+	if src == nil {
+		return nil, nil, nil, diags, true
+	}
+	format, d := detect(src, opts.From)
+	diags = append(diags, d...)
+	if d.HasErrors() {
+		return nil, nil, nil, diags, true
+	}
+	c := newConv(src, format)
+	convert := converters[format]
+	if convert == nil {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown format",
+			Detail: fmt.Sprintf("%s is %s, and this program has no converter for it (it does not import importer/%s).", src.Name, describe(format), format)})
+		return nil, nil, nil, diags, true
+	}
+	convert(c, blockSrcs)
+	diags = append(diags, c.Diags...)
+	if c.Fatal {
+		return nil, nil, nil, diags, true
+	}
+	out, d = c.File.render()
+	diags = append(diags, d...)
+	if d.HasErrors() {
+		return nil, nil, nil, diags, true
+	}
+	return out, c.File.secretList(), c.File.Next, diags, false
 }
 
 func findFile(files []File, name string) *File {
@@ -159,16 +194,16 @@ func findFile(files []File, name string) *File {
 
 // detect finds the format from the shape of the file, or checks the one
 // forced.
-func detect(src *source, from Format) (Format, hcl.Diagnostics) {
+func detect(src *Source, from Format) (Format, hcl.Diagnostics) {
 	root := src.Root
 	var found Format
 	if root.Kind == 'o' {
 		switch {
-		case root.get("steps") != nil && root.get("steps").Kind == 'a':
+		case root.Get("steps") != nil && root.Get("steps").Kind == 'a':
 			found = AnythingLLM
-		case root.get("connections") != nil || n8nNodes(root):
+		case root.Get("connections") != nil || n8nNodes(root):
 			found = N8N
-		case root.get("nodes") != nil && (root.get("edges") != nil || agentflowNodes(root)):
+		case root.Get("nodes") != nil && (root.Get("edges") != nil || agentflowNodes(root)):
 			found = AgentFlow
 		}
 	}
@@ -213,18 +248,18 @@ func describe(f Format) string {
 	return "an n8n workflow"
 }
 
-func n8nNodes(root *jv) bool {
-	for _, n := range root.items("nodes") {
-		if strings.Contains(n.str("type"), ".") && n.get("parameters") != nil {
+func n8nNodes(root *JV) bool {
+	for _, n := range root.Items("nodes") {
+		if strings.Contains(n.Text("type"), ".") && n.Get("parameters") != nil {
 			return true
 		}
 	}
 	return false
 }
 
-func agentflowNodes(root *jv) bool {
-	for _, n := range root.items("nodes") {
-		if n.get("block_id") != nil {
+func agentflowNodes(root *JV) bool {
+	for _, n := range root.Items("nodes") {
+		if n.Get("block_id") != nil {
 			return true
 		}
 	}
@@ -249,13 +284,13 @@ func (f *flowFile) render() ([]File, hcl.Diagnostics) {
 		}
 		out = append(out, File{Name: name, Bytes: formatted})
 	}
-	add(f.name+".flow.hcl", f.flowBytes())
-	for _, b := range f.blockFiles {
-		if b.fixed != nil {
-			out = append(out, File{Name: path.Join("blocks", b.name+".block.hcl"), Bytes: b.fixed()})
+	add(f.Name+".flow.hcl", f.flowBytes())
+	for _, b := range f.BlockFiles {
+		if b.Fixed != nil {
+			out = append(out, File{Name: path.Join("blocks", b.Name+".block.hcl"), Bytes: b.Fixed()})
 			continue
 		}
-		add(path.Join("blocks", b.name+".block.hcl"), b.bytes())
+		add(path.Join("blocks", b.Name+".block.hcl"), b.Bytes())
 	}
 	return out, diags
 }

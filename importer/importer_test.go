@@ -1,4 +1,4 @@
-package importer
+package importer_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/importer"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/tools/txtar"
@@ -55,12 +56,12 @@ func runCase(t *testing.T, path string) {
 	if !ok {
 		t.Fatal("no source.json")
 	}
-	opts := Options{Partial: strings.TrimSpace(string(files["options"])) == "partial"}
+	opts := importer.Options{Partial: strings.TrimSpace(string(files["options"])) == "partial"}
 	if b, ok := files["blocks.json"]; ok {
-		opts.Blocks = []File{{Name: "blocks.json", Bytes: b}}
+		opts.Blocks = []importer.File{{Name: "blocks.json", Bytes: b}}
 	}
-	res, diags := Import([]File{{Name: "source.json", Bytes: src}}, opts)
-	again, _ := Import([]File{{Name: "source.json", Bytes: src}}, opts)
+	res, diags := importer.Import([]importer.File{{Name: "source.json", Bytes: src}}, opts)
+	again, _ := importer.Import([]importer.File{{Name: "source.json", Bytes: src}}, opts)
 	got := map[string][]byte{}
 	if res != nil {
 		for i, f := range res.Files {
@@ -82,7 +83,7 @@ func runCase(t *testing.T, path string) {
 			continue
 		}
 		_, value, _ = strings.Cut(value, "=")
-		_, token := splitScheme(value)
+		_, token := importer.SplitScheme(value)
 		for name, data := range got {
 			if strings.Contains(string(data), token) {
 				t.Errorf("%s holds the credential %q", name, token)
@@ -97,7 +98,7 @@ func runCase(t *testing.T, path string) {
 				out = append(out, f)
 			}
 		}
-		for _, name := range sortedKeys(got) {
+		for _, name := range importer.SortedKeys(got) {
 			out = append(out, txtar.File{Name: name, Data: got[name]})
 		}
 		if gotDiags != "" {
@@ -139,7 +140,7 @@ func diagnosticLines(diags hcl.Diagnostics) string {
 			sev = "warning"
 		}
 		where := ""
-		if o, ok := d.Extra.(Origin); ok {
+		if o, ok := d.Extra.(importer.Origin); ok {
 			where = " " + o.Path
 			if o.Node != "" {
 				where += fmt.Sprintf(" %q", o.Node)
@@ -165,7 +166,7 @@ func checkN8NBlock(t *testing.T, got []byte) {
 
 // checkCompiles writes the files to a directory and compiles each flow:
 // what import writes validates.
-func checkCompiles(t *testing.T, files []File) {
+func checkCompiles(t *testing.T, files []importer.File) {
 	t.Helper()
 	dir := t.TempDir()
 	var flows []string

@@ -16,36 +16,39 @@ import (
 // source range it was read from. Objects keep their members in the order
 // the file gives them, so that what is generated from them reads in the
 // same order.
-type jv struct {
+type JV struct {
 	Kind byte // 'o' object, 'a' array, 's' string, 'n' number, 'b' bool, 'z' null
 	Str  string
 	Num  string // a number as written
 	Bool bool
 	Keys []string
-	Obj  map[string]*jv
-	Arr  []*jv
+	Obj  map[string]*JV
+	Arr  []*JV
 	Ptr  string
 	Rng  hcl.Range
 }
 
 // source is one file given to import.
-type source struct {
+type Source struct {
 	Name  string
 	Bytes []byte
-	Root  *jv
+	Root  *JV
 	lines []int // byte offset of the start of each line
 }
 
 // parseSource reads a JSON file into a tree of jv. A file that is not JSON
 // is one diagnostic at the place it goes wrong.
-func parseSource(name string, src []byte) (*source, hcl.Diagnostics) {
-	s := &source{Name: name, Bytes: src, lines: []int{0}}
+func ParseSource(name string, src []byte) (*Source, hcl.Diagnostics) {
+	s := &Source{Name: name, Bytes: src, lines: []int{0}}
 	for i, c := range src {
 		if c == '\n' {
 			s.lines = append(s.lines, i+1)
 		}
 	}
-	d := jsontext.NewDecoder(bytes.NewReader(src))
+	// As n8n reads it (JavaScript's JSON.parse): a name given twice takes
+	// the last value, and a lone surrogate escape (\udc80) is read as
+	// U+FFFD.
+	d := jsontext.NewDecoder(bytes.NewReader(src), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	root, err := s.read(d, 0)
 	if err == nil {
 		if _, err2 := d.ReadToken(); err2 != io.EOF {
@@ -78,7 +81,7 @@ func parseSource(name string, src []byte) (*source, hcl.Diagnostics) {
 }
 
 // read reads the next value, whose pointer the decoder's stack gives.
-func (s *source) read(d *jsontext.Decoder, depth int) (*jv, error) {
+func (s *Source) read(d *jsontext.Decoder, depth int) (*JV, error) {
 	if depth > 256 {
 		return nil, errors.New("the JSON nests more than 256 levels deep")
 	}
@@ -87,7 +90,7 @@ func (s *source) read(d *jsontext.Decoder, depth int) (*jv, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &jv{Ptr: string(d.StackPointer())}
+	v := &JV{Ptr: string(d.StackPointer())}
 	switch tok.Kind() {
 	case '"':
 		v.Kind, v.Str = 's', tok.String()
@@ -100,7 +103,7 @@ func (s *source) read(d *jsontext.Decoder, depth int) (*jv, error) {
 	}
 	switch tok.Kind() {
 	case '{':
-		v.Kind, v.Obj = 'o', map[string]*jv{}
+		v.Kind, v.Obj = 'o', map[string]*JV{}
 		for d.PeekKind() != '}' {
 			tok, err := d.ReadToken()
 			if err != nil {
@@ -111,7 +114,9 @@ func (s *source) read(d *jsontext.Decoder, depth int) (*jv, error) {
 			if err != nil {
 				return nil, err
 			}
-			v.Keys = append(v.Keys, name)
+			if _, twice := v.Obj[name]; !twice {
+				v.Keys = append(v.Keys, name) // JSON.parse keeps the first place
+			}
 			v.Obj[name] = m
 		}
 		if _, err := d.ReadToken(); err != nil {
@@ -135,18 +140,18 @@ func (s *source) read(d *jsontext.Decoder, depth int) (*jv, error) {
 }
 
 // skipSpace moves past the white space and separators before a value.
-func (s *source) skipSpace(off int) int {
+func (s *Source) skipSpace(off int) int {
 	for off < len(s.Bytes) && strings.IndexByte(" \t\r\n,:", s.Bytes[off]) >= 0 {
 		off++
 	}
 	return off
 }
 
-func (s *source) rangeOf(start, end int) hcl.Range {
+func (s *Source) rangeOf(start, end int) hcl.Range {
 	return hcl.Range{Filename: s.Name, Start: s.pos(start), End: s.pos(end)}
 }
 
-func (s *source) pos(off int) hcl.Pos {
+func (s *Source) pos(off int) hcl.Pos {
 	off = min(max(off, 0), len(s.Bytes))
 	line := 0
 	lo, hi := 0, len(s.lines)-1
@@ -164,7 +169,7 @@ func (s *source) pos(off int) hcl.Pos {
 
 // get follows object keys and array indexes (as strings) from v; a
 // missing step gives nil.
-func (v *jv) get(path ...string) *jv {
+func (v *JV) Get(path ...string) *JV {
 	for _, p := range path {
 		if v == nil {
 			return nil
@@ -186,24 +191,24 @@ func (v *jv) get(path ...string) *jv {
 }
 
 // str is the string at path, or "" when there is none or it is not a string.
-func (v *jv) str(path ...string) string {
-	if e := v.get(path...); e != nil && e.Kind == 's' {
+func (v *JV) Text(path ...string) string {
+	if e := v.Get(path...); e != nil && e.Kind == 's' {
 		return e.Str
 	}
 	return ""
 }
 
 // boolean is the bool at path, or def.
-func (v *jv) boolean(def bool, path ...string) bool {
-	if e := v.get(path...); e != nil && e.Kind == 'b' {
+func (v *JV) Boolean(def bool, path ...string) bool {
+	if e := v.Get(path...); e != nil && e.Kind == 'b' {
 		return e.Bool
 	}
 	return def
 }
 
 // number is the number at path as a float, or def.
-func (v *jv) number(def float64, path ...string) float64 {
-	if e := v.get(path...); e != nil && e.Kind == 'n' {
+func (v *JV) Number(def float64, path ...string) float64 {
+	if e := v.Get(path...); e != nil && e.Kind == 'n' {
 		if f, err := strconv.ParseFloat(e.Num, 64); err == nil {
 			return f
 		}
@@ -212,8 +217,8 @@ func (v *jv) number(def float64, path ...string) float64 {
 }
 
 // items is the elements of the array at path (nil when it is not one).
-func (v *jv) items(path ...string) []*jv {
-	if e := v.get(path...); e != nil && e.Kind == 'a' {
+func (v *JV) Items(path ...string) []*JV {
+	if e := v.Get(path...); e != nil && e.Kind == 'a' {
 		return e.Arr
 	}
 	return nil
@@ -238,7 +243,7 @@ func kindName(k byte) string {
 
 // plain converts v to Go's JSON values (map[string]any, []any, string,
 // json.Number as float64, bool, nil).
-func (v *jv) plain() any {
+func (v *JV) plain() any {
 	if v == nil {
 		return nil
 	}

@@ -8,12 +8,12 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// snake turns a name from a source ("Get Weather", "getWeather",
+// Snake turns a name from a source ("Get Weather", "getWeather",
 // "HTTP Request", "Café-2") into a flowctl name: lower case, words joined
 // by underscores, accents dropped, other characters left out. A name that
 // starts with a digit gets a leading underscore. An empty result means
 // nothing usable was left.
-func snake(s string) string {
+func Snake(s string) string {
 	var b strings.Builder
 	runes := []rune(norm.NFD.String(s))
 	prevSep := true
@@ -50,31 +50,26 @@ func snake(s string) string {
 var (
 	credentialHeader = regexp.MustCompile(`(?i)^(authorization|proxy-authorization|cookie|x-[a-z0-9-]*(key|token|secret|auth)[a-z0-9-]*|[a-z0-9_-]*(api[-_]?key|apikey|access[-_]?token|auth[-_]?token|secret|password|passwd)[a-z0-9_-]*)$`)
 	credentialValue  = regexp.MustCompile(`^(?i:(bearer|basic|token|bot|digest)\s+\S{4,})|^(sk|pk|rk|xox[abpr]|ghp|gho|github_pat|glpat|AKIA)[-_A-Za-z0-9]{6,}`)
-	credentialName   = regexp.MustCompile(`(?i)(api[-_ ]?key|apikey|token|secret|password|passwd|credential|bearer)`)
+	CredentialName   = regexp.MustCompile(`(?i)(api[-_ ]?key|apikey|token|secret|password|passwd|credential|bearer)`)
 	authScheme       = regexp.MustCompile(`^(?i:(bearer|basic|token|bot|digest))(\s+)(.+)$`)
 )
 
 // isCredentialHeader reports whether a header with this name and literal
 // value holds a credential.
-func isCredentialHeader(name, value string) bool {
-	return credentialHeader.MatchString(strings.TrimSpace(name)) || looksLikeCredential(value)
+func IsCredentialHeader(name, value string) bool {
+	return credentialHeader.MatchString(strings.TrimSpace(name)) || LooksLikeCredential(value)
 }
 
 // looksLikeCredential reports whether a value has the shape of a token.
-func looksLikeCredential(value string) bool {
+func LooksLikeCredential(value string) bool {
 	return credentialValue.MatchString(strings.TrimSpace(value))
 }
 
 // splitScheme splits "Bearer TOKEN" into "Bearer " and "TOKEN"; a value
 // without an authorization scheme is all token.
-func splitScheme(value string) (scheme, token string) {
+func SplitScheme(value string) (scheme, token string) {
 	if m := authScheme.FindStringSubmatch(value); m != nil {
 		return m[1] + m[2], m[3]
 	}
 	return "", value
 }
-
-// Snake is the name import gives a node, step or flow called s (before
-// it adds a number to make names unique): lower case words joined by
-// underscores.
-func Snake(s string) string { return snake(s) }

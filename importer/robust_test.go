@@ -1,10 +1,11 @@
-package importer
+package importer_test
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/flowctl/flowctl/importer"
 	"github.com/flowctl/flowctl/importer/importtest"
 )
 
@@ -19,13 +20,13 @@ func TestMalformedSources(t *testing.T) {
 		if !ok {
 			continue
 		}
-		parsed, d := parseSource("source.json", src)
+		parsed, d := importer.ParseSource("source.json", src)
 		if d.HasErrors() {
 			t.Fatalf("%s: %v", c.Name, d)
 		}
-		var values []*jv
-		var walk func(v *jv)
-		walk = func(v *jv) {
+		var values []*importer.JV
+		var walk func(v *importer.JV)
+		walk = func(v *importer.JV) {
 			values = append(values, v)
 			for _, k := range v.Keys {
 				walk(v.Obj[k])
@@ -35,9 +36,9 @@ func TestMalformedSources(t *testing.T) {
 			}
 		}
 		walk(parsed.Root)
-		var blocks []File
+		var blocks []importer.File
 		if b, ok := c.Files["blocks.json"]; ok {
-			blocks = []File{{Name: "blocks.json", Bytes: b}}
+			blocks = []importer.File{{Name: "blocks.json", Bytes: b}}
 		}
 		n := 0
 		for i, v := range values {
@@ -53,7 +54,7 @@ func TestMalformedSources(t *testing.T) {
 							t.Fatalf("%s: %s as %s: panic: %v", c.Name, v.Ptr, r, p)
 						}
 					}()
-					res, _ := Import([]File{{Name: "source.json", Bytes: []byte(mutated)}}, Options{Blocks: blocks, Partial: true})
+					res, _ := importer.Import([]importer.File{{Name: "source.json", Bytes: []byte(mutated)}}, importer.Options{Blocks: blocks, Partial: true})
 					if res == nil {
 						return
 					}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/flowctl/flowctl/importer"
 	"github.com/flowctl/flowctl/importer/importtest"
+	_ "github.com/flowctl/flowctl/importer/n8n" // the converter TestN8N runs
 	"golang.org/x/tools/txtar"
 )
 

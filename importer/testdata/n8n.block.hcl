@@ -5,7 +5,7 @@ block "n8n_code" {
   runtime     = "js"
   input "mode" {
     type        = string
-    description = "runOnceForAllItems, runOnceForEachItem, expressions, splitOut, aggregate, sort or scheduleTrigger"
+    description = "runOnceForAllItems, runOnceForEachItem, expressions, splitOut, aggregate, sort, scheduleTrigger, stopAndError or combineByPosition"
   }
   input "code" {
     type        = string
@@ -36,6 +36,11 @@ block "n8n_code" {
     type        = any
     default     = {}
     description = "the json of the items of the nodes the code names, by node name"
+  }
+  input "pairs" {
+    type        = any
+    default     = {}
+    description = "for each node the code names with .item, the index of each input item's paired item in that node's items"
   }
   input "workflow" {
     type        = string
@@ -69,13 +74,17 @@ function wrap(list) {
   })
 }
 
-// accessor is $input, or $('Node'): the items of a node.
+// accessor is $input, or $('Node'): the items of a node; index is the
+// current item's (for $input) or its paired item's (for a node).
 function accessor(name, list, index) {
   return {
     all: function () { return list },
     first: function () { return list[0] },
     last: function () { return list[list.length - 1] },
     get item() {
+      if (index === undefined) {
+        throw new AdapterError('The paired item in the items of ' + name + ' is not known')
+      }
       if (index >= list.length) {
         throw new AdapterError('No item ' + index + ' in the items of ' + name)
       }
@@ -95,18 +104,25 @@ function scope(input, perItem) {
   Object.keys(input.nodes || {}).forEach(function (name) {
     nodes[name] = wrap(input.nodes[name])
   })
+  // pairs: for each node the code names with .item, the index of each
+  // input item's paired item in that node's items (n8n's pairedItem).
+  var pairs = input.pairs || {}
   var $ = function (name) {
     if (!(name in nodes)) {
       throw new AdapterError('Referenced node "' + name + '" is unknown or has not run')
     }
-    return accessor(name, nodes[name], index)
+    return accessor(name, nodes[name], name in pairs ? pairs[name][index] : undefined)
   }
   var $node = {}
   Object.keys(nodes).forEach(function (name) {
     Object.defineProperty($node, name, {
       enumerable: true,
       get: function () {
-        var it = nodes[name][index] || nodes[name][0] || { json: {} }
+        // n8n's $node["Node"] is that node's item at the current index.
+        var it = nodes[name][index]
+        if (!it) {
+          throw new AdapterError('"' + name + '" node has ' + nodes[name].length + " item(s) but you're trying to access item " + index)
+        }
         return { json: it.json, parameter: {}, runIndex: 0, context: {} }
       },
     })
@@ -461,6 +477,54 @@ function ordinal(n) {
   return n + (['th', 'st', 'nd', 'rd'][n % 10] || 'th')
 }
 
+// lodashMerge merges src into target as lodash's merge does for JSON:
+// objects and arrays key by key, deeply; other values replace.
+function lodashMerge(target, src) {
+  Object.keys(src).forEach(function (k) {
+    var s = src[k]
+    var t = target[k]
+    if (s !== null && typeof s === 'object') {
+      var base
+      if (Array.isArray(s)) {
+        base = Array.isArray(t) ? t.slice() : []
+      } else {
+        base = isObject(t) ? Object.assign({}, t) : {}
+      }
+      target[k] = lodashMerge(base, s)
+    } else if (s !== undefined || !(k in target)) {
+      target[k] = s
+    }
+  })
+  return target
+}
+
+// combineByPosition is Merge v3's combine by position: the json of the
+// items at each position merged, the preferred input's last.
+function combineByPosition(p) {
+  var inputs = p.inputs || []
+  var opts = p.options || {}
+  var clash = (opts.clashHandling || {}).values || {}
+  var resolve = clash.resolveClash || ''
+  var preferredIndex = resolve.indexOf('preferInput') === 0 ? Number(resolve.replace('preferInput', '')) - 1 : inputs.length - 1
+  var preferred = inputs[preferredIndex] || []
+  var lengths = inputs.map(function (l) { return l.length }).concat([preferred.length])
+  var count = opts.includeUnpaired ? Math.max.apply(null, lengths) : Math.min.apply(null, lengths)
+  var out = []
+  for (var i = 0; i < count; i++) {
+    var parts = inputs.map(function (l) { return l[i] || {} }).concat([preferred[i] || {}])
+    var json = {}
+    parts.forEach(function (part) {
+      if (clash.mergeMode === 'shallowMerge') {
+        Object.assign(json, part)
+      } else {
+        lodashMerge(json, part)
+      }
+    })
+    out.push(json)
+  }
+  return out
+}
+
 // scheduleTrigger is the item n8n's Schedule Trigger gives, in UTC.
 function scheduleTrigger() {
   var d = new Date()
@@ -525,6 +589,11 @@ async function execute(input) {
       return { items: await sort(items, input.params || {}, scope(input, false)), values: null }
     case 'scheduleTrigger':
       return { items: scheduleTrigger(), values: null }
+    case 'combineByPosition':
+      return { items: combineByPosition(input.params || {}), values: null }
+    case 'stopAndError':
+      // n8n's Stop and Error fails the workflow with its message.
+      throw new Error(String((input.params || {}).message))
   }
   throw new Error('unknown mode ' + mode)
 }

@@ -6,6 +6,9 @@ import (
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/arguments"
 	"github.com/flowctl/flowctl/cmd/flowctl/cli/views"
 	"github.com/flowctl/flowctl/importer"
+	_ "github.com/flowctl/flowctl/importer/agentflow" // the formats Import converts
+	_ "github.com/flowctl/flowctl/importer/anythingllm"
+	_ "github.com/flowctl/flowctl/importer/n8n"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
@@ -35,20 +38,15 @@ docs/import.md says what maps to what.`,
 			if err := a.Args(args); err != nil {
 				return err
 			}
-			return runImport(s, a.Files, importOptions{from: a.From, out: a.Out, blocks: a.Blocks, partial: a.Partial, json: a.JSON, force: a.Force})
+			return runImport(s, a)
 		},
 	}
 	a.Flags(cmd.Flags())
 	return cmd
 }
 
-type importOptions struct {
-	from, out, blocks    string
-	partial, json, force bool
-}
-
-func runImport(s streams, args []string, o importOptions) error {
-	view := views.NewImport(s.out, s.err, colorTerminal(s.err), o.json, o.partial)
+func runImport(s streams, o arguments.Import) error {
+	view := views.NewImport(s.out, s.err, colorTerminal(s.err), o.JSON, o.Partial)
 	files := map[string]*hcl.File{}
 	var diags hcl.Diagnostics
 	read := func(name string) (importer.File, bool) {
@@ -61,13 +59,13 @@ func runImport(s streams, args []string, o importOptions) error {
 		return importer.File{Name: name, Bytes: b}, true
 	}
 	var sources, blockFiles []importer.File
-	for _, a := range args {
+	for _, a := range o.Files {
 		if f, ok := read(a); ok {
 			sources = append(sources, f)
 		}
 	}
-	if o.blocks != "" {
-		defs, d := importer.ReadBlockDefinitions(o.blocks)
+	if o.Blocks != "" {
+		defs, d := importer.ReadBlockDefinitions(o.Blocks)
 		diags = append(diags, d...)
 		for _, f := range defs {
 			files[f.Name] = &hcl.File{Bytes: f.Bytes}
@@ -77,7 +75,7 @@ func runImport(s streams, args []string, o importOptions) error {
 	if diags.HasErrors() {
 		return view.Failed(files, diags)
 	}
-	res, d := importer.Import(sources, importer.Options{From: importer.Format(o.from), Blocks: blockFiles, Partial: o.partial})
+	res, d := importer.Import(sources, importer.Options{From: importer.Format(o.From), Blocks: blockFiles, Partial: o.Partial})
 	diags = append(diags, d...)
 	if res == nil {
 		return view.Failed(files, diags)
@@ -85,7 +83,7 @@ func runImport(s streams, args []string, o importOptions) error {
 	if d := importer.Check(res.Files); d.HasErrors() {
 		return view.Failed(files, append(diags, d...))
 	}
-	written, d := importer.Write(o.out, res.Files, o.force)
+	written, d := importer.Write(o.Out, res.Files, o.Force)
 	if d.HasErrors() {
 		return view.Refused(files, append(diags, d...))
 	}

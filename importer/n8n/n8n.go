@@ -1,0 +1,540 @@
+package n8n
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/flowctl/flowctl/importer"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// n8n workflows ({name, nodes: [...], connections: {...}}). n8n passes
+// lists of items between nodes, and most nodes run once per item: each
+// node becomes a step (or, for triggers, the flow's start) whose items —
+// a list of the items' json objects — the nodes connected to it take. The
+// outputs are the items of the nodes without outgoing connections.
+
+// n8nNode is a node of the workflow.
+type n8nNode struct {
+	j        *importer.JV
+	name     string
+	typ      string // without the n8n-nodes-base. prefix
+	fullType string
+	version  float64
+	params   *importer.JV
+	disabled bool
+	step     string      // the name of its step
+	ins      [][]n8nEdge // the connections into each input
+	outs     [][]n8nEdge // the connections out of each output
+	items    []n8nItems  // the items of each output, once converted
+	reached  bool        // a trigger leads to it
+	conv     bool        // converted
+	where    importer.Where
+}
+
+// n8nEdge is one end of a connection: the node at the other end and the
+// index of its input or output.
+type n8nEdge struct {
+	node  *n8nNode
+	index int
+}
+
+// n8nItems are the items of an output of a node: an HCL expression of
+// the list of their json objects.
+type n8nItems struct {
+	e importer.Expr
+	// deps are steps a node taking these items must wait for, though e
+	// does not refer to them (a Wait node's sleep).
+	deps []string
+	// from are the steps that make the items (what a node that must run
+	// after them waits for).
+	from []string
+	// owner is the node whose output these are, prev the items of its
+	// input. They pair with prev's (n8n's pairedItem, which $('Node').item
+	// follows): item i with item i, or with item paired[i] when paired is
+	// set (an HCL list of indexes into prev); unpaired when the flow does
+	// not know how.
+	owner    *n8nNode
+	prev     *n8nItems
+	paired   importer.Expr
+	unpaired bool
+}
+
+type n8n struct {
+	*importer.Conv
+	nodes    []*n8nNode
+	byName   map[string]*n8nNode
+	workflow string
+	code     bool // the n8n_code block is used
+	// creds are the secrets of each credential (by type and id), made
+	// once for all the nodes that use it.
+	creds map[string][]string
+}
+
+// n8nPrefix is the package of n8n's core nodes.
+const n8nPrefix = "n8n-nodes-base."
+
+func convertN8N(c *importer.Conv) {
+	root := c.Src.Root
+	name := root.Text("name")
+	c.File.Name = c.FlowName(name, "imported_workflow")
+	c.File.Header = []string{fmt.Sprintf("Imported by flowctl import from the n8n workflow %q (%s).", name, filepath.Base(c.Src.Name))}
+	if d := root.Text("meta", "description"); d != "" {
+		c.File.Description = d
+	} else if name != "" {
+		c.File.Description = "The n8n workflow " + name
+	}
+	n := &n8n{Conv: c, byName: map[string]*n8nNode{}, workflow: name, creds: map[string][]string{}}
+	if !n.readNodes(root) {
+		return
+	}
+	n.readConnections(root)
+	if c.Fatal {
+		return
+	}
+	n.unrollLoops()
+	triggers := n.findTriggers()
+	if len(triggers) == 0 {
+		c.Stop(importer.Where{What: "workflow", Name: name}, root.Get("nodes"), "No trigger",
+			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger or an Execute Workflow Trigger.")
+		return
+	}
+	order, ok := n.sort(triggers)
+	if !ok {
+		return
+	}
+	for _, node := range order {
+		n.convertNode(node)
+	}
+	n.outputs(order)
+	if n.code {
+		c.File.BlockFiles = append(c.File.BlockFiles, n8nCodeBlockFile())
+	}
+}
+
+func (n *n8n) readNodes(root *importer.JV) bool {
+	nodes := root.Get("nodes")
+	if nodes == nil || nodes.Kind != 'a' {
+		n.Stop(importer.Where{What: "workflow"}, root, "No nodes", "an n8n workflow holds a nodes array.")
+		return false
+	}
+	for _, j := range nodes.Arr {
+		node := &n8nNode{j: j, name: j.Text("name"), fullType: j.Text("type"), params: j.Get("parameters"),
+			version: j.Number(1, "typeVersion"), disabled: j.Boolean(false, "disabled")}
+		node.typ = strings.TrimPrefix(node.fullType, n8nPrefix)
+		node.where = importer.Where{At: j, What: "node", Name: node.name, Typ: node.fullType}
+		if node.params == nil {
+			node.params = &importer.JV{Kind: 'o', Obj: map[string]*importer.JV{}, Ptr: j.Ptr + "/parameters", Rng: j.Rng}
+		}
+		if node.typ == "stickyNote" {
+			continue
+		}
+		if node.name == "" || n.byName[node.name] != nil {
+			n.Stop(node.where, j.Get("name"), "Invalid node name", "each node needs a name of its own: connections name the nodes.")
+			continue
+		}
+		n.byName[node.name] = node
+		n.nodes = append(n.nodes, node)
+	}
+	return !n.Fatal
+}
+
+func (n *n8n) readConnections(root *importer.JV) {
+	conns := root.Get("connections")
+	if conns == nil {
+		return
+	}
+	for _, src := range conns.Keys {
+		from := n.byName[src]
+		if from == nil {
+			n.Warn(importer.Where{What: "connection", Name: src}, conns.Get(src), "Connection from an unknown node", "no node has this name; the connection is left out.")
+			continue
+		}
+		for _, kind := range conns.Obj[src].Keys {
+			if kind != "main" {
+				msg := n.Problem(from.where, conns.Obj[src].Get(kind), "Unsupported connection",
+					fmt.Sprintf("%q connections (n8n's AI nodes) are not converted; flowctl import converts main connections between core nodes.", kind))
+				_ = msg
+				continue
+			}
+			for out, list := range conns.Obj[src].Obj[kind].Arr {
+				for _, c := range list.Arr {
+					to := n.byName[c.Text("node")]
+					if to == nil {
+						n.Warn(from.where, c, "Connection to an unknown node", fmt.Sprintf("no node is named %q; the connection is left out.", c.Text("node")))
+						continue
+					}
+					in := int(c.Number(0, "index"))
+					for len(from.outs) <= out {
+						from.outs = append(from.outs, nil)
+					}
+					for len(to.ins) <= in {
+						to.ins = append(to.ins, nil)
+					}
+					from.outs[out] = append(from.outs[out], n8nEdge{to, in})
+					to.ins[in] = append(to.ins[in], n8nEdge{from, out})
+				}
+			}
+		}
+	}
+}
+
+// isTrigger reports whether a node starts a workflow.
+func isTrigger(node *n8nNode) bool {
+	t := strings.ToLower(node.typ)
+	return strings.HasSuffix(t, "trigger") || t == "webhook" || t == "start" || strings.HasSuffix(t, "trigger.node")
+}
+
+func (n *n8n) findTriggers() []*n8nNode {
+	var out []*n8nNode
+	for _, node := range n.nodes {
+		if isTrigger(node) && !node.disabled {
+			out = append(out, node)
+		}
+	}
+	return out
+}
+
+// sort orders the nodes a trigger leads to so that each comes after the
+// nodes it takes items from (in the workflow's order where that is free),
+// and reports nodes that never run.
+func (n *n8n) sort(triggers []*n8nNode) ([]*n8nNode, bool) {
+	var mark func(*n8nNode)
+	mark = func(node *n8nNode) {
+		if node.reached {
+			return
+		}
+		node.reached = true
+		for _, out := range node.outs {
+			for _, e := range out {
+				mark(e.node)
+			}
+		}
+	}
+	for _, t := range triggers {
+		mark(t)
+	}
+	for _, node := range n.nodes {
+		if !node.reached {
+			n.Warn(node.where, node.j, "Node never runs", "no trigger leads to this node, so n8n never runs it; it is left out.")
+		}
+	}
+	placed := map[*n8nNode]bool{}
+	var order []*n8nNode
+	for {
+		progress := false
+		for _, node := range n.nodes {
+			if !node.reached || placed[node] {
+				continue
+			}
+			ready := true
+			for _, in := range node.ins {
+				for _, e := range in {
+					if e.node.reached && !placed[e.node] {
+						ready = false
+					}
+				}
+			}
+			if ready {
+				placed[node] = true
+				order = append(order, node)
+				progress = true
+				break
+			}
+		}
+		if !progress {
+			break
+		}
+	}
+	for _, node := range n.nodes {
+		if node.reached && !placed[node] {
+			n.Stop(node.where, node.j, "Loop in the workflow",
+				"the node is on a loop of connections; flowctl import converts workflows without loops (a flow is a DAG).")
+			return nil, false
+		}
+	}
+	return order, true
+}
+
+// inputItems are the items that arrive at a node's input.
+func (n *n8n) inputItems(node *n8nNode, index int) (n8nItems, bool) {
+	if index >= len(node.ins) {
+		return n8nItems{e: importer.Code("[]")}, true
+	}
+	var conns []n8nEdge
+	for _, e := range node.ins[index] {
+		if e.node.reached {
+			conns = append(conns, e)
+		}
+	}
+	switch len(conns) {
+	case 0:
+		return n8nItems{e: importer.Code("[]")}, true
+	case 1:
+		p := conns[0]
+		if p.index < len(p.node.items) {
+			return p.node.items[p.index], true
+		}
+		return n8nItems{e: importer.Code("[]")}, true
+	}
+	var names []string
+	for _, e := range conns {
+		names = append(names, strconv.Quote(e.node.name))
+	}
+	n.Problem(node.where, node.j, "Several connections into one input",
+		fmt.Sprintf("input %d takes items from %s: n8n runs the node once for each of them, which a flow step does not; put a Merge node before it.", index+1, strings.Join(names, " and ")))
+	return n8nItems{}, false
+}
+
+// convertNode writes the steps of a node and sets its items.
+func (n *n8n) convertNode(node *n8nNode) {
+	if node.typ == loopDoneType {
+		// It takes every connection back into the loop (loopDone).
+		node.items, node.conv = n.loopDone(node, n8nItems{}), true
+		node.items[0].owner = node
+		return
+	}
+	node.step = n.Name("step", node.name, "node")
+	in, ok := n.inputItems(node, 0)
+	if !ok {
+		n.gap(node, "Several connections into one input")
+		return
+	}
+	if node.disabled {
+		n.Warn(node.where, node.j.Get("disabled"), "Disabled node", "n8n passes the items of a disabled node through unchanged; so does the flow (no step).")
+		node.items = []n8nItems{pairedWith(in.e, in, nil)}
+		node.items[0].deps, node.items[0].from = in.deps, in.from
+		node.items[0].owner = node
+		node.conv = true
+		return
+	}
+	conv := n8nNodeTypes[node.typ]
+	if !strings.HasPrefix(node.fullType, n8nPrefix) || conv == nil {
+		msg := n.Problem(node.where, node.j.Get("type"), "Unsupported node",
+			fmt.Sprintf("flowctl import converts n8n's core nodes %s; not %s.", supportedN8N(), node.fullType))
+		n.gapMessage(node, msg)
+		return
+	}
+	if msg := n.settings(node); msg != "" {
+		n.gapMessage(node, msg)
+		return
+	}
+	if !n.checkExpressions(node, node.params) {
+		n.gap(node, "Invalid expression")
+		return
+	}
+	if node.j.Boolean(false, "executeOnce") {
+		// The first item only: it keeps its index.
+		in.e = importer.Call("slice", in.e, importer.Code("0"), importer.Call("min", importer.Code("1"), importer.Call("length", in.e)))
+	}
+	errs, steps, locals, inputs, schedules := n.errorCount(), len(n.File.Steps), len(n.File.Locals), len(n.File.Inputs), len(n.File.Schedules)
+	items := conv(n, node, in)
+	if n.errorCount() > errs || items == nil {
+		// What the node wrote goes: a step that fails with the problem
+		// stands for it (--partial).
+		n.File.Steps, n.File.Locals = n.File.Steps[:steps], n.File.Locals[:locals]
+		n.File.Inputs, n.File.Schedules = n.File.Inputs[:inputs], n.File.Schedules[:schedules]
+		n.gap(node, "")
+		return
+	}
+	if len(n.File.Steps) > steps {
+		for i := range items {
+			if items[i].from == nil {
+				items[i].from = []string{node.step}
+			}
+		}
+	}
+	for i := range items {
+		if items[i].owner == nil {
+			items[i].owner = node
+		}
+		if items[i].prev == nil && !items[i].unpaired && len(node.ins) > 0 {
+			// A node that says nothing of its items' pairs: not known.
+			p := in
+			items[i].prev, items[i].unpaired = &p, true
+		}
+	}
+	node.items = items
+	node.conv = true
+}
+
+func (n *n8n) errorCount() int {
+	c := 0
+	for _, d := range n.Diags {
+		if d.Severity == hcl.DiagError {
+			c++
+		}
+	}
+	return c
+}
+
+// settings checks the node settings flowctl import converts: retries;
+// it refuses the others, and returns the message.
+func (n *n8n) settings(node *n8nNode) string {
+	j := node.j
+	if j.Boolean(false, "alwaysOutputData") {
+		return n.Problem(node.where, j.Get("alwaysOutputData"), "Unsupported setting",
+			"Always Output Data (an empty item when the node gives none) is not converted.")
+	}
+	if oe := j.Text("onError"); (oe != "" && oe != "stopWorkflow") || j.Boolean(false, "continueOnFail") {
+		return n.Problem(node.where, j.Get("onError"), "Unsupported setting",
+			"On Error other than Stop Workflow (error items, or going on) is not converted.")
+	}
+	return ""
+}
+
+// retry sets a step's retry from the node's Retry On Fail setting: n8n
+// waits the same time between tries, so the backoff does not grow.
+func (n *n8n) retry(node *n8nNode, body *hclwrite.Body) {
+	if !node.j.Boolean(false, "retryOnFail") {
+		return
+	}
+	tries := int(node.j.Number(3, "maxTries"))
+	wait := int(node.j.Number(1000, "waitBetweenTries"))
+	rb := body.AppendNewBlock("retry", nil).Body()
+	rb.SetAttributeValue("attempts", cty.NumberIntVal(int64(max(tries, 1))))
+	if wait > 0 {
+		d := importer.Duration(int64(wait))
+		rb.SetAttributeValue("backoff", cty.StringVal(d))
+		rb.SetAttributeValue("max_backoff", cty.StringVal(d))
+	}
+}
+
+// gap stands for a node that cannot be converted, after the diagnostic
+// (the last error, or the last one with summary).
+func (n *n8n) gap(node *n8nNode, summary string) {
+	msg := "flowctl import could not convert this node"
+	for i := len(n.Diags) - 1; i >= 0; i-- {
+		d := n.Diags[i]
+		if d.Severity == hcl.DiagError && (summary == "" || d.Summary == summary) {
+			msg = d.Summary + ": " + d.Detail
+			break
+		}
+	}
+	n.gapMessage(node, msg)
+}
+
+func (n *n8n) gapMessage(node *n8nNode, msg string) {
+	n.GapStep(node.step, n.nodeComment(node), msg, n.gapInputs(node))
+	node.conv = true
+	node.items = make([]n8nItems, max(len(node.outs), 1))
+	for i := range node.items {
+		node.items[i] = n8nItems{e: importer.Ref("step", node.step, "value")}
+	}
+}
+
+// gapInputs are the items that come to the inputs of a node that is not
+// converted (a list for each input; the one list when it has one input),
+// or nil when none come.
+func (n *n8n) gapInputs(node *n8nNode) importer.Expr {
+	var lists []importer.Expr
+	some := false
+	for _, edges := range node.ins {
+		var items importer.Expr = importer.Code("[]")
+		var from []importer.Expr
+		for _, e := range edges {
+			if e.node.reached && e.node.conv && e.index < len(e.node.items) && e.node.items[e.index].e != nil {
+				from = append(from, e.node.items[e.index].e)
+			}
+		}
+		switch len(from) {
+		case 0:
+		case 1:
+			items, some = from[0], true
+		default:
+			items, some = importer.Call("concat", from...), true
+		}
+		lists = append(lists, items)
+	}
+	switch {
+	case !some:
+		return nil
+	case len(lists) == 1:
+		return lists[0]
+	}
+	return importer.Tuple(lists)
+}
+
+// tooOld reports a node older than version v of it, the one that is
+// converted (name is what n8n calls the node), as a problem, and whether
+// it is.
+func (n *n8n) tooOld(node *n8nNode, name string, v int) bool {
+	if node.version >= float64(v) {
+		return false
+	}
+	n.Problem(node.where, node.j.Get("typeVersion"), "Unsupported version", fmt.Sprintf("%s v%d is converted; this node is an older version.", name, v))
+	return true
+}
+
+// nodeComment is the comment above a node's step.
+func (n *n8n) nodeComment(node *n8nNode) string {
+	v := strconv.FormatFloat(node.version, 'f', -1, 64)
+	return fmt.Sprintf("n8n node %q (%s v%s)", node.name, node.typ, v)
+}
+
+// outputs are the items of each node without outgoing connections.
+func (n *n8n) outputs(order []*n8nNode) {
+	for _, node := range order {
+		if isTrigger(node) || node.items == nil || node.typ == "stopAndError" {
+			continue
+		}
+		last := true
+		for _, out := range node.outs {
+			if len(out) > 0 {
+				last = false
+			}
+		}
+		if !last {
+			continue
+		}
+		b := hclwrite.NewBlock("output", []string{n.Name("output", node.name, "node")})
+		b.Body().SetAttributeRaw("value", importer.Clone(node.items[0].e))
+		b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The items of n8n node %q, as a list of their json", node.name)))
+		n.File.Outputs = append(n.File.Outputs, importer.Decl{Block: b})
+	}
+}
+
+// n8nNodeTypes converts each supported node type (without the
+// n8n-nodes-base. prefix): it writes the node's steps and returns the
+// items of each of its outputs.
+var n8nNodeTypes map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItems
+
+func init() {
+	n8nNodeTypes = map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItems{
+		"manualTrigger":   (*n8n).manualTrigger,
+		"scheduleTrigger": (*n8n).scheduleTrigger,
+		"httpRequest":     (*n8n).httpRequest,
+		"code":            (*n8n).codeNode,
+		"set":             (*n8n).setNode,
+		"if":              (*n8n).ifNode,
+		"filter":          (*n8n).filterNode,
+		"merge":           (*n8n).mergeNode,
+		"splitOut":        (*n8n).splitOutNode,
+		"aggregate":       (*n8n).aggregateNode,
+		"limit":           (*n8n).limitNode,
+		"sort":            (*n8n).sortNode,
+		"noOp":            (*n8n).noOpNode,
+		"wait":            (*n8n).waitNode,
+		"switch":          (*n8n).switchNode,
+		"stopAndError":    (*n8n).stopAndErrorNode,
+		"splitInBatches":  (*n8n).splitInBatches,
+		"postgres":        (*n8n).postgresNode,
+		// A sub-workflow's trigger; the node that calls one is not converted.
+		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
+	}
+}
+
+// supportedN8N lists the node types converted, for messages.
+func supportedN8N() string {
+	var names []string
+	for k := range n8nNodeTypes {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return "(" + strings.Join(names, ", ") + ")"
+}
