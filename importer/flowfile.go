@@ -47,7 +47,9 @@ type flowFile struct {
 	Memories    []Decl
 	Schedules   []Decl
 	Locals      []Local
-	blocks      []Decl // inline block definitions
+	Providers   []Decl // model servers
+	Collections []Decl // vector collections
+	Blocks      []Decl // inline block definitions
 	Steps       []Decl
 	Outputs     []Decl
 	BlockFiles  []*BlockFile
@@ -91,6 +93,8 @@ func (f *flowFile) flowBytes() []byte {
 		body.AppendNewline()
 		body.AppendBlock(b)
 	}
+	appendDecls(f.Providers)
+	appendDecls(f.Collections)
 	appendDecls(f.Memories)
 	appendDecls(f.Schedules)
 	if len(f.Locals) > 0 {
@@ -107,7 +111,7 @@ func (f *flowFile) flowBytes() []byte {
 		}
 		body.AppendBlock(b)
 	}
-	appendDecls(f.blocks)
+	appendDecls(f.Blocks)
 	appendDecls(f.Steps)
 	appendDecls(f.Outputs)
 	return file.Bytes()
@@ -262,6 +266,17 @@ func (c *Conv) Name(kind, text, fallback string) string {
 	return n
 }
 
+// Reserve marks names of a kind as used, so that Name gives none of them
+// (the built-in blocks, for the names of inline blocks).
+func (c *Conv) Reserve(kind string, names ...string) {
+	if c.names[kind] == nil {
+		c.names[kind] = map[string]bool{}
+	}
+	for _, n := range names {
+		c.names[kind][n] = true
+	}
+}
+
 // gapStep declares a step that fails with message: what --partial writes
 // for a part that could not be converted.
 func (c *Conv) GapStep(name, commentLine, message string) {
@@ -276,7 +291,7 @@ func (c *Conv) GapStep(name, commentLine, message string) {
 		out := body.AppendNewBlock("output", []string{"value"})
 		out.Body().SetAttributeRaw("type", Clone(Code("any")))
 		body.SetAttributeValue("source", cty.StringVal("function execute(input) { throw new Error(input.message) }"))
-		c.File.blocks = append(c.File.blocks, Decl{
+		c.File.Blocks = append(c.File.Blocks, Decl{
 			Comment: []string{"The steps that use this block stand for what flowctl import could not convert (--partial)."},
 			Block:   b,
 		})

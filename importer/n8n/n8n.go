@@ -35,6 +35,10 @@ type n8nNode struct {
 	reached  bool        // a trigger leads to it
 	conv     bool        // converted
 	where    importer.Where
+	// ai are the sub-nodes on each AI input (ai_languageModel, ai_tool…),
+	// which run inside this node; sub says this node is one of them.
+	ai  map[string][]*n8nNode
+	sub bool
 }
 
 // n8nEdge is one end of a connection: the node at the other end and the
@@ -66,6 +70,11 @@ type n8n struct {
 	byName   map[string]*n8nNode
 	workflow string
 	code     bool // the n8n_code block is used
+	// providers are the provider blocks by credential and URL, and
+	// credSecrets the secrets of credentials' keys.
+	providers   map[string]string
+	credSecrets map[string]string
+	chatTrigger *n8nNode // the Chat Trigger that starts the flow, if any
 }
 
 // n8nPrefix is the package of n8n's core nodes.
@@ -81,7 +90,7 @@ func convertN8N(c *importer.Conv) {
 	} else if name != "" {
 		c.File.Description = "The n8n workflow " + name
 	}
-	n := &n8n{Conv: c, byName: map[string]*n8nNode{}, workflow: name}
+	n := &n8n{Conv: c, byName: map[string]*n8nNode{}, workflow: name, providers: map[string]string{}, credSecrets: map[string]string{}}
 	if !n.readNodes(root) {
 		return
 	}
@@ -148,9 +157,7 @@ func (n *n8n) readConnections(root *importer.JV) {
 		}
 		for _, kind := range conns.Obj[src].Keys {
 			if kind != "main" {
-				msg := n.Problem(from.where, conns.Obj[src].Get(kind), "Unsupported connection",
-					fmt.Sprintf("%q connections (n8n's AI nodes) are not converted; flowctl import converts main connections between core nodes.", kind))
-				_ = msg
+				n.aiConnections(from, kind, conns.Obj[src].Get(kind))
 				continue
 			}
 			for out, list := range conns.Obj[src].Obj[kind].Arr {
@@ -211,7 +218,12 @@ func (n *n8n) sort(triggers []*n8nNode) ([]*n8nNode, bool) {
 		mark(t)
 	}
 	for _, node := range n.nodes {
-		if !node.reached {
+		if node.reached {
+			markSubNodes(node)
+		}
+	}
+	for _, node := range n.nodes {
+		if !node.reached && !node.sub {
 			n.Warn(node.where, node.j, "Node never runs", "no trigger leads to this node, so n8n never runs it; it is left out.")
 		}
 	}
@@ -297,9 +309,14 @@ func (n *n8n) convertNode(node *n8nNode) {
 		return
 	}
 	conv := n8nNodeTypes[node.typ]
-	if !strings.HasPrefix(node.fullType, n8nPrefix) || conv == nil {
+	if ai := strings.TrimPrefix(node.fullType, langchainPrefix); ai != node.fullType {
+		conv = n8nAINodeTypes[ai]
+	} else if !strings.HasPrefix(node.fullType, n8nPrefix) {
+		conv = nil
+	}
+	if conv == nil {
 		msg := n.Problem(node.where, node.j.Get("type"), "Unsupported node",
-			fmt.Sprintf("flowctl import converts n8n's core nodes %s; not %s.", supportedN8N(), node.fullType))
+			fmt.Sprintf("flowctl import converts n8n's core nodes %s and AI nodes (%s); not %s.", supportedN8N(), aiNodeNames(), node.fullType))
 		n.gapMessage(node, msg)
 		return
 	}
@@ -307,7 +324,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 		n.gapMessage(node, msg)
 		return
 	}
-	if !n.checkExpressions(node, node.params) {
+	if !n.checkExpressions(node, node.params) || !n.checkSubExpressions(node) {
 		n.gap(node, "Invalid expression")
 		return
 	}
@@ -316,12 +333,14 @@ func (n *n8n) convertNode(node *n8nNode) {
 		in.lineage = nil
 	}
 	errs, steps, locals, inputs, schedules := n.errorCount(), len(n.File.Steps), len(n.File.Locals), len(n.File.Inputs), len(n.File.Schedules)
+	ai := n.aiMark()
 	items := conv(n, node, in)
 	if n.errorCount() > errs || items == nil {
 		// What the node wrote goes: a step that fails with the problem
 		// stands for it (--partial).
 		n.File.Steps, n.File.Locals = n.File.Steps[:steps], n.File.Locals[:locals]
 		n.File.Inputs, n.File.Schedules = n.File.Inputs[:inputs], n.File.Schedules[:schedules]
+		n.aiRollback(ai, node)
 		n.gap(node, "")
 		return
 	}

@@ -1,0 +1,638 @@
+package n8n
+
+import (
+	"fmt"
+	"github.com/flowctl/flowctl/importer"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// n8n's AI nodes (@n8n/n8n-nodes-langchain). A root node (an agent, a
+// chain) takes items on its main input like any node; its sub-nodes (a
+// chat model, a memory, tools, an output parser) hang on its AI inputs
+// (ai_languageModel, ai_memory, ai_tool, ai_outputParser, …) and run
+// inside it, once per item. Each converts to the language's own part: a
+// chat model to a provider and the step's model, a memory to a
+// conversation kept in a memory block, an output parser to the step's
+// output blocks, a tool to an entry of the step's tools. A sub-node is
+// converted with its root, and only there.
+
+// langchainPrefix is the package of n8n's AI nodes.
+const langchainPrefix = "@n8n/n8n-nodes-langchain."
+
+// aiKinds are the AI connection types, in the order they are read.
+var aiKinds = []string{"ai_languageModel", "ai_memory", "ai_tool", "ai_outputParser", "ai_embedding", "ai_document", "ai_textSplitter", "ai_vectorStore", "ai_retriever", "ai_reranker"}
+
+// subNodes are the sub-nodes on a root's AI input of a kind.
+func (node *n8nNode) subNodes(kind string) []*n8nNode { return node.ai[kind] }
+
+// markSubNodes marks the sub-nodes a root that runs uses (and theirs),
+// which run with it.
+func markSubNodes(node *n8nNode) {
+	for _, kind := range aiKinds {
+		for _, sub := range node.ai[kind] {
+			if !sub.sub {
+				sub.sub = true
+				markSubNodes(sub)
+			}
+		}
+	}
+}
+
+// aiModel is what a chat model sub-node gives the step that calls it.
+type aiModel struct {
+	provider string
+	args     []importer.Member // model, temperature, max_tokens, top_p
+	timeout  string
+}
+
+// chatModel describes a chat model node: its credential type, the
+// OpenAI-compatible URL of its service, the parameter that names the
+// model and its default, and the version from which that parameter is a
+// resource locator ({mode, value}).
+type chatModel struct {
+	cred, url, param, def string
+	locator               float64
+	urlInCredential       bool // the credential holds the URL (a server of one's own)
+}
+
+var chatModels = map[string]chatModel{
+	"lmChatOpenAi":       {"openAiApi", "https://api.openai.com/v1", "model", "gpt-5-mini", 1.2, false},
+	"lmChatAnthropic":    {"anthropicApi", "https://api.anthropic.com/v1", "model", "claude-sonnet-4-5-20250929", 1.3, false},
+	"lmChatGoogleGemini": {"googlePalmApi", "https://generativelanguage.googleapis.com/v1beta/openai", "modelName", "models/gemini-2.5-flash", 0, false},
+	"lmChatOllama":       {"ollamaApi", "http://localhost:11434/v1", "model", "llama3.2", 0, true},
+	"lmChatOpenRouter":   {"openRouterApi", "https://openrouter.ai/api/v1", "model", "openai/gpt-4.1-mini", 0, false},
+	"lmChatGroq":         {"groqApi", "https://api.groq.com/openai/v1", "model", "llama3-8b-8192", 0, false},
+	"lmChatMistralCloud": {"mistralCloudApi", "https://api.mistral.ai/v1", "model", "mistral-small", 0, false},
+	"lmChatDeepSeek":     {"deepSeekApi", "https://api.deepseek.com/v1", "model", "deepseek-chat", 0, false},
+	"lmChatXAiGrok":      {"xAiApi", "https://api.x.ai/v1", "model", "grok-2-vision-1212", 0, false},
+	"lmChatAzureOpenAi":  {"azureOpenAiApi", "https://RESOURCE.openai.azure.com/openai/v1", "model", "", 0, true},
+}
+
+// modelOptions are the chat models' options the llm step takes, by the
+// name each model node gives them.
+var modelOptions = map[string]string{
+	"temperature": "temperature", "topP": "top_p",
+	"maxTokens": "max_tokens", "maxTokensToSample": "max_tokens", "maxOutputTokens": "max_tokens", "numPredict": "max_tokens",
+}
+
+// languageModel converts the chat model on a root's ai_languageModel
+// input. It reports a root without one, and a model node it does not
+// convert, and returns false then.
+func (n *n8n) languageModel(root *n8nNode, s *n8nScope) (aiModel, bool) {
+	models := root.subNodes("ai_languageModel")
+	if len(models) == 0 {
+		n.Problem(root.where, root.j, "Missing chat model", "the node needs a chat model on its Chat Model input, as n8n does.")
+		return aiModel{}, false
+	}
+	if len(models) > 1 {
+		n.Warn(root.where, models[1].j, "Fallback model left out", fmt.Sprintf("the flow calls the first model, %q; n8n calls %q only when that one fails.", models[0].name, models[1].name))
+	}
+	node := models[0]
+	short := strings.TrimPrefix(node.fullType, langchainPrefix)
+	cm, ok := chatModels[short]
+	if !ok || node.disabled {
+		n.Problem(node.where, node.j.Get("type"), "Unsupported chat model",
+			fmt.Sprintf("flowctl import converts the chat models that speak OpenAI's API (%s); not %s.", strings.Join(importer.SortedKeys(chatModels), ", "), node.fullType))
+		return aiModel{}, false
+	}
+	node.conv = true
+	p := node.params
+	var m aiModel
+	credName := node.j.Text("credentials", cm.cred, "name")
+	if credName == "" {
+		credName = short
+	}
+	url := cm.url
+	if b := p.Get("options", "baseURL"); b != nil {
+		if b.Kind != 's' || strings.HasPrefix(b.Str, "=") {
+			n.Problem(node.where, b, "Unsupported option", "a base URL is converted when it is written out, not an expression: a provider's base_url is a literal.")
+			return aiModel{}, false
+		}
+		url = strings.TrimSuffix(b.Str, "/")
+	} else if cm.urlInCredential {
+		n.Warn(node.where, node.j.Get("credentials"), "Provider URL from n8n's default",
+			fmt.Sprintf("the workflow does not hold the URL of credential %q; provider %s uses %s: change its base_url to the credential's.", credName, importer.Snake(credName), url))
+	}
+	m.provider = n.provider(credName, cm, url, short)
+	model := p.Get(cm.param)
+	if model != nil && model.Kind == 'o' && node.version >= cm.locator && cm.locator > 0 {
+		model = model.Get("value")
+	}
+	var modelExpr importer.Expr
+	switch {
+	case model == nil && cm.def == "":
+		n.Problem(node.where, p, "Missing model", "the node names no model (for Azure, the deployment).")
+		return aiModel{}, false
+	case model == nil:
+		n.Warn(node.where, p, "Default model", fmt.Sprintf("the node names no model: the flow asks for %q, n8n's default for this node.", strings.TrimPrefix(cm.def, "models/")))
+		modelExpr = importer.Str(strings.TrimPrefix(cm.def, "models/"))
+	case model.Kind == 's' && !strings.HasPrefix(model.Str, "="):
+		modelExpr = importer.Str(strings.TrimPrefix(model.Str, "models/"))
+	default:
+		modelExpr = s.textValue(model, "model")
+	}
+	m.args = append(m.args, importer.Member{Name: "model", Value: modelExpr})
+	opts := p.Get("options")
+	var skipped []string
+	if opts != nil && opts.Kind == 'o' {
+		for _, k := range opts.Keys {
+			v := opts.Obj[k]
+			if name, ok := modelOptions[k]; ok {
+				if name == "max_tokens" && v.Kind == 'n' && v.Num == "-1" {
+					continue // n8n's "no limit"
+				}
+				m.args = append(m.args, importer.Member{Name: name, Value: s.value(v, k)})
+				continue
+			}
+			switch k {
+			case "baseURL", "maxRetries":
+				// The URL is the provider's; flowctl retries a model's
+				// errors itself.
+			case "timeout":
+				if v.Kind == 'n' {
+					ms, _ := strconv.ParseFloat(v.Num, 64)
+					m.timeout = importer.Duration(int64(ms))
+				}
+			default:
+				skipped = append(skipped, k)
+			}
+		}
+	}
+	if len(skipped) > 0 {
+		n.Warn(node.where, opts, "Model option not converted",
+			fmt.Sprintf("the llm step has no %s: the model's default applies.", strings.Join(skipped, ", ")))
+	}
+	return m, true
+}
+
+// provider declares the provider of a credential (once) and returns its
+// name: one credential, one provider and one secret.
+func (n *n8n) provider(credName string, cm chatModel, url, short string) string {
+	key := cm.cred + "\x00" + credName + "\x00" + url
+	if p, ok := n.providers[key]; ok {
+		return p
+	}
+	name := n.Name("provider", credName, "model")
+	b := hclwrite.NewBlock("provider", []string{name})
+	b.Body().SetAttributeValue("base_url", cty.StringVal(url))
+	if cm.cred != "ollamaApi" {
+		sec := n.credentialSecret(credName, cm.cred)
+		b.Body().SetAttributeRaw("api_key", importer.Clone(importer.Ref("secret", sec)))
+	}
+	n.File.Providers = append(n.File.Providers, importer.Decl{
+		Comment: []string{fmt.Sprintf("n8n credential %q (%s), of node type %s", credName, cm.cred, short)},
+		Block:   b,
+	})
+	n.providers[key] = name
+	return name
+}
+
+// credentialSecret is the secret of an n8n credential's key: one for each
+// credential, whichever nodes use it.
+func (n *n8n) credentialSecret(credName, credType string) string {
+	key := credType + "\x00" + credName
+	if s, ok := n.credSecrets[key]; ok {
+		return s
+	}
+	s := n.AddSecret(credName, fmt.Sprintf("the API key of n8n credential %q (%s)", credName, credType), "")
+	n.credSecrets[key] = s
+	return s
+}
+
+// aiMemory is a conversation memory: the memory block and how many
+// messages a step reads from it.
+type aiMemory struct {
+	node    *n8nNode
+	name    string        // the memory block
+	session importer.Expr // the session's key, for the current item
+	window  int           // messages kept (n8n's context window length, times two)
+}
+
+// chatMemories are the memory nodes converted, and where n8n keeps their
+// messages (for the warning); "" keeps them in the n8n process, as the
+// flow's memory keeps them in the state.
+var chatMemories = map[string]string{
+	"memoryBufferWindow": "",
+	"memoryPostgresChat": "a PostgreSQL table",
+	"memoryRedisChat":    "Redis",
+	"memoryMongoDbChat":  "MongoDB",
+	"memoryXata":         "Xata",
+	"memoryZep":          "Zep",
+	"memoryMotorhead":    "Motorhead",
+}
+
+// memory converts the memory on a root's ai_memory input, if any: the
+// session key as n8n's getSessionId reads it.
+func (n *n8n) memory(root *n8nNode, s *n8nScope) (*aiMemory, bool) {
+	mems := root.subNodes("ai_memory")
+	if len(mems) == 0 {
+		return nil, true
+	}
+	node := mems[0]
+	short := strings.TrimPrefix(node.fullType, langchainPrefix)
+	where, ok := chatMemories[short]
+	if !ok || node.disabled {
+		n.Problem(node.where, node.j.Get("type"), "Unsupported memory",
+			fmt.Sprintf("flowctl import converts the chat memories %s into a memory block of the flow; not %s.", strings.Join(importer.SortedKeys(chatMemories), ", "), node.fullType))
+		return nil, false
+	}
+	node.conv = true
+	p := node.params
+	m := &aiMemory{node: node, window: 2 * int(p.Number(5, "contextWindowLength"))}
+	if short == "memoryMotorhead" || short == "memoryZep" || short == "memoryXata" {
+		m.window = 0 // the whole conversation
+	}
+	if where != "" {
+		n.Warn(node.where, node.j.Get("type"), "Memory kept in the state",
+			fmt.Sprintf("n8n keeps this conversation in %s; the flow keeps it in a memory block of its state, keyed by the same session.", where))
+	}
+	var key *importer.JV
+	switch {
+	case node.version < 1.2 && short == "memoryBufferWindow":
+		key = p.Get("sessionKey")
+		if key == nil {
+			def := "chat_history"
+			if node.version >= 1.1 {
+				def = "={{ $json.sessionId }}"
+			}
+			key = &importer.JV{Kind: 's', Str: def, Ptr: p.Ptr + "/sessionKey", Rng: p.Rng}
+		}
+	case p.Text("sessionIdType") == "customKey":
+		key = p.Get("sessionKey")
+		if key == nil || key.Kind == 's' && key.Str == "" {
+			n.Problem(node.where, p, "Missing session key", "the memory's key is empty, which n8n fails on too (Key parameter is empty).")
+			return nil, false
+		}
+	default:
+		key = &importer.JV{Kind: 's', Str: "={{ $json.sessionId }}", Ptr: p.Ptr + "/sessionIdType", Rng: p.Rng}
+	}
+	m.session = s.textValue(key, "session_id")
+	if key.Str == "={{ $json.sessionId }}" && n.chatTrigger != nil {
+		// n8n falls back on the chat trigger's session.
+		m.session = importer.Call("try", m.session, importer.Ref("input", "session_id"))
+	}
+	m.name = n.Name("memory", node.name, "conversation")
+	return m, true
+}
+
+// declareMemory writes the memory block of a conversation that step
+// (for each item of its turn step) adds a turn to when the run succeeds.
+func (n *n8n) declareMemory(m *aiMemory, turn, step string, reply importer.Expr) {
+	b := hclwrite.NewBlock("memory", []string{m.name})
+	body := b.Body()
+	body.SetAttributeRaw("type", importer.Clone(importer.Code("map(list(importer.Object({ role = string, content = string })))")))
+	body.SetAttributeRaw("default", importer.Clone(importer.Code("{}")))
+	mem := importer.Ref("memory", m.name)
+	turns := importer.Join("{ for i, t in ", importer.Ref("step", turn), " : t.value.session => [{ role = \"user\", content = t.value.prompt }, { role = \"assistant\", content = ",
+		reply, " }]... }")
+	all := importer.Join("{ for sid, turns in ", turns, " : sid => concat(lookup(", mem, ", sid, []), flatten(turns)) }")
+	value := importer.Join("merge(", mem, ", ", all, ")")
+	if m.window > 0 {
+		value = importer.Join("merge(", mem, ", { for sid, l in ", all, " : sid => slice(l, max(length(l) - ", importer.Code(strconv.Itoa(m.window)), ", 0), length(l)) })")
+	}
+	body.SetAttributeRaw("value", importer.Clone(value))
+	body.SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The conversations of n8n node %q, by session", m.node.name)))
+	what := "the whole conversation"
+	if m.window > 0 {
+		what = fmt.Sprintf("the last %d messages", m.window)
+	}
+	n.File.Memories = append(n.File.Memories, importer.Decl{Comment: []string{fmt.Sprintf("%s: %s of each session", n.nodeComment(m.node), what)}, Block: b})
+}
+
+// outputParser converts the parser on a root's ai_outputParser input, if
+// any, into the output blocks of its llm step: n8n's Structured Output
+// Parser asks the model for {"output": …} and gives that object, and so
+// does the step with one output "output" of the schema's type.
+func (n *n8n) outputParser(root *n8nNode) (string, bool, bool) {
+	parsers := root.subNodes("ai_outputParser")
+	if len(parsers) == 0 {
+		return "", false, true
+	}
+	node := parsers[0]
+	short := strings.TrimPrefix(node.fullType, langchainPrefix)
+	if short == "outputParserAutofixing" {
+		// It re-asks the model with the parser's error, as the llm step
+		// does: its own parser gives the schema.
+		node.conv = true
+		inner := node.subNodes("ai_outputParser")
+		if len(inner) == 0 {
+			n.Problem(node.where, node.j, "Missing output parser", "the auto-fixing parser needs an output parser on its input.")
+			return "", false, false
+		}
+		for _, mdl := range node.subNodes("ai_languageModel") {
+			mdl.conv = true
+		}
+		node = inner[0]
+		short = strings.TrimPrefix(node.fullType, langchainPrefix)
+	}
+	if short != "outputParserStructured" || node.disabled {
+		n.Problem(node.where, node.j.Get("type"), "Unsupported output parser",
+			fmt.Sprintf("flowctl import converts the Structured Output Parser (and the auto-fixing one around it) into the step's output; not %s.", node.fullType))
+		return "", false, false
+	}
+	p := node.params
+	var schema *importer.JV
+	var typ string
+	required := node.version >= 1.3
+	switch {
+	case node.version <= 1.1 || p.Text("schemaType") == "manual":
+		key := "inputSchema"
+		if node.version <= 1.1 {
+			key = "jsonSchema"
+		}
+		raw := p.Get(key)
+		text := defaultStateSchema
+		if raw != nil {
+			text = raw.Str
+		}
+		schema = n.parseJSONParam(node, raw, text)
+		if schema == nil {
+			return "", false, false
+		}
+		t, why := importer.JSONSchemaType(schema)
+		if why != "" {
+			n.Warn(node.where, raw, "Untyped schema", "the schema "+why+": its HCL type is any, checked only at run time.")
+		}
+		typ = t
+	default:
+		raw := p.Get("jsonSchemaExample")
+		text := defaultStateExample
+		if raw != nil {
+			text = raw.Str
+		}
+		example := n.parseJSONParam(node, raw, text)
+		if example == nil {
+			return "", false, false
+		}
+		typ = exampleType(example, required)
+	}
+	node.conv = true
+	return typ, true, true
+}
+
+// The parsers' defaults, which a workflow that keeps them does not hold.
+const (
+	defaultStateExample = `{"state": "California", "cities": ["Los Angeles", "San Francisco", "San Diego"]}`
+	defaultStateSchema  = `{"type": "object", "properties": {"state": {"type": "string"}, "cities": {"type": "array", "items": {"type": "string"}}}}`
+)
+
+// parseJSONParam reads a parameter holding JSON text (an example, a
+// schema); text is its value or default.
+func (n *n8n) parseJSONParam(node *n8nNode, raw *importer.JV, text string) *importer.JV {
+	if raw != nil && (raw.Kind != 's' || strings.HasPrefix(raw.Str, "=")) {
+		n.Problem(node.where, raw, "Unsupported expression", "the schema is converted when it is written out, not an expression.")
+		return nil
+	}
+	at := node.params
+	if raw != nil {
+		at = raw
+	}
+	src, d := importer.ParseSource(n.Src.Name, []byte(text))
+	if d.HasErrors() || src == nil {
+		n.Problem(node.where, at, "Invalid JSON", "the schema is not JSON, which n8n fails on too: "+d.Error())
+		return nil
+	}
+	return src.Root
+}
+
+// exampleType is the HCL type of the values like an example: what n8n's
+// generate-schema finds in it. Objects' fields are required from Structured
+// Output Parser v1.3 on (optional before).
+func exampleType(v *importer.JV, required bool) string {
+	switch v.Kind {
+	case 's':
+		return "string"
+	case 'n':
+		return "number"
+	case 'b':
+		return "bool"
+	case 'a':
+		if len(v.Arr) == 0 {
+			return "list(any)"
+		}
+		t := exampleType(v.Arr[0], required)
+		for _, e := range v.Arr[1:] {
+			if exampleType(e, required) != t {
+				return "list(any)"
+			}
+		}
+		return "list(" + t + ")"
+	case 'o':
+		if len(v.Keys) == 0 {
+			return "any"
+		}
+		var attrs []string
+		for _, k := range v.Keys {
+			if !importer.ValidAttrName(k) {
+				return "any"
+			}
+			t := exampleType(v.Obj[k], required)
+			if !required {
+				t = "optional(" + t + ")"
+			}
+			attrs = append(attrs, k+" = "+t)
+		}
+		return "importer.Object({ " + strings.Join(attrs, ", ") + " })"
+	}
+	return "any"
+}
+
+// aiPrompt is a chain's or an agent's prompt parameter: the user message,
+// as n8n's getPromptInputByType reads it (promptType auto: the chat
+// trigger's chatInput; define: text), or older versions' own parameter.
+func (n *n8n) aiPrompt(node *n8nNode, s *n8nScope, legacyUntil float64, legacyKey string, legacyDefaults map[float64]string) importer.Expr {
+	p := node.params
+	synth := func(src, key string) *importer.JV {
+		return &importer.JV{Kind: 's', Str: src, Ptr: p.Ptr + "/" + key, Rng: p.Rng}
+	}
+	if node.version <= legacyUntil {
+		v := p.Get(legacyKey)
+		if v == nil {
+			def := ""
+			var best float64 = -1
+			for ver, d := range legacyDefaults {
+				if ver <= node.version && ver > best {
+					best, def = ver, d
+				}
+			}
+			v = synth(def, legacyKey)
+		}
+		return s.textValue(v, "prompt")
+	}
+	switch t := p.Text("promptType"); t {
+	case "define":
+		v := p.Get("text")
+		if v == nil {
+			v = synth("", "text")
+		}
+		return s.textValue(v, "prompt")
+	case "guardrails":
+		return s.textValue(synth(`={{ $json["guardrailsInput"] }}`, "promptType"), "prompt")
+	default:
+		return s.textValue(synth(`={{ $json["chatInput"] }}`, "promptType"), "prompt")
+	}
+}
+
+// aiOptionsLeftOut reports options of a root that the flow does not
+// convert, as errors at each.
+func (n *n8n) aiOptionsLeftOut(node *n8nNode, opts *importer.JV, refused map[string]string) bool {
+	if opts == nil || opts.Kind != 'o' {
+		return true
+	}
+	ok := true
+	for _, k := range opts.Keys {
+		if why, bad := refused[k]; bad {
+			n.Problem(node.where, opts.Obj[k], "Unsupported option", why)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// stepArgs sets a model's arguments on an llm step.
+func (m aiModel) stepArgs(body *hclwrite.Body) {
+	body.SetAttributeRaw("provider", importer.Clone(importer.Ref("provider", m.provider)))
+	for _, a := range m.args {
+		body.SetAttributeRaw(a.Name, importer.Clone(a.Value))
+	}
+	if m.timeout != "" {
+		body.SetAttributeValue("timeout", cty.StringVal(m.timeout))
+	}
+}
+
+// outputBlock adds an output block to a step.
+func outputBlock(body *hclwrite.Body, name, typ, description string, enum []string, optional bool) {
+	b := body.AppendNewBlock("output", []string{name}).Body()
+	b.SetAttributeRaw("type", importer.Clone(importer.Code(typ)))
+	if description != "" {
+		b.SetAttributeValue("description", cty.StringVal(description))
+	}
+	if len(enum) > 0 {
+		var vals []cty.Value
+		for _, e := range enum {
+			vals = append(vals, cty.StringVal(e))
+		}
+		b.SetAttributeValue("enum", cty.ListVal(vals))
+	}
+	if optional {
+		b.SetAttributeValue("optional", cty.True)
+	}
+}
+
+// outputName is a name for a step's output field made from text: not
+// text or usage, which the llm block keeps, and not one used.
+func outputName(text string, used map[string]bool) string {
+	base := importer.Snake(text)
+	if base == "" {
+		base = "field"
+	}
+	name := base
+	for i := 2; used[name] || name == "text" || name == "usage"; i++ {
+		name = fmt.Sprintf("%s_%d", base, i)
+	}
+	used[name] = true
+	return name
+}
+
+// aiNodeNames lists the AI node types converted, for messages.
+func aiNodeNames() string {
+	names := slices.Sorted(func(yield func(string) bool) {
+		for k := range n8nAINodeTypes {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	return strings.Join(names, ", ")
+}
+
+// n8nAINodeTypes converts each AI node type that runs on items (without
+// the @n8n/n8n-nodes-langchain. prefix); the sub-nodes are converted by
+// the nodes they hang on.
+var n8nAINodeTypes map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItems
+
+func init() {
+	n8nAINodeTypes = map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItems{
+		"agent":                (*n8n).agentNode,
+		"chainLlm":             (*n8n).chainNode,
+		"openAi":               (*n8n).openAINode,
+		"informationExtractor": (*n8n).informationExtractorNode,
+		"textClassifier":       (*n8n).textClassifierNode,
+		"sentimentAnalysis":    (*n8n).sentimentNode,
+		"chatTrigger":          (*n8n).chatTriggerNode,
+		"manualChatTrigger":    (*n8n).chatTriggerNode,
+	}
+}
+
+// aiConnections records the connections of a sub-node to the AI inputs
+// of the nodes it serves.
+func (n *n8n) aiConnections(from *n8nNode, kind string, list *importer.JV) {
+	if !slices.Contains(aiKinds, kind) {
+		n.Problem(from.where, list, "Unsupported connection",
+			fmt.Sprintf("%q connections are not converted; main connections and the AI inputs %s are.", kind, strings.Join(aiKinds, ", ")))
+		return
+	}
+	for _, out := range list.Items() {
+		for _, c := range out.Items() {
+			to := n.byName[c.Text("node")]
+			if to == nil {
+				n.Warn(from.where, c, "Connection to an unknown node", fmt.Sprintf("no node is named %q; the connection is left out.", c.Text("node")))
+				continue
+			}
+			if to.ai == nil {
+				to.ai = map[string][]*n8nNode{}
+			}
+			to.ai[kind] = append(to.ai[kind], from)
+		}
+	}
+}
+
+// checkSubExpressions checks the expressions of a node's sub-nodes.
+func (n *n8n) checkSubExpressions(node *n8nNode) bool {
+	ok := true
+	for _, kind := range aiKinds {
+		for _, sub := range node.ai[kind] {
+			ok = n.checkExpressions(sub, sub.params) && n.checkSubExpressions(sub) && ok
+		}
+	}
+	return ok
+}
+
+// aiState is how many top-level blocks the AI nodes had written, so that
+// a node that fails takes back what it wrote.
+type aiState struct{ providers, collections, blocks, memories int }
+
+func (n *n8n) aiMark() aiState {
+	return aiState{len(n.File.Providers), len(n.File.Collections), len(n.File.Blocks), len(n.File.Memories)}
+}
+
+// aiRollback takes back what a node that failed wrote of AI blocks, and
+// its sub-nodes' conversion.
+func (n *n8n) aiRollback(st aiState, node *n8nNode) {
+	n.File.Providers, n.File.Collections = n.File.Providers[:st.providers], n.File.Collections[:st.collections]
+	n.File.Blocks, n.File.Memories = n.File.Blocks[:st.blocks], n.File.Memories[:st.memories]
+	kept := map[string]bool{}
+	for _, d := range n.File.Providers {
+		kept[d.Block.Labels()[0]] = true
+	}
+	for k, p := range n.providers {
+		if !kept[p] {
+			delete(n.providers, k)
+		}
+	}
+	var unconv func(*n8nNode)
+	unconv = func(node *n8nNode) {
+		for _, kind := range aiKinds {
+			for _, sub := range node.ai[kind] {
+				sub.conv = false
+				unconv(sub)
+			}
+		}
+	}
+	unconv(node)
+}
