@@ -285,7 +285,7 @@ func (n *n8n) memory(root *n8nNode, s *n8nScope) (*aiMemory, bool) {
 func (n *n8n) declareMemory(m *aiMemory, turn, step string, reply importer.Expr) {
 	b := hclwrite.NewBlock("memory", []string{m.name})
 	body := b.Body()
-	body.SetAttributeRaw("type", importer.Clone(importer.Code("map(list(importer.Object({ role = string, content = string })))")))
+	body.SetAttributeRaw("type", importer.Clone(importer.Code("map(list(object({ role = string, content = string })))")))
 	body.SetAttributeRaw("default", importer.Clone(importer.Code("{}")))
 	mem := importer.Ref("memory", m.name)
 	turns := importer.Join("{ for i, t in ", importer.Ref("step", turn), " : t.value.session => [{ role = \"user\", content = t.value.prompt }, { role = \"assistant\", content = ",
@@ -437,7 +437,7 @@ func exampleType(v *importer.JV, required bool) string {
 			}
 			attrs = append(attrs, k+" = "+t)
 		}
-		return "importer.Object({ " + strings.Join(attrs, ", ") + " })"
+		return "object({ " + strings.Join(attrs, ", ") + " })"
 	}
 	return "any"
 }

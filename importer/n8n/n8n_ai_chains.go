@@ -575,14 +575,15 @@ func (n *n8n) sentimentNode(node *n8nNode, in n8nItems) []n8nItems {
 func (n *n8n) chatTriggerNode(node *n8nNode, _ n8nItems) []n8nItems {
 	n.chatTrigger = node
 	for _, in := range []struct{ name, desc string }{
-		{"chat_input", "The chat message (n8n's chatInput)"},
+		{"chat_input", "The chat message (n8n's chatInput); none when another trigger starts the flow"},
 		{"session_id", "The chat's session (n8n's sessionId): the conversation a memory continues"},
 	} {
 		b := hclwrite.NewBlock("input", []string{n.Name("input", in.name, in.name)})
 		b.Body().SetAttributeRaw("type", importer.Clone(importer.Code("string")))
+		b.Body().SetAttributeRaw("default", importer.Clone(importer.Code("null")))
 		b.Body().SetAttributeValue("description", cty.StringVal(in.desc))
 		n.File.Inputs = append(n.File.Inputs, importer.Decl{Block: b})
 	}
-	n.File.Header = append(n.File.Header, fmt.Sprintf("%s starts the flow: a chat message, given as the inputs chat_input and session_id.", n.nodeComment(node)))
-	return []n8nItems{{e: importer.Code(`[{ sessionId = input.session_id, action = "sendMessage", chatInput = input.chat_input }]`)}}
+	n.File.Header = append(n.File.Header, fmt.Sprintf("%s starts the flow: a chat message, given as the inputs chat_input and session_id (without chat_input, as when another trigger starts the flow, it gives no item).", n.nodeComment(node)))
+	return []n8nItems{{e: importer.Code(`input.chat_input == null ? [] : [{ sessionId = input.session_id, action = "sendMessage", chatInput = input.chat_input }]`)}}
 }
