@@ -478,22 +478,6 @@ func (n *n8n) aiPrompt(node *n8nNode, s *n8nScope, legacyUntil float64, legacyKe
 	}
 }
 
-// aiOptionsLeftOut reports options of a root that the flow does not
-// convert, as errors at each.
-func (n *n8n) aiOptionsLeftOut(node *n8nNode, opts *importer.JV, refused map[string]string) bool {
-	if opts == nil || opts.Kind != 'o' {
-		return true
-	}
-	ok := true
-	for _, k := range opts.Keys {
-		if why, bad := refused[k]; bad {
-			n.Problem(node.where, opts.Obj[k], "Unsupported option", why)
-			ok = false
-		}
-	}
-	return ok
-}
-
 // stepArgs sets a model's arguments on an llm step.
 func (m aiModel) stepArgs(body *hclwrite.Body) {
 	body.SetAttributeRaw("provider", importer.Clone(importer.Ref("provider", m.provider)))

@@ -105,12 +105,10 @@ func (n *n8n) agentNode(node *n8nNode, in n8nItems) []n8nItems {
 		return nil
 	}
 	opts := p.Get("options")
-	if !n.aiOptionsLeftOut(node, opts, map[string]string{
-		"returnIntermediateSteps": "the intermediate steps (the tool calls and their results) are not in the step's outputs; they are in its call trace (flowctl runs show RUN --calls).",
-	}) {
-		if opts.Boolean(false, "returnIntermediateSteps") {
-			return nil
-		}
+	if opts.Boolean(false, "returnIntermediateSteps") {
+		n.Problem(node.where, opts.Get("returnIntermediateSteps"), "Unsupported option",
+			"the intermediate steps (the tool calls and their results) are not in the step's outputs; they are in its call trace (flowctl runs show RUN --calls).")
+		return nil
 	}
 	c := &llmCall{node: node, in: in, s: s}
 	var ok bool
