@@ -108,7 +108,9 @@ func (n *n8n) languageModel(root *n8nNode, s *n8nScope) (aiModel, bool) {
 		credName = short
 	}
 	url := cm.url
-	if b := p.Get("options", "baseURL"); b != nil {
+	// Only OpenAI Chat Model v1.0 shows the Base URL option; later
+	// versions take the credential's URL, whatever the option says.
+	if b := p.Get("options", "baseURL"); b != nil && short == "lmChatOpenAi" && node.version < 1.1 {
 		if b.Kind != 's' || strings.HasPrefix(b.Str, "=") {
 			n.Problem(node.where, b, "Unsupported option", "a base URL is converted when it is written out, not an expression: a provider's base_url is a literal.")
 			return aiModel{}, false

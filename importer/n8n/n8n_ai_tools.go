@@ -3,6 +3,7 @@ package n8n
 import (
 	"fmt"
 	"github.com/flowctl/flowctl/importer"
+	"regexp"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
@@ -94,6 +95,15 @@ func (n *n8n) codeTool(root, node *n8nNode) (importer.Expr, bool) {
 	if !n.checkCode(node, p.Get("jsCode"), src, toolWrap) {
 		return nil, false
 	}
+	bad := toolCodeNames.FindString(src)
+	if bad == "" && (strings.Contains(src, "require(") || strings.Contains(src, "this.helpers")) {
+		bad = "require or helpers"
+	}
+	if bad != "" {
+		n.Problem(node.where, p.Get("jsCode"), "Unsupported code",
+			fmt.Sprintf("the tool's code uses %s, which its js block does not have (it has query and JavaScript's built-ins).", strings.TrimSpace(bad)))
+		return nil, false
+	}
 	block := n.toolBlockName(name)
 	b := hclwrite.NewBlock("block", []string{block})
 	body := b.Body()
@@ -146,6 +156,10 @@ func (n *n8n) codeTool(root, node *n8nNode) (importer.Expr, bool) {
 	}
 	return importer.Ref("block", block), true
 }
+
+// toolCodeNames finds n8n's names ($('Node'), $input, $json, $now…) in a
+// Code Tool's code: the tool's block runs it on query alone.
+var toolCodeNames = regexp.MustCompile(`(^|[^\w$])\$(\(|[A-Za-z_]\w*)`)
 
 // toolWrap is a Code Tool's code as n8n runs it, for the syntax check.
 var toolWrap = jsWrap{"(async function (query) {\n", "\n})"}
