@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -277,9 +278,23 @@ func (c *Conv) Reserve(kind string, names ...string) {
 	}
 }
 
+// FlowName names the flow after text, or when text gives no name, after
+// the source file (its name without the extension, so that two files of
+// a batch without names get two flows), then fallback.
+func (c *Conv) FlowName(text, fallback string) string {
+	if Snake(text) == "" {
+		base := filepath.Base(c.Src.Name)
+		text = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	return c.Name("flow", text, fallback)
+}
+
 // gapStep declares a step that fails with message: what --partial writes
 // for a part that could not be converted.
-func (c *Conv) GapStep(name, commentLine, message string) {
+// inputs, when not nil, is what the part took (an n8n node's input
+// items): the step keeps it, so that replacing the step is the only edit
+// needed.
+func (c *Conv) GapStep(name, commentLine, message string, inputs Expr) {
 	if !c.gaps {
 		c.gaps = true
 		b := hclwrite.NewBlock("block", []string{"not_converted"})
@@ -288,6 +303,10 @@ func (c *Conv) GapStep(name, commentLine, message string) {
 		body.SetAttributeValue("description", cty.StringVal("Fails with the message of what flowctl import could not convert"))
 		in := body.AppendNewBlock("input", []string{"message"})
 		in.Body().SetAttributeRaw("type", Clone(Code("string")))
+		in = body.AppendNewBlock("input", []string{"inputs"})
+		in.Body().SetAttributeRaw("type", Clone(Code("any")))
+		in.Body().SetAttributeRaw("default", Clone(Code("null")))
+		in.Body().SetAttributeValue("description", cty.StringVal("what the part took, for the step that replaces this one"))
 		out := body.AppendNewBlock("output", []string{"value"})
 		out.Body().SetAttributeRaw("type", Clone(Code("any")))
 		body.SetAttributeValue("source", cty.StringVal("function execute(input) { throw new Error(input.message) }"))
@@ -299,6 +318,9 @@ func (c *Conv) GapStep(name, commentLine, message string) {
 	b := hclwrite.NewBlock("step", []string{name})
 	b.Body().SetAttributeValue("use", cty.StringVal("not_converted"))
 	b.Body().SetAttributeRaw("message", Clone(Text(message)))
+	if inputs != nil {
+		b.Body().SetAttributeRaw("inputs", Clone(inputs))
+	}
 	c.File.Steps = append(c.File.Steps, Decl{Comment: []string{commentLine + " — not converted"}, Block: b})
 }
 

@@ -97,6 +97,10 @@ func Ref(root string, path ...any) Expr {
 // index appends path (as in ref) to e.
 func Index(e Expr, path ...any) Expr {
 	out := Clone(e)
+	if len(path) > 0 && splat(e) {
+		// a[*].b[0] is each element's b[0]; (a[*].b)[0] is the first b.
+		out = Join("(", e, ")")
+	}
 	for _, p := range path {
 		switch p := p.(type) {
 		case string:
@@ -112,6 +116,24 @@ func Index(e Expr, path ...any) Expr {
 		}
 	}
 	return out
+}
+
+// splat reports whether e ends in a splat's traversal (a[*].b), which an
+// index after it would join.
+func splat(e Expr) bool {
+	depth := 0
+	for i, t := range e {
+		switch t.Type {
+		case hclsyntax.TokenOParen, hclsyntax.TokenOBrack, hclsyntax.TokenOBrace, hclsyntax.TokenOQuote, hclsyntax.TokenOHeredoc, hclsyntax.TokenTemplateInterp:
+			if depth == 0 && t.Type == hclsyntax.TokenOBrack && i+2 < len(e) && e[i+1].Type == hclsyntax.TokenStar && e[i+2].Type == hclsyntax.TokenCBrack {
+				return true
+			}
+			depth++
+		case hclsyntax.TokenCParen, hclsyntax.TokenCBrack, hclsyntax.TokenCBrace, hclsyntax.TokenCQuote, hclsyntax.TokenCHeredoc, hclsyntax.TokenTemplateSeqEnd:
+			depth--
+		}
+	}
+	return false
 }
 
 // call is a function call.

@@ -88,8 +88,6 @@ func Register(f Format, convert Converter) { converters[f] = convert }
 func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	res := &Result{}
-	written := map[string]string{} // path → the file it came from
-	fatal := false
 	var blockSrcs []*Source
 	for _, b := range opts.Blocks {
 		s, d := ParseSource(b.Name, b.Bytes)
@@ -101,64 +99,88 @@ func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	// Each file stands alone: with --partial, one that cannot be
+	// converted at all (its diagnostics stay errors) keeps none of the
+	// others from being written.
+	var fileErrs []*hcl.Diagnostic
+	written := map[string]string{} // path → the file it came from
 	for _, f := range files {
-		src, d := ParseSource(f.Name, f.Bytes)
-		diags = append(diags, d...)
-		if src == nil {
-			fatal = true
-			continue
-		}
-		format, d := detect(src, opts.From)
-		diags = append(diags, d...)
-		if d.HasErrors() {
-			fatal = true
-			continue
-		}
-		c := newConv(src, format)
-		convert := converters[format]
-		if convert == nil {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown format",
-				Detail: fmt.Sprintf("%s is %s, and this program has no converter for it (it does not import importer/%s).", src.Name, describe(format), format)})
-			fatal = true
-			continue
-		}
-		convert(c, blockSrcs)
-		diags = append(diags, c.Diags...)
-		fatal = fatal || c.Fatal
-		if c.Fatal {
-			continue
-		}
-		out, d := c.File.render()
-		diags = append(diags, d...)
-		fatal = fatal || d.HasErrors()
+		out, secrets, next, d, fatal := importFile(f, opts, blockSrcs)
 		for _, o := range out {
-			if prev, ok := written[o.Name]; ok {
-				if prevFile := findFile(res.Files, o.Name); prevFile != nil && string(prevFile.Bytes) == string(o.Bytes) {
-					continue // the same block file, needed by two flows
-				}
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Two flows with one name",
-					Detail:   fmt.Sprintf("%s and %s would both be written to %s; rename one of them in its source.", prev, f.Name, o.Name),
-				})
-				fatal = true
+			prev, ok := written[o.Name]
+			if !ok {
 				continue
 			}
-			written[o.Name] = f.Name
-			res.Files = append(res.Files, o)
+			if prevFile := findFile(res.Files, o.Name); prevFile != nil && string(prevFile.Bytes) == string(o.Bytes) {
+				continue // the same block file, needed by two flows
+			}
+			d = append(d, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Two flows with one name",
+				Detail:   fmt.Sprintf("%s and %s would both be written to %s; rename one of them in its source.", prev, f.Name, o.Name),
+			})
+			fatal = true
 		}
-		res.Secrets = append(res.Secrets, c.File.secretList()...)
-		res.Next = append(res.Next, c.File.Next...)
+		diags = append(diags, d...)
+		if fatal {
+			for _, e := range d {
+				if e.Severity == hcl.DiagError {
+					fileErrs = append(fileErrs, e)
+				}
+			}
+			continue
+		}
+		for _, o := range out {
+			if _, ok := written[o.Name]; !ok {
+				written[o.Name] = f.Name
+				res.Files = append(res.Files, o)
+			}
+		}
+		res.Secrets = append(res.Secrets, secrets...)
+		res.Next = append(res.Next, next...)
 	}
-	if fatal || (diags.HasErrors() && !opts.Partial) {
+	if diags.HasErrors() && (!opts.Partial || len(res.Files) == 0) {
 		return nil, diags
 	}
-	if opts.Partial {
-		for _, d := range diags {
+	for _, d := range diags {
+		if !slices.Contains(fileErrs, d) {
 			d.Severity = hcl.DiagWarning
 		}
 	}
 	return res, diags
+}
+
+// importFile converts one file; fatal when it cannot be converted at
+// all, not even with --partial (nothing of it is written).
+func importFile(f File, opts Options, blockSrcs []*Source) (out []File, secrets []Secret, next []string, diags hcl.Diagnostics, fatal bool) {
+	src, d := ParseSource(f.Name, f.Bytes)
+	diags = append(diags, d...)
+	if src == nil {
+		return nil, nil, nil, diags, true
+	}
+	format, d := detect(src, opts.From)
+	diags = append(diags, d...)
+	if d.HasErrors() {
+		return nil, nil, nil, diags, true
+	}
+	c := newConv(src, format)
+	convert := converters[format]
+	if convert == nil {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown format",
+			Detail: fmt.Sprintf("%s is %s, and this program has no converter for it (it does not import importer/%s).", src.Name, describe(format), format)})
+		return nil, nil, nil, diags, true
+	}
+	convert(c, blockSrcs)
+	diags = append(diags, c.Diags...)
+	if c.Fatal {
+		return nil, nil, nil, diags, true
+	}
+	out, d = c.File.render()
+	diags = append(diags, d...)
+	if d.HasErrors() {
+		return nil, nil, nil, diags, true
+	}
+	return out, c.File.secretList(), c.File.Next, diags, false
 }
 
 func findFile(files []File, name string) *File {

@@ -45,7 +45,10 @@ func ParseSource(name string, src []byte) (*Source, hcl.Diagnostics) {
 			s.lines = append(s.lines, i+1)
 		}
 	}
-	d := jsontext.NewDecoder(bytes.NewReader(src))
+	// As n8n reads it (JavaScript's JSON.parse): a name given twice takes
+	// the last value, and a lone surrogate escape (\udc80) is read as
+	// U+FFFD.
+	d := jsontext.NewDecoder(bytes.NewReader(src), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	root, err := s.read(d, 0)
 	if err == nil {
 		if _, err2 := d.ReadToken(); err2 != io.EOF {
@@ -111,7 +114,9 @@ func (s *Source) read(d *jsontext.Decoder, depth int) (*JV, error) {
 			if err != nil {
 				return nil, err
 			}
-			v.Keys = append(v.Keys, name)
+			if _, twice := v.Obj[name]; !twice {
+				v.Keys = append(v.Keys, name) // JSON.parse keeps the first place
+			}
 			v.Obj[name] = m
 		}
 		if _, err := d.ReadToken(); err != nil {

@@ -68,7 +68,7 @@ func convertAgentFlow(c *importer.Conv, registry []*importer.Source) {
 	if name == "" {
 		name = root.Text("id")
 	}
-	c.File.Name = c.Name("flow", name, "imported_pipeline")
+	c.File.Name = c.FlowName(name, "imported_pipeline")
 	c.File.Description = root.Text("user_prompt")
 	c.File.Header = []string{fmt.Sprintf("Imported by flowctl import from the AgentFlow pipeline %q (%s).", name, filepath.Base(c.Src.Name))}
 	a := &agentflow{Conv: c, blocks: map[string]*afBlock{}, nodes: map[string]*afNode{}}
@@ -310,7 +310,7 @@ func (a *agentflow) node(n *afNode, after []string) {
 	if b == nil {
 		msg := a.Problem(w, n.j.Get("block_id"), "Unknown block",
 			fmt.Sprintf("no block definition has id %q: give the registry's definitions with --blocks.", n.j.Text("block_id")))
-		a.GapStep(n.step, line, msg)
+		a.GapStep(n.step, line, msg, nil)
 		return
 	}
 	if b.trigger {
@@ -322,7 +322,7 @@ func (a *agentflow) node(n *afNode, after []string) {
 		return
 	}
 	if msg := a.writeBlock(b, w); msg != "" {
-		a.GapStep(n.step, line, msg)
+		a.GapStep(n.step, line, msg, nil)
 		return
 	}
 	sb, body := importer.NewStep(n.step, b.name)

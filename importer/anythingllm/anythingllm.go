@@ -36,7 +36,7 @@ type allm struct {
 
 func convertAnythingLLM(c *importer.Conv) {
 	root := c.Src.Root
-	c.File.Name = c.Name("flow", root.Text("name"), "imported_flow")
+	c.File.Name = c.FlowName(root.Text("name"), "imported_flow")
 	c.File.Description = root.Text("description")
 	c.File.Header = []string{fmt.Sprintf("Imported by flowctl import from the AnythingLLM agent flow %q (%s).", root.Text("name"), filepath.Base(c.Src.Name))}
 	if !root.Boolean(true, "active") {
@@ -83,7 +83,7 @@ func convertAnythingLLM(c *importer.Conv) {
 			msg := c.Problem(w, s.Get("type"), "Unsupported step type",
 				fmt.Sprintf("AnythingLLM's flow executor runs start, apiCall, llmInstruction and webScraping steps (it fails on any other: \"Unknown flow type: %s\"), and flowctl import converts those.", t))
 			stepName = c.Name("step", a.varName(cfg), importer.Snake(t))
-			c.GapStep(stepName, fmt.Sprintf("AnythingLLM step %d (%s)", i, t), msg)
+			c.GapStep(stepName, fmt.Sprintf("AnythingLLM step %d (%s)", i, t), msg, nil)
 			v = &allmVar{value: importer.Ref("step", stepName, "value"), dynamic: true}
 		}
 		if name := a.varName(cfg); name != "" {

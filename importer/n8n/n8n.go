@@ -58,10 +58,15 @@ type n8nItems struct {
 	// from are the steps that make the items (what a node that must run
 	// after them waits for).
 	from []string
-	// lineage are the nodes whose items these pair with index by index:
-	// item i of each comes from item i of the one before (n8n's paired
-	// items, which $('Node').item follows).
-	lineage []*n8nNode
+	// owner is the node whose output these are, prev the items of its
+	// input. They pair with prev's (n8n's pairedItem, which $('Node').item
+	// follows): item i with item i, or with item paired[i] when paired is
+	// set (an HCL list of indexes into prev); unpaired when the flow does
+	// not know how.
+	owner    *n8nNode
+	prev     *n8nItems
+	paired   importer.Expr
+	unpaired bool
 }
 
 type n8n struct {
@@ -70,6 +75,9 @@ type n8n struct {
 	byName   map[string]*n8nNode
 	workflow string
 	code     bool // the n8n_code block is used
+	// creds are the secrets of each credential (by type and id), made
+	// once for all the nodes that use it.
+	creds map[string][]string
 	// providers are the provider blocks by credential and URL, and
 	// credSecrets the secrets of credentials' keys.
 	providers   map[string]string
@@ -83,14 +91,15 @@ const n8nPrefix = "n8n-nodes-base."
 func convertN8N(c *importer.Conv) {
 	root := c.Src.Root
 	name := root.Text("name")
-	c.File.Name = c.Name("flow", name, "imported_workflow")
+	c.File.Name = c.FlowName(name, "imported_workflow")
 	c.File.Header = []string{fmt.Sprintf("Imported by flowctl import from the n8n workflow %q (%s).", name, filepath.Base(c.Src.Name))}
 	if d := root.Text("meta", "description"); d != "" {
 		c.File.Description = d
 	} else if name != "" {
 		c.File.Description = "The n8n workflow " + name
 	}
-	n := &n8n{Conv: c, byName: map[string]*n8nNode{}, workflow: name, providers: map[string]string{}, credSecrets: map[string]string{}}
+	n := &n8n{Conv: c, byName: map[string]*n8nNode{}, workflow: name, creds: map[string][]string{},
+		providers: map[string]string{}, credSecrets: map[string]string{}}
 	if !n.readNodes(root) {
 		return
 	}
@@ -304,7 +313,9 @@ func (n *n8n) convertNode(node *n8nNode) {
 	}
 	if node.disabled {
 		n.Warn(node.where, node.j.Get("disabled"), "Disabled node", "n8n passes the items of a disabled node through unchanged; so does the flow (no step).")
-		node.items = []n8nItems{in}
+		node.items = []n8nItems{pairedWith(in.e, in, nil)}
+		node.items[0].deps, node.items[0].from = in.deps, in.from
+		node.items[0].owner = node
 		node.conv = true
 		return
 	}
@@ -329,8 +340,8 @@ func (n *n8n) convertNode(node *n8nNode) {
 		return
 	}
 	if node.j.Boolean(false, "executeOnce") {
+		// The first item only: it keeps its index.
 		in.e = importer.Call("slice", in.e, importer.Code("0"), importer.Call("min", importer.Code("1"), importer.Call("length", in.e)))
-		in.lineage = nil
 	}
 	errs, steps, locals, inputs, schedules := n.errorCount(), len(n.File.Steps), len(n.File.Locals), len(n.File.Inputs), len(n.File.Schedules)
 	ai := n.aiMark()
@@ -349,6 +360,16 @@ func (n *n8n) convertNode(node *n8nNode) {
 			if items[i].from == nil {
 				items[i].from = []string{node.step}
 			}
+		}
+	}
+	for i := range items {
+		if items[i].owner == nil {
+			items[i].owner = node
+		}
+		if items[i].prev == nil && !items[i].unpaired && len(node.ins) > 0 {
+			// A node that says nothing of its items' pairs: not known.
+			p := in
+			items[i].prev, items[i].unpaired = &p, true
 		}
 	}
 	node.items = items
@@ -412,12 +433,44 @@ func (n *n8n) gap(node *n8nNode, summary string) {
 }
 
 func (n *n8n) gapMessage(node *n8nNode, msg string) {
-	n.GapStep(node.step, n.nodeComment(node), msg)
+	n.GapStep(node.step, n.nodeComment(node), msg, n.gapInputs(node))
 	node.conv = true
 	node.items = make([]n8nItems, max(len(node.outs), 1))
 	for i := range node.items {
 		node.items[i] = n8nItems{e: importer.Ref("step", node.step, "value")}
 	}
+}
+
+// gapInputs are the items that come to the inputs of a node that is not
+// converted (a list for each input; the one list when it has one input),
+// or nil when none come.
+func (n *n8n) gapInputs(node *n8nNode) importer.Expr {
+	var lists []importer.Expr
+	some := false
+	for _, edges := range node.ins {
+		var items importer.Expr = importer.Code("[]")
+		var from []importer.Expr
+		for _, e := range edges {
+			if e.node.reached && e.node.conv && e.index < len(e.node.items) && e.node.items[e.index].e != nil {
+				from = append(from, e.node.items[e.index].e)
+			}
+		}
+		switch len(from) {
+		case 0:
+		case 1:
+			items, some = from[0], true
+		default:
+			items, some = importer.Call("concat", from...), true
+		}
+		lists = append(lists, items)
+	}
+	switch {
+	case !some:
+		return nil
+	case len(lists) == 1:
+		return lists[0]
+	}
+	return importer.Tuple(lists)
 }
 
 // tooOld reports a node older than version v of it, the one that is

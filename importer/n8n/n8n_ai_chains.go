@@ -137,10 +137,10 @@ func (n *n8n) agentNode(node *n8nNode, in n8nItems) []n8nItems {
 	if parsed && p.Boolean(true, "hasOutputParser") {
 		c.outputs = func(body *hclwrite.Body) { outputBlock(body, "output", typ, "", nil, false) }
 		n.writeLLM(c, "the agent, for each item")
-		return []n8nItems{{e: importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = r.output }]"), lineage: appendLineage(in.lineage, node)}}
+		return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = r.output }]"), in, nil)}
 	}
 	n.writeLLM(c, "the agent, for each item")
-	return []n8nItems{{e: importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = r.text }]"), lineage: appendLineage(in.lineage, node)}}
+	return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = r.text }]"), in, nil)}
 }
 
 // chainNode is the Basic LLM Chain: its messages, then the prompt; each
@@ -186,10 +186,10 @@ func (n *n8n) chainNode(node *n8nNode, in n8nItems) []n8nItems {
 	if parsed && hasParser {
 		c.outputs = func(body *hclwrite.Body) { outputBlock(body, "output", typ, "", nil, false) }
 		n.writeLLM(c, "the chain, for each item")
-		return []n8nItems{{e: importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = r.output }]"), lineage: appendLineage(in.lineage, node)}}
+		return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = r.output }]"), in, nil)}
 	}
 	n.writeLLM(c, "the chain, for each item")
-	return []n8nItems{{e: importer.Join("[for r in ", importer.Ref("step", node.step), " : { text = trimspace(r.text) }]"), lineage: appendLineage(in.lineage, node)}}
+	return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { text = trimspace(r.text) }]"), in, nil)}
 }
 
 // openAINode is the OpenAI node (v1), its text resource's message
@@ -286,7 +286,7 @@ func (n *n8n) openAINode(node *n8nNode, in n8nItems) []n8nItems {
 	if json {
 		content = "jsondecode(r.text)"
 	}
-	return []n8nItems{{e: importer.Join("[for r in ", importer.Ref("step", node.step), " : { index = 0, message = { role = \"assistant\", content = "+content+" } }]"), lineage: appendLineage(in.lineage, node)}}
+	return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { index = 0, message = { role = \"assistant\", content = "+content+" } }]"), in, nil)}
 }
 
 // schemaField is a field of an object a model returns.
@@ -430,7 +430,7 @@ func (n *n8n) informationExtractorNode(node *n8nNode, in n8nItems) []n8nItems {
 		}
 	}
 	n.writeLLM(c, "the attributes of each item's text")
-	return []n8nItems{{e: importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = ", fieldsItem(fields), " }]"), lineage: appendLineage(in.lineage, node)}}
+	return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = ", fieldsItem(fields), " }]"), in, nil)}
 }
 
 // textClassifierNode asks, for each item, which categories its text has
@@ -500,7 +500,9 @@ func (n *n8n) textClassifierNode(node *n8nNode, in n8nItems) []n8nItems {
 	n.writeLLM(c, "the categories of each item's text")
 	var items []n8nItems
 	for _, o := range outs {
-		items = append(items, n8nItems{e: importer.Join("[for i, item in ", in.e, " : item if ", importer.Ref("step", node.step), "[i].", importer.Code(o.name), "]")})
+		cond := importer.Join(importer.Ref("step", node.step), "[i].", importer.Code(o.name))
+		items = append(items, pairedWith(importer.Join("[for i, item in ", in.e, " : item if ", cond, "]"), in,
+			importer.Join("[for i, item in ", in.e, " : i if ", cond, "]")))
 	}
 	return items
 }
@@ -562,7 +564,9 @@ func (n *n8n) sentimentNode(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	var items []n8nItems
 	for _, cat := range cats {
-		items = append(items, n8nItems{e: importer.Join("[for i, item in ", in.e, " : merge(item, { sentimentAnalysis = ", importer.Code(strings.ReplaceAll(analysis, "r.", "step."+node.step+"[i].")), " }) if lower(", importer.Ref("step", node.step), "[i].sentiment) == ", importer.Str(strings.ToLower(cat)), "]")})
+		cond := importer.Join("lower(", importer.Ref("step", node.step), "[i].sentiment) == ", importer.Str(strings.ToLower(cat)))
+		items = append(items, pairedWith(importer.Join("[for i, item in ", in.e, " : merge(item, { sentimentAnalysis = ", importer.Code(strings.ReplaceAll(analysis, "r.", "step."+node.step+"[i].")), " }) if ", cond, "]"), in,
+			importer.Join("[for i, item in ", in.e, " : i if ", cond, "]")))
 	}
 	return items
 }

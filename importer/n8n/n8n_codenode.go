@@ -55,6 +55,7 @@ func n8nCodeBlock() *importer.BlockFile {
 	input("items", "any", importer.Code("[]"), "the json of the input items")
 	input("index", "number", importer.Code("0"), "the index of the current item")
 	input("nodes", "any", importer.Code("{}"), "the json of the items of the nodes the code names, by node name")
+	input("pairs", "any", importer.Code("{}"), "for each node the code names with .item, the index of each input item's paired item in that node's items")
 	input("workflow", "string", importer.Str(""), "the workflow's name ($workflow.name)")
 	for _, o := range [][2]string{{"items", "the json of the output items"}, {"values", "the values of the expressions, by name"}} {
 		ob := body.AppendNewBlock("output", []string{o[0]}).Body()
@@ -87,7 +88,7 @@ func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 		mode = "runOnceForAllItems"
 	}
 	src := p.Text("jsCode")
-	nodes, ok := n.referencedNodes(node, src, p.Get("jsCode"))
+	nodes, pairs, ok := n.referencedNodes(node, in, []codeSrc{{src, p.Get("jsCode")}})
 	if !ok {
 		return nil
 	}
@@ -104,7 +105,7 @@ func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 		return nil
 	}
 	each := mode == "runOnceForEachItem"
-	b, body := n.codeStep(node.step, mode, in, each, nodes)
+	b, body := n.codeStep(node.step, mode, in, each, nodes, pairs)
 	n.retry(node, body)
 	// The code gains a final newline in a heredoc; it means the same.
 	body.SetAttributeRaw("code", importer.Clone(importer.Template([]importer.TPart{{Lit: src}}, true)))
@@ -114,7 +115,9 @@ func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	n.Step(n.nodeComment(node)+": JavaScript, "+what, b)
 	if each {
-		return []n8nItems{{e: importer.Call("flatten", importer.Join(importer.Ref("step", node.step), "[*].items"))}}
+		// An item (or none) for each item, which n8n pairs with it.
+		paired := importer.Join("flatten([for k, r in ", importer.Ref("step", node.step), " : [for e in r.items : k]])")
+		return []n8nItems{pairedWith(importer.Call("flatten", importer.Join(importer.Ref("step", node.step), "[*].items")), in, paired)}
 	}
 	return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
 }
@@ -123,44 +126,86 @@ func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 // $node.Name, $items("Name").
 var nodeRef = regexp.MustCompile(`\$\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\s*\)|\$node\[\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\s*\]|\$node\.([A-Za-z_$][\w$]*)|\$items\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")`)
 
-// referencedNodes are the items of the nodes src names, as an object by
-// node name (nil when it names none). A node that has not run before this
-// one is a problem.
-func (n *n8n) referencedNodes(node *n8nNode, src string, at *importer.JV) (importer.Expr, bool) {
+// codeSrc is JavaScript (code, or an expression) and where it is.
+type codeSrc struct {
+	src string
+	at  *importer.JV
+}
+
+// referencedNodes are the items of the nodes srcs name, as an object by
+// name (nil when none), and for those named with .item, the index of each
+// input item's paired item in their items (n8n's pairedItem, followed
+// back through the nodes between): a problem when the flow cannot follow
+// it, never an item by position.
+func (n *n8n) referencedNodes(node *n8nNode, in n8nItems, srcs []codeSrc) (nodes, pairs importer.Expr, ok bool) {
 	seen := map[string]bool{}
-	var ms []importer.Member
-	for _, m := range nodeRef.FindAllStringSubmatch(src, -1) {
-		name := ""
-		for _, g := range m[1:] {
-			if g != "" {
-				name = g
+	var ms, ps []importer.Member
+	for _, c := range srcs {
+		for _, m := range nodeRef.FindAllStringSubmatch(c.src, -1) {
+			name := refName(m)
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			other := n.byName[name]
+			if other == nil || !other.conv || len(other.items) == 0 {
+				n.Problem(node.where, c.at, "Unknown node",
+					fmt.Sprintf("the code names node %q, which is not a node that runs before this one.", name))
+				return nil, nil, false
+			}
+			items, ok := outputOf(&in, name)
+			if !ok {
+				items = other.items[0]
+			}
+			ms = append(ms, importer.Member{Name: name, Value: items.e})
+		}
+		if strings.Contains(c.src, "$(") && len(ms) < strings.Count(c.src, "$(") {
+			for _, m := range regexp.MustCompile(`\$\(\s*[^'"\s]`).FindAllString(c.src, 1) {
+				n.Problem(node.where, c.at, "Unsupported node reference",
+					fmt.Sprintf("%s…: the code names a node with something other than a string literal, which flowctl import cannot follow.", m))
+				return nil, nil, false
 			}
 		}
-		name = strings.NewReplacer(`\'`, `'`, `\"`, `"`, `\\`, `\`).Replace(name)
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		other := n.byName[name]
-		if other == nil || !other.conv || len(other.items) == 0 {
-			n.Problem(node.where, at, "Unknown node",
-				fmt.Sprintf("the code names node %q, which is not a node that runs before this one.", name))
-			return nil, false
-		}
-		ms = append(ms, importer.Member{Name: name, Value: other.items[0].e})
 	}
-	if strings.Contains(src, "$(") && len(ms) < strings.Count(src, "$(") {
-		for _, m := range regexp.MustCompile(`\$\(\s*[^'"\s]`).FindAllString(src, 1) {
-			n.Problem(node.where, at, "Unsupported node reference",
-				fmt.Sprintf("%s…: the code names a node with something other than a string literal, which flowctl import cannot follow.", m))
-			return nil, false
+	paired := map[string]bool{}
+	for _, c := range srcs {
+		for _, m := range itemRef.FindAllStringSubmatch(c.src, -1) {
+			name := refName(m)
+			if paired[name] {
+				continue
+			}
+			paired[name] = true
+			_, idx, ok := pairedItem(&in, name, importer.Code("i"))
+			if !ok {
+				n.Problem(node.where, c.at, "Paired item not followed",
+					fmt.Sprintf("$('%s').item is the item of %q this item descends from (n8n's paired item); the flow cannot follow it back there: a node on the way makes or merges items in a way the flow does not track, or %q is not before this node. Use .first(), .last() or .all()[N].", name, name, name))
+				return nil, nil, false
+			}
+			ps = append(ps, importer.Member{Name: name, Value: importer.Join("[for i, _ in ", in.e, " : ", idx, "]")})
 		}
 	}
-	if len(ms) == 0 {
-		return nil, true
+	if len(ms) > 0 {
+		nodes = importer.Object(ms)
 	}
-	return importer.Object(ms), true
+	if len(ps) > 0 {
+		pairs = importer.Object(ps)
+	}
+	return nodes, pairs, true
 }
+
+// refName is the node name a match of nodeRef or itemRef holds.
+func refName(m []string) string {
+	name := ""
+	for _, g := range m[1:] {
+		if g != "" {
+			name = g
+		}
+	}
+	return strings.NewReplacer(`\'`, `'`, `\"`, `"`, `\\`, `\`).Replace(name)
+}
+
+// itemRef finds $('Name').item (not .itemMatching) in code.
+var itemRef = regexp.MustCompile(`\$\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\s*\)\s*\.\s*item\b`)
 
 // flush writes the step that evaluates the node's JavaScript expressions,
 // before the node's own step.
@@ -169,11 +214,15 @@ func (s *n8nScope) flush() {
 		return
 	}
 	n := s.n
-	nodes, ok := n.referencedNodes(s.node, strings.Join(s.js.src, "\n"), s.node.params)
+	var srcs []codeSrc
+	for i, src := range s.js.src {
+		srcs = append(srcs, codeSrc{src, s.js.at[i]})
+	}
+	nodes, pairs, ok := n.referencedNodes(s.node, s.input, srcs)
 	if !ok {
 		return
 	}
-	b, body := n.codeStep(s.js.step, "expressions", s.input, s.perItem, nodes)
+	b, body := n.codeStep(s.js.step, "expressions", s.input, s.perItem, nodes, pairs)
 	body.SetAttributeRaw("expressions", importer.Clone(importer.Object(s.js.members)))
 	n.Step(n.nodeComment(s.node)+": its JavaScript expressions, evaluated by goja as n8n evaluates them", b)
 }
@@ -182,7 +231,7 @@ func (s *n8nScope) flush() {
 // each of them when each), with the items of the nodes it names. It is
 // not cached: code may read the time or random numbers, as n8n runs it
 // every time.
-func (n *n8n) codeStep(name, mode string, in n8nItems, each bool, nodes importer.Expr) (*hclwrite.Block, *hclwrite.Body) {
+func (n *n8n) codeStep(name, mode string, in n8nItems, each bool, nodes, pairs importer.Expr) (*hclwrite.Block, *hclwrite.Body) {
 	n.code = true
 	b, body := importer.NewStep(name, "n8n_code")
 	if each {
@@ -195,6 +244,9 @@ func (n *n8n) codeStep(name, mode string, in n8nItems, each bool, nodes importer
 	}
 	if nodes != nil {
 		body.SetAttributeRaw("nodes", importer.Clone(nodes))
+	}
+	if pairs != nil {
+		body.SetAttributeRaw("pairs", importer.Clone(pairs))
 	}
 	if n.workflow != "" {
 		body.SetAttributeRaw("workflow", importer.Clone(importer.Str(n.workflow)))

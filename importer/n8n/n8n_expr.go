@@ -24,6 +24,7 @@ type jsExprs struct {
 	step    string // the name of the step that evaluates them
 	members []importer.Member
 	src     []string
+	at      []*importer.JV
 	names   map[string]bool
 }
 
@@ -104,6 +105,7 @@ func (s *n8nScope) goja(v *importer.JV, path string) importer.Expr {
 	s.js.names[name] = true
 	s.js.members = append(s.js.members, importer.Member{Name: name, Value: importer.Text(v.Str)})
 	s.js.src = append(s.js.src, v.Str)
+	s.js.at = append(s.js.at, v)
 	if s.js.step == "" {
 		s.js.step = s.n.Name("step", s.node.step+"_js", s.node.step+"_js")
 	}
@@ -198,17 +200,17 @@ func (s *n8nScope) js2hcl(src string, at *importer.JV) (importer.Expr, bool) {
 }
 
 // plainRef reports whether an expression's value is one {{ }} part that
-// is a plain reference ($json.x).
-func (s *n8nScope) plainRef(raw *importer.JV) bool {
+// is a plain reference ($json.x), and returns it.
+func (s *n8nScope) plainRef(raw *importer.JV) (hclValue, bool) {
 	if raw == nil || raw.Kind != 's' || !strings.HasPrefix(raw.Str, "=") {
-		return false
+		return hclValue{}, false
 	}
 	chunks := splitN8N(raw.Str[1:])
 	if len(chunks) != 2 || chunks[0].text != "" || !chunks[1].code {
-		return false
+		return hclValue{}, false
 	}
 	v, ok := s.js2value(chunks[1].text, raw)
-	return ok && v.ref
+	return v, ok && v.ref
 }
 
 func (s *n8nScope) js2value(src string, at *importer.JV) (hclValue, bool) {
@@ -229,6 +231,11 @@ type hclValue struct {
 	e     importer.Expr
 	parts []importer.TPart // set for a string: a literal or a concatenation
 	ref   bool             // a plain reference
+	// item and path are a plain reference's item of another node (or of
+	// $input) and the path in its json: the item must exist, the path
+	// need not.
+	item importer.Expr
+	path []any
 }
 
 func (v hclValue) expr() importer.Expr {
@@ -286,15 +293,23 @@ func (s *n8nScope) node2hcl(n ast.Expression, at *importer.JV) (hclValue, bool) 
 		}
 		return hclValue{}, false
 	case *ast.DotExpression, *ast.BracketExpression, *ast.CallExpression, *ast.Identifier:
-		e, ok := s.reference(n, at)
-		return hclValue{e: e, ref: true}, ok
+		item, path, ok := s.reference(n, at)
+		if !ok {
+			return hclValue{}, false
+		}
+		v := hclValue{e: importer.Index(item, path...), ref: true}
+		if item != nil && string(item.Bytes()) != string(s.item.Bytes()) {
+			v.item, v.path = item, path
+		}
+		return v, true
 	}
 	return hclValue{}, false
 }
 
 // reference translates $json.a["b"][0], $input.first().json.x,
 // $('Node').item.json.x and $node["Node"].json.x.
-func (s *n8nScope) reference(n ast.Expression, at *importer.JV) (importer.Expr, bool) {
+// It returns the item's expression and the path in its json.
+func (s *n8nScope) reference(n ast.Expression, at *importer.JV) (importer.Expr, []any, bool) {
 	var steps []any
 	for {
 		switch m := n.(type) {
@@ -309,11 +324,11 @@ func (s *n8nScope) reference(n ast.Expression, at *importer.JV) (importer.Expr, 
 			case *ast.NumberLiteral:
 				i, ok := k.Value.(int64)
 				if !ok {
-					return nil, false
+					return nil, nil, false
 				}
 				steps = append([]any{int(i)}, steps...)
 			default:
-				return nil, false
+				return nil, nil, false
 			}
 			n = m.Left
 			continue
@@ -334,23 +349,23 @@ func (s *n8nScope) reference(n ast.Expression, at *importer.JV) (importer.Expr, 
 	}
 	for _, st := range steps {
 		if st == "length" {
-			return nil, false // JavaScript's length of text counts UTF-16 units
+			return nil, nil, false // JavaScript's length of text counts UTF-16 units
 		}
 	}
-	rest := func(base importer.Expr, after []any) (importer.Expr, bool) {
+	rest := func(base importer.Expr, after []any) (importer.Expr, []any, bool) {
 		if len(after) == 0 || after[0] != "json" {
-			return nil, false
+			return nil, nil, false
 		}
-		return importer.Index(base, after[1:]...), true
+		return base, after[1:], true
 	}
 	switch root := n.(type) {
 	case *ast.Identifier:
 		switch root.Name {
 		case "$json":
-			return importer.Index(s.item, steps...), true
+			return s.item, steps, true
 		case "$itemIndex":
 			if len(steps) == 0 {
-				return s.index, true
+				return s.index, nil, true
 			}
 		case "$input":
 			return s.itemsCall(s.input, "$input", steps, at)
@@ -358,11 +373,13 @@ func (s *n8nScope) reference(n ast.Expression, at *importer.JV) (importer.Expr, 
 			if len(steps) >= 2 {
 				name, ok := steps[0].(string)
 				if !ok {
-					return nil, false
+					return nil, nil, false
 				}
-				items, ok := s.nodeItems(name, at)
+				// n8n's $node["Node"].json is that node's item at the current
+				// item's index (an error when there is none).
+				items, ok := s.outputOf(name, at)
 				if !ok {
-					return nil, false
+					return nil, nil, false
 				}
 				return rest(importer.Index(items.e, s.index), steps[1:])
 			}
@@ -371,41 +388,44 @@ func (s *n8nScope) reference(n ast.Expression, at *importer.JV) (importer.Expr, 
 		// $('Node')
 		id, ok := root.Callee.(*ast.Identifier)
 		if !ok || id.Name != "$" || len(root.ArgumentList) != 1 {
-			return nil, false
+			return nil, nil, false
 		}
 		lit, ok := root.ArgumentList[0].(*ast.StringLiteral)
 		if !ok {
-			return nil, false
+			return nil, nil, false
 		}
-		items, ok := s.nodeItems(lit.Value.String(), at)
+		items, ok := s.outputOf(lit.Value.String(), at)
 		if !ok {
-			return nil, false
+			return nil, nil, false
 		}
 		return s.itemsCall(items, lit.Value.String(), steps, at)
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // itemsCall translates .item, .first(), .last() and .all()[N] followed by
 // .json and a path, on $input or $('Node').
-func (s *n8nScope) itemsCall(items n8nItems, name string, steps []any, at *importer.JV) (importer.Expr, bool) {
+func (s *n8nScope) itemsCall(items n8nItems, name string, steps []any, at *importer.JV) (importer.Expr, []any, bool) {
 	if len(steps) < 2 {
-		return nil, false
+		return nil, nil, false
 	}
 	method, ok := steps[0].(string)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	tail := steps[1:]
 	var base importer.Expr
 	switch method {
 	case "item":
-		if name != "$input" && !s.pairs(items) {
-			s.n.Warn(s.node.where, at, "Paired item not followed",
-				fmt.Sprintf("$('%s').item: a node between %q and this one changes the items' order, and the flow pairs items by their position; goja evaluates the expression, and fails when the item is not there.", name, name))
-			return nil, false
+		if name == "$input" {
+			base = importer.Index(items.e, s.index)
+			break
 		}
-		base = importer.Index(items.e, s.index)
+		paired, idx, ok := pairedItem(&s.input, name, s.index)
+		if !ok {
+			return nil, nil, false // the code step refuses it (pairedIndexes)
+		}
+		base = importer.Index(paired.e, idx)
 	case "first()":
 		base = importer.Index(items.e, 0)
 	case "last()":
@@ -413,31 +433,61 @@ func (s *n8nScope) itemsCall(items n8nItems, name string, steps []any, at *impor
 	case "all()":
 		i, ok := tail[0].(int)
 		if !ok {
-			return nil, false
+			return nil, nil, false
 		}
 		base, tail = importer.Index(items.e, i), tail[1:]
 	default:
-		return nil, false
+		return nil, nil, false
 	}
 	if len(tail) == 0 || tail[0] != "json" {
-		return nil, false
+		return nil, nil, false
 	}
-	return importer.Index(base, tail[1:]...), true
+	return base, tail[1:], true
 }
 
-// pairs reports whether the current item's index is also its paired
-// item's index in items (no node between them changes the order).
-func (s *n8nScope) pairs(items n8nItems) bool {
-	if len(items.lineage) == 0 {
-		return false
-	}
-	owner := items.lineage[len(items.lineage)-1]
-	for _, l := range s.input.lineage {
-		if l == owner {
-			return true
+// pairedItem is n8n's paired item of the current item (index idx of the
+// node's input items) in the node named: the item it descends from,
+// following each node's pairs back (n8n's getPairedItem). It returns the
+// items of the node's output the current item descends through and the
+// index in them; false when the node is no ancestor the flow can follow.
+func pairedItem(in *n8nItems, name string, idx importer.Expr) (n8nItems, importer.Expr, bool) {
+	for cur := in; cur != nil; cur = cur.prev {
+		if cur.owner != nil && cur.owner.name == name {
+			return *cur, idx, true
+		}
+		if cur.unpaired {
+			return n8nItems{}, nil, false
+		}
+		if cur.paired != nil {
+			idx = importer.Index(cur.paired, idx)
 		}
 	}
-	return false
+	return n8nItems{}, nil, false
+}
+
+// outputOf are the items of the output of the node named that the
+// current node descends from, as n8n picks it for $('Node') and $node
+// (the output connected on the way; the first when it has one).
+func (s *n8nScope) outputOf(name string, at *importer.JV) (n8nItems, bool) {
+	if items, ok := outputOf(&s.input, name); ok {
+		return items, true
+	}
+	items, ok := s.nodeItems(name, at)
+	if !ok || len(s.n.byName[name].items) > 1 {
+		return n8nItems{}, false
+	}
+	return items, true
+}
+
+// outputOf finds the items of the node named among in and the items
+// before it.
+func outputOf(in *n8nItems, name string) (n8nItems, bool) {
+	for cur := in; cur != nil; cur = cur.prev {
+		if cur.owner != nil && cur.owner.name == name {
+			return *cur, true
+		}
+	}
+	return n8nItems{}, false
 }
 
 // nodeItems are the items of the node named, which must have run before.

@@ -48,12 +48,17 @@ func (n *n8n) conditionNode(node *n8nNode, in n8nItems, kind string, value func(
 	n.dependsOn(body, in)
 	s.flush()
 	n.Step(n.nodeComment(node)+": "+what, b)
+	// Each item kept pairs with the input item it is.
+	kept := importer.Join("[for i, item in ", in.e, " : i if ", cond, "]")
 	if len(outputs) == 0 {
-		return []n8nItems{{e: importer.Ref("step", node.step, "value")}}
+		return []n8nItems{pairedWith(importer.Ref("step", node.step, "value"), in, kept)}
 	}
 	var out []n8nItems
-	for _, o := range outputs {
-		out = append(out, n8nItems{e: importer.Ref("step", node.step, "value", o)})
+	for i, o := range outputs {
+		if i == 1 {
+			kept = importer.Join("[for i, item in ", in.e, " : i if !", importer.Paren(cond), "]")
+		}
+		out = append(out, pairedWith(importer.Ref("step", node.step, "value", o), in, kept))
 	}
 	return out
 }

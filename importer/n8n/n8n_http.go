@@ -20,6 +20,14 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 	if n.tooOld(node, "HTTP Request", 4) {
 		return nil
 	}
+	if u := p.Get("url"); u == nil || u.Kind == 's' && strings.TrimSpace(strings.TrimPrefix(u.Str, "=")) == "" {
+		at := u
+		if at == nil {
+			at = p
+		}
+		n.Problem(node.where, at, "No URL", "the HTTP Request has no URL; n8n fails the node on it too.")
+		return nil
+	}
 	n.unsupportedHTTPOptions(node)
 	s := n.scope(node, in, true)
 	b, body := importer.NewStep(node.step, "http")
@@ -66,9 +74,10 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	n.Step(comment, b)
 	items := importer.Ref("step", node.step)
-	var e importer.Expr
+	var e, perItem importer.Expr // perItem: the items of answer r
 	switch p.Text("options", "response", "response", "responseFormat") {
 	case "json":
+		perItem = importer.Code("[r.body]")
 		e = importer.Join("flatten([for r in ", items, " : [r.body]])")
 	case "text":
 		prop := p.Text("options", "response", "response", "outputPropertyName")
@@ -77,13 +86,19 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 		}
 		e = importer.Join("[for r in ", items, " : ", importer.Object([]importer.Member{{Name: prop, Value: importer.Code("r.text")}}), "]")
 	default:
-		e = importer.Join("flatten([for r in ", items, " : concat([for b in [r.body] : b if b != r.text], [for t in [r.text] : { data = t } if r.body == r.text])])")
+		perItem = importer.Code("concat([for b in [r.body] : b if b != r.text], [for t in [r.text] : { data = t } if r.body == r.text])")
+		e = importer.Join("flatten([for r in ", items, " : ", perItem, "])")
 	}
 	local := n.Name("local", node.name, node.step)
 	n.File.Locals = append(n.File.Locals, local2(
 		fmt.Sprintf("The items of n8n node %q: an answer in JSON is its value (an array, an item for each element), another answer {data = its text}.", node.name),
 		local, e))
-	return []n8nItems{{e: importer.Ref("local", local), lineage: appendLineage(in.lineage, node)}}
+	// Each element of an answer pairs with the item its request was for.
+	var paired importer.Expr
+	if perItem != nil {
+		paired = importer.Join("flatten([for k, r in ", items, " : [for e in flatten([", perItem, "]) : k]])")
+	}
+	return []n8nItems{pairedWith(importer.Ref("local", local), in, paired)}
 }
 
 func local2(comment, name string, value importer.Expr) importer.Local {
@@ -364,31 +379,41 @@ func (n *n8n) httpAuth(node *n8nNode, s *n8nScope, headers, query *[]importer.Me
 		credName = kind
 	}
 	forWhat := func(part string) string {
-		return fmt.Sprintf("the %s of n8n credential %q (%s), used by node %q", part, credName, kind, node.name)
+		return fmt.Sprintf("the %s of n8n credential %q (%s)", part, credName, kind)
+	}
+	// One credential, one set of secrets, however many nodes use it.
+	key := kind + "\x00" + cred.Text("id")
+	if cred.Text("id") == "" {
+		key += credName
+	}
+	secrets := func(parts ...string) []string {
+		if got, ok := n.creds[key]; ok {
+			return got
+		}
+		var names []string
+		for _, part := range parts {
+			name := credName
+			if part != "token" && part != "value" {
+				name += " " + part
+			}
+			names = append(names, n.AddSecret(name, forWhat(part), ""))
+		}
+		n.creds[key] = names
+		return names
 	}
 	switch kind {
 	case "httpBearerAuth":
-		sec := n.AddSecret(credName, forWhat("token"), "")
+		sec := secrets("token")[0]
 		*headers = append(*headers, importer.Member{Name: "authorization", Value: importer.Template([]importer.TPart{{Lit: "Bearer "}, {Expr: importer.Ref("secret", sec)}}, false)})
 	case "httpBasicAuth":
-		user := n.AddSecret(credName+" user", forWhat("user"), "")
-		pass := n.AddSecret(credName+" password", forWhat("password"), "")
-		pair := importer.Template([]importer.TPart{{Expr: importer.Ref("secret", user)}, {Lit: ":"}, {Expr: importer.Ref("secret", pass)}}, false)
+		s := secrets("user", "password")
+		pair := importer.Template([]importer.TPart{{Expr: importer.Ref("secret", s[0])}, {Lit: ":"}, {Expr: importer.Ref("secret", s[1])}}, false)
 		*headers = append(*headers, importer.Member{Name: "authorization", Value: importer.Template([]importer.TPart{{Lit: "Basic "}, {Expr: importer.Call("base64encode", pair)}}, false)})
 	case "httpHeaderAuth", "httpQueryAuth":
-		sec := n.AddSecret(credName, forWhat("value"), "")
-		in := n.Name("input", credName+" name", "credential_name")
-		where := "header"
-		if kind == "httpQueryAuth" {
-			where = "query parameter"
-		}
-		b := hclwrite.NewBlock("input", []string{in})
-		b.Body().SetAttributeRaw("type", importer.Clone(importer.Code("string")))
-		b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The %s name of n8n credential %q, which the workflow does not hold", where, credName)))
-		n.File.Inputs = append(n.File.Inputs, importer.Decl{Block: b})
-		n.File.Next = append(n.File.Next, fmt.Sprintf("Give flow %s the %s name of n8n credential %q: --input %s=NAME (or edit the flow).", n.File.Name, where, credName, in))
-		m := importer.Member{Name: "", Value: importer.Object(nil)}
-		m.Value = importer.Join("{ (", importer.Ref("input", in), ") = ", importer.Ref("secret", sec), " }")
+		// The credential holds the header's (or parameter's) name as well
+		// as its value: both are secrets, which a scheduled run has too.
+		s := secrets("value", "name")
+		m := importer.Member{Name: "", Value: importer.Join("{ (", importer.Ref("secret", s[1]), ") = ", importer.Ref("secret", s[0]), " }")}
 		if kind == "httpHeaderAuth" {
 			*headers = append(*headers, m)
 		} else {

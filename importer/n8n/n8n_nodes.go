@@ -111,7 +111,7 @@ func (n *n8n) noOpNode(node *n8nNode, in n8nItems) []n8nItems {
 	body.SetAttributeRaw("value", importer.Clone(in.e))
 	n.dependsOn(body, in)
 	n.Step(n.nodeComment(node)+": passes its items on", b)
-	return []n8nItems{{e: importer.Ref("step", node.step, "value"), lineage: appendLineage(in.lineage, node)}}
+	return []n8nItems{pairedWith(importer.Ref("step", node.step, "value"), in, nil)}
 }
 
 // dependsOn adds what the items wait for beyond their references.
@@ -126,9 +126,11 @@ func (n *n8n) dependsOn(body *hclwrite.Body, in n8nItems) {
 	body.SetAttributeRaw("depends_on", importer.Clone(importer.Tuple(deps)))
 }
 
-func appendLineage(l []*n8nNode, node *n8nNode) []*n8nNode {
-	out := append([]*n8nNode{}, l...)
-	return append(out, node)
+// pairedWith are the items e of a node whose input items are in: item i
+// pairs with in's item i, or with item paired[i] when paired is set.
+func pairedWith(e importer.Expr, in n8nItems, paired importer.Expr) n8nItems {
+	p := in
+	return n8nItems{e: e, prev: &p, paired: paired}
 }
 
 // waitNode sleeps for a time interval and passes its items on; the nodes
@@ -168,7 +170,9 @@ func (n *n8n) waitNode(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	n.Step(n.nodeComment(node)+fmt.Sprintf(": %s %s", strconv.FormatFloat(amount, 'f', -1, 64), what), b)
 	deps := append(append([]string{}, in.deps...), node.step)
-	return []n8nItems{{e: in.e, deps: deps, from: in.from, lineage: appendLineage(in.lineage, node)}}
+	out := pairedWith(in.e, in, nil)
+	out.deps, out.from = deps, in.from
+	return []n8nItems{out}
 }
 
 // limitNode keeps the first or the last maxItems items.
@@ -185,10 +189,11 @@ func (n *n8n) limitNode(node *n8nNode, in n8nItems) []n8nItems {
 	var out n8nItems
 	if p.Text("keep") == "lastItems" {
 		body.SetAttributeRaw("value", importer.Clone(importer.Join("slice(", in.e, ", max(length(", in.e, ") - (", count, "), 0), length(", in.e, "))")))
-		out = n8nItems{e: importer.Ref("step", node.step, "value")}
+		out = pairedWith(importer.Ref("step", node.step, "value"), in,
+			importer.Join("range(max(length(", in.e, ") - (", count, "), 0), length(", in.e, "))"))
 	} else {
 		body.SetAttributeRaw("value", importer.Clone(importer.Join("slice(", in.e, ", 0, min(", count, ", length(", in.e, ")))")))
-		out = n8nItems{e: importer.Ref("step", node.step, "value"), lineage: appendLineage(in.lineage, node)}
+		out = pairedWith(importer.Ref("step", node.step, "value"), in, nil)
 	}
 	n.dependsOn(body, in)
 	n.Step(n.nodeComment(node), b)

@@ -139,7 +139,7 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 	n.dependsOn(body, in)
 	s.flush()
 	n.Step(n.nodeComment(node)+": the fields of each item", b)
-	return []n8nItems{{e: importer.Join(importer.Ref("step", node.step), "[*].value"), lineage: appendLineage(in.lineage, node)}}
+	return []n8nItems{pairedWith(importer.Join(importer.Ref("step", node.step), "[*].value"), in, nil)}
 }
 
 // setValue is a field's value converted to its type. A literal is read
@@ -189,7 +189,11 @@ func (n *n8n) setValue(s *n8nScope, node *n8nNode, typ string, raw *importer.JV,
 	}
 	v := s.value(raw, path)
 	chunks := splitN8N(raw.Str[1:])
-	if s.plainRef(raw) {
+	if ref, ok := s.plainRef(raw); ok && ref.item != nil {
+		// A field the item lacks is null, as in n8n; an item that is not
+		// there is an error, as in n8n.
+		v = importer.Join("[for it in [", ref.item, "] : ", importer.Call("try", importer.Index(importer.Code("it"), ref.path...), importer.Code("null")), "][0]")
+	} else if ok {
 		v = importer.Call("try", v, importer.Code("null"))
 	}
 	switch typ {

@@ -37,6 +37,11 @@ block "n8n_code" {
     default     = {}
     description = "the json of the items of the nodes the code names, by node name"
   }
+  input "pairs" {
+    type        = any
+    default     = {}
+    description = "for each node the code names with .item, the index of each input item's paired item in that node's items"
+  }
   input "workflow" {
     type        = string
     default     = ""
@@ -69,13 +74,17 @@ function wrap(list) {
   })
 }
 
-// accessor is $input, or $('Node'): the items of a node.
+// accessor is $input, or $('Node'): the items of a node; index is the
+// current item's (for $input) or its paired item's (for a node).
 function accessor(name, list, index) {
   return {
     all: function () { return list },
     first: function () { return list[0] },
     last: function () { return list[list.length - 1] },
     get item() {
+      if (index === undefined) {
+        throw new AdapterError('The paired item in the items of ' + name + ' is not known')
+      }
       if (index >= list.length) {
         throw new AdapterError('No item ' + index + ' in the items of ' + name)
       }
@@ -95,18 +104,25 @@ function scope(input, perItem) {
   Object.keys(input.nodes || {}).forEach(function (name) {
     nodes[name] = wrap(input.nodes[name])
   })
+  // pairs: for each node the code names with .item, the index of each
+  // input item's paired item in that node's items (n8n's pairedItem).
+  var pairs = input.pairs || {}
   var $ = function (name) {
     if (!(name in nodes)) {
       throw new AdapterError('Referenced node "' + name + '" is unknown or has not run')
     }
-    return accessor(name, nodes[name], index)
+    return accessor(name, nodes[name], name in pairs ? pairs[name][index] : undefined)
   }
   var $node = {}
   Object.keys(nodes).forEach(function (name) {
     Object.defineProperty($node, name, {
       enumerable: true,
       get: function () {
-        var it = nodes[name][index] || nodes[name][0] || { json: {} }
+        // n8n's $node["Node"] is that node's item at the current index.
+        var it = nodes[name][index]
+        if (!it) {
+          throw new AdapterError('"' + name + '" node has ' + nodes[name].length + " item(s) but you're trying to access item " + index)
+        }
         return { json: it.json, parameter: {}, runIndex: 0, context: {} }
       },
     })

@@ -68,6 +68,11 @@ func (v importHuman) Written(files map[string]*hcl.File, diags hcl.Diagnostics, 
 	if len(written) > 0 {
 		fmt.Fprintf(v.out, "\nNext: flowctl validate %s, then flowctl plan on each flow.\n", filepath.Dir(written[0].Path))
 	}
+	if errs, _ := CountDiags(diags); errs > 0 {
+		// --partial: the files that could not be converted at all.
+		fmt.Fprintf(v.err, "The other files were written; %s kept the files they concern from being written.\n", Plural(errs, "error", "errors"))
+		return ErrReported
+	}
 	return nil
 }
 
@@ -149,7 +154,10 @@ func (v importJSON) write(files map[string]*hcl.File, diags hcl.Diagnostics, wri
 }
 
 func (v importJSON) Written(files map[string]*hcl.File, diags hcl.Diagnostics, written []importer.Written, res *importer.Result) error {
-	return v.write(files, diags, written, res)
+	if err := v.write(files, diags, written, res); err != nil || !diags.HasErrors() {
+		return err
+	}
+	return ErrReported
 }
 
 func (v importJSON) Failed(files map[string]*hcl.File, diags hcl.Diagnostics) error {

@@ -1,0 +1,232 @@
+package n8n
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/flowctl/flowctl/importer"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// The defects import had on real workflows (issue 55): each test fails
+// without its fix.
+
+// workflow is an n8n workflow of nodes (JSON objects without their
+// braces) connected in a chain, the first node a Manual Trigger unless
+// the first given is a trigger itself.
+func workflow(name string, nodes ...string) string {
+	var ns, conns []string
+	prev := ""
+	if !strings.Contains(nodes[0], "Trigger") {
+		nodes = append([]string{`"name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "parameters": {}`}, nodes...)
+	}
+	for _, n := range nodes {
+		ns = append(ns, "{"+n+"}")
+		nm := strings.SplitN(strings.SplitN(n, `"name": "`, 2)[1], `"`, 2)[0]
+		if prev != "" {
+			conns = append(conns, `"`+prev+`": {"main": [[{"node": "`+nm+`", "type": "main", "index": 0}]]}`)
+		}
+		prev = nm
+	}
+	head := ""
+	if name != "" {
+		head = `"name": "` + name + `", `
+	}
+	return `{` + head + `"nodes": [` + strings.Join(ns, ", ") + `], "connections": {` + strings.Join(conns, ", ") + `}, "settings": {"timezone": "UTC"}}`
+}
+
+func importWhole(t *testing.T, src string) (*importer.Result, hcl.Diagnostics) {
+	t.Helper()
+	return importer.Import([]importer.File{{Name: "w.json", Bytes: []byte(src)}}, importer.Options{})
+}
+
+// flowText is the text of the flow a result holds.
+func flowText(t *testing.T, res *importer.Result) string {
+	t.Helper()
+	for _, f := range res.Files {
+		if strings.HasSuffix(f.Name, ".flow.hcl") {
+			return string(f.Bytes)
+		}
+	}
+	t.Fatalf("no flow in %v", res.Files)
+	return ""
+}
+
+// mustValidate imports src whole and checks that the flow validates.
+func mustValidate(t *testing.T, src string) string {
+	t.Helper()
+	res, diags := importWhole(t, src)
+	if res == nil {
+		t.Fatalf("import failed: %v", diags)
+	}
+	if d := importer.Check(res.Files); d.HasErrors() {
+		t.Fatalf("the flow does not validate: %v\n%s", d, flowText(t, res))
+	}
+	return flowText(t, res)
+}
+
+const (
+	setData = `"name": "Data", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"assignments": {"assignments": [{"id": "1", "name": "q", "value": "x", "type": "string"}]}}`
+	getList = `"name": "List", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "http://127.0.0.1:1/list"}`
+)
+
+// Item 1: $('Node').item is n8n's paired item — through an HTTP Request
+// whose answer is a list, every element's is the item its request was
+// for — and where the flow cannot follow it, an error at its JSON path
+// (never null, never an item by position).
+func TestPairedItemReference(t *testing.T) {
+	flow := mustValidate(t, workflow("w", setData, getList,
+		`"name": "Out", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"assignments": {"assignments": [{"id": "1", "name": "q", "value": "={{ $('Data').item.json.q }}", "type": "string"}]}}`))
+	// The Data item of each List item is the one its request was for.
+	if !strings.Contains(flow, "(step.data[*].value)[flatten([for k, r in step.list :") {
+		t.Errorf("$('Data').item does not follow the requests' items:\n%s", flow)
+	}
+
+	// Through an Aggregate (whose one item pairs with all of them), the
+	// flow cannot follow it: an error at the expression's JSON path.
+	_, diags := importWhole(t, workflow("w", setData, getList,
+		`"name": "Agg", "type": "n8n-nodes-base.aggregate", "typeVersion": 1, "parameters": {"aggregate": "aggregateAllItemData"}`,
+		`"name": "Out", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"assignments": {"assignments": [{"id": "1", "name": "q", "value": "={{ $('List').item.json.v }}", "type": "string"}]}}`))
+	found := false
+	for _, d := range diags {
+		o, _ := d.Extra.(importer.Origin)
+		if d.Summary == "Paired item not followed" {
+			found = true
+			if d.Severity != hcl.DiagError || o.Path != "/nodes/4/parameters/assignments/assignments/0/value" {
+				t.Errorf("%v at %q, want an error at the expression", d.Severity, o.Path)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no Paired item not followed error: %v", diags)
+	}
+}
+
+// Item 1: $node["Node"].json.x in Edit Fields is that node's item at the
+// current index, an error when there is none (n8n's), not null.
+func TestNodeReferenceInEditFields(t *testing.T) {
+	flow := mustValidate(t, workflow("w", setData, getList,
+		`"name": "Out", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"assignments": {"assignments": [{"id": "1", "name": "q", "value": "={{ $node[\"Data\"].json.q }}", "type": "string"}]}}`))
+	if want := "tostring([for it in [(step.data[*].value)[each.key]] : try(it.q, null)][0])"; !strings.Contains(flow, want) {
+		t.Errorf("want %s in:\n%s", want, flow)
+	}
+}
+
+// Item 2: the same references as an HTTP query parameter or header give
+// a flow that validates.
+func TestPairedItemInHTTPQuery(t *testing.T) {
+	mustValidate(t, workflow("w", setData,
+		`"name": "Search", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "http://127.0.0.1:1/s", "sendQuery": true, "queryParameters": {"parameters": [{"name": "q", "value": "={{ $('Data').item.json.q }}"}]}, "sendHeaders": true, "headerParameters": {"parameters": [{"name": "X-Q", "value": "={{ $node['Data'].json.q }}"}]}}`))
+}
+
+// Item 3: a Schedule Trigger with Header Auth or Query Auth imports whole
+// and validates (the header's name is a secret, which a scheduled run
+// has, not an input it cannot be given).
+func TestScheduleWithHeaderAuth(t *testing.T) {
+	for _, kind := range []string{"httpHeaderAuth", "httpQueryAuth"} {
+		flow := mustValidate(t, workflow("w",
+			`"name": "Schedule Trigger", "type": "n8n-nodes-base.scheduleTrigger", "typeVersion": 1.2, "parameters": {"rule": {"interval": [{"field": "hours"}]}}`,
+			`"name": "Get", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "http://127.0.0.1:1/x", "authentication": "genericCredentialType", "genericAuthType": "`+kind+`"}, "credentials": {"`+kind+`": {"id": "c1", "name": "Key"}}`))
+		if !strings.Contains(flow, `secret "key_name"`) || strings.Contains(flow, "input \"") {
+			t.Errorf("%s: want the name as a secret, no input:\n%s", kind, flow)
+		}
+	}
+}
+
+// Item 4: an HTTP Request without a URL is a diagnostic on that node.
+func TestHTTPRequestWithoutURL(t *testing.T) {
+	res, diags := importWhole(t, workflow("w", `"name": "Get", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"method": "GET"}`))
+	if res != nil || len(diags) != 1 || diags[0].Summary != "No URL" || diags[0].Extra.(importer.Origin).Node != "Get" {
+		t.Fatalf("got %v", diags)
+	}
+	res, _ = importer.Import([]importer.File{{Name: "w.json", Bytes: []byte(workflow("w", `"name": "Get", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": ""}`))}}, importer.Options{Partial: true})
+	if d := importer.Check(res.Files); d.HasErrors() {
+		t.Errorf("--partial: %v", d)
+	}
+}
+
+// Item 5: with --partial each file stands alone: one that cannot be
+// converted at all keeps its errors, and the others are written.
+func TestPartialFilesStandAlone(t *testing.T) {
+	files := []importer.File{
+		{Name: "good.json", Bytes: []byte(workflow("good", setData))},
+		{Name: "bad.json", Bytes: []byte(`{"name": "bad", "nodes": [`)},
+		{Name: "loop.json", Bytes: []byte(`{"name": "loop", "nodes": [{"name": "T", "type": "n8n-nodes-base.manualTrigger", "parameters": {}}, {"name": "A", "type": "n8n-nodes-base.noOp", "parameters": {}}, {"name": "B", "type": "n8n-nodes-base.noOp", "parameters": {}}], "connections": {"T": {"main": [[{"node": "A"}]]}, "A": {"main": [[{"node": "B"}]]}, "B": {"main": [[{"node": "A"}]]}}}`)},
+	}
+	res, diags := importer.Import(files, importer.Options{Partial: true})
+	if res == nil || len(res.Files) != 1 || res.Files[0].Name != "good.flow.hcl" {
+		t.Fatalf("want good.flow.hcl written, got %v: %v", res, diags)
+	}
+	var errs []string
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			errs = append(errs, d.Summary)
+		}
+	}
+	if strings.Join(errs, ", ") != "Invalid JSON, Loop in the workflow" {
+		t.Errorf("errors %v, want the two files' own", errs)
+	}
+	if res, _ := importer.Import(files, importer.Options{}); res != nil {
+		t.Errorf("without --partial something was written")
+	}
+}
+
+// Item 6: one credential used by several nodes is one set of secrets.
+func TestOneCredentialOneSecret(t *testing.T) {
+	get := func(name string) string {
+		return `"name": "` + name + `", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "http://127.0.0.1:1/x", "authentication": "genericCredentialType", "genericAuthType": "httpBearerAuth"}, "credentials": {"httpBearerAuth": {"id": "c1", "name": "Maps key"}}`
+	}
+	res, diags := importWhole(t, workflow("w", get("A"), get("B"), get("C")))
+	if res == nil {
+		t.Fatal(diags)
+	}
+	if len(res.Secrets) != 1 || res.Secrets[0].Name != "maps_key" {
+		t.Errorf("secrets %v, want maps_key alone", res.Secrets)
+	}
+}
+
+// Item 7: JSON that n8n reads: a name given twice takes the last value, a
+// lone surrogate escape is U+FFFD.
+func TestJSONAsN8NReadsIt(t *testing.T) {
+	src := strings.Replace(workflow("w", setData), `"name": "q", "value": "x"`, `"name": "q", "value": "x\udc80", "value": "y\udc80"`, 1)
+	flow := mustValidate(t, src)
+	if !strings.Contains(flow, "q = \"y\uFFFD\"") {
+		t.Errorf("want the last value, with U+FFFD:\n%s", flow)
+	}
+}
+
+// Item 8: workflows without a name are named after their file, so that
+// a batch of them does not clash.
+func TestUnnamedWorkflowsNamedAfterFiles(t *testing.T) {
+	res, diags := importer.Import([]importer.File{
+		{Name: "dir/Daily Report.json", Bytes: []byte(workflow("", setData))},
+		{Name: "other.json", Bytes: []byte(workflow("", setData))},
+	}, importer.Options{})
+	if res == nil {
+		t.Fatal(diags)
+	}
+	var names []string
+	for _, f := range res.Files {
+		names = append(names, f.Name)
+	}
+	if strings.Join(names, " ") != "daily_report.flow.hcl other.flow.hcl" {
+		t.Errorf("wrote %v", names)
+	}
+}
+
+// Item 9: --partial's stand-in for a node it cannot convert keeps the
+// node's input items, so replacing it is the only edit needed.
+func TestStandInKeepsItsInputs(t *testing.T) {
+	res, diags := importer.Import([]importer.File{{Name: "w.json", Bytes: []byte(workflow("w", setData,
+		`"name": "Sheet", "type": "n8n-nodes-base.googleSheets", "typeVersion": 4, "parameters": {}`))}}, importer.Options{Partial: true})
+	if res == nil {
+		t.Fatal(diags)
+	}
+	if d := importer.Check(res.Files); d.HasErrors() {
+		t.Fatal(d)
+	}
+	flow := flowText(t, res)
+	if !strings.Contains(flow, "inputs  = step.data[*].value") {
+		t.Errorf("the stand-in does not take Data's items:\n%s", flow)
+	}
+}
