@@ -184,7 +184,8 @@ func TestAIAgent(t *testing.T) {
 	// item: neither exists in its block.
 	real := strings.Replace(tool, `const queryToList`, `const { spreadsheet_location } = $('Set Variables').item.json;\nconst queryToList`, 1)
 	_, diags = importAI(t, aiWorkflow(t, `{chatInput: "Who paid?", sessionId: "s1"}`, []string{"AI Agent"}, []string{agent, model, memory, real}, subs))
-	wantDiags(t, diags, "error /nodes/5/parameters/jsCode Unsupported code")
+	wantDiags(t, diags, "error /nodes/5/parameters/jsCode Unsupported code",
+		"error /nodes/3 Sub-node not converted", "error /nodes/4 Sub-node not converted")
 }
 
 // The Basic LLM Chain with its messages and a Structured Output Parser,
@@ -215,7 +216,8 @@ func TestAIChainAndParser(t *testing.T) {
 	_, diags = importAI(t, aiWorkflow(t, `{chatInput: "x"}`, []string{"Summarise Enquiry"},
 		[]string{chain, model, `{"parameters": {}, "name": "Item List", "type": "@n8n/n8n-nodes-langchain.outputParserItemList", "typeVersion": 1}`},
 		map[string]string{"OpenAI Chat Model": "ai_languageModel>Summarise Enquiry", "Item List": "ai_outputParser>Summarise Enquiry"}))
-	wantDiags(t, diags, "warning /nodes/3/parameters Default model", "error /nodes/4/type Unsupported output parser")
+	wantDiags(t, diags, "warning /nodes/3/parameters Default model", "error /nodes/4/type Unsupported output parser",
+		"error /nodes/3 Sub-node not converted")
 }
 
 // Information Extractor, Sentiment Analysis and Text Classifier: outputs

@@ -37,8 +37,9 @@ type n8nNode struct {
 	where    importer.Where
 	// ai are the sub-nodes on each AI input (ai_languageModel, ai_tool…),
 	// which run inside this node; sub says this node is one of them.
-	ai  map[string][]*n8nNode
-	sub bool
+	ai   map[string][]*n8nNode
+	sub  bool
+	lost bool // a sub-node whose root is not converted (reported once)
 }
 
 // n8nEdge is one end of a connection: the node at the other end and the
@@ -433,6 +434,7 @@ func (n *n8n) gap(node *n8nNode, summary string) {
 }
 
 func (n *n8n) gapMessage(node *n8nNode, msg string) {
+	n.subNodesLost(node)
 	n.GapStep(node.step, n.nodeComment(node), msg, n.gapInputs(node))
 	node.conv = true
 	node.items = make([]n8nItems, max(len(node.outs), 1))

@@ -3,6 +3,7 @@ package n8n
 import (
 	"fmt"
 	"github.com/flowctl/flowctl/importer"
+	"github.com/hashicorp/hcl/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -576,6 +577,34 @@ func (n *n8n) aiConnections(from *n8nNode, kind string, list *importer.JV) {
 			to.ai[kind] = append(to.ai[kind], from)
 		}
 	}
+}
+
+// subNodesLost reports the sub-nodes of a root that is not converted,
+// which run only inside it: each is not converted either.
+func (n *n8n) subNodesLost(root *n8nNode) {
+	for _, kind := range aiKinds {
+		for _, sub := range root.ai[kind] {
+			if sub.lost || sub.disabled {
+				continue
+			}
+			sub.lost, sub.conv = true, false
+			if !n.hasError(sub) {
+				n.Problem(sub.where, sub.j, "Sub-node not converted",
+					fmt.Sprintf("it runs inside node %q, which is not converted (see its problem).", root.name))
+			}
+			n.subNodesLost(sub)
+		}
+	}
+}
+
+// hasError reports whether a node has an error of its own.
+func (n *n8n) hasError(node *n8nNode) bool {
+	for _, d := range n.Diags {
+		if o, ok := d.Extra.(importer.Origin); ok && d.Severity == hcl.DiagError && o.Node == node.name {
+			return true
+		}
+	}
+	return false
 }
 
 // checkSubExpressions checks the expressions of a node's sub-nodes.
