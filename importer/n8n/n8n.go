@@ -84,6 +84,7 @@ type n8n struct {
 	providers   map[string]string
 	credSecrets map[string]string
 	chatTrigger *n8nNode // the Chat Trigger that starts the flow, if any
+	standIns    int      // the errors of tools that stand-in blocks stand for
 }
 
 // n8nPrefix is the package of n8n's core nodes.
@@ -344,10 +345,11 @@ func (n *n8n) convertNode(node *n8nNode) {
 		// The first item only: it keeps its index.
 		in.e = importer.Call("slice", in.e, importer.Code("0"), importer.Call("min", importer.Code("1"), importer.Call("length", in.e)))
 	}
-	errs, steps, locals, inputs, schedules := n.errorCount(), len(n.File.Steps), len(n.File.Locals), len(n.File.Inputs), len(n.File.Schedules)
+	// A tool's error leaves a stand-in for the tool, not for its root.
+	errs, steps, locals, inputs, schedules := n.errorCount()-n.standIns, len(n.File.Steps), len(n.File.Locals), len(n.File.Inputs), len(n.File.Schedules)
 	ai := n.aiMark()
 	items := conv(n, node, in)
-	if n.errorCount() > errs || items == nil {
+	if n.errorCount()-n.standIns > errs || items == nil {
 		// What the node wrote goes: a step that fails with the problem
 		// stands for it (--partial).
 		n.File.Steps, n.File.Locals = n.File.Steps[:steps], n.File.Locals[:locals]

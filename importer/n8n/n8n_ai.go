@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/flowctl/flowctl/importer"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"slices"
 	"strconv"
 	"strings"
@@ -448,7 +449,17 @@ func exampleType(v *importer.JV, required bool) string {
 // aiPrompt is a chain's or an agent's prompt parameter: the user message,
 // as n8n's getPromptInputByType reads it (promptType auto: the chat
 // trigger's chatInput; define: text), or older versions' own parameter.
+// A field the item lacks makes it null, and the step fails on it ("Missing
+// prompt"), as n8n fails the node on an undefined prompt.
 func (n *n8n) aiPrompt(node *n8nNode, s *n8nScope, legacyUntil float64, legacyKey string, legacyDefaults map[float64]string) importer.Expr {
+	e := n.aiPromptValue(node, s, legacyUntil, legacyKey, legacyDefaults)
+	if len(e) == 1 && e[0].Type == hclsyntax.TokenOQuote || len(e) > 0 && e[0].Type == hclsyntax.TokenOQuote && e[len(e)-1].Type == hclsyntax.TokenCQuote && !strings.Contains(string(e.Bytes()), "${") {
+		return e // a literal
+	}
+	return importer.Call("try", e, importer.Code("null"))
+}
+
+func (n *n8n) aiPromptValue(node *n8nNode, s *n8nScope, legacyUntil float64, legacyKey string, legacyDefaults map[float64]string) importer.Expr {
 	p := node.params
 	synth := func(src, key string) *importer.JV {
 		return &importer.JV{Kind: 's', Str: src, Ptr: p.Ptr + "/" + key, Rng: p.Rng}

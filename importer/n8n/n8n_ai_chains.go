@@ -587,5 +587,5 @@ func (n *n8n) chatTriggerNode(node *n8nNode, _ n8nItems) []n8nItems {
 		n.File.Inputs = append(n.File.Inputs, importer.Decl{Block: b})
 	}
 	n.File.Header = append(n.File.Header, fmt.Sprintf("%s starts the flow: a chat message, given as the inputs chat_input and session_id (without chat_input, as when another trigger starts the flow, it gives no item).", n.nodeComment(node)))
-	return []n8nItems{{e: importer.Code(`input.chat_input == null ? [] : [{ sessionId = input.session_id, action = "sendMessage", chatInput = input.chat_input }]`)}}
+	return []n8nItems{{e: importer.Code(`(input.chat_input == null ? [] : [{ sessionId = input.session_id, action = "sendMessage", chatInput = input.chat_input }])`)}}
 }

@@ -1,8 +1,10 @@
 package n8n
 
 import (
+	"encoding/json"
 	"fmt"
 	"github.com/flowctl/flowctl/importer"
+	"github.com/hashicorp/hcl/v2"
 	"regexp"
 	"strings"
 
@@ -25,30 +27,72 @@ func init() {
 	}
 }
 
-// tools converts the tools on a root's ai_tool input.
+// tools converts the tools on a root's ai_tool input. A tool it cannot
+// convert is an error at the tool, and its entry a block that fails with
+// that error when the model calls it (what --partial writes): the root
+// converts without it.
 func (n *n8n) tools(root *n8nNode) ([]importer.Expr, bool) {
 	var out []importer.Expr
-	ok := true
 	for _, t := range root.subNodes("ai_tool") {
 		if t.disabled {
 			continue
 		}
+		errs := n.errorCount()
 		conv := aiTools[strings.TrimPrefix(t.fullType, langchainPrefix)]
 		if conv == nil || !strings.HasPrefix(t.fullType, langchainPrefix) {
-			n.Problem(t.where, t.j.Get("type"), "Unsupported tool",
+			msg := n.Problem(t.where, t.j.Get("type"), "Unsupported tool",
 				fmt.Sprintf("flowctl import converts the tools %s into blocks an llm step calls; not %s.", strings.Join(importer.SortedKeys(aiTools), ", "), t.fullType))
-			ok = false
+			out = append(out, n.standInTool(root, t, msg))
+			n.standIns += n.errorCount() - errs
 			continue
 		}
+		blocks := len(n.File.Blocks)
 		e, good := conv(n, root, t)
 		if !good {
-			ok = false
+			n.File.Blocks = n.File.Blocks[:blocks]
+			out = append(out, n.standInTool(root, t, n.lastError()))
+			n.standIns += n.errorCount() - errs
 			continue
 		}
 		t.conv = true
 		out = append(out, e)
 	}
-	return out, ok
+	return out, true
+}
+
+// lastError is the message of the last error reported.
+func (n *n8n) lastError() string {
+	for i := len(n.Diags) - 1; i >= 0; i-- {
+		if d := n.Diags[i]; d.Severity == hcl.DiagError {
+			return d.Summary + ": " + d.Detail
+		}
+	}
+	return "flowctl import could not convert this tool"
+}
+
+// standInTool is the block of a tool that is not converted: the model
+// sees it under the tool's name, and calling it fails with msg.
+func (n *n8n) standInTool(root, node *n8nNode, msg string) importer.Expr {
+	block := n.toolBlockName(toolName(node))
+	b := hclwrite.NewBlock("block", []string{block})
+	body := b.Body()
+	body.SetAttributeValue("runtime", cty.StringVal("js"))
+	desc := node.params.Text("toolDescription")
+	if desc == "" {
+		desc = node.params.Text("description")
+	}
+	if desc != "" && !strings.HasPrefix(desc, "=") {
+		body.SetAttributeValue("description", cty.StringVal(desc))
+	}
+	ib := body.AppendNewBlock("input", []string{"input"}).Body()
+	ib.SetAttributeRaw("type", importer.Clone(importer.Code("any")))
+	ib.SetAttributeRaw("default", importer.Clone(importer.Code("null")))
+	ob := body.AppendNewBlock("output", []string{"response"}).Body()
+	ob.SetAttributeRaw("type", importer.Clone(importer.Code("string")))
+	quoted, _ := json.Marshal(msg)
+	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: "function execute(input) { throw new Error(" + string(quoted) + ") }"}}, true)))
+	n.File.Blocks = append(n.File.Blocks, importer.Decl{Comment: []string{n.nodeComment(node) + ": a tool of " + fmt.Sprintf("%q", root.name) + " — not converted"}, Block: b})
+	return importer.Ref("block", block)
 }
 
 // toolBlockName is the name of a tool's block: the tool's name as the
