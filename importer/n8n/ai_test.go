@@ -305,3 +305,31 @@ func TestAIChatTrigger(t *testing.T) {
 	)
 	wantDiags(t, diags, "warning /nodes/2/credentials Provider URL from n8n's default")
 }
+
+// A vector store inserting the items' documents, and one searching them:
+// chunk, embed and vector_upsert into a collection of the flow; Qdrant,
+// which flowctl does not host, with a warning. From
+// oxbshw+ultimate-n8n-ai-workflows/workflows__1363_Splitout_GitHub_Create_Webhook.json
+// (its loader reads $json where the workflow reads $('Extract from File')).
+func TestAIVectorStores(t *testing.T) {
+	insert := `{"parameters": {"mode": "insert", "options": {}, "qdrantCollection": {"__rl": true, "mode": "id", "value": "imdb"}}, "name": "Qdrant Vector Store", "type": "@n8n/n8n-nodes-langchain.vectorStoreQdrant", "typeVersion": 1, "credentials": {"qdrantApi": {"id": "Zin08PA0RdXVUKK7", "name": "QdrantApi n8n demo"}}}`
+	emb := `{"parameters": {"model": "text-embedding-3-small", "options": {}}, "name": "Embeddings OpenAI", "type": "@n8n/n8n-nodes-langchain.embeddingsOpenAi", "typeVersion": 1, "credentials": {"openAiApi": {"id": "deYJUwkgL1Euu613", "name": "OpenAi account 2"}}}`
+	loader := `{"parameters": {"options": {"metadata": {"metadataValues": [{"name": "movie_name", "value": "={{ $json['Movie Name'] }}"}]}}, "jsonData": "={{ $json.Description }}", "jsonMode": "expressionData"}, "name": "Default Data Loader", "type": "@n8n/n8n-nodes-langchain.documentDefaultDataLoader", "typeVersion": 1}`
+	splitter := `{"parameters": {}, "name": "Token Splitter", "type": "@n8n/n8n-nodes-langchain.textSplitterTokenSplitter", "typeVersion": 1}`
+	load := `{"parameters": {"mode": "load", "prompt": "={{ $json.Description }}", "topK": 2, "qdrantCollection": {"__rl": true, "mode": "id", "value": "imdb"}}, "name": "Search", "type": "@n8n/n8n-nodes-langchain.vectorStoreQdrant", "typeVersion": 1}`
+	flow, diags := importAI(t, aiWorkflow(t, `{"Movie Name": "Heat", Description: "A heist in Los Angeles."}`, []string{"Qdrant Vector Store", "Search"},
+		[]string{insert, emb, loader, splitter, load, strings.Replace(emb, `"name": "Embeddings OpenAI"`, `"name": "Embeddings 2"`, 1)},
+		map[string]string{"Embeddings OpenAI": "ai_embedding>Qdrant Vector Store", "Default Data Loader": "ai_document>Qdrant Vector Store",
+			"Token Splitter": "ai_textSplitter>Default Data Loader", "Embeddings 2": "ai_embedding>Search"}))
+	wantIn(t, flow,
+		`collection "imdb" { dimensions = 1536 description = "The vectors n8n keeps in Qdrant \"imdb\"" }`,
+		`use = "chunk" for_each = step.item.items text = tostring(each.value.Description) max_tokens = 1000 overlap = 0 by = "tokens"`,
+		`use = "embed" for_each = step.qdrant_vector_store_chunks provider = provider.open_ai_account_2 model = "text-embedding-3-small" texts = [for c in each.value.chunks : c.text]`,
+		`use = "vector_upsert" for_each = step.qdrant_vector_store_embed collection = collection.imdb`,
+		`use = "vector_search" for_each = step.item.items collection = collection.imdb provider = provider.open_ai_account_2 model = "text-embedding-3-small"`,
+		`[for m in r.matches : { document = { pageContent = m.text, metadata = m.metadata }, score = m.score }]`,
+	)
+	wantDiags(t, diags,
+		"warning /nodes/2/parameters/qdrantCollection Vector store kept by flowctl",
+		"warning /nodes/2 Document metadata")
+}

@@ -325,6 +325,11 @@ func init() {
 		"textClassifier":       (*n8n).textClassifierNode,
 		"sentimentAnalysis":    (*n8n).sentimentNode,
 		"chatTrigger":          (*n8n).chatTriggerNode,
+		"vectorStoreInMemory":  (*n8n).vectorStoreNode,
+		"vectorStorePinecone":  (*n8n).vectorStoreNode,
+		"vectorStoreQdrant":    (*n8n).vectorStoreNode,
+		"vectorStoreSupabase":  (*n8n).vectorStoreNode,
+		"vectorStorePGVector":  (*n8n).vectorStoreNode,
 		"manualChatTrigger":    (*n8n).chatTriggerNode,
 	}
 }
