@@ -48,7 +48,9 @@ type flowFile struct {
 	Memories    []Decl
 	Schedules   []Decl
 	Locals      []Local
-	blocks      []Decl // inline block definitions
+	Providers   []Decl // model servers
+	Collections []Decl // vector collections
+	Blocks      []Decl // inline block definitions
 	Steps       []Decl
 	Outputs     []Decl
 	BlockFiles  []*BlockFile
@@ -92,6 +94,8 @@ func (f *flowFile) flowBytes() []byte {
 		body.AppendNewline()
 		body.AppendBlock(b)
 	}
+	appendDecls(f.Providers)
+	appendDecls(f.Collections)
 	appendDecls(f.Memories)
 	appendDecls(f.Schedules)
 	if len(f.Locals) > 0 {
@@ -108,7 +112,7 @@ func (f *flowFile) flowBytes() []byte {
 		}
 		body.AppendBlock(b)
 	}
-	appendDecls(f.blocks)
+	appendDecls(f.Blocks)
 	appendDecls(f.Steps)
 	appendDecls(f.Outputs)
 	return file.Bytes()
@@ -263,6 +267,17 @@ func (c *Conv) Name(kind, text, fallback string) string {
 	return n
 }
 
+// Reserve marks names of a kind as used, so that Name gives none of them
+// (the built-in blocks, for the names of inline blocks).
+func (c *Conv) Reserve(kind string, names ...string) {
+	if c.names[kind] == nil {
+		c.names[kind] = map[string]bool{}
+	}
+	for _, n := range names {
+		c.names[kind][n] = true
+	}
+}
+
 // FlowName names the flow after text, or when text gives no name, after
 // the source file (its name without the extension, so that two files of
 // a batch without names get two flows), then fallback.
@@ -295,7 +310,7 @@ func (c *Conv) GapStep(name, commentLine, message string, inputs Expr) {
 		out := body.AppendNewBlock("output", []string{"value"})
 		out.Body().SetAttributeRaw("type", Clone(Code("any")))
 		body.SetAttributeValue("source", cty.StringVal("function execute(input) { throw new Error(input.message) }"))
-		c.File.blocks = append(c.File.blocks, Decl{
+		c.File.Blocks = append(c.File.Blocks, Decl{
 			Comment: []string{"The steps that use this block stand for what flowctl import could not convert (--partial)."},
 			Block:   b,
 		})

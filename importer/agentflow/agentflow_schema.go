@@ -1,9 +1,6 @@
 package agentflow
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/flowctl/flowctl/importer"
 )
 
@@ -13,99 +10,9 @@ import (
 // What cannot be typed so (no type, unions, references, an object of
 // anything) is any, with a warning.
 func (a *agentflow) schemaType(s *importer.JV, w importer.Where) string {
-	t, why := jsonSchemaType(s)
+	t, why := importer.JSONSchemaType(s)
 	if why != "" {
 		a.Warn(w, s, "Untyped schema", "the schema "+why+": its HCL type is any, checked only at run time.")
 	}
 	return t
-}
-
-func jsonSchemaType(s *importer.JV) (string, string) {
-	if s == nil || s.Kind != 'o' {
-		return "any", "is not an object"
-	}
-	for _, k := range []string{"$ref", "oneOf", "anyOf", "allOf"} {
-		if s.Get(k) != nil {
-			return "any", "uses " + k
-		}
-	}
-	typ := s.Text("type")
-	if t := s.Get("type"); t != nil && t.Kind == 'a' {
-		var types []string
-		for _, e := range t.Arr {
-			if e.Str != "null" {
-				types = append(types, e.Str)
-			}
-		}
-		if len(types) != 1 {
-			return "any", "allows several types"
-		}
-		typ = types[0]
-	}
-	if typ == "" && s.Get("properties") != nil {
-		typ = "object"
-	}
-	switch typ {
-	case "string":
-		return "string", ""
-	case "integer", "number":
-		return "number", ""
-	case "boolean":
-		return "bool", ""
-	case "array":
-		items := s.Get("items")
-		if items == nil {
-			return "list(any)", ""
-		}
-		t, why := jsonSchemaType(items)
-		if why != "" {
-			return "list(any)", ""
-		}
-		return "list(" + t + ")", ""
-	case "object":
-		props := s.Get("properties")
-		if props == nil || props.Kind != 'o' || len(props.Keys) == 0 {
-			if ap := s.Get("additionalProperties"); ap != nil && ap.Kind == 'o' {
-				if t, why := jsonSchemaType(ap); why == "" {
-					return "map(" + t + ")", ""
-				}
-			}
-			return "any", "is an object without properties"
-		}
-		required := map[string]bool{}
-		for _, r := range s.Items("required") {
-			required[r.Str] = true
-		}
-		var attrs []string
-		for _, k := range props.Keys {
-			t, why := jsonSchemaType(props.Obj[k])
-			if why != "" {
-				t = "any"
-			}
-			if !required[k] {
-				t = "optional(" + t + ")"
-			}
-			name := k
-			if !validAttrName(k) {
-				return "any", fmt.Sprintf("has a property %q that is not an HCL name", k)
-			}
-			attrs = append(attrs, name+" = "+t)
-		}
-		return "object({ " + strings.Join(attrs, ", ") + " })", ""
-	case "null":
-		return "any", "is null"
-	}
-	return "any", "has no type"
-}
-
-func validAttrName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '-')) {
-			return false
-		}
-	}
-	return true
 }

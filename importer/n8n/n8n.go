@@ -35,6 +35,11 @@ type n8nNode struct {
 	reached  bool        // a trigger leads to it
 	conv     bool        // converted
 	where    importer.Where
+	// ai are the sub-nodes on each AI input (ai_languageModel, ai_tool…),
+	// which run inside this node; sub says this node is one of them.
+	ai   map[string][]*n8nNode
+	sub  bool
+	lost bool // a sub-node whose root is not converted (reported once)
 }
 
 // n8nEdge is one end of a connection: the node at the other end and the
@@ -74,6 +79,12 @@ type n8n struct {
 	// creds are the secrets of each credential (by type and id), made
 	// once for all the nodes that use it.
 	creds map[string][]string
+	// providers are the provider blocks by credential and URL, and
+	// credSecrets the secrets of credentials' keys.
+	providers   map[string]string
+	credSecrets map[string]string
+	chatTrigger *n8nNode // the Chat Trigger that starts the flow, if any
+	standIns    int      // the errors of tools that stand-in blocks stand for
 }
 
 // n8nPrefix is the package of n8n's core nodes.
@@ -89,7 +100,8 @@ func convertN8N(c *importer.Conv) {
 	} else if name != "" {
 		c.File.Description = "The n8n workflow " + name
 	}
-	n := &n8n{Conv: c, byName: map[string]*n8nNode{}, workflow: name, creds: map[string][]string{}}
+	n := &n8n{Conv: c, byName: map[string]*n8nNode{}, workflow: name, creds: map[string][]string{},
+		providers: map[string]string{}, credSecrets: map[string]string{}}
 	if !n.readNodes(root) {
 		return
 	}
@@ -157,9 +169,7 @@ func (n *n8n) readConnections(root *importer.JV) {
 		}
 		for _, kind := range conns.Obj[src].Keys {
 			if kind != "main" {
-				msg := n.Problem(from.where, conns.Obj[src].Get(kind), "Unsupported connection",
-					fmt.Sprintf("%q connections (n8n's AI nodes) are not converted; flowctl import converts main connections between core nodes.", kind))
-				_ = msg
+				n.aiConnections(from, kind, conns.Obj[src].Get(kind))
 				continue
 			}
 			for out, list := range conns.Obj[src].Obj[kind].Arr {
@@ -220,7 +230,12 @@ func (n *n8n) sort(triggers []*n8nNode) ([]*n8nNode, bool) {
 		mark(t)
 	}
 	for _, node := range n.nodes {
-		if !node.reached {
+		if node.reached {
+			markSubNodes(node)
+		}
+	}
+	for _, node := range n.nodes {
+		if !node.reached && !node.sub {
 			n.Warn(node.where, node.j, "Node never runs", "no trigger leads to this node, so n8n never runs it; it is left out.")
 		}
 	}
@@ -314,9 +329,14 @@ func (n *n8n) convertNode(node *n8nNode) {
 		return
 	}
 	conv := n8nNodeTypes[node.typ]
-	if !strings.HasPrefix(node.fullType, n8nPrefix) || conv == nil {
+	if ai := strings.TrimPrefix(node.fullType, langchainPrefix); ai != node.fullType {
+		conv = n8nAINodeTypes[ai]
+	} else if !strings.HasPrefix(node.fullType, n8nPrefix) {
+		conv = nil
+	}
+	if conv == nil {
 		msg := n.Problem(node.where, node.j.Get("type"), "Unsupported node",
-			fmt.Sprintf("flowctl import converts n8n's core nodes %s; not %s.", supportedN8N(), node.fullType))
+			fmt.Sprintf("flowctl import converts n8n's core nodes %s and AI nodes (%s); not %s.", supportedN8N(), aiNodeNames(), node.fullType))
 		n.gapMessage(node, msg)
 		return
 	}
@@ -324,7 +344,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 		n.gapMessage(node, msg)
 		return
 	}
-	if !n.checkExpressions(node, node.params) {
+	if !n.checkExpressions(node, node.params) || !n.checkSubExpressions(node) {
 		n.gap(node, "Invalid expression")
 		return
 	}
@@ -332,13 +352,16 @@ func (n *n8n) convertNode(node *n8nNode) {
 		// The first item only: it keeps its index.
 		in.e = importer.Call("slice", in.e, importer.Code("0"), importer.Call("min", importer.Code("1"), importer.Call("length", in.e)))
 	}
-	errs, steps, locals, inputs, schedules := n.errorCount(), len(n.File.Steps), len(n.File.Locals), len(n.File.Inputs), len(n.File.Schedules)
+	// A tool's error leaves a stand-in for the tool, not for its root.
+	errs, steps, locals, inputs, schedules := n.errorCount()-n.standIns, len(n.File.Steps), len(n.File.Locals), len(n.File.Inputs), len(n.File.Schedules)
+	ai := n.aiMark()
 	items := conv(n, node, in)
-	if n.errorCount() > errs || items == nil {
+	if n.errorCount()-n.standIns > errs || items == nil {
 		// What the node wrote goes: a step that fails with the problem
 		// stands for it (--partial).
 		n.File.Steps, n.File.Locals = n.File.Steps[:steps], n.File.Locals[:locals]
 		n.File.Inputs, n.File.Schedules = n.File.Inputs[:inputs], n.File.Schedules[:schedules]
+		n.aiRollback(ai, node)
 		n.gap(node, "")
 		return
 	}
@@ -420,6 +443,7 @@ func (n *n8n) gap(node *n8nNode, summary string) {
 }
 
 func (n *n8n) gapMessage(node *n8nNode, msg string) {
+	n.subNodesLost(node)
 	n.GapStep(node.step, n.nodeComment(node), msg, n.gapInputs(node))
 	node.conv = true
 	node.items = make([]n8nItems, max(len(node.outs), 1))
