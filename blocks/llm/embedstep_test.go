@@ -261,3 +261,38 @@ func TestEmbedStepErrors(t *testing.T) {
 		t.Errorf("batch_size 5000: %v", err)
 	}
 }
+
+// TestEmbedCountsTokensWhenNeeded: the texts an embed step sends are
+// tokenized only for a budget, or when the server does not say how many
+// tokens it read; the run's ledger counts the server's figure either way.
+func TestEmbedCountsTokensWhenNeeded(t *testing.T) {
+	calls := 0
+	countEmbedTokens = func(model string, texts []string) int { calls++; return embedTokens(model, texts) }
+	t.Cleanup(func() { countEmbedTokens = embedTokens })
+	srv := newEmbedServer(t)
+	cfg := srv.config()
+	cfg.EmbeddingsModel = "text-embedding-3-small"
+	ex := NewExecutor(cfg)
+	for _, c := range []struct {
+		ledger *blocks.Ledger
+		counts int
+	}{
+		{blocks.NewLedger(0, 0, blocks.Usage{}), 0},
+		{nil, 0},
+		{blocks.NewLedger(1000, 0, blocks.Usage{}), 2}, // a batch of 2, a batch of 1
+	} {
+		calls = 0
+		call := embedCall(t, map[string]cty.Value{"texts": stringList("a b c", "hello", "one two"), "batch_size": cty.NumberIntVal(2)})
+		call.Ledger = c.ledger
+		res, err := ex.Execute(testCtx(t), call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != c.counts {
+			t.Errorf("limits %v: the texts were tokenized %d times, want %d", c.ledger.Limits(), calls, c.counts)
+		}
+		if res.Usage.PromptTokens != 3 || (c.ledger != nil && c.ledger.Spent().PromptTokens != 3) {
+			t.Errorf("usage %+v, ledger %+v", res.Usage, c.ledger.Spent())
+		}
+	}
+}
