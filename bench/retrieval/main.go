@@ -38,6 +38,7 @@ import (
 	"github.com/flowctl/flowctl/bench/benchutil"
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/blocks/retrieval"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime"
@@ -176,7 +177,7 @@ func main() {
 	benchutil.Check(err)
 	defer st.Close()
 	ex := llm.NewExecutor(llm.Config{BaseURL: hs.URL + "/v1", APIKey: "sk-bench", EmbeddingsModel: "bench", Concurrency: 4})
-	executors := &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: ex}}
+	executors := &blocks.Executors{Builtins: retrieval.With(blocks.BuiltinExecutors()), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: ex}}
 	apply := func(what string) {
 		cpu0 := cpuTime()
 		start := time.Now()

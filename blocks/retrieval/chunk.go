@@ -1,4 +1,4 @@
-package blocks
+package retrieval
 
 import (
 	"context"
@@ -9,16 +9,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/tiktoken-go/tokenizer"
 	"github.com/zclconf/go-cty/cty"
 )
-
-// ChunkType is the type of the chunk block's chunks: each one's text, its
-// start and end in the text (in characters, end excluded, as substr
-// counts), its tokens and the heading of its section.
-var ChunkType = cty.Object(map[string]cty.Type{
-	"text": cty.String, "start": cty.Number, "end": cty.Number, "tokens": cty.Number, "heading": cty.String,
-})
 
 // ChunkEncoding is the encoding the chunk block counts tokens with: the
 // LLM layer's (package blocks/llm counts with it the tokens of every
@@ -32,7 +26,7 @@ var chunkCodec = sync.OnceValues(func() (tokenizer.Codec, error) { return tokeni
 // goroutine.
 type chunkExecutor struct{}
 
-func (chunkExecutor) Execute(ctx context.Context, call *Call) (*Result, error) {
+func (chunkExecutor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
 	codec, err := chunkCodec()
 	if err != nil {
 		return nil, fmt.Errorf("the tokenizer %s: %w", ChunkEncoding, err)
@@ -54,11 +48,11 @@ func (chunkExecutor) Execute(ctx context.Context, call *Call) (*Result, error) {
 			"tokens": cty.NumberIntVal(int64(ch.tokens)), "heading": cty.StringVal(ch.heading),
 		})
 	}
-	list := cty.ListValEmpty(ChunkType)
+	list := cty.ListValEmpty(blocks.ChunkType)
 	if len(vals) > 0 {
 		list = cty.ListVal(vals)
 	}
-	return &Result{Outputs: map[string]cty.Value{"chunks": list, "count": cty.NumberIntVal(int64(len(vals)))}}, nil
+	return &blocks.Result{Outputs: map[string]cty.Value{"chunks": list, "count": cty.NumberIntVal(int64(len(vals)))}}, nil
 }
 
 // A chunk is a piece of the text: text[s:e] in bytes; start and end are

@@ -1,4 +1,4 @@
-package blocks
+package retrieval
 
 import (
 	"context"
