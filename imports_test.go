@@ -124,3 +124,23 @@ func importsOf(dir string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// TestRetrievalBlocksInTheirPackage: the retrieval blocks' executors are
+// in blocks/retrieval (DESIGN.md §19), so that package blocks, which the
+// data packages reach, imports no document reader or tokenizer.
+func TestRetrievalBlocksInTheirPackage(t *testing.T) {
+	imports, err := importsOf("blocks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range imports {
+		for _, heavy := range []string{"github.com/ledongthuc/pdf", "codeberg.org/readeck/go-readability", "github.com/JohannesKaufmann/html-to-markdown", "github.com/tiktoken-go/tokenizer"} {
+			if strings.HasPrefix(imp, heavy) {
+				t.Errorf("package blocks imports %s", imp)
+			}
+		}
+	}
+	if imports, err = importsOf("blocks/retrieval"); err != nil || !slices.Contains(imports, "github.com/ledongthuc/pdf") {
+		t.Errorf("blocks/retrieval reads no PDF: %v %v", err, imports)
+	}
+}

@@ -306,7 +306,7 @@ func Builtins() []*Block {
 			TypedOutputs:        []string{"result"},
 			PropagatesSensitive: true,
 		},
-		// Retrieval: the vector collections (blocks/vector.go).
+		// Retrieval: the vector collections (blocks/retrieval/vector.go).
 		{
 			Name:        "vector_upsert",
 			Runtime:     RuntimeBuiltin,
@@ -356,7 +356,7 @@ func Builtins() []*Block {
 				field("mode", cty.String, cty.StringVal(SearchVector), "vector, or hybrid: BM25 over the texts and vectors, fused by reciprocal rank"),
 			},
 			Checks: map[string]func(cty.Value) error{
-				"top_k": checkTopK,
+				"top_k": CheckTopK,
 				"mode":  checkOneOf(SearchVector, SearchHybrid),
 			},
 			Outputs: []*lang.Field{

@@ -32,13 +32,9 @@ func BuiltinExecutorsWith(o HTTPOptions) map[string]Executor {
 		"sql":    sqlExecutor{o.Egress},
 		"http":   h,
 		"scrape": &scrapeExecutor{h},
-		// Retrieval; embed runs on the model executor (Executors.For).
-		"document": documentExecutor{},
-		"chunk":    chunkExecutor{},
-
-		"vector_upsert": ExecutorFunc(execVectorUpsert),
-		"vector_delete": ExecutorFunc(execVectorDelete),
-		"vector_search": vectorSearchExecutor{},
+		// The retrieval blocks' executors are package blocks/retrieval's
+		// (retrieval.Executors); embed runs on the model executor
+		// (Executors.For).
 	}
 }
 

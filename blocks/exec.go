@@ -227,9 +227,9 @@ func (e *Executors) For(b *Block) (Executor, error) {
 		if ex := e.Builtins[b.Name]; ex != nil {
 			// vector_search embeds a query given without a vector on
 			// the executor of llm blocks, as embed does.
-			if vs, ok := ex.(vectorSearchExecutor); ok && vs.embed == nil {
+			if vs, ok := ex.(QueryEmbedderUser); ok && !vs.HasEmbedder() {
 				if qe, ok := e.Runtimes[lang.RuntimeLLM].(QueryEmbedder); ok {
-					return vectorSearchExecutor{embed: qe}, nil
+					return vs.WithEmbedder(qe), nil
 				}
 			}
 			return ex, nil

@@ -61,6 +61,10 @@ type Hold struct {
 	cost   float64
 }
 
+// Limits reports whether the ledger holds a budget: without one, Reserve
+// never refuses, and a caller need not count a prompt's tokens for it.
+func (l *Ledger) Limits() bool { return l != nil && (l.maxTokens > 0 || l.maxCost > 0) }
+
 // Reserve reserves, for a request of model about to be sent, the prompt's
 // tokens and their cost (priced: whether the model has a price; cost is
 // 0 when it has none). It returns a *BudgetError, sending nothing, when

@@ -16,6 +16,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/blocks/retrieval"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 )
@@ -106,7 +107,7 @@ output "count" {
 		}
 	}
 	ex := llm.NewExecutor(llm.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test", EmbeddingsModel: "m"})
-	executors := &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: ex}}
+	executors := &blocks.Executors{Builtins: retrieval.With(blocks.BuiltinExecutors()), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: ex}}
 	st := openStore(t)
 	run := func() (embedded, count string, texts []string) {
 		t.Helper()
@@ -164,7 +165,7 @@ output "tokens" {
   value = step.embed.usage.prompt_tokens
 }
 `)
-	executors := &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: llm.NewExecutor(llm.Config{})}}
+	executors := &blocks.Executors{Builtins: retrieval.With(blocks.BuiltinExecutors()), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: llm.NewExecutor(llm.Config{})}}
 	res, err := Apply(context.Background(), prog, Options{Executors: executors})
 	if err != nil || res.Status != StatusOK {
 		t.Fatalf("apply: %v %v %v", err, res.Status, res.Diagnostics)
@@ -255,7 +256,7 @@ output "hybrid" {
 }
 `)
 	ex := llm.NewExecutor(llm.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test", EmbeddingsModel: "m"})
-	executors := &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: ex}}
+	executors := &blocks.Executors{Builtins: retrieval.With(blocks.BuiltinExecutors()), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: ex}}
 	res, err := Apply(context.Background(), prog, Options{Store: openStore(t), Executors: executors})
 	if err != nil || res.Status != StatusOK {
 		t.Fatalf("apply: %v %v %v", err, res.Status, res.Diagnostics)
@@ -281,7 +282,7 @@ output "hybrid" {
 
 	// Without a model executor, a query alone is an error at the step,
 	// saying to give a vector.
-	bare := &blocks.Executors{Builtins: blocks.BuiltinExecutors()}
+	bare := &blocks.Executors{Builtins: retrieval.With(blocks.BuiltinExecutors())}
 	res, err = Apply(context.Background(), prog, Options{Store: openStore(t), Executors: bare})
 	if err != nil || res.Status != StatusFailed || !strings.Contains(res.Diagnostics.Error(), "embeds its query with a model server") {
 		t.Fatalf("without a model executor: %v %v %v", err, res.Status, res.Diagnostics)
@@ -330,7 +331,7 @@ step "embed" {
 	write("a.md", "## One\n\nThe first part of a.\n\n## Two\n\nThe second part of a.\n")
 	write("b.md", "## One\n\nThe first part of b.\n\n## Two\n\nThe second part of b.\n\n## Three\n\nThe third part of b.\n")
 	ex := llm.NewExecutor(llm.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test", EmbeddingsModel: "m"})
-	executors := &blocks.Executors{Builtins: blocks.BuiltinExecutors(), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: ex}}
+	executors := &blocks.Executors{Builtins: retrieval.With(blocks.BuiltinExecutors()), Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: ex}}
 	st := openStore(t)
 	plan := func() *compiler.PlannedStep {
 		t.Helper()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/retrieval"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
@@ -273,7 +274,7 @@ func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
 		opts.LookupEnv = os.LookupEnv
 	}
 	if opts.Executors == nil {
-		opts.Executors = &blocks.Executors{Builtins: blocks.BuiltinExecutors()}
+		opts.Executors = &blocks.Executors{Builtins: retrieval.With(blocks.BuiltinExecutors())}
 	}
 	r := &run{
 		prog:        prog,

@@ -3,10 +3,13 @@ package llm
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/zclconf/go-cty/cty"
@@ -64,8 +67,7 @@ func (e *Executor) executeEmbed(ctx context.Context, call *blocks.Call) (*blocks
 			if err != nil {
 				return nil, err
 			}
-			var v []float32
-			if ok && json.Unmarshal(raw, &v) == nil && len(v) > 0 {
+			if v := cachedVector(raw, ok); v != nil {
 				vecs[i] = v
 				continue
 			}
@@ -88,10 +90,7 @@ func (e *Executor) executeEmbed(ctx context.Context, call *blocks.Call) (*blocks
 				vecs[i] = v
 			}
 			if call.Cache != nil {
-				raw, err := json.Marshal(v)
-				if err == nil {
-					call.Cache.Put(keys[where[part[j]][0]], raw)
-				}
+				call.Cache.Put(keys[where[part[j]][0]], packVector(v))
 			}
 		}
 	}
@@ -117,6 +116,49 @@ func (e *Executor) executeEmbed(ctx context.Context, call *blocks.Call) (*blocks
 		"embedded":   cty.NumberIntVal(int64(len(send))),
 		"usage":      usageValue(usage),
 	}, Usage: usage}, nil
+}
+
+// packVector is how a text's vector is cached: a JSON string of its
+// float32s, little-endian, in base64 (4 bytes a number in 5.3 characters,
+// written and read at once; as a JSON array of numbers, 10 characters
+// a number, and encoding them was a tenth of an ingest).
+func packVector(v []float32) json.RawMessage {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	out := make([]byte, 0, base64.StdEncoding.EncodedLen(len(b))+2)
+	out = append(out, '"')
+	out = base64.StdEncoding.AppendEncode(out, b)
+	return append(out, '"')
+}
+
+// cachedVector reads a cached vector (found: the cache had one): as
+// packVector wrote it, or as a JSON array of numbers, as earlier
+// versions cached it. It is nil when there is none, or none of use.
+func cachedVector(raw json.RawMessage, found bool) []float32 {
+	if !found || len(raw) == 0 {
+		return nil
+	}
+	if raw[0] != '"' {
+		var v []float32
+		if json.Unmarshal(raw, &v) != nil || len(v) == 0 {
+			return nil
+		}
+		return v
+	}
+	if len(raw) < 2 || raw[len(raw)-1] != '"' {
+		return nil
+	}
+	b, err := base64.StdEncoding.AppendDecode(nil, raw[1:len(raw)-1])
+	if err != nil || len(b) == 0 || len(b)%4 != 0 {
+		return nil
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
 }
 
 // embedKey is the key of a text's vector in the PartCache.
@@ -152,8 +194,7 @@ func (e *Executor) CountParts(call *blocks.Call) (blocks.PartCount, bool, error)
 			if err != nil {
 				return c, false, err
 			}
-			var v []float32
-			if ok && json.Unmarshal(raw, &v) == nil && len(v) > 0 {
+			if cachedVector(raw, ok) != nil {
 				c.Cached++
 				continue
 			}
@@ -188,6 +229,9 @@ func embedTexts(call *blocks.Call) ([]string, error) {
 	}
 	return out, nil
 }
+
+// countEmbedTokens is embedTokens; a test counts its calls.
+var countEmbedTokens = embedTokens
 
 // embedTokens counts the tokens of texts as the model's tokenizer does
 // (cl100k_base, an estimate, for models tiktoken does not know).
@@ -246,17 +290,30 @@ func (e *Executor) EmbedQuery(ctx context.Context, call *blocks.Call, query stri
 // embedBatch embeds texts in one request, under the run's budget as a
 // model call is (their tokens, counted locally, reserved before it is
 // sent), and adds its tokens and cost, at the model's price, to usage.
+//
+// The texts are counted only when a budget needs them before the request
+// or the server does not say how many tokens it read: tokenizing every
+// chunk again took a tenth of an ingest.
 func (e *Executor) embedBatch(ctx context.Context, call *blocks.Call, em *Embedder, texts []string, usage *blocks.Usage) ([][]float32, error) {
-	counted := embedTokens(em.model, texts)
+	counted := -1
+	count := func() int {
+		if counted < 0 {
+			counted = countEmbedTokens(em.model, texts)
+		}
+		return counted
+	}
 	price, priced := e.price(call, em.model)
 	var hold *blocks.Hold
 	if call != nil && call.Ledger != nil {
-		est := 0.0
+		est, tokens := 0.0, 0
+		if call.Ledger.Limits() {
+			tokens = count()
+		}
 		if priced {
-			est = costOf(price, counted, 0)
+			est = costOf(price, tokens, 0)
 		}
 		var err error
-		if hold, err = call.Ledger.Reserve(em.model, counted, est, priced); err != nil {
+		if hold, err = call.Ledger.Reserve(em.model, tokens, est, priced); err != nil {
 			return nil, err
 		}
 	}
@@ -266,7 +323,7 @@ func (e *Executor) embedBatch(ctx context.Context, call *blocks.Call, em *Embedd
 		return nil, err
 	}
 	if tokens <= 0 { // a server that does not say: count them
-		tokens = counted
+		tokens = count()
 	}
 	u := blocks.Usage{PromptTokens: tokens, TotalTokens: tokens, Calls: 1}
 	if priced {

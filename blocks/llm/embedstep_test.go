@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -259,5 +260,84 @@ func TestEmbedStepErrors(t *testing.T) {
 	}
 	if err := embedCall(t, nil).Block.CheckInput("batch_size", cty.NumberIntVal(5000)); err == nil || !strings.Contains(err.Error(), "from 1 to 2048") {
 		t.Errorf("batch_size 5000: %v", err)
+	}
+}
+
+// TestEmbedCountsTokensWhenNeeded: the texts an embed step sends are
+// tokenized only for a budget, or when the server does not say how many
+// tokens it read; the run's ledger counts the server's figure either way.
+func TestEmbedCountsTokensWhenNeeded(t *testing.T) {
+	calls := 0
+	countEmbedTokens = func(model string, texts []string) int { calls++; return embedTokens(model, texts) }
+	t.Cleanup(func() { countEmbedTokens = embedTokens })
+	srv := newEmbedServer(t)
+	cfg := srv.config()
+	cfg.EmbeddingsModel = "text-embedding-3-small"
+	ex := NewExecutor(cfg)
+	for _, c := range []struct {
+		ledger *blocks.Ledger
+		counts int
+	}{
+		{blocks.NewLedger(0, 0, blocks.Usage{}), 0},
+		{nil, 0},
+		{blocks.NewLedger(1000, 0, blocks.Usage{}), 2}, // a batch of 2, a batch of 1
+	} {
+		calls = 0
+		call := embedCall(t, map[string]cty.Value{"texts": stringList("a b c", "hello", "one two"), "batch_size": cty.NumberIntVal(2)})
+		call.Ledger = c.ledger
+		res, err := ex.Execute(testCtx(t), call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != c.counts {
+			t.Errorf("limits %v: the texts were tokenized %d times, want %d", c.ledger.Limits(), calls, c.counts)
+		}
+		if res.Usage.PromptTokens != 3 || (c.ledger != nil && c.ledger.Spent().PromptTokens != 3) {
+			t.Errorf("usage %+v, ledger %+v", res.Usage, c.ledger.Spent())
+		}
+	}
+}
+
+// TestEmbedCachePacked: a text's vector is cached as its float32s in
+// base64, about 5.3 characters a number rather than about 10 as a JSON
+// array, and read back exactly; a vector cached as a JSON array (as
+// earlier versions did) is still used, not sent again.
+func TestEmbedCachePacked(t *testing.T) {
+	srv := newEmbedServer(t)
+	cfg := srv.config()
+	cfg.EmbeddingsModel = "m"
+	ex := NewExecutor(cfg)
+	cache := &memCache{}
+	texts := stringList("one text", "another text")
+	call := embedCall(t, map[string]cty.Value{"texts": texts})
+	call.Cache = cache
+	res, err := ex.Execute(testCtx(t), call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := vectorsOf(t, res.Outputs["vectors"])
+	if len(cache.m) != 2 {
+		t.Fatalf("%d cache entries", len(cache.m))
+	}
+	v := []float32{0.1, -2.5e-7, 3, 1e30}
+	raw := packVector(v)
+	if len(raw) != 2+base64.StdEncoding.EncodedLen(16) {
+		t.Errorf("packed: %s", raw)
+	}
+	if got := cachedVector(raw, true); fmt.Sprint(got) != fmt.Sprint(v) {
+		t.Errorf("read back %v, want %v", got, v)
+	}
+	for k, raw := range cache.m {
+		if raw[0] != '"' {
+			t.Errorf("entry %s: %s", k, raw)
+		}
+		vec := cachedVector(raw, true)
+		old, _ := json.Marshal(vec)
+		cache.m[k] = old // as cached before
+	}
+	before := len(srv.sent())
+	res, err = ex.Execute(testCtx(t), call)
+	if err != nil || len(srv.sent()) != before || fmt.Sprint(vectorsOf(t, res.Outputs["vectors"])) != fmt.Sprint(want) {
+		t.Errorf("with entries of the earlier form: %v, %d sent, %v", err, len(srv.sent())-before, res)
 	}
 }

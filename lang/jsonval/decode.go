@@ -119,6 +119,9 @@ type decoder struct {
 	attrsBuf [4]map[string]cty.Value // attrs' first, for small texts
 	// split: an array has been read by arrayParallel (once per text).
 	split bool
+	// f32: the numbers of lists and sets of numbers are float32s
+	// (DecodeAsFloat32).
+	f32 bool
 }
 
 // parallelMin is the size of text from which the first array of a text
@@ -162,7 +165,7 @@ func (d *decoder) elementsParallel(read func(sub *decoder) (cty.Value, error)) (
 					errs[w] = errMismatch
 				}
 			}()
-			sub := decoder{text: d.text, split: true}
+			sub := decoder{text: d.text, split: true, f32: d.f32}
 			for k := w * len(ends) / workers; k < (w+1)*len(ends)/workers; k++ {
 				sub.i = d.i
 				if k > 0 {

@@ -3,7 +3,10 @@ package jsonval
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"github.com/zclconf/go-cty/cty"
 )
@@ -26,6 +29,16 @@ var errMismatch = errors.New("the value is not of the type")
 // Decode and converts it, for the conversion's rules and errors. An
 // attribute of type any takes what Decode gives.
 func DecodeAs(text []byte, ty cty.Type) (v cty.Value, ok bool) {
+	return decodeAs(decoder{text: text}, ty)
+}
+
+// DecodeAsFloat32 is DecodeAs for what AppendFloat32 wrote: each number
+// of a list or set of numbers is read as a float32.
+func DecodeAsFloat32(text []byte, ty cty.Type) (v cty.Value, ok bool) {
+	return decodeAs(decoder{text: text, f32: true}, ty)
+}
+
+func decodeAs(d decoder, ty cty.Type) (v cty.Value, ok bool) {
 	defer func() {
 		// cty.ListVal and its kind panic on elements of differing types
 		// (records whose attributes of type any differ).
@@ -33,7 +46,6 @@ func DecodeAs(text []byte, ty cty.Type) (v cty.Value, ok bool) {
 			v, ok = cty.NilVal, false
 		}
 	}()
-	d := decoder{text: text}
 	d.space()
 	v, err := d.typed(ty, 0)
 	if d.space(); err != nil || d.i < len(d.text) {
@@ -49,6 +61,9 @@ func (d *decoder) typed(ty cty.Type, depth int) (cty.Value, error) {
 	}
 	if bytes.HasPrefix(d.text[d.i:], []byte("null")) {
 		d.i += len("null")
+		if ty == float32Type {
+			return cty.NullVal(cty.Number), nil
+		}
 		return cty.NullVal(ty.WithoutOptionalAttributesDeep()), nil
 	}
 	if d.i >= len(d.text) {
@@ -66,6 +81,8 @@ func (d *decoder) typed(ty cty.Type, depth int) (cty.Value, error) {
 			return cty.NilVal, errMismatch
 		}
 		return d.value(depth)
+	case ty == float32Type:
+		return d.float32()
 	case ty == cty.Bool:
 		if c != 't' && c != 'f' {
 			return cty.NilVal, errMismatch
@@ -75,7 +92,11 @@ func (d *decoder) typed(ty cty.Type, depth int) (cty.Value, error) {
 		if c != '[' || ty.ElementType().HasDynamicTypes() || depth >= maxDepth {
 			return cty.NilVal, errMismatch
 		}
-		vals, err := d.typedArray(ty.ElementType(), depth+1)
+		elem := ty.ElementType()
+		if d.f32 && elem == cty.Number {
+			elem = float32Type
+		}
+		vals, err := d.typedArray(elem, depth+1)
 		switch {
 		case err != nil:
 			return cty.NilVal, err
@@ -124,6 +145,27 @@ func (d *decoder) typed(ty cty.Type, depth int) (cty.Value, error) {
 		return cty.ObjectVal(attrs), nil
 	}
 	return cty.NilVal, errMismatch // a tuple, a capsule
+}
+
+// float32Type stands, in typed, for the numbers of a list or set of
+// numbers that DecodeAsFloat32 reads as float32s.
+var float32Type = cty.Capsule("float32", reflect.TypeFor[float32]())
+
+// float32 reads a number as a float32, as AppendFloat32 wrote it.
+func (d *decoder) float32() (cty.Value, error) {
+	start := d.i
+	for d.i < len(d.text) && strings.IndexByte("+-.eE0123456789", d.text[d.i]) >= 0 {
+		d.i++
+	}
+	lit := d.text[start:d.i]
+	if !isNumber(lit) {
+		return cty.NilVal, errSyntax
+	}
+	x, err := strconv.ParseFloat(string(lit), 32)
+	if err != nil {
+		return cty.NilVal, errMismatch
+	}
+	return cty.NumberFloatVal(x), nil
 }
 
 // typedArray reads the elements of an array, each of type elem, on

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
+	"github.com/flowctl/flowctl/blocks/retrieval"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/blocks/sandbox/isolate"
 	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
@@ -106,7 +107,7 @@ func Executors(o Options) (*blocks.Executors, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	b := blocks.BuiltinExecutorsWith(hopts)
+	b := retrieval.With(blocks.BuiltinExecutorsWith(hopts))
 	b["llm"] = model
 	ex := &blocks.Executors{Builtins: b, Runtimes: map[string]blocks.Executor{lang.RuntimeLLM: model}}
 	if o.Sandbox != SandboxIsolated && o.Sandbox != SandboxInProcess {

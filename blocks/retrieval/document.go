@@ -1,4 +1,4 @@
-package blocks
+package retrieval
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"codeberg.org/readeck/go-readability/v2"
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/ledongthuc/pdf"
 	"github.com/zclconf/go-cty/cty"
@@ -26,30 +27,19 @@ import (
 // in memory while its text is extracted.
 const MaxDocumentBytes = 64 << 20
 
-// The media types the document block reads.
-const (
-	MediaMarkdown = "text/markdown"
-	MediaText     = "text/plain"
-	MediaHTML     = "text/html"
-	MediaPDF      = "application/pdf"
-)
-
-// DocumentMediaTypes are the media types the document block reads.
-var DocumentMediaTypes = []string{MediaMarkdown, MediaText, MediaHTML, MediaPDF}
-
 // mediaByExt maps a file's extension to its media type.
 var mediaByExt = map[string]string{
-	".md": MediaMarkdown, ".markdown": MediaMarkdown, ".mdx": MediaMarkdown,
-	".txt": MediaText, ".text": MediaText,
-	".html": MediaHTML, ".htm": MediaHTML, ".xhtml": MediaHTML,
-	".pdf": MediaPDF,
+	".md": blocks.MediaMarkdown, ".markdown": blocks.MediaMarkdown, ".mdx": blocks.MediaMarkdown,
+	".txt": blocks.MediaText, ".text": blocks.MediaText,
+	".html": blocks.MediaHTML, ".htm": blocks.MediaHTML, ".xhtml": blocks.MediaHTML,
+	".pdf": blocks.MediaPDF,
 }
 
 // documentExecutor runs the document block. Its cache key includes the
 // file's content, so an edited file is read again.
 type documentExecutor struct{}
 
-func (documentExecutor) CacheKey(call *Call) (string, error) {
+func (documentExecutor) CacheKey(call *blocks.Call) (string, error) {
 	src, err := documentSource(call)
 	if err != nil {
 		return "", err
@@ -58,7 +48,7 @@ func (documentExecutor) CacheKey(call *Call) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-func (documentExecutor) Execute(ctx context.Context, call *Call) (*Result, error) {
+func (documentExecutor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
 	src, err := documentSource(call)
 	if err != nil {
 		return nil, err
@@ -86,7 +76,7 @@ func (documentExecutor) Execute(ctx context.Context, call *Call) (*Result, error
 	if len(pages) > 0 {
 		pv = cty.ListVal(pages)
 	}
-	return &Result{Outputs: map[string]cty.Value{
+	return &blocks.Result{Outputs: map[string]cty.Value{
 		"text":       cty.StringVal(doc.text),
 		"title":      cty.StringVal(doc.title),
 		"media_type": cty.StringVal(src.media),
@@ -108,7 +98,7 @@ type docSource struct {
 // call and settles its media type: the media_type input, else the file's
 // extension, else what its first bytes say. A binary file, or one of a
 // type the block does not read, is an error naming it.
-func documentSource(call *Call) (*docSource, error) {
+func documentSource(call *blocks.Call) (*docSource, error) {
 	p, content, mt := call.Inputs["path"], call.Inputs["content"], call.Inputs["media_type"]
 	src := &docSource{}
 	if !mt.IsNull() {
@@ -122,9 +112,9 @@ func documentSource(call *Call) (*docSource, error) {
 	case !content.IsNull():
 		src.shown, src.data = "the content", []byte(content.AsString())
 		if src.media == "" {
-			return nil, errors.New("a document given by its content needs a media_type: one of " + strings.Join(DocumentMediaTypes, ", "))
+			return nil, errors.New("a document given by its content needs a media_type: one of " + strings.Join(blocks.DocumentMediaTypes, ", "))
 		}
-		if src.media == MediaPDF {
+		if src.media == blocks.MediaPDF {
 			return nil, errors.New("a PDF is read from a file: give its path, not a content")
 		}
 		return src, nil
@@ -167,13 +157,13 @@ func documentSource(call *Call) (*docSource, error) {
 // bytes; "" for anything else.
 func sniffMedia(b []byte) string {
 	if bytes.HasPrefix(b, []byte("%PDF-")) {
-		return MediaPDF
+		return blocks.MediaPDF
 	}
 	if strings.HasPrefix(http.DetectContentType(b), "text/html") {
-		return MediaHTML
+		return blocks.MediaHTML
 	}
 	if isText(b) {
-		return MediaText
+		return blocks.MediaText
 	}
 	return ""
 }
@@ -189,22 +179,22 @@ type document struct {
 }
 
 func readDocument(ctx context.Context, src *docSource) (*document, error) {
-	if src.media != MediaPDF && !isText(src.data) {
+	if src.media != blocks.MediaPDF && !isText(src.data) {
 		return nil, fmt.Errorf("is binary, not %s text (it looks like %s)", src.media, http.DetectContentType(src.data))
 	}
 	switch src.media {
-	case MediaMarkdown:
+	case blocks.MediaMarkdown:
 		text := string(src.data)
 		return &document{text: text, title: markdownTitle(text)}, nil
-	case MediaText:
+	case blocks.MediaText:
 		text := string(src.data)
 		return &document{text: text, title: firstLine(text)}, nil
-	case MediaHTML:
+	case blocks.MediaHTML:
 		return readHTML(src.data)
-	case MediaPDF:
+	case blocks.MediaPDF:
 		return readPDF(ctx, src.data)
 	}
-	return nil, fmt.Errorf("has the media type %q, which the document block does not read; it reads %s", src.media, strings.Join(DocumentMediaTypes, ", "))
+	return nil, fmt.Errorf("has the media type %q, which the document block does not read; it reads %s", src.media, strings.Join(blocks.DocumentMediaTypes, ", "))
 }
 
 // markdownTitle is the text of a Markdown text's first level-one heading,

@@ -1,4 +1,4 @@
-package blocks
+package retrieval
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"codeberg.org/go-pdf/fpdf"
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -82,7 +83,7 @@ func TestDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out["text"].AsString() != "Intro line\n\n# Setup\n\nInstall it.\n" || out["title"].AsString() != "Setup" || out["media_type"].AsString() != MediaMarkdown {
+	if out["text"].AsString() != "Intro line\n\n# Setup\n\nInstall it.\n" || out["title"].AsString() != "Setup" || out["media_type"].AsString() != blocks.MediaMarkdown {
 		t.Errorf("markdown: %#v", out)
 	}
 	if m := out["metadata"].AsValueMap(); m["source"].AsString() != "notes.md" || len(m["sha256"].AsString()) != 64 || m["bytes"].AsString() != "33" {
@@ -93,11 +94,11 @@ func TestDocument(t *testing.T) {
 	}
 
 	out, err = runDocument(t, dir, map[string]cty.Value{"path": cty.StringVal("plain.txt")})
-	if err != nil || out["title"].AsString() != "First line" || out["media_type"].AsString() != MediaText {
+	if err != nil || out["title"].AsString() != "First line" || out["media_type"].AsString() != blocks.MediaText {
 		t.Errorf("text: %v %#v", err, out)
 	}
 	out, err = runDocument(t, dir, map[string]cty.Value{"path": cty.StringVal("README")})
-	if err != nil || out["media_type"].AsString() != MediaText || out["text"].AsString() != "no extension, but text\n" {
+	if err != nil || out["media_type"].AsString() != blocks.MediaText || out["text"].AsString() != "no extension, but text\n" {
 		t.Errorf("text without an extension: %v %#v", err, out)
 	}
 
@@ -106,7 +107,7 @@ func TestDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out["text"].AsString()
-	if out["title"].AsString() != "Rivers of Europe" || out["media_type"].AsString() != MediaHTML {
+	if out["title"].AsString() != "Rivers of Europe" || out["media_type"].AsString() != blocks.MediaHTML {
 		t.Errorf("html title %q, type %q", out["title"].AsString(), out["media_type"].AsString())
 	}
 	for _, want := range []string{"The Danube is the second-longest river", "**Loire**", "North Sea"} {
@@ -122,7 +123,7 @@ func TestDocument(t *testing.T) {
 
 	// HTML given as content.
 	out, err = runDocument(t, dir, map[string]cty.Value{
-		"content": cty.StringVal("<h2>Hi</h2><p>there <em>you</em></p>"), "media_type": cty.StringVal(MediaHTML),
+		"content": cty.StringVal("<h2>Hi</h2><p>there <em>you</em></p>"), "media_type": cty.StringVal(blocks.MediaHTML),
 	})
 	if err != nil || !strings.Contains(out["text"].AsString(), "there *you*") {
 		t.Errorf("html content: %v %#v", err, out)
@@ -138,7 +139,7 @@ func TestDocument(t *testing.T) {
 			t.Errorf("%s pages: %#v", name, pages)
 		}
 		if out["text"].AsString() != "Revenue grew in the first quarter.\n\nCosts fell in the second quarter." ||
-			out["title"].AsString() != "Quarterly report" || out["media_type"].AsString() != MediaPDF {
+			out["title"].AsString() != "Quarterly report" || out["media_type"].AsString() != blocks.MediaPDF {
 			t.Errorf("%s: %#v", name, out)
 		}
 		if m := out["metadata"].AsValueMap(); m["pages"].AsString() != "2" || m["author"].AsString() != "Ada Lovelace" {
@@ -180,7 +181,7 @@ func TestDocumentErrors(t *testing.T) {
 		{map[string]cty.Value{"path": cty.StringVal("../x.md")}, `must be relative to the flow's directory`},
 		{map[string]cty.Value{"path": cty.StringVal("image.png"), "media_type": cty.StringVal("image/png")}, `"image/png" is not one of text/markdown, text/plain, text/html, application/pdf`},
 		{map[string]cty.Value{"content": cty.StringVal("x")}, "needs a media_type"},
-		{map[string]cty.Value{"content": cty.StringVal("x"), "media_type": cty.StringVal(MediaPDF)}, "a PDF is read from a file"},
+		{map[string]cty.Value{"content": cty.StringVal("x"), "media_type": cty.StringVal(blocks.MediaPDF)}, "a PDF is read from a file"},
 		{map[string]cty.Value{}, "give the document a path"},
 	} {
 		out, err := runDocument(t, dir, tt.inputs)

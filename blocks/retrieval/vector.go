@@ -1,4 +1,4 @@
-package blocks
+package retrieval
 
 import (
 	"context"
@@ -6,38 +6,18 @@ import (
 	"math"
 	"slices"
 
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/zclconf/go-cty/cty"
 )
 
-// IsVectorBlock reports whether b is one of the built-ins that name a
-// collection (collection = collection.NAME).
-func IsVectorBlock(b *Block) bool {
-	return b != nil && b.Builtin() && (b.Name == "vector_upsert" || b.Name == "vector_delete" || b.Name == "vector_search")
-}
-
-// EmbedsQuery reports whether steps of b may embed a query with a model
-// (vector_search), and so name a provider.
-func EmbedsQuery(b *Block) bool { return b != nil && b.Builtin() && b.Name == "vector_search" }
-
-// MaxTopK bounds vector_search's top_k.
-const MaxTopK = 1000
-
-func checkTopK(v cty.Value) error {
-	bf := v.AsBigFloat()
-	if n, acc := bf.Int64(); !bf.IsInt() || acc != 0 || n < 1 || n > MaxTopK {
-		return fmt.Errorf("must be a whole number from 1 to %d, not %s", MaxTopK, bf.Text('g', -1))
-	}
-	return nil
-}
-
-func collectionOf(call *Call) (Collection, error) {
+func collectionOf(call *blocks.Call) (blocks.Collection, error) {
 	if call.Collection == nil {
 		return nil, fmt.Errorf("the step names no collection: give it collection = collection.NAME")
 	}
 	return call.Collection, nil
 }
 
-func execVectorUpsert(ctx context.Context, call *Call) (*Result, error) {
+func execVectorUpsert(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
 	c, err := collectionOf(call)
 	if err != nil {
 		return nil, err
@@ -46,10 +26,10 @@ func execVectorUpsert(ctx context.Context, call *Call) (*Result, error) {
 	for _, in := range []string{"id", "vector", "text", "metadata", "items"} {
 		if call.Sensitive[in] {
 			return nil, fmt.Errorf("collection %q: the %s to store comes from a secret or a sensitive value, and a collection keeps what it is given in the state, in the clear, for every search to return: %w",
-				name, in, ErrFinal)
+				name, in, blocks.ErrFinal)
 		}
 	}
-	var items []VectorItem
+	var items []blocks.VectorItem
 	if v := call.Inputs["id"]; !v.IsNull() {
 		it, err := vectorItem(call.Inputs["id"], call.Inputs["vector"], call.Inputs["text"], call.Inputs["metadata"])
 		if err != nil {
@@ -109,13 +89,13 @@ func execVectorUpsert(ctx context.Context, call *Call) (*Result, error) {
 	for i, it := range items {
 		ids[i] = cty.StringVal(it.ID)
 	}
-	return &Result{Outputs: map[string]cty.Value{
+	return &blocks.Result{Outputs: map[string]cty.Value{
 		"count": cty.NumberIntVal(int64(len(items))),
 		"ids":   listOfStrings(ids),
 	}}, nil
 }
 
-func execVectorDelete(ctx context.Context, call *Call) (*Result, error) {
+func execVectorDelete(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
 	c, err := collectionOf(call)
 	if err != nil {
 		return nil, err
@@ -141,29 +121,28 @@ func execVectorDelete(ctx context.Context, call *Call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Outputs: map[string]cty.Value{"deleted": cty.NumberIntVal(int64(n))}}, nil
-}
-
-// A QueryEmbedder embeds the query of a vector_search step that gives
-// no vector, with the step's provider (call.Provider, else the
-// environment's) and its model input (else the environment's embeddings
-// model), as embed does. The executor of llm blocks is one; Executors.For
-// hands it to vector_search.
-type QueryEmbedder interface {
-	EmbedQuery(ctx context.Context, call *Call, query string) ([]float32, *Usage, error)
+	return &blocks.Result{Outputs: map[string]cty.Value{"deleted": cty.NumberIntVal(int64(n))}}, nil
 }
 
 // vectorSearchExecutor runs vector_search; embed, when set, embeds a
 // query given without a vector.
-type vectorSearchExecutor struct{ embed QueryEmbedder }
+type vectorSearchExecutor struct{ embed blocks.QueryEmbedder }
 
-func (x vectorSearchExecutor) Execute(ctx context.Context, call *Call) (*Result, error) {
+var _ blocks.QueryEmbedderUser = vectorSearchExecutor{}
+
+func (x vectorSearchExecutor) HasEmbedder() bool { return x.embed != nil }
+
+func (x vectorSearchExecutor) WithEmbedder(qe blocks.QueryEmbedder) blocks.Executor {
+	return vectorSearchExecutor{embed: qe}
+}
+
+func (x vectorSearchExecutor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
 	c, err := collectionOf(call)
 	if err != nil {
 		return nil, err
 	}
 	name := c.Spec().Name
-	q := VectorQuery{Mode: call.Inputs["mode"].AsString()}
+	q := blocks.VectorQuery{Mode: call.Inputs["mode"].AsString()}
 	if v := call.Inputs["vector"]; !v.IsNull() {
 		if q.Vector, err = floats(v); err != nil {
 			return nil, fmt.Errorf("collection %q: the query vector %w", name, err)
@@ -172,7 +151,7 @@ func (x vectorSearchExecutor) Execute(ctx context.Context, call *Call) (*Result,
 	if v := call.Inputs["query"]; !v.IsNull() {
 		q.Query = v.AsString()
 	}
-	var usage *Usage
+	var usage *blocks.Usage
 	if q.Vector == nil {
 		if q.Query == "" {
 			return nil, fmt.Errorf("collection %q: vector_search needs a query (a text, embedded with the step's model) or a vector", name)
@@ -181,7 +160,7 @@ func (x vectorSearchExecutor) Execute(ctx context.Context, call *Call) (*Result,
 			return nil, fmt.Errorf("collection %q: vector_search embeds its query with a model server, and this build has none: give it a vector", name)
 		}
 		if q.Vector, usage, err = x.embed.EmbedQuery(ctx, call, q.Query); err != nil {
-			return &Result{Usage: usage}, fmt.Errorf("collection %q: embedding the query: %w", name, err)
+			return &blocks.Result{Usage: usage}, fmt.Errorf("collection %q: embedding the query: %w", name, err)
 		}
 	}
 	n, _ := call.Inputs["top_k"].AsBigFloat().Int64()
@@ -195,7 +174,7 @@ func (x vectorSearchExecutor) Execute(ctx context.Context, call *Call) (*Result,
 	}
 	ms, err := c.Search(ctx, q)
 	if err != nil {
-		return &Result{Usage: usage}, err
+		return &blocks.Result{Usage: usage}, err
 	}
 	matches := make([]cty.Value, len(ms))
 	ids := make([]cty.Value, len(ms))
@@ -221,7 +200,7 @@ func (x vectorSearchExecutor) Execute(ctx context.Context, call *Call) (*Result,
 	if len(matches) > 0 {
 		out = cty.TupleVal(matches)
 	}
-	return &Result{Outputs: map[string]cty.Value{"matches": out, "ids": listOfStrings(ids), "texts": listOfStrings(texts)}, Usage: usage}, nil
+	return &blocks.Result{Outputs: map[string]cty.Value{"matches": out, "ids": listOfStrings(ids), "texts": listOfStrings(texts)}, Usage: usage}, nil
 }
 
 func listOfStrings(vs []cty.Value) cty.Value {
@@ -232,8 +211,8 @@ func listOfStrings(vs []cty.Value) cty.Value {
 }
 
 // vectorItem reads one item from its values.
-func vectorItem(id, vector, text, metadata cty.Value) (VectorItem, error) {
-	var it VectorItem
+func vectorItem(id, vector, text, metadata cty.Value) (blocks.VectorItem, error) {
+	var it blocks.VectorItem
 	if id.IsNull() || !id.Type().Equals(cty.String) && !id.Type().Equals(cty.Number) {
 		return it, fmt.Errorf("an item needs an id, a string")
 	}
@@ -323,7 +302,7 @@ func scalar(e cty.Value) (any, error) {
 
 // filterOf reads a filter: an object whose attributes are each a value
 // the metadata must equal, or a range { gt, gte, lt, lte }.
-func filterOf(v cty.Value, what string) (Filter, error) {
+func filterOf(v cty.Value, what string) (blocks.Filter, error) {
 	if v.IsNull() {
 		return nil, nil
 	}
@@ -337,10 +316,10 @@ func filterOf(v cty.Value, what string) (Filter, error) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	var f Filter
+	var f blocks.Filter
 	for _, k := range keys {
 		e := m[k]
-		c := Condition{Key: k}
+		c := blocks.Condition{Key: k}
 		if et := e.Type(); !e.IsNull() && (et.IsObjectType() || et.IsMapType()) {
 			for op, b := range e.AsValueMap() {
 				if b.IsNull() || !b.Type().Equals(cty.Number) {

@@ -1,23 +1,18 @@
-package blocks
+package retrieval
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/flowctl/flowctl/blocks"
 	"github.com/tiktoken-go/tokenizer"
 	"github.com/zclconf/go-cty/cty"
 )
-
-// ChunkType is the type of the chunk block's chunks: each one's text, its
-// start and end in the text (in characters, end excluded, as substr
-// counts), its tokens and the heading of its section.
-var ChunkType = cty.Object(map[string]cty.Type{
-	"text": cty.String, "start": cty.Number, "end": cty.Number, "tokens": cty.Number, "heading": cty.String,
-})
 
 // ChunkEncoding is the encoding the chunk block counts tokens with: the
 // LLM layer's (package blocks/llm counts with it the tokens of every
@@ -31,7 +26,7 @@ var chunkCodec = sync.OnceValues(func() (tokenizer.Codec, error) { return tokeni
 // goroutine.
 type chunkExecutor struct{}
 
-func (chunkExecutor) Execute(ctx context.Context, call *Call) (*Result, error) {
+func (chunkExecutor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
 	codec, err := chunkCodec()
 	if err != nil {
 		return nil, fmt.Errorf("the tokenizer %s: %w", ChunkEncoding, err)
@@ -53,11 +48,11 @@ func (chunkExecutor) Execute(ctx context.Context, call *Call) (*Result, error) {
 			"tokens": cty.NumberIntVal(int64(ch.tokens)), "heading": cty.StringVal(ch.heading),
 		})
 	}
-	list := cty.ListValEmpty(ChunkType)
+	list := cty.ListValEmpty(blocks.ChunkType)
 	if len(vals) > 0 {
 		list = cty.ListVal(vals)
 	}
-	return &Result{Outputs: map[string]cty.Value{"chunks": list, "count": cty.NumberIntVal(int64(len(vals)))}}, nil
+	return &blocks.Result{Outputs: map[string]cty.Value{"chunks": list, "count": cty.NumberIntVal(int64(len(vals)))}}, nil
 }
 
 // A chunk is a piece of the text: text[s:e] in bytes; start and end are
@@ -78,12 +73,41 @@ type span struct {
 type chunker struct {
 	codec        tokenizer.Codec
 	max, overlap int
+	// The region of the text tokenized once (tokenize): from s to e, and
+	// where each of its tokens ends.
+	s, e int
+	ends []int
 }
 
-func (c *chunker) count(s string) int {
-	n, err := c.codec.Count(s)
+// tokenize encodes text[s:e] once, for count to read the tokens of its
+// pieces from; when its tokens do not add up to the text, count encodes
+// each piece alone.
+func (c *chunker) tokenize(text string, s, e int) {
+	c.s, c.e, c.ends = s, e, c.ends[:0]
+	_, toks, err := c.codec.Encode(text[s:e])
+	pos := s
+	for _, tk := range toks {
+		pos += len(tk)
+		c.ends = append(c.ends, pos)
+	}
+	if err != nil || pos != e {
+		c.ends = c.ends[:0]
+	}
+}
+
+// count is how many tokens text[a:b] has: the tokens of the tokenized
+// region that overlap it (a token that starts before a, as " word" does
+// before a word, counts), else text[a:b] encoded alone. The two differ
+// at most where a word is cut at a or b, which chunks never do.
+func (c *chunker) count(text string, a, b int) int {
+	if len(c.ends) > 0 && a >= c.s && b <= c.e && a < b {
+		first, _ := slices.BinarySearch(c.ends, a+1) // the first token ending after a
+		last, _ := slices.BinarySearch(c.ends, b)    // the first token ending at b or after
+		return min(last, len(c.ends)-1) - first + 1
+	}
+	n, err := c.codec.Count(text[a:b])
 	if err != nil {
-		return (len(s) + 3) / 4
+		return (b - a + 3) / 4
 	}
 	return n
 }
@@ -105,14 +129,17 @@ func (c *chunker) split(ctx context.Context, text, by string) ([]chunk, error) {
 	var out []chunk
 	switch by {
 	case "tokens":
+		c.tokenize(text, 0, len(text))
 		out = c.pack(text, c.tokenSpans(text, 0, len(text)), "", nil)
 	case "sentence":
+		c.tokenize(text, 0, len(text))
 		out = c.pack(text, c.sentenceSpans(text, 0, len(text)), "", nil)
 	case "markdown":
 		for _, sec := range markdownSections(text) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			c.tokenize(text, sec.s, sec.e)
 			out = c.pack(text, c.sentenceSpans(text, sec.s, sec.e), sec.heading, out)
 		}
 	default:
@@ -171,20 +198,29 @@ func (c *chunker) pack(text string, spans []span, heading string, out []chunk) [
 }
 
 func (c *chunker) makeChunk(text string, s, e int, heading string) chunk {
-	t := text[s:e]
-	return chunk{text: t, s: s, e: e, tokens: c.count(t), heading: heading}
+	return chunk{text: text[s:e], s: s, e: e, tokens: c.count(text, s, e), heading: heading}
 }
 
 // tokenSpans cuts text[s:e] into its tokens, a span a token, cut only
 // between characters: the tokens of one character (and any that end
 // inside one) make one span, with their count.
 func (c *chunker) tokenSpans(text string, s, e int) []span {
-	_, toks, err := c.codec.Encode(text[s:e])
+	ends := c.ends
+	if s != c.s || e != c.e || len(ends) == 0 { // a piece of the region: encoded alone
+		_, toks, err := c.codec.Encode(text[s:e])
+		ends = nil
+		if err == nil {
+			pos := s
+			for _, tk := range toks {
+				pos += len(tk)
+				ends = append(ends, pos)
+			}
+		}
+	}
 	var out []span
-	if err == nil {
-		pos, start, n := s, s, 0
-		for _, tk := range toks {
-			pos += len(tk)
+	if len(ends) > 0 {
+		start, n := s, 0
+		for _, pos := range ends {
 			n++
 			if pos > e {
 				break
@@ -233,7 +269,7 @@ func (c *chunker) sentenceSpans(text string, s, e int) []span {
 			b -= n
 		}
 		if a < b {
-			out = append(out, span{s: a, e: b, tokens: c.count(text[a:b])})
+			out = append(out, span{s: a, e: b, tokens: c.count(text, a, b)})
 		}
 	}
 	start := s
