@@ -3,65 +3,22 @@ package deps
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flowctl/flowctl/blocks/sandbox/deps/depstest"
 )
-
-// testPython is the interpreter the tests build wheels and install with:
-// Debian's, which has pip, setuptools and wheel from apt (.ci/run
-// installs them); FLOWCTL_TEST_PYTHON names another.
-func testPython(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("FLOWCTL_TEST_PYTHON")
-	if p == "" {
-		p = "/usr/bin/python3"
-	}
-	if out, err := exec.Command(p, "-c", "import setuptools, wheel, pip").CombinedOutput(); err != nil {
-		t.Fatalf("%s cannot build wheels (pip, setuptools and wheel are needed: apt-get install python3-pip python3-wheel): %v %s", p, err, out)
-	}
-	return p
-}
-
-// BuildWheel builds a wheel of a one-module project with pip wheel, into
-// dir, and returns its path. The module's source is given.
-func BuildWheel(t *testing.T, python, dir, name, version, module, source string) string {
-	t.Helper()
-	proj := filepath.Join(t.TempDir(), name)
-	os.MkdirAll(filepath.Join(proj, module), 0o755)
-	os.WriteFile(filepath.Join(proj, module, "__init__.py"), []byte(source), 0o644)
-	os.WriteFile(filepath.Join(proj, "setup.py"), []byte(
-		"from setuptools import setup\nsetup(name='"+name+"', version='"+version+"', packages=['"+module+"'])\n"), 0o644)
-	cmd := exec.Command(python, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index", "-w", dir, proj)
-	cmd.Env = append(os.Environ(), "PIP_DISABLE_PIP_VERSION_CHECK=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("pip wheel: %v\n%s", err, out)
-	}
-	wheels, _ := filepath.Glob(filepath.Join(dir, strings.ReplaceAll(name, "-", "_")+"-"+version+"-*.whl"))
-	if len(wheels) != 1 {
-		t.Fatalf("pip wheel wrote %v", wheels)
-	}
-	return wheels[0]
-}
-
-// offline points pip at a wheel directory only, and the cache at a
-// directory of the test.
-func offline(t *testing.T, wheels string) {
-	t.Setenv("PIP_NO_INDEX", "1")
-	t.Setenv("PIP_FIND_LINKS", wheels)
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-}
 
 // TestLockAndInstall: a requirement is resolved by pip from a local wheel
 // directory and pinned (version, hash, modules); the lock file reads back
 // the same; the environment is installed read-only, once; a wheel whose
 // content changed after the lock is refused, and nothing is installed.
 func TestLockAndInstall(t *testing.T) {
-	python := testPython(t)
+	python := depstest.Python(t)
 	wheels := t.TempDir()
-	whl := BuildWheel(t, python, wheels, "tiny-greet", "1.2.0", "tinygreet", "def hello(n):\n    return 'hello ' + n\n")
-	offline(t, wheels)
+	whl := depstest.Wheel(t, wheels, "tiny-greet", "1.2.0", "tinygreet", "def hello(n):\n    return 'hello ' + n\n")
+	depstest.Offline(t, wheels)
 	ctx := context.Background()
 	interp, err := Describe(ctx, python)
 	if err != nil {
@@ -109,7 +66,7 @@ func TestLockAndInstall(t *testing.T) {
 
 	// The wheel changes after the lock (same name and version): refused.
 	os.Remove(whl)
-	tampered := BuildWheel(t, python, wheels, "tiny-greet", "1.2.0", "tinygreet", "def hello(n):\n    return 'pwned'\n")
+	tampered := depstest.Wheel(t, wheels, "tiny-greet", "1.2.0", "tinygreet", "def hello(n):\n    return 'pwned'\n")
 	if tampered != whl {
 		t.Fatalf("wheel name changed: %s", tampered)
 	}

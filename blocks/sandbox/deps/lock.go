@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
@@ -166,4 +168,64 @@ func strings2(ss []string) cty.Value {
 		vals[i] = cty.StringVal(s)
 	}
 	return cty.ListVal(vals)
+}
+
+// NotLockedError says that a block's requirements are not pinned: there
+// is no lock file (Lock is ""), or it has no entry for them.
+type NotLockedError struct {
+	Lock, Key string
+}
+
+func (e *NotLockedError) Error() string {
+	if e.Lock == "" {
+		return "no " + FileName + " beside the flow pins its packages (run flowctl lock)"
+	}
+	return e.Lock + " does not pin its requirements " + e.Key + " (run flowctl lock)"
+}
+
+// PythonOf returns the locked entry of the requirements of a block
+// defined in file, from the lock file that applies to it (Find): a
+// *NotLockedError when there is none, the lock file's diagnostics when it
+// cannot be read.
+func PythonOf(file string, reqs []string) (*PythonEntry, error) {
+	path := Find(file)
+	if path == "" {
+		return nil, &NotLockedError{}
+	}
+	lock, err := readCached(path)
+	if err != nil {
+		return nil, err
+	}
+	e := lock.PythonFor(reqs)
+	if e == nil {
+		return nil, &NotLockedError{Lock: path, Key: lang.RequirementsKey(reqs)}
+	}
+	return e, nil
+}
+
+var lockCache sync.Map // path → cachedLock
+
+type cachedLock struct {
+	mod  time.Time
+	size int64
+	lock *Lock
+}
+
+// readCached reads a lock file once while it does not change.
+func readCached(path string) (*Lock, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := lockCache.Load(path); ok {
+		if c := c.(cachedLock); c.mod.Equal(info.ModTime()) && c.size == info.Size() {
+			return c.lock, nil
+		}
+	}
+	lock, diags := Read(path)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	lockCache.Store(path, cachedLock{info.ModTime(), info.Size(), lock})
+	return lock, nil
 }

@@ -292,6 +292,11 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 		if len(call.Sensitive) > 0 {
 			c.program += pythonSensitive
 		}
+		if len(def.Requirements) > 0 {
+			if err := p.python.packages(ctx, def, c.program); err != nil {
+				return nil, &sandbox.Error{Block: def.Name, Text: ": " + err.Error(), Range: def.RequirementsRange, Err: err}
+			}
+		}
 	}
 	c.deadline, _ = ctx.Deadline()
 	p.mu.Lock()

@@ -267,6 +267,12 @@ def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
 # The audit hook: the second layer, after the operating system's. It names
 # what a block tried in words; the confinement refuses it anyway.
 _ROOTS = tuple(p.rstrip("/") + "/" for p in _cfg.get("read") or ())
+# A block's installed packages: readable, on the module path, not trusted
+# as the standard library is.
+_PACKAGES = _cfg.get("packages") or ""
+_READ_ROOTS = _ROOTS + ((_PACKAGES.rstrip("/") + "/",) if _PACKAGES else ())
+if _PACKAGES:
+    sys.path.append(_PACKAGES)
 _READ_FILES = frozenset(_cfg.get("read_files") or ())
 _DENY = {
     "os.system": "start programs", "os.exec": "start programs", "os.posix_spawn": "start programs",
@@ -310,7 +316,7 @@ def _readable(path):
         return False
     if isinstance(p, bytes):
         p = p.decode("utf-8", "surrogateescape")
-    return p in _READ_FILES or (p + "/").startswith(_ROOTS)
+    return p in _READ_FILES or (p + "/").startswith(_READ_ROOTS)
 
 
 def _refuse(what, event, path=None):
