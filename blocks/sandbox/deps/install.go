@@ -17,6 +17,9 @@ import (
 type Env struct {
 	Dir     string
 	Modules []string
+	// Libraries are the shared libraries outside Dir that its native code
+	// loads (nativeLibraries): the worker may read them too.
+	Libraries []string
 }
 
 // CacheDir is where environments are kept: flowctl/python-envs under the
@@ -54,7 +57,8 @@ func (i *Interpreter) Install(ctx context.Context, e *PythonEntry) (*Env, error)
 	mu, _ := installing.LoadOrStore(hash, &sync.Mutex{})
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
-	if complete(dir, hash) {
+	if m := complete(dir, hash); m != nil {
+		env.Libraries = m.Libraries
 		return env, nil
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
@@ -77,7 +81,8 @@ func (i *Interpreter) Install(ctx context.Context, e *PythonEntry) (*Env, error)
 	if err := i.pip(ctx, "install", "--no-deps", "--require-hashes", "--only-binary=:all:", "--no-compile", "--target", target, "-r", reqFile); err != nil {
 		return nil, fmt.Errorf("installing the packages of %s: %w", e.Key, err)
 	}
-	b, _ := json.Marshal(map[string]any{"hash": hash, "key": e.Key, "python": e.Python, "platform": e.Platform})
+	env.Libraries = nativeLibraries(target)
+	b, _ := json.Marshal(envMarker{Hash: hash, Key: e.Key, Python: e.Python, Platform: e.Platform, Libraries: env.Libraries})
 	if err := os.WriteFile(filepath.Join(target, marker), b, 0o444); err != nil {
 		return nil, err
 	}
@@ -85,7 +90,8 @@ func (i *Interpreter) Install(ctx context.Context, e *PythonEntry) (*Env, error)
 		return nil, err
 	}
 	if err := os.Rename(target, dir); err != nil {
-		if complete(dir, hash) { // another process installed it meanwhile
+		if m := complete(dir, hash); m != nil { // another process installed it meanwhile
+			env.Libraries = m.Libraries
 			return env, nil
 		}
 		return nil, err
@@ -93,14 +99,27 @@ func (i *Interpreter) Install(ctx context.Context, e *PythonEntry) (*Env, error)
 	return env, nil
 }
 
-// complete says whether an environment is there whole.
-func complete(dir, hash string) bool {
+// envMarker is the file an environment is complete with.
+type envMarker struct {
+	Hash      string   `json:"hash"`
+	Key       string   `json:"key"`
+	Python    string   `json:"python"`
+	Platform  string   `json:"platform"`
+	Libraries []string `json:"libraries,omitempty"`
+}
+
+// complete returns the marker of an environment that is there whole, nil
+// when it is not.
+func complete(dir, hash string) *envMarker {
 	b, err := os.ReadFile(filepath.Join(dir, marker))
 	if err != nil {
-		return false
+		return nil
 	}
-	var m struct{ Hash string }
-	return json.Unmarshal(b, &m) == nil && m.Hash == hash
+	var m envMarker
+	if json.Unmarshal(b, &m) != nil || m.Hash != hash {
+		return nil
+	}
+	return &m
 }
 
 // makeReadOnly takes the write permission from every file and directory

@@ -111,7 +111,8 @@ func pythonConfinement(l limits, w *pyrun.Worker) (pyrun.RunnerConfig, *os.File,
 		if w.Packages != "" {
 			// A block's packages: read, never written (their
 			// environment is read-only to the worker, root or not).
-			rules = append(rules, pathRule{llsys.AccessFSReadFile | llsys.AccessFSReadDir, []string{w.Packages}, false})
+			rules = append(rules, pathRule{llsys.AccessFSReadFile | llsys.AccessFSReadDir, []string{w.Packages}, false},
+				pathRule{llsys.AccessFSExecute | llsys.AccessFSReadFile, w.PackageLibraries, true})
 		}
 		c.ruleset, c.err = landlockRuleset(rules...)
 		if c.err != nil {

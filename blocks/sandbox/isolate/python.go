@@ -34,6 +34,38 @@ type pythonState struct {
 	envs     sync.Map // program → *deps.Env
 }
 
+// PreparePackages installs, in the background, the environments of the
+// locked requirements of the python blocks among bs that the cache lacks,
+// so that they are there when the run reaches the blocks (a block's first
+// call waits for its install, and says why it failed). What is not locked
+// is left for that call to report.
+func (p *Pool) PreparePackages(bs []*blocks.Block) {
+	for _, b := range bs {
+		def := b.Def
+		if def == nil || def.Runtime != lang.RuntimePython || len(def.Requirements) == 0 {
+			continue
+		}
+		entry, err := deps.PythonOf(def.DeclRange.Filename, def.Requirements)
+		if err != nil {
+			continue
+		}
+		go func() {
+			if p.python.ready() != nil {
+				return
+			}
+			if in, err := p.python.interpreter(context.Background()); err == nil {
+				in.Install(context.Background(), entry)
+			}
+		}()
+	}
+}
+
+// interpreter describes the workers' interpreter to package deps, once.
+func (s *pythonState) interpreter(ctx context.Context) (*deps.Interpreter, error) {
+	s.depsOnce.Do(func() { s.deps, s.depsErr = deps.Describe(ctx, s.w.Python) })
+	return s.deps, s.depsErr
+}
+
 // packages returns the environment of a python block's locked
 // requirements (package deps), installing it first when the cache lacks
 // it: before the block's first call, outside any worker. The lock file is
@@ -46,11 +78,11 @@ func (s *pythonState) packages(ctx context.Context, def *lang.BlockDef, program 
 	if err != nil {
 		return err
 	}
-	s.depsOnce.Do(func() { s.deps, s.depsErr = deps.Describe(ctx, s.w.Python) })
-	if s.depsErr != nil {
-		return s.depsErr
+	in, err := s.interpreter(ctx)
+	if err != nil {
+		return err
 	}
-	env, err := s.deps.Install(ctx, entry)
+	env, err := in.Install(ctx, entry)
 	if err != nil {
 		return err
 	}
@@ -85,7 +117,7 @@ const rulesetFD = replyFD + 1
 func (p *Pool) pythonCommand(l limits, namespaces bool) (args []string, extra []*os.File, err error) {
 	w := p.python.w
 	if l.packages != nil {
-		w = w.WithPackages(l.packages.Dir, l.packages.Modules)
+		w = w.WithPackages(l.packages.Dir, l.packages.Modules, l.packages.Libraries)
 	}
 	cfg := pyrun.RunnerConfig{Memory: l.memory, CPU: l.cpu, Landlock: -1, Missing: unconfined, NoAudit: l.noAudit, Unconfined: true}
 	if !l.noConfine {

@@ -194,7 +194,7 @@ func callableWithTwo(required, positional int, varargs bool, kwonlyRequired int)
 
 // forbidden is the detail of a forbidden import.
 func forbidden(what, module string) string {
-	msg := fmt.Sprintf("The code imports %s, which a python block cannot use. A python block can import these modules: %s; and the packages its requirements argument declares (locked by flowctl lock)", what, Listing())
+	msg := fmt.Sprintf("The code imports %s, which a python block cannot use. A python block can import only these modules: %s, and the packages its requirements argument declares once flowctl lock pins them", what, Listing())
 	switch top, _, _ := strings.Cut(module, "."); top {
 	case "os", "sys", "io", "pathlib", "shutil", "glob", "tempfile", "socket", "urllib", "http", "requests", "subprocess":
 		msg += ". A block gets its data from its inputs; read files and call URLs with the file and http built-in blocks"

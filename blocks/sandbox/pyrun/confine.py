@@ -307,6 +307,14 @@ _getframe, _fspath, _normpath = sys._getframe, os.fspath, os.path.normpath
 
 class _Guard:
     busy = False
+    # preimport: the modules a block names are being imported before its
+    # first call (reset.py), when no call's data is in the process. What
+    # importing a package needs then is allowed: setting variables of the
+    # process's environment (numpy sets OPENBLAS_MAIN_FREE; a worker
+    # starts no program to read them), and what the standard library may
+    # do to functions and code objects (numpy rewrites its functions'
+    # __code__). Files, the network and programs stay refused.
+    preimport = False
 
 
 def _readable(path):
@@ -328,11 +336,16 @@ def _audit(event, args):
     if _Guard.busy:
         return
     what = _DENY.get(event)
+    if what == "change the environment" and _Guard.preimport:
+        return
+    trusted = _Guard.preimport or None  # None: ask _trusted_caller
     if what is None:
         for prefix, w in _DENY_PREFIXES:
             if event.startswith(prefix):
                 if event == "socket.__new__" and args[1] == 1:
                     return  # AF_UNIX: the pair asyncio's event loop wakes itself with
+                if event in ("ctypes.dlopen", "ctypes.dlsym") and _Guard.preimport:
+                    return  # loading a package's own C code (numpy imports ctypes)
                 what = w
                 break
     if what is not None:
@@ -349,11 +362,11 @@ def _audit(event, args):
         if args[0] is not None and not _readable(args[0]):
             _refuse("read directories", event, repr(args[0]))
     elif event in _INTROSPECTION:
-        if not _trusted_caller():
+        if not (trusted or _trusted_caller()):
             _refuse("inspect or change the interpreter", event)
     elif event == "compile" and isinstance(args[1], str) and _trusted_file(args[1]):
         # Code may not pass itself off as the standard library's.
-        if not _trusted_caller():
+        if not (trusted or _trusted_caller()):
             _refuse("inspect or change the interpreter", "compile", repr(args[1]))
     elif event == "object.__setattr__":
         # The code, defaults or keyword defaults of a module's function
@@ -365,7 +378,7 @@ def _audit(event, args):
             theirs = m is not None and getattr(m, "__dict__", None) is g
         finally:
             _Guard.busy = False
-        if theirs and not _trusted_caller():
+        if theirs and not (trusted or _trusted_caller()):
             _refuse("change what their other calls share", "%s of %s" % (args[1], getattr(args[0], "__qualname__", "?")))
     elif event == "sys.addaudithook":
         # A hook of the block's would see later calls' events.

@@ -48,13 +48,17 @@ type Worker struct {
 	// standard library: the audit hook trusts it no more than block code.
 	Packages       string   `json:"-"`
 	PackageModules []string `json:"-"`
+	// PackageLibraries are the shared libraries outside Packages that
+	// its native code loads.
+	PackageLibraries []string `json:"-"`
 }
 
 // WithPackages is the worker of a block whose requirements are installed
-// in dir, providing the top-level modules given.
-func (w *Worker) WithPackages(dir string, modules []string) *Worker {
+// in dir, providing the top-level modules given, whose native code loads
+// the libraries given.
+func (w *Worker) WithPackages(dir string, modules, libraries []string) *Worker {
 	c := *w
-	c.Packages, c.PackageModules = dir, modules
+	c.Packages, c.PackageModules, c.PackageLibraries = dir, modules, libraries
 	return &c
 }
 
