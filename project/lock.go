@@ -82,7 +82,10 @@ func Lock(ctx context.Context, dir string, check bool) (*Locking, hcl.Diagnostic
 			res.Removed, res.Stale = append(res.Removed, e.Key), true
 		}
 	}
-	if check || len(sets) == 0 && len(old.Python) == 0 {
+	if d := lockJSGo(ctx, dir, old, lock, res, check); d.HasErrors() {
+		return res, append(diags, d...)
+	}
+	if check || len(sets) == 0 && len(old.Python) == 0 && len(old.JS)+len(old.Go)+len(lock.JS)+len(lock.Go) == 0 {
 		return res, diags
 	}
 	text := lock.Bytes()

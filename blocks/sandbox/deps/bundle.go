@@ -33,7 +33,7 @@ const bundleGlobal = "__flowctl_block"
 const bundleFormat = "1"
 
 // bundles are the bundles made or read by this process, by their key.
-var bundles sync.Map // key → string
+var bundles sync.Map // file → string
 
 // Bundle returns the program of a js block with packages: its source and
 // the packages it imports, bundled by esbuild into one script for goja
@@ -43,19 +43,19 @@ var bundles sync.Map // key → string
 // (InstallJS); a bundle is kept in the cache under the hash of the entry
 // and the source, and made once.
 func Bundle(ctx context.Context, e *JSEntry, source string) (string, error) {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", bundleFormat, e.Hash(), source)
-	key := hex.EncodeToString(h.Sum(nil)[:16])
-	if b, ok := bundles.Load(key); ok {
-		return b.(string), nil
-	}
 	root, err := cacheRoot("js-bundles")
 	if err != nil {
 		return "", err
 	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", bundleFormat, e.Hash(), source)
+	key := hex.EncodeToString(h.Sum(nil)[:16])
 	file := filepath.Join(root, key+".js")
+	if b, ok := bundles.Load(file); ok {
+		return b.(string), nil
+	}
 	if b, err := os.ReadFile(file); err == nil && strings.HasPrefix(string(b), BundleBanner) {
-		bundles.Store(key, string(b))
+		bundles.Store(file, string(b))
 		return string(b), nil
 	}
 	dir, err := InstallJS(ctx, e)
@@ -69,7 +69,7 @@ func Bundle(ctx context.Context, e *JSEntry, source string) (string, error) {
 	if err := os.MkdirAll(root, 0o755); err == nil {
 		lang.WriteFileAtomic(file, []byte(code)) // a cache: a bundle not kept is made again
 	}
-	bundles.Store(key, code)
+	bundles.Store(file, code)
 	return code, nil
 }
 
