@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -93,8 +94,12 @@ type BuiltinError struct {
 }
 
 func (e *BuiltinError) Error() string {
+	who := e.Chain[len(e.Chain)-1]
+	if i := strings.LastIndex(who, "node_modules/"); i >= 0 {
+		who = "package " + strconv.Quote(lang.PackageOfImport(who[i+len("node_modules/"):]))
+	}
 	return fmt.Sprintf("%s needs Node's built-in module %q (%s), which a js block does not have: it runs on goja, without a file system, network or processes; choose a package that does not need Node",
-		e.Chain[1], e.Module, strings.Join(append(slices.Clone(e.Chain), e.Module), " → "))
+		who, e.Module, strings.Join(append(slices.Clone(e.Chain), e.Module), " → "))
 }
 
 // resolving marks esbuild's own resolution, asked from the plugin.

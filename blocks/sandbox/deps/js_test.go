@@ -109,7 +109,7 @@ func TestLockJSRefusesBuiltins(t *testing.T) {
 	if !errors.As(err, &be) || be.Module != "fs" {
 		t.Fatalf("a package needing fs was locked: %v", err)
 	}
-	want := `block.js → node_modules/tiny-config/index.js → node_modules/tiny-read/index.js → node_modules/tiny-read/lib/read.js → fs`
+	want := `package "tiny-read" needs Node's built-in module "fs" (block.js → node_modules/tiny-config/index.js → node_modules/tiny-read/index.js → node_modules/tiny-read/lib/read.js → fs`
 	if !strings.Contains(err.Error(), want) {
 		t.Fatalf("the chain is not named:\n%v\nwant %s", err, want)
 	}
