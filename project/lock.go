@@ -32,7 +32,8 @@ type Locking struct {
 // has are kept as they are, new ones are resolved by pip (deps), and sets
 // no block declares are dropped. With check, nothing is resolved or
 // written: Stale says whether the lock is complete for the blocks and this
-// interpreter's platform.
+// interpreter's platform. The js blocks' packages and the compiled go
+// blocks' modules are locked beside them (lockJSGo).
 func Lock(ctx context.Context, dir string, check bool) (*Locking, hcl.Diagnostics) {
 	res := &Locking{Path: filepath.Join(dir, deps.FileName)}
 	sets, diags := requirementSets(dir)
