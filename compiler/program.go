@@ -421,6 +421,16 @@ func (c *compilation) fingerprints() {
 					h.Write([]byte("\x00packages\x00" + e.Hash()))
 				}
 			}
+			if len(b.Def.Packages) > 0 {
+				if e, err := deps.JSOf(b.Def.DeclRange.Filename, b.Def.Packages); err == nil {
+					h.Write([]byte("\x00js packages\x00" + e.Hash()))
+				}
+			}
+			if len(b.Def.Require) > 0 {
+				if e, err := deps.GoOf(b.Def.DeclRange.Filename, b.Def.Require); err == nil {
+					h.Write([]byte("\x00go modules\x00" + e.Hash()))
+				}
+			}
 		}
 		c.prog.Fingerprints[b] = hex.EncodeToString(h.Sum(nil))
 	}

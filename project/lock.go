@@ -32,7 +32,8 @@ type Locking struct {
 // has are kept as they are, new ones are resolved by pip (deps), and sets
 // no block declares are dropped. With check, nothing is resolved or
 // written: Stale says whether the lock is complete for the blocks and this
-// interpreter's platform.
+// interpreter's platform. The js blocks' packages and the compiled go
+// blocks' modules are locked beside them (lockJSGo).
 func Lock(ctx context.Context, dir string, check bool) (*Locking, hcl.Diagnostics) {
 	res := &Locking{Path: filepath.Join(dir, deps.FileName)}
 	sets, diags := requirementSets(dir)
@@ -82,7 +83,10 @@ func Lock(ctx context.Context, dir string, check bool) (*Locking, hcl.Diagnostic
 			res.Removed, res.Stale = append(res.Removed, e.Key), true
 		}
 	}
-	if check || len(sets) == 0 && len(old.Python) == 0 {
+	if d := lockJSGo(ctx, dir, old, lock, res, check); d.HasErrors() {
+		return res, append(diags, d...)
+	}
+	if check || len(sets) == 0 && len(old.Python) == 0 && len(old.JS)+len(old.Go)+len(lock.JS)+len(lock.Go) == 0 {
 		return res, diags
 	}
 	text := lock.Bytes()

@@ -16,6 +16,18 @@
 // environment is made read-only; the python worker reads it, through its
 // confinement, and nothing else changes (package pyrun).
 //
+// A js block's packages are resolved against the npm registry
+// (npm_config_registry) with their dependencies, laid out as npm lays out
+// node_modules, and pinned with each tarball's URL and sha512 integrity
+// (npm.go); InstallJS unpacks an entry's checked tarballs read-only into
+// the cache, and Bundle makes a block's source and its packages one
+// program for goja with esbuild (bundle.go), refusing imports of Node's
+// built-in modules with the chain that leads to them. A compiled go
+// block's require is resolved by the go command through the module proxy
+// (GOPROXY) into every module of its build list with go.sum's hashes
+// (golock.go); package gobuild builds with a go.mod and go.sum written
+// from the entry.
+//
 // Nothing here runs inside the sandbox, and nothing runs package code:
 // pip only downloads, checks and unpacks wheels.
 package deps

@@ -26,6 +26,8 @@ const FileName = "flowctl.lock.hcl"
 // Lock is a lock file's content.
 type Lock struct {
 	Python []*PythonEntry `hcl:"python,block"`
+	JS     []*JSEntry     `hcl:"js,block"`
+	Go     []*GoEntry     `hcl:"go,block"`
 }
 
 // PythonEntry is the locked packages of one set of requirements.
@@ -127,6 +129,9 @@ func Read(path string) (*Lock, hcl.Diagnostics) {
 			}
 		}
 	}
+	if diags := l.checkJSGo(path); diags.HasErrors() {
+		return nil, diags
+	}
 	return &l, nil
 }
 
@@ -156,6 +161,7 @@ func (l *Lock) Bytes() []byte {
 			pb.SetAttributeValue("modules", strings2(p.Modules))
 		}
 	}
+	l.appendJSGo(body)
 	return hclwrite.Format(f.Bytes())
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/sandbox"
 	"github.com/flowctl/flowctl/blocks/sandbox/gobuild"
+	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
 )
@@ -257,6 +258,13 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 	if compiled {
 		var err error
 		if prog, err = p.opts.Builder.Program(ctx, def); err != nil {
+			return nil, err
+		}
+	}
+	if def.Runtime == lang.RuntimeJS && len(def.Packages) > 0 {
+		// The worker is sent the bundle of the block and its packages.
+		var err error
+		if def, err = jsrun.Bundled(ctx, def); err != nil {
 			return nil, err
 		}
 	}

@@ -15,6 +15,9 @@ func newLockCommand(s streams) *cobra.Command {
 		Long: `Lock resolves the requirements of every python block under DIR (default: the
 current directory) with pip, wheels only, and pins each package's exact
 version, SHA-256 and modules in DIR/flowctl.lock.hcl, for version control.
+It pins js blocks' packages from the npm registry (npm_config_registry), with
+tarball and sha512 integrity, and compiled go blocks' require through the Go
+module proxy (GOPROXY), with go.sum's h1: hashes.
 Requirements the lock pins already are kept as they are; new ones are
 resolved; ones no block declares any more are dropped. Apply installs exactly
 what the lock says and never resolves by itself. pip's own configuration
