@@ -49,7 +49,7 @@ func installJS(ctx context.Context, e *JSEntry, fetched map[string][]byte) (stri
 	mu, _ := installing.LoadOrStore("js:"+hash, &sync.Mutex{})
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
-	if complete(dir, hash) {
+	if complete(dir, hash) != nil {
 		return dir, nil
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
@@ -82,7 +82,7 @@ func installJS(ctx context.Context, e *JSEntry, fetched map[string][]byte) (stri
 		return "", err
 	}
 	if err := os.Rename(target, dir); err != nil {
-		if complete(dir, hash) {
+		if complete(dir, hash) != nil {
 			return dir, nil
 		}
 		return "", err
