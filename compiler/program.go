@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/flowctl/flowctl/blocks/sandbox/deps"
 	"io"
 	"os"
 	"path/filepath"
@@ -422,6 +423,23 @@ func (c *compilation) fingerprints() {
 			}
 			h.Write([]byte{0})
 			h.Write([]byte(b.Def.Source))
+			if len(b.Def.Requirements) > 0 {
+				// The exact packages it runs with: a new lock is a new
+				// version of the block.
+				if e, err := deps.PythonOf(b.Def.DeclRange.Filename, b.Def.Requirements); err == nil {
+					h.Write([]byte("\x00packages\x00" + e.Hash()))
+				}
+			}
+			if len(b.Def.Packages) > 0 {
+				if e, err := deps.JSOf(b.Def.DeclRange.Filename, b.Def.Packages); err == nil {
+					h.Write([]byte("\x00js packages\x00" + e.Hash()))
+				}
+			}
+			if len(b.Def.Require) > 0 {
+				if e, err := deps.GoOf(b.Def.DeclRange.Filename, b.Def.Require); err == nil {
+					h.Write([]byte("\x00go modules\x00" + e.Hash()))
+				}
+			}
 		}
 		c.prog.Fingerprints[b] = hex.EncodeToString(h.Sum(nil))
 	}

@@ -80,6 +80,17 @@ type BlockDef struct {
 	// EngineCompiled. Empty when not set (interpreted).
 	Engine      string
 	EngineRange hcl.Range
+	// Requirements are a python block's packages (docs/language.md,
+	// "Dependencies"): PEP 508 requirements, locked by flowctl lock.
+	Requirements      []string
+	RequirementsRange hcl.Range
+	// Packages are a js block's npm packages (name → semver range) and
+	// Require a compiled go block's modules (path → version), locked by
+	// flowctl lock (docs/language.md, "Dependencies").
+	Packages      map[string]string
+	PackagesRange hcl.Range
+	Require       map[string]string
+	RequireRange  hcl.Range
 
 	Prompt      hcl.Expression // llm: template over input.*
 	System      hcl.Expression // llm: optional template over input.*
@@ -136,7 +147,7 @@ var blockDefSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "description"}, {Name: "use_when"}, {Name: "tags"},
 		{Name: "runtime", Required: true}, {Name: "timeout"},
-		{Name: "source"}, {Name: "source_file"}, {Name: "sandbox"}, {Name: "engine"},
+		{Name: "source"}, {Name: "source_file"}, {Name: "sandbox"}, {Name: "engine"}, {Name: "requirements"}, {Name: "packages"}, {Name: "require"},
 		{Name: "prompt"}, {Name: "system"},
 		{Name: "model"}, {Name: "temperature"}, {Name: "max_tokens"},
 		{Name: "top_p"}, {Name: "seed"}, {Name: "stop"},
@@ -268,6 +279,12 @@ func DecodeBlockDef(b *hcl.Block) (*BlockDef, hcl.Diagnostics) {
 			def.ToolRefs, d = decodeTools(a)
 		case "max_tool_calls":
 			def.MaxToolCalls, d = intAttr(a, 1)
+		case "requirements":
+			d = def.decodeRequirements(a)
+		case "packages":
+			d = def.decodePackages(a)
+		case "require":
+			d = def.decodeRequire(a)
 		}
 		diags = append(diags, d...)
 	}
@@ -318,6 +335,11 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 					"A block with runtime %s needs its code in source (or source_file).", quote(def.Runtime))...)
 			}
 		}
+		if a, ok := attrs["requirements"]; ok && def.Runtime != RuntimePython {
+			diags = append(diags, Error(a.NameRange, "Unexpected argument",
+				"The requirements argument names the packages of python blocks; block %s has runtime %s.", quote(def.Name), quote(def.Runtime))...)
+		}
+		diags = append(diags, def.checkDependencyArgs(attrs)...)
 		if a, ok := attrs["engine"]; ok && def.Runtime == RuntimeJS {
 			diags = append(diags, Error(a.NameRange, "Unexpected argument",
 				"The engine argument is only for blocks with runtime \"go\"; js blocks always run on goja.")...)
@@ -361,7 +383,7 @@ func (def *BlockDef) checkRuntimeFields(attrs hcl.Attributes, b *hcl.Block) hcl.
 			diags = append(diags, Error(a.NameRange, "Unexpected argument",
 				"The engine argument is only for blocks with runtime \"go\"; block %s has runtime \"llm\".", quote(def.Name))...)
 		}
-		for _, name := range []string{"source", "source_file", "sandbox"} {
+		for _, name := range []string{"source", "source_file", "sandbox", "requirements", "packages", "require"} {
 			if a, ok := attrs[name]; ok {
 				diags = append(diags, Error(a.NameRange, "Unexpected argument",
 					"The %s argument is only for blocks with runtime \"go\", \"js\" or \"python\"; block %s has runtime \"llm\".", name, quote(def.Name))...)

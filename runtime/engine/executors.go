@@ -139,6 +139,9 @@ func Executors(o Options) (*blocks.Executors, func(), error) {
 	if o.Warm != nil && !ro.InProcess {
 		pool.Prestart(WarmWorkers(o.Warm, o.GoEngine))
 	}
+	if o.Warm != nil {
+		pool.PreparePackages(o.Warm.Registry.All())
+	}
 	return ex, func() { pool.Close() }, nil
 }
 

@@ -27,6 +27,7 @@ import (
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/sandbox"
+	"github.com/flowctl/flowctl/blocks/sandbox/deps"
 	"github.com/flowctl/flowctl/blocks/sandbox/gorun"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/gofrs/flock"
@@ -137,9 +138,14 @@ func (b *Builder) Program(ctx context.Context, def *lang.BlockDef) (*Program, er
 // toolchain the code is not built, and a warning says so.
 func (b *Builder) Check(def *lang.BlockDef) hcl.Diagnostics {
 	_, diags, err := b.program(context.Background(), def)
+	var nl *deps.NotLockedError
 	switch {
 	case diags != nil:
 		return diags
+	case errors.As(err, &nl):
+		return hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "Modules not locked",
+			Detail:  fmt.Sprintf("Block %q: %s; apply builds only with what the lock file says.", def.Name, nl),
+			Subject: def.RequireRange.Ptr()}}
 	case errors.Is(err, ErrNoToolchain):
 		return hcl.Diagnostics{{
 			Severity: hcl.DiagWarning,
@@ -179,13 +185,17 @@ func (b *Builder) program(ctx context.Context, def *lang.BlockDef) (*Program, hc
 	if b.dirErr != nil {
 		return nil, nil, fmt.Errorf("block %q cannot be built: %w", def.Name, b.dirErr)
 	}
-	key := b.key(def.Source)
+	mods, err := modulesOf(def)
+	if err != nil {
+		return nil, nil, err
+	}
+	key := b.key(def.Source + mods.keyPart())
 	b.mu.Lock()
 	r, ok := b.built[key]
 	b.mu.Unlock()
 	if !ok {
 		v, err, _ := b.group.Do(key, func() (any, error) {
-			return b.build(ctx, key, def), nil
+			return b.build(ctx, key, def, mods), nil
 		})
 		if err != nil {
 			return nil, nil, err
@@ -313,7 +323,7 @@ func (e *buildFailure) Error() string { return "the code does not build" }
 
 // build builds the program of key, or finds it built, under the file lock
 // of key.
-func (b *Builder) build(ctx context.Context, key string, def *lang.BlockDef) result {
+func (b *Builder) build(ctx context.Context, key string, def *lang.BlockDef, mods *modules) result {
 	dir := filepath.Join(b.dir, key)
 	path := filepath.Join(dir, "program")
 	if isProgram(path) {
@@ -346,12 +356,12 @@ func (b *Builder) build(ctx context.Context, key string, def *lang.BlockDef) res
 		msg += " (first build, about 10 s)" // the standard library is built too
 	}
 	blocks.Notify(ctx, blocks.Notice{Kind: blocks.NoticeBuild, Message: msg})
-	if err := b.writeModule(tmp, def.Source); err != nil {
+	if err := b.writeModule(tmp, def.Source, mods); err != nil {
 		return result{err: fmt.Errorf("block %q cannot be built: %w", def.Name, err)}
 	}
 	cmd := exec.CommandContext(ctx, b.goTool, "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", "program", ".")
 	cmd.Dir = tmp
-	cmd.Env = b.env()
+	cmd.Env = mods.env(b.env())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -378,14 +388,14 @@ func isProgram(path string) bool {
 }
 
 // writeModule writes a program's module into dir.
-func (b *Builder) writeModule(dir, src string) error {
+func (b *Builder) writeModule(dir, src string, mods *modules) error {
 	code, _ := rewrite(src)
 	goLine := ""
 	if v, ok := strings.CutPrefix(b.goVer, "go"); ok && len(v) > 0 && v[0] >= '0' && v[0] <= '9' {
 		goLine = "\ngo " + strings.Fields(v)[0] + "\n"
 	}
 	files := map[string]string{
-		"go.mod":                 "module " + modulePath + "\n" + goLine,
+		"go.mod":                 "module " + modulePath + "\n" + goLine + mods.require(),
 		"main.go":                mainFile,
 		"block/block.go":         code,
 		"block/zz_flowctl_go.go": shimFile(src),
@@ -395,6 +405,9 @@ func (b *Builder) writeModule(dir, src string) error {
 		return err
 	}
 	maps.Copy(files, copied)
+	if sum := mods.sum(); sum != "" {
+		files["go.sum"] = sum
+	}
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

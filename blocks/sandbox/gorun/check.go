@@ -45,9 +45,10 @@ type analysis struct {
 }
 
 // analyze parses a block's code and checks what can be checked without
-// compiling it: the package clause, the imports against the allowlist, no
-// go statements, and a func Execute.
-func analyze(src string) *analysis {
+// compiling it: the package clause, the imports against the allowlist (and
+// the packages of the modules a compiled block requires), no go
+// statements, and a func Execute.
+func analyze(src string, modules map[string]string) *analysis {
 	an := &analysis{}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, sourceName, src, parser.AllErrors|parser.ParseComments)
@@ -81,9 +82,9 @@ func analyze(src string) *analysis {
 		if err != nil {
 			continue // the parser reports bad paths
 		}
-		if !Allowed(p) {
+		if !Allowed(p) && !inModules(p, modules) {
 			l, c := pos(spec.Path.Pos())
-			an.problems = append(an.problems, problem{l, c, "Forbidden import", forbiddenImport(p)})
+			an.problems = append(an.problems, problem{l, c, "Forbidden import", forbiddenImport(p, modules)})
 			continue
 		}
 		if !seen[p] {
@@ -219,9 +220,13 @@ func packageVariable(e ast.Expr, imports map[string]string) (name, path string, 
 	}
 }
 
-func forbiddenImport(p string) string {
-	msg := fmt.Sprintf("The code imports %q, which a go block cannot use. A go block can import only these standard packages: %s.",
+func forbiddenImport(p string, modules map[string]string) string {
+	msg := fmt.Sprintf("The code imports %q, which a go block cannot use. A go block can import only these standard packages: %s",
 		p, strings.Join(Packages(), ", "))
+	if len(modules) > 0 {
+		msg += fmt.Sprintf("; and the packages of the modules its require argument declares (%s)", lang.PackagesKey(modules))
+	}
+	msg += "."
 	switch {
 	case strings.HasPrefix(p, "os") || strings.HasPrefix(p, "io") || strings.HasPrefix(p, "net") ||
 		p == "bufio" || p == "path/filepath" || p == "syscall":
@@ -347,7 +352,7 @@ func Check(def *lang.BlockDef) hcl.Diagnostics {
 	if def == nil || def.Runtime != lang.RuntimeGo || def.Source == "" {
 		return nil
 	}
-	an := analyze(def.Source)
+	an := analyze(def.Source, nil)
 	if len(an.problems) == 0 {
 		if prob := compileOnly(def.Source, an); prob != nil {
 			an.problems = append(an.problems, *prob)
@@ -365,7 +370,7 @@ func Check(def *lang.BlockDef) hcl.Diagnostics {
 // The error is what a call of the block fails with when there are
 // problems.
 func Vet(def *lang.BlockDef) (int, hcl.Diagnostics, error) {
-	an := analyze(def.Source)
+	an := analyze(def.Source, def.Require)
 	if prob := an.problem(); prob != nil {
 		return an.execLine, problemDiags(def, an.problems), compileError(def, prob)
 	}
@@ -391,4 +396,15 @@ func problemDiags(def *lang.BlockDef, problems []problem) hcl.Diagnostics {
 		})
 	}
 	return diags
+}
+
+// inModules reports whether an import path is a package of one of the
+// modules a compiled block requires.
+func inModules(p string, modules map[string]string) bool {
+	for m := range modules {
+		if p == m || strings.HasPrefix(p, m+"/") {
+			return true
+		}
+	}
+	return false
 }

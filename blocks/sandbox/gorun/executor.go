@@ -155,7 +155,7 @@ func (e *Executor) program(src string) *program {
 		return p
 	}
 
-	p := &program{src: src, an: analyze(src)}
+	p := &program{src: src, an: analyze(src, nil)}
 	if p.an.problem() == nil {
 		code, err := instrument(src)
 		if err != nil {

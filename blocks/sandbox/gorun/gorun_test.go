@@ -698,7 +698,7 @@ func TestPackageVariablesCannotBeChanged(t *testing.T) {
 		"p := &base64.StdEncoding\n_ = p",
 	} {
 		src := code([]string{"encoding/base64", "unicode"}, "_ = unicode.Latin\n"+body+"\nreturn map[string]any{}, nil")
-		an := analyze(src)
+		an := analyze(src, nil)
 		p := an.problem()
 		if p == nil || p.summary != "Change to a package variable" {
 			t.Errorf("%q: problem %+v", body, p)
@@ -706,7 +706,7 @@ func TestPackageVariablesCannotBeChanged(t *testing.T) {
 	}
 	// A local variable that shadows a package's name is the code's own.
 	src := code([]string{"net/url"}, "url, _ := url.Parse(\"http://x\")\nurl.Path = \"/y\"\nreturn map[string]any{\"out\": url.String()}, nil")
-	if p := analyze(src).problem(); p != nil {
+	if p := analyze(src, nil).problem(); p != nil {
 		t.Errorf("shadowed package name: %+v", p)
 	}
 }

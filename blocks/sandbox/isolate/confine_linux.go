@@ -91,41 +91,61 @@ func confineForExec(l limits, program string) (missing []string, statusFD int, f
 // The ruleset lets it read its own installation, the shared libraries it
 // maps and the time zone database, and nothing else.
 func pythonConfinement(l limits, w *pyrun.Worker) (pyrun.RunnerConfig, *os.File, error) {
-	py.once.Do(func() {
+	pyMu.Lock()
+	c := py[w.Packages]
+	if c == nil {
+		c = &pyConfinement{}
+		py[w.Packages] = c
+	}
+	pyMu.Unlock()
+	c.once.Do(func() {
 		exe := []string{w.Python}
 		if w.ELF != "" {
 			exe = append(exe, w.ELF)
 		}
-		py.ruleset, py.err = landlockRuleset(
-			pathRule{llsys.AccessFSExecute | llsys.AccessFSReadFile, exe, false},
-			pathRule{llsys.AccessFSExecute | llsys.AccessFSReadFile | llsys.AccessFSReadDir, w.Dirs, true},
-			pathRule{llsys.AccessFSExecute | llsys.AccessFSReadFile, w.Files, true},
-		)
-		if py.err != nil {
-			py.err = fmt.Errorf("cannot make the Landlock rules of a python worker: %w", py.err)
+		rules := []pathRule{
+			{llsys.AccessFSExecute | llsys.AccessFSReadFile, exe, false},
+			{llsys.AccessFSExecute | llsys.AccessFSReadFile | llsys.AccessFSReadDir, w.Dirs, true},
+			{llsys.AccessFSExecute | llsys.AccessFSReadFile, w.Files, true},
+		}
+		if w.Packages != "" {
+			// A block's packages: read, never written (their
+			// environment is read-only to the worker, root or not).
+			rules = append(rules, pathRule{llsys.AccessFSReadFile | llsys.AccessFSReadDir, []string{w.Packages}, false},
+				pathRule{llsys.AccessFSExecute | llsys.AccessFSReadFile, w.PackageLibraries, true})
+		}
+		c.ruleset, c.err = landlockRuleset(rules...)
+		if c.err != nil {
+			c.err = fmt.Errorf("cannot make the Landlock rules of a python worker: %w", c.err)
 			return
 		}
 		raw, err := seccompFilter(true)
 		if err != nil {
-			py.err = fmt.Errorf("cannot make the seccomp filter of a python worker: %w", err)
+			c.err = fmt.Errorf("cannot make the seccomp filter of a python worker: %w", err)
 			return
 		}
-		py.filter = filterHex(raw)
+		c.filter = filterHex(raw)
 	})
-	if py.err != nil {
-		return pyrun.RunnerConfig{}, nil, py.err
+	if c.err != nil {
+		return pyrun.RunnerConfig{}, nil, c.err
 	}
 	return pyrun.RunnerConfig{
 		Limits: rlimits(l), Memory: l.memory, MemoryResource: unix.RLIMIT_AS, CPU: l.cpu,
 		Landlock: rulesetFD, LandlockNr: unix.SYS_LANDLOCK_RESTRICT_SELF,
-		Seccomp: py.filter, SeccompNr: seccompNr, NoAudit: l.noAudit,
-	}, py.ruleset, nil
+		Seccomp: c.filter, SeccompNr: seccompNr, NoAudit: l.noAudit,
+	}, c.ruleset, nil
 }
 
-// py is what every python worker of the process is given: the Landlock
-// ruleset (the python workers' rules are the same for the process: they
-// depend on the interpreter only) and the seccomp filter, made once.
-var py struct {
+// py is what the python workers of the process are given, made once for
+// each environment of packages ("" for none): the Landlock ruleset (the
+// python workers' rules depend on the interpreter and the environment
+// only) and the seccomp filter.
+var (
+	pyMu sync.Mutex
+	py   = map[string]*pyConfinement{}
+)
+
+type pyConfinement struct {
 	once    sync.Once
 	ruleset *os.File
 	filter  string

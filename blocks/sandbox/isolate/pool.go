@@ -15,6 +15,7 @@ import (
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/sandbox"
 	"github.com/flowctl/flowctl/blocks/sandbox/gobuild"
+	"github.com/flowctl/flowctl/blocks/sandbox/jsrun"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
 )
@@ -260,6 +261,13 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 			return nil, err
 		}
 	}
+	if def.Runtime == lang.RuntimeJS && len(def.Packages) > 0 {
+		// The worker is sent the bundle of the block and its packages.
+		var err error
+		if def, err = jsrun.Bundled(ctx, def); err != nil {
+			return nil, err
+		}
+	}
 	we, err := p.wireOf(def)
 	if err != nil {
 		return nil, fmt.Errorf("block %q cannot be sent to the sandbox: %w", def.Name, err)
@@ -291,6 +299,11 @@ func (p *Pool) execute(ctx context.Context, call *blocks.Call, compiled bool) (*
 		c.program, c.python = pythonProgram+we.key, true
 		if len(call.Sensitive) > 0 {
 			c.program += pythonSensitive
+		}
+		if len(def.Requirements) > 0 {
+			if err := p.python.packages(ctx, def, c.program); err != nil {
+				return nil, &sandbox.Error{Block: def.Name, Text: ": " + err.Error(), Range: def.RequirementsRange, Err: err}
+			}
 		}
 	}
 	c.deadline, _ = ctx.Deadline()

@@ -1,11 +1,13 @@
 package isolate
 
 import (
+	"context"
 	"os"
 	"strings"
 	"sync"
 
 	"github.com/flowctl/flowctl/blocks"
+	"github.com/flowctl/flowctl/blocks/sandbox/deps"
 	"github.com/flowctl/flowctl/blocks/sandbox/pyrun"
 	"github.com/flowctl/flowctl/lang"
 )
@@ -19,11 +21,73 @@ const pythonProgram = "python:"
 // sensitive value.
 const pythonSensitive = "+sensitive"
 
-// pythonState is what the pool knows of the interpreter, found once.
+// pythonState is what the pool knows of the interpreter, found once, and
+// the environments of the blocks' packages.
 type pythonState struct {
 	once sync.Once
 	w    *pyrun.Worker
 	err  error
+
+	depsOnce sync.Once
+	deps     *deps.Interpreter
+	depsErr  error
+	envs     sync.Map // program → *deps.Env
+}
+
+// PreparePackages installs, in the background, the environments of the
+// locked requirements of the python blocks among bs that the cache lacks,
+// so that they are there when the run reaches the blocks (a block's first
+// call waits for its install, and says why it failed). What is not locked
+// is left for that call to report.
+func (p *Pool) PreparePackages(bs []*blocks.Block) {
+	for _, b := range bs {
+		def := b.Def
+		if def == nil || def.Runtime != lang.RuntimePython || len(def.Requirements) == 0 {
+			continue
+		}
+		entry, err := deps.PythonOf(def.DeclRange.Filename, def.Requirements)
+		if err != nil {
+			continue
+		}
+		go func() {
+			if p.python.ready() != nil {
+				return
+			}
+			if in, err := p.python.interpreter(context.Background()); err == nil {
+				in.Install(context.Background(), entry)
+			}
+		}()
+	}
+}
+
+// interpreter describes the workers' interpreter to package deps, once.
+func (s *pythonState) interpreter(ctx context.Context) (*deps.Interpreter, error) {
+	s.depsOnce.Do(func() { s.deps, s.depsErr = deps.Describe(ctx, s.w.Python) })
+	return s.deps, s.depsErr
+}
+
+// packages returns the environment of a python block's locked
+// requirements (package deps), installing it first when the cache lacks
+// it: before the block's first call, outside any worker. The lock file is
+// the one beside the block's file or in the nearest parent directory.
+func (s *pythonState) packages(ctx context.Context, def *lang.BlockDef, program string) error {
+	if _, ok := s.envs.Load(program); ok {
+		return nil
+	}
+	entry, err := deps.PythonOf(def.DeclRange.Filename, def.Requirements)
+	if err != nil {
+		return err
+	}
+	in, err := s.interpreter(ctx)
+	if err != nil {
+		return err
+	}
+	env, err := in.Install(ctx, entry)
+	if err != nil {
+		return err
+	}
+	s.envs.Store(program, env)
+	return nil
 }
 
 // ready finds the interpreter and what its workers may read, once.
@@ -52,6 +116,9 @@ const rulesetFD = replyFD + 1
 // asked.
 func (p *Pool) pythonCommand(l limits, namespaces bool) (args []string, extra []*os.File, err error) {
 	w := p.python.w
+	if l.packages != nil {
+		w = w.WithPackages(l.packages.Dir, l.packages.Modules, l.packages.Libraries)
+	}
 	cfg := pyrun.RunnerConfig{Memory: l.memory, CPU: l.cpu, Landlock: -1, Missing: unconfined, NoAudit: l.noAudit, Unconfined: true}
 	if !l.noConfine {
 		var ruleset *os.File
@@ -94,6 +161,9 @@ func (p *Pool) workerLimits(l *limits, program string) {
 	if strings.HasPrefix(program, pythonProgram) {
 		l.python, l.exec = true, ""
 		l.noAudit = p.opts.noAudit
+		if env, ok := p.python.envs.Load(program); ok {
+			l.packages = env.(*deps.Env)
+		}
 	}
 	l.noConfine = p.opts.Unconfined && len(confinable(l.python)) > 0
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/flowctl/flowctl/blocks/sandbox/deps"
 	"io"
 	"os"
 	"sync"
@@ -40,6 +41,9 @@ type limits struct {
 	// noAudit: a python worker runs without its audit hook (tests of the
 	// operating system's confinement alone).
 	noAudit bool
+	// packages is the environment of a python block's requirements, nil
+	// for none.
+	packages *deps.Env
 }
 
 func (l limits) args() []string {

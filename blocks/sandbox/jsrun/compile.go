@@ -11,6 +11,7 @@ import (
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
 	"github.com/flowctl/flowctl/blocks/sandbox"
+	"github.com/flowctl/flowctl/blocks/sandbox/deps"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 )
@@ -69,6 +70,9 @@ func Compile(def *lang.BlockDef) (*Program, error) {
 func Check(def *lang.BlockDef) hcl.Diagnostics {
 	if def.Runtime != lang.RuntimeJS || def.Source == "" {
 		return nil
+	}
+	if len(def.Packages) > 0 {
+		return checkPackages(def)
 	}
 	c := compileSource(def.Source)
 	if c.err == nil {
@@ -154,12 +158,23 @@ func (e *srcError) at(def *lang.BlockDef) *Error {
 	return err
 }
 
+// errNoSourceMapFiles: a source map is never read from a file.
+var errNoSourceMapFiles = errors.New("source maps are read from data: URLs only")
+
 func sourceKey(src string) [32]byte { return sha256.Sum256([]byte(src)) }
 
 // compileSource parses and compiles a source and checks that it defines
 // execute, without running any of it.
 func compileSource(src string) (c *compiled) {
-	if len(src) > MaxSourceBytes {
+	// A bundle (a block's source with its packages) may be larger, and
+	// its inline source map (data: URLs only: no file is read) gives
+	// positions in the block's own code.
+	bundle := strings.HasPrefix(src, deps.BundleBanner)
+	sourceMaps := parser.WithDisableSourceMaps
+	if bundle {
+		sourceMaps = parser.WithSourceMapLoader(func(string) ([]byte, error) { return nil, errNoSourceMapFiles })
+	}
+	if len(src) > MaxBundleBytes || !bundle && len(src) > MaxSourceBytes {
 		return &compiled{err: &srcError{msg: fmt.Sprintf(
 			"the source is %d KiB; a js block's source may be at most %d KiB", (len(src)+1023)>>10, MaxSourceBytes>>10)}}
 	}
@@ -169,7 +184,7 @@ func compileSource(src string) (c *compiled) {
 	}
 	// Source maps stay off: a sourceMappingURL comment would make the
 	// parser read the file it names, and remap the lines errors report.
-	prg, err := parser.ParseFile(nil, progName, src, 0, parser.WithDisableSourceMaps)
+	prg, err := parser.ParseFile(nil, progName, src, 0, sourceMaps)
 	if err != nil {
 		var list parser.ErrorList
 		var one *parser.Error

@@ -82,7 +82,7 @@ func (e *Executor) Program(def *lang.BlockDef) (*Program, error) {
 
 // Execute runs one call of a js block.
 func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Result, error) {
-	p, err := e.callProgram(call)
+	p, err := e.callProgram(ctx, call)
 	if err != nil {
 		return nil, err
 	}
@@ -98,21 +98,26 @@ func (e *Executor) Execute(ctx context.Context, call *blocks.Call) (*blocks.Resu
 // inputs, when not nil, is the JSON text of the object of the call's
 // inputs, read in place of call.Inputs: a worker has them as text.
 func (e *Executor) ExecuteUntil(deadline time.Time, call *blocks.Call, inputs []byte) (*blocks.Result, error) {
-	p, err := e.callProgram(call)
+	p, err := e.callProgram(context.Background(), call)
 	if err != nil {
 		return nil, err
 	}
 	return p.RunUntil(deadline, call, inputs)
 }
 
-// callProgram is the program of a call's block.
-func (e *Executor) callProgram(call *blocks.Call) (*Program, error) {
+// callProgram is the program of a call's block, bundled with its
+// packages when it has some.
+func (e *Executor) callProgram(ctx context.Context, call *blocks.Call) (*Program, error) {
 	if call.Block == nil || call.Block.Def == nil {
 		return nil, errors.New("the js runtime was asked to run a block without a definition")
 	}
 	def := call.Block.Def
 	if def.Runtime != lang.RuntimeJS {
 		return nil, fmt.Errorf("block %q has runtime %q; the js runtime cannot run it", def.Name, def.Runtime)
+	}
+	def, err := Bundled(ctx, def)
+	if err != nil {
+		return nil, err
 	}
 	return e.Program(def)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/blocks/sandbox"
+	"github.com/flowctl/flowctl/blocks/sandbox/deps"
 	"github.com/flowctl/flowctl/lang"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/hashicorp/hcl/v2"
@@ -139,6 +140,8 @@ func checkDef(def *lang.BlockDef) hcl.Diagnostics {
 		return hcl.Diagnostics{errorAt(r, "Invalid Python", "SyntaxError: %s (line %d of its code).", s.Msg, s.Line)}
 	}
 	var diags hcl.Diagnostics
+	pkgs, locked, d := packageModules(def)
+	diags = append(diags, d...)
 	for _, im := range p.Imports {
 		what := im.Module
 		switch {
@@ -151,8 +154,11 @@ func checkDef(def *lang.BlockDef) hcl.Diagnostics {
 			diags = append(diags, errorAt(im.rng(def), "Forbidden import",
 				"the code calls __import__ with a name that is not a string literal; a python block imports only these modules, with import statements: %s.", Listing()))
 			continue
-		case Allowed(im.Module, im.Names):
+		case Allowed(im.Module, im.Names) || slices.Contains(pkgs, strings.SplitN(im.Module, ".", 2)[0]):
 			continue
+		case !locked:
+			continue // which modules its packages provide is known once they are locked
+
 		case im.Names != nil:
 			what = "from " + im.Module + " import " + strings.Join(im.Names, ", ")
 		}
@@ -188,7 +194,7 @@ func callableWithTwo(required, positional int, varargs bool, kwonlyRequired int)
 
 // forbidden is the detail of a forbidden import.
 func forbidden(what, module string) string {
-	msg := fmt.Sprintf("The code imports %s, which a python block cannot use. A python block can import only these modules: %s", what, Listing())
+	msg := fmt.Sprintf("The code imports %s, which a python block cannot use. A python block can import only these modules: %s, and the packages its requirements argument declares once flowctl lock pins them", what, Listing())
 	switch top, _, _ := strings.Cut(module, "."); top {
 	case "os", "sys", "io", "pathlib", "shutil", "glob", "tempfile", "socket", "urllib", "http", "requests", "subprocess":
 		msg += ". A block gets its data from its inputs; read files and call URLs with the file and http built-in blocks"
@@ -213,4 +219,26 @@ func parse(src string) (*parsed, error) {
 	}
 	checked.Add(key, &p)
 	return &p, nil
+}
+
+// packageModules are the top-level modules a python block's locked
+// requirements provide. locked is false when the block has requirements
+// that no lock file pins (a warning: run flowctl lock); a block without
+// requirements is locked, with none.
+func packageModules(def *lang.BlockDef) (modules []string, locked bool, diags hcl.Diagnostics) {
+	if len(def.Requirements) == 0 {
+		return nil, true, nil
+	}
+	e, err := deps.PythonOf(def.DeclRange.Filename, def.Requirements)
+	var nl *deps.NotLockedError
+	switch {
+	case errors.As(err, &nl):
+		return nil, false, hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "Requirements not locked",
+			Detail:  fmt.Sprintf("Block %q: %s; apply installs only what the lock file says.", def.Name, nl),
+			Subject: def.RequirementsRange.Ptr()}}
+	case err != nil:
+		return nil, false, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid lock file",
+			Detail: fmt.Sprintf("Block %q: %s.", def.Name, sentence(err)), Subject: def.RequirementsRange.Ptr()}}
+	}
+	return e.Modules(), true, nil
 }

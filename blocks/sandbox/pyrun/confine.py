@@ -267,6 +267,12 @@ def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
 # The audit hook: the second layer, after the operating system's. It names
 # what a block tried in words; the confinement refuses it anyway.
 _ROOTS = tuple(p.rstrip("/") + "/" for p in _cfg.get("read") or ())
+# A block's installed packages: readable, on the module path, not trusted
+# as the standard library is.
+_PACKAGES = _cfg.get("packages") or ""
+_READ_ROOTS = _ROOTS + ((_PACKAGES.rstrip("/") + "/",) if _PACKAGES else ())
+if _PACKAGES:
+    sys.path.append(_PACKAGES)
 _READ_FILES = frozenset(_cfg.get("read_files") or ())
 _DENY = {
     "os.system": "start programs", "os.exec": "start programs", "os.posix_spawn": "start programs",
@@ -301,6 +307,14 @@ _getframe, _fspath, _normpath = sys._getframe, os.fspath, os.path.normpath
 
 class _Guard:
     busy = False
+    # preimport: the modules a block names are being imported before its
+    # first call (reset.py), when no call's data is in the process. What
+    # importing a package needs then is allowed: setting variables of the
+    # process's environment (numpy sets OPENBLAS_MAIN_FREE; a worker
+    # starts no program to read them), and what the standard library may
+    # do to functions and code objects (numpy rewrites its functions'
+    # __code__). Files, the network and programs stay refused.
+    preimport = False
 
 
 def _readable(path):
@@ -310,7 +324,7 @@ def _readable(path):
         return False
     if isinstance(p, bytes):
         p = p.decode("utf-8", "surrogateescape")
-    return p in _READ_FILES or (p + "/").startswith(_ROOTS)
+    return p in _READ_FILES or (p + "/").startswith(_READ_ROOTS)
 
 
 def _refuse(what, event, path=None):
@@ -322,11 +336,16 @@ def _audit(event, args):
     if _Guard.busy:
         return
     what = _DENY.get(event)
+    if what == "change the environment" and _Guard.preimport:
+        return
+    trusted = _Guard.preimport or None  # None: ask _trusted_caller
     if what is None:
         for prefix, w in _DENY_PREFIXES:
             if event.startswith(prefix):
                 if event == "socket.__new__" and args[1] == 1:
                     return  # AF_UNIX: the pair asyncio's event loop wakes itself with
+                if event in ("ctypes.dlopen", "ctypes.dlsym") and _Guard.preimport:
+                    return  # loading a package's own C code (numpy imports ctypes)
                 what = w
                 break
     if what is not None:
@@ -343,11 +362,11 @@ def _audit(event, args):
         if args[0] is not None and not _readable(args[0]):
             _refuse("read directories", event, repr(args[0]))
     elif event in _INTROSPECTION:
-        if not _trusted_caller():
+        if not (trusted or _trusted_caller()):
             _refuse("inspect or change the interpreter", event)
     elif event == "compile" and isinstance(args[1], str) and _trusted_file(args[1]):
         # Code may not pass itself off as the standard library's.
-        if not _trusted_caller():
+        if not (trusted or _trusted_caller()):
             _refuse("inspect or change the interpreter", "compile", repr(args[1]))
     elif event == "object.__setattr__":
         # The code, defaults or keyword defaults of a module's function
@@ -359,7 +378,7 @@ def _audit(event, args):
             theirs = m is not None and getattr(m, "__dict__", None) is g
         finally:
             _Guard.busy = False
-        if theirs and not _trusted_caller():
+        if theirs and not (trusted or _trusted_caller()):
             _refuse("change what their other calls share", "%s of %s" % (args[1], getattr(args[0], "__qualname__", "?")))
     elif event == "sys.addaudithook":
         # A hook of the block's would see later calls' events.

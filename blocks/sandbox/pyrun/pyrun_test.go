@@ -70,7 +70,7 @@ func TestCheck(t *testing.T) {
 		{"syntax", "def execute(input, ctx):\n    return {'a': 1,,}", []wantDiag{
 			{"Invalid Python", `^Block "p": SyntaxError: .*\(line 2 of its code\)\.$`, 5, 24}}},
 		{"forbidden", "import json, os\nfrom subprocess import run\nimport urllib.request\ndef execute(input, ctx):\n    return {}", []wantDiag{
-			{"Forbidden import", `The code imports os, which a python block cannot use\. A python block can import only these modules: json, math, .*io\.StringIO, io\.BytesIO\. A block gets its data`, 4, 18},
+			{"Forbidden import", `The code imports os, which a python block cannot use\. A python block can import only these modules: json, math, .*io\.StringIO, io\.BytesIO, and the packages its requirements argument declares once flowctl lock pins them\. A block gets its data`, 4, 18},
 			{"Forbidden import", `imports from subprocess import run,`, 5, 5},
 			{"Forbidden import", `imports urllib\.request,`, 6, 12},
 		}},

@@ -417,7 +417,10 @@ def _preimport(code):
     for m in sorted(_MODULES | frozenset(_MEMBERS)):
         parts = m.split(".")
         if m in names or all(p in names for p in parts):
+            _Guard.preimport = True
             try:
                 _real_import(m)
             except BaseException:
                 pass
+            finally:
+                _Guard.preimport = False

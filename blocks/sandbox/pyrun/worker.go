@@ -41,6 +41,25 @@ type Worker struct {
 	Code string `json:"code,omitempty"`
 	// CodeHash is the SHA-256 of Code's content, in hex.
 	CodeHash string `json:"code_hash,omitempty"`
+	// Packages is the environment of a block's locked requirements
+	// (package deps), or empty: the worker adds it to its module path
+	// and may read it (not write it), and the block may import its
+	// top-level modules besides the allowlist. Package code is not the
+	// standard library: the audit hook trusts it no more than block code.
+	Packages       string   `json:"-"`
+	PackageModules []string `json:"-"`
+	// PackageLibraries are the shared libraries outside Packages that
+	// its native code loads.
+	PackageLibraries []string `json:"-"`
+}
+
+// WithPackages is the worker of a block whose requirements are installed
+// in dir, providing the top-level modules given, whose native code loads
+// the libraries given.
+func (w *Worker) WithPackages(dir string, modules, libraries []string) *Worker {
+	c := *w
+	c.Packages, c.PackageModules, c.PackageLibraries = dir, modules, libraries
+	return &c
 }
 
 var workerOnce struct {
@@ -256,7 +275,8 @@ func (w *Worker) Args(c RunnerConfig) []string {
 		"confine":       !c.Unconfined,
 		"read":          w.Dirs,
 		"read_files":    append(append([]string{}, w.Files...), w.Python),
-		"modules":       moduleNames(),
+		"modules":       append(moduleNames(), w.PackageModules...),
+		"packages":      w.Packages,
 		"members":       members(),
 		"no_submodules": []string{"asyncio"},
 		"denied_names":  map[string][]string{"asyncio": asyncioDenied},

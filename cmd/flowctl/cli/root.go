@@ -93,6 +93,7 @@ flowctl init makes a project to start from.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newInitCommand(s),
+		newLockCommand(s),
 		newValidateCommand(s),
 		newFmtCommand(s),
 		newGraphCommand(s),
