@@ -48,6 +48,9 @@ type Program struct {
 	// Schedules are when flowctl serve starts runs of the flow, each
 	// checked: its inputs resolve (ScheduleInputs).
 	Schedules []*lang.Schedule
+	// Limits are the per-key limits on the flow's runs, each key checked
+	// (LimitKeys).
+	Limits lang.Limits
 	// MCPServers are the MCP servers the flow declares, whose tools its
 	// steps may call.
 	MCPServers       []*lang.MCPServer
@@ -347,6 +350,7 @@ var passes = []struct {
 	{"cycles", (*compilation).cycles, true},
 	{"stages", (*compilation).stages, false},
 	{"schedules", (*compilation).schedules, true},
+	{"limits", (*compilation).limits, true},
 }
 
 // Normalize orders diagnostics by file and position, diagnostics without a
