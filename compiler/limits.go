@@ -48,6 +48,16 @@ func (c *compilation) limits() hcl.Diagnostics {
 	for _, in := range p.Inputs {
 		inputs[in.Name] = cty.UnknownVal(in.Type.Type)
 	}
+	if d := p.Limits.Debounce; d != nil {
+		for _, in := range p.Inputs {
+			if in.Sensitive {
+				diags = append(diags, lang.Error(d.DeclRange, "Debounce of a flow with sensitive inputs",
+					"A debounced run starts with the inputs of the last start of its key, kept in the state until then, where sensitive inputs are never kept; input %q is sensitive.",
+					in.Name)...)
+				break
+			}
+		}
+	}
 	for _, l := range p.limitKeys(&keys) {
 		bad := false
 		for _, tr := range l.expr.Variables() {

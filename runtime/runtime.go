@@ -193,6 +193,13 @@ type Result struct {
 // say why. Cancelling ctx cancels running steps, which are recorded as
 // cancelled, and keeps everything that finished.
 func Apply(ctx context.Context, prog *compiler.Program, opts Options) (*Result, error) {
+	opts, diags, err := waitTurn(ctx, prog, opts)
+	if err != nil {
+		return nil, err
+	}
+	if diags.HasErrors() {
+		return &Result{Status: StatusFailed, Diagnostics: diags}, nil
+	}
 	r, diags := newRun(prog, opts)
 	if diags.HasErrors() {
 		return &Result{Status: StatusFailed, Diagnostics: diags}, nil

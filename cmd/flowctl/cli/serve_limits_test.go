@@ -1,0 +1,274 @@
+package cli
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// limitsFlow is a flow whose runs call a sink with their key and tag,
+// under a concurrency key, a rate limit or a debounce (limit).
+const limitsFlow = `
+flow %q {}
+
+input "sink" {
+  type = string
+}
+
+input "key" {
+  type = string
+}
+
+input "tag" {
+  type    = string
+  default = ""
+}
+
+%s
+
+step "call" {
+  use = "http"
+  url = "${input.sink}/hit?key=${input.key}&tag=${input.tag}"
+}
+
+output "tag" {
+  value = input.tag
+}
+`
+
+// limitSink is a side-effect server that counts the requests under way
+// per key, the most at once, and the order they came in; it holds each
+// request until released.
+type limitSink struct {
+	*httptest.Server
+	mu      sync.Mutex
+	now     map[string]int
+	most    map[string]int
+	order   []string
+	release chan struct{}
+}
+
+func newLimitSink(t *testing.T) *limitSink {
+	s := &limitSink{now: map[string]int{}, most: map[string]int{}, release: make(chan struct{})}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, tag := r.URL.Query().Get("key"), r.URL.Query().Get("tag")
+		s.mu.Lock()
+		s.now[key]++
+		s.most[key] = max(s.most[key], s.now[key])
+		s.order = append(s.order, tag)
+		s.mu.Unlock()
+		<-s.release
+		s.mu.Lock()
+		s.now[key]--
+		s.mu.Unlock()
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(func() {
+		s.open()
+		s.Close()
+	})
+	return s
+}
+
+// open lets every request through, from now on.
+func (s *limitSink) open() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.release:
+	default:
+		close(s.release)
+	}
+}
+
+// underWay reports whether the requests under way are those of want.
+func (s *limitSink) underWay(want map[string]int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, n := range want {
+		if s.now[k] != n {
+			return false
+		}
+	}
+	return true
+}
+
+func limitsDir(t *testing.T, flows map[string]string) string {
+	dir := t.TempDir()
+	for name, limit := range flows {
+		if err := os.WriteFile(filepath.Join(dir, name+".flow.hcl"), []byte(fmt.Sprintf(limitsFlow, name, limit)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+type limitRun struct {
+	Status     string `json:"status"`
+	WaitingFor []struct {
+		Limit string `json:"limit"`
+	} `json:"waiting_for"`
+	Outputs map[string]string `json:"outputs"`
+}
+
+// start starts a run of flow and returns its id.
+func (p *serveProc) start(flow, body string) string {
+	p.t.Helper()
+	var r runReply
+	if code := p.do("POST", "/v1/flows/"+flow+"/runs", body, &r); code != 202 {
+		p.t.Fatalf("start of %s with %s: %d %+v", flow, body, code, r.Error)
+	}
+	return r.RunID
+}
+
+// waitLimit polls a run until it is queued waiting for the limit want.
+func (p *serveProc) waitLimit(id, want string) {
+	p.t.Helper()
+	var run limitRun
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		run = limitRun{}
+		if p.do("GET", "/v1/runs/"+id, "", &run) == 200 && run.Status == "queued" && len(run.WaitingFor) == 1 && run.WaitingFor[0].Limit == want {
+			return
+		}
+	}
+	p.t.Fatalf("run %s is %+v, not queued waiting for %s", id, run, want)
+}
+
+func until2(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// TestServeConcurrencyKey: runs of a flow with a concurrency key of 1
+// run one at a time per key, and runs of another key at the same time;
+// a queued run says what it waits for; a run of higher priority starts
+// before one queued earlier.
+func TestServeConcurrencyKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	sink := newLimitSink(t)
+	p := startServe(t, limitsDir(t, map[string]string{"serial": "concurrency {\n  key   = input.key\n  limit = 1\n}"}), nil)
+	body := func(key, tag string, priority int) string {
+		return fmt.Sprintf(`{"inputs": {"sink": %q, "key": %q, "tag": %q}, "priority": %d}`, sink.URL, key, tag, priority)
+	}
+	a1 := p.start("serial", body("a", "a1", 0))
+	until2(t, "a1 under way", func() bool { return sink.underWay(map[string]int{"a": 1}) })
+	a2 := p.start("serial", body("a", "a2", 0))
+	p.waitLimit(a2, `concurrency key "a"`)
+	a3 := p.start("serial", body("a", "a3", 5))
+	b1 := p.start("serial", body("b", "b1", 0))
+	// Another key runs while a1 does.
+	until2(t, "a1 and b1 under way", func() bool { return sink.underWay(map[string]int{"a": 1, "b": 1}) })
+	p.waitLimit(a3, `concurrency key "a"`)
+	sink.open()
+	for _, id := range []string{a1, a2, a3, b1} {
+		p.waitStatus(id, "ok")
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if sink.most["a"] != 1 || sink.most["b"] != 1 {
+		t.Errorf("most requests at once: %v, want 1 of key a and 1 of b", sink.most)
+	}
+	if i, j := slices.Index(sink.order, "a3"), slices.Index(sink.order, "a2"); i < 0 || j < i {
+		t.Errorf("order of the calls %v: a3 (priority 5) should come before a2", sink.order)
+	}
+}
+
+// TestServeRateLimitDebounce: a rate limit of 2 an hour starts two runs
+// of a key and holds the third, which says so; ten starts of a debounce
+// key make one run, with the last start's inputs.
+func TestServeRateLimitDebounce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	sink := newLimitSink(t)
+	sink.open()
+	p := startServe(t, limitsDir(t, map[string]string{
+		"rated":     "rate_limit {\n  key    = input.key\n  limit  = 2\n  period = \"1h\"\n}",
+		"debounced": "debounce {\n  key    = input.key\n  period = \"2s\"\n}",
+	}), nil)
+	body := func(key, tag string) string {
+		return fmt.Sprintf(`{"inputs": {"sink": %q, "key": %q, "tag": %q}}`, sink.URL, key, tag)
+	}
+	r1, r2 := p.start("rated", body("r", "r1")), p.start("rated", body("r", "r2"))
+	p.waitStatus(r1, "ok")
+	p.waitStatus(r2, "ok")
+	r3 := p.start("rated", body("r", "r3"))
+	p.waitLimit(r3, `rate limit key "r"`)
+	other := p.start("rated", body("s", "s1"))
+	p.waitStatus(other, "ok")
+
+	var ids []string
+	for i := 1; i <= 10; i++ {
+		ids = append(ids, p.start("debounced", body("d", fmt.Sprint("d", i))))
+	}
+	for _, id := range ids[1:] {
+		if id != ids[0] {
+			t.Fatalf("debounced starts answered runs %v, want one", ids)
+		}
+	}
+	run := p.waitStatus(ids[0], "ok")
+	if run.Outputs["tag"] != "d10" {
+		t.Errorf("the debounced run's tag = %q, want the last start's, d10", run.Outputs["tag"])
+	}
+	var list struct {
+		Runs []struct {
+			RunID string `json:"run_id"`
+		} `json:"runs"`
+	}
+	p.do("GET", "/v1/runs?flow=debounced", "", &list)
+	if len(list.Runs) != 1 {
+		t.Errorf("runs of the debounced flow: %+v, want one", list.Runs)
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if n := strings.Count(strings.Join(sink.order, ","), "d"); n != 1 {
+		t.Errorf("the sink saw %v: want one debounced call", sink.order)
+	}
+}
+
+// TestServeConcurrencyKeyTwoServers: two servers on one PostgreSQL state
+// run one run of a concurrency key of 1 at a time between them.
+func TestServeConcurrencyKeyTwoServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	url := postgresURL(t)
+	sink := newLimitSink(t)
+	flows := map[string]string{"serial": "concurrency {\n  key   = input.key\n  limit = 1\n}"}
+	env := []string{"FLOWCTL_STATE_URL=" + url}
+	p1 := startServe(t, limitsDir(t, flows), env)
+	p2 := startServe(t, limitsDir(t, flows), env)
+	body := func(key, tag string) string {
+		return fmt.Sprintf(`{"inputs": {"sink": %q, "key": %q, "tag": %q}}`, sink.URL, key, tag)
+	}
+	a1 := p1.start("serial", body("a", "a1"))
+	until2(t, "a1 under way", func() bool { return sink.underWay(map[string]int{"a": 1}) })
+	a2 := p2.start("serial", body("a", "a2"))
+	b1 := p2.start("serial", body("b", "b1"))
+	until2(t, "a1 and b1 under way", func() bool { return sink.underWay(map[string]int{"a": 1, "b": 1}) })
+	p2.waitLimit(a2, `concurrency key "a"`)
+	p1.waitLimit(a2, `concurrency key "a"`) // the state says, to either server
+	sink.open()
+	for _, id := range []string{a1, a2, b1} {
+		p1.waitStatus(id, "ok")
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if sink.most["a"] != 1 {
+		t.Errorf("most requests of key a at once: %d, want 1", sink.most["a"])
+	}
+}

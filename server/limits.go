@@ -1,0 +1,207 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/runtime"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/zclconf/go-cty/cty"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// The queued runs of a flow with limits (concurrency, rate_limit,
+// debounce: docs/serve.md, "Limits") wait in the server's gated list
+// rather than its queue: a loop offers each its turn
+// (state.Store.StartLimited), highest priority first, then in the order
+// they came, while the server has room (--max-active), when one of the
+// server's runs ends, when a run is queued, and every runtime.LimitPoll
+// (a place freed by another server's run, or a period that ended). A run
+// that the state starts runs at once; one that waits has its reason
+// recorded (waiting_for).
+
+// gateLoop offers the gated runs their turn until the server closes.
+func (s *Server) gateLoop() {
+	t := time.NewTimer(runtime.LimitPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-s.gateWake:
+		case <-t.C:
+		}
+		next := s.gatePass()
+		if !t.Stop() {
+			select {
+			case <-t.C:
+			default:
+			}
+		}
+		t.Reset(next)
+	}
+}
+
+// wakeGate has the gate loop look at the gated runs now.
+func (s *Server) wakeGate() {
+	select {
+	case s.gateWake <- struct{}{}:
+	default:
+	}
+}
+
+// gatePass offers each gated run its turn, and returns when to look
+// again.
+func (s *Server) gatePass() time.Duration {
+	s.mu.Lock()
+	runs := slices.Clone(s.gated)
+	s.mu.Unlock()
+	slices.SortStableFunc(runs, func(a, b *liveRun) int {
+		if a.limits.Priority != b.limits.Priority {
+			return b.limits.Priority - a.limits.Priority
+		}
+		return a.queuedAt.Compare(b.queuedAt)
+	})
+	next := runtime.LimitPoll
+	for _, lr := range runs {
+		started, wait, ok := s.offerTurn(lr)
+		if !ok {
+			break
+		}
+		if !started {
+			next = min(next, wait)
+		}
+	}
+	return next
+}
+
+// offerTurn starts a gated run when its limits let it. ok is false when
+// the server has no room, or the state did not answer: the pass ends.
+func (s *Server) offerTurn(lr *liveRun) (started bool, wait time.Duration, ok bool) {
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
+	s.mu.Lock()
+	room := s.active < s.opts.MaxActive && s.ctx.Err() == nil && !s.draining && s.stateIsReady()
+	gated := slices.Contains(s.gated, lr)
+	s.mu.Unlock()
+	if !room {
+		return false, 0, false
+	}
+	if !gated {
+		return false, runtime.LimitPoll, true // cancelled meanwhile
+	}
+	turn, err := s.store.StartLimited(lr.id, lr.limits)
+	switch {
+	case errors.Is(err, state.ErrNotQueued):
+		// Taken for abandoned: the queue's path resumes it.
+		s.mu.Lock()
+		s.ungateLocked(lr)
+		s.queue = append(s.queue, lr)
+		s.dispatchLocked()
+		s.mu.Unlock()
+		return false, runtime.LimitPoll, true
+	case err != nil:
+		s.log.Warn("offering a queued run its turn", slog.String("run_id", lr.id), slog.Any("error", err))
+		return false, 0, false
+	case !turn.Started:
+		lr.mu.Lock()
+		lr.waitingFor = turn.WaitingFor
+		lr.mu.Unlock()
+		return false, runtime.NextLook(turn, time.Now()), true
+	}
+	if lr.limits.Debounce != nil {
+		// The inputs of the last start of its key.
+		if in, diags := runtime.TurnInputs(lr.prog, lr.id, turn); !diags.HasErrors() {
+			lr.inputs = in
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ungateLocked(lr)
+	lr.mu.Lock()
+	lr.waitingFor = ""
+	lr.mu.Unlock()
+	lr.queued, lr.recorded = false, true // the state has it running
+	s.active++
+	s.launchLocked(lr)
+	return true, 0, true
+}
+
+// ungateLocked takes a run off the gated ones; it reports whether it
+// was there.
+func (s *Server) ungateLocked(lr *liveRun) bool {
+	i := slices.Index(s.gated, lr)
+	if i >= 0 {
+		s.gated = slices.Delete(s.gated, i, i+1)
+	}
+	return i >= 0
+}
+
+// StartOptions are how Start starts a run.
+type StartOptions struct {
+	Namespace string
+	// Priority orders the queue of a concurrency key: higher first.
+	Priority int
+	// Parent, when valid, is the span the run's span is a child of.
+	Parent trace.SpanContext
+}
+
+// Start starts a run of a flow this server serves, with inputs resolved
+// (compiler.Program.ResolveInputs), as every start that is not an API
+// request does (schedules, triggers): recorded queued, through its
+// flow's limits, and run when it may. It returns the run's id: a
+// debounced start's is the queued run of its key that it joined. It
+// fails when the server refuses runs (stopping, a full queue), when the
+// flow does not compile, or the state does not record it.
+func (s *Server) Start(ctx context.Context, flow string, inputs map[string]cty.Value, o StartOptions) (string, error) {
+	e := s.flows.get(flow)
+	if e == nil || e.prog == nil {
+		return "", errors.New("there is no flow " + flow + " that compiles")
+	}
+	return s.start(ctx, e.prog, inputs, o)
+}
+
+func (s *Server) start(ctx context.Context, prog *compiler.Program, inputs map[string]cty.Value, o StartOptions) (string, error) {
+	lim, diags := runtime.RunLimits(prog, inputs, o.Priority)
+	if diags.HasErrors() {
+		return "", errors.New(runtime.DiagText(diags))
+	}
+	s.mu.Lock()
+	if code, _, msg := s.refuseStartLocked(); code != 0 {
+		s.mu.Unlock()
+		return "", errors.New(msg)
+	}
+	s.recording++
+	s.mu.Unlock()
+	id := state.NewRunID()
+	rec := runtime.QueuedRun(prog, runtime.Options{RunID: id, Inputs: inputs, Namespace: o.Namespace, Origin: originServe})
+	rec.Limits = lim
+	_, err := s.store.QueueRunWithin(ctx, rec, nil, time.Time{})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recording--
+	switch {
+	case err != nil:
+		return "", err
+	case lim != nil && lim.Joined != "":
+		return lim.Joined, nil
+	}
+	s.enqueueLocked(id, prog, inputs, o.Namespace, o.Parent, lim)
+	return id, nil
+}
+
+// gatedWaitingFor is why a gated run of this server waits, "" when it
+// does not.
+func (s *Server) gatedWaitingFor(id string) string {
+	lr := s.liveRun(id)
+	if lr == nil {
+		return ""
+	}
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	return lr.waitingFor
+}
