@@ -160,7 +160,8 @@ func TestServeConcurrencyKey(t *testing.T) {
 		t.Skip("spawns a process")
 	}
 	sink := newLimitSink(t)
-	p := startServe(t, limitsDir(t, map[string]string{"serial": "concurrency {\n  key   = input.key\n  limit = 1\n}"}), nil)
+	dir := limitsDir(t, map[string]string{"serial": "concurrency {\n  key   = input.key\n  limit = 1\n}"})
+	p := startServe(t, dir, nil)
 	body := func(key, tag string, priority int) string {
 		return fmt.Sprintf(`{"inputs": {"sink": %q, "key": %q, "tag": %q}, "priority": %d}`, sink.URL, key, tag, priority)
 	}
@@ -173,6 +174,10 @@ func TestServeConcurrencyKey(t *testing.T) {
 	// Another key runs while a1 does.
 	until2(t, "a1 and b1 under way", func() bool { return sink.underWay(map[string]int{"a": 1, "b": 1}) })
 	p.waitLimit(a3, `concurrency key "a"`)
+	out, err := flowctl(t, dir, "runs", "show", a2).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `Waits for its turn: concurrency key "a"`) {
+		t.Errorf("runs show of a queued run: %v\n%s", err, out)
+	}
 	sink.open()
 	for _, id := range []string{a1, a2, a3, b1} {
 		p.waitStatus(id, "ok")
