@@ -55,6 +55,9 @@ var attributes = map[string][]string{
 	"mcp_server":    {"command", "url", "env", "headers"},
 	"provider":      lang.ProviderArguments(),
 	"collection":    lang.CollectionArguments(),
+	"concurrency":   {"key", "limit"},
+	"rate_limit":    {"key", "limit", "period"},
+	"debounce":      {"key", "period"},
 	"block":         {"description", "use_when", "tags", "runtime", "timeout", "source", "source_file", "sandbox", "engine", "prompt", "system", "model", "temperature", "max_tokens", "top_p", "seed", "stop", "tools", "max_tool_calls", "input", "output", "example"},
 	"block/input":   {"type", "default", "description"},
 	"block/output":  {"type", "description", "optional"},
@@ -77,7 +80,10 @@ var nestedBlocks = map[string]string{
 	"mcp_server": "mcp_server \"${1:name}\" {\n\tcommand = [$2]\n}", "provider": "provider \"${1:name}\" {\n\tbase_url = \"$2\"\n}", "collection": "collection \"${1:name}\" {\n\tdimensions = ${2:768}\n}", "retry": "retry {\n\tattempts = ${1:3}\n}",
 	"example": "example {\n\tinput  = {$1}\n\toutput = {$2}\n}", "mock": "mock \"${1:block}\" {\n\toutputs = {$2}\n}",
 	"override": "override \"step.${1:name}\" {\n\toutputs = {$2}\n}", "assert": "assert {\n\tcondition     = $1\n\terror_message = \"$2\"\n}",
-	"test": "test \"${1:name}\" {\n\t$1\n}",
+	"test":        "test \"${1:name}\" {\n\t$1\n}",
+	"concurrency": "concurrency {\n\tkey   = input.${1:name}\n\tlimit = ${2:1}\n}",
+	"rate_limit":  "rate_limit {\n\tkey    = input.${1:name}\n\tlimit  = ${2:10}\n\tperiod = \"${3:1m}\"\n}",
+	"debounce":    "debounce {\n\tkey    = input.${1:name}\n\tperiod = \"${2:30s}\"\n}",
 }
 
 func (s *Server) completion(ctx context.Context, p protocol.CompletionParams) (*protocol.CompletionList, error) {
