@@ -345,7 +345,8 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 			d := &Docs{Flows: []FlowDoc{{Name: "gated", File: "gated.flow.hcl", Steps: 3, Description: "Gates a job.",
 				Inputs:  []FieldDoc{{Name: "count", Type: "number", Default: &two, Description: "How many."}},
 				Outputs: []FieldDoc{{Name: "n", Type: "list(number)"}}, Secrets: []SecretDoc{}, Blocks: []UsedBlockDoc{}, Tests: []TestDoc{{Name: "counts", File: "gated.test.hcl"}},
-				Collections: []flowdoc.Collection{{Name: "notes", Dimensions: 768, Distance: "cosine", Steps: []string{"search"}, Description: "Our notes"}}}},
+				Collections: []flowdoc.Collection{{Name: "notes", Dimensions: 768, Distance: "cosine", Steps: []string{"search"}, Description: "Our notes"}},
+				Limits:      []flowdoc.Limit{{Kind: "concurrency", Key: "input.count", Limit: 1}, {Kind: "debounce", Key: `"all"`, Period: "30s"}}}},
 				Blocks: []BlockDoc{}}
 			WriteDocsMarkdown(g.w("markdown"), d)
 			WriteJSON(g.w("json"), d)
