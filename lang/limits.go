@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"github.com/zclconf/go-cty/cty"
+	"math/big"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -130,4 +132,21 @@ func decodeLimitBlock(l *Limits, b *hcl.Block) hcl.Diagnostics {
 			Subject: b.DefRange.Ptr()})
 	}
 	return diags
+}
+
+// PriorityAttr decodes a `priority = N` attribute of a block that starts
+// runs (a trigger): a whole number, higher first in the queue of a
+// concurrency key, 0 by default; negative numbers come after the default.
+func PriorityAttr(attr *hcl.Attribute) (int, hcl.Diagnostics) {
+	v, diags := constOf(attr, cty.Number, "priority argument")
+	if diags.HasErrors() {
+		return 0, diags
+	}
+	bf := v.AsBigFloat()
+	i, acc := bf.Int64()
+	if !bf.IsInt() || acc != big.Exact || i < -1<<31 || i > 1<<31 {
+		return 0, Error(attr.Expr.Range(), "Invalid priority",
+			"The priority must be a whole number (higher runs first, 0 by default); got %s.", bf.Text('g', -1))
+	}
+	return int(i), nil
 }
