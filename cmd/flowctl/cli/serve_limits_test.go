@@ -277,3 +277,43 @@ func TestServeConcurrencyKeyTwoServers(t *testing.T) {
 		t.Errorf("most requests of key a at once: %d, want 1", sink.most["a"])
 	}
 }
+
+// TestApplyWaitsForRateLimit: apply of a flow with a rate limit of 1 an
+// hour runs once; a second apply of the key waits for its turn, listed
+// queued with what it waits for, and ends cancelled when interrupted.
+func TestApplyWaitsForRateLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	sink := newLimitSink(t)
+	sink.open()
+	dir := limitsDir(t, map[string]string{"rated": "rate_limit {\n  key    = input.key\n  limit  = 1\n  period = \"1h\"\n}"})
+	args := []string{"apply", "--auto-approve", "rated.flow.hcl", "--input", "sink=" + sink.URL, "--input", "key=k"}
+	if out, err := flowctl(t, dir, args...).CombinedOutput(); err != nil {
+		t.Fatalf("first apply: %v\n%s", err, out)
+	}
+	second := flowctl(t, dir, args...)
+	var out lockedBuffer
+	second.Stdout, second.Stderr = &out, &out
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer second.Process.Kill()
+	until2(t, "the second run queued", func() bool {
+		b, _ := flowctl(t, dir, "runs", "list", "--json").Output()
+		return strings.Contains(string(b), `"limit": "rate limit key \"k\""`)
+	})
+	second.Process.Signal(os.Interrupt)
+	if err := second.Wait(); err == nil {
+		t.Errorf("the interrupted apply exited 0:\n%s", out.String())
+	}
+	b, _ := flowctl(t, dir, "runs", "list", "--json").Output()
+	if strings.Count(string(b), `"status": "ok"`) != 1 || !strings.Contains(string(b), `"status": "cancelled"`) {
+		t.Errorf("runs after the interrupted apply:\n%s", b)
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if len(sink.order) != 1 {
+		t.Errorf("the sink was called %d times, want once", len(sink.order))
+	}
+}
