@@ -67,16 +67,34 @@ func (s *Server) gatePass() time.Duration {
 		return a.queuedAt.Compare(b.queuedAt)
 	})
 	next := runtime.LimitPoll
+	now := time.Now()
+	// A concurrency key that held a run back holds back the runs after
+	// it in this pass: they are not offered their turn again (a write
+	// each), once they have been and know why they wait.
+	held := map[string]bool{}
 	for _, lr := range runs {
+		lr.mu.Lock()
+		told, until := lr.waitingFor != "", lr.until
+		lr.mu.Unlock()
+		c := lr.limits.Concurrency
+		if told && (until.After(now) || c != nil && held[*c]) {
+			if until.After(now) {
+				next = min(next, until.Sub(now))
+			}
+			continue
+		}
 		started, wait, ok := s.offerTurn(lr)
 		if !ok {
 			break
 		}
 		if !started {
 			next = min(next, wait)
+			if c != nil {
+				held[*c] = true
+			}
 		}
 	}
-	return next
+	return max(next, time.Millisecond)
 }
 
 // offerTurn starts a gated run when its limits let it. ok is false when
@@ -109,7 +127,7 @@ func (s *Server) offerTurn(lr *liveRun) (started bool, wait time.Duration, ok bo
 		return false, 0, false
 	case !turn.Started:
 		lr.mu.Lock()
-		lr.waitingFor = turn.WaitingFor
+		lr.waitingFor, lr.until = turn.WaitingFor, turn.Until
 		lr.mu.Unlock()
 		return false, runtime.NextLook(turn, time.Now()), true
 	}

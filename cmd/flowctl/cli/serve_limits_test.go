@@ -215,6 +215,10 @@ func TestServeRateLimitDebounce(t *testing.T) {
 	p.waitLimit(r3, `rate limit key "r"`)
 	other := p.start("rated", body("s", "s1"))
 	p.waitStatus(other, "ok")
+	var c runReply
+	if code := p.do("POST", "/v1/runs/"+r3+"/cancel", "", &c); code != 200 || c.Status != "cancelled" {
+		t.Errorf("cancel of the run waiting for its turn: %d %+v", code, c)
+	}
 
 	var ids []string
 	for i := 1; i <= 10; i++ {
