@@ -203,7 +203,7 @@ func TestServeRateLimitDebounce(t *testing.T) {
 	sink.open()
 	p := startServe(t, limitsDir(t, map[string]string{
 		"rated":     "rate_limit {\n  key    = input.key\n  limit  = 2\n  period = \"1h\"\n}",
-		"debounced": "debounce {\n  key    = input.key\n  period = \"2s\"\n}",
+		"debounced": "debounce {\n  key    = input.key\n  period = \"3s\"\n}",
 	}), nil)
 	body := func(key, tag string) string {
 		return fmt.Sprintf(`{"inputs": {"sink": %q, "key": %q, "tag": %q}}`, sink.URL, key, tag)
