@@ -127,7 +127,7 @@ func decodeLimitBlock(l *Limits, b *hcl.Block) hcl.Diagnostics {
 	}
 	if first != nil {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate " + b.Type + " block",
-			Detail: "A flow has at most one " + b.Type + " block, and this one is declared at " + RangeString(*first) +
+			Detail: "A flow has at most one " + b.Type + " block, and one is declared at " + RangeString(*first) +
 				" already. Runs limited on two values at once take one key made of both, such as key = \"${input.team}/${input.user}\".",
 			Subject: b.DefRange.Ptr()})
 	}
