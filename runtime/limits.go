@@ -86,7 +86,7 @@ func waitTurn(ctx context.Context, prog *compiler.Program, opts Options) (Option
 		return opts, nil, err
 	}
 	for {
-		turn, err := opts.Store.StartLimited(opts.RunID, l)
+		turn, err := opts.Store.StartLimited(opts.RunID, l, "")
 		if err != nil {
 			return opts, nil, err
 		}

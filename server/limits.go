@@ -112,7 +112,11 @@ func (s *Server) offerTurn(lr *liveRun) (started bool, wait time.Duration, ok bo
 	if !gated {
 		return false, runtime.LimitPoll, true // cancelled meanwhile
 	}
-	turn, err := s.store.StartLimited(lr.id, lr.limits)
+	origin := ""
+	if s.opts.Engine != nil {
+		origin = state.OriginTemporal // no process owns it: Temporal's workers run it (liverun.go)
+	}
+	turn, err := s.store.StartLimited(lr.id, lr.limits, origin)
 	switch {
 	case errors.Is(err, state.ErrNotQueued):
 		// Taken for abandoned: the queue's path resumes it.

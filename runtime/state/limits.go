@@ -101,20 +101,24 @@ func keyArg(k *string) any {
 }
 
 // StartLimited starts a run that this process queued with limits
-// (QueueRun with Run.Limits), as StartQueued does, when its limits let
-// it; else it records why it waits (Run.WaitingFor) and says so. It fails
-// with ErrNotQueued when the run is no longer queued.
-func (s *Store) StartLimited(id string, l *RunLimits) (Turn, error) {
-	claimed, err := s.owner.claim(id)
-	if err != nil {
-		return Turn{}, fmt.Errorf("starting run %s: %w", id, err)
+// (QueueRun with Run.Limits), as StartQueued does (origin, when not "",
+// replaces the run's: OriginTemporal, a run no process owns), when its
+// limits let it; else it records why it waits (Run.WaitingFor) and says
+// so. It fails with ErrNotQueued when the run is no longer queued.
+func (s *Store) StartLimited(id string, l *RunLimits, origin string) (Turn, error) {
+	owned := origin != OriginTemporal
+	claimed := false
+	if owned {
+		var err error
+		if claimed, err = s.owner.claim(id); err != nil {
+			return Turn{}, fmt.Errorf("starting run %s: %w", id, err)
+		}
 	}
 	var turn Turn
-	_, err = s.w.doBlind("", func(ctx context.Context, st *writerStmts) error {
-		turn = Turn{}
+	_, err := s.w.doBlind("", func(ctx context.Context, st *writerStmts) error {
 		var err error
-		turn, err = s.takeTurn(ctx, st, id, l, time.Now())
-		if err == nil && turn.Started {
+		turn, err = s.takeTurn(ctx, st, id, l, origin, time.Now())
+		if err == nil && turn.Started && owned {
 			s.owner.held(id)
 		}
 		return err
@@ -133,7 +137,7 @@ func (s *Store) StartLimited(id string, l *RunLimits) (Turn, error) {
 	return turn, nil
 }
 
-func (s *Store) takeTurn(ctx context.Context, st *writerStmts, id string, l *RunLimits, now time.Time) (Turn, error) {
+func (s *Store) takeTurn(ctx context.Context, st *writerStmts, id string, l *RunLimits, origin string, now time.Time) (Turn, error) {
 	var flow, ns string
 	var priority int
 	var queuedAt, notBefore sql.NullInt64
@@ -223,8 +227,13 @@ func (s *Store) takeTurn(ctx context.Context, st *writerStmts, id string, l *Run
 			return wait("rate limit key "+strconv.Quote(*k), fromNanos(free))
 		}
 	}
-	res, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = 'running', started_at = ?, owner = ?, waiting_for = ''
-		WHERE id = ? AND status = '`+StatusQueued+`'`, now.UnixNano(), s.owner.id(), id)
+	own := ""
+	if origin != OriginTemporal {
+		own = s.owner.id()
+	}
+	res, err := st.conn.ExecContext(ctx, `UPDATE runs SET status = 'running', started_at = ?, owner = ?, waiting_for = '',
+		origin = CASE WHEN ? = '' THEN origin ELSE ? END
+		WHERE id = ? AND status = '`+StatusQueued+`'`, now.UnixNano(), own, origin, origin, id)
 	if err != nil {
 		return turn, err
 	}

@@ -33,7 +33,7 @@ func TestStartLimited(t *testing.T) {
 	b1, lb := queueLimitedRun(t, s, "f", `{}`, c("b", 0))
 	turn := func(r *Run, l *RunLimits) Turn {
 		t.Helper()
-		tr, err := s.StartLimited(r.ID, l)
+		tr, err := s.StartLimited(r.ID, l, "")
 		if err != nil {
 			t.Fatal(err)
 		}
