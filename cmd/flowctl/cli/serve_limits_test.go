@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/chromedp/chromedp"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -319,5 +320,30 @@ func TestApplyWaitsForRateLimit(t *testing.T) {
 	defer sink.mu.Unlock()
 	if len(sink.order) != 1 {
 		t.Errorf("the sink was called %d times, want once", len(sink.order))
+	}
+}
+
+// TestDashboardWaitsForLimit: the run page of a run queued by its flow's
+// rate limit says what it waits for, and offers no approval for it.
+func TestDashboardWaitsForLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	pg := newPage(t)
+	sink := newLimitSink(t)
+	sink.open()
+	p := startServe(t, limitsDir(t, map[string]string{"rated": "rate_limit {\n  key    = input.key\n  limit  = 1\n  period = \"1h\"\n}"}), nil)
+	body := fmt.Sprintf(`{"inputs": {"sink": %q, "key": "k"}}`, sink.URL)
+	p.waitStatus(p.start("rated", body), "ok")
+	id := p.start("rated", body)
+	p.waitLimit(id, `rate limit key "k"`)
+	pg.do("the queued run's page",
+		chromedp.Navigate(p.url+"/runs/"+id),
+		pg.until(`document.querySelector('#run-waiting-for') !== null`))
+	if got := pg.text("#run-waiting-for"); got != `rate limit key "k"` {
+		t.Errorf("the page says the run waits for %q", got)
+	}
+	if n, err := chromedp.Run(pg.ctx, chromedp.Poll[string](`'n' + document.querySelectorAll('[data-approval]').length`)); err != nil || n != "n0" {
+		t.Errorf("the page offers approvals for a run that waits for its turn: %s, %v", n, err)
 	}
 }
