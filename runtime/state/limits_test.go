@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -93,5 +94,40 @@ func TestStartLimited(t *testing.T) {
 	runs, err := s.ListRuns(RunFilter{Flow: "h"}, 0)
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("runs of h = %d, %v; want 1", len(runs), err)
+	}
+}
+
+// TestPruneLimitSlots: pruning runs deletes the places of limits they
+// took, but a rate limit's place whose period has not ended.
+func TestPruneLimitSlots(t *testing.T) {
+	s := openStore(t)
+	for _, l := range []RunLimits{
+		{Concurrency: key("c"), ConcurrencyLimit: 1},
+		{Rate: key("r"), RateLimit: 1, RatePeriod: time.Nanosecond},
+		{Rate: key("q"), RateLimit: 1, RatePeriod: time.Hour},
+	} {
+		r, lr := queueLimitedRun(t, s, "f", `{}`, l)
+		if tr, err := s.StartLimited(r.ID, lr, ""); err != nil || !tr.Started {
+			t.Fatalf("start = %+v, %v", tr, err)
+		}
+		if err := s.FinishRun(&Run{ID: r.ID, Status: "ok"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() int {
+		var n int
+		if err := s.db.QueryRow(`SELECT count(*) FROM limit_slots`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 3 {
+		t.Fatalf("%d places before the prune, want 3", n)
+	}
+	if _, err := s.Prune(context.Background(), PruneOptions{Before: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 1 {
+		t.Errorf("%d places after the prune, want 1 (the rate limit's of this hour)", n)
 	}
 }
