@@ -66,15 +66,16 @@ func NextLook(turn state.Turn, now time.Time) time.Duration {
 // waitTurn is Apply's start of a run of a flow with concurrency or rate
 // limits: the run is recorded queued with its keys and started when they
 // let it; opts then say it is recorded running. A run whose ctx ends
-// while it waits is recorded cancelled.
-func waitTurn(ctx context.Context, prog *compiler.Program, opts Options) (Options, hcl.Diagnostics, error) {
+// while it waits is recorded cancelled. The Result, when not nil, is of a
+// run that cannot start (its inputs give no key).
+func waitTurn(ctx context.Context, prog *compiler.Program, opts Options) (Options, *Result, error) {
 	if opts.Store == nil || opts.Resume || opts.Queued || opts.Recorded || opts.ParentRun != "" ||
 		prog.Limits.Concurrency == nil && prog.Limits.RateLimit == nil {
 		return opts, nil, nil
 	}
 	l, diags := RunLimits(prog, opts.Inputs, 0)
 	if diags.HasErrors() {
-		return opts, diags, nil
+		return opts, &Result{Status: StatusFailed, Diagnostics: diags}, nil
 	}
 	l.Debounce = nil // serve's alone
 	if opts.RunID == "" {
