@@ -227,3 +227,26 @@ func (s *Server) gatedWaitingFor(id string) string {
 	defer lr.mu.Unlock()
 	return lr.waitingFor
 }
+
+// requeueLimited queues again, to wait for its turn, a run taken up that
+// a server queued and did not start before it ended, of a flow with
+// limits (state.Store.RequeueInterrupted); it reports whether it did.
+func (s *Server) requeueLimited(lr *liveRun, run *state.Run) bool {
+	if lr.prog.Limits.Empty() {
+		return false
+	}
+	lim, diags := runtime.RunLimits(lr.prog, lr.inputs, 0)
+	if diags.HasErrors() {
+		return false
+	}
+	priority, ok, err := s.store.RequeueInterrupted(run.ID)
+	if err != nil || !ok {
+		if err != nil {
+			s.log.Warn("queuing a run taken up again", slog.String("run_id", run.ID), slog.Any("error", err))
+		}
+		return false
+	}
+	lim.Priority = priority
+	lr.resume, lr.queued, lr.limits, lr.queuedAt = false, true, lim, run.StartedAt
+	return true
+}

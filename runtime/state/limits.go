@@ -16,8 +16,9 @@ import (
 // only when its keys let it, in one transaction of the writer:
 //
 //   - a concurrency key has limit places, rows of limit_slots, each held by
-//     a running run; a place whose run is no longer running (it ended,
-//     waits, or its process is gone) is free. A queued run takes one when
+//     a running run, or an interrupted one (its process is gone: it is
+//     taken up and goes on with its place); a place whose run ended or
+//     waits for an approval is free. A queued run takes one when
 //     no queued run of the key is before it (higher priority, then queued
 //     earlier) among those the free places go to. The primary key makes
 //     two processes' claims of one place one winner.
@@ -160,7 +161,7 @@ func (s *Store) takeTurn(ctx context.Context, st *writerStmts, id string, l *Run
 	}
 	if k := l.Concurrency; k != nil {
 		if _, err := st.conn.ExecContext(ctx, `DELETE FROM limit_slots WHERE flow = ? AND namespace = ? AND kind = ? AND key = ?
-			AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.id = limit_slots.run_id AND runs.status = 'running')`,
+			AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.id = limit_slots.run_id AND runs.status IN ('running', '`+StatusInterrupted+`'))`,
 			flow, ns, slotConcurrency, *k); err != nil {
 			return turn, err
 		}
@@ -244,4 +245,35 @@ func (s *Store) takeTurn(ctx context.Context, st *writerStmts, id string, l *Run
 	}
 	turn.Started = true
 	return turn, nil
+}
+
+// RequeueInterrupted puts back in the queue, owned by this process, a run
+// of a flow with limits whose process ended before it started it
+// (interrupted, queuedInterruptedError), so that it waits for its turn
+// again rather than run past its limits; it returns the run's priority,
+// and false when the run is not such a run (any more: another process
+// took it up).
+func (s *Store) RequeueInterrupted(id string) (int, bool, error) {
+	queue, err := s.owner.queue()
+	if err != nil {
+		return 0, false, fmt.Errorf("queuing run %s again: %w", id, err)
+	}
+	priority, ok := 0, false
+	_, err = s.w.doBlind("", func(ctx context.Context, st *writerStmts) error {
+		q := queue
+		if q == "" {
+			q = s.owner.id()
+		}
+		err := st.conn.QueryRowContext(ctx, `UPDATE runs SET status = '`+StatusQueued+`', owner = ?, finished_at = NULL, error = ''
+			WHERE id = ? AND status = ? AND error = ? RETURNING priority`, q, id, StatusInterrupted, queuedInterruptedError).Scan(&priority)
+		ok = err == nil
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("queuing run %s again: %w", id, err)
+	}
+	return priority, ok, nil
 }

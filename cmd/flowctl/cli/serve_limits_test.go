@@ -65,7 +65,10 @@ func newLimitSink(t *testing.T) *limitSink {
 		s.most[key] = max(s.most[key], s.now[key])
 		s.order = append(s.order, tag)
 		s.mu.Unlock()
-		<-s.release
+		select {
+		case <-s.release:
+		case <-r.Context().Done(): // its server was killed
+		}
 		s.mu.Lock()
 		s.now[key]--
 		s.mu.Unlock()
@@ -345,5 +348,45 @@ func TestDashboardWaitsForLimit(t *testing.T) {
 	}
 	if n, err := chromedp.Run(pg.ctx, chromedp.Poll[string](`'n' + document.querySelectorAll('[data-approval]').length`)); err != nil || n != "n0" {
 		t.Errorf("the page offers approvals for a run that waits for its turn: %s, %v", n, err)
+	}
+}
+
+// TestServeConcurrencyKeyAfterKill: a server killed with a run of a
+// concurrency key of 1 running and another queued behind it: the server
+// that takes them up resumes the first, which keeps its place, and queues
+// the second behind it again, rather than run both at once.
+func TestServeConcurrencyKeyAfterKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	url := postgresURL(t)
+	sink := newLimitSink(t)
+	flows := map[string]string{"serial": "concurrency {\n  key   = input.key\n  limit = 1\n}"}
+	env := []string{"FLOWCTL_STATE_URL=" + url, "FLOWCTL_STATE_LEASE=2s"}
+	p1 := startServe(t, limitsDir(t, flows), env)
+	body := func(tag string) string {
+		return fmt.Sprintf(`{"inputs": {"sink": %q, "key": "a", "tag": %q}}`, sink.URL, tag)
+	}
+	a1 := p1.start("serial", body("a1"))
+	until2(t, "a1 under way", func() bool { return sink.underWay(map[string]int{"a": 1}) })
+	a2 := p1.start("serial", body("a2"))
+	p1.waitLimit(a2, `concurrency key "a"`)
+	p1.kill()
+	until2(t, "a1's call ended with its server", func() bool { return sink.underWay(map[string]int{"a": 0}) })
+	p2 := startServe(t, limitsDir(t, flows), env)
+	// a1 resumed calls the sink again; a2 waits behind it.
+	until2(t, "a1 taken up", func() bool {
+		sink.mu.Lock()
+		defer sink.mu.Unlock()
+		return len(sink.order) == 2 && sink.now["a"] == 1
+	})
+	p2.waitLimit(a2, `concurrency key "a"`)
+	sink.open()
+	p2.waitStatus(a1, "ok")
+	p2.waitStatus(a2, "ok")
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if sink.most["a"] != 1 || strings.Join(sink.order, ",") != "a1,a1,a2" {
+		t.Errorf("calls %v, most at once %d: want a1 (killed), a1 (taken up), then a2, one at a time", sink.order, sink.most["a"])
 	}
 }
