@@ -216,18 +216,6 @@ func (s *Server) start(ctx context.Context, prog *compiler.Program, inputs map[s
 	return id, nil
 }
 
-// gatedWaitingFor is why a gated run of this server waits, "" when it
-// does not.
-func (s *Server) gatedWaitingFor(id string) string {
-	lr := s.liveRun(id)
-	if lr == nil {
-		return ""
-	}
-	lr.mu.Lock()
-	defer lr.mu.Unlock()
-	return lr.waitingFor
-}
-
 // requeueLimited queues again, to wait for its turn, a run taken up that
 // a server queued and did not start before it ended, of a flow with
 // limits (state.Store.RequeueInterrupted); it reports whether it did.

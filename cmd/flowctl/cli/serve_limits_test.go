@@ -145,7 +145,8 @@ func (p *serveProc) waitLimit(id, want string) {
 	p.t.Fatalf("run %s is %+v, not queued waiting for %s", id, run, want)
 }
 
-func until2(t *testing.T, what string, ok func() bool) {
+// eventually waits, far longer than it should take, for ok.
+func eventually(t *testing.T, what string, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if ok() {
@@ -170,13 +171,13 @@ func TestServeConcurrencyKey(t *testing.T) {
 		return fmt.Sprintf(`{"inputs": {"sink": %q, "key": %q, "tag": %q}, "priority": %d}`, sink.URL, key, tag, priority)
 	}
 	a1 := p.start("serial", body("a", "a1", 0))
-	until2(t, "a1 under way", func() bool { return sink.underWay(map[string]int{"a": 1}) })
+	eventually(t, "a1 under way", func() bool { return sink.underWay(map[string]int{"a": 1}) })
 	a2 := p.start("serial", body("a", "a2", 0))
 	p.waitLimit(a2, `concurrency key "a"`)
 	a3 := p.start("serial", body("a", "a3", 5))
 	b1 := p.start("serial", body("b", "b1", 0))
 	// Another key runs while a1 does.
-	until2(t, "a1 and b1 under way", func() bool { return sink.underWay(map[string]int{"a": 1, "b": 1}) })
+	eventually(t, "a1 and b1 under way", func() bool { return sink.underWay(map[string]int{"a": 1, "b": 1}) })
 	p.waitLimit(a3, `concurrency key "a"`)
 	out, err := flowctl(t, dir, "runs", "show", a2).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), `Waits for its turn: concurrency key "a"`) {
@@ -269,10 +270,10 @@ func TestServeConcurrencyKeyTwoServers(t *testing.T) {
 		return fmt.Sprintf(`{"inputs": {"sink": %q, "key": %q, "tag": %q}}`, sink.URL, key, tag)
 	}
 	a1 := p1.start("serial", body("a", "a1"))
-	until2(t, "a1 under way", func() bool { return sink.underWay(map[string]int{"a": 1}) })
+	eventually(t, "a1 under way", func() bool { return sink.underWay(map[string]int{"a": 1}) })
 	a2 := p2.start("serial", body("a", "a2"))
 	b1 := p2.start("serial", body("b", "b1"))
-	until2(t, "a1 and b1 under way", func() bool { return sink.underWay(map[string]int{"a": 1, "b": 1}) })
+	eventually(t, "a1 and b1 under way", func() bool { return sink.underWay(map[string]int{"a": 1, "b": 1}) })
 	p2.waitLimit(a2, `concurrency key "a"`)
 	p1.waitLimit(a2, `concurrency key "a"`) // the state says, to either server
 	sink.open()
@@ -307,7 +308,7 @@ func TestApplyWaitsForRateLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer second.Process.Kill()
-	until2(t, "the second run queued", func() bool {
+	eventually(t, "the second run queued", func() bool {
 		b, _ := flowctl(t, dir, "runs", "list", "--json").Output()
 		return strings.Contains(string(b), `"limit": "rate limit key \"k\""`)
 	})
@@ -368,14 +369,14 @@ func TestServeConcurrencyKeyAfterKill(t *testing.T) {
 		return fmt.Sprintf(`{"inputs": {"sink": %q, "key": "a", "tag": %q}}`, sink.URL, tag)
 	}
 	a1 := p1.start("serial", body("a1"))
-	until2(t, "a1 under way", func() bool { return sink.underWay(map[string]int{"a": 1}) })
+	eventually(t, "a1 under way", func() bool { return sink.underWay(map[string]int{"a": 1}) })
 	a2 := p1.start("serial", body("a2"))
 	p1.waitLimit(a2, `concurrency key "a"`)
 	p1.kill()
-	until2(t, "a1's call ended with its server", func() bool { return sink.underWay(map[string]int{"a": 0}) })
+	eventually(t, "a1's call ended with its server", func() bool { return sink.underWay(map[string]int{"a": 0}) })
 	p2 := startServe(t, limitsDir(t, flows), env)
 	// a1 resumed calls the sink again; a2 waits behind it.
-	until2(t, "a1 taken up", func() bool {
+	eventually(t, "a1 taken up", func() bool {
 		sink.mu.Lock()
 		defer sink.mu.Unlock()
 		return len(sink.order) == 2 && sink.now["a"] == 1
