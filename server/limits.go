@@ -60,6 +60,9 @@ func (s *Server) gatePass() time.Duration {
 	s.mu.Lock()
 	runs := slices.Clone(s.gated)
 	s.mu.Unlock()
+	if len(runs) == 0 {
+		return time.Hour // until a run is queued (wakeGate)
+	}
 	slices.SortStableFunc(runs, func(a, b *liveRun) int {
 		if a.limits.Priority != b.limits.Priority {
 			return b.limits.Priority - a.limits.Priority
