@@ -91,7 +91,7 @@ func (s *Store) QueueRunWithin(ctx context.Context, r *Run, key *IdempotencyKey,
 			"", nil, nil, r.Origin, nil, r.ParentRun, r.ParentStep, q}
 	}
 	var p *piped
-	if key == nil {
+	if key == nil && r.Limits == nil {
 		p = &piped{query: insertRunSQL, args: args, check: func(int64) error {
 			if running {
 				s.owner.held(r.ID)
@@ -101,31 +101,30 @@ func (s *Store) QueueRunWithin(ctx context.Context, r *Run, key *IdempotencyKey,
 		}}
 	}
 	_, err = s.w.doWithin(ctx, "", p, func(ctx context.Context, st *writerStmts) error {
-		if key != nil {
-			res, err := st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
+		if r.Limits == nil {
+			return s.insertQueued(ctx, st, r, key, expiry, &won, &recorded, running, args)
+		}
+		r.Limits.Joined = ""
+		err := queueLimited(ctx, st, r, inputs, func() error {
+			return s.insertQueued(ctx, st, r, key, expiry, &won, &recorded, running, args)
+		})
+		if err == nil && r.Limits.Joined != "" && key != nil {
+			// The key names the run the start joined.
+			key.RunID = r.Limits.Joined
+			_, err = st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
 				key.CreatedAt.UnixNano(), expiry.UnixNano())
-			if err != nil {
-				return err
-			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			if won = n > 0; !won {
-				return nil
-			}
 		}
-		_, err := st.insertRun.ExecContext(ctx, args()...)
-		if err == nil && running {
-			s.owner.held(r.ID)
-		}
-		recorded = err == nil
 		return err
 	})
 	if claimed && !recorded {
 		s.owner.release(r.ID)
 	}
 	if err != nil {
+		if s.db.b.duplicate(err) && r.Limits != nil && r.Limits.Debounce != nil {
+			// Another process queued a run of the debounce key at
+			// once: this start joins it.
+			return s.QueueRunWithin(ctx, r, key, expiry)
+		}
 		if s.db.b.duplicate(err) {
 			err = ErrRunExists
 		}
@@ -134,9 +133,40 @@ func (s *Store) QueueRunWithin(ctx context.Context, r *Run, key *IdempotencyKey,
 	if won {
 		return nil, nil
 	}
+	return s.keyHad(ctx, r, key, expiry)
+}
+
+// insertQueued is QueueRun's insert of the run, and of its key when there
+// is one (won: the key was not recorded before).
+func (s *Store) insertQueued(ctx context.Context, st *writerStmts, r *Run, key *IdempotencyKey, expiry time.Time, won, recorded *bool, running bool, args func() []any) error {
+	if key != nil {
+		res, err := st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
+			key.CreatedAt.UnixNano(), expiry.UnixNano())
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if *won = n > 0; !*won {
+			return nil
+		}
+	}
+	_, err := st.insertRun.ExecContext(ctx, args()...)
+	if err == nil && running {
+		s.owner.held(r.ID)
+	}
+	*recorded = err == nil
+	return err
+}
+
+// keyHad is QueueRun's answer when key was recorded before: the key as it
+// was.
+func (s *Store) keyHad(ctx context.Context, r *Run, key *IdempotencyKey, expiry time.Time) (*IdempotencyKey, error) {
 	got := IdempotencyKey{Flow: key.Flow, Namespace: key.Namespace, Key: key.Key}
 	var created int64
-	err = s.db.QueryRow(`SELECT request, run_id, created_at FROM idempotency_keys
+	err := s.db.QueryRow(`SELECT request, run_id, created_at FROM idempotency_keys
 		WHERE flow = ? AND namespace = ? AND key = ?`, key.Flow, key.Namespace, key.Key).Scan(&got.Request, &got.RunID, &created)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
