@@ -131,3 +131,38 @@ func TestPruneLimitSlots(t *testing.T) {
 		t.Errorf("%d places after the prune, want 1 (the rate limit's of this hour)", n)
 	}
 }
+
+// TestDebouncedKeyOnce: a start with an idempotency key that started a
+// run before (a webhook's delivery id redelivered, an on_run claim
+// another server won) gets that key back and joins no debounced run: the
+// queued run keeps the inputs and the time of the starts that came with
+// keys of their own.
+func TestDebouncedKeyOnce(t *testing.T) {
+	s := openStore(t)
+	dl := func() *RunLimits { return &RunLimits{Debounce: key("d"), DebouncePeriod: time.Hour} }
+	start := func(k, inputs string) (*Run, *IdempotencyKey) {
+		t.Helper()
+		r := &Run{ID: NewRunID(), Flow: "h", Inputs: json.RawMessage(inputs), Limits: dl()}
+		had, err := s.QueueRun(r, &IdempotencyKey{Flow: "h", Key: k, Request: inputs}, time.Now().Add(-time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, had
+	}
+	first, had := start("k1", `{"n":1}`)
+	if had != nil || first.Limits.Joined != "" {
+		t.Fatalf("the first start: had %+v, joined %q", had, first.Limits.Joined)
+	}
+	second, had := start("k2", `{"n":2}`)
+	if had != nil || second.Limits.Joined != first.ID {
+		t.Fatalf("a second key: had %+v, joined %q; want %s", had, second.Limits.Joined, first.ID)
+	}
+	again, had := start("k2", `{"n":3}`)
+	if had == nil || had.RunID != first.ID || had.Request != `{"n":2}` || again.Limits.Joined != "" {
+		t.Fatalf("the second key again: had %+v, joined %q; want the key of run %s", had, again.Limits.Joined, first.ID)
+	}
+	got, err := s.Run(first.ID)
+	if err != nil || string(got.Inputs) != `{"n":2}` {
+		t.Fatalf("the queued run's inputs = %s, %v; want those of the last start with a key of its own", got.Inputs, err)
+	}
+}

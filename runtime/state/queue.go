@@ -105,14 +105,19 @@ func (s *Store) QueueRunWithin(ctx context.Context, r *Run, key *IdempotencyKey,
 			return s.insertQueued(ctx, st, r, key, expiry, &won, &recorded, running, args)
 		}
 		r.Limits.Joined = ""
+		// The key first: a start whose key started a run before joins
+		// no debounced run (it would give it its inputs again).
+		if err := insertKey(ctx, st, key, expiry, &won); err != nil || !won {
+			return err
+		}
 		err := queueLimited(ctx, st, r, inputs, func() error {
-			return s.insertQueued(ctx, st, r, key, expiry, &won, &recorded, running, args)
+			return s.insertQueued(ctx, st, r, nil, expiry, &won, &recorded, running, args)
 		})
 		if err == nil && r.Limits.Joined != "" && key != nil {
 			// The key names the run the start joined.
 			key.RunID = r.Limits.Joined
-			_, err = st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
-				key.CreatedAt.UnixNano(), expiry.UnixNano())
+			_, err = st.conn.ExecContext(ctx, `UPDATE idempotency_keys SET run_id = ? WHERE flow = ? AND namespace = ? AND key = ?`,
+				key.RunID, key.Flow, key.Namespace, key.Key)
 		}
 		return err
 	})
@@ -139,19 +144,8 @@ func (s *Store) QueueRunWithin(ctx context.Context, r *Run, key *IdempotencyKey,
 // insertQueued is QueueRun's insert of the run, and of its key when there
 // is one (won: the key was not recorded before).
 func (s *Store) insertQueued(ctx context.Context, st *writerStmts, r *Run, key *IdempotencyKey, expiry time.Time, won, recorded *bool, running bool, args func() []any) error {
-	if key != nil {
-		res, err := st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
-			key.CreatedAt.UnixNano(), expiry.UnixNano())
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return err
-		}
-		if *won = n > 0; !*won {
-			return nil
-		}
+	if err := insertKey(ctx, st, key, expiry, won); err != nil || !*won {
+		return err
 	}
 	_, err := st.insertRun.ExecContext(ctx, args()...)
 	if err == nil && running {
@@ -159,6 +153,26 @@ func (s *Store) insertQueued(ctx context.Context, st *writerStmts, r *Run, key *
 	}
 	*recorded = err == nil
 	return err
+}
+
+// insertKey records key, when not nil, in QueueRun's transaction: won is
+// false when the key was recorded before (and has not expired).
+func insertKey(ctx context.Context, st *writerStmts, key *IdempotencyKey, expiry time.Time, won *bool) error {
+	*won = true
+	if key == nil {
+		return nil
+	}
+	res, err := st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
+		key.CreatedAt.UnixNano(), expiry.UnixNano())
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	*won = n > 0
+	return nil
 }
 
 // keyHad is QueueRun's answer when key was recorded before: the key as it

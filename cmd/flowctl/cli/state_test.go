@@ -131,7 +131,7 @@ func TestStateMigrate(t *testing.T) {
 	}
 	defer db.Close()
 	old := state.SchemaVersion() - 1
-	if old != 18 {
+	if old != 20 {
 		t.Fatalf("the newest migration is %d: undo it in downgrade", old+1)
 	}
 	downgrade := func() {
