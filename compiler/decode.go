@@ -54,6 +54,7 @@ func (c *compilation) decode() hcl.Diagnostics {
 
 	p.Inputs, p.Secrets, p.Memories, p.Outputs = file.Inputs, file.Secrets, file.Memories, file.Outputs
 	p.Schedules, p.MCPServers, p.Triggers = file.Schedules, file.MCPServers, file.Triggers
+	p.Limits = file.Limits
 	if abs, err := filepath.Abs(p.Filename); err == nil {
 		name := ""
 		if len(file.Flows) > 0 {

@@ -51,6 +51,9 @@ type Program struct {
 	// Triggers start runs of the flow in flowctl serve, each checked
 	// (triggers).
 	Triggers []*lang.Trigger
+	// Limits are the per-key limits on the flow's runs, each key checked
+	// (LimitKeys).
+	Limits lang.Limits
 	// MCPServers are the MCP servers the flow declares, whose tools its
 	// steps may call.
 	MCPServers       []*lang.MCPServer
@@ -356,6 +359,7 @@ var passes = []struct {
 	{"stages", (*compilation).stages, false},
 	{"schedules", (*compilation).schedules, true},
 	{"triggers", (*compilation).triggers, true},
+	{"limits", (*compilation).limits, true},
 }
 
 // Normalize orders diagnostics by file and position, diagnostics without a

@@ -72,6 +72,14 @@ trigger "push" {
   webhook {
     path   = "/h"
     verify = "none"
+  }
+  inputs   = { repo = "x" }
+  priority = 1.5
+}`, `c.flow.hcl:15,14-17: Invalid priority`},
+		{`trigger "t" {
+  webhook {
+    path   = "/h"
+    verify = "none"
     secret = secret.hook
   }
   inputs = { repo = "x" }

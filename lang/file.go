@@ -31,6 +31,8 @@ type File struct {
 	Providers []*Provider
 	// Collections are the vector collections vector steps may name.
 	Collections []*Collection
+	// Limits are the per-key limits on the flow's runs.
+	Limits Limits
 }
 
 var flowFileSchema = &hcl.BodySchema{
@@ -48,6 +50,9 @@ var flowFileSchema = &hcl.BodySchema{
 		{Type: "mcp_server", LabelNames: []string{"name"}},
 		{Type: "provider", LabelNames: []string{"name"}},
 		{Type: "collection", LabelNames: []string{"name"}},
+		{Type: "concurrency"},
+		{Type: "rate_limit"},
+		{Type: "debounce"},
 	},
 }
 
@@ -123,6 +128,8 @@ func decodeFlowFile(f *hcl.File, filename string, consume bool) (*File, hcl.Diag
 			file.Providers = collect(file.Providers, &diags)(decodeProviderBlock(b))
 		case "collection":
 			file.Collections = collect(file.Collections, &diags)(decodeCollectionBlock(b))
+		case "concurrency", "rate_limit", "debounce":
+			diags = append(diags, decodeLimitBlock(&file.Limits, b)...)
 		}
 	}
 	return file, diags

@@ -36,6 +36,9 @@ type Trigger struct {
 	ContentType string
 	// Timeout bounds the wait of respond = outputs (and output.NAME).
 	Timeout time.Duration
+	// Priority orders the runs it starts in the queue of the flow's
+	// concurrency key (PriorityAttr): higher first, 0 by default.
+	Priority int
 }
 
 // What a webhook trigger answers (Trigger.Respond).
@@ -107,6 +110,7 @@ var RunStatuses = []string{"ok", "failed", "cancelled"}
 var triggerSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "inputs"}, {Name: "when"}, {Name: "respond"}, {Name: "content_type"}, {Name: "timeout"},
+		{Name: "priority"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "webhook"}, {Type: "on_run"}},
 }
@@ -186,6 +190,9 @@ func decodeTriggerBlock(b *hcl.Block) (*Trigger, hcl.Diagnostics) {
 			dur, d := durationAttr(a)
 			diags = append(diags, d...)
 			t.Timeout = dur.Duration
+		case "priority":
+			t.Priority, d = PriorityAttr(a)
+			diags = append(diags, d...)
 		}
 		if (a.Name == "respond" || a.Name == "content_type" || a.Name == "timeout") && t.OnRun != nil {
 			diags = append(diags, Error(a.NameRange, "Not for on_run",

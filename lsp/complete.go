@@ -60,6 +60,9 @@ var attributes = map[string][]string{
 	"mcp_server":      {"command", "url", "env", "headers"},
 	"provider":        lang.ProviderArguments(),
 	"collection":      lang.CollectionArguments(),
+	"concurrency":     {"key", "limit"},
+	"rate_limit":      {"key", "limit", "period"},
+	"debounce":        {"key", "period"},
 	"block":           {"description", "use_when", "tags", "runtime", "timeout", "source", "source_file", "sandbox", "engine", "prompt", "system", "model", "temperature", "max_tokens", "top_p", "seed", "stop", "tools", "max_tool_calls", "input", "output", "example"},
 	"block/input":     {"type", "default", "description"},
 	"block/output":    {"type", "description", "optional"},
@@ -87,6 +90,9 @@ var nestedBlocks = map[string]string{
 	"test":    "test \"${1:name}\" {\n\t$1\n}",
 	"trigger": "trigger \"${1:name}\" {\n\twebhook {\n\t\tpath   = \"$2\"\n\t\tverify = \"${3:github}\"\n\t}\n}",
 	"webhook": "webhook {\n\tpath   = \"$1\"\n\tverify = \"${2:github}\"\n}", "on_run": "on_run {\n\tflow = \"$1\"\n}",
+	"concurrency": "concurrency {\n\tkey   = input.${1:name}\n\tlimit = ${2:1}\n}",
+	"rate_limit":  "rate_limit {\n\tkey    = input.${1:name}\n\tlimit  = ${2:10}\n\tperiod = \"${3:1m}\"\n}",
+	"debounce":    "debounce {\n\tkey    = input.${1:name}\n\tperiod = \"${2:30s}\"\n}",
 }
 
 func (s *Server) completion(ctx context.Context, p protocol.CompletionParams) (*protocol.CompletionList, error) {

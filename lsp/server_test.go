@@ -386,6 +386,12 @@ func TestCompletionTakesWhatTheBlockTakes(t *testing.T) {
 	c.edit(flowFile, "  for_each = input.names\n  m\n", "  tools = [block.shout]\n  m\n")
 	check("llm step with tools", labels("tools = [block.shout]\n  m", 25), []string{"max_tool_calls"},
 		[]string{"tools", "parallelism"})
+
+	// The limits of a flow's runs: the blocks, and their arguments.
+	c.edit(flowFile, "step \"get\" {", "rate_limit {\n  \n}\n\nstep \"get\" {")
+	check("rate_limit block", labels("rate_limit {\n  ", 15), []string{"key", "limit", "period"}, []string{"use", "for_each"})
+	c.edit(flowFile, "rate_limit {", "deb\n\nrate_limit {")
+	check("top level", labels("deb\n\nrate_limit", 3), []string{"debounce"}, nil)
 }
 
 // TestRenameReachesTestStepPaths: renaming a step, or a sub-flow's step

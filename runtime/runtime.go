@@ -199,6 +199,10 @@ type Result struct {
 // say why. Cancelling ctx cancels running steps, which are recorded as
 // cancelled, and keeps everything that finished.
 func Apply(ctx context.Context, prog *compiler.Program, opts Options) (*Result, error) {
+	opts, res, err := waitTurn(ctx, prog, opts)
+	if res != nil || err != nil {
+		return res, err
+	}
 	r, diags := newRun(prog, opts)
 	if diags.HasErrors() {
 		return &Result{Status: StatusFailed, Diagnostics: diags}, nil

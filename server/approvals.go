@@ -197,6 +197,7 @@ func (s *Server) takeUp(id, flow string, interrupted bool) {
 	} else {
 		lr.inputs = in
 	}
+	gated := interrupted && lr.failResume == "" && s.requeueLimited(lr, run)
 	s.mu.Lock()
 	if s.live[lr.id] != nil {
 		s.mu.Unlock()
@@ -204,6 +205,12 @@ func (s *Server) takeUp(id, flow string, interrupted bool) {
 	}
 	s.log.Info("run taken up", slog.String("run_id", run.ID), slog.String("flow", run.Flow), slog.String("status", run.Status))
 	s.live[lr.id] = lr
+	if gated {
+		s.gated = append(s.gated, lr)
+		s.wakeGate()
+		s.mu.Unlock()
+		return
+	}
 	if interrupted {
 		s.queue = append(s.queue, lr)
 		s.dispatchLocked()

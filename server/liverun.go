@@ -69,6 +69,15 @@ type liveRun struct {
 	// cancelled: someone cancelled it (POST …/cancel), as opposed to the
 	// server stopping.
 	cancelled bool
+
+	// limits, of a run of a flow with limits, are its keys: it waits in
+	// the server's gated runs (limits.go), since queuedAt; waitingFor
+	// is why, once its turn was offered, and until when it waits at
+	// least (a period: zero for a concurrency key).
+	limits     *state.RunLimits
+	queuedAt   time.Time
+	waitingFor string
+	until      time.Time // its turn comes this late at the earliest
 }
 
 func newLiveRun(id, flow string, prog *compiler.Program, inputs map[string]cty.Value, ns string) *liveRun {

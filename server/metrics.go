@@ -29,11 +29,11 @@ func newMetrics(s *Server) *metrics {
 		}, []string{"flow", "status"}),
 	}
 	queued := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "flowctl_runs_queued", Help: "Runs waiting for a place (--max-active).",
+		Name: "flowctl_runs_queued", Help: "Runs waiting for a place (--max-active) or for their turn (limits).",
 	}, func() float64 {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return float64(len(s.queue))
+		return float64(len(s.queue) + len(s.gated))
 	})
 	active := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "flowctl_runs_active", Help: "Runs running.",

@@ -1,16 +1,15 @@
 package server
 
 import (
+	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
-	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/zclconf/go-cty/cty"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // An on_run trigger starts a run of its flow for each run of another
@@ -120,28 +119,18 @@ func (s *Server) onRunStart(prog *compiler.Program, t *lang.Trigger, run *state.
 		log.Error("on_run trigger not started: its inputs do not fit", slog.String("error", lang.ErrorSentence(diags, true)))
 		return true
 	}
-	s.mu.Lock()
-	if code, _, _ := s.refuseStartLocked(); code != 0 {
-		s.mu.Unlock()
-		return false
-	}
-	s.recording++
-	s.mu.Unlock()
-	id := state.NewRunID()
 	key := &state.IdempotencyKey{Flow: flow, Key: "on_run " + t.Name + " " + run.ID, Request: run.ID}
-	had, err := s.store.QueueRun(runtime.QueuedRun(prog, runtime.Options{RunID: id, Inputs: inputs, Origin: originServe}),
-		key, time.Now().Add(-s.opts.IdempotencyExpiry))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.recording--
+	id, had, err := s.start(s.ctx, prog, inputs, StartOptions{Priority: t.Priority, Key: key})
 	switch {
+	case errors.Is(err, errNoLimitKey):
+		log.Error("on_run trigger not started: its inputs give no key for the flow's limits", slog.Any("error", err))
+		return true
 	case err != nil:
-		log.Error("on_run trigger: run not recorded", slog.Any("error", err))
+		log.Warn("on_run trigger: run not started, tried again at the next tick", slog.Any("error", err))
 		return false
 	case had != nil:
 		return true // another server started it
 	}
-	s.enqueueLocked(id, prog, inputs, "", trace.SpanContext{})
 	log.Info("on_run trigger started a run", slog.String("run_id", id))
 	return true
 }

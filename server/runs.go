@@ -26,6 +26,9 @@ import (
 type runRequest struct {
 	Inputs    map[string]json.RawMessage `json:"inputs"`
 	Namespace string                     `json:"namespace"`
+	// Priority orders the queue of the flow's concurrency key: higher
+	// first (0 by default).
+	Priority int `json:"priority"`
 }
 
 func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
@@ -60,11 +63,16 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_inputs", "The inputs do not fit the flow's.", e.files, diags)
 		return
 	}
+	lim, diags := runtime.RunLimits(prog, inputs, req.Priority)
+	if diags.HasErrors() {
+		writeError(w, http.StatusBadRequest, "invalid_inputs", "The inputs give no key for the flow's limits.", e.files, diags)
+		return
+	}
 	var key *state.IdempotencyKey
 	if k := r.Header.Get("Idempotency-Key"); k != "" {
 		key = &state.IdempotencyKey{Flow: prog.Flow.Name, Namespace: req.Namespace, Key: k, Request: requestDigest(prog, req.Inputs)}
 	}
-	id, had, ok := s.startRun(w, r, prog, inputs, req.Namespace, key)
+	id, had, ok := s.startRun(w, r, prog, inputs, req.Namespace, lim, key)
 	switch {
 	case !ok:
 	case had != nil:
@@ -75,10 +83,12 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 }
 
 // startRun records a run of prog with inputs, in namespace ns, and
-// starts or queues it: with key, unless the key started a run before
-// (had, that key as recorded; nothing started). It answers the requests
-// it refuses itself (ok false); the caller answers the others.
-func (s *Server) startRun(w http.ResponseWriter, r *http.Request, prog *compiler.Program, inputs map[string]cty.Value, ns string, key *state.IdempotencyKey) (id string, had *state.IdempotencyKey, ok bool) {
+// starts or queues it: through its flow's limits (lim, runtime.RunLimits;
+// nil for none), with key, unless the key started a run before (had, that
+// key as recorded; nothing started). A debounced start's id is the queued
+// run of its key that it joined. It answers the requests it refuses
+// itself (ok false); the caller answers the others.
+func (s *Server) startRun(w http.ResponseWriter, r *http.Request, prog *compiler.Program, inputs map[string]cty.Value, ns string, lim *state.RunLimits, key *state.IdempotencyKey) (id string, had *state.IdempotencyKey, ok bool) {
 	if !s.stateReady(r.Context()) {
 		s.refuseUnavailable(w, prog.Flow.Name)
 		return "", nil, false
@@ -102,7 +112,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request, prog *compiler
 	// A run with a place among the active ones at once (none queued) is
 	// recorded running and started, one write; another is recorded
 	// queued and started from the queue.
-	direct := s.opts.Engine == nil && len(s.queue) == 0 && s.active < s.opts.MaxActive && s.ctx.Err() == nil
+	direct := lim == nil && s.opts.Engine == nil && len(s.queue) == 0 && s.active < s.opts.MaxActive && s.ctx.Err() == nil
 	if direct {
 		s.active++
 	} else {
@@ -118,6 +128,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request, prog *compiler
 	if direct {
 		rec.Status = statusRunning
 	}
+	rec.Limits = lim
 	parent := trace.SpanContextFromContext(r.Context())
 	// The write has writeTimeout (the client's going away does not end
 	// it). One still waiting for the writer then is withdrawn, nothing of
@@ -143,7 +154,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request, prog *compiler
 			go func() {
 				o := <-done
 				cancel()
-				s.recorded(direct, id, prog, inputs, ns, parent, o.had, o.err)
+				s.recorded(direct, id, prog, inputs, ns, parent, lim, o.had, o.err)
 				if o.err == nil && o.had == nil {
 					s.log.Warn("run recorded after its start was answered 503", slog.String("run_id", id), slog.String("flow", prog.Flow.Name))
 				}
@@ -157,7 +168,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request, prog *compiler
 	}
 	cancel()
 	had, err := o.had, o.err
-	s.recorded(direct, id, prog, inputs, ns, parent, had, err)
+	s.recorded(direct, id, prog, inputs, ns, parent, lim, had, err)
 	switch {
 	case err != nil && (errors.Is(err, context.DeadlineExceeded) || !s.checkState(r.Context())):
 		// Withdrawn unwritten (QueueRunWithin), or the state went away.
@@ -168,6 +179,9 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request, prog *compiler
 		return "", nil, false
 	case had != nil:
 		return had.RunID, had, true
+	case lim != nil && lim.Joined != "":
+		// Debounced: the queued run of its key runs, with these inputs.
+		return lim.Joined, nil, true
 	}
 	return id, nil, true
 }
@@ -180,7 +194,7 @@ const writeTimeout = readTimeout
 // recorded starts, or queues, a run whose recording (QueueRun) ended with
 // had and err, and gives back the place postRun held for it (direct: one
 // among the active runs, else one in the queue).
-func (s *Server) recorded(direct bool, id string, prog *compiler.Program, inputs map[string]cty.Value, namespace string, parent trace.SpanContext, had *state.IdempotencyKey, err error) {
+func (s *Server) recorded(direct bool, id string, prog *compiler.Program, inputs map[string]cty.Value, namespace string, parent trace.SpanContext, lim *state.RunLimits, had *state.IdempotencyKey, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -194,8 +208,8 @@ func (s *Server) recorded(direct bool, id string, prog *compiler.Program, inputs
 		s.dispatchLocked()
 	default:
 		s.recording--
-		if err == nil && had == nil {
-			s.enqueueLocked(id, prog, inputs, namespace, parent)
+		if err == nil && had == nil && (lim == nil || lim.Joined == "") {
+			s.enqueueLocked(id, prog, inputs, namespace, parent, lim)
 		}
 	}
 }
@@ -236,7 +250,7 @@ func (s *Server) refuseStartLocked() (int, string, string) {
 	switch {
 	case s.draining:
 		return http.StatusServiceUnavailable, "stopping", "The server is stopping."
-	case len(s.queue)+s.recording >= s.opts.MaxQueue:
+	case len(s.queue)+len(s.gated)+s.recording >= s.opts.MaxQueue:
 		return http.StatusServiceUnavailable, "queue_full", fmt.Sprintf("%d runs are queued already; try again later.", s.opts.MaxQueue)
 	}
 	return 0, "", ""
@@ -244,11 +258,17 @@ func (s *Server) refuseStartLocked() (int, string, string) {
 
 // enqueueLocked queues a run of prog and starts it when there is room;
 // parent, when valid, is the span its span is a child of.
-func (s *Server) enqueueLocked(id string, prog *compiler.Program, inputs map[string]cty.Value, ns string, parent trace.SpanContext) *liveRun {
+func (s *Server) enqueueLocked(id string, prog *compiler.Program, inputs map[string]cty.Value, ns string, parent trace.SpanContext, lim *state.RunLimits) *liveRun {
 	lr := newLiveRun(id, prog.Flow.Name, prog, inputs, ns)
 	lr.trace = parent
 	lr.queued = true
 	s.live[lr.id] = lr
+	if lim != nil {
+		lr.limits, lr.queuedAt = lim, time.Now()
+		s.gated = append(s.gated, lr)
+		s.wakeGate()
+		return lr
+	}
 	s.queue = append(s.queue, lr)
 	s.dispatchLocked()
 	return lr
@@ -294,6 +314,9 @@ func (s *Server) finished(lr *liveRun) {
 		delete(s.live, lr.id) // the state has it
 	}
 	s.dispatchLocked()
+	if len(s.gated) > 0 {
+		s.wakeGate() // a place of a key may be free
+	}
 }
 
 func (s *Server) writeRunStatus(w http.ResponseWriter, code int, id string) {
@@ -463,12 +486,16 @@ func (s *Server) postCancel(w http.ResponseWriter, r *http.Request) {
 		lr.status = statusQueued // not woken by a deadline meanwhile
 	}
 	lr.mu.Unlock()
+	s.gateMu.Lock()
 	s.mu.Lock()
 	i := slices.Index(s.queue, lr)
 	if i >= 0 {
 		s.queue = slices.Delete(s.queue, i, i+1)
+	} else if s.ungateLocked(lr) {
+		i = 0
 	}
 	s.mu.Unlock()
+	s.gateMu.Unlock()
 	if i < 0 && !waiting {
 		lr.mu.Lock()
 		if lr.done {

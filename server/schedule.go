@@ -5,9 +5,6 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/lang"
-	"github.com/flowctl/flowctl/runtime"
-	"github.com/flowctl/flowctl/runtime/state"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // scheduleTick is how often the schedules are looked at.
@@ -86,25 +83,10 @@ func (s *Server) fire(e *flowEntry, sch *lang.Schedule, last map[string]time.Tim
 	if diags.HasErrors() {
 		return // the compiler reports it
 	}
-	s.mu.Lock()
-	if code, _, _ := s.refuseStartLocked(); code != 0 {
-		s.log.Warn("schedule fired, run refused", slog.String("flow", flow), slog.String("schedule", sch.Name),
-			slog.Bool("stopping", s.draining), slog.Int("queued", len(s.queue)))
-		s.mu.Unlock()
-		return
-	}
-	s.recording++
-	s.mu.Unlock()
-	// Recorded before it is queued, as a run a request starts is.
-	id := state.NewRunID()
-	_, err = s.store.QueueRun(runtime.QueuedRun(e.prog, runtime.Options{RunID: id, Inputs: inputs, Origin: originServe}), nil, time.Time{})
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.recording--
+	id, _, err := s.start(s.ctx, e.prog, inputs, StartOptions{})
 	if err != nil {
-		s.log.Error("schedule fired, run not recorded", slog.String("flow", flow), slog.String("schedule", sch.Name), slog.Any("error", err))
+		s.log.Warn("schedule fired, run not started", slog.String("flow", flow), slog.String("schedule", sch.Name), slog.Any("error", err))
 		return
 	}
-	s.enqueueLocked(id, e.prog, inputs, "", trace.SpanContext{})
 	s.log.Info("schedule fired", slog.String("flow", flow), slog.String("schedule", sch.Name), slog.String("run_id", id))
 }

@@ -114,6 +114,12 @@ type Server struct {
 	mu    sync.Mutex
 	live  map[string]*liveRun
 	queue []*liveRun
+	// gated are the queued runs of flows with limits, which start when
+	// their keys let them (limits.go); gateMu is held while one is
+	// started or taken off, gateWake wakes the loop that starts them.
+	gated    []*liveRun
+	gateMu   sync.Mutex
+	gateWake chan struct{}
 	// recording counts the runs being recorded (postRun): each holds a
 	// place in the queue.
 	recording int
@@ -147,7 +153,7 @@ func New(opts Options) *Server {
 		opts: opts, log: opts.Logger, store: opts.Store, ctx: ctx, stop: stop, csrf: newCSRFToken(),
 		ready: readiness{stateOK: true},
 		flows: &flowSet{dir: opts.Dir, registries: opts.Registries, goEngine: opts.GoEngine},
-		live:  map[string]*liveRun{}, stopping: make(chan struct{}),
+		live:  map[string]*liveRun{}, stopping: make(chan struct{}), gateWake: make(chan struct{}, 1),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -196,10 +202,14 @@ func New(opts Options) *Server {
 		}))
 	s.recover()
 	s.logUnverified()
-	s.bg.Add(3)
+	s.bg.Add(4)
 	go func() {
 		defer s.bg.Done()
 		s.schedule()
+	}()
+	go func() {
+		defer s.bg.Done()
+		s.gateLoop()
 	}()
 	go func() {
 		defer s.bg.Done()
@@ -280,10 +290,12 @@ func (s *Server) Drain(ctx context.Context) bool {
 // server that starts on the state.
 func (s *Server) Close() {
 	s.stop()
+	s.gateMu.Lock()
 	s.mu.Lock()
-	queued := s.queue
-	s.queue = nil
+	queued := append(s.queue, s.gated...)
+	s.queue, s.gated = nil, nil
 	s.mu.Unlock()
+	s.gateMu.Unlock()
 	for _, lr := range queued {
 		s.cancelQueued(lr)
 	}

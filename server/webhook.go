@@ -20,6 +20,7 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
+	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -141,12 +142,17 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 		writeError(w, http.StatusBadRequest, "invalid_inputs", "The request does not fit the flow's inputs: "+lang.ErrorSentence(diags, false), nil, nil)
 		return
 	}
+	lim, diags := runtime.RunLimits(prog, inputs, t.Priority)
+	if diags.HasErrors() {
+		writeError(w, http.StatusBadRequest, "invalid_inputs", "The request gives no key for the flow's limits: "+lang.ErrorSentence(diags, false), nil, nil)
+		return
+	}
 	var key *state.IdempotencyKey
 	if id := deliveryID(wh, r.Header); id != "" {
 		sum := sha256.Sum256(body)
 		key = &state.IdempotencyKey{Flow: flow, Key: "webhook " + t.Name + " " + id, Request: hex.EncodeToString(sum[:])}
 	}
-	id, had, ok := s.startRun(w, r, prog, inputs, "", key)
+	id, had, ok := s.startRun(w, r, prog, inputs, "", lim, key)
 	switch {
 	case !ok:
 		return

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/compiler"
@@ -50,10 +51,13 @@ type Flow struct {
 	Blocks    []UsedBlock `json:"blocks"`
 	Schedules []Schedule  `json:"schedules"`
 	Triggers  []Trigger   `json:"triggers"`
-	Approvals []Approval  `json:"approvals"` // its approval steps
-	Steps     int         `json:"steps"`     // how many
-	Mermaid   string      `json:"mermaid"`   // the step graph, as graph --format mermaid draws it
-	Tests     []Test      `json:"tests"`     // the tests that run it
+	// Limits are its per-key limits on runs (concurrency, rate_limit,
+	// debounce).
+	Limits    []Limit    `json:"limits,omitempty"`
+	Approvals []Approval `json:"approvals"` // its approval steps
+	Steps     int        `json:"steps"`     // how many
+	Mermaid   string     `json:"mermaid"`   // the step graph, as graph --format mermaid draws it
+	Tests     []Test     `json:"tests"`     // the tests that run it
 }
 
 // A Field is an input or output of a flow or block.
@@ -121,6 +125,15 @@ type Trigger struct {
 	Respond string   `json:"respond,omitempty"`
 	After   string   `json:"after_flow,omitempty"`
 	Status  []string `json:"status,omitempty"`
+}
+
+// A Limit is a per-key limit on a flow's runs: its kind (the block's
+// type), its key as written, its limit and period where it has them.
+type Limit struct {
+	Kind   string `json:"kind"`
+	Key    string `json:"key"`
+	Limit  int    `json:"limit,omitempty"`
+	Period string `json:"period,omitempty"`
 }
 
 // An Approval is an approval step of a flow, with its message.
@@ -358,10 +371,44 @@ func flowDoc(p *compiler.Program, rel func(string) string, tests []Test, mermaid
 		}
 		fd.Triggers = append(fd.Triggers, td)
 	}
+	fd.Limits = limitsOf(p)
 	if mermaid != nil {
 		fd.Mermaid = mermaid(p, NewStepGraph(p, false))
 	}
 	return fd
+}
+
+// limitsOf are the limits of a flow's runs, in the docs' order.
+func limitsOf(p *compiler.Program) []Limit {
+	key := func(e hcl.Expression) string {
+		if e == nil {
+			return ""
+		}
+		return strings.TrimSpace(string(e.Range().SliceBytes(fileBytes(e.Range().Filename))))
+	}
+	var out []Limit
+	if c := p.Limits.Concurrency; c != nil {
+		out = append(out, Limit{Kind: "concurrency", Key: key(c.Key), Limit: c.Limit})
+	}
+	if r := p.Limits.RateLimit; r != nil {
+		out = append(out, Limit{Kind: "rate_limit", Key: key(r.Key), Limit: r.Limit, Period: shortDuration(r.Period)})
+	}
+	if d := p.Limits.Debounce; d != nil {
+		out = append(out, Limit{Kind: "debounce", Key: key(d.Key), Period: shortDuration(d.Period)})
+	}
+	return out
+}
+
+// shortDuration is d as a flow writes it: 1m, not 1m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func fileBytes(name string) []byte {

@@ -168,3 +168,47 @@ step "search" {
 		t.Errorf("collections: %+v", cs)
 	}
 }
+
+// TestCollectLimits: the documentation of a flow lists its limits, each
+// key as written.
+func TestCollectLimits(t *testing.T) {
+	dir := t.TempDir()
+	src := `flow "limited" {}
+
+input "customer" {
+  type = string
+}
+
+concurrency {
+  key   = input.customer
+  limit = 2
+}
+
+rate_limit {
+  key    = "all"
+  limit  = 10
+  period = "1m"
+}
+
+debounce {
+  key    = lower(input.customer)
+  period = "30s"
+}
+
+step "a" {
+  use   = "value"
+  value = input.customer
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "limited.flow.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, _, diags := Collect([]string{dir}, nil, dir, func(*compiler.Program, *StepGraph) string { return "" })
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	got := fmt.Sprint(d.Flows[0].Limits)
+	if want := `[{concurrency input.customer 2 } {rate_limit "all" 10 1m} {debounce lower(input.customer) 0 30s}]`; got != want {
+		t.Errorf("limits: %s, want %s", got, want)
+	}
+}

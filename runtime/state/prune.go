@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -194,9 +195,12 @@ func (s *Store) pruneChunk(ctx context.Context, ids []string, dryRun bool, res *
 		}
 		if !dryRun {
 			// Step results, events and approvals go with their run (ON
-			// DELETE CASCADE); the Idempotency-Keys that named it too.
+			// DELETE CASCADE); the Idempotency-Keys that named it too, and
+			// the places of limits it took (limits.go), but a rate
+			// limit's whose period has not ended.
 			for _, q := range []string{
 				`DELETE FROM idempotency_keys WHERE run_id IN ` + in,
+				`DELETE FROM limit_slots WHERE run_id IN ` + in + ` AND (kind = '` + slotConcurrency + `' OR free_at <= ` + strconv.FormatInt(time.Now().UnixNano(), 10) + `)`,
 				`DELETE FROM runs WHERE id IN ` + in + ` AND status NOT IN ('running', 'waiting', '` + StatusQueued + `')`,
 			} {
 				if _, err := st.conn.ExecContext(ctx, q, args...); err != nil {

@@ -18,7 +18,7 @@ const MinPrefix = 4
 const maxAmbiguous = 5
 
 const runColumns = `id, flow, namespace, flow_file, source_hash, inputs, status,
-	started_at, finished_at, outputs, error, usage, failed_outputs, origin, fingerprints, parent_run, parent_step`
+	started_at, finished_at, outputs, error, usage, failed_outputs, origin, fingerprints, parent_run, parent_step, waiting_for`
 
 const stepColumns = `run_id, step, instance, status, attempts, started_at, finished_at,
 	outputs, sensitive, error, cache_key, usage, log`
@@ -465,7 +465,7 @@ func (s *Store) scanRuns(rows *sql.Rows) ([]*Run, error) {
 		if err := rows.Scan(&r.ID, &r.Flow, &r.Namespace, &r.FlowFile, &r.SourceHash,
 			(*[]byte)(&r.Inputs), &r.Status, &started, &finished,
 			(*[]byte)(&r.Outputs), &r.Error, (*[]byte)(&r.Usage), (*[]byte)(&r.FailedOutputs), &r.Origin, (*[]byte)(&r.Fingerprints),
-			&r.ParentRun, &r.ParentStep); err != nil {
+			&r.ParentRun, &r.ParentStep, &r.WaitingFor); err != nil {
 			return nil, err
 		}
 		r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)

@@ -91,7 +91,7 @@ func (s *Store) QueueRunWithin(ctx context.Context, r *Run, key *IdempotencyKey,
 			"", nil, nil, r.Origin, nil, r.ParentRun, r.ParentStep, q}
 	}
 	var p *piped
-	if key == nil {
+	if key == nil && r.Limits == nil {
 		p = &piped{query: insertRunSQL, args: args, check: func(int64) error {
 			if running {
 				s.owner.held(r.ID)
@@ -101,31 +101,35 @@ func (s *Store) QueueRunWithin(ctx context.Context, r *Run, key *IdempotencyKey,
 		}}
 	}
 	_, err = s.w.doWithin(ctx, "", p, func(ctx context.Context, st *writerStmts) error {
-		if key != nil {
-			res, err := st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
-				key.CreatedAt.UnixNano(), expiry.UnixNano())
-			if err != nil {
-				return err
-			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			if won = n > 0; !won {
-				return nil
-			}
+		if r.Limits == nil {
+			return s.insertQueued(ctx, st, r, key, expiry, &won, &recorded, running, args)
 		}
-		_, err := st.insertRun.ExecContext(ctx, args()...)
-		if err == nil && running {
-			s.owner.held(r.ID)
+		r.Limits.Joined = ""
+		// The key first: a start whose key started a run before joins
+		// no debounced run (it would give it its inputs again).
+		if err := insertKey(ctx, st, key, expiry, &won); err != nil || !won {
+			return err
 		}
-		recorded = err == nil
+		err := queueLimited(ctx, st, r, inputs, func() error {
+			return s.insertQueued(ctx, st, r, nil, expiry, &won, &recorded, running, args)
+		})
+		if err == nil && r.Limits.Joined != "" && key != nil {
+			// The key names the run the start joined.
+			key.RunID = r.Limits.Joined
+			_, err = st.conn.ExecContext(ctx, `UPDATE idempotency_keys SET run_id = ? WHERE flow = ? AND namespace = ? AND key = ?`,
+				key.RunID, key.Flow, key.Namespace, key.Key)
+		}
 		return err
 	})
 	if claimed && !recorded {
 		s.owner.release(r.ID)
 	}
 	if err != nil {
+		if s.db.b.duplicate(err) && r.Limits != nil && r.Limits.Debounce != nil {
+			// Another process queued a run of the debounce key at
+			// once: this start joins it.
+			return s.QueueRunWithin(ctx, r, key, expiry)
+		}
 		if s.db.b.duplicate(err) {
 			err = ErrRunExists
 		}
@@ -134,9 +138,49 @@ func (s *Store) QueueRunWithin(ctx context.Context, r *Run, key *IdempotencyKey,
 	if won {
 		return nil, nil
 	}
+	return s.keyHad(ctx, r, key, expiry)
+}
+
+// insertQueued is QueueRun's insert of the run, and of its key when there
+// is one (won: the key was not recorded before).
+func (s *Store) insertQueued(ctx context.Context, st *writerStmts, r *Run, key *IdempotencyKey, expiry time.Time, won, recorded *bool, running bool, args func() []any) error {
+	if err := insertKey(ctx, st, key, expiry, won); err != nil || !*won {
+		return err
+	}
+	_, err := st.insertRun.ExecContext(ctx, args()...)
+	if err == nil && running {
+		s.owner.held(r.ID)
+	}
+	*recorded = err == nil
+	return err
+}
+
+// insertKey records key, when not nil, in QueueRun's transaction: won is
+// false when the key was recorded before (and has not expired).
+func insertKey(ctx context.Context, st *writerStmts, key *IdempotencyKey, expiry time.Time, won *bool) error {
+	*won = true
+	if key == nil {
+		return nil
+	}
+	res, err := st.insertIdempotency.ExecContext(ctx, key.Flow, key.Namespace, key.Key, key.Request, key.RunID,
+		key.CreatedAt.UnixNano(), expiry.UnixNano())
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	*won = n > 0
+	return nil
+}
+
+// keyHad is QueueRun's answer when key was recorded before: the key as it
+// was.
+func (s *Store) keyHad(ctx context.Context, r *Run, key *IdempotencyKey, expiry time.Time) (*IdempotencyKey, error) {
 	got := IdempotencyKey{Flow: key.Flow, Namespace: key.Namespace, Key: key.Key}
 	var created int64
-	err = s.db.QueryRow(`SELECT request, run_id, created_at FROM idempotency_keys
+	err := s.db.QueryRow(`SELECT request, run_id, created_at FROM idempotency_keys
 		WHERE flow = ? AND namespace = ? AND key = ?`, key.Flow, key.Namespace, key.Key).Scan(&got.Request, &got.RunID, &created)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):

@@ -367,7 +367,8 @@ func TestSchemaUpgradeRefused(t *testing.T) {
 	defer db.Close()
 	// As an older flowctl left it: one migration short.
 	for _, q := range []string{
-		`DROP INDEX runs_by_finished`,
+		`DROP TABLE limit_slots`,
+		`ALTER TABLE runs DROP COLUMN concurrency_key, DROP COLUMN rate_key, DROP COLUMN debounce_key, DROP COLUMN priority, DROP COLUMN not_before, DROP COLUMN waiting_for`,
 		fmt.Sprintf(`UPDATE schema_version SET version = %d`, schemaVersion-1),
 	} {
 		if _, err := db.Exec(q); err != nil {

@@ -350,6 +350,31 @@ CREATE TABLE eval_cases (
 	`
 CREATE INDEX runs_by_finished ON runs (flow, finished_at);
 `,
+	// 21: per-key limits on runs (limits.go): a run's keys, priority,
+	// earliest start (debounce) and what it waits for; the places of the
+	// keys (a concurrency key's held by running runs, a rate limit's by
+	// the starts of its last period); at most one queued run of a
+	// debounce key.
+	`
+ALTER TABLE runs ADD COLUMN concurrency_key TEXT;
+ALTER TABLE runs ADD COLUMN rate_key TEXT;
+ALTER TABLE runs ADD COLUMN debounce_key TEXT;
+ALTER TABLE runs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN not_before INTEGER;
+ALTER TABLE runs ADD COLUMN waiting_for TEXT NOT NULL DEFAULT '';
+CREATE INDEX runs_by_concurrency_key ON runs (flow, namespace, concurrency_key, status) WHERE concurrency_key IS NOT NULL;
+CREATE UNIQUE INDEX runs_debouncing ON runs (flow, namespace, debounce_key) WHERE debounce_key IS NOT NULL AND status = 'queued';
+CREATE TABLE limit_slots (
+	flow      TEXT NOT NULL,
+	namespace TEXT NOT NULL,
+	kind      TEXT NOT NULL,
+	key       TEXT NOT NULL,
+	slot      INTEGER NOT NULL,
+	run_id    TEXT NOT NULL,
+	free_at   INTEGER NOT NULL,
+	PRIMARY KEY (flow, namespace, kind, key, slot)
+) WITHOUT ROWID;
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

@@ -77,6 +77,12 @@ type Run struct {
 	// other runs.
 	ParentRun  string
 	ParentStep string
+	// WaitingFor is why a queued run has not started, when a limit of
+	// its flow holds it (limits.go): `concurrency key "c-17"`.
+	WaitingFor string
+	// Limits, when not nil, are the limits a run that QueueRun records
+	// goes through before it starts (StartLimited).
+	Limits *RunLimits
 }
 
 // An Event is one event of a run, as apply --json prints it: Seq numbers

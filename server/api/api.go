@@ -40,7 +40,8 @@ type Run struct {
 	// of them; Summarized the other steps.
 	Steps      []Step        `json:"steps"`
 	Summarized []StepSummary `json:"summarized,omitempty"`
-	// WaitingFor, of a waiting run, are the approvals it waits for.
+	// WaitingFor, of a waiting run, are the approvals it waits for; of
+	// a queued run, the limit it waits for.
 	WaitingFor []Waiting         `json:"waiting_for,omitempty"`
 	LastEvent  int64             `json:"last_event"` // the number of the last event recorded (0: none)
 	Links      map[string]string `json:"links"`
@@ -82,7 +83,10 @@ type StepSummary struct {
 
 // A Waiting is an approval a run waits for.
 type Waiting struct {
-	Step     string  `json:"step"`
+	// Limit, of a queued run, is the limit of its flow it waits for:
+	// `concurrency key "c-17"` (Step is empty then).
+	Limit    string  `json:"limit,omitempty"`
+	Step     string  `json:"step,omitempty"`
 	Instance string  `json:"instance,omitempty"`
 	Message  string  `json:"message"`
 	Deadline *string `json:"deadline"`
@@ -248,6 +252,10 @@ func ReadRun(src Source, run *state.Run) (*Run, error) {
 		for _, a := range open[run.ID] {
 			out.WaitingFor = append(out.WaitingFor, Waiting{Step: a.Step, Instance: a.Instance, Message: a.Message, Deadline: Time(a.Deadline)})
 		}
+	}
+	if run.Status == state.StatusQueued && run.WaitingFor != "" {
+		out.WaitingFor = append(out.WaitingFor, Waiting{Limit: run.WaitingFor,
+			Message: "The run waits for its turn: " + run.WaitingFor + "."})
 	}
 	return out, nil
 }

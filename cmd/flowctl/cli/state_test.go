@@ -131,14 +131,15 @@ func TestStateMigrate(t *testing.T) {
 	}
 	defer db.Close()
 	old := state.SchemaVersion() - 1
-	if old != 18 {
+	if old != 20 {
 		t.Fatalf("the newest migration is %d: undo it in downgrade", old+1)
 	}
 	downgrade := func() {
 		t.Helper()
-		// The newest migration (20, runtime/state/schema.go), undone.
+		// The newest migration (21, runtime/state/schema.go), undone.
 		for _, q := range []string{
-			`DROP INDEX runs_by_finished`,
+			`DROP TABLE limit_slots`,
+			`ALTER TABLE runs DROP COLUMN concurrency_key, DROP COLUMN rate_key, DROP COLUMN debounce_key, DROP COLUMN priority, DROP COLUMN not_before, DROP COLUMN waiting_for`,
 			fmt.Sprintf(`UPDATE schema_version SET version = %d`, old),
 		} {
 			if _, err := db.Exec(q); err != nil {
@@ -153,7 +154,7 @@ func TestStateMigrate(t *testing.T) {
 		t.Fatalf("apply on an older schema: exit %d\n%s", code, out)
 	}
 	out, code = run(t, dir, env, "state", "migrate", "--dry-run")
-	if code != 0 || !strings.Contains(out, "CREATE INDEX runs_by_finished") || !strings.Contains(out, "dry run: nothing changed") {
+	if code != 0 || !strings.Contains(out, "CREATE TABLE limit_slots") || !strings.Contains(out, "dry run: nothing changed") {
 		t.Fatalf("state migrate --dry-run: exit %d\n%s", code, out)
 	}
 	if _, code := run(t, dir, env, "runs", "list"); code != 1 {

@@ -35,7 +35,10 @@ export async function runPage(id) {
   // decided, which a reading of the run made before the decision may
   // still list.
   const waits = new Map(), decided = new Set();
-  for (const w of run.waiting_for || []) waits.set(waitKey(w), w);
+  // A queued run's entry names the limit it waits for, not an approval.
+  const approvalsOf = r => (r.waiting_for || []).filter(w => !w.limit);
+  const limitOf = r => r.status === 'queued' ? (r.waiting_for || []).filter(w => w.limit).map(w => w.limit).join('; ') : '';
+  for (const w of approvalsOf(run)) waits.set(waitKey(w), w);
   let selected = null;
   const states = () => Object.fromEntries((flow.steps || []).map(st => [st.name, steps.state(st.name)]));
   const graph = dag(flow, states(), name => { selected = name; graph.select(name); showDetail(true); });
@@ -54,6 +57,7 @@ export async function runPage(id) {
       h('h1', {}, 'Run ', h('code', {}, run.run_id || id), ' of ', link(`/flows/${encodeURIComponent(run.flow)}`, run.flow)),
       h('dl', {},
         h('dt', {}, 'Status'), h('dd', { id: 'run-status' }, status(run.status)),
+        limitOf(run) ? [h('dt', {}, 'Waits for'), h('dd', { id: 'run-waiting-for' }, limitOf(run))] : null,
         h('dt', {}, 'Started'), h('dd', {}, when(run.started_at)),
         h('dt', {}, 'Duration'), h('dd', { id: 'run-duration' }, runDuration(run)),
         run.usage ? [h('dt', {}, 'Tokens'), h('dd', { id: 'run-tokens' }, tokens(run.usage))] : null,
@@ -185,7 +189,7 @@ export async function runPage(id) {
       showDetail();
       // What the run waits for, as the API has it: an event of the stream
       // may have come before the page read the run.
-      const missing = (run.waiting_for || []).filter(w => !waits.has(waitKey(w)) && !decided.has(waitKey(w)));
+      const missing = approvalsOf(run).filter(w => !waits.has(waitKey(w)) && !decided.has(waitKey(w)));
       for (const w of missing) waits.set(waitKey(w), w);
       if (missing.length) renderApprovals();
     } catch (e) {

@@ -347,7 +347,8 @@ func goldens(t *testing.T, prog *compiler.Program, files map[string]*hcl.File) [
 				Outputs: []FieldDoc{{Name: "n", Type: "list(number)"}}, Secrets: []SecretDoc{}, Blocks: []UsedBlockDoc{}, Tests: []TestDoc{{Name: "counts", File: "gated.test.hcl"}},
 				Collections: []flowdoc.Collection{{Name: "notes", Dimensions: 768, Distance: "cosine", Steps: []string{"search"}, Description: "Our notes"}},
 				Triggers: []TriggerDoc{{Name: "push", Method: "POST", Path: "/hooks/github", Verify: "github", Respond: "accepted"},
-					{Name: "after_ingest", After: "ingest", Status: []string{"ok", "failed"}}}}},
+					{Name: "after_ingest", After: "ingest", Status: []string{"ok", "failed"}}},
+				Limits: []flowdoc.Limit{{Kind: "concurrency", Key: "input.count", Limit: 1}, {Kind: "debounce", Key: `"all"`, Period: "30s"}}}},
 				Blocks: []BlockDoc{}}
 			WriteDocsMarkdown(g.w("markdown"), d)
 			WriteJSON(g.w("json"), d)

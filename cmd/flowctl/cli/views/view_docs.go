@@ -79,6 +79,17 @@ func WriteDocsMarkdown(w io.Writer, d *Docs) {
 		}
 		mdTable(w, "Triggers", false, []string{"name", "starts on", "answer"}, rows)
 		rows = nil
+		for _, l := range f.Limits {
+			n := ""
+			if l.Limit > 0 {
+				n = fmt.Sprint(l.Limit)
+			}
+			rows = append(rows, []string{code(l.Kind), code(l.Key), n, l.Period})
+		}
+		if len(rows) > 0 {
+			mdTable(w, "Limits", false, []string{"limit", "key", "at most", "period"}, rows)
+		}
+		rows = nil
 		for _, a := range f.Approvals {
 			rows = append(rows, []string{code(a.Step), a.Message})
 		}

@@ -102,6 +102,9 @@ func approvalText(a *state.Approval) string {
 
 // jsonWait is an open approval in runs --json.
 type jsonWait struct {
+	// Limit, of a queued run, is the limit of its flow it waits for
+	// (`concurrency key "c-17"`); Step is empty then.
+	Limit    string  `json:"limit,omitempty"`
 	Step     string  `json:"step"`
 	Instance string  `json:"instance"`
 	Message  string  `json:"message"`
@@ -127,6 +130,9 @@ func (v runsHuman) Show(t *RunTree, waits []*state.Approval) error {
 	fmt.Fprintf(w, "Run %s of flow %q: %s\n", run.ID, run.Flow, run.Status)
 	for _, a := range waits {
 		fmt.Fprintf(w, "Waits for %s\n", approvalText(a))
+	}
+	if limit := limitWait(run); limit != "" {
+		fmt.Fprintf(w, "Waits for its turn: %s\n", limit)
 	}
 	fmt.Fprintf(w, "Started %s, took %s, namespace %s\n\n", run.StartedAt.Local().Format("2006-01-02 15:04:05"), runDuration(run), run.Namespace)
 	rows := newStepRows()
@@ -246,7 +252,7 @@ func (v runsJSON) List(runs []*state.Run, _ map[string]int, waits map[string][]*
 	out := []jsonRun{}
 	for _, r := range runs {
 		jr := newJSONRun(r)
-		jr.WaitingFor = newJSONWaits(waits[r.ID])
+		jr.WaitingFor = append(jr.WaitingFor, newJSONWaits(waits[r.ID])...)
 		out = append(out, jr)
 	}
 	return WriteJSON(v.w, out)
@@ -254,7 +260,7 @@ func (v runsJSON) List(runs []*state.Run, _ map[string]int, waits map[string][]*
 
 func (v runsJSON) Show(t *RunTree, waits []*state.Approval) error {
 	out := newJSONRunSteps(t)
-	out.WaitingFor = newJSONWaits(waits)
+	out.WaitingFor = append(out.WaitingFor, newJSONWaits(waits)...)
 	return WriteJSON(v.w, out)
 }
 
@@ -329,7 +335,18 @@ func newJSONRun(r *state.Run) jsonRun {
 		t, d := JSONTime(r.FinishedAt), r.FinishedAt.Sub(r.StartedAt).Milliseconds()
 		jr.FinishedAt, jr.DurationMS = &t, &d
 	}
+	if limit := limitWait(r); limit != "" {
+		jr.WaitingFor = []jsonWait{{Limit: limit, Message: "The run waits for its turn: " + limit + ".", Since: JSONTime(r.StartedAt)}}
+	}
 	return jr
+}
+
+// limitWait is the limit a queued run waits for, "" for none.
+func limitWait(r *state.Run) string {
+	if r.Status != state.StatusQueued {
+		return ""
+	}
+	return r.WaitingFor
 }
 
 // stepDuration is how long a step instance ran, as apply shows it; "-"
