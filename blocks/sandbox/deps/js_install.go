@@ -17,13 +17,24 @@ import (
 	"sync"
 )
 
-// cacheRoot is flowctl's directory under the user's cache directory.
+// cacheRoot is flowctl's directory sub under the user's cache directory,
+// made when missing: it and flowctl/ must be the user's and writable by
+// no one else (checkPrivate), since what is found there is run.
 func cacheRoot(sub string) (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "flowctl", sub), nil
+	root := filepath.Join(dir, "flowctl", sub)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	for _, d := range []string{filepath.Dir(root), root} {
+		if err := checkPrivate(d); err != nil {
+			return "", err
+		}
+	}
+	return root, nil
 }
 
 // InstallJS returns the directory of a locked JS entry's packages (its
@@ -51,9 +62,6 @@ func installJS(ctx context.Context, e *JSEntry, fetched map[string][]byte) (stri
 	defer mu.(*sync.Mutex).Unlock()
 	if complete(dir, hash) != nil {
 		return dir, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", err
 	}
 	tmp, err := os.MkdirTemp(root, "."+hash+"-")
 	if err != nil {
