@@ -1,6 +1,7 @@
 package deps
 
 import (
+	"archive/zip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,24 +48,26 @@ func TestReadRefusesHandEditedLock(t *testing.T) {
 		t.Fatalf("the valid lock is refused: %v", err)
 	}
 	cases := map[string]func(l *Lock){
-		"pip option in a name":        func(l *Lock) { l.Python[0].Packages[0].Name = "tiny-greet --index-url=http://127.0.0.1:1/simple" },
-		"pip option in a version":     func(l *Lock) { l.Python[0].Packages[0].Version = "1.2.0 --trusted-host=127.0.0.1" },
-		"second line in a version":    func(l *Lock) { l.Python[0].Packages[0].Version = "1.2.0\n-r /etc/shadow\nx==1" },
-		"option as a name":            func(l *Lock) { l.Python[0].Packages[0].Name = "-e" },
-		"wheel starting with a dash":  func(l *Lock) { l.Python[0].Packages[0].Wheel = "--x.whl" },
-		"wheel with a separator":      func(l *Lock) { l.Python[0].Packages[0].Wheel = "../x.whl" },
-		"module that is a path":       func(l *Lock) { l.Python[0].Packages[0].Modules = []string{"../etc"} },
-		"requirements not the key":    func(l *Lock) { l.Python[0].Requirements = []string{"other"} },
-		"go version adds a directive": func(l *Lock) { l.Go[0].Modules[0].Version = "v0.14.0\n)\nreplace golang.org/x/text => /tmp/evil\nrequire (" },
-		"go path with dot-dot":        func(l *Lock) { l.Go[0].Modules[0].Path = "golang.org/x/../../tmp/evil" },
-		"go path that is local":       func(l *Lock) { l.Go[0].Modules[0].Path = "/tmp/evil" },
-		"go hash with a line":         func(l *Lock) { l.Go[0].Modules[0].Sum = h1 + "\nevil v1.0.0 " + h1 },
-		"go require not the key":      func(l *Lock) { l.Go[0].Require = map[string]string{"example.com/evil": "v1.0.0"} },
-		"npm tarball a local file":    func(l *Lock) { l.JS[0].Tree[0].Resolved = "file:///etc/passwd" },
-		"npm tarball with userinfo":   func(l *Lock) { l.JS[0].Tree[0].Resolved = "https://u:p@registry.npmjs.org/x.tgz" },
-		"npm version not exact":       func(l *Lock) { l.JS[0].Tree[0].Version = "file:../x" },
-		"npm integrity with a line":   func(l *Lock) { l.JS[0].Tree[0].Integrity = integrity + "\nx" },
-		"npm packages not the key":    func(l *Lock) { l.JS[0].Packages = map[string]string{"slugify": "^1.6.0", "evil": "1.0.0"} },
+		"pip option in a name":       func(l *Lock) { l.Python[0].Packages[0].Name = "tiny-greet --index-url=http://127.0.0.1:1/simple" },
+		"pip option in a version":    func(l *Lock) { l.Python[0].Packages[0].Version = "1.2.0 --trusted-host=127.0.0.1" },
+		"second line in a version":   func(l *Lock) { l.Python[0].Packages[0].Version = "1.2.0\n-r /etc/shadow\nx==1" },
+		"option as a name":           func(l *Lock) { l.Python[0].Packages[0].Name = "-e" },
+		"wheel starting with a dash": func(l *Lock) { l.Python[0].Packages[0].Wheel = "--x.whl" },
+		"wheel with a separator":     func(l *Lock) { l.Python[0].Packages[0].Wheel = "../x.whl" },
+		"module that is a path":      func(l *Lock) { l.Python[0].Packages[0].Modules = []string{"../etc"} },
+		"requirements not the key":   func(l *Lock) { l.Python[0].Requirements = []string{"other"} },
+		"go version adds a directive": func(l *Lock) {
+			l.Go[0].Modules[0].Version = "v0.14.0\n)\nreplace golang.org/x/text => /tmp/evil\nrequire ("
+		},
+		"go path with dot-dot":      func(l *Lock) { l.Go[0].Modules[0].Path = "golang.org/x/../../tmp/evil" },
+		"go path that is local":     func(l *Lock) { l.Go[0].Modules[0].Path = "/tmp/evil" },
+		"go hash with a line":       func(l *Lock) { l.Go[0].Modules[0].Sum = h1 + "\nevil v1.0.0 " + h1 },
+		"go require not the key":    func(l *Lock) { l.Go[0].Require = map[string]string{"example.com/evil": "v1.0.0"} },
+		"npm tarball a local file":  func(l *Lock) { l.JS[0].Tree[0].Resolved = "file:///etc/passwd" },
+		"npm tarball with userinfo": func(l *Lock) { l.JS[0].Tree[0].Resolved = "https://u:p@registry.npmjs.org/x.tgz" },
+		"npm version not exact":     func(l *Lock) { l.JS[0].Tree[0].Version = "file:../x" },
+		"npm integrity with a line": func(l *Lock) { l.JS[0].Tree[0].Integrity = integrity + "\nx" },
+		"npm packages not the key":  func(l *Lock) { l.JS[0].Packages = map[string]string{"slugify": "^1.6.0", "evil": "1.0.0"} },
 	}
 	for name, edit := range cases {
 		l := valid()
@@ -72,6 +75,41 @@ func TestReadRefusesHandEditedLock(t *testing.T) {
 		err := read(l)
 		if err == nil || !strings.Contains(err.Error(), "Invalid lock file") {
 			t.Errorf("%s: read as %v", name, err)
+		}
+	}
+}
+
+// TestReadWheelNamesOnlyModules: the paths of a wheel that are no python
+// module (one leaving the wheel, a namespace path in top_level.txt) are
+// not locked as its modules, so that the lock flowctl lock writes reads.
+func TestReadWheelNamesOnlyModules(t *testing.T) {
+	for _, topLevel := range []string{"", "good\n../../etc\nns/sub\n"} {
+		path := filepath.Join(t.TempDir(), "evil-1.0-py3-none-any.whl")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw := zip.NewWriter(f)
+		files := []string{"good/__init__.py", "../../escape.py", "/abs/x.py", "evil-1.0.dist-info/METADATA"}
+		if topLevel != "" {
+			files = append(files, "evil-1.0.dist-info/top_level.txt")
+		}
+		for _, name := range files {
+			w, _ := zw.Create(name)
+			w.Write([]byte(topLevel))
+		}
+		zw.Close()
+		f.Close()
+		p, err := readWheel(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "good"
+		if topLevel != "" {
+			want = "good,ns"
+		}
+		if strings.Join(p.Modules, ",") != want {
+			t.Errorf("top_level %q: modules %q", topLevel, p.Modules)
 		}
 	}
 }
