@@ -241,8 +241,16 @@ func integrityOf(b []byte) string {
 }
 
 // fetchTarball fetches a package's tarball and checks it against the
-// integrity the lock has for it, when it has one.
+// integrity the lock has for it, when it has one. The tarball's URL must
+// be on the registry of the environment (Registry: the same scheme and
+// host), so that a lock naming another host (a machine of the local
+// network, a cloud's metadata address) makes apply ask it nothing.
 func fetchTarball(ctx context.Context, client *http.Client, p *JSPackage) ([]byte, error) {
+	u, err := url.Parse(p.Resolved)
+	reg, rerr := url.Parse(Registry())
+	if err != nil || rerr != nil || u.Scheme != reg.Scheme || !strings.EqualFold(u.Host, reg.Host) {
+		return nil, fmt.Errorf("the tarball of %s@%s, %s, is not on the npm registry %s (npm_config_registry): tarballs are fetched from the registry only", p.Name, p.Version, p.Resolved, Registry())
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.Resolved, nil)
 	if err != nil {
 		return nil, fmt.Errorf("the tarball of %s@%s: %w", p.Name, p.Version, err)
