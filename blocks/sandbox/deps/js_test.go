@@ -143,4 +143,8 @@ func TestInstallJSFetchesFromTheRegistryOnly(t *testing.T) {
 	if _, err := InstallJS(context.Background(), e); err != nil {
 		t.Fatalf("the registry's tarball: %v", err)
 	}
+	// flowctl lock keeps only the entries on the registry (OnRegistry).
+	if hostile.OnRegistry() || !e.OnRegistry() {
+		t.Errorf("on the registry: %v and %v, want false and true", hostile.OnRegistry(), e.OnRegistry())
+	}
 }

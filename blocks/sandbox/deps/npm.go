@@ -246,9 +246,7 @@ func integrityOf(b []byte) string {
 // host), so that a lock naming another host (a machine of the local
 // network, a cloud's metadata address) makes apply ask it nothing.
 func fetchTarball(ctx context.Context, client *http.Client, p *JSPackage) ([]byte, error) {
-	u, err := url.Parse(p.Resolved)
-	reg, rerr := url.Parse(Registry())
-	if err != nil || rerr != nil || u.Scheme != reg.Scheme || !strings.EqualFold(u.Host, reg.Host) {
+	if !onRegistry(p.Resolved) {
 		return nil, fmt.Errorf("the tarball of %s@%s, %s, is not on the npm registry %s (npm_config_registry): tarballs are fetched from the registry only", p.Name, p.Version, p.Resolved, Registry())
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.Resolved, nil)
@@ -283,4 +281,24 @@ type IntegrityError struct {
 
 func (e *IntegrityError) Error() string {
 	return fmt.Sprintf("the tarball of %s (%s) does not match the lock's integrity: the lock has %s, the tarball is %s; it is refused", e.Package, e.URL, e.Want, e.Got)
+}
+
+// onRegistry says whether a URL has the scheme and host of the registry
+// of the environment.
+func onRegistry(raw string) bool {
+	u, err := url.Parse(raw)
+	reg, rerr := url.Parse(Registry())
+	return err == nil && rerr == nil && u.Scheme == reg.Scheme && strings.EqualFold(u.Host, reg.Host)
+}
+
+// OnRegistry says whether every tarball of an entry is on the registry of
+// the environment, which alone they are fetched from: an entry locked
+// against another registry is locked again.
+func (e *JSEntry) OnRegistry() bool {
+	for _, p := range e.Tree {
+		if !onRegistry(p.Resolved) {
+			return false
+		}
+	}
+	return true
 }
