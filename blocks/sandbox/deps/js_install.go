@@ -70,6 +70,9 @@ func installJS(ctx context.Context, e *JSEntry, fetched map[string][]byte) (stri
 	defer func() { makeWritable(tmp); os.RemoveAll(tmp) }()
 	target := filepath.Join(tmp, "tree")
 	for _, p := range e.sorted() {
+		if !p.inTree() {
+			return "", fmt.Errorf("the package path %q is not node_modules/NAME", p.Path)
+		}
 		b := fetched[p.Path]
 		if b == nil {
 			if b, err = fetchTarball(ctx, http.DefaultClient, p); err != nil {

@@ -148,3 +148,30 @@ func TestInstallJSFetchesFromTheRegistryOnly(t *testing.T) {
 		t.Errorf("on the registry: %v and %v, want false and true", hostile.OnRegistry(), e.OnRegistry())
 	}
 }
+
+// TestLockJSRefusesDependencyNames: a registry's document naming a
+// dependency that is no npm name (a path climbing out of node_modules) is
+// refused at lock, and nothing is unpacked outside the package tree.
+func TestLockJSRefusesDependencyNames(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	depstest.NPMRegistry(t,
+		depstest.NPMPackage{Name: "tiny-dep", Version: "1.0.0", Dependencies: map[string]string{"../../../../escape": "1.0.0"},
+			Files: map[string]string{"index.js": "module.exports = 1;"}},
+		depstest.NPMPackage{Name: "../../../../escape", Version: "1.0.0", Files: map[string]string{"escaped.txt": "out"}},
+	)
+	_, err := LockJS(context.Background(), map[string]string{"tiny-dep": "1"})
+	if err == nil || !strings.Contains(err.Error(), `"../../../../escape" (needed by node_modules/tiny-dep) is not an npm package's name`) {
+		t.Errorf("a dependency named by a path was locked: %v", err)
+	}
+	found := []string{}
+	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "escaped.txt" {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if len(found) != 0 {
+		t.Errorf("unpacked: %v", found)
+	}
+}

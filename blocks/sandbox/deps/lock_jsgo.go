@@ -171,9 +171,7 @@ func (l *Lock) checkJSGo(file string) hcl.Diagnostics {
 			return lang.Error(e.Range, "Invalid lock file", "The packages of entry %q of %s are not its key.", e.Key, file)
 		}
 		for _, p := range e.Tree {
-			clean := path.Clean(p.Path)
-			if clean != p.Path || !strings.HasPrefix(clean, "node_modules/") || strings.Contains(clean, "..") ||
-				!strings.HasSuffix(clean, "node_modules/"+p.Name) || !lang.IsNPMName(p.Name) {
+			if !p.inTree() {
 				return lang.Error(e.Range, "Invalid lock file", "The package path %q of %s is not node_modules/NAME.", p.Path, file)
 			}
 			if _, err := semver.StrictNewVersion(p.Version); err != nil {
@@ -203,6 +201,15 @@ func (l *Lock) checkJSGo(file string) hcl.Diagnostics {
 		}
 	}
 	return nil
+}
+
+// inTree says whether a package's path is node_modules/NAME, nested
+// under another package's or not: one that could leave the tree it is
+// unpacked into is not.
+func (p *JSPackage) inTree() bool {
+	clean := path.Clean(p.Path)
+	return clean == p.Path && strings.HasPrefix(clean, "node_modules/") && !strings.Contains(clean, "..") &&
+		strings.HasSuffix(clean, "node_modules/"+p.Name) && lang.IsNPMName(p.Name)
 }
 
 // What a lock file's hashes may be: npm's sha512 integrity, go.sum's h1.

@@ -131,6 +131,9 @@ func LockJS(ctx context.Context, pkgs map[string]string) (*JSEntry, error) {
 	for len(queue) > 0 {
 		w := queue[0]
 		queue = queue[1:]
+		if !lang.IsNPMName(w.name) {
+			return nil, fmt.Errorf("the npm registry's %q (needed by %s) is not an npm package's name", w.name, orTop(w.parent))
+		}
 		c, err := semver.NewConstraint(w.rng)
 		if err != nil {
 			return nil, fmt.Errorf("package %q (needed by %s): %q is not a semver range npm's lock can pin", w.name, orTop(w.parent), w.rng)
