@@ -11,10 +11,11 @@ import (
 // requirementPattern is what a python block's requirement may be: a
 // distribution name, extras, and version specifiers (PEP 508 without
 // direct references, environment markers or pip options, which would let a
-// block file point pip at a URL or change its settings).
+// block file point pip at a URL or change its settings), on one line: it is
+// one line of pip's requirements file.
 var requirementPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?` +
-	`(?:\[[A-Za-z0-9._-]+(?:\s*,\s*[A-Za-z0-9._-]+)*\])?` +
-	`(?:\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9.*+!_-]+(?:\s*,\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9.*+!_-]+)*)?$`)
+	`(?:\[[A-Za-z0-9._-]+(?:[ \t]*,[ \t]*[A-Za-z0-9._-]+)*\])?` +
+	`(?:[ \t]*(?:===|==|!=|<=|>=|~=|<|>)[ \t]*[A-Za-z0-9.*+!_-]+(?:[ \t]*,[ \t]*(?:===|==|!=|<=|>=|~=|<|>)[ \t]*[A-Za-z0-9.*+!_-]+)*)?$`)
 
 // decodeRequirements decodes a python block's requirements: PEP 508
 // requirement strings, each naming a distinct package.

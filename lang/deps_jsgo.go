@@ -21,6 +21,11 @@ var npmNamePattern = regexp.MustCompile(`^(?:@[a-z0-9~-][a-z0-9._~-]*/)?[a-z0-9~
 // npm would read as a URL, a git repository, a path, an alias or a tag.
 var npmRangePattern = regexp.MustCompile(`^[0-9A-Za-z.*^~<>=|+ -]+$`)
 
+// IsNPMName says whether a name is an npm package's name.
+func IsNPMName(name string) bool {
+	return len(name) <= 214 && npmNamePattern.MatchString(name)
+}
+
 // stringMapAttr decodes an attribute that is a map of strings.
 func stringMapAttr(a *hcl.Attribute) (map[string]string, hcl.Diagnostics) {
 	v, diags := constOf(a, cty.Map(cty.String), a.Name+" argument")
@@ -46,7 +51,7 @@ func (def *BlockDef) decodePackages(a *hcl.Attribute) hcl.Diagnostics {
 	}
 	for _, name := range sortedKeys(pkgs) {
 		r := pkgs[name]
-		if len(name) > 214 || !npmNamePattern.MatchString(name) {
+		if !IsNPMName(name) {
 			return Error(a.Expr.Range(), "Invalid package name",
 				"%s is not an npm package's name, such as \"slugify\" or \"@scope/name\".", quote(name))
 		}

@@ -24,7 +24,7 @@ func lockJSGo(ctx context.Context, dir string, old, lock *deps.Lock, res *Lockin
 	diags = nil // the python blocks' reading reported its warnings
 	for _, pkgs := range js {
 		key := lang.PackagesKey(pkgs)
-		if e := old.JSFor(pkgs); e != nil {
+		if e := old.JSFor(pkgs); e != nil && e.OnRegistry() {
 			res.Kept = append(res.Kept, key)
 			lock.JS = append(lock.JS, e)
 			continue

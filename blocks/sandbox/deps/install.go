@@ -23,13 +23,10 @@ type Env struct {
 }
 
 // CacheDir is where environments are kept: flowctl/python-envs under the
-// user's cache directory (XDG_CACHE_HOME, or ~/.cache).
+// user's cache directory (XDG_CACHE_HOME, or ~/.cache), made when missing
+// and refused when another user could change it (cacheRoot).
 func CacheDir() (string, error) {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "flowctl", "python-envs"), nil
+	return cacheRoot("python-envs")
 }
 
 // marker is the file an environment is complete with, written last.
@@ -60,9 +57,6 @@ func (i *Interpreter) Install(ctx context.Context, e *PythonEntry) (*Env, error)
 	if m := complete(dir, hash); m != nil {
 		env.Libraries = m.Libraries
 		return env, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, err
 	}
 	tmp, err := os.MkdirTemp(root, "."+hash+"-")
 	if err != nil {

@@ -17,13 +17,24 @@ import (
 	"sync"
 )
 
-// cacheRoot is flowctl's directory under the user's cache directory.
+// cacheRoot is flowctl's directory sub under the user's cache directory,
+// made when missing: it and flowctl/ must be the user's and writable by
+// no one else (checkPrivate), since what is found there is run.
 func cacheRoot(sub string) (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "flowctl", sub), nil
+	root := filepath.Join(dir, "flowctl", sub)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	for _, d := range []string{filepath.Dir(root), root} {
+		if err := checkPrivate(d); err != nil {
+			return "", err
+		}
+	}
+	return root, nil
 }
 
 // InstallJS returns the directory of a locked JS entry's packages (its
@@ -52,9 +63,6 @@ func installJS(ctx context.Context, e *JSEntry, fetched map[string][]byte) (stri
 	if complete(dir, hash) != nil {
 		return dir, nil
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", err
-	}
 	tmp, err := os.MkdirTemp(root, "."+hash+"-")
 	if err != nil {
 		return "", err
@@ -62,6 +70,9 @@ func installJS(ctx context.Context, e *JSEntry, fetched map[string][]byte) (stri
 	defer func() { makeWritable(tmp); os.RemoveAll(tmp) }()
 	target := filepath.Join(tmp, "tree")
 	for _, p := range e.sorted() {
+		if !p.inTree() {
+			return "", fmt.Errorf("the package path %q is not node_modules/NAME", p.Path)
+		}
 		b := fetched[p.Path]
 		if b == nil {
 			if b, err = fetchTarball(ctx, http.DefaultClient, p); err != nil {

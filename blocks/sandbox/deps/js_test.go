@@ -3,9 +3,12 @@ package deps
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/flowctl/flowctl/blocks/sandbox/deps/depstest"
@@ -112,5 +115,63 @@ func TestLockJSRefusesBuiltins(t *testing.T) {
 	want := `package "tiny-read" needs Node's built-in module "fs" (block.js → node_modules/tiny-config/index.js → node_modules/tiny-read/index.js → node_modules/tiny-read/lib/read.js → fs`
 	if !strings.Contains(err.Error(), want) {
 		t.Fatalf("the chain is not named:\n%v\nwant %s", err, want)
+	}
+}
+
+// TestInstallJSFetchesFromTheRegistryOnly: a lock whose tarball URL names
+// another host than the registry of the environment (an internal
+// machine, a metadata address) is refused before anything is asked of
+// that host; the registry's own URLs install.
+func TestInstallJSFetchesFromTheRegistryOnly(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	depstest.NPMRegistry(t, slugPackages[3])
+	e, err := LockJS(context.Background(), map[string]string{"tiny-lower": "^1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int32
+	internal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asked.Add(1) }))
+	defer internal.Close()
+	evil := *e.Tree[0]
+	evil.Resolved = internal.URL + "/latest/meta-data/x.tgz"
+	hostile := &JSEntry{Key: e.Key, Packages: e.Packages, Tree: []*JSPackage{&evil}}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	_, err = InstallJS(context.Background(), hostile)
+	if err == nil || !strings.Contains(err.Error(), "is not on the npm registry") || asked.Load() != 0 {
+		t.Fatalf("a tarball was fetched from another host: %v (%d requests)", err, asked.Load())
+	}
+	if _, err := InstallJS(context.Background(), e); err != nil {
+		t.Fatalf("the registry's tarball: %v", err)
+	}
+	// flowctl lock keeps only the entries on the registry (OnRegistry).
+	if hostile.OnRegistry() || !e.OnRegistry() {
+		t.Errorf("on the registry: %v and %v, want false and true", hostile.OnRegistry(), e.OnRegistry())
+	}
+}
+
+// TestLockJSRefusesDependencyNames: a registry's document naming a
+// dependency that is no npm name (a path climbing out of node_modules) is
+// refused at lock, and nothing is unpacked outside the package tree.
+func TestLockJSRefusesDependencyNames(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	depstest.NPMRegistry(t,
+		depstest.NPMPackage{Name: "tiny-dep", Version: "1.0.0", Dependencies: map[string]string{"../../../../escape": "1.0.0"},
+			Files: map[string]string{"index.js": "module.exports = 1;"}},
+		depstest.NPMPackage{Name: "../../../../escape", Version: "1.0.0", Files: map[string]string{"escaped.txt": "out"}},
+	)
+	_, err := LockJS(context.Background(), map[string]string{"tiny-dep": "1"})
+	if err == nil || !strings.Contains(err.Error(), `"../../../../escape" (needed by node_modules/tiny-dep) is not an npm package's name`) {
+		t.Errorf("a dependency named by a path was locked: %v", err)
+	}
+	found := []string{}
+	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "escaped.txt" {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if len(found) != 0 {
+		t.Errorf("unpacked: %v", found)
 	}
 }

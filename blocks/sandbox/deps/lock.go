@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -109,7 +110,17 @@ func Find(file string) string {
 	}
 }
 
-// Read reads a lock file.
+// What a lock file's python packages may be: a name, a PEP 440 version,
+// a wheel's file name, a top-level module's name.
+var (
+	pythonNamePattern    = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+	pythonVersionPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+!_-]*$`)
+	wheelPattern         = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+!-]*\.whl$`)
+	moduleNamePattern    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// Read reads a lock file: what it names is checked to be what flowctl
+// lock writes, since a hand-edited one is installed from.
 func Read(path string) (*Lock, hcl.Diagnostics) {
 	f, diags := hclparse.NewParser().ParseHCLFile(path)
 	if diags.HasErrors() {
@@ -120,12 +131,26 @@ func Read(path string) (*Lock, hcl.Diagnostics) {
 		return nil, diags
 	}
 	for _, e := range l.Python {
+		if lang.RequirementsKey(e.Requirements) != e.Key {
+			return nil, lang.Error(e.Range, "Invalid lock file", "The requirements of entry %q of %s are not its key.", e.Key, path)
+		}
 		for _, p := range e.Packages {
+			// Name and version are written into the requirements file pip
+			// installs from: nothing in them may read as a pip option, a
+			// URL or a second line.
+			if !pythonNamePattern.MatchString(p.Name) || !pythonVersionPattern.MatchString(p.Version) {
+				return nil, lang.Error(e.Range, "Invalid lock file", "The package %q of %s has no valid name and version (%q).", p.Name, path, p.Version)
+			}
 			if len(p.Hash) != 64 || strings.Trim(p.Hash, "0123456789abcdef") != "" {
 				return nil, lang.Error(e.Range, "Invalid lock file", "The package %s of %s has no valid sha256 (64 hexadecimal digits).", p.Name, path)
 			}
-			if filepath.Base(p.Wheel) != p.Wheel || !strings.HasSuffix(p.Wheel, ".whl") {
+			if filepath.Base(p.Wheel) != p.Wheel || !wheelPattern.MatchString(p.Wheel) {
 				return nil, lang.Error(e.Range, "Invalid lock file", "The package %s of %s names no wheel file.", p.Name, path)
+			}
+			for _, m := range p.Modules {
+				if !moduleNamePattern.MatchString(m) {
+					return nil, lang.Error(e.Range, "Invalid lock file", "The package %s of %s names %q, which is not a python module's name.", p.Name, path, m)
+				}
 			}
 		}
 	}

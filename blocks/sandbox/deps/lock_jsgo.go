@@ -4,14 +4,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/Masterminds/semver/v3"
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
+	"golang.org/x/mod/module"
 )
 
 // JSEntry is the locked npm packages of one js block's packages: every
@@ -162,26 +167,56 @@ func lockOf(file string) (*Lock, string, error) {
 // sha512, hashes that are not h1.
 func (l *Lock) checkJSGo(file string) hcl.Diagnostics {
 	for _, e := range l.JS {
+		if lang.PackagesKey(e.Packages) != e.Key {
+			return lang.Error(e.Range, "Invalid lock file", "The packages of entry %q of %s are not its key.", e.Key, file)
+		}
 		for _, p := range e.Tree {
-			clean := path.Clean(p.Path)
-			if clean != p.Path || !strings.HasPrefix(clean, "node_modules/") || strings.Contains(clean, "..") ||
-				!strings.HasSuffix(clean, "node_modules/"+p.Name) {
+			if !p.inTree() {
 				return lang.Error(e.Range, "Invalid lock file", "The package path %q of %s is not node_modules/NAME.", p.Path, file)
 			}
-			if !strings.HasPrefix(p.Integrity, "sha512-") {
+			if _, err := semver.StrictNewVersion(p.Version); err != nil {
+				return lang.Error(e.Range, "Invalid lock file", "The package %s of %s has no exact version (%q).", p.Path, file, p.Version)
+			}
+			if !integrityPattern.MatchString(p.Integrity) {
 				return lang.Error(e.Range, "Invalid lock file", "The package %s of %s has no sha512 integrity.", p.Path, file)
+			}
+			if u, err := url.Parse(p.Resolved); err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Host == "" || u.User != nil {
+				return lang.Error(e.Range, "Invalid lock file", "The package %s of %s is resolved to %q, which is not an http or https URL of a registry.", p.Path, file, p.Resolved)
 			}
 		}
 	}
 	for _, e := range l.Go {
+		if lang.PackagesKey(e.Require) != e.Key {
+			return lang.Error(e.Range, "Invalid lock file", "The require of entry %q of %s is not its key.", e.Key, file)
+		}
 		for _, m := range e.Modules {
-			if !strings.HasPrefix(m.GoModSum, "h1:") || m.Sum != "" && !strings.HasPrefix(m.Sum, "h1:") {
+			// Path and version are written into a go.mod: a module
+			// check refuses what would read as another directive.
+			if err := module.Check(m.Path, m.Version); err != nil {
+				return lang.Error(e.Range, "Invalid lock file", "The module %q of %s: %s.", m.Path, file, lang.Sentence(err.Error()))
+			}
+			if !h1Pattern.MatchString(m.GoModSum) || m.Sum != "" && !h1Pattern.MatchString(m.Sum) {
 				return lang.Error(e.Range, "Invalid lock file", "The module %s of %s has no h1: hash.", m.Path, file)
 			}
 		}
 	}
 	return nil
 }
+
+// inTree says whether a package's path is node_modules/NAME, nested
+// under another package's or not: one that could leave the tree it is
+// unpacked into is not.
+func (p *JSPackage) inTree() bool {
+	clean := path.Clean(p.Path)
+	return clean == p.Path && strings.HasPrefix(clean, "node_modules/") && !strings.Contains(clean, "..") &&
+		strings.HasSuffix(clean, "node_modules/"+p.Name) && lang.IsNPMName(p.Name)
+}
+
+// What a lock file's hashes may be: npm's sha512 integrity, go.sum's h1.
+var (
+	integrityPattern = regexp.MustCompile(`^sha512-[A-Za-z0-9+/]{86}==$`)
+	h1Pattern        = regexp.MustCompile(`^h1:[A-Za-z0-9+/]{43}=$`)
+)
 
 // appendJSGo writes the JS and Go entries, sorted.
 func (l *Lock) appendJSGo(body *hclwrite.Body) {

@@ -131,6 +131,9 @@ func LockJS(ctx context.Context, pkgs map[string]string) (*JSEntry, error) {
 	for len(queue) > 0 {
 		w := queue[0]
 		queue = queue[1:]
+		if !lang.IsNPMName(w.name) {
+			return nil, fmt.Errorf("the npm registry's %q (needed by %s) is not an npm package's name", w.name, orTop(w.parent))
+		}
 		c, err := semver.NewConstraint(w.rng)
 		if err != nil {
 			return nil, fmt.Errorf("package %q (needed by %s): %q is not a semver range npm's lock can pin", w.name, orTop(w.parent), w.rng)
@@ -241,8 +244,14 @@ func integrityOf(b []byte) string {
 }
 
 // fetchTarball fetches a package's tarball and checks it against the
-// integrity the lock has for it, when it has one.
+// integrity the lock has for it, when it has one. The tarball's URL must
+// be on the registry of the environment (Registry: the same scheme and
+// host), so that a lock naming another host (a machine of the local
+// network, a cloud's metadata address) makes apply ask it nothing.
 func fetchTarball(ctx context.Context, client *http.Client, p *JSPackage) ([]byte, error) {
+	if !onRegistry(p.Resolved) {
+		return nil, fmt.Errorf("the tarball of %s@%s, %s, is not on the npm registry %s (npm_config_registry): tarballs are fetched from the registry only", p.Name, p.Version, p.Resolved, Registry())
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.Resolved, nil)
 	if err != nil {
 		return nil, fmt.Errorf("the tarball of %s@%s: %w", p.Name, p.Version, err)
@@ -275,4 +284,24 @@ type IntegrityError struct {
 
 func (e *IntegrityError) Error() string {
 	return fmt.Sprintf("the tarball of %s (%s) does not match the lock's integrity: the lock has %s, the tarball is %s; it is refused", e.Package, e.URL, e.Want, e.Got)
+}
+
+// onRegistry says whether a URL has the scheme and host of the registry
+// of the environment.
+func onRegistry(raw string) bool {
+	u, err := url.Parse(raw)
+	reg, rerr := url.Parse(Registry())
+	return err == nil && rerr == nil && u.Scheme == reg.Scheme && strings.EqualFold(u.Host, reg.Host)
+}
+
+// OnRegistry says whether every tarball of an entry is on the registry of
+// the environment, which alone they are fetched from: an entry locked
+// against another registry is locked again.
+func (e *JSEntry) OnRegistry() bool {
+	for _, p := range e.Tree {
+		if !onRegistry(p.Resolved) {
+			return false
+		}
+	}
+	return true
 }

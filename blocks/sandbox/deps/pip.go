@@ -160,13 +160,18 @@ func readWheel(path string) (*Package, error) {
 		}
 	}
 	if topLevel != nil {
-		p.Modules = topLevel
+		for _, m := range topLevel {
+			p.Modules = append(p.Modules, strings.SplitN(m, "/", 2)[0]) // a namespace package's path
+		}
 	} else {
 		for m := range mods {
 			p.Modules = append(p.Modules, m)
 		}
 	}
-	p.Modules = slices.DeleteFunc(p.Modules, func(m string) bool { return m == "" })
+	// Only python names: a wheel's paths may say anything (pip refuses
+	// one leaving its directory), and a lock names only modules.
+	p.Modules = slices.DeleteFunc(p.Modules, func(m string) bool { return !moduleNamePattern.MatchString(m) })
 	slices.Sort(p.Modules)
+	p.Modules = slices.Compact(p.Modules)
 	return p, nil
 }

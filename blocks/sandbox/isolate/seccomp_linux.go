@@ -25,7 +25,7 @@ const openWrites = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC | u
 const cloneThread = unix.CLONE_THREAD
 
 // deniedSyscalls are refused with EPERM: starting programs, sockets,
-// opening and changing files, tracing other processes, namespaces,
+// opening and changing files (their modes and owners too), tracing other processes, namespaces,
 // mounts, kernel modules and keys, io_uring (which bypasses the filter),
 // and signals to other processes. The Go runtime needs none of them once
 // it has started.
@@ -35,6 +35,10 @@ var deniedSyscalls = append([]uintptr{
 	unix.SYS_OPENAT, unix.SYS_OPENAT2, unix.SYS_OPEN_BY_HANDLE_AT, unix.SYS_NAME_TO_HANDLE_AT,
 	unix.SYS_UNLINKAT, unix.SYS_RENAMEAT, unix.SYS_RENAMEAT2, unix.SYS_MKDIRAT, unix.SYS_MKNODAT,
 	unix.SYS_LINKAT, unix.SYS_SYMLINKAT, unix.SYS_FCHMODAT, unix.SYS_FCHOWNAT, unix.SYS_TRUNCATE,
+	// A file a python worker opened for reading is still its owner's:
+	// without these its native code could make it writable (Landlock
+	// rules reads and writes, not modes or owners).
+	unix.SYS_FCHMOD, unix.SYS_FCHOWN, unix.SYS_FCHMODAT2,
 	unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV,
 	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT, unix.SYS_CHROOT, unix.SYS_UNSHARE, unix.SYS_SETNS,
 	unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD, unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE, unix.SYS_DELETE_MODULE,
