@@ -28,13 +28,14 @@ import (
 // under serve's address, without a bearer token: its signature is its
 // authentication (verify.go). The request is checked in this order, and
 // nothing starts before every check passed: method (405), body size
-// (413), signature (401, logged without the body), body (400 naming the
-// field that does not fit body_schema), when (204 when false), inputs
-// (400 naming the input). A delivery id (X-GitHub-Delivery, webhook-id)
-// is an idempotency key of the run: a delivery again answers with the run
-// it started, and a Standard Webhooks one is refused as a replay (409).
-// The answers name what does not fit, never with the flow's source: the
-// caller is another service.
+// (413) and its arrival within webhookReadTimeout (408), signature (401,
+// logged without the body), body (400 naming the field that does not fit
+// body_schema), when (204 when false), inputs (400 naming the input). A
+// delivery id (X-GitHub-Delivery, webhook-id) is an idempotency key of
+// the run: a delivery again answers with the run it started, and a
+// Standard Webhooks one is refused as a replay (409). The answers name
+// what does not fit, never with the flow's source: the caller is another
+// service.
 
 // webhookFor is the flow entry and trigger whose webhook is at path, and
 // the other flows with a webhook there.
@@ -91,16 +92,31 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("The webhook at %s takes %s requests.", wh.Path, wh.Method), nil, nil)
 		return
 	}
+	// The body arrives within webhookReadTimeout: a caller that sends it
+	// a byte a second would else hold the connection for days. The
+	// deadline is lifted once it is read: respond = "outputs" waits.
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(webhookReadTimeout)); err != nil {
+		s.internalError(w, r, fmt.Errorf("webhook %s: the body's read deadline: %w", wh.Path, err))
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, wh.MaxBody))
 	if err != nil {
+		// The deadline stays: the server discards what is left of the
+		// body before it answers.
 		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
+		switch {
+		case errors.As(err, &mb):
 			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("The body is over %d bytes.", wh.MaxBody), nil, nil)
+			return
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			writeError(w, http.StatusRequestTimeout, "timeout", fmt.Sprintf("The body did not arrive within %s.", webhookReadTimeout), nil, nil)
 			return
 		}
 		writeError(w, http.StatusBadRequest, "bad_request", "The body could not be read.", nil, nil)
 		return
 	}
+	rc.SetReadDeadline(time.Time{})
 	secret := ""
 	if wh.Secret != "" {
 		sec := prog.SecretsByName[wh.Secret]
@@ -161,6 +177,10 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 	}
 	s.respondWebhook(w, r, t, id, had == nil)
 }
+
+// webhookReadTimeout bounds the read of a webhook's body (a variable for
+// the tests).
+var webhookReadTimeout = 30 * time.Second
 
 // deliveryID is the delivery's id, which starts at most one run: GitHub's
 // X-GitHub-Delivery, Standard Webhooks' webhook-id; "" for none.

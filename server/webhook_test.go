@@ -1,12 +1,16 @@
 package server
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const signedFlow = `flow "signed" {}
@@ -118,5 +122,71 @@ trigger "same" {
 	rr = runReply{}
 	if code := ts.code("PUT", "/hooks/signed", "", &rr); code != http.StatusInternalServerError || !strings.Contains(ts.logs.String(), "FLOWCTL_SECRET_KEY") {
 		t.Errorf("a secret not set: %d %+v", code, rr)
+	}
+}
+
+const slowFlow = `flow "slow" {}
+
+input "wait" {
+  type    = string
+  default = "0s"
+}
+
+step "pause" {
+  use      = "sleep"
+  duration = input.wait
+}
+
+output "waited" { value = input.wait }
+
+trigger "slow" {
+  webhook {
+    path   = "/hooks/slow"
+    verify = "none"
+  }
+  inputs  = { wait = lookup(request.query, "wait", "0s") }
+  respond = "outputs"
+  timeout = "1m"
+}
+`
+
+// TestWebhookSlowBody: a caller that sends its body slower than
+// webhookReadTimeout is answered 408 and holds no connection; a body that
+// arrived in time leaves no deadline behind: respond = "outputs" waits
+// past it for its run.
+func TestWebhookSlowBody(t *testing.T) {
+	defer func(d time.Duration) { webhookReadTimeout = d }(webhookReadTimeout)
+	webhookReadTimeout = 200 * time.Millisecond
+	ts := newTestServer(t, files{"slow.flow.hcl": slowFlow}, nil)
+	conn, err := net.Dial("tcp", ts.http.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// The client gives up long after the server should have.
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprint(conn, "POST /hooks/slow HTTP/1.1\r\nHost: flowctl\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("a slow body is not answered: %v\n%s", err, ts.logs.String())
+	}
+	var e struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	json.NewDecoder(resp.Body).Decode(&e)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout || e.Error.Code != "timeout" {
+		t.Errorf("a slow body: %d %+v", resp.StatusCode, e)
+	}
+	if runs, err := ts.store.Runs("slow", 10); err != nil || len(runs) != 0 {
+		t.Errorf("a slow body started runs: %v %v", runs, err)
+	}
+	webhookReadTimeout = time.Second
+	var out struct {
+		Status  string         `json:"status"`
+		Outputs map[string]any `json:"outputs"`
+	}
+	if code := ts.code("POST", "/hooks/slow?wait=2s", "", &out); code != http.StatusOK || out.Status != "ok" || out.Outputs["waited"] != "2s" {
+		t.Errorf("a run that outlasts the body's deadline: %d %+v", code, out)
 	}
 }
