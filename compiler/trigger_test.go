@@ -106,6 +106,27 @@ trigger "push" {
   inputs = { repo = "x" }
 }`, `Invalid webhook path`},
 		{`trigger "t" {
+  webhook {
+    path   = "/evals"
+    verify = "none"
+  }
+  inputs = { repo = "x" }
+}`, `Invalid webhook path`},
+		{`trigger "t" {
+  webhook {
+    path   = "/hooks/../v1/flows"
+    verify = "none"
+  }
+  inputs = { repo = "x" }
+}`, `Invalid webhook path`},
+		{`trigger "t" {
+  webhook {
+    path   = "/hooks//github"
+    verify = "none"
+  }
+  inputs = { repo = "x" }
+}`, `Invalid webhook path`},
+		{`trigger "t" {
   respond = "outputs"
   on_run { flow = "f" }
   inputs  = { repo = run.id }

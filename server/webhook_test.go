@@ -8,9 +8,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowctl/flowctl/lang"
 )
 
 const signedFlow = `flow "signed" {}
@@ -188,5 +191,22 @@ func TestWebhookSlowBody(t *testing.T) {
 	}
 	if code := ts.code("POST", "/hooks/slow?wait=2s", "", &out); code != http.StatusOK || out.Status != "ok" || out.Outputs["waited"] != "2s" {
 		t.Errorf("a run that outlasts the body's deadline: %d %+v", code, out)
+	}
+}
+
+// TestWebhookPathsReserved: no webhook path can take one of serve's own
+// routes (the API's, the dashboard's pages, the probes'), which a webhook
+// would shadow: lang.ReservedPath holds every one of them.
+func TestWebhookPathsReserved(t *testing.T) {
+	ts := newTestServer(t, files{}, nil)
+	patterns := append(append([]string{}, ts.srv.routes...), dashboardPages...)
+	patterns = append(patterns, "GET /ui/", "GET /favicon.ico")
+	for _, pattern := range patterns {
+		_, p, _ := strings.Cut(pattern, " ")
+		p = strings.ReplaceAll(p, "{$}", "")
+		p = regexp.MustCompile(`\{[^}]*\}`).ReplaceAllString(p, "x")
+		if !lang.ReservedPath(p) {
+			t.Errorf("route %s: its path %s is not lang.ReservedPath: a webhook there would shadow it", pattern, p)
+		}
 	}
 }
