@@ -30,7 +30,8 @@ import (
 // nothing starts before every check passed: method (405), body size
 // (413) and its arrival within webhookReadTimeout (408), signature (401,
 // logged without the body), body (400 naming the field that does not fit
-// body_schema), when (204 when false), inputs (400 naming the input). A
+// body_schema, but 204 when when is false with the body as sent), when
+// (204 when false), inputs (400 naming the input). A
 // delivery id (X-GitHub-Delivery, webhook-id) is an idempotency key of
 // the run: a delivery again answers with the run it started, and a
 // Standard Webhooks one is refused as a replay (409). The answers name
@@ -134,15 +135,25 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 		writeError(w, http.StatusUnauthorized, "unauthorized", "The request's signature does not verify.", nil, nil)
 		return
 	}
-	bodyVal, err := requestBody(r.Header.Get("Content-Type"), body)
+	asSent, err := requestBody(wh, r.Header.Get("Content-Type"), body)
+	bodyVal := asSent
 	if err == nil {
-		bodyVal, err = compiler.CheckBody(t, bodyVal)
+		bodyVal, err = compiler.CheckBody(t, asSent)
 	}
+	headers, query, method := headerMap(r.Header), queryMap(r.URL.Query()), cty.StringVal(r.Method)
 	if err != nil {
+		// A delivery whose when is false with the body as sent starts no
+		// run, so its body need not fit: GitHub's ping is 204, not 400.
+		if asSent != cty.NilVal && t.When != nil {
+			if start, d := prog.TriggerWhen(t, compiler.TriggerVars(t, asSent, headers, query, method, nil)); !d.HasErrors() && !start {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
 		writeError(w, http.StatusBadRequest, "invalid_body", fmt.Sprintf("The body does not fit trigger %s: %s.", t.Name, err), nil, nil)
 		return
 	}
-	vars := compiler.TriggerVars(t, bodyVal, headerMap(r.Header), queryMap(r.URL.Query()), cty.StringVal(r.Method), nil)
+	vars := compiler.TriggerVars(t, bodyVal, headers, query, method, nil)
 	start, diags := prog.TriggerWhen(t, vars)
 	if diags.HasErrors() {
 		writeError(w, http.StatusBadRequest, "invalid_request", "The request does not fit trigger "+t.Name+": "+lang.ErrorSentence(diags, false), nil, nil)
@@ -295,8 +306,10 @@ func (s *Server) awaitRun(ctx context.Context, id string) (*state.Run, error) {
 const awaitPoll = 50 * time.Millisecond
 
 // requestBody is a request's body as request.body: JSON parsed, a form's
-// fields, else the text (null when empty).
-func requestBody(contentType string, body []byte) (cty.Value, error) {
+// fields, else the text (null when empty). A form GitHub delivers (its
+// webhooks' default content type) carries the JSON in its payload field:
+// that JSON is the body, as with application/json.
+func requestBody(wh *lang.Webhook, contentType string, body []byte) (cty.Value, error) {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	switch {
 	case len(body) == 0:
@@ -311,6 +324,13 @@ func requestBody(contentType string, body []byte) (cty.Value, error) {
 		q, err := url.ParseQuery(string(body))
 		if err != nil {
 			return cty.NilVal, fmt.Errorf("the body is not a form: %w", err)
+		}
+		if payload := q["payload"]; wh.Verify == lang.VerifyGitHub && len(q) == 1 && len(payload) == 1 {
+			v, err := jsonval.Decode([]byte(payload[0]))
+			if err != nil {
+				return cty.NilVal, fmt.Errorf("the form's payload is not JSON: %w", err)
+			}
+			return v, nil
 		}
 		return queryMap(q), nil
 	}

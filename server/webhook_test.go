@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -207,6 +209,75 @@ func TestWebhookPathsReserved(t *testing.T) {
 		p = regexp.MustCompile(`\{[^}]*\}`).ReplaceAllString(p, "x")
 		if !lang.ReservedPath(p) {
 			t.Errorf("route %s: its path %s is not lang.ReservedPath: a webhook there would shadow it", pattern, p)
+		}
+	}
+}
+
+// githubFlow is docs/serve.md's example, answering with its inputs.
+const githubFlow = `flow "push" {}
+
+input "repo" { type = string }
+input "branch" { type = string }
+
+secret "github_hook" {}
+
+output "where" { value = "${input.repo}@${input.branch}" }
+
+trigger "github_push" {
+  webhook {
+    path        = "/hooks/github"
+    verify      = "github"
+    secret      = secret.github_hook
+    body_schema = { ref = string, repository = { full_name = string } }
+  }
+  inputs  = {
+    repo   = request.body.repository.full_name
+    branch = trimprefix(request.body.ref, "refs/heads/")
+  }
+  when    = request.headers["x-github-event"] == "push"
+  respond = output.where
+}
+`
+
+// TestWebhookGitHubDeliveries: GitHub's deliveries as it sends them to
+// the docs' example: its ping (which has no ref) is 204, not 400, so the
+// webhook GitHub made is not shown failing; a push in GitHub's default
+// form content type (payload=JSON) starts the run as a JSON one does; a
+// push that does not fit body_schema is still 400.
+func TestWebhookGitHubDeliveries(t *testing.T) {
+	t.Setenv("FLOWCTL_SECRET_GITHUB_HOOK", "s3cret")
+	ts := newTestServer(t, files{"push.flow.hcl": githubFlow}, nil)
+	const push = `{"ref":"refs/heads/main","repository":{"id":1,"full_name":"octo/hello"},"commits":[]}`
+	const ping = `{"zen":"Keep it logically awesome.","hook_id":1,"repository":{"full_name":"octo/hello"}}`
+	deliver := func(event, contentType, body string) (int, string) {
+		req, _ := http.NewRequest("POST", ts.url+"/hooks/github", strings.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("X-GitHub-Event", event)
+		req.Header.Set("X-GitHub-Delivery", fmt.Sprintf("%s-%s-%d", event, contentType, len(body)))
+		req.Header.Set("X-Hub-Signature-256", "sha256="+hexHMACOf("s3cret", body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	form := func(payload string) string { return url.Values{"payload": {payload}}.Encode() }
+	for _, c := range []struct {
+		event, contentType, body string
+		code                     int
+		answer                   string
+	}{
+		{"ping", "application/json", ping, http.StatusNoContent, ""},
+		{"ping", "application/x-www-form-urlencoded", form(ping), http.StatusNoContent, ""},
+		{"push", "application/json", push, http.StatusOK, "octo/hello@main"},
+		{"push", "application/x-www-form-urlencoded", form(push), http.StatusOK, "octo/hello@main"},
+		{"push", "application/json", ping, http.StatusBadRequest, "body.ref: a string is required"},
+	} {
+		code, answer := deliver(c.event, c.contentType, c.body)
+		if code != c.code || !strings.Contains(answer, c.answer) {
+			t.Errorf("%s as %s: %d %s, want %d %s", c.event, c.contentType, code, answer, c.code, c.answer)
 		}
 	}
 }
