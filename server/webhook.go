@@ -128,7 +128,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 		}
 		secret = v
 	}
-	if err := verifyWebhook(wh, secret, r.Header, body, time.Now()); err != nil {
+	if err := verifyWebhook(s.replayBound(wh), secret, r.Header, body, time.Now()); err != nil {
 		s.log.Warn("webhook refused: its signature does not verify", slog.String("request_id", requestID(r.Context())),
 			slog.String("flow", flow), slog.String("trigger", t.Name), slog.String("verify", wh.Verify),
 			slog.String("remote", r.RemoteAddr), slog.String("reason", err.Error()))
@@ -187,6 +187,19 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 		s.log.Info("webhook started a run", slog.String("flow", flow), slog.String("trigger", t.Name), slog.String("run_id", id))
 	}
 	s.respondWebhook(w, r, t, id, had == nil)
+}
+
+// replayBound is wh as verified: a Standard Webhooks replay is refused by
+// its webhook-id, which is kept IdempotencyExpiry from the first delivery,
+// so its signed timestamp is within half of that of now (a replay of a
+// timestamp within tolerance before and after it then finds the id).
+func (s *Server) replayBound(wh *lang.Webhook) *lang.Webhook {
+	if wh.Verify != lang.VerifyStandard || wh.Tolerance <= s.opts.IdempotencyExpiry/2 {
+		return wh
+	}
+	bound := *wh
+	bound.Tolerance = s.opts.IdempotencyExpiry / 2
+	return &bound
 }
 
 // webhookReadTimeout bounds the read of a webhook's body (a variable for

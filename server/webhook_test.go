@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/flowctl/flowctl/lang"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
 const signedFlow = `flow "signed" {}
@@ -279,5 +280,48 @@ func TestWebhookGitHubDeliveries(t *testing.T) {
 		if code != c.code || !strings.Contains(answer, c.answer) {
 			t.Errorf("%s as %s: %d %s, want %d %s", c.event, c.contentType, code, answer, c.code, c.answer)
 		}
+	}
+}
+
+const standardFlow = `flow "std" {}
+
+secret "hook" {}
+
+trigger "std" {
+  webhook {
+    path   = "/hooks/std"
+    verify = "standard"
+    secret = secret.hook
+  }
+}
+`
+
+// TestWebhookStandardReplayWindow: a Standard Webhooks replay is refused
+// by its webhook-id, kept for --idempotency-expiry; a signed timestamp
+// within tolerance but older than half of that (when its id may have been
+// forgotten by a replay) is refused, a recent one starts its run once.
+func TestWebhookStandardReplayWindow(t *testing.T) {
+	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	t.Setenv("FLOWCTL_SECRET_HOOK", secret)
+	ts := newTestServer(t, files{"std.flow.hcl": standardFlow}, func(o *Options) { o.IdempotencyExpiry = 2 * time.Minute })
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deliver := func(id string, at time.Time) int {
+		sig, err := wh.Sign(id, at, []byte("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts.code("POST", "/hooks/std", "{}", nil, "webhook-id", id, "webhook-timestamp", fmt.Sprint(at.Unix()), "webhook-signature", sig)
+	}
+	if code := deliver("msg_old", time.Now().Add(-90*time.Second)); code != http.StatusUnauthorized {
+		t.Errorf("a timestamp past half the ids' expiry: %d", code)
+	}
+	if code := deliver("msg_new", time.Now()); code != http.StatusAccepted {
+		t.Errorf("a delivery: %d", code)
+	}
+	if code := deliver("msg_new", time.Now()); code != http.StatusConflict {
+		t.Errorf("its replay: %d", code)
 	}
 }
