@@ -158,6 +158,18 @@ trigger "push" {
   inputs  = { repo = "x" }
   respond = output.nope
 }`, `Unknown output; Trigger "t" answers with output "nope"`},
+		{`output "key" {
+  value     = "k-${secret.hook}"
+  sensitive = true
+}
+trigger "t" {
+  webhook {
+    path   = "/h"
+    verify = "none"
+  }
+  inputs  = { repo = "x" }
+  respond = output.key
+}`, `Sensitive output; Trigger "t" answers with output "key", which is sensitive`},
 		{`trigger "t" {
   on_run {
     status = ["done"]
