@@ -31,9 +31,9 @@ import (
 // (413) and its arrival within webhookReadTimeout (408), signature (401,
 // logged without the body), body (400 naming the field that does not fit
 // body_schema, but 204 when when is false with the body as sent), when
-// (204 when false), inputs (400 naming the input). A
-// delivery id (X-GitHub-Delivery, webhook-id) is an idempotency key of
-// the run: a delivery again answers with the run it started, and a
+// (204 when false), inputs (400 naming the input). A delivery id
+// (X-GitHub-Delivery, webhook-id, a Stripe event's id) is an idempotency
+// key of the run: a delivery again answers with the run it started, and a
 // Standard Webhooks one is refused as a replay (409). The answers name
 // what does not fit, never with the flow's source: the caller is another
 // service.
@@ -169,7 +169,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 		return
 	}
 	var key *state.IdempotencyKey
-	if id := deliveryID(wh, r.Header); id != "" {
+	if id := deliveryID(wh, r.Header, asSent); id != "" {
 		sum := sha256.Sum256(body)
 		key = &state.IdempotencyKey{Flow: flow, Key: "webhook " + t.Name + " " + id, Request: hex.EncodeToString(sum[:])}
 	}
@@ -207,13 +207,21 @@ func (s *Server) replayBound(wh *lang.Webhook) *lang.Webhook {
 var webhookReadTimeout = 30 * time.Second
 
 // deliveryID is the delivery's id, which starts at most one run: GitHub's
-// X-GitHub-Delivery, Standard Webhooks' webhook-id; "" for none.
-func deliveryID(wh *lang.Webhook, h http.Header) string {
+// X-GitHub-Delivery, Standard Webhooks' webhook-id, the id of a Stripe
+// event (the body's, signed: Stripe sends an event again, re-signed, until
+// it is answered 2xx); "" for none.
+func deliveryID(wh *lang.Webhook, h http.Header, body cty.Value) string {
 	switch wh.Verify {
 	case lang.VerifyGitHub:
 		return h.Get("X-GitHub-Delivery")
 	case lang.VerifyStandard:
 		return h.Get("webhook-id")
+	case lang.VerifyStripe:
+		if ty := body.Type(); !body.IsNull() && ty.IsObjectType() && ty.HasAttribute("id") {
+			if id := body.GetAttr("id"); id.Type() == cty.String && !id.IsNull() {
+				return id.AsString()
+			}
+		}
 	}
 	return ""
 }

@@ -325,3 +325,47 @@ func TestWebhookStandardReplayWindow(t *testing.T) {
 		t.Errorf("its replay: %d", code)
 	}
 }
+
+const stripeFlow = `flow "pay" {}
+
+secret "stripe" {}
+
+trigger "paid" {
+  webhook {
+    path   = "/hooks/stripe"
+    verify = "stripe"
+    secret = secret.stripe
+  }
+  when = request.body.type == "checkout.session.completed"
+}
+`
+
+// TestWebhookStripeEventOnce: Stripe sends an event again, re-signed with
+// a new timestamp, until it is answered 2xx, and a captured delivery can
+// be replayed within the tolerance: the event's id starts one run, which
+// the next delivery of it is answered with.
+func TestWebhookStripeEventOnce(t *testing.T) {
+	t.Setenv("FLOWCTL_SECRET_STRIPE", "whsec_test")
+	ts := newTestServer(t, files{"pay.flow.hcl": stripeFlow}, nil)
+	deliver := func(body string, at time.Time) (int, runReply) {
+		stamp := fmt.Sprint(at.Unix())
+		var rr runReply
+		code := ts.code("POST", "/hooks/stripe", body, &rr, "Content-Type", "application/json; charset=utf-8",
+			"Stripe-Signature", "t="+stamp+",v1="+hexHMACOf("whsec_test", stamp+"."+body))
+		return code, rr
+	}
+	const event = `{"id":"evt_1","object":"event","type":"checkout.session.completed","data":{"object":{"id":"cs_1"}}}`
+	code, first := deliver(event, time.Now().Add(-time.Minute))
+	if code != http.StatusAccepted || first.RunID == "" {
+		t.Fatalf("an event: %d %+v", code, first)
+	}
+	if code, again := deliver(event, time.Now()); code != http.StatusOK || again.RunID != first.RunID {
+		t.Errorf("the event again: %d %+v, want 200 with run %s", code, again, first.RunID)
+	}
+	if code, other := deliver(strings.Replace(event, "evt_1", "evt_2", 1), time.Now()); code != http.StatusAccepted || other.RunID == first.RunID {
+		t.Errorf("another event: %d %+v", code, other)
+	}
+	if runs, err := ts.store.Runs("pay", 10); err != nil || len(runs) != 2 {
+		t.Errorf("runs %d %v, want 2", len(runs), err)
+	}
+}
