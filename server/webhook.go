@@ -189,12 +189,13 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 	s.respondWebhook(w, r, t, id, had == nil)
 }
 
-// replayBound is wh as verified: a Standard Webhooks replay is refused by
-// its webhook-id, which is kept IdempotencyExpiry from the first delivery,
-// so its signed timestamp is within half of that of now (a replay of a
-// timestamp within tolerance before and after it then finds the id).
+// replayBound is wh as verified: a Standard Webhooks or Stripe replay is
+// refused or answered by its delivery id, which is kept IdempotencyExpiry
+// from the first delivery, so its signed timestamp is within half of that
+// of now (a replay of a timestamp within tolerance before and after it
+// then finds the id).
 func (s *Server) replayBound(wh *lang.Webhook) *lang.Webhook {
-	if wh.Verify != lang.VerifyStandard || wh.Tolerance <= s.opts.IdempotencyExpiry/2 {
+	if wh.Verify != lang.VerifyStandard && wh.Verify != lang.VerifyStripe || wh.Tolerance <= s.opts.IdempotencyExpiry/2 {
 		return wh
 	}
 	bound := *wh

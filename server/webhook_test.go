@@ -343,10 +343,11 @@ trigger "paid" {
 // TestWebhookStripeEventOnce: Stripe sends an event again, re-signed with
 // a new timestamp, until it is answered 2xx, and a captured delivery can
 // be replayed within the tolerance: the event's id starts one run, which
-// the next delivery of it is answered with.
+// the next delivery of it is answered with, and a timestamp is within
+// half of the ids' expiry.
 func TestWebhookStripeEventOnce(t *testing.T) {
 	t.Setenv("FLOWCTL_SECRET_STRIPE", "whsec_test")
-	ts := newTestServer(t, files{"pay.flow.hcl": stripeFlow}, nil)
+	ts := newTestServer(t, files{"pay.flow.hcl": stripeFlow}, func(o *Options) { o.IdempotencyExpiry = 4 * time.Minute })
 	deliver := func(body string, at time.Time) (int, runReply) {
 		stamp := fmt.Sprint(at.Unix())
 		var rr runReply
@@ -364,6 +365,10 @@ func TestWebhookStripeEventOnce(t *testing.T) {
 	}
 	if code, other := deliver(strings.Replace(event, "evt_1", "evt_2", 1), time.Now()); code != http.StatusAccepted || other.RunID == first.RunID {
 		t.Errorf("another event: %d %+v", code, other)
+	}
+	// Older than half the ids' expiry: its id may have been forgotten.
+	if code, _ := deliver(strings.Replace(event, "evt_1", "evt_3", 1), time.Now().Add(-3*time.Minute)); code != http.StatusUnauthorized {
+		t.Errorf("an event past half the ids' expiry: %d", code)
 	}
 	if runs, err := ts.store.Runs("pay", 10); err != nil || len(runs) != 2 {
 		t.Errorf("runs %d %v, want 2", len(runs), err)
