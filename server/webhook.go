@@ -84,8 +84,11 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 	prog, wh := e.prog, t.Webhook
 	flow := prog.Flow.Name
 	if len(others) > 0 {
-		writeError(w, http.StatusConflict, "webhook_conflict", fmt.Sprintf("Triggers %s/%s and %s have a webhook at %s; give each its own path.",
-			flow, t.Name, strings.Join(others, ", "), wh.Path), nil, nil)
+		// The caller has not shown a signature yet: the log names the
+		// triggers, the answer does not.
+		s.log.Error("webhook refused: several triggers have its path; give each its own", slog.String("request_id", requestID(r.Context())),
+			slog.String("path", wh.Path), slog.String("triggers", strings.Join(append([]string{flow + "/" + t.Name}, others...), ", ")))
+		writeError(w, http.StatusConflict, "webhook_conflict", fmt.Sprintf("Several triggers have a webhook at %s; the server's log names them.", wh.Path), nil, nil)
 		return
 	}
 	if r.Method != wh.Method {
