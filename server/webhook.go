@@ -246,16 +246,25 @@ func (s *Server) respondWebhook(w http.ResponseWriter, r *http.Request, t *lang.
 		s.writeRunStatus(w, code, id)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), t.Timeout)
+	// The wait is the trigger's timeout, not serve's deadline of a
+	// request (withDeadline), which would end it in an empty answer; the
+	// caller's going away ends it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), t.Timeout)
 	defer cancel()
+	gone := func() bool { return errors.Is(r.Context().Err(), context.Canceled) }
+	defer context.AfterFunc(r.Context(), func() {
+		if gone() {
+			cancel()
+		}
+	})()
 	run, err := s.awaitRun(ctx, id)
 	switch {
-	case err != nil && ctx.Err() != nil && r.Context().Err() == nil:
+	case err != nil && gone():
+		return // the caller went away; the run goes on
+	case err != nil && ctx.Err() != nil:
 		writeJSON(w, http.StatusGatewayTimeout, map[string]any{"run_id": id, "error": map[string]string{"code": "timeout",
 			"message": fmt.Sprintf("Run %s did not end within %s; it goes on.", id, t.Timeout)}})
 		return
-	case err != nil && r.Context().Err() != nil:
-		return // the caller went away; the run goes on
 	case err != nil:
 		s.internalError(w, r, err)
 		return

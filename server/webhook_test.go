@@ -2,11 +2,13 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -376,5 +378,35 @@ func TestWebhookStripeEventOnce(t *testing.T) {
 	}
 	if runs, err := ts.store.Runs("pay", 10); err != nil || len(runs) != 2 {
 		t.Errorf("runs %d %v, want 2", len(runs), err)
+	}
+}
+
+// TestWebhookWaitPastRequestDeadline: respond = "outputs" waits for the
+// trigger's timeout, not serve's deadline of a request (a minute, here
+// 50ms): a run that ends after that deadline is answered with its
+// outputs, not with an empty 200; a caller that went away is not.
+func TestWebhookWaitPastRequestDeadline(t *testing.T) {
+	ts := newTestServer(t, files{"slow.flow.hcl": slowFlow}, nil)
+	id := ts.start("slow", `{"inputs": {"wait": "500ms"}}`)
+	_, trig, _ := ts.srv.webhookFor("/hooks/slow")
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	rec := httptest.NewRecorder()
+	ts.srv.respondWebhook(rec, httptest.NewRequest("POST", "/hooks/slow", nil).WithContext(ctx), trig, id, true)
+	var out struct {
+		Status  string         `json:"status"`
+		Outputs map[string]any `json:"outputs"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil || rec.Code != http.StatusOK || out.Status != "ok" || out.Outputs["waited"] != "500ms" {
+		t.Errorf("a run past the request's deadline: %d %q %v", rec.Code, rec.Body.String(), err)
+	}
+	// A caller that went away is not waited for.
+	id = ts.start("slow", `{"inputs": {"wait": "3s"}}`)
+	gone, leave := context.WithCancel(context.Background())
+	leave()
+	rec = httptest.NewRecorder()
+	ts.srv.respondWebhook(rec, httptest.NewRequest("POST", "/hooks/slow", nil).WithContext(gone), trig, id, true)
+	if rec.Body.Len() != 0 {
+		t.Errorf("a caller that went away was answered: %q", rec.Body.String())
 	}
 }
