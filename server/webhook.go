@@ -33,10 +33,10 @@ import (
 // body_schema, but 204 when when is false with the body as sent), when
 // (204 when false), inputs (400 naming the input). A delivery id
 // (X-GitHub-Delivery, webhook-id, a Stripe event's id) is an idempotency
-// key of the run: a delivery again answers with the run it started, and a
-// Standard Webhooks one is refused as a replay (409). The answers name
-// what does not fit, never with the flow's source: the caller is another
-// service.
+// key of the run: a delivery again (a sender's retry, or a replay) starts
+// no run and answers with the one it started, 2xx, so that the sender
+// stops retrying. The answers name what does not fit, never with the
+// flow's source: the caller is another service.
 
 // webhookFor is the flow entry and trigger whose webhook is at path, and
 // the other flows with a webhook there.
@@ -185,9 +185,6 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 	switch {
 	case !ok:
 		return
-	case had != nil && wh.Verify == lang.VerifyStandard:
-		writeError(w, http.StatusConflict, "replayed", fmt.Sprintf("The webhook-id of this delivery was delivered before (run %s): a replay starts no run.", had.RunID), nil, nil)
-		return
 	case had != nil && had.Request != key.Request:
 		s.answerKey(w, prog, key, had)
 		return
@@ -198,7 +195,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 }
 
 // replayBound is wh as verified: a Standard Webhooks or Stripe replay is
-// refused or answered by its delivery id, which is kept IdempotencyExpiry
+// answered with its run by its delivery id, which is kept IdempotencyExpiry
 // from the first delivery, so its signed timestamp is within half of that
 // of now (a replay of a timestamp within tolerance before and after it
 // then finds the id).

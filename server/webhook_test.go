@@ -301,9 +301,10 @@ trigger "std" {
 }
 `
 
-// TestWebhookStandardReplayWindow: a Standard Webhooks replay is refused
-// by its webhook-id, kept for --idempotency-expiry; a signed timestamp
-// within tolerance but older than half of that (when its id may have been
+// TestWebhookStandardReplayWindow: a Standard Webhooks delivery again (a
+// retry, re-signed, or a replay) is answered with its run by its
+// webhook-id, kept for --idempotency-expiry; a signed timestamp within
+// tolerance but older than half of that (when its id may have been
 // forgotten by a replay) is refused, a recent one starts its run once.
 func TestWebhookStandardReplayWindow(t *testing.T) {
 	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -313,21 +314,27 @@ func TestWebhookStandardReplayWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deliver := func(id string, at time.Time) int {
+	deliver := func(id string, at time.Time, out any) int {
 		sig, err := wh.Sign(id, at, []byte("{}"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ts.code("POST", "/hooks/std", "{}", nil, "webhook-id", id, "webhook-timestamp", fmt.Sprint(at.Unix()), "webhook-signature", sig)
+		return ts.code("POST", "/hooks/std", "{}", out, "webhook-id", id, "webhook-timestamp", fmt.Sprint(at.Unix()), "webhook-signature", sig)
 	}
-	if code := deliver("msg_old", time.Now().Add(-90*time.Second)); code != http.StatusUnauthorized {
+	if code := deliver("msg_old", time.Now().Add(-90*time.Second), nil); code != http.StatusUnauthorized {
 		t.Errorf("a timestamp past half the ids' expiry: %d", code)
 	}
-	if code := deliver("msg_new", time.Now()); code != http.StatusAccepted {
+	var first, again runReply
+	if code := deliver("msg_new", time.Now().Add(-time.Second), &first); code != http.StatusAccepted {
 		t.Errorf("a delivery: %d", code)
 	}
-	if code := deliver("msg_new", time.Now()); code != http.StatusConflict {
-		t.Errorf("its replay: %d", code)
+	// The sender's retry (re-signed with a new timestamp) or a replay:
+	// 2xx, so that the sender stops, with the run, and no other run.
+	if code := deliver("msg_new", time.Now(), &again); code != http.StatusOK || again.RunID != first.RunID {
+		t.Errorf("its retry: %d %+v, want 200 with %s", code, again, first.RunID)
+	}
+	if runs, err := ts.store.Runs("std", 10); err != nil || len(runs) != 1 {
+		t.Errorf("runs %d %v, want 1", len(runs), err)
 	}
 }
 
