@@ -131,7 +131,10 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 		}
 		secret = v
 	}
-	if err := verifyWebhook(s.replayBound(wh), secret, r.Header, body, time.Now()); err != nil {
+	if err := verifyWebhook(s.replayBound(wh), secret, r.Header, body, time.Now()); errors.Is(err, errSecret) {
+		s.internalError(w, r, fmt.Errorf("the secret %s of webhook trigger %s of flow %s: %w", wh.Secret, t.Name, flow, err))
+		return
+	} else if err != nil {
 		s.log.Warn("webhook refused: its signature does not verify", slog.String("request_id", requestID(r.Context())),
 			slog.String("flow", flow), slog.String("trigger", t.Name), slog.String("verify", wh.Verify),
 			slog.String("remote", r.RemoteAddr), slog.String("reason", err.Error()))

@@ -417,3 +417,16 @@ func TestWebhookWaitPastRequestDeadline(t *testing.T) {
 		t.Errorf("a caller that went away was answered: %q", rec.Body.String())
 	}
 }
+
+// TestWebhookStandardBadSecret: a secret that is not a Standard Webhooks
+// one is the server's mistake: 500, logged, not a 401 for the caller.
+func TestWebhookStandardBadSecret(t *testing.T) {
+	t.Setenv("FLOWCTL_SECRET_HOOK", "not base64!")
+	ts := newTestServer(t, files{"std.flow.hcl": standardFlow}, nil)
+	var rr runReply
+	if code := ts.code("POST", "/hooks/std", "{}", &rr, "webhook-id", "msg_1", "webhook-timestamp", fmt.Sprint(time.Now().Unix()),
+		"webhook-signature", "v1,Zm9v"); code != http.StatusInternalServerError || rr.Error.Code != "internal" ||
+		!strings.Contains(ts.logs.String(), "not a Standard Webhooks secret") {
+		t.Errorf("a secret that is not whsec_: %d %+v", code, rr)
+	}
+}
