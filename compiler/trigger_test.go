@@ -107,6 +107,15 @@ trigger "push" {
 }`, `Invalid webhook path`},
 		{`trigger "t" {
   webhook {
+    path      = "/h"
+    verify    = "stripe"
+    secret    = secret.hook
+    tolerance = "500ms"
+  }
+  inputs = { repo = "x" }
+}`, `Invalid tolerance`},
+		{`trigger "t" {
+  webhook {
     path   = "/evals"
     verify = "none"
   }

@@ -258,6 +258,10 @@ func decodeWebhook(b *hcl.Block, trigger string) (*Webhook, hcl.Diagnostics) {
 		case "tolerance":
 			dur, dd := durationAttr(a)
 			w.Tolerance, d = dur.Duration, dd
+			if !d.HasErrors() && w.Tolerance < time.Second {
+				d = Error(a.Expr.Range(), "Invalid tolerance",
+					"A signed timestamp is in whole seconds: tolerance is at least \"1s\" (a shorter one refuses nearly every delivery), such as \"5m\".")
+			}
 		case "header":
 			w.Header, d = stringAttr(a)
 			if !d.HasErrors() && w.Header == "" {
