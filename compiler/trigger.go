@@ -35,6 +35,10 @@ func (c *compilation) triggers() hcl.Diagnostics {
 			diags = append(diags, lang.Error(t.RespondRange, "Unknown output", "Trigger %q answers with output %q, which flow %q does not declare.%s",
 				t.Name, t.Output, p.Flow.Name, lang.Suggest(t.Output, lang.SortedKeys(p.OutputsByName)))...)
 		}
+		if o := p.OutputsByName[t.Output]; t.Respond == lang.RespondOutput && o != nil && o.Sensitive {
+			diags = append(diags, lang.Error(t.RespondRange, "Sensitive output", "Trigger %q answers with output %q, which is sensitive: its caller would get \"(sensitive)\", never its value; answer with another output.",
+				t.Name, t.Output)...)
+		}
 		if t.OnRun != nil {
 			diags = append(diags, c.onRunFlow(t)...)
 		}

@@ -114,6 +114,36 @@ trigger "push" {
   inputs = { repo = "x" }
 }`, `Invalid webhook path`},
 		{`trigger "t" {
+  webhook {
+    path      = "/h"
+    verify    = "stripe"
+    secret    = secret.hook
+    tolerance = "500ms"
+  }
+  inputs = { repo = "x" }
+}`, `Invalid tolerance`},
+		{`trigger "t" {
+  webhook {
+    path   = "/evals"
+    verify = "none"
+  }
+  inputs = { repo = "x" }
+}`, `Invalid webhook path`},
+		{`trigger "t" {
+  webhook {
+    path   = "/hooks/../v1/flows"
+    verify = "none"
+  }
+  inputs = { repo = "x" }
+}`, `Invalid webhook path`},
+		{`trigger "t" {
+  webhook {
+    path   = "/hooks//github"
+    verify = "none"
+  }
+  inputs = { repo = "x" }
+}`, `Invalid webhook path`},
+		{`trigger "t" {
   respond = "outputs"
   on_run { flow = "f" }
   inputs  = { repo = run.id }
@@ -145,6 +175,18 @@ trigger "push" {
   inputs  = { repo = "x" }
   respond = output.nope
 }`, `Unknown output; Trigger "t" answers with output "nope"`},
+		{`output "key" {
+  value     = "k-${secret.hook}"
+  sensitive = true
+}
+trigger "t" {
+  webhook {
+    path   = "/h"
+    verify = "none"
+  }
+  inputs  = { repo = "x" }
+  respond = output.key
+}`, `Sensitive output; Trigger "t" answers with output "key", which is sensitive`},
 		{`trigger "t" {
   on_run {
     status = ["done"]

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -232,9 +233,12 @@ func decodeWebhook(b *hcl.Block, trigger string) (*Webhook, hcl.Diagnostics) {
 		case "path":
 			w.PathRange = a.Expr.Range()
 			w.Path, d = stringAttr(a)
-			if !d.HasErrors() && (!strings.HasPrefix(w.Path, "/") || strings.ContainsAny(w.Path, "{}? #%") || ReservedPath(w.Path)) {
+			// A path with "//", "." or ".." is one that clients send
+			// cleaned: the webhook would never be reached.
+			if !d.HasErrors() && (!strings.HasPrefix(w.Path, "/") || strings.ContainsAny(w.Path, "{}? #%") || ReservedPath(w.Path) ||
+				path.Clean(w.Path) != strings.TrimSuffix(w.Path, "/")) {
 				d = Error(a.Expr.Range(), "Invalid webhook path",
-					"The path %s of trigger %q is served under serve's address: it starts with \"/\", is none of serve's own (/, /v1/..., /flows..., /runs/..., /ui/..., /healthz, /readyz, /metrics, /favicon.ico), and has no spaces, braces, \"?\", \"#\" or \"%%\", such as \"/hooks/github\".", quote(w.Path), trigger)
+					"The path %s of trigger %q is served under serve's address: it starts with \"/\", is none of serve's own (/, /v1/..., /flows..., /runs/..., /evals, /ui/..., /healthz, /readyz, /metrics, /favicon.ico), and has no spaces, braces, \"?\", \"#\", \"%%\", \"//\", \".\" or \"..\" segments, such as \"/hooks/github\".", quote(w.Path), trigger)
 			}
 		case "method":
 			w.Method, d = stringAttr(a)
@@ -261,6 +265,10 @@ func decodeWebhook(b *hcl.Block, trigger string) (*Webhook, hcl.Diagnostics) {
 		case "tolerance":
 			dur, dd := durationAttr(a)
 			w.Tolerance, d = dur.Duration, dd
+			if !d.HasErrors() && w.Tolerance < time.Second {
+				d = Error(a.Expr.Range(), "Invalid tolerance",
+					"A signed timestamp is in whole seconds: tolerance is at least \"1s\" (a shorter one refuses nearly every delivery), such as \"5m\".")
+			}
 		case "header":
 			w.Header, d = stringAttr(a)
 			if !d.HasErrors() && w.Header == "" {
@@ -315,10 +323,11 @@ func decodeWebhook(b *hcl.Block, trigger string) (*Webhook, hcl.Diagnostics) {
 }
 
 // ReservedPath reports whether a path is one of serve's own: the API's,
-// the dashboard's, the probes'.
+// the dashboard's, the probes' (server's TestWebhookPathsReserved checks
+// every route against it).
 func ReservedPath(p string) bool {
 	switch p {
-	case "/", "/healthz", "/readyz", "/metrics", "/favicon.ico", "/flows", "/v1", "/ui":
+	case "/", "/healthz", "/readyz", "/metrics", "/favicon.ico", "/flows", "/v1", "/ui", "/evals":
 		return true
 	}
 	for _, prefix := range []string{"/v1/", "/flows/", "/runs/", "/ui/"} {

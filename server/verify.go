@@ -41,7 +41,7 @@ func verifyWebhook(w *lang.Webhook, secret string, h http.Header, body []byte, n
 	case lang.VerifyStandard:
 		wh, err := standardwebhooks.NewWebhook(secret)
 		if err != nil {
-			return fmt.Errorf("the secret is not a Standard Webhooks secret (whsec_ and base64): %w", err)
+			return fmt.Errorf("%w: it is not a Standard Webhooks secret (whsec_ and base64): %w", errSecret, err)
 		}
 		// The library's own timestamp check has a fixed window: the
 		// trigger's tolerance is checked here.
@@ -56,6 +56,10 @@ func verifyWebhook(w *lang.Webhook, secret string, h http.Header, body []byte, n
 	}
 	return fmt.Errorf("unknown verification %q", w.Verify)
 }
+
+// errSecret is a secret no signature can be checked with: the server's
+// mistake, not the caller's.
+var errSecret = errors.New("the webhook's secret cannot check signatures")
 
 // verifyStripe checks a Stripe-Signature header, t=TIMESTAMP,v1=HEX[,v1=HEX…]:
 // one v1 is the HMAC-SHA256 of "TIMESTAMP.BODY".

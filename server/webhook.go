@@ -29,13 +29,15 @@ import (
 // under serve's address, without a bearer token: its signature is its
 // authentication (verify.go). The request is checked in this order, and
 // nothing starts before every check passed: method (405), body size
-// (413), signature (401, logged without the body), body (400 naming the
-// field that does not fit body_schema), when (204 when false), inputs
-// (400 naming the input). A delivery id (X-GitHub-Delivery, webhook-id)
-// is an idempotency key of the run: a delivery again answers with the run
-// it started, and a Standard Webhooks one is refused as a replay (409).
-// The answers name what does not fit, never with the flow's source: the
-// caller is another service.
+// (413) and its arrival within webhookReadTimeout (408), signature (401,
+// logged without the body), body (400 naming the field that does not fit
+// body_schema, but 204 when when is false with the body as sent), when
+// (204 when false), inputs (400 naming the input). A delivery id
+// (X-GitHub-Delivery, webhook-id, a Stripe event's id) is an idempotency
+// key of the run: a delivery again (a sender's retry, or a replay) starts
+// no run and answers with the one it started, 2xx, so that the sender
+// stops retrying. The answers name what does not fit, never with the
+// flow's source: the caller is another service.
 
 // webhookFor is the flow entry and trigger whose webhook is at path, and
 // the other flows with a webhook there.
@@ -83,8 +85,11 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 	prog, wh := e.prog, t.Webhook
 	flow := prog.Flow.Name
 	if len(others) > 0 {
-		writeError(w, http.StatusConflict, "webhook_conflict", fmt.Sprintf("Triggers %s/%s and %s have a webhook at %s; give each its own path.",
-			flow, t.Name, strings.Join(others, ", "), wh.Path), nil, nil)
+		// The caller has not shown a signature yet: the log names the
+		// triggers, the answer does not.
+		s.log.Error("webhook refused: several triggers have its path; give each its own", slog.String("request_id", requestID(r.Context())),
+			slog.String("path", wh.Path), slog.String("triggers", strings.Join(append([]string{flow + "/" + t.Name}, others...), ", ")))
+		writeError(w, http.StatusConflict, "webhook_conflict", fmt.Sprintf("Several triggers have a webhook at %s; the server's log names them.", wh.Path), nil, nil)
 		return
 	}
 	if r.Method != wh.Method {
@@ -92,16 +97,31 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("The webhook at %s takes %s requests.", wh.Path, wh.Method), nil, nil)
 		return
 	}
+	// The body arrives within webhookReadTimeout: a caller that sends it
+	// a byte a second would else hold the connection for days. The
+	// deadline is lifted once it is read: respond = "outputs" waits.
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(webhookReadTimeout)); err != nil {
+		s.internalError(w, r, fmt.Errorf("webhook %s: the body's read deadline: %w", wh.Path, err))
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, wh.MaxBody))
 	if err != nil {
+		// The deadline stays: the server discards what is left of the
+		// body before it answers.
 		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
+		switch {
+		case errors.As(err, &mb):
 			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("The body is over %d bytes.", wh.MaxBody), nil, nil)
+			return
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			writeError(w, http.StatusRequestTimeout, "timeout", fmt.Sprintf("The body did not arrive within %s.", webhookReadTimeout), nil, nil)
 			return
 		}
 		writeError(w, http.StatusBadRequest, "bad_request", "The body could not be read.", nil, nil)
 		return
 	}
+	rc.SetReadDeadline(time.Time{})
 	secret := ""
 	if wh.Secret != "" {
 		sec := prog.SecretsByName[wh.Secret]
@@ -112,22 +132,35 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 		}
 		secret = v
 	}
-	if err := verifyWebhook(wh, secret, r.Header, body, time.Now()); err != nil {
+	if err := verifyWebhook(s.replayBound(wh), secret, r.Header, body, time.Now()); errors.Is(err, errSecret) {
+		s.internalError(w, r, fmt.Errorf("the secret %s of webhook trigger %s of flow %s: %w", wh.Secret, t.Name, flow, err))
+		return
+	} else if err != nil {
 		s.log.Warn("webhook refused: its signature does not verify", slog.String("request_id", requestID(r.Context())),
 			slog.String("flow", flow), slog.String("trigger", t.Name), slog.String("verify", wh.Verify),
 			slog.String("remote", r.RemoteAddr), slog.String("reason", err.Error()))
 		writeError(w, http.StatusUnauthorized, "unauthorized", "The request's signature does not verify.", nil, nil)
 		return
 	}
-	bodyVal, err := requestBody(r.Header.Get("Content-Type"), body)
+	asSent, err := requestBody(wh, r.Header.Get("Content-Type"), body)
+	bodyVal := asSent
 	if err == nil {
-		bodyVal, err = compiler.CheckBody(t, bodyVal)
+		bodyVal, err = compiler.CheckBody(t, asSent)
 	}
+	headers, query, method := headerMap(r.Header), queryMap(r.URL.Query()), cty.StringVal(r.Method)
 	if err != nil {
+		// A delivery whose when is false with the body as sent starts no
+		// run, so its body need not fit: GitHub's ping is 204, not 400.
+		if asSent != cty.NilVal && t.When != nil {
+			if start, d := prog.TriggerWhen(t, compiler.TriggerVars(t, asSent, headers, query, method, nil)); !d.HasErrors() && !start {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
 		writeError(w, http.StatusBadRequest, "invalid_body", fmt.Sprintf("The body does not fit trigger %s: %s.", t.Name, err), nil, nil)
 		return
 	}
-	vars := compiler.TriggerVars(t, bodyVal, headerMap(r.Header), queryMap(r.URL.Query()), cty.StringVal(r.Method), nil)
+	vars := compiler.TriggerVars(t, bodyVal, headers, query, method, nil)
 	start, diags := prog.TriggerWhen(t, vars)
 	if diags.HasErrors() {
 		writeError(w, http.StatusBadRequest, "invalid_request", "The request does not fit trigger "+t.Name+": "+lang.ErrorSentence(diags, false), nil, nil)
@@ -148,16 +181,18 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 		return
 	}
 	var key *state.IdempotencyKey
-	if id := deliveryID(wh, r.Header); id != "" {
+	if id := deliveryID(wh, r.Header, asSent); id != "" {
 		sum := sha256.Sum256(body)
+		if wh.Verify == lang.VerifyStripe {
+			// A Stripe event sent again may differ (its pending_webhooks
+			// count): the event is its id.
+			sum = sha256.Sum256([]byte(id))
+		}
 		key = &state.IdempotencyKey{Flow: flow, Key: "webhook " + t.Name + " " + id, Request: hex.EncodeToString(sum[:])}
 	}
 	id, had, ok := s.startRun(w, r, prog, inputs, "", lim, key)
 	switch {
 	case !ok:
-		return
-	case had != nil && wh.Verify == lang.VerifyStandard:
-		writeError(w, http.StatusConflict, "replayed", fmt.Sprintf("The webhook-id of this delivery was delivered before (run %s): a replay starts no run.", had.RunID), nil, nil)
 		return
 	case had != nil && had.Request != key.Request:
 		s.answerKey(w, prog, key, had)
@@ -168,14 +203,40 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 	s.respondWebhook(w, r, t, id, had == nil)
 }
 
+// replayBound is wh as verified: a Standard Webhooks or Stripe replay is
+// answered with its run by its delivery id, which is kept IdempotencyExpiry
+// from the first delivery, so its signed timestamp is within half of that
+// of now (a replay of a timestamp within tolerance before and after it
+// then finds the id).
+func (s *Server) replayBound(wh *lang.Webhook) *lang.Webhook {
+	if wh.Verify != lang.VerifyStandard && wh.Verify != lang.VerifyStripe || wh.Tolerance <= s.opts.IdempotencyExpiry/2 {
+		return wh
+	}
+	bound := *wh
+	bound.Tolerance = s.opts.IdempotencyExpiry / 2
+	return &bound
+}
+
+// webhookReadTimeout bounds the read of a webhook's body (a variable for
+// the tests).
+var webhookReadTimeout = 30 * time.Second
+
 // deliveryID is the delivery's id, which starts at most one run: GitHub's
-// X-GitHub-Delivery, Standard Webhooks' webhook-id; "" for none.
-func deliveryID(wh *lang.Webhook, h http.Header) string {
+// X-GitHub-Delivery, Standard Webhooks' webhook-id, the id of a Stripe
+// event (the body's, signed: Stripe sends an event again, re-signed, until
+// it is answered 2xx); "" for none.
+func deliveryID(wh *lang.Webhook, h http.Header, body cty.Value) string {
 	switch wh.Verify {
 	case lang.VerifyGitHub:
 		return h.Get("X-GitHub-Delivery")
 	case lang.VerifyStandard:
 		return h.Get("webhook-id")
+	case lang.VerifyStripe:
+		if ty := body.Type(); !body.IsNull() && ty.IsObjectType() && ty.HasAttribute("id") {
+			if id := body.GetAttr("id"); id.Type() == cty.String && !id.IsNull() {
+				return id.AsString()
+			}
+		}
 	}
 	return ""
 }
@@ -191,16 +252,25 @@ func (s *Server) respondWebhook(w http.ResponseWriter, r *http.Request, t *lang.
 		s.writeRunStatus(w, code, id)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), t.Timeout)
+	// The wait is the trigger's timeout, not serve's deadline of a
+	// request (withDeadline), which would end it in an empty answer; the
+	// caller's going away ends it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), t.Timeout)
 	defer cancel()
+	gone := func() bool { return errors.Is(r.Context().Err(), context.Canceled) }
+	defer context.AfterFunc(r.Context(), func() {
+		if gone() {
+			cancel()
+		}
+	})()
 	run, err := s.awaitRun(ctx, id)
 	switch {
-	case err != nil && ctx.Err() != nil && r.Context().Err() == nil:
+	case err != nil && gone():
+		return // the caller went away; the run goes on
+	case err != nil && ctx.Err() != nil:
 		writeJSON(w, http.StatusGatewayTimeout, map[string]any{"run_id": id, "error": map[string]string{"code": "timeout",
 			"message": fmt.Sprintf("Run %s did not end within %s; it goes on.", id, t.Timeout)}})
 		return
-	case err != nil && r.Context().Err() != nil:
-		return // the caller went away; the run goes on
 	case err != nil:
 		s.internalError(w, r, err)
 		return
@@ -281,8 +351,10 @@ func (s *Server) awaitRun(ctx context.Context, id string) (*state.Run, error) {
 const awaitPoll = 50 * time.Millisecond
 
 // requestBody is a request's body as request.body: JSON parsed, a form's
-// fields, else the text (null when empty).
-func requestBody(contentType string, body []byte) (cty.Value, error) {
+// fields, else the text (null when empty). A form GitHub delivers (its
+// webhooks' default content type) carries the JSON in its payload field:
+// that JSON is the body, as with application/json.
+func requestBody(wh *lang.Webhook, contentType string, body []byte) (cty.Value, error) {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	switch {
 	case len(body) == 0:
@@ -297,6 +369,13 @@ func requestBody(contentType string, body []byte) (cty.Value, error) {
 		q, err := url.ParseQuery(string(body))
 		if err != nil {
 			return cty.NilVal, fmt.Errorf("the body is not a form: %w", err)
+		}
+		if payload := q["payload"]; wh.Verify == lang.VerifyGitHub && len(q) == 1 && len(payload) == 1 {
+			v, err := jsonval.Decode([]byte(payload[0]))
+			if err != nil {
+				return cty.NilVal, fmt.Errorf("the form's payload is not JSON: %w", err)
+			}
+			return v, nil
 		}
 		return queryMap(q), nil
 	}
