@@ -83,8 +83,10 @@ type n8n struct {
 	// credSecrets the secrets of credentials' keys.
 	providers   map[string]string
 	credSecrets map[string]string
-	chatTrigger *n8nNode // the Chat Trigger that starts the flow, if any
-	standIns    int      // the errors of tools that stand-in blocks stand for
+	chatTrigger *n8nNode       // the Chat Trigger that starts the flow, if any
+	webhooks    []*n8nWebhook  // the Webhook nodes that start the flow
+	responses   []*n8nResponse // the Respond to Webhook nodes' answers
+	standIns    int            // the errors of tools that stand-in blocks stand for
 }
 
 // n8nPrefix is the package of n8n's core nodes.
@@ -123,6 +125,7 @@ func convertN8N(c *importer.Conv) {
 	for _, node := range order {
 		n.convertNode(node)
 	}
+	n.writeTriggers()
 	n.outputs(order)
 	if n.code {
 		c.File.BlockFiles = append(c.File.BlockFiles, n8nCodeBlockFile())
@@ -530,24 +533,26 @@ var n8nNodeTypes map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItems
 
 func init() {
 	n8nNodeTypes = map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItems{
-		"manualTrigger":   (*n8n).manualTrigger,
-		"scheduleTrigger": (*n8n).scheduleTrigger,
-		"httpRequest":     (*n8n).httpRequest,
-		"code":            (*n8n).codeNode,
-		"set":             (*n8n).setNode,
-		"if":              (*n8n).ifNode,
-		"filter":          (*n8n).filterNode,
-		"merge":           (*n8n).mergeNode,
-		"splitOut":        (*n8n).splitOutNode,
-		"aggregate":       (*n8n).aggregateNode,
-		"limit":           (*n8n).limitNode,
-		"sort":            (*n8n).sortNode,
-		"noOp":            (*n8n).noOpNode,
-		"wait":            (*n8n).waitNode,
-		"switch":          (*n8n).switchNode,
-		"stopAndError":    (*n8n).stopAndErrorNode,
-		"splitInBatches":  (*n8n).splitInBatches,
-		"postgres":        (*n8n).postgresNode,
+		"manualTrigger":    (*n8n).manualTrigger,
+		"scheduleTrigger":  (*n8n).scheduleTrigger,
+		"httpRequest":      (*n8n).httpRequest,
+		"code":             (*n8n).codeNode,
+		"set":              (*n8n).setNode,
+		"if":               (*n8n).ifNode,
+		"filter":           (*n8n).filterNode,
+		"merge":            (*n8n).mergeNode,
+		"splitOut":         (*n8n).splitOutNode,
+		"aggregate":        (*n8n).aggregateNode,
+		"limit":            (*n8n).limitNode,
+		"sort":             (*n8n).sortNode,
+		"noOp":             (*n8n).noOpNode,
+		"wait":             (*n8n).waitNode,
+		"switch":           (*n8n).switchNode,
+		"stopAndError":     (*n8n).stopAndErrorNode,
+		"splitInBatches":   (*n8n).splitInBatches,
+		"postgres":         (*n8n).postgresNode,
+		"webhook":          (*n8n).webhookNode,
+		"respondToWebhook": (*n8n).respondNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}

@@ -1,0 +1,228 @@
+package n8n
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/flowctl/flowctl/importer"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// The Webhook node and Respond to Webhook: a webhook trigger of the flow
+// (served by flowctl serve) whose request is the input request, and
+// whose answer is what n8n's Respond mode says: at once (respond =
+// "accepted"), the run's outputs (the Last Node mode), or the Respond to
+// Webhook node's body as an output of the flow (respond = output.NAME).
+
+// n8nWebhook is a Webhook node that starts the flow, and the trigger it
+// becomes once every node is converted.
+type n8nWebhook struct {
+	node    *n8nNode
+	input   string   // the input that takes the request
+	methods []string // one trigger for each
+	path    string
+	mode    string // n8n's responseMode: onReceived, lastNode, responseNode
+}
+
+// n8nResponse is what a Respond to Webhook node answers: the output of
+// the flow and its content type.
+type n8nResponse struct {
+	node        *n8nNode
+	output      string
+	contentType string
+}
+
+// webhookMethods are the methods a flowctl webhook serves.
+var webhookMethods = []string{"GET", "POST", "PUT", "PATCH"}
+
+// webhookNode is the flow's start for a request: the input request is
+// n8n's item {headers, params, query, body}, as the trigger gives it;
+// without it, as when another trigger starts the flow, the node gives no
+// item.
+func (n *n8n) webhookNode(node *n8nNode, _ n8nItems) []n8nItems {
+	p := node.params
+	w := &n8nWebhook{node: node, mode: p.Text("responseMode")}
+	if w.mode == "" {
+		w.mode = "onReceived"
+	}
+	switch auth := p.Text("authentication"); auth {
+	case "", "none":
+	default:
+		n.Problem(node.where, p.Get("authentication"), "Unsupported webhook authentication",
+			fmt.Sprintf("n8n's %s compares a fixed credential that the caller sends; a flowctl webhook verifies a signature of the body (verify = \"hmac\", \"github\", \"stripe\" or \"standard\"), so its callers sign instead: write the trigger's verify for what they send.", auth))
+		return nil
+	}
+	switch m := p.Get("httpMethod"); {
+	case m == nil:
+		w.methods = []string{"GET"} // n8n's default
+	case m.Kind == 'a':
+		for _, e := range m.Arr {
+			w.methods = append(w.methods, strings.ToUpper(e.Str))
+		}
+	default:
+		w.methods = []string{strings.ToUpper(m.Str)}
+	}
+	for _, m := range w.methods {
+		if !slices.Contains(webhookMethods, m) {
+			n.Problem(node.where, p.Get("httpMethod"), "Unsupported webhook method",
+				fmt.Sprintf("a flowctl webhook serves %s; not %s.", strings.Join(webhookMethods, ", "), m))
+			return nil
+		}
+	}
+	path := strings.Trim(p.Text("path"), "/")
+	if path == "" {
+		path = node.j.Text("webhookId")
+	}
+	if path == "" || strings.ContainsAny(path, "{}? #%") || strings.HasPrefix(path, "=") {
+		n.Problem(node.where, p.Get("path"), "Unsupported webhook path",
+			"the path is served under /webhook/ as n8n serves it: it is a literal without spaces, braces, \"?\", \"#\" or \"%\".")
+		return nil
+	}
+	w.path = "/webhook/" + path
+	switch w.mode {
+	case "onReceived", "lastNode", "responseNode":
+	default:
+		n.Problem(node.where, p.Get("responseMode"), "Unsupported webhook response",
+			fmt.Sprintf("the Respond mode %q is not converted: Immediately, When Last Node Finishes and Using 'Respond to Webhook' Node are.", w.mode))
+		return nil
+	}
+	if o := p.Get("options"); o != nil {
+		for _, k := range o.Keys {
+			switch k {
+			case "rawBody", "binaryData", "binaryPropertyName":
+				n.Problem(node.where, o.Get(k), "Unsupported webhook option",
+					fmt.Sprintf("the option %s (the request's body as a binary file) is not converted.", k))
+				return nil
+			}
+			n.Warn(node.where, o.Get(k), "Webhook option left out",
+				fmt.Sprintf("the option %s is not converted; the trigger answers as its respond says.", k))
+		}
+	}
+	w.input = n.Name("input", node.name+" request", "request")
+	b := hclwrite.NewBlock("input", []string{w.input})
+	b.Body().SetAttributeRaw("type", importer.Clone(importer.Code("any")))
+	b.Body().SetAttributeRaw("default", importer.Clone(importer.Code("null")))
+	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The item of n8n node %q: the request's headers, query and body, as its trigger gives them; none when another trigger starts the flow", node.name)))
+	n.File.Inputs = append(n.File.Inputs, importer.Decl{Block: b})
+	n.webhooks = append(n.webhooks, w)
+	n.File.Header = append(n.File.Header, fmt.Sprintf("%s starts the flow: a request to %s, given as the input %s (without it, as when another trigger starts the flow, it gives no item).", n.nodeComment(node), w.path, w.input))
+	r := "input." + w.input
+	return []n8nItems{{e: importer.Code(fmt.Sprintf("(%s == null ? [] : [%s])", r, r))}}
+}
+
+// respondNode is Respond to Webhook: an output of the flow, the body n8n
+// answers with, that the webhook's trigger responds with; its items pass
+// on unchanged.
+func (n *n8n) respondNode(node *n8nNode, in n8nItems) []n8nItems {
+	p := node.params
+	errs := n.errorCount()
+	s := n.scope(node, in, false)
+	first := importer.Index(in.e, 0)
+	r := &n8nResponse{node: node}
+	var body importer.Expr
+	switch with := p.Text("respondWith"); with {
+	case "", "firstIncomingItem":
+		body = first
+	case "allIncomingItems":
+		body = importer.Clone(in.e)
+	case "json":
+		if body = n.jsonParam(s, node, p.Get("responseBody"), "responseBody"); body == nil {
+			if p.Get("responseBody") != nil {
+				return nil
+			}
+			body = importer.Code("null")
+		}
+	case "text":
+		body = s.textValue(p.Get("responseBody"), "responseBody")
+		// n8n sends a string as Express does: HTML.
+		r.contentType = "text/html; charset=utf-8"
+	case "noData":
+		body, r.contentType = importer.Str(""), "text/plain; charset=utf-8"
+	default:
+		n.Problem(node.where, p.Get("respondWith"), "Unsupported response",
+			fmt.Sprintf("Respond With %q is not converted: First Incoming Item, All Incoming Items, JSON, Text and No Data are.", with))
+		return nil
+	}
+	opts := p.Get("options")
+	if key := opts.Text("responseKey"); key != "" {
+		parts := strings.Split(key, ".")
+		for i := len(parts) - 1; i >= 0; i-- {
+			body = importer.Object([]importer.Member{{Name: parts[i], Value: body}})
+		}
+	}
+	if c := opts.Get("responseCode"); c != nil && c.Kind == 'n' && c.Number(200) != 200 {
+		n.Warn(node.where, c, "Response code left out",
+			fmt.Sprintf("n8n answers with %s; the webhook's trigger answers 200 with the body.", c.Num))
+	}
+	for _, h := range opts.Items("responseHeaders", "entries") {
+		name, v := strings.ToLower(h.Text("name")), h.Get("value")
+		if name == "content-type" && v != nil && v.Kind == 's' && !strings.HasPrefix(v.Str, "=") {
+			r.contentType = v.Str
+			continue
+		}
+		n.Warn(node.where, h, "Response header left out",
+			fmt.Sprintf("the header %q is not sent: a webhook's trigger sends its body with its content type and the run's ID.", h.Text("name")))
+	}
+	s.flush()
+	if n.errorCount() > errs {
+		return nil
+	}
+	r.output = n.Name("output", node.name+" body", "response")
+	b := hclwrite.NewBlock("output", []string{r.output})
+	b.Body().SetAttributeRaw("value", importer.Clone(body))
+	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The body n8n node %q answers the webhook with", node.name)))
+	n.File.Outputs = append(n.File.Outputs, importer.Decl{Comment: []string{n.nodeComment(node)}, Block: b})
+	n.responses = append(n.responses, r)
+	return []n8nItems{pairedWith(in.e, in, nil)}
+}
+
+// writeTriggers writes a trigger for each method of each Webhook node,
+// once the Respond to Webhook nodes are converted.
+func (n *n8n) writeTriggers() {
+	for _, w := range n.webhooks {
+		respond := importer.Str("accepted")
+		var contentType string
+		switch w.mode {
+		case "lastNode":
+			respond = importer.Str("outputs")
+			n.Warn(w.node.where, w.node.params.Get("responseMode"), "Webhook answers with the outputs",
+				"n8n answers with the last node's first item; the trigger answers with the run's ID, status and outputs (the last nodes' items).")
+		case "responseNode":
+			switch len(n.responses) {
+			case 0:
+				n.Problem(w.node.where, w.node.params.Get("responseMode"), "No Respond to Webhook node",
+					"the webhook answers with a Respond to Webhook node, and none of the flow's is converted.")
+				return
+			case 1:
+			default:
+				n.Problem(w.node.where, w.node.params.Get("responseMode"), "Several Respond to Webhook nodes",
+					fmt.Sprintf("%d Respond to Webhook nodes answer this webhook; a trigger responds with one output.", len(n.responses)))
+				return
+			}
+			respond, contentType = importer.Ref("output", n.responses[0].output), n.responses[0].contentType
+		}
+		if w.node.params.Text("authentication") == "" || w.node.params.Text("authentication") == "none" {
+			n.Warn(w.node.where, w.node.j, "Webhook without verification",
+				"the trigger says verify = \"none\", as the n8n webhook checks nothing: any request to its path starts a run.")
+		}
+		for _, m := range w.methods {
+			name := w.node.name
+			if len(w.methods) > 1 {
+				name += " " + strings.ToLower(m)
+			}
+			b := hclwrite.NewBlock("trigger", []string{n.Name("trigger", name, "webhook")})
+			wb := b.Body().AppendNewBlock("webhook", nil).Body()
+			wb.SetAttributeValue("path", cty.StringVal(w.path))
+			wb.SetAttributeValue("method", cty.StringVal(m))
+			wb.SetAttributeValue("verify", cty.StringVal("none"))
+			b.Body().SetAttributeRaw("inputs", importer.Clone(importer.Code(fmt.Sprintf("{ %s = { headers = request.headers, params = {}, query = request.query, body = request.body } }", w.input))))
+			b.Body().SetAttributeRaw("respond", importer.Clone(respond))
+			if contentType != "" {
+				b.Body().SetAttributeValue("content_type", cty.StringVal(contentType))
+			}
+			n.File.Triggers = append(n.File.Triggers, importer.Decl{Comment: []string{n.nodeComment(w.node)}, Block: b})
+		}
+	}
+}

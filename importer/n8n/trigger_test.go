@@ -1,0 +1,96 @@
+package n8n
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/flowctl/flowctl/importer"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// hasDiag reports whether diags hold one of severity sev and summary.
+func hasDiag(diags hcl.Diagnostics, sev hcl.DiagnosticSeverity, summary string) bool {
+	for _, d := range diags {
+		if d.Severity == sev && d.Summary == summary {
+			return true
+		}
+	}
+	return false
+}
+
+// squash is text with each run of spaces one space.
+func squash(s string) string { return spaces.ReplaceAllString(s, " ") }
+
+var spaces = regexp.MustCompile(` {2,}`)
+
+// A Webhook answered by a Respond to Webhook node (the corpus's
+// oxbshw+ultimate-n8n-ai-workflows/New_Workflow__webhook-ai-response.json):
+// a webhook trigger whose request is the Webhook's item and whose answer
+// is the Respond node's body, an output of the flow.
+func TestWebhookRespondNode(t *testing.T) {
+	src, err := os.ReadFile("../testdata/real/oxbshw+ultimate-n8n-ai-workflows/New_Workflow__webhook-ai-response.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, diags := importWhole(t, string(src))
+	if res == nil {
+		t.Fatalf("import failed: %v", diags)
+	}
+	if d := importer.Check(res.Files); d.HasErrors() {
+		t.Fatalf("the flow does not validate: %v", d)
+	}
+	flow := squash(flowText(t, res))
+	for _, want := range []string{
+		`path = "/webhook/web-hook"`,
+		`method = "POST"`,
+		`verify = "none"`,
+		`inputs = { webhook_request = { headers = request.headers, params = {}, query = request.query, body = request.body } }`,
+		`respond = output.respond_to_webhook_body`,
+		`content_type = "text/html; charset=utf-8"`,
+		`for_each = (input.webhook_request == null ? [] : [input.webhook_request])`,
+		`prompt = try(each.value.body.prompt, null)`,
+		`value = [for r in step.ai_agent : { output = r.text }][0].output`,
+	} {
+		if !strings.Contains(flow, want) {
+			t.Errorf("want %s in:\n%s", want, flow)
+		}
+	}
+	if !hasDiag(diags, hcl.DiagWarning, "Webhook without verification") {
+		t.Errorf("no warning that the webhook verifies nothing: %v", diags)
+	}
+}
+
+const webhookNode = `"name": "Hook Trigger", "type": "n8n-nodes-base.webhook", "typeVersion": 2, "webhookId": "abc", "parameters": {%s}`
+
+// The Webhook's Respond modes and methods: Immediately is "accepted"
+// (and n8n's default method GET), When Last Node Finishes "outputs"; a
+// JSON body's expressions are translated; authentication n8n checks by
+// a fixed credential is an error that says what differs.
+func TestWebhookModes(t *testing.T) {
+	flow := squash(mustValidate(t, workflow("w", strings.Replace(webhookNode, "%s", `"path": "in"`, 1), setData)))
+	for _, want := range []string{`method = "GET"`, `respond = "accepted"`, `path = "/webhook/in"`} {
+		if !strings.Contains(flow, want) {
+			t.Errorf("want %s in:\n%s", want, flow)
+		}
+	}
+	flow = squash(mustValidate(t, workflow("w", strings.Replace(webhookNode, "%s", `"path": "in", "httpMethod": "POST", "responseMode": "lastNode"`, 1), setData)))
+	if !strings.Contains(flow, `respond = "outputs"`) {
+		t.Errorf("lastNode is not outputs:\n%s", flow)
+	}
+	flow = squash(mustValidate(t, workflow("w", strings.Replace(webhookNode, "%s", `"path": "in", "httpMethod": "POST", "responseMode": "responseNode"`, 1), setData,
+		`"name": "Answer", "type": "n8n-nodes-base.respondToWebhook", "typeVersion": 1.1, "parameters": {"respondWith": "json", "responseBody": "={\"q\": \"{{ $json.q }}\", \"n\": 1}", "options": {"responseKey": "data"}}`)))
+	for _, want := range []string{`respond = output.answer_body`, `n = 1`, `q = `} {
+		if !strings.Contains(flow, want) {
+			t.Errorf("want %s in:\n%s", want, flow)
+		}
+	}
+	if strings.Contains(flow, "content_type") {
+		t.Errorf("a JSON answer has the default type:\n%s", flow)
+	}
+	_, diags := importWhole(t, workflow("w", strings.Replace(webhookNode, "%s", `"path": "in", "authentication": "headerAuth"`, 1), setData))
+	if !hasDiag(diags, hcl.DiagError, "Unsupported webhook authentication") {
+		t.Errorf("header auth is not an error: %v", diags)
+	}
+}
