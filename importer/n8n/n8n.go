@@ -115,7 +115,7 @@ func convertN8N(c *importer.Conv) {
 	triggers := n.findTriggers()
 	if len(triggers) == 0 {
 		c.Stop(importer.Where{What: "workflow", Name: name}, root.Get("nodes"), "No trigger",
-			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger or an Execute Workflow Trigger.")
+			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger, a Webhook, a Chat Trigger or an Execute Workflow Trigger.")
 		return
 	}
 	order, ok := n.sort(triggers)
