@@ -84,6 +84,7 @@ type n8n struct {
 	providers   map[string]string
 	credSecrets map[string]string
 	chatTrigger *n8nNode       // the Chat Trigger that starts the flow, if any
+	chatInputs  []string       // the Chat Trigger's inputs: the message and the session
 	webhooks    []*n8nWebhook  // the Webhook nodes that start the flow
 	responses   []*n8nResponse // the Respond to Webhook nodes' answers
 	standIns    int            // the errors of tools that stand-in blocks stand for
@@ -125,7 +126,7 @@ func convertN8N(c *importer.Conv) {
 	for _, node := range order {
 		n.convertNode(node)
 	}
-	n.writeTriggers()
+	n.writeTriggers(order)
 	n.outputs(order)
 	if n.code {
 		c.File.BlockFiles = append(c.File.BlockFiles, n8nCodeBlockFile())

@@ -178,17 +178,15 @@ func (n *n8n) respondNode(node *n8nNode, in n8nItems) []n8nItems {
 	return []n8nItems{pairedWith(in.e, in, nil)}
 }
 
-// writeTriggers writes a trigger for each method of each Webhook node,
-// once the Respond to Webhook nodes are converted.
-func (n *n8n) writeTriggers() {
+// writeTriggers writes a trigger for each method of each Webhook node
+// and for the Chat Trigger, once every node is converted (order).
+func (n *n8n) writeTriggers(order []*n8nNode) {
 	for _, w := range n.webhooks {
 		respond := importer.Str("accepted")
 		var contentType string
 		switch w.mode {
 		case "lastNode":
-			respond = importer.Str("outputs")
-			n.Warn(w.node.where, w.node.params.Get("responseMode"), "Webhook answers with the outputs",
-				"n8n answers with the last node's first item; the trigger answers with the run's ID, status and outputs (the last nodes' items).")
+			respond = n.lastReply(order, w.node)
 		case "responseNode":
 			switch len(n.responses) {
 			case 0:
@@ -203,26 +201,75 @@ func (n *n8n) writeTriggers() {
 			}
 			respond, contentType = importer.Ref("output", n.responses[0].output), n.responses[0].contentType
 		}
-		if w.node.params.Text("authentication") == "" || w.node.params.Text("authentication") == "none" {
-			n.Warn(w.node.where, w.node.j, "Webhook without verification",
-				"the trigger says verify = \"none\", as the n8n webhook checks nothing: any request to its path starts a run.")
-		}
 		for _, m := range w.methods {
 			name := w.node.name
 			if len(w.methods) > 1 {
 				name += " " + strings.ToLower(m)
 			}
-			b := hclwrite.NewBlock("trigger", []string{n.Name("trigger", name, "webhook")})
-			wb := b.Body().AppendNewBlock("webhook", nil).Body()
-			wb.SetAttributeValue("path", cty.StringVal(w.path))
-			wb.SetAttributeValue("method", cty.StringVal(m))
-			wb.SetAttributeValue("verify", cty.StringVal("none"))
-			b.Body().SetAttributeRaw("inputs", importer.Clone(importer.Code(fmt.Sprintf("{ %s = { headers = request.headers, params = {}, query = request.query, body = request.body } }", w.input))))
-			b.Body().SetAttributeRaw("respond", importer.Clone(respond))
-			if contentType != "" {
-				b.Body().SetAttributeValue("content_type", cty.StringVal(contentType))
-			}
-			n.File.Triggers = append(n.File.Triggers, importer.Decl{Comment: []string{n.nodeComment(w.node)}, Block: b})
+			inputs := importer.Code(fmt.Sprintf("{ %s = { headers = request.headers, params = {}, query = request.query, body = request.body } }", w.input))
+			n.webhookTrigger(w.node, name, w.path, m, inputs, respond, contentType)
 		}
 	}
+	if c := n.chatTrigger; c != nil && c.typ != "manualChatTrigger" && len(n.chatInputs) == 2 {
+		if m := c.params.Text("options", "responseMode"); m != "" && m != "lastNode" {
+			n.Warn(c.where, c.params.Get("options", "responseMode"), "Chat answers with the last node",
+				fmt.Sprintf("the response mode %q is not converted: the trigger answers with the last node's first item, as n8n's default.", m))
+		}
+		id := c.j.Text("webhookId")
+		if id == "" || strings.ContainsAny(id, "{}? #%/") {
+			id = importer.Snake(c.name)
+		}
+		inputs := importer.Code(fmt.Sprintf("{ %s = request.body.chatInput, %s = request.body.sessionId }", n.chatInputs[0], n.chatInputs[1]))
+		n.webhookTrigger(c, c.name, "/webhook/"+id+"/chat", "POST", inputs, n.lastReply(order, c), "")
+	}
+}
+
+// webhookTrigger writes a webhook trigger that verifies nothing, as n8n's
+// webhook does not, with a warning that says so.
+func (n *n8n) webhookTrigger(node *n8nNode, name, path, method string, inputs, respond importer.Expr, contentType string) {
+	n.Warn(node.where, node.j, "Webhook without verification",
+		fmt.Sprintf("the trigger of %s %s says verify = \"none\", as n8n checks nothing: any request to it starts a run.", method, path))
+	b := hclwrite.NewBlock("trigger", []string{n.Name("trigger", name, "webhook")})
+	wb := b.Body().AppendNewBlock("webhook", nil).Body()
+	wb.SetAttributeValue("path", cty.StringVal(path))
+	wb.SetAttributeValue("method", cty.StringVal(method))
+	wb.SetAttributeValue("verify", cty.StringVal("none"))
+	b.Body().SetAttributeRaw("inputs", importer.Clone(inputs))
+	b.Body().SetAttributeRaw("respond", importer.Clone(respond))
+	if contentType != "" {
+		b.Body().SetAttributeValue("content_type", cty.StringVal(contentType))
+	}
+	n.File.Triggers = append(n.File.Triggers, importer.Decl{Comment: []string{n.nodeComment(node)}, Block: b})
+}
+
+// lastReply is what n8n answers when the last node finishes: that node's
+// first item, an output of the flow. When several nodes end the flow, the
+// trigger answers with the run's outputs, with a warning.
+func (n *n8n) lastReply(order []*n8nNode, trigger *n8nNode) importer.Expr {
+	var last []*n8nNode
+	for _, node := range order {
+		if isTrigger(node) || node.items == nil || node.typ == "stopAndError" || node.sub {
+			continue
+		}
+		leaf := true
+		for _, out := range node.outs {
+			if len(out) > 0 {
+				leaf = false
+			}
+		}
+		if leaf {
+			last = append(last, node)
+		}
+	}
+	if len(last) != 1 {
+		n.Warn(trigger.where, trigger.params, "Webhook answers with the outputs",
+			fmt.Sprintf("n8n answers with the first item of the node that ends the run; %d nodes end this flow, so the trigger answers with the run's ID, status and outputs (their items).", len(last)))
+		return importer.Str("outputs")
+	}
+	name := n.Name("output", last[0].name+" reply", "reply")
+	b := hclwrite.NewBlock("output", []string{name})
+	b.Body().SetAttributeRaw("value", importer.Clone(importer.Index(last[0].items[0].e, 0)))
+	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The first item of n8n node %q, which %q answers with when the run ends", last[0].name, trigger.name)))
+	n.File.Outputs = append(n.File.Outputs, importer.Decl{Block: b})
+	return importer.Ref("output", name)
 }

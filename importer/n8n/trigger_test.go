@@ -65,7 +65,8 @@ func TestWebhookRespondNode(t *testing.T) {
 const webhookNode = `"name": "Hook Trigger", "type": "n8n-nodes-base.webhook", "typeVersion": 2, "webhookId": "abc", "parameters": {%s}`
 
 // The Webhook's Respond modes and methods: Immediately is "accepted"
-// (and n8n's default method GET), When Last Node Finishes "outputs"; a
+// (and n8n's default method GET), When Last Node Finishes the last
+// node's first item, an output; a
 // JSON body's expressions are translated; authentication n8n checks by
 // a fixed credential is an error that says what differs.
 func TestWebhookModes(t *testing.T) {
@@ -76,8 +77,8 @@ func TestWebhookModes(t *testing.T) {
 		}
 	}
 	flow = squash(mustValidate(t, workflow("w", strings.Replace(webhookNode, "%s", `"path": "in", "httpMethod": "POST", "responseMode": "lastNode"`, 1), setData)))
-	if !strings.Contains(flow, `respond = "outputs"`) {
-		t.Errorf("lastNode is not outputs:\n%s", flow)
+	if !strings.Contains(flow, `respond = output.data_reply`) || !strings.Contains(flow, `value = (step.data[*].value)[0]`) {
+		t.Errorf("lastNode is not the last node's first item:\n%s", flow)
 	}
 	flow = squash(mustValidate(t, workflow("w", strings.Replace(webhookNode, "%s", `"path": "in", "httpMethod": "POST", "responseMode": "responseNode"`, 1), setData,
 		`"name": "Answer", "type": "n8n-nodes-base.respondToWebhook", "typeVersion": 1.1, "parameters": {"respondWith": "json", "responseBody": "={\"q\": \"{{ $json.q }}\", \"n\": 1}", "options": {"responseKey": "data"}}`)))
