@@ -116,7 +116,7 @@ func convertN8N(c *importer.Conv) {
 	triggers := n.findTriggers()
 	if len(triggers) == 0 {
 		c.Stop(importer.Where{What: "workflow", Name: name}, root.Get("nodes"), "No trigger",
-			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger, a Webhook, a Chat Trigger or an Execute Workflow Trigger.")
+			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger or Cron node, a Webhook, a Chat Trigger or an Execute Workflow Trigger.")
 		return
 	}
 	order, ok := n.sort(triggers)
@@ -201,7 +201,7 @@ func (n *n8n) readConnections(root *importer.JV) {
 // isTrigger reports whether a node starts a workflow.
 func isTrigger(node *n8nNode) bool {
 	t := strings.ToLower(node.typ)
-	return strings.HasSuffix(t, "trigger") || t == "webhook" || t == "start" || strings.HasSuffix(t, "trigger.node")
+	return strings.HasSuffix(t, "trigger") || t == "webhook" || t == "start" || t == "cron" || strings.HasSuffix(t, "trigger.node")
 }
 
 func (n *n8n) findTriggers() []*n8nNode {
@@ -553,6 +553,7 @@ func init() {
 		"splitInBatches":   (*n8n).splitInBatches,
 		"postgres":         (*n8n).postgresNode,
 		"webhook":          (*n8n).webhookNode,
+		"cron":             (*n8n).cronNode,
 		"respondToWebhook": (*n8n).respondNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,

@@ -23,15 +23,7 @@ func (n *n8n) manualTrigger(node *n8nNode, _ n8nItems) []n8nItems {
 // scheduleTrigger is a schedule block for each rule, and a step giving
 // the item n8n's Schedule Trigger gives (the time of the run, in UTC).
 func (n *n8n) scheduleTrigger(node *n8nNode, _ n8nItems) []n8nItems {
-	tz := n.Src.Root.Text("settings", "timezone")
-	if tz == "" || tz == "DEFAULT" {
-		n.Warn(node.where, node.params, "Schedule in UTC",
-			"the workflow sets no timezone: n8n reads the schedule in its instance's (GENERIC_TIMEZONE, America/New_York unless set); the flow's schedule and item are in UTC.")
-		tz = ""
-	} else if tz != "UTC" && tz != "Etc/UTC" {
-		n.Warn(node.where, n.Src.Root.Get("settings", "timezone"), "Item times in UTC",
-			"the schedule runs in "+tz+", but the trigger's item gives the time in UTC (n8n gives it in "+tz+").")
-	}
+	tz := n.scheduleTimezone(node, true)
 	rules := node.params.Items("rule", "interval")
 	if len(rules) == 0 {
 		rules = []*importer.JV{{Kind: 'o', Obj: map[string]*importer.JV{}, Ptr: node.params.Ptr + "/rule", Rng: node.params.Rng}}
@@ -54,6 +46,22 @@ func (n *n8n) scheduleTrigger(node *n8nNode, _ n8nItems) []n8nItems {
 	body.SetAttributeValue("cache", cty.False)
 	n.Step(n.nodeComment(node)+": the item of the run's start", b)
 	return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
+}
+
+// scheduleTimezone is the timezone of a schedule trigger's rules: the
+// workflow's, or UTC (with a warning) when it sets none. itemTimes says
+// the trigger's item gives times (in UTC).
+func (n *n8n) scheduleTimezone(node *n8nNode, itemTimes bool) string {
+	tz := n.Src.Root.Text("settings", "timezone")
+	if tz == "" || tz == "DEFAULT" {
+		n.Warn(node.where, node.params, "Schedule in UTC",
+			"the workflow sets no timezone: n8n reads the schedule in its instance's (GENERIC_TIMEZONE, America/New_York unless set); the flow's schedule and item are in UTC.")
+		tz = ""
+	} else if tz != "UTC" && tz != "Etc/UTC" && itemTimes {
+		n.Warn(node.where, n.Src.Root.Get("settings", "timezone"), "Item times in UTC",
+			"the schedule runs in "+tz+", but the trigger's item gives the time in UTC (n8n gives it in "+tz+").")
+	}
+	return tz
 }
 
 // cronOf is the cron expression of a Schedule Trigger rule.

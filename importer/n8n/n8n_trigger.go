@@ -273,3 +273,84 @@ func (n *n8n) lastReply(order []*n8nNode, trigger *n8nNode) importer.Expr {
 	n.File.Outputs = append(n.File.Outputs, importer.Decl{Block: b})
 	return importer.Ref("output", name)
 }
+
+// cronNode is the Cron node (the Schedule Trigger before it): a schedule
+// block for each of its trigger times, as n8n's toCronExpression makes
+// them, and one empty item, as the node emits.
+func (n *n8n) cronNode(node *n8nNode, _ n8nItems) []n8nItems {
+	times := node.params.Items("triggerTimes", "item")
+	if len(times) == 0 {
+		n.Problem(node.where, node.params, "Missing trigger times", "the Cron node has no trigger time, so n8n never runs it.")
+		return nil
+	}
+	tz := n.scheduleTimezone(node, false)
+	for i, t := range times {
+		cron, ok := n.cronTime(node, t)
+		if !ok {
+			return nil
+		}
+		b := hclwrite.NewBlock("schedule", []string{n.Name("schedule", node.name+fmt.Sprintf(" %d", i+1), "schedule")})
+		b.Body().SetAttributeValue("cron", cty.StringVal(cron))
+		if tz != "" {
+			b.Body().SetAttributeValue("timezone", cty.StringVal(tz))
+		}
+		n.File.Schedules = append(n.File.Schedules, importer.Decl{Comment: []string{fmt.Sprintf("%s, trigger time %d", n.nodeComment(node), i+1)}, Block: b})
+	}
+	n.File.Header = append(n.File.Header, fmt.Sprintf("%s starts the flow on its schedules: one empty item.", n.nodeComment(node)))
+	return []n8nItems{{e: importer.Code("[{}]")}}
+}
+
+// cronTime is the cron expression of a Cron node's trigger time (n8n's
+// defaults: every day at 14:00; Every X: 2 hours). n8n picks a random
+// second, and for Every X hours a random minute: the flow runs at minute 0.
+func (n *n8n) cronTime(node *n8nNode, t *importer.JV) (string, bool) {
+	for _, k := range t.Keys {
+		if v := t.Get(k); v.Kind == 's' && strings.HasPrefix(v.Str, "=") {
+			n.Problem(node.where, v, "Unsupported expression", "a Cron trigger time is converted as a literal; write the value instead of an expression.")
+			return "", false
+		}
+	}
+	num := func(key string, def int) string {
+		if v := t.Get(key); v != nil && v.Kind == 's' {
+			return v.Str
+		}
+		return fmt.Sprint(int(t.Number(float64(def), key)))
+	}
+	minute, hour := num("minute", 0), num("hour", 14)
+	switch mode := t.Text("mode"); mode {
+	case "everyMinute":
+		return "* * * * *", true
+	case "everyHour":
+		return minute + " * * * *", true
+	case "", "everyDay":
+		return minute + " " + hour + " * * *", true
+	case "everyWeek":
+		return minute + " " + hour + " * * " + num("weekday", 1), true
+	case "everyMonth":
+		return minute + " " + hour + " " + num("dayOfMonth", 1) + " * *", true
+	case "everyX":
+		if t.Text("unit") == "minutes" {
+			return "*/" + num("value", 2) + " * * * *", true
+		}
+		return "0 */" + num("value", 2) + " * * *", true
+	case "custom":
+		expr := t.Text("cronExpression")
+		if expr == "" && t.Get("cronExpression") == nil {
+			expr = "* * * * * *"
+		}
+		f := strings.Fields(expr)
+		switch {
+		case len(f) == 5:
+			return strings.Join(f, " "), true
+		case len(f) == 6 && strings.Trim(f[0], "0123456789") == "" && f[0] != "":
+			// One second of each minute: the minute is what counts.
+			return strings.Join(f[1:], " "), true
+		}
+		n.Problem(node.where, t.Get("cronExpression"), "Unsupported cron expression",
+			fmt.Sprintf("a schedule's cron has five fields (minute to day of week); %q has %d (a first field of seconds converts when it is one second).", expr, len(f)))
+		return "", false
+	default:
+		n.Problem(node.where, t.Get("mode"), "Unsupported cron mode", fmt.Sprintf("the Cron mode %q is not one n8n has.", mode))
+		return "", false
+	}
+}

@@ -1,6 +1,7 @@
 package n8n
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -93,5 +94,31 @@ func TestWebhookModes(t *testing.T) {
 	_, diags := importWhole(t, workflow("w", strings.Replace(webhookNode, "%s", `"path": "in", "authentication": "headerAuth"`, 1), setData))
 	if !hasDiag(diags, hcl.DiagError, "Unsupported webhook authentication") {
 		t.Errorf("header auth is not an error: %v", diags)
+	}
+}
+
+// The Cron node (n8n's schedule before the Schedule Trigger): a schedule
+// for each trigger time as n8n's toCronExpression makes it, and one empty
+// item. The trigger times are the corpus's (Zie619+n8n-workflows
+// workflows__Functionitem__0266, __Github__0135, __Http__0021, __Http__1043;
+// oxbshw+ultimate-n8n-ai-workflows automation__823,
+// workflows__ai-agents__0066), and a custom one with a cron n8n reads
+// every second, which does not convert.
+func TestCronNode(t *testing.T) {
+	cron := `"name": "Cron Trigger", "type": "n8n-nodes-base.cron", "typeVersion": 1, "parameters": {"triggerTimes": {"item": [` +
+		`{"mode": "everyX", "unit": "minutes", "value": 5}, {"mode": "everyWeek"}, {"mode": "everyMinute"}, {"hour": 20},` +
+		`{"mode": "everyHour", "minute": 15}, {"mode": "custom", "cronExpression": "0 0 6-12 * * 1-5"}, {"mode": "everyX", "value": 3}]}}`
+	flow := squash(mustValidate(t, workflow("w", cron, setData)))
+	for i, want := range []string{"*/5 * * * *", "0 14 * * 1", "* * * * *", "0 20 * * *", "15 * * * *", "0 6-12 * * 1-5", "0 */3 * * *"} {
+		if w := fmt.Sprintf("schedule \"cron_trigger_%d\" {\n cron = %q", i+1, want); !strings.Contains(flow, w) {
+			t.Errorf("want %s in:\n%s", w, flow)
+		}
+	}
+	if !strings.Contains(flow, `for_each = [{}]`) {
+		t.Errorf("the Cron node's item is not one empty item:\n%s", flow)
+	}
+	_, diags := importWhole(t, workflow("w", strings.Replace(cron, `"0 0 6-12 * * 1-5"`, `"* * * * * *"`, 1), setData))
+	if !hasDiag(diags, hcl.DiagError, "Unsupported cron expression") {
+		t.Errorf("a cron of every second is not an error: %v", diags)
 	}
 }
