@@ -116,7 +116,7 @@ func convertN8N(c *importer.Conv) {
 	triggers := n.findTriggers()
 	if len(triggers) == 0 {
 		c.Stop(importer.Where{What: "workflow", Name: name}, root.Get("nodes"), "No trigger",
-			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger or Cron node, a Webhook, a Chat Trigger or an Execute Workflow Trigger.")
+			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger or Cron node, a Webhook, a Chat or Form Trigger or an Execute Workflow Trigger.")
 		return
 	}
 	order, ok := n.sort(triggers)
@@ -554,6 +554,7 @@ func init() {
 		"postgres":         (*n8n).postgresNode,
 		"webhook":          (*n8n).webhookNode,
 		"cron":             (*n8n).cronNode,
+		"formTrigger":      (*n8n).formTriggerNode,
 		"respondToWebhook": (*n8n).respondNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,

@@ -23,7 +23,8 @@ type n8nWebhook struct {
 	input   string   // the input that takes the request
 	methods []string // one trigger for each
 	path    string
-	mode    string // n8n's responseMode: onReceived, lastNode, responseNode
+	mode    string        // n8n's responseMode: onReceived, lastNode, responseNode
+	inputs  importer.Expr // the trigger's inputs
 }
 
 // n8nResponse is what a Respond to Webhook node answers: the output of
@@ -101,6 +102,7 @@ func (n *n8n) webhookNode(node *n8nNode, _ n8nItems) []n8nItems {
 		}
 	}
 	w.input = n.Name("input", node.name+" request", "request")
+	w.inputs = importer.Code(fmt.Sprintf("{ %s = { headers = request.headers, params = {}, query = request.query, body = request.body } }", w.input))
 	b := hclwrite.NewBlock("input", []string{w.input})
 	b.Body().SetAttributeRaw("type", importer.Clone(importer.Code("any")))
 	b.Body().SetAttributeRaw("default", importer.Clone(importer.Code("null")))
@@ -206,8 +208,7 @@ func (n *n8n) writeTriggers(order []*n8nNode) {
 			if len(w.methods) > 1 {
 				name += " " + strings.ToLower(m)
 			}
-			inputs := importer.Code(fmt.Sprintf("{ %s = { headers = request.headers, params = {}, query = request.query, body = request.body } }", w.input))
-			n.webhookTrigger(w.node, name, w.path, m, inputs, respond, contentType)
+			n.webhookTrigger(w.node, name, w.path, m, w.inputs, respond, contentType)
 		}
 	}
 	if c := n.chatTrigger; c != nil && c.typ != "manualChatTrigger" && len(n.chatInputs) == 2 {
@@ -353,4 +354,58 @@ func (n *n8n) cronTime(node *n8nNode, t *importer.JV) (string, bool) {
 		n.Problem(node.where, t.Get("mode"), "Unsupported cron mode", fmt.Sprintf("the Cron mode %q is not one n8n has.", mode))
 		return "", false
 	}
+}
+
+// formTriggerNode is the Form Trigger: a webhook trigger at n8n's form
+// URL whose request body (the form's fields by label, as a browser posts
+// them) is the input form; the item is those fields and formMode, as
+// n8n's; without it, as when another trigger starts the flow, no item.
+func (n *n8n) formTriggerNode(node *n8nNode, _ n8nItems) []n8nItems {
+	p := node.params
+	if n.tooOld(node, "Form Trigger", 2) {
+		return nil
+	}
+	w := &n8nWebhook{node: node, mode: p.Text("responseMode"), methods: []string{"POST"}}
+	if w.mode == "" {
+		w.mode = "onReceived"
+	}
+	switch w.mode {
+	case "onReceived", "lastNode", "responseNode":
+	default:
+		n.Problem(node.where, p.Get("responseMode"), "Unsupported webhook response",
+			fmt.Sprintf("the Respond When %q is not converted: Form Is Submitted, Workflow Finishes and Using 'Respond to Webhook' Node are.", w.mode))
+		return nil
+	}
+	for _, f := range p.Items("formFields", "values") {
+		switch t := f.Text("fieldType"); t {
+		case "file":
+			n.Problem(node.where, f, "Unsupported form field", fmt.Sprintf("the field %q is a file, which the flow's webhook does not take (it reads a form's fields as text).", f.Text("fieldLabel")))
+			return nil
+		case "number":
+			n.Warn(node.where, f, "Form field as text", fmt.Sprintf("the field %q comes as the text the form posts; n8n gives a number.", f.Text("fieldLabel")))
+		}
+	}
+	path := strings.Trim(p.Text("path"), "/")
+	if path == "" {
+		path = node.j.Text("webhookId")
+	}
+	if path == "" || strings.ContainsAny(path, "{}? #%") || strings.HasPrefix(path, "=") {
+		n.Problem(node.where, p.Get("path"), "Unsupported webhook path",
+			"the form's path is served under /form/ as n8n serves it: it is a literal without spaces, braces, \"?\", \"#\" or \"%\".")
+		return nil
+	}
+	w.path = "/form/" + path
+	n.Warn(node.where, node.j, "Form item without submission time",
+		"the item has the form's fields and formMode, not n8n's submittedAt; the trigger takes the form's posted fields and serves no form page.")
+	w.input = n.Name("input", node.name+" form", "form")
+	w.inputs = importer.Code(fmt.Sprintf("{ %s = request.body }", w.input))
+	b := hclwrite.NewBlock("input", []string{w.input})
+	b.Body().SetAttributeRaw("type", importer.Clone(importer.Code("any")))
+	b.Body().SetAttributeRaw("default", importer.Clone(importer.Code("null")))
+	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The fields of the form of n8n node %q by label, as its trigger gives them; none when another trigger starts the flow", node.name)))
+	n.File.Inputs = append(n.File.Inputs, importer.Decl{Block: b})
+	n.webhooks = append(n.webhooks, w)
+	n.File.Header = append(n.File.Header, fmt.Sprintf("%s starts the flow: a form posted to %s, given as the input %s (without it, as when another trigger starts the flow, it gives no item).", n.nodeComment(node), w.path, w.input))
+	r := "input." + w.input
+	return []n8nItems{{e: importer.Code(fmt.Sprintf(`(%s == null ? [] : [merge(%s, { formMode = "production" })])`, r, r))}}
 }

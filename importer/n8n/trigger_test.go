@@ -122,3 +122,27 @@ func TestCronNode(t *testing.T) {
 		t.Errorf("a cron of every second is not an error: %v", diags)
 	}
 }
+
+// The Form Trigger (Zie619+n8n-workflows
+// workflows__Hunter__0436_Hunter_Pipedrive_Create_Triggered.json): a
+// webhook trigger at n8n's form URL whose posted fields are the item,
+// with formMode; a file field is an error.
+func TestFormTrigger(t *testing.T) {
+	form := `"name": "n8n Form Trigger", "type": "n8n-nodes-base.formTrigger", "typeVersion": 2, "webhookId": "09f63412-7c4a-4752-93cd-ff1c87774226", "parameters": {"path": "0bf8840f-1cc4-46a9-86af-a3fa8da80608", "options": {}, "formTitle": "Contact us", "formFields": {"values": [{"fieldLabel": "What's your business email?"}]}, "formDescription": "We'll get back to you soon"}`
+	flow := squash(mustValidate(t, workflow("w", form, setData)))
+	for _, want := range []string{
+		`path = "/form/0bf8840f-1cc4-46a9-86af-a3fa8da80608"`,
+		`method = "POST"`,
+		`inputs = { n8n_form_trigger_form = request.body }`,
+		`respond = "accepted"`,
+		`for_each = (input.n8n_form_trigger_form == null ? [] : [merge(input.n8n_form_trigger_form, { formMode = "production" })])`,
+	} {
+		if !strings.Contains(flow, want) {
+			t.Errorf("want %s in:\n%s", want, flow)
+		}
+	}
+	_, diags := importWhole(t, workflow("w", strings.Replace(form, `{"fieldLabel": "What's your business email?"}`, `{"fieldLabel": "CV", "fieldType": "file"}`, 1), setData))
+	if !hasDiag(diags, hcl.DiagError, "Unsupported form field") {
+		t.Errorf("a file field is not an error: %v", diags)
+	}
+}
