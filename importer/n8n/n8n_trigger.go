@@ -33,6 +33,7 @@ type n8nResponse struct {
 	node        *n8nNode
 	output      string
 	contentType string
+	body, in    importer.Expr // the body, and the items that come to the node
 }
 
 // webhookMethods are the methods a flowctl webhook serves.
@@ -171,11 +172,7 @@ func (n *n8n) respondNode(node *n8nNode, in n8nItems) []n8nItems {
 	if n.errorCount() > errs {
 		return nil
 	}
-	r.output = n.Name("output", node.name+" body", "response")
-	b := hclwrite.NewBlock("output", []string{r.output})
-	b.Body().SetAttributeRaw("value", importer.Clone(body))
-	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The body n8n node %q answers the webhook with", node.name)))
-	n.File.Outputs = append(n.File.Outputs, importer.Decl{Comment: []string{n.nodeComment(node)}, Block: b})
+	r.body, r.in = body, in.e
 	n.responses = append(n.responses, r)
 	return []n8nItems{pairedWith(in.e, in, nil)}
 }
@@ -183,6 +180,30 @@ func (n *n8n) respondNode(node *n8nNode, in n8nItems) []n8nItems {
 // writeTriggers writes a trigger for each method of each Webhook node
 // and for the Chat Trigger, once every node is converted (order).
 func (n *n8n) writeTriggers(order []*n8nNode) {
+	// Each Respond node's body is an output, null when no item comes to
+	// it (its branch is not taken); when several answer, the one whose
+	// branch is taken.
+	var answer importer.Expr = importer.Code("null")
+	for _, r := range n.responses {
+		body := importer.Join("length(", r.in, ") > 0 ? ", r.body, " : null")
+		r.output = n.Name("output", r.node.name+" body", "response")
+		b := hclwrite.NewBlock("output", []string{r.output})
+		b.Body().SetAttributeRaw("value", importer.Clone(body))
+		b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The body n8n node %q answers the webhook with (null when no item comes to it)", r.node.name)))
+		n.File.Outputs = append(n.File.Outputs, importer.Decl{Comment: []string{n.nodeComment(r.node)}, Block: b})
+	}
+	for i := len(n.responses) - 1; i >= 0; i-- {
+		r := n.responses[i]
+		answer = importer.Join("length(", r.in, ") > 0 ? ", r.body, " : (", answer, ")")
+	}
+	var answerOutput string
+	if len(n.responses) > 1 {
+		answerOutput = n.Name("output", "webhook answer", "answer")
+		b := hclwrite.NewBlock("output", []string{answerOutput})
+		b.Body().SetAttributeRaw("value", importer.Clone(answer))
+		b.Body().SetAttributeValue("description", cty.StringVal("The body of the Respond to Webhook node whose branch the run takes (the first that items come to)"))
+		n.File.Outputs = append(n.File.Outputs, importer.Decl{Block: b})
+	}
 	for _, w := range n.webhooks {
 		respond := importer.Str("accepted")
 		var contentType string
@@ -190,18 +211,22 @@ func (n *n8n) writeTriggers(order []*n8nNode) {
 		case "lastNode":
 			respond = n.lastReply(order, w.node)
 		case "responseNode":
-			switch len(n.responses) {
-			case 0:
+			if len(n.responses) == 0 {
 				n.Problem(w.node.where, w.node.params.Get("responseMode"), "No Respond to Webhook node",
 					"the webhook answers with a Respond to Webhook node, and none of the flow's is converted.")
 				return
-			case 1:
-			default:
-				n.Problem(w.node.where, w.node.params.Get("responseMode"), "Several Respond to Webhook nodes",
-					fmt.Sprintf("%d Respond to Webhook nodes answer this webhook; a trigger responds with one output.", len(n.responses)))
-				return
 			}
 			respond, contentType = importer.Ref("output", n.responses[0].output), n.responses[0].contentType
+			if answerOutput != "" {
+				respond = importer.Ref("output", answerOutput)
+			}
+			for _, r := range n.responses[1:] {
+				if r.contentType != contentType {
+					n.Problem(w.node.where, w.node.params.Get("responseMode"), "Several Respond to Webhook nodes",
+						fmt.Sprintf("the Respond to Webhook nodes %q and %q answer with different content types; a trigger answers with one.", n.responses[0].node.name, r.node.name))
+					return
+				}
+			}
 		}
 		for _, m := range w.methods {
 			name := w.node.name

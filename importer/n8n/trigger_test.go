@@ -52,7 +52,7 @@ func TestWebhookRespondNode(t *testing.T) {
 		`content_type = "text/html; charset=utf-8"`,
 		`for_each = (input.webhook_request == null ? [] : [input.webhook_request])`,
 		`prompt = try(each.value.body.prompt, null)`,
-		`value = [for r in step.ai_agent : { output = r.text }][0].output`,
+		`value = length([for r in step.ai_agent : { output = r.text }]) > 0 ? [for r in step.ai_agent : { output = r.text }][0].output : null`,
 	} {
 		if !strings.Contains(flow, want) {
 			t.Errorf("want %s in:\n%s", want, flow)
