@@ -47,6 +47,7 @@ type flowFile struct {
 	secrets     []*secretDecl
 	Memories    []Decl
 	Schedules   []Decl
+	Triggers    []Decl // webhook triggers
 	Locals      []Local
 	Providers   []Decl // model servers
 	Collections []Decl // vector collections
@@ -98,6 +99,7 @@ func (f *flowFile) flowBytes() []byte {
 	appendDecls(f.Collections)
 	appendDecls(f.Memories)
 	appendDecls(f.Schedules)
+	appendDecls(f.Triggers)
 	if len(f.Locals) > 0 {
 		body.AppendNewline()
 		b := hclwrite.NewBlock("locals", nil)

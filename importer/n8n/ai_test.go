@@ -303,7 +303,14 @@ func TestAIChatTrigger(t *testing.T) {
 		`session = try(each.value.sessionId, input.session_id) prompt = try(each.value.chatInput, null)`,
 		`system = "You are a helpful assistant"`,
 	)
-	wantDiags(t, diags, "warning /nodes/2/credentials Provider URL from n8n's default")
+	wantDiags(t, diags, "warning /nodes/2/credentials Provider URL from n8n's default", "warning /nodes/0 Webhook without verification")
+	// The chat's webhook: n8n's request shape, answered with the agent's
+	// item (n8n's default response mode, the last node's).
+	wantIn(t, flow,
+		`trigger "when_chat_message_received" { webhook { path = "/webhook/4491e6b1/chat" method = "POST" verify = "none" }`,
+		`inputs = { chat_input = request.body.chatInput, session_id = request.body.sessionId } respond = output.ai_agent_reply }`,
+		`output "ai_agent_reply" { value = [for r in step.ai_agent : { output = r.text }][0]`,
+	)
 }
 
 // A vector store inserting the items' documents, and one searching them:

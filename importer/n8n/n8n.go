@@ -83,8 +83,11 @@ type n8n struct {
 	// credSecrets the secrets of credentials' keys.
 	providers   map[string]string
 	credSecrets map[string]string
-	chatTrigger *n8nNode // the Chat Trigger that starts the flow, if any
-	standIns    int      // the errors of tools that stand-in blocks stand for
+	chatTrigger *n8nNode       // the Chat Trigger that starts the flow, if any
+	chatInputs  []string       // the Chat Trigger's inputs: the message and the session
+	webhooks    []*n8nWebhook  // the Webhook nodes that start the flow
+	responses   []*n8nResponse // the Respond to Webhook nodes' answers
+	standIns    int            // the errors of tools that stand-in blocks stand for
 }
 
 // n8nPrefix is the package of n8n's core nodes.
@@ -113,7 +116,7 @@ func convertN8N(c *importer.Conv) {
 	triggers := n.findTriggers()
 	if len(triggers) == 0 {
 		c.Stop(importer.Where{What: "workflow", Name: name}, root.Get("nodes"), "No trigger",
-			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger or an Execute Workflow Trigger.")
+			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger or Cron node, a Webhook, a Chat or Form Trigger or an Execute Workflow Trigger.")
 		return
 	}
 	order, ok := n.sort(triggers)
@@ -123,6 +126,7 @@ func convertN8N(c *importer.Conv) {
 	for _, node := range order {
 		n.convertNode(node)
 	}
+	n.writeTriggers(order)
 	n.outputs(order)
 	if n.code {
 		c.File.BlockFiles = append(c.File.BlockFiles, n8nCodeBlockFile())
@@ -197,7 +201,7 @@ func (n *n8n) readConnections(root *importer.JV) {
 // isTrigger reports whether a node starts a workflow.
 func isTrigger(node *n8nNode) bool {
 	t := strings.ToLower(node.typ)
-	return strings.HasSuffix(t, "trigger") || t == "webhook" || t == "start" || strings.HasSuffix(t, "trigger.node")
+	return strings.HasSuffix(t, "trigger") || t == "webhook" || t == "start" || t == "cron" || strings.HasSuffix(t, "trigger.node")
 }
 
 func (n *n8n) findTriggers() []*n8nNode {
@@ -530,24 +534,28 @@ var n8nNodeTypes map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItems
 
 func init() {
 	n8nNodeTypes = map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItems{
-		"manualTrigger":   (*n8n).manualTrigger,
-		"scheduleTrigger": (*n8n).scheduleTrigger,
-		"httpRequest":     (*n8n).httpRequest,
-		"code":            (*n8n).codeNode,
-		"set":             (*n8n).setNode,
-		"if":              (*n8n).ifNode,
-		"filter":          (*n8n).filterNode,
-		"merge":           (*n8n).mergeNode,
-		"splitOut":        (*n8n).splitOutNode,
-		"aggregate":       (*n8n).aggregateNode,
-		"limit":           (*n8n).limitNode,
-		"sort":            (*n8n).sortNode,
-		"noOp":            (*n8n).noOpNode,
-		"wait":            (*n8n).waitNode,
-		"switch":          (*n8n).switchNode,
-		"stopAndError":    (*n8n).stopAndErrorNode,
-		"splitInBatches":  (*n8n).splitInBatches,
-		"postgres":        (*n8n).postgresNode,
+		"manualTrigger":    (*n8n).manualTrigger,
+		"scheduleTrigger":  (*n8n).scheduleTrigger,
+		"httpRequest":      (*n8n).httpRequest,
+		"code":             (*n8n).codeNode,
+		"set":              (*n8n).setNode,
+		"if":               (*n8n).ifNode,
+		"filter":           (*n8n).filterNode,
+		"merge":            (*n8n).mergeNode,
+		"splitOut":         (*n8n).splitOutNode,
+		"aggregate":        (*n8n).aggregateNode,
+		"limit":            (*n8n).limitNode,
+		"sort":             (*n8n).sortNode,
+		"noOp":             (*n8n).noOpNode,
+		"wait":             (*n8n).waitNode,
+		"switch":           (*n8n).switchNode,
+		"stopAndError":     (*n8n).stopAndErrorNode,
+		"splitInBatches":   (*n8n).splitInBatches,
+		"postgres":         (*n8n).postgresNode,
+		"webhook":          (*n8n).webhookNode,
+		"cron":             (*n8n).cronNode,
+		"formTrigger":      (*n8n).formTriggerNode,
+		"respondToWebhook": (*n8n).respondNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}

@@ -298,7 +298,9 @@ func (n *n8n) chatTriggerNode(node *n8nNode, _ n8nItems) []n8nItems {
 		{"chat_input", "The chat message (n8n's chatInput); none when another trigger starts the flow"},
 		{"session_id", "The chat's session (n8n's sessionId): the conversation a memory continues"},
 	} {
-		b := hclwrite.NewBlock("input", []string{n.Name("input", in.name, in.name)})
+		name := n.Name("input", in.name, in.name)
+		n.chatInputs = append(n.chatInputs, name)
+		b := hclwrite.NewBlock("input", []string{name})
 		b.Body().SetAttributeRaw("type", importer.Clone(importer.Code("string")))
 		b.Body().SetAttributeRaw("default", importer.Clone(importer.Code("null")))
 		b.Body().SetAttributeValue("description", cty.StringVal(in.desc))

@@ -442,6 +442,10 @@ function lodashMerge(target, src) {
 // items at each position merged, the preferred input's last.
 function combineByPosition(p) {
   var inputs = p.inputs || []
+  if (p.empty_passes && inputs.some(function (l) { return l.length === 0 })) {
+    // Merge v2: the items of both inputs when one has none.
+    return [].concat.apply([], inputs)
+  }
   var opts = p.options || {}
   var clash = (opts.clashHandling || {}).values || {}
   var resolve = clash.resolveClash || ''
@@ -462,6 +466,33 @@ function combineByPosition(p) {
     })
     out.push(json)
   }
+  return out
+}
+
+// combineAll is Merge's combine all (v2's multiplex): for each item of
+// input 1, each item of input 2, their json merged (lodash's merge,
+// deeply, or shallowly), input 2's fields winning unless input 1 is
+// preferred.
+function combineAll(p) {
+  var inputs = p.inputs || []
+  var clash = ((p.options || {}).clashHandling || {}).values || {}
+  var a = inputs[0] || []
+  var b = inputs[1] || []
+  if (clash.resolveClash === 'preferInput1') {
+    var t = a
+    a = b
+    b = t
+  }
+  var out = []
+  a.forEach(function (x) {
+    b.forEach(function (y) {
+      if (clash.mergeMode === 'shallowMerge') {
+        out.push(Object.assign({}, x, y))
+      } else {
+        out.push(lodashMerge(lodashMerge({}, x), y))
+      }
+    })
+  })
   return out
 }
 
@@ -531,6 +562,8 @@ async function execute(input) {
       return { items: scheduleTrigger(), values: null }
     case 'combineByPosition':
       return { items: combineByPosition(input.params || {}), values: null }
+    case 'combineAll':
+      return { items: combineAll(input.params || {}), values: null }
     case 'stopAndError':
       // n8n's Stop and Error fails the workflow with its message.
       throw new Error(String((input.params || {}).message))

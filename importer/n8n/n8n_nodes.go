@@ -23,15 +23,7 @@ func (n *n8n) manualTrigger(node *n8nNode, _ n8nItems) []n8nItems {
 // scheduleTrigger is a schedule block for each rule, and a step giving
 // the item n8n's Schedule Trigger gives (the time of the run, in UTC).
 func (n *n8n) scheduleTrigger(node *n8nNode, _ n8nItems) []n8nItems {
-	tz := n.Src.Root.Text("settings", "timezone")
-	if tz == "" || tz == "DEFAULT" {
-		n.Warn(node.where, node.params, "Schedule in UTC",
-			"the workflow sets no timezone: n8n reads the schedule in its instance's (GENERIC_TIMEZONE, America/New_York unless set); the flow's schedule and item are in UTC.")
-		tz = ""
-	} else if tz != "UTC" && tz != "Etc/UTC" {
-		n.Warn(node.where, n.Src.Root.Get("settings", "timezone"), "Item times in UTC",
-			"the schedule runs in "+tz+", but the trigger's item gives the time in UTC (n8n gives it in "+tz+").")
-	}
+	tz := n.scheduleTimezone(node, true)
 	rules := node.params.Items("rule", "interval")
 	if len(rules) == 0 {
 		rules = []*importer.JV{{Kind: 'o', Obj: map[string]*importer.JV{}, Ptr: node.params.Ptr + "/rule", Rng: node.params.Rng}}
@@ -54,6 +46,22 @@ func (n *n8n) scheduleTrigger(node *n8nNode, _ n8nItems) []n8nItems {
 	body.SetAttributeValue("cache", cty.False)
 	n.Step(n.nodeComment(node)+": the item of the run's start", b)
 	return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
+}
+
+// scheduleTimezone is the timezone of a schedule trigger's rules: the
+// workflow's, or UTC (with a warning) when it sets none. itemTimes says
+// the trigger's item gives times (in UTC).
+func (n *n8n) scheduleTimezone(node *n8nNode, itemTimes bool) string {
+	tz := n.Src.Root.Text("settings", "timezone")
+	if tz == "" || tz == "DEFAULT" {
+		n.Warn(node.where, node.params, "Schedule in UTC",
+			"the workflow sets no timezone: n8n reads the schedule in its instance's (GENERIC_TIMEZONE, America/New_York unless set); the flow's schedule and item are in UTC.")
+		tz = ""
+	} else if tz != "UTC" && tz != "Etc/UTC" && itemTimes {
+		n.Warn(node.where, n.Src.Root.Get("settings", "timezone"), "Item times in UTC",
+			"the schedule runs in "+tz+", but the trigger's item gives the time in UTC (n8n gives it in "+tz+").")
+	}
+	return tz
 }
 
 // cronOf is the cron expression of a Schedule Trigger rule.
@@ -200,25 +208,63 @@ func (n *n8n) limitNode(node *n8nNode, in n8nItems) []n8nItems {
 	return []n8nItems{out}
 }
 
-// mergeNode appends the items of its inputs, in input order (Merge v3,
-// mode append).
+// mergeNode is Merge v2 and v3: append (the items of its inputs, in
+// input order), combine by position, combine all (v2's multiplex) and
+// choose branch.
 func (n *n8n) mergeNode(node *n8nNode, _ n8nItems) []n8nItems {
 	p := node.params
-	if n.tooOld(node, "Merge", 3) {
+	if n.tooOld(node, "Merge", 2) {
 		return nil
 	}
-	byPosition := p.Text("mode") == "combine" && p.Text("combineBy") == "combineByPosition"
-	if m := p.Text("mode"); m != "" && m != "append" && !byPosition {
-		what := m
-		if m == "combine" {
-			what = "combine by " + p.Text("combineBy")
+	v2 := node.version < 3
+	mode, by := p.Text("mode"), p.Text("combineBy")
+	if v2 {
+		by = p.Text("combinationMode")
+		if mode == "combine" && by == "" {
+			by = "mergeByFields"
 		}
-		n.Problem(node.where, p.Get("mode"), "Unsupported merge", fmt.Sprintf("mode %q: flowctl import converts the append mode and combine by position.", what))
+		switch by {
+		case "mergeByPosition":
+			by = "combineByPosition"
+		case "multiplex":
+			by = "combineAll"
+		}
+	} else if mode == "combine" && by == "" {
+		by = "combineByFields"
+	}
+	if mode == "" {
+		mode = "append"
+	}
+	byPosition := mode == "combine" && by == "combineByPosition"
+	combineAll := mode == "combine" && by == "combineAll"
+	if mode != "append" && mode != "chooseBranch" && !byPosition && !combineAll {
+		what := mode
+		if mode == "combine" {
+			what = "combine by " + by
+		}
+		n.Problem(node.where, p.Get("mode"), "Unsupported merge", fmt.Sprintf("mode %q: flowctl import converts append, combine by position, combine all (multiplex) and choose branch.", what))
 		return nil
 	}
-	if ch := p.Get("options", "clashHandling", "values"); byPosition && ch != nil && (ch.Text("resolveClash") == "addSuffix" || ch.Boolean(false, "overrideEmpty")) {
-		n.Problem(node.where, ch, "Unsupported merge", "combine by position with a suffix on clashing fields, or with empty values left out, is not converted.")
+	if ch := p.Get("options", "clashHandling", "values"); (byPosition || combineAll) && ch != nil && (ch.Text("resolveClash") == "addSuffix" || ch.Boolean(false, "overrideEmpty")) {
+		n.Problem(node.where, ch, "Unsupported merge", "combining with a suffix on clashing fields, or with empty values left out, is not converted.")
 		return nil
+	}
+	var branch int // choose branch: the input whose items pass (from 1), 0 for one empty item
+	if mode == "chooseBranch" {
+		cm := p.Text("chooseBranchMode")
+		if cm != "" && cm != "waitForBoth" && cm != "waitForAll" {
+			n.Problem(node.where, p.Get("chooseBranchMode"), "Unsupported merge", fmt.Sprintf("choose branch mode %q is not converted: waiting for all inputs is.", cm))
+			return nil
+		}
+		switch out := p.Text("output"); {
+		case out == "empty":
+		case v2 && out == "input2":
+			branch = 2
+		case v2:
+			branch = 1
+		default:
+			branch = int(p.Number(1, "useDataOfInput"))
+		}
 	}
 	inputs := int(p.Number(2, "numberInputs"))
 	var lists []importer.Expr
@@ -231,20 +277,46 @@ func (n *n8n) mergeNode(node *n8nNode, _ n8nItems) []n8nItems {
 		lists = append(lists, in.e)
 		deps = append(deps, in.deps...)
 	}
-	if byPosition {
+	if mode == "chooseBranch" {
+		value := importer.Code("[{}]")
+		if branch > 0 {
+			if branch > len(lists) {
+				n.Problem(node.where, p.Get("useDataOfInput"), "Unsupported merge", fmt.Sprintf("input %d does not exist: the node has %d inputs (n8n fails on it too).", branch, len(lists)))
+				return nil
+			}
+			value = lists[branch-1]
+		}
+		b, body := importer.NewStep(node.step, "value")
+		body.SetAttributeRaw("value", importer.Clone(value))
+		n.dependsOn(body, n8nItems{deps: deps})
+		n.Step(n.nodeComment(node)+": the items of the branch it chooses, once all its inputs have come", b)
+		return []n8nItems{{e: importer.Ref("step", node.step, "value")}}
+	}
+	if byPosition || combineAll {
 		// n8n merges the json of the items at each position (lodash's
 		// merge, the preferred input last): the adapter does as it does.
 		n.code = true
 		b, body := importer.NewStep(node.step, "n8n_code")
-		body.SetAttributeValue("mode", cty.StringVal("combineByPosition"))
+		what := "the items of its inputs combined by position"
+		if combineAll {
+			body.SetAttributeValue("mode", cty.StringVal("combineAll"))
+			what = "every combination of an item of each input, merged"
+		} else {
+			body.SetAttributeValue("mode", cty.StringVal("combineByPosition"))
+		}
 		opts := node.params.Get("options")
 		var optsExpr importer.Expr = importer.Code("{}")
 		if opts != nil {
 			optsExpr = importer.JsonLiteral(opts)
 		}
-		body.SetAttributeRaw("params", importer.Clone(importer.Object([]importer.Member{{Name: "inputs", Value: importer.Tuple(lists)}, {Name: "options", Value: optsExpr}})))
+		members := []importer.Member{{Name: "inputs", Value: importer.Tuple(lists)}, {Name: "options", Value: optsExpr}}
+		if v2 && byPosition {
+			// Merge v2 passes the items of both inputs when one has none.
+			members = append(members, importer.Member{Name: "empty_passes", Value: importer.Code("true")})
+		}
+		body.SetAttributeRaw("params", importer.Clone(importer.Object(members)))
 		n.dependsOn(body, n8nItems{deps: deps})
-		n.Step(n.nodeComment(node)+": the items of its inputs combined by position", b)
+		n.Step(n.nodeComment(node)+": "+what, b)
 		return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
 	}
 	b, body := importer.NewStep(node.step, "value")

@@ -13,7 +13,7 @@ func TestOlderNodeVersion(t *testing.T) {
 	for _, c := range []struct{ typ, want string }{
 		{"code", "Code v2 is converted; this node is an older version."},
 		{"httpRequest", "HTTP Request v4 is converted; this node is an older version."},
-		{"merge", "Merge v3 is converted; this node is an older version."},
+		{"merge", "Merge v2 is converted; this node is an older version."},
 		{"set", "Edit Fields (Set) v3 is converted; this node is an older version."},
 	} {
 		src := `{"name": "w", "nodes": [{"name": "T", "type": "n8n-nodes-base.manualTrigger"}, {"name": "N", "type": "n8n-nodes-base.` + c.typ + `", "typeVersion": 1, "parameters": {}}], "connections": {"T": {"main": [[{"node": "N"}]]}}}`
