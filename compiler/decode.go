@@ -28,7 +28,7 @@ func (c *compilation) decode() hcl.Diagnostics {
 		return diags
 	}
 	file, d := decodeFile(f, p.Filename)
-	diags = append(diags, d...)
+	diags = c.opts.Parser.PinSources(file.Blocks, append(diags, d...))
 	p.File = file
 	p.Functions = lang.FunctionsReporting(p.Dir, c.opts.OnFileRead)
 
@@ -97,6 +97,7 @@ func (c *compilation) decode() hcl.Diagnostics {
 	diags = append(diags, d...)
 	p.Registry = reg
 	c.hashSources()
+	c.keepSources()
 	c.fingerprints()
 	c.hashSteps()
 	return diags

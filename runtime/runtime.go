@@ -379,6 +379,9 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}
 	}
+	if err := r.recordVersion(); err != nil {
+		return nil, err
+	}
 	r.ledger = r.newLedger()
 	r.startCalls()
 	emit(r, RunStarted{Time: started, RunID: r.id, Flow: r.prog.Flow.Name, Steps: len(r.prog.Steps), Resumed: r.opts.Resume})
