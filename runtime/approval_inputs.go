@@ -11,6 +11,8 @@ import (
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/lang/jsonval"
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
@@ -200,4 +202,44 @@ func approvalOutputs(s *compiler.Step, d Decision, at time.Time, inputs json.Raw
 		attrs[f.Name] = c
 	}
 	return cty.ObjectVal(attrs), nil
+}
+
+// Decide records a decision of step's instance of a run that waits for
+// one, with the values of its input fields given as NAME=VALUE (flowctl
+// approve --set), checked against the fields its request recorded: a
+// value of the wrong type, or a required field left out, is a diagnostic
+// and nothing is recorded (the approval stays pending). A rejection
+// takes no values. Errors of the state are returned as they are
+// (state.ErrNotWaiting: NotWaiting explains it).
+func Decide(st *state.Store, runID, step, instance string, approved bool, comment, by string, sets []string) (*state.Approval, error) {
+	var inputs json.RawMessage
+	a, err := st.Approval(runID, step, instance)
+	switch {
+	case err != nil:
+		return nil, err
+	case !approved && len(sets) > 0:
+		return nil, invalidInputs("A rejection takes no input values: leave out --set, or approve.")
+	case approved && a != nil && !a.Closed && !a.Decided():
+		given, err := ApprovalSets(a.Fields, sets)
+		if err == nil {
+			inputs, err = ApprovalValues(a.Fields, given)
+		}
+		if err != nil {
+			return nil, invalidInputs(sentenceOf(err.Error()) + " The step still waits for a decision.")
+		}
+	}
+	return st.DecideApprovalWith(runID, step, instance, approved, comment, by, inputs)
+}
+
+func invalidInputs(detail string) hcl.Diagnostics {
+	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid input values", Detail: detail}}
+}
+
+// sentenceOf is an error's text as a sentence.
+func sentenceOf(msg string) string {
+	msg = strings.TrimSuffix(strings.TrimSpace(msg), ".")
+	if msg == "" {
+		return msg
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
 }

@@ -2,7 +2,12 @@ package runtime
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
+
+	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
 )
 
 // A run can be paused (state.Store.PauseRun: flowctl runs pause, the
@@ -32,4 +37,22 @@ func (r *run) holdWhilePaused(ctx context.Context) {
 		}
 		t.Stop()
 	}
+}
+
+// SetPaused pauses run id (by whom) or lifts its pause, and reports
+// whether it was paused before. Pausing a finished run is a diagnostic.
+func SetPaused(st *state.Store, id string, pause bool, by string) (was bool, err error) {
+	if !pause {
+		return st.ResumeRun(id)
+	}
+	p, err := st.Paused(id)
+	if err != nil {
+		return false, err
+	}
+	err = st.PauseRun(id, by)
+	if errors.Is(err, state.ErrNotPausable) {
+		return false, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Run finished",
+			Detail: fmt.Sprintf("Run %s has finished: there is nothing to pause.", id)}}
+	}
+	return p != nil, err
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
 )
 
@@ -128,4 +129,51 @@ func commitHash(s string) string {
 		}
 	}
 	return s
+}
+
+// PinResume pins parser (lang.Parser.Pin) to the version of its flow that
+// run started with, to resume it with, unless upgrade (--upgrade: the
+// flow as it is now). file is the flow file the resumption compiles,
+// whose directory the version's files are of. It returns the run's
+// version when the parser is pinned and the files changed since (what to
+// tell the user); nil otherwise.
+func PinResume(parser *lang.Parser, st *state.Store, runID, file string, upgrade bool) (*state.RunVersion, error) {
+	if upgrade {
+		return nil, nil
+	}
+	rv, err := st.RunVersion(runID)
+	if err != nil || rv == nil {
+		return nil, err
+	}
+	v, err := st.FlowVersion(rv.Hash)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	dir := file
+	if info, err := os.Stat(file); err != nil || !info.IsDir() {
+		dir = filepath.Dir(file)
+	}
+	parser.Pin(dir, v.Files)
+	if !changedSince(dir, v.Files) {
+		return nil, nil
+	}
+	return rv, nil
+}
+
+// changedSince reports whether the files under dir differ from a
+// version's: one of them changed or is gone, or a block file was added.
+func changedSince(dir string, files map[string][]byte) bool {
+	for rel, src := range files {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil || !bytes.Equal(b, src) {
+			return true
+		}
+	}
+	found, _ := filepath.Glob(filepath.Join(dir, "blocks", "*.block.hcl"))
+	for _, path := range found {
+		if rel, err := filepath.Rel(dir, path); err == nil && files[filepath.ToSlash(rel)] == nil {
+			return true
+		}
+	}
+	return false
 }
