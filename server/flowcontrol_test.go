@@ -130,11 +130,13 @@ step "after_` + on + `" {
 
 // TestPauseServed: a paused run finishes the step it runs and starts no
 // other until resumed; then it finishes. A finished run cannot be
-// paused.
+// paused. The pause and the resumption are sent to another server of
+// the state (on PostgreSQL in CI): the flag is in the state.
 func TestPauseServed(t *testing.T) {
 	defer func(p time.Duration) { runtime.PausePoll = p }(runtime.PausePoll)
 	runtime.PausePoll = 20 * time.Millisecond
 	ts := newTestServer(t, files{"greet.flow.hcl": greetFlow}, nil)
+	other := newTestServer(t, files{"greet.flow.hcl": greetFlow}, func(o *Options) { o.Store, o.NoTakeUp = ts.store, true })
 	id := ts.start("greet", `{"inputs": {"name": "Ada", "wait": "400ms"}}`)
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
 		if e, _ := ts.store.LastEvent(id, "step_started"); e != nil {
@@ -147,7 +149,7 @@ func TestPauseServed(t *testing.T) {
 	var pr struct {
 		Paused bool `json:"paused"`
 	}
-	if code := ts.code("POST", "/v1/runs/"+id+"/pause", `{}`, &pr); code != 200 || !pr.Paused {
+	if code := other.code("POST", "/v1/runs/"+id+"/pause", `{}`, &pr); code != 200 || !pr.Paused {
 		t.Fatalf("pause: %d %+v", code, pr)
 	}
 	stepsOf := func() map[string]string {
@@ -174,7 +176,7 @@ func TestPauseServed(t *testing.T) {
 	if s := stepsOf(); s["hello"] != "" || run.Status != "running" || run.Paused == nil {
 		t.Fatalf("paused, the run is %s (%+v) with steps %v", run.Status, run.Paused, s)
 	}
-	if code := ts.code("POST", "/v1/runs/"+id+"/resume", `{}`, &pr); code != 200 || pr.Paused {
+	if code := other.code("POST", "/v1/runs/"+id+"/resume", `{}`, &pr); code != 200 || pr.Paused {
 		t.Fatalf("resume: %d %+v", code, pr)
 	}
 	done := ts.wait(id, "ok", "failed")

@@ -131,14 +131,15 @@ func TestStateMigrate(t *testing.T) {
 	}
 	defer db.Close()
 	old := state.SchemaVersion() - 1
-	if old != 17 {
+	if old != 18 {
 		t.Fatalf("the newest migration is %d: undo it in downgrade", old+1)
 	}
 	downgrade := func() {
 		t.Helper()
-		// The newest migration (18, runtime/state/schema.go), undone.
+		// The newest migration (22, runtime/state/schema.go), undone.
 		for _, q := range []string{
-			`DROP TABLE calls`,
+			`DROP TABLE run_versions`, `DROP TABLE flow_versions`, `DROP TABLE run_pauses`,
+			`ALTER TABLE approvals DROP COLUMN fields`, `ALTER TABLE approvals DROP COLUMN inputs`,
 			fmt.Sprintf(`UPDATE schema_version SET version = %d`, old),
 		} {
 			if _, err := db.Exec(q); err != nil {
@@ -153,7 +154,7 @@ func TestStateMigrate(t *testing.T) {
 		t.Fatalf("apply on an older schema: exit %d\n%s", code, out)
 	}
 	out, code = run(t, dir, env, "state", "migrate", "--dry-run")
-	if code != 0 || !strings.Contains(out, "CREATE TABLE calls") || !strings.Contains(out, "dry run: nothing changed") {
+	if code != 0 || !strings.Contains(out, "CREATE TABLE run_versions") || !strings.Contains(out, "dry run: nothing changed") {
 		t.Fatalf("state migrate --dry-run: exit %d\n%s", code, out)
 	}
 	if _, code := run(t, dir, env, "runs", "list"); code != 1 {

@@ -13,9 +13,9 @@ type Approve struct {
 	Instance string // --instance: of a for_each approval step
 	JSON     bool   // --json
 	// Sets are --set NAME=VALUE: the values of the step's input fields.
-	Sets []string
-	RunID    string
-	Step     string
+	Sets  []string
+	RunID string
+	Step  string
 }
 
 // Flags adds approve's flags.
