@@ -83,48 +83,51 @@ func TestApprovalInputsServed(t *testing.T) {
 // dependent runs), reject fails it as a rejection, fail (the default)
 // as a timeout.
 func TestApprovalOnTimeoutServed(t *testing.T) {
-	var src strings.Builder
-	src.WriteString("flow \"late\" {}\n")
+	fs := files{}
 	for _, on := range []string{"approve", "reject", "fail"} {
-		src.WriteString(`
-step "` + on + `" {
+		fs["late_"+on+".flow.hcl"] = `flow "late_` + on + `" {}
+
+step "check" {
   use        = "approval"
   message    = "Go?"
   timeout    = "300ms"
   on_timeout = "` + on + `"
 }
 
-step "after_` + on + `" {
+step "after" {
   use   = "value"
-  value = step.` + on + `.by
+  value = step.check.by
 }
-`)
+`
 	}
-	ts := newTestServer(t, files{"late.flow.hcl": src.String()}, nil)
-	id := ts.start("late", `{}`)
-	ts.wait(id, "failed")
-	steps, err := ts.store.Steps(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]*state.StepResult{}
-	for _, s := range steps {
-		got[s.Step] = s
-	}
-	want := map[string]string{"approve": "ok", "after_approve": "ok", "reject": "failed", "fail": "failed", "after_reject": "skipped", "after_fail": "skipped"}
-	for step, status := range want {
-		if got[step] == nil || got[step].Status != status {
-			t.Errorf("step %s: %+v, want %s", step, got[step], status)
+	ts := newTestServer(t, fs, nil)
+	for _, c := range []struct {
+		on, status, check, after, err string
+	}{
+		{"approve", "ok", "ok", "ok", ""},
+		{"reject", "failed", "failed", "skipped", "rejected on timeout: nobody decided within its 300ms timeout"},
+		{"fail", "failed", "failed", "skipped", "nobody decided within its 300ms timeout"},
+	} {
+		id := ts.start("late_"+c.on, `{}`)
+		if run := ts.wait(id, "ok", "failed"); run.Status != c.status {
+			t.Errorf("on_timeout = %q: the run is %s", c.on, run.Status)
 		}
-	}
-	if s := got["after_approve"]; s != nil && !strings.Contains(string(s.Outputs), `"value":{"value":"on_timeout"}`) {
-		t.Errorf("after_approve's outputs: %s", s.Outputs)
-	}
-	if s := got["reject"]; s != nil && !strings.HasPrefix(s.Error, "rejected on timeout: nobody decided within its 300ms timeout") {
-		t.Errorf("reject's error: %q", s.Error)
-	}
-	if s := got["fail"]; s != nil && s.Error != "nobody decided within its 300ms timeout" {
-		t.Errorf("fail's error: %q", s.Error)
+		steps, err := ts.store.Steps(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]*state.StepResult{}
+		for _, s := range steps {
+			got[s.Step] = s
+		}
+		if s := got["check"]; s == nil || s.Status != c.check || s.Error != c.err {
+			t.Errorf("on_timeout = %q: check is %+v", c.on, s)
+		}
+		if s := got["after"]; s == nil || s.Status != c.after {
+			t.Errorf("on_timeout = %q: after is %+v", c.on, s)
+		} else if c.on == "approve" && !strings.Contains(string(s.Outputs), `"value":{"value":"on_timeout"}`) {
+			t.Errorf("after's outputs: %s", s.Outputs)
+		}
 	}
 }
 
