@@ -5,12 +5,14 @@ import (
 	"encoding/hex"
 	"path/filepath"
 	"slices"
+
+	"github.com/zclconf/go-cty/cty"
 )
 
 // A program's version is its sources: the flow file, its block files and
 // the code files they name (source_file), and the same of the flows it
 // uses, those inside the flow's directory (a registry elsewhere is not
-// part of it). A run keeps the version it started with (the state stores
+// part of it). A source that holds a sensitive value is never kept. A run keeps the version it started with (the state stores
 // it by hash), and is resumed with it (lang.Parser.Pin).
 
 // keepSources keeps the sources the decode pass read, by absolute path,
@@ -51,12 +53,16 @@ func (c *compilation) keepVersion() {
 	}
 	p.versionFiles = map[string][]byte{}
 	seen := map[*Program]bool{}
+	secret := false
 	var walk func(q *Program)
 	walk = func(q *Program) {
 		if q == nil || seen[q] {
 			return
 		}
 		seen[q] = true
+		for _, in := range q.Inputs {
+			secret = secret || (in.Sensitive && in.Default != cty.NilVal)
+		}
 		for path, src := range q.sources {
 			if rel, err := filepath.Rel(dir, path); err == nil && filepath.IsLocal(rel) {
 				p.versionFiles[filepath.ToSlash(rel)] = src
@@ -70,6 +76,12 @@ func (c *compilation) keepVersion() {
 		}
 	}
 	walk(p)
+	if secret {
+		// The source holds a sensitive value (an input's default), which
+		// the state never does: no version is kept.
+		p.versionFiles = nil
+		return
+	}
 	h := sha256.New()
 	names := make([]string, 0, len(p.versionFiles))
 	for name := range p.versionFiles {
@@ -87,7 +99,8 @@ func (c *compilation) keepVersion() {
 
 // Version is the program's version: the content hash of its sources, and
 // the sources by path relative to its directory (slash-separated), which
-// the caller does not change.
+// the caller does not change. A flow whose source holds a sensitive value
+// (a sensitive input's default; or a flow it uses does) has none: "".
 func (p *Program) Version() (hash string, files map[string][]byte) {
 	return p.versionHash, p.versionFiles
 }
