@@ -379,9 +379,8 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}
 	}
-	if err := r.recordVersion(); err != nil {
-		return nil, err
-	}
+	versionRecorded := r.recordVersion()
+	defer versionRecorded()
 	r.ledger = r.newLedger()
 	r.startCalls()
 	emit(r, RunStarted{Time: started, RunID: r.id, Flow: r.prog.Flow.Name, Steps: len(r.prog.Steps), Resumed: r.opts.Resume})
@@ -457,6 +456,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 			// a run that succeeded is never resumed.
 			fps = fingerprintsJSON(r.prog.StepFingerprints())
 		}
+		versionRecorded()
 		if err := st.FinishRun(&state.Run{
 			ID: r.id, Status: string(res.Status), FinishedAt: time.Now(), Outputs: outJSON, FailedOutputs: failedJSON,
 			Error: errText, Usage: usageJSON, Fingerprints: fps,

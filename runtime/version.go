@@ -2,12 +2,15 @@ package runtime
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
+	"github.com/hashicorp/hcl/v2"
 )
 
 // A run keeps the version of its flow it started with (compiler.Program.
@@ -16,14 +19,30 @@ import (
 // the run to the flow as it is now.
 
 // recordVersion records the version the run runs, with the git commit of
-// the flow's directory.
-func (r *run) recordVersion() error {
+// the flow's directory, while the run goes on (the write joins the
+// batches of its step results rather than wait alone), and returns what
+// waits for it: the run's end waits, so that a run recorded as ended
+// names its version. A version that could not be recorded is a warning:
+// a resumption then uses the flow's files.
+func (r *run) recordVersion() (wait func()) {
 	st := r.opts.Store
 	hash, files := r.prog.Version()
 	if st == nil || hash == "" {
-		return nil
+		return func() {}
 	}
-	return st.SetRunVersion(r.id, &state.FlowVersion{Hash: hash, Files: files}, GitCommit(r.prog.Dir))
+	done := make(chan error, 1)
+	go func() {
+		done <- st.SetRunVersion(r.id, &state.FlowVersion{Hash: hash, Files: files}, GitCommit(r.prog.Dir))
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			if err := <-done; err != nil {
+				r.addDiags(hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "Version not recorded",
+					Detail: fmt.Sprintf("The version of the flow the run runs could not be recorded (%s): a resumption uses the flow's files as they are then.", trimDot(r.redact.redact(err.Error())))}})
+			}
+		})
+	}
 }
 
 // PinnedVersion is the version of its flow a recorded run runs, to resume
