@@ -119,6 +119,9 @@ func (r *run) runApproval(ctx context.Context, s *compiler.Step, inst instance, 
 		return r.approvalFailed(s, inst, start, timedOut)
 	}
 	w := Waiting{Step: s.Name, Instance: inst.key, Message: a.Message, Since: a.RequestedAt, Deadline: a.Deadline}
+	for _, f := range s.ApprovalInputs {
+		w.Fields = append(w.Fields, f.Name)
+	}
 	r.mu.Lock()
 	r.waiting = append(r.waiting, w)
 	r.mu.Unlock()
