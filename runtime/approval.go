@@ -44,7 +44,9 @@ func isApproval(s *compiler.Step) bool { return s.Block.Builtin() && s.Block.Nam
 // it and why. Without one, it asks through Options.Ask when that is set,
 // and otherwise waits: the instance is recorded as waiting with its
 // request, and the run goes on with what does not depend on it. The
-// step's timeout is how long it waits; after that it fails.
+// step's timeout is how long it waits; after that it takes its
+// on_timeout: it fails (the default), fails as a rejection, or ends
+// approved. The values given for its input fields are its outputs too.
 func (r *run) runApproval(ctx context.Context, s *compiler.Step, inst instance, inputs map[string]cty.Value, start time.Time) instanceResult {
 	st, key := r.opts.Store, inst.key.String()
 	msg := ""

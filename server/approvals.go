@@ -98,7 +98,7 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
 	s.wake(run.ID, "a decision")
 	writeJSON(w, http.StatusOK, map[string]any{
 		"run_id": run.ID, "step": a.Step, "instance": a.Instance, "approved": a.Approved,
-		"comment": a.Comment, "by": a.By, "decided_at": runtime.JSONTime(a.DecidedAt), "links": api.RunLinks(run.ID),
+		"comment": a.Comment, "by": a.By, "decided_at": runtime.JSONTime(a.DecidedAt), "inputs": api.RawOrNull(a.Inputs), "links": api.RunLinks(run.ID),
 	})
 }
 
