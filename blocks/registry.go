@@ -70,6 +70,8 @@ func (r *Registry) AddDefs(defs []*lang.BlockDef) hcl.Diagnostics {
 func (r *Registry) LoadDir(parser *lang.Parser, dir string, required bool) hcl.Diagnostics {
 	info, err := os.Stat(dir)
 	switch {
+	case err != nil && !required && len(parser.Glob(filepath.Join(dir, "*.block.hcl"))) > 0:
+		// gone since the version the parser is pinned to (lang/pin.go)
 	case err != nil && !required:
 		return nil
 	case err != nil:
@@ -78,14 +80,14 @@ func (r *Registry) LoadDir(parser *lang.Parser, dir string, required bool) hcl.D
 			Summary:  "Registry directory not found",
 			Detail:   "The registry directory " + dir + " could not be read: " + lang.PathErrorText(err) + ".",
 		}}
-	case !info.IsDir():
+	case err == nil && !info.IsDir():
 		return hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Registry is not a directory",
 			Detail:   "The registry " + dir + " is a file; --registry names a directory of *.block.hcl files.",
 		}}
 	}
-	matches, _ := filepath.Glob(filepath.Join(dir, "*.block.hcl"))
+	matches := parser.Glob(filepath.Join(dir, "*.block.hcl"))
 	sort.Strings(matches)
 	var diags hcl.Diagnostics
 	for _, path := range matches {
@@ -115,7 +117,7 @@ func ParseBlockFile(parser *lang.Parser, path string) ([]*lang.BlockDef, hcl.Dia
 		return nil, diags
 	}
 	defs, d := lang.DecodeBlockFile(f)
-	return defs, append(diags, d...)
+	return defs, parser.PinSources(defs, append(diags, d...))
 }
 
 // LoadOptions says where a flow's registry comes from.

@@ -29,7 +29,7 @@ func (c *compilation) decode() hcl.Diagnostics {
 		return diags
 	}
 	file, d := decodeFile(f, p.Filename)
-	diags = append(diags, d...)
+	diags = c.opts.Parser.PinSources(file.Blocks, append(diags, d...))
 	p.File = file
 	diags = append(diags, overrideSteps(file, c.opts.Overrides)...)
 	p.Functions = lang.FunctionsReporting(p.Dir, c.opts.OnFileRead)
@@ -101,6 +101,7 @@ func (c *compilation) decode() hcl.Diagnostics {
 	diags = append(diags, d...)
 	p.Registry = reg
 	c.hashSources()
+	c.keepSources()
 	c.fingerprints()
 	c.hashSteps()
 	return diags

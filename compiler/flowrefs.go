@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -55,7 +54,7 @@ func (c *compilation) flowByName(name string, rng hcl.Range) (*Program, hcl.Diag
 	var known []string
 	file := ""
 	for _, dir := range dirs {
-		paths, _ := filepath.Glob(filepath.Join(dir, "*"+flowFileSuffix))
+		paths := c.opts.Parser.Glob(filepath.Join(dir, "*"+flowFileSuffix))
 		sort.Strings(paths)
 		for _, path := range paths {
 			n := c.flowName(path)
@@ -114,7 +113,7 @@ func (c *compilation) flowName(path string) string {
 	if n, ok := c.opts.flows.names[abs]; ok {
 		return n
 	}
-	if _, err := os.Stat(path); err != nil {
+	if !c.opts.Parser.Exists(path) {
 		return ""
 	}
 	f, _ := c.opts.Parser.ParseFile(path)

@@ -31,6 +31,10 @@ type Program struct {
 	// loaded, with the source hashes of the flows it uses (sub-flows and
 	// tools), so that a saved plan can tell when the flow changed.
 	SourceHash string
+	// sources, versionHash and versionFiles: version.go.
+	sources      map[string][]byte
+	versionHash  string
+	versionFiles map[string][]byte
 
 	File      *lang.File
 	Flow      *lang.Flow
@@ -261,6 +265,7 @@ func Compile(filename string, opts Options) (prog *Program, diags hcl.Diagnostic
 		failed = failed || d.HasErrors()
 	}
 	c.hashFlowsUsed()
+	c.keepVersion()
 	// Evaluating an expression needs its names; its traversals were for
 	// the passes.
 	for _, r := range c.prog.vars {

@@ -114,7 +114,7 @@ func (c *compilation) resolveBlock(s *Step) hcl.Diagnostics {
 	}
 	s.Block = b
 	s.Outputs = b.Outputs
-	var diags hcl.Diagnostics
+	diags := approvalFields(s, b)
 	for _, a := range s.Args {
 		if b.Input(a.Name) != nil {
 			continue

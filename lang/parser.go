@@ -17,6 +17,10 @@ type Parser struct {
 	p *hclparse.Parser
 	// released are the files whose syntax trees Release dropped.
 	released map[string]bool
+	// pinned are the sources of a pinned version by absolute path, and
+	// pinnedDirs the directories it covers (pin.go).
+	pinned     map[string][]byte
+	pinnedDirs map[string]bool
 }
 
 // NewParser returns an empty Parser.
@@ -30,7 +34,7 @@ func (p *Parser) ParseFile(filename string) (*hcl.File, hcl.Diagnostics) {
 	if f, ok := p.p.Files()[filename]; ok && !p.released[filename] {
 		return f, nil
 	}
-	src, err := os.ReadFile(filename)
+	src, err := p.readSource(filename)
 	if err != nil {
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,

@@ -13,7 +13,7 @@ var MetaArguments = []string{
 	"use", "description", "depends_on", "when", "for_each", "parallelism",
 	"timeout", "retry", "cache", "on_error", "output", "tools", "max_tool_calls",
 	"tool_inputs",
-	"provider", "collection",
+	"provider", "collection", "on_timeout",
 }
 
 // IsMetaArgument reports whether name is one of MetaArguments.
@@ -59,11 +59,17 @@ type Step struct {
 	// when the step names none.
 	CollectionRef   hcl.Traversal
 	CollectionRange hcl.Range
-	Outputs         []*Field         // declared output fields (blocks with open outputs only)
-	OutputRange     *hcl.Range       // the first output block, for "not allowed here"; nil without one
-	Args            []*hcl.Attribute // the block inputs, in source order
-	NameRange       hcl.Range
-	DeclRange       hcl.Range
+	// ApprovalInputs are the `input "NAME"` fields of an approval step,
+	// which the person deciding fills in (approval.go); OnTimeout is what
+	// a timed-out approval does (`on_timeout`), "" when not said.
+	ApprovalInputs []*Field
+	OnTimeout      string
+	OnTimeoutRange hcl.Range
+	Outputs        []*Field         // declared output fields (blocks with open outputs only)
+	OutputRange    *hcl.Range       // the first output block, for "not allowed here"; nil without one
+	Args           []*hcl.Attribute // the block inputs, in source order
+	NameRange      hcl.Range
+	DeclRange      hcl.Range
 	// SrcEnd is the byte offset just past the block's closing brace: the
 	// block's source is from DeclRange.Start to there.
 	SrcEnd int
@@ -110,10 +116,12 @@ var stepMetaSchema = &hcl.BodySchema{
 		{Name: "tool_inputs"},
 		{Name: "provider"},
 		{Name: "collection"},
+		{Name: "on_timeout"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "retry"},
 		{Type: "output", LabelNames: []string{"name"}},
+		{Type: "input", LabelNames: []string{"name"}},
 	},
 }
 
@@ -189,6 +197,9 @@ func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
 	if a, ok := attrs["for_each"]; ok {
 		s.ForEach = a.Expr
 	}
+	if a, ok := attrs["on_timeout"]; ok {
+		diags = append(diags, s.decodeOnTimeout(a)...)
+	}
 	if a, ok := attrs["parallelism"]; ok {
 		s.Parallelism, d = intAttr(a, 1)
 		diags = append(diags, d...)
@@ -241,9 +252,14 @@ func decodeStepBlock(b *hcl.Block) (*Step, hcl.Diagnostics) {
 			f, d := decodeField(blk, "output")
 			diags = append(diags, d...)
 			s.Outputs = append(s.Outputs, f)
+		case "input":
+			f, d := decodeField(blk, "input")
+			diags = append(diags, d...)
+			s.ApprovalInputs = append(s.ApprovalInputs, f)
 		}
 	}
 	diags = append(diags, checkDuplicateFields("output", s.Outputs)...)
+	diags = append(diags, checkDuplicateFields("input", s.ApprovalInputs)...)
 
 	s.Args, d = stepArguments(b.Body)
 	diags = append(diags, d...)
@@ -262,7 +278,7 @@ func stepArguments(body hcl.Body) ([]*hcl.Attribute, hcl.Diagnostics) {
 	attrs := hcl.Attributes{}
 	for name, a := range syn.Attributes {
 		switch {
-		case name == "retry" || name == "output":
+		case name == "retry" || name == "output" || name == "input":
 			diags = append(diags, Error(a.NameRange, "Unsupported argument",
 				"%s is a nested block, not an argument: write %s without the equals sign.", quote(name), blockExample(name))...)
 		case !IsMetaArgument(name):
@@ -270,12 +286,12 @@ func stepArguments(body hcl.Body) ([]*hcl.Attribute, hcl.Diagnostics) {
 		}
 	}
 	for _, blk := range syn.Blocks {
-		if blk.Type == "retry" || blk.Type == "output" {
+		if blk.Type == "retry" || blk.Type == "output" || blk.Type == "input" {
 			continue
 		}
 		diags = append(diags, Error(blk.TypeRange, "Unsupported block type",
-			"Blocks of type %s are not expected in a step; a step takes only retry and output blocks.%s",
-			quote(blk.Type), Suggest(blk.Type, []string{"retry", "output"}))...)
+			"Blocks of type %s are not expected in a step; a step takes only retry, output and (an approval step) input blocks.%s",
+			quote(blk.Type), Suggest(blk.Type, []string{"retry", "output", "input"}))...)
 	}
 	return sortedAttributes(attrs), diags
 }
@@ -450,8 +466,11 @@ func sortedAttributes(attrs hcl.Attributes) []*hcl.Attribute {
 }
 
 func blockExample(name string) string {
-	if name == "output" {
+	switch name {
+	case "output":
 		return `output "NAME" { type = ... }`
+	case "input":
+		return `input "NAME" { type = ... }`
 	}
 	return "retry { attempts = 3 }"
 }

@@ -440,6 +440,13 @@ func (c *completer) stepArguments() {
 			item.TextEdit.NewText = m + " = $0"
 		}
 	}
+	if compiler.IsApproval(b) {
+		// The fields the person deciding fills in (lang/approval.go).
+		item := c.add("input", protocol.CompletionItemKindKeyword, "approval input field", "A typed field the person deciding fills in; it becomes an output of the step.")
+		item.SortText = fmt.Sprintf("1%03d", len(lang.MetaArguments))
+		item.InsertTextFormat = protocol.InsertTextFormatSnippet
+		item.TextEdit.NewText = "input \"${1:name}\" {\n\ttype        = ${2:string}\n\tdescription = \"$3\"\n}"
+	}
 }
 
 // stepBlock is the block of the step open at the cursor, which uses
@@ -480,6 +487,8 @@ func metaApplies(m string, b *blocks.Block, text stepText) bool {
 		return text.set["for_each"]
 	case "output":
 		return b == nil || b.OpenOutputs || len(b.TypedOutputs) > 0
+	case "on_timeout":
+		return b == nil || compiler.IsApproval(b)
 	}
 	return true
 }

@@ -219,6 +219,7 @@ var metaDocs = map[string]string{
 	"tools":          "What an llm step's model may call: `[flow.NAME, block.NAME, mcp.SERVER.TOOL]`.",
 	"max_tool_calls": "The most tool calls an llm step's model may make.",
 	"tool_inputs":    "The inputs with a default of a flow tool the model may give too: `{ TOOL = [\"INPUT\", …] }`.",
+	"on_timeout":     "What an approval step does when nobody decided within its timeout: `\"approve\"`, `\"reject\"` or `\"fail\"` (the default).",
 }
 
 // funcDoc is a function's signature and description.

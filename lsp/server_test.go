@@ -370,7 +370,7 @@ func TestCompletionTakesWhatTheBlockTakes(t *testing.T) {
 	// An http step of the parsed file.
 	c.edit(flowFile, "step \"fetch\" {\n  use = \"http\"\n", "step \"fetch\" {\n  use = \"http\"\n  \n")
 	check("http step", labels("use = \"http\"\n  \n", 15), []string{"url", "method", "max_bytes", "for_each", "output"},
-		[]string{"use", "tools", "max_tool_calls", "parallelism"})
+		[]string{"use", "tools", "max_tool_calls", "parallelism", "on_timeout", "input"})
 
 	// A new http step, half typed: the file does not parse, and the last
 	// parse has no step "get".
@@ -392,6 +392,11 @@ func TestCompletionTakesWhatTheBlockTakes(t *testing.T) {
 	check("rate_limit block", labels("rate_limit {\n  ", 15), []string{"key", "limit", "period"}, []string{"use", "for_each"})
 	c.edit(flowFile, "rate_limit {", "deb\n\nrate_limit {")
 	check("top level", labels("deb\n\nrate_limit", 3), []string{"debounce"}, nil)
+
+	// An approval step: on_timeout and its input fields, which other
+	// steps do not take.
+	c.edit(flowFile, "step \"get\" {\n  use = \"llm\"\n", "step \"get\" {\n  use = \"approval\"\n  o\n")
+	check("approval step", labels("use = \"approval\"\n  o", 20), []string{"on_timeout", "input", "message"}, []string{"tools", "output"})
 }
 
 // TestRenameReachesTestStepPaths: renaming a step, or a sub-flow's step

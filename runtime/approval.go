@@ -2,11 +2,13 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -42,7 +44,9 @@ func isApproval(s *compiler.Step) bool { return s.Block.Builtin() && s.Block.Nam
 // it and why. Without one, it asks through Options.Ask when that is set,
 // and otherwise waits: the instance is recorded as waiting with its
 // request, and the run goes on with what does not depend on it. The
-// step's timeout is how long it waits; after that it fails.
+// step's timeout is how long it waits; after that it takes its
+// on_timeout: it fails (the default), fails as a rejection, or ends
+// approved. The values given for its input fields are its outputs too.
 func (r *run) runApproval(ctx context.Context, s *compiler.Step, inst instance, inputs map[string]cty.Value, start time.Time) instanceResult {
 	st, key := r.opts.Store, inst.key.String()
 	msg := ""
@@ -57,7 +61,7 @@ func (r *run) runApproval(ctx context.Context, s *compiler.Step, inst instance, 
 		}
 	}
 	if a == nil || a.Closed {
-		a = &state.Approval{RunID: r.id, Step: s.Name, Instance: key, Message: r.redact.redact(msg), RequestedAt: start}
+		a = &state.Approval{RunID: r.id, Step: s.Name, Instance: key, Message: r.redact.redact(msg), RequestedAt: start, Fields: approvalFieldsJSON(s)}
 		if s.Timeout != nil && s.Timeout.Duration > 0 {
 			a.Deadline = start.Add(s.Timeout.Duration)
 		}
@@ -67,7 +71,10 @@ func (r *run) runApproval(ctx context.Context, s *compiler.Step, inst instance, 
 			}
 		}
 	}
-	if !a.Decided() && r.opts.Ask != nil {
+	// A step with input fields is not asked on a terminal (a yes or no
+	// does not fill them in): it waits for flowctl approve --set, or the
+	// API.
+	if !a.Decided() && r.opts.Ask != nil && len(s.ApprovalInputs) == 0 {
 		actx, cancel := ctx, context.CancelFunc(func() {})
 		if !a.Deadline.IsZero() {
 			actx, cancel = context.WithDeadline(ctx, a.Deadline)
@@ -95,23 +102,28 @@ func (r *run) runApproval(ctx context.Context, s *compiler.Step, inst instance, 
 				return r.approvalFailed(s, inst, start, err.Error())
 			}
 		}
-		o := ApprovalOutcome(Decision{Approved: a.Approved, Comment: a.Comment, By: a.By}, a.DecidedAt)
-		if o.Status != StatusOK {
+		d := Decision{Approved: a.Approved, Comment: a.Comment, By: a.By}
+		if o := ApprovalOutcome(d, a.DecidedAt); o.Status != StatusOK {
 			return r.approvalFailed(s, inst, start, o.Error)
 		}
-		v := o.Outputs
-		raw, err := storable(v, MaxStoredOutputs)
-		if err != nil {
-			return r.approvalFailed(s, inst, start, err.Error())
-		}
-		return r.endInstance(s, inst, start, ending{status: StatusOK, value: v, raw: raw, attempts: 1})
+		return r.approved(s, inst, start, d, a.DecidedAt, a.Inputs)
 	case !a.Deadline.IsZero() && !time.Now().Before(a.Deadline):
 		if st != nil {
 			st.CloseApproval(r.id, s.Name, key)
 		}
-		return r.approvalFailed(s, inst, start, fmt.Sprintf("nobody decided within its %s timeout", s.Timeout.Duration))
+		timedOut := fmt.Sprintf("nobody decided within its %s timeout", s.Timeout.Duration)
+		switch s.OnTimeout {
+		case lang.OnTimeoutApprove:
+			return r.approved(s, inst, start, Decision{Approved: true, Comment: timedOut, By: OnTimeoutBy}, a.Deadline, nil)
+		case lang.OnTimeoutReject:
+			return r.approvalFailed(s, inst, start, "rejected on timeout: "+timedOut)
+		}
+		return r.approvalFailed(s, inst, start, timedOut)
 	}
 	w := Waiting{Step: s.Name, Instance: inst.key, Message: a.Message, Since: a.RequestedAt, Deadline: a.Deadline}
+	for _, f := range s.ApprovalInputs {
+		w.Fields = append(w.Fields, f.Name)
+	}
 	r.mu.Lock()
 	r.waiting = append(r.waiting, w)
 	r.mu.Unlock()
@@ -140,6 +152,23 @@ func ApprovalOutcome(d Decision, at time.Time) Outcome {
 		"by":         cty.StringVal(d.By),
 		"decided_at": cty.StringVal(JSONTime(at)),
 	})}
+}
+
+// OnTimeoutBy is who decided an approval that its on_timeout approved.
+const OnTimeoutBy = "on_timeout"
+
+// approved ends an approval instance that was approved at a time, with
+// the values given for its input fields (inputs, as recorded).
+func (r *run) approved(s *compiler.Step, inst instance, start time.Time, d Decision, at time.Time, inputs json.RawMessage) instanceResult {
+	v, err := approvalOutputs(s, d, at, inputs)
+	if err != nil {
+		return r.approvalFailed(s, inst, start, err.Error())
+	}
+	raw, err := storable(v, MaxStoredOutputs)
+	if err != nil {
+		return r.approvalFailed(s, inst, start, err.Error())
+	}
+	return r.endInstance(s, inst, start, ending{status: StatusOK, value: v, raw: raw, attempts: 1})
 }
 
 // approvalFailed ends an approval instance that failed: rejected, timed

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,7 +14,6 @@ import (
 	"github.com/flowctl/flowctl/blocks/retrieval"
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
-	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -389,6 +386,8 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}
 	}
+	versionRecorded := r.recordVersion()
+	defer versionRecorded()
 	r.ledger = r.newLedger()
 	r.startCalls()
 	emit(r, RunStarted{Time: started, RunID: r.id, Flow: r.prog.Flow.Name, Steps: len(r.prog.Steps), Resumed: r.opts.Resume})
@@ -464,6 +463,7 @@ func (r *run) apply(ctx context.Context) (*Result, error) {
 			// a run that succeeded is never resumed.
 			fps = fingerprintsJSON(r.prog.StepFingerprints())
 		}
+		versionRecorded()
 		if err := st.FinishRun(&state.Run{
 			ID: r.id, Status: string(res.Status), FinishedAt: time.Now(), Outputs: outJSON, FailedOutputs: failedJSON,
 			Error: errText, Usage: usageJSON, Fingerprints: fps,
@@ -522,60 +522,6 @@ func (r *run) addDiags(d hcl.Diagnostics) {
 	r.mu.Lock()
 	r.diags = append(r.diags, d...)
 	r.mu.Unlock()
-}
-
-// QueuedRun is the record of a run of prog with opts' RunID, Inputs,
-// Namespace, Origin, ParentRun and ParentStep that is to start later:
-// recorded queued (state.Store.QueueRun), with its inputs as a run records
-// them (sensitive values hidden), then started by Apply with
-// Options.Queued.
-func QueuedRun(prog *compiler.Program, opts Options) *state.Run {
-	r := &run{prog: prog, opts: opts, inputs: map[string]cty.Value{}}
-	for _, in := range prog.Inputs {
-		v, ok := opts.Inputs[in.Name]
-		if !ok {
-			continue
-		}
-		if sensitive, _ := lang.SensitiveAndKnown(v); in.Sensitive || sensitive {
-			v = v.Mark(lang.Sensitive)
-		}
-		r.inputs[in.Name] = v
-	}
-	return &state.Run{
-		ID: opts.RunID, Flow: prog.Flow.Name, Namespace: opts.Namespace, FlowFile: prog.Filename,
-		SourceHash: prog.SourceHash, Inputs: r.inputsJSON(), Origin: opts.Origin,
-		ParentRun: opts.ParentRun, ParentStep: opts.ParentStep,
-	}
-}
-
-// inputsJSON is the JSON of the inputs as stored with the run, an object
-// by name, sensitive values hidden. A value with nothing sensitive or
-// unknown in it is written as it is, in one pass (jsonval.Append refuses
-// a marked or unknown value wherever it is): a list of 100,000 records
-// given with --input-file is neither walked first nor turned into Go maps
-// to be encoded again.
-func (r *run) inputsJSON() json.RawMessage {
-	b := []byte{'{'}
-	for i, name := range slices.Sorted(maps.Keys(r.inputs)) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(jsonval.AppendString(b, name), ':')
-		if raw, ok := r.opts.InputsJSON[name]; ok {
-			b = append(b, raw...)
-			continue
-		}
-		v := r.inputs[name]
-		if !v.IsMarked() {
-			if out, err := jsonval.Append(b, v); err == nil {
-				b = out
-				continue
-			}
-		}
-		plain, _ := json.Marshal(PlainJSON(v))
-		b = append(b, plain...)
-	}
-	return append(b, '}')
 }
 
 // runValues supplies real values to expressions.

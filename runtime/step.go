@@ -94,6 +94,7 @@ func (r *run) runSteps(ctx context.Context, s *stepRun) {
 // runStep runs every instance of a step, hands the step's value to its
 // dependents, and returns those that no longer wait for anything.
 func (r *run) runStep(ctx context.Context, s *stepRun) []*stepRun {
+	r.holdWhilePaused(ctx)
 	instances, isMap, ready, done := r.beginStep(s, ctx.Err() != nil)
 	if done {
 		return ready

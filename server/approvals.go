@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,9 +9,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/flowctl/flowctl/compiler"
+	"github.com/flowctl/flowctl/lang/jsonval"
 	"github.com/flowctl/flowctl/runtime"
 	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/flowctl/flowctl/server/api"
+	"github.com/zclconf/go-cty/cty"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -26,6 +30,8 @@ type approvalRequest struct {
 	Comment  string `json:"comment"`
 	By       string `json:"by"`
 	Instance string `json:"instance"` // of a for_each approval step
+	// Inputs are the values of the step's input fields, by name.
+	Inputs map[string]json.RawMessage `json:"inputs"`
 }
 
 func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
@@ -56,7 +62,11 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, "not_waiting", fmt.Sprintf("Run %s has finished (%s).", run.ID, run.Status), nil, nil)
 		return
 	}
-	a, err := s.store.DecideApproval(run.ID, step, req.Instance, *req.Approved, req.Comment, req.By)
+	inputs, ok := s.approvalInputs(w, run.ID, step, req)
+	if !ok {
+		return
+	}
+	a, err := s.store.DecideApprovalWith(run.ID, step, req.Instance, *req.Approved, req.Comment, req.By, inputs)
 	switch {
 	case errors.Is(err, state.ErrNotWaiting):
 		label := step
@@ -88,8 +98,40 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request) {
 	s.wake(run.ID, "a decision")
 	writeJSON(w, http.StatusOK, map[string]any{
 		"run_id": run.ID, "step": a.Step, "instance": a.Instance, "approved": a.Approved,
-		"comment": a.Comment, "by": a.By, "decided_at": runtime.JSONTime(a.DecidedAt), "links": api.RunLinks(run.ID),
+		"comment": a.Comment, "by": a.By, "decided_at": runtime.JSONTime(a.DecidedAt), "inputs": api.RawOrNull(a.Inputs), "links": api.RunLinks(run.ID),
 	})
+}
+
+// approvalInputs checks the values of an approval's input fields that a
+// decision gives against the fields its request recorded, and returns
+// them as recorded; a value of the wrong type, or a required field left
+// out, is 400 and the approval stays pending. A rejection records none.
+func (s *Server) approvalInputs(w http.ResponseWriter, runID, step string, req approvalRequest) (json.RawMessage, bool) {
+	if !*req.Approved {
+		return nil, true
+	}
+	a, err := s.store.Approval(runID, step, req.Instance)
+	if err != nil {
+		s.log.Error("reading an approval", slog.String("run_id", runID), slog.Any("error", err))
+	}
+	if a == nil || a.Closed || a.Decided() {
+		return nil, true // not waiting: DecideApproval says so
+	}
+	given := make(map[string]cty.Value, len(req.Inputs))
+	for name, raw := range req.Inputs {
+		v, err := jsonval.Decode(raw)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_inputs", fmt.Sprintf("The value of input field %q is not JSON: %s.", name, err), nil, nil)
+			return nil, false
+		}
+		given[name] = v
+	}
+	inputs, err := runtime.ApprovalValues(a.Fields, given)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_inputs", sentence(err.Error()), nil, nil)
+		return nil, false
+	}
+	return inputs, true
 }
 
 // wake resumes a waiting run of this server, when it has one by that ID:
@@ -184,15 +226,18 @@ func (s *Server) takeUp(id, flow string, interrupted bool) {
 		s.log.Error("reading a run to take up", slog.String("run_id", id), slog.Any("error", err))
 		return
 	}
-	lr := newLiveRun(run.ID, run.Flow, e.prog, nil, run.Namespace)
+	prog, why := s.versionOf(e, run.ID)
+	lr := newLiveRun(run.ID, run.Flow, prog, nil, run.Namespace)
 	lr.resume = true
 	if seq, err := s.store.LastEventSeq(run.ID); err == nil {
 		lr.seq, lr.base = seq, seq
 	}
 	steps, _ := s.store.Steps(run.ID)
-	if err := runtime.ResumeCheck(e.prog, run, steps); err != nil {
+	if why != "" {
+		lr.failResume = why
+	} else if err := runtime.ResumeCheck(prog, run, steps); err != nil {
 		lr.failResume = err.Error()
-	} else if in, diags := runtime.ResumeInputs(e.prog, run, nil); diags.HasErrors() {
+	} else if in, diags := runtime.ResumeInputs(prog, run, nil); diags.HasErrors() {
 		lr.failResume = diags[0].Detail
 	} else {
 		lr.inputs = in
@@ -232,6 +277,31 @@ func (s *Server) takeUp(id, flow string, interrupted bool) {
 	}
 	s.waiting(lr, ws)
 }
+
+// versionOf is the program a run of flow e taken up resumes with: the
+// version it started with (runtime.PinnedVersion), the flow served
+// otherwise (a run that recorded none). why says why the run cannot
+// resume: its version does not compile here.
+func (s *Server) versionOf(e *flowEntry, runID string) (prog *compiler.Program, why string) {
+	v, err := runtime.PinnedVersion(s.store, runID)
+	if err != nil {
+		s.log.Warn("reading the version of a run", slog.String("run_id", runID), slog.Any("error", err))
+	}
+	if v == nil {
+		return e.prog, ""
+	}
+	if hash, _ := e.prog.Version(); hash == v.Hash {
+		return e.prog, ""
+	}
+	prog, diags := s.flows.pinnedProgram(e.file, v)
+	if diags.HasErrors() {
+		return e.prog, fmt.Sprintf("the version of flow %q the run started with (%s) does not compile here: %s", e.name(), short(v.Hash), runtime.DiagText(diags[:1]))
+	}
+	return prog, ""
+}
+
+// short is a version's hash as shown: its first 12 digits.
+func short(hash string) string { return hash[:min(12, len(hash))] }
 
 // runsWithStatus are the runs of a status, a page at a time on its index.
 func (s *Server) runsWithStatus(status string) ([]*state.Run, error) {

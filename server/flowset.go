@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowctl/flowctl/compiler"
 	"github.com/flowctl/flowctl/lang"
+	"github.com/flowctl/flowctl/runtime/state"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -27,6 +28,9 @@ type flowSet struct {
 	mu      sync.Mutex
 	byFile  map[string]*flowEntry // by flow file path
 	checked time.Time
+	// versions are the programs of the versions that runs taken up
+	// started with, by hash (pinnedProgram).
+	versions map[string]*compiler.Program
 }
 
 // flowEntry is one flow file, as one compilation left it: not changed
@@ -173,4 +177,30 @@ func flowFiles(dir string) []string {
 		return nil
 	})
 	return out
+}
+
+// pinnedProgram is the program of a version of the flow of file that a
+// run started with (a run resumed keeps its version: runtime.
+// PinnedVersion), compiled once per version.
+func (fs *flowSet) pinnedProgram(file string, v *state.FlowVersion) (*compiler.Program, hcl.Diagnostics) {
+	fs.mu.Lock()
+	prog := fs.versions[v.Hash]
+	fs.mu.Unlock()
+	if prog != nil {
+		return prog, nil
+	}
+	parser := lang.NewParser()
+	parser.Pin(filepath.Dir(file), v.Files)
+	prog, diags := compiler.Compile(file, compiler.Options{Parser: parser, RegistryDirs: fs.registries, GoEngine: fs.goEngine, Release: true})
+	parser.Release()
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	fs.mu.Lock()
+	if fs.versions == nil {
+		fs.versions = map[string]*compiler.Program{}
+	}
+	fs.versions[v.Hash] = prog
+	fs.mu.Unlock()
+	return prog, nil
 }

@@ -174,6 +174,8 @@ func New(opts Options) *Server {
 	handle("GET /v1/runs/{id}/calls", RoleRead, s.getCalls)
 	handle("GET /v1/runs/{id}/calls/{seq}", RoleRead, s.getCall)
 	handle("POST /v1/runs/{id}/cancel", RoleRun, s.postCancel)
+	handle("POST /v1/runs/{id}/pause", RoleRun, s.postPause)
+	handle("POST /v1/runs/{id}/resume", RoleRun, s.postResumePaused)
 	handle("POST /v1/runs/{id}/approvals/{step}", RoleApprove, s.postApproval)
 	handle("POST /v1/runs/{id}/explain", RoleRun, s.postExplain)
 	handle("GET /v1/proposals", RoleRead, s.getProposals)

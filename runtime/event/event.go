@@ -173,6 +173,9 @@ type Waiting struct {
 	Message  string
 	Since    time.Time
 	Deadline time.Time // zero for none
+	// Fields are the names of the step's input fields, which a decision
+	// fills in (flowctl approve --set).
+	Fields []string
 }
 
 // RunWaiting is the last event of a run that stops to wait for approvals:

@@ -22,6 +22,10 @@ type Approval struct {
 	Approved              bool
 	Comment, By           string
 	Closed                bool
+	// Fields are the typed input fields the step asks the person
+	// deciding to fill in (a JSON array, nil for none), and Inputs the
+	// values given with the decision (a JSON object, nil for none).
+	Fields, Inputs json.RawMessage
 }
 
 // Decided reports whether someone decided.
@@ -93,7 +97,7 @@ const stoppedError = "the process running it stopped before the run finished; th
 func (s *Store) RequestApproval(a *Approval) error {
 	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
 		_, err := st.requestApproval.ExecContext(ctx, a.RunID, a.Step, a.Instance, a.Message,
-			a.RequestedAt.UnixNano(), nanos(a.Deadline))
+			a.RequestedAt.UnixNano(), nanos(a.Deadline), text(a.Fields))
 		return err
 	})
 	if err != nil {
@@ -106,9 +110,15 @@ func (s *Store) RequestApproval(a *Approval) error {
 // one, and returns the approval as decided; ErrNotWaiting when it does
 // not wait.
 func (s *Store) DecideApproval(runID, step, instance string, approved bool, comment, by string) (*Approval, error) {
+	return s.DecideApprovalWith(runID, step, instance, approved, comment, by, nil)
+}
+
+// DecideApprovalWith is DecideApproval with the values of the step's
+// input fields (a JSON object, checked by the caller; nil for none).
+func (s *Store) DecideApprovalWith(runID, step, instance string, approved bool, comment, by string, inputs json.RawMessage) (*Approval, error) {
 	now := time.Now()
 	_, err := s.w.do(func(ctx context.Context, st *writerStmts) error {
-		res, err := st.decideApproval.ExecContext(ctx, now.UnixNano(), flag(approved), comment, by, runID, step, instance, now.UnixNano())
+		res, err := st.decideApproval.ExecContext(ctx, now.UnixNano(), flag(approved), comment, by, text(inputs), runID, step, instance, now.UnixNano())
 		if err != nil {
 			return err
 		}
@@ -159,7 +169,7 @@ func (s *Store) Approvals(runID string) ([]*Approval, error) {
 
 func (s *Store) approvals(where string, args ...any) ([]*Approval, error) {
 	rows, err := s.db.QueryContext(s.db.bg(), `SELECT run_id, step, instance, message, requested_at,
-		deadline, decided_at, approved, comment, decided_by, closed FROM approvals `+where+` ORDER BY run_id, step, instance`, args...)
+		deadline, decided_at, approved, comment, decided_by, closed, fields, inputs FROM approvals `+where+` ORDER BY run_id, step, instance`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading approvals: %w", err)
 	}
@@ -169,11 +179,18 @@ func (s *Store) approvals(where string, args ...any) ([]*Approval, error) {
 		a := new(Approval)
 		var requested int64
 		var deadline, decided sql.NullInt64
+		var fields, inputs sql.NullString
 		if err := rows.Scan(&a.RunID, &a.Step, &a.Instance, &a.Message, &requested, &deadline, &decided,
-			&a.Approved, &a.Comment, &a.By, &a.Closed); err != nil {
+			&a.Approved, &a.Comment, &a.By, &a.Closed, &fields, &inputs); err != nil {
 			return nil, fmt.Errorf("reading approvals: %w", err)
 		}
 		a.RequestedAt, a.Deadline, a.DecidedAt = time.Unix(0, requested), fromNanos(deadline), fromNanos(decided)
+		if fields.Valid {
+			a.Fields = json.RawMessage(fields.String)
+		}
+		if inputs.Valid {
+			a.Inputs = json.RawMessage(inputs.String)
+		}
 		out = append(out, a)
 	}
 	if err := rows.Err(); err != nil {
@@ -193,16 +210,17 @@ WHERE id = ? AND status IN ('waiting', 'failed', 'cancelled', 'interrupted')`
 const interruptRunSQL = `UPDATE runs SET status = ?, error = ? WHERE id = ? AND status = 'cancelled'`
 
 const requestApprovalSQL = `
-INSERT INTO approvals (run_id, step, instance, message, requested_at, deadline)
-VALUES (?, ?, ?, ?, ?, ?)
+INSERT INTO approvals (run_id, step, instance, message, requested_at, deadline, fields)
+VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (run_id, step, instance) DO UPDATE SET
 	message = excluded.message,
 	requested_at = excluded.requested_at,
 	deadline = excluded.deadline,
-	decided_at = NULL, approved = 0, comment = '', decided_by = '', closed = 0`
+	fields = excluded.fields,
+	decided_at = NULL, approved = 0, comment = '', decided_by = '', closed = 0, inputs = NULL`
 
 const decideApprovalSQL = `
-UPDATE approvals SET decided_at = ?, approved = ?, comment = ?, decided_by = ?
+UPDATE approvals SET decided_at = ?, approved = ?, comment = ?, decided_by = ?, inputs = ?
 WHERE run_id = ? AND step = ? AND instance = ? AND decided_at IS NULL AND closed = 0
 	AND (deadline IS NULL OR deadline > ?)`
 

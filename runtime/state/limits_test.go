@@ -166,3 +166,50 @@ func TestDebouncedKeyOnce(t *testing.T) {
 		t.Fatalf("the queued run's inputs = %s, %v; want those of the last start with a key of its own", got.Inputs, err)
 	}
 }
+
+// TestPausedRunHoldsItsPlace: a paused run keeps its place under its
+// concurrency key (its running steps go on, and resuming it waits for no
+// turn): the next run of the key waits while it is paused and after it is
+// resumed, and starts once it has ended. A queued run that is paused
+// waits for its turn as any other.
+func TestPausedRunHoldsItsPlace(t *testing.T) {
+	s := openStore(t)
+	c := RunLimits{Concurrency: key("k"), ConcurrencyLimit: 1}
+	a, la := queueLimitedRun(t, s, "f", `{}`, c)
+	b, lb := queueLimitedRun(t, s, "f", `{}`, c)
+	turn := func(r *Run, l *RunLimits) Turn {
+		t.Helper()
+		tr, err := s.StartLimited(r.ID, l, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	if tr := turn(a, la); !tr.Started {
+		t.Fatalf("a = %+v, want started", tr)
+	}
+	if err := s.PauseRun(a.ID, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PauseRun(b.ID, "alice"); err != nil {
+		t.Fatalf("pausing a queued run: %v", err)
+	}
+	if tr := turn(b, lb); tr.Started || tr.WaitingFor != `concurrency key "k"` {
+		t.Fatalf("b while a is paused = %+v, want waiting for concurrency key \"k\"", tr)
+	}
+	if was, err := s.ResumeRun(a.ID); err != nil || !was {
+		t.Fatalf("resuming a = %v, %v", was, err)
+	}
+	if tr := turn(b, lb); tr.Started {
+		t.Fatalf("b while a runs again = %+v, want waiting", tr)
+	}
+	if err := s.FinishRun(&Run{ID: a.ID, Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if tr := turn(b, lb); !tr.Started {
+		t.Fatalf("b once a ended = %+v, want started", tr)
+	}
+	if p, err := s.Paused(b.ID); err != nil || p == nil || p.By != "alice" {
+		t.Fatalf("b started paused = %+v, %v; want its pause kept (no step starts until resumed)", p, err)
+	}
+}

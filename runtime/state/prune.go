@@ -207,6 +207,12 @@ func (s *Store) pruneChunk(ctx context.Context, ids []string, dryRun bool, res *
 					return err
 				}
 			}
+			// The versions of flows no run names any more go with the
+			// last run that named them.
+			if _, err := st.conn.ExecContext(ctx, `DELETE FROM flow_versions
+				WHERE NOT EXISTS (SELECT 1 FROM run_versions WHERE run_versions.hash = flow_versions.hash)`); err != nil {
+				return err
+			}
 		}
 		res.Steps += steps
 		res.Events += events

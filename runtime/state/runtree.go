@@ -42,6 +42,10 @@ type RunTree struct {
 	// Summaries are the steps of more than MaxListedInstances
 	// instances, by the row that stands for each in Steps (LoadSteps).
 	Summaries map[*StepResult]*StepSummary
+	// Version is the version of its flow the run runs, nil when it
+	// recorded none; Paused its pause, nil when it is not paused.
+	Version *RunVersion
+	Paused  *Pause
 }
 
 // LoadRunTree reads run with its steps (LoadSteps) and, to MaxRunDepth
@@ -52,6 +56,12 @@ func (s *Store) LoadRunTree(run *Run, depth int) (*RunTree, error) {
 		return nil, err
 	}
 	t := &RunTree{Run: run, Steps: steps, Summaries: summaries}
+	if t.Version, err = s.RunVersion(run.ID); err != nil {
+		return nil, err
+	}
+	if t.Paused, err = s.Paused(run.ID); err != nil {
+		return nil, err
+	}
 	if depth >= MaxRunDepth {
 		return t, nil
 	}

@@ -375,6 +375,31 @@ CREATE TABLE limit_slots (
 	PRIMARY KEY (flow, namespace, kind, key, slot)
 ) WITHOUT ROWID;
 `,
+	// 22: what approval steps ask for and are given (the typed input
+	// fields they declare, as JSON, and the values given with a
+	// decision); the runs paused (no step starts until resumed); the
+	// versions of flows, the sources a run started with by content hash,
+	// one copy per hash, and the version (and git commit) of each run.
+	`
+ALTER TABLE approvals ADD COLUMN fields TEXT;
+ALTER TABLE approvals ADD COLUMN inputs TEXT;
+CREATE TABLE run_pauses (
+	run_id    TEXT NOT NULL PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+	paused_at INTEGER NOT NULL,
+	paused_by TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE flow_versions (
+	hash      TEXT NOT NULL PRIMARY KEY,
+	files     TEXT NOT NULL,
+	stored_at INTEGER NOT NULL
+);
+CREATE TABLE run_versions (
+	run_id     TEXT NOT NULL PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+	hash       TEXT NOT NULL,
+	git_commit TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX run_versions_by_hash ON run_versions (hash);
+`,
 }
 
 // schemaVersion is the version a database has once every migration ran.

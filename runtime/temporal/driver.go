@@ -117,6 +117,10 @@ func (d *driver) launch(tasks []*runtime.Task) {
 		switch {
 		case isBuiltin(t, "sleep") && t.Inputs != nil:
 			d.sleep(t)
+		case isBuiltin(t, "approval") && (len(t.Step.ApprovalInputs) > 0 || (t.Step.OnTimeout != "" && t.Step.OnTimeout != lang.OnTimeoutFail)):
+			// The engine's decisions carry no values, and its deadlines fail.
+			d.done(t, runtime.Outcome{Status: runtime.StatusFailed, Attempts: 1,
+				Error: "on the temporal engine, an approval step takes no input fields and no on_timeout other than \"fail\": run the flow in the process"})
 		case isBuiltin(t, "approval") && t.Inputs != nil:
 			d.approval(t)
 		case isBuiltin(t, "approval"):

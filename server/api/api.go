@@ -42,9 +42,16 @@ type Run struct {
 	Summarized []StepSummary `json:"summarized,omitempty"`
 	// WaitingFor, of a waiting run, are the approvals it waits for; of
 	// a queued run, the limit it waits for.
-	WaitingFor []Waiting         `json:"waiting_for,omitempty"`
-	LastEvent  int64             `json:"last_event"` // the number of the last event recorded (0: none)
-	Links      map[string]string `json:"links"`
+	WaitingFor []Waiting `json:"waiting_for,omitempty"`
+	// Version is the version of the flow the run runs (its sources'
+	// content hash, and the git commit of the flow's directory); absent
+	// when it recorded none.
+	Version *FlowVersion `json:"version,omitempty"`
+	// Paused, of a paused run, says since when and by whom: no step
+	// starts until it is resumed.
+	Paused    *Pause            `json:"paused,omitempty"`
+	LastEvent int64             `json:"last_event"` // the number of the last event recorded (0: none)
+	Links     map[string]string `json:"links"`
 }
 
 // A Step is a step instance.
@@ -90,6 +97,51 @@ type Waiting struct {
 	Instance string  `json:"instance,omitempty"`
 	Message  string  `json:"message"`
 	Deadline *string `json:"deadline"`
+	// Fields are the input fields the person deciding fills in
+	// (runtime.ApprovalField); absent when none.
+	Fields json.RawMessage `json:"fields,omitempty"`
+}
+
+// A FlowVersion is the version of its flow a run runs.
+type FlowVersion struct {
+	Hash   string `json:"hash"`
+	Commit string `json:"commit,omitempty"`
+}
+
+// A Pause is a run's pause.
+type Pause struct {
+	Since *string `json:"since"`
+	By    string  `json:"by"`
+}
+
+// versioned is a Source that knows runs' versions and pauses (the
+// state does).
+type versioned interface {
+	RunVersion(runID string) (*state.RunVersion, error)
+	Paused(runID string) (*state.Pause, error)
+}
+
+// readVersion adds to out the run's version and pause, when src knows them.
+func readVersion(src Source, out *Run) error {
+	vs, ok := src.(versioned)
+	if !ok {
+		return nil
+	}
+	v, err := vs.RunVersion(out.RunID)
+	if err != nil {
+		return err
+	}
+	if v != nil {
+		out.Version = &FlowVersion{Hash: v.Hash, Commit: v.Commit}
+	}
+	p, err := vs.Paused(out.RunID)
+	if err != nil {
+		return err
+	}
+	if p != nil {
+		out.Paused = &Pause{Since: Time(p.At), By: p.By}
+	}
+	return nil
 }
 
 // A RunError is why a run did not succeed: the text, and each error as a
@@ -250,12 +302,15 @@ func ReadRun(src Source, run *state.Run) (*Run, error) {
 			return nil, err
 		}
 		for _, a := range open[run.ID] {
-			out.WaitingFor = append(out.WaitingFor, Waiting{Step: a.Step, Instance: a.Instance, Message: a.Message, Deadline: Time(a.Deadline)})
+			out.WaitingFor = append(out.WaitingFor, Waiting{Step: a.Step, Instance: a.Instance, Message: a.Message, Deadline: Time(a.Deadline), Fields: a.Fields})
 		}
 	}
 	if run.Status == state.StatusQueued && run.WaitingFor != "" {
 		out.WaitingFor = append(out.WaitingFor, Waiting{Limit: run.WaitingFor,
 			Message: "The run waits for its turn: " + run.WaitingFor + "."})
+	}
+	if err := readVersion(src, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -25,7 +25,7 @@ func newApproveCommand(s streams) *cobra.Command {
 		Short: "Decide a waiting approval step, and continue its run",
 		Long: `Approve records a decision of an approval step that a run waits for — an
 approval, or a rejection with --reject — and continues the run in the
-foreground, as apply does: the steps that finished keep their results, the
+foreground (--set NAME=VALUE fills in the step's input fields), as apply does: the steps that finished keep their results, the
 approval step gives the decision, and what depends on it runs. A rejection
 fails the step with "rejected by BY: COMMENT".
 
@@ -52,7 +52,7 @@ that process continues it.`,
 			if err != nil {
 				return runLookupError(err)
 			}
-			if _, err := st.DecideApproval(run.ID, step, instance, !reject, comment, by); err != nil {
+			if _, err := runtime.Decide(st, run.ID, step, instance, !reject, comment, by, a.Sets); err != nil {
 				return fromBelow(runtime.NotWaiting(st, run, step, instance, err, time.Now()))
 			}
 			verb := "Approved"

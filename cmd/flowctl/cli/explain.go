@@ -36,7 +36,7 @@ calls a model, the network, an MCP server or a person keeps its instances
 that succeeded instead, and the proposal says so. A fix
 that fails goes back to the model with the new error, up to 3 times. A
 fix that passed is a proposal: flowctl proposals accept ID writes it, and
-flowctl apply --resume RUN_ID then continues the run. --no-fix gives the
+flowctl apply --resume RUN_ID --upgrade then continues the run. --no-fix gives the
 diagnosis only. Exit 0 when a diagnosis was given.
 
 What the model wrote never runs with a secret, or reaches a host, that the

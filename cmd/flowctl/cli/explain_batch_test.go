@@ -153,7 +153,7 @@ func explainBatch(t *testing.T, files map[string]string, fixPath, fixed string) 
 		"    ✓ fix 1 (Count the item bad as 10.): the failed steps succeed with it",
 		"  checked: parse[2] failed in the run and succeeds with it.",
 		"  checked: parse[0], parse[1], parse[3] succeeded in the run and succeed again with it.",
-		"Then: flowctl apply --resume " + runID,
+		"Then: flowctl apply --resume " + runID + " --upgrade",
 	} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("explain's output lacks %q:\n%s", want, out)
@@ -197,7 +197,7 @@ func explainBatch(t *testing.T, files map[string]string, fixPath, fixed string) 
 	if b, _ := os.ReadFile(filepath.Join(dir, fixPath)); string(b) != fixed {
 		t.Fatalf("accept did not write the fix:\n%s", b)
 	}
-	code, out, errOut = runCLI(t, "apply", "--resume", runID)
+	code, out, errOut = runCLI(t, "apply", "--resume", runID, "--upgrade")
 	if code != 0 || !regexp.MustCompile(`(?m)^total = 17$`).MatchString(out) {
 		t.Fatalf("apply --resume exited %d, want 0 and total 1+2+10+4:\n%s%s", code, out, errOut)
 	}
@@ -220,7 +220,7 @@ func TestExplainViewKept(t *testing.T) {
 	for _, want := range []string{
 		"  checked: ask[12] failed in the run and succeeds with it.\n",
 		"  not checked: ask[0], ask[1], ask[2], ask[3], ask[4], ask[5], ask[6], ask[7], ask[8], ask[9] and 1,190 more succeeded in the run and kept what they recorded (step ask: it calls a model).\n",
-		"Then: flowctl apply --resume r1 --keep-succeeded step.ask\n",
+		"Then: flowctl apply --resume r1 --upgrade --keep-succeeded step.ask\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())

@@ -124,7 +124,7 @@ func TestExplainFixNeedingSecretIsNotRun(t *testing.T) {
 		"Proposed fix, not verified:",
 		"- step report needs secret api_token, which the accepted flow does not pass to it",
 		"- step report needs host 127.0.0.1, which the accepted flow does not reach",
-		"Then: flowctl apply --resume " + runID,
+		"Then: flowctl apply --resume " + runID + " --upgrade",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain's output lacks %q:\n%s", want, out)

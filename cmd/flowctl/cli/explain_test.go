@@ -173,7 +173,7 @@ func TestExplainStagesVerifiedFix(t *testing.T) {
 	if strings.Contains(out, `"failed_before"`) || strings.Contains(out, "Evidence: {") {
 		t.Errorf("proposals accept prints the evidence as JSON:\n%s", out)
 	}
-	code, out, errOut = runCLI(t, "apply", "--resume", runID, "--json", "--sandbox=inprocess")
+	code, out, errOut = runCLI(t, "apply", "--resume", runID, "--upgrade", "--json", "--sandbox=inprocess")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if last := lines[len(lines)-1]; code != 0 || !strings.Contains(last, `"type":"run_finished"`) || !strings.Contains(last, `"status":"ok"`) ||
 		!strings.Contains(out, `"step":"shout"`) {

@@ -81,6 +81,11 @@ func prepareResume(s streams, f *arguments.Run, sf *arguments.State, st *state.S
 	if diags.HasErrors() {
 		return nil, nil, nil, nil, failDiags(nil, diags)
 	}
+	if rv, err := runtime.PinResume(l.parser, st, run.ID, file, f.Upgrade); err != nil {
+		return nil, nil, nil, nil, err
+	} else if rv != nil {
+		views.WritePinned(s.err, run.ID, rv.Hash, rv.Commit)
+	}
 	prog, err := l.compile(file)
 	if err != nil {
 		return nil, nil, nil, nil, err

@@ -14,8 +14,8 @@ import (
 func newRunsCommand(s streams) *cobra.Command {
 	var a arguments.Runs
 	cmd := &cobra.Command{
-		Use:   "runs [list | show [RUN_ID] | logs [RUN_ID [STEP]] | retry RUN_ID | prune]",
-		Short: "List recorded runs; show one run's steps or logs; retry a run; prune old runs",
+		Use:   "runs [list | show [RUN_ID] | logs [RUN_ID [STEP]] | retry RUN_ID | pause RUN_ID | resume RUN_ID | prune]",
+		Short: "List recorded runs; show one run's steps or logs; retry, pause or resume a run; prune old runs",
 		Long: `Runs lists the runs recorded in the project's state, newest first: the runs
 of flows applied or served, not the runs their steps started (a step that
 uses a flow, a tool call), which runs show lists under their step and --all
@@ -28,7 +28,8 @@ code steps printed (console.log, print), by step instance (the newest run's
 without RUN_ID, or with "latest"); --follow prints
 each instance's log as it finishes, until the run ends. runs retry RUN_ID
 continues a failed, cancelled, interrupted or waiting run, as apply --resume
-does. runs prune deletes finished runs that started before --older-than
+does. runs pause RUN_ID pauses a run (its running steps finish, no step
+starts) until runs resume RUN_ID, wherever it runs. runs prune deletes finished runs that started before --older-than
 (30d, 12h) and are not among the --keep newest of their flow, with their
 step results, events, logs and approvals and the runs they started, and the
 blob files nothing refers to any more; never a running or waiting run.
@@ -50,6 +51,8 @@ blob files nothing refers to any more; never a running or waiting run.
 				return applyResume(s, &arguments.Run{State: f.Dir, Sandbox: engine.SandboxIsolated}, &arguments.Engine{Engine: engineLocal}, a.RunID, f.Flow, a.JSON)
 			case "prune":
 				return runsPrune(s, f, &a.Prune, a.JSON)
+			case "pause", "resume":
+				return runsPause(s, f, a.RunID, a.Sub == "pause")
 			}
 			return runsList(s, f, a.Limit, a.All, a.JSON)
 		},
@@ -138,7 +141,7 @@ func runsShow(s streams, f *arguments.State, id, step string, jsonOut bool) erro
 // runTreeView is what runs show shows of a run's tree: the tree with each
 // run's outputs, and those it has no value for.
 func runTreeView(t *state.RunTree) *views.RunTree {
-	v := &views.RunTree{Run: t.Run, Steps: t.Steps, Summaries: t.Summaries}
+	v := &views.RunTree{Run: t.Run, Steps: t.Steps, Summaries: t.Summaries, Version: t.Version, Paused: t.Paused}
 	if outputs, failed, err := runtime.RunOutputs(t.Run); err == nil {
 		v.Outputs, v.FailedOutputs = outputs, failed
 	}

@@ -131,15 +131,15 @@ func TestStateMigrate(t *testing.T) {
 	}
 	defer db.Close()
 	old := state.SchemaVersion() - 1
-	if old != 20 {
+	if old != 21 {
 		t.Fatalf("the newest migration is %d: undo it in downgrade", old+1)
 	}
 	downgrade := func() {
 		t.Helper()
-		// The newest migration (21, runtime/state/schema.go), undone.
+		// The newest migration (22, runtime/state/schema.go), undone.
 		for _, q := range []string{
-			`DROP TABLE limit_slots`,
-			`ALTER TABLE runs DROP COLUMN concurrency_key, DROP COLUMN rate_key, DROP COLUMN debounce_key, DROP COLUMN priority, DROP COLUMN not_before, DROP COLUMN waiting_for`,
+			`DROP TABLE run_versions`, `DROP TABLE flow_versions`, `DROP TABLE run_pauses`,
+			`ALTER TABLE approvals DROP COLUMN fields`, `ALTER TABLE approvals DROP COLUMN inputs`,
 			fmt.Sprintf(`UPDATE schema_version SET version = %d`, old),
 		} {
 			if _, err := db.Exec(q); err != nil {
@@ -154,7 +154,7 @@ func TestStateMigrate(t *testing.T) {
 		t.Fatalf("apply on an older schema: exit %d\n%s", code, out)
 	}
 	out, code = run(t, dir, env, "state", "migrate", "--dry-run")
-	if code != 0 || !strings.Contains(out, "CREATE TABLE limit_slots") || !strings.Contains(out, "dry run: nothing changed") {
+	if code != 0 || !strings.Contains(out, "CREATE TABLE run_versions") || !strings.Contains(out, "dry run: nothing changed") {
 		t.Fatalf("state migrate --dry-run: exit %d\n%s", code, out)
 	}
 	if _, code := run(t, dir, env, "runs", "list"); code != 1 {

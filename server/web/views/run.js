@@ -60,12 +60,31 @@ export async function runPage(id) {
         limitOf(run) ? [h('dt', {}, 'Waits for'), h('dd', { id: 'run-waiting-for' }, limitOf(run))] : null,
         h('dt', {}, 'Started'), h('dd', {}, when(run.started_at)),
         h('dt', {}, 'Duration'), h('dd', { id: 'run-duration' }, runDuration(run)),
+        run.version ? [h('dt', {}, 'Version'), h('dd', { id: 'run-version' }, h('code', {}, run.version.hash.slice(0, 12)),
+          run.version.commit ? [', git commit ', h('code', {}, run.version.commit.slice(0, 12))] : null)] : null,
+        run.paused ? [h('dt', {}, 'Paused'), h('dd', { id: 'run-paused' }, `since ${when(run.paused.since)} by ${run.paused.by}: no step starts until it is resumed`)] : null,
         run.usage ? [h('dt', {}, 'Tokens'), h('dd', { id: 'run-tokens' }, tokens(run.usage))] : null,
         run.error ? [h('dt', {}, 'Error'), h('dd', { class: 'error', id: 'run-error' }, run.error.message,
           run.error.diagnostics.length > 1 ? h('ul', {}, run.error.diagnostics.map(d => h('li', {}, `${d.step ? d.step + ': ' : ''}${d.detail}`))) : null)] : null),
-      live.includes(run.status) ?
-        h('button', { class: 'danger', onclick: () => api(`${path}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } }).catch(() => {}) }, 'Cancel the run') : null);
+      live.includes(run.status) ? [
+        h('button', { id: 'run-pause', onclick: pause(!run.paused) }, run.paused ? 'Resume the run' : 'Pause the run'), ' ',
+        h('button', { class: 'danger', onclick: () => api(`${path}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' } }).catch(() => {}) }, 'Cancel the run')] : null);
     explain.update(run);
+  }
+
+  // Pausing a run: the steps running finish, no step starts until it is
+  // resumed.
+  function pause(on) {
+    return async () => {
+      try {
+        await api(`${path}/${on ? 'pause' : 'resume'}`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
+        say(on ? 'Paused the run' : 'Resumed the run');
+      } catch (x) {
+        if (x instanceof Unauthorized) { showToken(); return; }
+        say(x.message);
+      }
+      refreshRun(true);
+    };
   }
 
   function renderOutputs() {
@@ -98,6 +117,8 @@ export async function runPage(id) {
       if (!waits.has(key)) { section.remove(); sections.delete(key); }
     }
     for (const [key, ev] of waits) {
+      const old = sections.get(key);
+      if (old && !old.dataset.fields && ev.fields) { old.remove(); sections.delete(key); } // the fields came with the run
       if (!sections.has(key)) {
         const section = approvalSection(key, ev);
         sections.set(key, section);
@@ -112,12 +133,15 @@ export async function runPage(id) {
     const id = `comment-${step}${instance === '' ? '' : '-' + instance}`;
     const comment = h('textarea', { id, 'aria-label': `Comment for ${label}` });
     const err = h('div', { class: 'error', role: 'alert' });
+    const fields = (ev.fields || []).map(f => fieldInput(id, f));
     const decide = approved => async () => {
       err.textContent = '';
       try {
+        const inputs = {};
+        if (approved) for (const f of fields) { const v = f.value(); if (v !== undefined) inputs[f.name] = v; }
         await api(`${path}/approvals/${encodeURIComponent(step)}`, {
           method: 'POST', headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ approved, comment: comment.value, instance }),
+          body: JSON.stringify({ approved, comment: comment.value, instance, inputs }),
         });
         waits.delete(key);
         decided.add(key);
@@ -128,13 +152,50 @@ export async function runPage(id) {
         err.textContent = x.message;
       }
     };
-    return h('section', { class: 'approval', 'aria-label': `Approval of step ${label}`, 'data-approval': step, 'data-instance': instance },
+    return h('section', { class: 'approval', 'aria-label': `Approval of step ${label}`, 'data-approval': step, 'data-instance': instance, 'data-fields': ev.fields ? 'y' : '' },
       h('h2', {}, `Step ${label} waits for a decision`),
       h('p', {}, ev.message),
       ev.deadline ? h('p', { class: 'hint' }, `Until ${when(ev.deadline)}`) : null,
+      fields.map(f => f.field),
       h('div', { class: 'field' }, h('label', { for: id }, 'Comment'), comment),
       h('button', { class: 'primary', onclick: decide(true) }, 'Approve'), ' ',
       h('button', { class: 'danger', onclick: decide(false) }, 'Reject'), err);
+  }
+
+  // fieldInput is the form field of an approval's input field (a
+  // runtime.ApprovalField): a number, a checkbox, a text, or JSON for
+  // other types, with its default; value() is what the decision sends,
+  // undefined when left empty (the field's default then, or the server
+  // says it is required).
+  function fieldInput(prefix, f) {
+    const id = `${prefix}-field-${f.name}`;
+    const def = f.default === undefined ? undefined : f.default;
+    let input, value;
+    switch (f.type) {
+      case 'number':
+        input = h('input', { id, type: 'number', step: 'any', value: def ?? '' });
+        value = () => input.value === '' ? undefined : Number(input.value);
+        break;
+      case 'bool':
+        input = h('input', { id, type: 'checkbox' });
+        input.checked = !!def;
+        value = () => input.checked;
+        break;
+      case 'string':
+        input = h('input', { id, type: 'text', value: def ?? '' });
+        value = () => input.value === '' && def === undefined ? undefined : input.value;
+        break;
+      default:
+        input = h('textarea', { id, class: 'json' }, def === undefined ? '' : JSON.stringify(def, null, 2));
+        value = () => {
+          if (input.value.trim() === '') return undefined;
+          try { return JSON.parse(input.value); } catch (x) { throw new Error(`${f.name} is not JSON: ${x.message}`); }
+        };
+    }
+    const field = h('div', { class: 'field' },
+      h('label', { for: id }, `${f.name} (${f.type}${def === undefined ? ', required' : ''})`),
+      f.description ? h('p', { class: 'hint' }, f.description) : null, input);
+    return { name: f.name, field, value };
   }
 
   // The text of streaming steps as it comes (step_delta events), by step
@@ -189,7 +250,8 @@ export async function runPage(id) {
       showDetail();
       // What the run waits for, as the API has it: an event of the stream
       // may have come before the page read the run.
-      const missing = approvalsOf(run).filter(w => !waits.has(waitKey(w)) && !decided.has(waitKey(w)));
+      const missing = approvalsOf(run).filter(w => !decided.has(waitKey(w)) &&
+        (!waits.has(waitKey(w)) || (w.fields && !waits.get(waitKey(w)).fields)));
       for (const w of missing) waits.set(waitKey(w), w);
       if (missing.length) renderApprovals();
     } catch (e) {

@@ -37,6 +37,8 @@ func (a *Apply) Args(args []string) error {
 	switch {
 	case a.Resume != "" && len(args) > 0:
 		return Usagef("apply --resume takes no FLOW: the run names its flow (use --flow to give its file)")
+	case a.Resume == "" && a.Run.Upgrade:
+		return Usagef("--upgrade resumes a run with the flow as it is now: use it with --resume RUN_ID")
 	case a.Resume == "" && len(a.Run.KeepSucceeded) > 0:
 		return Usagef("--keep-succeeded keeps the instances that succeeded in a run being resumed: use it with --resume RUN_ID")
 	case a.Resume == "":

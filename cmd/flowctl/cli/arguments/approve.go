@@ -12,8 +12,10 @@ type Approve struct {
 	By       string // --by; "": the user's login name
 	Instance string // --instance: of a for_each approval step
 	JSON     bool   // --json
-	RunID    string
-	Step     string
+	// Sets are --set NAME=VALUE: the values of the step's input fields.
+	Sets  []string
+	RunID string
+	Step  string
 }
 
 // Flags adds approve's flags.
@@ -28,6 +30,7 @@ func (a *Approve) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&a.By, "by", "", "who decides (default: the user's login name)")
 	fs.StringVar(&a.Instance, "instance", "", "the instance of a for_each approval step: its index or key")
 	fs.BoolVar(&a.JSON, "json", false, "print the continued run's events as JSON lines")
+	fs.StringArrayVar(&a.Sets, "set", nil, "NAME=VALUE: the value of an input field of the approval step, checked against its type (repeatable)")
 }
 
 // Args reads RUN_ID and STEP and checks the flags.

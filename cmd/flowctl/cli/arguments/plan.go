@@ -39,6 +39,8 @@ func (a *Plan) Args(args []string) error {
 	case a.Resume != "" && a.Out != "":
 		return Usagef("plan --resume cannot be saved (--out): apply --resume RUN_ID resumes the run as planned")
 	case a.Resume != "":
+	case a.Run.Upgrade:
+		return Usagef("--upgrade resumes a run with the flow as it is now: use it with --resume RUN_ID")
 	case len(a.Run.KeepSucceeded) > 0:
 		return Usagef("--keep-succeeded keeps the instances that succeeded in a run being resumed: use it with --resume RUN_ID")
 	case a.Flow != "":

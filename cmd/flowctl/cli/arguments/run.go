@@ -42,6 +42,9 @@ type Run struct {
 	// instances that succeeded keep their results although the step
 	// changed.
 	KeepSucceeded []string
+	// Upgrade is --upgrade: with --resume, the flow as it is now rather
+	// than the version the run started with.
+	Upgrade bool
 	// MaxTokens and MaxCost are --max-tokens and --max-cost: the run's
 	// budget for model calls, instead of the flow's; 0: the flow's.
 	MaxTokens  int
@@ -83,6 +86,7 @@ func (f *Run) RunFlags(fs *pflag.FlagSet) {
 // KeepFlags adds --keep-succeeded, of the commands that resume a run
 // (apply --resume) or plan resuming it (plan --resume).
 func (f *Run) KeepFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.Upgrade, "upgrade", false, "with --resume: resume with the flow's files as they are now, not the version the run started with")
 	fs.StringArrayVar(&f.KeepSucceeded, "keep-succeeded", nil, "with --resume: the instances of this step (step.NAME) that succeeded keep their results although the step changed since; only the others run (repeatable)")
 }
 

@@ -18,10 +18,10 @@ type Runs struct {
 	Follow bool   // --follow: of logs
 	Step   string // --step: of show
 	Calls  bool   // --calls: of show
-	// Sub is list, show, logs, retry or prune.
+	// Sub is list, show, logs, retry, pause, resume or prune.
 	Sub string
-	// RunID is the run of show, logs ("latest" when none is given) and
-	// retry.
+	// RunID is the run of show, logs ("latest" when none is given),
+	// retry, pause and resume.
 	RunID string
 	// LogStep is the STEP of logs: only its instances' logs; "" for all.
 	LogStep string
@@ -90,11 +90,16 @@ func (a *Runs) sub(args []string) error {
 		return nil
 	case args[0] == "retry":
 		return Usagef("runs retry needs a run id")
+	case (args[0] == "pause" || args[0] == "resume") && len(args) == 2:
+		a.Sub, a.RunID = args[0], args[1]
+		return nil
+	case args[0] == "pause" || args[0] == "resume":
+		return Usagef("runs %s needs a run id", args[0])
 	case args[0] == "prune" && len(args) == 1:
 		a.Sub = "prune"
 		return a.Prune.Args()
 	}
-	return Usagef("unknown runs subcommand %q: use list, show [RUN_ID], logs [RUN_ID [STEP]], retry RUN_ID or prune", args[0])
+	return Usagef("unknown runs subcommand %q: use list, show [RUN_ID], logs [RUN_ID [STEP]], retry RUN_ID, pause RUN_ID, resume RUN_ID or prune", args[0])
 }
 
 // Args checks the flags of runs prune, which deletes nothing by default.

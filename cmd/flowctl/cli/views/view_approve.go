@@ -78,8 +78,12 @@ func WriteHowToDecide(w io.Writer, runID string, waiting []event.Waiting) {
 	if k := wt.Instance.String(); k != "" {
 		inst = " --instance " + ShellQuote(k)
 	}
-	fmt.Fprintf(w, "Decide with:\n  flowctl approve %s %s%s [--comment TEXT]\n  flowctl approve %s %s%s --reject [--comment TEXT]\n",
-		runID, wt.Step, inst, runID, wt.Step, inst)
+	sets := ""
+	for _, f := range wt.Fields {
+		sets += " --set " + f + "=VALUE"
+	}
+	fmt.Fprintf(w, "Decide with:\n  flowctl approve %s %s%s%s [--comment TEXT]\n  flowctl approve %s %s%s --reject [--comment TEXT]\n",
+		runID, wt.Step, inst, sets, runID, wt.Step, inst)
 }
 
 // Hold stops the view's output (kept until release) and returns the

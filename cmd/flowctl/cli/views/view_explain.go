@@ -130,7 +130,7 @@ func (v *Explain) Done(run *state.Run, res *thinkevent.ExplainResult) error {
 		for _, n := range res.Verification.NotVerified {
 			fmt.Fprintf(w, "  - %s\n", oneLine(n))
 		}
-		fmt.Fprintf(w, "Then: flowctl apply --resume %s\n", run.ID)
+		fmt.Fprintf(w, "Then: flowctl apply --resume %s --upgrade\n", run.ID) // the fix is a new version of the flow
 	case proposal != "":
 		fmt.Fprintf(w, "Proposed fix: %s (accept with flowctl proposals accept %s)\n  %s\n", proposal, proposal, oneLine(res.Fix.Summary))
 		var ev thinkevent.FixEvidence
@@ -141,7 +141,7 @@ func (v *Explain) Done(run *state.Run, res *thinkevent.ExplainResult) error {
 		if ev.RecheckedCount > 0 {
 			fmt.Fprintf(w, "  checked: %s succeeded in the run and succeed%s again with it.\n", someNames(ev.Rechecked, ev.RecheckedCount), map[bool]string{true: "s", false: ""}[ev.RecheckedCount == 1])
 		}
-		then := "flowctl apply --resume " + run.ID
+		then := "flowctl apply --resume " + run.ID + " --upgrade" // the fix is a new version of the flow
 		if ev.KeptCount > 0 {
 			// The check kept them: resuming as it did keeps them too.
 			var why []string

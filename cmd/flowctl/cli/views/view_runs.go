@@ -40,6 +40,9 @@ type RunTree struct {
 	// no value for (runs show prints them).
 	Outputs       map[string]any
 	FailedOutputs []event.FailedOutput
+	// Version and Paused: state.RunTree's.
+	Version *state.RunVersion
+	Paused  *state.Pause
 }
 
 var (
@@ -134,7 +137,14 @@ func (v runsHuman) Show(t *RunTree, waits []*state.Approval) error {
 	if limit := limitWait(run); limit != "" {
 		fmt.Fprintf(w, "Waits for its turn: %s\n", limit)
 	}
-	fmt.Fprintf(w, "Started %s, took %s, namespace %s\n\n", run.StartedAt.Local().Format("2006-01-02 15:04:05"), runDuration(run), run.Namespace)
+	if t.Paused != nil {
+		fmt.Fprintf(w, "Paused since %s by %s: no step starts until flowctl runs resume %s\n", t.Paused.At.Local().Format("2006-01-02 15:04:05"), t.Paused.By, run.ID)
+	}
+	fmt.Fprintf(w, "Started %s, took %s, namespace %s\n", run.StartedAt.Local().Format("2006-01-02 15:04:05"), runDuration(run), run.Namespace)
+	if v := t.Version; v != nil {
+		fmt.Fprintf(w, "Version %s%s\n", ShortHash(v.Hash), commitText(v.Commit))
+	}
+	fmt.Fprintln(w)
 	rows := newStepRows()
 	failed := writeStepRows(rows, t, "")
 	rows.tb.write(w)
@@ -268,8 +278,10 @@ func (v runsJSON) Show(t *RunTree, waits []*state.Approval) error {
 // has the runs it started.
 type JSONRunSteps struct {
 	jsonRun
-	Origin string     `json:"origin,omitempty"`
-	Steps  []jsonStep `json:"steps"`
+	Origin  string       `json:"origin,omitempty"`
+	Version *jsonVersion `json:"version,omitempty"`
+	Paused  *jsonPause   `json:"paused,omitempty"`
+	Steps   []jsonStep   `json:"steps"`
 	// Summarized are the steps of more than MaxListedInstances instances:
 	// Steps lists only those of their instances that did not succeed.
 	Summarized []jsonStepSummary `json:"summarized,omitempty"`
@@ -277,6 +289,12 @@ type JSONRunSteps struct {
 
 func newJSONRunSteps(t *RunTree) JSONRunSteps {
 	out := JSONRunSteps{jsonRun: newJSONRun(t.Run), Origin: t.Run.Origin, Steps: []jsonStep{}, Summarized: newJSONSummaries(t.Summaries)}
+	if v := t.Version; v != nil {
+		out.Version = &jsonVersion{Hash: v.Hash, Commit: v.Commit}
+	}
+	if p := t.Paused; p != nil {
+		out.Paused = &jsonPause{Since: JSONTime(p.At), By: p.By}
+	}
 	for _, sr := range t.Steps {
 		if t.Summaries[sr] != nil {
 			continue
