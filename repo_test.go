@@ -246,3 +246,31 @@ func TestCommandLayerSize(t *testing.T) {
 		t.Errorf("cmd/flowctl/cli has %d lines of non-test Go, over 4,000", total)
 	}
 }
+
+// TestGoFileSize: no non-test Go file is over 600 lines (docs/design.md,
+// "Architecture"): a file that grows past it is split where its parts
+// are, not left to grow.
+func TestGoFileSize(t *testing.T) {
+	err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != "." || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if n := strings.Count(string(b), "\n"); n > 600 {
+			t.Errorf("%s has %d lines, over 600: split it", p, n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
