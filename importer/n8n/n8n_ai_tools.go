@@ -22,8 +22,10 @@ var aiTools map[string]func(n *n8n, root, tool *n8nNode) (importer.Expr, bool)
 
 func init() {
 	aiTools = map[string]func(n *n8n, root, tool *n8nNode) (importer.Expr, bool){
-		"toolCode":  (*n8n).codeTool,
-		"toolThink": (*n8n).thinkTool,
+		"toolCode":        (*n8n).codeTool,
+		"toolThink":       (*n8n).thinkTool,
+		"toolVectorStore": (*n8n).vectorStoreTool,
+		"toolHttpRequest": (*n8n).httpTool,
 	}
 }
 
