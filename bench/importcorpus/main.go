@@ -226,7 +226,8 @@ func toolInputs(f importer.File, files []importer.File) []string {
 	name := strings.TrimSuffix(f.Name, ".flow.hcl")
 	called := false
 	for _, o := range files {
-		called = called || o.Name != f.Name && strings.Contains(string(o.Bytes), "flow."+name+"]") || strings.Contains(string(o.Bytes), "flow."+name+",")
+		refs := strings.Contains(string(o.Bytes), "flow."+name+"]") || strings.Contains(string(o.Bytes), "flow."+name+",")
+		called = called || o.Name != f.Name && refs
 	}
 	file, d := hclsyntax.ParseConfig(f.Bytes, f.Name, hcl.InitialPos)
 	if !called || d.HasErrors() {

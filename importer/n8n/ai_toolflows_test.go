@@ -66,3 +66,61 @@ func TestAIVectorStoreTool(t *testing.T) {
 	}
 	wantDiags(t, lines, "Default model", "Vector store kept by flowctl", "Default model", "Tool renamed")
 }
+
+// The HTTP Request Tool is a flow of its own: an input for each
+// placeholder the model fills (typed and described as the node defines
+// it), an http step with the URL, query, headers and JSON body the node
+// gives, the credential's secrets, and the answer's text as response. A
+// URL read from the workflow's items is an error at it. From
+// enescingoz+awesome-n8n-templates/Other_Integrations_and_Use_Cases__Integrating_AI_with_Open-Meteo_API_for_Enhanced_Weather_Forecasting.json,
+// …/Other_Integrations_and_Use_Cases__Handling_Appointment_Leads_and_Follow-up_With_Twilio_Cal.com_and_AI.json and
+// oxbshw+ultimate-n8n-ai-workflows/workflows__1121_Linkedin_Wait_Create_Webhook.json.
+func TestAIHTTPRequestTool(t *testing.T) {
+	agent := `{"parameters": {"text": "={{ $json.question }}", "promptType": "define", "options": {}}, "name": "AI Agent", "type": "@n8n/n8n-nodes-langchain.agent", "typeVersion": 1.7}`
+	model := `{"parameters": {"options": {}}, "name": "OpenAI Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "typeVersion": 1, "credentials": {"openAiApi": {"id": "CDX6QM4gLYanh0P4", "name": "OpenAi account"}}}`
+	geo := `{"name": "A tool for inputting the city and obtaining geolocation", "type": "@n8n/n8n-nodes-langchain.toolHttpRequest", "parameters": {"url": "=https://geocoding-api.open-meteo.com/v1/search", "sendQuery": true, "parametersQuery": {"values": [{"name": "name"}, {"name": "count", "value": "1", "valueProvider": "fieldValue"}, {"name": "format", "value": "json", "valueProvider": "fieldValue"}]}, "toolDescription": "Input the City and get geolocation, geocode or coordinates from Requested City", "placeholderDefinitions": {"values": [{"name": "name", "type": "string", "description": "Requested City"}]}}, "typeVersion": 1.1}`
+	cal := `{"name": "Reschedule Booking", "type": "@n8n/n8n-nodes-langchain.toolHttpRequest", "parameters": {"url": "https://api.cal.com/v2/bookings/{bookingUid}/reschedule", "method": "POST", "jsonBody": "{\n \"start\": \"{start}\",\n \"reschedulingReason\": \"{reschedulingReason}\"\n}", "sendBody": true, "sendHeaders": true, "specifyBody": "json", "authentication": "genericCredentialType", "genericAuthType": "httpHeaderAuth", "toolDescription": "Call this tool to reschedule a user's booking using a booking \"uid\".", "parametersHeaders": {"values": [{"name": "cal-api-version", "value": "2024-08-13", "valueProvider": "fieldValue"}]}, "placeholderDefinitions": {"values": [{"name": "bookingUid", "type": "string", "description": "the uid of the booking. Note this is not the same as the id of the booking."}, {"name": "start", "type": "string", "description": "start datetime of the appointment, for example: \"2024-05-30T12:00:00.000Z\""}, {"name": "reschedulingReason", "type": "string", "description": "Reason for rescheduling the booking. If not given, value is \"Declined to give reason.\""}]}}, "credentials": {"calApi": {"id": "GPSKPrBhO3Pq6KVF", "name": "Cal account"}, "httpHeaderAuth": {"id": "X2Vr2TQSBcOsOMst", "name": "Cal.com API v2"}}, "typeVersion": 1}`
+	src := aiWorkflow(t, `{question: "Weather in Rome?"}`, []string{"AI Agent"},
+		[]string{agent, model, geo, cal},
+		map[string]string{"OpenAI Chat Model": "ai_languageModel>AI Agent",
+			"A tool for inputting the city and obtaining geolocation": "ai_tool>AI Agent", "Reschedule Booking": "ai_tool>AI Agent"})
+	res, diags := importer.Import([]importer.File{{Name: "wf.json", Bytes: src}}, importer.Options{})
+	if res == nil {
+		t.Fatalf("not imported: %s", diags.Error())
+	}
+	if d := importer.Check(res.Files); d.HasErrors() {
+		t.Fatalf("the flows do not validate: %s", d.Error())
+	}
+	files := map[string]string{}
+	for _, f := range res.Files {
+		files[f.Name] = string(f.Bytes)
+	}
+	geoFlow, calFlow := files["ai_case_a_tool_for_inputting_the_city_and_obtaining_geolocation.flow.hcl"], files["ai_case_reschedule_booking.flow.hcl"]
+	if geoFlow == "" || calFlow == "" {
+		t.Fatalf("want a flow for each tool, got %v", importer.SortedKeys(files))
+	}
+	wantIn(t, files["ai_case.flow.hcl"], `tools = [flow.ai_case_a_tool_for_inputting_the_city_and_obtaining_geolocation, flow.ai_case_reschedule_booking]`)
+	wantIn(t, geoFlow,
+		`description = "Input the City and get geolocation, geocode or coordinates from Requested City"`,
+		`input "name" { type = string description = "Requested City" }`,
+		`use = "http" url = "https://geocoding-api.open-meteo.com/v1/search" query = { name = "${input.name}" count = "1" format = "json" }`,
+		`output "response" { value = step.request.text`)
+	wantIn(t, calFlow,
+		`input "booking_uid" { type = string description = "the uid of the booking. Note this is not the same as the id of the booking." }`,
+		`input "start" {`, `input "rescheduling_reason" {`,
+		`secret "cal_com_api_v2" {`, `secret "cal_com_api_v2_name" {`,
+		`use = "http" method = "POST" url = "https://api.cal.com/v2/bookings/${input.booking_uid}/reschedule"`,
+		`headers = merge({ cal-api-version = "2024-08-13" }, { (secret.cal_com_api_v2_name) = secret.cal_com_api_v2 })`,
+		`body = { start = "${input.start}" reschedulingReason = "${input.rescheduling_reason}" }`)
+	var lines []string
+	for _, d := range diags {
+		lines = append(lines, d.Summary)
+	}
+	wantDiags(t, lines, "Default model", "Tool renamed", "Tool renamed")
+
+	// A URL from the workflow's items: the tool is not converted.
+	byItem := `{"parameters": {"url": "={{ $json.url }}", "toolDescription": "grab the article for the ai agent to use"}, "name": "HTTP Request", "type": "@n8n/n8n-nodes-langchain.toolHttpRequest", "typeVersion": 1.1}`
+	_, got := importAI(t, aiWorkflow(t, `{question: "?"}`, []string{"AI Agent"}, []string{agent, model, byItem},
+		map[string]string{"OpenAI Chat Model": "ai_languageModel>AI Agent", "HTTP Request": "ai_tool>AI Agent"}))
+	wantDiags(t, got, "warning /nodes/3/parameters Default model", "error /nodes/4/parameters/url Unsupported expression")
+}

@@ -263,7 +263,7 @@ func (n *n8n) httpTool(root, node *n8nNode) (importer.Expr, bool) {
 				names = append(names, src[m[2]:m[3]])
 			}
 			e, err := importer.JSONTemplate(src, spans,
-				func(i int) importer.Expr { return importer.Call("tostring", input(names[i], jsonText)) },
+				func(i int) importer.Expr { return input(names[i], jsonText) },
 				func(i int) importer.Expr { return input(names[i], jsonText) })
 			if err != nil {
 				n.Problem(node.where, jsonText, "Invalid JSON", fmt.Sprintf("the JSON is not JSON once its placeholders are filled: %s.", err))
