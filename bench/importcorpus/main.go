@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -226,8 +227,7 @@ func toolInputs(f importer.File, files []importer.File) []string {
 	name := strings.TrimSuffix(f.Name, ".flow.hcl")
 	called := false
 	for _, o := range files {
-		refs := strings.Contains(string(o.Bytes), "flow."+name+"]") || strings.Contains(string(o.Bytes), "flow."+name+",")
-		called = called || o.Name != f.Name && refs
+		called = called || o.Name != f.Name && regexp.MustCompile(`\bflow\.`+regexp.QuoteMeta(name)+`\b`).Match(o.Bytes)
 	}
 	file, d := hclsyntax.ParseConfig(f.Bytes, f.Name, hcl.InitialPos)
 	if !called || d.HasErrors() {
