@@ -123,4 +123,21 @@ func TestAIHTTPRequestTool(t *testing.T) {
 	_, got := importAI(t, aiWorkflow(t, `{question: "?"}`, []string{"AI Agent"}, []string{agent, model, byItem},
 		map[string]string{"OpenAI Chat Model": "ai_languageModel>AI Agent", "HTTP Request": "ai_tool>AI Agent"}))
 	wantDiags(t, got, "warning /nodes/3/parameters Default model", "error /nodes/4/parameters/url Unsupported expression")
+
+	// An agent that is not converted (--partial) leaves no tool flow.
+	// (From the Personal Shopper workflow above: its agent's text names a
+	// node that does not lead to it.)
+	lost := strings.Replace(agent, "$json.question", "$('Nowhere').item.json.chatInput", 1)
+	src = aiWorkflow(t, `{question: "Weather in Rome?"}`, []string{"AI Agent"}, []string{lost, model, geo},
+		map[string]string{"OpenAI Chat Model": "ai_languageModel>AI Agent", "A tool for inputting the city and obtaining geolocation": "ai_tool>AI Agent"})
+	res, _ = importer.Import([]importer.File{{Name: "wf.json", Bytes: src}}, importer.Options{Partial: true})
+	var flows []string
+	for _, f := range res.Files {
+		if strings.HasSuffix(f.Name, ".flow.hcl") {
+			flows = append(flows, f.Name)
+		}
+	}
+	if strings.Join(flows, " ") != "ai_case.flow.hcl" {
+		t.Errorf("want the workflow's flow alone, not the tool of an agent not converted; got %v", flows)
+	}
 }
