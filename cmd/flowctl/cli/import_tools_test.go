@@ -85,7 +85,7 @@ func TestImportVectorStoreToolRuns(t *testing.T) {
 			}
 			json.NewEncoder(w).Encode(map[string]any{"id": "x", "object": "chat.completion", "model": "gpt-4o-mini",
 				"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": msg}},
-				"usage": map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+				"usage":   map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
 		default:
 			http.NotFound(w, r)
 		}
