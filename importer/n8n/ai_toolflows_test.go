@@ -141,3 +141,31 @@ func TestAIHTTPRequestTool(t *testing.T) {
 		t.Errorf("want the workflow's flow alone, not the tool of an agent not converted; got %v", flows)
 	}
 }
+
+// The Calculator is langchain's: a js block evaluating the model's
+// expression with expr-eval, the package langchain uses, which the user
+// locks before a run (import says so). From
+// oxbshw+ultimate-n8n-ai-workflows/automation__1806_GoogleDrive_GoogleSheets_Import_Triggered.json.
+func TestAICalculatorTool(t *testing.T) {
+	agent := `{"parameters": {"text": "={{ $json.question }}", "promptType": "define", "options": {}}, "name": "AI Agent", "type": "@n8n/n8n-nodes-langchain.agent", "typeVersion": 1.7}`
+	model := `{"parameters": {"options": {}}, "name": "OpenAI Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "typeVersion": 1, "credentials": {"openAiApi": {"id": "CDX6QM4gLYanh0P4", "name": "OpenAi account"}}}`
+	calc := `{"parameters": {}, "name": "Calculator", "type": "@n8n/n8n-nodes-langchain.toolCalculator", "typeVersion": 1}`
+	src := aiWorkflow(t, `{question: "What is 12 * 7?"}`, []string{"AI Agent"}, []string{agent, model, calc},
+		map[string]string{"OpenAI Chat Model": "ai_languageModel>AI Agent", "Calculator": "ai_tool>AI Agent"})
+	res, diags := importer.Import([]importer.File{{Name: "wf.json", Bytes: src}}, importer.Options{})
+	if res == nil {
+		t.Fatalf("not imported: %s", diags.Error())
+	}
+	if d := importer.Check(res.Files); d.HasErrors() {
+		t.Fatalf("the flow does not validate: %s", d.Error())
+	}
+	flow := string(res.Files[0].Bytes)
+	wantIn(t, flow, `tools = [block.calculator]`,
+		`block "calculator" { runtime = "js" description = "Useful for getting the result of a math expression. The input to this tool should be a valid mathematical expression that could be executed by a simple calculator." packages = { expr-eval = "2.0.2" }`,
+		`import { Parser } from "expr-eval";`,
+		`return { response: Parser.evaluate(input.input).toString() };`,
+		`return { response: "I don't know how to do that." };`)
+	if len(res.Next) != 1 || !strings.HasPrefix(res.Next[0], "flowctl lock") {
+		t.Errorf("next: %q", res.Next)
+	}
+}

@@ -374,3 +374,42 @@ func (n *n8n) httpTool(root, node *n8nNode) (importer.Expr, bool) {
 		return true
 	})
 }
+
+// calculatorTool is the Calculator: langchain's Calculator tool, which
+// evaluates the model's expression with expr-eval (the package it uses)
+// and says "I don't know how to do that." of one it cannot evaluate. The
+// block's package is locked with flowctl lock before a run.
+func (n *n8n) calculatorTool(root, node *n8nNode) (importer.Expr, bool) {
+	block := n.toolBlockName("calculator")
+	b := hclwrite.NewBlock("block", []string{block})
+	body := b.Body()
+	body.SetAttributeValue("runtime", cty.StringVal("js"))
+	body.SetAttributeValue("description", cty.StringVal("Useful for getting the result of a math expression. The input to this tool should be a valid mathematical expression that could be executed by a simple calculator."))
+	body.SetAttributeRaw("packages", importer.Clone(importer.Object([]importer.Member{{Name: "expr-eval", Value: importer.Str("2.0.2")}})))
+	ib := body.AppendNewBlock("input", []string{"input"}).Body()
+	ib.SetAttributeRaw("type", importer.Clone(importer.Code("string")))
+	ob := body.AppendNewBlock("output", []string{"response"}).Body()
+	ob.SetAttributeRaw("type", importer.Clone(importer.Code("string")))
+	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: "import { Parser } from \"expr-eval\";\n\n" +
+		"function execute(input) {\n" +
+		"  try {\n" +
+		"    return { response: Parser.evaluate(input.input).toString() };\n" +
+		"  } catch (error) {\n" +
+		"    return { response: \"I don't know how to do that.\" };\n" +
+		"  }\n" +
+		"}\n"}}, true)))
+	n.File.Blocks = append(n.File.Blocks, importer.Decl{Comment: []string{n.nodeComment(node) + ": a tool of " + fmt.Sprintf("%q", root.name)}, Block: b})
+	n.lockNeeded()
+	return importer.Ref("block", block), true
+}
+
+// lockNeeded tells the user, once, to lock the blocks' packages.
+func (n *n8n) lockNeeded() {
+	const next = "flowctl lock in the flow's directory: a block of the flow imports an npm package (the Calculator's expr-eval), which a run installs as the lock pins it"
+	for _, s := range n.File.Next {
+		if s == next {
+			return
+		}
+	}
+	n.File.Next = append(n.File.Next, next)
+}

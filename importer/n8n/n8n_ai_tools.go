@@ -26,6 +26,7 @@ func init() {
 		"toolThink":       (*n8n).thinkTool,
 		"toolVectorStore": (*n8n).vectorStoreTool,
 		"toolHttpRequest": (*n8n).httpTool,
+		"toolCalculator":  (*n8n).calculatorTool,
 	}
 }
 
