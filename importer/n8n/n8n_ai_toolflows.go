@@ -413,3 +413,33 @@ func (n *n8n) lockNeeded() {
 	}
 	n.File.Next = append(n.File.Next, next)
 }
+
+// wikipediaTool is the Wikipedia tool: langchain's WikipediaQueryRun as
+// n8n builds it (English Wikipedia, the first 3 results, at most 4,000
+// characters). It is a flow: a search of Wikipedia's API for the model's
+// query, the plain-text extract of each page found, and as response each
+// page's title and summary, or that none was found.
+func (n *n8n) wikipediaTool(root, node *n8nNode) (importer.Expr, bool) {
+	return n.toolFlow(root, node, toolName(node), "A tool for interacting with and fetching data from the Wikipedia API.", func() bool {
+		ib := hclwrite.NewBlock("input", []string{"input"})
+		ib.Body().SetAttributeRaw("type", importer.Clone(importer.Code("string")))
+		ib.Body().SetAttributeValue("description", cty.StringVal("what to search Wikipedia for"))
+		n.File.Inputs = append(n.File.Inputs, importer.Decl{Block: ib})
+		api := "https://en.wikipedia.org/w/api.php"
+		b, body := importer.NewStep("search", "http")
+		body.SetAttributeValue("url", cty.StringVal(api))
+		body.SetAttributeRaw("query", importer.Clone(importer.Code(`{ action = "query", list = "search", srsearch = input.input, format = "json" }`)))
+		n.Step(n.nodeComment(node)+": the pages Wikipedia finds", b)
+		b, body = importer.NewStep("pages", "http")
+		body.SetAttributeRaw("for_each", importer.Clone(importer.Code(`slice(step.search.body.query.search, 0, min(3, length(step.search.body.query.search)))`)))
+		body.SetAttributeValue("url", cty.StringVal(api))
+		body.SetAttributeRaw("query", importer.Clone(importer.Code(`{ action = "query", prop = "extracts", explaintext = "true", redirects = "1", format = "json", titles = each.value.title }`)))
+		n.Step(n.nodeComment(node)+": the plain-text extract of each of the first 3", b)
+		ob := hclwrite.NewBlock("output", []string{"response"})
+		ob.Body().SetAttributeRaw("value", importer.Clone(importer.Code(
+			`length(step.pages) == 0 ? "No good Wikipedia Search Result was found" : substr(join("\n\n", [for i, p in step.pages : "Page: ${step.search.body.query.search[i].title}\nSummary: ${values(p.body.query.pages)[0].extract}"]), 0, 4000)`)))
+		ob.Body().SetAttributeValue("description", cty.StringVal("each page's title and summary, as langchain's tool gives them"))
+		n.File.Outputs = append(n.File.Outputs, importer.Decl{Block: ob})
+		return true
+	})
+}

@@ -27,6 +27,7 @@ func init() {
 		"toolVectorStore": (*n8n).vectorStoreTool,
 		"toolHttpRequest": (*n8n).httpTool,
 		"toolCalculator":  (*n8n).calculatorTool,
+		"toolWikipedia":   (*n8n).wikipediaTool,
 	}
 }
 

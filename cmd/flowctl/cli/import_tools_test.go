@@ -162,3 +162,60 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestImportWikipediaToolRuns runs the flow of an imported Wikipedia tool
+// against a local server standing for Wikipedia's API: the search, the
+// extract of each of the first 3 pages, and langchain's text of them.
+// The node is that of
+// oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__0468_Splitout_Code_Create_Webhook.json.
+func TestImportWikipediaToolRuns(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case q.Get("list") == "search" && q.Get("srsearch") == "Florence":
+			w.Write([]byte(`{"query": {"search": [{"title": "Florence"}, {"title": "Florence Cathedral"}, {"title": "Uffizi"}, {"title": "Arno"}]}}`))
+		case q.Get("prop") == "extracts" && q.Get("explaintext") == "true":
+			title := q.Get("titles")
+			json.NewEncoder(w).Encode(map[string]any{"query": map[string]any{"pages": map[string]any{"17": map[string]any{"title": title, "extract": title + " is in Tuscany."}}}})
+		default:
+			http.Error(w, "unexpected "+r.URL.String(), http.StatusBadRequest)
+		}
+	}))
+	defer srv.Close()
+	src := `{"name": "Post", "nodes": [
+  {"parameters": {}, "name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "position": [0, 0]},
+  {"parameters": {"promptType": "define", "text": "Write about Florence."}, "name": "AI Agent", "type": "@n8n/n8n-nodes-langchain.agent", "typeVersion": 1.7, "position": [200, 0]},
+  {"parameters": {"model": "gpt-4o-mini", "options": {}}, "name": "OpenAI Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "typeVersion": 1, "position": [200, 200], "credentials": {"openAiApi": {"id": "1", "name": "OpenAi account"}}},
+  {"parameters": {}, "name": "Wikipedia", "type": "@n8n/n8n-nodes-langchain.toolWikipedia", "typeVersion": 1, "position": [400, 200]}
+], "connections": {
+  "Start": {"main": [[{"node": "AI Agent", "type": "main", "index": 0}]]},
+  "OpenAI Chat Model": {"ai_languageModel": [[{"node": "AI Agent", "type": "ai_languageModel", "index": 0}]]},
+  "Wikipedia": {"ai_tool": [[{"node": "AI Agent", "type": "ai_tool", "index": 0}]]}
+}}`
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "post.json"), []byte(src), 0o644)
+	out := filepath.Join(dir, "flow")
+	if code, stdout, stderr := runCLI(t, "import", "--out", out, filepath.Join(dir, "post.json")); code != 0 {
+		t.Fatalf("import exited %d:\n%s%s", code, stdout, stderr)
+	}
+	tool := filepath.Join(out, "post_wikipedia.flow.hcl")
+	b, err := os.ReadFile(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(tool, []byte(strings.ReplaceAll(string(b), "https://en.wikipedia.org", srv.URL)), 0o644)
+	code, stdout, stderr := runCLI(t, "apply", "--auto-approve", "--json", "--state", filepath.Join(dir, "state"), "--input", "input=Florence", tool)
+	if code != 0 {
+		t.Fatalf("apply exited %d:\n%s%s", code, stdout, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var finished struct {
+		Outputs map[string]any `json:"outputs"`
+	}
+	json.Unmarshal([]byte(lines[len(lines)-1]), &finished)
+	want := "Page: Florence\nSummary: Florence is in Tuscany.\n\nPage: Florence Cathedral\nSummary: Florence Cathedral is in Tuscany.\n\nPage: Uffizi\nSummary: Uffizi is in Tuscany."
+	if got := finished.Outputs["response"]; got != want {
+		t.Errorf("response %q, want %q", got, want)
+	}
+}
