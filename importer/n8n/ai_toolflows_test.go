@@ -169,3 +169,23 @@ func TestAICalculatorTool(t *testing.T) {
 		t.Errorf("next: %q", res.Next)
 	}
 }
+
+// A Workflow tool names the workflow it runs by its n8n id: an error that
+// says how to link it. From
+// the Workflow tools of importer/testdata/real (v1.2, a resource locator).
+func TestAIWorkflowToolSaysWhy(t *testing.T) {
+	agent := `{"parameters": {"text": "={{ $json.question }}", "promptType": "define", "options": {}}, "name": "AI Agent", "type": "@n8n/n8n-nodes-langchain.agent", "typeVersion": 1.7}`
+	model := `{"parameters": {"options": {}}, "name": "OpenAI Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "typeVersion": 1, "credentials": {"openAiApi": {"id": "1", "name": "OpenAi account"}}}`
+	wf := `{"parameters": {"name": "get_weather", "description": "Gets the weather", "workflowId": {"__rl": true, "mode": "list", "value": "AbC123", "cachedResultName": "Weather"}}, "name": "Weather", "type": "@n8n/n8n-nodes-langchain.toolWorkflow", "typeVersion": 1.2}`
+	_, diags := importer.Import([]importer.File{{Name: "wf.json", Bytes: aiWorkflow(t, `{question: "?"}`, []string{"AI Agent"}, []string{agent, model, wf},
+		map[string]string{"OpenAI Chat Model": "ai_languageModel>AI Agent", "Weather": "ai_tool>AI Agent"})}}, importer.Options{})
+	for _, d := range diags {
+		if d.Summary == "Unsupported tool" {
+			if !strings.Contains(d.Detail, "import that workflow as well and name its flow in the step's tools (flow.NAME)") {
+				t.Errorf("the error does not say why: %s", d.Detail)
+			}
+			return
+		}
+	}
+	t.Errorf("no Unsupported tool error: %s", diags.Error())
+}
