@@ -202,3 +202,37 @@ func TestAIOpenAINodeLastMessageNotUsers(t *testing.T) {
 	}
 	wantDiags(t, diags, "warning /nodes/2/parameters Reply fields left out")
 }
+
+// A vector store in Retrieve Documents (As Tool for AI Agent) mode is a
+// flow searching the collection with the model's query; its response is
+// n8n's list of the documents found. From
+// enescingoz+awesome-n8n-templates/Telegram__TeleBot_KnowledgeHub.json.
+func TestAIVectorStoreRetrieveAsTool(t *testing.T) {
+	agent := `{"parameters": {"text": "={{ $json.question }}", "promptType": "define", "options": {}}, "name": "AI Agent", "type": "@n8n/n8n-nodes-langchain.agent", "typeVersion": 1.7}`
+	model := `{"parameters": {"options": {}}, "name": "OpenAI Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "typeVersion": 1, "credentials": {"openAiApi": {"id": "1", "name": "OpenAi account"}}}`
+	store := `{"parameters": {"mode": "retrieve-as-tool", "toolDescription": "Use this tool to retrieve any information required.", "memoryKey": {"__rl": true, "value": "vector_store_key", "mode": "list", "cachedResultName": "vector_store_key"}, "topK": 10}, "type": "@n8n/n8n-nodes-langchain.vectorStoreInMemory", "typeVersion": 1.3, "name": "Retrieve documents"}`
+	emb := `{"parameters": {"options": {}}, "name": "Embeddings OpenAI", "type": "@n8n/n8n-nodes-langchain.embeddingsOpenAi", "typeVersion": 1.1, "credentials": {"openAiApi": {"id": "1", "name": "OpenAi account"}}}`
+	src := aiWorkflow(t, `{question: "What is in the handbook?"}`, []string{"AI Agent"}, []string{agent, model, store, emb},
+		map[string]string{"OpenAI Chat Model": "ai_languageModel>AI Agent", "Retrieve documents": "ai_tool>AI Agent", "Embeddings OpenAI": "ai_embedding>Retrieve documents"})
+	res, diags := importer.Import([]importer.File{{Name: "wf.json", Bytes: src}}, importer.Options{})
+	if res == nil {
+		t.Fatalf("not imported: %s", diags.Error())
+	}
+	if d := importer.Check(res.Files); d.HasErrors() {
+		t.Fatalf("the flows do not validate: %s", d.Error())
+	}
+	var main, tool string
+	for _, f := range res.Files {
+		switch f.Name {
+		case "ai_case.flow.hcl":
+			main = string(f.Bytes)
+		case "ai_case_retrieve_documents.flow.hcl":
+			tool = string(f.Bytes)
+		}
+	}
+	wantIn(t, main, `tools = [flow.ai_case_retrieve_documents]`)
+	wantIn(t, tool, `description = "Use this tool to retrieve any information required."`,
+		`collection "vector_store_key" { dimensions = 1536`,
+		`use = "vector_search" collection = collection.vector_store_key provider = provider.open_ai_account_2 model = "text-embedding-3-small" query = input.input top_k = 10`,
+		`value = jsonencode([for m in step.search.matches : { type = "text", text = jsonencode({ pageContent = m.text, metadata = m.metadata }) }])`)
+}

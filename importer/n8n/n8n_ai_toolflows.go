@@ -443,3 +443,60 @@ func (n *n8n) wikipediaTool(root, node *n8nNode) (importer.Expr, bool) {
 		return true
 	})
 }
+
+// vectorRetrieveTool is a vector store in Retrieve Documents (As Tool for
+// AI Agent) mode: a flow searching the store's collection with the
+// model's query, whose response is n8n's list of the documents found,
+// each {type = "text", text = the document's JSON}.
+func (n *n8n) vectorRetrieveTool(root, node *n8nNode) (importer.Expr, bool) {
+	p := node.params
+	if mode := p.Text("mode"); mode != "retrieve-as-tool" {
+		n.Problem(node.where, p.Get("mode"), "Unsupported mode",
+			fmt.Sprintf("a vector store on an agent's tools is converted in Retrieve Documents (As Tool for AI Agent) mode, not %q.", mode))
+		return nil, false
+	}
+	for _, k := range []string{"toolName", "toolDescription", "topK", "includeDocumentMetadata"} {
+		if at := firstExpression(p.Get(k)); at != nil {
+			n.Problem(node.where, at, "Unsupported expression", "the tool's name, description and limit are converted when they are written out.")
+			return nil, false
+		}
+	}
+	if !n.literalSubNodes(node) {
+		return nil, false
+	}
+	name := p.Text("toolName")
+	if node.version >= 1.3 || name == "" {
+		name = toolName(node)
+	}
+	topK := int64(p.Number(4, "topK"))
+	doc := "{ pageContent = m.text, metadata = m.metadata }"
+	if !p.Boolean(true, "includeDocumentMetadata") {
+		doc = "{ pageContent = m.text }"
+	}
+	return n.toolFlow(root, node, name, p.Text("toolDescription"), func() bool {
+		ib := hclwrite.NewBlock("input", []string{"input"})
+		ib.Body().SetAttributeRaw("type", importer.Clone(importer.Code("string")))
+		ib.Body().SetAttributeValue("description", cty.StringVal("what to search the documents for"))
+		n.File.Inputs = append(n.File.Inputs, importer.Decl{Block: ib})
+		emb, ok := n.embeddings(node)
+		if !ok {
+			return false
+		}
+		coll, ok := n.collection(node, emb)
+		if !ok {
+			return false
+		}
+		b, body := importer.NewStep("search", "vector_search")
+		body.SetAttributeRaw("collection", importer.Clone(importer.Ref("collection", coll)))
+		body.SetAttributeRaw("provider", importer.Clone(importer.Ref("provider", emb.provider)))
+		body.SetAttributeValue("model", cty.StringVal(emb.model))
+		body.SetAttributeRaw("query", importer.Clone(importer.Code("input.input")))
+		body.SetAttributeValue("top_k", cty.NumberIntVal(topK))
+		n.Step(n.nodeComment(node)+": the documents nearest the query", b)
+		ob := hclwrite.NewBlock("output", []string{"response"})
+		ob.Body().SetAttributeRaw("value", importer.Clone(importer.Code(`jsonencode([for m in step.search.matches : { type = "text", text = jsonencode(`+doc+`) }])`)))
+		ob.Body().SetAttributeValue("description", cty.StringVal("the documents found, as n8n gives them to the model"))
+		n.File.Outputs = append(n.File.Outputs, importer.Decl{Block: ob})
+		return true
+	})
+}

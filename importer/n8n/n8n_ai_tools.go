@@ -29,6 +29,9 @@ func init() {
 		"toolCalculator":  (*n8n).calculatorTool,
 		"toolWikipedia":   (*n8n).wikipediaTool,
 	}
+	for store := range vectorStores {
+		aiTools[store] = (*n8n).vectorRetrieveTool
+	}
 }
 
 // unsupportedTools say why a tool is not converted, where more than its
