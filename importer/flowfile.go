@@ -56,6 +56,10 @@ type flowFile struct {
 	Outputs     []Decl
 	BlockFiles  []*BlockFile
 	Next        []string // what the user must do, besides secrets
+	// Flows are the flows written beside this one, each a file of its
+	// own: the tools its llm steps call as flow.NAME.
+	Flows  []*flowFile
+	parent *flowFile // the flow a flow of Flows is written beside
 }
 
 // secretDecl is a secret of the flow, and what its value is for the user.
@@ -161,6 +165,9 @@ func (f *flowFile) secretList() []Secret {
 			env = "FLOWCTL_SECRET_" + strings.ToUpper(s.name)
 		}
 		out = append(out, Secret{Flow: f.Name, Name: s.name, Env: env, For: s.forWhat})
+	}
+	for _, sub := range f.Flows {
+		out = append(out, sub.secretList()...)
 	}
 	return out
 }
@@ -331,8 +338,18 @@ func (c *Conv) GapStep(name, commentLine, message string, inputs Expr) {
 // its name. The same literal value gives the same secret.
 func (c *Conv) AddSecret(nameText, forWhat, value string) string {
 	for _, s := range c.File.secrets {
-		if value != "" && s.value == value {
+		if value != "" && s.value == value || c.File.parent != nil && value == "" && s.value == "" && s.forWhat == forWhat {
 			return s.name
+		}
+	}
+	// A flow written beside another declares the other's secret for the
+	// same credential under its name: one credential, one secret.
+	if p := c.File.parent; p != nil {
+		for _, s := range p.secrets {
+			if value != "" && s.value == value || value == "" && s.value == "" && s.forWhat == forWhat {
+				c.File.secrets = append(c.File.secrets, s)
+				return s.name
+			}
 		}
 	}
 	name := c.Name("secret", nameText, "credential")
@@ -340,6 +357,23 @@ func (c *Conv) AddSecret(nameText, forWhat, value string) string {
 		name: name, description: forWhat, forWhat: forWhat, value: value,
 	})
 	return name
+}
+
+// SubFlow starts a flow written beside the one being converted, in a file
+// of its own (a tool an llm step calls as flow.NAME, named from text):
+// until end is called, c.File is the new flow. end(false) drops it (it
+// could not be converted); end(true) keeps it and returns its name.
+func (c *Conv) SubFlow(text string) (name string, end func(keep bool)) {
+	main := c.File
+	name = c.Name("flow", main.Name+"_"+Snake(text), "tool")
+	sub := &flowFile{Name: name, parent: main}
+	c.File = sub
+	return name, func(keep bool) {
+		c.File = main
+		if keep {
+			main.Flows = append(main.Flows, sub)
+		}
+	}
 }
 
 // step appends a step block with its comment.

@@ -176,6 +176,11 @@ func importFile(f File, opts Options, blockSrcs []*Source) (out []File, secrets 
 		return nil, nil, nil, diags, true
 	}
 	out, d = c.File.render()
+	for _, sub := range c.File.Flows {
+		o, sd := sub.render()
+		out = append(out, o...)
+		d = append(d, sd...)
+	}
 	diags = append(diags, d...)
 	if d.HasErrors() {
 		return nil, nil, nil, diags, true

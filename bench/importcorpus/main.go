@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/flowctl/flowctl/importer"
 	_ "github.com/flowctl/flowctl/importer/n8n"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // aiPrefix is the package of n8n's AI nodes.
@@ -208,13 +210,44 @@ func planFlows(bin, dir string, res *importer.Result) string {
 		if !strings.HasSuffix(f.Name, ".flow.hcl") || strings.Contains(f.Name, "/") {
 			continue
 		}
-		cmd := exec.Command(bin, "plan", f.Name)
+		args := append([]string{"plan", f.Name}, toolInputs(f, res.Files)...)
+		cmd := exec.Command(bin, args...)
 		cmd.Dir, cmd.Env = dir, env
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return firstLine(string(out))
 		}
 	}
 	return ""
+}
+
+// toolInputs are sample values of the inputs without a default of a flow
+// that another flow's llm step calls as a tool (flow.NAME): the model's
+// arguments, which a run of the step gives.
+func toolInputs(f importer.File, files []importer.File) []string {
+	name := strings.TrimSuffix(f.Name, ".flow.hcl")
+	called := false
+	for _, o := range files {
+		called = called || o.Name != f.Name && regexp.MustCompile(`\bflow\.`+regexp.QuoteMeta(name)+`\b`).Match(o.Bytes)
+	}
+	file, d := hclsyntax.ParseConfig(f.Bytes, f.Name, hcl.InitialPos)
+	if !called || d.HasErrors() {
+		return nil
+	}
+	samples := map[string]string{"string": "sample", "number": "1", "bool": "true"}
+	var args []string
+	for _, b := range file.Body.(*hclsyntax.Body).Blocks {
+		if b.Type != "input" || len(b.Labels) != 1 || b.Body.Attributes["default"] != nil {
+			continue
+		}
+		v := "sample"
+		if t := b.Body.Attributes["type"]; t != nil {
+			if s, ok := samples[string(t.Expr.Range().SliceBytes(f.Bytes))]; ok {
+				v = s
+			}
+		}
+		args = append(args, "--input", b.Labels[0]+"="+v)
+	}
+	return args
 }
 
 func firstLine(s string) string {

@@ -398,10 +398,10 @@ func (n *n8n) checkSubExpressions(node *n8nNode) bool {
 
 // aiState is how many top-level blocks the AI nodes had written, so that
 // a node that fails takes back what it wrote.
-type aiState struct{ providers, collections, blocks, memories int }
+type aiState struct{ providers, collections, blocks, memories, flows int }
 
 func (n *n8n) aiMark() aiState {
-	return aiState{len(n.File.Providers), len(n.File.Collections), len(n.File.Blocks), len(n.File.Memories)}
+	return aiState{len(n.File.Providers), len(n.File.Collections), len(n.File.Blocks), len(n.File.Memories), len(n.File.Flows)}
 }
 
 // aiRollback takes back what a node that failed wrote of AI blocks, and
@@ -409,6 +409,7 @@ func (n *n8n) aiMark() aiState {
 func (n *n8n) aiRollback(st aiState, node *n8nNode) {
 	n.File.Providers, n.File.Collections = n.File.Providers[:st.providers], n.File.Collections[:st.collections]
 	n.File.Blocks, n.File.Memories = n.File.Blocks[:st.blocks], n.File.Memories[:st.memories]
+	n.File.Flows = n.File.Flows[:st.flows] // the tools' flows
 	kept := map[string]bool{}
 	for _, d := range n.File.Providers {
 		kept[d.Block.Labels()[0]] = true

@@ -68,7 +68,9 @@ func (n *n8n) writeLLM(c *llmCall, what string) {
 	} else if len(c.messages) > 0 {
 		body.SetAttributeRaw("messages", importer.Clone(importer.Tuple(c.messages)))
 	}
-	body.SetAttributeRaw("prompt", importer.Clone(prompt))
+	if prompt != nil {
+		body.SetAttributeRaw("prompt", importer.Clone(prompt))
+	}
 	if len(c.tools) > 0 {
 		body.SetAttributeRaw("tools", importer.Clone(importer.Tuple(c.tools)))
 		if c.maxCalls != nil {
@@ -268,10 +270,8 @@ func (n *n8n) openAINode(node *n8nNode, in n8nItems) []n8nItems {
 		}
 		c.messages = append(c.messages, importer.Object([]importer.Member{{Name: "role", Value: importer.Str(role)}, {Name: "content", Value: content}}))
 	}
-	if c.prompt == nil {
-		n.Problem(node.where, p.Get("messages"), "Unsupported message", "the last message is not the user's: an llm step ends with the user's prompt.")
-		return nil
-	}
+	// The messages end with a system or an assistant message: the step
+	// sends them as they are, without a prompt, as n8n does.
 	var ok bool
 	if c.tools, ok = n.tools(node); !ok {
 		return nil

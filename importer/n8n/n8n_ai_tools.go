@@ -22,9 +22,23 @@ var aiTools map[string]func(n *n8n, root, tool *n8nNode) (importer.Expr, bool)
 
 func init() {
 	aiTools = map[string]func(n *n8n, root, tool *n8nNode) (importer.Expr, bool){
-		"toolCode":  (*n8n).codeTool,
-		"toolThink": (*n8n).thinkTool,
+		"toolCode":        (*n8n).codeTool,
+		"toolThink":       (*n8n).thinkTool,
+		"toolVectorStore": (*n8n).vectorStoreTool,
+		"toolHttpRequest": (*n8n).httpTool,
+		"toolCalculator":  (*n8n).calculatorTool,
+		"toolWikipedia":   (*n8n).wikipediaTool,
 	}
+	for store := range vectorStores {
+		aiTools[store] = (*n8n).vectorRetrieveTool
+	}
+}
+
+// unsupportedTools say why a tool is not converted, where more than its
+// type can say.
+var unsupportedTools = map[string]string{
+	"toolWorkflow": "It runs another n8n workflow, named by its id in n8n's database (or given as JSON): import that workflow as well and name its flow in the step's tools (flow.NAME); import does not find a workflow by its n8n id.",
+	"toolSerpApi":  "Its answer is what langchain's SerpAPI tool picks out of Google's results (an answer box, a snippet…), for which flowctl has no block: an HTTP Request Tool on https://serpapi.com/search gives the model the results themselves.",
 }
 
 // tools converts the tools on a root's ai_tool input. A tool it cannot
@@ -40,8 +54,12 @@ func (n *n8n) tools(root *n8nNode) ([]importer.Expr, bool) {
 		errs := n.errorCount()
 		conv := aiTools[strings.TrimPrefix(t.fullType, langchainPrefix)]
 		if conv == nil || !strings.HasPrefix(t.fullType, langchainPrefix) {
+			why := unsupportedTools[strings.TrimPrefix(t.fullType, langchainPrefix)]
+			if why != "" {
+				why = " " + why
+			}
 			msg := n.Problem(t.where, t.j.Get("type"), "Unsupported tool",
-				fmt.Sprintf("flowctl import converts the tools %s into blocks an llm step calls; not %s.", strings.Join(importer.SortedKeys(aiTools), ", "), t.fullType))
+				fmt.Sprintf("flowctl import converts the tools %s into blocks and flows an llm step calls; not %s.%s", strings.Join(importer.SortedKeys(aiTools), ", "), t.fullType, why))
 			out = append(out, n.standInTool(root, t, msg))
 			n.standIns += n.errorCount() - errs
 			continue
