@@ -25,9 +25,13 @@ func lockJSGo(ctx context.Context, dir string, old, lock *deps.Lock, res *Lockin
 	for _, pkgs := range js {
 		key := lang.PackagesKey(pkgs)
 		if e := old.JSFor(pkgs); e != nil {
-			res.Kept = append(res.Kept, key)
-			lock.JS = append(lock.JS, e)
-			continue
+			err := e.Complete()
+			if err == nil {
+				res.Kept = append(res.Kept, key)
+				lock.JS = append(lock.JS, e)
+				continue
+			}
+			res.Problems = append(res.Problems, "js "+key+": "+err.Error())
 		}
 		res.Added, res.Stale = append(res.Added, key), true
 		if check {
@@ -43,9 +47,13 @@ func lockJSGo(ctx context.Context, dir string, old, lock *deps.Lock, res *Lockin
 	for _, req := range gos {
 		key := lang.PackagesKey(req)
 		if e := old.GoFor(req); e != nil {
-			res.Kept = append(res.Kept, key)
-			lock.Go = append(lock.Go, e)
-			continue
+			err := e.Complete()
+			if err == nil {
+				res.Kept = append(res.Kept, key)
+				lock.Go = append(lock.Go, e)
+				continue
+			}
+			res.Problems = append(res.Problems, "go "+key+": "+err.Error())
 		}
 		res.Added, res.Stale = append(res.Added, key), true
 		if check {
