@@ -60,7 +60,7 @@ var attributes = map[string][]string{
 	"mcp_server":      {"command", "url", "env", "headers"},
 	"provider":        lang.ProviderArguments(),
 	"collection":      lang.CollectionArguments(),
-	"block":           {"description", "use_when", "tags", "runtime", "timeout", "source", "source_file", "sandbox", "engine", "prompt", "system", "model", "temperature", "max_tokens", "top_p", "seed", "stop", "tools", "max_tool_calls", "input", "output", "example"},
+	"block":           {"description", "use_when", "tags", "runtime", "timeout", "source", "source_file", "sandbox", "engine", "requirements", "packages", "require", "prompt", "system", "model", "temperature", "max_tokens", "top_p", "seed", "stop", "tools", "max_tool_calls", "input", "output", "example"},
 	"block/input":     {"type", "default", "description"},
 	"block/output":    {"type", "description", "optional"},
 	"block/example":   {"input", "output"},
@@ -87,6 +87,14 @@ var nestedBlocks = map[string]string{
 	"test":    "test \"${1:name}\" {\n\t$1\n}",
 	"trigger": "trigger \"${1:name}\" {\n\twebhook {\n\t\tpath   = \"$2\"\n\t\tverify = \"${3:github}\"\n\t}\n}",
 	"webhook": "webhook {\n\tpath   = \"$1\"\n\tverify = \"${2:github}\"\n}", "on_run": "on_run {\n\tflow = \"$1\"\n}",
+}
+
+// valueSnippets are the snippets of attributes whose value has a shape
+// worth typing for the user: a code block's dependencies.
+var valueSnippets = map[string]string{
+	"requirements": "requirements = [\"${1:package>=1.0}\"]",
+	"packages":     "packages = { \"${1:name}\" = \"${2:^1.0.0}\" }",
+	"require":      "require = { \"${1:module/path}\" = \"${2:v1.0.0}\" }",
 }
 
 func (s *Server) completion(ctx context.Context, p protocol.CompletionParams) (*protocol.CompletionList, error) {
@@ -386,6 +394,9 @@ func (c *completer) attributes() {
 		item.SortText = fmt.Sprintf("%03d", i)
 		if snip, ok := nestedBlocks[name]; ok && key != "block/example" {
 			item.Kind = protocol.CompletionItemKindStruct
+			item.InsertTextFormat = protocol.InsertTextFormatSnippet
+			item.TextEdit.NewText = snip
+		} else if snip, ok := valueSnippets[name]; ok && key == "block" {
 			item.InsertTextFormat = protocol.InsertTextFormatSnippet
 			item.TextEdit.NewText = snip
 		} else {
