@@ -224,21 +224,7 @@ func regexpAll(pattern, s string) [][]string {
 // environment (BLAS, LAPACK) are found from its ELF headers and readable,
 // nothing else is.
 func TestPackagesNumpy(t *testing.T) {
-	const src = "/usr/lib/python3/dist-packages/numpy"
-	if _, err := os.Stat(src); err != nil {
-		t.Fatalf("Debian's python3-numpy is needed (apt-get install python3-numpy; .ci/run installs it): %v", err)
-	}
-	py, err := pyrun.Find()
-	if err != nil {
-		t.Fatal(err)
-	}
-	interp, err := deps.Describe(t.Context(), py.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wheels := t.TempDir()
-	depstest.WheelOf(t, wheels, "numpy", "1.24.2", interp.Tag+"-"+interp.Tag+"-"+interp.Platform, src)
-	depstest.Offline(t, wheels)
+	debianNumpyOffline(t)
 	dir := t.TempDir()
 	flow := filepath.Join(dir, "np.flow.hcl")
 	writeFile(t, flow, `flow "np" {}
@@ -285,4 +271,27 @@ output "det" {
 	if code != 0 || !strings.Contains(out, "mean = 3") || !strings.Contains(out, "det = 5") {
 		t.Fatalf("apply: %d %s %s", code, out, errOut)
 	}
+}
+
+// debianNumpyOffline makes Debian's python3-numpy a wheel for the
+// interpreter that runs python blocks, as an index would serve it, and
+// points pip at it alone (depstest.Offline): flowctl lock then pins numpy
+// 1.24.2 with no network.
+func debianNumpyOffline(t *testing.T) {
+	t.Helper()
+	const src = "/usr/lib/python3/dist-packages/numpy"
+	if _, err := os.Stat(src); err != nil {
+		t.Fatalf("Debian's python3-numpy is needed (apt-get install python3-numpy; .ci/run installs it): %v", err)
+	}
+	py, err := pyrun.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	interp, err := deps.Describe(t.Context(), py.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wheels := t.TempDir()
+	depstest.WheelOf(t, wheels, "numpy", "1.24.2", interp.Tag+"-"+interp.Tag+"-"+interp.Platform, src)
+	depstest.Offline(t, wheels)
 }
