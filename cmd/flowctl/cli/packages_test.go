@@ -95,6 +95,29 @@ func TestPackagesLockAndRun(t *testing.T) {
 	}
 }
 
+// TestPackagesReinstalledWhenRemoved: an environment removed from the
+// cache after the process installed and ran it (the cache cleared while
+// flowctl serves) is installed again, and the block's new workers read
+// the new directory: their Landlock rules are made for it, not kept from
+// the one removed.
+func TestPackagesReinstalledWhenRemoved(t *testing.T) {
+	wheels := t.TempDir()
+	depstest.Wheel(t, wheels, "tiny-again", "1.0.0", "again", "def hello(n):\n    return 'hello ' + n\n")
+	before := depstest.Offline(t, wheels)
+	dir := t.TempDir()
+	flow := filepath.Join(dir, "pkg.flow.hcl")
+	writeFile(t, flow, packagesFlow("again"))
+	if code, out, errOut := runCLI(t, "lock", dir); code != 0 {
+		t.Fatalf("lock: %d %s %s", code, out, errOut)
+	}
+	for i := range 2 {
+		if code, out, errOut := runCLI(t, "apply", "--auto-approve", "--no-cache", flow); code != 0 || !strings.Contains(out, "hello ada") {
+			t.Fatalf("apply %d: %d %s %s", i+1, code, out, errOut)
+		}
+		depstest.ForgetEnvs(t, before)
+	}
+}
+
 // TestPackagesConfined: package code runs under the block's confinement.
 // Packages whose import-time code opens a socket, reads /etc/passwd,
 // forks, writes outside its directory or into its own environment are
