@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -244,6 +245,55 @@ func TestCommandLayerSize(t *testing.T) {
 	}
 	if total > 4000 {
 		t.Errorf("cmd/flowctl/cli has %d lines of non-test Go, over 4,000", total)
+	}
+}
+
+// TestCIInstallsWhatTestsAskFor: every Debian package a test's message
+// asks to install ("apt-get install python3-numpy") is one .ci/run
+// installs, so that CI runs those tests rather than failing them (the
+// python package tests never skip).
+func TestCIInstallsWhatTestsAskFor(t *testing.T) {
+	ci, err := os.ReadFile(filepath.Join(".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	installed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`apt-get install -y -qq((?: [a-z0-9][a-z0-9.+-]*)+)`).FindAllStringSubmatch(string(ci), -1) {
+		for _, p := range strings.Fields(m[1]) {
+			installed[p] = true
+		}
+	}
+	asked := regexp.MustCompile(`apt-get install((?: [a-z0-9][a-z0-9.+-]*)+)`)
+	n := 0
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || d.Name() == "node_modules") {
+			if err == nil {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if !strings.HasSuffix(path, ".go") || path == "repo_test.go" {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range asked.FindAllStringSubmatch(string(src), -1) {
+			for _, p := range strings.Fields(m[1]) {
+				n++
+				if !installed[p] {
+					t.Errorf("%s asks for apt-get install %s, which .ci/run does not install", path, p)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no test asks for a Debian package: the pattern no longer finds them")
 	}
 }
 

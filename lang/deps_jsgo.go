@@ -143,3 +143,24 @@ func sortedKeys(m map[string]string) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// Dependencies are a block's declared dependencies, one line each, as
+// blocks show and docs list them: a python requirement as written
+// ("numpy==2.1.*"), a js package as name@range, a go module as
+// "path version"; nil for a block with none.
+func (d *BlockDef) Dependencies() []string {
+	if d == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range d.Requirements {
+		out = append(out, strings.Join(strings.Fields(r), ""))
+	}
+	for _, k := range sortedKeys(d.Packages) {
+		out = append(out, k+"@"+d.Packages[k])
+	}
+	for _, k := range sortedKeys(d.Require) {
+		out = append(out, k+" "+d.Require[k])
+	}
+	return out
+}

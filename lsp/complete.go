@@ -63,7 +63,7 @@ var attributes = map[string][]string{
 	"concurrency":     {"key", "limit"},
 	"rate_limit":      {"key", "limit", "period"},
 	"debounce":        {"key", "period"},
-	"block":           {"description", "use_when", "tags", "runtime", "timeout", "source", "source_file", "sandbox", "engine", "prompt", "system", "model", "temperature", "max_tokens", "top_p", "seed", "stop", "tools", "max_tool_calls", "input", "output", "example"},
+	"block":           {"description", "use_when", "tags", "runtime", "timeout", "source", "source_file", "sandbox", "engine", "requirements", "packages", "require", "prompt", "system", "model", "temperature", "max_tokens", "top_p", "seed", "stop", "tools", "max_tool_calls", "input", "output", "example"},
 	"block/input":     {"type", "default", "description"},
 	"block/output":    {"type", "description", "optional"},
 	"block/example":   {"input", "output"},
@@ -93,6 +93,14 @@ var nestedBlocks = map[string]string{
 	"concurrency": "concurrency {\n\tkey   = input.${1:name}\n\tlimit = ${2:1}\n}",
 	"rate_limit":  "rate_limit {\n\tkey    = input.${1:name}\n\tlimit  = ${2:10}\n\tperiod = \"${3:1m}\"\n}",
 	"debounce":    "debounce {\n\tkey    = input.${1:name}\n\tperiod = \"${2:30s}\"\n}",
+}
+
+// valueSnippets are the snippets of attributes whose value has a shape
+// worth typing for the user: a code block's dependencies.
+var valueSnippets = map[string]string{
+	"requirements": "requirements = [\"${1:package>=1.0}\"]",
+	"packages":     "packages = { \"${1:name}\" = \"${2:^1.0.0}\" }",
+	"require":      "require = { \"${1:module/path}\" = \"${2:v1.0.0}\" }",
 }
 
 func (s *Server) completion(ctx context.Context, p protocol.CompletionParams) (*protocol.CompletionList, error) {
@@ -392,6 +400,9 @@ func (c *completer) attributes() {
 		item.SortText = fmt.Sprintf("%03d", i)
 		if snip, ok := nestedBlocks[name]; ok && key != "block/example" {
 			item.Kind = protocol.CompletionItemKindStruct
+			item.InsertTextFormat = protocol.InsertTextFormatSnippet
+			item.TextEdit.NewText = snip
+		} else if snip, ok := valueSnippets[name]; ok && key == "block" {
 			item.InsertTextFormat = protocol.InsertTextFormatSnippet
 			item.TextEdit.NewText = snip
 		} else {

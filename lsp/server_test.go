@@ -399,6 +399,36 @@ func TestCompletionTakesWhatTheBlockTakes(t *testing.T) {
 	check("approval step", labels("use = \"approval\"\n  o", 20), []string{"on_timeout", "input", "message"}, []string{"tools", "output"})
 }
 
+// TestCompletionOfDependencies: in a block definition, the language
+// server completes the dependency attributes (requirements, packages,
+// require) with snippets of their shape.
+func TestCompletionOfDependencies(t *testing.T) {
+	c := startServer(t, filepath.Join("testdata", "ws.txtar"))
+	c.open(blockFile)
+	c.edit(blockFile, "  runtime     = \"js\"\n", "  runtime     = \"js\"\n  re\n")
+	var res protocol.CompletionList
+	if err := c.call("textDocument/completion", c.at(blockFile, "\n  re\n", 5), &res); err != nil {
+		t.Fatal(err)
+	}
+	snippets := map[string]string{}
+	for i, it := range res.Items {
+		if it.TextEdit != nil {
+			snippets[it.Label] = it.TextEdit.NewText
+		}
+		res.Items[i].Documentation = nil
+	}
+	for name, want := range map[string]string{
+		"requirements": `requirements = ["${1:package>=1.0}"]`,
+		"packages":     `packages = { "${1:name}" = "${2:^1.0.0}" }`,
+		"require":      `require = { "${1:module/path}" = "${2:v1.0.0}" }`,
+	} {
+		if snippets[name] != want {
+			t.Errorf("completion %s: %q, want %q", name, snippets[name], want)
+		}
+	}
+	c.golden("complete_block_attributes", res)
+}
+
 // TestRenameReachesTestStepPaths: renaming a step, or a sub-flow's step
 // or output, edits the test files' step paths (override "step.a.b", a
 // mock's step = "a.b") and override outputs too, so that the tests still

@@ -25,14 +25,19 @@ type Locking struct {
 	// declares, or was locked for another interpreter or platform.
 	Stale   bool
 	Written bool
+	// Problems say, one line each, why an entry of the lock file does not
+	// serve a block here: locked for another interpreter or platform, or
+	// lacking a package its block declares.
+	Problems []string
 }
 
 // Lock pins the requirements of every python block under dir (flow files'
 // blocks and *.block.hcl files) in dir's flowctl.lock.hcl: sets the lock
 // has are kept as they are, new ones are resolved by pip (deps), and sets
 // no block declares are dropped. With check, nothing is resolved or
-// written: Stale says whether the lock is complete for the blocks and this
-// interpreter's platform. The js blocks' packages and the compiled go
+// written: Stale says whether the lock is complete for the blocks, each
+// python entry for this machine's interpreter and platform, each js and go
+// entry for its packages (Problems say why an entry is not). The js blocks' packages and the compiled go
 // blocks' modules are locked beside them (lockJSGo).
 func Lock(ctx context.Context, dir string, check bool) (*Locking, hcl.Diagnostics) {
 	res := &Locking{Path: filepath.Join(dir, deps.FileName)}
@@ -62,16 +67,22 @@ func Lock(ctx context.Context, dir string, check bool) (*Locking, hcl.Diagnostic
 	lock := &deps.Lock{}
 	for _, reqs := range sets {
 		key := lang.RequirementsKey(reqs)
-		if e := old.PythonFor(reqs); e != nil && e.Python == interp.Tag && e.Platform == interp.Platform {
-			res.Kept = append(res.Kept, key)
-			lock.Python = append(lock.Python, e)
-			continue
+		e := old.PythonFor(reqs)
+		if e != nil {
+			err := e.Fits(interp)
+			if err == nil {
+				res.Kept = append(res.Kept, key)
+				lock.Python = append(lock.Python, e)
+				continue
+			}
+			res.Problems = append(res.Problems, "python "+key+": "+err.Error())
 		}
 		res.Added, res.Stale = append(res.Added, key), true
 		if check {
 			continue
 		}
-		e, err := interp.LockPython(ctx, reqs)
+		var err error
+		e, err = interp.LockPython(ctx, reqs)
 		if err != nil {
 			return res, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot lock python requirements",
 				Detail: fmt.Sprintf("Locking %s: %s.", key, lang.Sentence(err.Error()))})

@@ -24,10 +24,17 @@ func lockJSGo(ctx context.Context, dir string, old, lock *deps.Lock, res *Lockin
 	diags = nil // the python blocks' reading reported its warnings
 	for _, pkgs := range js {
 		key := lang.PackagesKey(pkgs)
-		if e := old.JSFor(pkgs); e != nil && e.OnRegistry() {
-			res.Kept = append(res.Kept, key)
-			lock.JS = append(lock.JS, e)
-			continue
+		if e := old.JSFor(pkgs); e != nil {
+			err := e.Complete()
+			if err == nil && !e.OnRegistry() {
+				err = fmt.Errorf("its tarballs are on another registry than this machine's")
+			}
+			if err == nil {
+				res.Kept = append(res.Kept, key)
+				lock.JS = append(lock.JS, e)
+				continue
+			}
+			res.Problems = append(res.Problems, "js "+key+": "+err.Error())
 		}
 		res.Added, res.Stale = append(res.Added, key), true
 		if check {
@@ -43,9 +50,13 @@ func lockJSGo(ctx context.Context, dir string, old, lock *deps.Lock, res *Lockin
 	for _, req := range gos {
 		key := lang.PackagesKey(req)
 		if e := old.GoFor(req); e != nil {
-			res.Kept = append(res.Kept, key)
-			lock.Go = append(lock.Go, e)
-			continue
+			err := e.Complete()
+			if err == nil {
+				res.Kept = append(res.Kept, key)
+				lock.Go = append(lock.Go, e)
+				continue
+			}
+			res.Problems = append(res.Problems, "go "+key+": "+err.Error())
 		}
 		res.Added, res.Stale = append(res.Added, key), true
 		if check {

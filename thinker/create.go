@@ -35,7 +35,11 @@ func (r *run) create(ctx context.Context, intent string, spec BlockSpec) (*block
 	if r.stageDir != "" {
 		write = filepath.Join(r.stageDir, name+".block.hcl") // proposed, not written
 	}
-	schema := createSchema(spec)
+	schema := createSchema(spec, r.opts.AllowPackages)
+	system := createSystem
+	if r.opts.AllowPackages {
+		system += packagesNote
+	}
 	msgs := []llm.Message{user(message(
 		prop("intent", intent),
 		prop("name", name),
@@ -46,7 +50,7 @@ func (r *run) create(ctx context.Context, intent string, spec BlockSpec) (*block
 		r.stage(StageCreateBlock, try, spec.ID, "", last)
 		r.emit(CreatingBlock{Time: time.Now(), Block: spec.ID, Name: name, Runtime: spec.Runtime, Try: try})
 		var reply createReply
-		raw, unknown, err := r.ask(ctx, request{schema: schema, system: createSystem, messages: msgs, try: try, block: spec.ID}, &reply)
+		raw, unknown, err := r.ask(ctx, request{schema: schema, system: system, messages: msgs, try: try, block: spec.ID}, &reply)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +114,7 @@ type checked struct {
 func (r *run) checkBlock(ctx context.Context, spec BlockSpec, name, path string, reply *createReply, try int, unknown []string) checked {
 	c := checked{}
 	src, diags := renderBlock(name, reply)
-	diags = append(diags, unknownDiags(unknown)...)
+	diags = append(append(diags, packagesRefused(reply, r.opts.AllowPackages)...), unknownDiags(unknown)...)
 	c.src = src
 	parser := lang.NewParser()
 	if !diags.HasErrors() {
@@ -161,9 +165,14 @@ func (r *run) checkBlock(ctx context.Context, spec BlockSpec, name, path string,
 		return c
 	}
 	// The example is the model's code: it runs only confined, where it
-	// reaches no host, file or secret.
+	// reaches no host, file or secret; and only with its packages, which
+	// flowctl lock pins and apply installs.
 	if why := unconfinableCode(c.block.Def, ""); why != "" {
 		c.untested = why
+		return c
+	}
+	if len(c.block.Def.Requirements) > 0 {
+		c.untested = "its requirements are not locked yet (run flowctl lock, then flowctl test)"
 		return c
 	}
 	results := blocktest.Run(ctx, c.block, r.opts.Executors, blocktest.Options{Dir: r.dir, Timeout: r.opts.ExampleTimeout})
@@ -351,4 +360,19 @@ func isEmptyJSON(v any) bool {
 		return true
 	}
 	return false
+}
+
+// packagesNote is what the create stage's prompt adds when the run allows
+// packages (think --allow-packages).
+const packagesNote = `
+
+Packages: a python block may also import PyPI packages beyond the allowed modules when the standard ones do not suffice: list each in requirements as a pip requirement with a version ("numpy>=2.1", "python-dateutil==2.9.*"), wheels only; they are locked and installed before the block runs, and confined as its code is. requirements is [] for a block that needs none and for every go, js and llm block.`
+
+// packagesRefused is the diagnostic of a reply that gives a block
+// requirements when the run does not allow packages.
+func packagesRefused(reply *createReply, allowed bool) hcl.Diagnostics {
+	if allowed || len(reply.Requirements) == 0 {
+		return nil
+	}
+	return problem("Packages not allowed", "This run does not allow packages (think --allow-packages): leave requirements out and import only the allowed modules.")
 }

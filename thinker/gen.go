@@ -126,6 +126,17 @@ func renderBlock(name string, r *createReply) ([]byte, hcl.Diagnostics) {
 		body.SetAttributeValue("description", cty.StringVal(r.Description))
 	}
 	body.SetAttributeValue("runtime", cty.StringVal(r.Runtime))
+	if len(r.Requirements) > 0 {
+		if r.Runtime != lang.RuntimePython {
+			diags = append(diags, problem("Requirements on a block that is not python", "Only a python block has requirements; a %s block has none: give requirements [].", r.Runtime)...)
+		} else {
+			vals := make([]cty.Value, len(r.Requirements))
+			for i, q := range r.Requirements {
+				vals[i] = cty.StringVal(q)
+			}
+			body.SetAttributeValue("requirements", cty.ListVal(vals))
+		}
+	}
 	for _, group := range []struct {
 		kind   string
 		fields []FieldSpec

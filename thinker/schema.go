@@ -3,6 +3,7 @@ package thinker
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/flowctl/flowctl/blocks"
 	"github.com/flowctl/flowctl/blocks/llm"
@@ -44,7 +45,10 @@ type createReply struct {
 	Prompt      *string     `json:"prompt"`
 	Inputs      []FieldSpec `json:"inputs"`
 	Outputs     []FieldSpec `json:"outputs"`
-	Example     struct {
+	// Requirements are a python block's packages, when the run allows
+	// them (Options.AllowPackages).
+	Requirements []string `json:"requirements"`
+	Example      struct {
 		Input  json.RawMessage `json:"input"`
 		Output json.RawMessage `json:"output"`
 	} `json:"example"`
@@ -261,10 +265,17 @@ func decomposeSchemaFor(code string) stageSchema {
 // runtime is the spec's, and its example's input and output are objects of
 // the spec's fields. The shape the reply is checked against allows every
 // runtime, so that a reply of another runtime goes back to the model as a
-// failed check rather than ending the run as malformed.
-func createSchema(spec BlockSpec) stageSchema {
-	build := func(runtime, example obj) obj {
-		return object(
+// failed check rather than ending the run as malformed. With packages,
+// the schema sent offers a python block requirements; the shape always
+// takes them, so that a block that declares them when the run does not
+// allow packages fails its check saying so ("Packages not allowed").
+func createSchema(spec BlockSpec, packages bool) stageSchema {
+	build := func(runtime, example obj, packages bool) obj {
+		var reqs []member
+		if packages {
+			reqs = append(reqs, prop("requirements", array(str("A pip requirement of a python block, with a version: numpy>=2.1"))))
+		}
+		return object(append([]member{
 			prop("id", str("The block's name, as given")),
 			prop("description", str("What the block does, in one sentence")),
 			prop("runtime", runtime),
@@ -273,7 +284,7 @@ func createSchema(spec BlockSpec) stageSchema {
 			prop("inputs", array(fieldSchema())),
 			prop("outputs", array(fieldSchema())),
 			prop("example", example),
-		)
+		}, reqs...)...)
 	}
 	in, inStrict := llm.FieldsSchema(specFields(spec.Inputs))
 	out, outStrict := llm.FieldsSchema(specFields(spec.Outputs))
@@ -284,11 +295,16 @@ func createSchema(spec BlockSpec) stageSchema {
 	send := build(runtime, object(
 		prop("input", json.RawMessage(in)),
 		prop("output", json.RawMessage(out)),
-	))
+	), packages)
 	shape := build(runtimeSchema(), object(
 		prop("input", obj{{Key: "type", Value: "object"}}),
 		prop("output", obj{{Key: "type", Value: "object"}}),
-	))
+	), true)
+	for i, m := range shape {
+		if m.Key == "required" {
+			shape[i].Value = slices.DeleteFunc(slices.Clone(m.Value.([]string)), func(k string) bool { return k == "requirements" })
+		}
+	}
 	return stageSchema{Name: StageCreateBlock, Send: mustJSON(send), Strict: inStrict && outStrict, Shape: mustJSON(shape)}
 }
 

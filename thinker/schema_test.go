@@ -109,10 +109,10 @@ func TestStageSchemas(t *testing.T) {
 		{clarifySchema, "clarify", true, `{"ready": false, "question": "Which feed?", "refined_intent": "x"}`},
 		{decomposeSchema, "decompose", true, `{"blocks": [{"id": "a", "description": "d", "runtime": "go",
 			"inputs": [{"name": "x", "type": "string", "description": ""}], "outputs": []}]}`},
-		{createSchema(wordCount), "create_block", true, `{"id": "word_count", "description": "d", "runtime": "js",
+		{createSchema(wordCount, false), "create_block", true, `{"id": "word_count", "description": "d", "runtime": "js",
 			"source": "function execute(i) { return {} }", "prompt": null, "inputs": [], "outputs": [],
 			"example": {"input": {"text": "a b"}, "output": {"count": 2, "words": ["a", "b"]}}}`},
-		{createSchema(spec(t, map[string]string{"data": "any"}, map[string]string{"out": "map(string)"})), "create_block", false,
+		{createSchema(spec(t, map[string]string{"data": "any"}, map[string]string{"out": "map(string)"}), false), "create_block", false,
 			`{"id": "x", "description": "", "runtime": "js", "source": "s", "prompt": null, "inputs": [], "outputs": [],
 			"example": {"input": {"data": [1, "a"]}, "output": {"out": {"k": "v"}}}}`},
 		{wireSchema(StageWire, registryBlocks(t, "http", "value"), nil), "wire", true, `{"name": "f", "description": "", "inputs": [
@@ -161,7 +161,7 @@ func TestStageSchemas(t *testing.T) {
 // specification's runtime; the shape allows every runtime, so that a reply
 // of another runtime is a failed check, not a malformed reply.
 func TestCreateSchemaRuntime(t *testing.T) {
-	sch := createSchema(spec(t, map[string]string{"text": "string"}, map[string]string{"count": "number"}))
+	sch := createSchema(spec(t, map[string]string{"text": "string"}, map[string]string{"count": "number"}), false)
 	var reply any
 	json.Unmarshal([]byte(`{"id": "word_count", "description": "d", "runtime": "llm", "source": null, "prompt": "p",
 		"inputs": [], "outputs": [], "example": {"input": {"text": "a"}, "output": {"count": 1}}}`), &reply)
@@ -218,7 +218,7 @@ func TestCheckShape(t *testing.T) {
 			"steps": [{"name": "s", "use": "x", "args": {"a": 1}, "depends_on": [], "retry": null, "timeout": null, "on_error": null}], "outputs": []}`,
 			[]string{`.steps[0].args.a: a string or null is required, not the number 1`}},
 		// A nullable field may be left out; unknown fields are ignored.
-		{createSchema(BlockSpec{}), `{"id": "x", "description": "", "runtime": "js", "source": "s", "inputs": [], "outputs": [], "extra": 1,
+		{createSchema(BlockSpec{}, false), `{"id": "x", "description": "", "runtime": "js", "source": "s", "inputs": [], "outputs": [], "extra": 1,
 			"example": {"input": {}, "output": {}}}`, nil},
 	}
 	for _, c := range cases {

@@ -65,6 +65,10 @@ type Options struct {
 	// Runtime, when set ("go", "js" or "python"), is the runtime the
 	// blocks of code it creates are written in; empty: the model chooses.
 	Runtime string
+	// AllowPackages lets the python blocks it creates declare
+	// requirements (PyPI packages, locked by flowctl lock before they
+	// run); without it a block with requirements fails its check.
+	AllowPackages bool
 
 	// Executors run the examples of created go, js and python blocks.
 	Executors *blocks.Executors

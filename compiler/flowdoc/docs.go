@@ -161,6 +161,9 @@ type Block struct {
 	Tags    []string `json:"tags,omitempty"`
 	Inputs  []Field  `json:"inputs"`
 	Outputs []Field  `json:"outputs"`
+	// Dependencies are its requirements, packages or require
+	// (lang.BlockDef.Dependencies), which flowctl lock pins.
+	Dependencies []string `json:"dependencies,omitempty"`
 	// Examples are the block's example blocks, their input and output
 	// as HCL writes them.
 	Examples []Example `json:"examples"`
@@ -421,6 +424,7 @@ func blockDoc(b *blocks.Block, rel func(string) string) Block {
 		Inputs: []Field{}, Outputs: []Field{}, Examples: []Example{}}
 	if b.Def != nil {
 		bd.File = rel(b.Def.DeclRange.Filename)
+		bd.Dependencies = b.Def.Dependencies()
 		for _, ex := range b.Def.Examples {
 			bd.Examples = append(bd.Examples, Example{Input: hclText(ex.Input), Output: hclText(ex.Output)})
 		}

@@ -304,8 +304,12 @@ func IsURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
-// RedactURL is a database URL without its password.
+// RedactURL is a state's location as a log may show it: a database URL
+// without its password, a directory as it is.
 func RedactURL(dbURL string) string {
+	if !IsURL(dbURL) {
+		return dbURL
+	}
 	u, err := url.Parse(dbURL)
 	if err != nil {
 		return "the state database"

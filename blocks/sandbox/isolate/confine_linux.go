@@ -91,11 +91,21 @@ func confineForExec(l limits, program string) (missing []string, statusFD int, f
 // The ruleset lets it read its own installation, the shared libraries it
 // maps and the time zone database, and nothing else.
 func pythonConfinement(l limits, w *pyrun.Worker) (pyrun.RunnerConfig, *os.File, error) {
+	key := w.Packages
+	if key != "" {
+		// A Landlock rule holds the directory it was made for, not its
+		// path: an environment removed from the cache and installed
+		// again is a directory of its own, which needs rules of its own.
+		var st unix.Stat_t
+		if err := unix.Stat(w.Packages, &st); err == nil {
+			key = fmt.Sprintf("%s\x00%d:%d", w.Packages, st.Dev, st.Ino)
+		}
+	}
 	pyMu.Lock()
-	c := py[w.Packages]
+	c := py[key]
 	if c == nil {
 		c = &pyConfinement{}
-		py[w.Packages] = c
+		py[key] = c
 	}
 	pyMu.Unlock()
 	c.once.Do(func() {
@@ -137,7 +147,8 @@ func pythonConfinement(l limits, w *pyrun.Worker) (pyrun.RunnerConfig, *os.File,
 }
 
 // py is what the python workers of the process are given, made once for
-// each environment of packages ("" for none): the Landlock ruleset (the
+// each environment of packages ("" for none; its directory's path and
+// device and inode, since the rules hold the directory): the Landlock ruleset (the
 // python workers' rules depend on the interpreter and the environment
 // only) and the seccomp filter.
 var (

@@ -13,7 +13,7 @@ import (
 
 // offline lists the examples that run with no network and no model: the
 // test applies them twice and checks that the second run is all cached.
-var offline = map[string][]string{"hello": nil, "digest": nil, "notes": nil, "stats": nil}
+var offline = map[string][]string{"hello": nil, "digest": nil, "notes": nil, "stats": nil, "stats-numpy": nil}
 
 // appliedBy names the test that applies an example needing a model,
 // against a local fake of its server.
@@ -21,7 +21,12 @@ var appliedBy = map[string]string{"chat": "TestChatExample", "summarize": "TestS
 
 // needsPython are the examples with python blocks, which run where there
 // is a python3 (3.11+): always in CI.
-var needsPython = map[string]bool{"stats": true}
+var needsPython = map[string]bool{"stats": true, "stats-numpy": true}
+
+// lockedFirst are the examples with dependencies, which the test locks
+// offline before running them: stats-numpy's numpy from Debian's
+// python3-numpy made into a wheel (debianNumpyOffline).
+var lockedFirst = map[string]func(t *testing.T){"stats-numpy": debianNumpyOffline}
 
 // planArgs are what an example needs to plan: a value for each secret, as
 // a missing secret is an error at plan time.
@@ -57,6 +62,11 @@ func TestExamples(t *testing.T) {
 					t.Fatalf("flowctl %v exited %d:\n%s%s", args, code, out.String(), errOut.String())
 				}
 				return out.Bytes()
+			}
+			if lock := lockedFirst[name]; lock != nil {
+				lock(t)
+				run("lock", dir)
+				run("lock", "--check", dir)
 			}
 			run("validate", dir)
 			run("test", dir) // the blocks' examples, in the sandbox

@@ -24,7 +24,9 @@ what the lock says and never resolves by itself. pip's own configuration
 (PIP_INDEX_URL, PIP_FIND_LINKS, PIP_NO_INDEX) says where packages come from.
 
 With --check, lock changes nothing and exits 1 when the lock file is missing,
-out of date, or was made for another interpreter or platform.`,
+or out of date: a block's set it lacks, one it has that no block declares, a
+python entry locked for another interpreter or platform than this machine's,
+or a js or go entry lacking a package its block declares (each named).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.Args(args); err != nil {
 				return err
@@ -35,7 +37,7 @@ out of date, or was made for another interpreter or platform.`,
 			if diags.HasErrors() {
 				return failDiags(nil, diags)
 			}
-			views.WriteLock(s.out, res.Path, res.Added, res.Kept, res.Removed, res.Written, a.Check)
+			views.WriteLock(s.out, res.Path, res.Added, res.Kept, res.Removed, res.Problems, res.Written, a.Check)
 			if a.Check && res.Stale {
 				return exitError{exitFailure}
 			}

@@ -95,6 +95,29 @@ func TestPackagesLockAndRun(t *testing.T) {
 	}
 }
 
+// TestPackagesReinstalledWhenRemoved: an environment removed from the
+// cache after the process installed and ran it (the cache cleared while
+// flowctl serves) is installed again, and the block's new workers read
+// the new directory: their Landlock rules are made for it, not kept from
+// the one removed.
+func TestPackagesReinstalledWhenRemoved(t *testing.T) {
+	wheels := t.TempDir()
+	depstest.Wheel(t, wheels, "tiny-again", "1.0.0", "again", "def hello(n):\n    return 'hello ' + n\n")
+	before := depstest.Offline(t, wheels)
+	dir := t.TempDir()
+	flow := filepath.Join(dir, "pkg.flow.hcl")
+	writeFile(t, flow, packagesFlow("again"))
+	if code, out, errOut := runCLI(t, "lock", dir); code != 0 {
+		t.Fatalf("lock: %d %s %s", code, out, errOut)
+	}
+	for i := range 2 {
+		if code, out, errOut := runCLI(t, "apply", "--auto-approve", "--no-cache", flow); code != 0 || !strings.Contains(out, "hello ada") {
+			t.Fatalf("apply %d: %d %s %s", i+1, code, out, errOut)
+		}
+		depstest.ForgetEnvs(t, before)
+	}
+}
+
 // TestPackagesConfined: package code runs under the block's confinement.
 // Packages whose import-time code opens a socket, reads /etc/passwd,
 // forks, writes outside its directory or into its own environment are
@@ -224,21 +247,7 @@ func regexpAll(pattern, s string) [][]string {
 // environment (BLAS, LAPACK) are found from its ELF headers and readable,
 // nothing else is.
 func TestPackagesNumpy(t *testing.T) {
-	const src = "/usr/lib/python3/dist-packages/numpy"
-	if _, err := os.Stat(src); err != nil {
-		t.Fatalf("Debian's python3-numpy is needed (apt-get install python3-numpy; .ci/run installs it): %v", err)
-	}
-	py, err := pyrun.Find()
-	if err != nil {
-		t.Fatal(err)
-	}
-	interp, err := deps.Describe(t.Context(), py.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wheels := t.TempDir()
-	depstest.WheelOf(t, wheels, "numpy", "1.24.2", interp.Tag+"-"+interp.Tag+"-"+interp.Platform, src)
-	depstest.Offline(t, wheels)
+	debianNumpyOffline(t)
 	dir := t.TempDir()
 	flow := filepath.Join(dir, "np.flow.hcl")
 	writeFile(t, flow, `flow "np" {}
@@ -285,4 +294,27 @@ output "det" {
 	if code != 0 || !strings.Contains(out, "mean = 3") || !strings.Contains(out, "det = 5") {
 		t.Fatalf("apply: %d %s %s", code, out, errOut)
 	}
+}
+
+// debianNumpyOffline makes Debian's python3-numpy a wheel for the
+// interpreter that runs python blocks, as an index would serve it, and
+// points pip at it alone (depstest.Offline): flowctl lock then pins numpy
+// 1.24.2 with no network.
+func debianNumpyOffline(t *testing.T) {
+	t.Helper()
+	const src = "/usr/lib/python3/dist-packages/numpy"
+	if _, err := os.Stat(src); err != nil {
+		t.Fatalf("Debian's python3-numpy is needed (apt-get install python3-numpy; .ci/run installs it): %v", err)
+	}
+	py, err := pyrun.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	interp, err := deps.Describe(t.Context(), py.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wheels := t.TempDir()
+	depstest.WheelOf(t, wheels, "numpy", "1.24.2", interp.Tag+"-"+interp.Tag+"-"+interp.Platform, src)
+	depstest.Offline(t, wheels)
 }

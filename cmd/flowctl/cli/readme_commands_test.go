@@ -44,6 +44,9 @@ var readmeRunHere = []struct {
 	{cmd: "flowctl blocks show http --json"},
 	{cmd: "flowctl docs examples --out examples/FLOWS.md"},
 	{cmd: "flowctl docs examples --out examples/FLOWS.md --check"},
+	// examples/stats-numpy is locked already, offline (lockedFirst): the
+	// lock keeps what it pins and needs no index.
+	{cmd: "go run ./cmd/flowctl lock examples/stats-numpy"},
 	{cmd: "go run ./cmd/flowctl test examples"},
 	// docs/ci.md's commands, in a repository of flows: here, examples/.
 	{cmd: "flowctl fmt --check .", dir: "examples"},
@@ -157,6 +160,15 @@ func TestReadmeCommands(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Join(root, "examples"))
 	for _, e := range entries {
 		os.RemoveAll(filepath.Join(root, "examples", e.Name(), ".flowctl"))
+		os.RemoveAll(filepath.Join(root, "examples", e.Name(), "flowctl.lock.hcl"))
+	}
+	// The examples with dependencies are locked first, offline, as
+	// examples/README.md says to.
+	for name, lock := range lockedFirst {
+		lock(t)
+		if code, out, errOut := runCLI(t, "lock", filepath.Join(root, "examples", name)); code != 0 {
+			t.Fatalf("flowctl lock examples/%s: %d %s%s", name, code, out, errOut)
+		}
 	}
 	bin := readmeFlowctl(t)
 	for _, r := range readmeRunHere {

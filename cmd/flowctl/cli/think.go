@@ -91,7 +91,7 @@ func runThink(s streams, a *arguments.Think) error {
 		Intent: a.Intent, Model: llm.NewExecutor(cfg), ModelName: modelName,
 		Out: a.Out, Registries: a.Registries, Executors: ex,
 		NoClarify: a.NoClarify, Force: a.Force, MaxCalls: a.MaxCalls, MaxTokens: a.MaxTokens, Observe: view.Event,
-		Runtime: a.Runtime,
+		Runtime: a.Runtime, AllowPackages: a.AllowPackages,
 	}
 	dir := "."
 	if a.Out != "" {

@@ -96,7 +96,7 @@ Ctrl-C stops the worker; the runs it had go on on other workers.`,
 				return fmt.Errorf("starting the worker: %w", err)
 			}
 			logger.Info("worker started", "flows", eng.Flows(), "dir", dir, "task_queue", ef.TaskQueue,
-				"address", temporal.Address(ef.Address), "namespace", temporal.Namespace(ef.Namespace), "state", redactState(where))
+				"address", temporal.Address(ef.Address), "namespace", temporal.Namespace(ef.Namespace), "state", state.RedactURL(where))
 			ctx, stop := interruptible()
 			defer stop()
 			<-ctx.Done()
@@ -118,15 +118,6 @@ func reloadFlows(l *flowLoader, dir string) ([]*compiler.Program, error) {
 		return nil, fmt.Errorf("%s", runtime.DiagText(diags))
 	}
 	return progs, nil
-}
-
-// redactState is a state's location as a log may show it: a database
-// URL without its password.
-func redactState(where string) string {
-	if state.IsURL(where) {
-		return state.RedactURL(where)
-	}
-	return where
 }
 
 // compileAll compiles every flow under dir (project.CompileFlows);

@@ -20,9 +20,12 @@ type Think struct {
 	Sandbox    string // --sandbox
 	Runtime    string // --runtime: of the code blocks created; "": the model's choice
 	Unconfined bool   // --unconfined
-	Edit       string // --edit FLOW
-	Accept     bool   // --accept
-	MaxCalls   int    // --max-calls
+	// AllowPackages is --allow-packages: created python blocks may
+	// declare requirements.
+	AllowPackages bool
+	Edit          string // --edit FLOW
+	Accept        bool   // --accept
+	MaxCalls      int    // --max-calls
 	// MaxTokens is --max-tokens; 0 when not given (FLOWCTL_MAX_TOKENS,
 	// read when the command runs, else no limit).
 	MaxTokens  int
@@ -41,6 +44,7 @@ func (a *Think) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&a.Sandbox, "sandbox", SandboxIsolated, "where the examples of created go and js blocks run: isolated (worker processes) or inprocess")
 	fs.StringVar(&a.Runtime, "runtime", "", "write the blocks of code it creates in this runtime: go, js or python (default: the model chooses)")
 	fs.BoolVar(&a.Unconfined, "unconfined", false, unconfinedUsage)
+	fs.BoolVar(&a.AllowPackages, "allow-packages", false, "let the python blocks it creates declare requirements (PyPI packages, locked by flowctl lock before they run)")
 	fs.StringVar(&a.Edit, "edit", "", "change this flow (a flow file, or a directory holding one) instead of writing a new one: stage the change as a proposal")
 	fs.BoolVar(&a.Accept, "accept", false, "with --edit: write the proposed change at once")
 	fs.IntVar(&a.MaxCalls, "max-calls", DefaultThinkMaxCalls, "the most model requests the whole run may send")

@@ -163,6 +163,9 @@ type jsonBlock struct {
 	Outputs     []jsonBlockField `json:"outputs"`
 	OpenOutputs bool             `json:"open_outputs"`
 	Examples    int              `json:"examples"`
+	// Dependencies are its requirements, packages or require, pinned by
+	// flowctl lock (lang.BlockDef.Dependencies).
+	Dependencies []string `json:"dependencies,omitempty"`
 	// AlsoDefinedAt are the other definitions of the name: inline blocks
 	// of other flows.
 	AlsoDefinedAt []*jsonSpot `json:"also_defined_at,omitempty"`
@@ -177,7 +180,8 @@ type jsonBlockField struct {
 }
 
 func newJSONBlock(b *blocks.Block) jsonBlock {
-	out := jsonBlock{jsonBlockSummary: newJSONBlockSummary(b), Inputs: []jsonBlockField{}, Outputs: []jsonBlockField{}, OpenOutputs: b.OpenOutputs}
+	out := jsonBlock{jsonBlockSummary: newJSONBlockSummary(b), Inputs: []jsonBlockField{}, Outputs: []jsonBlockField{}, OpenOutputs: b.OpenOutputs,
+		Dependencies: b.Def.Dependencies()}
 	if b.Def != nil {
 		if b.Def.Timeout != nil {
 			t := b.Def.Timeout.Duration.String()
@@ -225,6 +229,9 @@ func writeBlock(w io.Writer, b *blocks.Block, others []*blocks.Block) {
 	}
 	row("Timeout:", timeout)
 	row("Examples:", fmt.Sprint(examples))
+	if deps := b.Def.Dependencies(); len(deps) > 0 {
+		row("Dependencies:", strings.Join(deps, ", ")+" (pinned by flowctl lock)")
+	}
 	switch {
 	case b.Def == nil:
 		row("Defined at:", "built in")

@@ -108,7 +108,8 @@ func WriteDocsMarkdown(w io.Writer, d *Docs) {
 	}
 	for _, b := range d.Blocks {
 		fmt.Fprintf(w, "\n## %s\n\n`%s` · runtime %s\n", b.Name, b.File, b.Runtime)
-		for _, p := range []struct{ prefix, text string }{{"", b.Description}, {"Use when: ", b.UseWhen}, {"Tags: ", strings.Join(b.Tags, ", ")}} {
+		for _, p := range []struct{ prefix, text string }{{"", b.Description}, {"Use when: ", b.UseWhen}, {"Tags: ", strings.Join(b.Tags, ", ")},
+			{"Dependencies (pinned by flowctl lock): ", codes(b.Dependencies)}} {
 			if p.text != "" {
 				fmt.Fprintf(w, "\n%s%s\n", p.prefix, p.text)
 			}
@@ -197,3 +198,12 @@ type (
 	// ExampleDoc is an example of a block.
 	ExampleDoc = flowdoc.Example
 )
+
+// codes is a list of words as code, comma separated; "" for none.
+func codes(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = code(w)
+	}
+	return strings.Join(out, ", ")
+}

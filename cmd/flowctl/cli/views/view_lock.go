@@ -6,8 +6,11 @@ import (
 )
 
 // WriteLock says what flowctl lock did to a lock file, or with check what
-// it would do.
-func WriteLock(w io.Writer, path string, added, kept, removed []string, written, check bool) {
+// it would do; problems say why entries of the lock were not kept.
+func WriteLock(w io.Writer, path string, added, kept, removed, problems []string, written, check bool) {
+	for _, p := range problems {
+		fmt.Fprintf(w, "Entry not usable: %s.\n", p)
+	}
 	verb := map[bool][2]string{false: {"Locked", "Dropped"}, true: {"Not locked", "No longer needed"}}[check]
 	for _, k := range added {
 		fmt.Fprintf(w, "%s: %s\n", verb[0], k)
