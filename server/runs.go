@@ -123,8 +123,10 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request, prog *compiler
 	// transaction, before the answer: a server that dies now loses no run
 	// it answered for (it is taken up as interrupted), and a retry with
 	// the key finds the run.
-	id = state.NewRunID()
-	rec := runtime.QueuedRun(prog, runtime.Options{RunID: id, Inputs: inputs, Namespace: ns, Origin: originServe})
+	// runID, not the result id: the goroutine that starts a run recorded
+	// after its 503 reads it once this function has returned "".
+	runID := state.NewRunID()
+	rec := runtime.QueuedRun(prog, runtime.Options{RunID: runID, Inputs: inputs, Namespace: ns, Origin: originServe})
 	if direct {
 		rec.Status = statusRunning
 	}
@@ -154,12 +156,12 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request, prog *compiler
 			go func() {
 				o := <-done
 				cancel()
-				s.recorded(direct, id, prog, inputs, ns, parent, lim, o.had, o.err)
+				s.recorded(direct, runID, prog, inputs, ns, parent, lim, o.had, o.err)
 				if o.err == nil && o.had == nil {
-					s.log.Warn("run recorded after its start was answered 503", slog.String("run_id", id), slog.String("flow", prog.Flow.Name))
+					s.log.Warn("run recorded after its start was answered 503", slog.String("run_id", runID), slog.String("flow", prog.Flow.Name))
 				}
 			}()
-			s.log.Warn("run not recorded in time", slog.String("request_id", requestID(r.Context())), slog.String("run_id", id), slog.String("flow", prog.Flow.Name))
+			s.log.Warn("run not recorded in time", slog.String("request_id", requestID(r.Context())), slog.String("run_id", runID), slog.String("flow", prog.Flow.Name))
 			w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter.Seconds())))
 			s.refuse(w, prog.Flow.Name, http.StatusServiceUnavailable, "state_unavailable",
 				"The state did not record the run in time: its write was under way, and if it commits the run is run. A retry with the same Idempotency-Key gets that run rather than another. Try again later.")
@@ -168,7 +170,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request, prog *compiler
 	}
 	cancel()
 	had, err := o.had, o.err
-	s.recorded(direct, id, prog, inputs, ns, parent, lim, had, err)
+	s.recorded(direct, runID, prog, inputs, ns, parent, lim, had, err)
 	switch {
 	case err != nil && (errors.Is(err, context.DeadlineExceeded) || !s.checkState(r.Context())):
 		// Withdrawn unwritten (QueueRunWithin), or the state went away.
@@ -183,7 +185,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request, prog *compiler
 		// Debounced: the queued run of its key runs, with these inputs.
 		return lim.Joined, nil, true
 	}
-	return id, nil, true
+	return runID, nil, true
 }
 
 // writeTimeout bounds the write that records a started run before the
