@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -197,6 +198,13 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 	case had != nil && had.Request != key.Request:
 		s.answerKey(w, prog, key, had)
 		return
+	case had != nil && wh.Verify == lang.VerifyStandard && signedBefore(r.Header, had.CreatedAt):
+		// The same message, signed no later than the delivery that
+		// started the run: a replay, not the sender's retry (which is
+		// signed anew when it is sent).
+		s.log.Warn("webhook replayed", slog.String("flow", flow), slog.String("trigger", t.Name), slog.String("run_id", had.RunID))
+		writeError(w, http.StatusConflict, "webhook_replayed", "This delivery was received before, with this signature: a sender's retry is signed anew.", nil, nil)
+		return
 	case had == nil:
 		s.log.Info("webhook started a run", slog.String("flow", flow), slog.String("trigger", t.Name), slog.String("run_id", id))
 	}
@@ -222,6 +230,13 @@ func (s *Server) replayBound(wh *lang.Webhook) *lang.Webhook {
 var webhookReadTimeout = 30 * time.Second
 
 // deliveryID is the delivery's id, which starts at most one run: GitHub's
+// signedBefore says whether a Standard Webhooks delivery was signed (its
+// webhook-timestamp, in seconds) no later than at.
+func signedBefore(h http.Header, at time.Time) bool {
+	ts, err := strconv.ParseInt(h.Get("webhook-timestamp"), 10, 64)
+	return err == nil && ts <= at.Unix()
+}
+
 // X-GitHub-Delivery, Standard Webhooks' webhook-id, the id of a Stripe
 // event (the body's, signed: Stripe sends an event again, re-signed, until
 // it is answered 2xx); "" for none.

@@ -328,9 +328,13 @@ func TestWebhookStandardReplayWindow(t *testing.T) {
 	if code := deliver("msg_new", time.Now().Add(-time.Second), &first); code != http.StatusAccepted {
 		t.Errorf("a delivery: %d", code)
 	}
-	// The sender's retry (re-signed with a new timestamp) or a replay:
-	// 2xx, so that the sender stops, with the run, and no other run.
-	if code := deliver("msg_new", time.Now(), &again); code != http.StatusOK || again.RunID != first.RunID {
+	// The same message replayed (signed as the first was): 409.
+	if code := deliver("msg_new", time.Now().Add(-time.Second), nil); code != http.StatusConflict {
+		t.Errorf("its replay: %d, want 409", code)
+	}
+	// The sender's retry (re-signed later): 2xx, so that the sender
+	// stops, with the run, and no other run.
+	if code := deliver("msg_new", time.Now().Add(2*time.Second), &again); code != http.StatusOK || again.RunID != first.RunID {
 		t.Errorf("its retry: %d %+v, want 200 with %s", code, again, first.RunID)
 	}
 	if runs, err := ts.store.Runs("std", 10); err != nil || len(runs) != 1 {
