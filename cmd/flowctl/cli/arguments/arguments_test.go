@@ -414,7 +414,7 @@ func TestRuns(t *testing.T) {
 		{argv: "a b c d", err: "accepts between 0 and 3 arg(s), received 4"},
 		{argv: "show r1 x", err: "runs show takes at most one run id"},
 		{argv: "retry", err: "runs retry needs a run id"},
-		{argv: "list x", err: `unknown runs subcommand "list": use list, show [RUN_ID], logs [RUN_ID [STEP]], retry RUN_ID or prune`},
+		{argv: "list x", err: `unknown runs subcommand "list": use list, show [RUN_ID], logs [RUN_ID [STEP]], retry RUN_ID, pause RUN_ID, resume RUN_ID or prune`},
 		{argv: "prune", err: "runs prune needs --older-than AGE or --keep N (or both): it deletes nothing by default"},
 		{argv: "prune --keep -1", err: "--keep must be 0 or more"},
 		{argv: "prune --older-than 3x", err: `--older-than "3x": not an age such as 30d, 2w, 12h or 90m`},
