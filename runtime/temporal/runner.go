@@ -42,6 +42,9 @@ const StatusInterrupted = runtime.Status(state.StatusInterrupted)
 // following; the run itself is Temporal's either way.
 const unreachable = 5 * time.Minute
 
+// finalQueryTries bounds the queries for a run's last events (Follow).
+const finalQueryTries = 5
+
 // Follow hands the events of a run on Temporal to observe as they
 // happen, until it ends, and returns its result. Cancelling ctx cancels
 // the run (and still follows it to its end), unless its cause is
@@ -82,7 +85,15 @@ func Follow(ctx context.Context, c client.Client, runID string, observe func(run
 			if runErr != nil {
 				return nil, runErr
 			}
-			if err := deliver(); err != nil {
+			// The last events: a query of an ended run is answered by a
+			// worker replaying it, which a busy worker may not do within
+			// the server's query timeout; that is tried again, a few times.
+			err := deliver()
+			for try := 1; err != nil && try < finalQueryTries; try++ {
+				time.Sleep(pollInterval)
+				err = deliver()
+			}
+			if err != nil {
 				return nil, err
 			}
 			return &out, nil
