@@ -42,6 +42,7 @@ type tally struct {
 	neverRun                                                   int // nodes no trigger leads to, left out
 	nodes                                                      map[string]*nodeCount
 	failures                                                   map[string][]string // what failed → files
+	blockers                                                   []map[string]bool   // per file not imported whole: its errors' kinds
 }
 
 func main() {
@@ -49,6 +50,7 @@ func main() {
 	types := flag.Int("types", 40, "node types to list, the most used first")
 	plan := flag.Bool("plan", true, "plan every flow written (builds flowctl)")
 	verbose := flag.Bool("v", false, "name the files that fail each step, and why")
+	nblock := flag.Int("blockers", 0, "list this many kinds of error that block whole imports, the one that frees most files first")
 	flag.Parse()
 	var files []string
 	benchutil.Check(filepath.WalkDir(*dir, func(p string, d fs.DirEntry, err error) error {
@@ -107,6 +109,7 @@ func main() {
 			t.whole++
 		} else {
 			t.fail("whole: "+firstError(diags), path)
+			t.blockers = append(t.blockers, blockers(diags))
 		}
 		res, diags = importer.Import(f, importer.Options{Partial: true})
 		if res == nil {
@@ -130,6 +133,7 @@ func main() {
 		t.planned++
 	}
 	t.report(*types, *plan, *verbose)
+	t.reportBlockers(*nblock)
 }
 
 // workflowNode is what the measure reads of an n8n node.
@@ -266,6 +270,81 @@ func firstError(diags hcl.Diagnostics) string {
 		}
 	}
 	return "no error"
+}
+
+// blockers are the kinds of diags' errors: each error's summary and the
+// node type it is about.
+func blockers(diags hcl.Diagnostics) map[string]bool {
+	kinds := map[string]bool{}
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		k := d.Summary
+		if o, ok := d.Extra.(importer.Origin); ok && o.Type != "" {
+			k += " (" + o.Type + ")"
+		}
+		kinds[k] = true
+	}
+	return kinds
+}
+
+// reportBlockers lists the kinds of error that, removed one after the
+// other (the one that would let most files import whole first), would let
+// the most files not imported whole import whole.
+func (t *tally) reportBlockers(n int) {
+	fmt.Printf("\n%-70s %6s %6s\n", "what blocks whole imports (greedy)", "files", "total")
+	removed := map[string]bool{}
+	total := 0
+	for range n {
+		gain := map[string]int{}
+		for _, b := range t.blockers {
+			var left []string
+			for k := range b {
+				if !removed[k] {
+					left = append(left, k)
+				}
+			}
+			if len(left) == 1 {
+				gain[left[0]]++
+			}
+		}
+		best, most := "", 0
+		for k, g := range gain {
+			if g > most || g == most && k < best {
+				best, most = k, g
+			}
+		}
+		if most == 0 {
+			break
+		}
+		removed[best] = true
+		total += most
+		fmt.Printf("%-70s %6d %6d\n", best, most, total)
+	}
+	in := map[string]int{}
+	var kinds []string
+	for _, b := range t.blockers {
+		for k := range b {
+			if in[k] == 0 {
+				kinds = append(kinds, k)
+			}
+			in[k]++
+		}
+	}
+	slices.SortFunc(kinds, func(a, b string) int {
+		if d := in[b] - in[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	fmt.Printf("\n%-70s %6s\n", "kinds of error in files not imported whole", "files")
+	for i, k := range kinds {
+		if i == n {
+			break
+		}
+		fmt.Printf("%-70s %6d\n", k, in[k])
+	}
 }
 
 func (t *tally) fail(why, path string) { t.failures[why] = append(t.failures[why], path) }
