@@ -339,7 +339,7 @@ func testStoppedPastLease(t *testing.T, c *pgtest.Cluster) {
 			}
 			if time.Now().After(deadline) {
 				a.cmd.Process.Signal(syscall.SIGCONT)
-				t.Fatalf("run %s of the stopped server is not interrupted after 2 minutes: %+v, %v", id, r, err)
+				t.Fatalf("run %s of the stopped server is not interrupted after 2 minutes: %+v, %v\nthe stopped server's log:\n%s\nthe live server's log:\n%s", id, r, err, a.out.String(), b.out.String())
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
