@@ -449,3 +449,63 @@ func TestLapsedLease(t *testing.T) {
 		t.Errorf("a step of a run taken while its process was stopped: WaitWritable = %v, want ErrRunTaken", err)
 	}
 }
+
+// TestStoppedMidTransaction: a process stopped (SIGSTOP) inside a
+// transaction of its writer, which locks its owners row (mark), does not
+// keep another process from taking its runs: the database ends the
+// stopped process's session a lease after its last statement, and its
+// lock goes with it. Before, the other's reap waited on the lock for as
+// long as the process stayed stopped, and with it every write of the
+// other process.
+func TestStoppedMidTransaction(t *testing.T) {
+	_, url := cluster(t)
+	a := openCluster(t, url, Options{Lease: 500 * time.Millisecond})
+	run := createRun(t, a, "", "f", time.Time{})
+	a.stop <- struct{}{} // no heartbeat: a is stopped
+	otherMachine(t, a)
+	if _, err := a.w.do(func(ctx context.Context, st *writerStmts) error {
+		_, err := st.conn.ExecContext(ctx, `UPDATE owners SET expires_at = 0 WHERE id = ?`, a.owner.id())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// A transaction of a's, stopped after it locked a's row, as the
+	// writer's is when the process stops between two statements.
+	tx, err := a.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`UPDATE owners SET batch = batch WHERE id = $1`, a.owner.id()); err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan *Store, 1)
+	go func() {
+		b, err := OpenURLWith(url, Options{Lease: 100 * time.Millisecond})
+		if err != nil {
+			t.Error(err)
+		}
+		opened <- b
+	}()
+	select {
+	case b := <-opened:
+		if b == nil {
+			return
+		}
+		defer b.Close()
+		if r, err := b.Run(run.ID); err != nil || r.Status != StatusInterrupted {
+			t.Fatalf("the run of the process stopped in a transaction: %+v, %v; want interrupted", r, err)
+		}
+		// a goes on: its transaction was rolled back with its session,
+		// and its writer, on a new connection, finds its runs taken.
+		if err := tx.Commit(); err == nil {
+			t.Error("the transaction of the stopped process committed after its session was ended")
+		}
+		a.owner.(*lease).validUntil.Store(0)
+		if err := a.WaitWritable(context.Background(), run.ID); !errors.Is(err, ErrRunTaken) {
+			t.Errorf("a step of a run taken while its process was stopped: WaitWritable = %v, want ErrRunTaken", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("another process waits for the lock of a process stopped in a transaction (2 minutes)")
+	}
+}

@@ -50,7 +50,11 @@ func transient(err error) bool {
 		case pgErr.Code == "57P01", // admin_shutdown
 			pgErr.Code == "57P02", // crash_shutdown
 			pgErr.Code == "57P03", // cannot_connect_now: starting up, recovering
-			pgErr.Code == "53300": // too_many_connections
+			pgErr.Code == "53300", // too_many_connections
+			// idle_in_transaction_session_timeout: the session of a
+			// process stopped inside a transaction was ended (OpenURLWith),
+			// its transaction rolled back.
+			pgErr.Code == "25P03":
 			return true
 		}
 		return false // any other answer of the server is an answer

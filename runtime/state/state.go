@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -269,6 +270,18 @@ func OpenURLWith(dbURL string, o Options) (*Store, error) {
 		if _, set := cfg.RuntimeParams[name]; !set {
 			cfg.RuntimeParams[name] = value
 		}
+	}
+	// A process stopped (SIGSTOP, a paused VM) inside a transaction holds
+	// its locks, among them its owners row, which mark locks: another
+	// process's reap would wait on it for as long as the process stays
+	// stopped, and every write of that process behind it. The database
+	// ends a session idle in a transaction for two leases (a second at
+	// least), by when others take the process for gone anyway (lease):
+	// its transaction is rolled back and its locks go. A process that
+	// goes on finds its session ended, and its writer tries again on a
+	// new connection (retry.go), where it learns its runs were taken.
+	if _, set := cfg.RuntimeParams["idle_in_transaction_session_timeout"]; !set {
+		cfg.RuntimeParams["idle_in_transaction_session_timeout"] = strconv.FormatInt(max(2*o.Lease, time.Second).Milliseconds(), 10)
 	}
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(maxConns)
