@@ -186,6 +186,11 @@ func intact(src []byte) ([]workflowNode, bool) {
 			out = append(out, n)
 		}
 	}
+	// Several nodes and no connection between any of them: n8n runs the
+	// trigger alone (some collections dropped every connection).
+	if len(w.Connections) == 0 && len(out) > 1 {
+		return nil, false
+	}
 	return out, true
 }
 
