@@ -16,6 +16,11 @@
 //	run/n8n-credentials.json  credentials n8n import:credentials reads
 //
 // http://test.server in the case's files stands for the server's URL.
+//
+// A case whose comment starts "corpus: importer/testdata/real/PATH" holds
+// that real workflow as its collection has it, with the scheme and host of
+// every URL rewritten to http://test.server (RewriteHosts) and nothing
+// else changed: one of the sample of real workflows run end to end.
 package importtest
 
 import (
@@ -27,6 +32,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -41,10 +47,11 @@ const Placeholder = "http://test.server"
 
 // Case is a case of the corpus.
 type Case struct {
-	Name   string // FORMAT/NAME
-	Path   string
-	Format string
-	Files  map[string][]byte
+	Name    string // FORMAT/NAME
+	Path    string
+	Format  string
+	Comment []byte // the archive's comment
+	Files   map[string][]byte
 }
 
 // Runs reports whether the case is run (it has expected outputs).
@@ -62,7 +69,7 @@ func Cases(t testing.TB, dir string) []*Case {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := &Case{Path: p, Files: map[string][]byte{}}
+		c := &Case{Path: p, Comment: ar.Comment, Files: map[string][]byte{}}
 		c.Format = filepath.Base(filepath.Dir(p))
 		c.Name = c.Format + "/" + strings.TrimSuffix(filepath.Base(p), ".txtar")
 		for _, f := range ar.Files {
@@ -71,6 +78,29 @@ func Cases(t testing.TB, dir string) []*Case {
 		out = append(out, c)
 	}
 	return out
+}
+
+// hostURL is the start of a URL: its scheme and host (and port).
+var hostURL = regexp.MustCompile(`https?://[A-Za-z0-9.-]+(:[0-9]+)?`)
+
+// RewriteHosts puts http://test.server for the scheme and host of every
+// URL in b: a real workflow, whose requests go to many services, made to
+// send them all to the case's server.
+func RewriteHosts(b []byte) []byte {
+	return hostURL.ReplaceAll(b, []byte(Placeholder))
+}
+
+// Corpus is the path of the real workflow (importer/testdata/real/…)
+// whose source.json the case holds, hosts rewritten (RewriteHosts): the
+// first line of the case's comment, "corpus: PATH"; "" for a case
+// written for the corpus.
+func (c *Case) Corpus() string {
+	first, _, _ := strings.Cut(string(c.Comment), "\n")
+	path, ok := strings.CutPrefix(first, "corpus: ")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(path)
 }
 
 // Substitute puts url where the case says http://test.server.

@@ -60,6 +60,9 @@ func TestN8N(t *testing.T) {
 		}
 		id := fmt.Sprintf("flowctlcase%05d", i)
 		wf["id"] = id
+		if wf["name"] == nil {
+			wf["name"] = c.Name // n8n's database needs one (its editor gives "My workflow")
+		}
 		ids[c.Name] = id
 		b, _ := json.Marshal(wf)
 		os.WriteFile(filepath.Join(wfDir, fmt.Sprintf("%s.json", id)), b, 0o644)
@@ -71,7 +74,7 @@ func TestN8N(t *testing.T) {
 			srv := servers[c.Name]
 			if creds := c.Files["run/n8n-credentials.json"]; creds != nil {
 				p := filepath.Join(home, "credentials.json")
-				os.WriteFile(p, creds, 0o600)
+				os.WriteFile(p, importtest.Substitute(creds, srv.URL), 0o600)
 				runN8N(t, n8n, env, "import:credentials", "--input="+p)
 			}
 			stop := startRunner(t, n8n, runnerEnv)
