@@ -27,9 +27,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -101,6 +103,29 @@ func (c *Case) Corpus() string {
 		return ""
 	}
 	return strings.TrimSpace(path)
+}
+
+// PointAtServer rewrites the hosts of the flows import wrote under dir
+// to url, for a case of a real workflow: the workflow's services (a
+// provider's base_url among them, which the source does not hold: n8n
+// keeps it in the credential) are the case's server, as they are for n8n.
+func (c *Case) PointAtServer(t testing.TB, dir, url string) {
+	if c.Corpus() == "" {
+		return
+	}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".hcl") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(p, Substitute(RewriteHosts(b), url), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Substitute puts url where the case says http://test.server.

@@ -310,6 +310,7 @@ func runFlowctl(t *testing.T, flowctl string, c *importtest.Case, url string) ma
 	if out, errOut, err := run("import", "--out", filepath.Join(dir, "flow"), src); err != nil {
 		t.Fatalf("flowctl import: %v\n%s%s", err, out, errOut)
 	}
+	c.PointAtServer(t, filepath.Join(dir, "flow"), url)
 	args := append([]string{"apply", "--auto-approve", "--json", "--state", filepath.Join(dir, "state")}, c.Args()...)
 	out, errOut, err := run(append(args, filepath.Join(dir, "flow"))...)
 	status, outputs := importtest.RunFinished(out)

@@ -66,6 +66,7 @@ func importCase(t *testing.T, c *importtest.Case, url string) string {
 	if code != 0 {
 		t.Fatalf("import exited %d:\n%s%s", code, out, errOut)
 	}
+	c.PointAtServer(t, filepath.Join(dir, "flow"), url)
 	return filepath.Join(dir, "flow")
 }
 
