@@ -15,8 +15,8 @@ import (
 // dot notation, on by default).
 func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
-	if n.tooOld(node, "Edit Fields (Set)", 3) {
-		return nil
+	if node.version < 3 {
+		return n.setV1(node, in)
 	}
 	if m := p.Text("mode"); m != "" && m != "manual" {
 		n.Problem(node.where, p.Get("mode"), "Unsupported mode", "the JSON mode of Edit Fields is not converted; manual mapping is.")
@@ -31,11 +31,7 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 	if node.version >= 3.3 && !p.Boolean(false, "includeOtherFields") {
 		include = "none"
 	}
-	type field struct {
-		path  []string
-		value importer.Expr
-	}
-	var fields []field
+	var fields []setField
 	var assignments []*importer.JV
 	if node.version >= 3.3 {
 		assignments = p.Items("assignments", "assignments")
@@ -68,7 +64,7 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 			}
 			path = strings.Split(name, ".")
 		}
-		fields = append(fields, field{path, v})
+		fields = append(fields, setField{path, v})
 	}
 	var base importer.Expr
 	switch include {
@@ -101,38 +97,12 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 		n.Problem(node.where, p.Get("include"), "Unsupported option", fmt.Sprintf("include %q is not one of n8n's.", include))
 		return nil
 	}
-	var build func(fs []field, base importer.Expr) importer.Expr
-	build = func(fs []field, base importer.Expr) importer.Expr {
-		var ms []importer.Member
-		seen := map[string]bool{}
-		for i, f := range fs {
-			key := f.path[0]
-			if len(f.path) == 1 {
-				ms = append(ms, importer.Member{Name: key, Value: f.value})
-				continue
-			}
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			var sub []field
-			for _, g := range fs[i:] {
-				if g.path[0] == key && len(g.path) > 1 {
-					sub = append(sub, field{g.path[1:], g.value})
-				}
-			}
-			var inner importer.Expr
-			if base != nil {
-				inner = importer.Join("try(", importer.Index(base, key), ", {})")
-			}
-			ms = append(ms, importer.Member{Name: key, Value: build(sub, inner)})
-		}
-		if base == nil {
-			return importer.Object(ms)
-		}
-		return importer.Call("merge", base, importer.Object(ms))
-	}
-	value := build(fields, base)
+	value := buildFields(fields, base)
+	return n.setStep(node, in, s, value)
+}
+
+// setStep writes the value step of Edit Fields: value for each item.
+func (n *n8n) setStep(node *n8nNode, in n8nItems, s *n8nScope, value importer.Expr) []n8nItems {
 	b, body := importer.NewStep(node.step, "value")
 	body.SetAttributeRaw("for_each", importer.Clone(in.e))
 	body.SetAttributeRaw("value", importer.Clone(value))
@@ -140,6 +110,46 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 	s.flush()
 	n.Step(n.nodeComment(node)+": the fields of each item", b)
 	return []n8nItems{pairedWith(importer.Join(importer.Ref("step", node.step), "[*].value"), in, nil)}
+}
+
+// setField is a field Edit Fields sets: its path (a.b is ["a", "b"] with
+// dot notation) and value.
+type setField struct {
+	path  []string
+	value importer.Expr
+}
+
+// buildFields is the object of the fields over base (nil: none): a field
+// inside another merges into the one base has.
+func buildFields(fs []setField, base importer.Expr) importer.Expr {
+	var ms []importer.Member
+	seen := map[string]bool{}
+	for i, f := range fs {
+		key := f.path[0]
+		if len(f.path) == 1 {
+			ms = append(ms, importer.Member{Name: key, Value: f.value})
+			continue
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		var sub []setField
+		for _, g := range fs[i:] {
+			if g.path[0] == key && len(g.path) > 1 {
+				sub = append(sub, setField{g.path[1:], g.value})
+			}
+		}
+		var inner importer.Expr
+		if base != nil {
+			inner = importer.Join("try(", importer.Index(base, key), ", {})")
+		}
+		ms = append(ms, importer.Member{Name: key, Value: buildFields(sub, inner)})
+	}
+	if base == nil {
+		return importer.Object(ms)
+	}
+	return importer.Call("merge", base, importer.Object(ms))
 }
 
 // setValue is a field's value converted to its type. A literal is read
