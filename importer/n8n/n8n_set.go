@@ -18,8 +18,9 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 	if node.version < 3 {
 		return n.setV1(node, in)
 	}
-	if m := p.Text("mode"); m != "" && m != "manual" {
-		n.Problem(node.where, p.Get("mode"), "Unsupported mode", "the JSON mode of Edit Fields is not converted; manual mapping is.")
+	mode := p.Text("mode")
+	if mode != "" && mode != "manual" && mode != "raw" {
+		n.Problem(node.where, p.Get("mode"), "Unsupported mode", fmt.Sprintf("Edit Fields' mode %q is none of n8n's (manual mapping and JSON).", mode))
 		return nil
 	}
 	s := n.scope(node, in, true)
@@ -30,6 +31,9 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	if node.version >= 3.3 && !p.Boolean(false, "includeOtherFields") {
 		include = "none"
+	}
+	if mode == "raw" {
+		return n.setRaw(node, in, s, include, dots)
 	}
 	var fields []setField
 	var assignments []*importer.JV
@@ -66,7 +70,18 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 		}
 		fields = append(fields, setField{path, v})
 	}
-	var base importer.Expr
+	base, ok := n.setBase(node, s, include, dots)
+	if !ok {
+		return nil
+	}
+	value := buildFields(fields, base)
+	return n.setStep(node, in, s, value)
+}
+
+// setBase is what Edit Fields keeps of the input item (s.item): nothing,
+// all of it, the fields selected or all but some.
+func (n *n8n) setBase(node *n8nNode, s *n8nScope, include string, dots bool) (base importer.Expr, ok bool) {
+	p := node.params
 	switch include {
 	case "none":
 	case "all":
@@ -84,7 +99,7 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 			}
 			if dots && strings.Contains(f, ".") {
 				n.Problem(node.where, p.Get(key), "Unsupported field name", "a field to include or exclude with dots is not converted.")
-				return nil
+				return nil, false
 			}
 			names = append(names, importer.Str(f))
 		}
@@ -95,10 +110,9 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 		base = importer.Join("{ for k, v in ", s.item, " : k => v ", cond, importer.Tuple(names), ", k) }")
 	default:
 		n.Problem(node.where, p.Get("include"), "Unsupported option", fmt.Sprintf("include %q is not one of n8n's.", include))
-		return nil
+		return nil, false
 	}
-	value := buildFields(fields, base)
-	return n.setStep(node, in, s, value)
+	return base, true
 }
 
 // setStep writes the value step of Edit Fields: value for each item.

@@ -154,3 +154,25 @@ func wantDiag(t *testing.T, diags hcl.Diagnostics, summary, path string) {
 	}
 	t.Errorf("no %s at %s in %v", summary, path, diags)
 }
+
+// TestSetJSONMode: Edit Fields' JSON mode, on JSON Outputs of the corpus:
+// literal JSON, and one expression's value, set over what the item
+// keeps; a value that may not be an object fails the step, never passes.
+func TestSetJSONMode(t *testing.T) {
+	// oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__0530_Splitout_GoogleCalendar_Create_Webhook.json
+	flow := mustValidate(t, workflow("w", setData, `"name": "Fixed", "type": "n8n-nodes-base.set", "typeVersion": 3.3, "parameters": {"mode": "raw", "options": {}, "jsonOutput": "{\n  \"response\": {\n    \"ok\": false,\n    \"error\": \"The requested tool was not found or the service may be unavailable. Do not retry.\"\n  }\n}\n"}`))
+	if want := "value = {\n    response = {\n      ok    = false\n"; !strings.Contains(flow, want) {
+		t.Errorf("no %s in:\n%s", want, flow)
+	}
+	// oxbshw+ultimate-n8n-ai-workflows/workflows__data-integration__2550-waitlist-form-stored-in-googlesheet-with-email-verification-step__workflow.json
+	flow = mustValidate(t, workflow("w", setData, `"name": "Code", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"mode": "raw", "options": {}, "jsonOutput": "={{ $(\"Data\").item.json }}", "includeOtherFields": true}`))
+	for _, want := range []string{"value    = merge(each.value, [for x in [", "can(keys(y))", "tonumber(\"n8n node \\\"Code\\\": the JSON Output is not a JSON object"} {
+		if !strings.Contains(flow, want) {
+			t.Errorf("no %s in:\n%s", want, flow)
+		}
+	}
+	_, diags := importWhole(t, workflow("w", setData, `"name": "Dots", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"mode": "raw", "jsonOutput": "{\"a.b\": 1}"}`))
+	wantDiag(t, diags, "Unsupported field name", "/nodes/2/parameters/jsonOutput")
+	_, diags = importWhole(t, workflow("w", setData, `"name": "List", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"mode": "raw", "jsonOutput": "[1, 2]"}`))
+	wantDiag(t, diags, "Invalid JSON", "/nodes/2/parameters/jsonOutput")
+}
