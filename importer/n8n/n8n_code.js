@@ -719,6 +719,113 @@ function mergeV1(p) {
   return out
 }
 
+// combineByFields is Merge v3's combine by matching fields (n8n's
+// combineByFields and its helpers findMatches and mergeMatched) over the
+// json of the items of its two inputs; p.fields are the pairs of fields
+// to match, p.joinMode, p.outputDataFrom and p.options as n8n's.
+function combineByFields(p) {
+  var input1 = (p.inputs || [])[0] || []
+  var input2 = (p.inputs || [])[1] || []
+  var joinMode = p.joinMode
+  var from = p.outputDataFrom
+  var opts = p.options || {}
+  var clash = (opts.clashHandling || {}).values || {}
+  if (input1.length === 0 || input2.length === 0) {
+    if (!input1.length && joinMode === 'keepNonMatches' && from === 'input1') return []
+    if (!input2.length && joinMode === 'keepNonMatches' && from === 'input2') return []
+    if (joinMode === 'keepMatches') return []
+    if (joinMode === 'enrichInput1' && input1.length === 0) return []
+    if (joinMode === 'enrichInput2' && input2.length === 0) return []
+    return input1.concat(input2)
+  }
+  var getField = function (json, key) {
+    return opts.disableDotNotation ? json[key] : lodashGet(json, key)
+  }
+  var matched = [], matched2 = [], unmatched1 = [], unmatched2 = []
+  var matchedIn2 = {}
+  input1.forEach(function (entry1) {
+    var lookup = {}
+    p.fields.forEach(function (f) {
+      lookup[f.field2] = getField(entry1, f.field1)
+    })
+    var keys = Object.keys(lookup)
+    if (keys.some(function (k) { return lookup[k] === undefined })) {
+      unmatched1.push(entry1)
+      return
+    }
+    var found = []
+    for (var i = 0; i < input2.length; i++) {
+      var entry2 = input2[i]
+      if (keys.every(function (k) { return equal(lookup[k], getField(entry2, k)) })) {
+        found.push(i)
+        if (opts.multipleMatches === 'first') break
+      }
+    }
+    found.forEach(function (i) { matchedIn2[i] = true })
+    var matches = found.map(function (i) { return input2[i] })
+    if (!matches.length) {
+      unmatched1.push(entry1)
+    } else if (from === 'both' || joinMode === 'enrichInput1' || joinMode === 'enrichInput2') {
+      matches.forEach(function (m) { matched.push({ entry: entry1, matches: [m] }) })
+    } else {
+      matched.push({ entry: entry1, matches: matches })
+    }
+  })
+  input2.forEach(function (entry, i) {
+    (matchedIn2[i] ? matched2 : unmatched2).push(entry)
+  })
+  var mergeInto = function (parts) {
+    var json = {}
+    parts.forEach(function (part) {
+      if (clash.mergeMode === 'shallowMerge') {
+        Object.assign(json, part)
+      } else {
+        lodashMerge(json, part)
+      }
+    })
+    return json
+  }
+  var mergeMatched = function () {
+    var resolve = clash.resolveClash
+    if (resolve === undefined) {
+      resolve = joinMode !== 'enrichInput2' ? 'preferLast' : 'preferInput1'
+    }
+    return matched.map(function (m) {
+      if (resolve === 'preferInput1') {
+        return mergeInto(m.matches.concat([m.entry]))
+      }
+      if (resolve === 'preferLast') {
+        return mergeInto([m.entry].concat(m.matches))
+      }
+      return {}
+    })
+  }
+  switch (joinMode) {
+    case 'keepMatches':
+    case 'keepEverything': {
+      var out = []
+      if (from === 'input1') out = matched.map(function (m) { return m.entry })
+      if (from === 'input2') out = matched2
+      if (from === 'both') out = mergeMatched()
+      if (joinMode === 'keepEverything') out = out.concat(unmatched1, unmatched2)
+      return out
+    }
+    case 'keepNonMatches':
+      if (from === 'input1') return unmatched1
+      if (from === 'input2') return unmatched2
+      if (from === 'both') {
+        return unmatched1.map(function (e) { return Object.assign({}, e, { _source: 'input1' }) })
+          .concat(unmatched2.map(function (e) { return Object.assign({}, e, { _source: 'input2' }) }))
+      }
+      return []
+    case 'enrichInput1':
+      return mergeMatched().concat(unmatched1)
+    case 'enrichInput2':
+      return mergeMatched().concat(unmatched2)
+  }
+  return []
+}
+
 async function execute(input) {
   var items = input.items || []
   var mode = input.mode
@@ -771,6 +878,8 @@ async function execute(input) {
       return { items: switchV1(input.params || {}), values: null }
     case 'mergeV1':
       return { items: mergeV1(input.params || {}), values: null }
+    case 'combineByFields':
+      return { items: combineByFields(input.params || {}), values: null }
     case 'stopAndError':
       // n8n's Stop and Error fails the workflow with its message.
       throw new Error(String((input.params || {}).message))

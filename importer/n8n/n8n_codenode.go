@@ -48,7 +48,7 @@ func n8nCodeBlock() *importer.BlockFile {
 		}
 		ib.SetAttributeValue("description", cty.StringVal(desc))
 	}
-	input("mode", "string", nil, "runOnceForAllItems, runOnceForEachItem, expressions, splitOut, aggregate, sort, scheduleTrigger, stopAndError, combineByPosition, combineAll, ifV1, switchV1 or mergeV1")
+	input("mode", "string", nil, "runOnceForAllItems, runOnceForEachItem, expressions, splitOut, aggregate, sort, scheduleTrigger, stopAndError, combineByPosition, combineAll, ifV1, switchV1, mergeV1 or combineByFields")
 	input("code", "string", importer.Str(""), "the Code node's JavaScript")
 	input("expressions", "map(string)", importer.Code("{}"), "n8n expressions to evaluate, by name")
 	input("params", "any", importer.Code("{}"), "the parameters of a list node")

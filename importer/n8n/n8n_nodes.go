@@ -235,6 +235,9 @@ func (n *n8n) mergeNode(node *n8nNode, _ n8nItems) []n8nItems {
 	if mode == "" {
 		mode = "append"
 	}
+	if mode == "combine" && by == "combineByFields" {
+		return n.mergeByFields(node)
+	}
 	byPosition := mode == "combine" && by == "combineByPosition"
 	combineAll := mode == "combine" && by == "combineAll"
 	if mode != "append" && mode != "chooseBranch" && !byPosition && !combineAll {

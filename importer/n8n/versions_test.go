@@ -176,3 +176,26 @@ func TestSetJSONMode(t *testing.T) {
 	_, diags = importWhole(t, workflow("w", setData, `"name": "List", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"mode": "raw", "jsonOutput": "[1, 2]"}`))
 	wantDiag(t, diags, "Invalid JSON", "/nodes/2/parameters/jsonOutput")
 }
+
+// TestMergeByFields: Merge v3 combining by matching fields runs n8n's
+// code; v2's merge by fields and fuzzy compare stay refused.
+func TestMergeByFields(t *testing.T) {
+	merge := func(node string) string {
+		return `{"name": "w", "nodes": [{"name": "T", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "parameters": {}},
+			{"name": "A", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "http://127.0.0.1:1/a"}},
+			{"name": "B", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "http://127.0.0.1:1/b"}}, {"name": "M", ` + node + `}],
+			"connections": {"T": {"main": [[{"node": "A"}, {"node": "B"}]]}, "A": {"main": [[{"node": "M", "index": 0}]]}, "B": {"main": [[{"node": "M", "index": 1}]]}}}`
+	}
+	// oxbshw+ultimate-n8n-ai-workflows/automation__1889_Splitout_Comparedatasets_Sync_Webhook.json
+	flow := mustValidate(t, merge(`"type": "n8n-nodes-base.merge", "parameters": {"mode": "combine", "options": {}, "fieldsToMatchString": "email"}, "typeVersion": 3`))
+	for _, want := range []string{`mode = "combineByFields"`, "field1 = \"email\"", `joinMode       = "keepMatches"`, `outputDataFrom = "both"`} {
+		if !strings.Contains(flow, want) {
+			t.Errorf("no %s in:\n%s", want, flow)
+		}
+	}
+	// Zie619+n8n-workflows/workflows__Redis__0387_Redis_Code_Create_Scheduled.json
+	_, diags := importWhole(t, merge(`"type": "n8n-nodes-base.merge", "parameters": {"mode": "combine", "options": {}, "joinMode": "enrichInput1", "mergeByFields": {"values": [{"field1": "NetworkID", "field2": "networkId"}]}}, "typeVersion": 2.1`))
+	wantDiag(t, diags, "Unsupported merge", "/nodes/3/parameters/mode")
+	_, diags = importWhole(t, merge(`"type": "n8n-nodes-base.merge", "parameters": {"mode": "combine", "fieldsToMatchString": "id", "options": {"fuzzyCompare": true}}, "typeVersion": 3`))
+	wantDiag(t, diags, "Unsupported merge", "/nodes/3/parameters/options/fuzzyCompare")
+}
