@@ -536,7 +536,7 @@ func init() {
 	n8nNodeTypes = map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItems{
 		"manualTrigger":    (*n8n).manualTrigger,
 		"scheduleTrigger":  (*n8n).scheduleTrigger,
-		"httpRequest":      (*n8n).httpRequest,
+		"httpRequest":      (*n8n).httpRequestOf,
 		"code":             (*n8n).codeNode,
 		"set":              (*n8n).setNode,
 		"if":               (*n8n).ifNode,

@@ -48,7 +48,7 @@ func n8nCodeBlock() *importer.BlockFile {
 		}
 		ib.SetAttributeValue("description", cty.StringVal(desc))
 	}
-	input("mode", "string", nil, "runOnceForAllItems, runOnceForEachItem, expressions, splitOut, aggregate, sort, scheduleTrigger, stopAndError, combineByPosition or combineAll")
+	input("mode", "string", nil, "runOnceForAllItems, runOnceForEachItem, expressions, splitOut, aggregate, sort, scheduleTrigger, stopAndError, combineByPosition, combineAll, ifV1, switchV1, mergeV1 or combineByFields")
 	input("code", "string", importer.Str(""), "the Code node's JavaScript")
 	input("expressions", "map(string)", importer.Code("{}"), "n8n expressions to evaluate, by name")
 	input("params", "any", importer.Code("{}"), "the parameters of a list node")
@@ -72,14 +72,12 @@ func n8nCodeBlock() *importer.BlockFile {
 	}
 }
 
-// codeNode is the Code node (v2, JavaScript): run once for all items, or
+// codeNode is the Code node (v1 and v2, JavaScript): run once for all items, or
 // once for each item (for_each).
 func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
-	if n.tooOld(node, "Code", 2) {
-		return nil
-	}
-	if lang := p.Text("language"); lang != "" && lang != "javaScript" {
+	// Code v1 runs JavaScript whatever its (hidden) language says.
+	if lang := p.Text("language"); node.version >= 2 && lang != "" && lang != "javaScript" {
 		n.Problem(node.where, p.Get("language"), "Unsupported language", "Code nodes in "+lang+" are not converted; JavaScript ones run on goja.")
 		return nil
 	}

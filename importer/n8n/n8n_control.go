@@ -16,8 +16,8 @@ import (
 // as n8n's Switch routes each item.
 func (n *n8n) switchNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
-	if n.tooOld(node, "Switch", 3) {
-		return nil
+	if node.version < 3 {
+		return n.switchV1(node, in)
 	}
 	if m := p.Text("mode"); m != "" && m != "rules" {
 		n.Problem(node.where, p.Get("mode"), "Unsupported mode", fmt.Sprintf("Switch's %s mode is not converted; its rules mode is.", m))

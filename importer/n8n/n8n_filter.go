@@ -16,6 +16,9 @@ import (
 // the conditions hold and the others.
 
 func (n *n8n) ifNode(node *n8nNode, in n8nItems) []n8nItems {
+	if node.version < 2 {
+		return n.ifV1(node, in)
+	}
 	return n.conditionNode(node, in, "IF", func(cond importer.Expr) (importer.Expr, string) {
 		return importer.Object([]importer.Member{
 			{Name: "when_true", Value: importer.Join("[for i, item in ", in.e, " : item if ", cond, "]")},

@@ -10,16 +10,14 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// httpRequest is HTTP Request v4 (n8n's HttpRequestV3 class): one request
+// httpRequest is HTTP Request v4 (n8n's HttpRequestV3 class; older
+// versions come through httpRequestOf): one request
 // for each input item (for_each), with the query, headers and body the
 // parameters give. A status of 400 or more fails the step, as n8n fails
 // the node. The items are the answers: JSON as its value (an array one
 // item for each element), any other answer as {data = its text}.
 func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
-	if n.tooOld(node, "HTTP Request", 4) {
-		return nil
-	}
 	if u := p.Get("url"); u == nil || u.Kind == 's' && strings.TrimSpace(strings.TrimPrefix(u.Str, "=")) == "" {
 		at := u
 		if at == nil {

@@ -213,8 +213,8 @@ func (n *n8n) limitNode(node *n8nNode, in n8nItems) []n8nItems {
 // choose branch.
 func (n *n8n) mergeNode(node *n8nNode, _ n8nItems) []n8nItems {
 	p := node.params
-	if n.tooOld(node, "Merge", 2) {
-		return nil
+	if node.version < 2 {
+		return n.mergeV1(node)
 	}
 	v2 := node.version < 3
 	mode, by := p.Text("mode"), p.Text("combineBy")
@@ -234,6 +234,9 @@ func (n *n8n) mergeNode(node *n8nNode, _ n8nItems) []n8nItems {
 	}
 	if mode == "" {
 		mode = "append"
+	}
+	if mode == "combine" && by == "combineByFields" {
+		return n.mergeByFields(node)
 	}
 	byPosition := mode == "combine" && by == "combineByPosition"
 	combineAll := mode == "combine" && by == "combineAll"

@@ -15,11 +15,12 @@ import (
 // dot notation, on by default).
 func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
-	if n.tooOld(node, "Edit Fields (Set)", 3) {
-		return nil
+	if node.version < 3 {
+		return n.setV1(node, in)
 	}
-	if m := p.Text("mode"); m != "" && m != "manual" {
-		n.Problem(node.where, p.Get("mode"), "Unsupported mode", "the JSON mode of Edit Fields is not converted; manual mapping is.")
+	mode := p.Text("mode")
+	if mode != "" && mode != "manual" && mode != "raw" {
+		n.Problem(node.where, p.Get("mode"), "Unsupported mode", fmt.Sprintf("Edit Fields' mode %q is none of n8n's (manual mapping and JSON).", mode))
 		return nil
 	}
 	s := n.scope(node, in, true)
@@ -31,11 +32,10 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 	if node.version >= 3.3 && !p.Boolean(false, "includeOtherFields") {
 		include = "none"
 	}
-	type field struct {
-		path  []string
-		value importer.Expr
+	if mode == "raw" {
+		return n.setRaw(node, in, s, include, dots)
 	}
-	var fields []field
+	var fields []setField
 	var assignments []*importer.JV
 	if node.version >= 3.3 {
 		assignments = p.Items("assignments", "assignments")
@@ -68,9 +68,20 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 			}
 			path = strings.Split(name, ".")
 		}
-		fields = append(fields, field{path, v})
+		fields = append(fields, setField{path, v})
 	}
-	var base importer.Expr
+	base, ok := n.setBase(node, s, include, dots)
+	if !ok {
+		return nil
+	}
+	value := buildFields(fields, base)
+	return n.setStep(node, in, s, value)
+}
+
+// setBase is what Edit Fields keeps of the input item (s.item): nothing,
+// all of it, the fields selected or all but some.
+func (n *n8n) setBase(node *n8nNode, s *n8nScope, include string, dots bool) (base importer.Expr, ok bool) {
+	p := node.params
 	switch include {
 	case "none":
 	case "all":
@@ -88,7 +99,7 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 			}
 			if dots && strings.Contains(f, ".") {
 				n.Problem(node.where, p.Get(key), "Unsupported field name", "a field to include or exclude with dots is not converted.")
-				return nil
+				return nil, false
 			}
 			names = append(names, importer.Str(f))
 		}
@@ -99,40 +110,13 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 		base = importer.Join("{ for k, v in ", s.item, " : k => v ", cond, importer.Tuple(names), ", k) }")
 	default:
 		n.Problem(node.where, p.Get("include"), "Unsupported option", fmt.Sprintf("include %q is not one of n8n's.", include))
-		return nil
+		return nil, false
 	}
-	var build func(fs []field, base importer.Expr) importer.Expr
-	build = func(fs []field, base importer.Expr) importer.Expr {
-		var ms []importer.Member
-		seen := map[string]bool{}
-		for i, f := range fs {
-			key := f.path[0]
-			if len(f.path) == 1 {
-				ms = append(ms, importer.Member{Name: key, Value: f.value})
-				continue
-			}
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			var sub []field
-			for _, g := range fs[i:] {
-				if g.path[0] == key && len(g.path) > 1 {
-					sub = append(sub, field{g.path[1:], g.value})
-				}
-			}
-			var inner importer.Expr
-			if base != nil {
-				inner = importer.Join("try(", importer.Index(base, key), ", {})")
-			}
-			ms = append(ms, importer.Member{Name: key, Value: build(sub, inner)})
-		}
-		if base == nil {
-			return importer.Object(ms)
-		}
-		return importer.Call("merge", base, importer.Object(ms))
-	}
-	value := build(fields, base)
+	return base, true
+}
+
+// setStep writes the value step of Edit Fields: value for each item.
+func (n *n8n) setStep(node *n8nNode, in n8nItems, s *n8nScope, value importer.Expr) []n8nItems {
 	b, body := importer.NewStep(node.step, "value")
 	body.SetAttributeRaw("for_each", importer.Clone(in.e))
 	body.SetAttributeRaw("value", importer.Clone(value))
@@ -140,6 +124,46 @@ func (n *n8n) setNode(node *n8nNode, in n8nItems) []n8nItems {
 	s.flush()
 	n.Step(n.nodeComment(node)+": the fields of each item", b)
 	return []n8nItems{pairedWith(importer.Join(importer.Ref("step", node.step), "[*].value"), in, nil)}
+}
+
+// setField is a field Edit Fields sets: its path (a.b is ["a", "b"] with
+// dot notation) and value.
+type setField struct {
+	path  []string
+	value importer.Expr
+}
+
+// buildFields is the object of the fields over base (nil: none): a field
+// inside another merges into the one base has.
+func buildFields(fs []setField, base importer.Expr) importer.Expr {
+	var ms []importer.Member
+	seen := map[string]bool{}
+	for i, f := range fs {
+		key := f.path[0]
+		if len(f.path) == 1 {
+			ms = append(ms, importer.Member{Name: key, Value: f.value})
+			continue
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		var sub []setField
+		for _, g := range fs[i:] {
+			if g.path[0] == key && len(g.path) > 1 {
+				sub = append(sub, setField{g.path[1:], g.value})
+			}
+		}
+		var inner importer.Expr
+		if base != nil {
+			inner = importer.Join("try(", importer.Index(base, key), ", {})")
+		}
+		ms = append(ms, importer.Member{Name: key, Value: buildFields(sub, inner)})
+	}
+	if base == nil {
+		return importer.Object(ms)
+	}
+	return importer.Call("merge", base, importer.Object(ms))
 }
 
 // setValue is a field's value converted to its type. A literal is read

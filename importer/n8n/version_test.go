@@ -11,10 +11,7 @@ import (
 // converted is reported as such, with the version converted.
 func TestOlderNodeVersion(t *testing.T) {
 	for _, c := range []struct{ typ, want string }{
-		{"code", "Code v2 is converted; this node is an older version."},
-		{"httpRequest", "HTTP Request v4 is converted; this node is an older version."},
-		{"merge", "Merge v2 is converted; this node is an older version."},
-		{"set", "Edit Fields (Set) v3 is converted; this node is an older version."},
+		{"splitInBatches", "Loop Over Items (Split in Batches) v3 is converted; this node is an older version."},
 	} {
 		src := `{"name": "w", "nodes": [{"name": "T", "type": "n8n-nodes-base.manualTrigger"}, {"name": "N", "type": "n8n-nodes-base.` + c.typ + `", "typeVersion": 1, "parameters": {}}], "connections": {"T": {"main": [[{"node": "N"}]]}}}`
 		_, diags := importer.Import([]importer.File{{Name: "source.json", Bytes: []byte(src)}}, importer.Options{Partial: true})
