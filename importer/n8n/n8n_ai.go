@@ -323,6 +323,7 @@ func init() {
 		"openAi":               (*n8n).openAINode,
 		"informationExtractor": (*n8n).informationExtractorNode,
 		"textClassifier":       (*n8n).textClassifierNode,
+		"chainRetrievalQa":     (*n8n).retrievalQANode,
 		"sentimentAnalysis":    (*n8n).sentimentNode,
 		"chatTrigger":          (*n8n).chatTriggerNode,
 		"vectorStoreInMemory":  (*n8n).vectorStoreNode,

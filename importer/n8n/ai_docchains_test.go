@@ -1,0 +1,78 @@
+package n8n_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// The Retrieval QA chain, from
+// enescingoz+awesome-n8n-templates/Telegram__Telegram_chat_with_PDF.json:
+// a vector_search step for each item's question (its retriever's store,
+// kept by flowctl), and an llm step with n8n's system prompt holding the
+// documents found, joined by blank lines, and the question as the user
+// message; each item is {response}.
+func TestAIRetrievalQA(t *testing.T) {
+	chain := `{"name": "Question and Answer Chain", "type": "@n8n/n8n-nodes-langchain.chainRetrievalQa", "parameters": {"text": "={{ $json.message.text }}\nSearch the database with the retriever for information for the answer", "promptType": "define"}, "typeVersion": 1.3}`
+	nodes := []string{chain,
+		`{"name": "Vector Store Retriever", "type": "@n8n/n8n-nodes-langchain.retrieverVectorStore", "parameters": {}, "typeVersion": 1}`,
+		`{"name": "Pinecone Vector Store1", "type": "@n8n/n8n-nodes-langchain.vectorStorePinecone", "parameters": {"options": {}, "pineconeIndex": {"__rl": true, "mode": "list", "value": "telegram", "cachedResultName": "telegram"}}, "credentials": {"pineconeApi": {"id": "", "name": ""}}, "typeVersion": 1}`,
+		`{"name": "Groq Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatGroq", "parameters": {"model": "llama-3.1-70b-versatile", "options": {}}, "credentials": {"groqApi": {"id": "", "name": ""}}, "typeVersion": 1}`,
+		`{"name": "Embeddings", "type": "@n8n/n8n-nodes-langchain.embeddingsOpenAi", "parameters": {"options": {}}, "credentials": {"openAiApi": {"id": "", "name": ""}}, "typeVersion": 1}`,
+	}
+	subs := map[string]string{
+		"Vector Store Retriever": "ai_retriever>Question and Answer Chain",
+		"Pinecone Vector Store1": "ai_vectorStore>Vector Store Retriever",
+		"Groq Chat Model":        "ai_languageModel>Question and Answer Chain",
+		"Embeddings":             "ai_embedding>Pinecone Vector Store1",
+	}
+	flow, diags := importAI(t, aiWorkflow(t, `{message: {text: "What is in the PDF?"}}`, []string{"Question and Answer Chain"}, nodes, subs))
+	if flow == "" {
+		t.Fatalf("nothing written: %v", diags)
+	}
+	wantIn(t, flow,
+		`step "question_and_answer_chain_documents" {
+    use        = "vector_search"
+    for_each   = step.item.items
+    collection = collection.telegram`,
+		`model      = "text-embedding-ada-002"`,
+		`top_k = 4`,
+		`step "question_and_answer_chain" {
+    use      = "llm"
+    for_each = step.item.items
+    provider = provider.lm_chat_groq`,
+		`system   = "You are an assistant for question-answering tasks. Use the following pieces of retrieved context to answer the question.\nIf you don't know the answer, just say that you don't know, don't try to make up an answer.\n----------------\nContext: ${join("\n\n", step.question_and_answer_chain_documents[each.key].texts)}"`,
+		`prompt = try(chomp(<<EOT
+${each.value.message.text}
+Search the database with the retriever for information for the answer
+EOT
+  ), null)`,
+		`[for r in step.question_and_answer_chain : { response = { text = r.text } }]`,
+	)
+	// From v1.5 the item is {response: the answer}.
+	flow, _ = importAI(t, aiWorkflow(t, `{chatInput: "Hi"}`, []string{"Question and Answer Chain"},
+		append([]string{strings.Replace(chain, `"typeVersion": 1.3`, `"typeVersion": 1.5`, 1)}, nodes[1:]...), subs))
+	wantIn(t, flow, `[for r in step.question_and_answer_chain : { response = r.text }]`)
+
+	// A namespace of the store, a template that is not langchain's and a
+	// retriever of another kind are errors at their JSON paths.
+	ns := strings.Replace(nodes[2], `"options": {}`, `"options": {"pineconeNamespace": "whitepaper"}`, 1)
+	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"Question and Answer Chain"}, []string{nodes[0], nodes[1], ns, nodes[3], nodes[4]}, subs))
+	wantErr(t, diags, "error /nodes/4/parameters/options/pineconeNamespace Unsupported option")
+	bad := strings.Replace(chain, `"promptType": "define"`, `"promptType": "define", "options": {"systemPromptTemplate": "Context: {context} {lang}"}`, 1)
+	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"Question and Answer Chain"}, append([]string{bad}, nodes[1:]...), subs))
+	wantErr(t, diags, "error /nodes/2/parameters/options/systemPromptTemplate Unsupported template")
+	wf := strings.Replace(nodes[1], "retrieverVectorStore", "retrieverWorkflow", 1)
+	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"Question and Answer Chain"}, []string{nodes[0], wf, nodes[2], nodes[3], nodes[4]}, subs))
+	wantErr(t, diags, "error /nodes/3/type Unsupported retriever")
+}
+
+// wantErr checks that diags hold an error line.
+func wantErr(t *testing.T, diags []string, want string) {
+	t.Helper()
+	for _, d := range diags {
+		if d == want {
+			return
+		}
+	}
+	t.Errorf("no %q in:\n%s", want, strings.Join(diags, "\n"))
+}

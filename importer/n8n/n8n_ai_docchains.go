@@ -1,0 +1,202 @@
+package n8n
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/flowctl/flowctl/importer"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// The AI chains over documents: the Retrieval QA chain (the documents its
+// retriever finds for each item's question, stuffed into the system
+// message, as langchain's createRetrievalChain does) and the Summarization
+// Chain (an item's documents summarized with n8n's prompts: stuff or map
+// reduce). Their prompts are langchain templates, read here as langchain
+// reads them.
+
+// fpart is a part of a langchain f-string template: literal text, or the
+// name of a placeholder.
+type fpart struct{ lit, name string }
+
+// fstring parses a langchain f-string template (langchain's parseFString):
+// {name} is a placeholder, {{ and }} are braces. A placeholder that is not
+// one of vars is an error, as langchain's format fails on it.
+func fstring(tmpl string, vars ...string) ([]fpart, error) {
+	var out []fpart
+	var lit strings.Builder
+	for i := 0; i < len(tmpl); {
+		switch {
+		case strings.HasPrefix(tmpl[i:], "{{"):
+			lit.WriteByte('{')
+			i += 2
+		case strings.HasPrefix(tmpl[i:], "}}"):
+			lit.WriteByte('}')
+			i += 2
+		case tmpl[i] == '{':
+			j := strings.IndexByte(tmpl[i:], '}')
+			if j < 0 {
+				return nil, errors.New("a '{' is not closed")
+			}
+			name := tmpl[i+1 : i+j]
+			if !slices.Contains(vars, name) {
+				return nil, fmt.Errorf("placeholder {%s} is none of %s", name, "{"+strings.Join(vars, "}, {")+"}")
+			}
+			out = append(out, fpart{lit: lit.String()}, fpart{name: name})
+			lit.Reset()
+			i += j + 1
+		case tmpl[i] == '}':
+			return nil, errors.New("a '}' is not opened")
+		default:
+			lit.WriteByte(tmpl[i])
+			i++
+		}
+	}
+	return append(out, fpart{lit: lit.String()}), nil
+}
+
+// fill is a parsed template with its placeholders given by values.
+func fill(parts []fpart, values map[string]importer.Expr) importer.Expr {
+	var tp []importer.TPart
+	for _, p := range parts {
+		if p.name != "" {
+			tp = append(tp, importer.TPart{Expr: values[p.name]})
+		} else if p.lit != "" {
+			tp = append(tp, importer.TPart{Lit: p.lit})
+		}
+	}
+	if len(tp) == 0 {
+		return importer.Str("")
+	}
+	return importer.Template(tp, false)
+}
+
+// hasPlaceholder reports whether a template has placeholder name.
+func hasPlaceholder(parts []fpart, name string) bool {
+	return slices.ContainsFunc(parts, func(p fpart) bool { return p.name == name })
+}
+
+// qaSystemTemplate is the Retrieval QA chain's system prompt template
+// (n8n's SYSTEM_PROMPT_TEMPLATE).
+const qaSystemTemplate = "You are an assistant for question-answering tasks. Use the following pieces of retrieved context to answer the question.\nIf you don't know the answer, just say that you don't know, don't try to make up an answer.\n----------------\nContext: {context}"
+
+// retrievalQANode is the Retrieval QA chain: for each item, the documents
+// its Vector Store Retriever finds for the question (a vector_search
+// step), joined by blank lines into the system message's {context}, and
+// the question as the user message (an llm step). Each item is
+// {response} (from v1.5; {response: {text}} before).
+func (n *n8n) retrievalQANode(node *n8nNode, in n8nItems) []n8nItems {
+	p := node.params
+	s := n.scope(node, in, true)
+	c := &llmCall{node: node, in: in, s: s}
+	var ok bool
+	if c.model, ok = n.languageModel(node, s); !ok {
+		return nil
+	}
+	tmpl := qaSystemTemplate
+	if v := p.Get("options", "systemPromptTemplate"); v != nil {
+		if v.Kind != 's' || strings.HasPrefix(v.Str, "=") {
+			n.Problem(node.where, v, "Unsupported expression", "the system prompt template is converted when it is written out: n8n reads it as a template of {context} and {input}.")
+			return nil
+		}
+		tmpl = v.Str
+	}
+	if node.version < 1.5 {
+		tmpl = strings.ReplaceAll(tmpl, "{question}", "{input}") // n8n's LEGACY_INPUT_TEMPLATE_KEY
+	}
+	parts, err := fstring(tmpl, "context", "input")
+	if err != nil {
+		n.Problem(node.where, p.Get("options", "systemPromptTemplate"), "Unsupported template", "the system prompt template does not read as langchain's template, which n8n fails on: "+err.Error()+".")
+		return nil
+	}
+	search, ok := n.retriever(node)
+	if !ok {
+		return nil
+	}
+	query := n.aiPrompt(node, s, 1.2, "query", map[float64]string{1: "={{ $json.input }}", 1.1: "={{ $json.chat_input }}", 1.2: "={{ $json.chatInput }}"})
+	name := n.Name("step", node.step+"_documents", node.step+"_documents")
+	docs := importer.Join(`join("\n\n", `, importer.Ref("step", name), "[each.key].texts)")
+	c.system = fill(parts, map[string]importer.Expr{"context": docs, "input": query})
+	c.prompt = query
+	n.writeLLM(c, "the answer to each item's question from the documents found for it")
+	search.step(n, node, name, in, query)
+	if node.version >= 1.5 {
+		return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { response = r.text }]"), in, nil)}
+	}
+	return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { response = { text = r.text } }]"), in, nil)}
+}
+
+// aiSearch is a Vector Store Retriever: its collection, embeddings and
+// how many documents it finds.
+type aiSearch struct {
+	coll string
+	emb  aiEmbedding
+	topK int64
+}
+
+// retriever converts the Vector Store Retriever on a root's ai_retriever
+// input, with its vector store and the store's embeddings.
+func (n *n8n) retriever(root *n8nNode) (aiSearch, bool) {
+	rets := root.subNodes("ai_retriever")
+	if len(rets) == 0 {
+		n.Problem(root.where, root.j, "Missing retriever", "the chain needs a retriever on its Retriever input, as n8n does.")
+		return aiSearch{}, false
+	}
+	ret := rets[0]
+	if short := strings.TrimPrefix(ret.fullType, langchainPrefix); short != "retrieverVectorStore" || ret.disabled {
+		n.Problem(ret.where, ret.j.Get("type"), "Unsupported retriever", fmt.Sprintf("the Vector Store Retriever is converted (a vector_search step); not %s.", ret.fullType))
+		return aiSearch{}, false
+	}
+	topK := int64(4)
+	if v := ret.params.Get("topK"); v != nil {
+		k, err := strconv.ParseInt(v.Num, 10, 64)
+		if v.Kind != 'n' || err != nil || k < 1 || k > 1000 {
+			n.Problem(ret.where, v, "Unsupported option", "the limit is converted when it is a whole number from 1 to 1000, written out.")
+			return aiSearch{}, false
+		}
+		topK = k
+	}
+	stores := ret.subNodes("ai_vectorStore")
+	if len(stores) == 0 || stores[0].disabled {
+		n.Problem(ret.where, ret.j, "Missing vector store", "the retriever needs a vector store on its Vector Store input, as n8n does.")
+		return aiSearch{}, false
+	}
+	store := stores[0]
+	if _, ok := vectorStores[strings.TrimPrefix(store.fullType, langchainPrefix)]; !ok {
+		n.Problem(store.where, store.j.Get("type"), "Unsupported vector store",
+			fmt.Sprintf("flowctl import converts the vector stores %s into a collection; not %s.", strings.Join(importer.SortedKeys(vectorStores), ", "), store.fullType))
+		return aiSearch{}, false
+	}
+	if opts := store.params.Get("options"); opts != nil && opts.Kind == 'o' && len(opts.Keys) > 0 {
+		n.Problem(store.where, opts.Obj[opts.Keys[0]], "Unsupported option",
+			fmt.Sprintf("the store's option %q (a namespace, a filter) is not converted: the flow searches its whole collection.", opts.Keys[0]))
+		return aiSearch{}, false
+	}
+	emb, ok := n.embeddings(store)
+	if !ok {
+		return aiSearch{}, false
+	}
+	coll, ok := n.collection(store, emb)
+	if !ok {
+		return aiSearch{}, false
+	}
+	ret.conv, store.conv = true, true
+	return aiSearch{coll: coll, emb: emb, topK: topK}, true
+}
+
+// step writes the vector_search step name: the documents nearest each
+// item's query, best first, as the retriever gives them.
+func (a aiSearch) step(n *n8n, root *n8nNode, name string, in n8nItems, query importer.Expr) {
+	b, body := importer.NewStep(name, "vector_search")
+	body.SetAttributeRaw("for_each", importer.Clone(in.e))
+	body.SetAttributeRaw("collection", importer.Clone(importer.Ref("collection", a.coll)))
+	body.SetAttributeRaw("provider", importer.Clone(importer.Ref("provider", a.emb.provider)))
+	body.SetAttributeValue("model", cty.StringVal(a.emb.model))
+	body.SetAttributeRaw("query", importer.Clone(query))
+	body.SetAttributeValue("top_k", cty.NumberIntVal(a.topK))
+	n.dependsOn(body, in)
+	n.Step(n.nodeComment(root)+": the documents its retriever finds for each item", b)
+}
