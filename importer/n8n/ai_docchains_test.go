@@ -76,3 +76,61 @@ func wantErr(t *testing.T, diags []string, want string) {
 	}
 	t.Errorf("no %q in:\n%s", want, strings.Join(diags, "\n"))
 }
+
+// The Summarization Chain whose prompt does not read the documents, from
+// oxbshw+ultimate-n8n-ai-workflows/workflows__1244_Telegram_GoogleSheets_Automate_Triggered.json
+// (Map Reduce, the prompts expressions of the item): an llm step of the
+// prompt for each item, failing on a prompt with a brace, which n8n
+// reads as a template; each item is {response = {text}}. A prompt that
+// reads {text}, from enescingoz+awesome-n8n-templates/Telegram__AI-Powered_Children_s_English_Storytelling_on_Telegram_with_OpenAI.json,
+// and the default prompt over a loader's documents, from
+// …/AI_Research_RAG_and_Data_Analysis__Scrape_and_summarize_webpages_with_AI.json,
+// are errors: the flow does not make the documents n8n makes.
+func TestAISummarization(t *testing.T) {
+	chain := `{"name": "Summarization Chain", "type": "@n8n/n8n-nodes-langchain.chainSummarization", "parameters": {"options": {"summarizationMethodAndPrompts": {"values": {"prompt": "=Write a concise summary of the following:\n\n\n\"{{ $json.fullText }}\"\n\n\nCONCISE SUMMARY:", "combineMapPrompt": "=Write a concise summary of the following:\n\n\n\"{{ $json.fullText }}\"\n\n\nCONCISE SUMMARY:"}}}}, "typeVersion": 2}`
+	model := `{"name": "OpenAI Chat Model1", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "parameters": {"model": {"__rl": true, "mode": "list", "value": "gpt-4o-mini"}, "options": {}}, "credentials": {"openAiApi": {"id": "4zwP0MSr8zkNvvV9", "name": "OpenAi account"}}, "typeVersion": 1.2}`
+	subs := map[string]string{"OpenAI Chat Model1": "ai_languageModel>Summarization Chain"}
+	flow, diags := importAI(t, aiWorkflow(t, `{fullText: "A long text."}`, []string{"Summarization Chain"}, []string{chain, model}, subs))
+	if flow == "" {
+		t.Fatalf("nothing written: %v", diags)
+	}
+	wantIn(t, flow,
+		`step "summarization_chain" {
+    use      = "llm"
+    for_each = step.item.items
+    provider = provider.open_ai_account
+    model    = "gpt-4o-mini"`,
+		`prompt = can(regex("[{}]", chomp(<<EOT
+Write a concise summary of the following:
+
+
+"${each.value.fullText}"
+
+
+CONCISE SUMMARY:
+EOT
+    ))) ? null : chomp(<<EOT`,
+		`[for r in step.summarization_chain : { response = { text = r.text } }]`)
+	wantDiags(t, diags,
+		"warning /nodes/2/parameters/options/summarizationMethodAndPrompts/values/prompt Prompt read as a template",
+		"warning /nodes/2/parameters/options/summarizationMethodAndPrompts/values Map step left out")
+
+	// Stuff with a written prompt: the prompt as langchain formats it
+	// ({{ }} braces); v2.1 gives {output = {text}}.
+	stuff := `{"name": "Summarization Chain", "type": "@n8n/n8n-nodes-langchain.chainSummarization", "parameters": {"options": {"summarizationMethodAndPrompts": {"values": {"prompt": "Write a story for kids as JSON: {{\"title\": ...}}", "summarizationMethod": "stuff"}}}, "chunkingMode": "advanced"}, "typeVersion": 2.1}`
+	flow, diags = importAI(t, aiWorkflow(t, `{}`, []string{"Summarization Chain"}, []string{stuff, model}, subs))
+	wantIn(t, flow, `prompt = "Write a story for kids as JSON: {\"title\": ...}"`, `[for r in step.summarization_chain : { output = { text = r.text } }]`)
+	wantDiags(t, diags)
+
+	story := `{"name": "Summarization Chain", "type": "@n8n/n8n-nodes-langchain.chainSummarization", "parameters": {"options": {"summarizationMethodAndPrompts": {"values": {"prompt": "Summarize the characters in this story based on their appearance and describe them if they are humans or animals and how they look like and what kind of are they, the prompt should be no-text in the picture, make sure the text is free from any prohibited or inappropriate content:\n\n\n\n\"{text}\"\n\n\nCONCISE SUMMARY:", "summarizationMethod": "stuff"}}}}, "typeVersion": 2}`
+	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"Summarization Chain"}, []string{story, model}, subs))
+	wantErr(t, diags, "error /nodes/2/parameters/options/summarizationMethodAndPrompts/values Unsupported documents")
+	loader := `{"name": "Default Data Loader", "type": "@n8n/n8n-nodes-langchain.documentDefaultDataLoader", "parameters": {"options": {}}, "typeVersion": 1}`
+	scrape := `{"name": "Summarization Chain", "type": "@n8n/n8n-nodes-langchain.chainSummarization", "parameters": {"options": {}, "operationMode": "documentLoader"}, "typeVersion": 2}`
+	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"Summarization Chain"}, []string{scrape, model, loader},
+		map[string]string{"OpenAI Chat Model1": "ai_languageModel>Summarization Chain", "Default Data Loader": "ai_document>Summarization Chain"}))
+	wantErr(t, diags, "error /nodes/2/parameters Unsupported documents")
+	refine := `{"name": "Summarization Chain", "type": "@n8n/n8n-nodes-langchain.chainSummarization", "parameters": {"type": "refine"}, "typeVersion": 1}`
+	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"Summarization Chain"}, []string{refine, model}, subs))
+	wantErr(t, diags, "error /nodes/2/parameters Unsupported summarization method")
+}

@@ -324,6 +324,7 @@ func init() {
 		"informationExtractor": (*n8n).informationExtractorNode,
 		"textClassifier":       (*n8n).textClassifierNode,
 		"chainRetrievalQa":     (*n8n).retrievalQANode,
+		"chainSummarization":   (*n8n).summarizationNode,
 		"sentimentAnalysis":    (*n8n).sentimentNode,
 		"chatTrigger":          (*n8n).chatTriggerNode,
 		"vectorStoreInMemory":  (*n8n).vectorStoreNode,

@@ -3,6 +3,7 @@ package n8n
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -199,4 +200,145 @@ func (a aiSearch) step(n *n8n, root *n8nNode, name string, in n8nItems, query im
 	body.SetAttributeValue("top_k", cty.NumberIntVal(a.topK))
 	n.dependsOn(body, in)
 	n.Step(n.nodeComment(root)+": the documents its retriever finds for each item", b)
+}
+
+// summaryDefaultPrompt is langchain's summarization prompt (n8n's
+// DEFAULT_PROMPT_TEMPLATE), which reads the documents.
+const summaryDefaultPrompt = "Write a concise summary of the following:\n\n\n\"{text}\"\n\n\nCONCISE SUMMARY:"
+
+// n8nExprPart is an n8n expression's {{ }} part.
+var n8nExprPart = regexp.MustCompile(`\{\{[\s\S]*?\}\}`)
+
+// summarizationNode is the Summarization Chain whose prompt does not read
+// the documents ({text}): its documents (the item's strings, a loader's)
+// change nothing in the request, which is the prompt as a user message,
+// once for each item. With Stuff that is the one request n8n makes; with
+// Map Reduce the combine prompt's, which n8n asks without a map step while
+// the prompt is under 3,000 tokens (and after map steps whose replies it
+// does not read above that: a warning says so). A prompt that reads the
+// documents is an error: the flow does not have them as n8n makes them.
+// Each item is {response = {text}} ({output = {text}} from v2.1).
+func (n *n8n) summarizationNode(node *n8nNode, in n8nItems) []n8nItems {
+	p := node.params
+	s := n.scope(node, in, true)
+	method, prompts := p.Text("type"), p.Get("options")
+	if node.version >= 2 {
+		prompts = p.Get("options", "summarizationMethodAndPrompts", "values")
+		method = prompts.Text("summarizationMethod")
+	}
+	if method == "" {
+		method = "map_reduce"
+	}
+	at := p
+	if prompts != nil {
+		at = prompts
+	}
+	if method != "stuff" && method != "map_reduce" {
+		n.Problem(node.where, at, "Unsupported summarization method",
+			fmt.Sprintf("method %q is not converted (Refine asks the model for each document in turn); Stuff and Map Reduce are, when the prompt does not read the documents.", method))
+		return nil
+	}
+	src := prompts.Get("prompt")
+	raw := summaryDefaultPrompt
+	if src != nil {
+		if src.Kind != 's' {
+			n.Problem(node.where, src, "Unsupported template", "the prompt is not text, which n8n fails on.")
+			return nil
+		}
+		raw = src.Str
+	}
+	expr := strings.HasPrefix(raw, "=")
+	if expr && node.version < 2 {
+		n.Problem(node.where, src, "Unsupported expression", "v1 reads its prompts for the first item only; its prompts are converted when they are written out.")
+		return nil
+	}
+	lits := raw
+	if expr {
+		lits = n8nExprPart.ReplaceAllString(strings.TrimPrefix(raw, "="), "")
+	}
+	parts, err := fstring(lits, "text")
+	if err != nil {
+		n.Problem(node.where, src, "Unsupported template", "the prompt does not read as langchain's template, which n8n fails on: "+err.Error()+".")
+		return nil
+	}
+	if hasPlaceholder(parts, "text") {
+		n.Problem(node.where, at, "Unsupported documents", n.summaryDocuments(node)+"; a prompt that does not read {text} is converted.")
+		return nil
+	}
+	if !n.summarySources(node) {
+		return nil
+	}
+	c := &llmCall{node: node, in: in, s: s}
+	var ok bool
+	if c.model, ok = n.languageModel(node, s); !ok {
+		return nil
+	}
+	if expr {
+		// n8n reads the prompt, once its expressions are evaluated, as a
+		// langchain template: a brace in a value makes it fail (or read
+		// {text}); the step fails on such a prompt instead of sending it.
+		v := s.textValue(src, "prompt")
+		c.prompt = importer.Join(`can(regex("[{}]", `, v, ")) ? null : ", v)
+		n.Warn(node.where, src, "Prompt read as a template",
+			"n8n reads the prompt, once its expressions are evaluated, as a langchain template: a value with a brace makes n8n fail (or put the documents there); the flow's step fails on it.")
+	} else {
+		c.prompt = fill(parts, nil)
+	}
+	if method == "map_reduce" {
+		n.Warn(node.where, at, "Map step left out",
+			"when the prompt is 3,000 tokens or more, n8n first asks the model to summarize each document (up to 10 rounds), replies the prompt does not read; the flow asks the prompt alone.")
+	}
+	n.writeLLM(c, "the summary of each item")
+	key := "response"
+	if node.version >= 2.1 {
+		key = "output"
+	}
+	return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { "+key+" = { text = r.text } }]"), in, nil)}
+}
+
+// summaryDocuments says where a Summarization Chain's documents come
+// from, and why the flow does not make them.
+func (n *n8n) summaryDocuments(node *n8nNode) string {
+	mode := node.params.Text("operationMode")
+	switch {
+	case node.version < 2 || mode == "documentLoader":
+		return "the prompt reads the documents of the chain's document loader ({text}), which are not converted for a summary"
+	case mode == "nodeInputBinary":
+		return "the prompt reads the documents of the item's binary file ({text}), which the flow does not have"
+	default:
+		return "the prompt reads the documents ({text}) n8n makes of every string of the item's JSON, in the order of its keys, which the flow does not keep"
+	}
+}
+
+// summarySources checks the documents a Summarization Chain makes, which
+// its prompt does not read, for what fails in n8n: a binary file the item
+// may lack, or a loader of another kind; its loader and splitter run, and
+// convert with it.
+func (n *n8n) summarySources(node *n8nNode) bool {
+	mode := node.params.Text("operationMode")
+	if node.version >= 2 && mode == "nodeInputBinary" {
+		n.Problem(node.where, node.params.Get("operationMode"), "Unsupported documents", "n8n reads each item's binary file, and fails on an item without one, which the flow does not check.")
+		return false
+	}
+	if node.version >= 2 && mode != "documentLoader" {
+		for _, sp := range node.subNodes("ai_textSplitter") {
+			sp.conv = true
+		}
+		return true
+	}
+	loaders := node.subNodes("ai_document")
+	if len(loaders) == 0 {
+		n.Problem(node.where, node.j, "Missing document loader", "the chain needs a document loader on its Document input, as n8n does.")
+		return false
+	}
+	l := loaders[0]
+	if strings.TrimPrefix(l.fullType, langchainPrefix) != "documentDefaultDataLoader" || l.params.Text("dataType") == "binary" {
+		n.Problem(l.where, l.params, "Unsupported document loader", "the Default Data Loader of JSON data is converted for a summary whose prompt does not read the documents; not a binary file's loader, nor "+l.fullType+".")
+		return false
+	}
+	l.conv = true
+	for _, sp := range l.subNodes("ai_textSplitter") {
+		sp.conv = true
+	}
+	return true
 }
