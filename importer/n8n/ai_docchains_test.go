@@ -134,3 +134,28 @@ EOT
 	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"Summarization Chain"}, []string{refine, model}, subs))
 	wantErr(t, diags, "error /nodes/2/parameters Unsupported summarization method")
 }
+
+// A store's collection written as an expression without {{ }} is its
+// text, as n8n evaluates it: "=COLLECTION" of
+// enescingoz+awesome-n8n-templates/OpenAI_and_LLMs__AI_Voice_Chatbot_with_ElevenLabs_OpenAI_for_Customer_Service_and_Restaurants.json
+// names collection COLLECTION; one with {{ }} stays an error.
+func TestAIStoreLiteralExpression(t *testing.T) {
+	chain := `{"name": "QA", "type": "@n8n/n8n-nodes-langchain.chainRetrievalQa", "parameters": {"text": "={{ $json.q }}", "promptType": "define"}, "typeVersion": 1.5}`
+	store := `{"name": "Qdrant Vector Store", "type": "@n8n/n8n-nodes-langchain.vectorStoreQdrant", "parameters": {"options": {}, "qdrantCollection": {"__rl": true, "mode": "id", "value": "=COLLECTION"}}, "credentials": {"qdrantApi": {"id": "", "name": ""}}, "typeVersion": 1}`
+	rest := []string{
+		`{"name": "Retriever", "type": "@n8n/n8n-nodes-langchain.retrieverVectorStore", "parameters": {"topK": 2}, "typeVersion": 1}`,
+		`{"name": "Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "parameters": {"options": {}}, "typeVersion": 1}`,
+		`{"name": "Embeddings", "type": "@n8n/n8n-nodes-langchain.embeddingsOpenAi", "parameters": {"model": "=text-embedding-3-small", "options": {}}, "typeVersion": 1}`,
+	}
+	subs := map[string]string{"Retriever": "ai_retriever>QA", "Qdrant Vector Store": "ai_vectorStore>Retriever", "Model": "ai_languageModel>QA", "Embeddings": "ai_embedding>Qdrant Vector Store"}
+	flow, diags := importAI(t, aiWorkflow(t, `{q: "Opening hours?"}`, []string{"QA"}, append([]string{chain, store}, rest...), subs))
+	if flow == "" {
+		t.Fatalf("nothing written: %v", diags)
+	}
+	wantIn(t, flow, `collection "collection" {
+    dimensions  = 1536
+    description = "The vectors n8n keeps in Qdrant \"COLLECTION\""`, `collection = collection.collection`, `model      = "text-embedding-3-small"`, `top_k = 2`)
+	expr := strings.Replace(store, `=COLLECTION`, `={{ $json.collection }}`, 1)
+	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"QA"}, append([]string{chain, expr}, rest...), subs))
+	wantErr(t, diags, "error /nodes/3/parameters/qdrantCollection Unsupported expression")
+}

@@ -342,3 +342,16 @@ func (n *n8n) summarySources(node *n8nNode) bool {
 	}
 	return true
 }
+
+// literalText is the text of a parameter written out: a string, or an
+// expression without {{ }}, which n8n evaluates to its text ("=COLLECTION"
+// is COLLECTION).
+func literalText(v *importer.JV) (string, bool) {
+	if v == nil || v.Kind != 's' {
+		return "", false
+	}
+	if rest, ok := strings.CutPrefix(v.Str, "="); ok {
+		return rest, !strings.Contains(rest, "{{")
+	}
+	return v.Str, true
+}

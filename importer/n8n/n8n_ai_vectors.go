@@ -75,11 +75,12 @@ func (n *n8n) embeddings(root *n8nNode) (aiEmbedding, bool) {
 		if v.Kind == 'o' {
 			v = v.Get("value")
 		}
-		if v == nil || v.Kind != 's' || strings.HasPrefix(v.Str, "=") {
+		text, ok := literalText(v)
+		if !ok {
 			n.Problem(node.where, p.Get(em.param), "Unsupported expression", "the embeddings model is converted when it is written out: it sets the collection's dimensions.")
 			return aiEmbedding{}, false
 		}
-		model = v.Str
+		model = text
 	}
 	model = strings.TrimPrefix(model, "models/")
 	dims := embeddingDimensions[strings.SplitN(model, ":", 2)[0]]
@@ -110,11 +111,12 @@ func (n *n8n) collection(node *n8nNode, emb aiEmbedding) (string, bool) {
 		if v.Kind == 'o' {
 			v = v.Get("value")
 		}
-		if v == nil || v.Kind != 's' || strings.HasPrefix(v.Str, "=") || v.Str == "" {
+		text, ok := literalText(v)
+		if !ok || text == "" {
 			n.Problem(node.where, p.Get(vs.param), "Unsupported expression", "the index (or collection, or table) is converted when it is written out: it names the flow's collection.")
 			return "", false
 		}
-		key = v.Str
+		key = text
 	}
 	if key == "" {
 		n.Problem(node.where, p, "Missing collection", "the node names no index, which n8n fails on too.")
