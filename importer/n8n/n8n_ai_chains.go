@@ -203,9 +203,8 @@ func (n *n8n) openAINode(node *n8nNode, in n8nItems) []n8nItems {
 			"the OpenAI node v2 (the Responses API) is not converted; v1's message operation is.")
 		return nil
 	}
-	if r, op := p.Text("resource"), p.Text("operation"); (r != "" && r != "text") || (op != "" && op != "message") {
-		n.Problem(node.where, p, "Unsupported operation", fmt.Sprintf("resource %q, operation %q: flowctl import converts the text resource's message operation.", r, op))
-		return nil
+	if r, op := openAIResource(p); r != "text" || op != "message" {
+		return n.openAIOperation(node, in, r, op)
 	}
 	if !p.Boolean(true, "simplify") {
 		n.Problem(node.where, p.Get("simplify"), "Unsupported option", "the whole API response is not converted; the simplified one (each choice) is.")
