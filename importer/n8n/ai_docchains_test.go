@@ -159,3 +159,30 @@ func TestAIStoreLiteralExpression(t *testing.T) {
 	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"QA"}, append([]string{chain, expr}, rest...), subs))
 	wantErr(t, diags, "error /nodes/3/parameters/qdrantCollection Unsupported expression")
 }
+
+// A question of several lines ending with a newline (a heredoc, which
+// closes its line) stands in parentheses in the prompt's try and in a
+// system prompt template that reads {input}: the generated HCL parses.
+func TestAIRetrievalQAHeredocQuestion(t *testing.T) {
+	chain := `{"name": "QA", "type": "@n8n/n8n-nodes-langchain.chainRetrievalQa", "parameters": {"text": "=Question:\n{{ $json.q }}\n", "promptType": "define", "options": {"systemPromptTemplate": "Answer {input} from:\n{context}"}}, "typeVersion": 1.5}`
+	rest := []string{
+		`{"name": "Retriever", "type": "@n8n/n8n-nodes-langchain.retrieverVectorStore", "parameters": {}, "typeVersion": 1}`,
+		`{"name": "Store", "type": "@n8n/n8n-nodes-langchain.vectorStoreInMemory", "parameters": {}, "typeVersion": 1}`,
+		`{"name": "Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "parameters": {"options": {}}, "typeVersion": 1}`,
+		`{"name": "Embeddings", "type": "@n8n/n8n-nodes-langchain.embeddingsOpenAi", "parameters": {"options": {}}, "typeVersion": 1}`,
+	}
+	subs := map[string]string{"Retriever": "ai_retriever>QA", "Store": "ai_vectorStore>Retriever", "Model": "ai_languageModel>QA", "Embeddings": "ai_embedding>Store"}
+	flow, diags := importAI(t, aiWorkflow(t, `{q: "Hours?"}`, []string{"QA"}, append([]string{chain}, rest...), subs))
+	if flow == "" {
+		t.Fatalf("nothing written: %v", diags)
+	}
+	wantIn(t, flow, `collection = collection.vector_store_key`, `system = "Answer ${try((<<EOT
+Question:
+${each.value.q}
+EOT
+  ), null)} from:\n${join("\n\n", step.qa_documents[each.key].texts)}"`, `prompt = try((<<EOT
+Question:
+${each.value.q}
+EOT
+  ), null)`)
+}

@@ -95,3 +95,18 @@ func importDetail(t *testing.T, src []byte) (bool, string) {
 	}
 	return res != nil, strings.Join(details, "\n")
 }
+
+// A text of several lines ending with a newline is a heredoc, which
+// stands inside the request's body in parentheses: the Analyze Image of
+// enescingoz+awesome-n8n-templates/Discord__Send_daily_translated_Calvin_and_Hobbes_Comics_to_Discord.json
+// once made HCL that did not parse.
+func TestAIOpenAIAnalyzeImageHeredoc(t *testing.T) {
+	node := `{"name": "OpenAI", "type": "@n8n/n8n-nodes-langchain.openAi", "parameters": {"text": "Please write the original language and Korean together. \n\nEXAMPLE)\nCalvin: \"YOU'VE NEVER HAD AN OBLIGATION!\" (\ub108\ub294 \ud3c9\uc0dd!)\nHobbes: \"WIPE THAT INSOLENT SMIRK OFF YOUR FACE!\"\n", "modelId": {"__rl": true, "mode": "list", "value": "gpt-4o-mini", "cachedResultName": "GPT-4O-MINI"}, "options": {}, "resource": "image", "imageUrls": "={{ $json.output.cartoon_image }}", "operation": "analyze"}, "credentials": {"openAiApi": {"id": "kYIZ8ZwQHS2d4GiD", "name": "(datapopcorn )OpenAi account"}}, "typeVersion": 1.6}`
+	flow, diags := importAI(t, aiWorkflow(t, `{output: {cartoon_image: "https://example.com/c.png"}}`, []string{"OpenAI"}, []string{node}, nil))
+	if flow == "" {
+		t.Fatalf("nothing written: %v", diags)
+	}
+	wantIn(t, flow, `text = (<<EOT
+Please write the original language and Korean together.`, `EOT
+        ) }], [for u in split(",", each.value.output.cartoon_image)`)
+}

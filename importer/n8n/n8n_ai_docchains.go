@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/importer"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -64,7 +66,7 @@ func fill(parts []fpart, values map[string]importer.Expr) importer.Expr {
 	var tp []importer.TPart
 	for _, p := range parts {
 		if p.name != "" {
-			tp = append(tp, importer.TPart{Expr: values[p.name]})
+			tp = append(tp, importer.TPart{Expr: inline(values[p.name])})
 		} else if p.lit != "" {
 			tp = append(tp, importer.TPart{Lit: p.lit})
 		}
@@ -278,7 +280,7 @@ func (n *n8n) summarizationNode(node *n8nNode, in n8nItems) []n8nItems {
 		// langchain template: a brace in a value makes it fail (or read
 		// {text}); the step fails on such a prompt instead of sending it.
 		v := s.textValue(src, "prompt")
-		c.prompt = importer.Join(`can(regex("[{}]", `, v, ")) ? null : ", v)
+		c.prompt = importer.Join(`can(regex("[{}]", `, inline(v), ")) ? null : ", inline(v))
 		n.Warn(node.where, src, "Prompt read as a template",
 			"n8n reads the prompt, once its expressions are evaluated, as a langchain template: a value with a brace makes n8n fail (or put the documents there); the flow's step fails on it.")
 	} else {
@@ -354,4 +356,16 @@ func literalText(v *importer.JV) (string, bool) {
 		return rest, !strings.Contains(rest, "{{")
 	}
 	return v.Str, true
+}
+
+// inline is an expression that may stand inside another on one line: a
+// heredoc, whose closing marker ends its line, is put in parentheses
+// that close on the next.
+func inline(e importer.Expr) importer.Expr {
+	if len(e) == 0 || e[len(e)-1].Type != hclsyntax.TokenCHeredoc {
+		return e
+	}
+	out := importer.Expr{{Type: hclsyntax.TokenOParen, Bytes: []byte("(")}}
+	out = append(out, importer.Clone(e)...)
+	return append(out, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}, &hclwrite.Token{Type: hclsyntax.TokenCParen, Bytes: []byte(")")})
 }

@@ -104,8 +104,8 @@ func (n *n8n) openAIAnalyzeImage(node *n8nNode, in n8nItems) []n8nItems {
 	if v := p.Get("options", "maxTokens"); v != nil && !(v.Kind == 'n' && v.Num == "0") {
 		maxTokens = s.value(v, "max_tokens")
 	}
-	parts := importer.Join(`concat([{ type = "text", text = `, text, ` }], [for u in split(",", `, s.textValue(urls, "image_urls"),
-		`) : { type = "image_url", image_url = { url = trimspace(u), detail = `, detail, ` } }])`)
+	parts := importer.Join(`concat([{ type = "text", text = `, inline(text), ` }], [for u in split(",", `, inline(s.textValue(urls, "image_urls")),
+		`) : { type = "image_url", image_url = { url = trimspace(u), detail = `, inline(detail), ` } }])`)
 	n.openAIRequest(node, in, s, "/chat/completions", []importer.Member{
 		{Name: "model", Value: model},
 		{Name: "messages", Value: importer.Join("[{ role = \"user\", content = ", parts, " }]")},
