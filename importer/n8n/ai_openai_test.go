@@ -110,3 +110,17 @@ func TestAIOpenAIAnalyzeImageHeredoc(t *testing.T) {
 Please write the original language and Korean together.`, `EOT
         ) }], [for u in split(",", each.value.output.cartoon_image)`)
 }
+
+// A Basic LLM Chain's image message of the item's binary data is an
+// error that says so, at its message type: from
+// enescingoz+awesome-n8n-templates/OpenAI_and_LLMs__Easy_Image_Captioning_with_Gemini_1.5_Pro.json.
+func TestAIChainBinaryImageMessage(t *testing.T) {
+	chain := `{"name": "Image Captioning Agent", "type": "@n8n/n8n-nodes-langchain.chainLlm", "parameters": {"text": "Generate a caption for this image.", "messages": {"messageValues": [{"message": "=You role is to provide an appropriate image caption for user provided images."}, {"type": "HumanMessagePromptTemplate", "messageType": "imageBinary"}]}, "promptType": "define", "hasOutputParser": true}, "typeVersion": 1.4}`
+	model := `{"name": "Google Gemini Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatGoogleGemini", "parameters": {"options": {}, "modelName": "models/gemini-1.5-flash"}, "credentials": {"googlePalmApi": {"id": "dSxo6ns5wn658r8N", "name": "Google Gemini(PaLM) Api account"}}, "typeVersion": 1}`
+	src := aiWorkflow(t, `{}`, []string{"Image Captioning Agent"}, []string{chain, model}, map[string]string{"Google Gemini Chat Model": "ai_languageModel>Image Captioning Agent"})
+	_, diags := importAI(t, src)
+	wantErr(t, diags, "error /nodes/2/parameters/messages/messageValues/1/messageType Unsupported message")
+	if _, d := importDetail(t, src); !strings.Contains(d, "an image of the item's binary data, which the flow's items do not carry") {
+		t.Errorf("the error does not say why: %s", d)
+	}
+}

@@ -168,7 +168,14 @@ func (n *n8n) chainNode(node *n8nNode, in n8nItems) []n8nItems {
 			return nil
 		}
 		if mt := m.Text("messageType"); mt != "" && mt != "text" {
-			n.Problem(node.where, m.Get("messageType"), "Unsupported message", "an image message is not converted; text messages are.")
+			why := map[string]string{
+				"imageBinary": "an image of the item's binary data, which the flow's items do not carry",
+				"imageUrl":    "an image by URL, which the llm step's messages (text) cannot hold",
+			}[mt]
+			if why == "" {
+				why = fmt.Sprintf("a message of type %q", mt)
+			}
+			n.Problem(node.where, m.Get("messageType"), "Unsupported message", why+" is not converted; text messages are.")
 			return nil
 		}
 		content := s.textValue(m.Get("message"), fmt.Sprintf("message %d", i+1))
