@@ -186,3 +186,28 @@ ${each.value.q}
 EOT
   ), null)`)
 }
+
+// A Default Data Loader of binary files, or of all the item's strings,
+// is an error that says why, at the loader: from
+// enescingoz+awesome-n8n-templates/OpenAI_and_LLMs__AI_Voice_Chatbot_with_ElevenLabs_OpenAI_for_Customer_Service_and_Restaurants.json
+// (binary, into "=COLLECTION", which converts).
+func TestAIVectorInsertLoaderWhy(t *testing.T) {
+	store := `{"name": "Qdrant Vector Store1", "type": "@n8n/n8n-nodes-langchain.vectorStoreQdrant", "parameters": {"mode": "insert", "options": {}, "qdrantCollection": {"__rl": true, "mode": "id", "value": "=COLLECTION"}}, "credentials": {"qdrantApi": {"id": "iyQ6MQiVaF3VMBmt", "name": "QdrantApi account"}}, "typeVersion": 1}`
+	rest := []string{
+		`{"name": "Embeddings OpenAI", "type": "@n8n/n8n-nodes-langchain.embeddingsOpenAi", "parameters": {"options": {}}, "credentials": {"openAiApi": {"id": "CDX6QM4gLYanh0P4", "name": "OpenAi account"}}, "typeVersion": 1.1}`,
+		`{"name": "Token Splitter", "type": "@n8n/n8n-nodes-langchain.textSplitterTokenSplitter", "parameters": {"chunkSize": 300, "chunkOverlap": 30}, "typeVersion": 1}`,
+	}
+	subs := map[string]string{"Embeddings OpenAI": "ai_embedding>Qdrant Vector Store1", "Default Data Loader": "ai_document>Qdrant Vector Store1", "Token Splitter": "ai_textSplitter>Default Data Loader"}
+	for _, c := range []struct{ loader, why string }{
+		{`{"options": {}, "dataType": "binary"}`, "n8n loads the item's binary file"},
+		{`{"options": {}}`, "every string of the item's JSON as langchain's JSONLoader walks it"},
+	} {
+		loader := `{"name": "Default Data Loader", "type": "@n8n/n8n-nodes-langchain.documentDefaultDataLoader", "parameters": ` + c.loader + `, "typeVersion": 1}`
+		src := aiWorkflow(t, `{text: "x"}`, []string{"Qdrant Vector Store1"}, append([]string{store, loader}, rest...), subs)
+		_, diags := importAI(t, src)
+		wantErr(t, diags, "error /nodes/3/parameters Unsupported document loader")
+		if _, d := importDetail(t, src); !strings.Contains(d, c.why) {
+			t.Errorf("%s: the error does not say %q: %s", c.loader, c.why, d)
+		}
+	}
+}

@@ -187,8 +187,7 @@ func (n *n8n) vectorInsert(node *n8nNode, in n8nItems) []n8nItems {
 	loader := loaders[0]
 	lp := loader.params
 	if strings.TrimPrefix(loader.fullType, langchainPrefix) != "documentDefaultDataLoader" || lp.Text("dataType") == "binary" || lp.Text("jsonMode") != "expressionData" {
-		n.Problem(loader.where, lp, "Unsupported document loader",
-			"the Default Data Loader is converted with JSON data given by an expression (Load Specific Data): its text is chunked; not binary files, nor all the item's strings.")
+		n.Problem(loader.where, lp, "Unsupported document loader", loaderWhy(loader)+"; the Default Data Loader of JSON data given by an expression (Load Specific Data) converts: its text is chunked.")
 		return nil
 	}
 	text := s.textValue(lp.Get("jsonData"), "text")
@@ -315,4 +314,16 @@ func (n *n8n) vectorLoad(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	items := importer.Join("flatten([for r in ", importer.Ref("step", node.step), " : [for m in r.matches : { document = "+doc+", score = m.score }]])")
 	return []n8nItems{{e: items, unpaired: true}}
+}
+
+// loaderWhy says why a document loader is not converted.
+func loaderWhy(l *n8nNode) string {
+	switch p := l.params; {
+	case strings.TrimPrefix(l.fullType, langchainPrefix) != "documentDefaultDataLoader":
+		return l.fullType + " is not converted"
+	case p.Text("dataType") == "binary":
+		return "n8n loads the item's binary file (PDF, text, CSV…) with a loader for its type, and the flow's items do not carry binary data"
+	default:
+		return "n8n makes a document of every string of the item's JSON as langchain's JSONLoader walks it (in the order of the JSON's keys, a nested string once for each level above it), which no block of the language does"
+	}
 }
