@@ -53,11 +53,19 @@ EOT
 		append([]string{strings.Replace(chain, `"typeVersion": 1.3`, `"typeVersion": 1.5`, 1)}, nodes[1:]...), subs))
 	wantIn(t, flow, `[for r in step.question_and_answer_chain : { response = r.text }]`)
 
-	// A namespace of the store, a template that is not langchain's and a
+	// A Pinecone namespace, which a search sees alone, is a collection of
+	// its own: the store of enescingoz+awesome-n8n-templates/OpenAI_and_LLMs__Advanced_AI_Demo_Presented_at_AI_Developers_14_meetup_.json.
+	ns := `{"name": "Pinecone Vector Store1", "type": "@n8n/n8n-nodes-langchain.vectorStorePinecone", "parameters": {"options": {"pineconeNamespace": "whitepaper"}, "pineconeIndex": {"__rl": true, "mode": "list", "value": "whitepapers", "cachedResultName": "whitepapers"}}, "typeVersion": 1}`
+	flow, _ = importAI(t, aiWorkflow(t, `{message: {text: "Hi"}}`, []string{"Question and Answer Chain"}, []string{nodes[0], nodes[1], ns, nodes[3], nodes[4]}, subs))
+	wantIn(t, flow, `collection "whitepapers_whitepaper" {
+    dimensions  = 1536
+    description = "The vectors n8n keeps in Pinecone \"whitepapers\", namespace \"whitepaper\""`, `collection = collection.whitepapers_whitepaper`)
+
+	// A filter of the store, a template that is not langchain's and a
 	// retriever of another kind are errors at their JSON paths.
-	ns := strings.Replace(nodes[2], `"options": {}`, `"options": {"pineconeNamespace": "whitepaper"}`, 1)
-	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"Question and Answer Chain"}, []string{nodes[0], nodes[1], ns, nodes[3], nodes[4]}, subs))
-	wantErr(t, diags, "error /nodes/4/parameters/options/pineconeNamespace Unsupported option")
+	filter := strings.Replace(nodes[2], `"options": {}`, `"options": {"metadata": {"metadataValues": [{"name": "source", "value": "a.pdf"}]}}`, 1)
+	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"Question and Answer Chain"}, []string{nodes[0], nodes[1], filter, nodes[3], nodes[4]}, subs))
+	wantErr(t, diags, "error /nodes/4/parameters/options/metadata Unsupported option")
 	bad := strings.Replace(chain, `"promptType": "define"`, `"promptType": "define", "options": {"systemPromptTemplate": "Context: {context} {lang}"}`, 1)
 	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"Question and Answer Chain"}, append([]string{bad}, nodes[1:]...), subs))
 	wantErr(t, diags, "error /nodes/2/parameters/options/systemPromptTemplate Unsupported template")

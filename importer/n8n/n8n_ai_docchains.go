@@ -173,10 +173,14 @@ func (n *n8n) retriever(root *n8nNode) (aiSearch, bool) {
 			fmt.Sprintf("flowctl import converts the vector stores %s into a collection; not %s.", strings.Join(importer.SortedKeys(vectorStores), ", "), store.fullType))
 		return aiSearch{}, false
 	}
-	if opts := store.params.Get("options"); opts != nil && opts.Kind == 'o' && len(opts.Keys) > 0 {
-		n.Problem(store.where, opts.Obj[opts.Keys[0]], "Unsupported option",
-			fmt.Sprintf("the store's option %q (a namespace, a filter) is not converted: the flow searches its whole collection.", opts.Keys[0]))
-		return aiSearch{}, false
+	if opts := store.params.Get("options"); opts != nil && opts.Kind == 'o' {
+		for _, k := range opts.Keys {
+			if k != "pineconeNamespace" { // a collection of its own
+				n.Problem(store.where, opts.Obj[k], "Unsupported option",
+					fmt.Sprintf("the store's option %q (a filter) is not converted: the flow searches its whole collection.", k))
+				return aiSearch{}, false
+			}
+		}
 	}
 	emb, ok := n.embeddings(store)
 	if !ok {

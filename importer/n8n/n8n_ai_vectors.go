@@ -122,7 +122,19 @@ func (n *n8n) collection(node *n8nNode, emb aiEmbedding) (string, bool) {
 		n.Problem(node.where, p, "Missing collection", "the node names no index, which n8n fails on too.")
 		return "", false
 	}
-	name := importer.Snake(key)
+	// A Pinecone namespace is a part of the index that a search sees
+	// alone: a collection of its own.
+	what, name := strconv.Quote(key), importer.Snake(key)
+	if v := p.Get("options", "pineconeNamespace"); v != nil && strings.HasSuffix(node.fullType, ".vectorStorePinecone") {
+		ns, ok := literalText(v)
+		if !ok {
+			n.Problem(node.where, v, "Unsupported expression", "the namespace is converted when it is written out: it names the flow's collection.")
+			return "", false
+		}
+		if ns != "" {
+			what, name = fmt.Sprintf("%q, namespace %q", key, ns), importer.Snake(key+" "+ns)
+		}
+	}
 	if name == "" {
 		name = "vectors"
 	}
@@ -137,9 +149,9 @@ func (n *n8n) collection(node *n8nNode, emb aiEmbedding) (string, bool) {
 	if vs.host != "" {
 		where = vs.host
 		n.Warn(node.where, p.Get(vs.param), "Vector store kept by flowctl",
-			fmt.Sprintf("n8n keeps these vectors in %s (%q); flowctl does not host %s: the flow keeps them in its collection %s, in its state.", vs.host, key, vs.host, name))
+			fmt.Sprintf("n8n keeps these vectors in %s (%s); flowctl does not host %s: the flow keeps them in its collection %s, in its state.", vs.host, what, vs.host, name))
 	}
-	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The vectors n8n keeps in %s %q", where, key)))
+	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The vectors n8n keeps in %s %s", where, what)))
 	n.File.Collections = append(n.File.Collections, importer.Decl{Comment: []string{n.nodeComment(node)}, Block: b})
 	return name, true
 }
