@@ -219,3 +219,31 @@ func TestAIVectorInsertLoaderWhy(t *testing.T) {
 		}
 	}
 }
+
+// A text splitter whose overlap is not under its chunk size is an error,
+// as langchain's TextSplitter fails on it in n8n, both under a
+// Summarization Chain (the storytelling workflows' Recursive Character
+// Text Splitter, enescingoz+awesome-n8n-templates/Telegram__AI-Powered_Children_s_Arabic_Storytelling_on_Telegram.json,
+// its overlap raised) and under a Default Data Loader (its Token
+// Splitter was clamped to chunk size − 1 before).
+func TestAIInvalidSplitter(t *testing.T) {
+	model := `{"name": "OpenAI Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "parameters": {"model": "gpt-4-turbo", "options": {}}, "typeVersion": 1}`
+	chain := `{"name": "Create a Story for Kids", "type": "@n8n/n8n-nodes-langchain.chainSummarization", "parameters": {"options": {"summarizationMethodAndPrompts": {"values": {"prompt": "Create a captivating short tale for kids.", "summarizationMethod": "stuff"}}}, "chunkingMode": "advanced"}, "typeVersion": 2}`
+	ok := `{"name": "Recursive Character Text Splitter", "type": "@n8n/n8n-nodes-langchain.textSplitterRecursiveCharacterTextSplitter", "parameters": {"options": {}, "chunkSize": 500, "chunkOverlap": 300}, "typeVersion": 1}`
+	subs := map[string]string{"OpenAI Chat Model": "ai_languageModel>Create a Story for Kids", "Recursive Character Text Splitter": "ai_textSplitter>Create a Story for Kids"}
+	flow, diags := importAI(t, aiWorkflow(t, `{}`, []string{"Create a Story for Kids"}, []string{chain, model, ok}, subs))
+	if flow == "" {
+		t.Fatalf("nothing written: %v", diags)
+	}
+	bad := strings.Replace(ok, `"chunkOverlap": 300`, `"chunkOverlap": 500`, 1)
+	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"Create a Story for Kids"}, []string{chain, model, bad}, subs))
+	wantErr(t, diags, "error /nodes/4/parameters Invalid text splitter")
+
+	store := `{"name": "Qdrant Vector Store1", "type": "@n8n/n8n-nodes-langchain.vectorStoreQdrant", "parameters": {"mode": "insert", "options": {}, "qdrantCollection": {"__rl": true, "mode": "id", "value": "=COLLECTION"}}, "typeVersion": 1}`
+	loader := `{"name": "Default Data Loader", "type": "@n8n/n8n-nodes-langchain.documentDefaultDataLoader", "parameters": {"jsonMode": "expressionData", "jsonData": "={{ $json.text }}", "options": {}}, "typeVersion": 1}`
+	emb := `{"name": "Embeddings OpenAI", "type": "@n8n/n8n-nodes-langchain.embeddingsOpenAi", "parameters": {"options": {}}, "typeVersion": 1.1}`
+	tokens := `{"name": "Token Splitter", "type": "@n8n/n8n-nodes-langchain.textSplitterTokenSplitter", "parameters": {"chunkSize": 300, "chunkOverlap": 300}, "typeVersion": 1}`
+	vsubs := map[string]string{"Embeddings OpenAI": "ai_embedding>Qdrant Vector Store1", "Default Data Loader": "ai_document>Qdrant Vector Store1", "Token Splitter": "ai_textSplitter>Default Data Loader"}
+	_, diags = importAI(t, aiWorkflow(t, `{text: "x"}`, []string{"Qdrant Vector Store1"}, []string{store, loader, emb, tokens}, vsubs))
+	wantErr(t, diags, "error /nodes/5/parameters Invalid text splitter")
+}

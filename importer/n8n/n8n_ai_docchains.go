@@ -328,6 +328,9 @@ func (n *n8n) summarySources(node *n8nNode) bool {
 	}
 	if node.version >= 2 && mode != "documentLoader" {
 		for _, sp := range node.subNodes("ai_textSplitter") {
+			if !n.splitterValid(sp) {
+				return false
+			}
 			sp.conv = true
 		}
 		return true
@@ -342,10 +345,13 @@ func (n *n8n) summarySources(node *n8nNode) bool {
 		n.Problem(l.where, l.params, "Unsupported document loader", "the Default Data Loader of JSON data is converted for a summary whose prompt does not read the documents; not a binary file's loader, nor "+l.fullType+".")
 		return false
 	}
-	l.conv = true
 	for _, sp := range l.subNodes("ai_textSplitter") {
+		if !n.splitterValid(sp) {
+			return false
+		}
 		sp.conv = true
 	}
+	l.conv = true
 	return true
 }
 
@@ -372,4 +378,16 @@ func inline(e importer.Expr) importer.Expr {
 	out := importer.Expr{{Type: hclsyntax.TokenOParen, Bytes: []byte("(")}}
 	out = append(out, importer.Clone(e)...)
 	return append(out, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}, &hclwrite.Token{Type: hclsyntax.TokenCParen, Bytes: []byte(")")})
+}
+
+// splitterValid reports a text splitter n8n fails on: langchain's
+// TextSplitter refuses an overlap that is not under the chunk size.
+func (n *n8n) splitterValid(sp *n8nNode) bool {
+	size, overlap := sp.params.Number(1000, "chunkSize"), sp.params.Number(0, "chunkOverlap")
+	if overlap >= size {
+		n.Problem(sp.where, sp.params, "Invalid text splitter",
+			fmt.Sprintf("its overlap (%g) is not under its chunk size (%g): n8n fails on it (Cannot have chunkOverlap >= chunkSize).", overlap, size))
+		return false
+	}
+	return true
 }

@@ -270,6 +270,9 @@ func (n *n8n) splitter(loader *n8nNode) (int, int, string, bool) {
 	}
 	sp := subs[0]
 	short := strings.TrimPrefix(sp.fullType, langchainPrefix)
+	if strings.HasPrefix(short, "textSplitter") && !n.splitterValid(sp) {
+		return 0, 0, "", false
+	}
 	size := int(sp.params.Number(1000, "chunkSize"))
 	overlap := int(sp.params.Number(0, "chunkOverlap"))
 	switch short {
