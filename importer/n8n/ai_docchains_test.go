@@ -247,3 +247,25 @@ func TestAIInvalidSplitter(t *testing.T) {
 	_, diags = importAI(t, aiWorkflow(t, `{text: "x"}`, []string{"Qdrant Vector Store1"}, []string{store, loader, emb, tokens}, vsubs))
 	wantErr(t, diags, "error /nodes/5/parameters Invalid text splitter")
 }
+
+// OpenAI embeddings with a Base URL option call that server: the
+// provider's base_url, as n8n's node does (it was api.openai.com
+// whatever the option said). The embeddings node of the Retrieval QA
+// case of enescingoz+awesome-n8n-templates/Telegram__Telegram_chat_with_PDF.json,
+// with the option of v1.2.
+func TestAIEmbeddingsBaseURL(t *testing.T) {
+	chain := `{"name": "QA", "type": "@n8n/n8n-nodes-langchain.chainRetrievalQa", "parameters": {"text": "={{ $json.q }}", "promptType": "define"}, "typeVersion": 1.5}`
+	rest := []string{
+		`{"name": "Retriever", "type": "@n8n/n8n-nodes-langchain.retrieverVectorStore", "parameters": {}, "typeVersion": 1}`,
+		`{"name": "Store", "type": "@n8n/n8n-nodes-langchain.vectorStoreInMemory", "parameters": {}, "typeVersion": 1}`,
+		`{"name": "Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "parameters": {"model": "gpt-4o-mini", "options": {}}, "typeVersion": 1}`,
+		`{"name": "Embeddings", "type": "@n8n/n8n-nodes-langchain.embeddingsOpenAi", "parameters": {"options": {"baseURL": "http://127.0.0.1:8080/v1/"}}, "credentials": {"openAiApi": {"id": "", "name": "Local embeddings"}}, "typeVersion": 1.2}`,
+	}
+	subs := map[string]string{"Retriever": "ai_retriever>QA", "Store": "ai_vectorStore>Retriever", "Model": "ai_languageModel>QA", "Embeddings": "ai_embedding>Store"}
+	flow, diags := importAI(t, aiWorkflow(t, `{q: "Hours?"}`, []string{"QA"}, append([]string{chain}, rest...), subs))
+	if flow == "" {
+		t.Fatalf("nothing written: %v", diags)
+	}
+	wantIn(t, flow, `provider "local_embeddings" {
+  base_url = "http://127.0.0.1:8080/v1"`)
+}

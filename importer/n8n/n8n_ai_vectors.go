@@ -96,9 +96,22 @@ func (n *n8n) embeddings(root *n8nNode) (aiEmbedding, bool) {
 	if credName == "" {
 		credName = short
 	}
-	cm := chatModel{cred: em.cred, url: em.url, urlInCredential: em.cred == "ollamaApi"}
+	url := em.url
+	// OpenAI's embeddings call the Base URL option's server when it is
+	// set (n8n shows it from v1.2, and reads it in every version).
+	if b := p.Get("options", "baseURL"); b != nil && short == "embeddingsOpenAi" {
+		text, ok := literalText(b)
+		if !ok {
+			n.Problem(node.where, b, "Unsupported option", "a base URL is converted when it is written out, not an expression: a provider's base_url is a literal.")
+			return aiEmbedding{}, false
+		}
+		if text != "" {
+			url = strings.TrimSuffix(text, "/")
+		}
+	}
+	cm := chatModel{cred: em.cred, url: url, urlInCredential: em.cred == "ollamaApi"}
 	node.conv = true
-	return aiEmbedding{provider: n.provider(credName, cm, em.url, short), model: model, dimensions: dims}, true
+	return aiEmbedding{provider: n.provider(credName, cm, url, short), model: model, dimensions: dims}, true
 }
 
 // collection declares the collection of a store (once for a name) and
