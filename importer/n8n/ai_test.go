@@ -265,7 +265,7 @@ func TestAIExtractClassify(t *testing.T) {
 // The OpenAI node: Text → Message a Model converts, other operations are
 // errors at the node's parameters. From
 // enescingoz+awesome-n8n-templates (the 32 text/message nodes of the
-// corpus; image analyze in 11).
+// corpus; image analyze of binary files in 7).
 func TestAIOpenAINode(t *testing.T) {
 	msg := `{"parameters": {"modelId": {"__rl": true, "mode": "list", "value": "gpt-4o-mini"}, "messages": {"values": [{"role": "system", "content": "You write subject lines."}, {"content": "=Write a subject for: {{ $json.body }}"}]}, "options": {"temperature": 0.7}}, "name": "OpenAI", "type": "@n8n/n8n-nodes-langchain.openAi", "typeVersion": 1.8, "credentials": {"openAiApi": {"id": "x1", "name": "OpenAi account"}}}`
 	flow, diags := importAI(t, aiWorkflow(t, `{body: "Hello"}`, []string{"OpenAI"}, []string{msg}, nil))
@@ -275,7 +275,7 @@ func TestAIOpenAINode(t *testing.T) {
 		`[for r in step.open_ai : { index = 0, message = { role = "assistant", content = r.text } }]`,
 	)
 	wantDiags(t, diags, "warning /nodes/2/parameters Reply fields left out")
-	image := `{"parameters": {"resource": "image", "operation": "analyze", "modelId": {"__rl": true, "mode": "list", "value": "gpt-4o"}, "imageUrls": "={{ $json.url }}"}, "name": "OpenAI", "type": "@n8n/n8n-nodes-langchain.openAi", "typeVersion": 1.8}`
+	image := `{"parameters": {"resource": "image", "operation": "analyze", "modelId": {"__rl": true, "mode": "list", "value": "gpt-4o"}, "inputType": "base64"}, "name": "OpenAI", "type": "@n8n/n8n-nodes-langchain.openAi", "typeVersion": 1.8}`
 	_, diags = importAI(t, aiWorkflow(t, `{url: "http://x"}`, []string{"OpenAI"}, []string{image}, nil))
 	wantDiags(t, diags, "error /nodes/2/parameters Unsupported operation")
 }

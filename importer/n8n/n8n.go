@@ -537,6 +537,7 @@ func init() {
 		"manualTrigger":    (*n8n).manualTrigger,
 		"scheduleTrigger":  (*n8n).scheduleTrigger,
 		"httpRequest":      (*n8n).httpRequestOf,
+		"openAi":           (*n8n).legacyOpenAINode,
 		"code":             (*n8n).codeNode,
 		"set":              (*n8n).setNode,
 		"if":               (*n8n).ifNode,

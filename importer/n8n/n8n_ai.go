@@ -218,7 +218,7 @@ func (n *n8n) aiPrompt(node *n8nNode, s *n8nScope, legacyUntil float64, legacyKe
 	if len(e) == 1 && e[0].Type == hclsyntax.TokenOQuote || len(e) > 0 && e[0].Type == hclsyntax.TokenOQuote && e[len(e)-1].Type == hclsyntax.TokenCQuote && !strings.Contains(string(e.Bytes()), "${") {
 		return e // a literal
 	}
-	return importer.Call("try", e, importer.Code("null"))
+	return importer.Call("try", inline(e), importer.Code("null"))
 }
 
 func (n *n8n) aiPromptValue(node *n8nNode, s *n8nScope, legacyUntil float64, legacyKey string, legacyDefaults map[float64]string) importer.Expr {
@@ -323,6 +323,8 @@ func init() {
 		"openAi":               (*n8n).openAINode,
 		"informationExtractor": (*n8n).informationExtractorNode,
 		"textClassifier":       (*n8n).textClassifierNode,
+		"chainRetrievalQa":     (*n8n).retrievalQANode,
+		"chainSummarization":   (*n8n).summarizationNode,
 		"sentimentAnalysis":    (*n8n).sentimentNode,
 		"chatTrigger":          (*n8n).chatTriggerNode,
 		"vectorStoreInMemory":  (*n8n).vectorStoreNode,

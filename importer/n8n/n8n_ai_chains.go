@@ -168,7 +168,14 @@ func (n *n8n) chainNode(node *n8nNode, in n8nItems) []n8nItems {
 			return nil
 		}
 		if mt := m.Text("messageType"); mt != "" && mt != "text" {
-			n.Problem(node.where, m.Get("messageType"), "Unsupported message", "an image message is not converted; text messages are.")
+			why := map[string]string{
+				"imageBinary": "an image of the item's binary data, which the flow's items do not carry",
+				"imageUrl":    "an image by URL, which the llm step's messages (text) cannot hold",
+			}[mt]
+			if why == "" {
+				why = fmt.Sprintf("a message of type %q", mt)
+			}
+			n.Problem(node.where, m.Get("messageType"), "Unsupported message", why+" is not converted; text messages are.")
 			return nil
 		}
 		content := s.textValue(m.Get("message"), fmt.Sprintf("message %d", i+1))
@@ -203,9 +210,8 @@ func (n *n8n) openAINode(node *n8nNode, in n8nItems) []n8nItems {
 			"the OpenAI node v2 (the Responses API) is not converted; v1's message operation is.")
 		return nil
 	}
-	if r, op := p.Text("resource"), p.Text("operation"); (r != "" && r != "text") || (op != "" && op != "message") {
-		n.Problem(node.where, p, "Unsupported operation", fmt.Sprintf("resource %q, operation %q: flowctl import converts the text resource's message operation.", r, op))
-		return nil
+	if r, op := openAIResource(p); r != "text" || op != "message" {
+		return n.openAIOperation(node, in, r, op)
 	}
 	if !p.Boolean(true, "simplify") {
 		n.Problem(node.where, p.Get("simplify"), "Unsupported option", "the whole API response is not converted; the simplified one (each choice) is.")

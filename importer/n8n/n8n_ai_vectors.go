@@ -75,11 +75,12 @@ func (n *n8n) embeddings(root *n8nNode) (aiEmbedding, bool) {
 		if v.Kind == 'o' {
 			v = v.Get("value")
 		}
-		if v == nil || v.Kind != 's' || strings.HasPrefix(v.Str, "=") {
+		text, ok := literalText(v)
+		if !ok {
 			n.Problem(node.where, p.Get(em.param), "Unsupported expression", "the embeddings model is converted when it is written out: it sets the collection's dimensions.")
 			return aiEmbedding{}, false
 		}
-		model = v.Str
+		model = text
 	}
 	model = strings.TrimPrefix(model, "models/")
 	dims := embeddingDimensions[strings.SplitN(model, ":", 2)[0]]
@@ -95,9 +96,22 @@ func (n *n8n) embeddings(root *n8nNode) (aiEmbedding, bool) {
 	if credName == "" {
 		credName = short
 	}
-	cm := chatModel{cred: em.cred, url: em.url, urlInCredential: em.cred == "ollamaApi"}
+	url := em.url
+	// OpenAI's embeddings call the Base URL option's server when it is
+	// set (n8n shows it from v1.2, and reads it in every version).
+	if b := p.Get("options", "baseURL"); b != nil && short == "embeddingsOpenAi" {
+		text, ok := literalText(b)
+		if !ok {
+			n.Problem(node.where, b, "Unsupported option", "a base URL is converted when it is written out, not an expression: a provider's base_url is a literal.")
+			return aiEmbedding{}, false
+		}
+		if text != "" {
+			url = strings.TrimSuffix(text, "/")
+		}
+	}
+	cm := chatModel{cred: em.cred, url: url, urlInCredential: em.cred == "ollamaApi"}
 	node.conv = true
-	return aiEmbedding{provider: n.provider(credName, cm, em.url, short), model: model, dimensions: dims}, true
+	return aiEmbedding{provider: n.provider(credName, cm, url, short), model: model, dimensions: dims}, true
 }
 
 // collection declares the collection of a store (once for a name) and
@@ -110,17 +124,30 @@ func (n *n8n) collection(node *n8nNode, emb aiEmbedding) (string, bool) {
 		if v.Kind == 'o' {
 			v = v.Get("value")
 		}
-		if v == nil || v.Kind != 's' || strings.HasPrefix(v.Str, "=") || v.Str == "" {
+		text, ok := literalText(v)
+		if !ok || text == "" {
 			n.Problem(node.where, p.Get(vs.param), "Unsupported expression", "the index (or collection, or table) is converted when it is written out: it names the flow's collection.")
 			return "", false
 		}
-		key = v.Str
+		key = text
 	}
 	if key == "" {
 		n.Problem(node.where, p, "Missing collection", "the node names no index, which n8n fails on too.")
 		return "", false
 	}
-	name := importer.Snake(key)
+	// A Pinecone namespace is a part of the index that a search sees
+	// alone: a collection of its own.
+	what, name := strconv.Quote(key), importer.Snake(key)
+	if v := p.Get("options", "pineconeNamespace"); v != nil && strings.HasSuffix(node.fullType, ".vectorStorePinecone") {
+		ns, ok := literalText(v)
+		if !ok {
+			n.Problem(node.where, v, "Unsupported expression", "the namespace is converted when it is written out: it names the flow's collection.")
+			return "", false
+		}
+		if ns != "" {
+			what, name = fmt.Sprintf("%q, namespace %q", key, ns), importer.Snake(key+" "+ns)
+		}
+	}
 	if name == "" {
 		name = "vectors"
 	}
@@ -135,9 +162,9 @@ func (n *n8n) collection(node *n8nNode, emb aiEmbedding) (string, bool) {
 	if vs.host != "" {
 		where = vs.host
 		n.Warn(node.where, p.Get(vs.param), "Vector store kept by flowctl",
-			fmt.Sprintf("n8n keeps these vectors in %s (%q); flowctl does not host %s: the flow keeps them in its collection %s, in its state.", vs.host, key, vs.host, name))
+			fmt.Sprintf("n8n keeps these vectors in %s (%s); flowctl does not host %s: the flow keeps them in its collection %s, in its state.", vs.host, what, vs.host, name))
 	}
-	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The vectors n8n keeps in %s %q", where, key)))
+	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The vectors n8n keeps in %s %s", where, what)))
 	n.File.Collections = append(n.File.Collections, importer.Decl{Comment: []string{n.nodeComment(node)}, Block: b})
 	return name, true
 }
@@ -185,8 +212,7 @@ func (n *n8n) vectorInsert(node *n8nNode, in n8nItems) []n8nItems {
 	loader := loaders[0]
 	lp := loader.params
 	if strings.TrimPrefix(loader.fullType, langchainPrefix) != "documentDefaultDataLoader" || lp.Text("dataType") == "binary" || lp.Text("jsonMode") != "expressionData" {
-		n.Problem(loader.where, lp, "Unsupported document loader",
-			"the Default Data Loader is converted with JSON data given by an expression (Load Specific Data): its text is chunked; not binary files, nor all the item's strings.")
+		n.Problem(loader.where, lp, "Unsupported document loader", loaderWhy(loader)+"; the Default Data Loader of JSON data given by an expression (Load Specific Data) converts: its text is chunked.")
 		return nil
 	}
 	text := s.textValue(lp.Get("jsonData"), "text")
@@ -257,6 +283,9 @@ func (n *n8n) splitter(loader *n8nNode) (int, int, string, bool) {
 	}
 	sp := subs[0]
 	short := strings.TrimPrefix(sp.fullType, langchainPrefix)
+	if strings.HasPrefix(short, "textSplitter") && !n.splitterValid(sp) {
+		return 0, 0, "", false
+	}
 	size := int(sp.params.Number(1000, "chunkSize"))
 	overlap := int(sp.params.Number(0, "chunkOverlap"))
 	switch short {
@@ -313,4 +342,16 @@ func (n *n8n) vectorLoad(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	items := importer.Join("flatten([for r in ", importer.Ref("step", node.step), " : [for m in r.matches : { document = "+doc+", score = m.score }]])")
 	return []n8nItems{{e: items, unpaired: true}}
+}
+
+// loaderWhy says why a document loader is not converted.
+func loaderWhy(l *n8nNode) string {
+	switch p := l.params; {
+	case strings.TrimPrefix(l.fullType, langchainPrefix) != "documentDefaultDataLoader":
+		return l.fullType + " is not converted"
+	case p.Text("dataType") == "binary":
+		return "n8n loads the item's binary file (PDF, text, CSV…) with a loader for its type, and the flow's items do not carry binary data"
+	default:
+		return "n8n makes a document of every string of the item's JSON as langchain's JSONLoader walks it (in the order of the JSON's keys, a nested string once for each level above it), which no block of the language does"
+	}
 }
