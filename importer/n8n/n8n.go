@@ -88,6 +88,13 @@ type n8n struct {
 	webhooks    []*n8nWebhook  // the Webhook nodes that start the flow
 	responses   []*n8nResponse // the Respond to Webhook nodes' answers
 	standIns    int            // the errors of tools that stand-in blocks stand for
+	// callable is the name of the flow being converted when other flows
+	// run it (its part of the workflow starts at an Execute Workflow
+	// Trigger); subflow the flow the workflow's Execute Workflow Trigger
+	// part is written as beside this one, and elsewhere the nodes only
+	// that part reaches.
+	callable, subflow string
+	elsewhere         map[string]bool
 }
 
 // n8nPrefix is the package of n8n's core nodes.
@@ -119,6 +126,11 @@ func convertN8N(c *importer.Conv) {
 			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger or Cron node, a Webhook, a Chat or Form Trigger or an Execute Workflow Trigger.")
 		return
 	}
+	n.convertFrom(n.splitSubworkflow(root, triggers))
+}
+
+// convertFrom converts the nodes the triggers lead to into n.File.
+func (n *n8n) convertFrom(triggers []*n8nNode) {
 	order, ok := n.sort(triggers)
 	if !ok {
 		return
@@ -128,8 +140,9 @@ func convertN8N(c *importer.Conv) {
 	}
 	n.writeTriggers(order)
 	n.outputs(order)
+	n.callOutput(n.Src.Root)
 	if n.code {
-		c.File.BlockFiles = append(c.File.BlockFiles, n8nCodeBlockFile())
+		n.File.BlockFiles = append(n.File.BlockFiles, n8nCodeBlockFile())
 	}
 }
 
@@ -239,7 +252,7 @@ func (n *n8n) sort(triggers []*n8nNode) ([]*n8nNode, bool) {
 		}
 	}
 	for _, node := range n.nodes {
-		if !node.reached && !node.sub {
+		if !node.reached && !node.sub && !n.elsewhere[node.name] {
 			n.Warn(node.where, node.j, "Node never runs", "no trigger leads to this node, so n8n never runs it; it is left out.")
 		}
 	}
@@ -556,8 +569,9 @@ func init() {
 		"cron":             (*n8n).cronNode,
 		"formTrigger":      (*n8n).formTriggerNode,
 		"respondToWebhook": (*n8n).respondNode,
-		// A sub-workflow's trigger; the node that calls one is not converted.
+		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
+		"executeWorkflow":        (*n8n).executeWorkflowNode,
 	}
 }
 
