@@ -420,7 +420,11 @@ func (n *n8n) executeWorkflowTrigger(node *n8nNode, _ n8nItems) []n8nItems {
 		names = append(names, importer.Str(f))
 	}
 	items := importer.Join("[for it in input.items : merge(", importer.Object(members), ", { for k, v in it : k => v if contains(", importer.Tuple(names), ", k) })]")
-	return []n8nItems{pairedWith(items, n8nItems{e: importer.Ref("input", "items")}, nil)}
+	local := n.Name("local", node.name, "items")
+	n.File.Locals = append(n.File.Locals, local2(
+		fmt.Sprintf("The items of n8n node %q: its declared inputs of each item the caller passes (null where it gives none), and no other field.", node.name),
+		local, items))
+	return []n8nItems{pairedWith(importer.Ref("local", local), n8nItems{e: importer.Ref("input", "items")}, nil)}
 }
 
 // callFields are the input fields an Execute Workflow Trigger v1.1

@@ -16,7 +16,9 @@ import (
 // workflow's flow with the one item n8n makes: {query, …the tool's
 // fields}, query the text or the object of the properties. Its output
 // `response` is the first item the called flow returns, as n8n gives the
-// model the first item's json.
+// model the first item's json. The schema's properties are required
+// inputs: the model sees only those of a flow (n8n's schema makes a JSON
+// example's optional).
 func (n *n8n) workflowTool(root, node *n8nNode) (importer.Expr, bool) {
 	p := node.params
 	if node.version >= 2 {
@@ -80,9 +82,8 @@ func (n *n8n) workflowTool(root, node *n8nNode) (importer.Expr, bool) {
 				if f.description != "" {
 					ib.Body().SetAttributeValue("description", cty.StringVal(f.description))
 				}
-				if !f.required {
-					ib.Body().SetAttributeRaw("default", importer.Clone(importer.Code("null")))
-				}
+				// Every property is an input without a default: a flow's
+				// tool shows the model those alone.
 				n.File.Inputs = append(n.File.Inputs, importer.Decl{Block: ib})
 				ms = append(ms, importer.Member{Name: f.key, Value: importer.Ref("input", f.name)})
 			}
