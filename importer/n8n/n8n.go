@@ -40,6 +40,10 @@ type n8nNode struct {
 	ai   map[string][]*n8nNode
 	sub  bool
 	lost bool // a sub-node whose root is not converted (reported once)
+	// loop numbers the loop of connections the node is on (0: none), and
+	// loopMsg is why it stands for itself (markLoops).
+	loop    int
+	loopMsg string
 }
 
 // n8nEdge is one end of a connection: the node at the other end and the
@@ -95,6 +99,7 @@ type n8n struct {
 	// that part reaches.
 	callable, subflow string
 	elsewhere         map[string]bool
+	loops             int // the loops of connections found (markLoops)
 }
 
 // n8nPrefix is the package of n8n's core nodes.
@@ -267,7 +272,7 @@ func (n *n8n) sort(triggers []*n8nNode) ([]*n8nNode, bool) {
 			ready := true
 			for _, in := range node.ins {
 				for _, e := range in {
-					if e.node.reached && !placed[e.node] {
+					if e.node.reached && !placed[e.node] && (node.loop == 0 || e.node.loop != node.loop) {
 						ready = false
 					}
 				}
@@ -279,7 +284,7 @@ func (n *n8n) sort(triggers []*n8nNode) ([]*n8nNode, bool) {
 				break
 			}
 		}
-		if !progress {
+		if !progress && !n.markLoops(placed) {
 			break
 		}
 	}
@@ -332,6 +337,10 @@ func (n *n8n) convertNode(node *n8nNode) {
 		return
 	}
 	node.step = n.Name("step", node.name, "node")
+	if node.loop != 0 {
+		n.gapMessage(node, node.loopMsg)
+		return
+	}
 	in, ok := n.inputItems(node, 0)
 	if !ok {
 		n.gap(node, "Several connections into one input")
