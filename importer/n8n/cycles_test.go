@@ -64,3 +64,19 @@ func TestLoopStandIns(t *testing.T) {
 		}
 	}
 }
+
+// An Error Trigger (Zie619+n8n-workflows/workflows__Error__0945_Error_Code_Send_Triggered.json)
+// is not converted, and the error says what n8n gives and what a flow's
+// on_run trigger can say instead.
+func TestErrorTriggerSaysWhy(t *testing.T) {
+	_, diags := importWhole(t, workflow("alerts", `"name": "Error Trigger", "type": "n8n-nodes-base.errorTrigger", "typeVersion": 1, "parameters": {}`, setData))
+	for _, d := range diags {
+		if d.Summary == "Unsupported node" && strings.Contains(d.Detail, "n8n-nodes-base.errorTrigger") {
+			if !strings.Contains(d.Detail, `gives it the failed execution's error message, stack and last node; a flow's on_run trigger (on_run { flow = "NAME", status = ["failed"] })`) {
+				t.Errorf("the error does not say why: %s", d.Detail)
+			}
+			return
+		}
+	}
+	t.Errorf("no Unsupported node error: %v", diags)
+}

@@ -362,7 +362,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 	}
 	if conv == nil {
 		msg := n.Problem(node.where, node.j.Get("type"), "Unsupported node",
-			fmt.Sprintf("flowctl import converts n8n's core nodes %s and AI nodes (%s); not %s.", supportedN8N(), aiNodeNames(), node.fullType))
+			fmt.Sprintf("flowctl import converts n8n's core nodes %s and AI nodes (%s); not %s.%s", supportedN8N(), aiNodeNames(), node.fullType, unsupportedWhy(node)))
 		n.gapMessage(node, msg)
 		return
 	}
