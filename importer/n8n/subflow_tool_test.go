@@ -43,3 +43,32 @@ func TestWorkflowTool(t *testing.T) {
 		}
 	}
 }
+
+// The Execute Workflow Trigger's part, written beside the workflow's
+// flow, is a flow of its own in every way: with --partial each flow
+// declares the block its stand-ins use, and the flows of the part's
+// tools are written too (both validate).
+func TestSubworkflowPartFlows(t *testing.T) {
+	agent := `{"parameters": {"text": "={{ $json.question }}", "promptType": "define", "options": {}}, "name": "AI Agent", "type": "@n8n/n8n-nodes-langchain.agent", "typeVersion": 1.7}`
+	model := `{"parameters": {"model": "gpt-4o-mini", "options": {}}, "name": "OpenAI Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "typeVersion": 1, "credentials": {"openAiApi": {"id": "1", "name": "OpenAi account"}}}`
+	wiki := `{"parameters": {}, "name": "Wikipedia", "type": "@n8n/n8n-nodes-langchain.toolWikipedia", "typeVersion": 1}`
+	trigger := `{"parameters": {}, "name": "Called", "type": "n8n-nodes-base.executeWorkflowTrigger", "typeVersion": 1}`
+	slack := `{"parameters": {"text": "hi"}, "name": "Slack", "type": "n8n-nodes-base.slack", "typeVersion": 2.2}`
+	slack2 := `{"parameters": {"text": "hi"}, "name": "Slack 2", "type": "n8n-nodes-base.slack", "typeVersion": 2.2}`
+	src := aiWorkflow(t, `{question: "?"}`, []string{"Slack"}, []string{slack, trigger, slack2, agent, model, wiki},
+		map[string]string{"Called": "main>Slack 2", "Slack 2": "main>AI Agent", "OpenAI Chat Model": "ai_languageModel>AI Agent", "Wikipedia": "ai_tool>AI Agent"})
+	res, diags := importer.Import([]importer.File{{Name: "parts.json", Bytes: src}}, importer.Options{Partial: true})
+	if res == nil {
+		t.Fatal(diags)
+	}
+	var names []string
+	for _, f := range res.Files {
+		names = append(names, f.Name)
+	}
+	if strings.Join(names, " ") != "ai_case.flow.hcl blocks/n8n.block.hcl ai_case_subworkflow.flow.hcl ai_case_subworkflow_wikipedia.flow.hcl" {
+		t.Errorf("files %v", names)
+	}
+	if d := importer.Check(res.Files); d.HasErrors() {
+		t.Fatal(d)
+	}
+}
