@@ -61,6 +61,11 @@ func (n *n8n) splitSubworkflow(root *importer.JV, triggers []*n8nNode) []*n8nNod
 	sub.readConnections(root)
 	sub.unrollLoops()
 	n.Diags = n.Diags[:diags]
+	// The main flow's conversion says which nodes never run.
+	sub.elsewhere = map[string]bool{}
+	for _, node := range sub.nodes {
+		sub.elsewhere[node.name] = true
+	}
 	n.File.Header = []string{fmt.Sprintf("Imported by flowctl import from the n8n workflow %q (%s): the part its Execute Workflow Trigger starts, which other flows run as flow.%s.", n.workflow, n.Src.Name, name)}
 	n.File.Description = fmt.Sprintf("The n8n workflow %s, run by another workflow", n.workflow)
 	var subTriggers []*n8nNode
