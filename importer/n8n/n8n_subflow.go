@@ -85,31 +85,53 @@ func (n *n8n) splitSubworkflow(root *importer.JV, triggers []*n8nNode) []*n8nNod
 }
 
 // callOutput declares the output "items" of a flow other flows run: the
-// items of the node its trigger's part ends in, which n8n returns.
+// items of the node its trigger's part ends in, which n8n returns. When
+// the part ends in several nodes (branches), n8n returns the items of the
+// one that ran last: the flow gives those of the one end node that has
+// items, and fails when several have (which ran last, only n8n's run
+// tells).
 func (n *n8n) callOutput(root *importer.JV) {
 	if n.callable == "" {
 		return
 	}
-	end, why := subworkflowEnd(root)
+	ends, why := subworkflowEnds(root)
 	if why != "" {
-		return // the nodes that run it say why (callableFlow)
+		return // the nodes that run it say why (calledFlow)
 	}
-	node := n.byName[end]
-	if node == nil || len(node.items) == 0 || node.items[0].e == nil {
-		return
+	var lists []importer.Expr
+	for _, end := range ends {
+		node := n.byName[end]
+		if node == nil || len(node.items) == 0 || node.items[0].e == nil {
+			return
+		}
+		lists = append(lists, node.items[0].e)
+	}
+	value := lists[0]
+	desc := fmt.Sprintf("The items of n8n node %q, the last node of the workflow, which n8n returns to the workflow that runs it", ends[0])
+	if len(lists) > 1 {
+		n.code = true
+		step := n.Name("step", "last node", "last_node")
+		b, body := importer.NewStep(step, "n8n_code")
+		body.SetAttributeRaw("when", importer.Clone(importer.Join("length([for l in ", importer.Tuple(lists), " : l if length(l) > 0]) > 1")))
+		body.SetAttributeValue("mode", cty.StringVal("stopAndError"))
+		msg := fmt.Sprintf("Several of the nodes the workflow ends in (%s) gave items: n8n returns the items of the one that ran last, which the flow cannot tell.", quoteList(ends))
+		body.SetAttributeRaw("params", importer.Clone(importer.Object([]importer.Member{{Name: "message", Value: importer.Str(msg)}})))
+		body.SetAttributeValue("cache", cty.False)
+		n.Step("The workflow ends in several nodes: at most one may give items", b)
+		value = importer.Call("concat", lists...)
+		desc = fmt.Sprintf("The items of the one of n8n nodes %s that gives items (the last node to run), which n8n returns to the workflow that runs it", quoteList(ends))
 	}
 	b := hclwrite.NewBlock("output", []string{"items"})
-	b.Body().SetAttributeRaw("value", importer.Clone(node.items[0].e))
-	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The items of n8n node %q, the last node of the workflow, which n8n returns to the workflow that runs it", end)))
+	b.Body().SetAttributeRaw("value", importer.Clone(value))
+	b.Body().SetAttributeValue("description", cty.StringVal(desc))
 	n.File.Outputs = append(n.File.Outputs, importer.Decl{Block: b})
 }
 
-// subworkflowEnd is the node the part of a workflow that its Execute
-// Workflow Triggers start ends in (a node without connections out of it,
-// other than a Stop and Error, which fails the run), or why there is not
-// one: n8n returns the items of the node that ran last, which a flow
-// knows only when there is one such node.
-func subworkflowEnd(root *importer.JV) (string, string) {
+// subworkflowEnds are the nodes the part of a workflow that its Execute
+// Workflow Triggers start ends in (nodes without connections out of
+// them, other than a Stop and Error, which fails the run), or why it has
+// none.
+func subworkflowEnds(root *importer.JV) ([]string, string) {
 	types := map[string]string{}
 	var starts []string
 	for _, j := range root.Items("nodes") {
@@ -120,7 +142,7 @@ func subworkflowEnd(root *importer.JV) (string, string) {
 		}
 	}
 	if len(starts) == 0 {
-		return "", "it has no Execute Workflow Trigger, which is where n8n starts a workflow another runs"
+		return nil, "it has no Execute Workflow Trigger, which is where n8n starts a workflow another runs"
 	}
 	conns := root.Get("connections")
 	next := func(name string) []string {
@@ -152,13 +174,10 @@ func subworkflowEnd(root *importer.JV) (string, string) {
 		}
 		starts = append(starts, outs...)
 	}
-	switch len(ends) {
-	case 1:
-		return ends[0], ""
-	case 0:
-		return "", "no node of it ends the run (a loop, or only Stop and Error)"
+	if len(ends) == 0 {
+		return nil, "no node of it ends the run (a loop, or only Stop and Error)"
 	}
-	return "", fmt.Sprintf("it ends in several nodes (%s): n8n returns the items of the one that runs last, which only the run tells", quoteList(ends))
+	return ends, ""
 }
 
 func quoteList(names []string) string {
@@ -203,11 +222,11 @@ func (n *n8n) calledFlow(node *n8nNode) (string, bool) {
 			return "", false
 		}
 		if n.subflow == "" {
-			_, why := subworkflowEnd(n.Src.Root)
+			_, why := subworkflowEnds(n.Src.Root)
 			n.Problem(node.where, at, "Sub-workflow cannot be run", fmt.Sprintf("the node runs its own workflow, and %s.", why))
 			return "", false
 		}
-		if _, why := subworkflowEnd(n.Src.Root); why != "" {
+		if _, why := subworkflowEnds(n.Src.Root); why != "" {
 			n.Problem(node.where, at, "Sub-workflow cannot be run", fmt.Sprintf("the node runs its own workflow, and %s.", why))
 			return "", false
 		}
@@ -229,7 +248,7 @@ func (n *n8n) calledFlow(node *n8nNode) (string, bool) {
 			fmt.Sprintf("the node runs the n8n workflow with id %q%s, which none of the files imported holds: import that workflow's file together with this one (flowctl import THIS.json CALLED.json), and the node runs its flow.", id, name))
 		return "", false
 	}
-	if _, why := subworkflowEnd(called.Root); why != "" {
+	if _, why := subworkflowEnds(called.Root); why != "" {
 		n.Problem(node.where, at, "Sub-workflow cannot be run", fmt.Sprintf("the node runs the workflow %s (%s), and %s.", id, called.File, why))
 		return "", false
 	}
@@ -263,7 +282,7 @@ func (n *n8n) inlineFlow(node *n8nNode, at *importer.JV) (string, bool) {
 		n.Problem(node.where, at, "Invalid sub-workflow", "the workflow JSON of the node does not read as JSON; n8n fails the node on it too.")
 		return "", false
 	}
-	if _, why := subworkflowEnd(src.Root); why != "" {
+	if _, why := subworkflowEnds(src.Root); why != "" {
 		n.Problem(node.where, at, "Sub-workflow cannot be run", fmt.Sprintf("the workflow the node gives as JSON cannot be run as a flow: %s.", why))
 		return "", false
 	}
