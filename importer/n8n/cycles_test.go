@@ -80,3 +80,23 @@ func TestErrorTriggerSaysWhy(t *testing.T) {
 	}
 	t.Errorf("no Unsupported node error: %v", diags)
 }
+
+// Split Out splits each item on its own, so a Loop Over Items whose loop
+// holds one is one pass (the loop and node of
+// enescingoz+awesome-n8n-templates/Other_Integrations_and_Use_Cases__Optimize_Update_Printify_Title_and_Description_Workflow.json).
+func TestLoopWithSplitOutOnePass(t *testing.T) {
+	src := `{"name": "w", "nodes": [
+	  {"name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "parameters": {}},
+	  {"name": "Loop Over Items", "type": "n8n-nodes-base.splitInBatches", "typeVersion": 3, "parameters": {"options": {}}},
+	  {"name": "Split - id, title, desc", "type": "n8n-nodes-base.splitOut", "typeVersion": 1, "parameters": {"include": "selectedOtherFields", "options": {}, "fieldToSplitOut": "id", "fieldsToInclude": "title, description"}}],
+	  "connections": {"Start": {"main": [[{"node": "Loop Over Items"}]]}, "Loop Over Items": {"main": [[], [{"node": "Split - id, title, desc"}]]}, "Split - id, title, desc": {"main": [[{"node": "Loop Over Items"}]]}}}`
+	res, diags := importWhole(t, src)
+	if res == nil {
+		t.Fatal(diags)
+	}
+	for _, d := range diags {
+		if d.Summary == "Unsupported loop" {
+			t.Errorf("got %v", d)
+		}
+	}
+}
