@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -180,7 +181,9 @@ type Conv struct {
 	Diags  hcl.Diagnostics
 	Fatal  bool // the file cannot be converted at all, not even in part
 	names  map[string]map[string]bool
-	gaps   bool // a not_converted block is declared
+	// Batch are the workflows of the files imported together, by their
+	// ids: those a workflow may run.
+	Batch map[string]*Called
 }
 
 func newConv(src *Source, format Format) *Conv {
@@ -304,8 +307,13 @@ func (c *Conv) FlowName(text, fallback string) string {
 // items): the step keeps it, so that replacing the step is the only edit
 // needed.
 func (c *Conv) GapStep(name, commentLine, message string, inputs Expr) {
-	if !c.gaps {
-		c.gaps = true
+	declared := false
+	for _, d := range c.File.Blocks {
+		// Looked for, not remembered: a rolled-back conversion may have
+		// dropped the declaration.
+		declared = declared || slices.Equal(d.Block.Labels(), []string{"not_converted"})
+	}
+	if !declared {
 		b := hclwrite.NewBlock("block", []string{"not_converted"})
 		body := b.Body()
 		body.SetAttributeValue("runtime", cty.StringVal("js"))

@@ -104,8 +104,9 @@ func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
 	// others from being written.
 	var fileErrs []*hcl.Diagnostic
 	written := map[string]string{} // path → the file it came from
+	batch := batchWorkflows(files)
 	for _, f := range files {
-		out, secrets, next, d, fatal := importFile(f, opts, blockSrcs)
+		out, secrets, next, d, fatal := importFile(f, opts, blockSrcs, batch)
 		for _, o := range out {
 			prev, ok := written[o.Name]
 			if !ok {
@@ -152,7 +153,7 @@ func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
 
 // importFile converts one file; fatal when it cannot be converted at
 // all, not even with --partial (nothing of it is written).
-func importFile(f File, opts Options, blockSrcs []*Source) (out []File, secrets []Secret, next []string, diags hcl.Diagnostics, fatal bool) {
+func importFile(f File, opts Options, blockSrcs []*Source, batch map[string]*Called) (out []File, secrets []Secret, next []string, diags hcl.Diagnostics, fatal bool) {
 	src, d := ParseSource(f.Name, f.Bytes)
 	diags = append(diags, d...)
 	if src == nil {
@@ -164,6 +165,7 @@ func importFile(f File, opts Options, blockSrcs []*Source) (out []File, secrets 
 		return nil, nil, nil, diags, true
 	}
 	c := newConv(src, format)
+	c.Batch = batch
 	convert := converters[format]
 	if convert == nil {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown format",
@@ -176,16 +178,70 @@ func importFile(f File, opts Options, blockSrcs []*Source) (out []File, secrets 
 		return nil, nil, nil, diags, true
 	}
 	out, d = c.File.render()
-	for _, sub := range c.File.Flows {
-		o, sd := sub.render()
-		out = append(out, o...)
-		d = append(d, sd...)
+	var beside func(f *flowFile)
+	beside = func(f *flowFile) {
+		for _, sub := range f.Flows {
+			o, sd := sub.render()
+			out = append(out, o...)
+			d = append(d, sd...)
+			beside(sub)
+		}
 	}
+	beside(c.File)
 	diags = append(diags, d...)
 	if d.HasErrors() {
 		return nil, nil, nil, diags, true
 	}
 	return out, c.File.secretList(), c.File.Next, diags, false
+}
+
+// Called is a workflow of the batch that another may run by its id (n8n
+// exports carry one): the file and the name of the flow it becomes.
+type Called struct {
+	File string
+	Root *JV
+	Flow string
+}
+
+// batchWorkflows are the workflows of the batch by their ids, known
+// before any is converted: a workflow may run one that comes after it.
+// An id that two files carry names neither.
+func batchWorkflows(files []File) map[string]*Called {
+	out := map[string]*Called{}
+	twice := map[string]bool{}
+	for _, f := range files {
+		src, d := ParseSource(f.Name, f.Bytes)
+		if src == nil || d.HasErrors() || src.Root.Kind != 'o' {
+			continue
+		}
+		key := IDText(src.Root.Get("id"))
+		if key == "" {
+			continue
+		}
+		if out[key] != nil {
+			twice[key] = true
+			continue
+		}
+		c := newConv(src, N8N)
+		out[key] = &Called{File: f.Name, Root: src.Root, Flow: c.FlowName(src.Root.Text("name"), "imported_workflow")}
+	}
+	for k := range twice {
+		delete(out, k)
+	}
+	return out
+}
+
+// IDText is an id written as a string or a number, or "".
+func IDText(v *JV) string {
+	switch {
+	case v == nil:
+		return ""
+	case v.Kind == 's':
+		return v.Str
+	case v.Kind == 'n':
+		return v.Num
+	}
+	return ""
 }
 
 func findFile(files []File, name string) *File {

@@ -170,9 +170,10 @@ func TestAICalculatorTool(t *testing.T) {
 	}
 }
 
-// A Workflow tool names the workflow it runs by its n8n id: an error that
-// says how to link it. From
-// the Workflow tools of importer/testdata/real (v1.2, a resource locator).
+// A Workflow tool names the workflow it runs by its n8n id: when no file
+// of the batch holds it, an error that names the id and says how to link
+// it. From the Workflow tools of importer/testdata/real (v1.2, a
+// resource locator).
 func TestAIWorkflowToolSaysWhy(t *testing.T) {
 	agent := `{"parameters": {"text": "={{ $json.question }}", "promptType": "define", "options": {}}, "name": "AI Agent", "type": "@n8n/n8n-nodes-langchain.agent", "typeVersion": 1.7}`
 	model := `{"parameters": {"options": {}}, "name": "OpenAI Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "typeVersion": 1, "credentials": {"openAiApi": {"id": "1", "name": "OpenAi account"}}}`
@@ -180,14 +181,14 @@ func TestAIWorkflowToolSaysWhy(t *testing.T) {
 	_, diags := importer.Import([]importer.File{{Name: "wf.json", Bytes: aiWorkflow(t, `{question: "?"}`, []string{"AI Agent"}, []string{agent, model, wf},
 		map[string]string{"OpenAI Chat Model": "ai_languageModel>AI Agent", "Weather": "ai_tool>AI Agent"})}}, importer.Options{})
 	for _, d := range diags {
-		if d.Summary == "Unsupported tool" {
-			if !strings.Contains(d.Detail, "import that workflow as well and name its flow in the step's tools (flow.NAME)") {
+		if d.Summary == "Sub-workflow not imported" {
+			if !strings.Contains(d.Detail, `runs the n8n workflow with id "AbC123" ("Weather"), which none of the files imported holds: import that workflow's file together with this one`) {
 				t.Errorf("the error does not say why: %s", d.Detail)
 			}
 			return
 		}
 	}
-	t.Errorf("no Unsupported tool error: %s", diags.Error())
+	t.Errorf("no Sub-workflow not imported error: %s", diags.Error())
 }
 
 // The OpenAI node's messages may end with a system or an assistant

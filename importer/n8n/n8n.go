@@ -40,6 +40,10 @@ type n8nNode struct {
 	ai   map[string][]*n8nNode
 	sub  bool
 	lost bool // a sub-node whose root is not converted (reported once)
+	// loop numbers the loop of connections the node is on (0: none), and
+	// loopMsg is why it stands for itself (markLoops).
+	loop    int
+	loopMsg string
 }
 
 // n8nEdge is one end of a connection: the node at the other end and the
@@ -88,6 +92,14 @@ type n8n struct {
 	webhooks    []*n8nWebhook  // the Webhook nodes that start the flow
 	responses   []*n8nResponse // the Respond to Webhook nodes' answers
 	standIns    int            // the errors of tools that stand-in blocks stand for
+	// callable is the name of the flow being converted when other flows
+	// run it (its part of the workflow starts at an Execute Workflow
+	// Trigger); subflow the flow the workflow's Execute Workflow Trigger
+	// part is written as beside this one, and elsewhere the nodes only
+	// that part reaches.
+	callable, subflow string
+	elsewhere         map[string]bool
+	loops             int // the loops of connections found (markLoops)
 }
 
 // n8nPrefix is the package of n8n's core nodes.
@@ -119,6 +131,11 @@ func convertN8N(c *importer.Conv) {
 			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger or Cron node, a Webhook, a Chat or Form Trigger or an Execute Workflow Trigger.")
 		return
 	}
+	n.convertFrom(n.splitSubworkflow(root, triggers))
+}
+
+// convertFrom converts the nodes the triggers lead to into n.File.
+func (n *n8n) convertFrom(triggers []*n8nNode) {
 	order, ok := n.sort(triggers)
 	if !ok {
 		return
@@ -128,8 +145,9 @@ func convertN8N(c *importer.Conv) {
 	}
 	n.writeTriggers(order)
 	n.outputs(order)
+	n.callOutput(n.Src.Root)
 	if n.code {
-		c.File.BlockFiles = append(c.File.BlockFiles, n8nCodeBlockFile())
+		n.File.BlockFiles = append(n.File.BlockFiles, n8nCodeBlockFile())
 	}
 }
 
@@ -239,7 +257,7 @@ func (n *n8n) sort(triggers []*n8nNode) ([]*n8nNode, bool) {
 		}
 	}
 	for _, node := range n.nodes {
-		if !node.reached && !node.sub {
+		if !node.reached && !node.sub && !n.elsewhere[node.name] {
 			n.Warn(node.where, node.j, "Node never runs", "no trigger leads to this node, so n8n never runs it; it is left out.")
 		}
 	}
@@ -254,7 +272,7 @@ func (n *n8n) sort(triggers []*n8nNode) ([]*n8nNode, bool) {
 			ready := true
 			for _, in := range node.ins {
 				for _, e := range in {
-					if e.node.reached && !placed[e.node] {
+					if e.node.reached && !placed[e.node] && (node.loop == 0 || e.node.loop != node.loop) {
 						ready = false
 					}
 				}
@@ -266,7 +284,7 @@ func (n *n8n) sort(triggers []*n8nNode) ([]*n8nNode, bool) {
 				break
 			}
 		}
-		if !progress {
+		if !progress && !n.markLoops(placed) {
 			break
 		}
 	}
@@ -319,6 +337,10 @@ func (n *n8n) convertNode(node *n8nNode) {
 		return
 	}
 	node.step = n.Name("step", node.name, "node")
+	if node.loop != 0 {
+		n.gapMessage(node, node.loopMsg)
+		return
+	}
 	in, ok := n.inputItems(node, 0)
 	if !ok {
 		n.gap(node, "Several connections into one input")
@@ -340,7 +362,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 	}
 	if conv == nil {
 		msg := n.Problem(node.where, node.j.Get("type"), "Unsupported node",
-			fmt.Sprintf("flowctl import converts n8n's core nodes %s and AI nodes (%s); not %s.", supportedN8N(), aiNodeNames(), node.fullType))
+			fmt.Sprintf("flowctl import converts n8n's core nodes %s and AI nodes (%s); not %s.%s", supportedN8N(), aiNodeNames(), node.fullType, unsupportedWhy(node)))
 		n.gapMessage(node, msg)
 		return
 	}
@@ -557,8 +579,9 @@ func init() {
 		"cron":             (*n8n).cronNode,
 		"formTrigger":      (*n8n).formTriggerNode,
 		"respondToWebhook": (*n8n).respondNode,
-		// A sub-workflow's trigger; the node that calls one is not converted.
+		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
+		"executeWorkflow":        (*n8n).executeWorkflowNode,
 	}
 }
 

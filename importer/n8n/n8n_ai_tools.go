@@ -28,6 +28,7 @@ func init() {
 		"toolHttpRequest": (*n8n).httpTool,
 		"toolCalculator":  (*n8n).calculatorTool,
 		"toolWikipedia":   (*n8n).wikipediaTool,
+		"toolWorkflow":    (*n8n).workflowTool,
 	}
 	for store := range vectorStores {
 		aiTools[store] = (*n8n).vectorRetrieveTool
@@ -37,8 +38,7 @@ func init() {
 // unsupportedTools say why a tool is not converted, where more than its
 // type can say.
 var unsupportedTools = map[string]string{
-	"toolWorkflow": "It runs another n8n workflow, named by its id in n8n's database (or given as JSON): import that workflow as well and name its flow in the step's tools (flow.NAME); import does not find a workflow by its n8n id.",
-	"toolSerpApi":  "Its answer is what langchain's SerpAPI tool picks out of Google's results (an answer box, a snippet…), for which flowctl has no block: an HTTP Request Tool on https://serpapi.com/search gives the model the results themselves.",
+	"toolSerpApi": "Its answer is what langchain's SerpAPI tool picks out of Google's results (an answer box, a snippet…), for which flowctl has no block: an HTTP Request Tool on https://serpapi.com/search gives the model the results themselves.",
 }
 
 // tools converts the tools on a root's ai_tool input. A tool it cannot

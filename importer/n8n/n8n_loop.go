@@ -112,7 +112,7 @@ func (n *n8n) loopNotOnePass(loop *n8nNode, body map[*n8nNode]bool) string {
 			return fmt.Sprintf("node %q runs once for each batch (Execute Once)", node.name)
 		}
 		switch node.typ {
-		case "set", "httpRequest", "if", "filter", "switch", "noOp", "wait", "stopAndError", "postgres":
+		case "set", "httpRequest", "if", "filter", "switch", "noOp", "wait", "stopAndError", "postgres", "splitOut":
 			continue
 		case "code":
 			if node.params.Text("mode") == "runOnceForEachItem" {

@@ -407,5 +407,62 @@ func (n *n8n) executeWorkflowTrigger(node *n8nNode, _ n8nItems) []n8nItems {
 	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The items n8n node %q gives: the json of the items the calling workflow passes", node.name)))
 	n.File.Inputs = append(n.File.Inputs, importer.Decl{Block: b})
 	n.File.Header = append(n.File.Header, fmt.Sprintf("%s starts the flow: its items are the input items, as a calling flow passes them.", n.nodeComment(node)))
-	return []n8nItems{{e: importer.Ref("input", "items")}}
+	fields, ok := n.callFields(node)
+	if !ok {
+		return nil
+	}
+	if fields == nil {
+		return []n8nItems{{e: importer.Ref("input", "items")}}
+	}
+	// v1.1 with declared inputs: each item has those fields (null where
+	// the caller gives none) and no others.
+	var names []importer.Expr
+	var members []importer.Member
+	for _, f := range fields {
+		members = append(members, importer.Member{Name: f, Value: importer.Code("null")})
+		names = append(names, importer.Str(f))
+	}
+	items := importer.Join("[for it in input.items : merge(", importer.Object(members), ", { for k, v in it : k => v if contains(", importer.Tuple(names), ", k) })]")
+	local := n.Name("local", node.name, "items")
+	n.File.Locals = append(n.File.Locals, local2(
+		fmt.Sprintf("The items of n8n node %q: its declared inputs of each item the caller passes (null where it gives none), and no other field.", node.name),
+		local, items))
+	return []n8nItems{pairedWith(importer.Ref("local", local), n8nItems{e: importer.Ref("input", "items")}, nil)}
+}
+
+// callFields are the input fields an Execute Workflow Trigger v1.1
+// declares (Define using fields below, or using a JSON example: the
+// example's keys), or nil when it takes the items as they come (Accept
+// all data, and v1).
+func (n *n8n) callFields(node *n8nNode) ([]string, bool) {
+	p := node.params
+	source := p.Text("inputSource")
+	if node.version < 1.1 || source == "passthrough" {
+		return nil, true
+	}
+	fields := []string{}
+	switch source {
+	case "", "workflowInputs":
+		for _, v := range p.Items("workflowInputs", "values") {
+			if name := v.Text("name"); name != "" {
+				fields = append(fields, name)
+			}
+		}
+	case "jsonExample":
+		ex := p.Get("jsonExample")
+		if ex == nil || ex.Kind != 's' || strings.HasPrefix(ex.Str, "=") {
+			n.Problem(node.where, p, "Unsupported parameter", "the JSON example of the inputs is converted when it is written out.")
+			return nil, false
+		}
+		src, d := importer.ParseSource(n.Src.Name, []byte(ex.Str))
+		if src == nil || d.HasErrors() || src.Root.Kind != 'o' {
+			n.Problem(node.where, ex, "Invalid JSON example", "the JSON example of the inputs is not a JSON object; n8n fails the trigger on it too.")
+			return nil, false
+		}
+		fields = append(fields, src.Root.Keys...)
+	default:
+		n.Problem(node.where, p.Get("inputSource"), "Unsupported parameter", fmt.Sprintf("input data mode %q is not converted.", source))
+		return nil, false
+	}
+	return fields, true
 }
