@@ -40,6 +40,7 @@ type n8nNode struct {
 	ai   map[string][]*n8nNode
 	sub  bool
 	lost bool // a sub-node whose root is not converted (reported once)
+	gap  bool // not converted: a step that fails stands for it
 }
 
 // n8nEdge is one end of a connection: the node at the other end and the
@@ -449,10 +450,11 @@ func (n *n8n) gap(node *n8nNode, summary string) {
 func (n *n8n) gapMessage(node *n8nNode, msg string) {
 	n.subNodesLost(node)
 	n.GapStep(node.step, n.nodeComment(node), msg, n.gapInputs(node))
-	node.conv = true
+	node.conv, node.gap = true, true
 	node.items = make([]n8nItems, max(len(node.outs), 1))
 	for i := range node.items {
-		node.items[i] = n8nItems{e: importer.Ref("step", node.step, "value")}
+		// Not converted: how its items pair with its input's is not known.
+		node.items[i] = n8nItems{e: importer.Ref("step", node.step, "value"), owner: node, unpaired: true}
 	}
 }
 

@@ -47,6 +47,11 @@ block "n8n_code" {
     default     = ""
     description = "the workflow's name ($workflow.name)"
   }
+  input "inpairs" {
+    type        = any
+    default     = null
+    description = "the pairedItem of each input item in n8n: the index of the item it comes from (-1: not known; null: none)"
+  }
   output "items" {
     type        = any
     description = "the json of the output items"
@@ -55,6 +60,11 @@ block "n8n_code" {
   output "values" {
     type        = any
     description = "the values of the expressions, by name"
+    optional    = true
+  }
+  output "pairs" {
+    type        = any
+    description = "for the Code node run once for all items, the index of the input item each output item pairs with (null: none n8n follows)"
     optional    = true
   }
   source = <<EOT
@@ -68,9 +78,57 @@ block "n8n_code" {
 // they turn other errors into an empty value.
 class AdapterError extends Error {}
 
-function wrap(list) {
+// wrap makes items of json objects. inpairs, when given, is the pairedItem
+// each item has in n8n (the index of the item it comes from in the items
+// before it; -1 when the flow does not know it; null when it has none).
+function wrap(list, inpairs) {
   return (list || []).map(function (json, i) {
-    return { json: json, pairedItem: { item: i } }
+    if (!inpairs) {
+      return { json: json, pairedItem: { item: i } }
+    }
+    if (inpairs[i] === null || inpairs[i] === undefined) {
+      return { json: json }
+    }
+    return { json: json, pairedItem: { item: inpairs[i] } }
+  })
+}
+
+// pairsOf is the index of the input item each output item pairs with, as
+// n8n sets it after a node ran (WorkflowExecute.assignPairedItems): the
+// pairedItem the node gave it, else item 0 when one item came in, else
+// item i when as many items came in as went out, else item 0 when one
+// item went out; null where n8n has none, or several, or one the flow
+// does not know, which n8n's $('Node').item cannot follow (or may follow
+// in ways the flow does not).
+function pairsOf(out, nIn) {
+  var nOut = out.length
+  return out.map(function (it, i) {
+    var p = it.pairedItem
+    if (p === undefined) {
+      if (nIn === 1) {
+        return 0
+      }
+      if (nIn === nOut) {
+        return i
+      }
+      if (nOut === 1 && nIn > 1) {
+        return 0
+      }
+      return null
+    }
+    if (Array.isArray(p)) {
+      if (p.length !== 1) {
+        return null
+      }
+      p = p[0]
+    }
+    if (typeof p === 'number') {
+      p = { item: p }
+    }
+    if (!isObject(p) || (p.input || 0) !== 0 || p.sourceOverwrite || typeof p.item !== 'number' || p.item < 0 || p.item >= nIn) {
+      return null
+    }
+    return p.item
   })
 }
 
@@ -98,7 +156,7 @@ function accessor(name, list, index) {
 
 // scope is the names n8n gives code and expressions.
 function scope(input, perItem) {
-  var items = wrap(input.items)
+  var items = wrap(input.items, perItem ? null : input.inpairs)
   var index = input.index || 0
   var nodes = {}
   Object.keys(input.nodes || {}).forEach(function (name) {
@@ -189,7 +247,7 @@ function normalize(result) {
     if (!isObject(it.json)) {
       throw new Error("A 'json' property isn't an object [item " + i + ']')
     }
-    return it.json
+    return it
   })
 }
 
@@ -418,7 +476,7 @@ async function sort(items, p, names) {
   if (p.type === 'code') {
     var wrapped = wrap(items)
     var sorted = await run('return items.sort((a, b) => { ' + p.code + ' })', Object.assign({}, names, { items: wrapped }))
-    return normalize(sorted)
+    return normalize(sorted).map(function (it) { return it.json })
   }
   if (p.type === 'random') {
     var copy = items.slice()
@@ -579,6 +637,15 @@ function scheduleTrigger() {
 }
 
 async function execute(input) {
+  var out = await executeMode(input)
+  // Only the Code node run once for all items gives pairs.
+  if (out.pairs === undefined) {
+    out.pairs = null
+  }
+  return out
+}
+
+async function executeMode(input) {
   var items = input.items || []
   var mode = input.mode
   var names
@@ -588,7 +655,8 @@ async function execute(input) {
         return { items: [], values: null }
       }
       names = scope(input, false)
-      return { items: normalize(await run(input.code, names)), values: null }
+      var out = normalize(await run(input.code, names))
+      return { items: out.map(function (it) { return it.json }), values: null, pairs: pairsOf(out, items.length) }
     case 'runOnceForEachItem': {
       names = scope(input, true)
       var result = await run(input.code, names)
