@@ -69,6 +69,12 @@ type n8nItems struct {
 	prev     *n8nItems
 	paired   importer.Expr
 	unpaired bool
+	// pairsAll: each item pairs with all of prev's (n8n's Aggregate),
+	// which n8n follows when they all lead to one item.
+	pairsAll bool
+	// merged: the items come from several inputs (a Merge), each paired
+	// with the items of one or more of them (n8n's pairedItem with input).
+	merged *mergePairs
 }
 
 type n8n struct {

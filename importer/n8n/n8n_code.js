@@ -8,28 +8,22 @@
 // they turn other errors into an empty value.
 class AdapterError extends Error {}
 
-// wrap makes items of json objects. inpairs, when given, is the pairedItem
-// each item has in n8n (the index of the item it comes from in the items
-// before it; -1 when the flow does not know it; null when it has none).
-function wrap(list, inpairs) {
+// wrap makes items of json objects: each pairs with its index, as n8n
+// sets the pairedItem of a node's input items before it runs.
+function wrap(list) {
   return (list || []).map(function (json, i) {
-    if (!inpairs) {
-      return { json: json, pairedItem: { item: i } }
-    }
-    if (inpairs[i] === null || inpairs[i] === undefined) {
-      return { json: json }
-    }
-    return { json: json, pairedItem: { item: inpairs[i] } }
+    return { json: json, pairedItem: { item: i } }
   })
 }
 
 // pairsOf is the index of the input item each output item pairs with, as
 // n8n sets it after a node ran (WorkflowExecute.assignPairedItems): the
-// pairedItem the node gave it, else item 0 when one item came in, else
+// pairedItem the node gave it (an input item returned keeps its own),
+// else item 0 when one item came in, else
 // item i when as many items came in as went out, else item 0 when one
-// item went out; null where n8n has none, or several, or one the flow
-// does not know, which n8n's $('Node').item cannot follow (or may follow
-// in ways the flow does not).
+// item went out; null where n8n has none, or several, or one of another
+// input, which the flow does not follow (n8n's $('Node').item fails on
+// the first, may follow the others).
 function pairsOf(out, nIn) {
   var nOut = out.length
   return out.map(function (it, i) {
@@ -86,7 +80,7 @@ function accessor(name, list, index) {
 
 // scope is the names n8n gives code and expressions.
 function scope(input, perItem) {
-  var items = wrap(input.items, perItem ? null : input.inpairs)
+  var items = wrap(input.items)
   var index = input.index || 0
   var nodes = {}
   Object.keys(input.nodes || {}).forEach(function (name) {

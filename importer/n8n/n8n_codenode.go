@@ -57,7 +57,6 @@ func n8nCodeBlock() *importer.BlockFile {
 	input("nodes", "any", importer.Code("{}"), "the json of the items of the nodes the code names, by node name")
 	input("pairs", "any", importer.Code("{}"), "for each node the code names with .item, the index of each input item's paired item in that node's items")
 	input("workflow", "string", importer.Str(""), "the workflow's name ($workflow.name)")
-	input("inpairs", "any", importer.Code("null"), "the pairedItem of each input item in n8n: the index of the item it comes from (-1: not known; null: none)")
 	for _, o := range [][2]string{{"items", "the json of the output items"}, {"values", "the values of the expressions, by name"}, {"pairs", "for the Code node run once for all items, the index of the input item each output item pairs with (null: none n8n follows)"}} {
 		ob := body.AppendNewBlock("output", []string{o[0]}).Body()
 		ob.SetAttributeRaw("type", importer.Clone(importer.Code("any")))
@@ -113,9 +112,6 @@ func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 	what := "run once for all items"
 	if each {
 		what = "run once for each item"
-	}
-	if p := inPairs(in); !each && p != nil {
-		body.SetAttributeRaw("inpairs", importer.Clone(p))
 	}
 	n.Step(n.nodeComment(node)+": JavaScript, "+what, b)
 	if each {

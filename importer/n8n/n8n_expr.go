@@ -472,6 +472,12 @@ func pairedItemAt(in *n8nItems, name string, idx importer.Expr) (n8nItems, impor
 		if cur.unpaired {
 			return n8nItems{}, nil, cur.owner
 		}
+		if cur.pairsAll {
+			return pairedThroughAll(cur, name, idx)
+		}
+		if cur.merged != nil {
+			return cur.merged.follow(name, idx)
+		}
 		if cur.paired != nil {
 			idx = importer.Index(cur.paired, idx)
 		}

@@ -35,24 +35,6 @@ func eachPaired(step string) importer.Expr {
 	return importer.Join("flatten([for k, r in ", importer.Ref("step", step), " : [for e in r.items : k]])")
 }
 
-// inPairs is the pairedItem n8n's items in carry, as the n8n_code block
-// takes it (its input inpairs): for each item the index of the item it
-// comes from in the items before; -1 where the flow does not know it;
-// nil (the input's default, null) for a trigger's items, whose pairs
-// lead to n8n's one start item: a Code node returning them gets n8n's
-// default pairs, the same.
-func inPairs(in n8nItems) importer.Expr {
-	switch {
-	case in.unpaired:
-		return importer.Join("[for x in ", in.e, " : -1]")
-	case in.paired != nil:
-		return in.paired
-	case in.prev != nil:
-		return importer.Join("range(length(", in.e, "))")
-	}
-	return nil
-}
-
 // envRef translates $env.NAME and $env["NAME"] where the scope allows it
 // (env): n8n's value of the environment variable NAME, as n8n gives it
 // when N8N_BLOCK_ENV_ACCESS_IN_NODE is false (n8n 2 denies it by default);
@@ -86,3 +68,152 @@ func (s *n8nScope) envRef(n ast.Expression) (importer.Expr, bool) {
 
 // envName is the name of an environment variable a secret can read.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// pairedThroughAll follows the pairs of items that pair with all the items
+// before them (cur's prev) back to the node named: n8n follows each and
+// takes the one item they lead to; when they lead to several (or none)
+// its execution fails, and so does the flow's run (an index into an empty
+// list).
+func pairedThroughAll(cur *n8nItems, name string, idx importer.Expr) (n8nItems, importer.Expr, *n8nNode) {
+	depth := 1
+	for p := cur.prev; p != nil; p = p.prev {
+		if p.pairsAll {
+			depth++
+		}
+	}
+	j := fmt.Sprintf("all%d", depth) // each nested for has a name of its own
+	items, sub, lost := pairedItemAt(cur.prev, name, importer.Code(j))
+	if sub == nil {
+		return n8nItems{}, nil, lost
+	}
+	all := importer.Join("distinct([for ", j, " in range(length(", cur.prev.e, ")) : ", sub, "])")
+	return items, importer.Join("[for d in [", all, "] : d[0] if length(d) == 1][0]"), nil
+}
+
+// aggregatePairs are the pairs of Aggregate's one item: all the input
+// items (n8n's pairedItem), unless fields to include or exclude leave
+// some out (those whose fields are all left out), which the flow does
+// not track.
+func aggregatePairs(node *n8nNode, in n8nItems, out []n8nItems) []n8nItems {
+	p := node.params
+	set := func(name string) bool {
+		v := p.Get(name)
+		return v != nil && !(v.Kind == 's' && v.Str == "") && !(v.Kind == 'a' && len(v.Arr) == 0)
+	}
+	if p.Text("aggregate") == "aggregateAllItemData" && (set("fieldsToInclude") || set("fieldsToExclude")) {
+		return out
+	}
+	for i := range out {
+		prev := in
+		out[i].prev, out[i].pairsAll = &prev, true
+	}
+	return out
+}
+
+// mergePairs are the pairs of a Merge's items with the items of its
+// inputs. n8n gives every input item the pair {item: i, input: k} before
+// the node runs; Append passes the items on with theirs, Combine by
+// Position gives item i the pairs of item i of every input.
+type mergePairs struct {
+	node     *n8nNode
+	ins      []n8nItems // the items of each input
+	appended bool       // Append; else Combine by Position (without unpaired items)
+}
+
+// mergePaired sets the pairs of a Merge's items out.
+func (n *n8n) mergePaired(node *n8nNode, out n8nItems, appended bool) n8nItems {
+	m := &mergePairs{node: node, appended: appended}
+	for i := range max(int(node.params.Number(2, "numberInputs")), len(node.ins)) {
+		in, ok := n.inputItems(node, i)
+		if !ok {
+			return out
+		}
+		m.ins = append(m.ins, in)
+	}
+	prev := m.ins[0]
+	out.prev, out.merged = &prev, m
+	return out
+}
+
+// follow is pairedItemAt through the Merge's items (idx is an index into
+// them): n8n follows the pair through each input the node named is
+// before, and takes the one item they lead to. An appended item comes
+// from one input: one whose path does not lead to the node stops the run
+// (n8n's execution fails on it too).
+func (m *mergePairs) follow(name string, idx importer.Expr) (n8nItems, importer.Expr, *n8nNode) {
+	var found *n8nItems
+	var conds, subs []importer.Expr
+	var start importer.Expr = importer.Code("0")
+	for k := range m.ins {
+		in := &m.ins[k]
+		at, cond := idx, importer.Expr(nil)
+		if m.appended {
+			at = importer.Join("(", idx, ") - (", start, ")")
+			cond = importer.Join("(", idx, ") >= ", start, " && (", idx, ") < ", start, " + length(", in.e, ")")
+			start = importer.Join(start, " + length(", in.e, ")")
+		}
+		if !before(m.node, k, name) {
+			continue
+		}
+		items, sub, lost := pairedItemAt(in, name, at)
+		if sub == nil {
+			if lost == nil {
+				lost = m.node
+			}
+			return n8nItems{}, nil, lost
+		}
+		if found != nil && string(found.e.Bytes()) != string(items.e.Bytes()) {
+			return n8nItems{}, nil, m.node // another output of the node on each way
+		}
+		found = &items
+		conds, subs = append(conds, cond), append(subs, sub)
+	}
+	if found == nil {
+		return n8nItems{}, nil, nil
+	}
+	if m.appended {
+		// An index into no list: the item comes from an input the node
+		// named is not before.
+		e := importer.Join("[for d in [", idx, "] : d if d < 0][0]")
+		for i := len(subs) - 1; i >= 0; i-- {
+			e = importer.Join("(", conds[i], " ? ", subs[i], " : ", e, ")")
+		}
+		return *found, e, nil
+	}
+	if len(subs) == 1 {
+		return *found, subs[0], nil
+	}
+	return *found, importer.Join("[for d in [distinct(", importer.Tuple(subs), ")] : d[0] if length(d) == 1][0]"), nil
+}
+
+// before reports whether the node named is before input k of node.
+func before(node *n8nNode, k int, name string) bool {
+	seen := map[*n8nNode]bool{}
+	var up func(n *n8nNode) bool
+	up = func(n *n8nNode) bool {
+		if n.name == name {
+			return true
+		}
+		if seen[n] {
+			return false
+		}
+		seen[n] = true
+		for _, in := range n.ins {
+			for _, e := range in {
+				if up(e.node) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if k >= len(node.ins) {
+		return false
+	}
+	for _, e := range node.ins[k] {
+		if up(e.node) {
+			return true
+		}
+	}
+	return false
+}
