@@ -89,10 +89,18 @@ function wrap(list) {
 // item went out; null where n8n has none, or several, or one of another
 // input, which the flow does not follow (n8n's $('Node').item fails on
 // the first, may follow the others).
+// foreignPairs are the pairedItem objects of the items of other nodes the
+// code is given ($('Node').all()): n8n's are those nodes' own pairs, which
+// the flow does not know, so an item returned with one has none here.
+var foreignPairs = new Set()
+
 function pairsOf(out, nIn) {
   var nOut = out.length
   return out.map(function (it, i) {
     var p = it.pairedItem
+    if (foreignPairs.has(p)) {
+      return null
+    }
     if (p === undefined) {
       if (nIn === 1) {
         return 0
@@ -148,8 +156,10 @@ function scope(input, perItem) {
   var items = wrap(input.items)
   var index = input.index || 0
   var nodes = {}
+  foreignPairs = new Set()
   Object.keys(input.nodes || {}).forEach(function (name) {
     nodes[name] = wrap(input.nodes[name])
+    nodes[name].forEach(function (it) { foreignPairs.add(it.pairedItem) })
   })
   // pairs: for each node the code names with .item, the index of each
   // input item's paired item in that node's items (n8n's pairedItem).
