@@ -367,6 +367,19 @@ func (c *Conv) AddSecret(nameText, forWhat, value string) string {
 	return name
 }
 
+// EnvSecret declares a secret read from the environment variable env (one
+// secret for each variable) and returns its name.
+func (c *Conv) EnvSecret(env, forWhat string) string {
+	for _, s := range c.File.secrets {
+		if s.env == env {
+			return s.name
+		}
+	}
+	name := c.Name("secret", env, "env")
+	c.File.secrets = append(c.File.secrets, &secretDecl{name: name, env: env, description: forWhat, forWhat: forWhat})
+	return name
+}
+
 // SubFlow starts a flow written beside the one being converted, in a file
 // of its own (a tool an llm step calls as flow.NAME, named from text):
 // until end is called, c.File is the new flow. end(false) drops it (it

@@ -252,6 +252,11 @@ func Template(parts []TPart, literalOnly bool) Expr {
 	if chomp && !literalOnly {
 		return Call("chomp", append(out, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}))
 	}
+	if !literalOnly {
+		// The closing marker ends its line: in parentheses, whatever
+		// follows the text in an expression (", …)") comes on the next.
+		return Join("(", append(out, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}), ")")
+	}
 	return out
 }
 

@@ -6,6 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
 )
 
 // TestWriteFileDoesNotReplace: without force the move into place fails on
@@ -49,5 +53,20 @@ func TestWriteFileDoesNotReplace(t *testing.T) {
 func TestFileExistsSummary(t *testing.T) {
 	if d := refused("x", "y"); d.Summary != FileExistsSummary {
 		t.Errorf("refused's summary %q is not FileExistsSummary %q", d.Summary, FileExistsSummary)
+	}
+}
+
+// A text of several lines that ends with a newline is a heredoc whose
+// closing marker ends its line, also inside an expression: the text of an
+// n8n condition's left value followed by its right value in a call
+// (oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__0569_Executeworkflow_Telegram_Update_Triggered.json,
+// whose flow did not parse).
+func TestHeredocInsideExpression(t *testing.T) {
+	text := Template([]TPart{{Expr: Ref("step", "trigger", "text")}, {Lit: "\n"}}, false)
+	e := Join("[for item in [1] : item if startswith(", text, `, "/")]`)
+	f := hclwrite.NewEmptyFile()
+	f.Body().SetAttributeRaw("x", Clone(e))
+	if _, d := hclsyntax.ParseConfig(hclwrite.Format(f.Bytes()), "x.hcl", hcl.InitialPos); d.HasErrors() {
+		t.Fatalf("%v\n%s", d, f.Bytes())
 	}
 }

@@ -8,6 +8,9 @@
 //	run/server.json   {"METHOD /path": {"json": value} | {"text": "…", "type": "text/html"} | {"status": 503}}
 //	run/model.json    [{"match": "text in the prompt", "reply": "…"}]
 //	run/args          more apply arguments, one a line (--secret, --input)
+//	run/env           the environment n8n runs the case in, NAME=VALUE
+//	                  lines ($env.NAME; the flow reads them as secrets,
+//	                  given in run/args)
 //	run/outputs.json  the outputs the original gives: written from its
 //	                  semantics (AnythingLLM, AgentFlow), recorded from n8n
 //	                  itself (n8n: importer/n8nlive checks n8n still gives them)

@@ -82,10 +82,11 @@ func TestPairedItemReference(t *testing.T) {
 		t.Errorf("$('Data').item does not follow the requests' items:\n%s", flow)
 	}
 
-	// Through an Aggregate (whose one item pairs with all of them), the
-	// flow cannot follow it: an error at the expression's JSON path.
+	// Through an Aggregate of some fields (whose one item pairs with the
+	// items those fields leave in), the flow cannot follow it: an error at
+	// the expression's JSON path.
 	_, diags := importWhole(t, workflow("w", setData, getList,
-		`"name": "Agg", "type": "n8n-nodes-base.aggregate", "typeVersion": 1, "parameters": {"aggregate": "aggregateAllItemData"}`,
+		`"name": "Agg", "type": "n8n-nodes-base.aggregate", "typeVersion": 1, "parameters": {"aggregate": "aggregateAllItemData", "fieldsToInclude": "v"}`,
 		`"name": "Out", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"assignments": {"assignments": [{"id": "1", "name": "q", "value": "={{ $('List').item.json.v }}", "type": "string"}]}}`))
 	found := false
 	for _, d := range diags {

@@ -44,6 +44,7 @@ type n8nNode struct {
 	// loopMsg is why it stands for itself (markLoops).
 	loop    int
 	loopMsg string
+	gap     bool // not converted: a step that fails stands for it
 }
 
 // n8nEdge is one end of a connection: the node at the other end and the
@@ -72,6 +73,12 @@ type n8nItems struct {
 	prev     *n8nItems
 	paired   importer.Expr
 	unpaired bool
+	// pairsAll: each item pairs with all of prev's (n8n's Aggregate),
+	// which n8n follows when they all lead to one item.
+	pairsAll bool
+	// merged: the items come from several inputs (a Merge), each paired
+	// with the items of one or more of them (n8n's pairedItem with input).
+	merged *mergePairs
 }
 
 type n8n struct {
@@ -471,10 +478,11 @@ func (n *n8n) gap(node *n8nNode, summary string) {
 func (n *n8n) gapMessage(node *n8nNode, msg string) {
 	n.subNodesLost(node)
 	n.GapStep(node.step, n.nodeComment(node), msg, n.gapInputs(node))
-	node.conv = true
+	node.conv, node.gap = true, true
 	node.items = make([]n8nItems, max(len(node.outs), 1))
 	for i := range node.items {
-		node.items[i] = n8nItems{e: importer.Ref("step", node.step, "value")}
+		// Not converted: how its items pair with its input's is not known.
+		node.items[i] = n8nItems{e: importer.Ref("step", node.step, "value"), owner: node, unpaired: true}
 	}
 }
 

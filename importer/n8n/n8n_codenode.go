@@ -57,11 +57,11 @@ func n8nCodeBlock() *importer.BlockFile {
 	input("nodes", "any", importer.Code("{}"), "the json of the items of the nodes the code names, by node name")
 	input("pairs", "any", importer.Code("{}"), "for each node the code names with .item, the index of each input item's paired item in that node's items")
 	input("workflow", "string", importer.Str(""), "the workflow's name ($workflow.name)")
-	for _, o := range [][2]string{{"items", "the json of the output items"}, {"values", "the values of the expressions, by name"}} {
+	for _, o := range [][2]string{{"items", "the json of the output items"}, {"values", "the values of the expressions, by name"}, {"pairs", "for the Code node run once for all items, the index of the input item each output item pairs with (null: none n8n follows)"}} {
 		ob := body.AppendNewBlock("output", []string{o[0]}).Body()
 		ob.SetAttributeRaw("type", importer.Clone(importer.Code("any")))
 		ob.SetAttributeValue("description", cty.StringVal(o[1]))
-		// Each mode gives one of the two; the other is null.
+		// Each mode gives items or values; the others are null.
 		ob.SetAttributeValue("optional", cty.True)
 	}
 	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: n8nCodeJS}}, true)))
@@ -114,10 +114,11 @@ func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 	n.Step(n.nodeComment(node)+": JavaScript, "+what, b)
 	if each {
 		// An item (or none) for each item, which n8n pairs with it.
-		paired := importer.Join("flatten([for k, r in ", importer.Ref("step", node.step), " : [for e in r.items : k]])")
-		return []n8nItems{pairedWith(importer.Call("flatten", importer.Join(importer.Ref("step", node.step), "[*].items")), in, paired)}
+		return []n8nItems{pairedWith(importer.Call("flatten", importer.Join(importer.Ref("step", node.step), "[*].items")), in, eachPaired(node.step))}
 	}
-	return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
+	// The pairs n8n gives the items the code returns (pairsOf in
+	// n8n_code.js).
+	return []n8nItems{pairedWith(importer.Ref("step", node.step, "items"), in, importer.Ref("step", node.step, "pairs"))}
 }
 
 // nodeRef finds the nodes code names: $('Name'), $("Name"), $node["Name"],
@@ -173,10 +174,17 @@ func (n *n8n) referencedNodes(node *n8nNode, in n8nItems, srcs []codeSrc) (nodes
 				continue
 			}
 			paired[name] = true
-			_, idx, ok := pairedItem(&in, name, importer.Code("i"))
-			if !ok {
+			_, idx, lost := pairedItemAt(&in, name, importer.Code("i"))
+			if idx == nil {
+				why := fmt.Sprintf("%q is not before this node on the way its items come", name)
+				switch {
+				case lost != nil && lost.gap:
+					why = fmt.Sprintf("node %q (%s) on the way is not converted", lost.name, lost.typ)
+				case lost != nil:
+					why = fmt.Sprintf("node %q (%s) on the way makes its items in a way the flow does not pair with its input's", lost.name, lost.typ)
+				}
 				n.Problem(node.where, c.at, "Paired item not followed",
-					fmt.Sprintf("$('%s').item is the item of %q this item descends from (n8n's paired item); the flow cannot follow it back there: a node on the way makes or merges items in a way the flow does not track, or %q is not before this node. Use .first(), .last() or .all()[N].", name, name, name))
+					fmt.Sprintf("$('%s').item is the item of %q this item descends from (n8n's paired item); the flow cannot follow it back there: %s. Use .first(), .last() or .all()[N].", name, name, why))
 				return nil, nil, false
 			}
 			ps = append(ps, importer.Member{Name: name, Value: importer.Join("[for i, _ in ", in.e, " : ", idx, "]")})

@@ -38,6 +38,10 @@ type n8nScope struct {
 	// from this one.
 	js      *jsExprs
 	perItem bool // the node's step has for_each over its input items
+	// env: $env.NAME is the environment variable NAME, a secret (set
+	// where the values go only into a request: an http step's outputs are
+	// not sensitive).
+	env bool
 }
 
 func (n *n8n) scope(node *n8nNode, in n8nItems, perItem bool) *n8nScope {
@@ -293,6 +297,9 @@ func (s *n8nScope) node2hcl(n ast.Expression, at *importer.JV) (hclValue, bool) 
 		}
 		return hclValue{}, false
 	case *ast.DotExpression, *ast.BracketExpression, *ast.CallExpression, *ast.Identifier:
+		if e, ok := s.envRef(n); ok {
+			return hclValue{e: e}, true
+		}
 		item, path, ok := s.reference(n, at)
 		if !ok {
 			return hclValue{}, false
@@ -451,18 +458,31 @@ func (s *n8nScope) itemsCall(items n8nItems, name string, steps []any, at *impor
 // items of the node's output the current item descends through and the
 // index in them; false when the node is no ancestor the flow can follow.
 func pairedItem(in *n8nItems, name string, idx importer.Expr) (n8nItems, importer.Expr, bool) {
+	items, idx, lost := pairedItemAt(in, name, idx)
+	return items, idx, lost == nil && idx != nil
+}
+
+// pairedItemAt is pairedItem, and the node whose items lose the pairs
+// when it is not followed (nil when the chain of nodes ends first).
+func pairedItemAt(in *n8nItems, name string, idx importer.Expr) (n8nItems, importer.Expr, *n8nNode) {
 	for cur := in; cur != nil; cur = cur.prev {
 		if cur.owner != nil && cur.owner.name == name {
-			return *cur, idx, true
+			return *cur, idx, nil
 		}
 		if cur.unpaired {
-			return n8nItems{}, nil, false
+			return n8nItems{}, nil, cur.owner
+		}
+		if cur.pairsAll {
+			return pairedThroughAll(cur, name, idx)
+		}
+		if cur.merged != nil {
+			return cur.merged.follow(name, idx)
 		}
 		if cur.paired != nil {
 			idx = importer.Index(cur.paired, idx)
 		}
 	}
-	return n8nItems{}, nil, false
+	return n8nItems{}, nil, nil
 }
 
 // outputOf are the items of the output of the node named that the

@@ -28,6 +28,7 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	n.unsupportedHTTPOptions(node)
 	s := n.scope(node, in, true)
+	s.env = true // the values go only into the request
 	b, body := importer.NewStep(node.step, "http")
 	body.SetAttributeRaw("for_each", importer.Clone(in.e))
 	method := p.Text("method")

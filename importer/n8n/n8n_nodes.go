@@ -320,13 +320,17 @@ func (n *n8n) mergeNode(node *n8nNode, _ n8nItems) []n8nItems {
 		body.SetAttributeRaw("params", importer.Clone(importer.Object(members)))
 		n.dependsOn(body, n8nItems{deps: deps})
 		n.Step(n.nodeComment(node)+": "+what, b)
-		return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
+		out := n8nItems{e: importer.Ref("step", node.step, "items")}
+		if byPosition && !v2 && !node.params.Boolean(false, "options", "includeUnpaired") {
+			out = n.mergePaired(node, out, false)
+		}
+		return []n8nItems{out}
 	}
 	b, body := importer.NewStep(node.step, "value")
 	body.SetAttributeRaw("value", importer.Clone(importer.Call("concat", lists...)))
 	n.dependsOn(body, n8nItems{deps: deps})
 	n.Step(n.nodeComment(node)+": the items of its inputs, one after the other", b)
-	return []n8nItems{{e: importer.Ref("step", node.step, "value")}}
+	return []n8nItems{n.mergePaired(node, n8nItems{e: importer.Ref("step", node.step, "value")}, true)}
 }
 
 // listNode is a node the n8n_code block runs over all its items, with its
@@ -346,14 +350,14 @@ func (n *n8n) splitOutNode(node *n8nNode, in n8nItems) []n8nItems {
 	if n.expressionParams(node) {
 		return nil
 	}
-	return n.listNode(node, in, "splitOut", "an item for each element of "+strconv.Quote(node.params.Text("fieldToSplitOut")))
+	return n.perItemListNode(node, in, "splitOut", "an item for each element of "+strconv.Quote(node.params.Text("fieldToSplitOut")))
 }
 
 func (n *n8n) aggregateNode(node *n8nNode, in n8nItems) []n8nItems {
 	if n.expressionParams(node) {
 		return nil
 	}
-	return n.listNode(node, in, "aggregate", "one item of lists")
+	return aggregatePairs(node, in, n.listNode(node, in, "aggregate", "one item of lists"))
 }
 
 func (n *n8n) sortNode(node *n8nNode, in n8nItems) []n8nItems {

@@ -78,7 +78,7 @@ func TestN8N(t *testing.T) {
 				runN8N(t, n8n, env, "import:credentials", "--input="+p)
 			}
 			stop := startRunner(t, n8n, runnerEnv)
-			fromN8N := executeN8N(t, n8n, env, ids[c.Name], c)
+			fromN8N := executeN8N(t, n8n, append(caseEnv(c), env...), ids[c.Name], c)
 			stop()
 			srv.Reset()
 			fromFlowctl := runFlowctl(t, flowctl, c, srv.URL)
@@ -132,6 +132,22 @@ func n8nEnv(t *testing.T, home string) (env, runner []string) {
 		"TZ=UTC",
 	}
 	return env, runner
+}
+
+// caseEnv is the environment a case gives n8n (run/env: NAME=VALUE
+// lines), which its expressions read as $env.NAME; n8n lets them only
+// with N8N_BLOCK_ENV_ACCESS_IN_NODE=false.
+func caseEnv(c *importtest.Case) []string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(c.Files["run/env"])), "\n") {
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	if len(out) > 0 {
+		out = append(out, "N8N_BLOCK_ENV_ACCESS_IN_NODE=false")
+	}
+	return out
 }
 
 // startRunner starts n8n's JavaScript task runner for the next n8n

@@ -57,6 +57,11 @@ block "n8n_code" {
     description = "the values of the expressions, by name"
     optional    = true
   }
+  output "pairs" {
+    type        = any
+    description = "for the Code node run once for all items, the index of the input item each output item pairs with (null: none n8n follows)"
+    optional    = true
+  }
   source = <<EOT
 // The n8n_code block's source: n8n's Code node, n8n's expressions and the
 // list nodes written in JavaScript, over the items a step is given (each
@@ -68,9 +73,59 @@ block "n8n_code" {
 // they turn other errors into an empty value.
 class AdapterError extends Error {}
 
+// wrap makes items of json objects: each pairs with its index, as n8n
+// sets the pairedItem of a node's input items before it runs.
 function wrap(list) {
   return (list || []).map(function (json, i) {
     return { json: json, pairedItem: { item: i } }
+  })
+}
+
+// pairsOf is the index of the input item each output item pairs with, as
+// n8n sets it after a node ran (WorkflowExecute.assignPairedItems): the
+// pairedItem the node gave it (an input item returned keeps its own),
+// else item 0 when one item came in, else
+// item i when as many items came in as went out, else item 0 when one
+// item went out; null where n8n has none, or several, or one of another
+// input, which the flow does not follow (n8n's $('Node').item fails on
+// the first, may follow the others).
+// foreignPairs are the pairedItem objects of the items of other nodes the
+// code is given ($('Node').all()): n8n's are those nodes' own pairs, which
+// the flow does not know, so an item returned with one has none here.
+var foreignPairs = new Set()
+
+function pairsOf(out, nIn) {
+  var nOut = out.length
+  return out.map(function (it, i) {
+    var p = it.pairedItem
+    if (foreignPairs.has(p)) {
+      return null
+    }
+    if (p === undefined) {
+      if (nIn === 1) {
+        return 0
+      }
+      if (nIn === nOut) {
+        return i
+      }
+      if (nOut === 1 && nIn > 1) {
+        return 0
+      }
+      return null
+    }
+    if (Array.isArray(p)) {
+      if (p.length !== 1) {
+        return null
+      }
+      p = p[0]
+    }
+    if (typeof p === 'number') {
+      p = { item: p }
+    }
+    if (!isObject(p) || (p.input || 0) !== 0 || p.sourceOverwrite || typeof p.item !== 'number' || p.item < 0 || p.item >= nIn) {
+      return null
+    }
+    return p.item
   })
 }
 
@@ -101,8 +156,10 @@ function scope(input, perItem) {
   var items = wrap(input.items)
   var index = input.index || 0
   var nodes = {}
+  foreignPairs = new Set()
   Object.keys(input.nodes || {}).forEach(function (name) {
     nodes[name] = wrap(input.nodes[name])
+    nodes[name].forEach(function (it) { foreignPairs.add(it.pairedItem) })
   })
   // pairs: for each node the code names with .item, the index of each
   // input item's paired item in that node's items (n8n's pairedItem).
@@ -189,7 +246,7 @@ function normalize(result) {
     if (!isObject(it.json)) {
       throw new Error("A 'json' property isn't an object [item " + i + ']')
     }
-    return it.json
+    return it
   })
 }
 
@@ -418,7 +475,7 @@ async function sort(items, p, names) {
   if (p.type === 'code') {
     var wrapped = wrap(items)
     var sorted = await run('return items.sort((a, b) => { ' + p.code + ' })', Object.assign({}, names, { items: wrapped }))
-    return normalize(sorted)
+    return normalize(sorted).map(function (it) { return it.json })
   }
   if (p.type === 'random') {
     var copy = items.slice()
@@ -887,6 +944,15 @@ function combineByFields(p) {
 }
 
 async function execute(input) {
+  var out = await executeMode(input)
+  // Only the Code node run once for all items gives pairs.
+  if (out.pairs === undefined) {
+    out.pairs = null
+  }
+  return out
+}
+
+async function executeMode(input) {
   var items = input.items || []
   var mode = input.mode
   var names
@@ -896,7 +962,8 @@ async function execute(input) {
         return { items: [], values: null }
       }
       names = scope(input, false)
-      return { items: normalize(await run(input.code, names)), values: null }
+      var out = normalize(await run(input.code, names))
+      return { items: out.map(function (it) { return it.json }), values: null, pairs: pairsOf(out, items.length) }
     case 'runOnceForEachItem': {
       names = scope(input, true)
       var result = await run(input.code, names)
