@@ -29,6 +29,10 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 		return nil
 	}
 	n.unsupportedHTTPOptions(node)
+	skip, ok := n.httpOnError(node)
+	if !ok {
+		return nil
+	}
 	s := n.scope(node, in, true)
 	b, body := importer.NewStep(node.step, "http")
 	body.SetAttributeRaw("for_each", importer.Clone(in.e))
@@ -66,6 +70,9 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 		body.SetAttributeValue("parallelism", cty.NumberIntVal(int64(size)))
 	}
 	n.retry(node, body)
+	if skip {
+		body.SetAttributeValue("on_error", cty.StringVal("continue"))
+	}
 	n.dependsOn(body, in)
 	s.flush()
 	comment := n.nodeComment(node) + ": " + method + " " + p.Text("url")
@@ -75,19 +82,24 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 	n.Step(comment, b)
 	items := importer.Ref("step", node.step)
 	var e, perItem importer.Expr // perItem: the items of answer r
+	// A failed request (on_error = "continue") is null: it gives no item.
+	ok2 := ""
+	if skip {
+		ok2 = " if r != null"
+	}
 	switch p.Text("options", "response", "response", "responseFormat") {
 	case "json":
 		perItem = importer.Code("[r.body]")
-		e = importer.Join("flatten([for r in ", items, " : [r.body]])")
+		e = importer.Join("flatten([for r in ", items, " : [r.body]"+ok2+"])")
 	case "text":
 		prop := p.Text("options", "response", "response", "outputPropertyName")
 		if prop == "" {
 			prop = "data"
 		}
-		e = importer.Join("[for r in ", items, " : ", importer.Object([]importer.Member{{Name: prop, Value: importer.Code("r.text")}}), "]")
+		e = importer.Join("[for r in ", items, " : ", importer.Object([]importer.Member{{Name: prop, Value: importer.Code("r.text")}}), ok2+"]")
 	default:
 		perItem = importer.Code("concat([for b in [r.body] : b if b != r.text], [for t in [r.text] : { data = t } if r.body == r.text])")
-		e = importer.Join("flatten([for r in ", items, " : ", perItem, "])")
+		e = importer.Join("flatten([for r in ", items, " : ", perItem, ok2+"])")
 	}
 	local := n.Name("local", node.name, node.step)
 	n.File.Locals = append(n.File.Locals, local2(
@@ -95,8 +107,11 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 		local, e))
 	// Each element of an answer pairs with the item its request was for.
 	var paired importer.Expr
-	if perItem != nil {
-		paired = importer.Join("flatten([for k, r in ", items, " : [for e in flatten([", perItem, "]) : k]])")
+	switch {
+	case perItem != nil:
+		paired = importer.Join("flatten([for k, r in ", items, " : [for e in flatten([", perItem, "]) : k]"+ok2+"])")
+	case skip:
+		paired = importer.Join("[for k, r in ", items, " : k"+ok2+"]")
 	}
 	return []n8nItems{pairedWith(importer.Ref("local", local), in, paired)}
 }
@@ -357,71 +372,4 @@ func (n *n8n) nested(s *n8nScope, node *n8nNode, pairs []*importer.JV, dots bool
 		return importer.Object(ms)
 	}
 	return build(fields)
-}
-
-// httpAuth applies the node's credential: its values become secrets
-// named after the credential. It returns what to say of it.
-func (n *n8n) httpAuth(node *n8nNode, s *n8nScope, headers, query *[]importer.Member) string {
-	p := node.params
-	switch p.Text("authentication") {
-	case "", "none":
-		return ""
-	case "genericCredentialType":
-	default:
-		n.Problem(node.where, p.Get("authentication"), "Unsupported credential",
-			"a predefined credential type is not converted; a generic credential (basic, bearer, header or query auth) is.")
-		return ""
-	}
-	kind := p.Text("genericAuthType")
-	cred := node.j.Get("credentials", kind)
-	credName := cred.Text("name")
-	if credName == "" {
-		credName = kind
-	}
-	forWhat := func(part string) string {
-		return fmt.Sprintf("the %s of n8n credential %q (%s)", part, credName, kind)
-	}
-	// One credential, one set of secrets, however many nodes use it.
-	key := kind + "\x00" + cred.Text("id")
-	if cred.Text("id") == "" {
-		key += credName
-	}
-	secrets := func(parts ...string) []string {
-		if got, ok := n.creds[key]; ok {
-			return got
-		}
-		var names []string
-		for _, part := range parts {
-			name := credName
-			if part != "token" && part != "value" {
-				name += " " + part
-			}
-			names = append(names, n.AddSecret(name, forWhat(part), ""))
-		}
-		n.creds[key] = names
-		return names
-	}
-	switch kind {
-	case "httpBearerAuth":
-		sec := secrets("token")[0]
-		*headers = append(*headers, importer.Member{Name: "authorization", Value: importer.Template([]importer.TPart{{Lit: "Bearer "}, {Expr: importer.Ref("secret", sec)}}, false)})
-	case "httpBasicAuth":
-		s := secrets("user", "password")
-		pair := importer.Template([]importer.TPart{{Expr: importer.Ref("secret", s[0])}, {Lit: ":"}, {Expr: importer.Ref("secret", s[1])}}, false)
-		*headers = append(*headers, importer.Member{Name: "authorization", Value: importer.Template([]importer.TPart{{Lit: "Basic "}, {Expr: importer.Call("base64encode", pair)}}, false)})
-	case "httpHeaderAuth", "httpQueryAuth":
-		// The credential holds the header's (or parameter's) name as well
-		// as its value: both are secrets, which a scheduled run has too.
-		s := secrets("value", "name")
-		m := importer.Member{Name: "", Value: importer.Join("{ (", importer.Ref("secret", s[1]), ") = ", importer.Ref("secret", s[0]), " }")}
-		if kind == "httpHeaderAuth" {
-			*headers = append(*headers, m)
-		} else {
-			*query = append(*query, m)
-		}
-	default:
-		n.Problem(node.where, p.Get("genericAuthType"), "Unsupported credential",
-			fmt.Sprintf("a %s credential is not converted; basic, bearer, header and query auth are.", kind))
-	}
-	return "credential " + credName
 }
