@@ -293,6 +293,9 @@ func (s *n8nScope) node2hcl(n ast.Expression, at *importer.JV) (hclValue, bool) 
 		}
 		return hclValue{}, false
 	case *ast.DotExpression, *ast.BracketExpression, *ast.CallExpression, *ast.Identifier:
+		if e, ok := s.envSecret(n, at); ok {
+			return hclValue{e: e}, true
+		}
 		item, path, ok := s.reference(n, at)
 		if !ok {
 			return hclValue{}, false
