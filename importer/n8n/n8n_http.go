@@ -145,36 +145,47 @@ func mergedObject(ms []importer.Member) importer.Expr {
 	return importer.Call("merge", parts...)
 }
 
-// unsupportedHTTPOptions reports the options the http block cannot follow.
+// unsupportedHTTPOptions reports the options the http block cannot
+// follow, each with what n8n does that a step does not.
 func (n *n8n) unsupportedHTTPOptions(node *n8nNode) {
 	p := node.params
 	opts := p.Get("options")
-	bad := func(at *importer.JV, what string) {
-		n.Problem(node.where, at, "Unsupported option", what+" is not converted.")
+	bad := func(at *importer.JV, what, why string) {
+		n.Problem(node.where, at, "Unsupported option", what+" is not converted: "+why+".")
 	}
 	if opts != nil {
 		if v := opts.Get("redirect", "redirect"); v != nil && !v.Boolean(true, "followRedirects") {
-			bad(v, "Not following redirects")
+			bad(v, "Not following redirects", "an http step follows them")
 		}
 		if v := opts.Get("response", "response"); v != nil {
 			if v.Boolean(false, "fullResponse") {
-				bad(v.Get("fullResponse"), "Include Response Headers and Status (fullResponse)")
+				bad(v.Get("fullResponse"), "Include Response Headers and Status (fullResponse)",
+					"n8n's item is then {body, headers, statusCode, statusMessage}, the server's status text and its headers as Node.js reads them, which an http step does not give")
 			}
-			if v.Boolean(false, "neverError") {
-				bad(v.Get("neverError"), "Never Error (a status of 400 or more as a result)")
+			// "=" is an empty expression: false.
+			if nv := v.Get("neverError"); nv != nil && (nv.Kind == 'b' && nv.Bool || nv.Kind == 's' && strings.TrimSpace(strings.TrimPrefix(nv.Str, "=")) != "") {
+				bad(nv, "Never Error", "n8n gives the answer to a status of 400 or more as an item; an http step fails on it")
 			}
 			if v.Text("responseFormat") == "file" {
-				bad(v.Get("responseFormat"), "A file response")
+				bad(v.Get("responseFormat"), "A file response", "n8n keeps the answer as the item's binary data, which a flow's items do not have")
 			}
+		}
+		why := map[string]string{
+			"proxy":                  "an http step sends no request through a proxy of the node's",
+			"allowUnauthorizedCerts": "an http step always verifies the server's certificate",
+			"pagination":             "n8n requests page after page until its condition holds; an http step makes one request",
 		}
 		for _, k := range []string{"proxy", "allowUnauthorizedCerts", "pagination"} {
 			if v := opts.Get(k); v != nil && !(v.Kind == 'b' && !v.Bool) {
-				bad(v, "The option "+k)
+				bad(v, "The option "+k, why[k])
 			}
+		}
+		if v := opts.Get("timeout"); v != nil && v.Kind != 'n' {
+			bad(v, "A timeout that is not a number", "n8n evaluates it for each item; a step's timeout is one duration")
 		}
 	}
 	if p.Boolean(false, "provideSslCertificates") {
-		bad(p.Get("provideSslCertificates"), "SSL certificates")
+		bad(p.Get("provideSslCertificates"), "SSL certificates", "an http step presents no client certificate")
 	}
 }
 

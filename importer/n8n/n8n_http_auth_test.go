@@ -113,3 +113,29 @@ func chain(nodes ...string) string {
 	}
 	return `{"name": "w", "nodes": [` + strings.Join(ns, ", ") + `], "connections": {` + strings.Join(conns, ", ") + `}}`
 }
+
+// The options an http step cannot follow are refused at their path, each
+// saying why; an empty Never Error expression ("=") is false, as in n8n.
+func TestHTTPOptionsRefused(t *testing.T) {
+	node := func(options string) string {
+		return `"name": "Call", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "https://api.example.com/x", "options": ` + options + `}`
+	}
+	for options, want := range map[string]string{
+		`{"timeout": "={{ 1000 * 60 }}"}`:                                               "error /nodes/1/parameters/options/timeout Unsupported option",
+		`{"response": {"response": {"fullResponse": true}}}`:                            "error /nodes/1/parameters/options/response/response/fullResponse Unsupported option",
+		`{"response": {"response": {"neverError": true}}}`:                              "error /nodes/1/parameters/options/response/response/neverError Unsupported option",
+		`{"response": {"response": {"neverError": "="}}}`:                               "",
+		`{"allowUnauthorizedCerts": true}`:                                              "error /nodes/1/parameters/options/allowUnauthorizedCerts Unsupported option",
+		`{"redirect": {"redirect": {}}, "timeout": 10000}`:                              "",
+		`{"redirect": {"redirect": {"followRedirects": false}}}`:                        "error /nodes/1/parameters/options/redirect/redirect Unsupported option",
+		`{"response": {"response": {"responseFormat": "file"}}}`:                        "error /nodes/1/parameters/options/response/response/responseFormat Unsupported option",
+		`{"pagination": {"pagination": {"paginationMode": "responseContainsNextURL"}}}`: "error /nodes/1/parameters/options/pagination Unsupported option",
+	} {
+		_, diags := importLines(t, chain(node(options)))
+		if want == "" {
+			wantDiags(t, diags)
+		} else {
+			wantDiags(t, diags, want)
+		}
+	}
+}
