@@ -307,8 +307,15 @@ func (n *n8n) httpBody(s *n8nScope, node *n8nNode, body *hclwrite.Body, headers 
 		body.SetAttributeRaw("body", importer.Clone(s.textValue(p.Get("body"), "body")))
 		*headers = append(*headers, importer.Member{Name: "content-type", Value: s.textValue(p.Get("rawContentType"), "raw content type")})
 	default:
+		why := map[string]string{
+			"multipart-form-data": "an http step sends no multipart body",
+			"binaryData":          "n8n sends the item's binary data, which a flow's items do not have",
+		}[ct]
+		if why == "" {
+			why = "n8n's HTTP Request v4 has no such body"
+		}
 		n.Problem(node.where, p.Get("contentType"), "Unsupported body",
-			fmt.Sprintf("a %s body is not converted; JSON, form-urlencoded and raw bodies are.", ct))
+			fmt.Sprintf("a %s body is not converted (%s); JSON, form-urlencoded and raw bodies are.", ct, why))
 	}
 }
 

@@ -139,3 +139,18 @@ func TestHTTPOptionsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A body an http step cannot send is refused at contentType, saying why
+// ("Upload to Cloudinary" of the corpus sends multipart form data).
+func TestHTTPBodyRefused(t *testing.T) {
+	for ct, why := range map[string]string{
+		"multipart-form-data": "an http step sends no multipart body",
+		"binaryData":          "the item's binary data",
+	} {
+		src := chain(`"name": "Upload", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "https://api.example.com/x", "method": "POST", "sendBody": true, "contentType": "` + ct + `", "options": {}}`)
+		_, diags := importer.Import([]importer.File{{Name: "wf.json", Bytes: []byte(src)}}, importer.Options{})
+		if len(diags) != 1 || diags[0].Summary != "Unsupported body" || !strings.Contains(diags[0].Detail, why) {
+			t.Errorf("%s: want Unsupported body saying %q, got %v", ct, why, diags)
+		}
+	}
+}
