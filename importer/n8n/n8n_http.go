@@ -58,6 +58,9 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 	if p.Boolean(false, "sendBody") {
 		n.httpBody(s, node, body, &headers)
 	}
+	if auth != "" {
+		n.customAuthBody(node, body)
+	}
 	if len(query) > 0 {
 		body.SetAttributeRaw("query", importer.Clone(mergedObject(query)))
 	}

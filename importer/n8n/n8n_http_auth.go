@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/importer"
+	"github.com/hashicorp/hcl/v2/hclwrite"
 )
 
 // n8nCredShape is what a credential type adds to a request: its
@@ -128,6 +129,9 @@ func (n *n8n) httpAuth(node *n8nNode, s *n8nScope, headers, query *[]importer.Me
 	credName := cred.Text("name")
 	if credName == "" {
 		credName = kind
+	}
+	if kind == "httpCustomAuth" {
+		return n.customAuth(node, at, cred, credName, headers, query)
 	}
 	shape, why := credShape(kind)
 	switch {
@@ -331,4 +335,65 @@ func credTypeNames() string {
 	}
 	slices.Sort(names)
 	return strings.Join(names, ", ")
+}
+
+// customAuth applies a Custom Auth credential (httpCustomAuth): JSON of
+// headers, qs and body that HttpRequestV3 spreads over the request's own
+// (the credential's win). The JSON is one secret; the step merges its
+// parts at run time (customAuthBody the body), header names in lower
+// case so that the credential's win whatever their case, as they do in
+// n8n's HTTP client.
+func (n *n8n) customAuth(node *n8nNode, at, cred *importer.JV, credName string, headers, query *[]importer.Member) string {
+	p := node.params
+	why := ""
+	switch {
+	case node.typ != "httpRequest":
+		why = "the HTTP Request Tool's flow does not merge the credential's body into its own"
+	case p.Boolean(false, "sendBody") && p.Text("contentType") != "" && p.Text("contentType") != "json":
+		why = fmt.Sprintf("n8n adds the credential's body beside a %s body, which an http step cannot send", p.Text("contentType"))
+	}
+	if why != "" {
+		n.Problem(node.where, at, "Unsupported credential", "a Custom Auth credential is not converted here: "+why+".")
+		return ""
+	}
+	sec := n.customAuthSecret(node, cred, credName)
+	ref := importer.Ref("secret", sec)
+	*headers = append(*headers, importer.Member{Value: importer.Join("{ for k, v in try(jsondecode(", ref, ").headers, {}) : lower(k) => v }")})
+	*query = append(*query, importer.Member{Value: importer.Join("try(jsondecode(", ref, ").qs, {})")})
+	return "credential " + credName
+}
+
+func (n *n8n) customAuthSecret(node *n8nNode, cred *importer.JV, credName string) string {
+	key := "httpCustomAuth\x00" + cred.Text("id")
+	if cred.Text("id") == "" {
+		key += credName
+	}
+	if got, ok := n.creds[key]; ok {
+		return got[0]
+	}
+	sec := n.AddSecret(credName, fmt.Sprintf("the JSON of n8n credential %q (httpCustomAuth): {\"headers\": {…}, \"qs\": {…}, \"body\": {…}}", credName), "")
+	n.creds[key] = []string{sec}
+	return sec
+}
+
+// customAuthBody merges a Custom Auth credential's body into the step's:
+// over a JSON body, its members win; without one, it is the body (n8n
+// sends it as JSON), and without either, none.
+func (n *n8n) customAuthBody(node *n8nNode, body *hclwrite.Body) {
+	p := node.params
+	if p.Text("authentication") != "genericCredentialType" || p.Text("genericAuthType") != "httpCustomAuth" {
+		return
+	}
+	cred := node.j.Get("credentials", "httpCustomAuth")
+	credName := cred.Text("name")
+	if credName == "" {
+		credName = "httpCustomAuth"
+	}
+	ref := importer.Ref("secret", n.customAuthSecret(node, cred, credName))
+	cb := importer.Join("try(jsondecode(", ref, ").body, {})")
+	if a := body.GetAttribute("body"); a != nil {
+		body.SetAttributeRaw("body", importer.Clone(importer.Call("merge", a.Expr().BuildTokens(nil), cb)))
+		return
+	}
+	body.SetAttributeRaw("body", importer.Clone(importer.Join("try(jsondecode(", ref, ").body, null)")))
 }

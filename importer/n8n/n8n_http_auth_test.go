@@ -154,3 +154,21 @@ func TestHTTPBodyRefused(t *testing.T) {
 		}
 	}
 }
+
+// A Custom Auth credential is one secret, its JSON, merged at run time
+// (the case credentials_custom runs it against n8n); where n8n would add
+// its body beside a form body, or in the HTTP Request Tool, whose flow
+// sends its own body, it is refused.
+func TestHTTPCustomAuth(t *testing.T) {
+	node := func(typ, more string) string {
+		return `"name": "Leo - Get imageId", "type": "` + typ + `", "typeVersion": 4.2, "parameters": {"url": "https://cloud.leonardo.ai/api/rest/v1/generations", "authentication": "genericCredentialType", "genericAuthType": "httpCustomAuth"` + more + `}, "credentials": {"httpCustomAuth": {"id": "c1", "name": "Leonardo"}}`
+	}
+	flow, diags := importLines(t, chain(node("n8n-nodes-base.httpRequest", "")))
+	wantDiags(t, diags)
+	wantIn(t, flow, `secret "leonardo" {`,
+		`query = try(jsondecode(secret.leonardo).qs, {})`,
+		`headers = { for k, v in try(jsondecode(secret.leonardo).headers, {}) : lower(k) => v }`,
+		`body = try(jsondecode(secret.leonardo).body, null)`)
+	_, diags = importLines(t, chain(node("n8n-nodes-base.httpRequest", `, "method": "POST", "sendBody": true, "contentType": "form-urlencoded", "bodyParameters": {"parameters": [{"name": "a", "value": "1"}]}`)))
+	wantDiags(t, diags, "error /nodes/1/parameters/genericAuthType Unsupported credential")
+}
