@@ -5,7 +5,9 @@
 // A case is a txtar archive. Besides the source (source.json, blocks.json)
 // and the files import writes (want/…), a case that runs holds:
 //
-//	run/server.json   {"METHOD /path": {"json": value} | {"text": "…", "type": "text/html"} | {"status": 503}}
+//	run/server.json   {"METHOD /path": {"json": value} | {"text": "…", "type": "text/html"} | {"status": 503} | {"echo": true}}
+//	                  (echo: the answer is the request the server got, as
+//	                  JSON {query, headers, body}: the headers it logs)
 //	run/model.json    [{"match": "text in the prompt", "reply": "…"}]
 //	run/args          more apply arguments, one a line (--secret, --input)
 //	run/env           the environment n8n runs the case in, NAME=VALUE
@@ -207,6 +209,10 @@ type Server struct {
 	seen []string
 }
 
+// loggedHeaders are the request headers the server logs (and echoes):
+// the ones credentials set, the body's type, a trace.
+var loggedHeaders = []string{"Authorization", "Content-Type", "X-Api-Key", "X-Trace", "Api-Key", "Notion-Version", "Xc-Token"}
+
 // NewServer starts the case's server; the test's cleanup stops it.
 func NewServer(t testing.TB, c *Case) *Server {
 	routes := map[string]struct {
@@ -214,6 +220,7 @@ func NewServer(t testing.TB, c *Case) *Server {
 		Text   string `json:"text"`
 		Type   string `json:"type"`
 		Status int    `json:"status"`
+		Echo   bool   `json:"echo"`
 	}{}
 	if spec := c.Files["run/server.json"]; spec != nil {
 		if err := json.Unmarshal(spec, &routes); err != nil {
@@ -224,9 +231,11 @@ func NewServer(t testing.TB, c *Case) *Server {
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		line := r.Method + " " + r.URL.RequestURI()
-		for _, h := range []string{"Authorization", "Content-Type", "X-Api-Key", "X-Trace"} {
+		got := map[string]string{}
+		for _, h := range loggedHeaders {
 			if v := r.Header.Get(h); v != "" {
 				line += fmt.Sprintf(" %s=%s", strings.ToLower(h), v)
+				got[strings.ToLower(h)] = v
 			}
 		}
 		if len(body) > 0 {
@@ -243,6 +252,16 @@ func NewServer(t testing.TB, c *Case) *Server {
 		status := route.Status
 		if status == 0 {
 			status = 200
+		}
+		if route.Echo {
+			query := map[string]string{}
+			for k, v := range r.URL.Query() {
+				query[k] = strings.Join(v, ",")
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			json.NewEncoder(w).Encode(map[string]any{"query": query, "headers": got, "body": string(body)})
+			return
 		}
 		if route.JSON != nil {
 			w.Header().Set("Content-Type", "application/json")

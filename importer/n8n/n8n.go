@@ -417,6 +417,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 	}
 	node.items = items
 	node.conv = true
+	n.alwaysOutputData(node)
 }
 
 func (n *n8n) errorCount() int {
@@ -429,17 +430,14 @@ func (n *n8n) errorCount() int {
 	return c
 }
 
-// settings checks the node settings flowctl import converts: retries;
-// it refuses the others, and returns the message.
+// settings checks the node settings flowctl import converts: retries,
+// Always Output Data (n8n_settings.go), On Error where the node's
+// converter reads it (n8nOnError); it refuses the others, and returns the
+// message.
 func (n *n8n) settings(node *n8nNode) string {
-	j := node.j
-	if j.Boolean(false, "alwaysOutputData") {
-		return n.Problem(node.where, j.Get("alwaysOutputData"), "Unsupported setting",
-			"Always Output Data (an empty item when the node gives none) is not converted.")
-	}
-	if oe := j.Text("onError"); (oe != "" && oe != "stopWorkflow") || j.Boolean(false, "continueOnFail") {
-		return n.Problem(node.where, j.Get("onError"), "Unsupported setting",
-			"On Error other than Stop Workflow (error items, or going on) is not converted.")
+	if oe, at := onErrorSetting(node); oe != "" && !n8nOnError[node.typ] {
+		return n.Problem(node.where, at, "Unsupported setting",
+			fmt.Sprintf("On Error %s (error items, or going on) is converted on HTTP Request; not on %s.", oe, node.typ))
 	}
 	return ""
 }

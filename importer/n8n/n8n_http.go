@@ -27,6 +27,10 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 		return nil
 	}
 	n.unsupportedHTTPOptions(node)
+	skip, ok := n.httpOnError(node)
+	if !ok {
+		return nil
+	}
 	s := n.scope(node, in, true)
 	s.env = true // the values go only into the request
 	b, body := importer.NewStep(node.step, "http")
@@ -53,6 +57,9 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 	if p.Boolean(false, "sendBody") {
 		n.httpBody(s, node, body, &headers)
 	}
+	if auth != "" {
+		n.customAuthBody(node, body)
+	}
 	if len(query) > 0 {
 		body.SetAttributeRaw("query", importer.Clone(mergedObject(query)))
 	}
@@ -65,6 +72,9 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 		body.SetAttributeValue("parallelism", cty.NumberIntVal(int64(size)))
 	}
 	n.retry(node, body)
+	if skip {
+		body.SetAttributeValue("on_error", cty.StringVal("continue"))
+	}
 	n.dependsOn(body, in)
 	s.flush()
 	comment := n.nodeComment(node) + ": " + method + " " + p.Text("url")
@@ -74,19 +84,24 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 	n.Step(comment, b)
 	items := importer.Ref("step", node.step)
 	var e, perItem importer.Expr // perItem: the items of answer r
+	// A failed request (on_error = "continue") is null: it gives no item.
+	ok2 := ""
+	if skip {
+		ok2 = " if r != null"
+	}
 	switch p.Text("options", "response", "response", "responseFormat") {
 	case "json":
 		perItem = importer.Code("[r.body]")
-		e = importer.Join("flatten([for r in ", items, " : [r.body]])")
+		e = importer.Join("flatten([for r in ", items, " : [r.body]"+ok2+"])")
 	case "text":
 		prop := p.Text("options", "response", "response", "outputPropertyName")
 		if prop == "" {
 			prop = "data"
 		}
-		e = importer.Join("[for r in ", items, " : ", importer.Object([]importer.Member{{Name: prop, Value: importer.Code("r.text")}}), "]")
+		e = importer.Join("[for r in ", items, " : ", importer.Object([]importer.Member{{Name: prop, Value: importer.Code("r.text")}}), ok2+"]")
 	default:
 		perItem = importer.Code("concat([for b in [r.body] : b if b != r.text], [for t in [r.text] : { data = t } if r.body == r.text])")
-		e = importer.Join("flatten([for r in ", items, " : ", perItem, "])")
+		e = importer.Join("flatten([for r in ", items, " : ", perItem, ok2+"])")
 	}
 	local := n.Name("local", node.name, node.step)
 	n.File.Locals = append(n.File.Locals, local2(
@@ -94,8 +109,11 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 		local, e))
 	// Each element of an answer pairs with the item its request was for.
 	var paired importer.Expr
-	if perItem != nil {
-		paired = importer.Join("flatten([for k, r in ", items, " : [for e in flatten([", perItem, "]) : k]])")
+	switch {
+	case perItem != nil:
+		paired = importer.Join("flatten([for k, r in ", items, " : [for e in flatten([", perItem, "]) : k]"+ok2+"])")
+	case skip:
+		paired = importer.Join("[for k, r in ", items, " : k"+ok2+"]")
 	}
 	return []n8nItems{pairedWith(importer.Ref("local", local), in, paired)}
 }
@@ -129,36 +147,47 @@ func mergedObject(ms []importer.Member) importer.Expr {
 	return importer.Call("merge", parts...)
 }
 
-// unsupportedHTTPOptions reports the options the http block cannot follow.
+// unsupportedHTTPOptions reports the options the http block cannot
+// follow, each with what n8n does that a step does not.
 func (n *n8n) unsupportedHTTPOptions(node *n8nNode) {
 	p := node.params
 	opts := p.Get("options")
-	bad := func(at *importer.JV, what string) {
-		n.Problem(node.where, at, "Unsupported option", what+" is not converted.")
+	bad := func(at *importer.JV, what, why string) {
+		n.Problem(node.where, at, "Unsupported option", what+" is not converted: "+why+".")
 	}
 	if opts != nil {
 		if v := opts.Get("redirect", "redirect"); v != nil && !v.Boolean(true, "followRedirects") {
-			bad(v, "Not following redirects")
+			bad(v, "Not following redirects", "an http step follows them")
 		}
 		if v := opts.Get("response", "response"); v != nil {
 			if v.Boolean(false, "fullResponse") {
-				bad(v.Get("fullResponse"), "Include Response Headers and Status (fullResponse)")
+				bad(v.Get("fullResponse"), "Include Response Headers and Status (fullResponse)",
+					"n8n's item is then {body, headers, statusCode, statusMessage}, the server's status text and its headers as Node.js reads them, which an http step does not give")
 			}
-			if v.Boolean(false, "neverError") {
-				bad(v.Get("neverError"), "Never Error (a status of 400 or more as a result)")
+			// "=" is an empty expression: false.
+			if nv := v.Get("neverError"); nv != nil && (nv.Kind == 'b' && nv.Bool || nv.Kind == 's' && strings.TrimSpace(strings.TrimPrefix(nv.Str, "=")) != "") {
+				bad(nv, "Never Error", "n8n gives the answer to a status of 400 or more as an item; an http step fails on it")
 			}
 			if v.Text("responseFormat") == "file" {
-				bad(v.Get("responseFormat"), "A file response")
+				bad(v.Get("responseFormat"), "A file response", "n8n keeps the answer as the item's binary data, which a flow's items do not have")
 			}
+		}
+		why := map[string]string{
+			"proxy":                  "an http step sends no request through a proxy of the node's",
+			"allowUnauthorizedCerts": "an http step always verifies the server's certificate",
+			"pagination":             "n8n requests page after page until its condition holds; an http step makes one request",
 		}
 		for _, k := range []string{"proxy", "allowUnauthorizedCerts", "pagination"} {
 			if v := opts.Get(k); v != nil && !(v.Kind == 'b' && !v.Bool) {
-				bad(v, "The option "+k)
+				bad(v, "The option "+k, why[k])
 			}
+		}
+		if v := opts.Get("timeout"); v != nil && v.Kind != 'n' {
+			bad(v, "A timeout that is not a number", "n8n evaluates it for each item; a step's timeout is one duration")
 		}
 	}
 	if p.Boolean(false, "provideSslCertificates") {
-		bad(p.Get("provideSslCertificates"), "SSL certificates")
+		bad(p.Get("provideSslCertificates"), "SSL certificates", "an http step presents no client certificate")
 	}
 }
 
@@ -280,8 +309,15 @@ func (n *n8n) httpBody(s *n8nScope, node *n8nNode, body *hclwrite.Body, headers 
 		body.SetAttributeRaw("body", importer.Clone(s.textValue(p.Get("body"), "body")))
 		*headers = append(*headers, importer.Member{Name: "content-type", Value: s.textValue(p.Get("rawContentType"), "raw content type")})
 	default:
+		why := map[string]string{
+			"multipart-form-data": "an http step sends no multipart body",
+			"binaryData":          "n8n sends the item's binary data, which a flow's items do not have",
+		}[ct]
+		if why == "" {
+			why = "n8n's HTTP Request v4 has no such body"
+		}
 		n.Problem(node.where, p.Get("contentType"), "Unsupported body",
-			fmt.Sprintf("a %s body is not converted; JSON, form-urlencoded and raw bodies are.", ct))
+			fmt.Sprintf("a %s body is not converted (%s); JSON, form-urlencoded and raw bodies are.", ct, why))
 	}
 }
 
@@ -356,71 +392,4 @@ func (n *n8n) nested(s *n8nScope, node *n8nNode, pairs []*importer.JV, dots bool
 		return importer.Object(ms)
 	}
 	return build(fields)
-}
-
-// httpAuth applies the node's credential: its values become secrets
-// named after the credential. It returns what to say of it.
-func (n *n8n) httpAuth(node *n8nNode, s *n8nScope, headers, query *[]importer.Member) string {
-	p := node.params
-	switch p.Text("authentication") {
-	case "", "none":
-		return ""
-	case "genericCredentialType":
-	default:
-		n.Problem(node.where, p.Get("authentication"), "Unsupported credential",
-			"a predefined credential type is not converted; a generic credential (basic, bearer, header or query auth) is.")
-		return ""
-	}
-	kind := p.Text("genericAuthType")
-	cred := node.j.Get("credentials", kind)
-	credName := cred.Text("name")
-	if credName == "" {
-		credName = kind
-	}
-	forWhat := func(part string) string {
-		return fmt.Sprintf("the %s of n8n credential %q (%s)", part, credName, kind)
-	}
-	// One credential, one set of secrets, however many nodes use it.
-	key := kind + "\x00" + cred.Text("id")
-	if cred.Text("id") == "" {
-		key += credName
-	}
-	secrets := func(parts ...string) []string {
-		if got, ok := n.creds[key]; ok {
-			return got
-		}
-		var names []string
-		for _, part := range parts {
-			name := credName
-			if part != "token" && part != "value" {
-				name += " " + part
-			}
-			names = append(names, n.AddSecret(name, forWhat(part), ""))
-		}
-		n.creds[key] = names
-		return names
-	}
-	switch kind {
-	case "httpBearerAuth":
-		sec := secrets("token")[0]
-		*headers = append(*headers, importer.Member{Name: "authorization", Value: importer.Template([]importer.TPart{{Lit: "Bearer "}, {Expr: importer.Ref("secret", sec)}}, false)})
-	case "httpBasicAuth":
-		s := secrets("user", "password")
-		pair := importer.Template([]importer.TPart{{Expr: importer.Ref("secret", s[0])}, {Lit: ":"}, {Expr: importer.Ref("secret", s[1])}}, false)
-		*headers = append(*headers, importer.Member{Name: "authorization", Value: importer.Template([]importer.TPart{{Lit: "Basic "}, {Expr: importer.Call("base64encode", pair)}}, false)})
-	case "httpHeaderAuth", "httpQueryAuth":
-		// The credential holds the header's (or parameter's) name as well
-		// as its value: both are secrets, which a scheduled run has too.
-		s := secrets("value", "name")
-		m := importer.Member{Name: "", Value: importer.Join("{ (", importer.Ref("secret", s[1]), ") = ", importer.Ref("secret", s[0]), " }")}
-		if kind == "httpHeaderAuth" {
-			*headers = append(*headers, m)
-		} else {
-			*query = append(*query, m)
-		}
-	default:
-		n.Problem(node.where, p.Get("genericAuthType"), "Unsupported credential",
-			fmt.Sprintf("a %s credential is not converted; basic, bearer, header and query auth are.", kind))
-	}
-	return "credential " + credName
 }
