@@ -150,6 +150,12 @@ func (n *n8n) readNodes(root *importer.JV) bool {
 		if node.typ == "stickyNote" {
 			continue
 		}
+		if first := n.byName[node.name]; first != nil && sameNode(first.j, j) {
+			// n8n keys its nodes by name, the last of a name winning; a
+			// copy of a node changes nothing.
+			n.Warn(node.where, j, "Duplicate node", fmt.Sprintf("the workflow holds node %q twice, the same but for its id and position; n8n runs one, as does the flow.", node.name))
+			continue
+		}
 		if node.name == "" || n.byName[node.name] != nil {
 			n.Stop(node.where, j.Get("name"), "Invalid node name", "each node needs a name of its own: connections name the nodes.")
 			continue
