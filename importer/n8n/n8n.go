@@ -562,6 +562,10 @@ func init() {
 		"cron":             (*n8n).cronNode,
 		"formTrigger":      (*n8n).formTriggerNode,
 		"respondToWebhook": (*n8n).respondNode,
+		"function":         (*n8n).functionNode,
+		"functionItem":     (*n8n).functionItemNode,
+		"removeDuplicates": (*n8n).removeDuplicatesNode,
+		"renameKeys":       (*n8n).renameKeysNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}

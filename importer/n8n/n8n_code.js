@@ -564,6 +564,14 @@ async function execute(input) {
       return { items: combineByPosition(input.params || {}), values: null }
     case 'combineAll':
       return { items: combineAll(input.params || {}), values: null }
+    case 'function':
+      return { items: await functionNode(input), values: null }
+    case 'functionItem':
+      return { items: await functionItem(input), values: null }
+    case 'removeDuplicates':
+      return { items: items.length ? removeDuplicates(items, input.params || {}) : [], values: null }
+    case 'renameKeys':
+      return { items: items.map(function (json) { return renameKeys(json, input.params || {}) }), values: null }
     case 'stopAndError':
       // n8n's Stop and Error fails the workflow with its message.
       throw new Error(String((input.params || {}).message))

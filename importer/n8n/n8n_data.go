@@ -1,7 +1,15 @@
 package n8n
 
 import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
 	"github.com/flowctl/flowctl/importer"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // sameNode reports whether two nodes' JSON is the same but for their id
@@ -57,4 +65,110 @@ func sameJSON(a, b *importer.JV, skip map[string]bool) bool {
 		return true
 	}
 	return true
+}
+
+// legacyUnsupported are the names of the legacy Function nodes' sandbox
+// that the n8n_code block does not give (the workflow's static data, the
+// node's parameters, n8n's helpers, binary data).
+var legacyUnsupported = regexp.MustCompile(`\b(getWorkflowStaticData|getNodeParameter|helpers|getBinaryData|setBinaryData|getBinaryDataAsync|setBinaryDataAsync|binary)\b`)
+
+// functionNode is the legacy Function node: its code runs once over all
+// the items (n8n_code's mode "function"): items (a copy of each, with its
+// index), $item(i) and the names of item 0 ($json, $node, $items…); what
+// it returns becomes items as n8n's normalizeItems reads it.
+func (n *n8n) functionNode(node *n8nNode, in n8nItems) []n8nItems {
+	return n.legacyCode(node, in, false)
+}
+
+// functionItemNode is the legacy Function Item node: its code runs for
+// each item (for_each), item a copy of the item's json, and returns the
+// item's new json.
+func (n *n8n) functionItemNode(node *n8nNode, in n8nItems) []n8nItems {
+	return n.legacyCode(node, in, true)
+}
+
+func (n *n8n) legacyCode(node *n8nNode, in n8nItems, each bool) []n8nItems {
+	p := node.params
+	at := p.Get("functionCode")
+	if at == nil || at.Kind != 's' {
+		n.Problem(node.where, p, "Unsupported code", "the node has no functionCode: n8n runs its template code, which flowctl import does not write.")
+		return nil
+	}
+	src := at.Str
+	bad := unsupportedN8NName.FindString(src)
+	if bad == "" {
+		bad = legacyUnsupported.FindString(src)
+	}
+	if bad == "" && strings.Contains(src, "require(") {
+		bad = "require"
+	}
+	if bad != "" {
+		n.Problem(node.where, at, "Unsupported code",
+			fmt.Sprintf("the code uses %s, which goja's n8n adapter does not have (it has items, item, $item(i), $input, $json, $('Node'), $node, $items, $workflow.name and JavaScript's built-ins).", bad))
+		return nil
+	}
+	nodes, pairs, ok := n.referencedNodes(node, in, []codeSrc{{src, at}})
+	if !ok || !n.checkCode(node, at, src, codeWrap) {
+		return nil
+	}
+	mode, what := "function", "JavaScript, once for all items"
+	if each {
+		mode, what = "functionItem", "JavaScript, for each item"
+	}
+	b, body := n.codeStep(node.step, mode, in, each, nodes, pairs)
+	n.retry(node, body)
+	body.SetAttributeRaw("code", importer.Clone(importer.Template([]importer.TPart{{Lit: src}}, true)))
+	n.Step(n.nodeComment(node)+": "+what, b)
+	if each {
+		// One item for each item, paired with it.
+		return []n8nItems{pairedWith(importer.Call("flatten", importer.Join(importer.Ref("step", node.step), "[*].items")), in, nil)}
+	}
+	return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
+}
+
+// removeDuplicatesNode is Remove Duplicates v1 and v2's Remove Items
+// Repeated Within Current Input (n8n_code's mode "removeDuplicates"); the
+// items seen in earlier runs (n8n's deduplication store) are not
+// converted.
+func (n *n8n) removeDuplicatesNode(node *n8nNode, in n8nItems) []n8nItems {
+	if op := node.params.Text("operation"); op != "" && op != "removeDuplicateInputItems" {
+		n.Problem(node.where, node.params.Get("operation"), "Unsupported operation",
+			fmt.Sprintf("Remove Duplicates' %q keeps what earlier runs saw in n8n's database; flowctl import converts removing the items repeated within the input.", op))
+		return nil
+	}
+	return n.versionedList(node, in, "removeDuplicates", "the first of each set of equal items")
+}
+
+// renameKeysNode is Rename Keys: each item's keys renamed (n8n_code's
+// mode "renameKeys"), item i from item i.
+func (n *n8n) renameKeysNode(node *n8nNode, in n8nItems) []n8nItems {
+	out := n.versionedList(node, in, "renameKeys", "each item with its keys renamed")
+	if out == nil {
+		return nil
+	}
+	return []n8nItems{pairedWith(out[0].e, in, nil)}
+}
+
+// versionedList is listNode with the node's version in its parameters
+// (__version), for rules that changed between versions.
+func (n *n8n) versionedList(node *n8nNode, in n8nItems, mode, what string) []n8nItems {
+	if node.params.Kind != 'o' {
+		n.Problem(node.where, node.params, "Invalid value", "the node's parameters are not an object; n8n fails on it too.")
+		return nil
+	}
+	if n.expressionParams(node) {
+		return nil
+	}
+	n.code = true
+	b, body := importer.NewStep(node.step, "n8n_code")
+	body.SetAttributeValue("mode", cty.StringVal(mode))
+	body.SetAttributeRaw("items", importer.Clone(in.e))
+	params := *node.params
+	params.Keys = append(slices.Clip(params.Keys), "__version")
+	params.Obj = maps.Clone(params.Obj)
+	params.Obj["__version"] = &importer.JV{Kind: 'n', Num: strconv.FormatFloat(node.version, 'f', -1, 64)}
+	body.SetAttributeRaw("params", importer.Clone(importer.JsonLiteral(&params)))
+	n.dependsOn(body, in)
+	n.Step(n.nodeComment(node)+": "+what, b)
+	return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
 }

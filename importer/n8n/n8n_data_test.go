@@ -1,0 +1,29 @@
+package n8n
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLegacyRefusals: what the n8n_code block cannot do as n8n does is an
+// error at the node's JSON path: a Function Item reading the workflow's
+// static data (oxbshw+ultimate-n8n-ai-workflows/New_Workflow__837-track-
+// changes-of-product-prices__workflow.json), and Remove Duplicates of the
+// items seen in earlier runs (Zie619+n8n-workflows/workflows__Schedule__
+// 0907_Schedule_Removeduplicates_Create_Scheduled.json).
+func TestLegacyRefusals(t *testing.T) {
+	for _, c := range []struct{ node, want string }{
+		{`"name": "Set iteration", "type": "n8n-nodes-base.functionItem", "typeVersion": 1, "parameters": {"functionCode": "const globalData = getWorkflowStaticData('global');\n\nglobalData.iteration = 0;\n\nreturn item;"}`,
+			"Unsupported code; " + `Node "Set iteration" (n8n-nodes-base.functionItem), at /nodes/1/parameters/functionCode in w.json: the code uses getWorkflowStaticData`},
+		{`"name": "Remove Duplicates", "type": "n8n-nodes-base.removeDuplicates", "typeVersion": 2, "parameters": {"options": {}, "operation": "removeItemsSeenInPreviousExecutions", "dedupeValue": "={{ $json.key }}"}`,
+			"Unsupported operation; " + `Node "Remove Duplicates" (n8n-nodes-base.removeDuplicates), at /nodes/1/parameters/operation in w.json: Remove Duplicates' "removeItemsSeenInPreviousExecutions"`},
+	} {
+		res, diags := importWhole(t, workflow("w", c.node))
+		if res != nil && len(res.Files) > 0 {
+			t.Errorf("import wrote %v", res.Files)
+		}
+		if !strings.Contains(diags.Error(), c.want) {
+			t.Errorf("diagnostics %v\nwant %s", diags, c.want)
+		}
+	}
+}
