@@ -566,6 +566,7 @@ func init() {
 		"functionItem":     (*n8n).functionItemNode,
 		"removeDuplicates": (*n8n).removeDuplicatesNode,
 		"renameKeys":       (*n8n).renameKeysNode,
+		"summarize":        (*n8n).summarizeNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}

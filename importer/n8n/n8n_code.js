@@ -570,6 +570,8 @@ async function execute(input) {
       return { items: await functionItem(input), values: null }
     case 'removeDuplicates':
       return { items: items.length ? removeDuplicates(items, input.params || {}) : [], values: null }
+    case 'summarize':
+      return { items: items.length ? summarize(items, input.params || {}) : [], values: null }
     case 'renameKeys':
       return { items: items.map(function (json) { return renameKeys(json, input.params || {}) }), values: null }
     case 'stopAndError':

@@ -149,6 +149,13 @@ func (n *n8n) renameKeysNode(node *n8nNode, in n8nItems) []n8nItems {
 	return []n8nItems{pairedWith(out[0].e, in, nil)}
 }
 
+// summarizeNode is Summarize v1 and v1.1 (n8n_code's mode "summarize"):
+// the fields' aggregations, for all items or for each group the split
+// fields make.
+func (n *n8n) summarizeNode(node *n8nNode, in n8nItems) []n8nItems {
+	return n.versionedList(node, in, "summarize", "the fields summarized")
+}
+
 // versionedList is listNode with the node's version in its parameters
 // (__version), for rules that changed between versions.
 func (n *n8n) versionedList(node *n8nNode, in n8nItems, mode, what string) []n8nItems {

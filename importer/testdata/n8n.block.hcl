@@ -630,6 +630,8 @@ async function execute(input) {
       return { items: await functionItem(input), values: null }
     case 'removeDuplicates':
       return { items: items.length ? removeDuplicates(items, input.params || {}) : [], values: null }
+    case 'summarize':
+      return { items: items.length ? summarize(items, input.params || {}) : [], values: null }
     case 'renameKeys':
       return { items: items.map(function (json) { return renameKeys(json, input.params || {}) }), values: null }
     case 'stopAndError':
@@ -908,6 +910,136 @@ function renameKeys(json, p) {
     out = rename(out, depth)
   })
   return out
+}
+
+// summarize is Summarize (v1, v1.1) and Item Lists' Summarize: the
+// aggregations of the fields, for all the items or for each group of
+// items split by fields, in one item or an item for each group, as n8n's
+// Summarize node computes them.
+function summarize(items, p) {
+  var opts = p.options || {}
+  var version = p.__version || 1.1
+  var read = function (json, field) { return opts.disableDotNotation ? json[field] : get(json, field) }
+  var names = { append: 'appended_', average: 'average_', concatenate: 'concatenated_', count: 'count_', countUnique: 'unique_count_', max: 'max_', min: 'min_', sum: 'sum_' }
+  var empty = function (v) { return v === undefined || v === null || v === '' }
+  var normalize = function (name) { return String(name).replace(/[\]\["]/g, '').replace(/[ .]/g, '_') }
+  var entries = (((p.fieldsToSummarize || { values: [{}] }).values) || []).map(function (e) {
+    return Object.assign({ aggregation: 'count', field: '', includeEmpty: false, separateBy: ',', customSeparator: '' }, e)
+  })
+  if (entries.filter(function (e) { return e.field !== '' }).length === 0) {
+    throw new Error("You need to add at least one aggregation to 'Fields to Summarize' with non empty 'Field'")
+  }
+  var split = String(p.fieldsToSplitBy || '').split(',').map(function (f) { return f.trim() }).filter(function (f) { return f !== '' })
+  var aggregate = function (data, e) {
+    var f = e.field
+    if (e.aggregation === 'average' || e.aggregation === 'sum') {
+      data = data.filter(function (it) { return typeof read(it, f) === 'number' })
+    }
+    var kept = function () { return e.includeEmpty ? data : data.filter(function (it) { return !empty(read(it, f)) }) }
+    var i, v
+    switch (e.aggregation) {
+      case 'append':
+        return kept().map(function (it) { return read(it, f) })
+      case 'concatenate':
+        return kept().map(function (it) {
+          v = read(it, f)
+          if (typeof v === 'object') {
+            v = JSON.stringify(v)
+          }
+          return typeof v === 'undefined' ? 'undefined' : v
+        }).join(e.separateBy === 'other' ? e.customSeparator : e.separateBy)
+      case 'average':
+      case 'sum':
+        var total = 0
+        for (i = 0; i < data.length; i++) {
+          total = total + read(data[i], f)
+        }
+        return e.aggregation === 'sum' ? total : total / data.length
+      case 'min':
+      case 'max':
+        var best
+        for (i = 0; i < data.length; i++) {
+          v = read(data[i], f)
+          if (!empty(v) && (best === undefined || (e.aggregation === 'min' ? v < best : v > best))) {
+            best = v
+          }
+        }
+        return best === undefined ? null : best
+      case 'countUnique':
+        var seen = new Set()
+        data.forEach(function (it) {
+          v = read(it, f)
+          if (e.includeEmpty || !empty(v)) {
+            seen.add(v)
+          }
+        })
+        return seen.size
+    }
+    return kept().length
+  }
+  var result = function (data) {
+    var out = {}
+    entries.forEach(function (e) {
+      out[normalize(names[e.aggregation] + e.field)] = aggregate(data, e)
+    })
+    return out
+  }
+  // group is a tree of Maps (n8n's, which keep the split values' types).
+  var group = function (data, keys) {
+    if (!keys.length) {
+      return { data: result(data) }
+    }
+    var groups = new Map()
+    data.forEach(function (it) {
+      var v = read(it, keys[0])
+      if (v && typeof v === 'object') {
+        v = JSON.stringify(v)
+      }
+      if (version === 1) {
+        v = String(v)
+      }
+      if (opts.skipEmptySplitFields && typeof v !== 'number' && !v) {
+        return
+      }
+      groups.set(v, (groups.get(v) || []).concat([it]))
+    })
+    var splits = new Map()
+    groups.forEach(function (list, k) { splits.set(k, group(list, keys.slice(1))) })
+    return { field: keys[0], splits: splits }
+  }
+  var tree = group(items, split)
+  if (version === 1 && !opts.continueIfFieldNotFound) {
+    entries.forEach(function (e) {
+      if (e.field !== '' && !items.some(function (it) { return read(it, e.field) !== undefined })) {
+        throw new Error("The field '" + e.field + "' does not exist in any items")
+      }
+    })
+  }
+  if (opts.outputFormat === 'singleItem') {
+    var toObject = function (t) {
+      if (!t.splits) {
+        return t.data
+      }
+      var o = {}
+      t.splits.forEach(function (sub, k) { o[k] = toObject(sub) })
+      return o
+    }
+    return [toObject(tree)]
+  }
+  var toArray = function (t) {
+    if (!t.splits) {
+      return [t.data]
+    }
+    var out = []
+    t.splits.forEach(function (sub, k) {
+      toArray(sub).forEach(function (d) {
+        d[normalize(t.field)] = k
+        out.push(d)
+      })
+    })
+    return out
+  }
+  return toArray(tree)
 }
 EOT
 }
