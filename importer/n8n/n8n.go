@@ -567,6 +567,7 @@ func init() {
 		"removeDuplicates": (*n8n).removeDuplicatesNode,
 		"renameKeys":       (*n8n).renameKeysNode,
 		"summarize":        (*n8n).summarizeNode,
+		"itemLists":        (*n8n).itemListsNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}

@@ -399,3 +399,35 @@ function summarize(items, p) {
   }
   return toArray(tree)
 }
+
+// itemListsSplitOut is Item Lists' Split Out Items: v3 is Split Out; the
+// versions before it fail where v3 gives nothing or wraps a value — v1
+// and v2.0 on a field the item lacks, v1 on a value that is not a list,
+// v2.0 and v2.1 on one that is not a list or an object.
+function itemListsSplitOut(items, p) {
+  var version = p.__version || 3
+  var opts = p.options || {}
+  var fields = String(p.fieldToSplitOut || '').split(',').map(function (f) { return f.trim() })
+  if (version < 2.2) {
+    items.forEach(function (json) {
+      fields.forEach(function (field) {
+        var v = opts.disableDotNotation ? json[field] : get(json, field)
+        if (v === undefined && version < 2.1) {
+          throw new Error("Couldn't find the field '" + field + "' in the input data")
+        }
+        if (v !== undefined && version < 2 && !Array.isArray(v)) {
+          throw new Error("The provided field '" + field + "' is not an array")
+        }
+        if (v !== undefined && (typeof v !== 'object' || v === null)) {
+          throw new Error("The provided field '" + field + "' is not an array or object")
+        }
+        if (version < 2 && (v.indexOf(null) >= 0 || (p.include === 'allOtherFields' && Object.keys(json).some(function (k) { return /[.[]/.test(k) })))) {
+          // v1 makes {} of a null element, and reads the other fields by
+          // path: values v3 does not give.
+          throw new Error('Item Lists v1 splits this item in a way flowctl import does not follow (a null element, or a field name with a dot)')
+        }
+      })
+    })
+  }
+  return splitOut(items, p)
+}

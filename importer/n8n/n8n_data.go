@@ -179,3 +179,37 @@ func (n *n8n) versionedList(node *n8nNode, in n8nItems, mode, what string) []n8n
 	n.Step(n.nodeComment(node)+": "+what, b)
 	return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
 }
+
+// itemListsNode is Item Lists, the node before Split Out, Aggregate, Sort,
+// Remove Duplicates and Summarize: its operations that are those nodes'
+// (v3's Split Out Items, Remove Duplicates and Sort; Split Out Items of v1
+// and v2 too, with the checks they make).
+func (n *n8n) itemListsNode(node *n8nNode, in n8nItems) []n8nItems {
+	p := node.params
+	op := p.Text("operation")
+	if op == "" {
+		op = "splitOutItems"
+	}
+	if node.version < 3 && op != "splitOutItems" {
+		n.Problem(node.where, node.j.Get("typeVersion"), "Unsupported version", fmt.Sprintf("Item Lists v3 is converted (and Split Out Items of v1 and v2); this node's %q is v%s.", op, strconv.FormatFloat(node.version, 'f', -1, 64)))
+		return nil
+	}
+	switch op {
+	case "splitOutItems":
+		field := p.Text("fieldToSplitOut")
+		if node.version < 3 && (p.Text("include") == "selectedOtherFields" || strings.HasPrefix(field, "$json.") || (node.version < 2 && strings.Contains(field, ","))) {
+			n.Problem(node.where, p, "Unsupported option", "Item Lists before v3 names the fields to include, and the field to split out, otherwise than v3; flowctl import converts its split out of fields without $json., commas (v1) or Selected Other Fields.")
+			return nil
+		}
+		return n.versionedList(node, in, "itemListsSplitOut", "an item for each element of "+strconv.Quote(field))
+	case "removeDuplicates":
+		return n.versionedList(node, in, "removeDuplicates", "the first of each set of equal items")
+	case "sort":
+		if p.Text("type") == "code" && !n.checkCode(node, p.Get("code"), p.Text("code"), sortWrap) {
+			return nil
+		}
+		return n.versionedList(node, in, "sort", "the items in order")
+	}
+	n.Problem(node.where, p.Get("operation"), "Unsupported operation", fmt.Sprintf("Item Lists' %q is not converted: Split Out Items, Remove Duplicates and Sort are.", op))
+	return nil
+}

@@ -279,8 +279,11 @@ function get(obj, path) {
 
 // Split Out (n8n-nodes-base.splitOut): one item per element of a field.
 function splitOut(items, p) {
+  // n8n reads Destination Field Name and Disable Dot Notation from the
+  // node's options.
+  var opts = p.options || {}
   var fields = String(p.fieldToSplitOut || '').split(',').map(function (f) { return f.trim().replace(/^\$json\./, '') })
-  var dests = String(p.destinationFieldName || '').split(',').map(function (f) { return f.trim() }).filter(function (f) { return f !== '' })
+  var dests = String(opts.destinationFieldName || '').split(',').map(function (f) { return f.trim() }).filter(function (f) { return f !== '' })
   if (dests.length && dests.length !== fields.length) {
     throw new Error('If multiple fields to split out are given, the same number of destination fields must be given')
   }
@@ -291,7 +294,7 @@ function splitOut(items, p) {
     var rows = []
     fields.forEach(function (field, n) {
       var dest = dests[n] || ''
-      var v = p.disableDotNotation ? item[field] : get(item, field)
+      var v = opts.disableDotNotation ? item[field] : get(item, field)
       if (v === undefined) {
         v = []
       }
@@ -313,11 +316,21 @@ function splitOut(items, p) {
     rows.forEach(function (row) {
       if (include === 'allOtherFields') {
         var copy = JSON.parse(JSON.stringify(item))
-        fields.forEach(function (f) { delete copy[f] })
+        fields.forEach(function (f) {
+          if (opts.disableDotNotation) {
+            delete copy[f]
+          } else {
+            unsetPath(copy, f)
+          }
+        })
         row = Object.assign(copy, row)
       } else if (include === 'selectedOtherFields') {
-        String(p.fieldsToInclude || '').split(',').map(function (f) { return f.trim() }).filter(Boolean).forEach(function (f) {
-          row[f] = p.disableDotNotation ? item[f] : get(item, f)
+        var selected = String(p.fieldsToInclude || '').split(',').map(function (f) { return f.trim() }).filter(Boolean)
+        if (!selected.length) {
+          throw new Error('No fields specified')
+        }
+        selected.forEach(function (f) {
+          row[f] = opts.disableDotNotation ? item[f] : get(item, f)
         })
       }
       out.push(row)
@@ -630,6 +643,8 @@ async function execute(input) {
       return { items: await functionItem(input), values: null }
     case 'removeDuplicates':
       return { items: items.length ? removeDuplicates(items, input.params || {}) : [], values: null }
+    case 'itemListsSplitOut':
+      return { items: itemListsSplitOut(items, input.params || {}), values: null }
     case 'summarize':
       return { items: items.length ? summarize(items, input.params || {}) : [], values: null }
     case 'renameKeys':
@@ -1040,6 +1055,38 @@ function summarize(items, p) {
     return out
   }
   return toArray(tree)
+}
+
+// itemListsSplitOut is Item Lists' Split Out Items: v3 is Split Out; the
+// versions before it fail where v3 gives nothing or wraps a value — v1
+// and v2.0 on a field the item lacks, v1 on a value that is not a list,
+// v2.0 and v2.1 on one that is not a list or an object.
+function itemListsSplitOut(items, p) {
+  var version = p.__version || 3
+  var opts = p.options || {}
+  var fields = String(p.fieldToSplitOut || '').split(',').map(function (f) { return f.trim() })
+  if (version < 2.2) {
+    items.forEach(function (json) {
+      fields.forEach(function (field) {
+        var v = opts.disableDotNotation ? json[field] : get(json, field)
+        if (v === undefined && version < 2.1) {
+          throw new Error("Couldn't find the field '" + field + "' in the input data")
+        }
+        if (v !== undefined && version < 2 && !Array.isArray(v)) {
+          throw new Error("The provided field '" + field + "' is not an array")
+        }
+        if (v !== undefined && (typeof v !== 'object' || v === null)) {
+          throw new Error("The provided field '" + field + "' is not an array or object")
+        }
+        if (version < 2 && (v.indexOf(null) >= 0 || (p.include === 'allOtherFields' && Object.keys(json).some(function (k) { return /[.[]/.test(k) })))) {
+          // v1 makes {} of a null element, and reads the other fields by
+          // path: values v3 does not give.
+          throw new Error('Item Lists v1 splits this item in a way flowctl import does not follow (a null element, or a field name with a dot)')
+        }
+      })
+    })
+  }
+  return splitOut(items, p)
 }
 EOT
 }
