@@ -571,13 +571,21 @@ func init() {
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}
+	for typ := range binaryNodes {
+		n8nNodeTypes[typ] = (*n8n).fileNode
+	}
+	for typ := range hostFileNodes {
+		n8nNodeTypes[typ] = (*n8n).fileNode
+	}
 }
 
 // supportedN8N lists the node types converted, for messages.
 func supportedN8N() string {
 	var names []string
 	for k := range n8nNodeTypes {
-		names = append(names, k)
+		if binaryNodes[k] == "" && hostFileNodes[k] == "" {
+			names = append(names, k)
+		}
 	}
 	slices.Sort(names)
 	return "(" + strings.Join(names, ", ") + ")"

@@ -213,3 +213,34 @@ func (n *n8n) itemListsNode(node *n8nNode, in n8nItems) []n8nItems {
 	n.Problem(node.where, p.Get("operation"), "Unsupported operation", fmt.Sprintf("Item Lists' %q is not converted: Split Out Items, Remove Duplicates and Sort are.", op))
 	return nil
 }
+
+// binaryNodes are the nodes that read or make n8n's binary data (files
+// an item carries beside its json), which flowctl's items do not have,
+// and the nodes that use files on the n8n host; each is refused with why.
+var binaryNodes = map[string]string{
+	"extractFromFile": "Extract from File reads the item's binary data (a file a node before it gave: an HTTP Request's download, a form's or a webhook's upload)",
+	"convertToFile":   "Convert to File makes binary data (a file) of the items",
+	"moveBinaryData":  "Convert to/from Binary Data moves values between the item's json and its binary data",
+	"spreadsheetFile": "Spreadsheet File reads or writes a spreadsheet as binary data",
+	"compression":     "Compression zips or unzips binary data",
+}
+
+// hostFileNodes read or write files on the n8n host's disk.
+var hostFileNodes = map[string]string{
+	"readWriteFile":   "Read/Write Files from Disk",
+	"readBinaryFile":  "Read Binary File",
+	"readBinaryFiles": "Read Binary Files",
+	"writeBinaryFile": "Write Binary File",
+}
+
+// fileNode refuses a node of binaryNodes or hostFileNodes, saying why.
+func (n *n8n) fileNode(node *n8nNode, _ n8nItems) []n8nItems {
+	if what, ok := hostFileNodes[node.typ]; ok {
+		n.Problem(node.where, node.j.Get("type"), "Files on the n8n host",
+			what+" reads or writes files on the disk of the n8n host, as binary data; a flow has no such host: it reads text and documents relative to itself (the file and document blocks) and its items carry json only.")
+		return nil
+	}
+	n.Problem(node.where, node.j.Get("type"), "Binary data",
+		binaryNodes[node.typ]+"; flowctl's items carry json only, so there is no binary data to convert (a flow reads documents with the document block).")
+	return nil
+}
