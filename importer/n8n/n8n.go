@@ -568,6 +568,7 @@ func init() {
 		"renameKeys":       (*n8n).renameKeysNode,
 		"summarize":        (*n8n).summarizeNode,
 		"itemLists":        (*n8n).itemListsNode,
+		"compareDatasets":  (*n8n).compareDatasetsNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}

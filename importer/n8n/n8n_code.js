@@ -585,6 +585,8 @@ async function execute(input) {
       return { items: items.length ? removeDuplicates(items, input.params || {}) : [], values: null }
     case 'itemListsSplitOut':
       return { items: itemListsSplitOut(items, input.params || {}), values: null }
+    case 'compareDatasets':
+      return { items: compareDatasets(input.params || {}), values: null }
     case 'summarize':
       return { items: items.length ? summarize(items, input.params || {}) : [], values: null }
     case 'renameKeys':

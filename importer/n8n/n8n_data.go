@@ -244,3 +244,60 @@ func (n *n8n) fileNode(node *n8nNode, _ n8nItems) []n8nItems {
 		binaryNodes[node.typ]+"; flowctl's items carry json only, so there is no binary data to convert (a flow reads documents with the document block).")
 	return nil
 }
+
+// compareDatasetsNode is Compare Datasets v2.2 and v2.3 (n8n_code's mode
+// "compareDatasets"): its four outputs are the items in A only, the same
+// in both, different, and in B only. Fuzzy comparison is not converted.
+func (n *n8n) compareDatasetsNode(node *n8nNode, _ n8nItems) []n8nItems {
+	p := node.params
+	if node.version < 2.2 {
+		n.Problem(node.where, node.j.Get("typeVersion"), "Unsupported version", "Compare Datasets v2.2 and v2.3 are converted; this node is an older version.")
+		return nil
+	}
+	if p.Boolean(false, "fuzzyCompare") || p.Boolean(false, "options", "fuzzyCompare") {
+		n.Problem(node.where, p.Get("fuzzyCompare"), "Unsupported option", "Compare Datasets' fuzzy comparison is not converted.")
+		return nil
+	}
+	if p.Kind != 'o' {
+		n.Problem(node.where, p, "Invalid value", "the node's parameters are not an object; n8n fails on it too.")
+		return nil
+	}
+	if p.Text("resolve") == "mix" && strings.TrimSpace(p.Text("exceptWhenMix")) != "" {
+		n.Problem(node.where, p.Get("exceptWhenMix"), "Unsupported option",
+			"a Mix that takes fields from the other version sets them on n8n's input items in place, which the other nodes taking the same items then see; flowctl import does not convert it.")
+		return nil
+	}
+	if n.expressionParams(node) {
+		return nil
+	}
+	var lists []importer.Expr
+	var deps []string
+	for i := range 2 {
+		in, ok := n.inputItems(node, i)
+		if !ok {
+			return nil
+		}
+		lists = append(lists, in.e)
+		deps = append(deps, in.deps...)
+	}
+	n.code = true
+	b, body := importer.NewStep(node.step, "n8n_code")
+	body.SetAttributeValue("mode", cty.StringVal("compareDatasets"))
+	params := *p
+	params.Keys = append(slices.Clip(params.Keys), "__version", "inputs")
+	params.Obj = maps.Clone(params.Obj)
+	params.Obj["__version"] = &importer.JV{Kind: 'n', Num: strconv.FormatFloat(node.version, 'f', -1, 64)}
+	members := []importer.Member{}
+	for _, k := range params.Keys[:len(params.Keys)-1] {
+		members = append(members, importer.Member{Name: k, Value: importer.JsonLiteral(params.Obj[k])})
+	}
+	members = append(members, importer.Member{Name: "inputs", Value: importer.Tuple(lists)})
+	body.SetAttributeRaw("params", importer.Clone(importer.Object(members)))
+	n.dependsOn(body, n8nItems{deps: deps})
+	n.Step(n.nodeComment(node)+": the items in A only, the same, different, and in B only", b)
+	var outs []n8nItems
+	for i := range 4 {
+		outs = append(outs, n8nItems{e: importer.Index(importer.Ref("step", node.step, "items"), i)})
+	}
+	return outs
+}

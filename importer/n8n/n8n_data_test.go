@@ -10,13 +10,17 @@ import (
 // static data (oxbshw+ultimate-n8n-ai-workflows/New_Workflow__837-track-
 // changes-of-product-prices__workflow.json), and Remove Duplicates of the
 // items seen in earlier runs (Zie619+n8n-workflows/workflows__Schedule__
-// 0907_Schedule_Removeduplicates_Create_Scheduled.json).
+// 0907_Schedule_Removeduplicates_Create_Scheduled.json), and Compare
+// Datasets' Mix taking fields from the other version, which n8n sets on
+// its input items in place.
 func TestLegacyRefusals(t *testing.T) {
 	for _, c := range []struct{ node, want string }{
 		{`"name": "Set iteration", "type": "n8n-nodes-base.functionItem", "typeVersion": 1, "parameters": {"functionCode": "const globalData = getWorkflowStaticData('global');\n\nglobalData.iteration = 0;\n\nreturn item;"}`,
 			"Unsupported code; " + `Node "Set iteration" (n8n-nodes-base.functionItem), at /nodes/1/parameters/functionCode in w.json: the code uses getWorkflowStaticData`},
 		{`"name": "Remove Duplicates", "type": "n8n-nodes-base.removeDuplicates", "typeVersion": 2, "parameters": {"options": {}, "operation": "removeItemsSeenInPreviousExecutions", "dedupeValue": "={{ $json.key }}"}`,
 			"Unsupported operation; " + `Node "Remove Duplicates" (n8n-nodes-base.removeDuplicates), at /nodes/1/parameters/operation in w.json: Remove Duplicates' "removeItemsSeenInPreviousExecutions"`},
+		{`"name": "Compare", "type": "n8n-nodes-base.compareDatasets", "typeVersion": 2.3, "parameters": {"options": {}, "resolve": "mix", "exceptWhenMix": "score", "mergeByFields": {"values": [{"field1": "id", "field2": "id"}]}}`,
+			"Unsupported option; " + `Node "Compare" (n8n-nodes-base.compareDatasets), at /nodes/1/parameters/exceptWhenMix in w.json: a Mix that takes fields from the other version`},
 	} {
 		res, diags := importWhole(t, workflow("w", c.node))
 		if res != nil && len(res.Files) > 0 {
