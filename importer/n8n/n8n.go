@@ -150,10 +150,7 @@ func (n *n8n) readNodes(root *importer.JV) bool {
 		if node.typ == "stickyNote" {
 			continue
 		}
-		if first := n.byName[node.name]; first != nil && sameNode(first.j, j) {
-			// n8n keys its nodes by name, the last of a name winning; a
-			// copy of a node changes nothing.
-			n.Warn(node.where, j, "Duplicate node", fmt.Sprintf("the workflow holds node %q twice, the same but for its id and position; n8n runs one, as does the flow.", node.name))
+		if n.duplicate(node) {
 			continue
 		}
 		if node.name == "" || n.byName[node.name] != nil {
@@ -572,12 +569,7 @@ func init() {
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}
-	for typ := range binaryNodes {
-		n8nNodeTypes[typ] = (*n8n).fileNode
-	}
-	for typ := range hostFileNodes {
-		n8nNodeTypes[typ] = (*n8n).fileNode
-	}
+	registerFileNodes()
 }
 
 // supportedN8N lists the node types converted, for messages.

@@ -12,6 +12,18 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
+// duplicate reports (with a warning) a node that is a copy of one read
+// before it: n8n keys its nodes by name, the last of a name winning, so a
+// copy changes nothing.
+func (n *n8n) duplicate(node *n8nNode) bool {
+	first := n.byName[node.name]
+	if first == nil || !sameNode(first.j, node.j) {
+		return false
+	}
+	n.Warn(node.where, node.j, "Duplicate node", fmt.Sprintf("the workflow holds node %q twice, the same but for its id and position; n8n runs one, as does the flow.", node.name))
+	return true
+}
+
 // sameNode reports whether two nodes' JSON is the same but for their id
 // and position (a node pasted twice into a workflow's JSON).
 func sameNode(a, b *importer.JV) bool {
@@ -231,6 +243,17 @@ var hostFileNodes = map[string]string{
 	"readBinaryFile":  "Read Binary File",
 	"readBinaryFiles": "Read Binary Files",
 	"writeBinaryFile": "Write Binary File",
+}
+
+// registerFileNodes adds the nodes of binaryNodes and hostFileNodes to
+// n8nNodeTypes, each refused by fileNode.
+func registerFileNodes() {
+	for typ := range binaryNodes {
+		n8nNodeTypes[typ] = (*n8n).fileNode
+	}
+	for typ := range hostFileNodes {
+		n8nNodeTypes[typ] = (*n8n).fileNode
+	}
 }
 
 // fileNode refuses a node of binaryNodes or hostFileNodes, saying why.
