@@ -59,10 +59,13 @@ func Clone(e Expr) Expr {
 // or a string of code.
 func Join(parts ...any) Expr {
 	var out Expr
-	for _, p := range parts {
+	for i, p := range parts {
 		switch p := p.(type) {
 		case Expr:
 			out = append(out, Clone(p)...)
+			if i < len(parts)-1 {
+				out = closeHeredoc(out)
+			}
 		case string:
 			out = append(out, Code(p)...)
 		default:
@@ -97,6 +100,9 @@ func Ref(root string, path ...any) Expr {
 // index appends path (as in ref) to e.
 func Index(e Expr, path ...any) Expr {
 	out := Clone(e)
+	if len(path) > 0 {
+		out = closeHeredoc(out)
+	}
 	if len(path) > 0 && splat(e) {
 		// a[*].b[0] is each element's b[0]; (a[*].b)[0] is the first b.
 		out = Join("(", e, ")")
@@ -140,7 +146,7 @@ func splat(e Expr) bool {
 func Call(name string, args ...Expr) Expr {
 	cloned := make([]Expr, len(args))
 	for i, a := range args {
-		cloned[i] = Clone(a)
+		cloned[i] = closeHeredoc(Clone(a))
 	}
 	return hclwrite.TokensForFunctionCall(name, cloned...)
 }
@@ -158,7 +164,7 @@ func literal(v cty.Value) Expr { return hclwrite.TokensForValue(v) }
 func Tuple(elems []Expr) Expr {
 	cloned := make([]Expr, len(elems))
 	for i, e := range elems {
-		cloned[i] = Clone(e)
+		cloned[i] = closeHeredoc(Clone(e))
 	}
 	return hclwrite.TokensForTuple(cloned)
 }
@@ -178,7 +184,7 @@ func Object(members []Member) Expr {
 		if hclsyntax.ValidIdentifier(m.Name) && !isKeyword(m.Name) {
 			name = Code(m.Name)
 		}
-		attrs[i] = hclwrite.ObjectAttrTokens{Name: name, Value: Clone(m.Value)}
+		attrs[i] = hclwrite.ObjectAttrTokens{Name: name, Value: closeHeredoc(Clone(m.Value))}
 	}
 	return hclwrite.TokensForObject(attrs)
 }
@@ -250,7 +256,7 @@ func Template(parts []TPart, literalOnly bool) Expr {
 		&hclwrite.Token{Type: hclsyntax.TokenStringLit, Bytes: []byte("\n")},
 		&hclwrite.Token{Type: hclsyntax.TokenCHeredoc, Bytes: []byte(delim)})
 	if chomp && !literalOnly {
-		return Call("chomp", append(out, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}))
+		return Call("chomp", out)
 	}
 	if !literalOnly {
 		// The closing marker ends its line: in parentheses, whatever
@@ -265,7 +271,7 @@ func Text(s string) Expr { return Template([]TPart{{Lit: s}}, false) }
 
 func interpTokens(e Expr) Expr {
 	out := Expr{{Type: hclsyntax.TokenTemplateInterp, Bytes: []byte("${")}}
-	out = append(out, Clone(e)...)
+	out = append(out, closeHeredoc(Clone(e))...)
 	return append(out, &hclwrite.Token{Type: hclsyntax.TokenTemplateSeqEnd, Bytes: []byte("}")})
 }
 
@@ -285,6 +291,16 @@ func mergeLits(parts []TPart) []TPart {
 		out = []TPart{{}}
 	}
 	return out
+}
+
+// closeHeredoc ends e with a newline when it ends with a heredoc's
+// closing marker, which must stand alone on its line: whatever follows
+// the expression (a comma, a bracket) goes on the next line.
+func closeHeredoc(e Expr) Expr {
+	if len(e) > 0 && e[len(e)-1].Type == hclsyntax.TokenCHeredoc {
+		return append(e, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")})
+	}
+	return e
 }
 
 // heredocDelimiter is EOT, or another word no line of s equals.

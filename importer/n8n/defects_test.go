@@ -1,6 +1,7 @@
 package n8n
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -303,5 +304,29 @@ func TestPostgresExecuteQuery(t *testing.T) {
 	}
 	if len(res.Secrets) != 1 {
 		t.Errorf("secrets %v, want the credential's one", res.Secrets)
+	}
+}
+
+// TestDuplicateNode: a node given twice, the same but for its position
+// (importer/testdata/real/oxbshw+ultimate-n8n-ai-workflows/workflows__data-
+// integration__1122-database-alerts-with-notion-and-signl4__workflow.json
+// holds its Function node twice), is one node with a warning; two nodes of
+// one name that differ stay an error.
+func TestDuplicateNode(t *testing.T) {
+	set := `"name": "Set", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "position": [%d, 0], "parameters": {"assignments": {"assignments": [{"id": "a", "name": "x", "type": "number", "value": %d}]}}`
+	src := workflow("dup", fmt.Sprintf(set, 200, 1))
+	src = strings.Replace(src, `"nodes": [`, `"nodes": [{`+fmt.Sprintf(set, 400, 1)+`}, `, 1)
+	text := mustValidate(t, src)
+	if !strings.Contains(text, "x = 1") {
+		t.Errorf("the flow lacks the node's field:\n%s", text)
+	}
+	res, diags := importWhole(t, src)
+	if res == nil || !strings.Contains(diags.Error(), "Duplicate node") {
+		t.Errorf("want a Duplicate node warning, got %v", diags)
+	}
+	differ := workflow("dup", fmt.Sprintf(set, 200, 1))
+	differ = strings.Replace(differ, `"nodes": [`, `"nodes": [{`+fmt.Sprintf(set, 400, 2)+`}, `, 1)
+	if _, diags := importWhole(t, differ); !strings.Contains(diags.Error(), "Invalid node name") {
+		t.Errorf("two different nodes of one name: want Invalid node name, got %v", diags)
 	}
 }

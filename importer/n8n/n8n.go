@@ -175,6 +175,9 @@ func (n *n8n) readNodes(root *importer.JV) bool {
 		if node.typ == "stickyNote" {
 			continue
 		}
+		if n.duplicate(node) {
+			continue
+		}
 		if node.name == "" || n.byName[node.name] != nil {
 			n.Stop(node.where, j.Get("name"), "Invalid node name", "each node needs a name of its own: connections name the nodes.")
 			continue
@@ -585,17 +588,27 @@ func init() {
 		"cron":             (*n8n).cronNode,
 		"formTrigger":      (*n8n).formTriggerNode,
 		"respondToWebhook": (*n8n).respondNode,
+		"function":         (*n8n).functionNode,
+		"functionItem":     (*n8n).functionItemNode,
+		"removeDuplicates": (*n8n).removeDuplicatesNode,
+		"renameKeys":       (*n8n).renameKeysNode,
+		"summarize":        (*n8n).summarizeNode,
+		"itemLists":        (*n8n).itemListsNode,
+		"compareDatasets":  (*n8n).compareDatasetsNode,
 		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 		"executeWorkflow":        (*n8n).executeWorkflowNode,
 	}
+	registerFileNodes()
 }
 
 // supportedN8N lists the node types converted, for messages.
 func supportedN8N() string {
 	var names []string
 	for k := range n8nNodeTypes {
-		names = append(names, k)
+		if binaryNodes[k] == "" && hostFileNodes[k] == "" {
+			names = append(names, k)
+		}
 	}
 	slices.Sort(names)
 	return "(" + strings.Join(names, ", ") + ")"

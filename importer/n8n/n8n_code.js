@@ -271,8 +271,11 @@ function get(obj, path) {
 
 // Split Out (n8n-nodes-base.splitOut): one item per element of a field.
 function splitOut(items, p) {
+  // n8n reads Destination Field Name and Disable Dot Notation from the
+  // node's options.
+  var opts = p.options || {}
   var fields = String(p.fieldToSplitOut || '').split(',').map(function (f) { return f.trim().replace(/^\$json\./, '') })
-  var dests = String(p.destinationFieldName || '').split(',').map(function (f) { return f.trim() }).filter(function (f) { return f !== '' })
+  var dests = String(opts.destinationFieldName || '').split(',').map(function (f) { return f.trim() }).filter(function (f) { return f !== '' })
   if (dests.length && dests.length !== fields.length) {
     throw new Error('If multiple fields to split out are given, the same number of destination fields must be given')
   }
@@ -283,7 +286,7 @@ function splitOut(items, p) {
     var rows = []
     fields.forEach(function (field, n) {
       var dest = dests[n] || ''
-      var v = p.disableDotNotation ? item[field] : get(item, field)
+      var v = opts.disableDotNotation ? item[field] : get(item, field)
       if (v === undefined) {
         v = []
       }
@@ -305,11 +308,21 @@ function splitOut(items, p) {
     rows.forEach(function (row) {
       if (include === 'allOtherFields') {
         var copy = JSON.parse(JSON.stringify(item))
-        fields.forEach(function (f) { delete copy[f] })
+        fields.forEach(function (f) {
+          if (opts.disableDotNotation) {
+            delete copy[f]
+          } else {
+            unsetPath(copy, f)
+          }
+        })
         row = Object.assign(copy, row)
       } else if (include === 'selectedOtherFields') {
-        String(p.fieldsToInclude || '').split(',').map(function (f) { return f.trim() }).filter(Boolean).forEach(function (f) {
-          row[f] = p.disableDotNotation ? item[f] : get(item, f)
+        var selected = String(p.fieldsToInclude || '').split(',').map(function (f) { return f.trim() }).filter(Boolean)
+        if (!selected.length) {
+          throw new Error('No fields specified')
+        }
+        selected.forEach(function (f) {
+          row[f] = opts.disableDotNotation ? item[f] : get(item, f)
         })
       }
       out.push(row)
@@ -942,6 +955,20 @@ async function executeMode(input) {
       return { items: mergeV1(input.params || {}), values: null }
     case 'combineByFields':
       return { items: combineByFields(input.params || {}), values: null }
+    case 'function':
+      return { items: await functionNode(input), values: null }
+    case 'functionItem':
+      return { items: await functionItem(input), values: null }
+    case 'removeDuplicates':
+      return { items: items.length ? removeDuplicates(items, input.params || {}) : [], values: null }
+    case 'itemListsSplitOut':
+      return { items: itemListsSplitOut(items, input.params || {}), values: null }
+    case 'compareDatasets':
+      return { items: compareDatasets(input.params || {}), values: null }
+    case 'summarize':
+      return { items: items.length ? summarize(items, input.params || {}) : [], values: null }
+    case 'renameKeys':
+      return { items: items.map(function (json) { return renameKeys(json, input.params || {}) }), values: null }
     case 'stopAndError':
       // n8n's Stop and Error fails the workflow with its message.
       throw new Error(String((input.params || {}).message))

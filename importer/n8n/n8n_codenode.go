@@ -20,6 +20,12 @@ import (
 //go:embed n8n_code.js
 var n8nCodeJS string
 
+// n8nLegacyJS goes on after n8n_code.js: the legacy Function nodes and
+// the list nodes that followed them.
+//
+//go:embed n8n_code_legacy.js
+var n8nLegacyJS string
+
 // n8nCodeBlockFile is blocks/n8n.block.hcl, which holds the n8n_code
 // block. Its text is made once.
 func n8nCodeBlockFile() *importer.BlockFile {
@@ -48,7 +54,7 @@ func n8nCodeBlock() *importer.BlockFile {
 		}
 		ib.SetAttributeValue("description", cty.StringVal(desc))
 	}
-	input("mode", "string", nil, "runOnceForAllItems, runOnceForEachItem, expressions, splitOut, aggregate, sort, scheduleTrigger, stopAndError, combineByPosition, combineAll, ifV1, switchV1, mergeV1 or combineByFields")
+	input("mode", "string", nil, "runOnceForAllItems, runOnceForEachItem, expressions, splitOut, aggregate, sort, scheduleTrigger, stopAndError, combineByPosition, combineAll, ifV1, switchV1, mergeV1, combineByFields, function, functionItem, removeDuplicates or renameKeys")
 	input("code", "string", importer.Str(""), "the Code node's JavaScript")
 	input("expressions", "map(string)", importer.Code("{}"), "n8n expressions to evaluate, by name")
 	input("params", "any", importer.Code("{}"), "the parameters of a list node")
@@ -64,7 +70,7 @@ func n8nCodeBlock() *importer.BlockFile {
 		// Each mode gives items or values; the others are null.
 		ob.SetAttributeValue("optional", cty.True)
 	}
-	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: n8nCodeJS}}, true)))
+	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: n8nCodeJS + n8nLegacyJS}}, true)))
 	return &importer.BlockFile{
 		Name:   "n8n",
 		Header: []string{"Written by flowctl import for the flows imported from n8n; the same for every import."},
