@@ -556,6 +556,7 @@ func init() {
 		"cron":             (*n8n).cronNode,
 		"formTrigger":      (*n8n).formTriggerNode,
 		"respondToWebhook": (*n8n).respondNode,
+		"telegramTrigger":  (*n8n).telegramTriggerNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}
