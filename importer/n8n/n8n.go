@@ -560,6 +560,7 @@ func init() {
 		"respondToWebhook": (*n8n).respondNode,
 		"telegramTrigger":  (*n8n).telegramTriggerNode,
 		"gmail":            (*n8n).gmailNode,
+		"telegram":         (*n8n).telegramNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}

@@ -64,3 +64,62 @@ func wantText(t *testing.T, text string, parts ...string) {
 		}
 	}
 }
+
+// Send Message as the corpus's nodes have it: a v1.2 node replying to the
+// trigger's chat (enescingoz+awesome-n8n-templates/Telegram__Internship_Informer.json,
+// "Resend failed message"), and a v1.1 node with an inline keyboard and
+// HTML (…/Telegram__ResumeBot.json, "Telegram Chat Reply", its text
+// trimmed). Each is a step using the registry's flow for each item, the
+// bot token a secret; v1.2 sends no link preview, and n8n's attribution
+// is appended unless turned off, with a warning.
+func TestTelegramSendMessage(t *testing.T) {
+	trigger := `"parameters": {"updates": ["message"], "additionalFields": {}}, "type": "n8n-nodes-base.telegramTrigger", "typeVersion": 1.2, "name": "Telegram Trigger", "webhookId": "de03b2ad", "credentials": {"telegramApi": {"id": "9cIs4u9GE5MJl8oy", "name": "Internships Bot"}}`
+	resend := `"parameters": {"chatId": "={{ $('Telegram Trigger').item.json.message.chat.id }}", "text": "={{ $('Telegram Trigger').item.json.message.text }}", "additionalFields": {}}, "type": "n8n-nodes-base.telegram", "typeVersion": 1.2, "name": "Resend failed message", "webhookId": "067167a9", "credentials": {"telegramApi": {"id": "9cIs4u9GE5MJl8oy", "name": "Internships Bot"}}`
+	src := workflow("w", trigger, resend)
+	res, diags := importWhole(t, src)
+	if res == nil {
+		t.Fatalf("import failed: %v", diags)
+	}
+	flow := mustValidate(t, src)
+	wantText(t, flow,
+		`secret "internships_bot" {`,
+		`step "resend_failed_message" { use = "flow.telegram_message_send"`,
+		`access_token = secret.internships_bot`,
+		`chat_id = (input.telegram_trigger_update != null ? [input.telegram_trigger_update] : [])[each.key].message.chat.id`,
+		`text = (input.telegram_trigger_update != null ? [input.telegram_trigger_update] : [])[each.key].message.text`,
+		`disable_web_page_preview = true`,
+		`append_attribution = true`,
+	)
+	if !hasDiag(diags, hcl.DiagWarning, "n8n attribution appended") {
+		t.Errorf("no warning of the attribution: %v", diags)
+	}
+	written := false
+	for _, f := range res.Files {
+		written = written || f.Name == "telegram_message_send.flow.hcl"
+	}
+	if !written {
+		t.Errorf("the registry's flow is not written beside the flow")
+	}
+
+	reply := `"parameters": {"chatId": "={{ ($('Telegram Trigger').item.json.callback_query ? $('Telegram Trigger').item.json.callback_query.message.chat.id : $('Telegram Trigger').item.json.message.chat.id) }}", "text": "Done", "replyMarkup": "inlineKeyboard", "inlineKeyboard": {"rows": [{"row": {"buttons": [{"text": "View Profile", "additionalFields": {"callback_data": "/view"}}, {"text": "Download PDF", "additionalFields": {"callback_data": "/download"}}]}}]}, "additionalFields": {"appendAttribution": false, "disable_web_page_preview": true, "parse_mode": "HTML"}}, "name": "Telegram Chat Reply", "type": "n8n-nodes-base.telegram", "typeVersion": 1.1, "credentials": {"telegramApi": {"id": "C4WFoCaBCTYvtSS5", "name": "AI Agent Bot"}}`
+	res, diags = importWhole(t, workflow("w", trigger, reply))
+	if res == nil {
+		t.Fatalf("import failed: %v", diags)
+	}
+	flow = flowText(t, res)
+	wantText(t, flow,
+		`text = "Done"`,
+		`parse_mode = "HTML"`,
+		`disable_web_page_preview = true`,
+		`reply_markup = { inline_keyboard = [[{ text = "View Profile" callback_data = "/view" }, { text = "Download PDF" callback_data = "/download" }]] }`,
+	)
+	if strings.Contains(flow, "append_attribution") || hasDiag(diags, hcl.DiagWarning, "n8n attribution appended") {
+		t.Errorf("the attribution turned off is appended:\n%s", flow)
+	}
+
+	// What is not converted is an error naming the node and operation.
+	_, diags = importWhole(t, workflow("w", trigger, strings.Replace(resend, `"additionalFields": {}}`, `"additionalFields": {}, "resource": "file", "fileId": "x"}`, 1)))
+	if !hasDiag(diags, hcl.DiagError, "Unsupported operation") {
+		t.Errorf("file get converted: %v", diags)
+	}
+}
