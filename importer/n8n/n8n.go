@@ -561,6 +561,7 @@ func init() {
 		"telegramTrigger":  (*n8n).telegramTriggerNode,
 		"gmail":            (*n8n).gmailNode,
 		"telegram":         (*n8n).telegramNode,
+		"slack":            (*n8n).slackNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}
