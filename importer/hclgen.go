@@ -252,6 +252,11 @@ func Template(parts []TPart, literalOnly bool) Expr {
 	if chomp && !literalOnly {
 		return Call("chomp", append(out, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}))
 	}
+	if !literalOnly {
+		// The closing marker ends its line: inside an expression (a call's
+		// argument) what follows goes on the next line, in parentheses.
+		return Join("(", append(out, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}), ")")
+	}
 	return out
 }
 

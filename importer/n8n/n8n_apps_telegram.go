@@ -25,6 +25,14 @@ func (n *n8n) telegramNode(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	s := n.appScope(node, in)
 	call := appCall{cred: "telegramApi", holds: "the bot token (as @BotFather gives it)"}
+	if c := p.Get("chatId"); c == nil || c.Kind == 's' && strings.TrimSpace(strings.TrimPrefix(c.Str, "=")) == "" {
+		at := c
+		if at == nil {
+			at = p
+		}
+		n.Problem(node.where, at, "Missing parameter", "the node has no Chat ID; n8n sends the request without one, which the Bot API refuses.")
+		return nil
+	}
 	chat := importer.Member{Name: "chat_id", Value: s.value(p.Get("chatId"), "chat_id")}
 	switch resource + " " + op {
 	case "message sendMessage":

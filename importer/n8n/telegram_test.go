@@ -123,3 +123,15 @@ func TestTelegramSendMessage(t *testing.T) {
 		t.Errorf("file get converted: %v", diags)
 	}
 }
+
+// A Send Message without a Chat ID (the corpus's
+// oxbshw+ultimate-n8n-ai-workflows/automation__1945_Telegram_Schedule_Import_Scheduled.json)
+// is an error at the node: n8n sends the request without one, which the
+// Bot API refuses; it wrote a flow that did not validate.
+func TestTelegramWithoutChatID(t *testing.T) {
+	node := `"parameters": {"text": "={{ $json.q }}", "additionalFields": {"appendAttribution": false}}, "name": "Telegram", "type": "n8n-nodes-base.telegram", "typeVersion": 1.2, "credentials": {"telegramApi": {"id": "1", "name": "Bot"}}`
+	_, diags := importWhole(t, workflow("w", setData, node))
+	if !hasDiag(diags, hcl.DiagError, "Missing parameter") {
+		t.Errorf("no error: %v", diags)
+	}
+}
