@@ -562,6 +562,7 @@ func init() {
 		"gmail":            (*n8n).gmailNode,
 		"telegram":         (*n8n).telegramNode,
 		"slack":            (*n8n).slackNode,
+		"airtable":         (*n8n).airtableNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}
