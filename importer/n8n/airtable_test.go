@@ -42,3 +42,39 @@ func TestAirtableSearch(t *testing.T) {
 		t.Errorf("delete converted: %v", diags)
 	}
 }
+
+// Create and Update as the corpus's nodes have them
+// (Zie619+n8n-workflows/workflows__Airtable__0756_Airtable_Create_Triggered.json,
+// "add to airtable"; …/workflows__Code__1109_Code_Schedule_Automation_Scheduled.json,
+// "Update Airtable", matching on the record's id, its schema trimmed):
+// the columns as the flow's fields, each of its column's type as n8n's
+// resource mapper converts it; a date column is an error.
+func TestAirtableCreateUpdate(t *testing.T) {
+	create := `"name": "add to airtable", "type": "n8n-nodes-base.airtable", "parameters": {"base": {"__rl": true, "mode": "list", "value": "app994hU3fOw0ssrx"}, "table": {"__rl": true, "mode": "list", "value": "tbldwJrCK2HmAeknA"}, "columns": {"value": {"Name": "={{ $json.q }}", "Category": "Prompts", "Uses": "3"}, "schema": [{"id": "Name", "type": "string"}, {"id": "Category", "type": "string"}, {"id": "Uses", "type": "number"}], "mappingMode": "defineBelow", "matchingColumns": []}, "options": {}, "operation": "create"}, "credentials": {"airtableTokenApi": {"id": "CAa937hASXcJZWTv", "name": "Airtable token"}}, "typeVersion": 2.1`
+	wantText(t, mustValidate(t, workflow("w", setData, create)),
+		`step "add_to_airtable" { use = "flow.airtable_record_create"`,
+		`fields = { Name = each.value.q Category = "Prompts" Uses = 3 }`)
+
+	update := `"name": "Update Airtable", "type": "n8n-nodes-base.airtable", "parameters": {"base": {"__rl": true, "mode": "list", "value": "appgNpFtbtaGHM4g0"}, "table": {"__rl": true, "mode": "list", "value": "tblwBVudDpOMkUGKL"}, "columns": {"value": {"id": "={{ $json.q }}", "Status": true, "Main Idea": "={{ $json.q }}", "Done": "={{ $json.q }}"}, "schema": [{"id": "id", "type": "string"}, {"id": "Main Idea", "type": "string"}, {"id": "Status", "type": "boolean"}, {"id": "Done", "type": "boolean"}], "mappingMode": "defineBelow", "matchingColumns": ["id"]}, "options": {"typecast": true}, "operation": "update"}, "credentials": {"airtableTokenApi": {"id": "g540vJVYsNT8ZS11", "name": "Airtable token"}}, "typeVersion": 2.1`
+	wantText(t, mustValidate(t, workflow("w", setData, update)),
+		`step "update_airtable" { use = "flow.airtable_record_update"`,
+		`typecast = tobool(true)`,
+		`id = tostring(each.value.q)`,
+		`Status = true`,
+		`"Main Idea" = each.value.q`,
+		`Done = (lower(tostring(each.value.q)) == "true" ? true : lower(tostring(each.value.q)) == "false" ? false : tonumber(each.value.q) == 1 ? true : tonumber(each.value.q) == 0 ? false : tobool(each.value.q))`)
+
+	for _, c := range []struct{ from, to, diag string }{
+		{`"type": "number"`, `"type": "dateTime"`, "Unsupported field type"},
+		{`"Uses": "3"`, `"Uses": "three"`, "Invalid value"},
+	} {
+		_, diags := importWhole(t, workflow("w", setData, strings.Replace(create, c.from, c.to, 1)))
+		if !hasDiag(diags, hcl.DiagError, c.diag) {
+			t.Errorf("%s: no %s: %v", c.to, c.diag, diags)
+		}
+	}
+	_, diags := importWhole(t, workflow("w", setData, strings.Replace(update, `"matchingColumns": ["id"]`, `"matchingColumns": ["Main Idea"]`, 1)))
+	if !hasDiag(diags, hcl.DiagError, "Unsupported option") {
+		t.Errorf("matching on a column converted: %v", diags)
+	}
+}

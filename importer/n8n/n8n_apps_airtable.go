@@ -3,6 +3,8 @@ package n8n
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/flowctl/flowctl/importer"
@@ -11,7 +13,7 @@ import (
 // airtableOps are the operations of the Airtable node v2
 // (AirtableV2.node.js) converted, by resource.
 var airtableOps = map[string][]string{
-	"record": {"search"},
+	"record": {"search", "create", "update"},
 }
 
 // n8n's extractValue of the base and the table given By URL.
@@ -57,6 +59,13 @@ func (n *n8n) airtableNode(node *n8nNode, in n8nItems) []n8nItems {
 			return nil
 		}
 		call.flow, call.what, call.args = "airtable_record_search", "searches the table's records", args
+	case "record create", "record update":
+		args, ok := n.airtableWrite(node, s, op)
+		if !ok {
+			return nil
+		}
+		call.flow, call.args = "airtable_record_"+op, args
+		call.what = map[string]string{"create": "creates the record", "update": "updates the record"}[op]
 	}
 	call.args = append([]importer.Member{{Name: "base", Value: base}, {Name: "table", Value: table}}, call.args...)
 	first.flush()
@@ -126,4 +135,134 @@ func (n *n8n) airtableSearch(node *n8nNode, s *n8nScope) ([]importer.Member, boo
 		args = append(args, importer.Member{Name: "sort", Value: importer.Tuple(list)})
 	}
 	return args, true
+}
+
+// airtableWrite reads Create's and Update's columns as create.operation
+// and update.operation do: the fields defined below, each converted to
+// its column's type as n8n's resource mapper converts it
+// (validateFieldType), or the item's fields (Map Automatically); Update
+// matches on the record's id. Typecast is the option's.
+func (n *n8n) airtableWrite(node *n8nNode, s *n8nScope, op string) ([]importer.Member, bool) {
+	p := node.params
+	if node.version < 2.1 && op == "update" {
+		n.Problem(node.where, node.j.Get("typeVersion"), "Unsupported version", "Airtable's Update is converted from v2.1.")
+		return nil, false
+	}
+	cols := p.Get("columns")
+	var match []string
+	for _, m := range cols.Items("matchingColumns") {
+		match = append(match, m.Text())
+	}
+	if op == "update" && !slices.Contains(match, "id") {
+		n.Problem(node.where, cols.Get("matchingColumns"), "Unsupported option",
+			fmt.Sprintf("an Update matching records on %q (which reads the whole table to find them) is not converted; matching on the record's id is.", strings.Join(match, ", ")))
+		return nil, false
+	}
+	opts := p.Get("options")
+	var args []importer.Member
+	for _, k := range keysOf(opts) {
+		v := opts.Get(k)
+		switch {
+		case k == "typecast":
+			args = append(args, importer.Member{Name: "typecast", Value: importer.Call("tobool", s.value(v, "typecast"))})
+		case k == "ignoreFields" && v.Kind == 's' && v.Str == "":
+		default:
+			n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("the option %s of %s is not converted.", k, op))
+			return nil, false
+		}
+	}
+	var fields importer.Expr
+	var id importer.Expr
+	switch mode := cols.Text("mappingMode"); mode {
+	case "autoMapInputData":
+		fields = importer.Code("each.value")
+		if op == "update" {
+			id = importer.Code("each.value.id")
+			fields = importer.Code(`{ for k, v in each.value : k => v if k != "id" }`)
+		}
+	case "defineBelow":
+		types := map[string]string{}
+		for _, f := range cols.Items("schema") {
+			types[f.Text("id")] = f.Text("type")
+		}
+		var ms []importer.Member
+		values := cols.Get("value")
+		for _, k := range keysOf(values) {
+			v, ok := n.airtableValue(node, s, values.Get(k), types[k], k)
+			if !ok {
+				return nil, false
+			}
+			if op == "update" && k == "id" {
+				id = v
+				continue
+			}
+			ms = append(ms, importer.Member{Name: k, Value: v})
+		}
+		fields = importer.Object(ms)
+	default:
+		n.Problem(node.where, cols.Get("mappingMode"), "Unsupported mode", fmt.Sprintf("the columns' mapping mode %q is not one n8n has.", mode))
+		return nil, false
+	}
+	if op == "update" {
+		if id == nil {
+			n.Problem(node.where, cols, "Missing parameter", "the Update matches on the record's id and gives none; n8n fails on it too.")
+			return nil, false
+		}
+		args = append(args, importer.Member{Name: "id", Value: importer.Call("tostring", id)})
+	}
+	return append(args, importer.Member{Name: "fields", Value: fields}), true
+}
+
+// airtableValue is a column's value as n8n's resource mapper gives it
+// for the column's type (validateFieldType, neither strict nor parsing
+// strings): text and options as they are, a number as JavaScript's
+// Number() reads it, a boolean as tryToParseBoolean. Other types (dates,
+// which n8n turns into luxon dates, arrays, objects) are converted when
+// the value is null.
+func (n *n8n) airtableValue(node *n8nNode, s *n8nScope, v *importer.JV, typ, name string) (importer.Expr, bool) {
+	if v == nil || v.Kind == 'z' || v.Kind == 0 {
+		return importer.Code("null"), true
+	}
+	expr := v.Kind == 's' && strings.HasPrefix(v.Str, "=")
+	switch typ {
+	case "", "string", "options":
+		return s.value(v, name), true
+	case "number":
+		switch {
+		case v.Kind == 'n':
+			return s.value(v, name), true
+		case v.Kind == 's' && !expr:
+			t := strings.TrimSpace(v.Str)
+			if t == "" {
+				return importer.Code("0"), true
+			}
+			if f, err := strconv.ParseFloat(t, 64); err == nil {
+				return importer.Code(strconv.FormatFloat(f, 'f', -1, 64)), true
+			}
+			n.Problem(node.where, v, "Invalid value", fmt.Sprintf("the column %q is a number, and %q is not one: n8n fails on it too.", name, v.Str))
+			return nil, false
+		case expr:
+			return importer.Call("tonumber", s.value(v, name)), true
+		}
+	case "boolean":
+		switch {
+		case v.Kind == 'b':
+			return s.value(v, name), true
+		case expr:
+			e := s.value(v, name)
+			t := importer.Call("lower", importer.Call("tostring", e))
+			return importer.Join("(", t, ` == "true" ? true : `, t, ` == "false" ? false : `, importer.Call("tonumber", e), " == 1 ? true : ", importer.Call("tonumber", e), " == 0 ? false : ", importer.Call("tobool", e), ")"), true
+		case v.Kind == 's' && (strings.EqualFold(v.Str, "true") || strings.TrimSpace(v.Str) == "1"):
+			return importer.Code("true"), true
+		case v.Kind == 's' && (strings.EqualFold(v.Str, "false") || strings.TrimSpace(v.Str) == "0"):
+			return importer.Code("false"), true
+		case v.Kind == 'n' && (v.Num == "0" || v.Num == "1"):
+			return importer.Code(strconv.FormatBool(v.Num == "1")), true
+		}
+		n.Problem(node.where, v, "Invalid value", fmt.Sprintf("the column %q is a boolean, and this is not one: n8n fails on it too.", name))
+		return nil, false
+	}
+	n.Problem(node.where, v, "Unsupported field type",
+		fmt.Sprintf("the column %q is of type %s, whose values n8n converts (a date into a luxon date, text into an array or object); text, number, boolean and option columns are converted.", name, typ))
+	return nil, false
 }

@@ -49,3 +49,22 @@ func TestAirtableRecordSearch(t *testing.T) {
 	wantRequests(t, reqs, apiRequest{Method: "GET", Path: "/v0/app1/Leads", Query: "maxRecords=5"})
 	wantItems(t, out, `[{"id": "rec1", "createdTime": "2024-05-01T10:00:00.000Z", "Email": "a@x.org", "Score": 3}]`)
 }
+
+// Create and Update (by the record's id) as n8n's Airtable node v2.1
+// sends them (create.operation.js, update.operation.js, batchUpdate):
+// POST {typecast, fields}, its item the record; PATCH {typecast, records
+// = [{id, fields}]}, its items the records.
+func TestAirtableCreateAndUpdate(t *testing.T) {
+	record := `{"id": "rec7", "createdTime": "2024-05-01T10:00:00.000Z", "fields": {"Name": "Ada", "Qty": 2}}`
+	inputs := map[string]any{"base": "app1", "table": "tblX", "fields": map[string]any{"Name": "Ada", "Qty": 2, "Invoices": []string{"rec1"}}}
+	out, reqs := runFlow(t, "airtable_record_create", inputs, replyJSON(record))
+	wantRequests(t, reqs, apiRequest{Method: "POST", Path: "/v0/app1/tblX", Type: "application/json",
+		Body: `{"fields":{"Invoices":["rec1"],"Name":"Ada","Qty":2},"typecast":false}`})
+	wantItems(t, out, "["+record+"]")
+
+	inputs = map[string]any{"base": "app1", "table": "tblX", "id": "rec7", "fields": map[string]any{"Qty": 2}, "typecast": true}
+	out, reqs = runFlow(t, "airtable_record_update", inputs, replyJSON(`{"records": [`+record+`]}`))
+	wantRequests(t, reqs, apiRequest{Method: "PATCH", Path: "/v0/app1/tblX", Type: "application/json",
+		Body: `{"records":[{"fields":{"Qty":2},"id":"rec7"}],"typecast":true}`})
+	wantItems(t, out, "["+record+"]")
+}
