@@ -78,3 +78,33 @@ func TestAirtableCreateUpdate(t *testing.T) {
 		t.Errorf("matching on a column converted: %v", diags)
 	}
 }
+
+// A Loop Over Items around app nodes is made one pass: Telegram, Slack
+// and Airtable run their operation once for each item (as in the corpus's
+// oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__communication__772-send-bulk-messages-to-chats-in-telegram__workflow.json);
+// an Airtable node whose base comes from an expression reads it for a
+// batch's first item, so that loop stays a diagnostic.
+func TestAppNodesInLoop(t *testing.T) {
+	loop := func(node string) string {
+		return `{"name": "w", "nodes": [
+	  {"name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "parameters": {}},
+	  {` + setData + `},
+	  {"name": "Loop", "type": "n8n-nodes-base.splitInBatches", "typeVersion": 3, "parameters": {}},
+	  {` + node + `}],
+	  "connections": {"Start": {"main": [[{"node": "Data"}]]}, "Data": {"main": [[{"node": "Loop"}]]}, "Loop": {"main": [[], [{"node": "App"}]]}, "App": {"main": [[{"node": "Loop"}]]}}}`
+	}
+	send := `"name": "App", "type": "n8n-nodes-base.telegram", "typeVersion": 1.2, "parameters": {"chatId": "={{ $json.q }}", "text": "hi", "additionalFields": {"appendAttribution": false}}, "credentials": {"telegramApi": {"id": "1", "name": "Bot"}}`
+	res, diags := importWhole(t, loop(send))
+	if res == nil || !hasDiag(diags, hcl.DiagWarning, "Loop as one pass") {
+		t.Errorf("the loop is not one pass: %v", diags)
+	}
+	search := `"name": "App", "type": "n8n-nodes-base.airtable", "typeVersion": 2.1, "parameters": {"operation": "search", "base": {"__rl": true, "mode": "id", "value": "={{ $json.q }}"}, "table": {"__rl": true, "mode": "id", "value": "tbl1"}, "options": {}}, "credentials": {"airtableTokenApi": {"id": "1", "name": "Airtable"}}`
+	_, diags = importWhole(t, loop(search))
+	if !hasDiag(diags, hcl.DiagError, "Unsupported loop") {
+		t.Errorf("an Airtable base by expression in a loop made one pass: %v", diags)
+	}
+	res, diags = importWhole(t, loop(strings.Replace(search, `"={{ $json.q }}"`, `"app1"`, 1)))
+	if res == nil || !hasDiag(diags, hcl.DiagWarning, "Loop as one pass") {
+		t.Errorf("the loop is not one pass: %v", diags)
+	}
+}

@@ -266,3 +266,24 @@ func (n *n8n) airtableValue(node *n8nNode, s *n8nScope, v *importer.JV, typ, nam
 		fmt.Sprintf("the column %q is of type %s, whose values n8n converts (a date into a luxon date, text into an array or object); text, number, boolean and option columns are converted.", name, typ))
 	return nil, false
 }
+
+// appPerItem reports whether an app node of this part (Telegram, Slack,
+// Airtable) gives the same items for a Loop Over Items made one pass as
+// batch by batch: each runs its operation once for each item; Airtable
+// reads its base and table for the first item, the same in every batch
+// when they are not expressions.
+func appPerItem(node *n8nNode) bool {
+	if node.typ != "airtable" {
+		return true
+	}
+	for _, k := range []string{"base", "table"} {
+		v := node.params.Get(k)
+		if v != nil && v.Kind == 'o' {
+			v = v.Get("value")
+		}
+		if v != nil && v.Kind == 's' && strings.HasPrefix(v.Str, "=") {
+			return false
+		}
+	}
+	return true
+}
