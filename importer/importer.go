@@ -181,6 +181,7 @@ func importFile(f File, opts Options, blockSrcs []*Source) (out []File, secrets 
 		out = append(out, o...)
 		d = append(d, sd...)
 	}
+	out = append(out, c.File.Beside...)
 	diags = append(diags, d...)
 	if d.HasErrors() {
 		return nil, nil, nil, diags, true

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/importer"
+	"github.com/flowctl/flowctl/importer/n8n/apps"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
@@ -96,6 +97,7 @@ const n8nPrefix = "n8n-nodes-base."
 func convertN8N(c *importer.Conv) {
 	root := c.Src.Root
 	name := root.Text("name")
+	c.Reserve("flow", apps.Names()...) // the registry's flows, written beside
 	c.File.Name = c.FlowName(name, "imported_workflow")
 	c.File.Header = []string{fmt.Sprintf("Imported by flowctl import from the n8n workflow %q (%s).", name, filepath.Base(c.Src.Name))}
 	if d := root.Text("meta", "description"); d != "" {
@@ -556,6 +558,8 @@ func init() {
 		"cron":             (*n8n).cronNode,
 		"formTrigger":      (*n8n).formTriggerNode,
 		"respondToWebhook": (*n8n).respondNode,
+		"gmail":            (*n8n).gmailNode,
+		"googleSheets":     (*n8n).googleSheetsNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}
