@@ -203,7 +203,7 @@ func standIn(t *testing.T, reply func(r *http.Request) string) (*httptest.Server
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		line := r.Method + " " + r.URL.Path
+		line := r.Method + " " + r.URL.EscapedPath()
 		if r.URL.RawQuery != "" {
 			line += "?" + r.URL.RawQuery
 		}
@@ -286,4 +286,57 @@ func TestAppCredentials(t *testing.T) {
 	_, lines := importApp(t, appWorkflow(t, "mail", node("A", "one"), node("B", "two")))
 	wantDiags(t, lines, "warning /nodes/1/credentials/gmailOAuth2 OAuth2 access token",
 		"error /nodes/2/credentials/gmailOAuth2 Several credentials of one app")
+}
+
+// Google Sheets' Append Row v4.5 (defineBelow): one call for all the
+// items, the node's columns mapped for each item; the items are the rows
+// mapped, each paired with its item; Retry On Fail stays. From
+// enescingoz+awesome-n8n-templates/Gmail_and_Email_Automation__InboxZero_Lite_-_AI_Email_Classifier.json
+// (its document is $env.INBOXZERO_SHEET_ID there, which is not converted:
+// an ID here).
+func TestGoogleSheetsAppendImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {date: '2024-05-01', from: 'a@x.org', subject: 'Hi', category: 'work', summary: 'S1'}}, {json: {date: '2024-05-02', from: 'b@x.org', subject: 'Yo', category: 'fun', summary: 'S2'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"parameters": {"operation": "append", "documentId": {"__rl": true, "value": "1InboxZeroSheetIdInboxZero0", "mode": "id"}, "sheetName": {"__rl": true, "value": "Lite Log", "mode": "name"}, "columns": {"mappingMode": "defineBelow", "value": {"Date": "={{ $json.date }}", "From": "={{ $json.from }}", "Subject": "={{ $json.subject }}", "Category": "={{ $json.category }}", "Summary": "={{ $json.summary }}"}}, "options": {}}, "id": "log-sheets", "name": "Log to Sheets", "type": "n8n-nodes-base.googleSheets", "typeVersion": 4.5, "position": [1080, 400], "retryOnFail": true, "maxTries": 2}`
+	files, diags := importApp(t, appWorkflow(t, "inbox", item, node))
+	wantDiags(t, diags, "warning /nodes/2/parameters OAuth2 access token")
+	wantIn(t, files["inbox.flow.hcl"], `step "log_to_sheets" {
+  use         = "flow.google_sheets_append_rows"
+  for_each    = slice(step.item.items, 0, min(1, length(step.item.items)))
+  document_id = "1InboxZeroSheetIdInboxZero0"
+  sheet       = "Lite Log"
+  sheet_by    = "name"
+  rows = [for i, item in step.item.items : {
+    Date     = item.date
+    From     = item.from
+    Subject  = item.subject
+    Category = item.category
+    Summary  = item.summary
+  }]
+  retry {
+    attempts    = 2
+    backoff     = "1s"
+    max_backoff = "1s"
+  }
+}`)
+	srv, reqs := standIn(t, func(r *http.Request) string {
+		switch {
+		case !strings.Contains(r.URL.Path, "/values/"):
+			return `{"sheets": [{"properties": {"sheetId": 7, "title": "Lite Log"}}]}`
+		case strings.HasSuffix(r.URL.Path, "!1:1"):
+			return `{"values": [["Date", "From", "Subject", "Category", "Summary"]]}`
+		case r.Method == "GET":
+			return `{"values": [["Date", "From", "Subject", "Category", "Summary"], ["2024-04-30", "c@x.org", "Old", "work", "S0"]]}`
+		}
+		return `{}`
+	})
+	out := runImported(t, files, "inbox", map[string]string{"google_sheets": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["log_to_sheets"], `[
+		{"Date": "2024-05-01", "From": "a@x.org", "Subject": "Hi", "Category": "work", "Summary": "S1"},
+		{"Date": "2024-05-02", "From": "b@x.org", "Subject": "Yo", "Category": "fun", "Summary": "S2"}]`)
+	wantJSON(t, "requests", *reqs, `[
+		"GET /v4/spreadsheets/1InboxZeroSheetIdInboxZero0?fields=sheets.properties",
+		"GET /v4/spreadsheets/1InboxZeroSheetIdInboxZero0/values/'Lite%20Log'?dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=FORMATTED_VALUE",
+		"POST /v4/spreadsheets/1InboxZeroSheetIdInboxZero0:batchUpdate {\"requests\":[{\"appendDimension\":{\"dimension\":\"ROWS\",\"length\":1,\"sheetId\":7}}]}",
+		"GET /v4/spreadsheets/1InboxZeroSheetIdInboxZero0/values/Lite%20Log!1:1?dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=UNFORMATTED_VALUE",
+		"PUT /v4/spreadsheets/1InboxZeroSheetIdInboxZero0/values/Lite%20Log!3:4?valueInputOption=USER_ENTERED {\"range\":\"Lite Log!3:4\",\"values\":[[\"2024-05-01\",\"a@x.org\",\"Hi\",\"work\",\"S1\"],[\"2024-05-02\",\"b@x.org\",\"Yo\",\"fun\",\"S2\"]]}"]`)
 }

@@ -41,10 +41,10 @@ type appCall struct {
 	// list of indexes); by default each pairs with the item its call was
 	// for.
 	paired importer.Expr
-	// first is the scope of parameters n8n reads at the first item
-	// whatever the item (Google Sheets' document and sheet), flushed with
-	// the step's.
-	first *n8nScope
+	// scopes are the other scopes of the node's parameters (Google Sheets'
+	// document and sheet, read at the first item; its rows, for each
+	// item), flushed with the step's.
+	scopes []*n8nScope
 }
 
 // appScope is the scope of an app node's parameters: each.value, the
@@ -79,8 +79,8 @@ func (n *n8n) appStep(node *n8nNode, in n8nItems, s *n8nScope, call appCall) []n
 	n.retry(node, body)
 	n.dependsOn(body, in)
 	s.flush()
-	if call.first != nil {
-		call.first.flush()
+	for _, o := range call.scopes {
+		o.flush()
 	}
 	times := "once for each item"
 	if call.once {

@@ -11,7 +11,7 @@ import (
 // sheetsOps are the operations of the Google Sheets node v3 and v4
 // (GoogleSheetsV2.node.js) converted, by resource.
 var sheetsOps = map[string][]string{
-	"sheet": {"read"},
+	"sheet": {"append", "read"},
 }
 
 // googleSheetsNode is the Google Sheets node from v3: n8n's router reads
@@ -41,7 +41,7 @@ func (n *n8n) googleSheetsNode(node *n8nNode, in n8nItems) []n8nItems {
 	if !ok {
 		return nil
 	}
-	call := appCall{cred: "googleSheetsOAuth2Api", oauth2: true, first: first,
+	call := appCall{cred: "googleSheetsOAuth2Api", oauth2: true, scopes: []*n8nScope{first},
 		args: []importer.Member{{Name: "document_id", Value: doc}, {Name: "sheet", Value: sheet}}}
 	if by != "id" {
 		call.args = append(call.args, importer.Member{Name: "sheet_by", Value: importer.Str(by)})
@@ -49,6 +49,8 @@ func (n *n8n) googleSheetsNode(node *n8nNode, in n8nItems) []n8nItems {
 	switch op {
 	case "read":
 		return n.sheetsRead(node, in, first, call)
+	case "append":
+		return n.sheetsAppend(node, in, call)
 	}
 	return nil
 }
@@ -206,4 +208,99 @@ func orDefault(v *importer.JV, def string) *importer.JV {
 		return v
 	}
 	return &importer.JV{Kind: 's', Str: def}
+}
+
+// sheetsAppend is Append Row from v4: once for all the items, the rows
+// the node's columns map for each item (defineBelow) or the items
+// themselves (autoMapInputData); the items are those rows, or the items,
+// each paired with its input item.
+func (n *n8n) sheetsAppend(node *n8nNode, in n8nItems, call appCall) []n8nItems {
+	p := node.params
+	if n.tooOld(node, "Google Sheets' Append Row", 4) {
+		return nil
+	}
+	s := n.appScope(node, in)
+	call.flow, call.what, call.once = "google_sheets_append_rows", "appends the rows", true
+	opts := p.Get("options")
+	if opts != nil {
+		for _, k := range opts.Keys {
+			switch k {
+			case "cellFormat", "useAppend", "locationDefine", "handlingExtraData":
+			default:
+				n.Problem(node.where, opts.Get(k), "Unsupported option", fmt.Sprintf("Append Row's option %s is not converted; Cell Format, Use Append, Header Row and Handling Extra Data are.", k))
+				return nil
+			}
+		}
+	}
+	rows, mode, ok := n.sheetsRows(node, in, &call)
+	if !ok {
+		return nil
+	}
+	call.args = append(call.args, importer.Member{Name: "rows", Value: rows})
+	if mode != "defineBelow" {
+		call.args = append(call.args, importer.Member{Name: "mapping_mode", Value: importer.Str(mode)})
+	}
+	if h := p.Get("options", "locationDefine", "values", "headerRow"); h != nil {
+		call.args = append(call.args, importer.Member{Name: "header_row", Value: importer.Call("tonumber", s.textValue(h, "header_row"))})
+	}
+	if f := p.Get("options", "cellFormat"); f != nil {
+		v := s.textValue(f, "cell_format")
+		call.args = append(call.args, importer.Member{Name: "cell_format", Value: v}, importer.Member{Name: "header_format", Value: v})
+	} else if node.version < 4.1 {
+		call.args = append(call.args, importer.Member{Name: "cell_format", Value: importer.Str("RAW")})
+	}
+	if p.Boolean(false, "options", "useAppend") {
+		call.args = append(call.args, importer.Member{Name: "use_append", Value: importer.Code("true")})
+	}
+	if h := p.Get("options", "handlingExtraData"); h != nil {
+		call.args = append(call.args, importer.Member{Name: "handling_extra_data", Value: s.textValue(h, "handling_extra_data")})
+	}
+	step := importer.Ref("step", node.step)
+	call.paired = importer.Join("range(length(flatten([for r in ", step, " : r.items])))")
+	return n.appStep(node, in, s, call)
+}
+
+// sheetsRows are the rows of Append Row, Update Row and Append or Update
+// Row: for defineBelow, the object of the node's columns for each item
+// (n8n's mapFields: columns.value read at the item; a column typed other
+// than string is refused, n8n's validation may change its value); for
+// autoMapInputData, the items. From v4.4 the node's columns (schema) are
+// passed for the check n8n makes of the header.
+func (n *n8n) sheetsRows(node *n8nNode, in n8nItems, call *appCall) (importer.Expr, string, bool) {
+	cols := node.params.Get("columns")
+	mode := cols.Text("mappingMode")
+	switch mode {
+	case "autoMapInputData":
+		return in.e, mode, true
+	case "defineBelow":
+	default:
+		n.Problem(node.where, orParams(cols, node), "Unsupported option", fmt.Sprintf("the column mapping mode %q is not converted; Map Each Column Manually and Map Automatically are.", mode))
+		return nil, "", false
+	}
+	value := cols.Get("value")
+	if value == nil || value.Kind != 'o' || len(value.Keys) == 0 {
+		n.Problem(node.where, orParams(value, node), "Unsupported option", "the node maps no column; n8n fails the node on it too (\"At least one value has to be added under 'Values to Send'\").")
+		return nil, "", false
+	}
+	types := map[string]string{}
+	var ids []importer.Expr
+	for _, e := range cols.Items("schema") {
+		types[e.Text("id")] = e.Text("type")
+		ids = append(ids, importer.Str(e.Text("id")))
+	}
+	all := n.scope(node, in, true)
+	s := all.forItem()
+	var ms []importer.Member
+	for _, k := range value.Keys {
+		if t := types[k]; t != "" && t != "string" {
+			n.Problem(node.where, value.Get(k), "Unsupported option", fmt.Sprintf("column %q is typed %s: n8n validates its value as that type, which may change it; columns typed string are converted.", k, t))
+			return nil, "", false
+		}
+		ms = append(ms, importer.Member{Name: k, Value: s.value(value.Get(k), "column "+k)})
+	}
+	call.scopes = append(call.scopes, all)
+	if node.version >= 4.4 && len(ids) > 0 {
+		call.args = append(call.args, importer.Member{Name: "schema", Value: importer.Tuple(ids)})
+	}
+	return importer.Join("[for i, item in ", in.e, " : ", importer.Object(ms), "]"), mode, true
 }

@@ -3,6 +3,7 @@ package apps
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -34,12 +35,23 @@ type apiRequest struct {
 // outputs as JSON values and the requests, in order.
 func runFlow(t *testing.T, name string, inputs map[string]any, reply func(w http.ResponseWriter, r *http.Request)) (map[string]any, []apiRequest) {
 	t.Helper()
+	out, reqs, err := tryFlow(t, name, inputs, reply)
+	if err != "" {
+		t.Fatalf("the run failed: %s", err)
+	}
+	return out, reqs
+}
+
+// tryFlow is runFlow, for a run that may fail: it returns the failure's
+// text, "" when the run succeeds.
+func tryFlow(t *testing.T, name string, inputs map[string]any, reply func(w http.ResponseWriter, r *http.Request)) (map[string]any, []apiRequest, string) {
+	t.Helper()
 	var mu sync.Mutex
 	var got []apiRequest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		mu.Lock()
-		got = append(got, apiRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+		got = append(got, apiRequest{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery,
 			Auth: r.Header.Get("Authorization"), Accept: r.Header.Get("Accept"), Type: r.Header.Get("Content-Type"), Body: string(b)})
 		mu.Unlock()
 		reply(w, r)
@@ -86,8 +98,10 @@ func runFlow(t *testing.T, name string, inputs map[string]any, reply func(w http
 	if err != nil {
 		t.Fatal(err)
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if res.Status != runtime.StatusOK {
-		t.Fatalf("the run %s: %s", res.Status, res.Diagnostics.Error())
+		return nil, got, fmt.Sprintf("the run %s: %s", res.Status, res.Diagnostics.Error())
 	}
 	out := map[string]any{}
 	for k, v := range res.Outputs {
@@ -99,7 +113,7 @@ func runFlow(t *testing.T, name string, inputs map[string]any, reply func(w http
 		json.Unmarshal(b, &x)
 		out[k] = x
 	}
-	return out, got
+	return out, got, ""
 }
 
 // replyJSON answers with a JSON text.
@@ -211,7 +225,7 @@ func TestGoogleSheetsReadRows(t *testing.T) {
 		map[string]any{"document_id": "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "sheet": "1598362133"}, sheetsAPI(values))
 	wantRequests(t, reqs,
 		apiRequest{Method: "GET", Path: "/v4/spreadsheets/1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", Query: "fields=sheets.properties"},
-		apiRequest{Method: "GET", Path: "/v4/spreadsheets/1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789/values/'Leads 2024'",
+		apiRequest{Method: "GET", Path: "/v4/spreadsheets/1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789/values/'Leads%202024'",
 			Query: "dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=UNFORMATTED_VALUE"})
 	wantItems(t, out, `[{"row_number": 2, "name": "Ann", "age": 31, "city": "Oslo"}, {"row_number": 4, "name": "Bob", "age": 42, "city": "Rome"}, {"row_number": 5, "name": "Cid", "age": 31, "city": ""}]`)
 
@@ -223,4 +237,72 @@ func TestGoogleSheetsReadRows(t *testing.T) {
 		map[string]any{"document_id": "1AbC", "sheet": "gid=0", "match": "first",
 			"filters": []map[string]any{{"lookupColumn": "age", "lookupValue": 31}}}, sheetsAPI(values))
 	wantItems(t, out, `[{"row_number": 2, "name": "Ann", "age": 31, "city": "Oslo"}]`)
+}
+
+// sheetsTable stands for the Sheets API over a sheet "Leads 2024" whose
+// values are rows: the sheets, the whole sheet's values, the header row
+// (RANGE!1:1), and an empty answer to writes.
+func sheetsTable(rows string) func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		var values [][]any
+		json.Unmarshal([]byte(rows), &values)
+		switch {
+		case r.Method != "GET":
+			io.WriteString(w, `{}`)
+		case !strings.Contains(r.URL.Path, "/values/"):
+			io.WriteString(w, `{"sheets": [{"properties": {"sheetId": 1598362133, "title": "Leads 2024", "index": 0}}]}`)
+		case strings.HasSuffix(r.URL.Path, "!1:1"):
+			if len(values) == 0 {
+				io.WriteString(w, `{"range": "'Leads 2024'!A1:Z1"}`)
+				return
+			}
+			b, _ := json.Marshal(values[:1])
+			io.WriteString(w, `{"values": `+string(b)+`}`)
+		default:
+			if len(values) == 0 {
+				io.WriteString(w, `{"range": "'Leads 2024'!A1:Z1000"}`)
+				return
+			}
+			io.WriteString(w, `{"values": `+rows+`}`)
+		}
+	}
+}
+
+// Google Sheets' Append Row (defineBelow): the header checked against
+// the node's columns, a row added at the end of the sheet, the header
+// read, then the rows written under it from the row after the last
+// (GoogleSheetsV2 append.operation, appendSheetData); the items are the
+// rows mapped. autoMapInputData adds the items' new keys as columns.
+func TestGoogleSheetsAppendRows(t *testing.T) {
+	table := `[["name", "age"], ["Ann", 31], ["Bob", 42]]`
+	out, reqs := runFlow(t, "google_sheets_append_rows", map[string]any{"document_id": "1AbC", "sheet": "1598362133",
+		"rows": []map[string]any{{"name": "Cy", "age": 7}, {"name": "Di", "age": map[string]any{"years": 9}}}, "schema": []string{"name", "age"}}, sheetsTable(table))
+	wantRequests(t, reqs,
+		apiRequest{Method: "GET", Path: "/v4/spreadsheets/1AbC", Query: "fields=sheets.properties"},
+		apiRequest{Method: "GET", Path: "/v4/spreadsheets/1AbC/values/'Leads%202024'", Query: "dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=FORMATTED_VALUE"},
+		apiRequest{Method: "POST", Path: "/v4/spreadsheets/1AbC:batchUpdate", Type: "application/json",
+			Body: `{"requests":[{"appendDimension":{"dimension":"ROWS","length":1,"sheetId":1598362133}}]}`},
+		apiRequest{Method: "GET", Path: "/v4/spreadsheets/1AbC/values/Leads%202024!1:1", Query: "dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=UNFORMATTED_VALUE"},
+		apiRequest{Method: "PUT", Path: "/v4/spreadsheets/1AbC/values/Leads%202024!4:5", Query: "valueInputOption=USER_ENTERED", Type: "application/json",
+			Body: `{"range":"Leads 2024!4:5","values":[["Cy",7],["Di","{\"years\":9}"]]}`})
+	wantItems(t, out, `[{"name": "Cy", "age": 7}, {"name": "Di", "age": {"years": 9}}]`)
+
+	// A column renamed since the node was set up fails, as in n8n.
+	_, _, err := tryFlow(t, "google_sheets_append_rows", map[string]any{"document_id": "1AbC", "sheet": "1598362133",
+		"rows": []map[string]any{{"name": "Cy"}}, "schema": []string{"name", "years"}}, sheetsTable(table))
+	if !strings.Contains(err, "Column names were updated after the node's setup: years -> age") {
+		t.Errorf("renamed column: %s", err)
+	}
+
+	out, reqs = runFlow(t, "google_sheets_append_rows", map[string]any{"document_id": "1AbC", "sheet": "1598362133", "mapping_mode": "autoMapInputData",
+		"rows": []map[string]any{{"name": "Cy", "city": "Oslo", "row_number": "9"}}}, sheetsTable(table))
+	wantRequests(t, reqs[2:4],
+		apiRequest{Method: "GET", Path: "/v4/spreadsheets/1AbC/values/Leads%202024!1:1", Query: "dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=FORMATTED_VALUE"},
+		apiRequest{Method: "PUT", Path: "/v4/spreadsheets/1AbC/values/Leads%202024!1:1", Query: "valueInputOption=RAW", Type: "application/json",
+			Body: `{"range":"Leads 2024!1:1","values":[["name","age","city"]]}`})
+	if got := reqs[len(reqs)-1]; got.Body != `{"range":"Leads 2024!4:4","values":[["Cy","",]]}` && got.Body != `{"range":"Leads 2024!4:4","values":[["Cy",""]]}` {
+		t.Errorf("rows written: %+v", got)
+	}
+	wantItems(t, out, `[{"name": "Cy", "city": "Oslo", "row_number": "9"}]`)
 }

@@ -120,6 +120,9 @@ block "google_sheets_sheet" {
   output "range" {
     type = string
   }
+  output "escaped_title" {
+    type = string
+  }
   source = <<-JS
     function getSheetId(value) {
       if (value === 'gid=0') return 0;
@@ -142,7 +145,7 @@ block "google_sheets_sheet" {
       }
       const title = found.properties.title;
       const range = input.range ? title + '!' + input.range : title;
-      return { title: title, sheet_id: found.properties.sheetId, range: encodeRange(range) };
+      return { title: title, sheet_id: found.properties.sheetId, range: encodeRange(range), escaped_title: encodeURIComponent(title) };
     }
   JS
 }
