@@ -340,3 +340,28 @@ func TestGoogleSheetsAppendImported(t *testing.T) {
 		"GET /v4/spreadsheets/1InboxZeroSheetIdInboxZero0/values/Lite%20Log!1:1?dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=UNFORMATTED_VALUE",
 		"PUT /v4/spreadsheets/1InboxZeroSheetIdInboxZero0/values/Lite%20Log!3:4?valueInputOption=USER_ENTERED {\"range\":\"Lite Log!3:4\",\"values\":[[\"2024-05-01\",\"a@x.org\",\"Hi\",\"work\",\"S1\"],[\"2024-05-02\",\"b@x.org\",\"Yo\",\"fun\",\"S2\"]]}"]`)
 }
+
+// Google Sheets' Update Row v4.5: the rows mapped for each item (here
+// $('Get session').item, the item each descends from), matched on
+// SESSION. From
+// oxbshw+ultimate-n8n-ai-workflows/workflows__1244_Telegram_GoogleSheets_Automate_Triggered.json.
+func TestGoogleSheetsUpdateImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {SESSION: 's2'}}]"}, "name": "Get session", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "65771b1e-47fc-439d-a1ea-9901bac047d8", "name": "Set to expire", "type": "n8n-nodes-base.googleSheets", "position": [1040, -100], "parameters": {"columns": {"value": {"STATE": "expire", "SESSION": "={{ $('Get session').item.json.SESSION }}"}, "schema": [{"id": "SESSION", "type": "string", "display": true, "removed": false, "required": false, "displayName": "SESSION", "defaultMatch": false, "canBeUsedToMatch": true}, {"id": "STATE", "type": "string", "display": true, "removed": false, "required": false, "displayName": "STATE", "defaultMatch": false, "canBeUsedToMatch": true}, {"id": "row_number", "type": "string", "display": true, "removed": true, "readOnly": true, "required": false, "displayName": "row_number", "defaultMatch": false, "canBeUsedToMatch": true}], "mappingMode": "defineBelow", "matchingColumns": ["SESSION"], "attemptToConvertTypes": false, "convertFieldsToString": false}, "options": {}, "operation": "update", "sheetName": {"__rl": true, "mode": "list", "value": 207843712, "cachedResultName": "Session"}, "documentId": {"__rl": true, "mode": "list", "value": "1MCJLAqKP0Y7Qr68ZYoSSBeEVyKI1QgAAZnlEiyqkzXo", "cachedResultName": "Chatbot with session"}}, "credentials": {"googleSheetsOAuth2Api": {"id": "JYR6a64Qecd6t8Hb", "name": "Google Sheets account"}}, "typeVersion": 4.5}`
+	files, diags := importApp(t, appWorkflow(t, "session", item, node))
+	wantDiags(t, diags, "warning /nodes/2/credentials/googleSheetsOAuth2Api OAuth2 access token")
+	srv, reqs := standIn(t, func(r *http.Request) string {
+		switch {
+		case !strings.Contains(r.URL.Path, "/values"):
+			return `{"sheets": [{"properties": {"sheetId": 207843712, "title": "Session"}}]}`
+		case r.Method == "GET":
+			return `{"values": [["SESSION", "STATE"], ["s1", "active"], ["s2", "active"]]}`
+		}
+		return `{}`
+	})
+	out := runImported(t, files, "session", map[string]string{"google_sheets": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["set_to_expire"], `[{"STATE": "expire", "SESSION": "s2"}]`)
+	if got := (*reqs)[len(*reqs)-1]; got != `POST /v4/spreadsheets/1MCJLAqKP0Y7Qr68ZYoSSBeEVyKI1QgAAZnlEiyqkzXo/values:batchUpdate {"data":[{"range":"Session!B3","values":[["expire"]]}],"valueInputOption":"USER_ENTERED"}` {
+		t.Errorf("the update: %s\n%s", got, files["session.flow.hcl"])
+	}
+}

@@ -11,7 +11,7 @@ import (
 // sheetsOps are the operations of the Google Sheets node v3 and v4
 // (GoogleSheetsV2.node.js) converted, by resource.
 var sheetsOps = map[string][]string{
-	"sheet": {"append", "read"},
+	"sheet": {"append", "read", "update"},
 }
 
 // googleSheetsNode is the Google Sheets node from v3: n8n's router reads
@@ -51,6 +51,8 @@ func (n *n8n) googleSheetsNode(node *n8nNode, in n8nItems) []n8nItems {
 		return n.sheetsRead(node, in, first, call)
 	case "append":
 		return n.sheetsAppend(node, in, call)
+	case "update":
+		return n.sheetsUpdate(node, in, call)
 	}
 	return nil
 }
@@ -232,7 +234,7 @@ func (n *n8n) sheetsAppend(node *n8nNode, in n8nItems, call appCall) []n8nItems 
 			}
 		}
 	}
-	rows, mode, ok := n.sheetsRows(node, in, &call)
+	rows, mode, ok := n.sheetsRows(node, in, &call, true)
 	if !ok {
 		return nil
 	}
@@ -264,9 +266,9 @@ func (n *n8n) sheetsAppend(node *n8nNode, in n8nItems, call appCall) []n8nItems 
 // Row: for defineBelow, the object of the node's columns for each item
 // (n8n's mapFields: columns.value read at the item; a column typed other
 // than string is refused, n8n's validation may change its value); for
-// autoMapInputData, the items. From v4.4 the node's columns (schema) are
-// passed for the check n8n makes of the header.
-func (n *n8n) sheetsRows(node *n8nNode, in n8nItems, call *appCall) (importer.Expr, string, bool) {
+// autoMapInputData, the items. With schema, from v4.4, the node's
+// columns are passed for the check Append Row makes of the header.
+func (n *n8n) sheetsRows(node *n8nNode, in n8nItems, call *appCall, schema bool) (importer.Expr, string, bool) {
 	cols := node.params.Get("columns")
 	mode := cols.Text("mappingMode")
 	switch mode {
@@ -299,8 +301,63 @@ func (n *n8n) sheetsRows(node *n8nNode, in n8nItems, call *appCall) (importer.Ex
 		ms = append(ms, importer.Member{Name: k, Value: s.value(value.Get(k), "column "+k)})
 	}
 	call.scopes = append(call.scopes, all)
-	if node.version >= 4.4 && len(ids) > 0 {
+	if schema && node.version >= 4.4 && len(ids) > 0 {
 		call.args = append(call.args, importer.Member{Name: "schema", Value: importer.Tuple(ids)})
 	}
 	return importer.Join("[for i, item in ", in.e, " : ", importer.Object(ms), "]"), mode, true
+}
+
+// sheetsUpdate is Update Row from v4, Map Each Column Manually: once for
+// all the items, the cells of each row's columns in the row whose column
+// to match on holds the row's value there, written with one
+// values:batchUpdate; the items are the rows mapped (none when no cell is
+// written), each paired with its input item.
+func (n *n8n) sheetsUpdate(node *n8nNode, in n8nItems, call appCall) []n8nItems {
+	p := node.params
+	if n.tooOld(node, "Google Sheets' Update Row", 4) {
+		return nil
+	}
+	s := n.appScope(node, in)
+	call.flow, call.what, call.once = "google_sheets_update_rows", "updates the rows", true
+	if opts := p.Get("options"); opts != nil {
+		for _, k := range opts.Keys {
+			switch k {
+			case "cellFormat", "locationDefine":
+			default:
+				n.Problem(node.where, opts.Get(k), "Unsupported option", fmt.Sprintf("Update Row's option %s is not converted; Cell Format and the header and first data rows are.", k))
+				return nil
+			}
+		}
+	}
+	if m := p.Text("columns", "mappingMode"); m != "defineBelow" {
+		n.Problem(node.where, orParams(p.Get("columns", "mappingMode"), node), "Unsupported option", fmt.Sprintf("Update Row's column mapping mode %q is not converted; Map Each Column Manually is.", m))
+		return nil
+	}
+	match := p.Items("columns", "matchingColumns")
+	if len(match) == 0 || match[0].Kind != 's' || match[0].Str == "" || strings.HasPrefix(match[0].Str, "=") {
+		n.Problem(node.where, orParams(p.Get("columns", "matchingColumns"), node), "Unsupported option", "Update Row needs a column to match on, a name; n8n fails the node without one.")
+		return nil
+	}
+	rows, _, ok := n.sheetsRows(node, in, &call, false)
+	if !ok {
+		return nil
+	}
+	call.args = append(call.args, importer.Member{Name: "rows", Value: rows}, importer.Member{Name: "match_column", Value: importer.Str(match[0].Str)})
+	if h := p.Get("options", "locationDefine", "values", "headerRow"); h != nil {
+		call.args = append(call.args, importer.Member{Name: "header_row", Value: importer.Call("tonumber", s.textValue(h, "header_row"))})
+	}
+	if f := p.Get("options", "locationDefine", "values", "firstDataRow"); f != nil {
+		call.args = append(call.args, importer.Member{Name: "first_data_row", Value: importer.Call("tonumber", s.textValue(f, "first_data_row"))})
+	}
+	if f := p.Get("options", "cellFormat"); f != nil {
+		call.args = append(call.args, importer.Member{Name: "cell_format", Value: s.textValue(f, "cell_format")})
+	} else if node.version < 4.1 {
+		call.args = append(call.args, importer.Member{Name: "cell_format", Value: importer.Str("RAW")})
+	}
+	if node.version >= 4.6 {
+		call.args = append(call.args, importer.Member{Name: "check_row_number", Value: importer.Code("true")})
+	}
+	step := importer.Ref("step", node.step)
+	call.paired = importer.Join("range(length(flatten([for r in ", step, " : r.items])))")
+	return n.appStep(node, in, s, call)
 }

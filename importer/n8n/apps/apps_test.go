@@ -306,3 +306,45 @@ func TestGoogleSheetsAppendRows(t *testing.T) {
 	}
 	wantItems(t, out, `[{"name": "Cy", "city": "Oslo", "row_number": "9"}]`)
 }
+
+// Google Sheets' Update Row (Map Each Column Manually): the sheet read,
+// then one values:batchUpdate of each row's cells in the row whose
+// column to match on holds its value; a row that matches none writes
+// nothing, and the items are the rows mapped, all of them. The requests
+// and items are those n8n's update.operation gives on the same answers
+// (n8n 2.8.4's code run with node). Matching on row_number writes the
+// row of that number.
+func TestGoogleSheetsUpdateRows(t *testing.T) {
+	table := `[["SESSION", "STATE", "USER"], ["s1", "active", "u1"], ["s2", "active", "u2"]]`
+	reply := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case !strings.Contains(r.URL.Path, "/values"):
+			io.WriteString(w, `{"sheets": [{"properties": {"sheetId": 207843712, "title": "Session"}}]}`)
+		case r.Method == "GET":
+			io.WriteString(w, `{"values": `+table+`}`)
+		default:
+			io.WriteString(w, `{}`)
+		}
+	}
+	out, reqs := runFlow(t, "google_sheets_update_rows", map[string]any{"document_id": "1MCJ", "sheet": "207843712", "match_column": "SESSION",
+		"rows": []map[string]any{{"STATE": "expire", "SESSION": "s2"}, {"STATE": "expire", "SESSION": "s9"}}}, reply)
+	wantRequests(t, reqs[1:],
+		apiRequest{Method: "GET", Path: "/v4/spreadsheets/1MCJ/values/'Session'", Query: "dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=FORMATTED_VALUE"},
+		apiRequest{Method: "POST", Path: "/v4/spreadsheets/1MCJ/values:batchUpdate", Type: "application/json",
+			Body: `{"data":[{"range":"Session!B3","values":[["expire"]]}],"valueInputOption":"USER_ENTERED"}`})
+	wantItems(t, out, `[{"STATE": "expire", "SESSION": "s2"}, {"STATE": "expire", "SESSION": "s9"}]`)
+
+	out, reqs = runFlow(t, "google_sheets_update_rows", map[string]any{"document_id": "1MCJ", "sheet": "207843712", "match_column": "SESSION",
+		"rows": []map[string]any{{"STATE": "expire", "SESSION": "s9"}}}, reply)
+	if len(reqs) != 2 {
+		t.Errorf("no row matches, yet %d requests: %+v", len(reqs), reqs)
+	}
+	wantItems(t, out, `[]`)
+
+	_, reqs = runFlow(t, "google_sheets_update_rows", map[string]any{"document_id": "1MCJ", "sheet": "207843712", "match_column": "row_number",
+		"rows": []map[string]any{{"STATE": "done", "row_number": "2"}}}, reply)
+	if got := reqs[len(reqs)-1].Body; got != `{"data":[{"range":"Session!B2","values":[["done"]]}],"valueInputOption":"USER_ENTERED"}` {
+		t.Errorf("by row_number: %s", got)
+	}
+}
