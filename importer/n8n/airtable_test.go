@@ -18,7 +18,7 @@ func TestAirtableSearch(t *testing.T) {
 	flow := mustValidate(t, workflow("w", setData, daily))
 	wantText(t, flow,
 		`step "search_daily" { use = "flow.airtable_record_search"`,
-		`access_token = secret.airtable_personal_access_token_account`,
+		`secret "airtable" {`,
 		`base = "appL3dptT6ZTSzY9v"`,
 		`table = "tblzR9vSuFUzlQNMI"`,
 		`filter_by_formula = "AND({Status} = 'active', {Interval} = 'daily')"`,

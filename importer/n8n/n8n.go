@@ -563,6 +563,7 @@ func init() {
 		"telegram":         (*n8n).telegramNode,
 		"slack":            (*n8n).slackNode,
 		"airtable":         (*n8n).airtableNode,
+		"googleSheets":     (*n8n).googleSheetsNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}

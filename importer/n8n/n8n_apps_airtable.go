@@ -35,11 +35,11 @@ func (n *n8n) airtableNode(node *n8nNode, in n8nItems) []n8nItems {
 	if !ok {
 		return nil
 	}
-	call := appCall{cred: "airtableTokenApi", holds: "the personal access token"}
+	call := appCall{cred: "airtableTokenApi"}
 	switch a := p.Text("authentication"); a {
 	case "", "airtableTokenApi":
 	case "airtableOAuth2Api":
-		call = appCall{cred: a, holds: "an OAuth2 access token", oauth2: true}
+		call = appCall{cred: a, oauth2: true}
 	default:
 		n.Problem(node.where, p.Get("authentication"), "Unsupported credential",
 			fmt.Sprintf("the Airtable node's %s authentication is not converted; an access token and OAuth2 are.", a))
@@ -68,7 +68,7 @@ func (n *n8n) airtableNode(node *n8nNode, in n8nItems) []n8nItems {
 		call.what = map[string]string{"create": "creates the record", "update": "updates the record"}[op]
 	}
 	call.args = append([]importer.Member{{Name: "base", Value: base}, {Name: "table", Value: table}}, call.args...)
-	first.flush()
+	call.scopes = []*n8nScope{first}
 	return n.appStep(node, in, s, call)
 }
 

@@ -28,7 +28,7 @@ func (n *n8n) gmailNode(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	s := n.appScope(node, in)
 	p := node.params
-	call := appCall{cred: "gmailOAuth2", holds: "an OAuth2 access token", oauth2: true}
+	call := appCall{cred: "gmailOAuth2", oauth2: true}
 	switch resource + " " + op {
 	case "message addLabels":
 		call.flow, call.what = "gmail_message_add_labels", "adds labels to the message"

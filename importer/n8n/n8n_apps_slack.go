@@ -26,10 +26,10 @@ func (n *n8n) slackNode(node *n8nNode, in n8nItems) []n8nItems {
 		return nil
 	}
 	p := node.params
-	call := appCall{cred: "slackApi", holds: "the access token (a bot token, xoxb-…)"}
+	call := appCall{cred: "slackApi"}
 	// n8n reads any other authentication as OAuth2 (slackApiRequest).
 	if a := p.Text("authentication"); a != "" && a != "accessToken" {
-		call = appCall{cred: "slackOAuth2Api", holds: "an OAuth2 access token", oauth2: true}
+		call = appCall{cred: "slackOAuth2Api", oauth2: true}
 	}
 	s := n.appScope(node, in)
 	switch resource + " " + op {

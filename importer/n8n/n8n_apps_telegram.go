@@ -24,7 +24,7 @@ func (n *n8n) telegramNode(node *n8nNode, in n8nItems) []n8nItems {
 		return nil
 	}
 	s := n.appScope(node, in)
-	call := appCall{cred: "telegramApi", holds: "the bot token (as @BotFather gives it)"}
+	call := appCall{cred: "telegramApi"}
 	if c := p.Get("chatId"); c == nil || c.Kind == 's' && strings.TrimSpace(strings.TrimPrefix(c.Str, "=")) == "" {
 		at := c
 		if at == nil {

@@ -25,7 +25,7 @@ func TestSlackSendMessage(t *testing.T) {
 	flow := mustValidate(t, src)
 	wantText(t, flow,
 		`step "send_error" { use = "flow.slack_message_post"`,
-		`access_token = secret.release_bot`,
+		`secret "slack" {`,
 		`channel = "C08ME7TDZ3J"`,
 		`text = ":x: *${each.value.q}* Error"`,
 		`mrkdwn = true`,
@@ -44,7 +44,7 @@ func TestSlackSendMessage(t *testing.T) {
 	if res == nil {
 		t.Fatalf("import failed: %v", diags)
 	}
-	wantText(t, flowText(t, res), `access_token = secret.slack_topic_monitoring`, `channel = "C0898R9G7JP"`, `text = each.value.q`)
+	wantText(t, flowText(t, res), `secret "slack" {`, `channel = "C0898R9G7JP"`, `text = each.value.q`)
 	for _, w := range []string{"Link to the n8n workflow left out", "OAuth2 access token"} {
 		if !hasDiag(diags, hcl.DiagWarning, w) {
 			t.Errorf("no warning %q: %v", w, diags)

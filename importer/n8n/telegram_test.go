@@ -82,9 +82,8 @@ func TestTelegramSendMessage(t *testing.T) {
 	}
 	flow := mustValidate(t, src)
 	wantText(t, flow,
-		`secret "internships_bot" {`,
+		`secret "telegram" {`,
 		`step "resend_failed_message" { use = "flow.telegram_message_send"`,
-		`access_token = secret.internships_bot`,
 		`chat_id = (input.telegram_trigger_update != null ? [input.telegram_trigger_update] : [])[each.key].message.chat.id`,
 		`text = (input.telegram_trigger_update != null ? [input.telegram_trigger_update] : [])[each.key].message.text`,
 		`disable_web_page_preview = true`,

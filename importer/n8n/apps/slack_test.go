@@ -1,20 +1,10 @@
 package apps
 
 import (
-	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/flowctl/flowctl/compiler"
-	"github.com/flowctl/flowctl/lang"
-	"github.com/flowctl/flowctl/runtime"
-	"github.com/flowctl/flowctl/runtime/state"
 )
 
 // Send Message as n8n's Slack node v2 sends it (SlackV2.node.js post,
@@ -62,35 +52,8 @@ func TestSlackMessagePost(t *testing.T) {
 // Slack refuses with 200 and ok = false: the run fails with the error,
 // as n8n's node does ("Slack error response: …").
 func TestSlackMessagePostRefused(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(replyJSON(`{"ok": false, "error": "channel_not_found"}`)))
-	defer srv.Close()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "slack_message_post"+Suffix)
-	if err := os.WriteFile(file, Flow("slack_message_post"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog, diags := compiler.Compile(file, compiler.Options{Parser: lang.NewParser()})
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	given := map[string]compiler.InputValue{}
-	for k, v := range map[string]string{"access_token": `"xoxb-1"`, "api_url": `"` + srv.URL + `"`, "channel": `"C404"`, "text": `"hi"`} {
-		given[k] = compiler.InputValue{JSON: []byte(v), Source: "the test"}
-	}
-	vals, diags := prog.ResolveInputs(given)
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	st, err := state.Open(filepath.Join(dir, ".flowctl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	res, err := runtime.Apply(context.Background(), prog, runtime.Options{Inputs: vals, Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Status != runtime.StatusFailed || !strings.Contains(res.Diagnostics.Error(), `Slack error response: \"channel_not_found\"`) {
-		t.Errorf("the run %s: %s", res.Status, res.Diagnostics.Error())
+	_, _, err := tryFlow(t, "slack_message_post", map[string]any{"channel": "C404", "text": "hi"}, replyJSON(`{"ok": false, "error": "channel_not_found"}`))
+	if !strings.Contains(err, `Slack error response: \"channel_not_found\"`) {
+		t.Errorf("the run: %s", err)
 	}
 }

@@ -10,10 +10,8 @@ flow "airtable_record_search" {
   description = "Lists the records of an Airtable table that a formula selects"
 }
 
-input "access_token" {
-  type        = string
-  sensitive   = true
-  description = "An Airtable personal access token (or OAuth2 access token) with the scope data.records:read"
+secret "airtable" {
+  description = "An Airtable personal access token of n8n's Airtable credential (or an OAuth2 access token, which flowctl does not refresh), with the scopes data.records:read and data.records:write"
 }
 
 input "api_url" {
@@ -73,7 +71,7 @@ locals {
   url = "${input.api_url}/v0/${input.base}/${input.table}"
   headers = {
     accept        = "application/json"
-    authorization = "Bearer ${input.access_token}"
+    authorization = "Bearer ${secret.airtable}"
   }
 }
 

@@ -9,10 +9,8 @@ flow "airtable_record_update" {
   description = "Updates the fields of a record of an Airtable table"
 }
 
-input "access_token" {
-  type        = string
-  sensitive   = true
-  description = "An Airtable personal access token (or OAuth2 access token) with the scope data.records:write"
+secret "airtable" {
+  description = "An Airtable personal access token of n8n's Airtable credential (or an OAuth2 access token, which flowctl does not refresh), with the scopes data.records:read and data.records:write"
 }
 
 input "api_url" {
@@ -53,7 +51,7 @@ step "update" {
   url    = "${input.api_url}/v0/${input.base}/${input.table}"
   headers = {
     accept        = "application/json"
-    authorization = "Bearer ${input.access_token}"
+    authorization = "Bearer ${secret.airtable}"
   }
   body = { typecast = input.typecast, records = [{ id = input.id, fields = input.fields }] }
 }

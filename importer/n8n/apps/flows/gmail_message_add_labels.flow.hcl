@@ -6,10 +6,8 @@ flow "gmail_message_add_labels" {
   description = "Adds labels to a Gmail message"
 }
 
-input "access_token" {
-  type        = string
-  sensitive   = true
-  description = "An OAuth2 access token of the Google account, with the scope https://www.googleapis.com/auth/gmail.modify"
+secret "gmail" {
+  description = "An OAuth2 access token of the Google account n8n's Gmail credential stands for, with the scope https://www.googleapis.com/auth/gmail.modify; flowctl does not refresh it"
 }
 
 input "api_url" {
@@ -34,7 +32,7 @@ step "modify" {
   url    = "${input.api_url}/gmail/v1/users/me/messages/${input.message_id}/modify"
   headers = {
     accept        = "application/json"
-    authorization = "Bearer ${input.access_token}"
+    authorization = "Bearer ${secret.gmail}"
   }
   body = { addLabelIds = input.label_ids }
 }

@@ -8,10 +8,8 @@ flow "slack_message_post" {
   description = "Posts a message to a Slack channel or user"
 }
 
-input "access_token" {
-  type        = string
-  sensitive   = true
-  description = "A Slack token with the scope chat:write: a bot token (xoxb-…) or an OAuth2 access token"
+secret "slack" {
+  description = "A Slack token of n8n's Slack credential, with the scope chat:write: a bot token (xoxb-…) or an OAuth2 access token, which flowctl does not refresh"
 }
 
 input "api_url" {
@@ -115,7 +113,7 @@ step "post" {
   url    = "${input.api_url}/chat.postMessage"
   headers = {
     accept        = "application/json"
-    authorization = "Bearer ${input.access_token}"
+    authorization = "Bearer ${secret.slack}"
     content-type  = "application/json; charset=utf-8"
   }
   body = merge(local.blocks == null ? {} : local.blocks, { for k, v in local.options : k => v if v != null })

@@ -6,10 +6,8 @@ flow "telegram_chat_action" {
   description = "Tells a Telegram chat that the bot is doing something (typing, uploading a photo…)"
 }
 
-input "access_token" {
-  type        = string
-  sensitive   = true
-  description = "The bot's token, as @BotFather gives it"
+secret "telegram" {
+  description = "The token of the Telegram bot n8n's Telegram credential stands for, as @BotFather gives it"
 }
 
 input "api_url" {
@@ -32,7 +30,7 @@ input "action" {
 step "action" {
   use    = "http"
   method = "POST"
-  url    = "${input.api_url}/bot${input.access_token}/sendChatAction"
+  url    = "${input.api_url}/bot${secret.telegram}/sendChatAction"
   headers = {
     accept = "application/json"
   }

@@ -6,10 +6,8 @@ flow "telegram_message_delete" {
   description = "Deletes a message of a Telegram chat"
 }
 
-input "access_token" {
-  type        = string
-  sensitive   = true
-  description = "The bot's token, as @BotFather gives it"
+secret "telegram" {
+  description = "The token of the Telegram bot n8n's Telegram credential stands for, as @BotFather gives it"
 }
 
 input "api_url" {
@@ -31,7 +29,7 @@ input "message_id" {
 step "delete" {
   use    = "http"
   method = "POST"
-  url    = "${input.api_url}/bot${input.access_token}/deleteMessage"
+  url    = "${input.api_url}/bot${secret.telegram}/deleteMessage"
   headers = {
     accept = "application/json"
   }

@@ -7,10 +7,8 @@ flow "telegram_message_send" {
   description = "Sends a text message with a Telegram bot"
 }
 
-input "access_token" {
-  type        = string
-  sensitive   = true
-  description = "The bot's token, as @BotFather gives it"
+secret "telegram" {
+  description = "The token of the Telegram bot n8n's Telegram credential stands for, as @BotFather gives it"
 }
 
 input "api_url" {
@@ -95,7 +93,7 @@ locals {
 step "send" {
   use    = "http"
   method = "POST"
-  url    = "${input.api_url}/bot${input.access_token}/sendMessage"
+  url    = "${input.api_url}/bot${secret.telegram}/sendMessage"
   headers = {
     accept = "application/json"
   }
