@@ -10,7 +10,7 @@ import (
 // telegramOps are the operations of the Telegram node (Telegram.node.js,
 // v1 to v1.2) converted, by resource.
 var telegramOps = map[string][]string{
-	"message": {"sendMessage", "deleteMessage", "sendChatAction"},
+	"message": {"sendMessage", "deleteMessage", "sendChatAction", "sendPhoto", "sendVideo", "sendAudio", "sendDocument", "sendAnimation", "sendSticker"},
 }
 
 // telegramNode is the Telegram node: each operation a flow of the
@@ -45,6 +45,14 @@ func (n *n8n) telegramNode(node *n8nNode, in n8nItems) []n8nItems {
 	case "message deleteMessage":
 		call.flow, call.what = "telegram_message_delete", "deletes the message"
 		call.args = []importer.Member{chat, {Name: "message_id", Value: s.value(p.Get("messageId"), "message_id")}}
+	case "message sendPhoto", "message sendVideo", "message sendAudio", "message sendDocument", "message sendAnimation", "message sendSticker":
+		args, ok := n.telegramSendFile(node, s)
+		if !ok {
+			return nil
+		}
+		kind := strings.ToLower(strings.TrimPrefix(op, "send"))
+		call.flow, call.what = "telegram_message_send_file", "sends the "+kind
+		call.args = append([]importer.Member{{Name: "kind", Value: importer.Str(kind)}, chat}, args...)
 	case "message sendChatAction":
 		action := p.Get("action")
 		if action == nil {
@@ -195,4 +203,42 @@ func keysOf(v *importer.JV) []string {
 		return nil
 	}
 	return v.Keys
+}
+
+// telegramSendFile reads Send Photo's (Send Video's…) parameters as n8n
+// does without binary data: the file's URL or file_id, the additional
+// fields as they are, and the reply markup.
+func (n *n8n) telegramSendFile(node *n8nNode, s *n8nScope) ([]importer.Member, bool) {
+	p := node.params
+	if p.Boolean(false, "binaryData") {
+		n.Problem(node.where, p.Get("binaryData"), "Unsupported option", "binary data is not converted; a file given by URL or file_id is.")
+		return nil, false
+	}
+	file := p.Get("file")
+	if file == nil || file.Kind == 's' && strings.TrimSpace(strings.TrimPrefix(file.Str, "=")) == "" {
+		n.Problem(node.where, p, "Missing parameter", "the node has no file (a URL or file_id); n8n sends the request without one, which the Bot API refuses.")
+		return nil, false
+	}
+	args := []importer.Member{{Name: "file", Value: s.textValue(file, "file")}}
+	fields := p.Get("additionalFields")
+	for _, k := range keysOf(fields) {
+		v := fields.Get(k)
+		switch k {
+		case "caption", "parse_mode":
+			args = append(args, importer.Member{Name: k, Value: s.textValue(v, k)})
+		case "disable_notification", "reply_to_message_id", "message_thread_id":
+			args = append(args, importer.Member{Name: k, Value: s.value(v, k)})
+		default:
+			n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("the additional field %s is not converted.", k))
+			return nil, false
+		}
+	}
+	markup, ok := n.telegramReplyMarkup(node, s)
+	if !ok {
+		return nil, false
+	}
+	if markup != nil {
+		args = append(args, importer.Member{Name: "reply_markup", Value: markup})
+	}
+	return args, true
 }

@@ -134,3 +134,18 @@ func TestTelegramWithoutChatID(t *testing.T) {
 		t.Errorf("no error: %v", diags)
 	}
 }
+
+// Send Photo by URL as the corpus's node has it
+// (Zie619+n8n-workflows/workflows__Http__1043_HTTP_Telegram_Send_Webhook.json,
+// "Telegram", its expressions trimmed): the registry's send-file flow
+// with the kind, the file and the caption; binary data is an error.
+func TestTelegramSendPhoto(t *testing.T) {
+	photo := `"name": "Telegram", "type": "n8n-nodes-base.telegram", "parameters": {"file": "={{ $json.q }}", "chatId": "-485396236", "operation": "sendPhoto", "additionalFields": {"caption": "={{ $json.q }}"}}, "credentials": {"telegramApi": "telegram-bot"}, "typeVersion": 1`
+	wantText(t, mustValidate(t, workflow("w", setData, photo)),
+		`step "telegram" { use = "flow.telegram_message_send_file"`,
+		`kind = "photo"`, `chat_id = "-485396236"`, `file = each.value.q`, `caption = each.value.q`)
+	_, diags := importWhole(t, workflow("w", setData, strings.Replace(photo, `"operation": "sendPhoto"`, `"operation": "sendPhoto", "binaryData": true`, 1)))
+	if !hasDiag(diags, hcl.DiagError, "Unsupported option") {
+		t.Errorf("binary data converted: %v", diags)
+	}
+}

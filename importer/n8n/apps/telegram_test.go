@@ -70,3 +70,16 @@ func TestTelegramDeleteAndAction(t *testing.T) {
 	wantTelegram(t, reqs, "sendChatAction", `{"chat_id": "12", "action": "typing"}`)
 	wantItems(t, out, "["+answer+"]")
 }
+
+// Send Photo (Send Video…) by URL or file_id, as n8n's Telegram node
+// sends it without binary data: send<Kind> with the file in the field of
+// its kind and the additional fields as they are.
+func TestTelegramMessageSendFile(t *testing.T) {
+	answer := `{"ok": true, "result": {"message_id": 43, "photo": [{"file_id": "AgAC"}]}}`
+	out, reqs := runFlow(t, "telegram_message_send_file", map[string]any{"kind": "photo", "chat_id": "-485396236",
+		"file": "https://img.example.org/margarita.jpg", "caption": "Margarita", "reply_to_message_id": 7}, replyJSON(answer))
+	wantTelegram(t, reqs, "sendPhoto", `{"chat_id": "-485396236", "photo": "https://img.example.org/margarita.jpg", "caption": "Margarita", "reply_to_message_id": 7}`)
+	wantItems(t, out, "["+answer+"]")
+	_, reqs = runFlow(t, "telegram_message_send_file", map[string]any{"kind": "video", "chat_id": 5, "file": "BAAC"}, replyJSON(answer))
+	wantTelegram(t, reqs, "sendVideo", `{"chat_id": 5, "video": "BAAC"}`)
+}
