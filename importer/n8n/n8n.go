@@ -360,6 +360,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 	}
 	// A tool's error leaves a stand-in for the tool, not for its root.
 	errs, steps, locals, inputs, schedules := n.errorCount()-n.standIns, len(n.File.Steps), len(n.File.Locals), len(n.File.Inputs), len(n.File.Schedules)
+	beside := len(n.File.Beside)
 	ai := n.aiMark()
 	items := conv(n, node, in)
 	if n.errorCount()-n.standIns > errs || items == nil {
@@ -367,6 +368,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 		// stands for it (--partial).
 		n.File.Steps, n.File.Locals = n.File.Steps[:steps], n.File.Locals[:locals]
 		n.File.Inputs, n.File.Schedules = n.File.Inputs[:inputs], n.File.Schedules[:schedules]
+		n.File.Beside = n.File.Beside[:beside] // a registry flow no step uses
 		n.aiRollback(ai, node)
 		n.gap(node, "")
 		return

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowctl/flowctl/importer"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -57,5 +58,23 @@ func TestSlackSendMessage(t *testing.T) {
 	_, diags = importWhole(t, workflow("w", setData, strings.Replace(oauth, `"otherOptions": {}`, `"otherOptions": {"ephemeral": {}}`, 1)))
 	if !hasDiag(diags, hcl.DiagError, "Unsupported option") {
 		t.Errorf("ephemeral converted: %v", diags)
+	}
+}
+
+// An app node that is not converted writes no registry flow beside the
+// flow (--partial: a step stands for it), as the corpus's
+// enescingoz+awesome-n8n-templates/Slack__Venafi_Cloud_Slack_Cert_Bot.json,
+// whose Blocks use DateTime, did: a flow no step uses, whose inputs plan
+// asked for.
+func TestAppNodeNotConvertedWritesNoFlow(t *testing.T) {
+	node := `"name": "Slack1", "type": "n8n-nodes-base.slack", "parameters": {"text": "={{ DateTime.now() }}", "select": "channel", "channelId": {"__rl": true, "mode": "id", "value": "C1"}, "otherOptions": {"includeLinkToWorkflow": false}}, "credentials": {"slackApi": {"id": "1", "name": "Slack"}}, "typeVersion": 2.2`
+	res, diags := importer.Import([]importer.File{{Name: "w.json", Bytes: []byte(workflow("w", setData, node))}}, importer.Options{Partial: true})
+	if res == nil {
+		t.Fatalf("import failed: %v", diags)
+	}
+	for _, f := range res.Files {
+		if f.Name == "slack_message_post.flow.hcl" {
+			t.Errorf("the registry's flow is written for a node not converted")
+		}
 	}
 }
