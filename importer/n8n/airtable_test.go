@@ -79,8 +79,8 @@ func TestAirtableCreateUpdate(t *testing.T) {
 	}
 }
 
-// A Loop Over Items around app nodes is made one pass: Telegram, Slack
-// and Airtable run their operation once for each item (as in the corpus's
+// A Loop Over Items around app nodes is made one pass: Telegram, Slack,
+// Airtable and Gmail's Add Label run their operation once for each item (as in the corpus's
 // oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__communication__772-send-bulk-messages-to-chats-in-telegram__workflow.json);
 // an Airtable node whose base comes from an expression reads it for a
 // batch's first item, so that loop stays a diagnostic.
@@ -104,6 +104,12 @@ func TestAppNodesInLoop(t *testing.T) {
 		t.Errorf("an Airtable base by expression in a loop made one pass: %v", diags)
 	}
 	res, diags = importWhole(t, loop(strings.Replace(search, `"={{ $json.q }}"`, `"app1"`, 1)))
+	if res == nil || !hasDiag(diags, hcl.DiagWarning, "Loop as one pass") {
+		t.Errorf("the loop is not one pass: %v", diags)
+	}
+	// Gmail's Add Label too (…/workflows__ai-agents__0442_Splitout_Schedule_Send_Scheduled.json).
+	label := `"name": "App", "type": "n8n-nodes-base.gmail", "typeVersion": 2.1, "parameters": {"operation": "addLabels", "messageId": "={{ $json.q }}", "labelIds": ["Label_1"]}, "credentials": {"gmailOAuth2": {"id": "1", "name": "Gmail"}}`
+	res, diags = importWhole(t, loop(label))
 	if res == nil || !hasDiag(diags, hcl.DiagWarning, "Loop as one pass") {
 		t.Errorf("the loop is not one pass: %v", diags)
 	}

@@ -267,8 +267,8 @@ func (n *n8n) airtableValue(node *n8nNode, s *n8nScope, v *importer.JV, typ, nam
 	return nil, false
 }
 
-// appPerItem reports whether an app node of this part (Telegram, Slack,
-// Airtable) gives the same items for a Loop Over Items made one pass as
+// appPerItem reports whether an app node (Telegram, Slack, Airtable,
+// Gmail) gives the same items for a Loop Over Items made one pass as
 // batch by batch: each runs its operation once for each item; Airtable
 // reads its base and table for the first item, the same in every batch
 // when they are not expressions.

@@ -114,7 +114,7 @@ func (n *n8n) loopNotOnePass(loop *n8nNode, body map[*n8nNode]bool) string {
 		switch node.typ {
 		case "set", "httpRequest", "if", "filter", "switch", "noOp", "wait", "stopAndError", "postgres":
 			continue
-		case "telegram", "slack", "airtable":
+		case "telegram", "slack", "airtable", "gmail":
 			if appPerItem(node) {
 				continue
 			}
