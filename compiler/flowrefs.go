@@ -324,7 +324,8 @@ func resolveToolInputs(s *Step) hcl.Diagnostics {
 // FlowBlock is the block of a step that uses a flow (use = "flow.NAME"):
 // its arguments are the flow's inputs, its outputs the flow's, of the
 // types the compiler knows; its result is not cached (the flow's steps
-// are); and anything given a sensitive value may return it.
+// are); and anything given a sensitive value may return it, but an input
+// the flow declares sensitive (Step.PassesSensitive).
 func FlowBlock(p *Program) *blocks.Block {
 	b := &blocks.Block{
 		Name: lang.ToolFlow + "." + p.Flow.Name, Runtime: blocks.RuntimeFlow, Description: p.Flow.Description,
@@ -343,6 +344,25 @@ func FlowBlock(p *Program) *blocks.Block {
 			Description: o.Description, NameRange: o.NameRange, DeclRange: o.DeclRange})
 	}
 	return b
+}
+
+// PassesSensitive reports whether the step's outputs may carry a
+// sensitive value given to its input name: any input of a block that
+// propagates sensitive values, but of a flow only the inputs it does not
+// declare sensitive. A flow's own compilation refuses an output derived
+// from its sensitive inputs that does not say sensitive = true, and such
+// an output makes every output of the step sensitive (SensitiveOutputs):
+// a credential given to its sensitive input stays inside it.
+func (s *Step) PassesSensitive(input string) bool {
+	if !s.Block.PropagatesSensitive {
+		return false
+	}
+	if s.Flow != nil {
+		if in := s.Flow.InputsByName[input]; in != nil && in.Sensitive {
+			return false
+		}
+	}
+	return true
 }
 
 // SensitiveOutputs reports whether any output of the flow is sensitive.

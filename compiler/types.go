@@ -204,7 +204,7 @@ func (tv *typeValues) checkStep(s *Step) hcl.Diagnostics {
 		if d.HasErrors() {
 			continue
 		}
-		if lang.IsSensitive(v) && s.Block.PropagatesSensitive {
+		if lang.IsSensitive(v) && s.PassesSensitive(a.Name) {
 			s.Sensitive = true
 		}
 		d = checkConversion(v, in.Type, a.Expr, ctx, "Incorrect input type",

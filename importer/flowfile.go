@@ -61,6 +61,10 @@ type flowFile struct {
 	// own: the tools its llm steps call as flow.NAME.
 	Flows  []*flowFile
 	parent *flowFile // the flow a flow of Flows is written beside
+	// Beside are files written as they are beside the flow: the flows of
+	// a registry (importer/n8n/apps) its steps use as flow.NAME, the same
+	// bytes for every import.
+	Beside []File
 }
 
 // secretDecl is a secret of the flow, and what its value is for the user.
@@ -394,6 +398,20 @@ func (c *Conv) SubFlow(text string) (name string, end func(keep bool)) {
 		if keep {
 			main.Flows = append(main.Flows, sub)
 		}
+	}
+}
+
+// Beside writes a file as it is beside the flow (NAME.flow.hcl of a
+// registry, which a step uses as flow.NAME): once, however many steps use
+// it; a flow written beside another writes it beside the other, in the
+// same directory.
+func (c *Conv) Beside(name string, b []byte) {
+	f := c.File
+	for f.parent != nil {
+		f = f.parent
+	}
+	if findFile(f.Beside, name) == nil {
+		f.Beside = append(f.Beside, File{Name: name, Bytes: b})
 	}
 }
 

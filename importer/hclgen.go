@@ -263,6 +263,11 @@ func Template(parts []TPart, literalOnly bool) Expr {
 		// follows the text in an expression (", …)") comes on the next.
 		return Join("(", append(out, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}), ")")
 	}
+	if !literalOnly {
+		// The closing marker ends its line: inside an expression (a call's
+		// argument) what follows goes on the next line, in parentheses.
+		return Join("(", append(out, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte("\n")}), ")")
+	}
 	return out
 }
 

@@ -188,6 +188,7 @@ func importFile(f File, opts Options, blockSrcs []*Source, batch map[string]*Cal
 		}
 	}
 	beside(c.File)
+	out = append(out, c.File.Beside...)
 	diags = append(diags, d...)
 	if d.HasErrors() {
 		return nil, nil, nil, diags, true

@@ -287,10 +287,16 @@ func convertInput(b *blocks.Block, in *lang.Field, v cty.Value) (cty.Value, stri
 }
 
 // sensitiveResult says whether a step's result is sensitive, given the
-// inputs whose values are: when its block passes them on, or when it is a
-// flow with a sensitive output.
+// inputs whose values are: when its block passes one of them on
+// (compiler.Step.PassesSensitive), or when it is a flow with a sensitive
+// output.
 func sensitiveResult(s *compiler.Step, marked map[string]bool) bool {
-	return len(marked) > 0 && s.Block.PropagatesSensitive || s.Flow != nil && s.Flow.SensitiveOutputs()
+	for name := range marked {
+		if s.PassesSensitive(name) {
+			return true
+		}
+	}
+	return s.Flow != nil && s.Flow.SensitiveOutputs()
 }
 
 // convertOutputs converts what block b returned to the output types,

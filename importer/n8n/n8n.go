@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/importer"
+	"github.com/flowctl/flowctl/importer/n8n/apps"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
@@ -115,6 +116,7 @@ const n8nPrefix = "n8n-nodes-base."
 func convertN8N(c *importer.Conv) {
 	root := c.Src.Root
 	name := root.Text("name")
+	c.Reserve("flow", apps.Names()...) // the registry's flows, written beside
 	c.File.Name = c.FlowName(name, "imported_workflow")
 	c.File.Header = []string{fmt.Sprintf("Imported by flowctl import from the n8n workflow %q (%s).", name, filepath.Base(c.Src.Name))}
 	if d := root.Text("meta", "description"); d != "" {
@@ -390,6 +392,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 	}
 	// A tool's error leaves a stand-in for the tool, not for its root.
 	errs, steps, locals, inputs, schedules := n.errorCount()-n.standIns, len(n.File.Steps), len(n.File.Locals), len(n.File.Inputs), len(n.File.Schedules)
+	beside := len(n.File.Beside)
 	ai := n.aiMark()
 	items := conv(n, node, in)
 	if n.errorCount()-n.standIns > errs || items == nil {
@@ -397,6 +400,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 		// stands for it (--partial).
 		n.File.Steps, n.File.Locals = n.File.Steps[:steps], n.File.Locals[:locals]
 		n.File.Inputs, n.File.Schedules = n.File.Inputs[:inputs], n.File.Schedules[:schedules]
+		n.File.Beside = n.File.Beside[:beside] // a registry flow no step uses
 		n.aiRollback(ai, node)
 		n.gap(node, "")
 		return
@@ -595,6 +599,12 @@ func init() {
 		"summarize":        (*n8n).summarizeNode,
 		"itemLists":        (*n8n).itemListsNode,
 		"compareDatasets":  (*n8n).compareDatasetsNode,
+		"telegramTrigger":  (*n8n).telegramTriggerNode,
+		"gmail":            (*n8n).gmailNode,
+		"telegram":         (*n8n).telegramNode,
+		"slack":            (*n8n).slackNode,
+		"airtable":         (*n8n).airtableNode,
+		"googleSheets":     (*n8n).googleSheetsNode,
 		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 		"executeWorkflow":        (*n8n).executeWorkflowNode,

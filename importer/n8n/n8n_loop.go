@@ -114,6 +114,10 @@ func (n *n8n) loopNotOnePass(loop *n8nNode, body map[*n8nNode]bool) string {
 		switch node.typ {
 		case "set", "httpRequest", "if", "filter", "switch", "noOp", "wait", "stopAndError", "postgres", "splitOut":
 			continue
+		case "telegram", "slack", "airtable", "gmail":
+			if appPerItem(node) {
+				continue
+			}
 		case "code":
 			if node.params.Text("mode") == "runOnceForEachItem" {
 				continue
