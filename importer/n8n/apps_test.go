@@ -365,3 +365,33 @@ func TestGoogleSheetsUpdateImported(t *testing.T) {
 		t.Errorf("the update: %s\n%s", got, files["session.flow.hcl"])
 	}
 }
+
+// In a Loop Over Items, an app node that runs its operation for each
+// item leaves the loop one pass (Gmail); one that takes a batch at once
+// (Google Sheets' Append Row) is refused, not the loop, so --partial
+// writes the flow with a step standing for it. From
+// oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__0442_Splitout_Schedule_Send_Scheduled.json
+// and …/automation__1483_Limit_Code_Automation_Webhook.json.
+func TestAppInLoop(t *testing.T) {
+	wf := func(app string) []byte {
+		return []byte(`{"name": "loop", "nodes": [
+			{"parameters": {}, "name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "position": [0, 0]},
+			{"parameters": {"jsCode": "return [{json: {id: 'a'}}, {json: {id: 'b'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]},
+			{"parameters": {"options": {}}, "name": "Loop Over Items", "type": "n8n-nodes-base.splitInBatches", "typeVersion": 3, "position": [200, 0]},
+			` + app + `],
+			"connections": {"Start": {"main": [[{"node": "Item", "type": "main", "index": 0}]]},
+				"Item": {"main": [[{"node": "Loop Over Items", "type": "main", "index": 0}]]},
+				"Loop Over Items": {"main": [[], [{"node": "App", "type": "main", "index": 0}]]},
+				"App": {"main": [[{"node": "Loop Over Items", "type": "main", "index": 0}]]}}}`)
+	}
+	gmail := `{"parameters": {"labelIds": ["Label_1"], "messageId": "={{ $json.id }}", "operation": "addLabels"}, "name": "App", "type": "n8n-nodes-base.gmail", "typeVersion": 2.1, "position": [300, 0]}`
+	_, diags := importApp(t, wf(gmail))
+	wantDiags(t, diags, "warning /nodes/2 Loop as one pass", "warning /nodes/3/parameters OAuth2 access token")
+	sheets := `{"parameters": {"operation": "append", "documentId": {"__rl": true, "value": "1InboxZeroSheetIdInboxZero0", "mode": "id"}, "sheetName": {"__rl": true, "value": "Log", "mode": "name"}, "columns": {"mappingMode": "autoMapInputData", "value": {}}, "options": {}}, "name": "App", "type": "n8n-nodes-base.googleSheets", "typeVersion": 4.5, "position": [300, 0]}`
+	_, diags = importApp(t, wf(sheets))
+	wantDiags(t, diags, "warning /nodes/2 Loop as one pass", "error /nodes/3 Unsupported loop")
+	res, _ := importer.Import([]importer.File{{Name: "wf.json", Bytes: wf(sheets)}}, importer.Options{Partial: true})
+	if res == nil {
+		t.Error("--partial writes nothing")
+	}
+}

@@ -89,6 +89,10 @@ type n8n struct {
 	webhooks    []*n8nWebhook  // the Webhook nodes that start the flow
 	responses   []*n8nResponse // the Respond to Webhook nodes' answers
 	standIns    int            // the errors of tools that stand-in blocks stand for
+
+	// batched are the app nodes that take a loop's batch at once, and
+	// the loop's name.
+	batched map[*n8nNode]string
 }
 
 // n8nPrefix is the package of n8n's core nodes.
@@ -106,7 +110,7 @@ func convertN8N(c *importer.Conv) {
 		c.File.Description = "The n8n workflow " + name
 	}
 	n := &n8n{Conv: c, byName: map[string]*n8nNode{}, workflow: name, creds: map[string][]string{},
-		providers: map[string]string{}, credSecrets: map[string]string{}}
+		providers: map[string]string{}, credSecrets: map[string]string{}, batched: map[*n8nNode]string{}}
 	if !n.readNodes(root) {
 		return
 	}

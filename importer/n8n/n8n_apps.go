@@ -140,6 +140,11 @@ func (n *n8n) appSecret(node *n8nNode, call appCall) bool {
 // the node leaves them out) and reports one the app's converter does
 // not convert, naming the node and the operation.
 func (n *n8n) appOperation(node *n8nNode, app, defResource, defOperation string, converted map[string][]string) (resource, operation string, ok bool) {
+	if loop := n.batched[node]; loop != "" {
+		n.Problem(node.where, node.j, "Unsupported loop",
+			fmt.Sprintf("the node is in loop %q, which runs it batch by batch, and it takes all the items of a batch at once (or reads its spreadsheet at the batch's first item); the flow makes the loop one pass over all the items, which would not give what n8n gives.", loop))
+		return "", "", false
+	}
 	resource, operation = node.params.Text("resource"), node.params.Text("operation")
 	if resource == "" {
 		resource = defResource
@@ -163,4 +168,24 @@ func (n *n8n) appOperation(node *n8nNode, app, defResource, defOperation string,
 	n.Problem(node.where, at, "Unsupported operation",
 		fmt.Sprintf("the %s node's %s %s operation is not converted; %s are.", app, resource, operation, strings.Join(list, ", ")))
 	return "", "", false
+}
+
+// appPerItem reports whether a node is an app node, and whether it runs
+// its operation for each item alone, so that a loop over batches of
+// items gives what one pass over them all gives (loopNotOnePass); one
+// that does not is refused in a loop (appOperation), the loop is not.
+func appPerItem(node *n8nNode) (app, perItem bool) {
+	switch node.typ {
+	case "gmail":
+		return true, true
+	case "googleSheets":
+		// Get Row(s) from v4.2, on a spreadsheet and sheet the node names
+		// (n8n reads them at the batch's first item).
+		op := node.params.Text("operation")
+		_, doc := rlValue(node.params.Get("documentId"))
+		_, sheet := rlValue(node.params.Get("sheetName"))
+		literal := func(v *importer.JV) bool { return v != nil && (v.Kind != 's' || !strings.HasPrefix(v.Str, "=")) }
+		return true, (op == "" || op == "read") && node.version > 4.1 && literal(doc) && literal(sheet)
+	}
+	return false, false
 }
