@@ -2,11 +2,14 @@ package apps
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httptest"
+	"net/mail"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -346,5 +349,50 @@ func TestGoogleSheetsUpdateRows(t *testing.T) {
 		"rows": []map[string]any{{"STATE": "done", "row_number": "2"}}}, reply)
 	if got := reqs[len(reqs)-1].Body; got != `{"data":[{"range":"Session!B2","values":[["done"]]}],"valueInputOption":"USER_ENTERED"}` {
 		t.Errorf("by row_number: %s", got)
+	}
+}
+
+// Gmail's Send: POST …/messages/send {raw}, the message as n8n's node
+// fills it — its recipients as prepareEmailsInput reads them, the
+// subject (an encoded word when not ASCII), the text trimmed with n8n's
+// attribution when asked; with a sender name, the account's address read
+// from its profile. The item is the API's answer.
+func TestGmailMessageSend(t *testing.T) {
+	reply := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/profile") {
+			io.WriteString(w, `{"emailAddress": "me@x.org"}`)
+			return
+		}
+		io.WriteString(w, `{"id": "18c2", "threadId": "18c2", "labelIds": ["SENT"]}`)
+	}
+	out, reqs := runFlow(t, "gmail_message_send", map[string]any{"send_to": "a@x.org, Bo <b@y.org>", "subject": "Grüße",
+		"message": "  Hello\n", "email_type": "text", "attribution": true, "cc": "c@z.org", "sender_name": "Me"}, reply)
+	wantItems(t, out, `[{"id": "18c2", "threadId": "18c2", "labelIds": ["SENT"]}]`)
+	if len(reqs) != 2 || reqs[0].Path != "/gmail/v1/users/me/profile" || reqs[1].Method != "POST" || reqs[1].Path != "/gmail/v1/users/me/messages/send" {
+		t.Fatalf("requests: %+v", reqs)
+	}
+	var body struct{ Raw string }
+	json.Unmarshal([]byte(reqs[1].Body), &body)
+	raw, err := base64.RawURLEncoding.DecodeString(body.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := mail.ReadMessage(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, raw)
+	}
+	subject, _ := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+	to, _ := msg.Header.AddressList("To")
+	text, _ := io.ReadAll(base64.NewDecoder(base64.StdEncoding, msg.Body))
+	got := fmt.Sprintf("From: %s\nTo: %v\nCc: %s\nSubject: %s\nType: %s\n%s", msg.Header.Get("From"), to, msg.Header.Get("Cc"), subject, msg.Header.Get("Content-Type"), text)
+	want := "From: Me <me@x.org>\nTo: [<a@x.org> \"Bo\" <b@y.org>]\nCc: c@z.org\nSubject: Grüße\nType: text/plain; charset=utf-8\nHello\n\n---\nThis email was sent automatically with n8n\nhttps://n8n.io"
+	if got != want {
+		t.Errorf("the message:\n%s\nwant\n%s", got, want)
+	}
+
+	_, _, failed := tryFlow(t, "gmail_message_send", map[string]any{"send_to": "nobody"}, reply)
+	if !strings.Contains(failed, "Invalid email address: the email address 'nobody' in the 'To' field isn't valid") {
+		t.Errorf("an address without @: %s", failed)
 	}
 }
