@@ -452,3 +452,22 @@ func TestGmailSendImported(t *testing.T) {
 	_, diags = importApp(t, appWorkflow(t, "feedback", item, strings.Replace(node, `"options": {"appendAttribution": false}, `, "", 1)))
 	wantDiags(t, diags, "error /nodes/2/parameters Unsupported option")
 }
+
+// Gmail's Mark as Read, for each item. From
+// Zie619+n8n-workflows/workflows__Extractfromfile__1764_Extractfromfile_HTTP_Automation_Webhook.json
+// (its message ID is $('Gmail Trigger1').item.json.id there: the item's
+// here).
+func TestGmailMarkAsReadImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {id: '18c1'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "e64aac5c-a314-46b6-b7db-fc0d6f450e1f", "name": "Gmail", "type": "n8n-nodes-base.gmail", "position": [1240, 0], "webhookId": "556cbee3-8de0-4645-9e91-e7c0c252f2ab", "parameters": {"messageId": "={{ $json.id }}", "operation": "markAsRead"}, "credentials": {"gmailOAuth2": {"id": "v8YJP3VfeGtRk5la", "name": "Gmail account"}}, "typeVersion": 2.1}`
+	files, _ := importApp(t, appWorkflow(t, "read", item, node))
+	wantIn(t, files["read.flow.hcl"], `step "gmail" {
+  use        = "flow.gmail_message_mark_as_read"
+  for_each   = step.item.items
+  message_id = each.value.id
+}`)
+	srv, reqs := standIn(t, func(r *http.Request) string { return `{"id": "18c1", "threadId": "18c0", "labelIds": ["INBOX"]}` })
+	out := runImported(t, files, "read", map[string]string{"gmail": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["gmail"], `[{"id": "18c1", "threadId": "18c0", "labelIds": ["INBOX"]}]`)
+	wantJSON(t, "requests", *reqs, `["POST /gmail/v1/users/me/messages/18c1/modify {\"removeLabelIds\":[\"UNREAD\"]}"]`)
+}

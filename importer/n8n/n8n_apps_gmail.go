@@ -9,7 +9,7 @@ import (
 // gmailOps are the operations of the Gmail node v2 (GmailV2.node.js)
 // converted, by resource.
 var gmailOps = map[string][]string{
-	"message": {"addLabels", "send"},
+	"message": {"addLabels", "markAsRead", "send"},
 }
 
 // gmailNode is the Gmail node v2: each operation a flow of the registry,
@@ -38,6 +38,9 @@ func (n *n8n) gmailNode(node *n8nNode, in n8nItems) []n8nItems {
 			{Name: "message_id", Value: s.textValue(p.Get("messageId"), "message_id")},
 			{Name: "label_ids", Value: s.value(p.Get("labelIds"), "label_ids")},
 		}
+	case "message markAsRead":
+		call.flow, call.what = "gmail_message_mark_as_read", "marks the message as read"
+		call.args = []importer.Member{{Name: "message_id", Value: s.textValue(p.Get("messageId"), "message_id")}}
 	case "message send":
 		if !n.gmailSend(node, s, &call) {
 			return nil

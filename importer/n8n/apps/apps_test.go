@@ -217,6 +217,16 @@ func sheetsAPI(values string) func(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// Gmail's Mark as Read: POST …/messages/ID/modify {removeLabelIds:
+// [UNREAD]} (GmailV2.node.js, markAsRead).
+func TestGmailMessageMarkAsRead(t *testing.T) {
+	answer := `{"id": "18c1", "threadId": "18c0", "labelIds": ["INBOX"]}`
+	out, reqs := runFlow(t, "gmail_message_mark_as_read", map[string]any{"message_id": "18c1"}, replyJSON(answer))
+	wantRequests(t, reqs, apiRequest{Method: "POST", Path: "/gmail/v1/users/me/messages/18c1/modify",
+		Type: "application/json", Body: `{"removeLabelIds":["UNREAD"]}`})
+	wantItems(t, out, "["+answer+"]")
+}
+
 // Google Sheets' Get Row(s): the sheet found by its ID, then its values
 // as objects by the header row with their row_number, empty rows and
 // columns left out, short rows padded with "" (GoogleSheetsV2
