@@ -471,3 +471,25 @@ func TestGmailMarkAsReadImported(t *testing.T) {
 	wantJSON(t, "items", out["gmail"], `[{"id": "18c1", "threadId": "18c0", "labelIds": ["INBOX"]}]`)
 	wantJSON(t, "requests", *reqs, `["POST /gmail/v1/users/me/messages/18c1/modify {\"removeLabelIds\":[\"UNREAD\"]}"]`)
 }
+
+// Google Drive's Delete, for each item; Download is refused, the file
+// being n8n's binary data. From
+// Zie619+n8n-workflows/workflows__Odoo__0977_Odoo_Code_Import_Scheduled.json.
+func TestGoogleDriveImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {id: '1Fx'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "cd82a937-7129-4baf-9515-41ab5aef497d", "name": "Drop Old Images", "type": "n8n-nodes-base.googleDrive", "position": [1480, 340], "parameters": {"fileId": {"__rl": true, "mode": "id", "value": "={{ $json.id }}"}, "options": {}, "operation": "deleteFile"}, "credentials": {"googleDriveOAuth2Api": {"id": "HTm4uAxSPW7DoxGv", "name": "Google Drive Administrator"}}, "typeVersion": 3}`
+	files, _ := importApp(t, appWorkflow(t, "drop", item, node))
+	wantIn(t, files["drop.flow.hcl"], `step "drop_old_images" {
+  use      = "flow.google_drive_file_delete"
+  for_each = step.item.items
+  file_id  = each.value.id
+}`)
+	srv, reqs := standIn(t, func(r *http.Request) string { return `{"id": "1Fx"}` })
+	out := runImported(t, files, "drop", map[string]string{"google_drive": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["drop_old_images"], `[{"id": "1Fx", "success": true}]`)
+	wantJSON(t, "requests", *reqs, `["PATCH /drive/v3/files/1Fx?supportsAllDrives=true {\"trashed\":true}"]`)
+
+	download := strings.Replace(node, `"deleteFile"`, `"download"`, 1)
+	_, diags := importApp(t, appWorkflow(t, "drop", item, download))
+	wantDiags(t, diags, "error /nodes/2/parameters/operation Unsupported operation")
+}

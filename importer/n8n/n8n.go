@@ -564,6 +564,7 @@ func init() {
 		"respondToWebhook": (*n8n).respondNode,
 		"gmail":            (*n8n).gmailNode,
 		"googleSheets":     (*n8n).googleSheetsNode,
+		"googleDrive":      (*n8n).googleDriveNode,
 		// A sub-workflow's trigger; the node that calls one is not converted.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 	}

@@ -176,7 +176,7 @@ func (n *n8n) appOperation(node *n8nNode, app, defResource, defOperation string,
 // that does not is refused in a loop (appOperation), the loop is not.
 func appPerItem(node *n8nNode) (app, perItem bool) {
 	switch node.typ {
-	case "gmail":
+	case "gmail", "googleDrive":
 		return true, true
 	case "googleSheets":
 		// Get Row(s) from v4.2, on a spreadsheet and sheet the node names

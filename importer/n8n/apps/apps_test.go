@@ -227,6 +227,19 @@ func TestGmailMessageMarkAsRead(t *testing.T) {
 	wantItems(t, out, "["+answer+"]")
 }
 
+// Google Drive's Delete: PATCH …/files/ID {trashed: true} to the trash,
+// DELETE with Delete Permanently, supportsAllDrives=true either way; the
+// item is {id, success} (deleteFile.operation).
+func TestGoogleDriveFileDelete(t *testing.T) {
+	out, reqs := runFlow(t, "google_drive_file_delete", map[string]any{"file_id": "1Fx"}, replyJSON(`{"id": "1Fx", "trashed": true}`))
+	wantRequests(t, reqs, apiRequest{Method: "PATCH", Path: "/drive/v3/files/1Fx", Query: "supportsAllDrives=true", Type: "application/json", Body: `{"trashed":true}`})
+	wantItems(t, out, `[{"id": "1Fx", "success": true}]`)
+	_, reqs = runFlow(t, "google_drive_file_delete", map[string]any{"file_id": "1Fx", "permanently": true}, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
+	if len(reqs) != 1 || reqs[0].Method != "DELETE" || reqs[0].Body != "" {
+		t.Errorf("permanently: %+v", reqs)
+	}
+}
+
 // Google Sheets' Get Row(s): the sheet found by its ID, then its values
 // as objects by the header row with their row_number, empty rows and
 // columns left out, short rows padded with "" (GoogleSheetsV2
