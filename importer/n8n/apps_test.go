@@ -493,3 +493,26 @@ func TestGoogleDriveImported(t *testing.T) {
 	_, diags := importApp(t, appWorkflow(t, "drop", item, download))
 	wantDiags(t, diags, "error /nodes/2/parameters/operation Unsupported operation")
 }
+
+// A node whose parameters hold a problem becomes a step that fails with
+// it (--partial), and the registry's flow and the app's secret are not
+// written for it: the flow would be no one's. From
+// enescingoz+awesome-n8n-templates/Gmail_and_Email_Automation__InboxZero_Lite_-_AI_Email_Classifier.json
+// ($env is not converted).
+func TestAppNodeWithProblem(t *testing.T) {
+	node := `{"parameters": {"operation": "append", "documentId": {"__rl": true, "value": "={{ $env.INBOXZERO_SHEET_ID }}", "mode": "id"}, "sheetName": {"__rl": true, "value": "Lite Log", "mode": "name"}, "columns": {"mappingMode": "defineBelow", "value": {"Date": "={{ $json.date }}"}}, "options": {}}, "id": "log-sheets", "name": "Log to Sheets", "type": "n8n-nodes-base.googleSheets", "typeVersion": 4.5, "position": [1080, 400]}`
+	res, diags := importer.Import([]importer.File{{Name: "wf.json", Bytes: appWorkflow(t, "inbox", node)}}, importer.Options{Partial: true})
+	if res == nil {
+		t.Fatal(diags.Error())
+	}
+	var names []string
+	for _, f := range res.Files {
+		names = append(names, f.Name)
+	}
+	if strings.Join(names, " ") != "inbox.flow.hcl" || len(res.Secrets) != 0 {
+		t.Errorf("files %v, secrets %v", names, res.Secrets)
+	}
+	if d := importer.Check(res.Files); d.HasErrors() {
+		t.Error(d.Error())
+	}
+}

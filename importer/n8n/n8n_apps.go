@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowctl/flowctl/importer"
 	"github.com/flowctl/flowctl/importer/n8n/apps"
+	"github.com/hashicorp/hcl/v2"
 )
 
 // App nodes (Gmail, Google Sheets, Google Drive…) become steps that use
@@ -63,7 +64,13 @@ func (n *n8n) appStep(node *n8nNode, in n8nItems, s *n8nScope, call appCall) []n
 		// A bug of the converter: it names a flow the registry lacks.
 		panic("importer/n8n/apps has no flow " + call.flow)
 	}
-	if !n.appSecret(node, call) {
+	s.flush()
+	for _, o := range call.scopes {
+		o.flush()
+	}
+	// A node with a problem becomes a step that fails with it: the
+	// registry's flow, and the app's secret, are not written for it.
+	if n.nodeFailed(node) || !n.appSecret(node, call) {
 		return nil
 	}
 	n.Beside(call.flow+apps.Suffix, src)
@@ -78,10 +85,6 @@ func (n *n8n) appStep(node *n8nNode, in n8nItems, s *n8nScope, call appCall) []n
 	}
 	n.retry(node, body)
 	n.dependsOn(body, in)
-	s.flush()
-	for _, o := range call.scopes {
-		o.flush()
-	}
 	times := "once for each item"
 	if call.once {
 		times = "once for all the items"
@@ -188,4 +191,16 @@ func appPerItem(node *n8nNode) (app, perItem bool) {
 		return true, (op == "" || op == "read") && node.version > 4.1 && literal(doc) && literal(sheet)
 	}
 	return false, false
+}
+
+// nodeFailed reports whether an error was reported at the node (its JSON
+// path or one under it).
+func (n *n8n) nodeFailed(node *n8nNode) bool {
+	for _, d := range n.Diags {
+		o, ok := d.Extra.(importer.Origin)
+		if d.Severity == hcl.DiagError && ok && o.File == n.Src.Name && (o.Path == node.j.Ptr || strings.HasPrefix(o.Path, node.j.Ptr+"/")) {
+			return true
+		}
+	}
+	return false
 }
