@@ -516,3 +516,31 @@ func TestAppNodeWithProblem(t *testing.T) {
 		t.Error(d.Error())
 	}
 }
+
+// Google Sheets' Append or Update Row v4.3: the document's ID found in
+// the URL an item holds (n8n's getSpreadsheetId), the row appended when
+// no row has its Name. From
+// oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__data-integration__2141-add-product-ideas-to-google-sheets-via-a-slack__workflow.json
+// (its Webhook node is a Code node here).
+func TestGoogleSheetsAppendOrUpdateImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {body: {text: 'Idea', user_name: 'ann'}, 'Google Sheets URL': 'https://docs.google.com/spreadsheets/d/17mugx8JYjbxaTMK9aqDkJywbc0NlNmStGYq-M5fKmG8/edit'}}]"}, "name": "Webhook", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "1caf810e-8b40-4430-8840-8e17a176b67a", "name": "Add to Google Sheets", "type": "n8n-nodes-base.googleSheets", "position": [1780, 360], "parameters": {"columns": {"value": {"Name": "={{ $('Webhook').item.json.body.text }}", "Creator": "={{ $('Webhook').item.json.body.user_name }}"}, "schema": [{"id": "Name", "type": "string", "display": true, "removed": false, "required": false, "displayName": "Name", "defaultMatch": false, "canBeUsedToMatch": true}, {"id": "Creator", "type": "string", "display": true, "required": false, "displayName": "Creator", "defaultMatch": false, "canBeUsedToMatch": true}], "mappingMode": "defineBelow", "matchingColumns": ["Name"]}, "options": {"cellFormat": "USER_ENTERED"}, "operation": "appendOrUpdate", "sheetName": {"__rl": true, "mode": "list", "value": "gid=0", "cachedResultName": "Sheet1"}, "documentId": {"__rl": true, "mode": "url", "value": "={{ $json['Google Sheets URL'] }}"}}, "typeVersion": 4.3}`
+	files, diags := importApp(t, appWorkflow(t, "ideas", item, node))
+	wantDiags(t, diags, "warning /nodes/2/parameters OAuth2 access token")
+	srv, reqs := standIn(t, func(r *http.Request) string {
+		switch {
+		case !strings.Contains(r.URL.Path, "/values"):
+			return `{"sheets": [{"properties": {"sheetId": 0, "title": "Sheet1"}}]}`
+		case r.Method == "GET":
+			return `{"values": [["Name", "Creator"], ["Old", "bob"]]}`
+		}
+		return `{}`
+	})
+	out := runImported(t, files, "ideas", map[string]string{"google_sheets": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["add_to_google_sheets"], `[{"Name": "Idea", "Creator": "ann"}]`)
+	wantJSON(t, "requests", *reqs, `[
+		"GET /v4/spreadsheets/17mugx8JYjbxaTMK9aqDkJywbc0NlNmStGYq-M5fKmG8?fields=sheets.properties",
+		"GET /v4/spreadsheets/17mugx8JYjbxaTMK9aqDkJywbc0NlNmStGYq-M5fKmG8/values/'Sheet1'?dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=FORMATTED_VALUE",
+		"POST /v4/spreadsheets/17mugx8JYjbxaTMK9aqDkJywbc0NlNmStGYq-M5fKmG8:batchUpdate {\"requests\":[{\"appendDimension\":{\"dimension\":\"ROWS\",\"length\":1,\"sheetId\":0}}]}",
+		"PUT /v4/spreadsheets/17mugx8JYjbxaTMK9aqDkJywbc0NlNmStGYq-M5fKmG8/values/Sheet1!3:3?valueInputOption=USER_ENTERED {\"range\":\"Sheet1!3:3\",\"values\":[[\"Idea\",\"ann\"]]}"]`)
+}

@@ -419,3 +419,34 @@ func TestGmailMessageSend(t *testing.T) {
 		t.Errorf("an address without @: %s", failed)
 	}
 }
+
+// Google Sheets' Append or Update Row (Map Each Column Manually): the
+// rows matched updated with one values:batchUpdate, the others appended
+// after the last row, under the header; the items are the rows mapped.
+// The requests and items are those n8n's appendOrUpdate.operation gives
+// on the same answers (n8n 2.8.4's code run with node).
+func TestGoogleSheetsAppendOrUpdateRows(t *testing.T) {
+	reply := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case !strings.Contains(r.URL.Path, "/values"):
+			io.WriteString(w, `{"sheets": [{"properties": {"sheetId": 207843712, "title": "Session"}}]}`)
+		case r.Method == "GET":
+			io.WriteString(w, `{"values": [["SESSION", "STATE", "USER"], ["s1", "active", "u1"], ["s2", "active", "u2"]]}`)
+		default:
+			io.WriteString(w, `{}`)
+		}
+	}
+	out, reqs := runFlow(t, "google_sheets_append_or_update_rows", map[string]any{"document_id": "1MCJ", "sheet": "207843712", "match_column": "SESSION",
+		"schema": []string{"SESSION", "STATE", "USER"},
+		"rows":   []map[string]any{{"STATE": "expire", "SESSION": "s2"}, {"STATE": "new", "SESSION": "s9"}}}, reply)
+	wantRequests(t, reqs[1:],
+		apiRequest{Method: "GET", Path: "/v4/spreadsheets/1MCJ/values/'Session'", Query: "dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=FORMATTED_VALUE"},
+		apiRequest{Method: "POST", Path: "/v4/spreadsheets/1MCJ/values:batchUpdate", Type: "application/json",
+			Body: `{"data":[{"range":"Session!B3","values":[["expire"]]}],"valueInputOption":"USER_ENTERED"}`},
+		apiRequest{Method: "POST", Path: "/v4/spreadsheets/1MCJ:batchUpdate", Type: "application/json",
+			Body: `{"requests":[{"appendDimension":{"dimension":"ROWS","length":1,"sheetId":207843712}}]}`},
+		apiRequest{Method: "PUT", Path: "/v4/spreadsheets/1MCJ/values/Session!4:4", Query: "valueInputOption=USER_ENTERED", Type: "application/json",
+			Body: `{"range":"Session!4:4","values":[["s9","new",""]]}`})
+	wantItems(t, out, `[{"STATE": "expire", "SESSION": "s2"}, {"STATE": "new", "SESSION": "s9"}]`)
+}
