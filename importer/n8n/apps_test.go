@@ -1,16 +1,20 @@
 package n8n_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/mail"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -203,6 +207,7 @@ func standIn(t *testing.T, reply func(r *http.Request) string) (*httptest.Server
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(b))
 		line := r.Method + " " + r.URL.EscapedPath()
 		if r.URL.RawQuery != "" {
 			line += "?" + r.URL.RawQuery
@@ -364,4 +369,178 @@ func TestGoogleSheetsUpdateImported(t *testing.T) {
 	if got := (*reqs)[len(*reqs)-1]; got != `POST /v4/spreadsheets/1MCJLAqKP0Y7Qr68ZYoSSBeEVyKI1QgAAZnlEiyqkzXo/values:batchUpdate {"data":[{"range":"Session!B3","values":[["expire"]]}],"valueInputOption":"USER_ENTERED"}` {
 		t.Errorf("the update: %s\n%s", got, files["session.flow.hcl"])
 	}
+}
+
+// In a Loop Over Items, an app node that runs its operation for each
+// item leaves the loop one pass (Gmail); one that takes a batch at once
+// (Google Sheets' Append Row) is refused, not the loop, so --partial
+// writes the flow with a step standing for it. From
+// oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__0442_Splitout_Schedule_Send_Scheduled.json
+// and …/automation__1483_Limit_Code_Automation_Webhook.json.
+func TestAppInLoop(t *testing.T) {
+	wf := func(app string) []byte {
+		return []byte(`{"name": "loop", "nodes": [
+			{"parameters": {}, "name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "position": [0, 0]},
+			{"parameters": {"jsCode": "return [{json: {id: 'a'}}, {json: {id: 'b'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]},
+			{"parameters": {"options": {}}, "name": "Loop Over Items", "type": "n8n-nodes-base.splitInBatches", "typeVersion": 3, "position": [200, 0]},
+			` + app + `],
+			"connections": {"Start": {"main": [[{"node": "Item", "type": "main", "index": 0}]]},
+				"Item": {"main": [[{"node": "Loop Over Items", "type": "main", "index": 0}]]},
+				"Loop Over Items": {"main": [[], [{"node": "App", "type": "main", "index": 0}]]},
+				"App": {"main": [[{"node": "Loop Over Items", "type": "main", "index": 0}]]}}}`)
+	}
+	gmail := `{"parameters": {"labelIds": ["Label_1"], "messageId": "={{ $json.id }}", "operation": "addLabels"}, "name": "App", "type": "n8n-nodes-base.gmail", "typeVersion": 2.1, "position": [300, 0]}`
+	_, diags := importApp(t, wf(gmail))
+	wantDiags(t, diags, "warning /nodes/2 Loop as one pass", "warning /nodes/3/parameters OAuth2 access token")
+	sheets := `{"parameters": {"operation": "append", "documentId": {"__rl": true, "value": "1InboxZeroSheetIdInboxZero0", "mode": "id"}, "sheetName": {"__rl": true, "value": "Log", "mode": "name"}, "columns": {"mappingMode": "autoMapInputData", "value": {}}, "options": {}}, "name": "App", "type": "n8n-nodes-base.googleSheets", "typeVersion": 4.5, "position": [300, 0]}`
+	_, diags = importApp(t, wf(sheets))
+	wantDiags(t, diags, "warning /nodes/2 Loop as one pass", "error /nodes/3 Unsupported loop")
+	res, _ := importer.Import([]importer.File{{Name: "wf.json", Bytes: wf(sheets)}}, importer.Options{Partial: true})
+	if res == nil {
+		t.Error("--partial writes nothing")
+	}
+}
+
+// Gmail's Send v2.1, HTML (the default) without n8n's attribution: a
+// message for each item, the message's HTML the item's; with the
+// attribution on (v2.1's default) an HTML message is refused, n8n's link
+// naming its instance. From
+// oxbshw+ultimate-n8n-ai-workflows/automation__1543_Manual_Openai_Automation_Triggered.json.
+func TestGmailSendImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {data: '<p>one</p>'}}, {json: {data: '<p>two</p>'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "a27d8664-dc87-4458-9f12-970b88ab6515", "name": "Send via Gmail", "type": "n8n-nodes-base.gmail", "position": [2160, 320], "parameters": {"sendTo": "teds.tech.talks@gmail.com", "message": "={{ $json.data }}", "options": {"appendAttribution": false}, "subject": "Feedback form response"}, "credentials": {"gmailOAuth2": {"id": "UllrXlZsDnkdA3tT", "name": "Gmail account"}}, "typeVersion": 2.1}`
+	files, diags := importApp(t, appWorkflow(t, "feedback", item, node))
+	wantDiags(t, diags, "warning /nodes/2/credentials/gmailOAuth2 OAuth2 access token")
+	wantIn(t, files["feedback.flow.hcl"], `step "send_via_gmail" {
+  use      = "flow.gmail_message_send"
+  for_each = step.item.items
+  send_to  = "teds.tech.talks@gmail.com"
+  subject  = "Feedback form response"
+  message  = each.value.data
+}`)
+	// The answer names the message by its text: the calls run at once.
+	srv, reqs := standIn(t, func(r *http.Request) string {
+		var b struct{ Raw string }
+		json.NewDecoder(r.Body).Decode(&b)
+		raw, _ := base64.RawURLEncoding.DecodeString(b.Raw)
+		n := 1
+		if strings.Contains(string(raw), base64.StdEncoding.EncodeToString([]byte("<p>two</p>"))) {
+			n = 2
+		}
+		return fmt.Sprintf(`{"id": "m%d", "threadId": "t%d", "labelIds": ["SENT"]}`, n, n)
+	})
+	out := runImported(t, files, "feedback", map[string]string{"gmail": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["send_via_gmail"], `[{"id": "m1", "threadId": "t1", "labelIds": ["SENT"]}, {"id": "m2", "threadId": "t2", "labelIds": ["SENT"]}]`)
+	var bodies []string
+	for _, r := range *reqs {
+		var b struct{ Raw string }
+		_, js, _ := strings.Cut(r, " {")
+		json.Unmarshal([]byte("{"+js), &b)
+		raw, _ := base64.RawURLEncoding.DecodeString(b.Raw)
+		msg, err := mail.ReadMessage(strings.NewReader(string(raw)))
+		if err != nil {
+			t.Fatalf("%s: %v", r, err)
+		}
+		text, _ := io.ReadAll(base64.NewDecoder(base64.StdEncoding, msg.Body))
+		bodies = append(bodies, msg.Header.Get("To")+" "+msg.Header.Get("Content-Type")+" "+string(text))
+	}
+	slices.Sort(bodies)
+	if got := strings.Join(bodies, "\n"); got != "teds.tech.talks@gmail.com text/html; charset=utf-8 <p>one</p>\nteds.tech.talks@gmail.com text/html; charset=utf-8 <p>two</p>" {
+		t.Errorf("messages:\n%s", got)
+	}
+
+	_, diags = importApp(t, appWorkflow(t, "feedback", item, strings.Replace(node, `"options": {"appendAttribution": false}, `, "", 1)))
+	wantDiags(t, diags, "error /nodes/2/parameters Unsupported option")
+}
+
+// Gmail's Mark as Read, for each item. From
+// Zie619+n8n-workflows/workflows__Extractfromfile__1764_Extractfromfile_HTTP_Automation_Webhook.json
+// (its message ID is $('Gmail Trigger1').item.json.id there: the item's
+// here).
+func TestGmailMarkAsReadImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {id: '18c1'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "e64aac5c-a314-46b6-b7db-fc0d6f450e1f", "name": "Gmail", "type": "n8n-nodes-base.gmail", "position": [1240, 0], "webhookId": "556cbee3-8de0-4645-9e91-e7c0c252f2ab", "parameters": {"messageId": "={{ $json.id }}", "operation": "markAsRead"}, "credentials": {"gmailOAuth2": {"id": "v8YJP3VfeGtRk5la", "name": "Gmail account"}}, "typeVersion": 2.1}`
+	files, _ := importApp(t, appWorkflow(t, "read", item, node))
+	wantIn(t, files["read.flow.hcl"], `step "gmail" {
+  use        = "flow.gmail_message_mark_as_read"
+  for_each   = step.item.items
+  message_id = each.value.id
+}`)
+	srv, reqs := standIn(t, func(r *http.Request) string { return `{"id": "18c1", "threadId": "18c0", "labelIds": ["INBOX"]}` })
+	out := runImported(t, files, "read", map[string]string{"gmail": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["gmail"], `[{"id": "18c1", "threadId": "18c0", "labelIds": ["INBOX"]}]`)
+	wantJSON(t, "requests", *reqs, `["POST /gmail/v1/users/me/messages/18c1/modify {\"removeLabelIds\":[\"UNREAD\"]}"]`)
+}
+
+// Google Drive's Delete, for each item; Download is refused, the file
+// being n8n's binary data. From
+// Zie619+n8n-workflows/workflows__Odoo__0977_Odoo_Code_Import_Scheduled.json.
+func TestGoogleDriveImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {id: '1Fx'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "cd82a937-7129-4baf-9515-41ab5aef497d", "name": "Drop Old Images", "type": "n8n-nodes-base.googleDrive", "position": [1480, 340], "parameters": {"fileId": {"__rl": true, "mode": "id", "value": "={{ $json.id }}"}, "options": {}, "operation": "deleteFile"}, "credentials": {"googleDriveOAuth2Api": {"id": "HTm4uAxSPW7DoxGv", "name": "Google Drive Administrator"}}, "typeVersion": 3}`
+	files, _ := importApp(t, appWorkflow(t, "drop", item, node))
+	wantIn(t, files["drop.flow.hcl"], `step "drop_old_images" {
+  use      = "flow.google_drive_file_delete"
+  for_each = step.item.items
+  file_id  = each.value.id
+}`)
+	srv, reqs := standIn(t, func(r *http.Request) string { return `{"id": "1Fx"}` })
+	out := runImported(t, files, "drop", map[string]string{"google_drive": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["drop_old_images"], `[{"id": "1Fx", "success": true}]`)
+	wantJSON(t, "requests", *reqs, `["PATCH /drive/v3/files/1Fx?supportsAllDrives=true {\"trashed\":true}"]`)
+
+	download := strings.Replace(node, `"deleteFile"`, `"download"`, 1)
+	_, diags := importApp(t, appWorkflow(t, "drop", item, download))
+	wantDiags(t, diags, "error /nodes/2/parameters/operation Unsupported operation")
+}
+
+// A node whose parameters hold a problem becomes a step that fails with
+// it (--partial), and the registry's flow and the app's secret are not
+// written for it: the flow would be no one's. From
+// enescingoz+awesome-n8n-templates/Gmail_and_Email_Automation__InboxZero_Lite_-_AI_Email_Classifier.json
+// ($env is not converted).
+func TestAppNodeWithProblem(t *testing.T) {
+	node := `{"parameters": {"operation": "append", "documentId": {"__rl": true, "value": "={{ $env.INBOXZERO_SHEET_ID }}", "mode": "id"}, "sheetName": {"__rl": true, "value": "Lite Log", "mode": "name"}, "columns": {"mappingMode": "defineBelow", "value": {"Date": "={{ $json.date }}"}}, "options": {}}, "id": "log-sheets", "name": "Log to Sheets", "type": "n8n-nodes-base.googleSheets", "typeVersion": 4.5, "position": [1080, 400]}`
+	res, diags := importer.Import([]importer.File{{Name: "wf.json", Bytes: appWorkflow(t, "inbox", node)}}, importer.Options{Partial: true})
+	if res == nil {
+		t.Fatal(diags.Error())
+	}
+	var names []string
+	for _, f := range res.Files {
+		names = append(names, f.Name)
+	}
+	if strings.Join(names, " ") != "inbox.flow.hcl" || len(res.Secrets) != 0 {
+		t.Errorf("files %v, secrets %v", names, res.Secrets)
+	}
+	if d := importer.Check(res.Files); d.HasErrors() {
+		t.Error(d.Error())
+	}
+}
+
+// Google Sheets' Append or Update Row v4.3: the document's ID found in
+// the URL an item holds (n8n's getSpreadsheetId), the row appended when
+// no row has its Name. From
+// oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__data-integration__2141-add-product-ideas-to-google-sheets-via-a-slack__workflow.json
+// (its Webhook node is a Code node here).
+func TestGoogleSheetsAppendOrUpdateImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {body: {text: 'Idea', user_name: 'ann'}, 'Google Sheets URL': 'https://docs.google.com/spreadsheets/d/17mugx8JYjbxaTMK9aqDkJywbc0NlNmStGYq-M5fKmG8/edit'}}]"}, "name": "Webhook", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "1caf810e-8b40-4430-8840-8e17a176b67a", "name": "Add to Google Sheets", "type": "n8n-nodes-base.googleSheets", "position": [1780, 360], "parameters": {"columns": {"value": {"Name": "={{ $('Webhook').item.json.body.text }}", "Creator": "={{ $('Webhook').item.json.body.user_name }}"}, "schema": [{"id": "Name", "type": "string", "display": true, "removed": false, "required": false, "displayName": "Name", "defaultMatch": false, "canBeUsedToMatch": true}, {"id": "Creator", "type": "string", "display": true, "required": false, "displayName": "Creator", "defaultMatch": false, "canBeUsedToMatch": true}], "mappingMode": "defineBelow", "matchingColumns": ["Name"]}, "options": {"cellFormat": "USER_ENTERED"}, "operation": "appendOrUpdate", "sheetName": {"__rl": true, "mode": "list", "value": "gid=0", "cachedResultName": "Sheet1"}, "documentId": {"__rl": true, "mode": "url", "value": "={{ $json['Google Sheets URL'] }}"}}, "typeVersion": 4.3}`
+	files, diags := importApp(t, appWorkflow(t, "ideas", item, node))
+	wantDiags(t, diags, "warning /nodes/2/parameters OAuth2 access token")
+	srv, reqs := standIn(t, func(r *http.Request) string {
+		switch {
+		case !strings.Contains(r.URL.Path, "/values"):
+			return `{"sheets": [{"properties": {"sheetId": 0, "title": "Sheet1"}}]}`
+		case r.Method == "GET":
+			return `{"values": [["Name", "Creator"], ["Old", "bob"]]}`
+		}
+		return `{}`
+	})
+	out := runImported(t, files, "ideas", map[string]string{"google_sheets": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["add_to_google_sheets"], `[{"Name": "Idea", "Creator": "ann"}]`)
+	wantJSON(t, "requests", *reqs, `[
+		"GET /v4/spreadsheets/17mugx8JYjbxaTMK9aqDkJywbc0NlNmStGYq-M5fKmG8?fields=sheets.properties",
+		"GET /v4/spreadsheets/17mugx8JYjbxaTMK9aqDkJywbc0NlNmStGYq-M5fKmG8/values/'Sheet1'?dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=FORMATTED_VALUE",
+		"POST /v4/spreadsheets/17mugx8JYjbxaTMK9aqDkJywbc0NlNmStGYq-M5fKmG8:batchUpdate {\"requests\":[{\"appendDimension\":{\"dimension\":\"ROWS\",\"length\":1,\"sheetId\":0}}]}",
+		"PUT /v4/spreadsheets/17mugx8JYjbxaTMK9aqDkJywbc0NlNmStGYq-M5fKmG8/values/Sheet1!3:3?valueInputOption=USER_ENTERED {\"range\":\"Sheet1!3:3\",\"values\":[[\"Idea\",\"ann\"]]}"]`)
 }

@@ -108,6 +108,9 @@ type n8n struct {
 	callable, subflow string
 	elsewhere         map[string]bool
 	loops             int // the loops of connections found (markLoops)
+	// batched are the app nodes that take a loop's batch at once, and
+	// the loop's name.
+	batched map[*n8nNode]string
 }
 
 // n8nPrefix is the package of n8n's core nodes.
@@ -125,7 +128,7 @@ func convertN8N(c *importer.Conv) {
 		c.File.Description = "The n8n workflow " + name
 	}
 	n := &n8n{Conv: c, byName: map[string]*n8nNode{}, workflow: name, creds: map[string][]string{},
-		providers: map[string]string{}, credSecrets: map[string]string{}}
+		providers: map[string]string{}, credSecrets: map[string]string{}, batched: map[*n8nNode]string{}}
 	if !n.readNodes(root) {
 		return
 	}
@@ -605,6 +608,7 @@ func init() {
 		"slack":            (*n8n).slackNode,
 		"airtable":         (*n8n).airtableNode,
 		"googleSheets":     (*n8n).googleSheetsNode,
+		"googleDrive":      (*n8n).googleDriveNode,
 		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 		"executeWorkflow":        (*n8n).executeWorkflowNode,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowctl/flowctl/importer"
 	"github.com/flowctl/flowctl/importer/n8n/apps"
+	"github.com/hashicorp/hcl/v2"
 )
 
 // App nodes (Gmail, Google Sheets, Google Drive…) become steps that use
@@ -63,7 +64,13 @@ func (n *n8n) appStep(node *n8nNode, in n8nItems, s *n8nScope, call appCall) []n
 		// A bug of the converter: it names a flow the registry lacks.
 		panic("importer/n8n/apps has no flow " + call.flow)
 	}
-	if !n.appSecret(node, call) {
+	s.flush()
+	for _, o := range call.scopes {
+		o.flush()
+	}
+	// A node with a problem becomes a step that fails with it: the
+	// registry's flow, and the app's secret, are not written for it.
+	if n.nodeFailed(node) || !n.appSecret(node, call) {
 		return nil
 	}
 	n.Beside(call.flow+apps.Suffix, src)
@@ -78,10 +85,6 @@ func (n *n8n) appStep(node *n8nNode, in n8nItems, s *n8nScope, call appCall) []n
 	}
 	n.retry(node, body)
 	n.dependsOn(body, in)
-	s.flush()
-	for _, o := range call.scopes {
-		o.flush()
-	}
 	times := "once for each item"
 	if call.once {
 		times = "once for all the items"
@@ -140,6 +143,11 @@ func (n *n8n) appSecret(node *n8nNode, call appCall) bool {
 // the node leaves them out) and reports one the app's converter does
 // not convert, naming the node and the operation.
 func (n *n8n) appOperation(node *n8nNode, app, defResource, defOperation string, converted map[string][]string) (resource, operation string, ok bool) {
+	if loop := n.batched[node]; loop != "" {
+		n.Problem(node.where, node.j, "Unsupported loop",
+			fmt.Sprintf("the node is in loop %q, which runs it batch by batch, and it takes all the items of a batch at once (or reads its spreadsheet at the batch's first item); the flow makes the loop one pass over all the items, which would not give what n8n gives.", loop))
+		return "", "", false
+	}
 	resource, operation = node.params.Text("resource"), node.params.Text("operation")
 	if resource == "" {
 		resource = defResource
@@ -163,4 +171,38 @@ func (n *n8n) appOperation(node *n8nNode, app, defResource, defOperation string,
 	n.Problem(node.where, at, "Unsupported operation",
 		fmt.Sprintf("the %s node's %s %s operation is not converted; %s are.", app, resource, operation, strings.Join(list, ", ")))
 	return "", "", false
+}
+
+// appPerItem reports whether a node is an app node, and whether it runs
+// its operation for each item alone, so that a loop over batches of
+// items gives what one pass over them all gives (loopNotOnePass); one
+// that does not is refused in a loop (appOperation), the loop is not.
+func appPerItem(node *n8nNode) (app, perItem bool) {
+	switch node.typ {
+	case "gmail", "googleDrive", "telegram", "slack":
+		return true, true
+	case "airtable":
+		return true, airtablePerItem(node)
+	case "googleSheets":
+		// Get Row(s) from v4.2, on a spreadsheet and sheet the node names
+		// (n8n reads them at the batch's first item).
+		op := node.params.Text("operation")
+		_, doc := rlValue(node.params.Get("documentId"))
+		_, sheet := rlValue(node.params.Get("sheetName"))
+		literal := func(v *importer.JV) bool { return v != nil && (v.Kind != 's' || !strings.HasPrefix(v.Str, "=")) }
+		return true, (op == "" || op == "read") && node.version > 4.1 && literal(doc) && literal(sheet)
+	}
+	return false, false
+}
+
+// nodeFailed reports whether an error was reported at the node (its JSON
+// path or one under it).
+func (n *n8n) nodeFailed(node *n8nNode) bool {
+	for _, d := range n.Diags {
+		o, ok := d.Extra.(importer.Origin)
+		if d.Severity == hcl.DiagError && ok && o.File == n.Src.Name && (o.Path == node.j.Ptr || strings.HasPrefix(o.Path, node.j.Ptr+"/")) {
+			return true
+		}
+	}
+	return false
 }

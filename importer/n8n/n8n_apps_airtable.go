@@ -267,15 +267,11 @@ func (n *n8n) airtableValue(node *n8nNode, s *n8nScope, v *importer.JV, typ, nam
 	return nil, false
 }
 
-// appPerItem reports whether an app node (Telegram, Slack, Airtable,
-// Gmail) gives the same items for a Loop Over Items made one pass as
-// batch by batch: each runs its operation once for each item; Airtable
-// reads its base and table for the first item, the same in every batch
-// when they are not expressions.
-func appPerItem(node *n8nNode) bool {
-	if node.typ != "airtable" {
-		return true
-	}
+// airtablePerItem reports whether an Airtable node gives the same items
+// for a Loop Over Items made one pass as batch by batch: it reads its
+// base and table for the first item, the same in every batch when they
+// are not expressions.
+func airtablePerItem(node *n8nNode) bool {
 	for _, k := range []string{"base", "table"} {
 		v := node.params.Get(k)
 		if v != nil && v.Kind == 'o' {

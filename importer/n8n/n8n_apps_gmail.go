@@ -1,13 +1,15 @@
 package n8n
 
 import (
+	"fmt"
+
 	"github.com/flowctl/flowctl/importer"
 )
 
 // gmailOps are the operations of the Gmail node v2 (GmailV2.node.js)
 // converted, by resource.
 var gmailOps = map[string][]string{
-	"message": {"addLabels"},
+	"message": {"addLabels", "markAsRead", "send"},
 }
 
 // gmailNode is the Gmail node v2: each operation a flow of the registry,
@@ -36,6 +38,65 @@ func (n *n8n) gmailNode(node *n8nNode, in n8nItems) []n8nItems {
 			{Name: "message_id", Value: s.textValue(p.Get("messageId"), "message_id")},
 			{Name: "label_ids", Value: s.value(p.Get("labelIds"), "label_ids")},
 		}
+	case "message markAsRead":
+		call.flow, call.what = "gmail_message_mark_as_read", "marks the message as read"
+		call.args = []importer.Member{{Name: "message_id", Value: s.textValue(p.Get("messageId"), "message_id")}}
+	case "message send":
+		if !n.gmailSend(node, s, &call) {
+			return nil
+		}
 	}
 	return n.appStep(node, in, s, call)
+}
+
+// gmailSend reads Send's parameters: the recipients, subject and message
+// for each item, the email type (HTML by default), and the options
+// converted — CC, BCC, Reply To, Sender Name and Append n8n Attribution
+// (on by default from v2.1), which an HTML message cannot have: n8n's
+// link names its instance.
+func (n *n8n) gmailSend(node *n8nNode, s *n8nScope, call *appCall) bool {
+	p := node.params
+	call.flow, call.what = "gmail_message_send", "sends the message"
+	call.args = []importer.Member{
+		{Name: "send_to", Value: s.textValue(jvOrDefault(p.Get("sendTo"), ""), "send_to")},
+		{Name: "subject", Value: s.textValue(jvOrDefault(p.Get("subject"), ""), "subject")},
+		{Name: "message", Value: s.textValue(jvOrDefault(p.Get("message"), ""), "message")},
+	}
+	typ := p.Text("emailType")
+	if typ == "" {
+		typ = "html"
+	}
+	if typ != "html" {
+		call.args = append(call.args, importer.Member{Name: "email_type", Value: importer.Str(typ)})
+	}
+	attribution := node.version >= 2.1
+	opts := p.Get("options")
+	if opts != nil {
+		for _, k := range opts.Keys {
+			v := opts.Get(k)
+			switch k {
+			case "ccList", "bccList", "replyTo", "senderName":
+				name := map[string]string{"ccList": "cc", "bccList": "bcc", "replyTo": "reply_to", "senderName": "sender_name"}[k]
+				call.args = append(call.args, importer.Member{Name: name, Value: s.textValue(v, name)})
+			case "appendAttribution":
+				if v.Kind != 'b' {
+					n.Problem(node.where, v, "Unsupported option", "Append n8n Attribution is converted when it is true or false.")
+					return false
+				}
+				attribution = v.Bool
+			default:
+				n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("Send's option %s is not converted; CC, BCC, Reply To, Sender Name and Append n8n Attribution are.", k))
+				return false
+			}
+		}
+	}
+	if attribution && typ == "html" {
+		n.Problem(node.where, orParams(opts, node), "Unsupported option",
+			"Append n8n Attribution on an HTML message is not converted: n8n's link names the n8n instance; turn the option off, or send text.")
+		return false
+	}
+	if attribution {
+		call.args = append(call.args, importer.Member{Name: "attribution", Value: importer.Code("true")})
+	}
+	return true
 }

@@ -11,7 +11,7 @@ import (
 // sheetsOps are the operations of the Google Sheets node v3 and v4
 // (GoogleSheetsV2.node.js) converted, by resource.
 var sheetsOps = map[string][]string{
-	"sheet": {"append", "read", "update"},
+	"sheet": {"append", "appendOrUpdate", "read", "update"},
 }
 
 // googleSheetsNode is the Google Sheets node from v3: n8n's router reads
@@ -51,8 +51,8 @@ func (n *n8n) googleSheetsNode(node *n8nNode, in n8nItems) []n8nItems {
 		return n.sheetsRead(node, in, first, call)
 	case "append":
 		return n.sheetsAppend(node, in, call)
-	case "update":
-		return n.sheetsUpdate(node, in, call)
+	case "update", "appendOrUpdate":
+		return n.sheetsUpdate(node, in, call, op == "appendOrUpdate")
 	}
 	return nil
 }
@@ -312,13 +312,22 @@ func (n *n8n) sheetsRows(node *n8nNode, in n8nItems, call *appCall, schema bool)
 // to match on holds the row's value there, written with one
 // values:batchUpdate; the items are the rows mapped (none when no cell is
 // written), each paired with its input item.
-func (n *n8n) sheetsUpdate(node *n8nNode, in n8nItems, call appCall) []n8nItems {
+//
+// Append or Update Row (upsert) is the same, the rows no row matches
+// appended after the last row (an empty sheet is a run-time error: n8n
+// then maps the items' fields in their order, which a flow does not
+// know), from v4.4 the header checked against the node's columns; its
+// items are all the rows mapped.
+func (n *n8n) sheetsUpdate(node *n8nNode, in n8nItems, call appCall, upsert bool) []n8nItems {
 	p := node.params
 	if n.tooOld(node, "Google Sheets' Update Row", 4) {
 		return nil
 	}
 	s := n.appScope(node, in)
 	call.flow, call.what, call.once = "google_sheets_update_rows", "updates the rows", true
+	if upsert {
+		call.flow, call.what = "google_sheets_append_or_update_rows", "updates the rows, appends the others"
+	}
 	if opts := p.Get("options"); opts != nil {
 		for _, k := range opts.Keys {
 			switch k {
@@ -338,7 +347,7 @@ func (n *n8n) sheetsUpdate(node *n8nNode, in n8nItems, call appCall) []n8nItems 
 		n.Problem(node.where, orParams(p.Get("columns", "matchingColumns"), node), "Unsupported option", "Update Row needs a column to match on, a name; n8n fails the node without one.")
 		return nil
 	}
-	rows, _, ok := n.sheetsRows(node, in, &call, false)
+	rows, _, ok := n.sheetsRows(node, in, &call, upsert)
 	if !ok {
 		return nil
 	}
@@ -354,7 +363,7 @@ func (n *n8n) sheetsUpdate(node *n8nNode, in n8nItems, call appCall) []n8nItems 
 	} else if node.version < 4.1 {
 		call.args = append(call.args, importer.Member{Name: "cell_format", Value: importer.Str("RAW")})
 	}
-	if node.version >= 4.6 {
+	if node.version >= 4.6 && !upsert {
 		call.args = append(call.args, importer.Member{Name: "check_row_number", Value: importer.Code("true")})
 	}
 	step := importer.Ref("step", node.step)

@@ -114,10 +114,6 @@ func (n *n8n) loopNotOnePass(loop *n8nNode, body map[*n8nNode]bool) string {
 		switch node.typ {
 		case "set", "httpRequest", "if", "filter", "switch", "noOp", "wait", "stopAndError", "postgres", "splitOut":
 			continue
-		case "telegram", "slack", "airtable", "gmail":
-			if appPerItem(node) {
-				continue
-			}
 		case "code":
 			if node.params.Text("mode") == "runOnceForEachItem" {
 				continue
@@ -127,6 +123,12 @@ func (n *n8n) loopNotOnePass(loop *n8nNode, body map[*n8nNode]bool) string {
 		}
 		if !strings.HasPrefix(node.fullType, n8nPrefix) || n8nNodeTypes[node.typ] == nil {
 			continue // not converted anyway: its own diagnostic says so
+		}
+		if app, perItem := appPerItem(node); app {
+			if !perItem {
+				n.batched[node] = loop.name // the node is refused, not the loop
+			}
+			continue
 		}
 		return fmt.Sprintf("node %q (%s) takes all the items of a batch at once", node.name, node.typ)
 	}

@@ -2,11 +2,14 @@ package apps
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httptest"
+	"net/mail"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -214,6 +217,29 @@ func sheetsAPI(values string) func(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// Gmail's Mark as Read: POST …/messages/ID/modify {removeLabelIds:
+// [UNREAD]} (GmailV2.node.js, markAsRead).
+func TestGmailMessageMarkAsRead(t *testing.T) {
+	answer := `{"id": "18c1", "threadId": "18c0", "labelIds": ["INBOX"]}`
+	out, reqs := runFlow(t, "gmail_message_mark_as_read", map[string]any{"message_id": "18c1"}, replyJSON(answer))
+	wantRequests(t, reqs, apiRequest{Method: "POST", Path: "/gmail/v1/users/me/messages/18c1/modify",
+		Type: "application/json", Body: `{"removeLabelIds":["UNREAD"]}`})
+	wantItems(t, out, "["+answer+"]")
+}
+
+// Google Drive's Delete: PATCH …/files/ID {trashed: true} to the trash,
+// DELETE with Delete Permanently, supportsAllDrives=true either way; the
+// item is {id, success} (deleteFile.operation).
+func TestGoogleDriveFileDelete(t *testing.T) {
+	out, reqs := runFlow(t, "google_drive_file_delete", map[string]any{"file_id": "1Fx"}, replyJSON(`{"id": "1Fx", "trashed": true}`))
+	wantRequests(t, reqs, apiRequest{Method: "PATCH", Path: "/drive/v3/files/1Fx", Query: "supportsAllDrives=true", Type: "application/json", Body: `{"trashed":true}`})
+	wantItems(t, out, `[{"id": "1Fx", "success": true}]`)
+	_, reqs = runFlow(t, "google_drive_file_delete", map[string]any{"file_id": "1Fx", "permanently": true}, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
+	if len(reqs) != 1 || reqs[0].Method != "DELETE" || reqs[0].Body != "" {
+		t.Errorf("permanently: %+v", reqs)
+	}
+}
+
 // Google Sheets' Get Row(s): the sheet found by its ID, then its values
 // as objects by the header row with their row_number, empty rows and
 // columns left out, short rows padded with "" (GoogleSheetsV2
@@ -347,4 +373,80 @@ func TestGoogleSheetsUpdateRows(t *testing.T) {
 	if got := reqs[len(reqs)-1].Body; got != `{"data":[{"range":"Session!B2","values":[["done"]]}],"valueInputOption":"USER_ENTERED"}` {
 		t.Errorf("by row_number: %s", got)
 	}
+}
+
+// Gmail's Send: POST …/messages/send {raw}, the message as n8n's node
+// fills it — its recipients as prepareEmailsInput reads them, the
+// subject (an encoded word when not ASCII), the text trimmed with n8n's
+// attribution when asked; with a sender name, the account's address read
+// from its profile. The item is the API's answer.
+func TestGmailMessageSend(t *testing.T) {
+	reply := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/profile") {
+			io.WriteString(w, `{"emailAddress": "me@x.org"}`)
+			return
+		}
+		io.WriteString(w, `{"id": "18c2", "threadId": "18c2", "labelIds": ["SENT"]}`)
+	}
+	out, reqs := runFlow(t, "gmail_message_send", map[string]any{"send_to": "a@x.org, Bo <b@y.org>", "subject": "Grüße",
+		"message": "  Hello\n", "email_type": "text", "attribution": true, "cc": "c@z.org", "sender_name": "Me"}, reply)
+	wantItems(t, out, `[{"id": "18c2", "threadId": "18c2", "labelIds": ["SENT"]}]`)
+	if len(reqs) != 2 || reqs[0].Path != "/gmail/v1/users/me/profile" || reqs[1].Method != "POST" || reqs[1].Path != "/gmail/v1/users/me/messages/send" {
+		t.Fatalf("requests: %+v", reqs)
+	}
+	var body struct{ Raw string }
+	json.Unmarshal([]byte(reqs[1].Body), &body)
+	raw, err := base64.RawURLEncoding.DecodeString(body.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := mail.ReadMessage(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, raw)
+	}
+	subject, _ := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+	to, _ := msg.Header.AddressList("To")
+	text, _ := io.ReadAll(base64.NewDecoder(base64.StdEncoding, msg.Body))
+	got := fmt.Sprintf("From: %s\nTo: %v\nCc: %s\nSubject: %s\nType: %s\n%s", msg.Header.Get("From"), to, msg.Header.Get("Cc"), subject, msg.Header.Get("Content-Type"), text)
+	want := "From: Me <me@x.org>\nTo: [<a@x.org> \"Bo\" <b@y.org>]\nCc: c@z.org\nSubject: Grüße\nType: text/plain; charset=utf-8\nHello\n\n---\nThis email was sent automatically with n8n\nhttps://n8n.io"
+	if got != want {
+		t.Errorf("the message:\n%s\nwant\n%s", got, want)
+	}
+
+	_, _, failed := tryFlow(t, "gmail_message_send", map[string]any{"send_to": "nobody"}, reply)
+	if !strings.Contains(failed, "Invalid email address: the email address 'nobody' in the 'To' field isn't valid") {
+		t.Errorf("an address without @: %s", failed)
+	}
+}
+
+// Google Sheets' Append or Update Row (Map Each Column Manually): the
+// rows matched updated with one values:batchUpdate, the others appended
+// after the last row, under the header; the items are the rows mapped.
+// The requests and items are those n8n's appendOrUpdate.operation gives
+// on the same answers (n8n 2.8.4's code run with node).
+func TestGoogleSheetsAppendOrUpdateRows(t *testing.T) {
+	reply := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case !strings.Contains(r.URL.Path, "/values"):
+			io.WriteString(w, `{"sheets": [{"properties": {"sheetId": 207843712, "title": "Session"}}]}`)
+		case r.Method == "GET":
+			io.WriteString(w, `{"values": [["SESSION", "STATE", "USER"], ["s1", "active", "u1"], ["s2", "active", "u2"]]}`)
+		default:
+			io.WriteString(w, `{}`)
+		}
+	}
+	out, reqs := runFlow(t, "google_sheets_append_or_update_rows", map[string]any{"document_id": "1MCJ", "sheet": "207843712", "match_column": "SESSION",
+		"schema": []string{"SESSION", "STATE", "USER"},
+		"rows":   []map[string]any{{"STATE": "expire", "SESSION": "s2"}, {"STATE": "new", "SESSION": "s9"}}}, reply)
+	wantRequests(t, reqs[1:],
+		apiRequest{Method: "GET", Path: "/v4/spreadsheets/1MCJ/values/'Session'", Query: "dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=FORMATTED_VALUE"},
+		apiRequest{Method: "POST", Path: "/v4/spreadsheets/1MCJ/values:batchUpdate", Type: "application/json",
+			Body: `{"data":[{"range":"Session!B3","values":[["expire"]]}],"valueInputOption":"USER_ENTERED"}`},
+		apiRequest{Method: "POST", Path: "/v4/spreadsheets/1MCJ:batchUpdate", Type: "application/json",
+			Body: `{"requests":[{"appendDimension":{"dimension":"ROWS","length":1,"sheetId":207843712}}]}`},
+		apiRequest{Method: "PUT", Path: "/v4/spreadsheets/1MCJ/values/Session!4:4", Query: "valueInputOption=USER_ENTERED", Type: "application/json",
+			Body: `{"range":"Session!4:4","values":[["s9","new",""]]}`})
+	wantItems(t, out, `[{"STATE": "expire", "SESSION": "s2"}, {"STATE": "new", "SESSION": "s9"}]`)
 }

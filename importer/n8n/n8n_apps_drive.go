@@ -1,0 +1,76 @@
+package n8n
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/flowctl/flowctl/importer"
+)
+
+// driveOps are the operations of the Google Drive node v3
+// (GoogleDriveV2.node.js) converted, by resource.
+var driveOps = map[string][]string{
+	"file": {"deleteFile"},
+}
+
+// googleDriveNode is the Google Drive node v3, for each item. Download,
+// Upload and Update carry the file as n8n's binary data, which a flow's
+// items (JSON) do not have: they are refused with that reason.
+func (n *n8n) googleDriveNode(node *n8nNode, in n8nItems) []n8nItems {
+	if n.tooOld(node, "Google Drive", 3) {
+		return nil
+	}
+	p := node.params
+	if a := p.Text("authentication"); a != "" && a != "oAuth2" {
+		n.Problem(node.where, p.Get("authentication"), "Unsupported credential",
+			"the Google Drive node's "+a+" authentication is not converted; OAuth2 is.")
+		return nil
+	}
+	resource, op := p.Text("resource"), p.Text("operation")
+	if resource == "" {
+		resource = "file"
+	}
+	if op == "" {
+		op = "upload"
+	}
+	if resource == "file" && (op == "download" || op == "upload" || op == "update") {
+		n.Problem(node.where, orParams(p.Get("operation"), node), "Unsupported operation",
+			fmt.Sprintf("the Google Drive node's file %s operation is not converted: the file is n8n's binary data of the item, which a flow's items (JSON) do not carry.", op))
+		return nil
+	}
+	resource, op, ok := n.appOperation(node, "Google Drive", "file", "upload", driveOps)
+	if !ok {
+		return nil
+	}
+	s := n.appScope(node, in)
+	call := appCall{cred: "googleDriveOAuth2Api", oauth2: true}
+	switch resource + " " + op {
+	case "file deleteFile":
+		id, ok := n.driveID(node, s, "fileId")
+		if !ok {
+			return nil
+		}
+		call.flow, call.what = "google_drive_file_delete", "deletes the file"
+		call.args = []importer.Member{{Name: "file_id", Value: id}}
+		if perm := p.Get("options", "deletePermanently"); perm != nil {
+			call.args = append(call.args, importer.Member{Name: "permanently", Value: s.value(perm, "permanently")})
+		}
+	}
+	return n.appStep(node, in, s, call)
+}
+
+// driveID is a file or folder ID a resource locator gives from the list
+// or by ID; by URL is refused (n8n extracts it with its own patterns).
+func (n *n8n) driveID(node *n8nNode, s *n8nScope, param string) (importer.Expr, bool) {
+	rl := node.params.Get(param)
+	mode, v := rlValue(rl)
+	if v == nil || v.Kind == 's' && strings.TrimPrefix(v.Str, "=") == "" {
+		n.Problem(node.where, orParams(rl, node), "Unsupported option", "the node names no file; n8n fails the node on it too.")
+		return nil, false
+	}
+	if mode == "url" {
+		n.Problem(node.where, rl.Get("mode"), "Unsupported option", "a file given by URL is not converted; from the list or by ID is.")
+		return nil, false
+	}
+	return s.textValue(v, importer.Snake(param)), true
+}
