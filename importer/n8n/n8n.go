@@ -3,7 +3,6 @@ package n8n
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -563,67 +562,4 @@ func (n *n8n) outputs(order []*n8nNode) {
 		b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The items of n8n node %q, as a list of their json", node.name)))
 		n.File.Outputs = append(n.File.Outputs, importer.Decl{Block: b})
 	}
-}
-
-// n8nNodeTypes converts each supported node type (without the
-// n8n-nodes-base. prefix): it writes the node's steps and returns the
-// items of each of its outputs.
-var n8nNodeTypes map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItems
-
-func init() {
-	n8nNodeTypes = map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItems{
-		"manualTrigger":    (*n8n).manualTrigger,
-		"scheduleTrigger":  (*n8n).scheduleTrigger,
-		"httpRequest":      (*n8n).httpRequestOf,
-		"openAi":           (*n8n).legacyOpenAINode,
-		"code":             (*n8n).codeNode,
-		"set":              (*n8n).setNode,
-		"if":               (*n8n).ifNode,
-		"filter":           (*n8n).filterNode,
-		"merge":            (*n8n).mergeNode,
-		"splitOut":         (*n8n).splitOutNode,
-		"aggregate":        (*n8n).aggregateNode,
-		"limit":            (*n8n).limitNode,
-		"sort":             (*n8n).sortNode,
-		"noOp":             (*n8n).noOpNode,
-		"wait":             (*n8n).waitNode,
-		"switch":           (*n8n).switchNode,
-		"stopAndError":     (*n8n).stopAndErrorNode,
-		"splitInBatches":   (*n8n).splitInBatches,
-		"postgres":         (*n8n).postgresNode,
-		"webhook":          (*n8n).webhookNode,
-		"cron":             (*n8n).cronNode,
-		"formTrigger":      (*n8n).formTriggerNode,
-		"respondToWebhook": (*n8n).respondNode,
-		"function":         (*n8n).functionNode,
-		"functionItem":     (*n8n).functionItemNode,
-		"removeDuplicates": (*n8n).removeDuplicatesNode,
-		"renameKeys":       (*n8n).renameKeysNode,
-		"summarize":        (*n8n).summarizeNode,
-		"itemLists":        (*n8n).itemListsNode,
-		"compareDatasets":  (*n8n).compareDatasetsNode,
-		"telegramTrigger":  (*n8n).telegramTriggerNode,
-		"gmail":            (*n8n).gmailNode,
-		"telegram":         (*n8n).telegramNode,
-		"slack":            (*n8n).slackNode,
-		"airtable":         (*n8n).airtableNode,
-		"googleSheets":     (*n8n).googleSheetsNode,
-		"googleDrive":      (*n8n).googleDriveNode,
-		// A sub-workflow's trigger, and the node that runs one.
-		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
-		"executeWorkflow":        (*n8n).executeWorkflowNode,
-	}
-	registerFileNodes()
-}
-
-// supportedN8N lists the node types converted, for messages.
-func supportedN8N() string {
-	var names []string
-	for k := range n8nNodeTypes {
-		if binaryNodes[k] == "" && hostFileNodes[k] == "" {
-			names = append(names, k)
-		}
-	}
-	slices.Sort(names)
-	return "(" + strings.Join(names, ", ") + ")"
 }
