@@ -140,10 +140,20 @@ func (s *n8nScope) translate(src string, at *importer.JV) (importer.Expr, bool) 
 		if !ok {
 			return nil, false
 		}
+		if jsonPath.MatchString(c.text) {
+			// n8n joins a text's parts as JavaScript's join does: a field
+			// the item lacks (undefined), or null, is "", as is a path
+			// through one (the TypeError is caught).
+			e = importer.Call("coalesce", importer.Call("try", e, importer.Code("null")), importer.Str(""))
+		}
 		parts = append(parts, importer.TPart{Expr: e})
 	}
 	return importer.Template(parts, false), true
 }
+
+// jsonPath is a reference to a field of the current item, $json.a.b or
+// $json["a"][0].
+var jsonPath = regexp.MustCompile(`^\s*\$json(\.[A-Za-z_$][A-Za-z0-9_$]*|\[("[^"]*"|'[^']*'|[0-9]+)\])+\s*$`)
 
 type n8nChunk struct {
 	code       bool
