@@ -42,7 +42,7 @@ func TestAIRetrievalQA(t *testing.T) {
     provider = provider.lm_chat_groq`,
 		`system   = "You are an assistant for question-answering tasks. Use the following pieces of retrieved context to answer the question.\nIf you don't know the answer, just say that you don't know, don't try to make up an answer.\n----------------\nContext: ${join("\n\n", step.question_and_answer_chain_documents[each.key].texts)}"`,
 		`prompt = try(chomp(<<EOT
-${each.value.message.text}
+${coalesce(try(each.value.message.text, null), "")}
 Search the database with the retriever for information for the answer
 EOT
   ), null)`,
@@ -112,7 +112,7 @@ func TestAISummarization(t *testing.T) {
 Write a concise summary of the following:
 
 
-"${each.value.fullText}"
+"${coalesce(try(each.value.fullText, null), "")}"
 
 
 CONCISE SUMMARY:
@@ -186,11 +186,11 @@ func TestAIRetrievalQAHeredocQuestion(t *testing.T) {
 	}
 	wantIn(t, flow, `collection = collection.vector_store_key`, `system = "Answer ${try((<<EOT
 Question:
-${each.value.q}
+${coalesce(try(each.value.q, null), "")}
 EOT
   ), null)} from:\n${join("\n\n", step.qa_documents[each.key].texts)}"`, `prompt = try((<<EOT
 Question:
-${each.value.q}
+${coalesce(try(each.value.q, null), "")}
 EOT
   ), null)`)
 }

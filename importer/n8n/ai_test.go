@@ -247,7 +247,7 @@ func TestAIExtractClassify(t *testing.T) {
 		map[string]string{"DeepSeek": "ai_languageModel>Information Extractor", "DeepSeek 2": "ai_languageModel>Sentiment Analysis", "DeepSeek 3": "ai_languageModel>Enquiry Classifier"}))
 	wantIn(t, flow,
 		`provider "deep_seek" { base_url = "https://api.deepseek.com/v1"`,
-		`system = "You are a review expert." prompt = "You need to extract the review from the following HTML: ${each.value.recensione}"`,
+		`system = "You are a review expert." prompt = "You need to extract the review from the following HTML: ${coalesce(try(each.value.recensione, null), "")}"`,
 		`output "autore" { type = string description = "Extract the name of the review author" }`,
 		`output "nazione" { type = string description = "Extract the country" optional = true }`,
 		`[for r in step.information_extractor : { output = { for k, v in { autore = r.autore valutazione = r.valutazione nazione = r.nazione } : k => v if v != null } }]`,
@@ -271,7 +271,7 @@ func TestAIOpenAINode(t *testing.T) {
 	flow, diags := importAI(t, aiWorkflow(t, `{body: "Hello"}`, []string{"OpenAI"}, []string{msg}, nil))
 	wantIn(t, flow,
 		`provider "open_ai_account" { base_url = "https://api.openai.com/v1"`,
-		`model = "gpt-4o-mini" temperature = 0.7 messages = [{ role = "system" content = "You write subject lines." }] prompt = "Write a subject for: ${each.value.body}"`,
+		`model = "gpt-4o-mini" temperature = 0.7 messages = [{ role = "system" content = "You write subject lines." }] prompt = "Write a subject for: ${coalesce(try(each.value.body, null), "")}"`,
 		`[for r in step.open_ai : { index = 0, message = { role = "assistant", content = r.text } }]`,
 	)
 	wantDiags(t, diags, "warning /nodes/2/parameters Reply fields left out")

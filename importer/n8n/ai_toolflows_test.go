@@ -197,7 +197,7 @@ func TestAIWorkflowToolSaysWhy(t *testing.T) {
 func TestAIOpenAINodeLastMessageNotUsers(t *testing.T) {
 	node := `{"name": "Article Prep", "type": "@n8n/n8n-nodes-langchain.openAi", "parameters": {"modelId": {"__rl": true, "mode": "list", "value": "gpt-4o-mini", "cachedResultName": "GPT-4O-MINI"}, "options": {}, "messages": {"values": [{"content": "=prepare the following summary for a newsletter: {{ $json.summary }}"}, {"role": "system", "content": "Output in markdown format\nArticle Title"}]}, "jsonOutput": true}, "credentials": {"openAiApi": {"id": "ysxujEYFiY5ozRTS", "name": "AlexK OpenAi Key"}}, "typeVersion": 1.6}`
 	flow, diags := importAI(t, aiWorkflow(t, `{summary: "Rust 2.0 is out."}`, []string{"Article Prep"}, []string{node}, nil))
-	wantIn(t, flow, `messages = [{ role = "system" content = "You are a helpful assistant designed to output JSON." }, { role = "user" content = "prepare the following summary for a newsletter: ${each.value.summary}" }, {`, `role = "system" content = chomp(<<EOT Output in markdown format Article Title EOT ) }]`)
+	wantIn(t, flow, `messages = [{ role = "system" content = "You are a helpful assistant designed to output JSON." }, { role = "user" content = "prepare the following summary for a newsletter: ${coalesce(try(each.value.summary, null), "")}" }, {`, `role = "system" content = chomp(<<EOT Output in markdown format Article Title EOT ) }]`)
 	if strings.Contains(flow, "prompt ") {
 		t.Errorf("the step has a prompt:\n%s", flow)
 	}

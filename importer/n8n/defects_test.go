@@ -239,7 +239,7 @@ func TestStopAndError(t *testing.T) {
 	flow := mustValidate(t, workflow("w", setData,
 		`"name": "Stop", "type": "n8n-nodes-base.stopAndError", "typeVersion": 1, "parameters": {"errorMessage": "=bad {{ $json.q }}"}`))
 	flat := strings.Join(strings.Fields(flow), " ")
-	for _, want := range []string{`mode = "stopAndError"`, "when = length(step.data[*].value) > 0", `message = "bad ${(step.data[*].value)[0].q}"`} {
+	for _, want := range []string{`mode = "stopAndError"`, "when = length(step.data[*].value) > 0", `message = "bad ${coalesce(try((step.data[*].value)[0].q, null), "")}"`} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("want %s in:\n%s", want, flow)
 		}

@@ -293,15 +293,9 @@ func (n *n8n) compareDatasetsNode(node *n8nNode, _ n8nItems) []n8nItems {
 	if n.expressionParams(node) {
 		return nil
 	}
-	var lists []importer.Expr
-	var deps []string
-	for i := range 2 {
-		in, ok := n.inputItems(node, i)
-		if !ok {
-			return nil
-		}
-		lists = append(lists, in.e)
-		deps = append(deps, in.deps...)
+	lists, deps, _, ok := n.twoInputs(node)
+	if !ok {
+		return nil
 	}
 	n.code = true
 	b, body := importer.NewStep(node.step, "n8n_code")
@@ -323,4 +317,19 @@ func (n *n8n) compareDatasetsNode(node *n8nNode, _ n8nItems) []n8nItems {
 		outs = append(outs, n8nItems{e: importer.Index(importer.Ref("step", node.step, "items"), i)})
 	}
 	return outs
+}
+
+// twoInputs are the items of a node's two inputs (a Merge's, a Compare
+// Datasets'): their lists, the steps they depend on, and the items.
+func (n *n8n) twoInputs(node *n8nNode) (lists []importer.Expr, deps []string, ins []n8nItems, ok bool) {
+	for i := range 2 {
+		in, ok := n.inputItems(node, i)
+		if !ok {
+			return nil, nil, nil, false
+		}
+		lists = append(lists, in.e)
+		deps = append(deps, in.deps...)
+		ins = append(ins, in)
+	}
+	return lists, deps, ins, true
 }

@@ -70,15 +70,9 @@ func (n *n8n) mergeByFields(node *n8nNode) []n8nItems {
 		n.Problem(node.where, p.Get("joinMode"), "Unsupported merge", fmt.Sprintf("the output type %q is none of n8n's.", join))
 		return nil
 	}
-	var lists []importer.Expr
-	var deps []string
-	for i := range 2 {
-		in, ok := n.inputItems(node, i)
-		if !ok {
-			return nil
-		}
-		lists = append(lists, in.e)
-		deps = append(deps, in.deps...)
+	lists, deps, _, ok := n.twoInputs(node)
+	if !ok {
+		return nil
 	}
 	var optsExpr importer.Expr = importer.Code("{}")
 	if opts != nil {

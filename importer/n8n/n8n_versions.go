@@ -330,16 +330,12 @@ func (n *n8n) mergeV1(node *n8nNode) []n8nItems {
 	if n.expressionParams(node) {
 		return nil
 	}
-	var lists []importer.Expr
-	var deps []string
-	for i := range 2 {
-		in, ok := n.inputItems(node, i)
-		if !ok {
-			return nil
-		}
-		lists = append(lists, in.e)
-		deps = append(deps, in.deps...)
-		if mode == "wait" {
+	lists, deps, ins, ok := n.twoInputs(node)
+	if !ok {
+		return nil
+	}
+	if mode == "wait" {
+		for _, in := range ins {
 			deps = append(deps, in.from...)
 		}
 	}

@@ -23,7 +23,7 @@ func TestLegacyOpenAIChat(t *testing.T) {
 
 	v1 := `{"name": "Summary", "type": "n8n-nodes-base.openAi", "parameters": {"model": "gpt-4-1106-preview", "prompt": {"messages": [{"role": "system", "content": "You summarize."}, {"content": "=Create a summary in less than 70 words {{ $json[\"content\"] }}"}]}, "options": {"maxTokens": 500, "temperature": 0.8, "presence_penalty": 1}, "resource": "chat"}, "credentials": {"openAiApi": {"id": "0Vdk5RlVe7AoUdAM", "name": "OpenAi account"}}, "typeVersion": 1}`
 	flow, diags = importAI(t, aiWorkflow(t, `{content: "News."}`, []string{"Summary"}, []string{v1}, nil))
-	wantIn(t, flow, `model = "gpt-4-1106-preview" max_tokens = 500 temperature = 0.8 messages = [{ role = "system" content = "You summarize." }] prompt = "Create a summary in less than 70 words ${each.value.content}"`)
+	wantIn(t, flow, `model = "gpt-4-1106-preview" max_tokens = 500 temperature = 0.8 messages = [{ role = "system" content = "You summarize." }] prompt = "Create a summary in less than 70 words ${coalesce(try(each.value.content, null), "")}"`)
 	wantDiags(t, diags, "warning /nodes/2/parameters/options Model option not converted", "warning /nodes/2/parameters Reply fields left out")
 
 	bad := `{"name": "ChatGPT-ex1.1", "type": "n8n-nodes-base.openAi", "parameters": {"prompt": {"messages": [{"content": "=Write a Tl;dr of the followint text: {{ $json.text }}"}]}, "options": {"maxTokens": "YOUR_TOKEN_HERE"}, "resource": "chat"}, "credentials": {"openAiApi": {"id": "{{ $credentials.openAiApi.id }}", "name": "OpenAi account"}}, "typeVersion": 1}`

@@ -28,7 +28,7 @@ func TestSlackSendMessage(t *testing.T) {
 		`step "send_error" { use = "flow.slack_message_post"`,
 		`secret "slack" {`,
 		`channel = "C08ME7TDZ3J"`,
-		`text = ":x: *${each.value.q}* Error"`,
+		`text = ":x: *${coalesce(try(each.value.q, null), "")}* Error"`,
 		`mrkdwn = true`,
 		`username = "Release Bot"`,
 		`unfurl_links = false`,

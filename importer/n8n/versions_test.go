@@ -134,7 +134,7 @@ func TestHTTPRequestOld(t *testing.T) {
 	if res == nil {
 		t.Fatalf("import failed: %v", diags)
 	}
-	if want := "text = \"Thanks for adding the idea ${each.value.url}\""; !strings.Contains(flowText(t, res), want) {
+	if want := "text = \"Thanks for adding the idea ${coalesce(try(each.value.url, null), \"\")}\""; !strings.Contains(flowText(t, res), want) {
 		t.Errorf("no %s in:\n%s", want, flowText(t, res))
 	}
 	wantDiag(t, diags, "Redirects followed", "/nodes/2/parameters/options")
