@@ -69,17 +69,51 @@ func TestN8N(t *testing.T) {
 	}
 	runN8N(t, n8n, env, "import:workflow", "--separate", "--input="+wfDir)
 
+	// Their credentials too, at once, each with its case's server.
+	var creds []map[string]any
+	byID := map[string]string{}
+	for _, c := range cases {
+		raw := c.Files["run/n8n-credentials.json"]
+		if raw == nil {
+			continue
+		}
+		var list []map[string]any
+		if err := json.Unmarshal(importtest.Substitute(raw, servers[c.Name].URL), &list); err != nil {
+			t.Fatalf("%s: run/n8n-credentials.json: %v", c.Name, err)
+		}
+		for _, cred := range list {
+			id := fmt.Sprint(cred["id"])
+			if other, ok := byID[id]; ok {
+				t.Fatalf("%s and %s both give n8n a credential %q: one import holds them all, give each its own id", other, c.Name, id)
+			}
+			byID[id] = c.Name
+			creds = append(creds, cred)
+		}
+	}
+	if len(creds) > 0 {
+		b, _ := json.Marshal(creds)
+		p := filepath.Join(home, "credentials.json")
+		os.WriteFile(p, b, 0o600)
+		runN8N(t, n8n, env, "import:credentials", "--input="+p)
+	}
+
+	// One n8n runs them all, one after the other (execute-batch; n8n takes
+	// tens of seconds to start), and keeps each execution's data.
+	var all []string
+	for _, c := range cases {
+		all = append(all, ids[c.Name])
+		env = append(env, caseEnv(c)...)
+	}
+	snapshots := filepath.Join(home, "snapshots")
+	os.MkdirAll(snapshots, 0o755)
+	stop := startRunner(t, n8n, runnerEnv)
+	batch := runN8N(t, n8n, env, "execute-batch", "--ids="+strings.Join(all, ","), "--snapshot="+snapshots, "--output="+filepath.Join(home, "batch.json"))
+	stop()
+
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			srv := servers[c.Name]
-			if creds := c.Files["run/n8n-credentials.json"]; creds != nil {
-				p := filepath.Join(home, "credentials.json")
-				os.WriteFile(p, importtest.Substitute(creds, srv.URL), 0o600)
-				runN8N(t, n8n, env, "import:credentials", "--input="+p)
-			}
-			stop := startRunner(t, n8n, runnerEnv)
-			fromN8N := executeN8N(t, n8n, append(caseEnv(c), env...), ids[c.Name], c)
-			stop()
+			fromN8N := executionOf(t, filepath.Join(snapshots, ids[c.Name]+"-snapshot.json"), filepath.Join(home, "batch.json"), batch, ids[c.Name], c)
 			srv.Reset()
 			fromFlowctl := runFlowctl(t, flowctl, c, srv.URL)
 			importtest.CompareOutputs(t, "flowctl", fromFlowctl, "n8n", fromN8N)
@@ -210,11 +244,12 @@ func runN8N(t *testing.T, n8n string, env []string, args ...string) []byte {
 	return out.Bytes()
 }
 
-// executeN8N runs a workflow in n8n and returns the items of its nodes
+// executionOf reads the execution of a workflow that n8n's execute-batch
+// ran (its snapshot, written for an execution without error; the batch's
+// summary says why when there is none) and returns the items of its nodes
 // without outgoing connections, by the names their outputs have in the
 // imported flow (a node that did not run has none).
-func executeN8N(t *testing.T, n8n string, env []string, id string, c *importtest.Case) map[string]any {
-	out := runN8N(t, n8n, env, "execute", "--id="+id, "--rawOutput")
+func executionOf(t *testing.T, snapshot, summary string, printed []byte, id string, c *importtest.Case) map[string]any {
 	var run struct {
 		Data struct {
 			ResultData struct {
@@ -229,20 +264,26 @@ func executeN8N(t *testing.T, n8n string, env []string, id string, c *importtest
 			} `json:"resultData"`
 		} `json:"data"`
 	}
-	found := false
-	for _, line := range strings.Split(string(out), "\n") {
-		var entry struct {
-			Message string `json:"message"`
+	b, err := os.ReadFile(snapshot)
+	if err != nil {
+		var sum struct {
+			Executions []struct {
+				WorkflowID string `json:"workflowId"`
+				Status     string `json:"executionStatus"`
+				Error      string `json:"error"`
+			} `json:"executions"`
 		}
-		if json.Unmarshal([]byte(line), &entry) != nil || !strings.HasPrefix(entry.Message, "{") {
-			continue
+		s, _ := os.ReadFile(summary)
+		json.Unmarshal(s, &sum)
+		for _, e := range sum.Executions {
+			if e.WorkflowID == id {
+				t.Fatalf("n8n's execution: %s: %s", e.Status, e.Error)
+			}
 		}
-		if json.Unmarshal([]byte(entry.Message), &run) == nil && run.Data.ResultData.RunData != nil {
-			found = true
-		}
+		t.Fatalf("n8n ran no execution of the case:\n%s\n%s", s, printed)
 	}
-	if !found {
-		t.Fatalf("n8n execute printed no execution:\n%s", out)
+	if err := json.Unmarshal(b, &run); err != nil || run.Data.ResultData.RunData == nil {
+		t.Fatalf("n8n's execution data: %v\n%s", err, b)
 	}
 	if run.Data.ResultData.Error != nil {
 		t.Fatalf("n8n's execution failed: %s", importtest.JSON(run.Data.ResultData.Error))
