@@ -1,0 +1,61 @@
+package n8n_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// WordPress's Create Post as the corpus's nodes have it: a title and
+// content from expressions, tags from an expression
+// (oxbshw+ultimate-n8n-ai-workflows/workflows__1323_Splitout_Code_Automation_Webhook.json,
+// "Wordpress"), and an author, a slug, a draft, comments closed, sticky
+// off and an empty post template, on no credential yet
+// (oxbshw+ultimate-n8n-ai-workflows/automation__Generate_SEO-Optimized_WordPress_Content_with_AI_Powered_Perplexity_Research.json):
+// a step of the registry's flow for each item, the credential's site,
+// user and password its secrets; the post is what WordPress answers.
+func TestWordpressCreatePostImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {title: 'Tags', tag_ids: [7, 9], content: 'Body'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "6d3e3f8f", "name": "Wordpress", "type": "n8n-nodes-base.wordpress", "position": [1200, 300], "parameters": {"title": "=Demo tagging post: {{ $json.title }}", "additionalFields": {"tags": "={{ $json.tag_ids }}", "content": "=This is a post to demo automatic tagging a WordPress postvia n8n.\n\n{{ $json.content }}"}}, "typeVersion": 1, "credentials": {"wordpressApi": {"id": "XXXXXXX", "name": "Example"}}}`
+	files, diags := importApp(t, appWorkflow(t, "post", item, node))
+	wantDiags(t, diags)
+	wantIn(t, files["post.flow.hcl"], `step "wordpress" {
+  use      = "flow.wordpress_post_create"
+  for_each = step.item.items
+  title    = "Demo tagging post: ${each.value.title}"
+  tags     = each.value.tag_ids
+  content  = "This is a post to demo automatic tagging a WordPress postvia n8n.\n\n${each.value.content}"
+}`, `secret "wordpress_url" {`, `secret "wordpress_username" {`, `secret "wordpress_password" {`)
+	srv, reqs := standIn(t, func(r *http.Request) string {
+		if r.Header.Get("Authorization") != "Basic YWRtaW46YWJjZCBlZmdo" || r.Header.Get("User-Agent") != "n8n" {
+			return `{"code": "wrong headers"}`
+		}
+		return `{"id": 41, "status": "draft"}`
+	})
+	secrets := map[string]string{"wordpress_url": srv.URL, "wordpress_username": "admin", "wordpress_password": "abcd efgh"}
+	out := runImported(t, files, "post", secrets, srv.URL)
+	wantJSON(t, "items", out["wordpress"], `[{"id": 41, "status": "draft"}]`)
+	wantJSON(t, "requests", *reqs, `["POST /wp-json/wp/v2/posts {\"content\":\"This is a post to demo automatic tagging a WordPress postvia n8n.\\n\\nBody\",\"tags\":[7,9],\"title\":\"Demo tagging post: Tags\"} (no token)"]`)
+
+	seo := `{"id": "a1", "name": "Wordpress", "type": "n8n-nodes-base.wordpress", "position": [1200, 300], "parameters": {"title": "={{ $json.title }}", "additionalFields": {"authorId": 2, "content": "={{ $json.content }}", "slug": "={{ $json.title }}", "status": "draft", "commentStatus": "closed", "sticky": false, "postTemplate": {"values": {}}}}, "typeVersion": 1, "credentials": {}}`
+	files, diags = importApp(t, appWorkflow(t, "seo", item, seo))
+	wantDiags(t, diags)
+	wantIn(t, files["seo.flow.hcl"], `  author         = 2
+  content        = each.value.content
+  slug           = each.value.title
+  status         = "draft"
+  comment_status = "closed"
+  sticky         = false
+  template       = ""`)
+	*reqs = nil
+	runImported(t, files, "seo", secrets, srv.URL)
+	wantJSON(t, "requests", *reqs, `["POST /wp-json/wp/v2/posts {\"author\":2,\"comment_status\":\"closed\",\"content\":\"Body\",\"slug\":\"Tags\",\"status\":\"draft\",\"template\":\"\",\"title\":\"Tags\"} (no token)"]`)
+
+	// Get Many is not converted: an error naming it.
+	getAll := `{"name": "Wordpress", "type": "n8n-nodes-base.wordpress", "position": [0, 0], "parameters": {"options": {}, "operation": "getAll", "returnAll": true}, "typeVersion": 1, "credentials": {"wordpressApi": {"id": "1", "name": "W"}}}`
+	_, diags = importApp(t, appWorkflow(t, "all", item, getAll))
+	wantDiags(t, diags, "error /nodes/2/parameters/operation Unsupported operation")
+	bad := strings.Replace(node, `"tags"`, `"menuOrder"`, 1)
+	_, diags = importApp(t, appWorkflow(t, "bad", item, bad))
+	wantDiags(t, diags, "error /nodes/2/parameters/additionalFields/menuOrder Unsupported option")
+}
