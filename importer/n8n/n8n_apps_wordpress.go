@@ -2,6 +2,7 @@ package n8n
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/flowctl/flowctl/importer"
 )
@@ -9,7 +10,7 @@ import (
 // wordpressOps are the operations of the WordPress node v1
 // (Wordpress.node.js) converted, by resource.
 var wordpressOps = map[string][]string{
-	"post": {"create"},
+	"post": {"create", "get"},
 }
 
 // wordpressPostFields are Create Post's additional fields n8n sends, by
@@ -60,6 +61,12 @@ func (n *n8n) wordpressNode(node *n8nNode, in n8nItems) []n8nItems {
 			args = append(args, importer.Member{Name: name, Value: s.value(v, name)})
 		}
 		call.flow, call.what, call.args = "wordpress_post_create", "creates the post", args
+	case "post get":
+		args, ok := n.wordpressPostGet(node, s)
+		if !ok {
+			return nil
+		}
+		call.flow, call.what, call.args = "wordpress_post_get", "gets the post", args
 	}
 	return n.appStep(node, in, s, call)
 }
@@ -70,4 +77,33 @@ func orEmpty(v *importer.JV) *importer.JV {
 		return &importer.JV{Kind: 's', Str: ""}
 	}
 	return v
+}
+
+// wordpressPostGet reads Get Post's parameters: the post's ID, and the
+// options Password and Context. n8n keeps the query of one item for the
+// next ones (it is the node's, not the item's), so an option that is an
+// expression, which may be empty for a later item, is refused: its
+// value could differ from n8n's.
+func (n *n8n) wordpressPostGet(node *n8nNode, s *n8nScope) ([]importer.Member, bool) {
+	p := node.params
+	id := p.Get("postId")
+	if id == nil || id.Kind == 's' && strings.TrimPrefix(id.Str, "=") == "" {
+		n.Problem(node.where, orParams(id, node), "Missing parameter", "the node has no Post ID; n8n fails on it too.")
+		return nil, false
+	}
+	args := []importer.Member{{Name: "post_id", Value: s.value(id, "post_id")}}
+	opts := p.Get("options")
+	for _, k := range keysOf(opts) {
+		v := opts.Get(k)
+		if k != "password" && k != "context" {
+			n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("the option %s of Get Post is not one n8n's node sends.", k))
+			return nil, false
+		}
+		if v.Kind == 's' && strings.HasPrefix(v.Str, "=") {
+			n.Problem(node.where, v, "Unsupported expression", fmt.Sprintf("Get Post's option %s is converted when it is written out: n8n keeps an earlier item's value for an item whose value is empty.", k))
+			return nil, false
+		}
+		args = append(args, importer.Member{Name: k, Value: s.value(v, k)})
+	}
+	return args, true
 }

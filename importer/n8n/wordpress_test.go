@@ -59,3 +59,27 @@ func TestWordpressCreatePostImported(t *testing.T) {
 	_, diags = importApp(t, appWorkflow(t, "bad", item, bad))
 	wantDiags(t, diags, "error /nodes/2/parameters/additionalFields/menuOrder Unsupported option")
 }
+
+// WordPress's Get Post as the corpus has it
+// (oxbshw+ultimate-n8n-ai-workflows/automation__1709_Linkedin_Wordpress_Automation_Webhook.json,
+// "Wordpress"): GET of the item's post; an option that is an expression
+// is refused (n8n keeps an earlier item's).
+func TestWordpressGetPostImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {'POST ID': 41}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "e1", "name": "Wordpress", "type": "n8n-nodes-base.wordpress", "position": [400, 0], "parameters": {"postId": "={{ $json['POST ID'] }}", "options": {}, "operation": "get"}, "typeVersion": 1, "credentials": {"wordpressApi": {"id": "OE4AgquSkMWydRqn", "name": "Wordpress (wp.test.7hype.com)"}}}`
+	files, diags := importApp(t, appWorkflow(t, "get", item, node))
+	wantDiags(t, diags)
+	wantIn(t, files["get.flow.hcl"], `step "wordpress" {
+  use      = "flow.wordpress_post_get"
+  for_each = step.item.items
+  post_id  = each.value["POST ID"]
+}`)
+	srv, reqs := standIn(t, func(r *http.Request) string { return `{"id": 41, "slug": "hello"}` })
+	out := runImported(t, files, "get", map[string]string{"wordpress_url": srv.URL, "wordpress_username": "admin", "wordpress_password": "pw"}, srv.URL)
+	wantJSON(t, "items", out["wordpress"], `[{"id": 41, "slug": "hello"}]`)
+	wantJSON(t, "requests", *reqs, `["GET /wp-json/wp/v2/posts/41 (no token)"]`)
+
+	withOpts := strings.Replace(node, `"options": {}`, `"options": {"context": "edit", "password": "={{ $json.pw }}"}`, 1)
+	_, diags = importApp(t, appWorkflow(t, "get", item, withOpts))
+	wantDiags(t, diags, "error /nodes/2/parameters/options/password Unsupported expression")
+}

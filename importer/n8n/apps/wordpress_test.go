@@ -70,3 +70,31 @@ func TestWordpressPostCreateRefused(t *testing.T) {
 		t.Errorf("the run: %q", err)
 	}
 }
+
+// Get Post as n8n's WordPress node v1 sends it (Wordpress.node.js post
+// get): GET /wp-json/wp/v2/posts/ID, the options Password and Context in
+// the query when set; the item is the post.
+func TestWordpressPostGet(t *testing.T) {
+	answer := `{"id": 41, "slug": "hello", "title": {"rendered": "Hello"}}`
+	for _, c := range []struct {
+		name   string
+		inputs map[string]any
+		query  string
+	}{
+		{"no options", map[string]any{"post_id": "41"}, ""},
+		{"number", map[string]any{"post_id": 41, "password": ""}, ""},
+		{"options", map[string]any{"post_id": "41", "password": "pw", "context": "edit"}, "context=edit&password=pw"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, reqs, err := tryFlowWith(t, "wordpress_post_get", c.inputs, wordpressSecrets, replyJSON(answer))
+			if err != "" {
+				t.Fatal(err)
+			}
+			auth := "Basic " + base64.StdEncoding.EncodeToString([]byte("admin:abcd efgh"))
+			if len(reqs) != 1 || reqs[0].Method != "GET" || reqs[0].Path != "/wp-json/wp/v2/posts/41" || reqs[0].Query != c.query || reqs[0].Auth != auth || reqs[0].Body != "" {
+				t.Errorf("requests: %+v", reqs)
+			}
+			wantItems(t, out, "["+answer+"]")
+		})
+	}
+}
