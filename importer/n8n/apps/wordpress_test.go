@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,6 +96,58 @@ func TestWordpressPostGet(t *testing.T) {
 				t.Errorf("requests: %+v", reqs)
 			}
 			wantItems(t, out, "["+answer+"]")
+		})
+	}
+}
+
+// Get Many Posts as n8n's WordPress node v1 asks for them
+// (Wordpress.node.js post getAll, wordpressApiRequestAllItems): with
+// Return All, pages of 10 up to X-WP-TotalPages; else one request of
+// per_page = the limit; the options set in the query. The items are the
+// posts of every page, in order.
+func TestWordpressPostGetMany(t *testing.T) {
+	pages := func(total string) func(w http.ResponseWriter, r *http.Request) {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if total != "" {
+				w.Header().Set("X-WP-TotalPages", total)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			p := r.URL.Query().Get("page")
+			io.WriteString(w, `[{"id": "`+p+`a"}, {"id": "`+p+`b"}]`)
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		inputs  map[string]any
+		total   string
+		queries []string
+		items   string
+	}{
+		{"return all", map[string]any{"return_all": true, "status": "publish", "sticky": false}, "3",
+			[]string{"page=1&per_page=10&status=publish", "page=2&per_page=10&status=publish", "page=3&per_page=10&status=publish"},
+			`[{"id": "1a"}, {"id": "1b"}, {"id": "2a"}, {"id": "2b"}, {"id": "3a"}, {"id": "3b"}]`},
+		{"one page", map[string]any{"return_all": true}, "1", []string{"page=1&per_page=10"}, `[{"id": "1a"}, {"id": "1b"}]`},
+		{"no count", map[string]any{"return_all": true}, "", []string{"page=1&per_page=10"}, `[{"id": "1a"}, {"id": "1b"}]`},
+		{"limit", map[string]any{"limit": 2, "order": "asc", "orderby": "date", "sticky": true, "search": ""}, "7",
+			[]string{"order=asc&orderby=date&per_page=2&sticky=true"}, `[{"id": "a"}, {"id": "b"}]`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, reqs, err := tryFlowWith(t, "wordpress_post_get_many", c.inputs, wordpressSecrets, pages(c.total))
+			if err != "" {
+				t.Fatal(err)
+			}
+			var queries []string
+			for _, r := range reqs {
+				if r.Method != "GET" || r.Path != "/wp-json/wp/v2/posts" || !strings.HasPrefix(r.Auth, "Basic ") {
+					t.Errorf("request: %+v", r)
+				}
+				queries = append(queries, r.Query)
+			}
+			slices.Sort(queries)
+			if !reflect.DeepEqual(queries, c.queries) {
+				t.Errorf("queries:\n got %q\nwant %q", queries, c.queries)
+			}
+			wantItems(t, out, c.items)
 		})
 	}
 }
