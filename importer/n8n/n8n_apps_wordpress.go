@@ -10,7 +10,7 @@ import (
 // wordpressOps are the operations of the WordPress node v1
 // (Wordpress.node.js) converted, by resource.
 var wordpressOps = map[string][]string{
-	"post": {"create", "get"},
+	"post": {"create", "get", "getAll"},
 }
 
 // wordpressPostFields are Create Post's additional fields n8n sends, by
@@ -67,6 +67,12 @@ func (n *n8n) wordpressNode(node *n8nNode, in n8nItems) []n8nItems {
 			return nil
 		}
 		call.flow, call.what, call.args = "wordpress_post_get", "gets the post", args
+	case "post getAll":
+		args, ok := n.wordpressPostGetMany(node, s)
+		if !ok {
+			return nil
+		}
+		call.flow, call.what, call.args = "wordpress_post_get_many", "gets the posts", args
 	}
 	return n.appStep(node, in, s, call)
 }
@@ -104,6 +110,50 @@ func (n *n8n) wordpressPostGet(node *n8nNode, s *n8nScope) ([]importer.Member, b
 			return nil, false
 		}
 		args = append(args, importer.Member{Name: k, Value: s.value(v, k)})
+	}
+	return args, true
+}
+
+// wordpressGetManyOptions are Get Many Posts' options converted: the
+// query parameter each is. The lists (Author, Categories, Tags and the
+// excluded ones) are not: how n8n writes a list in the query is its
+// HTTP library's.
+var wordpressGetManyOptions = map[string]string{
+	"context": "context", "orderBy": "orderby", "order": "order", "search": "search",
+	"before": "before", "after": "after", "sticky": "sticky", "status": "status",
+}
+
+// wordpressPostGetMany reads Get Many Posts' parameters: Return All or
+// the Limit (n8n's 5), and the options, written out only as Get Post's
+// (n8n keeps an earlier item's query).
+func (n *n8n) wordpressPostGetMany(node *n8nNode, s *n8nScope) ([]importer.Member, bool) {
+	p := node.params
+	var args []importer.Member
+	if v := p.Get("returnAll"); v != nil {
+		if v.Kind != 'b' {
+			// n8n's query keeps the page of an item that returned all for
+			// the next one that does not.
+			n.Problem(node.where, v, "Unsupported expression", "Get Many Posts' Return All is converted when it is true or false: n8n keeps an earlier item's page in the query of a later item that does not return all.")
+			return nil, false
+		}
+		args = append(args, importer.Member{Name: "return_all", Value: s.value(v, "return_all")})
+	}
+	if v := p.Get("limit"); v != nil && !p.Boolean(false, "returnAll") {
+		args = append(args, importer.Member{Name: "limit", Value: s.value(v, "limit")})
+	}
+	opts := p.Get("options")
+	for _, k := range keysOf(opts) {
+		v := opts.Get(k)
+		name, known := wordpressGetManyOptions[k]
+		if !known {
+			n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("the option %s of Get Many Posts is not converted; a list in the query is written as n8n's HTTP library writes it, which flowctl does not know.", k))
+			return nil, false
+		}
+		if v.Kind == 's' && strings.HasPrefix(v.Str, "=") {
+			n.Problem(node.where, v, "Unsupported expression", fmt.Sprintf("Get Many Posts' option %s is converted when it is written out: n8n keeps an earlier item's value for an item whose value is empty.", k))
+			return nil, false
+		}
+		args = append(args, importer.Member{Name: name, Value: s.value(v, name)})
 	}
 	return args, true
 }

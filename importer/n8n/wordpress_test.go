@@ -51,9 +51,10 @@ func TestWordpressCreatePostImported(t *testing.T) {
 	runImported(t, files, "seo", secrets, srv.URL)
 	wantJSON(t, "requests", *reqs, `["POST /wp-json/wp/v2/posts {\"author\":2,\"comment_status\":\"closed\",\"content\":\"Body\",\"slug\":\"Tags\",\"status\":\"draft\",\"template\":\"\",\"title\":\"Tags\"} (no token)"]`)
 
-	// Get Many is not converted: an error naming it.
-	getAll := `{"name": "Wordpress", "type": "n8n-nodes-base.wordpress", "position": [0, 0], "parameters": {"options": {}, "operation": "getAll", "returnAll": true}, "typeVersion": 1, "credentials": {"wordpressApi": {"id": "1", "name": "W"}}}`
-	_, diags = importApp(t, appWorkflow(t, "all", item, getAll))
+	// Update is not converted: an error naming it
+	// (enescingoz+awesome-n8n-templates/WordPress__Auto-Categorize_blog_posts_in_wordpress_using_A.I..json).
+	update := `{"name": "Wordpress", "type": "n8n-nodes-base.wordpress", "position": [0, 0], "parameters": {"postId": "={{ $json.id }}", "operation": "update", "updateFields": {"categories": "={{ $json.output }}"}}, "typeVersion": 1, "credentials": {"wordpressApi": {"id": "1", "name": "W"}}}`
+	_, diags = importApp(t, appWorkflow(t, "update", item, update))
 	wantDiags(t, diags, "error /nodes/2/parameters/operation Unsupported operation")
 	bad := strings.Replace(node, `"tags"`, `"menuOrder"`, 1)
 	_, diags = importApp(t, appWorkflow(t, "bad", item, bad))
@@ -82,4 +83,38 @@ func TestWordpressGetPostImported(t *testing.T) {
 	withOpts := strings.Replace(node, `"options": {}`, `"options": {"context": "edit", "password": "={{ $json.pw }}"}`, 1)
 	_, diags = importApp(t, appWorkflow(t, "get", item, withOpts))
 	wantDiags(t, diags, "error /nodes/2/parameters/options/password Unsupported expression")
+}
+
+// WordPress's Get Many Posts as the corpus has it, Return All with a
+// status
+// (Zie619+n8n-workflows/workflows__Wordpress__0721_Wordpress_Converttofile_Process_Triggered.json,
+// "Wordpress"): every page; with n8n's defaults, one page of 5
+// (oxbshw+ultimate-n8n-ai-workflows/automation__546-get-all-posts-from-wordpress__workflow.json).
+func TestWordpressGetManyPostsImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "e2", "name": "Wordpress", "type": "n8n-nodes-base.wordpress", "position": [400, 0], "parameters": {"options": {"status": "publish"}, "operation": "getAll", "returnAll": true}, "typeVersion": 1, "credentials": {"wordpressApi": {"id": "xIzhb0T5dm53dkod", "name": "Wordpress account"}}}`
+	files, diags := importApp(t, appWorkflow(t, "all", item, node))
+	wantDiags(t, diags)
+	wantIn(t, files["all.flow.hcl"], `step "wordpress" {
+  use        = "flow.wordpress_post_get_many"
+  for_each   = step.item.items
+  return_all = true
+  status     = "publish"
+}`)
+	srv, reqs := standIn(t, func(r *http.Request) string { return `[{"id": 1}]` })
+	secrets := map[string]string{"wordpress_url": srv.URL, "wordpress_username": "admin", "wordpress_password": "pw"}
+	out := runImported(t, files, "all", secrets, srv.URL)
+	wantJSON(t, "items", out["wordpress"], `[{"id": 1}]`)
+	wantJSON(t, "requests", *reqs, `["GET /wp-json/wp/v2/posts?page=1&per_page=10&status=publish (no token)"]`)
+
+	defaults := `{"id": "e3", "name": "Wordpress", "type": "n8n-nodes-base.wordpress", "position": [400, 0], "parameters": {"options": {}, "operation": "getAll"}, "typeVersion": 1, "credentials": {"wordpressApi": "wp_creds"}}`
+	files, diags = importApp(t, appWorkflow(t, "five", item, defaults))
+	wantDiags(t, diags)
+	*reqs = nil
+	runImported(t, files, "five", secrets, srv.URL)
+	wantJSON(t, "requests", *reqs, `["GET /wp-json/wp/v2/posts?per_page=5 (no token)"]`)
+
+	tags := strings.Replace(node, `"status": "publish"`, `"tags": [3]`, 1)
+	_, diags = importApp(t, appWorkflow(t, "tags", item, tags))
+	wantDiags(t, diags, "error /nodes/2/parameters/options/tags Unsupported option")
 }
