@@ -151,3 +151,37 @@ func TestWordpressPostGetMany(t *testing.T) {
 		})
 	}
 }
+
+// Update Post as n8n's WordPress node v1 sends it (Wordpress.node.js
+// post update): POST /wp-json/wp/v2/posts/ID, the ID as parseInt reads
+// it in the body, each update field whose value JavaScript holds true.
+func TestWordpressPostUpdate(t *testing.T) {
+	answer := `{"id": 41, "categories": [3]}`
+	for _, c := range []struct {
+		name   string
+		inputs map[string]any
+		path   string
+		body   string
+	}{
+		{"categories", map[string]any{"post_id": "41", "categories": []any{3}}, "/wp-json/wp/v2/posts/41", `{"id": 41, "categories": [3]}`},
+		{"number", map[string]any{"post_id": 41, "title": "", "status": "publish"}, "/wp-json/wp/v2/posts/41", `{"id": 41, "status": "publish"}`},
+		{"parseInt", map[string]any{"post_id": " -7x", "title": "T"}, "/wp-json/wp/v2/posts/%20-7x", `{"id": -7, "title": "T"}`},
+		{"NaN", map[string]any{"post_id": "x", "sticky": true}, "/wp-json/wp/v2/posts/x", `{"id": null, "sticky": true}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, reqs, err := tryFlowWith(t, "wordpress_post_update", c.inputs, wordpressSecrets, replyJSON(answer))
+			if err != "" {
+				t.Fatal(err)
+			}
+			if len(reqs) != 1 || reqs[0].Method != "POST" || reqs[0].Path != c.path || !strings.HasPrefix(reqs[0].Auth, "Basic ") {
+				t.Fatalf("requests: %+v", reqs)
+			}
+			var got any
+			json.Unmarshal([]byte(reqs[0].Body), &got)
+			if !reflect.DeepEqual(got, jsonOf(t, c.body)) {
+				t.Errorf("body:\n got %s\nwant %s", reqs[0].Body, c.body)
+			}
+			wantItems(t, out, "["+answer+"]")
+		})
+	}
+}
