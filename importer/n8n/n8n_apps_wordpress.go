@@ -10,7 +10,7 @@ import (
 // wordpressOps are the operations of the WordPress node v1
 // (Wordpress.node.js) converted, by resource.
 var wordpressOps = map[string][]string{
-	"post": {"create", "get", "getAll"},
+	"post": {"create", "get", "getAll", "update"},
 }
 
 // wordpressPostFields are Create Post's additional fields n8n sends, by
@@ -39,28 +39,23 @@ func (n *n8n) wordpressNode(node *n8nNode, in n8nItems) []n8nItems {
 		// field goes to the flow, which sends those whose value
 		// JavaScript holds true, as the node does.
 		args := []importer.Member{{Name: "title", Value: s.value(orEmpty(p.Get("title")), "title")}}
-		fields := p.Get("additionalFields")
-		for _, k := range keysOf(fields) {
-			v := fields.Get(k)
-			if k == "postTemplate" {
-				// n8n reads postTemplate.values.template, "" without it,
-				// whenever the option is there.
-				if v.Kind != 'o' {
-					n.Problem(node.where, v, "Unsupported expression", "the Post Template option is converted when it is written out, not an expression.")
-					return nil
-				}
-				t := orEmpty(v.Get("values", "template"))
-				args = append(args, importer.Member{Name: "template", Value: s.value(t, "template")})
-				continue
-			}
-			name, known := wordpressPostFields[k]
-			if !known {
-				n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("the additional field %s of Create Post is not one n8n's node sends.", k))
-				return nil
-			}
-			args = append(args, importer.Member{Name: name, Value: s.value(v, name)})
+		fields, ok := n.wordpressPostFields(node, s, "additionalFields", "Create Post")
+		if !ok {
+			return nil
 		}
-		call.flow, call.what, call.args = "wordpress_post_create", "creates the post", args
+		call.flow, call.what, call.args = "wordpress_post_create", "creates the post", append(args, fields...)
+	case "post update":
+		id := p.Get("postId")
+		if id == nil || id.Kind == 's' && strings.TrimPrefix(id.Str, "=") == "" {
+			n.Problem(node.where, orParams(id, node), "Missing parameter", "the node has no Post ID; n8n fails on it too.")
+			return nil
+		}
+		args := []importer.Member{{Name: "post_id", Value: s.value(id, "post_id")}}
+		fields, ok := n.wordpressPostFields(node, s, "updateFields", "Update Post")
+		if !ok {
+			return nil
+		}
+		call.flow, call.what, call.args = "wordpress_post_update", "updates the post", append(args, fields...)
 	case "post get":
 		args, ok := n.wordpressPostGet(node, s)
 		if !ok {
@@ -75,6 +70,38 @@ func (n *n8n) wordpressNode(node *n8nNode, in n8nItems) []n8nItems {
 		call.flow, call.what, call.args = "wordpress_post_get_many", "gets the posts", args
 	}
 	return n.appStep(node, in, s, call)
+}
+
+// wordpressPostFields reads Create Post's additional fields or Update
+// Post's update fields (param): each goes to the flow, which sends those
+// whose value JavaScript holds true, as the node does; the post
+// template's whenever the option is there.
+func (n *n8n) wordpressPostFields(node *n8nNode, s *n8nScope, param, op string) ([]importer.Member, bool) {
+	var args []importer.Member
+	fields := node.params.Get(param)
+	for _, k := range keysOf(fields) {
+		v := fields.Get(k)
+		if k == "postTemplate" {
+			// n8n reads postTemplate.values.template, "" without it.
+			if v.Kind != 'o' {
+				n.Problem(node.where, v, "Unsupported expression", "the Post Template option is converted when it is written out, not an expression.")
+				return nil, false
+			}
+			t := orEmpty(v.Get("values", "template"))
+			args = append(args, importer.Member{Name: "template", Value: s.value(t, "template")})
+			continue
+		}
+		name, known := wordpressPostFields[k]
+		if k == "title" && param == "updateFields" {
+			name, known = "title", true
+		}
+		if !known {
+			n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("the field %s of %s is not one n8n's node sends.", k, op))
+			return nil, false
+		}
+		args = append(args, importer.Member{Name: name, Value: s.value(v, name)})
+	}
+	return args, true
 }
 
 // orEmpty is v, or the empty text when the node leaves it out.

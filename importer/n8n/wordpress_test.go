@@ -51,9 +51,8 @@ func TestWordpressCreatePostImported(t *testing.T) {
 	runImported(t, files, "seo", secrets, srv.URL)
 	wantJSON(t, "requests", *reqs, `["POST /wp-json/wp/v2/posts {\"author\":2,\"comment_status\":\"closed\",\"content\":\"Body\",\"slug\":\"Tags\",\"status\":\"draft\",\"template\":\"\",\"title\":\"Tags\"} (no token)"]`)
 
-	// Update is not converted: an error naming it
-	// (enescingoz+awesome-n8n-templates/WordPress__Auto-Categorize_blog_posts_in_wordpress_using_A.I..json).
-	update := `{"name": "Wordpress", "type": "n8n-nodes-base.wordpress", "position": [0, 0], "parameters": {"postId": "={{ $json.id }}", "operation": "update", "updateFields": {"categories": "={{ $json.output }}"}}, "typeVersion": 1, "credentials": {"wordpressApi": {"id": "1", "name": "W"}}}`
+	// Delete is not converted: an error naming it.
+	update := `{"name": "Wordpress", "type": "n8n-nodes-base.wordpress", "position": [0, 0], "parameters": {"postId": "={{ $json.id }}", "operation": "delete", "options": {}}, "typeVersion": 1, "credentials": {"wordpressApi": {"id": "1", "name": "W"}}}`
 	_, diags = importApp(t, appWorkflow(t, "update", item, update))
 	wantDiags(t, diags, "error /nodes/2/parameters/operation Unsupported operation")
 	bad := strings.Replace(node, `"tags"`, `"menuOrder"`, 1)
@@ -117,4 +116,25 @@ func TestWordpressGetManyPostsImported(t *testing.T) {
 	tags := strings.Replace(node, `"status": "publish"`, `"tags": [3]`, 1)
 	_, diags = importApp(t, appWorkflow(t, "tags", item, tags))
 	wantDiags(t, diags, "error /nodes/2/parameters/options/tags Unsupported option")
+}
+
+// WordPress's Update Post as the corpus has it, categories from an
+// expression
+// (enescingoz+awesome-n8n-templates/WordPress__Auto-Categorize_blog_posts_in_wordpress_using_A.I..json,
+// "Wordpress"): POST of the item's post with its ID in the body.
+func TestWordpressUpdatePostImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {id: 41, output: [3, 5]}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "e4", "name": "Wordpress", "type": "n8n-nodes-base.wordpress", "position": [400, 0], "parameters": {"postId": "={{ $json.id }}", "operation": "update", "updateFields": {"categories": "={{ $json.output }}"}}, "typeVersion": 1, "credentials": {"wordpressApi": {"id": "lGWPwxTdfPDDbFjj", "name": "Rumjahn.com wordpress"}}}`
+	files, diags := importApp(t, appWorkflow(t, "update", item, node))
+	wantDiags(t, diags)
+	wantIn(t, files["update.flow.hcl"], `step "wordpress" {
+  use        = "flow.wordpress_post_update"
+  for_each   = step.item.items
+  post_id    = each.value.id
+  categories = each.value.output
+}`)
+	srv, reqs := standIn(t, func(r *http.Request) string { return `{"id": 41, "categories": [3, 5]}` })
+	out := runImported(t, files, "update", map[string]string{"wordpress_url": srv.URL, "wordpress_username": "admin", "wordpress_password": "pw"}, srv.URL)
+	wantJSON(t, "items", out["wordpress"], `[{"id": 41, "categories": [3, 5]}]`)
+	wantJSON(t, "requests", *reqs, `["POST /wp-json/wp/v2/posts/41 {\"categories\":[3,5],\"id\":41} (no token)"]`)
 }
