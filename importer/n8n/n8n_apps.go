@@ -126,10 +126,14 @@ func (n *n8n) appSecret(node *n8nNode, call appCall) bool {
 		}
 		return true
 	}
-	if got := n.AddSecret(sec.Name, sec.Description, ""); got != sec.Name {
-		n.Problem(node.where, orParams(cred, node), "Several credentials of one app",
-			fmt.Sprintf("the flow has another secret named %s, the secret of the registry's flow %s.", sec.Name, call.flow))
-		return false
+	// A credential of several fields (WordPress's site, user and
+	// password) is as many secrets.
+	for _, o := range secrets {
+		if got := n.AddSecret(o.Name, o.Description, ""); got != o.Name {
+			n.Problem(node.where, orParams(cred, node), "Several credentials of one app",
+				fmt.Sprintf("the flow has another secret named %s, the secret of the registry's flow %s.", o.Name, call.flow))
+			return false
+		}
 	}
 	n.creds[key] = []string{this, credName, node.name}
 	if call.oauth2 {
@@ -179,7 +183,7 @@ func (n *n8n) appOperation(node *n8nNode, app, defResource, defOperation string,
 // that does not is refused in a loop (appOperation), the loop is not.
 func appPerItem(node *n8nNode) (app, perItem bool) {
 	switch node.typ {
-	case "gmail", "googleDrive", "telegram", "slack":
+	case "gmail", "googleDrive", "telegram", "slack", "wordpress":
 		return true, true
 	case "airtable":
 		return true, airtablePerItem(node)

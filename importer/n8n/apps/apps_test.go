@@ -49,6 +49,13 @@ func runFlow(t *testing.T, name string, inputs map[string]any, reply func(w http
 // text, "" when the run succeeds.
 func tryFlow(t *testing.T, name string, inputs map[string]any, reply func(w http.ResponseWriter, r *http.Request)) (map[string]any, []apiRequest, string) {
 	t.Helper()
+	return tryFlowWith(t, name, inputs, nil, reply)
+}
+
+// tryFlowWith is tryFlow with the flow's other secrets (the first is
+// "ya29.token"): their values, where "{server}" is the stand-in's URL.
+func tryFlowWith(t *testing.T, name string, inputs map[string]any, secrets map[string]string, reply func(w http.ResponseWriter, r *http.Request)) (map[string]any, []apiRequest, string) {
+	t.Helper()
 	var mu sync.Mutex
 	var got []apiRequest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +81,10 @@ func tryFlow(t *testing.T, name string, inputs map[string]any, reply func(w http
 		t.Fatal(diags.Error())
 	}
 	given := map[string]compiler.InputValue{}
-	all := map[string]any{"api_url": srv.URL}
+	all := map[string]any{}
+	if prog.InputsByName["api_url"] != nil {
+		all["api_url"] = srv.URL
+	}
 	for k, v := range inputs {
 		all[k] = v
 	}
@@ -96,8 +106,11 @@ func tryFlow(t *testing.T, name string, inputs map[string]any, reply func(w http
 		t.Fatal(err)
 	}
 	defer release()
-	res, err := runtime.Apply(context.Background(), prog, runtime.Options{Inputs: vals, Store: st, Executors: ex,
-		Secrets: map[string]string{Secrets(name)[0].Name: "ya29.token"}})
+	sec := map[string]string{Secrets(name)[0].Name: "ya29.token"}
+	for k, v := range secrets {
+		sec[k] = strings.ReplaceAll(v, "{server}", srv.URL)
+	}
+	res, err := runtime.Apply(context.Background(), prog, runtime.Options{Inputs: vals, Store: st, Executors: ex, Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,8 +173,9 @@ func wantItems(t *testing.T, out map[string]any, want string) {
 }
 
 // Every flow of the registry is formatted, validates, and is named after
-// its file; each has a secret (the app's token), the input api_url and
-// the output items, which n8n's converter relies on.
+// its file; each has a secret (the app's token; WordPress's credential
+// is three: its site's URL first), the input api_url (or a secret of the
+// site's URL) and the output items, which n8n's converter relies on.
 func TestRegistryFlows(t *testing.T) {
 	names := Names()
 	if len(names) == 0 {
@@ -184,8 +198,10 @@ func TestRegistryFlows(t *testing.T) {
 		if prog.Flow.Name != name {
 			t.Errorf("%s%s declares flow %q", name, Suffix, prog.Flow.Name)
 		}
-		if len(Secrets(name)) != 1 || len(prog.Secrets) != 1 || prog.Secrets[0].Name != Secrets(name)[0].Name || prog.InputsByName["api_url"] == nil {
-			t.Errorf("%s does not declare one secret (%v) and the input api_url", name, Secrets(name))
+		secrets := Secrets(name)
+		if len(secrets) == 0 || len(prog.Secrets) != len(secrets) || prog.Secrets[0].Name != secrets[0].Name ||
+			prog.InputsByName["api_url"] == nil && !strings.HasSuffix(secrets[0].Name, "_url") {
+			t.Errorf("%s does not declare its secrets (%v) and the input api_url or a secret of the site's URL first", name, secrets)
 		}
 		if !strings.Contains(string(src), "\noutput \"items\" {") {
 			t.Errorf("%s has no output items", name)
