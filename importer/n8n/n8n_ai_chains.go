@@ -132,8 +132,13 @@ func (n *n8n) agentNode(node *n8nNode, in n8nItems) []n8nItems {
 	if mi := opts.Get("maxIterations"); mi != nil && len(c.tools) > 0 {
 		c.maxCalls = s.value(mi, "max_iterations")
 	}
-	typ, parsed, ok := n.outputParser(node)
+	typ, parsed, ok, wrapped := n.outputParser(node)
 	if !ok {
+		return nil
+	}
+	if parsed && wrapped && p.Boolean(true, "hasOutputParser") {
+		n.Problem(node.where, node.j, "Unsupported output parser",
+			"the agent's Structured Output Parser v1 (its answer wrapped in __structured__output) is converted for the LLM chain only; v1.1 on is converted here.")
 		return nil
 	}
 	if parsed && p.Boolean(true, "hasOutputParser") {
@@ -188,9 +193,18 @@ func (n *n8n) chainNode(node *n8nNode, in n8nItems) []n8nItems {
 	if node.version == 1.2 {
 		hasParser = p.Boolean(false, "hasOutputParser")
 	}
-	typ, parsed, ok := n.outputParser(node)
+	typ, parsed, ok, wrapped := n.outputParser(node)
 	if !ok {
 		return nil
+	}
+	if parsed && hasParser && wrapped {
+		// The item is the object or {data = the array}, exactly one of the
+		// two (n8n's parser fails otherwise, and so does the index).
+		c.outputs = func(body *hclwrite.Body) { outputBlock(body, "__structured__output", typ, "", nil, false) }
+		n.writeLLM(c, "the chain, for each item")
+		w := importer.Join("r.__structured__output")
+		both := importer.Join("concat([for v in [", w, ".__structured__output__object] : v if v != null], [for v in [", w, ".__structured__output__array] : { data = v } if v != null])")
+		return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : [for v in ", both, " : v if length(", both, ") == 1][0]]"), in, nil)}
 	}
 	if parsed && hasParser {
 		c.outputs = func(body *hclwrite.Body) { outputBlock(body, "output", typ, "", nil, false) }

@@ -117,11 +117,14 @@ func (n *n8n) declareMemory(m *aiMemory, turn, step string, reply importer.Expr)
 // outputParser converts the parser on a root's ai_outputParser input, if
 // any, into the output blocks of its llm step: n8n's Structured Output
 // Parser asks the model for {"output": …} and gives that object, and so
-// does the step with one output "output" of the schema's type.
-func (n *n8n) outputParser(root *n8nNode) (string, bool, bool) {
+// does the step with one output "output" of the schema's type. Its v1
+// asks for {"__structured__output": {"__structured__output__object": …}}
+// (or "__structured__output__array", exactly one of the two) instead and
+// gives what is inside: wrapped reports it, and the type is the wrapper's.
+func (n *n8n) outputParser(root *n8nNode) (typ string, parsed, ok, wrapped bool) {
 	parsers := root.subNodes("ai_outputParser")
 	if len(parsers) == 0 {
-		return "", false, true
+		return "", false, true, false
 	}
 	node := parsers[0]
 	short := strings.TrimPrefix(node.fullType, langchainPrefix)
@@ -132,7 +135,7 @@ func (n *n8n) outputParser(root *n8nNode) (string, bool, bool) {
 		inner := node.subNodes("ai_outputParser")
 		if len(inner) == 0 {
 			n.Problem(node.where, node.j, "Missing output parser", "the auto-fixing parser needs an output parser on its input.")
-			return "", false, false
+			return "", false, false, false
 		}
 		for _, mdl := range node.subNodes("ai_languageModel") {
 			mdl.conv = true
@@ -143,11 +146,10 @@ func (n *n8n) outputParser(root *n8nNode) (string, bool, bool) {
 	if short != "outputParserStructured" || node.disabled {
 		n.Problem(node.where, node.j.Get("type"), "Unsupported output parser",
 			fmt.Sprintf("flowctl import converts the Structured Output Parser (and the auto-fixing one around it) into the step's output; not %s.", node.fullType))
-		return "", false, false
+		return "", false, false, false
 	}
 	p := node.params
 	var schema *importer.JV
-	var typ string
 	required := node.version >= 1.3
 	switch {
 	case node.version <= 1.1 || p.Text("schemaType") == "manual":
@@ -162,7 +164,7 @@ func (n *n8n) outputParser(root *n8nNode) (string, bool, bool) {
 		}
 		schema = n.parseJSONParam(node, raw, text)
 		if schema == nil {
-			return "", false, false
+			return "", false, false, false
 		}
 		t, why := importer.JSONSchemaType(schema)
 		if why != "" {
@@ -177,12 +179,16 @@ func (n *n8n) outputParser(root *n8nNode) (string, bool, bool) {
 		}
 		example := n.parseJSONParam(node, raw, text)
 		if example == nil {
-			return "", false, false
+			return "", false, false, false
 		}
 		typ = exampleType(example, required)
 	}
 	node.conv = true
-	return typ, true, true
+	if node.version == 1 {
+		typ = fmt.Sprintf("object({ __structured__output__object = optional(%s), __structured__output__array = optional(list(%s)) })", typ, typ)
+		return typ, true, true, true
+	}
+	return typ, true, true, false
 }
 
 // The parsers' defaults, which a workflow that keeps them does not hold.
