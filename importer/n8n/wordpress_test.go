@@ -22,9 +22,9 @@ func TestWordpressCreatePostImported(t *testing.T) {
 	wantIn(t, files["post.flow.hcl"], `step "wordpress" {
   use      = "flow.wordpress_post_create"
   for_each = step.item.items
-  title    = "Demo tagging post: ${each.value.title}"
+  title    = "Demo tagging post: ${coalesce(try(each.value.title, null), "")}"
   tags     = each.value.tag_ids
-  content  = "This is a post to demo automatic tagging a WordPress postvia n8n.\n\n${each.value.content}"
+  content  = "This is a post to demo automatic tagging a WordPress postvia n8n.\n\n${coalesce(try(each.value.content, null), "")}"
 }`, `secret "wordpress_url" {`, `secret "wordpress_username" {`, `secret "wordpress_password" {`)
 	srv, reqs := standIn(t, func(r *http.Request) string {
 		if r.Header.Get("Authorization") != "Basic YWRtaW46YWJjZCBlZmdo" || r.Header.Get("User-Agent") != "n8n" {
