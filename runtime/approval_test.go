@@ -395,7 +395,9 @@ output "c" {
 }
 `)
 	st := openStore(t)
-	res, rec := apply(t, prog, Options{Store: st, Targets: []string{"step.b"}})
+	// An hour instead of the flow's 50ms: a busy machine may take longer
+	// than that for a and b.
+	res, rec := apply(t, prog, Options{Store: st, Timeout: time.Hour, Targets: []string{"step.b"}})
 	if res.Status != StatusOK || outputJSON(t, res.Outputs["b"]) != "2" {
 		t.Fatalf("targeted: %s %v", res.Status, res.Diagnostics)
 	}
