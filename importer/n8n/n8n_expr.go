@@ -140,15 +140,20 @@ func (s *n8nScope) translate(src string, at *importer.JV) (importer.Expr, bool) 
 		if !ok {
 			return nil, false
 		}
-		if jsonPath.MatchString(c.text) {
-			// n8n joins a text's parts as JavaScript's join does: a field
-			// the item lacks (undefined), or null, is "", as is a path
-			// through one (the TypeError is caught).
-			e = importer.Call("coalesce", importer.Call("try", e, importer.Code("null")), importer.Str(""))
-		}
-		parts = append(parts, importer.TPart{Expr: e})
+		parts = append(parts, importer.TPart{Expr: textPart(c.text, e)})
 	}
 	return importer.Template(parts, false), true
+}
+
+// textPart is e, the translation of the {{ }} part src of a text: n8n
+// joins a text's parts as JavaScript's join does, so a field of the
+// current item that it lacks (undefined), or null, is "", as is a path
+// through one (the TypeError is caught).
+func textPart(src string, e importer.Expr) importer.Expr {
+	if !jsonPath.MatchString(src) {
+		return e
+	}
+	return importer.Call("coalesce", importer.Call("try", e, importer.Code("null")), importer.Str(""))
 }
 
 // jsonPath is a reference to a field of the current item, $json.a.b or

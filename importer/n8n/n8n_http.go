@@ -257,7 +257,7 @@ func (n *n8n) jsonParam(s *n8nScope, node *n8nNode, v *importer.JV, path string)
 		return importer.Call("try", importer.Call("jsondecode", s.value(v, path)), s.value(v, path))
 	}
 	var spans []importer.Span
-	var exprs []importer.Expr
+	var exprs, texts []importer.Expr
 	for _, c := range chunks {
 		if !c.code {
 			continue
@@ -269,8 +269,9 @@ func (n *n8n) jsonParam(s *n8nScope, node *n8nNode, v *importer.JV, path string)
 		}
 		spans = append(spans, importer.Span{Start: c.start, End: c.end})
 		exprs = append(exprs, e)
+		texts = append(texts, textPart(c.text, e))
 	}
-	e, err := importer.JSONTemplate(src, spans, func(i int) importer.Expr { return exprs[i] }, func(i int) importer.Expr {
+	e, err := importer.JSONTemplate(src, spans, func(i int) importer.Expr { return texts[i] }, func(i int) importer.Expr {
 		return importer.Call("jsondecode", importer.Call("tostring", exprs[i]))
 	})
 	if err != nil {
