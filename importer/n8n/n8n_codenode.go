@@ -70,7 +70,7 @@ func n8nCodeBlock() *importer.BlockFile {
 		// Each mode gives items or values; the others are null.
 		ob.SetAttributeValue("optional", cty.True)
 	}
-	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: n8nCodeJS + n8nLegacyJS}}, true)))
+	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: n8nCodeJS + n8nLegacyJS + n8nTimeJS}}, true)))
 	return &importer.BlockFile{
 		Name:   "n8n",
 		Header: []string{"Written by flowctl import for the flows imported from n8n; the same for every import."},
