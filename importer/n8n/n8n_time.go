@@ -5,14 +5,18 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
+
+	"github.com/flowctl/flowctl/importer"
 )
 
 // n8n's dates: $now, $today and DateTime.now() are luxon DateTimes in the
 // workflow's timezone (settings.timezone, else the instance's
 // GENERIC_TIMEZONE, America/New_York by default). The language reads no
 // clock, so their value comes from goja, in the step that evaluates the
-// node's expressions: n8n_time.js gives them in UTC, for the workflows
-// whose timezone is UTC, with the methods and format tokens whose values
+// node's expressions: n8n_time.js gives them, in UTC or in the
+// workflow's zone from a table of its offsets that Go's time zone
+// database gives here, with the methods and format tokens whose values
 // do not depend on the locale. The other forms are refused here.
 
 //go:embed n8n_time.js
@@ -50,11 +54,8 @@ func (s *n8nScope) n8nTime(src string) (rest, reason string) {
 	if !n8nTimeChain.MatchString(src) {
 		return src, ""
 	}
-	if tz := s.n.Src.Root.Text("settings", "timezone"); !strings.EqualFold(tz, "UTC") && !strings.EqualFold(tz, "GMT") {
-		if tz == "" {
-			tz = "none (n8n's GENERIC_TIMEZONE, America/New_York by default)"
-		}
-		return "", fmt.Sprintf("the expression reads the time of the run, which n8n gives in the workflow's timezone, here %s; flowctl's evaluation of n8n's dates has UTC only (set the workflow's timezone to UTC to import it).", tz)
+	if _, why := s.n.timeZone(); why != "" {
+		return "", why
 	}
 	for _, m := range n8nTimeChain.FindAllStringSubmatch(src, -1) {
 		for _, mem := range n8nTimeMember.FindAllStringSubmatch(m[2], -1) {
@@ -174,4 +175,79 @@ func luxonFormatTokens(format string) []string {
 	}
 	flush()
 	return out
+}
+
+// n8nZoneFrom and n8nZoneUntil bound the table of a zone's offsets
+// written into the flow: a run outside them is an error.
+var (
+	n8nZoneFrom  = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	n8nZoneUntil = time.Date(2060, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// timeZone is the workflow's zone for its dates: nil for UTC (luxon's
+// fixed zone), else its offsets; or why it is refused.
+func (n *n8n) timeZone() (importer.Expr, string) {
+	tz := n.Src.Root.Text("settings", "timezone")
+	if tz == "" || tz == "DEFAULT" {
+		tz = "America/New_York" // n8n's GENERIC_TIMEZONE unless the instance sets it
+	}
+	if strings.EqualFold(tz, "UTC") || strings.EqualFold(tz, "GMT") {
+		return nil, ""
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, fmt.Sprintf("the expression reads the time of the run, which n8n gives in the workflow's timezone %q, which is not a zone of the time zone database.", tz)
+	}
+	var changes []importer.Expr
+	until := n8nZoneUntil
+	for t := n8nZoneFrom; t.Before(n8nZoneUntil); {
+		_, off := t.In(loc).Zone()
+		if off%60 != 0 {
+			return nil, fmt.Sprintf("the expression reads the time of the run in the workflow's timezone %s, whose offset is not whole minutes.", tz)
+		}
+		changes = append(changes, importer.Code(fmt.Sprintf("[%d, %d]", t.UnixMilli(), off/60)))
+		_, end := t.In(loc).ZoneBounds()
+		if end.IsZero() {
+			break // the zone's last period goes on
+		}
+		if !end.After(t) || len(changes) > 400 {
+			until = t // the offsets after t are not known here
+			break
+		}
+		t = end
+	}
+	return importer.Object([]importer.Member{
+		{Name: "name", Value: importer.Str(tz)},
+		{Name: "until", Value: importer.Code(fmt.Sprint(until.UnixMilli()))},
+		{Name: "changes", Value: importer.Join("[\n", importer.Join(joinLines(changes)...), "\n]")},
+	}), ""
+}
+
+func joinLines(es []importer.Expr) []any {
+	var out []any
+	for i, e := range es {
+		if i > 0 {
+			out = append(out, ",\n")
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// zoneInput is the zone input of the step that evaluates srcs, when they
+// read the time and the workflow's zone is not UTC (nil otherwise). A
+// workflow without a timezone is read in n8n's default, with a warning.
+func (s *n8nScope) zoneInput(srcs []codeSrc) importer.Expr {
+	for _, c := range srcs {
+		if !n8nTimeChain.MatchString(c.src) {
+			continue
+		}
+		z, _ := s.n.timeZone()
+		if tz := s.n.Src.Root.Text("settings", "timezone"); z != nil && (tz == "" || tz == "DEFAULT") {
+			s.n.Warn(s.node.where, c.at, "Dates in America/New_York",
+				"the workflow sets no timezone: n8n gives $now and $today in its instance's (GENERIC_TIMEZONE, America/New_York unless set); the flow gives them in America/New_York.")
+		}
+		return z
+	}
+	return nil
 }

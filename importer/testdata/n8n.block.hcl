@@ -47,6 +47,11 @@ block "n8n_code" {
     default     = ""
     description = "the workflow's name ($workflow.name)"
   }
+  input "zone" {
+    type        = any
+    default     = null
+    description = "the workflow's timezone for $now and $today, when it is not UTC: its name and offsets"
+  }
   output "items" {
     type        = any
     description = "the json of the output items"
@@ -993,7 +998,7 @@ async function executeMode(input) {
       return { items: [json], values: null }
     }
     case 'expressions': {
-      names = Object.assign(scope(input, true), n8nTimeNames()) // n8n_time.js
+      names = Object.assign(scope(input, true), n8nTimeNames(input.zone)) // n8n_time.js
       var values = {}
       Object.keys(input.expressions || {}).forEach(function (k) {
         values[k] = evaluate(input.expressions[k], names)
@@ -1646,17 +1651,43 @@ function bothVersions(json1, json2, pairs, skip, dot) {
   }
   return out
 }
-// n8n's dates ($now, $today, DateTime) for the workflows whose timezone
-// is UTC: luxon's DateTime in its UTC zone, with the methods and format
+// n8n's dates ($now, $today, DateTime): luxon's DateTime in UTC or in
+// the workflow's timezone (its offsets, which the importer writes from
+// Go's time zone database: n8nZone), with the methods and format
 // tokens whose values do not depend on the locale (luxon 3.7's
 // datetime.js and impl/formatter.js; n8n-workflow's date extensions for
 // format and the (amount, unit) arguments of plus and minus). The
 // importer refuses the other forms (n8n_time.go), so each name here gives
 // n8n's value.
 
-function N8nDateTime(ts) {
+// n8nUTC is luxon's fixed zone of UTC.
+var n8nUTC = { fixed: true, name: 'UTC', offset: function () { return 0 } }
+
+// n8nZone is an IANA zone from the importer's table of its offsets:
+// changes are [from (ms), offset (minutes)], in order, to until.
+function n8nZone(z) {
+  return {
+    fixed: false,
+    name: z.name,
+    offset: function (ts) {
+      var ch = z.changes
+      if (ts < ch[0][0] || ts >= z.until) {
+        throw new AdapterError('the time ' + new Date(ts).toISOString() + ' is outside the offsets of ' + z.name + ' the import wrote (import the workflow again)')
+      }
+      var o = ch[0][1]
+      for (var i = 0; i < ch.length && ch[i][0] <= ts; i++) {
+        o = ch[i][1]
+      }
+      return o
+    },
+  }
+}
+
+function N8nDateTime(ts, zone) {
   this.ts = ts
-  var d = new Date(ts)
+  this.zone = zone || n8nUTC
+  this.o = this.zone.offset(ts)
+  var d = new Date(ts + this.o * 60000)
   this.year = d.getUTCFullYear()
   this.month = d.getUTCMonth() + 1
   this.day = d.getUTCDate()
@@ -1666,8 +1697,25 @@ function N8nDateTime(ts) {
   this.millisecond = d.getUTCMilliseconds()
   this.weekday = d.getUTCDay() === 0 ? 7 : d.getUTCDay()
   this.quarter = Math.ceil(this.month / 3)
-  this.zoneName = 'UTC'
+  this.zoneName = this.zone.name
+  this.offset = this.o
   this.isValid = true
+}
+
+// n8nFixOffset is luxon's fixOffset: the time of a local time in a zone,
+// given a guess of its offset.
+function n8nFixOffset(localTS, o, zone) {
+  var utcGuess = localTS - o * 60000
+  var o2 = zone.offset(utcGuess)
+  if (o === o2) {
+    return utcGuess
+  }
+  utcGuess -= (o2 - o) * 60000
+  var o3 = zone.offset(utcGuess)
+  if (o2 === o3) {
+    return utcGuess
+  }
+  return localTS - Math.min(o2, o3) * 60000
 }
 
 // luxon's Duration.normalizeUnit, after n8n's DURATION_MAP.
@@ -1738,14 +1786,14 @@ N8nDateTime.prototype.n8nAdjust = function (dur, sign) {
   var modYear = year + (month - modMonth) / 12
   var dim = new Date(Date.UTC(modYear, modMonth, 0)).getUTCDate()
   var day = Math.min(this.day, dim) + Math.trunc(dur.days) + Math.trunc(dur.weeks) * 7
-  var ts = Date.UTC(year, month - 1, 1, this.hour, this.minute, this.second, this.millisecond) + (day - 1) * n8nDay
+  var ts = n8nFixOffset(Date.UTC(year, month - 1, 1, this.hour, this.minute, this.second, this.millisecond) + (day - 1) * n8nDay, this.o, this.zone)
   ts += (dur.years - Math.trunc(dur.years)) * 365 * n8nDay +
     (dur.quarters - Math.trunc(dur.quarters)) * 91 * n8nDay +
     (dur.months - Math.trunc(dur.months)) * 30 * n8nDay +
     (dur.weeks - Math.trunc(dur.weeks)) * 7 * n8nDay +
     (dur.days - Math.trunc(dur.days)) * n8nDay +
     dur.hours * 3600000 + dur.minutes * 60000 + dur.seconds * 1000 + dur.milliseconds
-  return new N8nDateTime(ts)
+  return new N8nDateTime(ts, this.zone)
 }
 
 // startOf is luxon's: weeks start on Monday.
@@ -1759,11 +1807,11 @@ N8nDateTime.prototype.startOf = function (unit) {
   if (u === 'quarters') {
     c[1] = (this.quarter - 1) * 3
   }
-  var ts = Date.UTC(c[0], c[1], c[2], c[3], c[4], c[5], c[6])
+  var local = Date.UTC(c[0], c[1], c[2], c[3], c[4], c[5], c[6])
   if (u === 'weeks') {
-    ts -= (this.weekday - 1) * n8nDay
+    local -= (this.weekday - 1) * n8nDay
   }
-  return new N8nDateTime(ts)
+  return new N8nDateTime(n8nFixOffset(local, this.o, this.zone), this.zone)
 }
 
 N8nDateTime.prototype.endOf = function (unit) {
@@ -1772,14 +1820,26 @@ N8nDateTime.prototype.endOf = function (unit) {
   return this.plus(o).startOf(unit).minus({ milliseconds: 1 })
 }
 
-N8nDateTime.prototype.toUTC = function () { return this }
+N8nDateTime.prototype.toUTC = function () { return new N8nDateTime(this.ts, n8nUTC) }
 N8nDateTime.prototype.toMillis = function () { return this.ts }
 N8nDateTime.prototype.valueOf = function () { return this.ts }
 N8nDateTime.prototype.toSeconds = function () { return this.ts / 1000 }
 N8nDateTime.prototype.toUnixInteger = function () { return Math.floor(this.ts / 1000) }
 N8nDateTime.prototype.toISODate = function () { return this.toFormat(this.year > 9999 || this.year < 0 ? 'yyyyyy-MM-dd' : 'yyyy-MM-dd') }
 N8nDateTime.prototype.toISO = function () {
-  return this.toISODate() + 'T' + this.toFormat("HH:mm:ss.SSS") + 'Z'
+  return this.toISODate() + 'T' + this.toFormat('HH:mm:ss.SSS') + (this.zone.fixed && this.o === 0 ? 'Z' : n8nOffset(this.o, 'short'))
+}
+
+// n8nOffset is luxon's formatOffset.
+function n8nOffset(offset, format) {
+  var hours = Math.trunc(Math.abs(offset / 60))
+  var minutes = Math.trunc(Math.abs(offset % 60))
+  var sign = offset >= 0 ? '+' : '-'
+  switch (format) {
+    case 'short': return sign + n8nPad(hours, 2) + ':' + n8nPad(minutes, 2)
+    case 'narrow': return sign + hours + (minutes > 0 ? ':' + minutes : '')
+  }
+  return sign + n8nPad(hours, 2) + n8nPad(minutes, 2)
 }
 N8nDateTime.prototype.toString = function () { return this.toISO() }
 N8nDateTime.prototype.toJSON = function () { return this.toISO() }
@@ -1811,10 +1871,10 @@ N8nDateTime.prototype.toFormat = function (fmt) {
       case 'hh': return n8nPad(dt.hour % 12 === 0 ? 12 : dt.hour % 12, 2)
       case 'H': return n8nPad(dt.hour)
       case 'HH': return n8nPad(dt.hour, 2)
-      case 'Z': return '+0'
-      case 'ZZ': return '+00:00'
-      case 'ZZZ': return '+0000'
-      case 'z': return 'UTC'
+      case 'Z': return n8nOffset(dt.o, 'narrow')
+      case 'ZZ': return n8nOffset(dt.o, 'short')
+      case 'ZZZ': return n8nOffset(dt.o, 'techie')
+      case 'z': return dt.zoneName
       case 'd': return n8nPad(dt.day)
       case 'dd': return n8nPad(dt.day, 2)
       case 'c': case 'E': return n8nPad(dt.weekday)
@@ -1875,13 +1935,14 @@ function n8nParseFormat(fmt) {
 }
 
 // n8nTimeNames are $now, $today and DateTime as n8n's expressions have
-// them, at the time now.
-function n8nTimeNames() {
-  var now = new N8nDateTime(Date.now())
+// them, at the time now, in the workflow's zone (UTC without one).
+function n8nTimeNames(z) {
+  var zone = z ? n8nZone(z) : n8nUTC
+  var now = new N8nDateTime(Date.now(), zone)
   var DateTime = {
-    now: function () { return new N8nDateTime(Date.now()) },
-    utc: function () { return new N8nDateTime(Date.now()) },
-    local: function () { return new N8nDateTime(Date.now()) },
+    now: function () { return new N8nDateTime(Date.now(), zone) },
+    utc: function () { return new N8nDateTime(Date.now(), n8nUTC) },
+    local: function () { return new N8nDateTime(Date.now(), zone) },
   }
   return { $now: now, $today: now.startOf('day'), DateTime: DateTime }
 }
