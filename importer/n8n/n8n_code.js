@@ -928,7 +928,7 @@ async function executeMode(input) {
       return { items: [json], values: null }
     }
     case 'expressions': {
-      names = scope(input, true)
+      names = Object.assign(scope(input, true), n8nTimeNames(input.zone)) // n8n_time.js
       var values = {}
       Object.keys(input.expressions || {}).forEach(function (k) {
         values[k] = evaluate(input.expressions[k], names)

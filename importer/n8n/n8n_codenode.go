@@ -63,6 +63,7 @@ func n8nCodeBlock() *importer.BlockFile {
 	input("nodes", "any", importer.Code("{}"), "the json of the items of the nodes the code names, by node name")
 	input("pairs", "any", importer.Code("{}"), "for each node the code names with .item, the index of each input item's paired item in that node's items")
 	input("workflow", "string", importer.Str(""), "the workflow's name ($workflow.name)")
+	input("zone", "any", importer.Code("null"), "the workflow's timezone for $now and $today, when it is not UTC: its name and offsets")
 	for _, o := range [][2]string{{"items", "the json of the output items"}, {"values", "the values of the expressions, by name"}, {"pairs", "for the Code node run once for all items, the index of the input item each output item pairs with (null: none n8n follows)"}} {
 		ob := body.AppendNewBlock("output", []string{o[0]}).Body()
 		ob.SetAttributeRaw("type", importer.Clone(importer.Code("any")))
@@ -70,7 +71,7 @@ func n8nCodeBlock() *importer.BlockFile {
 		// Each mode gives items or values; the others are null.
 		ob.SetAttributeValue("optional", cty.True)
 	}
-	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: n8nCodeJS + n8nLegacyJS}}, true)))
+	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: n8nCodeJS + n8nLegacyJS + n8nTimeJS}}, true)))
 	return &importer.BlockFile{
 		Name:   "n8n",
 		Header: []string{"Written by flowctl import for the flows imported from n8n; the same for every import."},
@@ -236,6 +237,9 @@ func (s *n8nScope) flush() {
 	}
 	b, body := n.codeStep(s.js.step, "expressions", s.input, s.perItem, nodes, pairs)
 	body.SetAttributeRaw("expressions", importer.Clone(importer.Object(s.js.members)))
+	if z := s.zoneInput(srcs); z != nil { // n8n_time.go
+		body.SetAttributeRaw("zone", importer.Clone(z))
+	}
 	n.Step(n.nodeComment(s.node)+": its JavaScript expressions, evaluated by goja as n8n evaluates them", b)
 }
 

@@ -94,7 +94,12 @@ func (s *n8nScope) textValue(v *importer.JV, path string) importer.Expr {
 
 // goja registers an expression for goja and returns its value.
 func (s *n8nScope) goja(v *importer.JV, path string) importer.Expr {
-	if bad := unsupportedN8NName.FindString(v.Str); bad != "" {
+	rest, why := s.n8nTime(v.Str) // n8n_time.go
+	if why != "" {
+		msg := s.n.Problem(s.node.where, v, "Unsupported expression", why)
+		return importer.Call("throw_error", importer.Str(msg))
+	}
+	if bad := unsupportedN8NName.FindString(rest); bad != "" {
 		msg := s.n.Problem(s.node.where, v, "Unsupported expression",
 			fmt.Sprintf("the expression uses %s, which flowctl's evaluation of n8n expressions does not have (it has $json, $input, $('Node'), $node, $itemIndex, $workflow.name and JavaScript's built-ins).", bad))
 		return importer.Call("throw_error", importer.Str(msg)) // never reached: the node becomes a gap

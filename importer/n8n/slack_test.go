@@ -64,10 +64,10 @@ func TestSlackSendMessage(t *testing.T) {
 // An app node that is not converted writes no registry flow beside the
 // flow (--partial: a step stands for it), as the corpus's
 // enescingoz+awesome-n8n-templates/Slack__Venafi_Cloud_Slack_Cert_Bot.json,
-// whose Blocks use DateTime, did: a flow no step uses, whose inputs plan
+// whose Blocks use DateTime (here in a locale format, still refused), did: a flow no step uses, whose inputs plan
 // asked for.
 func TestAppNodeNotConvertedWritesNoFlow(t *testing.T) {
-	node := `"name": "Slack1", "type": "n8n-nodes-base.slack", "parameters": {"text": "={{ DateTime.now() }}", "select": "channel", "channelId": {"__rl": true, "mode": "id", "value": "C1"}, "otherOptions": {"includeLinkToWorkflow": false}}, "credentials": {"slackApi": {"id": "1", "name": "Slack"}}, "typeVersion": 2.2`
+	node := `"name": "Slack1", "type": "n8n-nodes-base.slack", "parameters": {"text": "={{ DateTime.now().toLocaleString() }}", "select": "channel", "channelId": {"__rl": true, "mode": "id", "value": "C1"}, "otherOptions": {"includeLinkToWorkflow": false}}, "credentials": {"slackApi": {"id": "1", "name": "Slack"}}, "typeVersion": 2.2`
 	res, diags := importer.Import([]importer.File{{Name: "w.json", Bytes: []byte(workflow("w", setData, node))}}, importer.Options{Partial: true})
 	if res == nil {
 		t.Fatalf("import failed: %v", diags)
