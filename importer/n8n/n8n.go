@@ -333,13 +333,7 @@ func (n *n8n) inputItems(node *n8nNode, index int) (n8nItems, bool) {
 		}
 		return n8nItems{e: importer.Code("[]")}, true
 	}
-	var names []string
-	for _, e := range conns {
-		names = append(names, strconv.Quote(e.node.name))
-	}
-	n.Problem(node.where, node.j, "Several connections into one input",
-		fmt.Sprintf("input %d takes items from %s: n8n runs the node once for each of them, which a flow step does not; put a Merge node before it.", index+1, strings.Join(names, " and ")))
-	return n8nItems{}, false
+	return n.fanIn(node, index, conns)
 }
 
 // convertNode writes the steps of a node and sets its items.

@@ -118,6 +118,9 @@ type mergePairs struct {
 	node     *n8nNode
 	ins      []n8nItems // the items of each input
 	appended bool       // Append; else Combine by Position (without unpaired items)
+	// edges are the connections the items of ins come from, when they
+	// all come to one input (fanIn); else ins are those of each input.
+	edges []n8nEdge
 }
 
 // mergePaired sets the pairs of a Merge's items out.
@@ -152,7 +155,7 @@ func (m *mergePairs) follow(name string, idx importer.Expr) (n8nItems, importer.
 			cond = importer.Join("(", idx, ") >= ", start, " && (", idx, ") < ", start, " + length(", in.e, ")")
 			start = importer.Join(start, " + length(", in.e, ")")
 		}
-		if !before(m.node, k, name) {
+		if m.edges != nil && !upTo(m.edges[k:k+1], name) || m.edges == nil && !before(m.node, k, name) {
 			continue
 		}
 		items, sub, lost := pairedItemAt(in, name, at)
@@ -188,6 +191,15 @@ func (m *mergePairs) follow(name string, idx importer.Expr) (n8nItems, importer.
 
 // before reports whether the node named is before input k of node.
 func before(node *n8nNode, k int, name string) bool {
+	if k >= len(node.ins) {
+		return false
+	}
+	return upTo(node.ins[k], name)
+}
+
+// upTo reports whether the node named is one of the nodes the connections
+// come from or before them.
+func upTo(edges []n8nEdge, name string) bool {
 	seen := map[*n8nNode]bool{}
 	var up func(n *n8nNode) bool
 	up = func(n *n8nNode) bool {
@@ -207,10 +219,7 @@ func before(node *n8nNode, k int, name string) bool {
 		}
 		return false
 	}
-	if k >= len(node.ins) {
-		return false
-	}
-	for _, e := range node.ins[k] {
+	for _, e := range edges {
 		if up(e.node) {
 			return true
 		}

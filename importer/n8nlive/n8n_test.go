@@ -327,9 +327,11 @@ func executionOf(t *testing.T, snapshot, summary string, printed []byte, id stri
 		if !last {
 			continue
 		}
+		// The items of every run of the node, in the order it ran (a node
+		// after several connections into one input runs once for each).
 		items := []any{}
-		if runs := run.Data.ResultData.RunData[node.Name]; len(runs) > 0 {
-			if main := runs[len(runs)-1].Data.Main; len(main) > 0 {
+		for _, r := range run.Data.ResultData.RunData[node.Name] {
+			if main := r.Data.Main; len(main) > 0 {
 				for _, it := range main[0] {
 					items = append(items, it.JSON)
 				}
