@@ -112,9 +112,8 @@ func (n *n8n) agentNode(node *n8nNode, in n8nItems) []n8nItems {
 			"the intermediate steps (the tool calls and their results) are not in the step's outputs; they are in its call trace (flowctl runs show RUN --calls).")
 		return nil
 	}
-	c := &llmCall{node: node, in: in, s: s}
-	var ok bool
-	if c.model, ok = n.languageModel(node, s); !ok {
+	c, ok := n.modelCall(node, in, s)
+	if !ok {
 		return nil
 	}
 	c.prompt = n.aiPrompt(node, s, 1.2, "text", map[float64]string{1: "={{ $json.input }}", 1.1: "={{ $json.chat_input }}", 1.2: "={{ $json.chatInput }}"})
@@ -155,9 +154,8 @@ func (n *n8n) agentNode(node *n8nNode, in n8nItems) []n8nItems {
 func (n *n8n) chainNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
 	s := n.scope(node, in, true)
-	c := &llmCall{node: node, in: in, s: s}
-	var ok bool
-	if c.model, ok = n.languageModel(node, s); !ok {
+	c, ok := n.modelCall(node, in, s)
+	if !ok {
 		return nil
 	}
 	c.prompt = n.aiPrompt(node, s, 1.3, "prompt", map[float64]string{1: "={{ $json.input }}", 1.1: "={{ $json.chat_input }}", 1.3: "={{ $json.chatInput }}"})
@@ -328,4 +326,13 @@ func (n *n8n) chatTriggerNode(node *n8nNode, _ n8nItems) []n8nItems {
 	}
 	n.File.Header = append(n.File.Header, fmt.Sprintf("%s starts the flow: a chat message, given as the inputs chat_input and session_id (without chat_input, as when another trigger starts the flow, it gives no item).", n.nodeComment(node)))
 	return []n8nItems{{e: importer.Code(`(input.chat_input == null ? [] : [{ sessionId = input.session_id, action = "sendMessage", chatInput = input.chat_input }])`)}}
+}
+
+// modelCall starts the llm step of an AI root node: its chat model (the
+// sub-node on its ai_languageModel input), for each item of in.
+func (n *n8n) modelCall(node *n8nNode, in n8nItems, s *n8nScope) (*llmCall, bool) {
+	c := &llmCall{node: node, in: in, s: s}
+	var ok bool
+	c.model, ok = n.languageModel(node, s)
+	return c, ok
 }

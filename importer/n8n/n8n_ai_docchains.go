@@ -94,9 +94,8 @@ const qaSystemTemplate = "You are an assistant for question-answering tasks. Use
 func (n *n8n) retrievalQANode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
 	s := n.scope(node, in, true)
-	c := &llmCall{node: node, in: in, s: s}
-	var ok bool
-	if c.model, ok = n.languageModel(node, s); !ok {
+	c, ok := n.modelCall(node, in, s)
+	if !ok {
 		return nil
 	}
 	tmpl := qaSystemTemplate
@@ -274,9 +273,8 @@ func (n *n8n) summarizationNode(node *n8nNode, in n8nItems) []n8nItems {
 	if !n.summarySources(node) {
 		return nil
 	}
-	c := &llmCall{node: node, in: in, s: s}
-	var ok bool
-	if c.model, ok = n.languageModel(node, s); !ok {
+	c, ok := n.modelCall(node, in, s)
+	if !ok {
 		return nil
 	}
 	if expr {

@@ -75,9 +75,8 @@ func fieldsItem(fields []schemaField) importer.Expr {
 func (n *n8n) informationExtractorNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
 	s := n.scope(node, in, true)
-	c := &llmCall{node: node, in: in, s: s}
-	var ok bool
-	if c.model, ok = n.languageModel(node, s); !ok {
+	c, ok := n.modelCall(node, in, s)
+	if !ok {
 		return nil
 	}
 	text := p.Get("text")
@@ -162,9 +161,8 @@ func (n *n8n) informationExtractorNode(node *n8nNode, in n8nItems) []n8nItems {
 func (n *n8n) textClassifierNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
 	s := n.scope(node, in, true)
-	c := &llmCall{node: node, in: in, s: s}
-	var ok bool
-	if c.model, ok = n.languageModel(node, s); !ok {
+	c, ok := n.modelCall(node, in, s)
+	if !ok {
 		return nil
 	}
 	text := p.Get("inputText")
@@ -236,9 +234,8 @@ func (n *n8n) textClassifierNode(node *n8nNode, in n8nItems) []n8nItems {
 func (n *n8n) sentimentNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
 	s := n.scope(node, in, true)
-	c := &llmCall{node: node, in: in, s: s}
-	var ok bool
-	if c.model, ok = n.languageModel(node, s); !ok {
+	c, ok := n.modelCall(node, in, s)
+	if !ok {
 		return nil
 	}
 	text := p.Get("inputText")
