@@ -26,6 +26,19 @@ var n8nCodeJS string
 //go:embed n8n_code_legacy.js
 var n8nLegacyJS string
 
+// The rest of the adapter, in files of their own: Merge's modes, the
+// Schedule Trigger and the first versions of IF, Switch and Merge; Compare
+// Datasets.
+var (
+	//go:embed n8n_code_nodes.js
+	n8nNodesJS string
+	//go:embed n8n_code_compare.js
+	n8nCompareJS string
+)
+
+// n8nAdapterJS is the n8n_code block's whole source.
+var n8nAdapterJS = n8nCodeJS + n8nNodesJS + n8nLegacyJS + n8nCompareJS + n8nTimeJS
+
 // n8nCodeBlockFile is blocks/n8n.block.hcl, which holds the n8n_code
 // block. Its text is made once.
 func n8nCodeBlockFile() *importer.BlockFile {
@@ -71,7 +84,7 @@ func n8nCodeBlock() *importer.BlockFile {
 		// Each mode gives items or values; the others are null.
 		ob.SetAttributeValue("optional", cty.True)
 	}
-	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: n8nCodeJS + n8nLegacyJS + n8nTimeJS}}, true)))
+	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: n8nAdapterJS}}, true)))
 	return &importer.BlockFile{
 		Name:   "n8n",
 		Header: []string{"Written by flowctl import for the flows imported from n8n; the same for every import."},

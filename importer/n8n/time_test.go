@@ -95,7 +95,7 @@ type timeCase struct{ expr, want string }
 func checkTimes(t *testing.T, at int64, zone importer.Expr, cases []timeCase) {
 	t.Helper()
 	vm := goja.New()
-	if _, err := vm.RunString(n8nCodeJS + n8nLegacyJS + n8nTimeJS + fmt.Sprintf("\nDate.now = function () { return %d }", at)); err != nil {
+	if _, err := vm.RunString(n8nAdapterJS + fmt.Sprintf("\nDate.now = function () { return %d }", at)); err != nil {
 		t.Fatal(err)
 	}
 	execute, _ := goja.AssertFunction(vm.Get("execute"))

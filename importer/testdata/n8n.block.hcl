@@ -552,6 +552,95 @@ function ordinal(n) {
   return n + (['th', 'st', 'nd', 'rd'][n % 10] || 'th')
 }
 
+
+async function execute(input) {
+  var out = await executeMode(input)
+  // Only the Code node run once for all items gives pairs.
+  if (out.pairs === undefined) {
+    out.pairs = null
+  }
+  return out
+}
+
+async function executeMode(input) {
+  var items = input.items || []
+  var mode = input.mode
+  var names
+  switch (mode) {
+    case 'runOnceForAllItems':
+      if (items.length === 0) {
+        return { items: [], values: null }
+      }
+      names = scope(input, false)
+      var out = normalize(await run(input.code, names))
+      return { items: out.map(function (it) { return it.json }), values: null, pairs: pairsOf(out, items.length) }
+    case 'runOnceForEachItem': {
+      names = scope(input, true)
+      var result = await run(input.code, names)
+      if (result === null || result === undefined) {
+        return { items: [], values: null }
+      }
+      if (typeof result !== 'object' || Array.isArray(result)) {
+        throw new Error("Code doesn't return a single object [item " + (input.index || 0) + ']')
+      }
+      var json = 'json' in result ? result.json : result
+      if (!isObject(json)) {
+        throw new Error("A 'json' property isn't an object [item " + (input.index || 0) + ']')
+      }
+      return { items: [json], values: null }
+    }
+    case 'expressions': {
+      names = Object.assign(scope(input, true), n8nTimeNames(input.zone)) // n8n_time.js
+      var values = {}
+      Object.keys(input.expressions || {}).forEach(function (k) {
+        values[k] = evaluate(input.expressions[k], names)
+      })
+      return { items: [], values: values }
+    }
+    case 'splitOut':
+      return { items: splitOut(items, input.params || {}), values: null }
+    case 'aggregate':
+      return { items: items.length ? aggregate(items, input.params || {}) : [], values: null }
+    case 'sort':
+      return { items: await sort(items, input.params || {}, scope(input, false)), values: null }
+    case 'scheduleTrigger':
+      return { items: scheduleTrigger(), values: null }
+    case 'combineByPosition':
+      return { items: combineByPosition(input.params || {}), values: null }
+    case 'combineAll':
+      return { items: combineAll(input.params || {}), values: null }
+    case 'ifV1':
+      return { items: ifV1(input.params || {}), values: null }
+    case 'switchV1':
+      return { items: switchV1(input.params || {}), values: null }
+    case 'mergeV1':
+      return { items: mergeV1(input.params || {}), values: null }
+    case 'combineByFields':
+      return { items: combineByFields(input.params || {}), values: null }
+    case 'function':
+      return { items: await functionNode(input), values: null }
+    case 'functionItem':
+      return { items: await functionItem(input), values: null }
+    case 'removeDuplicates':
+      return { items: items.length ? removeDuplicates(items, input.params || {}) : [], values: null }
+    case 'itemListsSplitOut':
+      return { items: itemListsSplitOut(items, input.params || {}), values: null }
+    case 'compareDatasets':
+      return { items: compareDatasets(input.params || {}), values: null }
+    case 'summarize':
+      return { items: items.length ? summarize(items, input.params || {}) : [], values: null }
+    case 'renameKeys':
+      return { items: items.map(function (json) { return renameKeys(json, input.params || {}) }), values: null }
+    case 'stopAndError':
+      // n8n's Stop and Error fails the workflow with its message.
+      throw new Error(String((input.params || {}).message))
+  }
+  throw new Error('unknown mode ' + mode)
+}
+// The n8n_code adapter, continued (after n8n_code.js): Merge's combining
+// modes, the Schedule Trigger's item, and IF v1, Switch v1 and v2, Merge
+// v1 as their code makes them.
+
 // lodashMerge merges src into target as lodash's merge does for JSON:
 // objects and arrays key by key, deeply; other values replace.
 function lodashMerge(target, src) {
@@ -959,91 +1048,6 @@ function combineByFields(p) {
       return mergeMatched().concat(unmatched2)
   }
   return []
-}
-
-async function execute(input) {
-  var out = await executeMode(input)
-  // Only the Code node run once for all items gives pairs.
-  if (out.pairs === undefined) {
-    out.pairs = null
-  }
-  return out
-}
-
-async function executeMode(input) {
-  var items = input.items || []
-  var mode = input.mode
-  var names
-  switch (mode) {
-    case 'runOnceForAllItems':
-      if (items.length === 0) {
-        return { items: [], values: null }
-      }
-      names = scope(input, false)
-      var out = normalize(await run(input.code, names))
-      return { items: out.map(function (it) { return it.json }), values: null, pairs: pairsOf(out, items.length) }
-    case 'runOnceForEachItem': {
-      names = scope(input, true)
-      var result = await run(input.code, names)
-      if (result === null || result === undefined) {
-        return { items: [], values: null }
-      }
-      if (typeof result !== 'object' || Array.isArray(result)) {
-        throw new Error("Code doesn't return a single object [item " + (input.index || 0) + ']')
-      }
-      var json = 'json' in result ? result.json : result
-      if (!isObject(json)) {
-        throw new Error("A 'json' property isn't an object [item " + (input.index || 0) + ']')
-      }
-      return { items: [json], values: null }
-    }
-    case 'expressions': {
-      names = Object.assign(scope(input, true), n8nTimeNames(input.zone)) // n8n_time.js
-      var values = {}
-      Object.keys(input.expressions || {}).forEach(function (k) {
-        values[k] = evaluate(input.expressions[k], names)
-      })
-      return { items: [], values: values }
-    }
-    case 'splitOut':
-      return { items: splitOut(items, input.params || {}), values: null }
-    case 'aggregate':
-      return { items: items.length ? aggregate(items, input.params || {}) : [], values: null }
-    case 'sort':
-      return { items: await sort(items, input.params || {}, scope(input, false)), values: null }
-    case 'scheduleTrigger':
-      return { items: scheduleTrigger(), values: null }
-    case 'combineByPosition':
-      return { items: combineByPosition(input.params || {}), values: null }
-    case 'combineAll':
-      return { items: combineAll(input.params || {}), values: null }
-    case 'ifV1':
-      return { items: ifV1(input.params || {}), values: null }
-    case 'switchV1':
-      return { items: switchV1(input.params || {}), values: null }
-    case 'mergeV1':
-      return { items: mergeV1(input.params || {}), values: null }
-    case 'combineByFields':
-      return { items: combineByFields(input.params || {}), values: null }
-    case 'function':
-      return { items: await functionNode(input), values: null }
-    case 'functionItem':
-      return { items: await functionItem(input), values: null }
-    case 'removeDuplicates':
-      return { items: items.length ? removeDuplicates(items, input.params || {}) : [], values: null }
-    case 'itemListsSplitOut':
-      return { items: itemListsSplitOut(items, input.params || {}), values: null }
-    case 'compareDatasets':
-      return { items: compareDatasets(input.params || {}), values: null }
-    case 'summarize':
-      return { items: items.length ? summarize(items, input.params || {}) : [], values: null }
-    case 'renameKeys':
-      return { items: items.map(function (json) { return renameKeys(json, input.params || {}) }), values: null }
-    case 'stopAndError':
-      // n8n's Stop and Error fails the workflow with its message.
-      throw new Error(String((input.params || {}).message))
-  }
-  throw new Error('unknown mode ' + mode)
 }
 
 // The legacy code nodes and the list nodes that followed them, for the
@@ -1479,6 +1483,8 @@ function itemListsSplitOut(items, p) {
   }
   return splitOut(items, p)
 }
+// The n8n_code adapter, continued (after n8n_code_legacy.js): Compare
+// Datasets.
 
 // compareDatasets is Compare Datasets v2.2 and v2.3 without fuzzy
 // comparison, as n8n's findMatches: the items of input A found in input B
