@@ -113,15 +113,13 @@ func Finish(def *lang.BlockDef, execLine int, r Outcome, fields []*lang.Field, m
 		return nil, newError(def, execLine, "returned an error: "+r.Err+" (Execute is at "+place(def, execLine)+")",
 			sourceRange(def, execLine, 0), nil)
 	}
-	if maxOutput > 0 {
-		size := 0
-		for _, b := range r.Outputs {
-			size += len(b)
-		}
-		if size > maxOutput {
-			return nil, newError(def, execLine, fmt.Sprintf("returned more than %d bytes of output (%d as JSON)", maxOutput, size),
-				sourceRange(def, execLine, 0), nil)
-		}
+	size := r.TooLarge
+	for _, b := range r.Outputs {
+		size += len(b)
+	}
+	if r.TooLarge > 0 || (maxOutput > 0 && size > maxOutput) {
+		return nil, newError(def, execLine, fmt.Sprintf("returned more than %d bytes of output (%d as JSON)", maxOutput, size),
+			sourceRange(def, execLine, 0), nil)
 	}
 	outs, err := outputValues(r, fields)
 	if err != nil {

@@ -57,6 +57,9 @@ type Outcome struct {
 	Panicked   bool              `json:"panicked,omitempty"`
 	PanicMsg   string            `json:"panic,omitempty"`
 	Line       int               `json:"line,omitempty"` // of the block's code where it panicked; 0 unknown
+	// TooLarge is the size of the outputs' JSON that a compiled program
+	// found over its cap, and sent none of.
+	TooLarge int `json:"too_large,omitempty"`
 }
 
 // servePackage is the import path of the package of helper functions the

@@ -133,6 +133,25 @@ func TestCompiledHostileCode(t *testing.T) {
 	}
 }
 
+// TestCompiledHugeOutputs: a compiled program refuses outputs over the
+// cap itself, so that flowctl does not read them (what it reads of a
+// program's reply is bounded by the cap and programReplyRoom).
+func TestCompiledHugeOutputs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory does not fit under the workers' address-space limit")
+	}
+	p := newPool(t, Options{Size: 1, MaxMessage: 2 << 20})
+	refused := compiledBlock(t, `"strings"`, `return map[string]any{"out": strings.Repeat("x", 3<<20)}, nil`)
+	_, err := run(t, p, refused, 1, time.Minute)
+	if err == nil || !strings.Contains(err.Error(), "returned more than 1048576 bytes of output (3145730 as JSON)") {
+		t.Errorf("outputs over the cap: %v", err)
+	}
+	ok := compiledBlock(t, "", `return map[string]any{"out": input["n"]}, nil`)
+	if v, err := run(t, p, ok, 3, time.Minute); err != nil || !v.RawEquals(cty.NumberIntVal(3)) {
+		t.Fatalf("after the huge outputs: %#v, %v", v, err)
+	}
+}
+
 // TestCompiledWorkersAreConfinedAlike: a compiled block's worker runs
 // without exactly the confinement layers the interpreter's worker runs
 // without on this system (none where the kernel has them all).

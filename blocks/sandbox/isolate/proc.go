@@ -96,9 +96,16 @@ func (p *Pool) start(namespaces bool, program string) (*proc, message, error) {
 	}
 	cmd.Env = []string{}
 	cmd.Dir = "/"
+	maxReply := p.opts.MaxMessage
+	if l.exec != "" {
+		// A compiled program refuses outputs over maxOutput itself (its
+		// reply then holds none); a longer reply is one the block's code
+		// wrote itself, and is read no further than this.
+		maxReply = l.maxOutput + programReplyRoom
+	}
 	w := &proc{
 		cmd: cmd, req: reqW, rep: repR, br: bufio.NewReaderSize(repR, 64<<10),
-		stderr: &headBuffer{max: 8 << 10}, waited: make(chan struct{}), max: p.opts.MaxMessage,
+		stderr: &headBuffer{max: 8 << 10}, waited: make(chan struct{}), max: maxReply,
 		known: map[string]bool{}, wake: make(chan struct{}, 1), program: program,
 	}
 	cmd.Stderr = w.stderr
@@ -184,6 +191,10 @@ func (w *proc) next() (message, error) {
 }
 
 const (
+	// programReplyRoom is what a compiled program's reply may hold beside
+	// its outputs: the other fields of its outcome (errors of outputs
+	// that could not be encoded, a panic's message).
+	programReplyRoom = 1 << 20
 	// namespacesLayer names the namespaces among the confinement layers
 	// a worker may lack (Pool.notice).
 	namespacesLayer = "a user and network namespace"

@@ -124,7 +124,7 @@ func (p *Pool) running(ctx context.Context, c *pcall) (*blocks.Result, error) {
 		case ended() != nil:
 			return nil, blocks.Stopped(name, ended())
 		case errors.Is(e.err, errTooLong):
-			return nil, fmt.Errorf("block %q returned more than %d bytes", name, p.opts.MaxMessage)
+			return nil, fmt.Errorf("block %q returned more than %d bytes", name, w.max)
 		case errors.Is(e.err, errUnexpected), errors.Is(e.err, errClosed):
 			return nil, fmt.Errorf("block %q: %w", name, e.err)
 		}

@@ -266,6 +266,7 @@ func becomeProgram(l limits) int {
 		fmt.Sprintf("-memory=%d", l.memory),
 		fmt.Sprintf("-cpu=%s", l.cpu),
 		fmt.Sprintf("-stack=%d", l.maxStack),
+		fmt.Sprintf("-output=%d", l.maxOutput),
 		fmt.Sprintf("-statusfd=%d", statusFD),
 		"-seccomp=" + filter,
 		fmt.Sprintf("-seccomp-nr=%d", seccompNr),

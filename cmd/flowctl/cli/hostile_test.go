@@ -99,13 +99,12 @@ const (
 
 	// hostileFlowctlMemory bounds flowctl's own peak resident memory
 	// (VmHWM, not counting the workers) whatever a case's code does:
-	// about 40 MiB in an ordinary run, with room for the pool's reply
-	// buffer (a reply may be up to 32 MiB). A compiled go program's reply
-	// holds its outputs whole, and flowctl reads and decodes one of up to
-	// 32 MiB before it checks the outputs' size: 156–161 MiB for a 24 MB
-	// output (compiled_go_huge_output), where the interpreter's worker
-	// refuses it itself (73 MiB).
-	hostileFlowctlMemory = 192 << 20
+	// 82–95 MiB in every case, most of it the executable's own pages. No
+	// case's reply reaches flowctl whole: every worker refuses outputs
+	// over the cap itself (a compiled program too, whose reply then holds
+	// none), so flowctl's memory does not grow with what the code returns;
+	// the bound leaves room for a loaded machine, not for a reply.
+	hostileFlowctlMemory = 128 << 20
 
 	// hostileLeakGrace is how long the processes flowctl started may take
 	// to disappear after it has exited: workers are killed with SIGKILL

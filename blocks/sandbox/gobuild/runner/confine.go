@@ -13,6 +13,7 @@ var cfg struct {
 	memory  int64
 	cpu     time.Duration
 	stack   int
+	output  int      // bytes of a call's outputs as JSON; 0 for no cap
 	missing []string // confinement layers it runs without, with why
 }
 
@@ -27,6 +28,7 @@ func init() {
 	fs.Int64Var(&cfg.memory, "memory", 512<<20, "")
 	fs.DurationVar(&cfg.cpu, "cpu", 5*time.Minute, "")
 	fs.IntVar(&cfg.stack, "stack", 64<<20, "")
+	fs.IntVar(&cfg.output, "output", 16<<20, "")
 	statusFD := fs.Int("statusfd", -1, "")
 	filter := fs.String("seccomp", "", "")
 	seccompNr := fs.Int("seccomp-nr", 0, "")

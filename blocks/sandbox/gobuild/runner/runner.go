@@ -33,6 +33,9 @@ type Outcome struct {
 	Panicked   bool              `json:"panicked,omitempty"`
 	PanicMsg   string            `json:"panic,omitempty"`
 	Line       int               `json:"line,omitempty"`
+	// TooLarge is the size of the outputs' JSON when it is over the
+	// worker's cap: the program sends none of them.
+	TooLarge int `json:"too_large,omitempty"`
 }
 
 // request is what the program reads of a request.
@@ -202,6 +205,7 @@ func run(execute Execute, ctx context.Context, input map[string]any) (o Outcome)
 	}
 	o.NilMap = res == nil
 	o.Outputs = make(map[string]json.RawMessage, len(res))
+	size := 0
 	for k, v := range res {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -219,6 +223,12 @@ func run(execute Execute, ctx context.Context, input map[string]any) (o Outcome)
 			continue
 		}
 		o.Outputs[k] = b
+		size += len(b)
+	}
+	if cfg.output > 0 && size > cfg.output {
+		// Refused here, so that flowctl never reads more than the cap of
+		// a well-behaved program's reply.
+		o.Outputs, o.TooLarge = nil, size
 	}
 	return o
 }

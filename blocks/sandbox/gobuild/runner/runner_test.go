@@ -118,6 +118,17 @@ func TestRun(t *testing.T) {
 	if o := run(exec(map[string]any{"ok": nest(maxDepth)}, nil), context.Background(), nil); len(o.Unreadable) != 0 {
 		t.Errorf("%d levels are readable: %+v", maxDepth, o.Unreadable)
 	}
+	// Outputs over the cap are refused here: the reply holds none of them.
+	defer func(n int) { cfg.output = n }(cfg.output)
+	cfg.output = 10
+	big := exec(map[string]any{"a": "12345", "b": "6789"}, nil)
+	if o := run(big, context.Background(), nil); len(o.Outputs) != 0 || o.TooLarge != 13 {
+		t.Errorf("over the cap: %+v", o)
+	}
+	cfg.output = 13
+	if o := run(big, context.Background(), nil); len(o.Outputs) != 2 || o.TooLarge != 0 {
+		t.Errorf("at the cap: %+v", o)
+	}
 }
 
 func nest(n int) any {
