@@ -374,3 +374,29 @@ func (p *Program) SensitiveOutputs() bool {
 	}
 	return false
 }
+
+// SecretNames are the names of the secrets the flow declares and those
+// the flows it uses declare (as a step's block or as a tool, at any
+// depth): the secrets a run of it may be given.
+func (p *Program) SecretNames() map[string]bool {
+	names := map[string]bool{}
+	seen := map[*Program]bool{}
+	var walk func(*Program)
+	walk = func(p *Program) {
+		if p == nil || seen[p] {
+			return
+		}
+		seen[p] = true
+		for name := range p.SecretsByName {
+			names[name] = true
+		}
+		for _, s := range p.Steps {
+			walk(s.Flow)
+			for _, t := range s.Tools {
+				walk(t.Flow)
+			}
+		}
+	}
+	walk(p)
+	return names
+}

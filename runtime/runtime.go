@@ -313,12 +313,13 @@ func newRun(prog *compiler.Program, opts Options) (*run, hcl.Diagnostics) {
 		}
 		r.inputs[in.Name] = v
 	}
+	known := prog.SecretNames()
 	for _, name := range lang.SortedKeys(opts.Secrets) {
-		if prog.SecretsByName[name] == nil {
+		if !known[name] {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError, Summary: "Unknown secret",
-				Detail: fmt.Sprintf("--secret %s sets a secret that flow %q does not declare.%s",
-					name, prog.Flow.Name, lang.Suggest(name, lang.SortedKeys(prog.SecretsByName))),
+				Detail: fmt.Sprintf("--secret %s sets a secret that neither flow %q nor a flow it uses declares.%s",
+					name, prog.Flow.Name, lang.Suggest(name, lang.SortedKeys(known))),
 			})
 		}
 	}

@@ -100,13 +100,15 @@ func (r *run) childReplacer(s *compiler.Step, tool string) Replacer {
 	return r.opts.Replace.Flow(s, tool)
 }
 
-// secretsFor are the secrets given to this run that prog declares: a
-// flow a run starts gets only those; the others it reads from the
-// environment, as any run does.
+// secretsFor are the secrets given to this run that prog or a flow it
+// uses declares: a flow a run starts gets only those (it passes on to
+// the flows it uses theirs); the others it reads from the environment,
+// as any run does.
 func (r *run) secretsFor(prog *compiler.Program) map[string]string {
 	var secrets map[string]string
+	known := prog.SecretNames()
 	for name, v := range r.opts.Secrets {
-		if prog.SecretsByName[name] != nil {
+		if known[name] {
 			if secrets == nil {
 				secrets = map[string]string{}
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/flowctl/flowctl/lang"
@@ -75,5 +76,60 @@ output "answer" {
 	}
 	if got := f["echo"].Outputs; got != cty.NilVal && !got.IsNull() && !lang.IsSensitive(got) {
 		t.Errorf("echo's outputs are not sensitive: %s", outputJSON(t, got))
+	}
+}
+
+// TestSecretsOfUsedFlows: --secret may set a secret that only a flow used
+// two levels down declares, and it reaches that flow (the flow between
+// does not declare it, so it cannot read it); a secret no flow declares
+// is refused, naming those that are.
+func TestSecretsOfUsedFlows(t *testing.T) {
+	leaf := `flow "leaf" {}
+
+secret "token" {}
+
+step "n" {
+  use   = "value"
+  value = length(secret.token)
+}
+
+output "n" {
+  value     = step.n.value
+  sensitive = true
+}
+`
+	middle := `flow "middle" {}
+
+step "leaf" {
+  use = "flow.leaf"
+}
+
+output "n" {
+  value     = step.leaf.n
+  sensitive = true
+}
+`
+	prog := compileFiles(t, "main.flow.hcl", `flow "main" {}
+
+step "middle" {
+  use = "flow.middle"
+}
+
+output "n" {
+  value     = step.middle.n
+  sensitive = true
+}
+`, map[string]string{"middle.flow.hcl": middle, "leaf.flow.hcl": leaf})
+	none := func(string) (string, bool) { return "", false }
+	res, _ := apply(t, prog, Options{Secrets: map[string]string{"token": "four"}, LookupEnv: none})
+	if res.Status != StatusOK {
+		t.Fatalf("status %s: %v", res.Status, res.Diagnostics)
+	}
+	if v, _ := res.Outputs["n"].Unmark(); !v.RawEquals(cty.NumberIntVal(4)) {
+		t.Errorf("output n = %#v, want 4 (the secret's length)", res.Outputs["n"])
+	}
+	res, _ = apply(t, prog, Options{Secrets: map[string]string{"tokn": "four"}, LookupEnv: none})
+	if res.Status == StatusOK || len(res.Diagnostics) == 0 || !strings.Contains(res.Diagnostics[0].Detail, `--secret tokn sets a secret that neither flow "main" nor a flow it uses declares. Did you mean "token"?`) {
+		t.Errorf("an unknown secret: %s %v", res.Status, res.Diagnostics)
 	}
 }
