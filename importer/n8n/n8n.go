@@ -138,9 +138,11 @@ func convertN8N(c *importer.Conv) {
 	n.unrollLoops()
 	triggers := n.findTriggers()
 	if len(triggers) == 0 {
-		c.Stop(importer.Where{What: "workflow", Name: name}, root.Get("nodes"), "No trigger",
-			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger or Cron node, a Webhook, a Chat or Form Trigger or an Execute Workflow Trigger.")
-		return
+		start := n.noTriggerStart(root)
+		if start == nil {
+			return
+		}
+		triggers = []*n8nNode{start}
 	}
 	n.convertFrom(n.splitSubworkflow(root, triggers))
 }
@@ -233,7 +235,8 @@ func (n *n8n) readConnections(root *importer.JV) {
 // isTrigger reports whether a node starts a workflow.
 func isTrigger(node *n8nNode) bool {
 	t := strings.ToLower(node.typ)
-	return strings.HasSuffix(t, "trigger") || t == "webhook" || t == "start" || t == "cron" || strings.HasSuffix(t, "trigger.node")
+	return strings.HasSuffix(t, "trigger") || t == "webhook" || t == "start" || t == "cron" || strings.HasSuffix(t, "trigger.node") ||
+		t == "interval" || t == "emailreadimap" // n8n's trigger nodes not named so
 }
 
 func (n *n8n) findTriggers() []*n8nNode {
