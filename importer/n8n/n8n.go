@@ -87,6 +87,7 @@ type n8n struct {
 	byName   map[string]*n8nNode
 	workflow string
 	code     bool // the n8n_code block is used
+	python   bool // the n8n_python block is used
 	// creds are the secrets of each credential (by type and id), made
 	// once for all the nodes that use it.
 	creds map[string][]string
@@ -161,6 +162,9 @@ func (n *n8n) convertFrom(triggers []*n8nNode) {
 	n.callOutput(n.Src.Root)
 	if n.code {
 		n.File.BlockFiles = append(n.File.BlockFiles, n8nCodeBlockFile())
+	}
+	if n.python {
+		n.File.BlockFiles = append(n.File.BlockFiles, n8nPythonBlockFile())
 	}
 }
 
