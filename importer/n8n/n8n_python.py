@@ -116,6 +116,8 @@ class JsArray:
 
 
 def proxy(v):
+    if v is UNDEFINED:
+        return None
     if isinstance(v, dict):
         return JsObject(v)
     if isinstance(v, list):
@@ -124,6 +126,8 @@ def proxy(v):
 
 
 def copy_json(v):
+    if v is UNDEFINED:
+        return None
     if isinstance(v, dict):
         return {k: copy_json(x) for k, x in v.items()}
     if isinstance(v, list):
@@ -131,21 +135,62 @@ def copy_json(v):
     return v
 
 
+class Undefined:
+    """JavaScript's undefined, which Pyodide makes of None: a key that
+    holds it is left out of the item's JSON, an array's element is null."""
+
+    __slots__ = ()
+
+
+UNDEFINED = Undefined()
+
+
+def js_key(k):
+    """The property name Object.fromEntries makes of a Python key, as
+    JavaScript writes the value Pyodide gives it."""
+    if isinstance(k, str):
+        return k
+    if isinstance(k, bool):
+        return "true" if k else "false"
+    if k is None:
+        return "undefined"
+    if isinstance(k, int):
+        return str(k)
+    if isinstance(k, float) and k == k and abs(k) < 1e21:
+        if k == int(k):
+            return str(int(k))
+        if "e" not in repr(k):
+            return repr(k)
+    raise AdapterError("the code returns a dictionary with the key %r, which flowctl does not write as n8n's JavaScript does" % (k,))
+
+
 def to_js(v):
     """What Pyodide's toJs makes of a value (dict_converter
     Object.fromEntries): a proxy its JavaScript value, a dict an object, a
-    list or tuple an array."""
+    list or tuple an array, None undefined."""
     if isinstance(v, JsObject):
         return v._o
     if isinstance(v, JsArray):
         return v._a
+    if v is None:
+        return UNDEFINED
     if isinstance(v, dict):
-        return {str(k) if not isinstance(k, str) else k: to_js(x) for k, x in v.items()}
+        return {js_key(k): to_js(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [to_js(x) for x in v]
-    if v is None or isinstance(v, (str, bool, int, float)):
+    if isinstance(v, (str, bool, int, float)):
         return v
     raise AdapterError("the code returns a %s, which n8n's Python Code node does not give as JSON" % type(v).__name__)
+
+
+def to_json(v):
+    """The JSON n8n keeps of an item's value: undefined keys left out,
+    undefined elements null."""
+    if isinstance(v, dict):
+        return {k: to_json(x) for k, x in v.items() if x is not UNDEFINED}
+    if isinstance(v, list):
+        return [None if x is UNDEFINED else to_json(x) for x in v]
+    return v
 
 
 class Accessor:
@@ -182,7 +227,7 @@ def normalize(result):
     if not isinstance(result, (dict, list)):
         raise AdapterError("Code doesn't return items properly: please return a list of dictionaries, one for each item you would like to output.")
     if isinstance(result, dict):
-        result = [result] if result.get("json") else [{"json": result}]
+        result = [result] if js_truthy(result.get("json", UNDEFINED)) else [{"json": result}]
     for it in result:
         if not isinstance(it, dict):
             raise AdapterError("Code doesn't return items properly: please return a list of dictionaries, one for each item you would like to output.")
@@ -198,6 +243,14 @@ def normalize(result):
         if not isinstance(it["json"], dict):
             raise AdapterError("A 'json' property isn't a dictionary [item %d]" % i)
     return result
+
+
+def js_truthy(v):
+    if v is UNDEFINED or v is None or v is False or v == "":
+        return False
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return v == v and v != 0
+    return True
 
 
 def pairs_of(out, inputs):
@@ -267,6 +320,6 @@ def execute(input, ctx):
         if not isinstance(result, dict):
             raise AdapterError("Code doesn't return a single dictionary [item %d]" % index)
         out = normalize([result])
-        return {"items": [out[0]["json"]], "pairs": [index]}
+        return {"items": [to_json(out[0]["json"])], "pairs": [index]}
     out = normalize(result)
-    return {"items": [it["json"] for it in out], "pairs": pairs_of(out, items)}
+    return {"items": [to_json(it["json"]) for it in out], "pairs": pairs_of(out, items)}

@@ -36,6 +36,20 @@ func TestPythonCodeRuns(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("vote = %s, want %s (outputs %v)", got, want, out)
 	}
+
+	// None is JavaScript's undefined (a key left out, an element null);
+	// keys are written as JavaScript writes the values Pyodide makes of
+	// them; a dict with a json key is the item.
+	keys := "return [{'a': None, 'b': [None, 1.5], 2: True, False: 3.0}, {'json': {}}][_itemIndex]"
+	keysNode := `{"name": "Keys", "type": "n8n-nodes-base.code", "typeVersion": 2, "parameters": {"language": "python", "mode": "runOnceForEachItem", "pythonCode": ` + string(mustJSON(keys)) + `}}`
+	two := `{"name": "Two", "type": "n8n-nodes-base.code", "typeVersion": 2, "parameters": {"jsCode": "return [{json: {}}, {json: {}}]"}}`
+	if files, diags = importApp(t, appWorkflow(t, "keys", two, keysNode)); files == nil {
+		t.Fatalf("not imported: %v", diags)
+	}
+	got, _ = json.Marshal(runImported(t, files, "keys", nil, "")["keys"])
+	if want := `[{"2":true,"b":[null,1.5],"false":3},{}]`; string(got) != want {
+		t.Errorf("keys = %s, want %s", got, want)
+	}
 }
 
 // What a python block does not run is refused at the node's code.
