@@ -2,6 +2,8 @@ package n8n_test
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -72,5 +74,28 @@ func TestPythonCodeRefused(t *testing.T) {
 	native := `{"name": "Py", "type": "n8n-nodes-base.code", "typeVersion": 2, "parameters": {"language": "pythonNative", "pythonCode": "return _items"}}`
 	if _, diags := importer.Import([]importer.File{{Name: "w.json", Bytes: appWorkflow(t, "py", native)}}, importer.Options{}); !strings.Contains(diags.Error(), "Unsupported language") {
 		t.Errorf("pythonNative: %v", diags)
+	}
+}
+
+// Without python on the machine, a workflow with a Python Code node
+// still imports: its flow validates (importer.Check, which flowctl import
+// runs), as flowctl validate says, and runs where there is one. The test runs itself with FLOWCTL_PYTHON naming no
+// interpreter (pyrun finds it once per process).
+func TestPythonCodeWithoutPython(t *testing.T) {
+	node := `{"name": "Py", "type": "n8n-nodes-base.code", "typeVersion": 2, "parameters": {"language": "python", "pythonCode": "return [{'n': len(_input.all())}]"}}`
+	if os.Getenv("N8N_TEST_NO_PYTHON") == "1" {
+		res, diags := importer.Import([]importer.File{{Name: "w.json", Bytes: appWorkflow(t, "py", node)}}, importer.Options{})
+		if res == nil || diags.HasErrors() {
+			t.Fatalf("not imported without python: %v", diags)
+		}
+		if d := importer.Check(res.Files); d.HasErrors() {
+			t.Fatalf("the flow does not validate without python: %v", d)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPythonCodeWithoutPython$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "N8N_TEST_NO_PYTHON=1", "FLOWCTL_PYTHON=/nonexistent/python3")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
