@@ -221,28 +221,68 @@ def wrap(jsons):
     return [{"json": j, "pairedItem": {"item": i}} for i, j in enumerate(jsons)]
 
 
-def normalize(result):
-    """The items n8n makes of what the code returns
-    (validateRunCodeAllItems, normalizeItems)."""
-    if not isinstance(result, (dict, list)):
-        raise AdapterError("Code doesn't return items properly: please return a list of dictionaries, one for each item you would like to output.")
+NOT_ITEMS = "Code doesn't return items properly: please return a list of dictionaries, one for each item you would like to output."
+
+
+def normalize_items(result):
+    """n8n's normalizeItems."""
     if isinstance(result, dict):
         result = [result] if js_truthy(result.get("json", UNDEFINED)) else [{"json": result}]
-    for it in result:
-        if not isinstance(it, dict):
-            raise AdapterError("Code doesn't return items properly: please return a list of dictionaries, one for each item you would like to output.")
-    keyed = [it for it in result if "json" in it]
-    if keyed and len(keyed) < len(result):
+    if all("json" in it for it in result):
+        return result
+    if any("json" in it for it in result):
         raise AdapterError("Inconsistent item format")
-    if not keyed:
-        result = [{"json": it} for it in result]
-    for i, it in enumerate(result):
-        for k in it:
-            if k not in ITEM_KEYS:
-                raise AdapterError("Unknown top-level item key: %s [item %d]" % (k, i))
-        if not isinstance(it["json"], dict):
-            raise AdapterError("A 'json' property isn't a dictionary [item %d]" % i)
-    return result
+    if any("binary" in it for it in result):
+        raise AdapterError("the code returns binary data, which a flow's items do not carry")
+    return [{"json": it} for it in result]
+
+
+def check_item(it, i):
+    """n8n's validateItem."""
+    if not isinstance(it.get("json", UNDEFINED), dict):
+        raise AdapterError("A 'json' property isn't a dictionary [item %d]" % i)
+    if "binary" in it:
+        raise AdapterError("the code returns binary data, which a flow's items do not carry [item %d]" % i)
+
+
+def check_keys(it, i):
+    """n8n's validateTopLevelKeys."""
+    unknown = [k for k in it if k not in ITEM_KEYS]
+    if unknown:
+        if any(k in ITEM_KEYS for k in it):
+            raise AdapterError("Unknown top-level item key: %s, beside %s [item %d]" % (unknown[0], [k for k in it if k in ITEM_KEYS][0], i))
+        raise AdapterError("Unknown top-level item key: %s [item %d]" % (unknown[0], i))
+
+
+def items_of_all(result):
+    """The items n8n makes of what the code run once for all items returns
+    (validateRunCodeAllItems)."""
+    if not isinstance(result, (dict, list)):
+        raise AdapterError(NOT_ITEMS)
+    if isinstance(result, list):
+        for it in result:
+            if not isinstance(it, dict):
+                raise AdapterError(NOT_ITEMS)
+        if any(k in ITEM_KEYS for it in result for k in it):
+            for i, it in enumerate(result):
+                check_keys(it, i)
+    out = normalize_items(result)
+    for i, it in enumerate(out):
+        check_item(it, i)
+    return out
+
+
+def item_of_each(result, index):
+    """The item n8n makes of what the code run once for each item returns
+    (validateRunCodeEachItem)."""
+    if isinstance(result, list):
+        raise AdapterError("Code doesn't return a single dictionary [item %d]" % index)
+    if not isinstance(result, dict):
+        raise AdapterError("Code doesn't return a dictionary [item %d]" % index)
+    it = normalize_items([result])[0]
+    check_item(it, index)
+    check_keys(it, index)
+    return it
 
 
 def js_truthy(v):
@@ -317,9 +357,6 @@ def execute(input, ctx):
         scope["items"] = [proxy(it) for it in items]
     result = to_js(run(input["code"], scope))
     if each:
-        if not isinstance(result, dict):
-            raise AdapterError("Code doesn't return a single dictionary [item %d]" % index)
-        out = normalize([result])
-        return {"items": [to_json(out[0]["json"])], "pairs": [index]}
-    out = normalize(result)
+        return {"items": [to_json(item_of_each(result, index)["json"])], "pairs": [index]}
+    out = items_of_all(result)
     return {"items": [to_json(it["json"]) for it in out], "pairs": pairs_of(out, items)}
