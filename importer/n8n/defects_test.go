@@ -153,7 +153,8 @@ func TestPartialFilesStandAlone(t *testing.T) {
 	files := []importer.File{
 		{Name: "good.json", Bytes: []byte(workflow("good", setData))},
 		{Name: "bad.json", Bytes: []byte(`{"name": "bad", "nodes": [`)},
-		{Name: "lone.json", Bytes: []byte(`{"name": "lone", "nodes": [{"name": "A", "type": "n8n-nodes-base.noOp", "parameters": {}}, {"name": "B", "type": "n8n-nodes-base.noOp", "parameters": {}}], "connections": {"A": {"main": [[{"node": "B"}]]}}}`)},
+		{Name: "lone.json", Bytes: []byte(`{"name": "lone", "nodes": [{"name": "A", "type": "n8n-nodes-base.noOp", "parameters": {}}, {"name": "B", "type": "n8n-nodes-base.noOp", "parameters": {}}], "connections": {}}`)}, // two starts: no one node n8n starts at
+
 	}
 	res, diags := importer.Import(files, importer.Options{Partial: true})
 	if res == nil || len(res.Files) != 1 || res.Files[0].Name != "good.flow.hcl" {

@@ -87,6 +87,7 @@ type n8n struct {
 	byName   map[string]*n8nNode
 	workflow string
 	code     bool // the n8n_code block is used
+	python   bool // the n8n_python block is used
 	// creds are the secrets of each credential (by type and id), made
 	// once for all the nodes that use it.
 	creds map[string][]string
@@ -138,9 +139,11 @@ func convertN8N(c *importer.Conv) {
 	n.unrollLoops()
 	triggers := n.findTriggers()
 	if len(triggers) == 0 {
-		c.Stop(importer.Where{What: "workflow", Name: name}, root.Get("nodes"), "No trigger",
-			"the workflow has no trigger node to start it; flowctl import converts workflows that start with a Manual Trigger, a Schedule Trigger or Cron node, a Webhook, a Chat or Form Trigger or an Execute Workflow Trigger.")
-		return
+		start := n.noTriggerStart(root)
+		if start == nil {
+			return
+		}
+		triggers = []*n8nNode{start}
 	}
 	n.convertFrom(n.splitSubworkflow(root, triggers))
 }
@@ -159,6 +162,9 @@ func (n *n8n) convertFrom(triggers []*n8nNode) {
 	n.callOutput(n.Src.Root)
 	if n.code {
 		n.File.BlockFiles = append(n.File.BlockFiles, n8nCodeBlockFile())
+	}
+	if n.python {
+		n.File.BlockFiles = append(n.File.BlockFiles, n8nPythonBlockFile())
 	}
 }
 
@@ -233,7 +239,8 @@ func (n *n8n) readConnections(root *importer.JV) {
 // isTrigger reports whether a node starts a workflow.
 func isTrigger(node *n8nNode) bool {
 	t := strings.ToLower(node.typ)
-	return strings.HasSuffix(t, "trigger") || t == "webhook" || t == "start" || t == "cron" || strings.HasSuffix(t, "trigger.node")
+	return strings.HasSuffix(t, "trigger") || t == "webhook" || t == "start" || t == "cron" || strings.HasSuffix(t, "trigger.node") ||
+		t == "interval" || t == "emailreadimap" // n8n's trigger nodes not named so
 }
 
 func (n *n8n) findTriggers() []*n8nNode {

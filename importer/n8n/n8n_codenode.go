@@ -97,8 +97,10 @@ func n8nCodeBlock() *importer.BlockFile {
 func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
 	// Code v1 runs JavaScript whatever its (hidden) language says.
-	if lang := p.Text("language"); node.version >= 2 && lang != "" && lang != "javaScript" {
-		n.Problem(node.where, p.Get("language"), "Unsupported language", "Code nodes in "+lang+" are not converted; JavaScript ones run on goja.")
+	if lang := p.Text("language"); node.version >= 2 && lang == "python" {
+		return n.pythonCodeNode(node, in)
+	} else if node.version >= 2 && lang != "" && lang != "javaScript" {
+		n.Problem(node.where, p.Get("language"), "Unsupported language", "Code nodes in "+lang+" (n8n 2's native Python runner) are not converted; JavaScript ones run on goja, Python ones (n8n 1's Pyodide) in a python block.")
 		return nil
 	}
 	mode := p.Text("mode")

@@ -33,6 +33,7 @@ func init() {
 		"postgres":         (*n8n).postgresNode,
 		"webhook":          (*n8n).webhookNode,
 		"cron":             (*n8n).cronNode,
+		"interval":         (*n8n).intervalNode,
 		"formTrigger":      (*n8n).formTriggerNode,
 		"respondToWebhook": (*n8n).respondNode,
 		"function":         (*n8n).functionNode,
