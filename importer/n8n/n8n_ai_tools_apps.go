@@ -242,6 +242,16 @@ func (n *n8n) fromAIText(node *n8nNode, v *importer.JV, args *[]fromAIArg) (stri
 // text that is not an expression (Postgres's query and query parameters).
 var plainResolved = map[string]bool{"postgresTool": true}
 
+// fromAIRef is a $fromAI() rewritten by fromAIParams.
+var fromAIRef = regexp.MustCompile(`\{\{ \$json\[("(?:[^"\\]|\\.)*")\] \}\}`)
+
+// jsonKey reads a key fromAIParams wrote as JSON.
+func jsonKey(s string) string {
+	var k string
+	_ = json.Unmarshal([]byte(s), &k)
+	return k
+}
+
 // fromAITypes are the inputs' types of $fromAI's types.
 var fromAITypes = map[string]string{"string": "string", "number": "number", "boolean": "bool", "json": "any"}
 
@@ -287,36 +297,10 @@ func (n *n8n) appTool(root, node *n8nNode) (importer.Expr, bool) {
 	name := toolName(node)
 	return n.toolFlow(root, node, name, desc, func() bool {
 		var item []importer.Member
-		seen, names := map[string]bool{}, map[string]bool{}
-		for _, a := range args {
-			if seen[a.key] {
-				continue
-			}
-			seen[a.key] = true
-			input := importer.Snake(a.key)
-			if input == "" {
-				input = "argument"
-			}
-			for i, base := 2, input; names[input]; i++ {
-				input = fmt.Sprintf("%s_%d", base, i)
-			}
-			names[input] = true
-			b := hclwrite.NewBlock("input", []string{input})
-			b.Body().SetAttributeRaw("type", importer.Clone(importer.Code(fromAITypes[a.typ])))
-			if a.description != "" {
-				b.Body().SetAttributeValue("description", cty.StringVal(a.description))
-			}
-			if a.def != nil {
-				d, ok := fromAIDefault(*a.def, a.typ)
-				if !ok {
-					n.Problem(node.where, a.at, "Unsupported parameter",
-						fmt.Sprintf("$fromAI's default %q of type %s is converted for text, numbers and true/false.", *a.def, a.typ))
-					return false
-				}
-				b.Body().SetAttributeValue("default", d)
-			}
-			n.File.Inputs = append(n.File.Inputs, importer.Decl{Block: b})
-			item = append(item, importer.Member{Name: a.key, Value: importer.Ref("input", input)})
+		if !n.fromAIInputs(node, args, func(key, input string) {
+			item = append(item, importer.Member{Name: key, Value: importer.Ref("input", input)})
+		}) {
+			return false
 		}
 		run := *node
 		run.typ, run.fullType, run.params = base, n8nPrefix+base, params
