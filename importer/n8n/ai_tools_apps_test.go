@@ -22,9 +22,11 @@ func TestAIAppTools(t *testing.T) {
 	model := `{"parameters": {"options": {}}, "name": "OpenAI Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "typeVersion": 1, "credentials": {"openAiApi": {"id": "CDX6QM4gLYanh0P4", "name": "OpenAi account"}}}`
 	sql := `{"parameters": {"query": "{{ $fromAI(\"query\",\"SQL query for PostgreSQL DB in Supabase\") }}", "options": {}, "operation": "executeQuery", "descriptionType": "manual", "toolDescription": "Run custom SQL queries using knowledge about Output structure to provide needed response for user request.\nUse ->> operator to extract JSON data."}, "name": "Run SQL Query", "type": "n8n-nodes-base.postgresTool", "typeVersion": 2.5, "credentials": {"postgres": {"id": "AO9cER6p8uX7V07T", "name": "Postgres 5minai"}}}`
 	label := `{"parameters": {"labelIds": "={{ $fromAI('gmail_categories', 'array of label ids', 'json') }}", "messageId": "={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('gmail_message_id') }}", "operation": "addLabels", "descriptionType": "manual", "toolDescription": "Tool to add label to message"}, "name": "Add label to message", "type": "n8n-nodes-base.gmailTool", "typeVersion": 2.1, "credentials": {"gmailOAuth2": {"id": "x", "name": "Gmail account"}}}`
+	// A second tool of the same app and credential reads the same secret.
+	read := `{"parameters": {"messageId": "={{ $fromAI('gmail_message_id', 'id of the gmail message, like 1944fdc33f544369', 'string') }}", "operation": "markAsRead", "descriptionType": "manual", "toolDescription": "Tool to mark a message read"}, "name": "Mark read", "type": "n8n-nodes-base.gmailTool", "typeVersion": 2.1, "credentials": {"gmailOAuth2": {"id": "x", "name": "Gmail account"}}}`
 	src := aiWorkflow(t, `{question: "How many users signed up today?"}`, []string{"AI Agent"},
-		[]string{agent, model, sql, label},
-		map[string]string{"OpenAI Chat Model": "ai_languageModel>AI Agent", "Run SQL Query": "ai_tool>AI Agent", "Add label to message": "ai_tool>AI Agent"})
+		[]string{agent, model, sql, label, read},
+		map[string]string{"OpenAI Chat Model": "ai_languageModel>AI Agent", "Run SQL Query": "ai_tool>AI Agent", "Add label to message": "ai_tool>AI Agent", "Mark read": "ai_tool>AI Agent"})
 	res, diags := importer.Import([]importer.File{{Name: "wf.json", Bytes: src}}, importer.Options{})
 	if res == nil || diags.HasErrors() {
 		t.Fatalf("not imported whole: %s", diags.Error())
@@ -54,6 +56,7 @@ func TestAIAppTools(t *testing.T) {
 		`for_each = [{ gmail_categories = input.gmail_categories gmail_message_id = input.gmail_message_id }]`,
 		`message_id = each.value.gmail_message_id label_ids = each.value.gmail_categories`,
 		`output "response" {`)
+	wantIn(t, files["ai_case_mark_read.flow.hcl"], `secret "gmail" {`, `input "gmail_message_id" { type = string description = "id of the gmail message, like 1944fdc33f544369" }`)
 }
 
 // What a tool's flow cannot give as n8n does is an error at the tool's
