@@ -26,10 +26,16 @@ func TestWorkflowToolV2(t *testing.T) {
 		{"2", "", `output "response" { value = step.run.items[0]`},
 		{"2.1", "", `output "response" { value = step.run.items description`},
 		{"2", `"days": 30`, `Unsupported parameter`},
+		{"2", `"schema": [`, `items = [{ query = input.input }]`},
 	} {
 		tl := strings.Replace(tool, "VERSION", c.version, 1)
-		if c.edit != "" {
+		switch c.edit {
+		case `"days": 30`:
 			tl = strings.Replace(tl, c.edit, `"days": "={{ $fromAI('days', '', 'string') }}"`, 1)
+		case `"schema": [`:
+			// Without a schema n8n's tool is of the model's text, and
+			// the item {query}: the values are not read.
+			tl = tl[:strings.Index(tl, c.edit)] + `"schema": [], "mappingMode": "defineBelow"}}, "name": "getChart", "type": "@n8n/n8n-nodes-langchain.toolWorkflow", "typeVersion": 2}`
 		}
 		src := aiWorkflow(t, `{question: "?"}`, []string{"AI Agent"}, []string{agent, model, tl, trigger, answer},
 			map[string]string{"OpenAI Chat Model": "ai_languageModel>AI Agent", "getChart": "ai_tool>AI Agent", "Called": "main>Answer"})
@@ -51,6 +57,10 @@ func TestWorkflowToolV2(t *testing.T) {
 			if strings.HasSuffix(f.Name, "_get_chart.flow.hcl") {
 				toolFlow = string(f.Bytes)
 			}
+		}
+		if c.edit != "" {
+			wantIn(t, toolFlow, `input "input" { type = string`, c.want)
+			continue
 		}
 		wantIn(t, toolFlow,
 			`description = "Call this tool to get an analysis of a requested stock."`,

@@ -41,6 +41,11 @@ func (n *n8n) workflowToolV2(root, node *n8nNode) (importer.Expr, bool) {
 	if !ok {
 		return nil, false
 	}
+	if len(p.Items("workflowInputs", "schema")) == 0 {
+		// Without a schema n8n gives the model a tool of its text alone,
+		// and the item is {query}: the values are not read.
+		args, values = nil, nil
+	}
 	removed, types := map[string]bool{}, map[string]string{}
 	for _, f := range p.Items("workflowInputs", "schema") {
 		if f.Boolean(false, "removed") {
@@ -190,8 +195,8 @@ func (n *n8n) fromAIInputs(node *n8nNode, args []fromAIArg, each func(key, input
 		names[input] = true
 		b := hclwrite.NewBlock("input", []string{input})
 		b.Body().SetAttributeRaw("type", importer.Clone(importer.Code(fromAITypes[a.typ])))
-		if a.description != "" {
-			b.Body().SetAttributeValue("description", cty.StringVal(a.description))
+		if d := strings.TrimSpace(a.description); d != "" {
+			b.Body().SetAttributeValue("description", cty.StringVal(d))
 		}
 		if a.def != nil {
 			d, ok := fromAIDefault(*a.def, a.typ)
