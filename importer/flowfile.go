@@ -363,6 +363,15 @@ func (c *Conv) AddSecret(nameText, forWhat, value string) string {
 				return s.name
 			}
 		}
+		// And another flow beside it (two tools of one app): its secret.
+		for _, f := range p.Flows {
+			for _, s := range f.secrets {
+				if value == "" && s.value == "" && s.forWhat == forWhat {
+					c.File.secrets = append(c.File.secrets, s)
+					return s.name
+				}
+			}
+		}
 	}
 	name := c.Name("secret", nameText, "credential")
 	c.File.secrets = append(c.File.secrets, &secretDecl{

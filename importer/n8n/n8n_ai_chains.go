@@ -101,9 +101,13 @@ func (n *n8n) agentNode(node *n8nNode, in n8nItems) []n8nItems {
 	case "conversationalAgent", "openAiFunctionsAgent":
 		n.Warn(node.where, p.Get("agent"), "Agent converted as a tools agent",
 			fmt.Sprintf("the %s is converted as n8n's Tools Agent: the model calls the tools through the API's tool calls, and its replies are the step's text.", kind))
+	case "reActAgent":
+		if !n.reActAgent(node) {
+			return nil
+		}
 	default:
 		n.Problem(node.where, p.Get("agent"), "Unsupported agent",
-			fmt.Sprintf("the %s is not converted; the Tools Agent (and the conversational and OpenAI functions agents, as a Tools Agent) is.", kind))
+			fmt.Sprintf("the %s is not converted; the Tools Agent (and the conversational, OpenAI functions and ReAct agents, as a Tools Agent) is.", kind))
 		return nil
 	}
 	opts := p.Get("options")
@@ -119,11 +123,13 @@ func (n *n8n) agentNode(node *n8nNode, in n8nItems) []n8nItems {
 	c.prompt = n.aiPrompt(node, s, 1.2, "text", map[float64]string{1: "={{ $json.input }}", 1.1: "={{ $json.chat_input }}", 1.2: "={{ $json.chatInput }}"})
 	if sys := opts.Get("systemMessage"); sys != nil {
 		c.system = s.textValue(sys, "system")
-	} else if node.version < 1.9 {
+	} else if node.version < 1.9 && kind != "reActAgent" {
 		c.system = importer.Str("You are a helpful assistant")
 	}
-	if c.mem, ok = n.memory(node, s); !ok {
-		return nil
+	if kind != "reActAgent" {
+		if c.mem, ok = n.memory(node, s); !ok {
+			return nil
+		}
 	}
 	if c.tools, ok = n.tools(node); !ok {
 		return nil

@@ -53,13 +53,19 @@ func (n *n8n) tools(root *n8nNode) ([]importer.Expr, bool) {
 		}
 		errs := n.errorCount()
 		conv := aiTools[strings.TrimPrefix(t.fullType, langchainPrefix)]
-		if conv == nil || !strings.HasPrefix(t.fullType, langchainPrefix) {
+		if !strings.HasPrefix(t.fullType, langchainPrefix) {
+			conv = nil
+			if appToolBase(t) != "" {
+				conv = (*n8n).appTool
+			}
+		}
+		if conv == nil {
 			why := unsupportedTools[strings.TrimPrefix(t.fullType, langchainPrefix)]
 			if why != "" {
 				why = " " + why
 			}
 			msg := n.Problem(t.where, t.j.Get("type"), "Unsupported tool",
-				fmt.Sprintf("flowctl import converts the tools %s into blocks and flows an llm step calls; not %s.%s", strings.Join(importer.SortedKeys(aiTools), ", "), t.fullType, why))
+				fmt.Sprintf("flowctl import converts the tools %s into blocks and flows an llm step calls, and the nodes %s as tools (TYPETool); not %s.%s", strings.Join(importer.SortedKeys(aiTools), ", "), strings.Join(importer.SortedKeys(appToolBases), ", "), t.fullType, why))
 			out = append(out, n.standInTool(root, t, msg))
 			n.standIns += n.errorCount() - errs
 			continue

@@ -22,9 +22,7 @@ import (
 func (n *n8n) workflowTool(root, node *n8nNode) (importer.Expr, bool) {
 	p := node.params
 	if node.version >= 2 {
-		n.Problem(node.where, node.j.Get("typeVersion"), "Unsupported version",
-			"the Workflow tool v1–1.3 is converted; v2's inputs mapped with $fromAI() are not.")
-		return nil, false
+		return n.workflowToolV2(root, node)
 	}
 	name := p.Text("name")
 	if name == "" || strings.HasPrefix(name, "=") {
