@@ -306,6 +306,15 @@ func TestPostgresExecuteQuery(t *testing.T) {
 	if len(res.Secrets) != 1 {
 		t.Errorf("secrets %v, want the credential's one", res.Secrets)
 	}
+	// A query that is not an expression but holds {{ }} parts: n8n
+	// splices them in with String.replace (importer/testdata/real/
+	// enescingoz+awesome-n8n-templates/WordPress__WordPress_-_AI_Chatbot_
+	// to_enhance_user_experience_-_with_Supabase_and_OpenAI.json writes
+	// "… = {{ $json.id }};"); it was kept as text.
+	_, diags = importWhole(t, workflow("w", setData, pg("Find", "SELECT * FROM orders WHERE q = '{{ $json.q }}'", "")))
+	if !strings.Contains(diags.Error(), "Unsupported query") {
+		t.Errorf("a plain query with {{ }}: want Unsupported query, got %v", diags)
+	}
 }
 
 // TestDuplicateNode: a node given twice, the same but for its position

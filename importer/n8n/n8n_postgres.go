@@ -11,7 +11,8 @@ import (
 
 // postgresNode is the Postgres node v2's Execute Query: an sql step for
 // each item (n8n runs the query once for each item), the query's {{ }}
-// parts spliced into its text as n8n splices them, Query Parameters as
+// parts spliced into its text as n8n splices them (a query written as an
+// expression; one that is not but holds {{ }} is refused), Query Parameters as
 // the step's params as n8n reads them (text: comma-separated values,
 // each trimmed; from v2.5 an expression's value whole when it is JSON),
 // the credential a secret holding the server's URL. Its items are the
@@ -35,6 +36,15 @@ func (n *n8n) postgresNode(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	if p.Get("query") == nil || strings.TrimSpace(strings.TrimPrefix(p.Text("query"), "=")) == "" {
 		n.Problem(node.where, node.params, "No query", "the Postgres node has no query; n8n fails the node on it too.")
+		return nil
+	}
+	if q := p.Text("query"); !strings.HasPrefix(q, "=") && strings.Contains(q, "{{") {
+		// n8n splices each {{ }} part's value into such a query with
+		// JavaScript's String.replace: the value as JavaScript's String
+		// gives it (an object is "[object Object]"), $$ and $& read as
+		// replacement patterns — not what a template gives.
+		n.Problem(node.where, p.Get("query"), "Unsupported query",
+			"the query is not an expression (it does not start with =) but holds {{ }} parts, which n8n evaluates and splices in with JavaScript's String.replace (a value as JavaScript's String() writes it, $ patterns of the value read as replacement patterns); only a query written as an expression, or without {{ }}, is converted.")
 		return nil
 	}
 	cred := node.j.Get("credentials", "postgres")
