@@ -230,8 +230,6 @@ func (n *n8n) itemListsNode(node *n8nNode, in n8nItems) []n8nItems {
 // an item carries beside its json), which flowctl's items do not have,
 // and the nodes that use files on the n8n host; each is refused with why.
 var binaryNodes = map[string]string{
-	"extractFromFile": "Extract from File reads the item's binary data (a file a node before it gave: an HTTP Request's download, a form's or a webhook's upload)",
-	"convertToFile":   "Convert to File makes binary data (a file) of the items",
 	"moveBinaryData":  "Convert to/from Binary Data moves values between the item's json and its binary data",
 	"spreadsheetFile": "Spreadsheet File reads or writes a spreadsheet as binary data",
 	"compression":     "Compression zips or unzips binary data",
