@@ -72,3 +72,17 @@ func TestBinaryExecuteOnce(t *testing.T) {
 		`"name": "Read", "type": "n8n-nodes-base.extractFromFile", "typeVersion": 1, "executeOnce": true, "parameters": {"options": {}, "operation": "text"}`))
 	wantIn(t, flow, `read = [for f in slice(local.get_files, 0, min(1, length(local.get_files))) : {`)
 }
+
+// IF, Switch, Filter, Limit, No Operation and Wait pass their input items
+// on, files and all: an IF between the download and Extract from File (as
+// "Is PDF?" of oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__
+// 0646_Extractfromfile_Form_Export_Webhook.json) keeps the files of the
+// items it lets through.
+func TestBinaryThroughIF(t *testing.T) {
+	flow, diags := importLines(t, chain(
+		`"name": "Get", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "https://example.com/a.txt", "options": {"response": {"response": {"responseFormat": "file"}}}}`,
+		`"name": "Is PDF?", "type": "n8n-nodes-base.if", "typeVersion": 2, "parameters": {"options": {}, "conditions": {"options": {"version": 1, "leftValue": "", "caseSensitive": true, "typeValidation": "strict"}, "combinator": "and", "conditions": [{"id": "c1", "operator": {"type": "boolean", "operation": "true", "singleValue": true}, "leftValue": "={{ true }}", "rightValue": ""}]}}`,
+		`"name": "Read", "type": "n8n-nodes-base.extractFromFile", "typeVersion": 1, "parameters": {"options": {}, "operation": "text"}`))
+	wantIn(t, flow, `read = [for f in [for k in [for i, item in local.get : i if`, `: (local.get_files)[k]] : {`)
+	wantDiags(t, diags)
+}

@@ -424,6 +424,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 			items[i].prev, items[i].unpaired = &p, true
 		}
 	}
+	passFiles(node, in, items)
 	node.items = items
 	node.conv = true
 	n.alwaysOutputData(node)

@@ -26,6 +26,29 @@ type n8nBinary struct {
 	props map[string]bool
 }
 
+// keepsFiles are the nodes whose items are their input items, unchanged,
+// files and all: some of them (IF, Filter, Switch, Limit), or all (No
+// Operation, Wait).
+var keepsFiles = map[string]bool{"if": true, "filter": true, "switch": true, "limit": true, "noOp": true, "wait": true}
+
+// passFiles gives the items of such a node the files of the input items
+// they are: item i is input item i, or input item paired[i].
+func passFiles(node *n8nNode, in n8nItems, items []n8nItems) {
+	if in.binary == nil || !keepsFiles[node.typ] {
+		return
+	}
+	for i := range items {
+		o := &items[i]
+		switch {
+		case o.prev == nil || o.unpaired || o.merged != nil || o.pairsAll:
+		case o.paired != nil:
+			o.binary = &n8nBinary{e: importer.Join("[for k in ", o.paired, " : (", in.binary.e, ")[k]]"), props: in.binary.props}
+		default:
+			o.binary = &n8nBinary{e: importer.Join("[for i, it in ", o.e, " : (", in.binary.e, ")[i]]"), props: in.binary.props}
+		}
+	}
+}
+
 // binaryOf is the binary property name of node (parameter param, default
 // "data") that items in carry, or "" after a diagnostic: a name that is
 // an expression, items whose files the flow does not carry, a property
@@ -135,7 +158,8 @@ func (n *n8n) extractFromFile(node *n8nNode, in n8nItems) []n8nItems {
 	case "text":
 		value = text
 	case "fromJson":
-		value = importer.Join("[for t in [", text, `] : t == "" ? {} : jsondecode(t)][0]`)
+		// Not a conditional: its two results' types would have to unify.
+		value = importer.Join("[for t in [", text, `] : concat([for x in [t] : {} if x == ""], [for x in [t] : jsondecode(x) if x != ""])[0]][0]`)
 	case "binaryToPropery":
 		value = data
 	}
