@@ -40,8 +40,8 @@ func TestBinaryRefused(t *testing.T) {
 			"error /nodes/2/parameters/binaryPropertyName No binary field"},
 		{[]string{download, `"name": "Read", "type": "n8n-nodes-base.extractFromFile", "typeVersion": 1, "parameters": {"options": {}, "operation": "text", "binaryPropertyName": "={{ $json.name }}"}`},
 			"error /nodes/2/parameters/binaryPropertyName Unsupported expression"},
-		{[]string{download, `"name": "Read", "type": "n8n-nodes-base.extractFromFile", "typeVersion": 1, "parameters": {"options": {}}`},
-			"error /nodes/2 Unsupported operation"},
+		{[]string{download, `"name": "Read", "type": "n8n-nodes-base.extractFromFile", "typeVersion": 1, "parameters": {"options": {}, "operation": "xlsx"}`},
+			"error /nodes/2/parameters/operation Unsupported operation"},
 		{[]string{download, `"name": "Read", "type": "n8n-nodes-base.extractFromFile", "typeVersion": 1, "parameters": {"options": {"password": "E223706995"}, "operation": "pdf", "binaryPropertyName": "data"}`},
 			"error /nodes/2/parameters/options/password Unsupported option"},
 		{[]string{set, `"name": "To File", "type": "n8n-nodes-base.convertToFile", "typeVersion": 1.1, "parameters": {"options": {}, "operation": "toBinary", "sourceProperty": "value"}`,
@@ -85,4 +85,20 @@ func TestBinaryThroughIF(t *testing.T) {
 		`"name": "Read", "type": "n8n-nodes-base.extractFromFile", "typeVersion": 1, "parameters": {"options": {}, "operation": "text"}`))
 	wantIn(t, flow, `read = [for f in [for k in [for i, item in local.get : i if`, `: (local.get_files)[k]] : {`)
 	wantDiags(t, diags)
+}
+
+// Extract from File's CSV with the options of "Extract from File" of
+// Zie619+n8n-workflows/workflows__Googleslides__1845_Googleslides_
+// Extractfromfile_Create_Triggered.json (n8n's defaults, written out): an
+// item for each row, its empty cells left out; another delimiter is
+// refused.
+func TestBinaryCSV(t *testing.T) {
+	get := `"name": "Get", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "https://example.com/a.csv", "options": {"response": {"response": {"responseFormat": "file"}}}}`
+	flow, diags := importLines(t, chain(get,
+		`"name": "Extract from File", "type": "n8n-nodes-base.extractFromFile", "typeVersion": 1, "parameters": {"options": {"encoding": "utf-8", "delimiter": ",", "headerRow": true}}`))
+	wantIn(t, flow, `extract_from_file = flatten([for f in local.get_files : [for r in csvdecode([for t in [base64decode(f.data.data)] : length(regexall("\r?\n\r?\n[^\r\n]", t)) > 0 ? null : t][0]) : { for k, v in r : k => v if v != "" }]])`)
+	wantDiags(t, diags)
+	_, diags = importLines(t, chain(get,
+		`"name": "Extract from File", "type": "n8n-nodes-base.extractFromFile", "typeVersion": 1, "parameters": {"options": {"delimiter": ";"}}`))
+	wantDiags(t, diags, "error /nodes/2/parameters/options/delimiter Unsupported option")
 }

@@ -115,8 +115,8 @@ func (n *n8n) onlyOptions(node *n8nNode, allowed ...string) bool {
 }
 
 // extractFromFile is Extract from File v1: the text, the JSON or the
-// base64 of each item's file (the moveTo operations), or a PDF's text
-// (the document block). Each item becomes {destination = value}, paired
+// base64 of each item's file (the moveTo operations), a CSV file's rows,
+// or a PDF's text (the document block). Each item becomes {destination = value}, paired
 // with its input item; the file's other binary fields are not carried.
 func (n *n8n) extractFromFile(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
@@ -125,18 +125,21 @@ func (n *n8n) extractFromFile(node *n8nNode, in n8nItems) []n8nItems {
 		op = "csv"
 	}
 	switch op {
-	case "text", "fromJson", "binaryToPropery", "pdf":
+	case "text", "fromJson", "binaryToPropery", "pdf", "csv":
 	default:
 		n.Problem(node.where, p.Get("operation"), "Unsupported operation",
-			fmt.Sprintf("Extract from File's %q is not converted: Extract From Text File, JSON File, PDF and Move File to Base64 String are (a spreadsheet needs a reader of its format, which the flow's blocks do not have).", op))
+			fmt.Sprintf("Extract from File's %q is not converted: Extract From CSV, Text File, JSON File, PDF and Move File to Base64 String are (another spreadsheet needs a reader of its format, which the flow's blocks do not have).", op))
 		return nil
 	}
 	prop := n.binaryOf(node, in, "binaryPropertyName", node.j.Get("type"))
 	if prop == "" {
 		return nil
 	}
-	if op == "pdf" {
+	switch op {
+	case "pdf":
 		return n.extractPDF(node, in, prop)
+	case "csv":
+		return n.extractCSV(node, in, prop)
 	}
 	if !n.onlyOptions(node) {
 		return nil
@@ -167,6 +170,39 @@ func (n *n8n) extractFromFile(node *n8nNode, in n8nItems) []n8nItems {
 	e := importer.Join("[for f in ", in.binary.e, " : ", importer.Object([]importer.Member{{Name: key, Value: value}}), "]")
 	n.File.Locals = append(n.File.Locals, local2(fmt.Sprintf("The items of n8n node %q: each item's file %q read (%s).", node.name, prop, op), local, e))
 	return []n8nItems{pairedWith(importer.Ref("local", local), in, nil)}
+}
+
+// extractCSV reads each item's CSV file as n8n's csv-parse does with a
+// header row: an item for each row, its empty cells left out, paired with
+// the item of its file. Where n8n stops at a row it cannot read (a blank
+// line between rows, a row of another length, a stray quote) and keeps
+// the rows before it, the flow fails.
+func (n *n8n) extractCSV(node *n8nNode, in n8nItems, prop string) []n8nItems {
+	opts := node.params.Get("options")
+	if !n.onlyOptions(node, "delimiter", "headerRow", "encoding") {
+		return nil
+	}
+	for _, c := range []struct {
+		k  string
+		ok bool
+	}{
+		{"delimiter", opts.Text("delimiter") == "" || opts.Text("delimiter") == ","},
+		{"headerRow", opts.Boolean(true, "headerRow")},
+		{"encoding", slices.Contains([]string{"", "utf8", "utf-8"}, strings.ToLower(opts.Text("encoding")))},
+	} {
+		if k := c.k; !c.ok {
+			n.Problem(node.where, opts.Get(k), "Unsupported option", fmt.Sprintf("the option %q is converted when it is n8n's default.", k))
+			return nil
+		}
+	}
+	data := importer.Index(importer.Code("f"), prop, "data")
+	// csv-parse keeps a byte order mark in the first name, as csvdecode.
+	text := importer.Join(`[for t in [base64decode(`, data, `)] : length(regexall("\r?\n\r?\n[^\r\n]", t)) > 0 ? null : t][0]`)
+	rows := importer.Join("[for f in ", in.binary.e, " : [for r in csvdecode(", text, `) : { for k, v in r : k => v if v != "" }]]`)
+	local := n.Name("local", node.name, node.step)
+	n.File.Locals = append(n.File.Locals, local2(fmt.Sprintf("The items of n8n node %q: the rows of each item's CSV file %q (a blank line between rows fails, where n8n stops).", node.name, prop), local, importer.Call("flatten", rows)))
+	paired := importer.Join("flatten([for k, f in ", in.binary.e, " : [for r in csvdecode(", text, ") : k]])")
+	return []n8nItems{pairedWith(importer.Ref("local", local), in, paired)}
 }
 
 // extractPDF reads each item's PDF with the document block: its text,
