@@ -398,10 +398,25 @@ func (n *n8n) httpBinaryBody(node *n8nNode, in n8nItems, body *hclwrite.Body, he
 			fmt.Sprintf("n8n sends the file %q with the type it finds from its name or its bytes, which the flow does not know.", prop))
 		return
 	}
-	// n8n sets the type over the node's own content-type header.
-	*headers = slices.DeleteFunc(*headers, func(m importer.Member) bool { return m.Name == "content-type" })
+	p := node.params
+	if p.Boolean(false, "sendHeaders") && p.Text("specifyHeaders") == "json" {
+		n.Problem(node.where, p.Get("specifyHeaders"), "Unsupported body",
+			"a binary body with headers given as JSON is not converted: the type n8n sends depends on how the JSON spells Content-Type.")
+		return
+	}
+	// The node's own Content-Type header, however spelled, is sent over
+	// the file's type (n8n 2.8.4 does so; case n8n/files).
+	own := false
+	for _, h := range p.Items("headerParameters", "parameters") {
+		if strings.EqualFold(h.Text("name"), "content-type") && p.Boolean(false, "sendHeaders") {
+			own = true
+		}
+	}
 	file := importer.Index(importer.Join("(", in.binary.e, ")[each.key]"), prop)
 	body.SetAttributeValue("body_type", cty.StringVal("base64"))
 	body.SetAttributeRaw("body", importer.Clone(importer.Index(file, "data")))
-	*headers = append(*headers, importer.Member{Name: "content-type", Value: importer.Index(file, "mimeType")})
+	if !own {
+		*headers = slices.DeleteFunc(*headers, func(m importer.Member) bool { return m.Name == "content-type" })
+		*headers = append(*headers, importer.Member{Name: "content-type", Value: importer.Index(file, "mimeType")})
+	}
 }
