@@ -74,19 +74,21 @@ func Builtins() []*Block {
 				optional("headers", stringMap, "Request headers"),
 				optional("query", stringMap, "Query parameters added to the URL"),
 				optional("body", cty.DynamicPseudoType, "The request body"),
-				field("body_type", cty.String, cty.StringVal("json"), "How the body is encoded: json, form or text"),
+				field("body_type", cty.String, cty.StringVal("json"), "How the body is encoded: json, form, text, or base64 (a base64 string sent as its bytes)"),
+				field("response", cty.String, cty.StringVal("auto"), "How the response body is given: auto (parsed JSON, else text) or base64 (its bytes, base64-encoded)"),
 				field("max_bytes", cty.Number, cty.NumberIntVal(DefaultMaxBytes), "The largest response body accepted"),
 			},
 			Checks: map[string]func(cty.Value) error{
 				"method":    checkMethod,
-				"body_type": checkOneOf("json", "form", "text"),
+				"body_type": checkOneOf("json", "form", "text", "base64"),
+				"response":  checkOneOf("auto", "base64"),
 				"max_bytes": checkMaxBytes,
 			},
 			Outputs: []*lang.Field{
 				out("status", cty.Number, "The HTTP status code"),
 				out("headers", stringMap, "Response headers"),
-				out("body", cty.DynamicPseudoType, "The body, parsed when it is JSON, else a string"),
-				out("text", cty.String, "The body as text"),
+				out("body", cty.DynamicPseudoType, "The body, parsed when it is JSON, else a string; with response base64, its bytes in base64"),
+				out("text", cty.String, "The body as text; empty with response base64"),
 			},
 			TypedOutputs: []string{"body"},
 		},
@@ -186,6 +188,7 @@ func Builtins() []*Block {
 			Inputs: []*lang.Field{
 				optional("path", cty.String, "The file, relative to the flow file; its type from its extension or its first bytes"),
 				optional("content", cty.String, "The document's text itself (Markdown, text or HTML), instead of a path"),
+				optional("content_base64", cty.String, "The document's bytes in base64 (a PDF, HTML or text, as an http step's response base64 gives them), instead of a path; its type from media_type, else its first bytes"),
 				optional("media_type", cty.String, "text/markdown, text/plain, text/html or application/pdf; needed with content"),
 			},
 			Checks: map[string]func(cty.Value) error{

@@ -3,6 +3,7 @@ package blocks
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +77,15 @@ func (e *httpExecutor) Execute(ctx context.Context, call *Call) (*Result, error)
 		return nil, err
 	}
 	ct := resp.Header.Get("Content-Type")
+	if v := call.Inputs["response"]; !v.IsNull() && v.AsString() == "base64" {
+		// The bytes as they came, for a file: no text, no JSON.
+		return &Result{Outputs: map[string]cty.Value{
+			"status":  cty.NumberIntVal(int64(resp.StatusCode)),
+			"headers": headerMap(resp.Header),
+			"body":    cty.StringVal(base64.StdEncoding.EncodeToString([]byte(body))),
+			"text":    cty.StringVal(""),
+		}}, nil
+	}
 	parsed := cty.StringVal(decodeBody(body, ct))
 	text := parsed
 	switch {

@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -46,8 +47,18 @@ func encodeBody(v, bodyType cty.Value) ([]byte, string, error) {
 			return nil, "", fmt.Errorf("body_type text needs a string body, not %s", v.Type().FriendlyName())
 		}
 		return []byte(s.AsString()), "text/plain; charset=utf-8", nil
+	case "base64":
+		s, err := convert.Convert(v, cty.String)
+		if err != nil {
+			return nil, "", fmt.Errorf("body_type base64 needs a string body, not %s", v.Type().FriendlyName())
+		}
+		b, err := base64.StdEncoding.DecodeString(s.AsString())
+		if err != nil {
+			return nil, "", fmt.Errorf("body_type base64 needs a base64 body: %v", err)
+		}
+		return b, "application/octet-stream", nil
 	}
-	return nil, "", fmt.Errorf("body_type %q is not one of json, form, text", bt)
+	return nil, "", fmt.Errorf("body_type %q is not one of json, form, text, base64", bt)
 }
 
 // formBody url-encodes an object or map whose values are strings (or

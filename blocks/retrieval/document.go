@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -100,15 +101,41 @@ type docSource struct {
 // type the block does not read, is an error naming it.
 func documentSource(call *blocks.Call) (*docSource, error) {
 	p, content, mt := call.Inputs["path"], call.Inputs["content"], call.Inputs["media_type"]
+	b64 := call.Inputs["content_base64"]
 	src := &docSource{}
 	if !mt.IsNull() {
 		src.media = mt.AsString()
 	}
+	given := 0
+	for _, v := range []cty.Value{p, content, b64} {
+		if !v.IsNull() {
+			given++
+		}
+	}
 	switch {
-	case !p.IsNull() && !content.IsNull():
-		return nil, errors.New("give the document a path or a content, not both")
-	case p.IsNull() && content.IsNull():
-		return nil, errors.New("give the document a path, or a content and its media_type")
+	case given > 1:
+		return nil, errors.New("give the document one of path, content and content_base64, not several")
+	case given == 0:
+		return nil, errors.New("give the document a path, a content and its media_type, or a content_base64")
+	case !b64.IsNull():
+		enc := b64.AsString()
+		if n := base64.StdEncoding.DecodedLen(len(enc)); n > MaxDocumentBytes+2 {
+			return nil, fmt.Errorf("the content_base64 is about %d bytes, more than the %d the document block reads", n, MaxDocumentBytes)
+		}
+		data, err := base64.StdEncoding.DecodeString(enc)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("the content_base64 is not base64: %v", err)
+		case len(data) > MaxDocumentBytes:
+			return nil, fmt.Errorf("the content_base64 is %d bytes, more than the %d the document block reads", len(data), MaxDocumentBytes)
+		}
+		src.shown, src.data = "the content_base64", data
+		if src.media == "" {
+			if src.media = sniffMedia(data); src.media == "" {
+				return nil, fmt.Errorf("the content_base64 is of an unknown type (%s); the document block reads Markdown, text, HTML and PDF: give its media_type", http.DetectContentType(data))
+			}
+		}
+		return src, nil
 	case !content.IsNull():
 		src.shown, src.data = "the content", []byte(content.AsString())
 		if src.media == "" {

@@ -79,6 +79,9 @@ type n8nItems struct {
 	// merged: the items come from several inputs (a Merge), each paired
 	// with the items of one or more of them (n8n's pairedItem with input).
 	merged *mergePairs
+	// binary is the items' files (n8n's binary data), when the flow
+	// carries them (n8n_binary.go).
+	binary *n8nBinary
 }
 
 type n8n struct {
@@ -392,6 +395,9 @@ func (n *n8n) convertNode(node *n8nNode) {
 	if node.j.Boolean(false, "executeOnce") {
 		// The first item only: it keeps its index.
 		in.e = importer.Call("slice", in.e, importer.Code("0"), importer.Call("min", importer.Code("1"), importer.Call("length", in.e)))
+		if in.binary != nil {
+			in.binary = &n8nBinary{e: importer.Call("slice", in.binary.e, importer.Code("0"), importer.Call("min", importer.Code("1"), importer.Call("length", in.binary.e))), props: in.binary.props}
+		}
 	}
 	// A tool's error leaves a stand-in for the tool, not for its root.
 	errs, steps, locals, inputs, schedules := n.errorCount()-n.standIns, len(n.File.Steps), len(n.File.Locals), len(n.File.Inputs), len(n.File.Schedules)
@@ -425,6 +431,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 			items[i].prev, items[i].unpaired = &p, true
 		}
 	}
+	passFiles(node, in, items)
 	node.items = items
 	node.conv = true
 	n.alwaysOutputData(node)

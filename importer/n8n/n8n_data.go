@@ -227,11 +227,10 @@ func (n *n8n) itemListsNode(node *n8nNode, in n8nItems) []n8nItems {
 }
 
 // binaryNodes are the nodes that read or make n8n's binary data (files
-// an item carries beside its json), which flowctl's items do not have,
-// and the nodes that use files on the n8n host; each is refused with why.
+// an item carries beside its json) that the flow does not convert
+// (n8n_binary.go converts the others), and the nodes that use files on
+// the n8n host; each is refused with why.
 var binaryNodes = map[string]string{
-	"extractFromFile": "Extract from File reads the item's binary data (a file a node before it gave: an HTTP Request's download, a form's or a webhook's upload)",
-	"convertToFile":   "Convert to File makes binary data (a file) of the items",
 	"moveBinaryData":  "Convert to/from Binary Data moves values between the item's json and its binary data",
 	"spreadsheetFile": "Spreadsheet File reads or writes a spreadsheet as binary data",
 	"compression":     "Compression zips or unzips binary data",
@@ -264,7 +263,7 @@ func (n *n8n) fileNode(node *n8nNode, _ n8nItems) []n8nItems {
 		return nil
 	}
 	n.Problem(node.where, node.j.Get("type"), "Binary data",
-		binaryNodes[node.typ]+"; flowctl's items carry json only, so there is no binary data to convert (a flow reads documents with the document block).")
+		binaryNodes[node.typ]+"; the flow carries files only from an HTTP Request's download or Convert to File to Extract from File or an HTTP Request's binary body, and reads documents with the document block.")
 	return nil
 }
 

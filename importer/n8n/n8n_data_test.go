@@ -34,13 +34,14 @@ func TestLegacyRefusals(t *testing.T) {
 
 // TestFileNodesRefused: the nodes of n8n's binary data and of the n8n
 // host's files are refused with why, at the node's type: Extract from File
+// of items whose files the flow does not carry
 // as in enescingoz+awesome-n8n-templates/HR_and_Recruitment__CV_Screening_
 // with_OpenAI.json, Read/Write Files as in oxbshw+ultimate-n8n-ai-workflows/
 // automation__1929_Odoo_Schedule_Automate_Scheduled.json.
 func TestFileNodesRefused(t *testing.T) {
 	for _, c := range []struct{ node, want string }{
 		{`"name": "Extract from File", "type": "n8n-nodes-base.extractFromFile", "typeVersion": 1, "parameters": {"options": {}, "operation": "pdf"}`,
-			"Binary data; " + `Node "Extract from File" (n8n-nodes-base.extractFromFile), at /nodes/1/type in w.json: Extract from File reads the item's binary data`},
+			"Binary data; " + `Node "Extract from File" (n8n-nodes-base.extractFromFile), at /nodes/1/type in w.json: the node reads the file (binary data) of the items of "Start" (n8n-nodes-base.manualTrigger), which the flow does not carry`},
 		{`"name": "Write cache", "type": "n8n-nodes-base.readWriteFile", "typeVersion": 1, "parameters": {"options": {"append": false}, "fileName": "cache.txt", "operation": "write"}`,
 			"Files on the n8n host; " + `Node "Write cache" (n8n-nodes-base.readWriteFile), at /nodes/1/type in w.json: Read/Write Files from Disk reads or writes files on the disk of the n8n host`},
 	} {

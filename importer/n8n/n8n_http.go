@@ -55,7 +55,11 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	auth := n.httpAuth(node, s, &headers, &query)
 	if p.Boolean(false, "sendBody") {
-		n.httpBody(s, node, body, &headers)
+		if p.Text("contentType") == "binaryData" {
+			n.httpBinaryBody(node, in, body, &headers)
+		} else {
+			n.httpBody(s, node, body, &headers)
+		}
 	}
 	if auth != "" {
 		n.customAuthBody(node, body)
@@ -82,6 +86,12 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 		comment += " (" + auth + ")"
 	}
 	n.Step(comment, b)
+	switch format := p.Text("options", "response", "response", "responseFormat"); {
+	case format == "file":
+		return n.httpFileResponse(node, in, body, skip, false)
+	case (format == "" || format == "autodetect") && node.version >= 4 && readsFiles(node):
+		return n.httpFileResponse(node, in, body, skip, true)
+	}
 	items := importer.Ref("step", node.step)
 	var e, perItem importer.Expr // perItem: the items of answer r
 	// A failed request (on_error = "continue") is null: it gives no item.
@@ -167,9 +177,6 @@ func (n *n8n) unsupportedHTTPOptions(node *n8nNode) {
 			// "=" is an empty expression: false.
 			if nv := v.Get("neverError"); nv != nil && (nv.Kind == 'b' && nv.Bool || nv.Kind == 's' && strings.TrimSpace(strings.TrimPrefix(nv.Str, "=")) != "") {
 				bad(nv, "Never Error", "n8n gives the answer to a status of 400 or more as an item; an http step fails on it")
-			}
-			if v.Text("responseFormat") == "file" {
-				bad(v.Get("responseFormat"), "A file response", "n8n keeps the answer as the item's binary data, which a flow's items do not have")
 			}
 		}
 		why := map[string]string{
@@ -312,7 +319,6 @@ func (n *n8n) httpBody(s *n8nScope, node *n8nNode, body *hclwrite.Body, headers 
 	default:
 		why := map[string]string{
 			"multipart-form-data": "an http step sends no multipart body",
-			"binaryData":          "n8n sends the item's binary data, which a flow's items do not have",
 		}[ct]
 		if why == "" {
 			why = "n8n's HTTP Request v4 has no such body"

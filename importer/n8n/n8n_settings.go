@@ -85,6 +85,7 @@ func (n *n8n) alwaysOutputData(node *n8nNode) {
 	out := &node.items[0]
 	cond := importer.Join("length(", out.e, ") == 0 && ", joinOr(came))
 	out.e = importer.Call("concat", out.e, importer.Join("[for e in [{}] : e if ", cond, "]"))
+	out.binary = nil // the empty item has no file
 	if out.paired != nil {
 		out.paired = importer.Call("concat", out.paired, importer.Join("[for k in [0] : k if ", cond, "]"))
 	}

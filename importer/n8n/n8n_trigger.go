@@ -143,6 +143,10 @@ func (n *n8n) respondNode(node *n8nNode, in n8nItems) []n8nItems {
 		r.contentType = "text/html; charset=utf-8"
 	case "noData":
 		body, r.contentType = importer.Str(""), "text/plain; charset=utf-8"
+	case "binary":
+		n.Problem(node.where, p.Get("respondWith"), "Unsupported response",
+			"Respond With Binary File is not converted: n8n answers with the file's bytes, and a webhook's trigger answers with an output's value as text or JSON, not bytes.")
+		return nil
 	default:
 		n.Problem(node.where, p.Get("respondWith"), "Unsupported response",
 			fmt.Sprintf("Respond With %q is not converted: First Incoming Item, All Incoming Items, JSON, Text and No Data are.", with))

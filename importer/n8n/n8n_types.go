@@ -51,6 +51,8 @@ func init() {
 		"googleSheets":     (*n8n).googleSheetsNode,
 		"googleDrive":      (*n8n).googleDriveNode,
 		"wordpress":        (*n8n).wordpressNode,
+		"extractFromFile":  (*n8n).extractFromFile,
+		"convertToFile":    (*n8n).convertToFile,
 		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 		"executeWorkflow":        (*n8n).executeWorkflowNode,
