@@ -52,8 +52,8 @@ func (n *n8n) gmailNode(node *n8nNode, in n8nItems) []n8nItems {
 // gmailSend reads Send's parameters: the recipients, subject and message
 // for each item, the email type (HTML by default), and the options
 // converted — CC, BCC, Reply To, Sender Name and Append n8n Attribution
-// (on by default from v2.1), which an HTML message cannot have: n8n's
-// link names its instance.
+// (on by default from v2.1; on an HTML message n8n's link names its
+// instance, which the flow's lacks: a warning).
 func (n *n8n) gmailSend(node *n8nNode, s *n8nScope, call *appCall) bool {
 	p := node.params
 	call.flow, call.what = "gmail_message_send", "sends the message"
@@ -90,13 +90,12 @@ func (n *n8n) gmailSend(node *n8nNode, s *n8nScope, call *appCall) bool {
 			}
 		}
 	}
-	if attribution && typ == "html" {
-		n.Problem(node.where, orParams(opts, node), "Unsupported option",
-			"Append n8n Attribution on an HTML message is not converted: n8n's link names the n8n instance; turn the option off, or send text.")
-		return false
-	}
 	if attribution {
 		call.args = append(call.args, importer.Member{Name: "attribution", Value: importer.Code("true")})
+		if typ == "html" {
+			n.Warn(node.where, orParams(opts, node), "n8n attribution appended",
+				"the message ends with n8n's \"This email was sent automatically with n8n\" and its link, as n8n's node sends it (Append n8n Attribution is on unless turned off); the link lacks n8n's instance ID. Set attribution = false to leave it out.")
+		}
 	}
 	return true
 }
