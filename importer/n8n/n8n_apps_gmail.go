@@ -9,7 +9,7 @@ import (
 // gmailOps are the operations of the Gmail node v2 (GmailV2.node.js)
 // converted, by resource.
 var gmailOps = map[string][]string{
-	"message": {"addLabels", "markAsRead", "send"},
+	"message": {"addLabels", "getAll", "markAsRead", "send"},
 }
 
 // gmailNode is the Gmail node v2: each operation a flow of the registry,
@@ -43,6 +43,10 @@ func (n *n8n) gmailNode(node *n8nNode, in n8nItems) []n8nItems {
 		call.args = []importer.Member{{Name: "message_id", Value: s.textValue(p.Get("messageId"), "message_id")}}
 	case "message send":
 		if !n.gmailSend(node, s, &call) {
+			return nil
+		}
+	case "message getAll":
+		if !n.gmailGetMany(node, s, &call) {
 			return nil
 		}
 	}

@@ -6,13 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/http/httptest"
 	"net/mail"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -480,4 +483,85 @@ func TestGoogleSheetsAppendOrUpdateRows(t *testing.T) {
 		apiRequest{Method: "PUT", Path: "/v4/spreadsheets/1MCJ/values/Session!4:4", Query: "valueInputOption=USER_ENTERED", Type: "application/json",
 			Body: `{"range":"Session!4:4","values":[["s9","new",""]]}`})
 	wantItems(t, out, `[{"STATE": "expire", "SESSION": "s2"}, {"STATE": "new", "SESSION": "s9"}]`)
+}
+
+// Gmail's Get Many, Simplify on, with Return All: the pages of the list
+// (following nextPageToken), each message's metadata, the labels; the
+// items are the messages simplified. The requests' queries and the items
+// are those n8n's GmailV2 getAll gives on the same answers (n8n 2.8.4's
+// code run with node).
+func TestGmailMessageGetMany(t *testing.T) {
+	var mu sync.Mutex
+	pages := []string{`{"messages": [{"id": "m1", "threadId": "t1"}], "nextPageToken": "p2", "resultSizeEstimate": 2}`, `{"messages": [{"id": "m2", "threadId": "t2"}]}`}
+	reply := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/gmail/v1/users/me/messages":
+			mu.Lock()
+			io.WriteString(w, pages[0])
+			pages = pages[1:]
+			mu.Unlock()
+		case "/gmail/v1/users/me/messages/m1":
+			io.WriteString(w, `{"id":"m1","threadId":"t1","labelIds":["UNREAD","INBOX"],"snippet":"Tom &amp; Jerry &lt;3 &amp;lt; &#39;hi&#39;","payload":{"partId":"","mimeType":"text/plain","headers":[{"name":"From","value":"A <a@x.org>"},{"name":"Subject","value":"Hello"},{"name":"To","value":"me@x.org"}]},"sizeEstimate":1200,"historyId":"99","internalDate":"1700000000000"}`)
+		case "/gmail/v1/users/me/messages/m2":
+			io.WriteString(w, `{"id":"m2","threadId":"t2","labelIds":[],"snippet":"","payload":{"mimeType":"text/html"},"sizeEstimate":5,"historyId":"100","internalDate":"1700000000001"}`)
+		case "/gmail/v1/users/me/labels":
+			io.WriteString(w, `{"labels":[{"id":"INBOX","name":"INBOX","type":"system"},{"id":"Label_1","name":"Work","type":"user"},{"id":"UNREAD","name":"UNREAD","type":"system"}]}`)
+		}
+	}
+	out, reqs := runFlow(t, "gmail_message_get_many", map[string]any{"return_all": true, "q": "is:unread newer_than:1d", "sender": "a@x.org",
+		"read_status": "unread", "label_ids": []string{"INBOX", "Label_1"}}, reply)
+	wantItems(t, out, `[{"id":"m1","threadId":"t1","snippet":"Tom & Jerry <3 &lt; 'hi'","payload":{"partId":"","mimeType":"text/plain"},"sizeEstimate":1200,"historyId":"99","internalDate":"1700000000000","labels":[{"id":"INBOX","name":"INBOX"},{"id":"UNREAD","name":"UNREAD"}],"From":"A <a@x.org>","Subject":"Hello","To":"me@x.org"},
+		{"id":"m2","threadId":"t2","snippet":"","payload":{"mimeType":"text/html"},"sizeEstimate":5,"historyId":"100","internalDate":"1700000000001","labels":[]}]`)
+	// n8n's requests, each query as a set of parameters.
+	want := []string{
+		"GET /gmail/v1/users/me/messages q=is%3Aunread%20newer_than%3A1d%20from%3Aa%40x.org%20is%3Aunread&labelIds=INBOX&labelIds=Label_1&maxResults=100",
+		"GET /gmail/v1/users/me/messages q=is%3Aunread%20newer_than%3A1d%20from%3Aa%40x.org%20is%3Aunread&labelIds=INBOX&labelIds=Label_1&maxResults=100&pageToken=p2",
+		"GET /gmail/v1/users/me/messages/m1 q=is%3Aunread%20newer_than%3A1d%20from%3Aa%40x.org%20is%3Aunread&labelIds=INBOX&labelIds=Label_1&maxResults=100&format=metadata&metadataHeaders=From&metadataHeaders=To&metadataHeaders=Cc&metadataHeaders=Bcc&metadataHeaders=Subject",
+		"GET /gmail/v1/users/me/messages/m2 q=is%3Aunread%20newer_than%3A1d%20from%3Aa%40x.org%20is%3Aunread&labelIds=INBOX&labelIds=Label_1&maxResults=100&format=metadata&metadataHeaders=From&metadataHeaders=To&metadataHeaders=Cc&metadataHeaders=Bcc&metadataHeaders=Subject",
+		"GET /gmail/v1/users/me/labels ",
+	}
+	var got, wanted []string
+	for _, r := range reqs {
+		if r.Auth != "Bearer ya29.token" {
+			t.Errorf("%s: authorization %q", r.Path, r.Auth)
+		}
+		got = append(got, r.Method+" "+r.Path+" "+queryKey(t, r.Query))
+	}
+	for _, w := range want {
+		m, p, _ := strings.Cut(w, " ")
+		p, q, _ := strings.Cut(p, " ")
+		wanted = append(wanted, m+" "+p+" "+queryKey(t, q))
+	}
+	slices.Sort(got)
+	slices.Sort(wanted)
+	if !reflect.DeepEqual(got, wanted) {
+		t.Errorf("requests:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wanted, "\n"))
+	}
+
+	// Without Return All: one page of limit, no labels filter.
+	pages = []string{`{"resultSizeEstimate": 0}`}
+	out, reqs = runFlow(t, "gmail_message_get_many", map[string]any{"limit": 25, "q": "is:unread"}, reply)
+	wantItems(t, out, `[]`)
+	slices.SortFunc(reqs, func(a, b apiRequest) int { return strings.Compare(b.Path, a.Path) })
+	if len(reqs) != 2 || reqs[0].Path != "/gmail/v1/users/me/messages" || reqs[0].Query != "maxResults=25&q=is%3Aunread" {
+		t.Errorf("requests: %+v", reqs)
+	}
+}
+
+// queryKey is a query's parameters, sorted (n8n's and the flow's order
+// differ), values decoded.
+func queryKey(t *testing.T, q string) string {
+	t.Helper()
+	v, err := url.ParseQuery(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		for _, x := range v[k] {
+			out = append(out, k+"="+x)
+		}
+	}
+	return strings.Join(out, "&")
 }

@@ -1,0 +1,42 @@
+package n8n_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Gmail's Get Many, for each item, its filters read at the item. The
+// node of enescingoz+awesome-n8n-templates/Gmail_and_Email_Automation__Daily_AI_digest_of_unread_emails_to_Telegram_Italian_.json
+// ("Prendi email non lette").
+func TestGmailGetManyImported(t *testing.T) {
+	node := `{"parameters": {"operation": "getAll", "returnAll": false, "limit": 25, "filters": {"q": "is:unread newer_than:1d -category:promotions -category:social"}, "options": {}}, "id": "ddd3b1ec-3c52-4a1e-9b1d-0e8c0a8e2d5b", "name": "Prendi email non lette", "type": "n8n-nodes-base.gmail", "typeVersion": 2.1, "position": [200, 0], "credentials": {"gmailOAuth2": {"id": "1", "name": "Gmail account"}}}`
+	files, diags := importApp(t, appWorkflow(t, "digest", node))
+	wantDiags(t, diags, "warning /nodes/1/credentials/gmailOAuth2 OAuth2 access token")
+	wantIn(t, files["digest.flow.hcl"], `step "prendi_email_non_lette" {
+  use      = "flow.gmail_message_get_many"
+  for_each = [{}]
+  limit    = 25
+  q        = "is:unread newer_than:1d -category:promotions -category:social"
+}`)
+	srv, _ := standIn(t, func(r *http.Request) string {
+		switch r.URL.Path {
+		case "/gmail/v1/users/me/messages":
+			return `{"messages": [{"id": "m1", "threadId": "t1"}]}`
+		case "/gmail/v1/users/me/labels":
+			return `{"labels": [{"id": "UNREAD", "name": "UNREAD"}]}`
+		}
+		return `{"id": "m1", "threadId": "t1", "labelIds": ["UNREAD"], "snippet": "Ciao", "payload": {"headers": [{"name": "Subject", "value": "Oggi"}]}}`
+	})
+	out := runImported(t, files, "digest", map[string]string{"gmail": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["prendi_email_non_lette"], `[{"id": "m1", "threadId": "t1", "snippet": "Ciao", "payload": {}, "labels": [{"id": "UNREAD", "name": "UNREAD"}], "Subject": "Oggi"}]`)
+
+	// Simplify off, and the filters on dates, are refused.
+	for _, c := range []struct{ from, to, at string }{
+		{`"options": {}`, `"options": {}, "simple": false`, "/nodes/1/parameters/simple"},
+		{`"filters": {`, `"filters": {"receivedAfter": "2024-01-01T00:00:00", `, "/nodes/1/parameters/filters/receivedAfter"},
+	} {
+		_, diags := importApp(t, appWorkflow(t, "digest", strings.Replace(node, c.from, c.to, 1)))
+		wantDiags(t, diags, "error "+c.at+" Unsupported option")
+	}
+}
