@@ -50,7 +50,7 @@ func (n *n8n) gmailGetMany(node *n8nNode, s *n8nScope, call *appCall) bool {
 		case "labelIds":
 			switch {
 			case v.Kind == 'a':
-				call.args = append(call.args, importer.Member{Name: "label_ids", Value: s.value(v, "label_ids")})
+				call.args = append(call.args, importer.Member{Name: "label_ids", Value: s.deepValue(v, "label_ids")})
 			case v.Kind == 's' && v.Str == "":
 			default:
 				n.Problem(node.where, v, "Unsupported option", "the filter Label Names or IDs is converted when it is a list of labels, as n8n's form gives it.")

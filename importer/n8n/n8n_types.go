@@ -49,6 +49,7 @@ func init() {
 		"airtable":         (*n8n).airtableNode,
 		"googleSheets":     (*n8n).googleSheetsNode,
 		"googleDrive":      (*n8n).googleDriveNode,
+		"googleCalendar":   (*n8n).googleCalendarNode,
 		"wordpress":        (*n8n).wordpressNode,
 		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,

@@ -565,3 +565,36 @@ func queryKey(t *testing.T, q string) string {
 	}
 	return strings.Join(out, "&")
 }
+
+// Google Calendar's Create: POST …/calendars/ID/events, the start and
+// end in UTC with the zone's name (a date without an offset read in the
+// zone), the additional fields and the reminders; an all-day event's
+// dates in the zone. The requests are those n8n's create sends for the
+// same items in America/New_York (n8n 2.8.4's code run with node).
+func TestGoogleCalendarEventCreate(t *testing.T) {
+	zone := map[string]any{"name": "America/New_York", "until": 1767225600000, // 2026-01-01
+		"changes": [][]int64{{1577836800000, -300}, {1710054000000, -240}, {1730613600000, -300}, {1741503600000, -240}, {1762063200000, -300}}}
+	reply := replyJSON(`{"id": "ev1", "status": "confirmed"}`)
+	out, reqs := runFlow(t, "google_calendar_event_create", map[string]any{"calendar": "c_57%40group.calendar.google.com",
+		"start": "2024-12-31 10:30", "end": "2024-12-31T00:00:00", "zone": zone,
+		"fields": map[string]any{"attendees": []string{"a@x.org, b@y.org", "c@z.org"}, "description": "Call", "sendUpdates": "all", "summary": "Hi", "color": "3", "showMeAs": "transparent"}}, reply)
+	wantItems(t, out, `[{"id": "ev1", "status": "confirmed"}]`)
+	wantRequests(t, reqs, apiRequest{Method: "POST", Path: "/calendar/v3/calendars/c_57%40group.calendar.google.com/events", Query: "sendUpdates=all", Type: "application/json",
+		Body: `{"attendees":[{"email":"a@x.org"},{"email":"b@y.org"},{"email":"c@z.org"}],"colorId":"3","description":"Call","end":{"dateTime":"2024-12-31T05:00:00Z","timeZone":"America/New_York"},"recurrence":[],"start":{"dateTime":"2024-12-31T15:30:00Z","timeZone":"America/New_York"},"summary":"Hi","transparency":"transparent"}`})
+
+	_, reqs = runFlow(t, "google_calendar_event_create", map[string]any{"calendar": "me@x.org",
+		"start": "2024-07-01T09:00:00+02:00", "end": "2024-07-01T10:00:00.500Z", "zone": zone, "reminders": map[string]any{"overrides": []map[string]any{{"method": "popup", "minutes": 10}}},
+		"fields": map[string]any{"allday": "yes", "rrule": "FREQ=WEEKLY;COUNT=3", "guestsCanModify": true}}, reply)
+	if got := reqs[0].Path + " " + reqs[0].Body; got != `/calendar/v3/calendars/me%40x.org/events {"end":{"date":"2024-07-01"},"guestsCanModify":true,"recurrence":["RRULE:FREQ=WEEKLY;COUNT=3"],"reminders":{"overrides":[{"method":"popup","minutes":10}],"useDefault":false},"start":{"date":"2024-07-01"}}` {
+		t.Errorf("all day: %s", got)
+	}
+
+	// A local time a daylight-saving change skips, and a date moment
+	// would read otherwise, fail the run.
+	for _, start := range []string{"2024-03-10T02:30:00", "12/31/2024 10:30"} {
+		_, _, failed := tryFlow(t, "google_calendar_event_create", map[string]any{"calendar": "me@x.org", "start": start, "end": "2024-12-31T00:00:00Z", "zone": zone}, reply)
+		if failed == "" {
+			t.Errorf("start %s: the run did not fail", start)
+		}
+	}
+}
