@@ -40,3 +40,19 @@ func TestGmailGetManyImported(t *testing.T) {
 		wantDiags(t, diags, "error "+c.at+" Unsupported option")
 	}
 }
+
+// Reply's option Reply to Sender Only, left on a Send node, is ignored
+// as n8n's Send ignores it. The options of Send Summary - Morning of
+// enescingoz+awesome-n8n-templates/Gmail_and_Email_Automation__Email_Summary_Agent.json.
+func TestGmailSendReplyOptionIgnored(t *testing.T) {
+	node := `{"id": "4aa68ee8-d38f-418a-9f20-6cc76850c638", "name": "Send Summary - Morning", "type": "n8n-nodes-base.gmail", "position": [1040, 0], "parameters": {"sendTo": "team-email@example.com", "message": "<p>Summary</p>", "options": {"ccList": "cc-list@example.com", "appendAttribution": false, "replyToSenderOnly": false}, "subject": "ESAgent"}, "credentials": {"gmailOAuth2": {"id": "YFARhQXJAjbwXjSO", "name": "Vishal Gmail"}}, "typeVersion": 2.1}`
+	files, diags := importApp(t, appWorkflow(t, "summary", node))
+	wantDiags(t, diags, "warning /nodes/1/credentials/gmailOAuth2 OAuth2 access token")
+	wantIn(t, files["summary.flow.hcl"], `  use      = "flow.gmail_message_send"
+  for_each = [{}]
+  send_to  = "team-email@example.com"
+  subject  = "ESAgent"
+  message  = "<p>Summary</p>"
+  cc       = "cc-list@example.com"
+}`)
+}

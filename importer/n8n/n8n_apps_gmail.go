@@ -82,6 +82,9 @@ func (n *n8n) gmailSend(node *n8nNode, s *n8nScope, call *appCall) bool {
 			case "ccList", "bccList", "replyTo", "senderName":
 				name := map[string]string{"ccList": "cc", "bccList": "bcc", "replyTo": "reply_to", "senderName": "sender_name"}[k]
 				call.args = append(call.args, importer.Member{Name: name, Value: s.textValue(v, name)})
+			case "replyToSenderOnly", "replyToRecipientsOnly":
+				// Reply's options, left on the node: n8n's Send does not
+				// read them.
 			case "appendAttribution":
 				if v.Kind != 'b' {
 					n.Problem(node.where, v, "Unsupported option", "Append n8n Attribution is converted when it is true or false.")
