@@ -56,3 +56,14 @@ func TestGmailSendReplyOptionIgnored(t *testing.T) {
   cc       = "cc-list@example.com"
 }`)
 }
+
+// Add Label's labels given as a list of expressions: each read at the
+// item, as n8n resolves the expressions in a list parameter (the list
+// is written out in the corpus, e.g. "Add music label" of
+// Zie619+n8n-workflows/workflows__Aggregate__0472_Aggregate_Gmail_Create_Triggered.json).
+func TestGmailAddLabelsExpressionList(t *testing.T) {
+	node := `{"parameters": {"labelIds": ["Label_6822395192337188416", "={{ $json.label }}"], "messageId": "={{ $json.id }}", "operation": "addLabels"}, "name": "Add music label", "type": "n8n-nodes-base.gmail", "typeVersion": 2.1, "position": [400, 0], "credentials": {"gmailOAuth2": {"id": "SPECSn66s6QHmld9", "name": "Gmail account"}}}`
+	item := `{"parameters": {"jsCode": "return [{json: {id: '18c1', label: 'Label_2'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	files, _ := importApp(t, appWorkflow(t, "labels", item, node))
+	wantIn(t, files["labels.flow.hcl"], `  label_ids  = ["Label_6822395192337188416", each.value.label]`)
+}

@@ -36,7 +36,7 @@ func (n *n8n) gmailNode(node *n8nNode, in n8nItems) []n8nItems {
 		call.flow, call.what = "gmail_message_add_labels", "adds labels to the message"
 		call.args = []importer.Member{
 			{Name: "message_id", Value: s.textValue(p.Get("messageId"), "message_id")},
-			{Name: "label_ids", Value: s.value(p.Get("labelIds"), "label_ids")},
+			{Name: "label_ids", Value: s.deepValue(p.Get("labelIds"), "label_ids")},
 		}
 	case "message markAsRead":
 		call.flow, call.what = "gmail_message_mark_as_read", "marks the message as read"
