@@ -598,3 +598,65 @@ func TestGoogleCalendarEventCreate(t *testing.T) {
 		}
 	}
 }
+
+// Google Drive's Search: GET /drive/v3/files with the query n8n's search
+// builds of the search and the filter, the fields and the drives
+// searched, every page with Return All. Each case's queries are those
+// n8n's search.operation sends for the same parameters (n8n 2.8.4's code
+// run with node).
+func TestGoogleDriveSearch(t *testing.T) {
+	for _, c := range []struct {
+		inputs  map[string]any
+		answers []string
+		queries []string
+		items   string
+	}{{
+		inputs: map[string]any{"search_method": "query", "query_string": "name = 'x'", "return_all": true, "filter": true, "drive_id": "My Drive", "folder_id": "test-whatsapp",
+			"file_types": []string{"application/pdf", "text/plain"}, "fields": []string{"webViewLink", "id", "name"}},
+		answers: []string{`{"files":[{"id":"f1","name":"a"}],"nextPageToken":"p2"}`, `{"files":[{"id":"f2","name":"b"}]}`},
+		queries: []string{
+			`{"fields":"nextPageToken, files(webViewLink, id, name)","q":"name = 'x' and 'test-whatsapp' in parents and trashed = false and (mimeType = 'application/pdf' or mimeType = 'text/plain')","includeItemsFromAllDrives":false,"supportsAllDrives":false,"spaces":"appDataFolder, drive","corpora":"user","maxResults":100,"pageSize":100}`,
+			`{"fields":"nextPageToken, files(webViewLink, id, name)","q":"name = 'x' and 'test-whatsapp' in parents and trashed = false and (mimeType = 'application/pdf' or mimeType = 'text/plain')","includeItemsFromAllDrives":false,"supportsAllDrives":false,"spaces":"appDataFolder, drive","corpora":"user","maxResults":100,"pageSize":100,"pageToken":"p2"}`},
+		items: `[{"id":"f1","name":"a"},{"id":"f2","name":"b"}]`,
+	}, {
+		inputs:  map[string]any{"filter": true, "folder_id": "root"},
+		answers: []string{`{"files":[]}`},
+		queries: []string{`{"fields":"nextPageToken, files(id, name)","q":"name contains '' and trashed = false","includeItemsFromAllDrives":false,"supportsAllDrives":false,"spaces":"drive","corpora":"user","pageSize":50}`},
+		items:   `[]`,
+	}, {
+		inputs:  map[string]any{"query_string": "rep", "limit": 7, "filter": true, "drive_id": "0AGL", "what_to_search": "folders", "include_trashed": true, "fields": []string{"*"}},
+		answers: []string{`{"files":[{"id":"d"}]}`},
+		queries: []string{`{"fields":"nextPageToken, files(*)","q":"name contains 'rep' and mimeType = 'application/vnd.google-apps.folder'","includeItemsFromAllDrives":true,"supportsAllDrives":true,"spaces":"appDataFolder, drive","corpora":"drive","driveId":"0AGL","pageSize":7}`},
+		items:   `[{"id":"d"}]`,
+	}} {
+		var mu sync.Mutex
+		answers := c.answers
+		out, reqs := runFlow(t, "google_drive_search", c.inputs, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, answers[0])
+			answers = answers[1:]
+		})
+		wantItems(t, out, c.items)
+		var got, want []string
+		for _, r := range reqs {
+			if r.Path != "/drive/v3/files" || r.Auth != "Bearer ya29.token" {
+				t.Errorf("request %+v", r)
+			}
+			got = append(got, queryKey(t, r.Query))
+		}
+		for _, q := range c.queries {
+			var m map[string]any
+			json.Unmarshal([]byte(q), &m)
+			v := url.Values{}
+			for k, x := range m {
+				v.Set(k, fmt.Sprint(x))
+			}
+			want = append(want, queryKey(t, v.Encode()))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("queries:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
