@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/flowctl/flowctl/importer"
 )
 
 // Gmail's Get Many, for each item, its filters read at the item. The
@@ -66,4 +68,18 @@ func TestGmailAddLabelsExpressionList(t *testing.T) {
 	item := `{"parameters": {"jsCode": "return [{json: {id: '18c1', label: 'Label_2'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
 	files, _ := importApp(t, appWorkflow(t, "labels", item, node))
 	wantIn(t, files["labels.flow.hcl"], `  label_ids  = ["Label_6822395192337188416", each.value.label]`)
+}
+
+// A node that leaves the operation out has its resource's default: a
+// draft's is Create, not Send (Gmail - Create Draft of
+// enescingoz+awesome-n8n-templates/Gmail_and_Email_Automation__Gmail_AI_Auto-Responder__Create_Draft_Replies_to_incoming_emails.json),
+// which the error names.
+func TestGmailResourceDefaultOperation(t *testing.T) {
+	node := `{"parameters": {"resource": "draft", "subject": "=Re: {{ $json.subject }}", "message": "={{ $json.text }}", "options": {}}, "name": "Gmail - Create Draft", "type": "n8n-nodes-base.gmail", "typeVersion": 2.1, "position": [200, 0], "credentials": {"gmailOAuth2": {"id": "1", "name": "Gmail account"}}}`
+	_, diags := importApp(t, appWorkflow(t, "draft", node))
+	wantDiags(t, diags, "error /nodes/1/parameters Unsupported operation")
+	_, all := importer.Import([]importer.File{{Name: "wf.json", Bytes: appWorkflow(t, "draft", node)}}, importer.Options{Partial: true})
+	if len(all) == 0 || !strings.Contains(all[0].Detail, "the Gmail node's draft create operation is not converted") {
+		t.Errorf("diagnostics: %v", all)
+	}
 }

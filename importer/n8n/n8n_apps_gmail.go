@@ -24,7 +24,12 @@ func (n *n8n) gmailNode(node *n8nNode, in n8nItems) []n8nItems {
 			"the Gmail node's "+a+" authentication is not converted; OAuth2 is.")
 		return nil
 	}
-	resource, op, ok := n.appOperation(node, "Gmail", "message", "send", gmailOps)
+	// Each resource's default operation (v2/*Description.js).
+	defOp := map[string]string{"message": "send", "draft": "create", "label": "getAll", "thread": "getAll"}[node.params.Text("resource")]
+	if defOp == "" {
+		defOp = "send"
+	}
+	resource, op, ok := n.appOperation(node, "Gmail", "message", defOp, gmailOps)
 	if !ok {
 		return nil
 	}
