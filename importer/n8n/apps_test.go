@@ -148,6 +148,17 @@ func TestAppUnsupportedOperation(t *testing.T) {
 // named flow with secrets; it returns the run's outputs as JSON.
 func runImported(t *testing.T, files map[string]string, flow string, secrets map[string]string, api string) map[string]any {
 	t.Helper()
+	out, failed := runImportedErr(t, files, flow, secrets, api)
+	if failed != "" {
+		t.Fatal(failed)
+	}
+	return out
+}
+
+// runImportedErr is runImported for a run that may fail: it returns the
+// failure's text, "" when the run succeeds.
+func runImportedErr(t *testing.T, files map[string]string, flow string, secrets map[string]string, api string) (map[string]any, string) {
+	t.Helper()
 	dir := t.TempDir()
 	for name, text := range files {
 		if apps.Flow(strings.TrimSuffix(name, apps.Suffix)) != nil {
@@ -182,7 +193,7 @@ func runImported(t *testing.T, files map[string]string, flow string, secrets map
 		t.Fatal(err)
 	}
 	if res.Status != runtime.StatusOK {
-		t.Fatalf("the run %s: %s", res.Status, res.Diagnostics.Error())
+		return nil, fmt.Sprintf("the run %s: %s", res.Status, res.Diagnostics.Error())
 	}
 	out := map[string]any{}
 	for k, v := range res.Outputs {
@@ -194,7 +205,7 @@ func runImported(t *testing.T, files map[string]string, flow string, secrets map
 		json.Unmarshal(b, &x)
 		out[k] = x
 	}
-	return out
+	return out, ""
 }
 
 // apiURL finds the default of a registry flow's api_url input.

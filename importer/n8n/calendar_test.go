@@ -19,7 +19,7 @@ func TestGoogleCalendarCreateImported(t *testing.T) {
 	wantIn(t, files["booking.flow.hcl"], `  use      = "flow.google_calendar_event_create"
   for_each = step.item.items
   calendar = "4cfc415a246d11c9883b8f92be375a2ec1d29aed01c040fe8a3946a9bfcdd028@group.calendar.google.com"
-  start    = each.value.query.date
+  start    = try(each.value.query.date, null)
   end      = "2024-12-31T00:00:00"
   zone = {`)
 	srv, reqs := standIn(t, func(r *http.Request) string { return `{"id": "ev1", "status": "confirmed"}` })
@@ -30,6 +30,17 @@ func TestGoogleCalendarCreateImported(t *testing.T) {
 	want := `POST /calendar/v3/calendars/4cfc415a246d11c9883b8f92be375a2ec1d29aed01c040fe8a3946a9bfcdd028%40group.calendar.google.com/events?sendUpdates=all {"start":{"dateTime":"2024-12-30T20:00:00Z","timeZone":"America/New_York"},"end":{"dateTime":"2024-12-31T05:00:00Z","timeZone":"America/New_York"},"attendees":[{"email":"ann@x.org"}],"description":"Haircut with Ann email: ann@x.org time 3pm","recurrence":[]}`
 	if len(*reqs) != 1 || !sameRequest(t, (*reqs)[0], want) {
 		t.Errorf("requests: %q\nwant %s", *reqs, want)
+	}
+
+	// As in the corpus's workflow, the manual trigger's empty item: the
+	// fields the node reads are null (n8n's undefined), the flow valid,
+	// and its run fails on the missing start (n8n reads it as the time
+	// of the run).
+	files, _ = importApp(t, appWorkflow(t, "booking", node))
+	wantIn(t, files["booking.flow.hcl"], `attendees   = [try(each.value.query.email, null)]`)
+	srv, _ = standIn(t, func(r *http.Request) string { return `{}` })
+	if _, failed := runImportedErr(t, files, "booking", map[string]string{"google_calendar": "ya29.token"}, srv.URL); !strings.Contains(failed, "the start is missing") {
+		t.Errorf("the run: %s", failed)
 	}
 
 	// A workflow in UTC reads the dates in UTC, without the warning; an

@@ -43,14 +43,14 @@ func (n *n8n) googleCalendarNode(node *n8nNode, in n8nItems) []n8nItems {
 		n.Problem(node.where, orParams(p.Get("calendar"), node), "Unsupported option", "the node names no calendar; n8n fails the node on it too.")
 		return nil
 	}
-	call.args = append(call.args, importer.Member{Name: "calendar", Value: s.textValue(cal, "calendar")})
+	call.args = append(call.args, importer.Member{Name: "calendar", Value: s.missingNull(cal, s.textValue(cal, "calendar"))})
 	for _, k := range []string{"start", "end"} {
 		v := p.Get(k)
 		if v == nil || v.Kind == 's' && v.Str == "" {
 			n.Problem(node.where, orParams(v, node), "Unsupported option", fmt.Sprintf("the node's %s is left to n8n's default (from v1.3 the time of the run, before it none); a date the node gives is converted.", k))
 			return nil
 		}
-		call.args = append(call.args, importer.Member{Name: k, Value: s.textValue(v, k)})
+		call.args = append(call.args, importer.Member{Name: k, Value: s.missingNull(v, s.textValue(v, k))})
 	}
 	zone, ok := n.calendarZone(node)
 	if !ok {
@@ -63,7 +63,7 @@ func (n *n8n) googleCalendarNode(node *n8nNode, in n8nItems) []n8nItems {
 			v := f.Get(k)
 			switch {
 			case calendarFields[k]:
-				fields = append(fields, importer.Member{Name: k, Value: s.deepValue(v, k)})
+				fields = append(fields, importer.Member{Name: k, Value: s.looseDeepValue(v, k)})
 			case calendarQuery[k]:
 				if v.Kind == 's' && strings.HasPrefix(v.Str, "=") {
 					n.Problem(node.where, v, "Unsupported expression", fmt.Sprintf("the additional field %s is converted when it is written out: n8n keeps it in a query it sends for the next items too.", k))
@@ -86,7 +86,7 @@ func (n *n8n) googleCalendarNode(node *n8nNode, in n8nItems) []n8nItems {
 		}
 		var rem []importer.Member
 		if r := p.Get("remindersUi", "remindersValues"); r != nil {
-			rem = append(rem, importer.Member{Name: "overrides", Value: s.deepValue(r, "reminders")})
+			rem = append(rem, importer.Member{Name: "overrides", Value: s.looseDeepValue(r, "reminders")})
 		}
 		call.args = append(call.args, importer.Member{Name: "reminders", Value: importer.Object(rem)})
 	}
@@ -117,21 +117,33 @@ func (n *n8n) calendarZone(node *n8nNode) (importer.Expr, bool) {
 // deepValue is a parameter's value with the expressions in its lists
 // and objects resolved too, as n8n's getNodeParameter resolves them.
 func (s *n8nScope) deepValue(v *importer.JV, path string) importer.Expr {
+	return s.deep(v, path, false)
+}
+
+// looseDeepValue is deepValue with a reference to a field the item
+// lacks null (n8n's undefined).
+func (s *n8nScope) looseDeepValue(v *importer.JV, path string) importer.Expr {
+	return s.deep(v, path, true)
+}
+
+func (s *n8nScope) deep(v *importer.JV, path string, loose bool) importer.Expr {
 	switch {
 	case v == nil:
 		return importer.Code("null")
 	case v.Kind == 'a':
 		var es []importer.Expr
 		for i, e := range v.Arr {
-			es = append(es, s.deepValue(e, fmt.Sprintf("%s_%d", path, i+1)))
+			es = append(es, s.deep(e, fmt.Sprintf("%s_%d", path, i+1), loose))
 		}
 		return importer.Tuple(es)
 	case v.Kind == 'o':
 		var ms []importer.Member
 		for _, k := range v.Keys {
-			ms = append(ms, importer.Member{Name: k, Value: s.deepValue(v.Get(k), path+"_"+k)})
+			ms = append(ms, importer.Member{Name: k, Value: s.deep(v.Get(k), path+"_"+k, loose)})
 		}
 		return importer.Object(ms)
+	case loose:
+		return s.missingNull(v, s.value(v, path))
 	}
 	return s.value(v, path)
 }

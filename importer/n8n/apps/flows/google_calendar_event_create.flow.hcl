@@ -24,17 +24,20 @@ input "api_url" {
 
 input "calendar" {
   type        = string
-  description = "The calendar's ID (an address), sent as n8n's encodeURIComponentOnce makes it"
+  default     = null
+  description = "The calendar's ID (an address), sent as n8n's encodeURIComponentOnce makes it; null (a field the item lacks) fails the run"
 }
 
 input "start" {
   type        = string
-  description = "The start: an ISO 8601 date, in zone unless it has an offset"
+  default     = null
+  description = "The start: an ISO 8601 date, in zone unless it has an offset; null (a field the item lacks) fails the run"
 }
 
 input "end" {
   type        = string
-  description = "The end, as start"
+  default     = null
+  description = "The end, as start; null (a field the item lacks) fails the run"
 }
 
 input "zone" {
@@ -85,6 +88,7 @@ block "calendar_event" {
     // An ISO 8601 date moment reads; a local time that a daylight-saving
     // change skips or repeats fails (moment moves it).
     function parse(s, z, what) {
+      if (s === null || s === undefined) throw new Error('the ' + what + ' is missing: the item lacks the field the node reads it from');
       const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(String(s).trim());
       if (!m) throw new Error('the ' + what + ' ' + JSON.stringify(s) + ' is not an ISO 8601 date, which this flow reads as n8n does');
       const ms = m[7] ? Math.floor(Number('0.' + m[7]) * 1000) : 0;
@@ -132,7 +136,8 @@ block "calendar_event" {
       if (f.attendees) {
         body.attendees = [];
         for (const list of f.attendees) {
-          for (const a of String(list).split(',')) body.attendees.push({ email: a.trim() });
+          if (typeof list !== 'string') throw new Error('an attendee is ' + JSON.stringify(list) + ', not text, which n8n fails on too');
+          for (const a of list.split(',')) body.attendees.push({ email: a.trim() });
         }
       }
       if (f.color) body.colorId = f.color;
@@ -150,6 +155,7 @@ block "calendar_event" {
         body.end = { date: localDate(end) };
       }
       body.recurrence = f.rrule ? ['RRULE:' + f.rrule] : [];
+      if (a.calendar === null || a.calendar === undefined) throw new Error('the calendar is missing: the item lacks the field the node reads it from');
       return { path: encodeURIComponent(decodeURIComponent(a.calendar)), query: query, body: body };
     }
   JS
