@@ -148,6 +148,17 @@ func TestAppUnsupportedOperation(t *testing.T) {
 // named flow with secrets; it returns the run's outputs as JSON.
 func runImported(t *testing.T, files map[string]string, flow string, secrets map[string]string, api string) map[string]any {
 	t.Helper()
+	out, failed := runImportedErr(t, files, flow, secrets, api)
+	if failed != "" {
+		t.Fatal(failed)
+	}
+	return out
+}
+
+// runImportedErr is runImported for a run that may fail: it returns the
+// failure's text, "" when the run succeeds.
+func runImportedErr(t *testing.T, files map[string]string, flow string, secrets map[string]string, api string) (map[string]any, string) {
+	t.Helper()
 	dir := t.TempDir()
 	for name, text := range files {
 		if apps.Flow(strings.TrimSuffix(name, apps.Suffix)) != nil {
@@ -182,7 +193,7 @@ func runImported(t *testing.T, files map[string]string, flow string, secrets map
 		t.Fatal(err)
 	}
 	if res.Status != runtime.StatusOK {
-		t.Fatalf("the run %s: %s", res.Status, res.Diagnostics.Error())
+		return nil, fmt.Sprintf("the run %s: %s", res.Status, res.Diagnostics.Error())
 	}
 	out := map[string]any{}
 	for k, v := range res.Outputs {
@@ -194,7 +205,7 @@ func runImported(t *testing.T, files map[string]string, flow string, secrets map
 		json.Unmarshal(b, &x)
 		out[k] = x
 	}
-	return out
+	return out, ""
 }
 
 // apiURL finds the default of a registry flow's api_url input.
@@ -403,8 +414,8 @@ func TestAppInLoop(t *testing.T) {
 
 // Gmail's Send v2.1, HTML (the default) without n8n's attribution: a
 // message for each item, the message's HTML the item's; with the
-// attribution on (v2.1's default) an HTML message is refused, n8n's link
-// naming its instance. From
+// attribution on (v2.1's default) n8n's attribution appended, with a
+// warning: n8n's link names its instance. From
 // oxbshw+ultimate-n8n-ai-workflows/automation__1543_Manual_Openai_Automation_Triggered.json.
 func TestGmailSendImported(t *testing.T) {
 	item := `{"parameters": {"jsCode": "return [{json: {data: '<p>one</p>'}}, {json: {data: '<p>two</p>'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
@@ -449,8 +460,15 @@ func TestGmailSendImported(t *testing.T) {
 		t.Errorf("messages:\n%s", got)
 	}
 
-	_, diags = importApp(t, appWorkflow(t, "feedback", item, strings.Replace(node, `"options": {"appendAttribution": false}, `, "", 1)))
-	wantDiags(t, diags, "error /nodes/2/parameters Unsupported option")
+	// With the attribution on (v2.1's default), the flow appends it: its
+	// link lacks n8n's instance ID, a warning (Send Receipt of
+	// enescingoz+awesome-n8n-templates/Forms_and_Surveys__Qualifying_Appointment_Requests_with_AI_n8n_Forms.json
+	// has "options": {} alike).
+	files, diags = importApp(t, appWorkflow(t, "feedback", item, strings.Replace(node, `"options": {"appendAttribution": false}`, `"options": {}`, 1)))
+	wantDiags(t, diags, "warning /nodes/2/parameters/options n8n attribution appended", "warning /nodes/2/credentials/gmailOAuth2 OAuth2 access token")
+	wantIn(t, files["feedback.flow.hcl"], `  message     = each.value.data
+  attribution = true
+}`)
 }
 
 // Gmail's Mark as Read, for each item. From

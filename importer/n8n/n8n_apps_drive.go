@@ -10,7 +10,8 @@ import (
 // driveOps are the operations of the Google Drive node v3
 // (GoogleDriveV2.node.js) converted, by resource.
 var driveOps = map[string][]string{
-	"file": {"deleteFile"},
+	"file":       {"deleteFile"},
+	"fileFolder": {"search"},
 }
 
 // googleDriveNode is the Google Drive node v3, for each item. Download,
@@ -30,15 +31,17 @@ func (n *n8n) googleDriveNode(node *n8nNode, in n8nItems) []n8nItems {
 	if resource == "" {
 		resource = "file"
 	}
+	// Each resource's default operation (its *.resource.js).
+	defOp := map[string]string{"file": "upload", "fileFolder": "search", "folder": "create", "drive": "create"}[resource]
 	if op == "" {
-		op = "upload"
+		op = defOp
 	}
 	if resource == "file" && (op == "download" || op == "upload" || op == "update") {
 		n.Problem(node.where, orParams(p.Get("operation"), node), "Unsupported operation",
 			fmt.Sprintf("the Google Drive node's file %s operation is not converted: the file is n8n's binary data of the item, which a flow's items (JSON) do not carry.", op))
 		return nil
 	}
-	resource, op, ok := n.appOperation(node, "Google Drive", "file", "upload", driveOps)
+	resource, op, ok := n.appOperation(node, "Google Drive", "file", defOp, driveOps)
 	if !ok {
 		return nil
 	}
@@ -54,6 +57,10 @@ func (n *n8n) googleDriveNode(node *n8nNode, in n8nItems) []n8nItems {
 		call.args = []importer.Member{{Name: "file_id", Value: id}}
 		if perm := p.Get("options", "deletePermanently"); perm != nil {
 			call.args = append(call.args, importer.Member{Name: "permanently", Value: s.value(perm, "permanently")})
+		}
+	case "fileFolder search":
+		if !n.driveSearch(node, s, &call) {
+			return nil
 		}
 	}
 	return n.appStep(node, in, s, call)

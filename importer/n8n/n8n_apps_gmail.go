@@ -9,7 +9,7 @@ import (
 // gmailOps are the operations of the Gmail node v2 (GmailV2.node.js)
 // converted, by resource.
 var gmailOps = map[string][]string{
-	"message": {"addLabels", "markAsRead", "send"},
+	"message": {"addLabels", "getAll", "markAsRead", "send"},
 }
 
 // gmailNode is the Gmail node v2: each operation a flow of the registry,
@@ -24,7 +24,12 @@ func (n *n8n) gmailNode(node *n8nNode, in n8nItems) []n8nItems {
 			"the Gmail node's "+a+" authentication is not converted; OAuth2 is.")
 		return nil
 	}
-	resource, op, ok := n.appOperation(node, "Gmail", "message", "send", gmailOps)
+	// Each resource's default operation (v2/*Description.js).
+	defOp := map[string]string{"message": "send", "draft": "create", "label": "getAll", "thread": "getAll"}[node.params.Text("resource")]
+	if defOp == "" {
+		defOp = "send"
+	}
+	resource, op, ok := n.appOperation(node, "Gmail", "message", defOp, gmailOps)
 	if !ok {
 		return nil
 	}
@@ -36,13 +41,17 @@ func (n *n8n) gmailNode(node *n8nNode, in n8nItems) []n8nItems {
 		call.flow, call.what = "gmail_message_add_labels", "adds labels to the message"
 		call.args = []importer.Member{
 			{Name: "message_id", Value: s.textValue(p.Get("messageId"), "message_id")},
-			{Name: "label_ids", Value: s.value(p.Get("labelIds"), "label_ids")},
+			{Name: "label_ids", Value: s.deepValue(p.Get("labelIds"), "label_ids")},
 		}
 	case "message markAsRead":
 		call.flow, call.what = "gmail_message_mark_as_read", "marks the message as read"
 		call.args = []importer.Member{{Name: "message_id", Value: s.textValue(p.Get("messageId"), "message_id")}}
 	case "message send":
 		if !n.gmailSend(node, s, &call) {
+			return nil
+		}
+	case "message getAll":
+		if !n.gmailGetMany(node, s, &call) {
 			return nil
 		}
 	}
@@ -52,8 +61,8 @@ func (n *n8n) gmailNode(node *n8nNode, in n8nItems) []n8nItems {
 // gmailSend reads Send's parameters: the recipients, subject and message
 // for each item, the email type (HTML by default), and the options
 // converted — CC, BCC, Reply To, Sender Name and Append n8n Attribution
-// (on by default from v2.1), which an HTML message cannot have: n8n's
-// link names its instance.
+// (on by default from v2.1; on an HTML message n8n's link names its
+// instance, which the flow's lacks: a warning).
 func (n *n8n) gmailSend(node *n8nNode, s *n8nScope, call *appCall) bool {
 	p := node.params
 	call.flow, call.what = "gmail_message_send", "sends the message"
@@ -78,6 +87,9 @@ func (n *n8n) gmailSend(node *n8nNode, s *n8nScope, call *appCall) bool {
 			case "ccList", "bccList", "replyTo", "senderName":
 				name := map[string]string{"ccList": "cc", "bccList": "bcc", "replyTo": "reply_to", "senderName": "sender_name"}[k]
 				call.args = append(call.args, importer.Member{Name: name, Value: s.textValue(v, name)})
+			case "replyToSenderOnly", "replyToRecipientsOnly":
+				// Reply's options, left on the node: n8n's Send does not
+				// read them.
 			case "appendAttribution":
 				if v.Kind != 'b' {
 					n.Problem(node.where, v, "Unsupported option", "Append n8n Attribution is converted when it is true or false.")
@@ -90,13 +102,12 @@ func (n *n8n) gmailSend(node *n8nNode, s *n8nScope, call *appCall) bool {
 			}
 		}
 	}
-	if attribution && typ == "html" {
-		n.Problem(node.where, orParams(opts, node), "Unsupported option",
-			"Append n8n Attribution on an HTML message is not converted: n8n's link names the n8n instance; turn the option off, or send text.")
-		return false
-	}
 	if attribution {
 		call.args = append(call.args, importer.Member{Name: "attribution", Value: importer.Code("true")})
+		if typ == "html" {
+			n.Warn(node.where, orParams(opts, node), "n8n attribution appended",
+				"the message ends with n8n's \"This email was sent automatically with n8n\" and its link, as n8n's node sends it (Append n8n Attribution is on unless turned off); the link lacks n8n's instance ID. Set attribution = false to leave it out.")
+		}
 	}
 	return true
 }

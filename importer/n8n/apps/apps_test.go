@@ -430,6 +430,21 @@ func TestGmailMessageSend(t *testing.T) {
 		t.Errorf("the message:\n%s\nwant\n%s", got, want)
 	}
 
+	// An HTML message with the attribution: the body n8n's
+	// prepareEmailBody gives without an instance ID (n8n 2.8.4's code run
+	// with node on "  <p>Hi</p>\n").
+	_, reqs = runFlow(t, "gmail_message_send", map[string]any{"send_to": "a@x.org", "message": "  <p>Hi</p>\n", "attribution": true}, reply)
+	json.Unmarshal([]byte(reqs[len(reqs)-1].Body), &body)
+	raw, _ = base64.RawURLEncoding.DecodeString(body.Raw)
+	if msg, err = mail.ReadMessage(strings.NewReader(string(raw))); err != nil {
+		t.Fatalf("%v:\n%s", err, raw)
+	}
+	text, _ = io.ReadAll(base64.NewDecoder(base64.StdEncoding, msg.Body))
+	html := "\n\t\t\t<p>Hi</p>\n\t\t\t<br>\n\t\t\t<br>\n\t\t\t---\n\t\t\t<br>\n\t\t\t<em>This email was sent automatically with <a href=\"https://n8n.io/?utm_source=n8n-internal&utm_medium=powered_by&utm_campaign=n8n-nodes-base.gmail\" target=\"_blank\">n8n</a></em>\n\t\t\t"
+	if got := msg.Header.Get("Content-Type") + "\n" + string(text); got != "text/html; charset=utf-8\n"+html {
+		t.Errorf("the HTML message with the attribution:\n%q", got)
+	}
+
 	_, _, failed := tryFlow(t, "gmail_message_send", map[string]any{"send_to": "nobody"}, reply)
 	if !strings.Contains(failed, "Invalid email address: the email address 'nobody' in the 'To' field isn't valid") {
 		t.Errorf("an address without @: %s", failed)

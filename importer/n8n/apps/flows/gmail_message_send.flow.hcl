@@ -68,7 +68,7 @@ input "sender_name" {
 input "attribution" {
   type        = bool
   default     = false
-  description = "Append n8n's attribution to a text message, as n8n's Append n8n Attribution does"
+  description = "Append n8n's attribution, as n8n's Append n8n Attribution does (on an HTML message its link without n8n's instance ID)"
 }
 
 block "gmail_message" {
@@ -136,7 +136,12 @@ block "gmail_message" {
       const bcc = f.bcc ? prepareEmailsInput(f.bcc, 'BCC') : '';
       const replyTo = f.reply_to ? prepareEmailsInput(f.reply_to, 'ReplyTo') : '';
       let message = (f.message || '').trim();
-      if (f.attribution && f.email_type !== 'html') {
+      // prepareEmailBody's attribution; the link's campaign lacks n8n's
+      // instance ID, which a flow does not have.
+      if (f.attribution && f.email_type === 'html') {
+        const link = 'https://n8n.io/?utm_source=n8n-internal&utm_medium=powered_by&utm_campaign=n8n-nodes-base.gmail';
+        message = '\n\t\t\t' + message + '\n\t\t\t<br>\n\t\t\t<br>\n\t\t\t---\n\t\t\t<br>\n\t\t\t<em>This email was sent automatically with <a href="' + link + '" target="_blank">n8n</a></em>\n\t\t\t';
+      } else if (f.attribution) {
         message = message + '\n\n---\nThis email was sent automatically with n8n\nhttps://n8n.io';
       }
       const lines = [];
