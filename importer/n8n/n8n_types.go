@@ -50,6 +50,7 @@ func init() {
 		"googleSheets":     (*n8n).googleSheetsNode,
 		"googleDrive":      (*n8n).googleDriveNode,
 		"wordpress":        (*n8n).wordpressNode,
+		"notion":           (*n8n).notionNode,
 		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 		"executeWorkflow":        (*n8n).executeWorkflowNode,
