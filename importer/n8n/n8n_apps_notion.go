@@ -11,7 +11,7 @@ import (
 // notionOps are the operations of the Notion node v2 (NotionV2.node.js)
 // converted, by resource.
 var notionOps = map[string][]string{
-	"databasePage": {"getAll", "update"},
+	"databasePage": {"get", "getAll", "update"},
 }
 
 // notionFilterValues are the value field of a Get Many filter condition
@@ -53,6 +53,15 @@ func (n *n8n) notionNode(node *n8nNode, in n8nItems) []n8nItems {
 	case "databasePage getAll":
 		args, ok = n.notionGetMany(node, s)
 		call.flow, call.what = "notion_database_page_get_many", "gets the database's pages"
+	case "databasePage get":
+		var id importer.Expr
+		if id, ok = n.notionPageID(node, s); ok {
+			args = []importer.Member{{Name: "page_id", Value: id}}
+			if v := node.params.Get("simple"); v != nil {
+				args = append(args, importer.Member{Name: "simple", Value: s.value(v, "simple")})
+			}
+		}
+		call.flow, call.what = "notion_database_page_get", "gets the database page"
 	case "databasePage update":
 		args, ok = n.notionUpdate(node, s)
 		call.flow, call.what = "notion_database_page_update", "updates the database page"
@@ -311,21 +320,15 @@ func (n *n8n) notionProperties(node *n8nNode, s *n8nScope) (importer.Expr, bool)
 // Simplify, all read at each item.
 func (n *n8n) notionUpdate(node *n8nNode, s *n8nScope) ([]importer.Member, bool) {
 	p := node.params
-	mode, id := rlValue(p.Get("pageId"))
-	if id == nil || id.Kind == 's' && strings.TrimPrefix(id.Str, "=") == "" {
-		n.Problem(node.where, orParams(p.Get("pageId"), node), "Missing parameter", "the node names no page; n8n fails on it too.")
-		return nil, false
-	}
-	if mode != "id" {
-		n.Problem(node.where, p.Get("pageId"), "Unsupported parameter",
-			"the page is converted when it is given by ID: n8n extracts it from a URL with its own pattern.")
+	id, ok := n.notionPageID(node, s)
+	if !ok {
 		return nil, false
 	}
 	props, ok := n.notionProperties(node, s)
 	if !ok {
 		return nil, false
 	}
-	args := []importer.Member{{Name: "page_id", Value: s.value(id, "page_id")}, {Name: "properties", Value: props}}
+	args := []importer.Member{{Name: "page_id", Value: id}, {Name: "properties", Value: props}}
 	if v := p.Get("simple"); v != nil {
 		args = append(args, importer.Member{Name: "simple", Value: s.value(v, "simple")})
 	}
@@ -340,4 +343,21 @@ func (n *n8n) notionUpdate(node *n8nNode, s *n8nScope) ([]importer.Member, bool)
 		args = append(args, importer.Member{Name: name, Value: s.value(v, name)})
 	}
 	return args, true
+}
+
+// notionPageID reads the node's page (getPageId), given by ID: n8n
+// extracts one given by URL with its own pattern.
+func (n *n8n) notionPageID(node *n8nNode, s *n8nScope) (importer.Expr, bool) {
+	p := node.params
+	mode, id := rlValue(p.Get("pageId"))
+	if id == nil || id.Kind == 's' && strings.TrimPrefix(id.Str, "=") == "" {
+		n.Problem(node.where, orParams(p.Get("pageId"), node), "Missing parameter", "the node names no page; n8n fails on it too.")
+		return nil, false
+	}
+	if mode != "id" {
+		n.Problem(node.where, p.Get("pageId"), "Unsupported parameter",
+			"the page is converted when it is given by ID: n8n extracts it from a URL with its own pattern.")
+		return nil, false
+	}
+	return s.value(id, "page_id"), true
 }

@@ -52,7 +52,7 @@ func TestNotionDatabasePageImported(t *testing.T) {
 		{`"key": "Archive|checkbox"`, `"key": "YOUR_CREDENTIAL_HERE"`, "error /nodes/1/parameters/filters/conditions/0/key Unsupported parameter"},
 		{`"options": {}`, `"options": {"downloadFiles": true}`, "error /nodes/1/parameters/options/downloadFiles Unsupported option"},
 		{`"filterType": "manual"`, `"filterType": "={{ 'manual' }}"`, "error /nodes/1/parameters/filterType Unsupported expression"},
-		{`"operation": "getAll"`, `"operation": "get"`, "error /nodes/1/parameters/operation Unsupported operation"},
+		{`"operation": "getAll"`, `"operation": "create"`, "error /nodes/1/parameters/operation Unsupported operation"},
 		{`"typeVersion": 2.2`, `"typeVersion": 1`, "error /nodes/1/typeVersion Unsupported version"},
 	} {
 		_, diags := importApp(t, appWorkflow(t, "bad", strings.Replace(getMany, c.from, c.to, 1)))
@@ -65,4 +65,25 @@ func TestNotionDatabasePageImported(t *testing.T) {
 		_, diags := importApp(t, appWorkflow(t, "bad", strings.Replace(update, c.from, c.to, 1)))
 		wantDiags(t, diags, c.diag)
 	}
+}
+
+// Notion's Get as the corpus has it, Simplify off
+// (oxbshw+ultimate-n8n-ai-workflows/automation__1897_Webhook_Filter_Sync_Webhook.json,
+// "Get Notion task"): the item's page, Notion's object as it is.
+func TestNotionDatabasePageGetImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {body: {data: {id: 'p1'}}}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "g1", "name": "Get Notion task", "type": "n8n-nodes-base.notion", "position": [400, 0], "parameters": {"pageId": {"__rl": true, "mode": "id", "value": "={{ $json.body.data.id }}"}, "simple": false, "resource": "databasePage", "operation": "get"}, "credentials": {"notionApi": {"id": "1", "name": "Notion"}}, "typeVersion": 2.2}`
+	files, diags := importApp(t, appWorkflow(t, "get", item, node))
+	wantDiags(t, diags)
+	wantIn(t, files["get.flow.hcl"], `step "get_notion_task" {
+  use      = "flow.notion_database_page_get"
+  for_each = step.item.items
+  page_id  = each.value.body.data.id
+  simple   = false
+}`)
+	page := `{"object": "page", "id": "p1", "properties": {}}`
+	srv, reqs := standIn(t, func(r *http.Request) string { return page })
+	out := runImported(t, files, "get", map[string]string{"notion": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["get_notion_task"], "["+page+"]")
+	wantJSON(t, "requests", *reqs, `["GET /pages/p1"]`)
 }

@@ -185,3 +185,20 @@ func TestNotionDatabasePageUpdate(t *testing.T) {
 		t.Errorf("the run: %q", err)
 	}
 }
+
+// Get as n8n's Notion node v2 sends it (NotionV2.node.js databasePage
+// get): GET /pages/ID; the item is the page, simplified, or as it is.
+func TestNotionDatabasePageGet(t *testing.T) {
+	page := mustIndex(t, notionPages, 0)
+	out, reqs, err := tryFlow(t, "notion_database_page_get", map[string]any{"page_id": "p1"}, replyJSON(page))
+	if err != "" {
+		t.Fatal(err)
+	}
+	wantRequests(t, reqs, apiRequest{Method: "GET", Path: "/pages/p1"})
+	wantItems(t, out, "["+mustIndex(t, notionSimple, 0)+"]")
+	out, _, err = tryFlow(t, "notion_database_page_get", map[string]any{"page_id": "p1", "simple": false}, replyJSON(page))
+	if err != "" {
+		t.Fatal(err)
+	}
+	wantItems(t, out, "["+page+"]")
+}
