@@ -11,7 +11,7 @@ import (
 // notionOps are the operations of the Notion node v2 (NotionV2.node.js)
 // converted, by resource.
 var notionOps = map[string][]string{
-	"databasePage": {"get", "getAll", "update"},
+	"databasePage": {"create", "get", "getAll", "update"},
 }
 
 // notionFilterValues are the value field of a Get Many filter condition
@@ -62,6 +62,9 @@ func (n *n8n) notionNode(node *n8nNode, in n8nItems) []n8nItems {
 			}
 		}
 		call.flow, call.what = "notion_database_page_get", "gets the database page"
+	case "databasePage create":
+		args, ok = n.notionCreate(node, s)
+		call.flow, call.what = "notion_database_page_create", "creates the database page"
 	case "databasePage update":
 		args, ok = n.notionUpdate(node, s)
 		call.flow, call.what = "notion_database_page_update", "updates the database page"
@@ -360,4 +363,46 @@ func (n *n8n) notionPageID(node *n8nNode, s *n8nScope) (importer.Expr, bool) {
 		return nil, false
 	}
 	return s.value(id, "page_id"), true
+}
+
+// notionCreate reads Create's parameters (NotionV2.node.js databasePage
+// create): the database, written out (n8n finds its title property in
+// the first item's database), the title, the property values, the icon
+// option and Simplify; blocks are not converted.
+func (n *n8n) notionCreate(node *n8nNode, s *n8nScope) ([]importer.Member, bool) {
+	p := node.params
+	db, ok := n.notionDatabaseID(node, s, "databaseId")
+	if !ok {
+		return nil, false
+	}
+	if _, v := rlValue(p.Get("databaseId")); v.Kind != 's' || strings.HasPrefix(v.Str, "=") {
+		n.Problem(node.where, v, "Unsupported expression", "Create's database is converted when it is written out: n8n finds the title property in the first item's database for all the items.")
+		return nil, false
+	}
+	if b := p.Items("blockUi", "blockValues"); len(b) > 0 {
+		n.Problem(node.where, p.Get("blockUi"), "Unsupported option", "Create's blocks are not converted (n8n's formatBlocks); the page's properties are.")
+		return nil, false
+	}
+	props, ok := n.notionProperties(node, s)
+	if !ok {
+		return nil, false
+	}
+	args := []importer.Member{{Name: "database_id", Value: db}, {Name: "properties", Value: props}}
+	if v := p.Get("title"); v != nil {
+		args = append(args, importer.Member{Name: "title", Value: s.value(v, "title")})
+	}
+	if v := p.Get("simple"); v != nil {
+		args = append(args, importer.Member{Name: "simple", Value: s.value(v, "simple")})
+	}
+	opts := p.Get("options")
+	for _, k := range keysOf(opts) {
+		v := opts.Get(k)
+		if k != "icon" && k != "iconType" {
+			n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("the option %s of Create is not one n8n's node reads.", k))
+			return nil, false
+		}
+		name := map[string]string{"icon": "icon", "iconType": "icon_type"}[k]
+		args = append(args, importer.Member{Name: name, Value: s.value(v, name)})
+	}
+	return args, true
 }

@@ -52,7 +52,7 @@ func TestNotionDatabasePageImported(t *testing.T) {
 		{`"key": "Archive|checkbox"`, `"key": "YOUR_CREDENTIAL_HERE"`, "error /nodes/1/parameters/filters/conditions/0/key Unsupported parameter"},
 		{`"options": {}`, `"options": {"downloadFiles": true}`, "error /nodes/1/parameters/options/downloadFiles Unsupported option"},
 		{`"filterType": "manual"`, `"filterType": "={{ 'manual' }}"`, "error /nodes/1/parameters/filterType Unsupported expression"},
-		{`"operation": "getAll"`, `"operation": "create"`, "error /nodes/1/parameters/operation Unsupported operation"},
+		{`"operation": "getAll"`, `"operation": "archive"`, "error /nodes/1/parameters/operation Unsupported operation"},
 		{`"typeVersion": 2.2`, `"typeVersion": 1`, "error /nodes/1/typeVersion Unsupported version"},
 	} {
 		_, diags := importApp(t, appWorkflow(t, "bad", strings.Replace(getMany, c.from, c.to, 1)))
@@ -86,4 +86,30 @@ func TestNotionDatabasePageGetImported(t *testing.T) {
 	out := runImported(t, files, "get", map[string]string{"notion": "ya29.token"}, srv.URL)
 	wantJSON(t, "items", out["get_notion_task"], "["+page+"]")
 	wantJSON(t, "requests", *reqs, `["GET /pages/p1"]`)
+}
+
+// Notion's Create as the corpus has it, a bookmark titled with the
+// item's URL
+// (oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__0378_Stickynote_Notion_Automate_Webhook.json,
+// "Notion"), with a status and an emoji icon: the database's title
+// property found first, then the page with no blocks.
+func TestNotionDatabasePageCreateImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {body: {url: 'https://example.com'}}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "5441fa4b", "name": "Notion", "type": "n8n-nodes-base.notion", "position": [1080, 280], "parameters": {"title": "={{ $json.body.url }}", "options": {"icon": "🔖"}, "resource": "databasePage", "databaseId": {"__rl": true, "mode": "list", "value": "1420d3ae-bedc-4d23-a932-b402814db9d1", "cachedResultUrl": "https://www.notion.so/1420d3aebedc4d23a932b402814db9d1", "cachedResultName": "Bookmarks"}, "propertiesUi": {"propertyValues": [{"key": "Status|status", "statusValue": "New"}]}}, "typeVersion": 2.1}`
+	files, diags := importApp(t, appWorkflow(t, "create", item, node))
+	wantDiags(t, diags)
+	srv, reqs := standIn(t, func(r *http.Request) string {
+		if r.Method == "GET" {
+			return `{"object": "database", "properties": {"Status": {"type": "status"}, "Link": {"type": "title"}}}`
+		}
+		return `{"object": "page", "id": "p9", "url": "u", "parent": {"type": "database_id"}, "properties": {"Link": {"type": "title", "title": [{"type": "text", "plain_text": "https://example.com"}]}}}`
+	})
+	out := runImported(t, files, "create", map[string]string{"notion": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["notion"], `[{"id": "p9", "name": "https://example.com", "url": "u", "property_link": "https://example.com"}]`)
+	wantJSON(t, "requests", *reqs, `["GET /databases/1420d3ae-bedc-4d23-a932-b402814db9d1",
+		"POST /pages {\"children\":[],\"icon\":{\"emoji\":\"🔖\"},\"parent\":{\"database_id\":\"1420d3ae-bedc-4d23-a932-b402814db9d1\"},\"properties\":{\"Link\":{\"title\":[{\"text\":{\"content\":\"https://example.com\"}}]},\"Status\":{\"status\":{\"name\":\"New\"},\"type\":\"status\"}}}"]`)
+
+	blocks := strings.Replace(node, `"resource"`, `"blockUi": {"blockValues": [{"textContent": "x"}]}, "resource"`, 1)
+	_, diags = importApp(t, appWorkflow(t, "bad", item, blocks))
+	wantDiags(t, diags, "error /nodes/2/parameters/blockUi Unsupported option")
 }
