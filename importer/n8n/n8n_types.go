@@ -51,6 +51,7 @@ func init() {
 		"googleDrive":      (*n8n).googleDriveNode,
 		"wordpress":        (*n8n).wordpressNode,
 		"notion":           (*n8n).notionNode,
+		"mattermost":       (*n8n).mattermostNode,
 		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 		"executeWorkflow":        (*n8n).executeWorkflowNode,
