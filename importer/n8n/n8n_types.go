@@ -52,6 +52,7 @@ func init() {
 		"wordpress":        (*n8n).wordpressNode,
 		"notion":           (*n8n).notionNode,
 		"mattermost":       (*n8n).mattermostNode,
+		"discord":          (*n8n).discordNode,
 		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 		"executeWorkflow":        (*n8n).executeWorkflowNode,
