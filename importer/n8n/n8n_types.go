@@ -53,6 +53,7 @@ func init() {
 		"notion":           (*n8n).notionNode,
 		"mattermost":       (*n8n).mattermostNode,
 		"discord":          (*n8n).discordNode,
+		"todoist":          (*n8n).todoistNode,
 		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 		"executeWorkflow":        (*n8n).executeWorkflowNode,
