@@ -13,7 +13,7 @@ import (
 // airtableOps are the operations of the Airtable node v2
 // (AirtableV2.node.js) converted, by resource.
 var airtableOps = map[string][]string{
-	"record": {"search", "create", "update"},
+	"record": {"search", "create", "update", "get"},
 }
 
 // n8n's extractValue of the base and the table given By URL.
@@ -59,6 +59,21 @@ func (n *n8n) airtableNode(node *n8nNode, in n8nItems) []n8nItems {
 			return nil
 		}
 		call.flow, call.what, call.args = "airtable_record_search", "searches the table's records", args
+	case "record get":
+		// get.operation: the record's ID for each item; Download
+		// Attachments (binary data) is not converted.
+		id := p.Get("id")
+		if id == nil || id.Kind == 's' && strings.TrimPrefix(id.Str, "=") == "" {
+			n.Problem(node.where, orParams(id, node), "Missing parameter", "the node has no record id; n8n fails on it too.")
+			return nil
+		}
+		opts := p.Get("options")
+		for _, k := range keysOf(opts) {
+			n.Problem(node.where, opts.Get(k), "Unsupported option", fmt.Sprintf("Get's option %s is not converted (attachments downloaded are binary data).", k))
+			return nil
+		}
+		call.flow, call.what = "airtable_record_get", "gets the record"
+		call.args = []importer.Member{{Name: "id", Value: s.value(id, "id")}}
 	case "record create", "record update":
 		args, ok := n.airtableWrite(node, s, op)
 		if !ok {

@@ -18,6 +18,9 @@ var slackOps = map[string][]string{
 // called once for each item as n8n calls the Web API for each item, on
 // the credential's token (an access token, or an OAuth2 one).
 func (n *n8n) slackNode(node *n8nNode, in n8nItems) []n8nItems {
+	if node.version < 2 {
+		return n.slackV1Node(node, in)
+	}
 	if n.tooOld(node, "Slack", 2) {
 		return nil
 	}

@@ -54,6 +54,10 @@ func init() {
 		"wordpress":        (*n8n).wordpressNode,
 		"extractFromFile":  (*n8n).extractFromFile,
 		"convertToFile":    (*n8n).convertToFile,
+		"notion":           (*n8n).notionNode,
+		"mattermost":       (*n8n).mattermostNode,
+		"discord":          (*n8n).discordNode,
+		"todoist":          (*n8n).todoistNode,
 		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 		"executeWorkflow":        (*n8n).executeWorkflowNode,

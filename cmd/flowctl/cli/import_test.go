@@ -121,7 +121,7 @@ func TestImportCommand(t *testing.T) {
 	// n8n: an unknown node type, and JavaScript that does not parse: exit 1,
 	// each at its place, nothing written.
 	for file, wants := range map[string][]string{
-		"slack.json": {"Unsupported node", `Node "Tell the team" (n8n-nodes-base.mattermost), at /nodes/1/type`, "line 5"},
+		"slack.json": {"Unsupported node", `Node "Tell the team" (n8n-nodes-base.rocketchat), at /nodes/1/type`, "line 5"},
 		"badjs.json": {"Invalid JavaScript", "at /nodes/1/parameters/jsCode", "(line 2, column 50)", "Invalid expression", "{{ $json.a * }}"},
 	} {
 		code, out, errOut = runCLI(t, "import", "--out", out2, filepath.Join(dir, file))

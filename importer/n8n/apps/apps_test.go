@@ -1,6 +1,7 @@
 package apps
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -64,6 +65,7 @@ func tryFlowWith(t *testing.T, name string, inputs map[string]any, secrets map[s
 		got = append(got, apiRequest{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery,
 			Auth: r.Header.Get("Authorization"), Accept: r.Header.Get("Accept"), Type: r.Header.Get("Content-Type"), Body: string(b)})
 		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(b)) // for the reply to read too
 		reply(w, r)
 	}))
 	defer srv.Close()
