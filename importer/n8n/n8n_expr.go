@@ -141,11 +141,17 @@ func (s *n8nScope) translate(src string, at *importer.JV) (importer.Expr, bool) 
 			parts = append(parts, importer.TPart{Lit: c.text})
 			continue
 		}
-		e, ok := s.js2hcl(c.text, at)
+		v, ok := s.js2value(c.text, at)
 		if !ok {
 			return nil, false
 		}
-		parts = append(parts, importer.TPart{Expr: textPart(c.text, e)})
+		e := textPart(c.text, v.expr())
+		if v.item != nil && len(v.path) > 0 {
+			// Another node's item: it must exist (a missing item is an
+			// error, as in n8n), the field in it need not.
+			e = importer.Join("[for it in [", v.item, "] : ", importer.Call("coalesce", importer.Call("try", importer.Index(importer.Code("it"), v.path...), importer.Code("null")), importer.Str("")), "][0]")
+		}
+		parts = append(parts, importer.TPart{Expr: e})
 	}
 	return importer.Template(parts, false), true
 }
@@ -153,7 +159,8 @@ func (s *n8nScope) translate(src string, at *importer.JV) (importer.Expr, bool) 
 // textPart is e, the translation of the {{ }} part src of a text: n8n
 // joins a text's parts as JavaScript's join does, so a field of the
 // current item that it lacks (undefined), or null, is "", as is a path
-// through one (the TypeError is caught).
+// through one (the TypeError is caught); translate makes a field of
+// another node's item so too.
 func textPart(src string, e importer.Expr) importer.Expr {
 	if !jsonPath.MatchString(src) {
 		return e
