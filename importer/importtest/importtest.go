@@ -19,6 +19,14 @@
 //	run/requests      the requests the server must get, sorted, one a line
 //	run/not-in-n8n    why n8n cannot run the case (n8nlive leaves it out)
 //	run/n8n-credentials.json  credentials n8n import:credentials reads
+//	run/request.json  the request that starts a workflow whose trigger is
+//	                  a Webhook, Chat Trigger or Form Trigger: {"method",
+//	                  "path" (with its query), "headers", and "json" (a
+//	                  body sent as JSON), "form" (fields sent as a form) or
+//	                  "text"}; importer/n8nlive sends it to n8n as a server
+//	                  and to flowctl serve
+//	run/response.json the answer n8n gives it, recorded from n8n:
+//	                  {"status", "type" (the media type), "json" | "text"}
 //
 // http://test.server in the case's files stands for the server's URL.
 //
@@ -63,6 +71,11 @@ type Case struct {
 
 // Runs reports whether the case is run (it has expected outputs).
 func (c *Case) Runs() bool { return c.Files["run/outputs.json"] != nil }
+
+// Serves reports whether the case is started by a request
+// (run/request.json) to the flow served, and answers as
+// run/response.json records.
+func (c *Case) Serves() bool { return c.Files["run/request.json"] != nil }
 
 // Cases reads the corpus under dir (importer/testdata).
 func Cases(t testing.TB, dir string) []*Case {
