@@ -192,3 +192,12 @@ func TestTextPartOfAnotherNode(t *testing.T) {
 		}
 	}
 }
+
+// The same in a JSON body's string, as the Fastmail workflow has it.
+func TestJSONBodyTextOfAnotherNode(t *testing.T) {
+	flow := squash(mustValidate(t, workflow("w", setData,
+		`"name": "Create", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "http://127.0.0.1:1/jmap/api/", "method": "POST", "sendBody": true, "specifyBody": "json", "jsonBody": "={\"accountId\": \"{{ $('Data').item.json.primaryAccounts['https://www.fastmail.com/dev/maskedemail'] }}\"}"}`)))
+	if !strings.Contains(flow, `accountId = "${[for it in [`) || !strings.Contains(flow, `: coalesce(try(it.primaryAccounts["https://www.fastmail.com/dev/maskedemail"], null), "")][0]}"`) {
+		t.Errorf("a missing field is not \"\":\n%s", flow)
+	}
+}
