@@ -322,7 +322,12 @@ func (s *Server) respondWebhook(w http.ResponseWriter, r *http.Request, t *lang.
 		io.WriteString(w, str)
 		return
 	}
-	w.Header().Set("Content-Type", cmp(t.ContentType, "application/json"))
+	// A text type is for a string: another value is JSON, as its bytes are.
+	ct := t.ContentType
+	if strings.HasPrefix(ct, "text/") {
+		ct = ""
+	}
+	w.Header().Set("Content-Type", cmp(ct, "application/json"))
 	w.WriteHeader(http.StatusOK)
 	if out == nil {
 		out = json.RawMessage("null")

@@ -485,3 +485,39 @@ trigger "deliver" {
 		t.Errorf("DELETE: %d, Allow %q", res.StatusCode, res.Header.Get("Allow"))
 	}
 }
+
+// TestWebhookTextTypeOfAValue: a text content_type is for a string
+// output; an output of another type is JSON, as its bytes are (n8n's
+// Respond to Webhook answers text that is an object so).
+func TestWebhookTextTypeOfAValue(t *testing.T) {
+	ts := newTestServer(t, files{"typed.flow.hcl": `flow "typed" {}
+
+input "obj" {
+  type    = bool
+  default = false
+}
+
+output "answer" { value = jsondecode(input.obj ? "{\"a\": 1}" : "\"hi\"") }
+
+trigger "hook" {
+  webhook {
+    path   = "/hooks/typed"
+    verify = "none"
+  }
+  inputs       = { obj = request.query.obj == "1" }
+  respond      = output.answer
+  content_type = "text/html; charset=utf-8"
+}
+`}, nil)
+	for _, c := range []struct{ query, body, ctype string }{{"0", "hi", "text/html; charset=utf-8"}, {"1", `{"a":1}`, "application/json"}} {
+		res, err := http.Post(ts.url+"/hooks/typed?obj="+c.query, "text/plain", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || strings.TrimSpace(string(b)) != c.body || res.Header.Get("Content-Type") != c.ctype {
+			t.Errorf("obj=%s: %d %s %q, want %s %q", c.query, res.StatusCode, res.Header.Get("Content-Type"), b, c.ctype, c.body)
+		}
+	}
+}
