@@ -243,8 +243,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	// A webhook needs no token and no guard: its signature is its
 	// authentication (webhook.go).
 	if !lang.ReservedPath(r.URL.Path) {
-		if e, t, others := s.webhookFor(r.URL.Path); t != nil {
-			s.serveWebhook(w, r, e, t, others)
+		if e, t, others, methods := s.webhookFor(r.URL.Path, r.Method); t != nil {
+			s.serveWebhook(w, r, e, t, others, methods)
 			return
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,13 +41,18 @@ import (
 // stops retrying. The answers name what does not fit, never with the
 // flow's source: the caller is another service.
 
-// webhookFor is the flow entry and trigger whose webhook is at path, and
-// the other flows with a webhook there.
-func (s *Server) webhookFor(path string) (*flowEntry, *lang.Trigger, []string) {
+// webhookFor is the flow entry and trigger whose webhook is at path for
+// method, the other triggers with a webhook there for that method, and
+// the methods the path is served for. Triggers at one path for different
+// methods (n8n's Webhook nodes of one path, GET and POST) do not clash;
+// when none is for method, the trigger is one at the path (the request
+// is answered 405 with the methods).
+func (s *Server) webhookFor(path, method string) (*flowEntry, *lang.Trigger, []string, []string) {
 	var (
-		entry  *flowEntry
-		found  *lang.Trigger
-		others []string
+		entry   *flowEntry
+		found   *lang.Trigger
+		others  []string
+		methods []string
 	)
 	for _, e := range s.flows.list() {
 		if e.prog == nil {
@@ -56,14 +62,21 @@ func (s *Server) webhookFor(path string) (*flowEntry, *lang.Trigger, []string) {
 			if t.Webhook == nil || t.Webhook.Path != path {
 				continue
 			}
-			if found == nil {
+			if !slices.Contains(methods, t.Webhook.Method) {
+				methods = append(methods, t.Webhook.Method)
+			}
+			switch {
+			case found == nil || found.Webhook.Method != method && t.Webhook.Method == method:
 				entry, found = e, t
-			} else {
+			case t.Webhook.Method == found.Webhook.Method:
 				others = append(others, e.prog.Flow.Name+"/"+t.Name)
 			}
 		}
 	}
-	return entry, found, others
+	if found != nil && found.Webhook.Method != method {
+		others = nil // answered 405 before anything else
+	}
+	return entry, found, others, methods
 }
 
 // logUnverified logs, once per server, each webhook that says
@@ -82,7 +95,7 @@ func (s *Server) logUnverified() {
 	}
 }
 
-func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEntry, t *lang.Trigger, others []string) {
+func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEntry, t *lang.Trigger, others, methods []string) {
 	prog, wh := e.prog, t.Webhook
 	flow := prog.Flow.Name
 	if len(others) > 0 {
@@ -94,8 +107,8 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 		return
 	}
 	if r.Method != wh.Method {
-		w.Header().Set("Allow", wh.Method)
-		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("The webhook at %s takes %s requests.", wh.Path, wh.Method), nil, nil)
+		w.Header().Set("Allow", strings.Join(methods, ", "))
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("The webhook at %s takes %s requests.", wh.Path, strings.Join(methods, " and ")), nil, nil)
 		return
 	}
 	// The body arrives within webhookReadTimeout: a caller that sends it
@@ -309,7 +322,12 @@ func (s *Server) respondWebhook(w http.ResponseWriter, r *http.Request, t *lang.
 		io.WriteString(w, str)
 		return
 	}
-	w.Header().Set("Content-Type", cmp(t.ContentType, "application/json"))
+	// A text type is for a string: another value is JSON, as its bytes are.
+	ct := t.ContentType
+	if strings.HasPrefix(ct, "text/") {
+		ct = ""
+	}
+	w.Header().Set("Content-Type", cmp(ct, "application/json"))
 	w.WriteHeader(http.StatusOK)
 	if out == nil {
 		out = json.RawMessage("null")

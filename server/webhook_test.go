@@ -81,6 +81,7 @@ func TestWebhookAnswers(t *testing.T) {
 trigger "same" {
   webhook {
     path   = "/hooks/signed"
+    method = "PUT"
     verify = "none"
   }
 }
@@ -119,7 +120,7 @@ trigger "same" {
 	rr = runReply{}
 	// The answer, to a caller that has shown no signature, does not name
 	// the flows; the log does.
-	if code := ts.code("POST", "/hooks/signed", "", &rr); code != http.StatusConflict || rr.Error.Code != "webhook_conflict" ||
+	if code := ts.code("PUT", "/hooks/signed", "", &rr); code != http.StatusConflict || rr.Error.Code != "webhook_conflict" ||
 		strings.Contains(rr.Error.Message, "other") || !strings.Contains(ts.logs.String(), "other/same") {
 		t.Errorf("two flows at one path: %d %+v", code, rr)
 	}
@@ -399,7 +400,7 @@ func TestWebhookStripeEventOnce(t *testing.T) {
 func TestWebhookWaitPastRequestDeadline(t *testing.T) {
 	ts := newTestServer(t, files{"slow.flow.hcl": slowFlow}, nil)
 	id := ts.start("slow", `{"inputs": {"wait": "500ms"}}`)
-	_, trig, _ := ts.srv.webhookFor("/hooks/slow")
+	_, trig, _, _ := ts.srv.webhookFor("/hooks/slow", "POST")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	rec := httptest.NewRecorder()
@@ -432,5 +433,91 @@ func TestWebhookStandardBadSecret(t *testing.T) {
 		"webhook-signature", "v1,Zm9v"); code != http.StatusInternalServerError || rr.Error.Code != "internal" ||
 		!strings.Contains(ts.logs.String(), "not a Standard Webhooks secret") {
 		t.Errorf("a secret that is not whsec_: %d %+v", code, rr)
+	}
+}
+
+// TestWebhookMethodsOfOnePath: triggers at one path for different methods
+// (n8n's Webhook nodes of one path, GET and POST) do not clash: each
+// method starts its own trigger's run; another method is 405 naming both.
+func TestWebhookMethodsOfOnePath(t *testing.T) {
+	ts := newTestServer(t, files{"two.flow.hcl": `flow "two" {}
+
+input "via" {
+  type    = string
+  default = ""
+}
+
+output "via" { value = input.via }
+
+trigger "check" {
+  webhook {
+    path   = "/hooks/one"
+    method = "GET"
+    verify = "none"
+  }
+  inputs  = { via = "get ${request.query.x}" }
+  respond = output.via
+}
+
+trigger "deliver" {
+  webhook {
+    path   = "/hooks/one"
+    verify = "none"
+  }
+  inputs  = { via = "post" }
+  respond = output.via
+}
+`}, nil)
+	for _, c := range []struct{ method, path, want string }{{"GET", "/hooks/one?x=7", "get 7"}, {"POST", "/hooks/one", "post"}} {
+		req, _ := http.NewRequest(c.method, ts.url+c.path, nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || string(b) != c.want {
+			t.Errorf("%s %s: %d %q, want 200 %q", c.method, c.path, res.StatusCode, b, c.want)
+		}
+	}
+	res := ts.do("DELETE", "/hooks/one", "", nil)
+	if res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Allow") != "GET, POST" {
+		t.Errorf("DELETE: %d, Allow %q", res.StatusCode, res.Header.Get("Allow"))
+	}
+}
+
+// TestWebhookTextTypeOfAValue: a text content_type is for a string
+// output; an output of another type is JSON, as its bytes are (n8n's
+// Respond to Webhook answers text that is an object so).
+func TestWebhookTextTypeOfAValue(t *testing.T) {
+	ts := newTestServer(t, files{"typed.flow.hcl": `flow "typed" {}
+
+input "obj" {
+  type    = bool
+  default = false
+}
+
+output "answer" { value = jsondecode(input.obj ? "{\"a\": 1}" : "\"hi\"") }
+
+trigger "hook" {
+  webhook {
+    path   = "/hooks/typed"
+    verify = "none"
+  }
+  inputs       = { obj = request.query.obj == "1" }
+  respond      = output.answer
+  content_type = "text/html; charset=utf-8"
+}
+`}, nil)
+	for _, c := range []struct{ query, body, ctype string }{{"0", "hi", "text/html; charset=utf-8"}, {"1", `{"a":1}`, "application/json"}} {
+		res, err := http.Post(ts.url+"/hooks/typed?obj="+c.query, "text/plain", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || strings.TrimSpace(string(b)) != c.body || res.Header.Get("Content-Type") != c.ctype {
+			t.Errorf("obj=%s: %d %s %q, want %s %q", c.query, res.StatusCode, res.Header.Get("Content-Type"), b, c.ctype, c.body)
+		}
 	}
 }

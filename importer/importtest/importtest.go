@@ -7,7 +7,9 @@
 //
 //	run/server.json   {"METHOD /path": {"json": value} | {"text": "…", "type": "text/html"} | {"status": 503} | {"echo": true}}
 //	                  (echo: the answer is the request the server got, as
-//	                  JSON {query, headers, body}: the headers it logs)
+//	                  JSON {query, headers, body}: the headers it logs;
+//	                  a chat completion asked for with "stream": true is
+//	                  streamed, as an OpenAI-compatible server does)
 //	run/model.json    [{"match": "text in the prompt", "reply": "…"}]
 //	run/args          more apply arguments, one a line (--secret, --input)
 //	run/env           the environment n8n runs the case in, NAME=VALUE
@@ -19,6 +21,14 @@
 //	run/requests      the requests the server must get, sorted, one a line
 //	run/not-in-n8n    why n8n cannot run the case (n8nlive leaves it out)
 //	run/n8n-credentials.json  credentials n8n import:credentials reads
+//	run/request.json  the request that starts a workflow whose trigger is
+//	                  a Webhook, Chat Trigger or Form Trigger: {"method",
+//	                  "path" (with its query), "headers", and "json" (a
+//	                  body sent as JSON), "form" (fields sent as a form) or
+//	                  "text"}; importer/n8nlive sends it to n8n as a server
+//	                  and to flowctl serve
+//	run/response.json the answer n8n gives it, recorded from n8n:
+//	                  {"status", "type" (the media type), "json" | "text"}
 //
 // http://test.server in the case's files stands for the server's URL.
 //
@@ -63,6 +73,11 @@ type Case struct {
 
 // Runs reports whether the case is run (it has expected outputs).
 func (c *Case) Runs() bool { return c.Files["run/outputs.json"] != nil }
+
+// Serves reports whether the case is started by a request
+// (run/request.json) to the flow served, and answers as
+// run/response.json records.
+func (c *Case) Serves() bool { return c.Files["run/request.json"] != nil }
 
 // Cases reads the corpus under dir (importer/testdata).
 func Cases(t testing.TB, dir string) []*Case {
@@ -263,6 +278,17 @@ func NewServer(t testing.TB, c *Case) *Server {
 			json.NewEncoder(w).Encode(map[string]any{"query": query, "headers": got, "body": string(body)})
 			return
 		}
+		if chunks := streamed(body, route.JSON); chunks != nil && status == 200 {
+			// A chat completion asked for as a stream: the same reply, as
+			// an OpenAI-compatible server streams it.
+			w.Header().Set("Content-Type", "text/event-stream")
+			for _, c := range chunks {
+				b, _ := json.Marshal(c)
+				fmt.Fprintf(w, "data: %s\n\n", b)
+			}
+			io.WriteString(w, "data: [DONE]\n\n")
+			return
+		}
 		if route.JSON != nil {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
@@ -279,6 +305,32 @@ func NewServer(t testing.TB, c *Case) *Server {
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// streamed is the chunks an OpenAI-compatible server streams reply, a
+// chat completion, in, when the request asks for a stream ("stream":
+// true): the message as one delta, then the finish reason and usage; nil
+// for another request or reply.
+func streamed(request []byte, reply any) []map[string]any {
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	m, _ := reply.(map[string]any)
+	if json.Unmarshal(request, &req) != nil || !req.Stream || m["object"] != "chat.completion" {
+		return nil
+	}
+	choices, _ := m["choices"].([]any)
+	if len(choices) != 1 {
+		return nil
+	}
+	choice, _ := choices[0].(map[string]any)
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": m["id"], "object": "chat.completion.chunk", "created": m["created"], "model": m["model"],
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	last := chunk(map[string]any{}, choice["finish_reason"])
+	last["usage"] = m["usage"]
+	return []map[string]any{chunk(map[string]any{"role": "assistant", "content": ""}, nil), chunk(choice["message"].(map[string]any), nil), last}
 }
 
 // Requests are the requests the server got, sorted, one a line.

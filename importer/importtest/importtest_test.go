@@ -2,8 +2,12 @@ package importtest
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -28,11 +32,11 @@ func TestRealCases(t *testing.T) {
 		if !bytes.Equal(bytes.TrimSpace(RewriteHosts(src)), bytes.TrimSpace(bytes.ReplaceAll(c.Files["source.json"], []byte("\r\n"), []byte("\n")))) {
 			t.Errorf("%s: source.json is not %s with its hosts rewritten", c.Name, path)
 		}
-		if !c.Runs() {
-			t.Errorf("%s: a real workflow's case runs (run/outputs.json)", c.Name)
+		if !c.Runs() && !c.Serves() {
+			t.Errorf("%s: a real workflow's case runs (run/outputs.json, or run/request.json and run/response.json)", c.Name)
 		}
 	}
-	if real < 5 {
+	if real < 20 {
 		t.Errorf("%d cases of real workflows", real)
 	}
 }
@@ -42,5 +46,51 @@ func TestRewriteHosts(t *testing.T) {
 	want := `{"url": "http://test.server/chat/completions", "b": "http://test.server/api/generate?x=1", "c": "text"}`
 	if got != want {
 		t.Errorf("RewriteHosts:\n got %s\nwant %s", got, want)
+	}
+}
+
+// A chat completion route asked for as a stream answers the same reply as
+// an OpenAI-compatible server streams it (n8n's agents ask for streams).
+func TestServerStreamsChatCompletions(t *testing.T) {
+	c := &Case{Name: "n8n/stream", Files: map[string][]byte{"run/server.json": []byte(`{"POST /v1/chat/completions": {"json": {"id": "c1", "object": "chat.completion", "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Paris."}}], "usage": {"total_tokens": 3}}}}`)}}
+	srv := NewServer(t, c)
+	res, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"model": "m", "stream": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	var content strings.Builder
+	var done bool
+	for _, line := range strings.Split(string(b), "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		if data == "[DONE]" {
+			done = true
+			continue
+		}
+		var chunk struct {
+			Choices []struct {
+				Delta struct{ Content string } `json:"delta"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
+			t.Fatalf("%v: %s", err, data)
+		}
+		content.WriteString(chunk.Choices[0].Delta.Content)
+	}
+	if res.Header.Get("Content-Type") != "text/event-stream" || content.String() != "Paris." || !done {
+		t.Errorf("the stream: %s %q\n%s", res.Header.Get("Content-Type"), content.String(), b)
+	}
+	res, err = http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"model": "m"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(b), `"content":"Paris."`) || res.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("without a stream: %s", b)
 	}
 }

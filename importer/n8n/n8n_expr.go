@@ -141,13 +141,27 @@ func (s *n8nScope) translate(src string, at *importer.JV) (importer.Expr, bool) 
 			parts = append(parts, importer.TPart{Lit: c.text})
 			continue
 		}
-		e, ok := s.js2hcl(c.text, at)
+		e, ok := s.textChunk(c.text, at)
 		if !ok {
 			return nil, false
 		}
-		parts = append(parts, importer.TPart{Expr: textPart(c.text, e)})
+		parts = append(parts, importer.TPart{Expr: e})
 	}
 	return importer.Template(parts, false), true
+}
+
+// textChunk translates the {{ }} part src of a text (textPart); a field
+// of another node's item is so too: the item must exist (a missing item
+// is an error, as in n8n), the field in it need not.
+func (s *n8nScope) textChunk(src string, at *importer.JV) (importer.Expr, bool) {
+	v, ok := s.js2value(src, at)
+	if !ok {
+		return nil, false
+	}
+	if v.item != nil && len(v.path) > 0 {
+		return importer.Join("[for it in [", v.item, "] : ", importer.Call("coalesce", importer.Call("try", importer.Index(importer.Code("it"), v.path...), importer.Code("null")), importer.Str("")), "][0]"), true
+	}
+	return textPart(src, v.expr()), true
 }
 
 // textPart is e, the translation of the {{ }} part src of a text: n8n

@@ -276,7 +276,8 @@ func (n *n8n) jsonParam(s *n8nScope, node *n8nNode, v *importer.JV, path string)
 		}
 		spans = append(spans, importer.Span{Start: c.start, End: c.end})
 		exprs = append(exprs, e)
-		texts = append(texts, textPart(c.text, e))
+		t, _ := s.textChunk(c.text, v)
+		texts = append(texts, t)
 	}
 	e, err := importer.JSONTemplate(src, spans, func(i int) importer.Expr { return texts[i] }, func(i int) importer.Expr {
 		return importer.Call("jsondecode", importer.Call("tostring", exprs[i]))

@@ -2,6 +2,7 @@ package n8n
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -25,6 +26,10 @@ type n8nWebhook struct {
 	path    string
 	mode    string        // n8n's responseMode: onReceived, lastNode, responseNode
 	inputs  importer.Expr // the trigger's inputs
+	// Last Node's options: the property of the item it answers with
+	// (a lodash path, split at its dots), and the answer's content type.
+	property    []string
+	contentType string
 }
 
 // n8nResponse is what a Respond to Webhook node answers: the output of
@@ -35,6 +40,10 @@ type n8nResponse struct {
 	contentType string
 	body, in    importer.Expr // the body, and the items that come to the node
 }
+
+// lodashPath is a property path the Webhook's Property Name converts:
+// names joined by dots (lodash's get reads brackets too, which do not).
+var lodashPath = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
 
 // webhookMethods are the methods a flowctl webhook serves.
 var webhookMethods = []string{"GET", "POST", "PUT", "PATCH"}
@@ -97,6 +106,22 @@ func (n *n8n) webhookNode(node *n8nNode, _ n8nItems) []n8nItems {
 				n.Problem(node.where, o.Get(k), "Unsupported webhook option",
 					fmt.Sprintf("the option %s (the request's body as a binary file) is not converted.", k))
 				return nil
+			case "responsePropertyName", "responseContentType":
+				if w.mode != "lastNode" {
+					break // n8n reads them only when the last node answers
+				}
+				v := o.Get(k)
+				if v.Kind != 's' || strings.HasPrefix(v.Str, "=") || k == "responsePropertyName" && !lodashPath.MatchString(v.Str) {
+					n.Problem(node.where, v, "Unsupported webhook option",
+						fmt.Sprintf("the option %s converts when it is a literal (a property name, or names joined by dots).", k))
+					return nil
+				}
+				if k == "responseContentType" {
+					w.contentType = v.Str
+				} else {
+					w.property = strings.Split(v.Str, ".")
+				}
+				continue
 			}
 			n.Warn(node.where, o.Get(k), "Webhook option left out",
 				fmt.Sprintf("the option %s is not converted; the trigger answers as its respond says.", k))
@@ -213,7 +238,7 @@ func (n *n8n) writeTriggers(order []*n8nNode) {
 		var contentType string
 		switch w.mode {
 		case "lastNode":
-			respond = n.lastReply(order, w.node)
+			respond, contentType = n.lastReply(order, w.node, w.property...), w.contentType
 		case "responseNode":
 			if len(n.responses) == 0 {
 				n.Problem(w.node.where, w.node.params.Get("responseMode"), "No Respond to Webhook node",
@@ -273,9 +298,10 @@ func (n *n8n) webhookTrigger(node *n8nNode, name, path, method string, inputs, r
 }
 
 // lastReply is what n8n answers when the last node finishes: that node's
-// first item, an output of the flow. When several nodes end the flow, the
-// trigger answers with the run's outputs, with a warning.
-func (n *n8n) lastReply(order []*n8nNode, trigger *n8nNode) importer.Expr {
+// first item (its property at path, the Webhook's Property Name), an
+// output of the flow. When several nodes end the flow, the trigger
+// answers with the run's outputs, with a warning.
+func (n *n8n) lastReply(order []*n8nNode, trigger *n8nNode, path ...string) importer.Expr {
 	var last []*n8nNode
 	for _, node := range order {
 		if isTrigger(node) || node.items == nil || node.typ == "stopAndError" || node.sub {
@@ -298,7 +324,11 @@ func (n *n8n) lastReply(order []*n8nNode, trigger *n8nNode) importer.Expr {
 	}
 	name := n.Name("output", last[0].name+" reply", "reply")
 	b := hclwrite.NewBlock("output", []string{name})
-	b.Body().SetAttributeRaw("value", importer.Clone(importer.Index(last[0].items[0].e, 0)))
+	at := []any{0}
+	for _, p := range path {
+		at = append(at, p)
+	}
+	b.Body().SetAttributeRaw("value", importer.Clone(importer.Index(last[0].items[0].e, at...)))
 	b.Body().SetAttributeValue("description", cty.StringVal(fmt.Sprintf("The first item of n8n node %q, which %q answers with when the run ends", last[0].name, trigger.name)))
 	n.File.Outputs = append(n.File.Outputs, importer.Decl{Block: b})
 	return importer.Ref("output", name)

@@ -146,3 +146,58 @@ func TestFormTrigger(t *testing.T) {
 		t.Errorf("a file field is not an error: %v", diags)
 	}
 }
+
+// When Last Node Finishes with a Property Name answers with that property
+// of the last node's first item, as n8n's lodash get reads it, and with
+// the Response Content-Type; the Webhook node is the corpus's
+// (oxbshw+ultimate-n8n-ai-workflows
+// workflows__ai-agents__1065_Telegram_Webhook_Automation_Webhook.json, its
+// Edit Fields node's value without the Telegram node it reads). A Property
+// Name that is an expression, or reads brackets, is an error.
+func TestWebhookLastNodeProperty(t *testing.T) {
+	hook := `"name": "Webhook Trigger", "type": "n8n-nodes-base.webhook", "typeVersion": 1, "webhookId": "abc", "parameters": {"path": "telegram", "options": {%s}, "responseMode": "lastNode"}`
+	set := `"name": "Set", "type": "n8n-nodes-base.set", "typeVersion": 1, "parameters": {"values": {"string": [{"name": "response", "value": "=Sent message to {{$json[\"query\"][\"parameter\"]}}"}]}, "options": {}}`
+	flow := squash(mustValidate(t, workflow("w", strings.Replace(hook, "%s", `"responsePropertyName": "response"`, 1), set)))
+	if !strings.Contains(flow, `respond = output.set_reply`) || !regexp.MustCompile(`output "set_reply" \{\s+value = \S+\[0\]\.response\s`).MatchString(flow) || strings.Contains(flow, "content_type") {
+		t.Errorf("the answer is not the property response of the last node's first item:\n%s", flow)
+	}
+	flow = squash(mustValidate(t, workflow("w", strings.Replace(hook, "%s", `"responsePropertyName": "a.b", "responseContentType": "text/plain"`, 1), set)))
+	if !regexp.MustCompile(`value = \S+\[0\]\.a\.b\s`).MatchString(flow) || !strings.Contains(flow, `content_type = "text/plain"`) {
+		t.Errorf("the answer is not the property a.b, as text/plain:\n%s", flow)
+	}
+	for _, bad := range []string{`"responsePropertyName": "={{ $json.x }}"`, `"responsePropertyName": "items[0]"`} {
+		_, diags := importWhole(t, workflow("w", strings.Replace(hook, "%s", bad, 1), set))
+		if !hasDiag(diags, hcl.DiagError, "Unsupported webhook option") {
+			t.Errorf("%s is not an error: %v", bad, diags)
+		}
+	}
+}
+
+// In a text, another node's field that its item lacks is "", as n8n joins
+// a text's parts, as the current item's is: the corpus's
+// oxbshw+ultimate-n8n-ai-workflows
+// workflows__ai-agents__communication__2471-create-single-new-masked-email-address-with-fastmail__workflow.json
+// reads $('Session').item.json.primaryAccounts['https://www.fastmail.com/dev/maskedemail']
+// in a JSON body's string, which n8n makes "" when the session lacks it.
+func TestTextPartOfAnotherNode(t *testing.T) {
+	for _, ref := range []string{
+		`$('Data').item.json.primaryAccounts['https://www.fastmail.com/dev/maskedemail']`,
+		`$('Data').first().json.a.b`,
+		`$node["Data"].json["a"]`,
+	} {
+		flow := squash(mustValidate(t, workflow("w", setData,
+			`"name": "Out", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"assignments": {"assignments": [{"id": "1", "name": "q", "value": "=id {{ `+strings.ReplaceAll(ref, `"`, `\"`)+` }}", "type": "string"}]}}`)))
+		if !strings.Contains(flow, `"id ${[for it in [`) || !strings.Contains(flow, `: coalesce(try(it.`) {
+			t.Errorf("%s: a missing field is not \"\":\n%s", ref, flow)
+		}
+	}
+}
+
+// The same in a JSON body's string, as the Fastmail workflow has it.
+func TestJSONBodyTextOfAnotherNode(t *testing.T) {
+	flow := squash(mustValidate(t, workflow("w", setData,
+		`"name": "Create", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "http://127.0.0.1:1/jmap/api/", "method": "POST", "sendBody": true, "specifyBody": "json", "jsonBody": "={\"accountId\": \"{{ $('Data').item.json.primaryAccounts['https://www.fastmail.com/dev/maskedemail'] }}\"}"}`)))
+	if !strings.Contains(flow, `accountId = "${[for it in [`) || !strings.Contains(flow, `: coalesce(try(it.primaryAccounts["https://www.fastmail.com/dev/maskedemail"], null), "")][0]}"`) {
+		t.Errorf("a missing field is not \"\":\n%s", flow)
+	}
+}

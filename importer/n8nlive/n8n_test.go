@@ -34,7 +34,7 @@ func TestN8N(t *testing.T) {
 	}
 	var cases []*importtest.Case
 	for _, c := range importtest.Cases(t, "../testdata") {
-		if c.Format == "n8n" && c.Runs() && c.Files["run/not-in-n8n"] == nil {
+		if c.Format == "n8n" && c.Runs() && !c.Serves() && c.Files["run/not-in-n8n"] == nil {
 			cases = append(cases, c)
 		}
 	}
@@ -45,8 +45,42 @@ func TestN8N(t *testing.T) {
 	home := t.TempDir()
 	env, runnerEnv := n8nEnv(t, home)
 
-	// Every case's workflow goes to n8n at once (one import), each with the
-	// URL of its own server.
+	servers, ids := loadN8N(t, n8n, env, home, cases, nil)
+
+	// One n8n runs them all, one after the other (execute-batch; n8n takes
+	// tens of seconds to start), and keeps each execution's data.
+	var all []string
+	for _, c := range cases {
+		all = append(all, ids[c.Name])
+		env = append(env, caseEnv(c)...)
+	}
+	snapshots := filepath.Join(home, "snapshots")
+	os.MkdirAll(snapshots, 0o755)
+	stop := startRunner(t, n8n, runnerEnv)
+	batch := runN8N(t, n8n, env, "execute-batch", "--ids="+strings.Join(all, ","), "--snapshot="+snapshots, "--output="+filepath.Join(home, "batch.json"))
+	stop()
+
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			srv := servers[c.Name]
+			fromN8N := executionOf(t, filepath.Join(snapshots, ids[c.Name]+"-snapshot.json"), filepath.Join(home, "batch.json"), batch, ids[c.Name], c)
+			srv.Reset()
+			fromFlowctl := runFlowctl(t, flowctl, c, srv.URL)
+			importtest.CompareOutputs(t, "flowctl", fromFlowctl, "n8n", fromN8N)
+			if *update {
+				record(t, c, fromN8N)
+				return
+			}
+			importtest.CompareOutputs(t, "the case's record (run/outputs.json)", c.Outputs(t), "n8n", fromN8N)
+		})
+	}
+}
+
+// loadN8N gives n8n every case's workflow at once (one import), each with
+// the URL of its own server and an id of its own, and their credentials
+// (one import too); edit, when given, changes what n8n is given of a
+// case's workflow. It returns the servers and the ids by case.
+func loadN8N(t *testing.T, n8n string, env []string, home string, cases []*importtest.Case, edit func(c *importtest.Case, wf map[string]any)) (map[string]*importtest.Server, map[string]string) {
 	servers := map[string]*importtest.Server{}
 	wfDir := filepath.Join(home, "workflows")
 	os.MkdirAll(wfDir, 0o755)
@@ -64,6 +98,9 @@ func TestN8N(t *testing.T) {
 			wf["name"] = c.Name // n8n's database needs one (its editor gives "My workflow")
 		}
 		ids[c.Name] = id
+		if edit != nil {
+			edit(c, wf)
+		}
 		b, _ := json.Marshal(wf)
 		os.WriteFile(filepath.Join(wfDir, fmt.Sprintf("%s.json", id)), b, 0o644)
 	}
@@ -96,34 +133,7 @@ func TestN8N(t *testing.T) {
 		os.WriteFile(p, b, 0o600)
 		runN8N(t, n8n, env, "import:credentials", "--input="+p)
 	}
-
-	// One n8n runs them all, one after the other (execute-batch; n8n takes
-	// tens of seconds to start), and keeps each execution's data.
-	var all []string
-	for _, c := range cases {
-		all = append(all, ids[c.Name])
-		env = append(env, caseEnv(c)...)
-	}
-	snapshots := filepath.Join(home, "snapshots")
-	os.MkdirAll(snapshots, 0o755)
-	stop := startRunner(t, n8n, runnerEnv)
-	batch := runN8N(t, n8n, env, "execute-batch", "--ids="+strings.Join(all, ","), "--snapshot="+snapshots, "--output="+filepath.Join(home, "batch.json"))
-	stop()
-
-	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
-			srv := servers[c.Name]
-			fromN8N := executionOf(t, filepath.Join(snapshots, ids[c.Name]+"-snapshot.json"), filepath.Join(home, "batch.json"), batch, ids[c.Name], c)
-			srv.Reset()
-			fromFlowctl := runFlowctl(t, flowctl, c, srv.URL)
-			importtest.CompareOutputs(t, "flowctl", fromFlowctl, "n8n", fromN8N)
-			if *update {
-				record(t, c, fromN8N)
-				return
-			}
-			importtest.CompareOutputs(t, "the case's record (run/outputs.json)", c.Outputs(t), "n8n", fromN8N)
-		})
-	}
+	return servers, ids
 }
 
 // n8nEnv is n8n's environment: its own folder, loopback only, no
