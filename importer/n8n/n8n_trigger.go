@@ -41,9 +41,9 @@ type n8nResponse struct {
 	body, in    importer.Expr // the body, and the items that come to the node
 }
 
-// lodashPath is a property path the Webhook's Property Name converts:
+// propertyNamePath is a property path the Webhook's Property Name converts:
 // names joined by dots (lodash's get reads brackets too, which do not).
-var lodashPath = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
+var propertyNamePath = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
 
 // webhookMethods are the methods a flowctl webhook serves.
 var webhookMethods = []string{"GET", "POST", "PUT", "PATCH"}
@@ -111,7 +111,7 @@ func (n *n8n) webhookNode(node *n8nNode, _ n8nItems) []n8nItems {
 					break // n8n reads them only when the last node answers
 				}
 				v := o.Get(k)
-				if v.Kind != 's' || strings.HasPrefix(v.Str, "=") || k == "responsePropertyName" && !lodashPath.MatchString(v.Str) {
+				if v.Kind != 's' || strings.HasPrefix(v.Str, "=") || k == "responsePropertyName" && !propertyNamePath.MatchString(v.Str) {
 					n.Problem(node.where, v, "Unsupported webhook option",
 						fmt.Sprintf("the option %s converts when it is a literal (a property name, or names joined by dots).", k))
 					return nil
