@@ -340,3 +340,30 @@ func TestDuplicateNode(t *testing.T) {
 		t.Errorf("two different nodes of one name: want Invalid node name, got %v", diags)
 	}
 }
+
+// TestUnknownDollarNames: an expression using a $ name the adapter does not
+// give ($credentials in importer/testdata/real/enescingoz+awesome-n8n-
+// templates/AI_Research_RAG_and_Data_Analysis__Open_Deep_Research_-_AI-
+// Powered_Autonomous_Research_Workflow.json; $binary, which the adapter
+// gave as {}) is an import error at its path, not a step that fails or
+// reads undefined; the same names in a string literal or after a dot are
+// not names of n8n's.
+func TestUnknownDollarNames(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"={{ $credentials.SerpAPI.key }}", "$credentials"},
+		{"={{ $binary.data.mimeType }}", "$binary"},
+		{"=a {{ $json.x }} b {{ $parameter.url }}", "$parameter"},
+		{"={{ '$credentials' + \"$binary\" + `$x` + $json.a.$b + $('Node').item.json.x }}", ""},
+		{"=$credentials {{ $json.x }}", ""},
+		{"={{ $items('A')[0].json.x + $itemIndex + $runIndex + $prevNode.name + $workflow.name + $input.first().json.x + $node['A'].json.x }}", ""},
+	} {
+		if got := unknownN8NName(c.text); got != c.want {
+			t.Errorf("unknownN8NName(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+	set := `"name": "Key", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"assignments": {"assignments": [{"id": "a", "name": "k", "type": "string", "value": "={{ $credentials.SerpAPI.key }}"}]}}`
+	_, diags := importWhole(t, workflow("w", set))
+	if !strings.Contains(diags.Error(), "Unsupported expression") || !strings.Contains(diags.Error(), "$credentials") {
+		t.Errorf("want Unsupported expression naming $credentials, got %v", diags)
+	}
+}
