@@ -160,7 +160,7 @@ func (n *n8n) chainNode(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	c.prompt = n.aiPrompt(node, s, 1.3, "prompt", map[float64]string{1: "={{ $json.input }}", 1.1: "={{ $json.chat_input }}", 1.3: "={{ $json.chatInput }}"})
 	roles := map[string]string{"SystemMessagePromptTemplate": "system", "AIMessagePromptTemplate": "assistant", "HumanMessagePromptTemplate": "user"}
-	for i, m := range p.Items("messages", "messageValues") {
+	for i, m := range n.chainMessages(c) {
 		typ := m.Text("type")
 		if typ == "" {
 			typ = "SystemMessagePromptTemplate"

@@ -1,0 +1,57 @@
+package n8n_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// A text completion model (Ollama Model, lmOllama) on a Basic LLM Chain:
+// n8n sends it the prompt alone, its Chat Messages left out (a warning);
+// the model is the provider's, as for Ollama Chat Model. From
+// enescingoz+awesome-n8n-templates/OpenAI_and_LLMs__Detect_hallucinations_using_specialised_Ollama_model_bespoke-minicheck.json
+// (its system message shortened).
+func TestAICompletionModel(t *testing.T) {
+	chain := `{"parameters": {"text": "={{ $json.data }}", "messages": {"messageValues": [{"message": "You are a fact-checking assistant."}]}, "promptType": "define"}, "name": "Basic LLM Chain", "type": "@n8n/n8n-nodes-langchain.chainLlm", "typeVersion": 1.5}`
+	model := `{"parameters": {"model": "qwen2.5:1.5b", "options": {"temperature": 0.2}}, "name": "Ollama Model", "type": "@n8n/n8n-nodes-langchain.lmOllama", "typeVersion": 1, "credentials": {"ollamaApi": {"id": "DeuK54dDNrCCnXHl", "name": "Ollama account"}}}`
+	flow, diags := importAI(t, aiWorkflow(t, `{data: "The sky is green. no"}`, []string{"Basic LLM Chain"},
+		[]string{chain, model}, map[string]string{"Ollama Model": "ai_languageModel>Basic LLM Chain"}))
+	wantIn(t, flow,
+		`provider "ollama_account" { base_url = "http://localhost:11434/v1" }`,
+		`provider = provider.ollama_account model = "qwen2.5:1.5b" temperature = 0.2`,
+		`value = [for r in step.basic_llm_chain : { text = trimspace(r.text) }]`,
+	)
+	wantNotIn(t, flow, "fact-checking", "messages =")
+	wantDiags(t, diags,
+		"warning /nodes/3/credentials Provider URL from n8n's default",
+		"warning /nodes/2/parameters/messages Messages left out",
+	)
+
+	// An image message is left out with the others, as n8n leaves it.
+	img := `{"parameters": {"text": "={{ $json.data }}", "messages": {"messageValues": [{"type": "HumanMessagePromptTemplate", "messageType": "imageBinary"}]}, "promptType": "define"}, "name": "Basic LLM Chain", "type": "@n8n/n8n-nodes-langchain.chainLlm", "typeVersion": 1.5}`
+	_, diags = importAI(t, aiWorkflow(t, `{data: "x"}`, []string{"Basic LLM Chain"},
+		[]string{img, model}, map[string]string{"Ollama Model": "ai_languageModel>Basic LLM Chain"}))
+	wantDiags(t, diags,
+		"warning /nodes/3/credentials Provider URL from n8n's default",
+		"warning /nodes/2/parameters/messages Messages left out",
+	)
+
+	// Other roots give it their messages as one text: an error; so is
+	// the JSON format, which n8n parses and writes again.
+	agent := `{"parameters": {"text": "={{ $json.data }}", "promptType": "define", "options": {}}, "name": "Agent", "type": "@n8n/n8n-nodes-langchain.agent", "typeVersion": 1.7}`
+	_, diags = importAI(t, aiWorkflow(t, `{data: "x"}`, []string{"Agent"},
+		[]string{agent, model}, map[string]string{"Ollama Model": "ai_languageModel>Agent"}))
+	wantDiags(t, diags, "error /nodes/3/type Unsupported chat model")
+	jsonModel := `{"parameters": {"model": "qwen2.5:1.5b", "options": {"format": "json"}}, "name": "Ollama Model", "type": "@n8n/n8n-nodes-langchain.lmOllama", "typeVersion": 1}`
+	_, diags = importAI(t, aiWorkflow(t, `{data: "x"}`, []string{"Basic LLM Chain"},
+		[]string{chain, jsonModel}, map[string]string{"Ollama Model": "ai_languageModel>Basic LLM Chain"}))
+	wantDiags(t, diags, "error /nodes/3/parameters/options/format Unsupported option")
+}
+
+func wantNotIn(t *testing.T, text string, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if strings.Contains(text, p) {
+			t.Errorf("the flow has %q:\n%s", p, text)
+		}
+	}
+}
