@@ -55,3 +55,35 @@ func wantNotIn(t *testing.T, text string, parts ...string) {
 		}
 	}
 }
+
+// Information Extractor attributes and schema properties that are not
+// output names: the model is asked for the snake_case names (a warning),
+// each item has n8n's. From
+// oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__0663_Splitout_Schedule_Update_Scheduled.json
+// and enescingoz+awesome-n8n-templates/AI_Research_RAG_and_Data_Analysis__Customer_Insights_with_Qdrant_Python_and_Information_Extractor.json
+// (their texts shortened); an attribute named by an expression, from
+// enescingoz+awesome-n8n-templates/AI_Research_RAG_and_Data_Analysis__Ultimate_Scraper_Workflow_for_n8n.json,
+// is an error.
+func TestAIExtractorFieldNames(t *testing.T) {
+	model := `{"parameters": {"model": "gpt-4o-mini", "options": {}}, "name": "OpenAI Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "typeVersion": 1, "credentials": {"openAiApi": {"id": "8gccIjcuf3gvaoEr", "name": "OpenAi account"}}}`
+	attrs := `{"name": "Sentiment over Issue Comments", "type": "@n8n/n8n-nodes-langchain.informationExtractor", "parameters": {"text": "={{ $json.comments }}", "options": {}, "attributes": {"attributes": [{"name": "sentiment", "required": true, "description": "One of positive, negative or neutral"}, {"name": "sentimentSummary", "description": "Describe the sentiment of the conversation"}]}}, "typeVersion": 1}`
+	flow, diags := importAI(t, aiWorkflow(t, `{comments: "Looks good"}`, []string{"Sentiment over Issue Comments"}, []string{attrs, model},
+		map[string]string{"OpenAI Chat Model": "ai_languageModel>Sentiment over Issue Comments"}))
+	wantIn(t, flow,
+		`output "sentiment" { type = string description = "One of positive, negative or neutral" }`,
+		`output "sentiment_summary" { type = string description = "Describe the sentiment of the conversation" optional = true }`,
+		`{ output = { for k, v in { sentiment = r.sentiment sentimentSummary = r.sentiment_summary } : k => v if v != null } }`,
+	)
+	wantDiags(t, diags, "warning /nodes/2/parameters Fields renamed for the model")
+
+	example := `{"name": "Customer Insights Agent", "type": "@n8n/n8n-nodes-langchain.informationExtractor", "parameters": {"text": "={{ $json.reviews }}", "options": {}, "schemaType": "fromJson", "jsonSchemaExample": "{\n\t\"Insight\": \"\",\n \"Sentiment\": \"\",\n \"Suggested Improvements\": \"\"\n}"}, "typeVersion": 1}`
+	flow, diags = importAI(t, aiWorkflow(t, `{reviews: "Fast"}`, []string{"Customer Insights Agent"}, []string{example, model},
+		map[string]string{"OpenAI Chat Model": "ai_languageModel>Customer Insights Agent"}))
+	wantIn(t, flow, `output "suggested_improvements" {`, `"Suggested Improvements" = r.suggested_improvements`, `Insight = r.insight`)
+	wantDiags(t, diags, "warning /nodes/2/parameters Fields renamed for the model")
+
+	expr := strings.Replace(attrs, `"name": "sentimentSummary"`, `"name": "={{ $('Webhook').item.json.body['Target data'][0].DataName }}"`, 1)
+	_, diags = importAI(t, aiWorkflow(t, `{comments: "x"}`, []string{"Sentiment over Issue Comments"}, []string{expr, model},
+		map[string]string{"OpenAI Chat Model": "ai_languageModel>Sentiment over Issue Comments"}))
+	wantDiags(t, diags, "error /nodes/2/parameters/attributes/attributes/1/name Unsupported expression", "error /nodes/3 Sub-node not converted")
+}
