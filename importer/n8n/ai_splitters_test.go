@@ -1,6 +1,9 @@
 package n8n_test
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A vector store's documents split by n8n's Recursive Character Text
 // Splitter: a step of the flow's text_splitter block (langchain's code,
@@ -49,4 +52,29 @@ func TestAICharacterSplitters(t *testing.T) {
 		"warning /nodes/2/parameters/qdrantCollection Vector store kept by flowctl",
 		"error /nodes/5/parameters/options/splitCode Unsupported option",
 		"error /nodes/3 Sub-node not converted", "error /nodes/4 Sub-node not converted")
+}
+
+// Get Many pairs each document found with the item searched for, as n8n
+// does (loadOperation.js), so that a node after it reads that item with
+// $('Node').item; Rerank Results, which the flow's vector_search does not
+// do, is an error. From
+// pinecone-io+n8n-templates/document-chat-database__chat-with-google-drive-using-pinecone-vector-database.json
+// (its store's Rerank Results and Top K) and TestAIVectorStores's store.
+func TestAIVectorSearchPairs(t *testing.T) {
+	emb := `{"parameters": {"model": "text-embedding-3-small", "options": {}}, "name": "Embeddings OpenAI", "type": "@n8n/n8n-nodes-langchain.embeddingsOpenAi", "typeVersion": 1, "credentials": {"openAiApi": {"id": "deYJUwkgL1Euu613", "name": "OpenAi account 2"}}}`
+	load := `{"parameters": {"mode": "load", "prompt": "={{ $json.q }}", "topK": 2, "qdrantCollection": {"__rl": true, "mode": "id", "value": "imdb"}}, "name": "Search", "type": "@n8n/n8n-nodes-langchain.vectorStoreQdrant", "typeVersion": 1}`
+	use := `{"parameters": {"assignments": {"assignments": [{"id": "a1", "name": "question", "value": "={{ $('Item').item.json.q }}", "type": "string"}, {"id": "a2", "name": "found", "value": "={{ $json.document.pageContent }}", "type": "string"}]}, "options": {}}, "name": "Use", "type": "n8n-nodes-base.set", "typeVersion": 3.4}`
+	flow, diags := importAI(t, aiWorkflow(t, `{q: "heist"}`, []string{"Search"}, []string{load, emb, use},
+		map[string]string{"Embeddings OpenAI": "ai_embedding>Search", "Search": "main>Use"}))
+	wantIn(t, flow, `flatten([for i, r in step.search : [for m in r.matches : i]])`)
+	for _, d := range diags {
+		if strings.HasPrefix(d, "error") {
+			t.Errorf("error: %s", d)
+		}
+	}
+
+	rerank := strings.Replace(load, `"topK": 2,`, `"topK": 20, "useReranker": true,`, 1)
+	_, diags = importAI(t, aiWorkflow(t, `{q: "heist"}`, []string{"Search"}, []string{rerank, emb},
+		map[string]string{"Embeddings OpenAI": "ai_embedding>Search"}))
+	wantErr(t, diags, "error /nodes/2/parameters/useReranker Unsupported option")
 }

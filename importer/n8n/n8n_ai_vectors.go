@@ -119,6 +119,13 @@ func (n *n8n) embeddings(root *n8nNode) (aiEmbedding, bool) {
 func (n *n8n) collection(node *n8nNode, emb aiEmbedding) (string, bool) {
 	vs := vectorStores[strings.TrimPrefix(node.fullType, langchainPrefix)]
 	p := node.params
+	// Rerank Results (shown in the modes that search) has the reranker
+	// on the store's Reranker input reorder and cut the documents found.
+	if mode := p.Text("mode"); mode != "insert" && mode != "update" && p.Boolean(false, "useReranker") {
+		n.Problem(node.where, p.Get("useReranker"), "Unsupported option",
+			"Rerank Results has the reranker (Cohere) reorder the documents found and keep its Top N, which the flow's vector_search does not; the store converts without it.")
+		return "", false
+	}
 	key := vs.def
 	if v := p.Get(vs.param); v != nil {
 		if v.Kind == 'o' {
@@ -297,7 +304,9 @@ func (n *n8n) vectorLoad(node *n8nNode, in n8nItems) []n8nItems {
 		doc = "{ pageContent = m.text }"
 	}
 	items := importer.Join("flatten([for r in ", importer.Ref("step", node.step), " : [for m in r.matches : { document = "+doc+", score = m.score }]])")
-	return []n8nItems{{e: items, unpaired: true}}
+	// n8n pairs each document found with the item searched for.
+	paired := importer.Join("flatten([for i, r in ", importer.Ref("step", node.step), " : [for m in r.matches : i]])")
+	return []n8nItems{pairedWith(items, in, paired)}
 }
 
 // loaderWhy says why a document loader is not converted.
