@@ -87,3 +87,27 @@ func TestAIExtractorFieldNames(t *testing.T) {
 		map[string]string{"OpenAI Chat Model": "ai_languageModel>Sentiment over Issue Comments"}))
 	wantDiags(t, diags, "error /nodes/2/parameters/attributes/attributes/1/name Unsupported expression", "error /nodes/3 Sub-node not converted")
 }
+
+// A Basic LLM Chain without an output parser whose chat model asks for
+// JSON replies: n8n parses the reply and gives the object (its JSON text
+// before v1.6), the llm step its text: an error. With a Structured Output
+// Parser it converts. From
+// enescingoz+awesome-n8n-templates/Gmail_and_Email_Automation__Gmail_AI_Auto-Responder__Create_Draft_Replies_to_incoming_emails.json.
+func TestAIChainJSONFormat(t *testing.T) {
+	chain := `{"parameters": {"prompt": "=Subject: {{ $json.subject }}", "messages": {"messageValues": [{"message": "Your task is to assess if the message requires a response. Return in JSON format true if it does, false otherwise."}]}}, "name": "Assess if message needs a reply", "type": "@n8n/n8n-nodes-langchain.chainLlm", "typeVersion": 1.3}`
+	model := `{"parameters": {"model": "gpt-4o", "options": {"temperature": 0, "responseFormat": "json_object"}}, "name": "OpenAI Chat", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "typeVersion": 1, "credentials": {"openAiApi": {"id": "13ffkrNMlQMfvbZy", "name": "OpenAi account"}}}`
+	_, diags := importAI(t, aiWorkflow(t, `{subject: "Hi"}`, []string{"Assess if message needs a reply"}, []string{chain, model},
+		map[string]string{"OpenAI Chat": "ai_languageModel>Assess if message needs a reply"}))
+	wantErr(t, diags, "error /nodes/2 Unsupported option")
+
+	v14 := strings.Replace(strings.Replace(chain, `"typeVersion": 1.3`, `"typeVersion": 1.4`, 1), `"parameters": {`, `"parameters": {"hasOutputParser": true, `, 1)
+	parser := `{"parameters": {"jsonSchemaExample": "{\n  \"reply\": true\n}"}, "name": "Structured Output Parser", "type": "@n8n/n8n-nodes-langchain.outputParserStructured", "typeVersion": 1.2}`
+	flow, diags := importAI(t, aiWorkflow(t, `{subject: "Hi"}`, []string{"Assess if message needs a reply"}, []string{v14, model, parser},
+		map[string]string{"OpenAI Chat": "ai_languageModel>Assess if message needs a reply", "Structured Output Parser": "ai_outputParser>Assess if message needs a reply"}))
+	wantIn(t, flow, `output "output" {`)
+	for _, d := range diags {
+		if strings.HasPrefix(d, "error") {
+			t.Errorf("error: %s", d)
+		}
+	}
+}

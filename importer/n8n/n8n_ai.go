@@ -53,6 +53,9 @@ type aiModel struct {
 	// completion is a text completion model's (n8n's "Model", not "Chat
 	// Model"): see n8n_ai_models.go.
 	completion bool
+	// jsonFormat is the model's option asking for JSON replies, which a
+	// Basic LLM Chain parses (see n8n_ai_models.go).
+	jsonFormat *importer.JV
 }
 
 // chatModel describes a chat model node: its credential type, the
@@ -151,6 +154,7 @@ func (n *n8n) languageModel(root *n8nNode, s *n8nScope) (aiModel, bool) {
 	}
 	m.args = append(m.args, importer.Member{Name: "model", Value: modelExpr})
 	opts := p.Get("options")
+	m.jsonFormat = jsonFormatOption(opts)
 	var skipped []string
 	if opts != nil && opts.Kind == 'o' {
 		for _, k := range opts.Keys {

@@ -209,6 +209,9 @@ func (n *n8n) chainNode(node *n8nNode, in n8nItems) []n8nItems {
 		n.writeLLM(c, "the chain, for each item")
 		return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = r.output }]"), in, nil)}
 	}
+	if n.refuseJSONFormat(c) {
+		return nil
+	}
 	n.writeLLM(c, "the chain, for each item")
 	return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { text = trimspace(r.text) }]"), in, nil)}
 }

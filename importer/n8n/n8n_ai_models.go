@@ -58,3 +58,31 @@ func (n *n8n) chainMessages(c *llmCall) []*importer.JV {
 		"the chain's model is a text completion model, to which n8n sends the prompt alone: its Chat Messages are left out, as n8n leaves them.")
 	return nil
 }
+
+// jsonFormatOption is a chat model's option that asks for JSON replies
+// (OpenAI's Response Format JSON, Ollama's Format JSON), or nil. With one,
+// n8n's Basic LLM Chain without an output parser parses the reply
+// (getOutputParserForLLM: NaiveJsonOutputParser) and gives the object
+// (from v1.6; before, its JSON text as JavaScript writes it), where the
+// llm step's text is the reply as the model wrote it.
+func jsonFormatOption(opts *importer.JV) *importer.JV {
+	if v := opts.Get("responseFormat"); v != nil && v.Kind == 's' && v.Str == "json_object" {
+		return v
+	}
+	if v := opts.Get("format"); v != nil && v.Kind == 's' && v.Str == "json" {
+		return v
+	}
+	return nil
+}
+
+// refuseJSONFormat reports a chain without an output parser whose model
+// asks for JSON replies, which n8n parses.
+func (n *n8n) refuseJSONFormat(c *llmCall) bool {
+	v := c.model.jsonFormat
+	if v == nil {
+		return false
+	}
+	n.Problem(c.node.where, c.node.j, "Unsupported option",
+		fmt.Sprintf("its chat model asks for JSON replies (%s), which n8n's chain parses, giving the object (its JSON text before v1.6) where the llm step gives the reply's text; with a Structured Output Parser, or without the JSON format, the chain converts.", v.Str))
+	return true
+}
