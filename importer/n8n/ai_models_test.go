@@ -36,7 +36,8 @@ func TestAICompletionModel(t *testing.T) {
 	)
 
 	// Other roots give it their messages as one text: an error; so is
-	// the JSON format, which n8n parses and writes again.
+	// the JSON format, whose replies n8n's chain parses (as a chat
+	// model's, TestAIChainJSONFormat).
 	agent := `{"parameters": {"text": "={{ $json.data }}", "promptType": "define", "options": {}}, "name": "Agent", "type": "@n8n/n8n-nodes-langchain.agent", "typeVersion": 1.7}`
 	_, diags = importAI(t, aiWorkflow(t, `{data: "x"}`, []string{"Agent"},
 		[]string{agent, model}, map[string]string{"Ollama Model": "ai_languageModel>Agent"}))
@@ -44,7 +45,7 @@ func TestAICompletionModel(t *testing.T) {
 	jsonModel := `{"parameters": {"model": "qwen2.5:1.5b", "options": {"format": "json"}}, "name": "Ollama Model", "type": "@n8n/n8n-nodes-langchain.lmOllama", "typeVersion": 1}`
 	_, diags = importAI(t, aiWorkflow(t, `{data: "x"}`, []string{"Basic LLM Chain"},
 		[]string{chain, jsonModel}, map[string]string{"Ollama Model": "ai_languageModel>Basic LLM Chain"}))
-	wantDiags(t, diags, "error /nodes/3/parameters/options/format Unsupported option")
+	wantErr(t, diags, "error /nodes/2 Unsupported option")
 }
 
 func wantNotIn(t *testing.T, text string, parts ...string) {

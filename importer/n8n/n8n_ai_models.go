@@ -39,11 +39,6 @@ func (n *n8n) completionModel(root, node *n8nNode, short string) (chatModel, boo
 			fmt.Sprintf("%s is a text completion model: %s gives it its messages joined as one text (\"System: …\\nHuman: …\"), which an llm step does not send; on a Basic LLM Chain, which gives it the prompt alone, it converts.", node.fullType, root.fullType))
 		return chatModel{}, false
 	}
-	if f := node.params.Get("options", "format"); f != nil && f.Str != "default" {
-		n.Problem(node.where, f, "Unsupported option",
-			"the JSON format makes n8n parse the reply and give it again as JSON text (its keys and spaces as JavaScript writes them), which the flow's text is not.")
-		return chatModel{}, false
-	}
 	return cm, true
 }
 
