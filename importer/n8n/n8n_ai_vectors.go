@@ -98,8 +98,10 @@ func (n *n8n) embeddings(root *n8nNode) (aiEmbedding, bool) {
 	}
 	url := em.url
 	// OpenAI's embeddings call the Base URL option's server when it is
-	// set (n8n shows it from v1.2, and reads it in every version).
-	if b := p.Get("options", "baseURL"); b != nil && short == "embeddingsOpenAi" {
+	// set, before v1.2: from v1.2 n8n hides the option (hide: @version
+	// >= 1.2), and a hidden option is dropped from the node's parameters
+	// (NodeHelpers.getNodeParameters), so the credential's URL is called.
+	if b := p.Get("options", "baseURL"); b != nil && short == "embeddingsOpenAi" && node.version < 1.2 {
 		text, ok := literalText(b)
 		if !ok {
 			n.Problem(node.where, b, "Unsupported option", "a base URL is converted when it is written out, not an expression: a provider's base_url is a literal.")
