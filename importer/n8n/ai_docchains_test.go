@@ -248,11 +248,12 @@ func TestAIInvalidSplitter(t *testing.T) {
 	wantErr(t, diags, "error /nodes/5/parameters Invalid text splitter")
 }
 
-// OpenAI embeddings with a Base URL option call that server: the
-// provider's base_url, as n8n's node does (it was api.openai.com
-// whatever the option said). The embeddings node of the Retrieval QA
-// case of enescingoz+awesome-n8n-templates/Telegram__Telegram_chat_with_PDF.json,
-// with the option of v1.2.
+// OpenAI embeddings with a Base URL option call that server before v1.2:
+// the provider's base_url, as n8n's node does; from v1.2 n8n hides the
+// option and drops it, calling the credential's URL (OpenAI's). The
+// embeddings node of the Retrieval QA case of
+// enescingoz+awesome-n8n-templates/Telegram__Telegram_chat_with_PDF.json,
+// with the option, v1.1 and v1.2.
 func TestAIEmbeddingsBaseURL(t *testing.T) {
 	chain := `{"name": "QA", "type": "@n8n/n8n-nodes-langchain.chainRetrievalQa", "parameters": {"text": "={{ $json.q }}", "promptType": "define"}, "typeVersion": 1.5}`
 	rest := []string{
@@ -266,6 +267,10 @@ func TestAIEmbeddingsBaseURL(t *testing.T) {
 	if flow == "" {
 		t.Fatalf("nothing written: %v", diags)
 	}
+	wantIn(t, flow, `provider "local_embeddings" {
+  base_url = "https://api.openai.com/v1"`)
+	rest[3] = strings.Replace(rest[3], `"typeVersion": 1.2`, `"typeVersion": 1.1`, 1)
+	flow, _ = importAI(t, aiWorkflow(t, `{q: "Hours?"}`, []string{"QA"}, append([]string{chain}, rest...), subs))
 	wantIn(t, flow, `provider "local_embeddings" {
   base_url = "http://127.0.0.1:8080/v1"`)
 }

@@ -114,6 +114,9 @@ type n8n struct {
 	// batched are the app nodes that take a loop's batch at once, and
 	// the loop's name.
 	batched map[*n8nNode]string
+	// splitterBlock is the block of langchain's character text
+	// splitters, once declared (n8n_ai_splitters.go).
+	splitterBlock string
 }
 
 // n8nPrefix is the package of n8n's core nodes.

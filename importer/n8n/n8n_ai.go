@@ -50,6 +50,12 @@ type aiModel struct {
 	provider string
 	args     []importer.Member // model, temperature, max_tokens, top_p
 	timeout  string
+	// completion is a text completion model's (n8n's "Model", not "Chat
+	// Model"): see n8n_ai_models.go.
+	completion bool
+	// jsonFormat is the model's option asking for JSON replies, which a
+	// Basic LLM Chain parses (see n8n_ai_models.go).
+	jsonFormat *importer.JV
 }
 
 // chatModel describes a chat model node: its credential type, the
@@ -97,6 +103,12 @@ func (n *n8n) languageModel(root *n8nNode, s *n8nScope) (aiModel, bool) {
 	node := models[0]
 	short := strings.TrimPrefix(node.fullType, langchainPrefix)
 	cm, ok := chatModels[short]
+	_, completion := completionModels[short]
+	if completion && !node.disabled {
+		if cm, ok = n.completionModel(root, node, short); !ok {
+			return aiModel{}, false
+		}
+	}
 	if !ok || node.disabled {
 		n.Problem(node.where, node.j.Get("type"), "Unsupported chat model",
 			fmt.Sprintf("flowctl import converts the chat models that speak OpenAI's API (%s); not %s.", strings.Join(importer.SortedKeys(chatModels), ", "), node.fullType))
@@ -104,7 +116,7 @@ func (n *n8n) languageModel(root *n8nNode, s *n8nScope) (aiModel, bool) {
 	}
 	node.conv = true
 	p := node.params
-	var m aiModel
+	m := aiModel{completion: completion}
 	credName := node.j.Text("credentials", cm.cred, "name")
 	if credName == "" {
 		credName = short
@@ -142,6 +154,7 @@ func (n *n8n) languageModel(root *n8nNode, s *n8nScope) (aiModel, bool) {
 	}
 	m.args = append(m.args, importer.Member{Name: "model", Value: modelExpr})
 	opts := p.Get("options")
+	m.jsonFormat = jsonFormatOption(opts)
 	var skipped []string
 	if opts != nil && opts.Kind == 'o' {
 		for _, k := range opts.Keys {

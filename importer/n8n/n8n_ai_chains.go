@@ -166,7 +166,7 @@ func (n *n8n) chainNode(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	c.prompt = n.aiPrompt(node, s, 1.3, "prompt", map[float64]string{1: "={{ $json.input }}", 1.1: "={{ $json.chat_input }}", 1.3: "={{ $json.chatInput }}"})
 	roles := map[string]string{"SystemMessagePromptTemplate": "system", "AIMessagePromptTemplate": "assistant", "HumanMessagePromptTemplate": "user"}
-	for i, m := range p.Items("messages", "messageValues") {
+	for i, m := range n.chainMessages(c) {
 		typ := m.Text("type")
 		if typ == "" {
 			typ = "SystemMessagePromptTemplate"
@@ -214,6 +214,9 @@ func (n *n8n) chainNode(node *n8nNode, in n8nItems) []n8nItems {
 		c.outputs = func(body *hclwrite.Body) { outputBlock(body, "output", typ, "", nil, false) }
 		n.writeLLM(c, "the chain, for each item")
 		return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = r.output }]"), in, nil)}
+	}
+	if n.refuseJSONFormat(c) {
+		return nil
 	}
 	n.writeLLM(c, "the chain, for each item")
 	return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { text = trimspace(r.text) }]"), in, nil)}

@@ -19,8 +19,15 @@ type schemaField struct {
 }
 
 // objectFields are the fields of a JSON Schema of an object (required
-// as its required says), or of an example (all required or none).
+// as its required says), or of an example (all required or none), each
+// named as it is.
 func objectFields(schema *importer.JV, example bool, allRequired bool) ([]schemaField, string) {
+	return schemaFields(schema, example, allRequired, false)
+}
+
+// schemaFields are objectFields, each named as an output of a step can be
+// when rename is set (the item keeps the key).
+func schemaFields(schema *importer.JV, example, allRequired, rename bool) ([]schemaField, string) {
 	props := schema
 	if !example {
 		props = schema.Get("properties")
@@ -47,7 +54,7 @@ func objectFields(schema *importer.JV, example bool, allRequired bool) ([]schema
 			}
 			f.typ, f.required, f.description = t, required[k], props.Obj[k].Text("description")
 		}
-		if f.name != k {
+		if f.name != k && !rename {
 			return nil, fmt.Sprintf("has a property %q that is not an output name of a step", k)
 		}
 		out = append(out, f)
@@ -102,11 +109,11 @@ func (n *n8n) informationExtractorNode(node *n8nNode, in n8nItems) []n8nItems {
 		used := map[string]bool{}
 		for _, a := range attrs {
 			name := a.Text("name")
-			f := schemaField{key: name, name: outputName(name, used), description: a.Text("description"), required: a.Boolean(false, "required")}
-			if f.name != name {
-				n.Problem(node.where, a.Get("name"), "Unsupported field name", fmt.Sprintf("the attribute %q is not a name an output of a step can have (letters, digits and _, not text or usage).", name))
+			if strings.HasPrefix(name, "=") {
+				n.Problem(node.where, a.Get("name"), "Unsupported expression", fmt.Sprintf("the attribute's name %q is an expression, which n8n evaluates for each item; the step's outputs are named once.", name))
 				return nil
 			}
+			f := schemaField{key: name, name: outputName(name, used), description: a.Text("description"), required: a.Boolean(false, "required")}
 			switch t := a.Text("type"); t {
 			case "", "string":
 				f.typ = "string"
@@ -137,7 +144,7 @@ func (n *n8n) informationExtractorNode(node *n8nNode, in n8nItems) []n8nItems {
 			return nil
 		}
 		var why string
-		fields, why = objectFields(schema, st == "fromJson", node.version >= 1.2)
+		fields, why = schemaFields(schema, st == "fromJson", node.version >= 1.2, true)
 		if why != "" {
 			n.Problem(node.where, raw, "Unsupported schema", "the schema "+why+": the flow asks for an object whose fields are outputs of the step.")
 			return nil
@@ -145,6 +152,16 @@ func (n *n8n) informationExtractorNode(node *n8nNode, in n8nItems) []n8nItems {
 	default:
 		n.Problem(node.where, p.Get("schemaType"), "Unsupported schema", fmt.Sprintf("schema type %q is none of n8n's.", st))
 		return nil
+	}
+	var renamed []string
+	for _, f := range fields {
+		if f.name != f.key {
+			renamed = append(renamed, fmt.Sprintf("%q as %s", f.key, f.name))
+		}
+	}
+	if len(renamed) > 0 {
+		n.Warn(node.where, p, "Fields renamed for the model",
+			fmt.Sprintf("the step's outputs are named in lower-case snake_case, the names the model is asked for: %s; each item has n8n's names.", strings.Join(renamed, ", ")))
 	}
 	c.outputs = func(body *hclwrite.Body) {
 		for _, f := range fields {

@@ -10,8 +10,9 @@ import (
 // n8n's first OpenAI node (n8n-nodes-base.openAi, v1 and v1.1), a
 // declarative node: Chat → Complete posts the messages to OpenAI's chat
 // completions for each item, as an llm step does; each item is a choice
-// of the reply. Its Text resource calls OpenAI's retired Completions and
-// Edits APIs, and its Image resource returns images: errors that say so.
+// of the reply. Text → Complete is an http step (n8n_ai_openai_complete.go);
+// the Text resource's retired Edits API and the Image resource's binary
+// images are errors that say so.
 
 // legacyOpenAINode converts the node's Chat → Complete.
 func (n *n8n) legacyOpenAINode(node *n8nNode, in n8nItems) []n8nItems {
@@ -23,9 +24,16 @@ func (n *n8n) legacyOpenAINode(node *n8nNode, in n8nItems) []n8nItems {
 	if op == "" {
 		op = map[string]string{"chat": "complete", "text": "complete", "image": "create"}[res]
 	}
+	if node.version != 1 && node.version != 1.1 {
+		n.Problem(node.where, node.j.Get("typeVersion"), "Unsupported version",
+			fmt.Sprintf("typeVersion %g is none of the node's (1 and 1.1): n8n reads its parameters as v1's, which these are not written for.", node.version))
+		return nil
+	}
+	if res == "text" && op == "complete" {
+		return n.legacyOpenAIComplete(node, in)
+	}
 	if res != "chat" || op != "complete" {
 		why := map[string]string{
-			"text/complete": "it calls OpenAI's legacy Completions API (/v1/completions), which the llm block does not; a Chat → Complete node converts",
 			"text/edit":     "it calls OpenAI's Edits API (/v1/edits), which OpenAI has retired",
 			"text/moderate": "it calls OpenAI's Moderations API, which no block of the language does as n8n gives it",
 			"image/create":  "it asks DALL·E for images, which it returns as binary files by default, and the flow's items do not carry",

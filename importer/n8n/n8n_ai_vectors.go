@@ -98,8 +98,10 @@ func (n *n8n) embeddings(root *n8nNode) (aiEmbedding, bool) {
 	}
 	url := em.url
 	// OpenAI's embeddings call the Base URL option's server when it is
-	// set (n8n shows it from v1.2, and reads it in every version).
-	if b := p.Get("options", "baseURL"); b != nil && short == "embeddingsOpenAi" {
+	// set, before v1.2: from v1.2 n8n hides the option (hide: @version
+	// >= 1.2), and a hidden option is dropped from the node's parameters
+	// (NodeHelpers.getNodeParameters), so the credential's URL is called.
+	if b := p.Get("options", "baseURL"); b != nil && short == "embeddingsOpenAi" && node.version < 1.2 {
 		text, ok := literalText(b)
 		if !ok {
 			n.Problem(node.where, b, "Unsupported option", "a base URL is converted when it is written out, not an expression: a provider's base_url is a literal.")
@@ -119,6 +121,13 @@ func (n *n8n) embeddings(root *n8nNode) (aiEmbedding, bool) {
 func (n *n8n) collection(node *n8nNode, emb aiEmbedding) (string, bool) {
 	vs := vectorStores[strings.TrimPrefix(node.fullType, langchainPrefix)]
 	p := node.params
+	// Rerank Results (shown in the modes that search) has the reranker
+	// on the store's Reranker input reorder and cut the documents found.
+	if mode := p.Text("mode"); mode != "insert" && mode != "update" && p.Boolean(false, "useReranker") {
+		n.Problem(node.where, p.Get("useReranker"), "Unsupported option",
+			"Rerank Results has the reranker (Cohere) reorder the documents found and keep its Top N, which the flow's vector_search does not; the store converts without it.")
+		return "", false
+	}
 	key := vs.def
 	if v := p.Get(vs.param); v != nil {
 		if v.Kind == 'o' {
@@ -220,23 +229,16 @@ func (n *n8n) vectorInsert(node *n8nNode, in n8nItems) []n8nItems {
 	for _, m := range lp.Items("options", "metadata", "metadataValues") {
 		meta = append(meta, importer.Member{Name: m.Text("name"), Value: importer.Call("tostring", s.textValue(m.Get("value"), "metadata "+m.Text("name")))})
 	}
-	maxTokens, overlap, by, ok := n.splitter(loader)
+	split, ok := n.splitter(loader)
 	if !ok {
 		return nil
 	}
 	loader.conv = true
 	s.flush()
 	chunks := n.Name("step", node.step+"_chunks", node.step+"_chunks")
-	b, body := importer.NewStep(chunks, "chunk")
-	body.SetAttributeRaw("for_each", importer.Clone(in.e))
-	body.SetAttributeRaw("text", importer.Clone(importer.Call("tostring", text)))
-	body.SetAttributeRaw("max_tokens", importer.Clone(importer.Code(strconv.Itoa(maxTokens))))
-	body.SetAttributeRaw("overlap", importer.Clone(importer.Code(strconv.Itoa(overlap))))
-	body.SetAttributeValue("by", cty.StringVal(by))
-	n.dependsOn(body, in)
-	n.Step(n.nodeComment(node)+": the chunks of each item's document", b)
+	n.chunkStep(chunks, split, in, importer.Call("tostring", text), n.nodeComment(node)+": the chunks of each item's document")
 	embed := n.Name("step", node.step+"_embed", node.step+"_embed")
-	b, body = importer.NewStep(embed, "embed")
+	b, body := importer.NewStep(embed, "embed")
 	body.SetAttributeRaw("for_each", importer.Clone(importer.Ref("step", chunks)))
 	body.SetAttributeRaw("provider", importer.Clone(importer.Ref("provider", emb.provider)))
 	body.SetAttributeValue("model", cty.StringVal(emb.model))
@@ -264,43 +266,6 @@ func (n *n8n) vectorInsert(node *n8nNode, in n8nItems) []n8nItems {
 		"each item is a chunk {pageContent, metadata} with the loader's metadata; n8n's loader adds source, blobType and loc (the chunk's lines), which the flow does not.")
 	items := importer.Join("flatten([for k, c in ", importer.Ref("step", chunks), " : [for x in c.chunks : { pageContent = x.text, metadata = ", metaOf, " }]])")
 	return []n8nItems{{e: items, deps: []string{node.step}, unpaired: true}}
-}
-
-// splitter is a loader's text splitting as chunk's arguments: n8n's
-// Token Splitter counts tokens as chunk does; its character splitters'
-// sizes are characters, which become tokens at four characters a token
-// (a warning says so).
-func (n *n8n) splitter(loader *n8nNode) (int, int, string, bool) {
-	subs := loader.subNodes("ai_textSplitter")
-	if len(subs) == 0 {
-		if loader.version >= 1.1 && loader.params.Text("textSplittingMode") != "custom" {
-			n.Warn(loader.where, loader.params, "Chunks counted in tokens",
-				"n8n splits the text into chunks of 1000 characters overlapping by 200; chunk counts tokens: 250 tokens overlapping by 50.")
-			return 250, 50, "sentence", true
-		}
-		n.Problem(loader.where, loader.j, "Missing text splitter", "the loader needs a text splitter on its Text Splitter input, as n8n does.")
-		return 0, 0, "", false
-	}
-	sp := subs[0]
-	short := strings.TrimPrefix(sp.fullType, langchainPrefix)
-	if strings.HasPrefix(short, "textSplitter") && !n.splitterValid(sp) {
-		return 0, 0, "", false
-	}
-	size := int(sp.params.Number(1000, "chunkSize"))
-	overlap := int(sp.params.Number(0, "chunkOverlap"))
-	switch short {
-	case "textSplitterTokenSplitter":
-		sp.conv = true
-		return max(size, 1), min(overlap, max(size-1, 0)), "tokens", true
-	case "textSplitterRecursiveCharacterTextSplitter", "textSplitterCharacterTextSplitter":
-		sp.conv = true
-		tokens := max((size+3)/4, 1)
-		n.Warn(sp.where, sp.params, "Chunks counted in tokens",
-			fmt.Sprintf("n8n splits the text into chunks of %d characters overlapping by %d; chunk counts tokens: %d tokens overlapping by %d, cut between sentences.", size, overlap, tokens, min(overlap/4, max(tokens-1, 0))))
-		return tokens, min(overlap/4, max(tokens-1, 0)), "sentence", true
-	}
-	n.Problem(sp.where, sp.j.Get("type"), "Unsupported text splitter", fmt.Sprintf("the token and character text splitters are converted; not %s.", sp.fullType))
-	return 0, 0, "", false
 }
 
 // vectorLoad is Get Many: for each item, the topK documents nearest its
@@ -341,7 +306,9 @@ func (n *n8n) vectorLoad(node *n8nNode, in n8nItems) []n8nItems {
 		doc = "{ pageContent = m.text }"
 	}
 	items := importer.Join("flatten([for r in ", importer.Ref("step", node.step), " : [for m in r.matches : { document = "+doc+", score = m.score }]])")
-	return []n8nItems{{e: items, unpaired: true}}
+	// n8n pairs each document found with the item searched for.
+	paired := importer.Join("flatten([for i, r in ", importer.Ref("step", node.step), " : [for m in r.matches : i]])")
+	return []n8nItems{pairedWith(items, in, paired)}
 }
 
 // loaderWhy says why a document loader is not converted.

@@ -33,3 +33,32 @@ func TestLegacyOpenAIChat(t *testing.T) {
 	_, diags = importAI(t, aiWorkflow(t, `{text: "x"}`, []string{"davinci-003-edit"}, []string{edit}, nil))
 	wantErr(t, diags, "error /nodes/2/parameters Unsupported operation")
 }
+
+// Text → Complete: an http step posting n8n's request to OpenAI's
+// Completions API (the model n8n's default, the options as it sends
+// them); each item a choice with its text trimmed, or the whole response
+// without Simplify. From
+// enescingoz+awesome-n8n-templates/Instagram_Twitter_Social_Media__Reddit_AI_digest.json
+// ("OpenAI Classify", "OpenAI Summary Backup"; their credential named);
+// a typeVersion the node does not have, from
+// enescingoz+awesome-n8n-templates/Gmail_and_Email_Automation__InboxZero_Lite_-_AI_Email_Classifier.json,
+// is an error.
+func TestLegacyOpenAIComplete(t *testing.T) {
+	summary := `{"name": "OpenAI Summary Backup", "type": "n8n-nodes-base.openAi", "parameters": {"prompt": "=Summarise what this is talking about in a meta way in only 1 sentence.\n\n {{ $json.selftextTrimmed }}", "options": {"maxTokens": 128}}, "credentials": {"openAiApi": {"id": "s2iucY0IctjYNbrb", "name": "OpenAi account"}}, "typeVersion": 1}`
+	flow, diags := importAI(t, aiWorkflow(t, `{selftextTrimmed: "n8n is great"}`, []string{"OpenAI Summary Backup"}, []string{summary}, nil))
+	wantIn(t, flow,
+		`secret "open_ai_account"`,
+		`step "open_ai_summary_backup" { use = "http" for_each = step.item.items method = "POST" url = "https://api.openai.com/v1/completions" headers = { Authorization = "Bearer ${secret.open_ai_account}" }`,
+		`body = { model = "gpt-3.5-turbo-instruct" prompt = "Summarise what this is talking about in a meta way in only 1 sentence.\n\n ${coalesce(try(each.value.selftextTrimmed, null), "")}" max_tokens = 128 }`,
+		`flatten([for r in step.open_ai_summary_backup : [for c in r.body.choices : merge(c, { text = trimspace(c.text) })]])`,
+	)
+	wantDiags(t, diags)
+
+	classify := `{"name": "OpenAI Classify", "type": "n8n-nodes-base.openAi", "parameters": {"prompt": "=Decide whether a reddit post is about n8n.io.\nReddit Post: {{ $json.selftextTrimmed }}\nAbout n8n?: Yes/No", "options": {"maxTokens": 32}, "simplifyOutput": false}, "credentials": {"openAiApi": {"id": "s2iucY0IctjYNbrb", "name": "OpenAi account"}}, "typeVersion": 1}`
+	flow, _ = importAI(t, aiWorkflow(t, `{selftextTrimmed: "n8n is great"}`, []string{"OpenAI Classify"}, []string{classify}, nil))
+	wantIn(t, flow, `[for r in step.open_ai_classify : r.body]`)
+
+	v18 := `{"name": "AI: Classify", "type": "n8n-nodes-base.openAi", "parameters": {"model": "gpt-4o-mini", "messages": {"values": [{"role": "system", "content": "Classify this email."}]}, "options": {"temperature": 0.2, "maxTokens": 200, "responseFormat": "json_object"}}, "typeVersion": 1.8}`
+	_, diags = importAI(t, aiWorkflow(t, `{}`, []string{"AI: Classify"}, []string{v18}, nil))
+	wantDiags(t, diags, "error /nodes/2/typeVersion Unsupported version")
+}
