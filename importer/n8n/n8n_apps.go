@@ -2,6 +2,7 @@ package n8n
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -74,6 +75,9 @@ func (n *n8n) appStep(node *n8nNode, in n8nItems, s *n8nScope, call appCall) []n
 		return nil
 	}
 	n.Beside(call.flow+apps.Suffix, src)
+	for _, b := range apps.Blocks(call.flow) {
+		n.Beside(path.Join("blocks", b+apps.BlockSuffix), apps.Block(b))
+	}
 	b, body := importer.NewStep(node.step, "flow."+call.flow)
 	forEach := in.e
 	if call.once {

@@ -132,6 +132,10 @@ func TestNotionShaping(t *testing.T) {
 		t.Helper()
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, flow+apps.Suffix), apps.Flow(flow), 0o644)
+		os.Mkdir(filepath.Join(dir, "blocks"), 0o755)
+		for _, b := range apps.Blocks(flow) {
+			os.WriteFile(filepath.Join(dir, "blocks", b+apps.BlockSuffix), apps.Block(b), 0o644)
+		}
 		inputs["api_url"] = srv.URL
 		b, _ := json.Marshal(inputs)
 		os.WriteFile(filepath.Join(dir, "inputs.json"), b, 0o644)

@@ -9,6 +9,9 @@
 // flows/, written byte for byte as NAME.flow.hcl beside the imported
 // flow, whose step uses them as flow.NAME; a user reads and changes them
 // there. Every import writes the same bytes, so a batch writes each once.
+// A block several flows of an app share (Notion's Simplify, the sheet of
+// a Google spreadsheet) is a file under blocks/, written as
+// blocks/NAME.block.hcl beside them when a flow written uses it.
 //
 // A new operation is a file here and, in importer/n8n, the small
 // converter that reads the node's parameters into the flow's inputs.
@@ -26,7 +29,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-//go:embed flows/*.flow.hcl
+//go:embed flows/*.flow.hcl blocks/*.block.hcl
 var files embed.FS
 
 // Suffix ends the name of a registry flow's file.
@@ -39,6 +42,47 @@ func Flow(name string) []byte {
 		return nil
 	}
 	return b
+}
+
+// BlockSuffix ends the name of a registry block's file.
+const BlockSuffix = ".block.hcl"
+
+// Block is the source of the registry's block file name, nil when there
+// is none.
+func Block(name string) []byte {
+	b, err := files.ReadFile(path.Join("blocks", name+BlockSuffix))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// Blocks are the registry's block files the flow name uses (a step's use
+// naming one), in the order of its steps.
+func Blocks(name string) []string {
+	src := Flow(name)
+	if src == nil {
+		return nil
+	}
+	f, diags := hclsyntax.ParseConfig(src, name+Suffix, hcl.InitialPos)
+	if diags.HasErrors() {
+		return nil // TestRegistryFlows: every flow validates
+	}
+	var out []string
+	for _, b := range f.Body.(*hclsyntax.Body).Blocks {
+		a := b.Body.Attributes["use"]
+		if b.Type != "step" || a == nil {
+			continue
+		}
+		v, d := a.Expr.Value(nil)
+		if d.HasErrors() || !v.Type().Equals(cty.String) {
+			continue
+		}
+		if use := v.AsString(); Block(use) != nil && !slices.Contains(out, use) {
+			out = append(out, use)
+		}
+	}
+	return out
 }
 
 // Names are the registry's flows, sorted.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"net/http"
 	"net/http/httptest"
@@ -46,6 +47,20 @@ func runFlow(t *testing.T, name string, inputs map[string]any, reply func(w http
 	return out, reqs
 }
 
+// writeBlocks writes the registry's blocks the flow name uses into
+// dir/blocks, as import writes them beside it.
+func writeBlocks(t *testing.T, dir, name string) {
+	t.Helper()
+	for _, b := range Blocks(name) {
+		if err := os.MkdirAll(filepath.Join(dir, "blocks"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "blocks", b+BlockSuffix), Block(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // tryFlow is runFlow, for a run that may fail: it returns the failure's
 // text, "" when the run succeeds.
 func tryFlow(t *testing.T, name string, inputs map[string]any, reply func(w http.ResponseWriter, r *http.Request)) (map[string]any, []apiRequest, string) {
@@ -78,6 +93,7 @@ func tryFlowWith(t *testing.T, name string, inputs map[string]any, secrets map[s
 	if err := os.WriteFile(file, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	writeBlocks(t, dir, name)
 	prog, diags := compiler.Compile(file, compiler.Options{Parser: lang.NewParser()})
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
@@ -179,6 +195,23 @@ func wantItems(t *testing.T, out map[string]any, want string) {
 // is three: its site's URL first), the input api_url (or a secret of the
 // site's URL) and the output items, which n8n's converter relies on.
 func TestRegistryFlows(t *testing.T) {
+	used := map[string]bool{}
+	for _, name := range Names() {
+		for _, b := range Blocks(name) {
+			used[b] = true
+		}
+	}
+	entries, _ := fs.ReadDir(files, "blocks")
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), BlockSuffix)
+		src := Block(name)
+		if formatted, d := lang.Format(src, e.Name()); d.HasErrors() || string(formatted) != string(src) {
+			t.Errorf("blocks/%s is not formatted: %s", e.Name(), d.Error())
+		}
+		if !used[name] {
+			t.Errorf("no flow uses blocks/%s", e.Name())
+		}
+	}
 	names := Names()
 	if len(names) == 0 {
 		t.Fatal("the registry is empty")
@@ -192,6 +225,7 @@ func TestRegistryFlows(t *testing.T) {
 		dir := t.TempDir()
 		file := filepath.Join(dir, name+Suffix)
 		os.WriteFile(file, src, 0o644)
+		writeBlocks(t, dir, name)
 		prog, diags := compiler.Compile(file, compiler.Options{Parser: lang.NewParser()})
 		if diags.HasErrors() {
 			t.Errorf("%s: %s", name, diags.Error())
