@@ -50,6 +50,10 @@ func init() {
 		"googleSheets":     (*n8n).googleSheetsNode,
 		"googleDrive":      (*n8n).googleDriveNode,
 		"wordpress":        (*n8n).wordpressNode,
+		"html":             (*n8n).htmlNode,
+		"markdown":         (*n8n).markdownNode,
+		"htmlExtract":      (*n8n).htmlExtractNode,
+		"xml":              (*n8n).xmlNode,
 		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 		"executeWorkflow":        (*n8n).executeWorkflowNode,
