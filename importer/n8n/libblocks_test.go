@@ -91,6 +91,9 @@ func wantLibBlock(t *testing.T, files map[string]string, next []string, name, ad
 		if strings.Contains(s, "flowctl lock") {
 			locks++
 		}
+		if strings.Contains(s, "expr-eval") {
+			t.Errorf("the next step names the Calculator's package: %q", s)
+		}
 	}
 	if locks != 1 {
 		t.Errorf("import says to run flowctl lock %d times: %q", locks, next)
