@@ -405,7 +405,7 @@ func (n *n8n) calculatorTool(root, node *n8nNode) (importer.Expr, bool) {
 
 // lockNeeded tells the user, once, to lock the blocks' packages.
 func (n *n8n) lockNeeded() {
-	const next = "flowctl lock in the flow's directory: a block of the flow imports an npm package (the Calculator's expr-eval), which a run installs as the lock pins it"
+	const next = "flowctl lock in the flow's directory, before it runs: blocks of the flow declare npm packages (a Calculator tool's, an HTML or Markdown node's), which a run installs as the lock pins them (apply refuses a block whose packages are not locked)"
 	for _, s := range n.File.Next {
 		if s == next {
 			return

@@ -58,6 +58,10 @@ func init() {
 		"mattermost":       (*n8n).mattermostNode,
 		"discord":          (*n8n).discordNode,
 		"todoist":          (*n8n).todoistNode,
+		"html":             (*n8n).htmlNode,
+		"markdown":         (*n8n).markdownNode,
+		"htmlExtract":      (*n8n).htmlExtractNode,
+		"xml":              (*n8n).xmlNode,
 		// A sub-workflow's trigger, and the node that runs one.
 		"executeWorkflowTrigger": (*n8n).executeWorkflowTrigger,
 		"executeWorkflow":        (*n8n).executeWorkflowNode,

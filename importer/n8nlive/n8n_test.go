@@ -376,12 +376,21 @@ func runFlowctl(t *testing.T, flowctl string, c *importtest.Case, url string) ma
 		err := cmd.Run()
 		return out.String(), errOut.String(), err
 	}
-	if out, errOut, err := run("import", "--out", filepath.Join(dir, "flow"), src); err != nil {
+	out, errOut, err := run("import", "--out", filepath.Join(dir, "flow"), src)
+	if err != nil {
 		t.Fatalf("flowctl import: %v\n%s%s", err, out, errOut)
+	}
+	// A flow whose blocks declare packages (the HTML and Markdown nodes'
+	// npm packages) is locked first, as import says: from the npm registry
+	// of the environment (npm_config_registry), never skipped.
+	if strings.Contains(out, "flowctl lock") {
+		if out, errOut, err := run("lock", filepath.Join(dir, "flow")); err != nil {
+			t.Fatalf("flowctl lock: %v\n%s%s", err, out, errOut)
+		}
 	}
 	c.PointAtServer(t, filepath.Join(dir, "flow"), url)
 	args := append([]string{"apply", "--auto-approve", "--json", "--state", filepath.Join(dir, "state")}, c.Args()...)
-	out, errOut, err := run(append(args, filepath.Join(dir, "flow"))...)
+	out, errOut, err = run(append(args, filepath.Join(dir, "flow"))...)
 	status, outputs := importtest.RunFinished(out)
 	if err != nil || status != "ok" {
 		t.Fatalf("flowctl apply: %v (%s)\n%s%s", err, status, out, errOut)
