@@ -1,0 +1,73 @@
+package n8n
+
+import (
+	"regexp"
+	"strings"
+)
+
+// adapterNames are the $ names the n8n_code adapter gives an expression
+// (n8n_code.js, scope).
+var adapterNames = map[string]bool{"$json": true, "$input": true, "$node": true, "$items": true, "$itemIndex": true,
+	"$runIndex": true, "$workflow": true, "$prevNode": true}
+
+// dollarName is a $ name of JavaScript code.
+var dollarName = regexp.MustCompile(`\$[A-Za-z_][A-Za-z0-9_$]*`)
+
+// unknownN8NName is the first $ name in the code of text's {{ }} parts
+// (outside its string literals) that the adapter does not give — n8n's
+// $credentials, $binary, $parameter, $mode…, which would fail the step
+// or read as undefined where n8n has a value — or "".
+func unknownN8NName(text string) string {
+	for _, part := range n8nCodeParts(text) {
+		for _, loc := range dollarName.FindAllStringIndex(part, -1) {
+			if loc[0] > 0 && (part[loc[0]-1] == '.' || part[loc[0]-1] == '_' || isWordByte(part[loc[0]-1])) {
+				continue
+			}
+			if name := part[loc[0]:loc[1]]; !adapterNames[name] {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// n8nCodeParts are the code of text's {{ }} parts with their string
+// literals blanked out.
+func n8nCodeParts(text string) []string {
+	var parts []string
+	for {
+		open := strings.Index(text, "{{")
+		if open < 0 {
+			return parts
+		}
+		end := strings.Index(text[open+2:], "}}")
+		if end < 0 {
+			return parts
+		}
+		code := []byte(text[open+2 : open+2+end])
+		var quote byte
+		for i := 0; i < len(code); i++ {
+			c := code[i]
+			switch {
+			case quote != 0 && c == '\\':
+				code[i] = ' '
+				if i+1 < len(code) {
+					i++
+					code[i] = ' '
+				}
+			case quote != 0 && c == quote:
+				quote = 0
+			case quote != 0:
+				code[i] = ' '
+			case c == '\'' || c == '"' || c == '`':
+				quote = c
+			}
+		}
+		parts = append(parts, string(code))
+		text = text[open+2+end+2:]
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
