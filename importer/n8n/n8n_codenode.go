@@ -54,19 +54,31 @@ var n8nCodeBlockText = sync.OnceValue(func() []byte {
 	return out
 })
 
+// blockInput appends an input of a block the import writes.
+func blockInput(body *hclwrite.Body, name, typ string, def importer.Expr, desc string) {
+	ib := body.AppendNewBlock("input", []string{name}).Body()
+	ib.SetAttributeRaw("type", importer.Clone(importer.Code(typ)))
+	if def != nil {
+		ib.SetAttributeRaw("default", importer.Clone(def))
+	}
+	ib.SetAttributeValue("description", cty.StringVal(desc))
+}
+
+// blockOutput appends an output of type any of a block the import
+// writes, and returns its body.
+func blockOutput(body *hclwrite.Body, name, desc string) *hclwrite.Body {
+	ob := body.AppendNewBlock("output", []string{name}).Body()
+	ob.SetAttributeRaw("type", importer.Clone(importer.Code("any")))
+	ob.SetAttributeValue("description", cty.StringVal(desc))
+	return ob
+}
+
 func n8nCodeBlock() *importer.BlockFile {
 	b := hclwrite.NewBlock("block", []string{"n8n_code"})
 	body := b.Body()
 	body.SetAttributeValue("description", cty.StringVal("n8n's Code node, expressions and list nodes, on goja (written by flowctl import)"))
 	body.SetAttributeValue("runtime", cty.StringVal("js"))
-	input := func(name, typ string, def importer.Expr, desc string) {
-		ib := body.AppendNewBlock("input", []string{name}).Body()
-		ib.SetAttributeRaw("type", importer.Clone(importer.Code(typ)))
-		if def != nil {
-			ib.SetAttributeRaw("default", importer.Clone(def))
-		}
-		ib.SetAttributeValue("description", cty.StringVal(desc))
-	}
+	input := func(name, typ string, def importer.Expr, desc string) { blockInput(body, name, typ, def, desc) }
 	input("mode", "string", nil, "runOnceForAllItems, runOnceForEachItem, expressions, splitOut, aggregate, sort, scheduleTrigger, stopAndError, combineByPosition, combineAll, ifV1, switchV1, mergeV1, combineByFields, function, functionItem, removeDuplicates or renameKeys")
 	input("code", "string", importer.Str(""), "the Code node's JavaScript")
 	input("expressions", "map(string)", importer.Code("{}"), "n8n expressions to evaluate, by name")
@@ -78,11 +90,8 @@ func n8nCodeBlock() *importer.BlockFile {
 	input("workflow", "string", importer.Str(""), "the workflow's name ($workflow.name)")
 	input("zone", "any", importer.Code("null"), "the workflow's timezone for $now and $today, when it is not UTC: its name and offsets")
 	for _, o := range [][2]string{{"items", "the json of the output items"}, {"values", "the values of the expressions, by name"}, {"pairs", "for the Code node run once for all items, the index of the input item each output item pairs with (null: none n8n follows)"}} {
-		ob := body.AppendNewBlock("output", []string{o[0]}).Body()
-		ob.SetAttributeRaw("type", importer.Clone(importer.Code("any")))
-		ob.SetAttributeValue("description", cty.StringVal(o[1]))
 		// Each mode gives items or values; the others are null.
-		ob.SetAttributeValue("optional", cty.True)
+		blockOutput(body, o[0], o[1]).SetAttributeValue("optional", cty.True)
 	}
 	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: n8nAdapterJS}}, true)))
 	return &importer.BlockFile{

@@ -171,14 +171,7 @@ func n8nPythonBlockFile() *importer.BlockFile {
 	body := b.Body()
 	body.SetAttributeValue("description", cty.StringVal("n8n's Code node in Python, as n8n's Pyodide runs it (written by flowctl import)"))
 	body.SetAttributeValue("runtime", cty.StringVal("python"))
-	input := func(name, typ string, def importer.Expr, desc string) {
-		ib := body.AppendNewBlock("input", []string{name}).Body()
-		ib.SetAttributeRaw("type", importer.Clone(importer.Code(typ)))
-		if def != nil {
-			ib.SetAttributeRaw("default", importer.Clone(def))
-		}
-		ib.SetAttributeValue("description", cty.StringVal(desc))
-	}
+	input := func(name, typ string, def importer.Expr, desc string) { blockInput(body, name, typ, def, desc) }
 	input("mode", "string", nil, "runOnceForAllItems or runOnceForEachItem")
 	input("code", "string", nil, "the Code node's Python")
 	input("items", "any", importer.Code("[]"), "the json of the input items")
@@ -187,9 +180,7 @@ func n8nPythonBlockFile() *importer.BlockFile {
 	input("pairs", "any", importer.Code("{}"), "for each node the code names with .item, the index of each input item's paired item in that node's items")
 	input("workflow", "string", importer.Str(""), "the workflow's name (_workflow.name)")
 	for _, o := range [][2]string{{"items", "the json of the output items"}, {"pairs", "the index of the input item each output item pairs with (null: none n8n follows)"}} {
-		ob := body.AppendNewBlock("output", []string{o[0]}).Body()
-		ob.SetAttributeRaw("type", importer.Clone(importer.Code("any")))
-		ob.SetAttributeValue("description", cty.StringVal(o[1]))
+		blockOutput(body, o[0], o[1])
 	}
 	body.SetAttributeRaw("source", importer.Clone(importer.Template([]importer.TPart{{Lit: n8nPythonSource}}, true)))
 	return &importer.BlockFile{
