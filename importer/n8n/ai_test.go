@@ -262,8 +262,8 @@ func TestAIExtractClassify(t *testing.T) {
 	wantIn(t, flow, `[for i, item in step.item.items : item if step.enquiry_classifier[i].relevant_enquiry]`)
 }
 
-// The OpenAI node: Text → Message a Model converts, other operations are
-// errors at the node's parameters. From
+// The OpenAI node: Text → Message a Model converts; an image of the
+// items' files is an error when the items carry none. From
 // enescingoz+awesome-n8n-templates (the 32 text/message nodes of the
 // corpus; image analyze of binary files in 7).
 func TestAIOpenAINode(t *testing.T) {
@@ -277,7 +277,8 @@ func TestAIOpenAINode(t *testing.T) {
 	wantDiags(t, diags, "warning /nodes/2/parameters Reply fields left out")
 	image := `{"parameters": {"resource": "image", "operation": "analyze", "modelId": {"__rl": true, "mode": "list", "value": "gpt-4o"}, "inputType": "base64"}, "name": "OpenAI", "type": "@n8n/n8n-nodes-langchain.openAi", "typeVersion": 1.8}`
 	_, diags = importAI(t, aiWorkflow(t, `{url: "http://x"}`, []string{"OpenAI"}, []string{image}, nil))
-	wantDiags(t, diags, "error /nodes/2/parameters Unsupported operation")
+	// The items of a Code node carry no files to analyze.
+	wantDiags(t, diags, "error /nodes/2/parameters/inputType Binary data")
 }
 
 // The Chat Trigger starts the flow with the inputs chat_input and

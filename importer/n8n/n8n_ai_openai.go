@@ -9,11 +9,11 @@ import (
 )
 
 // The OpenAI node's (v1) operations besides Text → Message a Model: those
-// that send and receive JSON (Analyze Image of image URLs, Generate an
-// Image as URLs) are the same request to OpenAI's API as an http step,
-// with the credential's key as a secret; those that send or receive files
-// (binary data, which the flow's items do not carry) or run OpenAI's
-// assistants (threads and runs) are errors that say so.
+// that send and receive JSON (Analyze Image of image URLs or of the
+// items' files, Generate an Image as URLs) are the same request to
+// OpenAI's API as an http step, with the credential's key as a secret;
+// those that send or receive other files or run OpenAI's assistants
+// (threads and runs) are errors that say so.
 
 // openAIURL is OpenAI's API, n8n's default for an OpenAI credential.
 const openAIURL = "https://api.openai.com/v1"
@@ -25,10 +25,6 @@ func (n *n8n) openAIOperation(node *n8nNode, in n8nItems, resource, op string) [
 	why := ""
 	switch {
 	case resource == "image" && op == "analyze":
-		if t := p.Text("inputType"); t != "" && t != "url" {
-			why = "the image of the item's binary field is sent as base64 data, which the flow's items do not carry; Image URL(s) converts"
-			break
-		}
 		return n.openAIAnalyzeImage(node, in)
 	case resource == "image" && (op == "" || op == "generate"):
 		if !p.Boolean(false, "options", "returnImageUrls") {
@@ -45,7 +41,7 @@ func (n *n8n) openAIOperation(node *n8nNode, in n8nItems, resource, op string) [
 	default:
 		why = "the operation is none of those converted"
 	}
-	n.Problem(node.where, p, "Unsupported operation", fmt.Sprintf("resource %q, operation %q: %s. flowctl import converts Text → Message a Model, Analyze Image of image URLs and Generate an Image as URLs.", resource, op, why))
+	n.Problem(node.where, p, "Unsupported operation", fmt.Sprintf("resource %q, operation %q: %s. flowctl import converts Text → Message a Model, Analyze Image (of image URLs or files) and Generate an Image as URLs.", resource, op, why))
 	return nil
 }
 
@@ -91,21 +87,29 @@ func (n *n8n) openAIAnalyzeImage(node *n8nNode, in n8nItems) []n8nItems {
 	if v := p.Get("text"); v != nil {
 		text = s.textValue(v, "text")
 	}
-	urls := p.Get("imageUrls")
-	if urls == nil {
-		n.Problem(node.where, p, "Missing image URL", "the node names no image URL, which OpenAI refuses.")
-		return nil
-	}
 	detail := importer.Str("auto")
 	if v := p.Get("options", "detail"); v != nil && !(v.Kind == 's' && v.Str == "") {
 		detail = s.textValue(v, "detail")
+	}
+	var images importer.Expr
+	if t := p.Text("inputType"); t != "" && t != "url" {
+		if images = n.openAIImageFiles(node, in, detail); images == nil {
+			return nil
+		}
+	} else {
+		urls := p.Get("imageUrls")
+		if urls == nil {
+			n.Problem(node.where, p, "Missing image URL", "the node names no image URL, which OpenAI refuses.")
+			return nil
+		}
+		images = importer.Join(`[for u in split(",", `, inline(s.textValue(urls, "image_urls")),
+			`) : { type = "image_url", image_url = { url = trimspace(u), detail = `, inline(detail), ` } }]`)
 	}
 	maxTokens := importer.Code("300")
 	if v := p.Get("options", "maxTokens"); v != nil && !(v.Kind == 'n' && v.Num == "0") {
 		maxTokens = s.value(v, "max_tokens")
 	}
-	parts := importer.Join(`concat([{ type = "text", text = `, inline(text), ` }], [for u in split(",", `, inline(s.textValue(urls, "image_urls")),
-		`) : { type = "image_url", image_url = { url = trimspace(u), detail = `, inline(detail), ` } }])`)
+	parts := importer.Join(`concat([{ type = "text", text = `, inline(text), ` }], `, images, `)`)
 	n.openAIRequest(node, in, s, "/chat/completions", []importer.Member{
 		{Name: "model", Value: model},
 		{Name: "messages", Value: importer.Join("[{ role = \"user\", content = ", parts, " }]")},

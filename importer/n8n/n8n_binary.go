@@ -64,12 +64,7 @@ func (n *n8n) binaryOf(node *n8nNode, in n8nItems, param string, at *importer.JV
 		return ""
 	}
 	if in.binary == nil {
-		from := "the node before it"
-		if in.owner != nil {
-			from = fmt.Sprintf("%q (%s)", in.owner.name, in.owner.fullType)
-		}
-		n.Problem(node.where, at, "Binary data",
-			fmt.Sprintf("the node reads the file (binary data) of the items of %s, which the flow does not carry: it carries the files an HTTP Request downloads (Response Format File) and Convert to File makes, to the node right after.", from))
+		n.noFiles(node, in, at)
 		return ""
 	}
 	if _, ok := in.binary.props[prop]; !ok {
@@ -78,6 +73,17 @@ func (n *n8n) binaryOf(node *n8nNode, in n8nItems, param string, at *importer.JV
 		return ""
 	}
 	return prop
+}
+
+// noFiles is the error of node reading the files of items in, which the
+// flow does not carry.
+func (n *n8n) noFiles(node *n8nNode, in n8nItems, at *importer.JV) {
+	from := "the node before it"
+	if in.owner != nil {
+		from = fmt.Sprintf("%q (%s)", in.owner.name, in.owner.fullType)
+	}
+	n.Problem(node.where, at, "Binary data",
+		fmt.Sprintf("the node reads the file (binary data) of the items of %s, which the flow does not carry: it carries the files an HTTP Request downloads (Response Format File) and Convert to File makes, to the node right after.", from))
 }
 
 func sortedProps(m map[string]bool) []string {
@@ -315,7 +321,8 @@ var binaryContentTypes = []string{
 }
 
 // readsFiles reports whether every node node's items go to reads their
-// files (Extract from File, an HTTP Request sending a binary body): then
+// files (Extract from File, an HTTP Request sending a binary body, an
+// OpenAI node analyzing images of binary files): then
 // an HTTP Request that detects its response's format downloads a file.
 func readsFiles(node *n8nNode) bool {
 	any := false
@@ -323,7 +330,8 @@ func readsFiles(node *n8nNode) bool {
 		for _, e := range out {
 			p := e.node.params
 			switch {
-			case e.node.typ == "extractFromFile", e.node.typ == "httpRequest" && p.Boolean(false, "sendBody") && p.Text("contentType") == "binaryData":
+			case e.node.typ == "extractFromFile", e.node.typ == "httpRequest" && p.Boolean(false, "sendBody") && p.Text("contentType") == "binaryData",
+				readsImages(e.node):
 				any = true
 			default:
 				return false
