@@ -47,8 +47,8 @@ func TestAIOpenAIAnalyzeImage(t *testing.T) {
 // enescingoz+awesome-n8n-templates/OpenAI_and_LLMs__Transform_Image_to_Lego_Style_Using_Line_and_Dall-E.json
 // and oxbshw+ultimate-n8n-ai-workflows/automation__1709_Linkedin_Wordpress_Automation_Webhook.json
 // (its size): the images request n8n sends; each item is an entry of
-// the response's data. Without the option, the images are binary
-// files: an error, as are audio, files and assistants.
+// the response's data. Images as files whose json may be read are an
+// error, as are transcriptions, files and assistants.
 func TestAIOpenAIGenerateImage(t *testing.T) {
 	node := `{"name": "Image Instagram", "type": "@n8n/n8n-nodes-langchain.openAi", "parameters": {"prompt": "={{ $json.output.instagram }}", "options": {"size": "1024x1024", "returnImageUrls": true}, "resource": "image"}, "credentials": {"openAiApi": {"id": "CDX6QM4gLYanh0P4", "name": "OpenAi account"}}, "typeVersion": 1.8}`
 	flow, diags := importAI(t, aiWorkflow(t, `{output: {instagram: "A red bicycle"}}`, []string{"Image Instagram"}, []string{node}, nil))
@@ -67,8 +67,8 @@ func TestAIOpenAIGenerateImage(t *testing.T) {
 	wantDiags(t, diags)
 
 	for _, c := range []struct{ params, why string }{
-		{`{"prompt": "={{ $json.content }}", "options": {}, "resource": "image"}`, "binary files"},
-		{`{"options": {}, "resource": "audio", "operation": "transcribe"}`, "audio is a binary file"},
+		{`{"prompt": "={{ $json.content }}", "options": {}, "resource": "image"}`, "the id of its binary data store"},
+		{`{"options": {}, "resource": "audio", "operation": "transcribe"}`, "multipart form"},
 		{`{"options": {"purpose": "assistants"}, "resource": "file", "binaryPropertyName": "data.pdf"}`, "binary file"},
 		{`{"text": "={{ $json.chatInput }}", "prompt": "define", "options": {}, "resource": "assistant", "assistantId": {"__rl": true, "mode": "id", "value": "asst_HDSAnzsp4WqY4UC1iI9auH5z"}}`, "Assistants API"},
 	} {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/flowctl/flowctl/importer"
+	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -27,13 +28,11 @@ func (n *n8n) openAIOperation(node *n8nNode, in n8nItems, resource, op string) [
 	case resource == "image" && op == "analyze":
 		return n.openAIAnalyzeImage(node, in)
 	case resource == "image" && (op == "" || op == "generate"):
-		if !p.Boolean(false, "options", "returnImageUrls") {
-			why = "the images come back as binary files, which the flow's items do not carry; with the option Return Image URLs the node converts"
-			break
-		}
 		return n.openAIGenerateImage(node, in)
+	case resource == "audio" && (op == "" || op == "generate"):
+		return n.openAISpeech(node, in)
 	case resource == "audio":
-		why = "audio is a binary file (the speech generated, the recording transcribed or translated), which the flow's items do not carry"
+		why = "OpenAI takes the recording to transcribe or translate as a multipart form, which the http block does not send"
 	case resource == "file":
 		why = "a file's upload sends the item's binary file, which the flow's items do not carry"
 	case resource == "assistant":
@@ -41,13 +40,13 @@ func (n *n8n) openAIOperation(node *n8nNode, in n8nItems, resource, op string) [
 	default:
 		why = "the operation is none of those converted"
 	}
-	n.Problem(node.where, p, "Unsupported operation", fmt.Sprintf("resource %q, operation %q: %s. flowctl import converts Text → Message a Model, Analyze Image (of image URLs or files) and Generate an Image as URLs.", resource, op, why))
+	n.Problem(node.where, p, "Unsupported operation", fmt.Sprintf("resource %q, operation %q: %s. flowctl import converts Text → Message a Model, Analyze Image, Generate an Image and Generate Audio.", resource, op, why))
 	return nil
 }
 
 // openAIRequest is an http step node.step that posts body to OpenAI's
 // API at path, for each item, with the credential's key.
-func (n *n8n) openAIRequest(node *n8nNode, in n8nItems, s *n8nScope, path string, body []importer.Member, what string) {
+func (n *n8n) openAIRequest(node *n8nNode, in n8nItems, s *n8nScope, path string, body []importer.Member, what string) *hclwrite.Body {
 	credName := node.j.Text("credentials", "openAiApi", "name")
 	if credName == "" {
 		credName = "openAiApi"
@@ -64,6 +63,7 @@ func (n *n8n) openAIRequest(node *n8nNode, in n8nItems, s *n8nScope, path string
 	bb.SetAttributeRaw("body", importer.Clone(importer.Object(body)))
 	n.dependsOn(bb, in)
 	n.Step(n.nodeComment(node)+": "+what+" (OpenAI's API, at n8n's default URL for the credential)", b)
+	return bb
 }
 
 // openAIAnalyzeImage is Analyze Image of image URLs: a chat completion of
@@ -141,8 +141,9 @@ func (n *n8n) openAIGenerateImage(node *n8nNode, in n8nItems) []n8nItems {
 		}
 		model, modelName = importer.Str(text), text
 	}
-	if modelName == "gpt-image-1" {
-		n.Problem(node.where, p.Get("model"), "Unsupported operation", "gpt-image-1 gives its images as base64 data, not URLs: binary files, which the flow's items do not carry.")
+	urls := p.Boolean(false, "options", "returnImageUrls")
+	if modelName == "gpt-image-1" && urls {
+		n.Problem(node.where, p.Get("model"), "Unsupported operation", "gpt-image-1 gives its images as base64 data, not URLs: n8n sends no response format and reads no URL.")
 		return nil
 	}
 	prompt := p.Get("prompt")
@@ -150,7 +151,10 @@ func (n *n8n) openAIGenerateImage(node *n8nNode, in n8nItems) []n8nItems {
 		n.Problem(node.where, p, "Missing prompt", "the node has no prompt, which n8n fails on too.")
 		return nil
 	}
-	body := []importer.Member{{Name: "prompt", Value: s.textValue(prompt, "prompt")}, {Name: "model", Value: model}, {Name: "response_format", Value: importer.Str("url")}}
+	body := []importer.Member{{Name: "prompt", Value: s.textValue(prompt, "prompt")}, {Name: "model", Value: model}}
+	if urls {
+		body = append(body, importer.Member{Name: "response_format", Value: importer.Str("url")})
+	}
 	opts := p.Get("options")
 	for _, k := range opts.Keys {
 		if k == "returnImageUrls" || k == "binaryPropertyOutput" {
@@ -162,6 +166,9 @@ func (n *n8n) openAIGenerateImage(node *n8nNode, in n8nItems) []n8nItems {
 			return nil
 		}
 		body = append(body, importer.Member{Name: name, Value: s.value(opts.Obj[k], name)})
+	}
+	if !urls {
+		return n.openAIImageFilesOut(node, in, s, body, modelName == "gpt-image-1")
 	}
 	n.openAIRequest(node, in, s, "/images/generations", body, "the images of each item's prompt, as URLs")
 	items := importer.Join("flatten([for r in ", importer.Ref("step", node.step), " : r.body.data])")
