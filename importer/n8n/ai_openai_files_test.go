@@ -213,6 +213,17 @@ func TestAIOpenAIGenerateImageFiles(t *testing.T) {
 	}
 	wantDiags(t, lines, "Binary data /nodes/3/parameters/inputDataFieldName")
 
+	// A LinkedIn post after it, as "Image Facebook e Linkedin" of
+	// oxbshw+ultimate-n8n-ai-workflows/automation__1709_Linkedin_Wordpress_Automation_Webhook.json:
+	// its items are LinkedIn's answer; the image converts (LinkedIn does not).
+	linkedIn := `{"name": "Publish on LinkedIn", "type": "n8n-nodes-base.linkedIn", "parameters": {"text": "Kites", "person": "6nJkOa3fkG", "additionalFields": {}, "shareMediaCategory": "IMAGE"}, "typeVersion": 1}`
+	res, diags = importer.Import([]importer.File{{Name: "wf.json", Bytes: wf(image, linkedIn)}}, importer.Options{Partial: true})
+	lines = nil
+	for _, d := range diags {
+		lines = append(lines, d.Summary+" "+d.Extra.(importer.Origin).Path)
+	}
+	wantDiags(t, lines, "Unsupported node /nodes/3/type")
+
 	set := `{"name": "Fields", "type": "n8n-nodes-base.set", "typeVersion": 3.4, "parameters": {"assignments": {"assignments": [{"id": "a", "name": "file", "value": "={{ $json.fileName }}", "type": "string"}]}, "options": {}}}`
 	reads := strings.Replace(upload, `example.jpg`, `{{ $json.fileName }}`, 1)
 	for _, c := range []struct {

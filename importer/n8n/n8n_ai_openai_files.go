@@ -98,7 +98,7 @@ func (n *n8n) filesOnly(node *n8nNode) string {
 
 // filesReaders are the nodes whose items are what they get from a
 // service, not their input items.
-var filesReaders = map[string]bool{"httpRequest": true, "telegram": true, "googleDrive": true, "slack": true, "discord": true, "gmail": true}
+var filesReaders = map[string]bool{"httpRequest": true, "telegram": true, "googleDrive": true, "slack": true, "discord": true, "gmail": true, "linkedIn": true, "facebookGraphApi": true}
 
 // stringsOf reports whether f holds for a string in v.
 func stringsOf(v *importer.JV, f func(string) bool) bool {
