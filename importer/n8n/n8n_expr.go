@@ -94,7 +94,7 @@ func (s *n8nScope) textValue(v *importer.JV, path string) importer.Expr {
 
 // goja registers an expression for goja and returns its value.
 func (s *n8nScope) goja(v *importer.JV, path string) importer.Expr {
-	src, _ := rewriteIf(v.Str) // n8n_exprif.go
+	src, _ := rewriteIf(v.Str)  // n8n_exprif.go
 	rest, why := s.n8nTime(src) // n8n_time.go
 	if why != "" {
 		msg := s.n.Problem(s.node.where, v, "Unsupported expression", why)
