@@ -107,11 +107,12 @@ func (n *n8n) legacyCode(node *n8nNode, in n8nItems, each bool) []n8nItems {
 		return nil
 	}
 	src := at.Str
-	bad := unsupportedN8NName.FindString(src)
+	code := jsCodeText(src) // what the code names, not its strings' words
+	bad := unsupportedN8NName.FindString(code)
 	if bad == "" {
-		bad = legacyUnsupported.FindString(src)
+		bad = legacyUnsupported.FindString(code)
 	}
-	if bad == "" && strings.Contains(src, "require(") {
+	if bad == "" && strings.Contains(code, "require(") {
 		bad = "require"
 	}
 	if bad != "" {
