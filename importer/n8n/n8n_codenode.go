@@ -121,8 +121,9 @@ func (n *n8n) codeNode(node *n8nNode, in n8nItems) []n8nItems {
 	if !ok {
 		return nil
 	}
-	if unsupportedN8NName.MatchString(src) || strings.Contains(src, "require(") || strings.Contains(src, "$helpers") || strings.Contains(src, "this.helpers") {
-		bad := unsupportedN8NName.FindString(src)
+	// What the code names, not the words of its strings and comments.
+	if code := jsCodeText(src); unsupportedN8NName.MatchString(code) || strings.Contains(code, "require(") || strings.Contains(code, "$helpers") || strings.Contains(code, "this.helpers") {
+		bad := unsupportedN8NName.FindString(code)
 		if bad == "" {
 			bad = "require or helpers"
 		}

@@ -107,11 +107,12 @@ func (n *n8n) legacyCode(node *n8nNode, in n8nItems, each bool) []n8nItems {
 		return nil
 	}
 	src := at.Str
-	bad := unsupportedN8NName.FindString(src)
+	code := jsCodeText(src) // what the code names, not its strings' words
+	bad := unsupportedN8NName.FindString(code)
 	if bad == "" {
-		bad = legacyUnsupported.FindString(src)
+		bad = legacyUnsupported.FindString(code)
 	}
-	if bad == "" && strings.Contains(src, "require(") {
+	if bad == "" && strings.Contains(code, "require(") {
 		bad = "require"
 	}
 	if bad != "" {
@@ -165,7 +166,7 @@ func (n *n8n) renameKeysNode(node *n8nNode, in n8nItems) []n8nItems {
 // the fields' aggregations, for all items or for each group the split
 // fields make.
 func (n *n8n) summarizeNode(node *n8nNode, in n8nItems) []n8nItems {
-	return n.versionedList(node, in, "summarize", "the fields summarized")
+	return summarizePairs(node, in, n.versionedList(node, in, "summarize", "the fields summarized"))
 }
 
 // versionedList is listNode with the node's version in its parameters
@@ -182,11 +183,7 @@ func (n *n8n) versionedList(node *n8nNode, in n8nItems, mode, what string) []n8n
 	b, body := importer.NewStep(node.step, "n8n_code")
 	body.SetAttributeValue("mode", cty.StringVal(mode))
 	body.SetAttributeRaw("items", importer.Clone(in.e))
-	params := *node.params
-	params.Keys = append(slices.Clip(params.Keys), "__version")
-	params.Obj = maps.Clone(params.Obj)
-	params.Obj["__version"] = &importer.JV{Kind: 'n', Num: strconv.FormatFloat(node.version, 'f', -1, 64)}
-	body.SetAttributeRaw("params", importer.Clone(importer.JsonLiteral(&params)))
+	body.SetAttributeRaw("params", importer.Clone(versionedParams(node)))
 	n.dependsOn(body, in)
 	n.Step(n.nodeComment(node)+": "+what, b)
 	return []n8nItems{{e: importer.Ref("step", node.step, "items")}}
@@ -213,7 +210,16 @@ func (n *n8n) itemListsNode(node *n8nNode, in n8nItems) []n8nItems {
 			n.Problem(node.where, p, "Unsupported option", "Item Lists before v3 names the fields to include, and the field to split out, otherwise than v3; flowctl import converts its split out of fields without $json., commas (v1) or Selected Other Fields.")
 			return nil
 		}
-		return n.versionedList(node, in, "itemListsSplitOut", "an item for each element of "+strconv.Quote(field))
+		// Each item from the input item it was split out of (n8n's
+		// pairedItem {item: i}, in every version).
+		if node.params.Kind != 'o' {
+			n.Problem(node.where, node.params, "Invalid value", "the node's parameters are not an object; n8n fails on it too.")
+			return nil
+		}
+		if n.expressionParams(node) {
+			return nil
+		}
+		return n.perItemListNode(node, in, "itemListsSplitOut", versionedParams(node), "an item for each element of "+strconv.Quote(field))
 	case "removeDuplicates":
 		return n.versionedList(node, in, "removeDuplicates", "the first of each set of equal items")
 	case "sort":

@@ -94,7 +94,8 @@ func (s *n8nScope) textValue(v *importer.JV, path string) importer.Expr {
 
 // goja registers an expression for goja and returns its value.
 func (s *n8nScope) goja(v *importer.JV, path string) importer.Expr {
-	rest, why := s.n8nTime(v.Str) // n8n_time.go
+	src, _ := rewriteIf(v.Str)  // n8n_exprif.go
+	rest, why := s.n8nTime(src) // n8n_time.go
 	if why != "" {
 		msg := s.n.Problem(s.node.where, v, "Unsupported expression", why)
 		return importer.Call("throw_error", importer.Str(msg))
@@ -117,8 +118,8 @@ func (s *n8nScope) goja(v *importer.JV, path string) importer.Expr {
 		name = fmt.Sprintf("%s_%d", importer.Snake(path), i)
 	}
 	s.js.names[name] = true
-	s.js.members = append(s.js.members, importer.Member{Name: name, Value: importer.Text(v.Str)})
-	s.js.src = append(s.js.src, v.Str)
+	s.js.members = append(s.js.members, importer.Member{Name: name, Value: importer.Text(src)})
+	s.js.src = append(s.js.src, src)
 	s.js.at = append(s.js.at, v)
 	if s.js.step == "" {
 		s.js.step = s.n.Name("step", s.node.step+"_js", s.node.step+"_js")

@@ -8,7 +8,7 @@ import (
 // adapterNames are the $ names the n8n_code adapter gives an expression
 // (n8n_code.js, scope).
 var adapterNames = map[string]bool{"$json": true, "$input": true, "$node": true, "$items": true, "$itemIndex": true,
-	"$runIndex": true, "$workflow": true, "$prevNode": true}
+	"$runIndex": true, "$workflow": true, "$prevNode": true, "$item": true, "$ifEmpty": true}
 
 // dollarName is a $ name of JavaScript code.
 var dollarName = regexp.MustCompile(`\$[A-Za-z_][A-Za-z0-9_$]*`)

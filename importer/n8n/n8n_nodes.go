@@ -350,7 +350,7 @@ func (n *n8n) splitOutNode(node *n8nNode, in n8nItems) []n8nItems {
 	if n.expressionParams(node) {
 		return nil
 	}
-	return n.perItemListNode(node, in, "splitOut", "an item for each element of "+strconv.Quote(node.params.Text("fieldToSplitOut")))
+	return n.perItemListNode(node, in, "splitOut", importer.JsonLiteral(node.params), "an item for each element of "+strconv.Quote(node.params.Text("fieldToSplitOut")))
 }
 
 func (n *n8n) aggregateNode(node *n8nNode, in n8nItems) []n8nItems {

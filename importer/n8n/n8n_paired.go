@@ -17,13 +17,13 @@ import (
 // on its own (Split Out: every element of a field, n8n's pairedItem {item:
 // i}) once for each input item: its items are those of every run, each
 // paired with the item it was made from.
-func (n *n8n) perItemListNode(node *n8nNode, in n8nItems, mode string, what string) []n8nItems {
+func (n *n8n) perItemListNode(node *n8nNode, in n8nItems, mode string, params importer.Expr, what string) []n8nItems {
 	n.code = true
 	b, body := importer.NewStep(node.step, "n8n_code")
 	body.SetAttributeRaw("for_each", importer.Clone(in.e))
 	body.SetAttributeValue("mode", cty.StringVal(mode))
 	body.SetAttributeRaw("items", importer.Clone(importer.Code("[each.value]")))
-	body.SetAttributeRaw("params", importer.Clone(importer.JsonLiteral(node.params)))
+	body.SetAttributeRaw("params", importer.Clone(params))
 	n.dependsOn(body, in)
 	n.Step(n.nodeComment(node)+": "+what+", for each item", b)
 	return []n8nItems{pairedWith(importer.Call("flatten", importer.Join(importer.Ref("step", node.step), "[*].items")), in, eachPaired(node.step))}

@@ -206,6 +206,48 @@ function scope(input, perItem) {
   }
 }
 
+// expressionNames are the names n8n gives its expressions beside those of
+// scope: $item(i) (n8n-workflow's WorkflowDataProxy, the names of item i,
+// whose $node and $json read item i; a run index other than the one run's
+// is refused) and $ifEmpty (its extended functions).
+function expressionNames(input) {
+  return {
+    $item: function (i, runIndex) {
+      if (runIndex !== undefined && runIndex !== 0 && runIndex !== -1) {
+        throw new AdapterError('$item(' + i + ', ' + runIndex + '): the flow runs each node once')
+      }
+      var names = scope(Object.assign({}, input, { index: i }), true)
+      var list = input.items || []
+      if (list[i] === undefined) {
+        // n8n fails reading $json of an item the input does not have.
+        Object.defineProperty(names, '$json', {
+          get: function () {
+            throw new AdapterError('the input has ' + list.length + " item(s) but you're trying to access item " + i)
+          },
+        })
+      }
+      return names
+    },
+    $ifEmpty: function (value, defaultValue) {
+      if (arguments.length !== 2) {
+        throw new AdapterError('expected two arguments (value, defaultValue) for this function')
+      }
+      if (value === undefined || value === null || value === '') {
+        return defaultValue
+      }
+      if (typeof value === 'object') {
+        if (Array.isArray(value) && !value.length) {
+          return defaultValue
+        }
+        if (!Object.keys(value).length) {
+          return defaultValue
+        }
+      }
+      return value
+    },
+  }
+}
+
 // run runs a Code node's JavaScript as n8n does: the body of an async
 // function, with the names of scope.
 async function run(code, names) {
@@ -590,7 +632,7 @@ async function executeMode(input) {
       return { items: [json], values: null }
     }
     case 'expressions': {
-      names = Object.assign(scope(input, true), n8nTimeNames(input.zone)) // n8n_time.js
+      names = Object.assign(scope(input, true), n8nTimeNames(input.zone), expressionNames(input)) // n8n_time.js
       var values = {}
       Object.keys(input.expressions || {}).forEach(function (k) {
         values[k] = evaluate(input.expressions[k], names)
