@@ -96,12 +96,14 @@ func mailBuiltins() []*Block {
 				field("mailbox", cty.String, cty.StringVal("INBOX"), "The mailbox to read"),
 				field("search", cty.DynamicPseudoType, cty.TupleVal([]cty.Value{cty.StringVal("UNSEEN")}), "The search, all criteria met: flags such as \"UNSEEN\", \"ALL\", \"FLAGGED\", and pairs such as [\"FROM\", \"ann@example.com\"], [\"SINCE\", \"2024-05-20\"]"),
 				field("mark_read", cty.Bool, cty.True, "Mark the messages read (\\Seen) once they are fetched"),
+				optional("after_uid", cty.Number, "Only the messages whose UID is greater: the last one a run gave, kept in a memory"),
 				optional("limit", cty.Number, "The most messages given, oldest first; all when null"),
 			),
 			Checks: map[string]func(cty.Value) error{
-				"port":     checkPort,
-				"security": checkOneOf(MailTLS, MailStartTLS, MailNone),
-				"limit":    checkPositive,
+				"port":      checkPort,
+				"security":  checkOneOf(MailTLS, MailStartTLS, MailNone),
+				"limit":     checkPositive,
+				"after_uid": checkCount,
 			},
 			Outputs: []*lang.Field{
 				out("messages", cty.List(MailMessageType), "The messages, oldest first: uid, headers (lower-case names, the first of each, encoded words decoded), text_plain and text_html (the first part of each type, decoded; empty when none)"),

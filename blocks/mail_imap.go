@@ -59,10 +59,21 @@ func (e imapExecutor) Execute(ctx context.Context, call *Call) (*Result, error) 
 	if _, err := c.Select(mailbox, false); err != nil {
 		return nil, fmt.Errorf("imap: mailbox %q: %v", mailbox, err)
 	}
+	var after uint32
+	if v := call.Inputs["after_uid"]; !v.IsNull() {
+		n, _ := v.AsBigFloat().Uint64()
+		if n >= 1<<32-1 {
+			return &Result{Outputs: map[string]cty.Value{"messages": cty.ListValEmpty(MailMessageType), "count": cty.NumberIntVal(0)}}, nil
+		}
+		after = uint32(n)
+		criteria.Uid = new(imap.SeqSet)
+		criteria.Uid.AddRange(after+1, 0) // after+1:*, which also finds the last message when it is not greater
+	}
 	uids, err := c.UidSearch(criteria)
 	if err != nil {
 		return nil, fmt.Errorf("imap: search: %v", err)
 	}
+	uids = slices.DeleteFunc(uids, func(u uint32) bool { return u <= after })
 	slices.Sort(uids)
 	if v := call.Inputs["limit"]; !v.IsNull() {
 		if n, _ := v.AsBigFloat().Int64(); int64(len(uids)) > n {

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http/httptest"
 	"net/mail"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -379,6 +380,27 @@ func TestIMAPSearch(t *testing.T) {
 	} {
 		if got := read(c.search); got != c.want {
 			t.Errorf("search %#v: %d, want %d", c.search, got, c.want)
+		}
+	}
+	// after_uid: only greater UIDs; "N:*" also finds the last message,
+	// which is left out when it is not greater.
+	for after, want := range map[int64][]int64{0: {6, 7, 8}, 7: {8}, 100: nil} {
+		res, err := imapExecutor{}.Execute(context.Background(), mailCall(t, "imap", map[string]cty.Value{
+			"host": cty.StringVal(host), "port": cty.NumberIntVal(port), "security": cty.StringVal("none"),
+			"user": cty.StringVal("username"), "password": cty.StringVal("password"), "search": s("ALL"), "mark_read": cty.False,
+			"after_uid": cty.NumberIntVal(after),
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for it := res.Outputs["messages"].ElementIterator(); it.Next(); {
+			_, m := it.Element()
+			u, _ := m.GetAttr("uid").AsBigFloat().Int64()
+			got = append(got, u)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("after_uid %d: uids %v, want %v", after, got, want)
 		}
 	}
 	wrong := mailCall(t, "imap", map[string]cty.Value{
