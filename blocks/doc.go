@@ -1,5 +1,6 @@
 // Package blocks knows the kinds of block a step can use: the built-in
-// blocks of the catalog (http, llm, scrape, file, value, sleep) and the user
+// blocks of the catalog (http, llm, scrape, sql, smtp, imap, file, value,
+// sleep and the retrieval blocks) and the user
 // blocks defined in flow files and block files, which it checks and gathers
 // into a Registry.
 //
