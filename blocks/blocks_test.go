@@ -12,12 +12,12 @@ import (
 )
 
 func TestBuiltinCatalog(t *testing.T) {
-	wantCache := map[string]bool{"http": false, "llm": false, "scrape": false, "sleep": false, "sql": false, "file": true, "value": false,
+	wantCache := map[string]bool{"smtp": false, "imap": false, "http": false, "llm": false, "scrape": false, "sleep": false, "sql": false, "file": true, "value": false,
 		"document": true, "chunk": false, "embed": true}
-	wantSensitive := map[string]bool{"http": false, "scrape": false, "sql": false, "file": false, "sleep": false, "value": true, "llm": true, "mcp": true,
+	wantSensitive := map[string]bool{"smtp": false, "imap": false, "http": false, "scrape": false, "sql": false, "file": false, "sleep": false, "value": true, "llm": true, "mcp": true,
 		"document": true, "chunk": true, "embed": true}
 	r := NewRegistry()
-	if got := strings.Join(r.Names(), ","); got != "approval,chunk,document,embed,file,http,llm,mcp,scrape,sleep,sql,value,vector_delete,vector_search,vector_upsert" {
+	if got := strings.Join(r.Names(), ","); got != "approval,chunk,document,embed,file,http,imap,llm,mcp,scrape,sleep,smtp,sql,value,vector_delete,vector_search,vector_upsert" {
 		t.Fatalf("built-ins: %s", got)
 	}
 	for _, b := range r.All() {
@@ -229,7 +229,7 @@ func TestRemoteBuiltins(t *testing.T) {
 			got[b.Name] = r
 		}
 	}
-	want := map[string]Remote{"http": RemoteNetwork, "scrape": RemoteNetwork, "sql": RemoteNetwork, "llm": RemoteModel, "mcp": RemoteMCP, "embed": RemoteModel}
+	want := map[string]Remote{"http": RemoteNetwork, "scrape": RemoteNetwork, "sql": RemoteNetwork, "smtp": RemoteNetwork, "imap": RemoteNetwork, "llm": RemoteModel, "mcp": RemoteMCP, "embed": RemoteModel}
 	if len(got) != len(want) {
 		t.Errorf("remote built-ins: %v", got)
 	}

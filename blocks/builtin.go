@@ -60,7 +60,7 @@ const MaxTokensLimit = 1<<31 - 1
 // returns fresh values.
 func Builtins() []*Block {
 	stringMap := cty.Map(cty.String)
-	return []*Block{
+	return append([]*Block{
 		{
 			Name:        "http",
 			Runtime:     RuntimeBuiltin,
@@ -383,7 +383,7 @@ func Builtins() []*Block {
 				out("slept_ms", cty.Number, "How long the step slept, in milliseconds"),
 			},
 		},
-	}
+	}, mailBuiltins()...)
 }
 
 func checkOneOf(options ...string) func(cty.Value) error {

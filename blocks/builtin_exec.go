@@ -30,6 +30,8 @@ func BuiltinExecutorsWith(o HTTPOptions) map[string]Executor {
 		"file":   fileExecutor{},
 		"sleep":  ExecutorFunc(execSleep),
 		"sql":    sqlExecutor{o.Egress},
+		"smtp":   smtpExecutor{o.Egress},
+		"imap":   imapExecutor{o.Egress},
 		"http":   h,
 		"scrape": &scrapeExecutor{h},
 		// The retrieval blocks' executors are package blocks/retrieval's

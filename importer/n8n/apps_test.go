@@ -159,7 +159,13 @@ func runImported(t *testing.T, files map[string]string, flow string, secrets map
 // failure's text, "" when the run succeeds.
 func runImportedErr(t *testing.T, files map[string]string, flow string, secrets map[string]string, api string) (map[string]any, string) {
 	t.Helper()
-	dir := t.TempDir()
+	return runImportedIn(t, t.TempDir(), files, flow, secrets, api)
+}
+
+// runImportedIn is runImportedErr in dir, whose state (memories) a run
+// before it in dir left.
+func runImportedIn(t *testing.T, dir string, files map[string]string, flow string, secrets map[string]string, api string) (map[string]any, string) {
+	t.Helper()
 	for name, text := range files {
 		if apps.Flow(strings.TrimSuffix(name, apps.Suffix)) != nil {
 			text = apiURL.ReplaceAllString(text, "${1}"+strconv.Quote(api))

@@ -58,6 +58,8 @@ func init() {
 		"mattermost":       (*n8n).mattermostNode,
 		"discord":          (*n8n).discordNode,
 		"todoist":          (*n8n).todoistNode,
+		"emailSend":        (*n8n).emailSendNode,
+		"emailReadImap":    (*n8n).emailReadImapNode,
 		"html":             (*n8n).htmlNode,
 		"markdown":         (*n8n).markdownNode,
 		"htmlExtract":      (*n8n).htmlExtractNode,
