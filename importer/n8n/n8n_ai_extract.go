@@ -169,7 +169,7 @@ func (n *n8n) informationExtractorNode(node *n8nNode, in n8nItems) []n8nItems {
 		}
 	}
 	n.writeLLM(c, "the attributes of each item's text")
-	return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = ", fieldsItem(fields), " }]"), in, nil)}
+	return []n8nItems{llmItems(node, in, "{ output = ", fieldsItem(fields), " }")}
 }
 
 // textClassifierNode asks, for each item, which categories its text has
