@@ -69,13 +69,22 @@ func continues(node *n8nNode) bool {
 
 // llmItems are the items of root node's llm step, one made of each of its
 // instances r (item: parts of importer.Join); a failed instance (the step
-// continues on error) gives none.
+// continues on error) gives none. Those items pair with the node's input
+// items one for one, as n8n pairs them when the node gives as many as it
+// took (assignPairedItems). With an error output it gives two outputs,
+// and n8n pairs none of the items that say nothing of their pair: the
+// chain's, the Information Extractor's and Agent v1's (only Agent v2 on
+// gives each its item); they are unpaired then.
 func llmItems(node *n8nNode, in n8nItems, item ...any) n8nItems {
 	results := importer.Ref("step", node.step)
 	head := []any{"[for r in ", results, " : "}
 	if continues(node) {
-		return pairedWith(importer.Join(append(append(head, item...), " if r != null]")...), in,
+		items := pairedWith(importer.Join(append(append(head, item...), " if r != null]")...), in,
 			importer.Join("[for k, r in ", results, " : k if r != null]"))
+		if node.fullType != langchainPrefix+"agent" || node.version < 2 {
+			items.paired, items.unpaired = nil, true
+		}
+		return items
 	}
 	return pairedWith(importer.Join(append(append(head, item...), "]")...), in, nil)
 }
