@@ -7,7 +7,8 @@ import (
 )
 
 // withErrorOutput adds to a workflow of aiWorkflow the nodes on the error
-// output (output 1) of root, and the connections given as "From>To".
+// output (output 1) of root, and the connections given as "From>To"
+// ("From#0>To": root's success output).
 func withErrorOutput(t *testing.T, src []byte, root string, nodes []string, conns ...string) []byte {
 	t.Helper()
 	var wf map[string]any
@@ -29,9 +30,10 @@ func withErrorOutput(t *testing.T, src []byte, root string, nodes []string, conn
 		if from == root {
 			out = 1
 		}
-		main := make([]any, out+1)
-		for i := range main {
-			main[i] = []any{}
+		from = strings.TrimSuffix(from, "#0")
+		main := []any{[]any{}, []any{}}
+		if old, ok := cs[from].(map[string]any); ok && from == root {
+			main = old["main"].([]any)
 		}
 		main[out] = []any{map[string]any{"node": to, "type": "main", "index": 0}}
 		cs[from] = map[string]any{"main": main}
@@ -97,6 +99,16 @@ func TestAIOnError(t *testing.T) {
 		wantIn(t, flow, `on_error = "continue"`,
 			`for_each = [for k, item in step.item.items : item if step.basic_llm_chain[k] == null]`,
 			`text = "There was an error."`)
+	}
+
+	// n8n pairs none of the chain's other items then: a reference through
+	// them to the item before is refused.
+	src = withErrorOutput(t, aiWorkflow(t, `{id: "m1"}`, []string{"Basic LLM Chain"}, []string{chain, model},
+		map[string]string{"OpenAI Chat Model1": "ai_languageModel>Basic LLM Chain"}), "Basic LLM Chain",
+		[]string{strings.Replace(errorResponse, "VALUE", "=There was an error.", 1), strings.Replace(after, "EXPR", "={{ $('Item').item.json.id }}", 1)},
+		"Basic LLM Chain>Error Response", "Basic LLM Chain#0>After")
+	if flow, diags := importAI(t, src); flow != "" || !strings.Contains(strings.Join(diags, "\n"), "error /nodes/5/parameters/assignments/assignments/0/value Paired item not followed") {
+		t.Errorf("a reference through the chain's unpaired items converted:\n%s\n%s", strings.Join(diags, "\n"), flow)
 	}
 
 	// Continue (regular output): the failed item is {error: n8n's message}.
