@@ -143,6 +143,9 @@ func (n *n8n) informationExtractorNode(node *n8nNode, in n8nItems) []n8nItems {
 		if schema = n.parseJSONParam(node, raw, text); schema == nil {
 			return nil
 		}
+		if st == "manual" && schema.Text("type") == "array" {
+			return n.extractList(node, c, in, raw, schema)
+		}
 		var why string
 		fields, why = schemaFields(schema, st == "fromJson", node.version >= 1.2, true)
 		if why != "" {
