@@ -156,16 +156,7 @@ func (n *n8n) informationExtractorNode(node *n8nNode, in n8nItems) []n8nItems {
 		n.Problem(node.where, p.Get("schemaType"), "Unsupported schema", fmt.Sprintf("schema type %q is none of n8n's.", st))
 		return nil
 	}
-	var renamed []string
-	for _, f := range fields {
-		if f.name != f.key {
-			renamed = append(renamed, fmt.Sprintf("%q as %s", f.key, f.name))
-		}
-	}
-	if len(renamed) > 0 {
-		n.Warn(node.where, p, "Fields renamed for the model",
-			fmt.Sprintf("the step's outputs are named in lower-case snake_case, the names the model is asked for: %s; each item has n8n's names.", strings.Join(renamed, ", ")))
-	}
+	n.warnRenamed(node, p, fields, "the step's outputs")
 	c.outputs = func(body *hclwrite.Body) {
 		for _, f := range fields {
 			outputBlock(body, f.name, f.typ, f.description, nil, !f.required)

@@ -1,6 +1,7 @@
 package n8n
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/flowctl/flowctl/importer"
@@ -36,4 +37,19 @@ func (n *n8n) extractList(node *n8nNode, c *llmCall, in n8nItems, raw, schema *i
 	c.outputs = func(body *hclwrite.Body) { outputBlock(body, "output", typ, schema.Text("description"), nil, false) }
 	n.writeLLM(c, "the list extracted from each item's text")
 	return []n8nItems{llmItems(node, in, item)}
+}
+
+// warnRenamed warns of the fields of a schema that are named otherwise
+// for the model (what: the step's outputs, the tool's flow's inputs).
+func (n *n8n) warnRenamed(node *n8nNode, at *importer.JV, fields []schemaField, what string) {
+	var renamed []string
+	for _, f := range fields {
+		if f.name != f.key {
+			renamed = append(renamed, fmt.Sprintf("%q as %s", f.key, f.name))
+		}
+	}
+	if len(renamed) > 0 {
+		n.Warn(node.where, at, "Fields renamed for the model",
+			fmt.Sprintf("%s are named in lower-case snake_case, the names the model is asked for: %s; each item has n8n's names.", what, strings.Join(renamed, ", ")))
+	}
 }
