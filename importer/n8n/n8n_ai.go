@@ -331,10 +331,10 @@ var n8nAINodeTypes map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItem
 
 func init() {
 	n8nAINodeTypes = map[string]func(n *n8n, node *n8nNode, in n8nItems) []n8nItems{
-		"agent":                (*n8n).agentNode,
-		"chainLlm":             (*n8n).chainNode,
+		"agent":                aiContinuing((*n8n).agentNode),
+		"chainLlm":             aiContinuing((*n8n).chainNode),
 		"openAi":               (*n8n).openAINode,
-		"informationExtractor": (*n8n).informationExtractorNode,
+		"informationExtractor": aiContinuing((*n8n).informationExtractorNode),
 		"textClassifier":       (*n8n).textClassifierNode,
 		"chainRetrievalQa":     (*n8n).retrievalQANode,
 		"chainSummarization":   (*n8n).summarizationNode,

@@ -64,6 +64,7 @@ func (n *n8n) writeLLM(c *llmCall, what string) {
 		if reply == nil {
 			reply = importer.Join(importer.Ref("step", node.step), "[i].text")
 		}
+		c.mem.skipFailed = continues(node)
 		n.declareMemory(c.mem, turn, node.step, reply)
 	} else if len(c.messages) > 0 {
 		body.SetAttributeRaw("messages", importer.Clone(importer.Tuple(c.messages)))
@@ -76,6 +77,9 @@ func (n *n8n) writeLLM(c *llmCall, what string) {
 		if c.maxCalls != nil {
 			body.SetAttributeRaw("max_tool_calls", importer.Clone(c.maxCalls))
 		}
+	}
+	if continues(node) {
+		body.SetAttributeValue("on_error", cty.StringVal("continue"))
 	}
 	n.dependsOn(body, c.in)
 	if c.outputs != nil {
@@ -149,10 +153,10 @@ func (n *n8n) agentNode(node *n8nNode, in n8nItems) []n8nItems {
 	if parsed && p.Boolean(true, "hasOutputParser") {
 		c.outputs = func(body *hclwrite.Body) { outputBlock(body, "output", typ, "", nil, false) }
 		n.writeLLM(c, "the agent, for each item")
-		return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = r.output }]"), in, nil)}
+		return []n8nItems{llmItems(node, in, "{ output = r.output }")}
 	}
 	n.writeLLM(c, "the agent, for each item")
-	return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = r.text }]"), in, nil)}
+	return []n8nItems{llmItems(node, in, "{ output = r.text }")}
 }
 
 // chainNode is the Basic LLM Chain: its messages, then the prompt; each
@@ -208,18 +212,18 @@ func (n *n8n) chainNode(node *n8nNode, in n8nItems) []n8nItems {
 		n.writeLLM(c, "the chain, for each item")
 		w := importer.Join("r.__structured__output")
 		both := importer.Join("concat([for v in [", w, ".__structured__output__object] : v if v != null], [for v in [", w, ".__structured__output__array] : { data = v } if v != null])")
-		return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : [for v in ", both, " : v if length(", both, ") == 1][0]]"), in, nil)}
+		return []n8nItems{llmItems(node, in, "[for v in ", both, " : v if length(", both, ") == 1][0]")}
 	}
 	if parsed && hasParser {
 		c.outputs = func(body *hclwrite.Body) { outputBlock(body, "output", typ, "", nil, false) }
 		n.writeLLM(c, "the chain, for each item")
-		return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = r.output }]"), in, nil)}
+		return []n8nItems{llmItems(node, in, "{ output = r.output }")}
 	}
 	if n.refuseJSONFormat(c) {
 		return nil
 	}
 	n.writeLLM(c, "the chain, for each item")
-	return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { text = trimspace(r.text) }]"), in, nil)}
+	return []n8nItems{llmItems(node, in, "{ text = trimspace(r.text) }")}
 }
 
 // openAINode is the OpenAI node (v1), its text resource's message

@@ -143,6 +143,9 @@ func (n *n8n) informationExtractorNode(node *n8nNode, in n8nItems) []n8nItems {
 		if schema = n.parseJSONParam(node, raw, text); schema == nil {
 			return nil
 		}
+		if st == "manual" && schema.Text("type") == "array" {
+			return n.extractList(node, c, in, raw, schema)
+		}
 		var why string
 		fields, why = schemaFields(schema, st == "fromJson", node.version >= 1.2, true)
 		if why != "" {
@@ -153,23 +156,14 @@ func (n *n8n) informationExtractorNode(node *n8nNode, in n8nItems) []n8nItems {
 		n.Problem(node.where, p.Get("schemaType"), "Unsupported schema", fmt.Sprintf("schema type %q is none of n8n's.", st))
 		return nil
 	}
-	var renamed []string
-	for _, f := range fields {
-		if f.name != f.key {
-			renamed = append(renamed, fmt.Sprintf("%q as %s", f.key, f.name))
-		}
-	}
-	if len(renamed) > 0 {
-		n.Warn(node.where, p, "Fields renamed for the model",
-			fmt.Sprintf("the step's outputs are named in lower-case snake_case, the names the model is asked for: %s; each item has n8n's names.", strings.Join(renamed, ", ")))
-	}
+	n.warnRenamed(node, p, fields, "the step's outputs")
 	c.outputs = func(body *hclwrite.Body) {
 		for _, f := range fields {
 			outputBlock(body, f.name, f.typ, f.description, nil, !f.required)
 		}
 	}
 	n.writeLLM(c, "the attributes of each item's text")
-	return []n8nItems{pairedWith(importer.Join("[for r in ", importer.Ref("step", node.step), " : { output = ", fieldsItem(fields), " }]"), in, nil)}
+	return []n8nItems{llmItems(node, in, "{ output = ", fieldsItem(fields), " }")}
 }
 
 // textClassifierNode asks, for each item, which categories its text has

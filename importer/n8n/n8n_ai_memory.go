@@ -21,6 +21,9 @@ type aiMemory struct {
 	name    string        // the memory block
 	session importer.Expr // the session's key, for the current item
 	window  int           // messages kept (n8n's context window length, times two)
+	// skipFailed: the step continues on error, and a failed call adds no
+	// turn.
+	skipFailed bool
 }
 
 // chatMemories are the memory nodes converted, and where n8n keeps their
@@ -98,8 +101,14 @@ func (n *n8n) declareMemory(m *aiMemory, turn, step string, reply importer.Expr)
 	body.SetAttributeRaw("type", importer.Clone(importer.Code("map(list(object({ role = string, content = string })))")))
 	body.SetAttributeRaw("default", importer.Clone(importer.Code("{}")))
 	mem := importer.Ref("memory", m.name)
+	// A failed call (the step continues on error) adds no turn, as n8n
+	// saves the context only after a reply.
+	failed := ""
+	if m.skipFailed {
+		failed = " if step." + step + "[i] != null"
+	}
 	turns := importer.Join("{ for i, t in ", importer.Ref("step", turn), " : t.value.session => [{ role = \"user\", content = t.value.prompt }, { role = \"assistant\", content = ",
-		reply, " }]... }")
+		reply, " }]..."+failed+" }")
 	all := importer.Join("{ for sid, turns in ", turns, " : sid => concat(lookup(", mem, ", sid, []), flatten(turns)) }")
 	value := importer.Join("merge(", mem, ", ", all, ")")
 	if m.window > 0 {

@@ -55,10 +55,11 @@ func (n *n8n) workflowTool(root, node *n8nNode) (importer.Expr, bool) {
 			return nil, false
 		}
 		var why string
-		if schema, why = objectFields(s, example, false); why != "" {
+		if schema, why = schemaFields(s, example, false, true); why != "" {
 			n.Problem(node.where, raw, "Unsupported schema", "the schema "+why+": its properties are the inputs of the tool's flow.")
 			return nil, false
 		}
+		n.warnRenamed(node, raw, schema, "the inputs of the tool's flow")
 	}
 	flow, ok := n.calledFlow(node)
 	if !ok {
