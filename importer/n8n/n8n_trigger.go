@@ -241,9 +241,11 @@ func (n *n8n) writeTriggers(order []*n8nNode) {
 			respond, contentType = n.lastReply(order, w.node, w.property...), w.contentType
 		case "responseNode":
 			if len(n.responses) == 0 {
-				n.Problem(w.node.where, w.node.params.Get("responseMode"), "No Respond to Webhook node",
-					"the webhook answers with a Respond to Webhook node, and none of the flow's is converted.")
-				return
+				if respond = n.noResponder(w); respond == nil {
+					return
+				}
+				contentType = emptyAnswerType
+				break
 			}
 			respond, contentType = importer.Ref("output", n.responses[0].output), n.responses[0].contentType
 			if answerOutput != "" {
