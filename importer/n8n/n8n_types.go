@@ -44,6 +44,12 @@ func init() {
 		"itemLists":        (*n8n).itemListsNode,
 		"compareDatasets":  (*n8n).compareDatasetsNode,
 		"telegramTrigger":  (*n8n).telegramTriggerNode,
+		// App triggers a service calls as a webhook (n8n_hooks.go).
+		"githubTrigger":    (*n8n).appHookNode,
+		"stripeTrigger":    (*n8n).appHookNode,
+		"chargebeeTrigger": (*n8n).appHookNode,
+		"postmarkTrigger":  (*n8n).appHookNode,
+		"jiraTrigger":      (*n8n).appHookNode,
 		"gmail":            (*n8n).gmailNode,
 		"telegram":         (*n8n).telegramNode,
 		"slack":            (*n8n).slackNode,
