@@ -1,6 +1,7 @@
 package n8n
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -61,4 +62,41 @@ func findDiag(diags hcl.Diagnostics, summary string) *hcl.Diagnostic {
 		}
 	}
 	return nil
+}
+
+// The Webhook's Raw Body as the corpus's
+// Zie619+n8n-workflows/workflows__Stickynote__2039_Stickynote_Webhook_Automation_Webhook.json
+// has it: the raw body is a file beside the item's json, which is the
+// request's as without it; when no node reads binary data the option is
+// left out with a warning, else it is the error it was. v2's Field Name
+// for Binary Data names that file alone; v1's Binary Data leaves the
+// body unparsed, an error.
+func TestWebhookBodyFile(t *testing.T) {
+	hook := `"id": "e4c2c92d-6291-42c8-9d03-5abfe1a85a83", "name": "Webhook", "type": "n8n-nodes-base.webhook", "position": [420, 760], "webhookId": "a48d5121-b453-4b5e-aa30-88ba3e16b931", "parameters": {"path": "ingestData", "options": {"rawBody": true}, "httpMethod": "POST"}, "typeVersion": 2`
+	res, diags := importWhole(t, startedBy(hook, setData))
+	if res == nil || !hasDiag(diags, hcl.DiagWarning, "Webhook option left out") {
+		t.Fatalf("raw body, read by no node: %v", diags)
+	}
+	mustValidate(t, startedBy(hook, setData))
+	code := `"name": "Code", "type": "n8n-nodes-base.code", "typeVersion": 2, "parameters": {"jsCode": "return [{json: {raw: $input.first().binary.data.data}}]"}`
+	_, diags = importWhole(t, startedBy(hook, code))
+	if d := findDiag(diags, "Unsupported webhook option"); d == nil || !strings.Contains(d.Detail, "/nodes/0/parameters/options/rawBody") {
+		t.Errorf("raw body read by a Code node: %v", diags)
+	}
+	named := strings.Replace(hook, `"rawBody": true`, `"binaryPropertyName": "file"`, 1)
+	if res, diags := importWhole(t, startedBy(named, setData)); res == nil {
+		t.Errorf("v2's field name for binary data: %v", diags)
+	}
+	if _, diags := importWhole(t, startedBy(strings.Replace(named, `"typeVersion": 2`, `"typeVersion": 1`, 1), setData)); !hasDiag(diags, hcl.DiagError, "Unsupported webhook option") {
+		t.Errorf("v1's field name for binary data: %v", diags)
+	}
+	if _, diags := importWhole(t, startedBy(strings.Replace(hook, `"rawBody": true`, `"binaryData": true`, 1), setData)); !hasDiag(diags, hcl.DiagError, "Unsupported webhook option") {
+		t.Errorf("v1's binary data: %v", diags)
+	}
+}
+
+// startedBy is a workflow of nodes in a chain whose first node starts it.
+func startedBy(nodes ...string) string {
+	w := strings.Replace(workflow("w", nodes...), `{"name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "parameters": {}}, `, "", 1)
+	return regexp.MustCompile(`"Start": \{[^}]*\}\]\]\}, `).ReplaceAllString(w, "")
 }

@@ -2,6 +2,7 @@ package n8n
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/flowctl/flowctl/importer"
 	"github.com/hashicorp/hcl/v2/hclwrite"
@@ -75,4 +76,50 @@ func respondAfter(node *n8nNode) *n8nNode {
 		}
 	}
 	return nil
+}
+
+// bodyFileUnread says whether the Webhook's option k, which makes the
+// request's body a file in the item's binary data, can be left out with
+// a warning: Raw Body (v1, v2: the file beside the parsed json) and, from
+// v2, Field Name for Binary Data (the name of the file of a body that is
+// not parsed, which v2 makes with or without the option) change no json,
+// so when no other node of the workflow reads binary data (no parameter
+// names it) the flow gives what n8n gives. Raw Body off is no option.
+func (n *n8n) bodyFileUnread(node *n8nNode, k string, v *importer.JV) bool {
+	switch {
+	case k == "rawBody" && v.Kind == 'b' && !v.Bool:
+		return true
+	case k == "binaryData" || k == "binaryPropertyName" && node.version < 2:
+		return false
+	}
+	for _, other := range n.nodes {
+		if other != node && mentionsBinary(other.params) {
+			return false
+		}
+	}
+	n.Warn(node.where, v, "Webhook option left out",
+		fmt.Sprintf("the option %s (the request's body as a file in the item's binary data) is not converted: no node of the workflow reads binary data, and the item's json is n8n's.", k))
+	return true
+}
+
+// mentionsBinary says whether a parameter, or a key or text in it, names
+// binary data.
+func mentionsBinary(v *importer.JV) bool {
+	if v == nil {
+		return false
+	}
+	if strings.Contains(strings.ToLower(v.Str), "binary") {
+		return true
+	}
+	for _, k := range v.Keys {
+		if strings.Contains(strings.ToLower(k), "binary") || mentionsBinary(v.Obj[k]) {
+			return true
+		}
+	}
+	for _, e := range v.Arr {
+		if mentionsBinary(e) {
+			return true
+		}
+	}
+	return false
 }

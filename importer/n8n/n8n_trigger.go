@@ -107,6 +107,9 @@ func (n *n8n) webhookNode(node *n8nNode, _ n8nItems) []n8nItems {
 		for _, k := range o.Keys {
 			switch k {
 			case "rawBody", "binaryData", "binaryPropertyName":
+				if n.bodyFileUnread(node, k, o.Get(k)) {
+					continue
+				}
 				n.Problem(node.where, o.Get(k), "Unsupported webhook option",
 					fmt.Sprintf("the option %s (the request's body as a binary file) is not converted.", k))
 				return nil
