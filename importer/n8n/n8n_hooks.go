@@ -32,6 +32,9 @@ type appHook struct {
 	// request), "" when it filters none: the service sends only the
 	// events registered.
 	eventOf string
+	// many: the body is a list of items (n8n's returnJsonArray of it), or
+	// one.
+	many bool
 }
 
 // appHooks are the app triggers converted, by node type.
@@ -54,6 +57,10 @@ var appHooks = map[string]appHook{
 	// JiraTrigger v1 without incoming authentication: no check, the body
 	// with the query's fields merged into it (Object.assign).
 	"jiraTrigger": {app: "Jira", verify: "none", item: "merge(request.body, request.query)"},
+	// TwilioTrigger: no check; an Event Streams webhook sink posts a list
+	// of events, each an item (returnJsonArray of the body). Twilio sends
+	// the event types subscribed.
+	"twilioTrigger": {app: "Twilio", verify: "none", item: "request.body", many: true},
 }
 
 // appHookNode converts an app trigger of appHooks.
@@ -73,7 +80,11 @@ func (n *n8n) appHookNode(node *n8nNode, _ n8nItems) []n8nItems {
 		}
 	}
 	var events []string
-	if e := p.Get("events"); e != nil {
+	param := "events"
+	if node.typ == "twilioTrigger" {
+		param = "updates"
+	}
+	if e := p.Get(param); e != nil {
 		if e.Kind != 'a' {
 			n.Problem(node.where, e, "Unsupported expression", fmt.Sprintf("the %s Trigger's events are converted when they are a list of literals.", h.app))
 			return nil
@@ -126,6 +137,9 @@ func (n *n8n) appHookNode(node *n8nNode, _ n8nItems) []n8nItems {
 	n.File.Next = append(n.File.Next, fmt.Sprintf("for n8n node %q, %s.", node.name, register))
 	n.File.Header = append(n.File.Header, fmt.Sprintf("%s starts the flow: a request %s posts to %s, given as the input %s (without it, as when another trigger starts the flow, it gives no item).", n.nodeComment(node), h.app, w.path, w.input))
 	r := "input." + w.input
+	if h.many {
+		return []n8nItems{{e: importer.Code(fmt.Sprintf("(%s == null ? [] : flatten([%s]))", r, r))}}
+	}
 	return []n8nItems{{e: importer.Code(fmt.Sprintf("(%s == null ? [] : [%s])", r, r))}}
 }
 

@@ -50,6 +50,7 @@ func init() {
 		"chargebeeTrigger": (*n8n).appHookNode,
 		"postmarkTrigger":  (*n8n).appHookNode,
 		"jiraTrigger":      (*n8n).appHookNode,
+		"twilioTrigger":    (*n8n).appHookNode,
 		"gmail":            (*n8n).gmailNode,
 		"telegram":         (*n8n).telegramNode,
 		"slack":            (*n8n).slackNode,
