@@ -17,9 +17,9 @@ const (
 	chargebeeTriggerNode = `"name": "Chargebee Trigger", "type": "n8n-nodes-base.chargebeeTrigger", "position": [700, 250], "parameters": {"events": ["*"]}, "typeVersion": 1, "id": "424adac1-3fd3-4961-809a-9c771eafed71"`
 	// Zie619+n8n-workflows/workflows__Postmark__0968_Postmark_Update_Triggered.json
 	postmarkTriggerNode = `"name": "Postmark Trigger", "type": "n8n-nodes-base.postmarkTrigger", "position": [690, 260], "webhookId": "1422ac7a-62ba-4f7c-8e22-4e8ecb4950ce", "parameters": {"events": ["bounce", "open"], "includeContent": true}, "credentials": {"postmarkApi": "postmark"}, "typeVersion": 1, "id": "a7371d75-4da7-44aa-b1a4-e2057e7a35f9"`
-	// Zie619+n8n-workflows/workflows__Jira__1035_Jira_Automate_Triggered.json
 	// enescingoz+awesome-n8n-templates/Other_Integrations_and_Use_Cases__Handling_Appointment_Leads_and_Follow-up_With_Twilio_Cal.com_and_AI.json
 	twilioTriggerNode = `"id": "f55b3110-f960-4d89-afba-d47bc58102eb", "name": "Twilio Trigger", "type": "n8n-nodes-base.twilioTrigger", "position": [100, 180], "webhookId": "bfc8f587-8183-46f8-9e76-3576caddf8c0", "parameters": {"updates": ["com.twilio.messaging.inbound-message.received"]}, "credentials": {"twilioApi": {"id": "TJv4H4lXxPCLZT50", "name": "Twilio account"}}, "typeVersion": 1`
+	// Zie619+n8n-workflows/workflows__Jira__1035_Jira_Automate_Triggered.json
 	jiraTriggerNode = `"name": "Jira Trigger", "type": "n8n-nodes-base.jiraTrigger", "position": [880, 400], "webhookId": "a3ddaf66-7f75-4494-b435-ef88ef1f1917", "parameters": {"events": ["*"], "additionalFields": {}}, "credentials": {"jiraSoftwareCloudApi": "n8n"}, "typeVersion": 1, "id": "e2f82076-1d3e-4ed9-8718-3f772d52d6d8"`
 )
 
