@@ -19,6 +19,10 @@ const (
 	postmarkTriggerNode = `"name": "Postmark Trigger", "type": "n8n-nodes-base.postmarkTrigger", "position": [690, 260], "webhookId": "1422ac7a-62ba-4f7c-8e22-4e8ecb4950ce", "parameters": {"events": ["bounce", "open"], "includeContent": true}, "credentials": {"postmarkApi": "postmark"}, "typeVersion": 1, "id": "a7371d75-4da7-44aa-b1a4-e2057e7a35f9"`
 	// enescingoz+awesome-n8n-templates/Other_Integrations_and_Use_Cases__Handling_Appointment_Leads_and_Follow-up_With_Twilio_Cal.com_and_AI.json
 	twilioTriggerNode = `"id": "f55b3110-f960-4d89-afba-d47bc58102eb", "name": "Twilio Trigger", "type": "n8n-nodes-base.twilioTrigger", "position": [100, 180], "webhookId": "bfc8f587-8183-46f8-9e76-3576caddf8c0", "parameters": {"updates": ["com.twilio.messaging.inbound-message.received"]}, "credentials": {"twilioApi": {"id": "TJv4H4lXxPCLZT50", "name": "Twilio account"}}, "typeVersion": 1`
+	// oxbshw+ultimate-n8n-ai-workflows/automation__1895_Gitlab_Code_Automation_Webhook.json
+	gitlabTriggerNode = `"id": "2ddc9aa2-3673-4b64-8ffb-ba7428b67dbe", "name": "GitLab Trigger", "type": "n8n-nodes-base.gitlabTrigger", "position": [0, 300], "webhookId": "fb878391-270b-47d8-addf-2917c71a3e09", "parameters": {"owner": "vishalkumar1", "events": ["merge_requests"], "repository": "istorefront_server"}, "credentials": {"gitlabApi": {"id": "tRWT5f3LnLNRPulP", "name": "Gitlab overall"}}, "typeVersion": 1`
+	// oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__communication__1255-send-notification-when-deployment-fails__workflow.json
+	netlifyTriggerNode = `"name": "Netlify Trigger", "type": "n8n-nodes-base.netlifyTrigger", "position": [450, 300], "webhookId": "0654820c-1960-4c8b-80fc-c0a66ab96577", "parameters": {"event": "deployFailed", "siteId": "ab52947e-a696-4498-a5a1-fae7fbe30c84"}, "credentials": {"netlifyApi": "Netlify account"}, "typeVersion": 1`
 	// Zie619+n8n-workflows/workflows__Jira__1035_Jira_Automate_Triggered.json
 	jiraTriggerNode = `"name": "Jira Trigger", "type": "n8n-nodes-base.jiraTrigger", "position": [880, 400], "webhookId": "a3ddaf66-7f75-4494-b435-ef88ef1f1917", "parameters": {"events": ["*"], "additionalFields": {}}, "credentials": {"jiraSoftwareCloudApi": "n8n"}, "typeVersion": 1, "id": "e2f82076-1d3e-4ed9-8718-3f772d52d6d8"`
 )
@@ -63,6 +67,14 @@ func TestAppTriggers(t *testing.T) {
 			// A sink posts a list of events, each an item.
 			`== null ? [] : flatten([input.twilio_trigger_event])`,
 		}, false, "at Twilio for the events com.twilio.messaging.inbound-message.received", "when ="},
+		{gitlabTriggerNode, []string{
+			`inputs = { git_lab_trigger_event = { body = request.body, headers = request.headers, query = request.query } }`,
+			`(input.git_lab_trigger_event == null ? [] : [input.git_lab_trigger_event])`,
+		}, false, "at GitLab for the repository vishalkumar1/istorefront_server for the events merge_requests", "when ="},
+		{netlifyTriggerNode, []string{
+			`inputs = { netlify_trigger_event = request.body }`,
+			`(input.netlify_trigger_event == null ? [] : flatten([input.netlify_trigger_event]))`,
+		}, false, "at Netlify for the events deployFailed", "when ="},
 		{jiraTriggerNode, []string{
 			`inputs = { jira_trigger_event = merge(request.body, request.query) }`,
 		}, false, "at Jira for every event", "when ="},
@@ -90,6 +102,12 @@ func TestAppTriggers(t *testing.T) {
 	// Every event: the ping alone starts nothing.
 	flow := squash(mustValidate(t, workflow("w", strings.Replace(githubTriggerNode, `["issues"]`, `["*"]`, 1), echo)))
 	wantText(t, flow, `when = !(can(request.body.hook_id) && !can(request.body.action))`)
+
+	// A form's submission, simplified: its data.
+	flow = squash(mustValidate(t, workflow("w", strings.Replace(netlifyTriggerNode, `"event": "deployFailed"`, `"event": "submissionCreated"`, 1), echo)))
+	wantText(t, flow, `inputs = { netlify_trigger_event = request.body.data }`)
+	flow = squash(mustValidate(t, workflow("w", strings.Replace(netlifyTriggerNode, `"event": "deployFailed"`, `"event": "submissionCreated", "simple": false`, 1), echo)))
+	wantText(t, flow, `inputs = { netlify_trigger_event = request.body }`)
 
 	// Jira's incoming authentication compares a query parameter.
 	_, diags := importWhole(t, workflow("w", strings.Replace(jiraTriggerNode, `"additionalFields": {}`, `"incomingAuthentication": "queryAuth"`, 1), echo))

@@ -35,6 +35,9 @@ type appHook struct {
 	// many: the body is a list of items (n8n's returnJsonArray of it), or
 	// one.
 	many bool
+	// events is the parameter of the events registered ("events" when
+	// empty): a list, or one event.
+	events string
 }
 
 // appHooks are the app triggers converted, by node type.
@@ -48,19 +51,25 @@ var appHooks = map[string]appHook{
 	// StripeTrigger: verifySignature (Stripe-Signature, 5 minutes), then
 	// only the body's type among the events; the item is the event.
 	"stripeTrigger": {app: "Stripe", verify: "stripe", secret: "the signing secret of the Stripe webhook endpoint (whsec_…)",
-		item: "request.body", eventOf: "request.body.type"},
+		item: "request.body", eventOf: "request.body.type", many: true},
 	// ChargebeeTrigger: no check; only the body's event_type among the
-	// events.
-	"chargebeeTrigger": {app: "Chargebee", verify: "none", item: "request.body", eventOf: "request.body.event_type"},
+	// events. The items of a body are n8n's returnJsonArray of it: each
+	// element of a list, or the body (many).
+	"chargebeeTrigger": {app: "Chargebee", verify: "none", item: "request.body", eventOf: "request.body.event_type", many: true},
 	// PostmarkTrigger: no check, the body.
-	"postmarkTrigger": {app: "Postmark", verify: "none", item: "request.body"},
+	"postmarkTrigger": {app: "Postmark", verify: "none", item: "request.body", many: true},
 	// JiraTrigger v1 without incoming authentication: no check, the body
 	// with the query's fields merged into it (Object.assign).
 	"jiraTrigger": {app: "Jira", verify: "none", item: "merge(request.body, request.query)"},
 	// TwilioTrigger: no check; an Event Streams webhook sink posts a list
 	// of events, each an item (returnJsonArray of the body). Twilio sends
 	// the event types subscribed.
-	"twilioTrigger": {app: "Twilio", verify: "none", item: "request.body", many: true},
+	"twilioTrigger": {app: "Twilio", verify: "none", item: "request.body", many: true, events: "updates"},
+	// GitlabTrigger: no check, the item {body, headers, query}.
+	"gitlabTrigger": {app: "GitLab", verify: "none", item: "{ body = request.body, headers = request.headers, query = request.query }"},
+	// NetlifyTrigger: no check, the body, or its data for a form's
+	// submission simplified (netlifyItem).
+	"netlifyTrigger": {app: "Netlify", verify: "none", item: "request.body", many: true, events: "event"},
 }
 
 // appHookNode converts an app trigger of appHooks.
@@ -81,10 +90,12 @@ func (n *n8n) appHookNode(node *n8nNode, _ n8nItems) []n8nItems {
 	}
 	var events []string
 	param := "events"
-	if node.typ == "twilioTrigger" {
-		param = "updates"
+	if h.events != "" {
+		param = h.events
 	}
-	if e := p.Get(param); e != nil {
+	if e := p.Get(param); e != nil && e.Kind == 's' && param == "event" && !strings.HasPrefix(e.Str, "=") {
+		events = []string{e.Str}
+	} else if e != nil {
 		if e.Kind != 'a' {
 			n.Problem(node.where, e, "Unsupported expression", fmt.Sprintf("the %s Trigger's events are converted when they are a list of literals.", h.app))
 			return nil
@@ -106,8 +117,12 @@ func (n *n8n) appHookNode(node *n8nNode, _ n8nItems) []n8nItems {
 		w.secret = n.AddSecret(node.name+" secret", fmt.Sprintf("%s (n8n node %q)", h.secret, node.name), "")
 	}
 	w.when = hookWhen(node.typ, h, events)
+	item := h.item
+	if node.typ == "netlifyTrigger" && p.Text("event") == "submissionCreated" && p.Boolean(true, "simple") {
+		item = "request.body.data"
+	}
 	w.input = n.Name("input", node.name+" event", "event")
-	w.inputs = importer.Code(fmt.Sprintf("{ %s = %s }", w.input, h.item))
+	w.inputs = importer.Code(fmt.Sprintf("{ %s = %s }", w.input, item))
 	b := hclwrite.NewBlock("input", []string{w.input})
 	b.Body().SetAttributeRaw("type", importer.Clone(importer.Code("any")))
 	b.Body().SetAttributeRaw("default", importer.Clone(importer.Code("null")))
@@ -120,7 +135,7 @@ func (n *n8n) appHookNode(node *n8nNode, _ n8nItems) []n8nItems {
 		what = "the events " + strings.Join(events, ", ")
 	}
 	where := ""
-	if node.typ == "githubTrigger" {
+	if node.typ == "githubTrigger" || node.typ == "gitlabTrigger" {
 		if o, r := rlText(p.Get("owner")), rlText(p.Get("repository")); o != "" && r != "" {
 			where = " for the repository " + o + "/" + r
 		}

@@ -51,6 +51,8 @@ func init() {
 		"postmarkTrigger":  (*n8n).appHookNode,
 		"jiraTrigger":      (*n8n).appHookNode,
 		"twilioTrigger":    (*n8n).appHookNode,
+		"gitlabTrigger":    (*n8n).appHookNode,
+		"netlifyTrigger":   (*n8n).appHookNode,
 		"gmail":            (*n8n).gmailNode,
 		"telegram":         (*n8n).telegramNode,
 		"slack":            (*n8n).slackNode,
