@@ -30,6 +30,10 @@ type n8nWebhook struct {
 	// (a lodash path, split at its dots), and the answer's content type.
 	property    []string
 	contentType string
+	// An app's trigger (n8n_hooks.go): the signature its trigger
+	// verifies with its secret, and its when (nil: every request).
+	verify, secret string
+	when           importer.Expr
 }
 
 // n8nResponse is what a Respond to Webhook node answers: the output of
@@ -103,6 +107,9 @@ func (n *n8n) webhookNode(node *n8nNode, _ n8nItems) []n8nItems {
 		for _, k := range o.Keys {
 			switch k {
 			case "rawBody", "binaryData", "binaryPropertyName":
+				if n.bodyFileUnread(node, k, o.Get(k)) {
+					continue
+				}
 				n.Problem(node.where, o.Get(k), "Unsupported webhook option",
 					fmt.Sprintf("the option %s (the request's body as a binary file) is not converted.", k))
 				return nil
@@ -241,9 +248,11 @@ func (n *n8n) writeTriggers(order []*n8nNode) {
 			respond, contentType = n.lastReply(order, w.node, w.property...), w.contentType
 		case "responseNode":
 			if len(n.responses) == 0 {
-				n.Problem(w.node.where, w.node.params.Get("responseMode"), "No Respond to Webhook node",
-					"the webhook answers with a Respond to Webhook node, and none of the flow's is converted.")
-				return
+				if respond = n.noResponder(w); respond == nil {
+					return
+				}
+				contentType = emptyAnswerType
+				break
 			}
 			respond, contentType = importer.Ref("output", n.responses[0].output), n.responses[0].contentType
 			if answerOutput != "" {
@@ -262,7 +271,7 @@ func (n *n8n) writeTriggers(order []*n8nNode) {
 			if len(w.methods) > 1 {
 				name += " " + strings.ToLower(m)
 			}
-			n.webhookTrigger(w.node, name, w.path, m, w.inputs, respond, contentType)
+			n.webhookTrigger(w.node, name, w.path, m, w.inputs, respond, contentType, w)
 		}
 	}
 	if c := n.chatTrigger; c != nil && c.typ != "manualChatTrigger" && len(n.chatInputs) == 2 {
@@ -275,21 +284,37 @@ func (n *n8n) writeTriggers(order []*n8nNode) {
 			id = importer.Snake(c.name)
 		}
 		inputs := importer.Code(fmt.Sprintf("{ %s = request.body.chatInput, %s = request.body.sessionId }", n.chatInputs[0], n.chatInputs[1]))
-		n.webhookTrigger(c, c.name, "/webhook/"+id+"/chat", "POST", inputs, n.lastReply(order, c), "")
+		n.webhookTrigger(c, c.name, "/webhook/"+id+"/chat", "POST", inputs, n.lastReply(order, c), "", nil)
 	}
 }
 
 // webhookTrigger writes a webhook trigger that verifies nothing, as n8n's
-// webhook does not, with a warning that says so.
-func (n *n8n) webhookTrigger(node *n8nNode, name, path, method string, inputs, respond importer.Expr, contentType string) {
-	n.Warn(node.where, node.j, "Webhook without verification",
-		fmt.Sprintf("the trigger of %s %s says verify = \"none\", as n8n checks nothing: any request to it starts a run.", method, path))
+// webhook does not, with a warning that says so; or, for an app's
+// trigger (w), the signature n8n checks.
+func (n *n8n) webhookTrigger(node *n8nNode, name, path, method string, inputs, respond importer.Expr, contentType string, w *n8nWebhook) {
+	verify := "none"
+	if w != nil && w.verify != "" {
+		verify = w.verify
+	}
+	if verify == "none" {
+		n.Warn(node.where, node.j, "Webhook without verification",
+			fmt.Sprintf("the trigger of %s %s says verify = \"none\", as n8n checks nothing: any request to it starts a run.", method, path))
+	}
 	b := hclwrite.NewBlock("trigger", []string{n.Name("trigger", name, "webhook")})
 	wb := b.Body().AppendNewBlock("webhook", nil).Body()
 	wb.SetAttributeValue("path", cty.StringVal(path))
 	wb.SetAttributeValue("method", cty.StringVal(method))
-	wb.SetAttributeValue("verify", cty.StringVal("none"))
+	wb.SetAttributeValue("verify", cty.StringVal(verify))
+	if verify != "none" {
+		wb.SetAttributeRaw("secret", importer.Clone(importer.Ref("secret", w.secret)))
+		if verify == "stripe" {
+			wb.SetAttributeValue("tolerance", cty.StringVal("5m")) // n8n's TIMESTAMP_TOLERANCE_SECONDS
+		}
+	}
 	b.Body().SetAttributeRaw("inputs", importer.Clone(inputs))
+	if w != nil && w.when != nil {
+		b.Body().SetAttributeRaw("when", importer.Clone(w.when))
+	}
 	b.Body().SetAttributeRaw("respond", importer.Clone(respond))
 	if contentType != "" {
 		b.Body().SetAttributeValue("content_type", cty.StringVal(contentType))
