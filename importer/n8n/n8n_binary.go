@@ -377,6 +377,11 @@ func (n *n8n) httpFileResponse(node *n8nNode, in n8nItems, body *hclwrite.Body, 
 		fmt.Sprintf("The items of n8n node %q: the json of the item each file was downloaded for.", node.name),
 		local, importer.Join("[for k, r in ", items, " : (", in.e, ")[k]"+ok+"]")))
 	mime := importer.Code(`try(split(";", split(" ", r.headers["Content-Type"])[0])[0], null)`)
+	if node.version < 3 {
+		// HttpRequestV1 and V2 read the type as n8n-core's
+		// parseIncomingMessage does: before ";", in lower case.
+		mime = importer.Code(`try(lower(split(";", r.headers["Content-Type"])[0]), null)`)
+	}
 	file := importer.Object([]importer.Member{{Name: "data", Value: importer.Code("r.body")}, {Name: "mimeType", Value: mime}})
 	var each importer.Expr = importer.Object([]importer.Member{{Name: prop, Value: file}})
 	props, names := map[string]bool{prop: true}, map[string]bool{}
