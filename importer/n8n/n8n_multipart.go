@@ -46,7 +46,7 @@ func (n *n8n) httpMultipartBody(s *n8nScope, node *n8nNode, in n8nItems, body *h
 		}
 		for _, h := range p.Items("headerParameters", "parameters") {
 			if strings.EqualFold(strings.TrimSpace(strings.TrimPrefix(h.Text("name"), "=")), "content-type") {
-				refuse(h.Get("name"), "the node sets its own Content-Type, which n8n sends without the form's boundary")
+				refuse(h.Get("name"), "the node sets a Content-Type header of its own, whose effect on the form n8n sends (its boundary) the flow does not reproduce")
 				return
 			}
 		}
