@@ -190,7 +190,11 @@ func newHTTPRequest(ctx context.Context, call *Call) (*http.Request, *reqLabel, 
 		}
 		req.Header.Set(k, headers[k])
 	}
-	if contentType != "" && req.Header.Get("Content-Type") == "" {
+	if strings.HasPrefix(contentType, "multipart/") {
+		// The boundary is the body's own: a Content-Type of the step's
+		// would make the parts unreadable.
+		req.Header.Set("Content-Type", contentType)
+	} else if contentType != "" && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", contentType)
 	}
 	return req, label, nil

@@ -57,8 +57,10 @@ func encodeBody(v, bodyType cty.Value) ([]byte, string, error) {
 			return nil, "", fmt.Errorf("body_type base64 needs a base64 body: %v", err)
 		}
 		return b, "application/octet-stream", nil
+	case "multipart":
+		return multipartBody(v)
 	}
-	return nil, "", fmt.Errorf("body_type %q is not one of json, form, text, base64", bt)
+	return nil, "", fmt.Errorf("body_type %q is not one of json, form, text, base64, multipart", bt)
 }
 
 // formBody url-encodes an object or map whose values are strings (or

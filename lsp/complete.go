@@ -38,7 +38,7 @@ var enums = map[string][]string{
 	"engine":    lang.Engines,
 	"on_error":  {lang.OnErrorFail, lang.OnErrorContinue},
 	"sandbox":   {lang.SandboxIsolated, lang.SandboxInProcess},
-	"body_type": {"json", "form", "text", "base64"},
+	"body_type": {"json", "form", "text", "base64", "multipart"},
 	"response":  {"auto", "base64"},
 	"method":    {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"},
 	"verify":    lang.Verifications,

@@ -9,7 +9,10 @@
 //	                  (echo: the answer is the request the server got, as
 //	                  JSON {query, headers, body}: the headers it logs;
 //	                  a chat completion asked for with "stream": true is
-//	                  streamed, as an OpenAI-compatible server does)
+//	                  streamed, as an OpenAI-compatible server does; a
+//	                  multipart/form-data body is logged and echoed as its
+//	                  parts, [Content-Disposition | Content-Type] bytes,
+//	                  without the random boundary)
 //	run/model.json    [{"match": "text in the prompt", "reply": "…"}]
 //	run/args          more apply arguments, one a line (--secret, --input)
 //	run/env           the environment n8n runs the case in, NAME=VALUE
@@ -39,11 +42,14 @@
 package importtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"maps"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -245,6 +251,12 @@ func NewServer(t testing.TB, c *Case) *Server {
 	s := &Server{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		if mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == "multipart/form-data" {
+			// The boundary is random: the parts are logged (and echoed)
+			// without it.
+			body = []byte(formParts(body, params["boundary"]))
+			r.Header.Set("Content-Type", mt)
+		}
 		line := r.Method + " " + r.URL.RequestURI()
 		got := map[string]string{}
 		for _, h := range loggedHeaders {
@@ -305,6 +317,25 @@ func NewServer(t testing.TB, c *Case) *Server {
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// formParts is a multipart/form-data body without its boundary: each
+// part as [its Content-Disposition | its Content-Type] and its bytes.
+func formParts(body []byte, boundary string) string {
+	var parts []string
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	for {
+		p, err := mr.NextRawPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "unreadable multipart body: " + err.Error()
+		}
+		b, _ := io.ReadAll(p)
+		parts = append(parts, fmt.Sprintf("[%s | %s] %s", p.Header.Get("Content-Disposition"), p.Header.Get("Content-Type"), b))
+	}
+	return strings.Join(parts, " ")
 }
 
 // streamed is the chunks an OpenAI-compatible server streams reply, a

@@ -399,7 +399,7 @@ func (n *n8n) convertNode(node *n8nNode) {
 		// The first item only: it keeps its index.
 		in.e = importer.Call("slice", in.e, importer.Code("0"), importer.Call("min", importer.Code("1"), importer.Call("length", in.e)))
 		if in.binary != nil {
-			in.binary = &n8nBinary{e: importer.Call("slice", in.binary.e, importer.Code("0"), importer.Call("min", importer.Code("1"), importer.Call("length", in.binary.e))), props: in.binary.props}
+			in.binary = in.binary.of(importer.Call("slice", in.binary.e, importer.Code("0"), importer.Call("min", importer.Code("1"), importer.Call("length", in.binary.e))))
 		}
 	}
 	// A tool's error leaves a stand-in for the tool, not for its root.

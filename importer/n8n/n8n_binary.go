@@ -24,6 +24,14 @@ type n8nBinary struct {
 	// props are the binary properties every item has, each with whether
 	// its mimeType is known (n8n sniffs it from the bytes otherwise).
 	props map[string]bool
+	// names are the properties whose files carry fileName, the name n8n
+	// gives the file (a multipart body sends it).
+	names map[string]bool
+}
+
+// of is the same files (their properties) as an other expression.
+func (b *n8nBinary) of(e importer.Expr) *n8nBinary {
+	return &n8nBinary{e: e, props: b.props, names: b.names}
 }
 
 // keepsFiles are the nodes whose items are their input items, unchanged,
@@ -42,9 +50,9 @@ func passFiles(node *n8nNode, in n8nItems, items []n8nItems) {
 		switch {
 		case o.prev == nil || o.unpaired || o.merged != nil || o.pairsAll:
 		case o.paired != nil:
-			o.binary = &n8nBinary{e: importer.Join("[for k in ", o.paired, " : (", in.binary.e, ")[k]]"), props: in.binary.props}
+			o.binary = in.binary.of(importer.Join("[for k in ", o.paired, " : (", in.binary.e, ")[k]]"))
 		default:
-			o.binary = &n8nBinary{e: importer.Join("[for i, it in ", o.e, " : (", in.binary.e, ")[i]]"), props: in.binary.props}
+			o.binary = in.binary.of(importer.Join("[for i, it in ", o.e, " : (", in.binary.e, ")[i]]"))
 		}
 	}
 }
@@ -63,6 +71,13 @@ func (n *n8n) binaryOf(node *n8nNode, in n8nItems, param string, at *importer.JV
 		n.Problem(node.where, v, "Unsupported expression", "the name of the binary field is converted when it is a name, not an expression.")
 		return ""
 	}
+	return n.binaryField(node, in, prop, v, at)
+}
+
+// binaryField is prop, a binary property name that items in carry, or ""
+// after a diagnostic (at v for a property they lack, at at for items
+// without files).
+func (n *n8n) binaryField(node *n8nNode, in n8nItems, prop string, v, at *importer.JV) string {
 	if in.binary == nil {
 		n.noFiles(node, in, at)
 		return ""
@@ -303,8 +318,14 @@ func (n *n8n) convertToFile(node *n8nNode, in n8nItems) []n8nItems {
 			known = false
 		}
 	}
-	file := importer.Object([]importer.Member{{Name: "data", Value: data}, {Name: "mimeType", Value: mime}})
+	members := []importer.Member{{Name: "data", Value: data}, {Name: "mimeType", Value: mime}}
+	fileName := convertedFileName(op, opts) // n8n_multipart.go
+	if fileName != "" {
+		members = append(members, importer.Member{Name: "fileName", Value: importer.Str(fileName)})
+	}
+	file := importer.Object(members)
 	files := n.binaryLocal(node, importer.Join("[for it in ", in.e, " : ", importer.Object([]importer.Member{{Name: prop, Value: file}}), "]"), map[string]bool{prop: known})
+	files.names = map[string]bool{prop: fileName != ""}
 	out := pairedWith(importer.Join("[for it in ", in.e, " : {}]"), in, nil)
 	out.binary = files
 	return []n8nItems{out}
@@ -364,9 +385,14 @@ func (n *n8n) httpFileResponse(node *n8nNode, in n8nItems, body *hclwrite.Body, 
 		fmt.Sprintf("The items of n8n node %q: the json of the item each file was downloaded for.", node.name),
 		local, importer.Join("[for k, r in ", items, " : (", in.e, ")[k]"+ok+"]")))
 	mime := importer.Code(`try(split(";", split(" ", r.headers["Content-Type"])[0])[0], null)`)
+	if node.version < 3 {
+		// HttpRequestV1 and V2 read the type as n8n-core's
+		// parseIncomingMessage does: before ";", in lower case.
+		mime = importer.Code(`try(lower(split(";", r.headers["Content-Type"])[0]), null)`)
+	}
 	file := importer.Object([]importer.Member{{Name: "data", Value: importer.Code("r.body")}, {Name: "mimeType", Value: mime}})
 	var each importer.Expr = importer.Object([]importer.Member{{Name: prop, Value: file}})
-	props := map[string]bool{prop: true}
+	props, names := map[string]bool{prop: true}, map[string]bool{}
 	if detect {
 		var types []importer.Expr
 		for _, t := range binaryContentTypes {
@@ -384,6 +410,11 @@ func (n *n8n) httpFileResponse(node *n8nNode, in n8nItems, body *hclwrite.Body, 
 				props[k] = v
 			}
 		}
+		for k, v := range in.binary.names {
+			if k != prop {
+				names[k] = v
+			}
+		}
 	}
 	var paired importer.Expr
 	if skip {
@@ -391,6 +422,7 @@ func (n *n8n) httpFileResponse(node *n8nNode, in n8nItems, body *hclwrite.Body, 
 	}
 	out := pairedWith(importer.Ref("local", local), in, paired)
 	out.binary = n.binaryLocal(node, importer.Join("[for k, r in ", items, " : ", each, ok+"]"), props)
+	out.binary.names = names
 	return []n8nItems{out}
 }
 

@@ -55,9 +55,12 @@ func (n *n8n) httpRequest(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	auth := n.httpAuth(node, s, &headers, &query)
 	if p.Boolean(false, "sendBody") {
-		if p.Text("contentType") == "binaryData" {
+		switch p.Text("contentType") {
+		case "binaryData":
 			n.httpBinaryBody(node, in, body, &headers)
-		} else {
+		case "multipart-form-data":
+			n.httpMultipartBody(s, node, in, body, method) // n8n_multipart.go
+		default:
 			n.httpBody(s, node, body, &headers)
 		}
 	}
@@ -318,14 +321,8 @@ func (n *n8n) httpBody(s *n8nScope, node *n8nNode, body *hclwrite.Body, headers 
 		body.SetAttributeRaw("body", importer.Clone(s.textValue(p.Get("body"), "body")))
 		*headers = append(*headers, importer.Member{Name: "content-type", Value: s.textValue(p.Get("rawContentType"), "raw content type")})
 	default:
-		why := map[string]string{
-			"multipart-form-data": "an http step sends no multipart body",
-		}[ct]
-		if why == "" {
-			why = "n8n's HTTP Request v4 has no such body"
-		}
 		n.Problem(node.where, p.Get("contentType"), "Unsupported body",
-			fmt.Sprintf("a %s body is not converted (%s); JSON, form-urlencoded and raw bodies are.", ct, why))
+			fmt.Sprintf("a %s body is not converted (n8n's HTTP Request v4 has no such body); JSON, form-urlencoded, multipart-form-data, binary and raw bodies are.", ct))
 	}
 }
 

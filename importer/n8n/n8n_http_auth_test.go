@@ -139,12 +139,11 @@ func TestHTTPOptionsRefused(t *testing.T) {
 	}
 }
 
-// A body an http step cannot send is refused at contentType, saying why
-// ("Upload to Cloudinary" of the corpus sends multipart form data).
+// A body an http step cannot send is refused at contentType, saying why.
 func TestHTTPBodyRefused(t *testing.T) {
 	for ct, why := range map[string]string{
-		"multipart-form-data": "Unsupported body: an http step sends no multipart body",
-		"binaryData":          "Binary data: the node reads the file (binary data) of the items of \"Start\"",
+		"xml":        "Unsupported body: n8n's HTTP Request v4 has no such body",
+		"binaryData": "Binary data: the node reads the file (binary data) of the items of \"Start\"",
 	} {
 		src := chain(`"name": "Upload", "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2, "parameters": {"url": "https://api.example.com/x", "method": "POST", "sendBody": true, "contentType": "` + ct + `", "options": {}}`)
 		_, diags := importer.Import([]importer.File{{Name: "wf.json", Bytes: []byte(src)}}, importer.Options{})

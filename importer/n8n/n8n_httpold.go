@@ -189,8 +189,25 @@ func (n *n8n) httpOld(node *n8nNode) (answers func(step string) importer.Expr, o
 			}
 			return importer.Join("[for r in ", importer.Ref("step", step), " : ", per, "[0]]")
 		}
+	case "file":
+		// A download, as v4's file answer (httpFileResponse reads its
+		// type as these versions do). With another method, or a body,
+		// n8n sends the body as JSON text (a GET's too), with a
+		// Content-Type of its own for POST, PUT and PATCH.
+		if m := out.Text("method"); m != "GET" || out.Obj["sendBody"] != nil {
+			n.Problem(node.where, at("responseFormat"), "Unsupported option",
+				fmt.Sprintf("the response format \"file\" is converted for a GET without a body: then HTTP Request v%d sends the body as JSON text, with a Content-Type of its own for POST, PUT and PATCH.", int(node.version)))
+			return nil, false
+		}
+		resp := obj(opts)
+		r := obj(opts)
+		set(r, "responseFormat", str("file", at("responseFormat")))
+		set(r, "outputPropertyName", str(orDefault(p.Text("dataPropertyName"), "data"), at("dataPropertyName")))
+		set(resp, "response", r)
+		set(newOpts, "response", resp)
+		answers = nil
 	default:
-		n.Problem(node.where, at("responseFormat"), "Unsupported option", fmt.Sprintf("the response format %q (a file) is not converted.", format))
+		n.Problem(node.where, at("responseFormat"), "Unsupported option", fmt.Sprintf("the response format %q is not converted.", format))
 		return nil, false
 	}
 	node.params = out
