@@ -1,0 +1,119 @@
+package apps
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// gmailMailbox stands in for Gmail: the list answers with the messages
+// whose internalDate the test gives, newest first (Gmail's order), each
+// message's metadata with its labels.
+func gmailMailbox(messages map[string][2]string, order *[]string) func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch p := r.URL.Path; {
+		case p == "/gmail/v1/users/me/messages":
+			var list []map[string]string
+			for _, id := range *order {
+				list = append(list, map[string]string{"id": id, "threadId": "t" + id})
+			}
+			b, _ := json.Marshal(map[string]any{"messages": list, "resultSizeEstimate": len(list)})
+			if len(list) == 0 {
+				b = []byte(`{"resultSizeEstimate": 0}`)
+			}
+			w.Write(b)
+		case strings.HasPrefix(p, "/gmail/v1/users/me/messages/"):
+			id := strings.TrimPrefix(p, "/gmail/v1/users/me/messages/")
+			m := messages[id]
+			b, _ := json.Marshal(map[string]any{"id": id, "threadId": "t" + id, "labelIds": strings.Split(m[1], ","), "snippet": "Hi &amp; bye",
+				"payload": map[string]any{"mimeType": "text/plain", "headers": []map[string]string{{"name": "Subject", "value": "S " + id}, {"name": "From", "value": "a@x.org"}}},
+				"sizeEstimate": 10, "historyId": "1", "internalDate": m[0]})
+			w.Write(b)
+		case p == "/gmail/v1/users/me/labels":
+			io.WriteString(w, `{"labels":[{"id":"INBOX","name":"INBOX","type":"system"},{"id":"DRAFT","name":"DRAFT","type":"system"},{"id":"UNREAD","name":"UNREAD","type":"system"}]}`)
+		}
+	}
+}
+
+// Gmail Trigger's poll, Simplify on (GmailTrigger.node.js, poll), three
+// polls in a row: the first, with nothing kept, lists the messages
+// received after the time now and keeps it; the second lists those after
+// the kept time, leaves the draft out and keeps the newest message's time
+// (milliseconds / 1000) and the IDs fetched; the third reads that time
+// as n8n's prepareTimestamp does (after:1700000) and gives only the
+// message the second did not fetch.
+func TestGmailMessagePoll(t *testing.T) {
+	messages := map[string][2]string{
+		"m1": {"1700000100123", "INBOX,UNREAD"},
+		"m2": {"1700000090000", "DRAFT"},
+		"m3": {"1700000050000", "INBOX"},
+		"m4": {"1700000200500", "INBOX"},
+	}
+	var order []string
+	reply := gmailMailbox(messages, &order)
+	inputs := map[string]any{"q": "has:attachment", "sender": "a@x.org", "read_status": "unread", "include_spam_trash": false}
+
+	// The first poll: nothing kept, nothing listed; the state is the time
+	// the query asked after.
+	out, reqs := runFlow(t, "gmail_message_poll", inputs, reply)
+	wantItems(t, out, `[]`)
+	if len(reqs) != 1 {
+		t.Fatalf("requests: %+v", reqs)
+	}
+	q, _ := url.ParseQuery(reqs[0].Query)
+	state, _ := out["state"].(map[string]any)
+	now, _ := state["lastTimeChecked"].(float64)
+	if want := "has:attachment from:a@x.org is:unread after:" + formatNumber(now); q.Get("q") != want || q.Get("includeSpamTrash") != "false" || now < 1.7e9 {
+		t.Errorf("first poll: query %q, state %v; want q %q", reqs[0].Query, out["state"], want)
+	}
+
+	// The second: three messages after the kept time, the draft left out.
+	order = []string{"m1", "m2", "m3"}
+	out, reqs = runFlow(t, "gmail_message_poll", map[string]any{"state": map[string]any{"lastTimeChecked": 1700000000}}, reply)
+	wantItems(t, out, `[
+		{"id":"m1","threadId":"tm1","snippet":"Hi &amp; bye","payload":{"mimeType":"text/plain"},"sizeEstimate":10,"historyId":"1","internalDate":"1700000100123","labels":[{"id":"INBOX","name":"INBOX"},{"id":"UNREAD","name":"UNREAD"}],"Subject":"S m1","From":"a@x.org"},
+		{"id":"m3","threadId":"tm3","snippet":"Hi &amp; bye","payload":{"mimeType":"text/plain"},"sizeEstimate":10,"historyId":"1","internalDate":"1700000050000","labels":[{"id":"INBOX","name":"INBOX"}],"Subject":"S m3","From":"a@x.org"}]`)
+	if q := reqs[0].Query; q != "q=after%3A1700000000" {
+		t.Errorf("second poll's list: %q", q)
+	}
+	if got := reqs[1].Path + "?" + reqs[1].Query; !strings.HasPrefix(got, "/gmail/v1/users/me/messages/m") || queryKey(t, reqs[1].Query) != "format=metadata&metadataHeaders=From&metadataHeaders=To&metadataHeaders=Cc&metadataHeaders=Bcc&metadataHeaders=Subject&q=after:1700000000" {
+		t.Errorf("second poll's message: %s", got)
+	}
+	state = out["state"].(map[string]any)
+	if want := jsonOf(t, `{"lastTimeChecked": 1700000100.123, "possibleDuplicates": ["m1", "m2", "m3"]}`); !reflect.DeepEqual(state, want) {
+		t.Errorf("second poll's state: %v", state)
+	}
+
+	// The third: the same three and a new one; only the new one is given.
+	order = []string{"m4", "m1", "m2", "m3"}
+	out, reqs = runFlow(t, "gmail_message_poll", map[string]any{"state": state}, reply)
+	if q := reqs[0].Query; q != "q=after%3A1700000" {
+		t.Errorf("third poll's list: %q", q)
+	}
+	items, _ := out["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["id"] != "m4" {
+		t.Errorf("third poll's items: %v", out["items"])
+	}
+	if want := jsonOf(t, `{"lastTimeChecked": 1700000200.5, "possibleDuplicates": ["m4", "m1", "m2", "m3"]}`); !reflect.DeepEqual(out["state"], want) {
+		t.Errorf("third poll's state: %v", out["state"])
+	}
+
+	// A fourth with nothing new listed keeps the state.
+	order = nil
+	out, _ = runFlow(t, "gmail_message_poll", map[string]any{"state": out["state"]}, reply)
+	wantItems(t, out, `[]`)
+	if want := jsonOf(t, `{"lastTimeChecked": 1700000200.5, "possibleDuplicates": ["m4", "m1", "m2", "m3"]}`); !reflect.DeepEqual(out["state"], want) {
+		t.Errorf("fourth poll's state: %v", out["state"])
+	}
+}
+
+// formatNumber is a whole number as a query writes it.
+func formatNumber(f float64) string {
+	b, _ := json.Marshal(int64(f))
+	return string(b)
+}
