@@ -117,3 +117,54 @@ func formatNumber(f float64) string {
 	b, _ := json.Marshal(int64(f))
 	return string(b)
 }
+
+// Google Drive Trigger's poll (GoogleDriveTrigger.node.js, poll), File
+// Created in a folder of PDFs, two polls in a row: the first, with
+// nothing kept, asks for the files created after the time now and keeps
+// that time; the second asks for those created after the kept time and
+// gives them, and keeps the time it started. A next page fails the run,
+// where n8n asks for the first page again and never ends.
+func TestGoogleDriveFilePoll(t *testing.T) {
+	files := `{"files": []}`
+	reply := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, files)
+	}
+	inputs := map[string]any{"folder": "1EOMCzVDif4XnqCloYvhBNZdx7gyRNpTR", "event": "fileCreated", "file_type": "application/pdf"}
+	out, reqs := runFlow(t, "google_drive_file_poll", inputs, reply)
+	wantItems(t, out, `[]`)
+	now, _ := out["state"].(map[string]any)["lastTimeChecked"].(string)
+	if len(reqs) != 1 || reqs[0].Path != "/drive/v3/files" || len(now) != len("2024-06-14T10:00:00Z") {
+		t.Fatalf("first poll: %+v, state %v", reqs, out["state"])
+	}
+	want := "corpora=allDrives&fields=nextPageToken, files(*)&includeItemsFromAllDrives=true&maxResults=100&pageSize=100" +
+		"&q=trashed = false AND '1EOMCzVDif4XnqCloYvhBNZdx7gyRNpTR' in parents AND mimeType != 'application/vnd.google-apps.folder' AND mimeType = 'application/pdf' AND createdTime > '" + now + "'" +
+		"&spaces=appDataFolder, drive&supportsAllDrives=true"
+	if got := queryKey(t, reqs[0].Query); got != want {
+		t.Errorf("first poll's query:\n got %s\nwant %s", got, want)
+	}
+
+	files = `{"files": [{"id": "f1", "name": "a.pdf", "mimeType": "application/pdf", "createdTime": "2024-06-14T10:00:30.000Z"}]}`
+	inputs["state"] = map[string]any{"lastTimeChecked": "2024-06-14T10:00:00Z"}
+	out, reqs = runFlow(t, "google_drive_file_poll", inputs, reply)
+	wantItems(t, out, `[{"id": "f1", "name": "a.pdf", "mimeType": "application/pdf", "createdTime": "2024-06-14T10:00:30.000Z"}]`)
+	if q, _ := url.ParseQuery(reqs[0].Query); !strings.HasSuffix(q.Get("q"), "AND createdTime > '2024-06-14T10:00:00Z'") {
+		t.Errorf("second poll's query: %s", q.Get("q"))
+	}
+	if next, _ := out["state"].(map[string]any)["lastTimeChecked"].(string); next == "2024-06-14T10:00:00Z" || len(next) != len(now) || next < now {
+		t.Errorf("second poll's state: %v (the first's %s)", out["state"], now)
+	}
+
+	// Watch For left out (n8n's default): folders modified.
+	delete(inputs, "event")
+	delete(inputs, "file_type")
+	_, reqs = runFlow(t, "google_drive_file_poll", inputs, reply)
+	if q, _ := url.ParseQuery(reqs[0].Query); q.Get("q") != "trashed = false AND '1EOMCzVDif4XnqCloYvhBNZdx7gyRNpTR' in parents AND mimeType = 'application/vnd.google-apps.folder' AND modifiedTime > '2024-06-14T10:00:00Z'" {
+		t.Errorf("folders' query: %s", q.Get("q"))
+	}
+
+	files = `{"files": [{"id": "f1"}], "nextPageToken": "p2"}`
+	if _, _, err := tryFlow(t, "google_drive_file_poll", inputs, reply); !strings.Contains(err, "more than 100 new files") {
+		t.Errorf("a next page: %q", err)
+	}
+}
