@@ -31,7 +31,7 @@ func gmailMailbox(messages map[string][2]string, order *[]string) func(w http.Re
 			id := strings.TrimPrefix(p, "/gmail/v1/users/me/messages/")
 			m := messages[id]
 			b, _ := json.Marshal(map[string]any{"id": id, "threadId": "t" + id, "labelIds": strings.Split(m[1], ","), "snippet": "Hi &amp; bye",
-				"payload": map[string]any{"mimeType": "text/plain", "headers": []map[string]string{{"name": "Subject", "value": "S " + id}, {"name": "From", "value": "a@x.org"}}},
+				"payload":      map[string]any{"mimeType": "text/plain", "headers": []map[string]string{{"name": "Subject", "value": "S " + id}, {"name": "From", "value": "a@x.org"}}},
 				"sizeEstimate": 10, "historyId": "1", "internalDate": m[0]})
 			w.Write(b)
 		case p == "/gmail/v1/users/me/labels":
