@@ -10,7 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// n8n's polling triggers (Gmail Trigger, Google Drive Trigger) run on
+// n8n's polling triggers (Gmail, Google Drive, Airtable Trigger) run on
 // their Poll Times, keep what they have seen in the workflow's static
 // data and start the workflow only when a poll gives items. Each becomes
 // a schedule for each poll time, a memory holding what n8n keeps (stored
@@ -46,6 +46,10 @@ func (n *n8n) pollTrigger(node *n8nNode, in n8nItems, s *n8nScope, call appCall)
 	items := n.appStep(node, in, s, call)
 	if items == nil {
 		return nil
+	}
+	// The step runs once a poll (for the one empty item).
+	if d := &n.File.Steps[len(n.File.Steps)-1]; len(d.Comment) == 1 {
+		d.Comment[0] = strings.Replace(d.Comment[0], ", once for each item (", ", once a poll (", 1)
 	}
 	for i, cron := range crons {
 		b := hclwrite.NewBlock("schedule", []string{n.Name("schedule", node.name+fmt.Sprintf(" %d", i+1), "schedule")})
@@ -204,3 +208,60 @@ func driveExtractID(url string) string {
 
 // driveIDPattern is extractId's ID in a document's URL.
 var driveIDPattern = regexp.MustCompile(`[-\w]{25,}`)
+
+// airtableTriggerNode is the Airtable Trigger (AirtableTrigger.node.js):
+// the records whose Trigger Field is after the last poll, with the
+// Formula and View options. Download Attachments (binary data) and the
+// Fields option (sent in qs's bracket form) are refused.
+func (n *n8n) airtableTriggerNode(node *n8nNode, _ n8nItems) []n8nItems {
+	p := node.params
+	call := appCall{flow: "airtable_record_poll", what: "lists the records after the last poll"}
+	// The node's default authentication is the API key.
+	switch a := p.Text("authentication"); a {
+	case "", "airtableApi", "airtableTokenApi":
+		call.cred = a
+		if a == "" {
+			call.cred = "airtableApi"
+		}
+	case "airtableOAuth2Api":
+		call.cred, call.oauth2 = a, true
+	default:
+		n.Problem(node.where, p.Get("authentication"), "Unsupported credential",
+			fmt.Sprintf("the Airtable Trigger's %s authentication is not converted; an API key, an access token and OAuth2 are.", a))
+		return nil
+	}
+	if v := p.Get("downloadAttachments"); v != nil && !(v.Kind == 'b' && !v.Bool) {
+		n.Problem(node.where, v, "Unsupported option", "the Airtable Trigger's Download Attachments is not converted: the attachments are n8n's binary data, which a flow's items (JSON) do not carry.")
+		return nil
+	}
+	s := n.appScope(node, pollItem)
+	base := n.locatorValue(node, s, p.Get("baseId"), "base", airtableBaseURL, "")
+	if base == nil {
+		return nil
+	}
+	table := n.locatorValue(node, s, p.Get("tableId"), "table", airtableTableURL, "")
+	if table == nil {
+		return nil
+	}
+	field := p.Get("triggerField")
+	if field == nil || field.Kind == 's' && field.Str == "" {
+		n.Problem(node.where, orParams(field, node), "Missing parameter", "the Airtable Trigger has no Trigger Field; n8n's formula names none and fails on it.")
+		return nil
+	}
+	call.args = []importer.Member{{Name: "base", Value: base}, {Name: "table", Value: table}, {Name: "trigger_field", Value: s.textValue(field, "trigger_field")}}
+	opts := p.Get("additionalFields")
+	for _, k := range keysOf(opts) {
+		v := opts.Get(k)
+		switch {
+		case v.Kind == 's' && v.Str == "":
+			// n8n leaves an empty option out.
+		case k == "formula" || k == "viewId":
+			name := map[string]string{"formula": "formula", "viewId": "view"}[k]
+			call.args = append(call.args, importer.Member{Name: name, Value: s.textValue(v, name)})
+		default:
+			n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("the Airtable Trigger's option %s is not converted; Formula and View ID are.", k))
+			return nil
+		}
+	}
+	return n.pollTrigger(node, pollItem, s, call)
+}

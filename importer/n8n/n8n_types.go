@@ -44,6 +44,7 @@ func init() {
 		"itemLists":          (*n8n).itemListsNode,
 		"compareDatasets":    (*n8n).compareDatasetsNode,
 		"telegramTrigger":    (*n8n).telegramTriggerNode,
+		"airtableTrigger":    (*n8n).airtableTriggerNode,
 		"gmailTrigger":       (*n8n).gmailTriggerNode,
 		"googleDriveTrigger": (*n8n).googleDriveTriggerNode,
 		"gmail":              (*n8n).gmailNode,

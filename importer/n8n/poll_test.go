@@ -210,3 +210,64 @@ func TestGoogleDriveTriggerImported(t *testing.T) {
 		}
 	}
 }
+
+// The Airtable Trigger on the field created_at, then an Airtable node
+// that gets each record; the nodes of
+// oxbshw+ultimate-n8n-ai-workflows/workflows__1261_Airtabletool_Stickynote_Automation_Triggered.json
+// ("Airtable Trigger: New Record", "Get Airtable Record Data", its
+// record the item's). Two runs: the first finds nothing and gets
+// nothing, the second finds a record created after the time the first
+// kept and gets it. Download Attachments and the Fields option are
+// refused; a credential that is none of the node's is refused.
+func TestAirtableTriggerImported(t *testing.T) {
+	trigger := `{"id": "ddc9159e-0da7-4844-84c5-eca981b9d52f", "name": "Airtable Trigger: New Record", "type": "n8n-nodes-base.airtableTrigger", "position": [-360, -120], "parameters": {"baseId": {"__rl": true, "mode": "id", "value": "appXvZviYORVbPEaS"}, "tableId": {"__rl": true, "mode": "id", "value": "tblxsKj5PtumCR9um"}, "pollTimes": {"item": [{"mode": "everyMinute"}]}, "triggerField": "created_at", "authentication": "airtableTokenApi", "additionalFields": {}}, "credentials": {"airtableTokenApi": {"id": "pMphGrxsDsELetHZ", "name": "Airtable account"}}, "typeVersion": 1}`
+	get := `{"id": "2", "name": "Get Airtable Record Data", "type": "n8n-nodes-base.airtable", "position": [0, 0], "parameters": {"id": "={{ $json.id }}", "base": {"__rl": true, "mode": "id", "value": "appXvZviYORVbPEaS"}, "table": {"__rl": true, "mode": "id", "value": "tblxsKj5PtumCR9um"}, "options": {}}, "credentials": {"airtableTokenApi": {"id": "pMphGrxsDsELetHZ", "name": "Airtable account"}}, "typeVersion": 2.1}`
+	files, diags := importApp(t, pollWorkflow(t, trigger, get))
+	wantDiags(t, diags, "warning /nodes/0/parameters Schedule in UTC")
+	wantIn(t, files["poll.flow.hcl"], `  use           = "flow.airtable_record_poll"
+  for_each      = [{}]
+  base          = "appXvZviYORVbPEaS"
+  table         = "tblxsKj5PtumCR9um"
+  trigger_field = "created_at"
+  state         = memory.airtable_trigger_new_record_state
+}`)
+	records := `{"records": []}`
+	srv, reqs := standIn(t, func(r *http.Request) string {
+		if strings.HasSuffix(r.URL.Path, "/rec1") {
+			return `{"id": "rec1", "createdTime": "2024-06-14T10:00:10.000Z", "fields": {"Name": "a"}}`
+		}
+		return records
+	})
+	var first string
+	runs(t, files, "poll", map[string]string{"airtable": "ya29.token"}, srv.URL, 2, func(i int) {
+		if i == 1 {
+			if len(*reqs) != 1 {
+				t.Fatalf("the first poll: %q", *reqs)
+			}
+			first, *reqs = (*reqs)[0], nil
+			records = `{"records": [{"id": "rec1", "createdTime": "2024-06-14T10:00:10.000Z", "fields": {"Name": "a", "created_at": "2024-06-14T10:00:10.000Z"}}]}`
+		}
+	})
+	u, _ := url.Parse(strings.Fields(first)[1])
+	kept := u.Query().Get("filterByFormula")
+	if len(*reqs) != 2 || !strings.Contains((*reqs)[0], url.QueryEscape(kept)) && !strings.Contains((*reqs)[0], strings.ReplaceAll(url.QueryEscape(kept), "+", "%20")) ||
+		!strings.HasPrefix((*reqs)[1], "GET /v0/appXvZviYORVbPEaS/tblxsKj5PtumCR9um/rec1") {
+		t.Errorf("the second poll: %q; the first asked %q", *reqs, kept)
+	}
+
+	for _, c := range []struct{ from, to, at string }{
+		{`"additionalFields": {}`, `"additionalFields": {"fields": "Name,Notes"}`, "/nodes/0/parameters/additionalFields/fields Unsupported option"},
+		{`"additionalFields": {}`, `"additionalFields": {}, "downloadAttachments": true`, "/nodes/0/parameters/downloadAttachments Unsupported option"},
+		// Zie619+n8n-workflows/workflows__Linkedin__1951_Linkedin_Webhook_Automation_Webhook.json
+		{`"authentication": "airtableTokenApi"`, `"authentication": "{{ $credentials.airtableOAuth2Api }}"`, "/nodes/0/parameters/authentication Unsupported credential"},
+	} {
+		_, diags := importApp(t, pollWorkflow(t, strings.Replace(trigger, c.from, c.to, 1)))
+		found := false
+		for _, d := range diags {
+			found = found || d == "error "+c.at
+		}
+		if !found {
+			t.Errorf("%s: %q", c.at, diags)
+		}
+	}
+}

@@ -168,3 +168,42 @@ func TestGoogleDriveFilePoll(t *testing.T) {
 		t.Errorf("a next page: %q", err)
 	}
 }
+
+// Airtable Trigger's poll (AirtableTrigger.node.js, poll), on the field
+// Created with the View and Formula options, two polls in a row: the
+// first, with nothing kept, asks for the records created after the time
+// now and keeps that time; the second asks for those after the kept time
+// and gives them as Airtable does, following offset, and keeps the time
+// it started.
+func TestAirtableRecordPoll(t *testing.T) {
+	pages := map[string]string{"": `{"records": []}`}
+	reply := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, pages[r.URL.Query().Get("offset")])
+	}
+	inputs := map[string]any{"base": "appXvZviYORVbPEaS", "table": "tblxsKj5PtumCR9um", "trigger_field": "created_at", "view": "viwGrid", "formula": "{Status} = 'New'"}
+	out, reqs := runFlow(t, "airtable_record_poll", inputs, reply)
+	wantItems(t, out, `[]`)
+	now, _ := out["state"].(map[string]any)["lastTimeChecked"].(string)
+	want := `filterByFormula=AND(IS_AFTER({created_at}, DATETIME_PARSE("` + now + `", "YYYY-MM-DD HH:mm:ss")), {Status} = 'New')&pageSize=100&view=viwGrid`
+	if len(reqs) != 1 || reqs[0].Path != "/v0/appXvZviYORVbPEaS/tblxsKj5PtumCR9um" || queryKey(t, reqs[0].Query) != want || len(now) != len("2024-06-14T10:00:00Z") {
+		t.Fatalf("first poll: %+v, state %v; want %s", reqs, out["state"], want)
+	}
+
+	pages = map[string]string{
+		"":     `{"records": [{"id": "rec1", "createdTime": "2024-06-14T10:00:10.000Z", "fields": {"Name": "a", "created_at": "2024-06-14T10:00:10.000Z"}}], "offset": "itr2"}`,
+		"itr2": `{"records": [{"id": "rec2", "createdTime": "2024-06-14T10:00:20.000Z", "fields": {"Name": "b"}}]}`,
+	}
+	delete(inputs, "view")
+	delete(inputs, "formula")
+	inputs["state"] = map[string]any{"lastTimeChecked": "2024-06-14T10:00:00Z"}
+	out, reqs = runFlow(t, "airtable_record_poll", inputs, reply)
+	wantItems(t, out, `[{"id": "rec1", "createdTime": "2024-06-14T10:00:10.000Z", "fields": {"Name": "a", "created_at": "2024-06-14T10:00:10.000Z"}}, {"id": "rec2", "createdTime": "2024-06-14T10:00:20.000Z", "fields": {"Name": "b"}}]`)
+	if len(reqs) != 2 || queryKey(t, reqs[0].Query) != `filterByFormula=IS_AFTER({created_at}, DATETIME_PARSE("2024-06-14T10:00:00Z", "YYYY-MM-DD HH:mm:ss"))&pageSize=100` ||
+		queryKey(t, reqs[1].Query) != `filterByFormula=IS_AFTER({created_at}, DATETIME_PARSE("2024-06-14T10:00:00Z", "YYYY-MM-DD HH:mm:ss"))&offset=itr2&pageSize=100` {
+		t.Errorf("second poll's requests: %+v", reqs)
+	}
+	if next, _ := out["state"].(map[string]any)["lastTimeChecked"].(string); len(next) != len(now) || next < now {
+		t.Errorf("second poll's state: %v (the first's %s)", out["state"], now)
+	}
+}
