@@ -10,7 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// n8n's polling triggers (Gmail, Google Drive, Airtable Trigger) run on
+// n8n's polling triggers (Gmail, Google Drive, Airtable, Google Sheets) run on
 // their Poll Times, keep what they have seen in the workflow's static
 // data and start the workflow only when a poll gives items. Each becomes
 // a schedule for each poll time, a memory holding what n8n keeps (stored
@@ -262,6 +262,53 @@ func (n *n8n) airtableTriggerNode(node *n8nNode, _ n8nItems) []n8nItems {
 			n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("the Airtable Trigger's option %s is not converted; Formula and View ID are.", k))
 			return nil
 		}
+	}
+	return n.pollTrigger(node, pollItem, s, call)
+}
+
+// googleSheetsTriggerNode is the Google Sheets Trigger
+// (GoogleSheetsTrigger.node.js), Row Added, with the header in row 1 (no
+// Data Location on Sheet) and the Value Render and DateTime Render
+// options. The updates (Row Updated, Row Added or Updated: a comparison
+// of the revisions Drive exports as a spreadsheet) are refused.
+func (n *n8n) googleSheetsTriggerNode(node *n8nNode, _ n8nItems) []n8nItems {
+	p := node.params
+	if a := p.Text("authentication"); a != "" && a != "triggerOAuth2" {
+		n.Problem(node.where, p.Get("authentication"), "Unsupported credential",
+			"the Google Sheets Trigger's "+a+" authentication is not converted; OAuth2 is.")
+		return nil
+	}
+	if e := p.Text("event"); e != "rowAdded" {
+		if e == "" {
+			e = "anyUpdate" // the node's default
+		}
+		n.Problem(node.where, orParams(p.Get("event"), node), "Unsupported option",
+			fmt.Sprintf("the Google Sheets Trigger's event %s is not converted (n8n compares the revisions Drive exports as a spreadsheet file); Row Added is.", e))
+		return nil
+	}
+	s := n.appScope(node, pollItem)
+	doc, ok := n.sheetsDocument(node, s)
+	if !ok {
+		return nil
+	}
+	sheet, by, ok := n.sheetsSheet(node, s)
+	if !ok {
+		return nil
+	}
+	call := appCall{flow: "google_sheets_row_poll", cred: "googleSheetsTriggerOAuth2Api", oauth2: true, what: "lists the rows added since the last poll",
+		args: []importer.Member{{Name: "document_id", Value: doc}, {Name: "sheet", Value: sheet}}}
+	if by != "id" {
+		call.args = append(call.args, importer.Member{Name: "sheet_by", Value: importer.Str(by)})
+	}
+	opts := p.Get("options")
+	for _, k := range keysOf(opts) {
+		v := opts.Get(k)
+		name := map[string]string{"valueRender": "value_render", "dateTimeRenderOption": "date_render"}[k]
+		if name == "" {
+			n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("the Google Sheets Trigger's option %s is not converted; Value Render and DateTime Render are (the data where n8n looks by default: the header in row 1).", k))
+			return nil
+		}
+		call.args = append(call.args, importer.Member{Name: name, Value: s.textValue(v, name)})
 	}
 	return n.pollTrigger(node, pollItem, s, call)
 }

@@ -271,3 +271,36 @@ func TestAirtableTriggerImported(t *testing.T) {
 		}
 	}
 }
+
+// The Google Sheets Trigger, Row Added; the node of
+// oxbshw+ultimate-n8n-ai-workflows/automation__1618_Openai_GoogleSheets_Create_Triggered.json
+// ("Check for new entries"), its own credential a secret of its own.
+// Row Updated, and the Data Location on Sheet option, are refused.
+func TestGoogleSheetsTriggerImported(t *testing.T) {
+	trigger := `{"id": "1", "name": "Check for new entries", "type": "n8n-nodes-base.googleSheetsTrigger", "position": [0, 0], "parameters": {"event": "rowAdded", "options": {}, "pollTimes": {"item": [{"mode": "everyMinute"}]}, "sheetName": {"__rl": true, "mode": "list", "value": 72739218, "cachedResultUrl": "https://docs.google.com/spreadsheets/d/1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs/edit#gid=72739218", "cachedResultName": "Form Responses 1"}, "documentId": {"__rl": true, "mode": "list", "value": "1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs", "cachedResultUrl": "https://docs.google.com/spreadsheets/d/1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs/edit?usp=drivesdk", "cachedResultName": "Join Community (Responses)"}}, "credentials": {"googleSheetsTriggerOAuth2Api": {"id": "m33qCYf9eEvSgo0x", "name": "Google Sheets Trigger"}}, "typeVersion": 1}`
+	files, diags := importApp(t, pollWorkflow(t, trigger))
+	wantDiags(t, diags, "warning /nodes/0/parameters Schedule in UTC", "warning /nodes/0/credentials/googleSheetsTriggerOAuth2Api OAuth2 access token")
+	wantIn(t, files["poll.flow.hcl"], `secret "google_sheets_trigger" {`)
+	wantIn(t, files["poll.flow.hcl"], `  use         = "flow.google_sheets_row_poll"
+  for_each    = [{}]
+  document_id = "1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs"
+  sheet       = "72739218"
+  state       = memory.check_for_new_entries_state
+}`)
+	if files["blocks/google_sheets_trigger_rows.block.hcl"] == "" || files["blocks/google_sheets_sheet.block.hcl"] == "" {
+		t.Errorf("the flow's blocks are not written: %v", keys(files))
+	}
+	for _, c := range []struct{ from, to, at string }{
+		{`"event": "rowAdded"`, `"event": "rowUpdate"`, "/nodes/0/parameters/event Unsupported option"},
+		{`"options": {}`, `"options": {"dataLocationOnSheet": {"values": {"rangeDefinition": "specifyRange"}}}`, "/nodes/0/parameters/options/dataLocationOnSheet Unsupported option"},
+	} {
+		_, diags := importApp(t, pollWorkflow(t, strings.Replace(trigger, c.from, c.to, 1)))
+		found := false
+		for _, d := range diags {
+			found = found || d == "error "+c.at
+		}
+		if !found {
+			t.Errorf("%s: %q", c.at, diags)
+		}
+	}
+}

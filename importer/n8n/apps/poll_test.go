@@ -207,3 +207,62 @@ func TestAirtableRecordPoll(t *testing.T) {
 		t.Errorf("second poll's state: %v (the first's %s)", out["state"], now)
 	}
 }
+
+// Google Sheets Trigger's poll, Row Added (GoogleSheetsTrigger.node.js,
+// poll), three polls in a row: the first counts the rows and gives none,
+// the second gives the rows added after them (an empty, 0 or false cell
+// as "", as arrayOfArraysToJson gives it), the third, on another sheet,
+// counts from scratch.
+func TestGoogleSheetsRowPoll(t *testing.T) {
+	values := `{"values": [["Name", "Email", "Score"], ["Ann", "a@x.org", 3]]}`
+	reply := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/v4/spreadsheets/1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs":
+			io.WriteString(w, `{"sheets": [{"properties": {"sheetId": 0, "title": "Sheet1"}}, {"properties": {"sheetId": 72739218, "title": "Form Responses 1"}}]}`)
+		case strings.HasSuffix(r.URL.Path, "!A1:ZZZ1"):
+			io.WriteString(w, `{"values": [["Name", "Email", "Score"]]}`)
+		default:
+			io.WriteString(w, values)
+		}
+	}
+	inputs := map[string]any{"document_id": "1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs", "sheet": "72739218"}
+	out, reqs := tryFlowSecret(t, "google_sheets_row_poll", inputs, reply)
+	wantItems(t, out, `[]`)
+	if want := jsonOf(t, `{"documentId": "1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs", "sheetId": 72739218, "lastIndexChecked": 1}`); !reflect.DeepEqual(out["state"], want) {
+		t.Errorf("first poll's state: %v", out["state"])
+	}
+	var got []string
+	for _, r := range reqs {
+		got = append(got, r.Path+"?"+r.Query)
+	}
+	if want := []string{
+		"/v4/spreadsheets/1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs?fields=sheets.properties",
+		"/v4/spreadsheets/1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs/values/Form%20Responses%201!A1:ZZZ1?",
+		"/v4/spreadsheets/1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs/values/Form%20Responses%201!A1:ZZZ?dateTimeRenderOption=FORMATTED_STRING&valueRenderOption=UNFORMATTED_VALUE",
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("requests:\n%s", strings.Join(got, "\n"))
+	}
+
+	values = `{"values": [["Name", "Email", "Score"], ["Ann", "a@x.org", 3], ["Bob", "", 0], ["Cy", "c@x.org"]]}`
+	inputs["state"] = out["state"]
+	out, _ = tryFlowSecret(t, "google_sheets_row_poll", inputs, reply)
+	wantItems(t, out, `[{"Name": "Bob", "Email": "", "Score": ""}, {"Name": "Cy", "Email": "c@x.org", "Score": ""}]`)
+	if want := jsonOf(t, `{"documentId": "1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs", "sheetId": 72739218, "lastIndexChecked": 3}`); !reflect.DeepEqual(out["state"], want) {
+		t.Errorf("second poll's state: %v", out["state"])
+	}
+
+	inputs["sheet"] = "gid=0"
+	out, _ = tryFlowSecret(t, "google_sheets_row_poll", inputs, reply)
+	wantItems(t, out, `[]`)
+	if want := jsonOf(t, `{"documentId": "1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs", "sheetId": 0, "lastIndexChecked": 3}`); !reflect.DeepEqual(out["state"], want) {
+		t.Errorf("another sheet's state: %v", out["state"])
+	}
+}
+
+// tryFlowSecret is runFlow for a flow whose secret is not the app's
+// (the Google Sheets Trigger's credential).
+func tryFlowSecret(t *testing.T, name string, inputs map[string]any, reply func(w http.ResponseWriter, r *http.Request)) (map[string]any, []apiRequest) {
+	t.Helper()
+	return runFlow(t, name, inputs, reply)
+}
