@@ -227,7 +227,7 @@ func TestGoogleSheetsRowPoll(t *testing.T) {
 		}
 	}
 	inputs := map[string]any{"document_id": "1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs", "sheet": "72739218"}
-	out, reqs := tryFlowSecret(t, "google_sheets_row_poll", inputs, reply)
+	out, reqs := runFlow(t, "google_sheets_row_poll", inputs, reply)
 	wantItems(t, out, `[]`)
 	if want := jsonOf(t, `{"documentId": "1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs", "sheetId": 72739218, "lastIndexChecked": 1}`); !reflect.DeepEqual(out["state"], want) {
 		t.Errorf("first poll's state: %v", out["state"])
@@ -246,23 +246,16 @@ func TestGoogleSheetsRowPoll(t *testing.T) {
 
 	values = `{"values": [["Name", "Email", "Score"], ["Ann", "a@x.org", 3], ["Bob", "", 0], ["Cy", "c@x.org"]]}`
 	inputs["state"] = out["state"]
-	out, _ = tryFlowSecret(t, "google_sheets_row_poll", inputs, reply)
+	out, _ = runFlow(t, "google_sheets_row_poll", inputs, reply)
 	wantItems(t, out, `[{"Name": "Bob", "Email": "", "Score": ""}, {"Name": "Cy", "Email": "c@x.org", "Score": ""}]`)
 	if want := jsonOf(t, `{"documentId": "1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs", "sheetId": 72739218, "lastIndexChecked": 3}`); !reflect.DeepEqual(out["state"], want) {
 		t.Errorf("second poll's state: %v", out["state"])
 	}
 
 	inputs["sheet"] = "gid=0"
-	out, _ = tryFlowSecret(t, "google_sheets_row_poll", inputs, reply)
+	out, _ = runFlow(t, "google_sheets_row_poll", inputs, reply)
 	wantItems(t, out, `[]`)
 	if want := jsonOf(t, `{"documentId": "1jk8ZbfOMObvHGGImc0sBJTZB_hracO4jRqfbryMgzEs", "sheetId": 0, "lastIndexChecked": 3}`); !reflect.DeepEqual(out["state"], want) {
 		t.Errorf("another sheet's state: %v", out["state"])
 	}
-}
-
-// tryFlowSecret is runFlow for a flow whose secret is not the app's
-// (the Google Sheets Trigger's credential).
-func tryFlowSecret(t *testing.T, name string, inputs map[string]any, reply func(w http.ResponseWriter, r *http.Request)) (map[string]any, []apiRequest) {
-	t.Helper()
-	return runFlow(t, name, inputs, reply)
 }
