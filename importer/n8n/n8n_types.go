@@ -44,6 +44,11 @@ func init() {
 		"itemLists":        (*n8n).itemListsNode,
 		"compareDatasets":  (*n8n).compareDatasetsNode,
 		"telegramTrigger":  (*n8n).telegramTriggerNode,
+		// Polling triggers: a schedule, a memory and a registry poll flow (n8n_poll.go).
+		"airtableTrigger":     (*n8n).airtableTriggerNode,
+		"googleSheetsTrigger": (*n8n).googleSheetsTriggerNode,
+		"gmailTrigger":        (*n8n).gmailTriggerNode,
+		"googleDriveTrigger":  (*n8n).googleDriveTriggerNode,
 		// App triggers a service calls as a webhook (n8n_hooks.go).
 		"githubTrigger":    (*n8n).appHookNode,
 		"stripeTrigger":    (*n8n).appHookNode,
