@@ -1,0 +1,65 @@
+package apps
+
+import (
+	"encoding/base64"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// driveAPI stands for the Drive API's files: f1 a JSON file, d1 a Google
+// Docs document, exported as the query's mimeType asks.
+func driveAPI(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/drive/v3/files/f1" && r.URL.Query().Get("alt") == "media":
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `[{"id": "T1059"}]`)
+	case r.URL.Path == "/drive/v3/files/f1":
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		io.WriteString(w, `{"mimeType": "application/json", "name": "mitre.json"}`)
+	case r.URL.Path == "/drive/v3/files/d1":
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		io.WriteString(w, `{"mimeType": "application/vnd.google-apps.document", "name": "Notes"}`)
+	case r.URL.Path == "/drive/v3/files/d1/export":
+		w.Header().Set("Content-Type", r.URL.Query().Get("mimeType"))
+		io.WriteString(w, "Notes\r\n")
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// Google Drive's File → Download: the file's mimeType and name, then its
+// bytes (alt=media), or a Google file's export in the format of Google
+// File Conversion (n8n's default for a document: Word); the item is the
+// file, its type the answer's Content-Type (file/download.operation.js).
+func TestGoogleDriveFileDownload(t *testing.T) {
+	out, reqs := runFlow(t, "google_drive_file_download", map[string]any{"file_id": "f1"}, driveAPI)
+	wantItems(t, out, `[{"data": "`+base64.StdEncoding.EncodeToString([]byte(`[{"id": "T1059"}]`))+`", "mimeType": "application/json"}]`)
+	var got []string
+	for _, r := range reqs {
+		if r.Auth != "Bearer ya29.token" {
+			t.Errorf("%s: authorization %q", r.Path, r.Auth)
+		}
+		got = append(got, r.Method+" "+r.Path+" "+queryKey(t, r.Query))
+	}
+	want := "GET /drive/v3/files/f1 fields=mimeType,name&supportsAllDrives=true&supportsTeamDrives=true\nGET /drive/v3/files/f1 alt=media&supportsAllDrives=true"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("requests:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+
+	// A Google Docs document: exported, by default as a Word document.
+	out, reqs = runFlow(t, "google_drive_file_download", map[string]any{"file_id": "d1"}, driveAPI)
+	word := "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	wantItems(t, out, `[{"data": "Tm90ZXMNCg==", "mimeType": "`+word+`"}]`)
+	if len(reqs) != 2 || reqs[1].Path != "/drive/v3/files/d1/export" || queryKey(t, reqs[1].Query) != "mimeType="+word+"&supportsAllDrives=true" {
+		t.Errorf("requests: %+v", reqs)
+	}
+	out, _ = runFlow(t, "google_drive_file_download", map[string]any{"file_id": "d1", "docs_to_format": "text/plain", "sheets_to_format": "text/csv"}, driveAPI)
+	wantItems(t, out, `[{"data": "Tm90ZXMNCg==", "mimeType": "text/plain"}]`)
+
+	// A file the API does not find fails the run, as n8n fails the node.
+	if _, _, err := tryFlow(t, "google_drive_file_download", map[string]any{"file_id": "nope"}, driveAPI); !strings.Contains(err, "404") {
+		t.Errorf("a missing file: %q", err)
+	}
+}
