@@ -187,7 +187,7 @@ func (n *n8n) appOperation(node *n8nNode, app, defResource, defOperation string,
 // that does not is refused in a loop (appOperation), the loop is not.
 func appPerItem(node *n8nNode) (app, perItem bool) {
 	switch node.typ {
-	case "gmail", "googleDrive", "googleCalendar", "telegram", "slack", "wordpress", "notion", "mattermost", "discord", "todoist":
+	case "gmail", "googleDrive", "googleDocs", "googleCalendar", "telegram", "slack", "wordpress", "notion", "mattermost", "discord", "todoist":
 		return true, true
 	case "airtable":
 		return true, airtablePerItem(node)

@@ -63,3 +63,35 @@ func TestGoogleDriveFileDownload(t *testing.T) {
 		t.Errorf("a missing file: %q", err)
 	}
 }
+
+// Google Docs' Create, Get and Update (GoogleDocs.node.js v2): the
+// requests n8n's node sends and the items it gives on the same answers.
+func TestGoogleDocsDocument(t *testing.T) {
+	out, reqs := runFlow(t, "google_docs_document_create", map[string]any{"title": "RFP response", "folder_id": "1y0I8"}, replyJSON(`{"kind": "drive#file", "id": "d1", "name": "RFP response", "mimeType": "application/vnd.google-apps.document"}`))
+	wantItems(t, out, `[{"kind": "drive#file", "id": "d1", "name": "RFP response", "mimeType": "application/vnd.google-apps.document"}]`)
+	wantRequests(t, reqs, apiRequest{Method: "POST", Path: "/drive/v3/files", Type: "application/json", Body: `{"mimeType":"application/vnd.google-apps.document","name":"RFP response","parents":["1y0I8"]}`})
+	_, reqs = runFlow(t, "google_docs_document_create", map[string]any{"title": "Notes", "folder_id": "default"}, replyJSON(`{"id": "d2"}`))
+	wantRequests(t, reqs, apiRequest{Method: "POST", Path: "/drive/v3/files", Type: "application/json", Body: `{"mimeType":"application/vnd.google-apps.document","name":"Notes"}`})
+
+	doc := `{"documentId": "d1", "title": "Notes", "body": {"content": [{"endIndex": 1, "sectionBreak": {}}, {"paragraph": {"elements": [{"textRun": {"content": "Hello "}}, {"inlineObjectElement": {}}, {"textRun": {"content": "world\n"}}]}}, {"table": {}}, {"paragraph": {"elements": [{"textRun": {"content": "Bye\n"}}]}}]}}`
+	out, reqs = runFlow(t, "google_docs_document_get", map[string]any{"document": "https://docs.google.com/document/d/d1/edit"}, replyJSON(doc))
+	wantItems(t, out, `[{"documentId": "d1", "content": "Hello world\nBye\n"}]`)
+	wantRequests(t, reqs, apiRequest{Method: "GET", Path: "/v1/documents/d1"})
+	out, reqs = runFlow(t, "google_docs_document_get", map[string]any{"document": "d1", "simple": false}, replyJSON(doc))
+	wantItems(t, out, "["+doc+"]")
+	wantRequests(t, reqs, apiRequest{Method: "GET", Path: "/v1/documents/d1"})
+
+	insert := map[string]any{"action": "insert", "text": "Title\n", "location": "endOfSegmentLocation", "segment_id": "", "index": 0, "replace_text": "", "match_case": false}
+	out, reqs = runFlow(t, "google_docs_document_update", map[string]any{"document": "d1", "actions": []any{insert}}, replyJSON(`{"replies": [{}], "writeControl": {"requiredRevisionId": "r2"}, "documentId": "d1"}`))
+	wantItems(t, out, `[{"documentId": "d1"}]`)
+	wantRequests(t, reqs, apiRequest{Method: "POST", Path: "/v1/documents/d1:batchUpdate", Type: "application/json", Body: `{"requests":[{"insertText":{"endOfSegmentLocation":{"segmentId":""},"text":"Title\n"}}]}`})
+	at := map[string]any{"action": "insert", "text": "x", "location": "location", "segment_id": "kix.h1", "index": 3, "replace_text": "", "match_case": false}
+	replace := map[string]any{"action": "replaceAll", "text": "{{name}}", "location": "", "segment_id": "", "index": 0, "replace_text": "Ann", "match_case": true}
+	out, reqs = runFlow(t, "google_docs_document_update", map[string]any{"document": "d1", "actions": []any{replace, at}, "write_control": map[string]any{"targetRevisionId": "r1"}},
+		replyJSON(`{"replies": [{"replaceAllText": {"occurrencesChanged": 2}}, {}], "documentId": "d1"}`))
+	wantItems(t, out, `[{"occurrencesChanged": 2, "documentId": "d1"}]`)
+	wantRequests(t, reqs, apiRequest{Method: "POST", Path: "/v1/documents/d1:batchUpdate", Type: "application/json",
+		Body: `{"requests":[{"replaceAllText":{"containsText":{"matchCase":true,"text":"{{name}}"},"replaceText":"Ann"}},{"insertText":{"location":{"index":3,"segmentId":"kix.h1"},"text":"x"}}],"writeControl":{"targetRevisionId":"r1"}}`})
+	out, _ = runFlow(t, "google_docs_document_update", map[string]any{"document": "d1", "simple": false, "actions": []any{insert}}, replyJSON(`{"replies": [{}], "documentId": "d1"}`))
+	wantItems(t, out, `[{"replies": [{}], "documentId": "d1"}]`)
+}
