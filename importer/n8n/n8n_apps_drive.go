@@ -11,7 +11,7 @@ import (
 // driveOps are the operations of the Google Drive node v3
 // (GoogleDriveV2.node.js) converted, by resource.
 var driveOps = map[string][]string{
-	"file":       {"deleteFile", "download"},
+	"file":       {"copy", "createFromText", "deleteFile", "download", "move", "share"},
 	"fileFolder": {"search"},
 }
 
@@ -65,6 +65,10 @@ func (n *n8n) googleDriveNode(node *n8nNode, in n8nItems) []n8nItems {
 		call.args = []importer.Member{{Name: "file_id", Value: id}}
 		if perm := p.Get("options", "deletePermanently"); perm != nil {
 			call.args = append(call.args, importer.Member{Name: "permanently", Value: s.value(perm, "permanently")})
+		}
+	case "file share", "file move", "file copy", "file createFromText":
+		if !n.driveFileOp(node, s, op, &call) {
+			return nil
 		}
 	case "fileFolder search":
 		if !n.driveSearch(node, s, &call) {

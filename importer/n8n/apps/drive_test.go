@@ -3,6 +3,7 @@ package apps
 import (
 	"encoding/base64"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"testing"
@@ -94,4 +95,64 @@ func TestGoogleDocsDocument(t *testing.T) {
 		Body: `{"requests":[{"replaceAllText":{"containsText":{"matchCase":true,"text":"{{name}}"},"replaceText":"Ann"}},{"insertText":{"location":{"index":3,"segmentId":"kix.h1"},"text":"x"}}],"writeControl":{"targetRevisionId":"r1"}}`})
 	out, _ = runFlow(t, "google_docs_document_update", map[string]any{"document": "d1", "simple": false, "actions": []any{insert}}, replyJSON(`{"replies": [{}], "documentId": "d1"}`))
 	wantItems(t, out, `[{"replies": [{}], "documentId": "d1"}]`)
+}
+
+// Google Drive's File → Share, Move, Copy and Create From Text
+// (file/*.operation.js): the requests n8n's node sends and its items on
+// the same answers.
+func TestGoogleDriveFileOperations(t *testing.T) {
+	out, reqs := runFlow(t, "google_drive_file_share", map[string]any{"file_id": "f1", "permission": map[string]any{"role": "writer", "type": "anyone", "allowFileDiscovery": true}, "options": map[string]any{"sendNotificationEmail": false}},
+		replyJSON(`{"kind": "drive#permission", "id": "anyoneWithLink", "type": "anyone", "role": "writer"}`))
+	wantItems(t, out, `[{"kind": "drive#permission", "id": "anyoneWithLink", "type": "anyone", "role": "writer"}]`)
+	wantRequests(t, reqs, apiRequest{Method: "POST", Path: "/drive/v3/files/f1/permissions", Query: "sendNotificationEmail=false&supportsAllDrives=true", Type: "application/json", Body: `{"allowFileDiscovery":true,"role":"writer","type":"anyone"}`})
+
+	common := "corpora=allDrives&includeItemsFromAllDrives=true&spaces=appDataFolder%2C+drive&supportsAllDrives=true"
+	move := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == "GET" {
+			io.WriteString(w, `{"parents": ["p1", "p2"]}`)
+			return
+		}
+		io.WriteString(w, `{"kind": "drive#file", "id": "f1", "name": "a.txt", "mimeType": "text/plain"}`)
+	}
+	out, reqs = runFlow(t, "google_drive_file_move", map[string]any{"file_id": "f1", "folder_id": "root", "drive_id": "0AAax"}, move)
+	wantItems(t, out, `[{"kind": "drive#file", "id": "f1", "name": "a.txt", "mimeType": "text/plain"}]`)
+	if len(reqs) != 2 || reqs[0].Query != common+"&fields=parents" && queryKey(t, reqs[0].Query) != queryKey(t, common+"&fields=parents") ||
+		reqs[1].Method != "PATCH" || queryKey(t, reqs[1].Query) != queryKey(t, common+"&addParents=0AAax&removeParents=p1,p2") || reqs[1].Body != "" {
+		t.Errorf("requests: %+v", reqs)
+	}
+	_, reqs = runFlow(t, "google_drive_file_move", map[string]any{"file_id": "f1", "folder_id": "fo1"}, move)
+	if queryKey(t, reqs[1].Query) != queryKey(t, common+"&addParents=fo1&removeParents=p1,p2") {
+		t.Errorf("requests: %+v", reqs)
+	}
+
+	out, reqs = runFlow(t, "google_drive_file_copy", map[string]any{"file_id": "f1", "name": "Chosen filename", "parents": []string{}}, replyJSON(`{"id": "f2", "name": "Chosen filename"}`))
+	wantItems(t, out, `[{"id": "f2", "name": "Chosen filename"}]`)
+	if len(reqs) != 1 || reqs[0].Path != "/drive/v3/files/f1/copy" || queryKey(t, reqs[0].Query) != queryKey(t, common) || reqs[0].Body != `{"copyRequiresWriterPermission":false,"name":"Chosen filename","parents":[]}` {
+		t.Errorf("requests: %+v", reqs)
+	}
+
+	create := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"kind": "drive#file", "id": "t1", "name": "Untitled", "mimeType": "text/plain"}`)
+	}
+	out, reqs = runFlow(t, "google_drive_file_create_from_text", map[string]any{"content": "héllo\n", "folder_id": "root", "drive_id": "My Drive"}, create)
+	wantItems(t, out, `[{"id": "t1"}]`)
+	if len(reqs) != 2 {
+		t.Fatalf("requests: %+v", reqs)
+	}
+	up := reqs[0]
+	_, params, err := mime.ParseMediaType(up.Type)
+	if err != nil || !strings.HasPrefix(up.Type, "multipart/related; boundary=") || up.Path != "/upload/drive/v3/files" || queryKey(t, up.Query) != "supportsAllDrives=true&uploadType=multipart" {
+		t.Fatalf("upload: %+v", up)
+	}
+	b := params["boundary"]
+	want := "--" + b + "\r\nContent-Disposition: form-data; name=\"metadata\"\r\nContent-Type: application/json\r\n\r\n" + `{"mimeType":"text/plain","name":"Untitled","parents":["root"]}` + "\r\n--" + b +
+		"\r\nContent-Disposition: form-data; name=\"data\"\r\nContent-Type: text/plain\r\n\r\nhéllo\n\r\n--" + b + "--\r\n"
+	if up.Body != want {
+		t.Errorf("upload body:\n%q\nwant\n%q", up.Body, want)
+	}
+	if r := reqs[1]; r.Method != "PATCH" || r.Path != "/drive/v3/files/t1" || queryKey(t, r.Query) != queryKey(t, common+"&addParents=root") || r.Body != `{"mimeType":"text/plain","name":"Untitled"}` {
+		t.Errorf("patch: %+v", r)
+	}
 }
