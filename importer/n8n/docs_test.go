@@ -39,10 +39,13 @@ func TestGoogleDocsImported(t *testing.T) {
 		"POST /v1/documents/d1:batchUpdate {\"requests\":[{\"insertText\":{\"endOfSegmentLocation\":{\"segmentId\":\"\"},\"text\":\"Report of RFP 7\"}}]}",
 		"GET /v1/documents/d1"]`)
 
-	// Another object than Text, a service account, are refused.
+	// Another object than Text, an authentication that is no option of
+	// the node's (as in
+	// oxbshw+ultimate-n8n-ai-workflows/automation__1806_GoogleDrive_GoogleSheets_Import_Triggered.json),
+	// are refused.
 	for _, c := range []struct{ from, to, at, summary string }{
 		{`"action": "insert"`, `"action": "insert", "object": "table"`, "/nodes/1/parameters/actionsUi/actionFields/0/object", "Unsupported option"},
-		{`"operation": "update"`, `"operation": "update", "authentication": "serviceAccount"`, "/nodes/1/parameters/authentication", "Unsupported credential"},
+		{`"operation": "update"`, `"operation": "update", "authentication": "{{ $credentials.serviceAccount }}"`, "/nodes/1/parameters/authentication", "Unsupported credential"},
 	} {
 		_, diags := importApp(t, appWorkflow(t, "rfp", strings.Replace(update, c.from, c.to, 1)))
 		wantDiags(t, diags, "error "+c.at+" "+c.summary)

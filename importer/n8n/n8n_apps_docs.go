@@ -18,9 +18,8 @@ func (n *n8n) googleDocsNode(node *n8nNode, in n8nItems) []n8nItems {
 		return nil
 	}
 	p := node.params
-	if a := p.Text("authentication"); a != "" && a != "oAuth2" {
-		n.Problem(node.where, p.Get("authentication"), "Unsupported credential",
-			"the Google Docs node's "+a+" authentication is not converted; OAuth2 is.")
+	call, ok := n.googleAuth(node, "Google Docs", "googleDocsOAuth2Api")
+	if !ok {
 		return nil
 	}
 	_, op, ok := n.appOperation(node, "Google Docs", "document", "create", docsOps)
@@ -28,7 +27,7 @@ func (n *n8n) googleDocsNode(node *n8nNode, in n8nItems) []n8nItems {
 		return nil
 	}
 	s := n.appScope(node, in)
-	call := appCall{flow: "google_docs_document_" + op, cred: "googleDocsOAuth2Api", oauth2: true}
+	call.flow = "google_docs_document_" + op
 	switch op {
 	case "create":
 		call.what = "creates the document"

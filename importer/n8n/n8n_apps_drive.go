@@ -16,17 +16,16 @@ var driveOps = map[string][]string{
 }
 
 // googleDriveNode is the Google Drive node v3, for each item. Upload and
-// Update send the file of the item's binary data, which the flow does
-// not: they are refused with that reason. Download gives the file as the
+// Update send the item's file with its file name, which the flow's files
+// do not carry: they are refused with that reason. Download gives the file as the
 // item's binary data (n8n_apps_drive_files.go).
 func (n *n8n) googleDriveNode(node *n8nNode, in n8nItems) []n8nItems {
 	if n.tooOld(node, "Google Drive", 3) {
 		return nil
 	}
 	p := node.params
-	if a := p.Text("authentication"); a != "" && a != "oAuth2" {
-		n.Problem(node.where, p.Get("authentication"), "Unsupported credential",
-			"the Google Drive node's "+a+" authentication is not converted; OAuth2 is.")
+	call, ok := n.googleAuth(node, "Google Drive", "googleDriveOAuth2Api")
+	if !ok {
 		return nil
 	}
 	resource, op := p.Text("resource"), p.Text("operation")
@@ -40,15 +39,14 @@ func (n *n8n) googleDriveNode(node *n8nNode, in n8nItems) []n8nItems {
 	}
 	if resource == "file" && (op == "upload" || op == "update") {
 		n.Problem(node.where, orParams(p.Get("operation"), node), "Unsupported operation",
-			fmt.Sprintf("the Google Drive node's file %s operation is not converted: the file is n8n's binary data of the item, which a flow's items (JSON) do not carry.", op))
+			fmt.Sprintf("the Google Drive node's file %s operation is not converted: it sends the item's file with its name (n8n's binary data's fileName, the file's name and original name), which the flow's files ({data, mimeType}) do not carry.", op))
 		return nil
 	}
-	resource, op, ok := n.appOperation(node, "Google Drive", "file", defOp, driveOps)
+	resource, op, ok = n.appOperation(node, "Google Drive", "file", defOp, driveOps)
 	if !ok {
 		return nil
 	}
 	s := n.appScope(node, in)
-	call := appCall{cred: "googleDriveOAuth2Api", oauth2: true}
 	switch resource + " " + op {
 	case "file download":
 		prop, ok := n.driveDownload(node, in, s, &call)
