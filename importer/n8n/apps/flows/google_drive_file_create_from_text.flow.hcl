@@ -3,8 +3,9 @@
 # the requests (file/createFromText.operation.js): a multipart upload of
 # the metadata (name, parent folder, text/plain) and the text as UTF-8,
 # then the file's name and type set again and its folder added. The
-# item is {id}. The multipart boundary is made from the text's hash
-# where n8n's form-data draws a random one. Written by flowctl import
+# item is {id}. The multipart body is form-data's, its boundary made
+# from the text's hash where form-data draws a random one, the
+# metadata's keys sorted. Written by flowctl import
 # from its registry (importer/n8n/apps); every import writes the same
 # file.
 # https://developers.google.com/drive/api/guides/manage-uploads#multipart
@@ -50,7 +51,7 @@ locals {
   name = input.name == "" ? "Untitled" : input.name
   # n8n's setParentFolder: the folder, else the shared drive, else root.
   parent   = input.folder_id != "root" ? input.folder_id : (input.drive_id != "" && input.drive_id != "My Drive" ? input.drive_id : "root")
-  boundary = "------------------------${substr(sha256(input.content), 0, 24)}"
+  boundary = "--------------------------${substr(sha256(input.content), 0, 24)}"
   # form-data's multipart body: each part's headers, its value, a line
   # break; then the closing boundary.
   body = join("", [
