@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/flowctl/flowctl/importer"
 )
 
 // Google Docs v2: Create, then Update (a text inserted at the end of the
@@ -50,4 +52,31 @@ func TestGoogleDocsImported(t *testing.T) {
 		_, diags := importApp(t, appWorkflow(t, "rfp", strings.Replace(update, c.from, c.to, 1)))
 		wantDiags(t, diags, "error "+c.at+" "+c.summary)
 	}
+}
+
+// Google Docs as an agent's tool (googleDocsTool): a flow of its own
+// that gets the document. The node "Company Profile" of
+// oxbshw+ultimate-n8n-ai-workflows/workflows__ai-agents__0693_Code_Webhook_Create_Webhook.json,
+// its document's ID a $fromAI argument where the workflow has a
+// placeholder.
+func TestGoogleDocsToolImported(t *testing.T) {
+	agent := `{"parameters": {"text": "={{ $json.question }}", "promptType": "define", "options": {}}, "name": "AI Agent", "type": "@n8n/n8n-nodes-langchain.agent", "typeVersion": 1.7}`
+	model := `{"parameters": {"options": {}}, "name": "OpenAI Chat Model", "type": "@n8n/n8n-nodes-langchain.lmChatOpenAi", "typeVersion": 1, "credentials": {"openAiApi": {"id": "CDX6QM4gLYanh0P4", "name": "OpenAi account"}}}`
+	tool := `{"id": "39cc73e7-ceb3-4e8e-a5bc-55648595f784", "name": "Company Profile", "type": "n8n-nodes-base.googleDocsTool", "position": [-540, 800], "parameters": {"operation": "get", "documentURL": "={{ $fromAI('document', 'the document ID') }}", "descriptionType": "manual", "toolDescription": "The company's profile"}, "credentials": {"googleDocsOAuth2Api": {"id": "RdTuYvYpBqEKhIQ3", "name": "Google Docs account"}}, "typeVersion": 2}`
+	src := aiWorkflow(t, `{question: "What do we sell?"}`, []string{"AI Agent"}, []string{agent, model, tool},
+		map[string]string{"OpenAI Chat Model": "ai_languageModel>AI Agent", "Company Profile": "ai_tool>AI Agent"})
+	res, diags := importer.Import([]importer.File{{Name: "wf.json", Bytes: src}}, importer.Options{})
+	if res == nil || diags.HasErrors() {
+		t.Fatalf("not imported whole: %s", diags.Error())
+	}
+	if d := importer.Check(res.Files); d.HasErrors() {
+		t.Fatalf("the flows do not validate: %s", d.Error())
+	}
+	files := map[string]string{}
+	for _, f := range res.Files {
+		files[f.Name] = string(f.Bytes)
+	}
+	wantIn(t, files["ai_case.flow.hcl"], `tools = [flow.ai_case_company_profile]`)
+	wantIn(t, files["ai_case_company_profile.flow.hcl"], `description = "The company's profile"`, `input "document" { type = string description = "the document ID" }`,
+		`use = "flow.google_docs_document_get"`, `document = each.value.document`)
 }
