@@ -68,3 +68,22 @@ func TestGoogleDriveFileOpsImported(t *testing.T) {
 		wantDiags(t, diags, "error "+c.at+" "+c.summary)
 	}
 }
+
+// Google Drive's Folder → Create, for each item. The node "Create
+// Folder" of Zie619+n8n-workflows/workflows__Form__0733_Form_Code_Create_Triggered.json,
+// its name the item's ($json for the form's item).
+func TestGoogleDriveFolderCreateImported(t *testing.T) {
+	item := `{"parameters": {"jsCode": "return [{json: {folderName: 'Acme'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
+	node := `{"id": "e413cdc8-8424-41d3-8791-e036392a16ac", "name": "Create Folder", "type": "n8n-nodes-base.googleDrive", "position": [1680, 100], "parameters": {"name": "={{ $json.folderName }}", "driveId": {"__rl": true, "mode": "list", "value": "My Drive"}, "options": {}, "folderId": {"__rl": true, "mode": "list", "value": "17sGS9HdmAtgpd5rC1sVuiIUGyw2hq9IY", "cachedResultUrl": "{{ $env.WEBHOOK_URL }}", "cachedResultName": "n8n"}, "resource": "folder"}, "credentials": {"googleDriveOAuth2Api": {"id": "2SIFnsVfdw9nx9I4", "name": "Google Drive account"}}, "typeVersion": 3}`
+	files, diags := importApp(t, appWorkflow(t, "folder", item, node))
+	wantDiags(t, diags, "warning /nodes/2/credentials/googleDriveOAuth2Api OAuth2 access token")
+	srv, reqs := standIn(t, func(r *http.Request) string {
+		return `{"kind": "drive#file", "id": "fo2", "name": "Acme", "mimeType": "application/vnd.google-apps.folder"}`
+	})
+	out := runImported(t, files, "folder", map[string]string{"google_drive": "ya29.token"}, srv.URL)
+	wantJSON(t, "items", out["create_folder"], `[{"kind": "drive#file", "id": "fo2", "name": "Acme", "mimeType": "application/vnd.google-apps.folder"}]`)
+	wantJSON(t, "requests", *reqs, `["POST /drive/v3/files?corpora=allDrives&includeItemsFromAllDrives=true&spaces=appDataFolder%2C+drive&supportsAllDrives=true {\"mimeType\":\"application/vnd.google-apps.folder\",\"name\":\"Acme\",\"parents\":[\"17sGS9HdmAtgpd5rC1sVuiIUGyw2hq9IY\"]}"]`)
+
+	_, diags = importApp(t, appWorkflow(t, "folder", item, strings.Replace(node, `"options": {}`, `"options": {"parentFolder": "x"}`, 1)))
+	wantDiags(t, diags, "error /nodes/2/parameters/options/parentFolder Unsupported option")
+}

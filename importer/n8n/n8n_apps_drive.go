@@ -13,6 +13,7 @@ import (
 var driveOps = map[string][]string{
 	"file":       {"copy", "createFromText", "deleteFile", "download", "move", "share"},
 	"fileFolder": {"search"},
+	"folder":     {"create"},
 }
 
 // googleDriveNode is the Google Drive node v3, for each item. Upload and
@@ -66,6 +67,10 @@ func (n *n8n) googleDriveNode(node *n8nNode, in n8nItems) []n8nItems {
 		}
 	case "file share", "file move", "file copy", "file createFromText":
 		if !n.driveFileOp(node, s, op, &call) {
+			return nil
+		}
+	case "folder create":
+		if !n.driveFolderCreate(node, s, &call) {
 			return nil
 		}
 	case "fileFolder search":

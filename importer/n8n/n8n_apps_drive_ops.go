@@ -208,3 +208,27 @@ func (n *n8n) driveCopy(node *n8nNode, s *n8nScope, call *appCall) bool {
 	}
 	return true
 }
+
+// driveFolderCreate is Folder → Create (folder/create.operation.js): the
+// name, the parent folder and drive, the options Folder Color and
+// Simplify Output.
+func (n *n8n) driveFolderCreate(node *n8nNode, s *n8nScope, call *appCall) bool {
+	call.flow, call.what = "google_drive_folder_create", "creates the folder"
+	if v := node.params.Get("name"); v != nil {
+		call.args = append(call.args, importer.Member{Name: "name", Value: s.textValue(v, "name")})
+	}
+	if !n.driveParentArgs(node, s, call) {
+		return false
+	}
+	if o := node.params.Get("options"); o != nil {
+		for _, k := range o.Keys {
+			name := map[string]string{"folderColorRgb": "folder_color_rgb", "simplifyOutput": "simplify_output"}[k]
+			if name == "" {
+				n.Problem(node.where, o.Get(k), "Unsupported option", fmt.Sprintf("Create Folder's option %s is not converted; Folder Color and Simplify Output are.", k))
+				return false
+			}
+			call.args = append(call.args, importer.Member{Name: name, Value: s.value(o.Get(k), name)})
+		}
+	}
+	return true
+}
