@@ -43,7 +43,8 @@ input "actions" {
     replace_text = string
     match_case   = bool
   }))
-  description = "The actions, in order, each Text → insert (the text; location endOfSegmentLocation or location, the segment's ID, empty for the body, the index for location) or replaceAll (the text found, the text it is replaced with, whether case matters)"
+  default     = []
+  description = "The actions, in order (none by default), each Text → insert (the text; location endOfSegmentLocation or location, the segment's ID, empty for the body, the index for location) or replaceAll (the text found, the text it is replaced with, whether case matters)"
 }
 
 input "write_control" {
