@@ -496,8 +496,8 @@ func TestGmailMarkAsReadImported(t *testing.T) {
 	wantJSON(t, "requests", *reqs, `["POST /gmail/v1/users/me/messages/18c1/modify {\"removeLabelIds\":[\"UNREAD\"]}"]`)
 }
 
-// Google Drive's Delete, for each item; Download is refused, the file
-// being n8n's binary data. From
+// Google Drive's Delete, for each item; Update is refused, the file
+// being the item's binary data. From
 // Zie619+n8n-workflows/workflows__Odoo__0977_Odoo_Code_Import_Scheduled.json.
 func TestGoogleDriveImported(t *testing.T) {
 	item := `{"parameters": {"jsCode": "return [{json: {id: '1Fx'}}]"}, "name": "Item", "type": "n8n-nodes-base.code", "typeVersion": 2, "position": [100, 0]}`
@@ -513,8 +513,8 @@ func TestGoogleDriveImported(t *testing.T) {
 	wantJSON(t, "items", out["drop_old_images"], `[{"id": "1Fx", "success": true}]`)
 	wantJSON(t, "requests", *reqs, `["PATCH /drive/v3/files/1Fx?supportsAllDrives=true {\"trashed\":true}"]`)
 
-	download := strings.Replace(node, `"deleteFile"`, `"download"`, 1)
-	_, diags := importApp(t, appWorkflow(t, "drop", item, download))
+	update := strings.Replace(node, `"deleteFile"`, `"update"`, 1)
+	_, diags := importApp(t, appWorkflow(t, "drop", item, update))
 	wantDiags(t, diags, "error /nodes/2/parameters/operation Unsupported operation")
 }
 

@@ -26,7 +26,7 @@ import (
 // converts: the tool type is the node's type and "Tool".
 var appToolBases = map[string]bool{
 	"gmail": true, "airtable": true, "postgres": true, "slack": true, "telegram": true,
-	"googleSheets": true, "googleDrive": true, "wordpress": true, "httpRequest": true,
+	"googleSheets": true, "googleDrive": true, "googleDocs": true, "wordpress": true, "httpRequest": true,
 }
 
 // appToolBase is the node type an app tool runs, or "".

@@ -28,6 +28,9 @@ type appCall struct {
 	// not refresh.
 	cred   string
 	oauth2 bool
+	// serviceAccount: a Google service account's credential (googleApi),
+	// whose secret is an access token of the service account.
+	serviceAccount bool
 	// args are the flow's inputs, values in the scope the caller made
 	// with appScope (each.value: the item the call is for).
 	args []importer.Member
@@ -140,6 +143,10 @@ func (n *n8n) appSecret(node *n8nNode, call appCall) bool {
 		}
 	}
 	n.creds[key] = []string{this, credName, node.name}
+	if call.serviceAccount {
+		n.Warn(node.where, orParams(cred, node), "Service account access token",
+			fmt.Sprintf("n8n credential %q (googleApi, a Google service account) is secret %s of flow %s, an access token of the service account (gcloud auth print-access-token --impersonate-service-account=EMAIL, with the user it acts for when the credential impersonates one), read from %s: n8n signs a new token with the account's key for each run, flowctl sends the one given, which expires after an hour.", credName, sec.Name, call.flow, sec.Env))
+	}
 	if call.oauth2 {
 		n.Warn(node.where, orParams(cred, node), "OAuth2 access token",
 			fmt.Sprintf("n8n credential %q (%s) is secret %s of flow %s, an OAuth2 access token, read from %s: the flow sends it as it is, n8n refreshes the token when it expires, flowctl does not, so getting a fresh one is yours.", credName, call.cred, sec.Name, call.flow, sec.Env))
@@ -187,7 +194,7 @@ func (n *n8n) appOperation(node *n8nNode, app, defResource, defOperation string,
 // that does not is refused in a loop (appOperation), the loop is not.
 func appPerItem(node *n8nNode) (app, perItem bool) {
 	switch node.typ {
-	case "gmail", "googleDrive", "googleCalendar", "telegram", "slack", "wordpress", "notion", "mattermost", "discord", "todoist":
+	case "gmail", "googleDrive", "googleDocs", "googleCalendar", "telegram", "slack", "wordpress", "notion", "mattermost", "discord", "todoist":
 		return true, true
 	case "airtable":
 		return true, airtablePerItem(node)

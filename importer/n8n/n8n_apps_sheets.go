@@ -22,10 +22,8 @@ func (n *n8n) googleSheetsNode(node *n8nNode, in n8nItems) []n8nItems {
 	if n.tooOld(node, "Google Sheets", 3) {
 		return nil
 	}
-	p := node.params
-	if a := p.Text("authentication"); a != "" && a != "oAuth2" {
-		n.Problem(node.where, p.Get("authentication"), "Unsupported credential",
-			"the Google Sheets node's "+a+" authentication is not converted; OAuth2 is.")
+	call, ok := n.googleAuth(node, "Google Sheets", "googleSheetsOAuth2Api")
+	if !ok {
 		return nil
 	}
 	_, op, ok := n.appOperation(node, "Google Sheets", "sheet", "read", sheetsOps)
@@ -41,8 +39,8 @@ func (n *n8n) googleSheetsNode(node *n8nNode, in n8nItems) []n8nItems {
 	if !ok {
 		return nil
 	}
-	call := appCall{cred: "googleSheetsOAuth2Api", oauth2: true, scopes: []*n8nScope{first},
-		args: []importer.Member{{Name: "document_id", Value: doc}, {Name: "sheet", Value: sheet}}}
+	call.scopes = []*n8nScope{first}
+	call.args = []importer.Member{{Name: "document_id", Value: doc}, {Name: "sheet", Value: sheet}}
 	if by != "id" {
 		call.args = append(call.args, importer.Member{Name: "sheet_by", Value: importer.Str(by)})
 	}

@@ -15,7 +15,7 @@ import (
 // each item's json: an HCL list, one object for each item, of its binary
 // properties, each {data = the file's bytes in base64, mimeType}. The flow
 // carries it from the node that makes the files (an HTTP Request's
-// download, Convert to File) to the nodes right after it that read them
+// download, Convert to File, Google Drive's Download) to the nodes right after it that read them
 // (Extract from File, an HTTP Request's binary body); any other node's
 // items have none known, and a node that reads a file from them is
 // refused.
@@ -98,7 +98,7 @@ func (n *n8n) noFiles(node *n8nNode, in n8nItems, at *importer.JV) {
 		from = fmt.Sprintf("%q (%s)", in.owner.name, in.owner.fullType)
 	}
 	n.Problem(node.where, at, "Binary data",
-		fmt.Sprintf("the node reads the file (binary data) of the items of %s, which the flow does not carry: it carries the files an HTTP Request downloads (Response Format File) and Convert to File makes, to the node right after.", from))
+		fmt.Sprintf("the node reads the file (binary data) of the items of %s, which the flow does not carry: it carries the files an HTTP Request downloads (Response Format File), Convert to File makes, Google Drive downloads and the OpenAI node generates (an image, audio), to the node right after.", from))
 }
 
 func sortedProps(m map[string]bool) []string {

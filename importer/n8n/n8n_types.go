@@ -64,6 +64,7 @@ func init() {
 		"airtable":         (*n8n).airtableNode,
 		"googleSheets":     (*n8n).googleSheetsNode,
 		"googleDrive":      (*n8n).googleDriveNode,
+		"googleDocs":       (*n8n).googleDocsNode,
 		"googleCalendar":   (*n8n).googleCalendarNode,
 		"wordpress":        (*n8n).wordpressNode,
 		"extractFromFile":  (*n8n).extractFromFile,
