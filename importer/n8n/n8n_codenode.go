@@ -26,10 +26,12 @@ var n8nCodeJS string
 //go:embed n8n_code_legacy.js
 var n8nLegacyJS string
 
-// The rest of the adapter, in files of their own: Merge's modes, the
-// Schedule Trigger and the first versions of IF, Switch and Merge; Compare
-// Datasets.
+// The rest of the adapter, in files of their own: Split Out and
+// Aggregate; Merge's modes, the Schedule Trigger and the first versions
+// of IF, Switch and Merge; Compare Datasets.
 var (
+	//go:embed n8n_code_lists.js
+	n8nListsJS string
 	//go:embed n8n_code_nodes.js
 	n8nNodesJS string
 	//go:embed n8n_code_compare.js
@@ -37,7 +39,7 @@ var (
 )
 
 // n8nAdapterJS is the n8n_code block's whole source.
-var n8nAdapterJS = n8nCodeJS + n8nNodesJS + n8nLegacyJS + n8nCompareJS + n8nTimeJS
+var n8nAdapterJS = n8nCodeJS + n8nListsJS + n8nNodesJS + n8nLegacyJS + n8nCompareJS + n8nTimeJS
 
 // n8nCodeBlockFile is blocks/n8n.block.hcl, which holds the n8n_code
 // block. Its text is made once.
