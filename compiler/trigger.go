@@ -31,6 +31,10 @@ func (c *compilation) triggers() hcl.Diagnostics {
 			diags = append(diags, lang.Error(w.SecretRange, "Unknown secret", "Trigger %q names secret %q, which flow %q does not declare.%s",
 				t.Name, w.Secret, p.Flow.Name, lang.Suggest(w.Secret, lang.SortedKeys(p.SecretsByName)))...)
 		}
+		if w := t.Webhook; w != nil && w.HeaderSecret != "" && p.SecretsByName[w.HeaderSecret] == nil {
+			diags = append(diags, lang.Error(w.HeaderRange, "Unknown secret", "Trigger %q names secret %q, which flow %q does not declare.%s",
+				t.Name, w.HeaderSecret, p.Flow.Name, lang.Suggest(w.HeaderSecret, lang.SortedKeys(p.SecretsByName)))...)
+		}
 		if t.Respond == lang.RespondOutput && p.OutputsByName[t.Output] == nil {
 			diags = append(diags, lang.Error(t.RespondRange, "Unknown output", "Trigger %q answers with output %q, which flow %q does not declare.%s",
 				t.Name, t.Output, p.Flow.Name, lang.Suggest(t.Output, lang.SortedKeys(p.OutputsByName)))...)

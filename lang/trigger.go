@@ -55,11 +55,13 @@ const (
 	VerifyStripe   = "stripe"
 	VerifyStandard = "standard"
 	VerifyHMAC     = "hmac"
+	VerifyBasic    = "basic"
+	VerifyHeader   = "header"
 	VerifyNone     = "none"
 )
 
 // Verifications are the verify values, in the docs' order.
-var Verifications = []string{VerifyGitHub, VerifyStripe, VerifyStandard, VerifyHMAC, VerifyNone}
+var Verifications = []string{VerifyGitHub, VerifyStripe, VerifyStandard, VerifyHMAC, VerifyBasic, VerifyHeader, VerifyNone}
 
 // Webhook is the webhook block of a trigger.
 type Webhook struct {
@@ -75,8 +77,13 @@ type Webhook struct {
 	// Tolerance is how far a signed timestamp (stripe, standard) may be
 	// from now.
 	Tolerance time.Duration
-	// Header names the header of an hmac signature.
-	Header string
+	// Header names the header of an hmac signature, or of the value
+	// verify = "header" compares with the secret. HeaderSecret, for
+	// verify = "header" only, names instead a secret that holds the
+	// header's name (header = secret.NAME).
+	Header       string
+	HeaderSecret string
+	HeaderRange  hcl.Range
 	// MaxBody bounds the body, in bytes.
 	MaxBody int64
 	// BodySchema is the shape of the body (cty.DynamicPseudoType when
@@ -270,6 +277,13 @@ func decodeWebhook(b *hcl.Block, trigger string) (*Webhook, hcl.Diagnostics) {
 					"A signed timestamp is in whole seconds: tolerance is at least \"1s\" (a shorter one refuses nearly every delivery), such as \"5m\".")
 			}
 		case "header":
+			w.HeaderRange = a.Expr.Range()
+			if tr, td := hcl.AbsTraversalForExpr(a.Expr); !td.HasErrors() && len(tr) == 2 && tr.RootName() == "secret" {
+				if at, ok := tr[1].(hcl.TraverseAttr); ok {
+					w.HeaderSecret = at.Name
+					break
+				}
+			}
 			w.Header, d = stringAttr(a)
 			if !d.HasErrors() && w.Header == "" {
 				d = Error(a.Expr.Range(), "Invalid header", "header names the request header of the signature, such as \"X-Signature\".")
@@ -308,12 +322,19 @@ func decodeWebhook(b *hcl.Block, trigger string) (*Webhook, hcl.Diagnostics) {
 		diags = append(diags, Error(b.DefRange, "Missing secret",
 			"Trigger %q verifies with %s, which needs a secret: secret = secret.NAME.", trigger, w.Verify)...)
 	}
-	if a, ok := content.Attributes["header"]; ok && w.Verify != VerifyHMAC {
-		diags = append(diags, Error(a.NameRange, "header without hmac", "header names the signature's header for verify = \"hmac\" only.")...)
+	if a, ok := content.Attributes["header"]; ok && w.Verify != VerifyHMAC && w.Verify != VerifyHeader {
+		diags = append(diags, Error(a.NameRange, "header without hmac", "header names the signature's header for verify = \"hmac\", or the compared header for verify = \"header\", only.")...)
 	}
-	if w.Verify == VerifyHMAC && w.Header == "" {
+	switch {
+	case w.Verify == VerifyHMAC && w.HeaderSecret != "":
+		diags = append(diags, Error(w.HeaderRange, "Invalid header",
+			"Trigger %q verifies with hmac: header is the literal name of the signature's header, such as header = \"X-Signature\"; a secret may name the header of verify = \"header\" only.", trigger)...)
+	case w.Verify == VerifyHMAC && w.Header == "":
 		diags = append(diags, Error(b.DefRange, "Missing header",
 			"Trigger %q verifies with hmac: header names the request header that carries the signature, such as header = \"X-Signature\".", trigger)...)
+	case w.Verify == VerifyHeader && w.Header == "" && w.HeaderSecret == "":
+		diags = append(diags, Error(b.DefRange, "Missing header",
+			"Trigger %q verifies with header: header names the request header whose value must equal the secret, such as header = \"X-Api-Key\" (or a secret that holds the name, header = secret.NAME).", trigger)...)
 	}
 	if a, ok := content.Attributes["tolerance"]; ok && w.Verify != VerifyStripe && w.Verify != VerifyStandard {
 		diags = append(diags, Error(a.NameRange, "tolerance without a signed timestamp",

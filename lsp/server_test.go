@@ -602,7 +602,7 @@ func TestCompletionTrigger(t *testing.T) {
 	}{
 		{"trigger", "trigger \"hook\" {\n  \n", 20, []string{"webhook", "on_run", "inputs", "when", "respond", "timeout"}},
 		{"webhook", "webhook {\n    \n", 15, []string{"path", "verify", "secret", "tolerance", "header", "max_body", "body_schema"}},
-		{"verify", "verify = \"", 10, []string{"github", "stripe", "standard", "hmac", "none"}},
+		{"verify", "verify = \"", 10, []string{"github", "stripe", "standard", "hmac", "basic", "header", "none"}},
 		{"top level", "trigger", 0, []string{"trigger", "schedule"}},
 	} {
 		got := labels(c.needle, c.delta)

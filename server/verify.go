@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -36,6 +37,15 @@ func verifyWebhook(w *lang.Webhook, secret string, h http.Header, body []byte, n
 		}
 		sig, _ = strings.CutPrefix(sig, "sha256=")
 		return checkHex(sig, hmacSHA256([]byte(secret), body))
+	case lang.VerifyBasic:
+		return verifyBasic(secret, h)
+	case lang.VerifyHeader:
+		// Node (and so n8n) joins a repeated header's values with ", ".
+		got, ok := h[http.CanonicalHeaderKey(w.Header)]
+		if !ok || !equal(strings.Join(got, ", "), secret) {
+			return &authError{http.StatusForbidden, fmt.Sprintf("the %s header is missing or wrong", w.Header)}
+		}
+		return nil
 	case lang.VerifyStripe:
 		return verifyStripe(secret, h.Get("Stripe-Signature"), body, w.Tolerance, now)
 	case lang.VerifyStandard:
@@ -55,6 +65,38 @@ func verifyWebhook(w *lang.Webhook, secret string, h http.Header, body []byte, n
 		return checkTimestamp(time.Unix(ts, 0), w.Tolerance, now)
 	}
 	return fmt.Errorf("unknown verification %q", w.Verify)
+}
+
+// authError is a credential that is missing (401) or wrong (403), as
+// n8n's Webhook node answers it.
+type authError struct {
+	code   int
+	reason string
+}
+
+func (e *authError) Error() string { return e.reason }
+
+// verifyBasic checks the request's Basic Authorization against a secret
+// "user:password" (n8n's Basic Auth credential): none is 401, another 403.
+func verifyBasic(secret string, h http.Header) error {
+	wantUser, wantPass, ok := strings.Cut(secret, ":")
+	if !ok || wantUser == "" || wantPass == "" {
+		return fmt.Errorf("%w: it is not of the form user:password", errSecret)
+	}
+	user, pass, ok := (&http.Request{Header: h}).BasicAuth()
+	if !ok {
+		return &authError{http.StatusUnauthorized, "no Basic Authorization header"}
+	}
+	// Both compared, whichever differs.
+	if u, p := equal(user, wantUser), equal(pass, wantPass); !u || !p {
+		return &authError{http.StatusForbidden, "the Basic credentials are wrong"}
+	}
+	return nil
+}
+
+// equal compares two strings in constant time (of their contents).
+func equal(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
 
 // errSecret is a secret no signature can be checked with: the server's

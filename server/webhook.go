@@ -146,13 +146,34 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request, e *flowEnt
 		}
 		secret = v
 	}
-	if err := verifyWebhook(s.replayBound(wh), secret, r.Header, body, time.Now()); errors.Is(err, errSecret) {
+	verify := s.replayBound(wh)
+	if wh.HeaderSecret != "" {
+		sec := prog.SecretsByName[wh.HeaderSecret]
+		v, ok := os.LookupEnv(sec.Env)
+		if !ok || v == "" {
+			s.internalError(w, r, fmt.Errorf("the secret %s of webhook trigger %s of flow %s is not set: set %s", sec.Name, t.Name, flow, sec.Env))
+			return
+		}
+		named := *verify
+		named.Header = v
+		verify = &named
+	}
+	var auth *authError
+	if err := verifyWebhook(verify, secret, r.Header, body, time.Now()); errors.Is(err, errSecret) {
 		s.internalError(w, r, fmt.Errorf("the secret %s of webhook trigger %s of flow %s: %w", wh.Secret, t.Name, flow, err))
 		return
 	} else if err != nil {
 		s.log.Warn("webhook refused: its signature does not verify", slog.String("request_id", requestID(r.Context())),
 			slog.String("flow", flow), slog.String("trigger", t.Name), slog.String("verify", wh.Verify),
 			slog.String("remote", r.RemoteAddr), slog.String("reason", err.Error()))
+		if errors.As(err, &auth) {
+			// As n8n answers: the challenge, 401 for no credential, 403
+			// for a wrong one.
+			w.Header().Set("WWW-Authenticate", `Basic realm="Webhook"`)
+			msg := map[int]string{http.StatusUnauthorized: "Authorization is required.", http.StatusForbidden: "Authorization data is wrong."}[auth.code]
+			writeError(w, auth.code, map[int]string{http.StatusUnauthorized: "unauthorized", http.StatusForbidden: "forbidden"}[auth.code], msg, nil, nil)
+			return
+		}
 		writeError(w, http.StatusUnauthorized, "unauthorized", "The request's signature does not verify.", nil, nil)
 		return
 	}

@@ -34,6 +34,8 @@ type n8nWebhook struct {
 	// verifies with its secret, and its when (nil: every request).
 	verify, secret string
 	when           importer.Expr
+	// header is the secret of the header's name (verify = "header").
+	header string
 }
 
 // n8nResponse is what a Respond to Webhook node answers: the output of
@@ -62,11 +64,7 @@ func (n *n8n) webhookNode(node *n8nNode, _ n8nItems) []n8nItems {
 	if w.mode == "" {
 		w.mode = "onReceived"
 	}
-	switch auth := p.Text("authentication"); auth {
-	case "", "none":
-	default:
-		n.Problem(node.where, p.Get("authentication"), "Unsupported webhook authentication",
-			fmt.Sprintf("n8n's %s compares a fixed credential that the caller sends; a flowctl webhook verifies a signature of the body (verify = \"hmac\", \"github\", \"stripe\" or \"standard\"), so its callers sign instead: write the trigger's verify for what they send.", auth))
+	if !n.webhookAuth(node, w) {
 		return nil
 	}
 	switch m := p.Get("httpMethod"); {
@@ -307,6 +305,9 @@ func (n *n8n) webhookTrigger(node *n8nNode, name, path, method string, inputs, r
 	wb.SetAttributeValue("verify", cty.StringVal(verify))
 	if verify != "none" {
 		wb.SetAttributeRaw("secret", importer.Clone(importer.Ref("secret", w.secret)))
+		if verify == "header" {
+			wb.SetAttributeRaw("header", importer.Clone(webhookHeader(w)))
+		}
 		if verify == "stripe" {
 			wb.SetAttributeValue("tolerance", cty.StringVal("5m")) // n8n's TIMESTAMP_TOLERANCE_SECONDS
 		}

@@ -91,9 +91,9 @@ func TestWebhookModes(t *testing.T) {
 	if strings.Contains(flow, "content_type") {
 		t.Errorf("a JSON answer has the default type:\n%s", flow)
 	}
-	_, diags := importWhole(t, workflow("w", strings.Replace(webhookNode, "%s", `"path": "in", "authentication": "headerAuth"`, 1), setData))
+	_, diags := importWhole(t, workflow("w", strings.Replace(webhookNode, "%s", `"path": "in", "authentication": "jwtAuth"`, 1), setData))
 	if !hasDiag(diags, hcl.DiagError, "Unsupported webhook authentication") {
-		t.Errorf("header auth is not an error: %v", diags)
+		t.Errorf("JWT auth is not an error: %v", diags)
 	}
 }
 
