@@ -70,11 +70,27 @@ func WheelModules(t testing.TB, dir, name, version string, modules map[string]st
 }
 
 // Offline points pip at a wheel directory only (PIP_NO_INDEX,
-// PIP_FIND_LINKS). The environments the test installs in the user's cache
-// (package deps) are removed when it ends; before lists those there were.
+// PIP_FIND_LINKS) and the test, and the commands it starts, at a user
+// cache of its own, so that the environments it installs (package deps)
+// are its own: tests of other packages run at the same time and install
+// the same environments (the same wheels make the same hash), and the
+// cleanup of one removed an environment from under the other's worker
+// (numpy then imported as an empty namespace package). Go's build cache
+// and compiled go blocks' cache stay the user's (GOCACHE,
+// FLOWCTL_GO_CACHE), so nothing is built again. The environments are
+// removed when the test ends; before lists those there were (none).
 func Offline(t *testing.T, wheels string) (before map[string]bool) {
 	t.Setenv("PIP_NO_INDEX", "1")
 	t.Setenv("PIP_FIND_LINKS", wheels)
+	if user, err := os.UserCacheDir(); err == nil {
+		if os.Getenv("GOCACHE") == "" {
+			t.Setenv("GOCACHE", filepath.Join(user, "go-build"))
+		}
+		if os.Getenv("FLOWCTL_GO_CACHE") == "" { // gobuild.EnvCacheDir
+			t.Setenv("FLOWCTL_GO_CACHE", filepath.Join(user, "flowctl", "go"))
+		}
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	before = envs(t)
 	t.Cleanup(func() { ForgetEnvs(t, before) })
 	return before
