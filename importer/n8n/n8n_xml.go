@@ -1,25 +1,69 @@
 package n8n
 
-import "fmt"
+import (
+	_ "embed"
+	"fmt"
+	"strings"
 
-// The XML node (Xml.node.js) is refused: n8n computes it with xml2js
-// 0.6.2, whose parser needs Node's built-in modules events and timers
-// (and its sax, stream), which a js block's packages cannot have (flowctl
-// lock refuses xml2js, naming the chain of imports): the block would run
-// on goja without them. No other library gives xml2js's values, so the
-// node is not converted rather than converted to other values.
+	"github.com/flowctl/flowctl/importer"
+	"github.com/zclconf/go-cty/cty"
+)
 
-// xmlNode refuses the XML node, naming why.
+// The XML node (Xml.node.js): XML to JSON runs on the n8n_xml block, the
+// adapter n8n_xml.js on xml2js 0.6.2, the version n8n computes it with
+// (flowctl lock gives xml2js Node's events and timers by their npm
+// polyfills; sax's optional stream is left out, as sax expects). JSON to
+// XML is refused: xml2js writes the elements in the order of the item's
+// fields, which a flow's objects do not keep (their keys are sorted).
+
+//go:embed n8n_xml.js
+var n8nXMLJS string
+
+var n8nXMLBlockText = libBlockFile("n8n_xml", "n8n's XML node's XML to JSON on n8n's xml2js (written by flowctl import)",
+	n8nXMLJS, []libPackage{{"xml2js", "0.6.2"}}, []libInput{
+		{"item", "any", "the json of the item"},
+		{"property", "string", "the JSON property the XML is in"},
+		{"options", "any", "the node's options"},
+	}, "json", "the json the XML parses to")
+
+// xmlNode converts the XML node by its mode.
 func (n *n8n) xmlNode(node *n8nNode, in n8nItems) []n8nItems {
 	p := node.params
-	mode := p.Text("mode")
-	if mode == "" {
-		mode = "xmlToJson"
+	switch mode := p.Text("mode"); mode {
+	case "", "xmlToJson":
+	case "jsonToxml":
+		n.Problem(node.where, p.Get("mode"), "Unsupported operation", "JSON to XML: xml2js writes the elements in the order of the item's fields, which a flow's objects do not keep (their keys are sorted).")
+		return nil
+	default:
+		n.Problem(node.where, p.Get("mode"), "Unsupported operation", fmt.Sprintf("the XML node's mode %q is not converted.", mode))
+		return nil
 	}
-	at := p.Get("mode")
-	if at == nil {
-		at = node.j.Get("type")
+	opts := p.Get("options")
+	if opts != nil && !literalJSON(opts) {
+		n.Problem(node.where, opts, "Unsupported option", "an option given as an expression is not converted (the XML node's options are given as they are to xml2js).")
+		return nil
 	}
-	n.Problem(node.where, at, "Library needs Node", fmt.Sprintf("the XML node (mode %q): n8n computes it with xml2js 0.6.2, which needs Node's built-in modules events and timers (xml2js's parser) and stream (its sax), which a js block does not have (its packages run on goja, without Node): flowctl lock refuses the package, so the node is not converted.", mode))
-	return nil
+	// n8n reads the property's name on the first item and the property
+	// as item.json[name]: a literal name is converted.
+	property := "data"
+	if v := p.Get("dataPropertyName"); v != nil {
+		if v.Kind != 's' || strings.HasPrefix(v.Str, "=") {
+			n.Problem(node.where, v, "Unsupported option", "the JSON property is an expression, which is not converted; the name of a field of the item is.")
+			return nil
+		}
+		property = v.Str
+	}
+	options := importer.Code("{}")
+	if opts != nil {
+		options = importer.JsonLiteral(opts)
+	}
+	b, body := importer.NewStep(node.step, "n8n_xml")
+	body.SetAttributeRaw("for_each", importer.Clone(in.e))
+	body.SetAttributeRaw("item", importer.Clone(importer.Code("each.value")))
+	body.SetAttributeValue("property", cty.StringVal(property))
+	body.SetAttributeRaw("options", importer.Clone(options))
+	n.dependsOn(body, in)
+	n.Step(n.nodeComment(node)+": the XML of each item as JSON (n8n's xml2js)", b)
+	n.useBlockFile("n8n_xml", n8nXMLBlockText)
+	return []n8nItems{pairedWith(importer.Join(importer.Ref("step", node.step), "[*].json"), in, nil)}
 }

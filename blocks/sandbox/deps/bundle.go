@@ -31,7 +31,7 @@ const bundleGlobal = "__flowctl_block"
 
 // bundleFormat changes when bundles are made differently: bundles of an
 // older format are not reused.
-const bundleFormat = "1"
+const bundleFormat = "2"
 
 // bundles are the bundles made or read by this process, by their key.
 var bundles sync.Map // file → string
@@ -113,7 +113,7 @@ type resolving struct{}
 func bundle(dir, entry string, pkgs map[string]string, withBlock bool) (string, error) {
 	var mu sync.Mutex
 	parent := map[string]string{}
-	var refused error
+	builtins := map[string]*BuiltinError{}          // by module
 	blockImporter := filepath.Join(dir, BundleName) // esbuild's name of the entry
 	rel := func(p string) string {
 		if r, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(r, "..") {
@@ -138,6 +138,11 @@ func bundle(dir, entry string, pkgs map[string]string, withBlock bool) (string, 
 					return api.OnResolveResult{}, fmt.Errorf("%s imports %q, which its packages argument does not declare", BundleName, args.Path)
 				}
 			}
+			// node:events is the polyfill of events, when the tree has it.
+			asked := args.Path
+			if m := strings.TrimPrefix(args.Path, "node:"); m != args.Path && polyfills[m].name != "" {
+				args.Path = m
+			}
 			res := b.Resolve(args.Path, api.ResolveOptions{Importer: args.Importer, ResolveDir: args.ResolveDir, Kind: args.Kind, Namespace: "file", PluginData: resolving{}})
 			mu.Lock()
 			defer mu.Unlock()
@@ -151,10 +156,13 @@ func bundle(dir, entry string, pkgs map[string]string, withBlock bool) (string, 
 					if len(err.Chain) < 2 {
 						err.Chain = append(err.Chain, rel(args.Importer))
 					}
-					if refused == nil {
-						refused = err
+					if _, ok := builtins[asked]; !ok {
+						builtins[asked] = err
 					}
-					return api.OnResolveResult{}, err
+					// esbuild's own resolution fails too: an error, unless
+					// the require is inside a try, which the package
+					// expects to throw (it then does, at run time).
+					return api.OnResolveResult{}, nil
 				}
 				return api.OnResolveResult{}, fmt.Errorf("%s: %s", rel(args.Importer), text)
 			}
@@ -182,6 +190,8 @@ func bundle(dir, entry string, pkgs map[string]string, withBlock bool) (string, 
 		SourcesContent: api.SourcesContentExclude,
 		Charset:        api.CharsetUTF8,
 		Plugins:        []api.Plugin{guard},
+		// Node's global object, as browser bundlers give it to packages.
+		Define: map[string]string{"global": "globalThis"},
 	}
 	if withBlock {
 		opts.GlobalName = bundleGlobal
@@ -189,8 +199,12 @@ func bundle(dir, entry string, pkgs map[string]string, withBlock bool) (string, 
 		opts.Footer = map[string]string{"js": "var execute = " + bundleGlobal + ".execute;"}
 	}
 	res := api.Build(opts)
-	if refused != nil {
-		return "", refused
+	for _, m := range res.Errors {
+		for module, err := range builtins {
+			if strings.Contains(m.Text, strconv.Quote(module)) {
+				return "", err
+			}
+		}
 	}
 	if len(res.Errors) > 0 {
 		return "", bundleError(res.Errors[0])

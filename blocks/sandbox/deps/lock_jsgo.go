@@ -205,11 +205,12 @@ func (l *Lock) checkJSGo(file string) hcl.Diagnostics {
 
 // inTree says whether a package's path is node_modules/NAME, nested
 // under another package's or not: one that could leave the tree it is
-// unpacked into is not.
+// unpacked into is not. A polyfill is at the built-in module it stands
+// for (node_modules/timers for timers-browserify).
 func (p *JSPackage) inTree() bool {
 	clean := path.Clean(p.Path)
 	return clean == p.Path && strings.HasPrefix(clean, "node_modules/") && !strings.Contains(clean, "..") &&
-		strings.HasSuffix(clean, "node_modules/"+p.Name) && lang.IsNPMName(p.Name)
+		(strings.HasSuffix(clean, "node_modules/"+p.Name) || aliasOK(p, clean)) && lang.IsNPMName(p.Name)
 }
 
 // What a lock file's hashes may be: npm's sha512 integrity, go.sum's h1.

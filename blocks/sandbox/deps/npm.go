@@ -123,29 +123,62 @@ func LockJS(ctx context.Context, pkgs map[string]string) (*JSEntry, error) {
 	r := &npmResolver{registry: Registry(), client: http.DefaultClient, docs: map[string]*packument{}}
 	e := &JSEntry{Key: lang.PackagesKey(pkgs), Packages: pkgs}
 	byPath := map[string]*JSPackage{}
-	type want struct{ parent, name, rng string }
+	fetched := map[string][]byte{}
 	var queue []want
 	for _, name := range sortedNames(pkgs) {
-		queue = append(queue, want{"", name, pkgs[name]})
+		queue = append(queue, want{"", name, name, pkgs[name]})
 	}
+	// A package that needs a Node built-in with a polyfill gets it (at
+	// most once a built-in), and the tree is checked again.
+	for range len(polyfills) + 1 {
+		if err := r.resolve(ctx, e, byPath, fetched, queue); err != nil {
+			return nil, err
+		}
+		dir, err := installJS(ctx, e, fetched)
+		if err != nil {
+			return nil, err
+		}
+		err = checkPackages(dir, pkgs)
+		module, pf, ok := polyfillFor(err, byPath)
+		if !ok {
+			if err != nil {
+				return nil, err
+			}
+			return e, nil
+		}
+		queue = []want{{"", pf.name, module, pf.rng}}
+	}
+	return nil, fmt.Errorf("the packages %s need more of Node's built-in modules than flowctl gives", e.Key)
+}
+
+// want is a package a tree needs: by its parent's path ("" for the
+// block), its name, the name it is installed as (its own, or the built-in
+// module a polyfill stands for) and its range.
+type want struct{ parent, name, as, rng string }
+
+// resolve adds what the queue needs, with its dependencies, to an entry's
+// tree, as npm lays it out, and fetches the tarballs of what it adds (the
+// integrity the registry did not give is computed, one it gave checked).
+func (r *npmResolver) resolve(ctx context.Context, e *JSEntry, byPath map[string]*JSPackage, fetched map[string][]byte, queue []want) error {
+	added := len(e.Tree)
 	for len(queue) > 0 {
 		w := queue[0]
 		queue = queue[1:]
 		if !lang.IsNPMName(w.name) {
-			return nil, fmt.Errorf("the npm registry's %q (needed by %s) is not an npm package's name", w.name, orTop(w.parent))
+			return fmt.Errorf("the npm registry's %q (needed by %s) is not an npm package's name", w.name, orTop(w.parent))
 		}
 		c, err := semver.NewConstraint(w.rng)
 		if err != nil {
-			return nil, fmt.Errorf("package %q (needed by %s): %q is not a semver range npm's lock can pin", w.name, orTop(w.parent), w.rng)
+			return fmt.Errorf("package %q (needed by %s): %q is not a semver range npm's lock can pin", w.name, orTop(w.parent), w.rng)
 		}
 		place := ""
 		for _, dir := range ancestors(w.parent) {
-			cand := path.Join(dir, "node_modules", w.name)
+			cand := path.Join(dir, "node_modules", w.as)
 			if p, ok := byPath[cand]; ok {
-				if v, err := semver.StrictNewVersion(p.Version); err == nil && c.Check(v) {
+				if v, err := semver.StrictNewVersion(p.Version); err == nil && c.Check(v) && p.Name == w.name {
 					place = "found"
 				} else {
-					place = path.Join(w.parent, "node_modules", w.name)
+					place = path.Join(w.parent, "node_modules", w.as)
 				}
 				break
 			}
@@ -154,44 +187,34 @@ func LockJS(ctx context.Context, pkgs map[string]string) (*JSEntry, error) {
 			continue
 		}
 		if place == "" {
-			place = path.Join("node_modules", w.name)
+			place = path.Join("node_modules", w.as)
 		}
 		version, d, err := r.pick(ctx, w.name, w.rng)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		meta := d.Versions[version]
 		p := &JSPackage{Path: place, Name: w.name, Version: version, Resolved: meta.Dist.Tarball, Integrity: sha512Of(meta.Dist.Integrity)}
 		if p.Resolved == "" {
-			return nil, fmt.Errorf("the npm registry gives no tarball for %s@%s", w.name, version)
+			return fmt.Errorf("the npm registry gives no tarball for %s@%s", w.name, version)
 		}
 		byPath[place] = p
 		e.Tree = append(e.Tree, p)
 		for _, dep := range sortedNames(meta.Dependencies) {
-			queue = append(queue, want{place, dep, meta.Dependencies[dep]})
+			queue = append(queue, want{place, dep, dep, meta.Dependencies[dep]})
 		}
 	}
-	// The tarballs, fetched now: integrity the registry did not give is
-	// computed, and one it gave is checked.
-	fetched := map[string][]byte{}
-	for _, p := range e.Tree {
+	for _, p := range e.Tree[added:] {
 		b, err := fetchTarball(ctx, r.client, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if p.Integrity == "" {
 			p.Integrity = integrityOf(b)
 		}
 		fetched[p.Path] = b
 	}
-	dir, err := installJS(ctx, e, fetched)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkPackages(dir, pkgs); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return nil
 }
 
 func orTop(parent string) string {
