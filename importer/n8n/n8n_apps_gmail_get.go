@@ -41,25 +41,38 @@ func (n *n8n) gmailGetMany(node *n8nNode, s *n8nScope, call *appCall) bool {
 	}
 	for _, k := range f.Keys {
 		v := f.Get(k)
-		switch k {
-		case "q", "sender", "readStatus":
-			name := map[string]string{"q": "q", "sender": "sender", "readStatus": "read_status"}[k]
-			call.args = append(call.args, importer.Member{Name: name, Value: s.textValue(v, name)})
-		case "includeSpamTrash":
-			call.args = append(call.args, importer.Member{Name: "include_spam_trash", Value: s.value(v, "include_spam_trash")})
-		case "labelIds":
-			switch {
-			case v.Kind == 'a':
-				call.args = append(call.args, importer.Member{Name: "label_ids", Value: s.deepValue(v, "label_ids")})
-			case v.Kind == 's' && v.Str == "":
-			default:
-				n.Problem(node.where, v, "Unsupported option", "the filter Label Names or IDs is converted when it is a list of labels, as n8n's form gives it.")
-				return false
-			}
-		default:
+		if known, ok := n.gmailFilter(node, s, call, k, v); !ok {
+			return false
+		} else if !known {
 			n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("Get Many's filter %s is not converted; Search, Sender, Read Status, Label Names or IDs and Include Spam and Trash are.", k))
 			return false
 		}
 	}
 	return true
+}
+
+// gmailFilter adds to call the argument of filter k (value v) of those
+// Get Many and the Gmail Trigger share: Search, Sender, Read Status,
+// Include Spam and Trash, Label Names or IDs. known is false for another
+// filter; ok is false after a diagnostic.
+func (n *n8n) gmailFilter(node *n8nNode, s *n8nScope, call *appCall, k string, v *importer.JV) (known, ok bool) {
+	switch k {
+	case "q", "sender", "readStatus":
+		name := map[string]string{"q": "q", "sender": "sender", "readStatus": "read_status"}[k]
+		call.args = append(call.args, importer.Member{Name: name, Value: s.textValue(v, name)})
+	case "includeSpamTrash":
+		call.args = append(call.args, importer.Member{Name: "include_spam_trash", Value: s.value(v, "include_spam_trash")})
+	case "labelIds":
+		switch {
+		case v.Kind == 'a':
+			call.args = append(call.args, importer.Member{Name: "label_ids", Value: s.deepValue(v, "label_ids")})
+		case v.Kind == 's' && v.Str == "":
+		default:
+			n.Problem(node.where, v, "Unsupported option", "the filter Label Names or IDs is converted when it is a list of labels, as n8n's form gives it.")
+			return true, false
+		}
+	default:
+		return false, true
+	}
+	return true, true
 }

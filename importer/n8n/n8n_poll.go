@@ -110,25 +110,14 @@ func (n *n8n) gmailTriggerNode(node *n8nNode, _ n8nItems) []n8nItems {
 	if f != nil {
 		for _, k := range f.Keys {
 			v := f.Get(k)
-			switch k {
-			case "q", "sender", "readStatus":
-				name := map[string]string{"q": "q", "sender": "sender", "readStatus": "read_status"}[k]
-				call.args = append(call.args, importer.Member{Name: name, Value: s.textValue(v, name)})
-			case "includeSpamTrash":
-				call.args = append(call.args, importer.Member{Name: "include_spam_trash", Value: s.value(v, "include_spam_trash")})
-			case "includeDrafts":
+			if k == "includeDrafts" {
 				drafts = s.value(v, "include_drafts")
 				call.args = append(call.args, importer.Member{Name: "include_drafts", Value: drafts})
-			case "labelIds":
-				switch {
-				case v.Kind == 'a':
-					call.args = append(call.args, importer.Member{Name: "label_ids", Value: s.deepValue(v, "label_ids")})
-				case v.Kind == 's' && v.Str == "":
-				default:
-					n.Problem(node.where, v, "Unsupported option", "the filter Label Names or IDs is converted when it is a list of labels, as n8n's form gives it.")
-					return nil
-				}
-			default:
+				continue
+			}
+			if known, ok := n.gmailFilter(node, s, &call, k, v); !ok {
+				return nil
+			} else if !known {
 				n.Problem(node.where, v, "Unsupported option", fmt.Sprintf("the Gmail Trigger's filter %s is not converted; Search, Sender, Read Status, Label Names or IDs, Include Spam and Trash and Include Drafts are.", k))
 				return nil
 			}
