@@ -356,6 +356,12 @@ func TestUnknownDollarNames(t *testing.T) {
 		{"={{ '$credentials' + \"$binary\" + `$x` + $json.a.$b + $('Node').item.json.x }}", ""},
 		{"=$credentials {{ $json.x }}", ""},
 		{"={{ $items('A')[0].json.x + $itemIndex + $runIndex + $prevNode.name + $workflow.name + $input.first().json.x + $node['A'].json.x }}", ""},
+		// A template literal's ${ } is code: a name there is read (it was
+		// blanked with the literal's text, and the step's value then came
+		// out empty where n8n has one).
+		{"={{ `Key: ${$credentials.SerpAPI.key}` }}", "$credentials"},
+		{"={{ `${ $if($json.a, 'yes', 'no') } $x` }}", "$if"},
+		{"={{ `$credentials ${ $json.a }` /* $binary */ }}", ""},
 	} {
 		if got := unknownN8NName(c.text); got != c.want {
 			t.Errorf("unknownN8NName(%q) = %q, want %q", c.text, got, c.want)

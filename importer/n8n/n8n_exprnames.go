@@ -31,8 +31,9 @@ func unknownN8NName(text string) string {
 	return ""
 }
 
-// n8nCodeParts are the code of text's {{ }} parts with their string
-// literals blanked out.
+// n8nCodeParts are the code of text's {{ }} parts with the text of their
+// string literals, template literals (not their ${ } parts, which are
+// code), regular expressions and comments blanked out (jsCodeText).
 func n8nCodeParts(text string) []string {
 	var parts []string
 	for {
@@ -44,26 +45,7 @@ func n8nCodeParts(text string) []string {
 		if end < 0 {
 			return parts
 		}
-		code := []byte(text[open+2 : open+2+end])
-		var quote byte
-		for i := 0; i < len(code); i++ {
-			c := code[i]
-			switch {
-			case quote != 0 && c == '\\':
-				code[i] = ' '
-				if i+1 < len(code) {
-					i++
-					code[i] = ' '
-				}
-			case quote != 0 && c == quote:
-				quote = 0
-			case quote != 0:
-				code[i] = ' '
-			case c == '\'' || c == '"' || c == '`':
-				quote = c
-			}
-		}
-		parts = append(parts, string(code))
+		parts = append(parts, jsCodeText(text[open+2:open+2+end]))
 		text = text[open+2+end+2:]
 	}
 }
