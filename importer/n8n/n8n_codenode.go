@@ -276,7 +276,14 @@ func (s *n8nScope) flush() {
 // every time.
 func (n *n8n) codeStep(name, mode string, in n8nItems, each bool, nodes, pairs importer.Expr) (*hclwrite.Block, *hclwrite.Body) {
 	n.code = true
-	b, body := importer.NewStep(name, "n8n_code")
+	return n.adapterStep(name, "n8n_code", mode, in, each, nodes, pairs)
+}
+
+// adapterStep is a step of an adapter block (n8n_code, n8n_python) over
+// the items in: once, or for each item (each), with the items of the nodes
+// the code names and their pairs.
+func (n *n8n) adapterStep(name, block, mode string, in n8nItems, each bool, nodes, pairs importer.Expr) (*hclwrite.Block, *hclwrite.Body) {
+	b, body := importer.NewStep(name, block)
 	if each {
 		body.SetAttributeRaw("for_each", importer.Clone(in.e))
 	}

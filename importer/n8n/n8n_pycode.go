@@ -88,27 +88,8 @@ func (n *n8n) pythonCodeNode(node *n8nNode, in n8nItems) []n8nItems {
 		mode = "runOnceForAllItems"
 	}
 	each := mode == "runOnceForEachItem"
-	b, body := importer.NewStep(node.step, "n8n_python")
 	n.python = true
-	if each {
-		body.SetAttributeRaw("for_each", importer.Clone(in.e))
-	}
-	body.SetAttributeValue("mode", cty.StringVal(mode))
-	body.SetAttributeRaw("items", importer.Clone(in.e))
-	if each {
-		body.SetAttributeRaw("index", importer.Clone(importer.Code("each.key")))
-	}
-	if nodes != nil {
-		body.SetAttributeRaw("nodes", importer.Clone(nodes))
-	}
-	if pairs != nil {
-		body.SetAttributeRaw("pairs", importer.Clone(pairs))
-	}
-	if n.workflow != "" {
-		body.SetAttributeRaw("workflow", importer.Clone(importer.Str(n.workflow)))
-	}
-	body.SetAttributeValue("cache", cty.False)
-	n.dependsOn(body, in)
+	b, body := n.adapterStep(node.step, "n8n_python", mode, in, each, nodes, pairs)
 	n.retry(node, body)
 	body.SetAttributeRaw("code", importer.Clone(importer.Template([]importer.TPart{{Lit: src}}, true)))
 	what := "run once for all items"
